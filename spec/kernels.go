@@ -1,0 +1,174 @@
+package spec
+
+import (
+	"fmt"
+)
+
+// Helpers shared by the primitive rules. They assume shapes were checked
+// by the caller (Prim.Apply or the rule itself) and report element-level
+// failures with the element index.
+
+func sameShape(op string, in []Shape) error {
+	for i := 1; i < len(in); i++ {
+		if !in[i].Equal(in[0]) {
+			return fmt.Errorf("parent %d has shape %v, expected %v (shapes must agree; use broadcast_to)", i, in[i], in[0])
+		}
+	}
+	return nil
+}
+
+func shapeSame(_ *Attrs, in []Shape) (Shape, error) {
+	if err := sameShape("", in); err != nil {
+		return nil, err
+	}
+	return in[0].Clone(), nil
+}
+
+func shapeScalar(_ *Attrs, _ []Shape) (Shape, error) { return Shape{}, nil }
+
+// Map applies f to every element of x, reporting the first failing index.
+func Map[T Scalar[T]](x Tensor[T], f func(T) (T, error)) (Tensor[T], error) {
+	out := Tensor[T]{Shape: x.Shape.Clone(), Data: make([]T, len(x.Data))}
+	for i, v := range x.Data {
+		r, err := f(v)
+		if err != nil {
+			return Tensor[T]{}, fmt.Errorf("element %d: %w", i, err)
+		}
+		out.Data[i] = r
+	}
+	return out, nil
+}
+
+// MapPure applies a total f to every element.
+func MapPure[T Scalar[T]](x Tensor[T], f func(T) T) Tensor[T] {
+	out := Tensor[T]{Shape: x.Shape.Clone(), Data: make([]T, len(x.Data))}
+	for i, v := range x.Data {
+		out.Data[i] = f(v)
+	}
+	return out
+}
+
+// Zip applies f elementwise to two tensors of the same shape.
+func Zip[T Scalar[T]](x, y Tensor[T], f func(a, b T) (T, error)) (Tensor[T], error) {
+	if !x.Shape.Equal(y.Shape) {
+		return Tensor[T]{}, fmt.Errorf("shape mismatch: %v vs %v", x.Shape, y.Shape)
+	}
+	out := Tensor[T]{Shape: x.Shape.Clone(), Data: make([]T, len(x.Data))}
+	for i := range x.Data {
+		r, err := f(x.Data[i], y.Data[i])
+		if err != nil {
+			return Tensor[T]{}, fmt.Errorf("element %d: %w", i, err)
+		}
+		out.Data[i] = r
+	}
+	return out, nil
+}
+
+// ZipPure applies a total f elementwise to two tensors of the same shape.
+func ZipPure[T Scalar[T]](x, y Tensor[T], f func(a, b T) T) (Tensor[T], error) {
+	if !x.Shape.Equal(y.Shape) {
+		return Tensor[T]{}, fmt.Errorf("shape mismatch: %v vs %v", x.Shape, y.Shape)
+	}
+	out := Tensor[T]{Shape: x.Shape.Clone(), Data: make([]T, len(x.Data))}
+	for i := range x.Data {
+		out.Data[i] = f(x.Data[i], y.Data[i])
+	}
+	return out, nil
+}
+
+// AddT returns x+y elementwise (shapes must agree). It is the one place
+// where tensors are added: the tape's gradient accumulation calls it with
+// the existing value on the left.
+func AddT[T Scalar[T]](x, y Tensor[T]) (Tensor[T], error) {
+	return ZipPure(x, y, func(a, b T) T { return a.Add(b) })
+}
+
+// SubT returns x-y elementwise.
+func SubT[T Scalar[T]](x, y Tensor[T]) (Tensor[T], error) {
+	return ZipPure(x, y, func(a, b T) T { return a.Sub(b) })
+}
+
+// MulT returns x⊙y.
+func MulT[T Scalar[T]](x, y Tensor[T]) (Tensor[T], error) {
+	return ZipPure(x, y, func(a, b T) T { return a.Mul(b) })
+}
+
+// NegT returns -x.
+func NegT[T Scalar[T]](x Tensor[T]) Tensor[T] { return MapPure(x, func(a T) T { return a.Neg() }) }
+
+// ScaleT returns c·x.
+func ScaleT[T Scalar[T]](c T, x Tensor[T]) Tensor[T] {
+	return MapPure(x, func(a T) T { return c.Mul(a) })
+}
+
+// Dot is the inner product Σ x_i·y_i as a left fold from zero.
+func Dot[T Scalar[T]](x, y Tensor[T]) (T, error) {
+	var acc T
+	if !x.Shape.Equal(y.Shape) {
+		return acc, fmt.Errorf("dot: shape mismatch: %v vs %v", x.Shape, y.Shape)
+	}
+	for i := range x.Data {
+		acc = acc.Add(x.Data[i].Mul(y.Data[i]))
+	}
+	return acc, nil
+}
+
+// DotList is Σ_k dot(xs[k], ys[k]).
+func DotList[T Scalar[T]](xs, ys []Tensor[T]) (T, error) {
+	var acc T
+	if len(xs) != len(ys) {
+		return acc, fmt.Errorf("dotList: %d tensors vs %d", len(xs), len(ys))
+	}
+	for k := range xs {
+		d, err := Dot(xs[k], ys[k])
+		if err != nil {
+			return acc, fmt.Errorf("entry %d: %w", k, err)
+		}
+		acc = acc.Add(d)
+	}
+	return acc, nil
+}
+
+// SumAll is the left fold from zero over every element.
+func SumAll[T Scalar[T]](x Tensor[T]) T {
+	var acc T
+	for _, v := range x.Data {
+		acc = acc.Add(v)
+	}
+	return acc
+}
+
+// ZerosLike returns a zero tensor of x's shape.
+func ZerosLike[T any](x Tensor[T]) Tensor[T] { return zerosOf[T](x.Shape) }
+
+// SameTensor reports equal shapes and Same elements.
+func SameTensor[T Scalar[T]](x, y Tensor[T]) bool {
+	if !x.Shape.Equal(y.Shape) || len(x.Data) != len(y.Data) {
+		return false
+	}
+	for i := range x.Data {
+		if !x.Data[i].Same(y.Data[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsZeroTensor reports that every element is an exact zero.
+func IsZeroTensor[T Scalar[T]](x Tensor[T]) bool {
+	for _, v := range x.Data {
+		if !v.IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
+// Convert maps a tensor over one scalar to another with f.
+func Convert[S, T any](x Tensor[S], f func(S) T) Tensor[T] {
+	out := Tensor[T]{Shape: x.Shape.Clone(), Data: make([]T, len(x.Data))}
+	for i, v := range x.Data {
+		out.Data[i] = f(v)
+	}
+	return out
+}

@@ -1,0 +1,381 @@
+package spec
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+)
+
+// unaryPrim builds an elementwise primitive from its scalar forward rule
+// and its local derivative d(x, y) = f'(x) (y is the forward output). The
+// Jacobian is diagonal, so the JVP is d ⊙ dx and the VJP is d ⊙ δ.
+func unaryPrim[T Scalar[T]](info *OpInfo, f func(a *Attrs, x T) (T, error), d func(a *Attrs, x, y T) (T, error)) *Prim[T] {
+	if info.Shape == nil {
+		info.Shape = shapeSame
+	}
+	info.MinArity, info.MaxArity = 1, 1
+	local := func(a *Attrs, x, y, t Tensor[T]) (Tensor[T], error) {
+		out := Tensor[T]{Shape: x.Shape.Clone(), Data: make([]T, len(x.Data))}
+		for i := range x.Data {
+			g, err := d(a, x.Data[i], y.Data[i])
+			if err != nil {
+				return Tensor[T]{}, fmt.Errorf("%s derivative at element %d: %w", info.Name, i, err)
+			}
+			out.Data[i] = g.Mul(t.Data[i])
+		}
+		return out, nil
+	}
+	return &Prim[T]{
+		OpInfo: info,
+		Forward: func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
+			return Map(xs[0], func(v T) (T, error) { return f(a, v) })
+		},
+		JVP: func(a *Attrs, xs []Tensor[T], y Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
+			if err := checkTangents(info.Name, xs, dxs); err != nil {
+				return Tensor[T]{}, err
+			}
+			return local(a, xs[0], y, dxs[0])
+		},
+		VJP: func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			g, err := local(a, xs[0], y, dy)
+			if err != nil {
+				return nil, err
+			}
+			return []Tensor[T]{g}, nil
+		},
+	}
+}
+
+// checkTangents verifies one tangent per parent with the parent's shape.
+func checkTangents[T any](op string, xs, dxs []Tensor[T]) error {
+	if len(dxs) != len(xs) {
+		return fmt.Errorf("%s jvp: %d tangents for %d parents", op, len(dxs), len(xs))
+	}
+	for i := range xs {
+		if !dxs[i].Shape.Equal(xs[i].Shape) || len(dxs[i].Data) != len(xs[i].Data) {
+			return fmt.Errorf("%s jvp: tangent %d has shape %v, expected %v", op, i, dxs[i].Shape, xs[i].Shape)
+		}
+	}
+	return nil
+}
+
+// checkCotangent verifies that the cotangent has the output's shape.
+func checkCotangent[T any](op string, y, dy Tensor[T]) error {
+	if !dy.Shape.Equal(y.Shape) || len(dy.Data) != len(y.Data) {
+		return fmt.Errorf("%s vjp: cotangent has shape %v, expected %v", op, dy.Shape, y.Shape)
+	}
+	return nil
+}
+
+func rc[T Scalar[T]](r *big.Rat) T {
+	var z T
+	return z.FromRat(r)
+}
+
+// attrRat returns the attribute constant r, or def when it is absent.
+func attrRat(r *big.Rat, def *big.Rat) *big.Rat {
+	if r == nil {
+		return def
+	}
+	return r
+}
+
+func ok[T any](v T) (T, error) { return v, nil }
+
+// sigmoidScalar is 1/(1+e^-x) for x ≥ 0 and e^x/(1+e^x) for x < 0.
+func sigmoidScalar[T Scalar[T]](x T) (T, error) {
+	one := x.FromInt(1)
+	if c, decided := x.Compare(x.FromInt(0)); decided && c < 0 {
+		e, err := x.Exp()
+		if err != nil {
+			return e, err
+		}
+		return e.Div(one.Add(e))
+	}
+	e, err := x.Neg().Exp()
+	if err != nil {
+		return e, err
+	}
+	return one.Div(one.Add(e))
+}
+
+// softplusScalar is x + log(1+e^-x) for x > 0 and log(1+e^x) otherwise.
+func softplusScalar[T Scalar[T]](x T) (T, error) {
+	one := x.FromInt(1)
+	if c, decided := x.Compare(x.FromInt(0)); decided && c > 0 {
+		e, err := x.Neg().Exp()
+		if err != nil {
+			return e, err
+		}
+		l, err := one.Add(e).Log()
+		if err != nil {
+			return l, err
+		}
+		return x.Add(l), nil
+	}
+	e, err := x.Exp()
+	if err != nil {
+		return e, err
+	}
+	return one.Add(e).Log()
+}
+
+// The gelu constants: √(2/π) rounded to float64 (gelu has no exact
+// rational semantics anyway), and 0.044715 exactly.
+var (
+	geluK = new(big.Rat).SetFloat64(math.Sqrt(2 / math.Pi))
+	geluA = big.NewRat(44715, 1000000)
+)
+
+func geluInner[T Scalar[T]](x T) (u, t T, err error) {
+	k, a := rc[T](geluK), rc[T](geluA)
+	u = k.Mul(x.Add(a.Mul(x.Mul(x).Mul(x))))
+	t, err = u.Tanh()
+	return u, t, err
+}
+
+func elementwisePrims[T Scalar[T]]() []*Prim[T] {
+	half := big.NewRat(1, 2)
+	one := func(x T) T { return x.FromInt(1) }
+	return []*Prim[T]{
+		binaryAdd[T](), binarySub[T](), binaryMul[T](), binaryDiv[T](),
+		unaryPrim[T](&OpInfo{Name: "scale", Attrs: []string{"C"}, Exact: true, Linear: true, Smooth: true, Doc: "c·x"},
+			func(a *Attrs, x T) (T, error) { return rc[T](attrRat(a.C, big.NewRat(1, 1))).Mul(x), nil },
+			func(a *Attrs, x, _ T) (T, error) { return rc[T](attrRat(a.C, big.NewRat(1, 1))), nil }),
+		unaryPrim[T](&OpInfo{Name: "neg", Exact: true, Linear: true, Smooth: true, Doc: "−x"},
+			func(_ *Attrs, x T) (T, error) { return x.Neg(), nil },
+			func(_ *Attrs, x, _ T) (T, error) { return x.FromInt(-1), nil }),
+		unaryPrim[T](&OpInfo{Name: "square", Exact: true, Smooth: true, Doc: "x⊙x"},
+			func(_ *Attrs, x T) (T, error) { return x.Mul(x), nil },
+			func(_ *Attrs, x, _ T) (T, error) { return x.Add(x), nil }),
+		unaryPrim[T](&OpInfo{Name: "abs", Exact: true, Doc: "|x|, abs'(0)=0"},
+			func(_ *Attrs, x T) (T, error) { return x.Abs(), nil },
+			func(_ *Attrs, x, _ T) (T, error) { return x.Sign(), nil }),
+		unaryPrim[T](&OpInfo{Name: "sqrt", Exact: true, Doc: "sqrt(max(x,0)); derivative 1/(2√x) for x>0, else 0"},
+			func(_ *Attrs, x T) (T, error) { return x.Max(x.FromInt(0)).Sqrt() },
+			func(_ *Attrs, x, y T) (T, error) {
+				if c, decided := x.Compare(x.FromInt(0)); decided && c <= 0 {
+					return x.FromInt(0), nil
+				}
+				g, err := one(x).Div(y.Add(y))
+				if err != nil {
+					return g, err
+				}
+				// Interval straddling 0: the derivative is 0 or 1/(2√x).
+				return g.Mul(x.Step()), nil
+			}),
+		unaryPrim[T](&OpInfo{Name: "clamp", Attrs: []string{"Lo", "Hi"}, Exact: true, Doc: "clamp(x, lo, hi); derivative 1 strictly inside (lo,hi)"},
+			func(a *Attrs, x T) (T, error) {
+				lo, hi, err := clampBounds[T](a)
+				if err != nil {
+					return x, err
+				}
+				return x.Max(lo).Min(hi), nil
+			},
+			func(a *Attrs, x, _ T) (T, error) {
+				lo, hi, err := clampBounds[T](a)
+				if err != nil {
+					return x, err
+				}
+				return x.Sub(lo).Step().Mul(hi.Sub(x).Step()), nil
+			}),
+		binaryChoice[T]("max", func(x, y T) T { return x.Max(y) }, 1),
+		binaryChoice[T]("min", func(x, y T) T { return x.Min(y) }, -1),
+		unaryPrim[T](&OpInfo{Name: "relu", Exact: true, Doc: "max(x,0), relu'(0)=0"},
+			func(_ *Attrs, x T) (T, error) { return x.Max(x.FromInt(0)), nil },
+			func(_ *Attrs, x, _ T) (T, error) { return x.Step(), nil }),
+		unaryPrim[T](&OpInfo{Name: "sigmoid", Smooth: true, Doc: "σ(x); derivative σ(1−σ)"},
+			func(_ *Attrs, x T) (T, error) { return sigmoidScalar(x) },
+			func(_ *Attrs, _, y T) (T, error) { return y.Mul(one(y).Sub(y)), nil }),
+		unaryPrim[T](&OpInfo{Name: "tanh", Smooth: true, Doc: "tanh(x); derivative 1−tanh²"},
+			func(_ *Attrs, x T) (T, error) { return x.Tanh() },
+			func(_ *Attrs, _, y T) (T, error) { return one(y).Sub(y.Mul(y)), nil }),
+		unaryPrim[T](&OpInfo{Name: "gelu", Smooth: true, Doc: "tanh-approximate gelu and its analytic derivative"},
+			func(_ *Attrs, x T) (T, error) {
+				_, t, err := geluInner(x)
+				if err != nil {
+					return x, err
+				}
+				return rc[T](half).Mul(x).Mul(one(x).Add(t)), nil
+			},
+			func(_ *Attrs, x, _ T) (T, error) {
+				_, t, err := geluInner(x)
+				if err != nil {
+					return x, err
+				}
+				k, a := rc[T](geluK), rc[T](geluA)
+				h := rc[T](half)
+				du := k.Mul(one(x).Add(x.FromInt(3).Mul(a).Mul(x.Mul(x))))
+				sech2 := one(x).Sub(t.Mul(t))
+				return h.Mul(one(x).Add(t)).Add(h.Mul(x).Mul(sech2).Mul(du)), nil
+			}),
+		unaryPrim[T](&OpInfo{Name: "softplus", Smooth: true, Doc: "stable log(1+e^x); derivative σ(x)"},
+			func(_ *Attrs, x T) (T, error) { return softplusScalar(x) },
+			func(_ *Attrs, x, _ T) (T, error) { return sigmoidScalar(x) }),
+		unaryPrim[T](&OpInfo{Name: "exp", Smooth: true, Doc: "e^x"},
+			func(_ *Attrs, x T) (T, error) { return x.Exp() },
+			func(_ *Attrs, _, y T) (T, error) { return y, nil }),
+		unaryPrim[T](&OpInfo{Name: "log", Smooth: true, Doc: "ln x; rejects x ≤ 0 or NaN before recording (use safe_log)"},
+			func(_ *Attrs, x T) (T, error) {
+				if c, decided := x.Compare(x.FromInt(0)); !decided || c <= 0 {
+					return x, fmt.Errorf("log of %s: raw log requires x > 0; use safe_log for inputs that may be ≤ 0", x)
+				}
+				return x.Log()
+			},
+			func(_ *Attrs, x, _ T) (T, error) { return one(x).Div(x) }),
+		unaryPrim[T](&OpInfo{Name: "safe_log", Attrs: []string{"Eps"}, Smooth: true, Doc: "log(softplus(x)+ε); derivative σ(x)/(softplus(x)+ε)"},
+			func(a *Attrs, x T) (T, error) {
+				sp, err := softplusScalar(x)
+				if err != nil {
+					return x, err
+				}
+				return sp.Add(rc[T](attrRat(a.Eps, big.NewRat(1, 1000000)))).Log()
+			},
+			func(a *Attrs, x, _ T) (T, error) {
+				sp, err := softplusScalar(x)
+				if err != nil {
+					return x, err
+				}
+				s, err := sigmoidScalar(x)
+				if err != nil {
+					return x, err
+				}
+				return s.Div(sp.Add(rc[T](attrRat(a.Eps, big.NewRat(1, 1000000)))))
+			}),
+		unaryPrim[T](&OpInfo{Name: "inv", Exact: true, Smooth: true, Doc: "1/x; derivative −1/x²"},
+			func(_ *Attrs, x T) (T, error) { return one(x).Div(x) },
+			func(_ *Attrs, x, _ T) (T, error) {
+				q, err := one(x).Div(x.Mul(x))
+				return q.Neg(), err
+			}),
+		unaryPrim[T](&OpInfo{Name: "sin", Smooth: true, Doc: "sin x; derivative cos x"},
+			func(_ *Attrs, x T) (T, error) { return x.Sin() },
+			func(_ *Attrs, x, _ T) (T, error) { return x.Cos() }),
+		unaryPrim[T](&OpInfo{Name: "cos", Smooth: true, Doc: "cos x; derivative −sin x"},
+			func(_ *Attrs, x T) (T, error) { return x.Cos() },
+			func(_ *Attrs, x, _ T) (T, error) {
+				s, err := x.Sin()
+				return s.Neg(), err
+			}),
+	}
+}
+
+func clampBounds[T Scalar[T]](a *Attrs) (lo, hi T, err error) {
+	if a.Lo == nil || a.Hi == nil {
+		return lo, hi, fmt.Errorf("clamp needs both lo and hi")
+	}
+	if a.Lo.Cmp(a.Hi) > 0 {
+		return lo, hi, fmt.Errorf("clamp bounds lo=%s > hi=%s", a.Lo.RatString(), a.Hi.RatString())
+	}
+	return rc[T](a.Lo), rc[T](a.Hi), nil
+}
+
+// binaryPrim is the frame of a two-parent elementwise primitive with
+// equal shapes.
+func binaryPrim[T Scalar[T]](info *OpInfo,
+	f func(a, b T) (T, error),
+	jvp func(a, b, y, da, db T) (T, error),
+	vjp func(a, b, y, d T) (T, T, error)) *Prim[T] {
+	info.MinArity, info.MaxArity, info.Shape = 2, 2, shapeSame
+	return &Prim[T]{
+		OpInfo: info,
+		Forward: func(_ *Attrs, xs []Tensor[T]) (Tensor[T], error) {
+			return Zip(xs[0], xs[1], f)
+		},
+		JVP: func(_ *Attrs, xs []Tensor[T], y Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
+			if err := checkTangents(info.Name, xs, dxs); err != nil {
+				return Tensor[T]{}, err
+			}
+			out := Tensor[T]{Shape: y.Shape.Clone(), Data: make([]T, len(y.Data))}
+			for i := range out.Data {
+				v, err := jvp(xs[0].Data[i], xs[1].Data[i], y.Data[i], dxs[0].Data[i], dxs[1].Data[i])
+				if err != nil {
+					return Tensor[T]{}, fmt.Errorf("%s jvp: element %d: %w", info.Name, i, err)
+				}
+				out.Data[i] = v
+			}
+			return out, nil
+		},
+		VJP: func(_ *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			ga := Tensor[T]{Shape: xs[0].Shape.Clone(), Data: make([]T, len(dy.Data))}
+			gb := Tensor[T]{Shape: xs[1].Shape.Clone(), Data: make([]T, len(dy.Data))}
+			for i := range dy.Data {
+				a, b, err := vjp(xs[0].Data[i], xs[1].Data[i], y.Data[i], dy.Data[i])
+				if err != nil {
+					return nil, fmt.Errorf("%s vjp: element %d: %w", info.Name, i, err)
+				}
+				ga.Data[i], gb.Data[i] = a, b
+			}
+			return []Tensor[T]{ga, gb}, nil
+		},
+	}
+}
+
+func binaryAdd[T Scalar[T]]() *Prim[T] {
+	return binaryPrim[T](&OpInfo{Name: "add", Exact: true, Linear: true, Smooth: true, Doc: "a+b"},
+		func(a, b T) (T, error) { return a.Add(b), nil },
+		func(_, _, _, da, db T) (T, error) { return da.Add(db), nil },
+		func(_, _, _, d T) (T, T, error) { return d, d, nil })
+}
+
+func binarySub[T Scalar[T]]() *Prim[T] {
+	return binaryPrim[T](&OpInfo{Name: "sub", Exact: true, Linear: true, Smooth: true, Doc: "a−b"},
+		func(a, b T) (T, error) { return a.Sub(b), nil },
+		func(_, _, _, da, db T) (T, error) { return da.Sub(db), nil },
+		func(_, _, _, d T) (T, T, error) { return d, d.Neg(), nil })
+}
+
+func binaryMul[T Scalar[T]]() *Prim[T] {
+	return binaryPrim[T](&OpInfo{Name: "mul", Exact: true, Smooth: true, Doc: "a⊙b"},
+		func(a, b T) (T, error) { return a.Mul(b), nil },
+		func(a, b, _, da, db T) (T, error) { return da.Mul(b).Add(a.Mul(db)), nil },
+		func(a, b, _, d T) (T, T, error) { return d.Mul(b), d.Mul(a), nil })
+}
+
+func binaryDiv[T Scalar[T]]() *Prim[T] {
+	return binaryPrim[T](&OpInfo{Name: "div", Exact: true, Smooth: true, Doc: "a/b; vjp (δ/b, −δ⊙a/(b⊙b))"},
+		func(a, b T) (T, error) { return a.Div(b) },
+		func(a, b, _, da, db T) (T, error) {
+			p, err := da.Div(b)
+			if err != nil {
+				return p, err
+			}
+			q, err := a.Mul(db).Div(b.Mul(b))
+			return p.Sub(q), err
+		},
+		func(a, b, _, d T) (T, T, error) {
+			ga, err := d.Div(b)
+			if err != nil {
+				return ga, ga, err
+			}
+			gb, err := d.Mul(a).Div(b.Mul(b))
+			return ga, gb.Neg(), err
+		})
+}
+
+// binaryChoice builds max (dir=1) or min (dir=-1): the winner gets weight
+// 1, the loser 0, and a tie 0.5/0.5. The weight of a is (1 + dir·sign(a−b))/2.
+func binaryChoice[T Scalar[T]](name string, f func(a, b T) T, dir int64) *Prim[T] {
+	weights := func(a, b T) (T, T) {
+		h := rc[T](big.NewRat(1, 2))
+		s := a.Sub(b).Sign().Mul(a.FromInt(dir))
+		wa := h.Add(h.Mul(s))
+		return wa, a.FromInt(1).Sub(wa)
+	}
+	return binaryPrim[T](&OpInfo{Name: name, Exact: true, Doc: "elementwise " + name + "; winner 1, loser 0, ties 0.5/0.5"},
+		func(a, b T) (T, error) { return f(a, b), nil },
+		func(a, b, _, da, db T) (T, error) {
+			wa, wb := weights(a, b)
+			return wa.Mul(da).Add(wb.Mul(db)), nil
+		},
+		func(a, b, _, d T) (T, T, error) {
+			wa, wb := weights(a, b)
+			return wa.Mul(d), wb.Mul(d), nil
+		})
+}

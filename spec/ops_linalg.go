@@ -1,0 +1,257 @@
+package spec
+
+import (
+	"fmt"
+)
+
+// mmPlan is torch.matmul's broadcasting and 1-D promotion resolved for a
+// pair of shapes: A is promoted to [..., m, k] and B to [..., k, n], the
+// batch axes broadcast, and promoted axes are dropped from the output.
+type mmPlan struct {
+	m, k, n      int
+	batch        Shape // broadcast batch shape
+	aBatch, bBat Shape // each operand's batch shape (before broadcast)
+	out          Shape
+	aIdx, bIdx   []int // batch index -> operand batch index
+}
+
+func planMatmul(a, b Shape) (*mmPlan, error) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, fmt.Errorf("matmul needs operands of rank ≥ 1, got %v and %v", a, b)
+	}
+	p := &mmPlan{}
+	pa, pb := a.Clone(), b.Clone()
+	dropM, dropN := false, false
+	if len(pa) == 1 {
+		pa = Shape{1, pa[0]}
+		dropM = true
+	}
+	if len(pb) == 1 {
+		pb = Shape{pb[0], 1}
+		dropN = true
+	}
+	p.m, p.k = pa[len(pa)-2], pa[len(pa)-1]
+	if pb[len(pb)-2] != p.k {
+		return nil, fmt.Errorf("matmul inner dimensions differ: %v · %v (%d vs %d)", a, b, p.k, pb[len(pb)-2])
+	}
+	p.n = pb[len(pb)-1]
+	p.aBatch, p.bBat = pa[:len(pa)-2], pb[:len(pb)-2]
+	r := max(len(p.aBatch), len(p.bBat))
+	p.batch = make(Shape, r)
+	for i := 0; i < r; i++ {
+		da, db := 1, 1
+		if j := i - (r - len(p.aBatch)); j >= 0 {
+			da = p.aBatch[j]
+		}
+		if j := i - (r - len(p.bBat)); j >= 0 {
+			db = p.bBat[j]
+		}
+		switch {
+		case da == db || db == 1:
+			p.batch[i] = da
+		case da == 1:
+			p.batch[i] = db
+		default:
+			return nil, fmt.Errorf("matmul batch dimensions of %v and %v do not broadcast", a, b)
+		}
+	}
+	p.out = p.batch.Clone()
+	if !dropM {
+		p.out = append(p.out, p.m)
+	}
+	if !dropN {
+		p.out = append(p.out, p.n)
+	}
+	if _, err := p.out.Check(0); err != nil {
+		return nil, err
+	}
+	p.aIdx = broadcastIndex(p.aBatch, p.batch)
+	p.bIdx = broadcastIndex(p.bBat, p.batch)
+	return p, nil
+}
+
+// matmulFwd computes C[b,i,j] = Σ_k A[b,i,k]·B[b,k,j] as a left fold from 0.
+func matmulFwd[T Scalar[T]](p *mmPlan, a, b Tensor[T]) Tensor[T] {
+	out := zerosOf[T](p.out)
+	mk, kn, mn := p.m*p.k, p.k*p.n, p.m*p.n
+	for bt := range p.aIdx {
+		ao, bo, co := p.aIdx[bt]*mk, p.bIdx[bt]*kn, bt*mn
+		for i := 0; i < p.m; i++ {
+			for j := 0; j < p.n; j++ {
+				var acc T
+				for k := 0; k < p.k; k++ {
+					acc = acc.Add(a.Data[ao+i*p.k+k].Mul(b.Data[bo+k*p.n+j]))
+				}
+				out.Data[co+i*p.n+j] = acc
+			}
+		}
+	}
+	return out
+}
+
+// matmulVJP returns dA = δ·Bᵀ and dB = Aᵀ·δ, each a left fold over the
+// contracted index, summed over broadcast batches in batch order.
+func matmulVJP[T Scalar[T]](p *mmPlan, a, b, d Tensor[T]) (Tensor[T], Tensor[T]) {
+	da, db := zerosOf[T](a.Shape), zerosOf[T](b.Shape)
+	mk, kn, mn := p.m*p.k, p.k*p.n, p.m*p.n
+	for bt := range p.aIdx {
+		ao, bo, co := p.aIdx[bt]*mk, p.bIdx[bt]*kn, bt*mn
+		for i := 0; i < p.m; i++ {
+			for k := 0; k < p.k; k++ {
+				var acc T
+				for j := 0; j < p.n; j++ {
+					acc = acc.Add(d.Data[co+i*p.n+j].Mul(b.Data[bo+k*p.n+j]))
+				}
+				da.Data[ao+i*p.k+k] = da.Data[ao+i*p.k+k].Add(acc)
+			}
+		}
+		for k := 0; k < p.k; k++ {
+			for j := 0; j < p.n; j++ {
+				var acc T
+				for i := 0; i < p.m; i++ {
+					acc = acc.Add(a.Data[ao+i*p.k+k].Mul(d.Data[co+i*p.n+j]))
+				}
+				db.Data[bo+k*p.n+j] = db.Data[bo+k*p.n+j].Add(acc)
+			}
+		}
+	}
+	return da, db
+}
+
+func matmulPrim[T Scalar[T]]() *Prim[T] {
+	info := &OpInfo{Name: "matmul", MinArity: 2, MaxArity: 2, Exact: true, Smooth: true,
+		Doc: "torch.matmul (batch broadcasting, 1-D promotion); fixed left folds",
+		Shape: func(_ *Attrs, in []Shape) (Shape, error) {
+			p, err := planMatmul(in[0], in[1])
+			if err != nil {
+				return nil, err
+			}
+			return p.out, nil
+		}}
+	return &Prim[T]{
+		OpInfo: info,
+		Forward: func(_ *Attrs, xs []Tensor[T]) (Tensor[T], error) {
+			p, err := planMatmul(xs[0].Shape, xs[1].Shape)
+			if err != nil {
+				return Tensor[T]{}, err
+			}
+			return matmulFwd(p, xs[0], xs[1]), nil
+		},
+		JVP: func(_ *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
+			if err := checkTangents(info.Name, xs, dxs); err != nil {
+				return Tensor[T]{}, err
+			}
+			p, err := planMatmul(xs[0].Shape, xs[1].Shape)
+			if err != nil {
+				return Tensor[T]{}, err
+			}
+			return AddT(matmulFwd(p, dxs[0], xs[1]), matmulFwd(p, xs[0], dxs[1]))
+		},
+		VJP: func(_ *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			p, err := planMatmul(xs[0].Shape, xs[1].Shape)
+			if err != nil {
+				return nil, err
+			}
+			da, db := matmulVJP(p, xs[0], xs[1], dy)
+			return []Tensor[T]{da, db}, nil
+		},
+	}
+}
+
+// linearShape checks x[..., in], W[out, in], b[out] and returns x's shape
+// with the last axis replaced by out.
+func linearShape(_ *Attrs, in []Shape) (Shape, error) {
+	x, w, b := in[0], in[1], in[2]
+	if len(w) != 2 {
+		return nil, fmt.Errorf("weight must be [out,in], got %v", w)
+	}
+	if len(b) != 1 || b[0] != w[0] {
+		return nil, fmt.Errorf("bias has shape %v, expected [%d]", b, w[0])
+	}
+	if len(x) == 0 || x[len(x)-1] != w[1] {
+		return nil, fmt.Errorf("input has shape %v, expected last axis %d", x, w[1])
+	}
+	out := x.Clone()
+	out[len(out)-1] = w[0]
+	return out, nil
+}
+
+// linearFwd computes y[r,j] = (Σ_k x[r,k]·W[j,k]) + b[j], the sum a left
+// fold from +0 and the bias added last.
+func linearFwd[T Scalar[T]](x, w, b Tensor[T], withBias bool) Tensor[T] {
+	out, in := w.Shape[0], w.Shape[1]
+	s := x.Shape.Clone()
+	s[len(s)-1] = out
+	y := zerosOf[T](s)
+	rows := 1
+	if in > 0 {
+		rows = len(x.Data) / in
+	} else {
+		rows = len(y.Data) / max(out, 1)
+	}
+	for r := 0; r < rows; r++ {
+		for j := 0; j < out; j++ {
+			var acc T
+			for k := 0; k < in; k++ {
+				acc = acc.Add(x.Data[r*in+k].Mul(w.Data[j*in+k]))
+			}
+			if withBias {
+				acc = acc.Add(b.Data[j])
+			}
+			y.Data[r*out+j] = acc
+		}
+	}
+	return y
+}
+
+func linearPrim[T Scalar[T]]() *Prim[T] {
+	info := &OpInfo{Name: "linear", MinArity: 3, MaxArity: 3, Exact: true, Smooth: true, Shape: linearShape,
+		Doc: "Wx+b over the last axis of x; parents (x, W[out,in], b[out])"}
+	return &Prim[T]{
+		OpInfo: info,
+		Forward: func(_ *Attrs, xs []Tensor[T]) (Tensor[T], error) {
+			return linearFwd(xs[0], xs[1], xs[2], true), nil
+		},
+		JVP: func(_ *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
+			if err := checkTangents(info.Name, xs, dxs); err != nil {
+				return Tensor[T]{}, err
+			}
+			// dW·x + db + W·dx
+			t1 := linearFwd(xs[0], dxs[1], dxs[2], true)
+			t2 := linearFwd(dxs[0], xs[1], xs[2], false)
+			return AddT(t1, t2)
+		},
+		VJP: func(_ *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			x, w := xs[0], xs[1]
+			out, in := w.Shape[0], w.Shape[1]
+			rows := len(dy.Data) / max(out, 1)
+			if out == 0 && in > 0 {
+				rows = len(x.Data) / in
+			}
+			dx, dw, db := zerosOf[T](x.Shape), zerosOf[T](w.Shape), zerosOf[T](xs[2].Shape)
+			for r := 0; r < rows; r++ {
+				for k := 0; k < in; k++ {
+					var acc T
+					for j := 0; j < out; j++ {
+						acc = acc.Add(w.Data[j*in+k].Mul(dy.Data[r*out+j]))
+					}
+					dx.Data[r*in+k] = acc
+				}
+				for j := 0; j < out; j++ {
+					d := dy.Data[r*out+j]
+					db.Data[j] = db.Data[j].Add(d)
+					for k := 0; k < in; k++ {
+						dw.Data[j*in+k] = dw.Data[j*in+k].Add(d.Mul(x.Data[r*in+k]))
+					}
+				}
+			}
+			return []Tensor[T]{dx, dw, db}, nil
+		},
+	}
+}

@@ -1,0 +1,216 @@
+package spec
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// lanes describes the 1-D fibres of a tensor along one axis: outer·inner
+// lanes of n elements with stride inner. Element j of lane (o, k) is at
+// o·n·inner + j·inner + k.
+type lanes struct{ outer, n, inner int }
+
+func lanesOf(s Shape, axis int) lanes {
+	l := lanes{outer: 1, n: s[axis], inner: 1}
+	for i := 0; i < axis; i++ {
+		l.outer *= s[i]
+	}
+	for i := axis + 1; i < len(s); i++ {
+		l.inner *= s[i]
+	}
+	return l
+}
+
+// base returns the flat index of element 0 of lane number m, and the
+// index of that lane in the reduced tensor is m itself.
+func (l lanes) base(m int) int { return (m/l.inner)*l.n*l.inner + m%l.inner }
+
+func (l lanes) count() int { return l.outer * l.inner }
+
+func dropAxis(s Shape, axis int) Shape {
+	out := make(Shape, 0, len(s)-1)
+	out = append(out, s[:axis]...)
+	return append(out, s[axis+1:]...)
+}
+
+func shapeReduceAxis(a *Attrs, in []Shape) (Shape, error) {
+	ax, err := normAxis(a.Axis, len(in[0]))
+	if err != nil {
+		return nil, err
+	}
+	return dropAxis(in[0], ax), nil
+}
+
+// reduceLanes sums each lane as a left fold from zero, optionally
+// multiplying by scale afterwards.
+func reduceLanes[T Scalar[T]](x Tensor[T], axis int, scale *T) Tensor[T] {
+	l := lanesOf(x.Shape, axis)
+	out := zerosOf[T](dropAxis(x.Shape, axis))
+	for m := 0; m < l.count(); m++ {
+		b := l.base(m)
+		var acc T
+		for j := 0; j < l.n; j++ {
+			acc = acc.Add(x.Data[b+j*l.inner])
+		}
+		if scale != nil {
+			acc = acc.Mul(*scale)
+		}
+		out.Data[m] = acc
+	}
+	return out
+}
+
+// spreadLanes broadcasts a reduced tensor back along axis of shape s,
+// optionally multiplying by scale.
+func spreadLanes[T Scalar[T]](d Tensor[T], s Shape, axis int, scale *T) Tensor[T] {
+	l := lanesOf(s, axis)
+	out := zerosOf[T](s)
+	for m := 0; m < l.count(); m++ {
+		b := l.base(m)
+		v := d.Data[m]
+		if scale != nil {
+			v = v.Mul(*scale)
+		}
+		for j := 0; j < l.n; j++ {
+			out.Data[b+j*l.inner] = v
+		}
+	}
+	return out
+}
+
+// linearPrim builds a primitive whose forward is linear: the JVP is the
+// forward applied to the tangents (for single-parent primitives).
+func linearUnaryPrim[T Scalar[T]](info *OpInfo,
+	fwd func(a *Attrs, x Tensor[T]) (Tensor[T], error),
+	adj func(a *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error)) *Prim[T] {
+	info.MinArity, info.MaxArity, info.Linear, info.Smooth = 1, 1, true, true
+	return &Prim[T]{
+		OpInfo:  info,
+		Forward: func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) { return fwd(a, xs[0]) },
+		JVP: func(a *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
+			if err := checkTangents(info.Name, xs, dxs); err != nil {
+				return Tensor[T]{}, err
+			}
+			return fwd(a, dxs[0])
+		},
+		VJP: func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			g, err := adj(a, xs[0], dy)
+			if err != nil {
+				return nil, err
+			}
+			return []Tensor[T]{g}, nil
+		},
+	}
+}
+
+func reducePrims[T Scalar[T]]() []*Prim[T] {
+	meanScale := func(n int) *T {
+		if n == 0 {
+			return nil
+		}
+		s := rc[T](big.NewRat(1, int64(n)))
+		return &s
+	}
+	return []*Prim[T]{
+		linearUnaryPrim[T](&OpInfo{Name: "sum", Exact: true, Shape: shapeScalar, Doc: "Σ of every element to a scalar (left fold from 0)"},
+			func(_ *Attrs, x Tensor[T]) (Tensor[T], error) { return Scalar0(SumAll(x)), nil },
+			func(_ *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) { return Full(x.Shape, dy.Data[0]) }),
+		linearUnaryPrim[T](&OpInfo{Name: "reduce_sum", Attrs: []string{"Axis"}, Exact: true, Shape: shapeReduceAxis, Doc: "Σ along an axis (removed)"},
+			func(a *Attrs, x Tensor[T]) (Tensor[T], error) {
+				ax, err := normAxis(a.Axis, x.Shape.Rank())
+				if err != nil {
+					return Tensor[T]{}, err
+				}
+				return reduceLanes(x, ax, nil), nil
+			},
+			func(a *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) {
+				ax, err := normAxis(a.Axis, x.Shape.Rank())
+				if err != nil {
+					return Tensor[T]{}, err
+				}
+				return spreadLanes(dy, x.Shape, ax, nil), nil
+			}),
+		linearUnaryPrim[T](&OpInfo{Name: "reduce_mean", Attrs: []string{"Axis"}, Exact: true, Shape: shapeReduceAxis, Doc: "mean along an axis (removed); an empty axis gives 0"},
+			func(a *Attrs, x Tensor[T]) (Tensor[T], error) {
+				ax, err := normAxis(a.Axis, x.Shape.Rank())
+				if err != nil {
+					return Tensor[T]{}, err
+				}
+				return reduceLanes(x, ax, meanScale(x.Shape[ax])), nil
+			},
+			func(a *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) {
+				ax, err := normAxis(a.Axis, x.Shape.Rank())
+				if err != nil {
+					return Tensor[T]{}, err
+				}
+				return spreadLanes(dy, x.Shape, ax, meanScale(x.Shape[ax])), nil
+			}),
+		msePrim[T](),
+	}
+}
+
+// msePrim is mse_loss(ŷ, y) = Σ(ŷ−y)²/N with N the element count (1 when
+// empty); VJP dŷ = (ŷ−y)·(2/N)·δ, dy = −dŷ.
+func msePrim[T Scalar[T]]() *Prim[T] {
+	info := &OpInfo{Name: "mse_loss", MinArity: 2, MaxArity: 2, Exact: true, Smooth: true,
+		Doc: "Σ(ŷ−y)²/N, N the element count (1 if empty)",
+		Shape: func(_ *Attrs, in []Shape) (Shape, error) {
+			if err := sameShape("", in); err != nil {
+				return nil, err
+			}
+			return Shape{}, nil
+		}}
+	invN := func(x Tensor[T]) T {
+		n := len(x.Data)
+		if n == 0 {
+			n = 1
+		}
+		return rc[T](big.NewRat(1, int64(n)))
+	}
+	return &Prim[T]{
+		OpInfo: info,
+		Forward: func(_ *Attrs, xs []Tensor[T]) (Tensor[T], error) {
+			var acc T
+			for i := range xs[0].Data {
+				d := xs[0].Data[i].Sub(xs[1].Data[i])
+				acc = acc.Add(d.Mul(d))
+			}
+			n := len(xs[0].Data)
+			if n == 0 {
+				n = 1
+			}
+			q, err := acc.Div(acc.FromInt(int64(n)))
+			return Scalar0(q), err
+		},
+		JVP: func(_ *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
+			if err := checkTangents(info.Name, xs, dxs); err != nil {
+				return Tensor[T]{}, err
+			}
+			var acc T
+			for i := range xs[0].Data {
+				d := xs[0].Data[i].Sub(xs[1].Data[i])
+				acc = acc.Add(d.Mul(dxs[0].Data[i].Sub(dxs[1].Data[i])))
+			}
+			return Scalar0(acc.FromInt(2).Mul(invN(xs[0])).Mul(acc)), nil
+		},
+		VJP: func(_ *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			var z T
+			k := z.FromInt(2).Mul(invN(xs[0])).Mul(dy.Data[0])
+			ga := zerosOf[T](xs[0].Shape)
+			gb := zerosOf[T](xs[1].Shape)
+			for i := range ga.Data {
+				g := xs[0].Data[i].Sub(xs[1].Data[i]).Mul(k)
+				ga.Data[i], gb.Data[i] = g, g.Neg()
+			}
+			return []Tensor[T]{ga, gb}, nil
+		},
+	}
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,262 @@
+package spec
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math/big"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Attrs are the static attributes of one primitive application. Each
+// primitive reads only the fields its OpInfo.Attrs lists; the rest stay
+// zero. Constants are exact rationals so that a rule over Rat is exact and
+// a rule over a float scalar rounds each constant once.
+type Attrs struct {
+	Axis   int      // reduce_sum, reduce_mean, softmax, log_softmax, layer_norm, concat, slice
+	Axis2  int      // transpose: the second axis
+	Shape  Shape    // reshape, flatten, broadcast_to: target shape; const, rand_uniform: value shape
+	Perm   []int    // permute
+	Start  int      // slice: first index on Axis
+	End    int      // slice: one past the last index on Axis
+	C      *big.Rat // scale: the factor
+	Lo, Hi *big.Rat // clamp bounds
+	Eps    *big.Rat // safe_log, layer_norm: epsilon
+	P      *big.Rat // bernoulli_mask, dropout: drop probability
+	Seed   uint64   // rand_uniform, bernoulli_mask, dropout: the draw
+	Values []*big.Rat
+}
+
+// Clone returns a deep copy of the attributes.
+func (a *Attrs) Clone() *Attrs {
+	if a == nil {
+		return &Attrs{}
+	}
+	b := *a
+	b.Shape = a.Shape.Clone()
+	b.Perm = append([]int(nil), a.Perm...)
+	cp := func(r *big.Rat) *big.Rat {
+		if r == nil {
+			return nil
+		}
+		return new(big.Rat).Set(r)
+	}
+	b.C, b.Lo, b.Hi, b.Eps, b.P = cp(a.C), cp(a.Lo), cp(a.Hi), cp(a.Eps), cp(a.P)
+	if a.Values != nil {
+		b.Values = make([]*big.Rat, len(a.Values))
+		for i, v := range a.Values {
+			b.Values[i] = cp(v)
+		}
+	}
+	return &b
+}
+
+// OpInfo is the scalar-independent description of a primitive.
+type OpInfo struct {
+	Name     string
+	MinArity int // fewest parents
+	MaxArity int // most parents; -1 for unbounded
+	// Attrs lists the attribute fields the primitive reads, by Attrs field
+	// name, for documentation and for the IR importer.
+	Attrs []string
+	// Shape computes the output shape from the attributes and the parent
+	// shapes, or explains why they are incompatible.
+	Shape func(a *Attrs, in []Shape) (Shape, error)
+	// Exact is true when the forward, JVP and VJP rules have exact
+	// rational semantics (they may still fail on particular data, such as
+	// a division by zero or the square root of a non-square).
+	Exact bool
+	// NoGrad marks primitives whose VJP and JVP are zero by definition:
+	// constants, stop-gradient and random draws.
+	NoGrad bool
+	// Linear marks primitives whose forward is linear in their inputs
+	// jointly (so their JVP is the forward applied to the tangents).
+	Linear bool
+	// Smooth is false for primitives with kinks or ties (relu, abs, max,
+	// clamp, ...), where the derivative follows the documented tie
+	// conventions.
+	Smooth bool
+	// Doc is a one-line description.
+	Doc string
+}
+
+// Prim is a primitive instantiated over the scalar T: its forward rule and
+// its JVP and VJP reference rules. Every execution path takes its rules
+// from a Registry of Prims.
+type Prim[T Scalar[T]] struct {
+	*OpInfo
+	// Forward computes the output from the parents.
+	Forward func(a *Attrs, xs []Tensor[T]) (Tensor[T], error)
+	// JVP maps parent tangents dxs (one per parent, each of its parent's
+	// shape) to the output tangent. y is the forward output at xs.
+	JVP func(a *Attrs, xs []Tensor[T], y Tensor[T], dxs []Tensor[T]) (Tensor[T], error)
+	// VJP maps an output cotangent dy to one contribution per parent, each
+	// of its parent's shape. y is the forward output at xs.
+	VJP func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error)
+}
+
+// CheckArity reports whether n parents suit the primitive.
+func (o *OpInfo) CheckArity(n int) error {
+	if n < o.MinArity || (o.MaxArity >= 0 && n > o.MaxArity) {
+		switch {
+		case o.MaxArity < 0:
+			return fmt.Errorf("%s takes at least %d parents, got %d", o.Name, o.MinArity, n)
+		case o.MinArity == o.MaxArity:
+			return fmt.Errorf("%s takes %d parents, got %d", o.Name, o.MinArity, n)
+		default:
+			return fmt.Errorf("%s takes %d to %d parents, got %d", o.Name, o.MinArity, o.MaxArity, n)
+		}
+	}
+	return nil
+}
+
+// InferShape checks the arity and computes the output shape.
+func (o *OpInfo) InferShape(a *Attrs, in []Shape) (Shape, error) {
+	if a == nil {
+		a = &Attrs{}
+	}
+	if err := o.CheckArity(len(in)); err != nil {
+		return nil, err
+	}
+	s, err := o.Shape(a, in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Name, err)
+	}
+	if _, err := s.Check(0); err != nil {
+		return nil, fmt.Errorf("%s: output %w", o.Name, err)
+	}
+	return s, nil
+}
+
+// Registry is a table of primitives over one scalar. Default returns the
+// shared reference registry; New returns a private copy that a test may
+// Override (for example, to plant a deliberately wrong VJP and check that
+// the harnesses catch it).
+type Registry[T Scalar[T]] struct {
+	prims map[string]*Prim[T]
+	names []string
+}
+
+// registries caches one reference registry per scalar type; it is the only
+// package-level mutable state, guarded by its sync.Map.
+var registries sync.Map // reflect.Type -> any (*Registry[T])
+
+// Default returns the reference registry for T. Callers must not Override
+// it; use New for a private copy.
+func Default[T Scalar[T]]() *Registry[T] {
+	key := reflect.TypeFor[T]()
+	if r, ok := registries.Load(key); ok {
+		return r.(*Registry[T])
+	}
+	r, _ := registries.LoadOrStore(key, build[T]())
+	return r.(*Registry[T])
+}
+
+// New returns a fresh copy of the reference registry for T.
+func New[T Scalar[T]]() *Registry[T] {
+	d := Default[T]()
+	r := &Registry[T]{prims: make(map[string]*Prim[T], len(d.prims)), names: append([]string(nil), d.names...)}
+	for k, v := range d.prims {
+		c := *v
+		r.prims[k] = &c
+	}
+	return r
+}
+
+// Lookup returns the primitive called name.
+func (r *Registry[T]) Lookup(name string) (*Prim[T], error) {
+	p, ok := r.prims[name]
+	if !ok {
+		return nil, fmt.Errorf("unknown primitive %q", name)
+	}
+	return p, nil
+}
+
+// Names lists the primitives in registration order.
+func (r *Registry[T]) Names() []string { return append([]string(nil), r.names...) }
+
+// Override replaces (or adds) a primitive. It is meant for tests that
+// plant faults in a private registry from New.
+func (r *Registry[T]) Override(p *Prim[T]) {
+	if _, ok := r.prims[p.Name]; !ok {
+		r.names = append(r.names, p.Name)
+	}
+	r.prims[p.Name] = p
+}
+
+// Infos returns the scalar-independent descriptions of every primitive,
+// in registration order.
+func Infos() []*OpInfo {
+	r := Default[F64]()
+	out := make([]*OpInfo, 0, len(r.names))
+	for _, n := range r.names {
+		out = append(out, r.prims[n].OpInfo)
+	}
+	return out
+}
+
+// Info returns the description of the named primitive.
+func Info(name string) (*OpInfo, error) {
+	p, err := Default[F64]().Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	return p.OpInfo, nil
+}
+
+// RegistryHash is a SHA-256 over the registry's scalar-independent
+// description (names, arities, attributes and flags), so that a
+// certificate can name the rule set it was produced with.
+func RegistryHash() string {
+	var b strings.Builder
+	infos := Infos()
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
+	for _, o := range infos {
+		fmt.Fprintf(&b, "%s|%d|%d|%s|%t|%t|%t|%t\n", o.Name, o.MinArity, o.MaxArity,
+			strings.Join(o.Attrs, ","), o.Exact, o.NoGrad, o.Linear, o.Smooth)
+	}
+	h := sha256.Sum256([]byte(b.String()))
+	return hex.EncodeToString(h[:])
+}
+
+// Apply runs a primitive's forward rule after checking arity and shapes:
+// the parents must have the shapes the rule accepts, and the result must
+// have the inferred shape.
+func (p *Prim[T]) Apply(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
+	if a == nil {
+		a = &Attrs{}
+	}
+	in := make([]Shape, len(xs))
+	for i, x := range xs {
+		in[i] = x.Shape
+	}
+	want, err := p.InferShape(a, in)
+	if err != nil {
+		return Tensor[T]{}, err
+	}
+	y, err := p.Forward(a, xs)
+	if err != nil {
+		return Tensor[T]{}, fmt.Errorf("%s: %w", p.Name, err)
+	}
+	if !y.Shape.Equal(want) || len(y.Data) != want.Size() {
+		return Tensor[T]{}, fmt.Errorf("%s: forward produced shape %v, expected %v", p.Name, y.Shape, want)
+	}
+	return y, nil
+}
+
+// build instantiates every primitive over T, in the order of the
+// semantics table.
+func build[T Scalar[T]]() *Registry[T] {
+	r := &Registry[T]{prims: map[string]*Prim[T]{}}
+	for _, p := range allPrims[T]() {
+		if _, dup := r.prims[p.Name]; dup {
+			panic("spec: duplicate primitive " + p.Name) // programming error, caught by tests
+		}
+		r.prims[p.Name] = p
+		r.names = append(r.names, p.Name)
+	}
+	return r
+}
