@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func runCmd(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		args    []string
+		code    int
+		inOut   string
+		inErr   string
+		oneLine bool
+	}{
+		{[]string{"help"}, 0, "tape-example", "", false},
+		{[]string{}, 0, "commands:", "", false},
+		{[]string{"version"}, 0, "tlcheck 0.", "", false},
+		{[]string{"help", "version"}, 0, "tlcheck version", "", false},
+		{[]string{"frob"}, 2, "", `unknown command "frob"`, true},
+		{[]string{"help", "frob"}, 2, "", `unknown command "frob"`, true},
+		{[]string{"version", "--nope"}, 2, "", "flag provided but not defined", true},
+		{[]string{"version", "extra"}, 2, "", `unexpected argument "extra"`, true},
+		{[]string{"tape-example"}, 0, "grad x = [12, -6]", "", false},
+		{[]string{"tape-example", "--detach"}, 0, "grad x = [6, -3]", "", false},
+		{[]string{"tape-example", "--scalar", "f64"}, 0, "loss = 22.5", "", false},
+		{[]string{"tape-example", "--scalar", "q"}, 2, "", `--scalar: unknown value "q"`, true},
+	}
+	for _, c := range cases {
+		code, out, errs := runCmd(c.args...)
+		if code != c.code {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", c.args, code, c.code, errs)
+		}
+		if !strings.Contains(out, c.inOut) {
+			t.Errorf("%v: stdout %q lacks %q", c.args, out, c.inOut)
+		}
+		if !strings.Contains(errs, c.inErr) {
+			t.Errorf("%v: stderr %q lacks %q", c.args, errs, c.inErr)
+		}
+		if c.oneLine && strings.Count(errs, "\n") != 1 {
+			t.Errorf("%v: stderr should be one line, got %q", c.args, errs)
+		}
+	}
+}
