@@ -1,0 +1,310 @@
+// Package obligations states and checks the local proof obligations of
+// every primitive in the spec registry — adjointness ⟨jvp(x,dx), δ⟩ =
+// ⟨dx, vjp(x,δ)⟩, linearity of the JVP in dx and of the VJP in δ, and zero
+// preservation — exactly over Rat where the primitive has exact rational
+// semantics, and with an interval oracle plus a finite-difference oracle
+// where it does not. The same code serves the rapid harnesses
+// (rapidtests/), the `tlcheck check` command and the certificates.
+package obligations
+
+import (
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Source is where generators draw their choices. A rapid.T adapter makes
+// every draw shrinkable; RandSource replays a math/rand stream. Each draw
+// returns a value in [0, n) and shrinks toward 0, so generators put the
+// simplest choice first.
+type Source interface {
+	Intn(n int, label string) int
+}
+
+// RandSource draws from a seeded PCG stream.
+type RandSource struct{ R *rand.Rand }
+
+// NewRandSource returns a deterministic source for seed.
+func NewRandSource(seed uint64) *RandSource {
+	return &RandSource{R: rand.New(rand.NewPCG(seed, seed^0x5eed))}
+}
+
+// Intn draws uniformly from [0, n).
+func (s *RandSource) Intn(n int, _ string) int {
+	if n <= 1 {
+		return 0
+	}
+	return s.R.IntN(n)
+}
+
+// interesting are the rationals the generators favour: zero, the kinks of
+// relu/abs/clamp, ties, small integers and halves.
+var interesting = []spec.Rat{
+	spec.NewRat(0, 1), spec.NewRat(1, 1), spec.NewRat(-1, 1), spec.NewRat(1, 2),
+	spec.NewRat(-1, 2), spec.NewRat(2, 1), spec.NewRat(-3, 2), spec.NewRat(3, 1),
+}
+
+// Domain constrains generated values.
+type Domain int
+
+// Domains.
+const (
+	Any      Domain = iota // any small rational
+	Positive               // strictly positive (log, inv, divisors)
+	Square                 // a perfect square of a small rational (exact sqrt)
+	NonZero                // non-zero
+)
+
+// GenRat draws a small rational: mostly interesting points, otherwise
+// p/q with |p| ≤ 6 and 1 ≤ q ≤ 4.
+func GenRat(src Source, d Domain, label string) spec.Rat {
+	var v spec.Rat
+	if src.Intn(3, label+".kind") < 2 {
+		v = interesting[src.Intn(len(interesting), label)]
+	} else {
+		p := int64(src.Intn(13, label+".num")) - 6
+		q := int64(src.Intn(4, label+".den")) + 1
+		v = spec.NewRat(p, q)
+	}
+	switch d {
+	case Positive:
+		v = v.Abs().Add(spec.NewRat(1, 4))
+	case Square:
+		v = v.Mul(v)
+	case NonZero:
+		if v.IsZero() {
+			v = spec.NewRat(1, 1)
+		}
+	}
+	return v
+}
+
+// GenTensor fills a tensor of shape s.
+func GenTensor(src Source, s spec.Shape, d Domain, label string) spec.Tensor[spec.Rat] {
+	t, _ := spec.Zeros[spec.Rat](s)
+	for i := range t.Data {
+		t.Data[i] = GenRat(src, d, fmt.Sprintf("%s[%d]", label, i))
+	}
+	return t
+}
+
+// GenShape draws a shape of rank in [minRank, maxRank] with extents 1..3.
+func GenShape(src Source, minRank, maxRank int, label string) spec.Shape {
+	r := minRank + src.Intn(maxRank-minRank+1, label+".rank")
+	s := make(spec.Shape, r)
+	for i := range s {
+		s[i] = 1 + src.Intn(3, fmt.Sprintf("%s.dim%d", label, i))
+	}
+	return s
+}
+
+// Instance is one application of a primitive: attributes and exact
+// inputs.
+type Instance struct {
+	Op    string
+	Attrs *spec.Attrs
+	Xs    []spec.Tensor[spec.Rat]
+	// Domains of each parent, so that tangent perturbations for a finite
+	// difference stay meaningful.
+	Domains []Domain
+}
+
+// genFunc draws the attributes and parent shapes/domains of one op.
+type genFunc func(src Source) (*spec.Attrs, []spec.Shape, []Domain)
+
+func same(n int, d Domain) genFunc {
+	return func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 0, 3, "shape")
+		shapes, doms := make([]spec.Shape, n), make([]Domain, n)
+		for i := range shapes {
+			shapes[i], doms[i] = s, Any
+		}
+		if n == 2 && d != Any {
+			doms[1] = d // the divisor
+		} else if d != Any {
+			doms[0] = d
+		}
+		return &spec.Attrs{}, shapes, doms
+	}
+}
+
+func axisOf(src Source, s spec.Shape) int {
+	if len(s) == 0 {
+		return 0
+	}
+	return src.Intn(len(s), "axis") - len(s)*src.Intn(2, "axis.neg")
+}
+
+func ratAttr(src Source, label string) *big.Rat { return GenRat(src, Any, label).Big() }
+
+// generators lists, per primitive, how to draw a well-formed application.
+// Every primitive of the registry must appear; TestGeneratorsCoverRegistry
+// enforces it.
+func generators() map[string]genFunc {
+	unary := same(1, Any)
+	return map[string]genFunc{
+		"add": same(2, Any), "sub": same(2, Any), "mul": same(2, Any), "div": same(2, NonZero),
+		"max": same(2, Any), "min": same(2, Any), "mse_loss": same(2, Any),
+		"neg": unary, "square": unary, "abs": unary, "relu": unary, "sigmoid": unary, "tanh": unary,
+		"gelu": unary, "softplus": unary, "exp": unary, "sin": unary, "cos": unary, "detach": unary,
+		"sum":  unary,
+		"sqrt": same(1, Square), "log": same(1, Positive), "inv": same(1, NonZero),
+		"scale": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			return &spec.Attrs{C: ratAttr(src, "c")}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
+		},
+		"clamp": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			lo, hi := GenRat(src, Any, "lo"), GenRat(src, Any, "hi")
+			if c, _ := lo.Compare(hi); c > 0 {
+				lo, hi = hi, lo
+			}
+			return &spec.Attrs{Lo: lo.Big(), Hi: hi.Big()}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
+		},
+		"safe_log": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			return &spec.Attrs{Eps: GenRat(src, Positive, "eps").Big()}, []spec.Shape{GenShape(src, 0, 2, "shape")}, []Domain{Any}
+		},
+		"reduce_sum":  reduceGen,
+		"reduce_mean": reduceGen,
+		"softmax":     reduceGen,
+		"log_softmax": reduceGen,
+		"matmul": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			m, k, n := 1+src.Intn(3, "m"), 1+src.Intn(3, "k"), 1+src.Intn(3, "n")
+			var a, b spec.Shape
+			switch src.Intn(5, "matmul.form") {
+			case 0:
+				a, b = spec.Shape{m, k}, spec.Shape{k, n}
+			case 1:
+				a, b = spec.Shape{k}, spec.Shape{k}
+			case 2:
+				a, b = spec.Shape{k}, spec.Shape{k, n}
+			case 3:
+				a, b = spec.Shape{m, k}, spec.Shape{k}
+			default:
+				bt := 1 + src.Intn(2, "batch")
+				a, b = spec.Shape{bt, 1, m, k}, spec.Shape{2, k, n}
+			}
+			return &spec.Attrs{}, []spec.Shape{a, b}, []Domain{Any, Any}
+		},
+		"linear": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			in, out := 1+src.Intn(3, "in"), 1+src.Intn(3, "out")
+			x := spec.Shape{in}
+			if src.Intn(2, "batched") == 1 {
+				x = spec.Shape{1 + src.Intn(3, "rows"), in}
+			}
+			return &spec.Attrs{}, []spec.Shape{x, {out, in}, {out}}, []Domain{Any, Any, Any}
+		},
+		"layer_norm": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			// Lanes of two distinct values with ε = 0 keep σ = |x1−x0|/2
+			// rational, so layer_norm can be checked exactly.
+			rows := 1 + src.Intn(2, "rows")
+			n := 1 + src.Intn(3, "affine")
+			shapes := []spec.Shape{{rows, 2}, {2}, {2}}[:n]
+			doms := []Domain{Any, Any, Any}[:n]
+			return &spec.Attrs{Axis: -1, Eps: new(big.Rat)}, shapes, doms
+		},
+		"reshape": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			s := GenShape(src, 1, 3, "shape")
+			return &spec.Attrs{Shape: spec.Shape{s.Size()}}, []spec.Shape{s}, []Domain{Any}
+		},
+		"flatten": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			s := GenShape(src, 1, 3, "shape")
+			return &spec.Attrs{Axis: src.Intn(len(s), "axis")}, []spec.Shape{s}, []Domain{Any}
+		},
+		"permute": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			s := GenShape(src, 1, 3, "shape")
+			perm := make([]int, len(s))
+			for i := range perm {
+				perm[i] = i
+			}
+			for i := len(perm) - 1; i > 0; i-- {
+				j := src.Intn(i+1, "perm")
+				perm[i], perm[j] = perm[j], perm[i]
+			}
+			return &spec.Attrs{Perm: perm}, []spec.Shape{s}, []Domain{Any}
+		},
+		"transpose": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			s := GenShape(src, 2, 3, "shape")
+			return &spec.Attrs{Axis: src.Intn(len(s), "a1"), Axis2: src.Intn(len(s), "a2")}, []spec.Shape{s}, []Domain{Any}
+		},
+		"broadcast_to": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			to := GenShape(src, 1, 3, "to")
+			drop := src.Intn(len(to)+1, "drop")
+			from := to[drop:].Clone()
+			for i := range from {
+				if src.Intn(2, "one") == 1 {
+					from[i] = 1
+				}
+			}
+			return &spec.Attrs{Shape: to}, []spec.Shape{from}, []Domain{Any}
+		},
+		"slice": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			s := GenShape(src, 1, 3, "shape")
+			ax := src.Intn(len(s), "axis")
+			start := src.Intn(s[ax]+1, "start")
+			end := start + src.Intn(s[ax]-start+1, "len")
+			return &spec.Attrs{Axis: ax, Start: start, End: end}, []spec.Shape{s}, []Domain{Any}
+		},
+		"concat": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			s := GenShape(src, 1, 3, "shape")
+			ax := src.Intn(len(s), "axis")
+			n := 1 + src.Intn(3, "parents")
+			shapes, doms := make([]spec.Shape, n), make([]Domain, n)
+			for i := range shapes {
+				shapes[i] = s.Clone()
+				shapes[i][ax] = 1 + src.Intn(3, "extent")
+			}
+			return &spec.Attrs{Axis: ax}, shapes, doms
+		},
+		"const": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			s := GenShape(src, 0, 2, "shape")
+			vals := make([]*big.Rat, s.Size())
+			for i := range vals {
+				vals[i] = ratAttr(src, "v")
+			}
+			return &spec.Attrs{Shape: s, Values: vals}, nil, nil
+		},
+		"rand_uniform": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+			return &spec.Attrs{Shape: GenShape(src, 0, 2, "shape"), Seed: uint64(src.Intn(1000, "seed"))}, nil, nil
+		},
+		"bernoulli_mask": dropGen,
+		"dropout":        dropGen,
+	}
+}
+
+func reduceGen(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+	s := GenShape(src, 1, 3, "shape")
+	return &spec.Attrs{Axis: axisOf(src, s)}, []spec.Shape{s}, []Domain{Any}
+}
+
+func dropGen(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+	p := []*big.Rat{big.NewRat(1, 2), big.NewRat(0, 1), big.NewRat(1, 4), big.NewRat(1, 1)}[src.Intn(4, "p")]
+	return &spec.Attrs{P: p, Seed: uint64(src.Intn(1000, "seed"))}, []spec.Shape{GenShape(src, 1, 2, "shape")}, []Domain{Any}
+}
+
+// Generate draws an application of op.
+func Generate(src Source, op string) (*Instance, error) {
+	g, ok := generators()[op]
+	if !ok {
+		return nil, fmt.Errorf("no generator for primitive %q", op)
+	}
+	a, shapes, doms := g(src)
+	xs := make([]spec.Tensor[spec.Rat], len(shapes))
+	for i, s := range shapes {
+		xs[i] = GenTensor(src, s, doms[i], fmt.Sprintf("x%d", i))
+	}
+	if op == "layer_norm" { // distinct pairs keep 1/σ finite
+		for i := 0; i+1 < len(xs[0].Data); i += 2 {
+			if xs[0].Data[i].Same(xs[0].Data[i+1]) {
+				xs[0].Data[i+1] = xs[0].Data[i+1].Add(spec.NewRat(1, 1))
+			}
+		}
+	}
+	return &Instance{Op: op, Attrs: a, Xs: xs, Domains: doms}, nil
+}
+
+// HasGenerator reports whether op has a generator.
+func HasGenerator(op string) bool {
+	_, ok := generators()[op]
+	return ok
+}
