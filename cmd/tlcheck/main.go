@@ -26,6 +26,7 @@ func commands() map[string]command {
 	return map[string]command{
 		"help":         {"list the commands, or describe one", "tlcheck help [COMMAND]", nil},
 		"version":      {"print the tool version", "tlcheck version", runVersion},
+		"check":        {"check every primitive's local obligations (adjointness, linearity, zero preservation, finite differences)", "tlcheck check [--ops all|a,b,…] [--cases N] [--seed S] [--json] [--plant-fault OP]", runCheck},
 		"tape-example": {"record the chapter's x⊙x + x⊙x tape and check its gradients exactly", "tlcheck tape-example [--scalar rat|f64|f32] [--detach]", runTapeExample},
 	}
 }

@@ -31,6 +31,11 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"tape-example"}, 0, "grad x = [12, -6]", "", false},
 		{[]string{"tape-example", "--detach"}, 0, "grad x = [6, -3]", "", false},
 		{[]string{"tape-example", "--scalar", "f64"}, 0, "loss = 22.5", "", false},
+		{[]string{"check", "--cases", "5"}, 0, "obligations hold on", "", false},
+		{[]string{"check", "--ops", "mul,tanh", "--cases", "20", "--plant-fault", "mul"}, 1, "replay: tlcheck check --ops mul", "obligations fail", true},
+		{[]string{"check", "--ops", "frob"}, 2, "", `unknown primitive "frob"`, true},
+		{[]string{"check", "--cases", "0"}, 2, "", "--cases must be between", true},
+		{[]string{"check", "--seed", "x"}, 2, "", "invalid value", true},
 		{[]string{"tape-example", "--scalar", "q"}, 2, "", `--scalar: unknown value "q"`, true},
 	}
 	for _, c := range cases {

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// checkRow is one line of the check table (and one JSON record).
+type checkRow struct {
+	Op         string `json:"op"`
+	Obligation string `json:"obligation"`
+	Cases      int    `json:"cases"`
+	Oracle     string `json:"oracle"`
+	Worst      string `json:"worst"`
+	Holds      bool   `json:"holds"`
+	Failure    string `json:"failure,omitempty"`
+	Replay     string `json:"replay,omitempty"`
+}
+
+// parseOps resolves --ops against the registry.
+func parseOps(v string) ([]string, error) {
+	all := make([]string, 0)
+	for _, info := range spec.Infos() {
+		all = append(all, info.Name)
+	}
+	if v == "" || v == "all" {
+		return all, nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		if _, err := spec.Info(name); err != nil {
+			return nil, cli.Usagef("--ops: unknown primitive %q (known: %s)", name, strings.Join(all, ","))
+		}
+		if !seen[name] {
+			out = append(out, name)
+			seen[name] = true
+		}
+	}
+	return out, nil
+}
+
+// plantFault returns registries in which op's VJP has its first
+// contribution negated: the self-test that shows check can fail.
+func plantFault(op string) obligations.Registries {
+	r := obligations.DefaultRegistries()
+	r.Rat, r.Interval, r.F64 = spec.New[spec.Rat](), spec.New[spec.Interval](), spec.New[spec.F64]()
+	flipVJP(r.Rat, op)
+	flipVJP(r.Interval, op)
+	flipVJP(r.F64, op)
+	return r
+}
+
+func flipVJP[T spec.Scalar[T]](reg *spec.Registry[T], op string) {
+	p, err := reg.Lookup(op)
+	if err != nil {
+		return
+	}
+	bad, orig := *p, p.VJP
+	bad.VJP = func(a *spec.Attrs, xs []spec.Tensor[T], y, dy spec.Tensor[T]) ([]spec.Tensor[T], error) {
+		gs, err := orig(a, xs, y, dy)
+		if err == nil && len(gs) > 0 {
+			gs[0] = spec.NegT(gs[0])
+		}
+		return gs, err
+	}
+	reg.Override(&bad)
+}
+
+func worstString(r *obligations.Result) string {
+	if r.Cases == 0 {
+		return "-"
+	}
+	switch {
+	case r.Obligation == obligations.FiniteDifference:
+		return "ratio=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
+	case r.Oracles[obligations.OracleInterval] > 0 && r.Obligation == obligations.Adjointness:
+		return "width=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
+	case r.Obligation == obligations.Adjointness:
+		return "bits=" + strconv.Itoa(int(r.Worst))
+	}
+	if r.Oracles[obligations.OracleInterval] > 0 {
+		return "overlap"
+	}
+	return "exact"
+}
+
+// runChecks checks every obligation of ops and returns one row per op ×
+// obligation. A primitive with no obligation decided on any case is a
+// failure in its own right.
+func runChecks(reg obligations.Registries, ops []string, cases int, seed uint64, progress *cli.Progress, plant string) ([]checkRow, error) {
+	var rows []checkRow
+	for _, op := range ops {
+		res, err := reg.CheckOp(op, cases, seed, progress.Step)
+		if err != nil {
+			return nil, err
+		}
+		decided := false
+		for _, r := range res {
+			row := checkRow{Op: op, Obligation: string(r.Obligation), Cases: r.Cases, Oracle: r.OracleSummary(), Worst: worstString(r), Holds: r.Holds()}
+			if r.Failure != nil {
+				row.Failure = r.Failure.Error()
+				replay := fmt.Sprintf("tlcheck check --ops %s --cases %d --seed %d", op, cases, seed)
+				if plant != "" {
+					replay += " --plant-fault " + plant
+				}
+				var ce *obligations.CaseError
+				if errors.As(r.Failure, &ce) {
+					replay = fmt.Sprintf("tlcheck check --ops %s --cases %d --seed %d", op, ce.Case+1, seed)
+					if plant != "" {
+						replay += " --plant-fault " + plant
+					}
+				}
+				row.Replay = replay
+			} else if r.Cases == 0 {
+				row.Failure = "no case decided"
+			}
+			decided = decided || r.Cases > 0
+			rows = append(rows, row)
+		}
+		if !decided {
+			rows = append(rows, checkRow{Op: op, Obligation: "any", Failure: "no obligation checked for this primitive"})
+		}
+	}
+	return rows, nil
+}
+
+func printCheckTable(w io.Writer, rows []checkRow) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "op\tobligation\tcases\toracle\tworst\tresult")
+	for _, r := range rows {
+		res := "holds"
+		if !r.Holds {
+			res = "FAILS"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.Op, r.Obligation, r.Cases, r.Oracle, r.Worst, res)
+	}
+	tw.Flush()
+	for _, r := range rows {
+		if !r.Holds {
+			fmt.Fprintf(w, "\n%s / %s: %s\n", r.Op, r.Obligation, r.Failure)
+			if r.Replay != "" {
+				fmt.Fprintf(w, "  replay: %s\n", r.Replay)
+			}
+		}
+	}
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlags("check")
+	opsFlag := fs.String("ops", "all", "all, or a comma-separated list of primitives")
+	cases := fs.Int("cases", 100, "cases per primitive")
+	seed := fs.Uint64("seed", 0, "generation seed")
+	asJSON := fs.Bool("json", false, "print JSON records instead of a table")
+	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive and show that check fails")
+	if err := cli.Parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *cases < 1 || *cases > 1_000_000 {
+		return cli.Usagef("--cases must be between 1 and 1000000, got %d", *cases)
+	}
+	ops, err := parseOps(*opsFlag)
+	if err != nil {
+		return err
+	}
+	reg := obligations.DefaultRegistries()
+	if *plant != "" {
+		if _, err := spec.Info(*plant); err != nil {
+			return cli.Usagef("--plant-fault: unknown primitive %q", *plant)
+		}
+		reg = plantFault(*plant)
+	}
+	prog := cli.NewProgress(stderr, "check", len(ops)**cases)
+	rows, err := runChecks(reg, ops, *cases, *seed, prog, *plant)
+	prog.Done()
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rows); err != nil {
+			return err
+		}
+	} else {
+		printCheckTable(stdout, rows)
+	}
+	failed := 0
+	for _, r := range rows {
+		if !r.Holds {
+			failed++
+		}
+	}
+	if failed > 0 {
+		return cli.Failf("%d of %d obligations fail", failed, len(rows))
+	}
+	if !*asJSON {
+		fmt.Fprintf(stdout, "\nall %d obligations hold on %d primitives × %d cases\n", len(rows), len(ops), *cases)
+	}
+	return nil
+}
