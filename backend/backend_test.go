@@ -783,3 +783,14 @@ func TestReferenceProviderPrivateRegistry(t *testing.T) {
 		t.Errorf("planted relu(-1) = %v, %v; want the planted -1", y, err)
 	}
 }
+
+func TestNewDeviceSession(t *testing.T) {
+	var out bytes.Buffer
+	if _, err := backend.NewDeviceSession("tpu", nil, backend.NewReport(&out)); err == nil || out.Len() != 0 {
+		t.Errorf("tpu: %v, wrote %q", err, out.String())
+	}
+	s, err := backend.NewDeviceSession("cpu", nil, backend.NewReport(&out))
+	if err != nil || s.Profile().Name != backend.ProfileCheckedCPU || out.String() != backend.Banner+"\n" {
+		t.Errorf("cpu: %v, %v, wrote %q", s, err, out.String())
+	}
+}

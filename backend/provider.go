@@ -94,9 +94,16 @@ func NewReferenceProvider(reg *spec.Registry[spec.F32]) Provider {
 
 type referenceProvider struct{ reg *spec.Registry[spec.F32] }
 
-func (p *referenceProvider) Name() string   { return ProviderReference }
+// Name is "reference".
+func (p *referenceProvider) Name() string { return ProviderReference }
+
+// Device is cpu.
 func (p *referenceProvider) Device() Device { return DeviceCPU }
-func (p *referenceProvider) Ops() []string  { return p.reg.Names() }
+
+// Ops lists every primitive of the registry.
+func (p *referenceProvider) Ops() []string { return p.reg.Names() }
+
+// Execute applies the registry's forward rule.
 func (p *referenceProvider) Execute(op string, a *spec.Attrs, xs []spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
 	prim, err := p.reg.Lookup(op)
 	if err != nil {
@@ -131,9 +138,8 @@ func NewProviders(ps ...Provider) (*Providers, error) {
 // DefaultProviders returns a fresh registry holding only the reference
 // provider over the shared spec registry.
 func DefaultProviders() *Providers {
-	r := &Providers{byName: map[string]registered{}}
-	p := NewReferenceProvider(nil)
-	r.byName[p.Name()] = registered{p: p, ops: opSet(p.Ops())}
+	r := &Providers{}
+	_ = r.Register(NewReferenceProvider(nil)) // cannot fail: a fresh registry and a named cpu provider
 	return r
 }
 

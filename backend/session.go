@@ -114,6 +114,17 @@ func NewSession(p *Profile, providers *Providers, report *Report) (*Session, err
 	return &Session{profile: p, providers: providers, report: report, bound: map[string]*Binding{}}, nil
 }
 
+// NewDeviceSession starts a session on the maintained profile of device
+// (see ProfileFor and NewSession). A device without a profile yields a
+// *NoProfileError before anything is written to report.
+func NewDeviceSession(device string, providers *Providers, report *Report) (*Session, error) {
+	p, err := ProfileFor(device)
+	if err != nil {
+		return nil, err
+	}
+	return NewSession(p, providers, report)
+}
+
 // Profile is the session's profile.
 func (s *Session) Profile() *Profile { return s.profile }
 
