@@ -794,3 +794,43 @@ func TestNewDeviceSession(t *testing.T) {
 		t.Errorf("cpu: %v, %v, wrote %q", s, err, out.String())
 	}
 }
+
+// Zero values of the public types answer with errors or do nothing; they
+// never panic.
+func TestZeroValues(t *testing.T) {
+	var rep backend.Report
+	if err := rep.Begin(); err != nil {
+		t.Error(err)
+	}
+	c, _ := backend.ReferenceCapsule("relu")
+	if err := rep.Record(c); err != nil || len(rep.Used()) != 1 {
+		t.Errorf("Record on a zero Report: %v, %v", err, rep.Used())
+	}
+	var fp backend.FuncProvider
+	if _, err := fp.Execute("relu", nil, nil); err == nil {
+		t.Error("Execute on a zero FuncProvider succeeded")
+	}
+	var s backend.Session
+	if err := s.Select("relu"); err == nil || len(s.Selected()) != 0 {
+		t.Errorf("Select on a zero Session = %v", err)
+	}
+	var provs backend.Providers
+	var mp *backend.MissingProviderError
+	if _, err := provs.Bind(c); !errors.As(err, &mp) {
+		t.Errorf("Bind on a zero Providers = %v", err)
+	}
+	var cat backend.Catalog
+	if cat.Len() != 0 || cat.ForOp("relu") != nil {
+		t.Error("a zero Catalog is not empty")
+	}
+	var p backend.Profile
+	if _, err := p.Select("relu"); err == nil {
+		t.Error("Select on a zero Profile succeeded")
+	}
+	if why := p.Rejections(c, "relu"); len(why) != 1 {
+		t.Errorf("Rejections on a zero Profile = %v", why)
+	}
+	if _, ok := c.Contract("nonsense"); ok {
+		t.Error("Contract(nonsense) found a contract")
+	}
+}

@@ -78,6 +78,9 @@ func (p *FuncProvider) Ops() []string { return append([]string(nil), p.ops...) }
 
 // Execute runs the handler.
 func (p *FuncProvider) Execute(op string, a *spec.Attrs, xs []spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
+	if p == nil || p.handler == nil {
+		return spec.Tensor[spec.F32]{}, fmt.Errorf("backend: provider has no handler (use NewFuncProvider)")
+	}
 	return p.handler(op, a, xs)
 }
 

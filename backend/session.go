@@ -17,7 +17,8 @@ const Banner = "[tlcheck] backend capsules used:"
 // session writes the Banner when it starts, and a capsule's report lines
 // are written only the first time any session sharing the report selects
 // it, so a later session's banner may stand alone. Output is deterministic:
-// it follows the order of selection. Report is safe for concurrent use.
+// it follows the order of selection. Report is safe for concurrent use;
+// the zero value records without writing.
 type Report struct {
 	mu   sync.Mutex
 	w    io.Writer
@@ -40,6 +41,9 @@ func (r *Report) Begin() error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.w == nil {
+		return nil
+	}
 	_, err := fmt.Fprintln(r.w, Banner)
 	return err
 }
@@ -55,8 +59,14 @@ func (r *Report) Record(c Capsule) error {
 	if r.seen[c.Name] {
 		return nil
 	}
+	if r.seen == nil {
+		r.seen = map[string]bool{}
+	}
 	r.seen[c.Name] = true
 	r.used = append(r.used, c)
+	if r.w == nil {
+		return nil
+	}
 	_, err := io.WriteString(r.w, c.Report())
 	return err
 }
