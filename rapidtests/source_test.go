@@ -37,10 +37,10 @@ func (c *captureTB) Logf(f string, a ...any) {
 	defer c.mu.Unlock()
 	c.logs = append(c.logs, fmt.Sprintf(f, a...))
 }
-func (c *captureTB) Log(a ...any)            { c.Logf("%s", fmt.Sprint(a...)) }
+func (c *captureTB) Log(a ...any)             { c.Logf("%s", fmt.Sprint(a...)) }
 func (c *captureTB) Skipf(f string, a ...any) { c.Logf(f, a...); c.SkipNow() }
-func (c *captureTB) Skip(a ...any)           { c.Log(a...); c.SkipNow() }
-func (c *captureTB) SkipNow()                {}
+func (c *captureTB) Skip(a ...any)            { c.Log(a...); c.SkipNow() }
+func (c *captureTB) SkipNow()                 {}
 func (c *captureTB) Errorf(f string, a ...any) {
 	c.Logf(f, a...)
 	c.Fail()
