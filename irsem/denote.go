@@ -1,0 +1,270 @@
+package irsem
+
+import (
+	"math/big"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// step computes one node's value from its parents' values (in parent
+// order). It never retains xs.
+type step[T spec.Scalar[T]] func(xs []spec.Tensor[T]) (spec.Tensor[T], error)
+
+// mode selects how buildStep runs the registry rules.
+type mode int
+
+const (
+	// modeDenote runs Prim.Apply (arity and shapes checked against the
+	// registry) and the raw log rule that rejects x ≤ 0.
+	modeDenote mode = iota
+	// modeForward runs Prim.Forward on pre-converted parameters, with the
+	// scalar's total logarithm for raw log (as IRExec.ForwardGraph).
+	modeForward
+)
+
+// isRat reports whether T is the exact rational scalar.
+func isRat[T spec.Scalar[T]]() bool { return spec.KindOf[T]() == "rat" }
+
+// convertSlice converts the data of an optional exact tensor.
+func convertData[T spec.Scalar[T]](t *RatTensor) []T {
+	if t == nil {
+		return nil
+	}
+	return ConvertTensor[T](*t).Data
+}
+
+// buildStep prepares node n (not an input) for evaluation over T: it looks
+// up the registry primitive, converts the node's payload entry e with
+// FromRat and builds the registry attributes. g must have passed Check and
+// e CheckPayload.
+func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Params, m mode) (step[T], error) {
+	info := opIndex[n.Kind.Op]
+	op, k := info.Op, &n.Kind
+	if isRat[T]() && !info.Exact {
+		return nil, nodeErrf(n.ID, op, "", "%s has no exact rational semantics; evaluate it over f32, f64, binary32 or interval", op)
+	}
+	var run func(a *spec.Attrs, xs []spec.Tensor[T]) (spec.Tensor[T], error)
+	if info.Prim != "" {
+		prim, err := reg.Lookup(info.Prim)
+		if err != nil {
+			return nil, wrapNode(n.ID, op, "", err)
+		}
+		run = prim.Apply
+		if m == modeForward {
+			run = prim.Forward
+		}
+	}
+	attrs := primAttrs(n)
+	if e == nil {
+		e = &Params{}
+	}
+	switch op {
+	case OpInput:
+		return nil, nodeErrf(n.ID, op, "", "internal error: an input node has no step")
+	case OpConst:
+		if m == modeForward {
+			v := ConvertTensor[T](*e.Value)
+			v.Shape = shapeOrScalar(k.ValueShape).Clone()
+			return func([]spec.Tensor[T]) (spec.Tensor[T], error) { return v, nil }, nil
+		}
+		attrs.Values = make([]*big.Rat, len(e.Value.Data))
+		for i, r := range e.Value.Data {
+			attrs.Values[i] = r.Big()
+		}
+		return func([]spec.Tensor[T]) (spec.Tensor[T], error) { return run(attrs, nil) }, nil
+	case OpLinear:
+		w, b := ConvertTensor[T](*e.W), ConvertTensor[T](*e.B)
+		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+			return run(attrs, []spec.Tensor[T]{xs[0], w, b})
+		}, nil
+	case OpLog:
+		if m == modeForward {
+			return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+				return spec.Map(xs[0], func(v T) (T, error) { return v.Log() })
+			}, nil
+		}
+	case OpSafeLog:
+		none := &spec.Attrs{}
+		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+			sp, err := run(none, xs[:1])
+			if err != nil {
+				return spec.Tensor[T]{}, err
+			}
+			eps := xs[1].Data[0]
+			return spec.Map(sp, func(v T) (T, error) { return v.Add(eps).Log() })
+		}, nil
+	case OpBernoulliMask:
+		shape, seed := n.Shape, k.Seed
+		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+			return bernoulliMask(shape, seed, xs[0].Data[0]), nil
+		}, nil
+	case OpLayerNorm:
+		return layerNormStep(run, attrs, g, n, e), nil
+	case OpBatchNormEval:
+		var eps T
+		eps = FromRat[T](DefaultEps())
+		if e.Eps != nil {
+			eps = FromRat[T](*e.Eps)
+		}
+		bn, err := newBatchNorm(k.ChannelAxis, convertData[T](e.Mean), convertData[T](e.Var),
+			convertData[T](e.Gamma), convertData[T](e.Beta), eps)
+		if err != nil {
+			return nil, wrapNode(n.ID, op, "", err)
+		}
+		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return bn.apply(xs[0]) }, nil
+	case OpHardMaskedSoftmax:
+		allowed := k.Mask.Allowed
+		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return hardMaskedSoftmax(xs[0], allowed) }, nil
+	case OpConv, OpMaxPool, OpAvgPool:
+		plan, err := planWindow(op, k.Window, g.Nodes[n.Parents[0]].Shape)
+		if err != nil {
+			return nil, wrapNode(n.ID, op, "", err)
+		}
+		if op != OpConv {
+			maxPool := op == OpMaxPool
+			return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return pool(plan, xs[0], maxPool) }, nil
+		}
+		w := ConvertTensor[T](*e.W)
+		var b *spec.Tensor[T]
+		if e.B != nil {
+			bt := ConvertTensor[T](*e.B)
+			b = &bt
+		}
+		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return conv(plan, xs[0], w, b), nil }, nil
+	}
+	if run == nil {
+		return nil, nodeErrf(n.ID, op, "", "internal error: no rule for %s", op)
+	}
+	return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return run(attrs, xs) }, nil
+}
+
+// layerNormStep evaluates layernorm(axis) as the registry's layer_norm on
+// the [outer, inner] view of the input, inner = size(shape[axis:]), with
+// γ and β (reshaped to [inner]) and ε from the payload: F.layer_norm with
+// normalized_shape = shape[axis:], as TorchLean's 2-D view does.
+func layerNormStep[T spec.Scalar[T]](run func(*spec.Attrs, []spec.Tensor[T]) (spec.Tensor[T], error),
+	attrs *spec.Attrs, g *Graph, n *Node, e *Params) step[T] {
+	xs := g.Nodes[n.Parents[0]].Shape
+	outer, inner := prod(xs[:n.Kind.Axis]), prod(xs[n.Kind.Axis:])
+	view := spec.Shape{outer, inner}
+	attrs.Eps = new(big.Rat).Set(defaultEps)
+	if e.Eps != nil {
+		attrs.Eps = e.Eps.Big()
+	}
+	var params []spec.Tensor[T]
+	if e.Gamma != nil || e.Beta != nil {
+		gamma := spec.Tensor[T]{Shape: spec.Shape{inner}}
+		if e.Gamma != nil {
+			gamma.Data = convertData[T](e.Gamma)
+		} else {
+			one := spec.One[T]()
+			gamma.Data = make([]T, inner)
+			for i := range gamma.Data {
+				gamma.Data[i] = one
+			}
+		}
+		params = append(params, gamma)
+	}
+	if e.Beta != nil {
+		params = append(params, spec.Tensor[T]{Shape: spec.Shape{inner}, Data: convertData[T](e.Beta)})
+	}
+	out := n.Shape
+	return func(in []spec.Tensor[T]) (spec.Tensor[T], error) {
+		xs := append([]spec.Tensor[T]{{Shape: view, Data: in[0].Data}}, params...)
+		y, err := run(attrs, xs)
+		if err != nil {
+			return spec.Tensor[T]{}, err
+		}
+		return spec.Tensor[T]{Shape: out.Clone(), Data: y.Data}, nil
+	}
+}
+
+// checkInput verifies the input tensor against the input node.
+func checkInput[T any](g *Graph, input spec.Tensor[T]) error {
+	n := &g.Nodes[g.InputID]
+	if len(input.Data) != input.Shape.Size() {
+		return nodeErrf(n.ID, OpInput, "", "malformed input tensor: shape %v with %d values", input.Shape, len(input.Data))
+	}
+	if !input.Shape.Equal(n.Shape) {
+		return nodeErrf(n.ID, OpInput, "", "shape mismatch: expected %v, got %v", n.Shape, input.Shape)
+	}
+	return nil
+}
+
+// checkResult verifies a node's value against its declared shape.
+func checkResult[T any](n *Node, v spec.Tensor[T]) error {
+	if !v.Shape.Equal(n.Shape) || len(v.Data) != n.Shape.Size() {
+		return nodeErrf(n.ID, n.Kind.Op, "", "shape mismatch: expected %v, got %v (%d values)", n.Shape, v.Shape, len(v.Data))
+	}
+	return nil
+}
+
+// DenoteAll is the semantics of the canonical IR (TorchLean's
+// NN.IR.Semantics.denoteAll) over any scalar T: it checks g (Graph.Check)
+// and p against g (CheckPayload), then evaluates the nodes in id order,
+// each with the spec registry rule of its tag (mul_elem is mul, max_elem
+// max, layernorm layer_norm, linear linear with W and b from the payload,
+// …) run through Prim.Apply, or with irsem's own generic rule for the tags
+// the registry lacks. Payload values are converted with T.FromRat. Every
+// result is checked against the node's declared shape ("node N (tag):
+// shape mismatch: expected …, got …"). It returns the value of every node,
+// indexed by id.
+//
+// matmul and every reduction are left folds from 0; layernorm defaults to
+// γ = 1, β = 0, ε = 1/100000. Raw log on a value ≤ 0 is the only
+// data-dependent failure of the semantics; a scalar can add its own (over
+// spec.Rat: division by an exact zero, the square root of a non-square).
+// Over spec.Rat, tags without exact rational semantics (tanh, sigmoid,
+// exp, log, sin, cos, softplus, safe_log, softmax, hard_masked_softmax)
+// are rejected by name at their node. Every error is an *Error naming the
+// node and its tag.
+//
+// The graph is never modified, so the same *Graph is interpreted over
+// spec.Rat, spec.F32, spec.F64, spec.Binary32 or spec.Interval unchanged.
+func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]spec.Tensor[T], error) {
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	if err := CheckPayload(g, p); err != nil {
+		return nil, err
+	}
+	if err := checkInput(g, input); err != nil {
+		return nil, err
+	}
+	reg := spec.Default[T]()
+	vals := make([]spec.Tensor[T], len(g.Nodes))
+	xs := make([]spec.Tensor[T], 0, 4)
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if n.Kind.Op == OpInput {
+			vals[i] = input
+			continue
+		}
+		st, err := buildStep(reg, g, n, p.Entry(i), modeDenote)
+		if err != nil {
+			return nil, err
+		}
+		xs = xs[:0]
+		for _, q := range n.Parents {
+			xs = append(xs, vals[q])
+		}
+		v, err := st(xs)
+		if err != nil {
+			return nil, wrapNode(i, n.Kind.Op, "", err)
+		}
+		if err := checkResult(n, v); err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+// Denote is DenoteAll's value at the graph's output node.
+func Denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) (spec.Tensor[T], error) {
+	vals, err := DenoteAll(g, p, input)
+	if err != nil {
+		return spec.Tensor[T]{}, err
+	}
+	return vals[g.OutputID], nil
+}

@@ -1,0 +1,433 @@
+package irsem
+
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Limits on what a graph may declare. A document that exceeds one is
+// rejected by the decoder and by Graph.Check with an error naming the node
+// and field; none of them can make the engine allocate without bound.
+const (
+	// MaxNodes bounds the node count of a graph.
+	MaxNodes = 1 << 20
+	// MaxTotalElements bounds the sum of the element counts of every
+	// node's declared shape, which is the size of a value table.
+	MaxTotalElements = 1 << 28
+	// MaxAttrInt bounds the integer window attributes (kernel, stride,
+	// padding, dilation, groups, channel counts).
+	MaxAttrInt = 1 << 24
+)
+
+// Node is one node of the canonical IR: its id (equal to its index in
+// Graph.Nodes), its parents (node ids, all smaller than ID; duplicates are
+// allowed and meaningful), its operation and its declared output shape.
+// Parameters do not live here but in a Payload keyed by node id.
+type Node struct {
+	ID      int
+	Parents []int
+	Kind    Kind
+	// Shape is the declared output shape (TorchLean's outShape).
+	Shape spec.Shape
+}
+
+// Graph is the canonical IR: NN.IR.Graph. It has no scalar type, so the
+// same value is interpreted over spec.Rat, spec.F32, spec.F64, or any other
+// spec.Scalar without being rewritten. InputID names the (single) input
+// node and OutputID the node whose value is the graph's result.
+type Graph struct {
+	InputID  int
+	OutputID int
+	Nodes    []Node
+}
+
+// Clone returns a deep copy of the graph.
+func (g *Graph) Clone() *Graph {
+	c := &Graph{InputID: g.InputID, OutputID: g.OutputID, Nodes: make([]Node, len(g.Nodes))}
+	for i, n := range g.Nodes {
+		c.Nodes[i] = Node{ID: n.ID, Parents: cloneInts(n.Parents), Kind: n.Kind.Clone(), Shape: cloneShape(n.Shape)}
+	}
+	return c
+}
+
+// Equal reports whether two graphs are the same: same ids, parents, kinds
+// and declared shapes (nil slices equal empty ones).
+func (g *Graph) Equal(h *Graph) bool {
+	if g == nil || h == nil {
+		return g == h
+	}
+	if g.InputID != h.InputID || g.OutputID != h.OutputID || len(g.Nodes) != len(h.Nodes) {
+		return false
+	}
+	for i := range g.Nodes {
+		a, b := &g.Nodes[i], &h.Nodes[i]
+		if a.ID != b.ID || !intsEqual(a.Parents, b.Parents) || !intsEqual(a.Shape, b.Shape) || !a.Kind.Equal(b.Kind) {
+			return false
+		}
+	}
+	return true
+}
+
+// parentCycleMsg explains a parent id that is not smaller than the node's.
+func parentCycleMsg(p, id int) string {
+	if p == id {
+		return fmt.Sprintf("parent %d is not < id %d (a node cannot depend on itself: a cycle)", p, id)
+	}
+	return fmt.Sprintf("parent %d is not < id %d (edges must point to earlier nodes; a later parent would allow a cycle)", p, id)
+}
+
+// Check verifies that the graph is well formed and its declared shapes are
+// the inferred ones: nodes[i].ID = i; every tag is known and sets only its
+// own attributes; every parent count is within the tag's arity; every
+// parent id is < the node's id (so the graph is acyclic); every declared
+// shape is valid, within spec.DefaultMaxElements, and equal to the shape
+// inferred from the parents' declared shapes and the attributes; there is
+// exactly one input node, at InputID; OutputID names a node. The first
+// failure is returned as an *Error naming the node, its tag and the field.
+func (g *Graph) Check() error {
+	if g == nil {
+		return docErrf("", "nil graph")
+	}
+	if len(g.Nodes) == 0 {
+		return docErrf("nodes", "the graph has no nodes")
+	}
+	if len(g.Nodes) > MaxNodes {
+		return docErrf("nodes", "%d nodes, more than the maximum %d", len(g.Nodes), MaxNodes)
+	}
+	total := 0
+	inputs := 0
+	in := make([]spec.Shape, 0, 4)
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		if n.ID != i {
+			return nodeErrf(i, "", "id", "nodes[%d] has id %d (each id must equal its index)", i, n.ID)
+		}
+		info, ok := opIndex[n.Kind.Op]
+		if !ok {
+			return nodeErrf(i, "", "kind", "unknown op tag %q", string(n.Kind.Op))
+		}
+		op := info.Op
+		if k := len(n.Parents); k < info.MinArity || (info.MaxArity >= 0 && k > info.MaxArity) {
+			return nodeErrf(i, op, "parents", "%s", info.arityMsg(k))
+		}
+		for _, p := range n.Parents {
+			if p < 0 {
+				return nodeErrf(i, op, "parents", "parent %d is not a node id", p)
+			}
+			if p >= i {
+				return nodeErrf(i, op, "parents", "%s", parentCycleMsg(p, i))
+			}
+		}
+		if f := n.Kind.strayAttr(info); f != "" {
+			return nodeErrf(i, op, f, "%s takes no %q attribute", op, f)
+		}
+		size, err := n.Shape.Check(0)
+		if err != nil {
+			return &Error{Node: i, Op: op, Field: "shape", Err: err}
+		}
+		if total += size; total > MaxTotalElements {
+			return nodeErrf(i, op, "shape", "the graph's declared shapes hold more than %d elements in all", MaxTotalElements)
+		}
+		in = in[:0]
+		for _, p := range n.Parents {
+			in = append(in, g.Nodes[p].Shape)
+		}
+		want, err := inferShape(n, info, in)
+		if err != nil {
+			return wrapNode(i, op, "", err)
+		}
+		if !want.Equal(n.Shape) {
+			return nodeErrf(i, op, "shape", "declared %v, inferred %v", n.Shape, want)
+		}
+		if op == OpInput {
+			inputs++
+		}
+	}
+	if g.InputID < 0 || g.InputID >= len(g.Nodes) {
+		return docErrf("input_id", "%d is not a node id (the graph has %d nodes)", g.InputID, len(g.Nodes))
+	}
+	if op := g.Nodes[g.InputID].Kind.Op; op != OpInput {
+		return docErrf("input_id", "node %d is a %s node, not an input", g.InputID, op)
+	}
+	if inputs != 1 {
+		return docErrf("nodes", "the graph has %d input nodes; exactly one (input_id %d) is allowed", inputs, g.InputID)
+	}
+	if g.OutputID < 0 || g.OutputID >= len(g.Nodes) {
+		return docErrf("output_id", "%d is not a node id (the graph has %d nodes)", g.OutputID, len(g.Nodes))
+	}
+	return nil
+}
+
+// fieldErrf is an error about one attribute field; Check attributes it to
+// the node.
+func fieldErrf(field, format string, args ...any) error { return docErrf(field, format, args...) }
+
+// checkAxis requires 0 ≤ axis < rank (the wire's axes are natural numbers).
+func checkAxis(field string, axis, rank int) error {
+	if axis < 0 || axis >= rank {
+		return fieldErrf(field, "axis %d out of range for rank %d", axis, rank)
+	}
+	return nil
+}
+
+// primAttrs builds the registry attributes of a node whose tag maps to a
+// registry primitive. Payload-dependent fields (const values, layer-norm
+// ε) are filled in by the evaluator.
+func primAttrs(n *Node) *spec.Attrs {
+	k := &n.Kind
+	a := &spec.Attrs{}
+	switch k.Op {
+	case OpReduceSum, OpReduceMean, OpSoftmax, OpConcat:
+		a.Axis = k.Axis
+	case OpTranspose:
+		a.Axis, a.Axis2 = k.Axis1, k.Axis2
+	case OpPermute:
+		a.Perm = k.Perm
+	case OpBroadcastTo:
+		a.Shape = shapeOrScalar(k.ToShape)
+	case OpReshape:
+		a.Shape = shapeOrScalar(k.OutShape)
+	case OpRandUniform:
+		a.Shape, a.Seed = n.Shape, k.Seed
+	case OpConst:
+		a.Shape = shapeOrScalar(k.ValueShape)
+	case OpLayerNorm:
+		a.Axis = 1 // the evaluator works on the [outer, inner] view
+	}
+	return a
+}
+
+func shapeOrScalar(s spec.Shape) spec.Shape {
+	if s == nil {
+		return spec.Shape{}
+	}
+	return s
+}
+
+// registryShape asks the registry primitive prim for the output shape.
+func registryShape(prim string, a *spec.Attrs, in []spec.Shape, field string) (spec.Shape, error) {
+	info, err := spec.Info(prim)
+	if err != nil {
+		return nil, err // unreachable: the tag table names registered primitives
+	}
+	s, err := info.InferShape(a, in)
+	if err != nil {
+		return nil, &Error{Node: -1, Field: field, Err: err}
+	}
+	return s, nil
+}
+
+// inferShape computes a node's output shape from its parents' declared
+// shapes and its attributes, or explains why they are incompatible.
+func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
+	k := &n.Kind
+	switch k.Op {
+	case OpInput, OpRandUniform:
+		return n.Shape, nil
+	case OpConst:
+		vs := shapeOrScalar(k.ValueShape)
+		if _, err := vs.Check(0); err != nil {
+			return nil, &Error{Node: -1, Field: AttrValueShape, Err: err}
+		}
+		return vs, nil
+	case OpBernoulliMask:
+		if len(in[0]) != 0 {
+			return nil, fieldErrf("parents", "the keep-probability parent %d must be a scalar (shape []), got %v", n.Parents[0], in[0])
+		}
+		return n.Shape, nil
+	case OpSafeLog:
+		if len(in[1]) != 0 {
+			return nil, fieldErrf("parents", "the ε parent %d must be a scalar (shape []), got %v", n.Parents[1], in[1])
+		}
+		return in[0], nil
+	case OpLinear:
+		x, d := in[0], n.Shape
+		if len(x) == 0 {
+			return nil, fieldErrf("parents", "linear needs an input of rank ≥ 1, got %v", x)
+		}
+		if len(d) != len(x) || !spec.Shape(d[:len(d)-1]).Equal(x[:len(x)-1]) {
+			return nil, fieldErrf("shape", "linear maps the last axis of its input %v and keeps the others; declared %v", x, d)
+		}
+		out := x.Clone()
+		out[len(out)-1] = d[len(d)-1]
+		return out, nil
+	case OpReduceSum, OpReduceMean, OpSoftmax:
+		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
+			return nil, err
+		}
+	case OpConcat:
+		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
+			return nil, err
+		}
+	case OpTranspose:
+		if err := checkAxis(AttrAxis1, k.Axis1, len(in[0])); err != nil {
+			return nil, err
+		}
+		if err := checkAxis(AttrAxis2, k.Axis2, len(in[0])); err != nil {
+			return nil, err
+		}
+	case OpPermute:
+		return registryShape(o.Prim, primAttrs(n), in, AttrPerm)
+	case OpBroadcastTo:
+		if !in[0].Equal(shapeOrScalar(k.FromShape)) {
+			return nil, fieldErrf(AttrFromShape, "from_shape %v is not the parent's shape %v", shapeOrScalar(k.FromShape), in[0])
+		}
+		if _, err := shapeOrScalar(k.ToShape).Check(0); err != nil {
+			return nil, &Error{Node: -1, Field: AttrToShape, Err: err}
+		}
+		return registryShape(o.Prim, primAttrs(n), in, AttrToShape)
+	case OpReshape:
+		if !in[0].Equal(shapeOrScalar(k.InShape)) {
+			return nil, fieldErrf(AttrInShape, "in_shape %v is not the parent's shape %v", shapeOrScalar(k.InShape), in[0])
+		}
+		return registryShape(o.Prim, primAttrs(n), in, AttrOutShape)
+	case OpFlatten:
+		if !in[0].Equal(shapeOrScalar(k.InShape)) {
+			return nil, fieldErrf(AttrInShape, "in_shape %v is not the parent's shape %v", shapeOrScalar(k.InShape), in[0])
+		}
+	case OpLayerNorm:
+		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
+			return nil, err
+		}
+		if spec.Shape(in[0][k.Axis:]).Size() == 0 {
+			return nil, fieldErrf(AttrAxis, "the normalized suffix %v of %v is empty", spec.Shape(in[0][k.Axis:]), in[0])
+		}
+		return in[0], nil
+	case OpBatchNormEval:
+		if err := checkAxis(AttrChannelAxis, k.ChannelAxis, len(in[0])); err != nil {
+			return nil, err
+		}
+		if in[0][k.ChannelAxis] != k.Channels {
+			return nil, fieldErrf(AttrChannels, "channels %d, but axis %d of the input %v has extent %d", k.Channels, k.ChannelAxis, in[0], in[0][k.ChannelAxis])
+		}
+		return in[0], nil
+	case OpHardMaskedSoftmax:
+		m := k.Mask
+		if m == nil {
+			return nil, fieldErrf(AttrMask, "missing")
+		}
+		ms := shapeOrScalar(m.Shape)
+		size, err := ms.Check(0)
+		if err != nil {
+			return nil, &Error{Node: -1, Field: AttrMask, Err: err}
+		}
+		if !ms.Equal(in[0]) {
+			return nil, fieldErrf(AttrMask, "mask shape %v is not the input's shape %v", ms, in[0])
+		}
+		if len(m.Allowed) != size {
+			return nil, fieldErrf(AttrMask, "mask of shape %v needs %d entries, got %d", ms, size, len(m.Allowed))
+		}
+		return in[0], nil
+	case OpConv, OpMaxPool, OpAvgPool:
+		g, err := planWindow(k.Op, k.Window, in[0])
+		if err != nil {
+			return nil, err
+		}
+		return g.out, nil
+	}
+	return registryShape(o.Prim, primAttrs(n), in, "parents")
+}
+
+// windowPlan is a checked convolution or pooling geometry against an input
+// shape: the leading axes, the channel axis (conv), the spatial extents
+// and the output shape.
+type windowPlan struct {
+	w       *Window
+	lead    spec.Shape // axes before the channel axis (conv) or before the spatial axes (pools)
+	inSp    []int      // input spatial extents
+	outSp   []int      // output spatial extents
+	out     spec.Shape // output shape
+	channel int        // conv: input channels (the extent of the channel axis)
+}
+
+func checkInts(field string, xs []int, r, lo int) error {
+	if len(xs) != r {
+		return fieldErrf(field, "%d entries, expected one per spatial axis (%d)", len(xs), r)
+	}
+	for i, x := range xs {
+		if x < lo || x > MaxAttrInt {
+			return fieldErrf(field, "entry %d is %d, outside [%d, %d]", i, x, lo, MaxAttrInt)
+		}
+	}
+	return nil
+}
+
+// planWindow checks a window geometry against the input shape x. Output
+// extent per spatial axis: (n + 2p − (d(k−1)+1))/s + 1, d = 1 for pools.
+func planWindow(op Op, w *Window, x spec.Shape) (*windowPlan, error) {
+	if w == nil {
+		return nil, fieldErrf(AttrKernel, "missing")
+	}
+	r := len(w.Kernel)
+	if r == 0 {
+		return nil, fieldErrf(AttrKernel, "needs at least one spatial axis")
+	}
+	if err := checkInts(AttrKernel, w.Kernel, r, 1); err != nil {
+		return nil, err
+	}
+	if err := checkInts(AttrStride, w.Stride, r, 1); err != nil {
+		return nil, err
+	}
+	if err := checkInts(AttrPadding, w.Padding, r, 0); err != nil {
+		return nil, err
+	}
+	conv := op == OpConv
+	dil := w.Dilation
+	if conv {
+		if err := checkInts(AttrDilation, w.Dilation, r, 1); err != nil {
+			return nil, err
+		}
+		for _, f := range []struct {
+			name string
+			v    int
+		}{{AttrGroups, w.Groups}, {AttrInChannels, w.InChannels}, {AttrOutChannels, w.OutChannels}} {
+			if f.v < 1 || f.v > MaxAttrInt {
+				return nil, fieldErrf(f.name, "%d is outside [1, %d]", f.v, MaxAttrInt)
+			}
+		}
+		if w.InChannels%w.Groups != 0 || w.OutChannels%w.Groups != 0 {
+			return nil, fieldErrf(AttrGroups, "groups %d must divide in_channels %d and out_channels %d", w.Groups, w.InChannels, w.OutChannels)
+		}
+	}
+	need := r
+	if conv {
+		need = r + 1
+	}
+	if len(x) < need {
+		return nil, fieldErrf("parents", "%s over %d spatial axes needs an input of rank ≥ %d, got %v", op, r, need, x)
+	}
+	p := &windowPlan{w: w, inSp: make([]int, r), outSp: make([]int, r)}
+	sp := len(x) - r
+	p.lead = x[:sp].Clone()
+	if conv {
+		p.lead = x[:sp-1].Clone()
+		p.channel = x[sp-1]
+		if p.channel != w.InChannels {
+			return nil, fieldErrf(AttrInChannels, "in_channels %d, but the channel axis %d of the input %v has extent %d", w.InChannels, sp-1, x, p.channel)
+		}
+	}
+	for d := 0; d < r; d++ {
+		n, k, s, pad := x[sp+d], w.Kernel[d], w.Stride[d], w.Padding[d]
+		eff := k
+		if conv {
+			eff = dil[d]*(k-1) + 1
+		} else if pad >= k {
+			return nil, fieldErrf(AttrPadding, "padding %d on spatial axis %d must be smaller than the kernel %d", pad, d, k)
+		}
+		if n+2*pad < eff {
+			return nil, fieldErrf(AttrKernel, "window %d on spatial axis %d exceeds the padded extent %d", eff, d, n+2*pad)
+		}
+		p.inSp[d] = n
+		p.outSp[d] = (n+2*pad-eff)/s + 1
+	}
+	p.out = p.lead.Clone()
+	if conv {
+		p.out = append(p.out, w.OutChannels)
+	}
+	p.out = append(p.out, p.outSp...)
+	if _, err := p.out.Check(0); err != nil {
+		return nil, &Error{Node: -1, Field: "shape", Err: err}
+	}
+	return p, nil
+}

@@ -1,0 +1,208 @@
+package irsem
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// MaxDocumentBytes bounds the size of any document the decoders accept
+// (graph, payload or tensor).
+const MaxDocumentBytes = 1 << 28
+
+// jfield is one member of a decoded JSON object.
+type jfield struct {
+	key string
+	raw json.RawMessage
+}
+
+// snippet renders a raw JSON value for an error message: one line, at
+// most 40 bytes.
+func snippet(raw []byte) string {
+	s := strings.Join(strings.Fields(string(raw)), " ")
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return s
+}
+
+// syntaxMsg turns an encoding/json error into a one-line message.
+func syntaxMsg(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "malformed JSON: unexpected end of input"
+	}
+	return "malformed JSON: " + err.Error()
+}
+
+// decodeObject reads exactly one JSON object from raw and returns its
+// members in document order. Duplicate keys and trailing data are errors.
+func decodeObject(raw []byte) ([]jfield, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, errors.New(syntaxMsg(err))
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, fmt.Errorf("expected a JSON object, got %s", snippet(raw))
+	}
+	var fs []jfield
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, errors.New(syntaxMsg(err))
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return nil, errors.New("malformed JSON: expected an object key")
+		}
+		if seen[key] {
+			return nil, &Error{Node: -1, Field: key, Msg: "duplicate field"}
+		}
+		seen[key] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, errors.New(syntaxMsg(err))
+		}
+		fs = append(fs, jfield{key, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, errors.New(syntaxMsg(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return nil, errors.New("trailing data after the JSON value")
+		}
+		return nil, fmt.Errorf("trailing data after the JSON value (%s)", syntaxMsg(err))
+	}
+	return fs, nil
+}
+
+// decodeArray reads exactly one JSON array from raw.
+func decodeArray(raw []byte) ([]json.RawMessage, error) {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 || t[0] != '[' {
+		return nil, fmt.Errorf("expected a JSON array, got %s", snippet(raw))
+	}
+	var xs []json.RawMessage
+	if err := json.Unmarshal(t, &xs); err != nil {
+		return nil, errors.New(syntaxMsg(err))
+	}
+	return xs, nil
+}
+
+// decodeString reads one JSON string.
+func decodeString(raw []byte) (string, error) {
+	t := bytes.TrimLeft(raw, " \t\r\n")
+	if len(t) == 0 || t[0] != '"' {
+		return "", fmt.Errorf("expected a JSON string, got %s", snippet(raw))
+	}
+	var s string
+	if err := json.Unmarshal(t, &s); err != nil {
+		return "", errors.New(syntaxMsg(err))
+	}
+	return s, nil
+}
+
+// decodeBool reads one JSON boolean.
+func decodeBool(raw []byte) (bool, error) {
+	switch string(bytes.TrimSpace(raw)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("expected true or false, got %s", snippet(raw))
+}
+
+// isNat reports whether s is a canonical natural number: 0 or a digit
+// string without a leading zero.
+func isNat(s string) bool {
+	if s == "" || (len(s) > 1 && s[0] == '0') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeUint reads a JSON number that is an integer in [0, max].
+func decodeUint(raw []byte, max uint64) (uint64, error) {
+	s := string(bytes.TrimSpace(raw))
+	if !isNat(s) {
+		return 0, fmt.Errorf("expected an integer in [0, %d], got %s", max, snippet(raw))
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil || v > max {
+		return 0, fmt.Errorf("expected an integer in [0, %d], got %s", max, snippet(raw))
+	}
+	return v, nil
+}
+
+// decodeInt reads a JSON number that is an integer in [0, max].
+func decodeInt(raw []byte, max int) (int, error) {
+	v, err := decodeUint(raw, uint64(max))
+	return int(v), err
+}
+
+// decodeInts reads an array of integers in [0, max] of at most maxLen
+// entries.
+func decodeInts(raw []byte, max, maxLen int) ([]int, error) {
+	xs, err := decodeArray(raw)
+	if err != nil {
+		return nil, err
+	}
+	if len(xs) > maxLen {
+		return nil, fmt.Errorf("%d entries, more than the maximum %d", len(xs), maxLen)
+	}
+	out := make([]int, len(xs))
+	for i, x := range xs {
+		v, err := decodeInt(x, max)
+		if err != nil {
+			return nil, fmt.Errorf("entry %d: %w", i, err)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// maxExtent bounds one axis extent on the wire (a shape with a zero extent
+// may have others this large; Shape.Check bounds the element count).
+const maxExtent = math.MaxInt32
+
+// appendInts writes [a,b,c].
+func appendInts(b []byte, xs []int) []byte {
+	b = append(b, '[')
+	for i, x := range xs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(x), 10)
+	}
+	return append(b, ']')
+}
+
+// readAll reads a whole document from r, at most MaxDocumentBytes.
+func readAll(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxDocumentBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxDocumentBytes {
+		return nil, docErrf("", "document is larger than %d bytes", MaxDocumentBytes)
+	}
+	return data, nil
+}

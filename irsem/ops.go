@@ -1,0 +1,414 @@
+package irsem
+
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Op is an operation tag, spelled exactly as in torchlean.ir.v1.
+type Op string
+
+// The operation tags of the canonical IR (§4 of the semantics reference).
+const (
+	OpInput             Op = "input"
+	OpConst             Op = "const"
+	OpRandUniform       Op = "rand_uniform"
+	OpBernoulliMask     Op = "bernoulli_mask"
+	OpAdd               Op = "add"
+	OpSub               Op = "sub"
+	OpMulElem           Op = "mul_elem"
+	OpMaxElem           Op = "max_elem"
+	OpMinElem           Op = "min_elem"
+	OpAbs               Op = "abs"
+	OpSqrt              Op = "sqrt"
+	OpInv               Op = "inv"
+	OpRelu              Op = "relu"
+	OpTanh              Op = "tanh"
+	OpSigmoid           Op = "sigmoid"
+	OpExp               Op = "exp"
+	OpLog               Op = "log"
+	OpSin               Op = "sin"
+	OpCos               Op = "cos"
+	OpSoftplus          Op = "softplus"
+	OpSafeLog           Op = "safe_log"
+	OpMatmul            Op = "matmul"
+	OpLinear            Op = "linear"
+	OpReduceSum         Op = "reduce_sum"
+	OpReduceMean        Op = "reduce_mean"
+	OpSum               Op = "sum"
+	OpSoftmax           Op = "softmax"
+	OpHardMaskedSoftmax Op = "hard_masked_softmax"
+	OpLayerNorm         Op = "layernorm"
+	OpBatchNormEval     Op = "batch_norm_eval"
+	OpPermute           Op = "permute"
+	OpTranspose         Op = "transpose"
+	OpBroadcastTo       Op = "broadcast_to"
+	OpReshape           Op = "reshape"
+	OpFlatten           Op = "flatten"
+	OpConcat            Op = "concat"
+	OpConv              Op = "conv"
+	OpMaxPool           Op = "max_pool"
+	OpAvgPool           Op = "avg_pool"
+	OpDetach            Op = "detach"
+	OpMSELoss           Op = "mse_loss"
+)
+
+// Wire attribute field names. Each tag reads exactly the attributes its
+// OpInfo.Attrs lists, and the canonical encoding writes them in that order.
+const (
+	AttrValueShape  = "value_shape"  // const: the constant's shape (equals the node's shape)
+	AttrSeed        = "seed"         // rand_uniform, bernoulli_mask: the splitmix64 stream key
+	AttrAxis        = "axis"         // reduce_sum, reduce_mean, softmax, layernorm, concat
+	AttrAxis1       = "axis1"        // transpose: first axis
+	AttrAxis2       = "axis2"        // transpose: second axis
+	AttrPerm        = "perm"         // permute: output axis i is input axis perm[i]
+	AttrFromShape   = "from_shape"   // broadcast_to: the parent's shape
+	AttrToShape     = "to_shape"     // broadcast_to: the target shape
+	AttrInShape     = "in_shape"     // reshape, flatten: the parent's shape
+	AttrOutShape    = "out_shape"    // reshape: the target shape
+	AttrMask        = "mask"         // hard_masked_softmax: {"shape":[…],"allowed":[true,…]}
+	AttrChannelAxis = "channel_axis" // batch_norm_eval: the channel axis
+	AttrChannels    = "channels"     // batch_norm_eval: its extent
+	AttrKernel      = "kernel"       // conv, max_pool, avg_pool: window extent per spatial axis
+	AttrStride      = "stride"       // conv, max_pool, avg_pool: step per spatial axis
+	AttrPadding     = "padding"      // conv, max_pool, avg_pool: symmetric padding per spatial axis
+	AttrDilation    = "dilation"     // conv: kernel element spacing per spatial axis
+	AttrGroups      = "groups"       // conv: channel groups
+	AttrInChannels  = "in_channels"  // conv: input channels (extent of the channel axis)
+	AttrOutChannels = "out_channels" // conv: output channels
+)
+
+// Payload parameter names: the fields of one payload entry.
+const (
+	ParamValue = "value" // const: the constant tensor
+	ParamW     = "W"     // linear: weight [out,in]; conv: weight [out_channels, in_channels/groups, kernel…]
+	ParamB     = "b"     // linear: bias [out] (required); conv: bias [out_channels] (optional)
+	ParamGamma = "gamma" // layernorm: scale (normalized suffix shape); batch_norm_eval: scale [channels]
+	ParamBeta  = "beta"  // layernorm, batch_norm_eval: shift, shaped like gamma
+	ParamMean  = "mean"  // batch_norm_eval: running mean [channels]
+	ParamVar   = "var"   // batch_norm_eval: running variance [channels]
+	ParamEps   = "eps"   // layernorm, batch_norm_eval: ε, an exact rational (default 1/100000)
+)
+
+// OpInfo describes one IR tag: its arity, its static attributes, its
+// payload parameters and the spec registry primitive that gives its
+// semantics.
+type OpInfo struct {
+	// Op is the tag.
+	Op Op
+	// MinArity and MaxArity bound the parent count; MaxArity is -1 when
+	// unbounded (concat).
+	MinArity, MaxArity int
+	// Prim names the spec registry primitive that gives the tag's
+	// semantics, or is "" when irsem implements the forward rule itself
+	// (generically over spec.Scalar, with fixed left folds).
+	Prim string
+	// Attrs lists the wire attribute fields, in canonical order.
+	Attrs []string
+	// Params lists the payload parameters the tag accepts, and Required
+	// the subset that must be present. A tag with no Params takes no
+	// payload entry.
+	Params, Required []string
+	// Exact reports exact rational semantics: over spec.Rat a tag that is
+	// not Exact is rejected by name. Exact tags may still fail on
+	// particular data (sqrt of a non-square, division by zero).
+	Exact bool
+	// Doc is a one-line description.
+	Doc string
+}
+
+// ops is the tag table in §4 order.
+var ops = []OpInfo{
+	{Op: OpInput, Exact: true, Doc: "the graph input (exactly one per graph, at input_id)"},
+	{Op: OpConst, Prim: "const", Attrs: []string{AttrValueShape}, Params: []string{ParamValue}, Required: []string{ParamValue}, Exact: true,
+		Doc: "a constant tensor of shape value_shape; its values are the payload's \"value\""},
+	{Op: OpRandUniform, Prim: "rand_uniform", Attrs: []string{AttrSeed}, Exact: true,
+		Doc: "uniform draws k/2^32 of the splitmix64 stream keyed by seed, one per element of the node's shape"},
+	{Op: OpBernoulliMask, MinArity: 1, MaxArity: 1, Attrs: []string{AttrSeed}, Exact: true,
+		Doc: "0/1 mask of the node's shape from a scalar keep-probability parent q: 1 where draw ≥ 1−q (the registry's bernoulli_mask with P = 1−q)"},
+	{Op: OpAdd, MinArity: 2, MaxArity: 2, Prim: "add", Exact: true, Doc: "a+b elementwise (equal shapes; broadcast explicitly)"},
+	{Op: OpSub, MinArity: 2, MaxArity: 2, Prim: "sub", Exact: true, Doc: "a−b elementwise"},
+	{Op: OpMulElem, MinArity: 2, MaxArity: 2, Prim: "mul", Exact: true, Doc: "a⊙b elementwise"},
+	{Op: OpMaxElem, MinArity: 2, MaxArity: 2, Prim: "max", Exact: true, Doc: "elementwise max"},
+	{Op: OpMinElem, MinArity: 2, MaxArity: 2, Prim: "min", Exact: true, Doc: "elementwise min"},
+	{Op: OpAbs, MinArity: 1, MaxArity: 1, Prim: "abs", Exact: true, Doc: "|x|"},
+	{Op: OpSqrt, MinArity: 1, MaxArity: 1, Prim: "sqrt", Exact: true, Doc: "sqrt(max(x,0))"},
+	{Op: OpInv, MinArity: 1, MaxArity: 1, Prim: "inv", Exact: true, Doc: "1/x"},
+	{Op: OpRelu, MinArity: 1, MaxArity: 1, Prim: "relu", Exact: true, Doc: "max(x,0)"},
+	{Op: OpTanh, MinArity: 1, MaxArity: 1, Prim: "tanh", Doc: "tanh x"},
+	{Op: OpSigmoid, MinArity: 1, MaxArity: 1, Prim: "sigmoid", Doc: "1/(1+e^−x), sign-split"},
+	{Op: OpExp, MinArity: 1, MaxArity: 1, Prim: "exp", Doc: "e^x"},
+	{Op: OpLog, MinArity: 1, MaxArity: 1, Prim: "log", Doc: "raw ln x: rejects x ≤ 0 (the only data-dependent failure); use safe_log"},
+	{Op: OpSin, MinArity: 1, MaxArity: 1, Prim: "sin", Doc: "sin x"},
+	{Op: OpCos, MinArity: 1, MaxArity: 1, Prim: "cos", Doc: "cos x"},
+	{Op: OpSoftplus, MinArity: 1, MaxArity: 1, Prim: "softplus", Doc: "stable log(1+e^x)"},
+	{Op: OpSafeLog, MinArity: 2, MaxArity: 2, Prim: "softplus",
+		Doc: "log(softplus(x)+ε), ε the second parent (a scalar); the registry's safe_log with the ε taken from the graph"},
+	{Op: OpMatmul, MinArity: 2, MaxArity: 2, Prim: "matmul", Exact: true, Doc: "torch.matmul (batch broadcasting, 1-D promotion), left folds from 0"},
+	{Op: OpLinear, MinArity: 1, MaxArity: 1, Prim: "linear", Params: []string{ParamW, ParamB}, Required: []string{ParamW, ParamB}, Exact: true,
+		Doc: "Wx+b over the last axis; W[out,in] and b[out] from the payload"},
+	{Op: OpReduceSum, MinArity: 1, MaxArity: 1, Prim: "reduce_sum", Attrs: []string{AttrAxis}, Exact: true, Doc: "Σ along axis (removed), left fold from 0"},
+	{Op: OpReduceMean, MinArity: 1, MaxArity: 1, Prim: "reduce_mean", Attrs: []string{AttrAxis}, Exact: true, Doc: "mean along axis (removed)"},
+	{Op: OpSum, MinArity: 1, MaxArity: 1, Prim: "sum", Exact: true, Doc: "Σ of every element to a scalar, left fold from 0"},
+	{Op: OpSoftmax, MinArity: 1, MaxArity: 1, Prim: "softmax", Attrs: []string{AttrAxis}, Doc: "max-shifted softmax along axis"},
+	{Op: OpHardMaskedSoftmax, MinArity: 1, MaxArity: 1, Attrs: []string{AttrMask},
+		Doc: "last-axis softmax over the allowed entries only; blocked entries get exactly 0, a fully blocked row is all 0"},
+	{Op: OpLayerNorm, MinArity: 1, MaxArity: 1, Prim: "layer_norm", Attrs: []string{AttrAxis}, Params: []string{ParamGamma, ParamBeta, ParamEps}, Exact: true,
+		Doc: "layer norm over the suffix shape[axis:] (F.layer_norm); optional γ=1, β=0, ε=1/100000 from the payload"},
+	{Op: OpBatchNormEval, MinArity: 1, MaxArity: 1, Attrs: []string{AttrChannelAxis, AttrChannels},
+		Params: []string{ParamMean, ParamVar, ParamGamma, ParamBeta, ParamEps}, Required: []string{ParamMean, ParamVar}, Exact: true,
+		Doc: "((x−μ)/sqrt(max(σ²,0)+ε))·γ+β per channel, running statistics from the payload"},
+	{Op: OpPermute, MinArity: 1, MaxArity: 1, Prim: "permute", Attrs: []string{AttrPerm}, Exact: true, Doc: "output axis i is input axis perm[i]"},
+	{Op: OpTranspose, MinArity: 1, MaxArity: 1, Prim: "transpose", Attrs: []string{AttrAxis1, AttrAxis2}, Exact: true, Doc: "swap two axes"},
+	{Op: OpBroadcastTo, MinArity: 1, MaxArity: 1, Prim: "broadcast_to", Attrs: []string{AttrFromShape, AttrToShape}, Exact: true, Doc: "numpy broadcast from_shape → to_shape"},
+	{Op: OpReshape, MinArity: 1, MaxArity: 1, Prim: "reshape", Attrs: []string{AttrInShape, AttrOutShape}, Exact: true, Doc: "same elements, in_shape → out_shape"},
+	{Op: OpFlatten, MinArity: 1, MaxArity: 1, Prim: "flatten", Attrs: []string{AttrInShape}, Exact: true, Doc: "in_shape → [size(in_shape)]"},
+	{Op: OpConcat, MinArity: 2, MaxArity: -1, Prim: "concat", Attrs: []string{AttrAxis}, Exact: true, Doc: "join the parents along axis"},
+	{Op: OpConv, MinArity: 1, MaxArity: 1,
+		Attrs:  []string{AttrKernel, AttrStride, AttrPadding, AttrDilation, AttrGroups, AttrInChannels, AttrOutChannels},
+		Params: []string{ParamW, ParamB}, Required: []string{ParamW}, Exact: true,
+		Doc: "grouped convolution over the trailing spatial axes, channel axis just before them (NCHW for 2-D); forward only"},
+	{Op: OpMaxPool, MinArity: 1, MaxArity: 1, Attrs: []string{AttrKernel, AttrStride, AttrPadding}, Exact: true,
+		Doc: "max over each window of the trailing spatial axes; padding positions are ignored"},
+	{Op: OpAvgPool, MinArity: 1, MaxArity: 1, Attrs: []string{AttrKernel, AttrStride, AttrPadding}, Exact: true,
+		Doc: "window sum (left fold from 0, zero padding) divided by the kernel size"},
+	{Op: OpDetach, MinArity: 1, MaxArity: 1, Prim: "detach", Exact: true, Doc: "stop-gradient: the same value"},
+	{Op: OpMSELoss, MinArity: 2, MaxArity: 2, Prim: "mse_loss", Exact: true, Doc: "Σ(ŷ−y)²/N, N the element count (1 if empty)"},
+}
+
+var opIndex = func() map[Op]*OpInfo {
+	m := make(map[Op]*OpInfo, len(ops))
+	for i := range ops {
+		m[ops[i].Op] = &ops[i]
+	}
+	return m
+}()
+
+// clone returns a copy of the description that shares no slices.
+func (o *OpInfo) clone() OpInfo {
+	c := *o
+	c.Attrs = append([]string(nil), o.Attrs...)
+	c.Params = append([]string(nil), o.Params...)
+	c.Required = append([]string(nil), o.Required...)
+	return c
+}
+
+// Info returns the description of tag op, and false for an unknown tag.
+func Info(op Op) (OpInfo, bool) {
+	o, ok := opIndex[op]
+	if !ok {
+		return OpInfo{}, false
+	}
+	return o.clone(), true
+}
+
+// Ops lists every tag of the canonical IR, in the order of §4.
+func Ops() []OpInfo {
+	out := make([]OpInfo, len(ops))
+	for i := range ops {
+		out[i] = ops[i].clone()
+	}
+	return out
+}
+
+// arityMsg explains a parent count outside the tag's arity.
+func (o *OpInfo) arityMsg(n int) string {
+	switch {
+	case o.MaxArity < 0:
+		return fmt.Sprintf("%s takes at least %d parents, got %d", o.Op, o.MinArity, n)
+	case o.MinArity == o.MaxArity:
+		return fmt.Sprintf("%s takes %d parents, got %d", o.Op, o.MinArity, n)
+	default:
+		return fmt.Sprintf("%s takes %d to %d parents, got %d", o.Op, o.MinArity, o.MaxArity, n)
+	}
+}
+
+func (o *OpInfo) hasAttr(name string) bool  { return contains(o.Attrs, name) }
+func (o *OpInfo) hasParam(name string) bool { return contains(o.Params, name) }
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Kind is a node's operation: the tag and its static attributes. Each tag
+// reads only the fields its OpInfo.Attrs names (the comment on each field
+// says which); Graph.Check rejects a Kind that sets any other field, so
+// that the canonical encoding loses nothing.
+type Kind struct {
+	// Op is the tag.
+	Op Op
+	// ValueShape is const's value_shape.
+	ValueShape spec.Shape
+	// Seed is the stream key of rand_uniform and bernoulli_mask.
+	Seed uint64
+	// Axis is the axis of reduce_sum, reduce_mean, softmax, concat, and
+	// the first normalized axis of layernorm.
+	Axis int
+	// Axis1 and Axis2 are transpose's axes.
+	Axis1, Axis2 int
+	// Perm is permute's permutation.
+	Perm []int
+	// FromShape and ToShape are broadcast_to's shapes.
+	FromShape, ToShape spec.Shape
+	// InShape is the parent shape of reshape and flatten; OutShape is
+	// reshape's target.
+	InShape, OutShape spec.Shape
+	// Mask is hard_masked_softmax's mask.
+	Mask *HardMask
+	// ChannelAxis and Channels are batch_norm_eval's channel axis and its
+	// extent.
+	ChannelAxis, Channels int
+	// Window is the geometry of conv, max_pool and avg_pool.
+	Window *Window
+}
+
+// HardMask is hard_masked_softmax's static mask: row-major, true where the
+// entry takes part in the softmax. Its Shape must equal the node's shape.
+type HardMask struct {
+	Shape   spec.Shape
+	Allowed []bool
+}
+
+// Window is the geometry of a convolution or pooling over the trailing
+// len(Kernel) axes of its input (the spatial axes). Kernel, Stride and
+// Padding have one entry per spatial axis; padding is symmetric. Dilation,
+// Groups, InChannels and OutChannels are conv's alone (pools leave them
+// zero): conv's channel axis is the one just before the spatial axes, so a
+// 2-D conv reads NCHW (or CHW), and every axis before the channel axis is
+// mapped independently.
+type Window struct {
+	Kernel, Stride, Padding []int
+	Dilation                []int
+	Groups                  int
+	InChannels, OutChannels int
+}
+
+func cloneInts(xs []int) []int {
+	if xs == nil {
+		return nil
+	}
+	return append([]int{}, xs...)
+}
+
+// Clone returns a deep copy of the kind.
+func (k Kind) Clone() Kind {
+	c := k
+	c.ValueShape = cloneShape(k.ValueShape)
+	c.Perm = cloneInts(k.Perm)
+	c.FromShape, c.ToShape = cloneShape(k.FromShape), cloneShape(k.ToShape)
+	c.InShape, c.OutShape = cloneShape(k.InShape), cloneShape(k.OutShape)
+	if k.Mask != nil {
+		c.Mask = &HardMask{Shape: cloneShape(k.Mask.Shape), Allowed: append([]bool{}, k.Mask.Allowed...)}
+	}
+	if k.Window != nil {
+		w := *k.Window
+		w.Kernel, w.Stride, w.Padding, w.Dilation = cloneInts(w.Kernel), cloneInts(w.Stride), cloneInts(w.Padding), cloneInts(w.Dilation)
+		c.Window = &w
+	}
+	return c
+}
+
+func cloneShape(s spec.Shape) spec.Shape {
+	if s == nil {
+		return nil
+	}
+	return s.Clone()
+}
+
+// intsEqual compares two int slices, nil equal to empty.
+func intsEqual(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Equal reports whether two kinds are the same operation with the same
+// attributes (a nil slice equals an empty one).
+func (k Kind) Equal(o Kind) bool {
+	if k.Op != o.Op || k.Seed != o.Seed || k.Axis != o.Axis || k.Axis1 != o.Axis1 || k.Axis2 != o.Axis2 ||
+		k.ChannelAxis != o.ChannelAxis || k.Channels != o.Channels {
+		return false
+	}
+	if !intsEqual(k.ValueShape, o.ValueShape) || !intsEqual(k.Perm, o.Perm) ||
+		!intsEqual(k.FromShape, o.FromShape) || !intsEqual(k.ToShape, o.ToShape) ||
+		!intsEqual(k.InShape, o.InShape) || !intsEqual(k.OutShape, o.OutShape) {
+		return false
+	}
+	if (k.Mask == nil) != (o.Mask == nil) || (k.Window == nil) != (o.Window == nil) {
+		return false
+	}
+	if k.Mask != nil {
+		if !intsEqual(k.Mask.Shape, o.Mask.Shape) || len(k.Mask.Allowed) != len(o.Mask.Allowed) {
+			return false
+		}
+		for i := range k.Mask.Allowed {
+			if k.Mask.Allowed[i] != o.Mask.Allowed[i] {
+				return false
+			}
+		}
+	}
+	if k.Window != nil {
+		a, b := k.Window, o.Window
+		if !intsEqual(a.Kernel, b.Kernel) || !intsEqual(a.Stride, b.Stride) || !intsEqual(a.Padding, b.Padding) ||
+			!intsEqual(a.Dilation, b.Dilation) || a.Groups != b.Groups || a.InChannels != b.InChannels || a.OutChannels != b.OutChannels {
+			return false
+		}
+	}
+	return true
+}
+
+// strayAttr returns the wire name of the first attribute field that k sets
+// although its tag does not read it, or "".
+func (k Kind) strayAttr(o *OpInfo) string {
+	type field struct {
+		name string
+		set  bool
+	}
+	fs := []field{
+		{AttrValueShape, len(k.ValueShape) > 0},
+		{AttrSeed, k.Seed != 0},
+		{AttrAxis, k.Axis != 0},
+		{AttrAxis1, k.Axis1 != 0},
+		{AttrAxis2, k.Axis2 != 0},
+		{AttrPerm, len(k.Perm) > 0},
+		{AttrFromShape, len(k.FromShape) > 0},
+		{AttrToShape, len(k.ToShape) > 0},
+		{AttrInShape, len(k.InShape) > 0},
+		{AttrOutShape, len(k.OutShape) > 0},
+		{AttrMask, k.Mask != nil},
+		{AttrChannelAxis, k.ChannelAxis != 0},
+		{AttrChannels, k.Channels != 0},
+		{AttrKernel, k.Window != nil},
+	}
+	for _, f := range fs {
+		if f.set && !o.hasAttr(f.name) {
+			return f.name
+		}
+	}
+	if k.Window != nil && !o.hasAttr(AttrDilation) {
+		w := k.Window
+		switch {
+		case len(w.Dilation) > 0:
+			return AttrDilation
+		case w.Groups != 0:
+			return AttrGroups
+		case w.InChannels != 0:
+			return AttrInChannels
+		case w.OutChannels != 0:
+			return AttrOutChannels
+		}
+	}
+	return ""
+}

@@ -1,0 +1,380 @@
+package irsem
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// FormatIR is the value of the root "format" field of a graph document.
+const FormatIR = "torchlean.ir.v1"
+
+// The torchlean.ir.v1 graph document (FORMAT.md has the full schema):
+//
+//	{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
+//	  {"id":0,"kind":"input","parents":[],"shape":[1,4]},
+//	  {"id":1,"kind":"relu","parents":[0],"shape":[1,4]}
+//	]}
+//
+// Every node has exactly the members id, kind, parents, shape and the
+// attributes its tag lists in OpInfo.Attrs (all of them required, none
+// other allowed): value_shape, seed, axis, axis1, axis2, perm, from_shape,
+// to_shape, in_shape, out_shape, mask ({"shape":[…],"allowed":[bools]}),
+// channel_axis, channels, kernel, stride, padding, dilation, groups,
+// in_channels, out_channels. Integers are plain JSON naturals (no sign,
+// fraction or exponent); seed is a natural below 2^64.
+
+// ReadGraph reads a torchlean.ir.v1 document from r (at most
+// MaxDocumentBytes) and decodes it with DecodeGraph.
+func ReadGraph(r io.Reader) (*Graph, error) {
+	data, err := readAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeGraph(data)
+}
+
+// DecodeGraph decodes a torchlean.ir.v1 document strictly (unknown,
+// duplicate and missing fields, trailing data, malformed numbers, unknown
+// tags and oversized shapes are errors) and then checks the graph with
+// Graph.Check. Every error is an *Error naming the node and field.
+func DecodeGraph(data []byte) (*Graph, error) {
+	if len(data) > MaxDocumentBytes {
+		return nil, docErrf("", "document is larger than %d bytes", MaxDocumentBytes)
+	}
+	fs, err := decodeObject(data)
+	if err != nil {
+		return nil, inField("", err)
+	}
+	g := &Graph{}
+	got := map[string]bool{}
+	var nodes []json.RawMessage
+	for _, f := range fs {
+		got[f.key] = true
+		switch f.key {
+		case "format":
+			s, err := decodeString(f.raw)
+			if err != nil {
+				return nil, inField(f.key, err)
+			}
+			if s != FormatIR {
+				return nil, docErrf(f.key, "expected %q, got %q", FormatIR, s)
+			}
+		case "input_id":
+			if g.InputID, err = decodeInt(f.raw, MaxNodes); err != nil {
+				return nil, inField(f.key, err)
+			}
+		case "output_id":
+			if g.OutputID, err = decodeInt(f.raw, MaxNodes); err != nil {
+				return nil, inField(f.key, err)
+			}
+		case "nodes":
+			if nodes, err = decodeArray(f.raw); err != nil {
+				return nil, inField(f.key, err)
+			}
+			if len(nodes) > MaxNodes {
+				return nil, docErrf(f.key, "%d nodes, more than the maximum %d", len(nodes), MaxNodes)
+			}
+		default:
+			return nil, docErrf(f.key, "unknown field (a graph has format, input_id, output_id and nodes)")
+		}
+	}
+	for _, k := range []string{"format", "input_id", "output_id", "nodes"} {
+		if !got[k] {
+			return nil, docErrf(k, "missing")
+		}
+	}
+	g.Nodes = make([]Node, len(nodes))
+	for i, raw := range nodes {
+		if err := decodeNode(i, raw, &g.Nodes[i]); err != nil {
+			return nil, err
+		}
+	}
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// attrNames is every attribute name, for telling a misplaced attribute
+// from an unknown field.
+var attrNames = []string{AttrValueShape, AttrSeed, AttrAxis, AttrAxis1, AttrAxis2, AttrPerm, AttrFromShape, AttrToShape,
+	AttrInShape, AttrOutShape, AttrMask, AttrChannelAxis, AttrChannels, AttrKernel, AttrStride, AttrPadding, AttrDilation,
+	AttrGroups, AttrInChannels, AttrOutChannels}
+
+func decodeShape(raw []byte) (spec.Shape, error) {
+	xs, err := decodeInts(raw, maxExtent, spec.MaxRank)
+	if err != nil {
+		return nil, err
+	}
+	return spec.Shape(xs), nil
+}
+
+// decodeNode decodes nodes[i] into n.
+func decodeNode(i int, raw json.RawMessage, n *Node) error {
+	fs, err := decodeObject(raw)
+	if err != nil {
+		return wrapNode(i, "", "", err)
+	}
+	// The tag first, so that every later error can name it.
+	var info *OpInfo
+	for _, f := range fs {
+		if f.key == "kind" {
+			s, err := decodeString(f.raw)
+			if err != nil {
+				return wrapNode(i, "", "kind", err)
+			}
+			o, ok := opIndex[Op(s)]
+			if !ok {
+				return nodeErrf(i, "", "kind", "unknown op tag %q", s)
+			}
+			info = o
+		}
+	}
+	if info == nil {
+		return nodeErrf(i, "", "kind", "missing")
+	}
+	op := info.Op
+	n.Kind.Op = op
+	got := map[string]bool{}
+	for _, f := range fs {
+		got[f.key] = true
+		if err := decodeNodeField(n, info, f); err != nil {
+			return wrapNode(i, op, f.key, err)
+		}
+		if f.key == "id" && n.ID != i {
+			return nodeErrf(i, op, "id", "nodes[%d] has id %d (each id must equal its index)", i, n.ID)
+		}
+	}
+	for _, k := range append([]string{"id", "parents", "shape"}, info.Attrs...) {
+		if !got[k] {
+			return nodeErrf(i, op, k, "missing")
+		}
+	}
+	if n.Parents == nil {
+		n.Parents = []int{}
+	}
+	return nil
+}
+
+func decodeNodeField(n *Node, info *OpInfo, f jfield) error {
+	k := &n.Kind
+	var err error
+	switch f.key {
+	case "kind":
+		return nil
+	case "id":
+		n.ID, err = decodeInt(f.raw, MaxNodes)
+		return err
+	case "parents":
+		n.Parents, err = decodeInts(f.raw, MaxNodes, MaxNodes)
+		return err
+	case "shape":
+		n.Shape, err = decodeShape(f.raw)
+		return err
+	}
+	if !info.hasAttr(f.key) {
+		if contains(attrNames, f.key) {
+			return fmt.Errorf("%s takes no %q attribute", info.Op, f.key)
+		}
+		return errors.New("unknown field")
+	}
+	win := func() *Window {
+		if k.Window == nil {
+			k.Window = &Window{}
+		}
+		return k.Window
+	}
+	switch f.key {
+	case AttrValueShape:
+		k.ValueShape, err = decodeShape(f.raw)
+	case AttrSeed:
+		k.Seed, err = decodeUint(f.raw, ^uint64(0))
+	case AttrAxis:
+		k.Axis, err = decodeInt(f.raw, MaxAttrInt)
+	case AttrAxis1:
+		k.Axis1, err = decodeInt(f.raw, MaxAttrInt)
+	case AttrAxis2:
+		k.Axis2, err = decodeInt(f.raw, MaxAttrInt)
+	case AttrChannelAxis:
+		k.ChannelAxis, err = decodeInt(f.raw, MaxAttrInt)
+	case AttrChannels:
+		k.Channels, err = decodeInt(f.raw, maxExtent)
+	case AttrPerm:
+		k.Perm, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
+	case AttrFromShape:
+		k.FromShape, err = decodeShape(f.raw)
+	case AttrToShape:
+		k.ToShape, err = decodeShape(f.raw)
+	case AttrInShape:
+		k.InShape, err = decodeShape(f.raw)
+	case AttrOutShape:
+		k.OutShape, err = decodeShape(f.raw)
+	case AttrMask:
+		k.Mask, err = decodeMask(f.raw)
+	case AttrKernel:
+		win().Kernel, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
+	case AttrStride:
+		win().Stride, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
+	case AttrPadding:
+		win().Padding, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
+	case AttrDilation:
+		win().Dilation, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
+	case AttrGroups:
+		win().Groups, err = decodeInt(f.raw, MaxAttrInt)
+	case AttrInChannels:
+		win().InChannels, err = decodeInt(f.raw, maxExtent)
+	case AttrOutChannels:
+		win().OutChannels, err = decodeInt(f.raw, MaxAttrInt)
+	}
+	return err
+}
+
+// decodeMask reads {"shape":[…],"allowed":[true,false,…]}.
+func decodeMask(raw []byte) (*HardMask, error) {
+	fs, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	m := &HardMask{}
+	var allowed []json.RawMessage
+	got := map[string]bool{}
+	for _, f := range fs {
+		got[f.key] = true
+		switch f.key {
+		case "shape":
+			if m.Shape, err = decodeShape(f.raw); err != nil {
+				return nil, inField(f.key, err)
+			}
+		case "allowed":
+			if allowed, err = decodeArray(f.raw); err != nil {
+				return nil, inField(f.key, err)
+			}
+		default:
+			return nil, docErrf(f.key, "unknown field (a mask has shape and allowed)")
+		}
+	}
+	for _, k := range []string{"shape", "allowed"} {
+		if !got[k] {
+			return nil, docErrf(k, "missing")
+		}
+	}
+	size, err := m.Shape.Check(0)
+	if err != nil {
+		return nil, inField("shape", err)
+	}
+	if len(allowed) != size {
+		return nil, docErrf("allowed", "mask of shape %v needs %d entries, got %d", m.Shape, size, len(allowed))
+	}
+	m.Allowed = make([]bool, len(allowed))
+	for j, a := range allowed {
+		if m.Allowed[j], err = decodeBool(a); err != nil {
+			return nil, inField(fmt.Sprintf("allowed[%d]", j), err)
+		}
+	}
+	return m, nil
+}
+
+// EncodeGraph writes g (which must pass Check) as a canonical
+// torchlean.ir.v1 document: the root members in the order format,
+// input_id, output_id, nodes; one node per line, indented two spaces, with
+// its members in the order id, kind, parents, shape and then its tag's
+// attributes in OpInfo.Attrs order; no other whitespace; a final newline.
+// DecodeGraph(EncodeGraph(g)) equals g, and EncodeGraph(DecodeGraph(x))
+// is x for every canonical document x.
+func EncodeGraph(g *Graph) ([]byte, error) {
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, 64+64*len(g.Nodes))
+	b = append(b, `{"format":`...)
+	b = strconv.AppendQuote(b, FormatIR)
+	b = append(b, `,"input_id":`...)
+	b = strconv.AppendInt(b, int64(g.InputID), 10)
+	b = append(b, `,"output_id":`...)
+	b = strconv.AppendInt(b, int64(g.OutputID), 10)
+	b = append(b, `,"nodes":[`...)
+	for i := range g.Nodes {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, "\n  "...)
+		b = appendNode(b, &g.Nodes[i])
+	}
+	b = append(b, "\n]}\n"...)
+	return b, nil
+}
+
+func appendNode(b []byte, n *Node) []byte {
+	k := &n.Kind
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, int64(n.ID), 10)
+	b = append(b, `,"kind":`...)
+	b = strconv.AppendQuote(b, string(k.Op))
+	b = append(b, `,"parents":`...)
+	b = appendInts(b, n.Parents)
+	b = append(b, `,"shape":`...)
+	b = appendInts(b, n.Shape)
+	info := opIndex[k.Op]
+	for _, a := range info.Attrs {
+		b = append(b, ',')
+		b = strconv.AppendQuote(b, a)
+		b = append(b, ':')
+		switch a {
+		case AttrValueShape:
+			b = appendInts(b, k.ValueShape)
+		case AttrSeed:
+			b = strconv.AppendUint(b, k.Seed, 10)
+		case AttrAxis:
+			b = strconv.AppendInt(b, int64(k.Axis), 10)
+		case AttrAxis1:
+			b = strconv.AppendInt(b, int64(k.Axis1), 10)
+		case AttrAxis2:
+			b = strconv.AppendInt(b, int64(k.Axis2), 10)
+		case AttrChannelAxis:
+			b = strconv.AppendInt(b, int64(k.ChannelAxis), 10)
+		case AttrChannels:
+			b = strconv.AppendInt(b, int64(k.Channels), 10)
+		case AttrPerm:
+			b = appendInts(b, k.Perm)
+		case AttrFromShape:
+			b = appendInts(b, k.FromShape)
+		case AttrToShape:
+			b = appendInts(b, k.ToShape)
+		case AttrInShape:
+			b = appendInts(b, k.InShape)
+		case AttrOutShape:
+			b = appendInts(b, k.OutShape)
+		case AttrMask:
+			b = append(b, `{"shape":`...)
+			b = appendInts(b, k.Mask.Shape)
+			b = append(b, `,"allowed":[`...)
+			for j, v := range k.Mask.Allowed {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendBool(b, v)
+			}
+			b = append(b, "]}"...)
+		case AttrKernel:
+			b = appendInts(b, k.Window.Kernel)
+		case AttrStride:
+			b = appendInts(b, k.Window.Stride)
+		case AttrPadding:
+			b = appendInts(b, k.Window.Padding)
+		case AttrDilation:
+			b = appendInts(b, k.Window.Dilation)
+		case AttrGroups:
+			b = strconv.AppendInt(b, int64(k.Window.Groups), 10)
+		case AttrInChannels:
+			b = strconv.AppendInt(b, int64(k.Window.InChannels), 10)
+		case AttrOutChannels:
+			b = strconv.AppendInt(b, int64(k.Window.OutChannels), 10)
+		}
+	}
+	return append(b, '}')
+}
