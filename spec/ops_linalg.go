@@ -73,6 +73,14 @@ func planMatmul(a, b Shape) (*mmPlan, error) {
 // matmulFwd computes C[b,i,j] = Σ_k A[b,i,k]·B[b,k,j] as a left fold from 0.
 func matmulFwd[T Scalar[T]](p *mmPlan, a, b Tensor[T]) Tensor[T] {
 	out := zerosOf[T](p.out)
+	switch od := any(out.Data).(type) {
+	case []F32:
+		matmulFwdF32(p, any(a.Data).([]F32), any(b.Data).([]F32), od)
+		return out
+	case []F64:
+		matmulFwdF64(p, any(a.Data).([]F64), any(b.Data).([]F64), od)
+		return out
+	}
 	mk, kn, mn := p.m*p.k, p.k*p.n, p.m*p.n
 	for bt := range p.aIdx {
 		ao, bo, co := p.aIdx[bt]*mk, p.bIdx[bt]*kn, bt*mn
@@ -93,6 +101,10 @@ func matmulFwd[T Scalar[T]](p *mmPlan, a, b Tensor[T]) Tensor[T] {
 // contracted index, summed over broadcast batches in batch order.
 func matmulVJP[T Scalar[T]](p *mmPlan, a, b, d Tensor[T]) (Tensor[T], Tensor[T]) {
 	da, db := zerosOf[T](a.Shape), zerosOf[T](b.Shape)
+	if dd, ok := any(da.Data).([]F32); ok {
+		matmulVJPF32(p, any(a.Data).([]F32), any(b.Data).([]F32), any(d.Data).([]F32), dd, any(db.Data).([]F32))
+		return da, db
+	}
 	mk, kn, mn := p.m*p.k, p.k*p.n, p.m*p.n
 	for bt := range p.aIdx {
 		ao, bo, co := p.aIdx[bt]*mk, p.bIdx[bt]*kn, bt*mn
