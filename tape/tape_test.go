@@ -312,3 +312,20 @@ func TestSessions(t *testing.T) {
 		t.Fatalf("grad %v %v %v", gx, ok, err)
 	}
 }
+
+func TestViews(t *testing.T) {
+	tp := New[spec.Rat](nil)
+	x, _ := tp.Param("x", x0())
+	y, _ := tp.Param("y", vec(1, 1))
+	a := mustApply(t, tp, "mul", x, x)
+	l := mustApply(t, tp, "sum", a)
+	g, _ := tp.BackwardScalar(l)
+	want := "0 x []: [12, -6]\n1 y []: unreached\n2 mul [0 0]: [6, -3]\n3 sum [2]: 1\n"
+	if got := tp.GradsView(g); got != want {
+		t.Fatalf("grads view:\n%s\nwant\n%s", got, want)
+	}
+	if got := tp.TraceView(g); got != "3:sum -> 2:mul" {
+		t.Fatalf("trace %q", got)
+	}
+	_ = y
+}
