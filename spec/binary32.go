@@ -65,9 +65,9 @@ func (x Binary32) isNaN() bool { return uint32(x)&b32MagnitudeMask > b32ExpMask 
 
 func (x Binary32) isSNaN() bool { return x.isNaN() && uint32(x)&b32QuietBit == 0 }
 
-// pickNaN2 applies the propagation rule to two operands, at least one of
+// b32PickNaN2 applies the propagation rule to two operands, at least one of
 // which is a NaN.
-func pickNaN2(a, b Binary32) Binary32 {
+func b32PickNaN2(a, b Binary32) Binary32 {
 	switch {
 	case a.isSNaN():
 		return a | b32QuietBit
@@ -79,9 +79,9 @@ func pickNaN2(a, b Binary32) Binary32 {
 	return b | b32QuietBit
 }
 
-// pickNaN3 applies the propagation rule to three operands, at least one of
+// b32PickNaN3 applies the propagation rule to three operands, at least one of
 // which is a NaN.
-func pickNaN3(a, b, c Binary32) Binary32 {
+func b32PickNaN3(a, b, c Binary32) Binary32 {
 	switch {
 	case a.isSNaN():
 		return a | b32QuietBit
@@ -97,9 +97,9 @@ func pickNaN3(a, b, c Binary32) Binary32 {
 	return c | b32QuietBit
 }
 
-// unpack decodes a finite, non-zero magnitude (sign bit clear) into m·2^e
+// b32Unpack decodes a finite, non-zero magnitude (sign bit clear) into m·2^e
 // with m < 2^24.
-func unpack(a uint32) (m uint64, e int) {
+func b32Unpack(a uint32) (m uint64, e int) {
 	be := int(a >> 23)
 	f := uint64(a & b32FracMask)
 	if be == 0 {
@@ -108,12 +108,12 @@ func unpack(a uint32) (m uint64, e int) {
 	return f | 1<<23, be - 150
 }
 
-// roundPack returns the binary32 nearest, ties to even, to
+// b32RoundPack returns the binary32 nearest, ties to even, to
 // (−1)^sign · (m + δ) · 2^exp, where δ = 0 when sticky is false and
 // 0 < δ < 1 when it is true. sign is 0 or b32Sign. When sticky is set, m
 // must have at least 25 significant bits, so that the rounding position
 // lies at or above bit 1 of m and δ only breaks ties.
-func roundPack(sign uint32, m uint64, exp int, sticky bool) Binary32 {
+func b32RoundPack(sign uint32, m uint64, exp int, sticky bool) Binary32 {
 	if m == 0 {
 		return Binary32(sign)
 	}
@@ -153,9 +153,9 @@ func roundPack(sign uint32, m uint64, exp int, sticky bool) Binary32 {
 	return Binary32(sign | uint32(enc))
 }
 
-// addCore returns round((−1)^sa·ma·2^ea + (−1)^sb·mb·2^eb) for non-zero
+// b32AddCore returns round((−1)^sa·ma·2^ea + (−1)^sb·mb·2^eb) for non-zero
 // ma, mb < 2^62.
-func addCore(sa uint32, ma uint64, ea int, sb uint32, mb uint64, eb int) Binary32 {
+func b32AddCore(sa uint32, ma uint64, ea int, sb uint32, mb uint64, eb int) Binary32 {
 	// Normalise both significands to bit 62, so the larger exponent is the
 	// larger magnitude (ties broken by the significand).
 	sh := 63 - bits.Len64(ma)
@@ -175,7 +175,7 @@ func addCore(sa uint32, ma uint64, ea int, sb uint32, mb uint64, eb int) Binary3
 		mb >>= uint(d)
 	}
 	if sa == sb {
-		return roundPack(sa, ma+mb, ea, sticky) // < 2^63 + 2^62
+		return b32RoundPack(sa, ma+mb, ea, sticky) // < 2^63 + 2^62
 	}
 	// ma ≥ 2^62 > mb when d > 0, and ma ≥ mb when d = 0.
 	m := ma - mb
@@ -186,27 +186,27 @@ func addCore(sa uint32, ma uint64, ea int, sb uint32, mb uint64, eb int) Binary3
 	if m == 0 && !sticky {
 		return 0 // exact cancellation is +0 under round-to-nearest
 	}
-	return roundPack(sa, m, ea, sticky)
+	return b32RoundPack(sa, m, ea, sticky)
 }
 
 // Add returns x+y rounded once to nearest, ties to even.
 func (x Binary32) Add(y Binary32) Binary32 {
 	if x.isNaN() || y.isNaN() {
-		return pickNaN2(x, y)
+		return b32PickNaN2(x, y)
 	}
-	return addNoNaN(uint32(x), uint32(y))
+	return b32AddNoNaN(uint32(x), uint32(y))
 }
 
 // Sub returns x−y rounded once to nearest, ties to even. A NaN y is
 // propagated with its own sign.
 func (x Binary32) Sub(y Binary32) Binary32 {
 	if x.isNaN() || y.isNaN() {
-		return pickNaN2(x, y)
+		return b32PickNaN2(x, y)
 	}
-	return addNoNaN(uint32(x), uint32(y)^b32Sign)
+	return b32AddNoNaN(uint32(x), uint32(y)^b32Sign)
 }
 
-func addNoNaN(a, b uint32) Binary32 {
+func b32AddNoNaN(a, b uint32) Binary32 {
 	aa, ba := a&b32MagnitudeMask, b&b32MagnitudeMask
 	switch {
 	case aa == b32ExpMask:
@@ -224,15 +224,15 @@ func addNoNaN(a, b uint32) Binary32 {
 	case ba == 0:
 		return Binary32(a)
 	}
-	ma, ea := unpack(aa)
-	mb, eb := unpack(ba)
-	return addCore(a&b32Sign, ma, ea, b&b32Sign, mb, eb)
+	ma, ea := b32Unpack(aa)
+	mb, eb := b32Unpack(ba)
+	return b32AddCore(a&b32Sign, ma, ea, b&b32Sign, mb, eb)
 }
 
 // Mul returns x·y rounded once to nearest, ties to even.
 func (x Binary32) Mul(y Binary32) Binary32 {
 	if x.isNaN() || y.isNaN() {
-		return pickNaN2(x, y)
+		return b32PickNaN2(x, y)
 	}
 	a, b := uint32(x), uint32(y)
 	s := (a ^ b) & b32Sign
@@ -251,9 +251,9 @@ func (x Binary32) Mul(y Binary32) Binary32 {
 	case aa == 0 || ba == 0:
 		return Binary32(s)
 	}
-	ma, ea := unpack(aa)
-	mb, eb := unpack(ba)
-	return roundPack(s, ma*mb, ea+eb, false) // the product is exact in 48 bits
+	ma, ea := b32Unpack(aa)
+	mb, eb := b32Unpack(ba)
+	return b32RoundPack(s, ma*mb, ea+eb, false) // the product is exact in 48 bits
 }
 
 // Neg flips the sign bit (also of a NaN, as IEEE negate does).
@@ -265,7 +265,7 @@ func (x Binary32) Div(y Binary32) (Binary32, error) { return x.quo(y), nil }
 
 func (x Binary32) quo(y Binary32) Binary32 {
 	if x.isNaN() || y.isNaN() {
-		return pickNaN2(x, y)
+		return b32PickNaN2(x, y)
 	}
 	a, b := uint32(x), uint32(y)
 	s := (a ^ b) & b32Sign
@@ -286,8 +286,8 @@ func (x Binary32) quo(y Binary32) Binary32 {
 	case aa == 0:
 		return Binary32(s)
 	}
-	ma, ea := unpack(aa)
-	mb, eb := unpack(ba)
+	ma, ea := b32Unpack(aa)
+	mb, eb := b32Unpack(ba)
 	// Normalise both to exactly 24 bits, then take a quotient of at least
 	// 40 bits; a non-zero remainder is the sticky bit.
 	sh := 24 - bits.Len64(ma)
@@ -296,7 +296,7 @@ func (x Binary32) quo(y Binary32) Binary32 {
 	mb, eb = mb<<uint(sh), eb-sh
 	n := ma << 40
 	q, r := n/mb, n%mb
-	return roundPack(s, q, ea-40-eb, r != 0)
+	return b32RoundPack(s, q, ea-40-eb, r != 0)
 }
 
 // FMA returns x·b + c with a single rounding to nearest, ties to even.
@@ -304,7 +304,7 @@ func (x Binary32) quo(y Binary32) Binary32 {
 // when c is finite, and so is ∞ + (−∞) between the product and c.
 func (x Binary32) FMA(b, c Binary32) Binary32 {
 	if x.isNaN() || b.isNaN() || c.isNaN() {
-		return pickNaN3(x, b, c)
+		return b32PickNaN3(x, b, c)
 	}
 	ua, ub, uc := uint32(x), uint32(b), uint32(c)
 	sp := (ua ^ ub) & b32Sign
@@ -327,13 +327,13 @@ func (x Binary32) FMA(b, c Binary32) Binary32 {
 		}
 		return c
 	}
-	ma, ea := unpack(aa)
-	mb, eb := unpack(ba)
+	ma, ea := b32Unpack(aa)
+	mb, eb := b32Unpack(ba)
 	if ca == 0 {
-		return roundPack(sp, ma*mb, ea+eb, false)
+		return b32RoundPack(sp, ma*mb, ea+eb, false)
 	}
-	mc, ec := unpack(ca)
-	return addCore(sp, ma*mb, ea+eb, sc, mc, ec)
+	mc, ec := b32Unpack(ca)
+	return b32AddCore(sp, ma*mb, ea+eb, sc, mc, ec)
 }
 
 // Abs clears the sign bit (also of a NaN).
@@ -354,7 +354,7 @@ func (x Binary32) orderKey() int64 {
 // the NaN rule.
 func (x Binary32) Max(y Binary32) Binary32 {
 	if x.isNaN() || y.isNaN() {
-		return pickNaN2(x, y)
+		return b32PickNaN2(x, y)
 	}
 	if y.orderKey() > x.orderKey() {
 		return y
@@ -366,7 +366,7 @@ func (x Binary32) Max(y Binary32) Binary32 {
 // operand is propagated by the NaN rule.
 func (x Binary32) Min(y Binary32) Binary32 {
 	if x.isNaN() || y.isNaN() {
-		return pickNaN2(x, y)
+		return b32PickNaN2(x, y)
 	}
 	if y.orderKey() < x.orderKey() {
 		return y
@@ -396,8 +396,8 @@ func (x Binary32) Step() Binary32 {
 	return 0
 }
 
-// isqrt64 returns ⌊√n⌋ by the digit-by-digit method.
-func isqrt64(n uint64) uint64 {
+// b32Isqrt64 returns ⌊√n⌋ by the digit-by-digit method.
+func b32Isqrt64(n uint64) uint64 {
 	var r uint64
 	bit := uint64(1) << 62
 	for bit > n {
@@ -430,7 +430,7 @@ func (x Binary32) sqrt() Binary32 {
 	case a&b32Sign != 0:
 		return b32CanonNaN
 	}
-	m, e := unpack(a)
+	m, e := b32Unpack(a)
 	// Scale m to 62 or 63 bits with an even exponent; the root then has
 	// 31 or 32 bits and a non-zero remainder is the sticky bit.
 	sh := 62 - bits.Len64(m)
@@ -438,8 +438,8 @@ func (x Binary32) sqrt() Binary32 {
 		sh++
 	}
 	m, e = m<<uint(sh), e-sh
-	r := isqrt64(m)
-	return roundPack(0, r, e/2, m != r*r)
+	r := b32Isqrt64(m)
+	return b32RoundPack(0, r, e/2, m != r*r)
 }
 
 // widen64 returns the exact float64 value of a non-NaN x, and a NaN with
@@ -454,7 +454,7 @@ func (x Binary32) widen64() float64 {
 	case aa >= b32ExpMask:
 		return math.Float64frombits(s | 0x7FF<<52 | uint64(aa&b32FracMask)<<29)
 	}
-	m, e := unpack(aa)
+	m, e := b32Unpack(aa)
 	l := bits.Len64(m)
 	// m·2^e = 1.f · 2^(e+l−1); always a normal float64.
 	frac := (m << uint(53-l)) & (1<<52 - 1)
@@ -474,9 +474,9 @@ func binary32FromFloat64(f float64) Binary32 {
 	case be == 0x7FF:
 		return Binary32(sign | b32ExpMask)
 	case be == 0:
-		return roundPack(sign, frac, -1074, false)
+		return b32RoundPack(sign, frac, -1074, false)
 	}
-	return roundPack(sign, frac|1<<52, be-1075, false)
+	return b32RoundPack(sign, frac|1<<52, be-1075, false)
 }
 
 // elementary evaluates f in float64 at the exact value of x and rounds the
@@ -538,7 +538,7 @@ func (Binary32) FromInt(n int64) Binary32 {
 	if n < 0 {
 		sign, mag = b32Sign, -mag // also right for math.MinInt64
 	}
-	return roundPack(sign, mag, 0, false)
+	return b32RoundPack(sign, mag, 0, false)
 }
 
 // FromRat returns r rounded to nearest, ties to even, with gradual

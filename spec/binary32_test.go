@@ -55,7 +55,7 @@ func (g *b32Gen) operand() Binary32 {
 		return Binary32(g.sign() | (1 + r.Uint32N(b32FracMask)))
 	case k < 10: // short significand times a power of two: ties, exact results
 		m := uint64(1 + r.Uint32N(1<<uint(1+r.IntN(24))-1))
-		return roundPack(g.sign(), m, r.IntN(254+149)-149, false)
+		return b32RoundPack(g.sign(), m, r.IntN(254+149)-149, false)
 	case k < 11: // near overflow
 		return Binary32(g.sign() | uint32(245+r.IntN(10))<<23 | r.Uint32N(1<<23))
 	case k < 12: // tiny normals
@@ -127,8 +127,8 @@ func b32Iterations(t testing.TB, full, short int) int {
 	return full
 }
 
-// expectNaN is an independent restatement of the propagation rule.
-func expectNaN(ops ...Binary32) Binary32 {
+// b32ExpectNaN is an independent restatement of the propagation rule.
+func b32ExpectNaN(ops ...Binary32) Binary32 {
 	for _, o := range ops {
 		if o.isNaN() && o&b32QuietBit == 0 {
 			return o | b32QuietBit
@@ -142,8 +142,8 @@ func expectNaN(ops ...Binary32) Binary32 {
 	panic("no NaN operand")
 }
 
-// checkAgainstHW compares got with the hardware result want.
-func checkAgainstHW(t *testing.T, fails *int, op string, got Binary32, want float32, ops ...Binary32) {
+// b32CheckHW compares got with the hardware result want.
+func b32CheckHW(t *testing.T, fails *int, op string, got Binary32, want float32, ops ...Binary32) {
 	t.Helper()
 	wb := math.Float32bits(want)
 	anyNaN := false
@@ -154,7 +154,7 @@ func checkAgainstHW(t *testing.T, fails *int, op string, got Binary32, want floa
 	var note string
 	switch {
 	case anyNaN:
-		ok, note = got == expectNaN(ops...), "NaN propagation rule"
+		ok, note = got == b32ExpectNaN(ops...), "NaN propagation rule"
 	case want != want:
 		ok, note = got == b32CanonNaN, "invalid operation gives the canonical NaN"
 	default:
@@ -163,12 +163,12 @@ func checkAgainstHW(t *testing.T, fails *int, op string, got Binary32, want floa
 	if !ok {
 		*fails++
 		if *fails <= 20 {
-			t.Errorf("%s%v = %#08x, hardware %#08x %s", op, hexOps(ops), uint32(got), wb, note)
+			t.Errorf("%s%v = %#08x, hardware %#08x %s", op, b32HexOps(ops), uint32(got), wb, note)
 		}
 	}
 }
 
-func hexOps(ops []Binary32) []string {
+func b32HexOps(ops []Binary32) []string {
 	s := make([]string, len(ops))
 	for i, o := range ops {
 		s[i] = fmt.Sprintf("%#08x", uint32(o))
@@ -199,7 +199,7 @@ func TestBinary32MatchesHardware(t *testing.T) {
 				a, b := g.pair()
 				got := op.soft(a, b)
 				want := op.hw(F32(a.Float32()), F32(b.Float32()))
-				checkAgainstHW(t, &fails, op.name, got, float32(want), a, b)
+				b32CheckHW(t, &fails, op.name, got, float32(want), a, b)
 			}
 			if fails > 0 {
 				t.Errorf("%d of %d %s results differ", fails, n, op.name)
@@ -220,7 +220,7 @@ func TestBinary32MatchesHardware(t *testing.T) {
 				t.Fatal(err)
 			}
 			want, _ := F32(a.Float32()).Sqrt()
-			checkAgainstHW(t, &fails, "sqrt", got, float32(want), a)
+			b32CheckHW(t, &fails, "sqrt", got, float32(want), a)
 		}
 		// Every positive finite input whose significand is all ones or a
 		// perfect square is exercised too, across all exponents.
@@ -229,7 +229,7 @@ func TestBinary32MatchesHardware(t *testing.T) {
 				a := Binary32(e<<23 | f)
 				got, _ := a.Sqrt()
 				want, _ := F32(a.Float32()).Sqrt()
-				checkAgainstHW(t, &fails, "sqrt", got, float32(want), a)
+				b32CheckHW(t, &fails, "sqrt", got, float32(want), a)
 			}
 		}
 		if fails > 0 {
@@ -238,14 +238,14 @@ func TestBinary32MatchesHardware(t *testing.T) {
 	})
 }
 
-// ratOf returns the exact value of a finite x.
-func ratOf(x Binary32) *big.Rat { return new(big.Rat).SetFloat64(x.widen64()) }
+// b32RatOf returns the exact value of a finite x.
+func b32RatOf(x Binary32) *big.Rat { return new(big.Rat).SetFloat64(x.widen64()) }
 
-func isFinite32(x Binary32) bool { return uint32(x)&b32ExpMask != b32ExpMask }
+func b32IsFinite(x Binary32) bool { return uint32(x)&b32ExpMask != b32ExpMask }
 
-// roundRat is the proof model's rounding: round(exact) to nearest even.
+// b32RoundRat is the proof model's rounding: round(exact) to nearest even.
 // exactZeroSign is the sign to give an exact zero.
-func roundRat(r *big.Rat, exactZeroSign uint32) Binary32 {
+func b32RoundRat(r *big.Rat, exactZeroSign uint32) Binary32 {
 	if r.Sign() == 0 {
 		return Binary32(exactZeroSign)
 	}
@@ -263,16 +263,16 @@ func TestBinary32ProofModel(t *testing.T) {
 		if got != want {
 			fails++
 			if fails <= 20 {
-				t.Errorf("%s%v = %#08x, round(exact) = %#08x", op, hexOps(ops), uint32(got), uint32(want))
+				t.Errorf("%s%v = %#08x, round(exact) = %#08x", op, b32HexOps(ops), uint32(got), uint32(want))
 			}
 		}
 	}
 	for range n {
 		a, b := g.pair()
-		if !isFinite32(a) || !isFinite32(b) {
+		if !b32IsFinite(a) || !b32IsFinite(b) {
 			continue
 		}
-		ra, rb := ratOf(a), ratOf(b)
+		ra, rb := b32RatOf(a), b32RatOf(b)
 		sa, sb := uint32(a)&b32Sign, uint32(b)&b32Sign
 		zs := func(s1, s2 uint32) uint32 { // sign of an exact zero sum
 			if a.IsZero() && b.IsZero() {
@@ -280,19 +280,19 @@ func TestBinary32ProofModel(t *testing.T) {
 			}
 			return 0
 		}
-		report("add", a.Add(b), roundRat(new(big.Rat).Add(ra, rb), zs(sa, sb)), a, b)
-		report("sub", a.Sub(b), roundRat(new(big.Rat).Sub(ra, rb), zs(sa, sb^b32Sign)), a, b)
-		report("mul", a.Mul(b), roundRat(new(big.Rat).Mul(ra, rb), sa^sb), a, b)
+		report("add", a.Add(b), b32RoundRat(new(big.Rat).Add(ra, rb), zs(sa, sb)), a, b)
+		report("sub", a.Sub(b), b32RoundRat(new(big.Rat).Sub(ra, rb), zs(sa, sb^b32Sign)), a, b)
+		report("mul", a.Mul(b), b32RoundRat(new(big.Rat).Mul(ra, rb), sa^sb), a, b)
 		if !b.IsZero() {
 			q, _ := a.Div(b)
-			report("div", q, roundRat(new(big.Rat).Quo(ra, rb), sa^sb), a, b)
+			report("div", q, b32RoundRat(new(big.Rat).Quo(ra, rb), sa^sb), a, b)
 		}
 		// sqrt: the result q must satisfy mid(pred q, q)² < a < mid(q, succ q)².
 		if a.orderKey() > 0 {
 			q, _ := a.Sqrt()
-			lo := new(big.Rat).Add(ratOf(q), ratOf(q-1))
+			lo := new(big.Rat).Add(b32RatOf(q), b32RatOf(q-1))
 			lo.Quo(lo, big.NewRat(2, 1))
-			hi := new(big.Rat).Add(ratOf(q), ratOf(q+1)) // q ≤ 2^64, so q+1 is finite
+			hi := new(big.Rat).Add(b32RatOf(q), b32RatOf(q+1)) // q ≤ 2^64, so q+1 is finite
 			hi.Quo(hi, big.NewRat(2, 1))
 			if q == 0 || new(big.Rat).Mul(lo, lo).Cmp(ra) >= 0 || new(big.Rat).Mul(hi, hi).Cmp(ra) <= 0 {
 				fails++
@@ -326,8 +326,8 @@ func TestBinary32FMA(t *testing.T) {
 		var want Binary32
 		switch {
 		case a.isNaN() || b.isNaN() || c.isNaN():
-			want = expectNaN(a, b, c)
-		case !isFinite32(a) || !isFinite32(b) || !isFinite32(c):
+			want = b32ExpectNaN(a, b, c)
+		case !b32IsFinite(a) || !b32IsFinite(b) || !b32IsFinite(c):
 			// Compare with float64 hardware: a·b is exact in float64 and the
 			// sum of infinities is exact, so only the NaN-ness matters.
 			w := math.FMA(a.widen64(), b.widen64(), c.widen64())
@@ -337,12 +337,12 @@ func TestBinary32FMA(t *testing.T) {
 				want = binary32FromFloat64(w)
 			}
 		default:
-			p := new(big.Rat).Mul(ratOf(a), ratOf(b))
+			p := new(big.Rat).Mul(b32RatOf(a), b32RatOf(b))
 			var zs uint32
 			if p.Sign() == 0 && c.IsZero() {
 				zs = (uint32(a) ^ uint32(b)) & uint32(c) & b32Sign
 			}
-			want = roundRat(p.Add(p, ratOf(c)), zs)
+			want = b32RoundRat(p.Add(p, b32RatOf(c)), zs)
 		}
 		if got != want {
 			fails++
@@ -645,9 +645,9 @@ func TestBinary32ScalarMethods(t *testing.T) {
 		{new(big.Rat).SetFrac(big.NewInt(3), new(big.Int).Lsh(big.NewInt(1), 151)), b32MinSub},   // 0.75 ulp
 		{new(big.Rat).SetFrac(big.NewInt(-3), new(big.Int).Lsh(big.NewInt(1), 150)), 0x80000002}, // -1.5 ulp ties to -2
 		{new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 128)), b32PosInf},                   // overflow
-		{new(big.Rat).SetInt(pow2m(128, 103, 0)), b32PosInf},                                     // max + half ulp ties to "even" ∞
-		{new(big.Rat).SetInt(pow2m(128, 103, 1)), b32Max},
-		{new(big.Rat).SetInt(pow2m(128, 104, 0)), b32Max},
+		{new(big.Rat).SetInt(b32Pow2m(128, 103, 0)), b32PosInf},                                  // max + half ulp ties to "even" ∞
+		{new(big.Rat).SetInt(b32Pow2m(128, 103, 1)), b32Max},
+		{new(big.Rat).SetInt(b32Pow2m(128, 104, 0)), b32Max},
 	}
 	for _, c := range ratCases {
 		if got := Binary32(0).FromRat(c.r); got != c.want {
@@ -668,8 +668,52 @@ func TestBinary32ScalarMethods(t *testing.T) {
 	}
 }
 
-// pow2m returns 2^a − 2^b − c.
-func pow2m(a, b uint, c int64) *big.Int {
+// TestBinary32FromRatSoftRounding cross-checks FromRat (big.Rat.Float32)
+// against the soft-float rounding on random rationals p/q·2^e, including
+// the subnormal range, total underflow and overflow: q' = ⌊p·2^k/q⌋ has
+// at least 26 bits and a non-zero remainder is the sticky bit.
+func TestBinary32FromRatSoftRounding(t *testing.T) {
+	g := newB32Gen(31)
+	for range 50_000 {
+		p := new(big.Int).SetUint64(1 + g.r.Uint64()>>uint(g.r.IntN(64)))
+		q := new(big.Int).SetUint64(1 + g.r.Uint64()>>uint(g.r.IntN(64)))
+		if g.r.IntN(3) == 0 {
+			q.SetInt64(1) // dyadic: often exact, ties likely
+		}
+		e := g.r.IntN(500) - 300
+		var sign uint32
+		if g.r.IntN(2) == 0 {
+			sign = b32Sign
+		}
+		r := new(big.Rat).SetFrac(p, q)
+		if e >= 0 {
+			r.Mul(r, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(e))))
+		} else {
+			r.Quo(r, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(-e))))
+		}
+		if sign != 0 {
+			r.Neg(r)
+		}
+		k := 90 // p·2^90/q ≥ 2^26 since q < 2^64
+		num := new(big.Int).Lsh(p, uint(k))
+		quo, rem := new(big.Int).QuoRem(num, q, new(big.Int))
+		// quo < 2^154: shift it into 64 bits, folding the lost bits into sticky
+		sticky := rem.Sign() != 0
+		if sh := quo.BitLen() - 64; sh > 0 {
+			lost := new(big.Int).And(quo, new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), uint(sh)), big.NewInt(1)))
+			sticky = sticky || lost.Sign() != 0
+			quo.Rsh(quo, uint(sh))
+			k -= sh
+		}
+		want := b32RoundPack(sign, quo.Uint64(), e-k, sticky)
+		if got := Binary32(0).FromRat(r); got != want {
+			t.Fatalf("FromRat(%s·2^%d) = %#08x, soft rounding gives %#08x", new(big.Rat).SetFrac(p, q).RatString(), e, uint32(got), uint32(want))
+		}
+	}
+}
+
+// b32Pow2m returns 2^a − 2^b − c.
+func b32Pow2m(a, b uint, c int64) *big.Int {
 	x := new(big.Int).Lsh(big.NewInt(1), a)
 	x.Sub(x, new(big.Int).Lsh(big.NewInt(1), b))
 	return x.Sub(x, big.NewInt(c))
@@ -678,12 +722,12 @@ func pow2m(a, b uint, c int64) *big.Int {
 func TestBinary32Isqrt(t *testing.T) {
 	g := newB32Gen(19)
 	check := func(n uint64) {
-		r := isqrt64(n)
+		r := b32Isqrt64(n)
 		lo := new(big.Int).SetUint64(r)
 		hi := new(big.Int).Add(lo, big.NewInt(1))
 		bn := new(big.Int).SetUint64(n)
 		if new(big.Int).Mul(lo, lo).Cmp(bn) > 0 || new(big.Int).Mul(hi, hi).Cmp(bn) <= 0 {
-			t.Fatalf("isqrt64(%d) = %d", n, r)
+			t.Fatalf("b32Isqrt64(%d) = %d", n, r)
 		}
 	}
 	for _, n := range []uint64{0, 1, 2, 3, 4, 1<<62 - 1, 1 << 62, 1<<63 - 1, 1 << 63, math.MaxUint64} {
