@@ -320,7 +320,7 @@ func TestViews(t *testing.T) {
 	a := mustApply(t, tp, "mul", x, x)
 	l := mustApply(t, tp, "sum", a)
 	g, _ := tp.BackwardScalar(l)
-	want := "0 x []: [12, -6]\n1 y []: unreached\n2 mul [0 0]: [6, -3]\n3 sum [2]: 1\n"
+	want := "0 x []: [6, -3]\n1 y []: unreached\n2 mul [0 0]: [1, 1]\n3 sum [2]: 1\n"
 	if got := tp.GradsView(g); got != want {
 		t.Fatalf("grads view:\n%s\nwant\n%s", got, want)
 	}
