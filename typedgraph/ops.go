@@ -228,10 +228,13 @@ func (e *Eager[T]) Const(name string, v spec.Tensor[T]) (tape.Ref, error) {
 
 // RunEager records one parameter leaf per input (named x0, x1, …) in e's
 // session and runs prog on them. It returns the result's reference and the
-// inputs' references.
+// inputs' references. A panic inside prog is reported as an error.
 func RunEager[T spec.Scalar[T]](e *Eager[T], prog Program[T, tape.Ref], inputs ...spec.Tensor[T]) (tape.Ref, []tape.Ref, error) {
 	if e == nil || e.Session == nil {
 		return tape.Ref{}, nil, fmt.Errorf("run eager: no session")
+	}
+	if prog == nil {
+		return tape.Ref{}, nil, fmt.Errorf("run eager: nil program")
 	}
 	refs := make([]tape.Ref, len(inputs))
 	for i, v := range inputs {
@@ -241,11 +244,22 @@ func RunEager[T spec.Scalar[T]](e *Eager[T], prog Program[T, tape.Ref], inputs .
 		}
 		refs[i] = r
 	}
-	out, err := prog(e, refs)
+	out, err := runProgram[T, tape.Ref](prog, e, refs)
 	if err != nil {
 		return tape.Ref{}, nil, fmt.Errorf("run eager: %w", err)
 	}
 	return out, refs, nil
+}
+
+// runProgram calls a user program, turning a panic inside it (a program
+// indexing past its inputs, say) into an error.
+func runProgram[T spec.Scalar[T], R any](prog Program[T, R], o Ops[T, R], in []R) (out R, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("program panicked: %v", p)
+		}
+	}()
+	return prog(o, in)
 }
 
 // ---------------------------------------------------------------------
@@ -382,7 +396,7 @@ func (b *Builder[T]) Finish(result Var) (*Graph[T], error) {
 
 // Trace runs prog under a fresh Builder with one context input per shape
 // (named x0, x1, …) and returns the recorded graph, its result set to the
-// program's result.
+// program's result. A panic inside prog is reported as an error.
 func Trace[T spec.Scalar[T]](reg *spec.Registry[T], prog Program[T, Var], shapes ...spec.Shape) (*Graph[T], error) {
 	if prog == nil {
 		return nil, fmt.Errorf("trace: nil program")
@@ -396,7 +410,7 @@ func Trace[T spec.Scalar[T]](reg *spec.Registry[T], prog Program[T, Var], shapes
 		}
 		vars[i] = v
 	}
-	out, err := prog(b, vars)
+	out, err := runProgram[T, Var](prog, b, vars)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}

@@ -252,7 +252,7 @@ func JacFwd[T spec.Scalar[T]](reg *spec.Registry[T], prog Program[T, Var], input
 }
 
 // HVPGraph is the Hessian-vector product, forward over reverse: gd is a
-// scalar-result graph over spec.Dual[T] (see ToDual and Rebuild); its
+// scalar-result graph over spec.Dual[T] (see ToDual and ToDualWith); its
 // context is set to inputs + ε·v (one direction per input, of its shape),
 // GradGraph runs checked lowering and the reverse pass over duals, and the
 // tangent parts of the gradient are returned: one block of H·v per input.
