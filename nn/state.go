@@ -106,7 +106,8 @@ func exCheckState[T ExchangeFloat](format string, state []spec.SomeTensor[T], wi
 			return nil, &ExchangeError{Format: format, Where: fmt.Sprintf("tensor %d: shape", base+i), Msg: err.Error(), Offset: -1}
 		}
 		for k, v := range t.Data {
-			if u := exBits(v, width); exBadNaN(u, width) {
+			if v != v && exBadNaN(exBits(v, width), width) {
+				u := exBits(v, width)
 				return nil, &ExchangeError{Format: format, Where: fmt.Sprintf("tensor %d: element %d", base+i, k),
 					Msg: fmt.Sprintf("non-canonical NaN %s cannot be written (only %s is; see CanonicalizeStateNaNs)", exWord(u, width), exWord(exCanonical(width), width)), Offset: -1}
 			}

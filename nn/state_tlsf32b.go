@@ -210,10 +210,18 @@ func (d *TLSF32BReader) Next() (spec.SomeTensor[spec.F32], error) {
 			}
 			return spec.SomeTensor[spec.F32]{}, d.fail(where("payload"), "read error: "+err.Error(), d.off+int64(got), err)
 		}
+		if len(data)+k > cap(data) {
+			// Double (never past n), so a stream that is cut short has made
+			// the reader allocate at most twice what actually arrived.
+			grown := make([]spec.F32, len(data), min(n, max(2*cap(data), len(data)+k)))
+			copy(grown, data)
+			data = grown
+		}
+		base := len(data)
 		for j := 0; j < k; j++ {
 			u := binary.LittleEndian.Uint32(chunk[4*j:])
 			if u&0x7F800000 == 0x7F800000 && u&0x007FFFFF != 0 && u != CanonicalNaN32 {
-				e := len(data) + j
+				e := base + j
 				return spec.SomeTensor[spec.F32]{}, d.fail(where("payload"),
 					fmt.Sprintf("element %d: non-canonical NaN 0x%08X (only 0x%08X is accepted)", e, u, CanonicalNaN32), payOff+int64(e)*4, nil)
 			}
@@ -318,13 +326,22 @@ func (e *TLSF32BWriter) writeTensor(t spec.Tensor[spec.F32]) {
 		e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(d))
 	}
 	e.buf = binary.LittleEndian.AppendUint64(e.buf, uint64(len(t.Data)))
-	for _, v := range t.Data {
-		if len(e.buf)+4 > cap(e.buf) {
+	data := t.Data
+	for len(data) > 0 {
+		room := (cap(e.buf) - len(e.buf)) / 4
+		if room == 0 {
 			if e.flushBuf() != nil {
 				return
 			}
+			continue
 		}
-		e.buf = binary.LittleEndian.AppendUint32(e.buf, math.Float32bits(float32(v)))
+		k := min(room, len(data))
+		start := len(e.buf)
+		e.buf = e.buf[:start+4*k]
+		for j, v := range data[:k] {
+			binary.LittleEndian.PutUint32(e.buf[start+4*j:], math.Float32bits(float32(v)))
+		}
+		data = data[k:]
 	}
 	_ = e.flushBuf()
 }
