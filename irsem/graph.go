@@ -17,7 +17,7 @@ const (
 	MaxTotalElements = 1 << 28
 	// MaxAttrInt bounds the integer window attributes (kernel, stride,
 	// padding, dilation, groups, channel counts).
-	MaxAttrInt = 1 << 24
+	MaxAttrInt = spec.DefaultMaxElements
 )
 
 // Node is one node of the canonical IR: its id (equal to its index in

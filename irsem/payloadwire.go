@@ -65,7 +65,9 @@ func digitsAt(s string, i int) int {
 }
 
 func checkRatSyntax(s string) error {
-	bad := func(why string) error { return fmt.Errorf("malformed rational %s: %s", strconv.Quote(snippet([]byte(s))), why) }
+	bad := func(why string) error {
+		return fmt.Errorf("malformed rational %s: %s", strconv.Quote(snippet([]byte(s))), why)
+	}
 	if len(s) == 0 {
 		return bad("empty")
 	}

@@ -1,0 +1,68 @@
+// Package irsem is the canonical IR of tlcheck: TorchLean's NN.IR.Graph,
+// its torchlean.ir.v1 wire format, its semantics over any scalar, and its
+// lowering to a forward-only graph (IRExec.ForwardGraph).
+//
+// A Graph is data: each Node has an id (its index), parent ids (all
+// smaller, so the graph is acyclic and evaluation is one pass), a Kind (an
+// Op tag with its static attributes) and a declared output shape.
+// Parameters live apart, in a Payload keyed by node id, as exact
+// rationals. The graph has no scalar type: DenoteAll interprets one *Graph
+// over spec.Rat, spec.F32, spec.F64, spec.Binary32, spec.Interval or any
+// other spec.Scalar without rewriting it, converting payload values with
+// T.FromRat.
+//
+// Every tag takes its meaning from the spec primitive registry wherever
+// the registry has the primitive (OpInfo.Prim names it: mul_elem is mul,
+// max_elem max, layernorm layer_norm, linear linear with W and b from the
+// payload, …). The tags the registry lacks — bernoulli_mask (with a runtime
+// keep probability), hard_masked_softmax, batch_norm_eval, conv, max_pool,
+// avg_pool — have their forward rules here, generic over spec.Scalar with
+// fixed left folds; they are forward-only (no JVP or VJP rules).
+//
+// Decoding is strict (unknown, duplicate and missing fields, trailing data
+// and malformed numbers are errors; numbers are read exactly, never through
+// float64; sizes are bounded), and every error is an *Error whose one-line
+// text names the node, its tag and the field:
+//
+//	node 2 (relu): field "parents": parent 5 is not < id 2 (…)
+//	node 4 (linear): payload entry missing "W"
+//	node 3 (exp): exp has no exact rational semantics; …
+//
+// FORMAT.md documents the graph, payload and tensor documents.
+//
+// The tags, their arity, attributes, payload parameters and registry
+// primitives (Ops lists them at run time):
+//
+//	tag                  arity  attributes                                  payload              registry
+//	input                0      —                                           —                    —
+//	const                0      value_shape                                 value                const
+//	rand_uniform         0      seed                                        —                    rand_uniform
+//	bernoulli_mask       1      seed (parent: scalar keep probability)      —                    (irsem)
+//	add sub              2      —                                           —                    add sub
+//	mul_elem             2      —                                           —                    mul
+//	max_elem min_elem    2      —                                           —                    max min
+//	abs sqrt inv relu    1      —                                           —                    same name
+//	tanh sigmoid exp log 1      —                                           —                    same name
+//	sin cos softplus     1      —                                           —                    same name
+//	safe_log             2      — (second parent: scalar ε)                 —                    softplus, then +ε, log
+//	matmul               2      —                                           —                    matmul
+//	linear               1      —                                           W, b                 linear
+//	reduce_sum           1      axis                                        —                    reduce_sum
+//	reduce_mean          1      axis                                        —                    reduce_mean
+//	sum                  1      —                                           —                    sum
+//	softmax              1      axis                                        —                    softmax
+//	hard_masked_softmax  1      mask                                        —                    (irsem)
+//	layernorm            1      axis (first normalized axis)                gamma, beta, eps     layer_norm on [outer, inner]
+//	batch_norm_eval      1      channel_axis, channels                      mean, var, gamma, beta, eps  (irsem)
+//	permute              1      perm                                        —                    permute
+//	transpose            1      axis1, axis2                                —                    transpose
+//	broadcast_to         1      from_shape, to_shape                        —                    broadcast_to
+//	reshape              1      in_shape, out_shape                         —                    reshape
+//	flatten              1      in_shape                                    —                    flatten (axis 0)
+//	concat               2..∞   axis                                        —                    concat
+//	conv                 1      kernel, stride, padding, dilation, groups,  W, b (optional)      (irsem)
+//	                            in_channels, out_channels
+//	max_pool avg_pool    1      kernel, stride, padding                     —                    (irsem)
+//	detach               1      —                                           —                    detach
+//	mse_loss             2      —                                           —                    mse_loss
+package irsem
