@@ -1,0 +1,80 @@
+package fastcpu
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// benchGemm times f on n×n×n operands and reports GFLOP/s (2n³ flops per
+// call) alongside the allocations.
+func benchGemm(b *testing.B, n int, f func(a, bm, c []float32)) {
+	r := rand.New(rand.NewPCG(1, 1))
+	a, bm, c := randMat(r, n, n, n), randMat(r, n, n, n), make([]float32, n*n)
+	f(a, bm, c) // warm the pools
+	b.ReportAllocs()
+	b.SetBytes(int64(3 * 4 * n * n))
+	b.ResetTimer()
+	for b.Loop() {
+		f(a, bm, c)
+	}
+	b.ReportMetric(2*float64(n)*float64(n)*float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkSgemm is this package's C = A·B.
+func BenchmarkSgemm(b *testing.B) {
+	for _, n := range []int{256, 1024} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			benchGemm(b, n, func(a, bm, c []float32) { Sgemm(n, n, n, a, n, bm, n, c, n) })
+		})
+	}
+}
+
+// BenchmarkSgemmNT is C = A·Bᵀ (the linear-layer product).
+func BenchmarkSgemmNT(b *testing.B) {
+	for _, n := range []int{256, 1024} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			benchGemm(b, n, func(a, bm, c []float32) { SgemmNT(n, n, n, a, n, bm, n, c, n) })
+		})
+	}
+}
+
+// BenchmarkSgemmPortable forces the portable Go micro-kernel (what runs
+// without AVX2, off amd64, or under the purego tag).
+func BenchmarkSgemmPortable(b *testing.B) {
+	saved := useAVX2
+	useAVX2 = false
+	defer func() { useAVX2 = saved }()
+	for _, n := range []int{256, 1024} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			benchGemm(b, n, func(a, bm, c []float32) { Sgemm(n, n, n, a, n, bm, n, c, n) })
+		})
+	}
+}
+
+// BenchmarkGonumSgemm is gonum's pure-Go/assembly float32 GEMM on the
+// same operands, for comparison.
+func BenchmarkGonumSgemm(b *testing.B) {
+	impl := gonum.Implementation{}
+	for _, n := range []int{256, 1024} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			benchGemm(b, n, func(a, bm, c []float32) {
+				impl.Sgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, a, n, bm, n, 0, c, n)
+			})
+		})
+	}
+}
+
+// BenchmarkNaiveSgemm is the reference provider's fixed-left-fold triple
+// loop (one goroutine). 1024³ takes seconds per call, so it runs at 256
+// and 512 only.
+func BenchmarkNaiveSgemm(b *testing.B) {
+	for _, n := range []int{256, 512} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			benchGemm(b, n, func(a, bm, c []float32) { naiveFold(false, n, n, n, a, n, bm, n, c, n) })
+		})
+	}
+}

@@ -1,0 +1,54 @@
+// Package fastcpu holds the compute kernels of tlcheck's fast float32 CPU
+// provider: a cache-blocked, register-blocked, multi-goroutine matrix
+// multiply (Sgemm, SgemmNT), a linear layer built on it (Linear), and
+// unrolled, chunked reductions (Sum, Dot).
+//
+// The kernels work on plain row-major []float32 slices; tensor.go adds thin
+// wrappers over spec.Tensor[spec.F32]. Registration as backend capsules and
+// the refinement checks live elsewhere.
+//
+// # Rounding and summation order
+//
+// Every kernel rounds each product a·b to float32 and then adds it to a
+// float32 accumulator with a second rounding: no fused multiply-add is
+// used on any path (the Go code converts every product explicitly to
+// float32, which the Go specification says prevents fusion, and the amd64
+// vector kernel uses separate multiply and add instructions). Results
+// therefore do not depend on the instruction set, the GOAMD64 level, the
+// architecture, GOMAXPROCS or goroutine scheduling: the same inputs give
+// the same bits.
+//
+// The order in which terms are added is documented on each function, with
+// the largest number of product terms that any single output accumulates.
+// That count n is all an order-independent error bound needs: for any
+// order of summation of n rounded products,
+//
+//	|ŝ − s| ≤ γ_n · Σ|a_i·b_i|,  γ_n = n·u/(1−n·u),  u = 2⁻²⁴,
+//
+// for results in the normal range (gradual underflow adds an absolute
+// term proportional to n times the smallest subnormal, 2⁻¹⁴⁹).
+//
+// In summary:
+//
+//   - Sgemm, SgemmNT: each C element is a left fold over the k index from
+//     +0 — exactly the naive triple loop's order — so at most k terms. The
+//     blocking only decides when an accumulator is parked in C and reloaded,
+//     which is exact in float32. The results are bit-identical to the
+//     reference provider's fixed-left matmul.
+//   - Linear: each output is that left fold over the in index of
+//     x[r,i]·w[o,i], then + b[o]: at most in+1 terms, bit-identical to the
+//     reference provider's linear (left fold, then bias).
+//   - Sum, Dot: fixed chunks of ChunkLen elements, each summed with eight
+//     interleaved accumulators combined pairwise, chunk results combined
+//     left to right: at most n terms for length n.
+//
+// # Special values
+//
+// NaN and infinities propagate as IEEE 754 arithmetic makes them: a NaN in
+// any term of an output gives a NaN output, as does ∞ − ∞ or 0·∞ (the
+// packing pads partial blocks with zeros, but padded lanes are never
+// written back to C, so a zero pad never meets a real infinity in an
+// output). The payload of a NaN result is not specified. Subnormal inputs
+// and results are handled by the hardware with gradual underflow (Go
+// never enables flush-to-zero).
+package fastcpu
