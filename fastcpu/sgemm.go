@@ -127,7 +127,7 @@ func gemm(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 		workers = min(runtime.GOMAXPROCS(0), j.tiles)
 	}
 	if workers > 1 {
-		dispatch(j, workers-1)
+		dispatch(j, &j.wg, workers-1)
 	}
 	j.work()
 	j.wg.Wait()
@@ -189,6 +189,12 @@ func (j *gemmJob) setup(transB bool, m, n, k int, a []float32, lda int, b []floa
 	if need := (j.mpad + j.npad) * k; cap(*j.buf) < need {
 		*j.buf = make([]float32, need)
 	}
+}
+
+// runHelper is work followed by the WaitGroup release, for a helper.
+func (j *gemmJob) runHelper() {
+	j.work()
+	j.wg.Done()
 }
 
 func (j *gemmJob) release() {
@@ -366,46 +372,6 @@ func packBT(dst, b []float32, ldb, pc, kc, jc, nc int) {
 				s[p*nr+j] = v
 			}
 		}
-	}
-}
-
-// Helper goroutines park on idle between calls, so a parallel call starts
-// no goroutine (and allocates nothing) once enough helpers exist.
-var (
-	idle    = make(chan *gemmJob)
-	helpers atomic.Int32
-)
-
-// maxHelpers bounds the helper goroutines ever started.
-const maxHelpers = 256
-
-// dispatch hands j to up to n helpers: parked ones first, new ones while
-// fewer than maxHelpers exist. A job no helper takes is simply done by the
-// remaining workers.
-func dispatch(j *gemmJob, n int) {
-	for range n {
-		j.wg.Add(1)
-		select {
-		case idle <- j:
-			continue
-		default:
-		}
-		if helpers.Add(1) <= maxHelpers {
-			go helper(j)
-			continue
-		}
-		helpers.Add(-1)
-		j.wg.Done()
-		return
-	}
-}
-
-// helper runs jobs forever; Done is its last access to a job.
-func helper(j *gemmJob) {
-	for {
-		j.work()
-		j.wg.Done()
-		j = <-idle
 	}
 }
 
