@@ -169,8 +169,15 @@ func (x F64) Sqrt() (F64, error) { return F64(math.Sqrt(float64(x))), nil }
 // Exp is math.Exp.
 func (x F64) Exp() (F64, error) { return F64(math.Exp(float64(x))), nil }
 
-// Log is math.Log.
-func (x F64) Log() (F64, error) { return F64(math.Log(float64(x))), nil }
+// Log is math.Log, with subnormal arguments scaled into the normal range
+// first (math.Log on amd64 is wrong for subnormals, golang/go#56600).
+func (x F64) Log() (F64, error) {
+	v := float64(x)
+	if v > 0 && v < 0x1p-1022 {
+		return F64(math.Log(v*0x1p54) - 54*math.Ln2), nil
+	}
+	return F64(math.Log(v)), nil
+}
 
 // Tanh is math.Tanh.
 func (x F64) Tanh() (F64, error) { return F64(math.Tanh(float64(x))), nil }

@@ -149,3 +149,10 @@ func TestDual(t *testing.T) {
 		t.Fatalf("kind %q", k)
 	}
 }
+
+func TestF64LogSubnormal(t *testing.T) {
+	got, _ := F64(5e-324).Log()
+	if math.Abs(float64(got)-(-744.4400719213812)) > 1e-12 {
+		t.Fatalf("log(5e-324) = %v, want -744.44007192138...", got)
+	}
+}
