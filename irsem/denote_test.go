@@ -358,3 +358,28 @@ func TestSafeLogTotal(t *testing.T) {
 		t.Errorf("safe_log with ε = −1: %v", out)
 	}
 }
+
+// TestFromRatFastPath: the small-fraction conversion equals the general
+// correctly rounded FromRat for the IEEE scalars.
+func TestFromRatFastPath(t *testing.T) {
+	var cases []spec.Rat
+	for _, q := range []int64{1, 2, 3, 7, 10, 1024, 1 << 24, 16777215, 999983} {
+		for _, p := range []int64{0, 1, -1, 2, 5, -93, 1 << 23, -(1 << 24), 16777213, 12345678} {
+			cases = append(cases, spec.NewRat(p, q))
+		}
+	}
+	for _, r := range cases {
+		var f32 spec.F32
+		var f64 spec.F64
+		var b32 spec.Binary32
+		if got, want := FromRat[spec.F32](r), f32.FromRat(r.Big()); !got.Same(want) {
+			t.Errorf("f32 %v: %v, want %v", r, got, want)
+		}
+		if got, want := FromRat[spec.F64](r), f64.FromRat(r.Big()); !got.Same(want) {
+			t.Errorf("f64 %v: %v, want %v", r, got, want)
+		}
+		if got, want := FromRat[spec.Binary32](r), b32.FromRat(r.Big()); !got.Same(want) {
+			t.Errorf("binary32 %v: %v, want %v", r, got, want)
+		}
+	}
+}

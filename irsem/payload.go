@@ -240,13 +240,35 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 // FromRat converts an exact rational to T (rounding to nearest for float
 // scalars, enclosing for intervals). Over spec.Rat the value is reused, not
 // copied: Rat has value semantics.
+//
+// For the IEEE scalars (spec.F32, spec.F64, spec.Binary32) a rational p/q
+// with |p|, q ≤ 2^24 is converted as FromInt(p).Div(FromInt(q)): both
+// operands are exact and the division rounds once to nearest, so the result
+// is the correctly rounded FromRat value, computed without big.Rat's slow
+// general rounding.
 func FromRat[T spec.Scalar[T]](r spec.Rat) T {
-	if v, ok := any(r).(T); ok {
-		return v
-	}
 	var z T
+	switch any(z).(type) {
+	case spec.Rat:
+		return any(r).(T)
+	case spec.F32, spec.F64, spec.Binary32:
+		b := r.Big()
+		if num, den := b.Num(), b.Denom(); num.IsInt64() && den.IsInt64() {
+			p, q := num.Int64(), den.Int64()
+			if p >= -exactInt && p <= exactInt && q <= exactInt {
+				if v, err := z.FromInt(p).Div(z.FromInt(q)); err == nil {
+					return v
+				}
+			}
+		}
+		return z.FromRat(b)
+	}
 	return z.FromRat(r.Big())
 }
+
+// exactInt bounds the integers every IEEE scalar holds exactly (binary32
+// has a 24-bit significand).
+const exactInt = 1 << 24
 
 // ConvertTensor converts an exact tensor to T element by element with
 // FromRat; the result shares nothing with t.
