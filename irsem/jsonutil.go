@@ -43,9 +43,13 @@ func syntaxMsg(err error) string {
 	return "malformed JSON: " + err.Error()
 }
 
-// decodeObject reads exactly one JSON object from raw and returns its
-// members in document order. Duplicate keys and trailing data are errors.
-func decodeObject(raw []byte) ([]jfield, error) {
+// decodeObject reads exactly one JSON object of at most 64 members.
+func decodeObject(raw []byte) ([]jfield, error) { return decodeObjectN(raw, 64) }
+
+// decodeObjectN reads exactly one JSON object from raw and returns its
+// members in document order. Duplicate keys, more than max members and
+// trailing data are errors.
+func decodeObjectN(raw []byte, max int) ([]jfield, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	tok, err := dec.Token()
@@ -58,6 +62,9 @@ func decodeObject(raw []byte) ([]jfield, error) {
 	var fs []jfield
 	seen := map[string]bool{}
 	for dec.More() {
+		if len(fs) >= max {
+			return nil, fmt.Errorf("an object of more than %d members", max)
+		}
 		tok, err := dec.Token()
 		if err != nil {
 			return nil, errors.New(syntaxMsg(err))
@@ -88,17 +95,76 @@ func decodeObject(raw []byte) ([]jfield, error) {
 	return fs, nil
 }
 
-// decodeArray reads exactly one JSON array from raw.
-func decodeArray(raw []byte) ([]json.RawMessage, error) {
+// streamArray decodes the JSON array raw one element at a time, calling f
+// with each element's index and the decoder positioned before it. More
+// than max elements is an error raised before the excess is read, so a
+// long array costs nothing beyond its bound. It returns the element count.
+func streamArray(raw []byte, max int, f func(i int, dec *json.Decoder) error) (int, error) {
 	t := bytes.TrimLeft(raw, " \t\r\n")
 	if len(t) == 0 || t[0] != '[' {
-		return nil, fmt.Errorf("expected a JSON array, got %s", snippet(raw))
+		return 0, fmt.Errorf("expected a JSON array, got %s", snippet(raw))
 	}
-	var xs []json.RawMessage
-	if err := json.Unmarshal(t, &xs); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(t))
+	dec.UseNumber()
+	if _, err := dec.Token(); err != nil {
+		return 0, errors.New(syntaxMsg(err))
+	}
+	i := 0
+	for dec.More() {
+		if i >= max {
+			return i, &tooManyError{max}
+		}
+		if err := f(i, dec); err != nil {
+			return i, err
+		}
+		i++
+	}
+	if _, err := dec.Token(); err != nil {
+		return i, errors.New(syntaxMsg(err))
+	}
+	return i, nil
+}
+
+// tooManyError reports an array longer than its bound.
+type tooManyError struct{ max int }
+
+func (e *tooManyError) Error() string { return fmt.Sprintf("more than %d entries", e.max) }
+
+// isTooMany reports whether err is a tooManyError.
+func isTooMany(err error) bool {
+	var t *tooManyError
+	return errors.As(err, &t)
+}
+
+// scalarToken reads one array element that must be a JSON scalar: a
+// json.Number, string, bool or nil (null).
+func scalarToken(dec *json.Decoder) (any, error) {
+	tok, err := dec.Token()
+	if err != nil {
 		return nil, errors.New(syntaxMsg(err))
 	}
-	return xs, nil
+	if d, ok := tok.(json.Delim); ok {
+		if d == '[' {
+			return nil, errors.New("got an array")
+		}
+		return nil, errors.New("got an object")
+	}
+	return tok, nil
+}
+
+// tokenString renders a scalar token for an error message.
+func tokenString(tok any) string {
+	switch v := tok.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return strconv.FormatBool(v)
+	case string:
+		return strconv.Quote(snippet([]byte(v)))
+	case json.Number:
+		return snippet([]byte(v))
+	}
+	return "?"
 }
 
 // decodeString reads one JSON string.
@@ -112,17 +178,6 @@ func decodeString(raw []byte) (string, error) {
 		return "", errors.New(syntaxMsg(err))
 	}
 	return s, nil
-}
-
-// decodeBool reads one JSON boolean.
-func decodeBool(raw []byte) (bool, error) {
-	switch string(bytes.TrimSpace(raw)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("expected true or false, got %s", snippet(raw))
 }
 
 // isNat reports whether s is a canonical natural number: 0 or a digit
@@ -158,25 +213,26 @@ func decodeInt(raw []byte, max int) (int, error) {
 	return int(v), err
 }
 
-// decodeInts reads an array of integers in [0, max] of at most maxLen
-// entries.
+// decodeInts reads an array of at most maxLen integers in [0, max].
 func decodeInts(raw []byte, max, maxLen int) ([]int, error) {
-	xs, err := decodeArray(raw)
-	if err != nil {
-		return nil, err
-	}
-	if len(xs) > maxLen {
-		return nil, fmt.Errorf("%d entries, more than the maximum %d", len(xs), maxLen)
-	}
-	out := make([]int, len(xs))
-	for i, x := range xs {
-		v, err := decodeInt(x, max)
+	out := []int{}
+	_, err := streamArray(raw, maxLen, func(i int, dec *json.Decoder) error {
+		tok, err := scalarToken(dec)
 		if err != nil {
-			return nil, fmt.Errorf("entry %d: %w", i, err)
+			return fmt.Errorf("entry %d: expected an integer in [0, %d], %w", i, max, err)
 		}
-		out[i] = v
-	}
-	return out, nil
+		num, ok := tok.(json.Number)
+		if !ok {
+			return fmt.Errorf("entry %d: expected an integer in [0, %d], got %s", i, max, tokenString(tok))
+		}
+		v, err := decodeInt([]byte(num), max)
+		if err != nil {
+			return fmt.Errorf("entry %d: %w", i, err)
+		}
+		out = append(out, v)
+		return nil
+	})
+	return out, err
 }
 
 // maxExtent bounds one axis extent on the wire (a shape with a zero extent

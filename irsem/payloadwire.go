@@ -33,12 +33,16 @@ const FormatPayload = "tlcheck.payload.v1"
 // CheckPayload.
 
 // Decoding bounds beyond MaxDocumentBytes: the element count of a tensor is
-// bounded by spec.DefaultMaxElements and of a whole payload by
-// MaxTotalElements; a rational's text has at most 4096 bytes and a decimal
+// bounded by spec.DefaultMaxElements and of a whole document by
+// MaxDocumentElements; a rational's text has at most 4096 bytes and a decimal
 // exponent at most 4096 in magnitude; and the rationals of one document
 // hold at most 2^20 + 64·(document bytes) bits in all, so that exponents
 // cannot amplify a small document into a huge allocation.
 const maxRatText = 4096
+
+// MaxDocumentElements bounds the tensor elements of one payload or tensor
+// document, all tensors together: exact rationals cost tens of bytes each.
+const MaxDocumentElements = 1 << 24
 
 // ratBudget tracks the bits the rationals of one document may still use.
 type ratBudget struct{ left int }
@@ -128,17 +132,30 @@ func checkRatSyntax(s string) error {
 // decodeRational reads a rational member: a JSON string or number.
 func decodeRational(raw []byte, budget *ratBudget) (spec.Rat, error) {
 	t := bytes.TrimSpace(raw)
-	var s string
 	switch {
 	case len(t) > 0 && t[0] == '"':
-		var err error
-		if s, err = decodeString(t); err != nil {
+		s, err := decodeString(t)
+		if err != nil {
 			return spec.Rat{}, err
 		}
+		return ratFromToken(s, budget)
 	case len(t) > 0 && (t[0] == '-' || (t[0] >= '0' && t[0] <= '9')):
-		s = string(t)
+		return ratFromToken(json.Number(t), budget)
+	}
+	return spec.Rat{}, fmt.Errorf("expected a rational (a string \"p/q\" or a number), got %s", snippet(raw))
+}
+
+// ratFromToken reads a rational from a decoded JSON scalar: a string or a
+// json.Number.
+func ratFromToken(tok any, budget *ratBudget) (spec.Rat, error) {
+	var s string
+	switch v := tok.(type) {
+	case string:
+		s = v
+	case json.Number:
+		s = string(v)
 	default:
-		return spec.Rat{}, fmt.Errorf("expected a rational (a string \"p/q\" or a number), got %s", snippet(raw))
+		return spec.Rat{}, fmt.Errorf("expected a rational (a string \"p/q\" or a number), got %s", tokenString(tok))
 	}
 	r, err := ParseRational(s)
 	if err != nil {
@@ -154,52 +171,65 @@ func decodeRational(raw []byte, budget *ratBudget) (spec.Rat, error) {
 }
 
 // decodeTensor reads {"shape":[…],"values":[…]}; elems tracks the
-// document's remaining element allowance.
+// document's remaining element allowance. The shape is read first, so
+// that the values are streamed against their known count.
 func decodeTensor(raw []byte, budget *ratBudget, elems *int) (RatTensor, error) {
 	fs, err := decodeObject(raw)
 	if err != nil {
 		return RatTensor{}, err
 	}
 	var shape spec.Shape
-	var values []json.RawMessage
-	got := map[string]bool{}
+	var values json.RawMessage
 	for _, f := range fs {
-		got[f.key] = true
 		switch f.key {
 		case "shape":
 			if shape, err = decodeShape(f.raw); err != nil {
 				return RatTensor{}, inField(f.key, err)
 			}
 		case "values":
-			if values, err = decodeArray(f.raw); err != nil {
-				return RatTensor{}, inField(f.key, err)
-			}
+			values = f.raw
 		default:
 			return RatTensor{}, docErrf(f.key, "unknown field (a tensor has shape and values)")
 		}
 	}
-	for _, k := range []string{"shape", "values"} {
-		if !got[k] {
-			return RatTensor{}, docErrf(k, "missing")
-		}
+	if shape == nil {
+		return RatTensor{}, docErrf("shape", "missing")
+	}
+	if values == nil {
+		return RatTensor{}, docErrf("values", "missing")
 	}
 	n, err := shape.Check(0)
 	if err != nil {
 		return RatTensor{}, inField("shape", err)
 	}
-	if len(values) != n {
-		return RatTensor{}, docErrf("values", "a tensor of shape %v needs %d values, got %d", shape, n, len(values))
-	}
 	if elems != nil {
 		if *elems -= n; *elems < 0 {
-			return RatTensor{}, docErrf("values", "the document holds more than %d elements in all", MaxTotalElements)
+			return RatTensor{}, docErrf("shape", "the document holds more than %d elements in all", MaxDocumentElements)
 		}
 	}
-	t := RatTensor{Shape: shape.Clone(), Data: make([]spec.Rat, n)}
-	for i, v := range values {
-		if t.Data[i], err = decodeRational(v, budget); err != nil {
-			return RatTensor{}, inField(fmt.Sprintf("values[%d]", i), err)
+	t := RatTensor{Shape: shape.Clone(), Data: make([]spec.Rat, 0, min(n, 1<<16))}
+	count, err := streamArray(values, n, func(i int, dec *json.Decoder) error {
+		tok, err := scalarToken(dec)
+		var r spec.Rat
+		if err == nil {
+			r, err = ratFromToken(tok, budget)
+		} else {
+			err = fmt.Errorf("expected a rational (a string \"p/q\" or a number), %w", err)
 		}
+		if err != nil {
+			return inField(fmt.Sprintf("values[%d]", i), err)
+		}
+		t.Data = append(t.Data, r)
+		return nil
+	})
+	if isTooMany(err) {
+		return RatTensor{}, docErrf("values", "a tensor of shape %v needs %d values, got more", shape, n)
+	}
+	if err != nil {
+		return RatTensor{}, err
+	}
+	if count != n {
+		return RatTensor{}, docErrf("values", "a tensor of shape %v needs %d values, got %d", shape, n, count)
 	}
 	return t, nil
 }
@@ -222,7 +252,8 @@ func DecodeTensor(data []byte) (RatTensor, error) {
 	if len(data) > MaxDocumentBytes {
 		return RatTensor{}, docErrf("", "document is larger than %d bytes", MaxDocumentBytes)
 	}
-	t, err := decodeTensor(data, newRatBudget(len(data)), nil)
+	elems := MaxDocumentElements
+	t, err := decodeTensor(data, newRatBudget(len(data)), &elems)
 	if err != nil {
 		return RatTensor{}, inField("", err)
 	}
@@ -288,7 +319,7 @@ func DecodePayload(data []byte) (*Payload, error) {
 		return nil, inField("", err)
 	}
 	p := &Payload{Entries: map[int]*Params{}}
-	budget, elems := newRatBudget(len(data)), MaxTotalElements
+	budget, elems := newRatBudget(len(data)), MaxDocumentElements
 	got := map[string]bool{}
 	for _, f := range fs {
 		got[f.key] = true
@@ -302,7 +333,7 @@ func DecodePayload(data []byte) (*Payload, error) {
 				return nil, docErrf(f.key, "expected %q, got %q", FormatPayload, s)
 			}
 		case "entries":
-			es, err := decodeObject(f.raw)
+			es, err := decodeObjectN(f.raw, MaxNodes)
 			if err != nil {
 				return nil, inField(f.key, err)
 			}

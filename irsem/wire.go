@@ -73,11 +73,17 @@ func DecodeGraph(data []byte) (*Graph, error) {
 				return nil, inField(f.key, err)
 			}
 		case "nodes":
-			if nodes, err = decodeArray(f.raw); err != nil {
+			nodes = nodes[:0]
+			_, err := streamArray(f.raw, MaxNodes, func(_ int, dec *json.Decoder) error {
+				var r json.RawMessage
+				if err := dec.Decode(&r); err != nil {
+					return errors.New(syntaxMsg(err))
+				}
+				nodes = append(nodes, r)
+				return nil
+			})
+			if err != nil {
 				return nil, inField(f.key, err)
-			}
-			if len(nodes) > MaxNodes {
-				return nil, docErrf(f.key, "%d nodes, more than the maximum %d", len(nodes), MaxNodes)
 			}
 		default:
 			return nil, docErrf(f.key, "unknown field (a graph has format, input_id, output_id and nodes)")
@@ -241,40 +247,50 @@ func decodeMask(raw []byte) (*HardMask, error) {
 		return nil, err
 	}
 	m := &HardMask{}
-	var allowed []json.RawMessage
-	got := map[string]bool{}
+	var allowed json.RawMessage
 	for _, f := range fs {
-		got[f.key] = true
 		switch f.key {
 		case "shape":
 			if m.Shape, err = decodeShape(f.raw); err != nil {
 				return nil, inField(f.key, err)
 			}
 		case "allowed":
-			if allowed, err = decodeArray(f.raw); err != nil {
-				return nil, inField(f.key, err)
-			}
+			allowed = f.raw
 		default:
 			return nil, docErrf(f.key, "unknown field (a mask has shape and allowed)")
 		}
 	}
-	for _, k := range []string{"shape", "allowed"} {
-		if !got[k] {
-			return nil, docErrf(k, "missing")
-		}
+	if m.Shape == nil {
+		return nil, docErrf("shape", "missing")
+	}
+	if allowed == nil {
+		return nil, docErrf("allowed", "missing")
 	}
 	size, err := m.Shape.Check(0)
 	if err != nil {
 		return nil, inField("shape", err)
 	}
-	if len(allowed) != size {
-		return nil, docErrf("allowed", "mask of shape %v needs %d entries, got %d", m.Shape, size, len(allowed))
-	}
-	m.Allowed = make([]bool, len(allowed))
-	for j, a := range allowed {
-		if m.Allowed[j], err = decodeBool(a); err != nil {
-			return nil, inField(fmt.Sprintf("allowed[%d]", j), err)
+	m.Allowed = make([]bool, 0, size)
+	count, err := streamArray(allowed, size, func(j int, dec *json.Decoder) error {
+		tok, err := scalarToken(dec)
+		if err != nil {
+			return docErrf(fmt.Sprintf("allowed[%d]", j), "expected true or false, %v", err)
 		}
+		v, ok := tok.(bool)
+		if !ok {
+			return docErrf(fmt.Sprintf("allowed[%d]", j), "expected true or false, got %s", tokenString(tok))
+		}
+		m.Allowed = append(m.Allowed, v)
+		return nil
+	})
+	if isTooMany(err) {
+		return nil, docErrf("allowed", "mask of shape %v needs %d entries, got more", m.Shape, size)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if count != size {
+		return nil, docErrf("allowed", "mask of shape %v needs %d entries, got %d", m.Shape, size, count)
 	}
 	return m, nil
 }

@@ -137,7 +137,7 @@ func TestDecodeGraphErrors(t *testing.T) {
 		{"add mismatch", doc(in2, `{"id":1,"kind":"sum","parents":[0],"shape":[]}`, `{"id":2,"kind":"add","parents":[0,1],"shape":[2]}`),
 			`node 2 (add): field "parents": add: parent 1 has shape [], expected [2]`},
 		{"oversized shape", doc(`{"id":0,"kind":"input","parents":[],"shape":[100000,100000]}`), `node 0 (input): field "shape": shape [100000,100000] has more than 67108864 elements`},
-		{"rank too high", doc(`{"id":0,"kind":"input","parents":[],"shape":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}`), `field "shape": 17 entries, more than the maximum 16`},
+		{"rank too high", doc(`{"id":0,"kind":"input","parents":[],"shape":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}`), `node 0 (input): field "shape": more than 16 entries`},
 		{"negative extent", doc(`{"id":0,"kind":"input","parents":[],"shape":[-1]}`), `field "shape": entry 0: expected an integer in [0, 2147483647], got -1`},
 		{"fractional extent", doc(`{"id":0,"kind":"input","parents":[],"shape":[1.5]}`), `got 1.5`},
 		{"exponent extent", doc(`{"id":0,"kind":"input","parents":[],"shape":[1e3]}`), `got 1e3`},
@@ -351,7 +351,7 @@ func TestDecodePayloadErrors(t *testing.T) {
 		{"hex", w(`"1":{"W":{"shape":[1],"values":["0x10"]}}`), `node 1: field "W.values[0]": malformed rational "0x10"`},
 		{"nan", w(`"1":{"W":{"shape":[1],"values":["NaN"]}}`), `malformed rational "NaN"`},
 		{"bool", w(`"1":{"W":{"shape":[1],"values":[false]}}`), `expected a rational`},
-		{"count", w(`"1":{"W":{"shape":[2],"values":[1,2,3]}}`), `node 1: field "W.values": a tensor of shape [2] needs 2 values, got 3`},
+		{"count", w(`"1":{"W":{"shape":[2],"values":[1,2,3]}}`), `node 1: field "W.values": a tensor of shape [2] needs 2 values, got more`},
 		{"eps tensor", w(`"1":{"eps":{"shape":[1],"values":[1]}}`), `node 1: field "eps": expected a rational`},
 		{"oversized", w(`"1":{"W":{"shape":[100000,100000],"values":[]}}`), `node 1: field "W.shape": shape [100000,100000] has more than`},
 		{"exponent bomb", w(`"1":{"W":{"shape":[8],"values":[1e4000,1e4000,1e4000,1e4000,1e4000,1e4000,1e4000,1e4000]}}`), ""},
@@ -469,5 +469,29 @@ func TestEncodeTensorFloats(t *testing.T) {
 	}
 	if back := ConvertTensor[spec.F32](r); !spec.SameTensor(back, x) {
 		t.Errorf("round trip %v → %v", x, back)
+	}
+}
+
+// TestLongArraysStopEarly: an array longer than its bound is rejected
+// without reading the excess (the count in the message is the bound).
+func TestLongArraysStopEarly(t *testing.T) {
+	long := strings.Repeat("0,", 1<<20) + "0"
+	cases := []struct{ doc, want string }{
+		{doc(in2, `{"id":1,"kind":"relu","parents":[`+long+`],"shape":[2]}`), `node 1 (relu): field "parents": more than 1048576 entries`},
+		{`{"shape":[2],"values":[` + long + `]}`, `field "values": a tensor of shape [2] needs 2 values, got more`},
+		{`{"shape":[3],"values":[1,[2],3]}`, `field "values[1]": expected a rational (a string "p/q" or a number), got an array`},
+		{doc(in2, `{"id":1,"kind":"hard_masked_softmax","parents":[0],"shape":[2],"mask":{"allowed":[true,true,true],"shape":[2]}}`),
+			`node 1 (hard_masked_softmax): field "mask.allowed": mask of shape [2] needs 2 entries, got more`},
+	}
+	for _, c := range cases {
+		var err error
+		if strings.HasPrefix(c.doc, `{"shape"`) {
+			_, err = DecodeTensor([]byte(c.doc))
+		} else {
+			_, err = DecodeGraph([]byte(c.doc))
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
 	}
 }
