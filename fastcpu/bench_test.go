@@ -78,3 +78,48 @@ func BenchmarkNaiveSgemm(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSum reports GB/s read (SetBytes) at a serial size and at two
+// sizes above parallelLen.
+func BenchmarkSum(b *testing.B) {
+	for _, n := range []int{1000, 100_000, 1 << 20, 1 << 24} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			x := randVec(rand.New(rand.NewPCG(2, 2)), n)
+			Sum(x)
+			b.ReportAllocs()
+			b.SetBytes(int64(4 * n))
+			for b.Loop() {
+				Sum(x)
+			}
+		})
+	}
+}
+
+// BenchmarkDot is BenchmarkSum for Dot (bytes of both operands).
+func BenchmarkDot(b *testing.B) {
+	for _, n := range []int{1000, 100_000, 1 << 20, 1 << 24} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(3, 3))
+			x, y := randVec(r, n), randVec(r, n)
+			Dot(x, y)
+			b.ReportAllocs()
+			b.SetBytes(int64(8 * n))
+			for b.Loop() {
+				Dot(x, y)
+			}
+		})
+	}
+}
+
+// BenchmarkLinear is a batch-256, 512→512 layer with bias.
+func BenchmarkLinear(b *testing.B) {
+	rows, in, out := 256, 512, 512
+	r := rand.New(rand.NewPCG(4, 4))
+	x, w, bias, y := randVec(r, rows*in), randVec(r, out*in), randVec(r, out), make([]float32, rows*out)
+	Linear(x, rows, in, w, out, bias, y)
+	b.ReportAllocs()
+	for b.Loop() {
+		Linear(x, rows, in, w, out, bias, y)
+	}
+	b.ReportMetric(2*float64(rows*in*out)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}

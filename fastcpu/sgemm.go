@@ -52,11 +52,15 @@ const (
 // is written; an overlap gives unspecified values. SgemmChecked reports
 // violations as errors instead.
 //
-// Work is split into fixed 96×256 tiles of C, handed to at most
-// runtime.GOMAXPROCS(0) goroutines; products of fewer than 2·48³ flops run
-// on the caller's goroutine. Packing buffers come from a sync.Pool, so a
-// serial call allocates nothing and a parallel call allocates only its
-// goroutines' closures.
+// Implementation: A and B are first packed whole, in k blocks of depth
+// 256, into mr-row and nr-column micro-panels (6 and 16); then fixed 96×128
+// tiles of C are computed with a 6×16 register-blocked micro-kernel (AVX2
+// on amd64 when the CPU has it, portable Go otherwise — same bits). Both
+// phases are spread over at most runtime.GOMAXPROCS(0) goroutines that
+// claim units through atomic counters; products under 2·48³ flops run on
+// the caller's goroutine only. The packing buffer, (⌈m/6⌉·6 + ⌈n/16⌉·16)·k
+// float32s, comes from a sync.Pool, and helper goroutines stay parked
+// between calls, so a call allocates nothing in the steady state.
 func Sgemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	if err := checkGemm(false, m, n, k, a, lda, b, ldb, c, ldc, false); err != nil {
 		panic(err)
