@@ -25,6 +25,9 @@ type Exec[T spec.Scalar[T]] struct {
 	args    [][]spec.Tensor[T] // per node: the values it reads
 	targs   [][]spec.Tensor[T] // per node: the tangents it reads
 	grads   []spec.Tensor[T]   // per entry: a cotangent buffer owned by the plan
+	kern    []*kernel[T]       // per node: its planned kernel, or nil for the registry rule
+	vbuf    []spec.Tensor[T]   // per planned node: its value buffer
+	scratch [][][]T            // per planned node: one contribution buffer per argument
 	reached []bool
 	rg      []bool // per entry: requires a gradient in Backward
 	ready   bool   // a Forward has succeeded
@@ -52,9 +55,20 @@ func (g *Graph[T]) newExec() *Exec[T] {
 		reached: make([]bool, n),
 		rg:      make([]bool, n),
 	}
+	e.kern = make([]*kernel[T], len(g.nodes))
+	e.vbuf = make([]spec.Tensor[T], len(g.nodes))
+	e.scratch = make([][][]T, len(g.nodes))
 	for k, nd := range g.nodes {
 		e.args[k] = make([]spec.Tensor[T], len(nd.inputs))
 		e.targs[k] = make([]spec.Tensor[T], len(nd.inputs))
+		if kn := kernelFor(nd); kn != nil {
+			e.kern[k] = kn
+			e.vbuf[k] = spec.Tensor[T]{Shape: nd.shape.Clone(), Data: make([]T, nd.shape.Size())}
+			e.scratch[k] = make([][]T, len(nd.inputs))
+			for j, s := range nd.inShapes {
+				e.scratch[k][j] = make([]T, s.Size())
+			}
+		}
 	}
 	for id, s := range g.shapes {
 		e.grads[id] = spec.Tensor[T]{Shape: s.Clone(), Data: make([]T, s.Size())}
@@ -129,6 +143,13 @@ func (e *Exec[T]) forward(inputs []spec.Tensor[T]) error {
 		for j, r := range n.inputs {
 			xs[j] = e.vals[r]
 		}
+		if kn := e.kern[k]; kn != nil {
+			if err := kn.fwd(e.vbuf[k].Data, xs); err != nil {
+				return fmt.Errorf("node id=%d (op %s): forward: %w", n.id, n.op, err)
+			}
+			e.vals[e.nctx+k] = e.vbuf[k]
+			continue
+		}
 		y, err := n.forward(xs)
 		if err != nil {
 			return err
@@ -182,7 +203,7 @@ func (e *Exec[T]) Backward(seed spec.Tensor[T]) ([]spec.Tensor[T], error) {
 			continue
 		}
 		n := e.nodes[k]
-		gs, err := n.vjp(e.args[k], e.vals[id], e.grads[id])
+		gs, err := e.vjp(k, id)
 		if err != nil {
 			return nil, err
 		}
@@ -191,9 +212,9 @@ func (e *Exec[T]) Backward(seed spec.Tensor[T]) ([]spec.Tensor[T], error) {
 				continue
 			}
 			if e.reached[p] {
-				addInto(e.grads[p].Data, gs[j].Data)
+				addInto(e.grads[p].Data, gs[j])
 			} else {
-				copy(e.grads[p].Data, gs[j].Data)
+				copy(e.grads[p].Data, gs[j])
 				e.reached[p] = true
 			}
 		}
@@ -204,6 +225,29 @@ func (e *Exec[T]) Backward(seed spec.Tensor[T]) ([]spec.Tensor[T], error) {
 		}
 	}
 	return e.grads, nil
+}
+
+// vjp returns node k's contributions, one per argument, for the cotangent
+// in its entry's buffer: from the planned kernel into the plan's scratch
+// buffers, or from the registry rule.
+func (e *Exec[T]) vjp(k, id int) ([][]T, error) {
+	if kn := e.kern[k]; kn != nil {
+		kn.vjp(e.scratch[k], e.args[k], e.vals[id].Data, e.grads[id].Data)
+		return e.scratch[k], nil
+	}
+	gs, err := e.nodes[k].vjp(e.args[k], e.vals[id], e.grads[id])
+	if err != nil {
+		return nil, err
+	}
+	out := e.scratch[k]
+	if out == nil {
+		out = make([][]T, len(gs))
+		e.scratch[k] = out
+	}
+	for j := range gs {
+		out[j] = gs[j].Data
+	}
+	return out, nil
 }
 
 // Reached reports whether the last Backward reached entry id (an unreached
@@ -246,12 +290,12 @@ func (e *Exec[T]) BackwardFrom(init []spec.Tensor[T]) ([]spec.Tensor[T], error) 
 	for k := len(e.nodes) - 1; k >= 0; k-- {
 		id := e.nctx + k
 		n := e.nodes[k]
-		gs, err := n.vjp(e.args[k], e.vals[id], e.grads[id])
+		gs, err := e.vjp(k, id)
 		if err != nil {
 			return nil, err
 		}
 		for j, p := range n.inputs {
-			addInto(e.grads[p].Data, gs[j].Data)
+			addInto(e.grads[p].Data, gs[j])
 		}
 	}
 	return e.grads, nil

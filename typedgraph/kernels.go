@@ -1,0 +1,309 @@
+package typedgraph
+
+import (
+	"math/big"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Planned kernels: for the primitives a training loss is made of, a
+// compiled plan writes node values and VJP contributions into buffers it
+// allocated once, instead of calling the registry rule (which allocates
+// its result on every call). A kernel performs exactly the registry rule's
+// scalar operations, in the same order and with the same operands, so its
+// results are identical to the rule's bit for bit over every scalar (for
+// floats: up to which NaN a NaN result is, which Go leaves to the
+// compiler even for the rule itself); the tests compare every kernel with
+// its rule on special values, and the plan with the registry's tape on
+// random graphs over Rat, F32 and F64. A kernel is only used for a node whose
+// primitive is the reference registry's own (spec.Default[T]()), so a
+// private registry — for example one with a planted fault — is always
+// executed through its own rules.
+//
+// Reusing buffers is what recording the graph once buys: an eager tape
+// cannot know the next operation's shape before it is requested.
+
+// kernel is a planned primitive: fwd writes the node's value into dst;
+// vjp writes the contribution for argument j into gs[j].
+type kernel[T spec.Scalar[T]] struct {
+	fwd func(dst []T, xs []spec.Tensor[T]) error
+	vjp func(gs [][]T, xs []spec.Tensor[T], y, dy []T)
+}
+
+// kernelFor returns the planned kernel of node n, or nil when the node
+// runs through its registry rule.
+func kernelFor[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
+	if n.lit != nil {
+		return nil
+	}
+	ref, err := spec.Default[T]().Lookup(n.op)
+	if err != nil || ref != n.prim {
+		return nil
+	}
+	var z T
+	switch n.op {
+	case "add":
+		return binaryKernel(func(a, b T) T { return a.Add(b) },
+			func(_, _, d T) (T, T) { return d, d })
+	case "sub":
+		return binaryKernel(func(a, b T) T { return a.Sub(b) },
+			func(_, _, d T) (T, T) { return d, d.Neg() })
+	case "mul":
+		return binaryKernel(func(a, b T) T { return a.Mul(b) },
+			func(a, b, d T) (T, T) { return d.Mul(b), d.Mul(a) })
+	case "neg":
+		m1 := z.FromInt(-1)
+		return unaryKernel(func(x T) T { return x.Neg() }, func(T) T { return m1 })
+	case "scale":
+		c := z.FromRat(ratOr(n.attrs.C, big.NewRat(1, 1)))
+		return unaryKernel(func(x T) T { return c.Mul(x) }, func(T) T { return c })
+	case "square":
+		return unaryKernel(func(x T) T { return x.Mul(x) }, func(x T) T { return x.Add(x) })
+	case "relu":
+		zero := z.FromInt(0)
+		return unaryKernel(func(x T) T { return x.Max(zero) }, func(x T) T { return x.Step() })
+	case "sum":
+		return &kernel[T]{
+			fwd: func(dst []T, xs []spec.Tensor[T]) error {
+				var acc T
+				for _, v := range xs[0].Data {
+					acc = acc.Add(v)
+				}
+				dst[0] = acc
+				return nil
+			},
+			vjp: func(gs [][]T, _ []spec.Tensor[T], _, dy []T) {
+				for i := range gs[0] {
+					gs[0][i] = dy[0]
+				}
+			},
+		}
+	case "mse_loss":
+		n0 := n.inShapes[0].Size()
+		if n0 == 0 {
+			n0 = 1
+		}
+		nT := z.FromInt(int64(n0))
+		invN := z.FromRat(big.NewRat(1, int64(n0)))
+		two := z.FromInt(2)
+		return &kernel[T]{
+			fwd: func(dst []T, xs []spec.Tensor[T]) error {
+				var acc T
+				a, b := xs[0].Data, xs[1].Data
+				for i := range a {
+					d := a[i].Sub(b[i])
+					acc = acc.Add(d.Mul(d))
+				}
+				q, err := acc.Div(nT)
+				dst[0] = q
+				return err
+			},
+			vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) {
+				k := two.Mul(invN).Mul(dy[0])
+				a, b := xs[0].Data, xs[1].Data
+				for i := range gs[0] {
+					g := a[i].Sub(b[i]).Mul(k)
+					gs[0][i], gs[1][i] = g, g.Neg()
+				}
+			},
+		}
+	case "linear":
+		return linearKernel[T]()
+	}
+	return nil
+}
+
+func ratOr(r, def *big.Rat) *big.Rat {
+	if r == nil {
+		return def
+	}
+	return r
+}
+
+// binaryKernel is an elementwise two-argument primitive: forward f(a, b),
+// contributions vjp(a, b, δ).
+func binaryKernel[T spec.Scalar[T]](f func(a, b T) T, vjp func(a, b, d T) (T, T)) *kernel[T] {
+	return &kernel[T]{
+		fwd: func(dst []T, xs []spec.Tensor[T]) error {
+			a, b := xs[0].Data, xs[1].Data
+			for i := range dst {
+				dst[i] = f(a[i], b[i])
+			}
+			return nil
+		},
+		vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) {
+			a, b := xs[0].Data, xs[1].Data
+			for i := range dy {
+				gs[0][i], gs[1][i] = vjp(a[i], b[i], dy[i])
+			}
+		},
+	}
+}
+
+// unaryKernel is an elementwise one-argument primitive with local
+// derivative d(x); its contribution is d(x)·δ, the registry's order.
+func unaryKernel[T spec.Scalar[T]](f func(x T) T, d func(x T) T) *kernel[T] {
+	return &kernel[T]{
+		fwd: func(dst []T, xs []spec.Tensor[T]) error {
+			for i, x := range xs[0].Data {
+				dst[i] = f(x)
+			}
+			return nil
+		},
+		vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) {
+			for i, x := range xs[0].Data {
+				gs[0][i] = d(x).Mul(dy[i])
+			}
+		},
+	}
+}
+
+// linearKernel is linear(x, W, b) with the registry's folds: y[r,j] =
+// (Σ_k x[r,k]·W[j,k] from 0) + b[j]; dx[r,k] = Σ_j W[j,k]·δ[r,j] from 0;
+// db[j] and dW[j,k] accumulate over rows from 0. Over F32 and F64 it runs
+// a monomorphic loop doing the same IEEE operations.
+func linearKernel[T spec.Scalar[T]]() *kernel[T] {
+	return &kernel[T]{
+		fwd: func(dst []T, xs []spec.Tensor[T]) error {
+			x, w, b := xs[0].Data, xs[1].Data, xs[2].Data
+			out, in := xs[1].Shape[0], xs[1].Shape[1]
+			rows := linearRows(len(x), len(dst), out, in)
+			switch d := any(dst).(type) {
+			case []spec.F32:
+				linearFwdF32(d, any(x).([]spec.F32), any(w).([]spec.F32), any(b).([]spec.F32), rows, out, in)
+			case []spec.F64:
+				linearFwdF64(d, any(x).([]spec.F64), any(w).([]spec.F64), any(b).([]spec.F64), rows, out, in)
+			default:
+				for r := 0; r < rows; r++ {
+					for j := 0; j < out; j++ {
+						var acc T
+						for k := 0; k < in; k++ {
+							acc = acc.Add(x[r*in+k].Mul(w[j*in+k]))
+						}
+						dst[r*out+j] = acc.Add(b[j])
+					}
+				}
+			}
+			return nil
+		},
+		vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) {
+			x, w := xs[0].Data, xs[1].Data
+			out, in := xs[1].Shape[0], xs[1].Shape[1]
+			rows := len(dy) / max(out, 1)
+			if out == 0 && in > 0 {
+				rows = len(x) / in
+			}
+			dx, dw, db := gs[0], gs[1], gs[2]
+			clear(dw)
+			clear(db)
+			switch d := any(dy).(type) {
+			case []spec.F32:
+				linearVJPF32(any(dx).([]spec.F32), any(dw).([]spec.F32), any(db).([]spec.F32),
+					any(x).([]spec.F32), any(w).([]spec.F32), d, rows, out, in)
+			case []spec.F64:
+				linearVJPF64(any(dx).([]spec.F64), any(dw).([]spec.F64), any(db).([]spec.F64),
+					any(x).([]spec.F64), any(w).([]spec.F64), d, rows, out, in)
+			default:
+				for r := 0; r < rows; r++ {
+					for k := 0; k < in; k++ {
+						var acc T
+						for j := 0; j < out; j++ {
+							acc = acc.Add(w[j*in+k].Mul(dy[r*out+j]))
+						}
+						dx[r*in+k] = acc
+					}
+					for j := 0; j < out; j++ {
+						dj := dy[r*out+j]
+						db[j] = db[j].Add(dj)
+						for k := 0; k < in; k++ {
+							dw[j*in+k] = dw[j*in+k].Add(dj.Mul(x[r*in+k]))
+						}
+					}
+				}
+			}
+		},
+	}
+}
+
+// linearRows is the registry's row count for linear's forward.
+func linearRows(nx, ny, out, in int) int {
+	if in > 0 {
+		return nx / in
+	}
+	return ny / max(out, 1)
+}
+
+// linearFwdF32 and the functions below are written out per type (not
+// generically) so that each product is a same-type conversion of a native
+// operation, F32(x*w), which the Go specification guarantees is rounded
+// before the addition and never fused into an FMA — exactly what the
+// scalar methods (F32.Mul, F32.Add) do.
+func linearFwdF32(y, x, w, b []spec.F32, rows, out, in int) {
+	for r := 0; r < rows; r++ {
+		xr := x[r*in : r*in+in]
+		for j := 0; j < out; j++ {
+			wj := w[j*in : j*in+in]
+			var acc spec.F32
+			for k := range xr {
+				acc = spec.F32(acc + spec.F32(xr[k]*wj[k]))
+			}
+			y[r*out+j] = spec.F32(acc + b[j])
+		}
+	}
+}
+
+func linearVJPF32(dx, dw, db, x, w, dy []spec.F32, rows, out, in int) {
+	for r := 0; r < rows; r++ {
+		dyr := dy[r*out : r*out+out]
+		for k := 0; k < in; k++ {
+			var acc spec.F32
+			for j := range dyr {
+				acc = spec.F32(acc + spec.F32(w[j*in+k]*dyr[j]))
+			}
+			dx[r*in+k] = acc
+		}
+		xr := x[r*in : r*in+in]
+		for j, dj := range dyr {
+			db[j] = spec.F32(db[j] + dj)
+			dwj := dw[j*in : j*in+in]
+			for k := range xr {
+				dwj[k] = spec.F32(dwj[k] + spec.F32(dj*xr[k]))
+			}
+		}
+	}
+}
+
+func linearFwdF64(y, x, w, b []spec.F64, rows, out, in int) {
+	for r := 0; r < rows; r++ {
+		xr := x[r*in : r*in+in]
+		for j := 0; j < out; j++ {
+			wj := w[j*in : j*in+in]
+			var acc spec.F64
+			for k := range xr {
+				acc = spec.F64(acc + spec.F64(xr[k]*wj[k]))
+			}
+			y[r*out+j] = spec.F64(acc + b[j])
+		}
+	}
+}
+
+func linearVJPF64(dx, dw, db, x, w, dy []spec.F64, rows, out, in int) {
+	for r := 0; r < rows; r++ {
+		dyr := dy[r*out : r*out+out]
+		for k := 0; k < in; k++ {
+			var acc spec.F64
+			for j := range dyr {
+				acc = spec.F64(acc + spec.F64(w[j*in+k]*dyr[j]))
+			}
+			dx[r*in+k] = acc
+		}
+		xr := x[r*in : r*in+in]
+		for j, dj := range dyr {
+			db[j] = spec.F64(db[j] + dj)
+			dwj := dw[j*in : j*in+in]
+			for k := range xr {
+				dwj[k] = spec.F64(dwj[k] + spec.F64(dj*xr[k]))
+			}
+		}
+	}
+}
