@@ -138,7 +138,9 @@ func TestKernelsMatchRulesF32(t *testing.T) {
 	testKernels(t, func(f float64) spec.F32 { return spec.F32(float32(f)) })
 }
 
-func TestKernelsMatchRulesF64(t *testing.T) { testKernels(t, func(f float64) spec.F64 { return spec.F64(f) }) }
+func TestKernelsMatchRulesF64(t *testing.T) {
+	testKernels(t, func(f float64) spec.F64 { return spec.F64(f) })
+}
 
 func TestKernelsMatchRulesRat(t *testing.T) {
 	testKernels(t, func(f float64) spec.Rat {
