@@ -240,6 +240,14 @@ func TestTorchNumbersRoundOnce(t *testing.T) {
 		mid.Quo(mid, big.NewRat(2, 1))
 		lits = append(lits, xcExactDecimal(mid))
 	}
+	// Ties decided by a digit beyond the 800 that strconv keeps exactly:
+	// the midpoint between 1 and its successor rounds to even (1), and
+	// the same midpoint plus 10^-1100 rounds up.
+	one, _ := new(big.Float).SetFloat64(1).Rat(nil)
+	next, _ := new(big.Float).SetFloat64(float64(math.Nextafter32(1, 2))).Rat(nil)
+	mid := new(big.Rat).Add(one, next)
+	mid.Quo(mid, big.NewRat(2, 1))
+	lits = append(lits, xcExactDecimal(mid)+strings.Repeat("0", 1100), xcExactDecimal(mid)+strings.Repeat("0", 1100)+"1")
 	for _, lit := range lits {
 		doc := `{"params":{"x":[` + lit + `]},"meta":{"x":{"shape":[1],"dtype":"torch.float32"}}}`
 		p, err := nn.ImportTorchParamsSorted[spec.F32](strings.NewReader(doc))

@@ -46,7 +46,8 @@ const tlsfChunk = 64 << 10
 // holds. NaN words other than CanonicalNaN32 are rejected, as are
 // truncation and any byte after the last tensor. Every error is a one-line
 // *ExchangeError naming the tensor index, field, element index and byte
-// offset. After an error the reader stays failed.
+// offset. After an error the reader stays failed. Create one with
+// NewTLSF32BReader; the zero value is not usable.
 type TLSF32BReader struct {
 	r     io.Reader
 	br    *bufio.Reader // r when it was wrapped for buffering, else nil
@@ -265,7 +266,8 @@ func ReadTLSF32B(r io.Reader) ([]spec.SomeTensor[spec.F32], error) {
 // model never needs a second in-memory copy of its state. The bytes are
 // fully determined by the tensors. Each tensor is checked (shape limits,
 // canonical NaNs) before any of its bytes are written; an error leaves a
-// stream that the reader rejects.
+// stream that the reader rejects. Create one with NewTLSF32BWriter; the
+// zero value is not usable.
 type TLSF32BWriter struct {
 	w       *bufio.Writer
 	count   int
