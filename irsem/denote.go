@@ -219,7 +219,9 @@ func checkResult[T any](n *Node, v spec.Tensor[T]) error {
 // are rejected by name at their node. Every error is an *Error naming the
 // node and its tag.
 //
-// The graph is never modified, so the same *Graph is interpreted over
+// Values may share storage with input and with each other (detach,
+// reshape); treat them as read-only. The graph is never modified, so the
+// same *Graph is interpreted over
 // spec.Rat, spec.F32, spec.F64, spec.Binary32 or spec.Interval unchanged.
 func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]spec.Tensor[T], error) {
 	if err := g.Check(); err != nil {

@@ -71,7 +71,10 @@ func LowerForward[T spec.Scalar[T]](g *Graph, p *Payload) (*ForwardGraph[T], err
 }
 
 // Run evaluates the forward graph at input and returns every node's value,
-// indexed by id. Each value is checked against its stored shape.
+// indexed by id. Each value is checked against its stored shape. Values
+// may share storage with input, with each other (detach, reshape) and with
+// the graph's converted constants, so callers treat them as read-only. Run
+// keeps no state between calls and is safe for concurrent use.
 func (f *ForwardGraph[T]) Run(input spec.Tensor[T]) ([]spec.Tensor[T], error) {
 	if len(input.Data) != input.Shape.Size() || !input.Shape.Equal(f.InShape) {
 		return nil, nodeErrf(0, OpInput, "", "shape mismatch: expected %v, got %v (%d values)", f.InShape, input.Shape, len(input.Data))

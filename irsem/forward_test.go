@@ -128,3 +128,42 @@ func TestLowerForward(t *testing.T) {
 		t.Errorf("tanh over rat: %v", err)
 	}
 }
+
+// TestRunConcurrent runs one forward graph from several goroutines (go test
+// -race checks that Run shares nothing mutable).
+func TestRunConcurrent(t *testing.T) {
+	c := opCases(t)
+	var cases []opCase
+	for _, x := range c {
+		if strings.HasPrefix(x.name, "conv") || strings.HasPrefix(x.name, "max_pool") || x.name == "examples/mlp" || x.name == "layernorm" {
+			cases = append(cases, x)
+		}
+	}
+	for _, x := range cases {
+		f, err := LowerForward[spec.F64](x.g, x.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := ConvertTensor[spec.F64](x.x)
+		want, err := f.Run(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 4)
+		for k := 0; k < 4; k++ {
+			go func() {
+				got, err := f.Run(in)
+				if err == nil {
+					cmp, _ := CompareTables(x.g, got, want)
+					err = cmp.Err()
+				}
+				done <- err
+			}()
+		}
+		for k := 0; k < 4; k++ {
+			if err := <-done; err != nil {
+				t.Errorf("%s: %v", x.name, err)
+			}
+		}
+	}
+}
