@@ -413,3 +413,34 @@ func TestSgemmAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per serial call, want 0", allocs)
 	}
 }
+
+// TestSgemmConcurrentCallers runs products from several goroutines at
+// once, so that calls share the parked helpers; each must still equal
+// the naive fold.
+func TestSgemmConcurrentCallers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			r := rand.New(rand.NewPCG(uint64(g), 99))
+			m, n, k := 60+7*g, 100+3*g, 90+11*g
+			a, b := randMat(r, m, k, k), randMat(r, k, n, n)
+			want := make([]float32, m*n)
+			naiveFold(false, m, n, k, a, k, b, n, want, n)
+			for range 5 {
+				c := make([]float32, m*n)
+				Sgemm(m, n, k, a, k, b, n, c, n)
+				if i, ok := sameBits(c, want); !ok {
+					errs <- fmt.Errorf("caller %d: element %d is %g, want %g", g, i, c[i], want[i])
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
