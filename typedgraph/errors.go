@@ -17,6 +17,7 @@ type ShapeError struct {
 	Got      spec.Shape // the shape found
 }
 
+// Error prints "shape mismatch at id=N: expected S, got T (role)".
 func (e *ShapeError) Error() string {
 	s := fmt.Sprintf("shape mismatch at id=%d: expected %v, got %v", e.ID, e.Expected, e.Got)
 	if e.Op != "" {
@@ -36,6 +37,7 @@ type IDError struct {
 	Arg    int    // the argument position of the bad read
 }
 
+// Error prints "invalid id=N for ctxLen=L" and the node, op and argument.
 func (e *IDError) Error() string {
 	return fmt.Sprintf("invalid id=%d for ctxLen=%d (node id=%d, op %s, argument %d)", e.ID, e.CtxLen, e.Node, e.Op, e.Arg)
 }
@@ -53,6 +55,7 @@ type IndexError struct {
 	Where string // what was being indexed
 }
 
+// Error prints "input index out of bounds: …" with the index and length.
 func (e *IndexError) Error() string {
 	return fmt.Sprintf("input index out of bounds: %s: index %d, length %d", e.Where, e.Index, e.Len)
 }

@@ -31,11 +31,12 @@ type Exec[T spec.Scalar[T]] struct {
 	reached []bool
 	rg      []bool // per entry: requires a gradient in Backward
 	ready   bool   // a Forward has succeeded
+	made    bool   // built by Compile (the zero Exec is unusable)
 }
 
 // Compile returns an evaluation plan for g. The graph must have a result.
 func (g *Graph[T]) Compile() (*Exec[T], error) {
-	if g.result < 0 {
+	if g.res == 0 {
 		return nil, fmt.Errorf("compile: graph has no result (call SetResult)")
 	}
 	return g.newExec(), nil
@@ -47,13 +48,14 @@ func (g *Graph[T]) newExec() *Exec[T] {
 		nctx:    len(g.names),
 		nodes:   g.nodes[:len(g.nodes):len(g.nodes)],
 		shapes:  g.shapes[:n:n],
-		result:  g.result,
+		result:  g.rid(),
 		vals:    make([]spec.Tensor[T], n),
 		args:    make([][]spec.Tensor[T], len(g.nodes)),
 		targs:   make([][]spec.Tensor[T], len(g.nodes)),
 		grads:   make([]spec.Tensor[T], n),
 		reached: make([]bool, n),
 		rg:      make([]bool, n),
+		made:    true,
 	}
 	e.kern = make([]*kernel[T], len(g.nodes))
 	e.vbuf = make([]spec.Tensor[T], len(g.nodes))
@@ -101,6 +103,9 @@ func (e *Exec[T]) setMask(mask []bool) {
 // a tape, an excluded input and every node that depends only on excluded
 // inputs is skipped, and its cotangent is reported as zero.
 func (e *Exec[T]) SetRequiresGrad(mask []bool) error {
+	if !e.made {
+		return errNotCompiled
+	}
 	if mask != nil && len(mask) != e.nctx {
 		return fmt.Errorf("requires-grad mask has %d flags for %d context inputs", len(mask), e.nctx)
 	}
@@ -127,7 +132,14 @@ func (e *Exec[T]) Forward(inputs []spec.Tensor[T]) (spec.Tensor[T], error) {
 	return e.vals[e.result], nil
 }
 
+// errNotCompiled is returned by the methods of an Exec not made by
+// Compile.
+var errNotCompiled = fmt.Errorf("exec: not compiled (use Graph.Compile)")
+
 func (e *Exec[T]) forward(inputs []spec.Tensor[T]) error {
+	if !e.made {
+		return errNotCompiled
+	}
 	e.ready = false
 	if len(inputs) != e.nctx {
 		return fmt.Errorf("graph context has %d inputs, got %d values", e.nctx, len(inputs))
@@ -344,14 +356,14 @@ func (g *Graph[T]) Eval(inputs []spec.Tensor[T]) ([]spec.Tensor[T], error) {
 
 // EvalResult evaluates g and returns the value of its result.
 func (g *Graph[T]) EvalResult(inputs []spec.Tensor[T]) (spec.Tensor[T], error) {
-	if g.result < 0 {
+	if g.res == 0 {
 		return spec.Tensor[T]{}, fmt.Errorf("graph has no result (call SetResult)")
 	}
 	vs, err := g.Eval(inputs)
 	if err != nil {
 		return spec.Tensor[T]{}, err
 	}
-	return vs[g.result], nil
+	return vs[g.rid()], nil
 }
 
 // JVPCtx is forward mode over the whole context: given the context values
@@ -378,21 +390,22 @@ func (g *Graph[T]) BackpropAllFrom(inputs, init []spec.Tensor[T]) ([]spec.Tensor
 // BackpropAllCtx seeds the result with seed and runs the every-node reverse
 // sweep: it returns the cotangent of every entry, context inputs first.
 func (g *Graph[T]) BackpropAllCtx(inputs []spec.Tensor[T], seed spec.Tensor[T]) ([]spec.Tensor[T], error) {
-	if g.result < 0 {
+	r := g.rid()
+	if r < 0 {
 		return nil, fmt.Errorf("backprop: graph has no result (call SetResult)")
 	}
 	e := g.newExec()
 	if err := e.forward(inputs); err != nil {
 		return nil, err
 	}
-	if err := checkTensor(seed, g.shapes[g.result], g.result, "seed"); err != nil {
+	if err := checkTensor(seed, g.shapes[r], r, "seed"); err != nil {
 		return nil, err
 	}
 	init := make([]spec.Tensor[T], len(g.shapes))
 	for id, s := range g.shapes {
 		init[id] = spec.Tensor[T]{Shape: s, Data: make([]T, s.Size())}
 	}
-	init[g.result] = seed
+	init[r] = seed
 	return e.BackwardFrom(init)
 }
 

@@ -19,7 +19,7 @@ type Graph[T spec.Scalar[T]] struct {
 	names  []string     // one per context entry
 	shapes []spec.Shape // one per entry: the context, then the nodes
 	nodes  []*Node[T]
-	result int // -1 until SetResult
+	res    int // the result id plus one; 0 until SetResult (so the zero Graph has none)
 }
 
 // Node is one appended primitive application: its entry id, primitive,
@@ -52,7 +52,7 @@ func New[T spec.Scalar[T]](reg *spec.Registry[T], ctx ...spec.Shape) (*Graph[T],
 	if reg == nil {
 		reg = spec.Default[T]()
 	}
-	g := &Graph[T]{reg: reg, result: -1}
+	g := &Graph[T]{reg: reg}
 	for i, s := range ctx {
 		if err := g.addInput(fmt.Sprintf("x%d", i), s); err != nil {
 			return nil, err
@@ -75,7 +75,15 @@ func (g *Graph[T]) addInput(name string, s spec.Shape) error {
 }
 
 // Registry is the rule table the graph's nodes take their payload from.
-func (g *Graph[T]) Registry() *spec.Registry[T] { return g.reg }
+func (g *Graph[T]) Registry() *spec.Registry[T] {
+	if g.reg == nil {
+		return spec.Default[T]()
+	}
+	return g.reg
+}
+
+// rid is the result id, or -1 when none is set.
+func (g *Graph[T]) rid() int { return g.res - 1 }
 
 // CtxLen is the number of context inputs, len(Γ).
 func (g *Graph[T]) CtxLen() int { return len(g.names) }
@@ -129,19 +137,19 @@ func (g *Graph[T]) SetResult(id int) error {
 	if id < 0 || id >= len(g.shapes) {
 		return &IDError{ID: id, CtxLen: len(g.shapes), Node: -1, Op: "result", Arg: 0}
 	}
-	g.result = id
+	g.res = id + 1
 	return nil
 }
 
 // Result returns the result reference and whether one was set.
-func (g *Graph[T]) Result() (int, bool) { return g.result, g.result >= 0 }
+func (g *Graph[T]) Result() (int, bool) { return g.rid(), g.res > 0 }
 
 // ResultShape returns the shape of the result entry.
 func (g *Graph[T]) ResultShape() (spec.Shape, error) {
-	if g.result < 0 {
+	if g.res == 0 {
 		return nil, fmt.Errorf("graph has no result (call SetResult)")
 	}
-	return g.shapes[g.result].Clone(), nil
+	return g.shapes[g.rid()].Clone(), nil
 }
 
 // Append records a node applying the primitive op with attributes a (nil
@@ -163,7 +171,7 @@ func (g *Graph[T]) AppendInferred(op string, a *spec.Attrs, inputs []int) (int, 
 
 func (g *Graph[T]) append(name, op string, a *spec.Attrs, inputs []int, out spec.Shape, declared bool) (int, error) {
 	id := len(g.shapes)
-	p, err := g.reg.Lookup(op)
+	p, err := g.Registry().Lookup(op)
 	if err != nil {
 		return -1, fmt.Errorf("node id=%d: %w", id, err)
 	}
@@ -218,7 +226,7 @@ func (g *Graph[T]) AppendConst(name string, v spec.Tensor[T]) (int, error) {
 	if vals, ok := ratValues(v); ok {
 		return g.append(name, "const", &spec.Attrs{Shape: v.Shape.Clone(), Values: vals}, nil, v.Shape, true)
 	}
-	p, err := g.reg.Lookup("const")
+	p, err := g.Registry().Lookup("const")
 	if err != nil {
 		return -1, fmt.Errorf("node id=%d: %w", id, err)
 	}
@@ -286,8 +294,8 @@ func (g *Graph[T]) String() string {
 		b.WriteString("])")
 	}
 	b.WriteString("]")
-	if g.result >= 0 {
-		fmt.Fprintf(&b, " -> %d", g.result)
+	if g.res > 0 {
+		fmt.Fprintf(&b, " -> %d", g.rid())
 	}
 	return b.String()
 }
@@ -313,12 +321,23 @@ func (n *Node[T]) Shape() spec.Shape { return n.shape.Clone() }
 
 // NoGrad reports that the primitive's JVP and VJP are zero by definition
 // (const, detach, random draws).
-func (n *Node[T]) NoGrad() bool { return n.prim.NoGrad }
+func (n *Node[T]) NoGrad() bool { return n.prim != nil && n.prim.NoGrad }
+
+// usable rejects a Node that was not made by a Graph.
+func (n *Node[T]) usable() error {
+	if n == nil || n.prim == nil {
+		return fmt.Errorf("uninitialised node (obtain nodes from Graph.Node)")
+	}
+	return nil
+}
 
 // Validate checks a context for this node: it must hold exactly one value
 // per earlier entry (ID values), and every entry the node reads must have
 // the shape the node was built against.
 func (n *Node[T]) Validate(ctx []spec.Tensor[T]) error {
+	if err := n.usable(); err != nil {
+		return err
+	}
 	for _, r := range n.inputs {
 		if r >= len(ctx) {
 			return &IndexError{Index: r, Len: len(ctx), Where: fmt.Sprintf("node id=%d (op %s) reads its context", n.id, n.op)}
@@ -482,10 +501,13 @@ func addInto[T spec.Scalar[T]](dst, src []T) {
 // no rational form is converted with conv; Rebuild fails on one when conv
 // is nil.
 func Rebuild[S spec.Scalar[S], T spec.Scalar[T]](g *Graph[T], reg *spec.Registry[S], conv func(T) S) (*Graph[S], error) {
+	if g == nil {
+		return nil, fmt.Errorf("rebuild: nil graph")
+	}
 	if reg == nil {
 		reg = spec.Default[S]()
 	}
-	h := &Graph[S]{reg: reg, result: g.result}
+	h := &Graph[S]{reg: reg, res: g.res}
 	for i, name := range g.names {
 		if err := h.addInput(name, g.shapes[i]); err != nil {
 			return nil, err

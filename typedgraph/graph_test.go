@@ -443,3 +443,47 @@ func TestForwardFailure(t *testing.T) {
 	_, _, err = g.Lower([]spec.Tensor[R]{rv(1, 2), rv(1, 0)})
 	wantErr(t, err, "node id=2 (op div)")
 }
+
+// Zero values are unusable but never panic.
+func TestZeroValues(t *testing.T) {
+	var g tg.Graph[R]
+	if _, ok := g.Result(); ok {
+		t.Fatal("zero graph has a result")
+	}
+	if _, err := g.Compile(); err == nil {
+		t.Fatal("zero graph compiled")
+	}
+	if _, err := g.EvalResult(nil); err == nil {
+		t.Fatal("zero graph evaluated")
+	}
+	if vs, err := g.Eval(nil); err != nil || len(vs) != 0 {
+		t.Fatalf("empty graph eval: %v %v", vs, err)
+	}
+	id, err := g.Append("const", &spec.Attrs{Shape: spec.Shape{}, Values: []*big.Rat{big.NewRat(2, 1)}}, nil, spec.Shape{})
+	if err != nil || id != 0 {
+		t.Fatalf("append to the zero graph: %d %v", id, err)
+	}
+	var e tg.Exec[R]
+	if _, err := e.Forward(nil); err == nil {
+		t.Fatal("zero exec ran")
+	}
+	if _, err := e.Backward(spec.Scalar0(spec.NewRat(1, 1))); err == nil {
+		t.Fatal("zero exec ran backward")
+	}
+	if err := e.SetRequiresGrad(nil); err == nil {
+		t.Fatal("zero exec accepted a mask")
+	}
+	var n tg.Node[R]
+	if _, err := n.Forward(nil); err == nil || n.NoGrad() {
+		t.Fatal("zero node ran")
+	}
+	if _, err := n.VJP(nil, spec.Tensor[R]{}); err == nil {
+		t.Fatal("zero node ran its vjp")
+	}
+	if _, err := n.JVP(nil, nil); err == nil {
+		t.Fatal("zero node ran its jvp")
+	}
+	if _, err := tg.Rebuild[R, R](nil, nil, nil); err == nil {
+		t.Fatal("rebuild of nil accepted")
+	}
+}
