@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"math/big"
+	"regexp"
 	"strings"
 )
 
@@ -38,10 +39,15 @@ func RatFromFloat64(f float64) (Rat, error) {
 	return Rat{r: r}, nil
 }
 
+// ratSyntax is the accepted spelling: an optionally signed integer,
+// "p/q", or a decimal with an optional exponent. Hex, binary, octal and
+// underscores (which big.Rat.SetString would accept) are rejected.
+var ratSyntax = regexp.MustCompile(`^[+-]?([0-9]+/[0-9]+|([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?)$`)
+
 // ParseRat reads "p/q", an integer, or a decimal such as "-1.5e3" exactly.
 func ParseRat(s string) (Rat, error) {
 	t := strings.TrimSpace(s)
-	if t == "" || len(t) > 4096 {
+	if t == "" || len(t) > 4096 || !ratSyntax.MatchString(t) {
 		return Rat{}, fmt.Errorf("malformed rational %q", s)
 	}
 	// Guard against huge exponents that would allocate enormous integers.

@@ -99,7 +99,7 @@ func TestRatExactness(t *testing.T) {
 			t.Errorf("ParseRat(%q): %v", s, err)
 		}
 	}
-	for _, s := range []string{"", "1/0", "abc", "1e99999"} {
+	for _, s := range []string{"", "1/0", "abc", "1e99999", "0x10", "0b101", "1_000", "0x1p4", "1/-2"} {
 		if _, err := ParseRat(s); err == nil {
 			t.Errorf("ParseRat(%q) accepted", s)
 		}
