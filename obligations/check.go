@@ -121,6 +121,10 @@ func FormatAttrs(a *spec.Attrs) string {
 type Outcome struct {
 	Oracle  Oracle
 	Measure float64
+	// The two sides of an adjointness claim as decided: exact rationals
+	// for the rat oracle, enclosures for the interval oracle.
+	RatSides      [2]spec.Rat
+	IntervalSides [2]spec.Interval
 }
 
 // Tangents draws one tangent per parent and one cotangent of the output
@@ -223,7 +227,7 @@ func (r Registries) CheckAdjointness(inst *Instance, dxs []spec.Tensor[spec.Rat]
 			if !lhs.Same(rhs) {
 				return Outcome{Oracle: OracleRat}, fail(OracleRat, "⟨jvp,δ⟩="+lhs.String(), "⟨dx,vjp⟩="+rhs.String(), "")
 			}
-			return Outcome{Oracle: OracleRat, Measure: float64(lhs.BitLen())}, nil
+			return Outcome{Oracle: OracleRat, Measure: float64(lhs.BitLen()), RatSides: [2]spec.Rat{lhs, rhs}}, nil
 		}
 		if !inexact(err) {
 			return Outcome{Oracle: OracleRat}, fmt.Errorf("%s: %w", inst.Op, err)
@@ -247,7 +251,7 @@ func (r Registries) CheckAdjointness(inst *Instance, dxs []spec.Tensor[spec.Rat]
 	if lhs.Hi < rhs.Lo || rhs.Hi < lhs.Lo {
 		return Outcome{Oracle: OracleInterval}, fail(OracleInterval, "⟨jvp,δ⟩∈"+lhs.String(), "⟨dx,vjp⟩∈"+rhs.String(), "enclosures do not overlap")
 	}
-	return Outcome{Oracle: OracleInterval, Measure: math.Max(lhs.Width(), rhs.Width())}, nil
+	return Outcome{Oracle: OracleInterval, Measure: math.Max(lhs.Width(), rhs.Width()), IntervalSides: [2]spec.Interval{lhs, rhs}}, nil
 }
 
 // combine returns a·u + b·v elementwise.
