@@ -82,10 +82,13 @@
 // Grad, VJP, JVP, JacRev, JacFwd, HVP and Hessian follow the chapter's
 // autograd.* transforms: a scalar program is traced into a typed graph,
 // lowered with checked lowering and differentiated. HVP and Hessian are
-// forward-over-reverse: the graph is rebuilt over spec.Dual[T] (Rebuild,
-// ToDual), lowered over duals with input tangents, reversed with seed 1,
-// and the tangent parts of the gradient are read. Jacobians are laid out
-// with the output axes first, then the input axes.
+// forward-over-reverse: the graph is rebuilt over spec.Dual[T] (ToDual),
+// lowered over duals with input tangents, reversed with seed 1, and the
+// tangent parts of the gradient are read. In the dual rebuild a
+// stop-gradient primitive drops the tangent of its value (plain dual
+// arithmetic would carry it through detach), so that over Rat HVP equals
+// forward mode applied to the gradient exactly. Jacobians are laid out with
+// the output axes first, then the input axes.
 //
 // # Programs and interpreters
 //

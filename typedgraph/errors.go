@@ -32,14 +32,22 @@ func (e *ShapeError) Error() string {
 type IDError struct {
 	ID     int    // the entry id that was requested
 	CtxLen int    // the number of entries available
-	Node   int    // the id the new node would have had
-	Op     string // the node's primitive
+	Node   int    // the id the new node would have had; −1 for a lookup that is not a read
+	Op     string // the node's primitive, or the lookup's role ("result", "shape", …)
 	Arg    int    // the argument position of the bad read
 }
 
-// Error prints "invalid id=N for ctxLen=L" and the node, op and argument.
+// Error prints "invalid id=N for ctxLen=L" and the node, op and argument
+// (or only the role, for a lookup that is not a node's read).
 func (e *IDError) Error() string {
-	return fmt.Sprintf("invalid id=%d for ctxLen=%d (node id=%d, op %s, argument %d)", e.ID, e.CtxLen, e.Node, e.Op, e.Arg)
+	s := fmt.Sprintf("invalid id=%d for ctxLen=%d", e.ID, e.CtxLen)
+	switch {
+	case e.Node >= 0:
+		s += fmt.Sprintf(" (node id=%d, op %s, argument %d)", e.Node, e.Op, e.Arg)
+	case e.Op != "":
+		s += " (" + e.Op + ")"
+	}
+	return s
 }
 
 // ErrInputIndex is the sentinel of IndexError: errors.Is(err,
