@@ -1,0 +1,271 @@
+package certificates
+
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// AdjointCase is one certified instance of ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩.
+// With oracle "rat" the sides are exact rationals that must be equal;
+// with oracle "interval" they are enclosures that must overlap.
+type AdjointCase struct {
+	Attrs  Attrs    `json:"attrs"`
+	Inputs []Tensor `json:"inputs"`
+	Dx     []Tensor `json:"dx"`
+	Delta  Tensor   `json:"delta"`
+	Oracle string   `json:"oracle"`
+	// Rat oracle.
+	LHS string `json:"lhs,omitempty"`
+	RHS string `json:"rhs,omitempty"`
+	// Interval oracle.
+	LHSEnclosure *Enclosure `json:"lhs_enclosure,omitempty"`
+	RHSEnclosure *Enclosure `json:"rhs_enclosure,omitempty"`
+}
+
+// AdjointnessFile certifies the local adjointness of one primitive.
+type AdjointnessFile struct {
+	Header
+	Op    string        `json:"op"`
+	Cases []AdjointCase `json:"cases"`
+}
+
+// ProduceAdjointness checks cases generated instances of op (seeded as
+// `tlcheck check` seeds them) and returns the certificate; it fails if
+// any case does not hold.
+func ProduceAdjointness(op string, cases int, seed uint64) (*AdjointnessFile, error) {
+	reg := obligations.DefaultRegistries()
+	f := &AdjointnessFile{Header: Header{Format: Format, Kind: KindAdjointness}, Op: op}
+	for i := 0; i < cases; i++ {
+		inst, dxs, d, err := adjointInstance(op, seed, i)
+		if err != nil {
+			return nil, err
+		}
+		o, err := reg.CheckAdjointness(inst, dxs, d)
+		if err != nil {
+			return nil, fmt.Errorf("%s case %d: %w", op, i, err)
+		}
+		c := AdjointCase{Attrs: EncodeAttrs(inst.Attrs), Delta: RatTensor(d), Oracle: string(o.Oracle)}
+		for _, x := range inst.Xs {
+			c.Inputs = append(c.Inputs, RatTensor(x))
+		}
+		for _, x := range dxs {
+			c.Dx = append(c.Dx, RatTensor(x))
+		}
+		if c.Inputs == nil {
+			c.Inputs, c.Dx = []Tensor{}, []Tensor{}
+		}
+		switch o.Oracle {
+		case obligations.OracleRat:
+			c.LHS, c.RHS = o.RatSides[0].String(), o.RatSides[1].String()
+		case obligations.OracleInterval:
+			l, r := IntervalEnclosure(o.IntervalSides[0]), IntervalEnclosure(o.IntervalSides[1])
+			c.LHSEnclosure, c.RHSEnclosure = &l, &r
+		}
+		f.Cases = append(f.Cases, c)
+	}
+	return f, nil
+}
+
+// caseSeed derives the generation seed of case i of op.
+func caseSeed(seed uint64, op string, i int) uint64 {
+	h := spec.SplitMix64(seed)
+	for _, c := range op {
+		h = spec.SplitMix64(h ^ uint64(c))
+	}
+	return spec.SplitMix64(h + uint64(i))
+}
+
+// adjointInstance draws case i of op from the run seed.
+func adjointInstance(op string, seed uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+	src := obligations.NewRandSource(caseSeed(seed, op, i))
+	inst, err := obligations.Generate(src, op)
+	if err != nil {
+		return nil, nil, spec.Tensor[spec.Rat]{}, err
+	}
+	shape, err := obligations.OutShape(inst)
+	if err != nil {
+		return nil, nil, spec.Tensor[spec.Rat]{}, err
+	}
+	dxs, d := obligations.Tangents(src, inst, shape)
+	return inst, dxs, d, nil
+}
+
+// sides recomputes ⟨jvp(x,dx), δ⟩ and ⟨dx, vjp(x,δ)⟩ with the registry's
+// rules over T — directly, not through the obligations package.
+func sides[T spec.Scalar[T]](p *spec.Prim[T], a *spec.Attrs, xs, dxs []spec.Tensor[T], d spec.Tensor[T]) (T, T, error) {
+	var z T
+	y, err := p.Apply(a, xs)
+	if err != nil {
+		return z, z, err
+	}
+	if !y.Shape.Equal(d.Shape) {
+		return z, z, fmt.Errorf("δ has shape %v, the output %v", d.Shape, y.Shape)
+	}
+	jv, err := p.JVP(a, xs, y, dxs)
+	if err != nil {
+		return z, z, err
+	}
+	vj, err := p.VJP(a, xs, y, d)
+	if err != nil {
+		return z, z, err
+	}
+	var lhs, rhs T
+	for i := range jv.Data {
+		lhs = lhs.Add(jv.Data[i].Mul(d.Data[i]))
+	}
+	if len(vj) != len(dxs) {
+		return z, z, fmt.Errorf("vjp gave %d contributions for %d parents", len(vj), len(dxs))
+	}
+	for k := range dxs {
+		if len(vj[k].Data) != len(dxs[k].Data) {
+			return z, z, fmt.Errorf("contribution %d has %d elements, dx %d", k, len(vj[k].Data), len(dxs[k].Data))
+		}
+		for i := range dxs[k].Data {
+			rhs = rhs.Add(dxs[k].Data[i].Mul(vj[k].Data[i]))
+		}
+	}
+	return lhs, rhs, nil
+}
+
+// verifyAdjointness re-derives every case of an adjointness certificate.
+//
+// It also regenerates each case's inputs from the manifest's seed and
+// checks the recorded inputs against them, so that the seed, the case
+// count and the inputs are bound to each other.
+func verifyAdjointness(file string, f *AdjointnessFile, m *Manifest) (int, error) {
+	if err := checkName(file, "op", f.Op); err != nil {
+		return 0, err
+	}
+	prat, err := spec.Default[spec.Rat]().Lookup(f.Op)
+	if err != nil {
+		return 0, fieldErr(file, "op", "%v", err)
+	}
+	piv, _ := spec.Default[spec.Interval]().Lookup(f.Op)
+	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
+		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
+	}
+	for i, c := range f.Cases {
+		at := fmt.Sprintf("cases[%d]", i)
+		a, err := c.Attrs.decode(file, at+".attrs")
+		if err != nil {
+			return 0, err
+		}
+		xs, err := decodeTensors(file, at+".inputs", c.Inputs)
+		if err != nil {
+			return 0, err
+		}
+		dxs, err := decodeTensors(file, at+".dx", c.Dx)
+		if err != nil {
+			return 0, err
+		}
+		d, err := c.Delta.decode(file, at+".delta")
+		if err != nil {
+			return 0, err
+		}
+		if len(dxs) != len(xs) {
+			return 0, fieldErr(file, at+".dx", "%d tangents for %d inputs", len(dxs), len(xs))
+		}
+		for k := range xs {
+			if !xs[k].Shape.Equal(dxs[k].Shape) {
+				return 0, fieldErr(file, fmt.Sprintf("%s.dx[%d].shape", at, k), "tangent shape %v differs from input shape %v", dxs[k].Shape, xs[k].Shape)
+			}
+		}
+		gen, gdx, gd, err := adjointInstance(f.Op, m.Seed, i)
+		if err != nil {
+			return 0, fieldErr(file, at, "cannot regenerate the case: %v", err)
+		}
+		if err := sameTensors(file, at+".inputs", xs, gen.Xs); err != nil {
+			return 0, err
+		}
+		if err := sameTensors(file, at+".dx", dxs, gdx); err != nil {
+			return 0, err
+		}
+		if err := sameTensors(file, at+".delta", []spec.Tensor[spec.Rat]{d}, []spec.Tensor[spec.Rat]{gd}); err != nil {
+			return 0, err
+		}
+		if got, want := c.Attrs, EncodeAttrs(gen.Attrs); !sameAttrs(got, want) {
+			return 0, fieldErr(file, at+".attrs", "recorded attributes differ from those the seed generates")
+		}
+		switch c.Oracle {
+		case string(obligations.OracleRat):
+			lhs, rhs, err := sides(prat, a, xs, dxs, d)
+			if err != nil {
+				return 0, fieldErr(file, at, "recomputation failed: %v", err)
+			}
+			for _, s := range []struct {
+				name, rec string
+				got       spec.Rat
+			}{{"lhs", c.LHS, lhs}, {"rhs", c.RHS, rhs}} {
+				rec, err := decodeRat(file, at+"."+s.name, s.rec)
+				if err != nil {
+					return 0, err
+				}
+				if !rec.Same(s.got) {
+					return 0, fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", s.rec, s.got)
+				}
+			}
+			if !lhs.Same(rhs) {
+				return 0, fieldErr(file, at, "adjointness fails: ⟨jvp,δ⟩ = %s ≠ ⟨dx,vjp⟩ = %s", lhs, rhs)
+			}
+		case string(obligations.OracleInterval):
+			conv := func(ts []spec.Tensor[spec.Rat]) []spec.Tensor[spec.Interval] {
+				out := make([]spec.Tensor[spec.Interval], len(ts))
+				for k, t := range ts {
+					out[k] = spec.Convert(t, func(r spec.Rat) spec.Interval { return spec.Interval{}.FromRat(r.Big()) })
+				}
+				return out
+			}
+			lhs, rhs, err := sides(piv, a, conv(xs), conv(dxs), conv([]spec.Tensor[spec.Rat]{d})[0])
+			if err != nil {
+				return 0, fieldErr(file, at, "recomputation failed: %v", err)
+			}
+			if c.LHSEnclosure == nil || c.RHSEnclosure == nil {
+				return 0, fieldErr(file, at, "interval oracle without enclosures")
+			}
+			for _, s := range []struct {
+				name string
+				rec  *Enclosure
+				got  spec.Interval
+			}{{"lhs_enclosure", c.LHSEnclosure, lhs}, {"rhs_enclosure", c.RHSEnclosure, rhs}} {
+				rec, err := s.rec.decode(file, at+"."+s.name)
+				if err != nil {
+					return 0, err
+				}
+				if !rec.Same(s.got) {
+					return 0, fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", rec, s.got)
+				}
+			}
+			if lhs.Hi < rhs.Lo || rhs.Hi < lhs.Lo {
+				return 0, fieldErr(file, at, "adjointness fails: enclosures %s and %s do not overlap", lhs, rhs)
+			}
+		default:
+			return 0, fieldErr(file, at+".oracle", "unknown oracle %q", truncate(c.Oracle))
+		}
+	}
+	return len(f.Cases), nil
+}
+
+func sameTensors(file, field string, got, want []spec.Tensor[spec.Rat]) error {
+	if len(got) != len(want) {
+		return fieldErr(file, field, "%d tensors, the seed generates %d", len(got), len(want))
+	}
+	for k := range got {
+		if !got[k].Shape.Equal(want[k].Shape) {
+			return fieldErr(file, fmt.Sprintf("%s[%d].shape", field, k), "%v, the seed generates %v", got[k].Shape, want[k].Shape)
+		}
+		for i := range got[k].Data {
+			if !got[k].Data[i].Same(want[k].Data[i]) {
+				return fieldErr(file, fmt.Sprintf("%s[%d].values[%d]", field, k, i), "%s, the seed generates %s", got[k].Data[i], want[k].Data[i])
+			}
+		}
+	}
+	return nil
+}
+
+func sameAttrs(a, b Attrs) bool {
+	x, err1 := encode(a)
+	y, err2 := encode(b)
+	return err1 == nil && err2 == nil && string(x) == string(y)
+}

@@ -1,0 +1,318 @@
+package certificates
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/internal/version"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Options configure Certify.
+type Options struct {
+	Seed  uint64
+	Cases int
+	// Ops restricts the primitives certified (nil: every primitive).
+	Ops []string
+	// Providers restricts the providers certified (nil: all).
+	Providers []string
+	// Progress, when set, is called once per certified subject.
+	Progress func()
+}
+
+// Producer writes one or more certificate files into a Writer. The
+// adjointness producer is built in; other kinds register theirs with
+// WithProducers so that this package does not depend on every checker.
+type Producer func(w *Writer, o Options) error
+
+// Verifier re-derives every claim of one certificate file of its kind and
+// returns the number of cases it checked.
+type Verifier func(file string, data []byte, m *Manifest) (int, error)
+
+// Writer accumulates certificate files for a directory.
+type Writer struct {
+	dir   string
+	files []FileEntry
+}
+
+// Put encodes v deterministically and writes it at rel (a path such as
+// adjointness/mul.json), recording its hash for the manifest.
+func (w *Writer) Put(rel, kind string, v any) error {
+	if !pathRE.MatchString(rel) {
+		return fmt.Errorf("certificate path %q is not in the safe alphabet", rel)
+	}
+	data, err := encode(v)
+	if err != nil {
+		return fmt.Errorf("%s: %w", rel, err)
+	}
+	full := filepath.Join(w.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(full, data, 0o644); err != nil {
+		return err
+	}
+	w.files = append(w.files, FileEntry{Path: rel, SHA256: Sum(data), Kind: kind})
+	return nil
+}
+
+// Suite is the set of certificate kinds a build knows how to produce and
+// verify.
+type Suite struct {
+	producers []Producer
+	verifiers map[string]Verifier
+}
+
+// NewSuite returns the suite with the built-in adjointness kind.
+func NewSuite() *Suite {
+	s := &Suite{verifiers: map[string]Verifier{}}
+	s.producers = append(s.producers, produceAdjointnessFiles)
+	s.verifiers[KindAdjointness] = func(file string, data []byte, m *Manifest) (int, error) {
+		var f AdjointnessFile
+		if err := decodeStrict(file, data, &f); err != nil {
+			return 0, err
+		}
+		return verifyAdjointness(file, &f, m)
+	}
+	return s
+}
+
+// Register adds a kind's producer and verifier.
+func (s *Suite) Register(kind string, p Producer, v Verifier) {
+	if p != nil {
+		s.producers = append(s.producers, p)
+	}
+	s.verifiers[kind] = v
+}
+
+func produceAdjointnessFiles(w *Writer, o Options) error {
+	ops := o.Ops
+	if ops == nil {
+		for _, info := range spec.Infos() {
+			ops = append(ops, info.Name)
+		}
+	}
+	for _, op := range ops {
+		f, err := ProduceAdjointness(op, o.Cases, o.Seed)
+		if err != nil {
+			return err
+		}
+		if err := w.Put("adjointness/"+op+".json", KindAdjointness, f); err != nil {
+			return err
+		}
+		if o.Progress != nil {
+			o.Progress()
+		}
+	}
+	return nil
+}
+
+// Certify writes every certificate of the suite and the manifest into dir
+// (created if needed; existing certificate files are replaced). The same
+// options give byte-identical files.
+func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
+	if o.Cases < 1 {
+		return nil, fmt.Errorf("certify: cases must be ≥ 1")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	w := &Writer{dir: dir}
+	for _, p := range s.producers {
+		if err := p(w, o); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
+	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: spec.RegistryHash(), Seed: o.Seed, Cases: o.Cases, Files: w.files}
+	data, err := encode(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), data, 0o644); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// FileResult is the verification of one certificate file.
+type FileResult struct {
+	Path  string
+	Kind  string
+	Cases int
+	Err   error
+}
+
+// Report is the outcome of verifying a directory.
+type Report struct {
+	Manifest *Manifest
+	Files    []FileResult
+}
+
+// Failures lists the files that did not verify.
+func (r *Report) Failures() []FileResult {
+	var out []FileResult
+	for _, f := range r.Files {
+		if f.Err != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Cases counts the verified cases per kind.
+func (r *Report) Cases() map[string]int {
+	m := map[string]int{}
+	for _, f := range r.Files {
+		if f.Err == nil {
+			m[f.Kind] += f.Cases
+		}
+	}
+	return m
+}
+
+func readBounded(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("larger than %d bytes", MaxFileBytes)
+	}
+	return data, nil
+}
+
+// ErrNoManifest reports a directory without a readable manifest.
+var ErrNoManifest = errors.New("no certificate manifest")
+
+// Verify re-derives every certificate in dir. It returns an error only
+// when dir cannot be read as a certificate directory at all (no manifest,
+// not a directory); every certificate-level failure — a tampered,
+// truncated, reordered, unlisted or missing file, an unknown version, a
+// registry hash that does not match this build — is reported per file in
+// the Report.
+func (s *Suite) Verify(dir string) (*Report, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	mdata, err := readBounded(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil, fmt.Errorf("%w in %s: %v", ErrNoManifest, dir, err)
+	}
+	rep := &Report{}
+	var m Manifest
+	fail := func(path, kind string, err error) {
+		rep.Files = append(rep.Files, FileResult{Path: path, Kind: kind, Err: err})
+	}
+	if err := decodeStrict(ManifestName, mdata, &m); err != nil {
+		fail(ManifestName, "manifest", err)
+		return rep, nil
+	}
+	rep.Manifest = &m
+	switch {
+	case m.Format != ManifestFormat:
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "unknown manifest version %q (this build reads %s)", truncate(m.Format), ManifestFormat))
+		return rep, nil
+	case m.ToolVersion != version.Version:
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "tool_version", "certificates written by tlcheck %q; this is %s", truncate(m.ToolVersion), version.Version))
+		return rep, nil
+	case m.RegistryHash != spec.RegistryHash():
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "registry_hash", "certificates were made with registry %s; this build's registry is %s", truncate(m.RegistryHash), spec.RegistryHash()))
+		return rep, nil
+	}
+	listed := map[string]bool{}
+	for i, e := range m.Files {
+		field := fmt.Sprintf("files[%d]", i)
+		if !pathRE.MatchString(e.Path) {
+			fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "%q is not a safe certificate path", truncate(e.Path)))
+			continue
+		}
+		if i > 0 && m.Files[i-1].Path >= e.Path {
+			fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "files are not in sorted order (reordered manifest)"))
+		}
+		listed[e.Path] = true
+		v, ok := s.verifiers[e.Kind]
+		if !ok {
+			fail(e.Path, e.Kind, fieldErr(ManifestName, field+".kind", "unknown certificate kind %q", truncate(e.Kind)))
+			continue
+		}
+		if !strings.HasPrefix(e.Path, e.Kind) {
+			fail(e.Path, e.Kind, fieldErr(ManifestName, field+".path", "path does not match kind %q", e.Kind))
+			continue
+		}
+		data, err := readBounded(filepath.Join(dir, filepath.FromSlash(e.Path)))
+		if err != nil {
+			fail(e.Path, e.Kind, fieldErr(e.Path, "", "cannot read: %v", err))
+			continue
+		}
+		var h Header
+		if err := decodeHeader(e.Path, data, &h); err != nil {
+			fail(e.Path, e.Kind, err)
+			continue
+		}
+		if h.Format != Format {
+			fail(e.Path, e.Kind, fieldErr(e.Path, "format", "unknown certificate version %q (this build reads %s)", truncate(h.Format), Format))
+			continue
+		}
+		if h.Kind != e.Kind {
+			fail(e.Path, e.Kind, fieldErr(e.Path, "kind", "%q, but the manifest lists %q", truncate(h.Kind), e.Kind))
+			continue
+		}
+		n, err := v(e.Path, data, &m)
+		if err == nil && Sum(data) != e.SHA256 {
+			err = fieldErr(ManifestName, field+".sha256", "%s does not match the SHA-256 of %s (%s): the file was edited", truncate(e.SHA256), e.Path, Sum(data))
+		}
+		rep.Files = append(rep.Files, FileResult{Path: e.Path, Kind: e.Kind, Cases: n, Err: err})
+	}
+	// Every file in the directory must be listed.
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if rel != ManifestName && !listed[rel] {
+			fail(rel, "unlisted", fieldErr(rel, "", "file is not listed in the manifest"))
+		}
+		return nil
+	})
+	if len(m.Files) == 0 {
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "files", "no certificate files"))
+	}
+	return rep, nil
+}
+
+// decodeHeader reads the format and kind of a certificate file, tolerating
+// the kind-specific fields.
+func decodeHeader(file string, data []byte, h *Header) error {
+	var probe struct {
+		Format *string `json:"format"`
+		Kind   *string `json:"kind"`
+	}
+	if err := jsonUnmarshalLoose(file, data, &probe); err != nil {
+		return err
+	}
+	if probe.Format == nil {
+		return fieldErr(file, "format", "missing")
+	}
+	if probe.Kind == nil {
+		return fieldErr(file, "kind", "missing")
+	}
+	h.Format, h.Kind = *probe.Format, *probe.Kind
+	return nil
+}

@@ -1,0 +1,175 @@
+package certificates
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+)
+
+// Format is the certificate format tag.
+const Format = "tlcheck.cert.v1"
+
+// ManifestFormat is the manifest format tag.
+const ManifestFormat = "tlcheck.manifest.v1"
+
+// ManifestName is the manifest's file name in a certificate directory.
+const ManifestName = "manifest.json"
+
+// Certificate kinds.
+const (
+	KindAdjointness = "adjointness"
+	KindComposition = "composition"
+	KindRefinement  = "refinement"
+	KindRange       = "range"
+)
+
+// maxRatLen bounds the spelling of one rational.
+const maxRatLen = 40000
+
+// MaxFileBytes bounds a certificate file the verifier will read.
+const MaxFileBytes = 64 << 20
+
+var (
+	nameRE = regexp.MustCompile(`^[A-Za-z0-9_.:\-]{1,128}$`)
+	pathRE = regexp.MustCompile(`^[a-z0-9_]{1,32}(/[A-Za-z0-9_.:\-]{1,128})?\.json$`)
+	ratRE  = regexp.MustCompile(`^-?[0-9]+(/[0-9]+)?$`)
+	bitsRE = regexp.MustCompile(`^0x[0-9a-f]{8}$`)
+	hexRE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+)
+
+// FieldError is a verification failure located in a file and field.
+type FieldError struct {
+	File  string // path relative to the certificate directory
+	Field string // JSON path, e.g. cases[3].lhs
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	if e.Field == "" {
+		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	}
+	return fmt.Sprintf("%s: field %s: %s", e.File, e.Field, e.Msg)
+}
+
+func fieldErr(file, field, format string, args ...any) error {
+	return &FieldError{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+// checkName validates a name against the safe alphabet.
+func checkName(file, field, v string) error {
+	if !nameRE.MatchString(v) {
+		return fieldErr(file, field, "%q is not in the safe alphabet [A-Za-z0-9_.:-]{1,128}", truncate(v))
+	}
+	return nil
+}
+
+// checkRat validates an exact rational spelling.
+func checkRat(file, field, v string) error {
+	if len(v) > maxRatLen || !ratRE.MatchString(v) {
+		return fieldErr(file, field, "%q is not an exact rational p or p/q", truncate(v))
+	}
+	return nil
+}
+
+// checkBits validates a binary32 bit pattern spelling.
+func checkBits(file, field, v string) error {
+	if !bitsRE.MatchString(v) {
+		return fieldErr(file, field, "%q is not a binary32 bit pattern 0x%%08x", truncate(v))
+	}
+	return nil
+}
+
+func truncate(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// encode renders v as indented JSON with a trailing newline. encoding/json
+// writes struct fields in declaration order and map keys sorted, so the
+// bytes are a pure function of v.
+func encode(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// decodeStrict decodes exactly one JSON value into v, rejecting unknown
+// fields and trailing data.
+func decodeStrict(file string, data []byte, v any) error {
+	return decodeWith(file, data, v, true)
+}
+
+func decodeWith(file string, data []byte, v any, strict bool) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if strict {
+		dec.DisallowUnknownFields()
+	}
+	if err := dec.Decode(v); err != nil {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &te):
+			return fieldErr(file, te.Field, "wrong JSON type: %s where %s was expected", te.Value, te.Type)
+		case errors.As(err, &se):
+			return fieldErr(file, "", "malformed JSON at byte %d: %v", se.Offset, err)
+		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+			return fieldErr(file, "", "truncated JSON")
+		}
+		return fieldErr(file, "", "malformed: %v", err)
+	}
+	if dec.More() {
+		return fieldErr(file, "", "trailing data after the certificate")
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err != io.EOF {
+		return fieldErr(file, "", "trailing data after the certificate")
+	}
+	return nil
+}
+
+// Sum is the lowercase hex SHA-256 of data.
+func Sum(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
+// Header is the common head of every certificate file.
+type Header struct {
+	Format string `json:"format"`
+	Kind   string `json:"kind"`
+}
+
+// FileEntry is one manifest row.
+type FileEntry struct {
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+	Kind   string `json:"kind"`
+}
+
+// Manifest lists the certificate files with their hashes.
+type Manifest struct {
+	Format       string      `json:"format"`
+	ToolVersion  string      `json:"tool_version"`
+	RegistryHash string      `json:"registry_hash"`
+	Seed         uint64      `json:"seed"`
+	Cases        int         `json:"cases"`
+	Files        []FileEntry `json:"files"`
+}
+
+// jsonUnmarshalLoose decodes data into v allowing unknown fields, with the
+// same error reporting and trailing-data check as decodeStrict.
+func jsonUnmarshalLoose(file string, data []byte, v any) error {
+	return decodeWith(file, data, v, false)
+}
