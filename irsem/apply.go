@@ -258,7 +258,7 @@ func nodeApplication(g *Graph, p *Payload, id int, full bool) (Application, erro
 		x := in[0]
 		out, inner := n.Shape[len(n.Shape)-1], x[len(x)-1]
 		a.Steps = []Step{{Prim: info.Prim, Attrs: &spec.Attrs{},
-			Args: []Arg{parentArg(0, x), paramArg(e, ParamW, spec.Shape{out, inner}), paramArg(e, ParamB, spec.Shape{out})},
+			Args:  []Arg{parentArg(0, x), paramArg(e, ParamW, spec.Shape{out, inner}), paramArg(e, ParamB, spec.Shape{out})},
 			Shape: n.Shape.Clone()}}
 		if full && (a.Steps[0].Args[1].Value == nil || a.Steps[0].Args[2].Value == nil) {
 			return a, nodeErrf(id, op, "", "missing linear payload for node %d", id)
