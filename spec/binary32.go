@@ -557,3 +557,9 @@ func (x Binary32) String() string { return strconv.FormatFloat(x.widen64(), 'g',
 
 // Kind is "binary32".
 func (Binary32) Kind() string { return "binary32" }
+
+// Relu is max(x, 0).
+func (x Binary32) Relu() Binary32 { return x.Max(0) }
+
+// Clamp is min(max(x, lo), hi).
+func (x Binary32) Clamp(lo, hi Binary32) Binary32 { return x.Max(lo).Min(hi) }

@@ -174,3 +174,21 @@ func (x Dual[T]) String() string { return x.Re.String() + "+" + x.Du.String() + 
 
 // Kind is "dual(" + the inner kind + ")".
 func (Dual[T]) Kind() string { var z T; return "dual(" + z.Kind() + ")" }
+
+// Relu is (relu(re), Step(re)·du): relu'(0) = 0, as the relu VJP says.
+func (x Dual[T]) Relu() Dual[T] { return Dual[T]{x.Re.Relu(), x.Re.Step().Mul(x.Du)} }
+
+// Clamp is (clamp(re), du·Step(re−lo)·Step(hi−re)): the derivative is 1
+// only strictly inside (lo, hi), as the clamp VJP says.
+func (x Dual[T]) Clamp(lo, hi Dual[T]) Dual[T] {
+	re := x.Re.Clamp(lo.Re, hi.Re)
+	inside := x.Re.Sub(lo.Re).Step().Mul(hi.Re.Sub(x.Re).Step())
+	// Outside the interval the value follows the active bound.
+	du := inside.Mul(x.Du)
+	if c, ok := x.Re.Compare(lo.Re); ok && c <= 0 {
+		du = du.Add(lo.Du)
+	} else if c, ok := x.Re.Compare(hi.Re); ok && c >= 0 {
+		du = du.Add(hi.Du)
+	}
+	return Dual[T]{re, du}
+}

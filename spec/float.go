@@ -238,3 +238,15 @@ func fcmp(a, b float64) (int, bool) {
 	}
 	return 0, false
 }
+
+// Relu is max(x, 0).
+func (x F32) Relu() F32 { return x.Max(0) }
+
+// Clamp is min(max(x, lo), hi).
+func (x F32) Clamp(lo, hi F32) F32 { return x.Max(lo).Min(hi) }
+
+// Relu is max(x, 0).
+func (x F64) Relu() F64 { return x.Max(0) }
+
+// Clamp is min(max(x, lo), hi).
+func (x F64) Clamp(lo, hi F64) F64 { return x.Max(lo).Min(hi) }

@@ -580,3 +580,9 @@ func (x Interval) String() string {
 
 // Kind is "interval".
 func (Interval) Kind() string { return "interval" }
+
+// Relu is max(x, 0).
+func (x Interval) Relu() Interval { return x.Max(Interval{}) }
+
+// Clamp is min(max(x, lo), hi).
+func (x Interval) Clamp(lo, hi Interval) Interval { return x.Max(lo).Min(hi) }

@@ -173,7 +173,7 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 				if err != nil {
 					return x, err
 				}
-				return x.Max(lo).Min(hi), nil
+				return x.Clamp(lo, hi), nil
 			},
 			func(a *Attrs, x, _ T) (T, error) {
 				lo, hi, err := clampBounds[T](a)
@@ -185,7 +185,7 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 		binaryChoice[T]("max", func(x, y T) T { return x.Max(y) }, 1),
 		binaryChoice[T]("min", func(x, y T) T { return x.Min(y) }, -1),
 		unaryPrim[T](&OpInfo{Name: "relu", Exact: true, Doc: "max(x,0), relu'(0)=0"},
-			func(_ *Attrs, x T) (T, error) { return x.Max(x.FromInt(0)), nil },
+			func(_ *Attrs, x T) (T, error) { return x.Relu(), nil },
 			func(_ *Attrs, x, _ T) (T, error) { return x.Step(), nil }),
 		unaryPrim[T](&OpInfo{Name: "sigmoid", Smooth: true, Doc: "σ(x); derivative σ(1−σ)"},
 			func(_ *Attrs, x T) (T, error) { return sigmoidScalar(x) },

@@ -190,3 +190,9 @@ func (Rat) Kind() string { return "rat" }
 // BitLen is the total bit length of numerator and denominator, a measure
 // of the cost of further arithmetic.
 func (x Rat) BitLen() int { return x.v().Num().BitLen() + x.v().Denom().BitLen() }
+
+// Relu is max(x, 0).
+func (x Rat) Relu() Rat { return x.Max(Rat{}) }
+
+// Clamp is min(max(x, lo), hi).
+func (x Rat) Clamp(lo, hi Rat) Rat { return x.Max(lo).Min(hi) }

@@ -29,6 +29,12 @@ type Scalar[T any] interface {
 	Abs() T
 	Max(T) T
 	Min(T) T
+	// Relu is max(x, 0) with relu'(0) = 0: for Dual the tangent is
+	// Step(re)·du (not the tie average of Max).
+	Relu() T
+	// Clamp is min(max(x, lo), hi) with derivative 1 only strictly inside
+	// (lo, hi): for Dual the tangent is du·Step(x−lo)·Step(hi−x).
+	Clamp(lo, hi T) T
 	// Sign is -1, 0 or 1 (Interval: the hull of the signs over the range).
 	Sign() T
 	// Step is 1 where x > 0 and 0 elsewhere: the derivative of relu with
