@@ -14,12 +14,12 @@ import (
 const (
 	mr      = 6   // micro-kernel rows
 	nr      = 16  // micro-kernel columns
-	kcBlock = 256 // depth of a packed block: a B micro-panel is kcBlock·nr·4 = 16 KiB (L1)
-	tileM   = 96  // rows of a C tile (multiple of mr): its A block is 96 KiB (L2)
-	tileN   = 128 // columns of a C tile (multiple of nr): its B block is 128 KiB (L2)
+	kcBlock = 512 // depth of a packed block: a B micro-panel is kcBlock·nr·4 = 32 KiB (L1)
+	tileM   = 48  // rows of a C tile (multiple of mr): its A block is 96 KiB (L2)
+	tileN   = 128 // columns of a C tile (multiple of nr): its B block is 256 KiB (L2)
 
 	// packStrips is the number of micro-panels in one packing unit.
-	packStrips = 16
+	packStrips = 8
 
 	// parallelFlops is the work (2·m·n·k) below which Sgemm runs on the
 	// calling goroutine only.
@@ -39,7 +39,7 @@ const (
 //	c[i][j] = (…((+0 + a[i][0]·b[0][j]) + a[i][1]·b[1][j]) + …) + a[i][k−1]·b[k−1][j]
 //
 // with each product rounded to float32 and each addition rounded to
-// float32 (no fused multiply-add). The packed blocks of depth 256 only
+// float32 (no fused multiply-add). The packed blocks of depth 512 only
 // decide when the running float32 sum is stored into C and reloaded, which
 // is exact. So each output accumulates at most k terms, and the result is
 // bit-identical to the naive fixed-left triple loop, for every blocking,
@@ -53,7 +53,7 @@ const (
 // violations as errors instead.
 //
 // Implementation: A and B are first packed whole, in k blocks of depth
-// 256, into mr-row and nr-column micro-panels (6 and 16); then fixed 96×128
+// 512, into mr-row and nr-column micro-panels (6 and 16); then fixed 48×128
 // tiles of C are computed with a 6×16 register-blocked micro-kernel (AVX2
 // on amd64 when the CPU has it, portable Go otherwise — same bits). Both
 // phases are spread over at most runtime.GOMAXPROCS(0) goroutines that
