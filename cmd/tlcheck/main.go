@@ -24,8 +24,11 @@ type command struct {
 
 func commands() map[string]command {
 	return map[string]command{
+		"gate":           {"the release gate: check every obligation, certify, verify, summarise (exit 0 only if everything holds)", "tlcheck gate [--out DIR] [--junit FILE] [--json] [--seed S] [--cases N] [--cert-cases N]", runGate},
 		"help":           {"list the commands, or describe one", "tlcheck help [COMMAND]", nil},
 		"version":        {"print the tool version", "tlcheck version", runVersion},
+		"certify":        {"write deterministic certificates of every obligation to a directory", "tlcheck certify --out DIR [--seed S] [--cases N] [--ops …] [--providers …]", runCertify},
+		"verify":         {"re-derive every claim of a certificate directory independently", "tlcheck verify DIR", runVerify},
 		"check":          {"check every primitive's local obligations (adjointness, linearity, zero preservation, finite differences)", "tlcheck check [--ops all|a,b,…] [--cases N] [--seed S] [--json] [--plant-fault OP]", runCheck},
 		"quickstart-mlp": {"train the quickstart MLP and print TorchLean's transcript digit for digit", "tlcheck quickstart-mlp [--steps N] [--seed S] [--execution eager|typed-graph] [--arithmetic native|ieee] [--device cpu|cuda] [--show-backend]", runQuickstart},
 		"tape-example":   {"record the chapter's x⊙x + x⊙x tape and check its gradients exactly", "tlcheck tape-example [--scalar rat|f64|f32] [--detach]", runTapeExample},
