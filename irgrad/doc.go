@@ -1,0 +1,66 @@
+// Package irgrad differentiates imported models: it lowers a canonical IR
+// graph (irsem.Graph) and its payload to a shape-typed SSA graph
+// (typedgraph.Graph[T]) whose nodes take their forward, JVP and VJP rules
+// from the spec registry, and records the same computation directly on an
+// eager tape. TorchLean's IR bridge is forward-only (IRExec.ForwardGraph
+// has no derivative rules); this package goes beyond it, so that a model
+// read from torchlean.ir.v1 can be differentiated with respect to its
+// input and to every payload parameter, through the typed graph and
+// through the tape, with each local rule backed by the registry's
+// adjointness obligation.
+//
+// # Context
+//
+// The typed graph's context Γ is the IR input first, then one entry per
+// payload parameter tensor, in node-id order and, within a node, in the
+// order its tag lists them (linear: W then b; layernorm: gamma then beta).
+// Entries are named "input" and "node<ID>.<param>", e.g. "node3.W",
+// "node3.b" — so the parameters' gradients come out of the typed graph's
+// reverse sweep as context cotangents. Constants (const nodes, and the
+// defaults γ = 1, β = 0 that layernorm supplies when its payload omits
+// them) are constant nodes of the graph, not context entries, and receive
+// no gradient.
+//
+// # Mapping
+//
+// Each IR node is mapped by irsem.Applications, the one place that says
+// how a tag is computed with registry primitives: mul_elem is mul, linear
+// is linear(x, W, b), layernorm is layer_norm on the [outer, inner] view of
+// its input with reshape nodes around it (and a reshape of γ and β to
+// [inner] when the normalized suffix has several axes), safe_log with a
+// const ε parent is the registry's safe_log with that ε and otherwise
+// softplus → broadcast ε → add → log, so that the derivative also flows to
+// a computed ε; input is context entry 0, const a constant node with the
+// payload value, detach the stop-gradient node. The forward values are
+// those of irsem.DenoteAll, node by node (exactly over spec.Rat, bit for
+// bit over the float scalars).
+//
+// Tags without a registry primitive have forward rules in irsem only —
+// conv, max_pool, avg_pool, hard_masked_softmax, batch_norm_eval and
+// bernoulli_mask (whose keep probability is a runtime parent) — so they
+// have no JVP or VJP rules, and lowering a graph that contains one fails
+// with
+//
+//	node N (tag): no derivative rules; gradients of this tag are not supported
+//
+// Over spec.Rat, tags without exact rational semantics (exp, tanh, …) are
+// rejected by name at their node, as DenoteAll rejects them.
+//
+// # Paths
+//
+// The same lowered model is differentiated along several paths, which
+// agree (exactly over Rat; bit for bit over floats for the three dense
+// sweeps):
+//
+//   - PathTape: the IR is recorded directly on an eager tape (the typed
+//     graph's eager interpreter over a tape.Session, each node through
+//     tape.Apply with the registry's VJP, detach as the tape's
+//     stop-gradient node) and the tape's dense sweep runs from the output.
+//   - PathTypedGraph: the typed graph's own compiled reverse sweep
+//     (typedgraph.Exec.Backward, the dense sweep).
+//   - PathLoweredTape: the typed graph's checked lowering to a tape, then
+//     the tape's dense sweep — the route TorchLean's autograd.grad takes.
+//   - PathBackpropCtx: Graph.BackpropCtx, the proof-facing every-node
+//     sweep; it equals the others whenever the zero-preservation condition
+//     holds (always over Rat; floats can differ at singular points).
+package irgrad

@@ -1,0 +1,388 @@
+package irgrad
+
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+	"github.com/tlcheck/tlcheck/tape"
+	"github.com/tlcheck/tlcheck/typedgraph"
+)
+
+// InputName is the name of context entry 0, the IR input.
+const InputName = "input"
+
+// Param describes one payload parameter tensor that the lowering exposes
+// as a context entry (entry 1 + its index in Lowered.Params).
+type Param struct {
+	// Name is "node<ID>.<Field>", e.g. "node3.W".
+	Name string
+	// Node is the IR node whose payload entry holds it, Field its name
+	// there (irsem.ParamW, ParamB, ParamGamma, ParamBeta).
+	Node  int
+	Field string
+	// Shape is the payload tensor's shape (the context entry's shape).
+	Shape spec.Shape
+}
+
+// ParamName returns the context name of parameter field of node id.
+func ParamName(id int, field string) string { return fmt.Sprintf("node%d.%s", id, field) }
+
+type paramKey struct {
+	node  int
+	field string
+}
+
+// Lowered is an IR graph and payload lowered to a typed graph over T.
+// It is immutable once built and its methods may run concurrently.
+type Lowered[T spec.Scalar[T]] struct {
+	// Graph is the typed graph: context input, then Params; its result is
+	// the IR output's value.
+	Graph *typedgraph.Graph[T]
+	// Params lists the context entries after the input.
+	Params []Param
+	// Entry maps each IR node id to the typed-graph entry that holds its
+	// value (0 for the input node).
+	Entry []int
+
+	ir       *irsem.Graph
+	apps     []irsem.Application
+	pidx     map[paramKey]int
+	pvals    []spec.Tensor[T] // the parameters converted to T
+	reg      *spec.Registry[T]
+	entryIR  []int // typed-graph entry id → IR node id it belongs to (-1 for context entries)
+	inShape  spec.Shape
+	outShape spec.Shape
+}
+
+// nodeErr attributes err to IR node id.
+func nodeErr(g *irsem.Graph, id int, err error) error {
+	if e, ok := err.(*irsem.Error); ok && e.Node >= 0 {
+		return e
+	}
+	return &irsem.Error{Node: id, Op: g.Nodes[id].Kind.Op, Err: err}
+}
+
+func nodeErrf(g *irsem.Graph, id int, format string, args ...any) error {
+	return &irsem.Error{Node: id, Op: g.Nodes[id].Kind.Op, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Lower lowers g with payload p to a typed graph over T whose rules come
+// from reg (nil: spec.Default[T]()). It checks g and p (irsem.Applications),
+// rejects tags without derivative rules ("node N (tag): no derivative
+// rules; gradients of this tag are not supported") and, over spec.Rat,
+// tags without exact rational semantics, and checks every node's shape
+// against the IR's declared shape. Errors are *irsem.Error values naming
+// the node. The graph g is not retained beyond reading it; the payload's
+// tensors are converted to T once, here.
+func Lower[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem.Payload) (*Lowered[T], error) {
+	if reg == nil {
+		reg = spec.Default[T]()
+	}
+	apps, err := irsem.Applications(g, p)
+	if err != nil {
+		return nil, err
+	}
+	rat := spec.KindOf[T]() == "rat"
+	l := &Lowered[T]{ir: g.Clone(), apps: apps, pidx: map[paramKey]int{}, reg: reg}
+	for i := range apps {
+		a := &apps[i]
+		info, _ := irsem.Info(a.Op)
+		if a.IROnly {
+			return nil, nodeErrf(g, i, "no derivative rules; gradients of this tag are not supported")
+		}
+		if rat && !info.Exact {
+			return nil, nodeErrf(g, i, "%s has no exact rational semantics; evaluate it over f32, f64, binary32 or interval", a.Op)
+		}
+		for _, s := range a.Steps {
+			for _, arg := range s.Args {
+				if arg.Source != irsem.ArgParam {
+					continue
+				}
+				if arg.Value == nil {
+					return nil, nodeErrf(g, i, "payload parameter %q has no value", arg.Param)
+				}
+				k := paramKey{i, arg.Param}
+				if _, ok := l.pidx[k]; ok {
+					continue
+				}
+				l.pidx[k] = len(l.Params)
+				l.Params = append(l.Params, Param{Name: ParamName(i, arg.Param), Node: i, Field: arg.Param, Shape: arg.Value.Shape.Clone()})
+				l.pvals = append(l.pvals, irsem.ConvertTensor[T](*arg.Value))
+			}
+		}
+	}
+	l.inShape = g.Nodes[g.InputID].Shape.Clone()
+	l.outShape = g.Nodes[g.OutputID].Shape.Clone()
+
+	b := typedgraph.NewBuilder[T](reg)
+	ctx := make([]typedgraph.Var, 0, 1+len(l.Params))
+	v, err := b.Input(InputName, l.inShape)
+	if err != nil {
+		return nil, nodeErr(g, g.InputID, err)
+	}
+	ctx = append(ctx, v)
+	for _, prm := range l.Params {
+		v, err := b.Input(prm.Name, prm.Shape)
+		if err != nil {
+			return nil, nodeErr(g, prm.Node, err)
+		}
+		ctx = append(ctx, v)
+	}
+	var owner []int
+	refs, err := build[T, typedgraph.Var](l, b, ctx, b.Shape, func(v typedgraph.Var, node int) {
+		for len(owner) <= v.ID() {
+			owner = append(owner, -1)
+		}
+		if owner[v.ID()] < 0 && v.ID() >= len(ctx) {
+			owner[v.ID()] = node
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if l.Graph, err = b.Finish(refs[g.OutputID]); err != nil {
+		return nil, nodeErr(g, g.OutputID, err)
+	}
+	l.Entry = make([]int, len(refs))
+	for i, r := range refs {
+		l.Entry[i] = r.ID()
+	}
+	l.entryIR = make([]int, l.Graph.Len())
+	for i := range l.entryIR {
+		l.entryIR[i] = -1
+		if i < len(owner) {
+			l.entryIR[i] = owner[i]
+		}
+	}
+	return l, nil
+}
+
+// build runs the applications under the interpreter o, reading the
+// context references ctx (input, then parameters), and returns the
+// reference of every IR node's value. shapeOf reports a reference's shape
+// (each step's result is checked against the application's shape); seen
+// is told the IR node each new reference belongs to.
+func build[T spec.Scalar[T], R any](l *Lowered[T], o typedgraph.Ops[T, R], ctx []R,
+	shapeOf func(R) (spec.Shape, error), seen func(R, int)) ([]R, error) {
+	g := l.ir
+	refs := make([]R, len(g.Nodes))
+	check := func(i int, r R, want spec.Shape, what string) error {
+		s, err := shapeOf(r)
+		if err != nil {
+			return nodeErr(g, i, err)
+		}
+		if !s.Equal(want) {
+			return nodeErrf(g, i, "%s: shape mismatch: expected %v, got %v", what, want, s)
+		}
+		seen(r, i)
+		return nil
+	}
+	for i := range l.apps {
+		a := &l.apps[i]
+		n := &g.Nodes[i]
+		switch {
+		case a.Op == irsem.OpInput:
+			refs[i] = ctx[0]
+			continue
+		case a.Source:
+			r, err := o.Const(ParamName(i, irsem.ParamValue), irsem.ConvertTensor[T](*a.Value))
+			if err != nil {
+				return nil, nodeErr(g, i, err)
+			}
+			if err := check(i, r, n.Shape, "const"); err != nil {
+				return nil, err
+			}
+			refs[i] = r
+			continue
+		}
+		steps := make([]R, 0, len(a.Steps))
+		for k := range a.Steps {
+			s := &a.Steps[k]
+			args := make([]R, len(s.Args))
+			for j, arg := range s.Args {
+				var r R
+				switch arg.Source {
+				case irsem.ArgParent:
+					r = refs[n.Parents[arg.Index]]
+				case irsem.ArgStep:
+					r = steps[arg.Index]
+				case irsem.ArgParam:
+					pi := l.pidx[paramKey{i, arg.Param}]
+					r = ctx[1+pi]
+					if !l.Params[pi].Shape.Equal(arg.Shape) {
+						var err error
+						if r, err = o.Apply("reshape", &spec.Attrs{Shape: arg.Shape.Clone()}, r); err != nil {
+							return nil, nodeErr(g, i, err)
+						}
+						if err := check(i, r, arg.Shape, "reshape of "+arg.Param); err != nil {
+							return nil, err
+						}
+					}
+				case irsem.ArgConst:
+					v := irsem.ConvertTensor[T](*arg.Value)
+					v.Shape = arg.Shape.Clone()
+					var err error
+					if r, err = o.Const(ParamName(i, arg.Param)+".default", v); err != nil {
+						return nil, nodeErr(g, i, err)
+					}
+					if err := check(i, r, arg.Shape, "default "+arg.Param); err != nil {
+						return nil, err
+					}
+				default:
+					return nil, nodeErrf(g, i, "step %d: unknown argument source %v", k, arg.Source)
+				}
+				args[j] = r
+			}
+			var r R
+			var err error
+			if s.Prim == "detach" {
+				r, err = o.Detach(args[0])
+			} else {
+				r, err = o.Apply(s.Prim, s.Attrs, args...)
+			}
+			if err != nil {
+				return nil, nodeErr(g, i, err)
+			}
+			if err := check(i, r, s.Shape, s.Prim); err != nil {
+				return nil, err
+			}
+			steps = append(steps, r)
+		}
+		refs[i] = steps[len(steps)-1]
+	}
+	return refs, nil
+}
+
+// IR returns a copy of the IR graph the model was lowered from.
+func (l *Lowered[T]) IR() *irsem.Graph { return l.ir.Clone() }
+
+// InputShape is the shape of the IR input (context entry 0).
+func (l *Lowered[T]) InputShape() spec.Shape { return l.inShape.Clone() }
+
+// OutputShape is the shape of the IR output.
+func (l *Lowered[T]) OutputShape() spec.Shape { return l.outShape.Clone() }
+
+// ParamValues returns the payload parameters converted to T, one per
+// Params entry (shared: treat them as read-only).
+func (l *Lowered[T]) ParamValues() []spec.Tensor[T] {
+	return append([]spec.Tensor[T](nil), l.pvals...)
+}
+
+// Context returns the typed graph's context values for input: the input
+// (checked against the IR input's shape), then the parameters.
+func (l *Lowered[T]) Context(input spec.Tensor[T]) ([]spec.Tensor[T], error) {
+	if len(input.Data) != input.Shape.Size() || !input.Shape.Equal(l.inShape) {
+		return nil, nodeErrf(l.ir, l.ir.InputID, "shape mismatch: expected %v, got %v (%d values)", l.inShape, input.Shape, len(input.Data))
+	}
+	ctx := make([]spec.Tensor[T], 0, 1+len(l.pvals))
+	ctx = append(ctx, input)
+	return append(ctx, l.pvals...), nil
+}
+
+// Values evaluates the typed graph (Graph.Eval) at input and returns the
+// value of every IR node, indexed by IR node id. An evaluation error is
+// attributed to the IR node whose lowering failed.
+func (l *Lowered[T]) Values(input spec.Tensor[T]) ([]spec.Tensor[T], error) {
+	ctx, err := l.Context(input)
+	if err != nil {
+		return nil, err
+	}
+	all, err := l.Graph.Eval(ctx)
+	if err != nil {
+		return nil, l.attribute(ctx, err)
+	}
+	out := make([]spec.Tensor[T], len(l.Entry))
+	for i, e := range l.Entry {
+		out[i] = all[e]
+	}
+	return out, nil
+}
+
+// attribute re-runs the typed graph node by node (each node's own
+// Forward) to find the IR node at which an evaluation failed; err is
+// returned wrapped when no node fails that way.
+func (l *Lowered[T]) attribute(ctx []spec.Tensor[T], err error) error {
+	vals := append(make([]spec.Tensor[T], 0, l.Graph.Len()), ctx...)
+	for id := len(ctx); id < l.Graph.Len(); id++ {
+		n, nerr := l.Graph.Node(id)
+		if nerr != nil {
+			break
+		}
+		v, ferr := n.Forward(vals[:id])
+		if ferr != nil {
+			if ir := l.entryIR[id]; ir >= 0 {
+				return nodeErr(l.ir, ir, ferr)
+			}
+			return ferr
+		}
+		vals = append(vals, v)
+	}
+	return fmt.Errorf("typed graph: %w", err)
+}
+
+// TapeRun is the IR recorded directly on an eager tape.
+type TapeRun[T spec.Scalar[T]] struct {
+	// Tape is the recording.
+	Tape *tape.Tape[T]
+	// Nodes holds the tape id of every IR node's value.
+	Nodes []int
+	// Ctx holds the tape ids of the leaves: the input, then the Params.
+	// All are parameter leaves (requiresGrad = true), so that the sweep
+	// computes the input's gradient too.
+	Ctx []int
+}
+
+// Record records the model at input directly on a fresh eager tape with
+// the typed graph's eager interpreter: each step is one tape.Apply with
+// the registry's rules (detach is the tape's stop-gradient node, a const
+// a constant leaf). Errors name the IR node.
+func (l *Lowered[T]) Record(input spec.Tensor[T]) (*TapeRun[T], error) {
+	ctxVals, err := l.Context(input)
+	if err != nil {
+		return nil, err
+	}
+	e := typedgraph.NewEager[T](l.reg)
+	ctx := make([]tape.Ref, len(ctxVals))
+	for i, v := range ctxVals {
+		name, node := InputName, l.ir.InputID
+		if i > 0 {
+			name, node = l.Params[i-1].Name, l.Params[i-1].Node
+		}
+		if ctx[i], err = e.Session.Param(name, v); err != nil {
+			return nil, nodeErr(l.ir, node, err)
+		}
+	}
+	shapeOf := func(r tape.Ref) (spec.Shape, error) {
+		v, err := e.Session.Value(r)
+		return v.Shape, err
+	}
+	refs, err := build[T, tape.Ref](l, e, ctx, shapeOf, func(tape.Ref, int) {})
+	if err != nil {
+		return nil, err
+	}
+	run := &TapeRun[T]{Tape: e.Session.Tape(), Nodes: make([]int, len(refs)), Ctx: make([]int, len(ctx))}
+	for i, r := range refs {
+		run.Nodes[i] = r.ID()
+	}
+	for i, r := range ctx {
+		run.Ctx[i] = r.ID()
+	}
+	return run, nil
+}
+
+// TapeValues records the model at input on a tape (Record) and returns
+// the value of every IR node, indexed by IR node id.
+func (l *Lowered[T]) TapeValues(input spec.Tensor[T]) ([]spec.Tensor[T], error) {
+	run, err := l.Record(input)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]spec.Tensor[T], len(run.Nodes))
+	for i, id := range run.Nodes {
+		if out[i], err = run.Tape.Value(id); err != nil {
+			return nil, nodeErr(l.ir, i, err)
+		}
+	}
+	return out, nil
+}
