@@ -1,0 +1,789 @@
+package obligations
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+	"github.com/tlcheck/tlcheck/tape"
+	"github.com/tlcheck/tlcheck/typedgraph"
+)
+
+// The global obligations: laws about whole graphs and the sweeps that
+// differentiate them, as opposed to the per-primitive laws of check.go.
+const (
+	// GraphComposition: dotList(jvpCtx(g,x,dx), seed) =
+	// dotList(dx, backpropCtx(g,x,seed)) exactly over Rat, and the same
+	// with a full cotangent array for the every-node sweep.
+	GraphComposition Obligation = "graph-composition"
+	// PathSum: the tape's cotangent of every node equals the sum, over
+	// every path from the output to that node, of the seed times the
+	// product of the local Jacobians along the path (duplicate parent
+	// slots are two paths, detach cuts paths), and a node is reached
+	// exactly when such a path exists.
+	PathSum Obligation = "path-sum"
+	// SweepAgreement: the sweep that skips unreached nodes (dense-all)
+	// equals the sweep that runs every node's VJP (from-all) on a
+	// zero-preserving tape.
+	SweepAgreement Obligation = "sweep-agreement"
+	// SweepSingular: over F32 at a singular point hanging off the graph,
+	// the every-node sweep produces NaN where the skipping sweep does not,
+	// and the two agree everywhere else.
+	SweepSingular Obligation = "sweep-singular"
+	// CrossPath: the execution paths agree node by node (forward values
+	// and gradients).
+	CrossPath Obligation = "cross-path"
+	// IntervalSoundness: the exact value of every node lies in the
+	// interval the same graph denotes over spec.Interval.
+	IntervalSoundness Obligation = "interval-soundness"
+	// HessianSymmetry: H[i][j][a,b] = H[j][i][b,a] exactly over Rat.
+	HessianSymmetry Obligation = "hessian-symmetry"
+	// HVPSymmetry: ⟨Hv, w⟩ = ⟨v, Hw⟩ exactly over Rat.
+	HVPSymmetry Obligation = "hvp-symmetry"
+)
+
+// GraphFailure is a counterexample to a global obligation: which law,
+// which two sides were compared, where (entry id, its primitive, the
+// element index), both values, and the graph and inputs as exact
+// rationals.
+type GraphFailure struct {
+	Obligation Obligation
+	// Sides names what was compared, e.g. "tape vs typed-graph".
+	Sides string
+	// Scalar is the scalar kind the comparison ran over.
+	Scalar string
+	// Node is the entry id (or IR node id), -1 for a law about the whole
+	// graph that could not be localized.
+	Node int
+	// Op is the node's primitive ("" when Node is -1).
+	Op string
+	// Element is the row-major element index, -1 for a scalar law.
+	Element  int
+	LHS, RHS string
+	Detail   string
+	// Recipe is the generated graph, when there is one.
+	Recipe *Recipe
+	// Inputs are the context values as exact rationals.
+	Inputs []spec.Tensor[spec.Rat]
+	// Extra holds further exact data (tangents, seed), already printed.
+	Extra string
+}
+
+// Error prints the counterexample: a first line with the obligation, the
+// place and both sides, then the graph and the inputs.
+func (f *GraphFailure) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s fails", f.Obligation)
+	if f.Node >= 0 {
+		fmt.Fprintf(&b, " at node %d (%s)", f.Node, f.Op)
+	}
+	if f.Element >= 0 {
+		fmt.Fprintf(&b, " element %d", f.Element)
+	}
+	if f.Scalar != "" {
+		fmt.Fprintf(&b, " over %s", f.Scalar)
+	}
+	if f.Sides != "" {
+		fmt.Fprintf(&b, " [%s]", f.Sides)
+	}
+	fmt.Fprintf(&b, ": %s ≠ %s", f.LHS, f.RHS)
+	if f.Detail != "" {
+		fmt.Fprintf(&b, " (%s)", f.Detail)
+	}
+	if f.Recipe != nil {
+		fmt.Fprintf(&b, "\ngraph:\n%s", f.Recipe)
+	}
+	if f.Inputs != nil {
+		fmt.Fprintf(&b, "\ninputs: %s", formatTensors(f.Inputs))
+	}
+	if f.Extra != "" {
+		fmt.Fprintf(&b, "\n%s", f.Extra)
+	}
+	return b.String()
+}
+
+// ErrTooManyPaths is returned by CheckPathSum when a graph has more paths
+// than it will enumerate.
+var ErrTooManyPaths = errors.New("path-sum: too many paths to enumerate")
+
+// MaxPaths bounds the number of paths CheckPathSum enumerates.
+const MaxPaths = 1 << 15
+
+func onehot(s spec.Shape, i int) spec.Tensor[spec.Rat] {
+	t, _ := spec.Zeros[spec.Rat](s)
+	t.Data[i] = spec.NewRat(1, 1)
+	return t
+}
+
+func firstDiffT[T spec.Scalar[T]](x, y spec.Tensor[T], same func(a, b T) bool) int {
+	if !x.Shape.Equal(y.Shape) || len(x.Data) != len(y.Data) {
+		return -2
+	}
+	for i := range x.Data {
+		if !same(x.Data[i], y.Data[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+func sameRat(a, b spec.Rat) bool { return a.Same(b) }
+
+// tensorDiff builds a failure for the first element where want and got
+// differ (nil when they agree). A shape mismatch is element -1.
+func tensorDiff[T spec.Scalar[T]](ob Obligation, sides string, id int, op string, lhs, rhs spec.Tensor[T], same func(a, b T) bool) *GraphFailure {
+	i := firstDiffT(lhs, rhs, same)
+	switch i {
+	case -1:
+		return nil
+	case -2:
+		return &GraphFailure{Obligation: ob, Sides: sides, Scalar: spec.KindOf[T](), Node: id, Op: op, Element: -1,
+			LHS: "shape " + lhs.Shape.String(), RHS: "shape " + rhs.Shape.String()}
+	}
+	return &GraphFailure{Obligation: ob, Sides: sides, Scalar: spec.KindOf[T](), Node: id, Op: op, Element: i,
+		LHS: lhs.Data[i].String(), RHS: rhs.Data[i].String()}
+}
+
+// CheckGraphComposition decides the graph theorem of §3 on a typed
+// recipe built with reg (nil: the reference registry): for tangents dx
+// (one per context input) and a cotangent seed of the result's shape,
+//
+//	dot(jvpCtx(g, x, dx)[result], seed) = dotList(dx, backpropCtx(g, x, seed))
+//
+// exactly over Rat, and, for the every-node sweep, with a full cotangent
+// array init (one per entry; nil skips this half)
+//
+//	dotList(jvpCtx(g, x, dx), init) = dotList(dx, backpropAllFrom(g, x, init)[:ctx]).
+//
+// On failure it localizes the fault: the first node whose local law
+// ⟨jvp(ctx, dctx), e_k⟩ = Σ_i ⟨dctx_i, vjp(ctx, e_k)_i⟩ fails for a
+// one-hot cotangent e_k is reported with its element k.
+func CheckGraphComposition(reg *spec.Registry[spec.Rat], tc *TypedCase, dx []spec.Tensor[spec.Rat], seed spec.Tensor[spec.Rat], init []spec.Tensor[spec.Rat]) error {
+	rc := tc.Recipe
+	g, err := BuildTyped(rc, reg)
+	if err != nil {
+		return err
+	}
+	fail := func(f *GraphFailure) error {
+		f.Obligation, f.Scalar, f.Recipe, f.Inputs = GraphComposition, "rat", rc, tc.Inputs
+		f.Extra = fmt.Sprintf("dx: %s\nseed: %v", formatTensors(dx), seed)
+		return f
+	}
+	jv, err := g.JVPCtx(tc.Inputs, dx)
+	if err != nil {
+		return fmt.Errorf("jvpCtx: %w", err)
+	}
+	lhs, err := spec.Dot(jv[rc.Result], seed)
+	if err != nil {
+		return err
+	}
+	bp, err := g.BackpropCtx(tc.Inputs, seed)
+	if err != nil {
+		return fmt.Errorf("backpropCtx: %w", err)
+	}
+	rhs, err := spec.DotList(dx, bp)
+	if err != nil {
+		return err
+	}
+	if !lhs.Same(rhs) {
+		f := localizeComposition(g, tc.Inputs, jv)
+		f.Sides = "dot(jvpCtx, seed) vs dotList(dx, backpropCtx)"
+		f.Detail = fmt.Sprintf("graph law: %s ≠ %s", lhs, rhs)
+		if f.Node < 0 {
+			f.LHS, f.RHS = lhs.String(), rhs.String()
+		}
+		return fail(f)
+	}
+	if init == nil {
+		return nil
+	}
+	lhs, err = spec.DotList(jv, init)
+	if err != nil {
+		return err
+	}
+	all, err := g.BackpropAllFrom(tc.Inputs, init)
+	if err != nil {
+		return fmt.Errorf("backpropAllFrom: %w", err)
+	}
+	rhs, err = spec.DotList(dx, all[:len(rc.Ctx)])
+	if err != nil {
+		return err
+	}
+	if !lhs.Same(rhs) {
+		f := localizeComposition(g, tc.Inputs, jv)
+		f.Sides = "dotList(jvpCtx, init) vs dotList(dx, backpropAllFrom(init))"
+		f.Detail = fmt.Sprintf("graph law: %s ≠ %s; init %s", lhs, rhs, formatTensors(init))
+		if f.Node < 0 {
+			f.LHS, f.RHS = lhs.String(), rhs.String()
+		}
+		return fail(f)
+	}
+	return nil
+}
+
+// localizeComposition finds the first node whose local adjointness law
+// fails for a one-hot cotangent, at the tangents jv of the graph's own
+// forward mode.
+func localizeComposition(g *typedgraph.Graph[spec.Rat], inputs, jv []spec.Tensor[spec.Rat]) *GraphFailure {
+	vals, err := g.Eval(inputs)
+	if err != nil {
+		return &GraphFailure{Node: -1, Element: -1}
+	}
+	for id := g.CtxLen(); id < g.Len(); id++ {
+		n, err := g.Node(id)
+		if err != nil {
+			break
+		}
+		jn, err := n.JVP(vals[:id], jv[:id])
+		if err != nil {
+			continue
+		}
+		for k := range jn.Data {
+			vj, err := n.VJP(vals[:id], onehot(n.Shape(), k))
+			if err != nil {
+				break
+			}
+			rhs, err := spec.DotList(jv[:id], vj)
+			if err != nil {
+				break
+			}
+			if !jn.Data[k].Same(rhs) {
+				return &GraphFailure{Node: id, Op: n.Op(), Element: k,
+					LHS: "⟨jvp,e_k⟩=" + jn.Data[k].String(), RHS: "Σ⟨dctx,vjp(e_k)⟩=" + rhs.String()}
+			}
+		}
+	}
+	return &GraphFailure{Node: -1, Element: -1}
+}
+
+// Sweep is a reverse sweep of a tape from output out with cotangent seed:
+// it returns one cotangent per node (zeros where unreached) and which
+// nodes a cotangent reached. TapeSweep is the tape's own; a self-test may
+// substitute a deliberately wrong one.
+type Sweep func(t *tape.Tape[spec.Rat], out int, seed spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], []bool, error)
+
+// TapeSweep is tape.Backward (the dense sweep that skips unreached nodes)
+// in the form of a Sweep.
+func TapeSweep(t *tape.Tape[spec.Rat], out int, seed spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], []bool, error) {
+	g, err := t.Backward(out, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	reached := make([]bool, t.Len())
+	for id := range reached {
+		reached[id] = g.Reached(id)
+	}
+	return g.Dense(), reached, nil
+}
+
+// PathSums enumerates, explicitly and one at a time, every path from node
+// out of t back through the parent slots of nodes that require a
+// gradient (a duplicate parent slot is a separate path; detach, const and
+// leaves end paths; a parent that does not require a gradient receives
+// nothing), multiplying seed by the local Jacobian of each edge. The
+// local Jacobian of slot k of a node is read off the registry's JVP rule
+// with a one-hot tangent in that slot alone. It returns, per node, the sum
+// over its paths and the number of paths that end there.
+func PathSums(reg *spec.Registry[spec.Rat], t *tape.Tape[spec.Rat], out int, seed spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], []int, error) {
+	if reg == nil {
+		reg = spec.Default[spec.Rat]()
+	}
+	n := t.Len()
+	acc := make([]spec.Tensor[spec.Rat], n)
+	count := make([]int, n)
+	nodes := make([]*tape.Node[spec.Rat], n)
+	for id := range nodes {
+		nd, err := t.Node(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		nodes[id] = nd
+		acc[id] = spec.ZerosLike(nd.Value)
+	}
+	type edge struct{ id, slot int }
+	jacs := map[edge][][]spec.Rat{}
+	jac := func(id, slot int) ([][]spec.Rat, error) {
+		if j, ok := jacs[edge{id, slot}]; ok {
+			return j, nil
+		}
+		nd := nodes[id]
+		p, err := reg.Lookup(nd.Op)
+		if err != nil {
+			return nil, err
+		}
+		xs := make([]spec.Tensor[spec.Rat], len(nd.Parents))
+		dxs := make([]spec.Tensor[spec.Rat], len(nd.Parents))
+		for k, pid := range nd.Parents {
+			xs[k] = nodes[pid].Value
+			dxs[k] = spec.ZerosLike(xs[k])
+		}
+		in := len(xs[slot].Data)
+		j := make([][]spec.Rat, len(nd.Value.Data)) // j[row][col] = ∂y_row/∂x_col
+		for r := range j {
+			j[r] = make([]spec.Rat, in)
+		}
+		for c := 0; c < in; c++ {
+			dxs[slot] = onehot(xs[slot].Shape, c)
+			col, err := p.JVP(nd.Attrs, xs, nd.Value, dxs)
+			if err != nil {
+				return nil, fmt.Errorf("node %d (%s): jvp: %w", id, nd.Op, err)
+			}
+			if len(col.Data) != len(j) {
+				return nil, fmt.Errorf("node %d (%s): jvp has %d elements, the value %d", id, nd.Op, len(col.Data), len(j))
+			}
+			for r := range j {
+				j[r][c] = col.Data[r]
+			}
+		}
+		jacs[edge{id, slot}] = j
+		return j, nil
+	}
+	paths := 0
+	var walk func(id int, v spec.Tensor[spec.Rat]) error
+	walk = func(id int, v spec.Tensor[spec.Rat]) error {
+		if paths++; paths > MaxPaths {
+			return ErrTooManyPaths
+		}
+		sum, err := spec.AddT(acc[id], v)
+		if err != nil {
+			return err
+		}
+		acc[id] = sum
+		count[id]++
+		nd := nodes[id]
+		if !nd.RequiresGrad || nd.Kind != tape.KindOp || nd.Backward == nil {
+			return nil // leaves, detach and const end every path
+		}
+		for k, pid := range nd.Parents {
+			if !nodes[pid].RequiresGrad {
+				continue // the tape drops this contribution
+			}
+			j, err := jac(id, k)
+			if err != nil {
+				return err
+			}
+			w := spec.ZerosLike(nodes[pid].Value)
+			for c := range w.Data {
+				s := spec.Rat{}
+				for r := range j {
+					s = s.Add(v.Data[r].Mul(j[r][c]))
+				}
+				w.Data[c] = s
+			}
+			if err := walk(pid, w); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if out < 0 || out >= n {
+		return nil, nil, fmt.Errorf("path-sum: invalid output id %d", out)
+	}
+	if !seed.Shape.Equal(nodes[out].Value.Shape) {
+		return nil, nil, fmt.Errorf("path-sum: seed has shape %v, output %v", seed.Shape, nodes[out].Value.Shape)
+	}
+	if err := walk(out, seed); err != nil {
+		return nil, nil, err
+	}
+	return acc, count, nil
+}
+
+// CheckPathSum decides the path-sum obligation on a typed recipe recorded
+// eagerly on a tape with reg (nil: the reference registry): the sweep
+// (nil: TapeSweep) from the result with cotangent seed must give every
+// node exactly the sum over its paths (PathSums), and must reach exactly
+// the nodes some path ends at. It returns the number of paths enumerated.
+func CheckPathSum(reg *spec.Registry[spec.Rat], tc *TypedCase, seed spec.Tensor[spec.Rat], sweep Sweep) (int, error) {
+	if sweep == nil {
+		sweep = TapeSweep
+	}
+	rc := tc.Recipe
+	tp, err := RecordTape(rc, reg, tc.Inputs)
+	if err != nil {
+		return 0, err
+	}
+	want, count, err := PathSums(reg, tp, rc.Result, seed)
+	if err != nil {
+		return 0, err
+	}
+	got, reached, err := sweep(tp, rc.Result, seed)
+	if err != nil {
+		return 0, fmt.Errorf("sweep: %w", err)
+	}
+	total := 0
+	for _, c := range count {
+		total += c
+	}
+	for id := range want {
+		f := tensorDiff(PathSum, "tape sweep vs explicit path sum", id, rc.OpOf(id), got[id], want[id], sameRat)
+		if f == nil && reached[id] != (count[id] > 0) {
+			f = &GraphFailure{Obligation: PathSum, Sides: "tape sweep vs explicit path sum", Scalar: "rat", Node: id, Op: rc.OpOf(id), Element: -1,
+				LHS: fmt.Sprintf("reached=%v", reached[id]), RHS: fmt.Sprintf("%d paths", count[id])}
+		}
+		if f != nil {
+			f.Recipe, f.Inputs = rc, tc.Inputs
+			f.Detail = fmt.Sprintf("%d paths end at node %d", count[id], id)
+			f.Extra = fmt.Sprintf("seed: %v", seed)
+			return total, f
+		}
+	}
+	return total, nil
+}
+
+// CheckSweeps decides sweep agreement on a typed recipe over Rat: the
+// tape's dense-all sweep (which skips unreached nodes) equals its from-all
+// sweep (which runs every node's VJP) node by node, and the typed graph's
+// compiled skipping sweep (Exec.Backward) equals its every-node sweep
+// (BackpropAllCtx) entry by entry. It holds when every rule is
+// zero-preserving, which is the case for the exact rules over Rat.
+func CheckSweeps(reg *spec.Registry[spec.Rat], tc *TypedCase, seed spec.Tensor[spec.Rat]) error {
+	rc := tc.Recipe
+	fail := func(f *GraphFailure) error {
+		f.Recipe, f.Inputs, f.Extra = rc, tc.Inputs, fmt.Sprintf("seed: %v", seed)
+		return f
+	}
+	tp, err := RecordTape(rc, reg, tc.Inputs)
+	if err != nil {
+		return err
+	}
+	dense, err := tp.BackwardAll(rc.Result, seed)
+	if err != nil {
+		return fmt.Errorf("dense-all: %w", err)
+	}
+	init, err := tp.SeedArray(rc.Result, seed)
+	if err != nil {
+		return err
+	}
+	all, err := tp.BackwardFromAll(init)
+	if err != nil {
+		return fmt.Errorf("from-all: %w", err)
+	}
+	for id := range dense {
+		if f := tensorDiff(SweepAgreement, "tape dense-all vs tape from-all", id, rc.OpOf(id), dense[id], all[id], sameRat); f != nil {
+			return fail(f)
+		}
+	}
+	g, err := BuildTyped(rc, reg)
+	if err != nil {
+		return err
+	}
+	e, err := g.Compile()
+	if err != nil {
+		return err
+	}
+	if _, err := e.Forward(tc.Inputs); err != nil {
+		return fmt.Errorf("exec forward: %w", err)
+	}
+	skip, err := e.Backward(seed)
+	if err != nil {
+		return fmt.Errorf("exec backward: %w", err)
+	}
+	every, err := g.BackpropAllCtx(tc.Inputs, seed)
+	if err != nil {
+		return fmt.Errorf("backpropAllCtx: %w", err)
+	}
+	for id := range rc.Ctx {
+		if f := tensorDiff(SweepAgreement, "typed-graph skipping sweep vs backpropAllCtx", id, rc.OpOf(id), skip[id], every[id], sameRat); f != nil {
+			return fail(f)
+		}
+	}
+	return nil
+}
+
+// SingularBranch appends to a typed recipe a branch that no path to the
+// result crosses: s = sub(a, a) (an exact zero) and inv(s) (1/0, +Inf
+// over floats), where a is the k-th entry (mod their number) of the
+// recipe that requires a gradient on an eager tape (a context input or a
+// node depending on one without a detach or const in between). It
+// returns the new recipe and the ids of a and s.
+func SingularBranch(rc *Recipe, k int) (*Recipe, int, int) {
+	rg := make([]bool, rc.Len())
+	var cands []int
+	for id := range rg {
+		if id < len(rc.Ctx) {
+			rg[id] = true
+		} else {
+			st := rc.Steps[id-len(rc.Ctx)]
+			info, err := spec.Info(st.Op)
+			if err == nil && !info.NoGrad {
+				for _, p := range st.In {
+					rg[id] = rg[id] || rg[p]
+				}
+			}
+		}
+		if rg[id] {
+			cands = append(cands, id)
+		}
+	}
+	a := cands[((k%len(cands))+len(cands))%len(cands)]
+	out := &Recipe{IR: rc.IR, Ctx: rc.Ctx, Result: rc.Result,
+		Steps:  append(append([]Step(nil), rc.Steps...), Step{Op: "sub", Attrs: &spec.Attrs{}, In: []int{a, a}}),
+		Shapes: append(append([]spec.Shape(nil), rc.Shapes...), rc.Shapes[a])}
+	s := out.Len() - 1
+	out.Steps = append(out.Steps, Step{Op: "inv", Attrs: &spec.Attrs{}, In: []int{s}})
+	out.Shapes = append(out.Shapes, rc.Shapes[a])
+	return out, a, s
+}
+
+func isNaN32(x spec.F32) bool { return x != x }
+
+// eqF32 compares by value: +0 = −0, NaN = NaN.
+func eqF32(a, b spec.F32) bool { return a == b || (isNaN32(a) && isNaN32(b)) }
+
+// CheckSingularSweep demonstrates, on a typed recipe over F32 with the
+// reference rules, why the skipping sweep exists: after SingularBranch
+// hangs s = a − a and inv(s) off entry a, the every-node sweep (from-all)
+// runs inv's VJP with a zero cotangent at s = 0 and gets 0·∞ = NaN, which
+// flows into s and a; the skipping sweep (dense-all) never runs it. The
+// obligation: the every-node sweep's cotangent of s and of a is NaN in
+// every element; the skipping sweep's contains no NaN anywhere (the
+// recipe must be zero-preserving with finite values); and the two agree
+// (by value) on every node that is not an ancestor of s.
+func CheckSingularSweep(tc *TypedCase, k int) error {
+	rc, a, s := SingularBranch(tc.Recipe, k)
+	fail := func(f *GraphFailure) error {
+		f.Obligation, f.Scalar, f.Recipe, f.Inputs = SweepSingular, "f32", rc, tc.Inputs
+		return f
+	}
+	tp, err := RecordTape(rc, nil, ConvertInputs[spec.F32](tc.Inputs))
+	if err != nil {
+		return err
+	}
+	out, _ := tp.Node(rc.Result)
+	seed := spec.MapPure(out.Value, func(spec.F32) spec.F32 { return 1 })
+	skip, err := tp.BackwardAll(rc.Result, seed)
+	if err != nil {
+		return fmt.Errorf("dense-all: %w", err)
+	}
+	init, err := tp.SeedArray(rc.Result, seed)
+	if err != nil {
+		return err
+	}
+	every, err := tp.BackwardFromAll(init)
+	if err != nil {
+		return fmt.Errorf("from-all: %w", err)
+	}
+	for id := range skip {
+		for i, v := range skip[id].Data {
+			if isNaN32(v) {
+				return fail(&GraphFailure{Sides: "skipping sweep", Node: id, Op: rc.OpOf(id), Element: i, LHS: "NaN", RHS: "a number",
+					Detail: "the skipping sweep produced NaN"})
+			}
+		}
+	}
+	for _, id := range []int{s, a} {
+		for i, v := range every[id].Data {
+			if !isNaN32(v) {
+				return fail(&GraphFailure{Sides: "every-node sweep", Node: id, Op: rc.OpOf(id), Element: i, LHS: v.String(), RHS: "NaN",
+					Detail: "the every-node sweep did not run inv's VJP at the singular point"})
+			}
+		}
+	}
+	// Ancestors of s through requiresGrad edges may be contaminated.
+	anc := make([]bool, rc.Len())
+	anc[s] = true
+	for id := s; id >= 0; id-- {
+		if !anc[id] || id < len(rc.Ctx) {
+			continue
+		}
+		nd, _ := tp.Node(id)
+		if nd.Backward == nil {
+			continue
+		}
+		for _, p := range nd.Parents {
+			anc[p] = true
+		}
+	}
+	for id := range skip {
+		if anc[id] || id == s+1 {
+			continue
+		}
+		if f := tensorDiff(SweepSingular, "skipping sweep vs every-node sweep off the singular branch", id, rc.OpOf(id), skip[id], every[id], eqF32); f != nil {
+			return fail(f)
+		}
+	}
+	return nil
+}
+
+// CheckIntervalSoundness decides that the exact value of every node of
+// an exact IR graph lies in the interval the same graph denotes over
+// spec.Interval (irsem.DenoteAll over both scalars, the input enclosed
+// with FromRat), element by element with Interval.Contains.
+func CheckIntervalSoundness(gc *GraphCase) error {
+	exact, err := irsem.DenoteAll(gc.Graph, gc.Payload, gc.Input)
+	if err != nil {
+		return fmt.Errorf("denote over rat: %w", err)
+	}
+	iv, err := irsem.DenoteAll(gc.Graph, gc.Payload, spec.Convert(gc.Input, irsem.FromRat[spec.Interval]))
+	if err != nil {
+		return fmt.Errorf("denote over interval: %w", err)
+	}
+	for id := range exact {
+		if !exact[id].Shape.Equal(iv[id].Shape) {
+			return &GraphFailure{Obligation: IntervalSoundness, Sides: "rat vs interval", Node: id, Op: string(gc.Graph.Nodes[id].Kind.Op), Element: -1,
+				LHS: exact[id].Shape.String(), RHS: iv[id].Shape.String(), Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{gc.Input}}
+		}
+		for i, r := range exact[id].Data {
+			if !iv[id].Data[i].Contains(r.Big()) {
+				return &GraphFailure{Obligation: IntervalSoundness, Sides: "exact value ∈ interval", Scalar: "interval", Node: id,
+					Op: string(gc.Graph.Nodes[id].Kind.Op), Element: i, LHS: r.String(), RHS: iv[id].Data[i].String(),
+					Detail: "the exact value lies outside its enclosure", Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{gc.Input}}
+			}
+		}
+	}
+	return nil
+}
+
+// CheckHessian decides, on a typed recipe with a scalar result over Rat
+// (polynomial primitives, so that second derivatives are exact), that the
+// forward-over-reverse Hessian (typedgraph.HessianGraph of the dual
+// rebuild) is exactly symmetric, H[i][j][a,b] = H[j][i][b,a], and that
+// Hessian-vector products satisfy ⟨Hv, w⟩ = ⟨v, Hw⟩ for the directions v
+// and w (one tensor per context input). The element index of a symmetry
+// failure is the row-major index a·size(input j)+b into block [i][j].
+func CheckHessian(reg *spec.Registry[spec.Rat], tc *TypedCase, v, w []spec.Tensor[spec.Rat]) error {
+	rc := tc.Recipe
+	fail := func(f *GraphFailure) error {
+		f.Scalar, f.Recipe, f.Inputs, f.Node = "rat", rc, tc.Inputs, -1
+		return f
+	}
+	g, err := BuildTyped(rc, reg)
+	if err != nil {
+		return err
+	}
+	gd, err := typedgraph.ToDual(g)
+	if err != nil {
+		return err
+	}
+	h, err := typedgraph.HessianGraph(gd, tc.Inputs)
+	if err != nil {
+		return fmt.Errorf("hessian: %w", err)
+	}
+	for i := range h {
+		for j := range h {
+			ni, nj := rc.Ctx[i].Size(), rc.Ctx[j].Size()
+			for a := 0; a < ni; a++ {
+				for b := 0; b < nj; b++ {
+					x, y := h[i][j].Data[a*nj+b], h[j][i].Data[b*ni+a]
+					if !x.Same(y) {
+						return fail(&GraphFailure{Obligation: HessianSymmetry, Sides: fmt.Sprintf("H[%d][%d][%d,%d] vs H[%d][%d][%d,%d]", i, j, a, b, j, i, b, a),
+							Element: a*nj + b, LHS: x.String(), RHS: y.String()})
+					}
+				}
+			}
+		}
+	}
+	hv, err := typedgraph.HVPGraph(gd, tc.Inputs, v)
+	if err != nil {
+		return fmt.Errorf("hvp: %w", err)
+	}
+	hw, err := typedgraph.HVPGraph(gd, tc.Inputs, w)
+	if err != nil {
+		return fmt.Errorf("hvp: %w", err)
+	}
+	lhs, err := spec.DotList(hv, w)
+	if err != nil {
+		return err
+	}
+	rhs, err := spec.DotList(v, hw)
+	if err != nil {
+		return err
+	}
+	if !lhs.Same(rhs) {
+		return fail(&GraphFailure{Obligation: HVPSymmetry, Sides: "⟨Hv,w⟩ vs ⟨v,Hw⟩", Element: -1, LHS: lhs.String(), RHS: rhs.String(),
+			Extra: fmt.Sprintf("v: %s\nw: %s", formatTensors(v), formatTensors(w))})
+	}
+	// The HVP agrees with the assembled Hessian: (Hv)_i = Σ_j H[i][j]·v_j.
+	for i := range h {
+		ni := rc.Ctx[i].Size()
+		for a := 0; a < ni; a++ {
+			s := spec.Rat{}
+			for j := range h {
+				nj := rc.Ctx[j].Size()
+				for b := 0; b < nj; b++ {
+					s = s.Add(h[i][j].Data[a*nj+b].Mul(v[j].Data[b]))
+				}
+			}
+			if !s.Same(hv[i].Data[a]) {
+				return fail(&GraphFailure{Obligation: HVPSymmetry, Sides: fmt.Sprintf("(Hv)[%d] from hvp vs from the Hessian", i), Element: a,
+					LHS: hv[i].Data[a].String(), RHS: s.String(), Extra: fmt.Sprintf("v: %s", formatTensors(v))})
+			}
+		}
+	}
+	return nil
+}
+
+// sameBits reports equality for the float scalars with any two NaNs
+// equal (Go does not specify which NaN a NaN result carries) and
+// otherwise bit for bit; for other scalars it is Same.
+func sameBits[T spec.Scalar[T]](a, b T) bool {
+	if a.Same(b) {
+		return true
+	}
+	fa, fb := a.Float64(), b.Float64()
+	return math.IsNaN(fa) && math.IsNaN(fb)
+}
+
+// CheckTypedCrossPath decides, on a typed recipe over the scalar T, that
+// the eager tape and the typed graph agree: forward values entry by entry,
+// and the cotangents of the dense-all sweep from the result with seed
+// (tape.BackwardAll vs the compiled plan's Exec.Backward) on every entry
+// that requires a gradient on the tape. Values are compared with Same —
+// exactly over Rat, bit for bit over the float scalars (any NaN equals any
+// NaN).
+func CheckTypedCrossPath[T spec.Scalar[T]](reg *spec.Registry[T], tc *TypedCase, seed spec.Tensor[spec.Rat]) error {
+	rc := tc.Recipe
+	fail := func(f *GraphFailure) error {
+		f.Obligation, f.Recipe, f.Inputs = CrossPath, rc, tc.Inputs
+		return f
+	}
+	in := ConvertInputs[T](tc.Inputs)
+	sd := spec.Convert(seed, irsem.FromRat[T])
+	tp, err := RecordTape(rc, reg, in)
+	if err != nil {
+		return err
+	}
+	g, err := BuildTyped(rc, reg)
+	if err != nil {
+		return err
+	}
+	e, err := g.Compile()
+	if err != nil {
+		return err
+	}
+	if _, err := e.Forward(in); err != nil {
+		return fmt.Errorf("typed graph forward: %w", err)
+	}
+	vals, err := e.Values()
+	if err != nil {
+		return err
+	}
+	for id := range vals {
+		tv, _ := tp.Value(id)
+		if f := tensorDiff(CrossPath, "tape vs typed-graph forward", id, rc.OpOf(id), tv, vals[id], sameBits[T]); f != nil {
+			return fail(f)
+		}
+	}
+	tg, err := tp.BackwardAll(rc.Result, sd)
+	if err != nil {
+		return fmt.Errorf("tape backward: %w", err)
+	}
+	gg, err := e.Backward(sd)
+	if err != nil {
+		return fmt.Errorf("typed graph backward: %w", err)
+	}
+	for id := range tg {
+		nd, _ := tp.Node(id)
+		if !nd.RequiresGrad {
+			continue
+		}
+		if f := tensorDiff(CrossPath, "tape vs typed-graph gradient", id, rc.OpOf(id), tg[id], gg[id], sameBits[T]); f != nil {
+			f.Extra = fmt.Sprintf("seed: %v", seed)
+			return fail(f)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package obligations
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// The global obligations hold on the reference rules over many seeded
+// graphs (the rapid harnesses in rapidtests/ draw and shrink the same
+// generators).
+func TestGlobalObligationsHold(t *testing.T) {
+	const seeds = 300
+	exact := GraphOptions{Exact: true, MaxNodes: 12}
+	small := GraphOptions{Exact: true, MaxNodes: 8, MaxElements: 4, MaxRank: 2, MaxExtent: 2, Inputs: 2}
+	poly := GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 8, MaxElements: 4, MaxRank: 2, Inputs: 2}
+	for seed := uint64(0); seed < seeds; seed++ {
+		src := NewRandSource(seed)
+		tc, err := GenTyped(src, exact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dx := GenInputs(src, tc.Recipe.Ctx, "dx")
+		sd := GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], Any, "seed")
+		init := GenInputs(src, tc.Recipe.Shapes, "init")
+		if err := CheckGraphComposition(nil, tc, dx, sd, init); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if err := CheckSweeps(nil, tc, sd); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if err := CheckTypedCrossPath[spec.Rat](nil, tc, sd); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if err := CheckTypedCrossPath[spec.F32](nil, tc, sd); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		zp := exact
+		zp.ZeroPreserving = true
+		tz, _ := GenTyped(src, zp)
+		if err := CheckSingularSweep(tz, src.Intn(100, "anchor")); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		ts, _ := GenTyped(src, small)
+		if _, err := CheckPathSum(nil, ts, GenTensor(src, ts.Recipe.Shapes[ts.Recipe.Result], Any, "seed"), nil); err != nil && !errors.Is(err, ErrTooManyPaths) {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		tp, _ := GenTyped(src, poly)
+		v, w := GenInputs(src, tp.Recipe.Ctx, "v"), GenInputs(src, tp.Recipe.Ctx, "w")
+		if err := CheckHessian(nil, tp, v, w); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		gc, _ := GenGraph(src, exact)
+		if err := CheckIntervalSoundness(gc); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+	}
+}
+
+// A sign flip in mul's VJP is caught by graph composition and localized
+// to a mul node.
+func TestGraphCompositionCatchesSignFlip(t *testing.T) {
+	reg := spec.New[spec.Rat]()
+	p, _ := reg.Lookup("mul")
+	bad, orig := *p, p.VJP
+	bad.VJP = func(a *spec.Attrs, xs []spec.Tensor[spec.Rat], y, dy spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], error) {
+		gs, err := orig(a, xs, y, dy)
+		if err == nil {
+			gs[0] = spec.NegT(gs[0])
+		}
+		return gs, err
+	}
+	reg.Override(&bad)
+	for seed := uint64(0); seed < 200; seed++ {
+		src := NewRandSource(seed)
+		tc, _ := GenTyped(src, GraphOptions{Exact: true, MaxNodes: 6, Ops: []string{"add", "mul"}})
+		dx := GenInputs(src, tc.Recipe.Ctx, "dx")
+		sd := GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], Any, "seed")
+		err := CheckGraphComposition(reg, tc, dx, sd, nil)
+		var f *GraphFailure
+		if errors.As(err, &f) {
+			if f.Op != "mul" || f.Element < 0 {
+				t.Fatalf("failure not localized to a mul element: %v", err)
+			}
+			if !strings.Contains(err.Error(), "graph-composition fails at node") {
+				t.Fatalf("message: %v", err)
+			}
+			return
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Fatal("the sign flip was never caught")
+}
