@@ -727,6 +727,11 @@ func sameBits[T spec.Scalar[T]](a, b T) bool {
 	return math.IsNaN(fa) && math.IsNaN(fb)
 }
 
+// sameValue is sameBits with +0 equal to −0.
+func sameValue[T spec.Scalar[T]](a, b T) bool {
+	return sameBits(a, b) || (a.IsZero() && b.IsZero())
+}
+
 // CheckTypedCrossPath decides, on a typed recipe over the scalar T, that
 // the eager tape and the typed graph agree: forward values entry by entry,
 // and the cotangents of the dense-all sweep from the result with seed

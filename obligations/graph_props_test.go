@@ -94,3 +94,32 @@ func TestGraphCompositionCatchesSignFlip(t *testing.T) {
 	}
 	t.Fatal("the sign flip was never caught")
 }
+
+// Cross-path agreement on generated IR graphs: every path and scalar of
+// DiffIR agrees, and the comparisons that apply actually ran.
+func TestIRCrossPathHolds(t *testing.T) {
+	for _, o := range []GraphOptions{{Exact: true, MaxNodes: 12}, {ZeroPreserving: true, MaxNodes: 12}} {
+		for seed := uint64(0); seed < 200; seed++ {
+			gc, err := GraphSeed(seed, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := CheckIRCrossPath(gc, nil)
+			if err != nil {
+				t.Fatalf("seed %d: %v\nskipped: %v", seed, err, rep)
+			}
+			if o.Exact {
+				kinds := map[string]bool{}
+				for _, c := range rep.Checks {
+					kinds[c.Scalar+"/"+c.What+"/"+c.B] = true
+				}
+				for _, k := range []string{"rat/forward/forward-graph", "rat/forward/typed-graph", "rat/forward/tape", "rat/gradient/typed-graph",
+					"rat/context-gradient/backprop-ctx", "binary32~f32/forward/f32", "interval/containment/interval", "f32/gradient/typed-graph"} {
+					if !kinds[k] {
+						t.Fatalf("seed %d: comparison %s did not run; skipped %v", seed, k, rep.Skipped)
+					}
+				}
+			}
+		}
+	}
+}
