@@ -218,7 +218,7 @@ func compareNames(g *irsem.Graph, what string, claimed, rebuilt []string, how st
 	for i := range claimed {
 		if claimed[i] != rebuilt[i] {
 			return &Error{Node: i, Tag: g.Nodes[i].Kind.Op, Elem: -1,
-				Msg: fmt.Sprintf("certificate names %s %q, %s %q", what, claimed[i], how, rebuilt[i])}
+				Msg: fmt.Sprintf("certificate names %s %q; %s: %q", what, claimed[i], how, rebuilt[i])}
 		}
 	}
 	return nil
