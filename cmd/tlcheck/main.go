@@ -32,6 +32,9 @@ func commands() map[string]command {
 		"check":          {"check every primitive's local obligations (adjointness, linearity, zero preservation, finite differences)", "tlcheck check [--ops all|a,b,…] [--cases N] [--seed S] [--json] [--plant-fault OP]", runCheck},
 		"quickstart-mlp": {"train the quickstart MLP and print TorchLean's transcript digit for digit", "tlcheck quickstart-mlp [--steps N] [--seed S] [--execution eager|typed-graph] [--arithmetic native|ieee] [--device cpu|cuda] [--show-backend]", runQuickstart},
 		"tape-example":   {"record the chapter's x⊙x + x⊙x tape and check its gradients exactly", "tlcheck tape-example [--scalar rat|f64|f32] [--detach]", runTapeExample},
+		"eval":           {"evaluate an IR graph over a scalar along an execution path", "tlcheck eval --graph G.json [--payload P.json] --input X.json [--scalar rat|interval|binary32|f32|f64] [--path ir|forward-graph|tape|typed-graph] [--all] [--json]", runEval},
+		"grad":           {"differentiate an IR graph's scalar output w.r.t. its input and every payload parameter", "tlcheck grad --graph G.json [--payload P.json] --input X.json [--scalar rat|f32|f64] [--path tape|typed-graph] [--json]", runGrad},
+		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report", "tlcheck plan --graph G.json [--profile checked_cpu|checked_cuda|fast_cpu]", runPlan},
 	}
 }
 

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// irFiles is what eval and grad read: a graph, its optional payload and an
+// input tensor, each checked against the others before anything runs, so
+// that an error names the file at fault.
+type irFiles struct {
+	graphPath, payloadPath, inputPath string
+	g                                 *irsem.Graph
+	p                                 *irsem.Payload
+	x                                 irsem.RatTensor
+}
+
+// openDoc opens a document named by a flag, or explains why it cannot.
+func openDoc(flagName, path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, cli.Usagef("--%s %s: cannot read: %v", flagName, path, err)
+	}
+	return f, nil
+}
+
+// readDoc reads and decodes one document named by a flag.
+func readDoc[V any](flagName, path string, read func(io.Reader) (V, error)) (V, error) {
+	var zero V
+	f, err := openDoc(flagName, path)
+	if err != nil {
+		return zero, err
+	}
+	defer f.Close()
+	v, err := read(f)
+	if err != nil {
+		return zero, cli.Usagef("--%s %s: %v", flagName, path, err)
+	}
+	return v, nil
+}
+
+// loadIR reads --graph, --payload (optional) and --input and checks them
+// against each other: the payload against the graph, the input's shape
+// against the input node's.
+func loadIR(cmd, graphPath, payloadPath, inputPath string) (*irFiles, error) {
+	if graphPath == "" {
+		return nil, cli.Usagef("%s: --graph is required", cmd)
+	}
+	if inputPath == "" {
+		return nil, cli.Usagef("%s: --input is required", cmd)
+	}
+	fs := &irFiles{graphPath: graphPath, payloadPath: payloadPath, inputPath: inputPath}
+	var err error
+	if fs.g, err = readDoc("graph", graphPath, irsem.ReadGraph); err != nil {
+		return nil, err
+	}
+	if payloadPath != "" {
+		if fs.p, err = readDoc("payload", payloadPath, irsem.ReadPayload); err != nil {
+			return nil, err
+		}
+	}
+	if err := irsem.CheckPayload(fs.g, fs.p); err != nil {
+		if payloadPath == "" {
+			return nil, cli.Usagef("--graph %s: %v (no --payload given)", graphPath, err)
+		}
+		return nil, cli.Usagef("--payload %s: %v", payloadPath, err)
+	}
+	if fs.x, err = readDoc("input", inputPath, irsem.ReadTensor); err != nil {
+		return nil, err
+	}
+	in := &fs.g.Nodes[fs.g.InputID]
+	if !fs.x.Shape.Equal(in.Shape) {
+		return nil, cli.Usagef("--input %s: node %d (input): shape mismatch: the graph's input has shape %v, the tensor %v", inputPath, in.ID, in.Shape, fs.x.Shape)
+	}
+	return fs, nil
+}
+
+// graphErr attributes an evaluation error (which names the node) to the
+// graph file; it is bad input, exit 2.
+func (fs *irFiles) graphErr(err error) error {
+	return cli.Usagef("--graph %s: %v", fs.graphPath, err)
+}
+
+// evalPaths are the execution paths of eval.
+var evalPaths = []string{"ir", "forward-graph", "tape", "typed-graph"}
+
+func runEval(args []string, stdout, _ io.Writer) error {
+	fs := cli.NewFlags("eval")
+	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
+	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
+	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
+	scalar := fs.String("scalar", "rat", "rat|interval|binary32|f32|f64")
+	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph")
+	all := fs.Bool("all", false, "print every node's value, not only the output's")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := cli.Parse(fs, args, 0); err != nil {
+		return err
+	}
+	if err := oneOf("scalar", *scalar, "rat", "interval", "binary32", "f32", "f64"); err != nil {
+		return err
+	}
+	if err := oneOf("path", *path, evalPaths...); err != nil {
+		return err
+	}
+	files, err := loadIR("eval", *graph, *payload, *input)
+	if err != nil {
+		return err
+	}
+	o := evalOpts{path: *path, all: *all, json: *asJSON}
+	var out []byte
+	switch *scalar {
+	case "interval":
+		out, err = evalAs[spec.Interval](files, o)
+	case "binary32":
+		out, err = evalAs[spec.Binary32](files, o)
+	case "f32":
+		out, err = evalAs[spec.F32](files, o)
+	case "f64":
+		out, err = evalAs[spec.F64](files, o)
+	default:
+		out, err = evalAs[spec.Rat](files, o)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(out)
+	return err
+}
+
+type evalOpts struct {
+	path      string
+	all, json bool
+}
+
+// evalValues computes every node's value along path over T.
+func evalValues[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[T], path string) ([]spec.Tensor[T], error) {
+	switch path {
+	case "forward-graph":
+		f, err := irsem.LowerForward[T](g, p)
+		if err != nil {
+			return nil, err
+		}
+		return f.Run(x)
+	case "tape", "typed-graph":
+		l, err := irgrad.Lower[T](nil, g, p)
+		if err != nil {
+			return nil, err
+		}
+		if path == "tape" {
+			return l.TapeValues(x)
+		}
+		return l.Values(x)
+	}
+	return irsem.DenoteAll(g, p, x)
+}
+
+// evalAs evaluates the graph over T and renders the result.
+func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
+	vals, err := evalValues(fs.g, fs.p, irsem.ConvertTensor[T](fs.x), o.path)
+	if err != nil {
+		return nil, fs.graphErr(err)
+	}
+	var b bytes.Buffer
+	out := fs.g.OutputID
+	if o.json {
+		fmt.Fprintf(&b, `{"scalar":%q,"path":%q`, spec.KindOf[T](), o.path)
+		if o.all {
+			b.WriteString(`,"nodes":[`)
+			for i, v := range vals {
+				if i > 0 {
+					b.WriteByte(',')
+				}
+				if err := writeNodeJSON(&b, fs.g, i, v); err != nil {
+					return nil, err
+				}
+			}
+			b.WriteByte(']')
+		}
+		b.WriteString(`,"output":`)
+		if err := writeNodeJSON(&b, fs.g, out, vals[out]); err != nil {
+			return nil, err
+		}
+		b.WriteString("}\n")
+		return b.Bytes(), nil
+	}
+	if o.all {
+		for i, v := range vals {
+			fmt.Fprintf(&b, "node %d (%s) %v = %s\n", i, fs.g.Nodes[i].Kind.Op, fs.g.Nodes[i].Shape, v)
+		}
+	}
+	fmt.Fprintf(&b, "output node %d (%s) %v = %s\n", out, fs.g.Nodes[out].Kind.Op, fs.g.Nodes[out].Shape, vals[out])
+	return b.Bytes(), nil
+}
+
+// tensorJSON is irsem.EncodeTensor without its final newline:
+// {"shape":[…],"values":[…]}, each value its scalar's String ("p/q" over
+// the rationals, the shortest round-tripping decimal over floats).
+func tensorJSON[T spec.Scalar[T]](v spec.Tensor[T]) ([]byte, error) {
+	data, err := irsem.EncodeTensor(v)
+	if err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(data, "\n"), nil
+}
+
+func writeNodeJSON[T spec.Scalar[T]](b *bytes.Buffer, g *irsem.Graph, id int, v spec.Tensor[T]) error {
+	t, err := tensorJSON(v)
+	if err != nil {
+		return fmt.Errorf("node %d: %w", id, err)
+	}
+	b.WriteString(`{"id":`)
+	b.WriteString(strconv.Itoa(id))
+	b.WriteString(`,"kind":`)
+	b.WriteString(strconv.Quote(string(g.Nodes[id].Kind.Op)))
+	b.WriteString(`,"value":`)
+	b.Write(t)
+	b.WriteByte('}')
+	return nil
+}

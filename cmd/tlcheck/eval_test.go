@@ -1,0 +1,180 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// irExample is one shipped example: its graph, payload and input files.
+type irExample struct{ name, graph, payload, input string }
+
+var irExamples = []irExample{
+	{"quad", "../../examples/quad.ir.json", "", "../../examples/quad.input.json"},
+	{"quad-detach", "../../examples/quad-detach.ir.json", "", "../../examples/quad.input.json"},
+	{"mlp", "../../examples/mlp.ir.json", "../../examples/mlp.payload.json", "../../examples/mlp.input.json"},
+}
+
+func (e irExample) args(cmd string, extra ...string) []string {
+	a := []string{cmd, "--graph", e.graph, "--input", e.input}
+	if e.payload != "" {
+		a = append(a, "--payload", e.payload)
+	}
+	return append(a, extra...)
+}
+
+// writeTemp writes a file into dir and returns its path.
+func writeTemp(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestEvalPathsAgree evaluates every example over every scalar along every
+// path and checks that the value tables (--all --json) are identical
+// across paths.
+func TestEvalPathsAgree(t *testing.T) {
+	pathField := regexp.MustCompile(`"path":"[a-z-]+"`)
+	for _, e := range irExamples {
+		for _, scalar := range []string{"rat", "interval", "binary32", "f32", "f64"} {
+			var first string
+			for _, path := range evalPaths {
+				code, out, errs := runCmd(e.args("eval", "--scalar", scalar, "--path", path, "--all", "--json")...)
+				if code != 0 {
+					t.Fatalf("%s/%s/%s: exit %d: %s", e.name, scalar, path, code, errs)
+				}
+				out = pathField.ReplaceAllString(out, `"path":_`)
+				if first == "" {
+					first = out
+				} else if out != first {
+					t.Errorf("%s/%s: path %s disagrees:\n%s\nvs ir:\n%s", e.name, scalar, path, out, first)
+				}
+			}
+		}
+	}
+}
+
+func TestEvalOutput(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{irExamples[0].args("eval"), "output node 4 (sum) [] = 45/2\n"},
+		{irExamples[0].args("eval", "--path", "tape", "--scalar", "f32"), "output node 4 (sum) [] = 22.5\n"},
+		{irExamples[0].args("eval", "--all"), "node 0 (input) [2] = [3, -3/2]\nnode 1 (mul_elem) [2] = [9, 9/4]\nnode 2 (mul_elem) [2] = [9, 9/4]\nnode 3 (add) [2] = [18, 9/2]\nnode 4 (sum) [] = 45/2\noutput node 4 (sum) [] = 45/2\n"},
+		{irExamples[0].args("eval", "--json"), `{"scalar":"rat","path":"ir","output":{"id":4,"kind":"sum","value":{"shape":[],"values":["45/2"]}}}` + "\n"},
+		{irExamples[2].args("eval", "--path", "typed-graph"), "output node 3 (linear) [1] = [9443/28800]\n"},
+		{irExamples[2].args("eval", "--scalar", "interval"), "output node 3 (linear) [1] = [[0.32788194444444435, 0.3278819444444445]]\n"},
+	}
+	for _, c := range cases {
+		code, out, errs := runCmd(c.args...)
+		if code != 0 || out != c.want {
+			t.Errorf("%v: exit %d, stdout %q (stderr %q), want %q", c.args, code, out, errs, c.want)
+		}
+	}
+}
+
+// badInputs writes the malformed documents the error tables use.
+func badInputs(t *testing.T) map[string]string {
+	dir := t.TempDir()
+	return map[string]string{
+		"malformed": writeTemp(t, dir, "malformed.json", `{"format":"torchlean.ir.v1","input_id":0,`),
+		"badnode": writeTemp(t, dir, "badnode.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[2]},
+  {"id":1,"kind":"relu","parents":[5],"shape":[2]}
+]}`),
+		"exp": writeTemp(t, dir, "exp.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[2]},
+  {"id":1,"kind":"exp","parents":[0],"shape":[2]},
+  {"id":2,"kind":"sum","parents":[1],"shape":[]}
+]}`),
+		"vector": writeTemp(t, dir, "vector.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[2]},
+  {"id":1,"kind":"relu","parents":[0],"shape":[2]}
+]}`),
+		"pool": writeTemp(t, dir, "pool.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[1,2,2]},
+  {"id":1,"kind":"max_pool","parents":[0],"shape":[1,1,1],"kernel":[2,2],"stride":[2,2],"padding":[0,0]},
+  {"id":2,"kind":"sum","parents":[1],"shape":[]}
+]}`),
+		"input3":     writeTemp(t, dir, "input3.json", `{"shape":[3],"values":["1","2","3"]}`),
+		"input2":     writeTemp(t, dir, "input2.json", `{"shape":[2],"values":["1","-2"]}`),
+		"input122":   writeTemp(t, dir, "input122.json", `{"shape":[1,2,2],"values":["1","2","3","4"]}`),
+		"badinput":   writeTemp(t, dir, "badinput.json", `{"shape":[2],"values":["1","1/0"]}`),
+		"badpayload": writeTemp(t, dir, "badpayload.json", `{"format":"tlcheck.payload.v1","entries":{"1":{"W":{"shape":[8,2],"values":[]}}}}`),
+		"zeroinput":  writeTemp(t, dir, "zero.json", `{"shape":[2],"values":["0","1"]}`),
+		"missing":    filepath.Join(dir, "nope.json"),
+	}
+}
+
+// TestIRCommandErrors: every bad input is one line on stderr naming the
+// file and the node or field, exit 2, nothing on stdout.
+func TestIRCommandErrors(t *testing.T) {
+	f := badInputs(t)
+	quad, qin := irExamples[0].graph, irExamples[0].input
+	mlp := irExamples[2].graph
+	cases := []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"eval", "--input", qin}, []string{"eval: --graph is required"}},
+		{[]string{"eval", "--graph", quad}, []string{"eval: --input is required"}},
+		{[]string{"grad", "--input", qin}, []string{"grad: --graph is required"}},
+		{[]string{"eval", "--graph", f["missing"], "--input", qin}, []string{"--graph " + f["missing"] + ": cannot read: no such file or directory"}},
+		{[]string{"eval", "--graph", quad, "--input", f["missing"]}, []string{"--input " + f["missing"] + ": cannot read"}},
+		{[]string{"eval", "--graph", f["malformed"], "--input", qin}, []string{"--graph " + f["malformed"] + ": "}},
+		{[]string{"grad", "--graph", f["badnode"], "--input", f["input2"]}, []string{"--graph " + f["badnode"] + ": node 1 (relu): field \"parents\""}},
+		{[]string{"eval", "--graph", quad, "--input", f["input3"]}, []string{"--input " + f["input3"] + ": node 0 (input): shape mismatch: the graph's input has shape [2], the tensor [3]"}},
+		{[]string{"eval", "--graph", quad, "--input", f["badinput"]}, []string{"--input " + f["badinput"] + ": ", "values[1]"}},
+		{[]string{"grad", "--graph", f["vector"], "--input", f["input2"]}, []string{"--graph " + f["vector"] + ": node 1 (relu): grad needs a single-element (scalar) output, but the output has shape [2]"}},
+		{[]string{"grad", "--graph", f["vector"], "--input", f["input2"], "--path", "typed-graph", "--scalar", "f64"}, []string{"node 1 (relu): grad needs a single-element"}},
+		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"]}, []string{"--graph " + f["exp"] + ": node 1 (exp): exp has no exact rational semantics"}},
+		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"], "--path", "typed-graph"}, []string{"node 1 (exp): exp has no exact rational semantics"}},
+		{[]string{"grad", "--graph", f["exp"], "--input", f["input2"]}, []string{"node 1 (exp): exp has no exact rational semantics"}},
+		{[]string{"grad", "--graph", f["pool"], "--input", f["input122"], "--scalar", "f64"}, []string{"node 1 (max_pool): no derivative rules; gradients of this tag are not supported"}},
+		{[]string{"eval", "--graph", f["pool"], "--input", f["input122"], "--path", "tape"}, []string{"node 1 (max_pool): no derivative rules"}},
+		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input}, []string{"--graph " + mlp + ": node 1 (linear): missing linear payload for node 1 (no --payload given)"}},
+		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input, "--payload", f["badpayload"]}, []string{"--payload " + f["badpayload"] + ": node 1"}},
+		{[]string{"eval", "--graph", quad, "--input", qin, "--scalar", "bf16"}, []string{`--scalar: unknown value "bf16" (want rat|interval|binary32|f32|f64)`}},
+		{[]string{"grad", "--graph", quad, "--input", qin, "--scalar", "interval"}, []string{`--scalar: unknown value "interval" (want rat|f32|f64)`}},
+		{[]string{"eval", "--graph", quad, "--input", qin, "--path", "jit"}, []string{`--path: unknown value "jit"`}},
+		{[]string{"grad", "--graph", quad, "--input", qin, "--path", "ir"}, []string{`--path: unknown value "ir" (want tape|typed-graph)`}},
+		{[]string{"eval", "--graph", quad, "--input", qin, "stray"}, []string{`unexpected argument "stray"`}},
+	}
+	// A data-dependent failure (1/0 over the rationals) names its node on
+	// every path.
+	inv := writeTemp(t, t.TempDir(), "inv.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[2]},
+  {"id":1,"kind":"inv","parents":[0],"shape":[2]},
+  {"id":2,"kind":"sum","parents":[1],"shape":[]}
+]}`)
+	for _, path := range evalPaths {
+		cases = append(cases, struct {
+			args []string
+			want []string
+		}{[]string{"eval", "--graph", inv, "--input", f["zeroinput"], "--path", path}, []string{"--graph " + inv + ": node 1 (inv)"}})
+	}
+	for _, path := range []string{"tape", "typed-graph"} {
+		cases = append(cases, struct {
+			args []string
+			want []string
+		}{[]string{"grad", "--graph", inv, "--input", f["zeroinput"], "--path", path}, []string{"--graph " + inv + ": node 1 (inv)"}})
+	}
+	for _, c := range cases {
+		code, out, errs := runCmd(c.args...)
+		if code != 2 || out != "" || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "tlcheck: ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and one line", c.args, code, out, errs)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%v: stderr %q lacks %q", c.args, errs, w)
+			}
+		}
+	}
+}
