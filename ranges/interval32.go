@@ -198,8 +198,32 @@ func EncloseRat(r *big.Rat) (Interval32, error) {
 	if r == nil {
 		return Interval32{}, fmt.Errorf("missing rational")
 	}
+	if num, den := r.Num(), r.Denom(); num.IsInt64() && den.IsInt64() {
+		if p, q := num.Int64(), den.Int64(); -maxExact <= p && p <= maxExact && q <= maxExact {
+			return Round32(encloseQuotient(float64(p), float64(q)))
+		}
+	}
 	var iv spec.Interval
 	return Round32(iv.FromRat(r))
+}
+
+// maxExact is 2^53: integers up to it in magnitude are float64 numbers.
+const maxExact = 1 << 53
+
+// encloseQuotient encloses p/q for integers |p| ≤ 2^53 and 0 < q ≤ 2^53
+// (both exact float64 numbers): d = RN64(p/q), and the sign of the
+// residual p − d·q (exactly representable for a correctly rounded quotient,
+// and computed by one fused multiply-add, so its sign is the exact one)
+// says on which side of d the quotient lies.
+func encloseQuotient(p, q float64) spec.Interval {
+	d := p / q
+	switch r := math.FMA(-d, q, p); {
+	case r > 0: // p/q > d
+		return spec.Interval{Lo: d + 0, Hi: math.Nextafter(d, math.Inf(1)) + 0}
+	case r < 0:
+		return spec.Interval{Lo: math.Nextafter(d, math.Inf(-1)) + 0, Hi: d + 0}
+	}
+	return spec.Interval{Lo: d + 0, Hi: d + 0}
 }
 
 // EncloseInt returns the tightest Interval32 containing the integer n.

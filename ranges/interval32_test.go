@@ -319,3 +319,41 @@ func binary32Sigmoid(x spec.Binary32) (spec.Binary32, error) {
 	}
 	return y.Data[0], nil
 }
+
+// TestEncloseRatFastPath compares EncloseRat's fast path for small
+// numerators and denominators with the general enclosure (spec.Interval's
+// FromRat rounded outward).
+func TestEncloseRatFastPath(t *testing.T) {
+	slow := func(r *big.Rat) (Interval32, error) {
+		var iv spec.Interval
+		return Round32(iv.FromRat(r))
+	}
+	var rs []*big.Rat
+	for _, p := range []int64{0, 1, -1, 3, -7, 1 << 24, 1<<24 + 1, 1<<53 - 1, 1 << 53, -(1 << 53), 123456789012345} {
+		for _, q := range []int64{1, 2, 3, 10, 1 << 30, 1<<53 - 1, 1 << 53, 999999999999989} {
+			rs = append(rs, big.NewRat(p, q))
+		}
+	}
+	for i := 0; i < 2000; i++ {
+		u := spec.UniformBits(11, i)
+		v := spec.UniformBits(12, i)
+		rs = append(rs, big.NewRat(int64(u)-1<<31, int64(v)+1), big.NewRat(int64(u)<<21+int64(v), int64(v)<<20+1))
+	}
+	// Beyond the fast path: tiny and huge values.
+	rs = append(rs, new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), 150)),
+		new(big.Rat).SetFrac(big.NewInt(3), new(big.Int).Lsh(big.NewInt(1), 149)),
+		new(big.Rat).SetFrac(new(big.Int).Lsh(big.NewInt(1), 127), big.NewInt(3)))
+	for _, r := range rs {
+		a, errA := EncloseRat(r)
+		b, errB := slow(r)
+		if (errA == nil) != (errB == nil) || (errA == nil && !a.Same(b)) {
+			t.Fatalf("EncloseRat(%s) = %s %v, general enclosure %s %v", r.RatString(), a, errA, b, errB)
+		}
+		if errA == nil && !a.ContainsRat(r) {
+			t.Fatalf("EncloseRat(%s) = %s misses it", r.RatString(), a)
+		}
+		if errA == nil && !a.Contains(spec.Binary32(0).FromRat(r).Float32()) {
+			t.Fatalf("EncloseRat(%s) = %s misses its binary32 rounding", r.RatString(), a)
+		}
+	}
+}
