@@ -48,9 +48,11 @@
 //
 // # Paths
 //
-// The same lowered model is differentiated along several paths, which
-// agree (exactly over Rat; bit for bit over floats for the three dense
-// sweeps):
+// The same lowered model is differentiated along four paths. Over Rat they
+// agree exactly; over floats PathTape and PathTypedGraph agree bit for bit
+// (both are the dense sweep that skips unreached nodes and stops at
+// stop-gradient nodes), and the other two agree with them whenever the
+// zero-preservation condition holds:
 //
 //   - PathTape: the IR is recorded directly on an eager tape (the typed
 //     graph's eager interpreter over a tape.Session, each node through
@@ -60,7 +62,13 @@
 //     (typedgraph.Exec.Backward, the dense sweep).
 //   - PathLoweredTape: the typed graph's checked lowering to a tape, then
 //     the tape's dense sweep — the route TorchLean's autograd.grad takes.
+//     A lowered node emits one (possibly zero) contribution per entry it
+//     reads, stop-gradient and constant nodes included, so a node behind a
+//     detach is reached with a synthetic zero cotangent and its VJP runs:
+//     at a singular point (inv at 0, say) that yields 0·∞ = NaN over floats
+//     where the eager tape, which never reaches the node, reports 0.
 //   - PathBackpropCtx: Graph.BackpropCtx, the proof-facing every-node
-//     sweep; it equals the others whenever the zero-preservation condition
-//     holds (always over Rat; floats can differ at singular points).
+//     sweep, with the same caveat at singular points.
+//
+// The command line's grad offers tape and typed-graph.
 package irgrad

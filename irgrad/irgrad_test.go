@@ -211,8 +211,9 @@ func sameGrads[T spec.Scalar[T]](a, b *Gradients[T]) error {
 }
 
 // TestPathsAgree: every path gives the same output and cotangents —
-// exactly over Rat, and bit for bit over F64 and F32 for the three dense
-// sweeps (tape, typed graph, lowered tape).
+// exactly over Rat, and bit for bit over F64 and F32 for the tape, the
+// typed graph and the lowered tape (these graphs have no singular point;
+// see TestSingularPointBehindDetach).
 func TestPathsAgree(t *testing.T) {
 	for _, c := range zoo(t) {
 		t.Run(c.name, func(t *testing.T) {
@@ -421,4 +422,41 @@ func TestErrors(t *testing.T) {
 func lowerErr[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload) error {
 	_, err := Lower[T](nil, g, p)
 	return err
+}
+
+// TestSingularPointBehindDetach documents where the paths part over
+// floats: inv(x) at x = 0 feeds a detach. The eager tape and the typed
+// graph's compiled sweep never reach the inv node; the lowered tape and the
+// every-node sweep run its VJP on a synthetic zero cotangent, −0/0² = NaN.
+func TestSingularPointBehindDetach(t *testing.T) {
+	b := newBuilder(sh(2))
+	iv := b.add(irsem.OpInv, []int{0}, sh(2))
+	dt := b.add(irsem.OpDetach, []int{iv}, sh(2))
+	c := b.konst(t, sh(2), "5", "5")
+	mn := b.add(irsem.OpMinElem, []int{dt, c}, sh(2))
+	ad := b.add(irsem.OpAdd, []int{mn, 0}, sh(2))
+	b.add(irsem.OpSum, []int{ad}, sh())
+	g, p := b.graph()
+	l, err := Lower[spec.F64](nil, g, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := spec.Vector[spec.F64](1, 0)
+	for _, path := range Paths() {
+		gr, err := l.Grad(path, x)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		nan := math.IsNaN(float64(gr.Input.Data[1]))
+		switch path {
+		case PathTape, PathTypedGraph:
+			if nan || gr.Input.Data[0] != 1 || gr.Input.Data[1] != 1 {
+				t.Errorf("%s: %v, want [1, 1]", path, gr.Input)
+			}
+		default:
+			if !nan {
+				t.Errorf("%s: %v, want NaN in element 1 (zero preservation fails at x = 0)", path, gr.Input)
+			}
+		}
+	}
 }
