@@ -85,9 +85,15 @@ func ElementBound(g, p int, absSum *big.Rat) (*big.Rat, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := new(big.Rat).Mul(gm, absSum)
+	return boundWith(gm, p, absSum), nil
+}
+
+// boundWith is ElementBound with γ_g given: γ·absSum + p·2^-149, in a
+// fresh big.Rat.
+func boundWith(gamma *big.Rat, p int, absSum *big.Rat) *big.Rat {
+	b := new(big.Rat).Mul(gamma, absSum)
 	under := new(big.Rat).SetInt64(int64(p))
-	return b.Add(b, under.Mul(under, underflowUnit)), nil
+	return b.Add(b, under.Mul(under, underflowUnit))
 }
 
 // overflowPossible reports whether some evaluation order could overflow

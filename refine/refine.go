@@ -632,15 +632,19 @@ type judge struct {
 // error is for a bound that cannot be computed.
 func (j judge) element(el *Element, got uint32) (string, error) {
 	g := ClassOf(got)
-	abs, exact := el.AbsSum.Big(), el.Exact.Big()
-	// P and N: the magnitudes of the positive and the negative finite
-	// terms, from Σ|t| and Σt.
-	pos := new(big.Rat).Add(abs, exact)
-	pos.Quo(pos, big.NewRat(2, 1))
-	neg := new(big.Rat).Sub(abs, exact)
-	neg.Quo(neg, big.NewRat(2, 1))
-	posOK := overflowPossible(j.gamma, j.ts.products, pos)
-	negOK := overflowPossible(j.gamma, j.ts.products, neg)
+	abs := el.AbsSum.Big()
+	var posOK, negOK bool
+	if el.Class != ClassFinite || g != ClassFinite {
+		// P and N: the magnitudes of the positive and the negative finite
+		// terms, from Σ|t| and Σt. Only the non-finite rules need them.
+		exact := el.Exact.Big()
+		pos := new(big.Rat).Add(abs, exact)
+		pos.Quo(pos, big.NewRat(2, 1))
+		neg := new(big.Rat).Sub(abs, exact)
+		neg.Quo(neg, big.NewRat(2, 1))
+		posOK = overflowPossible(j.gamma, j.ts.products, pos)
+		negOK = overflowPossible(j.gamma, j.ts.products, neg)
+	}
 	if el.Class != ClassFinite {
 		el.Rule = RuleClass
 		switch el.Class {
@@ -663,10 +667,7 @@ func (j judge) element(el *Element, got uint32) (string, error) {
 		}
 		return "", nil
 	}
-	bound, err := ElementBound(j.ts.rounds, j.ts.products, abs)
-	if err != nil {
-		return "", err
-	}
+	bound := boundWith(j.gamma, j.ts.products, abs)
 	el.Bound = spec.RatFromBig(bound)
 	if g != ClassFinite {
 		el.Rule = RuleOverflow
