@@ -3,6 +3,7 @@ package ranges
 import (
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/irsem"
@@ -25,8 +26,9 @@ type Certificate struct {
 	// relies on (resolved by backend.ProfileNamed unless the checker is
 	// given another resolver).
 	Profile string
-	// Capsules names each node's selected capsule ("" for none), by id.
-	Capsules []string
+	// Capsules names, by node id, the capsules the kernel plan selects for
+	// the node's kernels, in kernel order (none for a source).
+	Capsules [][]string
 	// Rules names each node's range rule, by id.
 	Rules []string
 	// Trace holds each node's enclosures as bit patterns, by id and flat
@@ -45,13 +47,14 @@ func Produce(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, prof *backe
 	if err != nil {
 		return nil, err
 	}
-	c := &Certificate{Graph: g, Payload: p, Profile: prof.Name, Capsules: plan.Capsules(),
+	c := &Certificate{Graph: g, Payload: p, Profile: prof.Name, Capsules: make([][]string, len(nodes)),
 		Box: make([]Bits32, len(box.Data)), Rules: make([]string, len(nodes)), Trace: make([][]Bits32, len(nodes))}
 	for i, x := range box.Data {
 		c.Box[i] = x.Bits()
 	}
 	for i, nt := range nodes {
 		c.Rules[i] = nt.Rule
+		c.Capsules[i] = capsuleNames(&plan.Nodes[i])
 		c.Trace[i] = make([]Bits32, len(nt.Enclosures))
 		for j, e := range nt.Enclosures {
 			c.Trace[i][j] = e.Bits()
@@ -160,7 +163,7 @@ func CheckWith(c *Certificate, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := compareNames(g, "capsule", c.Capsules, plan.Capsules(), "re-planned under profile "+prof.Name); err != nil {
+	if err := compareCapsules(g, c.Capsules, plan); err != nil {
 		return nil, err
 	}
 	nodes, err := TraceNodes(g, c.Payload, box, plan)
@@ -180,7 +183,13 @@ func CheckWith(c *Certificate, o Options) (*Report, error) {
 	}
 	for _, nt := range nodes {
 		if r, _ := RuleFor(nt.Tag); r.FixedLeft {
-			rep.FixedLeft = append(rep.FixedLeft, fmt.Sprintf("node %d (%s): %s", nt.ID, nt.Tag, nt.Capsule))
+			var names []string
+			for _, k := range nt.Kernels {
+				if backend.Accumulates(k.Op) {
+					names = append(names, k.Capsule.Name)
+				}
+			}
+			rep.FixedLeft = append(rep.FixedLeft, fmt.Sprintf("node %d (%s): %s", nt.ID, nt.Tag, strings.Join(names, ", ")))
 		}
 	}
 	if err := replay(g, c.Payload, box, nodes, o, rep); err != nil {
@@ -219,6 +228,22 @@ func compareNames(g *irsem.Graph, what string, claimed, rebuilt []string, how st
 		if claimed[i] != rebuilt[i] {
 			return &Error{Node: i, Tag: g.Nodes[i].Kind.Op, Elem: -1,
 				Msg: fmt.Sprintf("certificate names %s %q; %s: %q", what, claimed[i], how, rebuilt[i])}
+		}
+	}
+	return nil
+}
+
+// compareCapsules compares the certificate's capsule names with the
+// re-plan's, node by node.
+func compareCapsules(g *irsem.Graph, claimed [][]string, plan *backend.GraphKernelPlan) error {
+	if len(claimed) != len(plan.Nodes) {
+		return &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("certificate lists capsules for %d nodes, the graph has %d", len(claimed), len(plan.Nodes))}
+	}
+	for i := range plan.Nodes {
+		want := capsuleNames(&plan.Nodes[i])
+		if strings.Join(claimed[i], ",") != strings.Join(want, ",") || len(claimed[i]) != len(want) {
+			return &Error{Node: i, Tag: g.Nodes[i].Kind.Op, Elem: -1,
+				Msg: fmt.Sprintf("certificate names capsules [%s]; re-planned under profile %s: [%s]", strings.Join(claimed[i], " "), plan.Profile, strings.Join(want, " "))}
 		}
 	}
 	return nil

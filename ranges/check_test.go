@@ -29,7 +29,10 @@ func mlpGraph(t testing.TB) testGraph {
 func clone(c *Certificate) *Certificate {
 	d := *c
 	d.Box = append([]Bits32(nil), c.Box...)
-	d.Capsules = append([]string(nil), c.Capsules...)
+	d.Capsules = make([][]string, len(c.Capsules))
+	for i := range c.Capsules {
+		d.Capsules[i] = append([]string(nil), c.Capsules[i]...)
+	}
 	d.Rules = append([]string(nil), c.Rules...)
 	d.Trace = make([][]Bits32, len(c.Trace))
 	for i := range c.Trace {
@@ -149,8 +152,9 @@ func TestCheckRejectsTamperedCertificates(t *testing.T) {
 		{"box short", func(d *Certificate) { d.Box = d.Box[:1] }, Options{}, "node 0 (input): certificate box has 1 elements; the input has shape [2] (2 elements)"},
 		{"unknown profile", func(d *Certificate) { d.Profile = "fastest" }, Options{}, `ranges: certificate profile "fastest": `},
 		{"nil profile", func(d *Certificate) {}, Options{Profiles: func(string) (*backend.Profile, error) { return nil, nil }}, `ranges: certificate profile "checked_cpu" resolves to no profile`},
-		{"capsule renamed", func(d *Certificate) { d.Capsules[2] = "fast_cpu.relu" }, Options{}, `node 2 (relu): certificate names capsule "fast_cpu.relu"; re-planned under profile checked_cpu: "reference.relu"`},
-		{"capsules short", func(d *Certificate) { d.Capsules = d.Capsules[:3] }, Options{}, "ranges: certificate lists 3 capsule names for 4 nodes"},
+		{"capsule renamed", func(d *Certificate) { d.Capsules[2] = []string{"fast_cpu.relu"} }, Options{}, `node 2 (relu): certificate names capsules [fast_cpu.relu]; re-planned under profile checked_cpu: [reference.relu]`},
+		{"capsule added", func(d *Certificate) { d.Capsules[0] = []string{"reference.relu"} }, Options{}, `node 0 (input): certificate names capsules [reference.relu]; re-planned under profile checked_cpu: []`},
+		{"capsules short", func(d *Certificate) { d.Capsules = d.Capsules[:3] }, Options{}, "ranges: certificate lists capsules for 3 nodes, the graph has 4"},
 		{"rule renamed", func(d *Certificate) { d.Rules[3] = RuleMatmulLeft }, Options{}, `node 3 (linear): certificate names range rule "matmulLeft"; rebuilt: "linearLeft"`},
 		{"rules missing", func(d *Certificate) { d.Rules = nil }, Options{}, "ranges: certificate lists 0 range rule names for 4 nodes"},
 		{"trace truncated", func(d *Certificate) { d.Trace = d.Trace[:3] }, Options{}, "ranges: certificate trace has 3 nodes, the graph 4"},
@@ -164,11 +168,11 @@ func TestCheckRejectsTamperedCertificates(t *testing.T) {
 		// capsule is implementation-defined: the re-plan differs.
 		{"profile now implementation-defined", func(d *Certificate) {}, Options{Profiles: func(string) (*backend.Profile, error) {
 			return implDefinedProfile(t, "linear"), nil
-		}}, `node 1 (linear): certificate names capsule "reference.linear"; re-planned under profile test_impl_defined: "fast_cpu.linear"`},
+		}}, `node 1 (linear): certificate names capsules [reference.linear]; re-planned under profile test_impl_defined: [fast_cpu.linear]`},
 		// ... and even when the certificate names those capsules, the
 		// rebuilt trace refuses the reduction.
 		{"implementation-defined capsules named", func(d *Certificate) {
-			d.Capsules[1], d.Capsules[3] = "fast_cpu.linear", "fast_cpu.linear"
+			d.Capsules[1], d.Capsules[3] = []string{"fast_cpu.linear"}, []string{"fast_cpu.linear"}
 		}, Options{Profiles: func(string) (*backend.Profile, error) {
 			return implDefinedProfile(t, "linear"), nil
 		}}, "node 1 (linear): range rule linearLeft requires a fixed-left capsule; selected fast_cpu.linear is implementation-defined"},

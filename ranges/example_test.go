@@ -35,7 +35,11 @@ func Example() {
 		return
 	}
 	for _, n := range nodes {
-		fmt.Printf("node %d %-8s %-7s %-16s %v\n", n.ID, n.Tag, n.Rule, n.Capsule, n.Enclosures)
+		capsule := "(source)"
+		for _, k := range n.Kernels {
+			capsule = k.Capsule.Name
+		}
+		fmt.Printf("node %d %-8s %-7s %-16s %v\n", n.ID, n.Tag, n.Rule, capsule, n.Enclosures)
 	}
 	cert, err := ranges.Produce(g, nil, box, backend.CheckedCPU())
 	if err != nil {
@@ -49,7 +53,7 @@ func Example() {
 	_, err = ranges.Check(cert)
 	fmt.Println(err)
 	// Output:
-	// node 0 input    source                   [[-1, 2] [0.5, 0.5]]
+	// node 0 input    source  (source)         [[-1, 2] [0.5, 0.5]]
 	// node 1 mul_elem mul     reference.mul    [[0, 4] [0.25, 0.25]]
 	// node 2 mul_elem mul     reference.mul    [[0, 4] [0.25, 0.25]]
 	// node 3 add      add     reference.add    [[0, 8] [0.5, 0.5]]

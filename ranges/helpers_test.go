@@ -59,7 +59,7 @@ func mustBox(t testing.TB, shape spec.Shape, lo, hi []float32) Interval32Tensor 
 	return b
 }
 
-func mustPlan(t testing.TB, g *irsem.Graph, prof *backend.Profile) *KernelPlan {
+func mustPlan(t testing.TB, g *irsem.Graph, prof *backend.Profile) *backend.GraphKernelPlan {
 	t.Helper()
 	p, err := PlanKernels(g, prof)
 	if err != nil {

@@ -65,6 +65,7 @@ type nodeCtx struct {
 	e   *irsem.Params
 	in  [][]Interval32
 	box *Interval32Tensor
+	app *irsem.Application // the node's registry steps (irsem.PlanApplications)
 }
 
 // parentShape is the declared shape of parent i.
@@ -729,29 +730,22 @@ func ruleIdentity(c *nodeCtx) ([]Interval32, error) {
 }
 
 // ruleRearrange moves enclosures exactly as the registry's primitive moves
-// values: it runs the primitive over spec.F64 on index tensors (parent p's
+// values: it runs the primitive, with the attributes irsem gives it
+// (irsem.PlanApplications), over spec.F64 on index tensors (parent p's
 // element i holds base_p + i, exactly representable) and reads back, for
 // every output element, the parent element it came from. A rearrangement
 // does no arithmetic, so each output value is one of the parent values and
 // its enclosure is that value's enclosure.
 func ruleRearrange(c *nodeCtx) ([]Interval32, error) {
-	info, _ := irsem.Info(c.n.Kind.Op)
-	prim, err := spec.Default[spec.F64]().Lookup(info.Prim)
+	if c.app == nil || len(c.app.Steps) != 1 {
+		return nil, fmt.Errorf("internal error: %s is not one registry step", c.n.Kind.Op)
+	}
+	st := &c.app.Steps[0]
+	prim, err := spec.Default[spec.F64]().Lookup(st.Prim)
 	if err != nil {
 		return nil, err
 	}
-	k := &c.n.Kind
-	a := &spec.Attrs{}
-	switch k.Op {
-	case irsem.OpPermute:
-		a.Perm = k.Perm
-	case irsem.OpTranspose:
-		a.Axis, a.Axis2 = k.Axis1, k.Axis2
-	case irsem.OpBroadcastTo:
-		a.Shape = shapeOrScalar(k.ToShape)
-	case irsem.OpConcat:
-		a.Axis = k.Axis
-	}
+	a := st.Attrs.Clone()
 	var flat []Interval32
 	xs := make([]spec.Tensor[spec.F64], len(c.in))
 	for p := range c.in {

@@ -3,6 +3,7 @@ package ranges
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/irsem"
@@ -27,10 +28,9 @@ type NodeTrace struct {
 	Tag irsem.Op
 	// Rule is the range rule applied.
 	Rule string
-	// Capsule names the node's selected capsule ("" when it has none) and
-	// Reduction that capsule's reduction policy.
-	Capsule   string
-	Reduction backend.Reduction
+	// Kernels are the node's planned kernels (none for a source), each
+	// with its capsule and so its reduction policy.
+	Kernels []backend.PlannedKernel
 	// Enclosures holds one Interval32 per element of the node's value,
 	// row-major.
 	Enclosures []Interval32
@@ -38,8 +38,8 @@ type NodeTrace struct {
 
 // Trace computes one enclosure per element of every node of g by
 // outward-rounded interval propagation from the input box (one Interval32
-// per input element), with payload p and the capsule choice plan (see
-// PlanKernels). The result is indexed by node id, then by flat element
+// per input element), with payload p and the kernel plan made for g (see
+// PlanKernels; backend.Plan). The result is indexed by node id, then by flat element
 // index. Every enclosure holds both the node's exact real value and the
 // value a binary32 execution of the plan computes, for every input point in
 // the box (see Interval32 for the argument, and Rules for the rule of each
@@ -54,7 +54,7 @@ type NodeTrace struct {
 //	node 4 (sum): range rule sumLeft requires a fixed-left capsule; selected fast_cpu.sum is implementation-defined
 //
 // Every error is an *Error naming the node.
-func Trace(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *KernelPlan) ([][]Interval32, error) {
+func Trace(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *backend.GraphKernelPlan) ([][]Interval32, error) {
 	nodes, err := TraceNodes(g, p, box, plan)
 	if err != nil {
 		return nil, err
@@ -67,7 +67,7 @@ func Trace(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *KernelP
 }
 
 // TraceNodes is Trace with each node's rule and capsule.
-func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *KernelPlan) ([]NodeTrace, error) {
+func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *backend.GraphKernelPlan) ([]NodeTrace, error) {
 	if g == nil {
 		return nil, &Error{Node: -1, Elem: -1, Msg: "no graph"}
 	}
@@ -77,7 +77,11 @@ func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *Ke
 	if err := irsem.CheckPayload(g, p); err != nil {
 		return nil, err
 	}
-	if err := plan.check(g); err != nil {
+	apps, err := irsem.PlanApplications(g)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkPlan(g, plan, apps); err != nil {
 		return nil, err
 	}
 	if err := checkBudget(g); err != nil {
@@ -87,23 +91,24 @@ func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *Ke
 	vals := make([][]Interval32, len(g.Nodes))
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
-		k := plan.Kernels[i]
-		nt := NodeTrace{ID: i, Tag: n.Kind.Op}
-		if k.Planned() {
-			nt.Capsule, nt.Reduction = k.Capsule.Name, k.Capsule.Reduction
-		}
+		np := &plan.Nodes[i]
+		nt := NodeTrace{ID: i, Tag: n.Kind.Op, Kernels: append([]backend.PlannedKernel(nil), np.Kernels...)}
 		r, ok := ruleIndex[n.Kind.Op]
 		if !ok {
 			return nil, &Error{Node: i, Tag: n.Kind.Op, Elem: -1,
 				Msg: fmt.Sprintf("no range rule for tag %q; unsupported operations fail rather than widen to [-inf, inf]", n.Kind.Op)}
 		}
 		nt.Rule = r.Rule
+		if !np.Accepted() {
+			return nil, &Error{Node: i, Tag: n.Kind.Op, Elem: -1, Rule: r.Rule,
+				Msg: "the kernel plan rejects it: " + strings.Join(np.Reasons, "; ")}
+		}
 		if r.FixedLeft {
-			if err := requireFixedLeft(n, r.Rule, k); err != nil {
+			if err := requireFixedLeft(n, r.Rule, np); err != nil {
 				return nil, err
 			}
 		}
-		c := &nodeCtx{g: g, n: n, e: p.Entry(i), box: &box}
+		c := &nodeCtx{g: g, n: n, e: p.Entry(i), box: &box, app: &apps[i]}
 		for _, q := range n.Parents {
 			c.in = append(c.in, vals[q])
 		}
@@ -125,20 +130,6 @@ func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *Ke
 		out[i] = nt
 	}
 	return out, nil
-}
-
-// requireFixedLeft checks that the capsule selected for node n promises a
-// fixed-left reduction, which the rule's left fold relies on.
-func requireFixedLeft(n *irsem.Node, rule string, k PlannedKernel) error {
-	if !k.Planned() {
-		return &Error{Node: n.ID, Tag: n.Kind.Op, Elem: -1, Rule: rule,
-			Msg: fmt.Sprintf("range rule %s requires a fixed-left capsule; the plan selects none", rule)}
-	}
-	if k.Capsule.Reduction != backend.ReductionFixedLeft {
-		return &Error{Node: n.ID, Tag: n.Kind.Op, Elem: -1, Rule: rule,
-			Msg: fmt.Sprintf("range rule %s requires a fixed-left capsule; selected %s is %s", rule, k.Capsule.Name, k.Capsule.Reduction)}
-	}
-	return nil
 }
 
 // ruleError places a rule's failure at its node (and element).

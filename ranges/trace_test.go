@@ -51,8 +51,11 @@ func TestTraceMLPPointBoxIsTight(t *testing.T) {
 			t.Errorf("node %d rule %s, want %s", i, nt.Rule, wantRules[i])
 		}
 	}
-	if nodes[1].Capsule != "reference.linear" || nodes[1].Reduction != backend.ReductionFixedLeft {
-		t.Errorf("node 1 capsule %s (%s)", nodes[1].Capsule, nodes[1].Reduction)
+	if k := nodes[1].Kernels; len(k) != 1 || k[0].Op != "linear" || k[0].Capsule.Name != "reference.linear" || k[0].Capsule.Reduction != backend.ReductionFixedLeft {
+		t.Errorf("node 1 kernels %+v", k)
+	}
+	if len(nodes[0].Kernels) != 0 {
+		t.Errorf("the input has kernels %+v", nodes[0].Kernels)
 	}
 	in := spec.Tensor[spec.Binary32]{Shape: spec.Shape{2}, Data: []spec.Binary32{spec.Binary32FromFloat32(x[0]), spec.Binary32FromFloat32(x[1])}}
 	vals, err := irsem.DenoteAll(g, p, in)
@@ -200,12 +203,39 @@ func TestTraceBadArguments(t *testing.T) {
 	}
 	// A tampered plan entry is caught.
 	bad := mustPlan(t, quad, backend.CheckedCPU())
-	bad.Kernels[4].Capsule, _ = backend.ReferenceCapsule("relu")
+	bad.Nodes[4].Kernels[0].Capsule, _ = backend.ReferenceCapsule("relu")
 	if _, err := Trace(quad, nil, good, bad); err == nil || !strings.Contains(err.Error(), `node 4 (sum): kernel plan selects capsule "reference.relu" for op "sum"`) {
 		t.Errorf("tampered plan: %v", err)
 	}
 	if _, err := PlanKernels(quad, nil); err == nil {
 		t.Error("nil profile accepted")
+	}
+	bad = mustPlan(t, quad, backend.CheckedCPU())
+	bad.Nodes[3].Kernels[0].Op = "sub"
+	if _, err := Trace(quad, nil, good, bad); err == nil || err.Error() != "node 3 (add): kernel plan selects capsule \"reference.add\" for op \"sub\", which implements \"add\"" {
+		t.Errorf("tampered kernel op: %v", err)
+	}
+	bad = mustPlan(t, quad, backend.CheckedCPU())
+	bad.Nodes[3].Kernels = append(bad.Nodes[3].Kernels, bad.Nodes[3].Kernels[0])
+	if _, err := Trace(quad, nil, good, bad); err == nil || err.Error() != "node 3 (add): kernel plan runs [add,add], the node needs [add]" {
+		t.Errorf("extra kernel: %v", err)
+	}
+	// A profile whose catalog lacks relu rejects node 2 of the MLP.
+	var caps []backend.Capsule
+	for _, c := range backend.ReferenceCatalog().Capsules() {
+		if c.Op != "relu" {
+			caps = append(caps, c)
+		}
+	}
+	cat, err := backend.NewCatalog(caps...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	norelu := backend.CheckedCPU()
+	norelu.Catalog = cat
+	mlpP := loadPayload(t, "../examples/mlp.payload.json")
+	if _, err := Trace(mlp, mlpP, good, mustPlan(t, mlp, norelu)); err == nil || !strings.HasPrefix(err.Error(), "node 2 (relu): the kernel plan rejects it: ") {
+		t.Errorf("rejected node: %v", err)
 	}
 	if _, err := BoxFromFloat32(spec.Shape{2}, []float32{0}, []float32{1, 1}); err == nil {
 		t.Error("short bounds accepted")
