@@ -2,6 +2,7 @@ package ranges
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"strings"
 
@@ -85,6 +86,12 @@ type Options struct {
 	Seed uint64
 	// MaxCorners bounds the corners replayed (0: DefaultMaxCorners).
 	MaxCorners int
+	// Providers, when set, also binds the re-planned kernels to these
+	// providers (backend.Bind; an unbound capsule is an error) and runs
+	// the bound plan at every sample point (BoundPlan.Execute, float32),
+	// checking that every value the selected kernels compute lies in its
+	// enclosure too.
+	Providers *backend.Providers
 	// Exact also replays each point over exact rationals (spec.Rat) when
 	// every tag of the graph has exact semantics, and checks the exact
 	// values against the enclosures; a point whose exact evaluation fails
@@ -101,9 +108,10 @@ type Report struct {
 	// FixedLeft lists the nodes whose rule relied on a fixed-left capsule,
 	// as "node N (tag): CAPSULE".
 	FixedLeft []string
-	// Points is the number of input points replayed in binary32, and
-	// ExactPoints the number also replayed over exact rationals.
-	Points, ExactPoints int
+	// Points is the number of input points replayed in binary32,
+	// ExactPoints the number also replayed over exact rationals, and
+	// KernelPoints the number also run through the bound kernel plan.
+	Points, ExactPoints, KernelPoints int
 }
 
 // Check verifies a range certificate with the default Options; see
@@ -126,7 +134,10 @@ func Check(c *Certificate) (*Report, error) { return CheckWith(c, Options{}) }
 //     them when there are at most MaxCorners), its centre and Samples
 //     pseudo-random points from Seed, each a binary32 point inside the
 //     box — and confirms that every node's every value lies in its
-//     enclosure (compared exactly; a NaN or an infinity fails).
+//     enclosure (compared exactly; a NaN or an infinity fails);
+//  5. with Options.Providers, it binds the plan and runs the selected
+//     kernels at the same points, checking their float32 values the same
+//     way.
 //
 // Every error names the place: the field, the node and element, the
 // sample point.
@@ -192,8 +203,19 @@ func CheckWith(c *Certificate, o Options) (*Report, error) {
 			rep.FixedLeft = append(rep.FixedLeft, fmt.Sprintf("node %d (%s): %s", nt.ID, nt.Tag, strings.Join(names, ", ")))
 		}
 	}
+	var bound *backend.BoundPlan
+	if o.Providers != nil {
+		if bound, err = backend.Bind(plan, o.Providers); err != nil {
+			return nil, &Error{Node: -1, Elem: -1, Msg: "binding the kernel plan", Err: err}
+		}
+	}
 	if err := replay(g, c.Payload, box, nodes, o, rep); err != nil {
 		return nil, err
+	}
+	if bound != nil {
+		if err := replayKernels(g, c.Payload, box, nodes, bound, o, rep); err != nil {
+			return nil, err
+		}
 	}
 	return rep, nil
 }
@@ -345,15 +367,60 @@ func clamp32(v float32, b Interval32) float32 {
 	return v
 }
 
+// replayKernels runs the bound plan at the sample points and checks every
+// value against its enclosure.
+func replayKernels(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, nodes []NodeTrace, bound *backend.BoundPlan, o Options, rep *Report) error {
+	for _, sp := range samplePoints(box, sampleCount(o), o.Seed, o.MaxCorners) {
+		in := spec.Tensor[spec.F32]{Shape: box.Shape.Clone(), Data: make([]spec.F32, len(sp.x))}
+		for i, f := range sp.x {
+			in.Data[i] = spec.F32(f)
+		}
+		vals, err := bound.Execute(g, p, in)
+		if err != nil {
+			return &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("sample %s: kernel plan execution failed", sp.what), Err: err}
+		}
+		for i, nt := range nodes {
+			if len(vals[i].Data) != len(nt.Enclosures) {
+				return &Error{Node: i, Tag: nt.Tag, Elem: -1,
+					Msg: fmt.Sprintf("sample %s: kernel value has %d elements, the trace %d", sp.what, len(vals[i].Data), len(nt.Enclosures))}
+			}
+			for j, v := range vals[i].Data {
+				if e := nt.Enclosures[j]; !e.Contains(float32(v)) {
+					return &Error{Node: i, Tag: nt.Tag, Elem: j,
+						Msg: fmt.Sprintf("sample %s: kernel value %s (0x%08x) of %s outside enclosure %s %s",
+							sp.what, v, math.Float32bits(float32(v)), strings.Join(kernelNames(nt.Kernels), ", "), e, e.Bits())}
+				}
+			}
+		}
+		rep.KernelPoints++
+	}
+	return nil
+}
+
+func kernelNames(ks []backend.PlannedKernel) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = k.Capsule.Name
+	}
+	if len(out) == 0 {
+		return []string{"the source"}
+	}
+	return out
+}
+
+// sampleCount is the number of pseudo-random points Options asks for.
+func sampleCount(o Options) int {
+	if o.Samples == 0 {
+		return DefaultSamples
+	}
+	return max(o.Samples, 0)
+}
+
 // replay evaluates the graph in binary32 (and, when asked and possible,
 // exactly) at the sample points and checks every value against its
 // enclosure.
 func replay(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, nodes []NodeTrace, o Options, rep *Report) error {
-	n := o.Samples
-	if n == 0 {
-		n = DefaultSamples
-	}
-	n = max(n, 0)
+	n := sampleCount(o)
 	exact := o.Exact
 	for i := range g.Nodes {
 		if info, ok := irsem.Info(g.Nodes[i].Kind.Op); !ok || !info.Exact {

@@ -264,3 +264,72 @@ func TestSamplePoints(t *testing.T) {
 		t.Errorf("%d points for 100 inputs", n)
 	}
 }
+
+func TestCheckRunsBoundKernels(t *testing.T) {
+	for _, tg := range testGraphs(t) {
+		c := produce(t, tg, randomBox(tg.inShape, 5))
+		rep, err := CheckWith(c, Options{Providers: backend.DefaultProviders(), Samples: 4})
+		if err != nil {
+			t.Fatalf("%s: %v", tg.name, err)
+		}
+		if rep.KernelPoints != rep.Points || rep.KernelPoints == 0 {
+			t.Errorf("%s: report %+v", tg.name, rep)
+		}
+	}
+	// A planted kernel fault: the reference provider's relu adds 1/4.
+	reg := spec.New[spec.F32]()
+	relu, err := reg.Lookup("relu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := *relu
+	bad.Forward = func(a *spec.Attrs, xs []spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
+		y, err := relu.Forward(a, xs)
+		if err != nil {
+			return y, err
+		}
+		y = y.Clone()
+		y.Data = append([]spec.F32(nil), y.Data...)
+		y.Data[3] += 0.25
+		return y, nil
+	}
+	reg.Override(&bad)
+	faulty, err := backend.NewProviders(backend.NewReferenceProvider(reg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := mlpGraph(t)
+	c := produce(t, tg, mustBox(t, spec.Shape{2}, []float32{-1, -1}, []float32{1, 1}))
+	_, err = CheckWith(c, Options{Providers: faulty})
+	if err == nil ||
+		!strings.HasPrefix(err.Error(), "node 2 (relu) element 3: sample corner 0: kernel value ") ||
+		!strings.Contains(err.Error(), "of reference.relu outside enclosure") {
+		t.Errorf("planted relu fault: %v", err)
+	}
+	// Without providers the certificate is fine: it is about the
+	// semantics the plan promises, and the faulty kernel is not run.
+	if _, err := Check(c); err != nil {
+		t.Error(err)
+	}
+	// An elementwise graph certified under checked_cuda: its capsules are
+	// admissible, but no native-cuda provider is registered to bind them.
+	g := mustGraph(t, `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[2]},
+  {"id":1,"kind":"relu","parents":[0],"shape":[2]}]}`)
+	cc, err := Produce(g, nil, mustBox(t, spec.Shape{2}, []float32{-1, -1}, []float32{1, 1}), backend.CheckedCUDA())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(cc); err != nil {
+		t.Errorf("checked_cuda relu: %v", err)
+	}
+	if _, err := CheckWith(cc, Options{Providers: backend.DefaultProviders()}); err == nil ||
+		!strings.HasPrefix(err.Error(), "ranges: binding the kernel plan: ") {
+		t.Errorf("unbound cuda plan: %v", err)
+	}
+	// ... and a reduction under checked_cuda is refused outright.
+	if _, err := Produce(loadGraph(t, "../examples/quad.ir.json"), nil, mustBox(t, spec.Shape{2}, []float32{-1, -1}, []float32{1, 1}), backend.CheckedCUDA()); err == nil ||
+		err.Error() != "node 4 (sum): range rule sumLeft requires a fixed-left capsule; selected native-cuda.sum is implementation-defined" {
+		t.Errorf("quad under checked_cuda: %v", err)
+	}
+}
