@@ -307,6 +307,22 @@ func CheckOptions(b *backend.Binding, op string, o Options) (*Result, error) {
 	return res, nil
 }
 
+// CheckCapsule looks the capsule called name up in cat, binds it through
+// ps and runs CheckOptions on its op: the entry point for checking every
+// (provider, op) pair of a catalog, e.g. "fast_cpu.matmul" of
+// backend.FastCatalog through backend.FastProviders.
+func CheckCapsule(cat *backend.Catalog, ps *backend.Providers, name string, o Options) (*Result, error) {
+	c, ok := cat.Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("refine: capsule %q is not in the catalog", name)
+	}
+	b, err := ps.Bind(c)
+	if err != nil {
+		return nil, fmt.Errorf("refine: %w", err)
+	}
+	return CheckOptions(b, c.Op, o)
+}
+
 // Recheck re-derives one recorded case from its recorded inputs alone,
 // trusting nothing else in it: it looks the capsule up by name in cat
 // (its op, provider and reduction policy must match the record), binds it

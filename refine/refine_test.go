@@ -43,7 +43,7 @@ func TestCheckProviders(t *testing.T) {
 		for _, op := range refine.Ops() {
 			name := prov + "." + op
 			t.Run(name, func(t *testing.T) {
-				res, err := refine.Check(bind(t, name, ps), op, 70, 2026)
+				res, err := refine.CheckCapsule(cat, ps, name, refine.Options{Cases: 70, Seed: 2026})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -670,6 +670,14 @@ func TestCheckRejectsBadRuns(t *testing.T) {
 		{"evaluate arity", func() error { _, err := refine.Evaluate(sum, "sum", 0, nil); return err }, "sum takes 1 parents"},
 		{"flipbit bit", func() error { _, err := refine.NewFlipBit(backend.NewFastCPUProvider(), "sum", 0, 32); return err }, "not a bit"},
 		{"flipbit nil", func() error { _, err := refine.NewFlipBit(nil, "sum", 0, 1); return err }, "needs a provider"},
+		{"check capsule unknown", func() error {
+			_, err := refine.CheckCapsule(backend.FastCatalog(), backend.FastProviders(), "fast_cpu.relu", refine.Options{Cases: 1})
+			return err
+		}, "not in the catalog"},
+		{"check capsule unbound", func() error {
+			_, err := refine.CheckCapsule(backend.FastCatalog(), backend.DefaultProviders(), "fast_cpu.sum", refine.Options{Cases: 1})
+			return err
+		}, "missing provider"},
 		{"recheck unknown op", func() error {
 			return refine.Recheck(refine.Case{Capsule: "reference.relu", Op: "relu", Provider: "reference", Policy: backend.ReductionNA},
 				backend.FastCatalog(), backend.FastProviders())
