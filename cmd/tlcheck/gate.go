@@ -11,10 +11,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/report"
 	"github.com/tlcheck/tlcheck/internal/version"
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/refine"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -32,6 +35,8 @@ type gateStage struct {
 	Items   []gateItem `json:"items"`
 	Seconds float64    `json:"seconds"`
 	Err     string     `json:"error,omitempty"`
+	// Refinements carries the refine stage's ratios for the report.
+	Refinements []report.Refinement `json:"refinement,omitempty"`
 }
 
 func (s *gateStage) failures() int {
@@ -65,7 +70,10 @@ type gateConfig struct {
 	cases    int
 	certs    int
 	registry obligations.Registries
-	stderr   io.Writer
+	// providers are the runtime providers the refine stage binds (nil:
+	// backend.FastProviders()); tests plant faulty ones here.
+	providers *backend.Providers
+	stderr    io.Writer
 }
 
 // stageCheck runs every primitive's local obligations.
@@ -240,6 +248,8 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	cases := fs.Int("cases", 100, "cases per primitive obligation")
 	certs := fs.Int("cert-cases", 20, "cases per certificate")
 	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive; the gate must fail")
+	plantProvider := fs.String("plant-provider-bug", "", "self-test: flip a high bit of one fast_cpu OP result; the gate must fail")
+	reportDir := fs.String("report", "", "also write a Markdown summary and a PNG plot of error/bound ratios to DIR")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -257,7 +267,19 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		reg = plantFault(*plant)
 	}
 	c := gateConfig{out: *out, seed: *seed, cases: *cases, certs: *certs, registry: reg, stderr: stderr}
+	if *plantProvider != "" {
+		ps, err := plantedProviders(*plantProvider)
+		if err != nil {
+			return err
+		}
+		c.providers = ps
+	}
 	res := runGateStages(c, gateStages())
+	if *reportDir != "" {
+		if err := report.Write(*reportDir, reportData(res)); err != nil {
+			return cli.Usagef("--report: %v", err)
+		}
+	}
 	if *junit != "" {
 		if err := writeJUnit(*junit, res); err != nil {
 			return cli.Usagef("--junit: %v", err)
@@ -284,5 +306,45 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 
 // gateStages lists the gate's stages in order.
 func gateStages() []func(gateConfig) gateStage {
-	return []func(gateConfig) gateStage{stageCheck, stageCertify, stageVerify}
+	return []func(gateConfig) gateStage{stageCheck, stageRefine, stageCertify, stageVerify}
+}
+
+// plantedProviders returns the fast providers with fast_cpu wrapped so
+// that element 0 of every op result has a high mantissa bit flipped: far
+// beyond any rounding bound.
+func plantedProviders(op string) (*backend.Providers, error) {
+	ok := false
+	for _, o := range refine.Ops() {
+		ok = ok || o == op
+	}
+	if !ok {
+		return nil, cli.Usagef("--plant-provider-bug: %q is not a fast_cpu op (%s)", op, strings.Join(refine.Ops(), ","))
+	}
+	bad, err := refine.NewFlipBit(backend.NewFastCPUProvider(), op, 0, 20)
+	if err != nil {
+		return nil, cli.Usagef("--plant-provider-bug: %v", err)
+	}
+	ps, err := backend.NewProviders(backend.NewReferenceProvider(nil), bad)
+	if err != nil {
+		return nil, err
+	}
+	return ps, nil
+}
+
+// reportData converts a gate result for the report writer.
+func reportData(r *gateResult) *report.Data {
+	d := &report.Data{Tool: r.Tool, RegistryHash: r.RegistryHash, Certificates: r.Out, Seed: r.Seed, Holds: r.Holds}
+	for _, st := range r.Stages {
+		d.Stages = append(d.Stages, report.Stage{Name: st.Name, Items: len(st.Items), Failures: st.failures(), Seconds: st.Seconds})
+		d.Refinements = append(d.Refinements, st.Refinements...)
+		if st.Err != "" {
+			d.Failures = append(d.Failures, st.Name+": "+st.Err)
+		}
+		for _, it := range st.Items {
+			if !it.Holds {
+				d.Failures = append(d.Failures, st.Name+": "+it.Name+": "+it.Failure)
+			}
+		}
+	}
+	return d
 }

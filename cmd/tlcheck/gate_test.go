@@ -72,3 +72,33 @@ func TestGateBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestGatePlantedProviderBug: one flipped bit in a fast_cpu result, far
+// beyond the rounding bound, makes the gate exit 1.
+func TestGatePlantedProviderBug(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, _ := runCmd("gate", "--out", filepath.Join(dir, "c"), "--cases", "3", "--cert-cases", "3", "--plant-provider-bug", "matmul")
+	if code != 1 || !strings.Contains(stdout, "refine: fast_cpu.matmul") {
+		t.Fatalf("exit %d\n%s", code, stdout)
+	}
+	if code, _, errs := runCmd("gate", "--plant-provider-bug", "relu"); code != 2 || !strings.Contains(errs, "not a fast_cpu op") {
+		t.Fatalf("bad op: %d %s", code, errs)
+	}
+}
+
+func TestGateReport(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "report")
+	code, _, errs := runCmd("gate", "--out", filepath.Join(dir, "c"), "--cases", "3", "--cert-cases", "4", "--report", rep)
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	md, err := os.ReadFile(filepath.Join(rep, "summary.md"))
+	if err != nil || !strings.Contains(string(md), "| fast_cpu | sum |") || !strings.Contains(string(md), "ratios.png") {
+		t.Fatalf("summary: %v\n%s", err, md)
+	}
+	png, err := os.ReadFile(filepath.Join(rep, "ratios.png"))
+	if err != nil || len(png) < 1000 || string(png[1:4]) != "PNG" {
+		t.Fatalf("plot: %v (%d bytes)", err, len(png))
+	}
+}
