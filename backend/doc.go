@@ -24,23 +24,23 @@
 // capsule's first selection in a Report, which prints the --show-backend
 // lines.
 //
-// # Extension points
+// # Kernel plans
 //
-// Kernel plans (issue 4). A GraphKernelPlan is a list of (node id, IR tag,
-// backend op, Capsule) in graph order and holds no tensors. It is built
-// from the pieces here: map each node's tag to a registry op, call
-// Profile.Select (which needs no session and no provider), and store the
-// Selection's Capsule, a plain value. Accepting or rejecting a plan is
-// re-running Profile.Rejections on each entry; binding it is
-// Providers.Bind on each entry; executing it is Binding.Execute; its
-// report is WriteReport over its capsules.
+// Plan maps each IR node to its registry primitives (irsem.Applications
+// is the one place that mapping lives), selects a capsule per kernel with
+// Profile.Select and returns a GraphKernelPlan: (node id, IR tag, backend
+// op, capsule) in graph order, holding no tensors — accepting it is a
+// statement about a choice, not a computation. Bind binds every capsule to
+// a runtime provider (an unbound capsule is an error naming the node),
+// BoundPlan.Execute runs it, and WritePlanReport prints it.
 //
-// Further providers (issue 6 and package cuda). A provider implements
-// Provider (or is a FuncProvider around a Handler) and is registered in a
-// Providers set; its capsules are appended to a catalog with
-// Catalog.Append, and a profile over that catalog selects them. The fast
-// float32 CPU provider is expected to use the name ProviderFastCPU,
-// ReductionImplementationDefined for accumulating ops and
-// NumericalCertificate evidence for its value contracts; trust levels,
-// assurance policies and admissibility need no change for it.
+// # Providers
+//
+// The reference provider runs the spec registry's forward rules (fixed
+// left folds, one rounding per operation). The fast_cpu provider
+// (fastcpu.go: FastCatalog, FastCPU, FastProviders) runs the fastcpu
+// kernels with implementation-defined reductions and NumericalCertificate
+// evidence, discharged by package refine. A CUDA provider registers the
+// same way (package cuda); until it is built, binding a checked_cuda
+// capsule fails with a missing-provider error.
 package backend
