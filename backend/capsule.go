@@ -16,9 +16,9 @@ const (
 	DeviceCUDA Device = "cuda"
 )
 
-// Provider names used by the built-in catalogs. ProviderFastCPU is
-// reserved for the fast float32 CPU provider (issue 6); no catalog declares
-// it yet.
+// Provider names used by the built-in catalogs: the reference provider
+// (registry forward rules), the fast float32 CPU provider (FastCatalog)
+// and the CUDA provider (CUDACatalog).
 const (
 	ProviderReference  = "reference"
 	ProviderFastCPU    = "fast_cpu"
@@ -80,8 +80,9 @@ func (r Reduction) Valid() bool {
 // EvidenceKind classifies the evidence behind a contract claim.
 type EvidenceKind string
 
-// The evidence kinds. Theorem and NumericalCertificate are declared for
-// the refinement work (issue 6); the built-in catalogs do not use them yet.
+// The evidence kinds. The fast_cpu capsules rest on NumericalCertificate
+// evidence, discharged by package refine; Theorem is for contracts proved
+// in the Lean project.
 const (
 	EvidenceRuntimeGuard         EvidenceKind = "runtime-guard"
 	EvidenceTestSuite            EvidenceKind = "test-suite"

@@ -16,8 +16,8 @@
 // is reported with its reasons. Selecting is a statement about a choice,
 // not about a computation: Providers.Bind connects the chosen capsule to a
 // registered Provider that has a handler for its op, and a missing
-// provider or handler is an error. Today only the reference provider
-// exists, so checked_cuda selects but does not bind.
+// provider or handler is an error. The reference and fast_cpu providers
+// exist; checked_cuda selects but binds only in a CUDA build.
 //
 // A Session is what the eager interpreter uses: Select before each
 // operation executes, caching one binding per op, and recording each

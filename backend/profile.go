@@ -90,7 +90,7 @@ func CheckedCUDA() *Profile {
 }
 
 // Profiles returns fresh copies of the maintained profiles.
-func Profiles() []*Profile { return []*Profile{CheckedCPU(), CheckedCUDA()} }
+func Profiles() []*Profile { return []*Profile{CheckedCPU(), FastCPU(), CheckedCUDA()} }
 
 // ProfileFor returns the maintained profile of a device. A device without
 // one yields a *NoProfileError.
