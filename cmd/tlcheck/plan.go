@@ -18,7 +18,7 @@ func planProfiles() []string {
 	for _, p := range backend.Profiles() {
 		names = append(names, p.Name)
 	}
-	return append(names, backend.ProfileFastCPU)
+	return names
 }
 
 // planProfile returns the named profile and the providers its capsules
