@@ -54,6 +54,9 @@ type GraphOptions struct {
 	ScalarOutput bool
 	// LastResult makes the result the last entry instead of a drawn one.
 	LastResult bool
+	// KeepDead never prunes the entries the result does not depend on
+	// (by default one graph in three is pruned).
+	KeepDead bool
 	// Ops, when not empty, is an allow-list of registry primitive names
 	// (further restricted by the flags above). The first allowed op of the
 	// generator's table is the fallback when a drawn op cannot be placed.
@@ -162,6 +165,24 @@ func (r *Recipe) String() string {
 	}
 	fmt.Fprintf(&b, "  result %d", r.Result)
 	return b.String()
+}
+
+// Grouper is an optional capability of a Source: Group runs f, whose
+// draws form one unit that a shrinker may delete as a whole (under rapid,
+// one standalone group). The graph generators put each context input and
+// each generated node in its own group, so that "delete this node and
+// lower the node count by one" is a single shrink step.
+type Grouper interface {
+	Group(label string, f func())
+}
+
+// group runs f as one unit of draws when the source supports it.
+func group(src Source, label string, f func()) {
+	if gs, ok := src.(Grouper); ok {
+		gs.Group(label, f)
+		return
+	}
+	f()
 }
 
 // opFlags classify a generator op.
@@ -281,9 +302,10 @@ type gen struct {
 	o      GraphOptions
 	ir     bool
 	rc     *Recipe
-	deg    []int // polynomial degree of every entry in the inputs
-	target int   // stop once the recipe has this many entries
-	node   int   // the entry id the current step will get (for labels)
+	deg    []int                   // polynomial degree of every entry in the inputs
+	target int                     // stop once the recipe has this many entries
+	inputs []spec.Tensor[spec.Rat] // the context values, when drawn
+	node   int                     // the entry id the current step will get (for labels)
 }
 
 func (g *gen) label(s string) string { return fmt.Sprintf("n%d.%s", g.node, s) }
@@ -740,12 +762,13 @@ func (g *gen) pickOrNew(label string, s spec.Shape, v spec.Tensor[spec.Rat], d i
 	return g.pushConst(v)
 }
 
-// genRecipe draws a recipe: for the IR when ir, else a typed recipe.
-func genRecipe(src Source, o GraphOptions, ir bool) (*Recipe, error) {
+// genRecipe draws a recipe: for the IR when ir, else a typed recipe; with
+// withValues, also one exact value per context input.
+func genRecipe(src Source, o GraphOptions, ir, withValues bool) (*Recipe, []spec.Tensor[spec.Rat], error) {
 	o = o.withDefaults()
 	ops := selectOps(o, ir)
 	if len(ops) == 0 {
-		return nil, fmt.Errorf("graph generator: no primitive satisfies the options")
+		return nil, nil, fmt.Errorf("graph generator: no primitive satisfies the options")
 	}
 	g := &gen{src: src, o: o, ir: ir, rc: &Recipe{IR: ir}}
 	nctx := 1
@@ -753,10 +776,19 @@ func genRecipe(src Source, o GraphOptions, ir bool) (*Recipe, error) {
 		nctx = 1 + src.Intn(o.Inputs, "inputs")
 	}
 	for i := 0; i < nctx; i++ {
-		s := GenShape(src, 0, o.MaxRank, fmt.Sprintf("ctx%d.shape", i))
-		for s.Size() > o.MaxElements {
-			s = s[:len(s)-1]
-		}
+		var s spec.Shape
+		// A context input's value is drawn with its shape, in the same
+		// group, so that pruning or deleting an input does not shift the
+		// values of the others.
+		group(src, "ctx", func() {
+			s = GenShape(src, 0, o.MaxRank, fmt.Sprintf("ctx%d.shape", i))
+			for s.Size() > o.MaxElements {
+				s = s[:len(s)-1]
+			}
+			if withValues {
+				g.inputs = append(g.inputs, GenTensor(src, s, Any, fmt.Sprintf("x%d", i)))
+			}
+		})
 		g.rc.Ctx = append(g.rc.Ctx, s)
 		g.rc.Shapes = append(g.rc.Shapes, s.Clone())
 		g.deg = append(g.deg, 1)
@@ -776,34 +808,105 @@ func genRecipe(src Source, o GraphOptions, ir bool) (*Recipe, error) {
 	}
 	g.node = g.rc.Len()
 	for g.rc.Len() < g.target {
-		k := src.Intn(len(ops), g.label("op"))
-		placed := ops[k].build(g)
-		// Fall back to the table's first placeable op.
-		for j := 0; !placed && j < len(ops); j++ {
-			placed = ops[j].build(g)
-		}
+		placed := false
+		group(src, "node", func() {
+			k := src.Intn(len(ops), g.label("op"))
+			placed = ops[k].build(g)
+			// Fall back to the table's first placeable op.
+			for j := 0; !placed && j < len(ops); j++ {
+				placed = ops[j].build(g)
+			}
+		})
 		if !placed {
-			return nil, fmt.Errorf("graph generator: no allowed primitive can be placed after entry %d", g.rc.Len()-1)
+			return nil, nil, fmt.Errorf("graph generator: no allowed primitive can be placed after entry %d", g.rc.Len()-1)
 		}
 	}
 	g.rc.Result = g.rc.Len() - 1
 	if !o.LastResult && g.rc.Len() > 1 && src.Intn(3, "result.kind") == 2 {
 		g.rc.Result = g.rc.Len() - 1 - src.Intn(g.rc.Len(), "result")
 	}
+	// Dead code (nodes the result does not depend on, unused inputs) is
+	// kept in two cases of three — the sweeps must skip it — and pruned
+	// otherwise. Pruning is choice 0, so a shrunk counterexample holds
+	// only what its result depends on.
+	if !o.KeepDead && src.Intn(3, "dead") == 0 {
+		g.prune()
+	}
 	if o.ScalarOutput && len(g.rc.Shapes[g.rc.Result]) != 0 {
 		x := g.rc.Result
 		g.push(Step{Op: "sum", In: []int{x}}, spec.Shape{}, g.deg[x])
 		g.rc.Result = g.rc.Len() - 1
 	}
-	return g.rc, nil
+	return g.rc, g.inputs, nil
+}
+
+// prune removes the entries the result does not depend on: nodes, and
+// context inputs of a typed recipe (keeping at least one). An IR recipe
+// keeps its input. Entries are renumbered in order.
+func (g *gen) prune() {
+	rc := g.rc
+	live := make([]bool, rc.Len())
+	live[rc.Result] = true
+	for id := rc.Len() - 1; id >= len(rc.Ctx); id-- {
+		if live[id] {
+			for _, p := range rc.Steps[id-len(rc.Ctx)].In {
+				live[p] = true
+			}
+		}
+	}
+	if g.ir {
+		live[0] = true
+	}
+	anyCtx := false
+	for i := range rc.Ctx {
+		anyCtx = anyCtx || live[i]
+	}
+	if !anyCtx {
+		live[0] = true
+	}
+	next := make([]int, rc.Len())
+	out := &Recipe{IR: rc.IR}
+	var deg []int
+	var inputs []spec.Tensor[spec.Rat]
+	for id := 0; id < rc.Len(); id++ {
+		if !live[id] {
+			continue
+		}
+		next[id] = out.Len()
+		if id < len(rc.Ctx) {
+			out.Ctx = append(out.Ctx, rc.Ctx[id])
+			if g.inputs != nil {
+				inputs = append(inputs, g.inputs[id])
+			}
+		} else {
+			st := rc.Steps[id-len(rc.Ctx)]
+			in := make([]int, len(st.In))
+			for k, p := range st.In {
+				in[k] = next[p]
+			}
+			st.In = in
+			out.Steps = append(out.Steps, st)
+		}
+		out.Shapes = append(out.Shapes, rc.Shapes[id])
+		deg = append(deg, g.deg[id])
+	}
+	out.Result = next[rc.Result]
+	g.rc, g.deg = out, deg
+	if g.inputs != nil {
+		g.inputs = inputs
+	}
 }
 
 // GenTypedRecipe draws a typed recipe (1 … Inputs context inputs, then
 // MinNodes … MaxNodes nodes) whose primitives satisfy o. Build it with
 // BuildTyped or record it with RecordTape.
-func GenTypedRecipe(src Source, o GraphOptions) (*Recipe, error) { return genRecipe(src, o, false) }
+func GenTypedRecipe(src Source, o GraphOptions) (*Recipe, error) {
+	rc, _, err := genRecipe(src, o, false, false)
+	return rc, err
+}
 
-// TypedCase is a generated typed recipe with exact context values.
+// TypedCase is a generated typed recipe with exact context values (each
+// drawn with its input's shape).
 type TypedCase struct {
 	Recipe *Recipe
 	Inputs []spec.Tensor[spec.Rat]
@@ -811,11 +914,11 @@ type TypedCase struct {
 
 // GenTyped draws a typed recipe and one exact value per context input.
 func GenTyped(src Source, o GraphOptions) (*TypedCase, error) {
-	rc, err := GenTypedRecipe(src, o)
+	rc, in, err := genRecipe(src, o, false, true)
 	if err != nil {
 		return nil, err
 	}
-	return &TypedCase{Recipe: rc, Inputs: GenInputs(src, rc.Ctx, "x")}, nil
+	return &TypedCase{Recipe: rc, Inputs: in}, nil
 }
 
 // GenInputs draws one exact tensor per shape.
@@ -841,7 +944,7 @@ type GraphCase struct {
 // nodes (the input included), its payload (linear weights and biases,
 // const values) and an exact input.
 func GenGraph(src Source, o GraphOptions) (*GraphCase, error) {
-	rc, err := genRecipe(src, o, true)
+	rc, in, err := genRecipe(src, o, true, true)
 	if err != nil {
 		return nil, err
 	}
@@ -849,7 +952,7 @@ func GenGraph(src Source, o GraphOptions) (*GraphCase, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &GraphCase{Recipe: rc, Graph: g, Payload: p, Input: GenTensor(src, rc.Ctx[0], Any, "x")}, nil
+	return &GraphCase{Recipe: rc, Graph: g, Payload: p, Input: in[0]}, nil
 }
 
 // GraphSeed draws the IR graph of seed: the same seed gives the same
