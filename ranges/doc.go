@@ -31,7 +31,7 @@
 //
 //	tag                         rule             fixed-left capsule
 //	input, const, rand_uniform  source           —
-//	add, sub                    add, sub         —
+//	add, sub                    add, sub         —   (a parent minus itself: [0, 0])
 //	mul_elem                    mul              —   (a parent times itself: square, ≥ 0)
 //	max_elem, min_elem          hull             —
 //	abs, relu                   abs, relu        —

@@ -100,7 +100,7 @@ func implDefinedProfile(t testing.TB, ops ...string) *backend.Profile {
 // ---- graphs covering every supported tag ----
 
 // elementwiseGraph uses every elementwise rule on an input of shape [3].
-const elementwiseGraph = `{"format":"torchlean.ir.v1","input_id":0,"output_id":21,"nodes":[
+const elementwiseGraph = `{"format":"torchlean.ir.v1","input_id":0,"output_id":22,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[3]},
   {"id":1,"kind":"const","parents":[],"shape":[3],"value_shape":[3]},
   {"id":2,"kind":"add","parents":[0,1],"shape":[3]},
@@ -122,7 +122,8 @@ const elementwiseGraph = `{"format":"torchlean.ir.v1","input_id":0,"output_id":2
   {"id":18,"kind":"detach","parents":[17],"shape":[3]},
   {"id":19,"kind":"rand_uniform","parents":[],"shape":[3],"seed":7},
   {"id":20,"kind":"mul_elem","parents":[18,19],"shape":[3]},
-  {"id":21,"kind":"add","parents":[20,15],"shape":[3]}
+  {"id":21,"kind":"add","parents":[20,15],"shape":[3]},
+  {"id":22,"kind":"sub","parents":[21,21],"shape":[3]}
 ]}`
 
 const elementwisePayload = `{"format":"tlcheck.payload.v1","entries":{

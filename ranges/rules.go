@@ -87,7 +87,7 @@ var rules = []ruleSpec{
 	{RuleInfo{irsem.OpConst, RuleSource, false, "each payload value v as [RD32(v), RU32(v)] (a point when v is a binary32 number)"}, ruleConst},
 	{RuleInfo{irsem.OpRandUniform, RuleSource, false, "each draw k/2^32 of the seed's stream as [RD32, RU32]"}, ruleRand},
 	{RuleInfo{irsem.OpAdd, RuleAdd, false, "[a.lo+b.lo rounded down, a.hi+b.hi rounded up]"}, binary((Interval32).Add)},
-	{RuleInfo{irsem.OpSub, RuleSub, false, "[a.lo−b.hi rounded down, a.hi−b.lo rounded up]"}, binary((Interval32).Sub)},
+	{RuleInfo{irsem.OpSub, RuleSub, false, "[a.lo−b.hi rounded down, a.hi−b.lo rounded up]; a parent minus itself is [0, 0]"}, ruleSub},
 	{RuleInfo{irsem.OpMulElem, RuleMul, false, "four corner products rounded outward; a square (same parent twice) is ≥ 0"}, ruleMul},
 	{RuleInfo{irsem.OpMaxElem, RuleHull, false, "[max(a.lo,b.lo), max(a.hi,b.hi)] (exact)"}, binary((Interval32).Max)},
 	{RuleInfo{irsem.OpMinElem, RuleHull, false, "[min(a.lo,b.lo), min(a.hi,b.hi)] (exact)"}, binary((Interval32).Min)},
@@ -240,6 +240,21 @@ func ruleMul(c *nodeCtx) ([]Interval32, error) {
 		return unary((Interval32).Square)(c)
 	}
 	return binary((Interval32).Mul)(c)
+}
+
+// ruleSub subtracts elementwise; when both parents are the same node, each
+// difference is one finite binary32 value minus itself, which is exactly
+// +0 in binary32 and 0 over the reals.
+func ruleSub(c *nodeCtx) ([]Interval32, error) {
+	if c.n.Parents[0] == c.n.Parents[1] {
+		return unary(func(x Interval32) (Interval32, error) {
+			if err := x.Valid(); err != nil {
+				return Interval32{}, err
+			}
+			return Interval32{}, nil
+		})(c)
+	}
+	return binary((Interval32).Sub)(c)
 }
 
 var (
@@ -536,7 +551,10 @@ func ruleLinear(c *nodeCtx) ([]Interval32, error) {
 	x := c.in[0]
 	total := shapeOrScalar(c.n.Shape).Size()
 	rows := 0
-	if out > 0 {
+	switch {
+	case in > 0:
+		rows = len(x) / in
+	case out > 0:
 		rows = total / out
 	}
 	if rows*in != len(x) || rows*out != total {

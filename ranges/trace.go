@@ -12,12 +12,14 @@ import (
 
 // Limits on the graphs a trace accepts, so that a hostile graph cannot make
 // the tracer (or a certificate checker) allocate or compute without bound.
+// A checker replays the graph in software binary32 at every sample point,
+// so the limits also bound the cost of checking a certificate.
 const (
 	// MaxTraceElements bounds the total element count of all nodes.
-	MaxTraceElements = 1 << 24
+	MaxTraceElements = 1 << 20
 	// MaxTraceWork bounds the multiply-add steps of all matmul and linear
 	// nodes together.
-	MaxTraceWork = 1 << 28
+	MaxTraceWork = 1 << 24
 )
 
 // NodeTrace is one node of a trace: its enclosures and how they were

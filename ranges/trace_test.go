@@ -274,3 +274,24 @@ func TestRulesTable(t *testing.T) {
 		t.Errorf("%d rules for %d tags", len(Rules()), len(irsem.Ops()))
 	}
 }
+
+func TestTraceLimits(t *testing.T) {
+	big := `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[]},
+  {"id":1,"kind":"broadcast_to","parents":[0],"shape":[2048,1024],"from_shape":[],"to_shape":[2048,1024]}]}`
+	g := mustGraph(t, big)
+	box := Interval32Tensor{Shape: spec.Shape{}, Data: []Interval32{{0, 1}}}
+	_, err := Trace(g, nil, box, mustPlan(t, g, backend.CheckedCPU()))
+	if err == nil || err.Error() != "node 1 (broadcast_to): the graph's values exceed 1048576 elements in all" {
+		t.Errorf("elements: %v", err)
+	}
+	work := `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[]},
+  {"id":1,"kind":"broadcast_to","parents":[0],"shape":[512,512],"from_shape":[],"to_shape":[512,512]},
+  {"id":2,"kind":"matmul","parents":[1,1],"shape":[512,512]}]}`
+	g = mustGraph(t, work)
+	_, err = Trace(g, nil, box, mustPlan(t, g, backend.CheckedCPU()))
+	if err == nil || err.Error() != "node 2 (matmul): the graph's products exceed 16777216 multiply-adds in all" {
+		t.Errorf("work: %v", err)
+	}
+}
