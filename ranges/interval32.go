@@ -46,6 +46,15 @@ import (
 // in (a fixed left fold from +0), because a binary32 sum in another order
 // rounds different partial sums.
 //
+// Some rules need no rounding at all: Relu, Abs, Max, Min and Neg return one
+// of their operands' values (or its negation), exactly, in binary32 as over
+// the reals, so their results are exact images of the operand enclosures;
+// rearrangements (permute, transpose, broadcast_to, reshape, flatten,
+// concat, detach) copy values, so they copy enclosures. A few rules use
+// what binary32 and the reals share beyond the operation itself: a value
+// times itself is ≥ 0 in both (Square), a value minus itself is 0 in both,
+// and softmax and sigmoid results lie in [0, 1] in both (see the rules).
+//
 // The elementary functions (Exp, Log, Tanh, Sin, Cos) rest on spec's stated
 // trusted boundary: spec.Interval widens Go's math library by 4 ulps, and
 // spec.Binary32 rounds the same library's float64 result to binary32, so
