@@ -226,10 +226,15 @@ func nodeFailure(f *GraphFailure, g *irsem.Graph, input spec.Tensor[spec.Rat]) *
 }
 
 // compareTables compares two value tables indexed by IR node id, in id
-// order, skipping nodes for which skip is true.
+// order (in reverse id order, the order of a reverse sweep, for
+// cotangents), skipping nodes for which skip is true.
 func compareTables[T spec.Scalar[T]](rep *DiffReport, g *irsem.Graph, input spec.Tensor[spec.Rat], scalar, what, a, b string, x, y []spec.Tensor[T], skip func(id int) bool) {
 	c := DiffCheck{Scalar: scalar, What: what, A: a, B: b}
-	for id := range x {
+	for k := range x {
+		id := k
+		if what == "gradient" {
+			id = len(x) - 1 - k
+		}
 		if skip != nil && skip(id) {
 			continue
 		}

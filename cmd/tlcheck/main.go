@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"tape-example":   {"record the chapter's x⊙x + x⊙x tape and check its gradients exactly", "tlcheck tape-example [--scalar rat|f64|f32] [--detach]", runTapeExample},
 		"eval":           {"evaluate an IR graph over a scalar along an execution path", "tlcheck eval --graph G.json [--payload P.json] --input X.json [--scalar rat|interval|binary32|f32|f64] [--path ir|forward-graph|tape|typed-graph] [--all] [--json]", runEval},
 		"grad":           {"differentiate an IR graph's scalar output w.r.t. its input and every payload parameter", "tlcheck grad --graph G.json [--payload P.json] --input X.json [--scalar rat|f32|f64] [--path tape|typed-graph] [--json]", runGrad},
+		"diff":           {"run every execution path and scalar on one IR graph and report the first node where two disagree", "tlcheck diff --graph G.json [--payload P.json] --input X.json [--cotangent C.json] [--scalars all|rat,f32,f64,binary32,interval] [--json]", runDiff},
 		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report", "tlcheck plan --graph G.json [--profile checked_cpu|checked_cuda|fast_cpu]", runPlan},
 	}
 }

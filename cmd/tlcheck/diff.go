@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/obligations"
+)
+
+// diffRegistryHook, when set (by tests only), receives a private registry
+// copy for each scalar and each registry-ruled path before diff runs it,
+// so that a test can plant a disagreement between paths.
+var diffRegistryHook func(scalar, path string, reg any)
+
+// diffFailure is the JSON form of a disagreement.
+type diffFailure struct {
+	Obligation string `json:"obligation"`
+	Node       int    `json:"node"`
+	Op         string `json:"op,omitempty"`
+	Element    int    `json:"element"`
+	LHS        string `json:"lhs"`
+	RHS        string `json:"rhs"`
+	Detail     string `json:"detail,omitempty"`
+	Message    string `json:"message"`
+}
+
+// diffCheckJSON is the JSON form of one comparison.
+type diffCheckJSON struct {
+	Scalar  string       `json:"scalar"`
+	What    string       `json:"what"`
+	A       string       `json:"a"`
+	B       string       `json:"b"`
+	Nodes   int          `json:"nodes"`
+	Agree   bool         `json:"agree"`
+	Failure *diffFailure `json:"failure,omitempty"`
+}
+
+// diffJSON is diff's JSON report.
+type diffJSON struct {
+	Graph   string          `json:"graph_sha256"`
+	Agree   bool            `json:"agree"`
+	Checks  []diffCheckJSON `json:"checks"`
+	Skipped []string        `json:"skipped"`
+}
+
+// parseScalars resolves --scalars.
+func parseScalars(v string) ([]string, error) {
+	if v == "" || v == "all" {
+		return nil, nil
+	}
+	known := obligations.DiffScalars()
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if err := oneOf("scalars", s, known...); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// oneLine keeps the first line of a multi-line message.
+func oneLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+func runDiff(args []string, stdout, _ io.Writer) error {
+	fs := cli.NewFlags("diff")
+	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
+	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
+	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
+	cotangent := fs.String("cotangent", "", "output cotangent tensor file for the gradient comparisons (default: ones)")
+	scalars := fs.String("scalars", "all", "all, or a comma-separated list of rat,f32,f64,binary32,interval")
+	asJSON := fs.Bool("json", false, "print a JSON report")
+	if err := cli.Parse(fs, args, 0); err != nil {
+		return err
+	}
+	sc, err := parseScalars(*scalars)
+	if err != nil {
+		return err
+	}
+	files, err := loadIR("diff", *graph, *payload, *input)
+	if err != nil {
+		return err
+	}
+	opts := obligations.DiffOptions{Scalars: sc, RegistryHook: diffRegistryHook}
+	if *cotangent != "" {
+		ct, err := readDoc("cotangent", *cotangent, irsem.ReadTensor)
+		if err != nil {
+			return err
+		}
+		opts.Seed = &ct
+	}
+	rep, err := obligations.DiffIR(files.g, files.p, files.x, opts)
+	if err != nil {
+		var bad *obligations.BadInputError
+		if errors.As(err, &bad) {
+			return cli.Usagef("diff: %v", bad.Err)
+		}
+		return err
+	}
+	if *asJSON {
+		if err := writeDiffJSON(stdout, rep); err != nil {
+			return err
+		}
+	} else {
+		printDiff(stdout, len(files.g.Nodes), rep)
+	}
+	if c := rep.First(); c != nil {
+		f := c.Failure
+		where := "the whole graph"
+		if f.Node >= 0 {
+			where = fmt.Sprintf("node %d (%s)", f.Node, f.Op)
+		}
+		if f.Element >= 0 {
+			where += fmt.Sprintf(" element %d", f.Element)
+		}
+		return cli.Failf("diff: %s vs %s disagree over %s on %s at %s: %s vs %s", c.A, c.B, c.Scalar, c.What, where, f.LHS, f.RHS)
+	}
+	if len(rep.Checks) == 0 {
+		return cli.Failf("diff: no comparison applies to this graph (%s)", strings.Join(rep.Skipped, "; "))
+	}
+	return nil
+}
+
+func printDiff(w io.Writer, nodes int, rep *obligations.DiffReport) {
+	fmt.Fprintf(w, "graph sha256:%s (%d nodes)\n\n", rep.Hash, nodes)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "scalar\tcomparison\tpaths\tnodes\tresult")
+	for _, c := range rep.Checks {
+		res := "agree"
+		if c.Failure != nil {
+			res = "DISAGREE"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s ~ %s\t%d\t%s\n", c.Scalar, c.What, c.A, c.B, c.Nodes, res)
+	}
+	tw.Flush()
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "skipped: %s\n", s)
+	}
+	if c := rep.First(); c != nil {
+		fmt.Fprintf(w, "\nfirst disagreement (%s, %s: %s ~ %s):\n  %s\n", c.Scalar, c.What, c.A, c.B, strings.ReplaceAll(c.Failure.Error(), "\n", "\n  "))
+		return
+	}
+	if len(rep.Checks) > 0 {
+		fmt.Fprintf(w, "\nall paths agree (%d comparisons)\n", len(rep.Checks))
+	}
+}
+
+func writeDiffJSON(w io.Writer, rep *obligations.DiffReport) error {
+	out := diffJSON{Graph: rep.Hash, Agree: rep.OK(), Checks: []diffCheckJSON{}, Skipped: rep.Skipped}
+	if out.Skipped == nil {
+		out.Skipped = []string{}
+	}
+	for _, c := range rep.Checks {
+		j := diffCheckJSON{Scalar: c.Scalar, What: c.What, A: c.A, B: c.B, Nodes: c.Nodes, Agree: c.Failure == nil}
+		if f := c.Failure; f != nil {
+			j.Failure = &diffFailure{Obligation: string(f.Obligation), Node: f.Node, Op: f.Op, Element: f.Element,
+				LHS: f.LHS, RHS: f.RHS, Detail: f.Detail, Message: oneLine(f.Error())}
+		}
+		out.Checks = append(out.Checks, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
