@@ -184,7 +184,11 @@ func layerNormStats[T Scalar[T]](a *Attrs, x Tensor[T], ax int) (*lnStats[T], er
 	st := &lnStats[T]{xhat: zerosOf[T](x.Shape)}
 	eps := rc[T](attrRat(a.Eps, big.NewRat(1, 100000)))
 	err := eachLane(x.Shape, ax, func(idx []int) error {
-		n := x.Data[0].FromInt(int64(len(idx)))
+		if len(idx) == 0 {
+			return fmt.Errorf("layer_norm over an empty axis")
+		}
+		var z T
+		n := z.FromInt(int64(len(idx)))
 		var s T
 		for _, i := range idx {
 			s = s.Add(x.Data[i])

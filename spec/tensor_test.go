@@ -156,3 +156,11 @@ func TestF64LogSubnormal(t *testing.T) {
 		t.Fatalf("log(5e-324) = %v, want -744.44007192138...", got)
 	}
 }
+
+func TestLayerNormEmptyAxis(t *testing.T) {
+	p, _ := Default[F32]().Lookup("layer_norm")
+	x, _ := Zeros[F32](Shape{2, 0})
+	if _, err := p.Apply(&Attrs{Axis: 1}, []Tensor[F32]{x}); err == nil {
+		t.Fatal("layer_norm over an empty axis must fail, not panic")
+	}
+}
