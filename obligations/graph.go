@@ -921,6 +921,12 @@ func GenTyped(src Source, o GraphOptions) (*TypedCase, error) {
 	return &TypedCase{Recipe: rc, Inputs: in}, nil
 }
 
+// TypedSeed draws the typed recipe and inputs of seed: the same seed and
+// options give the same case.
+func TypedSeed(seed uint64, o GraphOptions) (*TypedCase, error) {
+	return GenTyped(NewRandSource(seed), o)
+}
+
 // GenInputs draws one exact tensor per shape.
 func GenInputs(src Source, shapes []spec.Shape, label string) []spec.Tensor[spec.Rat] {
 	out := make([]spec.Tensor[spec.Rat], len(shapes))

@@ -73,15 +73,18 @@ func RecordTape[T spec.Scalar[T]](r *Recipe, reg *spec.Registry[T], inputs []spe
 		switch {
 		case st.W != nil:
 			return nil, fmt.Errorf("entry %d: a linear step with payload parameters has no tape form here", id)
-		case st.Op == "detach":
+		case st.Op == "detach" && len(st.In) == 1:
 			got, err = t.Detach(st.In[0])
-		case st.Op == "const":
+		case st.Op == "const" && st.Attrs != nil:
 			var z T
-			v := spec.Tensor[T]{Shape: st.Attrs.Shape.Clone(), Data: make([]T, len(st.Attrs.Values))}
+			data := make([]T, len(st.Attrs.Values))
 			for i, x := range st.Attrs.Values {
-				v.Data[i] = z.FromRat(x)
+				data[i] = z.FromRat(x)
 			}
-			got, err = t.Const("const", v)
+			var v spec.Tensor[T]
+			if v, err = spec.NewTensor(st.Attrs.Shape.Clone(), data); err == nil {
+				got, err = t.Const("const", v)
+			}
 		default:
 			got, err = t.Apply(st.Op, st.Attrs.Clone(), st.In...)
 		}

@@ -101,6 +101,7 @@ func (r *DiffReport) Err() error {
 // shape), as opposed to a disagreement between paths.
 type BadInputError struct{ Err error }
 
+// Error returns the cause's message.
 func (e *BadInputError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the cause.
@@ -151,7 +152,7 @@ func DiffIR(g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], o Dif
 	}
 	if o.Seed != nil {
 		if !o.Seed.Shape.Equal(out) || len(o.Seed.Data) != out.Size() {
-			return nil, &BadInputError{fmt.Errorf("seed has shape %v, the output node %d has shape %v", o.Seed.Shape, g.OutputID, out)}
+			return nil, &BadInputError{fmt.Errorf("the output cotangent has shape %v, the output node %d has shape %v", o.Seed.Shape, g.OutputID, out)}
 		}
 		seed = *o.Seed
 	}

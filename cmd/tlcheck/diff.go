@@ -126,7 +126,9 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 		return cli.Failf("diff: %s vs %s disagree over %s on %s at %s: %s vs %s", c.A, c.B, c.Scalar, c.What, where, f.LHS, f.RHS)
 	}
 	if len(rep.Checks) == 0 {
-		return cli.Failf("diff: no comparison applies to this graph (%s)", strings.Join(rep.Skipped, "; "))
+		// Nothing evaluates (say, raw log of a value ≤ 0): the input is
+		// unusable rather than the paths in disagreement.
+		return cli.Usagef("diff: no comparison applies to this graph and input (%s)", strings.Join(rep.Skipped, "; "))
 	}
 	return nil
 }
