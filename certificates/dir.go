@@ -67,6 +67,9 @@ func (w *Writer) Put(rel, kind string, v any) error {
 type Suite struct {
 	producers []Producer
 	verifiers map[string]Verifier
+	// subjects count the progress steps of the registered kinds beyond
+	// adjointness (see Subjects).
+	subjects []func(Options) int
 }
 
 // NewSuite returns the suite with the built-in adjointness kind.
@@ -260,20 +263,7 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 			fail(e.Path, e.Kind, fieldErr(e.Path, "", "cannot read: %v", err))
 			continue
 		}
-		var h Header
-		if err := decodeHeader(e.Path, data, &h); err != nil {
-			fail(e.Path, e.Kind, err)
-			continue
-		}
-		if h.Format != Format {
-			fail(e.Path, e.Kind, fieldErr(e.Path, "format", "unknown certificate version %q (this build reads %s)", truncate(h.Format), Format))
-			continue
-		}
-		if h.Kind != e.Kind {
-			fail(e.Path, e.Kind, fieldErr(e.Path, "kind", "%q, but the manifest lists %q", truncate(h.Kind), e.Kind))
-			continue
-		}
-		n, err := v(e.Path, data, &m)
+		n, err := verifyData(v, e.Path, e.Kind, data, &m)
 		if err == nil && Sum(data) != e.SHA256 {
 			err = fieldErr(ManifestName, field+".sha256", "%s does not match the SHA-256 of %s (%s): the file was edited", truncate(e.SHA256), e.Path, Sum(data))
 		}
@@ -295,6 +285,22 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "files", "no certificate files"))
 	}
 	return rep, nil
+}
+
+// verifyData checks a certificate file's header (format and kind) and
+// runs its kind's verifier v on it.
+func verifyData(v Verifier, path, kind string, data []byte, m *Manifest) (int, error) {
+	var h Header
+	if err := decodeHeader(path, data, &h); err != nil {
+		return 0, err
+	}
+	if h.Format != Format {
+		return 0, fieldErr(path, "format", "unknown certificate version %q (this build reads %s)", truncate(h.Format), Format)
+	}
+	if h.Kind != kind {
+		return 0, fieldErr(path, "kind", "%q, but the manifest lists %q", truncate(h.Kind), kind)
+	}
+	return v(path, data, m)
 }
 
 // decodeHeader reads the format and kind of a certificate file, tolerating

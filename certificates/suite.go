@@ -1,20 +1,69 @@
 package certificates
 
-import "github.com/tlcheck/tlcheck/spec"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/spec"
+)
 
 // FullSuite returns every certificate kind this build produces and
-// verifies.
+// verifies: adjointness, composition, refinement (through
+// backend.FastProviders) and range.
 func FullSuite() *Suite {
-	return NewSuite()
+	return FullSuiteWith(nil)
+}
+
+// FullSuiteWith is FullSuite with the refinement certificates produced and
+// verified through the providers ps (nil: backend.FastProviders). A
+// self-test passes a set in which a provider has a planted fault
+// (refine.FlipBit) to confirm that certify, or verify, then fails.
+func FullSuiteWith(ps *backend.Providers) *Suite {
+	s := NewSuite()
+	s.Register(KindComposition, produceCompositionFile, verifyCompositionFile)
+	s.subjects = append(s.subjects, func(Options) int { return 1 })
+	env := refinementEnv{providers: ps}
+	s.Register(KindRefinement, env.produce, env.verifyFile)
+	s.subjects = append(s.subjects, func(o Options) int {
+		pairs, err := refinementPairs(o)
+		if err != nil {
+			return 0
+		}
+		return len(pairs)
+	})
+	s.Register(KindRange, produceRangeFiles, verifyRangeFile)
+	s.subjects = append(s.subjects, func(Options) int { return len(rangeExamples) })
+	return s
 }
 
 // Providers lists the providers the refinement certificates cover.
-func Providers() []string { return []string{"reference", "fast_cpu"} }
+func Providers() []string { return []string{backend.ProviderReference, backend.ProviderFastCPU} }
 
-// Subjects estimates how many progress steps Certify takes with o.
+// Subjects estimates how many progress steps Certify takes with o: one
+// per adjointness primitive, one for the composition certificate, one per
+// (provider, op) refinement pair and one per range example.
 func (s *Suite) Subjects(o Options) int {
+	n := len(spec.Infos())
 	if o.Ops != nil {
-		return len(o.Ops)
+		n = len(o.Ops)
 	}
-	return len(spec.Infos())
+	for _, f := range s.subjects {
+		n += f(o)
+	}
+	return n
+}
+
+// selectedProviders returns o.Providers (default Providers()), rejecting
+// unknown names.
+func selectedProviders(o Options) ([]string, error) {
+	if o.Providers == nil {
+		return Providers(), nil
+	}
+	for _, p := range o.Providers {
+		if !slices.Contains(Providers(), p) {
+			return nil, fmt.Errorf("certify: unknown provider %q (known: %v)", p, Providers())
+		}
+	}
+	return o.Providers, nil
 }

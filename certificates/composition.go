@@ -1,0 +1,440 @@
+package certificates
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/spec"
+	"github.com/tlcheck/tlcheck/typedgraph"
+)
+
+// CompositionName is the composition certificate's path in a directory.
+const CompositionName = "composition.json"
+
+// compositionGraphs are the generator options of the composition
+// certificate's graphs: exact primitives only, so that both sides are
+// exact rationals. The verifier regenerates every graph with the same
+// options, so changing them changes the certificates.
+var compositionGraphs = obligations.GraphOptions{Exact: true, MaxNodes: 16}
+
+// CompositionCase is one certified instance of the graph theorem
+//
+//	⟨JVP(x; dx), cotangent⟩ = ⟨dx, VJP(x; cotangent)⟩
+//
+// on a generated IR graph with its payload, differentiated with respect
+// to the graph's input (the payload parameters are held constant).
+type CompositionCase struct {
+	// Seed is the case seed: obligations.GraphSeed(Seed) draws the graph,
+	// its payload and the input.
+	Seed uint64 `json:"seed"`
+	// GraphHash is obligations.GraphHash of the graph and payload.
+	GraphHash string `json:"graph_hash"`
+	// Graph and Payload are the canonical torchlean.ir.v1 and
+	// tlcheck.payload.v1 documents, inline, so that the certificate is
+	// self-contained.
+	Graph   json.RawMessage `json:"graph"`
+	Payload json.RawMessage `json:"payload"`
+	// Input is x, Dx the tangent of the input and Cotangent the seed of
+	// the reverse pass (of the output's shape).
+	Input     Tensor `json:"input"`
+	Dx        Tensor `json:"dx"`
+	Cotangent Tensor `json:"cotangent"`
+	// LHS is ⟨JVP(dx), cotangent⟩ and RHS ⟨dx, VJP(cotangent)⟩, exactly.
+	LHS string `json:"lhs"`
+	RHS string `json:"rhs"`
+}
+
+// CompositionFile certifies the composition law on generated graphs.
+type CompositionFile struct {
+	Header
+	Cases []CompositionCase `json:"cases"`
+}
+
+// compositionInstance draws case i: the graph, payload and input from the
+// case seed, then the tangent and the cotangent from a second stream of
+// the same seed.
+func compositionInstance(seed uint64, i int) (uint64, *obligations.GraphCase, spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+	cs := caseSeed(seed, KindComposition, i)
+	gc, err := obligations.GraphSeed(cs, compositionGraphs)
+	if err != nil {
+		return cs, nil, spec.Tensor[spec.Rat]{}, spec.Tensor[spec.Rat]{}, err
+	}
+	out := gc.Graph.Nodes[gc.Graph.OutputID].Shape
+	src := obligations.NewRandSource(spec.SplitMix64(cs ^ 0x7a6e5f636f747a6e))
+	dx := obligations.GenTensor(src, gc.Input.Shape, obligations.Any, "dx")
+	cot := obligations.GenTensor(src, out, obligations.Any, "cotangent")
+	return cs, gc, dx, cot, nil
+}
+
+// ProduceComposition checks cases generated graphs along the typed-graph
+// path — irgrad's lowering to a registry-ruled typed graph, its
+// forward-mode JVPGraph with the tangent dx on the input (and zero on every
+// payload parameter) and its compiled reverse sweep — and returns the
+// certificate. It fails if a graph cannot be generated or lowered, or if
+// the two sides differ.
+func ProduceComposition(cases int, seed uint64) (*CompositionFile, error) {
+	f := &CompositionFile{Header: Header{Format: Format, Kind: KindComposition}}
+	for i := range cases {
+		cs, gc, dx, cot, err := compositionInstance(seed, i)
+		if err != nil {
+			return nil, fmt.Errorf("composition case %d (seed %d): %w", i, cs, err)
+		}
+		lhs, rhs, err := typedSides(gc, dx, cot)
+		if err != nil {
+			return nil, fmt.Errorf("composition case %d (seed %d): %w", i, cs, err)
+		}
+		if !lhs.Same(rhs) {
+			return nil, fmt.Errorf("composition case %d (seed %d): ⟨JVP(dx), cotangent⟩ = %s ≠ ⟨dx, VJP(cotangent)⟩ = %s", i, cs, lhs, rhs)
+		}
+		hash, err := obligations.GraphHash(gc.Graph, gc.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("composition case %d: %w", i, err)
+		}
+		gdoc, err := irsem.EncodeGraph(gc.Graph)
+		if err != nil {
+			return nil, fmt.Errorf("composition case %d: %w", i, err)
+		}
+		pdoc, err := irsem.EncodePayload(payloadOrEmpty(gc.Payload))
+		if err != nil {
+			return nil, fmt.Errorf("composition case %d: %w", i, err)
+		}
+		f.Cases = append(f.Cases, CompositionCase{
+			Seed: cs, GraphHash: hash, Graph: gdoc, Payload: pdoc,
+			Input: RatTensor(gc.Input), Dx: RatTensor(dx), Cotangent: RatTensor(cot),
+			LHS: lhs.String(), RHS: rhs.String(),
+		})
+	}
+	return f, nil
+}
+
+func payloadOrEmpty(p *irsem.Payload) *irsem.Payload {
+	if p == nil {
+		return &irsem.Payload{Entries: map[int]*irsem.Params{}}
+	}
+	return p
+}
+
+// typedSides is the producer's computation: both sides through irgrad's
+// typed graph.
+func typedSides(gc *obligations.GraphCase, dx, cot spec.Tensor[spec.Rat]) (spec.Rat, spec.Rat, error) {
+	var z spec.Rat
+	l, err := irgrad.Lower[spec.Rat](nil, gc.Graph, gc.Payload)
+	if err != nil {
+		return z, z, err
+	}
+	ctx, err := l.Context(gc.Input)
+	if err != nil {
+		return z, z, err
+	}
+	tangents := []spec.Tensor[spec.Rat]{dx}
+	for _, p := range l.Params {
+		t, err := spec.Zeros[spec.Rat](p.Shape)
+		if err != nil {
+			return z, z, err
+		}
+		tangents = append(tangents, t)
+	}
+	_, jv, err := typedgraph.JVPGraph(l.Graph, ctx, tangents)
+	if err != nil {
+		return z, z, fmt.Errorf("typed-graph JVP: %w", err)
+	}
+	lhs, err := spec.Dot(jv, cot)
+	if err != nil {
+		return z, z, fmt.Errorf("⟨JVP, cotangent⟩: %w", err)
+	}
+	gr, err := l.VJP(irgrad.PathTypedGraph, gc.Input, cot)
+	if err != nil {
+		return z, z, fmt.Errorf("typed-graph VJP: %w", err)
+	}
+	rhs, err := spec.Dot(dx, gr.Input)
+	if err != nil {
+		return z, z, fmt.Errorf("⟨dx, VJP⟩: %w", err)
+	}
+	return lhs, rhs, nil
+}
+
+// dualJVP is the verifier's JVP side: forward evaluation of the graph over
+// dual numbers spec.Dual[spec.Rat] with the input x + dx·ε and the payload
+// as constants (tangent 0), node by node with irsem's applications and
+// the registry's forward rules only — no JVP rule is consulted. A
+// stop-gradient node (a NoGrad primitive such as detach) drops the
+// tangent: that is its definition, and the one place where this
+// evaluation departs from irsem.DenoteAll over duals, whose detach is the
+// identity. For a graph without a stop-gradient node the verifier also
+// runs irsem.DenoteAll itself and requires the same output.
+//
+// It returns the output's tangent.
+func dualJVP(g *irsem.Graph, p *irsem.Payload, x, dx spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) {
+	type D = spec.Dual[spec.Rat]
+	in := spec.Tensor[D]{Shape: x.Shape.Clone(), Data: make([]D, len(x.Data))}
+	for i := range x.Data {
+		in.Data[i] = spec.MakeDual(x.Data[i], dx.Data[i])
+	}
+	apps, err := irsem.Applications(g, p)
+	if err != nil {
+		return spec.Tensor[spec.Rat]{}, err
+	}
+	reg := spec.Default[D]()
+	vals := make([]spec.Tensor[D], len(g.Nodes))
+	stops := false
+	exec := func(_ int, s *irsem.Step, xs []spec.Tensor[D]) (spec.Tensor[D], error) {
+		prim, err := reg.Lookup(s.Prim)
+		if err != nil {
+			return spec.Tensor[D]{}, err
+		}
+		y, err := prim.Apply(s.Attrs, xs)
+		if err != nil {
+			return y, err
+		}
+		if info, err := spec.Info(s.Prim); err == nil && info.NoGrad {
+			stops = true
+			z := spec.Tensor[D]{Shape: y.Shape.Clone(), Data: make([]D, len(y.Data))}
+			for i, v := range y.Data {
+				z.Data[i] = spec.MakeDual(v.Re, spec.Rat{})
+			}
+			y = z
+		}
+		return y, nil
+	}
+	for i := range apps {
+		a := &apps[i]
+		if a.Op == irsem.OpInput {
+			vals[i] = in
+			continue
+		}
+		parents := make([]spec.Tensor[D], len(g.Nodes[i].Parents))
+		for k, pid := range g.Nodes[i].Parents {
+			parents[k] = vals[pid]
+		}
+		v, err := irsem.RunApplication(a, parents, exec)
+		if err != nil {
+			return spec.Tensor[spec.Rat]{}, err
+		}
+		vals[i] = v
+	}
+	out := vals[g.OutputID]
+	if !stops {
+		den, err := irsem.DenoteAll(g, p, in)
+		if err != nil {
+			return spec.Tensor[spec.Rat]{}, fmt.Errorf("DenoteAll over duals: %w", err)
+		}
+		if !spec.SameTensor(den[g.OutputID], out) {
+			return spec.Tensor[spec.Rat]{}, fmt.Errorf("DenoteAll over duals and the node-by-node dual evaluation disagree at the output")
+		}
+	}
+	t := spec.Tensor[spec.Rat]{Shape: out.Shape.Clone(), Data: make([]spec.Rat, len(out.Data))}
+	for i, v := range out.Data {
+		t.Data[i] = v.Du
+	}
+	return t, nil
+}
+
+// tapeVJP is the verifier's VJP side: irgrad's direct tape recording and
+// the tape's dense sweep (PathTape), not the typed graph.
+func tapeVJP(g *irsem.Graph, p *irsem.Payload, x, cot spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) {
+	l, err := irgrad.Lower[spec.Rat](nil, g, p)
+	if err != nil {
+		return spec.Tensor[spec.Rat]{}, err
+	}
+	gr, err := l.VJP(irgrad.PathTape, x, cot)
+	if err != nil {
+		return spec.Tensor[spec.Rat]{}, err
+	}
+	return gr.Input, nil
+}
+
+// checkSafeJSON checks that every string of an inline JSON document (keys
+// and values) is a safe-alphabet name or an exact rational.
+func checkSafeJSON(file, field string, raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return fieldErr(file, field, "missing")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fieldErr(file, field, "malformed inline document: %v", err)
+		}
+		if s, ok := tok.(string); ok && !nameRE.MatchString(s) && (len(s) > maxRatLen || !ratRE.MatchString(s)) {
+			return fieldErr(file, field, "string %q is neither a safe-alphabet name nor an exact rational", truncate(s))
+		}
+	}
+}
+
+// decodeInlineGraph decodes an inline graph and payload and requires them
+// to be canonical (equal, up to JSON whitespace, to irsem's canonical
+// encoding of what they decode to).
+func decodeInlineGraph(file, at string, graph, payload json.RawMessage) (*irsem.Graph, *irsem.Payload, error) {
+	pre := at
+	if pre != "" {
+		pre += "."
+	}
+	if err := checkSafeJSON(file, pre+"graph", graph); err != nil {
+		return nil, nil, err
+	}
+	if err := checkSafeJSON(file, pre+"payload", payload); err != nil {
+		return nil, nil, err
+	}
+	g, err := irsem.DecodeGraph(graph)
+	if err != nil {
+		return nil, nil, fieldErr(file, pre+"graph", "%v", err)
+	}
+	if err := g.Check(); err != nil {
+		return nil, nil, fieldErr(file, pre+"graph", "%v", err)
+	}
+	p, err := irsem.DecodePayload(payload)
+	if err != nil {
+		return nil, nil, fieldErr(file, pre+"payload", "%v", err)
+	}
+	if err := irsem.CheckPayload(g, p); err != nil {
+		return nil, nil, fieldErr(file, pre+"payload", "%v", err)
+	}
+	for _, d := range []struct {
+		name string
+		raw  []byte
+		enc  func() ([]byte, error)
+	}{
+		{"graph", graph, func() ([]byte, error) { return irsem.EncodeGraph(g) }},
+		{"payload", payload, func() ([]byte, error) { return irsem.EncodePayload(p) }},
+	} {
+		canon, err := d.enc()
+		if err != nil {
+			return nil, nil, fieldErr(file, pre+d.name, "%v", err)
+		}
+		var a, b bytes.Buffer
+		if json.Compact(&a, d.raw) != nil || json.Compact(&b, canon) != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
+			return nil, nil, fieldErr(file, pre+d.name, "not the canonical encoding of the %s it decodes to", d.name)
+		}
+	}
+	return g, p, nil
+}
+
+// verifyComposition re-derives every case of a composition certificate.
+//
+// For each case it decodes the inline graph and payload (canonical
+// documents only), re-hashes them against graph_hash, regenerates the case
+// from the manifest's seed and requires the same case seed, graph,
+// payload, input, tangent and cotangent (binding seed and graph), then
+// recomputes the JVP side by forward evaluation over dual numbers
+// (dualJVP, no JVP rule involved) and the VJP side along irgrad's tape
+// path (tapeVJP, not the typed graph the producer used). Both must equal
+// the recorded sides exactly, and each other.
+func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error) {
+	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
+		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
+	}
+	for i, c := range f.Cases {
+		at := fmt.Sprintf("cases[%d]", i)
+		cs := caseSeed(m.Seed, KindComposition, i)
+		if c.Seed != cs {
+			return 0, fieldErr(file, at+".seed", "%d, the manifest's seed gives %d", c.Seed, cs)
+		}
+		if !hexRE.MatchString(c.GraphHash) {
+			return 0, fieldErr(file, at+".graph_hash", "%q is not a lowercase hex SHA-256", truncate(c.GraphHash))
+		}
+		g, p, err := decodeInlineGraph(file, at, c.Graph, c.Payload)
+		if err != nil {
+			return 0, err
+		}
+		hash, err := obligations.GraphHash(g, p)
+		if err != nil {
+			return 0, fieldErr(file, at+".graph", "%v", err)
+		}
+		if hash != c.GraphHash {
+			return 0, fieldErr(file, at+".graph_hash", "recorded %s, the inline graph and payload hash to %s", c.GraphHash, hash)
+		}
+		x, err := c.Input.decode(file, at+".input")
+		if err != nil {
+			return 0, err
+		}
+		dx, err := c.Dx.decode(file, at+".dx")
+		if err != nil {
+			return 0, err
+		}
+		cot, err := c.Cotangent.decode(file, at+".cotangent")
+		if err != nil {
+			return 0, err
+		}
+		_, gc, gdx, gcot, err := compositionInstance(m.Seed, i)
+		if err != nil {
+			return 0, fieldErr(file, at, "cannot regenerate the case: %v", err)
+		}
+		if !gc.Graph.Equal(g) {
+			return 0, fieldErr(file, at+".graph", "differs from the graph the case seed generates")
+		}
+		if !payloadOrEmpty(gc.Payload).Equal(p) {
+			return 0, fieldErr(file, at+".payload", "differs from the payload the case seed generates")
+		}
+		if err := sameTensors(file, at+".input", []spec.Tensor[spec.Rat]{x}, []spec.Tensor[spec.Rat]{gc.Input}); err != nil {
+			return 0, err
+		}
+		if err := sameTensors(file, at+".dx", []spec.Tensor[spec.Rat]{dx}, []spec.Tensor[spec.Rat]{gdx}); err != nil {
+			return 0, err
+		}
+		if err := sameTensors(file, at+".cotangent", []spec.Tensor[spec.Rat]{cot}, []spec.Tensor[spec.Rat]{gcot}); err != nil {
+			return 0, err
+		}
+		jv, err := dualJVP(g, p, x, dx)
+		if err != nil {
+			return 0, fieldErr(file, at+".lhs", "forward evaluation over dual numbers failed: %v", err)
+		}
+		lhs, err := spec.Dot(jv, cot)
+		if err != nil {
+			return 0, fieldErr(file, at+".cotangent", "%v", err)
+		}
+		vj, err := tapeVJP(g, p, x, cot)
+		if err != nil {
+			return 0, fieldErr(file, at+".rhs", "the tape's reverse sweep failed: %v", err)
+		}
+		rhs, err := spec.Dot(dx, vj)
+		if err != nil {
+			return 0, fieldErr(file, at+".dx", "%v", err)
+		}
+		for _, s := range []struct {
+			name, rec string
+			got       spec.Rat
+		}{{"lhs", c.LHS, lhs}, {"rhs", c.RHS, rhs}} {
+			rec, err := decodeRat(file, at+"."+s.name, s.rec)
+			if err != nil {
+				return 0, err
+			}
+			if !rec.Same(s.got) || s.rec != s.got.String() {
+				return 0, fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", truncate(s.rec), s.got)
+			}
+		}
+		if !lhs.Same(rhs) {
+			return 0, fieldErr(file, at, "composition fails: ⟨JVP(dx), cotangent⟩ = %s ≠ ⟨dx, VJP(cotangent)⟩ = %s", lhs, rhs)
+		}
+	}
+	return len(f.Cases), nil
+}
+
+func produceCompositionFile(w *Writer, o Options) error {
+	f, err := ProduceComposition(o.Cases, o.Seed)
+	if err != nil {
+		return err
+	}
+	if err := w.Put(CompositionName, KindComposition, f); err != nil {
+		return err
+	}
+	if o.Progress != nil {
+		o.Progress()
+	}
+	return nil
+}
+
+func verifyCompositionFile(file string, data []byte, m *Manifest) (int, error) {
+	var f CompositionFile
+	if err := decodeStrict(file, data, &f); err != nil {
+		return 0, err
+	}
+	return verifyComposition(file, &f, m)
+}

@@ -1,0 +1,817 @@
+package certificates
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"slices"
+	"strconv"
+
+	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/refine"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// BitsTensor is a binary32 tensor in a certificate: its shape and one
+// "0x%08x" encoding per element, row-major, so that signed zeros, NaN
+// payloads and infinities survive exactly.
+type BitsTensor struct {
+	Shape []int    `json:"shape"`
+	Bits  []string `json:"bits"`
+}
+
+// RefinementElement is the record of one output element of a refinement
+// case. Rationals are exact "p/q"; RatioFloat is Ratio as a float64 for
+// display (strconv 'g', 6 digits), compared as text.
+type RefinementElement struct {
+	Index int    `json:"index"`
+	Rule  string `json:"rule"`
+	// Class is the order-independent class of the element's terms:
+	// finite, pos_inf, neg_inf or nan.
+	Class      string `json:"class"`
+	Exact      string `json:"exact"`
+	AbsSum     string `json:"abs_sum"`
+	Bound      string `json:"bound"`
+	Error      string `json:"error"`
+	Ratio      string `json:"ratio"`
+	RatioFloat string `json:"ratio_float"`
+	// Allowed lists the classes the class and overflow rules admit.
+	Allowed []string `json:"allowed,omitempty"`
+}
+
+// RefinementCase is one refinement case: the provider run on binary32
+// inputs and every output element judged against the exact semantics.
+type RefinementCase struct {
+	Index int `json:"index"`
+	// InputKind is the generator's input family (refine.Kind).
+	InputKind string `json:"input_kind"`
+	Op        string `json:"op"`
+	Provider  string `json:"provider"`
+	Capsule   string `json:"capsule"`
+	Policy    string `json:"policy"`
+	// Axis is the reduce_sum axis (0 for the other ops).
+	Axis   int          `json:"axis"`
+	Inputs []BitsTensor `json:"inputs"`
+	Output BitsTensor   `json:"output"`
+	// Replay is the binary32 replay (left folds from +0), present for
+	// fixed-left capsules and for cases with a NaN or infinite input.
+	Replay *BitsTensor `json:"replay,omitempty"`
+	// Terms (n), Products (p) and Rounds (g) describe every output
+	// element's sum; Gamma is γ_g = g/(2^24 − g).
+	Terms    int                 `json:"terms"`
+	Products int                 `json:"products"`
+	Rounds   int                 `json:"rounds"`
+	Gamma    string              `json:"gamma"`
+	Elements []RefinementElement `json:"elements"`
+	// Worst is the largest element ratio, WorstElement the first element
+	// that has it (−1 for an empty output).
+	Worst        string `json:"worst"`
+	WorstElement int    `json:"worst_element"`
+}
+
+// RefinementFile certifies one (provider, op) pair.
+type RefinementFile struct {
+	Header
+	Op       string `json:"op"`
+	Provider string `json:"provider"`
+	Capsule  string `json:"capsule"`
+	Policy   string `json:"policy"`
+	// Evidence is the kind of evidence behind the capsule's value
+	// contract (refine.Discharge under the checked assurance policy).
+	Evidence string `json:"evidence"`
+	// Seed is the run seed (the manifest's).
+	Seed  uint64           `json:"seed"`
+	Cases []RefinementCase `json:"cases"`
+	// Worst is the largest case ratio, WorstCase its case (−1 when no
+	// case has an element), WorstFloat its display value.
+	Worst      string `json:"worst"`
+	WorstCase  int    `json:"worst_case"`
+	WorstFloat string `json:"worst_float"`
+}
+
+// Class spellings in certificates (the refine spellings "+inf"/"-inf"
+// are outside the safe alphabet).
+var classNames = map[refine.Class]string{
+	refine.ClassFinite: "finite", refine.ClassPosInf: "pos_inf", refine.ClassNegInf: "neg_inf", refine.ClassNaN: "nan",
+}
+
+func className(c refine.Class) string {
+	if s, ok := classNames[c]; ok {
+		return s
+	}
+	return string(c)
+}
+
+func classOfName(s string) (refine.Class, bool) {
+	for c, n := range classNames {
+		if n == s {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// refinementEnv carries the providers the refinement certificates are
+// produced and verified with.
+type refinementEnv struct {
+	providers *backend.Providers // nil: backend.FastProviders()
+	// allowFailures makes the producer write a certificate even when a
+	// case fails (for tests of the verifier's own checks).
+	allowFailures bool
+}
+
+func (e refinementEnv) set() *backend.Providers {
+	if e.providers != nil {
+		return e.providers
+	}
+	return backend.FastProviders()
+}
+
+// refinementCapsule resolves the capsule certified for a provider and op:
+// the reference capsule is what the checked_cpu profile selects (from the
+// reference catalog), the fast one is fast_cpu.OP of backend.FastCatalog.
+func refinementCapsule(provider, op string) (backend.Capsule, error) {
+	switch provider {
+	case backend.ProviderReference:
+		sel, err := backend.CheckedCPU().Select(op)
+		if err != nil {
+			return backend.Capsule{}, err
+		}
+		if sel.Capsule.Provider != provider {
+			return backend.Capsule{}, fmt.Errorf("checked_cpu selects %s for %s, not a reference capsule", sel.Capsule.Name, op)
+		}
+		return sel.Capsule, nil
+	case backend.ProviderFastCPU:
+		c, ok := backend.FastCatalog().Lookup(provider + "." + op)
+		if !ok {
+			return backend.Capsule{}, fmt.Errorf("no capsule %s.%s in the fast catalog", provider, op)
+		}
+		return c, nil
+	}
+	return backend.Capsule{}, fmt.Errorf("unknown provider %q", provider)
+}
+
+// refinementPairs lists the (provider, op) pairs Certify covers with o.
+func refinementPairs(o Options) ([][2]string, error) {
+	provs, err := selectedProviders(o)
+	if err != nil {
+		return nil, err
+	}
+	var out [][2]string
+	for _, p := range provs {
+		for _, op := range refine.Ops() {
+			if o.Ops != nil && !slices.Contains(o.Ops, op) {
+				continue
+			}
+			out = append(out, [2]string{p, op})
+		}
+	}
+	return out, nil
+}
+
+func refinementPath(provider, op string) string {
+	return KindRefinement + "/" + provider + "." + op + ".json"
+}
+
+func (e refinementEnv) produce(w *Writer, o Options) error {
+	pairs, err := refinementPairs(o)
+	if err != nil {
+		return err
+	}
+	for _, pr := range pairs {
+		f, err := e.produceOne(pr[0], pr[1], o.Cases, o.Seed)
+		if err != nil {
+			return err
+		}
+		if err := w.Put(refinementPath(pr[0], pr[1]), KindRefinement, f); err != nil {
+			return err
+		}
+		if o.Progress != nil {
+			o.Progress()
+		}
+	}
+	return nil
+}
+
+// ProduceRefinement runs refine.Check for op on the provider's capsule
+// (bound through backend.FastProviders) and returns the certificate; it
+// fails, naming op, provider, case and element, if any case does not hold.
+func ProduceRefinement(provider, op string, cases int, seed uint64) (*RefinementFile, error) {
+	return refinementEnv{}.produceOne(provider, op, cases, seed)
+}
+
+func (e refinementEnv) produceOne(provider, op string, cases int, seed uint64) (*RefinementFile, error) {
+	capsule, err := refinementCapsule(provider, op)
+	if err != nil {
+		return nil, fmt.Errorf("refinement %s.%s: %w", provider, op, err)
+	}
+	b, err := e.set().Bind(capsule)
+	if err != nil {
+		return nil, fmt.Errorf("refinement %s.%s: %w", provider, op, err)
+	}
+	res, err := refine.Check(b, op, cases, seed)
+	if err != nil {
+		return nil, fmt.Errorf("refinement %s.%s: %w", provider, op, err)
+	}
+	if res.Failure != nil && !e.allowFailures {
+		return nil, fmt.Errorf("refinement %s.%s: %d failing cases; first: %w", provider, op, res.Failures, res.Failure)
+	}
+	f := &RefinementFile{
+		Header: Header{Format: Format, Kind: KindRefinement},
+		Op:     op, Provider: res.Provider, Capsule: res.Capsule, Policy: string(res.Policy),
+		Evidence: string(res.Obligation.Evidence), Seed: seed, Cases: []RefinementCase{},
+		Worst: res.Worst.String(), WorstCase: res.WorstCase, WorstFloat: displayFloat(res.Worst.Big()),
+	}
+	for _, c := range res.Cases {
+		rc := RefinementCase{
+			Index: c.Index, InputKind: string(c.Kind), Op: c.Op, Provider: c.Provider, Capsule: c.Capsule,
+			Policy: string(c.Policy), Axis: c.Axis, Output: encodeBits(c.Output),
+			Terms: c.Terms, Products: c.Products, Rounds: c.Rounds, Gamma: c.Gamma.String(),
+			Elements: []RefinementElement{}, Worst: c.Worst.String(), WorstElement: c.WorstElement,
+		}
+		for _, in := range c.Inputs {
+			rc.Inputs = append(rc.Inputs, encodeBits(in))
+		}
+		if c.Replay != nil {
+			r := encodeBits(*c.Replay)
+			rc.Replay = &r
+		}
+		for _, el := range c.Elements {
+			re := RefinementElement{
+				Index: el.Index, Rule: string(el.Rule), Class: className(el.Class),
+				Exact: el.Exact.String(), AbsSum: el.AbsSum.String(), Bound: el.Bound.String(),
+				Error: el.Error.String(), Ratio: el.Ratio.String(), RatioFloat: displayFloat(el.Ratio.Big()),
+			}
+			for _, a := range el.Allowed {
+				re.Allowed = append(re.Allowed, className(a))
+			}
+			rc.Elements = append(rc.Elements, re)
+		}
+		f.Cases = append(f.Cases, rc)
+	}
+	return f, nil
+}
+
+func encodeBits(b refine.Bits) BitsTensor {
+	out := BitsTensor{Shape: append([]int{}, b.Shape...), Bits: make([]string, len(b.Data))}
+	for i, u := range b.Data {
+		out.Bits[i] = fmt.Sprintf("0x%08x", u)
+	}
+	return out
+}
+
+// displayFloat renders an exact ratio for display.
+func displayFloat(r *big.Rat) string {
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', 6, 64)
+}
+
+// decodeBits checks and converts a certificate bit tensor.
+func (t BitsTensor) decode(file, field string) (refine.Bits, error) {
+	s := spec.Shape(t.Shape)
+	n, err := s.Check(0)
+	if err != nil {
+		return refine.Bits{}, fieldErr(file, field+".shape", "%v", err)
+	}
+	if len(t.Bits) != n {
+		return refine.Bits{}, fieldErr(file, field+".bits", "%d encodings for shape %v (want %d)", len(t.Bits), s, n)
+	}
+	out := refine.Bits{Shape: s.Clone(), Data: make([]uint32, n)}
+	for i, v := range t.Bits {
+		if err := checkBits(file, fmt.Sprintf("%s.bits[%d]", field, i), v); err != nil {
+			return out, err
+		}
+		u, _ := strconv.ParseUint(v[2:], 16, 32)
+		out.Data[i] = uint32(u)
+	}
+	return out, nil
+}
+
+// ---- The verifier's own arithmetic (independent of refine) ----
+
+// twoPow returns 2^e exactly.
+func twoPow(e int) *big.Rat {
+	if e >= 0 {
+		return new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), uint(e)))
+	}
+	return new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), uint(-e)))
+}
+
+// binary32Value decodes an IEEE 754 binary32 encoding into its exact value
+// from its fields: (−1)^s · 1.f · 2^(e−127) for normal numbers,
+// (−1)^s · 0.f · 2^-126 for subnormals. ok is false for NaN and ±∞.
+func binary32Value(u uint32) (v *big.Rat, ok bool) {
+	exp := int(u>>23) & 0xff
+	frac := int64(u & 0x7fffff)
+	if exp == 0xff {
+		return new(big.Rat), false
+	}
+	var m int64
+	var e int
+	if exp == 0 {
+		m, e = frac, -149
+	} else {
+		m, e = frac|1<<23, exp-150
+	}
+	v = new(big.Rat).Mul(new(big.Rat).SetInt64(m), twoPow(e))
+	if u>>31 == 1 {
+		v.Neg(v)
+	}
+	return v, true
+}
+
+func finite32(u uint32) bool { return (u>>23)&0xff != 0xff }
+func nan32(u uint32) bool    { return (u>>23)&0xff == 0xff && u&0x7fffff != 0 }
+
+// maxTerms bounds g for which γ_g and the underflow factor are valid:
+// (n−1)·u ≤ 1/2.
+const maxTerms = 1 << 23
+
+// gammaOf is γ_g = g·u/(1 − g·u) = g/(2^24 − g), u = 2^-24.
+func gammaOf(g int) (*big.Rat, error) {
+	if g < 0 || g > maxTerms {
+		return nil, fmt.Errorf("γ_%d is outside 0 ≤ g ≤ 2^23", g)
+	}
+	return new(big.Rat).SetFrac(big.NewInt(int64(g)), big.NewInt(1<<24-int64(g))), nil
+}
+
+// boundOf is B = γ_g·Σ|terms| + p·2^-149.
+func boundOf(gamma *big.Rat, p int, absSum *big.Rat) *big.Rat {
+	b := new(big.Rat).Mul(gamma, absSum)
+	return b.Add(b, new(big.Rat).Mul(new(big.Rat).SetInt64(int64(p)), twoPow(-149)))
+}
+
+// termCounts returns n (terms per output element), p (rounded products)
+// and g (most roundings of one term) for op on parents of the given
+// shapes, as refine's package documentation states them: matmul n = g =
+// p = k; linear n = g = in+1, p = in; sum and reduce_sum g = n−1, p = 0.
+func termCounts(op string, axis int, shapes []spec.Shape) (n, p, g int, err error) {
+	switch op {
+	case "matmul":
+		k := shapes[0][len(shapes[0])-1]
+		return k, k, k, nil
+	case "linear":
+		in := shapes[1][1]
+		return in + 1, in, in + 1, nil
+	case "sum":
+		n := shapes[0].Size()
+		return n, 0, max(n-1, 0), nil
+	case "reduce_sum":
+		if axis < 0 {
+			axis += len(shapes[0])
+		}
+		n := shapes[0][axis]
+		return n, 0, max(n-1, 0), nil
+	}
+	return 0, 0, 0, fmt.Errorf("no refinement rules for %q", op)
+}
+
+// applyOver runs the registry's forward rule for op over T on inputs
+// converted by conv.
+func applyOver[T spec.Scalar[T]](op string, axis int, in []refine.Bits, conv func(uint32) T) (spec.Tensor[T], error) {
+	prim, err := spec.Default[T]().Lookup(op)
+	if err != nil {
+		return spec.Tensor[T]{}, err
+	}
+	xs := make([]spec.Tensor[T], len(in))
+	for i, b := range in {
+		t := spec.Tensor[T]{Shape: b.Shape.Clone(), Data: make([]T, len(b.Data))}
+		for k, u := range b.Data {
+			t.Data[k] = conv(u)
+		}
+		xs[i] = t
+	}
+	return prim.Apply(&spec.Attrs{Axis: axis}, xs)
+}
+
+// cmpRat compares a recorded rational with the recomputed one, as text
+// (the recorded spelling must be the canonical one).
+func cmpRat(file, field, rec string, got *big.Rat) error {
+	if err := checkRat(file, field, rec); err != nil {
+		return err
+	}
+	if want := got.RatString(); rec != want {
+		return fieldErr(file, field, "recorded %s, recomputed %s", truncate(rec), truncate(want))
+	}
+	return nil
+}
+
+func cmpStr(file, field, rec, want string) error {
+	if rec != want {
+		return fieldErr(file, field, "recorded %q, recomputed %q", truncate(rec), truncate(want))
+	}
+	return nil
+}
+
+func cmpInt(file, field string, rec, want int) error {
+	if rec != want {
+		return fieldErr(file, field, "recorded %d, recomputed %d", rec, want)
+	}
+	return nil
+}
+
+func (e refinementEnv) verifyFile(file string, data []byte, m *Manifest) (int, error) {
+	var f RefinementFile
+	if err := decodeStrict(file, data, &f); err != nil {
+		return 0, err
+	}
+	return e.verify(file, &f, m)
+}
+
+// verify re-derives every case of a refinement certificate without
+// trusting a recorded result.
+//
+//   - The capsule is resolved anew from provider and op (checked_cpu's
+//     selection for reference, fast_cpu.OP of the fast catalog) and bound
+//     through the providers; op, capsule, policy and evidence must match.
+//   - The inputs are regenerated from the manifest's seed (refine's
+//     deterministic generator, run through refine.CheckOptions, of which
+//     only the inputs are used) and must equal the recorded bits, so that
+//     seed and inputs are bound to each other.
+//   - The provider is re-executed on the recorded inputs and its output
+//     bits compared with the recorded ones.
+//   - Every element's exact value and Σ|terms| are recomputed with the
+//     registry's forward rule over spec.Rat on the inputs decoded here
+//     from their bit fields (non-finite inputs read as 0), the term class
+//     with the forward rule over spec.F64, the replay with spec.Binary32.
+//   - The bound is recomputed with this package's own γ_g = g/(2^24 − g)
+//     and p·2^-149 (the term counts of refine's documentation), then
+//     error and ratio, and error ≤ bound is checked in big.Rat; a
+//     fixed-left capsule must equal the replay bit for bit.
+//   - Only elements under the class and overflow rules (NaN, ∞ and
+//     overflow cases) are re-derived by refine.Recheck on the case
+//     reconstructed from the certificate: that one rule family shares code
+//     with the producer.
+func (e refinementEnv) verify(file string, f *RefinementFile, m *Manifest) (int, error) {
+	for _, n := range []struct{ field, v string }{
+		{"op", f.Op}, {"provider", f.Provider}, {"capsule", f.Capsule}, {"policy", f.Policy},
+		{"evidence", f.Evidence}, {"worst_float", f.WorstFloat},
+	} {
+		if err := checkName(file, n.field, n.v); err != nil {
+			return 0, err
+		}
+	}
+	if !slices.Contains(refine.Ops(), f.Op) {
+		return 0, fieldErr(file, "op", "%q has no refinement rules (known: %v)", f.Op, refine.Ops())
+	}
+	if !slices.Contains(Providers(), f.Provider) {
+		return 0, fieldErr(file, "provider", "unknown provider %q (known: %v)", f.Provider, Providers())
+	}
+	if want := refinementPath(f.Provider, f.Op); file != want {
+		return 0, fieldErr(file, "op", "a certificate of %s.%s must be stored as %s", f.Provider, f.Op, want)
+	}
+	capsule, err := refinementCapsule(f.Provider, f.Op)
+	if err != nil {
+		return 0, fieldErr(file, "capsule", "%v", err)
+	}
+	if err := cmpStr(file, "capsule", f.Capsule, capsule.Name); err != nil {
+		return 0, err
+	}
+	if err := cmpStr(file, "policy", f.Policy, string(capsule.Reduction)); err != nil {
+		return 0, err
+	}
+	ob, err := refine.Discharge(capsule, backend.AssuranceChecked)
+	if err != nil {
+		return 0, fieldErr(file, "evidence", "%v", err)
+	}
+	if err := cmpStr(file, "evidence", f.Evidence, string(ob.Evidence)); err != nil {
+		return 0, err
+	}
+	if f.Seed != m.Seed {
+		return 0, fieldErr(file, "seed", "%d, the manifest's seed is %d", f.Seed, m.Seed)
+	}
+	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
+		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
+	}
+	ps := e.set()
+	b, err := ps.Bind(capsule)
+	if err != nil {
+		return 0, fieldErr(file, "capsule", "cannot bind %s: %v", capsule.Name, err)
+	}
+	gen, err := refine.CheckOptions(b, f.Op, refine.Options{Cases: m.Cases, Seed: m.Seed})
+	if err != nil {
+		return 0, fieldErr(file, "cases", "cannot regenerate the inputs: %v", err)
+	}
+	fileWorst, fileWorstCase := new(big.Rat), -1
+	for i := range f.Cases {
+		c := &f.Cases[i]
+		worst, worstEl, err := e.verifyCase(file, i, f, c, &gen.Cases[i], b, capsule, m)
+		if err != nil {
+			return 0, err
+		}
+		if worstEl >= 0 && (fileWorstCase < 0 || worst.Cmp(fileWorst) > 0) {
+			fileWorst, fileWorstCase = worst, i
+		}
+	}
+	if err := cmpRat(file, "worst", f.Worst, fileWorst); err != nil {
+		return 0, err
+	}
+	if err := cmpInt(file, "worst_case", f.WorstCase, fileWorstCase); err != nil {
+		return 0, err
+	}
+	if err := cmpStr(file, "worst_float", f.WorstFloat, displayFloat(fileWorst)); err != nil {
+		return 0, err
+	}
+	return len(f.Cases), nil
+}
+
+// verifyCase re-derives one case and returns its worst ratio and element.
+func (e refinementEnv) verifyCase(file string, i int, f *RefinementFile, c *RefinementCase, gen *refine.Case,
+	b *backend.Binding, capsule backend.Capsule, m *Manifest) (*big.Rat, int, error) {
+	at := fmt.Sprintf("cases[%d]", i)
+	fail := func(field, format string, args ...any) (*big.Rat, int, error) {
+		return nil, 0, fieldErr(file, at+field, format, args...)
+	}
+	if err := cmpInt(file, at+".index", c.Index, i); err != nil {
+		return nil, 0, err
+	}
+	for _, n := range []struct{ field, rec, want string }{
+		{".op", c.Op, f.Op}, {".provider", c.Provider, f.Provider}, {".capsule", c.Capsule, f.Capsule},
+		{".policy", c.Policy, f.Policy}, {".input_kind", c.InputKind, string(gen.Kind)},
+	} {
+		if err := checkName(file, at+n.field, n.rec); err != nil {
+			return nil, 0, err
+		}
+		if err := cmpStr(file, at+n.field, n.rec, n.want); err != nil {
+			return nil, 0, err
+		}
+	}
+	if c.Axis != gen.Axis {
+		return fail(".axis", "%d, the seed generates %d", c.Axis, gen.Axis)
+	}
+	if len(c.Inputs) != len(gen.Inputs) {
+		return fail(".inputs", "%d inputs, the seed generates %d", len(c.Inputs), len(gen.Inputs))
+	}
+	in := make([]refine.Bits, len(c.Inputs))
+	shapes := make([]spec.Shape, len(c.Inputs))
+	nonFinite := false
+	for k := range c.Inputs {
+		field := fmt.Sprintf("%s.inputs[%d]", at, k)
+		x, err := c.Inputs[k].decode(file, field)
+		if err != nil {
+			return nil, 0, err
+		}
+		g := gen.Inputs[k]
+		if !x.Shape.Equal(g.Shape) {
+			return nil, 0, fieldErr(file, field+".shape", "%v, the seed generates %v", x.Shape, g.Shape)
+		}
+		for j := range x.Data {
+			if x.Data[j] != g.Data[j] {
+				return nil, 0, fieldErr(file, fmt.Sprintf("%s.bits[%d]", field, j), "0x%08x, the seed generates 0x%08x", x.Data[j], g.Data[j])
+			}
+			nonFinite = nonFinite || !finite32(x.Data[j])
+		}
+		in[k], shapes[k] = x, x.Shape
+	}
+	info, err := spec.Info(f.Op)
+	if err != nil {
+		return fail(".op", "%v", err)
+	}
+	outShape, err := info.InferShape(&spec.Attrs{Axis: c.Axis}, shapes)
+	if err != nil {
+		return fail(".inputs", "%v", err)
+	}
+
+	// Re-execute the provider on the recorded inputs.
+	out, err := c.Output.decode(file, at+".output")
+	if err != nil {
+		return nil, 0, err
+	}
+	if !out.Shape.Equal(outShape) {
+		return fail(".output.shape", "%v, the op gives %v", out.Shape, outShape)
+	}
+	xs := make([]spec.Tensor[spec.F32], len(in))
+	for k, x := range in {
+		t := spec.Tensor[spec.F32]{Shape: x.Shape.Clone(), Data: make([]spec.F32, len(x.Data))}
+		for j, u := range x.Data {
+			t.Data[j] = spec.F32(math.Float32frombits(u))
+		}
+		xs[k] = t
+	}
+	y, err := b.Execute(&spec.Attrs{Axis: c.Axis}, xs)
+	if err != nil {
+		return fail(".output", "re-executing %s failed: %v", capsule.Name, err)
+	}
+	if len(y.Data) != len(out.Data) {
+		return fail(".output.bits", "%d recorded, the provider re-executed gives %d", len(out.Data), len(y.Data))
+	}
+	for j, v := range y.Data {
+		if got := math.Float32bits(float32(v)); got != out.Data[j] {
+			return fail(fmt.Sprintf(".output.bits[%d]", j), "recorded 0x%08x, provider %s re-executed on the recorded inputs gives 0x%08x (op %s, element %d)",
+				out.Data[j], f.Provider, got, f.Op, j)
+		}
+	}
+
+	// Term counts and γ, with this package's own formulas.
+	n, p, g, err := termCounts(f.Op, c.Axis, shapes)
+	if err != nil {
+		return fail(".op", "%v", err)
+	}
+	gamma, err := gammaOf(g)
+	if err != nil {
+		return fail(".rounds", "%v", err)
+	}
+	for _, x := range []struct {
+		field     string
+		rec, want int
+	}{{".terms", c.Terms, n}, {".products", c.Products, p}, {".rounds", c.Rounds, g}} {
+		if err := cmpInt(file, at+x.field, x.rec, x.want); err != nil {
+			return nil, 0, err
+		}
+	}
+	if err := cmpRat(file, at+".gamma", c.Gamma, gamma); err != nil {
+		return nil, 0, err
+	}
+
+	// The semantic values, over the inputs decoded from their bits.
+	exact, err := applyOver(f.Op, c.Axis, in, func(u uint32) spec.Rat { v, _ := binary32Value(u); return spec.RatFromBig(v) })
+	if err != nil {
+		return fail(".inputs", "exact semantics: %v", err)
+	}
+	abs, err := applyOver(f.Op, c.Axis, in, func(u uint32) spec.Rat { v, _ := binary32Value(u &^ (1 << 31)); return spec.RatFromBig(v) })
+	if err != nil {
+		return fail(".inputs", "exact semantics of |inputs|: %v", err)
+	}
+	class, err := applyOver(f.Op, c.Axis, in, func(u uint32) spec.F64 { return spec.F64(math.Float32frombits(u)) })
+	if err != nil {
+		return fail(".inputs", "class evaluation: %v", err)
+	}
+	fixed := capsule.Reduction == backend.ReductionFixedLeft
+	var replay []uint32
+	if fixed || nonFinite {
+		rp, err := applyOver(f.Op, c.Axis, in, spec.Binary32FromBits)
+		if err != nil {
+			return fail(".inputs", "binary32 replay: %v", err)
+		}
+		if c.Replay == nil {
+			return fail(".replay", "missing (a fixed-left capsule or a non-finite input needs the binary32 replay)")
+		}
+		rec, err := c.Replay.decode(file, at+".replay")
+		if err != nil {
+			return nil, 0, err
+		}
+		if !rec.Shape.Equal(rp.Shape) || len(rec.Data) != len(rp.Data) {
+			return fail(".replay.shape", "%v, the replay gives %v", rec.Shape, rp.Shape)
+		}
+		replay = make([]uint32, len(rp.Data))
+		for j, v := range rp.Data {
+			replay[j] = v.Bits()
+			if replay[j] != rec.Data[j] {
+				return fail(fmt.Sprintf(".replay.bits[%d]", j), "recorded 0x%08x, the binary32 replay gives 0x%08x", rec.Data[j], replay[j])
+			}
+		}
+	} else if c.Replay != nil {
+		return fail(".replay", "present, but this case has no binary32 replay (implementation-defined capsule, finite inputs)")
+	}
+	if len(c.Elements) != len(out.Data) {
+		return fail(".elements", "%d elements for %d outputs", len(c.Elements), len(out.Data))
+	}
+	zero := new(big.Rat)
+	worst, worstEl := new(big.Rat), -1
+	recheck := false
+	for j := range c.Elements {
+		el := &c.Elements[j]
+		ef := fmt.Sprintf("%s.elements[%d]", at, j)
+		got := out.Data[j]
+		if err := cmpInt(file, ef+".index", el.Index, j); err != nil {
+			return nil, 0, err
+		}
+		cls := refine.ClassFinite
+		switch v := float64(class.Data[j]); {
+		case math.IsNaN(v):
+			cls = refine.ClassNaN
+		case math.IsInf(v, 1):
+			cls = refine.ClassPosInf
+		case math.IsInf(v, -1):
+			cls = refine.ClassNegInf
+		}
+		if err := cmpStr(file, ef+".class", el.Class, className(cls)); err != nil {
+			return nil, 0, err
+		}
+		s, sAbs := exact.Data[j].Big(), abs.Data[j].Big()
+		if err := cmpRat(file, ef+".exact", el.Exact, s); err != nil {
+			return nil, 0, err
+		}
+		if err := cmpRat(file, ef+".abs_sum", el.AbsSum, sAbs); err != nil {
+			return nil, 0, err
+		}
+		var rule refine.Rule
+		bound, errAbs, ratio := zero, zero, zero
+		gotV, gotFinite := binary32Value(got)
+		switch {
+		case fixed:
+			rule = refine.RuleBitExact
+			if cls == refine.ClassFinite && gotFinite {
+				errAbs = new(big.Rat).Abs(new(big.Rat).Sub(gotV, s))
+			}
+			if got != replay[j] && !(nan32(got) && nan32(replay[j])) {
+				return fail(fmt.Sprintf(".output.bits[%d]", j), "provider %s gives 0x%08x, the binary32 replay 0x%08x: a fixed-left capsule must match it bit for bit (op %s, element %d)",
+					f.Provider, got, replay[j], f.Op, j)
+			}
+		case cls != refine.ClassFinite:
+			rule, recheck = refine.RuleClass, true
+		case !gotFinite:
+			rule, recheck = refine.RuleOverflow, true
+			bound = boundOf(gamma, p, sAbs)
+		default:
+			rule = refine.RuleBound
+			bound = boundOf(gamma, p, sAbs)
+			errAbs = new(big.Rat).Abs(new(big.Rat).Sub(gotV, s))
+			if bound.Sign() > 0 {
+				ratio = new(big.Rat).Quo(errAbs, bound)
+			}
+		}
+		if err := cmpStr(file, ef+".rule", el.Rule, string(rule)); err != nil {
+			return nil, 0, err
+		}
+		for _, x := range []struct {
+			name string
+			rec  string
+			want *big.Rat
+		}{{"bound", el.Bound, bound}, {"error", el.Error, errAbs}, {"ratio", el.Ratio, ratio}} {
+			if err := cmpRat(file, ef+"."+x.name, x.rec, x.want); err != nil {
+				return nil, 0, err
+			}
+		}
+		if err := cmpStr(file, ef+".ratio_float", el.RatioFloat, displayFloat(ratio)); err != nil {
+			return nil, 0, err
+		}
+		if rule == refine.RuleBound && errAbs.Cmp(bound) > 0 {
+			return fail(fmt.Sprintf(".elements[%d].error", j), "|provider − exact| = %s exceeds the bound %s (op %s, provider %s, capsule %s, element %d: provider 0x%08x, exact %s)",
+				truncate(errAbs.RatString()), truncate(bound.RatString()), f.Op, f.Provider, f.Capsule, j, got, truncate(s.RatString()))
+		}
+		if rule == refine.RuleClass || rule == refine.RuleOverflow {
+			if len(el.Allowed) == 0 {
+				return fail(fmt.Sprintf(".elements[%d].allowed", j), "missing: the %s rule lists the classes it admits", rule)
+			}
+			ok := false
+			for k, a := range el.Allowed {
+				ac, known := classOfName(a)
+				if !known {
+					return fail(fmt.Sprintf(".elements[%d].allowed[%d]", j, k), "unknown class %q", truncate(a))
+				}
+				ok = ok || ac == refine.ClassOf(got)
+			}
+			if !ok {
+				return fail(fmt.Sprintf(".elements[%d].allowed", j), "provider gives %s (0x%08x), not among the admitted classes (op %s, provider %s, element %d)",
+					className(refine.ClassOf(got)), got, f.Op, f.Provider, j)
+			}
+		} else if len(el.Allowed) != 0 {
+			return fail(fmt.Sprintf(".elements[%d].allowed", j), "present under rule %s", rule)
+		}
+		if worstEl < 0 || ratio.Cmp(worst) > 0 {
+			worst, worstEl = ratio, j
+		}
+	}
+	if err := cmpRat(file, at+".worst", c.Worst, worst); err != nil {
+		return nil, 0, err
+	}
+	if err := cmpInt(file, at+".worst_element", c.WorstElement, worstEl); err != nil {
+		return nil, 0, err
+	}
+	if recheck {
+		rc, err := reconstructCase(c, in, out, replay, m.Seed, gamma, worst, worstEl)
+		if err != nil {
+			return fail("", "%v", err)
+		}
+		if err := refine.Recheck(rc, backend.FastCatalog(), e.set()); err != nil {
+			return fail("", "refine.Recheck (class and overflow rules): %v", err)
+		}
+	}
+	return worst, worstEl, nil
+}
+
+// reconstructCase rebuilds the refine.Case a certificate case records,
+// from fields the verifier has already checked, for refine.Recheck.
+func reconstructCase(c *RefinementCase, in []refine.Bits, out refine.Bits, replay []uint32, seed uint64, gamma, worst *big.Rat, worstEl int) (refine.Case, error) {
+	rc := refine.Case{
+		Index: c.Index, Kind: refine.Kind(c.InputKind), Seed: seed,
+		Op: c.Op, Provider: c.Provider, Capsule: c.Capsule, Policy: backend.Reduction(c.Policy), Axis: c.Axis,
+		Terms: c.Terms, Products: c.Products, Rounds: c.Rounds, Gamma: spec.RatFromBig(gamma),
+		Inputs: in, Output: out, Worst: spec.RatFromBig(worst), WorstElement: worstEl,
+	}
+	rc.WorstFloat = rc.Worst.Float64()
+	if replay != nil {
+		rc.Replay = &refine.Bits{Shape: out.Shape.Clone(), Data: replay}
+	}
+	for _, el := range c.Elements {
+		cls, _ := classOfName(el.Class)
+		re := refine.Element{Index: el.Index, Rule: refine.Rule(el.Rule), Class: cls}
+		for _, x := range []struct {
+			v   string
+			dst *spec.Rat
+		}{{el.Exact, &re.Exact}, {el.AbsSum, &re.AbsSum}, {el.Bound, &re.Bound}, {el.Error, &re.Error}, {el.Ratio, &re.Ratio}} {
+			r, ok := new(big.Rat).SetString(x.v)
+			if !ok {
+				return rc, fmt.Errorf("malformed rational %q", truncate(x.v))
+			}
+			*x.dst = spec.RatFromBig(r)
+		}
+		for _, a := range el.Allowed {
+			ac, _ := classOfName(a)
+			re.Allowed = append(re.Allowed, ac)
+		}
+		rc.Elements = append(rc.Elements, re)
+	}
+	return rc, nil
+}
