@@ -35,6 +35,9 @@ func parseOps(v string) ([]string, error) {
 	if v == "" || v == "all" {
 		return all, nil
 	}
+	if v == "none" {
+		return nil, nil
+	}
 	var out []string
 	seen := map[string]bool{}
 	for _, name := range strings.Split(v, ",") {
@@ -99,29 +102,32 @@ func worstString(r *obligations.Result) string {
 // obligation. A primitive with no obligation decided on any case is a
 // failure in its own right.
 func runChecks(reg obligations.Registries, ops []string, cases int, seed uint64, progress *cli.Progress, plant string) ([]checkRow, error) {
+	return runChecksGraphs(reg, ops, cases, 0, seed, progress, plant)
+}
+
+// runChecksGraphs is runChecks plus the graph-level obligations on graphs
+// random graphs each (none when graphs is 0).
+func runChecksGraphs(reg obligations.Registries, ops []string, cases, graphs int, seed uint64, progress *cli.Progress, plant string) ([]checkRow, error) {
 	var rows []checkRow
+	all := make([][]*obligations.Result, 0, len(ops)+1)
 	for _, op := range ops {
 		res, err := reg.CheckOp(op, cases, seed, progress.Step)
 		if err != nil {
 			return nil, err
 		}
+		all = append(all, res)
+	}
+	if graphs > 0 {
+		all = append(all, obligations.CheckGlobal(reg.Rat, graphs, seed, progress.Step))
+	}
+	for _, res := range all {
+		op := res[0].Op
 		decided := false
 		for _, r := range res {
 			row := checkRow{Op: op, Obligation: string(r.Obligation), Cases: r.Cases, Oracle: r.OracleSummary(), Worst: worstString(r), Holds: r.Holds()}
 			if r.Failure != nil {
 				row.Failure = r.Failure.Error()
-				replay := fmt.Sprintf("tlcheck check --ops %s --cases %d --seed %d", op, cases, seed)
-				if plant != "" {
-					replay += " --plant-fault " + plant
-				}
-				var ce *obligations.CaseError
-				if errors.As(r.Failure, &ce) {
-					replay = fmt.Sprintf("tlcheck check --ops %s --cases %d --seed %d", op, ce.Case+1, seed)
-					if plant != "" {
-						replay += " --plant-fault " + plant
-					}
-				}
-				row.Replay = replay
+				row.Replay = replayCommand(op, cases, graphs, seed, plant, r.Failure)
 			} else if r.Cases == 0 {
 				row.Failure = "no case decided"
 			}
@@ -158,11 +164,12 @@ func printCheckTable(w io.Writer, rows []checkRow) {
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("check")
-	opsFlag := fs.String("ops", "all", "all, or a comma-separated list of primitives")
+	opsFlag := fs.String("ops", "all", "all, none, or a comma-separated list of primitives")
 	cases := fs.Int("cases", 100, "cases per primitive")
 	seed := fs.Uint64("seed", 0, "generation seed")
 	asJSON := fs.Bool("json", false, "print JSON records instead of a table")
 	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive and show that check fails")
+	graphs := fs.Int("graphs", 20, "random graphs per graph-level obligation (composition, path sums, sweeps, cross-path, interval soundness, Hessians); 0 skips them")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -180,8 +187,18 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		}
 		reg = plantFault(*plant)
 	}
-	prog := cli.NewProgress(stderr, "check", len(ops)**cases)
-	rows, err := runChecks(reg, ops, *cases, *seed, prog, *plant)
+	if *graphs < 0 || *graphs > 100_000 {
+		return cli.Usagef("--graphs must be between 0 and 100000, got %d", *graphs)
+	}
+	if len(ops) == 0 && *graphs == 0 {
+		return cli.Usagef("check: nothing to check (--ops none and --graphs 0)")
+	}
+	steps := len(ops) * *cases
+	if *graphs > 0 {
+		steps += len(obligations.GlobalObligations())
+	}
+	prog := cli.NewProgress(stderr, "check", steps)
+	rows, err := runChecksGraphs(reg, ops, *cases, *graphs, *seed, prog, *plant)
 	prog.Done()
 	if err != nil {
 		return err
@@ -205,7 +222,30 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return cli.Failf("%d of %d obligations fail", failed, len(rows))
 	}
 	if !*asJSON {
-		fmt.Fprintf(stdout, "\nall %d obligations hold on %d primitives × %d cases\n", len(rows), len(ops), *cases)
+		fmt.Fprintf(stdout, "\nall %d obligations hold on %d primitives × %d cases and %d random graphs per graph obligation\n", len(rows), len(ops), *cases, *graphs)
 	}
 	return nil
+}
+
+// replayCommand is the command that replays a failure: the failing case
+// is the last one it runs.
+func replayCommand(op string, cases, graphs int, seed uint64, plant string, failure error) string {
+	n := cases
+	if op == "graphs" {
+		n = graphs
+	}
+	var ce *obligations.CaseError
+	if errors.As(failure, &ce) {
+		n = ce.Case + 1
+	}
+	var cmd string
+	if op == "graphs" {
+		cmd = fmt.Sprintf("tlcheck check --ops none --graphs %d --seed %d", n, seed)
+	} else {
+		cmd = fmt.Sprintf("tlcheck check --ops %s --cases %d --graphs 0 --seed %d", op, n, seed)
+	}
+	if plant != "" {
+		cmd += " --plant-fault " + plant
+	}
+	return cmd
 }

@@ -68,6 +68,7 @@ type gateConfig struct {
 	out      string
 	seed     uint64
 	cases    int
+	graphs   int
 	certs    int
 	registry obligations.Registries
 	// providers are the runtime providers the refine stage binds (nil:
@@ -80,8 +81,8 @@ type gateConfig struct {
 func stageCheck(c gateConfig) gateStage {
 	st := gateStage{Name: "check"}
 	ops, _ := parseOps("all")
-	prog := cli.NewProgress(c.stderr, "gate: check", len(ops)*c.cases)
-	rows, err := runChecks(c.registry, ops, c.cases, c.seed, prog, "")
+	prog := cli.NewProgress(c.stderr, "gate: check", len(ops)*c.cases+len(obligations.GlobalObligations()))
+	rows, err := runChecksGraphs(c.registry, ops, c.cases, c.graphs, c.seed, prog, "")
 	prog.Done()
 	if err != nil {
 		st.Err = err.Error()
@@ -247,6 +248,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "generation seed")
 	cases := fs.Int("cases", 100, "cases per primitive obligation")
 	certs := fs.Int("cert-cases", 20, "cases per certificate")
+	graphs := fs.Int("graphs", 50, "random graphs per graph-level obligation")
 	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive; the gate must fail")
 	plantProvider := fs.String("plant-provider-bug", "", "self-test: flip a high bit of one fast_cpu OP result; the gate must fail")
 	reportDir := fs.String("report", "", "also write a Markdown summary and a PNG plot of error/bound ratios to DIR")
@@ -266,7 +268,10 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 		reg = plantFault(*plant)
 	}
-	c := gateConfig{out: *out, seed: *seed, cases: *cases, certs: *certs, registry: reg, stderr: stderr}
+	if *graphs < 1 || *graphs > 100_000 {
+		return cli.Usagef("--graphs must be between 1 and 100000, got %d", *graphs)
+	}
+	c := gateConfig{out: *out, seed: *seed, cases: *cases, graphs: *graphs, certs: *certs, registry: reg, stderr: stderr}
 	if *plantProvider != "" {
 		ps, err := plantedProviders(*plantProvider)
 		if err != nil {

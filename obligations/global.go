@@ -1,0 +1,138 @@
+package obligations
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// globalResultOpTag is the Op of CheckGlobal's results.
+const globalResultOpTag = "graphs"
+
+// Generator options of the global obligations outside the rapid harness
+// (the same as rapidtests uses).
+var (
+	globalExact = GraphOptions{Exact: true}
+	globalPath  = GraphOptions{Exact: true, MaxNodes: 10, MaxElements: 4, MaxRank: 2, MaxExtent: 2, Inputs: 2}
+	globalPoly  = GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 12, MaxElements: 6, MaxRank: 2, Inputs: 2}
+	globalFloat = GraphOptions{ZeroPreserving: true}
+)
+
+// GlobalObligations lists the graph-level obligations CheckGlobal decides.
+func GlobalObligations() []Obligation {
+	return []Obligation{GraphComposition, PathSum, SweepAgreement, SweepSingular, CrossPath, IntervalSoundness, HessianSymmetry}
+}
+
+// CheckGlobal decides every graph-level obligation on n random graphs
+// each (generation deterministic in seed), with the rules of reg (nil:
+// the reference registry). Each result's Op is "graphs"; its Failure is
+// a *CaseError naming the case and wrapping the counterexample.
+func CheckGlobal(reg *spec.Registry[spec.Rat], n int, seed uint64, progress func()) []*Result {
+	var out []*Result
+	for _, ob := range GlobalObligations() {
+		r := &Result{Op: globalResultOpTag, Obligation: ob, Oracles: map[Oracle]int{}}
+		for i := 0; i < n; i++ {
+			cs := caseSeed(seed, string(ob), i)
+			decided, err := checkGlobalCase(reg, ob, cs)
+			if err != nil {
+				if r.Failure == nil {
+					r.Failure = &CaseError{Seed: seed, Case: i, Err: err}
+				}
+				continue
+			}
+			if decided {
+				r.Cases++
+				r.Oracles[globalOracle(ob)]++
+			}
+		}
+		if progress != nil {
+			progress()
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// checkGlobalCase decides one case; decided is false when the case was
+// legitimately skipped (too many paths to enumerate).
+func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64) (bool, error) {
+	src := NewRandSource(cs)
+	switch ob {
+	case GraphComposition, PathSum, SweepAgreement, HessianSymmetry:
+		o := globalExact
+		switch ob {
+		case PathSum:
+			o = globalPath
+		case HessianSymmetry:
+			o = globalPoly
+		}
+		tc, err := GenTyped(src, o)
+		if err != nil {
+			return false, fmt.Errorf("generator: %w", err)
+		}
+		seedT := GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], Any, "seed")
+		switch ob {
+		case GraphComposition:
+			dx := GenInputs(src, tc.Recipe.Ctx, "dx")
+			init := make([]spec.Tensor[spec.Rat], tc.Recipe.Len())
+			for i := range init {
+				init[i] = GenTensor(src, tc.Recipe.Shapes[i], Any, fmt.Sprintf("init%d", i))
+			}
+			return true, CheckGraphComposition(reg, tc, dx, seedT, init)
+		case PathSum:
+			_, err := CheckPathSum(reg, tc, seedT, nil)
+			if errors.Is(err, ErrTooManyPaths) {
+				return false, nil
+			}
+			return true, err
+		case SweepAgreement:
+			return true, CheckSweeps(reg, tc, seedT)
+		default:
+			v, w := GenInputs(src, tc.Recipe.Ctx, "v"), GenInputs(src, tc.Recipe.Ctx, "w")
+			return true, CheckHessian(reg, tc, v, w)
+		}
+	case SweepSingular:
+		o := globalExact
+		o.ZeroPreserving = true
+		tc, err := GenTyped(src, o)
+		if err != nil {
+			return false, fmt.Errorf("generator: %w", err)
+		}
+		return true, CheckSingularSweep(tc, src.Intn(64, "anchor"))
+	case CrossPath:
+		o := globalExact
+		if src.Intn(2, "float") == 1 {
+			o = globalFloat
+		}
+		gc, err := GenGraph(src, o)
+		if err != nil {
+			return false, fmt.Errorf("generator: %w", err)
+		}
+		rep, err := CheckIRCrossPath(gc, nil)
+		if err != nil {
+			return true, err
+		}
+		return true, rep.Err()
+	case IntervalSoundness:
+		gc, err := GenGraph(src, globalExact)
+		if err != nil {
+			return false, fmt.Errorf("generator: %w", err)
+		}
+		return true, CheckIntervalSoundness(gc)
+	}
+	return false, fmt.Errorf("unknown global obligation %q", ob)
+}
+
+// globalOracle names how a global obligation is decided.
+func globalOracle(ob Obligation) Oracle {
+	switch ob {
+	case SweepSingular:
+		return "f32"
+	case CrossPath:
+		return "rat+f32+f64+binary32"
+	case IntervalSoundness:
+		return OracleInterval
+	}
+	return OracleRat
+}
