@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+func TestCode(t *testing.T) {
+	cases := []struct {
+		err  error
+		want int
+	}{
+		{nil, ExitOK},
+		{Failf("x"), ExitFailed},
+		{fmt.Errorf("wrapped: %w", Failf("x")), ExitFailed},
+		{Usagef("bad"), ExitBadUser},
+		{errors.New("plain"), ExitBadUser},
+		{BadInput(errors.New("b")), ExitBadUser},
+	}
+	for _, c := range cases {
+		if got := Code(c.err); got != c.want {
+			t.Errorf("Code(%v) = %d, want %d", c.err, got, c.want)
+		}
+	}
+	if BadInput(nil) != nil {
+		t.Fatal("BadInput(nil) must stay nil")
+	}
+}
+
+func TestReportOneLine(t *testing.T) {
+	var b bytes.Buffer
+	Report(&b, errors.New("a\nb"))
+	if b.String() != "tlcheck: a; b\n" {
+		t.Fatalf("%q", b.String())
+	}
+}
+
+func TestParse(t *testing.T) {
+	fs := NewFlags("x")
+	n := fs.Int("n", 1, "")
+	if err := Parse(fs, []string{"--n", "3"}, 0); err != nil || *n != 3 {
+		t.Fatal(err)
+	}
+	if err := Parse(NewFlags("x"), []string{"extra"}, 0); Code(err) != ExitBadUser {
+		t.Fatal("stray argument accepted")
+	}
+	if err := Parse(NewFlags("x"), []string{"-h"}, 0); Code(err) != ExitBadUser {
+		t.Fatal("-h should be a usage error")
+	}
+}
+
+// TestProgressQuietOffTerminal: nothing is drawn when output is not a
+// terminal.
+func TestProgressQuietOffTerminal(t *testing.T) {
+	var b bytes.Buffer
+	p := NewProgress(&b, "x", 10)
+	for i := 0; i < 10; i++ {
+		p.Step()
+	}
+	p.Done()
+	if b.Len() != 0 {
+		t.Fatalf("progress wrote %q to a non-terminal", b.String())
+	}
+}
