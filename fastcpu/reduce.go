@@ -82,9 +82,9 @@ func reduce(x, y []float32) float32 {
 		r.partial = make([]float32, chunks)
 	}
 	r.partial = r.partial[:chunks]
-	dispatch(r, &r.wg, workers-1)
+	dispatch(&r.offer, workers-1)
 	r.work()
-	r.wg.Wait()
+	finish(&r.offer)
 	total := r.partial[0]
 	for _, v := range r.partial[1:] {
 		total += v
@@ -109,10 +109,14 @@ type reduceJob struct {
 	chunks  int
 	partial []float32
 	next    atomic.Int64
-	wg      sync.WaitGroup
+	offer   offer
 }
 
-var reducePool = sync.Pool{New: func() any { return new(reduceJob) }}
+var reducePool = sync.Pool{New: func() any {
+	r := new(reduceJob)
+	r.offer.task = r
+	return r
+}}
 
 func (r *reduceJob) work() {
 	for {
@@ -128,7 +132,7 @@ func (r *reduceJob) work() {
 
 func (r *reduceJob) runHelper() {
 	r.work()
-	r.wg.Done()
+	r.offer.done()
 }
 
 // chunkValue is one chunk's value: eight interleaved lanes, combined

@@ -131,10 +131,12 @@ func gemm(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 		workers = min(runtime.GOMAXPROCS(0), j.tiles)
 	}
 	if workers > 1 {
-		dispatch(j, &j.wg, workers-1)
+		dispatch(&j.offer, workers-1)
 	}
 	j.work()
-	j.wg.Wait()
+	if workers > 1 {
+		finish(&j.offer)
+	}
 	j.release()
 	jobPool.Put(j)
 }
@@ -160,14 +162,12 @@ type gemmJob struct {
 	nextUnit      atomic.Int64
 	doneUnits     atomic.Int64
 	nextTile      atomic.Int64
-	mu            sync.Mutex
-	packed        sync.Cond // signalled when doneUnits reaches packUnits
-	wg            sync.WaitGroup
+	offer         offer
 }
 
 var jobPool = sync.Pool{New: func() any {
 	j := new(gemmJob)
-	j.packed.L = &j.mu
+	j.offer.task = j
 	return j
 }}
 
@@ -195,10 +195,10 @@ func (j *gemmJob) setup(transB bool, m, n, k int, a []float32, lda int, b []floa
 	}
 }
 
-// runHelper is work followed by the WaitGroup release, for a helper.
+// runHelper is work followed by the release of the job, for a helper.
 func (j *gemmJob) runHelper() {
 	j.work()
-	j.wg.Done()
+	j.offer.done()
 }
 
 func (j *gemmJob) release() {
@@ -215,19 +215,11 @@ func (j *gemmJob) work() {
 			break
 		}
 		j.packUnit(u)
-		if j.doneUnits.Add(1) == int64(j.packUnits) {
-			j.mu.Lock()
-			j.packed.Broadcast()
-			j.mu.Unlock()
-		}
+		j.doneUnits.Add(1)
 	}
-	if j.doneUnits.Load() < int64(j.packUnits) {
-		j.mu.Lock()
-		for j.doneUnits.Load() < int64(j.packUnits) {
-			j.packed.Wait()
-		}
-		j.mu.Unlock()
-	}
+	// Wait for units other goroutines are still packing, without parking
+	// (see finish).
+	spinUntil(func() bool { return j.doneUnits.Load() == int64(j.packUnits) })
 	var edge [mr * nr]float32
 	for {
 		t := int(j.nextTile.Add(1) - 1)
@@ -247,28 +239,30 @@ func (j *gemmJob) blockOffsets(q int) (aOff, bOff, kc int) {
 	return pc * j.mpad, j.mpad*j.k + pc*j.npad, min(kcBlock, j.k-pc)
 }
 
-// packUnit packs one unit: packStrips strips of A or of B in one k block.
+// packUnit packs one unit: packStrips strips of B or of A in one k block.
+// B's units come first in each k block, being the larger (nr > mr), so
+// that the last units claimed are the small ones.
 func (j *gemmJob) packUnit(u int) {
 	per := j.aGroups + j.bGroups
 	q, g := u/per, u%per
 	aOff, bOff, kc := j.blockOffsets(q)
 	pc := q * kcBlock
 	buf := *j.buf
-	if g < j.aGroups {
-		ir0 := g * packStrips * mr
-		ir1 := min(ir0+packStrips*mr, j.mpad)
-		packA(buf[aOff+ir0*kc:aOff+ir1*kc], j.a, j.lda, ir0, min(ir1, j.m)-ir0, pc, kc)
+	if g < j.bGroups {
+		jr0 := g * packStrips * nr
+		jr1 := min(jr0+packStrips*nr, j.npad)
+		dst := buf[bOff+jr0*kc : bOff+jr1*kc]
+		if j.transB {
+			packBT(dst, j.b, j.ldb, pc, kc, jr0, min(jr1, j.n)-jr0)
+		} else {
+			packB(dst, j.b, j.ldb, pc, kc, jr0, min(jr1, j.n)-jr0)
+		}
 		return
 	}
-	g -= j.aGroups
-	jr0 := g * packStrips * nr
-	jr1 := min(jr0+packStrips*nr, j.npad)
-	dst := buf[bOff+jr0*kc : bOff+jr1*kc]
-	if j.transB {
-		packBT(dst, j.b, j.ldb, pc, kc, jr0, min(jr1, j.n)-jr0)
-	} else {
-		packB(dst, j.b, j.ldb, pc, kc, jr0, min(jr1, j.n)-jr0)
-	}
+	g -= j.bGroups
+	ir0 := g * packStrips * mr
+	ir1 := min(ir0+packStrips*mr, j.mpad)
+	packA(buf[aOff+ir0*kc:aOff+ir1*kc], j.a, j.lda, ir0, min(ir1, j.m)-ir0, pc, kc)
 }
 
 // tile computes the mc×nc tile of C at (ic, jc) from the packed blocks,
