@@ -59,8 +59,9 @@ const (
 // phases are spread over at most runtime.GOMAXPROCS(0) goroutines that
 // claim units through atomic counters; products under 2·48³ flops run on
 // the caller's goroutine only. The packing buffer, (⌈m/6⌉·6 + ⌈n/16⌉·16)·k
-// float32s, comes from a sync.Pool, and helper goroutines stay parked
-// between calls, so a call allocates nothing in the steady state.
+// float32s, comes from a sync.Pool, and helper goroutines outlive calls
+// (they poll for new work for 200 µs after each job, then park), so a
+// call allocates nothing in the steady state.
 func Sgemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	if err := checkGemm(false, m, n, k, a, lda, b, ldb, c, ldc, false); err != nil {
 		panic(err)
