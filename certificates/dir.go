@@ -51,6 +51,9 @@ func (w *Writer) Put(rel, kind string, v any) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
+	if err := checkSafeJSON(rel, "", data); err != nil {
+		return err
+	}
 	full := filepath.Join(w.dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 		return err

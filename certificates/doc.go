@@ -15,7 +15,28 @@
 // outputs are re-executed, exact values and bounds recomputed, and range
 // traces rebuilt. A recorded result is never trusted: it is only compared
 // with what the verifier derived, and the first disagreement is reported
-// with the file and the JSON path of the field.
+// with the file and the JSON path of the field. Inputs are bound to the
+// manifest's seed: the verifier regenerates them and compares.
+//
+// The kinds in detail:
+//
+//   - composition: seeded exact IR graphs (obligations.GraphSeed) with
+//     their payload inline; the producer differentiates through irgrad's
+//     typed graph, the verifier evaluates the graph over
+//     spec.Dual[spec.Rat] (a stop-gradient node drops the tangent) and runs
+//     the VJP along irgrad's tape path.
+//   - refinement: refine.Check per (provider, op); the verifier re-executes
+//     the provider, recomputes exact values and Σ|terms| with the registry's
+//     forward rules, the bound γ_g·Σ|terms| + p·2^-149 with its own γ_g =
+//     g/(2^24 − g), errors and ratios, and replays binary32 for fixed-left
+//     capsules. Only the class and overflow rules (NaN, ∞ and overflow
+//     elements) are re-derived with refine.Recheck, code the producer
+//     shares.
+//   - range: the shipped examples (embedded) over the box input ± 1/8,
+//     ranges.Produce under checked_cpu; the verifier re-plans, rebuilds
+//     and compares the trace, runs ranges.CheckWith (binary32, kernel and
+//     exact replays) and checks exact values at the centre and extreme
+//     corners against the enclosures with its own arithmetic.
 //
 // Every name and string in a certificate is restricted to a safe alphabet
 // (letters, digits, '_', '.', ':', '-'; rationals as -?digits(/digits)?;

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/refine"
@@ -260,10 +261,11 @@ func encodeBits(b refine.Bits) BitsTensor {
 	return out
 }
 
-// displayFloat renders an exact ratio for display.
+// displayFloat renders an exact ratio for display: six significant
+// digits, the exponent without '+' so that it stays in the safe alphabet.
 func displayFloat(r *big.Rat) string {
 	f, _ := r.Float64()
-	return strconv.FormatFloat(f, 'g', 6, 64)
+	return strings.Replace(strconv.FormatFloat(f, 'g', 6, 64), "e+", "e", 1)
 }
 
 // decodeBits checks and converts a certificate bit tensor.
@@ -482,6 +484,19 @@ func (e refinementEnv) verify(file string, f *RefinementFile, m *Manifest) (int,
 	}
 	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
 		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
+	}
+	// Cheap structural checks first, so that a file of junk cases is
+	// rejected before the inputs are regenerated.
+	kinds := refine.Kinds()
+	for i := range f.Cases {
+		c := &f.Cases[i]
+		at := fmt.Sprintf("cases[%d]", i)
+		if err := cmpInt(file, at+".index", c.Index, i); err != nil {
+			return 0, err
+		}
+		if err := cmpStr(file, at+".input_kind", c.InputKind, string(kinds[i%len(kinds)])); err != nil {
+			return 0, err
+		}
 	}
 	ps := e.set()
 	b, err := ps.Bind(capsule)
@@ -732,6 +747,9 @@ func (e refinementEnv) verifyCase(file string, i int, f *RefinementFile, c *Refi
 			if err := cmpRat(file, ef+"."+x.name, x.rec, x.want); err != nil {
 				return nil, 0, err
 			}
+		}
+		if err := checkName(file, ef+".ratio_float", el.RatioFloat); err != nil {
+			return nil, 0, err
 		}
 		if err := cmpStr(file, ef+".ratio_float", el.RatioFloat, displayFloat(ratio)); err != nil {
 			return nil, 0, err
