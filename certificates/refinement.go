@@ -611,9 +611,7 @@ func (e refinementEnv) verifyCase(file string, i int, f *RefinementFile, c *Refi
 		return fail(".output.bits", "%d recorded, the provider re-executed gives %d", len(out.Data), len(y.Data))
 	}
 	for j, v := range y.Data {
-		// NaN payloads are platform-defined (x86 and Arm differ), so a NaN
-		// matches any NaN; the manifest hash still pins the recorded bits.
-		if got := math.Float32bits(float32(v)); got != out.Data[j] && !(isNaN32(got) && isNaN32(out.Data[j])) {
+		if got := math.Float32bits(float32(v)); got != out.Data[j] {
 			return fail(fmt.Sprintf(".output.bits[%d]", j), "recorded 0x%08x, provider %s re-executed on the recorded inputs gives 0x%08x (op %s, element %d)",
 				out.Data[j], f.Provider, got, f.Op, j)
 		}
@@ -835,6 +833,3 @@ func reconstructCase(c *RefinementCase, in []refine.Bits, out refine.Bits, repla
 	}
 	return rc, nil
 }
-
-// isNaN32 reports whether a binary32 encoding is a NaN.
-func isNaN32(b uint32) bool { return b&0x7f800000 == 0x7f800000 && b&0x007fffff != 0 }
