@@ -1,0 +1,99 @@
+package certificates
+
+import (
+	_ "embed"
+	"encoding/json"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+)
+
+//go:embed schema.json
+var schemaJSON []byte
+
+// jsonFields lists the JSON names of a struct's fields, flattening
+// embedded structs.
+func jsonFields(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			out = append(out, jsonFields(f.Type)...)
+			continue
+		}
+		name := strings.Split(f.Tag.Get("json"), ",")[0]
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestSchemaMatchesStructs keeps certificates/schema.json in step with the
+// Go types: every definition lists exactly the fields the writer emits.
+func TestSchemaMatchesStructs(t *testing.T) {
+	var schema struct {
+		Defs map[string]struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schemaJSON, &schema); err != nil {
+		t.Fatalf("schema.json is not valid JSON: %v", err)
+	}
+	caseProps := func(def string) map[string]json.RawMessage {
+		var d struct {
+			Properties map[string]struct {
+				Items struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"items"`
+			} `json:"properties"`
+		}
+		var full struct {
+			Defs map[string]json.RawMessage `json:"$defs"`
+		}
+		if err := json.Unmarshal(schemaJSON, &full); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(full.Defs[def], &d); err != nil {
+			t.Fatal(err)
+		}
+		return d.Properties["cases"].Items.Properties
+	}
+	keys := func(m map[string]json.RawMessage) []string {
+		var out []string
+		for k := range m {
+			out = append(out, k)
+		}
+		sort.Strings(out)
+		return out
+	}
+	cases := []struct {
+		def      string
+		typ      any
+		caseType any
+	}{
+		{"manifest", Manifest{}, nil},
+		{"adjointness", AdjointnessFile{}, AdjointCase{}},
+		{"composition", CompositionFile{}, CompositionCase{}},
+		{"refinement", RefinementFile{}, RefinementCase{}},
+		{"range", RangeFile{}, nil},
+		{"refinementElement", RefinementElement{}, nil},
+		{"attrs", Attrs{}, nil},
+	}
+	for _, c := range cases {
+		got := keys(schema.Defs[c.def].Properties)
+		want := jsonFields(reflect.TypeOf(c.typ))
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("schema %s lists %v, the Go type emits %v", c.def, got, want)
+		}
+		if c.caseType != nil {
+			got := keys(caseProps(c.def))
+			want := jsonFields(reflect.TypeOf(c.caseType))
+			if strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Errorf("schema %s.cases lists %v, the Go type emits %v", c.def, got, want)
+			}
+		}
+	}
+}
