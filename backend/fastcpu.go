@@ -205,87 +205,25 @@ func f32view(d []spec.F32) []float32 {
 // aligned on the right) and runs one Sgemm per batch.
 func fastMatmul(a, b spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
 	var zero spec.Tensor[spec.F32]
-	if a.Shape.Rank() == 0 || b.Shape.Rank() == 0 {
-		return zero, fmt.Errorf("matmul needs operands of rank ≥ 1, got %v and %v", a.Shape, b.Shape)
+	p, err := spec.PlanMatmul(a.Shape, b.Shape)
+	if err != nil {
+		return zero, err
 	}
-	pa, pb := a.Shape.Clone(), b.Shape.Clone()
-	dropM, dropN := len(pa) == 1, len(pb) == 1
-	if dropM {
-		pa = spec.Shape{1, pa[0]}
-	}
-	if dropN {
-		pb = spec.Shape{pb[0], 1}
-	}
-	m, k, n := pa[len(pa)-2], pa[len(pa)-1], pb[len(pb)-1]
-	if pb[len(pb)-2] != k {
-		return zero, fmt.Errorf("matmul inner dimensions differ: %v · %v", a.Shape, b.Shape)
-	}
-	ab, bb := pa[:len(pa)-2], pb[:len(pb)-2]
-	r := max(len(ab), len(bb))
-	batch := make(spec.Shape, r)
-	for i := range r {
-		da, db := 1, 1
-		if j := i - (r - len(ab)); j >= 0 {
-			da = ab[j]
-		}
-		if j := i - (r - len(bb)); j >= 0 {
-			db = bb[j]
-		}
-		switch {
-		case da == db || db == 1:
-			batch[i] = da
-		case da == 1:
-			batch[i] = db
-		default:
-			return zero, fmt.Errorf("matmul batch dimensions of %v and %v do not broadcast", a.Shape, b.Shape)
-		}
-	}
-	out := batch.Clone()
-	if !dropM {
-		out = append(out, m)
-	}
-	if !dropN {
-		out = append(out, n)
-	}
-	c, err := spec.Zeros[spec.F32](out)
+	c, err := spec.Zeros[spec.F32](p.Out)
 	if err != nil {
 		return zero, fmt.Errorf("matmul: output %w", err)
 	}
-	ai, bi := batchIndex(ab, batch), batchIndex(bb, batch)
+	m, k, n := p.M, p.K, p.N
 	av, bv, cv := f32view(a.Data), f32view(b.Data), f32view(c.Data)
 	mk, kn, mn := m*k, k*n, m*n
-	for bt := range ai {
-		ao, bo, co := ai[bt]*mk, bi[bt]*kn, bt*mn
+	for bt := range p.AIndex {
+		ao, bo, co := p.AIndex[bt]*mk, p.BIndex[bt]*kn, bt*mn
 		if err := fastcpu.SgemmChecked(m, n, k, av[ao:ao+mk], max(k, 1), bv[bo:bo+kn], max(n, 1),
 			cv[co:co+mn], max(n, 1)); err != nil {
 			return zero, fmt.Errorf("matmul batch %d: %w", bt, err)
 		}
 	}
 	return c, nil
-}
-
-// batchIndex maps each flat index of the broadcast batch shape to the flat
-// index of the operand batch shape from (aligned on the right; extents of
-// 1 repeat).
-func batchIndex(from, batch spec.Shape) []int {
-	count := batch.Size()
-	idx := make([]int, count)
-	off := len(batch) - len(from)
-	for f := range count {
-		rem, src, stride := f, 0, 1
-		for ax := len(batch) - 1; ax >= 0; ax-- {
-			i := rem % max(batch[ax], 1)
-			rem /= max(batch[ax], 1)
-			if j := ax - off; j >= 0 {
-				if from[j] != 1 {
-					src += i * stride
-				}
-				stride *= from[j]
-			}
-		}
-		idx[f] = src
-	}
-	return idx
 }
 
 // fastLinear computes x·Wᵀ + b over the last axis of x with

@@ -433,15 +433,15 @@ func ruleMSE(c *nodeCtx) ([]Interval32, error) {
 // ruleMatmul follows torch.matmul's promotion and batch broadcasting as the
 // registry resolves them, with one left fold from 0 per output element.
 func ruleMatmul(c *nodeCtx) ([]Interval32, error) {
-	mp, err := planMatmul(c.parentShape(0), c.parentShape(1))
+	mp, err := spec.PlanMatmul(c.parentShape(0), c.parentShape(1))
 	if err != nil {
 		return nil, err
 	}
 	a, b := c.in[0], c.in[1]
-	m, k, n := mp.m, mp.k, mp.n
-	out := make([]Interval32, len(mp.aIdx)*m*n)
-	for bt := range mp.aIdx {
-		ao, bo, co := mp.aIdx[bt]*m*k, mp.bIdx[bt]*k*n, bt*m*n
+	m, k, n := mp.M, mp.K, mp.N
+	out := make([]Interval32, len(mp.AIndex)*m*n)
+	for bt := range mp.AIndex {
+		ao, bo, co := mp.AIndex[bt]*m*k, mp.BIndex[bt]*k*n, bt*m*n
 		for i := 0; i < m; i++ {
 			for j := 0; j < n; j++ {
 				var acc Interval32
@@ -459,73 +459,6 @@ func ruleMatmul(c *nodeCtx) ([]Interval32, error) {
 		}
 	}
 	return out, nil
-}
-
-// mmPlan is matmul's shape resolution: A promoted to [..., m, k], B to
-// [..., k, n], batches broadcast; aIdx and bIdx map each output batch to
-// the operand batch it reads.
-type mmPlan struct {
-	m, k, n    int
-	aIdx, bIdx []int
-}
-
-func planMatmul(a, b spec.Shape) (*mmPlan, error) {
-	if len(a) == 0 || len(b) == 0 {
-		return nil, fmt.Errorf("matmul needs operands of rank ≥ 1, got %v and %v", a, b)
-	}
-	pa, pb := a.Clone(), b.Clone()
-	if len(pa) == 1 {
-		pa = spec.Shape{1, pa[0]}
-	}
-	if len(pb) == 1 {
-		pb = spec.Shape{pb[0], 1}
-	}
-	p := &mmPlan{m: pa[len(pa)-2], k: pa[len(pa)-1], n: pb[len(pb)-1]}
-	if pb[len(pb)-2] != p.k {
-		return nil, fmt.Errorf("matmul inner dimensions differ: %v · %v", a, b)
-	}
-	aBatch, bBatch := pa[:len(pa)-2], pb[:len(pb)-2]
-	r := max(len(aBatch), len(bBatch))
-	batch := make(spec.Shape, r)
-	for i := 0; i < r; i++ {
-		da, db := 1, 1
-		if j := i - (r - len(aBatch)); j >= 0 {
-			da = aBatch[j]
-		}
-		if j := i - (r - len(bBatch)); j >= 0 {
-			db = bBatch[j]
-		}
-		switch {
-		case da == db || db == 1:
-			batch[i] = da
-		case da == 1:
-			batch[i] = db
-		default:
-			return nil, fmt.Errorf("matmul batch dimensions of %v and %v do not broadcast", a, b)
-		}
-	}
-	var err error
-	if p.aIdx, err = batchIndex(aBatch, batch); err != nil {
-		return nil, err
-	}
-	if p.bIdx, err = batchIndex(bBatch, batch); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// batchIndex maps each element of shape to (row-major) to the element of
-// from it is broadcast from, using spec.BroadcastTo on an index tensor.
-func batchIndex(from, to spec.Shape) ([]int, error) {
-	idx := spec.Tensor[int]{Shape: from.Clone(), Data: make([]int, from.Size())}
-	for i := range idx.Data {
-		idx.Data[i] = i
-	}
-	t, err := spec.BroadcastTo(idx, to)
-	if err != nil {
-		return nil, err
-	}
-	return t.Data, nil
 }
 
 // ruleLinear follows the registry's linear forward exactly: for every row r

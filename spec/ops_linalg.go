@@ -4,16 +4,27 @@ import (
 	"fmt"
 )
 
-// mmPlan is torch.matmul's broadcasting and 1-D promotion resolved for a
-// pair of shapes: A is promoted to [..., m, k] and B to [..., k, n], the
-// batch axes broadcast, and promoted axes are dropped from the output.
-type mmPlan struct {
-	m, k, n      int
-	batch        Shape // broadcast batch shape
-	aBatch, bBat Shape // each operand's batch shape (before broadcast)
-	out          Shape
-	aIdx, bIdx   []int // batch index -> operand batch index
+// MatmulPlan is torch.matmul's broadcasting and 1-D promotion resolved for
+// a pair of shapes: A is promoted to [..., M, K] and B to [..., K, N], the
+// batch axes broadcast (aligned on the right, extents of 1 repeat), and
+// promoted axes are dropped from the output. Every matmul implementation
+// (the registry rule, the fast provider, range traces) resolves shapes
+// here.
+type MatmulPlan struct {
+	M, K, N int
+	// Batch is the broadcast batch shape; Out the output shape.
+	Batch, Out Shape
+	// AIndex and BIndex map each flat batch index to the operand's flat
+	// batch index (A's block starts at AIndex[b]·M·K, B's at BIndex[b]·K·N).
+	AIndex, BIndex []int
 }
+
+// mmPlan is the package-internal name of MatmulPlan.
+type mmPlan = MatmulPlan
+
+// PlanMatmul resolves torch.matmul's shapes for operands of shapes a and
+// b, or explains why they do not multiply.
+func PlanMatmul(a, b Shape) (*MatmulPlan, error) { return planMatmul(a, b) }
 
 func planMatmul(a, b Shape) (*mmPlan, error) {
 	if len(a) == 0 || len(b) == 0 {
@@ -30,49 +41,49 @@ func planMatmul(a, b Shape) (*mmPlan, error) {
 		pb = Shape{pb[0], 1}
 		dropN = true
 	}
-	p.m, p.k = pa[len(pa)-2], pa[len(pa)-1]
-	if pb[len(pb)-2] != p.k {
-		return nil, fmt.Errorf("matmul inner dimensions differ: %v · %v (%d vs %d)", a, b, p.k, pb[len(pb)-2])
+	p.M, p.K = pa[len(pa)-2], pa[len(pa)-1]
+	if pb[len(pb)-2] != p.K {
+		return nil, fmt.Errorf("matmul inner dimensions differ: %v · %v (%d vs %d)", a, b, p.K, pb[len(pb)-2])
 	}
-	p.n = pb[len(pb)-1]
-	p.aBatch, p.bBat = pa[:len(pa)-2], pb[:len(pb)-2]
-	r := max(len(p.aBatch), len(p.bBat))
-	p.batch = make(Shape, r)
+	p.N = pb[len(pb)-1]
+	aBatch, bBatch := pa[:len(pa)-2], pb[:len(pb)-2]
+	r := max(len(aBatch), len(bBatch))
+	p.Batch = make(Shape, r)
 	for i := 0; i < r; i++ {
 		da, db := 1, 1
-		if j := i - (r - len(p.aBatch)); j >= 0 {
-			da = p.aBatch[j]
+		if j := i - (r - len(aBatch)); j >= 0 {
+			da = aBatch[j]
 		}
-		if j := i - (r - len(p.bBat)); j >= 0 {
-			db = p.bBat[j]
+		if j := i - (r - len(bBatch)); j >= 0 {
+			db = bBatch[j]
 		}
 		switch {
 		case da == db || db == 1:
-			p.batch[i] = da
+			p.Batch[i] = da
 		case da == 1:
-			p.batch[i] = db
+			p.Batch[i] = db
 		default:
 			return nil, fmt.Errorf("matmul batch dimensions of %v and %v do not broadcast", a, b)
 		}
 	}
-	p.out = p.batch.Clone()
+	p.Out = p.Batch.Clone()
 	if !dropM {
-		p.out = append(p.out, p.m)
+		p.Out = append(p.Out, p.M)
 	}
 	if !dropN {
-		p.out = append(p.out, p.n)
+		p.Out = append(p.Out, p.N)
 	}
-	if _, err := p.out.Check(0); err != nil {
+	if _, err := p.Out.Check(0); err != nil {
 		return nil, err
 	}
-	p.aIdx = broadcastIndex(p.aBatch, p.batch)
-	p.bIdx = broadcastIndex(p.bBat, p.batch)
+	p.AIndex = broadcastIndex(aBatch, p.Batch)
+	p.BIndex = broadcastIndex(bBatch, p.Batch)
 	return p, nil
 }
 
 // matmulFwd computes C[b,i,j] = Σ_k A[b,i,k]·B[b,k,j] as a left fold from 0.
 func matmulFwd[T Scalar[T]](p *mmPlan, a, b Tensor[T]) Tensor[T] {
-	out := zerosOf[T](p.out)
+	out := zerosOf[T](p.Out)
 	switch od := any(out.Data).(type) {
 	case []F32:
 		matmulFwdF32(p, any(a.Data).([]F32), any(b.Data).([]F32), od)
@@ -81,16 +92,16 @@ func matmulFwd[T Scalar[T]](p *mmPlan, a, b Tensor[T]) Tensor[T] {
 		matmulFwdF64(p, any(a.Data).([]F64), any(b.Data).([]F64), od)
 		return out
 	}
-	mk, kn, mn := p.m*p.k, p.k*p.n, p.m*p.n
-	for bt := range p.aIdx {
-		ao, bo, co := p.aIdx[bt]*mk, p.bIdx[bt]*kn, bt*mn
-		for i := 0; i < p.m; i++ {
-			for j := 0; j < p.n; j++ {
+	mk, kn, mn := p.M*p.K, p.K*p.N, p.M*p.N
+	for bt := range p.AIndex {
+		ao, bo, co := p.AIndex[bt]*mk, p.BIndex[bt]*kn, bt*mn
+		for i := 0; i < p.M; i++ {
+			for j := 0; j < p.N; j++ {
 				var acc T
-				for k := 0; k < p.k; k++ {
-					acc = acc.Add(a.Data[ao+i*p.k+k].Mul(b.Data[bo+k*p.n+j]))
+				for k := 0; k < p.K; k++ {
+					acc = acc.Add(a.Data[ao+i*p.K+k].Mul(b.Data[bo+k*p.N+j]))
 				}
-				out.Data[co+i*p.n+j] = acc
+				out.Data[co+i*p.N+j] = acc
 			}
 		}
 	}
@@ -105,25 +116,25 @@ func matmulVJP[T Scalar[T]](p *mmPlan, a, b, d Tensor[T]) (Tensor[T], Tensor[T])
 		matmulVJPF32(p, any(a.Data).([]F32), any(b.Data).([]F32), any(d.Data).([]F32), dd, any(db.Data).([]F32))
 		return da, db
 	}
-	mk, kn, mn := p.m*p.k, p.k*p.n, p.m*p.n
-	for bt := range p.aIdx {
-		ao, bo, co := p.aIdx[bt]*mk, p.bIdx[bt]*kn, bt*mn
-		for i := 0; i < p.m; i++ {
-			for k := 0; k < p.k; k++ {
+	mk, kn, mn := p.M*p.K, p.K*p.N, p.M*p.N
+	for bt := range p.AIndex {
+		ao, bo, co := p.AIndex[bt]*mk, p.BIndex[bt]*kn, bt*mn
+		for i := 0; i < p.M; i++ {
+			for k := 0; k < p.K; k++ {
 				var acc T
-				for j := 0; j < p.n; j++ {
-					acc = acc.Add(d.Data[co+i*p.n+j].Mul(b.Data[bo+k*p.n+j]))
+				for j := 0; j < p.N; j++ {
+					acc = acc.Add(d.Data[co+i*p.N+j].Mul(b.Data[bo+k*p.N+j]))
 				}
-				da.Data[ao+i*p.k+k] = da.Data[ao+i*p.k+k].Add(acc)
+				da.Data[ao+i*p.K+k] = da.Data[ao+i*p.K+k].Add(acc)
 			}
 		}
-		for k := 0; k < p.k; k++ {
-			for j := 0; j < p.n; j++ {
+		for k := 0; k < p.K; k++ {
+			for j := 0; j < p.N; j++ {
 				var acc T
-				for i := 0; i < p.m; i++ {
-					acc = acc.Add(a.Data[ao+i*p.k+k].Mul(d.Data[co+i*p.n+j]))
+				for i := 0; i < p.M; i++ {
+					acc = acc.Add(a.Data[ao+i*p.K+k].Mul(d.Data[co+i*p.N+j]))
 				}
-				db.Data[bo+k*p.n+j] = db.Data[bo+k*p.n+j].Add(acc)
+				db.Data[bo+k*p.N+j] = db.Data[bo+k*p.N+j].Add(acc)
 			}
 		}
 	}
@@ -138,7 +149,7 @@ func matmulPrim[T Scalar[T]]() *Prim[T] {
 			if err != nil {
 				return nil, err
 			}
-			return p.out, nil
+			return p.Out, nil
 		}}
 	return &Prim[T]{
 		OpInfo: info,
