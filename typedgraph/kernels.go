@@ -2,7 +2,9 @@ package typedgraph
 
 import (
 	"math/big"
+	"unsafe"
 
+	"github.com/tlcheck/tlcheck/fastcpu"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -109,6 +111,8 @@ func kernelFor[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
 		}
 	case "linear":
 		return linearKernel[T]()
+	case "matmul":
+		return matmulKernel[T](n)
 	}
 	return nil
 }
@@ -306,4 +310,67 @@ func linearVJPF64(dx, dw, db, x, w, dy []spec.F64, rows, out, in int) {
 			}
 		}
 	}
+}
+
+// matmulKernel plans a 2-D × 2-D float32 matmul on the fastcpu kernels.
+// They compute every element as the registry's rule does — a left fold from
+// +0 of float32-rounded products, each addition rounded, no fused
+// multiply-add (fastcpu documents and tests this) — so the results are the
+// rule's bit for bit: C = A·B by Sgemm; dA[i,k] = Σ_j δ[i,j]·B[k,j] by
+// SgemmNT; dB[k,j] = Σ_i A[i,k]·δ[i,j] by Sgemm on a transposed copy of A.
+// (The rule adds each fold into a zeroed buffer, 0 + acc, which is acc: a
+// left fold from +0 never ends at −0 under round-to-nearest.) Other scalars,
+// ranks and batched products run through the registry rule.
+func matmulKernel[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
+	var z T
+	if _, ok := any(z).(spec.F32); !ok || len(n.inputs) != 2 {
+		return nil
+	}
+	var at []float32 // transposed A, reused across calls
+	return &kernel[T]{
+		fwd: func(dst []T, xs []spec.Tensor[T]) error {
+			a, b := xs[0], xs[1]
+			if a.Shape.Rank() != 2 || b.Shape.Rank() != 2 {
+				y, err := n.prim.Forward(n.attrs, xs)
+				copy(dst, y.Data)
+				return err
+			}
+			m, k, nn := a.Shape[0], a.Shape[1], b.Shape[1]
+			fastcpu.Sgemm(m, nn, k, f32s(a.Data), max(k, 1), f32s(b.Data), max(nn, 1), f32s(dst), max(nn, 1))
+			return nil
+		},
+		vjp: func(gs [][]T, xs []spec.Tensor[T], y, dy []T) {
+			a, b := xs[0], xs[1]
+			if a.Shape.Rank() != 2 || b.Shape.Rank() != 2 {
+				out, err := n.prim.Apply(n.attrs, xs)
+				if err == nil {
+					var g []spec.Tensor[T]
+					if g, err = n.prim.VJP(n.attrs, xs, out, spec.Tensor[T]{Shape: out.Shape, Data: dy}); err == nil {
+						copy(gs[0], g[0].Data)
+						copy(gs[1], g[1].Data)
+					}
+				}
+				return
+			}
+			m, k, nn := a.Shape[0], a.Shape[1], b.Shape[1]
+			fastcpu.SgemmNT(m, k, nn, f32s(dy), max(nn, 1), f32s(b.Data), max(nn, 1), f32s(gs[0]), max(k, 1))
+			if cap(at) < m*k {
+				at = make([]float32, m*k)
+			}
+			at = at[:m*k]
+			av := f32s(a.Data)
+			for i := 0; i < m; i++ {
+				for kk := 0; kk < k; kk++ {
+					at[kk*m+i] = av[i*k+kk]
+				}
+			}
+			fastcpu.Sgemm(k, nn, m, at, max(m, 1), f32s(dy), max(nn, 1), f32s(gs[1]), max(nn, 1))
+		},
+	}
+}
+
+// f32s views a slice of spec.F32 (whose underlying type is float32) as
+// []float32 without copying; T is known to be spec.F32 where it is called.
+func f32s[T any](d []T) []float32 {
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(d))), len(d))
 }
