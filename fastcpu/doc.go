@@ -3,9 +3,10 @@
 // multiply (Sgemm, SgemmNT), a linear layer built on it (Linear), and
 // unrolled, chunked reductions (Sum, Dot).
 //
-// The kernels work on plain row-major []float32 slices; tensor.go adds thin
-// wrappers over spec.Tensor[spec.F32]. Registration as backend capsules and
-// the refinement checks live elsewhere.
+// The kernels work on plain row-major []float32 slices and import nothing
+// of tlcheck's, so that even the bottom package spec can run its float32
+// matmul on them. Registration as backend capsules and the refinement
+// checks live elsewhere.
 //
 // # Rounding and summation order
 //

@@ -6,8 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-
-	"github.com/tlcheck/tlcheck/spec"
 )
 
 // refLinear is the reference provider's linear: a left fold from +0 over
@@ -111,71 +109,6 @@ func TestLinearCheckedErrors(t *testing.T) {
 		}
 	}()
 	Linear(buf, 2, 3, buf, 2, nil, make([]float32, 3))
-}
-
-func f32tensor(shape spec.Shape, v []float32) spec.Tensor[spec.F32] {
-	d := make([]spec.F32, len(v))
-	for i, x := range v {
-		d[i] = spec.F32(x)
-	}
-	return spec.Tensor[spec.F32]{Shape: shape, Data: d}
-}
-
-func TestTensorWrappers(t *testing.T) {
-	r := rand.New(rand.NewPCG(33, 34))
-	m, k, n := 9, 70, 5
-	av, bv := randVec(r, m*k), randVec(r, k*n)
-	c, err := MatMulTensor(f32tensor(spec.Shape{m, k}, av), f32tensor(spec.Shape{k, n}, bv))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := make([]float32, m*n)
-	naiveFold(false, m, n, k, av, k, bv, n, want, n)
-	if !c.Shape.Equal(spec.Shape{m, n}) || len(c.Data) != m*n {
-		t.Fatalf("shape %v", c.Shape)
-	}
-	if i, ok := sameBits(f32s(c.Data), want); !ok {
-		t.Fatalf("MatMulTensor[%d] = %g, want %g", i, c.Data[i], want[i])
-	}
-
-	wv, bias := randVec(r, n*k), randVec(r, n)
-	bt := f32tensor(spec.Shape{n}, bias)
-	y, err := LinearTensor(f32tensor(spec.Shape{m, k}, av), f32tensor(spec.Shape{n, k}, wv), &bt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if i, ok := sameBits(f32s(y.Data), refLinear(av, m, k, wv, n, bias)); !ok {
-		t.Fatalf("LinearTensor[%d] differs", i)
-	}
-	if _, err := LinearTensor(f32tensor(spec.Shape{m, k}, av), f32tensor(spec.Shape{n, k}, wv), nil); err != nil {
-		t.Fatal(err)
-	}
-
-	x := f32tensor(spec.Shape{3, 4}, randVec(r, 12))
-	if got, want := SumTensor(x), Sum(f32s(x.Data)); math.Float32bits(float32(got)) != math.Float32bits(want) {
-		t.Fatalf("SumTensor = %g, want %g", got, want)
-	}
-	if got, err := DotTensor(x, x); err != nil || math.Float32bits(float32(got)) != math.Float32bits(Dot(f32s(x.Data), f32s(x.Data))) {
-		t.Fatalf("DotTensor = %g, %v", got, err)
-	}
-
-	bad := []struct {
-		name string
-		err  error
-	}{
-		{"inner mismatch", second(MatMulTensor(f32tensor(spec.Shape{2, 3}, make([]float32, 6)), f32tensor(spec.Shape{2, 3}, make([]float32, 6))))},
-		{"rank", second(MatMulTensor(f32tensor(spec.Shape{6}, make([]float32, 6)), f32tensor(spec.Shape{6, 1}, make([]float32, 6))))},
-		{"data length", second(MatMulTensor(f32tensor(spec.Shape{2, 3}, make([]float32, 5)), f32tensor(spec.Shape{3, 1}, make([]float32, 3))))},
-		{"negative extent", second(MatMulTensor(f32tensor(spec.Shape{-2, 3}, nil), f32tensor(spec.Shape{3, 1}, make([]float32, 3))))},
-		{"linear in mismatch", second(LinearTensor(f32tensor(spec.Shape{2, 3}, make([]float32, 6)), f32tensor(spec.Shape{1, 2}, make([]float32, 2)), nil))},
-		{"bias shape", second(LinearTensor(f32tensor(spec.Shape{2, 3}, make([]float32, 6)), f32tensor(spec.Shape{1, 3}, make([]float32, 3)), &bt))},
-		{"dot shapes", second(DotTensor(x, f32tensor(spec.Shape{12}, make([]float32, 12))))},
-	}
-	for _, tc := range bad {
-		if !errors.Is(tc.err, ErrInvalidArgument) {
-			t.Errorf("%s: got %v, want ErrInvalidArgument", tc.name, tc.err)
-		}
-	}
 }
 
 func second[T any](_ T, err error) error { return err }

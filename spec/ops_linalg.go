@@ -215,6 +215,14 @@ func linearFwd[T Scalar[T]](x, w, b Tensor[T], withBias bool) Tensor[T] {
 	} else {
 		rows = len(y.Data) / max(out, 1)
 	}
+	if yd, ok := any(y.Data).([]F32); ok {
+		var bb []F32
+		if withBias {
+			bb = any(b.Data).([]F32)
+		}
+		linearFwdF32(any(x.Data).([]F32), any(w.Data).([]F32), bb, yd, rows, out, in)
+		return y
+	}
 	for r := 0; r < rows; r++ {
 		for j := 0; j < out; j++ {
 			var acc T
@@ -258,6 +266,10 @@ func linearPrim[T Scalar[T]]() *Prim[T] {
 				rows = len(x.Data) / in
 			}
 			dx, dw, db := zerosOf[T](x.Shape), zerosOf[T](w.Shape), zerosOf[T](xs[2].Shape)
+			if dyd, ok := any(dy.Data).([]F32); ok {
+				linearVJPF32(any(x.Data).([]F32), any(w.Data).([]F32), dyd, any(dx.Data).([]F32), any(dw.Data).([]F32), any(db.Data).([]F32), rows, out, in)
+				return []Tensor[T]{dx, dw, db}, nil
+			}
 			for r := 0; r < rows; r++ {
 				for k := 0; k < in; k++ {
 					var acc T
