@@ -252,16 +252,29 @@ func FromRat[T spec.Scalar[T]](r spec.Rat) T {
 	case spec.Rat:
 		return any(r).(T)
 	case spec.F32, spec.F64, spec.Binary32:
-		b := r.Big()
-		if num, den := b.Num(), b.Denom(); num.IsInt64() && den.IsInt64() {
-			p, q := num.Int64(), den.Int64()
+		if p, q, ok := r.SmallFrac(); ok {
 			if p >= -exactInt && p <= exactInt && q <= exactInt {
+				// Both exact in every IEEE scalar: one correctly
+				// rounded division.
 				if v, err := z.FromInt(p).Div(z.FromInt(q)); err == nil {
 					return v
 				}
 			}
+			if q&(q-1) == 0 && p > -1<<53 && p < 1<<53 {
+				// A dyadic p/2^e (every binary32 value is one): exact
+				// in binary64, then one rounding to the scalar.
+				f := float64(p) / float64(q)
+				switch any(z).(type) {
+				case spec.F64:
+					return any(spec.F64(f)).(T)
+				case spec.F32:
+					return any(spec.F32(float32(f))).(T)
+				case spec.Binary32:
+					return any(spec.Binary32FromFloat32(float32(f))).(T)
+				}
+			}
 		}
-		return z.FromRat(b)
+		return z.FromRat(r.Big())
 	}
 	return z.FromRat(r.Big())
 }

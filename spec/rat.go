@@ -196,3 +196,13 @@ func (x Rat) Relu() Rat { return x.Max(Rat{}) }
 
 // Clamp is min(max(x, lo), hi).
 func (x Rat) Clamp(lo, hi Rat) Rat { return x.Max(lo).Min(hi) }
+
+// SmallFrac returns x = p/q in lowest terms when both fit in an int64 (q >
+// 0), without allocating.
+func (x Rat) SmallFrac() (p, q int64, ok bool) {
+	v := x.v()
+	if !v.Num().IsInt64() || !v.Denom().IsInt64() {
+		return 0, 0, false
+	}
+	return v.Num().Int64(), v.Denom().Int64(), true
+}
