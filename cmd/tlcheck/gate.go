@@ -271,6 +271,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if *graphs < 1 || *graphs > 100_000 {
 		return cli.Usagef("--graphs must be between 1 and 100000, got %d", *graphs)
 	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return cli.Usagef("--out: %v", err)
+	}
 	c := gateConfig{out: *out, seed: *seed, cases: *cases, graphs: *graphs, certs: *certs, registry: reg, stderr: stderr}
 	if *plantProvider != "" {
 		ps, err := plantedProviders(*plantProvider)

@@ -102,3 +102,12 @@ func TestGateReport(t *testing.T) {
 		t.Fatalf("plot: %v (%d bytes)", err, len(png))
 	}
 }
+
+func TestGateUnwritableOut(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, []byte("x"), 0o644)
+	code, _, errs := runCmd("gate", "--out", filepath.Join(file, "sub"))
+	if code != 2 || !strings.Contains(errs, "--out") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("exit %d %q", code, errs)
+	}
+}
