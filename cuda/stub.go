@@ -1,5 +1,3 @@
-//go:build !cuda || !cgo
-
 package cuda
 
 import (
@@ -9,7 +7,9 @@ import (
 )
 
 // ErrNotBuilt is returned by NewProvider in builds without the CUDA
-// provider.
+// provider. This version of tlcheck ships none yet: the gorgonia.org/cu
+// provider will live behind the build constraint `cuda && cgo`, and this
+// stub behind its negation.
 var ErrNotBuilt = errors.New("CUDA provider not built (rebuild with -tags cuda and CGO_ENABLED=1)")
 
 // Built reports whether this binary contains the CUDA provider.

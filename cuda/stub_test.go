@@ -1,5 +1,3 @@
-//go:build !cuda || !cgo
-
 package cuda
 
 import (
