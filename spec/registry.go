@@ -255,8 +255,62 @@ func build[T Scalar[T]]() *Registry[T] {
 		if _, dup := r.prims[p.Name]; dup {
 			panic("spec: duplicate primitive " + p.Name) // programming error, caught by tests
 		}
+		guard(p)
 		r.prims[p.Name] = p
 		r.names = append(r.names, p.Name)
 	}
 	return r
+}
+
+// guard makes a primitive's rules total: a call with the wrong number of
+// parents or tangents is an error, and a rule that would index outside a
+// malformed tensor (a caller that bypassed Apply's shape checks) returns
+// an error instead of panicking. Errors are values, also for misuse.
+func guard[T Scalar[T]](p *Prim[T]) {
+	fwd, jvp, vjp := p.Forward, p.JVP, p.VJP
+	name, info := p.Name, p.OpInfo
+	recovered := func(what string, err *error) {
+		if r := recover(); r != nil {
+			*err = fmt.Errorf("%s %s: malformed arguments (%v)", name, what, r)
+		}
+	}
+	arity := func(what string, n int) error {
+		if err := info.CheckArity(n); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
+		}
+		return nil
+	}
+	p.Forward = func(a *Attrs, xs []Tensor[T]) (y Tensor[T], err error) {
+		if err := arity("forward", len(xs)); err != nil {
+			return y, err
+		}
+		if a == nil {
+			a = &Attrs{}
+		}
+		defer recovered("forward", &err)
+		return fwd(a, xs)
+	}
+	p.JVP = func(a *Attrs, xs []Tensor[T], y Tensor[T], dxs []Tensor[T]) (t Tensor[T], err error) {
+		if err := arity("jvp", len(xs)); err != nil {
+			return t, err
+		}
+		if len(dxs) != len(xs) {
+			return t, fmt.Errorf("%s jvp: %d tangents for %d parents", name, len(dxs), len(xs))
+		}
+		if a == nil {
+			a = &Attrs{}
+		}
+		defer recovered("jvp", &err)
+		return jvp(a, xs, y, dxs)
+	}
+	p.VJP = func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) (g []Tensor[T], err error) {
+		if err := arity("vjp", len(xs)); err != nil {
+			return nil, err
+		}
+		if a == nil {
+			a = &Attrs{}
+		}
+		defer recovered("vjp", &err)
+		return vjp(a, xs, y, dy)
+	}
 }

@@ -349,3 +349,28 @@ func TestDropoutReplaysMask(t *testing.T) {
 		t.Fatalf("mask kept %d of 64: not a random draw", kept)
 	}
 }
+
+// TestRulesNeverPanic calls every rule with malformed arguments (wrong
+// arity, tensors whose data does not match their shape, mismatched
+// tangents) and expects errors, never panics.
+func TestRulesNeverPanic(t *testing.T) {
+	reg := Default[F64]()
+	bad := Tensor[F64]{Shape: Shape{3, 2}, Data: []F64{1}}
+	short := Tensor[F64]{Shape: Shape{2}, Data: []F64{1, 2}}
+	for _, name := range reg.Names() {
+		p, _ := reg.Lookup(name)
+		for _, xs := range [][]Tensor[F64]{nil, {bad}, {bad, bad}, {short, bad, bad}, {short, short, short, short}} {
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Fatalf("%s panicked on malformed input: %v", name, r)
+					}
+				}()
+				p.Forward(nil, xs)
+				p.JVP(nil, xs, bad, xs)
+				p.JVP(nil, xs, bad, nil)
+				p.VJP(nil, xs, bad, short)
+			}()
+		}
+	}
+}
