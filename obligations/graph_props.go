@@ -453,11 +453,7 @@ func CheckSweeps(reg *spec.Registry[spec.Rat], tc *TypedCase, seed spec.Tensor[s
 	if err != nil {
 		return fmt.Errorf("dense-all: %w", err)
 	}
-	init, err := tp.SeedArray(rc.Result, seed)
-	if err != nil {
-		return err
-	}
-	all, err := tp.BackwardFromAll(init)
+	all, err := tp.BackwardEvery(rc.Result, seed)
 	if err != nil {
 		return fmt.Errorf("from-all: %w", err)
 	}
@@ -558,11 +554,7 @@ func CheckSingularSweep(tc *TypedCase, k int) error {
 	if err != nil {
 		return fmt.Errorf("dense-all: %w", err)
 	}
-	init, err := tp.SeedArray(rc.Result, seed)
-	if err != nil {
-		return err
-	}
-	every, err := tp.BackwardFromAll(init)
+	every, err := tp.BackwardEvery(rc.Result, seed)
 	if err != nil {
 		return fmt.Errorf("from-all: %w", err)
 	}

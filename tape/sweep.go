@@ -189,6 +189,18 @@ func (t *Tape[T]) BackwardFromAll(init []spec.Tensor[T]) ([]spec.Tensor[T], erro
 	return g.Dense(), nil
 }
 
+// BackwardEvery is the from-all sweep seeded like the dense sweep: seed at
+// out and zeros elsewhere (SeedArray), then every node's backward. On a
+// zero-preserving tape it equals BackwardAll; at a singular point it need
+// not, which is why the trainer skips unreached nodes.
+func (t *Tape[T]) BackwardEvery(out int, seed spec.Tensor[T]) ([]spec.Tensor[T], error) {
+	init, err := t.SeedArray(out, seed)
+	if err != nil {
+		return nil, err
+	}
+	return t.BackwardFromAll(init)
+}
+
 // SeedArray returns the initial array of the from-all sweep for output
 // out: seed at out, zeros elsewhere.
 func (t *Tape[T]) SeedArray(out int, seed spec.Tensor[T]) ([]spec.Tensor[T], error) {

@@ -237,8 +237,7 @@ func TestSweepsAgreeWhenZeroPreserving(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	init, _ := tp.SeedArray(l, spec.Scalar0(spec.One[spec.Rat]()))
-	all, err := tp.BackwardFromAll(init)
+	all, err := tp.BackwardEvery(l, spec.Scalar0(spec.One[spec.Rat]()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,8 +264,7 @@ func TestEveryNodeSweepNaN(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	init, _ := tp.SeedArray(l, seed)
-	all, err := tp.BackwardFromAll(init)
+	all, err := tp.BackwardEvery(l, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
