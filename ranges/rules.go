@@ -335,61 +335,31 @@ func ruleSum(c *nodeCtx) ([]Interval32, error) {
 	return []Interval32{acc}, nil
 }
 
-// normAxis resolves a possibly negative axis against rank r, as the
-// registry does.
-func normAxis(axis, r int) (int, error) {
-	if axis < 0 {
-		axis += r
-	}
-	if axis < 0 || axis >= r {
-		return 0, fmt.Errorf("axis %d out of range for rank %d", axis, r)
-	}
-	return axis, nil
-}
-
-// lanes are the 1-D fibres of a shape along an axis: outer·inner lanes of
-// n elements, element j of lane m at (m/inner)·n·inner + j·inner + m%inner
-// (the registry's layout).
-type lanes struct{ outer, n, inner int }
-
-func lanesOf(s spec.Shape, axis int) lanes {
-	l := lanes{outer: 1, n: s[axis], inner: 1}
-	for i := 0; i < axis; i++ {
-		l.outer *= s[i]
-	}
-	for i := axis + 1; i < len(s); i++ {
-		l.inner *= s[i]
-	}
-	return l
-}
-
-func (l lanes) base(m int) int { return (m/l.inner)*l.n*l.inner + m%l.inner }
-
 func ruleReduce(mean bool) ruleFunc {
 	return func(c *nodeCtx) ([]Interval32, error) {
 		s := c.parentShape(0)
-		ax, err := normAxis(c.n.Kind.Axis, len(s))
+		ax, err := spec.NormAxis(c.n.Kind.Axis, len(s))
 		if err != nil {
 			return nil, err
 		}
-		l := lanesOf(s, ax)
+		l := spec.LanesOf(s, ax)
 		var scale Interval32
-		if mean && l.n > 0 {
-			if scale, err = EncloseRat(big.NewRat(1, int64(l.n))); err != nil {
+		if mean && l.N > 0 {
+			if scale, err = EncloseRat(big.NewRat(1, int64(l.N))); err != nil {
 				return nil, err
 			}
 		}
 		x := c.in[0]
-		out := make([]Interval32, l.outer*l.inner)
+		out := make([]Interval32, l.Outer*l.Inner)
 		for m := range out {
-			b := l.base(m)
+			b := l.Base(m)
 			var acc Interval32
-			for j := 0; j < l.n; j++ {
-				if acc, err = foldAdd(acc, x[b+j*l.inner]); err != nil {
+			for j := 0; j < l.N; j++ {
+				if acc, err = foldAdd(acc, x[b+j*l.Inner]); err != nil {
 					return nil, atElem(m, fmt.Errorf("partial sum through lane element %d: %w", j, err))
 				}
 			}
-			if mean && l.n > 0 {
+			if mean && l.N > 0 {
 				if acc, err = acc.Mul(scale); err != nil {
 					return nil, atElem(m, fmt.Errorf("mean scale: %w", err))
 				}
@@ -534,7 +504,7 @@ func encloseAll(vs []spec.Rat) ([]Interval32, error) {
 // binary32 result rounds into [0, 1], and so does every real softmax.
 func ruleSoftmax(c *nodeCtx) ([]Interval32, error) {
 	s := c.parentShape(0)
-	if _, err := normAxis(c.n.Kind.Axis, len(s)); err != nil {
+	if _, err := spec.NormAxis(c.n.Kind.Axis, len(s)); err != nil {
 		return nil, err
 	}
 	out := make([]Interval32, len(c.in[0]))

@@ -15,12 +15,12 @@ func shapeAxisSame(a *Attrs, in []Shape) (Shape, error) {
 // laneFunc runs f on every lane of x along axis, passing the lane's
 // element indices.
 func eachLane(s Shape, axis int, f func(idx []int) error) error {
-	l := lanesOf(s, axis)
-	idx := make([]int, l.n)
-	for m := 0; m < l.count(); m++ {
-		b := l.base(m)
+	l := LanesOf(s, axis)
+	idx := make([]int, l.N)
+	for m := 0; m < l.Count(); m++ {
+		b := l.Base(m)
 		for j := range idx {
-			idx[j] = b + j*l.inner
+			idx[j] = b + j*l.Inner
 		}
 		if err := f(idx); err != nil {
 			return fmt.Errorf("lane %d: %w", m, err)

@@ -5,27 +5,30 @@ import (
 	"math/big"
 )
 
-// lanes describes the 1-D fibres of a tensor along one axis: outer·inner
-// lanes of n elements with stride inner. Element j of lane (o, k) is at
-// o·n·inner + j·inner + k.
-type lanes struct{ outer, n, inner int }
+// Lanes describes the 1-D fibres of a tensor along one axis: Outer·Inner
+// lanes of N elements with stride Inner. Element j of lane m is at
+// Base(m) + j·Inner, and m is also the lane's index in the tensor reduced
+// along the axis. Every reduction along an axis (the registry's rules,
+// range traces) walks its lanes this way.
+type Lanes struct{ Outer, N, Inner int }
 
-func lanesOf(s Shape, axis int) lanes {
-	l := lanes{outer: 1, n: s[axis], inner: 1}
+// LanesOf returns the lanes of shape s along axis (already normalised).
+func LanesOf(s Shape, axis int) Lanes {
+	l := Lanes{Outer: 1, N: s[axis], Inner: 1}
 	for i := 0; i < axis; i++ {
-		l.outer *= s[i]
+		l.Outer *= s[i]
 	}
 	for i := axis + 1; i < len(s); i++ {
-		l.inner *= s[i]
+		l.Inner *= s[i]
 	}
 	return l
 }
 
-// base returns the flat index of element 0 of lane number m, and the
-// index of that lane in the reduced tensor is m itself.
-func (l lanes) base(m int) int { return (m/l.inner)*l.n*l.inner + m%l.inner }
+// Base returns the flat index of element 0 of lane number m.
+func (l Lanes) Base(m int) int { return (m/l.Inner)*l.N*l.Inner + m%l.Inner }
 
-func (l lanes) count() int { return l.outer * l.inner }
+// Count is the number of lanes.
+func (l Lanes) Count() int { return l.Outer * l.Inner }
 
 func dropAxis(s Shape, axis int) Shape {
 	out := make(Shape, 0, len(s)-1)
@@ -44,13 +47,13 @@ func shapeReduceAxis(a *Attrs, in []Shape) (Shape, error) {
 // reduceLanes sums each lane as a left fold from zero, optionally
 // multiplying by scale afterwards.
 func reduceLanes[T Scalar[T]](x Tensor[T], axis int, scale *T) Tensor[T] {
-	l := lanesOf(x.Shape, axis)
+	l := LanesOf(x.Shape, axis)
 	out := zerosOf[T](dropAxis(x.Shape, axis))
-	for m := 0; m < l.count(); m++ {
-		b := l.base(m)
+	for m := 0; m < l.Count(); m++ {
+		b := l.Base(m)
 		var acc T
-		for j := 0; j < l.n; j++ {
-			acc = acc.Add(x.Data[b+j*l.inner])
+		for j := 0; j < l.N; j++ {
+			acc = acc.Add(x.Data[b+j*l.Inner])
 		}
 		if scale != nil {
 			acc = acc.Mul(*scale)
@@ -63,16 +66,16 @@ func reduceLanes[T Scalar[T]](x Tensor[T], axis int, scale *T) Tensor[T] {
 // spreadLanes broadcasts a reduced tensor back along axis of shape s,
 // optionally multiplying by scale.
 func spreadLanes[T Scalar[T]](d Tensor[T], s Shape, axis int, scale *T) Tensor[T] {
-	l := lanesOf(s, axis)
+	l := LanesOf(s, axis)
 	out := zerosOf[T](s)
-	for m := 0; m < l.count(); m++ {
-		b := l.base(m)
+	for m := 0; m < l.Count(); m++ {
+		b := l.Base(m)
 		v := d.Data[m]
 		if scale != nil {
 			v = v.Mul(*scale)
 		}
-		for j := 0; j < l.n; j++ {
-			out.Data[b+j*l.inner] = v
+		for j := 0; j < l.N; j++ {
+			out.Data[b+j*l.Inner] = v
 		}
 	}
 	return out

@@ -250,26 +250,26 @@ func shapePrims[T Scalar[T]]() []*Prim[T] {
 			}, Doc: "elements Start..End-1 along Axis; vjp pads with zeros"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) {
 				ax, _ := normAxis(a.Axis, x.Shape.Rank())
-				l := lanesOf(x.Shape, ax)
+				l := LanesOf(x.Shape, ax)
 				s := x.Shape.Clone()
 				s[ax] = a.End - a.Start
 				out := zerosOf[T](s)
-				ol := lanesOf(s, ax)
-				for m := 0; m < l.count(); m++ {
-					for j := 0; j < ol.n; j++ {
-						out.Data[ol.base(m)+j*ol.inner] = x.Data[l.base(m)+(a.Start+j)*l.inner]
+				ol := LanesOf(s, ax)
+				for m := 0; m < l.Count(); m++ {
+					for j := 0; j < ol.N; j++ {
+						out.Data[ol.Base(m)+j*ol.Inner] = x.Data[l.Base(m)+(a.Start+j)*l.Inner]
 					}
 				}
 				return out, nil
 			},
 			func(a *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) {
 				ax, _ := normAxis(a.Axis, x.Shape.Rank())
-				l := lanesOf(x.Shape, ax)
-				ol := lanesOf(dy.Shape, ax)
+				l := LanesOf(x.Shape, ax)
+				ol := LanesOf(dy.Shape, ax)
 				out := zerosOf[T](x.Shape)
-				for m := 0; m < l.count(); m++ {
-					for j := 0; j < ol.n; j++ {
-						out.Data[l.base(m)+(a.Start+j)*l.inner] = dy.Data[ol.base(m)+j*ol.inner]
+				for m := 0; m < l.Count(); m++ {
+					for j := 0; j < ol.N; j++ {
+						out.Data[l.Base(m)+(a.Start+j)*l.Inner] = dy.Data[ol.Base(m)+j*ol.Inner]
 					}
 				}
 				return out, nil
@@ -314,16 +314,16 @@ func concatPrim[T Scalar[T]]() *Prim[T] {
 		}
 		ax, _ := normAxis(a.Axis, len(s))
 		out := zerosOf[T](s)
-		ol := lanesOf(s, ax)
+		ol := LanesOf(s, ax)
 		off := 0
 		for _, x := range xs {
-			l := lanesOf(x.Shape, ax)
-			for m := 0; m < l.count(); m++ {
-				for j := 0; j < l.n; j++ {
-					out.Data[ol.base(m)+(off+j)*ol.inner] = x.Data[l.base(m)+j*l.inner]
+			l := LanesOf(x.Shape, ax)
+			for m := 0; m < l.Count(); m++ {
+				for j := 0; j < l.N; j++ {
+					out.Data[ol.Base(m)+(off+j)*ol.Inner] = x.Data[l.Base(m)+j*l.Inner]
 				}
 			}
-			off += l.n
+			off += l.N
 		}
 		return out, nil
 	}
@@ -341,18 +341,18 @@ func concatPrim[T Scalar[T]]() *Prim[T] {
 				return nil, err
 			}
 			ax, _ := normAxis(a.Axis, len(y.Shape))
-			ol := lanesOf(y.Shape, ax)
+			ol := LanesOf(y.Shape, ax)
 			outs := make([]Tensor[T], len(xs))
 			off := 0
 			for i, x := range xs {
 				g := zerosOf[T](x.Shape)
-				l := lanesOf(x.Shape, ax)
-				for m := 0; m < l.count(); m++ {
-					for j := 0; j < l.n; j++ {
-						g.Data[l.base(m)+j*l.inner] = dy.Data[ol.base(m)+(off+j)*ol.inner]
+				l := LanesOf(x.Shape, ax)
+				for m := 0; m < l.Count(); m++ {
+					for j := 0; j < l.N; j++ {
+						g.Data[l.Base(m)+j*l.Inner] = dy.Data[ol.Base(m)+(off+j)*ol.Inner]
 					}
 				}
-				off += l.n
+				off += l.N
 				outs[i] = g
 			}
 			return outs, nil

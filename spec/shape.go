@@ -102,6 +102,10 @@ func (s Shape) Strides() []int {
 	return st
 }
 
+// NormAxis resolves a possibly negative axis against rank r, or explains
+// why it is out of range.
+func NormAxis(axis, r int) (int, error) { return normAxis(axis, r) }
+
 // normAxis resolves a possibly negative axis against rank r.
 func normAxis(axis, r int) (int, error) {
 	if axis < 0 {
