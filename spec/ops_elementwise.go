@@ -6,6 +6,26 @@ import (
 	"math/big"
 )
 
+// UnaryRule is the scalar rule of a one-parent elementwise primitive: its
+// output is y_i = F(a, x_i) and its Jacobian is diagonal with entries
+// D(a, x_i, y_i) = f'(x_i), so the registry's JVP is D ⊙ dx and its VJP
+// D ⊙ δ, each product computed as D(a, x_i, y_i).Mul(t_i) in that order.
+// Both functions need a non-nil a.
+type UnaryRule[T Scalar[T]] struct {
+	F func(a *Attrs, x T) (T, error)
+	D func(a *Attrs, x, y T) (T, error)
+}
+
+// BinaryRule is the scalar rule of a two-parent elementwise primitive with
+// equal shapes: y_i = F(a_i, b_i); the JVP's element i is
+// JVP(a_i, b_i, y_i, da_i, db_i) and the VJP's contributions are
+// VJP(a_i, b_i, y_i, δ_i).
+type BinaryRule[T Scalar[T]] struct {
+	F   func(a, b T) (T, error)
+	JVP func(a, b, y, da, db T) (T, error)
+	VJP func(a, b, y, d T) (T, T, error)
+}
+
 // unaryPrim builds an elementwise primitive from its scalar forward rule
 // and its local derivative d(x, y) = f'(x) (y is the forward output). The
 // Jacobian is diagonal, so the JVP is d ⊙ dx and the VJP is d ⊙ δ.
@@ -27,6 +47,7 @@ func unaryPrim[T Scalar[T]](info *OpInfo, f func(a *Attrs, x T) (T, error), d fu
 	}
 	return &Prim[T]{
 		OpInfo: info,
+		Unary:  &UnaryRule[T]{F: f, D: d},
 		Forward: func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 			return Map(xs[0], func(v T) (T, error) { return f(a, v) })
 		},
@@ -282,6 +303,7 @@ func binaryPrim[T Scalar[T]](info *OpInfo,
 	info.MinArity, info.MaxArity, info.Shape = 2, 2, shapeSame
 	return &Prim[T]{
 		OpInfo: info,
+		Binary: &BinaryRule[T]{F: f, JVP: jvp, VJP: vjp},
 		Forward: func(_ *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 			return Zip(xs[0], xs[1], f)
 		},

@@ -96,6 +96,12 @@ type Prim[T Scalar[T]] struct {
 	// VJP maps an output cotangent dy to one contribution per parent, each
 	// of its parent's shape. y is the forward output at xs.
 	VJP func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error)
+	// Unary and Binary are the scalar rules an elementwise primitive is
+	// built from (at most one is set; nil for every other primitive), so
+	// that a planned kernel can run the registry's own scalar operations
+	// instead of a second copy of them.
+	Unary  *UnaryRule[T]
+	Binary *BinaryRule[T]
 }
 
 // CheckArity reports whether n parents suit the primitive.

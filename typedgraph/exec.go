@@ -244,7 +244,10 @@ func (e *Exec[T]) Backward(seed spec.Tensor[T]) ([]spec.Tensor[T], error) {
 // buffers, or from the registry rule.
 func (e *Exec[T]) vjp(k, id int) ([][]T, error) {
 	if kn := e.kern[k]; kn != nil {
-		kn.vjp(e.scratch[k], e.args[k], e.vals[id].Data, e.grads[id].Data)
+		if err := kn.vjp(e.scratch[k], e.args[k], e.vals[id].Data, e.grads[id].Data); err != nil {
+			n := e.nodes[k]
+			return nil, fmt.Errorf("node id=%d (op %s): vjp: %w", n.id, n.op, err)
+		}
 		return e.scratch[k], nil
 	}
 	gs, err := e.nodes[k].vjp(e.args[k], e.vals[id], e.grads[id])

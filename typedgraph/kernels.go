@@ -1,6 +1,7 @@
 package typedgraph
 
 import (
+	"fmt"
 	"math/big"
 	"unsafe"
 
@@ -8,28 +9,38 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// Planned kernels: for the primitives a training loss is made of, a
-// compiled plan writes node values and VJP contributions into buffers it
-// allocated once, instead of calling the registry rule (which allocates
-// its result on every call). A kernel performs exactly the registry rule's
-// scalar operations, in the same order and with the same operands, so its
-// results are identical to the rule's bit for bit over every scalar (for
-// floats: up to which NaN a NaN result is, which Go leaves to the
-// compiler even for the rule itself); the tests compare every kernel with
-// its rule on special values, and the plan with the registry's tape on
-// random graphs over Rat, F32 and F64. A kernel is only used for a node whose
-// primitive is the reference registry's own (spec.Default[T]()), so a
-// private registry — for example one with a planted fault — is always
-// executed through its own rules.
+// Planned kernels: a compiled plan writes node values and VJP
+// contributions into buffers it allocated once, instead of calling the
+// registry rule (which allocates its result on every call).
+//
+// Every elementwise primitive gets its kernel from the registry itself:
+// the kernel loops over the elements calling the primitive's own scalar
+// rule (spec.Prim.Unary or spec.Prim.Binary — the functions the registry
+// built the primitive's Forward and VJP from), so there is no second copy
+// of any elementwise rule here and the kernel's results are the rule's by
+// construction, over every scalar, ties and kinks included (relu'(0) = 0
+// over Dual, the hull of Step over Interval). sum, mse_loss, linear and
+// matmul keep hand-written kernels (whole-tensor loops, monomorphic float
+// loops, fastcpu): each performs exactly the registry rule's scalar
+// operations, in the same order and with the same operands, so its results
+// are identical to the rule's bit for bit (for floats: up to which NaN a
+// NaN result is, which Go leaves to the compiler even for the rule
+// itself). The tests compare every planned kernel with its rule on special
+// values over F32, F64, Rat, Dual[F64], Dual[Rat] and Interval, and the
+// plan with the registry's tape on random graphs over Rat, F32 and F64. A
+// kernel is only used for a node whose primitive is the reference
+// registry's own (spec.Default[T]()), so a private registry — for example
+// one with a planted fault — is always executed through its own rules.
 //
 // Reusing buffers is what recording the graph once buys: an eager tape
 // cannot know the next operation's shape before it is requested.
 
 // kernel is a planned primitive: fwd writes the node's value into dst;
-// vjp writes the contribution for argument j into gs[j].
+// vjp writes the contribution for argument j into gs[j], given the node's
+// value y and its cotangent dy. Their errors are the registry rule's.
 type kernel[T spec.Scalar[T]] struct {
 	fwd func(dst []T, xs []spec.Tensor[T]) error
-	vjp func(gs [][]T, xs []spec.Tensor[T], y, dy []T)
+	vjp func(gs [][]T, xs []spec.Tensor[T], y, dy []T) error
 }
 
 // kernelFor returns the planned kernel of node n, or nil when the node
@@ -42,28 +53,18 @@ func kernelFor[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
 	if err != nil || ref != n.prim {
 		return nil
 	}
+	a := n.attrs
+	if a == nil {
+		a = &spec.Attrs{}
+	}
+	switch {
+	case ref.Unary != nil:
+		return unaryKernel(n.op, a, ref.Unary)
+	case ref.Binary != nil:
+		return binaryKernel(n.op, ref.Binary)
+	}
 	var z T
 	switch n.op {
-	case "add":
-		return binaryKernel(func(a, b T) T { return a.Add(b) },
-			func(_, _, d T) (T, T) { return d, d })
-	case "sub":
-		return binaryKernel(func(a, b T) T { return a.Sub(b) },
-			func(_, _, d T) (T, T) { return d, d.Neg() })
-	case "mul":
-		return binaryKernel(func(a, b T) T { return a.Mul(b) },
-			func(a, b, d T) (T, T) { return d.Mul(b), d.Mul(a) })
-	case "neg":
-		m1 := z.FromInt(-1)
-		return unaryKernel(func(x T) T { return x.Neg() }, func(T) T { return m1 })
-	case "scale":
-		c := z.FromRat(ratOr(n.attrs.C, big.NewRat(1, 1)))
-		return unaryKernel(func(x T) T { return c.Mul(x) }, func(T) T { return c })
-	case "square":
-		return unaryKernel(func(x T) T { return x.Mul(x) }, func(x T) T { return x.Add(x) })
-	case "relu":
-		zero := z.FromInt(0)
-		return unaryKernel(func(x T) T { return x.Max(zero) }, func(x T) T { return x.Step() })
 	case "sum":
 		return &kernel[T]{
 			fwd: func(dst []T, xs []spec.Tensor[T]) error {
@@ -74,10 +75,11 @@ func kernelFor[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
 				dst[0] = acc
 				return nil
 			},
-			vjp: func(gs [][]T, _ []spec.Tensor[T], _, dy []T) {
+			vjp: func(gs [][]T, _ []spec.Tensor[T], _, dy []T) error {
 				for i := range gs[0] {
 					gs[0][i] = dy[0]
 				}
+				return nil
 			},
 		}
 	case "mse_loss":
@@ -100,13 +102,14 @@ func kernelFor[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
 				dst[0] = q
 				return err
 			},
-			vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) {
+			vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) error {
 				k := two.Mul(invN).Mul(dy[0])
 				a, b := xs[0].Data, xs[1].Data
 				for i := range gs[0] {
 					g := a[i].Sub(b[i]).Mul(k)
 					gs[0][i], gs[1][i] = g, g.Neg()
 				}
+				return nil
 			},
 		}
 	case "linear":
@@ -117,47 +120,61 @@ func kernelFor[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
 	return nil
 }
 
-func ratOr(r, def *big.Rat) *big.Rat {
-	if r == nil {
-		return def
+// unaryKernel runs an elementwise one-parent primitive's registry rule r
+// with attributes a: dst_i = r.F(a, x_i), and the contribution
+// r.D(a, x_i, y_i)·δ_i, the registry's order. Errors name the element as
+// the registry's Forward (spec.Map) and VJP do.
+func unaryKernel[T spec.Scalar[T]](op string, a *spec.Attrs, r *spec.UnaryRule[T]) *kernel[T] {
+	return &kernel[T]{
+		fwd: func(dst []T, xs []spec.Tensor[T]) error {
+			for i, x := range xs[0].Data {
+				v, err := r.F(a, x)
+				if err != nil {
+					return fmt.Errorf("element %d: %w", i, err)
+				}
+				dst[i] = v
+			}
+			return nil
+		},
+		vjp: func(gs [][]T, xs []spec.Tensor[T], y, dy []T) error {
+			for i, x := range xs[0].Data {
+				d, err := r.D(a, x, y[i])
+				if err != nil {
+					return fmt.Errorf("%s derivative at element %d: %w", op, i, err)
+				}
+				gs[0][i] = d.Mul(dy[i])
+			}
+			return nil
+		},
 	}
-	return r
 }
 
-// binaryKernel is an elementwise two-argument primitive: forward f(a, b),
-// contributions vjp(a, b, δ).
-func binaryKernel[T spec.Scalar[T]](f func(a, b T) T, vjp func(a, b, d T) (T, T)) *kernel[T] {
+// binaryKernel runs an elementwise two-parent primitive's registry rule r:
+// dst_i = r.F(a_i, b_i), contributions r.VJP(a_i, b_i, y_i, δ_i). Errors
+// name the element as the registry's Forward (spec.Zip) and VJP do.
+func binaryKernel[T spec.Scalar[T]](op string, r *spec.BinaryRule[T]) *kernel[T] {
 	return &kernel[T]{
 		fwd: func(dst []T, xs []spec.Tensor[T]) error {
 			a, b := xs[0].Data, xs[1].Data
 			for i := range dst {
-				dst[i] = f(a[i], b[i])
+				v, err := r.F(a[i], b[i])
+				if err != nil {
+					return fmt.Errorf("element %d: %w", i, err)
+				}
+				dst[i] = v
 			}
 			return nil
 		},
-		vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) {
+		vjp: func(gs [][]T, xs []spec.Tensor[T], y, dy []T) error {
 			a, b := xs[0].Data, xs[1].Data
 			for i := range dy {
-				gs[0][i], gs[1][i] = vjp(a[i], b[i], dy[i])
-			}
-		},
-	}
-}
-
-// unaryKernel is an elementwise one-argument primitive with local
-// derivative d(x); its contribution is d(x)·δ, the registry's order.
-func unaryKernel[T spec.Scalar[T]](f func(x T) T, d func(x T) T) *kernel[T] {
-	return &kernel[T]{
-		fwd: func(dst []T, xs []spec.Tensor[T]) error {
-			for i, x := range xs[0].Data {
-				dst[i] = f(x)
+				ga, gb, err := r.VJP(a[i], b[i], y[i], dy[i])
+				if err != nil {
+					return fmt.Errorf("%s vjp: element %d: %w", op, i, err)
+				}
+				gs[0][i], gs[1][i] = ga, gb
 			}
 			return nil
-		},
-		vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) {
-			for i, x := range xs[0].Data {
-				gs[0][i] = d(x).Mul(dy[i])
-			}
 		},
 	}
 }
@@ -190,7 +207,7 @@ func linearKernel[T spec.Scalar[T]]() *kernel[T] {
 			}
 			return nil
 		},
-		vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) {
+		vjp: func(gs [][]T, xs []spec.Tensor[T], _, dy []T) error {
 			x, w := xs[0].Data, xs[1].Data
 			out, in := xs[1].Shape[0], xs[1].Shape[1]
 			rows := len(dy) / max(out, 1)
@@ -225,6 +242,7 @@ func linearKernel[T spec.Scalar[T]]() *kernel[T] {
 					}
 				}
 			}
+			return nil
 		},
 	}
 }
@@ -339,18 +357,16 @@ func matmulKernel[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
 			fastcpu.Sgemm(m, nn, k, f32s(a.Data), max(k, 1), f32s(b.Data), max(nn, 1), f32s(dst), max(nn, 1))
 			return nil
 		},
-		vjp: func(gs [][]T, xs []spec.Tensor[T], y, dy []T) {
+		vjp: func(gs [][]T, xs []spec.Tensor[T], y, dy []T) error {
 			a, b := xs[0], xs[1]
 			if a.Shape.Rank() != 2 || b.Shape.Rank() != 2 {
-				out, err := n.prim.Apply(n.attrs, xs)
-				if err == nil {
-					var g []spec.Tensor[T]
-					if g, err = n.prim.VJP(n.attrs, xs, out, spec.Tensor[T]{Shape: out.Shape, Data: dy}); err == nil {
-						copy(gs[0], g[0].Data)
-						copy(gs[1], g[1].Data)
-					}
+				g, err := n.prim.VJP(n.attrs, xs, spec.Tensor[T]{Shape: n.shape, Data: y}, spec.Tensor[T]{Shape: n.shape, Data: dy})
+				if err != nil {
+					return err
 				}
-				return
+				copy(gs[0], g[0].Data)
+				copy(gs[1], g[1].Data)
+				return nil
 			}
 			m, k, nn := a.Shape[0], a.Shape[1], b.Shape[1]
 			fastcpu.SgemmNT(m, k, nn, f32s(dy), max(nn, 1), f32s(b.Data), max(nn, 1), f32s(gs[0]), max(k, 1))
@@ -365,6 +381,7 @@ func matmulKernel[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
 				}
 			}
 			fastcpu.Sgemm(k, nn, m, at, max(m, 1), f32s(dy), max(nn, 1), f32s(gs[1]), max(nn, 1))
+			return nil
 		},
 	}
 }
