@@ -37,12 +37,13 @@
 // an Exec: a plan whose per-node primitive, attribute and input lists are
 // resolved once, with a preallocated argument slice per node and a
 // preallocated cotangent buffer per entry, so that an evaluation allocates
-// no closures, no tape nodes and no contribution lists. For the primitives
-// a training loss is made of (add, sub, mul, neg, scale, square, relu, sum,
-// linear, mse_loss) the plan also preallocates value and contribution
-// buffers and runs planned kernels that perform the reference rule's
-// scalar operations in the rule's order; other primitives run their
-// registry rule, which allocates its result. Gradient accumulation is done
+// no closures, no tape nodes and no contribution lists. For every
+// elementwise primitive and for sum, linear, mse_loss (and float32 2-D
+// matmul) the plan also preallocates value and contribution buffers and
+// runs planned kernels: the elementwise ones call the registry's own
+// scalar rule (spec.Prim.Unary, spec.Prim.Binary), the others perform the
+// reference rule's scalar operations in the rule's order; other
+// primitives run their registry rule, which allocates its result. Gradient accumulation is done
 // in place, existing value on the left, exactly as the tape's one
 // accumulation function does it, so the results agree bit for bit with the
 // corresponding tape sweep over every scalar, floats included (up to which
