@@ -155,7 +155,7 @@ func TestCheckRejectsTamperedCertificates(t *testing.T) {
 		{"capsule renamed", func(d *Certificate) { d.Capsules[2] = []string{"fast_cpu.relu"} }, Options{}, `node 2 (relu): certificate names capsules [fast_cpu.relu]; re-planned under profile checked_cpu: [reference.relu]`},
 		{"capsule added", func(d *Certificate) { d.Capsules[0] = []string{"reference.relu"} }, Options{}, `node 0 (input): certificate names capsules [reference.relu]; re-planned under profile checked_cpu: []`},
 		{"capsules short", func(d *Certificate) { d.Capsules = d.Capsules[:3] }, Options{}, "ranges: certificate lists capsules for 3 nodes, the graph has 4"},
-		{"rule renamed", func(d *Certificate) { d.Rules[3] = RuleMatmulLeft }, Options{}, `node 3 (linear): certificate names range rule "matmulLeft"; rebuilt: "linearLeft"`},
+		{"rule renamed", func(d *Certificate) { d.Rules[3] = RuleSoftmaxUnit }, Options{}, `node 3 (linear): certificate names range rule "softmaxUnit"; rebuilt: "registry:linear"`},
 		{"rules missing", func(d *Certificate) { d.Rules = nil }, Options{}, "ranges: certificate lists 0 range rule names for 4 nodes"},
 		{"trace truncated", func(d *Certificate) { d.Trace = d.Trace[:3] }, Options{}, "ranges: certificate trace has 3 nodes, the graph 4"},
 		{"node truncated", func(d *Certificate) { d.Trace[1] = d.Trace[1][:7] }, Options{}, "node 1 (linear): certificate trace has 7 enclosures, the node 8 elements"},
@@ -175,7 +175,7 @@ func TestCheckRejectsTamperedCertificates(t *testing.T) {
 			d.Capsules[1], d.Capsules[3] = []string{"fast_cpu.linear"}, []string{"fast_cpu.linear"}
 		}, Options{Profiles: func(string) (*backend.Profile, error) {
 			return implDefinedProfile(t, "linear"), nil
-		}}, "node 1 (linear): range rule linearLeft requires a fixed-left capsule; selected fast_cpu.linear is implementation-defined"},
+		}}, "node 1 (linear): range rule registry:linear requires a fixed-left capsule; selected fast_cpu.linear is implementation-defined"},
 	}
 	for _, tc := range cases {
 		d := clone(c)
@@ -329,7 +329,7 @@ func TestCheckRunsBoundKernels(t *testing.T) {
 	}
 	// ... and a reduction under checked_cuda is refused outright.
 	if _, err := Produce(loadGraph(t, "../examples/quad.ir.json"), nil, mustBox(t, spec.Shape{2}, []float32{-1, -1}, []float32{1, 1}), backend.CheckedCUDA()); err == nil ||
-		err.Error() != "node 4 (sum): range rule sumLeft requires a fixed-left capsule; selected native-cuda.sum is implementation-defined" {
+		err.Error() != "node 4 (sum): range rule registry:sum requires a fixed-left capsule; selected native-cuda.sum is implementation-defined" {
 		t.Errorf("quad under checked_cuda: %v", err)
 	}
 }

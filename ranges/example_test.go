@@ -39,7 +39,7 @@ func Example() {
 		for _, k := range n.Kernels {
 			capsule = k.Capsule.Name
 		}
-		fmt.Printf("node %d %-8s %-7s %-16s %v\n", n.ID, n.Tag, n.Rule, capsule, n.Enclosures)
+		fmt.Printf("node %d %-8s %-12s %-16s %v\n", n.ID, n.Tag, n.Rule, capsule, n.Enclosures)
 	}
 	cert, err := ranges.Produce(g, nil, box, backend.CheckedCPU())
 	if err != nil {
@@ -53,11 +53,11 @@ func Example() {
 	_, err = ranges.Check(cert)
 	fmt.Println(err)
 	// Output:
-	// node 0 input    source  (source)         [[-1, 2] [0.5, 0.5]]
-	// node 1 mul_elem mul     reference.mul    [[0, 4] [0.25, 0.25]]
-	// node 2 mul_elem mul     reference.mul    [[0, 4] [0.25, 0.25]]
-	// node 3 add      add     reference.add    [[0, 8] [0.5, 0.5]]
-	// node 4 sum      sumLeft reference.sum    [[0.5, 8.5]]
+	// node 0 input    source       (source)         [[-1, 2] [0.5, 0.5]]
+	// node 1 mul_elem square       reference.mul    [[0, 4] [0.25, 0.25]]
+	// node 2 mul_elem square       reference.mul    [[0, 4] [0.25, 0.25]]
+	// node 3 add      registry:add reference.add    [[0, 8] [0.5, 0.5]]
+	// node 4 sum      registry:sum reference.sum    [[0.5, 8.5]]
 	// check: <nil> points replayed: 21 fixed-left: [node 4 (sum): reference.sum]
 	// node 4 (sum) element 0: hi claimed 0x41080001, rebuilt 0x41080000
 }

@@ -130,6 +130,24 @@ const elementwisePayload = `{"format":"tlcheck.payload.v1","entries":{
   "1":{"value":{"shape":[3],"values":["1/3","-1/2","1/10"]}}
 }}`
 
+// softplusGraph exercises softplus and safe_log, whose registry rules
+// branch on the sign of x: safe_log with a const ε (the registry's
+// safe_log) and with a computed ε (softplus, broadcast_to, add, log).
+const softplusGraph = `{"format":"torchlean.ir.v1","input_id":0,"output_id":7,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[3]},
+  {"id":1,"kind":"const","parents":[],"shape":[],"value_shape":[]},
+  {"id":2,"kind":"softplus","parents":[0],"shape":[3]},
+  {"id":3,"kind":"safe_log","parents":[0,1],"shape":[3]},
+  {"id":4,"kind":"abs","parents":[1],"shape":[]},
+  {"id":5,"kind":"safe_log","parents":[0,4],"shape":[3]},
+  {"id":6,"kind":"add","parents":[3,5],"shape":[3]},
+  {"id":7,"kind":"add","parents":[6,2],"shape":[3]}
+]}`
+
+const softplusPayload = `{"format":"tlcheck.payload.v1","entries":{
+  "1":{"value":{"shape":[],"values":["1/1000"]}}
+}}`
+
 // exactGraph uses only tags with exact rational semantics (so the exact
 // replay over spec.Rat applies), on an input of shape [2,3].
 const exactGraph = `{"format":"torchlean.ir.v1","input_id":0,"output_id":22,"nodes":[
@@ -193,6 +211,7 @@ func testGraphs(t testing.TB) []testGraph {
 		{"elementwise", mustGraph(t, elementwiseGraph), mustPayload(t, elementwisePayload), spec.Shape{3}},
 		{"exact", mustGraph(t, exactGraph), mustPayload(t, exactPayload), spec.Shape{2, 3}},
 		{"norm", mustGraph(t, normGraph), mustPayload(t, normPayload), spec.Shape{2, 3}},
+		{"softplus", mustGraph(t, softplusGraph), mustPayload(t, softplusPayload), spec.Shape{3}},
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -305,6 +306,21 @@ func TestInterval32OpsEncloseBinary32(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sigmoid32 is the sigmoid range rule on one enclosure: the registry's
+// sigmoid over Interval32 (split at 0 where its branch is undecided),
+// cut to [0, 1].
+func sigmoid32(x Interval32) (Interval32, error) {
+	p, err := spec.Default[scalar32]().Lookup("sigmoid")
+	if err != nil {
+		return Interval32{}, err
+	}
+	v, err := encloseUnary(p.Unary, &spec.Attrs{}, x)
+	if err != nil {
+		return Interval32{}, err
+	}
+	return Intersect(v, knownRange[irsem.OpSigmoid])
 }
 
 // binary32Sigmoid runs the registry's sigmoid over spec.Binary32.

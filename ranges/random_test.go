@@ -116,7 +116,7 @@ func legitimate(err error) bool {
 	if !errors.As(err, &e) || e.Node < 0 {
 		return false
 	}
-	for _, s := range []string{"contains 0", "is not > 0", "not bounded within the binary32 range", "reaches below 0"} {
+	for _, s := range []string{"contains 0", "is not > 0", "requires x > 0", "not bounded within the binary32 range", "reaches below 0"} {
 		if strings.Contains(err.Error(), s) {
 			return true
 		}

@@ -1,38 +1,29 @@
 package ranges
 
 import (
+	"errors"
 	"fmt"
-	"math/big"
+	"math"
 
+	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// Range rule names, as traces, certificates and errors spell them.
+// Range rule names, as traces, certificates and errors spell them. Every
+// tag with a registry primitive and no hand-written rule has the rule
+// RuleRegistryPrefix + tag ("registry:relu", "registry:matmul", …): the
+// registry's forward rule evaluated over Interval32 (ruleRegistry).
 const (
-	RuleSource          = "source"
-	RuleAdd             = "add"
-	RuleSub             = "sub"
-	RuleMul             = "mul"
-	RuleHull            = "hull"
-	RuleAbs             = "abs"
-	RuleRelu            = "relu"
-	RuleSqrtNonnegative = "sqrtNonnegative"
-	RuleInv             = "inv"
-	RuleExp             = "expMonotone"
-	RuleLog             = "logPositive"
-	RuleTanh            = "signedUnitBound"
-	RuleSigmoid         = "unitBound"
-	RuleTrig            = "trig"
-	RuleSumLeft         = "sumLeft"
-	RuleMeanLeft        = "meanLeft"
-	RuleMatmulLeft      = "matmulLeft"
-	RuleLinearLeft      = "linearLeft"
-	RuleMSELeft         = "mseLeft"
-	RuleSoftmaxUnit     = "softmaxUnit"
-	RuleLayerNormLeft   = "layerNormLeft"
-	RuleRearrange       = "rearrange"
-	RuleIdentity        = "identity"
+	RuleRegistryPrefix = "registry:"
+	RuleSource         = "source"
+	// RuleSelfDifference is a sub node whose two parents are one node.
+	RuleSelfDifference = "selfDifference"
+	// RuleSquare is a mul_elem node whose two parents are one node.
+	RuleSquare        = "square"
+	RuleMSELeft       = "mseLeft"
+	RuleSoftmaxUnit   = "softmaxUnit"
+	RuleLayerNormLeft = "layerNormLeft"
 )
 
 // RuleInfo describes how one IR tag is enclosed.
@@ -65,7 +56,10 @@ type nodeCtx struct {
 	e   *irsem.Params
 	in  [][]Interval32
 	box *Interval32Tensor
-	app *irsem.Application // the node's registry steps (irsem.PlanApplications)
+	app *irsem.Application // the node's registry steps, with the payload (irsem.Applications)
+	// rule is the rule applied, set from the tag's before the call; a
+	// rule that refines itself per node (ruleSub, ruleMul) renames it.
+	rule string
 }
 
 // parentShape is the declared shape of parent i.
@@ -80,42 +74,91 @@ func shapeOrScalar(s spec.Shape) spec.Shape {
 	return s
 }
 
-// rules is the rule table, in §4 tag order. Tags not listed are
-// unsupported: a trace fails at them rather than widen to [−inf, inf].
-var rules = []ruleSpec{
-	{RuleInfo{irsem.OpInput, RuleSource, false, "the input box, element by element"}, ruleInput},
-	{RuleInfo{irsem.OpConst, RuleSource, false, "each payload value v as [RD32(v), RU32(v)] (a point when v is a binary32 number)"}, ruleConst},
-	{RuleInfo{irsem.OpRandUniform, RuleSource, false, "each draw k/2^32 of the seed's stream as [RD32, RU32]"}, ruleRand},
-	{RuleInfo{irsem.OpAdd, RuleAdd, false, "[a.lo+b.lo rounded down, a.hi+b.hi rounded up]"}, binary((Interval32).Add)},
-	{RuleInfo{irsem.OpSub, RuleSub, false, "[a.lo−b.hi rounded down, a.hi−b.lo rounded up]; a parent minus itself is [0, 0]"}, ruleSub},
-	{RuleInfo{irsem.OpMulElem, RuleMul, false, "four corner products rounded outward; a square (same parent twice) is ≥ 0"}, ruleMul},
-	{RuleInfo{irsem.OpMaxElem, RuleHull, false, "[max(a.lo,b.lo), max(a.hi,b.hi)] (exact)"}, binary((Interval32).Max)},
-	{RuleInfo{irsem.OpMinElem, RuleHull, false, "[min(a.lo,b.lo), min(a.hi,b.hi)] (exact)"}, binary((Interval32).Min)},
-	{RuleInfo{irsem.OpAbs, RuleAbs, false, "split on sign (exact)"}, unary((Interval32).Abs)},
-	{RuleInfo{irsem.OpSqrt, RuleSqrtNonnegative, false, "sqrt(max(x,0)) as the registry: [sqrtDown(max(lo,0)), sqrtUp(max(hi,0))]"}, unary((Interval32).Sqrt)},
-	{RuleInfo{irsem.OpInv, RuleInv, false, "1/x by corners; fails when 0 is in the operand"}, unary((Interval32).Inv)},
-	{RuleInfo{irsem.OpRelu, RuleRelu, false, "[max(lo,0), max(hi,0)] (exact)"}, unary((Interval32).Relu)},
-	{RuleInfo{irsem.OpTanh, RuleTanh, false, "monotone tanh (trusted math library, widened) within [−1, 1]"}, unary((Interval32).Tanh)},
-	{RuleInfo{irsem.OpSigmoid, RuleSigmoid, false, "the registry's sign-split forward replayed on each side of 0, within [0, 1]"}, unary(sigmoid32)},
-	{RuleInfo{irsem.OpExp, RuleExp, false, "monotone exp (trusted math library, widened); fails beyond the binary32 range"}, unary((Interval32).Exp)},
-	{RuleInfo{irsem.OpLog, RuleLog, false, "monotone log (trusted math library, widened); fails unless lo > 0"}, unary((Interval32).Log)},
-	{RuleInfo{irsem.OpSin, RuleTrig, false, "sin by monotone pieces and extrema (trusted math library, widened) within [−1, 1]"}, unary((Interval32).Sin)},
-	{RuleInfo{irsem.OpCos, RuleTrig, false, "cos by monotone pieces and extrema (trusted math library, widened) within [−1, 1]"}, unary((Interval32).Cos)},
-	{RuleInfo{irsem.OpMatmul, RuleMatmulLeft, true, "per output: acc=0; acc += a[i,k]·b[k,j] for k in order, each step rounded outward"}, ruleMatmul},
-	{RuleInfo{irsem.OpLinear, RuleLinearLeft, true, "per output: acc=0; acc += x[k]·W[j,k] for k in order; then acc + b[j], each step rounded outward"}, ruleLinear},
-	{RuleInfo{irsem.OpReduceSum, RuleSumLeft, true, "per lane: left fold from 0 in index order, each step rounded outward"}, ruleReduce(false)},
-	{RuleInfo{irsem.OpReduceMean, RuleMeanLeft, true, "per lane: left fold from 0, then × [RD32(1/n), RU32(1/n)]"}, ruleReduce(true)},
-	{RuleInfo{irsem.OpSum, RuleSumLeft, true, "left fold from 0 over every element, each step rounded outward"}, ruleSum},
-	{RuleInfo{irsem.OpSoftmax, RuleSoftmaxUnit, true, "every output in [0, 1]"}, ruleSoftmax},
-	{RuleInfo{irsem.OpLayerNorm, RuleLayerNormLeft, true, "the registry's layer_norm replayed: μ, σ² left folds, 1/sqrt(σ²+ε), (x−μ)·inv·γ+β"}, ruleLayerNorm},
-	{RuleInfo{irsem.OpPermute, RuleRearrange, false, "elements moved as the registry's permute moves them"}, ruleRearrange},
-	{RuleInfo{irsem.OpTranspose, RuleRearrange, false, "elements moved as the registry's transpose moves them"}, ruleRearrange},
-	{RuleInfo{irsem.OpBroadcastTo, RuleRearrange, false, "elements copied as the registry's broadcast_to copies them"}, ruleRearrange},
-	{RuleInfo{irsem.OpReshape, RuleRearrange, false, "row-major elements unchanged"}, ruleIdentity},
-	{RuleInfo{irsem.OpFlatten, RuleRearrange, false, "row-major elements unchanged"}, ruleIdentity},
-	{RuleInfo{irsem.OpConcat, RuleRearrange, false, "elements joined as the registry's concat joins them"}, ruleRearrange},
-	{RuleInfo{irsem.OpDetach, RuleIdentity, false, "the parent's enclosures"}, ruleIdentity},
-	{RuleInfo{irsem.OpMSELoss, RuleMSELeft, true, "acc=0; acc += (a−b)² in order, each step rounded outward; then ÷ [RD32(N), RU32(N)]"}, ruleMSE},
+// handWritten are the tags whose range rule is not (only) the registry's
+// forward rule over Interval32, each because it adds knowledge that the
+// registry rule evaluated operation by operation cannot have:
+//
+//   - input, const, rand_uniform are sources: the box, and the payload
+//     values and the seed's draws enclosed as exact rationals;
+//   - sub and mul_elem with one parent twice: a value minus itself is 0
+//     and a value times itself is ≥ 0, in binary32 as over the reals,
+//     while an interval operation cannot know its two operands are one
+//     value (x − x over [−1, 1] would be [−2, 2], x·x would be [−1, 1]);
+//     with two different parents these tags take the registry rule;
+//   - mse_loss and layernorm square differences (≥ 0) for the same
+//     reason, and layernorm checks σ²+ε ≥ 0 before its square root;
+//   - softmax: every output lies in [0, 1], which the registry's
+//     max-shifted exp/sum/div over intervals would not find (the lane
+//     maximum and the exponent are not independent values).
+//
+// FixedLeft is stated here for them; for the registry rules it is
+// backend.Accumulates of the tag's primitive.
+var handWritten = map[irsem.Op]ruleSpec{
+	irsem.OpInput:       {RuleInfo{irsem.OpInput, RuleSource, false, "the input box, element by element"}, ruleInput},
+	irsem.OpConst:       {RuleInfo{irsem.OpConst, RuleSource, false, "each payload value v as [RD32(v), RU32(v)] (a point when v is a binary32 number)"}, ruleConst},
+	irsem.OpRandUniform: {RuleInfo{irsem.OpRandUniform, RuleSource, false, "each draw k/2^32 of the seed's stream as [RD32, RU32]"}, ruleRand},
+	irsem.OpSub: {RuleInfo{irsem.OpSub, RuleRegistryPrefix + string(irsem.OpSub), false,
+		"the registry's sub over Interval32; a parent minus itself is selfDifference: [0, 0]"}, ruleSub},
+	irsem.OpMulElem: {RuleInfo{irsem.OpMulElem, RuleRegistryPrefix + string(irsem.OpMulElem), false,
+		"the registry's mul over Interval32; a parent times itself is square: [min|a|², max|a|²] rounded outward, ≥ 0"}, ruleMul},
+	irsem.OpSoftmax:   {RuleInfo{irsem.OpSoftmax, RuleSoftmaxUnit, true, "every output in [0, 1]"}, ruleSoftmax},
+	irsem.OpLayerNorm: {RuleInfo{irsem.OpLayerNorm, RuleLayerNormLeft, true, "the registry's layer_norm replayed: μ, σ² left folds (squares ≥ 0), 1/sqrt(σ²+ε) with σ²+ε ≥ 0 checked, (x−μ)·inv·γ+β"}, ruleLayerNorm},
+	irsem.OpMSELoss:   {RuleInfo{irsem.OpMSELoss, RuleMSELeft, true, "acc=0; acc += (a−b)² (a square, ≥ 0) in order, each step rounded outward; then ÷ [RD32(N), RU32(N)]"}, ruleMSE},
+}
+
+// rules is the rule table, in §4 tag order: the hand-written rules, and
+// the registry rule for every other tag with a registry primitive. Tags
+// without either (irsem's own IR-only tags) are unsupported: a trace
+// fails at them rather than widen to [−inf, inf].
+var rules = func() []ruleSpec {
+	var out []ruleSpec
+	for _, info := range irsem.Ops() {
+		if r, ok := handWritten[info.Op]; ok {
+			out = append(out, r)
+			continue
+		}
+		if info.Prim == "" {
+			continue
+		}
+		doc := "the registry's " + info.Prim + " forward rule (irsem's application of the tag) evaluated over Interval32"
+		fn := ruleFunc(ruleRegistry)
+		if b, ok := knownRange[info.Op]; ok {
+			doc += fmt.Sprintf(", cut to %s", b)
+			fn = cutTo(b)
+		}
+		out = append(out, ruleSpec{RuleInfo{info.Op, RuleRegistryPrefix + string(info.Op), backend.Accumulates(info.Prim), doc}, fn})
+	}
+	return out
+}()
+
+// knownRange bounds the values of a tag whose registry rule is evaluated
+// over Interval32 but whose result interval operations cannot tighten to
+// its known range (added knowledge, like handWritten):
+//
+//   - sigmoid ∈ [0, 1]: the registry computes e^x/(1+e^x) for x < 0 and
+//     1/(1+e^−x) otherwise, so the exponent is ≤ 0 and, in binary32 as
+//     over the reals, e ∈ [0, 1] (the trusted exp rounded to nearest is
+//     monotone and exp(0) = 1), 1 ⊕ e ≥ max(1, e), and both quotients
+//     round into [0, 1]; the real sigmoid lies in (0, 1). Interval
+//     operations widen e^x near x = 0 past 1 by an ulp and lose this.
+var knownRange = map[irsem.Op]Interval32{
+	irsem.OpSigmoid: unit32,
+}
+
+// cutTo is the registry rule intersected with the known range b.
+func cutTo(b Interval32) ruleFunc {
+	return func(c *nodeCtx) ([]Interval32, error) {
+		v, err := ruleRegistry(c)
+		if err != nil {
+			return nil, err
+		}
+		for i := range v {
+			if v[i], err = Intersect(v[i], b); err != nil {
+				return nil, atElem(i, err)
+			}
+		}
+		return v, nil
+	}
 }
 
 var ruleIndex = func() map[irsem.Op]*ruleSpec {
@@ -198,63 +241,239 @@ func ruleRand(c *nodeCtx) ([]Interval32, error) {
 	return out, nil
 }
 
-// ---- elementwise ----
+// ---- the registry rule ----
 
-func unary(f func(Interval32) (Interval32, error)) ruleFunc {
-	return func(c *nodeCtx) ([]Interval32, error) {
-		a := c.in[0]
-		out := make([]Interval32, len(a))
-		for i := range a {
-			r, err := f(a[i])
-			if err != nil {
-				return nil, atElem(i, err)
-			}
-			out[i] = r
-		}
-		return out, nil
+// ruleRegistry runs the node's registry application (irsem.Applications:
+// the tag's primitive, or its short sequence of primitives, with the
+// payload's parameters) step by step over Interval32 as spec.Scalar
+// (scalar32), reading parameters and constants with FromRat (EncloseRat).
+// The binary32 execution the checker replays (irsem.DenoteAll over
+// spec.Binary32) performs the same registry rules' scalar operations on
+// binary32 values, so by induction over those operations every binary32
+// value, and every exact real value, lies in the enclosure of its
+// operation (see scalar32 and enclosePaths for comparisons).
+//
+// An elementwise step (its primitive has a spec.Prim.Unary or Binary
+// rule) is evaluated element by element, so that branch outcomes
+// multiply only within one element; a unary one whose comparisons were
+// undecided over the whole operand is evaluated again on the binary32
+// points below 0, at 0 and above 0 separately, and joined, which is how
+// the sign-split sigmoid and softplus keep each branch on its own side
+// (every binary32 point of the operand lies in one of the three parts).
+// Any other step runs the primitive's Forward on the whole tensors.
+func ruleRegistry(c *nodeCtx) ([]Interval32, error) {
+	a := c.app
+	if a == nil || a.Source || a.IROnly || len(a.Steps) == 0 {
+		return nil, fmt.Errorf("internal error: %s has no registry application", c.n.Kind.Op)
 	}
+	parents := make([]spec.Tensor[scalar32], len(c.in))
+	for p := range c.in {
+		s := c.parentShape(p)
+		if len(c.in[p]) != s.Size() {
+			return nil, fmt.Errorf("parent %d has %d enclosures for shape %v", p, len(c.in[p]), s)
+		}
+		parents[p] = spec.Tensor[scalar32]{Shape: s.Clone(), Data: lift(c.in[p], nil)}
+	}
+	reg := spec.Default[scalar32]()
+	steps := make([]spec.Tensor[scalar32], 0, len(a.Steps))
+	for k := range a.Steps {
+		st := &a.Steps[k]
+		xs := make([]spec.Tensor[scalar32], len(st.Args))
+		for j, arg := range st.Args {
+			v, err := irsem.ArgValue(a, k, arg, parents, steps)
+			if err != nil {
+				return nil, err
+			}
+			xs[j] = v
+		}
+		y, err := registryStep(reg, st, xs)
+		if err == nil && (!y.Shape.Equal(st.Shape) || len(y.Data) != st.Shape.Size()) {
+			err = fmt.Errorf("produced shape %v with %d values, expected %v", y.Shape, len(y.Data), st.Shape)
+		}
+		if err != nil {
+			if len(a.Steps) > 1 {
+				var ee *elemError
+				if errors.As(err, &ee) {
+					return nil, atElem(ee.elem, fmt.Errorf("step %d (%s): %w", k, st.Prim, ee.err))
+				}
+				return nil, fmt.Errorf("step %d (%s): %w", k, st.Prim, err)
+			}
+			return nil, err
+		}
+		steps = append(steps, y)
+	}
+	last := steps[len(steps)-1].Data
+	out := make([]Interval32, len(last))
+	for i, v := range last {
+		out[i] = v.iv
+	}
+	return out, nil
 }
 
-func binary(f func(Interval32, Interval32) (Interval32, error)) ruleFunc {
-	return func(c *nodeCtx) ([]Interval32, error) {
-		a, b := c.in[0], c.in[1]
-		if len(a) != len(b) {
-			return nil, fmt.Errorf("parents have %d and %d elements", len(a), len(b))
-		}
-		out := make([]Interval32, len(a))
-		for i := range a {
-			r, err := f(a[i], b[i])
-			if err != nil {
-				return nil, atElem(i, err)
-			}
-			out[i] = r
-		}
-		return out, nil
+// registryStep evaluates one registry step over scalar32 (see
+// ruleRegistry); the values it returns carry no brancher or failure.
+func registryStep(reg *spec.Registry[scalar32], st *irsem.Step, xs []spec.Tensor[scalar32]) (spec.Tensor[scalar32], error) {
+	prim, err := reg.Lookup(st.Prim)
+	if err != nil {
+		return spec.Tensor[scalar32]{}, err
 	}
+	attrs := st.Attrs
+	if attrs == nil {
+		attrs = &spec.Attrs{}
+	}
+	in := make([]spec.Shape, len(xs))
+	for i, x := range xs {
+		if len(x.Data) != x.Shape.Size() {
+			return spec.Tensor[scalar32]{}, fmt.Errorf("argument %d has %d values for shape %v", i, len(x.Data), x.Shape)
+		}
+		in[i] = x.Shape
+	}
+	shape, err := prim.InferShape(attrs, in)
+	if err != nil {
+		return spec.Tensor[scalar32]{}, err
+	}
+	out := spec.Tensor[scalar32]{Shape: shape}
+	switch {
+	case prim.Unary != nil:
+		out.Data = make([]scalar32, len(xs[0].Data))
+		for i, x := range xs[0].Data {
+			v, err := encloseUnary(prim.Unary, attrs, x.iv)
+			if err != nil {
+				return spec.Tensor[scalar32]{}, atElem(i, err)
+			}
+			out.Data[i] = scalar32{iv: v}
+		}
+	case prim.Binary != nil:
+		out.Data = make([]scalar32, len(xs[0].Data))
+		for i := range xs[0].Data {
+			a, b := xs[0].Data[i].iv, xs[1].Data[i].iv
+			v, _, err := enclosePaths(func(br *brancher) ([]scalar32, error) {
+				y, err := prim.Binary.F(scalar32{iv: a, br: br}, scalar32{iv: b, br: br})
+				return []scalar32{y}, err
+			})
+			if err != nil {
+				return spec.Tensor[scalar32]{}, atElem(i, plain(err))
+			}
+			out.Data[i] = scalar32{iv: v[0]}
+		}
+	default:
+		vs, _, err := enclosePaths(func(br *brancher) ([]scalar32, error) {
+			args := make([]spec.Tensor[scalar32], len(xs))
+			for j, x := range xs {
+				args[j] = spec.Tensor[scalar32]{Shape: x.Shape, Data: make([]scalar32, len(x.Data))}
+				for i, v := range x.Data {
+					args[j].Data[i] = scalar32{iv: v.iv, br: br}
+				}
+			}
+			y, err := prim.Forward(attrs, args)
+			return y.Data, err
+		})
+		if err != nil {
+			return spec.Tensor[scalar32]{}, err
+		}
+		out.Data = lift(vs, nil)
+	}
+	return out, nil
 }
 
-// ruleMul multiplies elementwise; when both parents are the same node,
-// each product is one binary32 value times itself, enclosed by Square.
+// encloseUnary encloses a unary elementwise registry rule r at x: over
+// the whole of x when no comparison was undecided, else joined over the
+// binary32 points of x below 0, at 0 and above 0 (see ruleRegistry).
+func encloseUnary(r *spec.UnaryRule[scalar32], a *spec.Attrs, x Interval32) (Interval32, error) {
+	run := func(p Interval32) ([]Interval32, bool, error) {
+		return enclosePaths(func(br *brancher) ([]scalar32, error) {
+			v, err := r.F(a, scalar32{iv: p, br: br})
+			return []scalar32{v}, err
+		})
+	}
+	v, branched, err := run(x)
+	pieces := signPieces(x)
+	if !branched || len(pieces) == 1 {
+		if err != nil {
+			return Interval32{}, plain(err)
+		}
+		return v[0], nil
+	}
+	var h Interval32
+	for k, p := range pieces {
+		v, _, err := run(p)
+		if err != nil {
+			return Interval32{}, fmt.Errorf("on %s: %w", p, plain(err))
+		}
+		if k == 0 {
+			h = v[0]
+		} else if h, err = Hull(h, v[0]); err != nil {
+			return Interval32{}, err
+		}
+	}
+	return h, nil
+}
+
+// signPieces splits x into the enclosures of its binary32 points below 0,
+// at 0 and above 0 (the ones that are not empty). Every binary32 number
+// below 0 is at most −2^−149 and every one above 0 at least 2^−149.
+func signPieces(x Interval32) []Interval32 {
+	const tiny = math.SmallestNonzeroFloat32
+	var out []Interval32
+	if x.Lo < 0 {
+		out = append(out, Interval32{Lo: x.Lo, Hi: min(x.Hi, -tiny)})
+	}
+	if x.Lo <= 0 && 0 <= x.Hi {
+		out = append(out, Interval32{})
+	}
+	if x.Hi > 0 {
+		out = append(out, Interval32{Lo: max(x.Lo, tiny), Hi: x.Hi})
+	}
+	return out
+}
+
+// plain drops the element index enclosePaths puts on a one-element
+// evaluation's failure.
+func plain(err error) error {
+	var ee *elemError
+	if errors.As(err, &ee) && ee.elem == 0 {
+		return ee.err
+	}
+	return err
+}
+
+// ---- hand-written refinements ----
+
+// ruleMul is the registry's mul, except that when both parents are the
+// same node each product is one binary32 value times itself, enclosed by
+// Square (≥ 0).
 func ruleMul(c *nodeCtx) ([]Interval32, error) {
-	if c.n.Parents[0] == c.n.Parents[1] {
-		return unary((Interval32).Square)(c)
+	if c.n.Parents[0] != c.n.Parents[1] {
+		return ruleRegistry(c)
 	}
-	return binary((Interval32).Mul)(c)
+	c.rule = RuleSquare
+	a := c.in[0]
+	out := make([]Interval32, len(a))
+	for i := range a {
+		r, err := a[i].Square()
+		if err != nil {
+			return nil, atElem(i, err)
+		}
+		out[i] = r
+	}
+	return out, nil
 }
 
-// ruleSub subtracts elementwise; when both parents are the same node, each
-// difference is one finite binary32 value minus itself, which is exactly
-// +0 in binary32 and 0 over the reals.
+// ruleSub is the registry's sub, except that when both parents are the
+// same node each difference is one finite binary32 value minus itself,
+// which is exactly +0 in binary32 and 0 over the reals.
 func ruleSub(c *nodeCtx) ([]Interval32, error) {
-	if c.n.Parents[0] == c.n.Parents[1] {
-		return unary(func(x Interval32) (Interval32, error) {
-			if err := x.Valid(); err != nil {
-				return Interval32{}, err
-			}
-			return Interval32{}, nil
-		})(c)
+	if c.n.Parents[0] != c.n.Parents[1] {
+		return ruleRegistry(c)
 	}
-	return binary((Interval32).Sub)(c)
+	c.rule = RuleSelfDifference
+	out := make([]Interval32, len(c.in[0]))
+	for i, x := range c.in[0] {
+		if err := x.Valid(); err != nil {
+			return nil, atElem(i, err)
+		}
+	}
+	return out, nil
 }
 
 var (
@@ -262,113 +481,10 @@ var (
 	unit32 = Interval32{Lo: 0, Hi: 1}
 )
 
-// sigmoid32 replays the registry's sigmoid, which branches on the sign of
-// x: e^x/(1+e^x) for x < 0 and 1/(1+e^−x) otherwise (−0 takes the second
-// branch). Each branch is enclosed on its part of x, the results are
-// joined, and the hull is cut to [0, 1], where both the real sigmoid and
-// every binary32 result lie (for finite x, e ∈ [0, 1] in both branches,
-// so 1 ⊕ e ≥ e and the quotients round into [0, 1]).
-func sigmoid32(x Interval32) (Interval32, error) {
-	if err := x.Valid(); err != nil {
-		return Interval32{}, err
-	}
-	var parts []Interval32
-	if x.Lo < 0 {
-		neg := Interval32{Lo: x.Lo, Hi: min(x.Hi, 0)}.canon()
-		e, err := neg.Exp()
-		if err != nil {
-			return Interval32{}, err
-		}
-		d, err := one32.Add(e)
-		if err != nil {
-			return Interval32{}, err
-		}
-		q, err := e.Div(d)
-		if err != nil {
-			return Interval32{}, err
-		}
-		parts = append(parts, q)
-	}
-	if x.Hi >= 0 {
-		pos := Interval32{Lo: max(x.Lo, 0), Hi: x.Hi}.canon()
-		m, err := pos.Neg()
-		if err != nil {
-			return Interval32{}, err
-		}
-		e, err := m.Exp()
-		if err != nil {
-			return Interval32{}, err
-		}
-		d, err := one32.Add(e)
-		if err != nil {
-			return Interval32{}, err
-		}
-		q, err := one32.Div(d)
-		if err != nil {
-			return Interval32{}, err
-		}
-		parts = append(parts, q)
-	}
-	h := parts[0]
-	if len(parts) == 2 {
-		var err error
-		if h, err = Hull(h, parts[1]); err != nil {
-			return Interval32{}, err
-		}
-	}
-	return Intersect(h, unit32)
-}
-
-// ---- reductions (fixed left folds) ----
+// ---- hand-written reductions (fixed left folds) ----
 
 // foldAdd is acc + v, the step of a left fold.
 func foldAdd(acc, v Interval32) (Interval32, error) { return acc.Add(v) }
-
-func ruleSum(c *nodeCtx) ([]Interval32, error) {
-	var acc Interval32
-	for i, v := range c.in[0] {
-		var err error
-		if acc, err = foldAdd(acc, v); err != nil {
-			return nil, fmt.Errorf("partial sum through element %d of the parent: %w", i, err)
-		}
-	}
-	return []Interval32{acc}, nil
-}
-
-func ruleReduce(mean bool) ruleFunc {
-	return func(c *nodeCtx) ([]Interval32, error) {
-		s := c.parentShape(0)
-		ax, err := spec.NormAxis(c.n.Kind.Axis, len(s))
-		if err != nil {
-			return nil, err
-		}
-		l := spec.LanesOf(s, ax)
-		var scale Interval32
-		if mean && l.N > 0 {
-			if scale, err = EncloseRat(big.NewRat(1, int64(l.N))); err != nil {
-				return nil, err
-			}
-		}
-		x := c.in[0]
-		out := make([]Interval32, l.Outer*l.Inner)
-		for m := range out {
-			b := l.Base(m)
-			var acc Interval32
-			for j := 0; j < l.N; j++ {
-				if acc, err = foldAdd(acc, x[b+j*l.Inner]); err != nil {
-					return nil, atElem(m, fmt.Errorf("partial sum through lane element %d: %w", j, err))
-				}
-			}
-			if mean && l.N > 0 {
-				if acc, err = acc.Mul(scale); err != nil {
-					return nil, atElem(m, fmt.Errorf("mean scale: %w", err))
-				}
-			}
-			out[m] = acc
-		}
-		return out, nil
-	}
-}
 
 func ruleMSE(c *nodeCtx) ([]Interval32, error) {
 	a, b := c.in[0], c.in[1]
@@ -398,91 +514,6 @@ func ruleMSE(c *nodeCtx) ([]Interval32, error) {
 		return nil, err
 	}
 	return []Interval32{q}, nil
-}
-
-// ruleMatmul follows torch.matmul's promotion and batch broadcasting as the
-// registry resolves them, with one left fold from 0 per output element.
-func ruleMatmul(c *nodeCtx) ([]Interval32, error) {
-	mp, err := spec.PlanMatmul(c.parentShape(0), c.parentShape(1))
-	if err != nil {
-		return nil, err
-	}
-	a, b := c.in[0], c.in[1]
-	m, k, n := mp.M, mp.K, mp.N
-	out := make([]Interval32, len(mp.AIndex)*m*n)
-	for bt := range mp.AIndex {
-		ao, bo, co := mp.AIndex[bt]*m*k, mp.BIndex[bt]*k*n, bt*m*n
-		for i := 0; i < m; i++ {
-			for j := 0; j < n; j++ {
-				var acc Interval32
-				for kk := 0; kk < k; kk++ {
-					p, err := a[ao+i*k+kk].Mul(b[bo+kk*n+j])
-					if err == nil {
-						acc, err = foldAdd(acc, p)
-					}
-					if err != nil {
-						return nil, atElem(co+i*n+j, fmt.Errorf("partial sum through k=%d: %w", kk, err))
-					}
-				}
-				out[co+i*n+j] = acc
-			}
-		}
-	}
-	return out, nil
-}
-
-// ruleLinear follows the registry's linear forward exactly: for every row r
-// and output j, acc = +0; acc = acc + x[r,k]·W[j,k] for k = 0, 1, …; then
-// acc + b[j] — each step rounded outward, as each binary32 step rounds.
-func ruleLinear(c *nodeCtx) ([]Interval32, error) {
-	if c.e == nil || c.e.W == nil || c.e.B == nil {
-		return nil, fmt.Errorf("missing linear payload for node %d", c.n.ID)
-	}
-	ws, bs := c.e.W.Shape, c.e.B.Shape
-	if len(ws) != 2 || len(bs) != 1 || bs[0] != ws[0] {
-		return nil, fmt.Errorf("linear payload has W %v and b %v", ws, bs)
-	}
-	out, in := ws[0], ws[1]
-	w, err := encloseAll(c.e.W.Data)
-	if err != nil {
-		return nil, fmt.Errorf("payload W: %w", err)
-	}
-	b, err := encloseAll(c.e.B.Data)
-	if err != nil {
-		return nil, fmt.Errorf("payload b: %w", err)
-	}
-	x := c.in[0]
-	total := shapeOrScalar(c.n.Shape).Size()
-	rows := 0
-	switch {
-	case in > 0:
-		rows = len(x) / in
-	case out > 0:
-		rows = total / out
-	}
-	if rows*in != len(x) || rows*out != total {
-		return nil, fmt.Errorf("input has %d elements, expected %d rows of %d", len(x), rows, in)
-	}
-	y := make([]Interval32, total)
-	for r := 0; r < rows; r++ {
-		for j := 0; j < out; j++ {
-			var acc Interval32
-			for k := 0; k < in; k++ {
-				p, err := x[r*in+k].Mul(w[j*in+k])
-				if err == nil {
-					acc, err = foldAdd(acc, p)
-				}
-				if err != nil {
-					return nil, atElem(r*out+j, fmt.Errorf("partial sum through k=%d: %w", k, err))
-				}
-			}
-			if acc, err = acc.Add(b[j]); err != nil {
-				return nil, atElem(r*out+j, fmt.Errorf("bias: %w", err))
-			}
-			y[r*out+j] = acc
-		}
-	}
-	return y, nil
 }
 
 func encloseAll(vs []spec.Rat) ([]Interval32, error) {
@@ -638,60 +669,4 @@ func layerNormRow(x []Interval32, n, eps Interval32, gamma, beta, y []Interval32
 		y[j] = xh
 	}
 	return nil
-}
-
-// ---- rearrangements ----
-
-func ruleIdentity(c *nodeCtx) ([]Interval32, error) {
-	a := c.in[0]
-	if len(a) != shapeOrScalar(c.n.Shape).Size() {
-		return nil, fmt.Errorf("parent has %d elements for shape %v", len(a), c.n.Shape)
-	}
-	return append([]Interval32(nil), a...), nil
-}
-
-// ruleRearrange moves enclosures exactly as the registry's primitive moves
-// values: it runs the primitive, with the attributes irsem gives it
-// (irsem.PlanApplications), over spec.F64 on index tensors (parent p's
-// element i holds base_p + i, exactly representable) and reads back, for
-// every output element, the parent element it came from. A rearrangement
-// does no arithmetic, so each output value is one of the parent values and
-// its enclosure is that value's enclosure.
-func ruleRearrange(c *nodeCtx) ([]Interval32, error) {
-	if c.app == nil || len(c.app.Steps) != 1 {
-		return nil, fmt.Errorf("internal error: %s is not one registry step", c.n.Kind.Op)
-	}
-	st := &c.app.Steps[0]
-	prim, err := spec.Default[spec.F64]().Lookup(st.Prim)
-	if err != nil {
-		return nil, err
-	}
-	a := st.Attrs.Clone()
-	var flat []Interval32
-	xs := make([]spec.Tensor[spec.F64], len(c.in))
-	for p := range c.in {
-		s := c.parentShape(p)
-		if len(c.in[p]) != s.Size() {
-			return nil, fmt.Errorf("parent %d has %d elements for shape %v", p, len(c.in[p]), s)
-		}
-		t := spec.Tensor[spec.F64]{Shape: s.Clone(), Data: make([]spec.F64, s.Size())}
-		for i := range t.Data {
-			t.Data[i] = spec.F64(len(flat) + i)
-		}
-		flat = append(flat, c.in[p]...)
-		xs[p] = t
-	}
-	y, err := prim.Apply(a, xs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Interval32, len(y.Data))
-	for i, v := range y.Data {
-		j := int(v)
-		if spec.F64(j) != v || j < 0 || j >= len(flat) {
-			return nil, atElem(i, fmt.Errorf("internal error: rearrangement index %v", v))
-		}
-		out[i] = flat[j]
-	}
-	return out, nil
 }

@@ -79,7 +79,7 @@ func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *ba
 	if err := irsem.CheckPayload(g, p); err != nil {
 		return nil, err
 	}
-	apps, err := irsem.PlanApplications(g)
+	apps, err := irsem.Applications(g, p)
 	if err != nil {
 		return nil, err
 	}
@@ -110,14 +110,15 @@ func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *ba
 				return nil, err
 			}
 		}
-		c := &nodeCtx{g: g, n: n, e: p.Entry(i), box: &box, app: &apps[i]}
+		c := &nodeCtx{g: g, n: n, e: p.Entry(i), box: &box, app: &apps[i], rule: r.Rule}
 		for _, q := range n.Parents {
 			c.in = append(c.in, vals[q])
 		}
 		v, err := r.fn(c)
 		if err != nil {
-			return nil, ruleError(n, r.Rule, err)
+			return nil, ruleError(n, c.rule, err)
 		}
+		nt.Rule = c.rule
 		if want := shapeOrScalar(n.Shape).Size(); len(v) != want {
 			return nil, &Error{Node: i, Tag: n.Kind.Op, Elem: -1, Rule: r.Rule,
 				Msg: fmt.Sprintf("range rule %s produced %d enclosures for shape %v (%d elements)", r.Rule, len(v), n.Shape, want)}

@@ -45,7 +45,7 @@ func TestTraceMLPPointBoxIsTight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRules := []string{RuleSource, RuleLinearLeft, RuleRelu, RuleLinearLeft}
+	wantRules := []string{RuleSource, "registry:linear", "registry:relu", "registry:linear"}
 	for i, nt := range nodes {
 		if nt.Rule != wantRules[i] {
 			t.Errorf("node %d rule %s, want %s", i, nt.Rule, wantRules[i])
@@ -94,13 +94,13 @@ func TestTraceFixedLeftRequired(t *testing.T) {
 		ops  []string
 		want string
 	}{
-		{quad, nil, box2, []string{"sum"}, "node 4 (sum): range rule sumLeft requires a fixed-left capsule; selected fast_cpu.sum is implementation-defined"},
-		{mlp, mlpP, box2, []string{"linear"}, "node 1 (linear): range rule linearLeft requires a fixed-left capsule; selected fast_cpu.linear is implementation-defined"},
+		{quad, nil, box2, []string{"sum"}, "node 4 (sum): range rule registry:sum requires a fixed-left capsule; selected fast_cpu.sum is implementation-defined"},
+		{mlp, mlpP, box2, []string{"linear"}, "node 1 (linear): range rule registry:linear requires a fixed-left capsule; selected fast_cpu.linear is implementation-defined"},
 		{norm, normP, box23, []string{"softmax"}, "node 1 (softmax): range rule softmaxUnit requires a fixed-left capsule; selected fast_cpu.softmax is implementation-defined"},
 		{norm, normP, box23, []string{"layer_norm"}, "node 2 (layernorm): range rule layerNormLeft requires a fixed-left capsule; selected fast_cpu.layer_norm is implementation-defined"},
-		{exact, exactP, box23, []string{"reduce_sum"}, "node 1 (reduce_sum): range rule sumLeft requires"},
-		{exact, exactP, box23, []string{"reduce_mean"}, "node 2 (reduce_mean): range rule meanLeft requires"},
-		{exact, exactP, box23, []string{"matmul"}, "node 6 (matmul): range rule matmulLeft requires"},
+		{exact, exactP, box23, []string{"reduce_sum"}, "node 1 (reduce_sum): range rule registry:reduce_sum requires"},
+		{exact, exactP, box23, []string{"reduce_mean"}, "node 2 (reduce_mean): range rule registry:reduce_mean requires"},
+		{exact, exactP, box23, []string{"matmul"}, "node 6 (matmul): range rule registry:matmul requires"},
 		{exact, exactP, box23, []string{"mse_loss"}, "node 14 (mse_loss): range rule mseLeft requires"},
 	}
 	for _, c := range cases {
@@ -133,20 +133,23 @@ func TestTraceFailures(t *testing.T) {
 		lo, hi []float32
 		want   string
 	}{
-		{"unsupported softplus", one("softplus"), "", []float32{0, 0}, []float32{1, 1},
-			`node 1 (softplus): no range rule for tag "softplus"; unsupported operations fail rather than widen to [-inf, inf]`},
+		{"unsupported bernoulli_mask", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[2]},
+  {"id":1,"kind":"sum","parents":[0],"shape":[]},
+  {"id":2,"kind":"bernoulli_mask","parents":[1],"shape":[2],"seed":1}]}`, "", []float32{0, 0}, []float32{1, 1},
+			`node 2 (bernoulli_mask): no range rule for tag "bernoulli_mask"; unsupported operations fail rather than widen to [-inf, inf]`},
 		{"inv through 0", one("inv"), "", []float32{1, -1}, []float32{2, 1},
-			"node 1 (inv) element 1: range rule inv: operand [-1, 1] of 1/x contains 0"},
+			"node 1 (inv) element 1: range rule registry:inv: divisor [-1, 1] contains 0"},
 		{"inv touching 0", one("inv"), "", []float32{0, 1}, []float32{1, 1},
-			"node 1 (inv) element 0: range rule inv: operand [0, 1] of 1/x contains 0"},
+			"node 1 (inv) element 0: range rule registry:inv: divisor [0, 1] contains 0"},
 		{"exp overflow", one("exp"), "", []float32{0, 0}, []float32{1, 100},
-			"node 1 (exp) element 1: range rule expMonotone: enclosure"},
+			"node 1 (exp) element 1: range rule registry:exp: enclosure"},
 		{"log of 0", one("log"), "", []float32{1, 0}, []float32{2, 3},
-			"node 1 (log) element 1: range rule logPositive: log operand [0, 3] is not > 0"},
+			"node 1 (log) element 1: range rule registry:log: on [0, 0]: log of [0, 0]: raw log requires x > 0"},
 		{"add overflow", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[2]},
   {"id":1,"kind":"add","parents":[0,0],"shape":[2]}]}`, "", []float32{0, 0}, []float32{1, math.MaxFloat32},
-			"node 1 (add) element 1: range rule add: enclosure"},
+			"node 1 (add) element 1: range rule registry:add: enclosure"},
 		{"layernorm with eps 0 on a point", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[2]},
   {"id":1,"kind":"layernorm","parents":[0],"shape":[2],"axis":0}]}`,
@@ -251,7 +254,7 @@ func TestTraceBadArguments(t *testing.T) {
 // primitive accumulates.
 func TestRulesTable(t *testing.T) {
 	unsupported := map[irsem.Op]bool{
-		irsem.OpBernoulliMask: true, irsem.OpSoftplus: true, irsem.OpSafeLog: true,
+		irsem.OpBernoulliMask:     true,
 		irsem.OpHardMaskedSoftmax: true, irsem.OpBatchNormEval: true,
 		irsem.OpConv: true, irsem.OpMaxPool: true, irsem.OpAvgPool: true,
 	}
