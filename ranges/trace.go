@@ -44,7 +44,7 @@ type NodeTrace struct {
 // PlanKernels; backend.Plan). The result is indexed by node id, then by flat element
 // index. Every enclosure holds both the node's exact real value and the
 // value a binary32 execution of the plan computes, for every input point in
-// the box (see Interval32 for the argument, and Rules for the rule of each
+// the box (see the package doc for the argument, and Rules for the rule of each
 // tag).
 //
 // Trace fails — it never widens an enclosure to the whole line — at a tag
