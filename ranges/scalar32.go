@@ -33,7 +33,10 @@ import (
 // concrete binary32 or exact execution always decides (a NaN, the only
 // undecided binary32 comparison, lies in no finite enclosure).
 //
-// The zero value is the point 0, the additive zero. This type is the only
+// The registry's forward rules compute with the spec.Scalar operations
+// and branch only on Compare and IsZero (Same, Float64 and String are for
+// display and tests); both branch points are forced. The zero value is
+// the point 0, the additive zero. This type is the only
 // implementation of spec.Scalar in this package; a method added to that
 // interface belongs in this file.
 type scalar32 struct {
@@ -211,8 +214,26 @@ func (x scalar32) Compare(y scalar32) (int, bool) {
 	return br.decide(opts), true
 }
 
-// IsZero reports the point [0, 0].
-func (x scalar32) IsZero() bool { return x.err == nil && x.iv.Lo == 0 && x.iv.Hi == 0 }
+// IsZero is a comparison with 0 too: true for the point [0, 0], false
+// when 0 is outside x, and otherwise forced to both answers by the
+// brancher, like Compare (a binary32 value in x may or may not be ±0).
+func (x scalar32) IsZero() bool {
+	switch {
+	case x.err != nil:
+		if x.br == nil {
+			panic(x.err)
+		}
+		x.br.fail(x.err)
+		return false
+	case x.iv.Lo == 0 && x.iv.Hi == 0:
+		return true
+	case x.iv.Lo > 0 || x.iv.Hi < 0:
+		return false
+	case x.br == nil:
+		panic(errUndecidedConst)
+	}
+	return x.br.decide([]int{0, 1}) == 1
+}
 
 // Same compares the endpoints' bits and the failure state.
 func (x scalar32) Same(y scalar32) bool { return x.iv.Same(y.iv) && (x.err == nil) == (y.err == nil) }

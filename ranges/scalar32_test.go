@@ -229,6 +229,21 @@ func TestEnclosePathsForcesEveryOutcome(t *testing.T) {
 	}); branched {
 		t.Error("decided comparison counted as a branch")
 	}
+	// IsZero on an enclosure holding 0 and other values is forced both
+	// ways.
+	got, branched, err = enclosePaths(func(br *brancher) ([]scalar32, error) {
+		v := scalar32{iv: x, br: br}
+		if v.IsZero() {
+			return []scalar32{v.FromInt(7)}, nil
+		}
+		return []scalar32{v}, nil
+	})
+	if err != nil || !branched || !got[0].Same(Interval32{Lo: -1, Hi: 7}) {
+		t.Errorf("IsZero over %s: %v %v %v, want [-1, 7]", x, got, branched, err)
+	}
+	if (scalar32{iv: Interval32{Lo: 1, Hi: 2}}).IsZero() || !(scalar32{}).IsZero() {
+		t.Error("IsZero of a decided enclosure")
+	}
 	// Too many outcome sequences fail rather than enumerate without end.
 	_, _, err = enclosePaths(func(br *brancher) ([]scalar32, error) {
 		out := make([]scalar32, 5)
