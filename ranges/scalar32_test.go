@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -356,4 +357,38 @@ func TestRegistryElementwiseEnclosesBinary32(t *testing.T) {
 	if err != nil || r.Lo < 0 || r.Hi < 100.6931 || r.Hi > 100.6933 {
 		t.Errorf("softplus over [-100, 100]: %s %v", r, err)
 	}
+}
+
+// TestTraceDeterministic: tracing the same graph, payload and box twice
+// gives the same rules and bit-identical enclosures, for every test graph
+// (the branch-forcing softplus and safe_log included) and several boxes.
+func TestTraceDeterministic(t *testing.T) {
+	prof := backend.CheckedCPU()
+	for _, tg := range testGraphs(t) {
+		for s := uint64(0); s < 8; s++ {
+			box := randomBox(tg.inShape, 31*s+2)
+			a, errA := TraceNodes(tg.g, tg.p, box, mustPlan(t, tg.g, prof))
+			b, errB := TraceNodes(tg.g, tg.p, box, mustPlan(t, tg.g, prof))
+			if errText(errA) != errText(errB) {
+				t.Fatalf("%s box %d: errors %v and %v", tg.name, s, errA, errB)
+			}
+			for i := range a {
+				if a[i].Rule != b[i].Rule || len(a[i].Enclosures) != len(b[i].Enclosures) {
+					t.Fatalf("%s box %d node %d: rules %s and %s", tg.name, s, i, a[i].Rule, b[i].Rule)
+				}
+				for j := range a[i].Enclosures {
+					if a[i].Enclosures[j].Bits() != b[i].Enclosures[j].Bits() {
+						t.Fatalf("%s box %d node %d element %d: %s and %s", tg.name, s, i, j, a[i].Enclosures[j], b[i].Enclosures[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
 }
