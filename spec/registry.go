@@ -99,7 +99,10 @@ type Prim[T Scalar[T]] struct {
 	// Unary and Binary are the scalar rules an elementwise primitive is
 	// built from (at most one is set; nil for every other primitive), so
 	// that a planned kernel can run the registry's own scalar operations
-	// instead of a second copy of them.
+	// instead of a second copy of them. They describe the reference
+	// rule: a fault planted by replacing Forward, JVP or VJP (Override)
+	// does not change them, so only the reference registry's own
+	// primitives may be executed through them.
 	Unary  *UnaryRule[T]
 	Binary *BinaryRule[T]
 }
