@@ -84,6 +84,21 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 			}, nil
 		}
 	case OpSafeLog:
+		// As Applications says: with a const ε parent the registry's
+		// safe_log (its scalar rule, with ε the const converted to T
+		// exactly as the registry converts its Eps), otherwise softplus,
+		// + ε, and the registry's raw log, which rejects a non-positive
+		// sum. Both modes reject alike: every path does the same thing.
+		if g.Nodes[n.Parents[1]].Kind.Op == OpConst {
+			return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+				eps := xs[1].Data[0]
+				return spec.Map(xs[0], func(v T) (T, error) { return spec.SafeLogScalar(v, eps) })
+			}, nil
+		}
+		logPrim, err := reg.Lookup("log")
+		if err != nil {
+			return nil, wrapNode(n.ID, op, "", err)
+		}
 		none := &spec.Attrs{}
 		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 			sp, err := run(none, xs[:1])
@@ -91,7 +106,8 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 				return spec.Tensor[T]{}, err
 			}
 			eps := xs[1].Data[0]
-			return spec.Map(sp, func(v T) (T, error) { return v.Add(eps).Log() })
+			sum := spec.MapPure(sp, func(v T) T { return v.Add(eps) })
+			return logPrim.Forward(none, []spec.Tensor[T]{sum})
 		}, nil
 	case OpBernoulliMask:
 		shape, seed := n.Shape, k.Seed
