@@ -227,9 +227,15 @@ func checkResult[T any](n *Node, v spec.Tensor[T]) error {
 // indexed by id.
 //
 // matmul and every reduction are left folds from 0; layernorm defaults to
-// γ = 1, β = 0, ε = 1/100000. Raw log on a value ≤ 0 is the only
-// data-dependent failure of the semantics; a scalar can add its own (over
-// spec.Rat: division by an exact zero, the square root of a non-square).
+// γ = 1, β = 0, ε = 1/100000. safe_log with a const ε parent is the
+// registry's safe_log (spec.SafeLogScalar, with ε the const converted to
+// T); with a computed ε it is softplus, + ε, and the registry's raw log.
+// Raw log on a value ≤ 0 and safe_log where softplus(x)+ε ≤ 0 (only a
+// non-positive ε can do that) are the only data-dependent failures of the
+// semantics, and every path — this one, the forward graph, the tape and
+// the typed graph — fails at the same node and element; a scalar can add
+// its own (over spec.Rat: division by an exact zero, the square root of a
+// non-square).
 // Over spec.Rat, tags without exact rational semantics (tanh, sigmoid,
 // exp, log, sin, cos, softplus, safe_log, softmax, hard_masked_softmax)
 // are rejected by name at their node. Every error is an *Error naming the
