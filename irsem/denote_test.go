@@ -396,3 +396,25 @@ func TestFromRatFastPath(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceMeanEmptyAxis: a reduce_mean over an empty axis is rejected
+// by Check, at the node's axis field, before any path evaluates it.
+func TestReduceMeanEmptyAxis(t *testing.T) {
+	g := graphOf(input(2, 0), nd(OpReduceMean, []int{0}, spec.Shape{2}, withAxis(1)))
+	err := g.Check()
+	var ie *Error
+	if !errors.As(err, &ie) || ie.Node != 1 || ie.Field != AttrAxis || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("Check: %v", err)
+	}
+	if _, err := Denote(g, nil, spec.Tensor[spec.F64]{Shape: spec.Shape{2, 0}}); err == nil {
+		t.Error("DenoteAll accepted a mean over an empty axis")
+	}
+	if _, err := LowerForward[spec.Rat](g, nil); err == nil {
+		t.Error("LowerForward accepted a mean over an empty axis")
+	}
+	// Along the non-empty axis 0 of [2 0] there are no lanes: fine.
+	g = graphOf(input(2, 0), nd(OpReduceMean, []int{0}, spec.Shape{0}, withAxis(0)))
+	if err := g.Check(); err != nil {
+		t.Errorf("reduce_mean along the non-empty axis 0 of [2 0]: %v", err)
+	}
+}
