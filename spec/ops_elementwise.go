@@ -188,7 +188,7 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 				return x.Log()
 			},
 			func(_ *Attrs, x, _ T) (T, error) { return one(x).Div(x) }),
-		unaryPrim[T](&OpInfo{Name: "safe_log", Attrs: []string{"Eps"}, Smooth: true, Doc: "log(softplus(x)+ε); derivative σ(x)/(softplus(x)+ε)"},
+		unaryPrim[T](&OpInfo{Name: "safe_log", Attrs: []string{"Eps"}, Smooth: true, Doc: "log(softplus(x)+ε) in stable forms; derivative σ(x)/(softplus(x)+ε); softplus(x)+ε ≤ 0 (only ε ≤ 0) is a domain error"},
 			func(a *Attrs, x T) (T, error) { return SafeLogScalar(x, safeLogEps[T](a)) },
 			func(a *Attrs, x, _ T) (T, error) { return safeLogDeriv(x, safeLogEps[T](a)) }),
 		unaryPrim[T](&OpInfo{Name: "inv", Exact: true, Smooth: true, Doc: "1/x; derivative −1/x²"},
