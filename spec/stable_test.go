@@ -2,8 +2,10 @@ package spec
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -530,6 +532,206 @@ func TestLog1pScalars(t *testing.T) {
 		var de *DomainError
 		if e.wantErr && !errors.As(err, &de) {
 			t.Errorf("log1p(%v): %v is not a *DomainError", e.x, err)
+		}
+	}
+}
+
+// refLog1pBig returns ln(1+v) for a high-precision v > −1/2 (series below
+// 2^-10, else Newton on exp).
+func refLog1pBig(v *big.Float) *big.Float {
+	if v.Sign() == 0 {
+		return refI(0)
+	}
+	if v.MantExp(nil) < -10 {
+		sum, pow := new(big.Float).SetPrec(refPrec).Set(v), new(big.Float).SetPrec(refPrec).Set(v)
+		for k := int64(2); k < 400; k++ {
+			pow.Mul(pow, v)
+			term := new(big.Float).SetPrec(refPrec).Quo(pow, refI(k))
+			if k%2 == 0 {
+				sum.Sub(sum, term)
+			} else {
+				sum.Add(sum, term)
+			}
+			if term.Sign() == 0 || term.MantExp(nil) < sum.MantExp(nil)-refPrec-20 {
+				break
+			}
+		}
+		return sum
+	}
+	return refLogBig(new(big.Float).SetPrec(refPrec).Add(refI(1), v))
+}
+
+// refLogBig returns ln v for a high-precision v > 0, of any exponent.
+func refLogBig(v *big.Float) *big.Float {
+	m := new(big.Float)
+	e := v.MantExp(m)
+	mf, _ := m.Float64()
+	y := refF(math.Log(mf) + float64(e)*math.Ln2)
+	for range 6 {
+		f, _ := y.Float64()
+		ey := refExpBig(y, f)
+		num := new(big.Float).SetPrec(refPrec).Sub(v, ey)
+		den := new(big.Float).SetPrec(refPrec).Add(v, ey)
+		num.Quo(num, den)
+		y.Add(y, num.Add(num, num))
+	}
+	return y
+}
+
+// baseRef is the real number Base + Off with Base a float64 and Off a
+// 320-bit value: a value such as softplus(700) = 700 + 10^-304 keeps its
+// offset, which no fixed precision holding the sum would.
+type baseRef struct {
+	Base float64
+	Off  *big.Float
+}
+
+// in reports Lo ≤ Base + Off ≤ Hi exactly: Lo − Base and Hi − Base are
+// differences of two float64s, exact at 2200 bits.
+func (r baseRef) in(x Interval) bool {
+	diff := func(e float64) *big.Float {
+		return new(big.Float).SetPrec(2200).Sub(new(big.Float).SetPrec(2200).SetFloat64(e), new(big.Float).SetFloat64(r.Base))
+	}
+	return (math.IsInf(x.Lo, -1) || diff(x.Lo).Cmp(r.Off) <= 0) && (math.IsInf(x.Hi, 1) || diff(x.Hi).Cmp(r.Off) >= 0)
+}
+
+func (r baseRef) String() string { return fmt.Sprintf("%v%+s", r.Base, r.Off.Text('g', 20)) }
+
+// refStable returns softplus(x), σ(x), and with eps = nil log softplus(x)
+// and σ(x)/softplus(x), else log(softplus(x)+ε) and σ(x)/(softplus(x)+ε)
+// (ok false where softplus(x)+ε ≤ 0), as baseRefs. Deep in the tail
+// (x ≤ −7, t = e^x ≤ 2^-10) log softplus(x) = x + log1p(s) and
+// σ/softplus = 1 − (t+s+ts)/((1+t)(1+s)), with s = log1p(t)/t − 1 =
+// Σ_{k≥1} (−t)^k/(k+1), summed directly so that nothing cancels.
+func refStable(x float64, eps *big.Rat) (sp, sig, val, der baseRef, ok bool) {
+	one := refI(1)
+	var e, spb, sigb *big.Float
+	if x <= 0 {
+		e = refExp(x)
+		d := new(big.Float).SetPrec(refPrec).Add(one, e)
+		spb, sigb = refLog1pBig(e), new(big.Float).SetPrec(refPrec).Quo(e, d)
+		sp, sig = baseRef{0, spb}, baseRef{0, sigb}
+	} else {
+		e = refExp(-x)
+		l := refLog1pBig(e)
+		spb = new(big.Float).SetPrec(refPrec).Add(refF(x), l)
+		d := new(big.Float).SetPrec(refPrec).Add(one, e)
+		sigb = new(big.Float).SetPrec(refPrec).Quo(one, d)
+		sp, sig = baseRef{x, l}, baseRef{1, new(big.Float).SetPrec(refPrec).Neg(new(big.Float).SetPrec(refPrec).Quo(e, d))}
+	}
+	if eps == nil || eps.Sign() == 0 {
+		if x <= -7 {
+			t := e
+			sum, pow := refI(0), refI(1)
+			for k := int64(1); k < 400; k++ {
+				pow.Mul(pow, t)
+				pow.Neg(pow)
+				term := new(big.Float).SetPrec(refPrec).Quo(pow, refI(k+1))
+				sum.Add(sum, term)
+				if term.Sign() == 0 || term.MantExp(nil) < sum.MantExp(nil)-refPrec-20 {
+					break
+				}
+			}
+			num := new(big.Float).SetPrec(refPrec).Add(t, sum)
+			num.Add(num, new(big.Float).SetPrec(refPrec).Mul(t, sum))
+			den := new(big.Float).SetPrec(refPrec).Mul(new(big.Float).SetPrec(refPrec).Add(one, t), new(big.Float).SetPrec(refPrec).Add(one, sum))
+			return sp, sig, baseRef{x, refLog1pBig(sum)}, baseRef{1, num.Neg(num.Quo(num, den))}, true
+		}
+		return sp, sig, baseRef{0, refLogBig(spb)}, baseRef{0, new(big.Float).SetPrec(refPrec).Quo(sigb, spb)}, true
+	}
+	arg := new(big.Float).SetPrec(refPrec).Add(spb, new(big.Float).SetPrec(refPrec).SetRat(eps))
+	if arg.Sign() <= 0 {
+		return sp, sig, val, der, false
+	}
+	return sp, sig, baseRef{0, refLogBig(arg)}, baseRef{0, new(big.Float).SetPrec(refPrec).Quo(sigb, arg)}, true
+}
+
+// stablePoint draws an argument from one of the regimes of the forms: the
+// deep tail, around the −40 switch, moderate values, around 0, large.
+func stablePoint(g *ivFGen) float64 {
+	switch g.r.IntN(6) {
+	case 0:
+		return -1000 + 960*g.r.Float64()
+	case 1:
+		return -40 + math.Ldexp(g.r.Float64()-0.5, -g.r.IntN(50))
+	case 2:
+		return 80 * (g.r.Float64() - 0.5)
+	case 3:
+		return math.Ldexp(g.r.Float64()-0.5, -g.r.IntN(1000))
+	case 4:
+		return math.Ldexp(1+g.r.Float64(), 6+g.r.IntN(14))
+	}
+	return -745 + math.Ldexp(g.r.Float64()-0.5, -g.r.IntN(40))
+}
+
+// TestStableIntervalSound: on random arguments in every regime, softplus
+// and safe_log (several ε of each sign) over Interval contain the 320-bit
+// reference values, and their derivatives the reference derivatives, at
+// the endpoints and at interior points of random intervals; at a point
+// the F64 evaluation lies in the enclosure too (the finite-difference
+// oracle relies on that). Domain errors are allowed only where ε ≤ 0.
+func TestStableIntervalSound(t *testing.T) {
+	g := &ivFGen{rand.New(rand.NewPCG(41, 7))}
+	epss := []*big.Rat{big.NewRat(1, 1000000), new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil)),
+		big.NewRat(0, 1), big.NewRat(-1, 2), new(big.Rat).SetFrac(big.NewInt(-1), new(big.Int).Exp(big.NewInt(10), big.NewInt(20), nil))}
+	reg, reg64 := Default[Interval](), Default[F64]()
+	n := ivIterations(300, 60)
+	for i := range n {
+		lo := stablePoint(g)
+		hi := lo
+		if i%2 == 1 {
+			hi = lo + math.Ldexp(g.r.Float64(), -g.r.IntN(30))*math.Max(1, math.Abs(lo))
+		}
+		x := Interval{lo, hi}
+		pts := []float64{lo, hi, lo + (hi-lo)*g.r.Float64()}
+		for _, op := range []string{"softplus", "safe_log"} {
+			for ei, e := range epss {
+				if op == "softplus" && ei > 0 {
+					break
+				}
+				a := &Attrs{Eps: e}
+				p, _ := reg.Lookup(op)
+				y, err := p.Apply(a, []Tensor[Interval]{Scalar0(x)})
+				var d Tensor[Interval]
+				if err == nil {
+					d, err = p.JVP(a, []Tensor[Interval]{Scalar0(x)}, y, []Tensor[Interval]{Scalar0(Point(1))})
+				}
+				if err != nil {
+					if op == "softplus" || e.Sign() > 0 {
+						t.Fatalf("%s(%v) with ε = %s: %v", op, x, e.RatString(), err)
+					}
+					continue
+				}
+				for _, pt := range pts {
+					if pt < lo || pt > hi {
+						continue
+					}
+					sp, sig, val, der, ok := refStable(pt, e)
+					if op == "softplus" {
+						val, der = sp, sig
+					} else if !ok {
+						t.Errorf("safe_log(%v) with ε = %s = %v, but the argument at %v is ≤ 0", x, e.RatString(), y.Data[0], pt)
+						continue
+					}
+					if !val.in(y.Data[0]) || !der.in(d.Data[0]) {
+						t.Errorf("%s(%v) with ε = %s = %v, derivative %v: misses %v, %v at %v",
+							op, x, e.RatString(), y.Data[0], d.Data[0], val, der, pt)
+					}
+				}
+				if lo == hi {
+					p64, _ := reg64.Lookup(op)
+					xs := []Tensor[F64]{Scalar0(F64(lo))}
+					y64, err := p64.Apply(a, xs)
+					if err != nil {
+						t.Errorf("%s(%v) with ε = %s: interval holds, f64 fails: %v", op, lo, e.RatString(), err)
+						continue
+					}
+					d64, _ := p64.JVP(a, xs, y64, []Tensor[F64]{Scalar0(F64(1))})
+					if !y.Data[0].Contains(new(big.Rat).SetFloat64(float64(y64.Data[0]))) || !d.Data[0].Contains(new(big.Rat).SetFloat64(float64(d64.Data[0]))) {
+						t.Errorf("%s(%v) with ε = %s over f64 = %v, %v outside the enclosures %v, %v", op, lo, e.RatString(), y64.Data[0], d64.Data[0], y.Data[0], d.Data[0])
+					}
+				}
+			}
 		}
 	}
 }
