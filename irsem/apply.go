@@ -107,8 +107,10 @@ type Step struct {
 //     safe_log with Eps the const's value. With any other ε parent it is
 //     composed: softplus(x), broadcast_to(ε) (omitted for a scalar x),
 //     add, log — the same operations in the same order as DenoteAll,
-//     except that the registry's raw log rejects softplus(x)+ε ≤ 0, which
-//     only a non-positive ε can produce.
+//     whose raw log likewise rejects softplus(x)+ε ≤ 0 (only a
+//     non-positive ε can produce it). The composed form is the plain
+//     log(softplus(x)+ε), not the registry's stable form, so that the
+//     derivative also flows to ε.
 //   - every other tag is one step of its OpInfo.Prim over its parents with
 //     the attributes its Kind carries.
 type Application struct {

@@ -84,6 +84,21 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 			}, nil
 		}
 	case OpSafeLog:
+		// As Applications says: with a const ε parent the registry's
+		// safe_log (its scalar rule, with ε the const converted to T
+		// exactly as the registry converts its Eps), otherwise softplus,
+		// + ε, and the registry's raw log, which rejects a non-positive
+		// sum. Both modes reject alike: every path does the same thing.
+		if g.Nodes[n.Parents[1]].Kind.Op == OpConst {
+			return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+				eps := xs[1].Data[0]
+				return spec.Map(xs[0], func(v T) (T, error) { return spec.SafeLogScalar(v, eps) })
+			}, nil
+		}
+		logPrim, err := reg.Lookup("log")
+		if err != nil {
+			return nil, wrapNode(n.ID, op, "", err)
+		}
 		none := &spec.Attrs{}
 		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 			sp, err := run(none, xs[:1])
@@ -91,7 +106,8 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 				return spec.Tensor[T]{}, err
 			}
 			eps := xs[1].Data[0]
-			return spec.Map(sp, func(v T) (T, error) { return v.Add(eps).Log() })
+			sum := spec.MapPure(sp, func(v T) T { return v.Add(eps) })
+			return logPrim.Forward(none, []spec.Tensor[T]{sum})
 		}, nil
 	case OpBernoulliMask:
 		shape, seed := n.Shape, k.Seed
@@ -211,9 +227,15 @@ func checkResult[T any](n *Node, v spec.Tensor[T]) error {
 // indexed by id.
 //
 // matmul and every reduction are left folds from 0; layernorm defaults to
-// γ = 1, β = 0, ε = 1/100000. Raw log on a value ≤ 0 is the only
-// data-dependent failure of the semantics; a scalar can add its own (over
-// spec.Rat: division by an exact zero, the square root of a non-square).
+// γ = 1, β = 0, ε = 1/100000. safe_log with a const ε parent is the
+// registry's safe_log (spec.SafeLogScalar, with ε the const converted to
+// T); with a computed ε it is softplus, + ε, and the registry's raw log.
+// Raw log on a value ≤ 0 and safe_log where softplus(x)+ε ≤ 0 (only a
+// non-positive ε can do that) are the only data-dependent failures of the
+// semantics, and every path — this one, the forward graph, the tape and
+// the typed graph — fails at the same node and element; a scalar can add
+// its own (over spec.Rat: division by an exact zero, the square root of a
+// non-square).
 // Over spec.Rat, tags without exact rational semantics (tanh, sigmoid,
 // exp, log, sin, cos, softplus, safe_log, softmax, hard_masked_softmax)
 // are rejected by name at their node. Every error is an *Error naming the

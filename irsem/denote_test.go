@@ -345,17 +345,30 @@ func TestDenoteErrors(t *testing.T) {
 	}
 }
 
-// TestSafeLogTotal checks that safe_log never fails over floats, even
-// with ε ≤ 0: it is not raw log.
-func TestSafeLogTotal(t *testing.T) {
+// TestSafeLogDomain: with ε ≤ 0, a softplus(x)+ε ≤ 0 is an error naming
+// the node and the element on both IR paths (DenoteAll and the forward
+// graph), never a NaN; with ε = 0 deep in the tail the stable form gives
+// x itself (safe_log(−800) = −800 − e^-800/2, nearest float −800).
+func TestSafeLogDomain(t *testing.T) {
 	g := graphOf(input(3), nd(OpConst, nil, spec.Shape{}, withValueShape()), nd(OpSafeLog, []int{0, 1}, spec.Shape{3}))
 	p := payloadOf(map[int]*Params{1: {Value: rtp(t, nil, "-1")}})
-	out, err := Denote(g, p, spec.Vector[spec.F64](-50, 0, 50))
+	x := spec.Vector[spec.F64](50, -50, 0)
+	f, err := LowerForward[spec.F64](g, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !math.IsNaN(float64(out.Data[0])) || !relClose(float64(out.Data[2]), math.Log(49), 1e-12) {
-		t.Errorf("safe_log with ε = −1: %v", out)
+	_, ferr := f.Run(x)
+	_, derr := Denote(g, p, x)
+	for name, err := range map[string]error{"DenoteAll": derr, "forward graph": ferr} {
+		var ie *Error
+		if !errors.As(err, &ie) || ie.Node != 2 || !strings.Contains(err.Error(), "element 1") || !strings.Contains(err.Error(), "softplus(x)+ε") {
+			t.Errorf("%s with ε = −1: %v", name, err)
+		}
+	}
+	p = payloadOf(map[int]*Params{1: {Value: rtp(t, nil, "0")}})
+	out, err := Denote(g, p, spec.Vector[spec.F64](-800, 0, 50))
+	if err != nil || out.Data[0] != -800 || !relClose(float64(out.Data[2]), math.Log(50), 1e-15) {
+		t.Errorf("safe_log with ε = 0: %v (%v)", out, err)
 	}
 }
 
@@ -381,5 +394,27 @@ func TestFromRatFastPath(t *testing.T) {
 		if got, want := FromRat[spec.Binary32](r), b32.FromRat(r.Big()); !got.Same(want) {
 			t.Errorf("binary32 %v: %v, want %v", r, got, want)
 		}
+	}
+}
+
+// TestReduceMeanEmptyAxis: a reduce_mean over an empty axis is rejected
+// by Check, at the node's axis field, before any path evaluates it.
+func TestReduceMeanEmptyAxis(t *testing.T) {
+	g := graphOf(input(2, 0), nd(OpReduceMean, []int{0}, spec.Shape{2}, withAxis(1)))
+	err := g.Check()
+	var ie *Error
+	if !errors.As(err, &ie) || ie.Node != 1 || ie.Field != AttrAxis || !strings.Contains(err.Error(), "empty") {
+		t.Fatalf("Check: %v", err)
+	}
+	if _, err := Denote(g, nil, spec.Tensor[spec.F64]{Shape: spec.Shape{2, 0}}); err == nil {
+		t.Error("DenoteAll accepted a mean over an empty axis")
+	}
+	if _, err := LowerForward[spec.Rat](g, nil); err == nil {
+		t.Error("LowerForward accepted a mean over an empty axis")
+	}
+	// Along the non-empty axis 0 of [2 0] there are no lanes: fine.
+	g = graphOf(input(2, 0), nd(OpReduceMean, []int{0}, spec.Shape{0}, withAxis(0)))
+	if err := g.Check(); err != nil {
+		t.Errorf("reduce_mean along the non-empty axis 0 of [2 0]: %v", err)
 	}
 }

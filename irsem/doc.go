@@ -44,7 +44,7 @@
 //	abs sqrt inv relu    1      —                                           —                    same name
 //	tanh sigmoid exp log 1      —                                           —                    same name
 //	sin cos softplus     1      —                                           —                    same name
-//	safe_log             2      — (second parent: scalar ε)                 —                    softplus, then +ε, log
+//	safe_log             2      — (second parent: scalar ε)                 —                    safe_log (const ε); else softplus, +ε, log
 //	matmul               2      —                                           —                    matmul
 //	linear               1      —                                           W, b                 linear
 //	reduce_sum           1      axis                                        —                    reduce_sum

@@ -34,6 +34,8 @@ type ForwardGraph[T spec.Scalar[T]] struct {
 // Raw log lowers to the scalar's total logarithm: the forward graph does
 // not reject x ≤ 0 the way DenoteAll does (CompareWithDenote excludes raw
 // log nodes for that reason, as the chapter's lowering theorem does).
+// safe_log is not raw log: it rejects softplus(x)+ε ≤ 0 exactly as
+// DenoteAll, the tape and the typed graph do.
 func LowerForward[T spec.Scalar[T]](g *Graph, p *Payload) (*ForwardGraph[T], error) {
 	if err := g.Check(); err != nil {
 		return nil, err

@@ -256,6 +256,9 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
 			return nil, err
 		}
+		if k.Op == OpReduceMean { // an empty axis is the registry's shape error, on the axis field
+			return registryShape(o.Prim, primAttrs(n), in, AttrAxis)
+		}
 	case OpConcat:
 		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
 			return nil, err

@@ -15,7 +15,11 @@ const fdStep = 1.0 / 16384
 // difference along dx. The admissible gap is derived, not chosen:
 //
 //   - truncation: the O(h²) error of the step-h difference is estimated by
-//     Richardson extrapolation as (4/3)·|D(h) − D(h/2)|, doubled;
+//     Richardson extrapolation as (4/3)·|D(h) − D(h/2)|, doubled; the two
+//     differences are themselves computed from rounded values of f, so
+//     the estimate first adds their rounding bounds W(h)/(2h) and
+//     W(h/2)/h (W as below), without which an f evaluated to within an
+//     ulp can make |D(h) − D(h/2)| understate the truncation;
 //   - rounding of f: the same primitive is evaluated over Interval at the
 //     very F64 points x ± h·dx; outward rounding makes each enclosure
 //     contain both the exact value and the F64 evaluation (each F64
@@ -103,14 +107,14 @@ func (r Registries) CheckFiniteDifference(inst *Instance, dxs []spec.Tensor[spec
 	if err != nil {
 		return Outcome{}, err
 	}
-	d2, _, err := eval(fdStep / 2)
+	d2, w2, err := eval(fdStep / 2)
 	if err != nil {
 		return Outcome{}, err
 	}
 	worst := 0.0
 	for k := range d1 {
 		j := float64(jv.Data[k])
-		trunc := 2 * (4.0 / 3.0) * math.Abs(d1[k]-d2[k])
+		trunc := 2 * (4.0 / 3.0) * (math.Abs(d1[k]-d2[k]) + w1[k]/(2*fdStep) + w2[k]/fdStep)
 		round := w1[k]/(2*fdStep) + ijv.Data[k].Width()
 		bound := trunc + round + math.SmallestNonzeroFloat64
 		gap := math.Abs(j - d1[k])

@@ -19,7 +19,12 @@ func TestDegenerateShapes(t *testing.T) {
   {"id":1,"kind":"softmax","parents":[0],"shape":[2,0],"axis":1}]}`,
 		`{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[0,3]},
-  {"id":1,"kind":"reduce_mean","parents":[0],"shape":[3],"axis":0}]}`,
+  {"id":1,"kind":"reduce_mean","parents":[0],"shape":[0],"axis":1}]}`,
+		// A mean over the empty axis 0 has no value (a shape error, see
+		// spec); the empty sum is 0.
+		`{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[0,3]},
+  {"id":1,"kind":"reduce_sum","parents":[0],"shape":[3],"axis":0}]}`,
 		`{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[0]},
   {"id":1,"kind":"mse_loss","parents":[0,0],"shape":[]}]}`,

@@ -28,9 +28,9 @@ import (
 // the first quiet NaN, and it is returned quieted (bit 22 set). Max, Min,
 // Sign and the elementary functions propagate NaN operands the same way.
 //
-// Trusted boundary: Exp, Log, Tanh, Sin and Cos evaluate Go's float64 math
-// library at the exactly widened operand and round the float64 result to
-// binary32 (in software, ties to even). They are deterministic but NOT
+// Trusted boundary: Exp, Log, Log1p, Tanh, Sin and Cos evaluate Go's
+// float64 math library at the exactly widened operand and round the
+// float64 result to binary32 (in software, ties to even). They are deterministic but NOT
 // claimed correctly rounded; nothing in the checker may assume more than
 // "close to the real function" for them.
 type Binary32 uint32
@@ -495,6 +495,11 @@ func (x Binary32) Exp() (Binary32, error) { return x.elementary(math.Exp), nil }
 // Log is math.Log in float64 rounded to binary32 (trusted, not claimed
 // correctly rounded); log(±0) = −∞ and log(x<0) is the canonical NaN.
 func (x Binary32) Log() (Binary32, error) { return x.elementary(math.Log), nil }
+
+// Log1p is math.Log1p in float64 rounded to binary32 (trusted, not
+// claimed correctly rounded); log1p(−1) = −∞ and log1p(x<−1) is the
+// canonical NaN.
+func (x Binary32) Log1p() (Binary32, error) { return x.elementary(math.Log1p), nil }
 
 // Tanh is math.Tanh in float64 rounded to binary32 (trusted, not claimed
 // correctly rounded).

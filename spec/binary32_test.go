@@ -439,13 +439,14 @@ func TestBinary32NaNPropagation(t *testing.T) {
 		}
 	}
 	unary := map[string]func(Binary32) Binary32{
-		"sqrt": func(x Binary32) Binary32 { r, _ := x.Sqrt(); return r },
-		"exp":  func(x Binary32) Binary32 { r, _ := x.Exp(); return r },
-		"log":  func(x Binary32) Binary32 { r, _ := x.Log(); return r },
-		"tanh": func(x Binary32) Binary32 { r, _ := x.Tanh(); return r },
-		"sin":  func(x Binary32) Binary32 { r, _ := x.Sin(); return r },
-		"cos":  func(x Binary32) Binary32 { r, _ := x.Cos(); return r },
-		"sign": Binary32.Sign,
+		"sqrt":  func(x Binary32) Binary32 { r, _ := x.Sqrt(); return r },
+		"exp":   func(x Binary32) Binary32 { r, _ := x.Exp(); return r },
+		"log":   func(x Binary32) Binary32 { r, _ := x.Log(); return r },
+		"log1p": func(x Binary32) Binary32 { r, _ := x.Log1p(); return r },
+		"tanh":  func(x Binary32) Binary32 { r, _ := x.Tanh(); return r },
+		"sin":   func(x Binary32) Binary32 { r, _ := x.Sin(); return r },
+		"cos":   func(x Binary32) Binary32 { r, _ := x.Cos(); return r },
+		"sign":  Binary32.Sign,
 	}
 	for name, op := range unary {
 		for _, x := range []Binary32{b32QNaN, b32QNaN2, b32SNaN, b32SNaN2, 0x7FFFFFFF} {
@@ -588,7 +589,7 @@ func TestBinary32ScalarMethods(t *testing.T) {
 		soft func(Binary32) (Binary32, error)
 		hw   func(F32) (F32, error)
 	}{
-		{"exp", Binary32.Exp, F32.Exp}, {"log", Binary32.Log, F32.Log}, {"tanh", Binary32.Tanh, F32.Tanh},
+		{"exp", Binary32.Exp, F32.Exp}, {"log", Binary32.Log, F32.Log}, {"log1p", Binary32.Log1p, F32.Log1p}, {"tanh", Binary32.Tanh, F32.Tanh},
 		{"sin", Binary32.Sin, F32.Sin}, {"cos", Binary32.Cos, F32.Cos},
 	}
 	g := newB32Gen(17)

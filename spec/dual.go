@@ -115,6 +115,19 @@ func (x Dual[T]) Log() (Dual[T], error) {
 	return Dual[T]{l, d}, nil
 }
 
+// Log1p is (ln(1+a), a'/(1+a)).
+func (x Dual[T]) Log1p() (Dual[T], error) {
+	l, err := x.Re.Log1p()
+	if err != nil {
+		return Dual[T]{}, err
+	}
+	d, err := x.Du.Div(x.Re.FromInt(1).Add(x.Re))
+	if err != nil {
+		return Dual[T]{}, err
+	}
+	return Dual[T]{l, d}, nil
+}
+
 // Tanh is (t, (1-t²)·a').
 func (x Dual[T]) Tanh() (Dual[T], error) {
 	t, err := x.Re.Tanh()

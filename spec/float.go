@@ -73,6 +73,10 @@ func (x F32) Exp() (F32, error) { return F32(float32(math.Exp(float64(x)))), nil
 // Log is computed in float64 and rounded to float32.
 func (x F32) Log() (F32, error) { return F32(float32(math.Log(float64(x)))), nil }
 
+// Log1p is math.Log1p computed in float64 and rounded to float32 (the
+// same evaluation as Binary32.Log1p, so the two agree bit for bit).
+func (x F32) Log1p() (F32, error) { return F32(float32(math.Log1p(float64(x)))), nil }
+
 // Tanh is computed in float64 and rounded to float32.
 func (x F32) Tanh() (F32, error) { return F32(float32(math.Tanh(float64(x)))), nil }
 
@@ -178,6 +182,10 @@ func (x F64) Log() (F64, error) {
 	}
 	return F64(math.Log(v)), nil
 }
+
+// Log1p is math.Log1p (pure Go on every platform but s390x; it returns
+// x itself for |x| < 2^-54, subnormals included).
+func (x F64) Log1p() (F64, error) { return F64(math.Log1p(float64(x))), nil }
 
 // Tanh is math.Tanh.
 func (x F64) Tanh() (F64, error) { return F64(math.Tanh(float64(x))), nil }

@@ -41,34 +41,37 @@ import (
 //     checks the residual fma(−s, s, x).
 //   - Max, Min, Abs, Neg, Sign and Step are exact.
 //
-// Trusted boundary: Exp, Log, Tanh, Sin and Cos use Go's float64 math
-// library, which is not correctly rounded. Its error is assumed to be at
+// Trusted boundary: Exp, Log, Log1p, Tanh, Sin and Cos use Go's float64
+// math library, which is not correctly rounded. Its error is assumed to be at
 // most 2 ulps of the result (the FreeBSD/Cephes/SLEEF algorithms it
 // derives from document about 1 ulp; against a 320-bit reference the
 // tests observe up to ~1.5 ulps for the amd64 assembly Exp and ~1.4 for
 // Sin/Cos, and fail if any observed error exceeds half of what is
 // allowed). Each endpoint is computed from the monotone pieces of the
 // function and widened outward by 4 ulps (ivTransUlps), then clamped to the
-// function's range (exp ≥ 0; tanh, sin, cos ∈ [−1, 1]).
+// function's range (exp ≥ 0; tanh, sin, cos ∈ [−1, 1]; log1p(v) ≤ v and
+// has the sign of v, which makes tiny arguments exact at the upper end).
 // Sin and Cos additionally absorb the absolute error of Go's argument
 // reduction, |x|·2^-90 for |x| < 2^29 (Cody–Waite with a three-part π/4)
 // and 2^-40 beyond (Payne–Hanek followed by a subtraction that can cancel),
 // and include ±1 whenever a maximum or minimum may lie in the interval
 // (decided with generous slack, so a doubtful extremum is included).
-// Exact special points are kept exact: exp(0) = 1, log(1) = 0, tanh(0) =
-// sin(0) = 0, cos(0) = 1.
+// Exact special points are kept exact: exp(0) = 1, log(1) = 0, log1p(0) =
+// tanh(0) = sin(0) = 0, cos(0) = 1. Go's math.Log1p is pure Go (no
+// assembly on amd64 or arm64) and returns v itself for |v| < 2^-54, so
+// subnormal arguments need no scaling.
 //
 // Go's amd64 math.Log mishandles subnormal inputs (golang/go#56600), so
 // Log evaluates it only at normal arguments, scaling a subnormal endpoint
 // by 2^54 and subtracting an enclosure of 54·ln 2.
 //
-// Log is defined only for Lo > 0: an interval reaching 0 or below is a
-// DomainError rather than an enclosure with a −∞ endpoint, since the
-// enclosed value might lie outside the domain.
+// Log is defined only for Lo > 0 (and Log1p only for Lo > −1): an interval
+// reaching 0 (−1) or below is a DomainError rather than an enclosure with
+// a −∞ endpoint, since the enclosed value might lie outside the domain.
 type Interval struct{ Lo, Hi float64 }
 
-// ivTransUlps is how many ulps the endpoints of Exp, Log, Tanh, Sin and Cos
-// are widened outward.
+// ivTransUlps is how many ulps the endpoints of Exp, Log, Log1p, Tanh, Sin
+// and Cos are widened outward.
 const ivTransUlps = 4
 
 // ivTinyFMA bounds the magnitudes below which an FMA residual may underflow
@@ -402,6 +405,30 @@ func (x Interval) Log() (Interval, error) {
 	}
 	lo, _ := ivLogBounds(x.Lo)
 	_, hi := ivLogBounds(x.Hi)
+	return mkInterval(lo, hi), nil
+}
+
+// Log1p returns an enclosure of ln(1+x) (trusted boundary: see Interval);
+// an interval with Lo ≤ −1 is a DomainError. The widened endpoints are
+// clamped with two exact facts about the real function: log1p(v) ≤ v for
+// every v > −1, and log1p(v) has the sign of v.
+func (x Interval) Log1p() (Interval, error) {
+	if !(x.Lo > -1) {
+		return Interval{}, &DomainError{Op: "log1p", Scalar: "interval", Reason: "range " + x.String() + " reaches −1 or below"}
+	}
+	lo, hi := x.monotoneUp(math.Log1p, func(v float64) (float64, bool) {
+		if v == 0 || math.IsInf(v, 1) {
+			return v, true
+		}
+		return 0, false
+	})
+	hi = min(hi, x.Hi)
+	if x.Lo >= 0 {
+		lo = max(lo, 0)
+	}
+	if x.Hi <= 0 {
+		hi = min(hi, 0)
+	}
 	return mkInterval(lo, hi), nil
 }
 

@@ -646,6 +646,40 @@ func refLog(x float64) *big.Float {
 	return y
 }
 
+// refLog1p returns ln(1+x) for a finite x > −1: by its alternating series
+// for |x| < 2^-10 (1+x would need up to 1075 bits), else by Newton's
+// method on exp at the exact 1+x (at most 64 bits there).
+func refLog1p(x float64) *big.Float {
+	if math.Abs(x) < 0x1p-10 {
+		y := refF(x)
+		sum, pow := refF(x), refF(x)
+		for k := int64(2); k < 200; k++ {
+			pow.Mul(pow, y)
+			term := new(big.Float).SetPrec(refPrec).Quo(pow, refI(k))
+			if k%2 == 0 {
+				sum.Sub(sum, term)
+			} else {
+				sum.Add(sum, term)
+			}
+			if term.Sign() == 0 || term.MantExp(nil) < sum.MantExp(nil)-refPrec-20 {
+				break
+			}
+		}
+		return sum
+	}
+	v := new(big.Float).SetPrec(refPrec).Add(refI(1), refF(x))
+	y := refF(math.Log1p(x))
+	for range 5 {
+		f, _ := y.Float64()
+		e := refExpBig(y, f)
+		num := new(big.Float).SetPrec(refPrec).Sub(v, e)
+		den := new(big.Float).SetPrec(refPrec).Add(v, e)
+		num.Quo(num, den)
+		y.Add(y, num.Add(num, num))
+	}
+	return y
+}
+
 // refExpBig is refExp at a high-precision y (f ≈ y picks the scaling).
 func refExpBig(y *big.Float, f float64) *big.Float {
 	k := 0
@@ -755,6 +789,19 @@ var ivElemCases = []ivElemCase{
 				return math.Ldexp(1+g.r.Float64(), g.r.IntN(2090)-1070)
 			}
 			return math.Abs(g.f()) + math.SmallestNonzeroFloat64
+		},
+		func(g *ivFGen) float64 { return math.Ldexp(g.r.Float64(), -g.r.IntN(40)) }},
+	{"log1p", Interval.Log1p, refLog1p, math.Log1p,
+		func(g *ivFGen) float64 {
+			switch g.r.IntN(4) {
+			case 0:
+				return math.Ldexp(g.r.Float64()-0.5, -g.r.IntN(1080)) // tiny, subnormal included
+			case 1:
+				return -1 + math.Ldexp(1+g.r.Float64(), -1-g.r.IntN(52)) // near −1
+			case 2:
+				return math.Ldexp(1+g.r.Float64(), g.r.IntN(1020))
+			}
+			return 4 * (g.r.Float64() - 0.2)
 		},
 		func(g *ivFGen) float64 { return math.Ldexp(g.r.Float64(), -g.r.IntN(40)) }},
 	{"tanh", Interval.Tanh, refTanh, math.Tanh,
@@ -961,6 +1008,8 @@ func TestIntervalBigReferences(t *testing.T) {
 	near("exp(1)", refExp(1), math.E)
 	near("exp(-700)", new(big.Float).Quo(refExp(-700), refF(math.Exp(-700))), 1)
 	near("log(10)", refLog(10), math.Ln10)
+	near("log1p(1)", refLog1p(1), math.Ln2)
+	near("log1p(1e-5)/1e-5", new(big.Float).Quo(refLog1p(1e-5), refF(1e-5)), 1-0.5e-5+1e-10/3)
 	near("tanh(0.5)", refTanh(0.5), math.Tanh(0.5))
 	near("tanh(3)", refTanh(3), math.Tanh(3))
 	s, c := refSinCos(1)

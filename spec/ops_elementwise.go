@@ -106,44 +106,6 @@ func attrRat(r *big.Rat, def *big.Rat) *big.Rat {
 
 func ok[T any](v T) (T, error) { return v, nil }
 
-// sigmoidScalar is 1/(1+e^-x) for x ≥ 0 and e^x/(1+e^x) for x < 0.
-func sigmoidScalar[T Scalar[T]](x T) (T, error) {
-	one := x.FromInt(1)
-	if c, decided := x.Compare(x.FromInt(0)); decided && c < 0 {
-		e, err := x.Exp()
-		if err != nil {
-			return e, err
-		}
-		return e.Div(one.Add(e))
-	}
-	e, err := x.Neg().Exp()
-	if err != nil {
-		return e, err
-	}
-	return one.Div(one.Add(e))
-}
-
-// softplusScalar is x + log(1+e^-x) for x > 0 and log(1+e^x) otherwise.
-func softplusScalar[T Scalar[T]](x T) (T, error) {
-	one := x.FromInt(1)
-	if c, decided := x.Compare(x.FromInt(0)); decided && c > 0 {
-		e, err := x.Neg().Exp()
-		if err != nil {
-			return e, err
-		}
-		l, err := one.Add(e).Log()
-		if err != nil {
-			return l, err
-		}
-		return x.Add(l), nil
-	}
-	e, err := x.Exp()
-	if err != nil {
-		return e, err
-	}
-	return one.Add(e).Log()
-}
-
 // The gelu constants: √(2/π) rounded to float64 (gelu has no exact
 // rational semantics anyway), and 0.044715 exactly.
 var (
@@ -247,25 +209,9 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 				return x.Log()
 			},
 			func(_ *Attrs, x, _ T) (T, error) { return one(x).Div(x) }),
-		unaryPrim[T](&OpInfo{Name: "safe_log", Attrs: []string{"Eps"}, Smooth: true, Doc: "log(softplus(x)+ε); derivative σ(x)/(softplus(x)+ε)"},
-			func(a *Attrs, x T) (T, error) {
-				sp, err := softplusScalar(x)
-				if err != nil {
-					return x, err
-				}
-				return sp.Add(rc[T](attrRat(a.Eps, big.NewRat(1, 1000000)))).Log()
-			},
-			func(a *Attrs, x, _ T) (T, error) {
-				sp, err := softplusScalar(x)
-				if err != nil {
-					return x, err
-				}
-				s, err := sigmoidScalar(x)
-				if err != nil {
-					return x, err
-				}
-				return s.Div(sp.Add(rc[T](attrRat(a.Eps, big.NewRat(1, 1000000)))))
-			}),
+		unaryPrim[T](&OpInfo{Name: "safe_log", Attrs: []string{"Eps"}, Smooth: true, Doc: "log(softplus(x)+ε) in stable forms; derivative σ(x)/(softplus(x)+ε); softplus(x)+ε ≤ 0 (only ε ≤ 0) is a domain error"},
+			func(a *Attrs, x T) (T, error) { return SafeLogScalar(x, safeLogEps[T](a)) },
+			func(a *Attrs, x, _ T) (T, error) { return safeLogDeriv(x, safeLogEps[T](a)) }),
 		unaryPrim[T](&OpInfo{Name: "inv", Exact: true, Smooth: true, Doc: "1/x; derivative −1/x²"},
 			func(_ *Attrs, x T) (T, error) { return one(x).Div(x) },
 			func(_ *Attrs, x, _ T) (T, error) {
@@ -283,6 +229,10 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 			}),
 	}
 }
+
+// safeLogEps is safe_log's ε as a T: the Eps attribute, 1/1000000 when
+// absent.
+func safeLogEps[T Scalar[T]](a *Attrs) T { return rc[T](attrRat(a.Eps, big.NewRat(1, 1000000))) }
 
 func clampBounds[T Scalar[T]](a *Attrs) (lo, hi T, err error) {
 	if a.Lo == nil || a.Hi == nil {

@@ -44,6 +44,24 @@ func shapeReduceAxis(a *Attrs, in []Shape) (Shape, error) {
 	return dropAxis(in[0], ax), nil
 }
 
+// shapeMeanAxis is shapeReduceAxis for reduce_mean, which also rejects
+// an empty axis: the mean of no elements has no value. PyTorch returns
+// NaN there, but an exact semantics has no NaN, and returning 0 (or any
+// number) would be a value the mean does not have; so every scalar, and
+// every path, fails alike, before evaluating anything, with an error
+// naming the axis.
+func shapeMeanAxis(a *Attrs, in []Shape) (Shape, error) {
+	out, err := shapeReduceAxis(a, in)
+	if err != nil {
+		return nil, err
+	}
+	ax, _ := normAxis(a.Axis, len(in[0]))
+	if in[0][ax] == 0 {
+		return nil, fmt.Errorf("reduce_mean over axis %d of shape %v: the axis is empty, and the mean of no elements has no value", a.Axis, in[0])
+	}
+	return out, nil
+}
+
 // reduceLanes sums each lane as a left fold from zero, optionally
 // multiplying by scale afterwards.
 func reduceLanes[T Scalar[T]](x Tensor[T], axis int, scale *T) Tensor[T] {
@@ -110,12 +128,16 @@ func linearUnaryPrim[T Scalar[T]](info *OpInfo,
 }
 
 func reducePrims[T Scalar[T]]() []*Prim[T] {
-	meanScale := func(n int) *T {
-		if n == 0 {
-			return nil
+	// meanAxis normalises the axis and returns 1/n as a T; an empty axis
+	// is the error of shapeMeanAxis (repeated here for callers of Forward,
+	// JVP and VJP that skip the shape rule).
+	meanAxis := func(a *Attrs, s Shape) (int, *T, error) {
+		if _, err := shapeMeanAxis(a, []Shape{s}); err != nil {
+			return 0, nil, err
 		}
-		s := rc[T](big.NewRat(1, int64(n)))
-		return &s
+		ax, _ := normAxis(a.Axis, s.Rank())
+		inv := rc[T](big.NewRat(1, int64(s[ax])))
+		return ax, &inv, nil
 	}
 	return []*Prim[T]{
 		linearUnaryPrim[T](&OpInfo{Name: "sum", Exact: true, Shape: shapeScalar, Doc: "Σ of every element to a scalar (left fold from 0)"},
@@ -136,20 +158,20 @@ func reducePrims[T Scalar[T]]() []*Prim[T] {
 				}
 				return spreadLanes(dy, x.Shape, ax, nil), nil
 			}),
-		linearUnaryPrim[T](&OpInfo{Name: "reduce_mean", Attrs: []string{"Axis"}, Exact: true, Shape: shapeReduceAxis, Doc: "mean along an axis (removed); an empty axis gives 0"},
+		linearUnaryPrim[T](&OpInfo{Name: "reduce_mean", Attrs: []string{"Axis"}, Exact: true, Shape: shapeMeanAxis, Doc: "mean along an axis (removed): Σ/n, left fold then ×1/n; an empty axis (n = 0) is a shape error"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) {
-				ax, err := normAxis(a.Axis, x.Shape.Rank())
+				ax, inv, err := meanAxis(a, x.Shape)
 				if err != nil {
 					return Tensor[T]{}, err
 				}
-				return reduceLanes(x, ax, meanScale(x.Shape[ax])), nil
+				return reduceLanes(x, ax, inv), nil
 			},
 			func(a *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) {
-				ax, err := normAxis(a.Axis, x.Shape.Rank())
+				ax, inv, err := meanAxis(a, x.Shape)
 				if err != nil {
 					return Tensor[T]{}, err
 				}
-				return spreadLanes(dy, x.Shape, ax, meanScale(x.Shape[ax])), nil
+				return spreadLanes(dy, x.Shape, ax, inv), nil
 			}),
 		msePrim[T](),
 	}

@@ -146,6 +146,10 @@ func (x Rat) Exp() (Rat, error) { return x.inexact("exp") }
 // Log is not exact over the rationals: it always returns a DomainError.
 func (x Rat) Log() (Rat, error) { return x.inexact("log") }
 
+// Log1p is not exact over the rationals: it always returns a DomainError
+// (like Log, even at 0, so that the verdict does not depend on the value).
+func (x Rat) Log1p() (Rat, error) { return x.inexact("log1p") }
+
 // Tanh is not exact over the rationals: it always returns a DomainError.
 func (x Rat) Tanh() (Rat, error) { return x.inexact("tanh") }
 

@@ -11,7 +11,7 @@ import (
 // implementation is its additive zero.
 //
 // Methods that can fail for some scalar return an error instead of
-// approximating: Rat division by zero, Rat exp/log/tanh/sin/cos, Rat sqrt
+// approximating: Rat division by zero, Rat exp/log/log1p/tanh/sin/cos, Rat sqrt
 // of a non-square. Float scalars never fail on these (they follow IEEE
 // 754); Interval returns sound enclosures.
 type Scalar[T any] interface {
@@ -40,10 +40,16 @@ type Scalar[T any] interface {
 	// Step is 1 where x > 0 and 0 elsewhere: the derivative of relu with
 	// relu'(0) = 0 (Interval: [0,1] when the range straddles 0).
 	Step() T
-	// Sqrt, Exp, Log, Tanh, Sin and Cos are the elementary functions.
+	// Sqrt, Exp, Log, Log1p, Tanh, Sin and Cos are the elementary
+	// functions. Log1p is ln(1+x), accurate for x near 0 where Log(1+x)
+	// loses the digits of x: floats evaluate math.Log1p (NaN for x < −1,
+	// −∞ at −1), Interval encloses it (a DomainError when Lo ≤ −1), Rat
+	// has no exact value (a DomainError), and Dual's tangent is
+	// du/(1+re).
 	Sqrt() (T, error)
 	Exp() (T, error)
 	Log() (T, error)
+	Log1p() (T, error)
 	Tanh() (T, error)
 	Sin() (T, error)
 	Cos() (T, error)
