@@ -414,6 +414,18 @@ func (x Interval32) Log() (Interval32, error) {
 	return x.elementary((spec.Interval).Log)
 }
 
+// Log1p encloses ln(1+a) for a ∈ x; it fails unless lo > −1 (the
+// enclosure is spec.Interval's outward Log1p, rounded out to binary32).
+func (x Interval32) Log1p() (Interval32, error) {
+	if err := validate(x); err != nil {
+		return Interval32{}, err
+	}
+	if !(x.Lo > -1) {
+		return Interval32{}, fmt.Errorf("log1p operand %s is not > -1", x)
+	}
+	return x.elementary((spec.Interval).Log1p)
+}
+
 // Tanh encloses tanh a for a ∈ x, within [−1, 1].
 func (x Interval32) Tanh() (Interval32, error) {
 	return x.elementary((spec.Interval).Tanh)

@@ -164,6 +164,9 @@ func (x scalar32) Exp() (scalar32, error) { r, err := x.iv.Exp(); return x.ret(r
 // Log encloses ln a; it fails unless lo > 0.
 func (x scalar32) Log() (scalar32, error) { r, err := x.iv.Log(); return x.ret(r, err) }
 
+// Log1p encloses ln(1+a); it fails unless lo > −1.
+func (x scalar32) Log1p() (scalar32, error) { r, err := x.iv.Log1p(); return x.ret(r, err) }
+
 // Tanh encloses tanh a.
 func (x scalar32) Tanh() (scalar32, error) { r, err := x.iv.Tanh(); return x.ret(r, err) }
 

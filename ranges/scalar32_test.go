@@ -20,17 +20,18 @@ func opMin[T spec.Scalar[T]](a, b T) (T, error) { return a.Min(b), nil }
 func opClamp[T spec.Scalar[T]](a, b T) (T, error) {
 	return a.Clamp(b, b.Add(b.FromInt(1))), nil
 }
-func opNeg[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Neg(), nil }
-func opAbs[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Abs(), nil }
-func opRelu[T spec.Scalar[T]](a, _ T) (T, error) { return a.Relu(), nil }
-func opSign[T spec.Scalar[T]](a, _ T) (T, error) { return a.Sign(), nil }
-func opStep[T spec.Scalar[T]](a, _ T) (T, error) { return a.Step(), nil }
-func opSqrt[T spec.Scalar[T]](a, _ T) (T, error) { return a.Sqrt() }
-func opExp[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Exp() }
-func opLog[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Log() }
-func opTanh[T spec.Scalar[T]](a, _ T) (T, error) { return a.Tanh() }
-func opSin[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Sin() }
-func opCos[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Cos() }
+func opNeg[T spec.Scalar[T]](a, _ T) (T, error)   { return a.Neg(), nil }
+func opAbs[T spec.Scalar[T]](a, _ T) (T, error)   { return a.Abs(), nil }
+func opRelu[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Relu(), nil }
+func opSign[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Sign(), nil }
+func opStep[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Step(), nil }
+func opSqrt[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Sqrt() }
+func opExp[T spec.Scalar[T]](a, _ T) (T, error)   { return a.Exp() }
+func opLog[T spec.Scalar[T]](a, _ T) (T, error)   { return a.Log() }
+func opLog1p[T spec.Scalar[T]](a, _ T) (T, error) { return a.Log1p() }
+func opTanh[T spec.Scalar[T]](a, _ T) (T, error)  { return a.Tanh() }
+func opSin[T spec.Scalar[T]](a, _ T) (T, error)   { return a.Sin() }
+func opCos[T spec.Scalar[T]](a, _ T) (T, error)   { return a.Cos() }
 func opThird[T spec.Scalar[T]](a, _ T) (T, error) {
 	return a.Mul(a.FromRat(big.NewRat(1, 3))), nil
 }
@@ -52,6 +53,7 @@ func scalarOps() []scalarOp {
 		{"sqrt", opSqrt[scalar32], opSqrt[spec.Binary32]}, {"exp", opExp[scalar32], opExp[spec.Binary32]},
 		{"log", opLog[scalar32], opLog[spec.Binary32]}, {"tanh", opTanh[scalar32], opTanh[spec.Binary32]},
 		{"sin", opSin[scalar32], opSin[spec.Binary32]}, {"cos", opCos[scalar32], opCos[spec.Binary32]},
+		{"log1p", opLog1p[scalar32], opLog1p[spec.Binary32]},
 		{"third", opThird[scalar32], opThird[spec.Binary32]},
 	}
 }
