@@ -38,7 +38,7 @@ func convertData[T spec.Scalar[T]](t *RatTensor) []T {
 // FromRat and builds the registry attributes. g must have passed Check and
 // e CheckPayload.
 func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Params, m mode) (step[T], error) {
-	info := opIndex[n.Kind.Op]
+	info, _ := lookup(n.Kind.Op)
 	op, k := info.Op, &n.Kind
 	if isRat[T]() && !info.Exact {
 		return nil, nodeErrf(n.ID, op, "", "%s has no exact rational semantics; evaluate it over f32, f64, binary32 or interval", op)
@@ -84,6 +84,16 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 			}, nil
 		}
 	case OpSafeLog:
+		// The ε comes from the graph, so the node is softplus, then +ε and
+		// log, not the registry's safe_log (whose ε is an attribute).
+		sp, err := reg.Lookup("softplus")
+		if err != nil {
+			return nil, wrapNode(n.ID, op, "", err)
+		}
+		run = sp.Apply
+		if m == modeForward {
+			run = sp.Forward
+		}
 		none := &spec.Attrs{}
 		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 			sp, err := run(none, xs[:1])

@@ -103,7 +103,7 @@ func (g *Graph) Check() error {
 		if n.ID != i {
 			return nodeErrf(i, "", "id", "nodes[%d] has id %d (each id must equal its index)", i, n.ID)
 		}
-		info, ok := opIndex[n.Kind.Op]
+		info, ok := lookup(n.Kind.Op)
 		if !ok {
 			return nodeErrf(i, "", "kind", "unknown op tag %q", string(n.Kind.Op))
 		}
