@@ -89,11 +89,16 @@ type OpInfo struct {
 	// a zero variance. A primitive that is Exact and not Partial is total
 	// over Rat.
 	Partial bool
-	// ZeroPreserving means the VJP maps δ = 0 to exact zeros at every
-	// finite input over every scalar: no local derivative is unbounded at
-	// a finite point, so no 0·∞ arises (exp, inv and div are not: their
-	// derivatives overflow to ∞ over floats). Skipping unreached nodes is
-	// sound on tapes built only from such primitives.
+	// ZeroPreserving means the VJP maps δ = 0 to exact zeros wherever the
+	// rules are defined: over Rat wherever they succeed, and over floats
+	// because no local derivative has a pole at a finite point or
+	// overflows before the forward value does. inv, div and log are not
+	// (poles at 0, where 1/0 = ∞ and ∞·0 = NaN), nor exp (its derivative
+	// is its value, ∞ from x ≈ 89 in binary32), nor layer_norm (1/σ at
+	// σ = ε = 0). The graph generators draw zero-preserving graphs with
+	// it. It classifies the rules; it is not a verdict over the whole
+	// float range: at |x| near the overflow threshold an intermediate
+	// result can still overflow (gelu's x³, mse_loss's ŷ − y).
 	ZeroPreserving bool
 	// Polynomial means every output element is a polynomial with exact
 	// rational coefficients (taken from the attributes) in the parents'
