@@ -30,8 +30,14 @@
 //
 // FORMAT.md documents the graph, payload and tensor documents.
 //
-// The tags, their arity, attributes, payload parameters and registry
-// primitives (Ops lists them at run time):
+// The tag table is derived, not stated here: every registry primitive
+// with an IR form (spec.OpInfo.IR) is a tag with that form's arity,
+// attributes and payload parameters and the primitive's exactness, so a
+// primitive added to the registry (or with spec.RegisterElementwise)
+// decodes, checks and denotes with no edit to this package; irsem itself
+// states only the input and its forward-only tags. As of this writing the
+// tags, their arity, attributes, payload parameters and registry
+// primitives are (Ops lists them at run time):
 //
 //	tag                  arity  attributes                                  payload              registry
 //	input                0      —                                           —                    —
@@ -44,7 +50,7 @@
 //	abs sqrt inv relu    1      —                                           —                    same name
 //	tanh sigmoid exp log 1      —                                           —                    same name
 //	sin cos softplus     1      —                                           —                    same name
-//	safe_log             2      — (second parent: scalar ε)                 —                    softplus, then +ε, log
+//	safe_log             2      — (second parent: scalar ε)                 —                    safe_log (denoted as softplus, then +ε, log)
 //	matmul               2      —                                           —                    matmul
 //	linear               1      —                                           W, b                 linear
 //	reduce_sum           1      axis                                        —                    reduce_sum

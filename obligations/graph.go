@@ -43,14 +43,17 @@ type GraphOptions struct {
 	MaxDegree int
 	// Exact keeps to primitives with exact rational semantics and no
 	// data-dependent failure over Rat (no division, inverse, square root,
-	// transcendental functions).
+	// transcendental functions): registry entries that are Exact and not
+	// Partial.
 	Exact bool
 	// ZeroPreserving keeps to primitives whose VJP maps a zero cotangent
 	// to zeros at every finite point of the forward domain (it drops inv,
-	// div, exp and log, whose VJPs can produce 0·∞ = NaN over floats).
+	// div, exp and log, whose VJPs can produce 0·∞ = NaN over floats): the
+	// registry's ZeroPreserving entries.
 	ZeroPreserving bool
 	// Polynomial keeps to polynomial primitives (no kinks, ties or
-	// transcendental functions), for exact Hessians.
+	// transcendental functions), for exact Hessians: the registry's
+	// Polynomial entries.
 	Polynomial bool
 	// ScalarOutput appends a sum when the drawn result is not rank 0.
 	ScalarOutput bool
