@@ -178,8 +178,13 @@ func primAttrs(n *Node) *spec.Attrs {
 	k := &n.Kind
 	a := &spec.Attrs{}
 	switch k.Op {
-	case OpReduceSum, OpReduceMean, OpSoftmax, OpConcat:
-		a.Axis = k.Axis
+	default:
+		// A tag whose only axis is "axis" passes it to its primitive's Axis
+		// (reduce_sum, reduce_mean, softmax, concat, and any registry
+		// primitive whose IR form lists it).
+		if o, ok := lookup(k.Op); ok && o.hasAttr(AttrAxis) {
+			a.Axis = k.Axis
+		}
 	case OpTranspose:
 		a.Axis, a.Axis2 = k.Axis1, k.Axis2
 	case OpPermute:
@@ -252,14 +257,6 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 		out := x.Clone()
 		out[len(out)-1] = d[len(d)-1]
 		return out, nil
-	case OpReduceSum, OpReduceMean, OpSoftmax:
-		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
-			return nil, err
-		}
-	case OpConcat:
-		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
-			return nil, err
-		}
 	case OpTranspose:
 		if err := checkAxis(AttrAxis1, k.Axis1, len(in[0])); err != nil {
 			return nil, err
@@ -325,6 +322,11 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 			return nil, err
 		}
 		return g.out, nil
+	}
+	if o.hasAttr(AttrAxis) && len(in) > 0 { // reduce_sum, reduce_mean, softmax, concat, …
+		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
+			return nil, err
+		}
 	}
 	return registryShape(o.Prim, primAttrs(n), in, "parents")
 }

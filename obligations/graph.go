@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -1036,8 +1037,10 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 		kind := irsem.Kind{Op: tag}
 		a := st.Attrs
 		switch tag {
-		case irsem.OpReduceSum, irsem.OpReduceMean, irsem.OpSoftmax, irsem.OpConcat:
-			kind.Axis = a.Axis
+		default:
+			if slices.Contains(info.IR.Attrs, irsem.AttrAxis) { // reduce_sum, reduce_mean, softmax, concat, …
+				kind.Axis = a.Axis
+			}
 		case irsem.OpTranspose:
 			kind.Axis1, kind.Axis2 = a.Axis, a.Axis2
 		case irsem.OpPermute:
