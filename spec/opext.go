@@ -270,8 +270,10 @@ var transcendental = []string{"exp", "log", "tanh", "sin", "cos"}
 // advances Generation.
 //
 // It checks the entry and rejects, naming the field: an empty or unsafe
-// name (the certificate alphabet is [a-z0-9_]), a name or IR tag already
-// registered, set fields that registration owns, a malformed expression,
+// name or IR tag (the certificate alphabet is [a-z0-9_]), a name, IR tag
+// or graph place already taken, set fields that registration owns, an IR
+// form with attributes, payload or another arity, providers (none has a
+// kernel for it), a malformed expression,
 // F using Y, Exact with a transcendental operation, Polynomial with an
 // operation other than + − × neg and constants or without Exact, or
 // Partial unset although an Exact rule divides or takes a square root.
@@ -328,8 +330,18 @@ func RegisterElementwise(op ElementwiseOp) error {
 			}
 		}
 	}
-	if info.IR != nil && info.IR.Tag == "" {
-		return bad("IR.Tag", "empty tag")
+	if ir := info.IR; ir != nil {
+		switch {
+		case ir.Tag == "" || strings.Trim(ir.Tag, "abcdefghijklmnopqrstuvwxyz0123456789_") != "":
+			return bad("IR.Tag", "tag %q must be non-empty [a-z0-9_]", ir.Tag)
+		case len(ir.Attrs) > 0 || len(ir.Params) > 0 || len(ir.Required) > 0:
+			return bad("IR.Attrs/Params", "the tag of a registered elementwise op has no attributes or payload")
+		case !(ir.MinArity == 0 && ir.MaxArity == 0) && !(ir.MinArity == 1 && ir.MaxArity == 1):
+			return bad("IR.MinArity/MaxArity", "the tag takes the primitive's one parent")
+		}
+	}
+	if len(info.Providers) > 0 {
+		return bad("Providers", "no provider has a kernel for a registered op; the reference provider runs it")
 	}
 	extMu.Lock()
 	defer extMu.Unlock()
@@ -346,6 +358,9 @@ func RegisterElementwise(op ElementwiseOp) error {
 		}
 		if info.IR != nil && o.IR != nil && o.IR.Tag == info.IR.Tag {
 			return bad("IR.Tag", "tag %q is already the IR form of %s", info.IR.Tag, o.Name)
+		}
+		if info.Gen.Graph > 0 && o.Gen.Graph == info.Gen.Graph {
+			return bad("Gen.Graph", "graph place %d is already %s's", info.Gen.Graph, o.Name)
 		}
 	}
 	op.Info.Rule = "f(x)=" + op.F.String() + ";df(x,y)=" + op.D.String()
