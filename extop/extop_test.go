@@ -30,13 +30,12 @@ import (
 	"github.com/tlcheck/tlcheck/typedgraph"
 )
 
-// The one entry. cube is not marked Polynomial, although it is one: the
-// generators' DegreeRule has no "three times the parent's degree", and an
-// unmarked polynomial only keeps it out of the polynomial-program graphs.
+// The one entry. Registration derives the degree (3) that the polynomial
+// graph generators track from the forward rule.
 func TestMain(m *testing.M) {
 	x := spec.X()
 	err := spec.RegisterElementwise(spec.ElementwiseOp{
-		Info: spec.OpInfo{Name: "cube", Exact: true, Smooth: true, ZeroPreserving: true,
+		Info: spec.OpInfo{Name: "cube", Exact: true, Smooth: true, ZeroPreserving: true, Polynomial: true,
 			IR: &spec.IRForm{Tag: "cube"}, Gen: spec.GenHint{Graph: 100}, Doc: "x·x·x; derivative 3x²"},
 		F: x.Mul(x).Mul(x),
 		D: spec.Num(3, 1).Mul(x).Mul(x),
@@ -79,7 +78,7 @@ func TestRegistryEntry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.MinArity != 1 || info.MaxArity != 1 || info.IR.MinArity != 1 || info.IR.Doc != info.Doc ||
+	if info.MinArity != 1 || info.MaxArity != 1 || info.IR.MinArity != 1 || info.IR.Doc != info.Doc || info.Gen.Power != 3 ||
 		info.Rule != "f(x)=mul(mul(x,x),x);df(x,y)=mul(mul(3,x),x)" {
 		t.Errorf("entry %+v, IR %+v", *info, *info.IR)
 	}
@@ -298,6 +297,23 @@ func TestObligations(t *testing.T) {
 	}
 	if drawn == 0 {
 		t.Errorf("no generated IR graph contains cube")
+	}
+	// The polynomial generator (exact Hessians) draws it too, and counts
+	// its degree as three times its parent's.
+	drawn = 0
+	for seed := uint64(0); seed < 300 && drawn == 0; seed++ {
+		tc, err := obligations.TypedSeed(seed, obligations.GraphOptions{Polynomial: true, MaxDegree: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range tc.Recipe.Steps {
+			if st.Op == "cube" {
+				drawn++
+			}
+		}
+	}
+	if drawn == 0 {
+		t.Errorf("no generated polynomial recipe contains cube")
 	}
 	for _, r := range obligations.CheckGlobal(nil, 25, 7, nil) {
 		if !r.Holds() {

@@ -285,7 +285,7 @@ func genOps() ([]genOp, error) {
 				t.err = fmt.Errorf("graph generator: primitive %s has a graph place but no builder", info.Name)
 				break
 			}
-			name, rule := info.Name, info.Gen.Degree
+			name, rule := info.Name, info.Gen
 			if info.MinArity == 1 {
 				op.build = func(g *gen) bool { return g.unary(name, rule) }
 			} else {
@@ -410,7 +410,7 @@ func elementwiseShape(op string, n int, s spec.Shape) (spec.Shape, bool) {
 
 // unary places a one-parent primitive without attributes; its degree is
 // r.Combine(d, d) for a parent of degree d (square doubles it).
-func (g *gen) unary(op string, r spec.DegreeRule) bool {
+func (g *gen) unary(op string, r spec.GenHint) bool {
 	x := g.pick("x", func(id int) bool { return r.Combine(g.deg[id], g.deg[id]) <= g.o.MaxDegree })
 	if x < 0 {
 		return false
@@ -425,7 +425,7 @@ func (g *gen) unary(op string, r spec.DegreeRule) bool {
 
 // binary places a two-parent primitive without attributes on two entries
 // of equal shape (the same entry twice first).
-func (g *gen) binary(op string, r spec.DegreeRule) bool {
+func (g *gen) binary(op string, r spec.GenHint) bool {
 	a := g.pick("a", func(id int) bool { return r.Combine(g.deg[id], g.deg[id]) <= g.o.MaxDegree })
 	if a < 0 {
 		return false

@@ -95,11 +95,26 @@ type GenHint struct {
 	// Degree combines the parents' polynomial degrees (meaningful for
 	// Polynomial primitives; others pass their parent's degree on).
 	Degree DegreeRule
+	// Power, when positive, says that the primitive is unary and its
+	// output a polynomial of degree Power in its input, so a parent of
+	// degree d gives degree Power·d; it overrides Degree.
+	// RegisterElementwise computes it from a Polynomial forward rule.
+	Power int
 	// Graph is the primitive's place in the random-graph generator's op
 	// table, simplest first (shrinking moves an op choice toward the
 	// first); 0 keeps the primitive out of random graphs. Places are
 	// distinct.
 	Graph int
+}
+
+// Combine returns the output degree for parent degrees a and b (a unary
+// op passes its parent's degree as both): Power·max(a, b) when Power is
+// set, else the Degree rule.
+func (h GenHint) Combine(a, b int) int {
+	if h.Power > 0 {
+		return h.Power * max(a, b)
+	}
+	return h.Degree.Combine(a, b)
 }
 
 // IRForm is how a primitive appears in the canonical IR
@@ -147,7 +162,7 @@ func (o *OpInfo) factString() string {
 		fmt.Fprintf(&b, "|ir=%s,%d,%d,%s,%s,%s", o.IR.Tag, o.IR.MinArity, o.IR.MaxArity,
 			strings.Join(o.IR.Attrs, ","), strings.Join(o.IR.Params, ","), strings.Join(o.IR.Required, ","))
 	}
-	fmt.Fprintf(&b, "|gen=%s,%s,%d|providers=%s", o.Gen.Domain, o.Gen.Degree, o.Gen.Graph, strings.Join(o.Providers, ","))
+	fmt.Fprintf(&b, "|gen=%s,%s,%d,%d|providers=%s", o.Gen.Domain, o.Gen.Degree, o.Gen.Power, o.Gen.Graph, strings.Join(o.Providers, ","))
 	if o.Rule != "" {
 		fmt.Fprintf(&b, "|rule=%s", o.Rule)
 	}

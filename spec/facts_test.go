@@ -19,6 +19,9 @@ func TestFactInvariants(t *testing.T) {
 		if hasKinks := !o.Smooth && !o.NoGrad; hasKinks != (o.Ties != "") {
 			t.Errorf("%s: Smooth=%v NoGrad=%v but Ties=%q (a non-smooth differentiable op states its tie convention, no other does)", o.Name, o.Smooth, o.NoGrad, o.Ties)
 		}
+		if o.Gen.Power > 0 && (!o.Polynomial || o.MinArity != 1 || o.MaxArity != 1) {
+			t.Errorf("%s: Gen.Power %d on a primitive that is not a unary polynomial", o.Name, o.Gen.Power)
+		}
 		if p := o.Gen.Graph; p > 0 {
 			if prev, dup := places[p]; dup {
 				t.Errorf("%s and %s share graph place %d", prev, o.Name, p)
@@ -278,6 +281,7 @@ func TestFactStringCoversEveryFact(t *testing.T) {
 		"Gen.Domain":     func(o *OpInfo) { o.Gen.Domain = DomainSquare },
 		"Gen.Degree":     func(o *OpInfo) { o.Gen.Degree = DegreeSum },
 		"Gen.Graph":      func(o *OpInfo) { o.Gen.Graph++ },
+		"Gen.Power":      func(o *OpInfo) { o.Gen.Power = 3 },
 		"Providers":      func(o *OpInfo) { o.Providers = nil },
 		"Rule":           func(o *OpInfo) { o.Rule = "f(x)=x" },
 		"Attrs":          func(o *OpInfo) { o.Attrs = nil },
@@ -312,6 +316,9 @@ func TestExprEvaluatesOverEveryScalar(t *testing.T) {
 	gotF, err := evalExpr[F64](e.n, 2, 0)
 	if err != nil || gotF != 3.25 {
 		t.Errorf("F64: got %v, %v; want 3.25", gotF, err)
+	}
+	if got := polyDegree(x.Mul(x).Sub(Num(1, 2)).Mul(x.Neg()).Add(x).n); got != 3 {
+		t.Errorf("degree of (x·x − 1/2)·(−x) + x = %d, want 3", got)
 	}
 	d, err := evalExpr[Dual[Rat]](x.Mul(x).Mul(x).n, Dual[Rat]{Re: NewRat(2, 1), Du: NewRat(1, 1)}, Dual[Rat]{})
 	if err != nil || !d.Re.Same(NewRat(8, 1)) || !d.Du.Same(NewRat(12, 1)) {
@@ -361,6 +368,8 @@ func TestRegisterElementwiseRejects(t *testing.T) {
 		{"exact div not partial", ElementwiseOp{Info: OpInfo{Name: "sq2", Exact: true}, F: Num(1, 1).Div(x), D: x}, "Partial"},
 		{"polynomial relu", ElementwiseOp{Info: OpInfo{Name: "sq2", Exact: true, Polynomial: true}, F: x.Relu(), D: x.Step()}, "Polynomial"},
 		{"polynomial inexact", ElementwiseOp{Info: OpInfo{Name: "sq2", Polynomial: true}, F: x, D: Num(1, 1)}, "Polynomial"},
+		{"wrong power", ElementwiseOp{Info: OpInfo{Name: "sq2", Exact: true, Polynomial: true, Gen: GenHint{Power: 3}}, F: x.Mul(x), D: Num(2, 1).Mul(x)}, "Gen.Power"},
+		{"power without polynomial", ElementwiseOp{Info: OpInfo{Name: "sq2", Gen: GenHint{Power: 2}}, F: x.Mul(x), D: Num(2, 1).Mul(x)}, "Gen.Power"},
 	}
 	g := Generation()
 	for _, c := range cases {

@@ -169,6 +169,23 @@ func exprUses(n *exprNode, uses map[string]bool) error {
 	return nil
 }
 
+// polyDegree is the degree in x of a polynomial expression (one built from
+// x, constants, +, −, × and neg): an upper bound, exact unless terms
+// cancel.
+func polyDegree(n *exprNode) int {
+	switch n.op {
+	case "x":
+		return 1
+	case "const":
+		return 0
+	case "mul":
+		return polyDegree(n.args[0]) + polyDegree(n.args[1])
+	case "add", "sub":
+		return max(polyDegree(n.args[0]), polyDegree(n.args[1]))
+	}
+	return polyDegree(n.args[0]) // neg
+}
+
 // evalExpr evaluates n at input x with forward output y, over any scalar.
 func evalExpr[T Scalar[T]](n *exprNode, x, y T) (T, error) {
 	switch n.op {
@@ -275,7 +292,9 @@ var transcendental = []string{"exp", "log", "tanh", "sin", "cos"}
 // form with attributes, payload or another arity, providers (none has a
 // kernel for it), a malformed expression,
 // F using Y, Exact with a transcendental operation, Polynomial with an
-// operation other than + − × neg and constants or without Exact, or
+// operation other than + − × neg and constants or without Exact, a
+// Gen.Power other than the forward rule's degree (registration computes
+// it for a Polynomial op), or
 // Partial unset although an Exact rule divides or takes a square root.
 func RegisterElementwise(op ElementwiseOp) error {
 	info := op.Info
@@ -329,6 +348,13 @@ func RegisterElementwise(op ElementwiseOp) error {
 				return bad("Polynomial", "the forward rule uses %s", u)
 			}
 		}
+		d := polyDegree(op.F.n)
+		if info.Gen.Power != 0 && info.Gen.Power != d {
+			return bad("Gen.Power", "%d, but the forward rule has degree %d", info.Gen.Power, d)
+		}
+		op.Info.Gen.Power = d
+	} else if info.Gen.Power != 0 {
+		return bad("Gen.Power", "only a Polynomial op has a degree")
 	}
 	if ir := info.IR; ir != nil {
 		switch {
