@@ -342,7 +342,11 @@ func TestExprEvaluatesOverEveryScalar(t *testing.T) {
 // fail, naming the field, and register nothing.
 func TestRegisterElementwiseRejects(t *testing.T) {
 	x := X()
-	ok := func(o OpInfo) ElementwiseOp { return ElementwiseOp{Info: o, F: x.Mul(x), D: Num(2, 1).Mul(x)} }
+	ok := func(o OpInfo) ElementwiseOp {
+		o.Smooth = true
+		return ElementwiseOp{Info: o, F: x.Mul(x), D: Num(2, 1).Mul(x)}
+	}
+	smooth := OpInfo{Name: "sq2", Smooth: true}
 	cases := []struct {
 		name  string
 		op    ElementwiseOp
@@ -361,15 +365,34 @@ func TestRegisterElementwiseRejects(t *testing.T) {
 		{"attrs", ok(OpInfo{Name: "sq2", Attrs: []string{"C"}}), "Attrs"},
 		{"arity", ok(OpInfo{Name: "sq2", MinArity: 2}), "MinArity"},
 		{"accumulates", ok(OpInfo{Name: "sq2", Accumulates: true}), "Accumulates"},
-		{"zero expression", ElementwiseOp{Info: OpInfo{Name: "sq2"}, D: x}, "F"},
-		{"zero den", ElementwiseOp{Info: OpInfo{Name: "sq2"}, F: Num(1, 0), D: x}, "F"},
-		{"forward uses y", ElementwiseOp{Info: OpInfo{Name: "sq2"}, F: Y(), D: x}, "F"},
-		{"exact exp", ElementwiseOp{Info: OpInfo{Name: "sq2", Exact: true}, F: x.Exp(), D: Y()}, "Exact"},
-		{"exact div not partial", ElementwiseOp{Info: OpInfo{Name: "sq2", Exact: true}, F: Num(1, 1).Div(x), D: x}, "Partial"},
-		{"polynomial relu", ElementwiseOp{Info: OpInfo{Name: "sq2", Exact: true, Polynomial: true}, F: x.Relu(), D: x.Step()}, "Polynomial"},
-		{"polynomial inexact", ElementwiseOp{Info: OpInfo{Name: "sq2", Polynomial: true}, F: x, D: Num(1, 1)}, "Polynomial"},
-		{"wrong power", ElementwiseOp{Info: OpInfo{Name: "sq2", Exact: true, Polynomial: true, Gen: GenHint{Power: 3}}, F: x.Mul(x), D: Num(2, 1).Mul(x)}, "Gen.Power"},
-		{"power without polynomial", ElementwiseOp{Info: OpInfo{Name: "sq2", Gen: GenHint{Power: 2}}, F: x.Mul(x), D: Num(2, 1).Mul(x)}, "Gen.Power"},
+		{"zero expression", ElementwiseOp{Info: smooth, D: x}, "F"},
+		{"zero den", ElementwiseOp{Info: smooth, F: Num(1, 0), D: x}, "F"},
+		{"forward uses y", ElementwiseOp{Info: smooth, F: Y(), D: x}, "F"},
+		{"exact exp", ElementwiseOp{Info: OpInfo{Name: "sq2", Smooth: true, Exact: true}, F: x.Exp(), D: Y()}, "Exact"},
+		{"exact div not partial", ElementwiseOp{Info: OpInfo{Name: "sq2", Smooth: true, Exact: true}, F: Num(1, 1).Div(x), D: x}, "Partial"},
+		{"polynomial relu", ElementwiseOp{Info: OpInfo{Name: "sq2", Exact: true, Polynomial: true, Ties: "relu′(0) = 0"}, F: x.Relu(), D: x.Step()}, "Polynomial"},
+		{"polynomial inexact", ElementwiseOp{Info: OpInfo{Name: "sq2", Smooth: true, Polynomial: true}, F: x, D: Num(1, 1)}, "Polynomial"},
+		{"smooth with ties", ok(OpInfo{Name: "sq2", Ties: "x"}), "Ties"},
+		{"kink without ties", ElementwiseOp{Info: OpInfo{Name: "sq2"}, F: x.Abs(), D: x.Sign()}, "Ties"},
+		{"zero-preserving pole", ElementwiseOp{Info: OpInfo{Name: "sq2", Smooth: true, ZeroPreserving: true}, F: x.Log(), D: Num(1, 1).Div(x)}, "ZeroPreserving"},
+		{"wrong power", ElementwiseOp{Info: OpInfo{Name: "sq2", Smooth: true, Exact: true, Polynomial: true, Gen: GenHint{Power: 3}}, F: x.Mul(x), D: Num(2, 1).Mul(x)}, "Gen.Power"},
+		{"power without polynomial", ElementwiseOp{Info: OpInfo{Name: "sq2", Smooth: true, Gen: GenHint{Power: 2}}, F: x.Mul(x), D: Num(2, 1).Mul(x)}, "Gen.Power"},
+	}
+	// The control: each malformed case differs from a valid entry in the
+	// one field it names.
+	for _, good := range []ElementwiseOp{
+		ok(OpInfo{Name: "sq2", Exact: true, Polynomial: true, ZeroPreserving: true, IR: &IRForm{Tag: "sq2"}, Gen: GenHint{Graph: 1000}}),
+		{Info: OpInfo{Name: "sq2", Exact: true, Partial: true, Smooth: true}, F: Num(1, 1).Div(x), D: Num(-1, 1).Div(x.Mul(x))},
+		{Info: OpInfo{Name: "sq2", Exact: true, Ties: "abs′(0) = 0", ZeroPreserving: true}, F: x.Abs(), D: x.Sign()},
+		{Info: OpInfo{Name: "sq2", Smooth: true}, F: x.Exp(), D: Y()},
+	} {
+		c, err := checkElementwise(good)
+		if err != nil {
+			t.Errorf("valid entry %s rejected: %v", good.F, err)
+		}
+		if good.Info.Polynomial && c.Info.Gen.Power != 2 {
+			t.Errorf("x·x: Power %d, want 2", c.Info.Gen.Power)
+		}
 	}
 	g := Generation()
 	for _, c := range cases {

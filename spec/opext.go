@@ -294,80 +294,19 @@ var transcendental = []string{"exp", "log", "tanh", "sin", "cos"}
 // F using Y, Exact with a transcendental operation, Polynomial with an
 // operation other than + − × neg and constants or without Exact, a
 // Gen.Power other than the forward rule's degree (registration computes
-// it for a Polynomial op), or
-// Partial unset although an Exact rule divides or takes a square root.
+// it for a Polynomial op), Ties set on a smooth op or missing on a
+// non-smooth one, ZeroPreserving with a derivative that divides or uses
+// exp or log, or Partial unset although an Exact rule divides or takes a
+// square root.
 func RegisterElementwise(op ElementwiseOp) error {
+	op, err := checkElementwise(op)
+	if err != nil {
+		return err
+	}
 	info := op.Info
 	name := info.Name
-	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
-		return fmt.Errorf("spec: RegisterElementwise: Name %q must be non-empty [a-z0-9_]", name)
-	}
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("spec: RegisterElementwise %s: field %s: %s", name, field, fmt.Sprintf(format, args...))
-	}
-	switch {
-	case len(info.Attrs) > 0:
-		return bad("Attrs", "a registered elementwise op takes no attributes")
-	case info.Shape != nil:
-		return bad("Shape", "the shape rule is set by registration")
-	case info.NoGrad, info.Linear, info.Accumulates:
-		return bad("NoGrad/Linear/Accumulates", "must be false for a registered elementwise op")
-	case info.Rule != "":
-		return bad("Rule", "is set by registration")
-	case info.MinArity != 0 || info.MaxArity != 0:
-		return bad("MinArity/MaxArity", "the arity is 1, set by registration")
-	}
-	fu, du := map[string]bool{}, map[string]bool{}
-	if err := exprUses(op.F.n, fu); err != nil {
-		return bad("F", "%v", err)
-	}
-	if err := exprUses(op.D.n, du); err != nil {
-		return bad("D", "%v", err)
-	}
-	if fu["y"] {
-		return bad("F", "the forward rule may not use Y")
-	}
-	if info.Exact {
-		for _, t := range transcendental {
-			if fu[t] || du[t] {
-				return bad("Exact", "the rules use %s, which has no exact rational semantics", t)
-			}
-		}
-		if !info.Partial && (fu["div"] || du["div"] || fu["sqrt"] || du["sqrt"]) {
-			return bad("Partial", "an exact rule that divides or takes a square root may fail on data; set Partial")
-		}
-	}
-	if info.Polynomial {
-		if !info.Exact || info.Partial {
-			return bad("Polynomial", "a polynomial op is Exact and not Partial")
-		}
-		for u := range fu {
-			switch u {
-			case "x", "const", "add", "sub", "mul", "neg":
-			default:
-				return bad("Polynomial", "the forward rule uses %s", u)
-			}
-		}
-		d := polyDegree(op.F.n)
-		if info.Gen.Power != 0 && info.Gen.Power != d {
-			return bad("Gen.Power", "%d, but the forward rule has degree %d", info.Gen.Power, d)
-		}
-		op.Info.Gen.Power = d
-	} else if info.Gen.Power != 0 {
-		return bad("Gen.Power", "only a Polynomial op has a degree")
-	}
-	if ir := info.IR; ir != nil {
-		switch {
-		case ir.Tag == "" || strings.Trim(ir.Tag, "abcdefghijklmnopqrstuvwxyz0123456789_") != "":
-			return bad("IR.Tag", "tag %q must be non-empty [a-z0-9_]", ir.Tag)
-		case len(ir.Attrs) > 0 || len(ir.Params) > 0 || len(ir.Required) > 0:
-			return bad("IR.Attrs/Params", "the tag of a registered elementwise op has no attributes or payload")
-		case !(ir.MinArity == 0 && ir.MaxArity == 0) && !(ir.MinArity == 1 && ir.MaxArity == 1):
-			return bad("IR.MinArity/MaxArity", "the tag takes the primitive's one parent")
-		}
-	}
-	if len(info.Providers) > 0 {
-		return bad("Providers", "no provider has a kernel for a registered op; the reference provider runs it")
 	}
 	extMu.Lock()
 	defer extMu.Unlock()
@@ -389,11 +328,100 @@ func RegisterElementwise(op ElementwiseOp) error {
 			return bad("Gen.Graph", "graph place %d is already %s's", info.Gen.Graph, o.Name)
 		}
 	}
-	op.Info.Rule = "f(x)=" + op.F.String() + ";df(x,y)=" + op.D.String()
 	extensions = append(extensions, op)
 	registries.Clear()
 	generation.Add(1)
 	return nil
+}
+
+// checkElementwise checks an entry on its own (RegisterElementwise also
+// checks it against the registered ones) and returns it completed with
+// Rule and, for a Polynomial op, Gen.Power.
+func checkElementwise(op ElementwiseOp) (ElementwiseOp, error) {
+	info := op.Info
+	name := info.Name
+	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+		return op, fmt.Errorf("spec: RegisterElementwise: Name %q must be non-empty [a-z0-9_]", name)
+	}
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("spec: RegisterElementwise %s: field %s: %s", name, field, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case len(info.Attrs) > 0:
+		return op, bad("Attrs", "a registered elementwise op takes no attributes")
+	case info.Shape != nil:
+		return op, bad("Shape", "the shape rule is set by registration")
+	case info.NoGrad, info.Linear, info.Accumulates:
+		return op, bad("NoGrad/Linear/Accumulates", "must be false for a registered elementwise op")
+	case info.Rule != "":
+		return op, bad("Rule", "is set by registration")
+	case info.MinArity != 0 || info.MaxArity != 0:
+		return op, bad("MinArity/MaxArity", "the arity is 1, set by registration")
+	}
+	fu, du := map[string]bool{}, map[string]bool{}
+	if err := exprUses(op.F.n, fu); err != nil {
+		return op, bad("F", "%v", err)
+	}
+	if err := exprUses(op.D.n, du); err != nil {
+		return op, bad("D", "%v", err)
+	}
+	if fu["y"] {
+		return op, bad("F", "the forward rule may not use Y")
+	}
+	if info.Smooth == (info.Ties != "") {
+		return op, bad("Ties", "a non-smooth op states its tie convention and a smooth one has none (Smooth %v, Ties %q)", info.Smooth, info.Ties)
+	}
+	if info.ZeroPreserving {
+		for _, u := range []string{"div", "exp", "log"} {
+			if du[u] {
+				return op, bad("ZeroPreserving", "the derivative uses %s, which reaches ∞ at finite inputs over floats (∞·0 = NaN)", u)
+			}
+		}
+	}
+	if info.Exact {
+		for _, t := range transcendental {
+			if fu[t] || du[t] {
+				return op, bad("Exact", "the rules use %s, which has no exact rational semantics", t)
+			}
+		}
+		if !info.Partial && (fu["div"] || du["div"] || fu["sqrt"] || du["sqrt"]) {
+			return op, bad("Partial", "an exact rule that divides or takes a square root may fail on data; set Partial")
+		}
+	}
+	if info.Polynomial {
+		if !info.Exact || info.Partial {
+			return op, bad("Polynomial", "a polynomial op is Exact and not Partial")
+		}
+		for u := range fu {
+			switch u {
+			case "x", "const", "add", "sub", "mul", "neg":
+			default:
+				return op, bad("Polynomial", "the forward rule uses %s", u)
+			}
+		}
+		d := polyDegree(op.F.n)
+		if info.Gen.Power != 0 && info.Gen.Power != d {
+			return op, bad("Gen.Power", "%d, but the forward rule has degree %d", info.Gen.Power, d)
+		}
+		op.Info.Gen.Power = d
+	} else if info.Gen.Power != 0 {
+		return op, bad("Gen.Power", "only a Polynomial op has a degree")
+	}
+	if ir := info.IR; ir != nil {
+		switch {
+		case ir.Tag == "" || strings.Trim(ir.Tag, "abcdefghijklmnopqrstuvwxyz0123456789_") != "":
+			return op, bad("IR.Tag", "tag %q must be non-empty [a-z0-9_]", ir.Tag)
+		case len(ir.Attrs) > 0 || len(ir.Params) > 0 || len(ir.Required) > 0:
+			return op, bad("IR.Attrs/Params", "the tag of a registered elementwise op has no attributes or payload")
+		case !(ir.MinArity == 0 && ir.MaxArity == 0) && !(ir.MinArity == 1 && ir.MaxArity == 1):
+			return op, bad("IR.MinArity/MaxArity", "the tag takes the primitive's one parent")
+		}
+	}
+	if len(info.Providers) > 0 {
+		return op, bad("Providers", "no provider has a kernel for a registered op; the reference provider runs it")
+	}
+	op.Info.Rule = "f(x)=" + op.F.String() + ";df(x,y)=" + op.D.String()
+	return op, nil
 }
 
 // cloneInfo copies an entry's facts so that every scalar's registry holds
