@@ -3,6 +3,8 @@ package backend
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tlcheck/tlcheck/spec"
 )
 
 // Device names the hardware a capsule or profile targets. Only DeviceCPU
@@ -21,7 +23,7 @@ const (
 // and the CUDA provider (CUDACatalog).
 const (
 	ProviderReference  = "reference"
-	ProviderFastCPU    = "fast_cpu"
+	ProviderFastCPU    = spec.ProviderFastCPU
 	ProviderNativeCUDA = "native-cuda"
 )
 

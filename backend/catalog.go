@@ -30,19 +30,16 @@ const (
 	CUDASuite = "tlcheck/cuda"
 )
 
-// accumulating lists the primitives whose forward rule accumulates: the
-// reductions, matmul, linear, the losses and the normalisations. Their
-// reference capsules are fixed-left; CUDA's are implementation-defined.
-var accumulating = map[string]bool{
-	"sum": true, "reduce_sum": true, "reduce_mean": true, "mse_loss": true,
-	"matmul": true, "linear": true, "softmax": true, "log_softmax": true,
-	"layer_norm": true,
-}
-
 // Accumulates reports whether op's forward rule accumulates (a reduction,
-// matmul, linear, a loss or a normalisation), i.e. whether its capsules
-// need a reduction policy other than n/a.
-func Accumulates(op string) bool { return accumulating[op] }
+// matmul, linear, a loss or a normalisation: the registry's
+// spec.OpInfo.Accumulates), i.e. whether its capsules need a reduction
+// policy other than n/a. Their reference capsules are fixed-left; CUDA's
+// are implementation-defined. It is false for an op the registry does not
+// know.
+func Accumulates(op string) bool {
+	info, err := spec.Info(op)
+	return err == nil && info.Accumulates
+}
 
 // Catalog is an ordered, immutable list of capsules with unique names.
 // Selection scans it in order, so earlier capsules win among admissible

@@ -17,15 +17,23 @@ const ProfileFastCPU = "fast_cpu"
 // exact rational arithmetic against the registry's Rat semantics.
 const FastCPUCertificate = "tlcheck/refine gamma_n bound"
 
-// fastOps lists the primitives the fast_cpu provider implements, in the
-// order its capsules appear in FastCatalog.
-var fastOps = []string{"matmul", "linear", "sum", "reduce_sum"}
+// fastOps lists the primitives the fast_cpu provider implements: those
+// whose registry entry names it (spec.OpInfo.Providers), in registry
+// order, which is the order of its capsules in FastCatalog.
+func fastOps() []string {
+	var out []string
+	for _, info := range spec.Infos() {
+		if info.HasProvider(spec.ProviderFastCPU) {
+			out = append(out, info.Name)
+		}
+	}
+	return out
+}
 
-// fastArity is the number of parents of each fast_cpu op.
-var fastArity = map[string]int{"matmul": 2, "linear": 3, "sum": 1, "reduce_sum": 1}
-
-// fastClaims is the value claim of each fast_cpu capsule: the bound that
-// package refine checks, with the term count n of one output element.
+// fastClaims is the value claim of each fast_cpu kernel: the bound that
+// package refine checks, with the term count n of one output element. It
+// describes the kernels below, so it lives with them; a test requires a
+// claim and a kernel for every op the registry assigns to fast_cpu.
 var fastClaims = map[string]string{
 	"matmul":     "matmul forward refines its TorchLean semantics within γ_n·Σ|terms| + n·2^-149 (n = k products per output)",
 	"linear":     "linear forward refines its TorchLean semantics within γ_n·Σ|terms| + (n−1)·2^-149 (n = in products + the bias per output)",
@@ -34,9 +42,10 @@ var fastClaims = map[string]string{
 }
 
 // FastCPUOps lists the registry primitives the fast_cpu provider
-// implements: matmul (every torch.matmul shape: 1-D promotion and batch
-// broadcasting), linear (any leading batch axes), sum and reduce_sum.
-func FastCPUOps() []string { return append([]string(nil), fastOps...) }
+// implements, in registry order: sum, reduce_sum, matmul (every
+// torch.matmul shape: 1-D promotion and batch broadcasting) and linear
+// (any leading batch axes).
+func FastCPUOps() []string { return fastOps() }
 
 // FastCPUCapsule returns the fast_cpu capsule for op, one of FastCPUOps:
 // provider fast_cpu, device cpu, trust checked, forward from package
@@ -55,8 +64,8 @@ func FastCPUOps() []string { return append([]string(nil), fastOps...) }
 // fast_cpu capsules.
 func FastCPUCapsule(op string) (Capsule, error) {
 	claim, ok := fastClaims[op]
-	if !ok {
-		return Capsule{}, fmt.Errorf("backend: provider %s has no capsule for %q (it implements %v)", ProviderFastCPU, op, fastOps)
+	if info, err := spec.Info(op); !ok || err != nil || !info.HasProvider(spec.ProviderFastCPU) {
+		return Capsule{}, fmt.Errorf("backend: provider %s has no capsule for %q (it implements %v)", ProviderFastCPU, op, fastOps())
 	}
 	return Capsule{
 		Name:            ProviderFastCPU + "." + op,
@@ -76,10 +85,12 @@ func FastCPUCapsule(op string) (Capsule, error) {
 
 // FastCPUCapsules returns the fast_cpu capsules in FastCPUOps order.
 func FastCPUCapsules() []Capsule {
-	out := make([]Capsule, 0, len(fastOps))
-	for _, op := range fastOps {
-		c, _ := FastCPUCapsule(op) // every op of fastOps has a claim
-		out = append(out, c)
+	ops := fastOps()
+	out := make([]Capsule, 0, len(ops))
+	for _, op := range ops {
+		if c, err := FastCPUCapsule(op); err == nil { // every op has a claim (tested)
+			out = append(out, c)
+		}
 	}
 	return out
 }
@@ -162,10 +173,11 @@ func (fastProvider) Ops() []string { return FastCPUOps() }
 // Execute runs op's fast kernel.
 func (fastProvider) Execute(op string, a *spec.Attrs, xs []spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
 	var zero spec.Tensor[spec.F32]
-	want, ok := fastArity[op]
-	if !ok {
+	info, err := spec.Info(op)
+	if _, claimed := fastClaims[op]; err != nil || !claimed || !info.HasProvider(spec.ProviderFastCPU) {
 		return zero, fmt.Errorf("provider %s has no handler for %q", ProviderFastCPU, op)
 	}
+	want := info.MinArity // every fast_cpu op has a fixed arity
 	if len(xs) != want {
 		return zero, fmt.Errorf("%s takes %d parents, got %d", op, want, len(xs))
 	}

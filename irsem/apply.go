@@ -233,7 +233,7 @@ func filled(s spec.Shape, v int64) *RatTensor {
 func nodeApplication(g *Graph, p *Payload, id int, full bool) (Application, error) {
 	n := &g.Nodes[id]
 	op := n.Kind.Op
-	info := opIndex[op]
+	info, _ := lookup(op)
 	a := Application{Node: id, Op: op}
 	var e *Params
 	if full {

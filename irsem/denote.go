@@ -38,7 +38,7 @@ func convertData[T spec.Scalar[T]](t *RatTensor) []T {
 // FromRat and builds the registry attributes. g must have passed Check and
 // e CheckPayload.
 func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Params, m mode) (step[T], error) {
-	info := opIndex[n.Kind.Op]
+	info, _ := lookup(n.Kind.Op)
 	op, k := info.Op, &n.Kind
 	if isRat[T]() && !info.Exact {
 		return nil, nodeErrf(n.ID, op, "", "%s has no exact rational semantics; evaluate it over f32, f64, binary32 or interval", op)
@@ -94,6 +94,14 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 				eps := xs[1].Data[0]
 				return spec.Map(xs[0], func(v T) (T, error) { return spec.SafeLogScalar(v, eps) })
 			}, nil
+		}
+		sp, err := reg.Lookup("softplus")
+		if err != nil {
+			return nil, wrapNode(n.ID, op, "", err)
+		}
+		run = sp.Apply
+		if m == modeForward {
+			run = sp.Forward
 		}
 		logPrim, err := reg.Lookup("log")
 		if err != nil {

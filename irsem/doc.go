@@ -30,8 +30,14 @@
 //
 // FORMAT.md documents the graph, payload and tensor documents.
 //
-// The tags, their arity, attributes, payload parameters and registry
-// primitives (Ops lists them at run time):
+// The tag table is derived, not stated here: every registry primitive
+// with an IR form (spec.OpInfo.IR) is a tag with that form's arity,
+// attributes and payload parameters and the primitive's exactness, so a
+// primitive added to the registry (or with spec.RegisterElementwise)
+// decodes, checks and denotes with no edit to this package; irsem itself
+// states only the input and its forward-only tags. As of this writing the
+// tags, their arity, attributes, payload parameters and registry
+// primitives are (Ops lists them at run time):
 //
 //	tag                  arity  attributes                                  payload              registry
 //	input                0      —                                           —                    —

@@ -103,7 +103,7 @@ func (g *Graph) Check() error {
 		if n.ID != i {
 			return nodeErrf(i, "", "id", "nodes[%d] has id %d (each id must equal its index)", i, n.ID)
 		}
-		info, ok := opIndex[n.Kind.Op]
+		info, ok := lookup(n.Kind.Op)
 		if !ok {
 			return nodeErrf(i, "", "kind", "unknown op tag %q", string(n.Kind.Op))
 		}
@@ -178,8 +178,13 @@ func primAttrs(n *Node) *spec.Attrs {
 	k := &n.Kind
 	a := &spec.Attrs{}
 	switch k.Op {
-	case OpReduceSum, OpReduceMean, OpSoftmax, OpConcat:
-		a.Axis = k.Axis
+	default:
+		// A tag whose only axis is "axis" passes it to its primitive's Axis
+		// (reduce_sum, reduce_mean, softmax, concat, and any registry
+		// primitive whose IR form lists it).
+		if o, ok := lookup(k.Op); ok && o.hasAttr(AttrAxis) {
+			a.Axis = k.Axis
+		}
 	case OpTranspose:
 		a.Axis, a.Axis2 = k.Axis1, k.Axis2
 	case OpPermute:
@@ -252,17 +257,6 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 		out := x.Clone()
 		out[len(out)-1] = d[len(d)-1]
 		return out, nil
-	case OpReduceSum, OpReduceMean, OpSoftmax:
-		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
-			return nil, err
-		}
-		if k.Op == OpReduceMean { // an empty axis is the registry's shape error, on the axis field
-			return registryShape(o.Prim, primAttrs(n), in, AttrAxis)
-		}
-	case OpConcat:
-		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
-			return nil, err
-		}
 	case OpTranspose:
 		if err := checkAxis(AttrAxis1, k.Axis1, len(in[0])); err != nil {
 			return nil, err
@@ -329,7 +323,16 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 		}
 		return g.out, nil
 	}
-	return registryShape(o.Prim, primAttrs(n), in, "parents")
+	if o.hasAttr(AttrAxis) && len(in) > 0 { // reduce_sum, reduce_mean, softmax, concat, …
+		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
+			return nil, err
+		}
+	}
+	field := "parents"
+	if k.Op == OpReduceMean { // an empty axis is the registry's shape error, on the axis field
+		field = AttrAxis
+	}
+	return registryShape(o.Prim, primAttrs(n), in, field)
 }
 
 // windowPlan is a checked convolution or pooling geometry against an input

@@ -2,6 +2,7 @@ package irsem
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -118,53 +119,21 @@ type OpInfo struct {
 	Doc string
 }
 
-// ops is the tag table in §4 order.
-var ops = []OpInfo{
+// native lists the tags whose meaning irsem gives itself: the graph
+// input, and the forward-only tags the registry has no primitive for
+// (generic over spec.Scalar, with fixed left folds). Every other tag is
+// the IR form (spec.OpInfo.IR) of a registry primitive, which is the one
+// place its arity, attributes, payload parameters and exactness are
+// stated.
+var native = []OpInfo{
 	{Op: OpInput, Exact: true, Doc: "the graph input (exactly one per graph, at input_id)"},
-	{Op: OpConst, Prim: "const", Attrs: []string{AttrValueShape}, Params: []string{ParamValue}, Required: []string{ParamValue}, Exact: true,
-		Doc: "a constant tensor of shape value_shape; its values are the payload's \"value\""},
-	{Op: OpRandUniform, Prim: "rand_uniform", Attrs: []string{AttrSeed}, Exact: true,
-		Doc: "uniform draws k/2^32 of the splitmix64 stream keyed by seed, one per element of the node's shape"},
 	{Op: OpBernoulliMask, MinArity: 1, MaxArity: 1, Attrs: []string{AttrSeed}, Exact: true,
 		Doc: "0/1 mask of the node's shape from a scalar keep-probability parent q: 1 where draw ≥ 1−q (the registry's bernoulli_mask with P = 1−q)"},
-	{Op: OpAdd, MinArity: 2, MaxArity: 2, Prim: "add", Exact: true, Doc: "a+b elementwise (equal shapes; broadcast explicitly)"},
-	{Op: OpSub, MinArity: 2, MaxArity: 2, Prim: "sub", Exact: true, Doc: "a−b elementwise"},
-	{Op: OpMulElem, MinArity: 2, MaxArity: 2, Prim: "mul", Exact: true, Doc: "a⊙b elementwise"},
-	{Op: OpMaxElem, MinArity: 2, MaxArity: 2, Prim: "max", Exact: true, Doc: "elementwise max"},
-	{Op: OpMinElem, MinArity: 2, MaxArity: 2, Prim: "min", Exact: true, Doc: "elementwise min"},
-	{Op: OpAbs, MinArity: 1, MaxArity: 1, Prim: "abs", Exact: true, Doc: "|x|"},
-	{Op: OpSqrt, MinArity: 1, MaxArity: 1, Prim: "sqrt", Exact: true, Doc: "sqrt(max(x,0))"},
-	{Op: OpInv, MinArity: 1, MaxArity: 1, Prim: "inv", Exact: true, Doc: "1/x"},
-	{Op: OpRelu, MinArity: 1, MaxArity: 1, Prim: "relu", Exact: true, Doc: "max(x,0)"},
-	{Op: OpTanh, MinArity: 1, MaxArity: 1, Prim: "tanh", Doc: "tanh x"},
-	{Op: OpSigmoid, MinArity: 1, MaxArity: 1, Prim: "sigmoid", Doc: "1/(1+e^−x), sign-split"},
-	{Op: OpExp, MinArity: 1, MaxArity: 1, Prim: "exp", Doc: "e^x"},
-	{Op: OpLog, MinArity: 1, MaxArity: 1, Prim: "log", Doc: "raw ln x: rejects x ≤ 0 (the only data-dependent failure); use safe_log"},
-	{Op: OpSin, MinArity: 1, MaxArity: 1, Prim: "sin", Doc: "sin x"},
-	{Op: OpCos, MinArity: 1, MaxArity: 1, Prim: "cos", Doc: "cos x"},
-	{Op: OpSoftplus, MinArity: 1, MaxArity: 1, Prim: "softplus", Doc: "stable log(1+e^x)"},
-	{Op: OpSafeLog, MinArity: 2, MaxArity: 2, Prim: "softplus",
-		Doc: "log(softplus(x)+ε), ε the second parent (a scalar); the registry's safe_log with the ε taken from the graph"},
-	{Op: OpMatmul, MinArity: 2, MaxArity: 2, Prim: "matmul", Exact: true, Doc: "torch.matmul (batch broadcasting, 1-D promotion), left folds from 0"},
-	{Op: OpLinear, MinArity: 1, MaxArity: 1, Prim: "linear", Params: []string{ParamW, ParamB}, Required: []string{ParamW, ParamB}, Exact: true,
-		Doc: "Wx+b over the last axis; W[out,in] and b[out] from the payload"},
-	{Op: OpReduceSum, MinArity: 1, MaxArity: 1, Prim: "reduce_sum", Attrs: []string{AttrAxis}, Exact: true, Doc: "Σ along axis (removed), left fold from 0"},
-	{Op: OpReduceMean, MinArity: 1, MaxArity: 1, Prim: "reduce_mean", Attrs: []string{AttrAxis}, Exact: true, Doc: "mean along axis (removed)"},
-	{Op: OpSum, MinArity: 1, MaxArity: 1, Prim: "sum", Exact: true, Doc: "Σ of every element to a scalar, left fold from 0"},
-	{Op: OpSoftmax, MinArity: 1, MaxArity: 1, Prim: "softmax", Attrs: []string{AttrAxis}, Doc: "max-shifted softmax along axis"},
 	{Op: OpHardMaskedSoftmax, MinArity: 1, MaxArity: 1, Attrs: []string{AttrMask},
 		Doc: "last-axis softmax over the allowed entries only; blocked entries get exactly 0, a fully blocked row is all 0"},
-	{Op: OpLayerNorm, MinArity: 1, MaxArity: 1, Prim: "layer_norm", Attrs: []string{AttrAxis}, Params: []string{ParamGamma, ParamBeta, ParamEps}, Exact: true,
-		Doc: "layer norm over the suffix shape[axis:] (F.layer_norm); optional γ=1, β=0, ε=1/100000 from the payload"},
 	{Op: OpBatchNormEval, MinArity: 1, MaxArity: 1, Attrs: []string{AttrChannelAxis, AttrChannels},
 		Params: []string{ParamMean, ParamVar, ParamGamma, ParamBeta, ParamEps}, Required: []string{ParamMean, ParamVar}, Exact: true,
 		Doc: "((x−μ)/sqrt(max(σ²,0)+ε))·γ+β per channel, running statistics from the payload"},
-	{Op: OpPermute, MinArity: 1, MaxArity: 1, Prim: "permute", Attrs: []string{AttrPerm}, Exact: true, Doc: "output axis i is input axis perm[i]"},
-	{Op: OpTranspose, MinArity: 1, MaxArity: 1, Prim: "transpose", Attrs: []string{AttrAxis1, AttrAxis2}, Exact: true, Doc: "swap two axes"},
-	{Op: OpBroadcastTo, MinArity: 1, MaxArity: 1, Prim: "broadcast_to", Attrs: []string{AttrFromShape, AttrToShape}, Exact: true, Doc: "numpy broadcast from_shape → to_shape"},
-	{Op: OpReshape, MinArity: 1, MaxArity: 1, Prim: "reshape", Attrs: []string{AttrInShape, AttrOutShape}, Exact: true, Doc: "same elements, in_shape → out_shape"},
-	{Op: OpFlatten, MinArity: 1, MaxArity: 1, Prim: "flatten", Attrs: []string{AttrInShape}, Exact: true, Doc: "in_shape → [size(in_shape)]"},
-	{Op: OpConcat, MinArity: 2, MaxArity: -1, Prim: "concat", Attrs: []string{AttrAxis}, Exact: true, Doc: "join the parents along axis"},
 	{Op: OpConv, MinArity: 1, MaxArity: 1,
 		Attrs:  []string{AttrKernel, AttrStride, AttrPadding, AttrDilation, AttrGroups, AttrInChannels, AttrOutChannels},
 		Params: []string{ParamW, ParamB}, Required: []string{ParamW}, Exact: true,
@@ -173,17 +142,62 @@ var ops = []OpInfo{
 		Doc: "max over each window of the trailing spatial axes; padding positions are ignored"},
 	{Op: OpAvgPool, MinArity: 1, MaxArity: 1, Attrs: []string{AttrKernel, AttrStride, AttrPadding}, Exact: true,
 		Doc: "window sum (left fold from 0, zero padding) divided by the kernel size"},
-	{Op: OpDetach, MinArity: 1, MaxArity: 1, Prim: "detach", Exact: true, Doc: "stop-gradient: the same value"},
-	{Op: OpMSELoss, MinArity: 2, MaxArity: 2, Prim: "mse_loss", Exact: true, Doc: "Σ(ŷ−y)²/N, N the element count (1 if empty)"},
 }
 
-var opIndex = func() map[Op]*OpInfo {
-	m := make(map[Op]*OpInfo, len(ops))
-	for i := range ops {
-		m[ops[i].Op] = &ops[i]
+// opTable is the tag table derived from the registry at one
+// spec.Generation.
+type opTable struct {
+	gen   uint64
+	list  []OpInfo
+	index map[Op]*OpInfo
+}
+
+var tableCache atomic.Pointer[opTable]
+
+// table returns the tag table: input, then the IR form of every registry
+// primitive that has one, in registry order, then irsem's own forward-only
+// tags. It is rebuilt when spec.RegisterElementwise adds a primitive. A
+// registry tag that collides with one of irsem's own is left out (the
+// registry rejects collisions among its own tags; a test checks the
+// built-in ones against irsem's).
+func table() *opTable {
+	g := spec.Generation()
+	if t := tableCache.Load(); t != nil && t.gen == g {
+		return t
 	}
-	return m
-}()
+	t := &opTable{gen: g, index: map[Op]*OpInfo{}}
+	nat := map[Op]bool{}
+	for _, o := range native {
+		nat[o.Op] = true
+	}
+	t.list = append(t.list, native[0].clone())
+	for _, p := range spec.Infos() {
+		if p.IR == nil || nat[Op(p.IR.Tag)] {
+			continue
+		}
+		ir := p.IR
+		t.list = append(t.list, OpInfo{
+			Op: Op(ir.Tag), MinArity: ir.MinArity, MaxArity: ir.MaxArity, Prim: p.Name,
+			Attrs:  append([]string(nil), ir.Attrs...),
+			Params: append([]string(nil), ir.Params...), Required: append([]string(nil), ir.Required...),
+			Exact: p.Exact, Doc: ir.Doc,
+		})
+	}
+	for _, o := range native[1:] {
+		t.list = append(t.list, o.clone())
+	}
+	for i := range t.list {
+		t.index[t.list[i].Op] = &t.list[i]
+	}
+	tableCache.Store(t)
+	return t
+}
+
+// lookup returns the description of tag op.
+func lookup(op Op) (*OpInfo, bool) {
+	o, ok := table().index[op]
+	return o, ok
+}
 
 // clone returns a copy of the description that shares no slices.
 func (o *OpInfo) clone() OpInfo {
@@ -196,18 +210,20 @@ func (o *OpInfo) clone() OpInfo {
 
 // Info returns the description of tag op, and false for an unknown tag.
 func Info(op Op) (OpInfo, bool) {
-	o, ok := opIndex[op]
+	o, ok := lookup(op)
 	if !ok {
 		return OpInfo{}, false
 	}
 	return o.clone(), true
 }
 
-// Ops lists every tag of the canonical IR, in the order of §4.
+// Ops lists every tag of the canonical IR: input, the registry's tags in
+// registry order, then irsem's own forward-only tags.
 func Ops() []OpInfo {
-	out := make([]OpInfo, len(ops))
-	for i := range ops {
-		out[i] = ops[i].clone()
+	t := table()
+	out := make([]OpInfo, len(t.list))
+	for i := range t.list {
+		out[i] = t.list[i].clone()
 	}
 	return out
 }

@@ -158,7 +158,7 @@ func CheckPayload(g *Graph, p *Payload) error {
 			return nodeErrf(id, "", "", "payload entry for a node the graph does not have (it has %d nodes)", len(g.Nodes))
 		}
 		n := &g.Nodes[id]
-		info := opIndex[n.Kind.Op]
+		info, _ := lookup(n.Kind.Op)
 		e := p.Entries[id]
 		if len(info.Params) == 0 {
 			return nodeErrf(id, n.Kind.Op, "", "%s takes no payload entry", n.Kind.Op)
@@ -171,7 +171,7 @@ func CheckPayload(g *Graph, p *Payload) error {
 	}
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
-		info := opIndex[n.Kind.Op]
+		info, _ := lookup(n.Kind.Op)
 		if len(info.Params) == 0 {
 			continue
 		}

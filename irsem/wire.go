@@ -134,7 +134,7 @@ func decodeNode(i int, raw json.RawMessage, n *Node) error {
 			if err != nil {
 				return wrapNode(i, "", "kind", err)
 			}
-			o, ok := opIndex[Op(s)]
+			o, ok := lookup(Op(s))
 			if !ok {
 				return nodeErrf(i, "", "kind", "unknown op tag %q", s)
 			}
@@ -335,7 +335,7 @@ func appendNode(b []byte, n *Node) []byte {
 	b = appendInts(b, n.Parents)
 	b = append(b, `,"shape":`...)
 	b = appendInts(b, n.Shape)
-	info := opIndex[k.Op]
+	info, _ := lookup(k.Op)
 	for _, a := range info.Attrs {
 		b = append(b, ',')
 		b = strconv.AppendQuote(b, a)

@@ -46,15 +46,16 @@ var interesting = []spec.Rat{
 	spec.NewRat(-1, 2), spec.NewRat(2, 1), spec.NewRat(-3, 2), spec.NewRat(3, 1),
 }
 
-// Domain constrains generated values.
-type Domain int
+// Domain constrains generated values; it is the registry's
+// spec.Domain, which each primitive's GenHint names.
+type Domain = spec.Domain
 
 // Domains.
 const (
-	Any      Domain = iota // any small rational
-	Positive               // strictly positive (log, inv, divisors)
-	Square                 // a perfect square of a small rational (exact sqrt)
-	NonZero                // non-zero
+	Any      = spec.DomainAny      // any small rational
+	Positive = spec.DomainPositive // strictly positive (log)
+	Square   = spec.DomainSquare   // a perfect square of a small rational (exact sqrt)
+	NonZero  = spec.DomainNonZero  // non-zero (inv, divisors)
 )
 
 // GenRat draws a small rational: mostly interesting points, otherwise
@@ -139,137 +140,151 @@ func axisOf(src Source, s spec.Shape) int {
 
 func ratAttr(src Source, label string) *big.Rat { return GenRat(src, Any, label).Big() }
 
-// generators lists, per primitive, how to draw a well-formed application.
-// Every primitive of the registry must appear; TestGeneratorsCoverRegistry
+// generator returns how to draw a well-formed application of op: its
+// structural generator when it has one, else — for a primitive of fixed
+// arity 1 or 2 without attributes — equal shapes of rank ≤ 3 with values
+// in the registry's GenHint.Domain (the divisor's for a binary op). Every
+// primitive of the registry must have one; TestGeneratorsCoverRegistry
 // enforces it.
-func generators() map[string]genFunc {
-	unary := same(1, Any)
-	return map[string]genFunc{
-		"add": same(2, Any), "sub": same(2, Any), "mul": same(2, Any), "div": same(2, NonZero),
-		"max": same(2, Any), "min": same(2, Any), "mse_loss": same(2, Any),
-		"neg": unary, "square": unary, "abs": unary, "relu": unary, "sigmoid": unary, "tanh": unary,
-		"gelu": unary, "softplus": unary, "exp": unary, "sin": unary, "cos": unary, "detach": unary,
-		"sum":  unary,
-		"sqrt": same(1, Square), "log": same(1, Positive), "inv": same(1, NonZero),
-		"scale": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			return &spec.Attrs{C: ratAttr(src, "c")}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
-		},
-		"clamp": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			lo, hi := GenRat(src, Any, "lo"), GenRat(src, Any, "hi")
-			if c, _ := lo.Compare(hi); c > 0 {
-				lo, hi = hi, lo
-			}
-			return &spec.Attrs{Lo: lo.Big(), Hi: hi.Big()}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
-		},
-		"safe_log": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			return &spec.Attrs{Eps: GenRat(src, Positive, "eps").Big()}, []spec.Shape{GenShape(src, 0, 2, "shape")}, []Domain{Any}
-		},
-		"reduce_sum":  reduceGen,
-		"reduce_mean": reduceGen,
-		"softmax":     reduceGen,
-		"log_softmax": reduceGen,
-		"matmul": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			m, k, n := 1+src.Intn(3, "m"), 1+src.Intn(3, "k"), 1+src.Intn(3, "n")
-			var a, b spec.Shape
-			switch src.Intn(5, "matmul.form") {
-			case 0:
-				a, b = spec.Shape{m, k}, spec.Shape{k, n}
-			case 1:
-				a, b = spec.Shape{k}, spec.Shape{k}
-			case 2:
-				a, b = spec.Shape{k}, spec.Shape{k, n}
-			case 3:
-				a, b = spec.Shape{m, k}, spec.Shape{k}
-			default:
-				bt := 1 + src.Intn(2, "batch")
-				a, b = spec.Shape{bt, 1, m, k}, spec.Shape{2, k, n}
-			}
-			return &spec.Attrs{}, []spec.Shape{a, b}, []Domain{Any, Any}
-		},
-		"linear": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			in, out := 1+src.Intn(3, "in"), 1+src.Intn(3, "out")
-			x := spec.Shape{in}
-			if src.Intn(2, "batched") == 1 {
-				x = spec.Shape{1 + src.Intn(3, "rows"), in}
-			}
-			return &spec.Attrs{}, []spec.Shape{x, {out, in}, {out}}, []Domain{Any, Any, Any}
-		},
-		"layer_norm": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			// Lanes of two distinct values with ε = 0 keep σ = |x1−x0|/2
-			// rational, so layer_norm can be checked exactly.
-			rows := 1 + src.Intn(2, "rows")
-			n := 1 + src.Intn(3, "affine")
-			shapes := []spec.Shape{{rows, 2}, {2}, {2}}[:n]
-			doms := []Domain{Any, Any, Any}[:n]
-			return &spec.Attrs{Axis: -1, Eps: new(big.Rat)}, shapes, doms
-		},
-		"reshape": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			s := GenShape(src, 1, 3, "shape")
-			return &spec.Attrs{Shape: spec.Shape{s.Size()}}, []spec.Shape{s}, []Domain{Any}
-		},
-		"flatten": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			s := GenShape(src, 1, 3, "shape")
-			return &spec.Attrs{Axis: src.Intn(len(s), "axis")}, []spec.Shape{s}, []Domain{Any}
-		},
-		"permute": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			s := GenShape(src, 1, 3, "shape")
-			perm := make([]int, len(s))
-			for i := range perm {
-				perm[i] = i
-			}
-			for i := len(perm) - 1; i > 0; i-- {
-				j := src.Intn(i+1, "perm")
-				perm[i], perm[j] = perm[j], perm[i]
-			}
-			return &spec.Attrs{Perm: perm}, []spec.Shape{s}, []Domain{Any}
-		},
-		"transpose": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			s := GenShape(src, 2, 3, "shape")
-			return &spec.Attrs{Axis: src.Intn(len(s), "a1"), Axis2: src.Intn(len(s), "a2")}, []spec.Shape{s}, []Domain{Any}
-		},
-		"broadcast_to": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			to := GenShape(src, 1, 3, "to")
-			drop := src.Intn(len(to)+1, "drop")
-			from := to[drop:].Clone()
-			for i := range from {
-				if src.Intn(2, "one") == 1 {
-					from[i] = 1
-				}
-			}
-			return &spec.Attrs{Shape: to}, []spec.Shape{from}, []Domain{Any}
-		},
-		"slice": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			s := GenShape(src, 1, 3, "shape")
-			ax := src.Intn(len(s), "axis")
-			start := src.Intn(s[ax]+1, "start")
-			end := start + src.Intn(s[ax]-start+1, "len")
-			return &spec.Attrs{Axis: ax, Start: start, End: end}, []spec.Shape{s}, []Domain{Any}
-		},
-		"concat": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			s := GenShape(src, 1, 3, "shape")
-			ax := src.Intn(len(s), "axis")
-			n := 1 + src.Intn(3, "parents")
-			shapes, doms := make([]spec.Shape, n), make([]Domain, n)
-			for i := range shapes {
-				shapes[i] = s.Clone()
-				shapes[i][ax] = 1 + src.Intn(3, "extent")
-			}
-			return &spec.Attrs{Axis: ax}, shapes, doms
-		},
-		"const": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			s := GenShape(src, 0, 2, "shape")
-			vals := make([]*big.Rat, s.Size())
-			for i := range vals {
-				vals[i] = ratAttr(src, "v")
-			}
-			return &spec.Attrs{Shape: s, Values: vals}, nil, nil
-		},
-		"rand_uniform": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
-			return &spec.Attrs{Shape: GenShape(src, 0, 2, "shape"), Seed: uint64(src.Intn(1000, "seed"))}, nil, nil
-		},
-		"bernoulli_mask": dropGen,
-		"dropout":        dropGen,
+func generator(op string) (genFunc, bool) {
+	if g, ok := structural[op]; ok {
+		return g, true
 	}
+	info, err := spec.Info(op)
+	if err != nil || !plainElementwise(info) {
+		return nil, false
+	}
+	return same(info.MinArity, info.Gen.Domain), true
+}
+
+// plainElementwise reports whether a primitive is drawn from its hints
+// alone: fixed arity 1 or 2 and no attributes.
+func plainElementwise(info *spec.OpInfo) bool {
+	return len(info.Attrs) == 0 && info.MinArity == info.MaxArity && (info.MinArity == 1 || info.MinArity == 2)
+}
+
+// structural holds the generators of the primitives whose applications
+// need more than equal shapes: attributes, or shapes that must fit
+// together. Primitives drawn from their hints alone are not listed.
+var structural = map[string]genFunc{
+	"scale": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		return &spec.Attrs{C: ratAttr(src, "c")}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
+	},
+	"clamp": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		lo, hi := GenRat(src, Any, "lo"), GenRat(src, Any, "hi")
+		if c, _ := lo.Compare(hi); c > 0 {
+			lo, hi = hi, lo
+		}
+		return &spec.Attrs{Lo: lo.Big(), Hi: hi.Big()}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
+	},
+	"safe_log": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		return &spec.Attrs{Eps: GenRat(src, Positive, "eps").Big()}, []spec.Shape{GenShape(src, 0, 2, "shape")}, []Domain{Any}
+	},
+	"reduce_sum":  reduceGen,
+	"reduce_mean": reduceGen,
+	"softmax":     reduceGen,
+	"log_softmax": reduceGen,
+	"matmul": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		m, k, n := 1+src.Intn(3, "m"), 1+src.Intn(3, "k"), 1+src.Intn(3, "n")
+		var a, b spec.Shape
+		switch src.Intn(5, "matmul.form") {
+		case 0:
+			a, b = spec.Shape{m, k}, spec.Shape{k, n}
+		case 1:
+			a, b = spec.Shape{k}, spec.Shape{k}
+		case 2:
+			a, b = spec.Shape{k}, spec.Shape{k, n}
+		case 3:
+			a, b = spec.Shape{m, k}, spec.Shape{k}
+		default:
+			bt := 1 + src.Intn(2, "batch")
+			a, b = spec.Shape{bt, 1, m, k}, spec.Shape{2, k, n}
+		}
+		return &spec.Attrs{}, []spec.Shape{a, b}, []Domain{Any, Any}
+	},
+	"linear": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		in, out := 1+src.Intn(3, "in"), 1+src.Intn(3, "out")
+		x := spec.Shape{in}
+		if src.Intn(2, "batched") == 1 {
+			x = spec.Shape{1 + src.Intn(3, "rows"), in}
+		}
+		return &spec.Attrs{}, []spec.Shape{x, {out, in}, {out}}, []Domain{Any, Any, Any}
+	},
+	"layer_norm": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		// Lanes of two distinct values with ε = 0 keep σ = |x1−x0|/2
+		// rational, so layer_norm can be checked exactly.
+		rows := 1 + src.Intn(2, "rows")
+		n := 1 + src.Intn(3, "affine")
+		shapes := []spec.Shape{{rows, 2}, {2}, {2}}[:n]
+		doms := []Domain{Any, Any, Any}[:n]
+		return &spec.Attrs{Axis: -1, Eps: new(big.Rat)}, shapes, doms
+	},
+	"reshape": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 1, 3, "shape")
+		return &spec.Attrs{Shape: spec.Shape{s.Size()}}, []spec.Shape{s}, []Domain{Any}
+	},
+	"flatten": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 1, 3, "shape")
+		return &spec.Attrs{Axis: src.Intn(len(s), "axis")}, []spec.Shape{s}, []Domain{Any}
+	},
+	"permute": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 1, 3, "shape")
+		perm := make([]int, len(s))
+		for i := range perm {
+			perm[i] = i
+		}
+		for i := len(perm) - 1; i > 0; i-- {
+			j := src.Intn(i+1, "perm")
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+		return &spec.Attrs{Perm: perm}, []spec.Shape{s}, []Domain{Any}
+	},
+	"transpose": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 2, 3, "shape")
+		return &spec.Attrs{Axis: src.Intn(len(s), "a1"), Axis2: src.Intn(len(s), "a2")}, []spec.Shape{s}, []Domain{Any}
+	},
+	"broadcast_to": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		to := GenShape(src, 1, 3, "to")
+		drop := src.Intn(len(to)+1, "drop")
+		from := to[drop:].Clone()
+		for i := range from {
+			if src.Intn(2, "one") == 1 {
+				from[i] = 1
+			}
+		}
+		return &spec.Attrs{Shape: to}, []spec.Shape{from}, []Domain{Any}
+	},
+	"slice": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 1, 3, "shape")
+		ax := src.Intn(len(s), "axis")
+		start := src.Intn(s[ax]+1, "start")
+		end := start + src.Intn(s[ax]-start+1, "len")
+		return &spec.Attrs{Axis: ax, Start: start, End: end}, []spec.Shape{s}, []Domain{Any}
+	},
+	"concat": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 1, 3, "shape")
+		ax := src.Intn(len(s), "axis")
+		n := 1 + src.Intn(3, "parents")
+		shapes, doms := make([]spec.Shape, n), make([]Domain, n)
+		for i := range shapes {
+			shapes[i] = s.Clone()
+			shapes[i][ax] = 1 + src.Intn(3, "extent")
+		}
+		return &spec.Attrs{Axis: ax}, shapes, doms
+	},
+	"const": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 0, 2, "shape")
+		vals := make([]*big.Rat, s.Size())
+		for i := range vals {
+			vals[i] = ratAttr(src, "v")
+		}
+		return &spec.Attrs{Shape: s, Values: vals}, nil, nil
+	},
+	"rand_uniform": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		return &spec.Attrs{Shape: GenShape(src, 0, 2, "shape"), Seed: uint64(src.Intn(1000, "seed"))}, nil, nil
+	},
+	"bernoulli_mask": dropGen,
+	"dropout":        dropGen,
 }
 
 func reduceGen(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
@@ -284,7 +299,7 @@ func dropGen(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
 
 // Generate draws an application of op.
 func Generate(src Source, op string) (*Instance, error) {
-	g, ok := generators()[op]
+	g, ok := generator(op)
 	if !ok {
 		return nil, fmt.Errorf("no generator for primitive %q", op)
 	}
@@ -305,6 +320,6 @@ func Generate(src Source, op string) (*Instance, error) {
 
 // HasGenerator reports whether op has a generator.
 func HasGenerator(op string) bool {
-	_, ok := generators()[op]
+	_, ok := generator(op)
 	return ok
 }

@@ -5,7 +5,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
+	"slices"
+	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
@@ -41,14 +44,17 @@ type GraphOptions struct {
 	MaxDegree int
 	// Exact keeps to primitives with exact rational semantics and no
 	// data-dependent failure over Rat (no division, inverse, square root,
-	// transcendental functions).
+	// transcendental functions): registry entries that are Exact and not
+	// Partial.
 	Exact bool
 	// ZeroPreserving keeps to primitives whose VJP maps a zero cotangent
 	// to zeros at every finite point of the forward domain (it drops inv,
-	// div, exp and log, whose VJPs can produce 0·∞ = NaN over floats).
+	// div, exp and log, whose VJPs can produce 0·∞ = NaN over floats): the
+	// registry's ZeroPreserving entries.
 	ZeroPreserving bool
 	// Polynomial keeps to polynomial primitives (no kinks, ties or
-	// transcendental functions), for exact Hessians.
+	// transcendental functions), for exact Hessians: the registry's
+	// Polynomial entries.
 	Polynomial bool
 	// ScalarOutput appends a sum when the drawn result is not rank 0.
 	ScalarOutput bool
@@ -185,7 +191,8 @@ func group(src Source, label string, f func()) {
 	f()
 }
 
-// opFlags classify a generator op.
+// opFlags classify a generator op. They are derived from the registry
+// (flagsOf), never stated here.
 type opFlags uint8
 
 const (
@@ -193,15 +200,25 @@ const (
 	fZP                        // zero-preserving VJP at every finite point
 	fPoly                      // polynomial
 	fIR                        // has a canonical IR tag
-	fTyped                     // usable in typed recipes
 )
 
-const (
-	fAll    = fExact | fZP | fPoly | fIR | fTyped
-	fKink   = fExact | fZP | fIR | fTyped // relu, abs, max, min
-	fTrans  = fZP | fIR | fTyped          // bounded-derivative transcendental functions
-	fTypedE = fExact | fZP | fPoly | fTyped
-)
+// flagsOf derives a primitive's generator flags from its registry facts.
+func flagsOf(info *spec.OpInfo) opFlags {
+	var f opFlags
+	if info.Exact && !info.Partial {
+		f |= fExact
+	}
+	if info.ZeroPreserving {
+		f |= fZP
+	}
+	if info.Polynomial {
+		f |= fPoly
+	}
+	if info.IR != nil {
+		f |= fIR
+	}
+	return f
+}
 
 // genOp is one entry of the generator's op table: a registry primitive
 // and how to place it. build appends one or more steps (a const operand,
@@ -212,54 +229,80 @@ type genOp struct {
 	build func(g *gen) bool
 }
 
-// genOps is the op table, simplest first: shrinking moves op choices
-// toward index 0.
-var genOps = []genOp{
-	{"add", fAll, func(g *gen) bool { return g.binary("add", degMax) }},
-	{"mul", fAll, func(g *gen) bool { return g.binary("mul", degSum) }},
-	{"sub", fAll, func(g *gen) bool { return g.binary("sub", degMax) }},
-	{"relu", fKink, func(g *gen) bool { return g.unary("relu") }},
-	{"abs", fKink, func(g *gen) bool { return g.unary("abs") }},
-	{"sum", fAll, func(g *gen) bool { return g.sum() }},
-	{"detach", fAll, func(g *gen) bool { return g.unary("detach") }},
-	{"max", fKink, func(g *gen) bool { return g.binary("max", degMax) }},
-	{"min", fKink, func(g *gen) bool { return g.binary("min", degMax) }},
-	{"neg", fTypedE, func(g *gen) bool { return g.unary("neg") }},
-	{"square", fTypedE, func(g *gen) bool { return g.square() }},
-	{"scale", fTypedE, func(g *gen) bool { return g.scale() }},
-	{"reduce_sum", fAll, func(g *gen) bool { return g.reduce("reduce_sum") }},
-	{"reduce_mean", fAll, func(g *gen) bool { return g.reduce("reduce_mean") }},
-	{"broadcast_to", fAll, func(g *gen) bool { return g.broadcast() }},
-	{"reshape", fAll, func(g *gen) bool { return g.reshape() }},
-	{"permute", fAll, func(g *gen) bool { return g.permute() }},
-	{"transpose", fAll, func(g *gen) bool { return g.transpose() }},
-	{"flatten", fAll, func(g *gen) bool { return g.flatten() }},
-	{"concat", fAll, func(g *gen) bool { return g.concat() }},
-	{"slice", fTypedE, func(g *gen) bool { return g.slice() }},
-	{"matmul", fAll, func(g *gen) bool { return g.matmul() }},
-	{"linear", fAll, func(g *gen) bool { return g.linear() }},
-	{"const", fAll, func(g *gen) bool { return g.constant() }},
-	{"mse_loss", fAll, func(g *gen) bool { return g.binary("mse_loss", degDouble) }},
-	{"clamp", fExact | fZP | fTyped, func(g *gen) bool { return g.clamp() }},
-	{"rand_uniform", fExact | fZP | fIR | fTyped, func(g *gen) bool { return g.randUniform() }},
-	{"tanh", fTrans, func(g *gen) bool { return g.unary("tanh") }},
-	{"sigmoid", fTrans, func(g *gen) bool { return g.unary("sigmoid") }},
-	{"sin", fTrans, func(g *gen) bool { return g.unary("sin") }},
-	{"cos", fTrans, func(g *gen) bool { return g.unary("cos") }},
-	{"softplus", fTrans, func(g *gen) bool { return g.unary("softplus") }},
-	{"softmax", fTrans, func(g *gen) bool { return g.axisOp("softmax") }},
-	{"log_softmax", fZP | fTyped, func(g *gen) bool { return g.axisOp("log_softmax") }},
-	{"gelu", fZP | fTyped, func(g *gen) bool { return g.unary("gelu") }},
-	{"sqrt", fZP | fIR | fTyped, func(g *gen) bool { return g.unary("sqrt") }},
-	{"exp", fIR | fTyped, func(g *gen) bool { return g.unary("exp") }},
-	{"inv", fIR | fTyped, func(g *gen) bool { return g.unary("inv") }},
-	{"div", fTyped, func(g *gen) bool { return g.binary("div", degSum) }},
+// graphBuilders places the primitives whose graph steps need more than
+// parents of equal shape: attributes, or shapes that must fit together.
+// Every other primitive with a GenHint.Graph place is placed by
+// elementwise from its registry facts alone.
+var graphBuilders = map[string]func(g *gen) bool{
+	"sum":          func(g *gen) bool { return g.sum() },
+	"scale":        func(g *gen) bool { return g.scale() },
+	"reduce_sum":   func(g *gen) bool { return g.reduce("reduce_sum") },
+	"reduce_mean":  func(g *gen) bool { return g.reduce("reduce_mean") },
+	"broadcast_to": func(g *gen) bool { return g.broadcast() },
+	"reshape":      func(g *gen) bool { return g.reshape() },
+	"permute":      func(g *gen) bool { return g.permute() },
+	"transpose":    func(g *gen) bool { return g.transpose() },
+	"flatten":      func(g *gen) bool { return g.flatten() },
+	"concat":       func(g *gen) bool { return g.concat() },
+	"slice":        func(g *gen) bool { return g.slice() },
+	"matmul":       func(g *gen) bool { return g.matmul() },
+	"linear":       func(g *gen) bool { return g.linear() },
+	"const":        func(g *gen) bool { return g.constant() },
+	"clamp":        func(g *gen) bool { return g.clamp() },
+	"rand_uniform": func(g *gen) bool { return g.randUniform() },
+	"softmax":      func(g *gen) bool { return g.axisOp("softmax") },
+	"log_softmax":  func(g *gen) bool { return g.axisOp("log_softmax") },
+}
+
+type genTable struct {
+	gen uint64
+	ops []genOp
+	err error
+}
+
+var genCache atomic.Pointer[genTable]
+
+// genOps is the op table, derived from the registry: every primitive with
+// a GenHint.Graph place, ordered by place, simplest first (shrinking moves
+// op choices toward index 0). A primitive with a place needs either a
+// structural builder or fixed arity 1 or 2 without attributes; a
+// primitive that has neither makes the table an error.
+func genOps() ([]genOp, error) {
+	gn := spec.Generation()
+	if t := genCache.Load(); t != nil && t.gen == gn {
+		return t.ops, t.err
+	}
+	t := &genTable{gen: gn}
+	infos := spec.Infos()
+	sort.SliceStable(infos, func(i, j int) bool { return infos[i].Gen.Graph < infos[j].Gen.Graph })
+	for _, info := range infos {
+		if info.Gen.Graph <= 0 {
+			continue
+		}
+		op := genOp{name: info.Name, flags: flagsOf(info), build: graphBuilders[info.Name]}
+		if op.build == nil {
+			if !plainElementwise(info) {
+				t.err = fmt.Errorf("graph generator: primitive %s has a graph place but no builder", info.Name)
+				break
+			}
+			name, rule := info.Name, info.Gen
+			if info.MinArity == 1 {
+				op.build = func(g *gen) bool { return g.unary(name, rule) }
+			} else {
+				op.build = func(g *gen) bool { return g.binary(name, rule) }
+			}
+		}
+		t.ops = append(t.ops, op)
+	}
+	genCache.Store(t)
+	return t.ops, t.err
 }
 
 // GeneratorOps lists the primitives the graph generators can draw, in
 // table order, with whether each can appear in an IR graph.
 func GeneratorOps() (names []string, inIR []bool) {
-	for _, op := range genOps {
+	ops, _ := genOps()
+	for _, op := range ops {
 		names = append(names, op.name)
 		inIR = append(inIR, op.flags&fIR != 0)
 	}
@@ -267,15 +310,19 @@ func GeneratorOps() (names []string, inIR []bool) {
 }
 
 // selectOps filters the table by the options.
-func selectOps(o GraphOptions, ir bool) []genOp {
+func selectOps(o GraphOptions, ir bool) ([]genOp, error) {
 	allow := map[string]bool{}
 	for _, n := range o.Ops {
 		allow[n] = true
 	}
+	ops, err := genOps()
+	if err != nil {
+		return nil, err
+	}
 	var out []genOp
-	for _, op := range genOps {
+	for _, op := range ops {
 		switch {
-		case ir && op.flags&fIR == 0, !ir && op.flags&fTyped == 0,
+		case ir && op.flags&fIR == 0,
 			o.Exact && op.flags&fExact == 0,
 			o.ZeroPreserving && op.flags&fZP == 0,
 			o.Polynomial && op.flags&fPoly == 0,
@@ -284,17 +331,8 @@ func selectOps(o GraphOptions, ir bool) []genOp {
 		}
 		out = append(out, op)
 	}
-	return out
+	return out, nil
 }
-
-// degree rules.
-type degRule int
-
-const (
-	degMax    degRule = iota // add, sub, max, min: the larger degree
-	degSum                   // mul, matmul, div: the sum of degrees
-	degDouble                // mse_loss: twice the larger degree
-)
 
 // gen is the state of one generation.
 type gen struct {
@@ -354,45 +392,53 @@ func (g *gen) any(int) bool { return true }
 
 func (g *gen) ranked(id int) bool { return len(g.rc.Shapes[id]) > 0 }
 
-func (g *gen) unary(op string) bool {
-	x := g.pick("x", g.any)
-	g.push(Step{Op: op, In: []int{x}}, g.rc.Shapes[x], g.deg[x])
-	return true
+// elementwiseShape is the output shape of a one- or two-parent primitive
+// whose parents have shape s, by the registry's shape rule (s for an
+// elementwise op, [] for mse_loss).
+func elementwiseShape(op string, n int, s spec.Shape) (spec.Shape, bool) {
+	info, err := spec.Info(op)
+	if err != nil {
+		return nil, false
+	}
+	in := make([]spec.Shape, n)
+	for i := range in {
+		in[i] = s
+	}
+	out, err := info.InferShape(&spec.Attrs{}, in)
+	return out, err == nil
 }
 
-func (g *gen) square() bool {
-	x := g.pick("x", func(id int) bool { return 2*g.deg[id] <= g.o.MaxDegree })
+// unary places a one-parent primitive without attributes; its degree is
+// r.Combine(d, d) for a parent of degree d (square doubles it).
+func (g *gen) unary(op string, r spec.GenHint) bool {
+	x := g.pick("x", func(id int) bool { return r.Combine(g.deg[id], g.deg[id]) <= g.o.MaxDegree })
 	if x < 0 {
 		return false
 	}
-	g.push(Step{Op: "square", In: []int{x}}, g.rc.Shapes[x], 2*g.deg[x])
+	out, ok := elementwiseShape(op, 1, g.rc.Shapes[x])
+	if !ok {
+		return false
+	}
+	g.push(Step{Op: op, In: []int{x}}, out, r.Combine(g.deg[x], g.deg[x]))
 	return true
 }
 
-func combineDeg(r degRule, a, b int) int {
-	switch r {
-	case degSum:
-		return a + b
-	case degDouble:
-		return 2 * max(a, b)
-	}
-	return max(a, b)
-}
-
-func (g *gen) binary(op string, r degRule) bool {
-	a := g.pick("a", func(id int) bool { return combineDeg(r, g.deg[id], g.deg[id]) <= g.o.MaxDegree })
+// binary places a two-parent primitive without attributes on two entries
+// of equal shape (the same entry twice first).
+func (g *gen) binary(op string, r spec.GenHint) bool {
+	a := g.pick("a", func(id int) bool { return r.Combine(g.deg[id], g.deg[id]) <= g.o.MaxDegree })
 	if a < 0 {
 		return false
 	}
 	sa := g.rc.Shapes[a]
 	b := g.pickWith("b", a, func(id int) bool {
-		return g.rc.Shapes[id].Equal(sa) && combineDeg(r, g.deg[a], g.deg[id]) <= g.o.MaxDegree
+		return g.rc.Shapes[id].Equal(sa) && r.Combine(g.deg[a], g.deg[id]) <= g.o.MaxDegree
 	})
-	out := sa
-	if op == "mse_loss" {
-		out = spec.Shape{}
+	out, ok := elementwiseShape(op, 2, sa)
+	if !ok {
+		return false
 	}
-	g.push(Step{Op: op, In: []int{a, b}}, out, combineDeg(r, g.deg[a], g.deg[b]))
+	g.push(Step{Op: op, In: []int{a, b}}, out, r.Combine(g.deg[a], g.deg[b]))
 	return true
 }
 
@@ -766,7 +812,10 @@ func (g *gen) pickOrNew(label string, s spec.Shape, v spec.Tensor[spec.Rat], d i
 // withValues, also one exact value per context input.
 func genRecipe(src Source, o GraphOptions, ir, withValues bool) (*Recipe, []spec.Tensor[spec.Rat], error) {
 	o = o.withDefaults()
-	ops := selectOps(o, ir)
+	ops, err := selectOps(o, ir)
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(ops) == 0 {
 		return nil, nil, fmt.Errorf("graph generator: no primitive satisfies the options")
 	}
@@ -968,18 +1017,6 @@ func GraphSeed(seed uint64, o GraphOptions) (*GraphCase, error) {
 	return GenGraph(NewRandSource(seed), o)
 }
 
-// irTag maps registry primitives to IR tags.
-var irTag = map[string]irsem.Op{
-	"add": irsem.OpAdd, "sub": irsem.OpSub, "mul": irsem.OpMulElem, "max": irsem.OpMaxElem, "min": irsem.OpMinElem,
-	"abs": irsem.OpAbs, "sqrt": irsem.OpSqrt, "inv": irsem.OpInv, "relu": irsem.OpRelu, "tanh": irsem.OpTanh,
-	"sigmoid": irsem.OpSigmoid, "exp": irsem.OpExp, "log": irsem.OpLog, "sin": irsem.OpSin, "cos": irsem.OpCos,
-	"softplus": irsem.OpSoftplus, "matmul": irsem.OpMatmul, "linear": irsem.OpLinear, "reduce_sum": irsem.OpReduceSum,
-	"reduce_mean": irsem.OpReduceMean, "sum": irsem.OpSum, "softmax": irsem.OpSoftmax, "permute": irsem.OpPermute,
-	"transpose": irsem.OpTranspose, "broadcast_to": irsem.OpBroadcastTo, "reshape": irsem.OpReshape,
-	"flatten": irsem.OpFlatten, "concat": irsem.OpConcat, "const": irsem.OpConst, "rand_uniform": irsem.OpRandUniform,
-	"detach": irsem.OpDetach, "mse_loss": irsem.OpMSELoss,
-}
-
 // IRGraph emits an IR recipe as a canonical IR graph and its payload:
 // entry i becomes node i. It fails for a typed recipe, or for a step
 // whose primitive has no IR tag.
@@ -992,15 +1029,18 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 	g.Nodes = append(g.Nodes, irsem.Node{ID: 0, Parents: []int{}, Kind: irsem.Kind{Op: irsem.OpInput}, Shape: r.Ctx[0].Clone()})
 	for k, st := range r.Steps {
 		id := k + 1
-		tag, ok := irTag[st.Op]
-		if !ok {
+		info, err := spec.Info(st.Op)
+		if err != nil || info.IR == nil {
 			return nil, nil, fmt.Errorf("node %d: primitive %s has no IR tag", id, st.Op)
 		}
+		tag := irsem.Op(info.IR.Tag)
 		kind := irsem.Kind{Op: tag}
 		a := st.Attrs
 		switch tag {
-		case irsem.OpReduceSum, irsem.OpReduceMean, irsem.OpSoftmax, irsem.OpConcat:
-			kind.Axis = a.Axis
+		default:
+			if slices.Contains(info.IR.Attrs, irsem.AttrAxis) { // reduce_sum, reduce_mean, softmax, concat, …
+				kind.Axis = a.Axis
+			}
 		case irsem.OpTranspose:
 			kind.Axis1, kind.Axis2 = a.Axis, a.Axis2
 		case irsem.OpPermute:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/irsem"
@@ -106,11 +107,11 @@ var handWritten = map[irsem.Op]ruleSpec{
 	irsem.OpMSELoss:   {RuleInfo{irsem.OpMSELoss, RuleMSELeft, true, "acc=0; acc += (a−b)² (a square, ≥ 0) in order, each step rounded outward; then ÷ [RD32(N), RU32(N)]"}, ruleMSE},
 }
 
-// rules is the rule table, in §4 tag order: the hand-written rules, and
+// buildRules builds the rule table, in §4 tag order: the hand-written rules, and
 // the registry rule for every other tag with a registry primitive. Tags
 // without either (irsem's own IR-only tags) are unsupported: a trace
 // fails at them rather than widen to [−inf, inf].
-var rules = func() []ruleSpec {
+func buildRules() []ruleSpec {
 	var out []ruleSpec
 	for _, info := range irsem.Ops() {
 		if r, ok := handWritten[info.Op]; ok {
@@ -129,7 +130,7 @@ var rules = func() []ruleSpec {
 		out = append(out, ruleSpec{RuleInfo{info.Op, RuleRegistryPrefix + string(info.Op), backend.Accumulates(info.Prim), doc}, fn})
 	}
 	return out
-}()
+}
 
 // knownRange bounds the values of a tag whose registry rule is evaluated
 // over Interval32 but whose result interval operations cannot tighten to
@@ -161,19 +162,39 @@ func cutTo(b Interval32) ruleFunc {
 	}
 }
 
-var ruleIndex = func() map[irsem.Op]*ruleSpec {
-	m := make(map[irsem.Op]*ruleSpec, len(rules))
-	for i := range rules {
-		m[rules[i].Tag] = &rules[i]
+// ruleTable is the rule table and its index by tag, built for one
+// generation of the registry (spec.Generation): a primitive registered
+// with spec.RegisterElementwise gets its registry range rule without any
+// code here.
+type ruleTable struct {
+	gen   uint64
+	list  []ruleSpec
+	index map[irsem.Op]*ruleSpec
+}
+
+var ruleCache atomic.Pointer[ruleTable]
+
+// table returns the rule table of the current registry generation.
+func table() *ruleTable {
+	g := spec.Generation()
+	if t := ruleCache.Load(); t != nil && t.gen == g {
+		return t
 	}
-	return m
-}()
+	t := &ruleTable{gen: g, list: buildRules()}
+	t.index = make(map[irsem.Op]*ruleSpec, len(t.list))
+	for i := range t.list {
+		t.index[t.list[i].Tag] = &t.list[i]
+	}
+	ruleCache.Store(t)
+	return t
+}
 
 // Rules lists the range rule of every supported tag, in §4 tag order.
 func Rules() []RuleInfo {
-	out := make([]RuleInfo, len(rules))
-	for i := range rules {
-		out[i] = rules[i].RuleInfo
+	rs := table().list
+	out := make([]RuleInfo, len(rs))
+	for i := range rs {
+		out[i] = rs[i].RuleInfo
 	}
 	return out
 }
@@ -181,7 +202,7 @@ func Rules() []RuleInfo {
 // RuleFor returns the range rule of tag, and false when the tag is
 // unsupported (a trace through it fails).
 func RuleFor(tag irsem.Op) (RuleInfo, bool) {
-	r, ok := ruleIndex[tag]
+	r, ok := table().index[tag]
 	if !ok {
 		return RuleInfo{}, false
 	}

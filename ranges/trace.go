@@ -95,7 +95,7 @@ func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *ba
 		n := &g.Nodes[i]
 		np := &plan.Nodes[i]
 		nt := NodeTrace{ID: i, Tag: n.Kind.Op, Kernels: append([]backend.PlannedKernel(nil), np.Kernels...)}
-		r, ok := ruleIndex[n.Kind.Op]
+		r, ok := table().index[n.Kind.Op]
 		if !ok {
 			return nil, &Error{Node: i, Tag: n.Kind.Op, Elem: -1,
 				Msg: fmt.Sprintf("no range rule for tag %q; unsupported operations fail rather than widen to [-inf, inf]", n.Kind.Op)}

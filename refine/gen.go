@@ -58,8 +58,20 @@ func (k Kind) Valid() bool {
 	return false
 }
 
-// Ops lists the primitives Check can generate cases for.
-func Ops() []string { return []string{"matmul", "linear", "sum", "reduce_sum"} }
+// Ops lists the primitives Check can generate cases for: every registry
+// primitive that a provider other than the reference one implements
+// (spec.OpInfo.Providers), in registry order. Each is an accumulating op
+// whose term structure this package knows (termShape, randomShapes,
+// cancel); a test requires rules for every one.
+func Ops() []string {
+	var out []string
+	for _, info := range spec.Infos() {
+		if len(info.Providers) > 0 {
+			out = append(out, info.Name)
+		}
+	}
+	return out
+}
 
 // rng is a splitmix64 stream.
 type rng struct{ s uint64 }

@@ -729,3 +729,18 @@ func TestClassOf(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsFollowRegistry: the refinement op list is the registry's set of
+// ops that a provider other than the reference one implements, so it
+// covers every fast_cpu kernel (TestCheckProviders runs each).
+func TestOpsFollowRegistry(t *testing.T) {
+	var want []string
+	for _, info := range spec.Infos() {
+		if len(info.Providers) > 0 {
+			want = append(want, info.Name)
+		}
+	}
+	if got := refine.Ops(); !slices.Equal(got, want) || !slices.Equal(got, backend.FastCPUOps()) {
+		t.Errorf("Ops = %v, registry %v, fast_cpu %v", got, want, backend.FastCPUOps())
+	}
+}

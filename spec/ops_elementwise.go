@@ -125,19 +125,19 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 	one := func(x T) T { return x.FromInt(1) }
 	return []*Prim[T]{
 		binaryAdd[T](), binarySub[T](), binaryMul[T](), binaryDiv[T](),
-		unaryPrim[T](&OpInfo{Name: "scale", Attrs: []string{"C"}, Exact: true, Linear: true, Smooth: true, Doc: "c·x"},
+		unaryPrim[T](&OpInfo{Name: "scale", ZeroPreserving: true, Polynomial: true, Gen: GenHint{Graph: 12}, Attrs: []string{"C"}, Exact: true, Linear: true, Smooth: true, Doc: "c·x"},
 			func(a *Attrs, x T) (T, error) { return rc[T](attrRat(a.C, big.NewRat(1, 1))).Mul(x), nil },
 			func(a *Attrs, x, _ T) (T, error) { return rc[T](attrRat(a.C, big.NewRat(1, 1))), nil }),
-		unaryPrim[T](&OpInfo{Name: "neg", Exact: true, Linear: true, Smooth: true, Doc: "−x"},
+		unaryPrim[T](&OpInfo{Name: "neg", ZeroPreserving: true, Polynomial: true, Gen: GenHint{Graph: 10}, Exact: true, Linear: true, Smooth: true, Doc: "−x"},
 			func(_ *Attrs, x T) (T, error) { return x.Neg(), nil },
 			func(_ *Attrs, x, _ T) (T, error) { return x.FromInt(-1), nil }),
-		unaryPrim[T](&OpInfo{Name: "square", Exact: true, Smooth: true, Doc: "x⊙x"},
+		unaryPrim[T](&OpInfo{Name: "square", ZeroPreserving: true, Polynomial: true, Gen: GenHint{Degree: DegreeDouble, Graph: 11}, Exact: true, Smooth: true, Doc: "x⊙x"},
 			func(_ *Attrs, x T) (T, error) { return x.Mul(x), nil },
 			func(_ *Attrs, x, _ T) (T, error) { return x.Add(x), nil }),
-		unaryPrim[T](&OpInfo{Name: "abs", Exact: true, Doc: "|x|, abs'(0)=0"},
+		unaryPrim[T](&OpInfo{Name: "abs", Ties: "abs′(0) = 0", ZeroPreserving: true, IR: &IRForm{Tag: "abs", Doc: "|x|"}, Gen: GenHint{Graph: 5}, Exact: true, Doc: "|x|, abs'(0)=0"},
 			func(_ *Attrs, x T) (T, error) { return x.Abs(), nil },
 			func(_ *Attrs, x, _ T) (T, error) { return x.Sign(), nil }),
-		unaryPrim[T](&OpInfo{Name: "sqrt", Exact: true, Doc: "sqrt(max(x,0)); derivative 1/(2√x) for x>0, else 0"},
+		unaryPrim[T](&OpInfo{Name: "sqrt", Ties: "sqrt′(x) = 0 for x ≤ 0", Partial: true, ZeroPreserving: true, IR: &IRForm{Tag: "sqrt", Doc: "sqrt(max(x,0))"}, Gen: GenHint{Domain: DomainSquare, Graph: 36}, Exact: true, Doc: "sqrt(max(x,0)); derivative 1/(2√x) for x>0, else 0"},
 			func(_ *Attrs, x T) (T, error) { return x.Max(x.FromInt(0)).Sqrt() },
 			func(_ *Attrs, x, y T) (T, error) {
 				if c, decided := x.Compare(x.FromInt(0)); decided && c <= 0 {
@@ -150,7 +150,7 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 				// Interval straddling 0: the derivative is 0 or 1/(2√x).
 				return g.Mul(x.Step()), nil
 			}),
-		unaryPrim[T](&OpInfo{Name: "clamp", Attrs: []string{"Lo", "Hi"}, Exact: true, Doc: "clamp(x, lo, hi); derivative 1 strictly inside (lo,hi)"},
+		unaryPrim[T](&OpInfo{Name: "clamp", Ties: "clamp′ = 1 only strictly inside (lo, hi), 0 at the bounds", ZeroPreserving: true, Gen: GenHint{Graph: 26}, Attrs: []string{"Lo", "Hi"}, Exact: true, Doc: "clamp(x, lo, hi); derivative 1 strictly inside (lo,hi)"},
 			func(a *Attrs, x T) (T, error) {
 				lo, hi, err := clampBounds[T](a)
 				if err != nil {
@@ -165,18 +165,18 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 				}
 				return x.Sub(lo).Step().Mul(hi.Sub(x).Step()), nil
 			}),
-		binaryChoice[T]("max", func(x, y T) T { return x.Max(y) }, 1),
-		binaryChoice[T]("min", func(x, y T) T { return x.Min(y) }, -1),
-		unaryPrim[T](&OpInfo{Name: "relu", Exact: true, Doc: "max(x,0), relu'(0)=0"},
+		binaryChoice[T]("max", "max_elem", 8, func(x, y T) T { return x.Max(y) }, 1),
+		binaryChoice[T]("min", "min_elem", 9, func(x, y T) T { return x.Min(y) }, -1),
+		unaryPrim[T](&OpInfo{Name: "relu", Ties: "relu′(0) = 0", ZeroPreserving: true, IR: &IRForm{Tag: "relu", Doc: "max(x,0)"}, Gen: GenHint{Graph: 4}, Exact: true, Doc: "max(x,0), relu'(0)=0"},
 			func(_ *Attrs, x T) (T, error) { return x.Relu(), nil },
 			func(_ *Attrs, x, _ T) (T, error) { return x.Step(), nil }),
-		unaryPrim[T](&OpInfo{Name: "sigmoid", Smooth: true, Doc: "σ(x); derivative σ(1−σ)"},
+		unaryPrim[T](&OpInfo{Name: "sigmoid", ZeroPreserving: true, IR: &IRForm{Tag: "sigmoid", Doc: "1/(1+e^−x), sign-split"}, Gen: GenHint{Graph: 29}, Smooth: true, Doc: "σ(x); derivative σ(1−σ)"},
 			func(_ *Attrs, x T) (T, error) { return sigmoidScalar(x) },
 			func(_ *Attrs, _, y T) (T, error) { return y.Mul(one(y).Sub(y)), nil }),
-		unaryPrim[T](&OpInfo{Name: "tanh", Smooth: true, Doc: "tanh(x); derivative 1−tanh²"},
+		unaryPrim[T](&OpInfo{Name: "tanh", ZeroPreserving: true, IR: &IRForm{Tag: "tanh", Doc: "tanh x"}, Gen: GenHint{Graph: 28}, Smooth: true, Doc: "tanh(x); derivative 1−tanh²"},
 			func(_ *Attrs, x T) (T, error) { return x.Tanh() },
 			func(_ *Attrs, _, y T) (T, error) { return one(y).Sub(y.Mul(y)), nil }),
-		unaryPrim[T](&OpInfo{Name: "gelu", Smooth: true, Doc: "tanh-approximate gelu and its analytic derivative"},
+		unaryPrim[T](&OpInfo{Name: "gelu", ZeroPreserving: true, Gen: GenHint{Graph: 35}, Smooth: true, Doc: "tanh-approximate gelu and its analytic derivative"},
 			func(_ *Attrs, x T) (T, error) {
 				_, t, err := geluInner(x)
 				if err != nil {
@@ -195,13 +195,13 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 				sech2 := one(x).Sub(t.Mul(t))
 				return h.Mul(one(x).Add(t)).Add(h.Mul(x).Mul(sech2).Mul(du)), nil
 			}),
-		unaryPrim[T](&OpInfo{Name: "softplus", Smooth: true, Doc: "stable log(1+e^x); derivative σ(x)"},
+		unaryPrim[T](&OpInfo{Name: "softplus", ZeroPreserving: true, IR: &IRForm{Tag: "softplus", Doc: "stable log(1+e^x)"}, Gen: GenHint{Graph: 32}, Smooth: true, Doc: "stable log(1+e^x); derivative σ(x)"},
 			func(_ *Attrs, x T) (T, error) { return softplusScalar(x) },
 			func(_ *Attrs, x, _ T) (T, error) { return sigmoidScalar(x) }),
-		unaryPrim[T](&OpInfo{Name: "exp", Smooth: true, Doc: "e^x"},
+		unaryPrim[T](&OpInfo{Name: "exp", IR: &IRForm{Tag: "exp", Doc: "e^x"}, Gen: GenHint{Graph: 37}, Smooth: true, Doc: "e^x"},
 			func(_ *Attrs, x T) (T, error) { return x.Exp() },
 			func(_ *Attrs, _, y T) (T, error) { return y, nil }),
-		unaryPrim[T](&OpInfo{Name: "log", Smooth: true, Doc: "ln x; rejects x ≤ 0 or NaN before recording (use safe_log)"},
+		unaryPrim[T](&OpInfo{Name: "log", Partial: true, IR: &IRForm{Tag: "log", Doc: "raw ln x: rejects x ≤ 0 (the only data-dependent failure); use safe_log"}, Gen: GenHint{Domain: DomainPositive}, Smooth: true, Doc: "ln x; rejects x ≤ 0 or NaN before recording (use safe_log)"},
 			func(_ *Attrs, x T) (T, error) {
 				if c, decided := x.Compare(x.FromInt(0)); !decided || c <= 0 {
 					return x, fmt.Errorf("log of %s: raw log requires x > 0; use safe_log for inputs that may be ≤ 0", x)
@@ -209,19 +209,19 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 				return x.Log()
 			},
 			func(_ *Attrs, x, _ T) (T, error) { return one(x).Div(x) }),
-		unaryPrim[T](&OpInfo{Name: "safe_log", Attrs: []string{"Eps"}, Smooth: true, Doc: "log(softplus(x)+ε) in stable forms; derivative σ(x)/(softplus(x)+ε); softplus(x)+ε ≤ 0 (only ε ≤ 0) is a domain error"},
+		unaryPrim[T](&OpInfo{Name: "safe_log", Partial: true, ZeroPreserving: true, IR: &IRForm{Tag: "safe_log", MinArity: 2, MaxArity: 2, Doc: "log(softplus(x)+ε), ε the second parent (a scalar); the registry's safe_log with the ε taken from the graph"}, Attrs: []string{"Eps"}, Smooth: true, Doc: "log(softplus(x)+ε) in stable forms; derivative σ(x)/(softplus(x)+ε); softplus(x)+ε ≤ 0 (only ε ≤ 0) is a domain error"},
 			func(a *Attrs, x T) (T, error) { return SafeLogScalar(x, safeLogEps[T](a)) },
 			func(a *Attrs, x, _ T) (T, error) { return safeLogDeriv(x, safeLogEps[T](a)) }),
-		unaryPrim[T](&OpInfo{Name: "inv", Exact: true, Smooth: true, Doc: "1/x; derivative −1/x²"},
+		unaryPrim[T](&OpInfo{Name: "inv", Partial: true, IR: &IRForm{Tag: "inv", Doc: "1/x"}, Gen: GenHint{Domain: DomainNonZero, Graph: 38}, Exact: true, Smooth: true, Doc: "1/x; derivative −1/x²"},
 			func(_ *Attrs, x T) (T, error) { return one(x).Div(x) },
 			func(_ *Attrs, x, _ T) (T, error) {
 				q, err := one(x).Div(x.Mul(x))
 				return q.Neg(), err
 			}),
-		unaryPrim[T](&OpInfo{Name: "sin", Smooth: true, Doc: "sin x; derivative cos x"},
+		unaryPrim[T](&OpInfo{Name: "sin", ZeroPreserving: true, IR: &IRForm{Tag: "sin", Doc: "sin x"}, Gen: GenHint{Graph: 30}, Smooth: true, Doc: "sin x; derivative cos x"},
 			func(_ *Attrs, x T) (T, error) { return x.Sin() },
 			func(_ *Attrs, x, _ T) (T, error) { return x.Cos() }),
-		unaryPrim[T](&OpInfo{Name: "cos", Smooth: true, Doc: "cos x; derivative −sin x"},
+		unaryPrim[T](&OpInfo{Name: "cos", ZeroPreserving: true, IR: &IRForm{Tag: "cos", Doc: "cos x"}, Gen: GenHint{Graph: 31}, Smooth: true, Doc: "cos x; derivative −sin x"},
 			func(_ *Attrs, x T) (T, error) { return x.Cos() },
 			func(_ *Attrs, x, _ T) (T, error) {
 				s, err := x.Sin()
@@ -290,28 +290,28 @@ func binaryPrim[T Scalar[T]](info *OpInfo,
 }
 
 func binaryAdd[T Scalar[T]]() *Prim[T] {
-	return binaryPrim[T](&OpInfo{Name: "add", Exact: true, Linear: true, Smooth: true, Doc: "a+b"},
+	return binaryPrim[T](&OpInfo{Name: "add", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "add", Doc: "a+b elementwise (equal shapes; broadcast explicitly)"}, Gen: GenHint{Graph: 1}, Exact: true, Linear: true, Smooth: true, Doc: "a+b"},
 		func(a, b T) (T, error) { return a.Add(b), nil },
 		func(_, _, _, da, db T) (T, error) { return da.Add(db), nil },
 		func(_, _, _, d T) (T, T, error) { return d, d, nil })
 }
 
 func binarySub[T Scalar[T]]() *Prim[T] {
-	return binaryPrim[T](&OpInfo{Name: "sub", Exact: true, Linear: true, Smooth: true, Doc: "a−b"},
+	return binaryPrim[T](&OpInfo{Name: "sub", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "sub", Doc: "a−b elementwise"}, Gen: GenHint{Graph: 3}, Exact: true, Linear: true, Smooth: true, Doc: "a−b"},
 		func(a, b T) (T, error) { return a.Sub(b), nil },
 		func(_, _, _, da, db T) (T, error) { return da.Sub(db), nil },
 		func(_, _, _, d T) (T, T, error) { return d, d.Neg(), nil })
 }
 
 func binaryMul[T Scalar[T]]() *Prim[T] {
-	return binaryPrim[T](&OpInfo{Name: "mul", Exact: true, Smooth: true, Doc: "a⊙b"},
+	return binaryPrim[T](&OpInfo{Name: "mul", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "mul_elem", Doc: "a⊙b elementwise"}, Gen: GenHint{Degree: DegreeSum, Graph: 2}, Exact: true, Smooth: true, Doc: "a⊙b"},
 		func(a, b T) (T, error) { return a.Mul(b), nil },
 		func(a, b, _, da, db T) (T, error) { return da.Mul(b).Add(a.Mul(db)), nil },
 		func(a, b, _, d T) (T, T, error) { return d.Mul(b), d.Mul(a), nil })
 }
 
 func binaryDiv[T Scalar[T]]() *Prim[T] {
-	return binaryPrim[T](&OpInfo{Name: "div", Exact: true, Smooth: true, Doc: "a/b; vjp (δ/b, −δ⊙a/(b⊙b))"},
+	return binaryPrim[T](&OpInfo{Name: "div", Partial: true, Gen: GenHint{Domain: DomainNonZero, Degree: DegreeSum, Graph: 39}, Exact: true, Smooth: true, Doc: "a/b; vjp (δ/b, −δ⊙a/(b⊙b))"},
 		func(a, b T) (T, error) { return a.Div(b) },
 		func(a, b, _, da, db T) (T, error) {
 			p, err := da.Div(b)
@@ -333,14 +333,17 @@ func binaryDiv[T Scalar[T]]() *Prim[T] {
 
 // binaryChoice builds max (dir=1) or min (dir=-1): the winner gets weight
 // 1, the loser 0, and a tie 0.5/0.5. The weight of a is (1 + dir·sign(a−b))/2.
-func binaryChoice[T Scalar[T]](name string, f func(a, b T) T, dir int64) *Prim[T] {
+// tag is its IR tag and graph its place in the graph generator's table.
+func binaryChoice[T Scalar[T]](name, tag string, graph int, f func(a, b T) T, dir int64) *Prim[T] {
 	weights := func(a, b T) (T, T) {
 		h := rc[T](big.NewRat(1, 2))
 		s := a.Sub(b).Sign().Mul(a.FromInt(dir))
 		wa := h.Add(h.Mul(s))
 		return wa, a.FromInt(1).Sub(wa)
 	}
-	return binaryPrim[T](&OpInfo{Name: name, Exact: true, Doc: "elementwise " + name + "; winner 1, loser 0, ties 0.5/0.5"},
+	return binaryPrim[T](&OpInfo{Name: name, Exact: true, Ties: "winner 1, loser 0, ties 0.5/0.5", ZeroPreserving: true,
+		IR: &IRForm{Tag: tag, Doc: "elementwise " + name}, Gen: GenHint{Graph: graph},
+		Doc: "elementwise " + name + "; winner 1, loser 0, ties 0.5/0.5"},
 		func(a, b T) (T, error) { return f(a, b), nil },
 		func(a, b, _, da, db T) (T, error) {
 			wa, wb := weights(a, b)

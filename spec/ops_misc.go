@@ -73,7 +73,7 @@ func dropoutApply[T Scalar[T]](a *Attrs, x Tensor[T]) (Tensor[T], error) {
 
 func miscPrims[T Scalar[T]]() []*Prim[T] {
 	return []*Prim[T]{
-		noGradPrim[T](&OpInfo{Name: "const", MinArity: 0, MaxArity: 0, Attrs: []string{"Shape", "Values"},
+		noGradPrim[T](&OpInfo{Name: "const", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "const", Attrs: []string{"value_shape"}, Params: []string{"value"}, Required: []string{"value"}, Doc: "a constant tensor of shape value_shape; its values are the payload's \"value\""}, Gen: GenHint{Graph: 24}, MinArity: 0, MaxArity: 0, Attrs: []string{"Shape", "Values"},
 			Shape: func(a *Attrs, _ []Shape) (Shape, error) {
 				n, err := a.Shape.Check(0)
 				if err != nil {
@@ -94,10 +94,10 @@ func miscPrims[T Scalar[T]]() []*Prim[T] {
 				}
 				return out, nil
 			}),
-		noGradPrim[T](&OpInfo{Name: "detach", MinArity: 1, MaxArity: 1, Shape: shapeSame,
+		noGradPrim[T](&OpInfo{Name: "detach", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "detach", Doc: "stop-gradient: the same value"}, Gen: GenHint{Graph: 7}, MinArity: 1, MaxArity: 1, Shape: shapeSame,
 			Doc: "stop-gradient: same value (no copy), no gradient flows"},
 			func(_ *Attrs, xs []Tensor[T]) (Tensor[T], error) { return xs[0], nil }),
-		noGradPrim[T](&OpInfo{Name: "rand_uniform", MinArity: 0, MaxArity: 0, Attrs: []string{"Shape", "Seed"},
+		noGradPrim[T](&OpInfo{Name: "rand_uniform", ZeroPreserving: true, IR: &IRForm{Tag: "rand_uniform", Attrs: []string{"seed"}, Doc: "uniform draws k/2^32 of the splitmix64 stream keyed by seed, one per element of the node's shape"}, Gen: GenHint{Graph: 27}, MinArity: 0, MaxArity: 0, Attrs: []string{"Shape", "Seed"},
 			Shape: func(a *Attrs, _ []Shape) (Shape, error) {
 				if _, err := a.Shape.Check(0); err != nil {
 					return nil, err
@@ -111,7 +111,7 @@ func miscPrims[T Scalar[T]]() []*Prim[T] {
 				}
 				return out, nil
 			}),
-		noGradPrim[T](&OpInfo{Name: "bernoulli_mask", MinArity: 1, MaxArity: 1, Attrs: []string{"P", "Seed"}, Shape: shapeSame,
+		noGradPrim[T](&OpInfo{Name: "bernoulli_mask", ZeroPreserving: true, MinArity: 1, MaxArity: 1, Attrs: []string{"P", "Seed"}, Shape: shapeSame,
 			Doc: "0/1 keep mask shaped like its parent: 1 where the draw is ≥ P (drop probability)"},
 			func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 				if err := checkProb(a.P); err != nil {
@@ -125,15 +125,16 @@ func miscPrims[T Scalar[T]]() []*Prim[T] {
 				}
 				return out, nil
 			}),
-		linearUnaryPrim[T](&OpInfo{Name: "dropout", Attrs: []string{"P", "Seed"}, Exact: true, Shape: shapeSame,
+		linearUnaryPrim[T](&OpInfo{Name: "dropout", ZeroPreserving: true, Attrs: []string{"P", "Seed"}, Exact: true, Shape: shapeSame,
 			Doc: "x⊙mask/(1−P); the mask is drawn from Seed, so the reverse pass replays the forward draw"},
 			dropoutApply[T],
 			func(a *Attrs, _ Tensor[T], dy Tensor[T]) (Tensor[T], error) { return dropoutApply(a, dy) }),
 	}
 }
 
-// allPrims lists every primitive in the order of the semantics table.
-func allPrims[T Scalar[T]]() []*Prim[T] {
+// builtinPrims lists the built-in primitives in the order of the
+// semantics table.
+func builtinPrims[T Scalar[T]]() []*Prim[T] {
 	var ps []*Prim[T]
 	ps = append(ps, elementwisePrims[T]()...)
 	ps = append(ps, reducePrims[T]()...)

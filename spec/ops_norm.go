@@ -43,7 +43,13 @@ func softmaxPrim[T Scalar[T]](logForm bool) *Prim[T] {
 	if logForm {
 		name, doc = "log_softmax", "stable log-softmax along Axis; vjp δ − exp(y)·Σδ"
 	}
-	info := &OpInfo{Name: name, MinArity: 1, MaxArity: 1, Attrs: []string{"Axis"}, Smooth: true, Shape: shapeAxisSame, Doc: doc}
+	info := &OpInfo{Name: name, MinArity: 1, MaxArity: 1, Attrs: []string{"Axis"}, Smooth: true, Shape: shapeAxisSame, Doc: doc,
+		Accumulates: true, ZeroPreserving: true, Gen: GenHint{Graph: 33}}
+	if logForm {
+		info.Gen.Graph = 34
+	} else {
+		info.IR = &IRForm{Tag: "softmax", Attrs: []string{"axis"}, Doc: "max-shifted softmax along axis"}
+	}
 	axisOf := func(a *Attrs, s Shape) (int, error) { return normAxis(a.Axis, len(s)) }
 	return &Prim[T]{
 		OpInfo: info,
@@ -223,7 +229,7 @@ func layerNormStats[T Scalar[T]](a *Attrs, x Tensor[T], ax int) (*lnStats[T], er
 }
 
 func layerNormPrim[T Scalar[T]]() *Prim[T] {
-	info := &OpInfo{Name: "layer_norm", MinArity: 1, MaxArity: 3, Attrs: []string{"Axis", "Eps"}, Exact: true, Smooth: true,
+	info := &OpInfo{Name: "layer_norm", Accumulates: true, Partial: true, IR: &IRForm{Tag: "layernorm", MinArity: 1, MaxArity: 1, Attrs: []string{"axis"}, Params: []string{"gamma", "beta", "eps"}, Doc: "layer norm over the suffix shape[axis:] (F.layer_norm); optional γ=1, β=0, ε=1/100000 from the payload"}, MinArity: 1, MaxArity: 3, Attrs: []string{"Axis", "Eps"}, Exact: true, Smooth: true,
 		Shape: layerNormShape, Doc: "(x−μ)/sqrt(σ²+ε)·γ+β along Axis; parents (x[, γ[, β]]), γ=1 and β=0 when absent"}
 	gb := func(xs []Tensor[T], j int) (g, b T) {
 		g = g.FromInt(1)

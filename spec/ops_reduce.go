@@ -140,10 +140,10 @@ func reducePrims[T Scalar[T]]() []*Prim[T] {
 		return ax, &inv, nil
 	}
 	return []*Prim[T]{
-		linearUnaryPrim[T](&OpInfo{Name: "sum", Exact: true, Shape: shapeScalar, Doc: "Σ of every element to a scalar (left fold from 0)"},
+		linearUnaryPrim[T](&OpInfo{Name: "sum", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "sum", Doc: "Σ of every element to a scalar, left fold from 0"}, Gen: GenHint{Graph: 6}, Providers: []string{ProviderFastCPU}, Exact: true, Shape: shapeScalar, Doc: "Σ of every element to a scalar (left fold from 0)"},
 			func(_ *Attrs, x Tensor[T]) (Tensor[T], error) { return Scalar0(SumAll(x)), nil },
 			func(_ *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) { return Full(x.Shape, dy.Data[0]) }),
-		linearUnaryPrim[T](&OpInfo{Name: "reduce_sum", Attrs: []string{"Axis"}, Exact: true, Shape: shapeReduceAxis, Doc: "Σ along an axis (removed)"},
+		linearUnaryPrim[T](&OpInfo{Name: "reduce_sum", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "reduce_sum", Attrs: []string{"axis"}, Doc: "Σ along axis (removed), left fold from 0"}, Gen: GenHint{Graph: 13}, Providers: []string{ProviderFastCPU}, Attrs: []string{"Axis"}, Exact: true, Shape: shapeReduceAxis, Doc: "Σ along an axis (removed)"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) {
 				ax, err := normAxis(a.Axis, x.Shape.Rank())
 				if err != nil {
@@ -158,7 +158,7 @@ func reducePrims[T Scalar[T]]() []*Prim[T] {
 				}
 				return spreadLanes(dy, x.Shape, ax, nil), nil
 			}),
-		linearUnaryPrim[T](&OpInfo{Name: "reduce_mean", Attrs: []string{"Axis"}, Exact: true, Shape: shapeMeanAxis, Doc: "mean along an axis (removed): Σ/n, left fold then ×1/n; an empty axis (n = 0) is a shape error"},
+		linearUnaryPrim[T](&OpInfo{Name: "reduce_mean", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "reduce_mean", Attrs: []string{"axis"}, Doc: "mean along axis (removed)"}, Gen: GenHint{Graph: 14}, Attrs: []string{"Axis"}, Exact: true, Shape: shapeMeanAxis, Doc: "mean along an axis (removed): Σ/n, left fold then ×1/n; an empty axis (n = 0) is a shape error"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) {
 				ax, inv, err := meanAxis(a, x.Shape)
 				if err != nil {
@@ -180,7 +180,7 @@ func reducePrims[T Scalar[T]]() []*Prim[T] {
 // msePrim is mse_loss(ŷ, y) = Σ(ŷ−y)²/N with N the element count (1 when
 // empty); VJP dŷ = (ŷ−y)·(2/N)·δ, dy = −dŷ.
 func msePrim[T Scalar[T]]() *Prim[T] {
-	info := &OpInfo{Name: "mse_loss", MinArity: 2, MaxArity: 2, Exact: true, Smooth: true,
+	info := &OpInfo{Name: "mse_loss", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "mse_loss"}, Gen: GenHint{Degree: DegreeDouble, Graph: 25}, MinArity: 2, MaxArity: 2, Exact: true, Smooth: true,
 		Doc: "Σ(ŷ−y)²/N, N the element count (1 if empty)",
 		Shape: func(_ *Attrs, in []Shape) (Shape, error) {
 			if err := sameShape("", in); err != nil {

@@ -179,10 +179,10 @@ func shapePrims[T Scalar[T]]() []*Prim[T] {
 		return Tensor[T]{Shape: s.Clone(), Data: append([]T(nil), x.Data...)}, nil
 	}
 	return []*Prim[T]{
-		linearUnaryPrim[T](&OpInfo{Name: "reshape", Attrs: []string{"Shape"}, Exact: true, Shape: shapeReshape, Doc: "same elements, new shape"},
+		linearUnaryPrim[T](&OpInfo{Name: "reshape", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "reshape", Attrs: []string{"in_shape", "out_shape"}, Doc: "same elements, in_shape → out_shape"}, Gen: GenHint{Graph: 16}, Attrs: []string{"Shape"}, Exact: true, Shape: shapeReshape, Doc: "same elements, new shape"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) { return reshape(x, a.Shape) },
 			func(_ *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) { return reshape(dy, x.Shape) }),
-		linearUnaryPrim[T](&OpInfo{Name: "flatten", Attrs: []string{"Axis"}, Exact: true,
+		linearUnaryPrim[T](&OpInfo{Name: "flatten", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "flatten", Attrs: []string{"in_shape"}, Doc: "in_shape → [size(in_shape)]"}, Gen: GenHint{Graph: 19}, Attrs: []string{"Axis"}, Exact: true,
 			Shape: func(a *Attrs, in []Shape) (Shape, error) { return flattenShape(in[0], a.Axis) },
 			Doc:   "collapse the axes from Axis (default 0) onward into one"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) {
@@ -193,7 +193,7 @@ func shapePrims[T Scalar[T]]() []*Prim[T] {
 				return reshape(x, s)
 			},
 			func(_ *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) { return reshape(dy, x.Shape) }),
-		linearUnaryPrim[T](&OpInfo{Name: "permute", Attrs: []string{"Perm"}, Exact: true,
+		linearUnaryPrim[T](&OpInfo{Name: "permute", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "permute", Attrs: []string{"perm"}, Doc: "output axis i is input axis perm[i]"}, Gen: GenHint{Graph: 17}, Attrs: []string{"Perm"}, Exact: true,
 			Shape: func(a *Attrs, in []Shape) (Shape, error) {
 				if err := checkPerm(a.Perm, len(in[0])); err != nil {
 					return nil, err
@@ -204,7 +204,7 @@ func shapePrims[T Scalar[T]]() []*Prim[T] {
 			func(a *Attrs, _ Tensor[T], dy Tensor[T]) (Tensor[T], error) {
 				return Permute(dy, invertPerm(a.Perm))
 			}),
-		linearUnaryPrim[T](&OpInfo{Name: "transpose", Attrs: []string{"Axis", "Axis2"}, Exact: true,
+		linearUnaryPrim[T](&OpInfo{Name: "transpose", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "transpose", Attrs: []string{"axis1", "axis2"}, Doc: "swap two axes"}, Gen: GenHint{Graph: 18}, Attrs: []string{"Axis", "Axis2"}, Exact: true,
 			Shape: func(a *Attrs, in []Shape) (Shape, error) {
 				p, err := transposePerm(len(in[0]), a.Axis, a.Axis2)
 				if err != nil {
@@ -226,7 +226,7 @@ func shapePrims[T Scalar[T]]() []*Prim[T] {
 				}
 				return Permute(dy, p)
 			}),
-		linearUnaryPrim[T](&OpInfo{Name: "broadcast_to", Attrs: []string{"Shape"}, Exact: true,
+		linearUnaryPrim[T](&OpInfo{Name: "broadcast_to", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "broadcast_to", Attrs: []string{"from_shape", "to_shape"}, Doc: "numpy broadcast from_shape → to_shape"}, Gen: GenHint{Graph: 15}, Attrs: []string{"Shape"}, Exact: true,
 			Shape: func(a *Attrs, in []Shape) (Shape, error) {
 				if err := BroadcastShape(in[0], a.Shape); err != nil {
 					return nil, err
@@ -235,7 +235,7 @@ func shapePrims[T Scalar[T]]() []*Prim[T] {
 			}, Doc: "numpy broadcast; vjp sums over the broadcast axes"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) { return BroadcastTo(x, a.Shape) },
 			func(_ *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) { return unbroadcast(dy, x.Shape), nil }),
-		linearUnaryPrim[T](&OpInfo{Name: "slice", Attrs: []string{"Axis", "Start", "End"}, Exact: true,
+		linearUnaryPrim[T](&OpInfo{Name: "slice", ZeroPreserving: true, Polynomial: true, Gen: GenHint{Graph: 21}, Attrs: []string{"Axis", "Start", "End"}, Exact: true,
 			Shape: func(a *Attrs, in []Shape) (Shape, error) {
 				ax, err := normAxis(a.Axis, len(in[0]))
 				if err != nil {
@@ -301,7 +301,7 @@ func concatShape(a *Attrs, in []Shape) (Shape, error) {
 // concatPrim joins its parents along Axis; the VJP slices the cotangent
 // back into one piece per parent.
 func concatPrim[T Scalar[T]]() *Prim[T] {
-	info := &OpInfo{Name: "concat", MinArity: 1, MaxArity: -1, Attrs: []string{"Axis"}, Exact: true, Linear: true, Smooth: true,
+	info := &OpInfo{Name: "concat", ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "concat", MinArity: 2, MaxArity: -1, Attrs: []string{"axis"}, Doc: "join the parents along axis"}, Gen: GenHint{Graph: 20}, MinArity: 1, MaxArity: -1, Attrs: []string{"Axis"}, Exact: true, Linear: true, Smooth: true,
 		Shape: concatShape, Doc: "join parents along Axis"}
 	fwd := func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 		in := make([]Shape, len(xs))

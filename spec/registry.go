@@ -79,6 +79,52 @@ type OpInfo struct {
 	// clamp, ...), where the derivative follows the documented tie
 	// conventions.
 	Smooth bool
+	// Ties states the derivative convention at the kinks and ties of a
+	// primitive that is not Smooth (relu′(0) = 0, max/min 0.5/0.5, …); ""
+	// for smooth primitives.
+	Ties string
+	// Partial marks rules that may fail on particular finite data even
+	// over a scalar that has every operation they use: division by an
+	// exact zero, the square root of a non-square over Rat, log of x ≤ 0,
+	// a zero variance. A primitive that is Exact and not Partial is total
+	// over Rat.
+	Partial bool
+	// ZeroPreserving means the VJP maps δ = 0 to exact zeros wherever the
+	// rules are defined: over Rat wherever they succeed, and over floats
+	// because no local derivative has a pole at a finite point or
+	// overflows before the forward value does. inv, div and log are not
+	// (poles at 0, where 1/0 = ∞ and ∞·0 = NaN), nor exp (its derivative
+	// is its value, ∞ from x ≈ 89 in binary32), nor layer_norm (1/σ at
+	// σ = ε = 0). The graph generators draw zero-preserving graphs with
+	// it. It classifies the rules; it is not a verdict over the whole
+	// float range: at |x| near the overflow threshold an intermediate
+	// result can still overflow (gelu's x³, mse_loss's ŷ − y).
+	ZeroPreserving bool
+	// Polynomial means every output element is a polynomial with exact
+	// rational coefficients (taken from the attributes) in the parents'
+	// elements; such a primitive is Exact and not Partial. Random draws
+	// (rand_uniform, bernoulli_mask, dropout) are not Polynomial: their
+	// coefficients are functions of a seed.
+	Polynomial bool
+	// Accumulates means an output element sums a data-dependent number of
+	// terms (reductions, matmul, linear, the loss, softmax, the
+	// normalisation), so a kernel for it needs a reduction policy: the
+	// registry's own rules are left folds from zero.
+	Accumulates bool
+	// IR is the primitive's form in the canonical IR; nil when the IR has
+	// no tag for it.
+	IR *IRForm
+	// Gen holds the obligation generators' hints.
+	Gen GenHint
+	// Providers lists the providers other than the reference one that
+	// implement a kernel for the primitive (ProviderFastCPU). The
+	// reference provider runs every primitive, and the declared CUDA
+	// catalog has a capsule for every primitive.
+	Providers []string
+	// Rule is the canonical spelling of the forward and derivative
+	// expressions of a primitive added with RegisterElementwise; "" for
+	// the built-in primitives, whose rules are Go code.
+	Rule string
 	// Doc is a one-line description.
 	Doc string
 }
@@ -217,15 +263,16 @@ func Info(name string) (*OpInfo, error) {
 }
 
 // RegistryHash is a SHA-256 over the registry's scalar-independent
-// description (names, arities, attributes and flags), so that a
-// certificate can name the rule set it was produced with.
+// description (names, arities, attributes, flags, IR forms, generator
+// hints, providers and the expressions of registered elementwise ops), so
+// that a certificate can name the rule set it was produced with.
 func RegistryHash() string {
 	var b strings.Builder
 	infos := Infos()
 	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
 	for _, o := range infos {
-		fmt.Fprintf(&b, "%s|%d|%d|%s|%t|%t|%t|%t\n", o.Name, o.MinArity, o.MaxArity,
-			strings.Join(o.Attrs, ","), o.Exact, o.NoGrad, o.Linear, o.Smooth)
+		b.WriteString(o.factString())
+		b.WriteByte('\n')
 	}
 	h := sha256.Sum256([]byte(b.String()))
 	return hex.EncodeToString(h[:])
@@ -263,6 +310,9 @@ func build[T Scalar[T]]() *Registry[T] {
 	for _, p := range allPrims[T]() {
 		if _, dup := r.prims[p.Name]; dup {
 			panic("spec: duplicate primitive " + p.Name) // programming error, caught by tests
+		}
+		if p.IR != nil {
+			p.IR.fill(p.OpInfo)
 		}
 		guard(p)
 		r.prims[p.Name] = p
