@@ -196,6 +196,21 @@ var partialWitnesses = map[string]struct {
 	"sqrt":       {nil, [][]int64{{2}}},
 	"log":        {nil, [][]int64{{0}}},
 	"layer_norm": {&Attrs{Axis: -1, Eps: new(big.Rat)}, [][]int64{{0, 1, 1}}},
+	// softplus(−10) − 1 < 0: rejected over every scalar, F64 included
+	// (TestSafeLogPartialOverFloats), not only because Rat lacks exp.
+	"safe_log": {&Attrs{Eps: big.NewRat(-1, 1)}, [][]int64{{-10}}},
+}
+
+// TestSafeLogPartialOverFloats: safe_log is Partial for a reason that is
+// not Rat's lack of exp — with ε = −1, softplus(−10) + ε ≈ 4.5e-5 − 1 < 0
+// has no logarithm, and the F64 rule says so instead of returning NaN.
+func TestSafeLogPartialOverFloats(t *testing.T) {
+	p, _ := Default[F64]().Lookup("safe_log")
+	w := partialWitnesses["safe_log"]
+	x := Tensor[F64]{Shape: Shape{1}, Data: []F64{F64(w.xs[0][0])}}
+	if y, err := p.Apply(w.attrs, []Tensor[F64]{x}); err == nil {
+		t.Errorf("safe_log(−10) with ε = −1 over F64 = %v, want a domain error", y.Data)
+	}
 }
 
 // TestPartialFlag checks Partial both ways over Rat: each Partial op fails
