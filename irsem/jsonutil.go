@@ -74,7 +74,7 @@ func decodeObjectN(raw []byte, max int) ([]jfield, error) {
 			return nil, errors.New("malformed JSON: expected an object key")
 		}
 		if seen[key] {
-			return nil, &Error{Node: -1, Field: key, Msg: "duplicate field"}
+			return nil, &Error{Node: -1, Field: key, Elem: -1, Msg: "duplicate field"}
 		}
 		seen[key] = true
 		var v json.RawMessage

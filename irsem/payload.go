@@ -211,7 +211,7 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 		ws := spec.Shape{w.OutChannels, w.InChannels / w.Groups}
 		ws = append(ws, w.Kernel...)
 		if _, err := ws.Check(0); err != nil {
-			return &Error{Node: id, Op: op, Msg: "payload \"W\"", Err: err}
+			return &Error{Node: id, Op: string(op), Elem: -1, Msg: "payload \"W\"", Err: err}
 		}
 		if err := expectParam(id, op, ParamW, e.W, ws); err != nil {
 			return err

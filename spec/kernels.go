@@ -32,7 +32,7 @@ func Map[T Scalar[T]](x Tensor[T], f func(T) (T, error)) (Tensor[T], error) {
 	for i, v := range x.Data {
 		r, err := f(v)
 		if err != nil {
-			return Tensor[T]{}, fmt.Errorf("element %d: %w", i, err)
+			return Tensor[T]{}, ElemError(i, err)
 		}
 		out.Data[i] = r
 	}
@@ -57,7 +57,7 @@ func Zip[T Scalar[T]](x, y Tensor[T], f func(a, b T) (T, error)) (Tensor[T], err
 	for i := range x.Data {
 		r, err := f(x.Data[i], y.Data[i])
 		if err != nil {
-			return Tensor[T]{}, fmt.Errorf("element %d: %w", i, err)
+			return Tensor[T]{}, ElemError(i, err)
 		}
 		out.Data[i] = r
 	}

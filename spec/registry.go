@@ -239,7 +239,7 @@ func (p *Prim[T]) Apply(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 	}
 	y, err := p.Forward(a, xs)
 	if err != nil {
-		return Tensor[T]{}, fmt.Errorf("%s: %w", p.Name, err)
+		return Tensor[T]{}, namePrim(p.Name, err)
 	}
 	if !y.Shape.Equal(want) || len(y.Data) != want.Size() {
 		return Tensor[T]{}, fmt.Errorf("%s: forward produced shape %v, expected %v", p.Name, y.Shape, want)
@@ -313,4 +313,17 @@ func guard[T Scalar[T]](p *Prim[T]) {
 		defer recovered("vjp", &err)
 		return vjp(a, xs, y, dy)
 	}
+}
+
+// namePrim prefixes a primitive's failure with its name: an unlocated
+// NodeError (an element's failure) takes the name as its op, so that a
+// caller that locates it at a node keeps the element index as a field;
+// any other error reads "name: err".
+func namePrim(name string, err error) error {
+	if e, ok := err.(*NodeError); ok && e.Node < 0 && e.Op == "" {
+		c := *e
+		c.Op = name
+		return &c
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }

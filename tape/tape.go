@@ -144,14 +144,14 @@ func (t *Tape[T]) Const(name string, v spec.Tensor[T]) (int, error) {
 func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 	p, err := t.reg.Lookup(op)
 	if err != nil {
-		return -1, fmt.Errorf("node %d: %w", len(t.nodes), err)
+		return -1, spec.NewNodeError(len(t.nodes), op, "", err)
 	}
 	xs := make([]spec.Tensor[T], len(parents))
 	rg := false
 	for i, id := range parents {
 		n, err := t.Node(id)
 		if err != nil {
-			return -1, fmt.Errorf("node %d (%s): parent %d: %w", len(t.nodes), op, i, err)
+			return -1, spec.NewNodeError(len(t.nodes), op, fmt.Sprintf("parent %d", i), err)
 		}
 		xs[i] = n.Value
 		rg = rg || n.RequiresGrad
@@ -161,7 +161,7 @@ func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 	}
 	y, err := p.Apply(a, xs)
 	if err != nil {
-		return -1, fmt.Errorf("node %d: %w", len(t.nodes), err)
+		return -1, spec.AtNode(len(t.nodes), op, err)
 	}
 	ps := append([]int(nil), parents...)
 	bw := func(ct spec.Tensor[T]) ([]Contribution[T], error) {
@@ -170,7 +170,7 @@ func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 			return nil, err
 		}
 		if len(gs) != len(ps) {
-			return nil, fmt.Errorf("%s vjp returned %d contributions for %d parents", op, len(gs), len(ps))
+			return nil, fmt.Errorf("vjp returned %d contributions for %d parents", len(gs), len(ps))
 		}
 		out := make([]Contribution[T], len(gs))
 		for i, g := range gs {
@@ -191,7 +191,7 @@ func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 func (t *Tape[T]) Detach(src int) (int, error) {
 	n, err := t.Node(src)
 	if err != nil {
-		return -1, fmt.Errorf("node %d (detach): %w", len(t.nodes), err)
+		return -1, spec.NewNodeError(len(t.nodes), "detach", "parent 0", err)
 	}
 	return t.push(&Node[T]{Name: "detach", Kind: KindDetach, Op: "detach", Parents: []int{src}, Value: n.Value, RequiresGrad: false}), nil
 }
@@ -202,7 +202,7 @@ func (t *Tape[T]) Detach(src int) (int, error) {
 // list is empty, in which case it is requiresGrad.
 func (t *Tape[T]) Append(name string, parents []int, v spec.Tensor[T], requiresGrad bool, bw Backward[T]) (int, error) {
 	if err := checkValue(v); err != nil {
-		return -1, fmt.Errorf("node %d (%s): %w", len(t.nodes), name, err)
+		return -1, spec.NewNodeError(len(t.nodes), name, "", err)
 	}
 	rg := requiresGrad
 	if len(parents) > 0 {
@@ -210,7 +210,7 @@ func (t *Tape[T]) Append(name string, parents []int, v spec.Tensor[T], requiresG
 		for i, id := range parents {
 			n, err := t.Node(id)
 			if err != nil {
-				return -1, fmt.Errorf("node %d (%s): parent %d: %w", len(t.nodes), name, i, err)
+				return -1, spec.NewNodeError(len(t.nodes), name, fmt.Sprintf("parent %d", i), err)
 			}
 			rg = rg || n.RequiresGrad
 		}
