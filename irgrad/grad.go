@@ -74,7 +74,7 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 		}
 		gs, err := run.Tape.Backward(o, seed)
 		if err != nil {
-			return nil, fmt.Errorf("tape backward: %w", err)
+			return nil, l.mapErr(run.Owner, "tape backward", err)
 		}
 		dense := gs.Dense()
 		for _, id := range run.Ctx {
@@ -86,12 +86,12 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 			return nil, err
 		}
 		if out, err = e.Forward(ctx); err != nil {
-			return nil, l.attribute(ctx, err)
+			return nil, l.mapErr(l.entryIR, "typed graph", err)
 		}
 		out = out.Clone()
 		all, err := e.Backward(seed)
 		if err != nil {
-			return nil, fmt.Errorf("typed graph backward: %w", err)
+			return nil, l.mapErr(l.entryIR, "typed graph backward", err)
 		}
 		for i := range ctx {
 			cts = append(cts, all[i].Clone())
@@ -99,7 +99,17 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 	case PathLoweredTape:
 		tp, ids, err := l.Graph.Lower(ctx)
 		if err != nil {
-			return nil, l.attribute(ctx, err)
+			return nil, l.mapErr(l.entryIR, "lowered tape", err)
+		}
+		// tape node id → IR node, through the typed-graph entry it lowers.
+		owner := make([]int, tp.Len())
+		for i := range owner {
+			owner[i] = -1
+		}
+		for k, id := range ids {
+			if id >= 0 && id < len(owner) && owner[id] < 0 {
+				owner[id] = l.entryIR[k]
+			}
 		}
 		r, _ := l.Graph.Result()
 		if out, err = tp.Value(ids[r]); err != nil {
@@ -107,7 +117,7 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 		}
 		gs, err := tp.Backward(ids[r], seed)
 		if err != nil {
-			return nil, fmt.Errorf("lowered tape backward: %w", err)
+			return nil, l.mapErr(owner, "lowered tape backward", err)
 		}
 		dense := gs.Dense()
 		for i := range ctx {
@@ -115,10 +125,10 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 		}
 	case PathBackpropCtx:
 		if out, err = l.Graph.EvalResult(ctx); err != nil {
-			return nil, l.attribute(ctx, err)
+			return nil, l.mapErr(l.entryIR, "typed graph", err)
 		}
 		if cts, err = l.Graph.BackpropCtx(ctx, seed); err != nil {
-			return nil, fmt.Errorf("typed graph backprop: %w", err)
+			return nil, l.mapErr(l.entryIR, "typed graph backprop", err)
 		}
 	default:
 		return nil, fmt.Errorf("unknown differentiation path %q (want %s, %s, %s or %s)", path, PathTape, PathTypedGraph, PathLoweredTape, PathBackpropCtx)

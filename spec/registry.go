@@ -123,7 +123,7 @@ func (o *OpInfo) InferShape(a *Attrs, in []Shape) (Shape, error) {
 	}
 	s, err := o.Shape(a, in)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.Name, err)
+		return nil, namePrim(o.Name, err)
 	}
 	if _, err := s.Check(0); err != nil {
 		return nil, fmt.Errorf("%s: output %w", o.Name, err)
@@ -315,15 +315,15 @@ func guard[T Scalar[T]](p *Prim[T]) {
 	}
 }
 
-// namePrim prefixes a primitive's failure with its name: an unlocated
-// NodeError (an element's failure) takes the name as its op, so that a
-// caller that locates it at a node keeps the element index as a field;
-// any other error reads "name: err".
+// namePrim attributes a primitive's failure to it: the result is an
+// unlocated NodeError naming the primitive as its op ("name: err"; an
+// element's failure keeps its index), which the caller that knows the node
+// locates with AtNode.
 func namePrim(name string, err error) error {
 	if e, ok := err.(*NodeError); ok && e.Node < 0 && e.Op == "" {
 		c := *e
 		c.Op = name
 		return &c
 	}
-	return fmt.Errorf("%s: %w", name, err)
+	return &NodeError{Node: -1, Op: name, Elem: -1, Err: err}
 }

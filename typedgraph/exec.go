@@ -157,7 +157,7 @@ func (e *Exec[T]) forward(inputs []spec.Tensor[T]) error {
 		}
 		if kn := e.kern[k]; kn != nil {
 			if err := kn.fwd(e.vbuf[k].Data, xs); err != nil {
-				return fmt.Errorf("node id=%d (op %s): forward: %w", n.id, n.op, err)
+				return spec.AtNode(n.id, n.op, err)
 			}
 			e.vals[e.nctx+k] = e.vbuf[k]
 			continue
