@@ -38,8 +38,11 @@
 // Tags without a registry primitive have forward rules in irsem only —
 // conv, max_pool, avg_pool, hard_masked_softmax, batch_norm_eval and
 // bernoulli_mask (whose keep probability is a runtime parent) — so they
-// have no JVP or VJP rules, and lowering a graph that contains one fails
-// with
+// have no JVP or VJP rules and cannot be recorded on a tape or a typed
+// graph: lowering a graph that contains one fails at that node with
+// ErrNoPrimitive as the cause, an error that says nothing about gradients
+// (Lower also serves forward evaluation), and Grad, which lowers in order
+// to differentiate, reports
 //
 //	node N (tag): no derivative rules; gradients of this tag are not supported
 //

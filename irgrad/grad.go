@@ -1,6 +1,7 @@
 package irgrad
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/irsem"
@@ -140,15 +141,27 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 }
 
 // Grad lowers g with payload p over T (spec.Default registry) and returns
-// the gradient of its single-element output at input along path.
+// the gradient of its single-element output at input along path. A node
+// whose tag has no registry primitive is reported as "node N (tag): no
+// derivative rules; gradients of this tag are not supported".
 func Grad[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, input spec.Tensor[T], path Path) (*Gradients[T], []Param, error) {
 	l, err := Lower[T](nil, g, p)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, noGrad(err)
 	}
 	gr, err := l.Grad(path, input)
 	if err != nil {
 		return nil, nil, err
 	}
 	return gr, l.Params, nil
+}
+
+// noGrad rewords Lower's ErrNoPrimitive for a caller that asked for a
+// gradient: such a tag has no derivative rules. Other errors pass.
+func noGrad(err error) error {
+	var e *spec.NodeError
+	if !errors.Is(err, ErrNoPrimitive) || !errors.As(err, &e) {
+		return err
+	}
+	return spec.NewNodeError(e.Node, e.Op, "no derivative rules; gradients of this tag are not supported", nil)
 }

@@ -106,10 +106,18 @@ func (l *Lowered[T]) mapErr(owner []int, context string, err error) error {
 	return fmt.Errorf("%s: %w", context, err)
 }
 
+// ErrNoPrimitive is the cause of Lower's error at a node whose tag has no
+// registry primitive (conv, max_pool, …: irsem evaluates them itself), so
+// that the node can be recorded neither on a tape nor on a typed graph.
+// It says nothing about gradients: Lower also serves forward evaluation.
+// Grad, which lowers in order to differentiate, reports such a node as
+// "no derivative rules; gradients of this tag are not supported".
+var ErrNoPrimitive = errors.New("no registry primitive: the tape and the typed graph record registry primitives only, and irsem evaluates this tag itself (the IR semantics, the forward graph)")
+
 // Lower lowers g with payload p to a typed graph over T whose rules come
 // from reg (nil: spec.Default[T]()). It checks g and p (irsem.Applications),
-// rejects tags without derivative rules ("node N (tag): no derivative
-// rules; gradients of this tag are not supported") and, over spec.Rat,
+// rejects tags without a registry primitive ("node N (tag): " followed by
+// ErrNoPrimitive's text) and, over spec.Rat,
 // tags without exact rational semantics, and checks every node's shape
 // against the IR's declared shape. Errors are *irsem.Error values naming
 // the node. The graph g is not retained beyond reading it; the payload's
@@ -128,7 +136,7 @@ func Lower[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem.Pay
 		a := &apps[i]
 		info, _ := irsem.Info(a.Op)
 		if a.IROnly {
-			return nil, nodeErrf(g, i, "no derivative rules; gradients of this tag are not supported")
+			return nil, spec.NewNodeError(i, string(a.Op), "", ErrNoPrimitive)
 		}
 		if rat && !info.Exact {
 			return nil, nodeErrf(g, i, "%s has no exact rational semantics; evaluate it over f32, f64, binary32 or interval", a.Op)

@@ -141,7 +141,30 @@ func Relocate(node int, op string, err error) error {
 	if !errors.As(err, &e) {
 		return NewNodeError(node, op, "", err)
 	}
-	return locate(e, node, op)
+	c := *e
+	c.Err = unlocate(c.Op, c.Msg, c.Err)
+	return locate(&c, node, op)
+}
+
+// unlocate drops the place of NodeErrors nested directly in err's chain
+// (below a NodeError of op and message msg that Relocate moves): they name
+// internal ids too. A nested error that repeats the op and message and
+// adds no field or element is folded away ("vjp: vjp: …" reads "vjp: …").
+func unlocate(op, msg string, err error) error {
+	e, ok := err.(*NodeError)
+	if !ok || e.Node < 0 {
+		return err
+	}
+	c := *e
+	c.Node = -1
+	if c.Op == op {
+		c.Op = ""
+	}
+	c.Err = unlocate(op, c.Msg, c.Err)
+	if c.Op == "" && c.Field == "" && c.Elem < 0 && (c.Msg == msg || c.Msg == "") {
+		return c.Err
+	}
+	return &c
 }
 
 // locate returns a copy of the unlocated e placed at node.

@@ -112,7 +112,7 @@ func (t *Tape[T]) sweep(g *Grads[T], runAll bool) error {
 		g.Order = append(g.Order, id)
 		cs, err := n.Backward(g.slots[id])
 		if err != nil {
-			return spec.NewNodeError(id, n.Name, "backward", err)
+			return spec.NewNodeError(id, n.Name, "vjp", err)
 		}
 		for _, c := range cs {
 			if c.Parent < 0 || c.Parent >= len(t.nodes) {

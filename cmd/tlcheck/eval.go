@@ -156,6 +156,9 @@ func evalValues[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tenso
 		return f.Run(x)
 	case "tape", "typed-graph":
 		l, err := irgrad.Lower[T](nil, g, p)
+		if errors.Is(err, irgrad.ErrNoPrimitive) {
+			return nil, fmt.Errorf("%w; evaluate it with --path ir or --path forward-graph", err)
+		}
 		if err != nil {
 			return nil, err
 		}
