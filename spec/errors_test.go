@@ -95,7 +95,9 @@ func TestKernelErrorsLocate(t *testing.T) {
 // and F32 (bits: +0 and −0 differ, a NaN is the same as itself).
 func TestFirstDiff(t *testing.T) {
 	r := func(n, d int64) spec.Rat { return spec.NewRat(n, d) }
-	rt := func(s spec.Shape, v ...spec.Rat) spec.Tensor[spec.Rat] { return spec.Tensor[spec.Rat]{Shape: s, Data: v} }
+	rt := func(s spec.Shape, v ...spec.Rat) spec.Tensor[spec.Rat] {
+		return spec.Tensor[spec.Rat]{Shape: s, Data: v}
+	}
 	ratCases := []struct {
 		name   string
 		x, y   spec.Tensor[spec.Rat]
@@ -120,7 +122,9 @@ func TestFirstDiff(t *testing.T) {
 	}
 	nan := spec.F32(float32(math.NaN()))
 	negZero := spec.F32(float32(math.Copysign(0, -1)))
-	f := func(v ...spec.F32) spec.Tensor[spec.F32] { return spec.Tensor[spec.F32]{Shape: spec.Shape{len(v)}, Data: v} }
+	f := func(v ...spec.F32) spec.Tensor[spec.F32] {
+		return spec.Tensor[spec.F32]{Shape: spec.Shape{len(v)}, Data: v}
+	}
 	if i, ok := spec.FirstDiff(f(1, 0), f(1, negZero), nil); ok || i != 1 {
 		t.Errorf("+0 vs −0: got (%d, %v), want (1, false)", i, ok)
 	}
