@@ -140,22 +140,24 @@ func (t *Tape[T]) Const(name string, v spec.Tensor[T]) (int, error) {
 // Apply records the primitive op over the parents: it checks the ids and
 // shapes, runs the forward rule from the registry and appends one node
 // whose backward is the registry's VJP at the recorded values. The new
-// node requires a gradient when any parent does.
+// node requires a gradient when any parent does and the primitive is not
+// NoGrad (spec.RequiresGrad).
 func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 	p, err := t.reg.Lookup(op)
 	if err != nil {
 		return -1, spec.NewNodeError(len(t.nodes), op, "", err)
 	}
 	xs := make([]spec.Tensor[T], len(parents))
-	rg := false
+	prg := make([]bool, len(parents))
 	for i, id := range parents {
 		n, err := t.Node(id)
 		if err != nil {
 			return -1, spec.NewNodeError(len(t.nodes), op, fmt.Sprintf("parent %d", i), err)
 		}
 		xs[i] = n.Value
-		rg = rg || n.RequiresGrad
+		prg[i] = n.RequiresGrad
 	}
+	rg := spec.RequiresGrad(p.OpInfo, prg...)
 	if a == nil {
 		a = &spec.Attrs{}
 	}
@@ -180,7 +182,6 @@ func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 	}
 	if p.NoGrad {
 		bw = nil
-		rg = false
 	}
 	return t.push(&Node[T]{Name: op, Kind: KindOp, Op: op, Attrs: a, Parents: ps, Value: y, RequiresGrad: rg, Backward: bw}), nil
 }

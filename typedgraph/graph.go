@@ -540,34 +540,20 @@ func ToDual[T spec.Scalar[T]](g *Graph[T]) (*Graph[spec.Dual[T]], error) {
 // the reference one) for forward-over-reverse. Literal constants become
 // duals with a zero tangent. One rule is added to the registry's dual
 // arithmetic: a stop-gradient primitive (NoGrad: detach, bernoulli_mask, …)
-// keeps the primal and drops the tangent of its value. Over plain dual
-// arithmetic detach is the identity and would carry the tangent through,
-// contradicting its zero JVP; with the rule, the dual forward of every
-// NoGrad node agrees with its JVP, so HVP equals forward mode applied to
-// the gradient.
+// keeps the primal and drops the tangent of its value (spec.StopTangent,
+// the one statement of the rule). Over plain dual arithmetic detach is the
+// identity and would carry the tangent through, contradicting its zero
+// JVP; with the rule, the dual forward of every NoGrad node agrees with
+// its JVP, so HVP equals forward mode applied to the gradient.
 func ToDualWith[T spec.Scalar[T]](g *Graph[T], reg *spec.Registry[spec.Dual[T]]) (*Graph[spec.Dual[T]], error) {
 	h, err := Rebuild(g, reg, func(x T) spec.Dual[T] { return spec.Dual[T]{Re: x} })
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range h.nodes {
-		if n.prim.NoGrad && n.lit == nil {
-			n.prim = stopTangent(n.prim)
+		if n.lit == nil {
+			n.prim = spec.StopTangent(n.prim)
 		}
 	}
 	return h, nil
-}
-
-// stopTangent wraps a dual primitive so that its forward value has zero
-// tangent parts.
-func stopTangent[T spec.Scalar[T]](p *spec.Prim[spec.Dual[T]]) *spec.Prim[spec.Dual[T]] {
-	q := *p
-	q.Forward = func(a *spec.Attrs, xs []spec.Tensor[spec.Dual[T]]) (spec.Tensor[spec.Dual[T]], error) {
-		y, err := p.Forward(a, xs)
-		if err != nil {
-			return y, err
-		}
-		return spec.Convert(y, func(d spec.Dual[T]) spec.Dual[T] { return spec.Dual[T]{Re: d.Re} }), nil
-	}
-	return &q
 }
