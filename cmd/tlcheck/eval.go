@@ -222,7 +222,7 @@ func tensorJSON[T spec.Scalar[T]](v spec.Tensor[T]) ([]byte, error) {
 func writeNodeJSON[T spec.Scalar[T]](b *bytes.Buffer, g *irsem.Graph, id int, v spec.Tensor[T]) error {
 	t, err := tensorJSON(v)
 	if err != nil {
-		return fmt.Errorf("node %d: %w", id, err)
+		return spec.NewNodeError(id, string(g.Nodes[id].Kind.Op), "", err)
 	}
 	b.WriteString(`{"id":`)
 	b.WriteString(strconv.Itoa(id))
