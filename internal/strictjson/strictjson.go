@@ -24,6 +24,8 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -87,10 +89,52 @@ type TooManyError struct{ Max int }
 // Error prints "an object of more than N members".
 func (e *TooManyError) Error() string { return fmt.Sprintf("an object of more than %d members", e.Max) }
 
+// UnknownKeyError reports a key that is not one of an object's allowed
+// keys.
+type UnknownKeyError struct{ Key string }
+
+// Error prints "unknown field "key"".
+func (e *UnknownKeyError) Error() string { return "unknown field " + strconv.Quote(e.Key) }
+
+// Members is the streaming form of the strict object reader, for decoders
+// that read a large document token by token: dec has just returned an
+// object's '{', and Members reads its members in document order. For each
+// key it checks that the key is one of keys (nil: any key) — else
+// *UnknownKeyError — and not a repeat — else *DuplicateError — and then
+// calls f with the key and dec positioned before the member's value, which
+// f must read completely. It returns before the object's closing '}',
+// which the caller reads. A decoder error is returned as dec reports it,
+// f's error unchanged.
+func Members(dec *json.Decoder, keys []string, f func(key string) error) error {
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return errors.New("expected an object key")
+		}
+		if keys != nil && !slices.Contains(keys, key) {
+			return &UnknownKeyError{key}
+		}
+		if seen[key] {
+			return &DuplicateError{key}
+		}
+		seen[key] = true
+		if err := f(key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Object reads exactly one JSON object of at most max members from raw
-// and returns its members in document order. Malformed JSON, a value that
-// is not an object, a duplicate key (*DuplicateError), more than max
-// members (*TooManyError) and trailing data are errors.
+// and returns its members in document order (Members, collecting each
+// value). Malformed JSON, a value that is not an object, a duplicate key
+// (*DuplicateError), more than max members (*TooManyError) and trailing
+// data are errors.
 func Object(raw []byte, max int) ([]Member, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -102,28 +146,25 @@ func Object(raw []byte, max int) ([]Member, error) {
 		return nil, fmt.Errorf("expected a JSON object, got %s", Snippet(raw))
 	}
 	var ms []Member
-	seen := map[string]bool{}
-	for dec.More() {
+	err = Members(dec, nil, func(key string) error {
 		if len(ms) >= max {
-			return nil, &TooManyError{max}
+			return &TooManyError{max}
 		}
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, errors.New(SyntaxMessage(err))
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, errors.New("malformed JSON: expected an object key")
-		}
-		if seen[key] {
-			return nil, &DuplicateError{key}
-		}
-		seen[key] = true
 		var v json.RawMessage
 		if err := dec.Decode(&v); err != nil {
-			return nil, errors.New(SyntaxMessage(err))
+			return &Error{Msg: SyntaxMessage(err)}
 		}
 		ms = append(ms, Member{key, v})
+		return nil
+	})
+	var de *DuplicateError
+	var tm *TooManyError
+	var se *Error
+	switch {
+	case errors.As(err, &de) || errors.As(err, &tm) || errors.As(err, &se):
+		return nil, err
+	case err != nil:
+		return nil, errors.New(SyntaxMessage(err))
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, errors.New(SyntaxMessage(err))

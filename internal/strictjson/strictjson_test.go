@@ -93,3 +93,45 @@ func TestObject(t *testing.T) {
 		}
 	}
 }
+
+// TestMembers: the streaming reader refuses unknown and repeated keys
+// before the callback sees them, and passes the callback's error.
+func TestMembers(t *testing.T) {
+	stop := errors.New("stop")
+	cases := []struct {
+		name, in string
+		keys     []string
+		check    func(error) bool
+		want     []string // keys the callback saw
+	}{
+		{"ok", `{"a":1,"b":[2]}`, []string{"a", "b"}, func(err error) bool { return err == nil }, []string{"a", "b"}},
+		{"any key", `{"x":1}`, nil, func(err error) bool { return err == nil }, []string{"x"}},
+		{"unknown", `{"a":1,"A":2}`, []string{"a"}, func(err error) bool {
+			var ue *UnknownKeyError
+			return errors.As(err, &ue) && ue.Key == "A" && err.Error() == `unknown field "A"`
+		}, []string{"a"}},
+		{"duplicate", `{"a":1,"a":2}`, nil, func(err error) bool {
+			var de *DuplicateError
+			return errors.As(err, &de) && de.Key == "a"
+		}, []string{"a"}},
+		{"callback error", `{"b":1}`, nil, func(err error) bool { return errors.Is(err, stop) }, []string{"b"}},
+	}
+	for _, c := range cases {
+		dec := json.NewDecoder(strings.NewReader(c.in))
+		if _, err := dec.Token(); err != nil {
+			t.Fatal(err)
+		}
+		var saw []string
+		err := Members(dec, c.keys, func(key string) error {
+			saw = append(saw, key)
+			if c.name == "callback error" {
+				return stop
+			}
+			var v json.RawMessage
+			return dec.Decode(&v)
+		})
+		if !c.check(err) || strings.Join(saw, ",") != strings.Join(c.want, ",") {
+			t.Errorf("%s: err %v, saw %v, want %v", c.name, err, saw, c.want)
+		}
+	}
+}
