@@ -350,6 +350,19 @@ func (l *Lowered[T]) Values(input spec.Tensor[T]) ([]spec.Tensor[T], error) {
 	return out, nil
 }
 
+// GraphErr reports an error of a run of l.Graph — Eval, a compiled Exec's
+// Forward or Backward, BackpropCtx — at the IR node that the failing
+// typed-graph entry belongs to, so that a caller running the typed graph
+// itself never shows the user an internal entry id. An error that names no
+// entry is returned wrapped as "typed graph: …"; nil stays nil.
+func (l *Lowered[T]) GraphErr(err error) error { return l.mapErr(l.entryIR, "typed graph", err) }
+
+// TapeErr reports an error of the tape that Record recorded (its Backward,
+// say) at the IR node that the failing tape node belongs to; see GraphErr.
+func (l *Lowered[T]) TapeErr(run *TapeRun[T], err error) error {
+	return l.mapErr(run.Owner, "tape", err)
+}
+
 // TapeRun is the IR recorded directly on an eager tape.
 type TapeRun[T spec.Scalar[T]] struct {
 	// Tape is the recording.
