@@ -74,4 +74,16 @@
 //     sweep, with the same caveat at singular points.
 //
 // The command line's grad offers tape and typed-graph.
+//
+// # Errors
+//
+// Every error names the node of the IR graph the user wrote, as a
+// spec.NodeError ("node 3 (inv): element 0: div over rat: division by
+// zero"), whichever path failed. The typed graph and the tape number their
+// nodes differently (the parameters come first, linear and layernorm
+// decompose into several nodes), so Lowered keeps a map from every
+// typed-graph entry and TapeRun one from every tape node to the IR node it
+// belongs to, and an error of either is moved to the IR node
+// (spec.Relocate) before it is returned; GraphErr and TapeErr do the same
+// for a caller that runs the lowered graph or the recorded tape itself.
 package irgrad
