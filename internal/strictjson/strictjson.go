@@ -227,7 +227,17 @@ var (
 // encoding/json names them (the tag's name, else the Go name; "-" and
 // unexported fields have none), embedded structs' fields included.
 func fieldNames(t reflect.Type) map[string]reflect.Type {
+	return fieldNamesOf(t, map[reflect.Type]bool{})
+}
+
+// fieldNamesOf is fieldNames, with the embedded structs already visited
+// (a struct may embed a pointer to itself).
+func fieldNamesOf(t reflect.Type, visited map[reflect.Type]bool) map[string]reflect.Type {
 	names := map[string]reflect.Type{}
+	if visited[t] {
+		return names
+	}
+	visited[t] = true
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -241,7 +251,7 @@ func fieldNames(t reflect.Type) map[string]reflect.Type {
 				et = et.Elem()
 			}
 			if et.Kind() == reflect.Struct {
-				for k, v := range fieldNames(et) {
+				for k, v := range fieldNamesOf(et, visited) {
 					if _, ok := names[k]; !ok {
 						names[k] = v
 					}

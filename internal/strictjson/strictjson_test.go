@@ -135,3 +135,52 @@ func TestMembers(t *testing.T) {
 		}
 	}
 }
+
+type selfEmbed struct {
+	*selfEmbed
+	Name string `json:"name"`
+}
+
+type Base struct {
+	ID int `json:"id"`
+}
+
+type withBase struct {
+	Base
+	Name string `json:"name"`
+}
+
+// TestDecodeEmbedded: an embedded struct's fields are the outer object's
+// keys (as encoding/json reads them), and a struct that embeds itself
+// terminates.
+func TestDecodeEmbedded(t *testing.T) {
+	var w withBase
+	if err := Decode([]byte(`{"id":3,"name":"n"}`), &w); err != nil || w.ID != 3 {
+		t.Errorf("embedded: %+v, %v", w, err)
+	}
+	if err := Decode([]byte(`{"ID":3}`), &w); err == nil {
+		t.Error("a case variant of an embedded field was accepted")
+	}
+	var s selfEmbed
+	if err := Decode([]byte(`{"name":"n"}`), &s); err != nil || s.Name != "n" {
+		t.Errorf("self-embedding: %+v, %v", s, err)
+	}
+}
+
+// FuzzDecode: no input makes the strict reader panic, and what it accepts
+// encoding/json accepts too.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"format":"f","files":[{"sha256":"a"}]}`, `{"raw":{"x":[1,{"y":null}]}}`, `[`, `{"a":1,"a":2}`, `{"any":[[[]]]}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var d doc
+		if Decode(data, &d) == nil {
+			var e doc
+			if err := json.Unmarshal(data, &e); err != nil {
+				t.Fatalf("strict accepted what encoding/json refuses: %v", err)
+			}
+		}
+		_, _ = Object(data, 8)
+	})
+}
