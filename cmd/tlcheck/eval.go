@@ -103,7 +103,7 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
 	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
 	scalar := fs.String("scalar", "rat", "rat|interval|binary32|f32|f64")
-	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph")
+	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph (tape and typed-graph record registry primitives only: a conv or pool node needs ir or forward-graph)")
 	all := fs.Bool("all", false, "print every node's value, not only the output's")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := cli.Parse(fs, args, 0); err != nil {
