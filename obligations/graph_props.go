@@ -504,11 +504,12 @@ func SingularBranch(rc *Recipe, k int) (*Recipe, int, int) {
 			rg[id] = true
 		} else {
 			st := rc.Steps[id-len(rc.Ctx)]
-			info, err := spec.Info(st.Op)
-			if err == nil && !info.NoGrad {
-				for _, p := range st.In {
-					rg[id] = rg[id] || rg[p]
+			if info, err := spec.Info(st.Op); err == nil {
+				reads := make([]bool, len(st.In))
+				for j, p := range st.In {
+					reads[j] = rg[p]
 				}
+				rg[id] = spec.RequiresGrad(info, reads...)
 			}
 		}
 		if rg[id] {
