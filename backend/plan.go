@@ -349,13 +349,13 @@ func (b *BoundPlan) Execute(g *irsem.Graph, payload *irsem.Payload, input spec.T
 			ops[k] = n.Kernels[k].Op
 		}
 		if n.Tag != a.Op || n.Source != a.Source || strings.Join(ops, ",") != strings.Join(a.Prims(), ",") || len(b.bindings[i]) != len(ops) {
-			return nil, &irsem.Error{Node: i, Op: a.Op, Msg: fmt.Sprintf("the plan was made for another graph: planned %s [%s], the graph needs %s [%s]",
+			return nil, &irsem.Error{Node: i, Op: string(a.Op), Elem: -1, Msg: fmt.Sprintf("the plan was made for another graph: planned %s [%s], the graph needs %s [%s]",
 				n.Tag, strings.Join(ops, ","), a.Op, strings.Join(a.Prims(), ","))}
 		}
 	}
 	in := &g.Nodes[g.InputID]
 	if len(input.Data) != input.Shape.Size() || !input.Shape.Equal(in.Shape) {
-		return nil, &irsem.Error{Node: in.ID, Op: in.Kind.Op, Msg: fmt.Sprintf("shape mismatch: expected %v, got %v (%d values)", in.Shape, input.Shape, len(input.Data))}
+		return nil, &irsem.Error{Node: in.ID, Op: string(in.Kind.Op), Elem: -1, Msg: fmt.Sprintf("shape mismatch: expected %v, got %v (%d values)", in.Shape, input.Shape, len(input.Data))}
 	}
 	vals := make([]spec.Tensor[spec.F32], len(apps))
 	var parents []spec.Tensor[spec.F32]
@@ -377,7 +377,7 @@ func (b *BoundPlan) Execute(g *irsem.Graph, payload *irsem.Payload, input spec.T
 			return nil, err
 		}
 		if !v.Shape.Equal(nd.Shape) || len(v.Data) != nd.Shape.Size() {
-			return nil, &irsem.Error{Node: i, Op: a.Op, Msg: fmt.Sprintf("shape mismatch: expected %v, got %v (%d values)", nd.Shape, v.Shape, len(v.Data))}
+			return nil, &irsem.Error{Node: i, Op: string(a.Op), Elem: -1, Msg: fmt.Sprintf("shape mismatch: expected %v, got %v (%d values)", nd.Shape, v.Shape, len(v.Data))}
 		}
 		vals[i] = v
 	}

@@ -252,13 +252,12 @@ func sameTensors(file, field string, got, want []spec.Tensor[spec.Rat]) error {
 		return fieldErr(file, field, "%d tensors, the seed generates %d", len(got), len(want))
 	}
 	for k := range got {
-		if !got[k].Shape.Equal(want[k].Shape) {
+		switch i, ok := spec.FirstDiff(got[k], want[k], nil); {
+		case ok:
+		case i < 0:
 			return fieldErr(file, fmt.Sprintf("%s[%d].shape", field, k), "%v, the seed generates %v", got[k].Shape, want[k].Shape)
-		}
-		for i := range got[k].Data {
-			if !got[k].Data[i].Same(want[k].Data[i]) {
-				return fieldErr(file, fmt.Sprintf("%s[%d].values[%d]", field, k, i), "%s, the seed generates %s", got[k].Data[i], want[k].Data[i])
-			}
+		default:
+			return fieldErr(file, fmt.Sprintf("%s[%d].values[%d]", field, k, i), "%s, the seed generates %s", got[k].Data[i], want[k].Data[i])
 		}
 	}
 	return nil

@@ -146,6 +146,18 @@ func TestCorruptions(t *testing.T) {
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, append(b, []byte("{}")...), 0o644)
 		}, "trailing data"},
+		// encoding/json would read both of these as the manifest's seed;
+		// one reading means they are refused.
+		{"case-variant key", func(dir string) {
+			p := filepath.Join(dir, ManifestName)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte(`"seed":`), []byte(`"Seed":`), 1), 0o644)
+		}, "field Seed: unknown field"},
+		{"duplicate key", func(dir string) {
+			p := filepath.Join(dir, ManifestName)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte(`"seed":`), []byte(`"seed": 7, "seed":`), 1), 0o644)
+		}, "field seed: duplicate field"},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()

@@ -163,7 +163,7 @@ func typedSides(gc *obligations.GraphCase, dx, cot spec.Tensor[spec.Rat]) (spec.
 // as constants (tangent 0), node by node with irsem's applications and
 // the registry's forward rules only — no JVP rule is consulted. A
 // stop-gradient node (a NoGrad primitive such as detach) drops the
-// tangent: that is its definition, and the one place where this
+// tangent (spec.DropTangent): that is its definition, and the one place where this
 // evaluation departs from irsem.DenoteAll over duals, whose detach is the
 // identity. For a graph without a stop-gradient node the verifier also
 // runs irsem.DenoteAll itself and requires the same output.
@@ -191,13 +191,9 @@ func dualJVP(g *irsem.Graph, p *irsem.Payload, x, dx spec.Tensor[spec.Rat]) (spe
 		if err != nil {
 			return y, err
 		}
-		if info, err := spec.Info(s.Prim); err == nil && info.NoGrad {
+		if prim.NoGrad {
 			stops = true
-			z := spec.Tensor[D]{Shape: y.Shape.Clone(), Data: make([]D, len(y.Data))}
-			for i, v := range y.Data {
-				z.Data[i] = spec.MakeDual(v.Re, spec.Rat{})
-			}
-			y = z
+			y = spec.DropTangent(y)
 		}
 		return y, nil
 	}

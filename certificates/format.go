@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+
+	"github.com/tlcheck/tlcheck/internal/strictjson"
 )
 
 // Format is the certificate format tag.
@@ -105,17 +107,26 @@ func encode(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// decodeStrict decodes exactly one JSON value into v, rejecting unknown
-// fields and trailing data.
+// decodeStrict decodes exactly one JSON value into v with the one strict
+// reader (strictjson.Decode): unknown fields, case variants of field
+// names, duplicate keys, wrong JSON types and trailing data are errors
+// naming the file and JSON field.
 func decodeStrict(file string, data []byte, v any) error {
-	return decodeWith(file, data, v, true)
+	if err := strictjson.Decode(data, v); err != nil {
+		var se *strictjson.Error
+		if errors.As(err, &se) {
+			return fieldErr(file, se.Path, "%s", se.Msg)
+		}
+		return fieldErr(file, "", "%v", err)
+	}
+	return nil
 }
 
-func decodeWith(file string, data []byte, v any, strict bool) error {
+// jsonUnmarshalLoose decodes exactly one JSON value into v with
+// encoding/json's rules (unknown fields allowed); only decodeHeader's
+// probe uses it, and the strict decode of the whole file follows it.
+func jsonUnmarshalLoose(file string, data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if strict {
-		dec.DisallowUnknownFields()
-	}
 	if err := dec.Decode(v); err != nil {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
@@ -166,10 +177,4 @@ type Manifest struct {
 	Seed         uint64      `json:"seed"`
 	Cases        int         `json:"cases"`
 	Files        []FileEntry `json:"files"`
-}
-
-// jsonUnmarshalLoose decodes data into v allowing unknown fields, with the
-// same error reporting and trailing-data check as decodeStrict.
-func jsonUnmarshalLoose(file string, data []byte, v any) error {
-	return decodeWith(file, data, v, false)
 }

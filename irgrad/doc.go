@@ -38,8 +38,11 @@
 // Tags without a registry primitive have forward rules in irsem only —
 // conv, max_pool, avg_pool, hard_masked_softmax, batch_norm_eval and
 // bernoulli_mask (whose keep probability is a runtime parent) — so they
-// have no JVP or VJP rules, and lowering a graph that contains one fails
-// with
+// have no JVP or VJP rules and cannot be recorded on a tape or a typed
+// graph: lowering a graph that contains one fails at that node with
+// ErrNoPrimitive as the cause, an error that says nothing about gradients
+// (Lower also serves forward evaluation), and Grad, which lowers in order
+// to differentiate, reports
 //
 //	node N (tag): no derivative rules; gradients of this tag are not supported
 //
@@ -71,4 +74,16 @@
 //     sweep, with the same caveat at singular points.
 //
 // The command line's grad offers tape and typed-graph.
+//
+// # Errors
+//
+// Every error names the node of the IR graph the user wrote, as a
+// spec.NodeError ("node 3 (inv): element 0: div over rat: division by
+// zero"), whichever path failed. The typed graph and the tape number their
+// nodes differently (the parameters come first, linear and layernorm
+// decompose into several nodes), so Lowered keeps a map from every
+// typed-graph entry and TapeRun one from every tape node to the IR node it
+// belongs to, and an error of either is moved to the IR node
+// (spec.Relocate) before it is returned; GraphErr and TapeErr do the same
+// for a caller that runs the lowered graph or the recorded tape itself.
 package irgrad

@@ -1,6 +1,7 @@
 package irgrad
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/irsem"
@@ -74,7 +75,7 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 		}
 		gs, err := run.Tape.Backward(o, seed)
 		if err != nil {
-			return nil, fmt.Errorf("tape backward: %w", err)
+			return nil, l.mapErr(run.Owner, "tape backward", err)
 		}
 		dense := gs.Dense()
 		for _, id := range run.Ctx {
@@ -86,12 +87,12 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 			return nil, err
 		}
 		if out, err = e.Forward(ctx); err != nil {
-			return nil, l.attribute(ctx, err)
+			return nil, l.mapErr(l.entryIR, "typed graph", err)
 		}
 		out = out.Clone()
 		all, err := e.Backward(seed)
 		if err != nil {
-			return nil, fmt.Errorf("typed graph backward: %w", err)
+			return nil, l.mapErr(l.entryIR, "typed graph backward", err)
 		}
 		for i := range ctx {
 			cts = append(cts, all[i].Clone())
@@ -99,7 +100,17 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 	case PathLoweredTape:
 		tp, ids, err := l.Graph.Lower(ctx)
 		if err != nil {
-			return nil, l.attribute(ctx, err)
+			return nil, l.mapErr(l.entryIR, "lowered tape", err)
+		}
+		// tape node id → IR node, through the typed-graph entry it lowers.
+		owner := make([]int, tp.Len())
+		for i := range owner {
+			owner[i] = -1
+		}
+		for k, id := range ids {
+			if id >= 0 && id < len(owner) && owner[id] < 0 {
+				owner[id] = l.entryIR[k]
+			}
 		}
 		r, _ := l.Graph.Result()
 		if out, err = tp.Value(ids[r]); err != nil {
@@ -107,7 +118,7 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 		}
 		gs, err := tp.Backward(ids[r], seed)
 		if err != nil {
-			return nil, fmt.Errorf("lowered tape backward: %w", err)
+			return nil, l.mapErr(owner, "lowered tape backward", err)
 		}
 		dense := gs.Dense()
 		for i := range ctx {
@@ -115,10 +126,10 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 		}
 	case PathBackpropCtx:
 		if out, err = l.Graph.EvalResult(ctx); err != nil {
-			return nil, l.attribute(ctx, err)
+			return nil, l.mapErr(l.entryIR, "typed graph", err)
 		}
 		if cts, err = l.Graph.BackpropCtx(ctx, seed); err != nil {
-			return nil, fmt.Errorf("typed graph backprop: %w", err)
+			return nil, l.mapErr(l.entryIR, "typed graph backprop", err)
 		}
 	default:
 		return nil, fmt.Errorf("unknown differentiation path %q (want %s, %s, %s or %s)", path, PathTape, PathTypedGraph, PathLoweredTape, PathBackpropCtx)
@@ -130,15 +141,27 @@ func (l *Lowered[T]) VJP(path Path, input, seed spec.Tensor[T]) (*Gradients[T], 
 }
 
 // Grad lowers g with payload p over T (spec.Default registry) and returns
-// the gradient of its single-element output at input along path.
+// the gradient of its single-element output at input along path. A node
+// whose tag has no registry primitive is reported as "node N (tag): no
+// derivative rules; gradients of this tag are not supported".
 func Grad[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, input spec.Tensor[T], path Path) (*Gradients[T], []Param, error) {
 	l, err := Lower[T](nil, g, p)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, noGrad(err)
 	}
 	gr, err := l.Grad(path, input)
 	if err != nil {
 		return nil, nil, err
 	}
 	return gr, l.Params, nil
+}
+
+// noGrad rewords Lower's ErrNoPrimitive for a caller that asked for a
+// gradient: such a tag has no derivative rules. Other errors pass.
+func noGrad(err error) error {
+	var e *spec.NodeError
+	if !errors.Is(err, ErrNoPrimitive) || !errors.As(err, &e) {
+		return err
+	}
+	return spec.NewNodeError(e.Node, e.Op, "no derivative rules; gradients of this tag are not supported", nil)
 }

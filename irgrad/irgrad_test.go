@@ -362,9 +362,14 @@ func TestErrors(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"max_pool", lowerErr[spec.F64](pool(irsem.OpMaxPool), nil), "node 1 (max_pool): no derivative rules; gradients of this tag are not supported"},
-		{"avg_pool", lowerErr[spec.F64](pool(irsem.OpAvgPool), nil), "node 1 (avg_pool): no derivative rules"},
-		{"bernoulli_mask", lowerErr[spec.F64](bmG, bmP), "node 2 (bernoulli_mask): no derivative rules"},
+		// Lower serves forward evaluation too: its error says what is
+		// missing (a registry primitive), not that a gradient failed.
+		{"max_pool", lowerErr[spec.F64](pool(irsem.OpMaxPool), nil), "node 1 (max_pool): no registry primitive: the tape and the typed graph record registry primitives only"},
+		{"avg_pool", lowerErr[spec.F64](pool(irsem.OpAvgPool), nil), "node 1 (avg_pool): no registry primitive"},
+		{"bernoulli_mask", lowerErr[spec.F64](bmG, bmP), "node 2 (bernoulli_mask): no registry primitive"},
+		// Grad asked for a gradient: there it is about derivative rules.
+		{"grad max_pool", gradErr[spec.F64](pool(irsem.OpMaxPool), nil), "node 1 (max_pool): no derivative rules; gradients of this tag are not supported"},
+		{"grad bernoulli_mask", gradErr[spec.F64](bmG, bmP), "node 2 (bernoulli_mask): no derivative rules; gradients of this tag are not supported"},
 		{"exp over rat", lowerErr[spec.Rat](expG, nil), "node 1 (exp): exp has no exact rational semantics"},
 		{"missing payload", lowerErr[spec.Rat](exampleGraph(t, "mlp.ir.json"), nil), "node 1 (linear): missing linear payload"},
 	} {
@@ -457,6 +462,103 @@ func TestSingularPointBehindDetach(t *testing.T) {
 			if !nan {
 				t.Errorf("%s: %v, want NaN in element 1 (zero preservation fails at x = 0)", path, gr.Input)
 			}
+		}
+	}
+}
+
+// gradErr returns Grad's error on g and p (the input is never reached:
+// every case fails while lowering).
+func gradErr[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload) error {
+	_, _, err := Grad[T](g, p, spec.Tensor[T]{}, PathTape)
+	return err
+}
+
+// userIDGraph is a 4-node IR graph x → linear(W=[[2]], b=[1]) → relu → inv
+// whose lowered forms number their nodes differently: the typed graph and
+// the tape put W and b in front (context entries 1 and 2) and linear
+// decomposes, so IR node 3 is not entry 3 there.
+func userIDGraph(t *testing.T) (*irsem.Graph, *irsem.Payload) {
+	b := newBuilder(sh(1))
+	l := b.add(irsem.OpLinear, []int{0}, sh(1))
+	b.p[l] = &irsem.Params{W: rtp(t, sh(1, 1), "2"), B: rtp(t, sh(1), "1")}
+	r := b.add(irsem.OpRelu, []int{l}, sh(1))
+	b.add(irsem.OpInv, []int{r}, sh(1))
+	return b.graph()
+}
+
+// TestErrorsNameUserNodes: a failure at IR node 3 is reported as node 3
+// (inv) on every path, forward and reverse, never under the internal id
+// of the typed graph or tape node that failed. At x = −1/2 the linear
+// node is 2·(−1/2) + 1 = 0 (by hand), relu keeps 0 and inv divides by
+// zero at element 0; at x = 3 the forward succeeds (1/7) and a planted
+// failing inv VJP fails the reverse pass.
+func TestErrorsNameUserNodes(t *testing.T) {
+	g, p := userIDGraph(t)
+	l, err := Lower[spec.Rat](nil, g, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := l.Record(rt(t, sh(1), "3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Entry[3] == 3 || run.Nodes[3] == 3 {
+		t.Fatalf("the test needs internal ids that differ from the IR's: typed entry %d, tape node %d", l.Entry[3], run.Nodes[3])
+	}
+	const fwd = "node 3 (inv): element 0: div over rat: division by zero"
+	bad := rt(t, sh(1), "-1/2")
+	values := func() error { _, err := l.Values(bad); return err }
+	tapeValues := func() error { _, err := l.TapeValues(bad); return err }
+	grad := func(path Path) func() error {
+		return func() error { _, err := l.Grad(path, bad); return err }
+	}
+
+	reg := spec.New[spec.Rat]()
+	inv, err := reg.Lookup("inv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	planted := *inv
+	planted.VJP = func(*spec.Attrs, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], error) {
+		return nil, errors.New("planted failure")
+	}
+	reg.Override(&planted)
+	lp, err := Lower[spec.Rat](reg, g, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rev = "node 3 (inv): vjp: planted failure"
+	good := rt(t, sh(1), "3")
+	plantedGrad := func(path Path) func() error {
+		return func() error { _, err := lp.Grad(path, good); return err }
+	}
+
+	cases := []struct {
+		name string
+		run  func() error
+		want string
+		elem int
+	}{
+		{"typed-graph values", values, fwd, 0},
+		{"tape values", tapeValues, fwd, 0},
+		{"grad tape", grad(PathTape), fwd, 0},
+		{"grad typed-graph", grad(PathTypedGraph), fwd, 0},
+		{"grad lowered-tape", grad(PathLoweredTape), fwd, 0},
+		{"grad backprop-ctx", grad(PathBackpropCtx), fwd, 0},
+		{"planted vjp tape", plantedGrad(PathTape), rev, -1},
+		{"planted vjp typed-graph", plantedGrad(PathTypedGraph), rev, -1},
+		{"planted vjp lowered-tape", plantedGrad(PathLoweredTape), rev, -1},
+		{"planted vjp backprop-ctx", plantedGrad(PathBackpropCtx), rev, -1},
+	}
+	for _, c := range cases {
+		err := c.run()
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s: got %v, want %q", c.name, err, c.want)
+			continue
+		}
+		var ne *spec.NodeError
+		if !errors.As(err, &ne) || ne.Node != 3 || ne.Op != "inv" || ne.Elem != c.elem {
+			t.Errorf("%s: %#v is not a NodeError at node 3 (inv), element %d", c.name, err, c.elem)
 		}
 	}
 }

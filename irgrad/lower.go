@@ -1,6 +1,7 @@
 package irgrad
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/irsem"
@@ -50,27 +51,73 @@ type Lowered[T spec.Scalar[T]] struct {
 	pidx     map[paramKey]int
 	pvals    []spec.Tensor[T] // the parameters converted to T
 	reg      *spec.Registry[T]
-	entryIR  []int // typed-graph entry id → IR node id it belongs to (-1 for context entries)
+	entryIR  []int // typed-graph entry id → IR node id it belongs to (context entries: the input node, the parameter's node)
 	inShape  spec.Shape
 	outShape spec.Shape
 }
 
-// nodeErr attributes err to IR node id.
+// nodeErr reports err, raised while lowering or running the part of the
+// lowered model that belongs to IR node id, at that node: whatever node
+// of the typed graph or tape err names is an internal id, so it is
+// replaced (spec.Relocate), and a typed graph's shape error, which cites
+// an internal entry id too, keeps only its shapes.
 func nodeErr(g *irsem.Graph, id int, err error) error {
-	if e, ok := err.(*irsem.Error); ok && e.Node >= 0 {
-		return e
+	var se *typedgraph.ShapeError
+	if errors.As(err, &se) {
+		msg := fmt.Sprintf("shape mismatch: expected %v, got %v", se.Expected, se.Got)
+		if se.Op != "" {
+			msg += " (" + se.Op + ")"
+		}
+		return spec.NewNodeError(id, string(g.Nodes[id].Kind.Op), msg, nil)
 	}
-	return &irsem.Error{Node: id, Op: g.Nodes[id].Kind.Op, Err: err}
+	return spec.Relocate(id, string(g.Nodes[id].Kind.Op), err)
 }
 
 func nodeErrf(g *irsem.Graph, id int, format string, args ...any) error {
-	return &irsem.Error{Node: id, Op: g.Nodes[id].Kind.Op, Msg: fmt.Sprintf(format, args...)}
+	return spec.NewNodeError(id, string(g.Nodes[id].Kind.Op), fmt.Sprintf(format, args...), nil)
 }
+
+// internalNode returns the internal (typed-graph entry or tape node) id
+// that err names: a located spec.NodeError's node, or a typed graph
+// ShapeError's entry; ok is false when err names none.
+func internalNode(err error) (int, bool) {
+	var se *typedgraph.ShapeError
+	var ne *spec.NodeError
+	switch {
+	case errors.As(err, &ne) && ne.Node >= 0:
+		return ne.Node, true
+	case errors.As(err, &se):
+		return se.ID, true
+	}
+	return -1, false
+}
+
+// mapErr reports an error of a run over an internal graph at the IR node
+// that owner (internal id → IR node id, −1 for none) assigns to the
+// internal node err names; context says what ran ("tape backward"), for
+// an error that names no node the map knows.
+func (l *Lowered[T]) mapErr(owner []int, context string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if k, ok := internalNode(err); ok && k < len(owner) && owner[k] >= 0 {
+		return nodeErr(l.ir, owner[k], err)
+	}
+	return fmt.Errorf("%s: %w", context, err)
+}
+
+// ErrNoPrimitive is the cause of Lower's error at a node whose tag has no
+// registry primitive (conv, max_pool, …: irsem evaluates them itself), so
+// that the node can be recorded neither on a tape nor on a typed graph.
+// It says nothing about gradients: Lower also serves forward evaluation.
+// Grad, which lowers in order to differentiate, reports such a node as
+// "no derivative rules; gradients of this tag are not supported".
+var ErrNoPrimitive = errors.New("no registry primitive: the tape and the typed graph record registry primitives only, and irsem evaluates this tag itself (the IR semantics, the forward graph)")
 
 // Lower lowers g with payload p to a typed graph over T whose rules come
 // from reg (nil: spec.Default[T]()). It checks g and p (irsem.Applications),
-// rejects tags without derivative rules ("node N (tag): no derivative
-// rules; gradients of this tag are not supported") and, over spec.Rat,
+// rejects tags without a registry primitive ("node N (tag): " followed by
+// ErrNoPrimitive's text) and, over spec.Rat,
 // tags without exact rational semantics, and checks every node's shape
 // against the IR's declared shape. Errors are *irsem.Error values naming
 // the node. The graph g is not retained beyond reading it; the payload's
@@ -89,7 +136,7 @@ func Lower[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem.Pay
 		a := &apps[i]
 		info, _ := irsem.Info(a.Op)
 		if a.IROnly {
-			return nil, nodeErrf(g, i, "no derivative rules; gradients of this tag are not supported")
+			return nil, spec.NewNodeError(i, string(a.Op), "", ErrNoPrimitive)
 		}
 		if rat && !info.Exact {
 			return nil, nodeErrf(g, i, "%s has no exact rational semantics; evaluate it over f32, f64, binary32 or interval", a.Op)
@@ -154,6 +201,10 @@ func Lower[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem.Pay
 		if i < len(owner) {
 			l.entryIR[i] = owner[i]
 		}
+	}
+	l.entryIR[0] = g.InputID
+	for i, prm := range l.Params {
+		l.entryIR[1+i] = prm.Node
 	}
 	return l, nil
 }
@@ -290,7 +341,7 @@ func (l *Lowered[T]) Values(input spec.Tensor[T]) ([]spec.Tensor[T], error) {
 	}
 	all, err := l.Graph.Eval(ctx)
 	if err != nil {
-		return nil, l.attribute(ctx, err)
+		return nil, l.mapErr(l.entryIR, "typed graph", err)
 	}
 	out := make([]spec.Tensor[T], len(l.Entry))
 	for i, e := range l.Entry {
@@ -299,26 +350,17 @@ func (l *Lowered[T]) Values(input spec.Tensor[T]) ([]spec.Tensor[T], error) {
 	return out, nil
 }
 
-// attribute re-runs the typed graph node by node (each node's own
-// Forward) to find the IR node at which an evaluation failed; err is
-// returned wrapped when no node fails that way.
-func (l *Lowered[T]) attribute(ctx []spec.Tensor[T], err error) error {
-	vals := append(make([]spec.Tensor[T], 0, l.Graph.Len()), ctx...)
-	for id := len(ctx); id < l.Graph.Len(); id++ {
-		n, nerr := l.Graph.Node(id)
-		if nerr != nil {
-			break
-		}
-		v, ferr := n.Forward(vals[:id])
-		if ferr != nil {
-			if ir := l.entryIR[id]; ir >= 0 {
-				return nodeErr(l.ir, ir, ferr)
-			}
-			return ferr
-		}
-		vals = append(vals, v)
-	}
-	return fmt.Errorf("typed graph: %w", err)
+// GraphErr reports an error of a run of l.Graph — Eval, a compiled Exec's
+// Forward or Backward, BackpropCtx — at the IR node that the failing
+// typed-graph entry belongs to, so that a caller running the typed graph
+// itself never shows the user an internal entry id. An error that names no
+// entry is returned wrapped as "typed graph: …"; nil stays nil.
+func (l *Lowered[T]) GraphErr(err error) error { return l.mapErr(l.entryIR, "typed graph", err) }
+
+// TapeErr reports an error of the tape that Record recorded (its Backward,
+// say) at the IR node that the failing tape node belongs to; see GraphErr.
+func (l *Lowered[T]) TapeErr(run *TapeRun[T], err error) error {
+	return l.mapErr(run.Owner, "tape", err)
 }
 
 // TapeRun is the IR recorded directly on an eager tape.
@@ -331,6 +373,10 @@ type TapeRun[T spec.Scalar[T]] struct {
 	// All are parameter leaves (requiresGrad = true), so that the sweep
 	// computes the input's gradient too.
 	Ctx []int
+	// Owner maps every tape node id to the IR node it belongs to (the
+	// input node and the parameters' nodes for the leaves), so that an
+	// error of the tape, which names tape ids, is reported at the IR node.
+	Owner []int
 }
 
 // Record records the model at input directly on a fresh eager tape with
@@ -357,11 +403,27 @@ func (l *Lowered[T]) Record(input spec.Tensor[T]) (*TapeRun[T], error) {
 		v, err := e.Session.Value(r)
 		return v.Shape, err
 	}
-	refs, err := build[T, tape.Ref](l, e, ctx, shapeOf, func(tape.Ref, int) {})
+	var owner []int
+	own := func(id, node int) {
+		for len(owner) <= id {
+			owner = append(owner, -1)
+		}
+		if owner[id] < 0 {
+			owner[id] = node
+		}
+	}
+	for i, r := range ctx {
+		if i == 0 {
+			own(r.ID(), l.ir.InputID)
+		} else {
+			own(r.ID(), l.Params[i-1].Node)
+		}
+	}
+	refs, err := build[T, tape.Ref](l, e, ctx, shapeOf, func(r tape.Ref, node int) { own(r.ID(), node) })
 	if err != nil {
 		return nil, err
 	}
-	run := &TapeRun[T]{Tape: e.Session.Tape(), Nodes: make([]int, len(refs)), Ctx: make([]int, len(ctx))}
+	run := &TapeRun[T]{Tape: e.Session.Tape(), Nodes: make([]int, len(refs)), Ctx: make([]int, len(ctx)), Owner: owner}
 	for i, r := range refs {
 		run.Nodes[i] = r.ID()
 	}

@@ -2,7 +2,6 @@ package irsem
 
 import (
 	"fmt"
-	"math/big"
 
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -294,7 +293,7 @@ func layerNormApplication(a Application, n *Node, e *Params, full bool) Applicat
 		a.Steps = append(a.Steps, Step{Prim: "reshape", Attrs: &spec.Attrs{Shape: view.Clone()}, Args: []Arg{x}, Shape: view.Clone()})
 		x = stepArg(0, view)
 	}
-	eps := new(big.Rat).Set(defaultEps)
+	eps := spec.DefaultNormEps()
 	if e != nil && e.Eps != nil {
 		eps = e.Eps.Big()
 	}

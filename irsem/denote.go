@@ -171,7 +171,7 @@ func layerNormStep[T spec.Scalar[T]](run func(*spec.Attrs, []spec.Tensor[T]) (sp
 	xs := g.Nodes[n.Parents[0]].Shape
 	outer, inner := prod(xs[:n.Kind.Axis]), prod(xs[n.Kind.Axis:])
 	view := spec.Shape{outer, inner}
-	attrs.Eps = new(big.Rat).Set(defaultEps)
+	attrs.Eps = spec.DefaultNormEps()
 	if e.Eps != nil {
 		attrs.Eps = e.Eps.Big()
 	}

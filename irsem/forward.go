@@ -191,13 +191,12 @@ func CompareTables[T spec.Scalar[T]](g *Graph, a, b []spec.Tensor[T]) (*Comparis
 // sameTensor compares two tensors with Same and describes the first
 // difference.
 func sameTensor[T spec.Scalar[T]](x, y spec.Tensor[T]) (bool, string) {
-	if !x.Shape.Equal(y.Shape) || len(x.Data) != len(y.Data) {
+	switch i, ok := spec.FirstDiff(x, y, nil); {
+	case ok:
+		return true, ""
+	case i < 0:
 		return false, fmt.Sprintf("shapes %v and %v", x.Shape, y.Shape)
+	default:
+		return false, fmt.Sprintf("element %d: %s vs %s", i, x.Data[i], y.Data[i])
 	}
-	for i := range x.Data {
-		if !x.Data[i].Same(y.Data[i]) {
-			return false, fmt.Sprintf("element %d: %s vs %s", i, x.Data[i], y.Data[i])
-		}
-	}
-	return true, ""
 }

@@ -124,7 +124,7 @@ func (g *Graph) Check() error {
 		}
 		size, err := n.Shape.Check(0)
 		if err != nil {
-			return &Error{Node: i, Op: op, Field: "shape", Err: err}
+			return &Error{Node: i, Op: string(op), Field: "shape", Elem: -1, Err: err}
 		}
 		if total += size; total > MaxTotalElements {
 			return nodeErrf(i, op, "shape", "the graph's declared shapes hold more than %d elements in all", MaxTotalElements)
@@ -218,7 +218,7 @@ func registryShape(prim string, a *spec.Attrs, in []spec.Shape, field string) (s
 	}
 	s, err := info.InferShape(a, in)
 	if err != nil {
-		return nil, &Error{Node: -1, Field: field, Err: err}
+		return nil, &Error{Node: -1, Field: field, Elem: -1, Err: err}
 	}
 	return s, nil
 }
@@ -233,7 +233,7 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 	case OpConst:
 		vs := shapeOrScalar(k.ValueShape)
 		if _, err := vs.Check(0); err != nil {
-			return nil, &Error{Node: -1, Field: AttrValueShape, Err: err}
+			return nil, &Error{Node: -1, Field: AttrValueShape, Elem: -1, Err: err}
 		}
 		return vs, nil
 	case OpBernoulliMask:
@@ -271,7 +271,7 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 			return nil, fieldErrf(AttrFromShape, "from_shape %v is not the parent's shape %v", shapeOrScalar(k.FromShape), in[0])
 		}
 		if _, err := shapeOrScalar(k.ToShape).Check(0); err != nil {
-			return nil, &Error{Node: -1, Field: AttrToShape, Err: err}
+			return nil, &Error{Node: -1, Field: AttrToShape, Elem: -1, Err: err}
 		}
 		return registryShape(o.Prim, primAttrs(n), in, AttrToShape)
 	case OpReshape:
@@ -307,7 +307,7 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 		ms := shapeOrScalar(m.Shape)
 		size, err := ms.Check(0)
 		if err != nil {
-			return nil, &Error{Node: -1, Field: AttrMask, Err: err}
+			return nil, &Error{Node: -1, Field: AttrMask, Elem: -1, Err: err}
 		}
 		if !ms.Equal(in[0]) {
 			return nil, fieldErrf(AttrMask, "mask shape %v is not the input's shape %v", ms, in[0])
@@ -433,7 +433,7 @@ func planWindow(op Op, w *Window, x spec.Shape) (*windowPlan, error) {
 	}
 	p.out = append(p.out, p.outSp...)
 	if _, err := p.out.Check(0); err != nil {
-		return nil, &Error{Node: -1, Field: "shape", Err: err}
+		return nil, &Error{Node: -1, Field: "shape", Elem: -1, Err: err}
 	}
 	return p, nil
 }

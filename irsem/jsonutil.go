@@ -8,7 +8,8 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/tlcheck/tlcheck/internal/strictjson"
 )
 
 // MaxDocumentBytes bounds the size of any document the decoders accept
@@ -21,76 +22,32 @@ type jfield struct {
 	raw json.RawMessage
 }
 
-// snippet renders a raw JSON value for an error message: one line, at
-// most 40 bytes.
-func snippet(raw []byte) string {
-	s := strings.Join(strings.Fields(string(raw)), " ")
-	if len(s) > 40 {
-		s = s[:40] + "…"
-	}
-	return s
-}
+// snippet renders a raw JSON value for an error message (strictjson).
+func snippet(raw []byte) string { return strictjson.Snippet(raw) }
 
-// syntaxMsg turns an encoding/json error into a one-line message.
-func syntaxMsg(err error) string {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("malformed JSON at byte %d: %v", se.Offset, se)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return "malformed JSON: unexpected end of input"
-	}
-	return "malformed JSON: " + err.Error()
-}
+// syntaxMsg turns an encoding/json error into a one-line message
+// (strictjson).
+func syntaxMsg(err error) string { return strictjson.SyntaxMessage(err) }
 
 // decodeObject reads exactly one JSON object of at most 64 members.
 func decodeObject(raw []byte) ([]jfield, error) { return decodeObjectN(raw, 64) }
 
-// decodeObjectN reads exactly one JSON object from raw and returns its
-// members in document order. Duplicate keys, more than max members and
-// trailing data are errors.
+// decodeObjectN reads exactly one JSON object from raw with the strict
+// reader (strictjson.Object) and returns its members in document order.
+// Duplicate keys, more than max members and trailing data are errors; a
+// duplicate key is an *Error naming it.
 func decodeObjectN(raw []byte, max int) ([]jfield, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	tok, err := dec.Token()
+	ms, err := strictjson.Object(raw, max)
 	if err != nil {
-		return nil, errors.New(syntaxMsg(err))
+		var de *strictjson.DuplicateError
+		if errors.As(err, &de) {
+			return nil, &Error{Node: -1, Field: de.Key, Elem: -1, Msg: de.Error()}
+		}
+		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("expected a JSON object, got %s", snippet(raw))
-	}
-	var fs []jfield
-	seen := map[string]bool{}
-	for dec.More() {
-		if len(fs) >= max {
-			return nil, fmt.Errorf("an object of more than %d members", max)
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, errors.New(syntaxMsg(err))
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, errors.New("malformed JSON: expected an object key")
-		}
-		if seen[key] {
-			return nil, &Error{Node: -1, Field: key, Msg: "duplicate field"}
-		}
-		seen[key] = true
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, errors.New(syntaxMsg(err))
-		}
-		fs = append(fs, jfield{key, v})
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, errors.New(syntaxMsg(err))
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			return nil, errors.New("trailing data after the JSON value")
-		}
-		return nil, fmt.Errorf("trailing data after the JSON value (%s)", syntaxMsg(err))
+	fs := make([]jfield, len(ms))
+	for i, m := range ms {
+		fs[i] = jfield{m.Key, m.Value}
 	}
 	return fs, nil
 }

@@ -1,7 +1,6 @@
 package irsem
 
 import (
-	"math/big"
 	"sort"
 
 	"github.com/tlcheck/tlcheck/spec"
@@ -36,14 +35,10 @@ type Payload struct {
 	Entries map[int]*Params
 }
 
-// defaultEps is the ε of layernorm and batch_norm_eval when the payload
-// gives none.
-var defaultEps = big.NewRat(1, 100000)
-
 // DefaultEps returns the ε used when a layernorm or batch_norm_eval entry
-// has none: 1/100000 (TorchLean's normalization epsilon, and the spec
-// registry's layer_norm default).
-func DefaultEps() spec.Rat { return spec.RatFromBig(defaultEps) }
+// has none: spec.DefaultNormEps, 1/100000 (TorchLean's normalization
+// epsilon, and the registry's layer_norm default).
+func DefaultEps() spec.Rat { return spec.RatFromBig(spec.DefaultNormEps()) }
 
 // Entry returns node id's parameters, or nil.
 func (p *Payload) Entry(id int) *Params {
@@ -211,7 +206,7 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 		ws := spec.Shape{w.OutChannels, w.InChannels / w.Groups}
 		ws = append(ws, w.Kernel...)
 		if _, err := ws.Check(0); err != nil {
-			return &Error{Node: id, Op: op, Msg: "payload \"W\"", Err: err}
+			return &Error{Node: id, Op: string(op), Elem: -1, Msg: "payload \"W\"", Err: err}
 		}
 		if err := expectParam(id, op, ParamW, e.W, ws); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/internal/strictjson"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -328,32 +329,19 @@ func torchImport[T ExchangeFloat](r io.Reader, want []ParamSpec) (Pack[T], error
 	if err := d.expectDelim("", '{', "a JSON object at the top level"); err != nil {
 		return Pack[T]{}, err
 	}
-	for d.dec.More() {
-		tok, err := d.token("")
-		if err != nil {
-			return Pack[T]{}, err
-		}
-		key, _ := tok.(string)
-		switch key {
-		case "params":
-			if haveParams {
-				return Pack[T]{}, d.fail("params", "duplicate field")
-			}
+	top := exObject{format: torchFormat, keys: []string{"params", "meta"},
+		dup:     func(key string) (string, string) { return key, "duplicate field" },
+		unknown: func(key string) string { return fmt.Sprintf("unknown field %q (want \"params\" and \"meta\")", key) }}
+	err := exMembers(d.dec, top, func(key string) error {
+		if key == "params" {
 			haveParams = true
-			if err := d.readParams(params); err != nil {
-				return Pack[T]{}, err
-			}
-		case "meta":
-			if haveMeta {
-				return Pack[T]{}, d.fail("meta", "duplicate field")
-			}
-			haveMeta = true
-			if err := d.readMeta(metas); err != nil {
-				return Pack[T]{}, err
-			}
-		default:
-			return Pack[T]{}, d.fail("", fmt.Sprintf("unknown field %q (want \"params\" and \"meta\")", key))
+			return d.readParams(params)
 		}
+		haveMeta = true
+		return d.readMeta(metas)
+	})
+	if err != nil {
+		return Pack[T]{}, err
 	}
 	if err := d.expectDelim("", '}', "the end of the top-level object"); err != nil {
 		return Pack[T]{}, err
@@ -385,24 +373,21 @@ func (d *torchDecoder[T]) readParams(params map[string]*torchData[T]) error {
 	if err := d.expectDelim("params", '{', "an object of parameter arrays"); err != nil {
 		return err
 	}
-	for d.dec.More() {
-		tok, err := d.token("params")
-		if err != nil {
-			return err
-		}
-		name, _ := tok.(string)
-		where := fmt.Sprintf("params[%q]", name)
+	obj := exObject{format: torchFormat, where: "params",
+		dup: func(name string) (string, string) { return fmt.Sprintf("params[%q]", name), "duplicate parameter" }}
+	err := exMembers(d.dec, obj, func(name string) error {
 		if err := exCheckName(name); err != nil {
-			return d.fail(where, err.Error())
-		}
-		if _, dup := params[name]; dup {
-			return d.fail(where, "duplicate parameter")
+			return d.fail(fmt.Sprintf("params[%q]", name), err.Error())
 		}
 		td, err := d.readArray(name)
 		if err != nil {
 			return err
 		}
 		params[name] = td
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return d.expectDelim("params", '}', "the end of params")
 }
@@ -514,57 +499,45 @@ func (d *torchDecoder[T]) readMeta(metas map[string]*torchMeta) error {
 	if err := d.expectDelim("meta", '{', "an object of meta entries"); err != nil {
 		return err
 	}
-	for d.dec.More() {
-		tok, err := d.token("meta")
-		if err != nil {
-			return err
-		}
-		name, _ := tok.(string)
+	obj := exObject{format: torchFormat, where: "meta",
+		dup: func(name string) (string, string) { return fmt.Sprintf("meta[%q]", name), "duplicate parameter" }}
+	err := exMembers(d.dec, obj, func(name string) error {
 		where := fmt.Sprintf("meta[%q]", name)
 		if err := exCheckName(name); err != nil {
 			return d.fail(where, err.Error())
-		}
-		if _, dup := metas[name]; dup {
-			return d.fail(where, "duplicate parameter")
 		}
 		if err := d.expectDelim(where, '{', `an object {"shape": [...], "dtype": "..."}`); err != nil {
 			return err
 		}
 		m := &torchMeta{}
 		var haveShape, haveDtype bool
-		for d.dec.More() {
-			tok, err := d.token(where)
+		entry := exObject{format: torchFormat, where: where, keys: []string{"shape", "dtype"},
+			dup: func(field string) (string, string) { return where + "." + field, "duplicate field" },
+			unknown: func(field string) string {
+				return fmt.Sprintf("unknown field %q (want \"shape\" and \"dtype\")", field)
+			}}
+		err := exMembers(d.dec, entry, func(field string) error {
+			fw := where + "." + field
+			if field == "shape" {
+				haveShape = true
+				var err error
+				m.shape, err = d.readShape(fw)
+				return err
+			}
+			haveDtype = true
+			tok, err := d.token(fw)
 			if err != nil {
 				return err
 			}
-			field, _ := tok.(string)
-			fw := where + "." + field
-			switch field {
-			case "shape":
-				if haveShape {
-					return d.fail(fw, "duplicate field")
-				}
-				haveShape = true
-				if m.shape, err = d.readShape(fw); err != nil {
-					return err
-				}
-			case "dtype":
-				if haveDtype {
-					return d.fail(fw, "duplicate field")
-				}
-				haveDtype = true
-				tok, err := d.token(fw)
-				if err != nil {
-					return err
-				}
-				s, ok := tok.(string)
-				if !ok {
-					return d.fail(fw, "expected a string, got "+exTokenKind(tok))
-				}
-				m.dtype = s
-			default:
-				return d.fail(where, fmt.Sprintf("unknown field %q (want \"shape\" and \"dtype\")", field))
+			s, ok := tok.(string)
+			if !ok {
+				return d.fail(fw, "expected a string, got "+exTokenKind(tok))
 			}
+			m.dtype = s
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		if err := d.expectDelim(where, '}', "the end of the meta entry"); err != nil {
 			return err
@@ -580,6 +553,10 @@ func (d *torchDecoder[T]) readMeta(metas map[string]*torchMeta) error {
 		}
 		m.off = d.dec.InputOffset()
 		metas[name] = m
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	return d.expectDelim("meta", '}', "the end of meta")
 }
@@ -734,4 +711,38 @@ func torchShapeMatches(obs []int, complete bool, want spec.Shape) bool {
 		return spec.Shape(obs).Equal(want)
 	}
 	return len(obs) <= len(want) && spec.Shape(obs).Equal(want[:len(obs)])
+}
+
+// exObject describes one JSON object of an exchange format for exMembers:
+// where it is, its allowed keys (nil: any, such as parameter names), and
+// how a repeated or an unknown key is reported.
+type exObject struct {
+	format, where string
+	keys          []string
+	// dup returns the location and message of a repeated key.
+	dup func(key string) (where, msg string)
+	// unknown returns the message of a key not in keys (at where).
+	unknown func(key string) string
+}
+
+// exMembers reads the members of the object o, whose '{' dec has just
+// returned, with the one strict reader (strictjson.Members), calling f
+// with each key and dec before its value; it returns before the closing
+// '}'. A repeated or unknown key and a decoder error become located
+// *ExchangeError values; f's errors pass unchanged.
+func exMembers(dec *json.Decoder, o exObject, f func(key string) error) error {
+	err := strictjson.Members(dec, o.keys, f)
+	var xe *ExchangeError
+	var de *strictjson.DuplicateError
+	var ue *strictjson.UnknownKeyError
+	switch {
+	case err == nil || errors.As(err, &xe):
+		return err
+	case errors.As(err, &de):
+		where, msg := o.dup(de.Key)
+		return &ExchangeError{Format: o.format, Where: where, Msg: msg, Offset: dec.InputOffset()}
+	case errors.As(err, &ue):
+		return &ExchangeError{Format: o.format, Where: o.where, Msg: o.unknown(ue.Key), Offset: dec.InputOffset()}
+	}
+	return exJSONError(o.format, o.where, dec, err)
 }

@@ -335,7 +335,7 @@ func batchNormForward[T spec.Scalar[T], R any](o typedgraph.Ops[T, R], env *Env[
 	}
 	eps := l.Eps
 	if eps == nil {
-		eps = big.NewRat(1, 100000)
+		eps = spec.DefaultNormEps()
 	}
 	epsT, err := o.Const("eps", spec.Scalar0(spec.Zero[T]().FromRat(eps)))
 	if err != nil {

@@ -229,74 +229,60 @@ func DecodeStateFile(r io.Reader) (StateFile, error) {
 	if err := expect("", '{', "a JSON object at the top level"); err != nil {
 		return StateFile{}, err
 	}
-	for dec.More() {
-		tok, err := token("")
-		if err != nil {
-			return StateFile{}, err
-		}
-		key, _ := tok.(string)
+	top := exObject{format: stateFormat, keys: []string{"format", "state"},
+		dup:     func(key string) (string, string) { return key, "duplicate field" },
+		unknown: func(key string) string { return fmt.Sprintf("unknown field %q (want \"format\" and \"state\")", key) }}
+	err := exMembers(dec, top, func(key string) error {
 		switch key {
 		case "format":
-			if haveFormat {
-				return StateFile{}, fail("format", "duplicate field")
-			}
 			haveFormat = true
 			tok, err := token("format")
 			if err != nil {
-				return StateFile{}, err
+				return err
 			}
 			s, ok := tok.(string)
 			if !ok {
-				return StateFile{}, fail("format", "expected a string, got "+exTokenKind(tok))
+				return fail("format", "expected a string, got "+exTokenKind(tok))
 			}
 			if s != StateBits32Format && s != StateBits64Format {
-				return StateFile{}, fail("format", fmt.Sprintf("unknown tag %q (want %q or %q)", s, StateBits64Format, StateBits32Format))
+				return fail("format", fmt.Sprintf("unknown tag %q (want %q or %q)", s, StateBits64Format, StateBits32Format))
 			}
 			file.Format = s
 		case "state":
-			if haveState {
-				return StateFile{}, fail("state", "duplicate field")
-			}
 			haveState = true
 			if err := expect("state", '[', "an array of tensors"); err != nil {
-				return StateFile{}, err
+				return err
 			}
 			for dec.More() {
 				i := len(entries)
 				where := fmt.Sprintf("tensor %d", i)
 				if err := expect(where, '{', `an object {"shape": [...], "values": [...]}`); err != nil {
-					return StateFile{}, err
+					return err
 				}
 				e := &stateEntry{}
 				var haveValues bool
-				for dec.More() {
-					tok, err := token(where)
-					if err != nil {
-						return StateFile{}, err
-					}
-					field, _ := tok.(string)
+				entry := exObject{format: stateFormat, where: where, keys: []string{"shape", "values"},
+					dup: func(field string) (string, string) { return where + ": " + field, "duplicate field" },
+					unknown: func(field string) string {
+						return fmt.Sprintf("unknown field %q (want \"shape\" and \"values\")", field)
+					}}
+				err := exMembers(dec, entry, func(field string) error {
 					fw := where + ": " + field
 					switch field {
 					case "shape":
-						if e.haveShape {
-							return StateFile{}, fail(fw, "duplicate field")
-						}
 						e.haveShape = true
 						dims, err := naturals(fw, math.MaxInt64, spec.MaxRank, "extents (the maximum rank)")
 						if err != nil {
-							return StateFile{}, err
+							return err
 						}
 						e.shape = make(spec.Shape, len(dims))
 						for a, d := range dims {
 							e.shape[a] = int(d)
 						}
 						if _, err := e.shape.Check(0); err != nil {
-							return StateFile{}, fail(fw, err.Error())
+							return fail(fw, err.Error())
 						}
 					case "values":
-						if haveValues {
-							return StateFile{}, fail(fw, "duplicate field")
-						}
 						haveValues = true
 						// The bound is the product of the shape when it came
 						// first, else the global element limit.
@@ -306,31 +292,35 @@ func DecodeStateFile(r io.Reader) (StateFile, error) {
 						}
 						vals, err := naturals(fw, math.MaxUint64, limit, "values (the element count of the shape)")
 						if err != nil {
-							return StateFile{}, err
+							return err
 						}
 						e.values = vals
-					default:
-						return StateFile{}, fail(where, fmt.Sprintf("unknown field %q (want \"shape\" and \"values\")", field))
 					}
+					return nil
+				})
+				if err != nil {
+					return err
 				}
 				if err := expect(where, '}', "the end of the tensor object"); err != nil {
-					return StateFile{}, err
+					return err
 				}
 				if !e.haveShape {
-					return StateFile{}, fail(where, `missing field "shape"`)
+					return fail(where, `missing field "shape"`)
 				}
 				if !haveValues {
-					return StateFile{}, fail(where, `missing field "values"`)
+					return fail(where, `missing field "values"`)
 				}
 				e.off = dec.InputOffset()
 				entries = append(entries, e)
 			}
 			if err := expect("state", ']', "the end of the state array"); err != nil {
-				return StateFile{}, err
+				return err
 			}
-		default:
-			return StateFile{}, fail("", fmt.Sprintf("unknown field %q (want \"format\" and \"state\")", key))
 		}
+		return nil
+	})
+	if err != nil {
+		return StateFile{}, err
 	}
 	if err := expect("", '}', "the end of the top-level object"); err != nil {
 		return StateFile{}, err
@@ -345,7 +335,6 @@ func DecodeStateFile(r io.Reader) (StateFile, error) {
 		return StateFile{}, &ExchangeError{Format: stateFormat, Msg: `missing field "state"`, Offset: -1}
 	}
 	width := exWidthOfTag(file.Format)
-	var err error
 	if width == 32 {
 		file.F32, err = stateConvert[spec.F32](entries, width)
 	} else {

@@ -263,15 +263,6 @@ func combine(a spec.Rat, u spec.Tensor[spec.Rat], b spec.Rat, v spec.Tensor[spec
 	return out
 }
 
-func firstDiff(x, y spec.Tensor[spec.Rat]) int {
-	for i := range x.Data {
-		if !x.Data[i].Same(y.Data[i]) {
-			return i
-		}
-	}
-	return -1
-}
-
 // exactPrim returns the Rat rule of an exact primitive, or nil when the
 // linearity and zero laws must be checked over intervals instead.
 func (r Registries) exactPrim(op string) (*spec.Prim[spec.Rat], error) {

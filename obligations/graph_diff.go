@@ -333,7 +333,7 @@ func diffOver[T spec.Scalar[T]](rep *DiffReport, scalar string, g *irsem.Graph, 
 	out := trun.Nodes[g.OutputID]
 	gs, err := trun.Tape.Backward(out, sd)
 	if err != nil {
-		pathError(rep, g, input, scalar, "gradient", PathTypedGraph, PathTape, err)
+		pathError(rep, g, input, scalar, "gradient", PathTypedGraph, PathTape, lp.TapeErr(trun, err))
 		return res
 	}
 	dense := gs.Dense()
@@ -355,7 +355,7 @@ func diffOver[T spec.Scalar[T]](rep *DiffReport, scalar string, g *irsem.Graph, 
 		all, err = e.Backward(sd)
 	}
 	if err != nil {
-		pathError(rep, g, input, scalar, "gradient", PathTape, PathTypedGraph, err)
+		pathError(rep, g, input, scalar, "gradient", PathTape, PathTypedGraph, lt.GraphErr(err))
 		return res
 	}
 	typed := make([]spec.Tensor[T], len(lt.Entry))

@@ -118,16 +118,17 @@ func onehot(s spec.Shape, i int) spec.Tensor[spec.Rat] {
 	return t
 }
 
+// firstDiffT is spec.FirstDiff with tensorDiff's codes: −1 when x and y
+// agree, −2 when their shapes differ, else the first differing element.
 func firstDiffT[T spec.Scalar[T]](x, y spec.Tensor[T], same func(a, b T) bool) int {
-	if !x.Shape.Equal(y.Shape) || len(x.Data) != len(y.Data) {
+	switch i, ok := spec.FirstDiff(x, y, same); {
+	case ok:
+		return -1
+	case i < 0:
 		return -2
+	default:
+		return i
 	}
-	for i := range x.Data {
-		if !same(x.Data[i], y.Data[i]) {
-			return i
-		}
-	}
-	return -1
 }
 
 func sameRat(a, b spec.Rat) bool { return a.Same(b) }
@@ -503,11 +504,12 @@ func SingularBranch(rc *Recipe, k int) (*Recipe, int, int) {
 			rg[id] = true
 		} else {
 			st := rc.Steps[id-len(rc.Ctx)]
-			info, err := spec.Info(st.Op)
-			if err == nil && !info.NoGrad {
-				for _, p := range st.In {
-					rg[id] = rg[id] || rg[p]
+			if info, err := spec.Info(st.Op); err == nil {
+				reads := make([]bool, len(st.In))
+				for j, p := range st.In {
+					reads[j] = rg[p]
 				}
+				rg[id] = spec.RequiresGrad(info, reads...)
 			}
 		}
 		if rg[id] {

@@ -16,6 +16,16 @@
 // Tensor from it requires a successful Cast, the runtime analogue of
 // Lean's `value.shape = shape` evidence.
 //
+// # Shared rules
+//
+// A few facts every path needs are stated here once, so that no path
+// restates them: NodeError, the one error of a node-located failure, with
+// one wording ("node 3 (inv): element 0: …") and the node id of the
+// user's graph (AtNode locates a kernel's error, Relocate moves a lowered
+// graph's internal id to the user's); FirstDiff, the one tensor
+// comparison; RequiresGrad, DropTangent and StopTangent, the stop-gradient
+// rules; DefaultNormEps, the normalization ε default.
+//
 // # Numerics of softplus and safe_log
 //
 // The registry evaluates softplus, safe_log and their derivatives in the

@@ -32,7 +32,7 @@ func Map[T Scalar[T]](x Tensor[T], f func(T) (T, error)) (Tensor[T], error) {
 	for i, v := range x.Data {
 		r, err := f(v)
 		if err != nil {
-			return Tensor[T]{}, fmt.Errorf("element %d: %w", i, err)
+			return Tensor[T]{}, ElemError(i, err)
 		}
 		out.Data[i] = r
 	}
@@ -57,7 +57,7 @@ func Zip[T Scalar[T]](x, y Tensor[T], f func(a, b T) (T, error)) (Tensor[T], err
 	for i := range x.Data {
 		r, err := f(x.Data[i], y.Data[i])
 		if err != nil {
-			return Tensor[T]{}, fmt.Errorf("element %d: %w", i, err)
+			return Tensor[T]{}, ElemError(i, err)
 		}
 		out.Data[i] = r
 	}
@@ -141,17 +141,33 @@ func SumAll[T Scalar[T]](x Tensor[T]) T {
 // ZerosLike returns a zero tensor of x's shape.
 func ZerosLike[T any](x Tensor[T]) Tensor[T] { return zerosOf[T](x.Shape) }
 
-// SameTensor reports equal shapes and Same elements.
+// SameTensor reports equal shapes and Same elements: exactly equal over
+// Rat, the same bits over the float scalars.
 func SameTensor[T Scalar[T]](x, y Tensor[T]) bool {
+	_, ok := FirstDiff(x, y, nil)
+	return ok
+}
+
+// FirstDiff is the one tensor comparison: it compares x and y element by
+// element in row-major order with same (nil: the scalar's Same) and
+// returns ok = true when their shapes are equal, they hold as many
+// elements as each other and every pair of elements is the same; i is
+// then −1. Otherwise ok is false and i is the first element at which
+// they differ, or −1 when the shapes (or element counts) already differ.
+func FirstDiff[T Scalar[T]](x, y Tensor[T], same func(a, b T) bool) (i int, ok bool) {
 	if !x.Shape.Equal(y.Shape) || len(x.Data) != len(y.Data) {
-		return false
+		return -1, false
 	}
 	for i := range x.Data {
-		if !x.Data[i].Same(y.Data[i]) {
-			return false
+		if same == nil {
+			if !x.Data[i].Same(y.Data[i]) {
+				return i, false
+			}
+		} else if !same(x.Data[i], y.Data[i]) {
+			return i, false
 		}
 	}
-	return true
+	return -1, true
 }
 
 // IsZeroTensor reports that every element is an exact zero.

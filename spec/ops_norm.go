@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"math/big"
 )
 
 func shapeAxisSame(a *Attrs, in []Shape) (Shape, error) {
@@ -188,7 +187,7 @@ type lnStats[T Scalar[T]] struct {
 
 func layerNormStats[T Scalar[T]](a *Attrs, x Tensor[T], ax int) (*lnStats[T], error) {
 	st := &lnStats[T]{xhat: zerosOf[T](x.Shape)}
-	eps := rc[T](attrRat(a.Eps, big.NewRat(1, 100000)))
+	eps := rc[T](attrRat(a.Eps, DefaultNormEps()))
 	err := eachLane(x.Shape, ax, func(idx []int) error {
 		if len(idx) == 0 {
 			return fmt.Errorf("layer_norm over an empty axis")

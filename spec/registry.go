@@ -178,7 +178,7 @@ func (o *OpInfo) InferShape(a *Attrs, in []Shape) (Shape, error) {
 	}
 	s, err := o.Shape(a, in)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.Name, err)
+		return nil, namePrim(o.Name, err)
 	}
 	if _, err := s.Check(0); err != nil {
 		return nil, fmt.Errorf("%s: output %w", o.Name, err)
@@ -295,7 +295,7 @@ func (p *Prim[T]) Apply(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 	}
 	y, err := p.Forward(a, xs)
 	if err != nil {
-		return Tensor[T]{}, fmt.Errorf("%s: %w", p.Name, err)
+		return Tensor[T]{}, namePrim(p.Name, err)
 	}
 	if !y.Shape.Equal(want) || len(y.Data) != want.Size() {
 		return Tensor[T]{}, fmt.Errorf("%s: forward produced shape %v, expected %v", p.Name, y.Shape, want)
@@ -372,4 +372,17 @@ func guard[T Scalar[T]](p *Prim[T]) {
 		defer recovered("vjp", &err)
 		return vjp(a, xs, y, dy)
 	}
+}
+
+// namePrim attributes a primitive's failure to it: the result is an
+// unlocated NodeError naming the primitive as its op ("name: err"; an
+// element's failure keeps its index), which the caller that knows the node
+// locates with AtNode.
+func namePrim(name string, err error) error {
+	if e, ok := err.(*NodeError); ok && e.Node < 0 && e.Op == "" {
+		c := *e
+		c.Op = name
+		return &c
+	}
+	return &NodeError{Node: -1, Op: name, Elem: -1, Err: err}
 }

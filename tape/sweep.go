@@ -75,11 +75,11 @@ func accumulate[T spec.Scalar[T]](g *Grads[T], id int, incoming spec.Tensor[T]) 
 		return nil
 	}
 	if !g.slots[id].Shape.Equal(incoming.Shape) {
-		return fmt.Errorf("gradient shape mismatch during accumulation at node %d: %v vs %v", id, g.slots[id].Shape, incoming.Shape)
+		return spec.NewNodeError(id, "", fmt.Sprintf("gradient shape mismatch during accumulation: %v vs %v", g.slots[id].Shape, incoming.Shape), nil)
 	}
 	sum, err := spec.AddT(g.slots[id], incoming)
 	if err != nil {
-		return fmt.Errorf("gradient shape mismatch during accumulation at node %d: %w", id, err)
+		return spec.NewNodeError(id, "", "gradient shape mismatch during accumulation", err)
 	}
 	g.slots[id] = sum
 	return nil
@@ -112,18 +112,18 @@ func (t *Tape[T]) sweep(g *Grads[T], runAll bool) error {
 		g.Order = append(g.Order, id)
 		cs, err := n.Backward(g.slots[id])
 		if err != nil {
-			return fmt.Errorf("node %d (%s): backward: %w", id, n.Name, err)
+			return spec.NewNodeError(id, n.Name, "vjp", err)
 		}
 		for _, c := range cs {
 			if c.Parent < 0 || c.Parent >= len(t.nodes) {
-				return fmt.Errorf("node %d (%s): invalid parent id %d during backward", id, n.Name, c.Parent)
+				return spec.NewNodeError(id, n.Name, fmt.Sprintf("backward: invalid parent id %d", c.Parent), nil)
 			}
 			p := t.nodes[c.Parent]
 			if !p.RequiresGrad {
 				continue // silently dropped
 			}
 			if !c.Grad.Shape.Equal(p.Value.Shape) || len(c.Grad.Data) != len(p.Value.Data) {
-				return fmt.Errorf("node %d (%s): gradient contribution has wrong shape for parent %d: got %v, expected %v", id, n.Name, c.Parent, c.Grad.Shape, p.Value.Shape)
+				return spec.NewNodeError(id, n.Name, fmt.Sprintf("backward: gradient contribution has wrong shape for parent %d: got %v, expected %v", c.Parent, c.Grad.Shape, p.Value.Shape), nil)
 			}
 			if err := accumulate(g, c.Parent, c.Grad); err != nil {
 				return err
@@ -142,7 +142,7 @@ func (t *Tape[T]) Backward(out int, seed spec.Tensor[T]) (*Grads[T], error) {
 		return nil, fmt.Errorf("backward: invalid output id: %w", err)
 	}
 	if !seed.Shape.Equal(n.Value.Shape) || len(seed.Data) != len(n.Value.Data) {
-		return nil, fmt.Errorf("backward: seed has shape %v, but output node %d has shape %v", seed.Shape, out, n.Value.Shape)
+		return nil, spec.NewNodeError(out, n.Name, fmt.Sprintf("backward: seed has shape %v, the node %v", seed.Shape, n.Value.Shape), nil)
 	}
 	g := t.newGrads()
 	g.slots[out], g.reached[out] = seed, true
@@ -179,7 +179,7 @@ func (t *Tape[T]) BackwardFromAll(init []spec.Tensor[T]) ([]spec.Tensor[T], erro
 	g := t.newGrads()
 	for id, v := range init {
 		if !v.Shape.Equal(t.nodes[id].Value.Shape) || len(v.Data) != len(t.nodes[id].Value.Data) {
-			return nil, fmt.Errorf("backward-from-all: initial cotangent %d has shape %v, expected %v", id, v.Shape, t.nodes[id].Value.Shape)
+			return nil, spec.NewNodeError(id, t.nodes[id].Name, fmt.Sprintf("backward-from-all: initial cotangent has shape %v, expected %v", v.Shape, t.nodes[id].Value.Shape), nil)
 		}
 		g.slots[id], g.reached[id] = v, true
 	}
@@ -209,7 +209,7 @@ func (t *Tape[T]) SeedArray(out int, seed spec.Tensor[T]) ([]spec.Tensor[T], err
 		return nil, err
 	}
 	if !seed.Shape.Equal(n.Value.Shape) {
-		return nil, fmt.Errorf("seed has shape %v, but output node %d has shape %v", seed.Shape, out, n.Value.Shape)
+		return nil, spec.NewNodeError(out, n.Name, fmt.Sprintf("seed has shape %v, the node %v", seed.Shape, n.Value.Shape), nil)
 	}
 	init := make([]spec.Tensor[T], len(t.nodes))
 	for id, m := range t.nodes {

@@ -140,28 +140,30 @@ func (t *Tape[T]) Const(name string, v spec.Tensor[T]) (int, error) {
 // Apply records the primitive op over the parents: it checks the ids and
 // shapes, runs the forward rule from the registry and appends one node
 // whose backward is the registry's VJP at the recorded values. The new
-// node requires a gradient when any parent does.
+// node requires a gradient when any parent does and the primitive is not
+// NoGrad (spec.RequiresGrad).
 func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 	p, err := t.reg.Lookup(op)
 	if err != nil {
-		return -1, fmt.Errorf("node %d: %w", len(t.nodes), err)
+		return -1, spec.NewNodeError(len(t.nodes), op, "", err)
 	}
 	xs := make([]spec.Tensor[T], len(parents))
-	rg := false
+	prg := make([]bool, len(parents))
 	for i, id := range parents {
 		n, err := t.Node(id)
 		if err != nil {
-			return -1, fmt.Errorf("node %d (%s): parent %d: %w", len(t.nodes), op, i, err)
+			return -1, spec.NewNodeError(len(t.nodes), op, fmt.Sprintf("parent %d", i), err)
 		}
 		xs[i] = n.Value
-		rg = rg || n.RequiresGrad
+		prg[i] = n.RequiresGrad
 	}
+	rg := spec.RequiresGrad(p.OpInfo, prg...)
 	if a == nil {
 		a = &spec.Attrs{}
 	}
 	y, err := p.Apply(a, xs)
 	if err != nil {
-		return -1, fmt.Errorf("node %d: %w", len(t.nodes), err)
+		return -1, spec.AtNode(len(t.nodes), op, err)
 	}
 	ps := append([]int(nil), parents...)
 	bw := func(ct spec.Tensor[T]) ([]Contribution[T], error) {
@@ -170,7 +172,7 @@ func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 			return nil, err
 		}
 		if len(gs) != len(ps) {
-			return nil, fmt.Errorf("%s vjp returned %d contributions for %d parents", op, len(gs), len(ps))
+			return nil, fmt.Errorf("vjp returned %d contributions for %d parents", len(gs), len(ps))
 		}
 		out := make([]Contribution[T], len(gs))
 		for i, g := range gs {
@@ -180,7 +182,6 @@ func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 	}
 	if p.NoGrad {
 		bw = nil
-		rg = false
 	}
 	return t.push(&Node[T]{Name: op, Kind: KindOp, Op: op, Attrs: a, Parents: ps, Value: y, RequiresGrad: rg, Backward: bw}), nil
 }
@@ -191,7 +192,7 @@ func (t *Tape[T]) Apply(op string, a *spec.Attrs, parents ...int) (int, error) {
 func (t *Tape[T]) Detach(src int) (int, error) {
 	n, err := t.Node(src)
 	if err != nil {
-		return -1, fmt.Errorf("node %d (detach): %w", len(t.nodes), err)
+		return -1, spec.NewNodeError(len(t.nodes), "detach", "parent 0", err)
 	}
 	return t.push(&Node[T]{Name: "detach", Kind: KindDetach, Op: "detach", Parents: []int{src}, Value: n.Value, RequiresGrad: false}), nil
 }
@@ -202,7 +203,7 @@ func (t *Tape[T]) Detach(src int) (int, error) {
 // list is empty, in which case it is requiresGrad.
 func (t *Tape[T]) Append(name string, parents []int, v spec.Tensor[T], requiresGrad bool, bw Backward[T]) (int, error) {
 	if err := checkValue(v); err != nil {
-		return -1, fmt.Errorf("node %d (%s): %w", len(t.nodes), name, err)
+		return -1, spec.NewNodeError(len(t.nodes), name, "", err)
 	}
 	rg := requiresGrad
 	if len(parents) > 0 {
@@ -210,7 +211,7 @@ func (t *Tape[T]) Append(name string, parents []int, v spec.Tensor[T], requiresG
 		for i, id := range parents {
 			n, err := t.Node(id)
 			if err != nil {
-				return -1, fmt.Errorf("node %d (%s): parent %d: %w", len(t.nodes), name, i, err)
+				return -1, spec.NewNodeError(len(t.nodes), name, fmt.Sprintf("parent %d", i), err)
 			}
 			rg = rg || n.RequiresGrad
 		}

@@ -176,7 +176,7 @@ func TestBackwardErrors(t *testing.T) {
 		want string
 	}{
 		{"invalid output", func() error { _, err := tp.Backward(9, vec(1, 1)); return err }, "invalid output id"},
-		{"seed shape", func() error { _, err := tp.Backward(a, vec(1)); return err }, "seed has shape [1], but output node 1 has shape [2]"},
+		{"seed shape", func() error { _, err := tp.Backward(a, vec(1)); return err }, "node 1 (mul): backward: seed has shape [1], the node [2]"},
 		{"scalar seed on vector", func() error { _, err := tp.BackwardScalar(a); return err }, "seed has shape []"},
 		{"invalid parent", func() error { _, err := tp.Apply("add", nil, x, 7); return err }, "invalid node id 7"},
 		{"unknown op", func() error { _, err := tp.Apply("frobnicate", nil, x); return err }, "unknown primitive"},
@@ -207,10 +207,10 @@ func TestBadContributions(t *testing.T) {
 	}{
 		{func(ct spec.Tensor[spec.Rat]) ([]Contribution[spec.Rat], error) {
 			return []Contribution[spec.Rat]{{Parent: 42, Grad: ct}}, nil
-		}, "invalid parent id 42 during backward"},
+		}, "node 1 (custom): backward: invalid parent id 42"},
 		{func(ct spec.Tensor[spec.Rat]) ([]Contribution[spec.Rat], error) {
 			return []Contribution[spec.Rat]{{Parent: x, Grad: vec(1, 2, 3)}}, nil
-		}, "gradient contribution has wrong shape for parent"},
+		}, "node 2 (custom): backward: gradient contribution has wrong shape for parent 0: got [3], expected [2]"},
 	}
 	for _, b := range bad {
 		id, err := tp.Append("custom", []int{x}, vec(1, 1), true, b.bw)

@@ -43,7 +43,7 @@ func (e *IDError) Error() string {
 	s := fmt.Sprintf("invalid id=%d for ctxLen=%d", e.ID, e.CtxLen)
 	switch {
 	case e.Node >= 0:
-		s += fmt.Sprintf(" (node id=%d, op %s, argument %d)", e.Node, e.Op, e.Arg)
+		s += fmt.Sprintf(" (node %d (%s), argument %d)", e.Node, e.Op, e.Arg)
 	case e.Op != "":
 		s += " (" + e.Op + ")"
 	}

@@ -81,20 +81,18 @@ func (g *Graph[T]) newExec() *Exec[T] {
 
 // setMask computes requires-grad per entry from a context mask (nil: every
 // context input): a node requires a gradient when one of its reads does and
-// its primitive is not NoGrad, exactly as tape.Apply decides.
+// its primitive is not NoGrad (spec.RequiresGrad, which tape.Apply asks too).
 func (e *Exec[T]) setMask(mask []bool) {
 	for i := 0; i < e.nctx; i++ {
 		e.rg[i] = mask == nil || mask[i]
 	}
+	var reads []bool
 	for k, n := range e.nodes {
-		id := e.nctx + k
-		rg := false
-		if !n.prim.NoGrad {
-			for _, r := range n.inputs {
-				rg = rg || e.rg[r]
-			}
+		reads = reads[:0]
+		for _, r := range n.inputs {
+			reads = append(reads, e.rg[r])
 		}
-		e.rg[id] = rg
+		e.rg[e.nctx+k] = spec.RequiresGrad(n.prim.OpInfo, reads...)
 	}
 }
 
@@ -157,7 +155,7 @@ func (e *Exec[T]) forward(inputs []spec.Tensor[T]) error {
 		}
 		if kn := e.kern[k]; kn != nil {
 			if err := kn.fwd(e.vbuf[k].Data, xs); err != nil {
-				return fmt.Errorf("node id=%d (op %s): forward: %w", n.id, n.op, err)
+				return spec.AtNode(n.id, n.op, err)
 			}
 			e.vals[e.nctx+k] = e.vbuf[k]
 			continue

@@ -173,7 +173,7 @@ func (g *Graph[T]) append(name, op string, a *spec.Attrs, inputs []int, out spec
 	id := len(g.shapes)
 	p, err := g.Registry().Lookup(op)
 	if err != nil {
-		return -1, fmt.Errorf("node id=%d: %w", id, err)
+		return -1, spec.NewNodeError(id, op, "", err)
 	}
 	in := make([]spec.Shape, len(inputs))
 	for j, r := range inputs {
@@ -185,7 +185,7 @@ func (g *Graph[T]) append(name, op string, a *spec.Attrs, inputs []int, out spec
 	a = a.Clone()
 	got, err := p.InferShape(a, in)
 	if err != nil {
-		return -1, fmt.Errorf("node id=%d (op %s): %w", id, op, err)
+		return -1, spec.AtNode(id, op, err)
 	}
 	if declared && !got.Equal(out) {
 		return -1, &ShapeError{ID: id, Op: op, Expected: out.Clone(), Got: got}
@@ -218,17 +218,17 @@ func (g *Graph[T]) AppendConst(name string, v spec.Tensor[T]) (int, error) {
 	id := len(g.shapes)
 	n, err := v.Shape.Check(0)
 	if err != nil {
-		return -1, fmt.Errorf("node id=%d (const %q): %w", id, name, err)
+		return -1, spec.NewNodeError(id, "const", fmt.Sprintf("%q", name), err)
 	}
 	if len(v.Data) != n {
-		return -1, fmt.Errorf("node id=%d (const %q): value of shape %v holds %d elements, expected %d", id, name, v.Shape, len(v.Data), n)
+		return -1, spec.NewNodeError(id, "const", fmt.Sprintf("%q: value of shape %v holds %d elements, expected %d", name, v.Shape, len(v.Data), n), nil)
 	}
 	if vals, ok := ratValues(v); ok {
 		return g.append(name, "const", &spec.Attrs{Shape: v.Shape.Clone(), Values: vals}, nil, v.Shape, true)
 	}
 	p, err := g.Registry().Lookup("const")
 	if err != nil {
-		return -1, fmt.Errorf("node id=%d: %w", id, err)
+		return -1, spec.NewNodeError(id, "const", "", err)
 	}
 	lit := v.Clone()
 	node := &Node[T]{id: id, name: name, op: "const", attrs: &spec.Attrs{Shape: v.Shape.Clone()},
@@ -340,11 +340,11 @@ func (n *Node[T]) Validate(ctx []spec.Tensor[T]) error {
 	}
 	for _, r := range n.inputs {
 		if r >= len(ctx) {
-			return &IndexError{Index: r, Len: len(ctx), Where: fmt.Sprintf("node id=%d (op %s) reads its context", n.id, n.op)}
+			return &IndexError{Index: r, Len: len(ctx), Where: fmt.Sprintf("node %d (%s) reads its context", n.id, n.op)}
 		}
 	}
 	if len(ctx) != n.id {
-		return fmt.Errorf("node id=%d (op %s): context has %d entries, expected %d", n.id, n.op, len(ctx), n.id)
+		return spec.NewNodeError(n.id, n.op, fmt.Sprintf("context has %d entries, expected %d", len(ctx), n.id), nil)
 	}
 	for j, r := range n.inputs {
 		if err := checkTensor(ctx[r], n.inShapes[j], r, n.op); err != nil {
@@ -367,7 +367,7 @@ func (n *Node[T]) args(ctx []spec.Tensor[T]) []spec.Tensor[T] {
 // shapes.
 func (n *Node[T]) validateArgs(xs []spec.Tensor[T]) error {
 	if len(xs) != len(n.inputs) {
-		return fmt.Errorf("node id=%d (op %s): %d arguments, expected %d", n.id, n.op, len(xs), len(n.inputs))
+		return spec.NewNodeError(n.id, n.op, fmt.Sprintf("%d arguments, expected %d", len(xs), len(n.inputs)), nil)
 	}
 	for j := range xs {
 		if err := checkTensor(xs[j], n.inShapes[j], n.inputs[j], n.op); err != nil {
@@ -394,7 +394,7 @@ func (n *Node[T]) JVP(ctx, dctx []spec.Tensor[T]) (spec.Tensor[T], error) {
 		return spec.Tensor[T]{}, err
 	}
 	if len(dctx) != len(ctx) {
-		return spec.Tensor[T]{}, fmt.Errorf("node id=%d (op %s): %d tangents for %d context entries", n.id, n.op, len(dctx), len(ctx))
+		return spec.Tensor[T]{}, spec.NewNodeError(n.id, n.op, fmt.Sprintf("%d tangents for %d context entries", len(dctx), len(ctx)), nil)
 	}
 	for i := range ctx {
 		if err := checkTensor(dctx[i], ctx[i].Shape, i, "tangent"); err != nil {
@@ -444,7 +444,7 @@ func (n *Node[T]) forward(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 	}
 	y, err := n.prim.Forward(n.attrs, xs)
 	if err != nil {
-		return spec.Tensor[T]{}, fmt.Errorf("node id=%d (op %s): forward: %w", n.id, n.op, err)
+		return spec.Tensor[T]{}, spec.AtNode(n.id, n.op, err)
 	}
 	if err := checkTensor(y, n.shape, n.id, n.op+" forward"); err != nil {
 		return spec.Tensor[T]{}, err
@@ -456,7 +456,7 @@ func (n *Node[T]) forward(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 func (n *Node[T]) jvp(xs []spec.Tensor[T], y spec.Tensor[T], dxs []spec.Tensor[T]) (spec.Tensor[T], error) {
 	t, err := n.prim.JVP(n.attrs, xs, y, dxs)
 	if err != nil {
-		return spec.Tensor[T]{}, fmt.Errorf("node id=%d (op %s): jvp: %w", n.id, n.op, err)
+		return spec.Tensor[T]{}, spec.NewNodeError(n.id, n.op, "jvp", err)
 	}
 	if err := checkTensor(t, n.shape, n.id, n.op+" jvp"); err != nil {
 		return spec.Tensor[T]{}, err
@@ -472,10 +472,10 @@ func (n *Node[T]) vjp(xs []spec.Tensor[T], y spec.Tensor[T], dy spec.Tensor[T]) 
 	}
 	gs, err := n.prim.VJP(n.attrs, xs, y, dy)
 	if err != nil {
-		return nil, fmt.Errorf("node id=%d (op %s): vjp: %w", n.id, n.op, err)
+		return nil, spec.NewNodeError(n.id, n.op, "vjp", err)
 	}
 	if len(gs) != len(n.inputs) {
-		return nil, fmt.Errorf("node id=%d (op %s): vjp returned %d contributions for %d arguments", n.id, n.op, len(gs), len(n.inputs))
+		return nil, spec.NewNodeError(n.id, n.op, fmt.Sprintf("vjp returned %d contributions for %d arguments", len(gs), len(n.inputs)), nil)
 	}
 	for j := range gs {
 		if err := checkTensor(gs[j], n.inShapes[j], n.inputs[j], n.op+" vjp contribution"); err != nil {
@@ -516,7 +516,7 @@ func Rebuild[S spec.Scalar[S], T spec.Scalar[T]](g *Graph[T], reg *spec.Registry
 	for _, n := range g.nodes {
 		if n.lit != nil && !n.rational {
 			if conv == nil {
-				return nil, fmt.Errorf("rebuild: node id=%d (const %q) holds a literal with no rational form; a conversion function is needed", n.id, n.name)
+				return nil, fmt.Errorf("rebuild: node %d (const %q) holds a literal with no rational form; a conversion function is needed", n.id, n.name)
 			}
 			if _, err := h.AppendConst(n.name, spec.Convert(*n.lit, conv)); err != nil {
 				return nil, fmt.Errorf("rebuild: %w", err)
@@ -540,34 +540,20 @@ func ToDual[T spec.Scalar[T]](g *Graph[T]) (*Graph[spec.Dual[T]], error) {
 // the reference one) for forward-over-reverse. Literal constants become
 // duals with a zero tangent. One rule is added to the registry's dual
 // arithmetic: a stop-gradient primitive (NoGrad: detach, bernoulli_mask, …)
-// keeps the primal and drops the tangent of its value. Over plain dual
-// arithmetic detach is the identity and would carry the tangent through,
-// contradicting its zero JVP; with the rule, the dual forward of every
-// NoGrad node agrees with its JVP, so HVP equals forward mode applied to
-// the gradient.
+// keeps the primal and drops the tangent of its value (spec.StopTangent,
+// the one statement of the rule). Over plain dual arithmetic detach is the
+// identity and would carry the tangent through, contradicting its zero
+// JVP; with the rule, the dual forward of every NoGrad node agrees with
+// its JVP, so HVP equals forward mode applied to the gradient.
 func ToDualWith[T spec.Scalar[T]](g *Graph[T], reg *spec.Registry[spec.Dual[T]]) (*Graph[spec.Dual[T]], error) {
 	h, err := Rebuild(g, reg, func(x T) spec.Dual[T] { return spec.Dual[T]{Re: x} })
 	if err != nil {
 		return nil, err
 	}
 	for _, n := range h.nodes {
-		if n.prim.NoGrad && n.lit == nil {
-			n.prim = stopTangent(n.prim)
+		if n.lit == nil {
+			n.prim = spec.StopTangent(n.prim)
 		}
 	}
 	return h, nil
-}
-
-// stopTangent wraps a dual primitive so that its forward value has zero
-// tangent parts.
-func stopTangent[T spec.Scalar[T]](p *spec.Prim[spec.Dual[T]]) *spec.Prim[spec.Dual[T]] {
-	q := *p
-	q.Forward = func(a *spec.Attrs, xs []spec.Tensor[spec.Dual[T]]) (spec.Tensor[spec.Dual[T]], error) {
-		y, err := p.Forward(a, xs)
-		if err != nil {
-			return y, err
-		}
-		return spec.Convert(y, func(d spec.Dual[T]) spec.Dual[T] { return spec.Dual[T]{Re: d.Re} }), nil
-	}
-	return &q
 }

@@ -56,7 +56,7 @@ func TestConstructionErrors(t *testing.T) {
 	wantErr(t, err, "invalid id=-1 for ctxLen=2")
 	// Shapes the primitive rejects.
 	_, err = g.Append("add", nil, []int{0, 1}, spec.Shape{2})
-	wantErr(t, err, "node id=2 (op add)")
+	wantErr(t, err, "node 2 (add): parent 1 has shape [3], expected [2]")
 	// Arity and unknown primitives.
 	_, err = g.Append("neg", nil, []int{0, 0}, spec.Shape{2})
 	wantErr(t, err, "neg takes 1 parents")
@@ -360,7 +360,7 @@ func TestBuilderErrors(t *testing.T) {
 	_, err = tg.Trace(nil, func(o tg.Ops[R, tg.Var], in []tg.Var) (tg.Var, error) {
 		return o.Apply("add", nil, in[0], in[1])
 	}, spec.Shape{2}, spec.Shape{3})
-	wantErr(t, err, "node id=2 (op add)")
+	wantErr(t, err, "node 2 (add): parent 1 has shape [3], expected [2]")
 
 	var nb *tg.Builder[R]
 	if _, err := nb.Apply("neg", nil); err == nil {
@@ -439,9 +439,15 @@ func TestForwardFailure(t *testing.T) {
 	d, _ := g.Append("div", nil, []int{0, 1}, spec.Shape{2})
 	_ = g.SetResult(d)
 	_, err := g.Eval([]spec.Tensor[R]{rv(1, 2), rv(1, 0)})
-	wantErr(t, err, "node id=2 (op div): forward")
+	// 1/0 at element 1: the one wording of a node-located failure.
+	const want = "node 2 (div): element 1: div over rat: division by zero"
+	wantErr(t, err, want)
+	var ne *spec.NodeError
+	if !errors.As(err, &ne) || ne.Node != 2 || ne.Op != "div" || ne.Elem != 1 {
+		t.Fatalf("Eval: %#v is not a NodeError at node 2 (div), element 1", err)
+	}
 	_, _, err = g.Lower([]spec.Tensor[R]{rv(1, 2), rv(1, 0)})
-	wantErr(t, err, "node id=2 (op div)")
+	wantErr(t, err, want)
 }
 
 // Zero values are unusable but never panic.

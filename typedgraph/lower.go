@@ -80,7 +80,7 @@ func (g *Graph[T]) LowerTo(t *tape.Tape[T], ctxIDs []int) ([]int, error) {
 		}
 		tid, err := t.Append(n.name, parents, y, true, lowerBackward(n, xs, y, parents))
 		if err != nil {
-			return nil, fmt.Errorf("lower: node id=%d (op %s): %w", n.id, n.op, err)
+			return nil, spec.AtNode(n.id, n.op, err)
 		}
 		ids[n.id], vals[n.id] = tid, y
 	}

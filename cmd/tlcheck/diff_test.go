@@ -226,3 +226,40 @@ func TestDiffGeneratedGraphs(t *testing.T) {
 		}
 	}
 }
+
+// plantInvVJPFailure makes inv's VJP fail on the tape path over Rat.
+func plantInvVJPFailure(scalar, path string, reg any) {
+	r, ok := reg.(*spec.Registry[spec.Rat])
+	if !ok || path != "tape" {
+		return
+	}
+	p, _ := r.Lookup("inv")
+	bad := *p
+	bad.VJP = func(*spec.Attrs, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], error) {
+		return nil, errors.New("planted failure")
+	}
+	r.Override(&bad)
+}
+
+// A path that fails in its reverse pass is reported at the user's node:
+// in x → linear → relu → inv, inv is IR node 3 but tape node 5 (W and b
+// are leaves 1 and 2), and diff must say node 3 (inv).
+func TestDiffNamesUserNodeOfFailingPath(t *testing.T) {
+	withHook(t, plantInvVJPFailure)
+	dir := t.TempDir()
+	g := writeTemp(t, dir, "g.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":3,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[1]},
+  {"id":1,"kind":"linear","parents":[0],"shape":[1]},
+  {"id":2,"kind":"relu","parents":[1],"shape":[1]},
+  {"id":3,"kind":"inv","parents":[2],"shape":[1]}
+]}`)
+	p := writeTemp(t, dir, "p.json", `{"format":"tlcheck.payload.v1","entries":{"1":{"W":{"shape":[1,1],"values":["2"]},"b":{"shape":[1],"values":["1"]}}}}`)
+	x := writeTemp(t, dir, "x.json", `{"shape":[1],"values":["3"]}`)
+	code, out, errs := runCmd("diff", "--graph", g, "--payload", p, "--input", x, "--scalars", "rat")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "at node 3 (inv)") || !strings.Contains(errs, "node 3 (inv): vjp: planted failure") || strings.Contains(errs, "node 5") {
+		t.Errorf("stderr: %q", errs)
+	}
+}

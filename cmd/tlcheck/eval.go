@@ -103,7 +103,7 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
 	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
 	scalar := fs.String("scalar", "rat", "rat|interval|binary32|f32|f64")
-	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph")
+	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph (tape and typed-graph record registry primitives only: a conv or pool node needs ir or forward-graph)")
 	all := fs.Bool("all", false, "print every node's value, not only the output's")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := cli.Parse(fs, args, 0); err != nil {
@@ -156,6 +156,9 @@ func evalValues[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tenso
 		return f.Run(x)
 	case "tape", "typed-graph":
 		l, err := irgrad.Lower[T](nil, g, p)
+		if errors.Is(err, irgrad.ErrNoPrimitive) {
+			return nil, fmt.Errorf("%w; evaluate it with --path ir or --path forward-graph", err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -219,7 +222,7 @@ func tensorJSON[T spec.Scalar[T]](v spec.Tensor[T]) ([]byte, error) {
 func writeNodeJSON[T spec.Scalar[T]](b *bytes.Buffer, g *irsem.Graph, id int, v spec.Tensor[T]) error {
 	t, err := tensorJSON(v)
 	if err != nil {
-		return fmt.Errorf("node %d: %w", id, err)
+		return spec.NewNodeError(id, string(g.Nodes[id].Kind.Op), "", err)
 	}
 	b.WriteString(`{"id":`)
 	b.WriteString(strconv.Itoa(id))

@@ -137,7 +137,8 @@ func TestIRCommandErrors(t *testing.T) {
 		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"], "--path", "typed-graph"}, []string{"node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"grad", "--graph", f["exp"], "--input", f["input2"]}, []string{"node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"grad", "--graph", f["pool"], "--input", f["input122"], "--scalar", "f64"}, []string{"node 1 (max_pool): no derivative rules; gradients of this tag are not supported"}},
-		{[]string{"eval", "--graph", f["pool"], "--input", f["input122"], "--path", "tape"}, []string{"node 1 (max_pool): no derivative rules"}},
+		{[]string{"eval", "--graph", f["pool"], "--input", f["input122"], "--path", "tape"}, []string{"node 1 (max_pool): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
+		{[]string{"eval", "--graph", f["pool"], "--input", f["input122"], "--path", "typed-graph"}, []string{"node 1 (max_pool): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input}, []string{"--graph " + mlp + ": node 1 (linear): missing linear payload for node 1 (no --payload given)"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input, "--payload", f["badpayload"]}, []string{"--payload " + f["badpayload"] + ": node 1"}},
 		{[]string{"eval", "--graph", quad, "--input", qin, "--scalar", "bf16"}, []string{`--scalar: unknown value "bf16" (want rat|interval|binary32|f32|f64)`}},
@@ -175,6 +176,59 @@ func TestIRCommandErrors(t *testing.T) {
 			if !strings.Contains(errs, w) {
 				t.Errorf("%v: stderr %q lacks %q", c.args, errs, w)
 			}
+		}
+	}
+}
+
+// TestEvalForwardOnlyTag: eval asks for no gradient, so on a tag without a
+// registry primitive its tape and typed-graph paths never say gradients
+// are unsupported, and its ir and forward-graph paths evaluate it: the
+// max pool of [[1,2],[3,4]] is 4 (by hand), and the sum of it 4.
+func TestEvalForwardOnlyTag(t *testing.T) {
+	f := badInputs(t)
+	for _, path := range evalPaths {
+		code, out, errs := runCmd("eval", "--graph", f["pool"], "--input", f["input122"], "--path", path)
+		switch path {
+		case "ir", "forward-graph":
+			if code != 0 || out != "output node 2 (sum) [] = 4\n" {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 4", path, code, out, errs)
+			}
+		default:
+			if code != 2 || strings.Contains(errs, "gradient") || strings.Contains(errs, "derivative") {
+				t.Errorf("%s: exit %d, stderr %q; want exit 2 and no word about gradients", path, code, errs)
+			}
+		}
+	}
+}
+
+// TestErrorsNameUserNodes: the 4-node graph x → linear(W=[[2]], b=[1]) →
+// relu → inv fails at node 3 at x = −1/2 (2·(−1/2) + 1 = 0, by hand): eval
+// on every path and grad on both print exactly that node, never the id of
+// the typed-graph entry or tape node that failed (W and b come first
+// there, so inv is not node 3 in them).
+func TestErrorsNameUserNodes(t *testing.T) {
+	dir := t.TempDir()
+	g := writeTemp(t, dir, "g.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":3,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[1]},
+  {"id":1,"kind":"linear","parents":[0],"shape":[1]},
+  {"id":2,"kind":"relu","parents":[1],"shape":[1]},
+  {"id":3,"kind":"inv","parents":[2],"shape":[1]}
+]}`)
+	p := writeTemp(t, dir, "p.json", `{"format":"tlcheck.payload.v1","entries":{"1":{"W":{"shape":[1,1],"values":["2"]},"b":{"shape":[1],"values":["1"]}}}}`)
+	x := writeTemp(t, dir, "x.json", `{"shape":[1],"values":["-1/2"]}`)
+	want := "tlcheck: --graph " + g + ": node 3 (inv): element 0: div over rat: division by zero\n"
+	var runs [][]string
+	for _, path := range evalPaths {
+		runs = append(runs, []string{"eval", "--path", path})
+	}
+	for _, path := range []string{"tape", "typed-graph"} {
+		runs = append(runs, []string{"grad", "--path", path})
+	}
+	for _, r := range runs {
+		args := append(r, "--graph", g, "--payload", p, "--input", x)
+		code, out, errs := runCmd(args...)
+		if code != 2 || out != "" || errs != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", r, code, out, errs, want)
 		}
 	}
 }
