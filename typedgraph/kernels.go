@@ -130,7 +130,7 @@ func unaryKernel[T spec.Scalar[T]](op string, a *spec.Attrs, r *spec.UnaryRule[T
 			for i, x := range xs[0].Data {
 				v, err := r.F(a, x)
 				if err != nil {
-					return fmt.Errorf("element %d: %w", i, err)
+					return spec.ElemError(i, err)
 				}
 				dst[i] = v
 			}
@@ -159,7 +159,7 @@ func binaryKernel[T spec.Scalar[T]](op string, r *spec.BinaryRule[T]) *kernel[T]
 			for i := range dst {
 				v, err := r.F(a[i], b[i])
 				if err != nil {
-					return fmt.Errorf("element %d: %w", i, err)
+					return spec.ElemError(i, err)
 				}
 				dst[i] = v
 			}
