@@ -85,8 +85,8 @@ func worstString(r *obligations.Result) string {
 		return "-"
 	}
 	switch {
-	case r.Obligation == obligations.FiniteDifference:
-		return "ratio=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
+	case r.Obligation == obligations.Derivative:
+		return "rel=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
 	case r.Oracles[obligations.OracleInterval] > 0 && r.Obligation == obligations.Adjointness:
 		return "width=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
 	case r.Obligation == obligations.Adjointness:
