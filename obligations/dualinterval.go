@@ -37,11 +37,12 @@ import (
 // they contain the real choice.
 //
 // The record lives in a trace shared by every value derived from the
-// oracle's inputs (see newTrace); the zero value, and constants built from
-// it (var z T; z.FromRat(c)), carry none, and an undecided comparison
-// between two such constants is counted in a package-wide counter instead,
-// which the oracle also consults (a conservative fallback: a concurrent
-// evaluation can only make a case inconclusive, never decide it).
+// oracle's inputs (derivativeEnclosures makes one per case); the zero
+// value, and constants built from it (var z T; z.FromRat(c)), carry none,
+// and an undecided comparison between two such constants is counted in a
+// package-wide counter instead, which the oracle also consults (a
+// conservative fallback: a concurrent evaluation can only make a case
+// inconclusive, never decide it).
 //
 // Comparisons are decided exactly where both primals are known exactly:
 // the oracle's inputs and the constants built by FromInt and FromRat carry
