@@ -88,10 +88,12 @@
 // resolution, max (width(D_k) + width(J_k)) / min|D_k| over the elements
 // whose D_k excludes 0: the JVP rule is proven that close, relatively, to
 // the derivative there, and a relative error of the rule much above the
-// measure makes the enclosures disjoint. Over the generators' cases it is
-// about 1e-14 typically and below 1e-4 always (gelu's worst), so a 1 %
-// error is caught on every element whose derivative is not 0 — tested by
-// planting JVP·1.01 in every such primitive and a sign flip in tanh's JVP.
+// measure makes the enclosures disjoint. Measured over the generators'
+// cases (tlcheck check --cases 20000, seeds 0–3): about 1e-14 typically,
+// at most 4e-10 except gelu's 7e-5 (near a zero of gelu′), and no case
+// inconclusive. So a 1 % error is caught on every element whose
+// derivative is not 0 — tested by planting JVP·1.01 in every such
+// primitive and a sign flip in tanh's JVP.
 //
 // This replaces an F64 central difference whose admissible gap relied on
 // a Richardson estimate of the truncation error: an estimate, not a bound,
