@@ -30,8 +30,9 @@ import (
 // (width(D_k) + width(J_k)) / min|D_k| over the elements whose D_k
 // excludes 0 (0 when there are none or all are exact points): on each such
 // element the JVP rule is proven within that relative distance of the
-// derivative, and a relative error of the JVP rule larger than about
-// twice the measure would have made the enclosures disjoint. Elements
+// derivative; conversely a JVP rule off by a relative error e on element
+// k is caught there whenever e·|f′(x)·dx|_k > width(D_k) + (1+e)·width(J_k),
+// i.e. for e roughly above the measure. Elements
 // whose D_k contains 0 (a derivative that may be 0, often exactly, as for
 // a softmax lane of length 1) have only the absolute bound.
 //
@@ -54,8 +55,8 @@ func (r Registries) CheckDerivative(inst *Instance, dxs []spec.Tensor[spec.Rat])
 		if d.Hi < j.Lo || j.Hi < d.Lo {
 			return Outcome{Oracle: OracleDualInterval}, &Failure{Op: inst.Op, Obligation: Derivative, Oracle: OracleDualInterval,
 				Element: k, Inst: inst, Dx: dxs, LHS: "jvp∈" + j.String(), RHS: "f′(x)·dx∈" + d.String(),
-				Detail: "disjoint enclosures: the JVP rule differs from the forward rule's derivative by at least " +
-					spec.F64(gapOf(d, j)).String()}
+				Detail: "disjoint enclosures: the JVP rule differs from the forward rule's derivative by about " +
+					spec.F64(gapOf(d, j)).String() + " or more"}
 		}
 		w := d.Width() + j.Width()
 		if math.IsInf(w, 0) || math.IsNaN(w) {
@@ -144,8 +145,8 @@ func (r Registries) derivativeEnclosures(inst *Instance, dxs []spec.Tensor[spec.
 	return D, J, true, nil
 }
 
-// gapOf is a lower bound (up to one rounding) on the distance between two
-// disjoint intervals.
+// gapOf is the distance between two disjoint intervals, rounded to
+// nearest (for the message only; the verdict is the disjointness).
 func gapOf(a, b spec.Interval) float64 {
 	if a.Hi < b.Lo {
 		return b.Lo - a.Hi
