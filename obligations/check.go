@@ -19,7 +19,7 @@ const (
 	JVPLinearity     Obligation = "jvp-linearity"     // jvp(x, a·u+b·v) = a·jvp(x,u) + b·jvp(x,v)
 	VJPLinearity     Obligation = "vjp-linearity"     // vjp(x, a·δ+b·ε) = a·vjp(x,δ) + b·vjp(x,ε)
 	ZeroPreservation Obligation = "zero-preservation" // vjp(x, 0) = 0 with the parents' shapes
-	FiniteDifference Obligation = "finite-difference" // jvp agrees with a central difference (F64)
+	Derivative       Obligation = "derivative"        // jvp(x,dx) = f′(x)·dx, the forward rule's derivative (see CheckDerivative)
 )
 
 // Oracle names how an obligation was decided.
@@ -27,9 +27,13 @@ type Oracle string
 
 // Oracles.
 const (
-	OracleRat      Oracle = "rat"      // exact rational arithmetic, compared with ==
-	OracleInterval Oracle = "interval" // outward-rounded enclosures must overlap
-	OracleFD       Oracle = "f64-fd"   // central difference within a derived bound
+	OracleRat          Oracle = "rat"           // exact rational arithmetic, compared with ==
+	OracleInterval     Oracle = "interval"      // outward-rounded enclosures must overlap
+	OracleDualInterval Oracle = "dual-interval" // derivative enclosures over DualInterval must overlap
+	// OracleInconclusive marks a case no oracle could decide soundly (an
+	// undecidable branch or an unbounded enclosure): it neither fails nor
+	// counts as a decided case.
+	OracleInconclusive Oracle = "inconclusive"
 )
 
 // Failure is a counterexample: which law failed for which op, where, on
@@ -116,8 +120,9 @@ func FormatAttrs(a *spec.Attrs) string {
 
 // Outcome is the result of checking one instance: which oracle decided,
 // and a measure of the case (for Rat, the bit length of the inner
-// product; for intervals, the enclosure width; for finite differences, the
-// error/bound ratio).
+// product; for intervals, the enclosure width; for the derivative oracle,
+// the worst proven bound on |jvp − f′(x)·dx| relative to the element's
+// magnitude, see CheckDerivative).
 type Outcome struct {
 	Oracle  Oracle
 	Measure float64
@@ -198,11 +203,16 @@ type Registries struct {
 	Rat      *spec.Registry[spec.Rat]
 	Interval *spec.Registry[spec.Interval]
 	F64      *spec.Registry[spec.F64]
+	// Dual holds the rules the derivative oracle evaluates (the forward
+	// rule for f′(x)·dx, the JVP rule for the value it is compared with);
+	// nil means spec.Default[DualInterval]().
+	Dual *spec.Registry[DualInterval]
 }
 
 // DefaultRegistries returns the reference rule tables.
 func DefaultRegistries() Registries {
-	return Registries{Rat: spec.Default[spec.Rat](), Interval: spec.Default[spec.Interval](), F64: spec.Default[spec.F64]()}
+	return Registries{Rat: spec.Default[spec.Rat](), Interval: spec.Default[spec.Interval](), F64: spec.Default[spec.F64](),
+		Dual: spec.Default[DualInterval]()}
 }
 
 // CheckAdjointness decides ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩ for one

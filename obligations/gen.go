@@ -1,10 +1,3 @@
-// Package obligations states and checks the local proof obligations of
-// every primitive in the spec registry — adjointness ⟨jvp(x,dx), δ⟩ =
-// ⟨dx, vjp(x,δ)⟩, linearity of the JVP in dx and of the VJP in δ, and zero
-// preservation — exactly over Rat where the primitive has exact rational
-// semantics, and with an interval oracle plus a finite-difference oracle
-// where it does not. The same code serves the rapid harnesses
-// (rapidtests/), the `tlcheck check` command and the certificates.
 package obligations
 
 import (

@@ -43,7 +43,11 @@
 // relative error of a few u at every x, including x ≪ 0 where log(1+e^x)
 // rounds to 0. Its derivative σ(x) is 1/(1+e^−x) for x ≥ 0 and e^x/(1+e^x)
 // for x < 0, neither of which overflows. Being an identity, the form is
-// sound over Interval for any operand; at a point it is tight.
+// sound over Interval for any operand; at a point it is tight. Where the
+// sign of x is decided the rule uses the analytic branch of the identity
+// (x + log1p(e^−x) for x ≥ 0, log1p(e^x) for x < 0), which gives the same
+// floats but lets the chain rule over Dual see σ(x) at x = 0 instead of
+// the kinks of relu and |x|.
 //
 // log softplus. Let a(x) = log(softplus(x)) and, for x ≤ −40, t = e^x ≤
 // e^−40 < 2^-57. The alternating series gives 1 − t/2 ≤ log1p(t)/t ≤

@@ -34,19 +34,45 @@ func sigmoidScalar[T Scalar[T]](x T) (T, error) {
 	return one.Div(one.Add(e))
 }
 
-// softplusScalar is softplus(x) = log(1+e^x) computed as
-// relu(x) + log1p(e^−|x|), an identity for every real x that needs no
-// branch: e^−|x| ∈ (0, 1] never overflows, and log1p keeps the digits
-// of e^x for x ≪ 0, where log(1+e^x) rounds to 0 (softplus(−37) over
-// F64 is 8.53e-17, not 0).
+// softplusScalar is softplus(x) = log(1+e^x) in a form that neither
+// overflows nor loses the digits of e^x for x ≪ 0 (where log(1+e^x)
+// rounds to 0; softplus(−37) over F64 is 8.53e-17, not 0):
+//
+//	x ≥ 0 decided:  x + log1p(e^−x)
+//	x < 0 decided:  log1p(e^x)
+//	undecided:      relu(x) + log1p(e^−|x|)
+//
+// Each is an identity for every real x, so each is sound over Interval;
+// where x's sign is decided the first two give the same floats as the
+// third (relu and |x| are then x or 0, −x) but are analytic, so that the
+// chain rule over Dual yields σ(x) everywhere — the branch-free form's
+// kinks would give relu′(0) + (d/dx)log1p(e^−|x|) = 0 + 0 at x = 0, not
+// σ(0) = 1/2. The undecided form is reached only by enclosures straddling
+// 0, where no single derivative is claimed.
 func softplusScalar[T Scalar[T]](x T) (T, error) {
-	e, err := x.Abs().Neg().Exp()
+	c, decided := x.Compare(x.FromInt(0))
+	var e T
+	var err error
+	switch {
+	case decided && c >= 0:
+		e, err = x.Neg().Exp()
+	case decided:
+		e, err = x.Exp()
+	default:
+		e, err = x.Abs().Neg().Exp()
+	}
 	if err != nil {
 		return e, err
 	}
 	l, err := e.Log1p()
 	if err != nil {
 		return l, err
+	}
+	switch {
+	case decided && c >= 0:
+		return x.Add(l), nil
+	case decided:
+		return l, nil
 	}
 	return x.Relu().Add(l), nil
 }

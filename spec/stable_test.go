@@ -735,3 +735,25 @@ func TestStableIntervalSound(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftplusForwardDerivative: the chain rule over Dual through the
+// forward rule gives softplus′(x) = σ(x) = 1/(1+e^−x) at every point,
+// the kink-free points included: at x = 0 (and −0) it must be 1/2, which
+// the branch-free form relu(x) + log1p(e^−|x|) misses (0 + 0 there).
+// Expected values come from the closed form σ(x) computed directly.
+func TestSoftplusForwardDerivative(t *testing.T) {
+	for _, x := range []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 0.5, -0.5, 3, -3, 40, -40, 700, -700} {
+		d, err := softplusScalar(MakeDual(F64(x), F64(1)))
+		if err != nil {
+			t.Fatalf("softplus(%g): %v", x, err)
+		}
+		want := 1 / (1 + math.Exp(-x))
+		if got := float64(d.Du); math.Abs(got-want) > 4e-16*math.Max(1, want) {
+			t.Errorf("softplus′(%g) through Dual = %v, want σ = %v", x, got, want)
+		}
+		plain, _ := softplusScalar(F64(x))
+		if !d.Re.Same(plain) {
+			t.Errorf("softplus(%g): Dual primal %v differs from the F64 rule %v", x, d.Re, plain)
+		}
+	}
+}

@@ -85,8 +85,12 @@ func worstString(r *obligations.Result) string {
 		return "-"
 	}
 	switch {
-	case r.Obligation == obligations.FiniteDifference:
-		return "ratio=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
+	case r.Obligation == obligations.Derivative:
+		s := "rel=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
+		if n := r.Oracles[obligations.OracleInconclusive]; n > 0 {
+			s += " inconclusive=" + strconv.Itoa(n)
+		}
+		return s
 	case r.Oracles[obligations.OracleInterval] > 0 && r.Obligation == obligations.Adjointness:
 		return "width=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
 	case r.Obligation == obligations.Adjointness:
