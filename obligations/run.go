@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -51,84 +52,120 @@ func ObligationsFor(info *spec.OpInfo) []Obligation {
 	return obs
 }
 
-// caseSeed derives the seed of case i of op from the run seed, so that a
-// case can be replayed alone.
-func caseSeed(seed uint64, op string, i int) uint64 {
-	h := seed
-	for _, c := range op {
-		h = spec.SplitMix64(h ^ uint64(c))
+// caseSeed derives the seed of case i of the case family label (a
+// primitive's name, or a graph obligation's) from the run seed with
+// spec.CaseSeed, so that a case depends on (seed, label, i) alone and can
+// be replayed alone.
+func caseSeed(seed uint64, label string, i int) uint64 { return spec.CaseSeed(seed, label, i) }
+
+// Indices returns [0, 1, …, n−1]: the case list of a run of n cases.
+func Indices(n int) []int {
+	idx := make([]int, max(n, 0))
+	for i := range idx {
+		idx[i] = i
 	}
-	return spec.SplitMix64(h + uint64(i))
+	return idx
 }
 
-// CheckOp runs every obligation of op on cases generated instances.
-// Generation is deterministic in seed. progress, if not nil, is called
-// once per case.
+// CheckOp runs every obligation of op on cases generated instances
+// (cases 0 … cases−1). Generation is deterministic in seed. progress, if
+// not nil, is called once per case (never concurrently).
 func (r Registries) CheckOp(op string, cases int, seed uint64, progress func()) ([]*Result, error) {
+	return r.CheckOpCases(op, Indices(cases), seed, progress)
+}
+
+// caseOutcome is what one case decided: per obligation (in ObligationsFor
+// order) an outcome or an error.
+type caseOutcome struct {
+	o   []Outcome
+	err []error
+}
+
+// CheckOpCases runs every obligation of op on the cases listed in idx:
+// case i is drawn from spec.CaseSeed(seed, op, i) whatever else runs, so
+// CheckOpCases(op, []int{i}, seed, nil) replays case i of a larger run
+// alone. The cases run on a pool of par.Workers() goroutines; their
+// outcomes are merged in the order of idx, so the results (counts, worst
+// measure, the first failure) are those of running the cases one after
+// another, for any GOMAXPROCS. progress, if not nil, is called once per
+// case, never concurrently.
+func (r Registries) CheckOpCases(op string, idx []int, seed uint64, progress func()) ([]*Result, error) {
 	info, err := spec.Info(op)
 	if err != nil {
 		return nil, err
 	}
 	obs := ObligationsFor(info)
-	res := make(map[Obligation]*Result, len(obs))
+	pos := make(map[Obligation]int, len(obs))
 	out := make([]*Result, len(obs))
-	for i, ob := range obs {
-		res[ob] = &Result{Op: op, Obligation: ob, Oracles: map[Oracle]int{}}
-		out[i] = res[ob]
+	for k, ob := range obs {
+		pos[ob] = k
+		out[k] = &Result{Op: op, Obligation: ob, Oracles: map[Oracle]int{}}
 	}
-	record := func(ob Obligation, o Outcome, err error) {
-		rr := res[ob]
-		if err != nil {
-			if rr.Failure == nil {
-				rr.Failure = err
+	outcomes, err := par.MapErr(len(idx), 0, func(k int) (caseOutcome, error) {
+		return r.checkOpCase(op, obs, pos, seed, idx[k])
+	}, progress)
+	if err != nil {
+		return nil, err
+	}
+	for _, co := range outcomes {
+		for k, rr := range out {
+			if co.err[k] != nil {
+				if rr.Failure == nil {
+					rr.Failure = co.err[k]
+				}
+				continue
 			}
-			return
-		}
-		rr.Cases++
-		rr.Oracles[o.Oracle]++
-		if o.Measure > rr.Worst {
-			rr.Worst = o.Measure
-		}
-	}
-	for i := 0; i < cases; i++ {
-		src := NewRandSource(caseSeed(seed, op, i))
-		inst, err := Generate(src, op)
-		if err != nil {
-			return nil, err
-		}
-		shape, err := OutShape(inst)
-		if err != nil {
-			return nil, fmt.Errorf("%s case %d: generator produced an ill-shaped instance: %w", op, i, err)
-		}
-		dxs, d := Tangents(src, inst, shape)
-		o, err := r.CheckAdjointness(inst, dxs, d)
-		record(Adjointness, o, annotate(err, seed, i))
-		v, dv := Tangents(src, inst, shape)
-		a, b := GenRat(src, Any, "a"), GenRat(src, Any, "b")
-		o1, o2, err := r.CheckLinearity(inst, a, b, dxs, v, d, dv)
-		var f *Failure
-		switch {
-		case err == nil:
-			record(JVPLinearity, o1, nil)
-			record(VJPLinearity, o2, nil)
-		case errors.As(err, &f) && f.Obligation == VJPLinearity:
-			record(JVPLinearity, o1, nil)
-			record(VJPLinearity, o2, annotate(err, seed, i))
-		default:
-			record(JVPLinearity, o1, annotate(err, seed, i))
-			record(VJPLinearity, o2, annotate(err, seed, i))
-		}
-		o, err = r.CheckZeroPreservation(inst)
-		record(ZeroPreservation, o, annotate(err, seed, i))
-		if _, ok := res[FiniteDifference]; ok {
-			o, err = r.CheckFiniteDifference(inst, dxs)
-			record(FiniteDifference, o, annotate(err, seed, i))
-		}
-		if progress != nil {
-			progress()
+			rr.Cases++
+			rr.Oracles[co.o[k].Oracle]++
+			if co.o[k].Measure > rr.Worst {
+				rr.Worst = co.o[k].Measure
+			}
 		}
 	}
 	return out, nil
+}
+
+// checkOpCase decides every obligation of op on case i. The error return
+// is for a case that cannot be generated at all.
+func (r Registries) checkOpCase(op string, obs []Obligation, pos map[Obligation]int, seed uint64, i int) (caseOutcome, error) {
+	co := caseOutcome{o: make([]Outcome, len(obs)), err: make([]error, len(obs))}
+	record := func(ob Obligation, o Outcome, err error) {
+		co.o[pos[ob]], co.err[pos[ob]] = o, annotate(err, seed, i)
+	}
+	src := NewRandSource(caseSeed(seed, op, i))
+	inst, err := Generate(src, op)
+	if err != nil {
+		return co, err
+	}
+	shape, err := OutShape(inst)
+	if err != nil {
+		return co, fmt.Errorf("%s case %d: generator produced an ill-shaped instance: %w", op, i, err)
+	}
+	dxs, d := Tangents(src, inst, shape)
+	o, err := r.CheckAdjointness(inst, dxs, d)
+	record(Adjointness, o, err)
+	v, dv := Tangents(src, inst, shape)
+	a, b := GenRat(src, Any, "a"), GenRat(src, Any, "b")
+	o1, o2, err := r.CheckLinearity(inst, a, b, dxs, v, d, dv)
+	var f *Failure
+	switch {
+	case err == nil:
+		record(JVPLinearity, o1, nil)
+		record(VJPLinearity, o2, nil)
+	case errors.As(err, &f) && f.Obligation == VJPLinearity:
+		record(JVPLinearity, o1, nil)
+		record(VJPLinearity, o2, err)
+	default:
+		record(JVPLinearity, o1, err)
+		record(VJPLinearity, o2, err)
+	}
+	o, err = r.CheckZeroPreservation(inst)
+	record(ZeroPreservation, o, err)
+	if _, ok := pos[FiniteDifference]; ok {
+		o, err = r.CheckFiniteDifference(inst, dxs)
+		record(FiniteDifference, o, err)
+	}
+	return co, nil
 }
 
 // CaseError wraps a failure with the case that produced it.
