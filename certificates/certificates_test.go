@@ -112,8 +112,13 @@ func TestCorruptions(t *testing.T) {
 		{"unknown version", func(dir string) {
 			p := filepath.Join(dir, "adjointness/mul.json")
 			b, _ := os.ReadFile(p)
-			os.WriteFile(p, bytes.Replace(b, []byte("tlcheck.cert.v1"), []byte("tlcheck.cert.v9"), 1), 0o644)
+			os.WriteFile(p, bytes.Replace(b, []byte("tlcheck.cert.v2"), []byte("tlcheck.cert.v9"), 1), 0o644)
 		}, "unknown certificate version"},
+		{"previous version", func(dir string) {
+			p := filepath.Join(dir, "adjointness/mul.json")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte(`"tlcheck.cert.v2"`), []byte(`"tlcheck.cert.v1"`), 1), 0o644)
+		}, "tlcheck.cert.v1 is the previous certificate format"},
 		{"registry hash", func(dir string) {
 			p := filepath.Join(dir, ManifestName)
 			b, _ := os.ReadFile(p)

@@ -179,19 +179,10 @@ func (e refinementEnv) produce(w *Writer, o Options) error {
 	if err != nil {
 		return err
 	}
-	for _, pr := range pairs {
-		f, err := e.produceOne(pr[0], pr[1], o.Cases, o.Seed)
-		if err != nil {
-			return err
-		}
-		if err := w.Put(refinementPath(pr[0], pr[1]), KindRefinement, f); err != nil {
-			return err
-		}
-		if o.Progress != nil {
-			o.Progress()
-		}
-	}
-	return nil
+	return putEach(w, o, KindRefinement, len(pairs), func(k int) (string, any, error) {
+		f, err := e.produceOne(pairs[k][0], pairs[k][1], o.Cases, o.Seed)
+		return refinementPath(pairs[k][0], pairs[k][1]), f, err
+	})
 }
 
 // ProduceRefinement runs refine.Check for op on the provider's capsule

@@ -64,8 +64,12 @@ func Ops() []string { return []string{"matmul", "linear", "sum", "reduce_sum"} }
 // rng is a splitmix64 stream.
 type rng struct{ s uint64 }
 
-func newRNG(seed uint64, index int) *rng {
-	return &rng{s: spec.SplitMix64(seed ^ spec.SplitMix64(uint64(index)))}
+// newRNG returns the stream of case index of op under the run seed,
+// started at spec.CaseSeed(seed, "refine/"+op, index): a case depends on
+// (seed, op, index) alone, so it can be regenerated alone, and every
+// provider of op is checked on the same inputs.
+func newRNG(seed uint64, op string, index int) *rng {
+	return &rng{s: spec.CaseSeed(seed, "refine/"+op, index)}
 }
 
 func (r *rng) next() uint64 {
@@ -153,7 +157,7 @@ type caseInput struct {
 // generate draws case index of op from seed: its shapes (or opts.Shapes),
 // then its values by kind.
 func generate(op string, k Kind, seed uint64, index int, opts *Options) (caseInput, error) {
-	r := newRNG(seed, index)
+	r := newRNG(seed, op, index)
 	var shapes []spec.Shape
 	axis := 0
 	if opts != nil && opts.Shapes != nil {
