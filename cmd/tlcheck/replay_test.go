@@ -182,7 +182,7 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 func TestOutputIndependentOfGOMAXPROCS(t *testing.T) {
 	type outputs struct {
 		check, checkFail, gate, verify string
-		gateCerts, certs                map[string][]byte
+		gateCerts, certs               map[string][]byte
 	}
 	secondsRE := regexp.MustCompile(`"seconds": [0-9.e+-]+`)
 	run := func(p int) outputs {
