@@ -29,6 +29,7 @@ func verifyDir(t *testing.T, dir string) *Report {
 }
 
 func TestCertifyVerify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := certifyTo(t, dir)
 	if len(m.Files) != 4 {
@@ -45,6 +46,7 @@ func TestCertifyVerify(t *testing.T) {
 
 // TestDeterministic: the same seed gives byte-identical files.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	certifyTo(t, a)
 	certifyTo(t, b)
@@ -63,6 +65,7 @@ var numberRE = regexp.MustCompile(`[0-9]+`)
 // file, one at a time, and checks that verification fails naming the file
 // and a field.
 func TestEveryNumberEditRejected(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := certifyTo(t, dir)
 	edits := 0
@@ -99,6 +102,7 @@ func TestEveryNumberEditRejected(t *testing.T) {
 }
 
 func TestCorruptions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		mutate func(dir string)
@@ -170,6 +174,7 @@ func TestCorruptions(t *testing.T) {
 }
 
 func TestVerifyNotADirectory(t *testing.T) {
+	t.Parallel()
 	if _, err := NewSuite().Verify(filepath.Join(t.TempDir(), "nope")); err == nil {
 		t.Fatal("missing directory accepted")
 	}

@@ -34,6 +34,7 @@ func jsonFields(t reflect.Type) []string {
 // TestSchemaMatchesStructs keeps certificates/schema.json in step with the
 // Go types: every definition lists exactly the fields the writer emits.
 func TestSchemaMatchesStructs(t *testing.T) {
+	t.Parallel()
 	var schema struct {
 		Defs map[string]struct {
 			Properties map[string]json.RawMessage `json:"properties"`
