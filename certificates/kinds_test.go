@@ -213,31 +213,35 @@ func context(b []byte, loc []int) string {
 // directory verification fails naming the file and a field.
 func TestNumberEditsThroughVerify(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	m := certifyFull(t, dir, FullSuite(), fullOptions)
+	m := certifyFull(t, t.TempDir(), FullSuite(), fullOptions)
+	// One parallel subtest per file, each on its own directory.
 	for _, e := range m.Files {
 		if e.Kind == KindAdjointness {
 			continue
 		}
-		path := filepath.Join(dir, e.Path)
-		orig, _ := os.ReadFile(path)
-		locs := numberRE.FindAllIndex(orig, -1)
-		for k := 0; k < len(locs); k += max(len(locs)/7, 1) {
-			loc := locs[k]
-			mod := append([]byte(nil), orig...)
-			mod[loc[1]-1] = '0' + (mod[loc[1]-1]-'0'+1)%10
-			os.WriteFile(path, mod, 0o644)
-			rep, err := FullSuite().Verify(dir)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(e.Path, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			certifyFull(t, dir, FullSuite(), fullOptions)
+			path := filepath.Join(dir, e.Path)
+			orig, _ := os.ReadFile(path)
+			locs := numberRE.FindAllIndex(orig, -1)
+			for k := 0; k < len(locs); k += max(len(locs)/7, 1) {
+				loc := locs[k]
+				mod := append([]byte(nil), orig...)
+				mod[loc[1]-1] = '0' + (mod[loc[1]-1]-'0'+1)%10
+				os.WriteFile(path, mod, 0o644)
+				rep, err := FullSuite().Verify(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fails := rep.Failures()
+				var fe *FieldError
+				if len(fails) != 1 || !errors.As(fails[0].Err, &fe) || fe.File != e.Path || fe.Field == "" {
+					t.Fatalf("%s: edit at byte %d: failures %v", e.Path, loc[0], fails)
+				}
 			}
-			fails := rep.Failures()
-			var fe *FieldError
-			if len(fails) != 1 || !errors.As(fails[0].Err, &fe) || fe.File != e.Path || fe.Field == "" {
-				t.Fatalf("%s: edit at byte %d: failures %v", e.Path, loc[0], fails)
-			}
-		}
-		os.WriteFile(path, orig, 0o644)
+		})
 	}
 }
 
