@@ -84,41 +84,64 @@ type caseOutcome struct {
 // CheckOpCases runs every obligation of op on the cases listed in idx:
 // case i is drawn from spec.CaseSeed(seed, op, i) whatever else runs, so
 // CheckOpCases(op, []int{i}, seed, nil) replays case i of a larger run
-// alone. The cases run on a pool of par.Workers() goroutines; their
-// outcomes are merged in the order of idx, so the results (counts, worst
-// measure, the first failure) are those of running the cases one after
-// another, for any GOMAXPROCS. progress, if not nil, is called once per
-// case, never concurrently.
+// alone. It is CheckOpsCases for one primitive.
 func (r Registries) CheckOpCases(op string, idx []int, seed uint64, progress func()) ([]*Result, error) {
-	info, err := spec.Info(op)
+	res, err := r.CheckOpsCases([]string{op}, idx, seed, progress)
 	if err != nil {
 		return nil, err
 	}
-	obs := ObligationsFor(info)
-	pos := make(map[Obligation]int, len(obs))
-	out := make([]*Result, len(obs))
-	for k, ob := range obs {
-		pos[ob] = k
-		out[k] = &Result{Op: op, Obligation: ob, Oracles: map[Oracle]int{}}
+	return res[0], nil
+}
+
+// CheckOpsCases runs every obligation of every primitive of ops on the
+// cases listed in idx and returns, per primitive, one Result per
+// obligation of ObligationsFor. The (primitive, case) pairs run on one
+// pool of par.Workers() goroutines; their outcomes are merged in the
+// order of ops and idx, so the results (counts, worst measure, the first
+// failure) and the error (that of the first pair in that order whose case
+// cannot be generated) are those of running the pairs one after another,
+// for any GOMAXPROCS. progress, if not nil, is called once per pair,
+// never concurrently.
+func (r Registries) CheckOpsCases(ops []string, idx []int, seed uint64, progress func()) ([][]*Result, error) {
+	type opPlan struct {
+		obs []Obligation
+		pos map[Obligation]int
 	}
-	outcomes, err := par.MapErr(len(idx), 0, func(k int) (caseOutcome, error) {
-		return r.checkOpCase(op, obs, pos, seed, idx[k])
+	plans := make([]opPlan, len(ops))
+	out := make([][]*Result, len(ops))
+	for j, op := range ops {
+		info, err := spec.Info(op)
+		if err != nil {
+			return nil, err
+		}
+		obs := ObligationsFor(info)
+		plans[j] = opPlan{obs: obs, pos: make(map[Obligation]int, len(obs))}
+		out[j] = make([]*Result, len(obs))
+		for k, ob := range obs {
+			plans[j].pos[ob] = k
+			out[j][k] = &Result{Op: op, Obligation: ob, Oracles: map[Oracle]int{}}
+		}
+	}
+	n := len(idx)
+	outcomes, err := par.MapErr(len(ops)*n, 0, func(k int) (caseOutcome, error) {
+		j := k / n
+		return r.checkOpCase(ops[j], plans[j].obs, plans[j].pos, seed, idx[k%n])
 	}, progress)
 	if err != nil {
 		return nil, err
 	}
-	for _, co := range outcomes {
-		for k, rr := range out {
-			if co.err[k] != nil {
+	for k, co := range outcomes {
+		for m, rr := range out[k/n] {
+			if co.err[m] != nil {
 				if rr.Failure == nil {
-					rr.Failure = co.err[k]
+					rr.Failure = co.err[m]
 				}
 				continue
 			}
 			rr.Cases++
-			rr.Oracles[co.o[k].Oracle]++
-			if co.o[k].Measure > rr.Worst {
-				rr.Worst = co.o[k].Measure
+			rr.Oracles[co.o[m].Oracle]++
+			if co.o[m].Measure > rr.Worst {
+				rr.Worst = co.o[m].Measure
 			}
 		}
 	}
