@@ -3,7 +3,9 @@ package par
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestMapOrderAndStep(t *testing.T) {
@@ -56,5 +58,22 @@ func TestMapErrFirstInIndexOrder(t *testing.T) {
 		return i, nil
 	}, nil); !errors.Is(err, sentinel) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// step is never called concurrently, even when many workers finish at
+// once: a step that notices another one running fails the test.
+func TestStepSerialized(t *testing.T) {
+	var active, overlaps, steps atomic.Int32
+	Map(64, 8, func(i int) int { return i }, func() {
+		if active.Add(1) != 1 {
+			overlaps.Add(1)
+		}
+		time.Sleep(50 * time.Microsecond)
+		steps.Add(1)
+		active.Add(-1)
+	})
+	if overlaps.Load() != 0 || steps.Load() != 64 {
+		t.Fatalf("%d overlapping steps, %d steps", overlaps.Load(), steps.Load())
 	}
 }
