@@ -31,9 +31,9 @@ type AdjointnessFile struct {
 	Cases []AdjointCase `json:"cases"`
 }
 
-// ProduceAdjointness checks cases generated instances of op (seeded as
-// `tlcheck check` seeds them) and returns the certificate; it fails if
-// any case does not hold.
+// ProduceAdjointness checks cases generated instances of op (case i drawn
+// from spec.CaseSeed(seed, op, i), as tlcheck check draws it) and returns
+// the certificate; it fails if any case does not hold.
 func ProduceAdjointness(op string, cases int, seed uint64) (*AdjointnessFile, error) {
 	reg := obligations.DefaultRegistries()
 	f := &AdjointnessFile{Header: Header{Format: Format, Kind: KindAdjointness}, Op: op}
@@ -68,18 +68,12 @@ func ProduceAdjointness(op string, cases int, seed uint64) (*AdjointnessFile, er
 	return f, nil
 }
 
-// caseSeed derives the generation seed of case i of op.
-func caseSeed(seed uint64, op string, i int) uint64 {
-	h := spec.SplitMix64(seed)
-	for _, c := range op {
-		h = spec.SplitMix64(h ^ uint64(c))
-	}
-	return spec.SplitMix64(h + uint64(i))
-}
-
-// adjointInstance draws case i of op from the run seed.
+// adjointInstance draws case i of op from the run seed exactly as
+// tlcheck check draws it: from spec.CaseSeed(seed, op, i), the instance
+// first, then its tangents (obligations.CheckOpCases does the same), so a
+// certificate case i is replayed by tlcheck check --ops OP --case I.
 func adjointInstance(op string, seed uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
-	src := obligations.NewRandSource(caseSeed(seed, op, i))
+	src := obligations.NewRandSource(spec.CaseSeed(seed, op, i))
 	inst, err := obligations.Generate(src, op)
 	if err != nil {
 		return nil, nil, spec.Tensor[spec.Rat]{}, err

@@ -29,6 +29,7 @@ func verifyDir(t *testing.T, dir string) *Report {
 }
 
 func TestCertifyVerify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := certifyTo(t, dir)
 	if len(m.Files) != 4 {
@@ -45,6 +46,7 @@ func TestCertifyVerify(t *testing.T) {
 
 // TestDeterministic: the same seed gives byte-identical files.
 func TestDeterministic(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	certifyTo(t, a)
 	certifyTo(t, b)
@@ -63,42 +65,50 @@ var numberRE = regexp.MustCompile(`[0-9]+`)
 // file, one at a time, and checks that verification fails naming the file
 // and a field.
 func TestEveryNumberEditRejected(t *testing.T) {
-	dir := t.TempDir()
-	m := certifyTo(t, dir)
-	edits := 0
-	for _, e := range m.Files {
-		path := filepath.Join(dir, e.Path)
-		orig, _ := os.ReadFile(path)
-		for _, loc := range numberRE.FindAllIndex(orig, -1) {
-			mod := append([]byte(nil), orig...)
-			// change the last digit of the number
-			d := mod[loc[1]-1]
-			mod[loc[1]-1] = '0' + (d-'0'+1)%10
-			if err := os.WriteFile(path, mod, 0o644); err != nil {
-				t.Fatal(err)
+	t.Parallel()
+	files := certifyTo(t, t.TempDir()).Files
+	// One parallel subtest per file, each on its own directory (edits are
+	// written to disk and the whole directory is verified after each).
+	for _, e := range files {
+		t.Run(e.Path, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			certifyTo(t, dir)
+			path := filepath.Join(dir, e.Path)
+			orig, _ := os.ReadFile(path)
+			edits := 0
+			for _, loc := range numberRE.FindAllIndex(orig, -1) {
+				mod := append([]byte(nil), orig...)
+				// change the last digit of the number
+				d := mod[loc[1]-1]
+				mod[loc[1]-1] = '0' + (d-'0'+1)%10
+				if err := os.WriteFile(path, mod, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				rep := verifyDir(t, dir)
+				fails := rep.Failures()
+				if len(fails) == 0 {
+					t.Fatalf("%s: editing the number at byte %d (%q) went undetected", e.Path, loc[0], orig[loc[0]:loc[1]])
+				}
+				var fe *FieldError
+				if !errors.As(fails[0].Err, &fe) || (fe.File != e.Path && fe.File != ManifestName) {
+					t.Fatalf("%s: failure does not name the file: %v", e.Path, fails[0].Err)
+				}
+				edits++
 			}
-			rep := verifyDir(t, dir)
-			fails := rep.Failures()
-			if len(fails) == 0 {
-				t.Fatalf("%s: editing the number at byte %d (%q) went undetected", e.Path, loc[0], orig[loc[0]:loc[1]])
+			if edits < 10 {
+				t.Fatalf("only %d numbers edited", edits)
 			}
-			var fe *FieldError
-			if !errors.As(fails[0].Err, &fe) || (fe.File != e.Path && fe.File != ManifestName) {
-				t.Fatalf("%s: failure does not name the file: %v", e.Path, fails[0].Err)
+			os.WriteFile(path, orig, 0o644)
+			if f := verifyDir(t, dir).Failures(); len(f) != 0 {
+				t.Fatalf("restored directory fails: %v", f[0].Err)
 			}
-			edits++
-		}
-		os.WriteFile(path, orig, 0o644)
-	}
-	if edits < 50 {
-		t.Fatalf("only %d numbers edited", edits)
-	}
-	if f := verifyDir(t, dir).Failures(); len(f) != 0 {
-		t.Fatalf("restored directory fails: %v", f[0].Err)
+		})
 	}
 }
 
 func TestCorruptions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name   string
 		mutate func(dir string)
@@ -112,8 +122,13 @@ func TestCorruptions(t *testing.T) {
 		{"unknown version", func(dir string) {
 			p := filepath.Join(dir, "adjointness/mul.json")
 			b, _ := os.ReadFile(p)
-			os.WriteFile(p, bytes.Replace(b, []byte("tlcheck.cert.v1"), []byte("tlcheck.cert.v9"), 1), 0o644)
+			os.WriteFile(p, bytes.Replace(b, []byte("tlcheck.cert.v2"), []byte("tlcheck.cert.v9"), 1), 0o644)
 		}, "unknown certificate version"},
+		{"previous version", func(dir string) {
+			p := filepath.Join(dir, "adjointness/mul.json")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte(`"tlcheck.cert.v2"`), []byte(`"tlcheck.cert.v1"`), 1), 0o644)
+		}, "tlcheck.cert.v1 is the previous certificate format"},
 		{"registry hash", func(dir string) {
 			p := filepath.Join(dir, ManifestName)
 			b, _ := os.ReadFile(p)
@@ -177,6 +192,7 @@ func TestCorruptions(t *testing.T) {
 }
 
 func TestVerifyNotADirectory(t *testing.T) {
+	t.Parallel()
 	if _, err := NewSuite().Verify(filepath.Join(t.TempDir(), "nope")); err == nil {
 		t.Fatal("missing directory accepted")
 	}

@@ -56,16 +56,17 @@ type CompositionFile struct {
 }
 
 // compositionInstance draws case i: the graph, payload and input from the
-// case seed, then the tangent and the cotangent from a second stream of
-// the same seed.
+// case seed spec.CaseSeed(seed, "composition", i), then the tangent and the
+// cotangent from the second family spec.CaseSeed(seed,
+// "composition.tangents", i).
 func compositionInstance(seed uint64, i int) (uint64, *obligations.GraphCase, spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
-	cs := caseSeed(seed, KindComposition, i)
+	cs := spec.CaseSeed(seed, KindComposition, i)
 	gc, err := obligations.GraphSeed(cs, compositionGraphs)
 	if err != nil {
 		return cs, nil, spec.Tensor[spec.Rat]{}, spec.Tensor[spec.Rat]{}, err
 	}
 	out := gc.Graph.Nodes[gc.Graph.OutputID].Shape
-	src := obligations.NewRandSource(spec.SplitMix64(cs ^ 0x7a6e5f636f747a6e))
+	src := obligations.NewRandSource(spec.CaseSeed(seed, KindComposition+".tangents", i))
 	dx := obligations.GenTensor(src, gc.Input.Shape, obligations.Any, "dx")
 	cot := obligations.GenTensor(src, out, obligations.Any, "cotangent")
 	return cs, gc, dx, cot, nil
@@ -329,7 +330,7 @@ func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error
 	}
 	for i, c := range f.Cases {
 		at := fmt.Sprintf("cases[%d]", i)
-		cs := caseSeed(m.Seed, KindComposition, i)
+		cs := spec.CaseSeed(m.Seed, KindComposition, i)
 		if c.Seed != cs {
 			return 0, fieldErr(file, at+".seed", "%d, the manifest's seed gives %d", c.Seed, cs)
 		}

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/version"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -22,22 +24,28 @@ type Options struct {
 	Ops []string
 	// Providers restricts the providers certified (nil: all).
 	Providers []string
-	// Progress, when set, is called once per certified subject.
+	// Progress, when set, is called once per certified subject, never
+	// concurrently.
 	Progress func()
 }
 
 // Producer writes one or more certificate files into a Writer. The
 // adjointness producer is built in; other kinds register theirs with
-// WithProducers so that this package does not depend on every checker.
+// Register. A producer may call Put from several goroutines (the built-in
+// ones produce their files on a par worker pool); the manifest lists the
+// files sorted by path, so the directory does not depend on the order of
+// the calls.
 type Producer func(w *Writer, o Options) error
 
 // Verifier re-derives every claim of one certificate file of its kind and
 // returns the number of cases it checked.
 type Verifier func(file string, data []byte, m *Manifest) (int, error)
 
-// Writer accumulates certificate files for a directory.
+// Writer accumulates certificate files for a directory. It is safe for
+// concurrent use.
 type Writer struct {
 	dir   string
+	mu    sync.Mutex
 	files []FileEntry
 }
 
@@ -61,8 +69,25 @@ func (w *Writer) Put(rel, kind string, v any) error {
 	if err := os.WriteFile(full, data, 0o644); err != nil {
 		return err
 	}
+	w.mu.Lock()
 	w.files = append(w.files, FileEntry{Path: rel, SHA256: Sum(data), Kind: kind})
+	w.mu.Unlock()
 	return nil
+}
+
+// putEach produces files 0 … n−1 of one kind on a par worker pool: produce(k)
+// returns file k's path and content, which is written with Put. The error
+// is that of the smallest failing k, as a sequential loop would report it;
+// progress (o.Progress) steps once per file.
+func putEach(w *Writer, o Options, kind string, n int, produce func(k int) (string, any, error)) error {
+	_, err := par.MapErr(n, 0, func(k int) (struct{}, error) {
+		rel, v, err := produce(k)
+		if err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, w.Put(rel, kind, v)
+	}, o.Progress)
+	return err
 }
 
 // Suite is the set of certificate kinds a build knows how to produce and
@@ -104,24 +129,17 @@ func produceAdjointnessFiles(w *Writer, o Options) error {
 			ops = append(ops, info.Name)
 		}
 	}
-	for _, op := range ops {
-		f, err := ProduceAdjointness(op, o.Cases, o.Seed)
-		if err != nil {
-			return err
-		}
-		if err := w.Put("adjointness/"+op+".json", KindAdjointness, f); err != nil {
-			return err
-		}
-		if o.Progress != nil {
-			o.Progress()
-		}
-	}
-	return nil
+	return putEach(w, o, KindAdjointness, len(ops), func(k int) (string, any, error) {
+		f, err := ProduceAdjointness(ops[k], o.Cases, o.Seed)
+		return "adjointness/" + ops[k] + ".json", f, err
+	})
 }
 
 // Certify writes every certificate of the suite and the manifest into dir
 // (created if needed; existing certificate files are replaced). The same
-// options give byte-identical files.
+// options give byte-identical files, for any GOMAXPROCS: each file is a
+// function of the options alone, files are produced on a worker pool and
+// the manifest lists them sorted by path.
 func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	if o.Cases < 1 {
 		return nil, fmt.Errorf("certify: cases must be ≥ 1")
@@ -242,35 +260,19 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 		return rep, nil
 	}
 	listed := map[string]bool{}
-	for i, e := range m.Files {
-		field := fmt.Sprintf("files[%d]", i)
-		if !pathRE.MatchString(e.Path) {
-			fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "%q is not a safe certificate path", truncate(e.Path)))
-			continue
+	for _, e := range m.Files {
+		if pathRE.MatchString(e.Path) {
+			listed[e.Path] = true
 		}
-		if i > 0 && m.Files[i-1].Path >= e.Path {
-			fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "files are not in sorted order (reordered manifest)"))
-		}
-		listed[e.Path] = true
-		v, ok := s.verifiers[e.Kind]
-		if !ok {
-			fail(e.Path, e.Kind, fieldErr(ManifestName, field+".kind", "unknown certificate kind %q", truncate(e.Kind)))
-			continue
-		}
-		if !strings.HasPrefix(e.Path, e.Kind) {
-			fail(e.Path, e.Kind, fieldErr(ManifestName, field+".path", "path does not match kind %q", e.Kind))
-			continue
-		}
-		data, err := readBounded(filepath.Join(dir, filepath.FromSlash(e.Path)))
-		if err != nil {
-			fail(e.Path, e.Kind, fieldErr(e.Path, "", "cannot read: %v", err))
-			continue
-		}
-		n, err := verifyData(v, e.Path, e.Kind, data, &m)
-		if err == nil && Sum(data) != e.SHA256 {
-			err = fieldErr(ManifestName, field+".sha256", "%s does not match the SHA-256 of %s (%s): the file was edited", truncate(e.SHA256), e.Path, Sum(data))
-		}
-		rep.Files = append(rep.Files, FileResult{Path: e.Path, Kind: e.Kind, Cases: n, Err: err})
+	}
+	// Files are verified on a worker pool; each entry's results are
+	// appended in manifest order, so the report is the same for any
+	// GOMAXPROCS.
+	perEntry := par.Map(len(m.Files), 0, func(i int) []FileResult {
+		return s.verifyEntry(dir, &m, i)
+	}, nil)
+	for _, rs := range perEntry {
+		rep.Files = append(rep.Files, rs...)
 	}
 	// Every file in the directory must be listed.
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -290,12 +292,48 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 	return rep, nil
 }
 
+// verifyEntry checks manifest entry i and verifies its file: the results
+// of entry i, in the order the checks run.
+func (s *Suite) verifyEntry(dir string, m *Manifest, i int) []FileResult {
+	e := m.Files[i]
+	field := fmt.Sprintf("files[%d]", i)
+	var out []FileResult
+	fail := func(path, kind string, err error) []FileResult {
+		return append(out, FileResult{Path: path, Kind: kind, Err: err})
+	}
+	if !pathRE.MatchString(e.Path) {
+		return fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "%q is not a safe certificate path", truncate(e.Path)))
+	}
+	if i > 0 && m.Files[i-1].Path >= e.Path {
+		out = fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "files are not in sorted order (reordered manifest)"))
+	}
+	v, ok := s.verifiers[e.Kind]
+	if !ok {
+		return fail(e.Path, e.Kind, fieldErr(ManifestName, field+".kind", "unknown certificate kind %q", truncate(e.Kind)))
+	}
+	if !strings.HasPrefix(e.Path, e.Kind) {
+		return fail(e.Path, e.Kind, fieldErr(ManifestName, field+".path", "path does not match kind %q", e.Kind))
+	}
+	data, err := readBounded(filepath.Join(dir, filepath.FromSlash(e.Path)))
+	if err != nil {
+		return fail(e.Path, e.Kind, fieldErr(e.Path, "", "cannot read: %v", err))
+	}
+	n, err := verifyData(v, e.Path, e.Kind, data, m)
+	if err == nil && Sum(data) != e.SHA256 {
+		err = fieldErr(ManifestName, field+".sha256", "%s does not match the SHA-256 of %s (%s): the file was edited", truncate(e.SHA256), e.Path, Sum(data))
+	}
+	return append(out, FileResult{Path: e.Path, Kind: e.Kind, Cases: n, Err: err})
+}
+
 // verifyData checks a certificate file's header (format and kind) and
 // runs its kind's verifier v on it.
 func verifyData(v Verifier, path, kind string, data []byte, m *Manifest) (int, error) {
 	var h Header
 	if err := decodeHeader(path, data, &h); err != nil {
 		return 0, err
+	}
+	if h.Format == previousFormat {
+		return 0, fieldErr(path, "format", "%s is the previous certificate format, whose cases were seeded differently; this build reads only %s: certify again with this build", previousFormat, Format)
 	}
 	if h.Format != Format {
 		return 0, fieldErr(path, "format", "unknown certificate version %q (this build reads %s)", truncate(h.Format), Format)

@@ -1,5 +1,5 @@
 // Package certificates writes what tlcheck checked as deterministic,
-// versioned JSON (format tlcheck.cert.v1) and verifies it independently.
+// versioned JSON (format tlcheck.cert.v2) and verifies it independently.
 //
 // A certificate directory holds a manifest (manifest.json: tool version,
 // registry hash, seed, and the SHA-256 of every certificate file) and one
@@ -17,6 +17,21 @@
 // with what the verifier derived, and the first disagreement is reported
 // with the file and the JSON path of the field. Inputs are bound to the
 // manifest's seed: the verifier regenerates them and compares.
+//
+// Seeding: every case is drawn from spec.CaseSeed(seed, label, i), the
+// seed function tlcheck check uses, with label the primitive's name for
+// adjointness (so case i of adjointness/OP.json is case i of tlcheck check
+// --ops OP --case I: same instance, same tangents), "composition" and
+// "composition.tangents" for the composition graphs and their tangents,
+// "range.NAME" for a range file's sample points, and refine's
+// "refine/OP" for refinement inputs. Format v2 introduced this; v1 files
+// (seeded otherwise) are rejected as a foreign version.
+//
+// Parallelism: Certify produces files, and Verify verifies them, on a
+// worker pool of GOMAXPROCS goroutines (internal/par). Each file is a
+// function of the options alone, the manifest lists files sorted by path
+// and the report keeps manifest order, so directories and reports are
+// byte-identical for any GOMAXPROCS.
 //
 // The kinds in detail:
 //

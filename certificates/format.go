@@ -14,7 +14,15 @@ import (
 )
 
 // Format is the certificate format tag.
-const Format = "tlcheck.cert.v1"
+//
+// v2 (this build) draws every case from spec.CaseSeed; v1 seeded
+// adjointness cases from SplitMix64(seed) and so disagreed with tlcheck
+// check. A v1 file is rejected as a foreign version.
+const Format = "tlcheck.cert.v2"
+
+// previousFormat is the format tag before v2, named in the error that
+// rejects it.
+const previousFormat = "tlcheck.cert.v1"
 
 // ManifestFormat is the manifest format tag.
 const ManifestFormat = "tlcheck.manifest.v1"

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/refine"
@@ -35,6 +37,7 @@ func certifyFull(t *testing.T, dir string, s *Suite, o Options) *Manifest {
 // TestFullCertifyVerify: every kind certifies and verifies, the case
 // counts add up, and Subjects predicts the progress steps.
 func TestFullCertifyVerify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	o := fullOptions
 	steps := 0
@@ -77,6 +80,7 @@ func TestFullCertifyVerify(t *testing.T) {
 // TestFullDefaults: the default run covers both providers, every refine
 // op and both examples, and fails on an unknown provider.
 func TestFullDefaults(t *testing.T) {
+	t.Parallel()
 	s := FullSuite()
 	o := Options{Seed: 1, Cases: 1}
 	if got, want := s.Subjects(o), len(spec.Infos())+1+2*len(refine.Ops())+2; got != want {
@@ -93,6 +97,7 @@ func TestFullDefaults(t *testing.T) {
 // TestFullDeterministic: the same seed gives byte-identical files,
 // whatever GOMAXPROCS is.
 func TestFullDeterministic(t *testing.T) {
+	t.Parallel()
 	a, b := t.TempDir(), t.TempDir()
 	ma := certifyFull(t, a, FullSuite(), fullOptions)
 	old := runtime.GOMAXPROCS(1)
@@ -133,6 +138,7 @@ func paths(m *Manifest) []string {
 // cases per file reach every refinement input kind (NaN/∞ and overflow
 // included) and every rule; sum and matmul keep the run short.
 func TestEveryNumberEditRejectedNewKinds(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("slow")
 	}
@@ -141,6 +147,15 @@ func TestEveryNumberEditRejectedNewKinds(t *testing.T) {
 	m := certifyFull(t, dir, s, Options{Seed: 0, Cases: 7, Ops: []string{"sum", "matmul"}})
 	edits := map[string]int{}
 	rules := map[string]bool{}
+	// Every (file, number) edit is independent: they are verified on a
+	// worker pool, and the first undetected edit in file and byte order
+	// is reported.
+	type edit struct {
+		e    FileEntry
+		orig []byte
+		loc  []int
+	}
+	var all []edit
 	for _, e := range m.Files {
 		if e.Kind == KindAdjointness {
 			continue // TestEveryNumberEditRejected
@@ -156,19 +171,27 @@ func TestEveryNumberEditRejectedNewKinds(t *testing.T) {
 			t.Fatalf("%s: unedited file fails: %v", e.Path, err)
 		}
 		for _, loc := range numberRE.FindAllIndex(orig, -1) {
-			mod := append([]byte(nil), orig...)
-			d := mod[loc[1]-1]
-			mod[loc[1]-1] = '0' + (d-'0'+1)%10
-			_, err := verifyData(s.verifiers[e.Kind], e.Path, e.Kind, mod, m)
-			var fe *FieldError
-			if err == nil {
-				t.Fatalf("%s: editing the number at byte %d (%q, context %q) went undetected", e.Path, loc[0], orig[loc[0]:loc[1]], context(orig, loc))
-			}
-			if !errors.As(err, &fe) || fe.File != e.Path {
-				t.Fatalf("%s: failure does not name the file: %v", e.Path, err)
-			}
+			all = append(all, edit{e, orig, loc})
 			edits[e.Kind]++
 		}
+	}
+	_, err := par.MapErr(len(all), 0, func(k int) (struct{}, error) {
+		e, orig, loc := all[k].e, all[k].orig, all[k].loc
+		mod := append([]byte(nil), orig...)
+		d := mod[loc[1]-1]
+		mod[loc[1]-1] = '0' + (d-'0'+1)%10
+		_, err := verifyData(s.verifiers[e.Kind], e.Path, e.Kind, mod, m)
+		var fe *FieldError
+		if err == nil {
+			return struct{}{}, fmt.Errorf("%s: editing the number at byte %d (%q, context %q) went undetected", e.Path, loc[0], orig[loc[0]:loc[1]], context(orig, loc))
+		}
+		if !errors.As(err, &fe) || fe.File != e.Path {
+			return struct{}{}, fmt.Errorf("%s: failure does not name the file: %v", e.Path, err)
+		}
+		return struct{}{}, nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, k := range []string{KindComposition, KindRefinement, KindRange} {
 		if edits[k] < 100 {
@@ -189,31 +212,36 @@ func context(b []byte, loc []int) string {
 // TestNumberEditsThroughVerify: a sample of edits through the whole
 // directory verification fails naming the file and a field.
 func TestNumberEditsThroughVerify(t *testing.T) {
-	dir := t.TempDir()
-	m := certifyFull(t, dir, FullSuite(), fullOptions)
+	t.Parallel()
+	m := certifyFull(t, t.TempDir(), FullSuite(), fullOptions)
+	// One parallel subtest per file, each on its own directory.
 	for _, e := range m.Files {
 		if e.Kind == KindAdjointness {
 			continue
 		}
-		path := filepath.Join(dir, e.Path)
-		orig, _ := os.ReadFile(path)
-		locs := numberRE.FindAllIndex(orig, -1)
-		for k := 0; k < len(locs); k += max(len(locs)/7, 1) {
-			loc := locs[k]
-			mod := append([]byte(nil), orig...)
-			mod[loc[1]-1] = '0' + (mod[loc[1]-1]-'0'+1)%10
-			os.WriteFile(path, mod, 0o644)
-			rep, err := FullSuite().Verify(dir)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(e.Path, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			certifyFull(t, dir, FullSuite(), fullOptions)
+			path := filepath.Join(dir, e.Path)
+			orig, _ := os.ReadFile(path)
+			locs := numberRE.FindAllIndex(orig, -1)
+			for k := 0; k < len(locs); k += max(len(locs)/7, 1) {
+				loc := locs[k]
+				mod := append([]byte(nil), orig...)
+				mod[loc[1]-1] = '0' + (mod[loc[1]-1]-'0'+1)%10
+				os.WriteFile(path, mod, 0o644)
+				rep, err := FullSuite().Verify(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fails := rep.Failures()
+				var fe *FieldError
+				if len(fails) != 1 || !errors.As(fails[0].Err, &fe) || fe.File != e.Path || fe.Field == "" {
+					t.Fatalf("%s: edit at byte %d: failures %v", e.Path, loc[0], fails)
+				}
 			}
-			fails := rep.Failures()
-			var fe *FieldError
-			if len(fails) != 1 || !errors.As(fails[0].Err, &fe) || fe.File != e.Path || fe.Field == "" {
-				t.Fatalf("%s: edit at byte %d: failures %v", e.Path, loc[0], fails)
-			}
-		}
-		os.WriteFile(path, orig, 0o644)
+		})
 	}
 }
 
@@ -237,6 +265,7 @@ func faultySet(t *testing.T, op string) *backend.Providers {
 // verifier's own bound check on a certificate that records the faulty
 // output.
 func TestPlantedProviderBug(t *testing.T) {
+	t.Parallel()
 	o := Options{Seed: 5, Cases: 4, Ops: []string{"sum"}, Providers: []string{"fast_cpu"}}
 	ps := faultySet(t, "sum")
 
@@ -302,6 +331,7 @@ func TestPlantedProviderBug(t *testing.T) {
 // certificate is rejected — by its hash, and, when the hash is updated to
 // match, by regeneration from the seed or by the shipped example.
 func TestTamperedInlineGraph(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := certifyFull(t, dir, FullSuite(), fullOptions)
 	s := FullSuite()
@@ -388,6 +418,7 @@ func TestTamperedInlineGraph(t *testing.T) {
 // TestExamplesIdentical: the embedded examples are byte-identical to the
 // shipped ones.
 func TestExamplesIdentical(t *testing.T) {
+	t.Parallel()
 	names := map[string]bool{}
 	for _, ex := range rangeExamples {
 		for _, p := range []string{ex.graph, ex.payload, ex.input} {
@@ -423,6 +454,7 @@ func TestExamplesIdentical(t *testing.T) {
 // does not (its detach is the identity), which is why dualJVP evaluates
 // node by node; the result agrees with the tape's VJP.
 func TestDualJVPDetach(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("../examples/quad-detach.ir.json")
 	if err != nil {
 		t.Fatal(err)
@@ -466,6 +498,7 @@ func TestDualJVPDetach(t *testing.T) {
 // TestBinary32Value checks the verifier's own binary32 decoder against
 // the float conversion on special encodings.
 func TestBinary32Value(t *testing.T) {
+	t.Parallel()
 	for _, u := range []uint32{0, 1 << 31, 1, 0x007fffff, 0x00800000, 0x3f800000, 0xbf800001, 0x7f7fffff, 0xff7fffff, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc01234} {
 		v, ok := binary32Value(u)
 		f := float64(math.Float32frombits(u))
@@ -495,6 +528,7 @@ func TestBinary32Value(t *testing.T) {
 // TestPutRejectsUnsafeStrings: the writer refuses a certificate with a
 // string outside the safe alphabet.
 func TestPutRejectsUnsafeStrings(t *testing.T) {
+	t.Parallel()
 	w := &Writer{dir: t.TempDir()}
 	f := &RangeFile{Header: Header{Format: Format, Kind: KindRange}, Name: "quad; rm -rf /"}
 	if err := w.Put("range/quad.json", KindRange, f); err == nil || !strings.Contains(err.Error(), "safe-alphabet") {

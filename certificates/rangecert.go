@@ -133,7 +133,7 @@ func rangeBox(x spec.Tensor[spec.Rat]) (ranges.Interval32Tensor, error) {
 	return box, nil
 }
 
-func sampleSeed(seed uint64, name string) uint64 { return caseSeed(seed, KindRange+"."+name, 0) }
+func sampleSeed(seed uint64, name string) uint64 { return spec.CaseSeed(seed, KindRange+"."+name, 0) }
 
 func enc32(b ranges.Bits32) Enclosure32 {
 	return Enclosure32{Lo: fmt.Sprintf("0x%08x", b.Lo), Hi: fmt.Sprintf("0x%08x", b.Hi)}
@@ -218,19 +218,10 @@ func produceRange(ex rangeExample, seed uint64) (*RangeFile, error) {
 }
 
 func produceRangeFiles(w *Writer, o Options) error {
-	for _, ex := range rangeExamples {
-		f, err := produceRange(ex, o.Seed)
-		if err != nil {
-			return err
-		}
-		if err := w.Put(KindRange+"/"+ex.name+".json", KindRange, f); err != nil {
-			return err
-		}
-		if o.Progress != nil {
-			o.Progress()
-		}
-	}
-	return nil
+	return putEach(w, o, KindRange, len(rangeExamples), func(k int) (string, any, error) {
+		f, err := produceRange(rangeExamples[k], o.Seed)
+		return KindRange + "/" + rangeExamples[k].name + ".json", f, err
+	})
 }
 
 func verifyRangeFile(file string, data []byte, m *Manifest) (int, error) {

@@ -179,19 +179,10 @@ func (e refinementEnv) produce(w *Writer, o Options) error {
 	if err != nil {
 		return err
 	}
-	for _, pr := range pairs {
-		f, err := e.produceOne(pr[0], pr[1], o.Cases, o.Seed)
-		if err != nil {
-			return err
-		}
-		if err := w.Put(refinementPath(pr[0], pr[1]), KindRefinement, f); err != nil {
-			return err
-		}
-		if o.Progress != nil {
-			o.Progress()
-		}
-	}
-	return nil
+	return putEach(w, o, KindRefinement, len(pairs), func(k int) (string, any, error) {
+		f, err := e.produceOne(pairs[k][0], pairs[k][1], o.Cases, o.Seed)
+		return refinementPath(pairs[k][0], pairs[k][1]), f, err
+	})
 }
 
 // ProduceRefinement runs refine.Check for op on the provider's capsule
@@ -427,9 +418,9 @@ func (e refinementEnv) verifyFile(file string, data []byte, m *Manifest) (int, e
 //     selection for reference, fast_cpu.OP of the fast catalog) and bound
 //     through the providers; op, capsule, policy and evidence must match.
 //   - The inputs are regenerated from the manifest's seed (refine's
-//     deterministic generator, run through refine.CheckOptions, of which
-//     only the inputs are used) and must equal the recorded bits, so that
-//     seed and inputs are bound to each other.
+//     deterministic generator alone, refine.GenerateInputs: nothing of
+//     the producer's evaluation runs) and must equal the recorded bits,
+//     so that seed and inputs are bound to each other.
 //   - The provider is re-executed on the recorded inputs and its output
 //     bits compared with the recorded ones.
 //   - Every element's exact value and Σ|terms| are recomputed with the
@@ -503,14 +494,14 @@ func (e refinementEnv) verify(file string, f *RefinementFile, m *Manifest) (int,
 	if err != nil {
 		return 0, fieldErr(file, "capsule", "cannot bind %s: %v", capsule.Name, err)
 	}
-	gen, err := refine.CheckOptions(b, f.Op, refine.Options{Cases: m.Cases, Seed: m.Seed})
+	gen, err := refine.GenerateInputs(f.Op, refine.Options{Cases: m.Cases, Seed: m.Seed})
 	if err != nil {
 		return 0, fieldErr(file, "cases", "cannot regenerate the inputs: %v", err)
 	}
 	fileWorst, fileWorstCase := new(big.Rat), -1
 	for i := range f.Cases {
 		c := &f.Cases[i]
-		worst, worstEl, err := e.verifyCase(file, i, f, c, &gen.Cases[i], b, capsule, m)
+		worst, worstEl, err := e.verifyCase(file, i, f, c, &gen[i], b, capsule, m)
 		if err != nil {
 			return 0, err
 		}

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -34,6 +35,7 @@ func jsonFields(t reflect.Type) []string {
 // TestSchemaMatchesStructs keeps certificates/schema.json in step with the
 // Go types: every definition lists exactly the fields the writer emits.
 func TestSchemaMatchesStructs(t *testing.T) {
+	t.Parallel()
 	var schema struct {
 		Defs map[string]struct {
 			Properties map[string]json.RawMessage `json:"properties"`
@@ -41,6 +43,15 @@ func TestSchemaMatchesStructs(t *testing.T) {
 	}
 	if err := json.Unmarshal(schemaJSON, &schema); err != nil {
 		t.Fatalf("schema.json is not valid JSON: %v", err)
+	}
+	// Every format constant of the schema is this build's Format.
+	for _, m := range regexp.MustCompile(`"const": "(tlcheck\.cert\.[^"]*)"`).FindAllSubmatch(schemaJSON, -1) {
+		if string(m[1]) != Format {
+			t.Errorf("schema.json names format %s, the writer writes %s", m[1], Format)
+		}
+	}
+	if !strings.Contains(string(schemaJSON), `"$id": "`+Format+`"`) {
+		t.Errorf("schema.json's $id is not %s", Format)
 	}
 	caseProps := func(def string) map[string]json.RawMessage {
 		var d struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -27,27 +28,43 @@ func GlobalObligations() []Obligation {
 // CheckGlobal decides every graph-level obligation on n random graphs
 // each (generation deterministic in seed), with the rules of reg (nil:
 // the reference registry). Each result's Op is "graphs"; its Failure is
-// a *CaseError naming the case and wrapping the counterexample.
+// a *CaseError naming the case and wrapping the counterexample. progress,
+// if not nil, is called once per graph case, never concurrently.
 func CheckGlobal(reg *spec.Registry[spec.Rat], n int, seed uint64, progress func()) []*Result {
+	return CheckGlobalCases(reg, GlobalObligations(), Indices(n), seed, progress)
+}
+
+// CheckGlobalCases decides the graph-level obligations obs on the graph
+// cases listed in idx: case i of obligation ob is drawn from
+// spec.CaseSeed(seed, ob, i) whatever else runs, so a one-element idx
+// replays that case alone. The (obligation, case) pairs run on a pool of
+// par.Workers() goroutines and are merged in the order of obs and idx, so
+// the results are those of a sequential run for any GOMAXPROCS.
+func CheckGlobalCases(reg *spec.Registry[spec.Rat], obs []Obligation, idx []int, seed uint64, progress func()) []*Result {
+	type caseOut struct {
+		decided bool
+		err     error
+	}
+	n := len(idx)
+	outs := par.Map(len(obs)*n, 0, func(k int) caseOut {
+		d, err := checkGlobalCase(reg, obs[k/n], caseSeed(seed, string(obs[k/n]), idx[k%n]))
+		return caseOut{d, err}
+	}, progress)
 	var out []*Result
-	for _, ob := range GlobalObligations() {
+	for j, ob := range obs {
 		r := &Result{Op: globalResultOpTag, Obligation: ob, Oracles: map[Oracle]int{}}
-		for i := 0; i < n; i++ {
-			cs := caseSeed(seed, string(ob), i)
-			decided, err := checkGlobalCase(reg, ob, cs)
-			if err != nil {
+		for k, i := range idx {
+			c := outs[j*n+k]
+			if c.err != nil {
 				if r.Failure == nil {
-					r.Failure = &CaseError{Seed: seed, Case: i, Err: err}
+					r.Failure = &CaseError{Seed: seed, Case: i, Err: c.err}
 				}
 				continue
 			}
-			if decided {
+			if c.decided {
 				r.Cases++
 				r.Oracles[globalOracle(ob)]++
 			}
-		}
-		if progress != nil {
-			progress()
 		}
 		out = append(out, r)
 	}

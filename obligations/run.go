@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -51,87 +52,146 @@ func ObligationsFor(info *spec.OpInfo) []Obligation {
 	return obs
 }
 
-// caseSeed derives the seed of case i of op from the run seed, so that a
-// case can be replayed alone.
-func caseSeed(seed uint64, op string, i int) uint64 {
-	h := seed
-	for _, c := range op {
-		h = spec.SplitMix64(h ^ uint64(c))
+// caseSeed derives the seed of case i of the case family label (a
+// primitive's name, or a graph obligation's) from the run seed with
+// spec.CaseSeed, so that a case depends on (seed, label, i) alone and can
+// be replayed alone.
+func caseSeed(seed uint64, label string, i int) uint64 { return spec.CaseSeed(seed, label, i) }
+
+// Indices returns [0, 1, …, n−1]: the case list of a run of n cases.
+func Indices(n int) []int {
+	idx := make([]int, max(n, 0))
+	for i := range idx {
+		idx[i] = i
 	}
-	return spec.SplitMix64(h + uint64(i))
+	return idx
 }
 
-// CheckOp runs every obligation of op on cases generated instances.
-// Generation is deterministic in seed. progress, if not nil, is called
-// once per case.
+// CheckOp runs every obligation of op on cases generated instances
+// (cases 0 … cases−1). Generation is deterministic in seed. progress, if
+// not nil, is called once per case (never concurrently).
 func (r Registries) CheckOp(op string, cases int, seed uint64, progress func()) ([]*Result, error) {
-	info, err := spec.Info(op)
+	return r.CheckOpCases(op, Indices(cases), seed, progress)
+}
+
+// caseOutcome is what one case decided: per obligation (in ObligationsFor
+// order) an outcome or an error.
+type caseOutcome struct {
+	o   []Outcome
+	err []error
+}
+
+// CheckOpCases runs every obligation of op on the cases listed in idx:
+// case i is drawn from spec.CaseSeed(seed, op, i) whatever else runs, so
+// CheckOpCases(op, []int{i}, seed, nil) replays case i of a larger run
+// alone. It is CheckOpsCases for one primitive.
+func (r Registries) CheckOpCases(op string, idx []int, seed uint64, progress func()) ([]*Result, error) {
+	res, err := r.CheckOpsCases([]string{op}, idx, seed, progress)
 	if err != nil {
 		return nil, err
 	}
-	obs := ObligationsFor(info)
-	res := make(map[Obligation]*Result, len(obs))
-	out := make([]*Result, len(obs))
-	for i, ob := range obs {
-		res[ob] = &Result{Op: op, Obligation: ob, Oracles: map[Oracle]int{}}
-		out[i] = res[ob]
+	return res[0], nil
+}
+
+// CheckOpsCases runs every obligation of every primitive of ops on the
+// cases listed in idx and returns, per primitive, one Result per
+// obligation of ObligationsFor. The (primitive, case) pairs run on one
+// pool of par.Workers() goroutines; their outcomes are merged in the
+// order of ops and idx, so the results (counts, worst measure, the first
+// failure) and the error (that of the first pair in that order whose case
+// cannot be generated) are those of running the pairs one after another,
+// for any GOMAXPROCS. progress, if not nil, is called once per pair,
+// never concurrently.
+func (r Registries) CheckOpsCases(ops []string, idx []int, seed uint64, progress func()) ([][]*Result, error) {
+	type opPlan struct {
+		obs []Obligation
+		pos map[Obligation]int
 	}
-	record := func(ob Obligation, o Outcome, err error) {
-		rr := res[ob]
-		if err != nil {
-			if rr.Failure == nil {
-				rr.Failure = err
-			}
-			return
-		}
-		rr.Oracles[o.Oracle]++
-		if o.Oracle == OracleInconclusive {
-			return // reported in Oracles, not a decided case
-		}
-		rr.Cases++
-		if o.Measure > rr.Worst {
-			rr.Worst = o.Measure
-		}
-	}
-	for i := 0; i < cases; i++ {
-		src := NewRandSource(caseSeed(seed, op, i))
-		inst, err := Generate(src, op)
+	plans := make([]opPlan, len(ops))
+	out := make([][]*Result, len(ops))
+	for j, op := range ops {
+		info, err := spec.Info(op)
 		if err != nil {
 			return nil, err
 		}
-		shape, err := OutShape(inst)
-		if err != nil {
-			return nil, fmt.Errorf("%s case %d: generator produced an ill-shaped instance: %w", op, i, err)
+		obs := ObligationsFor(info)
+		plans[j] = opPlan{obs: obs, pos: make(map[Obligation]int, len(obs))}
+		out[j] = make([]*Result, len(obs))
+		for k, ob := range obs {
+			plans[j].pos[ob] = k
+			out[j][k] = &Result{Op: op, Obligation: ob, Oracles: map[Oracle]int{}}
 		}
-		dxs, d := Tangents(src, inst, shape)
-		o, err := r.CheckAdjointness(inst, dxs, d)
-		record(Adjointness, o, annotate(err, seed, i))
-		v, dv := Tangents(src, inst, shape)
-		a, b := GenRat(src, Any, "a"), GenRat(src, Any, "b")
-		o1, o2, err := r.CheckLinearity(inst, a, b, dxs, v, d, dv)
-		var f *Failure
-		switch {
-		case err == nil:
-			record(JVPLinearity, o1, nil)
-			record(VJPLinearity, o2, nil)
-		case errors.As(err, &f) && f.Obligation == VJPLinearity:
-			record(JVPLinearity, o1, nil)
-			record(VJPLinearity, o2, annotate(err, seed, i))
-		default:
-			record(JVPLinearity, o1, annotate(err, seed, i))
-			record(VJPLinearity, o2, annotate(err, seed, i))
-		}
-		o, err = r.CheckZeroPreservation(inst)
-		record(ZeroPreservation, o, annotate(err, seed, i))
-		if _, ok := res[Derivative]; ok {
-			o, err = r.CheckDerivative(inst, dxs)
-			record(Derivative, o, annotate(err, seed, i))
-		}
-		if progress != nil {
-			progress()
+	}
+	n := len(idx)
+	outcomes, err := par.MapErr(len(ops)*n, 0, func(k int) (caseOutcome, error) {
+		j := k / n
+		return r.checkOpCase(ops[j], plans[j].obs, plans[j].pos, seed, idx[k%n])
+	}, progress)
+	if err != nil {
+		return nil, err
+	}
+	for k, co := range outcomes {
+		for m, rr := range out[k/n] {
+			if co.err[m] != nil {
+				if rr.Failure == nil {
+					rr.Failure = co.err[m]
+				}
+				continue
+			}
+			rr.Oracles[co.o[m].Oracle]++
+			if co.o[m].Oracle == OracleInconclusive {
+				continue // reported in Oracles, not a decided case
+			}
+			rr.Cases++
+			if co.o[m].Measure > rr.Worst {
+				rr.Worst = co.o[m].Measure
+			}
 		}
 	}
 	return out, nil
+}
+
+// checkOpCase decides every obligation of op on case i. The error return
+// is for a case that cannot be generated at all.
+func (r Registries) checkOpCase(op string, obs []Obligation, pos map[Obligation]int, seed uint64, i int) (caseOutcome, error) {
+	co := caseOutcome{o: make([]Outcome, len(obs)), err: make([]error, len(obs))}
+	record := func(ob Obligation, o Outcome, err error) {
+		co.o[pos[ob]], co.err[pos[ob]] = o, annotate(err, seed, i)
+	}
+	src := NewRandSource(caseSeed(seed, op, i))
+	inst, err := Generate(src, op)
+	if err != nil {
+		return co, err
+	}
+	shape, err := OutShape(inst)
+	if err != nil {
+		return co, fmt.Errorf("%s case %d: generator produced an ill-shaped instance: %w", op, i, err)
+	}
+	dxs, d := Tangents(src, inst, shape)
+	o, err := r.CheckAdjointness(inst, dxs, d)
+	record(Adjointness, o, err)
+	v, dv := Tangents(src, inst, shape)
+	a, b := GenRat(src, Any, "a"), GenRat(src, Any, "b")
+	o1, o2, err := r.CheckLinearity(inst, a, b, dxs, v, d, dv)
+	var f *Failure
+	switch {
+	case err == nil:
+		record(JVPLinearity, o1, nil)
+		record(VJPLinearity, o2, nil)
+	case errors.As(err, &f) && f.Obligation == VJPLinearity:
+		record(JVPLinearity, o1, nil)
+		record(VJPLinearity, o2, err)
+	default:
+		record(JVPLinearity, o1, err)
+		record(VJPLinearity, o2, err)
+	}
+	o, err = r.CheckZeroPreservation(inst)
+	record(ZeroPreservation, o, err)
+	if _, ok := pos[Derivative]; ok {
+		o, err = r.CheckDerivative(inst, dxs)
+		record(Derivative, o, err)
+	}
+	return co, nil
 }
 
 // CaseError wraps a failure with the case that produced it.

@@ -32,6 +32,6 @@ func Example() {
 	fmt.Println(res.Failure)
 	// Output:
 	// fast_cpu.matmul: 21 cases, 0 failures, evidence numerical-certificate, rule bound
-	// worst ratio 0.480 in case 13 (overflow)
-	// refine: matmul on provider fast_cpu (capsule fast_cpu.matmul), case 0 (normal), element 1: |provider − exact| = 1099517884303/35184372088832 ≈ 0.0312502 exceeds the bound 2736270521156593394654650645027100622499872767/2993154996441765999991176272831455261881565752328192 ≈ 9.14176e-07 (ratio 34184); provider 0x40ec46c9 (7.383641), exact 260888281970575/35184372088832 ≈ 7.41489094
+	// worst ratio 0.666 in case 1 (wide)
+	// refine: matmul on provider fast_cpu (capsule fast_cpu.matmul), case 0 (normal), element 1: |provider − exact| = 8796155710559/9007199254740992 ≈ 0.000976569 exceeds the bound 87044465885844747488747506574378164134346751/2993154996441765999991176272831455261881565752328192 ≈ 2.90812e-08 (ratio 33580.8); provider 0xbe78ce2c (-0.24297398), exact -2197311236901983/9007199254740992 ≈ -0.243950553
 }

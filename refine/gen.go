@@ -1,8 +1,11 @@
 package refine
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -76,8 +79,12 @@ func Ops() []string {
 // rng is a splitmix64 stream.
 type rng struct{ s uint64 }
 
-func newRNG(seed uint64, index int) *rng {
-	return &rng{s: spec.SplitMix64(seed ^ spec.SplitMix64(uint64(index)))}
+// newRNG returns the stream of case index of op under the run seed,
+// started at spec.CaseSeed(seed, "refine/"+op, index): a case depends on
+// (seed, op, index) alone, so it can be regenerated alone, and every
+// provider of op is checked on the same inputs.
+func newRNG(seed uint64, op string, index int) *rng {
+	return &rng{s: spec.CaseSeed(seed, "refine/"+op, index)}
 }
 
 func (r *rng) next() uint64 {
@@ -165,7 +172,7 @@ type caseInput struct {
 // generate draws case index of op from seed: its shapes (or opts.Shapes),
 // then its values by kind.
 func generate(op string, k Kind, seed uint64, index int, opts *Options) (caseInput, error) {
-	r := newRNG(seed, index)
+	r := newRNG(seed, op, index)
 	var shapes []spec.Shape
 	axis := 0
 	if opts != nil && opts.Shapes != nil {
@@ -365,4 +372,41 @@ func pairUp(r *rng, n int) ([][2]int, int) {
 func scaleDown(b uint32) uint32 {
 	f := math.Float32frombits(b)
 	return math.Float32bits(float32(math.Ldexp(float64(f), -20)))
+}
+
+// GenerateInputs returns the cases CheckOptions(b, op, o) would check,
+// with only their provenance and inputs filled in and nothing run: case i
+// has Index i, Kind o.Kinds[i mod len(o.Kinds)] (default Kinds()), Seed
+// o.Seed, Op op, and Axis and Inputs drawn from spec.CaseSeed(o.Seed,
+// "refine/"+op, i) exactly as CheckOptions draws them. A verifier uses it
+// to bind recorded inputs to the seed at the cost of generation alone.
+func GenerateInputs(op string, o Options) ([]Case, error) {
+	if !slices.Contains(Ops(), op) {
+		return nil, fmt.Errorf("refine: no case generator for %q (supported: %s)", op, strings.Join(Ops(), ", "))
+	}
+	if o.Cases < 0 {
+		return nil, fmt.Errorf("refine: negative case count %d", o.Cases)
+	}
+	kinds := o.Kinds
+	if kinds == nil {
+		kinds = Kinds()
+	}
+	if len(kinds) == 0 {
+		return nil, errors.New("refine: no input kinds")
+	}
+	for _, k := range kinds {
+		if !k.Valid() {
+			return nil, fmt.Errorf("refine: unknown input kind %q", k)
+		}
+	}
+	out := make([]Case, o.Cases)
+	for i := range out {
+		k := kinds[i%len(kinds)]
+		in, err := generate(op, k, o.Seed, i, &o)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = Case{Index: i, Kind: k, Seed: o.Seed, Op: op, Axis: in.axis, Inputs: in.inputs}
+	}
+	return out, nil
 }

@@ -42,3 +42,37 @@ func UniformBits(seed uint64, idx int) uint32 {
 func UniformRat(seed uint64, idx int) *big.Rat {
 	return new(big.Rat).SetFrac(new(big.Int).SetUint64(uint64(UniformBits(seed, idx))), new(big.Int).Lsh(big.NewInt(1), 32))
 }
+
+// fnv1a64 is the 64-bit FNV-1a hash of s's bytes: h = 0xcbf29ce484222325,
+// then for each byte b: h = (h ⊕ b)·0x100000001b3 (mod 2^64).
+func fnv1a64(s string) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 0x100000001b3
+	}
+	return h
+}
+
+// CaseSeed is the seed of case i of the case family label under the run
+// seed: the one seed function of every generator of cases (tlcheck
+// check's local and graph cases, every certificate kind, refine's input
+// generator). With sm = SplitMix64 and fnv = 64-bit FNV-1a of the label's
+// bytes,
+//
+//	CaseSeed(seed, label, i) = sm(sm(sm(seed) ⊕ fnv(label)) + i)   (mod 2^64)
+//
+// so a case depends only on (seed, label, i) — not on how many cases run
+// or in which order — and can be regenerated alone. The labels in use:
+// a primitive's name for its local obligation cases (the same label in
+// tlcheck check and in adjointness certificates, so a certificate case is
+// replayed by tlcheck check --ops OP --case I), a graph obligation's name
+// for its graph cases, "composition" and "composition.tangents" for the
+// composition certificate's graphs and their tangents, "range.NAME" for a
+// range certificate's sample points, and "refine/OP" for refine's inputs.
+// sm is a bijection, so distinct seeds give distinct sm(seed); distinct
+// labels are separated by FNV-1a, which is not collision-free in general
+// but has none among these labels (tested).
+func CaseSeed(seed uint64, label string, i int) uint64 {
+	return SplitMix64(SplitMix64(SplitMix64(seed)^fnv1a64(label)) + uint64(i))
+}

@@ -68,7 +68,7 @@ type Scalar[T any] interface {
 	FromInt(int64) T
 	FromRat(*big.Rat) T
 	// Float64 approximates the value (the midpoint for Interval, the
-	// primal for Dual) for display and finite-difference oracles.
+	// primal for Dual) for display and for reported estimates.
 	Float64() float64
 	// String prints the value: "p/q" for Rat, a shortest decimal for
 	// floats.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -102,27 +103,62 @@ func worstString(r *obligations.Result) string {
 	return "exact"
 }
 
-// runChecks checks every obligation of ops and returns one row per op ×
-// obligation. A primitive with no obligation decided on any case is a
-// failure in its own right.
-func runChecks(reg obligations.Registries, ops []string, cases int, seed uint64, progress *cli.Progress, plant string) ([]checkRow, error) {
-	return runChecksGraphs(reg, ops, cases, 0, seed, progress, plant)
+// checkRun says what a check run covers.
+type checkRun struct {
+	ops    []string
+	cases  int // cases 0 … cases−1 per primitive (ignored when only ≥ 0)
+	graphs int // graph cases per graph obligation; 0 skips them (only ≥ 0 then runs that case)
+	// graphObs are the graph-level obligations checked (nil: all).
+	graphObs []obligations.Obligation
+	seed     uint64
+	// only, when ≥ 0, runs case only alone (of every primitive, and of
+	// every graph obligation when graphs > 0) instead of 0 … n−1.
+	only  int
+	plant string
 }
 
-// runChecksGraphs is runChecks plus the graph-level obligations on graphs
-// random graphs each (none when graphs is 0).
-func runChecksGraphs(reg obligations.Registries, ops []string, cases, graphs int, seed uint64, progress *cli.Progress, plant string) ([]checkRow, error) {
+// steps is the number of progress steps of the run: one per local case
+// and one per graph case.
+func (c checkRun) steps() int {
+	local, graph := c.cases, c.graphs
+	if c.only >= 0 {
+		local, graph = 1, min(c.graphs, 1)
+	}
+	obs := len(c.graphObs)
+	if c.graphObs == nil {
+		obs = len(obligations.GlobalObligations())
+	}
+	return len(c.ops)*local + obs*graph
+}
+
+// runChecksGraphs checks every obligation of c.ops and the graph-level
+// obligations, and returns one row per op × obligation. A primitive with
+// no obligation decided on any case is a failure in its own right. Cases
+// run in parallel (see obligations.CheckOpsCases); rows come in a fixed
+// order, so the output is the same for any GOMAXPROCS.
+func runChecksGraphs(reg obligations.Registries, c checkRun, progress *cli.Progress) ([]checkRow, error) {
+	local, graph := obligations.Indices(c.cases), obligations.Indices(c.graphs)
+	if c.only >= 0 {
+		local, graph = []int{c.only}, []int{c.only}
+		if c.graphs == 0 {
+			graph = nil
+		}
+	}
 	var rows []checkRow
-	all := make([][]*obligations.Result, 0, len(ops)+1)
-	for _, op := range ops {
-		res, err := reg.CheckOp(op, cases, seed, progress.Step)
+	all := make([][]*obligations.Result, 0, len(c.ops)+1)
+	if len(c.ops) > 0 {
+		res, err := reg.CheckOpsCases(c.ops, local, c.seed, progress.Step)
 		if err != nil {
 			return nil, err
 		}
-		all = append(all, res)
+		all = append(all, res...)
 	}
-	if graphs > 0 {
-		all = append(all, obligations.CheckGlobal(reg.Rat, graphs, seed, progress.Step))
+	if len(graph) > 0 {
+		obs := c.graphObs
+		if obs == nil {
+			obs = obligations.GlobalObligations()
+		}
+		all = append(all, obligations.CheckGlobalCases(reg.Rat, obs, graph, c.seed, progress.Step))
 	}
 	for _, res := range all {
 		op := res[0].Op
@@ -131,7 +167,7 @@ func runChecksGraphs(reg obligations.Registries, ops []string, cases, graphs int
 			row := checkRow{Op: op, Obligation: string(r.Obligation), Cases: r.Cases, Oracle: r.OracleSummary(), Worst: worstString(r), Holds: r.Holds()}
 			if r.Failure != nil {
 				row.Failure = r.Failure.Error()
-				row.Replay = replayCommand(op, cases, graphs, seed, plant, r.Failure)
+				row.Replay = replayCommand(op, r.Obligation, c, r.Failure)
 			} else if r.Cases == 0 {
 				row.Failure = "no case decided"
 			}
@@ -174,13 +210,22 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print JSON records instead of a table")
 	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive and show that check fails")
 	graphs := fs.Int("graphs", 20, "random graphs per graph-level obligation (composition, path sums, sweeps, cross-path, interval soundness, Hessians); 0 skips them")
+	graphObsFlag := fs.String("graph-obligations", "all", "all, or a comma-separated list of graph-level obligations")
+	only := fs.Int("case", -1, "replay: run only case I (of every selected primitive, and of every selected graph obligation unless --graphs 0) instead of the first --cases/--graphs")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
 	if *cases < 1 || *cases > 1_000_000 {
 		return cli.Usagef("--cases must be between 1 and 1000000, got %d", *cases)
 	}
+	if *only < -1 || *only > 1_000_000 {
+		return cli.Usagef("--case must be between 0 and 1000000, got %d", *only)
+	}
 	ops, err := parseOps(*opsFlag)
+	if err != nil {
+		return err
+	}
+	graphObs, err := parseGraphObligations(*graphObsFlag)
 	if err != nil {
 		return err
 	}
@@ -197,12 +242,9 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if len(ops) == 0 && *graphs == 0 {
 		return cli.Usagef("check: nothing to check (--ops none and --graphs 0)")
 	}
-	steps := len(ops) * *cases
-	if *graphs > 0 {
-		steps += len(obligations.GlobalObligations())
-	}
-	prog := cli.NewProgress(stderr, "check", steps)
-	rows, err := runChecksGraphs(reg, ops, *cases, *graphs, *seed, prog, *plant)
+	c := checkRun{ops: ops, cases: *cases, graphs: *graphs, graphObs: graphObs, seed: *seed, only: *only, plant: *plant}
+	prog := cli.NewProgress(stderr, "check", c.steps())
+	rows, err := runChecksGraphs(reg, c, prog)
 	prog.Done()
 	if err != nil {
 		return err
@@ -226,30 +268,68 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		return cli.Failf("%d of %d obligations fail", failed, len(rows))
 	}
 	if !*asJSON {
-		fmt.Fprintf(stdout, "\nall %d obligations hold on %d primitives × %d cases and %d random graphs per graph obligation\n", len(rows), len(ops), *cases, *graphs)
+		if *only >= 0 {
+			fmt.Fprintf(stdout, "\nall %d obligations hold on case %d of %d primitives and of the graph obligations (none with --graphs 0)\n", len(rows), *only, len(ops))
+		} else {
+			fmt.Fprintf(stdout, "\nall %d obligations hold on %d primitives × %d cases and %d random graphs per graph obligation\n", len(rows), len(ops), *cases, *graphs)
+		}
 	}
 	return nil
 }
 
-// replayCommand is the command that replays a failure: the failing case
-// is the last one it runs.
-func replayCommand(op string, cases, graphs int, seed uint64, plant string, failure error) string {
-	n := cases
-	if op == "graphs" {
-		n = graphs
-	}
+// replayCommand is the command that replays a failure alone: --case I
+// runs case I only, drawn from the same spec.CaseSeed(seed, label, I) as
+// in the failing run, so it reports the same counterexample with the same
+// values. Without a case (a failure not tied to one) it reruns the whole
+// family.
+func replayCommand(op string, ob obligations.Obligation, c checkRun, failure error) string {
 	var ce *obligations.CaseError
+	caseFlag := ""
 	if errors.As(failure, &ce) {
-		n = ce.Case + 1
+		caseFlag = fmt.Sprintf(" --case %d", ce.Case)
 	}
 	var cmd string
-	if op == "graphs" {
-		cmd = fmt.Sprintf("tlcheck check --ops none --graphs %d --seed %d", n, seed)
-	} else {
-		cmd = fmt.Sprintf("tlcheck check --ops %s --cases %d --graphs 0 --seed %d", op, n, seed)
+	switch {
+	case op == "graphs" && caseFlag != "":
+		cmd = fmt.Sprintf("tlcheck check --ops none --graph-obligations %s%s --seed %d", ob, caseFlag, c.seed)
+	case op == "graphs":
+		cmd = fmt.Sprintf("tlcheck check --ops none --graph-obligations %s --graphs %d --seed %d", ob, c.graphs, c.seed)
+	case caseFlag != "":
+		cmd = fmt.Sprintf("tlcheck check --ops %s%s --graphs 0 --seed %d", op, caseFlag, c.seed)
+	default:
+		cmd = fmt.Sprintf("tlcheck check --ops %s --cases %d --graphs 0 --seed %d", op, c.cases, c.seed)
 	}
-	if plant != "" {
-		cmd += " --plant-fault " + plant
+	if c.plant != "" {
+		cmd += " --plant-fault " + c.plant
 	}
 	return cmd
+}
+
+// parseGraphObligations resolves --graph-obligations (nil: all).
+func parseGraphObligations(v string) ([]obligations.Obligation, error) {
+	all := obligations.GlobalObligations()
+	if v == "" || v == "all" {
+		return nil, nil
+	}
+	names := make([]string, len(all))
+	for i, ob := range all {
+		names[i] = string(ob)
+	}
+	var out []obligations.Obligation
+	for _, name := range strings.Split(v, ",") {
+		name = strings.TrimSpace(name)
+		ok := false
+		for _, ob := range all {
+			if string(ob) == name {
+				ok = true
+				if !slices.Contains(out, ob) {
+					out = append(out, ob)
+				}
+			}
+		}
+		if !ok {
+			return nil, cli.Usagef("--graph-obligations: unknown graph obligation %q (known: %s)", name, strings.Join(names, ","))
+		}
+	}
+	return out, nil
 }

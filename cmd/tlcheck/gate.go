@@ -81,8 +81,9 @@ type gateConfig struct {
 func stageCheck(c gateConfig) gateStage {
 	st := gateStage{Name: "check"}
 	ops, _ := parseOps("all")
-	prog := cli.NewProgress(c.stderr, "gate: check", len(ops)*c.cases+len(obligations.GlobalObligations()))
-	rows, err := runChecksGraphs(c.registry, ops, c.cases, c.graphs, c.seed, prog, "")
+	run := checkRun{ops: ops, cases: c.cases, graphs: c.graphs, seed: c.seed, only: -1}
+	prog := cli.NewProgress(c.stderr, "gate: check", run.steps())
+	rows, err := runChecksGraphs(c.registry, run, prog)
 	prog.Done()
 	if err != nil {
 		st.Err = err.Error()

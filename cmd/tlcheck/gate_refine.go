@@ -6,6 +6,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/report"
 	"github.com/tlcheck/tlcheck/refine"
 )
@@ -30,41 +31,47 @@ func stageRefine(c gateConfig) gateStage {
 	names := []string{backend.ProviderReference, backend.ProviderFastCPU}
 	prog := cli.NewProgress(c.stderr, "gate: refine", len(names)*len(ops))
 	defer prog.Done()
-	for _, prov := range names {
-		for _, op := range ops {
-			prog.Step()
-			name := prov + "." + op
-			item := gateItem{Name: name}
-			capsule, ok := cat.Lookup(name)
-			if !ok {
-				item.Failure = "no capsule " + name
-				st.Items = append(st.Items, item)
-				continue
-			}
-			b, err := provs.Bind(capsule)
-			if err != nil {
-				item.Failure = err.Error()
-				st.Items = append(st.Items, item)
-				continue
-			}
-			res, err := refine.Check(b, op, c.certs, c.seed)
-			if err != nil {
-				item.Failure = err.Error()
-				st.Items = append(st.Items, item)
-				continue
-			}
-			r := report.Refinement{Provider: prov, Op: op, Capsule: name, Policy: string(capsule.Reduction), Cases: len(res.Cases), Holds: res.Failures == 0}
-			for _, cs := range res.Cases {
-				r.Ratios = append(r.Ratios, ratF(cs.Worst.Big()))
-			}
-			r.Worst = ratF(res.Worst.Big())
-			st.Refinements = append(st.Refinements, r)
-			item.Holds = res.Failures == 0
-			item.Detail = fmt.Sprintf("%d cases, %s, rule %s, worst error/bound %.3g", len(res.Cases), capsule.Reduction, res.Obligation.Rule, r.Worst)
-			if res.Failure != nil {
-				item.Failure = res.Failure.Error()
-			}
-			st.Items = append(st.Items, item)
+	type pairOut struct {
+		item gateItem
+		ref  *report.Refinement
+	}
+	// The (provider, op) pairs are independent: they run on a worker pool
+	// and are merged in the fixed order of names × ops.
+	outs := par.Map(len(names)*len(ops), 0, func(k int) pairOut {
+		prov, op := names[k/len(ops)], ops[k%len(ops)]
+		name := prov + "." + op
+		item := gateItem{Name: name}
+		capsule, ok := cat.Lookup(name)
+		if !ok {
+			item.Failure = "no capsule " + name
+			return pairOut{item: item}
+		}
+		b, err := provs.Bind(capsule)
+		if err != nil {
+			item.Failure = err.Error()
+			return pairOut{item: item}
+		}
+		res, err := refine.Check(b, op, c.certs, c.seed)
+		if err != nil {
+			item.Failure = err.Error()
+			return pairOut{item: item}
+		}
+		r := report.Refinement{Provider: prov, Op: op, Capsule: name, Policy: string(capsule.Reduction), Cases: len(res.Cases), Holds: res.Failures == 0}
+		for _, cs := range res.Cases {
+			r.Ratios = append(r.Ratios, ratF(cs.Worst.Big()))
+		}
+		r.Worst = ratF(res.Worst.Big())
+		item.Holds = res.Failures == 0
+		item.Detail = fmt.Sprintf("%d cases, %s, rule %s, worst error/bound %.3g", len(res.Cases), capsule.Reduction, res.Obligation.Rule, r.Worst)
+		if res.Failure != nil {
+			item.Failure = res.Failure.Error()
+		}
+		return pairOut{item: item, ref: &r}
+	}, prog.Step)
+	for _, o := range outs {
+		st.Items = append(st.Items, o.item)
+		if o.ref != nil {
+			st.Refinements = append(st.Refinements, *o.ref)
 		}
 	}
 	return st

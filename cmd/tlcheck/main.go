@@ -29,7 +29,7 @@ func commands() map[string]command {
 		"version":        {"print the tool version", "tlcheck version", runVersion},
 		"certify":        {"write deterministic certificates of every obligation to a directory", "tlcheck certify --out DIR [--seed S] [--cases N] [--ops …] [--providers …]", runCertify},
 		"verify":         {"re-derive every claim of a certificate directory independently", "tlcheck verify DIR", runVerify},
-		"check":          {"check every primitive's local obligations (adjointness, linearity, zero preservation, derivatives)", "tlcheck check [--ops all|a,b,…] [--cases N] [--seed S] [--json] [--plant-fault OP]", runCheck},
+		"check":          {"check every primitive's local obligations (adjointness, linearity, zero preservation, derivatives)", "tlcheck check [--ops all|none|a,b,…] [--cases N] [--graphs N] [--graph-obligations all|a,b,…] [--case I] [--seed S] [--json] [--plant-fault OP]", runCheck},
 		"quickstart-mlp": {"train the quickstart MLP and print TorchLean's transcript digit for digit", "tlcheck quickstart-mlp [--steps N] [--seed S] [--execution eager|typed-graph] [--arithmetic native|ieee] [--device cpu|cuda] [--show-backend]", runQuickstart},
 		"tape-example":   {"record the chapter's x⊙x + x⊙x tape and check its gradients exactly", "tlcheck tape-example [--scalar rat|f64|f32] [--detach]", runTapeExample},
 		"eval":           {"evaluate an IR graph over a scalar along an execution path", "tlcheck eval --graph G.json [--payload P.json] --input X.json [--scalar rat|interval|binary32|f32|f64] [--path ir|forward-graph|tape|typed-graph] [--all] [--json]", runEval},
