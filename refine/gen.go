@@ -387,17 +387,9 @@ func GenerateInputs(op string, o Options) ([]Case, error) {
 	if o.Cases < 0 {
 		return nil, fmt.Errorf("refine: negative case count %d", o.Cases)
 	}
-	kinds := o.Kinds
-	if kinds == nil {
-		kinds = Kinds()
-	}
-	if len(kinds) == 0 {
-		return nil, errors.New("refine: no input kinds")
-	}
-	for _, k := range kinds {
-		if !k.Valid() {
-			return nil, fmt.Errorf("refine: unknown input kind %q", k)
-		}
+	kinds, err := inputKinds(o.Kinds)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]Case, o.Cases)
 	for i := range out {
@@ -409,4 +401,21 @@ func GenerateInputs(op string, o Options) ([]Case, error) {
 		out[i] = Case{Index: i, Kind: k, Seed: o.Seed, Op: op, Axis: in.axis, Inputs: in.inputs}
 	}
 	return out, nil
+}
+
+// inputKinds resolves an options' list of input kinds: nil means every
+// kind (Kinds), an empty list or an unknown kind is an error.
+func inputKinds(kinds []Kind) ([]Kind, error) {
+	if kinds == nil {
+		kinds = Kinds()
+	}
+	if len(kinds) == 0 {
+		return nil, errors.New("refine: no input kinds")
+	}
+	for _, k := range kinds {
+		if !k.Valid() {
+			return nil, fmt.Errorf("refine: unknown input kind %q", k)
+		}
+	}
+	return kinds, nil
 }

@@ -267,17 +267,9 @@ func CheckOptions(b *backend.Binding, op string, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	kinds := o.Kinds
-	if kinds == nil {
-		kinds = Kinds()
-	}
-	if len(kinds) == 0 {
-		return nil, errors.New("refine: no input kinds")
-	}
-	for _, k := range kinds {
-		if !k.Valid() {
-			return nil, fmt.Errorf("refine: unknown input kind %q", k)
-		}
+	kinds, err := inputKinds(o.Kinds)
+	if err != nil {
+		return nil, err
 	}
 	res := &Result{Op: op, Provider: b.Capsule.Provider, Capsule: b.Capsule.Name, Policy: b.Capsule.Reduction,
 		Obligation: ob, Seed: o.Seed, WorstCase: -1}
