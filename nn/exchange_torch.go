@@ -111,7 +111,10 @@ func ExportTorchParams[T ExchangeFloat](w io.Writer, p Pack[T]) error {
 		}
 		buf = exAppendJSONString(buf, p.names[i])
 		buf = append(buf, ':')
-		buf = torchAppendNested(buf, tensors[i], width, bw)
+		var err error
+		if buf, err = torchAppendNested(buf, tensors[i], bw); err != nil {
+			return err
+		}
 		if _, err := bw.Write(buf); err != nil {
 			return err
 		}
@@ -153,25 +156,37 @@ func exAppendJSONString(buf []byte, s string) []byte {
 
 // torchAppendNested appends t as nested JSON arrays (a bare number for
 // rank 0). Large tensors are flushed to bw as they are produced.
-func torchAppendNested[T ExchangeFloat](buf []byte, t spec.Tensor[T], width int, bw *bufio.Writer) []byte {
+//
+// Numbers are encoding/json's: a float32 (F32) or float64 (F64) element
+// marshals as the shortest decimal that reads back as the same value of
+// its width, in ECMAScript style (plain notation for 1e-6 ≤ |f| < 1e21,
+// exponent notation otherwise, e-7 not e-07), and −0 as -0. The elements
+// are finite (ExportTorchParams rejects the others first), so Marshal
+// does not fail on them; each innermost row is one Marshal of its []T.
+func torchAppendNested[T ExchangeFloat](buf []byte, t spec.Tensor[T], bw *bufio.Writer) ([]byte, error) {
+	var err error
 	if len(t.Shape) == 0 {
-		return exAppendFloat(buf, float64(t.Data[0]), width)
+		return exAppendJSON(buf, t.Data[0], &err), err
 	}
 	st := t.Shape.Strides()
 	var rec func(axis, off int)
 	rec = func(axis, off int) {
-		buf = append(buf, '[')
-		for i := 0; i < t.Shape[axis]; i++ {
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			if axis == len(t.Shape)-1 {
-				buf = exAppendFloat(buf, float64(t.Data[off+i]), width)
+		if axis == len(t.Shape)-1 {
+			if n := t.Shape[axis]; n == 0 {
+				buf = append(buf, "[]"...) // a nil row would marshal as null
 			} else {
+				buf = exAppendJSON(buf, t.Data[off:off+n], &err)
+			}
+		} else {
+			buf = append(buf, '[')
+			for i := 0; i < t.Shape[axis]; i++ {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
 				rec(axis+1, off+i*st[axis])
 			}
+			buf = append(buf, ']')
 		}
-		buf = append(buf, ']')
 		if len(buf) > 64<<10 {
 			// A write error resurfaces from the next Write or Flush.
 			_, _ = bw.Write(buf)
@@ -179,36 +194,20 @@ func torchAppendNested[T ExchangeFloat](buf []byte, t spec.Tensor[T], width int,
 		}
 	}
 	rec(0, 0)
-	return buf
+	return buf, err
 }
 
-// exAppendFloat appends the finite f as the shortest decimal that reads
-// back as the same value of the given width, in ECMAScript style: plain
-// notation for 1e-6 ≤ |f| < 1e21, exponent notation otherwise (without a
-// leading zero in a negative exponent). −0 prints as -0.
-func exAppendFloat(buf []byte, f float64, width int) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 {
-		if width == 32 {
-			a := float32(abs)
-			if a < 1e-6 || a >= 1e21 {
-				format = 'e'
-			}
-		} else if abs < 1e-6 || abs >= 1e21 {
-			format = 'e'
+// exAppendJSON appends encoding/json's encoding of v, a finite F32 or F64
+// or a slice of them; the first error is kept in *errp.
+func exAppendJSON(buf []byte, v any, errp *error) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		if *errp == nil {
+			*errp = err
 		}
+		return buf
 	}
-	buf = strconv.AppendFloat(buf, f, format, -1, width)
-	if format == 'e' {
-		// e-07 → e-7
-		n := len(buf)
-		if n >= 4 && buf[n-4] == 'e' && buf[n-3] == '-' && buf[n-2] == '0' {
-			buf[n-2] = buf[n-1]
-			buf = buf[:n-1]
-		}
-	}
-	return buf
+	return append(buf, b...)
 }
 
 // torchData is one parsed params entry: the flat row-major values and the

@@ -368,3 +368,57 @@ func TestImportTorchParamsBadWantList(t *testing.T) {
 	_, err := nn.ImportTorchParams[spec.F32](strings.NewReader(xcTorchDoc), nil)
 	xcCheckErr(t, err, "unexpected parameter")
 }
+
+// TestExportTorchParamsNumberSpelling pins the ECMAScript Number-to-string
+// spelling (ECMA-262 Number::toString: shortest round-trip digits, plain
+// notation for 1e-6 ≤ |x| < 1e21, otherwise d.ddde±n) at the notation
+// boundaries of each width, derived from the standard, not from the code.
+func TestExportTorchParamsNumberSpelling(t *testing.T) {
+	f64 := []struct {
+		v    float64
+		want string
+	}{
+		{1e-6, "0.000001"},
+		{9.9e-7, "9.9e-7"},
+		{1e21, "1e+21"},
+		{999999999999999900000, "999999999999999900000"},
+		{5e-324, "5e-324"},
+		{-2.5, "-2.5"},
+		{0.1, "0.1"},
+	}
+	for _, c := range f64 {
+		p, err := nn.NewPack([]string{"x"}, []spec.SomeTensor[spec.F64]{spec.Erase(spec.Vector[spec.F64](spec.F64(c.v)))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := nn.ExportTorchParams(&out, p); err != nil {
+			t.Fatal(err)
+		}
+		if want := `"x":[` + c.want + `]`; !strings.Contains(out.String(), want) {
+			t.Errorf("float64 %v: export %s, want %s", c.v, out.String(), want)
+		}
+	}
+	f32 := []struct {
+		v    float32
+		want string
+	}{
+		{1e-6, "0.000001"},
+		{0.1, "0.1"}, // shortest for binary32, not 0.10000000149011612
+		{16777217, "16777216"},
+		{1e21, "1e+21"},
+	}
+	for _, c := range f32 {
+		p, err := nn.NewPack([]string{"x"}, []spec.SomeTensor[spec.F32]{spec.Erase(spec.Scalar0[spec.F32](spec.F32(c.v)))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		if err := nn.ExportTorchParams(&out, p); err != nil {
+			t.Fatal(err)
+		}
+		if want := `"x":` + c.want + `,`; !strings.Contains(out.String(), want) && !strings.Contains(out.String(), `"x":`+c.want+`}`) {
+			t.Errorf("float32 %v: export %s, want %s", c.v, out.String(), want)
+		}
+	}
+}
