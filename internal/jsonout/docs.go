@@ -1,0 +1,241 @@
+package jsonout
+
+// CheckResult is one op × obligation of check (and of the gate's check
+// stage). The worst measure over the decided cases is a number named by
+// what it measures, present only where it applies:
+//
+//	worst_bits   adjointness over Rat: the largest total bit length (numerator + denominator) of an exact inner product
+//	worst_width  adjointness over Interval: the widest enclosure of an inner product
+//	worst_rel    derivative: the worst proven relative distance between the two enclosures
+//	inconclusive derivative: cases whose branch the enclosures could not decide (not counted in cases)
+//
+// Agreement is "exact" or "overlap" for the other obligations (exact
+// equality, or overlapping enclosures), "" where a worst_* field says more.
+type CheckResult struct {
+	Op           string         `json:"op"`
+	Obligation   string         `json:"obligation"`
+	Cases        int            `json:"cases"`
+	Oracles      map[string]int `json:"oracles"`
+	WorstBits    *int           `json:"worst_bits,omitempty"`
+	WorstWidth   *float64       `json:"worst_width,omitempty"`
+	WorstRel     *float64       `json:"worst_rel,omitempty"`
+	Inconclusive *int           `json:"inconclusive,omitempty"`
+	Agreement    string         `json:"agreement,omitempty"`
+	Holds        bool           `json:"holds"`
+	Failure      string         `json:"failure,omitempty"`
+	Replay       string         `json:"replay,omitempty"`
+}
+
+// CheckDoc is check's document, tlcheck.check.v1. Case is the replayed
+// case (--case), null when cases 0 … cases−1 ran.
+type CheckDoc struct {
+	Header
+	Ops        []string      `json:"ops"`
+	Cases      int           `json:"cases"`
+	Graphs     int           `json:"graphs"`
+	Case       *int          `json:"case"`
+	PlantFault string        `json:"plant_fault,omitempty"`
+	Results    []CheckResult `json:"results"`
+	Failures   int           `json:"failures"`
+	Holds      bool          `json:"holds"`
+}
+
+// GateItem is one checked item of a gate stage, one JUnit test case.
+// Seconds is its share of the stage's wall time (see GateStage).
+// The numeric details present depend on the stage: check items carry
+// their CheckResult; refine items the case count, reduction policy, rule
+// and worst error/bound ratio (and every case's ratio); certify items the
+// file's SHA-256; verify items the case count.
+type GateItem struct {
+	Name      string       `json:"name"`
+	Holds     bool         `json:"holds"`
+	Seconds   float64      `json:"seconds"`
+	Failure   string       `json:"failure,omitempty"`
+	Check     *CheckResult `json:"check,omitempty"`
+	Cases     *int         `json:"cases,omitempty"`
+	Policy    string       `json:"policy,omitempty"`
+	Rule      string       `json:"rule,omitempty"`
+	WorstRatio *float64    `json:"worst_ratio,omitempty"`
+	Ratios    []float64    `json:"ratios,omitempty"`
+	SHA256    string       `json:"sha256,omitempty"`
+}
+
+// GateStage is one stage of the gate. Seconds is its wall time. The
+// items' seconds are measured per item where the item runs alone (a
+// refine pair); a primitive's obligations are decided together, case by
+// case, so its measured time is split evenly among them; certify and
+// verify items share their stage's time evenly.
+type GateStage struct {
+	Stage    string     `json:"stage"`
+	Seconds  float64    `json:"seconds"`
+	Error    string     `json:"error,omitempty"`
+	Items    []GateItem `json:"items"`
+	Failures int        `json:"failures"`
+}
+
+// GateDoc is the gate's document, tlcheck.gate.v1.
+type GateDoc struct {
+	Header
+	Cases        int         `json:"cases"`
+	Graphs       int         `json:"graphs"`
+	CertCases    int         `json:"cert_cases"`
+	Certificates string      `json:"certificates"`
+	Stages       []GateStage `json:"stages"`
+	Failures     int         `json:"failures"`
+	Holds        bool        `json:"holds"`
+}
+
+// DiffFailure is the first disagreement of one comparison: the node
+// (−1: the whole graph), its op, the element (−1: the whole value), and
+// both sides as the comparison printed them.
+type DiffFailure struct {
+	Obligation string `json:"obligation"`
+	Node       int    `json:"node"`
+	Op         string `json:"op,omitempty"`
+	Element    int    `json:"element"`
+	LHS        string `json:"lhs"`
+	RHS        string `json:"rhs"`
+	Detail     string `json:"detail,omitempty"`
+	Message    string `json:"message"`
+}
+
+// DiffCheck is one comparison of diff.
+type DiffCheck struct {
+	Scalar  string       `json:"scalar"`
+	What    string       `json:"what"`
+	A       string       `json:"a"`
+	B       string       `json:"b"`
+	Nodes   int          `json:"nodes"`
+	Agree   bool         `json:"agree"`
+	Failure *DiffFailure `json:"failure,omitempty"`
+}
+
+// DiffDoc is diff's document, tlcheck.diff.v1.
+type DiffDoc struct {
+	Header
+	GraphSHA256 string      `json:"graph_sha256"`
+	Nodes       int         `json:"nodes"`
+	Checks      []DiffCheck `json:"checks"`
+	Skipped     []string    `json:"skipped"`
+	Agree       bool        `json:"agree"`
+}
+
+// EvalNode is one node's value.
+type EvalNode struct {
+	ID    int    `json:"id"`
+	Kind  string `json:"kind"`
+	Value Tensor `json:"value"`
+}
+
+// EvalDoc is eval's document, tlcheck.eval.v1; Nodes is present with
+// --all.
+type EvalDoc struct {
+	Header
+	Scalar string     `json:"scalar"`
+	Path   string     `json:"path"`
+	Nodes  []EvalNode `json:"nodes,omitempty"`
+	Output EvalNode   `json:"output"`
+}
+
+// GradValues are the gradients of grad.
+type GradValues struct {
+	Input  Tensor            `json:"input"`
+	Params map[string]Tensor `json:"params"`
+}
+
+// GradDoc is grad's document, tlcheck.grad.v1.
+type GradDoc struct {
+	Header
+	Scalar string     `json:"scalar"`
+	Path   string     `json:"path"`
+	Loss   Tensor     `json:"loss"`
+	Grad   GradValues `json:"grad"`
+}
+
+// VerifyFile is one certificate file's verdict.
+type VerifyFile struct {
+	Path  string `json:"path"`
+	Kind  string `json:"kind"`
+	Cases int    `json:"cases"`
+	Holds bool   `json:"holds"`
+	Error string `json:"error,omitempty"`
+}
+
+// VerifyDoc is verify's document, tlcheck.verify.v1; the seed is the
+// manifest's and the inputs name the manifest.
+type VerifyDoc struct {
+	Header
+	Directory string       `json:"directory"`
+	Files     []VerifyFile `json:"files"`
+	Cases     int          `json:"cases"`
+	Failures  int          `json:"failures"`
+	Holds     bool         `json:"holds"`
+}
+
+// PlanKernel is one kernel of a planned node.
+type PlanKernel struct {
+	Op        string `json:"op"`
+	Capsule   string `json:"capsule"`
+	Provider  string `json:"provider"`
+	Reduction string `json:"reduction"`
+}
+
+// PlanNode is one node of a plan.
+type PlanNode struct {
+	Node    int          `json:"node"`
+	Tag     string       `json:"tag"`
+	Source  bool         `json:"source"`
+	Kernels []PlanKernel `json:"kernels"`
+	Reasons []string     `json:"reasons"`
+}
+
+// PlanBinding says whether an accepted plan's capsules bind to runtime
+// handlers.
+type PlanBinding struct {
+	OK      bool   `json:"ok"`
+	Kernels int    `json:"kernels"`
+	Error   string `json:"error,omitempty"`
+}
+
+// PlanDoc is plan's document, tlcheck.plan.v1; Binding is null when the
+// plan is rejected.
+type PlanDoc struct {
+	Header
+	Profile  string       `json:"profile"`
+	Nodes    []PlanNode   `json:"nodes"`
+	Accepted bool         `json:"accepted"`
+	Verdict  string       `json:"verdict"`
+	Binding  *PlanBinding `json:"binding"`
+	Holds    bool         `json:"holds"`
+}
+
+// CertifyFile is one file certify wrote, as its manifest lists it.
+type CertifyFile struct {
+	Path   string `json:"path"`
+	Kind   string `json:"kind"`
+	SHA256 string `json:"sha256"`
+}
+
+// CertifyDoc is certify's document, tlcheck.certify.v1.
+type CertifyDoc struct {
+	Header
+	Directory      string        `json:"directory"`
+	Cases          int           `json:"cases"`
+	ManifestSHA256 string        `json:"manifest_sha256"`
+	Files          []CertifyFile `json:"files"`
+}
+
+// TapeExampleDoc is tape-example's document, tlcheck.tape-example.v1.
+type TapeExampleDoc struct {
+	Header
+	Scalar     string `json:"scalar"`
+	Detach     bool   `json:"detach"`
+	Output     int    `json:"output"`
+	TapeLen    int    `json:"tape_length"`
+	Loss       Tensor `json:"loss"`
+	Grad       Tensor `json:"grad"`
+	Reached    []int  `json:"reached"`
+	ClosedForm string `json:"closed_form"`
+	Want       Tensor `json:"want"`
+	Holds      bool   `json:"holds"`
+}
