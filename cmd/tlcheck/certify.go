@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 )
 
 // parseProviders validates --providers.
@@ -41,6 +43,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	cases := fs.Int("cases", 20, "cases per certificate")
 	opsFlag := fs.String("ops", "all", "all, or a comma-separated list of primitives")
 	provFlag := fs.String("providers", "all", "all, or a comma-separated list of providers")
+	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the files written")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -62,8 +65,26 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "wrote %d certificate files and %s to %s (seed %d, %d cases each)\n", len(m.Files), certificates.ManifestName, *out, *seed, *cases)
-	return nil
+	if *asJSON {
+		return writeCertifyJSON(stdout, *out, m)
+	}
+	_, err = fmt.Fprintf(stdout, "wrote %d certificate files and %s to %s (seed %d, %d cases each)\n", len(m.Files), certificates.ManifestName, *out, *seed, *cases)
+	return err
+}
+
+// writeCertifyJSON prints the files certify wrote, as the manifest lists
+// them, and the SHA-256 of the manifest as written (read back).
+func writeCertifyJSON(w io.Writer, dir string, m *certificates.Manifest) error {
+	data, err := os.ReadFile(filepath.Join(dir, certificates.ManifestName))
+	if err != nil {
+		return cli.Failf("certify: reading back %s: %v", certificates.ManifestName, err)
+	}
+	doc := jsonout.CertifyDoc{Header: jsonout.NewHeader(jsonout.KindCertify, jsonout.Seed(m.Seed), nil), Directory: dir, Cases: m.Cases,
+		ManifestSHA256: jsonout.SHA256(data), Files: make([]jsonout.CertifyFile, len(m.Files))}
+	for i, f := range m.Files {
+		doc.Files[i] = jsonout.CertifyFile{Path: f.Path, Kind: f.Kind, SHA256: f.SHA256}
+	}
+	return jsonout.Write(w, doc)
 }
 
 // certifyDir writes the full certificate suite with a progress bar on a
@@ -105,15 +126,29 @@ func verifyDir(dir string, w io.Writer) (*certificates.Report, error) {
 
 func runVerify(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("verify")
+	asJSON := fs.Bool("json", false, "print a tlcheck.verify.v1 JSON document instead of the table")
 	if err := cli.Parse(fs, args, 1); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return cli.Usagef("verify: usage: tlcheck verify DIR")
+		return cli.Usagef("verify: usage: tlcheck verify [--json] DIR")
 	}
-	rep, err := verifyDir(fs.Arg(0), stdout)
+	table := stdout
+	if *asJSON {
+		table = io.Discard
+	}
+	rep, err := verifyDir(fs.Arg(0), table)
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		if err := writeVerifyJSON(stdout, fs.Arg(0), rep); err != nil {
+			return err
+		}
+		if f := rep.Failures(); len(f) > 0 {
+			return cli.Failf("verify: %d of %d certificate files fail; first: %v", len(f), len(rep.Files), f[0].Err)
+		}
+		return nil
 	}
 	if f := rep.Failures(); len(f) > 0 {
 		return cli.Failf("verify: %d of %d certificate files fail; first: %v", len(f), len(rep.Files), f[0].Err)
@@ -124,4 +159,32 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "verified %d files, %d cases: every claim re-derived\n", len(rep.Files), total)
 	return nil
+}
+
+// writeVerifyJSON prints the verdicts as a tlcheck.verify.v1 document:
+// the seed is the manifest's, the input the manifest with the SHA-256 of
+// its bytes (read again here: the verifier does not expose the bytes it
+// read, so a manifest replaced in between would be hashed as found now).
+func writeVerifyJSON(w io.Writer, dir string, rep *certificates.Report) error {
+	var seed *uint64
+	if rep.Manifest != nil {
+		seed = jsonout.Seed(rep.Manifest.Seed)
+	}
+	var inputs []jsonout.Input
+	path := filepath.Join(dir, certificates.ManifestName)
+	if data, err := os.ReadFile(path); err == nil {
+		inputs = append(inputs, jsonout.Input{Role: "manifest", Path: path, SHA256: jsonout.SHA256(data)})
+	}
+	doc := jsonout.VerifyDoc{Header: jsonout.NewHeader(jsonout.KindVerify, seed, inputs), Directory: dir, Files: make([]jsonout.VerifyFile, len(rep.Files))}
+	for i, f := range rep.Files {
+		vf := jsonout.VerifyFile{Path: f.Path, Kind: f.Kind, Cases: f.Cases, Holds: f.Err == nil}
+		if f.Err != nil {
+			vf.Error = f.Err.Error()
+			doc.Failures++
+		}
+		doc.Cases += f.Cases
+		doc.Files[i] = vf
+	}
+	doc.Holds = doc.Failures == 0 && len(rep.Files) > 0
+	return jsonout.Write(w, doc)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,20 +10,17 @@ import (
 	"text/tabwriter"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// checkRow is one line of the check table (and one JSON record).
+// checkRow is one line of the check table: the JSON record and the
+// table's rendering of its worst measure.
 type checkRow struct {
-	Op         string `json:"op"`
-	Obligation string `json:"obligation"`
-	Cases      int    `json:"cases"`
-	Oracle     string `json:"oracle"`
-	Worst      string `json:"worst"`
-	Holds      bool   `json:"holds"`
-	Failure    string `json:"failure,omitempty"`
-	Replay     string `json:"replay,omitempty"`
+	jsonout.CheckResult
+	Oracle string // the oracles joined with "+", for the table
+	Worst  string // the worst measure as the table prints it
 }
 
 // parseOps resolves --ops against the registry.
@@ -103,6 +99,36 @@ func worstString(r *obligations.Result) string {
 	return "exact"
 }
 
+// checkResult is r as a JSON record: the same cases as worstString, each
+// measure a number in its own field.
+func checkResult(op string, r *obligations.Result) jsonout.CheckResult {
+	out := jsonout.CheckResult{Op: op, Obligation: string(r.Obligation), Cases: r.Cases, Oracles: map[string]int{}, Holds: r.Holds()}
+	for o, n := range r.Oracles {
+		out.Oracles[string(o)] = n
+	}
+	if r.Cases == 0 {
+		return out
+	}
+	worst := r.Worst
+	switch {
+	case r.Obligation == obligations.Derivative:
+		out.WorstRel = &worst
+		if n := r.Oracles[obligations.OracleInconclusive]; n > 0 {
+			out.Inconclusive = &n
+		}
+	case r.Oracles[obligations.OracleInterval] > 0 && r.Obligation == obligations.Adjointness:
+		out.WorstWidth = &worst
+	case r.Obligation == obligations.Adjointness:
+		bits := int(r.Worst)
+		out.WorstBits = &bits
+	case r.Oracles[obligations.OracleInterval] > 0:
+		out.Agreement = "overlap"
+	default:
+		out.Agreement = "exact"
+	}
+	return out
+}
+
 // checkRun says what a check run covers.
 type checkRun struct {
 	ops    []string
@@ -164,7 +190,7 @@ func runChecksGraphs(reg obligations.Registries, c checkRun, progress *cli.Progr
 		op := res[0].Op
 		decided := false
 		for _, r := range res {
-			row := checkRow{Op: op, Obligation: string(r.Obligation), Cases: r.Cases, Oracle: r.OracleSummary(), Worst: worstString(r), Holds: r.Holds()}
+			row := checkRow{CheckResult: checkResult(op, r), Oracle: r.OracleSummary(), Worst: worstString(r)}
 			if r.Failure != nil {
 				row.Failure = r.Failure.Error()
 				row.Replay = replayCommand(op, r.Obligation, c, r.Failure)
@@ -175,7 +201,8 @@ func runChecksGraphs(reg obligations.Registries, c checkRun, progress *cli.Progr
 			rows = append(rows, row)
 		}
 		if !decided {
-			rows = append(rows, checkRow{Op: op, Obligation: "any", Failure: "no obligation checked for this primitive"})
+			rows = append(rows, checkRow{CheckResult: jsonout.CheckResult{Op: op, Obligation: "any", Oracles: map[string]int{},
+				Failure: "no obligation checked for this primitive"}, Oracle: "-", Worst: "-"})
 		}
 	}
 	return rows, nil
@@ -249,20 +276,30 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rows); err != nil {
-			return err
-		}
-	} else {
-		printCheckTable(stdout, rows)
-	}
 	failed := 0
 	for _, r := range rows {
 		if !r.Holds {
 			failed++
 		}
+	}
+	if *asJSON {
+		doc := jsonout.CheckDoc{Header: jsonout.NewHeader(jsonout.KindCheck, jsonout.Seed(*seed), nil),
+			Ops: ops, Cases: *cases, Graphs: *graphs, PlantFault: *plant, Results: make([]jsonout.CheckResult, len(rows)),
+			Failures: failed, Holds: failed == 0}
+		if doc.Ops == nil {
+			doc.Ops = []string{}
+		}
+		if *only >= 0 {
+			doc.Case = only
+		}
+		for i, r := range rows {
+			doc.Results[i] = r.CheckResult
+		}
+		if err := jsonout.Write(stdout, doc); err != nil {
+			return err
+		}
+	} else {
+		printCheckTable(stdout, rows)
 	}
 	if failed > 0 {
 		return cli.Failf("%d of %d obligations fail", failed, len(rows))

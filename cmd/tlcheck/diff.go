@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations"
 )
@@ -17,37 +17,6 @@ import (
 // copy for each scalar and each registry-ruled path before diff runs it,
 // so that a test can plant a disagreement between paths.
 var diffRegistryHook func(scalar, path string, reg any)
-
-// diffFailure is the JSON form of a disagreement.
-type diffFailure struct {
-	Obligation string `json:"obligation"`
-	Node       int    `json:"node"`
-	Op         string `json:"op,omitempty"`
-	Element    int    `json:"element"`
-	LHS        string `json:"lhs"`
-	RHS        string `json:"rhs"`
-	Detail     string `json:"detail,omitempty"`
-	Message    string `json:"message"`
-}
-
-// diffCheckJSON is the JSON form of one comparison.
-type diffCheckJSON struct {
-	Scalar  string       `json:"scalar"`
-	What    string       `json:"what"`
-	A       string       `json:"a"`
-	B       string       `json:"b"`
-	Nodes   int          `json:"nodes"`
-	Agree   bool         `json:"agree"`
-	Failure *diffFailure `json:"failure,omitempty"`
-}
-
-// diffJSON is diff's JSON report.
-type diffJSON struct {
-	Graph   string          `json:"graph_sha256"`
-	Agree   bool            `json:"agree"`
-	Checks  []diffCheckJSON `json:"checks"`
-	Skipped []string        `json:"skipped"`
-}
 
 // parseScalars resolves --scalars.
 func parseScalars(v string) ([]string, error) {
@@ -93,7 +62,7 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 	}
 	opts := obligations.DiffOptions{Scalars: sc, RegistryHook: diffRegistryHook}
 	if *cotangent != "" {
-		ct, err := readDoc("cotangent", *cotangent, irsem.ReadTensor)
+		ct, err := readDoc("cotangent", *cotangent, irsem.ReadTensor, &files.inputs)
 		if err != nil {
 			return err
 		}
@@ -108,7 +77,7 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		if err := writeDiffJSON(stdout, rep); err != nil {
+		if err := writeDiffJSON(stdout, files, rep); err != nil {
 			return err
 		}
 	} else {
@@ -157,20 +126,19 @@ func printDiff(w io.Writer, nodes int, rep *obligations.DiffReport) {
 	}
 }
 
-func writeDiffJSON(w io.Writer, rep *obligations.DiffReport) error {
-	out := diffJSON{Graph: rep.Hash, Agree: rep.OK(), Checks: []diffCheckJSON{}, Skipped: rep.Skipped}
+func writeDiffJSON(w io.Writer, files *irFiles, rep *obligations.DiffReport) error {
+	out := jsonout.DiffDoc{Header: jsonout.NewHeader(jsonout.KindDiff, nil, files.inputs), GraphSHA256: rep.Hash, Nodes: len(files.g.Nodes),
+		Agree: rep.OK(), Checks: []jsonout.DiffCheck{}, Skipped: rep.Skipped}
 	if out.Skipped == nil {
 		out.Skipped = []string{}
 	}
 	for _, c := range rep.Checks {
-		j := diffCheckJSON{Scalar: c.Scalar, What: c.What, A: c.A, B: c.B, Nodes: c.Nodes, Agree: c.Failure == nil}
+		j := jsonout.DiffCheck{Scalar: c.Scalar, What: c.What, A: c.A, B: c.B, Nodes: c.Nodes, Agree: c.Failure == nil}
 		if f := c.Failure; f != nil {
-			j.Failure = &diffFailure{Obligation: string(f.Obligation), Node: f.Node, Op: f.Op, Element: f.Element,
+			j.Failure = &jsonout.DiffFailure{Obligation: string(f.Obligation), Node: f.Node, Op: f.Op, Element: f.Element,
 				LHS: f.LHS, RHS: f.RHS, Detail: f.Detail, Message: oneLine(f.Error())}
 		}
 		out.Checks = append(out.Checks, j)
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return jsonout.Write(w, out)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
@@ -132,7 +133,7 @@ func TestDiffReportsPlantedGradientFault(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("--json: exit %d", code)
 	}
-	var rep diffJSON
+	var rep jsonout.DiffDoc
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json output: %v\n%s", err, out)
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
@@ -22,6 +22,8 @@ type irFiles struct {
 	g                                 *irsem.Graph
 	p                                 *irsem.Payload
 	x                                 irsem.RatTensor
+	// inputs are the files read, in order, with the SHA-256 of their bytes.
+	inputs []jsonout.Input
 }
 
 // openDoc opens a document named by a flag, or explains why it cannot.
@@ -37,17 +39,24 @@ func openDoc(flagName, path string) (*os.File, error) {
 	return f, nil
 }
 
-// readDoc reads and decodes one document named by a flag.
-func readDoc[V any](flagName, path string, read func(io.Reader) (V, error)) (V, error) {
+// readDoc reads and decodes one document named by a flag, and appends
+// the file, with the SHA-256 of its bytes, to *inputs (when not nil). The
+// decoders are strict (trailing data is an error), so a document that
+// decodes was read to its end and the hash covers the whole file.
+func readDoc[V any](flagName, path string, read func(io.Reader) (V, error), inputs *[]jsonout.Input) (V, error) {
 	var zero V
 	f, err := openDoc(flagName, path)
 	if err != nil {
 		return zero, err
 	}
 	defer f.Close()
-	v, err := read(f)
+	h := jsonout.NewHashingReader(f)
+	v, err := read(h)
 	if err != nil {
 		return zero, cli.Usagef("--%s %s: %v", flagName, path, err)
+	}
+	if inputs != nil {
+		*inputs = append(*inputs, jsonout.Input{Role: flagName, Path: path, SHA256: h.Sum()})
 	}
 	return v, nil
 }
@@ -64,11 +73,11 @@ func loadIR(cmd, graphPath, payloadPath, inputPath string) (*irFiles, error) {
 	}
 	fs := &irFiles{graphPath: graphPath, payloadPath: payloadPath, inputPath: inputPath}
 	var err error
-	if fs.g, err = readDoc("graph", graphPath, irsem.ReadGraph); err != nil {
+	if fs.g, err = readDoc("graph", graphPath, irsem.ReadGraph, &fs.inputs); err != nil {
 		return nil, err
 	}
 	if payloadPath != "" {
-		if fs.p, err = readDoc("payload", payloadPath, irsem.ReadPayload); err != nil {
+		if fs.p, err = readDoc("payload", payloadPath, irsem.ReadPayload, &fs.inputs); err != nil {
 			return nil, err
 		}
 	}
@@ -78,7 +87,7 @@ func loadIR(cmd, graphPath, payloadPath, inputPath string) (*irFiles, error) {
 		}
 		return nil, cli.Usagef("--payload %s: %v", payloadPath, err)
 	}
-	if fs.x, err = readDoc("input", inputPath, irsem.ReadTensor); err != nil {
+	if fs.x, err = readDoc("input", inputPath, irsem.ReadTensor, &fs.inputs); err != nil {
 		return nil, err
 	}
 	in := &fs.g.Nodes[fs.g.InputID]
@@ -179,24 +188,19 @@ func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
 	var b bytes.Buffer
 	out := fs.g.OutputID
 	if o.json {
-		fmt.Fprintf(&b, `{"scalar":%q,"path":%q`, spec.KindOf[T](), o.path)
-		if o.all {
-			b.WriteString(`,"nodes":[`)
-			for i, v := range vals {
-				if i > 0 {
-					b.WriteByte(',')
-				}
-				if err := writeNodeJSON(&b, fs.g, i, v); err != nil {
-					return nil, err
-				}
-			}
-			b.WriteByte(']')
+		node := func(id int) jsonout.EvalNode {
+			return jsonout.EvalNode{ID: id, Kind: string(fs.g.Nodes[id].Kind.Op), Value: jsonout.TensorOf(vals[id])}
 		}
-		b.WriteString(`,"output":`)
-		if err := writeNodeJSON(&b, fs.g, out, vals[out]); err != nil {
+		doc := jsonout.EvalDoc{Header: jsonout.NewHeader(jsonout.KindEval, nil, fs.inputs), Scalar: spec.KindOf[T](), Path: o.path, Output: node(out)}
+		if o.all {
+			doc.Nodes = make([]jsonout.EvalNode, len(vals))
+			for i := range vals {
+				doc.Nodes[i] = node(i)
+			}
+		}
+		if err := jsonout.Write(&b, doc); err != nil {
 			return nil, err
 		}
-		b.WriteString("}\n")
 		return b.Bytes(), nil
 	}
 	if o.all {
@@ -206,30 +210,4 @@ func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
 	}
 	fmt.Fprintf(&b, "output node %d (%s) %v = %s\n", out, fs.g.Nodes[out].Kind.Op, fs.g.Nodes[out].Shape, vals[out])
 	return b.Bytes(), nil
-}
-
-// tensorJSON is irsem.EncodeTensor without its final newline:
-// {"shape":[…],"values":[…]}, each value its scalar's String ("p/q" over
-// the rationals, the shortest round-tripping decimal over floats).
-func tensorJSON[T spec.Scalar[T]](v spec.Tensor[T]) ([]byte, error) {
-	data, err := irsem.EncodeTensor(v)
-	if err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(data, "\n"), nil
-}
-
-func writeNodeJSON[T spec.Scalar[T]](b *bytes.Buffer, g *irsem.Graph, id int, v spec.Tensor[T]) error {
-	t, err := tensorJSON(v)
-	if err != nil {
-		return spec.NewNodeError(id, string(g.Nodes[id].Kind.Op), "", err)
-	}
-	b.WriteString(`{"id":`)
-	b.WriteString(strconv.Itoa(id))
-	b.WriteString(`,"kind":`)
-	b.WriteString(strconv.Quote(string(g.Nodes[id].Kind.Op)))
-	b.WriteString(`,"value":`)
-	b.Write(t)
-	b.WriteByte('}')
-	return nil
 }

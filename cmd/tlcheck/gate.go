@@ -1,12 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/internal/report"
 	"github.com/tlcheck/tlcheck/internal/version"
 	"github.com/tlcheck/tlcheck/obligations"
@@ -21,22 +22,25 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// gateItem is one checked item of a gate stage (one JUnit test case).
+// gateItem is one checked item of a gate stage (one JUnit test case):
+// its JSON record and the one-line detail JUnit's system-out carries.
 type gateItem struct {
-	Name    string `json:"name"`
-	Holds   bool   `json:"holds"`
-	Detail  string `json:"detail,omitempty"`
-	Failure string `json:"failure,omitempty"`
+	jsonout.GateItem
+	Class  string // the JUnit classname below the stage's ("" for the stage itself)
+	Detail string
 }
 
 // gateStage is one stage of the release gate.
 type gateStage struct {
-	Name    string     `json:"stage"`
-	Items   []gateItem `json:"items"`
-	Seconds float64    `json:"seconds"`
-	Err     string     `json:"error,omitempty"`
+	Name    string
+	Items   []gateItem
+	Seconds float64
+	Err     string
 	// Refinements carries the refine stage's ratios for the report.
-	Refinements []report.Refinement `json:"refinement,omitempty"`
+	Refinements []report.Refinement
+	// timed reports that the items' Seconds were measured; otherwise the
+	// stage's time is shared evenly among them.
+	timed bool
 }
 
 func (s *gateStage) failures() int {
@@ -54,13 +58,30 @@ func (s *gateStage) failures() int {
 
 // gateResult is the whole gate run.
 type gateResult struct {
-	Tool         string      `json:"tool"`
-	RegistryHash string      `json:"registry_hash"`
-	Seed         uint64      `json:"seed"`
-	Cases        int         `json:"cases"`
-	Out          string      `json:"certificates"`
-	Stages       []gateStage `json:"stages"`
-	Holds        bool        `json:"holds"`
+	Tool         string
+	RegistryHash string
+	Seed         uint64
+	Cases        int
+	Graphs       int
+	CertCases    int
+	Out          string
+	Stages       []gateStage
+	Holds        bool
+}
+
+// doc is the gate's JSON document.
+func (r *gateResult) doc() jsonout.GateDoc {
+	d := jsonout.GateDoc{Header: jsonout.NewHeader(jsonout.KindGate, jsonout.Seed(r.Seed), nil),
+		Cases: r.Cases, Graphs: r.Graphs, CertCases: r.CertCases, Certificates: r.Out, Stages: []jsonout.GateStage{}, Holds: r.Holds}
+	for _, st := range r.Stages {
+		js := jsonout.GateStage{Stage: st.Name, Seconds: st.Seconds, Error: st.Err, Items: make([]jsonout.GateItem, len(st.Items)), Failures: st.failures()}
+		for i, it := range st.Items {
+			js.Items[i] = it.GateItem
+		}
+		d.Stages = append(d.Stages, js)
+		d.Failures += js.Failures
+	}
+	return d
 }
 
 // gateConfig is what a gate run needs.
@@ -77,21 +98,40 @@ type gateConfig struct {
 	stderr    io.Writer
 }
 
-// stageCheck runs every primitive's local obligations.
+// stageCheck runs every primitive's local obligations and the
+// graph-level ones, one JUnit test case per op × obligation. Each
+// primitive (and each graph obligation) runs as its own batch, its cases
+// on the worker pool, so that its wall time is measured; a primitive's
+// obligations are decided together on each case, so its time is split
+// evenly among them.
 func stageCheck(c gateConfig) gateStage {
-	st := gateStage{Name: "check"}
+	st := gateStage{Name: "check", timed: true}
 	ops, _ := parseOps("all")
-	run := checkRun{ops: ops, cases: c.cases, graphs: c.graphs, seed: c.seed, only: -1}
-	prog := cli.NewProgress(c.stderr, "gate: check", run.steps())
-	rows, err := runChecksGraphs(c.registry, run, prog)
-	prog.Done()
-	if err != nil {
-		st.Err = err.Error()
-		return st
+	full := checkRun{ops: ops, cases: c.cases, graphs: c.graphs, seed: c.seed, only: -1}
+	prog := cli.NewProgress(c.stderr, "gate: check", full.steps())
+	defer prog.Done()
+	var batches []checkRun
+	for _, op := range ops {
+		batches = append(batches, checkRun{ops: []string{op}, cases: c.cases, seed: c.seed, only: -1})
 	}
-	for _, r := range rows {
-		st.Items = append(st.Items, gateItem{Name: r.Op + "/" + r.Obligation, Holds: r.Holds,
-			Detail: fmt.Sprintf("%d cases, oracle %s, worst %s", r.Cases, r.Oracle, r.Worst), Failure: r.Failure})
+	for _, ob := range obligations.GlobalObligations() {
+		batches = append(batches, checkRun{graphs: c.graphs, graphObs: []obligations.Obligation{ob}, seed: c.seed, only: -1})
+	}
+	for _, b := range batches {
+		start := time.Now()
+		rows, err := runChecksGraphs(c.registry, b, prog)
+		if err != nil {
+			st.Err = err.Error()
+			return st
+		}
+		share := time.Since(start).Seconds() / float64(max(len(rows), 1))
+		for _, r := range rows {
+			res := r.CheckResult
+			st.Items = append(st.Items, gateItem{
+				GateItem: jsonout.GateItem{Name: r.Op + "/" + r.Obligation, Holds: r.Holds, Seconds: share, Failure: r.Failure, Check: &res},
+				Class:    r.Op,
+				Detail:   fmt.Sprintf("%d cases, oracle %s, worst %s", r.Cases, r.Oracle, r.Worst)})
+		}
 	}
 	return st
 }
@@ -105,7 +145,7 @@ func stageCertify(c gateConfig) gateStage {
 		return st
 	}
 	for _, f := range m.Files {
-		st.Items = append(st.Items, gateItem{Name: f.Path, Holds: true, Detail: "sha256 " + f.SHA256[:16]})
+		st.Items = append(st.Items, gateItem{GateItem: jsonout.GateItem{Name: f.Path, Holds: true, SHA256: f.SHA256}, Detail: "sha256 " + f.SHA256})
 	}
 	return st
 }
@@ -119,7 +159,8 @@ func stageVerify(c gateConfig) gateStage {
 		return st
 	}
 	for _, f := range rep.Files {
-		it := gateItem{Name: f.Path, Holds: f.Err == nil, Detail: fmt.Sprintf("%d cases", f.Cases)}
+		n := f.Cases
+		it := gateItem{GateItem: jsonout.GateItem{Name: f.Path, Holds: f.Err == nil, Cases: &n}, Detail: fmt.Sprintf("%d cases", f.Cases)}
 		if f.Err != nil {
 			it.Failure = f.Err.Error()
 		}
@@ -132,11 +173,17 @@ func stageVerify(c gateConfig) gateStage {
 // the checks hold (certificates of failing obligations would be refused
 // anyway).
 func runGateStages(c gateConfig, stages []func(gateConfig) gateStage) *gateResult {
-	res := &gateResult{Tool: "tlcheck " + version.Version, RegistryHash: spec.RegistryHash(), Seed: c.seed, Cases: c.cases, Out: c.out, Holds: true}
+	res := &gateResult{Tool: "tlcheck " + version.Version, RegistryHash: spec.RegistryHash(), Seed: c.seed, Cases: c.cases,
+		Graphs: c.graphs, CertCases: c.certs, Out: c.out, Holds: true}
 	for _, run := range stages {
 		start := time.Now()
 		st := run(c)
 		st.Seconds = time.Since(start).Seconds()
+		if !st.timed {
+			for i := range st.Items {
+				st.Items[i].Seconds = st.Seconds / float64(len(st.Items))
+			}
+		}
 		res.Stages = append(res.Stages, st)
 		if st.failures() > 0 {
 			res.Holds = false
@@ -175,12 +222,16 @@ func printGateSummary(w io.Writer, r *gateResult) {
 	}
 }
 
-// JUnit XML, the subset CI systems read.
+// JUnit XML, the subset CI systems read (the attributes of the Ant
+// JUnit schema that Jenkins, GitLab and GitHub reporters consume): one
+// testsuite per stage, one testcase per item — per op × obligation in
+// the check stage — each with its time in seconds.
 type junitSuites struct {
 	XMLName xml.Name     `xml:"testsuites"`
 	Name    string       `xml:"name,attr"`
 	Tests   int          `xml:"tests,attr"`
 	Fails   int          `xml:"failures,attr"`
+	Time    string       `xml:"time,attr"`
 	Suites  []junitSuite `xml:"testsuite"`
 }
 
@@ -195,6 +246,7 @@ type junitSuite struct {
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
@@ -204,16 +256,29 @@ type junitFailure struct {
 	Text    string `xml:",chardata"`
 }
 
-func writeJUnit(path string, r *gateResult) error {
+// junitTime spells seconds as JUnit's xs:decimal, to the millisecond.
+func junitTime(s float64) string { return strconv.FormatFloat(s, 'f', 3, 64) }
+
+// junitXML renders the gate result as a JUnit report. A check item is
+// named by its obligation under the classname tlcheck.check.OP, so each
+// primitive groups its obligations.
+func junitXML(r *gateResult) ([]byte, error) {
 	js := junitSuites{Name: "tlcheck gate"}
+	total := 0.0
 	for _, st := range r.Stages {
-		s := junitSuite{Name: "tlcheck." + st.Name, Time: fmt.Sprintf("%.3f", st.Seconds)}
+		total += st.Seconds
+		s := junitSuite{Name: "tlcheck." + st.Name, Time: junitTime(st.Seconds)}
 		items := st.Items
 		if st.Err != "" {
-			items = append(items, gateItem{Name: st.Name, Failure: st.Err})
+			items = append(items, gateItem{GateItem: jsonout.GateItem{Name: st.Name, Failure: st.Err}})
 		}
 		for _, it := range items {
-			c := junitCase{Name: it.Name, Classname: "tlcheck." + st.Name, SystemOut: it.Detail}
+			class, name := "tlcheck."+st.Name, it.Name
+			if it.Class != "" {
+				class += "." + it.Class
+				name = strings.TrimPrefix(name, it.Class+"/")
+			}
+			c := junitCase{Name: name, Classname: class, Time: junitTime(it.Seconds), SystemOut: it.Detail}
 			if !it.Holds {
 				msg := it.Failure
 				if i := strings.IndexByte(msg, ';'); i > 0 && i < 200 {
@@ -229,7 +294,16 @@ func writeJUnit(path string, r *gateResult) error {
 		js.Fails += s.Fails
 		js.Suites = append(js.Suites, s)
 	}
+	js.Time = junitTime(total)
 	data, err := xml.MarshalIndent(js, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(xml.Header), append(data, '\n')...), nil
+}
+
+func writeJUnit(path string, r *gateResult) error {
+	data, err := junitXML(r)
 	if err != nil {
 		return err
 	}
@@ -238,7 +312,7 @@ func writeJUnit(path string, r *gateResult) error {
 			return err
 		}
 	}
-	return os.WriteFile(path, append([]byte(xml.Header), append(data, '\n')...), 0o644)
+	return os.WriteFile(path, data, 0o644)
 }
 
 func runGate(args []string, stdout, stderr io.Writer) error {
@@ -295,9 +369,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(res); err != nil {
+		if err := jsonout.Write(stdout, res.doc()); err != nil {
 			return err
 		}
 	} else {

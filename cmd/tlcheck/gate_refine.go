@@ -3,9 +3,11 @@ package main
 import (
 	"fmt"
 	"math/big"
+	"time"
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/report"
 	"github.com/tlcheck/tlcheck/refine"
@@ -22,7 +24,7 @@ func ratF(r *big.Rat) float64 {
 // capsules, the proven γ bound for fast_cpu's implementation-defined
 // ones.
 func stageRefine(c gateConfig) gateStage {
-	st := gateStage{Name: "refine"}
+	st := gateStage{Name: "refine", timed: true}
 	cat, provs := backend.FastCatalog(), c.providers
 	if provs == nil {
 		provs = backend.FastProviders()
@@ -37,10 +39,12 @@ func stageRefine(c gateConfig) gateStage {
 	}
 	// The (provider, op) pairs are independent: they run on a worker pool
 	// and are merged in the fixed order of names × ops.
-	outs := par.Map(len(names)*len(ops), 0, func(k int) pairOut {
+	outs := par.Map(len(names)*len(ops), 0, func(k int) (out pairOut) {
+		start := time.Now()
 		prov, op := names[k/len(ops)], ops[k%len(ops)]
 		name := prov + "." + op
-		item := gateItem{Name: name}
+		item := gateItem{GateItem: jsonout.GateItem{Name: name}}
+		defer func() { out.item.Seconds = time.Since(start).Seconds() }()
 		capsule, ok := cat.Lookup(name)
 		if !ok {
 			item.Failure = "no capsule " + name
@@ -61,7 +65,9 @@ func stageRefine(c gateConfig) gateStage {
 			r.Ratios = append(r.Ratios, ratF(cs.Worst.Big()))
 		}
 		r.Worst = ratF(res.Worst.Big())
+		n, worst := len(res.Cases), r.Worst
 		item.Holds = res.Failures == 0
+		item.Cases, item.Policy, item.Rule, item.WorstRatio, item.Ratios = &n, string(capsule.Reduction), string(res.Obligation.Rule), &worst, r.Ratios
 		item.Detail = fmt.Sprintf("%d cases, %s, rule %s, worst error/bound %.3g", len(res.Cases), capsule.Reduction, res.Obligation.Rule, r.Worst)
 		if res.Failure != nil {
 			item.Failure = res.Failure.Error()

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 )
 
 func TestGateHolds(t *testing.T) {
@@ -58,7 +60,7 @@ func TestGateJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatal(code)
 	}
-	var res gateResult
+	var res jsonout.GateDoc
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || !res.Holds || len(res.Stages) < 3 {
 		t.Fatalf("json: %v %+v", err, res)
 	}

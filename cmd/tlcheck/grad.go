@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
@@ -19,7 +19,7 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
 	scalar := fs.String("scalar", "rat", "rat|f32|f64")
 	path := fs.String("path", "tape", "tape (recorded directly on an eager tape)|typed-graph (the lowered typed graph's reverse sweep)")
-	asJSON := fs.Bool("json", false, `print {"loss":T,"grad":{"input":T,"params":{NAME:T,…}}}`)
+	asJSON := fs.Bool("json", false, `print a tlcheck.grad.v1 document: {…,"loss":T,"grad":{"input":T,"params":{NAME:T,…}}}`)
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -66,33 +66,13 @@ func gradAs[T spec.Scalar[T]](fs *irFiles, path irgrad.Path, asJSON bool) ([]byt
 		}
 		return b.Bytes(), nil
 	}
-	write := func(v spec.Tensor[T]) error {
-		t, err := tensorJSON(v)
-		if err != nil {
-			return err
-		}
-		b.Write(t)
-		return nil
-	}
-	b.WriteString(`{"loss":`)
-	if err := write(gr.Output); err != nil {
-		return nil, err
-	}
-	b.WriteString(`,"grad":{"input":`)
-	if err := write(gr.Input); err != nil {
-		return nil, err
-	}
-	b.WriteString(`,"params":{`)
+	doc := jsonout.GradDoc{Header: jsonout.NewHeader(jsonout.KindGrad, nil, fs.inputs), Scalar: spec.KindOf[T](), Path: string(path),
+		Loss: jsonout.TensorOf(gr.Output), Grad: jsonout.GradValues{Input: jsonout.TensorOf(gr.Input), Params: map[string]jsonout.Tensor{}}}
 	for i, prm := range params {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Quote(prm.Name))
-		b.WriteByte(':')
-		if err := write(gr.Params[i]); err != nil {
-			return nil, err
-		}
+		doc.Grad.Params[prm.Name] = jsonout.TensorOf(gr.Params[i])
 	}
-	b.WriteString("}}}\n")
+	if err := jsonout.Write(&b, doc); err != nil {
+		return nil, err
+	}
 	return b.Bytes(), nil
 }

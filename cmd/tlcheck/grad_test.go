@@ -1,9 +1,29 @@
 package main
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 )
+
+// gradBody decodes a grad document into doc and returns its values
+// (loss and gradients) as compact JSON with a newline.
+func gradBody(t *testing.T, out string, doc *jsonout.GradDoc) string {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), doc); err != nil {
+		t.Fatalf("not a grad document: %v\n%s", err, out)
+	}
+	b, err := json.Marshal(struct {
+		Loss jsonout.Tensor     `json:"loss"`
+		Grad jsonout.GradValues `json:"grad"`
+	}{doc.Loss, doc.Grad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
 
 // TestGradChapter: tlcheck grad reproduces the chapter's gradients exactly
 // over rat through both paths: (12, −6), and (6, −3) with detach.
@@ -33,7 +53,7 @@ func TestGradJSON(t *testing.T) {
 	}{
 		{irExamples[0], nil, `{"loss":{"shape":[],"values":["45/2"]},"grad":{"input":{"shape":[2],"values":["12","-6"]},"params":{}}}` + "\n"},
 		{irExamples[1], []string{"--path", "typed-graph"}, `{"loss":{"shape":[],"values":["45/2"]},"grad":{"input":{"shape":[2],"values":["6","-3"]},"params":{}}}` + "\n"},
-		{irExamples[0], []string{"--scalar", "f32"}, `{"loss":{"shape":[],"values":["22.5"]},"grad":{"input":{"shape":[2],"values":["12","-6"]},"params":{}}}` + "\n"},
+		{irExamples[0], []string{"--scalar", "f32"}, `{"loss":{"shape":[],"values":[22.5]},"grad":{"input":{"shape":[2],"values":[12,-6]},"params":{}}}` + "\n"},
 		{irExamples[2], nil, `{"loss":{"shape":[1],"values":["9443/28800"]},"grad":{"input":{"shape":[2],"values":["653/2880","-307/2880"]},"params":{` +
 			`"node1.W":{"shape":[8,2],"values":["1/8","-3/8","0","0","0","0","-1/20","3/20","0","0","0","0","1/32","-3/32","-1/36","1/12"]},` +
 			`"node1.b":{"shape":[8],"values":["1/2","0","0","-1/5","0","0","1/8","-1/9"]},` +
@@ -42,8 +62,13 @@ func TestGradJSON(t *testing.T) {
 	}
 	for _, c := range cases {
 		code, out, errs := runCmd(c.e.args("grad", append([]string{"--json"}, c.args...)...)...)
-		if code != 0 || out != c.want {
-			t.Errorf("%s %v: exit %d (stderr %q)\n got %s\nwant %s", c.e.name, c.args, code, errs, out, c.want)
+		var doc jsonout.GradDoc
+		body := gradBody(t, out, &doc)
+		if code != 0 || body != c.want {
+			t.Errorf("%s %v: exit %d (stderr %q)\n got %s\nwant %s", c.e.name, c.args, code, errs, body, c.want)
+		}
+		if doc.Format != "tlcheck.grad.v1" || doc.Seed != nil || len(doc.Inputs) < 2 || doc.Inputs[0].Role != "graph" || doc.Inputs[len(doc.Inputs)-1].Role != "input" {
+			t.Errorf("%s %v: header %+v", c.e.name, c.args, doc.Header)
 		}
 	}
 }
@@ -55,6 +80,8 @@ func TestGradPathsAgree(t *testing.T) {
 		for _, scalar := range []string{"rat", "f32", "f64"} {
 			_, a, _ := runCmd(e.args("grad", "--scalar", scalar, "--path", "tape", "--json")...)
 			code, b, errs := runCmd(e.args("grad", "--scalar", scalar, "--path", "typed-graph", "--json")...)
+			var da, db jsonout.GradDoc
+			a, b = gradBody(t, a, &da), gradBody(t, b, &db)
 			if code != 0 || a != b || a == "" {
 				t.Errorf("%s/%s: tape %q, typed-graph %q (exit %d, %s)", e.name, scalar, a, b, code, errs)
 			}

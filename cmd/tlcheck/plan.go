@@ -8,6 +8,7 @@ import (
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/cuda"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
 )
 
@@ -48,6 +49,7 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("plan")
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
 	profile := fs.String("profile", backend.ProfileCheckedCPU, strings.Join(planProfiles(), "|"))
+	asJSON := fs.Bool("json", false, "print a tlcheck.plan.v1 JSON document instead of the report")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -58,7 +60,8 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, err := readDoc("graph", *graph, irsem.ReadGraph)
+	var inputs []jsonout.Input
+	g, err := readDoc("graph", *graph, irsem.ReadGraph, &inputs)
 	if err != nil {
 		return err
 	}
@@ -66,17 +69,32 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	if res.Err != nil {
 		return cli.Usagef("--graph %s: %v", *graph, res.Err)
 	}
-	var b strings.Builder
-	if err := backend.WritePlanReport(&b, res); err != nil {
-		return err
-	}
+	var binding *jsonout.PlanBinding
 	if res.Accepted {
 		// An accepted plan is a choice; binding says whether runtime
 		// handlers exist for it.
+		binding = &jsonout.PlanBinding{Kernels: res.Plan.KernelCount()}
 		if _, err := backend.Bind(res.Plan, providers); err != nil {
-			fmt.Fprintf(&b, "binding: fails: %s\n", strings.TrimPrefix(err.Error(), "backend: bind: "))
+			binding.Error = strings.TrimPrefix(err.Error(), "backend: bind: ")
 		} else {
-			fmt.Fprintf(&b, "binding: ok: %d kernels bound to runtime handlers\n", res.Plan.KernelCount())
+			binding.OK = true
+		}
+	}
+	var b strings.Builder
+	if *asJSON {
+		if err := jsonout.Write(&b, planDoc(res, binding, inputs)); err != nil {
+			return err
+		}
+	} else {
+		if err := backend.WritePlanReport(&b, res); err != nil {
+			return err
+		}
+		switch {
+		case binding == nil:
+		case binding.OK:
+			fmt.Fprintf(&b, "binding: ok: %d kernels bound to runtime handlers\n", binding.Kernels)
+		default:
+			fmt.Fprintf(&b, "binding: fails: %s\n", binding.Error)
 		}
 	}
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
@@ -87,4 +105,23 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 		return cli.Failf("plan rejected on profile %s: %s", prof.Name, rej[0].NodeLine())
 	}
 	return nil
+}
+
+// planDoc is the plan as a tlcheck.plan.v1 document. It holds when the
+// plan is accepted and its capsules bind.
+func planDoc(res *backend.PlanResult, binding *jsonout.PlanBinding, inputs []jsonout.Input) jsonout.PlanDoc {
+	d := jsonout.PlanDoc{Header: jsonout.NewHeader(jsonout.KindPlan, nil, inputs), Profile: res.Plan.Profile, Nodes: []jsonout.PlanNode{},
+		Accepted: res.Accepted, Verdict: strings.TrimPrefix(res.Plan.Verdict(), "verdict: "), Binding: binding,
+		Holds: res.Accepted && binding != nil && binding.OK}
+	for _, n := range res.Plan.Nodes {
+		pn := jsonout.PlanNode{Node: n.Node, Tag: string(n.Tag), Source: n.Source, Kernels: []jsonout.PlanKernel{}, Reasons: n.Reasons}
+		if pn.Reasons == nil {
+			pn.Reasons = []string{}
+		}
+		for _, k := range n.Kernels {
+			pn.Kernels = append(pn.Kernels, jsonout.PlanKernel{Op: k.Op, Capsule: k.Capsule.Name, Provider: k.Capsule.Provider, Reduction: string(k.Capsule.Reduction)})
+		}
+		d.Nodes = append(d.Nodes, pn)
+	}
+	return d
 }

@@ -12,20 +12,21 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 )
 
-// checkJSON runs check with --json and decodes its rows.
-func checkJSON(t *testing.T, args ...string) (int, []checkRow) {
+// checkJSON runs check with --json and decodes its results.
+func checkJSON(t *testing.T, args ...string) (int, []jsonout.CheckResult) {
 	t.Helper()
 	code, out, stderr := runCmd(append([]string{"check", "--json"}, args...)...)
-	var rows []checkRow
-	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+	var doc jsonout.CheckDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("check %v: exit %d, not JSON (%v): %s %s", args, code, err, out, stderr)
 	}
-	return code, rows
+	return code, doc.Results
 }
 
-func findRow(rows []checkRow, op, ob string) *checkRow {
+func findRow(rows []jsonout.CheckResult, op, ob string) *jsonout.CheckResult {
 	for i := range rows {
 		if rows[i].Op == op && rows[i].Obligation == ob {
 			return &rows[i]

@@ -47,17 +47,17 @@ type CheckDoc struct {
 // and worst error/bound ratio (and every case's ratio); certify items the
 // file's SHA-256; verify items the case count.
 type GateItem struct {
-	Name      string       `json:"name"`
-	Holds     bool         `json:"holds"`
-	Seconds   float64      `json:"seconds"`
-	Failure   string       `json:"failure,omitempty"`
-	Check     *CheckResult `json:"check,omitempty"`
-	Cases     *int         `json:"cases,omitempty"`
-	Policy    string       `json:"policy,omitempty"`
-	Rule      string       `json:"rule,omitempty"`
-	WorstRatio *float64    `json:"worst_ratio,omitempty"`
-	Ratios    []float64    `json:"ratios,omitempty"`
-	SHA256    string       `json:"sha256,omitempty"`
+	Name       string       `json:"name"`
+	Holds      bool         `json:"holds"`
+	Seconds    float64      `json:"seconds"`
+	Failure    string       `json:"failure,omitempty"`
+	Check      *CheckResult `json:"check,omitempty"`
+	Cases      *int         `json:"cases,omitempty"`
+	Policy     string       `json:"policy,omitempty"`
+	Rule       string       `json:"rule,omitempty"`
+	WorstRatio *float64     `json:"worst_ratio,omitempty"`
+	Ratios     []float64    `json:"ratios,omitempty"`
+	SHA256     string       `json:"sha256,omitempty"`
 }
 
 // GateStage is one stage of the gate. Seconds is its wall time. The
