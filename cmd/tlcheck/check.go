@@ -109,7 +109,7 @@ func checkResult(op string, r *obligations.Result) jsonout.CheckResult {
 	if r.Cases == 0 {
 		return out
 	}
-	worst := r.Worst
+	worst := jsonout.Number(r.Worst)
 	switch {
 	case r.Obligation == obligations.Derivative:
 		out.WorstRel = &worst

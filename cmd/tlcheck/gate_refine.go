@@ -65,9 +65,12 @@ func stageRefine(c gateConfig) gateStage {
 			r.Ratios = append(r.Ratios, ratF(cs.Worst.Big()))
 		}
 		r.Worst = ratF(res.Worst.Big())
-		n, worst := len(res.Cases), r.Worst
+		n, worst := len(res.Cases), jsonout.Number(r.Worst)
 		item.Holds = res.Failures == 0
-		item.Cases, item.Policy, item.Rule, item.WorstRatio, item.Ratios = &n, string(capsule.Reduction), string(res.Obligation.Rule), &worst, r.Ratios
+		item.Cases, item.Policy, item.Rule, item.WorstRatio = &n, string(capsule.Reduction), string(res.Obligation.Rule), &worst
+		for _, x := range r.Ratios {
+			item.Ratios = append(item.Ratios, jsonout.Number(x))
+		}
 		item.Detail = fmt.Sprintf("%d cases, %s, rule %s, worst error/bound %.3g", len(res.Cases), capsule.Reduction, res.Obligation.Rule, r.Worst)
 		if res.Failure != nil {
 			item.Failure = res.Failure.Error()

@@ -17,8 +17,8 @@ type CheckResult struct {
 	Cases        int            `json:"cases"`
 	Oracles      map[string]int `json:"oracles"`
 	WorstBits    *int           `json:"worst_bits,omitempty"`
-	WorstWidth   *float64       `json:"worst_width,omitempty"`
-	WorstRel     *float64       `json:"worst_rel,omitempty"`
+	WorstWidth   *Number        `json:"worst_width,omitempty"`
+	WorstRel     *Number        `json:"worst_rel,omitempty"`
 	Inconclusive *int           `json:"inconclusive,omitempty"`
 	Agreement    string         `json:"agreement,omitempty"`
 	Holds        bool           `json:"holds"`
@@ -55,8 +55,8 @@ type GateItem struct {
 	Cases      *int         `json:"cases,omitempty"`
 	Policy     string       `json:"policy,omitempty"`
 	Rule       string       `json:"rule,omitempty"`
-	WorstRatio *float64     `json:"worst_ratio,omitempty"`
-	Ratios     []float64    `json:"ratios,omitempty"`
+	WorstRatio *Number      `json:"worst_ratio,omitempty"`
+	Ratios     []Number     `json:"ratios,omitempty"`
 	SHA256     string       `json:"sha256,omitempty"`
 }
 

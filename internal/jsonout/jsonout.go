@@ -28,6 +28,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"hash"
 	"io"
 	"math"
@@ -119,6 +120,41 @@ func (h *HashingReader) Sum() string { return hex.EncodeToString(h.h.Sum(nil)) }
 func SHA256(data []byte) string {
 	s := sha256.Sum256(data)
 	return hex.EncodeToString(s[:])
+}
+
+// Number is a measurement that may be non-finite (an unbounded
+// enclosure's width, a ratio over a zero bound): a JSON number when
+// finite, else "NaN", "+Inf" or "-Inf", which encoding/json cannot write
+// as numbers.
+type Number float64
+
+// MarshalJSON spells n as a number or one of the three strings.
+func (n Number) MarshalJSON() ([]byte, error) {
+	return json.Marshal(float(float64(n)))
+}
+
+// UnmarshalJSON reads either spelling back.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		switch s {
+		case "NaN":
+			*n = Number(math.NaN())
+		case "+Inf":
+			*n = Number(math.Inf(1))
+		case "-Inf":
+			*n = Number(math.Inf(-1))
+		default:
+			return fmt.Errorf("jsonout: %q is not a number", s)
+		}
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*n = Number(f)
+	return nil
 }
 
 // Interval is an interval value: two binary64 endpoints, each a JSON

@@ -84,3 +84,27 @@ func TestHeader(t *testing.T) {
 		t.Errorf("sha256(abc) = %s", got)
 	}
 }
+
+// TestNumberRoundTrip: a measurement marshals as a number when finite and
+// as the non-finite strings otherwise, and reads back either way.
+func TestNumberRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		n    Number
+		want string
+	}{{0.25, `0.25`}, {Number(math.Inf(1)), `"+Inf"`}, {Number(math.NaN()), `"NaN"`}, {Number(math.Inf(-1)), `"-Inf"`}} {
+		b, err := json.Marshal(c.n)
+		if err != nil || string(b) != c.want {
+			t.Errorf("%v: %s %v, want %s", c.n, b, err, c.want)
+			continue
+		}
+		var back Number
+		if err := json.Unmarshal(b, &back); err != nil || !(back == c.n || (math.IsNaN(float64(back)) && math.IsNaN(float64(c.n)))) {
+			t.Errorf("%s reads back as %v (%v)", b, back, err)
+		}
+	}
+	var n Number
+	if err := json.Unmarshal([]byte(`"inf"`), &n); err == nil {
+		t.Error(`"inf" accepted`)
+	}
+}
