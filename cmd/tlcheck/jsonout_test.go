@@ -266,3 +266,43 @@ func TestJUnitOnePerObligation(t *testing.T) {
 		t.Errorf("testsuites element lacks its time:\n%.300s", data)
 	}
 }
+
+// TestVerifyJSONTampered: a tampered certificate makes verify --json exit
+// 1 with a document that still matches its schema and names the file.
+func TestVerifyJSONTampered(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	if code, _, errs := runCmd("certify", "--out", dir, "--cases", "2", "--ops", "mul", "--providers", "reference"); code != 0 {
+		t.Fatalf("certify: %d %s", code, errs)
+	}
+	victim := filepath.Join(dir, "adjointness", "mul.json")
+	data, err := os.ReadFile(victim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(victim, bytes.Replace(data, []byte(`"cases"`), []byte(` "cases"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCmd("verify", "--json", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, out)
+	}
+	if err := compiled(t, "verify").Validate([]byte(out)); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	var doc jsonout.VerifyDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	bad := 0
+	for _, f := range doc.Files {
+		if !f.Holds {
+			bad++
+			if f.Path != "adjointness/mul.json" || f.Error == "" {
+				t.Errorf("failing file %+v", f)
+			}
+		}
+	}
+	if doc.Holds || bad != 1 || doc.Failures != 1 {
+		t.Errorf("holds %v, %d failing files, failures %d; want one", doc.Holds, bad, doc.Failures)
+	}
+}
