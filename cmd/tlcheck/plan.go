@@ -70,13 +70,15 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	if err := backend.WritePlanReport(&b, res); err != nil {
 		return err
 	}
+	bindFailure := ""
 	if res.Accepted {
 		// An accepted plan is a choice; binding says whether runtime
 		// handlers exist for it.
 		if _, err := backend.Bind(res.Plan, providers); err != nil {
-			fmt.Fprintf(&b, "binding: fails: %s\n", strings.TrimPrefix(err.Error(), "backend: bind: "))
+			bindFailure = strings.TrimPrefix(err.Error(), "backend: bind: ")
+			fmt.Fprintf(&b, "binding: fails: %s\n", bindFailure)
 		} else {
-			fmt.Fprintf(&b, "binding: ok: %d kernels bound to runtime handlers\n", res.Plan.KernelCount())
+			fmt.Fprintf(&b, "binding: ok: %s bound to runtime handlers\n", cli.Count(res.Plan.KernelCount(), "kernel", "kernels"))
 		}
 	}
 	if _, err := io.WriteString(stdout, b.String()); err != nil {
@@ -85,6 +87,10 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	if !res.Accepted {
 		rej := res.Rejected()
 		return cli.Failf("plan rejected on profile %s: %s", prof.Name, rej[0].NodeLine())
+	}
+	if bindFailure != "" {
+		// The plan cannot run here: exit 1 like a rejected one.
+		return cli.Failf("plan accepted on profile %s but its capsules do not bind: %s", prof.Name, bindFailure)
 	}
 	return nil
 }

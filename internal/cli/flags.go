@@ -236,8 +236,9 @@ func WriteUsage(w io.Writer, synopsis, summary string, fs *flag.FlagSet) error {
 	return err
 }
 
-// DefaultText is how WriteUsage shows a flag's default: "none" for an
-// empty string, a string quoted, anything else as the flag prints it.
+// DefaultText is how WriteUsage shows a flag's default: as the flag
+// prints it, "none" for an empty string, and a string Go-quoted only when
+// it could be misread (spaces, control characters, the word none).
 func DefaultText(f *flag.Flag) string {
 	v := any(f.DefValue)
 	if g, ok := f.Value.(flag.Getter); ok {
@@ -247,7 +248,10 @@ func DefaultText(f *flag.Flag) string {
 		if f.DefValue == "" {
 			return "none"
 		}
-		return strconv.Quote(f.DefValue)
+		if f.DefValue == "none" {
+			return `"none"`
+		}
+		return Quote(f.DefValue)
 	}
 	return f.DefValue
 }

@@ -92,7 +92,7 @@ func TestWriteUsage(t *testing.T) {
 		"  --cases int         cases per primitive (default: 100)\n",
 		"  --json              print JSON (default: false)\n",
 		"  --junit string      also write a JUnit report (default: none)\n",
-		"  --out DIR           write the certificates to DIR (default: \"tlcheck-certs\")\n",
+		"  --out DIR           write the certificates to DIR (default: tlcheck-certs)\n",
 		"  --seed uint         generation seed (default: 0)\n",
 		"  --timeout duration  a time limit (default: 1s)\n",
 		"  --tol float         a tolerance (default: 0.5)\n",
