@@ -57,6 +57,10 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if ops == nil {
+		// certificates.Options reads nil as every primitive.
+		return cli.Usagef("--ops none: certify needs at least one primitive (all, or a comma-separated list)")
+	}
 	provs, err := parseProviders(*provFlag)
 	if err != nil {
 		return err

@@ -213,6 +213,9 @@ func TestFlagErrorsNameTheFlag(t *testing.T) {
 		{[]string{"check", "--ops", ""}, "tlcheck: --ops: empty value (give a comma-separated list)\n"},
 		{[]string{"check", "--ops", "mul,"}, "tlcheck: --ops: empty element 1 in mul,\n"},
 		{[]string{"certify", "--out", "x", "--ops", ""}, "tlcheck: --ops: empty value (give a comma-separated list)\n"},
+		{[]string{"certify", "--out", "x", "--ops", "none"}, "tlcheck: --ops none: certify needs at least one primitive (all, or a comma-separated list)\n"},
+		{[]string{strings.Repeat("x", 5000)}, "tlcheck: unknown command \"" + strings.Repeat("x", 40) + "… (5000 bytes)\" (run 'tlcheck help')\n"},
+		{[]string{"help", "frob\nok"}, "tlcheck: unknown command \"frob\\nok\" (run 'tlcheck help')\n"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCmd(c.args...)

@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
@@ -95,7 +94,7 @@ func dispatch(args []string, stdout io.Writer, stderr io.Writer) error {
 	}
 	if name == "help" {
 		if len(args) > 2 {
-			return cli.Usagef("help: unexpected argument %s (usage: tlcheck help [COMMAND])", strconv.Quote(args[2]))
+			return cli.Usagef("help: unexpected argument %s (usage: tlcheck help [COMMAND])", cli.Quoted(args[2]))
 		}
 		if len(args) == 2 {
 			topic := args[1]
@@ -104,7 +103,7 @@ func dispatch(args []string, stdout io.Writer, stderr io.Writer) error {
 			}
 			c, ok := cmds[topic]
 			if !ok {
-				return cli.Usagef("unknown command %s (run 'tlcheck help')", strconv.Quote(args[1]))
+				return cli.Usagef("unknown command %s (run 'tlcheck help')", cli.Quoted(args[1]))
 			}
 			return commandUsage(stdout, topic, c)
 		}
@@ -114,9 +113,9 @@ func dispatch(args []string, stdout io.Writer, stderr io.Writer) error {
 	c, ok := cmds[name]
 	if !ok {
 		if strings.HasPrefix(name, "-") {
-			return cli.Usagef("unknown flag %s before the command (run 'tlcheck help')", strconv.Quote(name))
+			return cli.Usagef("unknown flag %s before the command (run 'tlcheck help')", cli.Quoted(name))
 		}
-		return cli.Usagef("unknown command %s (run 'tlcheck help')", strconv.Quote(name))
+		return cli.Usagef("unknown command %s (run 'tlcheck help')", cli.Quoted(name))
 	}
 	err := c.run(args[1:], stdout, stderr)
 	var h *cli.HelpError

@@ -64,7 +64,7 @@ func Parse(fs *flag.FlagSet, args []string, maxPositional int) error {
 		return Usagef("%s: %v", fs.Name(), err)
 	}
 	if fs.NArg() > maxPositional {
-		return Usagef("%s: unexpected argument %s", fs.Name(), strconv.Quote(prefix(fs.Arg(maxPositional))))
+		return Usagef("%s: unexpected argument %s", fs.Name(), Quoted(fs.Arg(maxPositional)))
 	}
 	return nil
 }
@@ -162,6 +162,10 @@ func Quote(s string) string {
 	}
 	return strconv.Quote(prefix(s))
 }
+
+// Quoted is s Go-quoted, cut like Quote: for a message that always
+// quotes (unknown command "frob").
+func Quoted(s string) string { return strconv.Quote(prefix(s)) }
 
 // prefix cuts s to its first 40 bytes (on a rune boundary) when it is
 // longer than 64, noting the full length.

@@ -52,6 +52,7 @@ func TestParseErrors(t *testing.T) {
 		{[]string{"-nope=3"}, "demo: unknown flag --nope (run 'tlcheck help demo')"},
 		{[]string{"---x"}, "demo: bad flag syntax: ---x"},
 		{[]string{"stray"}, `demo: unexpected argument "stray"`},
+		{[]string{strings.Repeat("a", 1000)}, `demo: unexpected argument "` + strings.Repeat("a", 40) + `… (1000 bytes)"`},
 		// The first bad value is the one reported.
 		{[]string{"--cases", "x", "--seed", "y"}, "--cases: not an integer: x"},
 		// A huge value is cut in the message.
