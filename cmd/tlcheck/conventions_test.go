@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/internal/cli"
 )
 
 // mainEnv, set in a child process's environment, makes the test binary
@@ -87,50 +88,113 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			t.Errorf("help %s: exit %d, stderr %q", name, code, errs)
 			continue
 		}
-		listed := map[string][2]string{}
-		for _, m := range flagLine.FindAllStringSubmatch(help, -1) {
-			listed[m[1]] = [2]string{m[2], m[3]}
+		fs := cli.NewFlags(name)
+		if c.run != nil {
+			var err error
+			if fs, err = commandFlags(name, c); err != nil {
+				t.Errorf("%s: %v", name, err)
+				continue
+			}
 		}
-		if c.run == nil {
-			if len(listed) != 0 {
-				t.Errorf("help %s lists flags %v", name, listed)
-			}
-			continue
+		for _, p := range helpProblems(help, fs) {
+			t.Errorf("help %s: %s\n%s", name, p, help)
 		}
-		fs, err := commandFlags(name, c)
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
+	}
+}
+
+// helpProblems lists what a help text gets wrong about a flag set: a flag
+// it omits, a description or default that differs from the flag's, a
+// flag it lists that the set lacks, a description that is not one
+// non-empty line.
+func helpProblems(help string, fs *flag.FlagSet) []string {
+	var out []string
+	listed := map[string][2]string{}
+	for _, m := range flagLine.FindAllStringSubmatch(help, -1) {
+		if _, dup := listed[m[1]]; dup {
+			out = append(out, "--"+m[1]+" listed twice")
 		}
-		n := 0
-		fs.VisitAll(func(f *flag.Flag) {
-			n++
-			if f.Usage == "" || strings.Contains(f.Usage, "\n") {
-				t.Errorf("%s --%s: the description must be one non-empty line, got %q", name, f.Name, f.Usage)
-			}
-			got, ok := listed[f.Name]
-			if !ok {
-				t.Errorf("help %s omits --%s:\n%s", name, f.Name, help)
-				return
-			}
-			_, usage := flag.UnquoteUsage(f)
-			if got[0] != usage {
-				t.Errorf("help %s --%s: description %q, want %q", name, f.Name, got[0], usage)
-			}
-			// The default as the user would type it: the flag's
-			// DefValue, "none" for an empty string (no default of ours
-			// needs quoting).
-			want := f.DefValue
-			if want == "" {
-				want = "none"
-			}
-			if got[1] != want {
-				t.Errorf("help %s --%s: default %s, want %s", name, f.Name, got[1], want)
-			}
-		})
-		if len(listed) != n {
-			t.Errorf("help %s lists %d flags, the command has %d:\n%s", name, len(listed), n, help)
+		listed[m[1]] = [2]string{m[2], m[3]}
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Usage == "" || strings.Contains(f.Usage, "\n") {
+			out = append(out, fmt.Sprintf("--%s: the description must be one non-empty line, got %q", f.Name, f.Usage))
 		}
+		got, ok := listed[f.Name]
+		if !ok {
+			out = append(out, "omits --"+f.Name)
+			return
+		}
+		delete(listed, f.Name)
+		if _, usage := flag.UnquoteUsage(f); got[0] != usage {
+			out = append(out, fmt.Sprintf("--%s: description %q, want %q", f.Name, got[0], usage))
+		}
+		// The default as the user would type it: the flag's DefValue,
+		// "none" for an empty string (no default of ours needs quoting).
+		want := f.DefValue
+		if want == "" {
+			want = "none"
+		}
+		if got[1] != want {
+			out = append(out, fmt.Sprintf("--%s: default %s, want %s", f.Name, got[1], want))
+		}
+	})
+	for name := range listed {
+		out = append(out, "lists --"+name+", which the command does not have")
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestHelpProblemsCatchesPlantedFaults: helpProblems finds each fault
+// planted in gate's real help text, and none in the text itself.
+func TestHelpProblemsCatchesPlantedFaults(t *testing.T) {
+	_, help, _ := runCmd("help", "gate")
+	fs, err := commandFlags("gate", commands()["gate"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := helpProblems(help, fs); len(p) != 0 {
+		t.Fatalf("the real help has problems: %v", p)
+	}
+	line := func(name string) string {
+		for _, l := range strings.Split(help, "\n") {
+			if strings.HasPrefix(l, "  --"+name+" ") {
+				return l + "\n"
+			}
+		}
+		t.Fatalf("no --%s line", name)
+		return ""
+	}
+	cases := []struct {
+		name  string
+		plant func(string) string
+		want  string
+	}{
+		{"omitted flag", func(h string) string { return strings.Replace(h, line("report"), "", 1) }, "omits --report"},
+		{"wrong default", func(h string) string {
+			return strings.Replace(h, "(default: 100)", "(default: 10)", 1)
+		}, "--cases: default 10, want 100"},
+		{"stale description", func(h string) string {
+			return strings.Replace(h, "cases per certificate", "cases per cert", 1)
+		}, `--cert-cases: description "cases per cert", want "cases per certificate"`},
+		{"flag the command lacks", func(h string) string {
+			return h + "  --frob int  a flag nobody defined (default: 0)\n"
+		}, "lists --frob, which the command does not have"},
+		{"flag listed twice", func(h string) string { return h + line("seed") }, "--seed listed twice"},
+	}
+	for _, c := range cases {
+		got := helpProblems(c.plant(help), fs)
+		if !slices.Contains(got, c.want) {
+			t.Errorf("%s: problems %q, want %q among them", c.name, got, c.want)
+		}
+	}
+	// A multi-line description is caught in the flag set itself.
+	bad := cli.NewFlags("x")
+	bad.Int("n", 1, "two\nlines")
+	var b bytes.Buffer
+	_ = cli.WriteUsage(&b, "tlcheck x", "x", bad)
+	if got := helpProblems(b.String(), bad); !slices.Contains(got, `--n: the description must be one non-empty line, got "two\nlines"`) {
+		t.Errorf("multi-line description: %q", got)
 	}
 }
 
