@@ -343,6 +343,7 @@ func TestStdoutWriteFailureExits2(t *testing.T) {
 	cmds := everyCommand(t)
 	cmds["check-failing"] = []string{"check", "--ops", "mul", "--cases", "5", "--graphs", "0", "--plant-fault", "mul"}
 	cmds["gate-json"] = append(slices.Clone(cmds["gate"]), "--json")
+	cmds["gate-reports"] = append(slices.Clone(cmds["gate"]), "--junit", cmds["gate"][2]+".xml", "--report", cmds["gate"][2]+".report")
 	for name, args := range cmds {
 		var full, errb bytes.Buffer
 		want := 0
@@ -356,6 +357,8 @@ func TestStdoutWriteFailureExits2(t *testing.T) {
 		for _, limit := range []int{0, full.Len() / 2} {
 			if strings.HasPrefix(name, "gate") {
 				os.RemoveAll(args[2]) // --out, created afresh by each run
+				os.RemoveAll(args[2] + ".xml")
+				os.RemoveAll(args[2] + ".report")
 			}
 			var errb bytes.Buffer
 			code := run(args, &failAfter{limit: limit}, &errb)
@@ -364,8 +367,10 @@ func TestStdoutWriteFailureExits2(t *testing.T) {
 				t.Errorf("%s (stdout fails after %d bytes): exit %d, stderr %q", name, limit, code, errs)
 			}
 			if strings.HasPrefix(name, "gate") {
-				if _, err := os.Stat(args[2]); !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("%s: exit 2 left %s behind (%v)", name, args[2], err)
+				for _, p := range []string{args[2], args[2] + ".xml", args[2] + ".report"} {
+					if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
+						t.Errorf("%s: exit 2 left %s behind (%v)", name, p, err)
+					}
 				}
 			}
 		}

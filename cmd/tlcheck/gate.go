@@ -296,13 +296,19 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	_, statErr := os.Stat(*out)
-	created := errors.Is(statErr, os.ErrNotExist)
 	// undelivered: a report that cannot be written is exit 2, and a run
-	// that exits 2 leaves no certificate directory it created itself.
+	// that exits 2 leaves none of the outputs it created itself (the
+	// certificate directory, the report directory, the JUnit file);
+	// what existed before the run stays.
+	var fresh []string
+	for _, p := range []string{*out, *reportDir, *junit} {
+		if _, err := os.Lstat(p); p != "" && errors.Is(err, os.ErrNotExist) {
+			fresh = append(fresh, p)
+		}
+	}
 	undelivered := func(err error) error {
-		if created {
-			os.RemoveAll(*out)
+		for _, p := range fresh {
+			os.RemoveAll(p)
 		}
 		return err
 	}
