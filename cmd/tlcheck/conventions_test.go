@@ -75,7 +75,7 @@ func difference(a, b []string) []string {
 }
 
 // flagLine matches one flag line of a usage text: "  --NAME [TYPE]  …".
-var flagLine = regexp.MustCompile(`(?m)^  --([a-z0-9-]+)(?: [A-Za-z]+)?  +(.*) \(default: (.*)\)$`)
+var flagLine = regexp.MustCompile(`(?m)^  --([a-z0-9-]+)(?: [A-Za-z]+)?  +(.*?)(?: \(default: ([^()]*)\))?$`)
 
 // TestHelpListsEveryFlag walks every command's flag set — the one its run
 // function parses — and fails if its help omits a flag, its default or
@@ -129,9 +129,13 @@ func helpProblems(help string, fs *flag.FlagSet) []string {
 			out = append(out, fmt.Sprintf("--%s: description %q, want %q", f.Name, got[0], usage))
 		}
 		// The default as the user would type it: the flag's DefValue,
-		// "none" for an empty string (no default of ours needs quoting).
+		// "none" for an empty string (no default of ours needs quoting);
+		// a required flag (described "… (required)", no default) shows
+		// none.
 		want := f.DefValue
-		if want == "" {
+		switch {
+		case want == "" && strings.HasSuffix(f.Usage, "(required)"):
+		case want == "":
 			want = "none"
 		}
 		if got[1] != want {

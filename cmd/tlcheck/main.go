@@ -1,7 +1,11 @@
 // Command tlcheck is a proof-obligation checker and differential tester
 // for autodiff runtimes. It exits 0 when every obligation holds, 1 when an
-// obligation or comparison fails, and 2 on bad input or usage, printing
-// one line on stderr for any failure.
+// obligation or comparison fails, and 2 on bad input or usage — including
+// a report that cannot be written to stdout — printing one line on stderr
+// for any failure. `tlcheck COMMAND --help` (or -h, -help, or
+// `tlcheck help COMMAND`) prints the command's usage, derived from the
+// flag set it parses, and exits 0; a bare `tlcheck` prints the command
+// list on stderr and exits 2; `tlcheck --version` is `tlcheck version`.
 package main
 
 import (

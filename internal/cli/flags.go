@@ -211,7 +211,8 @@ func Count(n int, singular, plural string) string {
 // WriteUsage writes a command's usage, derived from its flag set so that
 // no flag can be left out: the synopsis, the summary, then one line per
 // flag, sorted by name — "--NAME TYPE", its one-line description and its
-// default ("none" for an empty string). A description may name the value
+// default ("none" for an empty string; a required flag, see Required,
+// shows none). A description may name the value
 // in backquotes ("write the certificates to `DIR`"), as flag.UnquoteUsage
 // reads it.
 func WriteUsage(w io.Writer, synopsis, summary string, fs *flag.FlagSet) error {
@@ -232,12 +233,22 @@ func WriteUsage(w io.Writer, synopsis, summary string, fs *flag.FlagSet) error {
 		if name != "" {
 			left += " " + name
 		}
-		fmt.Fprintf(tw, "%s\t%s (default: %s)\n", left, usage, DefaultText(f))
+		if Required(f) {
+			fmt.Fprintf(tw, "%s\t%s\n", left, usage)
+		} else {
+			fmt.Fprintf(tw, "%s\t%s (default: %s)\n", left, usage, DefaultText(f))
+		}
 	}
 	fmt.Fprintf(tw, "  -h, --help\tprint this help and exit 0\n")
 	tw.Flush()
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Required reports whether f is a required flag: its description ends in
+// "(required)" and it has no default.
+func Required(f *flag.Flag) bool {
+	return f.DefValue == "" && strings.HasSuffix(f.Usage, "(required)")
 }
 
 // DefaultText is how WriteUsage shows a flag's default: as the flag

@@ -21,6 +21,7 @@ func testFlags() *flag.FlagSet {
 	fs.String("junit", "", "also write a JUnit report")
 	fs.Float64("tol", 0.5, "a tolerance")
 	fs.Duration("timeout", time.Second, "a time limit")
+	fs.String("graph", "", "the graph file (required)")
 	return fs
 }
 
@@ -91,6 +92,7 @@ func TestWriteUsage(t *testing.T) {
 	want := []string{
 		"usage: tlcheck demo [flags]\n\na demo\n\nflags:\n",
 		"  --cases int         cases per primitive (default: 100)\n",
+		"  --graph string      the graph file (required)\n",
 		"  --json              print JSON (default: false)\n",
 		"  --junit string      also write a JUnit report (default: none)\n",
 		"  --out DIR           write the certificates to DIR (default: tlcheck-certs)\n",
