@@ -18,12 +18,15 @@ import (
 // parseProviders validates --providers.
 func parseProviders(v string) ([]string, error) {
 	known := certificates.Providers()
-	if v == "" || v == "all" {
+	if v == "all" {
 		return nil, nil
 	}
+	list, err := cli.List("providers", v)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	for _, p := range strings.Split(v, ",") {
-		p = strings.TrimSpace(p)
+	for _, p := range list {
 		ok := false
 		for _, k := range known {
 			ok = ok || k == p
@@ -57,6 +60,10 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if ops == nil {
+		// certificates.Options reads nil as every primitive.
+		return cli.Usagef("--ops none: certify needs at least one primitive (all, or a comma-separated list)")
+	}
 	provs, err := parseProviders(*provFlag)
 	if err != nil {
 		return err
@@ -68,7 +75,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return writeCertifyJSON(stdout, *out, m)
 	}
-	_, err = fmt.Fprintf(stdout, "wrote %d certificate files and %s to %s (seed %d, %d cases each)\n", len(m.Files), certificates.ManifestName, *out, *seed, *cases)
+	_, err = fmt.Fprintf(stdout, "wrote %s and %s to %s (seed %d, %s each)\n", cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, *out, *seed, cli.Count(*cases, "case", "cases"))
 	return err
 }
 
@@ -146,18 +153,20 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 		if f := rep.Failures(); len(f) > 0 {
-			return cli.Failf("verify: %d of %d certificate files fail; first: %v", len(f), len(rep.Files), f[0].Err)
+			failed, files := fileCounts(rep)
+			return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
 		}
 		return nil
 	}
 	if f := rep.Failures(); len(f) > 0 {
-		return cli.Failf("verify: %d of %d certificate files fail; first: %v", len(f), len(rep.Files), f[0].Err)
+		failed, files := fileCounts(rep)
+		return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
 	}
 	total := 0
 	for _, n := range rep.Cases() {
 		total += n
 	}
-	fmt.Fprintf(stdout, "verified %d files, %d cases: every claim re-derived\n", len(rep.Files), total)
+	fmt.Fprintf(stdout, "verified %s, %s: every claim re-derived\n", cli.Count(len(rep.Files), "file", "files"), cli.Count(total, "case", "cases"))
 	return nil
 }
 
@@ -187,4 +196,20 @@ func writeVerifyJSON(w io.Writer, dir string, rep *certificates.Report) error {
 	}
 	doc.Holds = doc.Failures == 0 && len(rep.Files) > 0
 	return jsonout.Write(w, doc)
+}
+
+// fileCounts counts a report per file: a file with several failing checks
+// (the manifest fails once per out-of-order entry) is one failing file.
+// The files are the manifest and every distinct path the report names
+// (the listed certificates and any unlisted file).
+func fileCounts(rep *certificates.Report) (failed, files int) {
+	bad := map[string]bool{}
+	seen := map[string]bool{certificates.ManifestName: true}
+	for _, f := range rep.Files {
+		seen[f.Path] = true
+		if f.Err != nil {
+			bad[f.Path] = true
+		}
+	}
+	return len(bad), len(seen)
 }

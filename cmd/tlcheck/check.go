@@ -29,16 +29,19 @@ func parseOps(v string) ([]string, error) {
 	for _, info := range spec.Infos() {
 		all = append(all, info.Name)
 	}
-	if v == "" || v == "all" {
+	if v == "all" {
 		return all, nil
 	}
 	if v == "none" {
 		return nil, nil
 	}
+	names, err := cli.List("ops", v)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
 	seen := map[string]bool{}
-	for _, name := range strings.Split(v, ",") {
-		name = strings.TrimSpace(name)
+	for _, name := range names {
 		if _, err := spec.Info(name); err != nil {
 			return nil, cli.Usagef("--ops: unknown primitive %q (known: %s)", name, strings.Join(all, ","))
 		}
@@ -302,13 +305,13 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		printCheckTable(stdout, rows)
 	}
 	if failed > 0 {
-		return cli.Failf("%d of %d obligations fail", failed, len(rows))
+		return cli.Failf("%d of %d obligations %s", failed, len(rows), cli.Agree(failed, "fails", "fail"))
 	}
 	if !*asJSON {
 		if *only >= 0 {
-			fmt.Fprintf(stdout, "\nall %d obligations hold on case %d of %d primitives and of the graph obligations (none with --graphs 0)\n", len(rows), *only, len(ops))
+			fmt.Fprintf(stdout, "\nall %s hold on case %d of %s and of the graph obligations (none with --graphs 0)\n", cli.Count(len(rows), "obligation", "obligations"), *only, cli.Count(len(ops), "primitive", "primitives"))
 		} else {
-			fmt.Fprintf(stdout, "\nall %d obligations hold on %d primitives × %d cases and %d random graphs per graph obligation\n", len(rows), len(ops), *cases, *graphs)
+			fmt.Fprintf(stdout, "\nall %s hold on %s × %s and %s per graph obligation\n", cli.Count(len(rows), "obligation", "obligations"), cli.Count(len(ops), "primitive", "primitives"), cli.Count(*cases, "case", "cases"), cli.Count(*graphs, "random graph", "random graphs"))
 		}
 	}
 	return nil
@@ -345,16 +348,19 @@ func replayCommand(op string, ob obligations.Obligation, c checkRun, failure err
 // parseGraphObligations resolves --graph-obligations (nil: all).
 func parseGraphObligations(v string) ([]obligations.Obligation, error) {
 	all := obligations.GlobalObligations()
-	if v == "" || v == "all" {
+	if v == "all" {
 		return nil, nil
+	}
+	list, err := cli.List("graph-obligations", v)
+	if err != nil {
+		return nil, err
 	}
 	names := make([]string, len(all))
 	for i, ob := range all {
 		names[i] = string(ob)
 	}
 	var out []obligations.Obligation
-	for _, name := range strings.Split(v, ",") {
-		name = strings.TrimSpace(name)
+	for _, name := range list {
 		ok := false
 		for _, ob := range all {
 			if string(ob) == name {

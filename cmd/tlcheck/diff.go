@@ -20,13 +20,16 @@ var diffRegistryHook func(scalar, path string, reg any)
 
 // parseScalars resolves --scalars.
 func parseScalars(v string) ([]string, error) {
-	if v == "" || v == "all" {
+	if v == "all" {
 		return nil, nil
+	}
+	list, err := cli.List("scalars", v)
+	if err != nil {
+		return nil, err
 	}
 	known := obligations.DiffScalars()
 	var out []string
-	for _, s := range strings.Split(v, ",") {
-		s = strings.TrimSpace(s)
+	for _, s := range list {
 		if err := oneOf("scalars", s, known...); err != nil {
 			return nil, err
 		}
@@ -103,7 +106,7 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 }
 
 func printDiff(w io.Writer, nodes int, rep *obligations.DiffReport) {
-	fmt.Fprintf(w, "graph sha256:%s (%d nodes)\n\n", rep.Hash, nodes)
+	fmt.Fprintf(w, "graph sha256:%s (%s)\n\n", rep.Hash, cli.Count(nodes, "node", "nodes"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scalar\tcomparison\tpaths\tnodes\tresult")
 	for _, c := range rep.Checks {
@@ -122,7 +125,7 @@ func printDiff(w io.Writer, nodes int, rep *obligations.DiffReport) {
 		return
 	}
 	if len(rep.Checks) > 0 {
-		fmt.Fprintf(w, "\nall paths agree (%d comparisons)\n", len(rep.Checks))
+		fmt.Fprintf(w, "\nall paths agree (%s)\n", cli.Count(len(rep.Checks), "comparison", "comparisons"))
 	}
 }
 

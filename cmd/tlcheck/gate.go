@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -346,9 +347,6 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if *graphs < 1 || *graphs > 100_000 {
 		return cli.Usagef("--graphs must be between 1 and 100000, got %d", *graphs)
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return cli.Usagef("--out: %v", err)
-	}
 	c := gateConfig{out: *out, seed: *seed, cases: *cases, graphs: *graphs, certs: *certs, registry: reg, stderr: stderr}
 	if *plantProvider != "" {
 		ps, err := plantedProviders(*plantProvider)
@@ -357,30 +355,64 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 		c.providers = ps
 	}
+	// Every argument is checked before anything is written; the
+	// certificate directory is created by the certify stage.
+	if err := cli.CheckOutputPath("out", *out, true); err != nil {
+		return err
+	}
+	if *junit != "" {
+		if err := cli.CheckOutputPath("junit", *junit, false); err != nil {
+			return err
+		}
+	}
+	if *reportDir != "" {
+		if err := cli.CheckOutputPath("report", *reportDir, true); err != nil {
+			return err
+		}
+	}
+	// undelivered: a report that cannot be written is exit 2, and a run
+	// that exits 2 leaves none of the outputs it created itself (the
+	// certificate directory, the report directory, the JUnit file);
+	// what existed before the run stays.
+	var fresh []string
+	for _, p := range []string{*out, *reportDir, *junit} {
+		if _, err := os.Lstat(p); p != "" && errors.Is(err, os.ErrNotExist) {
+			fresh = append(fresh, p)
+		}
+	}
+	undelivered := func(err error) error {
+		for _, p := range fresh {
+			os.RemoveAll(p)
+		}
+		return err
+	}
 	res := runGateStages(c, gateStages())
 	if *reportDir != "" {
 		if err := report.Write(*reportDir, reportData(res)); err != nil {
-			return cli.Usagef("--report: %v", err)
+			return undelivered(cli.Usagef("--report: %v", err))
 		}
 	}
 	if *junit != "" {
 		if err := writeJUnit(*junit, res); err != nil {
-			return cli.Usagef("--junit: %v", err)
+			return undelivered(cli.Usagef("--junit: %v", err))
 		}
 	}
 	if *asJSON {
 		if err := jsonout.Write(stdout, res.doc()); err != nil {
-			return err
+			return undelivered(err)
 		}
 	} else {
 		printGateSummary(stdout, res)
+	}
+	if err := cli.WriteErr(stdout); err != nil {
+		return undelivered(err)
 	}
 	if !res.Holds {
 		n := 0
 		for _, st := range res.Stages {
 			n += st.failures()
 		}
-		return cli.Failf("gate: %d failures", n)
+		return cli.Failf("gate: %s", cli.Count(n, "failure", "failures"))
 	}
 	return nil
 }

@@ -1,10 +1,16 @@
 // Command tlcheck is a proof-obligation checker and differential tester
 // for autodiff runtimes. It exits 0 when every obligation holds, 1 when an
-// obligation or comparison fails, and 2 on bad input or usage, printing
-// one line on stderr for any failure.
+// obligation or comparison fails, and 2 on bad input or usage — including
+// a report that cannot be written to stdout — printing one line on stderr
+// for any failure. `tlcheck COMMAND --help` (or -h, -help, or
+// `tlcheck help COMMAND`) prints the command's usage, derived from the
+// flag set it parses, and exits 0; a bare `tlcheck` prints the command
+// list on stderr and exits 2; `tlcheck --version` is `tlcheck version`.
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,27 +21,29 @@ import (
 	"github.com/tlcheck/tlcheck/internal/version"
 )
 
-// command is one subcommand.
+// command is one subcommand. Its usage is derived from the flag set its
+// run function parses (see commandUsage), so it cannot omit a flag.
 type command struct {
 	summary string
-	usage   string
-	run     func(args []string, stdout, stderr io.Writer) error
+	// args is the synopsis of the positional arguments ("DIR"), if any.
+	args string
+	run  func(args []string, stdout, stderr io.Writer) error
 }
 
 func commands() map[string]command {
 	return map[string]command{
-		"gate":           {"the release gate: check every obligation, certify, verify, summarise (exit 0 only if everything holds)", "tlcheck gate [--out DIR] [--junit FILE] [--json] [--seed S] [--cases N] [--cert-cases N]", runGate},
-		"help":           {"list the commands, or describe one", "tlcheck help [COMMAND]", nil},
-		"version":        {"print the tool version", "tlcheck version", runVersion},
-		"certify":        {"write deterministic certificates of every obligation to a directory", "tlcheck certify --out DIR [--seed S] [--cases N] [--ops …] [--providers …]", runCertify},
-		"verify":         {"re-derive every claim of a certificate directory independently", "tlcheck verify DIR", runVerify},
-		"check":          {"check every primitive's local obligations (adjointness, linearity, zero preservation, derivatives)", "tlcheck check [--ops all|none|a,b,…] [--cases N] [--graphs N] [--graph-obligations all|a,b,…] [--case I] [--seed S] [--json] [--plant-fault OP]", runCheck},
-		"quickstart-mlp": {"train the quickstart MLP and print TorchLean's transcript digit for digit", "tlcheck quickstart-mlp [--steps N] [--seed S] [--execution eager|typed-graph] [--arithmetic native|ieee] [--device cpu|cuda] [--show-backend]", runQuickstart},
-		"tape-example":   {"record the chapter's x⊙x + x⊙x tape and check its gradients exactly", "tlcheck tape-example [--scalar rat|f64|f32] [--detach]", runTapeExample},
-		"eval":           {"evaluate an IR graph over a scalar along an execution path", "tlcheck eval --graph G.json [--payload P.json] --input X.json [--scalar rat|interval|binary32|f32|f64] [--path ir|forward-graph|tape|typed-graph] [--all] [--json]", runEval},
-		"grad":           {"differentiate an IR graph's scalar output w.r.t. its input and every payload parameter", "tlcheck grad --graph G.json [--payload P.json] --input X.json [--scalar rat|f32|f64] [--path tape|typed-graph] [--json]", runGrad},
-		"diff":           {"run every execution path and scalar on one IR graph and report the first node where two disagree", "tlcheck diff --graph G.json [--payload P.json] --input X.json [--cotangent C.json] [--scalars all|rat,f32,f64,binary32,interval] [--json]", runDiff},
-		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report", "tlcheck plan --graph G.json [--profile checked_cpu|checked_cuda|fast_cpu]", runPlan},
+		"gate":           {"the release gate: check every obligation, certify, verify, summarise (exit 0 only if everything holds)", "", runGate},
+		"help":           {"list the commands, or describe one", "[COMMAND]", nil},
+		"version":        {"print the tool version, the module version and the VCS revision it was built from", "", runVersion},
+		"certify":        {"write deterministic certificates of every obligation to a directory", "", runCertify},
+		"verify":         {"re-derive every claim of a certificate directory independently", "DIR", runVerify},
+		"check":          {"check every primitive's local obligations (adjointness, linearity, zero preservation, derivatives) and the graph-level ones", "", runCheck},
+		"quickstart-mlp": {"train the quickstart MLP and print TorchLean's transcript digit for digit", "", runQuickstart},
+		"tape-example":   {"record the chapter's x⊙x + x⊙x tape and check its gradients exactly", "", runTapeExample},
+		"eval":           {"evaluate an IR graph over a scalar along an execution path", "", runEval},
+		"grad":           {"differentiate an IR graph's scalar output w.r.t. its input and every payload parameter", "", runGrad},
+		"diff":           {"run every execution path and scalar on one IR graph and report the first node where two disagree", "", runDiff},
+		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report; exit 1 when a node cannot be planned or the capsules do not bind", "", runPlan},
 	}
 }
 
@@ -45,43 +53,123 @@ func main() {
 
 // run executes one command line and returns its exit code. It never
 // panics on user input: a panic inside a command is reported as an
-// internal error (exit 2) rather than a stack trace.
+// internal error (exit 2) rather than a stack trace. Every command's
+// stdout is a cli.Output: a report that cannot be written (a full disk,
+// `> /dev/full`) is an error, exit 2, whatever the command found.
 func run(args []string, stdout, stderr io.Writer) (code int) {
+	out := cli.NewOutput(stdout)
 	defer func() {
 		if r := recover(); r != nil {
 			cli.Report(stderr, fmt.Errorf("internal error: %v (please report this)", r))
 			code = cli.ExitBadUser
 		}
 	}()
-	if len(args) == 0 {
-		printHelp(stdout)
-		return cli.ExitOK
-	}
-	name := args[0]
-	cmds := commands()
-	if name == "help" || name == "-h" || name == "--help" {
-		if len(args) > 1 {
-			c, ok := cmds[args[1]]
-			if !ok {
-				cli.Report(stderr, cli.Usagef("unknown command %q (run 'tlcheck help')", args[1]))
-				return cli.ExitBadUser
-			}
-			fmt.Fprintf(stdout, "%s\n\n  %s\n", c.usage, c.summary)
-			return cli.ExitOK
+	err := dispatch(args, out, stderr)
+	if werr := out.Err(); werr != nil {
+		if err != nil && !errors.Is(err, werr) {
+			werr = fmt.Errorf("%w (and: %v)", werr, err)
 		}
-		printHelp(stdout)
-		return cli.ExitOK
+		err = cli.BadInput(werr)
 	}
-	c, ok := cmds[name]
-	if !ok || c.run == nil {
-		cli.Report(stderr, cli.Usagef("unknown command %q (run 'tlcheck help')", name))
-		return cli.ExitBadUser
-	}
-	if err := c.run(args[1:], stdout, stderr); err != nil {
+	if err != nil {
 		cli.Report(stderr, err)
 		return cli.Code(err)
 	}
 	return cli.ExitOK
+}
+
+// errNoCommand is the usage failure of a bare `tlcheck`: the usage goes to
+// stderr and the exit code is 2, as for the go command.
+var errNoCommand = errors.New("no command")
+
+// dispatch runs one command line against stdout.
+func dispatch(args []string, stdout io.Writer, stderr io.Writer) error {
+	cmds := commands()
+	if len(args) == 0 {
+		printHelp(stderr)
+		return cli.BadInput(fmt.Errorf("%w given (run 'tlcheck help')", errNoCommand))
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help":
+		name = "help"
+	case "-version", "--version":
+		name = "version"
+	}
+	if name == "help" {
+		if len(args) > 2 {
+			return cli.Usagef("help: unexpected argument %s (usage: tlcheck help [COMMAND])", cli.Quoted(args[2]))
+		}
+		if len(args) == 2 {
+			topic := args[1]
+			if topic == "-h" || topic == "-help" || topic == "--help" {
+				topic = "help"
+			}
+			c, ok := cmds[topic]
+			if !ok {
+				return cli.Usagef("unknown command %s (run 'tlcheck help')", cli.Quoted(args[1]))
+			}
+			return commandUsage(stdout, topic, c)
+		}
+		printHelp(stdout)
+		return nil
+	}
+	c, ok := cmds[name]
+	if !ok {
+		if strings.HasPrefix(name, "-") {
+			return cli.Usagef("unknown flag %s before the command (run 'tlcheck help')", cli.Quoted(name))
+		}
+		return cli.Usagef("unknown command %s (run 'tlcheck help')", cli.Quoted(name))
+	}
+	err := c.run(args[1:], stdout, stderr)
+	var h *cli.HelpError
+	if errors.As(err, &h) {
+		return cli.WriteUsage(stdout, synopsis(name, c, h.Flags), c.summary, h.Flags)
+	}
+	return err
+}
+
+// synopsis is a command's usage line: "tlcheck NAME [flags] ARGS".
+func synopsis(name string, c command, fs *flag.FlagSet) string {
+	s := "tlcheck " + name
+	n := 0
+	if fs != nil {
+		fs.VisitAll(func(*flag.Flag) { n++ })
+	}
+	if n > 0 {
+		s += " [flags]"
+	}
+	if c.args != "" {
+		s += " " + c.args
+	}
+	return s
+}
+
+// commandUsage prints a command's usage — the same text as
+// `tlcheck NAME --help`. The flag set is the one the command itself
+// parses: its run function is called with --help, and every run function
+// parses its flags before it does anything else, so this runs nothing
+// (TestHelpListsEveryFlag holds every command to it).
+func commandUsage(w io.Writer, name string, c command) error {
+	if c.run == nil {
+		return cli.WriteUsage(w, synopsis(name, c, nil), c.summary, cli.NewFlags(name))
+	}
+	fs, err := commandFlags(name, c)
+	if err != nil {
+		return err
+	}
+	return cli.WriteUsage(w, synopsis(name, c, fs), c.summary, fs)
+}
+
+// commandFlags returns the flag set a command parses, by asking it for
+// help with its output discarded.
+func commandFlags(name string, c command) (*flag.FlagSet, error) {
+	err := c.run([]string{"--help"}, io.Discard, io.Discard)
+	var h *cli.HelpError
+	if !errors.As(err, &h) {
+		return nil, fmt.Errorf("internal error: command %s does not answer --help (got %v)", name, err)
+	}
+	return h.Flags, nil
 }
 
 func printHelp(w io.Writer) {
@@ -99,8 +187,8 @@ func printHelp(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, n, cmds[n].summary)
 	}
-	fmt.Fprintf(w, "\nexit codes: 0 all obligations hold, 1 an obligation failed, 2 bad input or usage\n")
-	fmt.Fprintf(w, "run 'tlcheck help COMMAND' for a command's flags\n")
+	fmt.Fprintf(w, "\nexit codes: 0 all obligations hold, 1 an obligation failed, 2 bad input or usage (or output that cannot be written)\n")
+	fmt.Fprintf(w, "run 'tlcheck COMMAND --help' or 'tlcheck help COMMAND' for a command's flags; 'tlcheck --version' for the version\n")
 }
 
 func runVersion(args []string, stdout, _ io.Writer) error {
@@ -108,7 +196,9 @@ func runVersion(args []string, stdout, _ io.Writer) error {
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "tlcheck %s\n", version.Version)
+	for _, l := range version.ReadBuild().Lines() {
+		fmt.Fprintln(stdout, l)
+	}
 	return nil
 }
 

@@ -92,7 +92,7 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 		switch {
 		case binding == nil:
 		case binding.OK:
-			fmt.Fprintf(&b, "binding: ok: %d kernels bound to runtime handlers\n", binding.Kernels)
+			fmt.Fprintf(&b, "binding: ok: %s bound to runtime handlers\n", cli.Count(binding.Kernels, "kernel", "kernels"))
 		default:
 			fmt.Fprintf(&b, "binding: fails: %s\n", binding.Error)
 		}
@@ -103,6 +103,10 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	if !res.Accepted {
 		rej := res.Rejected()
 		return cli.Failf("plan rejected on profile %s: %s", prof.Name, rej[0].NodeLine())
+	}
+	if binding != nil && !binding.OK {
+		// The plan cannot run here: exit 1 like a rejected one.
+		return cli.Failf("plan accepted on profile %s but its capsules do not bind: %s", prof.Name, binding.Error)
 	}
 	return nil
 }

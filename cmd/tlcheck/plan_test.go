@@ -21,10 +21,10 @@ func TestPlanCommand(t *testing.T) {
 			"verdict: accepted: 3 kernels for 4 nodes (1 source) on profile checked_cpu\n",
 			"binding: ok: 3 kernels bound to runtime handlers\n"}, ""},
 		{[]string{"plan", "--graph", irExamples[1].graph, "--profile", "checked_cpu"}, 0, []string{"node 3 (detach): detach -> reference.detach"}, ""},
-		{[]string{"plan", "--graph", mlp, "--profile", "checked_cuda"}, 0, []string{
+		{[]string{"plan", "--graph", mlp, "--profile", "checked_cuda"}, 1, []string{
 			"node 1 (linear): linear -> native-cuda.linear provider=native-cuda reduction=implementation-defined\n",
 			"verdict: accepted",
-			"binding: fails: node 1 (linear): capsule native-cuda.linear is unbound: backend: cannot bind capsule native-cuda.linear for linear: missing provider \"native-cuda\""}, ""},
+			"binding: fails: node 1 (linear): capsule native-cuda.linear is unbound: backend: cannot bind capsule native-cuda.linear for linear: missing provider \"native-cuda\""}, "plan accepted on profile checked_cuda but its capsules do not bind: node 1 (linear): capsule native-cuda.linear is unbound"},
 		{[]string{"plan", "--graph", mlp, "--profile", "fast_cpu"}, 0, []string{"linear -> fast_cpu.linear provider=fast_cpu reduction=implementation-defined", "binding: ok"}, ""},
 		{[]string{"plan", "--graph", f["pool"]}, 1, []string{
 			"node 1 (max_pool): rejected: tag max_pool has no backend op",

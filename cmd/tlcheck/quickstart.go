@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/cuda"
@@ -14,8 +13,8 @@ import (
 
 func runQuickstart(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("quickstart-mlp")
-	steps := fs.String("steps", "200", "training steps (≥ 0)")
-	seed := fs.String("seed", "0", "initialisation seed (unsigned 64-bit)")
+	steps := fs.Int("steps", 200, "training steps (0 to 10000000)")
+	seed := fs.Uint64("seed", 0, "initialisation seed (unsigned 64-bit)")
 	execution := fs.String("execution", "eager", "eager|typed-graph")
 	arithmetic := fs.String("arithmetic", "native", "native (hardware float32) | ieee (bit-level Binary32 soft-float)")
 	device := fs.String("device", "cpu", "cpu|cuda")
@@ -23,13 +22,9 @@ func runQuickstart(args []string, stdout, _ io.Writer) error {
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
-	n, err := strconv.Atoi(*steps)
-	if err != nil || n < 0 || n > 10_000_000 {
-		return cli.Usagef("--steps: want an integer between 0 and 10000000, got %q", *steps)
-	}
-	s, err := strconv.ParseUint(*seed, 10, 64)
-	if err != nil {
-		return cli.Usagef("--seed: want an unsigned 64-bit integer, got %q", *seed)
+	n, s := *steps, *seed
+	if n < 0 || n > 10_000_000 {
+		return cli.Usagef("--steps must be between 0 and 10000000, got %d", n)
 	}
 	exec, err := nn.ParseExecution(*execution)
 	if err != nil {

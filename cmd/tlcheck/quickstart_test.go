@@ -64,16 +64,16 @@ func TestQuickstartBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--steps", "-1"}, "--steps"},
-		{[]string{"--steps", "x"}, "--steps"},
-		{[]string{"--seed", "-3"}, "--seed"},
-		{[]string{"--seed", "abc"}, "--seed"},
+		{[]string{"--steps", "-1"}, "--steps must be between 0 and 10000000, got -1"},
+		{[]string{"--steps", "x"}, "--steps: not an integer: x"},
+		{[]string{"--seed", "-3"}, "--seed: not an unsigned integer (must be ≥ 0): -3"},
+		{[]string{"--seed", "abc"}, "--seed: not an integer: abc"},
 		{[]string{"--execution", "jit"}, `unknown execution "jit"`},
 		{[]string{"--arithmetic", "bf16"}, `--arithmetic: unknown value "bf16"`},
 		{[]string{"--device", "tpu"}, "device `tpu` has no maintained runtime profile; provide a backend profile with executable capsules"},
 		{[]string{"--device", "cuda"}, "CUDA provider not built"},
 		{[]string{"--device", "cuda", "--execution", "typed-graph"}, "CPU execution only"},
-		{[]string{"--frob"}, "flag provided but not defined"},
+		{[]string{"--frob"}, "quickstart-mlp: unknown flag --frob (run 'tlcheck help quickstart-mlp')"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCmd(append([]string{"quickstart-mlp"}, c.args...)...)

@@ -1,11 +1,11 @@
 // Package cli holds the conventions every tlcheck command shares: exit
-// codes, one-line error reporting, strict flag parsing, and progress
-// output that appears only on a terminal.
+// codes, one-line error reporting, strict flag parsing with usage derived
+// from the flag set itself (flags.go), stdout write errors as exit 2
+// (output.go), and progress output that appears only on a terminal.
 package cli
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -72,29 +72,6 @@ func Code(err error) int {
 func Report(w io.Writer, err error) {
 	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
 	fmt.Fprintf(w, "tlcheck: %s\n", msg)
-}
-
-// NewFlags returns a flag set that reports errors as values instead of
-// printing usage text or exiting.
-func NewFlags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs
-}
-
-// Parse parses args and rejects stray positional arguments beyond
-// maxPositional.
-func Parse(fs *flag.FlagSet, args []string, maxPositional int) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return Usagef("%s: use 'tlcheck help %s'", fs.Name(), fs.Name())
-		}
-		return Usagef("%s: %v", fs.Name(), err)
-	}
-	if fs.NArg() > maxPositional {
-		return Usagef("%s: unexpected argument %q", fs.Name(), fs.Arg(maxPositional))
-	}
-	return nil
 }
 
 // IsTerminal reports whether w is a terminal, so progress bars appear only

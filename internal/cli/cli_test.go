@@ -46,8 +46,12 @@ func TestParse(t *testing.T) {
 	if err := Parse(NewFlags("x"), []string{"extra"}, 0); Code(err) != ExitBadUser {
 		t.Fatal("stray argument accepted")
 	}
-	if err := Parse(NewFlags("x"), []string{"-h"}, 0); Code(err) != ExitBadUser {
-		t.Fatal("-h should be a usage error")
+	for _, h := range []string{"-h", "-help", "--help", "--h"} {
+		fs := NewFlags("x")
+		var he *HelpError
+		if err := Parse(fs, []string{h}, 0); !errors.As(err, &he) || he.Flags != fs {
+			t.Errorf("%s: want a *HelpError carrying the flag set, got %v", h, err)
+		}
 	}
 }
 
