@@ -332,7 +332,7 @@ func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error
 		at := fmt.Sprintf("cases[%d]", i)
 		cs := spec.CaseSeed(m.Seed, KindComposition, i)
 		if c.Seed != cs {
-			return 0, fieldErr(file, at+".seed", "%d, the manifest's seed gives %d", c.Seed, cs)
+			return 0, seedErr(fieldErr(file, at+".seed", "%d, the manifest's seed gives %d", c.Seed, cs))
 		}
 		if !hexRE.MatchString(c.GraphHash) {
 			return 0, fieldErr(file, at+".graph_hash", "%q is not a lowercase hex SHA-256", truncate(c.GraphHash))
