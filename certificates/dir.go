@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/version"
@@ -298,27 +299,49 @@ func (r *Report) Cases() map[string]int {
 	return m
 }
 
-// prepareDir makes dir an empty directory Certify may write into, as the
-// policy ov allows.
-func prepareDir(dir string, ov Overwrite) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+// CheckOutputDir reports, without changing anything, whether Certify with
+// the policy ov may write into dir: a missing or empty directory always,
+// a non-empty one only as ov allows (ErrNotEmpty otherwise). A command
+// calls it while validating its arguments, before any work.
+func CheckOutputDir(dir string, ov Overwrite) error {
+	_, err := outputEntries(dir, ov)
+	return err
+}
+
+// outputEntries checks dir against ov and returns its entries.
+func outputEntries(dir string, ov Overwrite) ([]os.DirEntry, error) {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", quoteName(dir))
 	}
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	if len(entries) == 0 {
-		return nil
+	if err != nil || len(entries) == 0 {
+		return nil, err
 	}
 	switch ov {
 	case OverwriteForce:
 	case OverwriteCertificates:
 		if fi, err := os.Lstat(filepath.Join(dir, ManifestName)); err != nil || !fi.Mode().IsRegular() {
-			return fmt.Errorf("%w: %s holds files but no %s, so it is not a certificate directory this command may replace: choose another output directory", ErrNotEmpty, quoteName(dir), ManifestName)
+			return nil, fmt.Errorf("%w: %s holds files but no %s, so it is not a certificate directory this command may replace: choose another output directory", ErrNotEmpty, quoteName(dir), ManifestName)
 		}
 	default:
-		return fmt.Errorf("%w: %s (certify --force empties it first)", ErrNotEmpty, quoteName(dir))
+		return nil, fmt.Errorf("%w: %s (certify --force empties it first)", ErrNotEmpty, quoteName(dir))
+	}
+	return entries, nil
+}
+
+// prepareDir makes dir an empty directory Certify may write into, as the
+// policy ov allows.
+func prepareDir(dir string, ov Overwrite) error {
+	entries, err := outputEntries(dir, ov)
+	if err != nil {
+		return err
 	}
 	for _, e := range entries {
 		// RemoveAll removes a symbolic link, never what it points to.
@@ -326,15 +349,15 @@ func prepareDir(dir string, ov Overwrite) error {
 			return err
 		}
 	}
-	return nil
+	return os.MkdirAll(dir, 0o755)
 }
 
 // quoteName renders a name for a message or a report line: as it is when
-// it is a safe certificate path, else Go-quoted with every control and
+// it is a safe certificate path or name, else Go-quoted with every control and
 // non-ASCII character escaped and at most 80 bytes, so a name cannot
 // forge a line of output.
 func quoteName(name string) string {
-	if pathRE.MatchString(name) {
+	if pathRE.MatchString(name) || nameRE.MatchString(name) {
 		return name
 	}
 	if len(name) > 80 {
@@ -342,6 +365,31 @@ func quoteName(name string) string {
 		return strconv.QuoteToASCII(name) + "…"
 	}
 	return strconv.QuoteToASCII(name)
+}
+
+// escapeLine escapes every control or non-printable character of s in Go
+// syntax (\n, \x1b, \u2028), so that s stays on one line of output.
+func escapeLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) || r == ' ' {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+// statReason is the reason of a file-system error without the path it
+// names (the caller names the file, quoted).
+func statReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // readRegular reads rel from root: only a regular file, reached without
@@ -531,19 +579,19 @@ var ErrNoManifest = errors.New("no certificate manifest")
 func (s *Suite) Verify(dir string) (*Report, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
 	}
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", quoteName(dir))
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
 	}
 	defer root.Close()
 	mdata, err := readRegular(root, ManifestName)
 	if err != nil {
-		return nil, fmt.Errorf("%w in %s: %s", ErrNoManifest, quoteName(dir), quoteName(err.Error()))
+		return nil, fmt.Errorf("%w in %s: %s", ErrNoManifest, quoteName(dir), escapeLine(statReason(err)))
 	}
 	rep := &Report{}
 	var m Manifest
@@ -668,14 +716,14 @@ func (s *Suite) verifyEntry(root *os.Root, m *Manifest, i int) entryResult {
 	}
 	v, ok := s.verifiers[e.Kind]
 	if !ok {
-		return fail(e.Path, e.Kind, fieldErr(ManifestName, field+".kind", "unknown certificate kind %q", truncate(e.Kind)))
+		return fail(e.Path, quoteName(e.Kind), fieldErr(ManifestName, field+".kind", "unknown certificate kind %q", truncate(e.Kind)))
 	}
 	if !strings.HasPrefix(e.Path, e.Kind) {
 		return fail(e.Path, e.Kind, fieldErr(ManifestName, field+".path", "path does not match kind %q", e.Kind))
 	}
 	data, err := readRegular(root, e.Path)
 	if err != nil {
-		return fail(e.Path, e.Kind, fieldErr(e.Path, "", "cannot read: %s", quoteName(err.Error())))
+		return fail(e.Path, e.Kind, fieldErr(e.Path, "", "cannot read: %s", escapeLine(statReason(err))))
 	}
 	n, err := verifyData(v, e.Path, e.Kind, data, m)
 	hashOK := Sum(data) == e.SHA256

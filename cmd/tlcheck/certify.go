@@ -41,6 +41,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	cases := fs.Int("cases", 20, "cases per certificate")
 	opsFlag := fs.String("ops", "all", "all, or a comma-separated list of primitives")
 	provFlag := fs.String("providers", "all", "all, or a comma-separated list of providers")
+	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -58,7 +59,14 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := certifyDir(*out, certificates.Options{Seed: *seed, Cases: *cases, Ops: ops, Providers: provs}, stderr)
+	o := certificates.Options{Seed: *seed, Cases: *cases, Ops: ops, Providers: provs}
+	if *force {
+		o.Overwrite = certificates.OverwriteForce
+	}
+	if err := certificates.CheckOutputDir(*out, o.Overwrite); err != nil {
+		return cli.Usagef("--out: %v", err)
+	}
+	m, err := certifyDir(*out, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -76,7 +84,7 @@ func certifyDir(dir string, o certificates.Options, stderr io.Writer) (*certific
 	prog.Done()
 	if err != nil {
 		var pe *os.PathError
-		if errors.As(err, &pe) {
+		if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {
 			return nil, cli.Usagef("certify: %v", err)
 		}
 		return nil, cli.Failf("certify: %v", err)

@@ -99,7 +99,10 @@ func stageCheck(c gateConfig) gateStage {
 // stageCertify writes the certificates.
 func stageCertify(c gateConfig) gateStage {
 	st := gateStage{Name: "certify"}
-	m, err := certifyDir(c.out, certificates.Options{Seed: c.seed, Cases: c.certs}, c.stderr)
+	// The gate owns its output directory: it replaces a certificate
+	// directory (one holding manifest.json) run after run, and refuses to
+	// empty any other.
+	m, err := certifyDir(c.out, certificates.Options{Seed: c.seed, Cases: c.certs, Overwrite: certificates.OverwriteCertificates}, c.stderr)
 	if err != nil {
 		st.Err = err.Error()
 		return st
@@ -271,6 +274,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	if *graphs < 1 || *graphs > 100_000 {
 		return cli.Usagef("--graphs must be between 1 and 100000, got %d", *graphs)
+	}
+	if err := certificates.CheckOutputDir(*out, certificates.OverwriteCertificates); err != nil {
+		return cli.Usagef("--out: %v", err)
 	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return cli.Usagef("--out: %v", err)

@@ -193,7 +193,8 @@ func expectEOF(dec *json.Decoder) error {
 // struct that is not exactly (case included) the JSON name of one of the
 // struct's fields — an unknown field or a case variant — and an object
 // decoded into a struct that lacks a field whose tag has no omitempty (a
-// required field: "missing field", at the struct's path). Objects decoded
+// required field: "missing field", at the struct's path) or gives it the
+// value null. Objects decoded
 // into maps, interfaces, json.RawMessage or a type with its own
 // UnmarshalJSON are checked for duplicate keys only. A value of the wrong
 // JSON type is an error naming its path.
@@ -203,7 +204,7 @@ func Decode(data []byte, v any) error {
 		return &Error{Msg: fmt.Sprintf("strictjson: Decode needs a non-nil pointer, got %T", v)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := walk(dec, rv.Type().Elem(), "", 0); err != nil {
+	if err := walk(dec, rv.Type().Elem(), "", 0, false); err != nil {
 		return err
 	}
 	if err := expectEOF(dec); err != nil {
@@ -297,8 +298,9 @@ func missingFields(fields map[string]field, seen map[string]bool) string {
 }
 
 // walk reads one JSON value from dec, checking it against type t (nil:
-// any value) at path.
-func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
+// any value) at path; required refuses null (a required member's null
+// would be a second spelling of its zero value, or no value at all).
+func walk(dec *json.Decoder, t reflect.Type, path string, depth int, required bool) error {
 	if depth > MaxDepth {
 		return &Error{Path: path, Msg: fmt.Sprintf("nested more than %d deep", MaxDepth)}
 	}
@@ -312,6 +314,9 @@ func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 	if err != nil {
 		return &Error{Path: path, Msg: SyntaxMessage(err)}
 	}
+	if tok == nil && required {
+		return &Error{Path: path, Msg: "null where a value is required"}
+	}
 	d, ok := tok.(json.Delim)
 	if !ok {
 		return nil
@@ -323,7 +328,7 @@ func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 			elem = t.Elem()
 		}
 		for i := 0; dec.More(); i++ {
-			if err := walk(dec, elem, fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
+			if err := walk(dec, elem, fmt.Sprintf("%s[%d]", path, i), depth+1, false); err != nil {
 				return err
 			}
 		}
@@ -351,15 +356,15 @@ func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 				return &Error{Path: at, Msg: "duplicate field"}
 			}
 			seen[key] = true
-			vt := elem
+			vt, req := elem, false
 			if fields != nil {
 				ft, ok := fields[key]
 				if !ok {
 					return &Error{Path: at, Msg: "unknown field"}
 				}
-				vt = ft.typ
+				vt, req = ft.typ, ft.required
 			}
-			if err := walk(dec, vt, at, depth+1); err != nil {
+			if err := walk(dec, vt, at, depth+1, req); err != nil {
 				return err
 			}
 		}
