@@ -224,7 +224,7 @@ func produceAdjointnessFiles(w *Writer, o Options) error {
 // Certify writes every certificate of the suite and the manifest into dir
 // (created if needed). A non-empty dir is refused (ErrNotEmpty) unless
 // o.Overwrite says to empty it first, so a directory never mixes two
-// runs. The same options give byte-identical files, for any GOMAXPROCS:
+// runs; a run that fails leaves dir empty. The same options give byte-identical files, for any GOMAXPROCS:
 // each file is a function of the options alone, files are produced on a
 // worker pool and the manifest lists them sorted by path. The manifest
 // states the resolved options (seed, cases, kinds, ops, providers), from
@@ -244,6 +244,12 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	w := &Writer{dir: dir}
 	for _, p := range s.producers {
 		if err := p(w, o); err != nil {
+			// The directory was empty (or emptied) above, so all it holds
+			// is this run's partial output: remove it, so that a failed
+			// run leaves an empty directory, never one that a next run
+			// (the gate's policy) would refuse or a reader mistake for
+			// certificates.
+			_ = prepareDir(dir, OverwriteForce)
 			return nil, err
 		}
 	}

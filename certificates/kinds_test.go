@@ -270,10 +270,15 @@ func TestPlantedProviderBug(t *testing.T) {
 	o := Options{Seed: 5, Cases: 4, Ops: []string{"sum"}, Providers: []string{"fast_cpu"}}
 	ps := faultySet(t, "sum")
 
-	// certify fails, naming op, provider and element.
-	_, err := FullSuiteWith(ps).Certify(t.TempDir(), o)
+	// certify fails, naming op, provider and element, and leaves its
+	// directory empty (a next run may replace it).
+	failed := t.TempDir()
+	_, err := FullSuiteWith(ps).Certify(failed, o)
 	if err == nil {
 		t.Fatal("certify accepted a faulty provider")
+	}
+	if es, _ := os.ReadDir(failed); len(es) != 0 {
+		t.Errorf("a failed certify left %d entries", len(es))
 	}
 	for _, w := range []string{"sum", "fast_cpu", "element 0", "exceeds the bound"} {
 		if !strings.Contains(err.Error(), w) {
