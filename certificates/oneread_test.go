@@ -151,6 +151,9 @@ func TestOneReading(t *testing.T) {
 		{"manifest: zero-valued key deleted", ManifestName, func(t *testing.T) func([]byte) []byte {
 			return func(b []byte) []byte { return regexp.MustCompile(`\n *"cases": 3,`).ReplaceAll(b, nil) }
 		}, ManifestName, "cases", "missing field"},
+		{"manifest: previous version", ManifestName, func(t *testing.T) func([]byte) []byte {
+			return replaceOnce(t, `"tlcheck.manifest.v2"`, `"tlcheck.manifest.v1"`)
+		}, ManifestName, "format", "previous manifest format"},
 		// Extra claims of the other oracle: in the writer's spelling, so
 		// only the claims check can refuse them.
 		{"lhs_enclosure on a rational case", mul, editAdjointT(func(a *AdjointnessFile) {
