@@ -675,11 +675,13 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 	}
 	// Every file in the directory must be listed, and a regular file.
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
+		if err != nil {
+			// An unreadable subdirectory could hide unlisted files.
+			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "cannot list: %s", escapeLine(statReason(err))))
+			return nil
+		}
 		switch {
 		case rel == ".":
 		case d.IsDir():
