@@ -174,13 +174,13 @@ func verifyAdjointness(file string, f *AdjointnessFile, m *Manifest) (int, error
 			return 0, seedErr(err)
 		}
 		if err := sameTensors(file, at+".dx", dxs, gdx); err != nil {
-			return 0, err
+			return 0, seedErr(err)
 		}
 		if err := sameTensors(file, at+".delta", []spec.Tensor[spec.Rat]{d}, []spec.Tensor[spec.Rat]{gd}); err != nil {
-			return 0, err
+			return 0, seedErr(err)
 		}
 		if got, want := c.Attrs, EncodeAttrs(gen.Attrs); !sameAttrs(got, want) {
-			return 0, fieldErr(file, at+".attrs", "recorded attributes differ from those the seed generates")
+			return 0, seedErr(fieldErr(file, at+".attrs", "recorded attributes differ from those the seed generates"))
 		}
 		// One reading: a case carries exactly its oracle's claims; a
 		// claim of the other oracle would be read by other consumers
