@@ -67,11 +67,19 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error prints "file: field F: msg" on one line: every control or
+// non-printable character is escaped (a key read from a certificate may
+// hold a newline) and a field path is cut at 200 bytes (a key may be
+// megabytes long).
 func (e *FieldError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	field := e.Field
+	if len(field) > 200 {
+		field = field[:200] + "…"
 	}
-	return fmt.Sprintf("%s: field %s: %s", e.File, e.Field, e.Msg)
+	if field == "" {
+		return fmt.Sprintf("%s: %s", escapeLine(e.File), escapeLine(e.Msg))
+	}
+	return fmt.Sprintf("%s: field %s: %s", escapeLine(e.File), escapeLine(field), escapeLine(e.Msg))
 }
 
 func fieldErr(file, field, format string, args ...any) error {

@@ -260,3 +260,25 @@ func TestRoundTrip(t *testing.T) {
 		t.Fatalf("round trip covered kinds %v, want all of %d", kinds, len(typed))
 	}
 }
+
+// TestErrorsStayOnOneLine: a key with a newline and a megabyte-long key,
+// echoed in the failure's JSON path, are escaped and cut, so a failure is
+// one line of bounded length.
+func TestErrorsStayOnOneLine(t *testing.T) {
+	t.Parallel()
+	for _, key := range []string{`x\nok  adjointness  adjointness/mul.json  3 cases`, strings.Repeat("k", 1<<20)} {
+		dir := t.TempDir()
+		if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+			t.Fatal(err)
+		}
+		rewrite(t, dir, "adjointness/mul.json", replaceOnce(t, `"op": "mul"`, `"op": "mul", "`+key+`": 1`))
+		rep := verifyDir(t, dir)
+		if len(rep.Failures()) != 1 {
+			t.Fatalf("want one failure, got %v", rep.Failures())
+		}
+		msg := rep.Failures()[0].Err.Error()
+		if strings.ContainsAny(msg, "\n\r") || len(msg) > 400 || !strings.Contains(msg, "unknown field") {
+			t.Fatalf("failure line %.300q (%d bytes)", msg, len(msg))
+		}
+	}
+}
