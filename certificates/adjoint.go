@@ -171,16 +171,22 @@ func verifyAdjointness(file string, f *AdjointnessFile, m *Manifest) (int, error
 			return 0, fieldErr(file, at, "cannot regenerate the case: %v", err)
 		}
 		if err := sameTensors(file, at+".inputs", xs, gen.Xs); err != nil {
-			return 0, err
+			return 0, seedErr(err)
 		}
 		if err := sameTensors(file, at+".dx", dxs, gdx); err != nil {
-			return 0, err
+			return 0, seedErr(err)
 		}
 		if err := sameTensors(file, at+".delta", []spec.Tensor[spec.Rat]{d}, []spec.Tensor[spec.Rat]{gd}); err != nil {
-			return 0, err
+			return 0, seedErr(err)
 		}
 		if got, want := c.Attrs, EncodeAttrs(gen.Attrs); !sameAttrs(got, want) {
-			return 0, fieldErr(file, at+".attrs", "recorded attributes differ from those the seed generates")
+			return 0, seedErr(fieldErr(file, at+".attrs", "recorded attributes differ from those the seed generates"))
+		}
+		// One reading: a case carries exactly its oracle's claims; a
+		// claim of the other oracle would be read by other consumers
+		// but checked by nobody.
+		if err := oracleClaims(file, at, &c); err != nil {
+			return 0, err
 		}
 		switch c.Oracle {
 		case string(obligations.OracleRat):
@@ -239,6 +245,38 @@ func verifyAdjointness(file string, f *AdjointnessFile, m *Manifest) (int, error
 		}
 	}
 	return len(f.Cases), nil
+}
+
+// oracleClaims requires a case to carry exactly the claims of its
+// oracle: lhs and rhs for "rat", lhs_enclosure and rhs_enclosure for
+// "interval", and nothing of the other oracle.
+func oracleClaims(file, at string, c *AdjointCase) error {
+	type claim struct {
+		name    string
+		present bool
+	}
+	rat := []claim{{"lhs", c.LHS != ""}, {"rhs", c.RHS != ""}}
+	iv := []claim{{"lhs_enclosure", c.LHSEnclosure != nil}, {"rhs_enclosure", c.RHSEnclosure != nil}}
+	var want, foreign []claim
+	switch c.Oracle {
+	case string(obligations.OracleRat):
+		want, foreign = rat, iv
+	case string(obligations.OracleInterval):
+		want, foreign = iv, rat
+	default:
+		return fieldErr(file, at+".oracle", "unknown oracle %q", truncate(c.Oracle))
+	}
+	for _, f := range foreign {
+		if f.present {
+			return fieldErr(file, at+"."+f.name, "a claim of another oracle than the case's %q: not checked, so not allowed", c.Oracle)
+		}
+	}
+	for _, f := range want {
+		if !f.present {
+			return fieldErr(file, at+"."+f.name, "missing: oracle %q claims it", c.Oracle)
+		}
+	}
+	return nil
 }
 
 func sameTensors(file, field string, got, want []spec.Tensor[spec.Rat]) error {

@@ -332,7 +332,7 @@ func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error
 		at := fmt.Sprintf("cases[%d]", i)
 		cs := spec.CaseSeed(m.Seed, KindComposition, i)
 		if c.Seed != cs {
-			return 0, fieldErr(file, at+".seed", "%d, the manifest's seed gives %d", c.Seed, cs)
+			return 0, seedErr(fieldErr(file, at+".seed", "%d, the manifest's seed gives %d", c.Seed, cs))
 		}
 		if !hexRE.MatchString(c.GraphHash) {
 			return 0, fieldErr(file, at+".graph_hash", "%q is not a lowercase hex SHA-256", truncate(c.GraphHash))
@@ -365,10 +365,10 @@ func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error
 			return 0, fieldErr(file, at, "cannot regenerate the case: %v", err)
 		}
 		if !gc.Graph.Equal(g) {
-			return 0, fieldErr(file, at+".graph", "differs from the graph the case seed generates")
+			return 0, seedErr(fieldErr(file, at+".graph", "differs from the graph the case seed generates"))
 		}
 		if !payloadOrEmpty(gc.Payload).Equal(p) {
-			return 0, fieldErr(file, at+".payload", "differs from the payload the case seed generates")
+			return 0, seedErr(fieldErr(file, at+".payload", "differs from the payload the case seed generates"))
 		}
 		if err := sameTensors(file, at+".input", []spec.Tensor[spec.Rat]{x}, []spec.Tensor[spec.Rat]{gc.Input}); err != nil {
 			return 0, err

@@ -7,9 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/version"
@@ -27,7 +30,33 @@ type Options struct {
 	// Progress, when set, is called once per certified subject, never
 	// concurrently.
 	Progress func()
+	// Overwrite says what Certify does with an output directory that is
+	// not empty (default: refuse it).
+	Overwrite Overwrite
 }
+
+// Overwrite is Certify's policy for a non-empty output directory. Stale
+// files left in a reused directory would make its own output fail
+// verification (every file must be listed), so Certify never writes into
+// one without emptying it, and empties one only when told to.
+type Overwrite int
+
+const (
+	// OverwriteRefuse refuses a non-empty directory (ErrNotEmpty).
+	OverwriteRefuse Overwrite = iota
+	// OverwriteForce empties a non-empty directory first (certify
+	// --force).
+	OverwriteForce
+	// OverwriteCertificates empties a non-empty directory first when it is
+	// a certificate directory (it holds a manifest.json) and refuses any
+	// other: the gate's policy, which owns its output directory and
+	// replaces it run after run, but never empties a directory it did not
+	// write.
+	OverwriteCertificates
+)
+
+// ErrNotEmpty reports an output directory Certify will not write into.
+var ErrNotEmpty = errors.New("output directory is not empty")
 
 // Producer writes one or more certificate files into a Writer. The
 // adjointness producer is built in; other kinds register theirs with
@@ -98,11 +127,23 @@ type Suite struct {
 	// subjects count the progress steps of the registered kinds beyond
 	// adjointness (see Subjects).
 	subjects []func(Options) int
+	// kinds are the kinds in registration order; expect[k] lists the
+	// files a complete directory holds of kind k (see Expect).
+	kinds  []string
+	expect map[string]func(Options) ([]string, error)
 }
 
 // NewSuite returns the suite with the built-in adjointness kind.
 func NewSuite() *Suite {
-	s := &Suite{verifiers: map[string]Verifier{}}
+	s := &Suite{verifiers: map[string]Verifier{}, expect: map[string]func(Options) ([]string, error){}}
+	s.kinds = append(s.kinds, KindAdjointness)
+	s.expect[KindAdjointness] = func(o Options) ([]string, error) {
+		var out []string
+		for _, op := range o.Ops {
+			out = append(out, adjointnessPath(op))
+		}
+		return out, nil
+	}
 	s.producers = append(s.producers, produceAdjointnessFiles)
 	s.verifiers[KindAdjointness] = func(file string, data []byte, m *Manifest) (int, error) {
 		var f AdjointnessFile
@@ -114,13 +155,58 @@ func NewSuite() *Suite {
 	return s
 }
 
-// Register adds a kind's producer and verifier.
+// Register adds a kind's producer and verifier. A kind also needs Expect
+// before its directories can verify: without it no complete directory of
+// the kind can be stated.
 func (s *Suite) Register(kind string, p Producer, v Verifier) {
 	if p != nil {
 		s.producers = append(s.producers, p)
 	}
+	if _, ok := s.verifiers[kind]; !ok {
+		s.kinds = append(s.kinds, kind)
+	}
 	s.verifiers[kind] = v
 }
+
+// Expect sets the files of kind a complete directory holds for the
+// options o (resolved: o.Ops and o.Providers as the manifest lists them):
+// Certify's producer writes exactly these paths, and Verify fails naming
+// each one that is missing and each listed file that is not one of them.
+func (s *Suite) Expect(kind string, files func(o Options) ([]string, error)) {
+	s.expect[kind] = files
+}
+
+// resolve fills in o's defaults as the manifest states them: every
+// registry primitive (registry order) when o.Ops is nil, every provider
+// when o.Providers is nil. Unknown or repeated names are errors.
+func resolve(o Options) (Options, error) {
+	if o.Ops == nil {
+		for _, info := range spec.Infos() {
+			o.Ops = append(o.Ops, info.Name)
+		}
+	}
+	provs, err := selectedProviders(o)
+	if err != nil {
+		return o, err
+	}
+	o.Providers = append([]string{}, provs...)
+	o.Ops = append([]string{}, o.Ops...)
+	for _, l := range []struct {
+		what  string
+		names []string
+	}{{"op", o.Ops}, {"provider", o.Providers}} {
+		seen := map[string]bool{}
+		for _, n := range l.names {
+			if seen[n] {
+				return o, fmt.Errorf("certify: %s %q listed twice", l.what, truncate(n))
+			}
+			seen[n] = true
+		}
+	}
+	return o, nil
+}
+
+func adjointnessPath(op string) string { return KindAdjointness + "/" + op + ".json" }
 
 func produceAdjointnessFiles(w *Writer, o Options) error {
 	ops := o.Ops
@@ -131,30 +217,48 @@ func produceAdjointnessFiles(w *Writer, o Options) error {
 	}
 	return putEach(w, o, KindAdjointness, len(ops), func(k int) (string, any, error) {
 		f, err := ProduceAdjointness(ops[k], o.Cases, o.Seed)
-		return "adjointness/" + ops[k] + ".json", f, err
+		return adjointnessPath(ops[k]), f, err
 	})
 }
 
 // Certify writes every certificate of the suite and the manifest into dir
-// (created if needed; existing certificate files are replaced). The same
-// options give byte-identical files, for any GOMAXPROCS: each file is a
-// function of the options alone, files are produced on a worker pool and
-// the manifest lists them sorted by path.
+// (created if needed). A non-empty dir is refused (ErrNotEmpty) unless
+// o.Overwrite says to empty it first, so a directory never mixes two
+// runs; a run that fails leaves dir empty. The same options give byte-identical files, for any GOMAXPROCS:
+// each file is a function of the options alone, files are produced on a
+// worker pool and the manifest lists them sorted by path. The manifest
+// states the resolved options (seed, cases, kinds, ops, providers), from
+// which Verify derives the complete file set; Certify checks that it
+// wrote exactly that set.
 func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	if o.Cases < 1 {
 		return nil, fmt.Errorf("certify: cases must be ≥ 1")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	ro, err := resolve(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareDir(dir, o.Overwrite); err != nil {
 		return nil, err
 	}
 	w := &Writer{dir: dir}
 	for _, p := range s.producers {
 		if err := p(w, o); err != nil {
+			// The directory was empty (or emptied) above, so all it holds
+			// is this run's partial output: remove it, so that a failed
+			// run leaves an empty directory, never one that a next run
+			// (the gate's policy) would refuse or a reader mistake for
+			// certificates.
+			_ = prepareDir(dir, OverwriteForce)
 			return nil, err
 		}
 	}
 	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
-	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: spec.RegistryHash(), Seed: o.Seed, Cases: o.Cases, Files: w.files}
+	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: spec.RegistryHash(), Seed: o.Seed, Cases: o.Cases,
+		Kinds: append([]string{}, s.kinds...), Ops: ro.Ops, Providers: ro.Providers, Files: w.files}
+	if missing, extra := s.completeness(m); len(missing) > 0 || len(extra) > 0 {
+		return nil, fmt.Errorf("certify: the producers wrote %d files the manifest's options do not call for and missed %d (%v %v)", len(extra), len(missing), extra, missing)
+	}
 	data, err := encode(m)
 	if err != nil {
 		return nil, err
@@ -201,12 +305,139 @@ func (r *Report) Cases() map[string]int {
 	return m
 }
 
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// CheckOutputDir reports, without changing anything, whether Certify with
+// the policy ov may write into dir: a missing or empty directory always,
+// a non-empty one only as ov allows (ErrNotEmpty otherwise). A command
+// calls it while validating its arguments, before any work.
+func CheckOutputDir(dir string, ov Overwrite) error {
+	_, err := outputEntries(dir, ov)
+	return err
+}
+
+// outputEntries checks dir against ov and returns its entries.
+func outputEntries(dir string, ov Overwrite) ([]os.DirEntry, error) {
+	fi, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", quoteName(dir))
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) == 0 {
+		return nil, err
+	}
+	switch ov {
+	case OverwriteForce:
+	case OverwriteCertificates:
+		if fi, err := os.Lstat(filepath.Join(dir, ManifestName)); err != nil || !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%w: %s holds files but no %s, so it is not a certificate directory this command may replace: choose another output directory", ErrNotEmpty, quoteName(dir), ManifestName)
+		}
+	default:
+		return nil, fmt.Errorf("%w: %s (certify --force empties it first)", ErrNotEmpty, quoteName(dir))
+	}
+	return entries, nil
+}
+
+// prepareDir makes dir an empty directory Certify may write into, as the
+// policy ov allows.
+func prepareDir(dir string, ov Overwrite) error {
+	entries, err := outputEntries(dir, ov)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		// RemoveAll removes a symbolic link, never what it points to.
+		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// quoteName renders a name for a message or a report line: as it is when
+// it is a safe certificate path or name, else Go-quoted with every control and
+// non-ASCII character escaped and at most 80 bytes, so a name cannot
+// forge a line of output.
+func quoteName(name string) string {
+	if pathRE.MatchString(name) || nameRE.MatchString(name) {
+		return name
+	}
+	if len(name) > 80 {
+		name = name[:80]
+		return strconv.QuoteToASCII(name) + "…"
+	}
+	return strconv.QuoteToASCII(name)
+}
+
+// escapeLine escapes every control or non-printable character of s in Go
+// syntax (\n, \x1b, \u2028), so that s stays on one line of output.
+func escapeLine(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) || r == ' ' {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRuneToASCII(r)
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+// statReason is the reason of a file-system error without the path it
+// names (the caller names the file, quoted).
+func statReason(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// readRegular reads rel from root: only a regular file, reached without
+// a symbolic link in any component, of at most MaxFileBytes. The type is
+// checked with Lstat before opening — so a FIFO or device is never
+// opened and cannot block — and again on the open file (opened with
+// O_NOFOLLOW|O_NONBLOCK where the system has them), which must be the
+// file Lstat saw.
+func readRegular(root *os.Root, rel string) ([]byte, error) {
+	parts := strings.Split(rel, "/")
+	for i := range parts[:len(parts)-1] {
+		d := strings.Join(parts[:i+1], "/")
+		fi, err := root.Lstat(d)
+		if err != nil {
+			return nil, err
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("%s is %s, not a directory", quoteName(d), describeMode(fi.Mode()))
+		}
+	}
+	fi, err := root.Lstat(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s, not a regular file", describeMode(fi.Mode()))
+	}
+	if fi.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("larger than %d bytes", MaxFileBytes)
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || !os.SameFile(fi, st) {
+		return nil, errors.New("replaced while being opened")
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, err
@@ -217,31 +448,179 @@ func readBounded(path string) ([]byte, error) {
 	return data, nil
 }
 
+// describeMode names a file type for an error.
+func describeMode(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a directory"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "an irregular file (" + m.Type().String() + ")"
+}
+
+// seedMismatch marks a failure in which a file's recorded inputs are not
+// those the manifest's seed generates.
+type seedMismatch struct{ err error }
+
+func (e *seedMismatch) Error() string { return e.err.Error() }
+func (e *seedMismatch) Unwrap() error { return e.err }
+
+// seedErr marks err as a seed mismatch (nil stays nil).
+func seedErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &seedMismatch{err}
+}
+
+// completeness compares the manifest's files with the complete set its
+// kinds, ops, providers, seed and cases call for: the expected paths not
+// listed, and the indices of listed files not expected (or of a kind
+// that states no complete set).
+func (s *Suite) completeness(m *Manifest) (missing []FileResult, extra []int) {
+	o := Options{Seed: m.Seed, Cases: m.Cases, Ops: m.Ops, Providers: m.Providers}
+	want := map[string]string{}
+	var order []string
+	for _, k := range m.Kinds {
+		f, ok := s.expect[k]
+		if !ok {
+			continue
+		}
+		paths, err := f(o)
+		if err != nil {
+			continue
+		}
+		for _, p := range paths {
+			if _, dup := want[p]; !dup {
+				order = append(order, p)
+			}
+			want[p] = k
+		}
+	}
+	listed := map[string]bool{}
+	for i, e := range m.Files {
+		listed[e.Path] = true
+		if _, ok := want[e.Path]; !ok {
+			extra = append(extra, i)
+		}
+	}
+	sort.Strings(order)
+	for _, p := range order {
+		if !listed[p] {
+			missing = append(missing, FileResult{Path: p, Kind: want[p], Err: fieldErr(ManifestName, "files",
+				"%s is missing: a complete directory for the manifest's seed, cases, kinds, ops and providers lists it", p)})
+		}
+	}
+	return missing, extra
+}
+
+// checkManifestOptions validates what the manifest states beyond its
+// files: known kinds with a complete file set, known and distinct ops and
+// providers.
+func (s *Suite) checkManifestOptions(m *Manifest) error {
+	if m.Cases < 1 {
+		return fieldErr(ManifestName, "cases", "%d: at least one case per certificate", m.Cases)
+	}
+	for _, l := range []struct {
+		field string
+		names []string
+		known func(string) bool
+	}{
+		{"kinds", m.Kinds, func(k string) bool { _, v := s.verifiers[k]; _, e := s.expect[k]; return v && e }},
+		{"ops", m.Ops, func(op string) bool { _, err := spec.Default[spec.Rat]().Lookup(op); return err == nil }},
+		{"providers", m.Providers, func(p string) bool { return slices.Contains(Providers(), p) }},
+	} {
+		if len(l.names) == 0 && l.field != "providers" {
+			return fieldErr(ManifestName, l.field, "empty: a certificate directory certifies at least one")
+		}
+		seen := map[string]bool{}
+		for i, n := range l.names {
+			at := fmt.Sprintf("%s[%d]", l.field, i)
+			if err := checkName(ManifestName, at, n); err != nil {
+				return err
+			}
+			if seen[n] {
+				return fieldErr(ManifestName, at, "%q listed twice", n)
+			}
+			seen[n] = true
+			if !l.known(n) {
+				return fieldErr(ManifestName, at, "%q is not known to this build", n)
+			}
+		}
+	}
+	return nil
+}
+
 // ErrNoManifest reports a directory without a readable manifest.
 var ErrNoManifest = errors.New("no certificate manifest")
 
 // Verify re-derives every certificate in dir. It returns an error only
 // when dir cannot be read as a certificate directory at all (no manifest,
 // not a directory); every certificate-level failure — a tampered,
-// truncated, reordered, unlisted or missing file, an unknown version, a
-// registry hash that does not match this build — is reported per file in
-// the Report.
+// truncated, reordered, unlisted or missing file, a file that is not a
+// regular file, an unknown version, a registry hash that does not match
+// this build — is reported per file in the Report. Only regular files
+// inside dir are read (readRegular); names that are not safe certificate
+// paths are reported quoted (quoteName).
+//
+// Completeness: the manifest states its seed, cases, kinds, ops and
+// providers; each kind's Expect function derives the complete file set
+// from them, and every expected path that is not listed fails (under that
+// path), as does every listed file that is not expected. Deleting a file
+// together with its manifest entry therefore fails.
+//
+// Seed: when every file that records seed-bound inputs disagrees with the
+// manifest's seed while matching its manifest hash, the failure is also
+// reported against manifest.json's seed — the one edit that explains
+// them all. (Where only some files disagree they are reported alone.)
 func (s *Suite) Verify(dir string) (*Report, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir)
+		return nil, fmt.Errorf("%s is not a directory", quoteName(dir))
 	}
-	mdata, err := readBounded(filepath.Join(dir, ManifestName))
+	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w in %s: %v", ErrNoManifest, dir, err)
+		return nil, fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
+	}
+	defer root.Close()
+	mdata, err := readRegular(root, ManifestName)
+	if err != nil {
+		return nil, fmt.Errorf("%w in %s: %s", ErrNoManifest, quoteName(dir), escapeLine(statReason(err)))
 	}
 	rep := &Report{}
 	var m Manifest
 	fail := func(path, kind string, err error) {
 		rep.Files = append(rep.Files, FileResult{Path: path, Kind: kind, Err: err})
+	}
+	var probe struct {
+		Format *string `json:"format"`
+	}
+	if err := jsonUnmarshalLoose(ManifestName, mdata, &probe); err != nil {
+		fail(ManifestName, "manifest", err)
+		return rep, nil
+	}
+	switch {
+	case probe.Format == nil:
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "missing"))
+		return rep, nil
+	case *probe.Format == previousManifestFormat:
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "%s is the previous manifest format, which did not state what a complete directory holds; this build reads only %s: certify again with this build", previousManifestFormat, ManifestFormat))
+		return rep, nil
+	case *probe.Format != ManifestFormat:
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "unknown manifest version %q (this build reads %s)", truncate(*probe.Format), ManifestFormat))
+		return rep, nil
 	}
 	if err := decodeStrict(ManifestName, mdata, &m); err != nil {
 		fail(ManifestName, "manifest", err)
@@ -249,15 +628,15 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 	}
 	rep.Manifest = &m
 	switch {
-	case m.Format != ManifestFormat:
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "unknown manifest version %q (this build reads %s)", truncate(m.Format), ManifestFormat))
-		return rep, nil
 	case m.ToolVersion != version.Version:
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "tool_version", "certificates written by tlcheck %q; this is %s", truncate(m.ToolVersion), version.Version))
 		return rep, nil
 	case m.RegistryHash != spec.RegistryHash():
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "registry_hash", "certificates were made with registry %s; this build's registry is %s", truncate(m.RegistryHash), spec.RegistryHash()))
 		return rep, nil
+	}
+	if err := s.checkManifestOptions(&m); err != nil {
+		fail(ManifestName, "manifest", err)
 	}
 	listed := map[string]bool{}
 	for _, e := range m.Files {
@@ -268,21 +647,48 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 	// Files are verified on a worker pool; each entry's results are
 	// appended in manifest order, so the report is the same for any
 	// GOMAXPROCS.
-	perEntry := par.Map(len(m.Files), 0, func(i int) []FileResult {
-		return s.verifyEntry(dir, &m, i)
+	perEntry := par.Map(len(m.Files), 0, func(i int) entryResult {
+		return s.verifyEntry(root, &m, i)
 	}, nil)
-	for _, rs := range perEntry {
-		rep.Files = append(rep.Files, rs...)
-	}
-	// Every file in the directory must be listed.
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
+	seedBound, seedMismatched := 0, 0
+	for _, r := range perEntry {
+		if r.seedBound {
+			seedBound++
+			if r.seedMismatch {
+				seedMismatched++
+			}
 		}
+	}
+	if seedBound > 0 && seedMismatched == seedBound {
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "seed", "%d: none of the %d certificate files records the inputs this seed generates, though each matches its manifest hash: the manifest's seed was edited", m.Seed, seedBound))
+	}
+	missing, extra := s.completeness(&m)
+	for _, i := range extra {
+		// (Unsafe paths and unknown kinds fail in verifyEntry already.)
+		if _, known := s.verifiers[m.Files[i].Kind]; known && pathRE.MatchString(m.Files[i].Path) {
+			fail(ManifestName, "manifest", fieldErr(ManifestName, fmt.Sprintf("files[%d].path", i), "%s is not part of a complete directory for the manifest's kinds, ops and providers", m.Files[i].Path))
+		}
+	}
+	rep.Files = append(rep.Files, missing...)
+	for _, r := range perEntry {
+		rep.Files = append(rep.Files, r.results...)
+	}
+	// Every file in the directory must be listed, and a regular file.
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
-		if rel != ManifestName && !listed[rel] {
-			fail(rel, "unlisted", fieldErr(rel, "", "file is not listed in the manifest"))
+		if err != nil {
+			// An unreadable subdirectory could hide unlisted files.
+			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "cannot list: %s", escapeLine(statReason(err))))
+			return nil
+		}
+		switch {
+		case rel == ".":
+		case d.IsDir():
+		case !d.Type().IsRegular() && !listed[rel] && rel != ManifestName: // (a listed one fails in verifyEntry)
+			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "%s, not a regular file: a certificate directory holds only regular files", describeMode(d.Type())))
+		case rel != ManifestName && !listed[rel]:
+			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "file is not listed in the manifest"))
 		}
 		return nil
 	})
@@ -292,37 +698,51 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 	return rep, nil
 }
 
-// verifyEntry checks manifest entry i and verifies its file: the results
-// of entry i, in the order the checks run.
-func (s *Suite) verifyEntry(dir string, m *Manifest, i int) []FileResult {
+// entryResult is the verification of one manifest entry: its results in
+// the order the checks ran, and whether its file records seed-bound
+// inputs that disagree with the manifest's seed although its hash
+// matches.
+type entryResult struct {
+	results                 []FileResult
+	seedBound, seedMismatch bool
+}
+
+// verifyEntry checks manifest entry i and verifies its file.
+func (s *Suite) verifyEntry(root *os.Root, m *Manifest, i int) entryResult {
 	e := m.Files[i]
 	field := fmt.Sprintf("files[%d]", i)
-	var out []FileResult
-	fail := func(path, kind string, err error) []FileResult {
-		return append(out, FileResult{Path: path, Kind: kind, Err: err})
+	var out entryResult
+	fail := func(path, kind string, err error) entryResult {
+		out.results = append(out.results, FileResult{Path: path, Kind: kind, Err: err})
+		return out
 	}
 	if !pathRE.MatchString(e.Path) {
-		return fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "%q is not a safe certificate path", truncate(e.Path)))
+		return fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "%s is not a safe certificate path", quoteName(truncate(e.Path))))
 	}
 	if i > 0 && m.Files[i-1].Path >= e.Path {
-		out = fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "files are not in sorted order (reordered manifest)"))
+		fail(ManifestName, "manifest", fieldErr(ManifestName, field+".path", "files are not in sorted order (reordered manifest)"))
 	}
 	v, ok := s.verifiers[e.Kind]
 	if !ok {
-		return fail(e.Path, e.Kind, fieldErr(ManifestName, field+".kind", "unknown certificate kind %q", truncate(e.Kind)))
+		return fail(e.Path, quoteName(e.Kind), fieldErr(ManifestName, field+".kind", "unknown certificate kind %q", truncate(e.Kind)))
 	}
 	if !strings.HasPrefix(e.Path, e.Kind) {
 		return fail(e.Path, e.Kind, fieldErr(ManifestName, field+".path", "path does not match kind %q", e.Kind))
 	}
-	data, err := readBounded(filepath.Join(dir, filepath.FromSlash(e.Path)))
+	data, err := readRegular(root, e.Path)
 	if err != nil {
-		return fail(e.Path, e.Kind, fieldErr(e.Path, "", "cannot read: %v", err))
+		return fail(e.Path, e.Kind, fieldErr(e.Path, "", "cannot read: %s", escapeLine(statReason(err))))
 	}
 	n, err := verifyData(v, e.Path, e.Kind, data, m)
-	if err == nil && Sum(data) != e.SHA256 {
+	hashOK := Sum(data) == e.SHA256
+	var sm *seedMismatch
+	out.seedBound = hashOK && (err == nil || errors.As(err, &sm))
+	out.seedMismatch = out.seedBound && err != nil
+	if err == nil && !hashOK {
 		err = fieldErr(ManifestName, field+".sha256", "%s does not match the SHA-256 of %s (%s): the file was edited", truncate(e.SHA256), e.Path, Sum(data))
 	}
-	return append(out, FileResult{Path: e.Path, Kind: e.Kind, Cases: n, Err: err})
+	out.results = append(out.results, FileResult{Path: e.Path, Kind: e.Kind, Cases: n, Err: err})
+	return out
 }
 
 // verifyData checks a certificate file's header (format and kind) and

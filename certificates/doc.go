@@ -2,7 +2,8 @@
 // versioned JSON (format tlcheck.cert.v2) and verifies it independently.
 //
 // A certificate directory holds a manifest (manifest.json: tool version,
-// registry hash, seed, and the SHA-256 of every certificate file) and one
+// registry hash, seed, cases, kinds, ops, providers, and the SHA-256 of
+// every certificate file) and one
 // file per certified subject: adjointness/<op>.json, composition.json,
 // refinement/<provider>.<op>.json, range/<name>.json. Every file records
 // the inputs of each case together with the claimed results.
@@ -52,6 +53,19 @@
 //     and compares the trace, runs ranges.CheckWith (binary32, kernel and
 //     exact replays) and checks exact values at the centre and extreme
 //     corners against the enclosures with its own arithmetic.
+//
+// One reading: a certificate file or manifest is accepted only in the
+// exact bytes the writer gives its value (decodeStrict: strictjson's
+// reader — unknown, case-variant and duplicate keys, missing or null
+// required fields — then a byte comparison with the re-encoding), with
+// every rational in its canonical spelling and every adjointness case
+// carrying exactly its oracle's claims; so tlcheck, jq, Python and Lean
+// read the same claims. The manifest (tlcheck.manifest.v2) states its
+// kinds, ops and providers, from which Suite.Expect functions derive the
+// complete file set; a missing or uncalled-for file fails. Only regular
+// files inside the directory are read (no symbolic links, FIFOs or
+// devices; 64 MiB at most), and Certify never writes into a non-empty
+// directory unless Options.Overwrite says to empty it.
 //
 // Every name and string in a certificate is restricted to a safe alphabet
 // (letters, digits, '_', '.', ':', '-'; rationals as -?digits(/digits)?;

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"regexp"
 
 	"github.com/tlcheck/tlcheck/internal/strictjson"
@@ -25,7 +26,14 @@ const Format = "tlcheck.cert.v2"
 const previousFormat = "tlcheck.cert.v1"
 
 // ManifestFormat is the manifest format tag.
-const ManifestFormat = "tlcheck.manifest.v1"
+//
+// v2 (this build) adds kinds, ops and providers — the resolved options of
+// the run — from which a verifier derives the complete file set; a v1
+// manifest did not state it and is rejected as a previous version.
+const ManifestFormat = "tlcheck.manifest.v2"
+
+// previousManifestFormat is the manifest format before v2.
+const previousManifestFormat = "tlcheck.manifest.v1"
 
 // ManifestName is the manifest's file name in a certificate directory.
 const ManifestName = "manifest.json"
@@ -59,11 +67,19 @@ type FieldError struct {
 	Msg   string
 }
 
+// Error prints "file: field F: msg" on one line: every control or
+// non-printable character is escaped (a key read from a certificate may
+// hold a newline) and a field path is cut at 200 bytes (a key may be
+// megabytes long).
 func (e *FieldError) Error() string {
-	if e.Field == "" {
-		return fmt.Sprintf("%s: %s", e.File, e.Msg)
+	field := e.Field
+	if len(field) > 200 {
+		field = field[:200] + "…"
 	}
-	return fmt.Sprintf("%s: field %s: %s", e.File, e.Field, e.Msg)
+	if field == "" {
+		return fmt.Sprintf("%s: %s", escapeLine(e.File), escapeLine(e.Msg))
+	}
+	return fmt.Sprintf("%s: field %s: %s", escapeLine(e.File), escapeLine(field), escapeLine(e.Msg))
 }
 
 func fieldErr(file, field, format string, args ...any) error {
@@ -78,10 +94,21 @@ func checkName(file, field, v string) error {
 	return nil
 }
 
-// checkRat validates an exact rational spelling.
+// checkRat validates an exact rational spelling: the safe alphabet and
+// the one canonical spelling big.Rat.RatString gives — lowest terms, a
+// positive denominator other than 1 written only when it is not 1, no
+// leading zeros, no "-0" — so that "2/4", "-0", "01" and "1/1" are refused
+// and every rational has exactly one spelling.
 func checkRat(file, field, v string) error {
 	if len(v) > maxRatLen || !ratRE.MatchString(v) {
 		return fieldErr(file, field, "%q is not an exact rational p or p/q", truncate(v))
+	}
+	r, ok := new(big.Rat).SetString(v)
+	if !ok {
+		return fieldErr(file, field, "%q is not an exact rational p or p/q", truncate(v))
+	}
+	if c := r.RatString(); c != v {
+		return fieldErr(file, field, "%q is not the canonical spelling of its rational (%s)", truncate(v), truncate(c))
 	}
 	return nil
 }
@@ -117,17 +144,34 @@ func encode(v any) ([]byte, error) {
 
 // decodeStrict decodes exactly one JSON value into v with the one strict
 // reader (strictjson.Decode): unknown fields, case variants of field
-// names, duplicate keys, wrong JSON types and trailing data are errors
-// naming the file and JSON field.
+// names, duplicate keys, missing required fields, wrong JSON types and
+// trailing data are errors naming the file and JSON field. It then
+// re-encodes v with the writer's encode and requires the very bytes it
+// read (strictjson.Spelling): the writer's output is the only accepted
+// spelling, so whitespace padding, reordered members, an optional member
+// written with its zero value and numbers in another notation are refused
+// too. (Canonical rationals inside strings are checkRat's part.)
 func decodeStrict(file string, data []byte, v any) error {
 	if err := strictjson.Decode(data, v); err != nil {
-		var se *strictjson.Error
-		if errors.As(err, &se) {
-			return fieldErr(file, se.Path, "%s", se.Msg)
-		}
-		return fieldErr(file, "", "%v", err)
+		return strictErr(file, err)
+	}
+	canon, err := encode(v)
+	if err != nil {
+		return fieldErr(file, "", "cannot re-encode: %v", err)
+	}
+	if err := strictjson.Spelling(data, canon); err != nil {
+		return strictErr(file, err)
 	}
 	return nil
+}
+
+// strictErr turns a strictjson error into a FieldError of file.
+func strictErr(file string, err error) error {
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		return fieldErr(file, se.Path, "%s", se.Msg)
+	}
+	return fieldErr(file, "", "%v", err)
 }
 
 // jsonUnmarshalLoose decodes exactly one JSON value into v with
@@ -177,12 +221,18 @@ type FileEntry struct {
 	Kind   string `json:"kind"`
 }
 
-// Manifest lists the certificate files with their hashes.
+// Manifest lists the certificate files with their hashes, and states
+// what a complete directory holds: the files each of Kinds calls for with
+// Seed, Cases, Ops and Providers (resolved: the explicit lists, defaults
+// filled in), and no other.
 type Manifest struct {
 	Format       string      `json:"format"`
 	ToolVersion  string      `json:"tool_version"`
 	RegistryHash string      `json:"registry_hash"`
 	Seed         uint64      `json:"seed"`
 	Cases        int         `json:"cases"`
+	Kinds        []string    `json:"kinds"`
+	Ops          []string    `json:"ops"`
+	Providers    []string    `json:"providers"`
 	Files        []FileEntry `json:"files"`
 }

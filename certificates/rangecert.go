@@ -220,8 +220,20 @@ func produceRange(ex rangeExample, seed uint64) (*RangeFile, error) {
 func produceRangeFiles(w *Writer, o Options) error {
 	return putEach(w, o, KindRange, len(rangeExamples), func(k int) (string, any, error) {
 		f, err := produceRange(rangeExamples[k], o.Seed)
-		return KindRange + "/" + rangeExamples[k].name + ".json", f, err
+		return rangePath(rangeExamples[k].name), f, err
 	})
+}
+
+func rangePath(name string) string { return KindRange + "/" + name + ".json" }
+
+// expectedRangeFiles is the range kind's complete file set: one per
+// shipped example, whatever the options.
+func expectedRangeFiles(Options) ([]string, error) {
+	var out []string
+	for _, ex := range rangeExamples {
+		out = append(out, rangePath(ex.name))
+	}
+	return out, nil
 }
 
 func verifyRangeFile(file string, data []byte, m *Manifest) (int, error) {
@@ -302,7 +314,7 @@ func verifyRange(file string, f *RangeFile, m *Manifest) (int, error) {
 		return 0, err
 	}
 	if f.SampleSeed != sampleSeed(m.Seed, f.Name) {
-		return 0, fieldErr(file, "sample_seed", "%d, the manifest's seed gives %d", f.SampleSeed, sampleSeed(m.Seed, f.Name))
+		return 0, seedErr(fieldErr(file, "sample_seed", "%d, the manifest's seed gives %d", f.SampleSeed, sampleSeed(m.Seed, f.Name)))
 	}
 	box, err := rangeBox(x)
 	if err != nil {

@@ -471,7 +471,7 @@ func (e refinementEnv) verify(file string, f *RefinementFile, m *Manifest) (int,
 		return 0, err
 	}
 	if f.Seed != m.Seed {
-		return 0, fieldErr(file, "seed", "%d, the manifest's seed is %d", f.Seed, m.Seed)
+		return 0, seedErr(fieldErr(file, "seed", "%d, the manifest's seed is %d", f.Seed, m.Seed))
 	}
 	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
 		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)

@@ -22,9 +22,18 @@ func FullSuite() *Suite {
 func FullSuiteWith(ps *backend.Providers) *Suite {
 	s := NewSuite()
 	s.Register(KindComposition, produceCompositionFile, verifyCompositionFile)
+	s.Expect(KindComposition, func(Options) ([]string, error) { return []string{CompositionName}, nil })
 	s.subjects = append(s.subjects, func(Options) int { return 1 })
 	env := refinementEnv{providers: ps}
 	s.Register(KindRefinement, env.produce, env.verifyFile)
+	s.Expect(KindRefinement, func(o Options) ([]string, error) {
+		pairs, err := refinementPairs(o)
+		var out []string
+		for _, p := range pairs {
+			out = append(out, refinementPath(p[0], p[1]))
+		}
+		return out, err
+	})
 	s.subjects = append(s.subjects, func(o Options) int {
 		pairs, err := refinementPairs(o)
 		if err != nil {
@@ -33,6 +42,7 @@ func FullSuiteWith(ps *backend.Providers) *Suite {
 		return len(pairs)
 	})
 	s.Register(KindRange, produceRangeFiles, verifyRangeFile)
+	s.Expect(KindRange, expectedRangeFiles)
 	s.subjects = append(s.subjects, func(Options) int { return len(rangeExamples) })
 	return s
 }

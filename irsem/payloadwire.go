@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -52,12 +53,32 @@ func newRatBudget(docLen int) *ratBudget { return &ratBudget{left: 1<<20 + 64*do
 // ParseRational reads an exact rational from its text: an integer ("-3"),
 // a fraction ("-3/2", positive denominator, no sign after the slash) or a
 // decimal ("1.5", "-2.5e-3"). Nothing else is accepted: no spaces, no "+",
-// no hexadecimal, no "Inf" or "NaN".
+// no hexadecimal, no "Inf" or "NaN". Integers and fractions must be in
+// their one canonical spelling (big.Rat.RatString's): no leading zeros
+// ("01", "1/02"), lowest terms ("2/4"), no denominator 1 ("1/1"); and no
+// spelling may denote a negative zero ("-0", "-0/3", "-0.0"). A decimal
+// is read as the exact value it spells (it is how float exporters write
+// numbers), with no leading zeros in its integer part.
 func ParseRational(s string) (spec.Rat, error) {
 	if err := checkRatSyntax(s); err != nil {
 		return spec.Rat{}, err
 	}
-	return spec.ParseRat(s)
+	r, err := spec.ParseRat(s)
+	if err != nil {
+		return r, err
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("non-canonical rational %s: %s", strconv.Quote(snippet([]byte(s))), why)
+	}
+	if s[0] == '-' && r.Big().Sign() == 0 {
+		return spec.Rat{}, bad("a negative zero; write 0")
+	}
+	if strings.IndexByte(s, '/') >= 0 {
+		if c := r.String(); c != s {
+			return spec.Rat{}, bad("write " + strconv.Quote(snippet([]byte(c))))
+		}
+	}
+	return r, nil
 }
 
 func digitsAt(s string, i int) int {
@@ -86,6 +107,9 @@ func checkRatSyntax(s string) error {
 	if j == i {
 		return bad(`expected "p/q", an integer or a decimal`)
 	}
+	if j-i > 1 && s[i] == '0' {
+		return bad("a leading zero")
+	}
 	i = j
 	if i == len(s) {
 		return nil
@@ -94,6 +118,9 @@ func checkRatSyntax(s string) error {
 		j = digitsAt(s, i+1)
 		if j == i+1 || j != len(s) {
 			return bad("the denominator must be a positive integer")
+		}
+		if j-(i+1) > 1 && s[i+1] == '0' {
+			return bad("a leading zero in the denominator")
 		}
 		for k := i + 1; k < j; k++ {
 			if s[k] != '0' {

@@ -2,6 +2,7 @@ package ranges
 
 import (
 	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 
@@ -92,7 +93,8 @@ func wideMLP(t testing.TB, n int) (*irsem.Graph, *irsem.Payload) {
 		}
 		vs := make([]string, size)
 		for i := range vs {
-			vs[i] = fmt.Sprintf(`"%d/%d"`, int(spec.UniformBits(seed, i)%9)-4, 8*n)
+			// The canonical spelling: the payload reader refuses "2/128".
+			vs[i] = `"` + big.NewRat(int64(spec.UniformBits(seed, i)%9)-4, int64(8*n)).RatString() + `"`
 		}
 		return fmt.Sprintf(`{"shape":%s,"values":[%s]}`, strings.ReplaceAll(fmt.Sprint(shape), " ", ","), strings.Join(vs, ","))
 	}

@@ -47,6 +47,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	opsFlag := fs.String("ops", "all", "all, or a comma-separated list of primitives")
 	provFlag := fs.String("providers", "all", "all, or a comma-separated list of providers")
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the files written")
+	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -68,7 +69,14 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	m, err := certifyDir(*out, certificates.Options{Seed: *seed, Cases: *cases, Ops: ops, Providers: provs}, stderr)
+	o := certificates.Options{Seed: *seed, Cases: *cases, Ops: ops, Providers: provs}
+	if *force {
+		o.Overwrite = certificates.OverwriteForce
+	}
+	if err := certificates.CheckOutputDir(*out, o.Overwrite); err != nil {
+		return cli.Usagef("--out: %v", err)
+	}
+	m, err := certifyDir(*out, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -104,7 +112,7 @@ func certifyDir(dir string, o certificates.Options, stderr io.Writer) (*certific
 	prog.Done()
 	if err != nil {
 		var pe *os.PathError
-		if errors.As(err, &pe) {
+		if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {
 			return nil, cli.Usagef("certify: %v", err)
 		}
 		return nil, cli.Failf("certify: %v", err)

@@ -321,7 +321,7 @@ func everyCommand(t *testing.T) map[string][]string {
 		"gate":           {"gate", "--out", filepath.Join(dir, "gate-certs"), "--cases", "1", "--graphs", "1", "--cert-cases", "1"},
 		"help":           {"help"},
 		"version":        {"version"},
-		"certify":        {"certify", "--out", filepath.Join(dir, "c2"), "--cases", "1", "--ops", "mul", "--providers", "reference"},
+		"certify":        {"certify", "--force", "--out", filepath.Join(dir, "c2"), "--cases", "1", "--ops", "mul", "--providers", "reference"},
 		"verify":         {"verify", certs},
 		"check":          {"check", "--ops", "mul", "--cases", "2", "--graphs", "0"},
 		"quickstart-mlp": {"quickstart-mlp", "--steps", "1"},

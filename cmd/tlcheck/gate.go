@@ -140,7 +140,10 @@ func stageCheck(c gateConfig) gateStage {
 // stageCertify writes the certificates.
 func stageCertify(c gateConfig) gateStage {
 	st := gateStage{Name: "certify"}
-	m, err := certifyDir(c.out, certificates.Options{Seed: c.seed, Cases: c.certs}, c.stderr)
+	// The gate owns its output directory: it replaces a certificate
+	// directory (one holding manifest.json) run after run, and refuses to
+	// empty any other.
+	m, err := certifyDir(c.out, certificates.Options{Seed: c.seed, Cases: c.certs, Overwrite: certificates.OverwriteCertificates}, c.stderr)
 	if err != nil {
 		st.Err = err.Error()
 		return st
@@ -359,6 +362,11 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	// certificate directory is created by the certify stage.
 	if err := cli.CheckOutputPath("out", *out, true); err != nil {
 		return err
+	}
+	// The gate owns its certificate directory: it replaces one that holds
+	// a manifest, and refuses any other non-empty directory.
+	if err := certificates.CheckOutputDir(*out, certificates.OverwriteCertificates); err != nil {
+		return cli.Usagef("--out: %v", err)
 	}
 	if *junit != "" {
 		if err := cli.CheckOutputPath("junit", *junit, false); err != nil {

@@ -19,6 +19,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -53,7 +54,7 @@ func Compile(data []byte) (*Schema, error) {
 
 var known = map[string]bool{
 	"type": true, "const": true, "enum": true, "properties": true, "required": true,
-	"additionalProperties": true, "items": true, "minItems": true, "maxItems": true,
+	"additionalProperties": true, "items": true, "minItems": true, "maxItems": true, "uniqueItems": true,
 	"minimum": true, "maximum": true, "pattern": true, "minLength": true, "maxLength": true,
 	"oneOf": true, "anyOf": true, "$ref": true, "$defs": true,
 	"$schema": true, "$id": true, "title": true, "description": true, "$comment": true,
@@ -262,6 +263,16 @@ func (s *Schema) check(node, v any, at string) error {
 		if lim, ok := num(m["maxItems"]); ok && big.NewRat(int64(len(x)), 1).Cmp(lim) > 0 {
 			return fmt.Errorf("%s: more than %v items", at, lim.RatString())
 		}
+		if u, _ := m["uniqueItems"].(bool); u {
+			seen := make(map[string]int, len(x))
+			for i, e := range x {
+				k := instanceKey(e)
+				if j, dup := seen[k]; dup {
+					return fmt.Errorf("%s: items %d and %d are equal (uniqueItems)", at, j, i)
+				}
+				seen[k] = i
+			}
+		}
 		if it, ok := m["items"]; ok {
 			for i, e := range x {
 				if err := s.check(it, e, fmt.Sprintf("%s[%d]", at, i)); err != nil {
@@ -327,4 +338,39 @@ func (s *Schema) check(node, v any, at string) error {
 		}
 	}
 	return nil
+}
+
+// instanceKey is a canonical spelling of a JSON instance under JSON
+// Schema's equality: numbers by exact value (1 and 1.0 are equal),
+// objects independent of member order, arrays and strings as they are.
+func instanceKey(v any) string {
+	switch x := v.(type) {
+	case json.Number:
+		r, ok := num(x)
+		if !ok {
+			return "n:" + string(x)
+		}
+		return "n:" + r.RatString()
+	case string:
+		return "s:" + strconv.Quote(x)
+	case []any:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = instanceKey(e)
+		}
+		return "a:[" + strings.Join(parts, ",") + "]"
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = strconv.Quote(k) + ":" + instanceKey(x[k])
+		}
+		return "o:{" + strings.Join(parts, ",") + "}"
+	default:
+		return fmt.Sprintf("%T:%v", v, v)
+	}
 }

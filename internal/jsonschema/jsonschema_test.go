@@ -22,7 +22,8 @@ func TestValidate(t *testing.T) {
 	    "xs": {"type": "array", "items": {"$ref": "#/$defs/v"}, "minItems": 1, "maxItems": 2},
 	    "o": {"type": ["object", "null"], "additionalProperties": {"type": "boolean"}},
 	    "one": {"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 5}]},
-	    "any": {"anyOf": [{"type": "string"}, {"type": "boolean"}]}
+	    "any": {"anyOf": [{"type": "string"}, {"type": "boolean"}]},
+	    "u": {"type": "array", "uniqueItems": true}
 	  },
 	  "$defs": {"v": {"anyOf": [{"type": "number"}, {"enum": ["NaN", "+Inf", "-Inf"]}]}}
 	}`
@@ -62,6 +63,11 @@ func TestValidate(t *testing.T) {
 		{`{"format":"tlcheck.x.v1","n":1,"one":4.5}`, "matches 0 of oneOf"},
 		{`{"format":"tlcheck.x.v1","n":1,"any":true}`, ""},
 		{`{"format":"tlcheck.x.v1","n":1,"any":1}`, "none of anyOf"},
+		{`{"format":"tlcheck.x.v1","n":1,"u":["a","b",1,2.5,{"k":1},[1]]}`, ""},
+		{`{"format":"tlcheck.x.v1","n":1,"u":["a","b","a"]}`, "items 0 and 2 are equal"},
+		{`{"format":"tlcheck.x.v1","n":1,"u":[1,1.0]}`, "items 0 and 1 are equal"}, // equal numbers, two spellings
+		{`{"format":"tlcheck.x.v1","n":1,"u":[{"a":1,"b":2},{"b":2,"a":1}]}`, "items 0 and 1 are equal"},
+		{`{"format":"tlcheck.x.v1","n":1,"u":[1,"1"]}`, ""}, // a number and a string are never equal
 		{`{"format":"tlcheck.x.v1","n":1} {}`, "trailing"},
 		{`[]`, "array, want object"},
 	}

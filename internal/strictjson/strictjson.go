@@ -10,7 +10,8 @@
 //     (irsem's hand-written wire decoders build on it);
 //   - Decode reads one JSON value into a Go value (the certificate
 //     formats' structs), accepting a key only when it is exactly the name
-//     of a field of the struct it lands in.
+//     of a field of the struct it lands in, and requiring every field
+//     whose tag has no omitempty, at every depth.
 //
 // Both reject malformed JSON, duplicate keys and any data after the value.
 // Errors are *Error values naming the path of the offending member
@@ -190,7 +191,10 @@ func expectEOF(dec *json.Decoder) error {
 // pointer), strictly: besides malformed JSON and trailing data it rejects
 // a duplicate key in any object, and a key of an object decoded into a
 // struct that is not exactly (case included) the JSON name of one of the
-// struct's fields — an unknown field or a case variant. Objects decoded
+// struct's fields — an unknown field or a case variant — and an object
+// decoded into a struct that lacks a field whose tag has no omitempty (a
+// required field: "missing field", at the struct's path) or gives it the
+// value null. Objects decoded
 // into maps, interfaces, json.RawMessage or a type with its own
 // UnmarshalJSON are checked for duplicate keys only. A value of the wrong
 // JSON type is an error naming its path.
@@ -200,7 +204,7 @@ func Decode(data []byte, v any) error {
 		return &Error{Msg: fmt.Sprintf("strictjson: Decode needs a non-nil pointer, got %T", v)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := walk(dec, rv.Type().Elem(), "", 0); err != nil {
+	if err := walk(dec, rv.Type().Elem(), "", 0, false); err != nil {
 		return err
 	}
 	if err := expectEOF(dec); err != nil {
@@ -223,17 +227,24 @@ var (
 	rawType         = reflect.TypeFor[json.RawMessage]()
 )
 
+// field is one JSON member a struct accepts: its Go type, and whether it
+// is required (its tag has no omitempty).
+type field struct {
+	typ      reflect.Type
+	required bool
+}
+
 // fieldNames returns the JSON names of struct type t's fields, as
 // encoding/json names them (the tag's name, else the Go name; "-" and
 // unexported fields have none), embedded structs' fields included.
-func fieldNames(t reflect.Type) map[string]reflect.Type {
+func fieldNames(t reflect.Type) map[string]field {
 	return fieldNamesOf(t, map[reflect.Type]bool{})
 }
 
 // fieldNamesOf is fieldNames, with the embedded structs already visited
 // (a struct may embed a pointer to itself).
-func fieldNamesOf(t reflect.Type, visited map[reflect.Type]bool) map[string]reflect.Type {
-	names := map[string]reflect.Type{}
+func fieldNamesOf(t reflect.Type, visited map[reflect.Type]bool) map[string]field {
+	names := map[string]field{}
 	if visited[t] {
 		return names
 	}
@@ -244,7 +255,7 @@ func fieldNamesOf(t reflect.Type, visited map[reflect.Type]bool) map[string]refl
 		if tag == "-" {
 			continue
 		}
-		name, _, _ := strings.Cut(tag, ",")
+		name, opts, _ := strings.Cut(tag, ",")
 		if f.Anonymous && name == "" {
 			et := f.Type
 			if et.Kind() == reflect.Pointer {
@@ -265,14 +276,31 @@ func fieldNamesOf(t reflect.Type, visited map[reflect.Type]bool) map[string]refl
 		if name == "" {
 			name = f.Name
 		}
-		names[name] = f.Type
+		names[name] = field{typ: f.Type, required: !slices.Contains(strings.Split(opts, ","), "omitempty")}
 	}
 	return names
 }
 
+// missingFields returns the first (by name) required field of fields not
+// in seen, or "".
+func missingFields(fields map[string]field, seen map[string]bool) string {
+	var missing []string
+	for name, f := range fields {
+		if f.required && !seen[name] {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	slices.Sort(missing)
+	return missing[0]
+}
+
 // walk reads one JSON value from dec, checking it against type t (nil:
-// any value) at path.
-func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
+// any value) at path; required refuses null (a required member's null
+// would be a second spelling of its zero value, or no value at all).
+func walk(dec *json.Decoder, t reflect.Type, path string, depth int, required bool) error {
 	if depth > MaxDepth {
 		return &Error{Path: path, Msg: fmt.Sprintf("nested more than %d deep", MaxDepth)}
 	}
@@ -286,6 +314,9 @@ func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 	if err != nil {
 		return &Error{Path: path, Msg: SyntaxMessage(err)}
 	}
+	if tok == nil && required {
+		return &Error{Path: path, Msg: "null where a value is required"}
+	}
 	d, ok := tok.(json.Delim)
 	if !ok {
 		return nil
@@ -297,12 +328,12 @@ func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 			elem = t.Elem()
 		}
 		for i := 0; dec.More(); i++ {
-			if err := walk(dec, elem, fmt.Sprintf("%s[%d]", path, i), depth+1); err != nil {
+			if err := walk(dec, elem, fmt.Sprintf("%s[%d]", path, i), depth+1, false); err != nil {
 				return err
 			}
 		}
 	case '{':
-		var fields map[string]reflect.Type
+		var fields map[string]field
 		var elem reflect.Type
 		switch {
 		case t != nil && t.Kind() == reflect.Struct:
@@ -325,21 +356,139 @@ func walk(dec *json.Decoder, t reflect.Type, path string, depth int) error {
 				return &Error{Path: at, Msg: "duplicate field"}
 			}
 			seen[key] = true
-			vt := elem
+			vt, req := elem, false
 			if fields != nil {
 				ft, ok := fields[key]
 				if !ok {
 					return &Error{Path: at, Msg: "unknown field"}
 				}
-				vt = ft
+				vt, req = ft.typ, ft.required
 			}
-			if err := walk(dec, vt, at, depth+1); err != nil {
+			if err := walk(dec, vt, at, depth+1, req); err != nil {
 				return err
 			}
+		}
+		if missing := missingFields(fields, seen); missing != "" {
+			at := missing
+			if path != "" {
+				at = path + "." + missing
+			}
+			return &Error{Path: at, Msg: "missing field"}
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing delimiter
 		return &Error{Path: path, Msg: SyntaxMessage(err)}
 	}
 	return nil
+}
+
+// Spelling compares a document with the one spelling its writer gives it
+// (want: the writer's bytes for the value decoded from got) and returns
+// nil when they are byte-identical. Otherwise the *Error names the JSON
+// path of the member at the first differing byte and quotes both
+// spellings there, escaped, so whitespace padding, reordered or spelled-
+// out-again members and numbers in another notation each fail at a place
+// a reader can find.
+func Spelling(got, want []byte) error {
+	if bytes.Equal(got, want) {
+		return nil
+	}
+	off := 0
+	for off < len(got) && off < len(want) && got[off] == want[off] {
+		off++
+	}
+	line := 1 + bytes.Count(got[:off], []byte{'\n'})
+	return &Error{Path: PathAt(got, off), Msg: fmt.Sprintf("not the writer's spelling at byte %d (line %d): found %s, the writer writes %s",
+		off, line, quoteAround(got, off), quoteAround(want, off))}
+}
+
+// quoteAround quotes (Go syntax, control characters escaped) at most 16
+// bytes of b from off; "end of file" when off is past the end.
+func quoteAround(b []byte, off int) string {
+	if off >= len(b) {
+		return "end of file"
+	}
+	end := min(off+16, len(b))
+	return strconv.Quote(string(b[off:end]))
+}
+
+// PathAt returns the JSON path (a.b[3].c) of the innermost member whose
+// token spans or follows byte offset off of data ("" for the document
+// itself, or where data stops parsing before off).
+func PathAt(data []byte, off int) string {
+	type frame struct {
+		obj     bool
+		key     string
+		haveKey bool
+		idx     int
+	}
+	var stack []frame
+	path := func(n int) string {
+		var b strings.Builder
+		for _, f := range stack[:n] {
+			switch {
+			case f.obj && f.haveKey:
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(f.key)
+			case !f.obj:
+				fmt.Fprintf(&b, "[%d]", f.idx)
+			}
+		}
+		return b.String()
+	}
+	done := func() { // the current member of the top frame is complete
+		if n := len(stack); n > 0 {
+			if stack[n-1].obj {
+				stack[n-1].haveKey = false
+			} else {
+				stack[n-1].idx++
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return path(len(stack))
+		}
+		past := dec.InputOffset() > int64(off)
+		n := len(stack)
+		if n > 0 && stack[n-1].obj && !stack[n-1].haveKey {
+			if key, ok := tok.(string); ok {
+				stack[n-1].key, stack[n-1].haveKey = key, true
+				if past {
+					return path(n)
+				}
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('}'), json.Delim(']'):
+			if n > 0 && stack[n-1].obj {
+				stack[n-1].haveKey = false
+			}
+			p := path(n - 1)
+			if n > 0 {
+				stack = stack[:n-1]
+			}
+			if past {
+				return p
+			}
+			done()
+		case json.Delim('{'), json.Delim('['):
+			p := path(n)
+			if past {
+				return p
+			}
+			stack = append(stack, frame{obj: tok == json.Delim('{')})
+		default:
+			if past {
+				return path(n)
+			}
+			done()
+		}
+	}
 }

@@ -13,15 +13,15 @@ type inner struct {
 }
 
 type doc struct {
-	Format string            `json:"format"`
-	Files  []inner           `json:"files"`
-	Extra  map[string]int    `json:"extra"`
-	Raw    json.RawMessage   `json:"raw"`
-	Ptr    *inner            `json:"ptr"`
-	Any    any               `json:"any"`
-	Named  map[string]*inner `json:"named"`
+	Format string            `json:"format"` // required: no omitempty
+	Files  []inner           `json:"files,omitempty"`
+	Extra  map[string]int    `json:"extra,omitempty"`
+	Raw    json.RawMessage   `json:"raw,omitempty"`
+	Ptr    *inner            `json:"ptr,omitempty"`
+	Any    any               `json:"any,omitempty"`
+	Named  map[string]*inner `json:"named,omitempty"`
 	Skip   int               `json:"-"`
-	GoName int
+	GoName int               `json:",omitempty"`
 }
 
 // TestDecode: every second spelling of a document is refused, naming the
@@ -32,11 +32,20 @@ func TestDecode(t *testing.T) {
 	}{
 		{"ok", `{"format":"f","files":[{"sha256":"a","n":1}],"extra":{"a":1},"raw":{"x":[1]},"ptr":{"sha256":"b"},"any":{"k":1},"named":{"m":{"sha256":"c"}},"GoName":2}`, ""},
 		{"unknown", `{"format":"f","color":1}`, "color: unknown field"},
+		{"missing required", `{"files":[]}`, "format: missing field"},
+		{"missing required, nested in an array", `{"format":"f","files":[{"sha256":"a"},{"n":1}]}`, "files[1].sha256: missing field"},
+		{"missing required, behind a pointer", `{"format":"f","ptr":{"n":1}}`, "ptr.sha256: missing field"},
+		{"missing required, in a map of structs", `{"format":"f","named":{"m":{}}}`, "named.m.sha256: missing field"},
+		{"case variant instead of the required key", `{"format":"f","files":[{"SHA256":"a"}]}`, "files[0].SHA256: unknown field"},
+		{"required null", `{"format":null}`, "format: null where a value is required"},
+		{"required null, nested", `{"format":"f","files":[{"sha256":null}]}`, "files[0].sha256: null where a value is required"},
+		{"optional null", `{"format":"f","ptr":null,"files":null}`, ""},
+		{"optional absent", `{"format":"f","files":[{"sha256":"a"}]}`, ""},
 		{"case variant", `{"Format":"f"}`, "Format: unknown field"},
 		{"case variant of a Go name", `{"goname":1}`, "goname: unknown field"},
 		{"skipped field", `{"Skip":1}`, "Skip: unknown field"},
 		{"duplicate", `{"format":"f","format":"g"}`, "format: duplicate field"},
-		{"nested unknown", `{"files":[{"sha256":"a"},{"sha":"b"}]}`, "files[1].sha: unknown field"},
+		{"nested unknown", `{"format":"f","files":[{"sha256":"a"},{"sha":"b"}]}`, "files[1].sha: unknown field"},
 		{"nested case variant", `{"ptr":{"SHA256":"b"}}`, "ptr.SHA256: unknown field"},
 		{"map duplicate", `{"extra":{"a":1,"a":2}}`, "extra.a: duplicate field"},
 		{"map of structs", `{"named":{"m":{"sha256":"c","x":1}}}`, "named.m.x: unknown field"},
@@ -183,4 +192,34 @@ func FuzzDecode(f *testing.F) {
 		}
 		_, _ = Object(data, 8)
 	})
+}
+
+// TestSpelling: the first byte where a document leaves its writer's
+// spelling is named by its JSON path; the identical bytes pass.
+func TestSpelling(t *testing.T) {
+	want := "{\n \"format\": \"f\",\n \"files\": [\n  {\n   \"sha256\": \"a\",\n   \"n\": 1\n  }\n ]\n}\n"
+	cases := []struct {
+		name, got, path, msg string // path "-" for success
+	}{
+		{"identical", want, "-", ""},
+		{"padding after a value", strings.Replace(want, `"f",`, `"f" ,`, 1), "files", `found " ,`},
+		{"number spelled otherwise", strings.Replace(want, `"n": 1`, `"n": 1.0`, 1), "files[0].n", `found ".0`},
+		{"reordered members", strings.Replace(want, "\"sha256\": \"a\",\n   \"n\": 1", "\"n\": 1,\n   \"sha256\": \"a\"", 1), "files[0].n", `found "n\": 1`},
+		{"trailing whitespace", want + "  ", "", "the writer writes end of file"},
+		{"truncated", want[:len(want)-2], "", "found end of file"},
+		{"control character in padding", strings.Replace(want, "\n \"files\"", "\n\r \"files\"", 1), "files", `\r`},
+	}
+	for _, c := range cases {
+		err := Spelling([]byte(c.got), []byte(want))
+		if c.path == "-" {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		var se *Error
+		if !errors.As(err, &se) || se.Path != c.path || !strings.Contains(se.Msg, c.msg) || strings.ContainsAny(se.Msg, "\n\r") {
+			t.Errorf("%s: got %#v, want path %q and %q in a one-line message", c.name, err, c.path, c.msg)
+		}
+	}
 }

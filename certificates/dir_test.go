@@ -1,0 +1,260 @@
+package certificates
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCompleteness: the manifest states what a complete directory holds;
+// deleting files together with their manifest entries fails, naming each
+// missing path, and so does listing a file the options do not call for.
+func TestCompleteness(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		drop    []string // files deleted together with their entries
+		missing []string // want: a failure under each of these paths
+	}{
+		{"one file", []string{"adjointness/relu.json"}, []string{"adjointness/relu.json"}},
+		{"all but one", []string{"adjointness/matmul.json", "adjointness/relu.json", "adjointness/tanh.json"},
+			[]string{"adjointness/matmul.json", "adjointness/relu.json", "adjointness/tanh.json"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+				t.Fatal(err)
+			}
+			for _, rel := range c.drop {
+				os.Remove(filepath.Join(dir, rel))
+			}
+			rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) {
+				var keep []FileEntry
+				for _, e := range m.Files {
+					drop := false
+					for _, d := range c.drop {
+						drop = drop || e.Path == d
+					}
+					if !drop {
+						keep = append(keep, e)
+					}
+				}
+				m.Files = keep
+			}))
+			rep := verifyDir(t, dir)
+			for _, p := range c.missing {
+				found := false
+				for _, f := range rep.Failures() {
+					found = found || (f.Path == p && strings.Contains(f.Err.Error(), "is missing"))
+				}
+				if !found {
+					t.Errorf("no failure names missing %s: %v", p, rep.Failures())
+				}
+			}
+			if got := len(rep.Failures()); got != len(c.missing) {
+				t.Errorf("%d failures, want %d (one per missing file): %v", got, len(c.missing), rep.Failures())
+			}
+		})
+	}
+	// A listed file the options do not call for (with a valid
+	// certificate: the op is real, only not in the manifest's ops).
+	dir := t.TempDir()
+	if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Ops = m.Ops[:3] })) // drops relu, files[2] (sorted: matmul, mul, relu, tanh)
+	if rep := verifyDir(t, dir); !failureAt(rep, ManifestName, "files[2].path", "not part of a complete directory") {
+		t.Errorf("an uncalled-for file is accepted: %v", rep.Failures())
+	}
+	// The manifest's options themselves are checked.
+	for _, c := range []struct {
+		name  string
+		edit  func(*Manifest)
+		field string
+	}{
+		{"unknown op", func(m *Manifest) { m.Ops[0] = "nosuchop" }, "ops[0]"},
+		{"repeated op", func(m *Manifest) { m.Ops[1] = m.Ops[0] }, "ops[1]"},
+		{"no kinds", func(m *Manifest) { m.Kinds = []string{} }, "kinds"},
+		{"unknown provider", func(m *Manifest) { m.Providers = []string{"cuda"} }, "providers[0]"},
+	} {
+		dir := t.TempDir()
+		if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+			t.Fatal(err)
+		}
+		rewrite(t, dir, ManifestName, editManifest(t, c.edit))
+		if rep := verifyDir(t, dir); !failureAt(rep, ManifestName, c.field, "") {
+			t.Errorf("%s: no failure at manifest.json %s: %v", c.name, c.field, rep.Failures())
+		}
+	}
+}
+
+// TestManifestSeed: a tampered manifest seed is reported against
+// manifest.json's seed; one file's regenerated inputs edited (hash
+// recomputed) is reported against that file alone.
+func TestManifestSeed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Seed = 8 }))
+	if rep := verifyDir(t, dir); !failureAt(rep, ManifestName, "seed", "the manifest's seed was edited") {
+		t.Fatalf("tampered seed not reported against manifest.json: %v", rep.Failures())
+	}
+	// The control: only mul's inputs differ from the seed.
+	dir = t.TempDir()
+	if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+		t.Fatal(err)
+	}
+	rewrite(t, dir, "adjointness/mul.json", editAdjoint(t, func(a *AdjointnessFile) {
+		a.Cases[0].Inputs[0].Values[0] = "12345"
+	}))
+	rep := verifyDir(t, dir)
+	if failureAt(rep, ManifestName, "seed", "") || !failureAt(rep, "adjointness/mul.json", "cases[0].inputs[0].values[0]", "the seed generates") || len(rep.Failures()) != 1 {
+		t.Fatalf("one edited file: want its own failure only, got %v", rep.Failures())
+	}
+	// FullSuite: every kind's seed binding (composition, refinement,
+	// range) joins the attribution.
+	dir = t.TempDir()
+	certifyFull(t, dir, FullSuite(), fullOptions)
+	rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Seed++ }))
+	rep, err := FullSuite().Verify(dir)
+	if err != nil || !failureAt(rep, ManifestName, "seed", "none of the 10 certificate files") {
+		t.Fatalf("full suite, tampered seed: %v %v", err, rep.Failures())
+	}
+}
+
+// TestOnlyRegularFiles: a symbolic link (to a byte-identical copy outside
+// the directory), a symlinked directory, an oversized file and a name
+// with control characters are each refused without being followed, and
+// the name is printed escaped.
+func TestOnlyRegularFiles(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		mutate func(t *testing.T, dir, outside string)
+		path   string // the failure's Path
+		msg    string
+	}{
+		{"symlinked file", func(t *testing.T, dir, outside string) {
+			p := filepath.Join(dir, "adjointness/mul.json")
+			copyFile(t, p, filepath.Join(outside, "mul.json"))
+			os.Remove(p)
+			if err := os.Symlink(filepath.Join(outside, "mul.json"), p); err != nil {
+				t.Skip("no symlinks:", err)
+			}
+		}, "adjointness/mul.json", "a symbolic link, not a regular file"},
+		{"symlinked directory", func(t *testing.T, dir, outside string) {
+			if err := os.Rename(filepath.Join(dir, "adjointness"), filepath.Join(outside, "adjointness")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(filepath.Join(outside, "adjointness"), filepath.Join(dir, "adjointness")); err != nil {
+				t.Skip("no symlinks:", err)
+			}
+		}, "adjointness/mul.json", "adjointness is a symbolic link, not a directory"},
+		{"oversized", func(t *testing.T, dir, outside string) {
+			// A sparse file: the size cap is checked before reading.
+			if err := os.Truncate(filepath.Join(dir, "adjointness/mul.json"), MaxFileBytes+1); err != nil {
+				t.Fatal(err)
+			}
+		}, "adjointness/mul.json", fmt.Sprintf("larger than %d bytes", MaxFileBytes)},
+		{"name that forges a report line", func(t *testing.T, dir, outside string) {
+			name := "x\nok  adjointness  adjointness/mul.json  3 cases\x1b[2K"
+			if err := os.WriteFile(filepath.Join(dir, "adjointness", name), []byte("{}"), 0o644); err != nil {
+				t.Skip("file system refuses the name:", err)
+			}
+		}, `"adjointness/x\nok  adjointness  adjointness/mul.json  3 cases\x1b[2K"`, "not listed"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			dir, outside := t.TempDir(), t.TempDir()
+			if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+				t.Fatal(err)
+			}
+			c.mutate(t, dir, outside)
+			rep := verifyDir(t, dir)
+			found := false
+			for _, f := range rep.Failures() {
+				line := f.Path + " " + f.Kind + " " + f.Err.Error()
+				if strings.ContainsAny(line, "\n\r\x1b") {
+					t.Errorf("a control character reaches the report: %q", line)
+				}
+				found = found || (f.Path == c.path && strings.Contains(f.Err.Error(), c.msg))
+			}
+			if !found {
+				t.Fatalf("want a failure of %q mentioning %q, got %v", c.path, c.msg, rep.Failures())
+			}
+		})
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOutputDirectory: Certify refuses a non-empty directory; --force
+// (OverwriteForce) empties it, so a stale file cannot make the new
+// directory fail; the gate's policy replaces a certificate directory run
+// after run and refuses any other.
+func TestOutputDirectory(t *testing.T) {
+	t.Parallel()
+	o := Options{Seed: 1, Cases: 1, Ops: []string{"mul"}}
+	certify := func(dir string, ov Overwrite) error {
+		o := o
+		o.Overwrite = ov
+		_, err := NewSuite().Certify(dir, o)
+		return err
+	}
+	dir := t.TempDir()
+	if err := certify(dir, OverwriteRefuse); err != nil {
+		t.Fatalf("an empty directory: %v", err)
+	}
+	stale := filepath.Join(dir, "adjointness", "stale.json")
+	os.WriteFile(stale, []byte("{}"), 0o644)
+	if err := certify(dir, OverwriteRefuse); !errors.Is(err, ErrNotEmpty) || CheckOutputDir(dir, OverwriteRefuse) == nil {
+		t.Fatalf("a non-empty directory: %v", err)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatal("a refused certify removed files")
+	}
+	for _, ov := range []Overwrite{OverwriteForce, OverwriteCertificates, OverwriteCertificates} {
+		if err := certify(dir, ov); err != nil {
+			t.Fatalf("overwrite %d: %v", ov, err)
+		}
+		if _, err := os.Stat(stale); err == nil {
+			t.Fatal("the stale file survived")
+		}
+		if f := verifyDir(t, dir).Failures(); len(f) != 0 {
+			t.Fatalf("replaced directory fails: %v", f)
+		}
+		os.WriteFile(stale, []byte("{}"), 0o644)
+	}
+	other := t.TempDir()
+	keep := filepath.Join(other, "notes.txt")
+	os.WriteFile(keep, []byte("mine"), 0o644)
+	if err := certify(other, OverwriteCertificates); !errors.Is(err, ErrNotEmpty) {
+		t.Fatalf("the gate's policy on a directory it did not write: %v", err)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatal("the gate's policy emptied a foreign directory")
+	}
+	if err := certify(other, OverwriteForce); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(keep); err == nil {
+		t.Fatal("--force kept a file")
+	}
+}

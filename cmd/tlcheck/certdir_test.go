@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCertifyOutputDirectory: certify refuses a non-empty --out with exit
+// 2 and writes nothing; --force empties it first, so the stale file does
+// not make the new directory fail verify.
+func TestCertifyOutputDirectory(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "adjointness", "stale.json")
+	os.MkdirAll(filepath.Dir(stale), 0o755)
+	os.WriteFile(stale, []byte("{}"), 0o644)
+	args := []string{"certify", "--out", dir, "--ops", "mul", "--providers", "reference", "--cases", "2"}
+	code, _, stderr := runCmd(args...)
+	if code != 2 || !strings.Contains(stderr, "not empty") || !strings.Contains(stderr, "--force") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("non-empty --out: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
+		t.Fatal("a refused certify wrote a manifest")
+	}
+	if code, _, stderr := runCmd(append(args, "--force")...); code != 0 {
+		t.Fatalf("--force: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Fatal("--force kept the stale file")
+	}
+	if code, stdout, _ := runCmd("verify", dir); code != 0 {
+		t.Fatalf("verify after --force: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestGateOwnsItsDirectory: the gate replaces its certificate directory
+// run after run, and refuses (exit 2, before any work) a non-empty
+// directory that is not one.
+func TestGateOwnsItsDirectory(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "certs")
+	for run := 0; run < 2; run++ {
+		if code, stdout, stderr := runCmd("gate", "--out", out, "--cases", "3", "--graphs", "2", "--cert-cases", "2"); code != 0 {
+			t.Fatalf("gate run %d: exit %d\n%s%s", run, code, stdout, stderr)
+		}
+		os.WriteFile(filepath.Join(out, "adjointness", "stale.json"), []byte("{}"), 0o644)
+	}
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
+	code, _, stderr := runCmd("gate", "--out", other, "--cases", "3", "--graphs", "2", "--cert-cases", "2")
+	if code != 2 || !strings.Contains(stderr, "not a certificate directory") {
+		t.Fatalf("gate into a foreign directory: exit %d, %q", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(other, "notes.txt")); err != nil || string(b) != "mine" {
+		t.Fatal("the gate touched a directory it does not own")
+	}
+}
+
+// TestVerifyEscapesNames: a file name with a newline cannot forge an
+// "ok" line in verify's table.
+func TestVerifyEscapesNames(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runCmd("certify", "--out", dir, "--ops", "mul", "--providers", "reference", "--cases", "2"); code != 0 {
+		t.Fatal(stderr)
+	}
+	forged := "x\nok  adjointness  adjointness/forged.json  2 cases"
+	if err := os.WriteFile(filepath.Join(dir, "adjointness", forged), []byte("{}"), 0o644); err != nil {
+		t.Skip("file system refuses the name:", err)
+	}
+	code, stdout, _ := runCmd("verify", dir)
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(line, "ok") && strings.Contains(line, "forged") {
+			t.Fatalf("a forged line reached the table:\n%s", stdout)
+		}
+	}
+	if !strings.Contains(stdout, `"adjointness/x\nok`) {
+		t.Fatalf("the name is not printed escaped:\n%s", stdout)
+	}
+}
