@@ -136,7 +136,12 @@ func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64) (bo
 		if err != nil {
 			return false, fmt.Errorf("generator: %w", err)
 		}
-		return true, CheckIntervalSoundness(gc)
+		if err := CheckIntervalSoundness(gc); err != nil {
+			return true, err
+		}
+		// Then per node on a box of every sign pattern around the input
+		// (drawn after the graph, so the graph is that of the point check).
+		return true, CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), gc, GenGraphBox(src, gc))
 	}
 	return false, fmt.Errorf("unknown global obligation %q", ob)
 }

@@ -38,6 +38,18 @@ var planted = map[string]func(last **obligations.Recipe) func(*rapid.T){
 		return compositionProperty(flipVJP[spec.Rat]("mul"), exactGraphs, last)
 	},
 	"PlantedSessionCheck": func(_ **obligations.Recipe) func(*rapid.T) { return plantedSessionProperty() },
+	"PlantedIntervalDroppedCorner": func(_ **obligations.Recipe) func(*rapid.T) {
+		return enclosureProperty(plantedAlgebra[droppedCorner](), "")
+	},
+	"PlantedIntervalAbsStraddle": func(_ **obligations.Recipe) func(*rapid.T) {
+		return enclosureProperty(plantedAlgebra[absNoZero](), "")
+	},
+	"PlantedIntervalSubUnswapped": func(_ **obligations.Recipe) func(*rapid.T) {
+		return enclosureProperty(plantedAlgebra[subUnswapped](), "")
+	},
+	"PlantedIntervalCornerGraph": func(last **obligations.Recipe) func(*rapid.T) {
+		return graphBoxProperty(plantedAlgebra[droppedCorner](), last)
+	},
 }
 
 // expectPlanted runs the planted-fault property name under a capturing TB
