@@ -50,6 +50,9 @@ var planted = map[string]func(last **obligations.Recipe) func(*rapid.T){
 	"PlantedIntervalCornerGraph": func(last **obligations.Recipe) func(*rapid.T) {
 		return graphBoxProperty(plantedAlgebra[droppedCorner](), last)
 	},
+	"PlantedProviderChunkSum": func(_ **obligations.Recipe) func(*rapid.T) {
+		return providerProperty(droppedTailProviders(), "")
+	},
 }
 
 // expectPlanted runs the planted-fault property name under a capturing TB
