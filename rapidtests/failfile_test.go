@@ -39,19 +39,19 @@ var planted = map[string]func(last **obligations.Recipe) func(*rapid.T){
 	},
 	"PlantedSessionCheck": func(_ **obligations.Recipe) func(*rapid.T) { return plantedSessionProperty() },
 	"PlantedIntervalDroppedCorner": func(_ **obligations.Recipe) func(*rapid.T) {
-		return enclosureProperty(plantedAlgebra[droppedCorner](), "")
+		return enclosureProperty(plantedAlgebra[droppedCorner](), "mul")
 	},
 	"PlantedIntervalAbsStraddle": func(_ **obligations.Recipe) func(*rapid.T) {
-		return enclosureProperty(plantedAlgebra[absNoZero](), "")
+		return enclosureProperty(plantedAlgebra[absNoZero](), "abs")
 	},
 	"PlantedIntervalSubUnswapped": func(_ **obligations.Recipe) func(*rapid.T) {
-		return enclosureProperty(plantedAlgebra[subUnswapped](), "")
+		return enclosureProperty(plantedAlgebra[subUnswapped](), "sub")
 	},
 	"PlantedIntervalCornerGraph": func(last **obligations.Recipe) func(*rapid.T) {
 		return graphBoxProperty(plantedAlgebra[droppedCorner](), last)
 	},
 	"PlantedProviderChunkSum": func(_ **obligations.Recipe) func(*rapid.T) {
-		return providerProperty(droppedTailProviders(), "")
+		return providerProperty(droppedTailProviders(), "sum")
 	},
 }
 
