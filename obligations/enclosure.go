@@ -49,7 +49,6 @@ const (
 	BoxStraddling        // lo < 0 < hi
 	BoxZeroLo            // lo = 0 < hi
 	BoxZeroHi            // lo < 0 = hi
-	numBoxPatterns
 )
 
 // boxPatterns lists the patterns allowed in a domain: a box must lie in
