@@ -171,8 +171,10 @@ func TestEveryNumberEditRejectedNewKinds(t *testing.T) {
 		if _, err := verifyData(s.verifiers[e.Kind], e.Path, e.Kind, orig, m); err != nil {
 			t.Fatalf("%s: unedited file fails: %v", e.Path, err)
 		}
-		for _, loc := range numberRE.FindAllIndex(orig, -1) {
-			all = append(all, edit{e, orig, loc})
+		for i, loc := range numberRE.FindAllIndex(orig, -1) {
+			if i%raceStride() == 0 {
+				all = append(all, edit{e, orig, loc})
+			}
 			edits[e.Kind]++
 		}
 	}
@@ -203,6 +205,19 @@ func TestEveryNumberEditRejectedNewKinds(t *testing.T) {
 		t.Fatalf("refinement rules covered: %v", rules)
 	}
 	t.Logf("edits per kind: %v", edits)
+}
+
+// raceStride is 1 normally: every number is edited. Under the race
+// detector it is 16: every 16th number of every file, the first included,
+// so every file and every verifier still runs edited inputs on the worker
+// pool, concurrently, which is what the race detector needs to see; the
+// exhaustive run is the ordinary go test ./... of the same CI, where its
+// verdicts are decided.
+func raceStride() int {
+	if raceEnabled {
+		return 16
+	}
+	return 1
 }
 
 func context(b []byte, loc []int) string {

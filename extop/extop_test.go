@@ -260,7 +260,7 @@ func TestObligations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res) != 4 { // adjointness, JVP and VJP linearity, zero preservation (exact: no FD)
+	if len(res) != 5 { // adjointness, JVP and VJP linearity, zero preservation, interval enclosure (exact: no derivative)
 		t.Errorf("%d obligations for cube", len(res))
 	}
 	for _, r := range res {

@@ -98,4 +98,37 @@
 // This replaces an F64 central difference whose admissible gap relied on
 // a Richardson estimate of the truncation error: an estimate, not a bound,
 // which rejected correct log_softmax JVPs.
+//
+// # Interval enclosure
+//
+// The claim of spec.Interval is that an operation applied to enclosures
+// of reals encloses the real result — for every point of the operand
+// intervals, not only for the points the generators draw. Checked on
+// point enclosures alone (FromRat of a generated rational) an operation
+// that forgets a corner, loses 0 from |·| of a straddling interval or
+// subtracts without swapping endpoints is invisible: at a point every
+// corner coincides. So every primitive owes interval enclosure
+// (CheckEnclosureOver) on a box B drawn around its generated input, each
+// element a point, positive, negative, straddling 0, or touching 0 from
+// either side (GenBoxElem; a primitive's domain limits the patterns), and
+// a point P ∈ B at an endpoint or the midpoint of each element — the
+// corners are where a dropped case shows. The verdicts:
+//
+//   - where the primitive's rational rule succeeds at P, f(P) ∉ F(B),
+//     decided exactly, proves F unsound (P ∈ B and F(B) claims every
+//     value over B);
+//   - otherwise F([P]) and F(B) both claim f(P) (P ∈ [P] ⊆ B), so
+//     disjoint enclosures prove one of them unsound — a fault of the
+//     interval scalar either way;
+//   - a rule that declines to enclose (a DomainError) makes the case
+//     inconclusive.
+//
+// A case that holds found no contradiction at P: like every sampled
+// property it is evidence, not a proof over B. The graph-level
+// interval-soundness obligation does the same per node
+// (CheckIntervalBoxOver): the exact value of every node at P lies in its
+// enclosure over the box around the graph's input. Both run over any
+// IntervalAlgebra, so a test's wrapper scalar with a planted fault goes
+// through this code unchanged (rapidtests/interval_test.go); spec has no
+// fault switch.
 package obligations

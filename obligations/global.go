@@ -136,7 +136,22 @@ func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64) (bo
 		if err != nil {
 			return false, fmt.Errorf("generator: %w", err)
 		}
-		return true, CheckIntervalSoundness(gc)
+		if err := CheckIntervalSoundness(gc); err != nil {
+			return true, err
+		}
+		// Then per node on a box of every sign pattern around the input
+		// (drawn after the graph, so the graph is that of the point check).
+		if err := CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), gc, GenGraphBox(src, gc)); err != nil {
+			return true, err
+		}
+		// And on a graph of zero-preserving primitives (exp, tanh,
+		// softmax, …), where the box is judged against the point's own
+		// enclosure.
+		fc, err := GenGraph(src, globalFloat)
+		if err != nil {
+			return false, fmt.Errorf("generator: %w", err)
+		}
+		return true, CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), fc, GenGraphBox(src, fc))
 	}
 	return false, fmt.Errorf("unknown global obligation %q", ob)
 }

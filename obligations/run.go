@@ -43,13 +43,16 @@ func (r *Result) Holds() bool { return r.Failure == nil && r.Cases > 0 }
 // ObligationsFor lists the obligations checked for a primitive: every
 // primitive owes adjointness, linearity and zero preservation; primitives
 // without exact rational semantics also owe the derivative obligation
-// (their JVP rule against the derivative of their forward rule).
+// (their JVP rule against the derivative of their forward rule); every
+// primitive owes interval enclosure (its forward rule over spec.Interval
+// encloses its value at every point of an input box of every sign
+// pattern, see CheckEnclosureOver).
 func ObligationsFor(info *spec.OpInfo) []Obligation {
 	obs := []Obligation{Adjointness, JVPLinearity, VJPLinearity, ZeroPreservation}
 	if !info.Exact && !info.NoGrad {
 		obs = append(obs, Derivative)
 	}
-	return obs
+	return append(obs, IntervalEnclosure)
 }
 
 // caseSeed derives the seed of case i of the case family label (a
@@ -191,6 +194,10 @@ func (r Registries) checkOpCase(op string, obs []Obligation, pos map[Obligation]
 		o, err = r.CheckDerivative(inst, dxs)
 		record(Derivative, o, err)
 	}
+	// The box is drawn last, so the draws of the other obligations (and the
+	// certificates that share their cases) do not depend on it.
+	o, err = r.CheckEnclosure(inst, GenBox(src, inst))
+	record(IntervalEnclosure, o, err)
 	return co, nil
 }
 

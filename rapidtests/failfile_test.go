@@ -38,6 +38,21 @@ var planted = map[string]func(last **obligations.Recipe) func(*rapid.T){
 		return compositionProperty(flipVJP[spec.Rat]("mul"), exactGraphs, last)
 	},
 	"PlantedSessionCheck": func(_ **obligations.Recipe) func(*rapid.T) { return plantedSessionProperty() },
+	"PlantedIntervalDroppedCorner": func(_ **obligations.Recipe) func(*rapid.T) {
+		return enclosureProperty(plantedAlgebra[droppedCorner](), "mul")
+	},
+	"PlantedIntervalAbsStraddle": func(_ **obligations.Recipe) func(*rapid.T) {
+		return enclosureProperty(plantedAlgebra[absNoZero](), "abs")
+	},
+	"PlantedIntervalSubUnswapped": func(_ **obligations.Recipe) func(*rapid.T) {
+		return enclosureProperty(plantedAlgebra[subUnswapped](), "sub")
+	},
+	"PlantedIntervalCornerGraph": func(last **obligations.Recipe) func(*rapid.T) {
+		return graphBoxProperty(plantedAlgebra[droppedCorner](), last)
+	},
+	"PlantedProviderChunkSum": func(_ **obligations.Recipe) func(*rapid.T) {
+		return providerProperty(droppedTailProviders(), "sum")
+	},
 }
 
 // expectPlanted runs the planted-fault property name under a capturing TB

@@ -1,0 +1,7 @@
+//go:build !race
+
+package certificates
+
+// raceEnabled is true when the tests run under the race detector; see
+// race_on_test.go.
+const raceEnabled = false
