@@ -1,0 +1,308 @@
+// Package limits is the one place where every resource limit of tlcheck is
+// defined, documented and configured. A hostile or careless input — a
+// graph, payload, tensor or certificate directory — must be rejected
+// before it allocates or runs without bound, with one error line that
+// names the limit, the value found and how to raise it.
+//
+// # The limits
+//
+//	limit          default   flag                 environment variable        what it bounds
+//	nodes          65 536    --max-nodes          TLCHECK_MAX_NODES           nodes of one graph, checked while decoding
+//	parents        4 096     --max-parents        TLCHECK_MAX_PARENTS         parents of one node (concat, add_n, …)
+//	elements       2^26      --max-elements       TLCHECK_MAX_ELEMENTS        elements of one tensor (product of its extents)
+//	axis           2^26      --max-axis           TLCHECK_MAX_AXIS            extent of one axis, even where another axis is 0
+//	graph-elements 2^23      --max-graph-elements TLCHECK_MAX_GRAPH_ELEMENTS  elements of all the declared node shapes of a graph together
+//	work           2^27      --max-work           TLCHECK_MAX_WORK            declared scalar operations of one evaluation of a graph
+//	rat-bits       2^16      --max-rat-bits       TLCHECK_MAX_RAT_BITS        bits (numerator + denominator) of one rational a rule produces
+//	cert-cases     10 000    --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
+//
+// A flag overrides the environment variable, which overrides the default.
+// Every value must be a positive integer; 0, a sign or a fraction is an
+// error. The commands that read untrusted input (eval, grad, diff, plan,
+// certify, verify, check, gate) take the flags, through AddFlags.
+//
+// # Why these bound the resources
+//
+// Memory. Every allocation sized from a shape is bounded by an element
+// count: a tensor holds at most elements values, one axis's extent is at
+// most axis (so a lane index of a zero-element tensor [0, 2^31−1] is never
+// built, and no loop over one axis of an empty tensor can run 2^31 times),
+// and a graph's value table holds at most graph-elements values. Over Rat,
+// one value holds at most rat-bits bits, checked on every result of every
+// registry rule (forward, JVP, VJP) on every execution path, so a value
+// table of graph-elements rationals takes at most graph-elements·rat-bits/8
+// bytes plus a constant per value. Decoding stops at the first node past
+// nodes, so a graph of 2^20 + 1 nodes costs what its first nodes cost.
+//
+// Time. The declared work of a node is an upper bound on the scalar
+// operations its rule performs, computed from the declared shapes before
+// anything runs: parent elements + output elements, times the contraction
+// length where one exists (the inner dimension of matmul and linear, the
+// window of a convolution or pooling: in_channels/groups × kernel
+// elements). The sum over the graph must be at most work. Each scalar
+// operation over Rat acts on operands of at most rat-bits bits (the
+// inputs of a rule are results of rules that passed the bit check, or
+// decoded rationals, whose spelling is at most 4 096 bytes), so one
+// evaluation costs at most work operations on bounded operands. The
+// operands' bit length can grow inside one rule — a sum of n terms with
+// distinct denominators has up to n·rat-bits bits before the rule's result
+// is checked — which is why work also counts the contraction: the cost of
+// one rule is bounded by its declared work times the cost of arithmetic on
+// numbers of contraction·rat-bits bits. These are bounds on what runs, not
+// estimates that decide a verdict: a refusal is bad input (exit 2), never
+// an obligation failure.
+//
+// Error lines never echo their input unbounded: Quote renders at most
+// QuoteBytes bytes of a string taken from an input.
+package limits
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// Limits is one setting of every limit; the zero value of a field means
+// its default (Default).
+type Limits struct {
+	Nodes         int   // nodes of one graph
+	Parents       int   // parents of one node
+	Elements      int   // elements of one tensor
+	Axis          int   // extent of one axis
+	GraphElements int64 // elements of all declared node shapes of one graph
+	Work          int64 // declared scalar operations of one graph evaluation
+	RatBits       int   // bits of one rational result (numerator + denominator)
+	CertCases     int   // cases of one certificate file
+}
+
+// Defaults. DefaultElements is spec.DefaultMaxElements.
+const (
+	DefaultNodes         = 1 << 16
+	DefaultParents       = 1 << 12
+	DefaultElements      = 1 << 26
+	DefaultAxis          = 1 << 26
+	DefaultGraphElements = 1 << 23
+	DefaultWork          = 1 << 27
+	DefaultRatBits       = 1 << 16
+	DefaultCertCases     = 10000
+)
+
+// Default returns the built-in limits.
+func Default() Limits {
+	return Limits{
+		Nodes: DefaultNodes, Parents: DefaultParents, Elements: DefaultElements, Axis: DefaultAxis,
+		GraphElements: DefaultGraphElements, Work: DefaultWork, RatBits: DefaultRatBits, CertCases: DefaultCertCases,
+	}
+}
+
+// knobs lists every limit in the order of the package doc's table, with
+// accessors that read and write its field as an int64, and the largest
+// value a flag or variable may set.
+var knobs = []struct {
+	name, doc string
+	get       func(*Limits) int64
+	set       func(*Limits, int64)
+	max       int64
+}{
+	{"nodes", "most nodes in one graph", func(l *Limits) int64 { return int64(l.Nodes) }, func(l *Limits, v int64) { l.Nodes = int(v) }, 1 << 30},
+	{"parents", "most parents of one node", func(l *Limits) int64 { return int64(l.Parents) }, func(l *Limits, v int64) { l.Parents = int(v) }, 1 << 30},
+	{"elements", "most elements in one tensor", func(l *Limits) int64 { return int64(l.Elements) }, func(l *Limits, v int64) { l.Elements = int(v) }, 1 << 40},
+	{"axis", "largest extent of one axis", func(l *Limits) int64 { return int64(l.Axis) }, func(l *Limits, v int64) { l.Axis = int(v) }, 1 << 40},
+	{"graph-elements", "most elements in all the node shapes of one graph", func(l *Limits) int64 { return l.GraphElements }, func(l *Limits, v int64) { l.GraphElements = v }, 1 << 50},
+	{"work", "most declared scalar operations of one graph evaluation", func(l *Limits) int64 { return l.Work }, func(l *Limits, v int64) { l.Work = v }, 1 << 60},
+	{"rat-bits", "most bits (numerator + denominator) of one rational result", func(l *Limits) int64 { return int64(l.RatBits) }, func(l *Limits, v int64) { l.RatBits = int(v) }, 1 << 40},
+	{"cert-cases", "most cases in one certificate file", func(l *Limits) int64 { return int64(l.CertCases) }, func(l *Limits, v int64) { l.CertCases = int(v) }, 1 << 30},
+}
+
+// Flag is the command-line flag that raises the named limit ("--max-nodes").
+func Flag(name string) string { return "--max-" + name }
+
+// Env is the environment variable that raises the named limit
+// ("TLCHECK_MAX_NODES").
+func Env(name string) string {
+	return "TLCHECK_MAX_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// fill replaces zero fields by their defaults.
+func (l Limits) fill() Limits {
+	d := Default()
+	for _, k := range knobs {
+		if k.get(&l) <= 0 {
+			k.set(&l, k.get(&d))
+		}
+	}
+	return l
+}
+
+var current atomic.Pointer[Limits]
+
+// Current returns the limits in force: those last passed to Set, or the
+// defaults (the environment is read only by FromEnv and AddFlags, so a
+// library caller gets the documented defaults unless it sets others).
+func Current() Limits {
+	if p := current.Load(); p != nil {
+		return *p
+	}
+	return Default()
+}
+
+// Set makes l (zero fields replaced by their defaults) the limits in force
+// and returns a function that restores the previous ones.
+func Set(l Limits) (restore func()) {
+	l = l.fill()
+	prev := current.Swap(&l)
+	return func() { current.Store(prev) }
+}
+
+// parse reads a positive integer limit value.
+func parse(v string, max int64) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || strings.TrimLeft(v, "0123456789") != "" {
+		return 0, fmt.Errorf("not a positive integer: %s", Quote(v))
+	}
+	if n > max {
+		return 0, fmt.Errorf("%d is more than %d", n, max)
+	}
+	return n, nil
+}
+
+// FromEnv returns the defaults with every limit whose environment
+// variable is set (per getenv; nil means os.Getenv) replaced by its value.
+func FromEnv(getenv func(string) string) (Limits, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	l := Default()
+	for _, k := range knobs {
+		v := getenv(Env(k.name))
+		if v == "" {
+			continue
+		}
+		n, err := parse(v, k.max)
+		if err != nil {
+			return Limits{}, fmt.Errorf("%s: %v", Env(k.name), err)
+		}
+		k.set(&l, n)
+	}
+	return l, nil
+}
+
+// limitValue is the flag.Value of one --max-… flag; it writes the limit in
+// force as soon as the flag is parsed.
+type limitValue struct {
+	k   int
+	def int64
+}
+
+func (v *limitValue) String() string {
+	if v == nil || v.def == 0 {
+		return ""
+	}
+	return strconv.FormatInt(v.def, 10)
+}
+
+func (v *limitValue) Set(s string) error {
+	k := knobs[v.k]
+	n, err := parse(s, k.max)
+	if err != nil {
+		return err
+	}
+	l := Current()
+	k.set(&l, n)
+	Set(l)
+	return nil
+}
+
+// AddFlags is the one helper every command that reads untrusted input
+// calls on its flag set: it makes the limits in force the defaults
+// overridden by the environment (FromEnv) and registers one --max-NAME
+// flag per limit, whose value, once parsed, overrides that limit. An
+// environment variable that is not a positive integer is an error.
+func AddFlags(fs *flag.FlagSet) error {
+	l, err := FromEnv(nil)
+	if err != nil {
+		return err
+	}
+	Set(l)
+	for i, k := range knobs {
+		fs.Var(&limitValue{k: i, def: k.get(&l)}, "max-"+k.name, k.doc+" ("+Env(k.name)+")")
+	}
+	return nil
+}
+
+// Error reports an input that exceeds a limit. Its text names what
+// exceeded it, by how much, and how to raise it.
+type Error struct {
+	Limit string // the limit's name ("nodes", "rat-bits", …)
+	What  string // what exceeded it ("the graph has 1048577 nodes")
+	Max   int64  // the limit in force
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: over the %s limit %d (raise it with %s or %s)", e.What, e.Limit, e.Max, Flag(e.Limit), Env(e.Limit))
+}
+
+// Exceeded returns an *Error for the named limit.
+func Exceeded(limit string, max int64, format string, args ...any) error {
+	return &Error{Limit: limit, Max: max, What: fmt.Sprintf(format, args...)}
+}
+
+// IsLimit reports whether err is (or wraps) a limits *Error.
+func IsLimit(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
+
+// QuoteBytes is the most bytes of an input string that Quote renders.
+const QuoteBytes = 64
+
+// Quote renders s for an error line as a Go-quoted string of at most
+// QuoteBytes bytes of s (cut at a rune boundary), followed by "… (N bytes)"
+// when s is longer, so that an error line stays short whatever the input.
+func Quote(s string) string {
+	if len(s) <= QuoteBytes {
+		return strconv.Quote(s)
+	}
+	cut := QuoteBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// Short renders s unquoted for an error line: s itself when it has at most
+// QuoteBytes bytes, else its first QuoteBytes bytes (cut at a rune
+// boundary) followed by "… (N bytes)".
+func Short(s string) string {
+	if len(s) <= QuoteBytes {
+		return s
+	}
+	cut := QuoteBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// LineBytes is the most bytes of one error line (cli.Report cuts a longer
+// one): a backstop behind Quote and Short, so that no input can make an
+// error line long.
+const LineBytes = 2048
+
+// Line cuts msg to at most LineBytes bytes (at a rune boundary, marking
+// the cut with "…").
+func Line(msg string) string {
+	if len(msg) <= LineBytes {
+		return msg
+	}
+	cut := LineBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
+}
