@@ -33,13 +33,13 @@ const (
 func nodeLimit() int { return min(limits.Current().Nodes, MaxNodes) }
 
 // DeclaredWork is the work node n declares given its parents' shapes in:
-// (Σ parent elements + output elements) × the number of terms one output
+// Σ parent elements + output elements × the number of terms one output
 // element sums (the registry's Contraction for matmul and linear; for
 // conv in_channels/groups × kernel elements, for pools the kernel
 // elements; 1 otherwise). It bounds the scalar operations the node's rule
 // performs, as package limits states; saturates at math.MaxInt64.
 func DeclaredWork(n *Node, in []spec.Shape) int64 {
-	var elems uint64 = uint64(n.Shape.Span())
+	var elems uint64
 	for _, s := range in {
 		elems += uint64(s.Span())
 	}
@@ -56,8 +56,8 @@ func DeclaredWork(n *Node, in []spec.Shape) int64 {
 			terms = uint64(max(info.Contraction(primAttrs(n), in), 1))
 		}
 	}
-	w := satMul(elems, terms)
-	if w > math.MaxInt64 {
+	w := satMul(uint64(n.Shape.Span()), terms)
+	if w += elems; w < elems || w > math.MaxInt64 {
 		return math.MaxInt64
 	}
 	return int64(w)

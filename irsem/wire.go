@@ -1,6 +1,7 @@
 package irsem
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -32,7 +33,7 @@ const FormatIR = "torchlean.ir.v1"
 // ReadGraph reads a torchlean.ir.v1 document from r (at most
 // MaxDocumentBytes) and decodes it with DecodeGraph.
 func ReadGraph(r io.Reader) (*Graph, error) {
-	data, err := readAll(r)
+	data, err := readGraphBytes(r)
 	if err != nil {
 		return nil, err
 	}
@@ -46,6 +47,9 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 func DecodeGraph(data []byte) (*Graph, error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, docErrf("", "document is larger than %d bytes", MaxDocumentBytes)
+	}
+	if err := prescanNodes(bytes.NewReader(data), nodeLimit()); err != nil {
+		return nil, err
 	}
 	fs, err := decodeObject(data)
 	if err != nil {

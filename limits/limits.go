@@ -11,10 +11,10 @@
 //	parents        4 096     --max-parents        TLCHECK_MAX_PARENTS         parents of one node (concat, add_n, …)
 //	elements       2^26      --max-elements       TLCHECK_MAX_ELEMENTS        elements of one tensor (product of its extents)
 //	axis           2^26      --max-axis           TLCHECK_MAX_AXIS            extent of one axis, even where another axis is 0
-//	graph-elements 2^23      --max-graph-elements TLCHECK_MAX_GRAPH_ELEMENTS  elements of all the declared node shapes of a graph together
-//	work           2^27      --max-work           TLCHECK_MAX_WORK            declared scalar operations of one evaluation of a graph
+//	graph-elements 2^20      --max-graph-elements TLCHECK_MAX_GRAPH_ELEMENTS  elements of all the declared node shapes of a graph together
+//	work           2^24      --max-work           TLCHECK_MAX_WORK            declared scalar operations of one evaluation of a graph
 //	rat-bits       2^16      --max-rat-bits       TLCHECK_MAX_RAT_BITS        bits (numerator + denominator) of one rational a rule produces
-//	cert-cases     10 000    --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
+//	cert-cases     100 000   --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
 //
 // A flag overrides the environment variable, which overrides the default.
 // Every value must be a positive integer; 0, a sign or a fraction is an
@@ -36,10 +36,10 @@
 //
 // Time. The declared work of a node is an upper bound on the scalar
 // operations its rule performs, computed from the declared shapes before
-// anything runs: parent elements + output elements, times the contraction
-// length where one exists (the inner dimension of matmul and linear, the
+// anything runs: the parents' elements plus the output's elements times
+// the contraction length (the inner dimension of matmul and linear, the
 // window of a convolution or pooling: in_channels/groups × kernel
-// elements). The sum over the graph must be at most work. Each scalar
+// elements; 1 for every other node). The sum over the graph must be at most work. Each scalar
 // operation over Rat acts on operands of at most rat-bits bits (the
 // inputs of a rule are results of rules that passed the bit check, or
 // decoded rationals, whose spelling is at most 4 096 bytes), so one
@@ -86,10 +86,10 @@ const (
 	DefaultParents       = 1 << 12
 	DefaultElements      = 1 << 26
 	DefaultAxis          = 1 << 26
-	DefaultGraphElements = 1 << 23
-	DefaultWork          = 1 << 27
+	DefaultGraphElements = 1 << 20
+	DefaultWork          = 1 << 24
 	DefaultRatBits       = 1 << 16
-	DefaultCertCases     = 10000
+	DefaultCertCases     = 100_000
 )
 
 // Default returns the built-in limits.
@@ -109,11 +109,11 @@ var knobs = []struct {
 	set       func(*Limits, int64)
 	max       int64
 }{
-	{"nodes", "most nodes in one graph", func(l *Limits) int64 { return int64(l.Nodes) }, func(l *Limits, v int64) { l.Nodes = int(v) }, 1 << 30},
+	{"nodes", "most nodes in one graph", func(l *Limits) int64 { return int64(l.Nodes) }, func(l *Limits, v int64) { l.Nodes = int(v) }, 1 << 20},
 	{"parents", "most parents of one node", func(l *Limits) int64 { return int64(l.Parents) }, func(l *Limits, v int64) { l.Parents = int(v) }, 1 << 30},
 	{"elements", "most elements in one tensor", func(l *Limits) int64 { return int64(l.Elements) }, func(l *Limits, v int64) { l.Elements = int(v) }, 1 << 40},
 	{"axis", "largest extent of one axis", func(l *Limits) int64 { return int64(l.Axis) }, func(l *Limits, v int64) { l.Axis = int(v) }, 1 << 40},
-	{"graph-elements", "most elements in all the node shapes of one graph", func(l *Limits) int64 { return l.GraphElements }, func(l *Limits, v int64) { l.GraphElements = v }, 1 << 50},
+	{"graph-elements", "most elements in all the node shapes of one graph", func(l *Limits) int64 { return l.GraphElements }, func(l *Limits, v int64) { l.GraphElements = v }, 1 << 28},
 	{"work", "most declared scalar operations of one graph evaluation", func(l *Limits) int64 { return l.Work }, func(l *Limits, v int64) { l.Work = v }, 1 << 60},
 	{"rat-bits", "most bits (numerator + denominator) of one rational result", func(l *Limits) int64 { return int64(l.RatBits) }, func(l *Limits, v int64) { l.RatBits = int(v) }, 1 << 40},
 	{"cert-cases", "most cases in one certificate file", func(l *Limits) int64 { return int64(l.CertCases) }, func(l *Limits, v int64) { l.CertCases = int(v) }, 1 << 30},

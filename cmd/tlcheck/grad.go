@@ -9,11 +9,15 @@ import (
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
 func runGrad(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("grad")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file with a single-element output (required)")
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
 	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")

@@ -9,6 +9,7 @@ import (
 	"github.com/tlcheck/tlcheck/cuda"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
 )
 
 // planProfiles lists the profiles plan accepts: the maintained ones and
@@ -46,6 +47,9 @@ func planProfile(name string) (*backend.Profile, *backend.Providers, error) {
 
 func runPlan(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("plan")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
 	profile := fs.String("profile", backend.ProfileCheckedCPU, strings.Join(planProfiles(), "|"))
 	if err := cli.Parse(fs, args, 0); err != nil {
