@@ -14,6 +14,7 @@
 //	graph-elements 2^20      --max-graph-elements TLCHECK_MAX_GRAPH_ELEMENTS  elements of all the declared node shapes of a graph together
 //	work           2^24      --max-work           TLCHECK_MAX_WORK            declared scalar operations of one evaluation of a graph
 //	rat-bits       2^16      --max-rat-bits       TLCHECK_MAX_RAT_BITS        bits (numerator + denominator) of one rational a rule produces
+//	rat-bits-total 2^31      --max-rat-bits-total TLCHECK_MAX_RAT_BITS_TOTAL  bits of all the rational values of one evaluation of a graph
 //	cert-cases     100 000   --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
 //
 // A flag overrides the environment variable, which overrides the default.
@@ -31,7 +32,10 @@
 // one value holds at most rat-bits bits, checked on every result of every
 // registry rule (forward, JVP, VJP) on every execution path, so a value
 // table of graph-elements rationals takes at most graph-elements·rat-bits/8
-// bytes plus a constant per value. Decoding stops at the first node past
+// bytes plus a constant per value, and the IR semantics (which every
+// command that evaluates a graph over Rat runs first) refuses a graph as
+// soon as the values it has computed hold more than rat-bits-total bits
+// together (256 MiB by default). Decoding stops at the first node past
 // nodes, so a graph of 2^20 + 1 nodes costs what its first nodes cost.
 //
 // Time. The declared work of a node is an upper bound on the scalar
@@ -77,6 +81,7 @@ type Limits struct {
 	GraphElements int64 // elements of all declared node shapes of one graph
 	Work          int64 // declared scalar operations of one graph evaluation
 	RatBits       int   // bits of one rational result (numerator + denominator)
+	RatBitsTotal  int64 // bits of all rational values of one evaluation
 	CertCases     int   // cases of one certificate file
 }
 
@@ -89,6 +94,7 @@ const (
 	DefaultGraphElements = 1 << 20
 	DefaultWork          = 1 << 24
 	DefaultRatBits       = 1 << 16
+	DefaultRatBitsTotal  = 1 << 31
 	DefaultCertCases     = 100_000
 )
 
@@ -96,7 +102,8 @@ const (
 func Default() Limits {
 	return Limits{
 		Nodes: DefaultNodes, Parents: DefaultParents, Elements: DefaultElements, Axis: DefaultAxis,
-		GraphElements: DefaultGraphElements, Work: DefaultWork, RatBits: DefaultRatBits, CertCases: DefaultCertCases,
+		GraphElements: DefaultGraphElements, Work: DefaultWork, RatBits: DefaultRatBits, RatBitsTotal: DefaultRatBitsTotal,
+		CertCases: DefaultCertCases,
 	}
 }
 
@@ -116,6 +123,7 @@ var knobs = []struct {
 	{"graph-elements", "most elements in all the node shapes of one graph", func(l *Limits) int64 { return l.GraphElements }, func(l *Limits, v int64) { l.GraphElements = v }, 1 << 28},
 	{"work", "most declared scalar operations of one graph evaluation", func(l *Limits) int64 { return l.Work }, func(l *Limits, v int64) { l.Work = v }, 1 << 60},
 	{"rat-bits", "most bits (numerator + denominator) of one rational result", func(l *Limits) int64 { return int64(l.RatBits) }, func(l *Limits, v int64) { l.RatBits = int(v) }, 1 << 40},
+	{"rat-bits-total", "most bits of all rational values of one evaluation", func(l *Limits) int64 { return l.RatBitsTotal }, func(l *Limits, v int64) { l.RatBitsTotal = v }, 1 << 50},
 	{"cert-cases", "most cases in one certificate file", func(l *Limits) int64 { return int64(l.CertCases) }, func(l *Limits, v int64) { l.CertCases = int(v) }, 1 << 30},
 }
 

@@ -52,3 +52,21 @@ func checkRatBits[T Scalar[T]](what string, ts ...Tensor[T]) error {
 	}
 	return nil
 }
+
+// RatBitsOf is the total bit length (numerator + denominator, summed over
+// the elements) of a tensor over Rat or Dual[Rat], and 0 over every other
+// scalar: the measure the evaluation budget limits.RatBitsTotal counts.
+func RatBitsOf[T Scalar[T]](t Tensor[T]) int64 {
+	var n int64
+	switch d := any(t.Data).(type) {
+	case []Rat:
+		for _, x := range d {
+			n += int64(ratBits(x.r))
+		}
+	case []Dual[Rat]:
+		for _, x := range d {
+			n += int64(ratBits(x.Re.r) + ratBits(x.Du.r))
+		}
+	}
+	return n
+}

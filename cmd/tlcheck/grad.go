@@ -57,6 +57,9 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 // gradAs lowers the graph over T, differentiates its single-element
 // output along path and renders the loss and every gradient.
 func gradAs[T spec.Scalar[T]](fs *irFiles, path irgrad.Path, asJSON bool) ([]byte, error) {
+	if err := ratBudget(fs.g, fs.p, irsem.ConvertTensor[T](fs.x)); err != nil {
+		return nil, fs.graphErr(err)
+	}
 	gr, params, err := irgrad.Grad(fs.g, fs.p, irsem.ConvertTensor[T](fs.x), path)
 	if err != nil {
 		return nil, fs.graphErr(err)
