@@ -187,3 +187,27 @@ func TestLimitFlagsAndEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// TestCertCasesLimit: certify refuses more cases than cert-cases before
+// writing anything, and verify refuses a manifest that promises more.
+func TestCertCasesLimit(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "certs")
+	code, _, stderr := runCmd("certify", "--out", out, "--cases", "3", "--ops", "mul", "--max-cert-cases", "2")
+	if code != 2 || !strings.Contains(stderr, "--cases: 3 cases per certificate: over the cert-cases limit 2 (raise it with --max-cert-cases or TLCHECK_MAX_CERT_CASES)") {
+		t.Fatalf("certify: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("certify wrote %s before refusing: %v", out, err)
+	}
+	if code, _, stderr = runCmd("certify", "--out", out, "--cases", "2", "--ops", "mul"); code != 0 {
+		t.Fatalf("certify: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr = runCmd("verify", out); code != 0 {
+		t.Fatalf("verify: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCmd("verify", "--max-cert-cases", "1", out)
+	if code != 1 || !strings.Contains(stderr, "over the cert-cases limit 1") {
+		t.Errorf("verify over the limit: exit %d, %q", code, stderr)
+	}
+}
