@@ -9,7 +9,7 @@
 //	limit          default   flag                 environment variable        what it bounds
 //	nodes          65 536    --max-nodes          TLCHECK_MAX_NODES           nodes of one graph, checked while decoding
 //	parents        4 096     --max-parents        TLCHECK_MAX_PARENTS         parents of one node (concat, add_n, …)
-//	elements       2^26      --max-elements       TLCHECK_MAX_ELEMENTS        elements of one tensor (product of its extents)
+//	elements       2^26      --max-elements       TLCHECK_MAX_ELEMENTS        elements of one tensor: the product of its non-zero extents
 //	axis           2^26      --max-axis           TLCHECK_MAX_AXIS            extent of one axis, even where another axis is 0
 //	graph-elements 2^20      --max-graph-elements TLCHECK_MAX_GRAPH_ELEMENTS  elements of all the declared node shapes of a graph together
 //	work           2^24      --max-work           TLCHECK_MAX_WORK            declared scalar operations of one evaluation of a graph
@@ -18,46 +18,64 @@
 //	cert-cases     100 000   --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
 //
 // A flag overrides the environment variable, which overrides the default.
-// Every value must be a positive integer; 0, a sign or a fraction is an
-// error. The commands that read untrusted input (eval, grad, diff, plan,
+// Every value must be a positive integer (nodes at most 2^20 and
+// graph-elements at most 2^28, the wire format's hard bounds); 0, a sign
+// or a fraction is an error. The commands that read untrusted input (eval, grad, diff, plan,
 // certify, verify, check, gate) take the flags, through AddFlags.
 //
 // # Why these bound the resources
 //
 // Memory. Every allocation sized from a shape is bounded by an element
-// count: a tensor holds at most elements values, one axis's extent is at
-// most axis (so a lane index of a zero-element tensor [0, 2^31−1] is never
-// built, and no loop over one axis of an empty tensor can run 2^31 times),
-// and a graph's value table holds at most graph-elements values. Over Rat,
-// one value holds at most rat-bits bits, checked on every result of every
-// registry rule (forward, JVP, VJP) on every execution path, so a value
-// table of graph-elements rationals takes at most graph-elements·rat-bits/8
-// bytes plus a constant per value, and the IR semantics (which every
-// command that evaluates a graph over Rat runs first) refuses a graph as
-// soon as the values it has computed hold more than rat-bits-total bits
-// together (256 MiB by default). Decoding stops at the first node past
-// nodes, so a graph of 2^20 + 1 nodes costs what its first nodes cost.
+// count. spec.Shape.Check bounds each extent by axis and the span — the
+// product of the non-zero extents, which is the element count of a shape
+// without zero extents — by elements, so an array sized from any
+// sub-product of a checked shape's extents (a lane index, a layer norm's
+// γ over the normalised axes) has at most elements entries, also for a
+// tensor without elements: [0, 2^31−1] is refused, and the lane-wise rules
+// allocate nothing for an empty tensor. A graph's declared shapes hold at
+// most graph-elements elements (spans) together, which bounds the value
+// table of every path. Over Rat, the size of a value is bounded too: every
+// result of every registry rule (forward, JVP, VJP, on every execution
+// path) is refused when one of its elements has more than rat-bits bits,
+// and the IR semantics (irsem.DenoteAll, which every command that
+// evaluates a graph over Rat runs first, also before the tape and typed
+// graph paths) refuses the graph as soon as the values it has computed
+// hold more than rat-bits-total bits together (256 MiB by default; that
+// count also covers the rules irsem implements itself: conv, the pools,
+// hard_masked_softmax, batch_norm_eval, bernoulli_mask). The other paths compute the same forward values
+// (that they do is what diff checks), and their gradient values are held
+// to rat-bits each. Decoding stops at the first node past nodes, so a
+// graph of 2^20 + 1 nodes costs what its first nodes cost.
 //
-// Time. The declared work of a node is an upper bound on the scalar
-// operations its rule performs, computed from the declared shapes before
-// anything runs: the parents' elements plus the output's elements times
-// the contraction length (the inner dimension of matmul and linear, the
-// window of a convolution or pooling: in_channels/groups × kernel
-// elements; 1 for every other node). The sum over the graph must be at most work. Each scalar
-// operation over Rat acts on operands of at most rat-bits bits (the
-// inputs of a rule are results of rules that passed the bit check, or
-// decoded rationals, whose spelling is at most 4 096 bytes), so one
-// evaluation costs at most work operations on bounded operands. The
-// operands' bit length can grow inside one rule — a sum of n terms with
-// distinct denominators has up to n·rat-bits bits before the rule's result
-// is checked — which is why work also counts the contraction: the cost of
-// one rule is bounded by its declared work times the cost of arithmetic on
-// numbers of contraction·rat-bits bits. These are bounds on what runs, not
-// estimates that decide a verdict: a refusal is bad input (exit 2), never
-// an obligation failure.
+// Time. The declared work of a node (irsem.DeclaredWork) is computed from
+// the declared shapes before anything runs: the parents' elements plus the
+// output's elements times the contraction length (the inner dimension of
+// matmul and linear, from the registry's OpInfo.Contraction; for a
+// convolution in_channels/groups × kernel elements, for a pool the kernel
+// elements; 1 for every other node). Every rule performs at most a small
+// constant number of scalar operations per unit of declared work (a
+// multiply-add per term of a contraction; a few per element for the
+// elementwise, lane-wise and shape rules), and the sum over the graph is
+// at most work. Each operand over Rat has at most rat-bits bits when the
+// rule starts (it is a checked result, or a decoded rational, whose
+// spelling has at most 4 096 bytes). Inside one rule a running sum can
+// grow — n terms with distinct denominators give up to n·rat-bits bits —
+// so the cost of one rule is bounded by its declared work times the cost
+// of arithmetic on numbers of contraction·rat-bits bits; its result is
+// then checked before any other rule reads it. These limits are refusals
+// of an input, not verdicts: a refusal is bad input (exit 2), never an
+// obligation failure, and no obligation is decided by them.
 //
-// Error lines never echo their input unbounded: Quote renders at most
-// QuoteBytes bytes of a string taken from an input.
+// Measured on the 2-core development machine (README, section Limits):
+// at the defaults the heaviest legal input found, a 4-node graph of 2^20
+// elements over Rat under diff, took 49 s and 1.9 GB; every hostile input
+// of issue 10 is refused in under 64 MiB. The Go runtime's own
+// out-of-memory failure cannot be turned into an error line, so under a
+// memory limit smaller than what the defaults allow, lower the limits.
+//
+// Error lines never echo their input unbounded: Quote and Short render at
+// most QuoteBytes bytes of a string taken from an input, and cli.Report
+// cuts a line at LineBytes (Line).
 package limits
 
 import (
