@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -209,5 +210,81 @@ func TestCertCasesLimit(t *testing.T) {
 	code, _, stderr = runCmd("verify", "--max-cert-cases", "1", out)
 	if code != 1 || !strings.Contains(stderr, "over the cert-cases limit 1") {
 		t.Errorf("verify over the limit: exit %d, %q", code, stderr)
+	}
+}
+
+// TestHelperMain is not a test: run as a child process by
+// TestNoRuntimeDumpUnderMemoryLimit, it is tlcheck's main with the
+// arguments in TLCHECK_HELPER_ARGS (separated by newlines).
+func TestHelperMain(t *testing.T) {
+	args := os.Getenv("TLCHECK_HELPER_ARGS")
+	if args == "" {
+		t.Skip("helper process only")
+	}
+	os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+}
+
+// TestNoRuntimeDumpUnderMemoryLimit runs hostile inputs in a child
+// process whose address space is limited to 1 GB (ulimit -v; the inputs
+// reached 24 GB before) and requires the one-line refusal: no Go runtime
+// "fatal error", no goroutine dump.
+func TestNoRuntimeDumpUnderMemoryLimit(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("ulimit -v is a Linux test")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := t.TempDir()
+	x := writeTemp(t, dir, "x.json", `{"shape":[0,2147483647],"values":[]}`)
+	third := writeTemp(t, dir, "third.json", `{"shape":[1],"values":["1/3"]}`)
+	nodes := []string{node(0, "input", nil, "[0,2147483647]", "")}
+	for i := 1; i <= 4; i++ {
+		nodes = append(nodes, node(i, "layernorm", []int{i - 1}, "[0,2147483647]", `"axis":1`))
+	}
+	lanes := writeTemp(t, dir, "lanes.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":4,"nodes":[`+strings.Join(nodes, ",")+`]}`)
+	sq := []string{node(0, "input", nil, "[1]", "")}
+	for i := 1; i <= 40; i++ {
+		sq = append(sq, node(i, "mul_elem", []int{i - 1, i - 1}, "[1]", ""))
+	}
+	square := writeTemp(t, dir, "square.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":40,"nodes":[`+strings.Join(sq, ",")+`]}`)
+	// Within raised limits, two layernorms over the 2^26-long empty lanes
+	// of [0, 2^26] run and print an empty tensor: nothing is allocated per
+	// lane position.
+	x26 := writeTemp(t, dir, "x26.json", `{"shape":[0,67108864],"values":[]}`)
+	lanes26 := writeTemp(t, dir, "lanes26.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[`+
+		node(0, "input", nil, "[0,67108864]", "")+","+node(1, "layernorm", []int{0}, "[0,67108864]", `"axis":1`)+","+
+		node(2, "layernorm", []int{1}, "[0,67108864]", `"axis":1`)+`]}`)
+	for _, c := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"diff", "--graph", lanes, "--input", x}, 2},
+		{[]string{"eval", "--graph", lanes, "--input", x, "--max-axis", "4294967296", "--max-elements", "4294967296", "--max-graph-elements", "268435456"}, 2},
+		{[]string{"diff", "--graph", square, "--input", third}, 2},
+		{[]string{"eval", "--graph", lanes26, "--input", x26, "--max-graph-elements", "268435456", "--max-work", "1073741824"}, 0},
+	} {
+		args := c.args
+		cmd := exec.Command(sh, "-c", `ulimit -v 1000000 && exec "$0" -test.run='^TestHelperMain$'`, os.Args[0])
+		cmd.Env = append(os.Environ(), "TLCHECK_HELPER_ARGS="+strings.Join(args, "\n"))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+		e := stderr.String()
+		if err == nil {
+			code = 0
+		}
+		lines := 1
+		if c.code == 0 {
+			lines = 0
+		}
+		if strings.Contains(e, "fatal error") || strings.Contains(e, "goroutine ") || code != c.code || strings.Count(e, "\n") != lines {
+			t.Errorf("%v: exit %d (%v), stderr %.500q", args[:3], code, err, e)
+		}
 	}
 }
