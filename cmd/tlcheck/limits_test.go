@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/limits"
 )
 
 // node renders one torchlean.ir.v1 node.
@@ -60,6 +62,7 @@ func writeGraph(t *testing.T, dir, name string, n int, at func(i int) string) st
 // where before these inputs reached 330 MB to 24 GB or ran for minutes.
 // No timing is asserted.
 func TestHostileInputsBounded(t *testing.T) {
+	defer limits.Set(limits.Current())() // the --max-… flags set the process-wide limits
 	dir := t.TempDir()
 	in := func(name, shape, values string) string {
 		return writeTemp(t, dir, name, fmt.Sprintf(`{"shape":%s,"values":[%s]}`, shape, values))
@@ -142,6 +145,7 @@ func TestHostileInputsBounded(t *testing.T) {
 // TestErrorLinesQuoteAShortPrefix: a 1 MB op tag, field name or format
 // string is quoted by at most a short prefix.
 func TestErrorLinesQuoteAShortPrefix(t *testing.T) {
+	defer limits.Set(limits.Current())() // the --max-… flags set the process-wide limits
 	dir := t.TempDir()
 	long := strings.Repeat("x", 1<<20)
 	x := writeTemp(t, dir, "x.json", `{"shape":[1],"values":["1"]}`)
@@ -164,6 +168,7 @@ func TestErrorLinesQuoteAShortPrefix(t *testing.T) {
 // a usage error naming the flag or variable. The quadratic example
 // x⊙x + x⊙x on [3, -3/2] has 3 nodes and values of at most 6 bits.
 func TestLimitFlagsAndEnvironment(t *testing.T) {
+	defer limits.Set(limits.Current())() // the --max-… flags set the process-wide limits
 	e := irExamples[0]
 	cases := []struct {
 		env   string
@@ -192,6 +197,7 @@ func TestLimitFlagsAndEnvironment(t *testing.T) {
 // TestCertCasesLimit: certify refuses more cases than cert-cases before
 // writing anything, and verify refuses a manifest that promises more.
 func TestCertCasesLimit(t *testing.T) {
+	defer limits.Set(limits.Current())() // the --max-… flags set the process-wide limits
 	dir := t.TempDir()
 	out := filepath.Join(dir, "certs")
 	code, _, stderr := runCmd("certify", "--out", out, "--cases", "3", "--ops", "mul", "--max-cert-cases", "2")
