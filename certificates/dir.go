@@ -16,6 +16,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/version"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -233,6 +234,9 @@ func produceAdjointnessFiles(w *Writer, o Options) error {
 func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	if o.Cases < 1 {
 		return nil, fmt.Errorf("certify: cases must be ≥ 1")
+	}
+	if max := limits.Current().CertCases; o.Cases > max {
+		return nil, fmt.Errorf("certify: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", o.Cases))
 	}
 	ro, err := resolve(o)
 	if err != nil {
@@ -630,6 +634,9 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 	switch {
 	case m.ToolVersion != version.Version:
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "tool_version", "certificates written by tlcheck %q; this is %s", truncate(m.ToolVersion), version.Version))
+		return rep, nil
+	case m.Cases > limits.Current().CertCases:
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "cases", "%v", limits.Exceeded("cert-cases", int64(limits.Current().CertCases), "%d cases per certificate", m.Cases)))
 		return rep, nil
 	case m.RegistryHash != spec.RegistryHash():
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "registry_hash", "certificates were made with registry %s; this build's registry is %s", truncate(m.RegistryHash), spec.RegistryHash()))

@@ -3,6 +3,7 @@ package irsem
 import (
 	"math/big"
 
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -266,6 +267,10 @@ func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]
 	reg := spec.Default[T]()
 	vals := make([]spec.Tensor[T], len(g.Nodes))
 	xs := make([]spec.Tensor[T], 0, 4)
+	// bits counts the rational bits of every value computed so far (a
+	// value shared by two nodes counts twice: an upper bound), against
+	// limits.RatBitsTotal.
+	budget, bits := limits.Current().RatBitsTotal, int64(0)
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
 		if n.Kind.Op == OpInput {
@@ -286,6 +291,9 @@ func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]
 		}
 		if err := checkResult(n, v); err != nil {
 			return nil, err
+		}
+		if bits += spec.RatBitsOf(v); bits > budget {
+			return nil, &Error{Node: i, Op: string(n.Kind.Op), Elem: -1, Err: limits.Exceeded("rat-bits-total", budget, "the values of nodes 0…%d hold %d bits", i, bits)}
 		}
 		vals[i] = v
 	}

@@ -2,23 +2,83 @@ package irsem
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
 // Limits on what a graph may declare. A document that exceeds one is
 // rejected by the decoder and by Graph.Check with an error naming the node
-// and field; none of them can make the engine allocate without bound.
+// and field; none of them can make the engine allocate without bound. The
+// limits in force are limits.Current() (package limits documents each one
+// and how to raise it); the constants here are the wire format's hard
+// bounds.
 const (
-	// MaxNodes bounds the node count of a graph.
+	// MaxNodes bounds node ids on the wire; the node count of a graph is
+	// bounded by limits.Current().Nodes, at most MaxNodes.
 	MaxNodes = 1 << 20
-	// MaxTotalElements bounds the sum of the element counts of every
-	// node's declared shape, which is the size of a value table.
+	// MaxTotalElements bounds limits.GraphElements: the sum of the spans
+	// (spec.Shape.Span) of every node's declared shape, which bounds the
+	// size of a value table.
 	MaxTotalElements = 1 << 28
 	// MaxAttrInt bounds the integer window attributes (kernel, stride,
 	// padding, dilation, groups, channel counts).
 	MaxAttrInt = spec.DefaultMaxElements
 )
+
+// nodeLimit is the node count in force: limits.Current().Nodes, at most
+// MaxNodes.
+func nodeLimit() int { return min(limits.Current().Nodes, MaxNodes) }
+
+// DeclaredWork is the work node n declares given its parents' shapes in:
+// Σ parent elements + output elements × the number of terms one output
+// element sums (the registry's Contraction for matmul and linear; for
+// conv in_channels/groups × kernel elements, for pools the kernel
+// elements; 1 otherwise). It bounds the scalar operations the node's rule
+// performs, as package limits states; saturates at math.MaxInt64.
+func DeclaredWork(n *Node, in []spec.Shape) int64 {
+	var elems uint64
+	for _, s := range in {
+		elems += uint64(s.Span())
+	}
+	terms := uint64(1)
+	if w := n.Kind.Window; w != nil {
+		for _, k := range w.Kernel {
+			terms = satMul(terms, uint64(max(k, 1)))
+		}
+		if n.Kind.Op == OpConv && w.Groups > 0 {
+			terms = satMul(terms, uint64(max(w.InChannels/w.Groups, 1)))
+		}
+	} else if o, ok := lookup(n.Kind.Op); ok && o.Prim != "" {
+		if info, err := spec.Info(o.Prim); err == nil && info.Contraction != nil {
+			terms = uint64(max(info.Contraction(primAttrs(n), in), 1))
+		}
+	}
+	w := satMul(uint64(n.Shape.Span()), terms)
+	if w += elems; w < elems || w > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(w)
+}
+
+// satAdd renders an overflowed (negative) work sum as the largest int64.
+func satAdd(w int64) int64 {
+	if w < 0 {
+		return math.MaxInt64
+	}
+	return w
+}
+
+// satMul is a·b, saturating at the largest uint64.
+func satMul(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	if hi != 0 {
+		return math.MaxUint64
+	}
+	return lo
+}
 
 // Node is one node of the canonical IR: its id (equal to its index in
 // Graph.Nodes), its parents (node ids, all smaller than ID; duplicates are
@@ -92,10 +152,11 @@ func (g *Graph) Check() error {
 	if len(g.Nodes) == 0 {
 		return docErrf("nodes", "the graph has no nodes")
 	}
-	if len(g.Nodes) > MaxNodes {
-		return docErrf("nodes", "%d nodes, more than the maximum %d", len(g.Nodes), MaxNodes)
+	lim := limits.Current()
+	if max := nodeLimit(); len(g.Nodes) > max {
+		return &Error{Node: -1, Field: "nodes", Elem: -1, Err: limits.Exceeded("nodes", int64(max), "the graph has %d nodes", len(g.Nodes))}
 	}
-	total := 0
+	var total, work int64
 	inputs := 0
 	in := make([]spec.Shape, 0, 4)
 	for i := range g.Nodes {
@@ -105,11 +166,14 @@ func (g *Graph) Check() error {
 		}
 		info, ok := lookup(n.Kind.Op)
 		if !ok {
-			return nodeErrf(i, "", "kind", "unknown op tag %q", string(n.Kind.Op))
+			return nodeErrf(i, "", "kind", "unknown op tag %s", limits.Quote(string(n.Kind.Op)))
 		}
 		op := info.Op
 		if k := len(n.Parents); k < info.MinArity || (info.MaxArity >= 0 && k > info.MaxArity) {
 			return nodeErrf(i, op, "parents", "%s", info.arityMsg(k))
+		}
+		if len(n.Parents) > lim.Parents {
+			return &Error{Node: i, Op: string(op), Field: "parents", Elem: -1, Err: limits.Exceeded("parents", int64(lim.Parents), "%d parents", len(n.Parents))}
 		}
 		for _, p := range n.Parents {
 			if p < 0 {
@@ -122,12 +186,11 @@ func (g *Graph) Check() error {
 		if f := n.Kind.strayAttr(info); f != "" {
 			return nodeErrf(i, op, f, "%s takes no %q attribute", op, f)
 		}
-		size, err := n.Shape.Check(0)
-		if err != nil {
+		if _, err := n.Shape.Check(0); err != nil {
 			return &Error{Node: i, Op: string(op), Field: "shape", Elem: -1, Err: err}
 		}
-		if total += size; total > MaxTotalElements {
-			return nodeErrf(i, op, "shape", "the graph's declared shapes hold more than %d elements in all", MaxTotalElements)
+		if total += int64(n.Shape.Span()); total > min(lim.GraphElements, MaxTotalElements) {
+			return &Error{Node: i, Op: string(op), Field: "shape", Elem: -1, Err: limits.Exceeded("graph-elements", min(lim.GraphElements, MaxTotalElements), "the declared shapes of nodes 0…%d hold %d elements", i, total)}
 		}
 		in = in[:0]
 		for _, p := range n.Parents {
@@ -139,6 +202,9 @@ func (g *Graph) Check() error {
 		}
 		if !want.Equal(n.Shape) {
 			return nodeErrf(i, op, "shape", "declared %v, inferred %v", n.Shape, want)
+		}
+		if work += DeclaredWork(n, in); work > lim.Work || work < 0 {
+			return &Error{Node: i, Op: string(op), Elem: -1, Err: limits.Exceeded("work", lim.Work, "nodes 0…%d declare %d scalar operations", i, satAdd(work))}
 		}
 		if op == OpInput {
 			inputs++

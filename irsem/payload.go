@@ -3,6 +3,7 @@ package irsem
 import (
 	"sort"
 
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -160,7 +161,7 @@ func CheckPayload(g *Graph, p *Payload) error {
 		}
 		for _, name := range allParamNames {
 			if e.has(name) && !info.hasParam(name) {
-				return nodeErrf(id, n.Kind.Op, "", "payload %q is not a parameter of %s", name, n.Kind.Op)
+				return nodeErrf(id, n.Kind.Op, "", "payload %s is not a parameter of %s", limits.Quote(name), n.Kind.Op)
 			}
 		}
 	}

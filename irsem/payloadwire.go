@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -357,7 +358,7 @@ func DecodePayload(data []byte) (*Payload, error) {
 				return nil, inField(f.key, err)
 			}
 			if s != FormatPayload {
-				return nil, docErrf(f.key, "expected %q, got %q", FormatPayload, s)
+				return nil, docErrf(f.key, "expected %q, got %s", FormatPayload, limits.Quote(s))
 			}
 		case "entries":
 			es, err := decodeObjectN(f.raw, MaxNodes)
@@ -370,7 +371,7 @@ func DecodePayload(data []byte) (*Payload, error) {
 				}
 				id, _ := strconv.Atoi(e.key)
 				if id >= MaxNodes {
-					return nil, docErrf(f.key, "key %q is not a node id", e.key)
+					return nil, docErrf(f.key, "key %s is not a node id", limits.Quote(e.key))
 				}
 				params, err := decodeParams(e.raw, budget, &elems)
 				if err != nil {

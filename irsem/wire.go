@@ -1,12 +1,14 @@
 package irsem
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -31,7 +33,7 @@ const FormatIR = "torchlean.ir.v1"
 // ReadGraph reads a torchlean.ir.v1 document from r (at most
 // MaxDocumentBytes) and decodes it with DecodeGraph.
 func ReadGraph(r io.Reader) (*Graph, error) {
-	data, err := readAll(r)
+	data, err := readGraphBytes(r)
 	if err != nil {
 		return nil, err
 	}
@@ -45,6 +47,9 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 func DecodeGraph(data []byte) (*Graph, error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, docErrf("", "document is larger than %d bytes", MaxDocumentBytes)
+	}
+	if err := prescanNodes(bytes.NewReader(data), nodeLimit()); err != nil {
+		return nil, err
 	}
 	fs, err := decodeObject(data)
 	if err != nil {
@@ -62,7 +67,7 @@ func DecodeGraph(data []byte) (*Graph, error) {
 				return nil, inField(f.key, err)
 			}
 			if s != FormatIR {
-				return nil, docErrf(f.key, "expected %q, got %q", FormatIR, s)
+				return nil, docErrf(f.key, "expected %q, got %s", FormatIR, limits.Quote(s))
 			}
 		case "input_id":
 			if g.InputID, err = decodeInt(f.raw, MaxNodes); err != nil {
@@ -74,7 +79,8 @@ func DecodeGraph(data []byte) (*Graph, error) {
 			}
 		case "nodes":
 			nodes = nodes[:0]
-			_, err := streamArray(f.raw, MaxNodes, func(_ int, dec *json.Decoder) error {
+			max := nodeLimit()
+			_, err := streamArray(f.raw, max, func(_ int, dec *json.Decoder) error {
 				var r json.RawMessage
 				if err := dec.Decode(&r); err != nil {
 					return errors.New(syntaxMsg(err))
@@ -82,6 +88,10 @@ func DecodeGraph(data []byte) (*Graph, error) {
 				nodes = append(nodes, r)
 				return nil
 			})
+			if isTooMany(err) {
+				// Raised at the first node past the limit, before it is read.
+				return nil, &Error{Node: -1, Field: f.key, Elem: -1, Err: limits.Exceeded("nodes", int64(max), "the graph has %d or more nodes", max+1)}
+			}
 			if err != nil {
 				return nil, inField(f.key, err)
 			}
@@ -136,7 +146,7 @@ func decodeNode(i int, raw json.RawMessage, n *Node) error {
 			}
 			o, ok := lookup(Op(s))
 			if !ok {
-				return nodeErrf(i, "", "kind", "unknown op tag %q", s)
+				return nodeErrf(i, "", "kind", "unknown op tag %s", limits.Quote(s))
 			}
 			info = o
 		}
@@ -177,7 +187,11 @@ func decodeNodeField(n *Node, info *OpInfo, f jfield) error {
 		n.ID, err = decodeInt(f.raw, MaxNodes)
 		return err
 	case "parents":
-		n.Parents, err = decodeInts(f.raw, MaxNodes, MaxNodes)
+		lim := limits.Current().Parents
+		n.Parents, err = decodeInts(f.raw, MaxNodes, lim)
+		if isTooMany(err) {
+			err = limits.Exceeded("parents", int64(lim), "%d or more parents", lim+1)
+		}
 		return err
 	case "shape":
 		n.Shape, err = decodeShape(f.raw)

@@ -494,7 +494,7 @@ func TestEncodeTensorFloats(t *testing.T) {
 func TestLongArraysStopEarly(t *testing.T) {
 	long := strings.Repeat("0,", 1<<20) + "0"
 	cases := []struct{ doc, want string }{
-		{doc(in2, `{"id":1,"kind":"relu","parents":[`+long+`],"shape":[2]}`), `node 1 (relu): field "parents": more than 1048576 entries`},
+		{doc(in2, `{"id":1,"kind":"relu","parents":[`+long+`],"shape":[2]}`), `node 1 (relu): field "parents": 4097 or more parents: over the parents limit 4096 (raise it with --max-parents or TLCHECK_MAX_PARENTS)`},
 		{`{"shape":[2],"values":[` + long + `]}`, `field "values": a tensor of shape [2] needs 2 values, got more`},
 		{`{"shape":[3],"values":[1,[2],3]}`, `field "values[1]": expected a rational (a string "p/q" or a number), got an array`},
 		{doc(in2, `{"id":1,"kind":"hard_masked_softmax","parents":[0],"shape":[2],"mask":{"allowed":[true,true,true],"shape":[2]}}`),

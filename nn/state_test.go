@@ -132,7 +132,7 @@ func TestStateJSONErrors(t *testing.T) {
 		{"fractional extent", f64(`{"shape":[2.0],"values":[0,0]}`), `got 2.0`},
 		{"rank too high", f64(`{"shape":[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1],"values":[0]}`), `tensor 0: shape: more than 16 extents`},
 		{"too many elements", f64(`{"shape":[65536,65536],"values":[]}`), `tensor 0: shape: shape [65536,65536] has more than 67108864 elements`},
-		{"overflowing extents", f64(`{"shape":[4294967296,4294967296],"values":[]}`), `has more than 67108864 elements`},
+		{"overflowing extents", f64(`{"shape":[4294967296,4294967296],"values":[]}`), `axis 0 has extent 4294967296: over the axis limit 67108864`},
 		{"missing shape", f64(`{"values":[]}`), `tensor 0: missing field "shape"`},
 		{"missing values", f64(`{"shape":[]}`), `tensor 0: missing field "values"`},
 		{"unknown entry field", f64(`{"shape":[],"values":[0],"dtype":"f"}`), `tensor 0: unknown field "dtype"`},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -73,6 +74,9 @@ type DiffReport struct {
 	// Skipped says, one line each, which scalars or paths did not apply
 	// and why.
 	Skipped []string
+	// limit is a resource limit the IR semantics refused the input with
+	// (package limits): DiffIR reports it as bad input.
+	limit error
 }
 
 // OK reports that every comparison agreed and at least one ran.
@@ -190,6 +194,9 @@ func DiffIR(g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], o Dif
 		}
 	default:
 		rat = diffOver[spec.Rat](rep, "rat", g, p, input, seed, o.RegistryHook)
+		if rep.limit != nil {
+			return nil, &BadInputError{rep.limit}
+		}
 	}
 	var f32 *diffRun[spec.F32]
 	if run("f32") || run("binary32") {
@@ -287,6 +294,10 @@ func diffOver[T spec.Scalar[T]](rep *DiffReport, scalar string, g *irsem.Graph, 
 	in := spec.Convert(input, irsem.FromRat[T])
 	sd := spec.Convert(seed, irsem.FromRat[T])
 	ir, err := irsem.DenoteAll(g, p, in)
+	if limits.IsLimit(err) {
+		rep.limit = err // a refusal, not a scalar that does not apply
+		return nil
+	}
 	if err != nil {
 		rep.Skipped = append(rep.Skipped, fmt.Sprintf("%s: the IR semantics fails, nothing to compare: %v", scalar, err))
 		return nil

@@ -3,6 +3,8 @@ package spec
 import (
 	"errors"
 	"strconv"
+
+	"github.com/tlcheck/tlcheck/limits"
 )
 
 // NodeError is the one error type of a failure located at a node of a
@@ -69,16 +71,16 @@ func (e *NodeError) Error() string {
 		b = strconv.AppendInt(b, int64(e.Node), 10)
 		if e.Op != "" {
 			b = append(b, " ("...)
-			b = append(b, e.Op...)
+			b = append(b, limits.Short(e.Op)...)
 			b = append(b, ')')
 		}
 	case e.Op != "":
-		b = append(b, e.Op...)
+		b = append(b, limits.Short(e.Op)...)
 	}
 	if e.Field != "" {
 		sep()
 		b = append(b, "field "...)
-		b = strconv.AppendQuote(b, e.Field)
+		b = append(b, limits.Quote(e.Field)...)
 	}
 	if e.Elem >= 0 {
 		sep()

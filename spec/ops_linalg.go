@@ -142,7 +142,7 @@ func matmulVJP[T Scalar[T]](p *mmPlan, a, b, d Tensor[T]) (Tensor[T], Tensor[T])
 }
 
 func matmulPrim[T Scalar[T]]() *Prim[T] {
-	info := &OpInfo{Name: "matmul", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "matmul", Doc: "torch.matmul (batch broadcasting, 1-D promotion), left folds from 0"}, Gen: GenHint{Degree: DegreeSum, Graph: 22}, Providers: []string{ProviderFastCPU}, MinArity: 2, MaxArity: 2, Exact: true, Smooth: true,
+	info := &OpInfo{Name: "matmul", Contraction: lastAxis, Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "matmul", Doc: "torch.matmul (batch broadcasting, 1-D promotion), left folds from 0"}, Gen: GenHint{Degree: DegreeSum, Graph: 22}, Providers: []string{ProviderFastCPU}, MinArity: 2, MaxArity: 2, Exact: true, Smooth: true,
 		Doc: "torch.matmul (batch broadcasting, 1-D promotion); fixed left folds",
 		Shape: func(_ *Attrs, in []Shape) (Shape, error) {
 			p, err := planMatmul(in[0], in[1])
@@ -239,7 +239,7 @@ func linearFwd[T Scalar[T]](x, w, b Tensor[T], withBias bool) Tensor[T] {
 }
 
 func linearPrim[T Scalar[T]]() *Prim[T] {
-	info := &OpInfo{Name: "linear", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "linear", MinArity: 1, MaxArity: 1, Params: []string{"W", "b"}, Required: []string{"W", "b"}, Doc: "Wx+b over the last axis; W[out,in] and b[out] from the payload"}, Gen: GenHint{Graph: 23}, Providers: []string{ProviderFastCPU}, MinArity: 3, MaxArity: 3, Exact: true, Smooth: true, Shape: linearShape,
+	info := &OpInfo{Name: "linear", Contraction: lastAxis, Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "linear", MinArity: 1, MaxArity: 1, Params: []string{"W", "b"}, Required: []string{"W", "b"}, Doc: "Wx+b over the last axis; W[out,in] and b[out] from the payload"}, Gen: GenHint{Graph: 23}, Providers: []string{ProviderFastCPU}, MinArity: 3, MaxArity: 3, Exact: true, Smooth: true, Shape: linearShape,
 		Doc: "Wx+b over the last axis of x; parents (x, W[out,in], b[out])"}
 	return &Prim[T]{
 		OpInfo: info,
@@ -289,4 +289,13 @@ func linearPrim[T Scalar[T]]() *Prim[T] {
 			return []Tensor[T]{dx, dw, db}, nil
 		},
 	}
+}
+
+// lastAxis is the extent of the first parent's last axis (1 for a scalar):
+// the inner dimension that matmul and linear contract.
+func lastAxis(_ *Attrs, in []Shape) int {
+	if len(in) == 0 || len(in[0]) == 0 {
+		return 1
+	}
+	return in[0][len(in[0])-1]
 }

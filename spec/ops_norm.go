@@ -11,10 +11,24 @@ func shapeAxisSame(a *Attrs, in []Shape) (Shape, error) {
 	return in[0].Clone(), nil
 }
 
-// laneFunc runs f on every lane of x along axis, passing the lane's
-// element indices.
+// eachLane runs f on every lane of x along axis, passing the lane's
+// element indices. A shape without elements has no lane data to visit: when
+// the lanes are empty (extent 0 along axis) f runs once, on lane 0 with no
+// indices, so that it reports what it would report for every lane, and
+// when there are no lanes it does not run; either way nothing is
+// allocated, and no loop runs over the extents of an empty tensor (which
+// may be large: [0, 2^26] passes Check).
 func eachLane(s Shape, axis int, f func(idx []int) error) error {
 	l := LanesOf(s, axis)
+	if l.Outer == 0 || l.Inner == 0 {
+		return nil
+	}
+	if l.N == 0 {
+		if err := f(nil); err != nil {
+			return fmt.Errorf("lane %d: %w", 0, err)
+		}
+		return nil
+	}
 	idx := make([]int, l.N)
 	for m := 0; m < l.Count(); m++ {
 		b := l.Base(m)

@@ -121,6 +121,14 @@ type OpInfo struct {
 	// reference provider runs every primitive, and the declared CUDA
 	// catalog has a capsule for every primitive.
 	Providers []string
+	// Contraction is the number of terms one output element sums, from
+	// the attributes and the parent shapes, for the declared work of a node
+	// (package limits: work = (parent elements + output elements) ×
+	// contraction); nil means 1. Set for matmul and linear (the inner
+	// dimension, the last axis of the first parent); the other
+	// accumulating rules sum at most their parents' elements, which the
+	// work already counts.
+	Contraction func(a *Attrs, in []Shape) int
 	// Rule is the canonical spelling of the forward and derivative
 	// expressions of a primitive added with RegisterElementwise; "" for
 	// the built-in primitives, whose rules are Go code.
@@ -347,7 +355,10 @@ func guard[T Scalar[T]](p *Prim[T]) {
 			a = &Attrs{}
 		}
 		defer recovered("forward", &err)
-		return fwd(a, xs)
+		if y, err = fwd(a, xs); err != nil {
+			return y, err
+		}
+		return y, checkRatBits("forward", y)
 	}
 	p.JVP = func(a *Attrs, xs []Tensor[T], y Tensor[T], dxs []Tensor[T]) (t Tensor[T], err error) {
 		if err := arity("jvp", len(xs)); err != nil {
@@ -360,7 +371,10 @@ func guard[T Scalar[T]](p *Prim[T]) {
 			a = &Attrs{}
 		}
 		defer recovered("jvp", &err)
-		return jvp(a, xs, y, dxs)
+		if t, err = jvp(a, xs, y, dxs); err != nil {
+			return t, err
+		}
+		return t, checkRatBits("jvp", t)
 	}
 	p.VJP = func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) (g []Tensor[T], err error) {
 		if err := arity("vjp", len(xs)); err != nil {
@@ -370,7 +384,10 @@ func guard[T Scalar[T]](p *Prim[T]) {
 			a = &Attrs{}
 		}
 		defer recovered("vjp", &err)
-		return vjp(a, xs, y, dy)
+		if g, err = vjp(a, xs, y, dy); err != nil {
+			return g, err
+		}
+		return g, checkRatBits("vjp", g...)
 	}
 }
 

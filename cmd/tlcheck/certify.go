@@ -13,6 +13,7 @@ import (
 	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/limits"
 )
 
 // parseProviders validates --providers.
@@ -41,6 +42,9 @@ func parseProviders(v string) ([]string, error) {
 
 func runCertify(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("certify")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	out := fs.String("out", "", "directory to write the certificates into (required)")
 	seed := fs.Uint64("seed", 0, "generation seed")
 	cases := fs.Int("cases", 20, "cases per certificate")
@@ -54,8 +58,11 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return cli.Usagef("certify: --out DIR is required")
 	}
-	if *cases < 1 || *cases > 100_000 {
-		return cli.Usagef("--cases must be between 1 and 100000, got %d", *cases)
+	if *cases < 1 {
+		return cli.Usagef("--cases must be at least 1, got %d", *cases)
+	}
+	if max := limits.Current().CertCases; *cases > max {
+		return cli.BadInput(fmt.Errorf("--cases: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", *cases)))
 	}
 	ops, err := parseOps(*opsFlag)
 	if err != nil {
@@ -142,6 +149,9 @@ func verifyDir(dir string, w io.Writer) (*certificates.Report, error) {
 func runVerify(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("verify")
 	asJSON := fs.Bool("json", false, "print a tlcheck.verify.v1 JSON document instead of the table")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	if err := cli.Parse(fs, args, 1); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -234,6 +235,9 @@ func printCheckTable(w io.Writer, rows []checkRow) {
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("check")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	opsFlag := fs.String("ops", "all", "all, none, or a comma-separated list of primitives")
 	cases := fs.Int("cases", 100, "cases per primitive")
 	seed := fs.Uint64("seed", 0, "generation seed")

@@ -447,7 +447,7 @@ func TestNothingWrittenBeforeValidation(t *testing.T) {
 		{[]string{"gate", "--junit", filepath.Join(file, "g.xml")}, "is not a directory"},
 		{[]string{"gate", "--junit", "/dev/full", "--cases", "1", "--graphs", "1", "--cert-cases", "1"}, "--junit: write /dev/full: no space left on device"},
 		{[]string{"certify", "--out", "c", "--ops", "frob"}, `--ops: unknown primitive "frob"`},
-		{[]string{"certify", "--out", "c", "--cases", "0"}, "--cases must be between"},
+		{[]string{"certify", "--out", "c", "--cases", "0"}, "--cases must be at least 1"},
 	}
 	for _, c := range cases {
 		if c.args[2] == "/dev/full" {

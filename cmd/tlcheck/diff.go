@@ -10,6 +10,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
 )
 
@@ -46,6 +47,9 @@ func oneLine(s string) string {
 
 func runDiff(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("diff")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
 	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")

@@ -11,6 +11,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -108,6 +109,9 @@ var evalPaths = []string{"ir", "forward-graph", "tape", "typed-graph"}
 
 func runEval(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("eval")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
 	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
@@ -154,8 +158,29 @@ type evalOpts struct {
 	all, json bool
 }
 
+// ratBudget runs the IR semantics over Rat first when T is Rat and path
+// is another one, so that the rational bit budget of the evaluation
+// (limits.RatBitsTotal, counted by irsem.DenoteAll) is enforced on every
+// path: it returns the IR semantics' limits error, and nil otherwise
+// (every other failure is left to the path itself, which reports it).
+func ratBudget[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[T]) error {
+	r, ok := any(x).(spec.Tensor[spec.Rat])
+	if !ok {
+		return nil
+	}
+	if _, err := irsem.DenoteAll(g, p, r); limits.IsLimit(err) {
+		return err
+	}
+	return nil
+}
+
 // evalValues computes every node's value along path over T.
 func evalValues[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[T], path string) ([]spec.Tensor[T], error) {
+	if path != "ir" {
+		if err := ratBudget(g, p, x); err != nil {
+			return nil, err
+		}
+	}
 	switch path {
 	case "forward-graph":
 		f, err := irsem.LowerForward[T](g, p)

@@ -18,6 +18,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/internal/report"
 	"github.com/tlcheck/tlcheck/internal/version"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/refine"
 	"github.com/tlcheck/tlcheck/spec"
@@ -321,6 +322,9 @@ func writeJUnit(path string, r *gateResult) error {
 
 func runGate(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("gate")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	out := fs.String("out", "tlcheck-certs", "directory for the certificates")
 	junit := fs.String("junit", "", "also write a JUnit XML report to FILE")
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of a table")
@@ -337,8 +341,11 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if *cases < 1 || *cases > 1_000_000 {
 		return cli.Usagef("--cases must be between 1 and 1000000, got %d", *cases)
 	}
-	if *certs < 1 || *certs > 100_000 {
-		return cli.Usagef("--cert-cases must be between 1 and 100000, got %d", *certs)
+	if *certs < 1 {
+		return cli.Usagef("--cert-cases must be at least 1, got %d", *certs)
+	}
+	if max := limits.Current().CertCases; *certs > max {
+		return cli.BadInput(fmt.Errorf("--cert-cases: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", *certs)))
 	}
 	reg := obligations.DefaultRegistries()
 	if *plant != "" {

@@ -9,11 +9,15 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
 func runGrad(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("grad")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file with a single-element output (required)")
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
 	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
@@ -53,6 +57,9 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 // gradAs lowers the graph over T, differentiates its single-element
 // output along path and renders the loss and every gradient.
 func gradAs[T spec.Scalar[T]](fs *irFiles, path irgrad.Path, asJSON bool) ([]byte, error) {
+	if err := ratBudget(fs.g, fs.p, irsem.ConvertTensor[T](fs.x)); err != nil {
+		return nil, fs.graphErr(err)
+	}
 	gr, params, err := irgrad.Grad(fs.g, fs.p, irsem.ConvertTensor[T](fs.x), path)
 	if err != nil {
 		return nil, fs.graphErr(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
 )
 
 // planProfiles lists the profiles plan accepts: the maintained ones and
@@ -47,6 +48,9 @@ func planProfile(name string) (*backend.Profile, *backend.Providers, error) {
 
 func runPlan(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("plan")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
 	profile := fs.String("profile", backend.ProfileCheckedCPU, strings.Join(planProfiles(), "|"))
 	asJSON := fs.Bool("json", false, "print a tlcheck.plan.v1 JSON document instead of the report")

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/tlcheck/tlcheck/limits"
 )
 
 // Exit codes.
@@ -70,7 +72,7 @@ func Code(err error) int {
 
 // Report prints err as one line on w, prefixed with the program name.
 func Report(w io.Writer, err error) {
-	msg := strings.ReplaceAll(err.Error(), "\n", "; ")
+	msg := limits.Line(strings.ReplaceAll(err.Error(), "\n", "; "))
 	fmt.Fprintf(w, "tlcheck: %s\n", msg)
 }
 

@@ -28,6 +28,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tlcheck/tlcheck/limits"
 )
 
 // Error is a strict-reading failure: Path is the member concerned, in the
@@ -95,7 +97,7 @@ func (e *TooManyError) Error() string { return fmt.Sprintf("an object of more th
 type UnknownKeyError struct{ Key string }
 
 // Error prints "unknown field "key"".
-func (e *UnknownKeyError) Error() string { return "unknown field " + strconv.Quote(e.Key) }
+func (e *UnknownKeyError) Error() string { return "unknown field " + limits.Quote(e.Key) }
 
 // Members is the streaming form of the strict object reader, for decoders
 // that read a large document token by token: dec has just returned an

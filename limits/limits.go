@@ -1,0 +1,334 @@
+// Package limits is the one place where every resource limit of tlcheck is
+// defined, documented and configured. A hostile or careless input — a
+// graph, payload, tensor or certificate directory — must be rejected
+// before it allocates or runs without bound, with one error line that
+// names the limit, the value found and how to raise it.
+//
+// # The limits
+//
+//	limit          default   flag                 environment variable        what it bounds
+//	nodes          65 536    --max-nodes          TLCHECK_MAX_NODES           nodes of one graph, checked while decoding
+//	parents        4 096     --max-parents        TLCHECK_MAX_PARENTS         parents of one node (concat, add_n, …)
+//	elements       2^26      --max-elements       TLCHECK_MAX_ELEMENTS        elements of one tensor: the product of its non-zero extents
+//	axis           2^26      --max-axis           TLCHECK_MAX_AXIS            extent of one axis, even where another axis is 0
+//	graph-elements 2^20      --max-graph-elements TLCHECK_MAX_GRAPH_ELEMENTS  elements of all the declared node shapes of a graph together
+//	work           2^24      --max-work           TLCHECK_MAX_WORK            declared scalar operations of one evaluation of a graph
+//	rat-bits       2^16      --max-rat-bits       TLCHECK_MAX_RAT_BITS        bits (numerator + denominator) of one rational a rule produces
+//	rat-bits-total 2^31      --max-rat-bits-total TLCHECK_MAX_RAT_BITS_TOTAL  bits of all the rational values of one evaluation of a graph
+//	cert-cases     100 000   --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
+//
+// A flag overrides the environment variable, which overrides the default.
+// Every value must be a positive integer (nodes at most 2^20 and
+// graph-elements at most 2^28, the wire format's hard bounds); 0, a sign
+// or a fraction is an error. The commands that read untrusted input (eval, grad, diff, plan,
+// certify, verify, check, gate) take the flags, through AddFlags.
+//
+// # Why these bound the resources
+//
+// Memory. Every allocation sized from a shape is bounded by an element
+// count. spec.Shape.Check bounds each extent by axis and the span — the
+// product of the non-zero extents, which is the element count of a shape
+// without zero extents — by elements, so an array sized from any
+// sub-product of a checked shape's extents (a lane index, a layer norm's
+// γ over the normalised axes) has at most elements entries, also for a
+// tensor without elements: [0, 2^31−1] is refused, and the lane-wise rules
+// allocate nothing for an empty tensor. A graph's declared shapes hold at
+// most graph-elements elements (spans) together, which bounds the value
+// table of every path. Over Rat, the size of a value is bounded too: every
+// result of every registry rule (forward, JVP, VJP, on every execution
+// path) is refused when one of its elements has more than rat-bits bits,
+// and the IR semantics (irsem.DenoteAll, which every command that
+// evaluates a graph over Rat runs first, also before the tape and typed
+// graph paths) refuses the graph as soon as the values it has computed
+// hold more than rat-bits-total bits together (256 MiB by default; that
+// count also covers the rules irsem implements itself: conv, the pools,
+// hard_masked_softmax, batch_norm_eval, bernoulli_mask). The other paths compute the same forward values
+// (that they do is what diff checks), and their gradient values are held
+// to rat-bits each. Decoding stops at the first node past nodes, so a
+// graph of 2^20 + 1 nodes costs what its first nodes cost.
+//
+// Time. The declared work of a node (irsem.DeclaredWork) is computed from
+// the declared shapes before anything runs: the parents' elements plus the
+// output's elements times the contraction length (the inner dimension of
+// matmul and linear, from the registry's OpInfo.Contraction; for a
+// convolution in_channels/groups × kernel elements, for a pool the kernel
+// elements; 1 for every other node). Every rule performs at most a small
+// constant number of scalar operations per unit of declared work (a
+// multiply-add per term of a contraction; a few per element for the
+// elementwise, lane-wise and shape rules), and the sum over the graph is
+// at most work. Each operand over Rat has at most rat-bits bits when the
+// rule starts (it is a checked result, or a decoded rational, whose
+// spelling has at most 4 096 bytes). Inside one rule a running sum can
+// grow — n terms with distinct denominators give up to n·rat-bits bits —
+// so the cost of one rule is bounded by its declared work times the cost
+// of arithmetic on numbers of contraction·rat-bits bits; its result is
+// then checked before any other rule reads it. These limits are refusals
+// of an input, not verdicts: a refusal is bad input (exit 2), never an
+// obligation failure, and no obligation is decided by them.
+//
+// Measured on the 2-core development machine (README, section Limits):
+// at the defaults the heaviest legal input found, a 4-node graph of 2^20
+// elements over Rat under diff, took 49 s and 1.9 GB; every hostile input
+// of issue 10 is refused in under 64 MiB. The Go runtime's own
+// out-of-memory failure cannot be turned into an error line, so under a
+// memory limit smaller than what the defaults allow, lower the limits.
+//
+// Error lines never echo their input unbounded: Quote and Short render at
+// most QuoteBytes bytes of a string taken from an input, and cli.Report
+// cuts a line at LineBytes (Line).
+package limits
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// Limits is one setting of every limit; the zero value of a field means
+// its default (Default).
+type Limits struct {
+	Nodes         int   // nodes of one graph
+	Parents       int   // parents of one node
+	Elements      int   // elements of one tensor
+	Axis          int   // extent of one axis
+	GraphElements int64 // elements of all declared node shapes of one graph
+	Work          int64 // declared scalar operations of one graph evaluation
+	RatBits       int   // bits of one rational result (numerator + denominator)
+	RatBitsTotal  int64 // bits of all rational values of one evaluation
+	CertCases     int   // cases of one certificate file
+}
+
+// Defaults. DefaultElements is spec.DefaultMaxElements.
+const (
+	DefaultNodes         = 1 << 16
+	DefaultParents       = 1 << 12
+	DefaultElements      = 1 << 26
+	DefaultAxis          = 1 << 26
+	DefaultGraphElements = 1 << 20
+	DefaultWork          = 1 << 24
+	DefaultRatBits       = 1 << 16
+	DefaultRatBitsTotal  = 1 << 31
+	DefaultCertCases     = 100_000
+)
+
+// Default returns the built-in limits.
+func Default() Limits {
+	return Limits{
+		Nodes: DefaultNodes, Parents: DefaultParents, Elements: DefaultElements, Axis: DefaultAxis,
+		GraphElements: DefaultGraphElements, Work: DefaultWork, RatBits: DefaultRatBits, RatBitsTotal: DefaultRatBitsTotal,
+		CertCases: DefaultCertCases,
+	}
+}
+
+// knobs lists every limit in the order of the package doc's table, with
+// accessors that read and write its field as an int64, and the largest
+// value a flag or variable may set.
+var knobs = []struct {
+	name, doc string
+	get       func(*Limits) int64
+	set       func(*Limits, int64)
+	max       int64
+}{
+	{"nodes", "most nodes in one graph", func(l *Limits) int64 { return int64(l.Nodes) }, func(l *Limits, v int64) { l.Nodes = int(v) }, 1 << 20},
+	{"parents", "most parents of one node", func(l *Limits) int64 { return int64(l.Parents) }, func(l *Limits, v int64) { l.Parents = int(v) }, 1 << 30},
+	{"elements", "most elements in one tensor", func(l *Limits) int64 { return int64(l.Elements) }, func(l *Limits, v int64) { l.Elements = int(v) }, 1 << 40},
+	{"axis", "largest extent of one axis", func(l *Limits) int64 { return int64(l.Axis) }, func(l *Limits, v int64) { l.Axis = int(v) }, 1 << 40},
+	{"graph-elements", "most elements in all the node shapes of one graph", func(l *Limits) int64 { return l.GraphElements }, func(l *Limits, v int64) { l.GraphElements = v }, 1 << 28},
+	{"work", "most declared scalar operations of one graph evaluation", func(l *Limits) int64 { return l.Work }, func(l *Limits, v int64) { l.Work = v }, 1 << 60},
+	{"rat-bits", "most bits (numerator + denominator) of one rational result", func(l *Limits) int64 { return int64(l.RatBits) }, func(l *Limits, v int64) { l.RatBits = int(v) }, 1 << 40},
+	{"rat-bits-total", "most bits of all rational values of one evaluation", func(l *Limits) int64 { return l.RatBitsTotal }, func(l *Limits, v int64) { l.RatBitsTotal = v }, 1 << 50},
+	{"cert-cases", "most cases in one certificate file", func(l *Limits) int64 { return int64(l.CertCases) }, func(l *Limits, v int64) { l.CertCases = int(v) }, 1 << 30},
+}
+
+// Flag is the command-line flag that raises the named limit ("--max-nodes").
+func Flag(name string) string { return "--max-" + name }
+
+// Env is the environment variable that raises the named limit
+// ("TLCHECK_MAX_NODES").
+func Env(name string) string {
+	return "TLCHECK_MAX_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// fill replaces zero fields by their defaults.
+func (l Limits) fill() Limits {
+	d := Default()
+	for _, k := range knobs {
+		if k.get(&l) <= 0 {
+			k.set(&l, k.get(&d))
+		}
+	}
+	return l
+}
+
+var current atomic.Pointer[Limits]
+
+// Current returns the limits in force: those last passed to Set, or the
+// defaults (the environment is read only by FromEnv and AddFlags, so a
+// library caller gets the documented defaults unless it sets others).
+func Current() Limits {
+	if p := current.Load(); p != nil {
+		return *p
+	}
+	return Default()
+}
+
+// Set makes l (zero fields replaced by their defaults) the limits in force
+// and returns a function that restores the previous ones.
+func Set(l Limits) (restore func()) {
+	l = l.fill()
+	prev := current.Swap(&l)
+	return func() { current.Store(prev) }
+}
+
+// parse reads a positive integer limit value.
+func parse(v string, max int64) (int64, error) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n <= 0 || strings.TrimLeft(v, "0123456789") != "" {
+		return 0, fmt.Errorf("not a positive integer: %s", Quote(v))
+	}
+	if n > max {
+		return 0, fmt.Errorf("%d is more than %d", n, max)
+	}
+	return n, nil
+}
+
+// FromEnv returns the defaults with every limit whose environment
+// variable is set (per getenv; nil means os.Getenv) replaced by its value.
+func FromEnv(getenv func(string) string) (Limits, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	l := Default()
+	for _, k := range knobs {
+		v := getenv(Env(k.name))
+		if v == "" {
+			continue
+		}
+		n, err := parse(v, k.max)
+		if err != nil {
+			return Limits{}, fmt.Errorf("%s: %v", Env(k.name), err)
+		}
+		k.set(&l, n)
+	}
+	return l, nil
+}
+
+// limitValue is the flag.Value of one --max-… flag; it writes the limit in
+// force as soon as the flag is parsed.
+type limitValue struct {
+	k   int
+	def int64
+}
+
+func (v *limitValue) String() string {
+	if v == nil || v.def == 0 {
+		return ""
+	}
+	return strconv.FormatInt(v.def, 10)
+}
+
+func (v *limitValue) Set(s string) error {
+	k := knobs[v.k]
+	n, err := parse(s, k.max)
+	if err != nil {
+		return err
+	}
+	l := Current()
+	k.set(&l, n)
+	Set(l)
+	return nil
+}
+
+// AddFlags is the one helper every command that reads untrusted input
+// calls on its flag set: it makes the limits in force the defaults
+// overridden by the environment (FromEnv) and registers one --max-NAME
+// flag per limit, whose value, once parsed, overrides that limit. An
+// environment variable that is not a positive integer is an error.
+func AddFlags(fs *flag.FlagSet) error {
+	l, err := FromEnv(nil)
+	if err != nil {
+		return err
+	}
+	Set(l)
+	for i, k := range knobs {
+		fs.Var(&limitValue{k: i, def: k.get(&l)}, "max-"+k.name, k.doc+" ("+Env(k.name)+")")
+	}
+	return nil
+}
+
+// Error reports an input that exceeds a limit. Its text names what
+// exceeded it, by how much, and how to raise it.
+type Error struct {
+	Limit string // the limit's name ("nodes", "rat-bits", …)
+	What  string // what exceeded it ("the graph has 1048577 nodes")
+	Max   int64  // the limit in force
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: over the %s limit %d (raise it with %s or %s)", e.What, e.Limit, e.Max, Flag(e.Limit), Env(e.Limit))
+}
+
+// Exceeded returns an *Error for the named limit.
+func Exceeded(limit string, max int64, format string, args ...any) error {
+	return &Error{Limit: limit, Max: max, What: fmt.Sprintf(format, args...)}
+}
+
+// IsLimit reports whether err is (or wraps) a limits *Error.
+func IsLimit(err error) bool {
+	var e *Error
+	return errors.As(err, &e)
+}
+
+// QuoteBytes is the most bytes of an input string that Quote renders.
+const QuoteBytes = 64
+
+// Quote renders s for an error line as a Go-quoted string of at most
+// QuoteBytes bytes of s (cut at a rune boundary), followed by "… (N bytes)"
+// when s is longer, so that an error line stays short whatever the input.
+func Quote(s string) string {
+	if len(s) <= QuoteBytes {
+		return strconv.Quote(s)
+	}
+	cut := QuoteBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// Short renders s unquoted for an error line: s itself when it has at most
+// QuoteBytes bytes, else its first QuoteBytes bytes (cut at a rune
+// boundary) followed by "… (N bytes)".
+func Short(s string) string {
+	if len(s) <= QuoteBytes {
+		return s
+	}
+	cut := QuoteBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// LineBytes is the most bytes of one error line (cli.Report cuts a longer
+// one): a backstop behind Quote and Short, so that no input can make an
+// error line long.
+const LineBytes = 2048
+
+// Line cuts msg to at most LineBytes bytes (at a rune boundary, marking
+// the cut with "…").
+func Line(msg string) string {
+	if len(msg) <= LineBytes {
+		return msg
+	}
+	cut := LineBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "…"
+}
