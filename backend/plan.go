@@ -245,8 +245,9 @@ func (p *GraphKernelPlan) Verdict() string {
 			src++
 		}
 	}
-	return fmt.Sprintf("verdict: accepted: %d kernels for %d nodes (%d %s) on profile %s",
-		p.KernelCount(), len(p.Nodes), src, plural(src, "source", "sources"), p.Profile)
+	k := p.KernelCount()
+	return fmt.Sprintf("verdict: accepted: %d %s for %d %s (%d %s) on profile %s",
+		k, plural(k, "kernel", "kernels"), len(p.Nodes), plural(len(p.Nodes), "node", "nodes"), src, plural(src, "source", "sources"), p.Profile)
 }
 
 func plural(n int, one, many string) string {
@@ -272,7 +273,7 @@ func WritePlanReport(w io.Writer, r *PlanResult) error {
 		}
 		fmt.Fprintf(&b, "plan: %v\n", err)
 	default:
-		fmt.Fprintf(&b, "kernel plan on profile %s: %d nodes\n", r.Plan.Policy, len(r.Plan.Nodes))
+		fmt.Fprintf(&b, "kernel plan on profile %s: %d %s\n", r.Plan.Policy, len(r.Plan.Nodes), plural(len(r.Plan.Nodes), "node", "nodes"))
 		for i := range r.Plan.Nodes {
 			b.WriteString(r.Plan.Nodes[i].NodeLine())
 			b.WriteByte('\n')

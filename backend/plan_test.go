@@ -290,3 +290,23 @@ func TestPlanErrors(t *testing.T) {
 		t.Error("nil plan bound")
 	}
 }
+
+// TestVerdictGrammar: the verdict's counts agree with their nouns — one
+// kernel, one node, one source are singular (the wording written out by
+// hand for each count).
+func TestVerdictGrammar(t *testing.T) {
+	k := backend.PlannedKernel{}
+	for _, c := range []struct {
+		nodes []backend.NodePlan
+		want  string
+	}{
+		{[]backend.NodePlan{{Node: 0, Source: true}}, "verdict: accepted: 0 kernels for 1 node (1 source) on profile p"},
+		{[]backend.NodePlan{{Node: 0, Source: true}, {Node: 1, Kernels: []backend.PlannedKernel{k}}}, "verdict: accepted: 1 kernel for 2 nodes (1 source) on profile p"},
+		{[]backend.NodePlan{{Node: 0, Kernels: []backend.PlannedKernel{k, k}}}, "verdict: accepted: 2 kernels for 1 node (0 sources) on profile p"},
+	} {
+		p := &backend.GraphKernelPlan{Profile: "p", Nodes: c.nodes}
+		if got := p.Verdict(); got != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+	}
+}
