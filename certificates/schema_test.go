@@ -8,29 +8,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/internal/jsonschema"
 )
 
 //go:embed schema.json
 var schemaJSON []byte
-
-// jsonFields lists the JSON names of a struct's fields, flattening
-// embedded structs.
-func jsonFields(t reflect.Type) []string {
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Anonymous {
-			out = append(out, jsonFields(f.Type)...)
-			continue
-		}
-		name := strings.Split(f.Tag.Get("json"), ",")[0]
-		if name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
 
 // TestSchemaMatchesStructs keeps certificates/schema.json in step with the
 // Go types: every definition lists exactly the fields the writer emits.
@@ -95,13 +78,13 @@ func TestSchemaMatchesStructs(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := keys(schema.Defs[c.def].Properties)
-		want := jsonFields(reflect.TypeOf(c.typ))
+		want := jsonschema.StructFields(reflect.TypeOf(c.typ))
 		if strings.Join(got, ",") != strings.Join(want, ",") {
 			t.Errorf("schema %s lists %v, the Go type emits %v", c.def, got, want)
 		}
 		if c.caseType != nil {
 			got := keys(caseProps(c.def))
-			want := jsonFields(reflect.TypeOf(c.caseType))
+			want := jsonschema.StructFields(reflect.TypeOf(c.caseType))
 			if strings.Join(got, ",") != strings.Join(want, ",") {
 				t.Errorf("schema %s.cases lists %v, the Go type emits %v", c.def, got, want)
 			}

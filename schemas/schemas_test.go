@@ -11,25 +11,6 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonschema"
 )
 
-// jsonFields lists the JSON names of a struct's fields, flattening
-// embedded structs.
-func jsonFields(t reflect.Type) []string {
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Anonymous {
-			out = append(out, jsonFields(f.Type)...)
-			continue
-		}
-		name := strings.Split(f.Tag.Get("json"), ",")[0]
-		if name != "" && name != "-" {
-			out = append(out, name)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // TestSchemasMatchDocuments keeps every schema in step with its Go type:
 // it compiles, names its format, and lists exactly the fields the
 // document emits, at the top and in each nested definition.
@@ -82,7 +63,7 @@ func TestSchemasMatchDocuments(t *testing.T) {
 		if s.ID != jsonout.Format(kind) || !strings.Contains(string(s.Properties["format"]), `"`+jsonout.Format(kind)+`"`) {
 			t.Errorf("%s: $id %q and format %s, want %s", kind, s.ID, s.Properties["format"], jsonout.Format(kind))
 		}
-		if got, want := keys(s.Properties), jsonFields(reflect.TypeOf(docs[kind])); !reflect.DeepEqual(got, want) {
+		if got, want := keys(s.Properties), jsonschema.StructFields(reflect.TypeOf(docs[kind])); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: schema lists %v, the document emits %v", kind, got, want)
 		}
 		for name, d := range s.Defs {
@@ -90,7 +71,7 @@ func TestSchemasMatchDocuments(t *testing.T) {
 			if !ok {
 				continue // a leaf definition (sha256, rat, float, value)
 			}
-			if got, want := keys(d.Properties), jsonFields(reflect.TypeOf(typ)); !reflect.DeepEqual(got, want) {
+			if got, want := keys(d.Properties), jsonschema.StructFields(reflect.TypeOf(typ)); !reflect.DeepEqual(got, want) {
 				t.Errorf("%s: $defs/%s lists %v, the Go type emits %v", kind, name, got, want)
 			}
 		}

@@ -374,3 +374,25 @@ func instanceKey(v any) string {
 		return fmt.Sprintf("%T:%v", v, v)
 	}
 }
+
+// StructFields lists, sorted, the JSON member names that encoding/json
+// writes for the struct type t: each field's json tag name (the field is
+// skipped for "-" or an empty name), with embedded structs flattened. A
+// schema test compares it with a schema's properties so that the two
+// cannot drift apart.
+func StructFields(t reflect.Type) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			out = append(out, StructFields(f.Type)...)
+			continue
+		}
+		name := strings.Split(f.Tag.Get("json"), ",")[0]
+		if name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
