@@ -92,8 +92,7 @@ func (r Registries) derivativeEnclosures(inst *Instance, dxs []spec.Tensor[spec.
 		return nil, nil, false, fmt.Errorf("%s: %d tangents for %d parents", inst.Op, len(dxs), len(inst.Xs))
 	}
 	tr := &diTrace{}
-	before := untracedUndecided.Load()
-	inconclusive := func() bool { return tr.undecided > 0 || untracedUndecided.Load() != before }
+	inconclusive := func() bool { return tr.undecided > 0 }
 	enc := func(v spec.Rat) spec.Interval { return spec.Interval{}.FromRat(v.Big()) }
 	n := len(inst.Xs)
 	dual, px, pdx := make([]spec.Tensor[DualInterval], n), make([]spec.Tensor[DualInterval], n), make([]spec.Tensor[DualInterval], n)

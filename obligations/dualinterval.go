@@ -2,7 +2,6 @@ package obligations
 
 import (
 	"math/big"
-	"sync/atomic"
 
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -37,12 +36,15 @@ import (
 // they contain the real choice.
 //
 // The record lives in a trace shared by every value derived from the
-// oracle's inputs (derivativeEnclosures makes one per case); the zero
-// value, and constants built from it (var z T; z.FromRat(c)), carry none,
-// and an undecided comparison between two such constants is counted in a
-// package-wide counter instead, which the oracle also consults (a
-// conservative fallback: a concurrent evaluation can only make a case
-// inconclusive, never decide it).
+// oracle's inputs (derivativeEnclosures makes one per case). The zero
+// value, and constants built from it inside a rule (var z T;
+// z.FromRat(c)), carry none: they are constants, with zero tangents, so
+// Sqrt and Clamp never record for them, and an undecided Compare between
+// two of them is answered undecided (ok = false) and not recorded. The
+// rule then handles that order as it must over spec.Interval — with a
+// form valid for either order, or an error, which makes the case
+// inconclusive — so the enclosures stay sound. Nothing is shared between
+// cases, so verdicts do not depend on which cases run concurrently.
 //
 // Comparisons are decided exactly where both primals are known exactly:
 // the oracle's inputs and the constants built by FromInt and FromRat carry
@@ -58,10 +60,6 @@ type DualInterval struct {
 
 // diTrace counts the undecided choices of one evaluation.
 type diTrace struct{ undecided int }
-
-// untracedUndecided counts undecided choices between values that carry no
-// trace.
-var untracedUndecided atomic.Int64
 
 // MakeDualInterval returns re + du·ε (without a trace).
 func MakeDualInterval(re, du spec.Interval) DualInterval {
@@ -87,13 +85,12 @@ func pick(x, y DualInterval) *diTrace {
 
 func (x DualInterval) undecided(y DualInterval) { note(pick(x, y)) }
 
-// note records one undecided choice.
+// note records one undecided choice in tr; a choice among values that
+// carry no trace (constants) is not recorded (see DualInterval).
 func note(tr *diTrace) {
 	if tr != nil {
 		tr.undecided++
-		return
 	}
-	untracedUndecided.Add(1)
 }
 
 func wrap(d spec.Dual[spec.Interval], tr *diTrace) DualInterval { return DualInterval{d: d, tr: tr} }
