@@ -630,55 +630,14 @@ func refExp(x float64) *big.Float {
 	return sum
 }
 
-// refLog returns ln x for a finite x > 0 by Newton's method on exp.
-func refLog(x float64) *big.Float {
-	fr, e := math.Frexp(x) // not math.Log(x): see golang/go#56600
-	y := refF(math.Log(fr) + float64(e)*math.Ln2)
-	bx := refF(x)
-	for range 5 {
-		f, _ := y.Float64()
-		e := refExpBig(y, f)
-		num := new(big.Float).SetPrec(refPrec).Sub(bx, e)
-		den := new(big.Float).SetPrec(refPrec).Add(bx, e)
-		num.Quo(num, den)
-		y.Add(y, num.Add(num, num))
-	}
-	return y
-}
+// refLog returns ln x for a finite x > 0 by Newton's method on exp
+// (refLogBig).
+func refLog(x float64) *big.Float { return refLogBig(refF(x)) }
 
 // refLog1p returns ln(1+x) for a finite x > −1: by its alternating series
 // for |x| < 2^-10 (1+x would need up to 1075 bits), else by Newton's
 // method on exp at the exact 1+x (at most 64 bits there).
-func refLog1p(x float64) *big.Float {
-	if math.Abs(x) < 0x1p-10 {
-		y := refF(x)
-		sum, pow := refF(x), refF(x)
-		for k := int64(2); k < 200; k++ {
-			pow.Mul(pow, y)
-			term := new(big.Float).SetPrec(refPrec).Quo(pow, refI(k))
-			if k%2 == 0 {
-				sum.Sub(sum, term)
-			} else {
-				sum.Add(sum, term)
-			}
-			if term.Sign() == 0 || term.MantExp(nil) < sum.MantExp(nil)-refPrec-20 {
-				break
-			}
-		}
-		return sum
-	}
-	v := new(big.Float).SetPrec(refPrec).Add(refI(1), refF(x))
-	y := refF(math.Log1p(x))
-	for range 5 {
-		f, _ := y.Float64()
-		e := refExpBig(y, f)
-		num := new(big.Float).SetPrec(refPrec).Sub(v, e)
-		den := new(big.Float).SetPrec(refPrec).Add(v, e)
-		num.Quo(num, den)
-		y.Add(y, num.Add(num, num))
-	}
-	return y
-}
+func refLog1p(x float64) *big.Float { return refLog1pBig(refF(x)) }
 
 // refExpBig is refExp at a high-precision y (f ≈ y picks the scaling).
 func refExpBig(y *big.Float, f float64) *big.Float {
