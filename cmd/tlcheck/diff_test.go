@@ -248,13 +248,8 @@ func plantInvVJPFailure(scalar, path string, reg any) {
 func TestDiffNamesUserNodeOfFailingPath(t *testing.T) {
 	withHook(t, plantInvVJPFailure)
 	dir := t.TempDir()
-	g := writeTemp(t, dir, "g.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":3,"nodes":[
-  {"id":0,"kind":"input","parents":[],"shape":[1]},
-  {"id":1,"kind":"linear","parents":[0],"shape":[1]},
-  {"id":2,"kind":"relu","parents":[1],"shape":[1]},
-  {"id":3,"kind":"inv","parents":[2],"shape":[1]}
-]}`)
-	p := writeTemp(t, dir, "p.json", `{"format":"tlcheck.payload.v1","entries":{"1":{"W":{"shape":[1,1],"values":["2"]},"b":{"shape":[1],"values":["1"]}}}}`)
+	g := writeTemp(t, dir, "g.json", linearReluInvIR)
+	p := writeTemp(t, dir, "p.json", linearReluInvPayload)
 	x := writeTemp(t, dir, "x.json", `{"shape":[1],"values":["3"]}`)
 	code, out, errs := runCmd("diff", "--graph", g, "--payload", p, "--input", x, "--scalars", "rat")
 	if code != 1 {

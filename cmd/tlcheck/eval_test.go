@@ -239,13 +239,8 @@ func TestEvalForwardOnlyTag(t *testing.T) {
 // there, so inv is not node 3 in them).
 func TestErrorsNameUserNodes(t *testing.T) {
 	dir := t.TempDir()
-	g := writeTemp(t, dir, "g.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":3,"nodes":[
-  {"id":0,"kind":"input","parents":[],"shape":[1]},
-  {"id":1,"kind":"linear","parents":[0],"shape":[1]},
-  {"id":2,"kind":"relu","parents":[1],"shape":[1]},
-  {"id":3,"kind":"inv","parents":[2],"shape":[1]}
-]}`)
-	p := writeTemp(t, dir, "p.json", `{"format":"tlcheck.payload.v1","entries":{"1":{"W":{"shape":[1,1],"values":["2"]},"b":{"shape":[1],"values":["1"]}}}}`)
+	g := writeTemp(t, dir, "g.json", linearReluInvIR)
+	p := writeTemp(t, dir, "p.json", linearReluInvPayload)
 	x := writeTemp(t, dir, "x.json", `{"shape":[1],"values":["-1/2"]}`)
 	want := "tlcheck: --graph " + g + ": node 3 (inv): element 0: div over rat: division by zero\n"
 	var runs [][]string
@@ -263,3 +258,15 @@ func TestErrorsNameUserNodes(t *testing.T) {
 		}
 	}
 }
+
+// linearReluInvIR is x → linear → relu → inv, with linearReluInvPayload's
+// W = [[2]], b = [1]: inv is IR node 3, but not node 3 of the typed graph
+// or tape (W and b come first there), so errors at it test user node ids.
+const linearReluInvIR = `{"format":"torchlean.ir.v1","input_id":0,"output_id":3,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[1]},
+  {"id":1,"kind":"linear","parents":[0],"shape":[1]},
+  {"id":2,"kind":"relu","parents":[1],"shape":[1]},
+  {"id":3,"kind":"inv","parents":[2],"shape":[1]}
+]}`
+
+const linearReluInvPayload = `{"format":"tlcheck.payload.v1","entries":{"1":{"W":{"shape":[1,1],"values":["2"]},"b":{"shape":[1],"values":["1"]}}}}`
