@@ -136,6 +136,12 @@ type IRForm struct {
 	Params, Required []string
 	// Doc describes the tag; "" means the primitive's Doc.
 	Doc string
+	// Superset marks a tag of tlcheck's own IR superset, one that
+	// TorchLean's torchlean.ir.v1 does not have (added for imported
+	// models: conv_transpose, pad, gather, …). A graph that uses one is a
+	// tlcheck.ir.v1 document; exporting it as torchlean.ir.v1 is refused
+	// by name (package irsem).
+	Superset bool
 }
 
 // ProviderFastCPU names the fast float32 CPU provider in OpInfo.Providers.
@@ -159,8 +165,8 @@ func (o *OpInfo) factString() string {
 		o.Name, o.MinArity, o.MaxArity, strings.Join(o.Attrs, ","), o.Exact, o.NoGrad, o.Linear, o.Smooth,
 		o.Partial, o.ZeroPreserving, o.Polynomial, o.Accumulates, o.Ties)
 	if o.IR != nil {
-		fmt.Fprintf(&b, "|ir=%s,%d,%d,%s,%s,%s", o.IR.Tag, o.IR.MinArity, o.IR.MaxArity,
-			strings.Join(o.IR.Attrs, ","), strings.Join(o.IR.Params, ","), strings.Join(o.IR.Required, ","))
+		fmt.Fprintf(&b, "|ir=%s,%d,%d,%s,%s,%s,superset=%t", o.IR.Tag, o.IR.MinArity, o.IR.MaxArity,
+			strings.Join(o.IR.Attrs, ","), strings.Join(o.IR.Params, ","), strings.Join(o.IR.Required, ","), o.IR.Superset)
 	}
 	fmt.Fprintf(&b, "|gen=%s,%s,%d,%d|providers=%s", o.Gen.Domain, o.Gen.Degree, o.Gen.Power, o.Gen.Graph, strings.Join(o.Providers, ","))
 	if o.Rule != "" {
