@@ -19,7 +19,17 @@
 // reverse sweep as context cotangents. Constants (const nodes, and the
 // defaults γ = 1, β = 0 that layernorm supplies when its payload omits
 // them) are constant nodes of the graph, not context entries, and receive
-// no gradient.
+// no gradient — unless the graph is lowered with
+// LowerOptions{ConstParams: true} (LowerWith, GradWith): then every const
+// node's value is a context entry as well, "node<ID>.value", placed among
+// the parameters in node-id order, and its cotangent is the gradient
+// w.r.t. that value. Nothing else changes: a context entry enters the
+// rules exactly where the constant node did, so the forward values are
+// the same, and because the typed graph's and the tape's sweeps add the
+// contributions of every use of an entry, a const node with several
+// children receives the sum over its uses (the chain rule for a shared
+// leaf). An imported ONNX model whose initializers became const nodes is
+// differentiated w.r.t. every initializer this way.
 //
 // # Mapping
 //

@@ -156,6 +156,31 @@ func Grad[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, input spec.Tensor[
 	return gr, l.Params, nil
 }
 
+// GradWith lowers g with payload p over T (spec.Default registry) with
+// the options opt and returns the vector-Jacobian product of its output at
+// input along path with the cotangent seed: the gradient of ⟨seed, f(x)⟩
+// w.r.t. the input and every context entry (with opt.ConstParams, the
+// const nodes' values too). A nil seed is all ones of the output's shape,
+// which makes the result the gradient of the sum of the output's elements
+// (for a single-element output, Grad's gradient). Errors are Grad's.
+func GradWith[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, input spec.Tensor[T], seed *spec.Tensor[T], path Path, opt LowerOptions) (*Gradients[T], []Param, error) {
+	l, err := LowerWith[T](nil, g, p, opt)
+	if err != nil {
+		return nil, nil, noGrad(err)
+	}
+	var s spec.Tensor[T]
+	if seed != nil {
+		s = *seed
+	} else if s, err = spec.Full(l.outShape.Clone(), spec.One[T]()); err != nil {
+		return nil, nil, err
+	}
+	gr, err := l.VJP(path, input, s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return gr, l.Params, nil
+}
+
 // noGrad rewords Lower's ErrNoPrimitive for a caller that asked for a
 // gradient: such a tag has no derivative rules. Other errors pass.
 func noGrad(err error) error {

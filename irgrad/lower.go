@@ -114,6 +114,21 @@ func (l *Lowered[T]) mapErr(owner []int, context string, err error) error {
 // "no derivative rules; gradients of this tag are not supported".
 var ErrNoPrimitive = errors.New("no registry primitive: the tape and the typed graph record registry primitives only, and irsem evaluates this tag itself (the IR semantics, the forward graph)")
 
+// LowerOptions selects what the lowering exposes as context entries.
+type LowerOptions struct {
+	// ConstParams makes every const node's value a context entry too,
+	// named "node<ID>.value" (Field irsem.ParamValue), in node-id order
+	// among the payload parameters, so that the reverse sweep returns the
+	// gradient of the output w.r.t. that value: for an imported model
+	// whose initializers became const nodes, the gradient w.r.t. each
+	// initializer. The forward values are unchanged (the entry holds the
+	// const's payload value); only the constants' status changes, from
+	// constant nodes that receive no gradient to leaves that do. A const
+	// node's entry is its whole value, so with several children the
+	// cotangent is the sum over its uses (the sweep accumulates).
+	ConstParams bool
+}
+
 // Lower lowers g with payload p to a typed graph over T whose rules come
 // from reg (nil: spec.Default[T]()). It checks g and p (irsem.Applications),
 // rejects tags without a registry primitive ("node N (tag): " followed by
@@ -123,6 +138,12 @@ var ErrNoPrimitive = errors.New("no registry primitive: the tape and the typed g
 // the node. The graph g is not retained beyond reading it; the payload's
 // tensors are converted to T once, here.
 func Lower[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem.Payload) (*Lowered[T], error) {
+	return LowerWith(reg, g, p, LowerOptions{})
+}
+
+// LowerWith is Lower with options (LowerOptions): with ConstParams, the
+// const nodes' values are context entries as well.
+func LowerWith[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem.Payload, opt LowerOptions) (*Lowered[T], error) {
 	if reg == nil {
 		reg = spec.Default[T]()
 	}
@@ -140,6 +161,15 @@ func Lower[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem.Pay
 		}
 		if rat && !info.Exact {
 			return nil, nodeErrf(g, i, "%s has no exact rational semantics; evaluate it over f32, f64, binary32 or interval", a.Op)
+		}
+		if opt.ConstParams && a.Source && a.Op == irsem.OpConst {
+			if a.Value == nil {
+				return nil, nodeErrf(g, i, "const node has no payload value")
+			}
+			l.pidx[paramKey{i, irsem.ParamValue}] = len(l.Params)
+			l.Params = append(l.Params, Param{Name: ParamName(i, irsem.ParamValue), Node: i, Field: irsem.ParamValue, Shape: a.Value.Shape.Clone()})
+			l.pvals = append(l.pvals, irsem.ConvertTensor[T](*a.Value))
+			continue
 		}
 		for _, s := range a.Steps {
 			for _, arg := range s.Args {
@@ -237,6 +267,15 @@ func build[T spec.Scalar[T], R any](l *Lowered[T], o typedgraph.Ops[T, R], ctx [
 			refs[i] = ctx[0]
 			continue
 		case a.Source:
+			if pi, ok := l.pidx[paramKey{i, irsem.ParamValue}]; ok {
+				// ConstParams: the const's value is a context entry.
+				r := ctx[1+pi]
+				if err := check(i, r, n.Shape, "const"); err != nil {
+					return nil, err
+				}
+				refs[i] = r
+				continue
+			}
 			r, err := o.Const(ParamName(i, irsem.ParamValue), irsem.ConvertTensor[T](*a.Value))
 			if err != nil {
 				return nil, nodeErr(g, i, err)
