@@ -10,7 +10,8 @@ import (
 
 // FullSuite returns every certificate kind this build produces and
 // verifies: adjointness, composition, refinement (through
-// backend.FastProviders) and range.
+// backend.FastProviders) and range; it also verifies (never produces) a
+// user's model's kinds, model_composition and model_range (ModelSuite).
 func FullSuite() *Suite {
 	return FullSuiteWith(nil)
 }
@@ -44,6 +45,8 @@ func FullSuiteWith(ps *backend.Providers) *Suite {
 	s.Register(KindRange, produceRangeFiles, verifyRangeFile)
 	s.Expect(KindRange, expectedRangeFiles)
 	s.subjects = append(s.subjects, func(Options) int { return len(rangeExamples) })
+	// A user's model's directory (ModelSuite) verifies here too.
+	s.acceptModelKinds()
 	return s
 }
 

@@ -1,0 +1,376 @@
+package certificates
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// The kinds of a user's model's certificates (ModelSuite): one file each,
+// at a fixed path, so that the manifest's kinds alone state the complete
+// file set.
+const (
+	KindModelComposition = "model_composition"
+	KindModelRange       = "model_range"
+	ModelCompositionName = KindModelComposition + ".json"
+	ModelRangeName       = KindModelRange + ".json"
+)
+
+// Model is a user's model to certify: an IR graph with its payload (an
+// imported ONNX model, say) and one input point. Name labels it in the
+// certificates (SafeName makes any file name fit the safe alphabet).
+type Model struct {
+	Name    string
+	Graph   *irsem.Graph
+	Payload *irsem.Payload
+	Input   spec.Tensor[spec.Rat]
+}
+
+// SafeName maps a name into the certificates' safe alphabet
+// [A-Za-z0-9_.:-]{1,128}: every other byte becomes '_', and the result is
+// cut to 128 bytes ("model" for an empty name).
+func SafeName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("_.:-", c) >= 0
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	if len(b) > 128 {
+		b = b[:128]
+	}
+	if len(b) == 0 {
+		return "model"
+	}
+	return string(b)
+}
+
+// ModelCompositionCase is one certified instance of
+//
+//	⟨JVP(x; dx), cotangent⟩ = ⟨dx, VJP(x; cotangent)⟩
+//
+// on the model at its input x, w.r.t. the input (payload held constant).
+type ModelCompositionCase struct {
+	Dx        Tensor `json:"dx"`
+	Cotangent Tensor `json:"cotangent"`
+	LHS       string `json:"lhs"`
+	RHS       string `json:"rhs"`
+}
+
+// ModelCompositionFile certifies the composition law on a user's model:
+// the graph, payload and input are carried inline (the verifier needs
+// nothing else, not the file the model was imported from); the tangents
+// and cotangents are drawn from the manifest's seed, case i from
+// spec.CaseSeed(seed, "model_composition", i).
+type ModelCompositionFile struct {
+	Header
+	Model     string                 `json:"model"`
+	GraphHash string                 `json:"graph_hash"`
+	Graph     json.RawMessage        `json:"graph"`
+	Payload   json.RawMessage        `json:"payload"`
+	Input     Tensor                 `json:"input"`
+	Cases     []ModelCompositionCase `json:"cases"`
+}
+
+// modelTangents draws case i's tangent (of the input's shape) and
+// cotangent (of the output's shape).
+func modelTangents(seed uint64, i int, in, out spec.Shape) (spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) {
+	src := obligations.NewRandSource(spec.CaseSeed(seed, KindModelComposition, i))
+	dx := obligations.GenTensor(src, in, obligations.Any, "dx")
+	cot := obligations.GenTensor(src, out, obligations.Any, "cotangent")
+	return dx, cot
+}
+
+// ProduceModelComposition checks the composition law on m at its input
+// for cases seeded tangent/cotangent pairs, along the typed-graph path
+// (as ProduceComposition), and returns the certificate. The model must be
+// exact over spec.Rat (every tag Exact); the two sides must agree.
+func ProduceModelComposition(m *Model, cases int, seed uint64) (*ModelCompositionFile, error) {
+	p := payloadOrEmpty(m.Payload)
+	hash, err := obligations.GraphHash(m.Graph, p)
+	if err != nil {
+		return nil, err
+	}
+	gdoc, err := irsem.EncodeGraph(m.Graph)
+	if err != nil {
+		return nil, err
+	}
+	pdoc, err := irsem.EncodePayload(p)
+	if err != nil {
+		return nil, err
+	}
+	f := &ModelCompositionFile{Header: Header{Format: Format, Kind: KindModelComposition}, Model: SafeName(m.Name),
+		GraphHash: hash, Graph: gdoc, Payload: pdoc, Input: RatTensor(m.Input)}
+	gc := &obligations.GraphCase{Graph: m.Graph, Payload: p, Input: m.Input}
+	out := m.Graph.Nodes[m.Graph.OutputID].Shape
+	for i := range cases {
+		dx, cot := modelTangents(seed, i, m.Input.Shape, out)
+		lhs, rhs, err := typedSides(gc, dx, cot)
+		if err != nil {
+			return nil, fmt.Errorf("model composition case %d: %w", i, err)
+		}
+		if !lhs.Same(rhs) {
+			return nil, fmt.Errorf("model composition case %d: ⟨JVP(dx), cotangent⟩ = %s ≠ ⟨dx, VJP(cotangent)⟩ = %s", i, lhs, rhs)
+		}
+		f.Cases = append(f.Cases, ModelCompositionCase{Dx: RatTensor(dx), Cotangent: RatTensor(cot), LHS: lhs.String(), RHS: rhs.String()})
+	}
+	return f, nil
+}
+
+// verifyModelComposition re-derives a model composition certificate: the
+// inline graph and payload (canonical documents only) against graph_hash,
+// the input against the graph's input shape, every tangent and cotangent
+// regenerated from the manifest's seed, then both sides recomputed as
+// verifyComposition does — the JVP side by forward evaluation over dual
+// numbers, the VJP side along irgrad's tape path — and compared with the
+// recorded ones and with each other, exactly.
+func verifyModelComposition(file string, f *ModelCompositionFile, m *Manifest) (int, error) {
+	if err := checkName(file, "model", f.Model); err != nil {
+		return 0, err
+	}
+	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
+		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
+	}
+	if !hexRE.MatchString(f.GraphHash) {
+		return 0, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(f.GraphHash))
+	}
+	g, p, err := decodeInlineGraph(file, "", f.Graph, f.Payload)
+	if err != nil {
+		return 0, err
+	}
+	hash, err := obligations.GraphHash(g, p)
+	if err != nil {
+		return 0, fieldErr(file, "graph", "%v", err)
+	}
+	if hash != f.GraphHash {
+		return 0, fieldErr(file, "graph_hash", "recorded %s, the inline graph and payload hash to %s", f.GraphHash, hash)
+	}
+	x, err := f.Input.decode(file, "input")
+	if err != nil {
+		return 0, err
+	}
+	if in := g.Nodes[g.InputID].Shape; !x.Shape.Equal(in) {
+		return 0, fieldErr(file, "input.shape", "%v, the graph's input has shape %v", x.Shape, in)
+	}
+	out := g.Nodes[g.OutputID].Shape
+	for i, c := range f.Cases {
+		at := fmt.Sprintf("cases[%d]", i)
+		dx, err := c.Dx.decode(file, at+".dx")
+		if err != nil {
+			return 0, err
+		}
+		cot, err := c.Cotangent.decode(file, at+".cotangent")
+		if err != nil {
+			return 0, err
+		}
+		gdx, gcot := modelTangents(m.Seed, i, x.Shape, out)
+		if err := sameTensors(file, at+".dx", []spec.Tensor[spec.Rat]{dx}, []spec.Tensor[spec.Rat]{gdx}); err != nil {
+			return 0, seedErr(err)
+		}
+		if err := sameTensors(file, at+".cotangent", []spec.Tensor[spec.Rat]{cot}, []spec.Tensor[spec.Rat]{gcot}); err != nil {
+			return 0, seedErr(err)
+		}
+		jv, err := dualJVP(g, p, x, dx)
+		if err != nil {
+			return 0, fieldErr(file, at+".lhs", "forward evaluation over dual numbers failed: %v", err)
+		}
+		lhs, err := spec.Dot(jv, cot)
+		if err != nil {
+			return 0, fieldErr(file, at+".cotangent", "%v", err)
+		}
+		vj, err := tapeVJP(g, p, x, cot)
+		if err != nil {
+			return 0, fieldErr(file, at+".rhs", "the tape's reverse sweep failed: %v", err)
+		}
+		rhs, err := spec.Dot(dx, vj)
+		if err != nil {
+			return 0, fieldErr(file, at+".dx", "%v", err)
+		}
+		for _, s := range []struct {
+			name, rec string
+			got       spec.Rat
+		}{{"lhs", c.LHS, lhs}, {"rhs", c.RHS, rhs}} {
+			rec, err := decodeRat(file, at+"."+s.name, s.rec)
+			if err != nil {
+				return 0, err
+			}
+			if !rec.Same(s.got) || s.rec != s.got.String() {
+				return 0, fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", truncate(s.rec), s.got)
+			}
+		}
+		if !lhs.Same(rhs) {
+			return 0, fieldErr(file, at, "composition fails: ⟨JVP(dx), cotangent⟩ = %s ≠ ⟨dx, VJP(cotangent)⟩ = %s", lhs, rhs)
+		}
+	}
+	return len(f.Cases), nil
+}
+
+// verifyModelRange re-derives a model range certificate: it binds the
+// certificate to its own inline graph and payload (canonical, hashed
+// against graph_hash), the centre to the graph's input shape and the
+// sample seed to the manifest's seed and the model's name, then re-derives
+// every claim as for a shipped example (rederiveRange).
+func verifyModelRange(file string, f *RangeFile, m *Manifest) (int, error) {
+	for _, n := range []struct{ field, v string }{{"name", f.Name}, {"profile", f.Profile}} {
+		if err := checkName(file, n.field, n.v); err != nil {
+			return 0, err
+		}
+	}
+	if !hexRE.MatchString(f.GraphHash) {
+		return 0, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(f.GraphHash))
+	}
+	g, p, err := decodeInlineGraph(file, "", f.Graph, f.Payload)
+	if err != nil {
+		return 0, err
+	}
+	hash, err := obligations.GraphHash(g, p)
+	if err != nil {
+		return 0, fieldErr(file, "graph", "%v", err)
+	}
+	if hash != f.GraphHash {
+		return 0, fieldErr(file, "graph_hash", "recorded %s, the inline graph and payload hash to %s", f.GraphHash, hash)
+	}
+	x, err := f.Centre.decode(file, "centre")
+	if err != nil {
+		return 0, err
+	}
+	if in := g.Nodes[g.InputID].Shape; !x.Shape.Equal(in) {
+		return 0, fieldErr(file, "centre.shape", "%v, the graph's input has shape %v", x.Shape, in)
+	}
+	if want := sampleSeed(m.Seed, f.Name); f.SampleSeed != want {
+		return 0, seedErr(fieldErr(file, "sample_seed", "%d, the manifest's seed gives %d", f.SampleSeed, want))
+	}
+	return rederiveRange(file, f, g, p, x)
+}
+
+// ModelOps lists the registry primitives the model's nodes apply
+// (irsem.Applications), in registry order: the primitives whose local
+// adjointness a model's certificate directory certifies alongside the
+// model's own claims.
+func ModelOps(m *Model) ([]string, error) {
+	apps, err := irsem.Applications(m.Graph, payloadOrEmpty(m.Payload))
+	if err != nil {
+		return nil, err
+	}
+	used := map[string]bool{}
+	for i := range apps {
+		for _, p := range apps[i].Prims() {
+			used[p] = true
+		}
+	}
+	var ops []string
+	for _, info := range spec.Infos() {
+		if used[info.Name] {
+			ops = append(ops, info.Name)
+		}
+	}
+	return ops, nil
+}
+
+// ModelSuite returns the suite that certifies the user's model m with the
+// seed the directory will be certified with: the local adjointness of
+// every primitive the model applies (Options.Ops should be ModelOps(m)),
+// and, where they apply,
+//
+//   - model_composition.json — the composition law on m at its input,
+//     over spec.Rat; it applies when m is exact over Rat (irgrad lowers
+//     it over Rat: every tag Exact and a registry primitive);
+//   - model_range.json — a range certificate of m over the box
+//     input ± 1/8 under checked_cpu; it applies when ranges.Produce
+//     traces the model (every tag has a range rule, nothing overflows).
+//
+// skipped says, per kind that does not apply, why; a model to which
+// neither applies is an error. The files carry the graph and payload
+// inline, so verify needs nothing but the directory (FullSuite verifies
+// these kinds too).
+func ModelSuite(m *Model, seed uint64) (s *Suite, skipped []string, err error) {
+	if m == nil || m.Graph == nil {
+		return nil, nil, fmt.Errorf("certify: no model")
+	}
+	if in := m.Graph.Nodes[m.Graph.InputID].Shape; !m.Input.Shape.Equal(in) {
+		return nil, nil, fmt.Errorf("certify: the input has shape %v, the graph's input %v", m.Input.Shape, in)
+	}
+	s = NewSuite()
+	if _, err := irgrad.Lower[spec.Rat](nil, m.Graph, payloadOrEmpty(m.Payload)); err != nil {
+		skipped = append(skipped, fmt.Sprintf("%s: not exact over rat: %v", KindModelComposition, err))
+	} else {
+		s.Register(KindModelComposition, func(w *Writer, o Options) error {
+			f, err := ProduceModelComposition(m, o.Cases, o.Seed)
+			if err != nil {
+				return err
+			}
+			if err := w.Put(ModelCompositionName, KindModelComposition, f); err != nil {
+				return err
+			}
+			if o.Progress != nil {
+				o.Progress()
+			}
+			return nil
+		}, verifyModelCompositionFile)
+		s.Expect(KindModelComposition, modelFile(ModelCompositionName))
+		s.subjects = append(s.subjects, func(Options) int { return 1 })
+	}
+	rf, rerr := produceRangeOf(SafeName(m.Name), KindModelRange, m.Graph, payloadOrEmpty(m.Payload), m.Input, seed)
+	if rerr != nil {
+		skipped = append(skipped, fmt.Sprintf("%s: %v", KindModelRange, rerr))
+	} else {
+		s.Register(KindModelRange, func(w *Writer, o Options) error {
+			if o.Seed != seed {
+				return fmt.Errorf("certify: the model suite was built for seed %d, not %d", seed, o.Seed)
+			}
+			if err := w.Put(ModelRangeName, KindModelRange, rf); err != nil {
+				return err
+			}
+			if o.Progress != nil {
+				o.Progress()
+			}
+			return nil
+		}, verifyModelRangeFile)
+		s.Expect(KindModelRange, modelFile(ModelRangeName))
+		s.subjects = append(s.subjects, func(Options) int { return 1 })
+	}
+	if !slices.Contains(s.kinds, KindModelComposition) && !slices.Contains(s.kinds, KindModelRange) {
+		return nil, skipped, fmt.Errorf("certify: neither certificate applies to the model (%s)", strings.Join(skipped, "; "))
+	}
+	return s, skipped, nil
+}
+
+func modelFile(name string) func(Options) ([]string, error) {
+	return func(Options) ([]string, error) { return []string{name}, nil }
+}
+
+func verifyModelCompositionFile(file string, data []byte, m *Manifest) (int, error) {
+	var f ModelCompositionFile
+	if err := decodeStrict(file, data, &f); err != nil {
+		return 0, err
+	}
+	return verifyModelComposition(file, &f, m)
+}
+
+func verifyModelRangeFile(file string, data []byte, m *Manifest) (int, error) {
+	var f RangeFile
+	if err := decodeStrict(file, data, &f); err != nil {
+		return 0, err
+	}
+	if f.Kind != KindModelRange {
+		return 0, fieldErr(file, "kind", "%q, want %q", truncate(f.Kind), KindModelRange)
+	}
+	return verifyModelRange(file, &f, m)
+}
+
+// acceptModelKinds makes s verify model directories: the model kinds'
+// verifiers and file sets, without producers (s.Certify never writes
+// them; ModelSuite does).
+func (s *Suite) acceptModelKinds() {
+	s.verifiers[KindModelComposition] = verifyModelCompositionFile
+	s.expect[KindModelComposition] = modelFile(ModelCompositionName)
+	s.verifiers[KindModelRange] = verifyModelRangeFile
+	s.expect[KindModelRange] = modelFile(ModelRangeName)
+}

@@ -1,0 +1,165 @@
+package certificates
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// userModel is the shipped MLP example as a user's model (linear → relu →
+// linear: exact over Rat, with range rules).
+func userModel(t *testing.T) *Model {
+	t.Helper()
+	g, p, x, err := loadExample(rangeExamples[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Model{Name: "my model.onnx", Graph: g, Payload: p, Input: x}
+}
+
+func certifyModel(t *testing.T, m *Model, dir string, seed uint64) (*Manifest, []string) {
+	t.Helper()
+	s, skipped, err := ModelSuite(m, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := ModelOps(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	man, err := s.Certify(dir, Options{Seed: seed, Cases: 3, Ops: ops, Providers: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return man, skipped
+}
+
+// TestModelCertifyVerify: a user's model's directory holds the adjointness
+// of the primitives it applies (linear, relu), its composition and range
+// certificates, and FullSuite verifies all of it; each planted fault — a
+// recorded side changed, a payload weight changed (the hash no longer
+// matches), a tangent that is not the seed's, a trace endpoint moved —
+// fails naming the file and field.
+func TestModelCertifyVerify(t *testing.T) {
+	t.Parallel()
+	m := userModel(t)
+	dir := t.TempDir()
+	man, skipped := certifyModel(t, m, dir, 5)
+	if len(skipped) != 0 {
+		t.Fatalf("skipped %v", skipped)
+	}
+	var paths []string
+	for _, f := range man.Files {
+		paths = append(paths, f.Path)
+	}
+	if got, want := strings.Join(paths, ","), "adjointness/linear.json,adjointness/relu.json,model_composition.json,model_range.json"; got != want {
+		t.Fatalf("files %s, want %s", got, want)
+	}
+	rep, err := FullSuite().Verify(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Failures(); len(f) != 0 {
+		t.Fatalf("fresh model certificates fail: %v", f[0].Err)
+	}
+	if rep.Cases()[KindModelComposition] != 3 || rep.Cases()[KindModelRange] != 4 {
+		t.Fatalf("cases %v (want 3 composition cases, 4 range nodes)", rep.Cases())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ModelCompositionName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"my_model.onnx"`) {
+		t.Fatalf("the model's name is not recorded in the safe alphabet")
+	}
+	rdata, err := os.ReadFile(filepath.Join(dir, ModelRangeName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mc ModelCompositionFile
+	if err := decodeStrict(ModelCompositionName, data, &mc); err != nil {
+		t.Fatal(err)
+	}
+	var rf RangeFile
+	if err := decodeStrict(ModelRangeName, rdata, &rf); err != nil {
+		t.Fatal(err)
+	}
+	mm := *man
+	cases := []struct {
+		name, file, wantField string
+		run                   func() error
+	}{
+		{"lhs", ModelCompositionName, "cases[1].lhs", func() error {
+			f := mc
+			f.Cases = append([]ModelCompositionCase{}, mc.Cases...)
+			f.Cases[1].LHS = "12345"
+			_, err := verifyModelComposition(ModelCompositionName, &f, &mm)
+			return err
+		}},
+		{"weight", ModelCompositionName, "graph_hash", func() error {
+			f := mc
+			f.Payload = []byte(strings.Replace(string(mc.Payload), `"1/2"`, `"1/3"`, 1))
+			if string(f.Payload) == string(mc.Payload) {
+				t.Fatal("the payload has no 1/2 to plant a fault in")
+			}
+			_, err := verifyModelComposition(ModelCompositionName, &f, &mm)
+			return err
+		}},
+		{"dx", ModelCompositionName, "cases[0].dx[0].values[0]", func() error {
+			f := mc
+			f.Cases = append([]ModelCompositionCase{}, mc.Cases...)
+			f.Cases[0].Dx = Tensor{Shape: mc.Cases[0].Dx.Shape, Values: append([]string{"77"}, mc.Cases[0].Dx.Values[1:]...)}
+			_, err := verifyModelComposition(ModelCompositionName, &f, &mm)
+			return err
+		}},
+		{"trace", ModelRangeName, "trace[3][0].hi", func() error {
+			f := rf
+			f.Trace = append([][]Enclosure32{}, rf.Trace...)
+			f.Trace[3] = []Enclosure32{{Lo: rf.Trace[3][0].Lo, Hi: "0x00000000"}}
+			_, err := verifyModelRange(ModelRangeName, &f, &mm)
+			return err
+		}},
+	}
+	for _, c := range cases {
+		err := c.run()
+		if err == nil || !strings.Contains(err.Error(), c.file+": field "+c.wantField+":") {
+			t.Errorf("%s: got %v, want a failure at %s field %s", c.name, err, c.file, c.wantField)
+		}
+	}
+}
+
+// TestModelSuiteSkipsInexact: a model with tanh is not exact over Rat, so
+// its directory has no composition certificate (and says why), but a range
+// certificate; a model whose input does not fit is refused.
+func TestModelSuiteSkipsInexact(t *testing.T) {
+	t.Parallel()
+	g := &irsem.Graph{InputID: 0, OutputID: 1, Nodes: []irsem.Node{
+		{ID: 0, Kind: irsem.Kind{Op: irsem.OpInput}, Parents: []int{}, Shape: spec.Shape{2}},
+		{ID: 1, Kind: irsem.Kind{Op: irsem.OpTanh}, Parents: []int{0}, Shape: spec.Shape{2}},
+	}}
+	x, _ := spec.NewTensor(spec.Shape{2}, []spec.Rat{spec.NewRat(1, 1), spec.NewRat(-2, 1)})
+	m := &Model{Name: "t", Graph: g, Input: x}
+	dir := t.TempDir()
+	man, skipped := certifyModel(t, m, dir, 1)
+	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], KindModelComposition+": not exact over rat") {
+		t.Fatalf("skipped %v", skipped)
+	}
+	if len(man.Files) != 2 || man.Files[1].Path != ModelRangeName {
+		t.Fatalf("files %v", man.Files)
+	}
+	rep, err := FullSuite().Verify(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Failures(); len(f) != 0 {
+		t.Fatalf("%v", f[0].Err)
+	}
+	bad, _ := spec.NewTensor(spec.Shape{3}, []spec.Rat{spec.NewRat(1, 1), spec.NewRat(1, 1), spec.NewRat(1, 1)})
+	if _, _, err := ModelSuite(&Model{Graph: g, Input: bad}, 1); err == nil {
+		t.Fatal("an input of the wrong shape was accepted")
+	}
+}
