@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -52,11 +53,22 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	provFlag := fs.String("providers", "all", "all, or a comma-separated list of providers")
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the files written")
 	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
+	mf := addModelFlags(fs, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
 	if *out == "" {
 		return cli.Usagef("certify: --out DIR is required")
+	}
+	if *mf.graph != "" || *mf.onnx != "" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, name := range []string{"ops", "providers"} {
+			if set[name] {
+				return cli.Usagef("certify: --%s selects the built-in subjects; a model's directory certifies the primitives the model applies", name)
+			}
+		}
+		return certifyModel(mf, *out, *seed, *cases, *force, *asJSON, stdout, stderr)
 	}
 	if *cases < 1 {
 		return cli.Usagef("--cases must be at least 1, got %d", *cases)
@@ -230,4 +242,62 @@ func fileCounts(rep *certificates.Report) (failed, files int) {
 		}
 	}
 	return len(bad), len(seen)
+}
+
+// certifyModel writes a user's model's certificate directory
+// (certificates.ModelSuite): the local adjointness of every primitive the
+// model applies, the composition law on the model at the input (when it is
+// exact over the rationals) and a range certificate over the input ± 1/8
+// (when the model has range rules); each file carries the IR graph and
+// payload inline, so `tlcheck verify DIR` needs neither the model file nor
+// the input.
+func certifyModel(mf *modelFlags, out string, seed uint64, cases int, force, asJSON bool, stdout, stderr io.Writer) error {
+	if cases < 1 {
+		return cli.Usagef("--cases must be at least 1, got %d", cases)
+	}
+	if max := limits.Current().CertCases; cases > max {
+		return cli.BadInput(fmt.Errorf("--cases: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", cases)))
+	}
+	o := certificates.Options{Seed: seed, Cases: cases, Providers: []string{}}
+	if force {
+		o.Overwrite = certificates.OverwriteForce
+	}
+	if err := certificates.CheckOutputDir(out, o.Overwrite); err != nil {
+		return cli.Usagef("--out: %v", err)
+	}
+	files, err := mf.load()
+	if err != nil {
+		return err
+	}
+	m := &certificates.Model{Name: filepath.Base(files.graphPath), Graph: files.g, Payload: files.p, Input: files.x}
+	suite, skipped, err := certificates.ModelSuite(m, seed)
+	if err != nil {
+		return files.modelErr(err)
+	}
+	if o.Ops, err = certificates.ModelOps(m); err != nil {
+		return files.modelErr(err)
+	}
+	if len(o.Ops) == 0 {
+		return cli.Usagef("certify: the model applies no registry primitive: nothing to certify")
+	}
+	prog := cli.NewProgress(stderr, "certify", suite.Subjects(o))
+	o.Progress = prog.Step
+	man, err := suite.Certify(out, o)
+	prog.Done()
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {
+			return cli.Usagef("certify: %v", err)
+		}
+		return cli.Failf("certify: %v", err)
+	}
+	if asJSON {
+		return writeCertifyJSON(stdout, out, man)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stdout, "not certified: %s\n", s)
+	}
+	_, err = fmt.Fprintf(stdout, "wrote %s and %s to %s for the model %s (seed %d, %s each)\n", cli.Count(len(man.Files), "certificate file", "certificate files"),
+		certificates.ManifestName, out, files.graphPath, seed, cli.Count(cases, "case", "cases"))
+	return err
 }

@@ -50,9 +50,7 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 	if err := limits.AddFlags(fs); err != nil {
 		return cli.BadInput(err)
 	}
-	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
-	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
-	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
+	mf := addModelFlags(fs, "diff", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	cotangent := fs.String("cotangent", "", "output cotangent tensor file for the gradient comparisons (default: ones)")
 	scalars := fs.String("scalars", "all", "all, or a comma-separated list of rat,f32,f64,binary32,interval")
 	asJSON := fs.Bool("json", false, "print a JSON report")
@@ -63,7 +61,7 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files, err := loadIR("diff", *graph, *payload, *input)
+	files, err := mf.load()
 	if err != nil {
 		return err
 	}

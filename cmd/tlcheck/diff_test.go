@@ -169,7 +169,7 @@ func TestDiffBadInput(t *testing.T) {
 		args []string
 		err  string
 	}{
-		{[]string{"diff"}, "--graph is required"},
+		{[]string{"diff"}, "--graph or --onnx is required"},
 		{[]string{"diff", "--graph", quad}, "--input is required"},
 		{[]string{"diff", "--graph", quad, "--input", bad}, "shape mismatch"},
 		{[]string{"diff", "--graph", quad, "--input", examplePath("quad.input.json"), "--scalars", "f16"}, `--scalars: unknown value "f16"`},

@@ -23,6 +23,8 @@ type irFiles struct {
 	g                                 *irsem.Graph
 	p                                 *irsem.Payload
 	x                                 irsem.RatTensor
+	// onnx is the imported ONNX model (--onnx), nil for an IR graph.
+	onnx *onnxModel
 	// inputs are the files read, in order, with the SHA-256 of their bytes.
 	inputs []jsonout.Input
 }
@@ -99,10 +101,8 @@ func loadIR(cmd, graphPath, payloadPath, inputPath string) (*irFiles, error) {
 }
 
 // graphErr attributes an evaluation error (which names the node) to the
-// graph file; it is bad input, exit 2.
-func (fs *irFiles) graphErr(err error) error {
-	return cli.Usagef("--graph %s: %v", fs.graphPath, err)
-}
+// model file (modelErr); it is bad input, exit 2.
+func (fs *irFiles) graphErr(err error) error { return fs.modelErr(err) }
 
 // evalPaths are the execution paths of eval.
 var evalPaths = []string{"ir", "forward-graph", "tape", "typed-graph"}
@@ -112,9 +112,7 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	if err := limits.AddFlags(fs); err != nil {
 		return cli.BadInput(err)
 	}
-	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
-	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
-	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
+	mf := addModelFlags(fs, "eval", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	scalar := fs.String("scalar", "rat", "rat|interval|binary32|f32|f64")
 	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph (tape and typed-graph record registry primitives only: a conv or pool node needs ir or forward-graph)")
 	all := fs.Bool("all", false, "print every node's value, not only the output's")
@@ -128,7 +126,7 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("path", *path, evalPaths...); err != nil {
 		return err
 	}
-	files, err := loadIR("eval", *graph, *payload, *input)
+	files, err := mf.load()
 	if err != nil {
 		return err
 	}
@@ -234,5 +232,29 @@ func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
 		}
 	}
 	fmt.Fprintf(&b, "output node %d (%s) %v = %s\n", out, fs.g.Nodes[out].Kind.Op, fs.g.Nodes[out].Shape, vals[out])
+	if fs.onnx != nil && len(fs.onnx.im.Outputs) > 1 {
+		// The IR output packs several ONNX outputs: show each.
+		parts, err := onnxOutputs(fs, vals[out])
+		if err != nil {
+			return nil, fs.graphErr(err)
+		}
+		for k, v := range parts {
+			fmt.Fprintf(&b, "onnx output %q %v = %s\n", fs.onnx.im.Outputs[k].Name, v.Shape, v)
+		}
+	}
 	return b.Bytes(), nil
+}
+
+// onnxOutputs splits the IR output of an imported model into its ONNX
+// outputs, each at its declared shape.
+func onnxOutputs[T spec.Scalar[T]](fs *irFiles, out spec.Tensor[T]) ([]spec.Tensor[T], error) {
+	parts, err := unpack(fs.onnx.im.Outputs, out.Data)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]spec.Tensor[T], len(parts))
+	for k, d := range parts {
+		ts[k] = spec.Tensor[T]{Shape: fs.onnx.im.Outputs[k].Shape.Clone(), Data: d}
+	}
+	return ts, nil
 }

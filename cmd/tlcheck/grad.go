@@ -13,39 +13,64 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
+// exactOverRat says whether every tag of g has exact rational semantics
+// (the registry's Exact), so that it evaluates and differentiates over
+// spec.Rat; "auto" picks rat then and interval otherwise.
+func exactOverRat(g *irsem.Graph) bool {
+	for i := range g.Nodes {
+		if info, ok := irsem.Info(g.Nodes[i].Kind.Op); !ok || !info.Exact {
+			return false
+		}
+	}
+	return true
+}
+
 func runGrad(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("grad")
 	if err := limits.AddFlags(fs); err != nil {
 		return cli.BadInput(err)
 	}
-	graph := fs.String("graph", "", "torchlean.ir.v1 graph file with a single-element output (required)")
-	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file")
-	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required)")
-	scalar := fs.String("scalar", "rat", "rat|f32|f64")
+	mf := addModelFlags(fs, "grad", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
+	cotangent := listFlag{}
+	fs.Var(&cotangent, "cotangent", "output cotangent tensor file (JSON or TensorProto .pb; for an ONNX model with several outputs, one per output in order): the gradient is that of ⟨cotangent, output⟩ (default: all ones, the gradient of the sum of the outputs)")
+	scalar := fs.String("scalar", "auto", "auto (rat when every tag is exact over the rationals, else interval)|rat|interval|f32|f64")
 	path := fs.String("path", "tape", "tape (recorded directly on an eager tape)|typed-graph (the lowered typed graph's reverse sweep)")
-	asJSON := fs.Bool("json", false, `print a tlcheck.grad.v1 document: {…,"loss":T,"grad":{"input":T,"params":{NAME:T,…}}}`)
+	asJSON := fs.Bool("json", false, `print a tlcheck.grad.v1 document: {…,"loss":T,"grad":{"input":T,"params":{NAME:T,…}}} (NAME: node<ID>.<field>, or the initializer's name for an ONNX model)`)
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
-	if err := oneOf("scalar", *scalar, "rat", "f32", "f64"); err != nil {
+	if err := oneOf("scalar", *scalar, "auto", "rat", "interval", "f32", "f64"); err != nil {
 		return err
 	}
 	if err := oneOf("path", *path, string(irgrad.PathTape), string(irgrad.PathTypedGraph)); err != nil {
 		return err
 	}
-	files, err := loadIR("grad", *graph, *payload, *input)
+	files, err := mf.load()
 	if err != nil {
 		return err
 	}
+	seed, err := readCotangents(files, cotangent)
+	if err != nil {
+		return err
+	}
+	sc := *scalar
+	if sc == "auto" {
+		sc = "interval"
+		if exactOverRat(files.g) {
+			sc = "rat"
+		}
+	}
 	p := irgrad.Path(*path)
 	var out []byte
-	switch *scalar {
+	switch sc {
+	case "interval":
+		out, err = gradAs[spec.Interval](files, seed, p, *asJSON)
 	case "f32":
-		out, err = gradAs[spec.F32](files, p, *asJSON)
+		out, err = gradAs[spec.F32](files, seed, p, *asJSON)
 	case "f64":
-		out, err = gradAs[spec.F64](files, p, *asJSON)
+		out, err = gradAs[spec.F64](files, seed, p, *asJSON)
 	default:
-		out, err = gradAs[spec.Rat](files, p, *asJSON)
+		out, err = gradAs[spec.Rat](files, seed, p, *asJSON)
 	}
 	if err != nil {
 		return err
@@ -54,29 +79,161 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 	return err
 }
 
-// gradAs lowers the graph over T, differentiates its single-element
-// output along path and renders the loss and every gradient.
-func gradAs[T spec.Scalar[T]](fs *irFiles, path irgrad.Path, asJSON bool) ([]byte, error) {
+// readCotangents reads the --cotangent files (none: nil, all ones) and
+// packs them into one IR output cotangent: for an IR graph one tensor of
+// the output's shape; for an ONNX model one per output, each of the
+// output's declared shape, packed as the outputs are.
+func readCotangents(files *irFiles, paths []string) (*irsem.RatTensor, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	outShape := files.g.Nodes[files.g.OutputID].Shape
+	if files.onnx == nil {
+		if len(paths) > 1 {
+			return nil, cli.Usagef("grad: --cotangent given %d times: a torchlean.ir.v1 graph has one output", len(paths))
+		}
+		tf, err := readTensorFile("cotangent", paths[0], &files.inputs)
+		if err != nil {
+			return nil, err
+		}
+		t, err := tf.rats("cotangent", fmt.Sprintf("node %d (output)", files.g.OutputID), outShape)
+		if err != nil {
+			return nil, err
+		}
+		return &t, nil
+	}
+	outs := files.onnx.im.Outputs
+	if len(paths) != len(outs) {
+		return nil, cli.Usagef("grad: --cotangent given %d times, the model has %d outputs (one each, in order)", len(paths), len(outs))
+	}
+	ts := make([]irsem.RatTensor, len(paths))
+	for k, p := range paths {
+		tf, err := readTensorFile("cotangent", p, &files.inputs)
+		if err != nil {
+			return nil, err
+		}
+		if ts[k], err = tf.rats("cotangent", fmt.Sprintf("output %q", outs[k].Name), outs[k].Shape); err != nil {
+			return nil, err
+		}
+	}
+	t, err := pack(outs, ts, outShape)
+	if err != nil {
+		return nil, cli.Usagef("--cotangent: %v", err)
+	}
+	return &t, nil
+}
+
+// gradResult is a gradient as grad reports it: the loss (the output), the
+// input's gradient and the named parameter gradients in order.
+type gradResult[T spec.Scalar[T]] struct {
+	loss, input spec.Tensor[T]
+	names       []string
+	params      []spec.Tensor[T]
+}
+
+// modelGrad differentiates the model along path over T with the output
+// cotangent seed (nil: ones). For an ONNX model the const nodes' values
+// are differentiated too (irgrad.LowerOptions.ConstParams) and the
+// parameters are reported per initializer, summed over its uses
+// (Imported.Initializers); an initializer with no IR use (a shape
+// consumed at import) has no gradient and is left out.
+func modelGrad[T spec.Scalar[T]](fs *irFiles, seed *irsem.RatTensor, path irgrad.Path) (*gradResult[T], error) {
 	if err := ratBudget(fs.g, fs.p, irsem.ConvertTensor[T](fs.x)); err != nil {
 		return nil, fs.graphErr(err)
 	}
-	gr, params, err := irgrad.Grad(fs.g, fs.p, irsem.ConvertTensor[T](fs.x), path)
+	var s *spec.Tensor[T]
+	if seed != nil {
+		v := irsem.ConvertTensor[T](*seed)
+		s = &v
+	}
+	opt := irgrad.LowerOptions{ConstParams: fs.onnx != nil}
+	gr, params, err := irgrad.GradWith(fs.g, fs.p, irsem.ConvertTensor[T](fs.x), s, path, opt)
 	if err != nil {
 		return nil, fs.graphErr(err)
 	}
+	res := &gradResult[T]{loss: gr.Output, input: gr.Input}
+	if fs.onnx == nil {
+		for i, prm := range params {
+			res.names = append(res.names, prm.Name)
+			res.params = append(res.params, gr.Params[i])
+		}
+		return res, nil
+	}
+	type key struct {
+		node  int
+		field string
+	}
+	idx := map[key]int{}
+	for i, prm := range params {
+		idx[key{prm.Node, prm.Field}] = i
+	}
+	for _, init := range fs.onnx.im.Initializers {
+		if len(init.Uses) == 0 {
+			continue
+		}
+		sum, err := spec.Zeros[T](init.Shape.Clone())
+		if err != nil {
+			return nil, err
+		}
+		for _, u := range init.Uses {
+			i, ok := idx[key{u.Node, u.Field}]
+			if !ok {
+				return nil, cli.Usagef("--onnx %s: initializer %q: its use node %d field %q is no differentiable parameter of the IR graph", fs.graphPath, init.Name, u.Node, u.Field)
+			}
+			g := gr.Params[i]
+			if len(g.Data) != len(sum.Data) {
+				return nil, cli.Usagef("--onnx %s: initializer %q has %d elements, its use at node %d field %q %d", fs.graphPath, init.Name, len(sum.Data), u.Node, u.Field, len(g.Data))
+			}
+			for j := range sum.Data {
+				sum.Data[j] = sum.Data[j].Add(g.Data[j])
+			}
+		}
+		res.names = append(res.names, init.Name)
+		res.params = append(res.params, sum)
+	}
+	return res, nil
+}
+
+// gradAs differentiates the model over T and renders the loss and every
+// gradient.
+func gradAs[T spec.Scalar[T]](fs *irFiles, seed *irsem.RatTensor, path irgrad.Path, asJSON bool) ([]byte, error) {
+	res, err := modelGrad[T](fs, seed, path)
+	if err != nil {
+		return nil, err
+	}
 	var b bytes.Buffer
 	if !asJSON {
-		fmt.Fprintf(&b, "loss = %s\n", gr.Output)
-		fmt.Fprintf(&b, "grad %s = %s\n", irgrad.InputName, gr.Input)
-		for i, prm := range params {
-			fmt.Fprintf(&b, "grad %s = %s\n", prm.Name, gr.Params[i])
+		if fs.onnx != nil {
+			what := "exact rationals"
+			if spec.KindOf[T]() == "interval" {
+				what = "interval enclosures of the exact real values"
+			} else if spec.KindOf[T]() != "rat" {
+				what = "floating-point, not exact"
+			}
+			fmt.Fprintf(&b, "scalar = %s (%s)\n", spec.KindOf[T](), what)
+		}
+		if len(res.loss.Data) == 1 && seed == nil {
+			fmt.Fprintf(&b, "loss = %s\n", res.loss)
+		} else {
+			// Not one element, or a given cotangent: the gradient is that
+			// of ⟨cotangent, output⟩.
+			fmt.Fprintf(&b, "output = %s\n", res.loss)
+			if seed == nil {
+				fmt.Fprintf(&b, "cotangent = ones (the gradient of the sum of the outputs)\n")
+			} else {
+				fmt.Fprintf(&b, "cotangent = %s\n", *seed)
+			}
+		}
+		fmt.Fprintf(&b, "grad %s = %s\n", irgrad.InputName, res.input)
+		for i, name := range res.names {
+			fmt.Fprintf(&b, "grad %s = %s\n", name, res.params[i])
 		}
 		return b.Bytes(), nil
 	}
 	doc := jsonout.GradDoc{Header: jsonout.NewHeader(jsonout.KindGrad, nil, fs.inputs), Scalar: spec.KindOf[T](), Path: string(path),
-		Loss: jsonout.TensorOf(gr.Output), Grad: jsonout.GradValues{Input: jsonout.TensorOf(gr.Input), Params: map[string]jsonout.Tensor{}}}
-	for i, prm := range params {
-		doc.Grad.Params[prm.Name] = jsonout.TensorOf(gr.Params[i])
+		Loss: jsonout.TensorOf(res.loss), Grad: jsonout.GradValues{Input: jsonout.TensorOf(res.input), Params: map[string]jsonout.Tensor{}}}
+	for i, name := range res.names {
+		doc.Grad.Params[name] = jsonout.TensorOf(res.params[i])
 	}
 	if err := jsonout.Write(&b, doc); err != nil {
 		return nil, err

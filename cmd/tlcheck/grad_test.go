@@ -88,3 +88,31 @@ func TestGradPathsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestGradCotangent: an output that is not one element is differentiated
+// as ⟨cotangent, output⟩, the cotangent all ones by default. relu at
+// (1, −2) has derivative (1, 0) (relu′(−2) = 0), so the input's gradient
+// is (1, 0) for ones and (5, 0) for the cotangent (5, 7) — by hand.
+func TestGradCotangent(t *testing.T) {
+	dir := t.TempDir()
+	g := writeTemp(t, dir, "vector.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[2]},
+  {"id":1,"kind":"relu","parents":[0],"shape":[2]}
+]}`)
+	x := writeTemp(t, dir, "x.json", `{"shape":[2],"values":["1","-2"]}`)
+	ct := writeTemp(t, dir, "ct.json", `{"shape":[2],"values":["5","7"]}`)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{nil, "output = [1, 0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [1, 0]\n"},
+		{[]string{"--cotangent", ct}, "output = [1, 0]\ncotangent = [5, 7]\ngrad input = [5, 0]\n"},
+		{[]string{"--cotangent", ct, "--path", "typed-graph", "--scalar", "f64"}, "output = [1, 0]\ncotangent = [5, 7]\ngrad input = [5, 0]\n"},
+	}
+	for _, c := range cases {
+		code, out, errs := runCmd(append([]string{"grad", "--graph", g, "--input", x}, c.args...)...)
+		if code != 0 || out != c.want {
+			t.Errorf("%v: exit %d, stdout %q (stderr %q), want %q", c.args, code, out, errs, c.want)
+		}
+	}
+}

@@ -43,6 +43,8 @@ func commands() map[string]command {
 		"eval":           {"evaluate an IR graph over a scalar along an execution path", "", runEval},
 		"grad":           {"differentiate an IR graph's scalar output w.r.t. its input and every payload parameter", "", runGrad},
 		"diff":           {"run every execution path and scalar on one IR graph and report the first node where two disagree", "", runDiff},
+		"import":         {"import an ONNX model: write its canonical IR graph, payload and a map of inputs, outputs, initializers and node origins", "", runImport},
+		"compare":        {"evaluate an ONNX model exactly on its recorded inputs and check each recorded output element against the a-priori float32 error bound (exit 1 if one lies outside)", "", runCompare},
 		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report; exit 1 when a node cannot be planned or the capsules do not bind", "", runPlan},
 	}
 }

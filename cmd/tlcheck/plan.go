@@ -9,7 +9,6 @@ import (
 	"github.com/tlcheck/tlcheck/cuda"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
 )
 
@@ -51,27 +50,24 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	if err := limits.AddFlags(fs); err != nil {
 		return cli.BadInput(err)
 	}
-	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (required)")
+	mf := addModelFlags(fs, "plan", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	profile := fs.String("profile", backend.ProfileCheckedCPU, strings.Join(planProfiles(), "|"))
 	asJSON := fs.Bool("json", false, "print a tlcheck.plan.v1 JSON document instead of the report")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
-	if *graph == "" {
-		return cli.Usagef("plan: --graph is required")
-	}
 	prof, providers, err := planProfile(*profile)
 	if err != nil {
 		return err
 	}
-	var inputs []jsonout.Input
-	g, err := readDoc("graph", *graph, irsem.ReadGraph, &inputs)
+	files, err := mf.loadGraph()
 	if err != nil {
 		return err
 	}
-	res := backend.Plan(g, prof)
+	inputs := files.inputs
+	res := backend.Plan(files.g, prof)
 	if res.Err != nil {
-		return cli.Usagef("--graph %s: %v", *graph, res.Err)
+		return files.modelErr(res.Err)
 	}
 	var binding *jsonout.PlanBinding
 	if res.Accepted {

@@ -29,7 +29,7 @@ func TestPlanCommand(t *testing.T) {
 		{[]string{"plan", "--graph", f["pool"]}, 1, []string{
 			"node 1 (max_pool): rejected: tag max_pool has no backend op",
 			"verdict: rejected: 1 of 3 nodes cannot be planned on profile checked_cpu (node 1)\n"}, "plan rejected on profile checked_cpu: node 1 (max_pool): rejected"},
-		{[]string{"plan"}, 2, nil, "plan: --graph is required"},
+		{[]string{"plan"}, 2, nil, "plan: --graph or --onnx is required"},
 		{[]string{"plan", "--graph", mlp, "--profile", "tpu"}, 2, nil, `--profile: unknown value "tpu" (want checked_cpu|fast_cpu|checked_cuda)`},
 		{[]string{"plan", "--graph", f["missing"]}, 2, nil, "--graph " + f["missing"] + ": cannot read"},
 		{[]string{"plan", "--graph", f["badnode"]}, 2, nil, "--graph " + f["badnode"] + ": node 1 (relu): field \"parents\""},

@@ -239,3 +239,109 @@ type TapeExampleDoc struct {
 	Want       Tensor `json:"want"`
 	Holds      bool   `json:"holds"`
 }
+
+// CompareElement is one output element of compare: its flat index, the
+// recorded float32 value, an enclosure of the exact value, the a-priori
+// bound (absent for a Gradient output) and the verdict.
+type CompareElement struct {
+	Index    int      `json:"index"`
+	Recorded Number   `json:"recorded"`
+	Exact    Interval `json:"exact"`
+	Bound    *Number  `json:"bound,omitempty"`
+	Verdict  string   `json:"verdict"`
+}
+
+// CompareOutput is one recorded output of compare: MaxErr encloses the
+// largest |recorded − exact| over its elements, Bound is the largest
+// a-priori bound (absent for a Gradient output, Gradient naming its node),
+// Ours encloses the largest |f32 − exact| of tlcheck's own binary32
+// evaluation (reported, never decided on); First is the first failing
+// element, else the first inconclusive one.
+type CompareOutput struct {
+	Name         string          `json:"name"`
+	Shape        []int           `json:"shape"`
+	Gradient     string          `json:"gradient,omitempty"`
+	Elements     int             `json:"elements"`
+	MaxErr       Interval        `json:"max_err"`
+	Bound        *Number         `json:"bound,omitempty"`
+	Ours         *Interval       `json:"ours,omitempty"`
+	Holds        int             `json:"holds"`
+	Fails        int             `json:"fails"`
+	Inconclusive int             `json:"inconclusive"`
+	First        *CompareElement `json:"first,omitempty"`
+}
+
+// CompareSet is one recorded data set of compare.
+type CompareSet struct {
+	Directory string          `json:"directory"`
+	Outputs   []CompareOutput `json:"outputs"`
+}
+
+// CompareDoc is compare's document, tlcheck.compare.v1. Verdict is
+// "fails" when any element fails, else "inconclusive" when any is, else
+// "holds".
+type CompareDoc struct {
+	Header
+	Model        string       `json:"model"`
+	ULPs         int          `json:"ulps"`
+	Strict       bool         `json:"strict"`
+	Sets         []CompareSet `json:"sets"`
+	Holds        int          `json:"holds"`
+	Fails        int          `json:"fails"`
+	Inconclusive int          `json:"inconclusive"`
+	Verdict      string       `json:"verdict"`
+}
+
+// OnnxMapValue is one ONNX graph input or output: its name, shape, ONNX
+// element type and offset into the packed IR input or output.
+type OnnxMapValue struct {
+	Name     string `json:"name"`
+	Shape    []int  `json:"shape"`
+	DataType string `json:"data_type"`
+	Offset   int    `json:"offset"`
+}
+
+// OnnxMapUse is one use of an initializer: the IR node and payload field
+// ("value" for a const node) that holds it.
+type OnnxMapUse struct {
+	Node  int    `json:"node"`
+	Field string `json:"field"`
+}
+
+// OnnxMapInit is one initializer and its uses.
+type OnnxMapInit struct {
+	Name  string       `json:"name"`
+	Shape []int        `json:"shape"`
+	Uses  []OnnxMapUse `json:"uses"`
+}
+
+// OnnxMapDoc is the map import writes next to the graph and payload,
+// tlcheck.onnx-map.v1: the model's float inputs and outputs with their
+// offsets, every initializer's payload uses, and per IR node id the ONNX
+// node it came from ("" for the input and packing nodes).
+type OnnxMapDoc struct {
+	Header
+	Model        string         `json:"model"`
+	Opset        int64          `json:"opset"`
+	Graph        string         `json:"graph"`
+	Payload      string         `json:"payload"`
+	Inputs       []OnnxMapValue `json:"inputs"`
+	Outputs      []OnnxMapValue `json:"outputs"`
+	Initializers []OnnxMapInit  `json:"initializers"`
+	Origin       []string       `json:"origin"`
+}
+
+// ImportFile is one file import wrote.
+type ImportFile struct {
+	Path   string `json:"path"`
+	Format string `json:"format"`
+	SHA256 string `json:"sha256"`
+}
+
+// ImportDoc is import's --json document, tlcheck.import.v1: the files
+// written.
+type ImportDoc struct {
+	Header
+	Directory string       `json:"directory"`
+	Files     []ImportFile `json:"files"`
+}

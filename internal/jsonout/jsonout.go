@@ -48,11 +48,14 @@ const (
 	KindPlan        = "plan"
 	KindCertify     = "certify"
 	KindTapeExample = "tape-example"
+	KindCompare     = "compare"
+	KindImport      = "import"
+	KindOnnxMap     = "onnx-map"
 )
 
 // Kinds lists every document kind.
 func Kinds() []string {
-	return []string{KindCheck, KindGate, KindDiff, KindEval, KindGrad, KindVerify, KindPlan, KindCertify, KindTapeExample}
+	return []string{KindCheck, KindGate, KindDiff, KindEval, KindGrad, KindVerify, KindPlan, KindCertify, KindTapeExample, KindCompare, KindImport, KindOnnxMap}
 }
 
 // Format is the format string of a document kind: "tlcheck.KIND.v1".

@@ -1,0 +1,524 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/fpbound"
+	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/onnx"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// compare evaluates an ONNX model exactly on each recorded input set and
+// checks every recorded output element against the a-priori float32
+// error bound of the graph (fpbound.Compare; the argument is in
+// `go doc ./fpbound`):
+//
+//   - holds: |recorded − exact| ≤ bound is proven, so some float32
+//     evaluation order of the graph may have produced the value;
+//   - fails: |recorded − exact| > bound is proven: no float32 evaluation
+//     of this graph, in any order, produces it — the runtime computed
+//     something else;
+//   - inconclusive: the enclosures could not decide either.
+//
+// Exit 1 when any element fails. Inconclusive elements alone do not fail
+// the comparison — nothing was shown wrong — but print a warning line
+// (and the JSON verdict "inconclusive"); --strict makes them exit 1.
+//
+// The outputs of a training Gradient node are checked against tlcheck's
+// exact gradients instead: a recorded gradient equal to the exact value
+// holds (its error, 0, is below any bound); one that differs is
+// inconclusive, since no a-priori bound of a float32 reverse pass is
+// computed, and the difference is reported.
+//
+// Also reported, never decided on: the largest |f32 − exact| of
+// tlcheck's own binary32 evaluation of the imported graph (irsem over
+// spec.F32), which shows how far one particular float32 evaluation order
+// lies from the exact values.
+
+// verdict names, in JSON and text.
+const (
+	verdictHolds        = "holds"
+	verdictFails        = "fails"
+	verdictInconclusive = "inconclusive"
+)
+
+// outputReport is one recorded output's comparison.
+type outputReport struct {
+	name     string
+	shape    spec.Shape
+	gradient string // the Gradient node it comes from ("" for a model output)
+	elements int
+	maxErr   [2]float64 // an enclosure [lo, hi] of max |recorded − exact|
+	bound    float64    // the largest per-element bound (NaN: none, a gradient)
+	ours     [2]float64 // an enclosure of max |our f32 − exact| (NaN: not computed)
+	holds    int
+	fails    int
+	inconc   int
+	first    *jsonout.CompareElement
+}
+
+// setReport is one data set's comparison.
+type setReport struct {
+	dir     string
+	outputs []outputReport
+}
+
+func runCompare(args []string, stdout, _ io.Writer) error {
+	fs := cli.NewFlags("compare")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
+	model := fs.String("onnx", "", "ONNX model file (required)")
+	data := fs.String("data", "", "a recorded data set directory (input_N.pb, output_N.pb), or a directory of test_data_set_* directories (required)")
+	ulps := fs.Int("ulps", 0, "accuracy assumed of the runtime's elementary functions (exp, tanh, …), in binary32 ulps (0: fpbound's default)")
+	strict := fs.Bool("strict", false, "exit 1 when an element is inconclusive (by default inconclusive elements only warn)")
+	asJSON := fs.Bool("json", false, "print a tlcheck.compare.v1 document")
+	if err := cli.Parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *model == "" {
+		return cli.Usagef("compare: --onnx is required")
+	}
+	if *data == "" {
+		return cli.Usagef("compare: --data is required")
+	}
+	if *ulps < 0 {
+		return cli.Usagef("--ulps must be ≥ 0, got %d", *ulps)
+	}
+	sets, err := dataSets(*data)
+	if err != nil {
+		return err
+	}
+	var inputs []jsonout.Input
+	var reps []setReport
+	for _, dir := range sets {
+		rep, err := compareSet(*model, dir, fpbound.Options{ULPs: *ulps}, &inputs)
+		if err != nil {
+			return err
+		}
+		reps = append(reps, *rep)
+	}
+	holds, fails, inconc := 0, 0, 0
+	for _, r := range reps {
+		for _, o := range r.outputs {
+			holds, fails, inconc = holds+o.holds, fails+o.fails, inconc+o.inconc
+		}
+	}
+	verdict := verdictHolds
+	switch {
+	case fails > 0:
+		verdict = verdictFails
+	case inconc > 0:
+		verdict = verdictInconclusive
+	}
+	var b bytes.Buffer
+	if *asJSON {
+		doc := jsonout.CompareDoc{Header: jsonout.NewHeader(jsonout.KindCompare, nil, inputs), Model: *model, ULPs: *ulps, Strict: *strict,
+			Sets: []jsonout.CompareSet{}, Holds: holds, Fails: fails, Inconclusive: inconc, Verdict: verdict}
+		for _, r := range reps {
+			s := jsonout.CompareSet{Directory: r.dir, Outputs: []jsonout.CompareOutput{}}
+			for _, o := range r.outputs {
+				s.Outputs = append(s.Outputs, jsonout.CompareOutput{Name: o.name, Shape: append([]int{}, o.shape...), Gradient: o.gradient,
+					Elements: o.elements, MaxErr: jsonout.Interval{Lo: jsonout.Number(o.maxErr[0]), Hi: jsonout.Number(o.maxErr[1])},
+					Bound: optNumber(o.bound), Ours: optInterval(o.ours), Holds: o.holds, Fails: o.fails, Inconclusive: o.inconc, First: o.first})
+			}
+			doc.Sets = append(doc.Sets, s)
+		}
+		if err := jsonout.Write(&b, doc); err != nil {
+			return err
+		}
+	} else {
+		printCompare(&b, *model, reps, holds, fails, inconc)
+	}
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		return err
+	}
+	switch {
+	case fails > 0:
+		return cli.Failf("compare: %s outside the a-priori float32 bound", cli.Count(fails, "element lies", "elements lie"))
+	case inconc > 0 && *strict:
+		return cli.Failf("compare: %s inconclusive (--strict)", cli.Count(inconc, "element", "elements"))
+	}
+	return nil
+}
+
+func optNumber(v float64) *jsonout.Number {
+	if math.IsNaN(v) {
+		return nil
+	}
+	n := jsonout.Number(v)
+	return &n
+}
+
+func optInterval(v [2]float64) *jsonout.Interval {
+	if math.IsNaN(v[0]) {
+		return nil
+	}
+	return &jsonout.Interval{Lo: jsonout.Number(v[0]), Hi: jsonout.Number(v[1])}
+}
+
+// dataSets lists the data set directories of --data: the directory itself
+// when it holds input_0.pb or output_0.pb, else its test_data_set_*
+// subdirectories, sorted.
+func dataSets(dir string) ([]string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, cli.Usagef("--data %s: %s", dir, statWhy(err))
+	}
+	if !st.IsDir() {
+		return nil, cli.Usagef("--data %s: not a directory", dir)
+	}
+	for _, f := range []string{"input_0.pb", "output_0.pb"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			return []string{dir}, nil
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, cli.Usagef("--data %s: %s", dir, statWhy(err))
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() && strings.HasPrefix(e.Name(), "test_data_set_") {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return nil, cli.Usagef("--data %s: neither a data set (input_0.pb, output_0.pb) nor a directory of test_data_set_* directories", dir)
+	}
+	return out, nil
+}
+
+// compareSet compares one data set.
+func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (*setReport, error) {
+	ins, err := dataFiles("data", dir, "input")
+	if err != nil {
+		return nil, err
+	}
+	outs, err := dataFiles("data", dir, "output")
+	if err != nil {
+		return nil, err
+	}
+	files, err := loadONNX("compare", model, ins)
+	if err != nil {
+		return nil, err
+	}
+	if len(*inputs) == 0 {
+		*inputs = append(*inputs, files.inputs...)
+	} else {
+		*inputs = append(*inputs, files.inputs[1:]...) // the model once
+	}
+	om := files.onnx
+	if len(outs) != len(om.model.Graph.Outputs) {
+		return nil, cli.Usagef("--data %s: %d output_N.pb files, the model has %d outputs", dir, len(outs), len(om.model.Graph.Outputs))
+	}
+	// Recorded outputs by name, checked against the model's outputs.
+	recorded := map[string][]float32{}
+	for k, p := range outs {
+		want := om.model.Graph.Outputs[k].Name
+		t, err := readOutputFile(p, inputs)
+		if err != nil {
+			return nil, err
+		}
+		recorded[want] = t.vals
+		recShape := t.shape
+		if iv := ioByName(om.im.Outputs, want); iv != nil && !recShape.Equal(iv.Shape) {
+			return nil, cli.Usagef("--data %s: output %q: shape mismatch: the model's output has shape %v, the recorded tensor %v", p, want, iv.Shape, recShape)
+		}
+	}
+	rep := &setReport{dir: dir}
+	// The model's own outputs through fpbound, over the packed IR output.
+	packed := make([]float32, files.g.Nodes[files.g.OutputID].Shape.Size())
+	for _, iv := range om.im.Outputs {
+		off := iv.Offset
+		if len(om.im.Outputs) == 1 {
+			off = 0
+		}
+		r, ok := recorded[iv.Name]
+		if !ok {
+			// A hidden output (a Gradient's y): nothing recorded; its
+			// elements stay 0 and their verdicts are ignored below.
+			continue
+		}
+		if off < 0 || off+len(r) > len(packed) {
+			return nil, cli.Usagef("--onnx %s: output %q does not fit the IR output", model, iv.Name)
+		}
+		copy(packed[off:], r)
+	}
+	res, err := fpbound.Compare(files.g, files.p, files.x, packed, o)
+	if err != nil {
+		return nil, files.modelErr(err)
+	}
+	if len(res.Elements) != len(packed) {
+		return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(res.Elements), len(packed))
+	}
+	ours, err := irsem.DenoteAll(files.g, files.p, irsem.ConvertTensor[spec.F32](files.x))
+	var oursOut []spec.F32
+	if err == nil {
+		oursOut = ours[files.g.OutputID].Data
+	}
+	for _, iv := range om.im.Outputs {
+		if _, ok := recorded[iv.Name]; !ok {
+			continue
+		}
+		off := iv.Offset
+		if len(om.im.Outputs) == 1 {
+			off = 0
+		}
+		n := iv.Shape.Size()
+		or := outputReport{name: iv.Name, shape: iv.Shape.Clone(), elements: n, maxErr: [2]float64{0, 0}, ours: [2]float64{math.NaN(), math.NaN()}}
+		if oursOut != nil {
+			or.ours = [2]float64{0, 0}
+		}
+		for j := 0; j < n; j++ {
+			e := res.Elements[off+j]
+			lo, hi := absDiff(float64(e.Recorded), e.Exact)
+			or.maxErr[0], or.maxErr[1] = math.Max(or.maxErr[0], lo), math.Max(or.maxErr[1], hi)
+			or.bound = math.Max(or.bound, e.Bound)
+			if oursOut != nil {
+				lo, hi := absDiff(float64(oursOut[off+j]), e.Exact)
+				or.ours[0], or.ours[1] = math.Max(or.ours[0], lo), math.Max(or.ours[1], hi)
+			}
+			switch e.Verdict {
+			case fpbound.Holds:
+				or.holds++
+			case fpbound.Fails:
+				or.fails++
+				if or.first == nil || or.first.Verdict != verdictFails {
+					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictFails)
+				}
+			default:
+				or.inconc++
+				if or.first == nil {
+					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictInconclusive)
+				}
+			}
+		}
+		rep.outputs = append(rep.outputs, or)
+	}
+	// The Gradient nodes' outputs against the exact gradients.
+	for _, op := range om.grads {
+		grs, err := exactGradients(files, op)
+		if err != nil {
+			return nil, err
+		}
+		for k, name := range op.outputs {
+			r, ok := recorded[name]
+			if !ok {
+				continue
+			}
+			g := grs[k]
+			if len(g.Data) != len(r) {
+				return nil, cli.Usagef("--data %s: output %q: %d recorded values, the gradient w.r.t. %q has %d", dir, name, len(r), op.xs[k], len(g.Data))
+			}
+			or := outputReport{name: name, shape: g.Shape.Clone(), gradient: op.where, elements: len(r), bound: math.NaN(), ours: [2]float64{math.NaN(), math.NaN()}}
+			for j, v := range g.Data {
+				lo, hi := absDiff(float64(r[j]), v)
+				or.maxErr[0], or.maxErr[1] = math.Max(or.maxErr[0], lo), math.Max(or.maxErr[1], hi)
+				if hi == 0 {
+					or.holds++
+					continue
+				}
+				or.inconc++
+				if or.first == nil {
+					or.first = compareElement(j, r[j], v, math.NaN(), verdictInconclusive)
+				}
+			}
+			rep.outputs = append(rep.outputs, or)
+		}
+	}
+	return rep, nil
+}
+
+func ioByName(vs []onnx.IOValue, name string) *onnx.IOValue {
+	for i := range vs {
+		if vs[i].Name == name {
+			return &vs[i]
+		}
+	}
+	return nil
+}
+
+func compareElement(i int, rec float32, exact spec.Interval, bound float64, verdict string) *jsonout.CompareElement {
+	return &jsonout.CompareElement{Index: i, Recorded: jsonout.Number(rec), Exact: jsonout.Interval{Lo: jsonout.Number(exact.Lo), Hi: jsonout.Number(exact.Hi)},
+		Bound: optNumber(bound), Verdict: verdict}
+}
+
+// recordedTensor is a recorded float32 output.
+type recordedTensor struct {
+	shape spec.Shape
+	vals  []float32
+}
+
+// readOutputFile reads a recorded output_N.pb: a FLOAT TensorProto.
+func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error) {
+	tf, err := readTensorFile("data", path, inputs)
+	if err != nil {
+		return recordedTensor{}, err
+	}
+	if tf.pb == nil {
+		return recordedTensor{}, cli.Usagef("--data %s: a recorded output is a TensorProto, not JSON", path)
+	}
+	if tf.pb.DataType.String() != "FLOAT" {
+		return recordedTensor{}, cli.Usagef("--data %s: data type %v: compare checks float32 (FLOAT) outputs", path, tf.pb.DataType)
+	}
+	s, err := tf.pb.Shape()
+	if err != nil {
+		return recordedTensor{}, cli.Usagef("--data %s: %v", path, err)
+	}
+	if len(tf.pb.Float32) != s.Size() {
+		return recordedTensor{}, cli.Usagef("--data %s: %d values for dims %v", path, len(tf.pb.Float32), s)
+	}
+	return recordedTensor{shape: s, vals: tf.pb.Float32}, nil
+}
+
+// absDiff encloses { |r − e| : e ∈ x }: computed exactly over the
+// rationals and rounded outward to binary64. A NaN or infinite r or
+// endpoint gives [+Inf, +Inf] when r alone is not finite, else [0, +Inf].
+func absDiff(r float64, x spec.Interval) (lo, hi float64) {
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return math.Inf(1), math.Inf(1)
+	}
+	if math.IsNaN(x.Lo) || math.IsNaN(x.Hi) || math.IsInf(x.Lo, 0) || math.IsInf(x.Hi, 0) {
+		return 0, math.Inf(1)
+	}
+	R, a, b := new(big.Rat).SetFloat64(r), new(big.Rat).SetFloat64(x.Lo), new(big.Rat).SetFloat64(x.Hi)
+	var l, h *big.Rat
+	switch {
+	case R.Cmp(a) < 0:
+		l, h = new(big.Rat).Sub(a, R), new(big.Rat).Sub(b, R)
+	case R.Cmp(b) > 0:
+		l, h = new(big.Rat).Sub(R, b), new(big.Rat).Sub(R, a)
+	default:
+		l = new(big.Rat)
+		h = new(big.Rat).Sub(R, a)
+		if d := new(big.Rat).Sub(b, R); d.Cmp(h) > 0 {
+			h = d
+		}
+	}
+	return ratFloat(l, big.ToNegativeInf), ratFloat(h, big.ToPositiveInf)
+}
+
+// ratFloat rounds r to binary64 in the direction mode.
+func ratFloat(r *big.Rat, mode big.RoundingMode) float64 {
+	f, _ := new(big.Float).SetPrec(53).SetMode(mode).SetRat(r).Float64()
+	return f
+}
+
+// short spells a float as its shortest decimal.
+func short(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// exactGradients computes a Gradient node's outputs: the gradient of its y
+// (a graph output of the stripped model) w.r.t. each of its xs (float
+// graph inputs), with cotangent 1 on every element of y and 0 on every
+// other output — over Rat when the graph is exact, else as Interval
+// enclosures; the result is converted to enclosures either way.
+func exactGradients(files *irFiles, op gradientOp) ([]spec.Tensor[spec.Interval], error) {
+	om := files.onnx
+	outShape := files.g.Nodes[files.g.OutputID].Shape
+	seed, err := spec.Zeros[spec.Rat](outShape.Clone())
+	if err != nil {
+		return nil, err
+	}
+	iv := ioByName(om.im.Outputs, op.y)
+	if iv == nil {
+		return nil, cli.Usagef("--onnx %s: %s: attribute \"y\": %q is no value of the graph", files.graphPath, op.where, op.y)
+	}
+	off := iv.Offset
+	if len(om.im.Outputs) == 1 {
+		off = 0
+	}
+	for j := 0; j < iv.Shape.Size(); j++ {
+		seed.Data[off+j] = spec.NewRat(1, 1)
+	}
+	var input []spec.Tensor[spec.Interval]
+	if exactOverRat(files.g) {
+		gr, _, err := irgrad.GradWith(files.g, files.p, files.x, &seed, irgrad.PathTape, irgrad.LowerOptions{})
+		if err != nil {
+			return nil, files.modelErr(err)
+		}
+		input = []spec.Tensor[spec.Interval]{ratToInterval(gr.Input)}
+	} else {
+		s := irsem.ConvertTensor[spec.Interval](seed)
+		gr, _, err := irgrad.GradWith(files.g, files.p, irsem.ConvertTensor[spec.Interval](files.x), &s, irgrad.PathTape, irgrad.LowerOptions{})
+		if err != nil {
+			return nil, files.modelErr(err)
+		}
+		input = []spec.Tensor[spec.Interval]{gr.Input}
+	}
+	parts, err := unpack(om.im.Inputs, input[0].Data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]spec.Tensor[spec.Interval], len(op.xs))
+	for k, x := range op.xs {
+		found := false
+		for i, in := range om.im.Inputs {
+			if in.Name == x {
+				out[k] = spec.Tensor[spec.Interval]{Shape: in.Shape.Clone(), Data: parts[i]}
+				found = true
+			}
+		}
+		if !found {
+			return nil, cli.Usagef("--onnx %s: %s: attribute \"xs\": %q is not a float graph input (gradients w.r.t. initializers or intermediate values are not supported here)", files.graphPath, op.where, x)
+		}
+	}
+	return out, nil
+}
+
+func ratToInterval(t spec.Tensor[spec.Rat]) spec.Tensor[spec.Interval] {
+	return irsem.ConvertTensor[spec.Interval](t)
+}
+
+func printCompare(w io.Writer, model string, reps []setReport, holds, fails, inconc int) {
+	fmt.Fprintf(w, "model %s: %s\n", model, cli.Count(len(reps), "data set", "data sets"))
+	for _, r := range reps {
+		fmt.Fprintf(w, "data set %s:\n", r.dir)
+		for _, o := range r.outputs {
+			what := "output"
+			if o.gradient != "" {
+				what = "gradient output"
+			}
+			fmt.Fprintf(w, "  %s %q %v: %s; max |recorded − exact| ∈ [%s, %s]", what, o.name, o.shape, cli.Count(o.elements, "element", "elements"), short(o.maxErr[0]), short(o.maxErr[1]))
+			if !math.IsNaN(o.bound) {
+				fmt.Fprintf(w, "; bound ≤ %s", short(o.bound))
+			} else {
+				fmt.Fprintf(w, "; against the exact gradient of %s", o.gradient)
+			}
+			fmt.Fprintf(w, "; %d hold, %d fail, %d inconclusive\n", o.holds, o.fails, o.inconc)
+			if !math.IsNaN(o.ours[0]) {
+				fmt.Fprintf(w, "    (reported, not decided: tlcheck's own f32 evaluation: max |f32 − exact| ∈ [%s, %s])\n", short(o.ours[0]), short(o.ours[1]))
+			}
+			if f := o.first; f != nil && f.Verdict != verdictHolds {
+				fmt.Fprintf(w, "    first %s element %d: recorded %s, exact ∈ [%s, %s]", f.Verdict, f.Index, short(float64(f.Recorded)), short(float64(f.Exact.Lo.(jsonout.Number))), short(float64(f.Exact.Hi.(jsonout.Number))))
+				if f.Bound != nil {
+					fmt.Fprintf(w, ", bound %s", short(float64(*f.Bound)))
+				}
+				fmt.Fprintln(w)
+			}
+		}
+	}
+	switch {
+	case fails > 0:
+		fmt.Fprintf(w, "\ncompare: FAILS: %s outside the bound (%d hold, %d inconclusive)\n", cli.Count(fails, "element lies", "elements lie"), holds, inconc)
+	case inconc > 0:
+		fmt.Fprintf(w, "\nwarning: %s inconclusive: neither shown within the bound nor outside it (%d hold); --strict makes this exit 1\n", cli.Count(inconc, "element is", "elements are"), holds)
+	default:
+		fmt.Fprintf(w, "\ncompare: all %s hold: within the a-priori float32 bound\n", cli.Count(holds, "element", "elements"))
+	}
+}

@@ -1,0 +1,492 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/onnx"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// listFlag is a flag that may be repeated (--input a.pb --input b.pb):
+// its values in the order given.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// modelFlags name a model and its input, on every command that reads one:
+// an IR graph (--graph, --payload) or an ONNX model (--onnx), and the
+// input as one or more tensor files (--input, repeatable) or a recorded
+// data set directory (--data, ONNX only).
+type modelFlags struct {
+	cmd                  string
+	graph, payload, onnx *string
+	inputs               listFlag
+	data                 *string
+}
+
+// addModelFlags defines the model flags on fs; withInput adds --input and
+// --data (plan reads no input).
+func addModelFlags(fs *flag.FlagSet, cmd, graphHelp string, withInput bool) *modelFlags {
+	mf := &modelFlags{cmd: cmd}
+	mf.graph = fs.String("graph", "", graphHelp)
+	mf.payload = fs.String("payload", "", "tlcheck.payload.v1 payload file (with --graph)")
+	mf.onnx = fs.String("onnx", "", "ONNX model file (model.onnx), imported to the canonical IR in place of --graph/--payload")
+	if withInput {
+		fs.Var(&mf.inputs, "input", "input tensor file: JSON {\"shape\":[…],\"values\":[…]} or an ONNX TensorProto .pb; repeat it for a model with several inputs, in graph-input order (required unless --data)")
+		mf.data = fs.String("data", "", "with --onnx: a recorded data set directory whose input_0.pb, input_1.pb, … are the inputs, in graph-input order")
+	} else {
+		empty := ""
+		mf.data = &empty
+	}
+	return mf
+}
+
+// onnxModel is an imported ONNX model with what the commands need about it.
+type onnxModel struct {
+	path  string
+	model *onnx.Model // as read, Gradient nodes included
+	im    *onnx.Imported
+	// grads are the Gradient nodes taken out before the import, hidden
+	// the extra IR outputs that keeps (their y values; see gradientop.go).
+	grads  []gradientOp
+	hidden []string
+}
+
+// where names the ONNX node IR node id came from ("" when none: an input
+// or a packing node).
+func (om *onnxModel) where(id int) string {
+	if om == nil || id < 0 || id >= len(om.im.Origin) {
+		return ""
+	}
+	return om.im.Origin[id]
+}
+
+// load reads the model and its input as the flags name them, checked
+// against each other before anything runs (see loadIR and loadONNX).
+func (mf *modelFlags) load() (*irFiles, error) {
+	switch {
+	case *mf.graph != "" && *mf.onnx != "":
+		return nil, cli.Usagef("%s: --graph and --onnx name two models; give one", mf.cmd)
+	case *mf.onnx != "":
+		if *mf.payload != "" {
+			return nil, cli.Usagef("%s: --payload goes with --graph: an ONNX model carries its parameters as initializers", mf.cmd)
+		}
+		paths, err := mf.inputPaths()
+		if err != nil {
+			return nil, err
+		}
+		return loadONNX(mf.cmd, *mf.onnx, paths)
+	}
+	if *mf.data != "" {
+		return nil, cli.Usagef("%s: --data is a recorded ONNX data set: it goes with --onnx", mf.cmd)
+	}
+	if *mf.graph == "" {
+		return nil, cli.Usagef("%s: --graph or --onnx is required", mf.cmd)
+	}
+	if len(mf.inputs) > 1 {
+		return nil, cli.Usagef("%s: --input given %d times: a torchlean.ir.v1 graph has one input", mf.cmd, len(mf.inputs))
+	}
+	in := ""
+	if len(mf.inputs) == 1 {
+		in = mf.inputs[0]
+	}
+	return loadIR(mf.cmd, *mf.graph, *mf.payload, in)
+}
+
+// loadGraph reads the model alone, for a command that runs no input
+// (plan, import): an IR graph and payload, or an ONNX model imported with
+// its integer inputs bound to the --input/--data tensors when given
+// (an Embedding's indices: without them such a model does not import).
+func (mf *modelFlags) loadGraph() (*irFiles, error) {
+	switch {
+	case *mf.graph != "" && *mf.onnx != "":
+		return nil, cli.Usagef("%s: --graph and --onnx name two models; give one", mf.cmd)
+	case *mf.onnx != "":
+		if *mf.payload != "" {
+			return nil, cli.Usagef("%s: --payload goes with --graph: an ONNX model carries its parameters as initializers", mf.cmd)
+		}
+		var paths []string
+		if *mf.data != "" || len(mf.inputs) > 0 {
+			var err error
+			if paths, err = mf.inputPaths(); err != nil {
+				return nil, err
+			}
+		}
+		return loadONNX(mf.cmd, *mf.onnx, paths)
+	case *mf.graph == "":
+		return nil, cli.Usagef("%s: --graph or --onnx is required", mf.cmd)
+	case len(mf.inputs) > 0 || *mf.data != "":
+		return nil, cli.Usagef("%s: --input and --data bind an ONNX model's integer inputs: they go with --onnx", mf.cmd)
+	}
+	fs := &irFiles{graphPath: *mf.graph, payloadPath: *mf.payload}
+	var err error
+	if fs.g, err = readDoc("graph", *mf.graph, irsem.ReadGraph, &fs.inputs); err != nil {
+		return nil, err
+	}
+	if *mf.payload != "" {
+		if fs.p, err = readDoc("payload", *mf.payload, irsem.ReadPayload, &fs.inputs); err != nil {
+			return nil, err
+		}
+		if err := irsem.CheckPayload(fs.g, fs.p); err != nil {
+			return nil, cli.Usagef("--payload %s: %v", *mf.payload, err)
+		}
+	}
+	return fs, nil
+}
+
+// inputPaths lists the input files: the --input flags, or --data's
+// input_N.pb files.
+func (mf *modelFlags) inputPaths() ([]string, error) {
+	if *mf.data != "" {
+		if len(mf.inputs) > 0 {
+			return nil, cli.Usagef("%s: --input and --data both name the inputs; give one", mf.cmd)
+		}
+		return dataFiles("data", *mf.data, "input")
+	}
+	if len(mf.inputs) == 0 {
+		return nil, cli.Usagef("%s: --input (or --data DIR) is required", mf.cmd)
+	}
+	return mf.inputs, nil
+}
+
+// dataFiles lists DIR/PREFIX_0.pb, PREFIX_1.pb, … up to the first index
+// that does not exist; at least the first must.
+func dataFiles(flagName, dir, prefix string) ([]string, error) {
+	st, err := os.Stat(dir)
+	if err != nil || !st.IsDir() {
+		why := "not a directory"
+		if err != nil {
+			why = statWhy(err)
+		}
+		return nil, cli.Usagef("--%s %s: %s", flagName, dir, why)
+	}
+	var out []string
+	for i := 0; ; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("%s_%d.pb", prefix, i))
+		if _, err := os.Stat(p); err != nil {
+			break
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 && prefix == "input" {
+		return nil, cli.Usagef("--%s %s: no %s_0.pb in the directory", flagName, dir, prefix)
+	}
+	return out, nil
+}
+
+func statWhy(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// hashFile is the SHA-256 of a file's bytes (for the --json inputs list).
+func hashFile(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// tensorFile is one tensor file as read: an ONNX TensorProto (pb) or a
+// JSON tensor (js).
+type tensorFile struct {
+	path string
+	pb   *onnx.Tensor
+	js   *irsem.RatTensor
+}
+
+// isJSON says whether a file holds a JSON tensor rather than a
+// TensorProto: its first non-space byte is '{' (a TensorProto's first
+// byte is a field key, never '{' = field 15 wire type 3, which
+// TensorProto does not use).
+func isJSON(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		b, err := r.ReadByte()
+		if err != nil {
+			return false, nil
+		}
+		switch b {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return b == '{', nil
+	}
+}
+
+// readTensorFile reads one tensor file named by flag role, appending it
+// with its hash to *inputs.
+func readTensorFile(role, path string, inputs *[]jsonout.Input) (tensorFile, error) {
+	js, err := isJSON(path)
+	if err != nil {
+		return tensorFile{}, cli.Usagef("--%s %s: cannot read: %s", role, path, statWhy(err))
+	}
+	if js {
+		t, err := readDoc(role, path, irsem.ReadTensor, inputs)
+		if err != nil {
+			return tensorFile{}, err
+		}
+		return tensorFile{path: path, js: &t}, nil
+	}
+	t, err := onnx.ReadTensor(path)
+	if err != nil {
+		return tensorFile{}, cli.Usagef("--%s: %v", role, err)
+	}
+	h, err := hashFile(path)
+	if err != nil {
+		return tensorFile{}, cli.Usagef("--%s %s: cannot read: %s", role, path, statWhy(err))
+	}
+	*inputs = append(*inputs, jsonout.Input{Role: role, Path: path, SHA256: h})
+	return tensorFile{path: path, pb: t}, nil
+}
+
+
+// rats returns the exact value of a tensor file, checked against the
+// shape and element type the model declares for it (what names it: the
+// graph input or output).
+func (tf tensorFile) rats(role, what string, shape spec.Shape) (irsem.RatTensor, error) {
+	if tf.js != nil {
+		if !tf.js.Shape.Equal(shape) {
+			return irsem.RatTensor{}, cli.Usagef("--%s %s: %s: shape mismatch: the model declares %v, the tensor has %v", role, tf.path, what, shape, tf.js.Shape)
+		}
+		return *tf.js, nil
+	}
+	if !tf.pb.DataType.IsFloat() {
+		return irsem.RatTensor{}, cli.Usagef("--%s %s: %s: data type %v is not FLOAT or DOUBLE", role, tf.path, what, tf.pb.DataType)
+	}
+	got, err := tf.pb.Shape()
+	if err != nil {
+		return irsem.RatTensor{}, cli.Usagef("--%s %s: %s: %v", role, tf.path, what, err)
+	}
+	if !got.Equal(shape) {
+		return irsem.RatTensor{}, cli.Usagef("--%s %s: %s: shape mismatch: the model declares %v, the tensor has %v", role, tf.path, what, shape, got)
+	}
+	vs, err := tf.pb.Rats()
+	if err != nil {
+		return irsem.RatTensor{}, cli.Usagef("--%s %s: %s: %v", role, tf.path, what, err)
+	}
+	t, err := spec.NewTensor(shape.Clone(), vs)
+	if err != nil {
+		return irsem.RatTensor{}, cli.Usagef("--%s %s: %s: %v", role, tf.path, what, err)
+	}
+	return t, nil
+}
+
+// pack places the tensors of the model's values vals (the float inputs,
+// or the outputs) into the one IR tensor of shape ir, as the importer
+// packs them (contract: one value is the IR tensor itself; several are
+// the rank-1 concatenation of their flattened values, value k from
+// vals[k].Offset on).
+func pack(vals []onnx.IOValue, ts []irsem.RatTensor, ir spec.Shape) (irsem.RatTensor, error) {
+	if len(vals) == 1 {
+		t := ts[0]
+		t.Shape = ir.Clone()
+		if t.Shape.Size() != len(t.Data) {
+			return irsem.RatTensor{}, fmt.Errorf("%s: %d values for the IR shape %v", vals[0].Name, len(t.Data), ir)
+		}
+		return t, nil
+	}
+	out, err := spec.Zeros[spec.Rat](ir.Clone())
+	if err != nil {
+		return irsem.RatTensor{}, err
+	}
+	for k, v := range vals {
+		if v.Offset < 0 || v.Offset+len(ts[k].Data) > len(out.Data) {
+			return irsem.RatTensor{}, fmt.Errorf("%s: offset %d and %d values do not fit the IR shape %v", v.Name, v.Offset, len(ts[k].Data), ir)
+		}
+		copy(out.Data[v.Offset:], ts[k].Data)
+	}
+	return out, nil
+}
+
+// unpack splits an IR tensor into the model's values (see pack).
+func unpack[T any](vals []onnx.IOValue, data []T) ([][]T, error) {
+	out := make([][]T, len(vals))
+	for k, v := range vals {
+		n := v.Shape.Size()
+		off := v.Offset
+		if len(vals) == 1 {
+			off = 0
+		}
+		if off < 0 || off+n > len(data) {
+			return nil, fmt.Errorf("output %s: offset %d and %d values do not fit %d values", v.Name, off, n, len(data))
+		}
+		out[k] = data[off : off+n]
+	}
+	return out, nil
+}
+
+// graphInputs lists the model's graph inputs that are not initializers
+// (opsets before 9 list initializers among the inputs too).
+func graphInputs(m *onnx.Model) []*onnx.ValueInfo {
+	inits := map[string]bool{}
+	for _, t := range m.Graph.Initializers {
+		inits[t.Name] = true
+	}
+	var out []*onnx.ValueInfo
+	for _, v := range m.Graph.Inputs {
+		if !inits[v.Name] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// importONNX reads and imports an ONNX model, binding its integer-typed
+// inputs to the tensors given for them (by position among the graph
+// inputs); files holds one tensor per graph input, or none (import
+// without input: a model with integer inputs is then refused by the
+// importer).
+func importONNX(path string, files []tensorFile) (*onnxModel, error) {
+	m, err := onnx.ReadModel(path)
+	if err != nil {
+		return nil, cli.Usagef("--onnx: %v", err)
+	}
+	if m.Graph == nil {
+		return nil, cli.Usagef("--onnx %s: the model has no graph", path)
+	}
+	gin := graphInputs(m)
+	opts := onnx.Options{Bind: map[string]*onnx.Tensor{}}
+	if len(files) > 0 {
+		if len(files) != len(gin) {
+			names := make([]string, len(gin))
+			for i, v := range gin {
+				names[i] = v.Name
+			}
+			return nil, cli.Usagef("--onnx %s: the model has %d graph inputs (%s), %d input files given", path, len(gin), strings.Join(names, ", "), len(files))
+		}
+		for k, v := range gin {
+			if v.ElemType.IsFloat() {
+				continue
+			}
+			if files[k].pb == nil {
+				return nil, cli.Usagef("--input %s: graph input %q is of type %v: give it as a TensorProto .pb", files[k].path, v.Name, v.ElemType)
+			}
+			opts.Bind[v.Name] = files[k].pb
+		}
+	}
+	sm, grads, hidden, err := stripGradients(m)
+	if err != nil {
+		return nil, cli.Usagef("--onnx %s: %v", path, err)
+	}
+	im, err := onnx.Import(sm, opts)
+	if err != nil {
+		return nil, cli.Usagef("--onnx %s: %v", path, err)
+	}
+	return &onnxModel{path: path, model: m, im: im, grads: grads, hidden: hidden}, nil
+}
+
+// loadONNX imports an ONNX model and packs its float inputs into the IR
+// input, each checked against the element type and shape the import
+// reports for it.
+func loadONNX(cmd, path string, inputPaths []string) (*irFiles, error) {
+	fs := &irFiles{graphPath: path}
+	h, err := hashFile(path)
+	if err != nil {
+		return nil, cli.Usagef("--onnx %s: cannot read: %s", path, statWhy(err))
+	}
+	fs.inputs = append(fs.inputs, jsonout.Input{Role: "onnx", Path: path, SHA256: h})
+	var files []tensorFile
+	for _, p := range inputPaths {
+		tf, err := readTensorFile("input", p, &fs.inputs)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, tf)
+	}
+	om, err := importONNX(path, files)
+	if err != nil {
+		return nil, err
+	}
+	fs.onnx = om
+	fs.g, fs.p = om.im.Graph, om.im.Payload
+	if len(inputPaths) == 0 {
+		return fs, nil
+	}
+	// The float inputs, in graph-input order, are im.Inputs.
+	gin := graphInputs(om.model)
+	var floats []irsem.RatTensor
+	k := 0
+	for i, v := range gin {
+		if !v.ElemType.IsFloat() {
+			continue
+		}
+		if k >= len(om.im.Inputs) {
+			return nil, cli.Usagef("--onnx %s: graph input %q is not among the imported inputs", path, v.Name)
+		}
+		iv := om.im.Inputs[k]
+		t, err := files[i].rats("input", fmt.Sprintf("graph input %q", iv.Name), iv.Shape)
+		if err != nil {
+			return nil, err
+		}
+		floats = append(floats, t)
+		k++
+	}
+	in := &fs.g.Nodes[fs.g.InputID]
+	if len(floats) == 0 {
+		fs.x, err = spec.Zeros[spec.Rat](in.Shape.Clone())
+	} else {
+		fs.x, err = pack(om.im.Inputs, floats, in.Shape)
+	}
+	if err != nil {
+		return nil, cli.Usagef("--onnx %s: packing the inputs: %v", path, err)
+	}
+	if !fs.x.Shape.Equal(in.Shape) {
+		return nil, cli.Usagef("--onnx %s: the packed input has shape %v, the IR input %v", path, fs.x.Shape, in.Shape)
+	}
+	fs.inputPath = strings.Join(inputPaths, ",")
+	return fs, nil
+}
+
+// modelErr attributes an evaluation error (which names the IR node) to
+// the model file: for an ONNX model, the ONNX node the IR node came from
+// is named first. It is bad input, exit 2.
+func (fs *irFiles) modelErr(err error) error {
+	if fs.onnx == nil {
+		return cli.Usagef("--graph %s: %v", fs.graphPath, err)
+	}
+	var ne *spec.NodeError
+	if errors.As(err, &ne) && ne.Node >= 0 {
+		if w := fs.onnx.where(ne.Node); w != "" {
+			return cli.Usagef("--onnx %s: %s: IR %v", fs.graphPath, w, err)
+		}
+	}
+	return cli.Usagef("--onnx %s: %v", fs.graphPath, err)
+}
+
+// nodeName names IR node id for a report: "node 3 (conv)", followed by
+// the ONNX node it came from for an imported model.
+func (fs *irFiles) nodeName(id int) string {
+	s := fmt.Sprintf("node %d (%s)", id, fs.g.Nodes[id].Kind.Op)
+	if w := fs.onnx.where(id); w != "" {
+		s += " from " + w
+	}
+	return s
+}
