@@ -24,13 +24,13 @@ type value struct {
 	name  string
 	shape spec.Shape
 	dt    DataType
-	id    int         // IR node id, -1 while not materialised
-	rats  []spec.Rat  // float constant: exact elements (row-major)
-	ints  []int64     // integer constant: elements
-	isK   bool        // a compile-time constant
-	init  int         // index into Imported.Initializers, -1 otherwise
-	grad  bool        // an output of a Gradient node (no IR value)
-	where string      // the ONNX node that produced it ("" for graph inputs, initializers)
+	id    int        // IR node id, -1 while not materialised
+	rats  []spec.Rat // float constant: exact elements (row-major)
+	ints  []int64    // integer constant: elements
+	isK   bool       // a compile-time constant
+	init  int        // index into Imported.Initializers, -1 otherwise
+	grad  bool       // an output of a Gradient node (no IR value)
+	where string     // the ONNX node that produced it ("" for graph inputs, initializers)
 }
 
 func (v *value) isInt() bool { return !IsFloat(v.dt) }
@@ -46,8 +46,8 @@ type imp struct {
 	origin []string
 	vals   map[string]*value
 	im     *Imported
-	where  string // Where() of the ONNX node being imported
-	outID  int    // the IR output node
+	where  string          // Where() of the ONNX node being imported
+	outID  int             // the IR output node
 	used   map[string]bool // value names consumed by a node or a graph output
 }
 

@@ -17,7 +17,7 @@ func elementwiseOps() map[string]opImporter {
 		"Exp": unaryOp(irsem.OpExp), "Log": unaryOp(irsem.OpLog), "Sqrt": unaryOp(irsem.OpSqrt),
 		"Abs": unaryOp(irsem.OpAbs), "Softplus": unaryOp(irsem.OpSoftplus), "Sin": unaryOp(irsem.OpSin),
 		"Cos": unaryOp(irsem.OpCos), "Neg": unaryOp("neg"), "Reciprocal": unaryOp(irsem.OpInv),
-		"Sign": unaryOp("sign"),
+		"Sign":     unaryOp("sign"),
 		"Identity": importIdentity, "Dropout": importDropout,
 		"Pow": importPow, "Clip": importClip,
 		"LeakyRelu": importLeakyRelu, "PRelu": importPRelu, "Elu": importElu, "Selu": importSelu,
