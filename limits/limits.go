@@ -16,6 +16,9 @@
 //	rat-bits       2^16      --max-rat-bits       TLCHECK_MAX_RAT_BITS        bits (numerator + denominator) of one rational a rule produces
 //	rat-bits-total 2^31      --max-rat-bits-total TLCHECK_MAX_RAT_BITS_TOTAL  bits of all the rational values of one evaluation of a graph
 //	cert-cases     100 000   --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
+//	onnx-bytes     2^28      --max-onnx-bytes     TLCHECK_MAX_ONNX_BYTES      bytes of one ONNX model or TensorProto file
+//	onnx-elements  2^26      --max-onnx-elements  TLCHECK_MAX_ONNX_ELEMENTS   numbers of one ONNX model: tensor elements and list-attribute entries, all together
+//	onnx-names     2^20      --max-onnx-names     TLCHECK_MAX_ONNX_NAMES      names of one ONNX model: node inputs and outputs, graph inputs, outputs, value infos, initializers
 //
 // A flag overrides the environment variable, which overrides the default.
 // Every value must be a positive integer (nodes at most 2^20 and
@@ -46,6 +49,19 @@
 // (that they do is what diff checks), and their gradient values are held
 // to rat-bits each. Decoding stops at the first node past nodes, so a
 // graph of 2^20 + 1 nodes costs what its first nodes cost.
+//
+// ONNX files. The reader (package onnx) refuses a file of more than
+// onnx-bytes bytes before reading it, and bounds what decoding allocates
+// beyond the file's own bytes (strings are at most the file's bytes): an
+// ONNX node counts against nodes, its inputs, outputs and attributes each
+// against parents, the names of the whole model against onnx-names (a
+// string header each), and the numbers of the whole model — the elements
+// of every initializer and tensor attribute and the entries of every list
+// attribute — against onnx-elements (at most 8 bytes each; one tensor's
+// dims are also held to elements and axis by spec.Shape.Check). A length
+// prefix is compared with the bytes that remain before anything is
+// allocated, and a tensor's declared dims are compared with its data
+// before its elements are.
 //
 // Time. The declared work of a node (irsem.DeclaredWork) is computed from
 // the declared shapes before anything runs: the parents' elements plus the
@@ -101,6 +117,9 @@ type Limits struct {
 	RatBits       int   // bits of one rational result (numerator + denominator)
 	RatBitsTotal  int64 // bits of all rational values of one evaluation
 	CertCases     int   // cases of one certificate file
+	ONNXBytes     int64 // bytes of one ONNX model or TensorProto file
+	ONNXElements  int64 // numbers (tensor elements, list-attribute entries) of one ONNX model
+	ONNXNames     int   // names of one ONNX model
 }
 
 // Defaults. DefaultElements is spec.DefaultMaxElements.
@@ -114,6 +133,9 @@ const (
 	DefaultRatBits       = 1 << 16
 	DefaultRatBitsTotal  = 1 << 31
 	DefaultCertCases     = 100_000
+	DefaultONNXBytes     = 1 << 28
+	DefaultONNXElements  = 1 << 26
+	DefaultONNXNames     = 1 << 20
 )
 
 // Default returns the built-in limits.
@@ -121,7 +143,7 @@ func Default() Limits {
 	return Limits{
 		Nodes: DefaultNodes, Parents: DefaultParents, Elements: DefaultElements, Axis: DefaultAxis,
 		GraphElements: DefaultGraphElements, Work: DefaultWork, RatBits: DefaultRatBits, RatBitsTotal: DefaultRatBitsTotal,
-		CertCases: DefaultCertCases,
+		CertCases: DefaultCertCases, ONNXBytes: DefaultONNXBytes, ONNXElements: DefaultONNXElements, ONNXNames: DefaultONNXNames,
 	}
 }
 
@@ -143,6 +165,9 @@ var knobs = []struct {
 	{"rat-bits", "most bits (numerator + denominator) of one rational result", func(l *Limits) int64 { return int64(l.RatBits) }, func(l *Limits, v int64) { l.RatBits = int(v) }, 1 << 40},
 	{"rat-bits-total", "most bits of all rational values of one evaluation", func(l *Limits) int64 { return l.RatBitsTotal }, func(l *Limits, v int64) { l.RatBitsTotal = v }, 1 << 50},
 	{"cert-cases", "most cases in one certificate file", func(l *Limits) int64 { return int64(l.CertCases) }, func(l *Limits, v int64) { l.CertCases = int(v) }, 1 << 30},
+	{"onnx-bytes", "most bytes in one ONNX model or TensorProto file", func(l *Limits) int64 { return l.ONNXBytes }, func(l *Limits, v int64) { l.ONNXBytes = v }, 1 << 40},
+	{"onnx-elements", "most numbers (tensor elements, list-attribute entries) in one ONNX model", func(l *Limits) int64 { return l.ONNXElements }, func(l *Limits, v int64) { l.ONNXElements = v }, 1 << 40},
+	{"onnx-names", "most names (node inputs and outputs, graph values) in one ONNX model", func(l *Limits) int64 { return int64(l.ONNXNames) }, func(l *Limits, v int64) { l.ONNXNames = int(v) }, 1 << 30},
 }
 
 // Flag is the command-line flag that raises the named limit ("--max-nodes").

@@ -1,0 +1,410 @@
+package onnx
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Tensor is a decoded TensorProto. Exactly the element slice of its
+// DataType is set, with NumElements entries in row-major order: Float32
+// for FLOAT, Float64 for DOUBLE, Int64 for INT64, Int32 for INT32 and —
+// widened — for INT8, UINT8, INT16, UINT16 and BOOL (0 or 1).
+type Tensor struct {
+	Name     string
+	Dims     []int64
+	DataType DataType
+	Float32  []float32
+	Float64  []float64
+	Int64    []int64
+	Int32    []int32
+}
+
+// NumElements is the product of the dims (1 for a scalar, rank 0); an
+// error for a negative dim, a rank above spec.MaxRank, or a product beyond
+// the element limit in force.
+func (t *Tensor) NumElements() (int, error) {
+	s, err := t.Shape()
+	if err != nil {
+		return 0, err
+	}
+	return s.Size(), nil
+}
+
+// Shape is the tensor's dims as a spec.Shape, checked by spec.Shape.Check
+// against the limits in force (rank, per-axis extent, element count).
+func (t *Tensor) Shape() (spec.Shape, error) {
+	if len(t.Dims) > spec.MaxRank {
+		return nil, fmt.Errorf("%s: %d dims, more than %d", t.where(), len(t.Dims), spec.MaxRank)
+	}
+	s := make(spec.Shape, len(t.Dims))
+	for i, v := range t.Dims {
+		if v < 0 {
+			return nil, fmt.Errorf("%s: dims %s: dim %d is negative", t.where(), joinDims(t.Dims), i)
+		}
+		if v > math.MaxInt32 {
+			return nil, limits.Exceeded("axis", int64(limits.Current().Axis), "%s: dims %s: dim %d is %d", t.where(), joinDims(t.Dims), i, v)
+		}
+		s[i] = int(v)
+	}
+	if _, err := s.Check(0); err != nil {
+		return nil, fmt.Errorf("%s: dims: %w", t.where(), err)
+	}
+	return s, nil
+}
+
+// where names the tensor for an error line.
+func (t *Tensor) where() string {
+	if t.Name == "" {
+		return "tensor"
+	}
+	return "tensor " + quote(t.Name)
+}
+
+// Len is the length of the element slice of the tensor's DataType.
+func (t *Tensor) Len() int {
+	switch t.DataType {
+	case Float:
+		return len(t.Float32)
+	case Double:
+		return len(t.Float64)
+	case Int64:
+		return len(t.Int64)
+	}
+	return len(t.Int32)
+}
+
+// Rats returns the exact value of every element. A float32 or float64 is
+// a dyadic rational m·2^e, converted exactly (spec.RatFromFloat64; a
+// float32 widens to float64 exactly); integers are exact. A NaN or an
+// infinity is an error naming the tensor and the element index.
+func (t *Tensor) Rats() ([]spec.Rat, error) {
+	n, err := t.NumElements()
+	if err != nil {
+		return nil, err
+	}
+	if !t.DataType.Supported() {
+		return nil, fmt.Errorf("%s: data type %s is not supported", t.where(), t.DataType)
+	}
+	if t.Len() != n {
+		return nil, fmt.Errorf("%s: %d elements of data, but dims %s have %d", t.where(), t.Len(), joinDims(t.Dims), n)
+	}
+	out := make([]spec.Rat, n)
+	for i := range out {
+		switch t.DataType {
+		case Float, Double:
+			f := float64(0)
+			if t.DataType == Float {
+				f = float64(t.Float32[i])
+			} else {
+				f = t.Float64[i]
+			}
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("%s: element %d is %v, not a finite number", t.where(), i, f)
+			}
+			r, err := spec.RatFromFloat64(f)
+			if err != nil {
+				return nil, fmt.Errorf("%s: element %d: %v", t.where(), i, err)
+			}
+			out[i] = r
+		case Int64:
+			out[i] = spec.NewRat(t.Int64[i], 1)
+		default:
+			out[i] = spec.NewRat(int64(t.Int32[i]), 1)
+		}
+	}
+	return out, nil
+}
+
+// DecodeTensor decodes one serialized TensorProto (an input_N.pb or
+// output_N.pb file of the ONNX test data); the same checks and limits
+// apply as to an initializer.
+func DecodeTensor(data []byte) (*Tensor, error) {
+	d := newDec()
+	if err := d.checkSize(int64(len(data)), "tensor file"); err != nil {
+		return nil, &Error{Err: err}
+	}
+	t, err := d.tensor(data)
+	if err != nil {
+		return nil, &Error{Err: err}
+	}
+	return t, nil
+}
+
+// ReadTensor reads and decodes the TensorProto file at path; its errors
+// start "onnx: PATH: ".
+func ReadTensor(path string) (*Tensor, error) {
+	d := newDec()
+	data, err := d.readFile(path, "tensor file")
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	t, err := d.tensor(data)
+	if err != nil {
+		return nil, &Error{Path: path, Err: err}
+	}
+	return t, nil
+}
+
+var tensorFields = fieldNames{
+	1: "dims", 2: "data_type", 3: "segment", 4: "float_data", 5: "int32_data", 6: "string_data", 7: "int64_data",
+	8: "name", 9: "raw_data", 10: "double_data", 11: "uint64_data", 13: "external_data", 14: "data_location",
+}
+
+// typedField is the typed data field of each decoded data type.
+func typedField(t DataType) protowire.Number {
+	switch t {
+	case Float:
+		return 4
+	case Double:
+		return 10
+	case Int64:
+		return 7
+	}
+	return 5 // int32_data holds INT32 and the narrower integer types
+}
+
+// tensor decodes a TensorProto in two passes: the first reads dims, type,
+// name and raw_data and counts the elements of each typed field; then the
+// dims are checked and compared with the data, and only then does the
+// second pass allocate and fill the element slice.
+func (d *dec) tensor(b []byte) (*Tensor, error) {
+	t := &Tensor{Name: peek(b, 8)}
+	var (
+		counts   [16]int  // elements per typed data field number
+		present  [16]bool // which data fields occur
+		raw      []byte
+		external bool
+		location int32
+		dims     []uint64
+	)
+	err := scan(b, tensorFields, func(f *field) error {
+		if f.num < 16 {
+			present[f.num] = true
+		}
+		switch f.num {
+		case 1:
+			k, err := f.count(protowire.VarintType, 0)
+			if err != nil {
+				return err
+			}
+			if len(dims)+k > spec.MaxRank {
+				return fmt.Errorf("more than %d dims", spec.MaxRank)
+			}
+			return f.eachVarint(func(v uint64) error { dims = append(dims, v); return nil })
+		case 2:
+			v, err := f.int32v()
+			t.DataType = DataType(v)
+			return err
+		case 3:
+			return errors.New("segmented tensors are not supported")
+		case 4:
+			k, err := f.count(protowire.Fixed32Type, 4)
+			counts[4] += k
+			return err
+		case 5, 7, 11:
+			k, err := f.count(protowire.VarintType, 0)
+			counts[f.num] += k
+			return err
+		case 10:
+			k, err := f.count(protowire.Fixed64Type, 8)
+			counts[10] += k
+			return err
+		case 6:
+			_, err := f.bytes()
+			return err
+		case 8:
+			s, err := f.bytes()
+			t.Name = string(s)
+			return err
+		case 9:
+			s, err := f.bytes()
+			raw = s
+			return err
+		case 13:
+			_, err := f.bytes()
+			external = true
+			return err
+		case 14:
+			v, err := f.int32v()
+			location = v
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, at(t.where(), err)
+	}
+	if external || location == 1 {
+		return nil, fmt.Errorf("%s: field data_location (14): external data is not supported (save the model with its tensors inside the file)", t.where())
+	}
+	if location != 0 {
+		return nil, fmt.Errorf("%s: field data_location (14): %d is not a TensorProto.DataLocation", t.where(), location)
+	}
+	if t.DataType == Undefined {
+		return nil, fmt.Errorf("%s: field data_type (2): missing or UNDEFINED", t.where())
+	}
+	if !t.DataType.Supported() {
+		return nil, fmt.Errorf("%s: field data_type (2): data type %s is not supported (FLOAT, DOUBLE, INT64, INT32, INT16, UINT16, INT8, UINT8 and BOOL are)", t.where(), t.DataType)
+	}
+	t.Dims = make([]int64, len(dims))
+	for i, v := range dims {
+		t.Dims[i] = int64(v)
+	}
+	n, err := t.NumElements()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.useElements(n); err != nil {
+		return nil, at(t.where(), err)
+	}
+	want := typedField(t.DataType)
+	for _, num := range []protowire.Number{4, 5, 6, 7, 10, 11} {
+		if present[num] && num != want {
+			return nil, fmt.Errorf("%s: field %s (%d) is set, but the data type is %s (its field is %s or raw_data)", t.where(), tensorFields[num], num, t.DataType, tensorFields[want])
+		}
+	}
+	hasRaw := present[9]
+	if hasRaw && present[want] {
+		return nil, fmt.Errorf("%s: both raw_data (9) and %s (%d) are set", t.where(), tensorFields[want], want)
+	}
+	switch {
+	case hasRaw:
+		size := t.DataType.Size()
+		if len(raw) != n*size {
+			return nil, fmt.Errorf("%s: field raw_data (9): %d bytes, but dims %s × %d bytes (%s) make %d", t.where(), len(raw), joinDims(t.Dims), size, t.DataType, n*size)
+		}
+	case counts[want] != n:
+		return nil, fmt.Errorf("%s: field %s (%d): %d elements, but dims %s have %d", t.where(), tensorFields[want], want, counts[want], joinDims(t.Dims), n)
+	}
+	t.alloc(n)
+	if hasRaw {
+		if err := t.fromRaw(raw); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
+	if n == 0 {
+		return t, nil
+	}
+	i := 0
+	err = scan(b, tensorFields, func(f *field) error {
+		if f.num != want {
+			return nil
+		}
+		switch t.DataType {
+		case Float:
+			f.eachFixed32(func(v uint32) { t.Float32[i] = math.Float32frombits(v); i++ })
+		case Double:
+			f.eachFixed64(func(v uint64) { t.Float64[i] = math.Float64frombits(v); i++ })
+		case Int64:
+			return f.eachVarint(func(v uint64) error { t.Int64[i] = int64(v); i++; return nil })
+		default:
+			return f.eachVarint(func(v uint64) error {
+				x := int32(v)
+				if err := narrowCheck(t.DataType, int64(x)); err != nil {
+					return fmt.Errorf("element %d: %v", i, err)
+				}
+				t.Int32[i] = x
+				i++
+				return nil
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, at(t.where(), err)
+	}
+	if i != n { // cannot happen: counted in pass 1
+		return nil, fmt.Errorf("%s: field %s (%d): %d elements decoded, %d counted", t.where(), tensorFields[want], want, i, n)
+	}
+	return t, nil
+}
+
+// alloc makes the element slice of t's type, of length n.
+func (t *Tensor) alloc(n int) {
+	switch t.DataType {
+	case Float:
+		t.Float32 = make([]float32, n)
+	case Double:
+		t.Float64 = make([]float64, n)
+	case Int64:
+		t.Int64 = make([]int64, n)
+	default:
+		t.Int32 = make([]int32, n)
+	}
+}
+
+// narrowCheck refuses a value outside the range of a narrow integer type.
+func narrowCheck(t DataType, v int64) error {
+	lo, hi := int64(math.MinInt32), int64(math.MaxInt32)
+	switch t {
+	case Int8:
+		lo, hi = math.MinInt8, math.MaxInt8
+	case Uint8:
+		lo, hi = 0, math.MaxUint8
+	case Int16:
+		lo, hi = math.MinInt16, math.MaxInt16
+	case Uint16:
+		lo, hi = 0, math.MaxUint16
+	case Bool:
+		lo, hi = 0, 1
+	}
+	if v < lo || v > hi {
+		return fmt.Errorf("%d is out of the range of %s", v, t)
+	}
+	return nil
+}
+
+// fromRaw decodes raw_data, little-endian; its length has been checked.
+func (t *Tensor) fromRaw(raw []byte) error {
+	le := binary.LittleEndian
+	switch t.DataType {
+	case Float:
+		for i := range t.Float32 {
+			t.Float32[i] = math.Float32frombits(le.Uint32(raw[4*i:]))
+		}
+	case Double:
+		for i := range t.Float64 {
+			t.Float64[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
+		}
+	case Int64:
+		for i := range t.Int64 {
+			t.Int64[i] = int64(le.Uint64(raw[8*i:]))
+		}
+	case Int32:
+		for i := range t.Int32 {
+			t.Int32[i] = int32(le.Uint32(raw[4*i:]))
+		}
+	case Int16:
+		for i := range t.Int32 {
+			t.Int32[i] = int32(int16(le.Uint16(raw[2*i:])))
+		}
+	case Uint16:
+		for i := range t.Int32 {
+			t.Int32[i] = int32(le.Uint16(raw[2*i:]))
+		}
+	case Int8:
+		for i := range t.Int32 {
+			t.Int32[i] = int32(int8(raw[i]))
+		}
+	case Uint8:
+		for i := range t.Int32 {
+			t.Int32[i] = int32(raw[i])
+		}
+	case Bool:
+		for i := range t.Int32 {
+			if raw[i] > 1 {
+				return fmt.Errorf("%s: field raw_data (9): element %d: byte %d is not a BOOL (0 or 1)", t.where(), i, raw[i])
+			}
+			t.Int32[i] = int32(raw[i])
+		}
+	}
+	return nil
+}
