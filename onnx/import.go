@@ -164,9 +164,6 @@ func RuntimeInputs(m *Model) []*ValueInfo {
 	return out
 }
 
-// IsFloat reports whether d is a floating-point element type (float32,
-// float64, float16): the types whose values the IR computes with.
-func IsFloat(d DataType) bool { return d == Float || d == Double || d == Float16 }
 
 // OptionsFor splits the tensors given for a model's runtime inputs (in
 // RuntimeInputs order, e.g. input_0.pb, input_1.pb, …) into Options that
@@ -184,7 +181,7 @@ func OptionsFor(m *Model, ts []*Tensor) (Options, []*Tensor, error) {
 		if t == nil {
 			return Options{}, nil, &ImportError{Field: fmt.Sprintf("graph input %q", v.Name), Err: errors.New("no tensor given")}
 		}
-		if IsFloat(v.ElemType) {
+		if v.ElemType.IsFloat() {
 			s, err := dimsShape(t.Dims)
 			if err != nil {
 				return Options{}, nil, &ImportError{Field: fmt.Sprintf("graph input %q", v.Name), Err: err}
@@ -233,8 +230,8 @@ func (im *Imported) PackInputs(ts []*Tensor) (irsem.RatTensor, error) {
 		if t == nil {
 			return irsem.RatTensor{}, &ImportError{Field: field, Err: errors.New("no tensor given")}
 		}
-		if !IsFloat(t.DataType) {
-			return irsem.RatTensor{}, &ImportError{Field: field, Err: fmt.Errorf("tensor of element type %s, the input is %s", dtypeName(t.DataType), dtypeName(in.DataType))}
+		if !t.DataType.IsFloat() {
+			return irsem.RatTensor{}, &ImportError{Field: field, Err: fmt.Errorf("tensor of element type %s, the input is %s", t.DataType.String(), in.DataType.String())}
 		}
 		s, err := dimsShape(t.Dims)
 		if err != nil {
@@ -290,31 +287,6 @@ func UnpackOutputs[T spec.Scalar[T]](im *Imported, out spec.Tensor[T]) ([]spec.T
 	return res, nil
 }
 
-func dtypeName(d DataType) string {
-	switch d {
-	case Float:
-		return "float"
-	case Uint8:
-		return "uint8"
-	case Int8:
-		return "int8"
-	case Uint16:
-		return "uint16"
-	case Int16:
-		return "int16"
-	case Int32:
-		return "int32"
-	case Int64:
-		return "int64"
-	case Bool:
-		return "bool"
-	case Float16:
-		return "float16"
-	case Double:
-		return "double"
-	}
-	return fmt.Sprintf("data type %d", int32(d))
-}
 
 // dimsShape converts tensor dims to a checked shape.
 func dimsShape(dims []int64) (spec.Shape, error) {

@@ -33,7 +33,7 @@ type value struct {
 	where string     // the ONNX node that produced it ("" for graph inputs, initializers)
 }
 
-func (v *value) isInt() bool { return !IsFloat(v.dt) }
+func (v *value) isInt() bool { return !v.dt.IsFloat() }
 
 // imp is the state of one import.
 type imp struct {
@@ -143,7 +143,7 @@ func tensorValue(t *Tensor) (*value, error) {
 	}
 	v := &value{name: t.Name, shape: s, dt: t.DataType, id: -1, isK: true, init: -1}
 	switch {
-	case IsFloat(t.DataType):
+	case t.DataType.IsFloat():
 		rs, err := t.Rats()
 		if err != nil {
 			return nil, err
@@ -168,7 +168,7 @@ func tensorValue(t *Tensor) (*value, error) {
 		}
 		v.ints = xs
 	default:
-		return nil, fmt.Errorf("element type %s is not supported", dtypeName(t.DataType))
+		return nil, fmt.Errorf("element type %s is not supported", t.DataType.String())
 	}
 	return v, nil
 }
@@ -188,7 +188,7 @@ func (b *imp) inputs() error {
 		if _, dup := b.vals[vi.Name]; dup {
 			return &ImportError{Field: field, Err: errors.New("defined twice")}
 		}
-		if IsFloat(vi.ElemType) {
+		if vi.ElemType.IsFloat() {
 			if _, ok := b.o.Bind[vi.Name]; ok {
 				return &ImportError{Field: field, Err: errors.New("a float input cannot be bound (Options.Bind is for integer inputs)")}
 			}
@@ -203,10 +203,10 @@ func (b *imp) inputs() error {
 		}
 		t, ok := b.o.Bind[vi.Name]
 		if !ok || t == nil {
-			return &ImportError{Field: field, Err: fmt.Errorf("an input of element type %s must be bound at import (Options.Bind)", dtypeName(vi.ElemType))}
+			return &ImportError{Field: field, Err: fmt.Errorf("an input of element type %s must be bound at import (Options.Bind)", vi.ElemType.String())}
 		}
-		if IsFloat(t.DataType) || (t.DataType != vi.ElemType && !(isIndexType(t.DataType) && isIndexType(vi.ElemType))) {
-			return &ImportError{Field: field, Err: fmt.Errorf("bound tensor of element type %s, the input is %s", dtypeName(t.DataType), dtypeName(vi.ElemType))}
+		if t.DataType.IsFloat() || (t.DataType != vi.ElemType && !(isIndexType(t.DataType) && isIndexType(vi.ElemType))) {
+			return &ImportError{Field: field, Err: fmt.Errorf("bound tensor of element type %s, the input is %s", t.DataType.String(), vi.ElemType.String())}
 		}
 		v, err := tensorValue(t)
 		if err != nil {
@@ -359,11 +359,11 @@ func (b *imp) outputs() error {
 			}
 			continue
 		}
-		if !IsFloat(v.dt) {
-			return &ImportError{Field: field, Err: fmt.Errorf("element type %s: only float outputs can be imported", dtypeName(v.dt))}
+		if !v.dt.IsFloat() {
+			return &ImportError{Field: field, Err: fmt.Errorf("element type %s: only float outputs can be imported", v.dt.String())}
 		}
-		if vi.ElemType != 0 && !IsFloat(vi.ElemType) {
-			return &ImportError{Field: field, Err: fmt.Errorf("declared element type %s: only float outputs can be imported", dtypeName(vi.ElemType))}
+		if vi.ElemType != 0 && !vi.ElemType.IsFloat() {
+			return &ImportError{Field: field, Err: fmt.Errorf("declared element type %s: only float outputs can be imported", vi.ElemType.String())}
 		}
 		if err := matchDims(vi, v.shape); err != nil {
 			return &ImportError{Node: v.where, Field: field, Err: err}

@@ -176,8 +176,8 @@ func (c *nctx) float(i int) (*value, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	if !IsFloat(v.dt) {
-		return nil, 0, c.errf(c.inField(i), "element type %s, %s needs a float tensor", dtypeName(v.dt), c.n.OpType)
+	if !v.dt.IsFloat() {
+		return nil, 0, c.errf(c.inField(i), "element type %s, %s needs a float tensor", v.dt.String(), c.n.OpType)
 	}
 	id, err := c.b.ir(v)
 	if err != nil {
@@ -193,7 +193,7 @@ func (c *nctx) constFloat(i int) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !v.isK || !IsFloat(v.dt) {
+	if !v.isK || !v.dt.IsFloat() {
 		return nil, c.errf(c.inField(i), "must be a constant float tensor (an initializer or a Constant)")
 	}
 	return v, nil

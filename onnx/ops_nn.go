@@ -120,8 +120,8 @@ func importGemm(c *nctx) error {
 	if len(a.shape) != 2 || len(bv.shape) != 2 {
 		return c.errf("input", "Gemm needs 2-D A and B, got %v and %v", a.shape, bv.shape)
 	}
-	if !IsFloat(bv.dt) {
-		return c.errf(c.inField(1), "element type %s, Gemm needs a float tensor", dtypeName(bv.dt))
+	if !bv.dt.IsFloat() {
+		return c.errf(c.inField(1), "element type %s, Gemm needs a float tensor", bv.dt.String())
 	}
 	sa := a.shape
 	if tA {
@@ -140,8 +140,8 @@ func importGemm(c *nctx) error {
 		if cv, err = c.in(2); err != nil {
 			return err
 		}
-		if !IsFloat(cv.dt) {
-			return c.errf(c.inField(2), "element type %s, Gemm needs a float tensor", dtypeName(cv.dt))
+		if !cv.dt.IsFloat() {
+			return c.errf(c.inField(2), "element type %s, Gemm needs a float tensor", cv.dt.String())
 		}
 		if err := spec.BroadcastShape(cv.shape, spec.Shape{m, n}); err != nil {
 			return c.errf(c.inField(2), "%v", err)

@@ -385,7 +385,7 @@ func importConcat(c *nctx) error {
 			}
 		}
 		if v.isInt() != vs[0].isInt() {
-			return c.errf(c.inField(i), "element type %s, input 0 is %s", dtypeName(v.dt), dtypeName(vs[0].dt))
+			return c.errf(c.inField(i), "element type %s, input 0 is %s", v.dt.String(), vs[0].dt.String())
 		}
 	}
 	if vs[0].isInt() {
@@ -981,7 +981,7 @@ func importCast(c *nctx) error {
 	}
 	dt := DataType(to)
 	switch {
-	case v.isInt() && !IsFloat(dt) && dt != 0:
+	case v.isInt() && !dt.IsFloat() && dt != 0:
 		w := *v
 		w.dt = Int64
 		c.outValue(0, &w)
@@ -997,7 +997,7 @@ func importCast(c *nctx) error {
 	case !v.isInt() && dt == v.dt:
 		c.outValue(0, v)
 	default:
-		return c.errf(attrField("to"), "cast from %s to %s is not supported (it would change values the IR computes exactly)", dtypeName(v.dt), dtypeName(dt))
+		return c.errf(attrField("to"), "cast from %s to %s is not supported (it would change values the IR computes exactly)", v.dt.String(), dt.String())
 	}
 	return nil
 }
