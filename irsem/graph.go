@@ -248,8 +248,11 @@ func primAttrs(n *Node) *spec.Attrs {
 		// A tag whose only axis is "axis" passes it to its primitive's Axis
 		// (reduce_sum, reduce_mean, softmax, concat, and any registry
 		// primitive whose IR form lists it).
-		if o, ok := lookup(k.Op); ok && o.hasAttr(AttrAxis) {
-			a.Axis = k.Axis
+		if o, ok := lookup(k.Op); ok {
+			if o.hasAttr(AttrAxis) {
+				a.Axis = k.Axis
+			}
+			regopsAttrs(k, o, a)
 		}
 	case OpTranspose:
 		a.Axis, a.Axis2 = k.Axis1, k.Axis2

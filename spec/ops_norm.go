@@ -60,6 +60,7 @@ func softmaxPrim[T Scalar[T]](logForm bool) *Prim[T] {
 		Accumulates: true, ZeroPreserving: true, Gen: GenHint{Graph: 33}}
 	if logForm {
 		info.Gen.Graph = 34
+		info.IR = &IRForm{Tag: "log_softmax", Attrs: []string{"axis"}, Superset: true, Doc: "stable log-softmax along axis"}
 	} else {
 		info.IR = &IRForm{Tag: "softmax", Attrs: []string{"axis"}, Doc: "max-shifted softmax along axis"}
 	}

@@ -28,6 +28,18 @@ type Attrs struct {
 	P      *big.Rat // bernoulli_mask, dropout: drop probability
 	Seed   uint64   // rand_uniform, bernoulli_mask, dropout: the draw
 	Values []*big.Rat
+
+	// The attributes of the primitives added for imported models (issue
+	// 11): pad, gather, lrn, shrink.
+	Widths       []int    // pad: 2·rank naturals, every axis's begin width, then every end width
+	Mode         string   // pad: "constant", "reflect" or "edge"
+	Value        *big.Rat // pad: the fill value of constant mode (0 when nil)
+	Indices      []int    // gather: the constant indices, row-major over IndicesShape
+	IndicesShape Shape    // gather: the indices' shape
+	Size         int      // lrn: the channel window
+	Alpha, Beta  *big.Rat // lrn: y = x/(bias + alpha/size·Σx²)^beta
+	Bias         *big.Rat // lrn: bias; shrink: bias
+	Lambd        *big.Rat // shrink: the threshold λ
 }
 
 // Clone returns a deep copy of the attributes.
@@ -45,6 +57,9 @@ func (a *Attrs) Clone() *Attrs {
 		return new(big.Rat).Set(r)
 	}
 	b.C, b.Lo, b.Hi, b.Eps, b.P = cp(a.C), cp(a.Lo), cp(a.Hi), cp(a.Eps), cp(a.P)
+	b.Widths, b.Indices = append([]int(nil), a.Widths...), append([]int(nil), a.Indices...)
+	b.IndicesShape = a.IndicesShape.Clone()
+	b.Value, b.Alpha, b.Beta, b.Bias, b.Lambd = cp(a.Value), cp(a.Alpha), cp(a.Beta), cp(a.Bias), cp(a.Lambd)
 	if a.Values != nil {
 		b.Values = make([]*big.Rat, len(a.Values))
 		for i, v := range a.Values {
