@@ -164,7 +164,6 @@ func RuntimeInputs(m *Model) []*ValueInfo {
 	return out
 }
 
-
 // OptionsFor splits the tensors given for a model's runtime inputs (in
 // RuntimeInputs order, e.g. input_0.pb, input_1.pb, …) into Options that
 // bind the integer ones and fix the shapes of the float ones, and the
@@ -286,7 +285,6 @@ func UnpackOutputs[T spec.Scalar[T]](im *Imported, out spec.Tensor[T]) ([]spec.T
 	}
 	return res, nil
 }
-
 
 // dimsShape converts tensor dims to a checked shape.
 func dimsShape(dims []int64) (spec.Shape, error) {

@@ -22,16 +22,14 @@ func (b *imp) binary(op irsem.Op, x, y int, s spec.Shape) int {
 }
 
 // neg is −x.
-func (b *imp) neg(x int, s spec.Shape) int {
-	return b.binary(irsem.OpSub, b.constScalar(spec.Rat{}, s), x, s)
-}
+func (b *imp) neg(x int, s spec.Shape) int { return b.unary(irsem.OpNeg, x, s) }
 
 // scale is c·x (x itself when c = 1).
 func (b *imp) scale(x int, s spec.Shape, c spec.Rat) int {
 	if c.Same(spec.NewRat(1, 1)) {
 		return x
 	}
-	return b.binary(irsem.OpMulElem, x, b.constScalar(c, s), s)
+	return b.emit(irsem.Kind{Op: irsem.OpScale, C: c}, s, x)
 }
 
 // addConst is x + c (x itself when c = 0).
@@ -43,12 +41,15 @@ func (b *imp) addConst(x int, s spec.Shape, c spec.Rat) int {
 }
 
 // div is x / y elementwise.
-func (b *imp) div(x, y int, s spec.Shape) int {
-	return b.binary(irsem.OpMulElem, x, b.unary(irsem.OpInv, y, s), s)
-}
+func (b *imp) div(x, y int, s spec.Shape) int { return b.binary(irsem.OpDiv, x, y, s) }
 
-// clamp is min(max(x, lo), hi), a nil bound absent.
+// clamp is min(max(x, lo), hi), a nil bound absent: the registry's clamp
+// when both are given (derivative 1 strictly inside), max_elem / min_elem
+// with a constant otherwise.
 func (b *imp) clamp(x int, s spec.Shape, lo, hi *spec.Rat) int {
+	if lo != nil && hi != nil && cmpRat(*lo, *hi) <= 0 {
+		return b.emit(irsem.Kind{Op: irsem.OpClamp, Lo: *lo, Hi: *hi}, s, x)
+	}
 	if lo != nil {
 		x = b.binary(irsem.OpMaxElem, x, b.constScalar(*lo, s), s)
 	}
@@ -58,6 +59,8 @@ func (b *imp) clamp(x int, s spec.Shape, lo, hi *spec.Rat) int {
 	return x
 }
 
+func cmpRat(a, b spec.Rat) int { c, _ := a.Compare(b); return c }
+
 // minZero is min(x, 0).
 func (b *imp) minZero(x int, s spec.Shape) int {
 	return b.binary(irsem.OpMinElem, x, b.constScalar(spec.Rat{}, s), s)
@@ -65,8 +68,7 @@ func (b *imp) minZero(x int, s spec.Shape) int {
 
 // logSoftmax is log softmax along axis.
 func (b *imp) logSoftmax(x int, s spec.Shape, axis int) int {
-	sm := b.emit(irsem.Kind{Op: irsem.OpSoftmax, Axis: axis}, s, x)
-	return b.unary(irsem.OpLog, sm, s)
+	return b.emit(irsem.Kind{Op: irsem.OpLogSoftmax, Axis: axis}, s, x)
 }
 
 // permute emits a permutation unless it is the identity.
@@ -96,17 +98,24 @@ func (b *imp) concat(ids []int, shapes []spec.Shape, axis int) (int, spec.Shape)
 	return b.emit(irsem.Kind{Op: irsem.OpConcat, Axis: axis}, out, ids...), out
 }
 
-// slice keeps [start, end) of axis.
+// slice keeps [start, end) of axis (x itself when that is all of it).
 func (b *imp) slice(x int, s spec.Shape, axis, start, end int) (int, error) {
 	if start == 0 && end == s[axis] {
 		return x, nil
 	}
-	return 0, pending("slice", "regops")
+	out := s.Clone()
+	out[axis] = end - start
+	return b.emit(irsem.Kind{Op: irsem.OpSlice, Axis: axis, Start: start, End: end}, out, x), nil
 }
 
 // gather picks indices (naturals < s[axis], shaped ishape) along axis.
 func (b *imp) gather(x int, s spec.Shape, axis int, indices []int, ishape spec.Shape) (int, spec.Shape, error) {
-	return 0, nil, pending("gather", "regops")
+	out := append(append(s[:axis:axis].Clone(), ishape...), s[axis+1:]...)
+	if err := available(irsem.OpGather, "regops"); err != nil {
+		return 0, nil, err
+	}
+	k := irsem.Kind{Op: irsem.OpGather, Axis: axis, IndicesShape: ishape.Clone(), Indices: append([]int(nil), indices...)}
+	return b.emit(k, out, x), out, nil
 }
 
 // pad pads with widths (2·rank: begins then ends) in mode ("constant",
@@ -121,7 +130,22 @@ func (b *imp) pad(x int, s spec.Shape, widths []int, mode string, value spec.Rat
 	if zero {
 		return x, out, nil
 	}
-	return 0, nil, pending("pad", "regops")
+	if err := available(irsem.OpPad, "regops"); err != nil {
+		return 0, nil, err
+	}
+	if mode != "constant" {
+		value = spec.Rat{}
+	}
+	k := irsem.Kind{Op: irsem.OpPad, Widths: append([]int(nil), widths...), Mode: mode, Value: value}
+	return b.emit(k, out, x), out, nil
+}
+
+// available reports a tag the registry does not (yet) have.
+func available(op irsem.Op, branch string) error {
+	if _, ok := irsem.Info(op); !ok {
+		return fmt.Errorf("IR tag %q is not available (branch %s)", op, branch)
+	}
+	return nil
 }
 
 func pending(tag, branch string) error {

@@ -64,7 +64,12 @@ func unaryOp(op irsem.Op) opImporter {
 }
 
 // sign is sign(x).
-func (b *imp) sign(x int, s spec.Shape) (int, error) { return 0, pending("sign", "regops") }
+func (b *imp) sign(x int, s spec.Shape) (int, error) {
+	if err := available(irsem.OpSign, "regops"); err != nil {
+		return 0, err
+	}
+	return b.unary(irsem.OpSign, x, s), nil
+}
 
 // broadcast2 brings two float operands to their common shape: numpy
 // (multidirectional) broadcasting from opset 7; before it, the legacy
@@ -560,7 +565,10 @@ func importShrink(c *nctx) error {
 }
 
 func (b *imp) shrink(x int, s spec.Shape, lambd, bias spec.Rat) (int, error) {
-	return 0, pending("shrink", "regops")
+	if err := available(irsem.OpShrink, "regops"); err != nil {
+		return 0, err
+	}
+	return b.emit(irsem.Kind{Op: irsem.OpShrink, Lambd: lambd, Bias: bias}, s, x), nil
 }
 
 var _ = fmt.Sprint

@@ -603,10 +603,87 @@ func importBatchNorm(c *nctx) error {
 	return nil
 }
 
+// importInstanceNorm: instance_norm over the spatial axes per (n, c),
+// scale and B (initializers) as gamma and beta, ε the float32 epsilon.
 func importInstanceNorm(c *nctx) error {
-	return c.errf("", "%v", pending("instance_norm", "regops"))
+	if err := c.arity(3, 3); err != nil {
+		return err
+	}
+	if err := c.legacy("consumed_inputs", 6); err != nil {
+		return err
+	}
+	if err := c.outputs(1, "a second output"); err != nil {
+		return err
+	}
+	eps, err := c.attrRat("epsilon", 1e-5)
+	if err != nil {
+		return err
+	}
+	v, x, err := c.float(0)
+	if err != nil {
+		return err
+	}
+	s := v.shape
+	if len(s) < 3 {
+		return c.errf(c.inField(0), "input of shape %v, expected [N, C, spatial…]", s)
+	}
+	ch := s[1]
+	ps := make([]*value, 2)
+	for i := range ps {
+		if ps[i], err = c.constFloat(i + 1); err != nil {
+			return err
+		}
+		if len(ps[i].shape) != 1 || ps[i].shape[0] != ch {
+			return c.errf(c.inField(i+1), "shape %v, expected [%d]", ps[i].shape, ch)
+		}
+	}
+	if err := available(irsem.OpInstanceNorm, "regops"); err != nil {
+		return c.wrap("", err)
+	}
+	p := &irsem.Params{Gamma: ratTensor(ps[0], ps[0].shape), Beta: ratTensor(ps[1], ps[1].shape), Eps: &eps}
+	id := c.b.emitP(irsem.Kind{Op: irsem.OpInstanceNorm, Channels: ch}, s, p, x)
+	c.b.use(ps[0], id, irsem.ParamGamma)
+	c.b.use(ps[1], id, irsem.ParamBeta)
+	c.out(0, id, s, v.dt)
+	return nil
 }
 
+// importLRN: lrn over axis 1 with size (required), alpha (1e-4), beta
+// (0.75) and bias (1), each float32 attribute's exact value.
 func importLRN(c *nctx) error {
-	return c.errf("", "%v", pending("lrn", "regops"))
+	alpha, err := c.attrRat("alpha", 1e-4)
+	if err != nil {
+		return err
+	}
+	beta, err := c.attrRat("beta", 0.75)
+	if err != nil {
+		return err
+	}
+	bias, err := c.attrRat("bias", 1)
+	if err != nil {
+		return err
+	}
+	sa, err := c.attr("size", AttrInt)
+	if err != nil {
+		return err
+	}
+	if sa == nil {
+		return c.errf(attrField("size"), "missing")
+	}
+	if sa.I < 1 || sa.I > int64(irsem.MaxAttrInt) {
+		return c.errf(attrField("size"), "%d, expected a positive integer", sa.I)
+	}
+	v, x, err := c.unaryIn()
+	if err != nil {
+		return err
+	}
+	if len(v.shape) < 2 {
+		return c.errf(c.inField(0), "input of shape %v, expected [N, C, …]", v.shape)
+	}
+	if err := available(irsem.OpLRN, "regops"); err != nil {
+		return c.wrap("", err)
+	}
+	k := irsem.Kind{Op: irsem.OpLRN, Size: int(sa.I), Alpha: alpha, Beta: beta, Bias: bias}
+	c.out(0, c.b.emit(k, v.shape, x), v.shape, v.dt)
+	return nil
 }
