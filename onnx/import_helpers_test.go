@@ -91,8 +91,8 @@ func (m *mg) model() *Model {
 
 func aI(name string, v int64) *Attribute   { return &Attribute{Name: name, Type: AttrInt, I: v} }
 func aF(name string, v float32) *Attribute { return &Attribute{Name: name, Type: AttrFloat, F: v} }
-func aS(name, v string) *Attribute          { return &Attribute{Name: name, Type: AttrString, S: []byte(v)} }
-func aT(name string, t *Tensor) *Attribute  { return &Attribute{Name: name, Type: AttrTensor, T: t} }
+func aS(name, v string) *Attribute         { return &Attribute{Name: name, Type: AttrString, S: []byte(v)} }
+func aT(name string, t *Tensor) *Attribute { return &Attribute{Name: name, Type: AttrTensor, T: t} }
 func aIs(name string, vs ...int64) *Attribute {
 	return &Attribute{Name: name, Type: AttrInts, Ints: vs}
 }
