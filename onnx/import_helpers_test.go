@@ -209,3 +209,5 @@ func f32r(f float32) spec.Rat {
 	r.SetFloat64(float64(f))
 	return spec.RatFromBig(r)
 }
+
+func nanF() float64 { return math.NaN() }
