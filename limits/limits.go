@@ -18,7 +18,7 @@
 //	cert-cases     100 000   --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
 //	onnx-bytes     2^28      --max-onnx-bytes     TLCHECK_MAX_ONNX_BYTES      bytes of one ONNX model or TensorProto file
 //	onnx-elements  2^26      --max-onnx-elements  TLCHECK_MAX_ONNX_ELEMENTS   numbers of one ONNX model: tensor elements and list-attribute entries, all together
-//	onnx-names     2^20      --max-onnx-names     TLCHECK_MAX_ONNX_NAMES      names of one ONNX model: node inputs and outputs, graph inputs, outputs, value infos, initializers
+//	onnx-names     2^18      --max-onnx-names     TLCHECK_MAX_ONNX_NAMES      names of one ONNX model: node inputs, outputs and attributes, graph inputs, outputs, value infos, initializers
 //
 // A flag overrides the environment variable, which overrides the default.
 // Every value must be a positive integer (nodes at most 2^20 and
@@ -54,11 +54,14 @@
 // onnx-bytes bytes before reading it, and bounds what decoding allocates
 // beyond the file's own bytes (strings are at most the file's bytes): an
 // ONNX node counts against nodes, its inputs, outputs and attributes each
-// against parents, the names of the whole model against onnx-names (a
-// string header each), and the numbers of the whole model — the elements
+// against parents, the named things of the whole model (node inputs,
+// outputs and attributes, graph values, initializers) against onnx-names
+// (at most a few hundred bytes of Go structure each: 2^18 of them are
+// well under 100 MiB), and the numbers of the whole model — the elements
 // of every initializer and tensor attribute and the entries of every list
-// attribute — against onnx-elements (at most 8 bytes each; one tensor's
-// dims are also held to elements and axis by spec.Shape.Check). A length
+// attribute, the dims of every tensor and value — against onnx-elements
+// (at most 24 bytes each; one tensor's dims are also held to elements and
+// axis by spec.Shape.Check). A length
 // prefix is compared with the bytes that remain before anything is
 // allocated, and a tensor's declared dims are compared with its data
 // before its elements are.
@@ -135,7 +138,7 @@ const (
 	DefaultCertCases     = 100_000
 	DefaultONNXBytes     = 1 << 28
 	DefaultONNXElements  = 1 << 26
-	DefaultONNXNames     = 1 << 20
+	DefaultONNXNames     = 1 << 18
 )
 
 // Default returns the built-in limits.

@@ -16,11 +16,13 @@ import (
 // dec holds the limits in force and what one model has used of them.
 type dec struct {
 	lim      limits.Limits
+	total    int   // cap of the input, for byte offsets (scan)
+	clip     bool  // probing a truncated input: see truncated
 	elements int64 // numbers decoded so far (onnx-elements)
 	names    int   // names decoded so far (onnx-names)
 }
 
-func newDec() *dec { return &dec{lim: limits.Current()} }
+func newDec(data []byte) *dec { return &dec{lim: limits.Current(), total: cap(data)} }
 
 // useElements charges n numbers against onnx-elements.
 func (d *dec) useElements(n int) error {
@@ -51,51 +53,82 @@ func (d *dec) checkSize(n int64, what string) error {
 // Decode decodes a serialized ModelProto and checks its structure (see
 // the package doc). The result shares no memory with data.
 func Decode(data []byte) (*Model, error) {
-	d := newDec()
+	d := newDec(data)
 	if err := d.checkSize(int64(len(data)), "model"); err != nil {
 		return nil, &Error{Err: err}
 	}
 	m, err := d.model(data)
 	if err != nil {
-		return nil, &Error{Err: err}
+		return nil, &Error{Err: truncated(err, data, (*dec).model)}
 	}
 	return m, nil
+}
+
+// truncated improves the error of an input that ends inside a field: the
+// outermost message then reports the truncation (its length prefix
+// exceeds what remains), so the input is decoded again with the truncated
+// fields cut to what remains, which names the innermost place — node,
+// attribute, tensor, field — where the input ends.
+func truncated[T any](err error, data []byte, decode func(*dec, []byte) (T, error)) error {
+	if !errors.Is(err, errTruncated) {
+		return err
+	}
+	p := newDec(data)
+	p.clip = true
+	_, perr := decode(p, data)
+	if perr == nil || !isLocated(perr) || !errors.Is(perr, errTruncated) || perr.Error() == err.Error() {
+		return err
+	}
+	return fmt.Errorf("the input (%d bytes) is truncated: it ends inside %w", len(data), perr)
 }
 
 // ReadModel reads and decodes the ModelProto file at path; its errors
 // start "onnx: PATH: ". A file of more than onnx-bytes bytes is refused
 // before it is read.
 func ReadModel(path string) (*Model, error) {
-	d := newDec()
-	data, err := d.readFile(path, "model")
+	data, err := newDec(nil).readFile(path, "model")
 	if err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
+	d := newDec(data)
 	m, err := d.model(data)
 	if err != nil {
-		return nil, &Error{Path: path, Err: err}
+		return nil, &Error{Path: path, Err: truncated(err, data, (*dec).model)}
 	}
 	return m, nil
 }
 
-// readFile reads a file of at most onnx-bytes bytes.
+// readFile reads a file of at most onnx-bytes bytes, refusing a larger
+// one by its size before reading it, and reading at most one byte more
+// than the limit when its size is unknown.
 func (d *dec) readFile(path, what string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil {
-		if st.IsDir() {
-			return nil, errors.New("is a directory, not a file")
-		}
-		if err := d.checkSize(st.Size(), what); err != nil {
-			return nil, err
-		}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, d.lim.ONNXBytes+1))
+	st, err := f.Stat()
 	if err != nil {
 		return nil, unwrapPath(err)
+	}
+	if st.IsDir() {
+		return nil, errors.New("is a directory, not a file")
+	}
+	if err := d.checkSize(st.Size(), what); err != nil {
+		return nil, err
+	}
+	var data []byte
+	if st.Mode().IsRegular() {
+		data = make([]byte, st.Size())
+		if _, err := io.ReadFull(f, data); err != nil {
+			return nil, fmt.Errorf("reading: %w", unwrapPath(err))
+		}
+		var one [1]byte
+		if k, _ := f.Read(one[:]); k > 0 { // grew since Stat
+			return nil, errors.New("the file changed while it was read")
+		}
+	} else if data, err = io.ReadAll(io.LimitReader(f, d.lim.ONNXBytes+1)); err != nil {
+		return nil, fmt.Errorf("reading: %w", unwrapPath(err))
 	}
 	if err := d.checkSize(int64(len(data)), what); err != nil {
 		return nil, err
@@ -118,7 +151,7 @@ func (d *dec) model(data []byte) (*Model, error) {
 	m := &Model{}
 	var graph []byte
 	seenGraph := false
-	err := scan(data, modelFields, func(f *field) error {
+	err := d.scan(data, modelFields, func(f *field) error {
 		switch f.num {
 		case 1:
 			v, err := f.varint()
@@ -137,6 +170,10 @@ func (d *dec) model(data []byte) (*Model, error) {
 				return errors.New("appears twice")
 			}
 			seenGraph, graph = true, b
+			if f.cut {
+				_, err := d.graph(b)
+				return err
+			}
 		case 8:
 			b, err := f.bytes()
 			if err != nil {
@@ -145,9 +182,9 @@ func (d *dec) model(data []byte) (*Model, error) {
 			if len(m.Opsets) >= d.lim.Parents {
 				return limits.Exceeded("parents", int64(d.lim.Parents), "more than %d opset imports", d.lim.Parents)
 			}
-			o, err := opset(b)
+			o, err := d.opset(b)
 			if err != nil {
-				return at(fmt.Sprintf("#%d", len(m.Opsets)), err)
+				return at(fmt.Sprintf("opset_import #%d", len(m.Opsets)), err)
 			}
 			for _, p := range m.Opsets {
 				if sameDomain(p.Domain, o.Domain) {
@@ -163,7 +200,10 @@ func (d *dec) model(data []byte) (*Model, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, at("model", err)
+		if isLocated(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("model: %w", err)
 	}
 	if !seenGraph {
 		return nil, errors.New("model: field graph (7): missing (the model has no graph)")
@@ -178,9 +218,9 @@ func (d *dec) model(data []byte) (*Model, error) {
 
 var opsetFields = fieldNames{1: "domain", 2: "version"}
 
-func opset(b []byte) (OpsetID, error) {
+func (d *dec) opset(b []byte) (OpsetID, error) {
 	var o OpsetID
-	err := scan(b, opsetFields, func(f *field) error {
+	err := d.scan(b, opsetFields, func(f *field) error {
 		switch f.num {
 		case 1:
 			s, err := f.bytes()
@@ -200,7 +240,7 @@ var graphFields = fieldNames{1: "node", 2: "name", 5: "initializer", 11: "input"
 
 func (d *dec) graph(b []byte) (*Graph, error) {
 	g := &Graph{}
-	err := scan(b, graphFields, func(f *field) error {
+	err := d.scan(b, graphFields, func(f *field) error {
 		switch f.num {
 		case 2:
 			s, err := f.bytes()
@@ -214,7 +254,7 @@ func (d *dec) graph(b []byte) (*Graph, error) {
 			if len(g.Nodes) >= d.lim.Nodes {
 				return limits.Exceeded("nodes", int64(d.lim.Nodes), "the graph has more than %d nodes", d.lim.Nodes)
 			}
-			n, err := d.node(s, len(g.Nodes))
+			n, err := d.node(s, len(g.Nodes), f.cut)
 			if err != nil {
 				return err
 			}
@@ -227,12 +267,12 @@ func (d *dec) graph(b []byte) (*Graph, error) {
 			if err := d.useName(); err != nil {
 				return err
 			}
-			t, err := d.tensor(s)
+			t, err := d.tensor(s, "initializer", len(g.Initializers), f.cut)
 			if err != nil {
-				return at(fmt.Sprintf("initializer #%d", len(g.Initializers)), err)
+				return err
 			}
 			if t.Name == "" {
-				return fmt.Errorf("initializer #%d: field name (8): missing (an initializer must be named)", len(g.Initializers))
+				return at(fmt.Sprintf("initializer #%d", len(g.Initializers)), errors.New("field name (8): missing (an initializer must be named)"))
 			}
 			g.Initializers = append(g.Initializers, t)
 		case 11, 12, 13:
@@ -244,9 +284,9 @@ func (d *dec) graph(b []byte) (*Graph, error) {
 				return err
 			}
 			list := map[protowire.Number]*[]*ValueInfo{11: &g.Inputs, 12: &g.Outputs, 13: &g.ValueInfo}[f.num]
-			v, err := d.valueInfo(s)
+			v, err := d.valueInfo(s, graphFields[f.num], len(*list), f.cut)
 			if err != nil {
-				return at(fmt.Sprintf("#%d", len(*list)), err)
+				return err
 			}
 			*list = append(*list, v)
 		case 15:
@@ -255,7 +295,10 @@ func (d *dec) graph(b []byte) (*Graph, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, at("graph", err)
+		if isLocated(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("graph: %w", err)
 	}
 	if err := g.check(); err != nil {
 		return nil, err
@@ -271,7 +314,7 @@ func (g *Graph) check() error {
 			return fmt.Errorf("graph: input #%d: field name (1): missing", i)
 		}
 		if _, dup := defined[v.Name]; dup {
-			return fmt.Errorf("graph: input #%d: %s is listed twice", i, quote(v.Name))
+			return fmt.Errorf("graph: input #%d %s is listed twice", i, quote(v.Name))
 		}
 		defined[v.Name] = "graph input"
 	}
@@ -316,12 +359,13 @@ func (g *Graph) check() error {
 
 var nodeFields = fieldNames{1: "input", 2: "output", 3: "name", 4: "op_type", 5: "attribute", 7: "domain"}
 
-func (d *dec) node(b []byte, index int) (*Node, error) {
+func (d *dec) node(b []byte, index int, cut bool) (*Node, error) {
 	// The node's name, op type and domain first, so that the error of any
 	// field names the node, wherever its name is in the message.
 	n := &Node{Index: index}
 	pre := &Node{Index: index, Name: peek(b, 3), OpType: peek(b, 4), Domain: peek(b, 7)}
-	err := scan(b, nodeFields, func(f *field) error {
+	var attrNames map[string]bool
+	err := d.scan(b, nodeFields, func(f *field) error {
 		switch f.num {
 		case 1, 2:
 			s, err := f.bytes()
@@ -353,15 +397,20 @@ func (d *dec) node(b []byte, index int) (*Node, error) {
 			if len(n.Attrs) >= d.lim.Parents {
 				return limits.Exceeded("parents", int64(d.lim.Parents), "more than %d attributes", d.lim.Parents)
 			}
-			a, err := d.attribute(s)
+			if err := d.useName(); err != nil {
+				return err
+			}
+			a, err := d.attribute(s, len(n.Attrs), f.cut)
 			if err != nil {
 				return err
 			}
-			for _, p := range n.Attrs {
-				if p.Name == a.Name {
-					return fmt.Errorf("attribute %s given twice", quote(a.Name))
-				}
+			if attrNames == nil {
+				attrNames = map[string]bool{}
 			}
+			if attrNames[a.Name] {
+				return at(name("attribute", a.Name, len(n.Attrs)), errors.New("given twice"))
+			}
+			attrNames[a.Name] = true
 			n.Attrs = append(n.Attrs, a)
 		}
 		return nil
@@ -369,8 +418,11 @@ func (d *dec) node(b []byte, index int) (*Node, error) {
 	if err != nil {
 		return nil, at(pre.Where(), err)
 	}
+	if cut {
+		return nil, at(n.Where(), cutErr(b))
+	}
 	if n.OpType == "" {
-		return nil, fmt.Errorf("%s: field op_type (4): missing", n.Where())
+		return nil, at(n.Where(), fmt.Errorf("field op_type (4): missing"))
 	}
 	return n, nil
 }
@@ -386,15 +438,15 @@ var attrFieldType = map[protowire.Number]AttrType{
 	10: AttrTensors, 11: AttrGraphs, 14: AttrTypeProto, 15: AttrTypeProtos, 22: AttrSparseTensor, 23: AttrSparseTensors,
 }
 
-func (d *dec) attribute(b []byte) (*Attribute, error) {
+func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 	a := &Attribute{}
-	where := "attribute " + quote(peek(b, 1))
+	where := name("attribute", peek(b, 1), index)
 	var seen [24]bool          // value fields present
 	var first protowire.Number // the first value field present
 	var nf, ni, ns int         // list lengths, counted first
 	var typeSet bool
 	// Pass 1: name, type, which value fields are present, list lengths.
-	err := scan(b, attrFields, func(f *field) error {
+	err := d.scan(b, attrFields, func(f *field) error {
 		if _, isValue := attrFieldType[f.num]; isValue {
 			if first == 0 {
 				first = f.num
@@ -430,22 +482,25 @@ func (d *dec) attribute(b []byte) (*Attribute, error) {
 	if err != nil {
 		return nil, at(where, err)
 	}
+	if cut {
+		return nil, at(where, cutErr(b))
+	}
 	if a.Name == "" {
-		return nil, fmt.Errorf("%s: field name (1): missing", where)
+		return nil, at(where, fmt.Errorf("field name (1): missing"))
 	}
 	// The type: the type field, or (IR version 1) the one value field set.
 	if !typeSet || a.Type == AttrUndefined {
 		if first == 0 {
-			return nil, fmt.Errorf("%s: field type (20): missing, and no value field is set", where)
+			return nil, at(where, fmt.Errorf("field type (20): missing, and no value field is set"))
 		}
 		a.Type = attrFieldType[first]
 	}
 	if _, known := attrTypeNames[a.Type]; !known || a.Type == AttrUndefined {
-		return nil, fmt.Errorf("%s: field type (20): %d is not an AttributeProto.AttributeType", where, int32(a.Type))
+		return nil, at(where, fmt.Errorf("field type (20): %d is not an AttributeProto.AttributeType", int32(a.Type)))
 	}
 	for num, set := range seen {
 		if set && attrFieldType[protowire.Number(num)] != a.Type {
-			return nil, fmt.Errorf("%s: field %s (%d) is set, but the attribute's type is %s", where, attrFields[protowire.Number(num)], num, a.Type)
+			return nil, at(where, fmt.Errorf("field %s (%d) is set, but the attribute's type is %s", attrFields[protowire.Number(num)], num, a.Type))
 		}
 	}
 	if err := d.useElements(nf + ni + ns); err != nil {
@@ -460,7 +515,7 @@ func (d *dec) attribute(b []byte) (*Attribute, error) {
 		a.Strings = make([][]byte, 0, ns)
 	}
 	// Pass 2: the value.
-	err = scan(b, attrFields, func(f *field) error {
+	err = d.scan(b, attrFields, func(f *field) error {
 		switch f.num {
 		case 2:
 			v, err := f.fixed32()
@@ -479,7 +534,7 @@ func (d *dec) attribute(b []byte) (*Attribute, error) {
 			if err != nil {
 				return err
 			}
-			t, err := d.tensor(s)
+			t, err := d.tensor(s, "tensor", -1, f.cut)
 			if err != nil {
 				return err
 			}
@@ -497,7 +552,7 @@ func (d *dec) attribute(b []byte) (*Attribute, error) {
 		return nil, at(where, err)
 	}
 	if a.Type == AttrTensor && a.T == nil {
-		return nil, fmt.Errorf("%s: field t (5): missing for a TENSOR attribute", where)
+		return nil, at(where, fmt.Errorf("field t (5): missing for a TENSOR attribute"))
 	}
 	return a, nil
 }
@@ -508,11 +563,11 @@ var tensorTypeFields = fieldNames{1: "elem_type", 2: "shape"}
 var shapeFields = fieldNames{1: "dim"}
 var dimFields = fieldNames{1: "dim_value", 2: "dim_param"}
 
-func (d *dec) valueInfo(b []byte) (*ValueInfo, error) {
+func (d *dec) valueInfo(b []byte, kind string, index int, cut bool) (*ValueInfo, error) {
 	v := &ValueInfo{}
-	where := "value " + quote(peek(b, 1))
+	where := name(kind, peek(b, 1), index)
 	seenType := false
-	err := scan(b, valueInfoFields, func(f *field) error {
+	err := d.scan(b, valueInfoFields, func(f *field) error {
 		switch f.num {
 		case 1:
 			s, err := f.bytes()
@@ -527,7 +582,7 @@ func (d *dec) valueInfo(b []byte) (*ValueInfo, error) {
 				return errors.New("appears twice")
 			}
 			seenType = true
-			return scan(s, typeFields, func(f *field) error {
+			return d.scan(s, typeFields, func(f *field) error {
 				if f.num != 1 {
 					return fmt.Errorf("only tensor types are supported")
 				}
@@ -535,7 +590,7 @@ func (d *dec) valueInfo(b []byte) (*ValueInfo, error) {
 				if err != nil {
 					return err
 				}
-				return scan(s, tensorTypeFields, func(f *field) error {
+				return d.scan(s, tensorTypeFields, func(f *field) error {
 					switch f.num {
 					case 1:
 						e, err := f.int32v()
@@ -547,7 +602,7 @@ func (d *dec) valueInfo(b []byte) (*ValueInfo, error) {
 							return err
 						}
 						v.HasShape, v.Shape = true, v.Shape[:0]
-						return scan(s, shapeFields, func(f *field) error {
+						return d.scan(s, shapeFields, func(f *field) error {
 							s, err := f.bytes()
 							if err != nil {
 								return err
@@ -555,8 +610,11 @@ func (d *dec) valueInfo(b []byte) (*ValueInfo, error) {
 							if len(v.Shape) >= spec.MaxRank {
 								return fmt.Errorf("more than %d dims", spec.MaxRank)
 							}
+							if err := d.useElements(1); err != nil {
+								return err
+							}
 							dim := Dim{Value: -1}
-							err = scan(s, dimFields, func(f *field) error {
+							err = d.scan(s, dimFields, func(f *field) error {
 								if f.num == 1 {
 									x, err := f.varint()
 									if err != nil {
@@ -594,5 +652,26 @@ func (d *dec) valueInfo(b []byte) (*ValueInfo, error) {
 	if err != nil {
 		return nil, at(where, err)
 	}
+	if cut {
+		return nil, at(where, cutErr(b))
+	}
 	return v, nil
+}
+
+// name renders `kind "name"`, or `kind #index` when the name is empty
+// (just kind when index < 0).
+func name(kind, s string, index int) string {
+	switch {
+	case s != "":
+		return kind + " " + quote(s)
+	case index >= 0:
+		return fmt.Sprintf("%s #%d", kind, index)
+	}
+	return kind
+}
+
+// cutErr is the error of a message that a truncated input cuts off after
+// len(b) of its bytes (probing, dec.clip).
+func cutErr(b []byte) error {
+	return fmt.Errorf("the message is %w after %d bytes", errTruncated, len(b))
 }

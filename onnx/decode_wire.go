@@ -34,13 +34,28 @@ func (e *Error) Unwrap() error { return e.Err }
 // quote renders a name taken from the file for an error line.
 func quote(s string) string { return limits.Quote(s) }
 
+// located is an error whose text already names where it is (a node, an
+// attribute, a tensor, a value): scan does not prefix it with the field
+// that holds the message, so that a line reads `node "c1" (Conv):
+// attribute "pads": …` and not `graph: field node (1): node …`.
+type located struct{ err error }
+
+func (e *located) Error() string { return e.err.Error() }
+func (e *located) Unwrap() error { return e.err }
+
 // at prefixes err with where ("node \"c1\" (Conv): …"), keeping it
-// unwrappable.
+// unwrappable, and marks it located.
 func at(where string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("%s: %w", where, err)
+	return &located{fmt.Errorf("%s: %w", where, err)}
+}
+
+// isLocated reports whether err already names where it is.
+func isLocated(err error) bool {
+	_, ok := err.(*located)
+	return ok
 }
 
 // field is one decoded protobuf field: its number, wire type, and value
@@ -52,10 +67,14 @@ type field struct {
 	v    uint64
 	b    []byte
 	name string // the schema's name, for errors; set by the caller's table
+	cut  bool   // b is what remains of a truncated field (probing, dec.clip)
 }
 
 // fieldNames maps a message's known field numbers to their schema names.
 type fieldNames map[protowire.Number]string
+
+// errTruncated is the error of an input that ends inside a field.
+var errTruncated = errors.New("truncated")
 
 // wireErr renders a protowire error code.
 func wireErr(n int) error {
@@ -64,19 +83,21 @@ func wireErr(n int) error {
 	}
 	err := protowire.ParseError(n)
 	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return errors.New("truncated")
+		return errTruncated
 	}
 	return err
 }
 
-// scan calls fn on every field of the message b in order. A field the
-// table names is reported by name; an unknown one is skipped by its wire
-// type (after fn has seen it; fn ignores numbers it does not know).
-func scan(b []byte, names fieldNames, fn func(f *field) error) error {
-	for off := 0; len(b) > 0; {
+// scan calls fn on every field of the message b (a sub-slice of the
+// decoded input) that the table names, in order; an unknown field is
+// skipped by its wire type. An error names the byte offset in the input
+// (from the capacities of the input and of b, which share one array) and
+// the field, unless fn's error is already located.
+func (d *dec) scan(b []byte, names fieldNames, fn func(f *field) error) error {
+	for off := d.total - cap(b); len(b) > 0; {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return fmt.Errorf("byte %d: field tag: %v", off, wireErr(n))
+			return fmt.Errorf("byte %d: field tag: %w", off, wireErr(n))
 		}
 		f := field{num: num, typ: typ, name: names[num]}
 		label := func() string {
@@ -98,6 +119,17 @@ func scan(b []byte, names fieldNames, fn func(f *field) error) error {
 			f.v, m = protowire.ConsumeFixed64(rest)
 		case protowire.BytesType:
 			f.b, m = protowire.ConsumeBytes(rest)
+			if m < 0 && d.clip && f.name != "" {
+				// Probing a truncated input: decode what there is of this
+				// field, to find the innermost place the input ends in.
+				if l, k := protowire.ConsumeVarint(rest); k > 0 && l > uint64(len(rest)-k) {
+					f.b, f.cut = rest[k:], true
+					if err := fn(&f); err != nil && isLocated(err) && errors.Is(err, errTruncated) {
+						return err // a message inside names where it ends
+					}
+					return fmt.Errorf("byte %d: %s: %w", off, label(), errTruncated)
+				}
+			}
 		case protowire.StartGroupType:
 			m = protowire.ConsumeFieldValue(num, typ, rest)
 		case protowire.EndGroupType:
@@ -106,11 +138,14 @@ func scan(b []byte, names fieldNames, fn func(f *field) error) error {
 			return fmt.Errorf("byte %d: %s: unknown wire type %d", off, label(), typ)
 		}
 		if m < 0 {
-			return fmt.Errorf("byte %d: %s: %v", off, label(), wireErr(m))
+			return fmt.Errorf("byte %d: %s: %w", off, label(), wireErr(m))
 		}
 		if f.name != "" {
 			if err := fn(&f); err != nil {
-				return fmt.Errorf("%s: %w", label(), err)
+				if isLocated(err) {
+					return err
+				}
+				return fmt.Errorf("byte %d: %s: %w", off, label(), err)
 			}
 		}
 		b = rest[m:]
@@ -193,7 +228,7 @@ func countVarints(b []byte) (int, error) {
 		}
 	}
 	if len(b) > 0 && b[len(b)-1] >= 0x80 {
-		return 0, errors.New("packed varints: truncated")
+		return 0, fmt.Errorf("packed varints: %w", errTruncated)
 	}
 	return n, nil
 }
@@ -227,7 +262,7 @@ func (f *field) eachVarint(fn func(uint64) error) error {
 	for b := f.b; len(b) > 0; {
 		v, n := protowire.ConsumeVarint(b)
 		if n < 0 {
-			return fmt.Errorf("packed varints: %v", wireErr(n))
+			return fmt.Errorf("packed varints: %w", wireErr(n))
 		}
 		if err := fn(v); err != nil {
 			return err

@@ -209,7 +209,8 @@ func (n *Node) Attr(name string) *Attribute {
 }
 
 // Where names the node for an error line: `node "conv1" (Conv)`, or
-// `node #3 (Conv)` (its index) when it has no name. Names and op types
+// `node #3 (Conv)` (its index) when it has no name; without the op type
+// in parentheses when it has none. Names and op types
 // are quoted or cut (limits.Quote) so that the line stays short and one
 // line whatever the file holds.
 func (n *Node) Where() string {
@@ -217,10 +218,14 @@ func (n *Node) Where() string {
 	if n.Domain != "" && n.Domain != "ai.onnx" {
 		op = plainOr(n.Domain) + "." + op
 	}
-	if n.Name == "" {
-		return fmt.Sprintf("node #%d (%s)", n.Index, op)
+	w := fmt.Sprintf("node #%d", n.Index)
+	if n.Name != "" {
+		w = "node " + quote(n.Name)
 	}
-	return fmt.Sprintf("node %s (%s)", quote(n.Name), op)
+	if n.OpType == "" {
+		return w // not read (yet), or missing
+	}
+	return w + " (" + op + ")"
 }
 
 // AttrType is AttributeProto.AttributeType.

@@ -40,21 +40,29 @@ func (t *Tensor) NumElements() (int, error) {
 // Shape is the tensor's dims as a spec.Shape, checked by spec.Shape.Check
 // against the limits in force (rank, per-axis extent, element count).
 func (t *Tensor) Shape() (spec.Shape, error) {
+	s, err := t.shape()
+	if err != nil {
+		return nil, fmt.Errorf("%s: dims: %w", t.where(), err)
+	}
+	return s, nil
+}
+
+func (t *Tensor) shape() (spec.Shape, error) {
 	if len(t.Dims) > spec.MaxRank {
-		return nil, fmt.Errorf("%s: %d dims, more than %d", t.where(), len(t.Dims), spec.MaxRank)
+		return nil, fmt.Errorf("%d dims, more than %d", len(t.Dims), spec.MaxRank)
 	}
 	s := make(spec.Shape, len(t.Dims))
 	for i, v := range t.Dims {
 		if v < 0 {
-			return nil, fmt.Errorf("%s: dims %s: dim %d is negative", t.where(), joinDims(t.Dims), i)
+			return nil, fmt.Errorf("%s: dim %d is negative", joinDims(t.Dims), i)
 		}
-		if v > math.MaxInt32 {
-			return nil, limits.Exceeded("axis", int64(limits.Current().Axis), "%s: dims %s: dim %d is %d", t.where(), joinDims(t.Dims), i, v)
+		if int64(int(v)) != v {
+			return nil, limits.Exceeded("axis", int64(limits.Current().Axis), "%s: dim %d is %d", joinDims(t.Dims), i, v)
 		}
 		s[i] = int(v)
 	}
 	if _, err := s.Check(0); err != nil {
-		return nil, fmt.Errorf("%s: dims: %w", t.where(), err)
+		return nil, err
 	}
 	return s, nil
 }
@@ -85,15 +93,16 @@ func (t *Tensor) Len() int {
 // float32 widens to float64 exactly); integers are exact. A NaN or an
 // infinity is an error naming the tensor and the element index.
 func (t *Tensor) Rats() ([]spec.Rat, error) {
+	where := t.where()
 	n, err := t.NumElements()
 	if err != nil {
 		return nil, err
 	}
 	if !t.DataType.Supported() {
-		return nil, fmt.Errorf("%s: data type %s is not supported", t.where(), t.DataType)
+		return nil, at(where, fmt.Errorf("data type %s is not supported", t.DataType))
 	}
 	if t.Len() != n {
-		return nil, fmt.Errorf("%s: %d elements of data, but dims %s have %d", t.where(), t.Len(), joinDims(t.Dims), n)
+		return nil, at(where, fmt.Errorf("%d elements of data, but dims %s have %d", t.Len(), joinDims(t.Dims), n))
 	}
 	out := make([]spec.Rat, n)
 	for i := range out {
@@ -106,11 +115,11 @@ func (t *Tensor) Rats() ([]spec.Rat, error) {
 				f = t.Float64[i]
 			}
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("%s: element %d is %v, not a finite number", t.where(), i, f)
+				return nil, at(where, fmt.Errorf("element %d is %v, not a finite number", i, f))
 			}
 			r, err := spec.RatFromFloat64(f)
 			if err != nil {
-				return nil, fmt.Errorf("%s: element %d: %v", t.where(), i, err)
+				return nil, at(where, fmt.Errorf("element %d: %v", i, err))
 			}
 			out[i] = r
 		case Int64:
@@ -126,13 +135,13 @@ func (t *Tensor) Rats() ([]spec.Rat, error) {
 // output_N.pb file of the ONNX test data); the same checks and limits
 // apply as to an initializer.
 func DecodeTensor(data []byte) (*Tensor, error) {
-	d := newDec()
+	d := newDec(data)
 	if err := d.checkSize(int64(len(data)), "tensor file"); err != nil {
 		return nil, &Error{Err: err}
 	}
-	t, err := d.tensor(data)
+	t, err := d.tensor(data, "tensor", -1, false)
 	if err != nil {
-		return nil, &Error{Err: err}
+		return nil, &Error{Err: truncated(err, data, decodeTensorFile)}
 	}
 	return t, nil
 }
@@ -140,16 +149,20 @@ func DecodeTensor(data []byte) (*Tensor, error) {
 // ReadTensor reads and decodes the TensorProto file at path; its errors
 // start "onnx: PATH: ".
 func ReadTensor(path string) (*Tensor, error) {
-	d := newDec()
-	data, err := d.readFile(path, "tensor file")
+	data, err := newDec(nil).readFile(path, "tensor file")
 	if err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
-	t, err := d.tensor(data)
+	d := newDec(data)
+	t, err := d.tensor(data, "tensor", -1, false)
 	if err != nil {
-		return nil, &Error{Path: path, Err: err}
+		return nil, &Error{Path: path, Err: truncated(err, data, decodeTensorFile)}
 	}
 	return t, nil
+}
+
+func decodeTensorFile(d *dec, data []byte) (*Tensor, error) {
+	return d.tensor(data, "tensor", -1, false)
 }
 
 var tensorFields = fieldNames{
@@ -174,8 +187,9 @@ func typedField(t DataType) protowire.Number {
 // name and raw_data and counts the elements of each typed field; then the
 // dims are checked and compared with the data, and only then does the
 // second pass allocate and fill the element slice.
-func (d *dec) tensor(b []byte) (*Tensor, error) {
+func (d *dec) tensor(b []byte, kind string, index int, cut bool) (*Tensor, error) {
 	t := &Tensor{Name: peek(b, 8)}
+	where := name(kind, t.Name, index)
 	var (
 		counts   [16]int  // elements per typed data field number
 		present  [16]bool // which data fields occur
@@ -184,7 +198,7 @@ func (d *dec) tensor(b []byte) (*Tensor, error) {
 		location int32
 		dims     []uint64
 	)
-	err := scan(b, tensorFields, func(f *field) error {
+	err := d.scan(b, tensorFields, func(f *field) error {
 		if f.num < 16 {
 			present[f.num] = true
 		}
@@ -239,54 +253,61 @@ func (d *dec) tensor(b []byte) (*Tensor, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, at(t.where(), err)
+		return nil, at(where, err)
+	}
+	if cut {
+		return nil, at(where, cutErr(b))
 	}
 	if external || location == 1 {
-		return nil, fmt.Errorf("%s: field data_location (14): external data is not supported (save the model with its tensors inside the file)", t.where())
+		return nil, at(where, fmt.Errorf("field data_location (14): external data is not supported (save the model with its tensors inside the file)"))
 	}
 	if location != 0 {
-		return nil, fmt.Errorf("%s: field data_location (14): %d is not a TensorProto.DataLocation", t.where(), location)
+		return nil, at(where, fmt.Errorf("field data_location (14): %d is not a TensorProto.DataLocation", location))
 	}
 	if t.DataType == Undefined {
-		return nil, fmt.Errorf("%s: field data_type (2): missing or UNDEFINED", t.where())
+		return nil, at(where, fmt.Errorf("field data_type (2): missing or UNDEFINED"))
 	}
 	if !t.DataType.Supported() {
-		return nil, fmt.Errorf("%s: field data_type (2): data type %s is not supported (FLOAT, DOUBLE, INT64, INT32, INT16, UINT16, INT8, UINT8 and BOOL are)", t.where(), t.DataType)
+		return nil, at(where, fmt.Errorf("field data_type (2): data type %s is not supported (FLOAT, DOUBLE, INT64, INT32, INT16, UINT16, INT8, UINT8 and BOOL are)", t.DataType))
 	}
 	t.Dims = make([]int64, len(dims))
 	for i, v := range dims {
 		t.Dims[i] = int64(v)
 	}
-	n, err := t.NumElements()
-	if err != nil {
-		return nil, err
+	if err := d.useElements(len(t.Dims)); err != nil {
+		return nil, at(where, err)
 	}
+	shape, err := t.shape()
+	if err != nil {
+		return nil, at(where, fmt.Errorf("field dims (1): %w", err))
+	}
+	n := shape.Size()
 	if err := d.useElements(n); err != nil {
-		return nil, at(t.where(), err)
+		return nil, at(where, err)
 	}
 	want := typedField(t.DataType)
 	for _, num := range []protowire.Number{4, 5, 6, 7, 10, 11} {
 		if present[num] && num != want {
-			return nil, fmt.Errorf("%s: field %s (%d) is set, but the data type is %s (its field is %s or raw_data)", t.where(), tensorFields[num], num, t.DataType, tensorFields[want])
+			return nil, at(where, fmt.Errorf("field %s (%d) is set, but the data type is %s (its field is %s or raw_data)", tensorFields[num], num, t.DataType, tensorFields[want]))
 		}
 	}
 	hasRaw := present[9]
 	if hasRaw && present[want] {
-		return nil, fmt.Errorf("%s: both raw_data (9) and %s (%d) are set", t.where(), tensorFields[want], want)
+		return nil, at(where, fmt.Errorf("both raw_data (9) and %s (%d) are set", tensorFields[want], want))
 	}
 	switch {
 	case hasRaw:
 		size := t.DataType.Size()
 		if len(raw) != n*size {
-			return nil, fmt.Errorf("%s: field raw_data (9): %d bytes, but dims %s × %d bytes (%s) make %d", t.where(), len(raw), joinDims(t.Dims), size, t.DataType, n*size)
+			return nil, at(where, fmt.Errorf("field raw_data (9): %d bytes, but dims %s × %d bytes (%s) make %d", len(raw), joinDims(t.Dims), size, t.DataType, n*size))
 		}
 	case counts[want] != n:
-		return nil, fmt.Errorf("%s: field %s (%d): %d elements, but dims %s have %d", t.where(), tensorFields[want], want, counts[want], joinDims(t.Dims), n)
+		return nil, at(where, fmt.Errorf("field %s (%d): %d elements, but dims %s have %d", tensorFields[want], want, counts[want], joinDims(t.Dims), n))
 	}
 	t.alloc(n)
 	if hasRaw {
 		if err := t.fromRaw(raw); err != nil {
-			return nil, err
+			return nil, at(where, err)
 		}
 		return t, nil
 	}
@@ -294,7 +315,7 @@ func (d *dec) tensor(b []byte) (*Tensor, error) {
 		return t, nil
 	}
 	i := 0
-	err = scan(b, tensorFields, func(f *field) error {
+	err = d.scan(b, tensorFields, func(f *field) error {
 		if f.num != want {
 			return nil
 		}
@@ -319,10 +340,10 @@ func (d *dec) tensor(b []byte) (*Tensor, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, at(t.where(), err)
+		return nil, at(where, err)
 	}
 	if i != n { // cannot happen: counted in pass 1
-		return nil, fmt.Errorf("%s: field %s (%d): %d elements decoded, %d counted", t.where(), tensorFields[want], want, i, n)
+		return nil, at(where, fmt.Errorf("field %s (%d): %d elements decoded, %d counted", tensorFields[want], want, i, n))
 	}
 	return t, nil
 }
@@ -401,7 +422,7 @@ func (t *Tensor) fromRaw(raw []byte) error {
 	case Bool:
 		for i := range t.Int32 {
 			if raw[i] > 1 {
-				return fmt.Errorf("%s: field raw_data (9): element %d: byte %d is not a BOOL (0 or 1)", t.where(), i, raw[i])
+				return fmt.Errorf("field raw_data (9): element %d: byte %d is not a BOOL (0 or 1)", i, raw[i])
 			}
 			t.Int32[i] = int32(raw[i])
 		}
