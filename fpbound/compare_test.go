@@ -215,3 +215,5 @@ func TestUndecidedBranch(t *testing.T) {
 		t.Errorf("decided sigmoid: bound %v, err %v", en, err)
 	}
 }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 3)) }

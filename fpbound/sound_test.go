@@ -151,7 +151,7 @@ func binary32Input(r *rand.Rand, x irsem.RatTensor) irsem.RatTensor {
 // evaluation must be within the bound wherever the bound is finite, and the
 // exact value inside the enclosure.
 func TestSoundRandomGraphs(t *testing.T) {
-	cases := 600
+	cases := 1500
 	if testing.Short() {
 		cases = 100
 	}
