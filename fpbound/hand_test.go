@@ -1,0 +1,179 @@
+package fpbound
+
+import (
+	"math"
+	"math/big"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// builder assembles small IR graphs by hand.
+type builder struct {
+	g *irsem.Graph
+	p *irsem.Payload
+}
+
+func newBuilder(in spec.Shape) *builder {
+	return &builder{
+		g: &irsem.Graph{Nodes: []irsem.Node{{ID: 0, Parents: []int{}, Kind: irsem.Kind{Op: irsem.OpInput}, Shape: in}}},
+		p: &irsem.Payload{Entries: map[int]*irsem.Params{}},
+	}
+}
+
+func (b *builder) node(k irsem.Kind, shape spec.Shape, parents ...int) int {
+	id := len(b.g.Nodes)
+	if parents == nil {
+		parents = []int{}
+	}
+	b.g.Nodes = append(b.g.Nodes, irsem.Node{ID: id, Parents: parents, Kind: k, Shape: shape})
+	b.g.OutputID = id
+	return id
+}
+
+func (b *builder) konst(v irsem.RatTensor) int {
+	id := b.node(irsem.Kind{Op: irsem.OpConst, ValueShape: v.Shape.Clone()}, v.Shape.Clone())
+	b.p.Entries[id] = &irsem.Params{Value: &v}
+	return id
+}
+
+func (b *builder) linear(x int, w, bias irsem.RatTensor) int {
+	id := b.node(irsem.Kind{Op: irsem.OpLinear}, spec.Shape{w.Shape[0]}, x)
+	b.p.Entries[id] = &irsem.Params{W: &w, B: &bias}
+	return id
+}
+
+func ratTensor(shape spec.Shape, vals ...spec.Rat) irsem.RatTensor {
+	return irsem.RatTensor{Shape: shape, Data: vals}
+}
+
+func filled(shape spec.Shape, v spec.Rat) irsem.RatTensor {
+	d := make([]spec.Rat, shape.Size())
+	for i := range d {
+		d[i] = v
+	}
+	return ratTensor(shape, d...)
+}
+
+// near asserts got ≥ want (the bound is rounded upward) and got ≤ want·(1 +
+// 1e-9): the float64 upward roundings and interval widenings cost far less
+// than 1e-9 relative.
+func near(t *testing.T, name string, got, want float64) {
+	t.Helper()
+	if !(got >= want*(1-1e-12)) || !(got <= want*(1+1e-9)) {
+		t.Errorf("%s: bound %.17g, hand-derived %.17g", name, got, want)
+	}
+}
+
+const u = 0x1p-24
+
+func gammaHand(n float64) float64 { return n * u / (1 - n*u) }
+
+// TestHandDerivedBounds checks the bound of tiny graphs against the
+// formulas of doc.go worked out by hand.
+func TestHandDerivedBounds(t *testing.T) {
+	one := spec.NewRat(1, 1)
+	t.Run("dot", func(t *testing.T) {
+		// x·w with n = 64, xᵢ = 3/4, wᵢ = 3/2: each product 9/8 is charged
+		// its rounding u·9/8 + 2^-149; the sum of 64 terms
+		// γ_63·Σ(9/8 + Eᵢ). Hand: E = 64·Eᵢ + γ_63·64·(9/8 + Eᵢ), which
+		// is also below the classical γ_64·Σ|xᵢwᵢ| + 64·2^-148 (Higham
+		// 3.5). (A factor exactly ±1 would be charged nothing: 1·y = y.)
+		const n = 64
+		b := newBuilder(spec.Shape{n})
+		w := b.konst(filled(spec.Shape{n}, spec.NewRat(3, 2)))
+		m := b.node(irsem.Kind{Op: irsem.OpMulElem}, spec.Shape{n}, 0, w)
+		b.node(irsem.Kind{Op: irsem.OpSum}, spec.Shape{}, m)
+		en, err := Bounds(b.g, b.p, filled(spec.Shape{n}, spec.NewRat(3, 4)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ei := u*9/8 + 0x1p-149
+		want := n*ei + gammaHand(n-1)*n*(9.0/8+ei)
+		near(t, "dot", en[0].Bound, want)
+		if classical := gammaHand(n)*n*9/8 + n*0x1p-148; en[0].Bound > classical {
+			t.Errorf("dot: bound %g above the classical %g", en[0].Bound, classical)
+		}
+		if !en[0].Exact.Contains(big.NewRat(n*9, 8)) {
+			t.Errorf("dot: exact %v does not contain %d", en[0].Exact, n)
+		}
+	})
+	t.Run("linear", func(t *testing.T) {
+		// linear 3 → 1 with W = (1/2, 1/4, 2), b = 1 at x = (2, 4, 1/8):
+		// products 1, 1, 1/4 (each u·|p| + 2^-149), then 4 terms with the
+		// bias (γ_3). Hand: Σ|p| = 2.25, Σ E_p = 2.25u + 3·2^-149,
+		// S = 2.25 + 1 + Σ E_p, E = Σ E_p + γ_3·S.
+		b := newBuilder(spec.Shape{3})
+		b.linear(0, ratTensor(spec.Shape{1, 3}, spec.NewRat(1, 2), spec.NewRat(1, 4), spec.NewRat(2, 1)),
+			ratTensor(spec.Shape{1}, one))
+		en, err := Bounds(b.g, b.p, ratTensor(spec.Shape{3}, spec.NewRat(2, 1), spec.NewRat(4, 1), spec.NewRat(1, 8)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep := 2.25*u + 3*0x1p-149
+		near(t, "linear", en[0].Bound, ep+gammaHand(3)*(3.25+ep))
+	})
+	t.Run("mean", func(t *testing.T) {
+		// reduce_mean of 8 ones: the sum's γ_7·8, divided by 8 exactly
+		// (E/8), then one rounding of the quotient: u·(1 + E/8) + 2^-150.
+		b := newBuilder(spec.Shape{8})
+		b.node(irsem.Kind{Op: irsem.OpReduceMean, Axis: 0}, spec.Shape{}, 0)
+		en, err := Bounds(b.g, b.p, filled(spec.Shape{8}, one), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := gammaHand(7) * 8 / 8
+		near(t, "mean", en[0].Bound, p+u*(1+p)+0x1p-150)
+	})
+	t.Run("exp", func(t *testing.T) {
+		// exp(x + 1/3) at x = 0: the constant 1/3 is held as
+		// fl32(1/3) = 11184811/2^25, off by 1/(3·2^25); adding the exact
+		// zero x is exact. exp is then charged e^{1/3 + E}·E for the
+		// argument's error plus k = 4 ulps of a result ≤ e^{1/3+E}:
+		// 4·(2^-23·e^{1/3+E} + 2^-149).
+		b := newBuilder(spec.Shape{})
+		c := b.konst(ratTensor(spec.Shape{}, spec.NewRat(1, 3)))
+		s := b.node(irsem.Kind{Op: irsem.OpAdd}, spec.Shape{}, 0, c)
+		b.node(irsem.Kind{Op: irsem.OpExp}, spec.Shape{}, s)
+		en, err := Bounds(b.g, b.p, ratTensor(spec.Shape{}, spec.Rat{}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := 0x1p-25 / 3
+		top := math.Exp(1.0/3 + e)
+		near(t, "exp", en[0].Bound, top*e+4*(0x1p-23*top+0x1p-149))
+		// With ULPs = 1 the library term shrinks to one ulp.
+		en1, err := Bounds(b.g, b.p, ratTensor(spec.Shape{}, spec.Rat{}), Options{ULPs: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, "exp ulps=1", en1[0].Bound, top*e+(0x1p-23*top+0x1p-149))
+	})
+	t.Run("division by a value that may be zero", func(t *testing.T) {
+		// inv(x − 1/3 + 1/3 − … ) is not needed: inv(c) with c = 1/3 −
+		// fl-held… simplest: inv(x) at x = 0 has no bound.
+		b := newBuilder(spec.Shape{})
+		b.node(irsem.Kind{Op: irsem.OpInv}, spec.Shape{}, 0)
+		en, err := Bounds(b.g, b.p, ratTensor(spec.Shape{}, spec.Rat{}), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsInf(en[0].Bound, 1) || en[0].Reason == "" {
+			t.Errorf("inv(0): bound %g reason %q, want +Inf with a reason", en[0].Bound, en[0].Reason)
+		}
+	})
+	t.Run("overflow", func(t *testing.T) {
+		// x·x at x = 2^64: 2^128 ≥ Ω overflows binary32: no bound.
+		b := newBuilder(spec.Shape{})
+		b.node(irsem.Kind{Op: irsem.OpMulElem}, spec.Shape{}, 0, 0)
+		big64, _ := spec.RatFromFloat64(0x1p64)
+		en, err := Bounds(b.g, b.p, ratTensor(spec.Shape{}, big64), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsInf(en[0].Bound, 1) {
+			t.Errorf("2^64·2^64: bound %g, want +Inf", en[0].Bound)
+		}
+	})
+}
