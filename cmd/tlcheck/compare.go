@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/big"
 	"os"
 	"path/filepath"
 	"sort"
@@ -227,116 +226,93 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 	if len(outs) != len(om.model.Graph.Outputs) {
 		return nil, cli.Usagef("--data %s: %d output_N.pb files, the model has %d outputs", dir, len(outs), len(om.model.Graph.Outputs))
 	}
-	// Recorded outputs by name, checked against the model's outputs.
-	recorded := map[string][]float32{}
-	for k, p := range outs {
-		want := om.model.Graph.Outputs[k].Name
-		t, err := readOutputFile(p, inputs)
-		if err != nil {
+	// output_N.pb is the N-th graph output.
+	recorded := make([]recordedTensor, len(outs))
+	for n, p := range outs {
+		if recorded[n], err = readOutputFile(p, inputs); err != nil {
 			return nil, err
-		}
-		recorded[want] = t.vals
-		recShape := t.shape
-		if iv := ioByName(om.im.Outputs, want); iv != nil && !recShape.Equal(iv.Shape) {
-			return nil, cli.Usagef("--data %s: output %q: shape mismatch: the model's output has shape %v, the recorded tensor %v", p, want, iv.Shape, recShape)
 		}
 	}
 	rep := &setReport{dir: dir}
 	// The model's own outputs through fpbound, over the packed IR output.
 	packed := make([]float32, files.g.Nodes[files.g.OutputID].Shape.Size())
 	for _, iv := range om.im.Outputs {
-		off := iv.Offset
-		if len(om.im.Outputs) == 1 {
-			off = 0
+		r := recorded[iv.Index]
+		if !r.shape.Equal(iv.Shape) {
+			return nil, cli.Usagef("--data %s: output %q: shape mismatch: the model's output has shape %v, the recorded tensor %v", outs[iv.Index], iv.Name, iv.Shape, r.shape)
 		}
-		r, ok := recorded[iv.Name]
-		if !ok {
-			// A hidden output (a Gradient's y): nothing recorded; its
-			// elements stay 0 and their verdicts are ignored below.
-			continue
-		}
-		if off < 0 || off+len(r) > len(packed) {
+		if iv.Offset < 0 || iv.Offset+len(r.vals) > len(packed) {
 			return nil, cli.Usagef("--onnx %s: output %q does not fit the IR output", model, iv.Name)
 		}
-		copy(packed[off:], r)
+		copy(packed[iv.Offset:], r.vals)
 	}
-	res, err := fpbound.Compare(files.g, files.p, files.x, packed, o)
-	if err != nil {
-		return nil, files.modelErr(err)
-	}
-	if len(res.Elements) != len(packed) {
-		return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(res.Elements), len(packed))
-	}
-	ours, err := irsem.DenoteAll(files.g, files.p, irsem.ConvertTensor[spec.F32](files.x))
-	var oursOut []spec.F32
-	if err == nil {
-		oursOut = ours[files.g.OutputID].Data
-	}
-	for _, iv := range om.im.Outputs {
-		if _, ok := recorded[iv.Name]; !ok {
-			continue
+	if len(om.im.Outputs) > 0 {
+		res, err := fpbound.Compare(files.g, files.p, files.x, packed, o)
+		if err != nil {
+			return nil, files.modelErr(err)
 		}
-		off := iv.Offset
-		if len(om.im.Outputs) == 1 {
-			off = 0
+		if len(res.Elements) != len(packed) {
+			return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(res.Elements), len(packed))
 		}
-		n := iv.Shape.Size()
-		or := outputReport{name: iv.Name, shape: iv.Shape.Clone(), elements: n, maxErr: [2]float64{0, 0}, ours: [2]float64{math.NaN(), math.NaN()}}
-		if oursOut != nil {
-			or.ours = [2]float64{0, 0}
+		// Ours: the IR evaluated over binary32 (spec.F32), reported only.
+		var oursOut []spec.F32
+		if vals, err := irsem.DenoteAll(files.g, files.p, irsem.ConvertTensor[spec.F32](files.x)); err == nil {
+			oursOut = vals[files.g.OutputID].Data
 		}
-		for j := 0; j < n; j++ {
-			e := res.Elements[off+j]
-			lo, hi := absDiff(float64(e.Recorded), e.Exact)
-			or.maxErr[0], or.maxErr[1] = math.Max(or.maxErr[0], lo), math.Max(or.maxErr[1], hi)
-			or.bound = math.Max(or.bound, e.Bound)
-			if oursOut != nil {
-				lo, hi := absDiff(float64(oursOut[off+j]), e.Exact)
-				or.ours[0], or.ours[1] = math.Max(or.ours[0], lo), math.Max(or.ours[1], hi)
+		for _, iv := range om.im.Outputs {
+			n := iv.Shape.Size()
+			els := res.Elements[iv.Offset : iv.Offset+n]
+			sum := fpbound.Summarize(els)
+			or := outputReport{name: iv.Name, shape: iv.Shape.Clone(), elements: n, maxErr: [2]float64{sum.MaxErr.Lo, sum.MaxErr.Hi},
+				bound: sum.MaxBound, ours: [2]float64{math.NaN(), math.NaN()}, holds: sum.Holds, fails: sum.Fails, inconc: sum.Inconclusive}
+			if n == 0 {
+				or.maxErr, or.bound = [2]float64{0, 0}, 0
 			}
-			switch e.Verdict {
-			case fpbound.Holds:
-				or.holds++
-			case fpbound.Fails:
-				or.fails++
-				if or.first == nil || or.first.Verdict != verdictFails {
-					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictFails)
+			if oursOut != nil {
+				or.ours = [2]float64{0, 0}
+				for j, e := range els {
+					d := fpbound.Judge(float32(oursOut[iv.Offset+j]), fpbound.Enclosure{Exact: e.Exact, Bound: e.Bound}).Dist
+					or.ours[0], or.ours[1] = math.Max(or.ours[0], d.Lo), math.Max(or.ours[1], d.Hi)
 				}
-			default:
-				or.inconc++
-				if or.first == nil {
+			}
+			for j, e := range els {
+				if e.Verdict == fpbound.Fails {
+					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictFails)
+					break
+				}
+				if e.Verdict == fpbound.Inconclusive && or.first == nil {
 					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictInconclusive)
 				}
 			}
+			rep.outputs = append(rep.outputs, or)
 		}
-		rep.outputs = append(rep.outputs, or)
 	}
 	// The Gradient nodes' outputs against the exact gradients.
-	for _, op := range om.grads {
-		grs, err := exactGradients(files, op)
+	for _, gs := range om.im.Gradients {
+		grs, err := exactGradients(files, gs)
 		if err != nil {
 			return nil, err
 		}
-		for k, name := range op.outputs {
-			r, ok := recorded[name]
-			if !ok {
-				continue
+		for k, name := range gs.Outputs {
+			if gs.OutputIndex[k] < 0 {
+				continue // not a graph output: nothing recorded
 			}
+			r := recorded[gs.OutputIndex[k]]
 			g := grs[k]
-			if len(g.Data) != len(r) {
-				return nil, cli.Usagef("--data %s: output %q: %d recorded values, the gradient w.r.t. %q has %d", dir, name, len(r), op.xs[k], len(g.Data))
+			if !r.shape.Equal(g.Shape) {
+				return nil, cli.Usagef("--data %s: output %q: shape mismatch: the gradient w.r.t. %q has shape %v, the recorded tensor %v", outs[gs.OutputIndex[k]], name, gs.WRT[k], g.Shape, r.shape)
 			}
-			or := outputReport{name: name, shape: g.Shape.Clone(), gradient: op.where, elements: len(r), bound: math.NaN(), ours: [2]float64{math.NaN(), math.NaN()}}
+			or := outputReport{name: name, shape: g.Shape.Clone(), gradient: gs.Node, elements: len(r.vals), bound: math.NaN(), ours: [2]float64{math.NaN(), math.NaN()}}
 			for j, v := range g.Data {
-				lo, hi := absDiff(float64(r[j]), v)
-				or.maxErr[0], or.maxErr[1] = math.Max(or.maxErr[0], lo), math.Max(or.maxErr[1], hi)
-				if hi == 0 {
+				d := fpbound.Judge(r.vals[j], fpbound.Enclosure{Exact: v, Bound: math.Inf(1)}).Dist
+				or.maxErr[0], or.maxErr[1] = math.Max(or.maxErr[0], d.Lo), math.Max(or.maxErr[1], d.Hi)
+				if d.Hi == 0 {
 					or.holds++
 					continue
 				}
 				or.inconc++
 				if or.first == nil {
-					or.first = compareElement(j, r[j], v, math.NaN(), verdictInconclusive)
+					or.first = compareElement(j, r.vals[j], v, math.NaN(), verdictInconclusive)
 				}
 			}
 			rep.outputs = append(rep.outputs, or)
@@ -387,102 +363,56 @@ func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error
 	return recordedTensor{shape: s, vals: tf.pb.Float32}, nil
 }
 
-// absDiff encloses { |r − e| : e ∈ x }: computed exactly over the
-// rationals and rounded outward to binary64. A NaN or infinite r or
-// endpoint gives [+Inf, +Inf] when r alone is not finite, else [0, +Inf].
-func absDiff(r float64, x spec.Interval) (lo, hi float64) {
-	if math.IsNaN(r) || math.IsInf(r, 0) {
-		return math.Inf(1), math.Inf(1)
-	}
-	if math.IsNaN(x.Lo) || math.IsNaN(x.Hi) || math.IsInf(x.Lo, 0) || math.IsInf(x.Hi, 0) {
-		return 0, math.Inf(1)
-	}
-	R, a, b := new(big.Rat).SetFloat64(r), new(big.Rat).SetFloat64(x.Lo), new(big.Rat).SetFloat64(x.Hi)
-	var l, h *big.Rat
-	switch {
-	case R.Cmp(a) < 0:
-		l, h = new(big.Rat).Sub(a, R), new(big.Rat).Sub(b, R)
-	case R.Cmp(b) > 0:
-		l, h = new(big.Rat).Sub(R, b), new(big.Rat).Sub(R, a)
-	default:
-		l = new(big.Rat)
-		h = new(big.Rat).Sub(R, a)
-		if d := new(big.Rat).Sub(b, R); d.Cmp(h) > 0 {
-			h = d
-		}
-	}
-	return ratFloat(l, big.ToNegativeInf), ratFloat(h, big.ToPositiveInf)
-}
-
-// ratFloat rounds r to binary64 in the direction mode.
-func ratFloat(r *big.Rat, mode big.RoundingMode) float64 {
-	f, _ := new(big.Float).SetPrec(53).SetMode(mode).SetRat(r).Float64()
-	return f
-}
-
 // short spells a float as its shortest decimal.
 func short(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
-// exactGradients computes a Gradient node's outputs: the gradient of its y
-// (a graph output of the stripped model) w.r.t. each of its xs (float
-// graph inputs), with cotangent 1 on every element of y and 0 on every
-// other output — over Rat when the graph is exact, else as Interval
-// enclosures; the result is converted to enclosures either way.
-func exactGradients(files *irFiles, op gradientOp) ([]spec.Tensor[spec.Interval], error) {
+// exactGradients computes a Gradient node's outputs (onnx.GradientSpec):
+// the gradient of IR output OfOutput w.r.t. each float input WRTInputs[k],
+// by a VJP with cotangent 1 on that output's elements and 0 on every other
+// output — over Rat when the graph is exact, else as Interval enclosures;
+// the result is an enclosure either way (a point for Rat).
+func exactGradients(files *irFiles, gs onnx.GradientSpec) ([]spec.Tensor[spec.Interval], error) {
 	om := files.onnx
 	outShape := files.g.Nodes[files.g.OutputID].Shape
 	seed, err := spec.Zeros[spec.Rat](outShape.Clone())
 	if err != nil {
 		return nil, err
 	}
-	iv := ioByName(om.im.Outputs, op.y)
-	if iv == nil {
-		return nil, cli.Usagef("--onnx %s: %s: attribute \"y\": %q is no value of the graph", files.graphPath, op.where, op.y)
+	if gs.OfOutput < 0 || gs.OfOutput >= len(om.im.Outputs) {
+		return nil, cli.Usagef("--onnx %s: %s: attribute \"y\": %q is no output of the imported graph", files.graphPath, gs.Node, gs.Of)
 	}
-	off := iv.Offset
-	if len(om.im.Outputs) == 1 {
-		off = 0
-	}
+	iv := om.im.Outputs[gs.OfOutput]
 	for j := 0; j < iv.Shape.Size(); j++ {
-		seed.Data[off+j] = spec.NewRat(1, 1)
+		seed.Data[iv.Offset+j] = spec.NewRat(1, 1)
 	}
-	var input []spec.Tensor[spec.Interval]
+	var input spec.Tensor[spec.Interval]
 	if exactOverRat(files.g) {
 		gr, _, err := irgrad.GradWith(files.g, files.p, files.x, &seed, irgrad.PathTape, irgrad.LowerOptions{})
 		if err != nil {
 			return nil, files.modelErr(err)
 		}
-		input = []spec.Tensor[spec.Interval]{ratToInterval(gr.Input)}
+		input = irsem.ConvertTensor[spec.Interval](gr.Input)
 	} else {
 		s := irsem.ConvertTensor[spec.Interval](seed)
 		gr, _, err := irgrad.GradWith(files.g, files.p, irsem.ConvertTensor[spec.Interval](files.x), &s, irgrad.PathTape, irgrad.LowerOptions{})
 		if err != nil {
 			return nil, files.modelErr(err)
 		}
-		input = []spec.Tensor[spec.Interval]{gr.Input}
+		input = gr.Input
 	}
-	parts, err := unpack(om.im.Inputs, input[0].Data)
+	parts, err := unpack(om.im.Inputs, input.Data)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]spec.Tensor[spec.Interval], len(op.xs))
-	for k, x := range op.xs {
-		found := false
-		for i, in := range om.im.Inputs {
-			if in.Name == x {
-				out[k] = spec.Tensor[spec.Interval]{Shape: in.Shape.Clone(), Data: parts[i]}
-				found = true
-			}
+	out := make([]spec.Tensor[spec.Interval], len(gs.WRT))
+	for k := range gs.WRT {
+		i := gs.WRTInputs[k]
+		if i < 0 || i >= len(parts) {
+			return nil, cli.Usagef("--onnx %s: %s: attribute \"xs\": %q is not a float graph input", files.graphPath, gs.Node, gs.WRT[k])
 		}
-		if !found {
-			return nil, cli.Usagef("--onnx %s: %s: attribute \"xs\": %q is not a float graph input (gradients w.r.t. initializers or intermediate values are not supported here)", files.graphPath, op.where, x)
-		}
+		out[k] = spec.Tensor[spec.Interval]{Shape: om.im.Inputs[i].Shape.Clone(), Data: parts[i]}
 	}
 	return out, nil
-}
-
-func ratToInterval(t spec.Tensor[spec.Rat]) spec.Tensor[spec.Interval] {
-	return irsem.ConvertTensor[spec.Interval](t)
 }
 
 func printCompare(w io.Writer, model string, reps []setReport, holds, fails, inconc int) {

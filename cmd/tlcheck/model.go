@@ -57,12 +57,8 @@ func addModelFlags(fs *flag.FlagSet, cmd, graphHelp string, withInput bool) *mod
 // onnxModel is an imported ONNX model with what the commands need about it.
 type onnxModel struct {
 	path  string
-	model *onnx.Model // as read, Gradient nodes included
+	model *onnx.Model
 	im    *onnx.Imported
-	// grads are the Gradient nodes taken out before the import, hidden
-	// the extra IR outputs that keeps (their y values; see gradientop.go).
-	grads  []gradientOp
-	hidden []string
 }
 
 // where names the ONNX node IR node id came from ("" when none: an input
@@ -343,69 +339,72 @@ func unpack[T any](vals []onnx.IOValue, data []T) ([][]T, error) {
 	return out, nil
 }
 
-// graphInputs lists the model's graph inputs that are not initializers
-// (opsets before 9 list initializers among the inputs too).
-func graphInputs(m *onnx.Model) []*onnx.ValueInfo {
-	inits := map[string]bool{}
-	for _, t := range m.Graph.Initializers {
-		inits[t.Name] = true
-	}
-	var out []*onnx.ValueInfo
-	for _, v := range m.Graph.Inputs {
-		if !inits[v.Name] {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// importONNX reads and imports an ONNX model, binding its integer-typed
-// inputs to the tensors given for them (by position among the graph
-// inputs); files holds one tensor per graph input, or none (import
-// without input: a model with integer inputs is then refused by the
-// importer).
+// importONNX reads and imports an ONNX model. files holds one tensor per
+// runtime input (onnx.RuntimeInputs, the N of input_N.pb), or none: the
+// integer ones are bound at import (Embedding indices), the float ones fix
+// the shapes of symbolic dimensions (onnx.OptionsFor); a model with
+// integer inputs imported without them is refused by the importer, naming
+// the input.
 func importONNX(path string, files []tensorFile) (*onnxModel, error) {
 	m, err := onnx.ReadModel(path)
 	if err != nil {
 		return nil, cli.Usagef("--onnx: %v", err)
 	}
-	if m.Graph == nil {
-		return nil, cli.Usagef("--onnx %s: the model has no graph", path)
-	}
-	gin := graphInputs(m)
-	opts := onnx.Options{Bind: map[string]*onnx.Tensor{}}
+	var opts onnx.Options
 	if len(files) > 0 {
-		if len(files) != len(gin) {
-			names := make([]string, len(gin))
-			for i, v := range gin {
-				names[i] = v.Name
+		rin := onnx.RuntimeInputs(m)
+		if len(files) != len(rin) {
+			names := make([]string, len(rin))
+			for i, v := range rin {
+				names[i] = strconvQuote(v.Name)
 			}
-			return nil, cli.Usagef("--onnx %s: the model has %d graph inputs (%s), %d input files given", path, len(gin), strings.Join(names, ", "), len(files))
+			return nil, cli.Usagef("--onnx %s: the model has %d runtime inputs (%s), %d input files given", path, len(rin), strings.Join(names, ", "), len(files))
 		}
-		for k, v := range gin {
-			if v.ElemType.IsFloat() {
-				continue
-			}
-			if files[k].pb == nil {
+		ts := make([]*onnx.Tensor, len(files))
+		for k, v := range rin {
+			switch {
+			case files[k].pb != nil:
+				ts[k] = files[k].pb
+			case v.ElemType.IsFloat():
+				// A JSON tensor: only its shape matters here.
+				dims := make([]int64, len(files[k].js.Shape))
+				for i, d := range files[k].js.Shape {
+					dims[i] = int64(d)
+				}
+				ts[k] = &onnx.Tensor{Name: v.Name, Dims: dims, DataType: v.ElemType}
+			default:
 				return nil, cli.Usagef("--input %s: graph input %q is of type %v: give it as a TensorProto .pb", files[k].path, v.Name, v.ElemType)
 			}
-			opts.Bind[v.Name] = files[k].pb
+		}
+		if opts, _, err = onnx.OptionsFor(m, ts); err != nil {
+			return nil, cli.Usagef("--onnx %s: %v", path, withPath(err, path))
 		}
 	}
-	sm, grads, hidden, err := stripGradients(m)
+	im, err := onnx.Import(m, opts)
 	if err != nil {
-		return nil, cli.Usagef("--onnx %s: %v", path, err)
+		return nil, cli.Usagef("--onnx: %v", withPath(err, path))
 	}
-	im, err := onnx.Import(sm, opts)
-	if err != nil {
-		return nil, cli.Usagef("--onnx %s: %v", path, err)
-	}
-	return &onnxModel{path: path, model: m, im: im, grads: grads, hidden: hidden}, nil
+	return &onnxModel{path: path, model: m, im: im}, nil
 }
+
+// withPath puts the model's path into an importer error that lacks it.
+func withPath(err error, path string) error {
+	var ie *onnx.ImportError
+	if errors.As(err, &ie) && ie.Path == "" {
+		c := *ie
+		c.Path = path
+		return &c
+	}
+	return err
+}
+
+func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
 
 // loadONNX imports an ONNX model and packs its float inputs into the IR
 // input, each checked against the element type and shape the import
-// reports for it.
+// reports for it: TensorProto inputs through the importer's own
+// PackInputs; when a JSON tensor is among them, its exact values are
+// placed at the input's offset as PackInputs places a tensor's.
 func loadONNX(cmd, path string, inputPaths []string) (*irFiles, error) {
 	fs := &irFiles{graphPath: path}
 	h, err := hashFile(path)
@@ -430,33 +429,32 @@ func loadONNX(cmd, path string, inputPaths []string) (*irFiles, error) {
 	if len(inputPaths) == 0 {
 		return fs, nil
 	}
-	// The float inputs, in graph-input order, are im.Inputs.
-	gin := graphInputs(om.model)
-	var floats []irsem.RatTensor
-	k := 0
-	for i, v := range gin {
-		if !v.ElemType.IsFloat() {
-			continue
-		}
-		if k >= len(om.im.Inputs) {
-			return nil, cli.Usagef("--onnx %s: graph input %q is not among the imported inputs", path, v.Name)
-		}
-		iv := om.im.Inputs[k]
-		t, err := files[i].rats("input", fmt.Sprintf("graph input %q", iv.Name), iv.Shape)
-		if err != nil {
-			return nil, err
-		}
-		floats = append(floats, t)
-		k++
-	}
 	in := &fs.g.Nodes[fs.g.InputID]
-	if len(floats) == 0 {
-		fs.x, err = spec.Zeros[spec.Rat](in.Shape.Clone())
-	} else {
-		fs.x, err = pack(om.im.Inputs, floats, in.Shape)
+	allPB := true
+	for _, iv := range om.im.Inputs {
+		if iv.Index < 0 || iv.Index >= len(files) {
+			return nil, cli.Usagef("--onnx %s: graph input %q: runtime input index %d out of range", path, iv.Name, iv.Index)
+		}
+		allPB = allPB && files[iv.Index].pb != nil
 	}
-	if err != nil {
-		return nil, cli.Usagef("--onnx %s: packing the inputs: %v", path, err)
+	if allPB {
+		ts := make([]*onnx.Tensor, len(om.im.Inputs))
+		for k, iv := range om.im.Inputs {
+			ts[k] = files[iv.Index].pb
+		}
+		if fs.x, err = om.im.PackInputs(ts); err != nil {
+			return nil, cli.Usagef("--input %s: %v", files[om.im.Inputs[0].Index].path, err)
+		}
+	} else {
+		floats := make([]irsem.RatTensor, len(om.im.Inputs))
+		for k, iv := range om.im.Inputs {
+			if floats[k], err = files[iv.Index].rats("input", fmt.Sprintf("graph input %q", iv.Name), iv.Shape); err != nil {
+				return nil, err
+			}
+		}
+		if fs.x, err = pack(om.im.Inputs, floats, in.Shape); err != nil {
+			return nil, cli.Usagef("--onnx %s: packing the inputs: %v", path, err)
+		}
 	}
 	if !fs.x.Shape.Equal(in.Shape) {
 		return nil, cli.Usagef("--onnx %s: the packed input has shape %v, the IR input %v", path, fs.x.Shape, in.Shape)
