@@ -263,7 +263,6 @@ func readTensorFile(role, path string, inputs *[]jsonout.Input) (tensorFile, err
 	return tensorFile{path: path, pb: t}, nil
 }
 
-
 // rats returns the exact value of a tensor file, checked against the
 // shape and element type the model declares for it (what names it: the
 // graph input or output).
@@ -487,4 +486,16 @@ func (fs *irFiles) nodeName(id int) string {
 		s += " from " + w
 	}
 	return s
+}
+
+// gradInits lists the initializers grad reports a gradient for: those
+// with at least one use as IR data.
+func (om *onnxModel) gradInits() []string {
+	var out []string
+	for _, in := range om.im.Initializers {
+		if len(in.Uses) > 0 {
+			out = append(out, in.Name)
+		}
+	}
+	return out
 }

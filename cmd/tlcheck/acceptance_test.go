@@ -1,0 +1,149 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// sharedONNX returns ../shared/onnx relative to the repository root (the
+// first ancestor of the working directory that has shared/onnx), or ""
+// when there is none.
+func sharedONNX() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		p := filepath.Join(dir, "..", "shared", "onnx")
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return p
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
+
+// acceptanceModels lists the model directories of the acceptance set:
+// every directory under pytorch-converted/ and simple/ that holds a
+// model.onnx, sorted. Under -short or the race detector it keeps every
+// fourth, so that the subset still spans the op families.
+func acceptanceModels(t *testing.T) []string {
+	root := sharedONNX()
+	if root == "" {
+		t.Skip("../shared/onnx is absent: the ONNX acceptance set (pytorch-converted/, simple/) cannot run here")
+	}
+	var dirs []string
+	for _, sub := range []string{"pytorch-converted", "simple"} {
+		ents, err := os.ReadDir(filepath.Join(root, sub))
+		if err != nil {
+			t.Fatalf("%s: %v", sub, err)
+		}
+		for _, e := range ents {
+			d := filepath.Join(root, sub, e.Name())
+			if _, err := os.Stat(filepath.Join(d, "model.onnx")); err == nil {
+				dirs = append(dirs, d)
+			}
+		}
+	}
+	sort.Strings(dirs)
+	if len(dirs) == 0 {
+		t.Fatalf("%s holds no model directories", root)
+	}
+	if testing.Short() || raceEnabled {
+		var sub []string
+		for i := 0; i < len(dirs); i += 4 {
+			sub = append(sub, dirs[i])
+		}
+		dirs = sub
+	}
+	return dirs
+}
+
+// TestONNXAcceptance is issue 11's acceptance: every model of
+// ../shared/onnx/pytorch-converted/ and simple/ passes `tlcheck compare`
+// on its recorded data set (run in-process: every recorded output element
+// within the a-priori float32 bound, and the two Gradient models' outputs
+// equal to tlcheck's exact gradients), and the exact gradient — over Rat
+// where every tag is exact, Interval enclosures elsewhere — w.r.t. the
+// input and every initializer is the same along the tape and the typed
+// graph. The failure message lists every failing model.
+func TestONNXAcceptance(t *testing.T) {
+	dirs := acceptanceModels(t)
+	var failed []string
+	for _, d := range dirs {
+		name := filepath.Base(d)
+		data := filepath.Join(d, "test_data_set_0")
+		code, out, errs := runCmd("compare", "--onnx", filepath.Join(d, "model.onnx"), "--data", data)
+		if code != 0 || strings.Contains(out, "warning:") {
+			failed = append(failed, fmt.Sprintf("%s: compare exit %d: %s", name, code, strings.TrimSpace(errs+lastLine(out))))
+			continue
+		}
+		if err := gradPathsAgree(d); err != nil {
+			failed = append(failed, fmt.Sprintf("%s: grad: %v", name, err))
+		}
+	}
+	if len(failed) > 0 {
+		t.Fatalf("%d of %d models fail:\n  %s", len(failed), len(dirs), strings.Join(failed, "\n  "))
+	}
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// gradPathsAgree differentiates the model at its recorded input along the
+// tape and the typed graph and requires identical results: the same
+// rationals, or the same interval endpoints bit for bit.
+func gradPathsAgree(dir string) error {
+	mf := &modelFlags{cmd: "grad", graph: new(string), payload: new(string), onnx: new(string), data: new(string)}
+	*mf.onnx = filepath.Join(dir, "model.onnx")
+	*mf.data = filepath.Join(dir, "test_data_set_0")
+	files, err := mf.load()
+	if err != nil {
+		return err
+	}
+	if exactOverRat(files.g) {
+		return agreeAs[spec.Rat](files)
+	}
+	return agreeAs[spec.Interval](files)
+}
+
+func agreeAs[T spec.Scalar[T]](files *irFiles) error {
+	a, err := modelGrad[T](files, nil, irgrad.PathTape)
+	if err != nil {
+		return err
+	}
+	b, err := modelGrad[T](files, nil, irgrad.PathTypedGraph)
+	if err != nil {
+		return err
+	}
+	if !spec.SameTensor(a.loss, b.loss) {
+		return fmt.Errorf("over %s the output differs between tape and typed graph", spec.KindOf[T]())
+	}
+	if !spec.SameTensor(a.input, b.input) {
+		return fmt.Errorf("over %s the input's gradient differs between tape and typed graph", spec.KindOf[T]())
+	}
+	if len(a.names) != len(b.names) || len(a.names) != len(files.onnx.gradInits()) {
+		return fmt.Errorf("over %s: %d and %d initializer gradients, the model has %d initializers with uses", spec.KindOf[T](), len(a.names), len(b.names), len(files.onnx.gradInits()))
+	}
+	for i := range a.names {
+		if a.names[i] != b.names[i] || !spec.SameTensor(a.params[i], b.params[i]) {
+			return fmt.Errorf("over %s the gradient of initializer %q differs between tape and typed graph", spec.KindOf[T](), a.names[i])
+		}
+	}
+	return nil
+}
