@@ -317,7 +317,10 @@ func everyCommand(t *testing.T) map[string][]string {
 		t.Fatalf("certify: %s", errs)
 	}
 	quad := irExamples[0]
+	om, od := onnxFixture(t)
 	m := map[string][]string{
+		"import":         {"import", "--force", "--onnx", om, "--out", filepath.Join(dir, "imported")},
+		"compare":        {"compare", "--onnx", om, "--data", od},
 		"gate":           {"gate", "--out", filepath.Join(dir, "gate-certs"), "--cases", "1", "--graphs", "1", "--cert-cases", "1"},
 		"help":           {"help"},
 		"version":        {"version"},
