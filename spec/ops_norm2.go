@@ -77,7 +77,7 @@ func bnShape(a *Attrs, in []Shape) (Shape, error) {
 
 // bnConsts holds batch_norm_eval's per-channel constants over T.
 type bnConsts[T Scalar[T]] struct {
-	axis, c, inner int
+	axis, c, inner  int
 	mean, std, vpos []T // vpos = max(σ², 0) + ε = s²
 	gamma, beta     []T
 	varStep         []T // step(σ²)

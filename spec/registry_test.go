@@ -87,7 +87,9 @@ func sampleCases() []sampleCase {
 }
 
 // tiny is 10^-30.
-func tiny() *big.Rat { return new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil)) }
+func tiny() *big.Rat {
+	return new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil))
+}
 
 // randRat returns a small rational that often hits 0, ±1 and ties.
 func randRat(rng *rand.Rand, pos bool) Rat {
