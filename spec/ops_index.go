@@ -261,3 +261,26 @@ func regopsPrims[T Scalar[T]]() []*Prim[T] {
 	ps = append(ps, elem2Prims[T]()...)
 	return append(ps, norm2Prims[T]()...)
 }
+
+// PadMap returns pad's index map for input shape x: entry o (row-major
+// over the output) is the flat input index output o reads, or −1 for a
+// constant fill position. It returns nil when the attributes do not fit x.
+// Exported for tests that plant faults in pad's VJP.
+func PadMap(a *Attrs, x Shape) []int {
+	out, err := padGeometry(a, x)
+	if err != nil {
+		return nil
+	}
+	return padMap(a, x, out)
+}
+
+// GatherMap returns gather's index map for input shape x (entry o is the
+// flat input index output o reads), or nil when the attributes do not fit
+// x. Exported for tests that plant faults in gather's VJP.
+func GatherMap(a *Attrs, x Shape) []int {
+	ax, out, err := gatherGeometry(a, x)
+	if err != nil {
+		return nil
+	}
+	return gatherMap(a, ax, x, out)
+}
