@@ -268,6 +268,14 @@ func primAttrs(n *Node) *spec.Attrs {
 		a.Shape = shapeOrScalar(k.ValueShape)
 	case OpLayerNorm:
 		a.Axis = 1 // the evaluator works on the [outer, inner] view
+	case OpBatchNormEval:
+		a.Axis = k.ChannelAxis
+	case OpHardMaskedSoftmax:
+		if k.Mask != nil {
+			a.Mask = append([]bool(nil), k.Mask.Allowed...)
+		}
+	case OpBernoulliMask:
+		a.Shape, a.Seed = n.Shape.Clone(), k.Seed
 	}
 	return a
 }
@@ -368,6 +376,11 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 			return nil, fieldErrf(AttrChannels, "channels %d, but axis %d of the input %v has extent %d", k.Channels, k.ChannelAxis, in[0], in[0][k.ChannelAxis])
 		}
 		return in[0], nil
+	case OpInstanceNorm:
+		if len(in[0]) < 3 || in[0][1] != k.Channels {
+			return nil, fieldErrf(AttrChannels, "channels %d, but the input %v is not [N, %d, spatial…]", k.Channels, in[0], k.Channels)
+		}
+		return registryShape(o.Prim, primAttrs(n), []spec.Shape{in[0], {k.Channels}, {k.Channels}}, "parents")
 	case OpHardMaskedSoftmax:
 		m := k.Mask
 		if m == nil {

@@ -172,13 +172,6 @@ type OpInfo struct {
 // stated.
 var native = []OpInfo{
 	{Op: OpInput, Exact: true, Doc: "the graph input (exactly one per graph, at input_id)"},
-	{Op: OpBernoulliMask, MinArity: 1, MaxArity: 1, Attrs: []string{AttrSeed}, Exact: true,
-		Doc: "0/1 mask of the node's shape from a scalar keep-probability parent q: 1 where draw ≥ 1−q (the registry's bernoulli_mask with P = 1−q)"},
-	{Op: OpHardMaskedSoftmax, MinArity: 1, MaxArity: 1, Attrs: []string{AttrMask},
-		Doc: "last-axis softmax over the allowed entries only; blocked entries get exactly 0, a fully blocked row is all 0"},
-	{Op: OpBatchNormEval, MinArity: 1, MaxArity: 1, Attrs: []string{AttrChannelAxis, AttrChannels},
-		Params: []string{ParamMean, ParamVar, ParamGamma, ParamBeta, ParamEps}, Required: []string{ParamMean, ParamVar}, Exact: true,
-		Doc: "((x−μ)/sqrt(max(σ²,0)+ε))·γ+β per channel, running statistics from the payload"},
 	{Op: OpConv, MinArity: 1, MaxArity: 1,
 		Attrs:  []string{AttrKernel, AttrStride, AttrPadding, AttrDilation, AttrGroups, AttrInChannels, AttrOutChannels},
 		Params: []string{ParamW, ParamB}, Required: []string{ParamW}, Exact: true,

@@ -1041,6 +1041,7 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 			if slices.Contains(info.IR.Attrs, irsem.AttrAxis) { // reduce_sum, reduce_mean, softmax, concat, …
 				kind.Axis = a.Axis
 			}
+			kind.SetRegistryAttrs(a) // the superset tags' attributes (scale, clamp, slice, pad, …)
 		case irsem.OpTranspose:
 			kind.Axis1, kind.Axis2 = a.Axis, a.Axis2
 		case irsem.OpPermute:

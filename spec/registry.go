@@ -40,6 +40,7 @@ type Attrs struct {
 	Alpha, Beta  *big.Rat // lrn: y = x/(bias + alpha/size·Σx²)^beta
 	Bias         *big.Rat // lrn: bias; shrink: bias
 	Lambd        *big.Rat // shrink: the threshold λ
+	Mask         []bool   // hard_masked_softmax: true where the entry takes part, row-major over the input
 }
 
 // Clone returns a deep copy of the attributes.
@@ -59,6 +60,7 @@ func (a *Attrs) Clone() *Attrs {
 	b.C, b.Lo, b.Hi, b.Eps, b.P = cp(a.C), cp(a.Lo), cp(a.Hi), cp(a.Eps), cp(a.P)
 	b.Widths, b.Indices = append([]int(nil), a.Widths...), append([]int(nil), a.Indices...)
 	b.IndicesShape = a.IndicesShape.Clone()
+	b.Mask = append([]bool(nil), a.Mask...)
 	b.Value, b.Alpha, b.Beta, b.Bias, b.Lambd = cp(a.Value), cp(a.Alpha), cp(a.Beta), cp(a.Bias), cp(a.Lambd)
 	if a.Values != nil {
 		b.Values = make([]*big.Rat, len(a.Values))
