@@ -116,7 +116,7 @@ func gradPathsAgree(dir string) error {
 	if err != nil {
 		return err
 	}
-	if exactOverRat(files.g) {
+	if ratApplies(files) {
 		return agreeAs[spec.Rat](files)
 	}
 	return agreeAs[spec.Interval](files)

@@ -386,7 +386,7 @@ func exactGradients(files *irFiles, gs onnx.GradientSpec) ([]spec.Tensor[spec.In
 		seed.Data[iv.Offset+j] = spec.NewRat(1, 1)
 	}
 	var input spec.Tensor[spec.Interval]
-	if exactOverRat(files.g) {
+	if ratApplies(files) {
 		gr, _, err := irgrad.GradWith(files.g, files.p, files.x, &seed, irgrad.PathTape, irgrad.LowerOptions{})
 		if err != nil {
 			return nil, files.modelErr(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 
@@ -25,6 +26,20 @@ func exactOverRat(g *irsem.Graph) bool {
 	return true
 }
 
+// ratApplies says whether the model is exact over spec.Rat at its input:
+// every tag is Exact (exactOverRat) and the evaluation keeps the values
+// rational — a batch norm's sqrt(var + ε) is almost never rational, and
+// spec.Rat then refuses it with a *spec.DomainError. Where it does not
+// apply, "exact" means Interval enclosures of the exact real values.
+func ratApplies(fs *irFiles) bool {
+	if !exactOverRat(fs.g) {
+		return false
+	}
+	_, err := irsem.DenoteAll(fs.g, fs.p, fs.x)
+	var de *spec.DomainError
+	return !errors.As(err, &de) || de.Scalar != "rat"
+}
+
 func runGrad(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("grad")
 	if err := limits.AddFlags(fs); err != nil {
@@ -33,7 +48,7 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 	mf := addModelFlags(fs, "grad", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	cotangent := listFlag{}
 	fs.Var(&cotangent, "cotangent", "output cotangent tensor file (JSON or TensorProto .pb; for an ONNX model with several outputs, one per output in order): the gradient is that of ⟨cotangent, output⟩ (default: all ones, the gradient of the sum of the outputs)")
-	scalar := fs.String("scalar", "auto", "auto (rat when every tag is exact over the rationals, else interval)|rat|interval|f32|f64")
+	scalar := fs.String("scalar", "auto", "auto (rat when the model is exact over the rationals at this input, else interval enclosures)|rat|interval|f32|f64")
 	path := fs.String("path", "tape", "tape (recorded directly on an eager tape)|typed-graph (the lowered typed graph's reverse sweep)")
 	asJSON := fs.Bool("json", false, `print a tlcheck.grad.v1 document: {…,"loss":T,"grad":{"input":T,"params":{NAME:T,…}}} (NAME: node<ID>.<field>, or the initializer's name for an ONNX model)`)
 	if err := cli.Parse(fs, args, 0); err != nil {
@@ -56,7 +71,7 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 	sc := *scalar
 	if sc == "auto" {
 		sc = "interval"
-		if exactOverRat(files.g) {
+		if ratApplies(files) {
 			sc = "rat"
 		}
 	}
