@@ -73,6 +73,7 @@ func TestSchemaMatchesStructs(t *testing.T) {
 		{"composition", CompositionFile{}, CompositionCase{}},
 		{"refinement", RefinementFile{}, RefinementCase{}},
 		{"range", RangeFile{}, nil},
+		{"modelComposition", ModelCompositionFile{}, ModelCompositionCase{}},
 		{"refinementElement", RefinementElement{}, nil},
 		{"attrs", Attrs{}, nil},
 	}

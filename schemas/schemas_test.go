@@ -20,6 +20,7 @@ func TestSchemasMatchDocuments(t *testing.T) {
 		jsonout.KindCheck: jsonout.CheckDoc{}, jsonout.KindGate: jsonout.GateDoc{}, jsonout.KindDiff: jsonout.DiffDoc{},
 		jsonout.KindEval: jsonout.EvalDoc{}, jsonout.KindGrad: jsonout.GradDoc{}, jsonout.KindVerify: jsonout.VerifyDoc{},
 		jsonout.KindPlan: jsonout.PlanDoc{}, jsonout.KindCertify: jsonout.CertifyDoc{}, jsonout.KindTapeExample: jsonout.TapeExampleDoc{},
+		jsonout.KindCompare: jsonout.CompareDoc{}, jsonout.KindImport: jsonout.ImportDoc{}, jsonout.KindOnnxMap: jsonout.OnnxMapDoc{},
 	}
 	defs := map[string]any{
 		"checkResult": jsonout.CheckResult{}, "gateItem": jsonout.GateItem{}, "gateStage": jsonout.GateStage{},
@@ -27,6 +28,8 @@ func TestSchemasMatchDocuments(t *testing.T) {
 		"verifyFile": jsonout.VerifyFile{}, "planKernel": jsonout.PlanKernel{}, "planNode": jsonout.PlanNode{},
 		"binding": jsonout.PlanBinding{}, "certifyFile": jsonout.CertifyFile{}, "input": jsonout.Input{},
 		"tensor": jsonout.Tensor{}, "interval": jsonout.Interval{},
+		"element": jsonout.CompareElement{}, "output": jsonout.CompareOutput{}, "set": jsonout.CompareSet{}, "file": jsonout.ImportFile{},
+		"io_value": jsonout.OnnxMapValue{}, "use": jsonout.OnnxMapUse{}, "initializer": jsonout.OnnxMapInit{},
 	}
 	if len(docs) != len(jsonout.Kinds()) {
 		t.Fatalf("test covers %d kinds, jsonout has %d", len(docs), len(jsonout.Kinds()))

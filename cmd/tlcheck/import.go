@@ -158,13 +158,13 @@ func writeAtomic(path string, data []byte) error {
 func onnxMap(files *irFiles) ([]byte, error) {
 	im := files.onnx.im
 	doc := jsonout.OnnxMapDoc{Header: jsonout.NewHeader(jsonout.KindOnnxMap, nil, files.inputs), Model: files.graphPath, Opset: im.Opset,
-		Graph: importGraph, Payload: importPayload, Inputs: []jsonout.OnnxMapValue{}, Outputs: []jsonout.OnnxMapValue{},
+		Graph: importGraph, Payload: importPayload, GraphInputs: []jsonout.OnnxMapValue{}, GraphOutputs: []jsonout.OnnxMapValue{},
 		Initializers: []jsonout.OnnxMapInit{}, Origin: append([]string{}, im.Origin...)}
 	for _, v := range im.Inputs {
-		doc.Inputs = append(doc.Inputs, jsonout.OnnxMapValue{Name: v.Name, Shape: append([]int{}, v.Shape...), DataType: v.DataType.String(), Offset: v.Offset})
+		doc.GraphInputs = append(doc.GraphInputs, jsonout.OnnxMapValue{Name: v.Name, Shape: append([]int{}, v.Shape...), DataType: v.DataType.String(), Offset: v.Offset})
 	}
 	for _, v := range im.Outputs {
-		doc.Outputs = append(doc.Outputs, jsonout.OnnxMapValue{Name: v.Name, Shape: append([]int{}, v.Shape...), DataType: v.DataType.String(), Offset: v.Offset})
+		doc.GraphOutputs = append(doc.GraphOutputs, jsonout.OnnxMapValue{Name: v.Name, Shape: append([]int{}, v.Shape...), DataType: v.DataType.String(), Offset: v.Offset})
 	}
 	for _, in := range im.Initializers {
 		j := jsonout.OnnxMapInit{Name: in.Name, Shape: append([]int{}, in.Shape...), Uses: []jsonout.OnnxMapUse{}}

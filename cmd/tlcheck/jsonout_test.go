@@ -46,6 +46,9 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 ]}`)
 	quad, qin := examplePath("quad.ir.json"), examplePath("quad.input.json")
 	mlp := irExamples[2].args("")[1:]
+	om, od := onnxFixture(t)
+	bm, bd := onnxFixture(t, 3.5, 0)
+	modelCerts := filepath.Join(dir, "model-certs")
 	cases := []struct {
 		name   string
 		kind   string
@@ -73,6 +76,15 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 		{"plan-rejected", "plan", []string{"plan", "--graph", pool}, 1, nil, []string{pool}},
 		{"tape-example", "tape-example", []string{"tape-example"}, 0, nil, nil},
 		{"tape-example-f32", "tape-example", []string{"tape-example", "--scalar", "f32", "--detach"}, 0, nil, nil},
+		{"compare", "compare", []string{"compare", "--onnx", om, "--data", od}, 0, nil, []string{om, filepath.Join(od, "input_0.pb"), filepath.Join(od, "output_0.pb")}},
+		{"compare-fails", "compare", []string{"compare", "--onnx", bm, "--data", bd}, 1, nil, nil},
+		{"import", "import", []string{"import", "--onnx", om, "--out", filepath.Join(dir, "imported")}, 0, nil, []string{om}},
+		{"grad-onnx", "grad", []string{"grad", "--onnx", om, "--data", od}, 0, nil, []string{om, filepath.Join(od, "input_0.pb")}},
+		{"grad-onnx-interval", "grad", []string{"grad", "--onnx", om, "--data", od, "--scalar", "interval", "--cotangent", filepath.Join(filepath.Dir(om), "cotangent.pb")}, 0, nil, nil},
+		{"eval-onnx", "eval", []string{"eval", "--onnx", om, "--data", od}, 0, nil, nil},
+		{"plan-onnx", "plan", []string{"plan", "--onnx", om}, 0, nil, []string{om}},
+		{"diff-onnx", "diff", []string{"diff", "--onnx", om, "--data", od, "--scalars", "rat"}, 0, nil, nil},
+		{"certify-onnx", "certify", []string{"certify", "--onnx", om, "--data", od, "--out", modelCerts, "--cases", "2"}, 0, jsonout.Seed(0), nil},
 	}
 	docs := map[string][]byte{}
 	for _, c := range cases {
@@ -127,18 +139,26 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatalf("certificates/schema.json: %v", err)
 	}
+	// The map import wrote matches schemas/onnx-map.v1.json.
+	if data, err := os.ReadFile(filepath.Join(dir, "imported", "onnx-map.json")); err != nil {
+		t.Error(err)
+	} else if err := compiled(t, "onnx-map").Validate(data); err != nil {
+		t.Errorf("onnx-map.json does not match schemas/onnx-map.v1.json: %v\n%s", err, data)
+	}
 	n := 0
-	filepath.WalkDir(certs, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, _ := os.ReadFile(p)
-		if err := certSchema.Validate(data); err != nil {
-			t.Errorf("%s: %v", p, err)
-		}
-		n++
-		return nil
-	})
+	for _, root := range []string{certs, modelCerts} {
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, _ := os.ReadFile(p)
+			if err := certSchema.Validate(data); err != nil {
+				t.Errorf("%s: %v", p, err)
+			}
+			n++
+			return nil
+		})
+	}
 	if n < 2 {
 		t.Errorf("validated %d certificate files", n)
 	}

@@ -107,7 +107,7 @@ func TestImportCommand(t *testing.T) {
 	if err := json.Unmarshal(data, &mp); err != nil {
 		t.Fatal(err)
 	}
-	if mp.Format != "tlcheck.onnx-map.v1" || len(mp.Inputs) != 1 || mp.Inputs[0].Name != "x" || len(mp.Initializers) != 1 || mp.Initializers[0].Name != "w" ||
+	if mp.Format != "tlcheck.onnx-map.v1" || len(mp.GraphInputs) != 1 || mp.GraphInputs[0].Name != "x" || mp.GraphInputs[0].DataType != "FLOAT" || len(mp.Initializers) != 1 || mp.Initializers[0].Name != "w" ||
 		len(mp.Initializers[0].Uses) != 1 || mp.Initializers[0].Uses[0].Field != "value" || len(mp.Origin) != 4 || mp.Origin[3] != `node "act" (Relu)` {
 		t.Errorf("map %+v", mp)
 	}

@@ -325,8 +325,8 @@ type OnnxMapDoc struct {
 	Opset        int64          `json:"opset"`
 	Graph        string         `json:"graph"`
 	Payload      string         `json:"payload"`
-	Inputs       []OnnxMapValue `json:"inputs"`
-	Outputs      []OnnxMapValue `json:"outputs"`
+	GraphInputs  []OnnxMapValue `json:"graph_inputs"`
+	GraphOutputs []OnnxMapValue `json:"graph_outputs"`
 	Initializers []OnnxMapInit  `json:"initializers"`
 	Origin       []string       `json:"origin"`
 }
