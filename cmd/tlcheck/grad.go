@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"strings"
 	"fmt"
 	"io"
 
@@ -29,7 +30,9 @@ func exactOverRat(g *irsem.Graph) bool {
 // ratApplies says whether the model is exact over spec.Rat at its input:
 // every tag is Exact (exactOverRat) and the evaluation keeps the values
 // rational — a batch norm's sqrt(var + ε) is almost never rational, and
-// spec.Rat then refuses it with a *spec.DomainError. Where it does not
+// spec.Rat then refuses it with a *spec.DomainError "no exact rational
+// square root" (any other failure, a division by zero, stays an error of
+// the rational evaluation and is reported as such). Where it does not
 // apply, "exact" means Interval enclosures of the exact real values.
 func ratApplies(fs *irFiles) bool {
 	if !exactOverRat(fs.g) {
@@ -37,7 +40,7 @@ func ratApplies(fs *irFiles) bool {
 	}
 	_, err := irsem.DenoteAll(fs.g, fs.p, fs.x)
 	var de *spec.DomainError
-	return !errors.As(err, &de) || de.Scalar != "rat"
+	return !errors.As(err, &de) || de.Scalar != "rat" || !strings.HasPrefix(de.Reason, "no exact rational")
 }
 
 func runGrad(args []string, stdout, _ io.Writer) error {
