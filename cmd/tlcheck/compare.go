@@ -366,6 +366,41 @@ func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error
 // short spells a float as its shortest decimal.
 func short(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
+// outward spells v with at most 4 significant digits, rounded down
+// (up = false) or up, so that a printed enclosure [outward(lo, false),
+// outward(hi, true)] still contains [lo, hi]; a value that needs no more
+// digits is printed as it is (its shortest decimal).
+func outward(v float64, up bool) string {
+	if v == 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return short(v)
+	}
+	if m, _, _ := strings.Cut(strconv.FormatFloat(math.Abs(v), 'e', -1, 64), "e"); len(strings.Replace(m, ".", "", 1)) <= 4 {
+		return short(v)
+	}
+	s := strconv.FormatFloat(v, 'e', 3, 64)
+	r, _ := strconv.ParseFloat(s, 64)
+	if (up && r >= v) || (!up && r <= v) {
+		return short(r)
+	}
+	// One unit in the last place of the mantissa further out.
+	mant, exp, _ := strings.Cut(s, "e")
+	neg := strings.HasPrefix(mant, "-")
+	digits := strings.Replace(strings.TrimPrefix(mant, "-"), ".", "", 1)
+	n, _ := strconv.Atoi(digits)
+	if up != neg {
+		n++
+	} else {
+		n--
+	}
+	e, _ := strconv.Atoi(exp)
+	out := strconv.FormatFloat(float64(n), 'f', 0, 64) + "e" + strconv.Itoa(e-3)
+	if neg {
+		out = "-" + out
+	}
+	f, _ := strconv.ParseFloat(out, 64)
+	return short(f)
+}
+
 // exactGradients computes a Gradient node's outputs (onnx.GradientSpec):
 // the gradient of IR output OfOutput w.r.t. each float input WRTInputs[k],
 // by a VJP with cotangent 1 on that output's elements and 0 on every other
@@ -424,15 +459,15 @@ func printCompare(w io.Writer, model string, reps []setReport, holds, fails, inc
 			if o.gradient != "" {
 				what = "gradient output"
 			}
-			fmt.Fprintf(w, "  %s %q %v: %s; max |recorded − exact| ∈ [%s, %s]", what, o.name, o.shape, cli.Count(o.elements, "element", "elements"), short(o.maxErr[0]), short(o.maxErr[1]))
+			fmt.Fprintf(w, "  %s %q %v: %s; max |recorded − exact| ∈ [%s, %s]", what, o.name, o.shape, cli.Count(o.elements, "element", "elements"), outward(o.maxErr[0], false), outward(o.maxErr[1], true))
 			if !math.IsNaN(o.bound) {
-				fmt.Fprintf(w, "; bound ≤ %s", short(o.bound))
+				fmt.Fprintf(w, "; bound ≤ %s", outward(o.bound, true))
 			} else {
 				fmt.Fprintf(w, "; against the exact gradient of %s", o.gradient)
 			}
 			fmt.Fprintf(w, "; %d hold, %d fail, %d inconclusive\n", o.holds, o.fails, o.inconc)
 			if !math.IsNaN(o.ours[0]) {
-				fmt.Fprintf(w, "    (reported, not decided: tlcheck's own f32 evaluation: max |f32 − exact| ∈ [%s, %s])\n", short(o.ours[0]), short(o.ours[1]))
+				fmt.Fprintf(w, "    (reported, not decided: tlcheck's own f32 evaluation: max |f32 − exact| ∈ [%s, %s])\n", outward(o.ours[0], false), outward(o.ours[1], true))
 			}
 			if f := o.first; f != nil && f.Verdict != verdictHolds {
 				fmt.Fprintf(w, "    first %s element %d: recorded %s, exact ∈ [%s, %s]", f.Verdict, f.Index, short(float64(f.Recorded)), short(float64(f.Exact.Lo.(jsonout.Number))), short(float64(f.Exact.Hi.(jsonout.Number))))
