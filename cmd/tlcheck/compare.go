@@ -484,6 +484,6 @@ func printCompare(w io.Writer, model string, reps []setReport, holds, fails, inc
 	case inconc > 0:
 		fmt.Fprintf(w, "\nwarning: %s inconclusive: neither shown within the bound nor outside it (%d hold); --strict makes this exit 1\n", cli.Count(inconc, "element is", "elements are"), holds)
 	default:
-		fmt.Fprintf(w, "\ncompare: all %s hold: within the a-priori float32 bound\n", cli.Count(holds, "element", "elements"))
+		fmt.Fprintf(w, "\ncompare: all %s hold\n", cli.Count(holds, "element", "elements"))
 	}
 }

@@ -41,7 +41,7 @@ func commands() map[string]command {
 		"quickstart-mlp": {"train the quickstart MLP and print TorchLean's transcript digit for digit", "", runQuickstart},
 		"tape-example":   {"record the chapter's x⊙x + x⊙x tape and check its gradients exactly", "", runTapeExample},
 		"eval":           {"evaluate an IR graph over a scalar along an execution path", "", runEval},
-		"grad":           {"differentiate an IR graph's scalar output w.r.t. its input and every payload parameter", "", runGrad},
+		"grad":           {"differentiate a model's output (⟨cotangent, output⟩, cotangent ones by default) w.r.t. its input and every payload parameter, or every initializer of an ONNX model", "", runGrad},
 		"diff":           {"run every execution path and scalar on one IR graph and report the first node where two disagree", "", runDiff},
 		"import":         {"import an ONNX model: write its canonical IR graph, payload and a map of inputs, outputs, initializers and node origins", "", runImport},
 		"compare":        {"evaluate an ONNX model exactly on its recorded inputs and check each recorded output element against the a-priori float32 error bound (exit 1 if one lies outside)", "", runCompare},
