@@ -77,6 +77,9 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		var bad *obligations.BadInputError
 		if errors.As(err, &bad) {
+			if files.onnx != nil {
+				return files.modelErr(bad.Err)
+			}
 			return cli.Usagef("diff: %v", bad.Err)
 		}
 		return err
@@ -93,6 +96,9 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 		where := "the whole graph"
 		if f.Node >= 0 {
 			where = fmt.Sprintf("node %d (%s)", f.Node, f.Op)
+			if w := files.onnx.where(f.Node); w != "" {
+				where += " from " + w
+			}
 		}
 		if f.Element >= 0 {
 			where += fmt.Sprintf(" element %d", f.Element)

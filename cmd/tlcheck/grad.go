@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"errors"
-	"strings"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"

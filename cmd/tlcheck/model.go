@@ -478,15 +478,6 @@ func (fs *irFiles) modelErr(err error) error {
 	return cli.Usagef("--onnx %s: %v", fs.graphPath, err)
 }
 
-// nodeName names IR node id for a report: "node 3 (conv)", followed by
-// the ONNX node it came from for an imported model.
-func (fs *irFiles) nodeName(id int) string {
-	s := fmt.Sprintf("node %d (%s)", id, fs.g.Nodes[id].Kind.Op)
-	if w := fs.onnx.where(id); w != "" {
-		s += " from " + w
-	}
-	return s
-}
 
 // gradInits lists the initializers grad reports a gradient for: those
 // with at least one use as IR data.

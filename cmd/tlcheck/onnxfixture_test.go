@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -87,7 +88,15 @@ func fixtureModel() []byte {
 // directory and returns the model's path and the data set's.
 func onnxFixture(t *testing.T, output ...float32) (model, data string) {
 	t.Helper()
-	dir := t.TempDir()
+	model, data, err := writeFixture(t.TempDir(), output...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return model, data
+}
+
+// writeFixture writes the fixture files into dir (see onnxFixture).
+func writeFixture(dir string, output ...float32) (model, data string, err error) {
 	model = filepath.Join(dir, "model.onnx")
 	data = filepath.Join(dir, "test_data_set_0")
 	if len(output) == 0 {
@@ -103,11 +112,34 @@ func onnxFixture(t *testing.T, output ...float32) (model, data string) {
 		filepath.Join(dir, "truncated.pb"): tensorPB("x", []int64{2}, 1.5, 2)[:5],
 	} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
+			return "", "", err
 		}
 		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
+			return "", "", err
 		}
 	}
-	return model, data
+	return model, data, nil
+}
+
+// Example_gradONNX is the README's grad transcript: the exact gradient of
+// the sum of Relu(x ⊙ w) w.r.t. the input and the initializer w.
+func Example_gradONNX() {
+	dir, err := os.MkdirTemp("", "tlcheck-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	model, data, err := writeFixture(dir)
+	if err != nil {
+		panic(err)
+	}
+	code := run([]string{"grad", "--onnx", model, "--data", data}, os.Stdout, os.Stderr)
+	fmt.Println("exit", code)
+	// Output:
+	// scalar = rat (exact rationals)
+	// output = [3, 0]
+	// cotangent = ones (the gradient of the sum of the outputs)
+	// grad input = [2, 0]
+	// grad w = [3/2, 0]
+	// exit 0
 }
