@@ -478,7 +478,6 @@ func (fs *irFiles) modelErr(err error) error {
 	return cli.Usagef("--onnx %s: %v", fs.graphPath, err)
 }
 
-
 // gradInits lists the initializers grad reports a gradient for: those
 // with at least one use as IR data.
 func (om *onnxModel) gradInits() []string {
