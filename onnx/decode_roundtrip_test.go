@@ -113,6 +113,12 @@ func repeatedFixed(t *rapid.T, num protowire.Number, size int, vs []uint64) []pb
 	return cs
 }
 
+// intRanges are the value ranges of the types that widen into Int32.
+var intRanges = map[DataType][2]int64{
+	Int32: {math.MinInt32, math.MaxInt32}, Int16: {math.MinInt16, math.MaxInt16}, Uint16: {0, math.MaxUint16},
+	Int8: {math.MinInt8, math.MaxInt8}, Uint8: {0, math.MaxUint8}, Bool: {0, 1},
+}
+
 var roundTripTypes = []DataType{Float, Double, Int64, Int32, Int16, Uint16, Int8, Uint8, Bool}
 
 // drawTensor draws a tensor and one encoding of it.
@@ -152,13 +158,8 @@ func drawTensor(t *rapid.T, name string) (*Tensor, pb) {
 			words = append(words, uint64(v))
 		}
 	default:
-		lo, hi := map[DataType][2]int64{
-			Int32: {math.MinInt32, math.MaxInt32}, Int16: {math.MinInt16, math.MaxInt16}, Uint16: {0, math.MaxUint16},
-			Int8: {math.MinInt8, math.MaxInt8}, Uint8: {0, math.MaxUint8}, Bool: {0, 1},
-		}[dt][0], map[DataType][2]int64{
-			Int32: {math.MinInt32, math.MaxInt32}, Int16: {math.MinInt16, math.MaxInt16}, Uint16: {0, math.MaxUint16},
-			Int8: {math.MinInt8, math.MaxInt8}, Uint8: {0, math.MaxUint8}, Bool: {0, 1},
-		}[dt][1]
+		r := intRanges[dt]
+		lo, hi := r[0], r[1]
 		want.Int32 = make([]int32, n)
 		for i := range n {
 			v := rapid.Int64Range(lo, hi).Draw(t, "int")
