@@ -196,6 +196,8 @@ func (d *dec) model(data []byte) (*Model, error) {
 			// Training information and model-local functions: not used
 			// by tlcheck; skipped (a node that calls a local function is
 			// an unknown op for the importer).
+			_, err := f.bytes()
+			return err
 		}
 		return nil
 	})
@@ -444,7 +446,7 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 	var seen [24]bool          // value fields present
 	var first protowire.Number // the first value field present
 	var nf, ni, ns int         // list lengths, counted first
-	var typeSet bool
+	var typeSet, seenT bool
 	// Pass 1: name, type, which value fields are present, list lengths.
 	err := d.scan(b, attrFields, func(f *field) error {
 		if _, isValue := attrFieldType[f.num]; isValue {
@@ -476,6 +478,15 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 			_, err := f.bytes()
 			ns++
 			return err
+		case 5, 6, 10, 11, 14, 15, 22, 23:
+			_, err := f.bytes() // messages: decoded (t) or kept as a type only
+			if f.num == 5 && err == nil {
+				if seenT {
+					return errors.New("appears twice")
+				}
+				seenT = true
+			}
+			return err
 		}
 		return nil
 	})
@@ -503,7 +514,7 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 			return nil, at(where, fmt.Errorf("field %s (%d) is set, but the attribute's type is %s", attrFields[protowire.Number(num)], num, a.Type))
 		}
 	}
-	if err := d.useElements(nf + ni + ns); err != nil {
+	if err := d.useElements(nf + ni + 3*ns); err != nil { // a [][]byte entry is 24 bytes
 		return nil, at(where, err)
 	}
 	switch a.Type {
@@ -610,7 +621,7 @@ func (d *dec) valueInfo(b []byte, kind string, index int, cut bool) (*ValueInfo,
 							if len(v.Shape) >= spec.MaxRank {
 								return fmt.Errorf("more than %d dims", spec.MaxRank)
 							}
-							if err := d.useElements(1); err != nil {
+							if err := d.useElements(3); err != nil { // a Dim is 24 bytes
 								return err
 							}
 							dim := Dim{Value: -1}
