@@ -216,4 +216,6 @@ func TestUndecidedBranch(t *testing.T) {
 	}
 }
 
+type randSrc = *rand.Rand
+
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 3)) }
