@@ -3,6 +3,7 @@ package fpbound
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -219,3 +220,24 @@ func TestUndecidedBranch(t *testing.T) {
 type randSrc = *rand.Rand
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 3)) }
+
+// TestDeterministic: the same graph and input give bit-identical bounds,
+// whatever GOMAXPROCS is.
+func TestDeterministic(t *testing.T) {
+	g, p, x := cnn(2, 8, 3)
+	a, err := Bounds(g, p, x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := runtime.GOMAXPROCS(1)
+	b, err := Bounds(g, p, x, Options{})
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if !a[i].Exact.Same(b[i].Exact) || math.Float64bits(a[i].Bound) != math.Float64bits(b[i].Bound) {
+			t.Fatalf("element %d: %v ± %g, then %v ± %g", i, a[i].Exact, a[i].Bound, b[i].Exact, b[i].Bound)
+		}
+	}
+}
