@@ -27,6 +27,12 @@ import (
 // package documentation.
 //
 // The zero value is the exact zero: [0, 0] with bound 0.
+//
+// Use Err through Bounds and Compare. An evaluation over Err outside them
+// (irsem.Denote[Err] directly) assumes DefaultULPs for the elementary
+// functions and cannot learn of undecided comparisons (Compare); it must
+// not run concurrently with a Bounds call, which sets both for its own
+// evaluation.
 type Err struct {
 	x spec.Interval
 	e float64 // the bound; for a pending sum Σ Eᵢ (without the sum's own rounding)
