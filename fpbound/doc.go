@@ -132,17 +132,24 @@
 // of the pending invariant: a product fused into an addition contributes
 // |âb̂ − ab| ≤ P = E − u·M − 2^-149 to Σ|t̃ᵢ − tᵢ|, leaving 2^-149 for its
 // η_f (see Sums). M ≥ Ω gives +∞. A factor exactly ±1 (E = 0) is exact,
-// and an exact zero times a finite value is an exact zero.
+// and an exact zero times a finite value is an exact zero. A factor known
+// exactly to be ±2^k (E = 0) makes the rounding exact unless the result
+// is subnormal: E = P + 2^-149 (u·M dropped; overflow still gives +∞).
 //
 // Div (Quotients). If every modelled divisor satisfies |b̂| ≥ m =
 // mig X_b − E_b > 0: â/b̂ − a/b = (e_a·b − a·e_b)/(b·b̂) = e_a/b̂ −
 // (a/b)·e_b/b̂, so |â/b̂ − a/b| ≤ P = (E_a + mag(X_a/X_b)·E_b)/m; then one
-// rounding, u·(mag X + P) + 2^-150, as for products. m ≤ 0 (a divisor
-// that may be 0) gives +∞.
+// rounding, u·(mag X + P) + 2^-150, as for products (only 2^-150 for an
+// exact divisor ±2^k). m ≤ 0 (a divisor that may be 0) gives +∞.
 //
 // Abs, Max, Min, Relu, Clamp. They are exact in binary32 and 1-Lipschitz
 // in the maximum norm (|max(â,b̂) − max(a,b)| ≤ max(|â−a|, |b̂−b|)), so
-// E = the largest operand bound; X is the interval image.
+// E = the largest operand bound; X is the interval image. When the hulls
+// of Max's (Min's) operands are ordered, H_a.Lo ≥ H_b.Hi, the exact and
+// every computed maximum are a's, and the result is a with its own bound:
+// so a relu whose hull lies in (−∞, 0] is an exact zero (E = 0), and a
+// relu that is surely active keeps x's bound (Relu is Max with an exact 0,
+// Clamp is Max then Min).
 //
 // Sign, Step. The exact result lies in Sign(X) (Step(X)), the computed one
 // in Sign(H); E = max(Sign(H).Hi − Sign(X).Lo, Sign(X).Hi − Sign(H).Lo),
