@@ -191,6 +191,23 @@ func TestHandDerivedBounds(t *testing.T) {
 			t.Errorf("inv(0): bound %g reason %q, want +Inf with a reason", en[0].Bound, en[0].Reason)
 		}
 	})
+	t.Run("underflow", func(t *testing.T) {
+		// x·x at x = 3·2^-80: the exact 9·2^-160 is below half the
+		// smallest subnormal, so binary32 gives 0; the bound must cover
+		// it: u·9·2^-160 + 2^-149 (the underflow term).
+		b := newBuilder(spec.Shape{})
+		b.node(irsem.Kind{Op: irsem.OpMulElem}, spec.Shape{}, 0, 0)
+		tiny, _ := spec.RatFromFloat64(3 * 0x1p-80)
+		en, err := Bounds(b.g, b.p, ratTensor(spec.Shape{}, tiny), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, "underflow", en[0].Bound, u*9*0x1p-160+0x1p-149)
+		got := f32Out(t, b.g, b.p, ratTensor(spec.Shape{}, tiny))[0]
+		if el := Judge(got, en[0]); got != 0 || el.Verdict != Holds {
+			t.Errorf("underflow: f32 gives %v, verdict %v", got, el.Verdict)
+		}
+	})
 	t.Run("overflow", func(t *testing.T) {
 		// x·x at x = 2^64: 2^128 ≥ Ω overflows binary32: no bound.
 		b := newBuilder(spec.Shape{})
