@@ -261,6 +261,9 @@ func (v Err) Clamp(lo, hi Err) Err { return v.Max(lo).Min(hi) }
 func (v Err) Sign() Err {
 	a := v.close()
 	sx, sh := a.x.Sign(), a.hull().Sign()
+	if math.IsInf(a.e, 1) {
+		return unbounded(sx) // the computed argument may be NaN
+	}
 	return Err{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
 }
 
@@ -269,6 +272,9 @@ func (v Err) Sign() Err {
 func (v Err) Step() Err {
 	a := v.close()
 	sx, sh := a.x.Step(), a.hull().Step()
+	if math.IsInf(a.e, 1) {
+		return unbounded(sx)
+	}
 	return Err{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
 }
 

@@ -222,3 +222,47 @@ func TestHandDerivedBounds(t *testing.T) {
 		}
 	})
 }
+
+// TestUnboundedStaysUnbounded: an operand without a bound (its computed
+// value may be ±∞ or NaN) never yields a finite bound, through every
+// operation.
+func TestUnboundedStaysUnbounded(t *testing.T) {
+	u := Value(spec.Interval{Lo: 1, Hi: 2}, math.Inf(1))
+	c := Err{}.FromInt(3)
+	z := Err{}
+	ops := map[string]func() (Err, error){
+		"add":    func() (Err, error) { return u.Add(c), nil },
+		"sub":    func() (Err, error) { return c.Sub(u), nil },
+		"mul":    func() (Err, error) { return u.Mul(c), nil },
+		"mul0":   func() (Err, error) { return z.Mul(u), nil },
+		"div":    func() (Err, error) { return u.Div(c) },
+		"div by": func() (Err, error) { return c.Div(u) },
+		"abs":    func() (Err, error) { return u.Abs(), nil },
+		"max":    func() (Err, error) { return u.Max(c), nil },
+		"min":    func() (Err, error) { return u.Min(c), nil },
+		"relu":   func() (Err, error) { return u.Relu(), nil },
+		"clamp":  func() (Err, error) { return u.Clamp(z, c), nil },
+		"sign":   func() (Err, error) { return u.Sign(), nil },
+		"step":   func() (Err, error) { return u.Step(), nil },
+		"exp":    func() (Err, error) { return u.Exp() },
+		"log":    func() (Err, error) { return u.Log() },
+		"log1p":  func() (Err, error) { return u.Log1p() },
+		"tanh":   func() (Err, error) { return u.Tanh() },
+		"sin":    func() (Err, error) { return u.Sin() },
+		"cos":    func() (Err, error) { return u.Cos() },
+		"sqrt":   func() (Err, error) { return u.Sqrt() },
+	}
+	for name, f := range ops {
+		v, err := f()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !math.IsInf(v.Bound(), 1) {
+			t.Errorf("%s of an unbounded value: bound %g", name, v.Bound())
+		}
+	}
+	if _, ok := u.Compare(c); ok {
+		t.Errorf("compare of an unbounded value decided")
+	}
+}
