@@ -154,7 +154,8 @@
 // Sign, Step. The exact result lies in Sign(X) (Step(X)), the computed one
 // in Sign(H); E = max(Sign(H).Hi − Sign(X).Lo, Sign(X).Hi − Sign(H).Lo),
 // which is 0 when H lies on one side of 0 and at most 2 (1) otherwise. The
-// discontinuity is bounded, not decided.
+// discontinuity is bounded, not decided. (An unbounded argument gives an
+// unbounded result: its computed value may be NaN.)
 //
 // Elementary functions f ∈ {exp, log, log1p, tanh, sin, cos} (M3). x and
 // x̂ both lie in H, so by the mean value theorem |f(x̂) − f(x)| ≤ L·E with
