@@ -60,7 +60,8 @@
 // For every output element, Bounds returns an interval X and a bound E.
 // If E is finite then (i) the exact value x lies in X, and (ii) every
 // evaluation satisfying M1–M3 produces a finite binary32 value v̂ with
-// |v̂ − x| ≤ E. (E = +∞ claims nothing beyond (i).)
+// |v̂ − x| ≤ E. (E = +∞ claims nothing; X is then reported for
+// information only.)
 //
 // # Proof
 //
@@ -127,11 +128,12 @@
 // âb̂ − ab = a·e_b + b·e_a + e_a·e_b and |âb̂ − ab| ≤ P = mag X_a·E_b +
 // mag X_b·E_a + E_a·E_b. The exact product on the computed operands has
 // magnitude ≤ M = mag(X_a·X_b) + P; if M < Ω the rounded product is within
-// u·M + 2^-150 of it, so E = P + u·M + 2^-149 bounds it, with 2^-150 to
-// spare. That spare 2^-150, doubled to 2^-149, is the fused-term credit
-// of the pending invariant: a product fused into an addition contributes
-// |âb̂ − ab| ≤ P = E − u·M − 2^-149 to Σ|t̃ᵢ − tᵢ|, leaving 2^-149 for its
-// η_f (see Sums). M ≥ Ω gives +∞. A factor exactly ±1 (E = 0) is exact,
+// u·M + 2^-150 of it, so E = P + u·M + 2^-149 bounds it (twice the
+// 2^-150 of one rounding). A product that the runtime fuses into an
+// addition is not rounded at all: it contributes |âb̂ − ab| ≤ P =
+// E − u·M − 2^-149 to Σ|t̃ᵢ − tᵢ|, which leaves the 2^-149 that the pending
+// invariant credits to each fused term for its η_f (see Sums). M ≥ Ω
+// gives +∞. A factor exactly ±1 (E = 0) is exact,
 // and an exact zero times a finite value is an exact zero. A factor known
 // exactly to be ±2^k (E = 0) makes the rounding exact unless the result
 // is subnormal: E = P + 2^-149 (u·M dropped; overflow still gives +∞).
