@@ -3,6 +3,7 @@ package fpbound
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -216,4 +217,49 @@ func TestUndecidedBranch(t *testing.T) {
 	}
 }
 
+type randSrc = *rand.Rand
+
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 3)) }
+
+// TestDeterministic: the same graph and input give bit-identical bounds,
+// whatever GOMAXPROCS is.
+func TestDeterministic(t *testing.T) {
+	g, p, x := cnn(2, 8, 3)
+	a, err := Bounds(g, p, x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := runtime.GOMAXPROCS(1)
+	b, err := Bounds(g, p, x, Options{})
+	runtime.GOMAXPROCS(prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a {
+		if !a[i].Exact.Same(b[i].Exact) || math.Float64bits(a[i].Bound) != math.Float64bits(b[i].Bound) {
+			t.Fatalf("element %d: %v ± %g, then %v ± %g", i, a[i].Exact, a[i].Bound, b[i].Exact, b[i].Bound)
+		}
+	}
+}
+
+// TestSummarize aggregates a hand-made run of elements.
+func TestSummarize(t *testing.T) {
+	one := spec.Interval{Lo: 1, Hi: 1}
+	els := []Element{
+		Judge(1.25, Enclosure{Exact: one, Bound: 0.5}),                         // holds, dist 0.25
+		Judge(3, Enclosure{Exact: one, Bound: 0.5}),                            // fails, dist 2
+		Judge(1, Enclosure{Exact: one, Bound: math.Inf(1)}),                    // inconclusive, dist 0
+		Judge(-1, Enclosure{Exact: one, Bound: 1}),                             // fails, dist 2
+		Judge(1.5, Enclosure{Exact: spec.Interval{Lo: 1, Hi: 2}, Bound: 0.75}), // holds, dist [0, 0.5]
+	}
+	s := Summarize(els)
+	if s.Holds != 2 || s.Fails != 2 || s.Inconclusive != 1 || s.FirstFail != 1 {
+		t.Errorf("counts %d/%d/%d, first fail %d; want 2/2/1, 1", s.Holds, s.Fails, s.Inconclusive, s.FirstFail)
+	}
+	if s.MaxErr.Lo != 2 || s.MaxErr.Hi != 2 || !math.IsInf(s.MaxBound, 1) {
+		t.Errorf("MaxErr %v, MaxBound %g; want [2, 2], +Inf", s.MaxErr, s.MaxBound)
+	}
+	if e := Summarize(nil); e.FirstFail != -1 || e.Holds+e.Fails+e.Inconclusive != 0 {
+		t.Errorf("empty summary %+v", e)
+	}
+}

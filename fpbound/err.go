@@ -27,6 +27,12 @@ import (
 // package documentation.
 //
 // The zero value is the exact zero: [0, 0] with bound 0.
+//
+// Use Err through Bounds and Compare. An evaluation over Err outside them
+// (irsem.Denote[Err] directly) assumes DefaultULPs for the elementary
+// functions and cannot learn of undecided comparisons (Compare); it must
+// not run concurrently with a Bounds call, which sets both for its own
+// evaluation.
 type Err struct {
 	x spec.Interval
 	e float64 // the bound; for a pending sum Σ Eᵢ (without the sum's own rounding)
@@ -112,6 +118,26 @@ func rounded(x spec.Interval, p, eta float64) Err {
 	return Err{x: x, e: addUp(p, addUp(mulUp(unitRoundoff, m), eta))}
 }
 
+// scaled finishes a product or quotient by an exact power of two: the
+// exact result on the computed operand is c·b̂, a binary32 value unless it
+// falls in the subnormal range (where it rounds with |η| ≤ 2^-150) or
+// overflows, so the bound is p + eta without the relative term.
+func scaled(x spec.Interval, p, eta float64) Err {
+	if !(addUp(mag(x), p) < omega) {
+		return unbounded(x)
+	}
+	return Err{x: x, e: addUp(p, eta)}
+}
+
+// pow2 reports a closed value known exactly to be ±2^k (bound 0).
+func (v Err) pow2() bool {
+	if v.n >= 2 || v.e != 0 || v.x.Lo != v.x.Hi || v.x.Lo == 0 || math.IsInf(v.x.Lo, 0) {
+		return false
+	}
+	fr, _ := math.Frexp(v.x.Lo)
+	return fr == 0.5 || fr == -0.5
+}
+
 // Add returns the pending sum of v and w (doc.go, "Sums"). An exact zero
 // operand is dropped: adding an exact zero is exact in binary32.
 func (v Err) Add(w Err) Err {
@@ -153,6 +179,12 @@ func (v Err) Mul(w Err) Err {
 	x := a.x.Mul(b.x)
 	ma, mb := mag(a.x), mag(b.x)
 	p := addUp(addUp(mulUp(ma, b.e), mulUp(mb, a.e)), mulUp(a.e, b.e))
+	if a.pow2() {
+		return scaled(x, p, etaMul)
+	}
+	if b.pow2() {
+		return scaled(x, p, etaMul)
+	}
 	return rounded(x, p, etaMul)
 }
 
@@ -177,6 +209,9 @@ func (v Err) Div(w Err) (Err, error) {
 		return Err{}, nil
 	}
 	p := divUp(addUp(a.e, mulUp(mag(x), b.e)), m)
+	if b.pow2() {
+		return scaled(x, p, etaDiv), nil
+	}
 	return rounded(x, p, etaDiv), nil
 }
 
@@ -184,27 +219,39 @@ func (v Err) Div(w Err) (Err, error) {
 func (v Err) Abs() Err { a := v.close(); return Err{x: a.x.Abs(), e: a.e} }
 
 // Max is 1-Lipschitz in the maximum norm and exact in binary32:
-// |max(â,b̂) − max(a,b)| ≤ max(|â−a|, |b̂−b|).
+// |max(â,b̂) − max(a,b)| ≤ max(|â−a|, |b̂−b|). When the hulls are
+// ordered (H_a.Lo ≥ H_b.Hi) both the exact and every computed maximum are
+// a's, so the result is a itself, with a's bound alone.
 func (v Err) Max(w Err) Err {
 	a, b := v.close(), w.close()
+	switch ha, hb := a.hull(), b.hull(); {
+	case ha.Lo >= hb.Hi:
+		return a
+	case hb.Lo >= ha.Hi:
+		return b
+	}
 	return Err{x: a.x.Max(b.x), e: max(a.e, b.e)}
 }
 
 // Min is Max's mirror.
 func (v Err) Min(w Err) Err {
 	a, b := v.close(), w.close()
+	switch ha, hb := a.hull(), b.hull(); {
+	case ha.Hi <= hb.Lo:
+		return a
+	case hb.Hi <= ha.Lo:
+		return b
+	}
 	return Err{x: a.x.Min(b.x), e: max(a.e, b.e)}
 }
 
-// Relu is max(x, 0): 1-Lipschitz, exact in binary32.
-func (v Err) Relu() Err { a := v.close(); return Err{x: a.x.Relu(), e: a.e} }
+// Relu is max(x, 0): exact in binary32 and 1-Lipschitz; when the hull
+// lies in (−∞, 0] both the exact and every computed value are 0, an exact
+// zero (bound 0), and when it lies in [0, ∞) the value is x itself.
+func (v Err) Relu() Err { return v.Max(Err{}) }
 
-// Clamp is min(max(x, lo), hi): 1-Lipschitz in each argument (maximum
-// norm), exact in binary32.
-func (v Err) Clamp(lo, hi Err) Err {
-	a, l, h := v.close(), lo.close(), hi.close()
-	return Err{x: a.x.Clamp(l.x, h.x), e: max(a.e, l.e, h.e)}
-}
+// Clamp is min(max(x, lo), hi), through Max and Min.
+func (v Err) Clamp(lo, hi Err) Err { return v.Max(lo).Min(hi) }
 
 // Sign bounds a discontinuous choice soundly instead of deciding it: the
 // exact sign lies in Sign(X), a computed one in Sign(H) with H the hull of
@@ -214,6 +261,9 @@ func (v Err) Clamp(lo, hi Err) Err {
 func (v Err) Sign() Err {
 	a := v.close()
 	sx, sh := a.x.Sign(), a.hull().Sign()
+	if math.IsInf(a.e, 1) {
+		return unbounded(sx) // the computed argument may be NaN
+	}
 	return Err{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
 }
 
@@ -222,6 +272,9 @@ func (v Err) Sign() Err {
 func (v Err) Step() Err {
 	a := v.close()
 	sx, sh := a.x.Step(), a.hull().Step()
+	if math.IsInf(a.e, 1) {
+		return unbounded(sx)
+	}
 	return Err{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
 }
 

@@ -100,31 +100,59 @@ func TestHandDerivedBounds(t *testing.T) {
 		}
 	})
 	t.Run("linear", func(t *testing.T) {
-		// linear 3 → 1 with W = (1/2, 1/4, 2), b = 1 at x = (2, 4, 1/8):
-		// products 1, 1, 1/4 (each u·|p| + 2^-149), then 4 terms with the
-		// bias (γ_3). Hand: Σ|p| = 2.25, Σ E_p = 2.25u + 3·2^-149,
-		// S = 2.25 + 1 + Σ E_p, E = Σ E_p + γ_3·S.
+		// linear 3 → 1 with W = (3/4, 5/8, 3), b = 1 at x = (3/2, 5/4, 3/8):
+		// products 9/8, 25/32, 9/8 (each charged u·|p| + 2^-149), then 4
+		// terms with the bias (γ_3). Hand: Σ|p| = 97/32, Σ E_p = u·97/32 +
+		// 3·2^-149, S = 97/32 + 1 + Σ E_p, E = Σ E_p + γ_3·S.
 		b := newBuilder(spec.Shape{3})
-		b.linear(0, ratTensor(spec.Shape{1, 3}, spec.NewRat(1, 2), spec.NewRat(1, 4), spec.NewRat(2, 1)),
+		b.linear(0, ratTensor(spec.Shape{1, 3}, spec.NewRat(3, 4), spec.NewRat(5, 8), spec.NewRat(3, 1)),
 			ratTensor(spec.Shape{1}, one))
-		en, err := Bounds(b.g, b.p, ratTensor(spec.Shape{3}, spec.NewRat(2, 1), spec.NewRat(4, 1), spec.NewRat(1, 8)), Options{})
+		en, err := Bounds(b.g, b.p, ratTensor(spec.Shape{3}, spec.NewRat(3, 2), spec.NewRat(5, 4), spec.NewRat(3, 8)), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		ep := 2.25*u + 3*0x1p-149
-		near(t, "linear", en[0].Bound, ep+gammaHand(3)*(3.25+ep))
+		ep := 97.0/32*u + 3*0x1p-149
+		near(t, "linear", en[0].Bound, ep+gammaHand(3)*(97.0/32+1+ep))
+	})
+	t.Run("linear by powers of two", func(t *testing.T) {
+		// W = (1/2, 1/4, 2) at x = (3/2, 5/4, 3/8): a product by ±2^k is
+		// exact but for underflow, so each is charged 2^-149 only; the sum
+		// of the products 3/4, 5/16, 3/4 and the bias 1 is charged γ_3·S.
+		b := newBuilder(spec.Shape{3})
+		b.linear(0, ratTensor(spec.Shape{1, 3}, spec.NewRat(1, 2), spec.NewRat(1, 4), spec.NewRat(2, 1)),
+			ratTensor(spec.Shape{1}, one))
+		en, err := Bounds(b.g, b.p, ratTensor(spec.Shape{3}, spec.NewRat(3, 2), spec.NewRat(5, 4), spec.NewRat(3, 8)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep := 3 * 0x1p-149
+		near(t, "linear pow2", en[0].Bound, ep+gammaHand(3)*(0.75+0.3125+0.75+1+ep))
 	})
 	t.Run("mean", func(t *testing.T) {
-		// reduce_mean of 8 ones: the sum's γ_7·8, divided by 8 exactly
-		// (E/8), then one rounding of the quotient: u·(1 + E/8) + 2^-150.
+		// reduce_mean of 6 ones is the registry's Σ·(1/6): the sum's
+		// γ_5·6, times the constant 1/6, held as fl32(1/6) = 11184811/2^26,
+		// off by E_c = 1/(3·2^26). Product: P = 6·E_c + (1/6)·γ_5·6 +
+		// γ_5·6·E_c, then one rounding u·(1 + P) + 2^-149.
+		b := newBuilder(spec.Shape{6})
+		b.node(irsem.Kind{Op: irsem.OpReduceMean, Axis: 0}, spec.Shape{}, 0)
+		en, err := Bounds(b.g, b.p, filled(spec.Shape{6}, one), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ec, es := 0x1p-26/3, gammaHand(5)*6
+		p := 6*ec + es/6 + es*ec
+		near(t, "mean", en[0].Bound, p+u*(1+p)+0x1p-149)
+	})
+	t.Run("mean of 8", func(t *testing.T) {
+		// Σ·(1/8): a product by a power of two is exact but for underflow:
+		// γ_7·8/8 + 2^-149.
 		b := newBuilder(spec.Shape{8})
 		b.node(irsem.Kind{Op: irsem.OpReduceMean, Axis: 0}, spec.Shape{}, 0)
 		en, err := Bounds(b.g, b.p, filled(spec.Shape{8}, one), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := gammaHand(7) * 8 / 8
-		near(t, "mean", en[0].Bound, p+u*(1+p)+0x1p-150)
+		near(t, "mean of 8", en[0].Bound, gammaHand(7)+0x1p-149)
 	})
 	t.Run("exp", func(t *testing.T) {
 		// exp(x + 1/3) at x = 0: the constant 1/3 is held as
@@ -163,6 +191,23 @@ func TestHandDerivedBounds(t *testing.T) {
 			t.Errorf("inv(0): bound %g reason %q, want +Inf with a reason", en[0].Bound, en[0].Reason)
 		}
 	})
+	t.Run("underflow", func(t *testing.T) {
+		// x·x at x = 3·2^-80: the exact 9·2^-160 is below half the
+		// smallest subnormal, so binary32 gives 0; the bound must cover
+		// it: u·9·2^-160 + 2^-149 (the underflow term).
+		b := newBuilder(spec.Shape{})
+		b.node(irsem.Kind{Op: irsem.OpMulElem}, spec.Shape{}, 0, 0)
+		tiny, _ := spec.RatFromFloat64(3 * 0x1p-80)
+		en, err := Bounds(b.g, b.p, ratTensor(spec.Shape{}, tiny), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		near(t, "underflow", en[0].Bound, u*9*0x1p-160+0x1p-149)
+		got := f32Out(t, b.g, b.p, ratTensor(spec.Shape{}, tiny))[0]
+		if el := Judge(got, en[0]); got != 0 || el.Verdict != Holds {
+			t.Errorf("underflow: f32 gives %v, verdict %v", got, el.Verdict)
+		}
+	})
 	t.Run("overflow", func(t *testing.T) {
 		// x·x at x = 2^64: 2^128 ≥ Ω overflows binary32: no bound.
 		b := newBuilder(spec.Shape{})
@@ -176,4 +221,48 @@ func TestHandDerivedBounds(t *testing.T) {
 			t.Errorf("2^64·2^64: bound %g, want +Inf", en[0].Bound)
 		}
 	})
+}
+
+// TestUnboundedStaysUnbounded: an operand without a bound (its computed
+// value may be ±∞ or NaN) never yields a finite bound, through every
+// operation.
+func TestUnboundedStaysUnbounded(t *testing.T) {
+	u := Value(spec.Interval{Lo: 1, Hi: 2}, math.Inf(1))
+	c := Err{}.FromInt(3)
+	z := Err{}
+	ops := map[string]func() (Err, error){
+		"add":    func() (Err, error) { return u.Add(c), nil },
+		"sub":    func() (Err, error) { return c.Sub(u), nil },
+		"mul":    func() (Err, error) { return u.Mul(c), nil },
+		"mul0":   func() (Err, error) { return z.Mul(u), nil },
+		"div":    func() (Err, error) { return u.Div(c) },
+		"div by": func() (Err, error) { return c.Div(u) },
+		"abs":    func() (Err, error) { return u.Abs(), nil },
+		"max":    func() (Err, error) { return u.Max(c), nil },
+		"min":    func() (Err, error) { return u.Min(c), nil },
+		"relu":   func() (Err, error) { return u.Relu(), nil },
+		"clamp":  func() (Err, error) { return u.Clamp(z, c), nil },
+		"sign":   func() (Err, error) { return u.Sign(), nil },
+		"step":   func() (Err, error) { return u.Step(), nil },
+		"exp":    func() (Err, error) { return u.Exp() },
+		"log":    func() (Err, error) { return u.Log() },
+		"log1p":  func() (Err, error) { return u.Log1p() },
+		"tanh":   func() (Err, error) { return u.Tanh() },
+		"sin":    func() (Err, error) { return u.Sin() },
+		"cos":    func() (Err, error) { return u.Cos() },
+		"sqrt":   func() (Err, error) { return u.Sqrt() },
+	}
+	for name, f := range ops {
+		v, err := f()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !math.IsInf(v.Bound(), 1) {
+			t.Errorf("%s of an unbounded value: bound %g", name, v.Bound())
+		}
+	}
+	if _, ok := u.Compare(c); ok {
+		t.Errorf("compare of an unbounded value decided")
+	}
 }

@@ -135,9 +135,16 @@ func checkSound(t *testing.T, label string, g *irsem.Graph, p *irsem.Payload, x 
 // binary32Input redraws x's values as random binary32 numbers of mixed
 // magnitudes (exact rationals).
 func binary32Input(r *rand.Rand, x irsem.RatTensor) irsem.RatTensor {
+	return scaledInput(r, x, 0)
+}
+
+// scaledInput is binary32Input with every magnitude scaled by 2^exp:
+// exp = −140 reaches the subnormal range (products underflow), exp = 60
+// makes products and squares overflow binary32.
+func scaledInput(r *rand.Rand, x irsem.RatTensor, exp int) irsem.RatTensor {
 	out := irsem.RatTensor{Shape: x.Shape.Clone(), Data: make([]spec.Rat, len(x.Data))}
 	for i := range out.Data {
-		f := float32(r.NormFloat64() * math.Ldexp(1, r.IntN(5)-2))
+		f := float32(r.NormFloat64() * math.Ldexp(1, r.IntN(5)-2+exp))
 		v, _ := spec.RatFromFloat64(float64(f))
 		out.Data[i] = v
 	}
@@ -164,6 +171,9 @@ func TestSoundRandomGraphs(t *testing.T) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		inputs := []irsem.RatTensor{gc.Input, binary32Input(r, gc.Input)}
+		if seed%4 == 0 {
+			inputs = append(inputs, scaledInput(r, gc.Input, -140), scaledInput(r, gc.Input, 60))
+		}
 		for k, x := range inputs {
 			f, w := checkSound(t, fmt.Sprintf("seed %d input %d (%s)", seed, k, gc.Recipe), gc.Graph, gc.Payload, x, Options{})
 			finite += f
