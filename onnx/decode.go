@@ -196,6 +196,8 @@ func (d *dec) model(data []byte) (*Model, error) {
 			// Training information and model-local functions: not used
 			// by tlcheck; skipped (a node that calls a local function is
 			// an unknown op for the importer).
+			_, err := f.bytes()
+			return err
 		}
 		return nil
 	})
@@ -444,7 +446,7 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 	var seen [24]bool          // value fields present
 	var first protowire.Number // the first value field present
 	var nf, ni, ns int         // list lengths, counted first
-	var typeSet bool
+	var typeSet, seenT bool
 	// Pass 1: name, type, which value fields are present, list lengths.
 	err := d.scan(b, attrFields, func(f *field) error {
 		if _, isValue := attrFieldType[f.num]; isValue {
@@ -475,6 +477,15 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 		case 9:
 			_, err := f.bytes()
 			ns++
+			return err
+		case 5, 6, 10, 11, 14, 15, 22, 23:
+			_, err := f.bytes() // messages: decoded (t) or kept as a type only
+			if f.num == 5 && err == nil {
+				if seenT {
+					return errors.New("appears twice")
+				}
+				seenT = true
+			}
 			return err
 		}
 		return nil

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -118,6 +119,9 @@ func TestRejectModels(t *testing.T) {
 		{"attribute f as varint", withAttr(pb(nil).str(1, "alpha").int(20, 1).int(2, 3)), []string{`attribute "alpha": byte`, "field f (2): wire type varint, want fixed32"}},
 		{"attribute floats misaligned", withAttr(pb(nil).str(1, "s").int(20, 6).bytes(7, []byte{1, 2, 3})), []string{`field floats (7): packed length 3 is not a multiple of 4`}},
 		{"attribute ints truncated", withAttr(pb(nil).str(1, "s").int(20, 7).bytes(8, []byte{0x80})), []string{`attribute "s"`, `field ints (8): packed varints: truncated`}},
+		{"tensor attribute twice", withAttr(attrTensor("value", floatTensor("", nil, 1)).msg(5, floatTensor("", nil, 2))), []string{`attribute "value": byte`, "field t (5): appears twice"}},
+		{"graph attribute as varint", withAttr(pb(nil).str(1, "body").int(20, 5).int(6, 1)), []string{`attribute "body": byte`, "field g (6): wire type varint, want length-delimited"}},
+		{"functions as varint", model(13, reluGraph().enc()).int(25, 1), []string{"model: byte", "field functions (25): wire type varint"}},
 		{"tensor attribute without a tensor", withAttr(pb(nil).str(1, "value").int(20, 4)), []string{`attribute "value": field t (5): missing`}},
 		{"tensor attribute with a bad tensor", withAttr(attrTensor("value", floatTensor("", []int64{3}, 1, 2))),
 			[]string{`node "r" (Relu): attribute "value": tensor: field float_data (4): 2 elements, but dims [3] have 3`}},
@@ -394,5 +398,89 @@ func TestTruncatedNamesWhere(t *testing.T) {
 	// them must name the node.
 	if named < 40 {
 		t.Errorf("only %d of %d cuts name a node", named, len(full))
+	}
+}
+
+// TestNesting: the reader's recursion depth is fixed by the schema. A
+// GRAPH attribute (an If's branch) holding graphs nested 2 000 deep is
+// kept as a typed attribute without a value and never descended into;
+// unknown groups nested past protowire's recursion limit are an error,
+// not a stack overflow.
+func TestNesting(t *testing.T) {
+	deep := pb(nil).str(4, "Relu")
+	for range 2000 {
+		inner := pb(nil).str(1, "then_branch").int(20, int64(AttrGraph)).msg(6, pb(nil).msg(1, deep))
+		deep = pb(nil).str(4, "If").msg(5, inner)
+	}
+	branch := pb(nil).str(1, "then_branch").int(20, int64(AttrGraph)).msg(6, pb(nil).msg(1, deep))
+	others := pb(nil).str(1, "subs").int(20, int64(AttrGraphs)).msg(11, pb(nil)).msg(11, pb(nil))
+	sparse := pb(nil).str(1, "sp").int(20, int64(AttrSparseTensor)).msg(22, pb(nil).msg(1, pb(nil)))
+	m, err := Decode(withNodes(node("if", "If", []string{"x"}, []string{"y"}, branch, others, sparse)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := m.Graph.Nodes[0]
+	for name, typ := range map[string]AttrType{"then_branch": AttrGraph, "subs": AttrGraphs, "sp": AttrSparseTensor} {
+		a := n.Attr(name)
+		if a == nil || a.Type != typ || a.T != nil || a.S != nil || a.Ints != nil {
+			t.Errorf("%s: %+v", name, a)
+		}
+	}
+
+	var groups pb
+	for range 20000 {
+		groups = protowire.AppendTag(groups, 50, protowire.StartGroupType)
+	}
+	for range 20000 {
+		groups = protowire.AppendTag(groups, 50, protowire.EndGroupType)
+	}
+	_, err = Decode(append(model(13, reluGraph().enc()), groups...))
+	if err == nil || !strings.Contains(err.Error(), "field 50") {
+		t.Errorf("groups nested 20000 deep: %v", err)
+	}
+	// Nested 100 deep they are skipped.
+	groups = groups[:0]
+	for range 100 {
+		groups = protowire.AppendTag(groups, 50, protowire.StartGroupType)
+	}
+	for range 100 {
+		groups = protowire.AppendTag(groups, 50, protowire.EndGroupType)
+	}
+	if _, err := Decode(append(model(13, reluGraph().enc()), groups...)); err != nil {
+		t.Errorf("groups nested 100 deep: %v", err)
+	}
+}
+
+// TestHostileAllocation: small inputs that declare large things — dims of
+// 2^25 elements with no data, a length prefix of 2^40, a packed field of
+// 2^30 declared bytes, a billion-element zero-extent shape — are refused
+// having allocated little (measured as the bytes allocated while decoding,
+// runtime.MemStats.TotalAlloc, which does not depend on the collector).
+func TestHostileAllocation(t *testing.T) {
+	cases := []struct {
+		name string
+		data pb
+	}{
+		{"2^25 elements declared, 4 bytes given", withInit(rawFloatTensor("w", []int64{1 << 25}, 1))},
+		{"2^25 elements declared, no data", withInit(tensorDims("w", Int64, 1<<12, 1<<13))},
+		{"zero extent beside a huge one", withInit(tensorDims("w", Float, 0, 1<<40))},
+		{"length prefix 2^40", raw(nil, 7, protowire.BytesType, protowire.AppendVarint(nil, 1<<40)...)},
+		{"packed ints of 2^30 declared bytes", withAttr(raw(pb(nil).str(1, "k").int(20, 7), 8, protowire.BytesType, protowire.AppendVarint(nil, 1<<30)...))},
+		{"2^25 elements of a tensor file", rawFloatTensor("x", []int64{1 << 12, 1 << 13}, 1, 2)},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, err1 := Decode(c.data)
+			_, err2 := DecodeTensor(c.data)
+			runtime.ReadMemStats(&after)
+			if err1 == nil && err2 == nil {
+				t.Fatal("decoded")
+			}
+			if used := after.TotalAlloc - before.TotalAlloc; used > 1<<20 {
+				t.Errorf("allocated %d bytes for a %d-byte input (%v)", used, len(c.data), err1)
+			}
+		})
 	}
 }

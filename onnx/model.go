@@ -37,7 +37,8 @@
 // keeps its last value. A known field with the wrong wire type is an
 // error. Two deviations, both refusals of files no ONNX writer produces: an
 // embedded message that protobuf would merge from two occurrences (a
-// second graph, or a second type of a value) is an error, and so is a
+// second graph, a second type of a value, a second tensor of an
+// attribute) is an error, and so is a
 // tensor whose data is given both as raw_data and as a typed field.
 //
 // The reader never descends into a nested graph: a GRAPH or GRAPHS
