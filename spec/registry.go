@@ -40,6 +40,9 @@ type Attrs struct {
 	Alpha, Beta  *big.Rat // lrn: y = x/(bias + alpha/size·Σx²)^beta
 	Bias         *big.Rat // lrn: bias; shrink: bias
 	Lambd        *big.Rat // shrink: the threshold λ
+	// Window is the geometry of conv, conv_transpose and the pools
+	// (ops_window.go).
+	Window *Window
 }
 
 // Clone returns a deep copy of the attributes.
@@ -66,6 +69,7 @@ func (a *Attrs) Clone() *Attrs {
 			b.Values[i] = cp(v)
 		}
 	}
+	b.Window = a.Window.Clone()
 	return &b
 }
 
