@@ -147,7 +147,3 @@ func available(op irsem.Op, branch string) error {
 	}
 	return nil
 }
-
-func pending(tag, branch string) error {
-	return fmt.Errorf("IR tag %q is not available yet (branch %s)", tag, branch)
-}
