@@ -91,6 +91,10 @@ func TestImportSharedModels(t *testing.T) {
 	var failed []string
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
+		if testing.Short() && bigShared[name] {
+			t.Logf("%s: skipped in -short mode (millions of window elements)", name)
+			continue
+		}
 		if err := checkSharedCase(t, dir); err != nil {
 			failed = append(failed, name)
 			t.Errorf("%s: %v", name, err)
@@ -101,6 +105,10 @@ func TestImportSharedModels(t *testing.T) {
 		t.Logf("failing: %s", strings.Join(failed, " "))
 	}
 }
+
+// bigShared are the models whose evaluation walks millions of window
+// elements (about half a second each over float64).
+var bigShared = map[string]bool{"test_MaxPool1d_stride_padding_dilation": true, "test_MaxPool2d_stride_padding_dilation": true}
 
 func checkSharedCase(t *testing.T, dir string) error {
 	c, err := readSharedCase(t, dir)
