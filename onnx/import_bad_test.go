@@ -1,6 +1,8 @@
 package onnx
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -141,5 +143,26 @@ func TestImportValueInfoMismatch(t *testing.T) {
 	m.Graph.ValueInfo = []*ValueInfo{vinfo("t", Float, 3, 2)}
 	if _, err := Import(m, Options{}); err != nil {
 		t.Fatalf("a matching value_info is refused: %v", err)
+	}
+}
+
+// TestImportFile: a model file imports, a symbolic input extent comes
+// from Options.Shapes, and an import error starts with the path.
+func TestImportFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "conv.onnx")
+	if err := os.WriteFile(path, convModel(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	im, err := ImportFile(path, Options{Shapes: map[string]spec.Shape{"x": {1, 2, 5, 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !im.Outputs[0].Shape.Equal(spec.Shape{1, 3, 5, 5}) || len(im.Initializers) != 2 || len(im.Initializers[0].Uses) != 1 {
+		t.Fatalf("outputs %+v, initializers %+v", im.Outputs, im.Initializers)
+	}
+	_, err = ImportFile(path, Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "onnx: "+path+": ") || !strings.Contains(err.Error(), `"N"`) {
+		t.Fatalf("got %v, want an error starting with the path and naming the symbolic dim", err)
 	}
 }

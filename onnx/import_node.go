@@ -3,7 +3,6 @@ package onnx
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
@@ -455,5 +454,3 @@ func (c *nctx) gradient() error {
 	c.b.im.Gradients = append(c.b.im.Gradients, gs)
 	return nil
 }
-
-var _ = strings.Join

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -253,5 +252,3 @@ func TestImportFloatOps(t *testing.T) {
 		})
 	}
 }
-
-var _ = irsem.OpAdd

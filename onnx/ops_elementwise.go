@@ -1,8 +1,6 @@
 package onnx
 
 import (
-	"fmt"
-
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -570,5 +568,3 @@ func (b *imp) shrink(x int, s spec.Shape, lambd, bias spec.Rat) (int, error) {
 	}
 	return b.emit(irsem.Kind{Op: irsem.OpShrink, Lambd: lambd, Bias: bias}, s, x), nil
 }
-
-var _ = fmt.Sprint

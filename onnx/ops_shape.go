@@ -3,7 +3,6 @@ package onnx
 import (
 	"fmt"
 
-	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -1145,5 +1144,3 @@ func importPad(c *nctx) error {
 	c.out(0, id, s, v.dt)
 	return nil
 }
-
-var _ = irsem.OpInput
