@@ -208,3 +208,65 @@ func TestArchAlexNetVGG(t *testing.T) {
 		t.Fatalf("got %v, want softmax(%v, %v)", outs[0].Data, z0, z1)
 	}
 }
+
+// TestImportSharedInitializer: an initializer read as data by two nodes
+// is one const node with two children, listed with its one use; a Conv
+// weight is a payload parameter, not a const node.
+func TestImportSharedInitializer(t *testing.T) {
+	m := newMG(13).in("x", 2).init("k", dims(2), 3, 5).op("Mul", ins("x", "k"), ins("a")).op("Add", ins("a", "k"), ins("y")).out("y").model()
+	im, outs := evalRat(t, m, Options{}, floatsTensor(dims(2), 1, 2))
+	if w := rats(t, "6", "15"); !sameRats(outs[0].Data, w) {
+		t.Fatalf("got %s, want %s", ratStrings(outs[0].Data), ratStrings(w))
+	}
+	if countOp(im, irsem.OpConst) != 1 {
+		t.Fatalf("%d const nodes, want 1", countOp(im, irsem.OpConst))
+	}
+	ref := im.Initializers[0]
+	if ref.Name != "k" || len(ref.Uses) != 1 || ref.Uses[0].Field != irsem.ParamValue {
+		t.Fatalf("initializer ref %+v", ref)
+	}
+	id := ref.Uses[0].Node
+	children := 0
+	for _, n := range im.Graph.Nodes {
+		for _, p := range n.Parents {
+			if p == id {
+				children++
+			}
+		}
+	}
+	if children != 2 {
+		t.Errorf("the const node has %d children, want 2", children)
+	}
+	if im.Origin[id] != "" {
+		t.Errorf("an initializer's const node has origin %q, want none", im.Origin[id])
+	}
+}
+
+// TestImportDeterministic: importing the same model twice gives
+// byte-identical graph and payload documents.
+func TestImportDeterministic(t *testing.T) {
+	m := newMG(13).in("a", 1, 1, 4).in("b", 2).init("w", dims(1, 1, 2), 1, -1).init("c", dims(2), 0.5, 0.25).
+		op("Conv", ins("a", "w"), ins("v")).op("Flatten", ins("v"), ins("f")).op("Concat", ins("f", "f"), ins("g"), aI("axis", 1)).
+		op("Mul", ins("b", "c"), ins("p")).out("g", "p").model()
+	enc := func() (string, string) {
+		im, err := Import(m, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := irsem.EncodeGraph(im.Graph)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := irsem.EncodePayload(im.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(g), string(p)
+	}
+	g1, p1 := enc()
+	for i := 0; i < 3; i++ {
+		if g2, p2 := enc(); g1 != g2 || p1 != p2 {
+			t.Fatal("two imports differ")
+		}
+	}
+}
