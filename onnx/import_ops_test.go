@@ -102,7 +102,7 @@ func TestImportExactOps(t *testing.T) {
 			op("Constant", nil, ins("k"), aFs("value_floats", 1, 2)).
 			op("Add", ins("x", "c"), ins("u")).op("Mul", ins("u", "k"), ins("y")).out("y").model(), Options{},
 			[]*Tensor{floatsTensor(dims(2), 1, 2)}, []spec.Shape{{2}}, [][]string{{"5/4", "9/2"}}},
-		{"Identity Dropout opset 12", newMG(12).in("x", 2).init("r", dims(), 0.5).op("Identity", ins("x"), ins("a")).op("Dropout", ins("a", "r"), ins("y")).out("y").model(), Options{},
+		{"Identity Dropout opset 12", newMG(12).in("x", 2).init("r", dims(), 0.5).op("Identity", ins("x"), ins("a")).op("Dropout", ins("a", "r"), ins("y"), aI("seed", 3)).out("y").model(), Options{},
 			[]*Tensor{floatsTensor(dims(2), 1, 2)}, []spec.Shape{{2}}, [][]string{{"1", "2"}}},
 		{"ReduceSum opset 11 axes attr keepdims 0", newMG(11).in("x", 2, 3).op("ReduceSum", ins("x"), ins("y"), aIs("axes", 1), aI("keepdims", 0)).out("y").model(), Options{},
 			[]*Tensor{x23}, []spec.Shape{{2}}, [][]string{{"6", "15"}}},

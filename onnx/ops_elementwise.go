@@ -231,6 +231,9 @@ func importDropout(c *nctx) error {
 		}
 		_ = test // inference is what the importer models, whatever the flag says about training
 	}
+	if c.b.opset >= 12 {
+		c.allow("seed") // the random draw of training mode
+	}
 	if c.b.opset >= 12 && c.present(1) {
 		if _, err := c.in(1); err != nil {
 			return err
