@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -88,21 +89,30 @@ func TestImportSharedModels(t *testing.T) {
 	l := limits.Current()
 	l.GraphElements, l.Work = 1<<24, 1<<28
 	defer limits.Set(l)()
-	var failed []string
+	var failed, missing []string
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
 		if testing.Short() && bigShared[name] {
 			t.Logf("%s: skipped in -short mode (millions of window elements)", name)
 			continue
 		}
-		if err := checkSharedCase(t, dir); err != nil {
+		err := checkSharedCase(t, dir)
+		var tu *TagUnavailableError
+		if errors.As(err, &tu) {
+			missing = append(missing, name+" ("+string(tu.Tag)+")")
+			continue
+		}
+		if err != nil {
 			failed = append(failed, name)
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	t.Logf("%d of %d models import and match their recorded outputs", len(dirs)-len(failed), len(dirs))
+	t.Logf("%d of %d models import and match their recorded outputs", len(dirs)-len(failed)-len(missing), len(dirs))
 	if len(failed) > 0 {
 		t.Logf("failing: %s", strings.Join(failed, " "))
+	}
+	if len(missing) > 0 && len(failed) == 0 {
+		t.Skipf("%d models need IR tags this build's registry lacks, so they were not checked: %s", len(missing), strings.Join(missing, " "))
 	}
 }
 
