@@ -336,40 +336,20 @@ func TestFiniteDifferences(t *testing.T) {
 	}
 }
 
-// TestErrors: tags without derivative rules, inexact tags over Rat,
+// TestErrors: inexact tags over Rat,
 // non-scalar outputs, bad inputs, seeds and paths are errors naming the
 // node.
 func TestErrors(t *testing.T) {
-	pool := func(op irsem.Op) *irsem.Graph {
-		b := newBuilder(sh(1, 4, 4))
-		b.add(op, []int{0}, sh(1, 2, 2), func(k *irsem.Kind) {
-			k.Window = &irsem.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}
-		})
-		g, _ := b.graph()
-		return g
-	}
 	b := newBuilder(sh(2))
 	b.add(irsem.OpExp, []int{0}, sh(2))
 	b.add(irsem.OpSum, []int{1}, sh())
 	expG, _ := b.graph()
-	b = newBuilder(sh(2))
-	q := b.konst(t, sh(), "1/2")
-	b.add(irsem.OpBernoulliMask, []int{q}, sh(2), func(k *irsem.Kind) { k.Seed = 3 })
-	bmG, bmP := b.graph()
 
 	for _, c := range []struct {
 		name string
 		err  error
 		want string
 	}{
-		// Lower serves forward evaluation too: its error says what is
-		// missing (a registry primitive), not that a gradient failed.
-		{"max_pool", lowerErr[spec.F64](pool(irsem.OpMaxPool), nil), "node 1 (max_pool): no registry primitive: the tape and the typed graph record registry primitives only"},
-		{"avg_pool", lowerErr[spec.F64](pool(irsem.OpAvgPool), nil), "node 1 (avg_pool): no registry primitive"},
-		{"bernoulli_mask", lowerErr[spec.F64](bmG, bmP), "node 2 (bernoulli_mask): no registry primitive"},
-		// Grad asked for a gradient: there it is about derivative rules.
-		{"grad max_pool", gradErr[spec.F64](pool(irsem.OpMaxPool), nil), "node 1 (max_pool): no derivative rules; gradients of this tag are not supported"},
-		{"grad bernoulli_mask", gradErr[spec.F64](bmG, bmP), "node 2 (bernoulli_mask): no derivative rules; gradients of this tag are not supported"},
 		{"exp over rat", lowerErr[spec.Rat](expG, nil), "node 1 (exp): exp has no exact rational semantics"},
 		{"missing payload", lowerErr[spec.Rat](exampleGraph(t, "mlp.ir.json"), nil), "node 1 (linear): missing linear payload"},
 	} {

@@ -90,14 +90,18 @@ type Step struct {
 //   - input and const nodes are Sources and have no steps: an input's
 //     value comes from the caller, a const's is Value (the payload's
 //     "value").
-//   - tags without a registry primitive (conv, max_pool, avg_pool) are
-//     IROnly and have no steps: irsem evaluates them with its own forward
-//     rules, and nothing else knows them.
 //   - batch_norm_eval is the registry's batch_norm_eval(x, μ, σ², γ, β)
 //     along channel_axis with ε from the payload, γ and β always passed
 //     (the defaults 1 and 0 as ArgConst); instance_norm is
 //     instance_norm(x, γ, β) with ε from the payload.
+//   - every tag has a registry primitive now (conv, the pools,
+//     batch_norm_eval, hard_masked_softmax and bernoulli_mask moved into
+//     the registry), so no application is IROnly; the flag stays for a
+//     future tag that irsem evaluates itself.
 //   - linear is linear(x, W, b) with W and b from the payload.
+//   - conv and conv_transpose are the primitive over (x, W) or (x, W, b),
+//     W and b from the payload, b only when the payload has it (the
+//     optional bias; PlanApplications, which has no payload, gives (x, W)).
 //   - layernorm(axis) is reshape(x) to [outer, inner] (inner the size of
 //     the normalized suffix), layer_norm(·, γ, β) along axis 1 with ε
 //     from the payload, reshape back — the reshapes are omitted when the
@@ -266,6 +270,20 @@ func nodeApplication(g *Graph, p *Payload, id int, full bool) (Application, erro
 			Shape: n.Shape.Clone()}}
 		if full && (a.Steps[0].Args[1].Value == nil || a.Steps[0].Args[2].Value == nil) {
 			return a, nodeErrf(id, op, "", "missing linear payload for node %d", id)
+		}
+		return a, nil
+	case OpConv, OpConvTranspose:
+		// conv(x, W[, b]) with W and b from the payload; b only when the
+		// payload has one (a plan application, without payload, has it
+		// iff the tag could: never assumed, so plans pass x and W).
+		ws, bs := n.Kind.Window.ParamShapes(op)
+		args := []Arg{parentArg(0, in[0]), paramArg(e, ParamW, ws)}
+		if full && e != nil && e.B != nil {
+			args = append(args, paramArg(e, ParamB, bs))
+		}
+		a.Steps = []Step{{Prim: info.Prim, Attrs: primAttrs(n).Clone(), Args: args, Shape: n.Shape.Clone()}}
+		if full && args[1].Value == nil {
+			return a, nodeErrf(id, op, "", "missing %s payload for node %d", op, id)
 		}
 		return a, nil
 	case OpLayerNorm:

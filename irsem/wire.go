@@ -161,7 +161,7 @@ func DecodeGraph(data []byte) (*Graph, error) {
 // from an unknown field.
 var attrNames = []string{AttrValueShape, AttrSeed, AttrAxis, AttrAxis1, AttrAxis2, AttrPerm, AttrFromShape, AttrToShape,
 	AttrInShape, AttrOutShape, AttrMask, AttrChannelAxis, AttrChannels, AttrKernel, AttrStride, AttrPadding, AttrDilation,
-	AttrGroups, AttrInChannels, AttrOutChannels,
+	AttrGroups, AttrInChannels, AttrOutChannels, AttrPads, AttrCeilMode, AttrCountIncludePad, AttrOutputPadding,
 	AttrWidths, AttrMode, AttrValue, AttrIndicesShape, AttrIndices, AttrSize, AttrAlpha, AttrBeta, AttrBias,
 	AttrC, AttrLo, AttrHi, AttrLambd, AttrStart, AttrEnd}
 
@@ -294,6 +294,14 @@ func decodeNodeField(n *Node, info *OpInfo, f jfield, budget *ratBudget) error {
 		win().InChannels, err = decodeInt(f.raw, maxExtent)
 	case AttrOutChannels:
 		win().OutChannels, err = decodeInt(f.raw, MaxAttrInt)
+	case AttrPads:
+		win().Pads, err = decodeInts(f.raw, MaxAttrInt, 2*spec.MaxRank)
+	case AttrOutputPadding:
+		win().OutputPadding, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
+	case AttrCeilMode:
+		win().CeilMode, err = decodeBool(f.raw)
+	case AttrCountIncludePad:
+		win().CountIncludePad, err = decodeBool(f.raw)
 	default:
 		err = decodeRegopsAttr(k, f, budget)
 	}
@@ -365,6 +373,17 @@ func decodeAttrRational(raw []byte, budget *ratBudget) (spec.Rat, error) {
 		return spec.Rat{}, fmt.Errorf("expected a rational as a JSON string (\"1/2\", \"-3\"), got %s", snippet(raw))
 	}
 	return ratFromToken(s, budget)
+}
+
+// decodeBool reads a JSON boolean (true or false, nothing else).
+func decodeBool(raw []byte) (bool, error) {
+	switch string(bytes.TrimSpace(raw)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("expected true or false, got %s", strconv.Quote(snippet(bytes.TrimSpace(raw))))
 }
 
 // decodeMask reads {"shape":[…],"allowed":[true,false,…]}.
@@ -537,6 +556,14 @@ func appendNode(b []byte, n *Node) []byte {
 			b = strconv.AppendInt(b, int64(k.Window.InChannels), 10)
 		case AttrOutChannels:
 			b = strconv.AppendInt(b, int64(k.Window.OutChannels), 10)
+		case AttrPads:
+			b = appendInts(b, k.Window.Pads)
+		case AttrOutputPadding:
+			b = appendInts(b, k.Window.OutputPadding)
+		case AttrCeilMode:
+			b = strconv.AppendBool(b, k.Window.CeilMode)
+		case AttrCountIncludePad:
+			b = strconv.AppendBool(b, k.Window.CountIncludePad)
 		default:
 			b = appendRegopsAttr(b, k, a)
 		}

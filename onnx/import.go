@@ -104,7 +104,8 @@ type Imported struct {
 	// Initializers lists every initializer, in file order.
 	Initializers []InitRef
 	// Origin gives, per IR node id, the Where() of the ONNX node it was
-	// built for ("" for the input and the packing nodes).
+	// built for ("" for the input, the packing nodes and the const node of
+	// an initializer, which belongs to no one node).
 	Origin []string
 	// Opset is the model's default-domain opset.
 	Opset int64

@@ -1,9 +1,12 @@
 package onnx
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -108,5 +111,58 @@ func TestPackInputsBad(t *testing.T) {
 				t.Fatalf("got %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestIRCheckNamesONNXNode plants a mapping fault — a node whose declared
+// shape is not the one its tag infers — and checks that the final
+// Graph.Check catches it and names the ONNX node the IR node came from.
+func TestIRCheckNamesONNXNode(t *testing.T) {
+	b := &imp{pay: map[int]*irsem.Params{}, im: &Imported{}}
+	b.emitRaw(irsem.Kind{Op: irsem.OpInput}, spec.Shape{2}, nil, "")
+	b.where = `node "bad" (Relu)`
+	b.outID = b.emit(irsem.Kind{Op: irsem.OpRelu}, spec.Shape{3}, 0)
+	_, err := b.finish()
+	if err == nil {
+		t.Fatal("a wrong declared shape passed")
+	}
+	if msg := err.Error(); !strings.Contains(msg, `node "bad" (Relu)`) || !strings.Contains(msg, "declared [3], inferred [2]") {
+		t.Fatalf("error %q does not name the ONNX node and the mismatch", msg)
+	}
+}
+
+// TestImportValueInfoMismatch: a value_info whose shape disagrees with
+// the operator's is refused naming the node and output.
+func TestImportValueInfoMismatch(t *testing.T) {
+	m := newMG(13).in("x", 2, 3).op("Transpose", ins("x"), ins("t")).op("Relu", ins("t"), ins("y")).out("y").model()
+	m.Graph.ValueInfo = []*ValueInfo{vinfo("t", Float, 2, 3)}
+	_, err := Import(m, Options{})
+	if err == nil || !strings.Contains(err.Error(), `node "t" (Transpose): output 0 ("t"): value_info`) {
+		t.Fatalf("got %v", err)
+	}
+	m.Graph.ValueInfo = []*ValueInfo{vinfo("t", Float, 3, 2)}
+	if _, err := Import(m, Options{}); err != nil {
+		t.Fatalf("a matching value_info is refused: %v", err)
+	}
+}
+
+// TestImportFile: a model file imports, a symbolic input extent comes
+// from Options.Shapes, and an import error starts with the path.
+func TestImportFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "conv.onnx")
+	if err := os.WriteFile(path, convModel(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	im, err := ImportFile(path, Options{Shapes: map[string]spec.Shape{"x": {1, 2, 5, 5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !im.Outputs[0].Shape.Equal(spec.Shape{1, 3, 5, 5}) || len(im.Initializers) != 2 || len(im.Initializers[0].Uses) != 1 {
+		t.Fatalf("outputs %+v, initializers %+v", im.Outputs, im.Initializers)
+	}
+	_, err = ImportFile(path, Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "onnx: "+path+": ") || !strings.Contains(err.Error(), `"N"`) {
+		t.Fatalf("got %v, want an error starting with the path and naming the symbolic dim", err)
 	}
 }

@@ -46,9 +46,10 @@ type imp struct {
 	origin []string
 	vals   map[string]*value
 	im     *Imported
-	where  string          // Where() of the ONNX node being imported
-	outID  int             // the IR output node
-	used   map[string]bool // value names consumed by a node or a graph output
+	where  string                // Where() of the ONNX node being imported
+	outID  int                   // the IR output node
+	used   map[string]bool       // value names consumed by a node or a graph output
+	info   map[string]*ValueInfo // the graph's value_info by name
 }
 
 func importModel(m *Model, o Options, path string) (im *Imported, err error) {
@@ -218,15 +219,15 @@ func (b *imp) inputs() error {
 		v.name = vi.Name
 		b.vals[vi.Name] = v
 	}
-	for k, name := range b.o.Bind {
-		found := false
-		for _, vi := range ins {
-			found = found || vi.Name == k
-		}
-		if !found {
-			_ = name
-			return &ImportError{Field: fmt.Sprintf("Options.Bind %q", k), Err: errors.New("the model has no runtime input of that name")}
-		}
+	bound := map[string]bool{}
+	for k := range b.o.Bind {
+		bound[k] = true
+	}
+	for _, vi := range ins {
+		delete(bound, vi.Name)
+	}
+	if extra := sortedKeys(bound); len(extra) > 0 {
+		return &ImportError{Field: fmt.Sprintf("Options.Bind %q", extra[0]), Err: errors.New("the model has no runtime input of that name")}
 	}
 	// The IR input.
 	switch len(fl) {

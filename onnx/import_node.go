@@ -3,7 +3,6 @@ package onnx
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
@@ -102,6 +101,35 @@ func (b *imp) importNode(n *Node) error {
 	for _, a := range n.Attrs {
 		if !c.seen[a.Name] {
 			return c.errf(fmt.Sprintf("attribute %s", limits.Quote(a.Name)), "not supported for %s at opset %d (it would be ignored)", n.OpType, b.opset)
+		}
+	}
+	return b.checkValueInfo(c)
+}
+
+// checkValueInfo compares the shapes the importer inferred for a node's
+// outputs with the graph's value_info where it states them: a file whose
+// own shape annotations disagree with the operator semantics is refused
+// rather than imported with a meaning its writer did not intend.
+func (b *imp) checkValueInfo(c *nctx) error {
+	if b.info == nil {
+		b.info = map[string]*ValueInfo{}
+		for _, vi := range b.m.Graph.ValueInfo {
+			if vi != nil {
+				b.info[vi.Name] = vi
+			}
+		}
+	}
+	for i, o := range c.n.Outputs {
+		vi, ok := b.info[o]
+		v, done := b.vals[o]
+		if o == "" || !ok || !done || v.grad {
+			continue
+		}
+		if err := matchDims(vi, v.shape); err != nil {
+			return c.errf(fmt.Sprintf("output %d (%s)", i, limits.Quote(o)), "value_info: %v", err)
+		}
+		if vi.ElemType != Undefined && vi.ElemType.IsFloat() != v.dt.IsFloat() {
+			return c.errf(fmt.Sprintf("output %d (%s)", i, limits.Quote(o)), "value_info declares element type %s, the importer computes %s", vi.ElemType, v.dt)
 		}
 	}
 	return nil
@@ -426,5 +454,3 @@ func (c *nctx) gradient() error {
 	c.b.im.Gradients = append(c.b.im.Gradients, gs)
 	return nil
 }
-
-var _ = strings.Join

@@ -4,7 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -103,7 +102,7 @@ func TestImportExactOps(t *testing.T) {
 			op("Constant", nil, ins("k"), aFs("value_floats", 1, 2)).
 			op("Add", ins("x", "c"), ins("u")).op("Mul", ins("u", "k"), ins("y")).out("y").model(), Options{},
 			[]*Tensor{floatsTensor(dims(2), 1, 2)}, []spec.Shape{{2}}, [][]string{{"5/4", "9/2"}}},
-		{"Identity Dropout opset 12", newMG(12).in("x", 2).init("r", dims(), 0.5).op("Identity", ins("x"), ins("a")).op("Dropout", ins("a", "r"), ins("y")).out("y").model(), Options{},
+		{"Identity Dropout opset 12", newMG(12).in("x", 2).init("r", dims(), 0.5).op("Identity", ins("x"), ins("a")).op("Dropout", ins("a", "r"), ins("y"), aI("seed", 3)).out("y").model(), Options{},
 			[]*Tensor{floatsTensor(dims(2), 1, 2)}, []spec.Shape{{2}}, [][]string{{"1", "2"}}},
 		{"ReduceSum opset 11 axes attr keepdims 0", newMG(11).in("x", 2, 3).op("ReduceSum", ins("x"), ins("y"), aIs("axes", 1), aI("keepdims", 0)).out("y").model(), Options{},
 			[]*Tensor{x23}, []spec.Shape{{2}}, [][]string{{"6", "15"}}},
@@ -233,6 +232,9 @@ func TestImportFloatOps(t *testing.T) {
 		{"Softmin", newMG(13).in("x", 1, 3).op("Softmin", ins("x"), ins("y")).out("y").model(), floatsTensor(dims(1, 3), 1, 2, 4), sm(-1, -2, -4)},
 		{"Elu", newMG(13).in("x", 2).op("Elu", ins("x"), ins("y"), aF("alpha", 0.5)).out("y").model(), floatsTensor(dims(2), -1, 2), []float64{0.5 * (math.Exp(-1) - 1), 2}},
 		{"Selu defaults", newMG(13).in("x", 2).op("Selu", ins("x"), ins("y")).out("y").model(), floatsTensor(dims(2), -1, 2), []float64{selu(-1), selu(2)}},
+		// GLU as PyTorch exports it: Split in halves, Sigmoid of the second, Mul.
+		{"GLU", newMG(6).in("x", 1, 4).op("Split", ins("x"), ins("a", "b"), aI("axis", 1)).op("Sigmoid", ins("b"), ins("s")).op("Mul", ins("a", "s"), ins("y")).out("y").model(),
+			floatsTensor(dims(1, 4), 1, 2, -1, 0.5), []float64{1 / (1 + math.Exp(1)), 2 / (1 + math.Exp(-0.5))}},
 		{"Pow 1.5", newMG(13).in("x", 2).init("p", dims(), 1.5).op("Pow", ins("x", "p"), ins("y")).out("y").model(), floatsTensor(dims(2), 4, 9), []float64{8, 27}},
 		{"Sigmoid Tanh Exp Log Softplus", newMG(13).in("x", 1).op("Sigmoid", ins("x"), ins("a")).op("Tanh", ins("a"), ins("b")).op("Exp", ins("b"), ins("c")).
 			op("Log", ins("c"), ins("d")).op("Softplus", ins("d"), ins("y")).out("y").model(), floatsTensor(dims(1), 0.5),
@@ -253,5 +255,3 @@ func TestImportFloatOps(t *testing.T) {
 		})
 	}
 }
-
-var _ = irsem.OpAdd

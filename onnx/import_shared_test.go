@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -88,19 +89,36 @@ func TestImportSharedModels(t *testing.T) {
 	l := limits.Current()
 	l.GraphElements, l.Work = 1<<24, 1<<28
 	defer limits.Set(l)()
-	var failed []string
+	var failed, missing []string
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
-		if err := checkSharedCase(t, dir); err != nil {
+		if testing.Short() && bigShared[name] {
+			t.Logf("%s: skipped in -short mode (millions of window elements)", name)
+			continue
+		}
+		err := checkSharedCase(t, dir)
+		var tu *TagUnavailableError
+		if errors.As(err, &tu) {
+			missing = append(missing, name+" ("+string(tu.Tag)+")")
+			continue
+		}
+		if err != nil {
 			failed = append(failed, name)
 			t.Errorf("%s: %v", name, err)
 		}
 	}
-	t.Logf("%d of %d models import and match their recorded outputs", len(dirs)-len(failed), len(dirs))
+	t.Logf("%d of %d models import and match their recorded outputs", len(dirs)-len(failed)-len(missing), len(dirs))
 	if len(failed) > 0 {
 		t.Logf("failing: %s", strings.Join(failed, " "))
 	}
+	if len(missing) > 0 && len(failed) == 0 {
+		t.Skipf("%d models need IR tags this build's registry lacks, so they were not checked: %s", len(missing), strings.Join(missing, " "))
+	}
 }
+
+// bigShared are the models whose evaluation walks millions of window
+// elements (about half a second each over float64).
+var bigShared = map[string]bool{"test_MaxPool1d_stride_padding_dilation": true, "test_MaxPool2d_stride_padding_dilation": true}
 
 func checkSharedCase(t *testing.T, dir string) error {
 	c, err := readSharedCase(t, dir)

@@ -1,8 +1,6 @@
 package onnx
 
 import (
-	"fmt"
-
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -232,6 +230,9 @@ func importDropout(c *nctx) error {
 			return err
 		}
 		_ = test // inference is what the importer models, whatever the flag says about training
+	}
+	if c.b.opset >= 12 {
+		c.allow("seed") // the random draw of training mode
 	}
 	if c.b.opset >= 12 && c.present(1) {
 		if _, err := c.in(1); err != nil {
@@ -570,5 +571,3 @@ func (b *imp) shrink(x int, s spec.Shape, lambd, bias spec.Rat) (int, error) {
 	}
 	return b.emit(irsem.Kind{Op: irsem.OpShrink, Lambd: lambd, Bias: bias}, s, x), nil
 }
-
-var _ = fmt.Sprint

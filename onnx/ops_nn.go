@@ -409,8 +409,167 @@ func importConv(c *nctx) error {
 	return nil
 }
 
+// importConvTranspose: conv_transpose with W [C, M/group, k…] (and b)
+// from the payload. Output extent per axis: (n−1)·s − pb − pe +
+// d·(k−1) + 1 + output_padding. With output_shape (or auto_pad SAME_*,
+// which asks for n·s) the pads are derived as the operator specifies:
+// total = s·(n−1) + output_padding + d·(k−1) + 1 − output_shape, split
+// begin = total − total/2, end = total/2, except SAME_UPPER: begin =
+// total/2.
 func importConvTranspose(c *nctx) error {
-	return c.errf("", "%v", pending("conv_transpose", "winops"))
+	if err := c.arity(2, 3); err != nil {
+		return err
+	}
+	if err := c.outputs(1, "a second output"); err != nil {
+		return err
+	}
+	v, x, err := c.float(0)
+	if err != nil {
+		return err
+	}
+	w, err := c.constFloat(1)
+	if err != nil {
+		return err
+	}
+	var bias *value
+	if c.present(2) {
+		if bias, err = c.constFloat(2); err != nil {
+			return err
+		}
+	}
+	if len(w.shape) < 3 {
+		return c.errf(c.inField(1), "weight of shape %v, expected [C, M/group, k…]", w.shape)
+	}
+	r := len(w.shape) - 2
+	s := v.shape
+	if len(s) != r+2 {
+		return c.errf(c.inField(0), "input of shape %v for a %d-D transposed convolution (expected [N, C, %d spatial])", s, r, r)
+	}
+	group, err := c.attrInt("group", 1)
+	if err != nil {
+		return err
+	}
+	ch := s[1]
+	if group < 1 || w.shape[0] != ch || int64(ch)%group != 0 {
+		return c.errf(attrField("group"), "group %d with %d input channels and a weight of shape %v", group, ch, w.shape)
+	}
+	m := w.shape[1] * int(group)
+	if bias != nil && (len(bias.shape) != 1 || bias.shape[0] != m) {
+		return c.errf(c.inField(2), "bias of shape %v, expected [%d]", bias.shape, m)
+	}
+	k, err := c.kernelShape(r, w.shape[2:])
+	if err != nil {
+		return err
+	}
+	read := func(name string, n int, def, lo int64) ([]int, bool, error) {
+		xs, ok, err := c.attrInts(name)
+		if err != nil || !ok {
+			out := make([]int, n)
+			for i := range out {
+				out[i] = int(def)
+			}
+			return out, false, err
+		}
+		if len(xs) != n {
+			return nil, false, c.errf(attrField(name), "%d entries, expected %d", len(xs), n)
+		}
+		out, err := c.toInts(attrField(name), xs, lo, int64(irsem.MaxAttrInt))
+		return out, true, err
+	}
+	stride, _, err := read("strides", r, 1, 1)
+	if err != nil {
+		return err
+	}
+	dil, _, err := read("dilations", r, 1, 1)
+	if err != nil {
+		return err
+	}
+	opad, _, err := read("output_padding", r, 0, 0)
+	if err != nil {
+		return err
+	}
+	autoPad, err := c.attrString("auto_pad", "NOTSET")
+	if err != nil {
+		return err
+	}
+	oshape, hasOut, err := c.attrInts("output_shape")
+	if err != nil {
+		return err
+	}
+	if hasOut && len(oshape) == r+2 {
+		oshape = oshape[2:]
+	}
+	if hasOut && len(oshape) != r {
+		return c.errf(attrField("output_shape"), "%d entries for %d spatial axes", len(oshape), r)
+	}
+	var pads []int
+	switch autoPad {
+	case "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER":
+	default:
+		return c.errf(attrField("auto_pad"), "%q is not supported (NOTSET, VALID, SAME_UPPER, SAME_LOWER)", autoPad)
+	}
+	if !hasOut && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+		oshape = make([]int64, r)
+		for d := range oshape {
+			oshape[d] = int64(s[2+d]) * int64(stride[d])
+		}
+		hasOut = true
+	}
+	switch {
+	case hasOut:
+		if c.n.Attr("pads") != nil {
+			c.seen["pads"] = true
+			return c.errf(attrField("pads"), "given with output_shape or auto_pad %s", autoPad)
+		}
+		pads = make([]int, 2*r)
+		for d := 0; d < r; d++ {
+			total := int64(stride[d])*int64(s[2+d]-1) + int64(opad[d]) + int64(dil[d]*(k[d]-1)+1) - oshape[d]
+			if total < 0 {
+				return c.errf(attrField("output_shape"), "extent %d on spatial axis %d exceeds the full transposed convolution", oshape[d], d)
+			}
+			half := int(total / 2)
+			if autoPad == "SAME_UPPER" {
+				pads[d], pads[r+d] = half, int(total)-half
+			} else {
+				pads[d], pads[r+d] = int(total)-half, half
+			}
+		}
+	case autoPad == "VALID":
+		pads = make([]int, 2*r)
+	default:
+		if pads, _, err = read("pads", 2*r, 0, 0); err != nil {
+			return err
+		}
+	}
+	out := spec.Shape{s[0], m}
+	for d := 0; d < r; d++ {
+		e := dil[d]*(k[d]-1) + 1
+		n := (s[2+d]-1)*stride[d] - pads[d] - pads[r+d] + e + opad[d]
+		if s[2+d] == 0 {
+			n = 0
+		} else if n < 1 {
+			return c.errf(attrField("pads"), "output extent %d on spatial axis %d is not positive", n, d)
+		}
+		out = append(out, n)
+	}
+	if _, err := out.Check(0); err != nil {
+		return c.errf("", "%v", err)
+	}
+	if err := available(irsem.OpConvTranspose, "winops"); err != nil {
+		return c.wrap("", err)
+	}
+	p := &irsem.Params{W: ratTensor(w, w.shape)}
+	if bias != nil {
+		p.B = ratTensor(bias, bias.shape)
+	}
+	win := &irsem.Window{Kernel: k, Stride: stride, Pads: pads, Dilation: dil, OutputPadding: opad, Groups: int(group), InChannels: ch, OutChannels: m}
+	id := c.b.emitP(irsem.Kind{Op: irsem.OpConvTranspose, Window: win}, out, p, x)
+	c.b.use(w, id, irsem.ParamW)
+	if bias != nil {
+		c.b.use(bias, id, irsem.ParamB)
+	}
+	c.out(0, id, out, v.dt)
+	return nil
 }
 
 // poolOp: MaxPool and AveragePool. The TorchLean tags max_pool and
@@ -493,11 +652,15 @@ func poolOp(isMax bool) opImporter {
 			win := &irsem.Window{Kernel: k, Stride: g.stride, Padding: append([]int(nil), g.pads[:r]...)}
 			id = c.b.emit(irsem.Kind{Op: op, Window: win}, out, x)
 		} else {
-			tag := "avg_pool_nd"
+			op := irsem.OpAvgPoolND
 			if isMax {
-				tag = "max_pool_nd"
+				op = irsem.OpMaxPoolND
 			}
-			return c.errf("", "%v", pending(tag, "winops"))
+			if err := available(op, "winops"); err != nil {
+				return c.wrap("", err)
+			}
+			win := &irsem.Window{Kernel: k, Stride: g.stride, Pads: g.pads, Dilation: g.dilation, CeilMode: ceil, CountIncludePad: includePad && !isMax}
+			id = c.b.emit(irsem.Kind{Op: op, Window: win}, out, x)
 		}
 		c.out(0, id, out, v.dt)
 		return nil

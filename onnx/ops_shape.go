@@ -3,7 +3,6 @@ package onnx
 import (
 	"fmt"
 
-	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -103,6 +102,9 @@ func importReshape(c *nctx) error {
 		if allowZero, err = c.attrBool("allowzero", false); err != nil {
 			return err
 		}
+	}
+	if len(dims) > spec.MaxRank {
+		return c.errf(c.inField(1), "%d dims, more than the maximum rank %d", len(dims), spec.MaxRank)
 	}
 	out := make(spec.Shape, len(dims))
 	infer := -1
@@ -743,7 +745,12 @@ func importExpand(c *nctx) error {
 	return nil
 }
 
-// importTile: per axis, the concatenation of repeats copies.
+// maxTileConcat bounds the copies Tile writes as one concat; more repeats
+// are a gather of the indices i mod n.
+const maxTileConcat = 16
+
+// importTile: per axis, the concatenation of the repeated copies (a
+// gather for more than maxTileConcat repeats, a slice to extent 0 for 0).
 func importTile(c *nctx) error {
 	if err := c.arity(2, 2); err != nil {
 		return err
@@ -770,26 +777,32 @@ func importTile(c *nctx) error {
 		if r == 1 {
 			continue
 		}
-		ids := make([]int, r)
-		shapes := make([]spec.Shape, r)
-		for i := range ids {
-			ids[i], shapes[i] = x, s
-		}
-		if r == 0 {
-			x, err = c.b.slice(x, s, ax, 0, 0)
-			if err != nil {
-				return c.wrap("", err)
-			}
-			s = s.Clone()
-			s[ax] = 0
-			continue
-		}
 		ns := s.Clone()
 		ns[ax] *= int(r)
 		if _, err := ns.Check(0); err != nil {
 			return c.errf(c.inField(1), "%v", err)
 		}
-		x, s = c.b.concat(ids, shapes, ax)
+		switch {
+		case r == 0:
+			x, err = c.b.slice(x, s, ax, 0, 0)
+		case r <= maxTileConcat:
+			ids := make([]int, r)
+			shapes := make([]spec.Shape, r)
+			for i := range ids {
+				ids[i], shapes[i] = x, s
+			}
+			x, _ = c.b.concat(ids, shapes, ax)
+		default:
+			idx := make([]int, ns[ax])
+			for i := range idx {
+				idx[i] = i % s[ax]
+			}
+			x, _, err = c.b.gather(x, s, ax, idx, spec.Shape{len(idx)})
+		}
+		if err != nil {
+			return c.wrap("", err)
+		}
+		s = ns
 	}
 	c.out(0, x, s, v.dt)
 	return nil
@@ -1131,5 +1144,3 @@ func importPad(c *nctx) error {
 	c.out(0, id, s, v.dt)
 	return nil
 }
-
-var _ = irsem.OpInput

@@ -41,6 +41,9 @@ type Attrs struct {
 	Bias         *big.Rat // lrn: bias; shrink: bias
 	Lambd        *big.Rat // shrink: the threshold λ
 	Mask         []bool   // hard_masked_softmax: true where the entry takes part, row-major over the input
+	// Window is the geometry of conv, conv_transpose and the pools
+	// (ops_window.go).
+	Window *Window
 }
 
 // Clone returns a deep copy of the attributes.
@@ -68,6 +71,7 @@ func (a *Attrs) Clone() *Attrs {
 			b.Values[i] = cp(v)
 		}
 	}
+	b.Window = a.Window.Clone()
 	return &b
 }
 

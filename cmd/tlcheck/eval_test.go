@@ -166,9 +166,6 @@ func TestIRCommandErrors(t *testing.T) {
 		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"]}, []string{"--graph " + f["exp"] + ": node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"], "--path", "typed-graph"}, []string{"node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"grad", "--graph", f["exp"], "--input", f["input2"], "--scalar", "rat"}, []string{"node 1 (exp): exp has no exact rational semantics"}},
-		{[]string{"grad", "--graph", f["pool"], "--input", f["input122"], "--scalar", "f64"}, []string{"node 1 (max_pool): no derivative rules; gradients of this tag are not supported"}},
-		{[]string{"eval", "--graph", f["pool"], "--input", f["input122"], "--path", "tape"}, []string{"node 1 (max_pool): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
-		{[]string{"eval", "--graph", f["pool"], "--input", f["input122"], "--path", "typed-graph"}, []string{"node 1 (max_pool): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input}, []string{"--graph " + mlp + ": node 1 (linear): missing linear payload for node 1 (no --payload given)"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input, "--payload", f["badpayload"]}, []string{"--payload " + f["badpayload"] + ": node 1"}},
 		{[]string{"eval", "--graph", quad, "--input", qin, "--scalar", "bf16"}, []string{`--scalar: unknown value "bf16" (want rat|interval|binary32|f32|f64)`}},
@@ -210,23 +207,22 @@ func TestIRCommandErrors(t *testing.T) {
 	}
 }
 
-// TestEvalForwardOnlyTag: eval asks for no gradient, so on a tag without a
-// registry primitive its tape and typed-graph paths never say gradients
-// are unsupported, and its ir and forward-graph paths evaluate it: the
-// max pool of [[1,2],[3,4]] is 4 (by hand), and the sum of it 4.
-func TestEvalForwardOnlyTag(t *testing.T) {
+// TestEvalPoolEveryPath: max_pool is a registry primitive (issue 11), so
+// every path evaluates it and grad differentiates it: the max pool of
+// [[1,2],[3,4]] is 4 and the sum of it 4, and the cotangent 1 goes to the
+// maximum's position alone (by hand).
+func TestEvalPoolEveryPath(t *testing.T) {
 	f := badInputs(t)
 	for _, path := range evalPaths {
 		code, out, errs := runCmd("eval", "--graph", f["pool"], "--input", f["input122"], "--path", path)
-		switch path {
-		case "ir", "forward-graph":
-			if code != 0 || out != "output node 2 (sum) [] = 4\n" {
-				t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 4", path, code, out, errs)
-			}
-		default:
-			if code != 2 || strings.Contains(errs, "gradient") || strings.Contains(errs, "derivative") {
-				t.Errorf("%s: exit %d, stderr %q; want exit 2 and no word about gradients", path, code, errs)
-			}
+		if code != 0 || out != "output node 2 (sum) [] = 4\n" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 4", path, code, out, errs)
+		}
+	}
+	for _, path := range []string{"tape", "typed-graph"} {
+		code, out, errs := runCmd("grad", "--graph", f["pool"], "--input", f["input122"], "--path", path)
+		if code != 0 || out != "loss = 4\ngrad input = [[[0, 0], [0, 1]]]\n" {
+			t.Errorf("grad %s: exit %d, stdout %q, stderr %q", path, code, out, errs)
 		}
 	}
 }

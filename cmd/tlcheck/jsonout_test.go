@@ -73,7 +73,7 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 		{"grad-f64", "grad", []string{"grad", "--graph", quad, "--input", qin, "--scalar", "f64"}, 0, nil, nil},
 		{"plan", "plan", []string{"plan", "--graph", irExamples[2].graph}, 0, nil, []string{irExamples[2].graph}},
 		{"plan-fast", "plan", []string{"plan", "--graph", irExamples[2].graph, "--profile", "fast_cpu"}, 0, nil, nil},
-		{"plan-rejected", "plan", []string{"plan", "--graph", pool}, 1, nil, []string{pool}},
+		{"plan-pool", "plan", []string{"plan", "--graph", pool}, 0, nil, []string{pool}},
 		{"tape-example", "tape-example", []string{"tape-example"}, 0, nil, nil},
 		{"tape-example-f32", "tape-example", []string{"tape-example", "--scalar", "f32", "--detach"}, 0, nil, nil},
 		{"compare", "compare", []string{"compare", "--onnx", om, "--data", od}, 0, nil, []string{om, filepath.Join(od, "input_0.pb"), filepath.Join(od, "output_0.pb")}},
