@@ -212,6 +212,7 @@ func testGraphs(t testing.TB) []testGraph {
 		{"exact", mustGraph(t, exactGraph), mustPayload(t, exactPayload), spec.Shape{2, 3}},
 		{"norm", mustGraph(t, normGraph), mustPayload(t, normPayload), spec.Shape{2, 3}},
 		{"softplus", mustGraph(t, softplusGraph), mustPayload(t, softplusPayload), spec.Shape{3}},
+		{"superset", mustGraph(t, supersetGraph), mustPayload(t, supersetPayload), spec.Shape{2, 3}},
 	}
 }
 

@@ -134,11 +134,10 @@ func TestTraceFailures(t *testing.T) {
 		lo, hi []float32
 		want   string
 	}{
-		{"unsupported bernoulli_mask", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+		{"unsupported max_pool", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[2]},
-  {"id":1,"kind":"sum","parents":[0],"shape":[]},
-  {"id":2,"kind":"bernoulli_mask","parents":[1],"shape":[2],"seed":1}]}`, "", []float32{0, 0}, []float32{1, 1},
-			`node 2 (bernoulli_mask): no range rule for tag "bernoulli_mask"; unsupported operations fail rather than widen to [-inf, inf]`},
+  {"id":1,"kind":"max_pool","parents":[0],"shape":[1],"kernel":[2],"stride":[2],"padding":[0]}]}`, "", []float32{0, 0}, []float32{1, 1},
+			`node 1 (max_pool): no range rule for tag "max_pool"; unsupported operations fail rather than widen to [-inf, inf]`},
 		{"inv through 0", one("inv"), "", []float32{1, -1}, []float32{2, 1},
 			"node 1 (inv) element 1: range rule registry:inv: divisor [-1, 1] contains 0"},
 		{"inv touching 0", one("inv"), "", []float32{0, 1}, []float32{1, 1},
@@ -255,8 +254,6 @@ func TestTraceBadArguments(t *testing.T) {
 // primitive accumulates.
 func TestRulesTable(t *testing.T) {
 	unsupported := map[irsem.Op]bool{
-		irsem.OpBernoulliMask:     true,
-		irsem.OpHardMaskedSoftmax: true, irsem.OpBatchNormEval: true,
 		irsem.OpConv: true, irsem.OpMaxPool: true, irsem.OpAvgPool: true,
 	}
 	for _, info := range irsem.Ops() {
