@@ -438,7 +438,16 @@ func lrnPrim[T Scalar[T]]() *Prim[T] {
 		IR: &IRForm{Tag: "lrn", Attrs: []string{"size", "alpha", "beta", "bias"}, Superset: true,
 			Doc: "ONNX LRN over axis 1: x/(bias + alpha/size·Σ_window x²)^beta, window [c−⌊(size−1)/2⌋, c+⌈(size−1)/2⌉]"},
 		Shape: lrnShape,
-		Doc:   "ONNX LRN: y = x·(bias + α/size·S)^(−β), S the sum of squares over the channel window; a real power (not exact)"}
+		// Each output sums the squares of at most min(size, C) channels:
+		// that many terms per element, beyond what the parents' element
+		// count covers when C is large.
+		Contraction: func(a *Attrs, in []Shape) int {
+			if len(in) == 0 || len(in[0]) < 2 {
+				return 1
+			}
+			return max(1, min(a.Size, in[0][1]))
+		},
+		Doc: "ONNX LRN: y = x·(bias + α/size·S)^(−β), S the sum of squares over the channel window; a real power (not exact)"}
 	return &Prim[T]{OpInfo: info,
 		Forward: func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 			st, err := newLRN(a, xs[0])
