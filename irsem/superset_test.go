@@ -268,3 +268,27 @@ func TestEverySupersetTagRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+// torchLeanTags is TorchLean's tag set (torchlean.ir.v1, the table of
+// FORMAT.md before the superset): exactly these are not superset tags.
+var torchLeanTags = []Op{"input", "const", "rand_uniform", "bernoulli_mask", "add", "sub", "mul_elem", "max_elem", "min_elem",
+	"abs", "sqrt", "inv", "relu", "tanh", "sigmoid", "exp", "log", "sin", "cos", "softplus", "safe_log", "matmul", "linear",
+	"reduce_sum", "reduce_mean", "sum", "softmax", "hard_masked_softmax", "layernorm", "batch_norm_eval", "permute", "transpose",
+	"broadcast_to", "reshape", "flatten", "concat", "conv", "max_pool", "avg_pool", "detach", "mse_loss"}
+
+// TestTorchLeanTagsStayTorchLean: every tag TorchLean has is still a
+// torchlean.ir.v1 tag, and every other tag is marked Superset.
+func TestTorchLeanTagsStayTorchLean(t *testing.T) {
+	tl := map[Op]bool{}
+	for _, op := range torchLeanTags {
+		tl[op] = true
+		if _, ok := Info(op); !ok {
+			t.Errorf("TorchLean tag %s is missing", op)
+		}
+	}
+	for _, o := range Ops() {
+		if o.Superset == tl[o.Op] {
+			t.Errorf("tag %s: Superset %v, TorchLean tag %v", o.Op, o.Superset, tl[o.Op])
+		}
+	}
+}
