@@ -344,7 +344,16 @@ func TestErrors(t *testing.T) {
 	b.add(irsem.OpExp, []int{0}, sh(2))
 	b.add(irsem.OpSum, []int{1}, sh())
 	expG, _ := b.graph()
+	b = newBuilder(sh(2))
+	q := b.konst(t, sh(), "1/2")
+	b.add(irsem.OpBernoulliMask, []int{q}, sh(2), func(k *irsem.Kind) { k.Seed = 3 })
+	bmG, bmP := b.graph()
 
+	// bernoulli_mask is the registry's keep_mask now: it lowers (its
+	// gradient is zero by definition).
+	if err := lowerErr[spec.F64](bmG, bmP); err != nil {
+		t.Errorf("bernoulli_mask: %v, want it lowered to the registry's keep_mask", err)
+	}
 	for _, c := range []struct {
 		name string
 		err  error

@@ -156,6 +156,21 @@ func TestSupersetAttrsStrict(t *testing.T) {
 		{"pad negative width", `{"id":1,"kind":"pad","parents":[0],"shape":[2,3],"widths":[0,-1,0,0],"mode":"edge","value":"0"}`, `node 1 (pad): field "widths": entry 1`},
 		{"gather index not natural", `{"id":1,"kind":"gather","parents":[0],"shape":[2,1],"axis":1,"indices_shape":[1],"indices":[0.5]}`, `node 1 (gather): field "indices": entry 0`},
 		{"lrn size", `{"id":1,"kind":"lrn","parents":[0],"shape":[2,3],"size":"3","alpha":"1","beta":"1","bias":"1"}`, `node 1 (lrn): field "size": expected an integer`},
+		{"pad value as number", `{"id":1,"kind":"pad","parents":[0],"shape":[2,3],"widths":[0,0,0,0],"mode":"constant","value":0}`, `node 1 (pad): field "value": expected a rational as a JSON string`},
+		{"pad value outside constant", `{"id":1,"kind":"pad","parents":[0],"shape":[2,3],"widths":[0,0,0,0],"mode":"edge","value":"1"}`, `node 1 (pad): field "parents": pad: value 1 is only meaningful in constant mode`},
+		{"pad widths count", `{"id":1,"kind":"pad","parents":[0],"shape":[2,3],"widths":[0,0],"mode":"edge","value":"0"}`, `node 1 (pad): field "parents": pad: widths has 2 entries, expected 2·rank = 4`},
+		{"pad reflect at extent", `{"id":1,"kind":"pad","parents":[0],"shape":[4,3],"widths":[2,0,0,0],"mode":"reflect","value":"0"}`, `node 1 (pad): field "parents": pad: axis 0: reflect widths 2, 0 must be smaller than the extent 2`},
+		{"pad missing mode", `{"id":1,"kind":"pad","parents":[0],"shape":[2,3],"widths":[0,0,0,0],"value":"0"}`, `node 1 (pad): field "mode": missing`},
+		{"gather index past extent", `{"id":1,"kind":"gather","parents":[0],"shape":[2,1],"axis":1,"indices_shape":[1],"indices":[3]}`, `node 1 (gather): field "parents": gather: index 3 (entry 0) outside [0, 3)`},
+		{"gather count", `{"id":1,"kind":"gather","parents":[0],"shape":[2,2],"axis":1,"indices_shape":[2],"indices":[0]}`, `node 1 (gather): field "parents": gather: indices_shape [2] needs 2 indices, got 1`},
+		{"gather indices_shape negative", `{"id":1,"kind":"gather","parents":[0],"shape":[2,1],"axis":1,"indices_shape":[-1],"indices":[0]}`, `node 1 (gather): field "indices_shape": entry 0`},
+		{"lrn alpha malformed", `{"id":1,"kind":"lrn","parents":[0],"shape":[2,3],"size":3,"alpha":"+1","beta":"1","bias":"1"}`, `node 1 (lrn): field "alpha": malformed rational "+1"`},
+		{"lrn size 0", `{"id":1,"kind":"lrn","parents":[0],"shape":[2,3],"size":0,"alpha":"1","beta":"1","bias":"1"}`, `node 1 (lrn): field "parents": lrn: lrn size 0 must be ≥ 1`},
+		{"lrn beta missing", `{"id":1,"kind":"lrn","parents":[0],"shape":[2,3],"size":3,"alpha":"1","bias":"1"}`, `node 1 (lrn): field "beta": missing`},
+		{"shrink negative lambd", `{"id":1,"kind":"shrink","parents":[0],"shape":[2,3],"lambd":"-1","bias":"0"}`, `node 1 (shrink): field "parents": shrink: shrink threshold lambd = -1 must be ≥ 0`},
+		{"slice misspelled", `{"id":1,"kind":"slice","parents":[0],"shape":[2,2],"axis":1,"Start":0,"end":2}`, `node 1 (slice): field "Start": unknown field`},
+		{"instance_norm rank", `{"id":1,"kind":"instance_norm","parents":[0],"shape":[2,3],"channels":3}`, `node 1 (instance_norm): field "channels": channels 3, but the input [2,3] is not [N, 3, spatial…]`},
+		{"superset attr on torchlean tag", `{"id":1,"kind":"relu","parents":[0],"shape":[2,3],"mode":"edge"}`, `node 1 (relu): field "mode": relu takes no "mode" attribute`},
 		{"shrink lambd", `{"id":1,"kind":"shrink","parents":[0],"shape":[2,3],"lambd":"x","bias":"0"}`, `node 1 (shrink): field "lambd": malformed rational "x"`},
 	}
 	for _, c := range cases {
@@ -199,5 +214,81 @@ func regopsPrimCases(t testing.TB) []opCase {
 		{name: "lrn", g: graphOf(input(1, 2), nd(OpLRN, []int{0}, s(1, 2), func(k *Kind) {
 			k.Size, k.Alpha, k.Beta, k.Bias = 2, rat(t, "1"), rat(t, "1"), rat(t, "1")
 		})), x: rt(t, s(1, 2), "1", "2"), inexact: true, f64: []float64{2.0 / 7, 2.0 / 3}},
+	}
+}
+
+// everySupersetDoc is a canonical tlcheck.ir.v1 document using every
+// superset tag of spec's other primitives.
+const everySupersetDoc = `{"format":"tlcheck.ir.v1","input_id":0,"output_id":16,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[1,2,3]},
+  {"id":1,"kind":"div","parents":[0,0],"shape":[1,2,3]},
+  {"id":2,"kind":"scale","parents":[1],"shape":[1,2,3],"c":"-5/3"},
+  {"id":3,"kind":"neg","parents":[2],"shape":[1,2,3]},
+  {"id":4,"kind":"square","parents":[3],"shape":[1,2,3]},
+  {"id":5,"kind":"clamp","parents":[4],"shape":[1,2,3],"lo":"-1/2","hi":"7"},
+  {"id":6,"kind":"gelu","parents":[5],"shape":[1,2,3]},
+  {"id":7,"kind":"log_softmax","parents":[6],"shape":[1,2,3],"axis":2},
+  {"id":8,"kind":"slice","parents":[7],"shape":[1,2,2],"axis":2,"start":1,"end":3},
+  {"id":9,"kind":"sign","parents":[8],"shape":[1,2,2]},
+  {"id":10,"kind":"shrink","parents":[9],"shape":[1,2,2],"lambd":"1/2","bias":"0"},
+  {"id":11,"kind":"pad","parents":[10],"shape":[1,4,4],"widths":[0,1,1,0,1,1],"mode":"reflect","value":"0"},
+  {"id":12,"kind":"pad","parents":[11],"shape":[2,4,4],"widths":[1,0,0,0,0,0],"mode":"constant","value":"-3/4"},
+  {"id":13,"kind":"gather","parents":[12],"shape":[2,2,2,4],"axis":1,"indices_shape":[2,2],"indices":[3,0,3,3]},
+  {"id":14,"kind":"reshape","parents":[13],"shape":[2,4,4],"in_shape":[2,2,2,4],"out_shape":[2,4,4]},
+  {"id":15,"kind":"lrn","parents":[14],"shape":[2,4,4],"size":3,"alpha":"1/10000","beta":"3/4","bias":"1"},
+  {"id":16,"kind":"instance_norm","parents":[15],"shape":[2,4,4],"channels":4}
+]}
+`
+
+// TestEverySupersetTagRoundTrips: a document with every superset tag is
+// read and written back byte for byte, and its Kind attributes survive
+// Clone and Equal.
+func TestEverySupersetTagRoundTrips(t *testing.T) {
+	g, err := DecodeGraph([]byte(everySupersetDoc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := EncodeGraph(g)
+	if err != nil || string(out) != everySupersetDoc {
+		t.Fatalf("round trip (%v):\n%s", err, out)
+	}
+	c := g.Clone()
+	if !c.Equal(g) {
+		t.Fatal("clone differs")
+	}
+	// Every attribute takes part in Equal, and Clone shares no slice.
+	c.Nodes[12].Kind.Value = spec.NewRat(1, 3)
+	c.Nodes[13].Kind.Indices[0] = 1
+	if c.Equal(g) || g.Nodes[13].Kind.Indices[0] != 3 {
+		t.Error("Equal ignores an attribute, or Clone shares Indices")
+	}
+	for _, n := range g.Nodes {
+		if o, _ := Info(n.Kind.Op); n.Kind.Op != OpInput && n.Kind.Op != OpReshape && !o.Superset {
+			t.Errorf("%s is not marked as a superset tag", n.Kind.Op)
+		}
+	}
+}
+
+// torchLeanTags is TorchLean's tag set (torchlean.ir.v1, the table of
+// FORMAT.md before the superset): exactly these are not superset tags.
+var torchLeanTags = []Op{"input", "const", "rand_uniform", "bernoulli_mask", "add", "sub", "mul_elem", "max_elem", "min_elem",
+	"abs", "sqrt", "inv", "relu", "tanh", "sigmoid", "exp", "log", "sin", "cos", "softplus", "safe_log", "matmul", "linear",
+	"reduce_sum", "reduce_mean", "sum", "softmax", "hard_masked_softmax", "layernorm", "batch_norm_eval", "permute", "transpose",
+	"broadcast_to", "reshape", "flatten", "concat", "conv", "max_pool", "avg_pool", "detach", "mse_loss"}
+
+// TestTorchLeanTagsStayTorchLean: every tag TorchLean has is still a
+// torchlean.ir.v1 tag, and every other tag is marked Superset.
+func TestTorchLeanTagsStayTorchLean(t *testing.T) {
+	tl := map[Op]bool{}
+	for _, op := range torchLeanTags {
+		tl[op] = true
+		if _, ok := Info(op); !ok {
+			t.Errorf("TorchLean tag %s is missing", op)
+		}
+	}
+	for _, o := range Ops() {
+		if o.Superset == tl[o.Op] {
+			t.Errorf("tag %s: Superset %v, TorchLean tag %v", o.Op, o.Superset, tl[o.Op])
+		}
 	}
 }

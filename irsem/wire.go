@@ -60,8 +60,11 @@ func supersetErr(i int, op Op) *Error {
 // other allowed): value_shape, seed, axis, axis1, axis2, perm, from_shape,
 // to_shape, in_shape, out_shape, mask ({"shape":[…],"allowed":[bools]}),
 // channel_axis, channels, kernel, stride, padding, dilation, groups,
-// in_channels, out_channels. Integers are plain JSON naturals (no sign,
-// fraction or exponent); seed is a natural below 2^64.
+// in_channels, out_channels, and those of the tlcheck.ir.v1 superset tags
+// (widths, mode, value, indices_shape, indices, size, alpha, beta, bias,
+// c, lo, hi, lambd, start, end, …). Integers are plain JSON naturals (no
+// sign, fraction or exponent); seed is a natural below 2^64; a rational
+// attribute is a JSON string in the payload's rational grammar.
 
 // ReadGraph reads a torchlean.ir.v1 or tlcheck.ir.v1 document from r (at most
 // MaxDocumentBytes) and decodes it with DecodeGraph.

@@ -29,7 +29,9 @@ import (
 // (rank ≥ 3), γ, β [C]; ε = Eps. For every (n, c), μ and the biased
 // variance σ² are taken over the spatial positions, x̂ = (x − μ)/sqrt(σ²+ε)
 // and y = x̂·γ_c + β_c: layer_norm's rules on the [N·C, S] view (S the
-// spatial size) with the affine parameters per row's channel.
+// spatial size) with the affine parameters per row's channel. Squares are
+// computed as |d|·|d| (the same value, never negative over Interval), here
+// and in lrn's sum of squares.
 //
 // lrn (ONNX LRN over axis 1, rank ≥ 2). With lo = ⌊(size−1)/2⌋,
 // hi = ⌈(size−1)/2⌉ and W(c) = [max(0, c−lo), min(C−1, c+hi)],
@@ -269,7 +271,7 @@ func instanceNormPrim[T Scalar[T]]() *Prim[T] {
 		Doc:   "instance norm of x [N, C, spatial…]: layer_norm over the spatial axes per (n, c), then ·γ_c + β_c"}
 	stats := func(a *Attrs, x Tensor[T]) (*lnStats[T], int, int, error) {
 		v, c := inView(x)
-		st, err := layerNormStats(a, v, 1)
+		st, err := laneStats(a, v, 1, true)
 		return st, c, v.Shape[1], err
 	}
 	return &Prim[T]{OpInfo: info,
@@ -394,7 +396,7 @@ func newLRN[T Scalar[T]](a *Attrs, x Tensor[T]) (*lrnState[T], error) {
 		lo, hi := st.window(ch)
 		var s T
 		for j := lo; j <= hi; j++ {
-			v := x.Data[base+j*st.inner]
+			v := x.Data[base+j*st.inner].Abs() // |v|·|v| = v·v, and ≥ 0 over Interval too
 			s = s.Add(v.Mul(v))
 		}
 		d := bias.Add(k.Mul(s))
@@ -436,7 +438,16 @@ func lrnPrim[T Scalar[T]]() *Prim[T] {
 		IR: &IRForm{Tag: "lrn", Attrs: []string{"size", "alpha", "beta", "bias"}, Superset: true,
 			Doc: "ONNX LRN over axis 1: x/(bias + alpha/size·Σ_window x²)^beta, window [c−⌊(size−1)/2⌋, c+⌈(size−1)/2⌉]"},
 		Shape: lrnShape,
-		Doc:   "ONNX LRN: y = x·(bias + α/size·S)^(−β), S the sum of squares over the channel window; a real power (not exact)"}
+		// Each output sums the squares of at most min(size, C) channels:
+		// that many terms per element, beyond what the parents' element
+		// count covers when C is large.
+		Contraction: func(a *Attrs, in []Shape) int {
+			if len(in) == 0 || len(in[0]) < 2 {
+				return 1
+			}
+			return max(1, min(a.Size, in[0][1]))
+		},
+		Doc: "ONNX LRN: y = x·(bias + α/size·S)^(−β), S the sum of squares over the channel window; a real power (not exact)"}
 	return &Prim[T]{OpInfo: info,
 		Forward: func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 			st, err := newLRN(a, xs[0])
