@@ -52,6 +52,36 @@ func TestFastKernelsWithinBound(t *testing.T) {
 	}
 }
 
+// TestFastLinearWithinBound: fastcpu.Linear (the fast provider's linear
+// kernel) on a 256 → 32 layer stays within the bound of the IR linear.
+func TestFastLinearWithinBound(t *testing.T) {
+	g, p, x := mlp(9, 256, 32, 0, 32, irsem.OpRelu)
+	en, err := Bounds(g, p, x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f32 := func(r irsem.RatTensor) []float32 {
+		o := make([]float32, len(r.Data))
+		for i, v := range r.Data {
+			o[i] = float32(v.Float64())
+		}
+		return o
+	}
+	e := p.Entries[1]
+	y := make([]float32, 32)
+	fastcpu.Linear(f32(x), 1, 256, f32(*e.W), 32, f32(*e.B), y)
+	exact, err := irsem.Denote(g, p, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range y {
+		d := new(big.Rat).Sub(new(big.Rat).SetFloat64(float64(v)), exact.Data[i].Big())
+		if d.Abs(d).Cmp(new(big.Rat).SetFloat64(en[i].Bound)) > 0 {
+			t.Errorf("element %d: fastcpu.Linear %v off by %s > bound %g", i, v, d.FloatString(12), en[i].Bound)
+		}
+	}
+}
+
 // FuzzSound is TestSoundRandomGraphs as a fuzz target over the graph seed
 // (go test -fuzz FuzzSound ./fpbound); without -fuzz it runs its seeds.
 func FuzzSound(f *testing.F) {
