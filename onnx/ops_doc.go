@@ -17,8 +17,10 @@
 // Integer values are compile-time constants: integer initializers,
 // Constant outputs, integer inputs bound at import (Options.Bind, e.g.
 // Embedding indices), and what Shape, Reshape, Flatten, Squeeze,
-// Unsqueeze, Transpose, Concat, Slice, Gather, ConstantOfShape and Cast
-// compute from them (folded at import). Float initializers are never
+// Unsqueeze, Transpose, Concat, Slice, Gather, ConstantOfShape, Cast and
+// Add/Sub/Mul (overflow refused; integer Div refused) compute from them
+// (folded at import: PyTorch's Shape → Gather → Unsqueeze → Concat →
+// Reshape flatten becomes one reshape). Float initializers are never
 // folded, so that each stays a payload field a gradient can be reported
 // for: where the mapping is direct they are node parameters (Conv W/B →
 // conv W/b; Gemm with transB = 1, α = β = 1 and a [N] bias → linear W/b;
