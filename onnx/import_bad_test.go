@@ -60,6 +60,14 @@ func TestImportBadInput(t *testing.T) {
 			Inputs:  []*ValueInfo{{Name: "x", ElemType: Float, HasShape: true, Shape: []Dim{{Param: "batch"}, {Value: 3}}}},
 			Nodes:   []*Node{{Name: "y", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}},
 			Outputs: []*ValueInfo{{Name: "y", ElemType: Float}}}}, Options{}, []string{`graph input "x"`, `"batch"`, "Shapes"}},
+		{"symbolic dim bound twice differently", &Model{Opsets: []OpsetID{{Version: 13}}, Graph: &Graph{
+			Inputs: []*ValueInfo{{Name: "a", ElemType: Float, HasShape: true, Shape: []Dim{{Param: "N"}}}, {Name: "b", ElemType: Float, HasShape: true, Shape: []Dim{{Param: "N"}}}},
+			Nodes:  []*Node{{Name: "y", OpType: "Add", Inputs: []string{"a", "b"}, Outputs: []string{"y"}}}, Outputs: []*ValueInfo{{Name: "y", ElemType: Float}}}},
+			Options{Shapes: map[string]spec.Shape{"a": {2}, "b": {3}}}, []string{`graph input "b"`, `"N"`, "binds"}},
+		{"unknown dim", &Model{Opsets: []OpsetID{{Version: 13}}, Graph: &Graph{
+			Inputs: []*ValueInfo{{Name: "x", ElemType: Float, HasShape: true, Shape: []Dim{{Value: -1}}}},
+			Nodes:  []*Node{{Name: "y", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}}, Outputs: []*ValueInfo{{Name: "y", ElemType: Float}}}},
+			Options{}, []string{`graph input "x"`, "unknown"}},
 		{"declared output shape", newMG(13).in("x", 2).op("Relu", ins("x"), ins("y")).outS("y", 3).model(), Options{}, []string{`node "y" (Relu)`, `graph output "y"`, "[3]"}},
 		{"no default opset", noOpset, Options{}, []string{"opset_import"}},
 		{"constant without value", newMG(13).in("x", 2).op("Constant", nil, ins("c")).op("Add", ins("x", "c"), ins("y")).out("y").model(), Options{}, []string{`node "c" (Constant)`, "value"}},
