@@ -307,11 +307,11 @@ func importDropout(c *nctx) error {
 		return err
 	}
 	if c.b.opset < 7 {
-		test, err := c.attrBool("is_test", false)
-		if err != nil {
+		// is_test: the importer models inference whatever the flag says
+		// (a Dropout exported for training is the identity at inference).
+		if _, err := c.attrBool("is_test", false); err != nil {
 			return err
 		}
-		_ = test // inference is what the importer models, whatever the flag says about training
 	}
 	if c.b.opset >= 12 {
 		c.allow("seed") // the random draw of training mode
