@@ -60,8 +60,9 @@
 // well under 100 MiB), and the numbers of the whole model — the elements
 // of every initializer and tensor attribute and the entries of every list
 // attribute, the dims of every tensor and value — against onnx-elements
-// (at most 24 bytes each; one tensor's dims are also held to elements and
-// axis by spec.Shape.Check). A length
+// (at most 8 bytes per unit counted; a string entry or a value's dim counts
+// 3; one tensor's dims are also held to elements and axis by
+// spec.Shape.Check). The onnx package doc gives the resulting bound. A length
 // prefix is compared with the bytes that remain before anything is
 // allocated, and a tensor's declared dims are compared with its data
 // before its elements are.

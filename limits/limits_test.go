@@ -12,6 +12,7 @@ func TestNames(t *testing.T) {
 		{"nodes", "--max-nodes", "TLCHECK_MAX_NODES"},
 		{"graph-elements", "--max-graph-elements", "TLCHECK_MAX_GRAPH_ELEMENTS"},
 		{"rat-bits-total", "--max-rat-bits-total", "TLCHECK_MAX_RAT_BITS_TOTAL"},
+		{"onnx-bytes", "--max-onnx-bytes", "TLCHECK_MAX_ONNX_BYTES"},
 	} {
 		if Flag(c.name) != c.flag || Env(c.name) != c.env {
 			t.Errorf("%s: %s %s", c.name, Flag(c.name), Env(c.name))
@@ -105,5 +106,22 @@ func TestQuote(t *testing.T) {
 	}
 	if got := Line(strings.Repeat("y", 5000)); len(got) != LineBytes+len("…") {
 		t.Errorf("Line: %d bytes", len(got))
+	}
+}
+
+// TestONNXLimits: the reader's limits have their documented defaults and
+// are set by their environment variables.
+func TestONNXLimits(t *testing.T) {
+	d := Default()
+	if d.ONNXBytes != 1<<28 || d.ONNXElements != 1<<26 || d.ONNXNames != 1<<18 {
+		t.Errorf("defaults %+v", d)
+	}
+	env := map[string]string{"TLCHECK_MAX_ONNX_BYTES": "1000", "TLCHECK_MAX_ONNX_ELEMENTS": "20", "TLCHECK_MAX_ONNX_NAMES": "3"}
+	l, err := FromEnv(func(k string) string { return env[k] })
+	if err != nil || l.ONNXBytes != 1000 || l.ONNXElements != 20 || l.ONNXNames != 3 {
+		t.Errorf("%+v %v", l, err)
+	}
+	if l := (Limits{}).fill(); l != Default() {
+		t.Errorf("zero limits fill to %+v", l)
 	}
 }

@@ -514,7 +514,7 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 			return nil, at(where, fmt.Errorf("field %s (%d) is set, but the attribute's type is %s", attrFields[protowire.Number(num)], num, a.Type))
 		}
 	}
-	if err := d.useElements(nf + ni + ns); err != nil {
+	if err := d.useElements(nf + ni + 3*ns); err != nil { // a [][]byte entry is 24 bytes
 		return nil, at(where, err)
 	}
 	switch a.Type {
@@ -621,7 +621,7 @@ func (d *dec) valueInfo(b []byte, kind string, index int, cut bool) (*ValueInfo,
 							if len(v.Shape) >= spec.MaxRank {
 								return fmt.Errorf("more than %d dims", spec.MaxRank)
 							}
-							if err := d.useElements(1); err != nil {
+							if err := d.useElements(3); err != nil { // a Dim is 24 bytes
 								return err
 							}
 							dim := Dim{Value: -1}

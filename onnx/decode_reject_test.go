@@ -226,6 +226,10 @@ func TestLimits(t *testing.T) {
 		{"onnx-names", limits.Limits{ONNXNames: 4}, twoNodes, true, "more than 4 names"},
 		{"onnx-elements", limits.Limits{ONNXElements: 5}, withInit(floatTensor("w", []int64{2, 3}, 1, 2, 3, 4, 5, 6)), true, "more than 5 numbers"},
 		{"onnx-elements, attributes", limits.Limits{ONNXElements: 3}, withAttr(attrInts("pads", 1, 2, 3, 4)), true, "more than 3 numbers"},
+		{"parents, opsets", limits.Limits{Parents: 1}, model(13, reluGraph().enc()).msg(8, pb(nil).str(1, "x").int(2, 1)), true, "more than 1 opset imports"},
+		{"onnx-elements, value dims", limits.Limits{ONNXElements: 5}, model(13, reluGraph().enc()), true, "more than 5 numbers"},
+		{"onnx-names, initializers", limits.Limits{ONNXNames: 6}, model(13, graphB{nodes: reluGraph().nodes, inputs: reluGraph().inputs, outputs: reluGraph().outputs,
+			inits: []pb{floatTensor("a", nil, 1), floatTensor("b", nil, 1), floatTensor("c", nil, 1), floatTensor("d", nil, 1)}}.enc()), true, "more than 6 names"},
 		{"elements", limits.Limits{Elements: 5}, floatTensor("t", []int64{2, 3}, 1, 2, 3, 4, 5, 6), false, "has more than 5 elements"},
 	}
 	for _, c := range cases {
@@ -482,5 +486,68 @@ func TestHostileAllocation(t *testing.T) {
 				t.Errorf("allocated %d bytes for a %d-byte input (%v)", used, len(c.data), err1)
 			}
 		})
+	}
+}
+
+// TestWrongWireType: every known field the reader decodes, given with a
+// wrong wire type, is an error naming the field.
+func TestWrongWireType(t *testing.T) {
+	asVarint := func(num protowire.Number) pb { return pb(nil).int(num, 1) }
+	asBytes := func(num protowire.Number) pb { return pb(nil).str(num, "z") }
+	vi := func(extra pb) pb { return withValue(append(pb(nil).str(1, "v"), extra...)) }
+	tt := func(extra pb) pb { return vi(pb(nil).msg(2, pb(nil).msg(1, extra))) }
+	shape := func(extra pb) pb { return tt(pb(nil).int(1, 1).msg(2, extra)) }
+	tensor := func(extra pb) pb { return withInit(append(floatTensor("w", []int64{1}, 1), extra...)) }
+	cases := []struct {
+		data  pb
+		field string
+	}{
+		{append(model(13, reluGraph().enc()), asVarint(2)...), "producer_name (2)"},
+		{pb(nil).msg(7, reluGraph().enc()).msg(8, asVarint(1)), "domain (1)"},
+		{pb(nil).msg(7, reluGraph().enc()).msg(8, asBytes(2)), "version (2)"},
+		{model(13, append(reluGraph().enc(), asVarint(2)...)), "name (2)"},
+		{model(13, append(reluGraph().enc(), asVarint(1)...)), "node (1)"},
+		{model(13, append(reluGraph().enc(), asVarint(5)...)), "initializer (5)"},
+		{model(13, append(reluGraph().enc(), asVarint(11)...)), "input (11)"},
+		{withNodes(append(node("r", "Relu", []string{"x"}, []string{"y"}), asVarint(1)...)), "input (1)"},
+		{withNodes(append(node("r", "Relu", []string{"x"}, []string{"y"}), asVarint(3)...)), "name (3)"},
+		{withNodes(append(node("r", "Relu", []string{"x"}, []string{"y"}), asVarint(5)...)), "attribute (5)"},
+		{withAttr(pb(nil).str(1, "k").int(20, 2).str(3, "z")), "i (3)"},
+		{withAttr(pb(nil).str(1, "k").int(20, 3).int(4, 1)), "s (4)"},
+		{withAttr(pb(nil).str(1, "k").int(20, 4).int(5, 1)), "t (5)"},
+		{withAttr(pb(nil).str(1, "k").int(20, 8).int(9, 1)), "strings (9)"},
+		{withAttr(pb(nil).str(1, "k").str(20, "INT")), "type (20)"},
+		{vi(asVarint(1)), "name (1)"},
+		{vi(asVarint(2)), "type (2)"},
+		{vi(pb(nil).msg(2, asVarint(1))), "tensor_type (1)"},
+		{tt(asBytes(1)), "elem_type (1)"},
+		{tt(asVarint(2)), "shape (2)"},
+		{shape(asVarint(1)), "dim (1)"},
+		{shape(pb(nil).msg(1, asBytes(1))), "dim_value (1)"},
+		{shape(pb(nil).msg(1, asVarint(2))), "dim_param (2)"},
+		{tensor(pb(nil).fixed32(1, 1)), "dims (1)"},
+		{tensor(asBytes(2)), "data_type (2)"},
+		{tensor(asBytes(14)), "data_location (14)"},
+		{tensor(asVarint(13)), "external_data (13)"},
+		{tensor(asVarint(6)), "string_data (6)"},
+		{tensor(asVarint(9)), "raw_data (9)"},
+	}
+	for _, c := range cases {
+		_, err := Decode(c.data)
+		if err == nil || !strings.Contains(err.Error(), "field "+c.field+": wire type") {
+			t.Errorf("%s: %v", c.field, err)
+		}
+	}
+	// Names a graph value must have.
+	for _, c := range []struct {
+		g    graphB
+		want string
+	}{
+		{graphB{nodes: reluGraph().nodes, inputs: []pb{valueInfo("x", Float, 2), pb(nil)}, outputs: reluGraph().outputs}, "graph: input #1: field name (1): missing"},
+		{graphB{nodes: reluGraph().nodes, inputs: reluGraph().inputs, outputs: []pb{pb(nil)}}, "graph: output #0: field name (1): missing"},
+	} {
+		if _, err := Decode(model(13, c.g.enc())); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v, want %q", err, c.want)
+		}
 	}
 }

@@ -30,6 +30,26 @@
 //     numbers are held to the limits of package limits (nodes, parents,
 //     onnx-names, onnx-elements), and the file itself to onnx-bytes.
 //
+// What decoding allocates. Let F be the input's size (at most onnx-bytes;
+// ReadModel refuses a larger file by its size before reading it). Apart
+// from the input itself, the reader allocates (1) copies of the strings
+// and bytes it keeps — names, op types, string attributes — at most F
+// bytes in all, since each is a distinct part of the input, plus
+// temporaries of the same size while naming a node or tensor for an
+// error; (2) element slices — tensor elements, list-attribute entries,
+// tensor dims, value dims — whose entries are counted against
+// onnx-elements before they are allocated, at most 8 bytes per counted
+// unit (a string entry of a STRINGS attribute and a Dim count 3 units,
+// being 24 bytes); (3) one Node per node (at most nodes) and one object of
+// a few hundred bytes at most per named thing — attribute, node input or
+// output, graph input, output, value info, initializer — at most
+// onnx-names of them, also for the name table of the structural checks;
+// list growth by append at most doubles (3). So the total is at most
+// about 2F + 8·onnx-elements + 2·256·(nodes + onnx-names) bytes, whatever
+// the input declares: with the defaults and a 256 MiB file, about 1 GiB,
+// and a small file costs little however large the sizes it declares
+// (TestHostileAllocation measures this).
+//
 // Protobuf semantics are kept where they matter: fields may come in any
 // order; repeated scalars are accepted packed and unpacked; an unknown
 // field is skipped according to its wire type (groups included, their
