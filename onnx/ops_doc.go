@@ -101,7 +101,8 @@
 //	Conv                   conv (1-D/2-D/3-D, groups, dilations, strides); W and B constant; symmetric pads are conv's
 //	                       padding, asymmetric ones a constant-0 pad node before a conv without padding;
 //	                       auto_pad NOTSET, VALID, SAME_UPPER, SAME_LOWER
-//	ConvTranspose          conv_transpose
+//	ConvTranspose          conv_transpose (W [C, M/group, k…] and B constant; pads begin/end, output_padding, dilations,
+//	                       group); output_shape and auto_pad SAME_* derive the pads as the operator specifies
 //	MaxPool AveragePool    max_pool / avg_pool where they mean the ONNX op (symmetric pads smaller than the kernel, no
 //	                       dilation, no ceil effect; avg_pool with pads only for count_include_pad = 1), max_pool_nd /
 //	                       avg_pool_nd otherwise; ceil_mode's last window starts inside the input or the begin padding;
