@@ -50,6 +50,9 @@ type InitRef struct {
 	Shape spec.Shape
 	// Uses lists the payload fields holding its value (empty when no node
 	// reads it as data, e.g. an integer initializer consumed as a shape).
+	// Each holds a copy of the same tensor, so the gradient with respect
+	// to the initializer is the sum of the gradients with respect to its
+	// uses (a const node shared by several children is one use).
 	Uses []ParamUse
 }
 

@@ -270,3 +270,21 @@ func TestImportDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestImportWeightSharing: one initializer as the weight of two convs and
+// as data is three uses (two W fields, one const value).
+func TestImportWeightSharing(t *testing.T) {
+	m := newMG(13).in("x", 1, 1, 3).init("w", dims(1, 1, 1), 2).
+		op("Conv", ins("x", "w"), ins("a")).op("Conv", ins("a", "w"), ins("b")).op("Mul", ins("b", "w"), ins("y")).out("y").model()
+	im, outs := evalRat(t, m, Options{}, floatsTensor(dims(1, 1, 3), 1, 2, 3))
+	if w := rats(t, "8", "16", "24"); !sameRats(outs[0].Data, w) {
+		t.Fatalf("got %s, want %s", ratStrings(outs[0].Data), ratStrings(w))
+	}
+	var fields []string
+	for _, u := range im.Initializers[0].Uses {
+		fields = append(fields, u.Field)
+	}
+	if len(fields) != 3 || fields[0] != irsem.ParamW || fields[1] != irsem.ParamW || fields[2] != irsem.ParamValue {
+		t.Fatalf("uses %v, want [W W value]", fields)
+	}
+}

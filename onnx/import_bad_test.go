@@ -60,6 +60,14 @@ func TestImportBadInput(t *testing.T) {
 			Inputs:  []*ValueInfo{{Name: "x", ElemType: Float, HasShape: true, Shape: []Dim{{Param: "batch"}, {Value: 3}}}},
 			Nodes:   []*Node{{Name: "y", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}},
 			Outputs: []*ValueInfo{{Name: "y", ElemType: Float}}}}, Options{}, []string{`graph input "x"`, `"batch"`, "Shapes"}},
+		{"symbolic dim bound twice differently", &Model{Opsets: []OpsetID{{Version: 13}}, Graph: &Graph{
+			Inputs: []*ValueInfo{{Name: "a", ElemType: Float, HasShape: true, Shape: []Dim{{Param: "N"}}}, {Name: "b", ElemType: Float, HasShape: true, Shape: []Dim{{Param: "N"}}}},
+			Nodes:  []*Node{{Name: "y", OpType: "Add", Inputs: []string{"a", "b"}, Outputs: []string{"y"}}}, Outputs: []*ValueInfo{{Name: "y", ElemType: Float}}}},
+			Options{Shapes: map[string]spec.Shape{"a": {2}, "b": {3}}}, []string{`graph input "b"`, `"N"`, "binds"}},
+		{"unknown dim", &Model{Opsets: []OpsetID{{Version: 13}}, Graph: &Graph{
+			Inputs: []*ValueInfo{{Name: "x", ElemType: Float, HasShape: true, Shape: []Dim{{Value: -1}}}},
+			Nodes:  []*Node{{Name: "y", OpType: "Relu", Inputs: []string{"x"}, Outputs: []string{"y"}}}, Outputs: []*ValueInfo{{Name: "y", ElemType: Float}}}},
+			Options{}, []string{`graph input "x"`, "unknown"}},
 		{"declared output shape", newMG(13).in("x", 2).op("Relu", ins("x"), ins("y")).outS("y", 3).model(), Options{}, []string{`node "y" (Relu)`, `graph output "y"`, "[3]"}},
 		{"no default opset", noOpset, Options{}, []string{"opset_import"}},
 		{"constant without value", newMG(13).in("x", 2).op("Constant", nil, ins("c")).op("Add", ins("x", "c"), ins("y")).out("y").model(), Options{}, []string{`node "c" (Constant)`, "value"}},
@@ -67,6 +75,8 @@ func TestImportBadInput(t *testing.T) {
 			opD("ai.onnx.preview.training", "Gradient", ins("a"), ins("da"), aSs("xs", "a"), aS("y", "r")).out("y", "da").model(), Options{}, []string{`node "da" (ai.onnx.preview.training.Gradient)`, `attribute "y"`}},
 		{"pow with varying exponent", newMG(13).in("x", 2).init("p", dims(2), 1, 2).op("Pow", ins("x", "p"), ins("y")).out("y").model(), Options{}, []string{`node "y" (Pow)`, `input 1 ("p")`}},
 		{"cast of a float value", newMG(13).in("x", 2).op("Cast", ins("x"), ins("y"), aI("to", int64(Double))).out("y").model(), Options{}, []string{`node "y" (Cast)`, `attribute "to"`}},
+		{"integer overflow", newMG(13).in("x", 2).initI("a", dims(1), 1<<62).initI("b", dims(1), 4).op("Mul", ins("a", "b"), ins("m")).op("Reshape", ins("x", "m"), ins("y")).out("y").model(), Options{}, []string{`node "m" (Mul)`, "overflow"}},
+		{"integer division", newMG(13).in("x", 2).initI("a", dims(1), 4).initI("b", dims(1), 2).op("Div", ins("a", "b"), ins("m")).op("Reshape", ins("x", "m"), ins("y")).out("y").model(), Options{}, []string{`node "m" (Div)`, "integer division"}},
 		{"pad mode wrap", newMG(19).in("x", 2).initI("p", dims(2), 1, 1).op("Pad", ins("x", "p"), ins("y"), aS("mode", "wrap")).out("y").model(), Options{}, []string{`node "y" (Pad)`, `attribute "mode"`}},
 	}
 	for _, tc := range cases {

@@ -50,6 +50,7 @@ type imp struct {
 	outID  int                   // the IR output node
 	used   map[string]bool       // value names consumed by a node or a graph output
 	info   map[string]*ValueInfo // the graph's value_info by name
+	params map[string]int        // symbolic input dimensions bound from Options.Shapes
 }
 
 func importModel(m *Model, o Options, path string) (im *Imported, err error) {
@@ -281,7 +282,7 @@ func (b *imp) inputShape(vi *ValueInfo) (spec.Shape, error) {
 	s := make(spec.Shape, len(vi.Shape))
 	for i, d := range vi.Shape {
 		switch {
-		case d.Param == "" && d.Value > 0 || d.Param == "" && d.Value == 0 && !hasGiven:
+		case d.Known():
 			if d.Value > int64(spec.DefaultMaxElements) {
 				return nil, &ImportError{Field: field, Err: fmt.Errorf("dimension %d is %d", i, d.Value)}
 			}
@@ -291,12 +292,20 @@ func (b *imp) inputShape(vi *ValueInfo) (spec.Shape, error) {
 				return nil, &ImportError{Field: field, Err: fmt.Errorf("given shape %v has rank %d, the model's input has rank %d", given, len(given), len(vi.Shape))}
 			}
 			s[i] = given[i]
-		default:
-			name := d.Param
-			if name == "" {
-				name = "?"
+			if d.Param != "" {
+				if b.params == nil {
+					b.params = map[string]int{}
+				}
+				if v, seen := b.params[d.Param]; seen && v != s[i] {
+					return nil, &ImportError{Field: field, Err: fmt.Errorf("dimension %d (%s) is %d, another input binds %s to %d", i, limits.Quote(d.Param), s[i], limits.Quote(d.Param), v)}
+				}
+				b.params[d.Param] = s[i]
 			}
-			return nil, &ImportError{Field: field, Err: fmt.Errorf("dimension %d is symbolic (%s); give the input's shape (Options.Shapes)", i, limits.Quote(name))}
+		default:
+			if d.Param == "" {
+				return nil, &ImportError{Field: field, Err: fmt.Errorf("dimension %d is unknown; give the input's shape (Options.Shapes)", i)}
+			}
+			return nil, &ImportError{Field: field, Err: fmt.Errorf("dimension %d is symbolic (%s); give the input's shape (Options.Shapes)", i, limits.Quote(d.Param))}
 		}
 	}
 	if hasGiven && !given.Equal(s) {
@@ -329,7 +338,7 @@ func matchDims(vi *ValueInfo, s spec.Shape) error {
 		return fmt.Errorf("shape %v, the graph declares %s", s, dimsString(vi.Shape))
 	}
 	for i, d := range vi.Shape {
-		if d.Param == "" && d.Value > 0 && d.Value != int64(s[i]) {
+		if d.Known() && d.Value != int64(s[i]) {
 			return fmt.Errorf("shape %v, the graph declares %s", s, dimsString(vi.Shape))
 		}
 	}

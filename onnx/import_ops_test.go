@@ -149,6 +149,13 @@ func TestImportExactOps(t *testing.T) {
 		// Two inputs (packed), two outputs (packed): a+b and a·b.
 		{"packing", newMG(13).in("a", 2).in("b", 2).op("Add", ins("a", "b"), ins("s")).op("Mul", ins("a", "b"), ins("p")).out("p", "s").model(), Options{},
 			[]*Tensor{floatsTensor(dims(2), 1, 2), floatsTensor(dims(2), 3, 5)}, []spec.Shape{{2}, {2}}, [][]string{{"3", "10"}, {"4", "7"}}},
+		// PyTorch's dynamic flatten: Shape → Gather → Unsqueeze → Concat → Reshape,
+		// with Mul of two extents (3·2 = 6): [1,3,2] → [1, 6], folded at import.
+		{"shape arithmetic folded", newMG(11).in("x", 1, 3, 2).initI("i0", dims(), 0).initI("i1", dims(), 1).initI("i2", dims(), 2).
+			op("Shape", ins("x"), ins("s")).op("Gather", ins("s", "i0"), ins("n")).op("Gather", ins("s", "i1"), ins("h")).op("Gather", ins("s", "i2"), ins("w")).
+			op("Mul", ins("h", "w"), ins("hw")).op("Unsqueeze", ins("n"), ins("un"), aIs("axes", 0)).op("Unsqueeze", ins("hw"), ins("uhw"), aIs("axes", 0)).
+			op("Concat", ins("un", "uhw"), ins("shape"), aI("axis", 0)).op("Reshape", ins("x", "shape"), ins("y")).out("y").model(), Options{},
+			[]*Tensor{floatsTensor(dims(1, 3, 2), 1, 2, 3, 4, 5, 6)}, []spec.Shape{{1, 6}}, [][]string{{"1", "2", "3", "4", "5", "6"}}},
 		// Bound integer input as Reshape's shape.
 		{"bound shape input", newMG(13).in("x", 2, 3).inT("s", Int64, 2).op("Reshape", ins("x", "s"), ins("y")).out("y").model(),
 			Options{Bind: map[string]*Tensor{"s": itensor("s", dims(2), 3, 2)}},

@@ -60,12 +60,27 @@ func TestImportSupersetOps(t *testing.T) {
 		// stride 1 overlaps accumulate: 1, 1+2, 2; bias 1/2.
 		{"ConvTranspose overlap bias", []irsem.Op{"conv_transpose"}, newMG(13).in("x", 1, 1, 2).init("w", dims(1, 1, 2), 1, 1).init("b", dims(1), 0.5).op("ConvTranspose", ins("x", "w", "b"), ins("y")).out("y").model(), Options{},
 			floatsTensor(dims(1, 1, 2), 1, 2), spec.Shape{1, 1, 3}, []float64{1.5, 3.5, 2.5}},
+		// output_shape 3 of the full 1 1 2 2: total padding 2·1 + 2 − 3 = 1, at the
+		// begin (NOTSET) → 1 2 2; at the end with SAME_UPPER → 1 1 2.
+		{"ConvTranspose output_shape", []irsem.Op{"conv_transpose"}, newMG(13).in("x", 1, 1, 2).init("w", dims(1, 1, 2), 1, 1).op("ConvTranspose", ins("x", "w"), ins("y"), aIs("strides", 2), aIs("output_shape", 3)).out("y").model(), Options{},
+			floatsTensor(dims(1, 1, 2), 1, 2), spec.Shape{1, 1, 3}, []float64{1, 2, 2}},
+		{"ConvTranspose output_shape SAME_UPPER", []irsem.Op{"conv_transpose"}, newMG(13).in("x", 1, 1, 2).init("w", dims(1, 1, 2), 1, 1).op("ConvTranspose", ins("x", "w"), ins("y"), aIs("strides", 2), aIs("output_shape", 3), aS("auto_pad", "SAME_UPPER")).out("y").model(), Options{},
+			floatsTensor(dims(1, 1, 2), 1, 2), spec.Shape{1, 1, 3}, []float64{1, 1, 2}},
+		// auto_pad SAME_LOWER asks for n·s = 4: no padding, the full 1 1 2 2.
+		{"ConvTranspose SAME_LOWER", []irsem.Op{"conv_transpose"}, newMG(13).in("x", 1, 1, 2).init("w", dims(1, 1, 2), 1, 1).op("ConvTranspose", ins("x", "w"), ins("y"), aIs("strides", 2), aS("auto_pad", "SAME_LOWER")).out("y").model(), Options{},
+			floatsTensor(dims(1, 1, 2), 1, 2), spec.Shape{1, 1, 4}, []float64{1, 1, 2, 2}},
 		// dilation 2, kernel 2 on 1 5 2 4 3: windows {0,2} {1,3} {2,4}.
 		{"MaxPool dilation", []irsem.Op{"max_pool_nd"}, newMG(12).in("x", 1, 1, 5).op("MaxPool", ins("x"), ins("y"), aIs("kernel_shape", 2), aIs("dilations", 2)).out("y").model(), Options{},
 			x5, spec.Shape{1, 1, 3}, []float64{2, 5, 3}},
 		// ceil_mode: kernel 2 stride 2 on 5 elements: a third window holding 3 alone.
 		{"MaxPool ceil_mode", []irsem.Op{"max_pool_nd"}, newMG(12).in("x", 1, 1, 5).op("MaxPool", ins("x"), ins("y"), aIs("kernel_shape", 2), aIs("strides", 2), aI("ceil_mode", 1)).out("y").model(), Options{},
 			x5, spec.Shape{1, 1, 3}, []float64{5, 4, 3}},
+		// SAME_UPPER, kernel 2, stride 1 on 1 5 2: pads 0/1, windows (1,5) (5,2) (2,pad).
+		{"MaxPool SAME_UPPER", []irsem.Op{"max_pool_nd"}, newMG(12).in("x", 1, 1, 3).op("MaxPool", ins("x"), ins("y"), aIs("kernel_shape", 2), aS("auto_pad", "SAME_UPPER")).out("y").model(), Options{},
+			floatsTensor(dims(1, 1, 3), 1, 5, 2), spec.Shape{1, 1, 3}, []float64{5, 5, 2}},
+		// SAME_LOWER: pads 1/0, windows (pad,1) (1,5) (5,2), averaging real elements only.
+		{"AveragePool SAME_LOWER", []irsem.Op{"avg_pool_nd"}, newMG(13).in("x", 1, 1, 3).op("AveragePool", ins("x"), ins("y"), aIs("kernel_shape", 2), aS("auto_pad", "SAME_LOWER")).out("y").model(), Options{},
+			floatsTensor(dims(1, 1, 3), 1, 5, 2), spec.Shape{1, 1, 3}, []float64{1, 3, 3.5}},
 		// count_include_pad = 0: windows (pad,1) (2,3) (4,pad) average their real elements.
 		{"AveragePool exclude pad", []irsem.Op{"avg_pool_nd"}, newMG(13).in("x", 1, 1, 4).op("AveragePool", ins("x"), ins("y"), aIs("kernel_shape", 2), aIs("strides", 2), aIs("pads", 1, 1)).out("y").model(), Options{},
 			x4, spec.Shape{1, 1, 3}, []float64{1, 2.5, 4}},

@@ -17,8 +17,10 @@
 // Integer values are compile-time constants: integer initializers,
 // Constant outputs, integer inputs bound at import (Options.Bind, e.g.
 // Embedding indices), and what Shape, Reshape, Flatten, Squeeze,
-// Unsqueeze, Transpose, Concat, Slice, Gather, ConstantOfShape and Cast
-// compute from them (folded at import). Float initializers are never
+// Unsqueeze, Transpose, Concat, Slice, Gather, ConstantOfShape, Cast and
+// Add/Sub/Mul (overflow refused; integer Div refused) compute from them
+// (folded at import: PyTorch's Shape → Gather → Unsqueeze → Concat →
+// Reshape flatten becomes one reshape). Float initializers are never
 // folded, so that each stays a payload field a gradient can be reported
 // for: where the mapping is direct they are node parameters (Conv W/B →
 // conv W/b; Gemm with transB = 1, α = β = 1 and a [N] bias → linear W/b;
@@ -99,7 +101,8 @@
 //	Conv                   conv (1-D/2-D/3-D, groups, dilations, strides); W and B constant; symmetric pads are conv's
 //	                       padding, asymmetric ones a constant-0 pad node before a conv without padding;
 //	                       auto_pad NOTSET, VALID, SAME_UPPER, SAME_LOWER
-//	ConvTranspose          conv_transpose
+//	ConvTranspose          conv_transpose (W [C, M/group, k…] and B constant; pads begin/end, output_padding, dilations,
+//	                       group); output_shape and auto_pad SAME_* derive the pads as the operator specifies
 //	MaxPool AveragePool    max_pool / avg_pool where they mean the ONNX op (symmetric pads smaller than the kernel, no
 //	                       dilation, no ceil effect; avg_pool with pads only for count_include_pad = 1), max_pool_nd /
 //	                       avg_pool_nd otherwise; ceil_mode's last window starts inside the input or the begin padding;

@@ -3,6 +3,7 @@ package onnx
 import (
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
+	"math"
 )
 
 // elementwiseOps: unary and binary elementwise ops and the activations
@@ -133,6 +134,9 @@ func binOp(op irsem.Op) opImporter {
 		if err := c.outputs(1, "a second output"); err != nil {
 			return err
 		}
+		if done, err := c.foldIntBinary(op); done || err != nil {
+			return err
+		}
 		a, ia, err := c.float(0)
 		if err != nil {
 			return err
@@ -154,6 +158,84 @@ func binOp(op irsem.Op) opImporter {
 		c.out(0, id, s, a.dt)
 		return nil
 	}
+}
+
+// foldIntBinary computes Add, Sub and Mul of two integer constants (shape
+// arithmetic) at import, numpy-broadcast; done is false when an operand is
+// not an integer constant. Div of integers is refused (its rounding is not
+// the IR's exact division).
+func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
+	a, err := c.in(0)
+	if err != nil {
+		return true, err
+	}
+	bv, err := c.in(1)
+	if err != nil {
+		return true, err
+	}
+	if !a.isInt() || !bv.isInt() || !a.isK || !bv.isK {
+		return false, nil
+	}
+	if op == "div" {
+		return true, c.errf("input", "integer division (of shape arithmetic) is not supported")
+	}
+	s, err := broadcastShapes(a.shape, bv.shape)
+	if err != nil {
+		return true, c.errf("input", "%v", err)
+	}
+	n, err := s.Check(0)
+	if err != nil {
+		return true, c.errf("input", "%v", err)
+	}
+	at, bt := broadcastInts(a.ints, a.shape, s), broadcastInts(bv.ints, bv.shape, s)
+	out := make([]int64, n)
+	for i := range out {
+		x, y := at[i], bt[i]
+		var r int64
+		var ok bool
+		switch op {
+		case irsem.OpAdd:
+			r = x + y
+			ok = (r > x) == (y > 0) || y == 0
+		case irsem.OpSub:
+			r = x - y
+			ok = (r < x) == (y > 0) || y == 0
+		default:
+			r = x * y
+			ok = x == 0 || (r/x == y && !(x == -1 && y == math.MinInt64) && !(y == -1 && x == math.MinInt64))
+		}
+		if !ok {
+			return true, c.errf("input", "element %d: integer overflow", i)
+		}
+		out[i] = r
+	}
+	c.outValue(0, intConst(s, out))
+	return true, nil
+}
+
+// broadcastInts broadcasts row-major integers of shape from to shape to.
+func broadcastInts(xs []int64, from, to spec.Shape) []int64 {
+	out := make([]int64, to.Size())
+	off := len(to) - len(from)
+	fst := from.Strides()
+	idx := make([]int, len(to))
+	for o := range out {
+		src := 0
+		for i := range from {
+			if from[i] != 1 {
+				src += idx[off+i] * fst[i]
+			}
+		}
+		out[o] = xs[src]
+		for d := len(to) - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < to[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	return out
 }
 
 // naryOp: Sum, Max, Min (left folds of add, max_elem, min_elem) and Mean
@@ -225,11 +307,11 @@ func importDropout(c *nctx) error {
 		return err
 	}
 	if c.b.opset < 7 {
-		test, err := c.attrBool("is_test", false)
-		if err != nil {
+		// is_test: the importer models inference whatever the flag says
+		// (a Dropout exported for training is the identity at inference).
+		if _, err := c.attrBool("is_test", false); err != nil {
 			return err
 		}
-		_ = test // inference is what the importer models, whatever the flag says about training
 	}
 	if c.b.opset >= 12 {
 		c.allow("seed") // the random draw of training mode

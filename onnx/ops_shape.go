@@ -604,7 +604,7 @@ func importSlice(c *nctx) error {
 	if len(axes) != len(starts) || len(steps) != len(starts) {
 		return c.errf("axes", "starts, ends, axes and steps differ in length")
 	}
-	cur, s := v, v.shape.Clone()
+	s := v.shape.Clone()
 	var id int
 	if !v.isInt() {
 		if id, err = c.b.ir(v); err != nil {
@@ -646,7 +646,6 @@ func importSlice(c *nctx) error {
 		}
 		s = ns
 	}
-	_ = cur
 	if v.isInt() {
 		c.outValue(0, intConst(s, ints))
 		return nil
