@@ -72,7 +72,7 @@ func TestWindowHandDerived(t *testing.T) {
 		// 3·2 + 4·3 = 20, dW_1 = Σ_o dy_o x_o = 1 + 4 + 9 = 14; db = 10.
 		{name: "conv 1-D", op: "conv", w: &Window{Kernel: []int{2}, Stride: []int{1}, Pads: []int{1, 1}, Dilation: []int{1}, Groups: 1},
 			xs: []Tensor[Rat]{ratVec(Shape{1, 3}, 1, 2, 3), ratVec(Shape{1, 1, 2}, 1, -1), ratVec(Shape{1}, 10)},
-			y: "9 9 9 13", dy: []int64{1, 2, 3, 4}, dx: "1 1 1", dw: "20 14", db: "10",
+			y:  "9 9 9 13", dy: []int64{1, 2, 3, 4}, dx: "1 1 1", dw: "20 14", db: "10",
 			tan: []int64{1, 0, 0}, jvp: "-1 1 0 0"},
 		// Two groups, dilation 2, stride 2 over x0 = [1,0,2,0,3], x1 = 1s:
 		// y0_o = x0_{2o} + x0_{2o+2} = 3, 5; y1_o = 2·x1_{2o} − x1_{2o+2} =
@@ -80,7 +80,7 @@ func TestWindowHandDerived(t *testing.T) {
 		// outputs: accumulated), dx1 = [2,0,1,0,−1].
 		{name: "conv groups dilation", op: "conv", w: &Window{Kernel: []int{2}, Stride: []int{2}, Dilation: []int{2}, Groups: 2},
 			xs: []Tensor[Rat]{ratVec(Shape{2, 5}, 1, 0, 2, 0, 3, 1, 1, 1, 1, 1), ratVec(Shape{2, 1, 2}, 1, 1, 2, -1)},
-			y: "3 5 1 1", dy: []int64{1, 1, 1, 1}, dx: "1 0 2 0 1 2 0 1 0 -1", dw: "3 5 2 2"},
+			y:  "3 5 1 1", dy: []int64{1, 1, 1, 1}, dx: "1 0 2 0 1 2 0 1 0 -1", dw: "3 5 2 2"},
 		// conv_transpose: x = [1,2], W = [1,10,100], stride 2, pads 1/0,
 		// output_padding 1: extent (2−1)·2 − 1 + 3 + 1 = 5, o = 2i − 1 + j:
 		// i=0 writes o = 0, 1 (j = 1, 2), i=1 writes o = 1, 2, 3, and o = 4
@@ -89,7 +89,7 @@ func TestWindowHandDerived(t *testing.T) {
 		// of a tangent 1 on x_1 is that input's footprint: W at o = 1, 2, 3.
 		{name: "conv_transpose", op: "conv_transpose", w: &Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 0}, Dilation: []int{1}, OutputPadding: []int{1}, Groups: 1},
 			xs: []Tensor[Rat]{ratVec(Shape{1, 2}, 1, 2), ratVec(Shape{1, 1, 3}, 1, 10, 100), ratVec(Shape{1}, 1)},
-			y: "11 103 21 201 1", dy: []int64{1, 0, 0, 0, 1}, dx: "10 0", dw: "0 1 0", db: "2",
+			y:  "11 103 21 201 1", dy: []int64{1, 0, 0, 0, 1}, dx: "10 0", dw: "0 1 0", db: "2",
 			tan: []int64{0, 1}, jvp: "0 1 10 100 0"},
 		// max_pool_nd over [3,1,3,2], kernel 2, stride 1: y = [3,3,3]; the
 		// 3 at index 2 wins two overlapping windows: dy = [1,2,4] gives dx
