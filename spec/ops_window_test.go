@@ -324,3 +324,13 @@ func BenchmarkConv2dVJP(b *testing.B) {
 	b.Run("Rat", benchConvVJP[Rat])
 	b.Run("F64", benchConvVJP[F64])
 }
+
+// TestWindowWorkBounded: a geometry whose relation tables would be huge is
+// rejected by the work limit before any table is built.
+func TestWindowWorkBounded(t *testing.T) {
+	info, _ := Info("avg_pool_nd")
+	a := &Attrs{Window: &Window{Kernel: []int{1 << 25}, Stride: []int{1}, Pads: []int{1 << 25, 1 << 25}, Dilation: []int{1}, CountIncludePad: true}}
+	if _, err := info.InferShape(a, []Shape{{2}}); err == nil || !strings.Contains(err.Error(), "exceeds the work limit") {
+		t.Errorf("huge window: %v", err)
+	}
+}
