@@ -428,7 +428,10 @@ func stridesOfInts(xs []int) []int {
 }
 
 // foldDot is the left fold 0 + xs[0]·ys[0] + xs[1]·ys[1] + … with the
-// scalar's own Mul and Add.
+// scalar's own Mul and Add: every inner product of the window rules goes
+// through it, over the window gathered into scratch slices (the exact
+// fused dot product of the performance work replaces it with one
+// of the same value).
 func foldDot[T Scalar[T]](xs, ys []T) T {
 	var acc T
 	for i := range xs {
