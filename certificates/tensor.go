@@ -114,17 +114,31 @@ type Attrs struct {
 	Seed   uint64   `json:"seed,omitempty"`
 	Values []string `json:"values,omitempty"`
 	// The attributes of pad, gather, lrn, shrink and hard_masked_softmax.
-	Widths       []int  `json:"widths,omitempty"`
-	Mode         string `json:"mode,omitempty"`
-	Value        string `json:"value,omitempty"`
-	Indices      []int  `json:"indices,omitempty"`
-	IndicesShape []int  `json:"indices_shape,omitempty"`
-	Size         int    `json:"size,omitempty"`
-	Alpha        string `json:"alpha,omitempty"`
-	Beta         string `json:"beta,omitempty"`
-	Bias         string `json:"bias,omitempty"`
-	Lambd        string `json:"lambd,omitempty"`
-	Mask         []bool `json:"mask,omitempty"`
+	Widths       []int   `json:"widths,omitempty"`
+	Mode         string  `json:"mode,omitempty"`
+	Value        string  `json:"value,omitempty"`
+	Indices      []int   `json:"indices,omitempty"`
+	IndicesShape []int   `json:"indices_shape,omitempty"`
+	Size         int     `json:"size,omitempty"`
+	Alpha        string  `json:"alpha,omitempty"`
+	Beta         string  `json:"beta,omitempty"`
+	Bias         string  `json:"bias,omitempty"`
+	Lambd        string  `json:"lambd,omitempty"`
+	Mask         []bool  `json:"mask,omitempty"`
+	Window       *Window `json:"window,omitempty"`
+}
+
+// Window is spec.Window, the geometry of conv, conv_transpose and the
+// pools, in a certificate.
+type Window struct {
+	Kernel          []int `json:"kernel"`
+	Stride          []int `json:"stride"`
+	Pads            []int `json:"pads,omitempty"`
+	Dilation        []int `json:"dilation,omitempty"`
+	OutputPadding   []int `json:"output_padding,omitempty"`
+	Groups          int   `json:"groups,omitempty"`
+	CeilMode        bool  `json:"ceil_mode,omitempty"`
+	CountIncludePad bool  `json:"count_include_pad,omitempty"`
 }
 
 // EncodeAttrs converts registry attributes.
@@ -150,6 +164,10 @@ func EncodeAttrs(a *spec.Attrs) Attrs {
 	out.Indices, out.IndicesShape = append([]int(nil), a.Indices...), append([]int(nil), a.IndicesShape...)
 	out.Size, out.Alpha, out.Beta, out.Bias, out.Lambd = a.Size, r(a.Alpha), r(a.Beta), r(a.Bias), r(a.Lambd)
 	out.Mask = append([]bool(nil), a.Mask...)
+	if w := a.Window.Clone(); w != nil {
+		out.Window = &Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
+			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}
+	}
 	return out
 }
 
@@ -184,6 +202,10 @@ func (a Attrs) decode(file, field string) (*spec.Attrs, error) {
 			return nil, err
 		}
 		out.Values = append(out.Values, r.Big())
+	}
+	if w := a.Window; w != nil {
+		out.Window = (&spec.Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
+			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}).Clone()
 	}
 	return out, nil
 }

@@ -16,11 +16,10 @@
 // Every tag takes its meaning from the spec primitive registry wherever
 // the registry has the primitive (OpInfo.Prim names it: mul_elem is mul,
 // max_elem max, layernorm layer_norm, linear linear with W and b from the
-// payload, batch_norm_eval batch_norm_eval with its statistics from the
-// payload, bernoulli_mask keep_mask, …). The tags the registry lacks —
-// conv, max_pool, avg_pool — have their forward rules here, generic over
-// spec.Scalar with fixed left folds; they are forward-only (no JVP or VJP
-// rules).
+// payload, conv with W and b from the payload, batch_norm_eval
+// batch_norm_eval with its statistics from the payload, bernoulli_mask
+// keep_mask, …): every tag has a registry primitive, and so JVP and VJP
+// rules.
 //
 // Decoding is strict (unknown, duplicate and missing fields, trailing data
 // and malformed numbers are errors; numbers are read exactly, never through
@@ -69,9 +68,15 @@
 //	reshape              1      in_shape, out_shape                         —                    reshape
 //	flatten              1      in_shape                                    —                    flatten (axis 0)
 //	concat               2..∞   axis                                        —                    concat
-//	conv                 1      kernel, stride, padding, dilation, groups,  W, b (optional)      (irsem)
+//	conv                 1      kernel, stride, padding, dilation, groups,  W, b (optional)      conv
 //	                            in_channels, out_channels
-//	max_pool avg_pool    1      kernel, stride, padding                     —                    (irsem)
+//	max_pool avg_pool    1      kernel, stride, padding                     —                    same name
+//	conv_transpose       1      kernel, stride, pads, dilation,             W, b (optional)      conv_transpose (superset)
+//	                            output_padding, groups, in_channels,
+//	                            out_channels
+//	max_pool_nd          1      kernel, stride, pads, dilation, ceil_mode   —                    max_pool_nd (superset)
+//	avg_pool_nd          1      kernel, stride, pads, dilation, ceil_mode,  —                    avg_pool_nd (superset)
+//	                            count_include_pad
 //	detach               1      —                                           —                    detach
 //	mse_loss             2      —                                           —                    mse_loss
 //

@@ -133,6 +133,13 @@ func badInputs(t *testing.T) map[string]string {
   {"id":1,"kind":"max_pool","parents":[0],"shape":[1,1,1],"kernel":[2,2],"stride":[2,2],"padding":[0,0]},
   {"id":2,"kind":"sum","parents":[1],"shape":[]}
 ]}`),
+		// bernoulli_mask has no registry primitive (irsem's own forward rule).
+		"iro": writeTemp(t, dir, "iro.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[]},
+  {"id":1,"kind":"bernoulli_mask","parents":[0],"shape":[2],"seed":1},
+  {"id":2,"kind":"sum","parents":[1],"shape":[]}
+]}`),
+		"input0":     writeTemp(t, dir, "input0.json", `{"shape":[],"values":["1"]}`),
 		"input3":     writeTemp(t, dir, "input3.json", `{"shape":[3],"values":["1","2","3"]}`),
 		"input2":     writeTemp(t, dir, "input2.json", `{"shape":[2],"values":["1","-2"]}`),
 		"input122":   writeTemp(t, dir, "input122.json", `{"shape":[1,2,2],"values":["1","2","3","4"]}`),
@@ -207,21 +214,36 @@ func TestIRCommandErrors(t *testing.T) {
 	}
 }
 
-// TestEvalPoolEveryPath: max_pool is a registry primitive (issue 11), so
-// every path evaluates it and grad differentiates it: the max pool of
-// [[1,2],[3,4]] is 4 and the sum of it 4, and the cotangent 1 goes to the
-// maximum's position alone (by hand).
-func TestEvalPoolEveryPath(t *testing.T) {
+// TestBernoulliMaskEveryPath: bernoulli_mask with a runtime keep
+// probability is the registry's keep_mask (issue 11), so every eval path
+// runs it: with keep probability 1 the mask is [1, 1] (every draw u ≥
+// 1 − 1 = 0), and the sum of it 2.
+func TestBernoulliMaskEveryPath(t *testing.T) {
 	f := badInputs(t)
 	for _, path := range evalPaths {
-		code, out, errs := runCmd("eval", "--graph", f["pool"], "--input", f["input122"], "--path", path)
+		code, out, errs := runCmd("eval", "--graph", f["iro"], "--input", f["input0"], "--path", path)
+		if code != 0 || out != "output node 2 (sum) [] = 2\n" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 2", path, code, out, errs)
+		}
+	}
+}
+
+// TestMaxPoolEveryPath: max_pool is a registry primitive, so every eval
+// path and both grad paths run it. The max pool of [[1,4],[3,4]] is 4 (by
+// hand) and the sum of it 4; the maximum is attained twice, so by the tie
+// rule each of the two 4s gets half of the cotangent 1: [[0,1/2],[0,1/2]].
+func TestMaxPoolEveryPath(t *testing.T) {
+	f := badInputs(t)
+	in := writeTemp(t, t.TempDir(), "ties.json", `{"shape":[1,2,2],"values":["1","4","3","4"]}`)
+	for _, path := range evalPaths {
+		code, out, errs := runCmd("eval", "--graph", f["pool"], "--input", in, "--path", path)
 		if code != 0 || out != "output node 2 (sum) [] = 4\n" {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 4", path, code, out, errs)
+			t.Errorf("eval %s: exit %d, stdout %q, stderr %q; want the output 4", path, code, out, errs)
 		}
 	}
 	for _, path := range []string{"tape", "typed-graph"} {
-		code, out, errs := runCmd("grad", "--graph", f["pool"], "--input", f["input122"], "--path", path)
-		if code != 0 || out != "loss = 4\ngrad input = [[[0, 0], [0, 1]]]\n" {
+		code, out, errs := runCmd("grad", "--graph", f["pool"], "--input", in, "--path", path)
+		if code != 0 || out != "loss = 4\ngrad input = [[[0, 1/2], [0, 1/2]]]\n" {
 			t.Errorf("grad %s: exit %d, stdout %q, stderr %q", path, code, out, errs)
 		}
 	}
