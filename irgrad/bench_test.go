@@ -1,6 +1,7 @@
 package irgrad
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/irsem"
@@ -85,5 +86,77 @@ func BenchmarkLowerAndGradMLP(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// deepMLP is the 16-layer 64-wide MLP of issue 11's performance targets:
+// x[64] → 15 × (linear 64→64, relu) → linear 64→1, every weight, bias and
+// input element a float32 value (a dyadic rational, as an ONNX model's
+// initializers are), drawn from a fixed stream with the Kaiming-uniform
+// bound 1/√64 = 1/8 (inputs in (−1, 1)), so the exact activations stay of
+// order 1 while their bit length grows layer by layer.
+func deepMLP(t testing.TB, layers, width int) (*irsem.Graph, *irsem.Payload, irsem.RatTensor) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(11, uint64(layers*1000+width)))
+	f32 := func(bound float64) spec.Rat {
+		v, err := spec.RatFromFloat64(float64(float32((2*r.Float64() - 1) * bound)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	tensor := func(shape spec.Shape, bound float64) *irsem.RatTensor {
+		d := make([]spec.Rat, shape.Size())
+		for i := range d {
+			d[i] = f32(bound)
+		}
+		x, err := spec.NewTensor(shape, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &x
+	}
+	b := newBuilder(sh(width))
+	prev := 0
+	for l := 0; l < layers; l++ {
+		out := width
+		if l == layers-1 {
+			out = 1
+		}
+		ln := b.add(irsem.OpLinear, []int{prev}, sh(out))
+		b.p[ln] = &irsem.Params{W: tensor(sh(out, width), 0.125), B: tensor(sh(out), 0.125)}
+		prev = ln
+		if l < layers-1 {
+			prev = b.add(irsem.OpRelu, []int{ln}, sh(out))
+		}
+	}
+	g, p := b.graph()
+	return g, p, *tensor(sh(width), 1)
+}
+
+// BenchmarkGradDeepMLP is the exact gradient (input and every parameter,
+// tape path, as `tlcheck grad` computes it) of the 16-layer 64-wide MLP
+// over Rat against the same gradient over F64 and F32; the lowering is
+// done once, outside the loop. Run side by side, the ratio rat/f64 is the
+// cost of exactness.
+func BenchmarkGradDeepMLP(b *testing.B) {
+	g, p, x := deepMLP(b, 16, 64)
+	b.Run("f64", func(b *testing.B) { benchGrad[spec.F64](b, g, p, x) })
+	b.Run("f32", func(b *testing.B) { benchGrad[spec.F32](b, g, p, x) })
+	b.Run("rat", func(b *testing.B) { benchGrad[spec.Rat](b, g, p, x) })
+}
+
+func benchGrad[T spec.Scalar[T]](b *testing.B, g *irsem.Graph, p *irsem.Payload, x irsem.RatTensor) {
+	l, err := Lower[T](nil, g, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xt := irsem.ConvertTensor[T](x)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := l.Grad(PathTape, xt); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
