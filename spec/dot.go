@@ -65,6 +65,12 @@ const wordBits = bits.UintSize
 
 // ratDot is FoldDot over Rat.
 func ratDot(acc Rat, xs, ys []Rat) Rat {
+	switch {
+	case len(xs) == 0:
+		return acc
+	case len(xs) == 1:
+		return acc.Add(xs[0].Mul(ys[0])) // nothing to fuse
+	}
 	// Pass 1: the exponent range of the dyadic terms.
 	emin, tmax, nd := 0, 0, 0
 	general := !acc.dyadic()
