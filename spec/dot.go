@@ -65,11 +65,48 @@ const wordBits = bits.UintSize
 
 // ratDot is FoldDot over Rat.
 func ratDot(acc Rat, xs, ys []Rat) Rat {
-	switch {
-	case len(xs) == 0:
+	if len(xs) <= 1 {
+		if len(xs) == 1 {
+			return acc.Add(xs[0].Mul(ys[0])) // nothing to fuse
+		}
 		return acc
-	case len(xs) == 1:
-		return acc.Add(xs[0].Mul(ys[0])) // nothing to fuse
+	}
+	// While every term and the partial sum fit in int64 (float32 data
+	// over few layers), the plain fold allocates nothing; from the first
+	// term that does not fit on, the terms are fused.
+	if acc.r == nil && acc.b == nil {
+		rest := len(xs) // the index of the first term not folded
+		for i, x := range xs {
+			y := ys[i]
+			if x.r != nil || x.b != nil || y.r != nil || y.b != nil {
+				rest = i
+				break
+			}
+			if x.m == 0 || y.m == 0 {
+				continue
+			}
+			hi, lo := bits.Mul64(absU(x.m), absU(y.m))
+			if hi != 0 || lo >= 1<<63 {
+				rest = i
+				break
+			}
+			p := int64(lo)
+			if (x.m < 0) != (y.m < 0) {
+				p = -p
+			}
+			if acc.m == 0 {
+				acc = Rat{m: p, e: x.e + y.e}
+			} else if z, ok := addSmall(acc.m, acc.e, p, x.e+y.e); ok {
+				acc = z
+			} else {
+				rest = i
+				break
+			}
+		}
+		if rest == len(xs) {
+			return acc
+		}
+		xs, ys = xs[rest:], ys[rest:]
 	}
 	// Pass 1: the exponent range of the dyadic terms.
 	emin, tmax, nd := 0, 0, 0

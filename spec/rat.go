@@ -117,8 +117,13 @@ func (x Rat) v() *big.Rat {
 		}
 		return new(big.Rat).SetInt(n)
 	}
-	d := new(big.Int).Lsh(big.NewInt(1), uint(-x.e))
-	return new(big.Rat).SetFrac(n, d)
+	// n/2^−e is already in lowest terms (n is odd): set the parts through
+	// Num and Denom, which big.Rat documents as references once the
+	// denominator is initialised, instead of SetFrac's GCD.
+	z := new(big.Rat).SetFrac64(1, 2)
+	z.Num().Set(n)
+	z.Denom().Lsh(z.Denom().SetInt64(1), uint(-x.e))
+	return z
 }
 
 // NewRat returns num/den; it panics only on a zero denominator, which is a

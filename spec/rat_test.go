@@ -360,6 +360,27 @@ func TestFoldDotRat(t *testing.T) {
 			return new(big.Rat).SetFloat64(float64(float32(g.r.NormFloat64())))
 		}},
 	}
+	// Fixed cases: zeros at the end of an int64 run, a run that
+	// overflows int64 midway, a non-dyadic term after small ones.
+	big63 := new(big.Rat).SetInt64(math.MaxInt64)
+	fixed := []struct{ acc, xs, ys []*big.Rat }{
+		{[]*big.Rat{big.NewRat(0, 1)}, []*big.Rat{big.NewRat(1, 1), big.NewRat(2, 1), big.NewRat(0, 1)}, []*big.Rat{big.NewRat(1, 1), big.NewRat(1, 1), big.NewRat(5, 1)}},
+		{[]*big.Rat{big.NewRat(3, 4)}, []*big.Rat{big.NewRat(1, 2), big.NewRat(0, 1), big.NewRat(5, 1)}, []*big.Rat{big.NewRat(0, 1), big.NewRat(7, 1), big.NewRat(0, 1)}},
+		{[]*big.Rat{big.NewRat(1, 1)}, []*big.Rat{big63, big63, big.NewRat(1, 2)}, []*big.Rat{big63, big.NewRat(2, 1), big.NewRat(1, 8)}},
+		{[]*big.Rat{big.NewRat(-1, 1)}, []*big.Rat{big.NewRat(1, 2), big.NewRat(1, 3), big63}, []*big.Rat{big.NewRat(1, 2), big.NewRat(3, 1), big63}},
+		{[]*big.Rat{big63}, []*big.Rat{big63, big.NewRat(0, 1)}, []*big.Rat{big.NewRat(1, 1), big.NewRat(1, 1)}},
+	}
+	for i, c := range fixed {
+		xr, yr := make([]Rat, len(c.xs)), make([]Rat, len(c.ys))
+		for j := range xr {
+			xr[j], yr[j] = RatFromBig(c.xs[j]), RatFromBig(c.ys[j])
+		}
+		got, want := FoldDot(RatFromBig(c.acc[0]), xr, yr), refDot(c.acc[0], c.xs, c.ys)
+		checkCanon(t, "fixed", got)
+		if got.Big().Cmp(want) != 0 {
+			t.Fatalf("fixed case %d: FoldDot = %s, want %s", i, got, want.RatString())
+		}
+	}
 	for _, k := range kinds {
 		for it := 0; it < 150; it++ {
 			n := g.r.IntN(41)
