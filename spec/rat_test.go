@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -479,4 +480,51 @@ func TestFoldDotLengthMismatch(t *testing.T) {
 		}
 	}()
 	FoldDot(Rat{}, []Rat{NewRat(1, 2)}, nil)
+}
+
+// fatalRecorder is a testing.TB whose Fatalf records the failure and
+// ends the goroutine, so a test can check that a checker fires.
+type fatalRecorder struct {
+	testing.TB
+	failed bool
+}
+
+func (f *fatalRecorder) Fatalf(string, ...any) { f.failed = true; runtime.Goexit() }
+
+// fires reports whether check calls Fatalf.
+func fires(t *testing.T, check func(tb testing.TB)) bool {
+	r := &fatalRecorder{TB: t}
+	done := make(chan struct{})
+	go func() { defer close(done); check(r) }()
+	<-done
+	return r.failed
+}
+
+// TestRatCheckersCatchPlantedFaults: the differential test's checks fire
+// on planted faults — a non-canonical form (even mantissa, a zero with an
+// exponent, a dyadic held as big.Rat, a big mantissa that fits int64), a
+// wrong value, a wrong fused sum — and stay silent on the real thing.
+func TestRatCheckersCatchPlantedFaults(t *testing.T) {
+	faults := []struct {
+		name  string
+		check func(tb testing.TB)
+	}{
+		{"even mantissa", func(tb testing.TB) { checkCanon(tb, "x", Rat{m: 6, e: -3}) }},
+		{"zero with exponent", func(tb testing.TB) { checkCanon(tb, "x", Rat{e: 4}) }},
+		{"dyadic as big.Rat", func(tb testing.TB) { checkCanon(tb, "x", Rat{r: big.NewRat(3, 8)}) }},
+		{"small big mantissa", func(tb testing.TB) { checkCanon(tb, "x", Rat{b: big.NewInt(3)}) }},
+		{"wrong value", func(tb testing.TB) { sameAs(tb, "x", NewRat(1, 2), big.NewRat(1, 3)) }},
+		{"wrong sum", func(tb testing.TB) {
+			got := FoldDot(Rat{}, []Rat{NewRat(1, 2), NewRat(1, 3)}, []Rat{NewRat(1, 1), NewRat(1, 1)})
+			sameAs(tb, "dot", got.Add(NewRat(1, 1<<40)), refDot(new(big.Rat), []*big.Rat{big.NewRat(1, 2), big.NewRat(1, 3)}, []*big.Rat{big.NewRat(1, 1), big.NewRat(1, 1)}))
+		}},
+	}
+	for _, f := range faults {
+		if !fires(t, f.check) {
+			t.Errorf("%s: not caught", f.name)
+		}
+	}
+	if fires(t, func(tb testing.TB) { sameAs(tb, "x", NewRat(-3, 8), big.NewRat(-3, 8)) }) {
+		t.Error("a correct value was flagged")
+	}
 }
