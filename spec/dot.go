@@ -291,3 +291,53 @@ func (x Rat) frac() (n, d *big.Int) {
 	v := x.v() // fresh for a dyadic
 	return v.Num(), v.Denom()
 }
+
+// ratOuter writes the outer product dst[j·len(xs)+k] = ys[j]·xs[k] (the
+// rational ys[j].Mul(xs[k]), so the same value). The big mantissas of
+// the dyadic products are carved out of one word slab and one big.Int
+// slab, two allocations for the whole product instead of two per
+// element; each has its own words (capacity-limited sub-slices), and,
+// as every stored mantissa, is never written again.
+func ratOuter(dst, ys, xs []Rat) {
+	words, nbig := 0, 0
+	wl := func(r Rat) int {
+		if r.b != nil {
+			return len(r.b.Bits())
+		}
+		return 64 / wordBits
+	}
+	for _, y := range ys {
+		for _, x := range xs {
+			if x.dyadic() && y.dyadic() && !x.IsZero() && !y.IsZero() && (x.b != nil || y.b != nil) {
+				words += wl(x) + wl(y)
+				nbig++
+			}
+		}
+	}
+	slab := make([]big.Word, words)
+	ints := make([]big.Int, nbig)
+	off, n := 0, 0
+	var sx, sy big.Int
+	for j, y := range ys {
+		for k, x := range xs {
+			i := j*len(xs) + k
+			if !x.dyadic() || !y.dyadic() || x.IsZero() || y.IsZero() || (x.b == nil && y.b == nil) {
+				dst[i] = y.Mul(x)
+				continue
+			}
+			need := wl(x) + wl(y)
+			z := ints[n].SetBits(slab[off : off : off+need])
+			off, n = off+need, n+1
+			my, mx := y.b, x.b
+			if my == nil {
+				my = sy.SetInt64(y.m)
+			}
+			if mx == nil {
+				mx = sx.SetInt64(x.m)
+			}
+			z.Mul(my, mx)
+			// odd · odd is odd, and |z| ≥ |big factor| ≥ 2^63: canonical.
+			dst[i] = Rat{b: z, e: y.e + x.e}
+		}
+	}
+}

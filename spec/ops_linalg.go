@@ -315,6 +315,11 @@ func linearVJP[T Scalar[T]](x, w, dy, dx, dw, db []T, rows, out, in int) {
 		}
 	}
 	if rows == 1 {
+		if dwr, ok := any(dw).([]Rat); ok {
+			// 0 + δ[j]·x[k] is δ[j]·x[k] over Rat.
+			ratOuter(dwr, any(dy).([]Rat), any(x).([]Rat))
+			return
+		}
 		for j := 0; j < out; j++ {
 			for k := 0; k < in; k++ {
 				dw[j*in+k] = zero.Add(dy[j].Mul(x[k]))

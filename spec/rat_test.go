@@ -528,3 +528,34 @@ func TestRatCheckersCatchPlantedFaults(t *testing.T) {
 		t.Error("a correct value was flagged")
 	}
 }
+
+// TestRatOuter: the slab-allocated outer product is element for element
+// ys[j]·xs[k], canonical, and shares no mantissa between elements or with
+// its operands.
+func TestRatOuter(t *testing.T) {
+	g := ratGen{rand.New(rand.NewPCG(8, 9))}
+	for it := 0; it < 60; it++ {
+		ys, xs := make([]Rat, g.r.IntN(7)), make([]Rat, g.r.IntN(7))
+		for i := range ys {
+			ys[i] = RatFromBig(g.ref())
+		}
+		for i := range xs {
+			xs[i] = RatFromBig(g.ref())
+		}
+		dst := make([]Rat, len(ys)*len(xs))
+		ratOuter(dst, ys, xs)
+		seen := map[*big.Int]bool{}
+		for j := range ys {
+			for k := range xs {
+				got := dst[j*len(xs)+k]
+				sameAs(t, "outer", got, new(big.Rat).Mul(ys[j].Big(), xs[k].Big()))
+				if got.b != nil {
+					if seen[got.b] || got.b == ys[j].b || got.b == xs[k].b {
+						t.Fatalf("mantissa shared at (%d, %d)", j, k)
+					}
+					seen[got.b] = true
+				}
+			}
+		}
+	}
+}
