@@ -155,10 +155,16 @@ func benchGrad[T spec.Scalar[T]](b *testing.B, g *irsem.Graph, p *irsem.Payload,
 	xt := irsem.ConvertTensor[T](x)
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0 := processCPU()
 	for i := 0; i < b.N; i++ {
 		if _, err := l.Grad(PathTape, xt); err != nil {
 			b.Fatal(err)
 		}
+	}
+	// CPU time per gradient, garbage collection included: on a shared
+	// machine it varies much less than the wall time.
+	if c1 := processCPU(); c0 >= 0 && c1 >= 0 {
+		b.ReportMetric(float64(c1-c0)/float64(b.N), "cpu-ns/op")
 	}
 }
 
