@@ -13,8 +13,12 @@ import (
 // operation, so the result has the same bits. For Rat it is the same
 // rational (addition is associative and commutative over Q, and Rat's
 // representation is canonical), computed as one exact fused sum instead
-// of 2n rounded-free but separately normalised operations:
+// of 2n separately normalised operations:
 //
+//   - while acc and every product so far are small dyadics whose sum
+//     fits an int64 mantissa, the terms are folded in int64 arithmetic
+//     (no allocation); the first term that does not fit, and all after
+//     it, go to the fused sum below with the partial sum as acc;
 //   - the dyadic terms (xᵢ = a·2^p, yᵢ = b·2^q, a product (ab)·2^(p+q))
 //     and a dyadic acc are summed as integers over the common exponent
 //     e = min(p+q): each product is shifted left by p+q−e bits and
