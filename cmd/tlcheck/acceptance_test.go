@@ -33,10 +33,14 @@ func sharedONNX() string {
 	}
 }
 
+// heavyInput is the size of input_0.pb beyond which a model is heavy.
+const heavyInput = 256 << 10
+
 // acceptanceModels lists the model directories of the acceptance set:
 // every directory under pytorch-converted/ and simple/ that holds a
-// model.onnx, sorted. Under -short or the race detector it keeps every
-// fourth, so that the subset still spans the op families.
+// model.onnx, sorted, less the heavy ones unless TLCHECK_ONNX_HEAVY=1.
+// Under -short or the race detector it keeps every fourth, so that the
+// subset still spans the op families.
 func acceptanceModels(t *testing.T) []string {
 	root := sharedONNX()
 	if root == "" {
@@ -58,6 +62,23 @@ func acceptanceModels(t *testing.T) []string {
 	sort.Strings(dirs)
 	if len(dirs) == 0 {
 		t.Fatalf("%s holds no model directories", root)
+	}
+	// The two max pools of a million-element input take seconds each (the
+	// rest of the set well under one together): they run when
+	// TLCHECK_ONNX_HEAVY=1, and are named when skipped.
+	if os.Getenv("TLCHECK_ONNX_HEAVY") != "1" {
+		var light, heavy []string
+		for _, d := range dirs {
+			if st, err := os.Stat(filepath.Join(d, "test_data_set_0", "input_0.pb")); err == nil && st.Size() > heavyInput {
+				heavy = append(heavy, filepath.Base(d))
+				continue
+			}
+			light = append(light, d)
+		}
+		if len(heavy) > 0 {
+			t.Logf("skipping %d models with an input over %d bytes (run them with TLCHECK_ONNX_HEAVY=1): %s", len(heavy), heavyInput, strings.Join(heavy, ", "))
+		}
+		dirs = light
 	}
 	if testing.Short() || raceEnabled {
 		var sub []string
