@@ -2,6 +2,7 @@ package certificates
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -280,8 +281,9 @@ func ModelOps(m *Model) ([]string, error) {
 // and, where they apply,
 //
 //   - model_composition.json — the composition law on m at its input,
-//     over spec.Rat; it applies when m is exact over Rat (irgrad lowers
-//     it over Rat: every tag Exact and a registry primitive);
+//     over spec.Rat; it applies when m is exact over Rat at its input
+//     (irgrad lowers it over Rat — every tag Exact — and every value
+//     stays rational);
 //   - model_range.json — a range certificate of m over the box
 //     input ± 1/8 under checked_cpu; it applies when ranges.Produce
 //     traces the model (every tag has a range rule, nothing overflows).
@@ -298,7 +300,7 @@ func ModelSuite(m *Model, seed uint64) (s *Suite, skipped []string, err error) {
 		return nil, nil, fmt.Errorf("certify: the input has shape %v, the graph's input %v", m.Input.Shape, in)
 	}
 	s = NewSuite()
-	if _, err := irgrad.Lower[spec.Rat](nil, m.Graph, payloadOrEmpty(m.Payload)); err != nil {
+	if err := exactAt(m); err != nil {
 		skipped = append(skipped, fmt.Sprintf("%s: not exact over rat: %v", KindModelComposition, err))
 	} else {
 		s.Register(KindModelComposition, func(w *Writer, o Options) error {
@@ -318,6 +320,14 @@ func ModelSuite(m *Model, seed uint64) (s *Suite, skipped []string, err error) {
 		s.subjects = append(s.subjects, func(Options) int { return 1 })
 	}
 	rf, rerr := produceRangeOf(SafeName(m.Name), KindModelRange, m.Graph, payloadOrEmpty(m.Payload), m.Input, seed)
+	if rerr == nil {
+		// A file the verifier would refuse to read is not written.
+		if data, err := encode(rf); err != nil {
+			rerr = err
+		} else if len(data) > MaxFileBytes {
+			rerr = fmt.Errorf("the certificate would be %d bytes, over the %d a verifier reads (a trace of every node's every element)", len(data), MaxFileBytes)
+		}
+	}
 	if rerr != nil {
 		skipped = append(skipped, fmt.Sprintf("%s: %v", KindModelRange, rerr))
 	} else {
@@ -340,6 +350,21 @@ func ModelSuite(m *Model, seed uint64) (s *Suite, skipped []string, err error) {
 		return nil, skipped, fmt.Errorf("certify: neither certificate applies to the model (%s)", strings.Join(skipped, "; "))
 	}
 	return s, skipped, nil
+}
+
+// exactAt reports why m is not exact over spec.Rat at its input, or nil:
+// irgrad must lower it over Rat (every tag Exact) and the evaluation must
+// keep every value rational (a batch norm's sqrt(var + ε) rarely does).
+func exactAt(m *Model) error {
+	p := payloadOrEmpty(m.Payload)
+	if _, err := irgrad.Lower[spec.Rat](nil, m.Graph, p); err != nil {
+		return err
+	}
+	var de *spec.DomainError
+	if _, err := irsem.DenoteAll(m.Graph, p, m.Input); errors.As(err, &de) && de.Scalar == "rat" && strings.HasPrefix(de.Reason, "no exact rational") {
+		return err
+	}
+	return nil
 }
 
 func modelFile(name string) func(Options) ([]string, error) {

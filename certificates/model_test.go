@@ -163,3 +163,39 @@ func TestModelSuiteSkipsInexact(t *testing.T) {
 		t.Fatal("an input of the wrong shape was accepted")
 	}
 }
+
+// TestModelEmptyInput: a model whose input has no elements (an imported
+// Embedding: its indices bound at import, no float input) certifies and
+// verifies; its range certificate's box is the empty list, never null.
+// concat([], c) = c = (1/2, −3) is the output, by hand.
+func TestModelEmptyInput(t *testing.T) {
+	t.Parallel()
+	g := &irsem.Graph{InputID: 0, OutputID: 3, Nodes: []irsem.Node{
+		{ID: 0, Kind: irsem.Kind{Op: irsem.OpInput}, Parents: []int{}, Shape: spec.Shape{0}},
+		{ID: 1, Kind: irsem.Kind{Op: irsem.OpConst, ValueShape: spec.Shape{2}}, Parents: []int{}, Shape: spec.Shape{2}},
+		{ID: 2, Kind: irsem.Kind{Op: irsem.OpConcat, Axis: 0}, Parents: []int{0, 1}, Shape: spec.Shape{2}},
+		{ID: 3, Kind: irsem.Kind{Op: irsem.OpRelu}, Parents: []int{2}, Shape: spec.Shape{2}},
+	}}
+	c, _ := spec.NewTensor(spec.Shape{2}, []spec.Rat{spec.NewRat(1, 2), spec.NewRat(-3, 1)})
+	p := &irsem.Payload{Entries: map[int]*irsem.Params{1: {Value: &c}}}
+	x, _ := spec.NewTensor(spec.Shape{0}, []spec.Rat{})
+	dir := t.TempDir()
+	man, skipped := certifyModel(t, &Model{Name: "embedding", Graph: g, Payload: p, Input: x}, dir, 2)
+	if len(skipped) != 0 || len(man.Files) != 4 {
+		t.Fatalf("skipped %v, files %v", skipped, man.Files)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, ModelRangeName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"box": []`) {
+		t.Errorf("the empty box is not []")
+	}
+	rep, err := FullSuite().Verify(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := rep.Failures(); len(f) != 0 {
+		t.Fatalf("%v", f[0].Err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/irsem"
@@ -210,6 +211,7 @@ func produceRangeOf(name, kind string, g *irsem.Graph, p *irsem.Payload, x spec.
 		Profile: cert.Profile, Rules: cert.Rules, SampleSeed: sampleSeed(seed, ex.name),
 		Capsules: make([][]string, len(cert.Capsules)), Trace: make([][]Enclosure32, len(cert.Trace)),
 	}
+	f.Box = []Enclosure32{} // never null, even for an input of no elements
 	for _, b := range cert.Box {
 		f.Box = append(f.Box, enc32(b))
 	}
@@ -439,17 +441,23 @@ func rederiveRange(file string, f *RangeFile, g *irsem.Graph, p *irsem.Payload, 
 		name string
 		x    spec.Tensor[spec.Rat]
 	}{{"centre", x}, {"all-low corner", lo}, {"all-high corner", hi}} {
-		if !exactGraph(g) {
-			// No exact rational semantics (tanh, exp, …): the exact real
-			// value is enclosed by the Interval evaluation at the point,
-			// and the enclosure must lie inside the recorded one — which
-			// proves the claim; anything else refuses it.
+		var vals []spec.Tensor[spec.Rat]
+		var err error
+		if exactGraph(g) {
+			vals, err = irsem.DenoteAll(g, p, pt.x)
+		}
+		var de *spec.DomainError
+		if !exactGraph(g) || errors.As(err, &de) && de.Scalar == "rat" && strings.HasPrefix(de.Reason, "no exact rational") {
+			// No exact rational value (tanh, exp, a batch norm's
+			// irrational sqrt, …): the exact real value is enclosed by the
+			// Interval evaluation at the point, and that enclosure must lie
+			// inside the recorded one — which proves the claim; anything
+			// else refuses it.
 			if err := intervalContained(file, g, p, pt.name, pt.x, cert.Trace); err != nil {
 				return 0, err
 			}
 			continue
 		}
-		vals, err := irsem.DenoteAll(g, p, pt.x)
 		if err != nil {
 			return 0, fieldErr(file, "graph", "exact evaluation at the %s: %v", pt.name, err)
 		}
