@@ -45,8 +45,9 @@
 // those of irsem.DenoteAll, node by node (exactly over spec.Rat, bit for
 // bit over the float scalars).
 //
-// Tags without a registry primitive have forward rules in irsem only —
-// conv, max_pool, avg_pool — so they
+// Every tag of this build has a registry primitive (conv, the pools,
+// batch_norm_eval and the other window and normalisation tags included).
+// A tag without one would have forward rules in irsem only, so it would
 // have no JVP or VJP rules and cannot be recorded on a tape or a typed
 // graph: lowering a graph that contains one fails at that node with
 // ErrNoPrimitive as the cause, an error that says nothing about gradients
