@@ -212,17 +212,38 @@ func TestPlanRejections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := backend.Plan(g, backend.CheckedCPU())
+	// Every tag has a backend op since issue 11, so the unsupported node
+	// is one whose capsule the profile's catalog lacks.
+	without := func(ops ...string) *backend.Profile {
+		var caps []backend.Capsule
+		for _, c := range backend.ReferenceCatalog().Capsules() {
+			keep := true
+			for _, op := range ops {
+				keep = keep && c.Op != op
+			}
+			if keep {
+				caps = append(caps, c)
+			}
+		}
+		cat, err := backend.NewCatalog(caps...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prof := backend.CheckedCPU()
+		prof.Catalog = cat
+		return prof
+	}
+	res := backend.Plan(g, without("hard_masked_softmax"))
 	if res.Err != nil || res.Accepted {
 		t.Fatalf("plan accepted: %v", res.Err)
 	}
 	rej := res.Rejected()
-	if len(rej) != 1 || rej[0].Node != 2 || rej[0].Tag != irsem.OpHardMaskedSoftmax || !strings.Contains(rej[0].Reasons[0], "tag hard_masked_softmax has no backend op") {
+	if len(rej) != 1 || rej[0].Node != 2 || rej[0].Tag != irsem.OpHardMaskedSoftmax || !strings.Contains(rej[0].Reasons[0], "declares no capsule for hard_masked_softmax") {
 		t.Fatalf("rejections %+v", rej)
 	}
 	var b strings.Builder
 	_ = backend.WritePlanReport(&b, res)
-	for _, s := range []string{"node 2 (hard_masked_softmax): rejected: tag hard_masked_softmax has no backend op", "verdict: rejected: 1 of 4 nodes cannot be planned on profile checked_cpu (node 2)"} {
+	for _, s := range []string{"node 2 (hard_masked_softmax): rejected: ", "verdict: rejected: 1 of 4 nodes cannot be planned on profile checked_cpu (node 2)"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, b.String())
 		}
@@ -231,21 +252,9 @@ func TestPlanRejections(t *testing.T) {
 		t.Errorf("bind of a rejected plan: %v", err)
 	}
 
-	// A profile whose catalog lacks relu rejects node 1 with the
+	// A profile whose catalog lacks relu too rejects node 1 with the
 	// selection's reason.
-	var caps []backend.Capsule
-	for _, c := range backend.ReferenceCatalog().Capsules() {
-		if c.Op != "relu" {
-			caps = append(caps, c)
-		}
-	}
-	cat, err := backend.NewCatalog(caps...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prof := backend.CheckedCPU()
-	prof.Catalog = cat
-	res = backend.Plan(g, prof)
+	res = backend.Plan(g, without("hard_masked_softmax", "relu"))
 	if rej := res.Rejected(); len(rej) != 2 || rej[0].Node != 1 || !strings.Contains(rej[0].Reasons[0], "declares no capsule for relu") {
 		t.Fatalf("rejections %+v", rej)
 	}
