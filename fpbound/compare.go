@@ -1,0 +1,304 @@
+package fpbound
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"sync"
+
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Options configures the bound.
+type Options struct {
+	// ULPs is the accuracy, in binary32 ulps of the result, assumed of the
+	// runtime's exp, log, log1p, tanh, sin and cos (0 → DefaultULPs).
+	// Square roots are correctly rounded (IEEE 754) whatever ULPs is.
+	ULPs int
+}
+
+// MaxULPs bounds Options.ULPs.
+const MaxULPs = 1 << 20
+
+// Verdict is the judgement of one recorded element.
+type Verdict int
+
+// The verdicts. The zero value is Inconclusive.
+const (
+	// Inconclusive: neither provably inside nor provably outside the
+	// bound (or no finite bound is known).
+	Inconclusive Verdict = iota
+	// Holds: |recorded − x| ≤ Bound for every x in Exact, hence for the
+	// exact value.
+	Holds
+	// Fails: |recorded − x| > Bound for every x in Exact, hence no
+	// evaluation of the model produces the recorded value.
+	Fails
+)
+
+// String names the verdict.
+func (v Verdict) String() string {
+	switch v {
+	case Holds:
+		return "holds"
+	case Fails:
+		return "fails"
+	case Inconclusive:
+		return "inconclusive"
+	}
+	return fmt.Sprintf("Verdict(%d)", int(v))
+}
+
+// Enclosure is one output element's exact enclosure and a-priori bound.
+type Enclosure struct {
+	// Exact encloses the exact real value of the element.
+	Exact spec.Interval
+	// Bound bounds |v̂ − x| for every binary32 value v̂ that an
+	// evaluation of the model (doc.go) produces; +∞ when none is known.
+	Bound float64
+	// Reason says why Bound is +∞ ("" when it is finite).
+	Reason string
+}
+
+// Element is one output element's verdict.
+type Element struct {
+	// Recorded is the runtime's value.
+	Recorded float32
+	// Exact encloses the exact real value.
+	Exact spec.Interval
+	// Bound is the a-priori bound on |any modelled evaluation − exact|.
+	Bound float64
+	// Dist encloses |Recorded − exact| (rounded outward); [MaxFloat64, +∞]
+	// for a NaN or infinite Recorded, unbounded above when Exact is.
+	Dist spec.Interval
+	// Verdict is Fails iff min over Exact of |Recorded − x| > Bound,
+	// Holds iff max over Exact of |Recorded − x| ≤ Bound (both decided in
+	// exact rational arithmetic), Inconclusive otherwise.
+	Verdict Verdict
+	// Reason explains an Inconclusive verdict without a finite bound.
+	Reason string
+}
+
+// Summary aggregates a run of elements.
+type Summary struct {
+	// MaxErr encloses max |recorded − exact| over the elements.
+	MaxErr spec.Interval
+	// MaxBound is the largest Bound (+∞ if any is).
+	MaxBound float64
+	// Holds, Fails and Inconclusive count the verdicts.
+	Holds, Fails, Inconclusive int
+	// FirstFail is the index of the first failing element (relative to
+	// the run), −1 when none fails.
+	FirstFail int
+}
+
+// Result is the verdict of every output element of one evaluation.
+type Result struct {
+	// Elements lists the output elements in row-major order (the IR
+	// output's flat order).
+	Elements []Element
+	// Summary aggregates all of them.
+	Summary
+}
+
+// Summarize aggregates elems (for example the elements of one ONNX output
+// inside the packed IR output).
+func Summarize(elems []Element) Summary {
+	s := Summary{FirstFail: -1}
+	for i, el := range elems {
+		switch el.Verdict {
+		case Holds:
+			s.Holds++
+		case Fails:
+			s.Fails++
+			if s.FirstFail < 0 {
+				s.FirstFail = i
+			}
+		default:
+			s.Inconclusive++
+		}
+		if i == 0 {
+			s.MaxErr, s.MaxBound = el.Dist, el.Bound
+			continue
+		}
+		s.MaxErr = spec.Interval{Lo: max(s.MaxErr.Lo, el.Dist.Lo), Hi: max(s.MaxErr.Hi, el.Dist.Hi)}
+		s.MaxBound = max(s.MaxBound, el.Bound)
+	}
+	return s
+}
+
+// evalMu serialises the evaluations over Err: the count of undecided
+// comparisons and the ULPs setting are package state read around one
+// evaluation (DenoteAll runs on the calling goroutine only).
+var evalMu sync.Mutex
+
+// Bounds evaluates g with payload p on the exact input over Err and
+// returns, per element of the output (row-major), an enclosure of the
+// exact value and the a-priori bound of doc.go. A graph, payload or input
+// that is malformed, or options out of range, is an error; a failure of
+// the evaluation itself (a raw log whose argument may be ≤ 0, an
+// undecidable comparison a registry rule branches on) makes every element
+// unbounded, with the reason, and is not an error.
+func Bounds(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Enclosure, error) {
+	k, err := o.ulps()
+	if err != nil {
+		return nil, err
+	}
+	if g == nil {
+		return nil, fmt.Errorf("fpbound: nil graph")
+	}
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	if err := irsem.CheckPayload(g, p); err != nil {
+		return nil, err
+	}
+	in := &g.Nodes[g.InputID]
+	if len(input.Data) != input.Shape.Size() || !input.Shape.Equal(in.Shape) {
+		return nil, fmt.Errorf("fpbound: node %d (input): shape mismatch: expected %v, got %v with %d values", in.ID, in.Shape, input.Shape, len(input.Data))
+	}
+	x := irsem.ConvertTensor[Err](input)
+	outShape := g.Nodes[g.OutputID].Shape
+	evalMu.Lock()
+	curULPs.Store(int64(k))
+	before := undecided.Load()
+	out, err := irsem.Denote(g, p, x)
+	und := undecided.Load() - before
+	curULPs.Store(DefaultULPs)
+	evalMu.Unlock()
+	n := outShape.Size()
+	res := make([]Enclosure, n)
+	whole := spec.Interval{Lo: math.Inf(-1), Hi: inf}
+	switch {
+	case err != nil && limits.IsLimit(err):
+		return nil, err
+	case err != nil:
+		for i := range res {
+			res[i] = Enclosure{Exact: whole, Bound: inf, Reason: "the evaluation failed: " + err.Error()}
+		}
+		return res, nil
+	case len(out.Data) != n:
+		return nil, fmt.Errorf("fpbound: internal error: output has %d values, shape %v", len(out.Data), outShape)
+	}
+	for i, v := range out.Data {
+		c := v.close()
+		res[i] = Enclosure{Exact: c.x, Bound: c.e}
+		switch {
+		case und > 0:
+			res[i].Bound = inf
+			res[i].Reason = fmt.Sprintf("%d comparison(s) a registry rule branches on could not be decided (a value within its error bound of the branch point): the runtime may take the other branch", und)
+		case math.IsInf(c.e, 1):
+			res[i].Reason = "no finite bound: an operation may overflow, or a divisor, log or sqrt argument may reach its singularity"
+		}
+	}
+	return res, nil
+}
+
+func (o Options) ulps() (int, error) {
+	switch {
+	case o.ULPs < 0 || o.ULPs > MaxULPs:
+		return 0, fmt.Errorf("fpbound: ULPs %d out of range [0, %d]", o.ULPs, MaxULPs)
+	case o.ULPs == 0:
+		return DefaultULPs, nil
+	}
+	return o.ULPs, nil
+}
+
+// Compare judges the recorded binary32 output of g (row-major, one value
+// per element of the output node) against Bounds: per element, Fails iff
+// the recorded value is provably farther than the bound from the exact
+// value, Holds iff it is provably within it (Element.Verdict). A NaN or
+// infinite recorded value fails wherever the bound is finite, since every
+// modelled evaluation then is finite.
+func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded []float32, o Options) (*Result, error) {
+	encl, err := Bounds(g, p, input, o)
+	if err != nil {
+		return nil, err
+	}
+	if len(recorded) != len(encl) {
+		return nil, fmt.Errorf("fpbound: node %d (output): %d recorded values for an output of %d elements (shape %v)",
+			g.OutputID, len(recorded), len(encl), g.Nodes[g.OutputID].Shape)
+	}
+	r := &Result{Elements: make([]Element, len(encl))}
+	for i, en := range encl {
+		r.Elements[i] = Judge(recorded[i], en)
+	}
+	r.Summary = Summarize(r.Elements)
+	return r, nil
+}
+
+// Judge decides one recorded value against its enclosure (see Element).
+func Judge(rec float32, en Enclosure) Element {
+	el := Element{Recorded: rec, Exact: en.Exact, Bound: en.Bound, Reason: en.Reason}
+	f := float64(rec)
+	bounded := !math.IsInf(en.Exact.Lo, 0) && !math.IsInf(en.Exact.Hi, 0)
+	finiteB := !math.IsInf(en.Bound, 1) && en.Bound >= 0
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		el.Dist = spec.Point(inf)
+		if finiteB && bounded {
+			el.Verdict = Fails
+		}
+		return el
+	}
+	r := new(big.Rat).SetFloat64(f)
+	// dlo = the distance from r to Exact; dhi = the distance to its
+	// farthest point (nil: unbounded).
+	dlo := new(big.Rat)
+	var dhi *big.Rat
+	if !math.IsInf(en.Exact.Lo, -1) {
+		if d := new(big.Rat).Sub(new(big.Rat).SetFloat64(en.Exact.Lo), r); d.Sign() > 0 {
+			dlo = d
+		}
+	}
+	if !math.IsInf(en.Exact.Hi, 1) {
+		if d := new(big.Rat).Sub(r, new(big.Rat).SetFloat64(en.Exact.Hi)); d.Sign() > 0 {
+			dlo = d
+		}
+	}
+	if bounded {
+		a := new(big.Rat).Abs(new(big.Rat).Sub(r, new(big.Rat).SetFloat64(en.Exact.Lo)))
+		b := new(big.Rat).Abs(new(big.Rat).Sub(r, new(big.Rat).SetFloat64(en.Exact.Hi)))
+		dhi = a
+		if b.Cmp(a) > 0 {
+			dhi = b
+		}
+	}
+	el.Dist = spec.Interval{Lo: ratDown(dlo), Hi: inf}
+	if dhi != nil {
+		el.Dist.Hi = ratUp(dhi)
+	}
+	if !finiteB {
+		return el
+	}
+	b := new(big.Rat).SetFloat64(en.Bound)
+	switch {
+	case dlo.Cmp(b) > 0:
+		el.Verdict = Fails
+	case dhi != nil && dhi.Cmp(b) <= 0:
+		el.Verdict = Holds
+	}
+	return el
+}
+
+// ratDown returns a float64 ≤ r (r ≥ 0).
+func ratDown(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	if new(big.Rat).SetFloat64(f).Cmp(r) > 0 {
+		f = down(f)
+	}
+	return max(f, 0)
+}
+
+// ratUp returns a float64 ≥ r (r ≥ 0).
+func ratUp(r *big.Rat) float64 {
+	f, _ := r.Float64()
+	if math.IsInf(f, 1) {
+		return f
+	}
+	if new(big.Rat).SetFloat64(f).Cmp(r) < 0 {
+		f = up(f)
+	}
+	return f
+}

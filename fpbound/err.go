@@ -1,0 +1,511 @@
+package fpbound
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Err is the scalar algebra of the a-priori bound: a spec.Scalar, so that
+// the registry's own rules and irsem.DenoteAll run over it unchanged. An
+// Err stands for one value of the graph and carries
+//
+//   - Exact(): an interval that encloses the exact real value x;
+//   - Bound(): an upper bound E on |v̂ − x| for every binary32 value v̂
+//     that an evaluation of the model (doc.go) can produce for it.
+//
+// A value produced by Add or Sub is a pending sum: it also remembers the
+// number of its terms n and an upper bound s on Σ|t̃ᵢ| (the magnitudes of
+// the terms as the runtime feeds them), and its own rounding error,
+// γ_{n−1}·s, is charged only when the sum is consumed by any operation
+// other than Add, Sub or Neg (it is then "closed"), so that a sum of n
+// terms is charged γ_{n−1} once, for whatever order or tree the runtime
+// sums it in. The theorem and the argument for every operation are in the
+// package documentation.
+//
+// The zero value is the exact zero: [0, 0] with bound 0.
+//
+// Use Err through Bounds and Compare. An evaluation over Err outside them
+// (irsem.Denote[Err] directly) assumes DefaultULPs for the elementary
+// functions and cannot learn of undecided comparisons (Compare); it must
+// not run concurrently with a Bounds call, which sets both for its own
+// evaluation.
+type Err struct {
+	x spec.Interval
+	e float64 // the bound; for a pending sum Σ Eᵢ (without the sum's own rounding)
+	s float64 // pending sums only: an upper bound of Σ|t̃ᵢ|
+	n int64   // pending sums only: the number of terms (≥ 2); 0 otherwise
+}
+
+// Value returns the closed value whose exact real value lies in x and
+// whose every modelled binary32 evaluation is within e of it. A NaN or
+// negative e is taken as +∞ (no bound).
+func Value(x spec.Interval, e float64) Err {
+	if !(e >= 0) {
+		e = inf
+	}
+	return Err{x: x, e: e}
+}
+
+// Exact returns the enclosure of the exact real value.
+func (v Err) Exact() spec.Interval { return v.x }
+
+// Bound returns the bound on |v̂ − x|, the sum's rounding included when v
+// is a pending sum: +∞ when no bound is known (a possible overflow, a
+// division by a value that may be 0, …).
+func (v Err) Bound() float64 { return v.close().e }
+
+// Terms returns the number of terms of a pending sum (0 for a closed
+// value).
+func (v Err) Terms() int64 { return v.n }
+
+// hull returns an interval that contains every modelled evaluation of the
+// closed value v: [Lo − e, Hi + e], rounded outward.
+func (v Err) hull() spec.Interval {
+	if math.IsInf(v.e, 1) {
+		return spec.Interval{Lo: math.Inf(-1), Hi: inf}
+	}
+	return spec.Interval{Lo: subDown(v.x.Lo, v.e), Hi: addUpSigned(v.x.Hi, v.e)}
+}
+
+// exactZero reports a closed exact zero: every modelled evaluation is 0.
+func (v Err) exactZero() bool { return v.n < 2 && v.x.Lo == 0 && v.x.Hi == 0 && v.e == 0 }
+
+// exactPoint reports a closed value known exactly to be c, with bound 0.
+func (v Err) exactPoint(c float64) bool {
+	return v.n < 2 && v.x.Lo == c && v.x.Hi == c && v.e == 0
+}
+
+// unbounded is a value without error bound whose exact value lies in x.
+func unbounded(x spec.Interval) Err { return Err{x: x, e: inf} }
+
+// close charges a pending sum's rounding: e + γ_{n−1}·s (doc.go, "Sums").
+// Every partial sum of any evaluation tree is at most (1+γ_{n−1})·s in
+// magnitude, so when that is below Ω no addition overflows; otherwise the
+// bound is +∞.
+func (v Err) close() Err {
+	if v.n < 2 {
+		return v
+	}
+	g := gamma(v.n - 1)
+	if mulUp(addUp(1, g), v.s) >= omega {
+		return unbounded(v.x)
+	}
+	return Err{x: v.x, e: addUp(v.e, mulUp(g, v.s))}
+}
+
+// term returns v as the terms of a sum: its error, Σ|t̃ᵢ| and term count.
+func (v Err) term() (e, s float64, n int64) {
+	if v.n >= 2 {
+		return v.e, v.s, v.n
+	}
+	return v.e, addUp(mag(v.x), v.e), 1
+}
+
+// rounded finishes one rounded operation (×, ÷) whose exact result on the
+// exact operands lies in x and whose exact result on the computed operands
+// is within p of it: fl(r̂) = r̂(1+δ) + η, |δ| ≤ u, |η| ≤ eta, as long as
+// |r̂| < Ω. |r̂| ≤ mag(x) + p =: M, so the bound is p + u·M + eta, and +∞
+// when M ≥ Ω (the operation may overflow).
+func rounded(x spec.Interval, p, eta float64) Err {
+	m := addUp(mag(x), p)
+	if !(m < omega) {
+		return unbounded(x)
+	}
+	return Err{x: x, e: addUp(p, addUp(mulUp(unitRoundoff, m), eta))}
+}
+
+// scaled finishes a product or quotient by an exact power of two: the
+// exact result on the computed operand is c·b̂, a binary32 value unless it
+// falls in the subnormal range (where it rounds with |η| ≤ 2^-150) or
+// overflows, so the bound is p + eta without the relative term.
+func scaled(x spec.Interval, p, eta float64) Err {
+	if !(addUp(mag(x), p) < omega) {
+		return unbounded(x)
+	}
+	return Err{x: x, e: addUp(p, eta)}
+}
+
+// pow2 reports a closed value known exactly to be ±2^k (bound 0).
+func (v Err) pow2() bool {
+	if v.n >= 2 || v.e != 0 || v.x.Lo != v.x.Hi || v.x.Lo == 0 || math.IsInf(v.x.Lo, 0) {
+		return false
+	}
+	fr, _ := math.Frexp(v.x.Lo)
+	return fr == 0.5 || fr == -0.5
+}
+
+// Add returns the pending sum of v and w (doc.go, "Sums"). An exact zero
+// operand is dropped: adding an exact zero is exact in binary32.
+func (v Err) Add(w Err) Err {
+	switch {
+	case w.exactZero():
+		return v
+	case v.exactZero():
+		return w
+	}
+	e1, s1, n1 := v.term()
+	e2, s2, n2 := w.term()
+	return Err{x: v.x.Add(w.x), e: addUp(e1, e2), s: addUp(s1, s2), n: n1 + n2}
+}
+
+// Sub returns the pending sum v + (−w).
+func (v Err) Sub(w Err) Err { return v.Add(w.Neg()) }
+
+// Neg negates v exactly (a pending sum stays pending: −Σtᵢ = Σ(−tᵢ)).
+func (v Err) Neg() Err { v.x = v.x.Neg(); return v }
+
+// Mul bounds a rounded product: |âb̂ − ab| ≤ |a|·E_b + |b|·E_a + E_a·E_b
+// over the magnitudes of the enclosures, then one rounding with the
+// underflow term 2^-149 (doc.go, "Products"). An exact ±1 or 0 factor is
+// exact in binary32.
+func (v Err) Mul(w Err) Err {
+	a, b := v.close(), w.close()
+	switch {
+	case a.exactPoint(1):
+		return b
+	case b.exactPoint(1):
+		return a
+	case a.exactPoint(-1):
+		return b.Neg()
+	case b.exactPoint(-1):
+		return a.Neg()
+	case (a.exactZero() && !math.IsInf(b.e, 1)) || (b.exactZero() && !math.IsInf(a.e, 1)):
+		return Err{}
+	}
+	x := a.x.Mul(b.x)
+	ma, mb := mag(a.x), mag(b.x)
+	p := addUp(addUp(mulUp(ma, b.e), mulUp(mb, a.e)), mulUp(a.e, b.e))
+	if a.pow2() {
+		return scaled(x, p, etaMul)
+	}
+	if b.pow2() {
+		return scaled(x, p, etaMul)
+	}
+	return rounded(x, p, etaMul)
+}
+
+// Div bounds a rounded quotient (doc.go, "Quotients"): when every modelled
+// divisor b̂ satisfies |b̂| ≥ m > 0, |â/b̂ − a/b| ≤ (E_a + |a/b|·E_b)/m,
+// then one rounding with the underflow term 2^-150. A divisor that may be
+// 0 gives no bound (+∞). Div never fails.
+func (v Err) Div(w Err) (Err, error) {
+	a, b := v.close(), w.close()
+	x, _ := a.x.Div(b.x)
+	switch {
+	case b.exactPoint(1):
+		return a, nil
+	case b.exactPoint(-1):
+		return a.Neg(), nil
+	}
+	m := subDown(mig(b.x), b.e)
+	if !(m > 0) {
+		return unbounded(x), nil
+	}
+	if a.exactZero() {
+		return Err{}, nil
+	}
+	p := divUp(addUp(a.e, mulUp(mag(x), b.e)), m)
+	if b.pow2() {
+		return scaled(x, p, etaDiv), nil
+	}
+	return rounded(x, p, etaDiv), nil
+}
+
+// Abs is 1-Lipschitz and exact in binary32.
+func (v Err) Abs() Err { a := v.close(); return Err{x: a.x.Abs(), e: a.e} }
+
+// Max is 1-Lipschitz in the maximum norm and exact in binary32:
+// |max(â,b̂) − max(a,b)| ≤ max(|â−a|, |b̂−b|). When the hulls are
+// ordered (H_a.Lo ≥ H_b.Hi) both the exact and every computed maximum are
+// a's, so the result is a itself, with a's bound alone.
+func (v Err) Max(w Err) Err {
+	a, b := v.close(), w.close()
+	switch ha, hb := a.hull(), b.hull(); {
+	case ha.Lo >= hb.Hi:
+		return a
+	case hb.Lo >= ha.Hi:
+		return b
+	}
+	return Err{x: a.x.Max(b.x), e: max(a.e, b.e)}
+}
+
+// Min is Max's mirror.
+func (v Err) Min(w Err) Err {
+	a, b := v.close(), w.close()
+	switch ha, hb := a.hull(), b.hull(); {
+	case ha.Hi <= hb.Lo:
+		return a
+	case hb.Hi <= ha.Lo:
+		return b
+	}
+	return Err{x: a.x.Min(b.x), e: max(a.e, b.e)}
+}
+
+// Relu is max(x, 0): exact in binary32 and 1-Lipschitz; when the hull
+// lies in (−∞, 0] both the exact and every computed value are 0, an exact
+// zero (bound 0), and when it lies in [0, ∞) the value is x itself.
+func (v Err) Relu() Err { return v.Max(Err{}) }
+
+// Clamp is min(max(x, lo), hi), through Max and Min.
+func (v Err) Clamp(lo, hi Err) Err { return v.Max(lo).Min(hi) }
+
+// Sign bounds a discontinuous choice soundly instead of deciding it: the
+// exact sign lies in Sign(X), a computed one in Sign(H) with H the hull of
+// the modelled evaluations, so the error is at most the largest distance
+// between the two sets — 0 when H is on one side of 0 (or is {0}), at most
+// 2 otherwise.
+func (v Err) Sign() Err {
+	a := v.close()
+	sx, sh := a.x.Sign(), a.hull().Sign()
+	if math.IsInf(a.e, 1) {
+		return unbounded(sx) // the computed argument may be NaN
+	}
+	return Err{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
+}
+
+// Step is 1 for x > 0 and 0 otherwise, bounded as Sign: 0 when the hull
+// decides it, at most 1 otherwise.
+func (v Err) Step() Err {
+	a := v.close()
+	sx, sh := a.x.Step(), a.hull().Step()
+	if math.IsInf(a.e, 1) {
+		return unbounded(sx)
+	}
+	return Err{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
+}
+
+// ulpsOf is k ulps of a binary32 result of magnitude at most m:
+// k·(2^-23·m + 2^-149), since ulp(y) ≤ 2^-23·|y| for normal y and ulp is
+// 2^-149 in the subnormal range.
+func ulpsOf(k, m float64) float64 { return mulUp(k, addUp(mulUp(ulpFactor, m), etaSub)) }
+
+// elementary finishes an elementary function f (doc.go, "Elementary
+// functions"): x is the enclosure of f(exact), fh an enclosure of f over
+// the hull H of the computed arguments, lip an upper bound of |f′| over H
+// and e the argument's bound. By the mean value theorem |f(x̂) − f(x)| ≤
+// lip·e, and the library result is within k ulps of f(x̂), whose magnitude
+// is at most mag(fh).
+func elementary(x, fh spec.Interval, lip, e float64) Err {
+	m := mag(fh)
+	k := float64(curULPs.Load())
+	if !(addUp(m, ulpsOf(k, m)) < omega) {
+		return unbounded(x)
+	}
+	return Err{x: x, e: addUp(mulUp(lip, e), ulpsOf(k, m))}
+}
+
+// Exp: f′ = exp, so lip = exp(H.Hi) = the top of exp(H).
+func (v Err) Exp() (Err, error) {
+	a := v.close()
+	x, _ := a.x.Exp()
+	h := a.hull()
+	if math.IsInf(h.Hi, 1) {
+		return unbounded(x), nil
+	}
+	fh, _ := h.Exp()
+	return elementary(x, fh, fh.Hi, a.e), nil
+}
+
+// Log: f′ = 1/x, so lip = 1/H.Lo; no bound when H reaches 0.
+func (v Err) Log() (Err, error) {
+	a := v.close()
+	h := a.hull()
+	if !(a.x.Lo > 0) {
+		return unbounded(spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
+	}
+	x, _ := a.x.Log()
+	if !(h.Lo > 0) || math.IsInf(h.Hi, 1) {
+		return unbounded(x), nil
+	}
+	fh, _ := h.Log()
+	return elementary(x, fh, divUp(1, h.Lo), a.e), nil
+}
+
+// Log1p: f′ = 1/(1+x), so lip = 1/(1+H.Lo); no bound when H reaches −1.
+func (v Err) Log1p() (Err, error) {
+	a := v.close()
+	h := a.hull()
+	if !(a.x.Lo > -1) {
+		return unbounded(spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
+	}
+	x, _ := a.x.Log1p()
+	d := down(1 + h.Lo) // 1 + H.Lo rounded down (Nextafter below the rounded sum)
+	if !(h.Lo > -1) || !(d > 0) || math.IsInf(h.Hi, 1) {
+		return unbounded(x), nil
+	}
+	fh, _ := h.Log1p()
+	return elementary(x, fh, divUp(1, d), a.e), nil
+}
+
+// Tanh: |f′| = 1 − tanh² ≤ 1 − tanh(mig H)², bounded by 1 − t² with t a
+// lower bound of tanh(mig H) ≥ 0.
+func (v Err) Tanh() (Err, error) {
+	a := v.close()
+	x, _ := a.x.Tanh()
+	h := a.hull()
+	fh, _ := h.Tanh()
+	lip := 1.0
+	if m := mig(h); m > 0 && !math.IsInf(m, 1) {
+		t, _ := spec.Point(m).Tanh()
+		if t.Lo > 0 {
+			lip = up(1 - down(t.Lo*t.Lo)) // 1 − (a lower bound of t²), rounded up
+		}
+	}
+	return elementary(x, fh, min(lip, 1), a.e), nil
+}
+
+// Sin and Cos are 1-Lipschitz.
+func (v Err) Sin() (Err, error) {
+	a := v.close()
+	x, _ := a.x.Sin()
+	fh, _ := a.hull().Sin()
+	return elementary(x, fh, 1, a.e), nil
+}
+
+// Cos is 1-Lipschitz; see Sin.
+func (v Err) Cos() (Err, error) {
+	a := v.close()
+	x, _ := a.x.Cos()
+	fh, _ := a.hull().Cos()
+	return elementary(x, fh, 1, a.e), nil
+}
+
+// Sqrt is correctly rounded in binary32 (IEEE 754), so its rounding is
+// u·|result| (a binary32 square root is never subnormal). Propagation:
+// |√x̂ − √x| ≤ min(e/(2√H.Lo), √e), the second form from
+// |√p − √q| ≤ √|p − q| for p, q ≥ 0. No bound when H reaches below 0 (the
+// runtime could take the root of a negative number).
+func (v Err) Sqrt() (Err, error) {
+	a := v.close()
+	h := a.hull()
+	if a.x.Hi < 0 {
+		return unbounded(spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
+	}
+	x, _ := a.x.Sqrt()
+	if !(h.Lo >= 0) || math.IsInf(h.Hi, 1) {
+		return unbounded(x), nil
+	}
+	fh, _ := h.Sqrt()
+	p := 0.0
+	if a.e > 0 {
+		p = up(math.Sqrt(a.e))
+	}
+	if h.Lo > 0 && p > 0 {
+		p = min(p, divUp(a.e, down(2*down(math.Sqrt(h.Lo)))))
+	}
+	return Err{x: x, e: addUp(p, mulUp(unitRoundoff, mag(fh)))}, nil
+}
+
+// undecided counts the comparisons that could not be decided (see
+// Compare); Bounds reads it around its evaluation.
+var undecided atomic.Int64
+
+// curULPs is the elementary-function accuracy in ulps that the
+// evaluations use (Options.ULPs; set by Bounds for its evaluation).
+var curULPs atomic.Int64
+
+func init() { curULPs.Store(DefaultULPs) }
+
+// Compare orders the modelled evaluations: decided (and then the exact
+// values are in the same order, since X ⊆ H) only when the hulls of the
+// two values do not overlap, or both are the same exact point. An
+// undecided comparison returns ok = false and is counted: a registry rule
+// that branches on it (sigmoid's two forms) may take another branch than
+// the runtime, so Bounds turns every element of such an evaluation
+// Inconclusive.
+func (v Err) Compare(w Err) (int, bool) {
+	a, b := v.close(), w.close()
+	ha, hb := a.hull(), b.hull()
+	switch {
+	case ha.Hi < hb.Lo:
+		return -1, true
+	case ha.Lo > hb.Hi:
+		return 1, true
+	case a.e == 0 && b.e == 0 && a.x.Lo == a.x.Hi && b.x.Lo == b.x.Hi && a.x.Lo == b.x.Lo:
+		return 0, true
+	}
+	undecided.Add(1)
+	return 0, false
+}
+
+// IsZero reports an exact zero whose every modelled evaluation is 0.
+func (v Err) IsZero() bool { return v.exactZero() }
+
+// Same reports identical fields (bit equality of the floats).
+func (v Err) Same(w Err) bool {
+	return v.x.Same(w.x) && math.Float64bits(v.e) == math.Float64bits(w.e) &&
+		math.Float64bits(v.s) == math.Float64bits(w.s) && v.n == w.n
+}
+
+// FromInt returns the integer n: exact, with the bound |n − fl32(n)| (0
+// for |n| ≤ 2^24).
+func (Err) FromInt(n int64) Err {
+	if n >= -1<<24 && n <= 1<<24 {
+		f := float64(n)
+		return Err{x: spec.Interval{Lo: f, Hi: f}}
+	}
+	return Err{}.FromRat(new(big.Rat).SetInt64(n))
+}
+
+// FromRat returns the constant r: its enclosure, and the bound
+// |r − fl32(r)| where fl32(r) is r rounded to the nearest binary32 (the
+// constant the runtime holds); 0 when r is a binary32 value.
+func (Err) FromRat(r *big.Rat) Err {
+	if f, ok := dyadic32(r); ok {
+		return Err{x: spec.Interval{Lo: f, Hi: f}}
+	}
+	x := spec.Interval{}.FromRat(r)
+	f32, _ := r.Float32()
+	if math.IsInf(float64(f32), 0) {
+		return unbounded(x)
+	}
+	d := new(big.Rat).SetFloat64(float64(f32))
+	d.Sub(d, r)
+	d.Abs(d)
+	// d.Float64 rounds to nearest; its exactness flag is not trusted
+	// (golang/go#56164), the comparison is exact.
+	e, _ := d.Float64()
+	if new(big.Rat).SetFloat64(e).Cmp(d) < 0 {
+		e = up(e)
+	}
+	return Err{x: x, e: e}
+}
+
+// dyadic32 returns r as a float64 when r is exactly a binary32 value
+// (a fast path: an integer or power-of-two denominator, a significand of
+// at most 24 bits, an exponent in binary32's range).
+func dyadic32(r *big.Rat) (float64, bool) {
+	num, den := r.Num(), r.Denom()
+	if !num.IsInt64() || !den.IsInt64() {
+		return 0, false
+	}
+	p, q := num.Int64(), den.Int64()
+	if q&(q-1) != 0 || p <= -1<<53 || p >= 1<<53 {
+		return 0, false
+	}
+	f := float64(p) / float64(q) // exact: p has ≤ 53 bits, q a power of two
+	return f, float64(float32(f)) == f
+}
+
+// Float64 returns the midpoint of the enclosure.
+func (v Err) Float64() float64 { return v.x.Float64() }
+
+// String prints "[lo, hi] ± e" (the bound of the closed value).
+func (v Err) String() string {
+	return v.x.String() + " ± " + strconv.FormatFloat(v.Bound(), 'g', 6, 64)
+}
+
+// Kind is "fpbound".
+func (Err) Kind() string { return "fpbound" }
+
+// DefaultULPs is the elementary-function accuracy assumed when
+// Options.ULPs is 0: every exp, log, log1p, tanh, sin and cos of the
+// runtime is within 4 binary32 ulps of the real function at its binary32
+// argument (doc.go, "Model").
+const DefaultULPs = 4
+
+var _ spec.Scalar[Err] = Err{}

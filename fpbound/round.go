@@ -1,0 +1,139 @@
+package fpbound
+
+import (
+	"math"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Upward-rounded float64 arithmetic on non-negative bounds. Every helper
+// returns a float64 that is ≥ the exact real result of its operation on
+// its (exact, float64) operands: the float64 operation rounds to nearest,
+// so the exact result lies within half an ulp of the rounded one, and the
+// next float64 towards +∞ (math.Nextafter) is ≥ the exact result —
+// including when the rounded result is 0 after an underflow (the next
+// float is 2^-1074, above anything that rounds to 0) and when it is +∞.
+// Operations with an exact zero operand are exact and are not bumped. An
+// infinite operand makes every result +∞ (a product 0·∞ included: an
+// infinite bound means "no bound", and a zero factor times an unbounded
+// error does not bound it either).
+
+var (
+	inf = math.Inf(1)
+	// unitRoundoff is u = 2^-24, the unit roundoff of binary32.
+	unitRoundoff = 0x1p-24
+	// ulpFactor is 2^-23: ulp(y) ≤ 2^-23·|y| for a normal binary32 y.
+	ulpFactor = 0x1p-23
+	// etaMul is the absolute underflow term charged to a product: 2^-149,
+	// twice the 2^-150 of one rounding, so that it also pays for a fused
+	// multiply-add's underflow carried through later additions (doc.go).
+	etaMul = 0x1p-149
+	// etaDiv is the underflow term of one rounded quotient: 2^-150.
+	etaDiv = 0x1p-150
+	// etaSub is the smallest positive subnormal binary32, 2^-149: one ulp
+	// in the subnormal range.
+	etaSub = 0x1p-149
+	// omega is Ω = 2^128 − 2^103: round to nearest gives ±∞ exactly from
+	// |x| ≥ Ω on. It is a float64 exactly (25 significant bits).
+	omega = 0x1p128 - 0x1p103
+)
+
+// up returns the next float64 above v.
+func up(v float64) float64 { return math.Nextafter(v, inf) }
+
+// down returns the next float64 below v.
+func down(v float64) float64 { return math.Nextafter(v, -inf) }
+
+// addUp bounds a + b from above for a, b ≥ 0.
+func addUp(a, b float64) float64 {
+	switch {
+	case math.IsInf(a, 1) || math.IsInf(b, 1):
+		return inf
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return up(a + b)
+}
+
+// mulUp bounds a·b from above for a, b ≥ 0.
+func mulUp(a, b float64) float64 {
+	switch {
+	case math.IsInf(a, 1) || math.IsInf(b, 1):
+		return inf
+	case a == 0 || b == 0:
+		return 0
+	case a == 1:
+		return b
+	case b == 1:
+		return a
+	}
+	return up(a * b)
+}
+
+// divUp bounds a/b from above for a ≥ 0, b > 0.
+func divUp(a, b float64) float64 {
+	switch {
+	case math.IsInf(a, 1) || !(b > 0):
+		return inf
+	case a == 0:
+		return 0
+	case math.IsInf(b, 1):
+		return up(0)
+	case b == 1:
+		return a
+	}
+	return up(a / b)
+}
+
+// subDown bounds a − b from below (any signs, finite b ≥ 0).
+func subDown(a, b float64) float64 {
+	if b == 0 {
+		return a
+	}
+	if math.IsInf(b, 1) {
+		return -inf
+	}
+	return down(a - b)
+}
+
+// addUpSigned bounds a + b from above (any signs, b ≥ 0).
+func addUpSigned(a, b float64) float64 {
+	if b == 0 {
+		return a
+	}
+	if math.IsInf(b, 1) {
+		return inf
+	}
+	return up(a + b)
+}
+
+// mag returns max |v| over the interval x (exact).
+func mag(x spec.Interval) float64 { return max(math.Abs(x.Lo), math.Abs(x.Hi)) }
+
+// mig returns min |v| over the interval x (exact): 0 when x contains 0.
+func mig(x spec.Interval) float64 {
+	switch {
+	case x.Lo > 0:
+		return x.Lo
+	case x.Hi < 0:
+		return -x.Hi
+	}
+	return 0
+}
+
+// gamma bounds γ_k = k·u/(1 − k·u) from above, u = 2^-24; +∞ when
+// k > 2^23 (the bounds of doc.go need k·u ≤ 1/2). k·u and 1 − k·u are
+// exact in float64 (k < 2^24 has at most 24 bits), so only the quotient
+// rounds.
+func gamma(k int64) float64 {
+	switch {
+	case k <= 0:
+		return 0
+	case k > 1<<23:
+		return inf
+	}
+	ku := float64(k) * unitRoundoff
+	return up(ku / (1 - ku))
+}
