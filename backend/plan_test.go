@@ -206,7 +206,7 @@ func TestPlanRejections(t *testing.T) {
 	g, err := irsem.DecodeGraph([]byte(`{"format":"torchlean.ir.v1","input_id":0,"output_id":3,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[1,4,4]},
   {"id":1,"kind":"relu","parents":[0],"shape":[1,4,4]},
-  {"id":2,"kind":"max_pool","parents":[1],"shape":[1,2,2],"kernel":[2,2],"stride":[2,2],"padding":[0,0]},
+  {"id":2,"kind":"hard_masked_softmax","parents":[1],"shape":[1,4,4],"mask":{"shape":[1,4,4],"allowed":[true,true,true,true,true,true,true,true,true,true,true,true,true,true,true,false]}},
   {"id":3,"kind":"sum","parents":[2],"shape":[]}
 ]}`))
 	if err != nil {
@@ -217,17 +217,17 @@ func TestPlanRejections(t *testing.T) {
 		t.Fatalf("plan accepted: %v", res.Err)
 	}
 	rej := res.Rejected()
-	if len(rej) != 1 || rej[0].Node != 2 || rej[0].Tag != irsem.OpMaxPool || !strings.Contains(rej[0].Reasons[0], "tag max_pool has no backend op") {
+	if len(rej) != 1 || rej[0].Node != 2 || rej[0].Tag != irsem.OpHardMaskedSoftmax || !strings.Contains(rej[0].Reasons[0], "tag hard_masked_softmax has no backend op") {
 		t.Fatalf("rejections %+v", rej)
 	}
 	var b strings.Builder
 	_ = backend.WritePlanReport(&b, res)
-	for _, s := range []string{"node 2 (max_pool): rejected: tag max_pool has no backend op", "verdict: rejected: 1 of 4 nodes cannot be planned on profile checked_cpu (node 2)"} {
+	for _, s := range []string{"node 2 (hard_masked_softmax): rejected: tag hard_masked_softmax has no backend op", "verdict: rejected: 1 of 4 nodes cannot be planned on profile checked_cpu (node 2)"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("report lacks %q:\n%s", s, b.String())
 		}
 	}
-	if _, err := backend.Bind(res.Plan, nil); err == nil || !strings.Contains(err.Error(), "node 2 (max_pool)") {
+	if _, err := backend.Bind(res.Plan, nil); err == nil || !strings.Contains(err.Error(), "node 2 (hard_masked_softmax)") {
 		t.Errorf("bind of a rejected plan: %v", err)
 	}
 

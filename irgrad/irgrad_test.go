@@ -340,10 +340,12 @@ func TestFiniteDifferences(t *testing.T) {
 // non-scalar outputs, bad inputs, seeds and paths are errors naming the
 // node.
 func TestErrors(t *testing.T) {
-	pool := func(op irsem.Op) *irsem.Graph {
-		b := newBuilder(sh(1, 4, 4))
-		b.add(op, []int{0}, sh(1, 2, 2), func(k *irsem.Kind) {
-			k.Window = &irsem.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}
+	// hard_masked_softmax has no registry primitive (irsem's own forward
+	// rule only).
+	hms := func() *irsem.Graph {
+		b := newBuilder(sh(1, 4))
+		b.add(irsem.OpHardMaskedSoftmax, []int{0}, sh(1, 4), func(k *irsem.Kind) {
+			k.Mask = &irsem.HardMask{Shape: sh(1, 4), Allowed: []bool{true, false, true, true}}
 		})
 		g, _ := b.graph()
 		return g
@@ -364,11 +366,10 @@ func TestErrors(t *testing.T) {
 	}{
 		// Lower serves forward evaluation too: its error says what is
 		// missing (a registry primitive), not that a gradient failed.
-		{"max_pool", lowerErr[spec.F64](pool(irsem.OpMaxPool), nil), "node 1 (max_pool): no registry primitive: the tape and the typed graph record registry primitives only"},
-		{"avg_pool", lowerErr[spec.F64](pool(irsem.OpAvgPool), nil), "node 1 (avg_pool): no registry primitive"},
+		{"hard_masked_softmax", lowerErr[spec.F64](hms(), nil), "node 1 (hard_masked_softmax): no registry primitive: the tape and the typed graph record registry primitives only"},
 		{"bernoulli_mask", lowerErr[spec.F64](bmG, bmP), "node 2 (bernoulli_mask): no registry primitive"},
 		// Grad asked for a gradient: there it is about derivative rules.
-		{"grad max_pool", gradErr[spec.F64](pool(irsem.OpMaxPool), nil), "node 1 (max_pool): no derivative rules; gradients of this tag are not supported"},
+		{"grad hard_masked_softmax", gradErr[spec.F64](hms(), nil), "node 1 (hard_masked_softmax): no derivative rules; gradients of this tag are not supported"},
 		{"grad bernoulli_mask", gradErr[spec.F64](bmG, bmP), "node 2 (bernoulli_mask): no derivative rules; gradients of this tag are not supported"},
 		{"exp over rat", lowerErr[spec.Rat](expG, nil), "node 1 (exp): exp has no exact rational semantics"},
 		{"missing payload", lowerErr[spec.Rat](exampleGraph(t, "mlp.ir.json"), nil), "node 1 (linear): missing linear payload"},

@@ -91,10 +91,13 @@ type Step struct {
 //     value comes from the caller, a const's is Value (the payload's
 //     "value").
 //   - tags without a registry primitive (bernoulli_mask with its runtime
-//     keep probability, hard_masked_softmax, batch_norm_eval, conv,
-//     max_pool, avg_pool) are IROnly and have no steps: irsem evaluates
-//     them with its own forward rules, and nothing else knows them.
+//     keep probability, hard_masked_softmax, batch_norm_eval) are IROnly
+//     and have no steps: irsem evaluates them with its own forward rules,
+//     and nothing else knows them.
 //   - linear is linear(x, W, b) with W and b from the payload.
+//   - conv and conv_transpose are the primitive over (x, W) or (x, W, b),
+//     W and b from the payload, b only when the payload has it (the
+//     optional bias; PlanApplications, which has no payload, gives (x, W)).
 //   - layernorm(axis) is reshape(x) to [outer, inner] (inner the size of
 //     the normalized suffix), layer_norm(·, γ, β) along axis 1 with ε
 //     from the payload, reshape back — the reshapes are omitted when the
@@ -263,6 +266,20 @@ func nodeApplication(g *Graph, p *Payload, id int, full bool) (Application, erro
 			Shape: n.Shape.Clone()}}
 		if full && (a.Steps[0].Args[1].Value == nil || a.Steps[0].Args[2].Value == nil) {
 			return a, nodeErrf(id, op, "", "missing linear payload for node %d", id)
+		}
+		return a, nil
+	case OpConv, OpConvTranspose:
+		// conv(x, W[, b]) with W and b from the payload; b only when the
+		// payload has one (a plan application, without payload, has it
+		// iff the tag could: never assumed, so plans pass x and W).
+		ws, bs := n.Kind.Window.ParamShapes(op)
+		args := []Arg{parentArg(0, in[0]), paramArg(e, ParamW, ws)}
+		if full && e != nil && e.B != nil {
+			args = append(args, paramArg(e, ParamB, bs))
+		}
+		a.Steps = []Step{{Prim: info.Prim, Attrs: primAttrs(n).Clone(), Args: args, Shape: n.Shape.Clone()}}
+		if full && args[1].Value == nil {
+			return a, nodeErrf(id, op, "", "missing %s payload for node %d", op, id)
 		}
 		return a, nil
 	case OpLayerNorm:

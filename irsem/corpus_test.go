@@ -174,6 +174,7 @@ func opCases(t testing.TB) []opCase {
 			x: rt(t, s(2), "3", "-3/2"), want: rtp(t, s(), "41/8")},
 	}
 	cs = append(cs, windowCases(t)...)
+	cs = append(cs, windowNDCases(t)...)
 	cs = append(cs,
 		opCase{name: "examples/quad", g: exampleGraph(t, "quad.ir.json"), x: exampleTensor(t, "quad.input.json"), want: rtp(t, s(), "45/2")},
 		opCase{name: "examples/quad-detach", g: exampleGraph(t, "quad-detach.ir.json"), x: exampleTensor(t, "quad.input.json"), want: rtp(t, s(), "45/2")},
@@ -235,11 +236,14 @@ func windowCases(t testing.TB) []opCase {
 	var out []opCase
 	for k, c := range cases {
 		x := mkx(c.in, int64(k+2))
-		plan, err := planWindow(c.op, &c.w, c.in)
+		node := nd(c.op, []int{0}, nil, withWindow(c.w))
+		info, _ := lookup(c.op)
+		ys, err := inferShape(&node, info, []spec.Shape{c.in})
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		oc := opCase{name: c.name, g: graphOf(nd(OpInput, nil, c.in), nd(c.op, []int{0}, plan.out, withWindow(c.w))), x: x}
+		node.Shape = ys
+		oc := opCase{name: c.name, g: graphOf(nd(OpInput, nil, c.in), node), x: x}
 		var want RatTensor
 		if c.op == OpConv {
 			ws := spec.Shape{c.w.OutChannels, c.w.InChannels / c.w.Groups}
@@ -249,9 +253,9 @@ func windowCases(t testing.TB) []opCase {
 				e.B = ptr(mkx(spec.Shape{c.w.OutChannels}, 7))
 			}
 			oc.p = payloadOf(map[int]*Params{1: e})
-			want = convRef(x, c.w, *e.W, e.B, plan.out)
+			want = convRef(x, c.w, *e.W, e.B, ys)
 		} else {
-			want = poolRef(x, c.w, c.op == OpMaxPool, plan.out)
+			want = poolRef(x, c.w, c.op == OpMaxPool, ys)
 		}
 		oc.want = &want
 		out = append(out, oc)

@@ -140,22 +140,14 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 	case OpHardMaskedSoftmax:
 		allowed := k.Mask.Allowed
 		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return hardMaskedSoftmax(xs[0], allowed) }, nil
-	case OpConv, OpMaxPool, OpAvgPool:
-		plan, err := planWindow(op, k.Window, g.Nodes[n.Parents[0]].Shape)
-		if err != nil {
-			return nil, wrapNode(n.ID, op, "", err)
-		}
-		if op != OpConv {
-			maxPool := op == OpMaxPool
-			return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return pool(plan, xs[0], maxPool) }, nil
-		}
-		w := ConvertTensor[T](*e.W)
-		var b *spec.Tensor[T]
+	case OpConv, OpConvTranspose:
+		ps := []spec.Tensor[T]{ConvertTensor[T](*e.W)}
 		if e.B != nil {
-			bt := ConvertTensor[T](*e.B)
-			b = &bt
+			ps = append(ps, ConvertTensor[T](*e.B))
 		}
-		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return conv(plan, xs[0], w, b), nil }, nil
+		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+			return run(attrs, append([]spec.Tensor[T]{xs[0]}, ps...))
+		}, nil
 	}
 	if run == nil {
 		return nil, nodeErrf(n.ID, op, "", "internal error: no rule for %s", op)

@@ -35,7 +35,8 @@ func nodeLimit() int { return min(limits.Current().Nodes, MaxNodes) }
 // DeclaredWork is the work node n declares given its parents' shapes in:
 // Σ parent elements + output elements × the number of terms one output
 // element sums (the registry's Contraction for matmul and linear; for
-// conv in_channels/groups × kernel elements, for pools the kernel
+// conv and conv_transpose in_channels/groups × kernel elements (the
+// registry's Contraction of those primitives), for pools the kernel
 // elements; 1 otherwise). It bounds the scalar operations the node's rule
 // performs, as package limits states; saturates at math.MaxInt64.
 func DeclaredWork(n *Node, in []spec.Shape) int64 {
@@ -48,7 +49,7 @@ func DeclaredWork(n *Node, in []spec.Shape) int64 {
 		for _, k := range w.Kernel {
 			terms = satMul(terms, uint64(max(k, 1)))
 		}
-		if n.Kind.Op == OpConv && w.Groups > 0 {
+		if w.Groups > 0 { // conv, conv_transpose
 			terms = satMul(terms, uint64(max(w.InChannels/w.Groups, 1)))
 		}
 	} else if o, ok := lookup(n.Kind.Op); ok && o.Prim != "" {
@@ -266,7 +267,44 @@ func primAttrs(n *Node) *spec.Attrs {
 	case OpLayerNorm:
 		a.Axis = 1 // the evaluator works on the [outer, inner] view
 	}
+	if isWindowOp(k.Op) {
+		a.Window = specWindow(k.Op, k.Window)
+	}
 	return a
+}
+
+// isWindowOp reports whether op is a window tag (its geometry in
+// Kind.Window).
+func isWindowOp(op Op) bool {
+	switch op {
+	case OpConv, OpConvTranspose, OpMaxPool, OpMaxPoolND, OpAvgPool, OpAvgPoolND:
+		return true
+	}
+	return false
+}
+
+// specWindow is the registry geometry of a window tag: the symmetric
+// padding of conv, max_pool and avg_pool becomes Pads = padding ++
+// padding; the channel counts are the parents' shapes there.
+func specWindow(op Op, w *Window) *spec.Window {
+	if w == nil {
+		return nil
+	}
+	sw := &spec.Window{Kernel: cloneInts(w.Kernel), Stride: cloneInts(w.Stride), Pads: cloneInts(w.Pads)}
+	if w.Padding != nil {
+		sw.Pads = append(cloneInts(w.Padding), w.Padding...)
+	}
+	switch op {
+	case OpConv, OpConvTranspose:
+		sw.Dilation, sw.Groups = cloneInts(w.Dilation), w.Groups
+		if op == OpConvTranspose {
+			sw.OutputPadding = cloneInts(w.OutputPadding)
+		}
+	case OpMaxPoolND, OpAvgPoolND:
+		sw.Dilation, sw.CeilMode = cloneInts(w.Dilation), w.CeilMode
+		sw.CountIncludePad = op == OpAvgPoolND && w.CountIncludePad
+	}
+	return sw
 }
 
 func shapeOrScalar(s spec.Shape) spec.Shape {
@@ -382,12 +420,8 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 			return nil, fieldErrf(AttrMask, "mask of shape %v needs %d entries, got %d", ms, size, len(m.Allowed))
 		}
 		return in[0], nil
-	case OpConv, OpMaxPool, OpAvgPool:
-		g, err := planWindow(k.Op, k.Window, in[0])
-		if err != nil {
-			return nil, err
-		}
-		return g.out, nil
+	case OpConv, OpConvTranspose, OpMaxPool, OpMaxPoolND, OpAvgPool, OpAvgPoolND:
+		return windowShape(n, o, in[0])
 	}
 	if o.hasAttr(AttrAxis) && len(in) > 0 { // reduce_sum, reduce_mean, softmax, concat, …
 		if err := checkAxis(AttrAxis, k.Axis, len(in[0])); err != nil {
@@ -399,18 +433,6 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 		field = AttrAxis
 	}
 	return registryShape(o.Prim, primAttrs(n), in, field)
-}
-
-// windowPlan is a checked convolution or pooling geometry against an input
-// shape: the leading axes, the channel axis (conv), the spatial extents
-// and the output shape.
-type windowPlan struct {
-	w       *Window
-	lead    spec.Shape // axes before the channel axis (conv) or before the spatial axes (pools)
-	inSp    []int      // input spatial extents
-	outSp   []int      // output spatial extents
-	out     spec.Shape // output shape
-	channel int        // conv: input channels (the extent of the channel axis)
 }
 
 func checkInts(field string, xs []int, r, lo int) error {
@@ -425,9 +447,27 @@ func checkInts(field string, xs []int, r, lo int) error {
 	return nil
 }
 
-// planWindow checks a window geometry against the input shape x. Output
-// extent per spatial axis: (n + 2p − (d(k−1)+1))/s + 1, d = 1 for pools.
-func planWindow(op Op, w *Window, x spec.Shape) (*windowPlan, error) {
+// ParamShapes returns the payload tensor shapes W and b of a conv or
+// conv_transpose node from its window attributes: conv W [out_channels,
+// in_channels/groups, kernel…], conv_transpose W [in_channels,
+// out_channels/groups, kernel…], b [out_channels] for both. The window
+// must have passed Graph.Check.
+func (w *Window) ParamShapes(op Op) (W, b spec.Shape) {
+	W = spec.Shape{w.OutChannels, w.InChannels / max(w.Groups, 1)}
+	if op == OpConvTranspose {
+		W = spec.Shape{w.InChannels, w.OutChannels / max(w.Groups, 1)}
+	}
+	return append(W, w.Kernel...), spec.Shape{w.OutChannels}
+}
+
+// windowShape checks a window tag's attributes field by field against
+// the input shape x, then takes the output shape from the registry
+// primitive (for conv and conv_transpose with the payload shapes its
+// attributes imply). Output extent per spatial axis, floor mode: (n + pb +
+// pe − (d(k−1)+1))/s + 1 (d = 1 for max_pool and avg_pool, pb = pe =
+// padding); spec.Window states ceil mode and conv_transpose.
+func windowShape(n *Node, o *OpInfo, x spec.Shape) (spec.Shape, error) {
+	op, w := n.Kind.Op, n.Kind.Window
 	if w == nil {
 		return nil, fieldErrf(AttrKernel, "missing")
 	}
@@ -441,15 +481,34 @@ func planWindow(op Op, w *Window, x spec.Shape) (*windowPlan, error) {
 	if err := checkInts(AttrStride, w.Stride, r, 1); err != nil {
 		return nil, err
 	}
-	if err := checkInts(AttrPadding, w.Padding, r, 0); err != nil {
-		return nil, err
+	pads := w.Padding
+	if o.hasAttr(AttrPadding) {
+		if err := checkInts(AttrPadding, w.Padding, r, 0); err != nil {
+			return nil, err
+		}
+		pads = append(cloneInts(w.Padding), w.Padding...)
+	} else {
+		if len(w.Pads) != 2*r {
+			return nil, fieldErrf(AttrPads, "%d entries, expected two per spatial axis (%d): every begin, then every end", len(w.Pads), 2*r)
+		}
+		if err := checkInts(AttrPads, w.Pads, 2*r, 0); err != nil {
+			return nil, err
+		}
+		pads = w.Pads
 	}
-	conv := op == OpConv
-	dil := w.Dilation
-	if conv {
+	if o.hasAttr(AttrDilation) {
 		if err := checkInts(AttrDilation, w.Dilation, r, 1); err != nil {
 			return nil, err
 		}
+	}
+	if o.hasAttr(AttrOutputPadding) {
+		if err := checkInts(AttrOutputPadding, w.OutputPadding, r, 0); err != nil {
+			return nil, err
+		}
+	}
+	conv := o.hasAttr(AttrGroups)
+	in := []spec.Shape{x}
+	if conv {
 		for _, f := range []struct {
 			name string
 			v    int
@@ -461,45 +520,41 @@ func planWindow(op Op, w *Window, x spec.Shape) (*windowPlan, error) {
 		if w.InChannels%w.Groups != 0 || w.OutChannels%w.Groups != 0 {
 			return nil, fieldErrf(AttrGroups, "groups %d must divide in_channels %d and out_channels %d", w.Groups, w.InChannels, w.OutChannels)
 		}
+		if len(x) < r+1 {
+			return nil, fieldErrf("parents", "%s over %d spatial axes needs an input of rank ≥ %d, got %v", op, r, r+1, x)
+		}
+		if c := x[len(x)-r-1]; c != w.InChannels {
+			return nil, fieldErrf(AttrInChannels, "in_channels %d, but the channel axis %d of the input %v has extent %d", w.InChannels, len(x)-r-1, x, c)
+		}
+		ws, bs := w.ParamShapes(op)
+		if _, err := ws.Check(0); err != nil {
+			return nil, &Error{Node: -1, Field: AttrKernel, Elem: -1, Err: fmt.Errorf("weight %w", err)}
+		}
+		in = append(in, ws, bs)
+	} else if len(x) < r {
+		return nil, fieldErrf("parents", "%s over %d spatial axes needs an input of rank ≥ %d, got %v", op, r, r, x)
 	}
-	need := r
-	if conv {
-		need = r + 1
-	}
-	if len(x) < need {
-		return nil, fieldErrf("parents", "%s over %d spatial axes needs an input of rank ≥ %d, got %v", op, r, need, x)
-	}
-	p := &windowPlan{w: w, inSp: make([]int, r), outSp: make([]int, r)}
-	sp := len(x) - r
-	p.lead = x[:sp].Clone()
-	if conv {
-		p.lead = x[:sp-1].Clone()
-		p.channel = x[sp-1]
-		if p.channel != w.InChannels {
-			return nil, fieldErrf(AttrInChannels, "in_channels %d, but the channel axis %d of the input %v has extent %d", w.InChannels, sp-1, x, p.channel)
+	if op != OpConvTranspose {
+		for d := 0; d < r; d++ {
+			nn, k, pb, pe := x[len(x)-r+d], w.Kernel[d], pads[d], pads[r+d]
+			eff := k
+			if o.hasAttr(AttrDilation) {
+				eff = w.Dilation[d]*(k-1) + 1
+			}
+			if (op == OpMaxPool || op == OpAvgPool) && pb >= k {
+				return nil, fieldErrf(AttrPadding, "padding %d on spatial axis %d must be smaller than the kernel %d", pb, d, k)
+			}
+			if nn+pb+pe < eff {
+				if op == OpConv || op == OpMaxPool || op == OpAvgPool {
+					return nil, fieldErrf(AttrKernel, "window %d on spatial axis %d exceeds the padded extent %d", eff, d, nn+pb+pe)
+				}
+				return nil, fieldErrf(AttrKernel, "window %d on spatial axis %d exceeds the padded extent %d (pads %d + %d)", eff, d, nn+pb+pe, pb, pe)
+			}
 		}
 	}
-	for d := 0; d < r; d++ {
-		n, k, s, pad := x[sp+d], w.Kernel[d], w.Stride[d], w.Padding[d]
-		eff := k
-		if conv {
-			eff = dil[d]*(k-1) + 1
-		} else if pad >= k {
-			return nil, fieldErrf(AttrPadding, "padding %d on spatial axis %d must be smaller than the kernel %d", pad, d, k)
-		}
-		if n+2*pad < eff {
-			return nil, fieldErrf(AttrKernel, "window %d on spatial axis %d exceeds the padded extent %d", eff, d, n+2*pad)
-		}
-		p.inSp[d] = n
-		p.outSp[d] = (n+2*pad-eff)/s + 1
+	field := AttrKernel
+	if !o.hasAttr(AttrPadding) {
+		field = AttrPads
 	}
-	p.out = p.lead.Clone()
-	if conv {
-		p.out = append(p.out, w.OutChannels)
-	}
-	p.out = append(p.out, p.outSp...)
-	if _, err := p.out.Check(0); err != nil {
-		return nil, &Error{Node: -1, Field: "shape", Elem: -1, Err: err}
-	}
-	return p, nil
+	return registryShape(o.Prim, primAttrs(n), in, field)
 }

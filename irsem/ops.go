@@ -51,6 +51,9 @@ const (
 	OpConv              Op = "conv"
 	OpMaxPool           Op = "max_pool"
 	OpAvgPool           Op = "avg_pool"
+	OpConvTranspose     Op = "conv_transpose" // tlcheck.ir.v1 superset
+	OpMaxPoolND         Op = "max_pool_nd"    // tlcheck.ir.v1 superset
+	OpAvgPoolND         Op = "avg_pool_nd"    // tlcheck.ir.v1 superset
 	OpDetach            Op = "detach"
 	OpMSELoss           Op = "mse_loss"
 )
@@ -71,13 +74,18 @@ const (
 	AttrMask        = "mask"         // hard_masked_softmax: {"shape":[…],"allowed":[true,…]}
 	AttrChannelAxis = "channel_axis" // batch_norm_eval: the channel axis
 	AttrChannels    = "channels"     // batch_norm_eval: its extent
-	AttrKernel      = "kernel"       // conv, max_pool, avg_pool: window extent per spatial axis
-	AttrStride      = "stride"       // conv, max_pool, avg_pool: step per spatial axis
+	AttrKernel      = "kernel"       // window tags: window extent per spatial axis
+	AttrStride      = "stride"       // window tags: step per spatial axis
 	AttrPadding     = "padding"      // conv, max_pool, avg_pool: symmetric padding per spatial axis
-	AttrDilation    = "dilation"     // conv: kernel element spacing per spatial axis
-	AttrGroups      = "groups"       // conv: channel groups
-	AttrInChannels  = "in_channels"  // conv: input channels (extent of the channel axis)
-	AttrOutChannels = "out_channels" // conv: output channels
+	AttrDilation    = "dilation"     // conv, conv_transpose, max_pool_nd, avg_pool_nd: kernel element spacing per spatial axis
+	AttrGroups      = "groups"       // conv, conv_transpose: channel groups
+	AttrInChannels  = "in_channels"  // conv, conv_transpose: input channels (extent of the channel axis)
+	AttrOutChannels = "out_channels" // conv, conv_transpose: output channels
+
+	AttrPads            = "pads"              // conv_transpose, max_pool_nd, avg_pool_nd: 2 per spatial axis, every begin then every end (ONNX order)
+	AttrCeilMode        = "ceil_mode"         // max_pool_nd, avg_pool_nd: round the output extent up (JSON boolean)
+	AttrCountIncludePad = "count_include_pad" // avg_pool_nd: divide by the window positions inside the padded input (JSON boolean)
+	AttrOutputPadding   = "output_padding"    // conv_transpose: extra output extent at the end of each spatial axis
 )
 
 // Payload parameter names: the fields of one payload entry.
@@ -134,14 +142,6 @@ var native = []OpInfo{
 	{Op: OpBatchNormEval, MinArity: 1, MaxArity: 1, Attrs: []string{AttrChannelAxis, AttrChannels},
 		Params: []string{ParamMean, ParamVar, ParamGamma, ParamBeta, ParamEps}, Required: []string{ParamMean, ParamVar}, Exact: true,
 		Doc: "((x−μ)/sqrt(max(σ²,0)+ε))·γ+β per channel, running statistics from the payload"},
-	{Op: OpConv, MinArity: 1, MaxArity: 1,
-		Attrs:  []string{AttrKernel, AttrStride, AttrPadding, AttrDilation, AttrGroups, AttrInChannels, AttrOutChannels},
-		Params: []string{ParamW, ParamB}, Required: []string{ParamW}, Exact: true,
-		Doc: "grouped convolution over the trailing spatial axes, channel axis just before them (NCHW for 2-D); forward only"},
-	{Op: OpMaxPool, MinArity: 1, MaxArity: 1, Attrs: []string{AttrKernel, AttrStride, AttrPadding}, Exact: true,
-		Doc: "max over each window of the trailing spatial axes; padding positions are ignored"},
-	{Op: OpAvgPool, MinArity: 1, MaxArity: 1, Attrs: []string{AttrKernel, AttrStride, AttrPadding}, Exact: true,
-		Doc: "window sum (left fold from 0, zero padding) divided by the kernel size"},
 }
 
 // opTable is the tag table derived from the registry at one
@@ -280,7 +280,8 @@ type Kind struct {
 	// ChannelAxis and Channels are batch_norm_eval's channel axis and its
 	// extent.
 	ChannelAxis, Channels int
-	// Window is the geometry of conv, max_pool and avg_pool.
+	// Window is the geometry of the window tags: conv, conv_transpose,
+	// max_pool, max_pool_nd, avg_pool, avg_pool_nd.
 	Window *Window
 }
 
@@ -292,17 +293,30 @@ type HardMask struct {
 }
 
 // Window is the geometry of a convolution or pooling over the trailing
-// len(Kernel) axes of its input (the spatial axes). Kernel, Stride and
-// Padding have one entry per spatial axis; padding is symmetric. Dilation,
-// Groups, InChannels and OutChannels are conv's alone (pools leave them
-// zero): conv's channel axis is the one just before the spatial axes, so a
-// 2-D conv reads NCHW (or CHW), and every axis before the channel axis is
-// mapped independently.
+// len(Kernel) axes of its input (the spatial axes); the registry's
+// spec.Window states the semantics. Each tag reads the fields its wire
+// attributes name and leaves the others zero:
+//
+//   - Kernel, Stride: every window tag, one entry per spatial axis.
+//   - Padding: conv, max_pool, avg_pool (TorchLean), symmetric, one entry
+//     per spatial axis.
+//   - Pads: conv_transpose, max_pool_nd, avg_pool_nd, 2 per spatial axis:
+//     every begin, then every end (ONNX order).
+//   - Dilation: conv, conv_transpose, max_pool_nd, avg_pool_nd.
+//   - Groups, InChannels, OutChannels: conv, conv_transpose. The channel
+//     axis is the one just before the spatial axes, so a 2-D conv reads
+//     NCHW (or CHW), and every axis before it is mapped independently.
+//   - OutputPadding: conv_transpose.
+//   - CeilMode: max_pool_nd, avg_pool_nd; CountIncludePad: avg_pool_nd.
 type Window struct {
 	Kernel, Stride, Padding []int
 	Dilation                []int
 	Groups                  int
 	InChannels, OutChannels int
+	Pads                    []int
+	CeilMode                bool
+	CountIncludePad         bool
+	OutputPadding           []int
 }
 
 func cloneInts(xs []int) []int {
@@ -325,6 +339,7 @@ func (k Kind) Clone() Kind {
 	if k.Window != nil {
 		w := *k.Window
 		w.Kernel, w.Stride, w.Padding, w.Dilation = cloneInts(w.Kernel), cloneInts(w.Stride), cloneInts(w.Padding), cloneInts(w.Dilation)
+		w.Pads, w.OutputPadding = cloneInts(w.Pads), cloneInts(w.OutputPadding)
 		c.Window = &w
 	}
 	return c
@@ -378,7 +393,8 @@ func (k Kind) Equal(o Kind) bool {
 	if k.Window != nil {
 		a, b := k.Window, o.Window
 		if !intsEqual(a.Kernel, b.Kernel) || !intsEqual(a.Stride, b.Stride) || !intsEqual(a.Padding, b.Padding) ||
-			!intsEqual(a.Dilation, b.Dilation) || a.Groups != b.Groups || a.InChannels != b.InChannels || a.OutChannels != b.OutChannels {
+			!intsEqual(a.Dilation, b.Dilation) || a.Groups != b.Groups || a.InChannels != b.InChannels || a.OutChannels != b.OutChannels ||
+			!intsEqual(a.Pads, b.Pads) || a.CeilMode != b.CeilMode || a.CountIncludePad != b.CountIncludePad || !intsEqual(a.OutputPadding, b.OutputPadding) {
 			return false
 		}
 	}
@@ -413,17 +429,22 @@ func (k Kind) strayAttr(o *OpInfo) string {
 			return f.name
 		}
 	}
-	if k.Window != nil && !o.hasAttr(AttrDilation) {
-		w := k.Window
-		switch {
-		case len(w.Dilation) > 0:
-			return AttrDilation
-		case w.Groups != 0:
-			return AttrGroups
-		case w.InChannels != 0:
-			return AttrInChannels
-		case w.OutChannels != 0:
-			return AttrOutChannels
+	if w := k.Window; w != nil {
+		for _, f := range []field{
+			{AttrStride, len(w.Stride) > 0},
+			{AttrPadding, len(w.Padding) > 0},
+			{AttrPads, len(w.Pads) > 0},
+			{AttrDilation, len(w.Dilation) > 0},
+			{AttrOutputPadding, len(w.OutputPadding) > 0},
+			{AttrGroups, w.Groups != 0},
+			{AttrInChannels, w.InChannels != 0},
+			{AttrOutChannels, w.OutChannels != 0},
+			{AttrCeilMode, w.CeilMode},
+			{AttrCountIncludePad, w.CountIncludePad},
+		} {
+			if f.set && !o.hasAttr(f.name) {
+				return f.name
+			}
 		}
 	}
 	return ""

@@ -19,6 +19,7 @@ type RatTensor = spec.Tensor[spec.Rat]
 //	const            Value (shape value_shape)
 //	linear           W [out,in], B [out]
 //	conv             W [out_channels, in_channels/groups, kernel…], B [out_channels] (optional)
+//	conv_transpose   W [in_channels, out_channels/groups, kernel…], B [out_channels] (optional)
 //	layernorm        Gamma, Beta (the normalized suffix shape), Eps — each optional: γ=1, β=0, ε=1/100000
 //	batch_norm_eval  Mean, Var [channels]; Gamma, Beta [channels] and Eps optional as for layernorm
 type Params struct {
@@ -142,7 +143,7 @@ func expectParam(id int, op Op, name string, t *RatTensor, want spec.Shape) erro
 // CheckPayload verifies p against g (which must pass Check): every entry
 // names a node of g whose tag takes parameters; every entry sets only its
 // tag's parameters and all required ones; every tag that needs an entry
-// (const, linear, conv, batch_norm_eval) has one; every tensor has the
+// (const, linear, conv, conv_transpose, batch_norm_eval) has one; every tensor has the
 // shape the node demands. Errors name the node and tag, e.g.
 //
 //	node 4 (linear): missing linear payload for node 4
@@ -202,17 +203,15 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 			return err
 		}
 		return expectParam(id, op, ParamB, e.B, spec.Shape{out})
-	case OpConv:
-		w := k.Window
-		ws := spec.Shape{w.OutChannels, w.InChannels / w.Groups}
-		ws = append(ws, w.Kernel...)
+	case OpConv, OpConvTranspose:
+		ws, bs := k.Window.ParamShapes(op)
 		if _, err := ws.Check(0); err != nil {
 			return &Error{Node: id, Op: string(op), Elem: -1, Msg: "payload \"W\"", Err: err}
 		}
 		if err := expectParam(id, op, ParamW, e.W, ws); err != nil {
 			return err
 		}
-		return expectParam(id, op, ParamB, e.B, spec.Shape{w.OutChannels})
+		return expectParam(id, op, ParamB, e.B, bs)
 	case OpLayerNorm:
 		suffix := g.Nodes[n.Parents[0]].Shape[k.Axis:]
 		if err := expectParam(id, op, ParamGamma, e.Gamma, suffix); err != nil {

@@ -120,7 +120,7 @@ func DecodeGraph(data []byte) (*Graph, error) {
 // from an unknown field.
 var attrNames = []string{AttrValueShape, AttrSeed, AttrAxis, AttrAxis1, AttrAxis2, AttrPerm, AttrFromShape, AttrToShape,
 	AttrInShape, AttrOutShape, AttrMask, AttrChannelAxis, AttrChannels, AttrKernel, AttrStride, AttrPadding, AttrDilation,
-	AttrGroups, AttrInChannels, AttrOutChannels}
+	AttrGroups, AttrInChannels, AttrOutChannels, AttrPads, AttrCeilMode, AttrCountIncludePad, AttrOutputPadding}
 
 func decodeShape(raw []byte) (spec.Shape, error) {
 	xs, err := decodeInts(raw, maxExtent, spec.MaxRank)
@@ -250,8 +250,27 @@ func decodeNodeField(n *Node, info *OpInfo, f jfield) error {
 		win().InChannels, err = decodeInt(f.raw, maxExtent)
 	case AttrOutChannels:
 		win().OutChannels, err = decodeInt(f.raw, MaxAttrInt)
+	case AttrPads:
+		win().Pads, err = decodeInts(f.raw, MaxAttrInt, 2*spec.MaxRank)
+	case AttrOutputPadding:
+		win().OutputPadding, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
+	case AttrCeilMode:
+		win().CeilMode, err = decodeBool(f.raw)
+	case AttrCountIncludePad:
+		win().CountIncludePad, err = decodeBool(f.raw)
 	}
 	return err
+}
+
+// decodeBool reads a JSON boolean (true or false, nothing else).
+func decodeBool(raw []byte) (bool, error) {
+	switch string(bytes.TrimSpace(raw)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("expected true or false, got %s", strconv.Quote(snippet(bytes.TrimSpace(raw))))
 }
 
 // decodeMask reads {"shape":[…],"allowed":[true,false,…]}.
@@ -404,6 +423,14 @@ func appendNode(b []byte, n *Node) []byte {
 			b = strconv.AppendInt(b, int64(k.Window.InChannels), 10)
 		case AttrOutChannels:
 			b = strconv.AppendInt(b, int64(k.Window.OutChannels), 10)
+		case AttrPads:
+			b = appendInts(b, k.Window.Pads)
+		case AttrOutputPadding:
+			b = appendInts(b, k.Window.OutputPadding)
+		case AttrCeilMode:
+			b = strconv.AppendBool(b, k.Window.CeilMode)
+		case AttrCountIncludePad:
+			b = strconv.AppendBool(b, k.Window.CountIncludePad)
 		}
 	}
 	return append(b, '}')

@@ -278,6 +278,105 @@ var structural = map[string]genFunc{
 	},
 	"bernoulli_mask": dropGen,
 	"dropout":        dropGen,
+	"conv":           windowGen("conv"),
+	"conv_transpose": windowGen("conv_transpose"),
+	"max_pool":       windowGen("max_pool"),
+	"max_pool_nd":    windowGen("max_pool_nd"),
+	"avg_pool":       windowGen("avg_pool"),
+	"avg_pool_nd":    windowGen("avg_pool_nd"),
+}
+
+// windowGen draws a small geometry for a window primitive (spec.Window):
+// 1 or 2 spatial axes, kernel 1–3, stride 1–2, dilation 1–2 (where the
+// primitive reads it), pads 0–2 per side (symmetric and below the kernel
+// for max_pool and avg_pool), ceil_mode and count_include_pad both ways,
+// groups 1–2 dividing 1–2 channels per group, an optional batch axis (1-D
+// windows) and bias, and spatial extents from the smallest that fits up
+// to 2 more (1 more for 2-D windows, which keeps the cases fast). A
+// draw the primitive rejects (a pool window of padding only, a
+// non-positive conv_transpose extent) falls back to no padding, no ceil
+// mode and extents that fit, which every primitive accepts. The values
+// come from GenTensor, whose small pool of interesting rationals makes
+// ties within a max-pool window frequent.
+func windowGen(op string) genFunc {
+	conv, convT := op == "conv", op == "conv_transpose"
+	torch := op == "max_pool" || op == "avg_pool"
+	nd := op == "max_pool_nd" || op == "avg_pool_nd"
+	return func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		r := 1 + src.Intn(2, "win.rank")
+		w := &spec.Window{Kernel: make([]int, r), Stride: make([]int, r), Pads: make([]int, 2*r)}
+		if !torch {
+			w.Dilation = make([]int, r)
+		}
+		if convT {
+			w.OutputPadding = make([]int, r)
+		}
+		sp := make([]int, r)
+		for d := 0; d < r; d++ {
+			k, s := 1+src.Intn(3, "win.kernel"), 1+src.Intn(2, "win.stride")
+			w.Kernel[d], w.Stride[d] = k, s
+			dl := 1
+			if w.Dilation != nil {
+				dl = 1 + src.Intn(2, "win.dilation")
+				w.Dilation[d] = dl
+			}
+			if torch {
+				p := src.Intn(min(k, 3), "win.padding")
+				w.Pads[d], w.Pads[r+d] = p, p
+			} else {
+				w.Pads[d], w.Pads[r+d] = src.Intn(3, "win.pad_begin"), src.Intn(3, "win.pad_end")
+			}
+			if convT {
+				w.OutputPadding[d] = src.Intn(max(s, dl), "win.output_padding")
+			}
+			e := dl*(k-1) + 1
+			sp[d] = max(1, e-w.Pads[d]-w.Pads[r+d]) + src.Intn(4-r, "win.extent")
+		}
+		if nd {
+			w.CeilMode = src.Intn(2, "win.ceil") == 1
+			w.CountIncludePad = op == "avg_pool_nd" && src.Intn(2, "win.count_include_pad") == 1
+		}
+		var lead []int
+		if r == 1 && src.Intn(2, "win.batch") == 1 { // 2-D windows stay small without one
+			lead = append(lead, 1+src.Intn(2, "win.batch_extent"))
+		}
+		var shapes []spec.Shape
+		if conv || convT {
+			w.Groups = 1 + src.Intn(2, "win.groups")
+			cin, cout := w.Groups*(1+src.Intn(2, "win.cin")), w.Groups*(1+src.Intn(2, "win.cout"))
+			x := append(append(spec.Shape{}, lead...), cin)
+			x = append(x, sp...)
+			ws := spec.Shape{cout, cin / w.Groups}
+			if convT {
+				ws = spec.Shape{cin, cout / w.Groups}
+			}
+			ws = append(ws, w.Kernel...)
+			shapes = []spec.Shape{x, ws}
+			if src.Intn(2, "win.bias") == 1 {
+				shapes = append(shapes, spec.Shape{cout})
+			}
+		} else {
+			x := append(append(spec.Shape{}, lead...), 1+src.Intn(2, "win.channels"))
+			shapes = []spec.Shape{append(x, sp...)}
+		}
+		a := &spec.Attrs{Window: w}
+		if info, err := spec.Info(op); err == nil {
+			if _, err := info.InferShape(a, shapes); err != nil {
+				x := shapes[0]
+				for d := 0; d < r; d++ {
+					w.Pads[d], w.Pads[r+d] = 0, 0
+					dl := 1
+					if w.Dilation != nil {
+						dl = w.Dilation[d]
+					}
+					x[len(x)-r+d] = max(x[len(x)-r+d], dl*(w.Kernel[d]-1)+1)
+				}
+				w.CeilMode = false
+			}
+		}
+		doms := make([]Domain, len(shapes))
+		return a, shapes, doms
+	}
 }
 
 func reduceGen(src Source) (*spec.Attrs, []spec.Shape, []Domain) {

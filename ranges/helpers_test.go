@@ -196,6 +196,27 @@ const normPayload = `{"format":"tlcheck.payload.v1","entries":{
   "2":{"gamma":{"shape":[3],"values":["1","2","1/2"]},"beta":{"shape":[3],"values":["0","-1/3","1"]},"eps":"1/1000"}
 }}`
 
+// windowGraph uses every window tag: conv, max_pool and avg_pool
+// (TorchLean forms) and conv_transpose, max_pool_nd and avg_pool_nd (the
+// tlcheck.ir.v1 superset, ceil mode on).
+const windowGraph = `{"format":"torchlean.ir.v1","input_id":0,"output_id":9,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[1,2,4]},
+  {"id":1,"kind":"conv","parents":[0],"shape":[1,2,5],"kernel":[2],"stride":[1],"padding":[1],"dilation":[1],"groups":1,"in_channels":2,"out_channels":2},
+  {"id":2,"kind":"max_pool","parents":[1],"shape":[1,2,4],"kernel":[2],"stride":[1],"padding":[0]},
+  {"id":3,"kind":"avg_pool","parents":[1],"shape":[1,2,3],"kernel":[3],"stride":[2],"padding":[1]},
+  {"id":4,"kind":"conv_transpose","parents":[0],"shape":[1,2,8],"kernel":[2],"stride":[2],"pads":[0,1],"dilation":[1],"output_padding":[1],"groups":2,"in_channels":2,"out_channels":2},
+  {"id":5,"kind":"max_pool_nd","parents":[4],"shape":[1,2,5],"kernel":[2],"stride":[2],"pads":[1,0],"dilation":[1],"ceil_mode":true},
+  {"id":6,"kind":"avg_pool_nd","parents":[4],"shape":[1,2,5],"kernel":[3],"stride":[2],"pads":[1,1],"dilation":[1],"ceil_mode":true,"count_include_pad":false},
+  {"id":7,"kind":"add","parents":[5,6],"shape":[1,2,5]},
+  {"id":8,"kind":"add","parents":[7,1],"shape":[1,2,5]},
+  {"id":9,"kind":"concat","parents":[8,2,3],"shape":[1,2,12],"axis":2}
+]}`
+
+const windowPayload = `{"format":"tlcheck.payload.v1","entries":{
+  "1":{"W":{"shape":[2,2,2],"values":["1","-1/2","2","1/4","-1","3/2","0","1/3"]},"b":{"shape":[2],"values":["1/2","-1"]}},
+  "4":{"W":{"shape":[2,1,2],"values":["2","-1","1/2","3"]}}
+}}`
+
 // testGraph is a graph with its payload and input shape.
 type testGraph struct {
 	name    string
@@ -212,6 +233,7 @@ func testGraphs(t testing.TB) []testGraph {
 		{"exact", mustGraph(t, exactGraph), mustPayload(t, exactPayload), spec.Shape{2, 3}},
 		{"norm", mustGraph(t, normGraph), mustPayload(t, normPayload), spec.Shape{2, 3}},
 		{"softplus", mustGraph(t, softplusGraph), mustPayload(t, softplusPayload), spec.Shape{3}},
+		{"window", mustGraph(t, windowGraph), mustPayload(t, windowPayload), spec.Shape{1, 2, 4}},
 	}
 }
 

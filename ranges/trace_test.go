@@ -257,7 +257,6 @@ func TestRulesTable(t *testing.T) {
 	unsupported := map[irsem.Op]bool{
 		irsem.OpBernoulliMask:     true,
 		irsem.OpHardMaskedSoftmax: true, irsem.OpBatchNormEval: true,
-		irsem.OpConv: true, irsem.OpMaxPool: true, irsem.OpAvgPool: true,
 	}
 	for _, info := range irsem.Ops() {
 		r, ok := RuleFor(info.Op)

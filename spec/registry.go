@@ -28,6 +28,9 @@ type Attrs struct {
 	P      *big.Rat // bernoulli_mask, dropout: drop probability
 	Seed   uint64   // rand_uniform, bernoulli_mask, dropout: the draw
 	Values []*big.Rat
+	// Window is the geometry of conv, conv_transpose and the pools
+	// (ops_window.go).
+	Window *Window
 }
 
 // Clone returns a deep copy of the attributes.
@@ -51,6 +54,7 @@ func (a *Attrs) Clone() *Attrs {
 			b.Values[i] = cp(v)
 		}
 	}
+	b.Window = a.Window.Clone()
 	return &b
 }
 

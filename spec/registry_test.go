@@ -67,6 +67,17 @@ func sampleCases() []sampleCase {
 		{op: "rand_uniform", attrs: &Attrs{Shape: Shape{4}, Seed: 7}},
 		{op: "bernoulli_mask", attrs: &Attrs{P: r(1, 2), Seed: 9}, shapes: []Shape{{6}}},
 		{op: "dropout", attrs: &Attrs{P: r(1, 3), Seed: 11}, shapes: []Shape{{6}}},
+		{op: "conv", attrs: &Attrs{Window: &Window{Kernel: []int{2, 2}, Stride: []int{1, 2}, Pads: []int{1, 0, 1, 1}, Dilation: []int{1, 1}, Groups: 2}},
+			shapes: []Shape{{1, 2, 3, 3}, {4, 1, 2, 2}, {4}}},
+		{op: "conv", attrs: &Attrs{Window: &Window{Kernel: []int{3}, Stride: []int{1}, Pads: []int{1, 1}, Dilation: []int{2}, Groups: 1}},
+			shapes: []Shape{{2, 4}, {1, 2, 3}}},
+		{op: "conv_transpose", attrs: &Attrs{Window: &Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 0}, Dilation: []int{1}, OutputPadding: []int{1}, Groups: 1}},
+			shapes: []Shape{{1, 2, 3}, {2, 2, 3}, {2}}},
+		{op: "max_pool", attrs: &Attrs{Window: &Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Pads: []int{1, 0, 1, 0}}}, shapes: []Shape{{1, 3, 3}}},
+		{op: "max_pool_nd", attrs: &Attrs{Window: &Window{Kernel: []int{2}, Stride: []int{2}, Pads: []int{0, 1}, Dilation: []int{2}, CeilMode: true}}, shapes: []Shape{{2, 6}}},
+		{op: "avg_pool", attrs: &Attrs{Window: &Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 1}}}, shapes: []Shape{{2, 5}}},
+		{op: "avg_pool_nd", attrs: &Attrs{Window: &Window{Kernel: []int{2, 2}, Stride: []int{2, 1}, Pads: []int{1, 0, 0, 1}, Dilation: []int{1, 1}, CeilMode: true}}, shapes: []Shape{{1, 4, 3}}},
+		{op: "avg_pool_nd", attrs: &Attrs{Window: &Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 1}, Dilation: []int{1}, CeilMode: true, CountIncludePad: true}}, shapes: []Shape{{1, 6}}},
 	}
 }
 
