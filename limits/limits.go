@@ -16,6 +16,8 @@
 //	rat-bits       2^16      --max-rat-bits       TLCHECK_MAX_RAT_BITS        bits (numerator + denominator) of one rational a rule produces
 //	rat-bits-total 2^31      --max-rat-bits-total TLCHECK_MAX_RAT_BITS_TOTAL  bits of all the rational values of one evaluation of a graph
 //	cert-cases     100 000   --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
+//	lean-lines     2^22      --max-lean-lines     TLCHECK_MAX_LEAN_LINES      lines of one lean4export NDJSON file
+//	lean-line-bytes 2^20     --max-lean-line-bytes TLCHECK_MAX_LEAN_LINE_BYTES bytes of one line of a lean4export file
 //
 // A flag overrides the environment variable, which overrides the default.
 // Every value must be a positive integer (nodes at most 2^20 and
@@ -46,6 +48,12 @@
 // (that they do is what diff checks), and their gradient values are held
 // to rat-bits each. Decoding stops at the first node past nodes, so a
 // graph of 2^20 + 1 nodes costs what its first nodes cost.
+//
+// A lean4export file (certificates/leanexport) is read one line at a
+// time: a line longer than lean-line-bytes is refused as soon as that many
+// bytes are buffered, and the line count by lean-lines, so the parsed
+// records — each a constant number of words plus the bytes of its line —
+// take memory linear in at most lean-lines × lean-line-bytes input bytes.
 //
 // Time. The declared work of a node (irsem.DeclaredWork) is computed from
 // the declared shapes before anything runs: the parents' elements plus the
@@ -101,6 +109,8 @@ type Limits struct {
 	RatBits       int   // bits of one rational result (numerator + denominator)
 	RatBitsTotal  int64 // bits of all rational values of one evaluation
 	CertCases     int   // cases of one certificate file
+	LeanLines     int   // lines of one lean4export NDJSON file
+	LeanLineBytes int   // bytes of one line of a lean4export file
 }
 
 // Defaults. DefaultElements is spec.DefaultMaxElements.
@@ -114,6 +124,8 @@ const (
 	DefaultRatBits       = 1 << 16
 	DefaultRatBitsTotal  = 1 << 31
 	DefaultCertCases     = 100_000
+	DefaultLeanLines     = 1 << 22
+	DefaultLeanLineBytes = 1 << 20
 )
 
 // Default returns the built-in limits.
@@ -121,7 +133,7 @@ func Default() Limits {
 	return Limits{
 		Nodes: DefaultNodes, Parents: DefaultParents, Elements: DefaultElements, Axis: DefaultAxis,
 		GraphElements: DefaultGraphElements, Work: DefaultWork, RatBits: DefaultRatBits, RatBitsTotal: DefaultRatBitsTotal,
-		CertCases: DefaultCertCases,
+		CertCases: DefaultCertCases, LeanLines: DefaultLeanLines, LeanLineBytes: DefaultLeanLineBytes,
 	}
 }
 
@@ -143,6 +155,8 @@ var knobs = []struct {
 	{"rat-bits", "most bits (numerator + denominator) of one rational result", func(l *Limits) int64 { return int64(l.RatBits) }, func(l *Limits, v int64) { l.RatBits = int(v) }, 1 << 40},
 	{"rat-bits-total", "most bits of all rational values of one evaluation", func(l *Limits) int64 { return l.RatBitsTotal }, func(l *Limits, v int64) { l.RatBitsTotal = v }, 1 << 50},
 	{"cert-cases", "most cases in one certificate file", func(l *Limits) int64 { return int64(l.CertCases) }, func(l *Limits, v int64) { l.CertCases = int(v) }, 1 << 30},
+	{"lean-lines", "most lines in one lean4export NDJSON file", func(l *Limits) int64 { return int64(l.LeanLines) }, func(l *Limits, v int64) { l.LeanLines = int(v) }, 1 << 30},
+	{"lean-line-bytes", "most bytes in one line of a lean4export file", func(l *Limits) int64 { return int64(l.LeanLineBytes) }, func(l *Limits, v int64) { l.LeanLineBytes = int(v) }, 1 << 30},
 }
 
 // Flag is the command-line flag that raises the named limit ("--max-nodes").
