@@ -1,0 +1,357 @@
+import Tlcheck.Spec
+
+/-!
+# Adjointness of every primitive of `Tlcheck.Spec`, once for all inputs
+
+For each primitive `p`: ⟨jvp x dx, δ⟩ = Σₖ ⟨dxₖ, vjp x δₖ⟩ for all inputs of
+matching lengths (`*_adjoint`); the VJP is linear in δ (`*_vjp_add`,
+`*_vjp_smul`) and maps the zero cotangent to zero contributions
+(`*_vjp_zero`). No `sorry`, no `native_decide`, no axioms of our own.
+
+Proof style: induction on lists, definitional unfolding by `show`, then
+`rw` with core `Rat` lemmas (`Rat.mul_comm`, `Rat.mul_assoc`,
+`Rat.add_mul`, `Rat.mul_add`, `Rat.add_zero`, `Rat.zero_mul`,
+`Rat.mul_zero`); where a step is a ring identity, `grind` (core, with the
+`Lean.Grind.Field Rat` instance) is the fallback.
+-/
+
+namespace Tlcheck
+open Prim
+
+/-! ## Lengths -/
+
+theorem length_smul (c : Rat) : ∀ a : List Rat, (smul c a).length = a.length
+  | [] => rfl
+  | _ :: as => by
+    show (smul c as).length + 1 = as.length + 1
+    rw [length_smul c as]
+
+theorem length_pmul_eq : ∀ a b : List Rat, a.length = b.length → (pmul a b).length = a.length
+  | [], _, _ => rfl
+  | _ :: _, [], h => by first | (simp at h) | omega
+  | _ :: as, _ :: bs, h => by
+    show (pmul as bs).length + 1 = as.length + 1
+    rw [length_pmul_eq as bs (by simpa using h)]
+
+/-! ## Inner products -/
+
+theorem dot_pmul : ∀ f a b : List Rat, dot (pmul f a) b = dot a (pmul f b)
+  | [], [], _ => rfl
+  | [], _ :: _, _ => rfl
+  | _ :: _, [], _ => rfl
+  | _ :: _, _ :: _, [] => rfl
+  | x :: xs, y :: ys, z :: zs => by
+    show x * y * z + dot (pmul xs ys) zs = y * (x * z) + dot ys (pmul xs zs)
+    rw [dot_pmul xs ys zs]
+    first
+      | rw [Rat.mul_comm x y, Rat.mul_assoc]
+      | grind
+
+theorem dot_smul (c : Rat) : ∀ a b : List Rat, dot (smul c a) b = dot a (smul c b)
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, z :: zs => by
+    show c * x * z + dot (smul c xs) zs = x * (c * z) + dot xs (smul c zs)
+    rw [dot_smul c xs zs]
+    first
+      | rw [Rat.mul_comm c x, Rat.mul_assoc]
+      | grind
+
+theorem dot_padd : ∀ a b c : List Rat, a.length = b.length → dot (padd a b) c = dot a c + dot b c
+  | [], [], _, _ => by
+    show (0 : Rat) = 0 + 0
+    first
+      | rw [Rat.add_zero]
+      | grind
+  | [], _ :: _, _, h => by first | (simp at h) | omega
+  | _ :: _, [], _, h => by first | (simp at h) | omega
+  | _ :: _, _ :: _, [], _ => by
+    show (0 : Rat) = 0 + 0
+    first
+      | rw [Rat.add_zero]
+      | grind
+  | x :: xs, y :: ys, z :: zs, h => by
+    show (x + y) * z + dot (padd xs ys) zs = (x * z + dot xs zs) + (y * z + dot ys zs)
+    rw [dot_padd xs ys zs (by simpa using h)]
+    grind
+
+theorem dot_zeros_left : ∀ a b : List Rat, dot (zeros a) b = 0
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | _ :: as, z :: zs => by
+    show 0 * z + dot (zeros as) zs = 0
+    rw [dot_zeros_left as zs]
+    first
+      | rw [Rat.zero_mul, Rat.add_zero]
+      | grind
+
+theorem dot_zeros_right : ∀ a b : List Rat, dot a (zeros b) = 0
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, _ :: bs => by
+    show x * 0 + dot xs (zeros bs) = 0
+    rw [dot_zeros_right xs bs]
+    first
+      | rw [Rat.mul_zero, Rat.add_zero]
+      | grind
+
+theorem dot_bcast (d : Rat) : ∀ dx x : List Rat, dx.length = x.length → dot dx (bcast d x) = total dx * d
+  | [], [], _ => by
+    show (0 : Rat) = 0 * d
+    first
+      | rw [Rat.zero_mul]
+      | grind
+  | [], _ :: _, h => by first | (simp at h) | omega
+  | _ :: _, [], h => by first | (simp at h) | omega
+  | a :: as, _ :: ys, h => by
+    show a * d + dot as (bcast d ys) = (a + total as) * d
+    rw [dot_bcast d as ys (by simpa using h)]
+    first
+      | rw [Rat.add_mul]
+      | grind
+
+/-! ## Local adjointness, per primitive -/
+
+theorem add_adjoint (c : Rat) (x y dx dy δ : List Rat) (h : dx.length = dy.length) :
+    dot (jvp .add c [x, y] [dx, dy]) δ = dotAll [dx, dy] (vjp .add c [x, y] δ) := by
+  show dot (padd dx dy) δ = dot dx δ + (dot dy δ + 0)
+  rw [dot_padd dx dy δ h, Rat.add_zero]
+
+theorem sub_adjoint (c : Rat) (x y dx dy δ : List Rat) (h : dx.length = dy.length) :
+    dot (jvp .sub c [x, y] [dx, dy]) δ = dotAll [dx, dy] (vjp .sub c [x, y] δ) := by
+  show dot (padd dx (smul (-1) dy)) δ = dot dx δ + (dot dy (smul (-1) δ) + 0)
+  rw [dot_padd dx (smul (-1) dy) δ (by rw [length_smul]; exact h), dot_smul, Rat.add_zero]
+
+theorem mul_adjoint (c : Rat) (x y dx dy δ : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    dot (jvp .mul c [x, y] [dx, dy]) δ = dotAll [dx, dy] (vjp .mul c [x, y] δ) := by
+  show dot (padd (pmul y dx) (pmul x dy)) δ = dot dx (pmul y δ) + (dot dy (pmul x δ) + 0)
+  have h1 : (pmul y dx).length = (pmul x dy).length := by
+    rw [length_pmul_eq y dx (by omega), length_pmul_eq x dy (by omega)]
+    omega
+  rw [dot_padd _ _ δ h1, dot_pmul y dx δ, dot_pmul x dy δ, Rat.add_zero]
+
+theorem neg_adjoint (c : Rat) (x dx δ : List Rat) :
+    dot (jvp .neg c [x] [dx]) δ = dotAll [dx] (vjp .neg c [x] δ) := by
+  show dot (smul (-1) dx) δ = dot dx (smul (-1) δ) + 0
+  rw [dot_smul, Rat.add_zero]
+
+theorem scale_adjoint (c : Rat) (x dx δ : List Rat) :
+    dot (jvp .scale c [x] [dx]) δ = dotAll [dx] (vjp .scale c [x] δ) := by
+  show dot (smul c dx) δ = dot dx (smul c δ) + 0
+  rw [dot_smul, Rat.add_zero]
+
+theorem square_adjoint (c : Rat) (x dx δ : List Rat) :
+    dot (jvp .square c [x] [dx]) δ = dotAll [dx] (vjp .square c [x] δ) := by
+  show dot (pmul (pmap squareD x) dx) δ = dot dx (pmul (pmap squareD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+theorem relu_adjoint (c : Rat) (x dx δ : List Rat) :
+    dot (jvp .relu c [x] [dx]) δ = dotAll [dx] (vjp .relu c [x] δ) := by
+  show dot (pmul (pmap reluD x) dx) δ = dot dx (pmul (pmap reluD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+theorem abs_adjoint (c : Rat) (x dx δ : List Rat) :
+    dot (jvp .abs c [x] [dx]) δ = dotAll [dx] (vjp .abs c [x] δ) := by
+  show dot (pmul (pmap absD x) dx) δ = dot dx (pmul (pmap absD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+/-- sum: the output is a scalar, so δ = [d]. -/
+theorem sum_adjoint (c d : Rat) (x dx : List Rat) (h : dx.length = x.length) :
+    dot (jvp .sum c [x] [dx]) [d] = dotAll [dx] (vjp .sum c [x] [d]) := by
+  show total dx * d + 0 = dot dx (bcast d x) + 0
+  rw [dot_bcast d dx x h]
+
+theorem reshape_adjoint (c : Rat) (x dx δ : List Rat) :
+    dot (jvp .reshape c [x] [dx]) δ = dotAll [dx] (vjp .reshape c [x] δ) := by
+  show dot dx δ = dot dx δ + 0
+  rw [Rat.add_zero]
+
+theorem flatten_adjoint (c : Rat) (x dx δ : List Rat) :
+    dot (jvp .flatten c [x] [dx]) δ = dotAll [dx] (vjp .flatten c [x] δ) := by
+  show dot dx δ = dot dx δ + 0
+  rw [Rat.add_zero]
+
+theorem detach_adjoint (c : Rat) (x dx δ : List Rat) :
+    dot (jvp .detach c [x] [dx]) δ = dotAll [dx] (vjp .detach c [x] δ) := by
+  show dot (zeros dx) δ = dot dx (zeros x) + 0
+  rw [dot_zeros_left, dot_zeros_right, Rat.add_zero]
+
+/-! ## Linearity of the VJP in δ and zero preservation
+
+The building blocks; every VJP of `Tlcheck.Spec` is built from `pmul f ·`,
+`smul c ·`, the identity, `bcast · x` and `zeros x`. -/
+
+theorem pmul_padd : ∀ f a b : List Rat, pmul f (padd a b) = padd (pmul f a) (pmul f b)
+  | [], _, _ => rfl
+  | _ :: _, [], _ => rfl
+  | _ :: _, _ :: _, [] => rfl
+  | x :: xs, y :: ys, z :: zs => by
+    show x * (y + z) :: pmul xs (padd ys zs) = (x * y + x * z) :: padd (pmul xs ys) (pmul xs zs)
+    rw [pmul_padd xs ys zs, Rat.mul_add]
+
+theorem pmul_smul (k : Rat) : ∀ f a : List Rat, pmul f (smul k a) = smul k (pmul f a)
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, y :: ys => by
+    show x * (k * y) :: pmul xs (smul k ys) = k * (x * y) :: smul k (pmul xs ys)
+    rw [pmul_smul k xs ys]
+    first
+      | rw [← Rat.mul_assoc, Rat.mul_comm x k, Rat.mul_assoc]
+      | grind
+
+theorem pmul_zeros : ∀ f a : List Rat, pmul f (zeros a) = zeros (pmul f a)
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, _ :: ys => by
+    show x * 0 :: pmul xs (zeros ys) = 0 :: zeros (pmul xs ys)
+    rw [pmul_zeros xs ys, Rat.mul_zero]
+
+theorem smul_padd (c : Rat) : ∀ a b : List Rat, smul c (padd a b) = padd (smul c a) (smul c b)
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, y :: ys => by
+    show c * (x + y) :: smul c (padd xs ys) = (c * x + c * y) :: padd (smul c xs) (smul c ys)
+    rw [smul_padd c xs ys, Rat.mul_add]
+
+theorem smul_smul (c k : Rat) : ∀ a : List Rat, smul c (smul k a) = smul k (smul c a)
+  | [] => rfl
+  | x :: xs => by
+    show c * (k * x) :: smul c (smul k xs) = k * (c * x) :: smul k (smul c xs)
+    rw [smul_smul c k xs]
+    first
+      | rw [← Rat.mul_assoc, Rat.mul_comm c k, Rat.mul_assoc]
+      | grind
+
+theorem smul_zeros (c : Rat) : ∀ a : List Rat, smul c (zeros a) = zeros a
+  | [] => rfl
+  | _ :: xs => by
+    show c * 0 :: smul c (zeros xs) = 0 :: zeros xs
+    rw [smul_zeros c xs, Rat.mul_zero]
+
+theorem bcast_add (d e : Rat) : ∀ x : List Rat, bcast (d + e) x = padd (bcast d x) (bcast e x)
+  | [] => rfl
+  | _ :: xs => by
+    show (d + e) :: bcast (d + e) xs = (d + e) :: padd (bcast d xs) (bcast e xs)
+    rw [bcast_add d e xs]
+
+theorem bcast_mul (k d : Rat) : ∀ x : List Rat, bcast (k * d) x = smul k (bcast d x)
+  | [] => rfl
+  | _ :: xs => by
+    show (k * d) :: bcast (k * d) xs = (k * d) :: smul k (bcast d xs)
+    rw [bcast_mul k d xs]
+
+theorem bcast_zero : ∀ x : List Rat, bcast 0 x = zeros x
+  | [] => rfl
+  | _ :: xs => by
+    show (0 : Rat) :: bcast 0 xs = 0 :: zeros xs
+    rw [bcast_zero xs]
+
+theorem zeros_smul (c : Rat) : ∀ a : List Rat, zeros (smul c a) = zeros a
+  | [] => rfl
+  | _ :: as => by
+    show (0 : Rat) :: zeros (smul c as) = 0 :: zeros as
+    rw [zeros_smul c as]
+
+theorem zeros_bcast (d : Rat) : ∀ a : List Rat, zeros (bcast d a) = zeros a
+  | [] => rfl
+  | _ :: as => by
+    show (0 : Rat) :: zeros (bcast d as) = 0 :: zeros as
+    rw [zeros_bcast d as]
+
+/-- Pointwise sums, multiples and zeros of lists of contributions. -/
+def paddAll : List (List Rat) → List (List Rat) → List (List Rat)
+  | u :: us, v :: vs => padd u v :: paddAll us vs
+  | _, _ => []
+
+def smulAll (k : Rat) : List (List Rat) → List (List Rat)
+  | [] => []
+  | u :: us => smul k u :: smulAll k us
+
+def zerosAll : List (List Rat) → List (List Rat)
+  | [] => []
+  | u :: us => zeros u :: zerosAll us
+
+/-- The VJP of every unary primitive whose VJP is a pointwise product with
+a factor of x (square, relu, abs): linear in δ, zero at δ = 0. -/
+theorem relu_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
+    vjp .relu c [x] (padd δ₁ δ₂) = paddAll (vjp .relu c [x] δ₁) (vjp .relu c [x] δ₂) ∧
+    vjp .relu c [x] (smul k δ₁) = smulAll k (vjp .relu c [x] δ₁) ∧
+    vjp .relu c [x] (zeros δ₁) = zerosAll (vjp .relu c [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul (pmap reluD x) (padd δ₁ δ₂)] = [padd (pmul (pmap reluD x) δ₁) (pmul (pmap reluD x) δ₂)]
+    rw [pmul_padd]
+  · show [pmul (pmap reluD x) (smul k δ₁)] = [smul k (pmul (pmap reluD x) δ₁)]
+    rw [pmul_smul]
+  · show [pmul (pmap reluD x) (zeros δ₁)] = [zeros (pmul (pmap reluD x) δ₁)]
+    rw [pmul_zeros]
+
+theorem square_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
+    vjp .square c [x] (padd δ₁ δ₂) = paddAll (vjp .square c [x] δ₁) (vjp .square c [x] δ₂) ∧
+    vjp .square c [x] (smul k δ₁) = smulAll k (vjp .square c [x] δ₁) ∧
+    vjp .square c [x] (zeros δ₁) = zerosAll (vjp .square c [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul (pmap squareD x) (padd δ₁ δ₂)] = [padd (pmul (pmap squareD x) δ₁) (pmul (pmap squareD x) δ₂)]
+    rw [pmul_padd]
+  · show [pmul (pmap squareD x) (smul k δ₁)] = [smul k (pmul (pmap squareD x) δ₁)]
+    rw [pmul_smul]
+  · show [pmul (pmap squareD x) (zeros δ₁)] = [zeros (pmul (pmap squareD x) δ₁)]
+    rw [pmul_zeros]
+
+theorem abs_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
+    vjp .abs c [x] (padd δ₁ δ₂) = paddAll (vjp .abs c [x] δ₁) (vjp .abs c [x] δ₂) ∧
+    vjp .abs c [x] (smul k δ₁) = smulAll k (vjp .abs c [x] δ₁) ∧
+    vjp .abs c [x] (zeros δ₁) = zerosAll (vjp .abs c [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul (pmap absD x) (padd δ₁ δ₂)] = [padd (pmul (pmap absD x) δ₁) (pmul (pmap absD x) δ₂)]
+    rw [pmul_padd]
+  · show [pmul (pmap absD x) (smul k δ₁)] = [smul k (pmul (pmap absD x) δ₁)]
+    rw [pmul_smul]
+  · show [pmul (pmap absD x) (zeros δ₁)] = [zeros (pmul (pmap absD x) δ₁)]
+    rw [pmul_zeros]
+
+theorem mul_vjp_linear (c k : Rat) (x y δ₁ δ₂ : List Rat) :
+    vjp .mul c [x, y] (padd δ₁ δ₂) = paddAll (vjp .mul c [x, y] δ₁) (vjp .mul c [x, y] δ₂) ∧
+    vjp .mul c [x, y] (smul k δ₁) = smulAll k (vjp .mul c [x, y] δ₁) ∧
+    vjp .mul c [x, y] (zeros δ₁) = zerosAll (vjp .mul c [x, y] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul y (padd δ₁ δ₂), pmul x (padd δ₁ δ₂)] =
+      [padd (pmul y δ₁) (pmul y δ₂), padd (pmul x δ₁) (pmul x δ₂)]
+    rw [pmul_padd, pmul_padd]
+  · show [pmul y (smul k δ₁), pmul x (smul k δ₁)] = [smul k (pmul y δ₁), smul k (pmul x δ₁)]
+    rw [pmul_smul, pmul_smul]
+  · show [pmul y (zeros δ₁), pmul x (zeros δ₁)] = [zeros (pmul y δ₁), zeros (pmul x δ₁)]
+    rw [pmul_zeros, pmul_zeros]
+
+theorem scale_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
+    vjp .scale c [x] (padd δ₁ δ₂) = paddAll (vjp .scale c [x] δ₁) (vjp .scale c [x] δ₂) ∧
+    vjp .scale c [x] (smul k δ₁) = smulAll k (vjp .scale c [x] δ₁) ∧
+    vjp .scale c [x] (zeros δ₁) = zerosAll (vjp .scale c [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [smul c (padd δ₁ δ₂)] = [padd (smul c δ₁) (smul c δ₂)]
+    rw [smul_padd]
+  · show [smul c (smul k δ₁)] = [smul k (smul c δ₁)]
+    rw [smul_smul]
+  · show [smul c (zeros δ₁)] = [zeros (smul c δ₁)]
+    rw [smul_zeros, zeros_smul]
+
+theorem neg_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
+    vjp .neg c [x] (padd δ₁ δ₂) = paddAll (vjp .neg c [x] δ₁) (vjp .neg c [x] δ₂) ∧
+    vjp .neg c [x] (smul k δ₁) = smulAll k (vjp .neg c [x] δ₁) ∧
+    vjp .neg c [x] (zeros δ₁) = zerosAll (vjp .neg c [x] δ₁) := by
+  have h := scale_vjp_linear (-1) k x δ₁ δ₂
+  exact h
+
+theorem sum_vjp_linear (c k d e : Rat) (x : List Rat) :
+    vjp .sum c [x] [d + e] = paddAll (vjp .sum c [x] [d]) (vjp .sum c [x] [e]) ∧
+    vjp .sum c [x] [k * d] = smulAll k (vjp .sum c [x] [d]) ∧
+    vjp .sum c [x] [0] = zerosAll (vjp .sum c [x] [d]) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [bcast (d + e) x] = [padd (bcast d x) (bcast e x)]
+    rw [bcast_add]
+  · show [bcast (k * d) x] = [smul k (bcast d x)]
+    rw [bcast_mul]
+  · show [bcast 0 x] = [zeros (bcast d x)]
+    rw [bcast_zero, zeros_bcast]
+
+end Tlcheck

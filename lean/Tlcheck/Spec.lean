@@ -1,0 +1,144 @@
+/-!
+# Exact semantics of tlcheck's exact primitives
+
+Tensors are flat `List Rat` in row-major order with an explicit shape
+(`List Nat`, its element count `size`). Every function is structurally
+recursive on `List`, so `decide +kernel` evaluates it on certificate data.
+
+Binary list operations (`pmul`, `padd`) truncate to the shorter list; the
+theorems of `Tlcheck.Adjoint` state the length hypotheses they need, and
+the checkers of `Tlcheck.Check` require matching lengths before they
+compare anything.
+
+The conventions at kinks are the registry's (`spec` package, field
+`Ties`): relu′(0) = 0, abs′(0) = 0.
+-/
+
+namespace Tlcheck
+
+/-- Number of elements of a shape: the product of its extents. -/
+def size : List Nat → Nat
+  | [] => 1
+  | n :: ns => n * size ns
+
+/-- ⟨u, v⟩ = Σᵢ uᵢ·vᵢ over the common prefix. -/
+def dot : List Rat → List Rat → Rat
+  | a :: as, b :: bs => a * b + dot as bs
+  | _, _ => 0
+
+/-- Pointwise product uᵢ·vᵢ. -/
+def pmul : List Rat → List Rat → List Rat
+  | a :: as, b :: bs => a * b :: pmul as bs
+  | _, _ => []
+
+/-- Pointwise sum uᵢ + vᵢ. -/
+def padd : List Rat → List Rat → List Rat
+  | a :: as, b :: bs => (a + b) :: padd as bs
+  | _, _ => []
+
+/-- Scalar multiple c·uᵢ. -/
+def smul (c : Rat) : List Rat → List Rat
+  | [] => []
+  | a :: as => c * a :: smul c as
+
+/-- Σᵢ uᵢ, a right fold from 0. -/
+def total : List Rat → Rat
+  | [] => 0
+  | a :: as => a + total as
+
+/-- The zero tensor of u's length. -/
+def zeros : List Rat → List Rat
+  | [] => []
+  | _ :: as => 0 :: zeros as
+
+/-- d repeated once per element of u. -/
+def bcast (d : Rat) : List Rat → List Rat
+  | [] => []
+  | _ :: as => d :: bcast d as
+
+/-- Pointwise map of a scalar function. -/
+def pmap (f : Rat → Rat) : List Rat → List Rat
+  | [] => []
+  | a :: as => f a :: pmap f as
+
+/-- relu(a) = max(a, 0). -/
+def reluS (a : Rat) : Rat := if 0 < a then a else 0
+/-- relu′(a), with relu′(0) = 0. -/
+def reluD (a : Rat) : Rat := if 0 < a then 1 else 0
+/-- |a|. -/
+def absS (a : Rat) : Rat := if a < 0 then -a else a
+/-- abs′(a) = sign(a), with abs′(0) = 0. -/
+def absD (a : Rat) : Rat := if 0 < a then 1 else if a < 0 then -1 else 0
+/-- square′(a) = 2a. -/
+def squareD (a : Rat) : Rat := 2 * a
+
+/-- The exact primitives with a Lean semantics. The names are the
+registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
+on the flat data (only the shape changes), `detach` stops the gradient. -/
+inductive Prim where
+  | add | sub | mul | neg | scale | square | relu | abs | sum | reshape | flatten | detach
+  deriving DecidableEq, Repr
+
+namespace Prim
+
+/-- Forward semantics on the inputs `xs`; `c` is the scale attribute. -/
+def fwd : Prim → Rat → List (List Rat) → List Rat
+  | .add, _, [x, y] => padd x y
+  | .sub, _, [x, y] => padd x (smul (-1) y)
+  | .mul, _, [x, y] => pmul x y
+  | .neg, _, [x] => smul (-1) x
+  | .scale, c, [x] => smul c x
+  | .square, _, [x] => pmul x x
+  | .relu, _, [x] => pmap reluS x
+  | .abs, _, [x] => pmap absS x
+  | .sum, _, [x] => [total x]
+  | .reshape, _, [x] => x
+  | .flatten, _, [x] => x
+  | .detach, _, [x] => x
+  | _, _, _ => []
+
+/-- JVP: the tangent of the output for input tangents `dxs`. -/
+def jvp : Prim → Rat → List (List Rat) → List (List Rat) → List Rat
+  | .add, _, [_, _], [dx, dy] => padd dx dy
+  | .sub, _, [_, _], [dx, dy] => padd dx (smul (-1) dy)
+  | .mul, _, [x, y], [dx, dy] => padd (pmul y dx) (pmul x dy)
+  | .neg, _, [_], [dx] => smul (-1) dx
+  | .scale, c, [_], [dx] => smul c dx
+  | .square, _, [x], [dx] => pmul (pmap squareD x) dx
+  | .relu, _, [x], [dx] => pmul (pmap reluD x) dx
+  | .abs, _, [x], [dx] => pmul (pmap absD x) dx
+  | .sum, _, [_], [dx] => [total dx]
+  | .reshape, _, [_], [dx] => dx
+  | .flatten, _, [_], [dx] => dx
+  | .detach, _, [_], [dx] => zeros dx
+  | _, _, _, _ => []
+
+/-- VJP: one cotangent contribution per input for the output cotangent δ. -/
+def vjp : Prim → Rat → List (List Rat) → List Rat → List (List Rat)
+  | .add, _, [_, _], δ => [δ, δ]
+  | .sub, _, [_, _], δ => [δ, smul (-1) δ]
+  | .mul, _, [x, y], δ => [pmul y δ, pmul x δ]
+  | .neg, _, [_], δ => [smul (-1) δ]
+  | .scale, c, [_], δ => [smul c δ]
+  | .square, _, [x], δ => [pmul (pmap squareD x) δ]
+  | .relu, _, [x], δ => [pmul (pmap reluD x) δ]
+  | .abs, _, [x], δ => [pmul (pmap absD x) δ]
+  | .sum, _, [x], d :: _ => [bcast d x]
+  | .reshape, _, [_], δ => [δ]
+  | .flatten, _, [_], δ => [δ]
+  | .detach, _, [x], _ => [zeros x]
+  | _, _, _, _ => []
+
+/-- Number of inputs. -/
+def arity : Prim → Nat
+  | .add | .sub | .mul => 2
+  | _ => 1
+
+end Prim
+
+/-- Σₖ ⟨uₖ, vₖ⟩ over paired lists of tensors. -/
+def dotAll : List (List Rat) → List (List Rat) → Rat
+  | u :: us, v :: vs => dot u v + dotAll us vs
+  | _, _ => 0
+
+end Tlcheck
