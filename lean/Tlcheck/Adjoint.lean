@@ -16,6 +16,7 @@ Proof style: induction on lists, definitional unfolding by `show`, then
 -/
 
 namespace Tlcheck
+set_option autoImplicit false
 open Prim
 
 /-! ## Lengths -/

@@ -13,6 +13,7 @@ recorded right side is Σₖ ⟨dxₖ, vjp x δₖ⟩, and the two are equal.
 -/
 
 namespace Tlcheck
+set_option autoImplicit false
 
 /-- One recorded adjointness case: the input shapes, inputs and tangents
 (flat, row-major), the output shape and cotangent δ, the scale attribute
@@ -66,14 +67,18 @@ theorem checkCase_sound (p : Prim) (k : AdjCase) (h : checkCase p k = true) : Cl
   exact of_decide_eq_true h2
 
 theorem checkAll_sound (p : Prim) : ∀ ks : List AdjCase, checkAll p ks = true → ∀ k ∈ ks, Claim p k
-  | [], _, _, hk => nomatch hk
+  | [], _, _, hk => by
+    first
+      | nomatch hk
+      | cases hk
+      | simp at hk
   | k :: ks, h, k', hk => by
     have h' : checkCase p k = true ∧ checkAll p ks = true := by
       first
         | exact (Bool.and_eq_true _ _).mp h
         | (simp only [checkAll, Bool.and_eq_true] at h; exact h)
     cases hk with
-    | head => exact checkCase_sound p k h'.1
-    | tail _ hk' => exact checkAll_sound p ks h'.2 k' hk'
+    | head => exact checkCase_sound p _ h'.1
+    | tail _ hk' => exact checkAll_sound p ks h'.2 _ hk'
 
 end Tlcheck

@@ -15,6 +15,7 @@ The conventions at kinks are the registry's (`spec` package, field
 -/
 
 namespace Tlcheck
+set_option autoImplicit false
 
 /-- Number of elements of a shape: the product of its extents. -/
 def size : List Nat → Nat

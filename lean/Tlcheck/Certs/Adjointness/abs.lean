@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.abs
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[3, 3]], xs := [[mkRat 1 1, mkRat 1 2, mkRat 1 2, mkRat (-1) 1, mkRat 1 1, mkRat 3 1, mkRat 0 1, mkRat (-1) 2, mkRat (-1) 2]], dxs := [[mkRat 0 1, mkRat (-1) 1, mkRat (-1) 2, mkRat (-3) 2, mkRat 1 2, mkRat (-1) 4, mkRat 3 1, mkRat (-5) 4, mkRat (-1) 1]], outShape := [3, 3], delta := [mkRat (-5) 1, mkRat 3 2, mkRat 3 4, mkRat (-1) 1, mkRat (-1) 2, mkRat 3 1, mkRat 2 1, mkRat 0 1, mkRat (-1) 2], c := mkRat 0 1, lhs := mkRat (-39) 8, rhs := mkRat (-39) 8 },
   { shapes := [[]], xs := [[mkRat 2 1]], dxs := [[mkRat (-1) 1]], outShape := [], delta := [mkRat (-3) 2], c := mkRat 0 1, lhs := mkRat 3 2, rhs := mkRat 3 2 },

@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.detach
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[2]], xs := [[mkRat 1 1, mkRat 1 1]], dxs := [[mkRat (-1) 1, mkRat 1 2]], outShape := [2], delta := [mkRat 0 1, mkRat 1 2], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
   { shapes := [[2]], xs := [[mkRat 3 1, mkRat 2 1]], dxs := [[mkRat 0 1, mkRat 2 1]], outShape := [2], delta := [mkRat 1 1, mkRat 2 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },

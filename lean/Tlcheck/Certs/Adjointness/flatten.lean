@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.flatten
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[1, 2, 3]], xs := [[mkRat (-1) 2, mkRat (-2) 1, mkRat 1 1, mkRat (-3) 2, mkRat 0 1, mkRat 2 1]], dxs := [[mkRat 0 1, mkRat 1 2, mkRat 1 1, mkRat 2 1, mkRat (-1) 2, mkRat (-3) 2]], outShape := [6], delta := [mkRat 1 2, mkRat 1 2, mkRat (-1) 2, mkRat 0 1, mkRat 1 2, mkRat 0 1], c := mkRat 0 1, lhs := mkRat (-1) 2, rhs := mkRat (-1) 2 },
   { shapes := [[1, 1]], xs := [[mkRat 2 1]], dxs := [[mkRat 2 1]], outShape := [1, 1], delta := [mkRat 1 2], c := mkRat 0 1, lhs := mkRat 1 1, rhs := mkRat 1 1 },

@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.mul
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[], []], xs := [[mkRat 3 1], [mkRat 1 2]], dxs := [[mkRat (-3) 2], [mkRat 5 4]], outShape := [], delta := [mkRat (-1) 1], c := mkRat 0 1, lhs := mkRat (-3) 1, rhs := mkRat (-3) 1 },
   { shapes := [[3, 3], [3, 3]], xs := [[mkRat 2 1, mkRat (-1) 1, mkRat 3 1, mkRat 0 1, mkRat 1 1, mkRat 1 1, mkRat 0 1, mkRat (-3) 2, mkRat 1 1], [mkRat 0 1, mkRat 3 4, mkRat 2 1, mkRat 2 1, mkRat 1 2, mkRat 0 1, mkRat 1 1, mkRat (-1) 2, mkRat 3 1]], dxs := [[mkRat 1 2, mkRat 3 1, mkRat (-3) 2, mkRat (-2) 1, mkRat 3 1, mkRat 2 1, mkRat 3 2, mkRat (-1) 2, mkRat (-1) 2], [mkRat 3 1, mkRat 3 1, mkRat 3 1, mkRat 1 2, mkRat (-3) 2, mkRat (-5) 3, mkRat 3 1, mkRat 2 1, mkRat (-1) 1]], outShape := [3, 3], delta := [mkRat 0 1, mkRat 1 2, mkRat (-1) 1, mkRat (-2) 1, mkRat 2 1, mkRat 1 2, mkRat 1 1, mkRat 0 1, mkRat (-5) 3], c := mkRat 0 1, lhs := mkRat 155 24, rhs := mkRat 155 24 },

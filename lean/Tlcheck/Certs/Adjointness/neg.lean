@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.neg
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[]], xs := [[mkRat 1 4]], dxs := [[mkRat (-1) 4]], outShape := [], delta := [mkRat 3 1], c := mkRat 0 1, lhs := mkRat 3 4, rhs := mkRat 3 4 },
   { shapes := [[3, 2]], xs := [[mkRat 0 1, mkRat 2 1, mkRat (-1) 4, mkRat 1 2, mkRat 3 1, mkRat 1 2]], dxs := [[mkRat 3 2, mkRat (-3) 2, mkRat 5 2, mkRat 3 1, mkRat (-5) 4, mkRat (-1) 1]], outShape := [3, 2], delta := [mkRat 0 1, mkRat 3 1, mkRat (-3) 2, mkRat 0 1, mkRat 1 1, mkRat (-1) 1], c := mkRat 0 1, lhs := mkRat 17 2, rhs := mkRat 17 2 },

@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.relu
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[3]], xs := [[mkRat 0 1, mkRat (-1) 1, mkRat 3 1]], dxs := [[mkRat (-3) 2, mkRat (-1) 1, mkRat 0 1]], outShape := [3], delta := [mkRat 1 1, mkRat (-1) 1, mkRat 1 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
   { shapes := [[3]], xs := [[mkRat 0 1, mkRat (-3) 2, mkRat (-6) 1]], dxs := [[mkRat 2 1, mkRat (-1) 2, mkRat 3 1]], outShape := [3], delta := [mkRat 0 1, mkRat (-1) 2, mkRat 2 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },

@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.reshape
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[2, 3, 3]], xs := [[mkRat (-3) 2, mkRat 1 1, mkRat (-1) 4, mkRat (-1) 2, mkRat (-1) 1, mkRat 2 1, mkRat (-1) 1, mkRat 0 1, mkRat (-2) 1, mkRat (-5) 4, mkRat 1 1, mkRat 3 1, mkRat 3 2, mkRat 3 1, mkRat (-5) 2, mkRat (-3) 2, mkRat 1 1, mkRat (-3) 2]], dxs := [[mkRat (-1) 1, mkRat 3 1, mkRat (-1) 1, mkRat 1 1, mkRat (-1) 2, mkRat (-2) 1, mkRat 2 1, mkRat 1 2, mkRat (-1) 2, mkRat (-1) 1, mkRat 3 1, mkRat (-1) 2, mkRat (-3) 2, mkRat 2 1, mkRat 3 1, mkRat 0 1, mkRat (-1) 3, mkRat 2 1]], outShape := [18], delta := [mkRat (-1) 2, mkRat 3 1, mkRat (-1) 1, mkRat 5 4, mkRat 1 1, mkRat (-2) 3, mkRat 0 1, mkRat (-3) 2, mkRat 1 2, mkRat (-1) 2, mkRat 1 1, mkRat (-3) 2, mkRat 1 2, mkRat 3 1, mkRat (-2) 1, mkRat 1 2, mkRat 1 2, mkRat 1 1], c := mkRat 0 1, lhs := mkRat 203 12, rhs := mkRat 203 12 },
   { shapes := [[2, 1]], xs := [[mkRat 1 1, mkRat 1 2]], dxs := [[mkRat (-1) 1, mkRat (-1) 2]], outShape := [2], delta := [mkRat 0 1, mkRat 3 1], c := mkRat 0 1, lhs := mkRat (-3) 2, rhs := mkRat (-3) 2 },

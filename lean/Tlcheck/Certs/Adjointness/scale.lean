@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.scale
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[]], xs := [[mkRat 2 1]], dxs := [[mkRat (-3) 2]], outShape := [], delta := [mkRat (-1) 2], c := mkRat 3 1, lhs := mkRat 9 4, rhs := mkRat 9 4 },
   { shapes := [[]], xs := [[mkRat 3 1]], dxs := [[mkRat 1 2]], outShape := [], delta := [mkRat 0 1], c := mkRat 3 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },

@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.square
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[]], xs := [[mkRat (-1) 2]], dxs := [[mkRat (-3) 1]], outShape := [], delta := [mkRat 0 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
   { shapes := [[1, 1]], xs := [[mkRat (-3) 1]], dxs := [[mkRat (-5) 2]], outShape := [1, 1], delta := [mkRat (-1) 2], c := mkRat 0 1, lhs := mkRat (-15) 2, rhs := mkRat (-15) 2 },

@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.sub
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[1, 3], [1, 3]], xs := [[mkRat (-3) 2, mkRat (-1) 2, mkRat 1 2], [mkRat 0 1, mkRat 1 1, mkRat 2 1]], dxs := [[mkRat 1 1, mkRat 1 2, mkRat 3 2], [mkRat 2 1, mkRat 1 1, mkRat 0 1]], outShape := [1, 3], delta := [mkRat 0 1, mkRat (-1) 1, mkRat 0 1], c := mkRat 0 1, lhs := mkRat 1 2, rhs := mkRat 1 2 },
   { shapes := [[2, 2], [2, 2]], xs := [[mkRat (-6) 1, mkRat 3 1, mkRat 2 1, mkRat (-5) 2], [mkRat (-6) 1, mkRat (-3) 2, mkRat 1 1, mkRat (-3) 2]], dxs := [[mkRat 1 2, mkRat 0 1, mkRat 3 1, mkRat 1 1], [mkRat 2 1, mkRat (-1) 2, mkRat (-1) 4, mkRat (-1) 1]], outShape := [2, 2], delta := [mkRat 1 1, mkRat 2 1, mkRat 1 2, mkRat 1 1], c := mkRat 0 1, lhs := mkRat 25 8, rhs := mkRat 25 8 },

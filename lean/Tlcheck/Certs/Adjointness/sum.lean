@@ -4,6 +4,7 @@ import Tlcheck.Check
 namespace Tlcheck.Certs.Adjointness.sum
 open Tlcheck
 
+set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
   { shapes := [[3, 3]], xs := [[mkRat 3 1, mkRat 2 1, mkRat (-3) 1, mkRat (-1) 2, mkRat 0 1, mkRat 4 3, mkRat 5 3, mkRat 0 1, mkRat 2 1]], dxs := [[mkRat 4 3, mkRat 1 1, mkRat (-6) 1, mkRat (-1) 2, mkRat (-1) 1, mkRat 2 1, mkRat (-1) 2, mkRat 3 1, mkRat (-1) 2]], outShape := [], delta := [mkRat 2 1], c := mkRat 0 1, lhs := mkRat (-7) 3, rhs := mkRat (-7) 3 },
   { shapes := [[]], xs := [[mkRat 5 4]], dxs := [[mkRat 0 1]], outShape := [], delta := [mkRat 1 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
