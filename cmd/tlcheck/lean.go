@@ -70,7 +70,7 @@ func runLeanAudit(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 	}
-	findings, err := auditFile(*export, *lock, names)
+	findings, err := auditFile(*export, *lock, names, "")
 	if err != nil {
 		return err
 	}
@@ -78,8 +78,9 @@ func runLeanAudit(args []string, stdout, _ io.Writer) error {
 }
 
 // auditFile parses an export and audits names (or the lock's theorems, or
-// every theorem) against lockPath ("" for none).
-func auditFile(export, lockPath string, names []string) ([]leanexport.Finding, error) {
+// every theorem) against lockPath ("" for none); a non-empty lean is the
+// Lean version the export must come from.
+func auditFile(export, lockPath string, names []string, lean string) ([]leanexport.Finding, error) {
 	f, err := os.Open(export)
 	if err != nil {
 		return nil, cli.BadInput(err)
@@ -88,6 +89,9 @@ func auditFile(export, lockPath string, names []string) ([]leanexport.Finding, e
 	e, err := leanexport.Parse(f)
 	if err != nil {
 		return nil, cli.BadInput(fmt.Errorf("%s: %v", export, err))
+	}
+	if lean != "" && e.Meta.LeanVersion != lean {
+		return nil, cli.Failf("%s: exported by Lean %s, the project pins %s: lean4export must be built for the pinned toolchain", export, limits.Quote(e.Meta.LeanVersion), lean)
 	}
 	var lock *leanexport.Lock
 	if lockPath != "" {
@@ -209,6 +213,19 @@ func leanCheck(project string, writeLock bool, stdout, stderr io.Writer) ([]lean
 	if err != nil {
 		return nil, cli.BadInput(err)
 	}
+	if len(names) == 0 {
+		return nil, cli.BadInput(fmt.Errorf("lean check: no theorem declared under %s", filepath.Join(project, "Tlcheck")))
+	}
+	lean, err := pinnedLean(project)
+	if err != nil {
+		return nil, cli.BadInput(err)
+	}
+	lockPath := filepath.Join(project, "statements.lock")
+	if !writeLock {
+		if _, err := os.Stat(lockPath); err != nil {
+			return nil, cli.BadInput(fmt.Errorf("lean check: %s does not exist: write it with tlcheck lean check --project %s --lock on a machine with Lean, and commit it", lockPath, project))
+		}
+	}
 	build := exec.Command(lake, "build")
 	build.Dir, build.Stdout, build.Stderr = project, stderr, stderr
 	if err := build.Run(); err != nil {
@@ -230,7 +247,6 @@ func leanCheck(project string, writeLock bool, stdout, stderr io.Writer) ([]lean
 	if bytes.Contains(errBuf.Bytes(), []byte("PANIC")) {
 		return nil, cli.BadInput(fmt.Errorf("lean check: lean4export panicked; its export is not trusted"))
 	}
-	lockPath := filepath.Join(project, "statements.lock")
 	if writeLock {
 		if _, err := tmp.Seek(0, 0); err != nil {
 			return nil, cli.BadInput(err)
@@ -238,6 +254,9 @@ func leanCheck(project string, writeLock bool, stdout, stderr io.Writer) ([]lean
 		e, err := leanexport.Parse(tmp)
 		if err != nil {
 			return nil, cli.BadInput(err)
+		}
+		if e.Meta.LeanVersion != lean {
+			return nil, cli.Failf("lean check --lock: exported by Lean %s, the project pins %s", limits.Quote(e.Meta.LeanVersion), lean)
 		}
 		l, err := leanexport.NewLock(e, names)
 		if err != nil {
@@ -248,7 +267,23 @@ func leanCheck(project string, writeLock bool, stdout, stderr io.Writer) ([]lean
 		}
 		fmt.Fprintf(stdout, "wrote %s (%d theorems)\n", lockPath, len(l.Theorems))
 	}
-	return auditFile(tmp.Name(), lockPath, names)
+	return auditFile(tmp.Name(), lockPath, names, lean)
+}
+
+var toolchainRE = regexp.MustCompile(`^leanprover/lean4:v([0-9]+\.[0-9]+\.[0-9]+(?:-rc[0-9]+)?)\n?$`)
+
+// pinnedLean reads PROJECT/lean-toolchain ("leanprover/lean4:v4.30.0") and
+// returns the Lean version it pins ("4.30.0").
+func pinnedLean(project string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(project, "lean-toolchain"))
+	if err != nil {
+		return "", fmt.Errorf("lean check: %v", err)
+	}
+	m := toolchainRE.FindSubmatch(data)
+	if m == nil {
+		return "", fmt.Errorf("lean check: %s: not a leanprover/lean4:vX.Y.Z pin", filepath.Join(project, "lean-toolchain"))
+	}
+	return string(m[1]), nil
 }
 
 var (

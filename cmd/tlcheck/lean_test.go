@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -98,5 +99,60 @@ func TestLeanTheoremsExist(t *testing.T) {
 		if !have[w] {
 			t.Errorf("theorem %s is not declared in lean/Tlcheck", w)
 		}
+	}
+}
+
+// fakeLake puts a `lake` on PATH that succeeds on `build` and prints the
+// file $FAKE_EXPORT for `env lean4export …`, and returns a project whose
+// sources declare theorem T.
+func fakeLake(t *testing.T, export string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake lake is a shell script")
+	}
+	bin := t.TempDir()
+	script := "#!/bin/sh\ncase \"$1\" in\nbuild) exit 0;;\nenv) [ \"$2\" = lean4export ] && [ \"$3\" = Tlcheck ] && [ \"$4\" = -- ] && [ \"$LEAN_ABORT_ON_PANIC\" = 1 ] || exit 3; cat \"$FAKE_EXPORT\";;\n*) exit 4;;\nesac\n"
+	if err := os.WriteFile(filepath.Join(bin, "lake"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	p := filepath.Join(t.TempDir(), "export.ndjson")
+	os.WriteFile(p, []byte(export), 0o644)
+	t.Setenv("FAKE_EXPORT", p)
+	proj := t.TempDir()
+	os.MkdirAll(filepath.Join(proj, "Tlcheck"), 0o755)
+	os.WriteFile(filepath.Join(proj, "lean-toolchain"), []byte("leanprover/lean4:v4.30.0\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, "Tlcheck", "A.lean"), []byte("theorem T (p : Prop) (h : p) : p := h\n"), 0o644)
+	return proj
+}
+
+// TestLeanCheckPipeline runs lean check against a fake lake: no lock is
+// bad input, --lock writes one, the same export then passes, and a
+// changed statement or a Lean version other than the pinned one fails.
+func TestLeanCheckPipeline(t *testing.T) {
+	proj := fakeLake(t, leanExport)
+	if code, _, errOut := runCmd("lean", "check", "--project", proj); code != 2 || !strings.Contains(errOut, "statements.lock does not exist") {
+		t.Fatalf("no lock: exit %d, %q", code, errOut)
+	}
+	if code, out, errOut := runCmd("lean", "check", "--project", proj, "--lock"); code != 0 || !strings.Contains(out, "wrote") {
+		t.Fatalf("--lock: exit %d, %q %q", code, out, errOut)
+	}
+	lock, err := os.ReadFile(filepath.Join(proj, "statements.lock"))
+	if err != nil || !strings.HasPrefix(string(lock), "# tlcheck lean statements lock v1\nlean 4.30.0\ntheorem T ") {
+		t.Fatalf("lock %q, %v", lock, err)
+	}
+	if code, out, errOut := runCmd("lean", "check", "--project", proj); code != 0 || !strings.Contains(out, "accepted") {
+		t.Fatalf("against the lock: exit %d, %q %q", code, out, errOut)
+	}
+	// T's statement weakened to ∀ p : Prop, p → Prop (its body bvar 1 → sort 0).
+	weak := strings.Replace(leanExport, `{"forallE":{"binderInfo":"default","body":2,"name":3,"type":1},"ie":3}`, `{"forallE":{"binderInfo":"default","body":0,"name":3,"type":1},"ie":3}`, 1)
+	os.WriteFile(os.Getenv("FAKE_EXPORT"), []byte(weak), 0o644)
+	if code, out, errOut := runCmd("lean", "check", "--project", proj); code != 1 || !strings.Contains(out, "statement hash") || !strings.Contains(errOut, "T") {
+		t.Errorf("weakened statement: exit %d, %q %q", code, out, errOut)
+	}
+	other := strings.Replace(leanExport, `"version":"4.30.0"`, `"version":"4.29.1"`, 1)
+	os.WriteFile(os.Getenv("FAKE_EXPORT"), []byte(other), 0o644)
+	if code, _, errOut := runCmd("lean", "check", "--project", proj); code != 1 || !strings.Contains(errOut, "the project pins 4.30.0") {
+		t.Errorf("other Lean: exit %d, %q", code, errOut)
 	}
 }
