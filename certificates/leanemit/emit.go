@@ -13,8 +13,8 @@
 // kernel-checked recomputation of what tlcheck verify re-derives.
 //
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (matmul, linear, the index maps permute/transpose/slice/concat,
-// the reductions along an axis, the kinked min/max/clamp, and the
+// Covered (matmul, linear, the index maps permute/transpose/slice/concat/
+// broadcast_to, the reductions along an axis, mse_loss, const, and the
 // interval-oracle primitives: Lean has no semantics for them yet);
 // composition (it needs a Lean interpreter of the canonical IR's exact
 // tags, not written yet); refinement and range (binary32 and interval
@@ -46,7 +46,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "detach", "flatten", "mul", "neg", "relu", "reshape", "scale", "square", "sub", "sum"}
+var Covered = []string{"abs", "add", "clamp", "detach", "div", "flatten", "inv", "max", "min", "mul", "neg", "relu", "reshape", "scale", "square", "sub", "sum"}
 
 // Module is one emitted Lean file: its path relative to the output
 // directory and its bytes.
@@ -278,17 +278,19 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if err := checkTensor(c.Delta); err != nil {
 			return nil, fmt.Errorf("%s.delta: %v", at, err)
 		}
+		var err error
 		delta, err := rats(c.Delta.Values)
 		if err != nil {
 			return nil, fmt.Errorf("%s.delta: %v", at, err)
 		}
-		cv := c.Attrs.C
-		if cv == "" {
-			cv = "0"
-		}
-		cs, err := Rat(cv)
-		if err != nil {
-			return nil, fmt.Errorf("%s.attrs.c: %v", at, err)
+		var attr [3]string
+		for j, v := range [3]string{c.Attrs.C, c.Attrs.Lo, c.Attrs.Hi} {
+			if v == "" {
+				v = "0"
+			}
+			if attr[j], err = Rat(v); err != nil {
+				return nil, fmt.Errorf("%s.attrs.%s: %v", at, [3]string{"c", "lo", "hi"}[j], err)
+			}
 		}
 		lhs, err := Rat(c.LHS)
 		if err != nil {
@@ -302,8 +304,8 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if i == len(f.Cases)-1 {
 			sep = ""
 		}
-		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lhs := %s, rhs := %s }%s\n",
-			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, cs, lhs, rhs, sep)
+		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, lhs := %s, rhs := %s }%s\n",
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], lhs, rhs, sep)
 	}
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")

@@ -26,7 +26,7 @@ func certDir(t *testing.T) string {
 
 // The small reader of the subset Emit writes: one case per line.
 var (
-	caseRE   = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := (mkRat \(?-?[0-9]+\)? [0-9]+), lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+) \},?$`)
+	caseRE   = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := (mkRat \(?-?[0-9]+\)? [0-9]+), lo := (mkRat \(?-?[0-9]+\)? [0-9]+), hi := (mkRat \(?-?[0-9]+\)? [0-9]+), lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+) \},?$`)
 	ratLitRE = regexp.MustCompile(`^mkRat (?:\((-[0-9]+)\)|([0-9]+)) ([0-9]+)$`)
 	thmRE    = regexp.MustCompile(`^theorem cert : checkAll Prim\.([a-z_]+) cases = true := by decide \+kernel$`)
 )
@@ -152,18 +152,20 @@ func TestEmitReadsBack(t *testing.T) {
 			if !sameVec(readVec(t, cm[5]), jsonVec(t, c["delta"])) {
 				t.Errorf("%s case %d: delta differs", m.Path, got-1)
 			}
-			for _, s := range []struct{ lit, key string }{{cm[7], "lhs"}, {cm[8], "rhs"}} {
+			for _, s := range []struct{ lit, key string }{{cm[9], "lhs"}, {cm[10], "rhs"}} {
 				want, _ := new(big.Rat).SetString(c[s.key].(string))
 				if readRat(t, s.lit).Cmp(want) != 0 {
 					t.Errorf("%s case %d: %s %s, certificate %s", m.Path, got-1, s.key, s.lit, want)
 				}
 			}
-			wantC := "0"
-			if a, ok := c["attrs"].(map[string]any)["c"]; ok {
-				wantC = a.(string)
-			}
-			if w, _ := new(big.Rat).SetString(wantC); readRat(t, cm[6]).Cmp(w) != 0 {
-				t.Errorf("%s case %d: c %s, certificate %s", m.Path, got-1, cm[6], wantC)
+			for j, key := range []string{"c", "lo", "hi"} {
+				want := "0"
+				if a, ok := c["attrs"].(map[string]any)[key]; ok {
+					want = a.(string)
+				}
+				if w, _ := new(big.Rat).SetString(want); readRat(t, cm[6+j]).Cmp(w) != 0 {
+					t.Errorf("%s case %d: %s %s, certificate %s", m.Path, got-1, key, cm[6+j], want)
+				}
 			}
 		}
 		if got != len(cases) {

@@ -17,7 +17,6 @@ Proof style: induction on lists, definitional unfolding by `show`, then
 
 namespace Tlcheck
 set_option autoImplicit false
-open Prim
 
 /-! ## Lengths -/
 
@@ -33,6 +32,20 @@ theorem length_pmul_eq : ∀ a b : List Rat, a.length = b.length → (pmul a b).
   | _ :: as, _ :: bs, h => by
     show (pmul as bs).length + 1 = as.length + 1
     rw [length_pmul_eq as bs (by simpa using h)]
+
+theorem length_pmap2_eq (f : Rat → Rat → Rat) :
+    ∀ a b : List Rat, a.length = b.length → (pmap2 f a b).length = a.length
+  | [], _, _ => rfl
+  | _ :: _, [], h => by first | (simp at h) | omega
+  | _ :: as, _ :: bs, h => by
+    show (pmap2 f as bs).length + 1 = as.length + 1
+    rw [length_pmap2_eq f as bs (by simpa using h)]
+
+theorem length_pmap (f : Rat → Rat) : ∀ a : List Rat, (pmap f a).length = a.length
+  | [] => rfl
+  | _ :: as => by
+    show (pmap f as).length + 1 = as.length + 1
+    rw [length_pmap f as]
 
 /-! ## Inner products -/
 
@@ -113,70 +126,109 @@ theorem dot_bcast (d : Rat) : ∀ dx x : List Rat, dx.length = x.length → dot 
 
 /-! ## Local adjointness, per primitive -/
 
-theorem add_adjoint (c : Rat) (x y dx dy δ : List Rat) (h : dx.length = dy.length) :
-    dot (jvp .add c [x, y] [dx, dy]) δ = dotAll [dx, dy] (vjp .add c [x, y] δ) := by
+theorem add_adjoint (a : Attr) (x y dx dy δ : List Rat) (h : dx.length = dy.length) :
+    dot (Prim.jvp .add a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .add a [x, y] δ) := by
   show dot (padd dx dy) δ = dot dx δ + (dot dy δ + 0)
   rw [dot_padd dx dy δ h, Rat.add_zero]
 
-theorem sub_adjoint (c : Rat) (x y dx dy δ : List Rat) (h : dx.length = dy.length) :
-    dot (jvp .sub c [x, y] [dx, dy]) δ = dotAll [dx, dy] (vjp .sub c [x, y] δ) := by
+theorem sub_adjoint (a : Attr) (x y dx dy δ : List Rat) (h : dx.length = dy.length) :
+    dot (Prim.jvp .sub a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .sub a [x, y] δ) := by
   show dot (padd dx (smul (-1) dy)) δ = dot dx δ + (dot dy (smul (-1) δ) + 0)
   rw [dot_padd dx (smul (-1) dy) δ (by rw [length_smul]; exact h), dot_smul, Rat.add_zero]
 
-theorem mul_adjoint (c : Rat) (x y dx dy δ : List Rat)
+theorem mul_adjoint (a : Attr) (x y dx dy δ : List Rat)
     (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
-    dot (jvp .mul c [x, y] [dx, dy]) δ = dotAll [dx, dy] (vjp .mul c [x, y] δ) := by
+    dot (Prim.jvp .mul a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .mul a [x, y] δ) := by
   show dot (padd (pmul y dx) (pmul x dy)) δ = dot dx (pmul y δ) + (dot dy (pmul x δ) + 0)
   have h1 : (pmul y dx).length = (pmul x dy).length := by
     rw [length_pmul_eq y dx (by omega), length_pmul_eq x dy (by omega)]
     omega
   rw [dot_padd _ _ δ h1, dot_pmul y dx δ, dot_pmul x dy δ, Rat.add_zero]
 
-theorem neg_adjoint (c : Rat) (x dx δ : List Rat) :
-    dot (jvp .neg c [x] [dx]) δ = dotAll [dx] (vjp .neg c [x] δ) := by
+theorem neg_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .neg a [x] [dx]) δ = dotAll [dx] (Prim.vjp .neg a [x] δ) := by
   show dot (smul (-1) dx) δ = dot dx (smul (-1) δ) + 0
   rw [dot_smul, Rat.add_zero]
 
-theorem scale_adjoint (c : Rat) (x dx δ : List Rat) :
-    dot (jvp .scale c [x] [dx]) δ = dotAll [dx] (vjp .scale c [x] δ) := by
-  show dot (smul c dx) δ = dot dx (smul c δ) + 0
+theorem scale_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .scale a [x] [dx]) δ = dotAll [dx] (Prim.vjp .scale a [x] δ) := by
+  show dot (smul a.c dx) δ = dot dx (smul a.c δ) + 0
   rw [dot_smul, Rat.add_zero]
 
-theorem square_adjoint (c : Rat) (x dx δ : List Rat) :
-    dot (jvp .square c [x] [dx]) δ = dotAll [dx] (vjp .square c [x] δ) := by
+theorem square_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .square a [x] [dx]) δ = dotAll [dx] (Prim.vjp .square a [x] δ) := by
   show dot (pmul (pmap squareD x) dx) δ = dot dx (pmul (pmap squareD x) δ) + 0
   rw [dot_pmul, Rat.add_zero]
 
-theorem relu_adjoint (c : Rat) (x dx δ : List Rat) :
-    dot (jvp .relu c [x] [dx]) δ = dotAll [dx] (vjp .relu c [x] δ) := by
+theorem relu_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .relu a [x] [dx]) δ = dotAll [dx] (Prim.vjp .relu a [x] δ) := by
   show dot (pmul (pmap reluD x) dx) δ = dot dx (pmul (pmap reluD x) δ) + 0
   rw [dot_pmul, Rat.add_zero]
 
-theorem abs_adjoint (c : Rat) (x dx δ : List Rat) :
-    dot (jvp .abs c [x] [dx]) δ = dotAll [dx] (vjp .abs c [x] δ) := by
+theorem abs_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .abs a [x] [dx]) δ = dotAll [dx] (Prim.vjp .abs a [x] δ) := by
   show dot (pmul (pmap absD x) dx) δ = dot dx (pmul (pmap absD x) δ) + 0
   rw [dot_pmul, Rat.add_zero]
 
 /-- sum: the output is a scalar, so δ = [d]. -/
-theorem sum_adjoint (c d : Rat) (x dx : List Rat) (h : dx.length = x.length) :
-    dot (jvp .sum c [x] [dx]) [d] = dotAll [dx] (vjp .sum c [x] [d]) := by
+theorem sum_adjoint (a : Attr) (d : Rat) (x dx : List Rat) (h : dx.length = x.length) :
+    dot (Prim.jvp .sum a [x] [dx]) [d] = dotAll [dx] (Prim.vjp .sum a [x] [d]) := by
   show total dx * d + 0 = dot dx (bcast d x) + 0
   rw [dot_bcast d dx x h]
 
-theorem reshape_adjoint (c : Rat) (x dx δ : List Rat) :
-    dot (jvp .reshape c [x] [dx]) δ = dotAll [dx] (vjp .reshape c [x] δ) := by
+theorem reshape_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .reshape a [x] [dx]) δ = dotAll [dx] (Prim.vjp .reshape a [x] δ) := by
   show dot dx δ = dot dx δ + 0
   rw [Rat.add_zero]
 
-theorem flatten_adjoint (c : Rat) (x dx δ : List Rat) :
-    dot (jvp .flatten c [x] [dx]) δ = dotAll [dx] (vjp .flatten c [x] δ) := by
+theorem flatten_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .flatten a [x] [dx]) δ = dotAll [dx] (Prim.vjp .flatten a [x] δ) := by
   show dot dx δ = dot dx δ + 0
   rw [Rat.add_zero]
 
-theorem detach_adjoint (c : Rat) (x dx δ : List Rat) :
-    dot (jvp .detach c [x] [dx]) δ = dotAll [dx] (vjp .detach c [x] δ) := by
+theorem detach_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .detach a [x] [dx]) δ = dotAll [dx] (Prim.vjp .detach a [x] δ) := by
   show dot (zeros dx) δ = dot dx (zeros x) + 0
   rw [dot_zeros_left, dot_zeros_right, Rat.add_zero]
+
+/-- The pattern of every binary elementwise primitive: partials f and g,
+jvp = f⊙dx + g⊙dy, vjp δ = (f⊙δ, g⊙δ). -/
+theorem binary_adjoint (f g dx dy δ : List Rat) (h : (pmul f dx).length = (pmul g dy).length) :
+    dot (padd (pmul f dx) (pmul g dy)) δ = dot dx (pmul f δ) + (dot dy (pmul g δ) + 0) := by
+  rw [dot_padd _ _ δ h, dot_pmul f dx δ, dot_pmul g dy δ, Rat.add_zero]
+
+/-- Lengths of the partials of a binary primitive on inputs of one length. -/
+theorem binary_lengths (p q : Rat → Rat → Rat) (x y dx dy : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    (pmul (pmap2 p x y) dx).length = (pmul (pmap2 q x y) dy).length := by
+  rw [length_pmul_eq (pmap2 p x y) dx (by rw [length_pmap2_eq p x y hxy]; omega),
+    length_pmul_eq (pmap2 q x y) dy (by rw [length_pmap2_eq q x y hxy]; omega),
+    length_pmap2_eq p x y hxy, length_pmap2_eq q x y hxy]
+
+theorem div_adjoint (a : Attr) (x y dx dy δ : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    dot (Prim.jvp .div a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .div a [x, y] δ) :=
+  binary_adjoint (pmap2 divDa x y) (pmap2 divDb x y) dx dy δ (binary_lengths divDa divDb x y dx dy hxy hx hy)
+
+theorem max_adjoint (a : Attr) (x y dx dy δ : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    dot (Prim.jvp .max a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .max a [x, y] δ) :=
+  binary_adjoint (pmap2 maxDa x y) (pmap2 maxDb x y) dx dy δ (binary_lengths maxDa maxDb x y dx dy hxy hx hy)
+
+theorem min_adjoint (a : Attr) (x y dx dy δ : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    dot (Prim.jvp .min a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .min a [x, y] δ) :=
+  binary_adjoint (pmap2 minDa x y) (pmap2 minDb x y) dx dy δ (binary_lengths minDa minDb x y dx dy hxy hx hy)
+
+theorem inv_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .inv a [x] [dx]) δ = dotAll [dx] (Prim.vjp .inv a [x] δ) := by
+  show dot (pmul (pmap invD x) dx) δ = dot dx (pmul (pmap invD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+theorem clamp_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .clamp a [x] [dx]) δ = dotAll [dx] (Prim.vjp .clamp a [x] δ) := by
+  show dot (pmul (pmap (clampD a.lo a.hi) x) dx) δ = dot dx (pmul (pmap (clampD a.lo a.hi) x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
 
 /-! ## Linearity of the VJP in δ and zero preservation
 
@@ -275,10 +327,10 @@ def zerosAll : List (List Rat) → List (List Rat)
 
 /-- The VJP of every unary primitive whose VJP is a pointwise product with
 a factor of x (square, relu, abs): linear in δ, zero at δ = 0. -/
-theorem relu_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
-    vjp .relu c [x] (padd δ₁ δ₂) = paddAll (vjp .relu c [x] δ₁) (vjp .relu c [x] δ₂) ∧
-    vjp .relu c [x] (smul k δ₁) = smulAll k (vjp .relu c [x] δ₁) ∧
-    vjp .relu c [x] (zeros δ₁) = zerosAll (vjp .relu c [x] δ₁) := by
+theorem relu_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .relu a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .relu a [x] δ₁) (Prim.vjp .relu a [x] δ₂) ∧
+    Prim.vjp .relu a [x] (smul k δ₁) = smulAll k (Prim.vjp .relu a [x] δ₁) ∧
+    Prim.vjp .relu a [x] (zeros δ₁) = zerosAll (Prim.vjp .relu a [x] δ₁) := by
   refine ⟨?_, ?_, ?_⟩
   · show [pmul (pmap reluD x) (padd δ₁ δ₂)] = [padd (pmul (pmap reluD x) δ₁) (pmul (pmap reluD x) δ₂)]
     rw [pmul_padd]
@@ -287,10 +339,10 @@ theorem relu_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
   · show [pmul (pmap reluD x) (zeros δ₁)] = [zeros (pmul (pmap reluD x) δ₁)]
     rw [pmul_zeros]
 
-theorem square_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
-    vjp .square c [x] (padd δ₁ δ₂) = paddAll (vjp .square c [x] δ₁) (vjp .square c [x] δ₂) ∧
-    vjp .square c [x] (smul k δ₁) = smulAll k (vjp .square c [x] δ₁) ∧
-    vjp .square c [x] (zeros δ₁) = zerosAll (vjp .square c [x] δ₁) := by
+theorem square_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .square a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .square a [x] δ₁) (Prim.vjp .square a [x] δ₂) ∧
+    Prim.vjp .square a [x] (smul k δ₁) = smulAll k (Prim.vjp .square a [x] δ₁) ∧
+    Prim.vjp .square a [x] (zeros δ₁) = zerosAll (Prim.vjp .square a [x] δ₁) := by
   refine ⟨?_, ?_, ?_⟩
   · show [pmul (pmap squareD x) (padd δ₁ δ₂)] = [padd (pmul (pmap squareD x) δ₁) (pmul (pmap squareD x) δ₂)]
     rw [pmul_padd]
@@ -299,10 +351,10 @@ theorem square_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
   · show [pmul (pmap squareD x) (zeros δ₁)] = [zeros (pmul (pmap squareD x) δ₁)]
     rw [pmul_zeros]
 
-theorem abs_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
-    vjp .abs c [x] (padd δ₁ δ₂) = paddAll (vjp .abs c [x] δ₁) (vjp .abs c [x] δ₂) ∧
-    vjp .abs c [x] (smul k δ₁) = smulAll k (vjp .abs c [x] δ₁) ∧
-    vjp .abs c [x] (zeros δ₁) = zerosAll (vjp .abs c [x] δ₁) := by
+theorem abs_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .abs a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .abs a [x] δ₁) (Prim.vjp .abs a [x] δ₂) ∧
+    Prim.vjp .abs a [x] (smul k δ₁) = smulAll k (Prim.vjp .abs a [x] δ₁) ∧
+    Prim.vjp .abs a [x] (zeros δ₁) = zerosAll (Prim.vjp .abs a [x] δ₁) := by
   refine ⟨?_, ?_, ?_⟩
   · show [pmul (pmap absD x) (padd δ₁ δ₂)] = [padd (pmul (pmap absD x) δ₁) (pmul (pmap absD x) δ₂)]
     rw [pmul_padd]
@@ -311,10 +363,10 @@ theorem abs_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
   · show [pmul (pmap absD x) (zeros δ₁)] = [zeros (pmul (pmap absD x) δ₁)]
     rw [pmul_zeros]
 
-theorem mul_vjp_linear (c k : Rat) (x y δ₁ δ₂ : List Rat) :
-    vjp .mul c [x, y] (padd δ₁ δ₂) = paddAll (vjp .mul c [x, y] δ₁) (vjp .mul c [x, y] δ₂) ∧
-    vjp .mul c [x, y] (smul k δ₁) = smulAll k (vjp .mul c [x, y] δ₁) ∧
-    vjp .mul c [x, y] (zeros δ₁) = zerosAll (vjp .mul c [x, y] δ₁) := by
+theorem mul_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .mul a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .mul a [x, y] δ₁) (Prim.vjp .mul a [x, y] δ₂) ∧
+    Prim.vjp .mul a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .mul a [x, y] δ₁) ∧
+    Prim.vjp .mul a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .mul a [x, y] δ₁) := by
   refine ⟨?_, ?_, ?_⟩
   · show [pmul y (padd δ₁ δ₂), pmul x (padd δ₁ δ₂)] =
       [padd (pmul y δ₁) (pmul y δ₂), padd (pmul x δ₁) (pmul x δ₂)]
@@ -324,29 +376,29 @@ theorem mul_vjp_linear (c k : Rat) (x y δ₁ δ₂ : List Rat) :
   · show [pmul y (zeros δ₁), pmul x (zeros δ₁)] = [zeros (pmul y δ₁), zeros (pmul x δ₁)]
     rw [pmul_zeros, pmul_zeros]
 
-theorem scale_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
-    vjp .scale c [x] (padd δ₁ δ₂) = paddAll (vjp .scale c [x] δ₁) (vjp .scale c [x] δ₂) ∧
-    vjp .scale c [x] (smul k δ₁) = smulAll k (vjp .scale c [x] δ₁) ∧
-    vjp .scale c [x] (zeros δ₁) = zerosAll (vjp .scale c [x] δ₁) := by
+theorem scale_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .scale a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .scale a [x] δ₁) (Prim.vjp .scale a [x] δ₂) ∧
+    Prim.vjp .scale a [x] (smul k δ₁) = smulAll k (Prim.vjp .scale a [x] δ₁) ∧
+    Prim.vjp .scale a [x] (zeros δ₁) = zerosAll (Prim.vjp .scale a [x] δ₁) := by
   refine ⟨?_, ?_, ?_⟩
-  · show [smul c (padd δ₁ δ₂)] = [padd (smul c δ₁) (smul c δ₂)]
+  · show [smul a.c (padd δ₁ δ₂)] = [padd (smul a.c δ₁) (smul a.c δ₂)]
     rw [smul_padd]
-  · show [smul c (smul k δ₁)] = [smul k (smul c δ₁)]
+  · show [smul a.c (smul k δ₁)] = [smul k (smul a.c δ₁)]
     rw [smul_smul]
-  · show [smul c (zeros δ₁)] = [zeros (smul c δ₁)]
+  · show [smul a.c (zeros δ₁)] = [zeros (smul a.c δ₁)]
     rw [smul_zeros, zeros_smul]
 
-theorem neg_vjp_linear (c k : Rat) (x δ₁ δ₂ : List Rat) :
-    vjp .neg c [x] (padd δ₁ δ₂) = paddAll (vjp .neg c [x] δ₁) (vjp .neg c [x] δ₂) ∧
-    vjp .neg c [x] (smul k δ₁) = smulAll k (vjp .neg c [x] δ₁) ∧
-    vjp .neg c [x] (zeros δ₁) = zerosAll (vjp .neg c [x] δ₁) := by
-  have h := scale_vjp_linear (-1) k x δ₁ δ₂
+theorem neg_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .neg a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .neg a [x] δ₁) (Prim.vjp .neg a [x] δ₂) ∧
+    Prim.vjp .neg a [x] (smul k δ₁) = smulAll k (Prim.vjp .neg a [x] δ₁) ∧
+    Prim.vjp .neg a [x] (zeros δ₁) = zerosAll (Prim.vjp .neg a [x] δ₁) := by
+  have h := scale_vjp_linear ⟨-1, 0, 0⟩ k x δ₁ δ₂
   exact h
 
-theorem sum_vjp_linear (c k d e : Rat) (x : List Rat) :
-    vjp .sum c [x] [d + e] = paddAll (vjp .sum c [x] [d]) (vjp .sum c [x] [e]) ∧
-    vjp .sum c [x] [k * d] = smulAll k (vjp .sum c [x] [d]) ∧
-    vjp .sum c [x] [0] = zerosAll (vjp .sum c [x] [d]) := by
+theorem sum_vjp_linear (a : Attr) (k d e : Rat) (x : List Rat) :
+    Prim.vjp .sum a [x] [d + e] = paddAll (Prim.vjp .sum a [x] [d]) (Prim.vjp .sum a [x] [e]) ∧
+    Prim.vjp .sum a [x] [k * d] = smulAll k (Prim.vjp .sum a [x] [d]) ∧
+    Prim.vjp .sum a [x] [0] = zerosAll (Prim.vjp .sum a [x] [d]) := by
   refine ⟨?_, ?_, ?_⟩
   · show [bcast (d + e) x] = [padd (bcast d x) (bcast e x)]
     rw [bcast_add]
@@ -354,5 +406,57 @@ theorem sum_vjp_linear (c k d e : Rat) (x : List Rat) :
     rw [bcast_mul]
   · show [bcast 0 x] = [zeros (bcast d x)]
     rw [bcast_zero, zeros_bcast]
+
+/-- Every VJP that is a list of pointwise products with factors of the
+inputs (mul, div, max, min, square, inv, relu, abs, clamp) is linear in δ
+and zero at δ = 0. -/
+theorem pmulAll_linear (fs : List (List Rat)) (k : Rat) (δ₁ δ₂ : List Rat) :
+    fs.map (fun f => pmul f (padd δ₁ δ₂)) = paddAll (fs.map (fun f => pmul f δ₁)) (fs.map (fun f => pmul f δ₂)) ∧
+    fs.map (fun f => pmul f (smul k δ₁)) = smulAll k (fs.map (fun f => pmul f δ₁)) ∧
+    fs.map (fun f => pmul f (zeros δ₁)) = zerosAll (fs.map (fun f => pmul f δ₁)) := by
+  induction fs with
+  | nil => exact ⟨rfl, rfl, rfl⟩
+  | cons f fs ih =>
+    obtain ⟨h1, h2, h3⟩ := ih
+    refine ⟨?_, ?_, ?_⟩
+    · show pmul f (padd δ₁ δ₂) :: fs.map (fun f => pmul f (padd δ₁ δ₂)) =
+        padd (pmul f δ₁) (pmul f δ₂) :: paddAll (fs.map (fun f => pmul f δ₁)) (fs.map (fun f => pmul f δ₂))
+      rw [pmul_padd, h1]
+    · show pmul f (smul k δ₁) :: fs.map (fun f => pmul f (smul k δ₁)) =
+        smul k (pmul f δ₁) :: smulAll k (fs.map (fun f => pmul f δ₁))
+      rw [pmul_smul, h2]
+    · show pmul f (zeros δ₁) :: fs.map (fun f => pmul f (zeros δ₁)) =
+        zeros (pmul f δ₁) :: zerosAll (fs.map (fun f => pmul f δ₁))
+      rw [pmul_zeros, h3]
+
+theorem div_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .div a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .div a [x, y] δ₁) (Prim.vjp .div a [x, y] δ₂) ∧
+    Prim.vjp .div a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .div a [x, y] δ₁) ∧
+    Prim.vjp .div a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .div a [x, y] δ₁) :=
+  pmulAll_linear [pmap2 divDa x y, pmap2 divDb x y] k δ₁ δ₂
+
+theorem max_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .max a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .max a [x, y] δ₁) (Prim.vjp .max a [x, y] δ₂) ∧
+    Prim.vjp .max a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .max a [x, y] δ₁) ∧
+    Prim.vjp .max a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .max a [x, y] δ₁) :=
+  pmulAll_linear [pmap2 maxDa x y, pmap2 maxDb x y] k δ₁ δ₂
+
+theorem min_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .min a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .min a [x, y] δ₁) (Prim.vjp .min a [x, y] δ₂) ∧
+    Prim.vjp .min a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .min a [x, y] δ₁) ∧
+    Prim.vjp .min a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .min a [x, y] δ₁) :=
+  pmulAll_linear [pmap2 minDa x y, pmap2 minDb x y] k δ₁ δ₂
+
+theorem inv_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .inv a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .inv a [x] δ₁) (Prim.vjp .inv a [x] δ₂) ∧
+    Prim.vjp .inv a [x] (smul k δ₁) = smulAll k (Prim.vjp .inv a [x] δ₁) ∧
+    Prim.vjp .inv a [x] (zeros δ₁) = zerosAll (Prim.vjp .inv a [x] δ₁) :=
+  pmulAll_linear [pmap invD x] k δ₁ δ₂
+
+theorem clamp_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .clamp a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .clamp a [x] δ₁) (Prim.vjp .clamp a [x] δ₂) ∧
+    Prim.vjp .clamp a [x] (smul k δ₁) = smulAll k (Prim.vjp .clamp a [x] δ₁) ∧
+    Prim.vjp .clamp a [x] (zeros δ₁) = zerosAll (Prim.vjp .clamp a [x] δ₁) :=
+  pmulAll_linear [pmap (clampD a.lo a.hi) x] k δ₁ δ₂
 
 end Tlcheck

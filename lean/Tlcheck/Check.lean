@@ -16,8 +16,9 @@ namespace Tlcheck
 set_option autoImplicit false
 
 /-- One recorded adjointness case: the input shapes, inputs and tangents
-(flat, row-major), the output shape and cotangent δ, the scale attribute
-`c` (0 where the primitive has none) and the two recorded sides. -/
+(flat, row-major), the output shape and cotangent δ, the attributes `c`
+(scale), `lo` and `hi` (clamp) — 0 where the primitive has none — and the
+two recorded sides. -/
 structure AdjCase where
   shapes : List (List Nat)
   xs : List (List Rat)
@@ -25,8 +26,13 @@ structure AdjCase where
   outShape : List Nat
   delta : List Rat
   c : Rat
+  lo : Rat
+  hi : Rat
   lhs : Rat
   rhs : Rat
+
+/-- The attributes of a case. -/
+def AdjCase.attr (k : AdjCase) : Attr := ⟨k.c, k.lo, k.hi⟩
 
 /-- Every tensor has its shape's element count. -/
 def sizesOk : List (List Nat) → List (List Rat) → Bool
@@ -38,12 +44,12 @@ def sizesOk : List (List Nat) → List (List Rat) → Bool
 and tangent of its shape, δ and the forward output of the output shape. -/
 def shapesOk (p : Prim) (k : AdjCase) : Bool :=
   decide (k.xs.length = p.arity) && sizesOk k.shapes k.xs && sizesOk k.shapes k.dxs &&
-    decide (k.delta.length = size k.outShape) && decide ((p.fwd k.c k.xs).length = size k.outShape)
+    decide (k.delta.length = size k.outShape) && decide ((p.fwd k.attr k.xs).length = size k.outShape)
 
 /-- What an adjointness case claims. -/
 def Claim (p : Prim) (k : AdjCase) : Prop :=
-  k.lhs = dot (p.jvp k.c k.xs k.dxs) k.delta ∧
-    k.rhs = dotAll k.dxs (p.vjp k.c k.xs k.delta) ∧ k.lhs = k.rhs
+  k.lhs = dot (p.jvp k.attr k.xs k.dxs) k.delta ∧
+    k.rhs = dotAll k.dxs (p.vjp k.attr k.xs k.delta) ∧ k.lhs = k.rhs
 
 instance (p : Prim) (k : AdjCase) : Decidable (Claim p k) := by
   unfold Claim

@@ -11,7 +11,11 @@ the checkers of `Tlcheck.Check` require matching lengths before they
 compare anything.
 
 The conventions at kinks are the registry's (`spec` package, field
-`Ties`): relu′(0) = 0, abs′(0) = 0.
+`Ties`): relu′(0) = 0, abs′(0) = 0, clamp′ = 1 only strictly inside
+(lo, hi), and max/min give a tie ½ to each side. Division by zero is
+Lean's (`a / 0 = 0`); the registry never evaluates div or inv there
+(its generator draws non-zero denominators), and the adjointness laws hold
+for any partial derivatives, so they do not depend on it.
 -/
 
 namespace Tlcheck
@@ -62,6 +66,11 @@ def pmap (f : Rat → Rat) : List Rat → List Rat
   | [] => []
   | a :: as => f a :: pmap f as
 
+/-- Pointwise map of a binary scalar function (truncating). -/
+def pmap2 (f : Rat → Rat → Rat) : List Rat → List Rat → List Rat
+  | a :: as, b :: bs => f a b :: pmap2 f as bs
+  | _, _ => []
+
 /-- relu(a) = max(a, 0). -/
 def reluS (a : Rat) : Rat := if 0 < a then a else 0
 /-- relu′(a), with relu′(0) = 0. -/
@@ -72,24 +81,54 @@ def absS (a : Rat) : Rat := if a < 0 then -a else a
 def absD (a : Rat) : Rat := if 0 < a then 1 else if a < 0 then -1 else 0
 /-- square′(a) = 2a. -/
 def squareD (a : Rat) : Rat := 2 * a
+/-- inv′(a) = −1/a². -/
+def invD (a : Rat) : Rat := -(1 / (a * a))
+/-- clamp(a) to [lo, hi]. -/
+def clampS (lo hi a : Rat) : Rat := if a < lo then lo else if hi < a then hi else a
+/-- clamp′(a): 1 strictly inside (lo, hi), else 0. -/
+def clampD (lo hi a : Rat) : Rat := if lo < a then (if a < hi then 1 else 0) else 0
+/-- max(a, b) and its partials: the winner 1, the loser 0, a tie ½ each. -/
+def maxS (a b : Rat) : Rat := if a < b then b else a
+def maxDa (a b : Rat) : Rat := if b < a then 1 else if a = b then 1 / 2 else 0
+def maxDb (a b : Rat) : Rat := if a < b then 1 else if a = b then 1 / 2 else 0
+/-- min(a, b) and its partials, with the same tie rule. -/
+def minS (a b : Rat) : Rat := if b < a then b else a
+def minDa (a b : Rat) : Rat := if a < b then 1 else if a = b then 1 / 2 else 0
+def minDb (a b : Rat) : Rat := if b < a then 1 else if a = b then 1 / 2 else 0
+/-- ∂(a/b)/∂a = 1/b, ∂(a/b)/∂b = −a/b². -/
+def divDa (_a b : Rat) : Rat := 1 / b
+def divDb (a b : Rat) : Rat := -(a / (b * b))
+
+/-- A primitive's attributes: the scale `c` (scale), the bounds `lo`, `hi`
+(clamp); 0 where a primitive has none. -/
+structure Attr where
+  c : Rat
+  lo : Rat
+  hi : Rat
 
 /-- The exact primitives with a Lean semantics. The names are the
 registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
-  | add | sub | mul | neg | scale | square | relu | abs | sum | reshape | flatten | detach
+  | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp
+  | sum | reshape | flatten | detach
   deriving DecidableEq, Repr
 
 namespace Prim
 
-/-- Forward semantics on the inputs `xs`; `c` is the scale attribute. -/
-def fwd : Prim → Rat → List (List Rat) → List Rat
+/-- Forward semantics on the inputs `xs` with attributes `a`. -/
+def fwd : Prim → Attr → List (List Rat) → List Rat
   | .add, _, [x, y] => padd x y
   | .sub, _, [x, y] => padd x (smul (-1) y)
   | .mul, _, [x, y] => pmul x y
+  | .div, _, [x, y] => pmap2 (fun a b => a / b) x y
+  | .max, _, [x, y] => pmap2 maxS x y
+  | .min, _, [x, y] => pmap2 minS x y
   | .neg, _, [x] => smul (-1) x
-  | .scale, c, [x] => smul c x
+  | .scale, a, [x] => smul a.c x
   | .square, _, [x] => pmul x x
+  | .inv, _, [x] => pmap (fun b => 1 / b) x
+  | .clamp, a, [x] => pmap (clampS a.lo a.hi) x
   | .relu, _, [x] => pmap reluS x
   | .abs, _, [x] => pmap absS x
   | .sum, _, [x] => [total x]
@@ -99,13 +138,18 @@ def fwd : Prim → Rat → List (List Rat) → List Rat
   | _, _, _ => []
 
 /-- JVP: the tangent of the output for input tangents `dxs`. -/
-def jvp : Prim → Rat → List (List Rat) → List (List Rat) → List Rat
+def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .add, _, [_, _], [dx, dy] => padd dx dy
   | .sub, _, [_, _], [dx, dy] => padd dx (smul (-1) dy)
   | .mul, _, [x, y], [dx, dy] => padd (pmul y dx) (pmul x dy)
+  | .div, _, [x, y], [dx, dy] => padd (pmul (pmap2 divDa x y) dx) (pmul (pmap2 divDb x y) dy)
+  | .max, _, [x, y], [dx, dy] => padd (pmul (pmap2 maxDa x y) dx) (pmul (pmap2 maxDb x y) dy)
+  | .min, _, [x, y], [dx, dy] => padd (pmul (pmap2 minDa x y) dx) (pmul (pmap2 minDb x y) dy)
   | .neg, _, [_], [dx] => smul (-1) dx
-  | .scale, c, [_], [dx] => smul c dx
+  | .scale, a, [_], [dx] => smul a.c dx
   | .square, _, [x], [dx] => pmul (pmap squareD x) dx
+  | .inv, _, [x], [dx] => pmul (pmap invD x) dx
+  | .clamp, a, [x], [dx] => pmul (pmap (clampD a.lo a.hi) x) dx
   | .relu, _, [x], [dx] => pmul (pmap reluD x) dx
   | .abs, _, [x], [dx] => pmul (pmap absD x) dx
   | .sum, _, [_], [dx] => [total dx]
@@ -115,13 +159,18 @@ def jvp : Prim → Rat → List (List Rat) → List (List Rat) → List Rat
   | _, _, _, _ => []
 
 /-- VJP: one cotangent contribution per input for the output cotangent δ. -/
-def vjp : Prim → Rat → List (List Rat) → List Rat → List (List Rat)
+def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .add, _, [_, _], δ => [δ, δ]
   | .sub, _, [_, _], δ => [δ, smul (-1) δ]
   | .mul, _, [x, y], δ => [pmul y δ, pmul x δ]
+  | .div, _, [x, y], δ => [pmul (pmap2 divDa x y) δ, pmul (pmap2 divDb x y) δ]
+  | .max, _, [x, y], δ => [pmul (pmap2 maxDa x y) δ, pmul (pmap2 maxDb x y) δ]
+  | .min, _, [x, y], δ => [pmul (pmap2 minDa x y) δ, pmul (pmap2 minDb x y) δ]
   | .neg, _, [_], δ => [smul (-1) δ]
-  | .scale, c, [_], δ => [smul c δ]
+  | .scale, a, [_], δ => [smul a.c δ]
   | .square, _, [x], δ => [pmul (pmap squareD x) δ]
+  | .inv, _, [x], δ => [pmul (pmap invD x) δ]
+  | .clamp, a, [x], δ => [pmul (pmap (clampD a.lo a.hi) x) δ]
   | .relu, _, [x], δ => [pmul (pmap reluD x) δ]
   | .abs, _, [x], δ => [pmul (pmap absD x) δ]
   | .sum, _, [x], d :: _ => [bcast d x]
@@ -132,7 +181,7 @@ def vjp : Prim → Rat → List (List Rat) → List Rat → List (List Rat)
 
 /-- Number of inputs. -/
 def arity : Prim → Nat
-  | .add | .sub | .mul => 2
+  | .add | .sub | .mul | .div | .max | .min => 2
   | _ => 1
 
 end Prim

@@ -6,26 +6,26 @@ open Tlcheck
 
 set_option maxRecDepth 100000 in
 def cases : List AdjCase := [
-  { shapes := [[]], xs := [[mkRat (-1) 2]], dxs := [[mkRat (-3) 1]], outShape := [], delta := [mkRat 0 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
-  { shapes := [[1, 1]], xs := [[mkRat (-3) 1]], dxs := [[mkRat (-5) 2]], outShape := [1, 1], delta := [mkRat (-1) 2], c := mkRat 0 1, lhs := mkRat (-15) 2, rhs := mkRat (-15) 2 },
-  { shapes := [[]], xs := [[mkRat (-1) 2]], dxs := [[mkRat (-1) 1]], outShape := [], delta := [mkRat 1 2], c := mkRat 0 1, lhs := mkRat 1 2, rhs := mkRat 1 2 },
-  { shapes := [[1, 1]], xs := [[mkRat 3 1]], dxs := [[mkRat 1 1]], outShape := [1, 1], delta := [mkRat 0 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
-  { shapes := [[]], xs := [[mkRat (-1) 2]], dxs := [[mkRat 1 2]], outShape := [], delta := [mkRat (-1) 4], c := mkRat 0 1, lhs := mkRat 1 8, rhs := mkRat 1 8 },
-  { shapes := [[]], xs := [[mkRat (-1) 1]], dxs := [[mkRat 0 1]], outShape := [], delta := [mkRat 2 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
-  { shapes := [[3, 3, 1]], xs := [[mkRat (-1) 1, mkRat (-1) 2, mkRat 2 1, mkRat 1 1, mkRat 2 1, mkRat (-3) 2, mkRat (-3) 2, mkRat 0 1, mkRat (-1) 1]], dxs := [[mkRat 2 1, mkRat (-3) 2, mkRat 5 4, mkRat 2 1, mkRat 5 4, mkRat 1 1, mkRat (-6) 1, mkRat 1 2, mkRat (-2) 1]], outShape := [3, 3, 1], delta := [mkRat 5 3, mkRat 0 1, mkRat (-3) 2, mkRat (-1) 1, mkRat (-1) 1, mkRat 5 2, mkRat (-1) 1, mkRat 3 1, mkRat 3 1], c := mkRat 0 1, lhs := mkRat (-110) 3, rhs := mkRat (-110) 3 },
-  { shapes := [[1]], xs := [[mkRat (-1) 1]], dxs := [[mkRat 1 1]], outShape := [1], delta := [mkRat 0 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
-  { shapes := [[1]], xs := [[mkRat 3 2]], dxs := [[mkRat 1 2]], outShape := [1], delta := [mkRat (-1) 1], c := mkRat 0 1, lhs := mkRat (-3) 2, rhs := mkRat (-3) 2 },
-  { shapes := [[1, 1, 1]], xs := [[mkRat (-1) 1]], dxs := [[mkRat (-1) 2]], outShape := [1, 1, 1], delta := [mkRat 1 1], c := mkRat 0 1, lhs := mkRat 1 1, rhs := mkRat 1 1 },
-  { shapes := [[]], xs := [[mkRat (-3) 1]], dxs := [[mkRat 1 1]], outShape := [], delta := [mkRat 5 2], c := mkRat 0 1, lhs := mkRat (-15) 1, rhs := mkRat (-15) 1 },
-  { shapes := [[3, 1]], xs := [[mkRat 1 1, mkRat 1 2, mkRat 1 2]], dxs := [[mkRat 1 1, mkRat 1 2, mkRat (-3) 2]], outShape := [3, 1], delta := [mkRat 1 2, mkRat 2 3, mkRat (-3) 2], c := mkRat 0 1, lhs := mkRat 43 12, rhs := mkRat 43 12 },
-  { shapes := [[3, 3, 1]], xs := [[mkRat 0 1, mkRat 2 1, mkRat (-1) 1, mkRat (-1) 1, mkRat 1 1, mkRat 2 1, mkRat (-3) 2, mkRat 3 2, mkRat 0 1]], dxs := [[mkRat 3 1, mkRat 1 1, mkRat (-1) 2, mkRat (-4) 3, mkRat 1 1, mkRat (-5) 4, mkRat (-1) 2, mkRat 0 1, mkRat (-1) 2]], outShape := [3, 3, 1], delta := [mkRat (-2) 1, mkRat 3 1, mkRat (-1) 2, mkRat (-1) 1, mkRat 1 2, mkRat (-3) 2, mkRat (-6) 1, mkRat 2 1, mkRat (-1) 1], c := mkRat 0 1, lhs := mkRat 25 3, rhs := mkRat 25 3 },
-  { shapes := [[]], xs := [[mkRat 0 1]], dxs := [[mkRat 5 1]], outShape := [], delta := [mkRat 1 1], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
-  { shapes := [[]], xs := [[mkRat (-5) 1]], dxs := [[mkRat 1 1]], outShape := [], delta := [mkRat 1 1], c := mkRat 0 1, lhs := mkRat (-10) 1, rhs := mkRat (-10) 1 },
-  { shapes := [[1, 1, 3]], xs := [[mkRat 0 1, mkRat (-1) 1, mkRat (-3) 2]], dxs := [[mkRat 3 1, mkRat (-1) 1, mkRat (-1) 1]], outShape := [1, 1, 3], delta := [mkRat (-1) 4, mkRat 1 2, mkRat (-3) 1], c := mkRat 0 1, lhs := mkRat (-8) 1, rhs := mkRat (-8) 1 },
-  { shapes := [[1]], xs := [[mkRat 0 1]], dxs := [[mkRat 0 1]], outShape := [1], delta := [mkRat (-1) 2], c := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
-  { shapes := [[2]], xs := [[mkRat (-1) 2, mkRat 1 3]], dxs := [[mkRat 0 1, mkRat 1 3]], outShape := [2], delta := [mkRat (-1) 2, mkRat (-1) 1], c := mkRat 0 1, lhs := mkRat (-2) 9, rhs := mkRat (-2) 9 },
-  { shapes := [[]], xs := [[mkRat (-1) 2]], dxs := [[mkRat 1 1]], outShape := [], delta := [mkRat 1 1], c := mkRat 0 1, lhs := mkRat (-1) 1, rhs := mkRat (-1) 1 },
-  { shapes := [[3]], xs := [[mkRat (-1) 1, mkRat (-1) 1, mkRat (-1) 2]], dxs := [[mkRat (-1) 2, mkRat 1 1, mkRat 0 1]], outShape := [3], delta := [mkRat 0 1, mkRat 3 1, mkRat (-3) 2], c := mkRat 0 1, lhs := mkRat (-6) 1, rhs := mkRat (-6) 1 }
+  { shapes := [[]], xs := [[mkRat (-1) 2]], dxs := [[mkRat (-3) 1]], outShape := [], delta := [mkRat 0 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
+  { shapes := [[1, 1]], xs := [[mkRat (-3) 1]], dxs := [[mkRat (-5) 2]], outShape := [1, 1], delta := [mkRat (-1) 2], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat (-15) 2, rhs := mkRat (-15) 2 },
+  { shapes := [[]], xs := [[mkRat (-1) 2]], dxs := [[mkRat (-1) 1]], outShape := [], delta := [mkRat 1 2], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 1 2, rhs := mkRat 1 2 },
+  { shapes := [[1, 1]], xs := [[mkRat 3 1]], dxs := [[mkRat 1 1]], outShape := [1, 1], delta := [mkRat 0 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
+  { shapes := [[]], xs := [[mkRat (-1) 2]], dxs := [[mkRat 1 2]], outShape := [], delta := [mkRat (-1) 4], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 1 8, rhs := mkRat 1 8 },
+  { shapes := [[]], xs := [[mkRat (-1) 1]], dxs := [[mkRat 0 1]], outShape := [], delta := [mkRat 2 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
+  { shapes := [[3, 3, 1]], xs := [[mkRat (-1) 1, mkRat (-1) 2, mkRat 2 1, mkRat 1 1, mkRat 2 1, mkRat (-3) 2, mkRat (-3) 2, mkRat 0 1, mkRat (-1) 1]], dxs := [[mkRat 2 1, mkRat (-3) 2, mkRat 5 4, mkRat 2 1, mkRat 5 4, mkRat 1 1, mkRat (-6) 1, mkRat 1 2, mkRat (-2) 1]], outShape := [3, 3, 1], delta := [mkRat 5 3, mkRat 0 1, mkRat (-3) 2, mkRat (-1) 1, mkRat (-1) 1, mkRat 5 2, mkRat (-1) 1, mkRat 3 1, mkRat 3 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat (-110) 3, rhs := mkRat (-110) 3 },
+  { shapes := [[1]], xs := [[mkRat (-1) 1]], dxs := [[mkRat 1 1]], outShape := [1], delta := [mkRat 0 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
+  { shapes := [[1]], xs := [[mkRat 3 2]], dxs := [[mkRat 1 2]], outShape := [1], delta := [mkRat (-1) 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat (-3) 2, rhs := mkRat (-3) 2 },
+  { shapes := [[1, 1, 1]], xs := [[mkRat (-1) 1]], dxs := [[mkRat (-1) 2]], outShape := [1, 1, 1], delta := [mkRat 1 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 1 1, rhs := mkRat 1 1 },
+  { shapes := [[]], xs := [[mkRat (-3) 1]], dxs := [[mkRat 1 1]], outShape := [], delta := [mkRat 5 2], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat (-15) 1, rhs := mkRat (-15) 1 },
+  { shapes := [[3, 1]], xs := [[mkRat 1 1, mkRat 1 2, mkRat 1 2]], dxs := [[mkRat 1 1, mkRat 1 2, mkRat (-3) 2]], outShape := [3, 1], delta := [mkRat 1 2, mkRat 2 3, mkRat (-3) 2], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 43 12, rhs := mkRat 43 12 },
+  { shapes := [[3, 3, 1]], xs := [[mkRat 0 1, mkRat 2 1, mkRat (-1) 1, mkRat (-1) 1, mkRat 1 1, mkRat 2 1, mkRat (-3) 2, mkRat 3 2, mkRat 0 1]], dxs := [[mkRat 3 1, mkRat 1 1, mkRat (-1) 2, mkRat (-4) 3, mkRat 1 1, mkRat (-5) 4, mkRat (-1) 2, mkRat 0 1, mkRat (-1) 2]], outShape := [3, 3, 1], delta := [mkRat (-2) 1, mkRat 3 1, mkRat (-1) 2, mkRat (-1) 1, mkRat 1 2, mkRat (-3) 2, mkRat (-6) 1, mkRat 2 1, mkRat (-1) 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 25 3, rhs := mkRat 25 3 },
+  { shapes := [[]], xs := [[mkRat 0 1]], dxs := [[mkRat 5 1]], outShape := [], delta := [mkRat 1 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
+  { shapes := [[]], xs := [[mkRat (-5) 1]], dxs := [[mkRat 1 1]], outShape := [], delta := [mkRat 1 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat (-10) 1, rhs := mkRat (-10) 1 },
+  { shapes := [[1, 1, 3]], xs := [[mkRat 0 1, mkRat (-1) 1, mkRat (-3) 2]], dxs := [[mkRat 3 1, mkRat (-1) 1, mkRat (-1) 1]], outShape := [1, 1, 3], delta := [mkRat (-1) 4, mkRat 1 2, mkRat (-3) 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat (-8) 1, rhs := mkRat (-8) 1 },
+  { shapes := [[1]], xs := [[mkRat 0 1]], dxs := [[mkRat 0 1]], outShape := [1], delta := [mkRat (-1) 2], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat 0 1, rhs := mkRat 0 1 },
+  { shapes := [[2]], xs := [[mkRat (-1) 2, mkRat 1 3]], dxs := [[mkRat 0 1, mkRat 1 3]], outShape := [2], delta := [mkRat (-1) 2, mkRat (-1) 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat (-2) 9, rhs := mkRat (-2) 9 },
+  { shapes := [[]], xs := [[mkRat (-1) 2]], dxs := [[mkRat 1 1]], outShape := [], delta := [mkRat 1 1], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat (-1) 1, rhs := mkRat (-1) 1 },
+  { shapes := [[3]], xs := [[mkRat (-1) 1, mkRat (-1) 1, mkRat (-1) 2]], dxs := [[mkRat (-1) 2, mkRat 1 1, mkRat 0 1]], outShape := [3], delta := [mkRat 0 1, mkRat 3 1, mkRat (-3) 2], c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, lhs := mkRat (-6) 1, rhs := mkRat (-6) 1 }
 ]
 
 set_option maxRecDepth 100000 in
