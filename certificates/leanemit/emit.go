@@ -14,7 +14,7 @@
 //
 // Not emitted, and why: adjointness certificates of primitives outside
 // Covered (matmul, linear, the index maps permute/transpose/slice/concat/
-// broadcast_to, the reductions along an axis, mse_loss, const, and the
+// broadcast_to, the reductions along an axis, const, and the
 // interval-oracle primitives: Lean has no semantics for them yet);
 // composition (it needs a Lean interpreter of the canonical IR's exact
 // tags, not written yet); refinement and range (binary32 and interval
@@ -46,7 +46,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "clamp", "detach", "div", "flatten", "inv", "max", "min", "mul", "neg", "relu", "reshape", "scale", "square", "sub", "sum"}
+var Covered = []string{"abs", "add", "clamp", "detach", "div", "flatten", "inv", "max", "min", "mse_loss", "mul", "neg", "relu", "reshape", "scale", "square", "sub", "sum"}
 
 // Module is one emitted Lean file: its path relative to the output
 // directory and its bytes.

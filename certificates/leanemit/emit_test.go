@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/spec"
 )
 
 // certDir certifies the covered primitives (seed 0, 20 cases: the gate's
@@ -243,5 +245,38 @@ func TestEmitRejects(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestCoveredIsPrim: Covered is sorted, every entry is an exact registry
+// primitive, and the list is exactly the constructors of Tlcheck.Prim in
+// lean/Tlcheck/Spec.lean (the Lean side's one list of covered primitives).
+func TestCoveredIsPrim(t *testing.T) {
+	if !sort.StringsAreSorted(Covered) {
+		t.Errorf("Covered is not sorted: %v", Covered)
+	}
+	for _, op := range Covered {
+		info, err := spec.Info(op)
+		if err != nil || !info.Exact {
+			t.Errorf("%s: not an exact registry primitive (%v)", op, err)
+		}
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "lean", "Tlcheck", "Spec.lean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	i := strings.Index(body, "inductive Prim where")
+	j := strings.Index(body[i:], "deriving")
+	if i < 0 || j < 0 {
+		t.Fatal("no inductive Prim in Spec.lean")
+	}
+	var ctors []string
+	for _, f := range strings.FieldsFunc(body[i+len("inductive Prim where"):i+j], func(r rune) bool { return r == '|' || r == ' ' || r == '\n' }) {
+		ctors = append(ctors, f)
+	}
+	sort.Strings(ctors)
+	if strings.Join(ctors, ",") != strings.Join(Covered, ",") {
+		t.Errorf("Tlcheck.Prim has %v, Covered %v", ctors, Covered)
 	}
 }

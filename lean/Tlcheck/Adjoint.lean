@@ -124,6 +124,30 @@ theorem dot_bcast (d : Rat) : ∀ dx x : List Rat, dx.length = x.length → dot 
       | rw [Rat.add_mul]
       | grind
 
+theorem dot_comm : ∀ a b : List Rat, dot a b = dot b a
+  | [], [] => rfl
+  | [], _ :: _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, y :: ys => by
+    show x * y + dot xs ys = y * x + dot ys xs
+    rw [dot_comm xs ys, Rat.mul_comm x y]
+
+theorem dot_smul_right (k : Rat) : ∀ a b : List Rat, dot a (smul k b) = k * dot a b
+  | [], _ => by
+    show (0 : Rat) = k * 0
+    first
+      | rw [Rat.mul_zero]
+      | grind
+  | _ :: _, [] => by
+    show (0 : Rat) = k * 0
+    first
+      | rw [Rat.mul_zero]
+      | grind
+  | x :: xs, y :: ys => by
+    show x * (k * y) + dot xs (smul k ys) = k * (x * y + dot xs ys)
+    rw [dot_smul_right k xs ys]
+    grind
+
 /-! ## Local adjointness, per primitive -/
 
 theorem add_adjoint (a : Attr) (x y dx dy δ : List Rat) (h : dx.length = dy.length) :
@@ -175,6 +199,20 @@ theorem sum_adjoint (a : Attr) (d : Rat) (x dx : List Rat) (h : dx.length = x.le
     dot (Prim.jvp .sum a [x] [dx]) [d] = dotAll [dx] (Prim.vjp .sum a [x] [d]) := by
   show total dx * d + 0 = dot dx (bcast d x) + 0
   rw [dot_bcast d dx x h]
+
+/-- mse_loss: the output is a scalar, so δ = [d]. -/
+theorem mse_loss_adjoint (a : Attr) (d : Rat) (x y dx dy : List Rat) (h : dx.length = dy.length) :
+    dot (Prim.jvp .mse_loss a [x, y] [dx, dy]) [d] = dotAll [dx, dy] (Prim.vjp .mse_loss a [x, y] [d]) := by
+  show 2 / mseN x.length * dot (resid x y) (padd dx (smul (-1) dy)) * d + 0 =
+    dot dx (smul (2 / mseN x.length * d) (resid x y)) +
+      (dot dy (smul (-(2 / mseN x.length * d)) (resid x y)) + 0)
+  rw [dot_comm (resid x y) (padd dx (smul (-1) dy)),
+    dot_padd dx (smul (-1) dy) (resid x y) (by rw [length_smul]; exact h),
+    dot_smul (-1) dy (resid x y),
+    dot_smul_right (-1) dy (resid x y),
+    dot_smul_right (2 / mseN x.length * d) dx (resid x y),
+    dot_smul_right (-(2 / mseN x.length * d)) dy (resid x y)]
+  grind
 
 theorem reshape_adjoint (a : Attr) (x dx δ : List Rat) :
     dot (Prim.jvp .reshape a [x] [dx]) δ = dotAll [dx] (Prim.vjp .reshape a [x] δ) := by
@@ -312,6 +350,28 @@ theorem zeros_bcast (d : Rat) : ∀ a : List Rat, zeros (bcast d a) = zeros a
     show (0 : Rat) :: zeros (bcast d as) = 0 :: zeros as
     rw [zeros_bcast d as]
 
+/-- smul by a sum, a product or zero, with the scalar identity left as a
+side goal (closed by `grind` at the use). -/
+theorem smul_add_left (p q r : Rat) (h : p = q + r) :
+    ∀ a : List Rat, smul p a = padd (smul q a) (smul r a)
+  | [] => rfl
+  | x :: xs => by
+    show p * x :: smul p xs = (q * x + r * x) :: padd (smul q xs) (smul r xs)
+    rw [smul_add_left p q r h xs, h, Rat.add_mul]
+
+theorem smul_mul_left (p k q : Rat) (h : p = k * q) :
+    ∀ a : List Rat, smul p a = smul k (smul q a)
+  | [] => rfl
+  | x :: xs => by
+    show p * x :: smul p xs = k * (q * x) :: smul k (smul q xs)
+    rw [smul_mul_left p k q h xs, h, Rat.mul_assoc]
+
+theorem smul_zero_left (p : Rat) (h : p = 0) : ∀ a : List Rat, smul p a = zeros a
+  | [] => rfl
+  | x :: xs => by
+    show p * x :: smul p xs = 0 :: zeros xs
+    rw [smul_zero_left p h xs, h, Rat.zero_mul]
+
 /-- Pointwise sums, multiples and zeros of lists of contributions. -/
 def paddAll : List (List Rat) → List (List Rat) → List (List Rat)
   | u :: us, v :: vs => padd u v :: paddAll us vs
@@ -394,6 +454,29 @@ theorem neg_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .neg a [x] (zeros δ₁) = zerosAll (Prim.vjp .neg a [x] δ₁) := by
   have h := scale_vjp_linear ⟨-1, 0, 0⟩ k x δ₁ δ₂
   exact h
+
+theorem mse_loss_vjp_linear (a : Attr) (k d e : Rat) (x y : List Rat) :
+    Prim.vjp .mse_loss a [x, y] [d + e] =
+      paddAll (Prim.vjp .mse_loss a [x, y] [d]) (Prim.vjp .mse_loss a [x, y] [e]) ∧
+    Prim.vjp .mse_loss a [x, y] [k * d] = smulAll k (Prim.vjp .mse_loss a [x, y] [d]) ∧
+    Prim.vjp .mse_loss a [x, y] [0] = zerosAll (Prim.vjp .mse_loss a [x, y] [d]) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [smul (2 / mseN x.length * (d + e)) (resid x y), smul (-(2 / mseN x.length * (d + e))) (resid x y)] =
+      [padd (smul (2 / mseN x.length * d) (resid x y)) (smul (2 / mseN x.length * e) (resid x y)),
+        padd (smul (-(2 / mseN x.length * d)) (resid x y)) (smul (-(2 / mseN x.length * e)) (resid x y))]
+    rw [smul_add_left (2 / mseN x.length * (d + e)) (2 / mseN x.length * d) (2 / mseN x.length * e)
+        (by grind) (resid x y),
+      smul_add_left (-(2 / mseN x.length * (d + e))) (-(2 / mseN x.length * d)) (-(2 / mseN x.length * e))
+        (by grind) (resid x y)]
+  · show [smul (2 / mseN x.length * (k * d)) (resid x y), smul (-(2 / mseN x.length * (k * d))) (resid x y)] =
+      [smul k (smul (2 / mseN x.length * d) (resid x y)), smul k (smul (-(2 / mseN x.length * d)) (resid x y))]
+    rw [smul_mul_left (2 / mseN x.length * (k * d)) k (2 / mseN x.length * d) (by grind) (resid x y),
+      smul_mul_left (-(2 / mseN x.length * (k * d))) k (-(2 / mseN x.length * d)) (by grind) (resid x y)]
+  · show [smul (2 / mseN x.length * 0) (resid x y), smul (-(2 / mseN x.length * 0)) (resid x y)] =
+      [zeros (smul (2 / mseN x.length * d) (resid x y)), zeros (smul (-(2 / mseN x.length * d)) (resid x y))]
+    rw [zeros_smul (2 / mseN x.length * d) (resid x y), zeros_smul (-(2 / mseN x.length * d)) (resid x y),
+      smul_zero_left (2 / mseN x.length * 0) (by grind) (resid x y),
+      smul_zero_left (-(2 / mseN x.length * 0)) (by grind) (resid x y)]
 
 theorem sum_vjp_linear (a : Attr) (k d e : Rat) (x : List Rat) :
     Prim.vjp .sum a [x] [d + e] = paddAll (Prim.vjp .sum a [x] [d]) (Prim.vjp .sum a [x] [e]) ∧

@@ -99,6 +99,11 @@ def minDb (a b : Rat) : Rat := if b < a then 1 else if a = b then 1 / 2 else 0
 def divDa (_a b : Rat) : Rat := 1 / b
 def divDb (a b : Rat) : Rat := -(a / (b * b))
 
+/-- mse_loss's divisor N: the element count, 1 when empty. -/
+def mseN (n : Nat) : Rat := if n = 0 then 1 else (n : Rat)
+/-- The residual x − y. -/
+def resid (x y : List Rat) : List Rat := padd x (smul (-1) y)
+
 /-- A primitive's attributes: the scale `c` (scale), the bounds `lo`, `hi`
 (clamp); 0 where a primitive has none. -/
 structure Attr where
@@ -111,7 +116,7 @@ registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp
-  | sum | reshape | flatten | detach
+  | sum | mse_loss | reshape | flatten | detach
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -132,6 +137,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .relu, _, [x] => pmap reluS x
   | .abs, _, [x] => pmap absS x
   | .sum, _, [x] => [total x]
+  | .mse_loss, _, [x, y] => [dot (resid x y) (resid x y) / mseN x.length]
   | .reshape, _, [x] => x
   | .flatten, _, [x] => x
   | .detach, _, [x] => x
@@ -153,6 +159,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .relu, _, [x], [dx] => pmul (pmap reluD x) dx
   | .abs, _, [x], [dx] => pmul (pmap absD x) dx
   | .sum, _, [_], [dx] => [total dx]
+  | .mse_loss, _, [x, y], [dx, dy] => [2 / mseN x.length * dot (resid x y) (padd dx (smul (-1) dy))]
   | .reshape, _, [_], [dx] => dx
   | .flatten, _, [_], [dx] => dx
   | .detach, _, [_], [dx] => zeros dx
@@ -174,6 +181,8 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .relu, _, [x], δ => [pmul (pmap reluD x) δ]
   | .abs, _, [x], δ => [pmul (pmap absD x) δ]
   | .sum, _, [x], d :: _ => [bcast d x]
+  | .mse_loss, _, [x, y], d :: _ =>
+    [smul (2 / mseN x.length * d) (resid x y), smul (-(2 / mseN x.length * d)) (resid x y)]
   | .reshape, _, [_], δ => [δ]
   | .flatten, _, [_], δ => [δ]
   | .detach, _, [x], _ => [zeros x]
@@ -181,7 +190,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
 
 /-- Number of inputs. -/
 def arity : Prim → Nat
-  | .add | .sub | .mul | .div | .max | .min => 2
+  | .add | .sub | .mul | .div | .max | .min | .mse_loss => 2
   | _ => 1
 
 end Prim

@@ -8,6 +8,7 @@ import Tlcheck.Certs.Adjointness.flatten
 import Tlcheck.Certs.Adjointness.inv
 import Tlcheck.Certs.Adjointness.max
 import Tlcheck.Certs.Adjointness.min
+import Tlcheck.Certs.Adjointness.mse_loss
 import Tlcheck.Certs.Adjointness.mul
 import Tlcheck.Certs.Adjointness.neg
 import Tlcheck.Certs.Adjointness.relu
