@@ -119,7 +119,7 @@ func fakeLake(t *testing.T, export string) string {
 	p := filepath.Join(t.TempDir(), "export.ndjson")
 	os.WriteFile(p, []byte(export), 0o644)
 	t.Setenv("FAKE_EXPORT", p)
-	proj := t.TempDir()
+	proj := filepath.Join(t.TempDir(), "lean")
 	os.MkdirAll(filepath.Join(proj, "Tlcheck"), 0o755)
 	os.WriteFile(filepath.Join(proj, "lean-toolchain"), []byte("leanprover/lean4:v4.30.0\n"), 0o644)
 	os.WriteFile(filepath.Join(proj, "Tlcheck", "A.lean"), []byte("theorem T (p : Prop) (h : p) : p := h\n"), 0o644)
@@ -154,5 +154,25 @@ func TestLeanCheckPipeline(t *testing.T) {
 	os.WriteFile(os.Getenv("FAKE_EXPORT"), []byte(other), 0o644)
 	if code, _, errOut := runCmd("lean", "check", "--project", proj); code != 1 || !strings.Contains(errOut, "the project pins 4.30.0") {
 		t.Errorf("other Lean: exit %d, %q", code, errOut)
+	}
+}
+
+// TestGateLean: gate --lean runs the lean stage on ./lean (here a fake lake
+// and project): it holds against the lock and fails on a changed statement.
+func TestGateLean(t *testing.T) {
+	proj := fakeLake(t, leanExport)
+	t.Chdir(filepath.Dir(proj))
+	if code, _, errOut := runCmd("lean", "check", "--lock"); code != 0 {
+		t.Fatalf("lean check --lock: exit %d, %q", code, errOut)
+	}
+	args := []string{"gate", "--lean", "--cases", "1", "--graphs", "1", "--cert-cases", "1", "--out", filepath.Join(t.TempDir(), "c")}
+	if code, out, errOut := runCmd(args...); code != 0 || !strings.Contains(out, "lean") {
+		t.Fatalf("gate --lean: exit %d, %q %q", code, out, errOut)
+	}
+	weak := strings.Replace(leanExport, `{"forallE":{"binderInfo":"default","body":2,"name":3,"type":1},"ie":3}`, `{"forallE":{"binderInfo":"default","body":0,"name":3,"type":1},"ie":3}`, 1)
+	os.WriteFile(os.Getenv("FAKE_EXPORT"), []byte(weak), 0o644)
+	args[len(args)-1] = filepath.Join(t.TempDir(), "c")
+	if code, out, _ := runCmd(args...); code != 1 || !strings.Contains(out, "lean") {
+		t.Errorf("gate --lean, changed statement: exit %d, %q", code, out)
 	}
 }
