@@ -14,7 +14,7 @@
 //
 // Not emitted, and why: adjointness certificates of primitives outside
 // Covered (matmul, linear, the index maps permute/transpose/slice/concat/
-// broadcast_to, the reductions along an axis, const, and the
+// broadcast_to, const, and the
 // interval-oracle primitives: Lean has no semantics for them yet);
 // composition (it needs a Lean interpreter of the canonical IR's exact
 // tags, not written yet); refinement and range (binary32 and interval
@@ -46,7 +46,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "clamp", "detach", "div", "flatten", "inv", "max", "min", "mse_loss", "mul", "neg", "relu", "reshape", "scale", "square", "sub", "sum"}
+var Covered = []string{"abs", "add", "clamp", "detach", "div", "flatten", "inv", "max", "min", "mse_loss", "mul", "neg", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "square", "sub", "sum"}
 
 // Module is one emitted Lean file: its path relative to the output
 // directory and its bytes.
@@ -304,8 +304,8 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if i == len(f.Cases)-1 {
 			sep = ""
 		}
-		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, lhs := %s, rhs := %s }%s\n",
-			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], lhs, rhs, sep)
+		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, lhs := %s, rhs := %s }%s\n",
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, lhs, rhs, sep)
 	}
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")

@@ -3,6 +3,7 @@ package leanemit
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -28,7 +29,7 @@ func certDir(t *testing.T) string {
 
 // The small reader of the subset Emit writes: one case per line.
 var (
-	caseRE   = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := (mkRat \(?-?[0-9]+\)? [0-9]+), lo := (mkRat \(?-?[0-9]+\)? [0-9]+), hi := (mkRat \(?-?[0-9]+\)? [0-9]+), lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+) \},?$`)
+	caseRE   = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := (mkRat \(?-?[0-9]+\)? [0-9]+), lo := (mkRat \(?-?[0-9]+\)? [0-9]+), hi := (mkRat \(?-?[0-9]+\)? [0-9]+), axis := (-?[0-9]+), lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+) \},?$`)
 	ratLitRE = regexp.MustCompile(`^mkRat (?:\((-[0-9]+)\)|([0-9]+)) ([0-9]+)$`)
 	thmRE    = regexp.MustCompile(`^theorem cert : checkAll Prim\.([a-z_]+) cases = true := by decide \+kernel$`)
 )
@@ -154,11 +155,18 @@ func TestEmitReadsBack(t *testing.T) {
 			if !sameVec(readVec(t, cm[5]), jsonVec(t, c["delta"])) {
 				t.Errorf("%s case %d: delta differs", m.Path, got-1)
 			}
-			for _, s := range []struct{ lit, key string }{{cm[9], "lhs"}, {cm[10], "rhs"}} {
+			for _, s := range []struct{ lit, key string }{{cm[10], "lhs"}, {cm[11], "rhs"}} {
 				want, _ := new(big.Rat).SetString(c[s.key].(string))
 				if readRat(t, s.lit).Cmp(want) != 0 {
 					t.Errorf("%s case %d: %s %s, certificate %s", m.Path, got-1, s.key, s.lit, want)
 				}
+			}
+			wantAxis := "0"
+			if a, ok := c["attrs"].(map[string]any)["axis"]; ok {
+				wantAxis = fmt.Sprint(a)
+			}
+			if cm[9] != wantAxis {
+				t.Errorf("%s case %d: axis %s, certificate %s", m.Path, got-1, cm[9], wantAxis)
 			}
 			for j, key := range []string{"c", "lo", "hi"} {
 				want := "0"

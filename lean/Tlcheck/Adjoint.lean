@@ -268,6 +268,149 @@ theorem clamp_adjoint (a : Attr) (x dx δ : List Rat) :
   show dot (pmul (pmap (clampD a.lo a.hi) x) dx) δ = dot dx (pmul (pmap (clampD a.lo a.hi) x) δ) + 0
   rw [dot_pmul, Rat.add_zero]
 
+/-! ## The axis reductions
+
+`reduceAKB K B A` sums the middle axis of an [A, K, B] tensor; its VJP is
+`bcastAKB`. The registry's reduce_sum and reduce_mean over axis `ax` of a
+shape `s` are these with A = size (s.take ax), K = s[ax], B = size
+(s.drop (ax + 1)) (`Attr.dimA`, `dimK`, `dimB`). -/
+
+theorem length_zerosN : ∀ n : Nat, (zerosN n).length = n
+  | 0 => rfl
+  | n + 1 => by
+    show (zerosN n).length + 1 = n + 1
+    rw [length_zerosN n]
+
+theorem length_padd_eq : ∀ a b : List Rat, a.length = b.length → (padd a b).length = a.length
+  | [], _, _ => rfl
+  | _ :: _, [], h => by first | (simp at h) | omega
+  | _ :: as, _ :: bs, h => by
+    show (padd as bs).length + 1 = as.length + 1
+    rw [length_padd_eq as bs (by simpa using h)]
+
+theorem dot_nil_right : ∀ a : List Rat, dot a [] = 0
+  | [] => rfl
+  | _ :: _ => rfl
+
+theorem dot_zerosN_left : ∀ (n : Nat) (d : List Rat), dot (zerosN n) d = 0
+  | 0, _ => rfl
+  | _ + 1, [] => rfl
+  | n + 1, z :: zs => by
+    show 0 * z + dot (zerosN n) zs = 0
+    rw [dot_zerosN_left n zs]
+    first
+      | rw [Rat.zero_mul, Rat.add_zero]
+      | grind
+
+theorem dot_append : ∀ a b c e : List Rat, a.length = c.length →
+    dot (a ++ b) (c ++ e) = dot a c + dot b e
+  | [], b, [], e, _ => by
+    show dot b e = 0 + dot b e
+    first
+      | rw [Rat.zero_add]
+      | grind
+  | [], _, _ :: _, _, h => by first | (simp at h) | omega
+  | _ :: _, _, [], _, h => by first | (simp at h) | omega
+  | x :: xs, b, y :: ys, e, h => by
+    show x * y + dot (xs ++ b) (ys ++ e) = (x * y + dot xs ys) + dot b e
+    rw [dot_append xs b ys e (by simpa using h)]
+    first
+      | rw [Rat.add_assoc]
+      | grind
+
+theorem length_take_of_le (n : Nat) (l : List Rat) (h : n ≤ l.length) : (l.take n).length = n := by
+  rw [List.length_take]
+  omega
+
+theorem length_repChunks (d : List Rat) : ∀ K : Nat, (repChunks d K).length = K * d.length
+  | 0 => by
+    show 0 = 0 * d.length
+    rw [Nat.zero_mul]
+  | K + 1 => by
+    show (d ++ repChunks d K).length = (K + 1) * d.length
+    rw [List.length_append, length_repChunks d K]
+    first
+      | rw [Nat.add_mul, Nat.one_mul, Nat.add_comm]
+      | grind
+
+theorem length_sumChunks (B : Nat) :
+    ∀ (K : Nat) (l : List Rat), l.length = K * B → (sumChunks B K l).length = B
+  | 0, _, _ => length_zerosN B
+  | K + 1, l, h => by
+    have hl : l.length = K * B + B := by rw [h, Nat.add_mul, Nat.one_mul]
+    have ht : (l.take B).length = B := length_take_of_le B l (by omega)
+    have hr : (l.drop B).length = K * B := by
+      rw [List.length_drop]
+      omega
+    show (padd (l.take B) (sumChunks B K (l.drop B))).length = B
+    rw [length_padd_eq (l.take B) (sumChunks B K (l.drop B)) (by rw [ht, length_sumChunks B K (l.drop B) hr]), ht]
+
+theorem sumChunks_adjoint (B : Nat) : ∀ (K : Nat) (l d : List Rat), l.length = K * B → d.length = B →
+    dot (sumChunks B K l) d = dot l (repChunks d K)
+  | 0, l, d, _, _ => by
+    show dot (zerosN B) d = dot l []
+    rw [dot_zerosN_left, dot_nil_right]
+  | K + 1, l, d, h, hd => by
+    have hl : l.length = K * B + B := by rw [h, Nat.add_mul, Nat.one_mul]
+    have ht : (l.take B).length = B := length_take_of_le B l (by omega)
+    have hr : (l.drop B).length = K * B := by
+      rw [List.length_drop]
+      omega
+    have e : dot l (d ++ repChunks d K) = dot (l.take B ++ l.drop B) (d ++ repChunks d K) := by
+      rw [List.take_append_drop]
+    show dot (padd (l.take B) (sumChunks B K (l.drop B))) d = dot l (d ++ repChunks d K)
+    rw [dot_padd (l.take B) (sumChunks B K (l.drop B)) d (by rw [ht, length_sumChunks B K (l.drop B) hr]),
+      sumChunks_adjoint B K (l.drop B) d hr hd, e,
+      dot_append (l.take B) (l.drop B) d (repChunks d K) (by rw [ht, hd])]
+
+theorem reduceAKB_adjoint (K B : Nat) : ∀ (A : Nat) (dx δ : List Rat),
+    dx.length = A * (K * B) → δ.length = A * B →
+    dot (reduceAKB K B A dx) δ = dot dx (bcastAKB K B A δ)
+  | 0, dx, _, _, _ => by
+    show (0 : Rat) = dot dx []
+    rw [dot_nil_right]
+  | A + 1, dx, δ, h, hd => by
+    have hx : dx.length = A * (K * B) + K * B := by rw [h, Nat.add_mul, Nat.one_mul]
+    have hδ : δ.length = A * B + B := by rw [hd, Nat.add_mul, Nat.one_mul]
+    have htx : (dx.take (K * B)).length = K * B := length_take_of_le (K * B) dx (by omega)
+    have hdx : (dx.drop (K * B)).length = A * (K * B) := by
+      rw [List.length_drop]
+      omega
+    have htd : (δ.take B).length = B := length_take_of_le B δ (by omega)
+    have hdd : (δ.drop B).length = A * B := by
+      rw [List.length_drop]
+      omega
+    have e1 : dot (sumChunks B K (dx.take (K * B)) ++ reduceAKB K B A (dx.drop (K * B))) δ =
+        dot (sumChunks B K (dx.take (K * B)) ++ reduceAKB K B A (dx.drop (K * B)))
+          (δ.take B ++ δ.drop B) := by
+      rw [List.take_append_drop]
+    have e2 : dot dx (repChunks (δ.take B) K ++ bcastAKB K B A (δ.drop B)) =
+        dot (dx.take (K * B) ++ dx.drop (K * B)) (repChunks (δ.take B) K ++ bcastAKB K B A (δ.drop B)) := by
+      rw [List.take_append_drop]
+    show dot (sumChunks B K (dx.take (K * B)) ++ reduceAKB K B A (dx.drop (K * B))) δ =
+      dot dx (repChunks (δ.take B) K ++ bcastAKB K B A (δ.drop B))
+    rw [e1, e2,
+      dot_append (sumChunks B K (dx.take (K * B))) (reduceAKB K B A (dx.drop (K * B))) (δ.take B) (δ.drop B)
+        (by rw [length_sumChunks B K (dx.take (K * B)) htx, htd]),
+      dot_append (dx.take (K * B)) (dx.drop (K * B)) (repChunks (δ.take B) K) (bcastAKB K B A (δ.drop B))
+        (by rw [htx, length_repChunks, htd]),
+      sumChunks_adjoint B K (dx.take (K * B)) (δ.take B) htx htd,
+      reduceAKB_adjoint K B A (dx.drop (K * B)) (δ.drop B) hdx hdd]
+
+theorem reduce_sum_adjoint (a : Attr) (x dx δ : List Rat)
+    (h : dx.length = a.dimA * (a.dimK * a.dimB)) (hd : δ.length = a.dimA * a.dimB) :
+    dot (Prim.jvp .reduce_sum a [x] [dx]) δ = dotAll [dx] (Prim.vjp .reduce_sum a [x] δ) := by
+  show dot (reduceAKB a.dimK a.dimB a.dimA dx) δ = dot dx (bcastAKB a.dimK a.dimB a.dimA δ) + 0
+  rw [reduceAKB_adjoint a.dimK a.dimB a.dimA dx δ h hd, Rat.add_zero]
+
+theorem reduce_mean_adjoint (a : Attr) (x dx δ : List Rat)
+    (h : dx.length = a.dimA * (a.dimK * a.dimB)) (hd : δ.length = a.dimA * a.dimB) :
+    dot (Prim.jvp .reduce_mean a [x] [dx]) δ = dotAll [dx] (Prim.vjp .reduce_mean a [x] δ) := by
+  show dot (smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA dx)) δ =
+    dot dx (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ)) + 0
+  rw [dot_smul, reduceAKB_adjoint a.dimK a.dimB a.dimA dx (smul (1 / (a.dimK : Rat)) δ) h
+    (by rw [length_smul]; exact hd), Rat.add_zero]
+
 /-! ## Linearity of the VJP in δ and zero preservation
 
 The building blocks; every VJP of `Tlcheck.Spec` is built from `pmul f ·`,
@@ -452,7 +595,7 @@ theorem neg_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .neg a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .neg a [x] δ₁) (Prim.vjp .neg a [x] δ₂) ∧
     Prim.vjp .neg a [x] (smul k δ₁) = smulAll k (Prim.vjp .neg a [x] δ₁) ∧
     Prim.vjp .neg a [x] (zeros δ₁) = zerosAll (Prim.vjp .neg a [x] δ₁) := by
-  have h := scale_vjp_linear ⟨-1, 0, 0⟩ k x δ₁ δ₂
+  have h := scale_vjp_linear ⟨-1, 0, 0, 0, []⟩ k x δ₁ δ₂
   exact h
 
 theorem mse_loss_vjp_linear (a : Attr) (k d e : Rat) (x y : List Rat) :

@@ -17,8 +17,9 @@ set_option autoImplicit false
 
 /-- One recorded adjointness case: the input shapes, inputs and tangents
 (flat, row-major), the output shape and cotangent δ, the attributes `c`
-(scale), `lo` and `hi` (clamp) — 0 where the primitive has none — and the
-two recorded sides. -/
+(scale), `lo` and `hi` (clamp), `axis` (the reductions) — 0 where the
+primitive has none — and the two recorded sides. The attribute shape is
+the first input's (`AdjCase.attr`). -/
 structure AdjCase where
   shapes : List (List Nat)
   xs : List (List Rat)
@@ -28,11 +29,12 @@ structure AdjCase where
   c : Rat
   lo : Rat
   hi : Rat
+  axis : Int
   lhs : Rat
   rhs : Rat
 
 /-- The attributes of a case. -/
-def AdjCase.attr (k : AdjCase) : Attr := ⟨k.c, k.lo, k.hi⟩
+def AdjCase.attr (k : AdjCase) : Attr := ⟨k.c, k.lo, k.hi, k.axis, k.shapes.headD []⟩
 
 /-- Every tensor has its shape's element count. -/
 def sizesOk : List (List Nat) → List (List Rat) → Bool

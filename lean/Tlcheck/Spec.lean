@@ -104,19 +104,61 @@ def mseN (n : Nat) : Rat := if n = 0 then 1 else (n : Rat)
 /-- The residual x − y. -/
 def resid (x y : List Rat) : List Rat := padd x (smul (-1) y)
 
+/-- n zeros. -/
+def zerosN : Nat → List Rat
+  | 0 => []
+  | n + 1 => 0 :: zerosN n
+
+/-- Σₖ of the K consecutive chunks of length B of l (chunk k holds the
+elements kB … kB + B − 1). -/
+def sumChunks (B : Nat) : Nat → List Rat → List Rat
+  | 0, _ => zerosN B
+  | K + 1, l => padd (l.take B) (sumChunks B K (l.drop B))
+
+/-- d repeated K times, concatenated. -/
+def repChunks (d : List Rat) : Nat → List Rat
+  | 0 => []
+  | K + 1 => d ++ repChunks d K
+
+/-- The sum over the middle axis of an [A, K, B] tensor, flat: A blocks of
+K·B elements, each reduced to B. -/
+def reduceAKB (K B : Nat) : Nat → List Rat → List Rat
+  | 0, _ => []
+  | A + 1, l => sumChunks B K (l.take (K * B)) ++ reduceAKB K B A (l.drop (K * B))
+
+/-- Its adjoint: each output block of B elements repeated K times. -/
+def bcastAKB (K B : Nat) : Nat → List Rat → List Rat
+  | 0, _ => []
+  | A + 1, d => repChunks (d.take B) K ++ bcastAKB K B A (d.drop B)
+
+/-- An axis as the registry reads it: a negative axis counts from the end. -/
+def normAxis (r : Nat) (a : Int) : Nat := if a < 0 then (a + r).toNat else a.toNat
+
 /-- A primitive's attributes: the scale `c` (scale), the bounds `lo`, `hi`
-(clamp); 0 where a primitive has none. -/
+(clamp), the axis (reduce_sum, reduce_mean); 0 where a primitive has none;
+and the shape of the first input. -/
 structure Attr where
   c : Rat
   lo : Rat
   hi : Rat
+  axis : Int
+  shape : List Nat
+
+namespace Attr
+/-- The normalized axis. -/
+def ax (a : Attr) : Nat := normAxis a.shape.length a.axis
+/-- The elements before the axis (A), along it (K) and after it (B). -/
+def dimA (a : Attr) : Nat := size (a.shape.take a.ax)
+def dimK (a : Attr) : Nat := a.shape.getD a.ax 0
+def dimB (a : Attr) : Nat := size (a.shape.drop (a.ax + 1))
+end Attr
 
 /-- The exact primitives with a Lean semantics. The names are the
 registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp
-  | sum | mse_loss | reshape | flatten | detach
+  | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -137,6 +179,8 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .relu, _, [x] => pmap reluS x
   | .abs, _, [x] => pmap absS x
   | .sum, _, [x] => [total x]
+  | .reduce_sum, a, [x] => reduceAKB a.dimK a.dimB a.dimA x
+  | .reduce_mean, a, [x] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA x)
   | .mse_loss, _, [x, y] => [dot (resid x y) (resid x y) / mseN x.length]
   | .reshape, _, [x] => x
   | .flatten, _, [x] => x
@@ -159,6 +203,8 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .relu, _, [x], [dx] => pmul (pmap reluD x) dx
   | .abs, _, [x], [dx] => pmul (pmap absD x) dx
   | .sum, _, [_], [dx] => [total dx]
+  | .reduce_sum, a, [_], [dx] => reduceAKB a.dimK a.dimB a.dimA dx
+  | .reduce_mean, a, [_], [dx] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA dx)
   | .mse_loss, _, [x, y], [dx, dy] => [2 / mseN x.length * dot (resid x y) (padd dx (smul (-1) dy))]
   | .reshape, _, [_], [dx] => dx
   | .flatten, _, [_], [dx] => dx
@@ -181,6 +227,8 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .relu, _, [x], δ => [pmul (pmap reluD x) δ]
   | .abs, _, [x], δ => [pmul (pmap absD x) δ]
   | .sum, _, [x], d :: _ => [bcast d x]
+  | .reduce_sum, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA δ]
+  | .reduce_mean, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ)]
   | .mse_loss, _, [x, y], d :: _ =>
     [smul (2 / mseN x.length * d) (resid x y), smul (-(2 / mseN x.length * d)) (resid x y)]
   | .reshape, _, [_], δ => [δ]

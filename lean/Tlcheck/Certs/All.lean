@@ -11,6 +11,8 @@ import Tlcheck.Certs.Adjointness.min
 import Tlcheck.Certs.Adjointness.mse_loss
 import Tlcheck.Certs.Adjointness.mul
 import Tlcheck.Certs.Adjointness.neg
+import Tlcheck.Certs.Adjointness.reduce_mean
+import Tlcheck.Certs.Adjointness.reduce_sum
 import Tlcheck.Certs.Adjointness.relu
 import Tlcheck.Certs.Adjointness.reshape
 import Tlcheck.Certs.Adjointness.scale
