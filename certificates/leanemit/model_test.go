@@ -1,0 +1,261 @@
+package leanemit
+
+import (
+	"encoding/json"
+	"math/big"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/certificates"
+)
+
+// A transcription of lean/Tlcheck/Spec.lean and Check.lean's shapesOk and
+// Claim into Go (truncating list operations, Lean's a/0 = 0), run on the
+// emitted certificates: an estimate, made here without Lean, that
+// `decide +kernel` will find every emitted case true. It is not the
+// kernel's verdict, and it follows the Lean source only as long as the two
+// are kept in step.
+
+type vec = []*big.Rat
+
+func rat(n, d int64) *big.Rat    { return big.NewRat(n, d) }
+func add(a, b *big.Rat) *big.Rat { return new(big.Rat).Add(a, b) }
+func mul(a, b *big.Rat) *big.Rat { return new(big.Rat).Mul(a, b) }
+func neg(a *big.Rat) *big.Rat    { return new(big.Rat).Neg(a) }
+func div(a, b *big.Rat) *big.Rat {
+	if b.Sign() == 0 {
+		return rat(0, 1)
+	}
+	return new(big.Rat).Quo(a, b)
+}
+func lt(a, b *big.Rat) bool { return a.Cmp(b) < 0 }
+
+func mdot(a, b vec) *big.Rat {
+	s := rat(0, 1)
+	for i := 0; i < len(a) && i < len(b); i++ {
+		s = add(s, mul(a[i], b[i]))
+	}
+	return s
+}
+func zip(f func(a, b *big.Rat) *big.Rat, a, b vec) vec {
+	var out vec
+	for i := 0; i < len(a) && i < len(b); i++ {
+		out = append(out, f(a[i], b[i]))
+	}
+	return out
+}
+func pmap(f func(a *big.Rat) *big.Rat, a vec) vec {
+	out := make(vec, len(a))
+	for i := range a {
+		out[i] = f(a[i])
+	}
+	return out
+}
+func msmul(c *big.Rat, a vec) vec { return pmap(func(x *big.Rat) *big.Rat { return mul(c, x) }, a) }
+func mzeros(n int) vec            { return pmap(func(*big.Rat) *big.Rat { return rat(0, 1) }, make(vec, n)) }
+func mpadd(a, b vec) vec          { return zip(add, a, b) }
+func mpmul(a, b vec) vec          { return zip(mul, a, b) }
+func ind(b bool) *big.Rat {
+	if b {
+		return rat(1, 1)
+	}
+	return rat(0, 1)
+}
+func tie(win, eq bool) *big.Rat {
+	switch {
+	case win:
+		return rat(1, 1)
+	case eq:
+		return rat(1, 2)
+	}
+	return rat(0, 1)
+}
+func size(s []int) int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}
+func take(l vec, n int) vec { return l[:min(n, len(l))] }
+func drop(l vec, n int) vec { return l[min(n, len(l)):] }
+func sumChunks(b, k int, l vec) vec {
+	if k == 0 {
+		return mzeros(b)
+	}
+	return mpadd(take(l, b), sumChunks(b, k-1, drop(l, b)))
+}
+func reduceAKB(k, b, a int, l vec) vec {
+	if a == 0 {
+		return nil
+	}
+	return append(append(vec{}, sumChunks(b, k, take(l, k*b))...), reduceAKB(k, b, a-1, drop(l, k*b))...)
+}
+func bcastAKB(k, b, a int, d vec) vec {
+	if a == 0 {
+		return nil
+	}
+	var out vec
+	for i := 0; i < k; i++ {
+		out = append(out, take(d, b)...)
+	}
+	return append(out, bcastAKB(k, b, a-1, drop(d, b))...)
+}
+
+type mattr struct {
+	c, lo, hi *big.Rat
+	axis      int
+	shape     []int
+}
+
+func (a mattr) dims() (int, int, int) {
+	ax := a.axis
+	if ax < 0 {
+		ax = max(ax+len(a.shape), 0)
+	}
+	k := 0
+	if ax < len(a.shape) {
+		k = a.shape[ax]
+	}
+	return size(a.shape[:min(ax, len(a.shape))]), k, size(a.shape[min(ax+1, len(a.shape)):])
+}
+
+// partials gives, per input, the pointwise factor of the elementwise
+// primitives (jvp = Σₖ fₖ⊙dxₖ, vjp δ = (fₖ⊙δ)ₖ).
+func partials(op string, a mattr, xs []vec) ([]vec, bool) {
+	one := func(f func(x *big.Rat) *big.Rat) []vec { return []vec{pmap(f, xs[0])} }
+	two := func(f, g func(x, y *big.Rat) *big.Rat) []vec {
+		return []vec{zip(f, xs[0], xs[1]), zip(g, xs[0], xs[1])}
+	}
+	switch op {
+	case "mul":
+		return []vec{xs[1], xs[0]}, true
+	case "div":
+		return two(func(_, y *big.Rat) *big.Rat { return div(rat(1, 1), y) }, func(x, y *big.Rat) *big.Rat { return neg(div(x, mul(y, y))) }), true
+	case "max":
+		return two(func(x, y *big.Rat) *big.Rat { return tie(lt(y, x), x.Cmp(y) == 0) }, func(x, y *big.Rat) *big.Rat { return tie(lt(x, y), x.Cmp(y) == 0) }), true
+	case "min":
+		return two(func(x, y *big.Rat) *big.Rat { return tie(lt(x, y), x.Cmp(y) == 0) }, func(x, y *big.Rat) *big.Rat { return tie(lt(y, x), x.Cmp(y) == 0) }), true
+	case "square":
+		return one(func(x *big.Rat) *big.Rat { return mul(rat(2, 1), x) }), true
+	case "inv":
+		return one(func(x *big.Rat) *big.Rat { return neg(div(rat(1, 1), mul(x, x))) }), true
+	case "relu":
+		return one(func(x *big.Rat) *big.Rat { return ind(lt(rat(0, 1), x)) }), true
+	case "abs":
+		return one(func(x *big.Rat) *big.Rat {
+			if lt(rat(0, 1), x) {
+				return rat(1, 1)
+			}
+			if lt(x, rat(0, 1)) {
+				return rat(-1, 1)
+			}
+			return rat(0, 1)
+		}), true
+	case "clamp":
+		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) && lt(x, a.hi)) }), true
+	}
+	return nil, false
+}
+
+// sides is ⟨jvp, δ⟩ and Σₖ⟨dxₖ, vjpₖ⟩ as Tlcheck.Prim computes them.
+func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
+	var jv vec
+	var vj []vec
+	if fs, ok := partials(op, a, xs); ok {
+		for k, f := range fs {
+			if k == 0 {
+				jv = mpmul(f, dxs[0])
+			} else {
+				jv = mpadd(jv, mpmul(f, dxs[k]))
+			}
+			vj = append(vj, mpmul(f, d))
+		}
+	} else {
+		m1 := rat(-1, 1)
+		switch op {
+		case "add":
+			jv, vj = mpadd(dxs[0], dxs[1]), []vec{d, d}
+		case "sub":
+			jv, vj = mpadd(dxs[0], msmul(m1, dxs[1])), []vec{d, msmul(m1, d)}
+		case "neg":
+			jv, vj = msmul(m1, dxs[0]), []vec{msmul(m1, d)}
+		case "scale":
+			jv, vj = msmul(a.c, dxs[0]), []vec{msmul(a.c, d)}
+		case "sum":
+			s := rat(0, 1)
+			for _, v := range dxs[0] {
+				s = add(s, v)
+			}
+			jv, vj = vec{s}, []vec{pmap(func(*big.Rat) *big.Rat { return d[0] }, xs[0])}
+		case "reduce_sum", "reduce_mean":
+			A, K, B := a.dims()
+			k := rat(1, 1)
+			if op == "reduce_mean" {
+				k = div(rat(1, 1), rat(int64(K), 1))
+			}
+			jv, vj = msmul(k, reduceAKB(K, B, A, dxs[0])), []vec{bcastAKB(K, B, A, msmul(k, d))}
+		case "mse_loss":
+			n := int64(max(len(xs[0]), 1))
+			r := mpadd(xs[0], msmul(m1, xs[1]))
+			s := div(rat(2, 1), rat(n, 1))
+			jv = vec{mul(s, mdot(r, mpadd(dxs[0], msmul(m1, dxs[1]))))}
+			k := mul(s, d[0])
+			vj = []vec{msmul(k, r), msmul(neg(k), r)}
+		case "reshape", "flatten":
+			jv, vj = dxs[0], []vec{d}
+		case "detach":
+			jv, vj = mzeros(len(dxs[0])), []vec{mzeros(len(xs[0]))}
+		}
+	}
+	r := rat(0, 1)
+	for k := range dxs {
+		if k < len(vj) {
+			r = add(r, mdot(dxs[k], vj[k]))
+		}
+	}
+	return mdot(jv, d), r
+}
+
+func TestLeanSpecModel(t *testing.T) {
+	dir := certDir(t)
+	parse := func(t certificates.Tensor) vec {
+		out := make(vec, len(t.Values))
+		for i, v := range t.Values {
+			out[i], _ = new(big.Rat).SetString(v)
+		}
+		return out
+	}
+	r0 := func(s string) *big.Rat {
+		if s == "" {
+			s = "0"
+		}
+		v, _ := new(big.Rat).SetString(s)
+		return v
+	}
+	for _, op := range Covered {
+		data, err := os.ReadFile(filepath.Join(dir, "adjointness", op+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f certificates.AdjointnessFile
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range f.Cases {
+			var xs, dxs []vec
+			for k := range c.Inputs {
+				xs, dxs = append(xs, parse(c.Inputs[k])), append(dxs, parse(c.Dx[k]))
+			}
+			a := mattr{c: r0(c.Attrs.C), lo: r0(c.Attrs.Lo), hi: r0(c.Attrs.Hi), axis: c.Attrs.Axis}
+			if len(c.Inputs) > 0 {
+				a.shape = c.Inputs[0].Shape
+			}
+			l, r := sides(op, a, xs, dxs, parse(c.Delta))
+			if l.Cmp(r0(c.LHS)) != 0 || r.Cmp(r0(c.RHS)) != 0 {
+				t.Errorf("%s case %d: the Lean semantics give %s, %s; the certificate %s, %s", op, i, l.RatString(), r.RatString(), c.LHS, c.RHS)
+			}
+		}
+	}
+}
