@@ -13,8 +13,7 @@
 // kernel-checked recomputation of what tlcheck verify re-derives.
 //
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (matmul, linear, the index maps permute/transpose/slice/concat/
-// broadcast_to, const, and the
+// Covered (matmul, linear, concat, const, and the
 // interval-oracle primitives: Lean has no semantics for them yet);
 // composition (it needs a Lean interpreter of the canonical IR's exact
 // tags, not written yet); refinement and range (binary32 and interval
@@ -46,7 +45,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "clamp", "detach", "div", "flatten", "inv", "max", "min", "mse_loss", "mul", "neg", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "square", "sub", "sum"}
+var Covered = []string{"abs", "add", "broadcast_to", "clamp", "detach", "div", "flatten", "inv", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "slice", "square", "sub", "sum", "transpose"}
 
 // Module is one emitted Lean file: its path relative to the output
 // directory and its bytes.
@@ -283,6 +282,19 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s.delta: %v", at, err)
 		}
+		if c.Attrs.Start < 0 || c.Attrs.End < 0 {
+			return nil, fmt.Errorf("%s.attrs: negative slice bound", at)
+		}
+		for _, p := range c.Attrs.Perm {
+			if p < 0 {
+				return nil, fmt.Errorf("%s.attrs.perm: negative axis", at)
+			}
+		}
+		for _, d := range c.Attrs.Shape {
+			if d < 0 {
+				return nil, fmt.Errorf("%s.attrs.shape: negative extent", at)
+			}
+		}
 		var attr [3]string
 		for j, v := range [3]string{c.Attrs.C, c.Attrs.Lo, c.Attrs.Hi} {
 			if v == "" {
@@ -304,8 +316,8 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if i == len(f.Cases)-1 {
 			sep = ""
 		}
-		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, lhs := %s, rhs := %s }%s\n",
-			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, lhs, rhs, sep)
+		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, lhs := %s, rhs := %s }%s\n",
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, c.Attrs.Axis2, nats(c.Attrs.Perm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), lhs, rhs, sep)
 	}
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")

@@ -104,9 +104,116 @@ func bcastAKB(k, b, a int, d vec) vec {
 }
 
 type mattr struct {
-	c, lo, hi *big.Rat
-	axis      int
-	shape     []int
+	c, lo, hi   *big.Rat
+	axis, axis2 int
+	shape, perm []int
+	start, stop int
+	toShape     []int
+}
+
+func nthN(l []int, j int) int {
+	if j < 0 || j >= len(l) {
+		return 0
+	}
+	return l[j]
+}
+func mstrides(s []int) []int {
+	out := make([]int, len(s))
+	for i := range s {
+		out[i] = size(s[i+1:])
+	}
+	return out
+}
+func unflat(s []int, i int) []int {
+	out := make([]int, len(s))
+	for k := range s {
+		t := size(s[k+1:])
+		if t == 0 {
+			out[k] = 0 // Lean's Nat division by 0
+		} else {
+			out[k] = i / t
+			i %= t
+		}
+	}
+	return out
+}
+func wsum(m, w []int) int {
+	s := 0
+	for i := 0; i < len(m) && i < len(w); i++ {
+		s += m[i] * w[i]
+	}
+	return s
+}
+func normAx(r, a int) int {
+	if a < 0 {
+		return max(a+r, 0)
+	}
+	return a
+}
+func permIdx(s, p []int) []int {
+	o := make([]int, len(p))
+	w := make([]int, len(p))
+	st := mstrides(s)
+	for k, q := range p {
+		o[k], w[k] = nthN(s, q), nthN(st, q)
+	}
+	g := make([]int, size(o))
+	for i := range g {
+		g[i] = wsum(unflat(o, i), w)
+	}
+	return g
+}
+
+// index is the gather index list of an index-map primitive (Attr.permuteIdx …).
+func (a mattr) index(op string) ([]int, bool) {
+	switch op {
+	case "permute":
+		return permIdx(a.shape, a.perm), true
+	case "transpose":
+		x, y := normAx(len(a.shape), a.axis), normAx(len(a.shape), a.axis2)
+		p := make([]int, len(a.shape))
+		for k := range p {
+			switch k {
+			case x:
+				p[k] = y
+			case y:
+				p[k] = x
+			default:
+				p[k] = k
+			}
+		}
+		return permIdx(a.shape, p), true
+	case "slice":
+		ax := normAx(len(a.shape), a.axis)
+		o := append([]int{}, a.shape...)
+		if ax < len(o) {
+			o[ax] = max(a.stop-a.start, 0)
+		}
+		g := make([]int, size(o))
+		for i := range g {
+			m := unflat(o, i)
+			if ax < len(m) {
+				m[ax] += a.start
+			}
+			g[i] = wsum(m, mstrides(a.shape))
+		}
+		return g, true
+	case "broadcast_to":
+		g := make([]int, size(a.toShape))
+		off := len(a.toShape) - len(a.shape)
+		for i := range g {
+			m := unflat(a.toShape, i)
+			src := make([]int, len(a.shape))
+			for d := range src {
+				if a.shape[d] != 1 {
+					src[d] = nthN(m, off+d)
+				}
+			}
+			g[i] = wsum(src, mstrides(a.shape))
+		}
+		return g, true
+	}
+	return nil, false
 }
 
 func (a mattr) dims() (int, int, int) {
@@ -163,7 +270,22 @@ func partials(op string, a mattr, xs []vec) ([]vec, bool) {
 func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 	var jv vec
 	var vj []vec
-	if fs, ok := partials(op, a, xs); ok {
+	if g, ok := a.index(op); ok {
+		for _, j := range g {
+			if j < len(dxs[0]) {
+				jv = append(jv, dxs[0][j])
+			} else {
+				jv = append(jv, rat(0, 1))
+			}
+		}
+		sc := mzeros(size(a.shape))
+		for i, j := range g {
+			if i < len(d) && j < len(sc) {
+				sc[j] = add(sc[j], d[i])
+			}
+		}
+		vj = []vec{sc}
+	} else if fs, ok := partials(op, a, xs); ok {
 		for k, f := range fs {
 			if k == 0 {
 				jv = mpmul(f, dxs[0])
@@ -248,9 +370,41 @@ func TestLeanSpecModel(t *testing.T) {
 			for k := range c.Inputs {
 				xs, dxs = append(xs, parse(c.Inputs[k])), append(dxs, parse(c.Dx[k]))
 			}
-			a := mattr{c: r0(c.Attrs.C), lo: r0(c.Attrs.Lo), hi: r0(c.Attrs.Hi), axis: c.Attrs.Axis}
+			a := mattr{c: r0(c.Attrs.C), lo: r0(c.Attrs.Lo), hi: r0(c.Attrs.Hi), axis: c.Attrs.Axis, axis2: c.Attrs.Axis2,
+				perm: c.Attrs.Perm, start: c.Attrs.Start, stop: c.Attrs.End, toShape: c.Attrs.Shape}
 			if len(c.Inputs) > 0 {
 				a.shape = c.Inputs[0].Shape
+			}
+			// shapesOk: arity, every tensor of its shape's size, δ and the
+			// forward output of the output shape's size.
+			arity := 1
+			switch op {
+			case "add", "sub", "mul", "div", "max", "min", "mse_loss":
+				arity = 2
+			}
+			fwd := 0
+			if g, ok := a.index(op); ok {
+				fwd = len(g)
+			} else {
+				switch op {
+				case "sum", "mse_loss":
+					fwd = 1
+				case "reduce_sum", "reduce_mean":
+					A, _, B := a.dims()
+					fwd = A * B
+				default:
+					fwd = len(xs[0])
+					if arity == 2 {
+						fwd = min(len(xs[0]), len(xs[1]))
+					}
+				}
+			}
+			ok := len(xs) == arity && fwd == size(c.Delta.Shape) && len(c.Delta.Values) == size(c.Delta.Shape)
+			for k := range c.Inputs {
+				ok = ok && len(xs[k]) == size(c.Inputs[k].Shape) && len(dxs[k]) == size(c.Inputs[k].Shape)
+			}
+			if !ok {
+				t.Errorf("%s case %d: shapesOk would be false", op, i)
 			}
 			l, r := sides(op, a, xs, dxs, parse(c.Delta))
 			if l.Cmp(r0(c.LHS)) != 0 || r.Cmp(r0(c.RHS)) != 0 {

@@ -411,6 +411,85 @@ theorem reduce_mean_adjoint (a : Attr) (x dx δ : List Rat)
   rw [dot_smul, reduceAKB_adjoint a.dimK a.dimB a.dimA dx (smul (1 / (a.dimK : Rat)) δ) h
     (by rw [length_smul]; exact hd), Rat.add_zero]
 
+/-! ## Index maps: permute, transpose, slice, broadcast_to
+
+Each is a gather `y = gather g x` with an index list `g` computed from the
+shapes and attributes (`Attr.permuteIdx`, …); its VJP is the scatter of δ
+back along `g`, and the law holds for every index list. -/
+
+theorem length_addAt : ∀ (v : List Rat) (j : Nat) (d : Rat), (addAt v j d).length = v.length
+  | [], _, _ => rfl
+  | _ :: _, 0, _ => rfl
+  | _ :: as, j + 1, d => by
+    show (addAt as j d).length + 1 = as.length + 1
+    rw [length_addAt as j d]
+
+theorem length_scatter (n : Nat) : ∀ (g : List Nat) (δ : List Rat), (scatter n g δ).length = n
+  | [], _ => length_zerosN n
+  | _ :: _, [] => length_zerosN n
+  | j :: js, d :: ds => by
+    show (addAt (scatter n js ds) j d).length = n
+    rw [length_addAt, length_scatter n js ds]
+
+theorem dot_zerosN_right : ∀ (a : List Rat) (n : Nat), dot a (zerosN n) = 0
+  | [], _ => rfl
+  | _ :: _, 0 => rfl
+  | x :: xs, n + 1 => by
+    show x * 0 + dot xs (zerosN n) = 0
+    rw [dot_zerosN_right xs n]
+    first
+      | rw [Rat.mul_zero, Rat.add_zero]
+      | grind
+
+theorem dot_addAt : ∀ (a v : List Rat) (j : Nat) (d : Rat), a.length = v.length →
+    dot a (addAt v j d) = nth a j * d + dot a v
+  | [], [], _, d, _ => by
+    show (0 : Rat) = 0 * d + 0
+    first
+      | rw [Rat.zero_mul, Rat.add_zero]
+      | grind
+  | [], _ :: _, _, _, h => by first | (simp at h) | omega
+  | _ :: _, [], _, _, h => by first | (simp at h) | omega
+  | x :: xs, y :: ys, 0, d, _ => by
+    show x * (y + d) + dot xs ys = x * d + (x * y + dot xs ys)
+    grind
+  | x :: xs, y :: ys, j + 1, d, h => by
+    show x * y + dot xs (addAt ys j d) = nth xs j * d + (x * y + dot xs ys)
+    rw [dot_addAt xs ys j d (by simpa using h)]
+    grind
+
+theorem gather_adjoint (n : Nat) : ∀ (g : List Nat) (dx δ : List Rat), dx.length = n →
+    dot (gather g dx) δ = dot dx (scatter n g δ)
+  | [], dx, _, _ => by
+    show (0 : Rat) = dot dx (zerosN n)
+    rw [dot_zerosN_right]
+  | _ :: _, dx, [], _ => by
+    show (0 : Rat) = dot dx (zerosN n)
+    rw [dot_zerosN_right]
+  | j :: js, dx, d :: ds, h => by
+    show nth dx j * d + dot (gather js dx) ds = dot dx (addAt (scatter n js ds) j d)
+    rw [dot_addAt dx (scatter n js ds) j d (by rw [length_scatter, h]), gather_adjoint n js dx ds h]
+
+theorem permute_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .permute a [x] [dx]) δ = dotAll [dx] (Prim.vjp .permute a [x] δ) := by
+  show dot (gather a.permuteIdx dx) δ = dot dx (scatter (size a.shape) a.permuteIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.permuteIdx dx δ h, Rat.add_zero]
+
+theorem transpose_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .transpose a [x] [dx]) δ = dotAll [dx] (Prim.vjp .transpose a [x] δ) := by
+  show dot (gather a.transposeIdx dx) δ = dot dx (scatter (size a.shape) a.transposeIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.transposeIdx dx δ h, Rat.add_zero]
+
+theorem slice_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .slice a [x] [dx]) δ = dotAll [dx] (Prim.vjp .slice a [x] δ) := by
+  show dot (gather a.sliceIdx dx) δ = dot dx (scatter (size a.shape) a.sliceIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.sliceIdx dx δ h, Rat.add_zero]
+
+theorem broadcast_to_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .broadcast_to a [x] [dx]) δ = dotAll [dx] (Prim.vjp .broadcast_to a [x] δ) := by
+  show dot (gather a.bcastIdx dx) δ = dot dx (scatter (size a.shape) a.bcastIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.bcastIdx dx δ h, Rat.add_zero]
+
 /-! ## Linearity of the VJP in δ and zero preservation
 
 The building blocks; every VJP of `Tlcheck.Spec` is built from `pmul f ·`,
@@ -595,7 +674,7 @@ theorem neg_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .neg a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .neg a [x] δ₁) (Prim.vjp .neg a [x] δ₂) ∧
     Prim.vjp .neg a [x] (smul k δ₁) = smulAll k (Prim.vjp .neg a [x] δ₁) ∧
     Prim.vjp .neg a [x] (zeros δ₁) = zerosAll (Prim.vjp .neg a [x] δ₁) := by
-  have h := scale_vjp_linear ⟨-1, 0, 0, 0, []⟩ k x δ₁ δ₂
+  have h := scale_vjp_linear ⟨-1, 0, 0, 0, [], 0, [], 0, 0, []⟩ k x δ₁ δ₂
   exact h
 
 theorem mse_loss_vjp_linear (a : Attr) (k d e : Rat) (x y : List Rat) :

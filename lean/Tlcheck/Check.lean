@@ -17,8 +17,10 @@ set_option autoImplicit false
 
 /-- One recorded adjointness case: the input shapes, inputs and tangents
 (flat, row-major), the output shape and cotangent δ, the attributes `c`
-(scale), `lo` and `hi` (clamp), `axis` (the reductions) — 0 where the
-primitive has none — and the two recorded sides. The attribute shape is
+(scale), `lo` and `hi` (clamp), `axis` (reductions, slice, transpose),
+`axis2` (transpose), `perm` (permute), `start` and `stop` (slice),
+`toShape` (broadcast_to) — 0 or empty where the primitive has none — and
+the two recorded sides. The attribute shape is
 the first input's (`AdjCase.attr`). -/
 structure AdjCase where
   shapes : List (List Nat)
@@ -30,11 +32,17 @@ structure AdjCase where
   lo : Rat
   hi : Rat
   axis : Int
+  axis2 : Int
+  perm : List Nat
+  start : Nat
+  stop : Nat
+  toShape : List Nat
   lhs : Rat
   rhs : Rat
 
 /-- The attributes of a case. -/
-def AdjCase.attr (k : AdjCase) : Attr := ⟨k.c, k.lo, k.hi, k.axis, k.shapes.headD []⟩
+def AdjCase.attr (k : AdjCase) : Attr :=
+  ⟨k.c, k.lo, k.hi, k.axis, k.shapes.headD [], k.axis2, k.perm, k.start, k.stop, k.toShape⟩
 
 /-- Every tensor has its shape's element count. -/
 def sizesOk : List (List Nat) → List (List Rat) → Bool

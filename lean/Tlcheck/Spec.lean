@@ -131,6 +131,68 @@ def bcastAKB (K B : Nat) : Nat → List Rat → List Rat
   | 0, _ => []
   | A + 1, d => repChunks (d.take B) K ++ bcastAKB K B A (d.drop B)
 
+/-- Element j of a list, 0 past its end. -/
+def nth : List Rat → Nat → Rat
+  | [], _ => 0
+  | a :: _, 0 => a
+  | _ :: as, j + 1 => nth as j
+
+/-- Element j of a list of naturals, 0 past its end. -/
+def nthN : List Nat → Nat → Nat
+  | [], _ => 0
+  | a :: _, 0 => a
+  | _ :: as, j + 1 => nthN as j
+
+/-- The gather y_i = x_{g_i} (0 for an index past the end). -/
+def gather (g : List Nat) (x : List Rat) : List Rat :=
+  match g with
+  | [] => []
+  | j :: js => nth x j :: gather js x
+
+/-- v with d added at position j (unchanged when j is past the end). -/
+def addAt : List Rat → Nat → Rat → List Rat
+  | [], _, _ => []
+  | a :: as, 0, d => (a + d) :: as
+  | a :: as, j + 1, d => a :: addAt as j d
+
+/-- The adjoint of `gather g` into a tensor of n elements:
+(scatter n g δ)_j = Σ_{i : gᵢ = j} δᵢ. -/
+def scatter (n : Nat) : List Nat → List Rat → List Rat
+  | j :: js, d :: ds => addAt (scatter n js ds) j d
+  | _, _ => zerosN n
+
+/-- [0, 1, …, n − 1]. -/
+def upto : Nat → List Nat
+  | 0 => []
+  | n + 1 => upto n ++ [n]
+
+/-- Row-major strides of a shape. -/
+def strides : List Nat → List Nat
+  | [] => []
+  | _ :: ns => size ns :: strides ns
+
+/-- The multi-index of flat index i in a shape. -/
+def unflat : List Nat → Nat → List Nat
+  | [], _ => []
+  | _ :: ns, i => i / size ns :: unflat ns (i % size ns)
+
+/-- Σₖ mₖ·wₖ. -/
+def wsum : List Nat → List Nat → Nat
+  | m :: ms, w :: ws => m * w + wsum ms ws
+  | _, _ => 0
+
+/-- The list with entry k replaced by v. -/
+def setN : List Nat → Nat → Nat → List Nat
+  | [], _, _ => []
+  | _ :: ns, 0, v => v :: ns
+  | n :: ns, k + 1, v => n :: setN ns k v
+
+/-- The list with v added to entry k. -/
+def bumpN : List Nat → Nat → Nat → List Nat
+  | [], _, _ => []
+  | n :: ns, 0, v => (n + v) :: ns
+  | n :: ns, k + 1, v => n :: bumpN ns k v
+
 /-- An axis as the registry reads it: a negative axis counts from the end. -/
 def normAxis (r : Nat) (a : Int) : Nat := if a < 0 then (a + r).toNat else a.toNat
 
@@ -143,6 +205,11 @@ structure Attr where
   hi : Rat
   axis : Int
   shape : List Nat
+  axis2 : Int
+  perm : List Nat
+  start : Nat
+  stop : Nat
+  toShape : List Nat
 
 namespace Attr
 /-- The normalized axis. -/
@@ -151,6 +218,30 @@ def ax (a : Attr) : Nat := normAxis a.shape.length a.axis
 def dimA (a : Attr) : Nat := size (a.shape.take a.ax)
 def dimK (a : Attr) : Nat := a.shape.getD a.ax 0
 def dimB (a : Attr) : Nat := size (a.shape.drop (a.ax + 1))
+
+/-- permute: output axis k is input axis perm[k]; the input flat index of
+output element i. -/
+def permShape (s p : List Nat) : List Nat := p.map (nthN s)
+def permIdx (s p : List Nat) : List Nat :=
+  (upto (size (permShape s p))).map (fun i => wsum (unflat (permShape s p) i) (p.map (nthN (strides s))))
+def permuteIdx (a : Attr) : List Nat := permIdx a.shape a.perm
+/-- transpose: the permutation swapping the two (normalized) axes. -/
+def swapPerm (a : Attr) : List Nat :=
+  let x := normAxis a.shape.length a.axis
+  let y := normAxis a.shape.length a.axis2
+  (upto a.shape.length).map (fun k => if k = x then y else if k = y then x else k)
+def transposeIdx (a : Attr) : List Nat := permIdx a.shape a.swapPerm
+/-- slice: elements start … stop − 1 along the axis. -/
+def sliceShape (a : Attr) : List Nat := setN a.shape a.ax (a.stop - a.start)
+def sliceIdx (a : Attr) : List Nat :=
+  (upto (size a.sliceShape)).map (fun i => wsum (bumpN (unflat a.sliceShape i) a.ax a.start) (strides a.shape))
+/-- broadcast_to: numpy broadcasting of shape to toShape, aligned on the
+right; an extent 1 repeats. -/
+def bcastIdx (a : Attr) : List Nat :=
+  (upto (size a.toShape)).map (fun i =>
+    wsum ((upto a.shape.length).map (fun d =>
+      if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape i) (a.toShape.length - a.shape.length + d)))
+      (strides a.shape))
 end Attr
 
 /-- The exact primitives with a Lean semantics. The names are the
@@ -159,6 +250,7 @@ on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
+  | permute | transpose | slice | broadcast_to
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -185,6 +277,10 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .reshape, _, [x] => x
   | .flatten, _, [x] => x
   | .detach, _, [x] => x
+  | .permute, a, [x] => gather a.permuteIdx x
+  | .transpose, a, [x] => gather a.transposeIdx x
+  | .slice, a, [x] => gather a.sliceIdx x
+  | .broadcast_to, a, [x] => gather a.bcastIdx x
   | _, _, _ => []
 
 /-- JVP: the tangent of the output for input tangents `dxs`. -/
@@ -209,6 +305,10 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .reshape, _, [_], [dx] => dx
   | .flatten, _, [_], [dx] => dx
   | .detach, _, [_], [dx] => zeros dx
+  | .permute, a, [_], [dx] => gather a.permuteIdx dx
+  | .transpose, a, [_], [dx] => gather a.transposeIdx dx
+  | .slice, a, [_], [dx] => gather a.sliceIdx dx
+  | .broadcast_to, a, [_], [dx] => gather a.bcastIdx dx
   | _, _, _, _ => []
 
 /-- VJP: one cotangent contribution per input for the output cotangent δ. -/
@@ -234,6 +334,10 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .reshape, _, [_], δ => [δ]
   | .flatten, _, [_], δ => [δ]
   | .detach, _, [x], _ => [zeros x]
+  | .permute, a, [_], δ => [scatter (size a.shape) a.permuteIdx δ]
+  | .transpose, a, [_], δ => [scatter (size a.shape) a.transposeIdx δ]
+  | .slice, a, [_], δ => [scatter (size a.shape) a.sliceIdx δ]
+  | .broadcast_to, a, [_], δ => [scatter (size a.shape) a.bcastIdx δ]
   | _, _, _, _ => []
 
 /-- Number of inputs. -/
