@@ -13,7 +13,7 @@
 // kernel-checked recomputation of what tlcheck verify re-derives.
 //
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (matmul, linear, concat, const, and the
+// Covered (matmul, linear, concat, and the
 // interval-oracle primitives: Lean has no semantics for them yet);
 // composition (it needs a Lean interpreter of the canonical IR's exact
 // tags, not written yet); refinement and range (binary32 and interval
@@ -45,7 +45,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "broadcast_to", "clamp", "detach", "div", "flatten", "inv", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "slice", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "broadcast_to", "clamp", "const", "detach", "div", "flatten", "inv", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "slice", "square", "sub", "sum", "transpose"}
 
 // Module is one emitted Lean file: its path relative to the output
 // directory and its bytes.
@@ -277,7 +277,6 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if err := checkTensor(c.Delta); err != nil {
 			return nil, fmt.Errorf("%s.delta: %v", at, err)
 		}
-		var err error
 		delta, err := rats(c.Delta.Values)
 		if err != nil {
 			return nil, fmt.Errorf("%s.delta: %v", at, err)
@@ -294,6 +293,10 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 			if d < 0 {
 				return nil, fmt.Errorf("%s.attrs.shape: negative extent", at)
 			}
+		}
+		vals, err := rats(c.Attrs.Values)
+		if err != nil {
+			return nil, fmt.Errorf("%s.attrs.values: %v", at, err)
 		}
 		var attr [3]string
 		for j, v := range [3]string{c.Attrs.C, c.Attrs.Lo, c.Attrs.Hi} {
@@ -316,8 +319,8 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if i == len(f.Cases)-1 {
 			sep = ""
 		}
-		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, lhs := %s, rhs := %s }%s\n",
-			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, c.Attrs.Axis2, nats(c.Attrs.Perm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), lhs, rhs, sep)
+		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, lhs := %s, rhs := %s }%s\n",
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, c.Attrs.Axis2, nats(c.Attrs.Perm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
 	}
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")

@@ -109,6 +109,7 @@ type mattr struct {
 	shape, perm []int
 	start, stop int
 	toShape     []int
+	values      vec
 }
 
 func nthN(l []int, j int) int {
@@ -327,6 +328,8 @@ func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 			vj = []vec{msmul(k, r), msmul(neg(k), r)}
 		case "reshape", "flatten":
 			jv, vj = dxs[0], []vec{d}
+		case "const":
+			jv = mzeros(len(a.values))
 		case "detach":
 			jv, vj = mzeros(len(dxs[0])), []vec{mzeros(len(xs[0]))}
 		}
@@ -372,6 +375,9 @@ func TestLeanSpecModel(t *testing.T) {
 			}
 			a := mattr{c: r0(c.Attrs.C), lo: r0(c.Attrs.Lo), hi: r0(c.Attrs.Hi), axis: c.Attrs.Axis, axis2: c.Attrs.Axis2,
 				perm: c.Attrs.Perm, start: c.Attrs.Start, stop: c.Attrs.End, toShape: c.Attrs.Shape}
+			for _, v := range c.Attrs.Values {
+				a.values = append(a.values, r0(v))
+			}
 			if len(c.Inputs) > 0 {
 				a.shape = c.Inputs[0].Shape
 			}
@@ -379,6 +385,8 @@ func TestLeanSpecModel(t *testing.T) {
 			// forward output of the output shape's size.
 			arity := 1
 			switch op {
+			case "const":
+				arity = 0
 			case "add", "sub", "mul", "div", "max", "min", "mse_loss":
 				arity = 2
 			}
@@ -389,6 +397,8 @@ func TestLeanSpecModel(t *testing.T) {
 				switch op {
 				case "sum", "mse_loss":
 					fwd = 1
+				case "const":
+					fwd = len(a.values)
 				case "reduce_sum", "reduce_mean":
 					A, _, B := a.dims()
 					fwd = A * B

@@ -411,6 +411,12 @@ theorem reduce_mean_adjoint (a : Attr) (x dx δ : List Rat)
   rw [dot_smul, reduceAKB_adjoint a.dimK a.dimB a.dimA dx (smul (1 / (a.dimK : Rat)) δ) h
     (by rw [length_smul]; exact hd), Rat.add_zero]
 
+/-- const has no inputs: its tangent is zero and it has no contributions. -/
+theorem const_adjoint (a : Attr) (δ : List Rat) :
+    dot (Prim.jvp .const a [] []) δ = dotAll [] (Prim.vjp .const a [] δ) := by
+  show dot (zeros a.values) δ = 0
+  rw [dot_zeros_left]
+
 /-! ## Index maps: permute, transpose, slice, broadcast_to
 
 Each is a gather `y = gather g x` with an index list `g` computed from the
@@ -674,7 +680,7 @@ theorem neg_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .neg a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .neg a [x] δ₁) (Prim.vjp .neg a [x] δ₂) ∧
     Prim.vjp .neg a [x] (smul k δ₁) = smulAll k (Prim.vjp .neg a [x] δ₁) ∧
     Prim.vjp .neg a [x] (zeros δ₁) = zerosAll (Prim.vjp .neg a [x] δ₁) := by
-  have h := scale_vjp_linear ⟨-1, 0, 0, 0, [], 0, [], 0, 0, []⟩ k x δ₁ δ₂
+  have h := scale_vjp_linear ⟨-1, 0, 0, 0, [], 0, [], 0, 0, [], []⟩ k x δ₁ δ₂
   exact h
 
 theorem mse_loss_vjp_linear (a : Attr) (k d e : Rat) (x y : List Rat) :

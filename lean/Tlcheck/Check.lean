@@ -19,7 +19,7 @@ set_option autoImplicit false
 (flat, row-major), the output shape and cotangent δ, the attributes `c`
 (scale), `lo` and `hi` (clamp), `axis` (reductions, slice, transpose),
 `axis2` (transpose), `perm` (permute), `start` and `stop` (slice),
-`toShape` (broadcast_to) — 0 or empty where the primitive has none — and
+`toShape` (broadcast_to), `values` (const) — 0 or empty where the primitive has none — and
 the two recorded sides. The attribute shape is
 the first input's (`AdjCase.attr`). -/
 structure AdjCase where
@@ -37,12 +37,13 @@ structure AdjCase where
   start : Nat
   stop : Nat
   toShape : List Nat
+  values : List Rat
   lhs : Rat
   rhs : Rat
 
 /-- The attributes of a case. -/
 def AdjCase.attr (k : AdjCase) : Attr :=
-  ⟨k.c, k.lo, k.hi, k.axis, k.shapes.headD [], k.axis2, k.perm, k.start, k.stop, k.toShape⟩
+  ⟨k.c, k.lo, k.hi, k.axis, k.shapes.headD [], k.axis2, k.perm, k.start, k.stop, k.toShape, k.values⟩
 
 /-- Every tensor has its shape's element count. -/
 def sizesOk : List (List Nat) → List (List Rat) → Bool

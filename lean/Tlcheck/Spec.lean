@@ -197,8 +197,10 @@ def bumpN : List Nat → Nat → Nat → List Nat
 def normAxis (r : Nat) (a : Int) : Nat := if a < 0 then (a + r).toNat else a.toNat
 
 /-- A primitive's attributes: the scale `c` (scale), the bounds `lo`, `hi`
-(clamp), the axis (reduce_sum, reduce_mean); 0 where a primitive has none;
-and the shape of the first input. -/
+(clamp), the axes (reductions, slice, transpose), the permutation
+(permute), the slice bounds, the target shape (broadcast_to), the values
+(const) — 0 or empty where a primitive has none — and the shape of the
+first input. -/
 structure Attr where
   c : Rat
   lo : Rat
@@ -210,6 +212,7 @@ structure Attr where
   start : Nat
   stop : Nat
   toShape : List Nat
+  values : List Rat
 
 namespace Attr
 /-- The normalized axis. -/
@@ -250,7 +253,7 @@ on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
-  | permute | transpose | slice | broadcast_to
+  | permute | transpose | slice | broadcast_to | const
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -281,6 +284,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .transpose, a, [x] => gather a.transposeIdx x
   | .slice, a, [x] => gather a.sliceIdx x
   | .broadcast_to, a, [x] => gather a.bcastIdx x
+  | .const, a, [] => a.values
   | _, _, _ => []
 
 /-- JVP: the tangent of the output for input tangents `dxs`. -/
@@ -309,6 +313,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .transpose, a, [_], [dx] => gather a.transposeIdx dx
   | .slice, a, [_], [dx] => gather a.sliceIdx dx
   | .broadcast_to, a, [_], [dx] => gather a.bcastIdx dx
+  | .const, a, [], [] => zeros a.values
   | _, _, _, _ => []
 
 /-- VJP: one cotangent contribution per input for the output cotangent δ. -/
@@ -343,6 +348,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
 /-- Number of inputs. -/
 def arity : Prim → Nat
   | .add | .sub | .mul | .div | .max | .min | .mse_loss => 2
+  | .const => 0
   | _ => 1
 
 end Prim
