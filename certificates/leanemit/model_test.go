@@ -110,6 +110,7 @@ type mattr struct {
 	start, stop int
 	toShape     []int
 	values      vec
+	shapes      [][]int
 }
 
 func nthN(l []int, j int) int {
@@ -199,6 +200,34 @@ func (a mattr) index(op string) ([]int, bool) {
 			g[i] = wsum(m, mstrides(a.shape))
 		}
 		return g, true
+	case "concat":
+		ax := normAx(len(a.shape), a.axis)
+		o := append([]int{}, a.shape...)
+		tot := 0
+		for _, s := range a.shapes {
+			tot += nthN(s, ax)
+		}
+		if ax < len(o) {
+			o[ax] = tot
+		}
+		g := make([]int, size(o))
+		for i := range g {
+			m := unflat(o, i)
+			p, base := nthN(m, ax), 0
+			for _, s := range a.shapes {
+				if p < nthN(s, ax) {
+					mm := append([]int{}, m...)
+					if ax < len(mm) {
+						mm[ax] = p
+					}
+					g[i] = base + wsum(mm, mstrides(s))
+					break
+				}
+				p -= nthN(s, ax)
+				base += size(s)
+			}
+		}
+		return g, true
 	case "broadcast_to":
 		g := make([]int, size(a.toShape))
 		off := len(a.toShape) - len(a.shape)
@@ -272,20 +301,35 @@ func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 	var jv vec
 	var vj []vec
 	if g, ok := a.index(op); ok {
+		var cat vec
+		for _, dx := range dxs {
+			cat = append(cat, dx...)
+		}
+		n := size(a.shape)
+		if op == "concat" {
+			n = len(cat)
+		}
 		for _, j := range g {
-			if j < len(dxs[0]) {
-				jv = append(jv, dxs[0][j])
+			if j < len(cat) {
+				jv = append(jv, cat[j])
 			} else {
 				jv = append(jv, rat(0, 1))
 			}
 		}
-		sc := mzeros(size(a.shape))
+		sc := mzeros(n)
 		for i, j := range g {
 			if i < len(d) && j < len(sc) {
 				sc[j] = add(sc[j], d[i])
 			}
 		}
 		vj = []vec{sc}
+		if op == "concat" {
+			vj = nil
+			for _, s := range a.shapes {
+				k := min(size(s), len(sc))
+				vj, sc = append(vj, sc[:k]), sc[k:]
+			}
+		}
 	} else if fs, ok := partials(op, a, xs); ok {
 		for k, f := range fs {
 			if k == 0 {
@@ -375,6 +419,9 @@ func TestLeanSpecModel(t *testing.T) {
 			}
 			a := mattr{c: r0(c.Attrs.C), lo: r0(c.Attrs.Lo), hi: r0(c.Attrs.Hi), axis: c.Attrs.Axis, axis2: c.Attrs.Axis2,
 				perm: c.Attrs.Perm, start: c.Attrs.Start, stop: c.Attrs.End, toShape: c.Attrs.Shape}
+			for _, in := range c.Inputs {
+				a.shapes = append(a.shapes, in.Shape)
+			}
 			for _, v := range c.Attrs.Values {
 				a.values = append(a.values, r0(v))
 			}
@@ -408,6 +455,9 @@ func TestLeanSpecModel(t *testing.T) {
 						fwd = min(len(xs[0]), len(xs[1]))
 					}
 				}
+			}
+			if op == "concat" {
+				arity = len(xs)
 			}
 			ok := len(xs) == arity && fwd == size(c.Delta.Shape) && len(c.Delta.Values) == size(c.Delta.Shape)
 			for k := range c.Inputs {

@@ -496,6 +496,52 @@ theorem broadcast_to_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = si
   show dot (gather a.bcastIdx dx) δ = dot dx (scatter (size a.shape) a.bcastIdx δ) + 0
   rw [gather_adjoint (size a.shape) a.bcastIdx dx δ h, Rat.add_zero]
 
+/-- The tensors have the element counts of the shapes. -/
+def SizesMatch : List (List Nat) → List (List Rat) → Prop
+  | [], [] => True
+  | s :: ss, d :: ds => d.length = size s ∧ SizesMatch ss ds
+  | _, _ => False
+
+theorem length_catAll : ∀ (ss : List (List Nat)) (ds : List (List Rat)), SizesMatch ss ds →
+    (catAll ds).length = totalSize ss
+  | [], [], _ => rfl
+  | [], _ :: _, h => False.elim h
+  | _ :: _, [], h => False.elim h
+  | s :: ss, d :: ds, h => by
+    have h' : d.length = size s ∧ SizesMatch ss ds := h
+    show (d ++ catAll ds).length = size s + totalSize ss
+    rw [List.length_append, h'.1, length_catAll ss ds h'.2]
+
+theorem dot_catAll : ∀ (ss : List (List Nat)) (ds : List (List Rat)) (v : List Rat), SizesMatch ss ds →
+    v.length = totalSize ss → dot (catAll ds) v = dotAll ds (splitBy ss v)
+  | [], [], v, _, _ => by
+    show dot [] v = 0
+    rfl
+  | [], _ :: _, _, h, _ => False.elim h
+  | _ :: _, [], _, h, _ => False.elim h
+  | s :: ss, d :: ds, v, h, hv => by
+    have h' : d.length = size s ∧ SizesMatch ss ds := h
+    have hvl : v.length = size s + totalSize ss := hv
+    have ht : (v.take (size s)).length = size s := length_take_of_le (size s) v (by omega)
+    have hr : (v.drop (size s)).length = totalSize ss := by
+      rw [List.length_drop]
+      omega
+    have e : dot (d ++ catAll ds) v = dot (d ++ catAll ds) (v.take (size s) ++ v.drop (size s)) := by
+      rw [List.take_append_drop]
+    show dot (d ++ catAll ds) v = dot d (v.take (size s)) + dotAll ds (splitBy ss (v.drop (size s)))
+    rw [e, dot_append d (catAll ds) (v.take (size s)) (v.drop (size s)) (by rw [h'.1, ht]),
+      dot_catAll ss ds (v.drop (size s)) h'.2 hr]
+
+/-- concat: a gather from the concatenated inputs; the VJP scatters δ back
+and splits it by the inputs' sizes. -/
+theorem concat_adjoint (a : Attr) (xs dxs : List (List Rat)) (δ : List Rat)
+    (h : SizesMatch a.shapes dxs) :
+    dot (Prim.jvp .concat a xs dxs) δ = dotAll dxs (Prim.vjp .concat a xs δ) := by
+  show dot (gather a.concatIdx (catAll dxs)) δ =
+    dotAll dxs (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ))
+  rw [gather_adjoint (totalSize a.shapes) a.concatIdx (catAll dxs) δ (length_catAll a.shapes dxs h),
+    dot_catAll a.shapes dxs _ h (length_scatter (totalSize a.shapes) a.concatIdx δ)]
+
 /-! ## Linearity of the VJP in δ and zero preservation
 
 The building blocks; every VJP of `Tlcheck.Spec` is built from `pmul f ·`,
@@ -680,7 +726,7 @@ theorem neg_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .neg a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .neg a [x] δ₁) (Prim.vjp .neg a [x] δ₂) ∧
     Prim.vjp .neg a [x] (smul k δ₁) = smulAll k (Prim.vjp .neg a [x] δ₁) ∧
     Prim.vjp .neg a [x] (zeros δ₁) = zerosAll (Prim.vjp .neg a [x] δ₁) := by
-  have h := scale_vjp_linear ⟨-1, 0, 0, 0, [], 0, [], 0, 0, [], []⟩ k x δ₁ δ₂
+  have h := scale_vjp_linear ⟨-1, 0, 0, 0, [], 0, [], 0, 0, [], [], []⟩ k x δ₁ δ₂
   exact h
 
 theorem mse_loss_vjp_linear (a : Attr) (k d e : Rat) (x y : List Rat) :

@@ -43,7 +43,8 @@ structure AdjCase where
 
 /-- The attributes of a case. -/
 def AdjCase.attr (k : AdjCase) : Attr :=
-  ⟨k.c, k.lo, k.hi, k.axis, k.shapes.headD [], k.axis2, k.perm, k.start, k.stop, k.toShape, k.values⟩
+  ⟨k.c, k.lo, k.hi, k.axis, k.shapes.headD [], k.axis2, k.perm, k.start, k.stop, k.toShape, k.values,
+    k.shapes⟩
 
 /-- Every tensor has its shape's element count. -/
 def sizesOk : List (List Nat) → List (List Rat) → Bool
@@ -54,7 +55,7 @@ def sizesOk : List (List Nat) → List (List Rat) → Bool
 /-- The shapes of a case agree with the primitive: its arity, every input
 and tangent of its shape, δ and the forward output of the output shape. -/
 def shapesOk (p : Prim) (k : AdjCase) : Bool :=
-  decide (k.xs.length = p.arity) && sizesOk k.shapes k.xs && sizesOk k.shapes k.dxs &&
+  p.arityOk k.xs.length && sizesOk k.shapes k.xs && sizesOk k.shapes k.dxs &&
     decide (k.delta.length = size k.outShape) && decide ((p.fwd k.attr k.xs).length = size k.outShape)
 
 /-- What an adjointness case claims. -/

@@ -213,6 +213,7 @@ structure Attr where
   stop : Nat
   toShape : List Nat
   values : List Rat
+  shapes : List (List Nat)
 
 namespace Attr
 /-- The normalized axis. -/
@@ -245,6 +246,41 @@ def bcastIdx (a : Attr) : List Nat :=
     wsum ((upto a.shape.length).map (fun d =>
       if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape i) (a.toShape.length - a.shape.length + d)))
       (strides a.shape))
+
+/-- concat along the axis: the output shape (the first input's, with the
+axis extents summed). -/
+def concatShape (a : Attr) : List Nat :=
+  setN a.shape a.ax ((a.shapes.map (fun s => nthN s a.ax)).foldr (· + ·) 0)
+end Attr
+
+/-- The flat concatenation of tensors. -/
+def catAll : List (List Rat) → List Rat
+  | [] => []
+  | x :: xs => x ++ catAll xs
+
+/-- The inverse split of a flat list by the element counts of shapes. -/
+def splitBy : List (List Nat) → List Rat → List (List Rat)
+  | [], _ => []
+  | s :: ss, v => v.take (size s) :: splitBy ss (v.drop (size s))
+
+/-- The element counts of shapes, summed. -/
+def totalSize : List (List Nat) → Nat
+  | [] => 0
+  | s :: ss => size s + totalSize ss
+
+/-- The flat index in `catAll` of output multi-index m, whose position
+along the axis is p, among inputs of shapes ss starting at flat base. -/
+def concatSrc (ax : Nat) (m : List Nat) : List (List Nat) → Nat → Nat → Nat
+  | [], _, _ => 0
+  | s :: ss, p, base =>
+    if p < nthN s ax then base + wsum (setN m ax p) (strides s)
+    else concatSrc ax m ss (p - nthN s ax) (base + size s)
+
+namespace Attr
+/-- concat as a gather from the concatenated inputs. -/
+def concatIdx (a : Attr) : List Nat :=
+  (upto (size a.concatShape)).map (fun i =>
+    concatSrc a.ax (unflat a.concatShape i) a.shapes (nthN (unflat a.concatShape i) a.ax) 0)
 end Attr
 
 /-- The exact primitives with a Lean semantics. The names are the
@@ -253,7 +289,7 @@ on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
-  | permute | transpose | slice | broadcast_to | const
+  | permute | transpose | slice | broadcast_to | const | concat
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -285,6 +321,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .slice, a, [x] => gather a.sliceIdx x
   | .broadcast_to, a, [x] => gather a.bcastIdx x
   | .const, a, [] => a.values
+  | .concat, a, xs => gather a.concatIdx (catAll xs)
   | _, _, _ => []
 
 /-- JVP: the tangent of the output for input tangents `dxs`. -/
@@ -314,6 +351,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .slice, a, [_], [dx] => gather a.sliceIdx dx
   | .broadcast_to, a, [_], [dx] => gather a.bcastIdx dx
   | .const, a, [], [] => zeros a.values
+  | .concat, a, _, dxs => gather a.concatIdx (catAll dxs)
   | _, _, _, _ => []
 
 /-- VJP: one cotangent contribution per input for the output cotangent δ. -/
@@ -343,6 +381,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .transpose, a, [_], δ => [scatter (size a.shape) a.transposeIdx δ]
   | .slice, a, [_], δ => [scatter (size a.shape) a.sliceIdx δ]
   | .broadcast_to, a, [_], δ => [scatter (size a.shape) a.bcastIdx δ]
+  | .concat, a, _, δ => splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ)
   | _, _, _, _ => []
 
 /-- Number of inputs. -/
@@ -350,6 +389,12 @@ def arity : Prim → Nat
   | .add | .sub | .mul | .div | .max | .min | .mse_loss => 2
   | .const => 0
   | _ => 1
+
+/-- The number of inputs is right: concat takes one or more, the others
+their arity. -/
+def arityOk : Prim → Nat → Bool
+  | .concat, n => decide (1 ≤ n)
+  | p, n => decide (n = p.arity)
 
 end Prim
 

@@ -3,6 +3,7 @@ import Tlcheck.Certs.Adjointness.abs
 import Tlcheck.Certs.Adjointness.add
 import Tlcheck.Certs.Adjointness.broadcast_to
 import Tlcheck.Certs.Adjointness.clamp
+import Tlcheck.Certs.Adjointness.concat
 import Tlcheck.Certs.Adjointness.const
 import Tlcheck.Certs.Adjointness.detach
 import Tlcheck.Certs.Adjointness.div
