@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,7 +41,19 @@ func runLean(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return cli.Usagef("lean: unknown subcommand %s (audit, check or emit)", cli.Quoted(args[0]))
 	}
-	return sub(args[1:], stdout, stderr)
+	err := sub(args[1:], stdout, stderr)
+	var h *cli.HelpError
+	if errors.As(err, &h) {
+		return cli.WriteUsage(stdout, "tlcheck lean "+args[0]+" [flags]", leanSummaries[args[0]], h.Flags)
+	}
+	return err
+}
+
+// leanSummaries are the subcommands' one-line summaries.
+var leanSummaries = map[string]string{
+	"audit": "audit a lean4export NDJSON file: theorem × axioms × statement hash × verdict (exit 1 when a theorem is rejected)",
+	"check": "lake build the Lean project, export its theorems with lean4export and audit them against the lock (--lock writes it)",
+	"emit":  "turn a certificate directory into Lean modules checked by decide +kernel",
 }
 
 // errNoLake is the one line `lean check` and `gate --lean` print where

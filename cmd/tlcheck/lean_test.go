@@ -44,6 +44,8 @@ func TestLeanAudit(t *testing.T) {
 		{[]string{"lean", "audit", "--export", p + ".missing"}, 2, "no such file"},
 		{[]string{"lean", "audit"}, 2, "--export FILE is required"},
 		{[]string{"lean", "nope"}, 2, "unknown subcommand"},
+		{[]string{"lean", "audit", "--help"}, 0, "usage: tlcheck lean audit [flags]"},
+		{[]string{"lean", "emit", "--certs", p}, 2, "manifest.json"},
 	} {
 		code, out, errOut := runCmd(tc.args...)
 		if code != tc.code || !strings.Contains(out+errOut, tc.want) {
