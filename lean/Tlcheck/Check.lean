@@ -58,14 +58,12 @@ def shapesOk (p : Prim) (k : AdjCase) : Bool :=
   p.arityOk k.xs.length && sizesOk k.shapes k.xs && sizesOk k.shapes k.dxs &&
     decide (k.delta.length = size k.outShape) && decide ((p.fwd k.attr k.xs).length = size k.outShape)
 
-/-- What an adjointness case claims. -/
-def Claim (p : Prim) (k : AdjCase) : Prop :=
+/-- What an adjointness case claims. An `abbrev`, so that `decide` finds
+its `Decidable` instance by unfolding (a conjunction of `Rat` equalities)
+and the kernel evaluates it with no cast in the way. -/
+abbrev Claim (p : Prim) (k : AdjCase) : Prop :=
   k.lhs = dot (p.jvp k.attr k.xs k.dxs) k.delta ∧
     k.rhs = dotAll k.dxs (p.vjp k.attr k.xs k.delta) ∧ k.lhs = k.rhs
-
-instance (p : Prim) (k : AdjCase) : Decidable (Claim p k) := by
-  unfold Claim
-  exact inferInstance
 
 /-- The checker of one case. -/
 def checkCase (p : Prim) (k : AdjCase) : Bool :=

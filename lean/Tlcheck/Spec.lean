@@ -220,7 +220,7 @@ namespace Attr
 def ax (a : Attr) : Nat := normAxis a.shape.length a.axis
 /-- The elements before the axis (A), along it (K) and after it (B). -/
 def dimA (a : Attr) : Nat := size (a.shape.take a.ax)
-def dimK (a : Attr) : Nat := a.shape.getD a.ax 0
+def dimK (a : Attr) : Nat := nthN a.shape a.ax
 def dimB (a : Attr) : Nat := size (a.shape.drop (a.ax + 1))
 
 /-- permute: output axis k is input axis perm[k]; the input flat index of
