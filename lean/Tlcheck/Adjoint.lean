@@ -4,9 +4,9 @@ import Tlcheck.Spec
 # Adjointness of every primitive of `Tlcheck.Spec`, once for all inputs
 
 For each primitive `p`: ⟨jvp x dx, δ⟩ = Σₖ ⟨dxₖ, vjp x δₖ⟩ for all inputs of
-matching lengths (`*_adjoint`); the VJP is linear in δ (`*_vjp_add`,
-`*_vjp_smul`) and maps the zero cotangent to zero contributions
-(`*_vjp_zero`). No `sorry`, no `native_decide`, no axioms of our own.
+matching lengths (`*_adjoint`); where stated (`*_vjp_linear`), the VJP is
+additive and homogeneous in δ and maps the zero cotangent to zero
+contributions. No `sorry`, no `native_decide`, no axioms of our own.
 
 Proof style: induction on lists, definitional unfolding by `show`, then
 `rw` with core `Rat` lemmas (`Rat.mul_comm`, `Rat.mul_assoc`,
