@@ -296,11 +296,77 @@ func partials(op string, a mattr, xs []vec) ([]vec, bool) {
 	return nil, false
 }
 
+func mgather(g []int, x vec) vec {
+	out := make(vec, len(g))
+	for i, j := range g {
+		if j < len(x) {
+			out[i] = x[j]
+		} else {
+			out[i] = rat(0, 1)
+		}
+	}
+	return out
+}
+func mscatter(n int, g []int, d vec) vec {
+	out := mzeros(n)
+	for i, j := range g {
+		if i < len(d) && j < n {
+			out[j] = add(out[j], d[i])
+		}
+	}
+	return out
+}
+
+// linear is Attr.linGx/linGw/linGb and the [B, m, n] formulation of
+// Tlcheck.Prim.linear.
+func (a mattr) linear(xs, dxs []vec, d vec) (vec, []vec) {
+	nthS := func(j int) []int {
+		if j < len(a.shapes) {
+			return a.shapes[j]
+		}
+		return nil
+	}
+	m, n := nthN(nthS(1), 0), nthN(nthS(1), 1)
+	xsh := nthS(0)
+	b := size(xsh[:max(len(xsh)-1, 0)])
+	var gx, gw, gb []int
+	for t := 0; t < b*m*n; t++ {
+		q, r := 0, 0
+		if m*n != 0 {
+			q, r = t/(m*n), t%(m*n)
+		} else {
+			r = t
+		}
+		tn := t
+		if n != 0 {
+			tn = t % n
+		}
+		gx, gw = append(gx, q*n+tn), append(gw, r)
+	}
+	for t := 0; t < b*m; t++ {
+		if m != 0 {
+			gb = append(gb, t%m)
+		} else {
+			gb = append(gb, t)
+		}
+	}
+	p := mpadd(mpmul(mgather(gx, dxs[0]), mgather(gw, xs[1])), mpmul(mgather(gx, xs[0]), mgather(gw, dxs[1])))
+	jv := mpadd(reduceAKB(n, 1, b*m, p), mgather(gb, dxs[2]))
+	e := bcastAKB(n, 1, b*m, d)
+	return jv, []vec{
+		mscatter(size(nthS(0)), gx, mpmul(mgather(gw, xs[1]), e)),
+		mscatter(size(nthS(1)), gw, mpmul(mgather(gx, xs[0]), e)),
+		mscatter(size(nthS(2)), gb, d),
+	}
+}
+
 // sides is ⟨jvp, δ⟩ and Σₖ⟨dxₖ, vjpₖ⟩ as Tlcheck.Prim computes them.
 func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 	var jv vec
 	var vj []vec
-	if g, ok := a.index(op); ok {
+	if op == "linear" {
+		jv, vj = a.linear(xs, dxs, d)
+	} else if g, ok := a.index(op); ok {
 		var cat vec
 		for _, dx := range dxs {
 			cat = append(cat, dx...)
@@ -436,6 +502,8 @@ func TestLeanSpecModel(t *testing.T) {
 				arity = 0
 			case "add", "sub", "mul", "div", "max", "min", "mse_loss":
 				arity = 2
+			case "linear":
+				arity = 3
 			}
 			fwd := 0
 			if g, ok := a.index(op); ok {
@@ -446,6 +514,9 @@ func TestLeanSpecModel(t *testing.T) {
 					fwd = 1
 				case "const":
 					fwd = len(a.values)
+				case "linear":
+					jv, _ := a.linear(xs, xs, vec{})
+					fwd = len(jv)
 				case "reduce_sum", "reduce_mean":
 					A, _, B := a.dims()
 					fwd = A * B

@@ -542,6 +542,112 @@ theorem concat_adjoint (a : Attr) (xs dxs : List (List Rat)) (δ : List Rat)
   rw [gather_adjoint (totalSize a.shapes) a.concatIdx (catAll dxs) δ (length_catAll a.shapes dxs h),
     dot_catAll a.shapes dxs _ h (length_scatter (totalSize a.shapes) a.concatIdx δ)]
 
+/-! ## linear
+
+linear(x, W, b) = reduce_sum over the last axis of the [B, m, n] view
+x[i, j]·W[o, j], plus b[o] broadcast: gathers, a pointwise product and the
+axis reduction, so its law follows from `gather_adjoint`, `dot_pmul` and
+`reduceAKB_adjoint`. -/
+
+theorem length_upto : ∀ n : Nat, (upto n).length = n
+  | 0 => rfl
+  | n + 1 => by
+    show (upto n ++ [n]).length = n + 1
+    rw [List.length_append, length_upto n]
+    rfl
+
+theorem length_gather : ∀ (g : List Nat) (x : List Rat), (gather g x).length = g.length
+  | [], _ => rfl
+  | _ :: js, x => by
+    show (gather js x).length + 1 = js.length + 1
+    rw [length_gather js x]
+
+theorem length_idx (N : Nat) (f : Nat → Nat) : ((upto N).map f).length = N := by
+  rw [List.length_map, length_upto]
+
+theorem pmul_comm : ∀ a b : List Rat, pmul a b = pmul b a
+  | [], [] => rfl
+  | [], _ :: _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, y :: ys => by
+    show x * y :: pmul xs ys = y * x :: pmul ys xs
+    rw [pmul_comm xs ys, Rat.mul_comm x y]
+
+theorem length_reduceAKB (K B : Nat) : ∀ (A : Nat) (l : List Rat), l.length = A * (K * B) →
+    (reduceAKB K B A l).length = A * B
+  | 0, _, _ => by
+    show 0 = 0 * B
+    rw [Nat.zero_mul]
+  | A + 1, l, h => by
+    have hx : l.length = A * (K * B) + K * B := by rw [h, Nat.add_mul, Nat.one_mul]
+    have htx : (l.take (K * B)).length = K * B := length_take_of_le (K * B) l (by omega)
+    have hdx : (l.drop (K * B)).length = A * (K * B) := by
+      rw [List.length_drop]
+      omega
+    show (sumChunks B K (l.take (K * B)) ++ reduceAKB K B A (l.drop (K * B))).length = (A + 1) * B
+    rw [List.length_append, length_sumChunks B K (l.take (K * B)) htx,
+      length_reduceAKB K B A (l.drop (K * B)) hdx, Nat.add_mul, Nat.one_mul]
+    omega
+
+theorem length_linGx (a : Attr) : a.linGx.length = a.linB * a.linM * (a.linN * 1) := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.linGx; exact length_idx _ _)
+
+theorem length_linGw (a : Attr) : a.linGw.length = a.linB * a.linM * (a.linN * 1) := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.linGw; exact length_idx _ _)
+
+theorem length_linGb (a : Attr) : a.linGb.length = a.linB * a.linM * 1 := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.linGb; exact length_idx _ _)
+
+theorem linear_adjoint (a : Attr) (x w b dx dw db δ : List Rat)
+    (hdx : dx.length = a.linSx) (hdw : dw.length = a.linSw) (hdb : db.length = a.linSb)
+    (hδ : δ.length = a.linB * a.linM * 1) :
+    dot (Prim.jvp .linear a [x, w, b] [dx, dw, db]) δ =
+      dotAll [dx, dw, db] (Prim.vjp .linear a [x, w, b] δ) := by
+  show dot (padd (reduceAKB a.linN 1 (a.linB * a.linM)
+        (padd (pmul (gather a.linGx dx) (gather a.linGw w)) (pmul (gather a.linGx x) (gather a.linGw dw))))
+      (gather a.linGb db)) δ =
+    dot dx (scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ))) +
+      (dot dw (scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ))) +
+        (dot db (scatter a.linSb a.linGb δ) + 0))
+  have h1 : (gather a.linGx dx).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_gather, length_linGx]
+  have h2 : (gather a.linGw w).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_gather, length_linGw]
+  have h3 : (gather a.linGx x).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_gather, length_linGx]
+  have h4 : (gather a.linGw dw).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_gather, length_linGw]
+  have hP1 : (pmul (gather a.linGx dx) (gather a.linGw w)).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_pmul_eq (gather a.linGx dx) (gather a.linGw w) (by rw [h1, h2]), h1]
+  have hP2 : (pmul (gather a.linGx x) (gather a.linGw dw)).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_pmul_eq (gather a.linGx x) (gather a.linGw dw) (by rw [h3, h4]), h3]
+  have hP : (padd (pmul (gather a.linGx dx) (gather a.linGw w))
+      (pmul (gather a.linGx x) (gather a.linGw dw))).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_padd_eq (pmul (gather a.linGx dx) (gather a.linGw w))
+      (pmul (gather a.linGx x) (gather a.linGw dw)) (by rw [hP1, hP2]), hP1]
+  have hR : (reduceAKB a.linN 1 (a.linB * a.linM) (padd (pmul (gather a.linGx dx) (gather a.linGw w))
+      (pmul (gather a.linGx x) (gather a.linGw dw)))).length = (gather a.linGb db).length := by
+    rw [length_reduceAKB a.linN 1 (a.linB * a.linM) _ hP, length_gather, length_linGb]
+  rw [dot_padd _ _ δ hR,
+    reduceAKB_adjoint a.linN 1 (a.linB * a.linM) _ δ hP hδ,
+    dot_padd (pmul (gather a.linGx dx) (gather a.linGw w)) (pmul (gather a.linGx x) (gather a.linGw dw))
+      (bcastAKB a.linN 1 (a.linB * a.linM) δ) (by rw [hP1, hP2]),
+    pmul_comm (gather a.linGx dx) (gather a.linGw w),
+    dot_pmul (gather a.linGw w) (gather a.linGx dx) (bcastAKB a.linN 1 (a.linB * a.linM) δ),
+    gather_adjoint a.linSx a.linGx dx _ hdx,
+    dot_pmul (gather a.linGx x) (gather a.linGw dw) (bcastAKB a.linN 1 (a.linB * a.linM) δ),
+    gather_adjoint a.linSw a.linGw dw _ hdw,
+    gather_adjoint a.linSb a.linGb db δ hdb]
+  first
+    | rw [Rat.add_zero, Rat.add_assoc]
+    | grind
+
 /-! ## Linearity of the VJP in δ and zero preservation
 
 The building blocks; every VJP of `Tlcheck.Spec` is built from `pmul f ·`,

@@ -276,7 +276,30 @@ def concatSrc (ax : Nat) (m : List Nat) : List (List Nat) → Nat → Nat → Na
     if p < nthN s ax then base + wsum (setN m ax p) (strides s)
     else concatSrc ax m ss (p - nthN s ax) (base + size s)
 
+/-- Element j of a list of shapes, [] past its end. -/
+def nthL : List (List Nat) → Nat → List Nat
+  | [], _ => []
+  | a :: _, 0 => a
+  | _ :: as, j + 1 => nthL as j
+
 namespace Attr
+/-- linear(x, W, b) with W of shape [m, n] and x of shape [n] or [B, n]:
+the dimensions. -/
+def linM (a : Attr) : Nat := nthN (nthL a.shapes 1) 0
+def linN (a : Attr) : Nat := nthN (nthL a.shapes 1) 1
+def linB (a : Attr) : Nat := size ((nthL a.shapes 0).take ((nthL a.shapes 0).length - 1))
+/-- The [B, m, n] view: element t = (i·m + o)·n + j reads x[i, j], W[o, j];
+output element i·m + o reads b[o]. -/
+def linGx (a : Attr) : List Nat :=
+  (upto (a.linB * a.linM * (a.linN * 1))).map (fun t => t / (a.linM * a.linN) * a.linN + t % a.linN)
+def linGw (a : Attr) : List Nat :=
+  (upto (a.linB * a.linM * (a.linN * 1))).map (fun t => t % (a.linM * a.linN))
+def linGb (a : Attr) : List Nat := (upto (a.linB * a.linM * 1)).map (fun t => t % a.linM)
+/-- The sizes of the three inputs. -/
+def linSx (a : Attr) : Nat := size (nthL a.shapes 0)
+def linSw (a : Attr) : Nat := size (nthL a.shapes 1)
+def linSb (a : Attr) : Nat := size (nthL a.shapes 2)
+
 /-- concat as a gather from the concatenated inputs. -/
 def concatIdx (a : Attr) : List Nat :=
   (upto (size a.concatShape)).map (fun i =>
@@ -289,7 +312,7 @@ on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
-  | permute | transpose | slice | broadcast_to | const | concat
+  | permute | transpose | slice | broadcast_to | const | concat | linear
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -322,6 +345,8 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .broadcast_to, a, [x] => gather a.bcastIdx x
   | .const, a, [] => a.values
   | .concat, a, xs => gather a.concatIdx (catAll xs)
+  | .linear, a, [x, w, b] =>
+    padd (reduceAKB a.linN 1 (a.linB * a.linM) (pmul (gather a.linGx x) (gather a.linGw w))) (gather a.linGb b)
   | _, _, _ => []
 
 /-- JVP: the tangent of the output for input tangents `dxs`. -/
@@ -352,6 +377,10 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .broadcast_to, a, [_], [dx] => gather a.bcastIdx dx
   | .const, a, [], [] => zeros a.values
   | .concat, a, _, dxs => gather a.concatIdx (catAll dxs)
+  | .linear, a, [x, w, _], [dx, dw, db] =>
+    padd (reduceAKB a.linN 1 (a.linB * a.linM)
+        (padd (pmul (gather a.linGx dx) (gather a.linGw w)) (pmul (gather a.linGx x) (gather a.linGw dw))))
+      (gather a.linGb db)
   | _, _, _, _ => []
 
 /-- VJP: one cotangent contribution per input for the output cotangent δ. -/
@@ -382,11 +411,16 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .slice, a, [_], δ => [scatter (size a.shape) a.sliceIdx δ]
   | .broadcast_to, a, [_], δ => [scatter (size a.shape) a.bcastIdx δ]
   | .concat, a, _, δ => splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ)
+  | .linear, a, [x, w, _], δ =>
+    [scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
+      scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
+      scatter a.linSb a.linGb δ]
   | _, _, _, _ => []
 
 /-- Number of inputs. -/
 def arity : Prim → Nat
   | .add | .sub | .mul | .div | .max | .min | .mse_loss => 2
+  | .linear => 3
   | .const => 0
   | _ => 1
 

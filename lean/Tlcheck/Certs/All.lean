@@ -9,6 +9,7 @@ import Tlcheck.Certs.Adjointness.detach
 import Tlcheck.Certs.Adjointness.div
 import Tlcheck.Certs.Adjointness.flatten
 import Tlcheck.Certs.Adjointness.inv
+import Tlcheck.Certs.Adjointness.linear
 import Tlcheck.Certs.Adjointness.max
 import Tlcheck.Certs.Adjointness.min
 import Tlcheck.Certs.Adjointness.mse_loss
