@@ -360,12 +360,86 @@ func (a mattr) linear(xs, dxs []vec, d vec) (vec, []vec) {
 	}
 }
 
+func bshape(p, q []int) []int {
+	r := max(len(p), len(q))
+	pad := func(s []int) []int {
+		out := make([]int, r-len(s))
+		for i := range out {
+			out[i] = 1
+		}
+		return append(out, s...)
+	}
+	pp, qq := pad(p), pad(q)
+	out := make([]int, r)
+	for d := range out {
+		if pp[d] == 1 {
+			out[d] = qq[d]
+		} else {
+			out[d] = pp[d]
+		}
+	}
+	return out
+}
+func bsrc(s, t, m []int) int {
+	src := make([]int, len(s))
+	for d := range s {
+		if s[d] != 1 {
+			src[d] = nthN(m, len(t)-len(s)+d)
+		}
+	}
+	return wsum(src, mstrides(s))
+}
+func sdiv(a, b int) int {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+func smod(a, b int) int {
+	if b == 0 {
+		return a
+	}
+	return a % b
+}
+
+// matmul is Attr.mmGa/mmGb and the [batch, m, n, k] formulation of
+// Tlcheck.Prim.matmul.
+func (a mattr) matmul(xs, dxs []vec, d vec) (vec, []vec) {
+	sa, sb := a.shapes[0], a.shapes[1]
+	ma, mb := sa, sb
+	if len(sa) == 1 {
+		ma = []int{1, sa[0]}
+	}
+	if len(sb) == 1 {
+		mb = []int{sb[0], 1}
+	}
+	m, k, n := nthN(ma, len(ma)-2), nthN(ma, len(ma)-1), nthN(mb, len(mb)-1)
+	ba, bb := ma[:len(ma)-2], mb[:len(mb)-2]
+	batch := bshape(ba, bb)
+	out := size(batch) * m * n
+	var ga, gb []int
+	for t := 0; t < out*k; t++ {
+		beta := unflat(batch, sdiv(t, k*n*m))
+		ga = append(ga, bsrc(ba, batch, beta)*(m*k)+smod(sdiv(t, k*n), m)*k+smod(t, k))
+		gb = append(gb, bsrc(bb, batch, beta)*(k*n)+smod(t, k)*n+smod(sdiv(t, k), n))
+	}
+	p := mpadd(mpmul(mgather(ga, dxs[0]), mgather(gb, xs[1])), mpmul(mgather(ga, xs[0]), mgather(gb, dxs[1])))
+	jv := reduceAKB(k, 1, out, p)
+	e := bcastAKB(k, 1, out, d)
+	return jv, []vec{
+		mscatter(size(sa), ga, mpmul(mgather(gb, xs[1]), e)),
+		mscatter(size(sb), gb, mpmul(mgather(ga, xs[0]), e)),
+	}
+}
+
 // sides is ⟨jvp, δ⟩ and Σₖ⟨dxₖ, vjpₖ⟩ as Tlcheck.Prim computes them.
 func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 	var jv vec
 	var vj []vec
 	if op == "linear" {
 		jv, vj = a.linear(xs, dxs, d)
+	} else if op == "matmul" {
+		jv, vj = a.matmul(xs, dxs, d)
 	} else if g, ok := a.index(op); ok {
 		var cat vec
 		for _, dx := range dxs {
@@ -500,7 +574,7 @@ func TestLeanSpecModel(t *testing.T) {
 			switch op {
 			case "const":
 				arity = 0
-			case "add", "sub", "mul", "div", "max", "min", "mse_loss":
+			case "add", "sub", "mul", "div", "max", "min", "mse_loss", "matmul":
 				arity = 2
 			case "linear":
 				arity = 3
@@ -516,6 +590,9 @@ func TestLeanSpecModel(t *testing.T) {
 					fwd = len(a.values)
 				case "linear":
 					jv, _ := a.linear(xs, xs, vec{})
+					fwd = len(jv)
+				case "matmul":
+					jv, _ := a.matmul(xs, xs, vec{})
 					fwd = len(jv)
 				case "reduce_sum", "reduce_mean":
 					A, _, B := a.dims()

@@ -648,6 +648,51 @@ theorem linear_adjoint (a : Attr) (x w b dx dw db δ : List Rat)
     | rw [Rat.add_zero, Rat.add_assoc]
     | grind
 
+/-! ## matmul
+
+matmul(a, b) is the reduction over k of the [batch, m, n, k] view
+a[β, i, l]·b[β, l, j]: gathers, a pointwise product and the axis reduction,
+as for linear. -/
+
+theorem length_mmGa (a : Attr) : a.mmGa.length = a.mmOut * (a.mmK * 1) := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.mmGa; exact length_idx _ _)
+
+theorem length_mmGb (a : Attr) : a.mmGb.length = a.mmOut * (a.mmK * 1) := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.mmGb; exact length_idx _ _)
+
+theorem matmul_adjoint (a : Attr) (x y dx dy δ : List Rat)
+    (hdx : dx.length = size (nthL a.shapes 0)) (hdy : dy.length = size (nthL a.shapes 1))
+    (hδ : δ.length = a.mmOut * 1) :
+    dot (Prim.jvp .matmul a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .matmul a [x, y] δ) := by
+  show dot (reduceAKB a.mmK 1 a.mmOut
+      (padd (pmul (gather a.mmGa dx) (gather a.mmGb y)) (pmul (gather a.mmGa x) (gather a.mmGb dy)))) δ =
+    dot dx (scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ))) +
+      (dot dy (scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ))) + 0)
+  have h1 : (gather a.mmGa dx).length = a.mmOut * (a.mmK * 1) := by rw [length_gather, length_mmGa]
+  have h2 : (gather a.mmGb y).length = a.mmOut * (a.mmK * 1) := by rw [length_gather, length_mmGb]
+  have h3 : (gather a.mmGa x).length = a.mmOut * (a.mmK * 1) := by rw [length_gather, length_mmGa]
+  have h4 : (gather a.mmGb dy).length = a.mmOut * (a.mmK * 1) := by rw [length_gather, length_mmGb]
+  have hP1 : (pmul (gather a.mmGa dx) (gather a.mmGb y)).length = a.mmOut * (a.mmK * 1) := by
+    rw [length_pmul_eq (gather a.mmGa dx) (gather a.mmGb y) (by rw [h1, h2]), h1]
+  have hP2 : (pmul (gather a.mmGa x) (gather a.mmGb dy)).length = a.mmOut * (a.mmK * 1) := by
+    rw [length_pmul_eq (gather a.mmGa x) (gather a.mmGb dy) (by rw [h3, h4]), h3]
+  have hP : (padd (pmul (gather a.mmGa dx) (gather a.mmGb y))
+      (pmul (gather a.mmGa x) (gather a.mmGb dy))).length = a.mmOut * (a.mmK * 1) := by
+    rw [length_padd_eq (pmul (gather a.mmGa dx) (gather a.mmGb y))
+      (pmul (gather a.mmGa x) (gather a.mmGb dy)) (by rw [hP1, hP2]), hP1]
+  rw [reduceAKB_adjoint a.mmK 1 a.mmOut _ δ hP hδ,
+    dot_padd (pmul (gather a.mmGa dx) (gather a.mmGb y)) (pmul (gather a.mmGa x) (gather a.mmGb dy))
+      (bcastAKB a.mmK 1 a.mmOut δ) (by rw [hP1, hP2]),
+    pmul_comm (gather a.mmGa dx) (gather a.mmGb y),
+    dot_pmul (gather a.mmGb y) (gather a.mmGa dx) (bcastAKB a.mmK 1 a.mmOut δ),
+    gather_adjoint (size (nthL a.shapes 0)) a.mmGa dx _ hdx,
+    dot_pmul (gather a.mmGa x) (gather a.mmGb dy) (bcastAKB a.mmK 1 a.mmOut δ),
+    gather_adjoint (size (nthL a.shapes 1)) a.mmGb dy _ hdy, Rat.add_zero]
+
 /-! ## Linearity of the VJP in δ and zero preservation
 
 The building blocks; every VJP of `Tlcheck.Spec` is built from `pmul f ·`,

@@ -300,6 +300,52 @@ def linSx (a : Attr) : Nat := size (nthL a.shapes 0)
 def linSw (a : Attr) : Nat := size (nthL a.shapes 1)
 def linSb (a : Attr) : Nat := size (nthL a.shapes 2)
 
+end Attr
+
+/-- The last element of a list of naturals, 0 when empty. -/
+def lastN (l : List Nat) : Nat := nthN l (l.length - 1)
+
+/-- numpy broadcasting of two shapes, aligned on the right (an extent 1
+takes the other's). -/
+def bshape (p q : List Nat) : List Nat :=
+  let r := max p.length q.length
+  let p' := (upto (r - p.length)).map (fun _ => 1) ++ p
+  let q' := (upto (r - q.length)).map (fun _ => 1) ++ q
+  (upto r).map (fun d => if nthN p' d = 1 then nthN q' d else nthN p' d)
+
+/-- The flat index in a tensor of shape s broadcast to shape t of the
+element whose multi-index in t is m. -/
+def bsrc (s t m : List Nat) : Nat :=
+  wsum ((upto s.length).map (fun d =>
+    if nthN s d = 1 then 0 else nthN m (t.length - s.length + d))) (strides s)
+
+namespace Attr
+/-- matmul(a, b), numpy semantics: a of shape [.., m, k] or [k] (read as
+[1, k]), b of shape [.., k, n] or [k] (read as [k, 1]), the batch axes
+broadcast. -/
+def mmA (a : Attr) : List Nat :=
+  if (nthL a.shapes 0).length = 1 then [1, nthN (nthL a.shapes 0) 0] else nthL a.shapes 0
+def mmB (a : Attr) : List Nat :=
+  if (nthL a.shapes 1).length = 1 then [nthN (nthL a.shapes 1) 0, 1] else nthL a.shapes 1
+def mmM (a : Attr) : Nat := nthN a.mmA (a.mmA.length - 2)
+def mmK (a : Attr) : Nat := lastN a.mmA
+def mmN (a : Attr) : Nat := lastN a.mmB
+def mmBatchA (a : Attr) : List Nat := a.mmA.take (a.mmA.length - 2)
+def mmBatchB (a : Attr) : List Nat := a.mmB.take (a.mmB.length - 2)
+def mmBatch (a : Attr) : List Nat := bshape a.mmBatchA a.mmBatchB
+/-- The number of output elements: batch · m · n. -/
+def mmOut (a : Attr) : Nat := size a.mmBatch * a.mmM * a.mmN
+/-- The [batch, m, n, k] view: element t = ((β·m + i)·n + j)·k + l reads
+a[β, i, l] and b[β, l, j]. -/
+def mmGa (a : Attr) : List Nat :=
+  (upto (a.mmOut * (a.mmK * 1))).map (fun t =>
+    bsrc a.mmBatchA a.mmBatch (unflat a.mmBatch (t / (a.mmK * a.mmN * a.mmM))) * (a.mmM * a.mmK) +
+      t / (a.mmK * a.mmN) % a.mmM * a.mmK + t % a.mmK)
+def mmGb (a : Attr) : List Nat :=
+  (upto (a.mmOut * (a.mmK * 1))).map (fun t =>
+    bsrc a.mmBatchB a.mmBatch (unflat a.mmBatch (t / (a.mmK * a.mmN * a.mmM))) * (a.mmK * a.mmN) +
+      t % a.mmK * a.mmN + t / a.mmK % a.mmN)
+
 /-- concat as a gather from the concatenated inputs. -/
 def concatIdx (a : Attr) : List Nat :=
   (upto (size a.concatShape)).map (fun i =>
@@ -312,7 +358,7 @@ on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
-  | permute | transpose | slice | broadcast_to | const | concat | linear
+  | permute | transpose | slice | broadcast_to | const | concat | linear | matmul
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -345,6 +391,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .broadcast_to, a, [x] => gather a.bcastIdx x
   | .const, a, [] => a.values
   | .concat, a, xs => gather a.concatIdx (catAll xs)
+  | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (gather a.mmGa x) (gather a.mmGb y))
   | .linear, a, [x, w, b] =>
     padd (reduceAKB a.linN 1 (a.linB * a.linM) (pmul (gather a.linGx x) (gather a.linGw w))) (gather a.linGb b)
   | _, _, _ => []
@@ -377,6 +424,9 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .broadcast_to, a, [_], [dx] => gather a.bcastIdx dx
   | .const, a, [], [] => zeros a.values
   | .concat, a, _, dxs => gather a.concatIdx (catAll dxs)
+  | .matmul, a, [x, y], [dx, dy] =>
+    reduceAKB a.mmK 1 a.mmOut
+      (padd (pmul (gather a.mmGa dx) (gather a.mmGb y)) (pmul (gather a.mmGa x) (gather a.mmGb dy)))
   | .linear, a, [x, w, _], [dx, dw, db] =>
     padd (reduceAKB a.linN 1 (a.linB * a.linM)
         (padd (pmul (gather a.linGx dx) (gather a.linGw w)) (pmul (gather a.linGx x) (gather a.linGw dw))))
@@ -411,6 +461,9 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .slice, a, [_], δ => [scatter (size a.shape) a.sliceIdx δ]
   | .broadcast_to, a, [_], δ => [scatter (size a.shape) a.bcastIdx δ]
   | .concat, a, _, δ => splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ)
+  | .matmul, a, [x, y], δ =>
+    [scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),
+      scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ))]
   | .linear, a, [x, w, _], δ =>
     [scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
       scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
@@ -419,7 +472,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
 
 /-- Number of inputs. -/
 def arity : Prim → Nat
-  | .add | .sub | .mul | .div | .max | .min | .mse_loss => 2
+  | .add | .sub | .mul | .div | .max | .min | .mse_loss | .matmul => 2
   | .linear => 3
   | .const => 0
   | _ => 1

@@ -10,6 +10,7 @@ import Tlcheck.Certs.Adjointness.div
 import Tlcheck.Certs.Adjointness.flatten
 import Tlcheck.Certs.Adjointness.inv
 import Tlcheck.Certs.Adjointness.linear
+import Tlcheck.Certs.Adjointness.matmul
 import Tlcheck.Certs.Adjointness.max
 import Tlcheck.Certs.Adjointness.min
 import Tlcheck.Certs.Adjointness.mse_loss
