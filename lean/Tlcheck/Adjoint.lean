@@ -553,8 +553,10 @@ theorem length_upto : ∀ n : Nat, (upto n).length = n
   | 0 => rfl
   | n + 1 => by
     show (upto n ++ [n]).length = n + 1
-    rw [List.length_append, length_upto n]
-    rfl
+    first
+      | (rw [List.length_append, length_upto n]; rfl)
+      | rw [List.length_append, length_upto n]
+      | simp [length_upto n]
 
 theorem length_gather : ∀ (g : List Nat) (x : List Rat), (gather g x).length = g.length
   | [], _ => rfl
