@@ -13,7 +13,7 @@
 // kernel-checked recomputation of what tlcheck verify re-derives.
 //
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (sqrt, layer_norm, the seeded rand_uniform, bernoulli_mask and
+// Covered (layer_norm, the seeded rand_uniform, bernoulli_mask and
 // dropout, and the interval-oracle primitives: Lean has no semantics for
 // them yet);
 // composition (it needs a Lean interpreter of the canonical IR's exact
@@ -46,7 +46,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "slice", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "slice", "sqrt", "square", "sub", "sum", "transpose"}
 
 // Module is one emitted Lean file: its path relative to the output
 // directory and its bytes.

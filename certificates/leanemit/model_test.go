@@ -290,6 +290,15 @@ func partials(op string, a mattr, xs []vec) ([]vec, bool) {
 			}
 			return rat(0, 1)
 		}), true
+	case "sqrt":
+		return one(func(x *big.Rat) *big.Rat {
+			if !lt(rat(0, 1), x) {
+				return rat(0, 1)
+			}
+			// ratSqrt: the integer square roots of numerator and denominator.
+			r := new(big.Rat).SetFrac(new(big.Int).Sqrt(x.Num()), new(big.Int).Sqrt(x.Denom()))
+			return div(rat(1, 1), mul(rat(2, 1), r))
+		}), true
 	case "clamp":
 		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) && lt(x, a.hi)) }), true
 	}

@@ -263,6 +263,11 @@ theorem inv_adjoint (a : Attr) (x dx δ : List Rat) :
   show dot (pmul (pmap invD x) dx) δ = dot dx (pmul (pmap invD x) δ) + 0
   rw [dot_pmul, Rat.add_zero]
 
+theorem sqrt_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .sqrt a [x] [dx]) δ = dotAll [dx] (Prim.vjp .sqrt a [x] δ) := by
+  show dot (pmul (pmap sqrtD x) dx) δ = dot dx (pmul (pmap sqrtD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
 theorem clamp_adjoint (a : Attr) (x dx δ : List Rat) :
     dot (Prim.jvp .clamp a [x] [dx]) δ = dotAll [dx] (Prim.vjp .clamp a [x] δ) := by
   show dot (pmul (pmap (clampD a.lo a.hi) x) dx) δ = dot dx (pmul (pmap (clampD a.lo a.hi) x) δ) + 0
@@ -962,6 +967,12 @@ theorem inv_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .inv a [x] (smul k δ₁) = smulAll k (Prim.vjp .inv a [x] δ₁) ∧
     Prim.vjp .inv a [x] (zeros δ₁) = zerosAll (Prim.vjp .inv a [x] δ₁) :=
   pmulAll_linear [pmap invD x] k δ₁ δ₂
+
+theorem sqrt_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .sqrt a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .sqrt a [x] δ₁) (Prim.vjp .sqrt a [x] δ₂) ∧
+    Prim.vjp .sqrt a [x] (smul k δ₁) = smulAll k (Prim.vjp .sqrt a [x] δ₁) ∧
+    Prim.vjp .sqrt a [x] (zeros δ₁) = zerosAll (Prim.vjp .sqrt a [x] δ₁) :=
+  pmulAll_linear [pmap sqrtD x] k δ₁ δ₂
 
 theorem clamp_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .clamp a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .clamp a [x] δ₁) (Prim.vjp .clamp a [x] δ₂) ∧

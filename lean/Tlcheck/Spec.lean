@@ -11,7 +11,7 @@ the checkers of `Tlcheck.Check` require matching lengths before they
 compare anything.
 
 The conventions at kinks are the registry's (`spec` package, field
-`Ties`): relu′(0) = 0, abs′(0) = 0, clamp′ = 1 only strictly inside
+`Ties`): relu′(0) = 0, abs′(0) = 0, sqrt′(x) = 0 for x ≤ 0, clamp′ = 1 only strictly inside
 (lo, hi), and max/min give a tie ½ to each side. Division by zero is
 Lean's (`a / 0 = 0`); the registry never evaluates div or inv there
 (its generator draws non-zero denominators), and the adjointness laws hold
@@ -98,6 +98,20 @@ def minDb (a b : Rat) : Rat := if b < a then 1 else if a = b then 1 / 2 else 0
 /-- ∂(a/b)/∂a = 1/b, ∂(a/b)/∂b = −a/b². -/
 def divDa (_a b : Rat) : Rat := 1 / b
 def divDb (a b : Rat) : Rat := -(a / (b * b))
+
+/-- ⌊√n⌋ by search downwards from fuel f (structural, for the kernel). -/
+def isqrtFrom (n : Nat) : Nat → Nat
+  | 0 => 0
+  | f + 1 => if (f + 1) * (f + 1) ≤ n then f + 1 else isqrtFrom n f
+
+/-- √q of a rational with a square numerator and denominator (the only
+ones the registry's exact sqrt accepts: its generator draws them, and it
+refuses others): √p / √q in lowest terms. On other rationals it is the
+quotient of the integer square roots, a value the registry never claims. -/
+def ratSqrt (q : Rat) : Rat := mkRat (isqrtFrom q.num.toNat q.num.toNat) (isqrtFrom q.den q.den)
+/-- sqrt(max(a, 0)) and its derivative 1/(2√a) for a > 0, 0 for a ≤ 0. -/
+def sqrtS (a : Rat) : Rat := if 0 < a then ratSqrt a else 0
+def sqrtD (a : Rat) : Rat := if 0 < a then 1 / (2 * ratSqrt a) else 0
 
 /-- mse_loss's divisor N: the element count, 1 when empty. -/
 def mseN (n : Nat) : Rat := if n = 0 then 1 else (n : Rat)
@@ -356,7 +370,7 @@ end Attr
 registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
-  | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp
+  | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp | sqrt
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
   | permute | transpose | slice | broadcast_to | const | concat | linear | matmul
   deriving DecidableEq, Repr
@@ -377,6 +391,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .inv, _, [x] => pmap (fun b => 1 / b) x
   | .clamp, a, [x] => pmap (clampS a.lo a.hi) x
   | .relu, _, [x] => pmap reluS x
+  | .sqrt, _, [x] => pmap sqrtS x
   | .abs, _, [x] => pmap absS x
   | .sum, _, [x] => [total x]
   | .reduce_sum, a, [x] => reduceAKB a.dimK a.dimB a.dimA x
@@ -410,6 +425,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .inv, _, [x], [dx] => pmul (pmap invD x) dx
   | .clamp, a, [x], [dx] => pmul (pmap (clampD a.lo a.hi) x) dx
   | .relu, _, [x], [dx] => pmul (pmap reluD x) dx
+  | .sqrt, _, [x], [dx] => pmul (pmap sqrtD x) dx
   | .abs, _, [x], [dx] => pmul (pmap absD x) dx
   | .sum, _, [_], [dx] => [total dx]
   | .reduce_sum, a, [_], [dx] => reduceAKB a.dimK a.dimB a.dimA dx
@@ -447,6 +463,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .inv, _, [x], δ => [pmul (pmap invD x) δ]
   | .clamp, a, [x], δ => [pmul (pmap (clampD a.lo a.hi) x) δ]
   | .relu, _, [x], δ => [pmul (pmap reluD x) δ]
+  | .sqrt, _, [x], δ => [pmul (pmap sqrtD x) δ]
   | .abs, _, [x], δ => [pmul (pmap absD x) δ]
   | .sum, _, [x], d :: _ => [bcast d x]
   | .reduce_sum, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA δ]

@@ -23,6 +23,7 @@ import Tlcheck.Certs.Adjointness.relu
 import Tlcheck.Certs.Adjointness.reshape
 import Tlcheck.Certs.Adjointness.scale
 import Tlcheck.Certs.Adjointness.slice
+import Tlcheck.Certs.Adjointness.sqrt
 import Tlcheck.Certs.Adjointness.square
 import Tlcheck.Certs.Adjointness.sub
 import Tlcheck.Certs.Adjointness.sum
