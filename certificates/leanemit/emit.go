@@ -72,6 +72,12 @@ var (
 // maxFile bounds a certificate file read by Emit.
 const maxFile = certificates.MaxFileBytes
 
+// MaxModuleBytes bounds one emitted module: the kernel evaluates `decide`
+// over every literal in it, so a certificate far larger than the gate's
+// (20 cases of small tensors, a few kB) is refused rather than emitted as
+// a module that would take the kernel hours.
+const MaxModuleBytes = 1 << 20
+
 func covered(op string) bool {
 	i := sort.SearchStrings(Covered, op)
 	return i < len(Covered) && Covered[i] == op
@@ -127,6 +133,9 @@ func Emit(dir string) (*Result, error) {
 		src, err := module(fe.Path, fe.SHA256, &f)
 		if err != nil {
 			return nil, err
+		}
+		if len(src) > MaxModuleBytes {
+			return nil, fmt.Errorf("%s: the Lean module would have %d bytes, more than %d: certify fewer or smaller cases for Lean", fe.Path, len(src), MaxModuleBytes)
 		}
 		res.Modules = append(res.Modules, Module{Path: "Adjointness/" + f.Op + ".lean", Bytes: src})
 		res.Theorems = append(res.Theorems, "Tlcheck.Certs.Adjointness."+f.Op+".cert")
