@@ -288,3 +288,34 @@ func TestCoveredIsPrim(t *testing.T) {
 		t.Errorf("Tlcheck.Prim has %v, Covered %v", ctors, Covered)
 	}
 }
+
+// TestEmitModuleCap: a certificate whose module would exceed
+// MaxModuleBytes is refused, naming the file (the gate's add.json with its
+// cases repeated 200 times, the manifest's hash updated).
+func TestEmitModuleCap(t *testing.T) {
+	dir := certDir(t)
+	p := filepath.Join(dir, "adjointness", "add.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f certificates.AdjointnessFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	cases := f.Cases
+	for range 199 {
+		f.Cases = append(f.Cases, cases...)
+	}
+	big, err := json.Marshal(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, big, 0o644)
+	mp := filepath.Join(dir, "manifest.json")
+	m, _ := os.ReadFile(mp)
+	os.WriteFile(mp, bytes.Replace(m, []byte(certificates.Sum(data)), []byte(certificates.Sum(big)), 1), 0o644)
+	if _, err := Emit(dir); err == nil || !strings.Contains(err.Error(), "adjointness/add.json: the Lean module would have") {
+		t.Errorf("err = %v", err)
+	}
+}
