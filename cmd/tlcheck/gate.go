@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -334,6 +335,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	graphs := fs.Int("graphs", 50, "random graphs per graph-level obligation")
 	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive; the gate must fail")
 	plantProvider := fs.String("plant-provider-bug", "", "self-test: flip a high bit of one fast_cpu OP result; the gate must fail")
+	withLean := fs.Bool("lean", false, "add the lean stage: lake build lean/, export and audit its theorems (needs lake on PATH)")
 	reportDir := fs.String("report", "", "also write a Markdown summary and a PNG plot of error/bound ratios to DIR")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
@@ -356,6 +358,11 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	}
 	if *graphs < 1 || *graphs > 100_000 {
 		return cli.Usagef("--graphs must be between 1 and 100000, got %d", *graphs)
+	}
+	if *withLean {
+		if _, err := exec.LookPath("lake"); err != nil {
+			return errNoLake()
+		}
 	}
 	c := gateConfig{out: *out, seed: *seed, cases: *cases, graphs: *graphs, certs: *certs, registry: reg, stderr: stderr}
 	if *plantProvider != "" {
@@ -401,7 +408,11 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	res := runGateStages(c, gateStages())
+	stages := gateStages()
+	if *withLean {
+		stages = append(stages, stageLean)
+	}
+	res := runGateStages(c, stages)
 	if *reportDir != "" {
 		if err := report.Write(*reportDir, reportData(res)); err != nil {
 			return undelivered(cli.Usagef("--report: %v", err))

@@ -43,6 +43,7 @@ func commands() map[string]command {
 		"eval":           {"evaluate an IR graph over a scalar along an execution path", "", runEval},
 		"grad":           {"differentiate an IR graph's scalar output w.r.t. its input and every payload parameter", "", runGrad},
 		"diff":           {"run every execution path and scalar on one IR graph and report the first node where two disagree", "", runDiff},
+		"lean":           {"the Lean side: audit a lean4export file, emit certificates as Lean modules, or build and audit the Lean project", "audit|check|emit [flags]", runLean},
 		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report; exit 1 when a node cannot be planned or the capsules do not bind", "", runPlan},
 	}
 }
