@@ -16,17 +16,17 @@ import (
 // zero. Constants are exact rationals so that a rule over Rat is exact and
 // a rule over a float scalar rounds each constant once.
 type Attrs struct {
-	Axis   int      // reduce_sum, reduce_mean, softmax, log_softmax, layer_norm, concat, slice
+	Axis   int      // reduce_sum, reduce_mean, softmax, log_softmax, layer_norm, concat, slice, gather; batch_norm_eval: the channel axis
 	Axis2  int      // transpose: the second axis
-	Shape  Shape    // reshape, flatten, broadcast_to: target shape; const, rand_uniform: value shape
+	Shape  Shape    // reshape, flatten, broadcast_to: target shape; const, rand_uniform, keep_mask: value shape
 	Perm   []int    // permute
 	Start  int      // slice: first index on Axis
 	End    int      // slice: one past the last index on Axis
 	C      *big.Rat // scale: the factor
 	Lo, Hi *big.Rat // clamp bounds
-	Eps    *big.Rat // safe_log, layer_norm: epsilon
+	Eps    *big.Rat // safe_log, layer_norm, batch_norm_eval, instance_norm: epsilon
 	P      *big.Rat // bernoulli_mask, dropout: drop probability
-	Seed   uint64   // rand_uniform, bernoulli_mask, dropout: the draw
+	Seed   uint64   // rand_uniform, bernoulli_mask, keep_mask, dropout: the draw
 	Values []*big.Rat
 
 	// The attributes of the primitives added for imported models (issue
