@@ -33,9 +33,7 @@ import (
 // rand_uniform, which computes its draws, is a kernel like any other.
 //
 // A node is rejected, with reasons, when its tag has no backend op (the
-// tags irsem evaluates itself: conv, max_pool, avg_pool,
-// hard_masked_softmax, batch_norm_eval, bernoulli_mask with its runtime
-// probability) or when the profile admits no capsule for one of its ops.
+// tags irsem evaluates itself: conv, max_pool, avg_pool) or when the profile admits no capsule for one of its ops.
 // A plan is accepted when no node is rejected.
 
 // PlannedKernel is one kernel of a planned node.

@@ -114,6 +114,18 @@ type Attrs struct {
 	Seed   uint64   `json:"seed,omitempty"`
 	Values []string `json:"values,omitempty"`
 	Window *Window  `json:"window,omitempty"`
+	// The attributes of pad, gather, lrn, shrink and hard_masked_softmax.
+	Widths       []int  `json:"widths,omitempty"`
+	Mode         string `json:"mode,omitempty"`
+	Value        string `json:"value,omitempty"`
+	Indices      []int  `json:"indices,omitempty"`
+	IndicesShape []int  `json:"indices_shape,omitempty"`
+	Size         int    `json:"size,omitempty"`
+	Alpha        string `json:"alpha,omitempty"`
+	Beta         string `json:"beta,omitempty"`
+	Bias         string `json:"bias,omitempty"`
+	Lambd        string `json:"lambd,omitempty"`
+	Mask         []bool `json:"mask,omitempty"`
 }
 
 // Window is spec.Window, the geometry of conv, conv_transpose and the
@@ -152,11 +164,20 @@ func EncodeAttrs(a *spec.Attrs) Attrs {
 		out.Window = &Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
 			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}
 	}
+	out.Widths, out.Mode, out.Value = append([]int(nil), a.Widths...), a.Mode, r(a.Value)
+	out.Indices, out.IndicesShape = append([]int(nil), a.Indices...), append([]int(nil), a.IndicesShape...)
+	out.Size, out.Alpha, out.Beta, out.Bias, out.Lambd = a.Size, r(a.Alpha), r(a.Beta), r(a.Bias), r(a.Lambd)
+	out.Mask = append([]bool(nil), a.Mask...)
 	return out
 }
 
 func (a Attrs) decode(file, field string) (*spec.Attrs, error) {
-	out := &spec.Attrs{Axis: a.Axis, Axis2: a.Axis2, Perm: a.Perm, Start: a.Start, End: a.End, Seed: a.Seed}
+	out := &spec.Attrs{Axis: a.Axis, Axis2: a.Axis2, Perm: a.Perm, Start: a.Start, End: a.End, Seed: a.Seed,
+		Widths: append([]int(nil), a.Widths...), Mode: a.Mode, Indices: append([]int(nil), a.Indices...),
+		Size: a.Size, Mask: append([]bool(nil), a.Mask...)}
+	if a.IndicesShape != nil || a.Indices != nil {
+		out.IndicesShape = spec.Shape(append([]int{}, a.IndicesShape...))
+	}
 	if a.Shape != nil {
 		out.Shape = spec.Shape(append([]int{}, a.Shape...))
 	}
@@ -164,7 +185,8 @@ func (a Attrs) decode(file, field string) (*spec.Attrs, error) {
 		name string
 		v    string
 		dst  **big.Rat
-	}{{"c", a.C, &out.C}, {"lo", a.Lo, &out.Lo}, {"hi", a.Hi, &out.Hi}, {"eps", a.Eps, &out.Eps}, {"p", a.P, &out.P}} {
+	}{{"c", a.C, &out.C}, {"lo", a.Lo, &out.Lo}, {"hi", a.Hi, &out.Hi}, {"eps", a.Eps, &out.Eps}, {"p", a.P, &out.P},
+		{"value", a.Value, &out.Value}, {"alpha", a.Alpha, &out.Alpha}, {"beta", a.Beta, &out.Beta}, {"bias", a.Bias, &out.Bias}, {"lambd", a.Lambd, &out.Lambd}} {
 		if kv.v == "" {
 			continue
 		}

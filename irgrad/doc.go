@@ -36,8 +36,7 @@
 // bit over the float scalars).
 //
 // Tags without a registry primitive have forward rules in irsem only —
-// conv, max_pool, avg_pool, hard_masked_softmax, batch_norm_eval and
-// bernoulli_mask (whose keep probability is a runtime parent) — so they
+// conv, max_pool, avg_pool — so they
 // have no JVP or VJP rules and cannot be recorded on a tape or a typed
 // graph: lowering a graph that contains one fails at that node with
 // ErrNoPrimitive as the cause, an error that says nothing about gradients

@@ -90,10 +90,13 @@ type Step struct {
 //   - input and const nodes are Sources and have no steps: an input's
 //     value comes from the caller, a const's is Value (the payload's
 //     "value").
-//   - tags without a registry primitive (bernoulli_mask with its runtime
-//     keep probability, hard_masked_softmax, batch_norm_eval) are IROnly
-//     and have no steps: irsem evaluates them with its own forward rules,
-//     and nothing else knows them.
+//   - conv and conv_transpose are the registry's primitive of the same
+//     name applied to (x, W[, b]) with W and b from the payload; every
+//     other tag is one registry primitive (no tag is IROnly any more).
+//   - batch_norm_eval is the registry's batch_norm_eval(x, μ, σ², γ, β)
+//     along channel_axis with ε from the payload, γ and β always passed
+//     (the defaults 1 and 0 as ArgConst); instance_norm is
+//     instance_norm(x, γ, β) with ε from the payload.
 //   - linear is linear(x, W, b) with W and b from the payload.
 //   - conv and conv_transpose are the primitive over (x, W) or (x, W, b),
 //     W and b from the payload, b only when the payload has it (the
@@ -284,6 +287,8 @@ func nodeApplication(g *Graph, p *Payload, id int, full bool) (Application, erro
 		return a, nil
 	case OpLayerNorm:
 		return layerNormApplication(a, n, e, full), nil
+	case OpBatchNormEval, OpInstanceNorm:
+		return normApplication(a, n, e, in, full), nil
 	case OpSafeLog:
 		return safeLogApplication(g, p, a, n, in, full), nil
 	}

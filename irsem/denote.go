@@ -118,28 +118,10 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 			sum := spec.MapPure(sp, func(v T) T { return v.Add(eps) })
 			return logPrim.Forward(none, []spec.Tensor[T]{sum})
 		}, nil
-	case OpBernoulliMask:
-		shape, seed := n.Shape, k.Seed
-		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
-			return bernoulliMask(shape, seed, xs[0].Data[0]), nil
-		}, nil
 	case OpLayerNorm:
 		return layerNormStep(run, attrs, g, n, e), nil
-	case OpBatchNormEval:
-		var eps T
-		eps = FromRat[T](DefaultEps())
-		if e.Eps != nil {
-			eps = FromRat[T](*e.Eps)
-		}
-		bn, err := newBatchNorm(k.ChannelAxis, convertData[T](e.Mean), convertData[T](e.Var),
-			convertData[T](e.Gamma), convertData[T](e.Beta), eps)
-		if err != nil {
-			return nil, wrapNode(n.ID, op, "", err)
-		}
-		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return bn.apply(xs[0]) }, nil
-	case OpHardMaskedSoftmax:
-		allowed := k.Mask.Allowed
-		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return hardMaskedSoftmax(xs[0], allowed) }, nil
+	case OpBatchNormEval, OpInstanceNorm:
+		return normStep(run, n, e), nil
 	case OpConv, OpConvTranspose:
 		ps := []spec.Tensor[T]{ConvertTensor[T](*e.W)}
 		if e.B != nil {

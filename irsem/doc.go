@@ -1,6 +1,8 @@
 // Package irsem is the canonical IR of tlcheck: TorchLean's NN.IR.Graph,
-// its torchlean.ir.v1 wire format, its semantics over any scalar, and its
-// lowering to a forward-only graph (IRExec.ForwardGraph).
+// its torchlean.ir.v1 wire format and tlcheck's superset of it,
+// tlcheck.ir.v1 (more tags, the same grammar; see Graph.Format and
+// EncodeTorchLean), its semantics over any scalar, and its lowering to a
+// forward-only graph (IRExec.ForwardGraph).
 //
 // A Graph is data: each Node has an id (its index), parent ids (all
 // smaller, so the graph is acyclic and evaluation is one pass), a Kind (an
@@ -14,11 +16,10 @@
 // Every tag takes its meaning from the spec primitive registry wherever
 // the registry has the primitive (OpInfo.Prim names it: mul_elem is mul,
 // max_elem max, layernorm layer_norm, linear linear with W and b from the
-// payload, conv with W and b from the payload, …). The tags the registry
-// lacks — bernoulli_mask (with a runtime keep probability),
-// hard_masked_softmax, batch_norm_eval — have their forward rules here,
-// generic over spec.Scalar with fixed left folds; they are forward-only (no
-// JVP or VJP rules).
+// payload, batch_norm_eval batch_norm_eval with its statistics from the
+// payload, bernoulli_mask keep_mask, conv with W and b from the payload,
+// …). Every tag has a registry primitive, so every tag has JVP and VJP
+// rules.
 //
 // Decoding is strict (unknown, duplicate and missing fields, trailing data
 // and malformed numbers are errors; numbers are read exactly, never through
@@ -44,7 +45,7 @@
 //	input                0      —                                           —                    —
 //	const                0      value_shape                                 value                const
 //	rand_uniform         0      seed                                        —                    rand_uniform
-//	bernoulli_mask       1      seed (parent: scalar keep probability)      —                    (irsem)
+//	bernoulli_mask       1      seed (parent: scalar keep probability)      —                    keep_mask
 //	add sub              2      —                                           —                    add sub
 //	mul_elem             2      —                                           —                    mul
 //	max_elem min_elem    2      —                                           —                    max min
@@ -58,9 +59,9 @@
 //	reduce_mean          1      axis                                        —                    reduce_mean
 //	sum                  1      —                                           —                    sum
 //	softmax              1      axis                                        —                    softmax
-//	hard_masked_softmax  1      mask                                        —                    (irsem)
+//	hard_masked_softmax  1      mask                                        —                    hard_masked_softmax
 //	layernorm            1      axis (first normalized axis)                gamma, beta, eps     layer_norm on [outer, inner]
-//	batch_norm_eval      1      channel_axis, channels                      mean, var, gamma, beta, eps  (irsem)
+//	batch_norm_eval      1      channel_axis, channels                      mean, var, gamma, beta, eps  batch_norm_eval
 //	permute              1      perm                                        —                    permute
 //	transpose            1      axis1, axis2                                —                    transpose
 //	broadcast_to         1      from_shape, to_shape                        —                    broadcast_to
@@ -78,4 +79,18 @@
 //	                            count_include_pad
 //	detach               1      —                                           —                    detach
 //	mse_loss             2      —                                           —                    mse_loss
+//
+// and the tlcheck.ir.v1 superset tags of spec's other primitives:
+//
+//	div                  2      —                                           —                    div
+//	scale                1      c                                           —                    scale
+//	neg square gelu sign 1      —                                           —                    same name
+//	clamp                1      lo, hi                                      —                    clamp
+//	log_softmax          1      axis                                        —                    log_softmax
+//	slice                1      axis, start, end                            —                    slice
+//	shrink               1      lambd, bias                                 —                    shrink
+//	pad                  1      widths, mode, value                         —                    pad
+//	gather               1      axis, indices_shape, indices                —                    gather
+//	lrn                  1      size, alpha, beta, bias                     —                    lrn
+//	instance_norm        1      channels                                    gamma, beta, eps     instance_norm
 package irsem

@@ -249,8 +249,11 @@ func primAttrs(n *Node) *spec.Attrs {
 		// A tag whose only axis is "axis" passes it to its primitive's Axis
 		// (reduce_sum, reduce_mean, softmax, concat, and any registry
 		// primitive whose IR form lists it).
-		if o, ok := lookup(k.Op); ok && o.hasAttr(AttrAxis) {
-			a.Axis = k.Axis
+		if o, ok := lookup(k.Op); ok {
+			if o.hasAttr(AttrAxis) {
+				a.Axis = k.Axis
+			}
+			regopsAttrs(k, o, a)
 		}
 	case OpTranspose:
 		a.Axis, a.Axis2 = k.Axis1, k.Axis2
@@ -266,6 +269,14 @@ func primAttrs(n *Node) *spec.Attrs {
 		a.Shape = shapeOrScalar(k.ValueShape)
 	case OpLayerNorm:
 		a.Axis = 1 // the evaluator works on the [outer, inner] view
+	case OpBatchNormEval:
+		a.Axis = k.ChannelAxis
+	case OpHardMaskedSoftmax:
+		if k.Mask != nil {
+			a.Mask = append([]bool(nil), k.Mask.Allowed...)
+		}
+	case OpBernoulliMask:
+		a.Shape, a.Seed = n.Shape.Clone(), k.Seed
 	}
 	if isWindowOp(k.Op) {
 		a.Window = specWindow(k.Op, k.Window)
@@ -403,6 +414,11 @@ func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
 			return nil, fieldErrf(AttrChannels, "channels %d, but axis %d of the input %v has extent %d", k.Channels, k.ChannelAxis, in[0], in[0][k.ChannelAxis])
 		}
 		return in[0], nil
+	case OpInstanceNorm:
+		if len(in[0]) < 3 || in[0][1] != k.Channels {
+			return nil, fieldErrf(AttrChannels, "channels %d, but the input %v is not [N, %d, spatial…]", k.Channels, in[0], k.Channels)
+		}
+		return registryShape(o.Prim, primAttrs(n), []spec.Shape{in[0], {k.Channels}, {k.Channels}}, "parents")
 	case OpHardMaskedSoftmax:
 		m := k.Mask
 		if m == nil {

@@ -58,6 +58,26 @@ const (
 	OpMSELoss           Op = "mse_loss"
 )
 
+// The tlcheck.ir.v1 superset tags of spec's other primitives: the IR
+// forms of existing registry primitives that torchlean.ir.v1 lacks, and
+// the primitives added for imported models.
+const (
+	OpDiv          Op = "div"
+	OpScale        Op = "scale"
+	OpNeg          Op = "neg"
+	OpSquare       Op = "square"
+	OpClamp        Op = "clamp"
+	OpGelu         Op = "gelu"
+	OpLogSoftmax   Op = "log_softmax"
+	OpSlice        Op = "slice"
+	OpSign         Op = "sign"
+	OpShrink       Op = "shrink"
+	OpPad          Op = "pad"
+	OpGather       Op = "gather"
+	OpLRN          Op = "lrn"
+	OpInstanceNorm Op = "instance_norm"
+)
+
 // Wire attribute field names. Each tag reads exactly the attributes its
 // OpInfo.Attrs lists, and the canonical encoding writes them in that order.
 const (
@@ -86,6 +106,26 @@ const (
 	AttrCeilMode        = "ceil_mode"         // max_pool_nd, avg_pool_nd: round the output extent up (JSON boolean)
 	AttrCountIncludePad = "count_include_pad" // avg_pool_nd: divide by the window positions inside the padded input (JSON boolean)
 	AttrOutputPadding   = "output_padding"    // conv_transpose: extra output extent at the end of each spatial axis
+
+	// The attributes of the tlcheck.ir.v1 superset tags of package spec's
+	// other primitives (pad, gather, lrn, shrink, the IR forms of scale,
+	// clamp and slice). A rational attribute is a JSON string in the
+	// payload's rational grammar ("1/2", "-3").
+	AttrWidths       = "widths"        // pad: 2·rank naturals, every begin then every end
+	AttrMode         = "mode"          // pad: "constant", "reflect" or "edge"
+	AttrValue        = "value"         // pad: the constant-mode fill, a rational (0 in the other modes)
+	AttrIndicesShape = "indices_shape" // gather: the shape of the constant indices
+	AttrIndices      = "indices"       // gather: the indices, naturals < the extent of axis, row-major
+	AttrSize         = "size"          // lrn: the channel window (a positive natural)
+	AttrAlpha        = "alpha"         // lrn: α, a rational
+	AttrBeta         = "beta"          // lrn: β, a rational
+	AttrBias         = "bias"          // lrn: the bias k; shrink: its bias; rationals
+	AttrC            = "c"             // scale: the factor, a rational
+	AttrLo           = "lo"            // clamp: the lower bound, a rational
+	AttrHi           = "hi"            // clamp: the upper bound, a rational
+	AttrLambd        = "lambd"         // shrink: the threshold λ, a rational
+	AttrStart        = "start"         // slice: the first index on axis
+	AttrEnd          = "end"           // slice: one past the last index on axis
 )
 
 // Payload parameter names: the fields of one payload entry.
@@ -119,6 +159,11 @@ type OpInfo struct {
 	// the subset that must be present. A tag with no Params takes no
 	// payload entry.
 	Params, Required []string
+	// Superset marks a tag of tlcheck.ir.v1 that torchlean.ir.v1 lacks
+	// (spec.IRForm.Superset): a graph using one is written as a
+	// tlcheck.ir.v1 document, and a torchlean.ir.v1 document may not use
+	// it.
+	Superset bool
 	// Exact reports exact rational semantics: over spec.Rat a tag that is
 	// not Exact is rejected by name. Exact tags may still fail on
 	// particular data (sqrt of a non-square, division by zero).
@@ -135,13 +180,6 @@ type OpInfo struct {
 // stated.
 var native = []OpInfo{
 	{Op: OpInput, Exact: true, Doc: "the graph input (exactly one per graph, at input_id)"},
-	{Op: OpBernoulliMask, MinArity: 1, MaxArity: 1, Attrs: []string{AttrSeed}, Exact: true,
-		Doc: "0/1 mask of the node's shape from a scalar keep-probability parent q: 1 where draw ≥ 1−q (the registry's bernoulli_mask with P = 1−q)"},
-	{Op: OpHardMaskedSoftmax, MinArity: 1, MaxArity: 1, Attrs: []string{AttrMask},
-		Doc: "last-axis softmax over the allowed entries only; blocked entries get exactly 0, a fully blocked row is all 0"},
-	{Op: OpBatchNormEval, MinArity: 1, MaxArity: 1, Attrs: []string{AttrChannelAxis, AttrChannels},
-		Params: []string{ParamMean, ParamVar, ParamGamma, ParamBeta, ParamEps}, Required: []string{ParamMean, ParamVar}, Exact: true,
-		Doc: "((x−μ)/sqrt(max(σ²,0)+ε))·γ+β per channel, running statistics from the payload"},
 }
 
 // opTable is the tag table derived from the registry at one
@@ -180,7 +218,7 @@ func table() *opTable {
 			Op: Op(ir.Tag), MinArity: ir.MinArity, MaxArity: ir.MaxArity, Prim: p.Name,
 			Attrs:  append([]string(nil), ir.Attrs...),
 			Params: append([]string(nil), ir.Params...), Required: append([]string(nil), ir.Required...),
-			Exact: p.Exact, Doc: ir.Doc,
+			Exact: p.Exact, Doc: ir.Doc, Superset: ir.Superset,
 		})
 	}
 	for _, o := range native[1:] {
@@ -283,6 +321,26 @@ type Kind struct {
 	// Window is the geometry of the window tags: conv, conv_transpose,
 	// max_pool, max_pool_nd, avg_pool, avg_pool_nd.
 	Window *Window
+
+	// Widths, Mode and Value are pad's widths (2·rank: every begin, then
+	// every end), mode and constant-mode fill value.
+	Widths []int
+	Mode   string
+	Value  spec.Rat
+	// IndicesShape and Indices are gather's constant indices (on Axis).
+	IndicesShape spec.Shape
+	Indices      []int
+	// Size, Alpha, Beta and Bias are lrn's; Bias is also shrink's.
+	Size              int
+	Alpha, Beta, Bias spec.Rat
+	// C is scale's factor.
+	C spec.Rat
+	// Lo and Hi are clamp's bounds.
+	Lo, Hi spec.Rat
+	// Lambd is shrink's threshold λ.
+	Lambd spec.Rat
+	// Start and End are slice's range [Start, End) on Axis.
+	Start, End int
 }
 
 // HardMask is hard_masked_softmax's static mask: row-major, true where the
@@ -342,7 +400,44 @@ func (k Kind) Clone() Kind {
 		w.Pads, w.OutputPadding = cloneInts(w.Pads), cloneInts(w.OutputPadding)
 		c.Window = &w
 	}
+	c.cloneRegops(k)
 	return c
+}
+
+// cloneRegops deep-copies the attributes of the superset tags of spec's
+// other primitives (spec.Rat has value semantics: nothing to copy).
+func (c *Kind) cloneRegops(k Kind) {
+	c.Widths, c.Indices = cloneInts(k.Widths), cloneInts(k.Indices)
+	c.IndicesShape = cloneShape(k.IndicesShape)
+}
+
+// equalRegops compares the attributes of the superset tags of spec's
+// other primitives.
+func (k Kind) equalRegops(o Kind) bool {
+	return intsEqual(k.Widths, o.Widths) && k.Mode == o.Mode && k.Value.Same(o.Value) &&
+		intsEqual(k.IndicesShape, o.IndicesShape) && intsEqual(k.Indices, o.Indices) &&
+		k.Size == o.Size && k.Alpha.Same(o.Alpha) && k.Beta.Same(o.Beta) && k.Bias.Same(o.Bias) &&
+		k.C.Same(o.C) && k.Lo.Same(o.Lo) && k.Hi.Same(o.Hi) && k.Lambd.Same(o.Lambd) &&
+		k.Start == o.Start && k.End == o.End
+}
+
+// regopsFields lists the superset attributes of spec's other primitives
+// with whether k sets them (a zero rational or integer is not "set": it
+// is what a tag that does not read the field holds).
+func (k Kind) regopsFields() []struct {
+	name string
+	set  bool
+} {
+	return []struct {
+		name string
+		set  bool
+	}{
+		{AttrWidths, len(k.Widths) > 0}, {AttrMode, k.Mode != ""}, {AttrValue, !k.Value.IsZero()},
+		{AttrIndicesShape, len(k.IndicesShape) > 0}, {AttrIndices, len(k.Indices) > 0},
+		{AttrSize, k.Size != 0}, {AttrAlpha, !k.Alpha.IsZero()}, {AttrBeta, !k.Beta.IsZero()}, {AttrBias, !k.Bias.IsZero()},
+		{AttrC, !k.C.IsZero()}, {AttrLo, !k.Lo.IsZero()}, {AttrHi, !k.Hi.IsZero()}, {AttrLambd, !k.Lambd.IsZero()},
+		{AttrStart, k.Start != 0}, {AttrEnd, k.End != 0},
+	}
 }
 
 func cloneShape(s spec.Shape) spec.Shape {
@@ -390,6 +485,9 @@ func (k Kind) Equal(o Kind) bool {
 			}
 		}
 	}
+	if !k.equalRegops(o) {
+		return false
+	}
 	if k.Window != nil {
 		a, b := k.Window, o.Window
 		if !intsEqual(a.Kernel, b.Kernel) || !intsEqual(a.Stride, b.Stride) || !intsEqual(a.Padding, b.Padding) ||
@@ -425,6 +523,11 @@ func (k Kind) strayAttr(o *OpInfo) string {
 		{AttrKernel, k.Window != nil},
 	}
 	for _, f := range fs {
+		if f.set && !o.hasAttr(f.name) {
+			return f.name
+		}
+	}
+	for _, f := range k.regopsFields() {
 		if f.set && !o.hasAttr(f.name) {
 			return f.name
 		}

@@ -22,6 +22,7 @@ type RatTensor = spec.Tensor[spec.Rat]
 //	conv_transpose   W [in_channels, out_channels/groups, kernel…], B [out_channels] (optional)
 //	layernorm        Gamma, Beta (the normalized suffix shape), Eps — each optional: γ=1, β=0, ε=1/100000
 //	batch_norm_eval  Mean, Var [channels]; Gamma, Beta [channels] and Eps optional as for layernorm
+//	instance_norm    Gamma, Beta [channels] (required), Eps optional (1/100000)
 type Params struct {
 	Value       *RatTensor
 	W, B        *RatTensor
@@ -218,6 +219,12 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 			return err
 		}
 		return expectParam(id, op, ParamBeta, e.Beta, suffix)
+	case OpInstanceNorm:
+		c := spec.Shape{k.Channels}
+		if err := expectParam(id, op, ParamGamma, e.Gamma, c); err != nil {
+			return err
+		}
+		return expectParam(id, op, ParamBeta, e.Beta, c)
 	case OpBatchNormEval:
 		c := spec.Shape{k.Channels}
 		for _, f := range []struct {

@@ -210,7 +210,7 @@ func TestWindowNDShapes(t *testing.T) {
 // canonical encoding (attributes in the IR form's order, booleans as
 // true/false), and their attributes are strict.
 func TestWindowWire(t *testing.T) {
-	doc := `{"format":"torchlean.ir.v1","input_id":0,"output_id":3,"nodes":[
+	doc := `{"format":"tlcheck.ir.v1","input_id":0,"output_id":3,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[1,2,6]},
   {"id":1,"kind":"conv_transpose","parents":[0],"shape":[1,2,13],"kernel":[3],"stride":[2],"pads":[1,0],"dilation":[1],"output_padding":[1],"groups":2,"in_channels":2,"out_channels":2},
   {"id":2,"kind":"max_pool_nd","parents":[1],"shape":[1,2,7],"kernel":[2],"stride":[2],"pads":[0,1],"dilation":[1],"ceil_mode":true},
@@ -244,7 +244,7 @@ func TestWindowWire(t *testing.T) {
 		{`{"id":1,"kind":"avg_pool_nd","parents":[0],"shape":[1,1,3],"kernel":[2],"stride":[2],"pads":[0,0],"dilation":[1],"ceil_mode":true,"count_include_pad":false}`, `node 1 (avg_pool_nd): field "shape": declared [1,1,3], inferred [1,1,2]`},
 	}
 	for _, c := range bad {
-		d := `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[` + in + `,` + c.node + `]}`
+		d := `{"format":"tlcheck.ir.v1","input_id":0,"output_id":1,"nodes":[` + in + `,` + c.node + `]}`
 		if _, err := DecodeGraph([]byte(d)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s:\n got %v\nwant %s", c.node, err, c.want)
 		}

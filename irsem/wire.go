@@ -12,8 +12,41 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// FormatIR is the value of the root "format" field of a graph document.
+// FormatIR is the value of the root "format" field of a graph document
+// that uses TorchLean's tags only.
 const FormatIR = "torchlean.ir.v1"
+
+// FormatIRSuperset is the value of the root "format" field of a graph
+// document that may use every tag, including tlcheck's own superset tags
+// (OpInfo.Superset: pad, gather, conv_transpose, …). Its grammar is
+// torchlean.ir.v1's; only the tag set is larger.
+const FormatIRSuperset = "tlcheck.ir.v1"
+
+// FirstSuperset returns the first node of g (in id order) whose tag is a
+// tlcheck.ir.v1 superset tag, or -1 when g uses TorchLean's tags only.
+func (g *Graph) FirstSuperset() int {
+	for i := range g.Nodes {
+		if o, ok := lookup(g.Nodes[i].Kind.Op); ok && o.Superset {
+			return i
+		}
+	}
+	return -1
+}
+
+// Format returns the document format g is written in: FormatIR when
+// every tag is TorchLean's, FormatIRSuperset otherwise.
+func (g *Graph) Format() string {
+	if g.FirstSuperset() >= 0 {
+		return FormatIRSuperset
+	}
+	return FormatIR
+}
+
+// supersetErr is the refusal of superset node i in a torchlean.ir.v1
+// document.
+func supersetErr(i int, op Op) *Error {
+	return nodeErrf(i, op, "kind", "%s is a tlcheck.ir.v1 tag that torchlean.ir.v1 does not have (write the document as %q)", op, FormatIRSuperset)
+}
 
 // The torchlean.ir.v1 graph document (FORMAT.md has the full schema):
 //
@@ -27,10 +60,13 @@ const FormatIR = "torchlean.ir.v1"
 // other allowed): value_shape, seed, axis, axis1, axis2, perm, from_shape,
 // to_shape, in_shape, out_shape, mask ({"shape":[…],"allowed":[bools]}),
 // channel_axis, channels, kernel, stride, padding, dilation, groups,
-// in_channels, out_channels. Integers are plain JSON naturals (no sign,
-// fraction or exponent); seed is a natural below 2^64.
+// in_channels, out_channels, and those of the tlcheck.ir.v1 superset tags
+// (widths, mode, value, indices_shape, indices, size, alpha, beta, bias,
+// c, lo, hi, lambd, start, end, …). Integers are plain JSON naturals (no
+// sign, fraction or exponent); seed is a natural below 2^64; a rational
+// attribute is a JSON string in the payload's rational grammar.
 
-// ReadGraph reads a torchlean.ir.v1 document from r (at most
+// ReadGraph reads a torchlean.ir.v1 or tlcheck.ir.v1 document from r (at most
 // MaxDocumentBytes) and decodes it with DecodeGraph.
 func ReadGraph(r io.Reader) (*Graph, error) {
 	data, err := readGraphBytes(r)
@@ -40,10 +76,12 @@ func ReadGraph(r io.Reader) (*Graph, error) {
 	return DecodeGraph(data)
 }
 
-// DecodeGraph decodes a torchlean.ir.v1 document strictly (unknown,
-// duplicate and missing fields, trailing data, malformed numbers, unknown
-// tags and oversized shapes are errors) and then checks the graph with
-// Graph.Check. Every error is an *Error naming the node and field.
+// DecodeGraph decodes a torchlean.ir.v1 or tlcheck.ir.v1 document
+// strictly (unknown, duplicate and missing fields, trailing data,
+// malformed numbers, unknown tags and oversized shapes are errors; a
+// superset tag in a torchlean.ir.v1 document is an error naming the node
+// and tag) and then checks the graph with Graph.Check. Every error is an
+// *Error naming the node and field.
 func DecodeGraph(data []byte) (*Graph, error) {
 	if len(data) > MaxDocumentBytes {
 		return nil, docErrf("", "document is larger than %d bytes", MaxDocumentBytes)
@@ -58,6 +96,7 @@ func DecodeGraph(data []byte) (*Graph, error) {
 	g := &Graph{}
 	got := map[string]bool{}
 	var nodes []json.RawMessage
+	torchlean := false
 	for _, f := range fs {
 		got[f.key] = true
 		switch f.key {
@@ -66,9 +105,10 @@ func DecodeGraph(data []byte) (*Graph, error) {
 			if err != nil {
 				return nil, inField(f.key, err)
 			}
-			if s != FormatIR {
-				return nil, docErrf(f.key, "expected %q, got %s", FormatIR, limits.Quote(s))
+			if s != FormatIR && s != FormatIRSuperset {
+				return nil, docErrf(f.key, "expected %q or %q, got %s", FormatIR, FormatIRSuperset, limits.Quote(s))
 			}
+			torchlean = s == FormatIR
 		case "input_id":
 			if g.InputID, err = decodeInt(f.raw, MaxNodes); err != nil {
 				return nil, inField(f.key, err)
@@ -105,9 +145,13 @@ func DecodeGraph(data []byte) (*Graph, error) {
 		}
 	}
 	g.Nodes = make([]Node, len(nodes))
+	budget := newRatBudget(len(data))
 	for i, raw := range nodes {
-		if err := decodeNode(i, raw, &g.Nodes[i]); err != nil {
+		if err := decodeNode(i, raw, &g.Nodes[i], budget); err != nil {
 			return nil, err
+		}
+		if o, _ := lookup(g.Nodes[i].Kind.Op); torchlean && o.Superset {
+			return nil, supersetErr(i, o.Op)
 		}
 	}
 	if err := g.Check(); err != nil {
@@ -120,7 +164,9 @@ func DecodeGraph(data []byte) (*Graph, error) {
 // from an unknown field.
 var attrNames = []string{AttrValueShape, AttrSeed, AttrAxis, AttrAxis1, AttrAxis2, AttrPerm, AttrFromShape, AttrToShape,
 	AttrInShape, AttrOutShape, AttrMask, AttrChannelAxis, AttrChannels, AttrKernel, AttrStride, AttrPadding, AttrDilation,
-	AttrGroups, AttrInChannels, AttrOutChannels, AttrPads, AttrCeilMode, AttrCountIncludePad, AttrOutputPadding}
+	AttrGroups, AttrInChannels, AttrOutChannels, AttrPads, AttrCeilMode, AttrCountIncludePad, AttrOutputPadding,
+	AttrWidths, AttrMode, AttrValue, AttrIndicesShape, AttrIndices, AttrSize, AttrAlpha, AttrBeta, AttrBias,
+	AttrC, AttrLo, AttrHi, AttrLambd, AttrStart, AttrEnd}
 
 func decodeShape(raw []byte) (spec.Shape, error) {
 	xs, err := decodeInts(raw, maxExtent, spec.MaxRank)
@@ -131,7 +177,7 @@ func decodeShape(raw []byte) (spec.Shape, error) {
 }
 
 // decodeNode decodes nodes[i] into n.
-func decodeNode(i int, raw json.RawMessage, n *Node) error {
+func decodeNode(i int, raw json.RawMessage, n *Node, budget *ratBudget) error {
 	fs, err := decodeObject(raw)
 	if err != nil {
 		return wrapNode(i, "", "", err)
@@ -149,6 +195,7 @@ func decodeNode(i int, raw json.RawMessage, n *Node) error {
 				return nodeErrf(i, "", "kind", "unknown op tag %s", limits.Quote(s))
 			}
 			info = o
+			break
 		}
 	}
 	if info == nil {
@@ -159,7 +206,7 @@ func decodeNode(i int, raw json.RawMessage, n *Node) error {
 	got := map[string]bool{}
 	for _, f := range fs {
 		got[f.key] = true
-		if err := decodeNodeField(n, info, f); err != nil {
+		if err := decodeNodeField(n, info, f, budget); err != nil {
 			return wrapNode(i, op, f.key, err)
 		}
 		if f.key == "id" && n.ID != i {
@@ -177,7 +224,7 @@ func decodeNode(i int, raw json.RawMessage, n *Node) error {
 	return nil
 }
 
-func decodeNodeField(n *Node, info *OpInfo, f jfield) error {
+func decodeNodeField(n *Node, info *OpInfo, f jfield, budget *ratBudget) error {
 	k := &n.Kind
 	var err error
 	switch f.key {
@@ -258,6 +305,8 @@ func decodeNodeField(n *Node, info *OpInfo, f jfield) error {
 		win().CeilMode, err = decodeBool(f.raw)
 	case AttrCountIncludePad:
 		win().CountIncludePad, err = decodeBool(f.raw)
+	default:
+		err = decodeRegopsAttr(k, f, budget)
 	}
 	return err
 }
@@ -271,6 +320,73 @@ func decodeBool(raw []byte) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("expected true or false, got %s", strconv.Quote(snippet(bytes.TrimSpace(raw))))
+}
+
+// decodeRegopsAttr reads one attribute of the superset tags of spec's
+// other primitives.
+func decodeRegopsAttr(k *Kind, f jfield, budget *ratBudget) error {
+	var err error
+	switch f.key {
+	case AttrWidths:
+		k.Widths, err = decodeInts(f.raw, MaxAttrInt, 2*spec.MaxRank)
+	case AttrMode:
+		k.Mode, err = decodeString(f.raw)
+		if err == nil && k.Mode != "constant" && k.Mode != "reflect" && k.Mode != "edge" {
+			err = fmt.Errorf("expected \"constant\", \"reflect\" or \"edge\", got %s", limits.Quote(k.Mode))
+		}
+	case AttrIndicesShape:
+		k.IndicesShape, err = decodeShape(f.raw)
+	case AttrIndices:
+		lim := min(limits.Current().GraphElements, MaxTotalElements)
+		k.Indices, err = decodeInts(f.raw, maxExtent, int(lim))
+		if isTooMany(err) {
+			err = limits.Exceeded("graph-elements", lim, "more than %d gather indices", lim)
+		}
+	case AttrSize:
+		k.Size, err = decodeInt(f.raw, MaxAttrInt)
+	case AttrStart:
+		k.Start, err = decodeInt(f.raw, maxExtent)
+	case AttrEnd:
+		k.End, err = decodeInt(f.raw, maxExtent)
+	case AttrValue, AttrAlpha, AttrBeta, AttrBias, AttrC, AttrLo, AttrHi, AttrLambd:
+		var r spec.Rat
+		if r, err = decodeAttrRational(f.raw, budget); err == nil {
+			*regopsRat(k, f.key) = r
+		}
+	}
+	return err
+}
+
+// regopsRat is the Kind field of a rational attribute.
+func regopsRat(k *Kind, name string) *spec.Rat {
+	switch name {
+	case AttrValue:
+		return &k.Value
+	case AttrAlpha:
+		return &k.Alpha
+	case AttrBeta:
+		return &k.Beta
+	case AttrBias:
+		return &k.Bias
+	case AttrC:
+		return &k.C
+	case AttrLo:
+		return &k.Lo
+	case AttrHi:
+		return &k.Hi
+	}
+	return &k.Lambd
+}
+
+// decodeAttrRational reads a rational attribute: a JSON string in the
+// payload's rational grammar (a bare JSON number is refused, so that the
+// graph's canonical form has one spelling of each attribute).
+func decodeAttrRational(raw []byte, budget *ratBudget) (spec.Rat, error) {
+	s, err := decodeString(raw)
+	if err != nil {
+		return spec.Rat{}, fmt.Errorf("expected a rational as a JSON string (\"1/2\", \"-3\"), got %s", snippet(raw))
+	}
+	return ratFromToken(s, budget)
 }
 
 // decodeMask reads {"shape":[…],"allowed":[true,false,…]}.
@@ -328,8 +444,10 @@ func decodeMask(raw []byte) (*HardMask, error) {
 	return m, nil
 }
 
-// EncodeGraph writes g (which must pass Check) as a canonical
-// torchlean.ir.v1 document: the root members in the order format,
+// EncodeGraph writes g (which must pass Check) as a canonical document:
+// torchlean.ir.v1 when every tag is TorchLean's (so existing documents
+// are written byte for byte as before), tlcheck.ir.v1 otherwise
+// (Graph.Format); the root members in the order format,
 // input_id, output_id, nodes; one node per line, indented two spaces, with
 // its members in the order id, kind, parents, shape and then its tag's
 // attributes in OpInfo.Attrs order; no other whitespace; a final newline.
@@ -339,9 +457,27 @@ func EncodeGraph(g *Graph) ([]byte, error) {
 	if err := g.Check(); err != nil {
 		return nil, err
 	}
+	return encodeGraph(g, g.Format()), nil
+}
+
+// EncodeTorchLean writes g as a canonical torchlean.ir.v1 document (what
+// EncodeGraph writes for such a graph), for a consumer that reads only
+// TorchLean's tags: a graph with a tlcheck.ir.v1 superset tag is refused
+// with an error naming its first such node and tag.
+func EncodeTorchLean(g *Graph) ([]byte, error) {
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	if i := g.FirstSuperset(); i >= 0 {
+		return nil, supersetErr(i, g.Nodes[i].Kind.Op)
+	}
+	return encodeGraph(g, FormatIR), nil
+}
+
+func encodeGraph(g *Graph, format string) []byte {
 	b := make([]byte, 0, 64+64*len(g.Nodes))
 	b = append(b, `{"format":`...)
-	b = strconv.AppendQuote(b, FormatIR)
+	b = strconv.AppendQuote(b, format)
 	b = append(b, `,"input_id":`...)
 	b = strconv.AppendInt(b, int64(g.InputID), 10)
 	b = append(b, `,"output_id":`...)
@@ -355,7 +491,7 @@ func EncodeGraph(g *Graph) ([]byte, error) {
 		b = appendNode(b, &g.Nodes[i])
 	}
 	b = append(b, "\n]}\n"...)
-	return b, nil
+	return b
 }
 
 func appendNode(b []byte, n *Node) []byte {
@@ -431,7 +567,34 @@ func appendNode(b []byte, n *Node) []byte {
 			b = strconv.AppendBool(b, k.Window.CeilMode)
 		case AttrCountIncludePad:
 			b = strconv.AppendBool(b, k.Window.CountIncludePad)
+		default:
+			b = appendRegopsAttr(b, k, a)
 		}
 	}
 	return append(b, '}')
+}
+
+// appendRegopsAttr writes one attribute value of the superset tags of
+// spec's other primitives; a rational as the JSON string of its reduced
+// "p/q" (or "p").
+func appendRegopsAttr(b []byte, k *Kind, a string) []byte {
+	switch a {
+	case AttrWidths:
+		return appendInts(b, k.Widths)
+	case AttrMode:
+		return strconv.AppendQuote(b, k.Mode)
+	case AttrIndicesShape:
+		return appendInts(b, k.IndicesShape)
+	case AttrIndices:
+		return appendInts(b, k.Indices)
+	case AttrSize:
+		return strconv.AppendInt(b, int64(k.Size), 10)
+	case AttrStart:
+		return strconv.AppendInt(b, int64(k.Start), 10)
+	case AttrEnd:
+		return strconv.AppendInt(b, int64(k.End), 10)
+	case AttrValue, AttrAlpha, AttrBeta, AttrBias, AttrC, AttrLo, AttrHi, AttrLambd:
+		return strconv.AppendQuote(b, regopsRat(k, a).String())
+	}
+	return b
 }

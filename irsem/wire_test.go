@@ -117,7 +117,7 @@ func TestDecodeGraphErrors(t *testing.T) {
 		{"unknown root field", strings.Replace(quadDoc, `"format"`, `"extra":1,"format"`, 1), `field "extra": unknown field`},
 		{"duplicate root field", strings.Replace(quadDoc, `"input_id":0`, `"input_id":0,"input_id":0`, 1), `field "input_id": duplicate field`},
 		{"missing nodes", `{"format":"torchlean.ir.v1","input_id":0,"output_id":0}`, `field "nodes": missing`},
-		{"wrong format", strings.Replace(quadDoc, "torchlean.ir.v1", "torchlean.ir.v2", 1), `field "format": expected "torchlean.ir.v1", got "torchlean.ir.v2"`},
+		{"wrong format", strings.Replace(quadDoc, "torchlean.ir.v1", "torchlean.ir.v2", 1), `field "format": expected "torchlean.ir.v1" or "tlcheck.ir.v1", got "torchlean.ir.v2"`},
 		{"format not a string", strings.Replace(quadDoc, `"torchlean.ir.v1"`, `1`, 1), `field "format": expected a JSON string`},
 		{"no nodes", `{"format":"torchlean.ir.v1","input_id":0,"output_id":0,"nodes":[]}`, `field "nodes": the graph has no nodes`},
 		{"nodes null", `{"format":"torchlean.ir.v1","input_id":0,"output_id":0,"nodes":null}`, `field "nodes": expected a JSON array, got null`},

@@ -46,8 +46,8 @@
 // evaluates a graph over Rat runs first, also before the tape and typed
 // graph paths) refuses the graph as soon as the values it has computed
 // hold more than rat-bits-total bits together (256 MiB by default; that
-// count also covers the rules irsem implements itself: conv, the pools,
-// hard_masked_softmax, batch_norm_eval, bernoulli_mask). The other paths compute the same forward values
+// count also covers the rules irsem implements itself: conv and the
+// pools). The other paths compute the same forward values
 // (that they do is what diff checks), and their gradient values are held
 // to rat-bits each. Decoding stops at the first node past nodes, so a
 // graph of 2^20 + 1 nodes costs what its first nodes cost.

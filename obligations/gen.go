@@ -407,6 +407,7 @@ func Generate(src Source, op string) (*Instance, error) {
 			}
 		}
 	}
+	regopsFixup(src, op, a, xs)
 	return &Instance{Op: op, Attrs: a, Xs: xs, Domains: doms}, nil
 }
 

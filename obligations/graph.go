@@ -1041,6 +1041,7 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 			if slices.Contains(info.IR.Attrs, irsem.AttrAxis) { // reduce_sum, reduce_mean, softmax, concat, …
 				kind.Axis = a.Axis
 			}
+			kind.SetRegistryAttrs(a) // the superset tags' attributes (scale, clamp, slice, pad, …)
 		case irsem.OpTranspose:
 			kind.Axis1, kind.Axis2 = a.Axis, a.Axis2
 		case irsem.OpPermute:
@@ -1072,8 +1073,9 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 	return g, p, nil
 }
 
-// GraphHash is the SHA-256 (hex) of a graph's canonical torchlean.ir.v1
-// encoding followed by its payload's canonical tlcheck.payload.v1
+// GraphHash is the SHA-256 (hex) of a graph's canonical encoding
+// (irsem.EncodeGraph: torchlean.ir.v1, or tlcheck.ir.v1 for a graph with a
+// superset tag) followed by its payload's canonical tlcheck.payload.v1
 // encoding (a nil payload encodes as the empty one), so that a
 // certificate can name the graph it was checked on.
 func GraphHash(g *irsem.Graph, p *irsem.Payload) (string, error) {

@@ -60,7 +60,7 @@ func TestGraphTableFollowsRegistry(t *testing.T) {
 	if err != nil || g.Nodes[1].Kind.Op != "mul_elem" || g.Nodes[2].Kind.Op != "max_elem" {
 		t.Fatalf("IRGraph: %v, %v", g, err)
 	}
-	rc.Steps[1].Op = "neg" // no IR tag
+	rc.Steps[1].Op = "dropout" // no IR tag
 	if _, _, err := rc.IRGraph(); err == nil {
 		t.Errorf("a primitive without an IR tag was emitted")
 	}

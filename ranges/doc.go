@@ -83,8 +83,7 @@
 // range rule without an edit here.
 //
 // Unsupported (a trace fails at them): the tags irsem evaluates with its
-// own rules and the registry lacks — bernoulli_mask, hard_masked_softmax,
-// batch_norm_eval, conv, max_pool, avg_pool.
+// own rules and the registry lacks — conv, max_pool, avg_pool.
 //
 // A Certificate records the graph, payload, box, profile name, capsule
 // and rule names and the trace as bit patterns. Check trusts none of it:

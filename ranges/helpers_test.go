@@ -199,7 +199,7 @@ const normPayload = `{"format":"tlcheck.payload.v1","entries":{
 // windowGraph uses every window tag: conv, max_pool and avg_pool
 // (TorchLean forms) and conv_transpose, max_pool_nd and avg_pool_nd (the
 // tlcheck.ir.v1 superset, ceil mode on).
-const windowGraph = `{"format":"torchlean.ir.v1","input_id":0,"output_id":9,"nodes":[
+const windowGraph = `{"format":"tlcheck.ir.v1","input_id":0,"output_id":9,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[1,2,4]},
   {"id":1,"kind":"conv","parents":[0],"shape":[1,2,5],"kernel":[2],"stride":[1],"padding":[1],"dilation":[1],"groups":1,"in_channels":2,"out_channels":2},
   {"id":2,"kind":"max_pool","parents":[1],"shape":[1,2,4],"kernel":[2],"stride":[1],"padding":[0]},
@@ -234,6 +234,7 @@ func testGraphs(t testing.TB) []testGraph {
 		{"norm", mustGraph(t, normGraph), mustPayload(t, normPayload), spec.Shape{2, 3}},
 		{"softplus", mustGraph(t, softplusGraph), mustPayload(t, softplusPayload), spec.Shape{3}},
 		{"window", mustGraph(t, windowGraph), mustPayload(t, windowPayload), spec.Shape{1, 2, 4}},
+		{"superset", mustGraph(t, supersetGraph), mustPayload(t, supersetPayload), spec.Shape{2, 3}},
 	}
 }
 

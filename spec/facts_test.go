@@ -190,15 +190,23 @@ func TestZeroPreservingFlag(t *testing.T) {
 var partialWitnesses = map[string]struct {
 	attrs *Attrs
 	xs    [][]int64 // each parent's elements, as integers, shape [len]
+	// shapes, when set, are the parents' shapes instead of [len].
+	shapes []Shape
 }{
-	"div":        {nil, [][]int64{{1}, {0}}},
-	"inv":        {nil, [][]int64{{0}}},
-	"sqrt":       {nil, [][]int64{{2}}},
-	"log":        {nil, [][]int64{{0}}},
-	"layer_norm": {&Attrs{Axis: -1, Eps: new(big.Rat)}, [][]int64{{0, 1, 1}}},
+	"div":        {nil, [][]int64{{1}, {0}}, nil},
+	"inv":        {nil, [][]int64{{0}}, nil},
+	"sqrt":       {nil, [][]int64{{2}}, nil},
+	"log":        {nil, [][]int64{{0}}, nil},
+	"layer_norm": {&Attrs{Axis: -1, Eps: new(big.Rat)}, [][]int64{{0, 1, 1}}, nil},
 	// softplus(−10) − 1 < 0: rejected over every scalar, F64 included
 	// (TestSafeLogPartialOverFloats), not only because Rat lacks exp.
-	"safe_log": {&Attrs{Eps: big.NewRat(-1, 1)}, [][]int64{{-10}}},
+	"safe_log": {&Attrs{Eps: big.NewRat(-1, 1)}, [][]int64{{-10}}, nil},
+	// sqrt(max(2, 0) + 0) is irrational.
+	"batch_norm_eval": {&Attrs{Axis: 0, Eps: new(big.Rat)}, [][]int64{{1}, {0}, {2}}, nil},
+	// The lane (0, 1) has σ² = 1/4 and ε = 1/100000: sqrt(1/4 + 1/100000) is irrational.
+	"instance_norm": {&Attrs{}, [][]int64{{0, 1}, {1}, {0}}, []Shape{{1, 1, 2}, {1}, {1}}},
+	// bias −1: d = −1 + (1/10000)·1 < 0 has no real power (over every scalar).
+	"lrn": {&Attrs{Size: 1, Bias: big.NewRat(-1, 1)}, [][]int64{{1}}, []Shape{{1, 1}}},
 }
 
 // TestSafeLogPartialOverFloats: safe_log is Partial for a reason that is
@@ -232,6 +240,9 @@ func TestPartialFlag(t *testing.T) {
 		xs := make([]Tensor[Rat], len(w.xs))
 		for i, vs := range w.xs {
 			xs[i] = zerosOf[Rat](Shape{len(vs)})
+			if w.shapes != nil {
+				xs[i] = zerosOf[Rat](w.shapes[i])
+			}
 			for k, v := range vs {
 				xs[i].Data[k] = NewRat(v, 1)
 			}

@@ -125,13 +125,13 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 	one := func(x T) T { return x.FromInt(1) }
 	return []*Prim[T]{
 		binaryAdd[T](), binarySub[T](), binaryMul[T](), binaryDiv[T](),
-		unaryPrim[T](&OpInfo{Name: "scale", ZeroPreserving: true, Polynomial: true, Gen: GenHint{Graph: 12}, Attrs: []string{"C"}, Exact: true, Linear: true, Smooth: true, Doc: "c·x"},
+		unaryPrim[T](&OpInfo{Name: "scale", IR: &IRForm{Tag: "scale", Attrs: []string{"c"}, Superset: true, Doc: "c·x, c a rational attribute"}, ZeroPreserving: true, Polynomial: true, Gen: GenHint{Graph: 12}, Attrs: []string{"C"}, Exact: true, Linear: true, Smooth: true, Doc: "c·x"},
 			func(a *Attrs, x T) (T, error) { return rc[T](attrRat(a.C, big.NewRat(1, 1))).Mul(x), nil },
 			func(a *Attrs, x, _ T) (T, error) { return rc[T](attrRat(a.C, big.NewRat(1, 1))), nil }),
-		unaryPrim[T](&OpInfo{Name: "neg", ZeroPreserving: true, Polynomial: true, Gen: GenHint{Graph: 10}, Exact: true, Linear: true, Smooth: true, Doc: "−x"},
+		unaryPrim[T](&OpInfo{Name: "neg", IR: &IRForm{Tag: "neg", Superset: true, Doc: "−x"}, ZeroPreserving: true, Polynomial: true, Gen: GenHint{Graph: 10}, Exact: true, Linear: true, Smooth: true, Doc: "−x"},
 			func(_ *Attrs, x T) (T, error) { return x.Neg(), nil },
 			func(_ *Attrs, x, _ T) (T, error) { return x.FromInt(-1), nil }),
-		unaryPrim[T](&OpInfo{Name: "square", ZeroPreserving: true, Polynomial: true, Gen: GenHint{Degree: DegreeDouble, Graph: 11}, Exact: true, Smooth: true, Doc: "x⊙x"},
+		unaryPrim[T](&OpInfo{Name: "square", IR: &IRForm{Tag: "square", Superset: true, Doc: "x⊙x"}, ZeroPreserving: true, Polynomial: true, Gen: GenHint{Degree: DegreeDouble, Graph: 11}, Exact: true, Smooth: true, Doc: "x⊙x"},
 			func(_ *Attrs, x T) (T, error) { return x.Mul(x), nil },
 			func(_ *Attrs, x, _ T) (T, error) { return x.Add(x), nil }),
 		unaryPrim[T](&OpInfo{Name: "abs", Ties: "abs′(0) = 0", ZeroPreserving: true, IR: &IRForm{Tag: "abs", Doc: "|x|"}, Gen: GenHint{Graph: 5}, Exact: true, Doc: "|x|, abs'(0)=0"},
@@ -150,7 +150,13 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 				// Interval straddling 0: the derivative is 0 or 1/(2√x).
 				return g.Mul(x.Step()), nil
 			}),
-		unaryPrim[T](&OpInfo{Name: "clamp", Ties: "clamp′ = 1 only strictly inside (lo, hi), 0 at the bounds", ZeroPreserving: true, Gen: GenHint{Graph: 26}, Attrs: []string{"Lo", "Hi"}, Exact: true, Doc: "clamp(x, lo, hi); derivative 1 strictly inside (lo,hi)"},
+		unaryPrim[T](&OpInfo{Name: "clamp", IR: &IRForm{Tag: "clamp", Attrs: []string{"lo", "hi"}, Superset: true, Doc: "clamp(x, lo, hi), lo ≤ hi rational attributes"}, Ties: "clamp′ = 1 only strictly inside (lo, hi), 0 at the bounds", ZeroPreserving: true, Gen: GenHint{Graph: 26}, Attrs: []string{"Lo", "Hi"}, Exact: true, Doc: "clamp(x, lo, hi); derivative 1 strictly inside (lo,hi)",
+			Shape: func(a *Attrs, in []Shape) (Shape, error) {
+				if _, _, err := clampBounds[F64](a); err != nil {
+					return nil, err
+				}
+				return in[0].Clone(), nil
+			}},
 			func(a *Attrs, x T) (T, error) {
 				lo, hi, err := clampBounds[T](a)
 				if err != nil {
@@ -176,7 +182,7 @@ func elementwisePrims[T Scalar[T]]() []*Prim[T] {
 		unaryPrim[T](&OpInfo{Name: "tanh", ZeroPreserving: true, IR: &IRForm{Tag: "tanh", Doc: "tanh x"}, Gen: GenHint{Graph: 28}, Smooth: true, Doc: "tanh(x); derivative 1−tanh²"},
 			func(_ *Attrs, x T) (T, error) { return x.Tanh() },
 			func(_ *Attrs, _, y T) (T, error) { return one(y).Sub(y.Mul(y)), nil }),
-		unaryPrim[T](&OpInfo{Name: "gelu", ZeroPreserving: true, Gen: GenHint{Graph: 35}, Smooth: true, Doc: "tanh-approximate gelu and its analytic derivative"},
+		unaryPrim[T](&OpInfo{Name: "gelu", IR: &IRForm{Tag: "gelu", Superset: true, Doc: "tanh-approximate gelu"}, ZeroPreserving: true, Gen: GenHint{Graph: 35}, Smooth: true, Doc: "tanh-approximate gelu and its analytic derivative"},
 			func(_ *Attrs, x T) (T, error) {
 				_, t, err := geluInner(x)
 				if err != nil {
@@ -311,7 +317,7 @@ func binaryMul[T Scalar[T]]() *Prim[T] {
 }
 
 func binaryDiv[T Scalar[T]]() *Prim[T] {
-	return binaryPrim[T](&OpInfo{Name: "div", Partial: true, Gen: GenHint{Domain: DomainNonZero, Degree: DegreeSum, Graph: 39}, Exact: true, Smooth: true, Doc: "a/b; vjp (δ/b, −δ⊙a/(b⊙b))"},
+	return binaryPrim[T](&OpInfo{Name: "div", IR: &IRForm{Tag: "div", Superset: true, Doc: "a/b elementwise (equal shapes)"}, Partial: true, Gen: GenHint{Domain: DomainNonZero, Degree: DegreeSum, Graph: 39}, Exact: true, Smooth: true, Doc: "a/b; vjp (δ/b, −δ⊙a/(b⊙b))"},
 		func(a, b T) (T, error) { return a.Div(b) },
 		func(a, b, _, da, db T) (T, error) {
 			p, err := da.Div(b)

@@ -143,5 +143,6 @@ func builtinPrims[T Scalar[T]]() []*Prim[T] {
 	ps = append(ps, shapePrims[T]()...)
 	ps = append(ps, miscPrims[T]()...)
 	ps = append(ps, windowPrims[T]()...)
+	ps = append(ps, regopsPrims[T]()...)
 	return ps
 }

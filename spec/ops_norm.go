@@ -60,6 +60,7 @@ func softmaxPrim[T Scalar[T]](logForm bool) *Prim[T] {
 		Accumulates: true, ZeroPreserving: true, Gen: GenHint{Graph: 33}}
 	if logForm {
 		info.Gen.Graph = 34
+		info.IR = &IRForm{Tag: "log_softmax", Attrs: []string{"axis"}, Superset: true, Doc: "stable log-softmax along axis"}
 	} else {
 		info.IR = &IRForm{Tag: "softmax", Attrs: []string{"axis"}, Doc: "max-shifted softmax along axis"}
 	}
@@ -200,6 +201,16 @@ type lnStats[T Scalar[T]] struct {
 }
 
 func layerNormStats[T Scalar[T]](a *Attrs, x Tensor[T], ax int) (*lnStats[T], error) {
+	return laneStats(a, x, ax, false)
+}
+
+// laneStats computes x̂ and 1/σ per lane along ax. With absSquares each
+// squared deviation is computed as |d|·|d|, which is d·d for every real
+// and float d (bit for bit: the product's magnitude does not depend on the
+// signs) but is never negative over Interval, where d·d of an interval
+// straddling 0 reaches below 0 and would leave σ² + ε without a square
+// root (instance_norm uses it).
+func laneStats[T Scalar[T]](a *Attrs, x Tensor[T], ax int, absSquares bool) (*lnStats[T], error) {
 	st := &lnStats[T]{xhat: zerosOf[T](x.Shape)}
 	eps := rc[T](attrRat(a.Eps, DefaultNormEps()))
 	err := eachLane(x.Shape, ax, func(idx []int) error {
@@ -219,6 +230,9 @@ func layerNormStats[T Scalar[T]](a *Attrs, x Tensor[T], ax int) (*lnStats[T], er
 		var v T
 		for _, i := range idx {
 			d := x.Data[i].Sub(mu)
+			if absSquares {
+				d = d.Abs()
+			}
 			v = v.Add(d.Mul(d))
 		}
 		if v, err = v.Div(n); err != nil {

@@ -235,7 +235,7 @@ func shapePrims[T Scalar[T]]() []*Prim[T] {
 			}, Doc: "numpy broadcast; vjp sums over the broadcast axes"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) { return BroadcastTo(x, a.Shape) },
 			func(_ *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) { return unbroadcast(dy, x.Shape), nil }),
-		linearUnaryPrim[T](&OpInfo{Name: "slice", ZeroPreserving: true, Polynomial: true, Gen: GenHint{Graph: 21}, Attrs: []string{"Axis", "Start", "End"}, Exact: true,
+		linearUnaryPrim[T](&OpInfo{Name: "slice", IR: &IRForm{Tag: "slice", Attrs: []string{"axis", "start", "end"}, Superset: true, Doc: "the elements [start, end) along axis"}, ZeroPreserving: true, Polynomial: true, Gen: GenHint{Graph: 21}, Attrs: []string{"Axis", "Start", "End"}, Exact: true,
 			Shape: func(a *Attrs, in []Shape) (Shape, error) {
 				ax, err := normAxis(a.Axis, len(in[0]))
 				if err != nil {

@@ -16,21 +16,34 @@ import (
 // zero. Constants are exact rationals so that a rule over Rat is exact and
 // a rule over a float scalar rounds each constant once.
 type Attrs struct {
-	Axis   int      // reduce_sum, reduce_mean, softmax, log_softmax, layer_norm, concat, slice
+	Axis   int      // reduce_sum, reduce_mean, softmax, log_softmax, layer_norm, concat, slice, gather; batch_norm_eval: the channel axis
 	Axis2  int      // transpose: the second axis
-	Shape  Shape    // reshape, flatten, broadcast_to: target shape; const, rand_uniform: value shape
+	Shape  Shape    // reshape, flatten, broadcast_to: target shape; const, rand_uniform, keep_mask: value shape
 	Perm   []int    // permute
 	Start  int      // slice: first index on Axis
 	End    int      // slice: one past the last index on Axis
 	C      *big.Rat // scale: the factor
 	Lo, Hi *big.Rat // clamp bounds
-	Eps    *big.Rat // safe_log, layer_norm: epsilon
+	Eps    *big.Rat // safe_log, layer_norm, batch_norm_eval, instance_norm: epsilon
 	P      *big.Rat // bernoulli_mask, dropout: drop probability
-	Seed   uint64   // rand_uniform, bernoulli_mask, dropout: the draw
+	Seed   uint64   // rand_uniform, bernoulli_mask, keep_mask, dropout: the draw
 	Values []*big.Rat
 	// Window is the geometry of conv, conv_transpose and the pools
 	// (ops_window.go).
 	Window *Window
+
+	// The attributes of the primitives added for imported models (issue
+	// 11): pad, gather, lrn, shrink.
+	Widths       []int    // pad: 2·rank naturals, every axis's begin width, then every end width
+	Mode         string   // pad: "constant", "reflect" or "edge"
+	Value        *big.Rat // pad: the fill value of constant mode (0 when nil)
+	Indices      []int    // gather: the constant indices, row-major over IndicesShape
+	IndicesShape Shape    // gather: the indices' shape
+	Size         int      // lrn: the channel window
+	Alpha, Beta  *big.Rat // lrn: y = x/(bias + alpha/size·Σx²)^beta
+	Bias         *big.Rat // lrn: bias; shrink: bias
+	Lambd        *big.Rat // shrink: the threshold λ
+	Mask         []bool   // hard_masked_softmax: true where the entry takes part, row-major over the input
 }
 
 // Clone returns a deep copy of the attributes.
@@ -48,6 +61,10 @@ func (a *Attrs) Clone() *Attrs {
 		return new(big.Rat).Set(r)
 	}
 	b.C, b.Lo, b.Hi, b.Eps, b.P = cp(a.C), cp(a.Lo), cp(a.Hi), cp(a.Eps), cp(a.P)
+	b.Widths, b.Indices = append([]int(nil), a.Widths...), append([]int(nil), a.Indices...)
+	b.IndicesShape = a.IndicesShape.Clone()
+	b.Mask = append([]bool(nil), a.Mask...)
+	b.Value, b.Alpha, b.Beta, b.Bias, b.Lambd = cp(a.Value), cp(a.Alpha), cp(a.Beta), cp(a.Bias), cp(a.Lambd)
 	if a.Values != nil {
 		b.Values = make([]*big.Rat, len(a.Values))
 		for i, v := range a.Values {

@@ -133,7 +133,7 @@ func badInputs(t *testing.T) map[string]string {
   {"id":1,"kind":"max_pool","parents":[0],"shape":[1,1,1],"kernel":[2,2],"stride":[2,2],"padding":[0,0]},
   {"id":2,"kind":"sum","parents":[1],"shape":[]}
 ]}`),
-		// bernoulli_mask has no registry primitive (irsem's own forward rule).
+		// bernoulli_mask with a runtime keep probability (the registry's keep_mask).
 		"iro": writeTemp(t, dir, "iro.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[]},
   {"id":1,"kind":"bernoulli_mask","parents":[0],"shape":[2],"seed":1},
@@ -174,9 +174,6 @@ func TestIRCommandErrors(t *testing.T) {
 		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"]}, []string{"--graph " + f["exp"] + ": node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"], "--path", "typed-graph"}, []string{"node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"grad", "--graph", f["exp"], "--input", f["input2"]}, []string{"node 1 (exp): exp has no exact rational semantics"}},
-		{[]string{"grad", "--graph", f["iro"], "--input", f["input0"], "--scalar", "f64"}, []string{"node 1 (bernoulli_mask): no derivative rules; gradients of this tag are not supported"}},
-		{[]string{"eval", "--graph", f["iro"], "--input", f["input0"], "--path", "tape"}, []string{"node 1 (bernoulli_mask): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
-		{[]string{"eval", "--graph", f["iro"], "--input", f["input0"], "--path", "typed-graph"}, []string{"node 1 (bernoulli_mask): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input}, []string{"--graph " + mlp + ": node 1 (linear): missing linear payload for node 1 (no --payload given)"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input, "--payload", f["badpayload"]}, []string{"--payload " + f["badpayload"] + ": node 1"}},
 		{[]string{"eval", "--graph", quad, "--input", qin, "--scalar", "bf16"}, []string{`--scalar: unknown value "bf16" (want rat|interval|binary32|f32|f64)`}},
@@ -223,19 +220,20 @@ func TestIRCommandErrors(t *testing.T) {
 // are unsupported, and its ir and forward-graph paths evaluate it: the
 // mask with keep probability 1 is [1, 1] (every draw u ≥ 1 − 1 = 0), and
 // the sum of it 2.
-func TestEvalForwardOnlyTag(t *testing.T) {
+func TestEvalKeepMaskEveryPath(t *testing.T) {
 	f := badInputs(t)
+	// Keep probability 1: both mask entries are 1 (draw ≥ 1 − 1 = 0 always),
+	// so the sum is 2 on every path; the mask's gradient is 0 by definition.
 	for _, path := range evalPaths {
 		code, out, errs := runCmd("eval", "--graph", f["iro"], "--input", f["input0"], "--path", path)
-		switch path {
-		case "ir", "forward-graph":
-			if code != 0 || out != "output node 2 (sum) [] = 2\n" {
-				t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 2", path, code, out, errs)
-			}
-		default:
-			if code != 2 || strings.Contains(errs, "gradient") || strings.Contains(errs, "derivative") {
-				t.Errorf("%s: exit %d, stderr %q; want exit 2 and no word about gradients", path, code, errs)
-			}
+		if code != 0 || out != "output node 2 (sum) [] = 2\n" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 2", path, code, out, errs)
+		}
+	}
+	for _, path := range []string{"tape", "typed-graph"} {
+		code, out, errs := runCmd("grad", "--graph", f["iro"], "--input", f["input0"], "--path", path)
+		if code != 0 || out != "loss = 2\ngrad input = 0\n" {
+			t.Errorf("grad %s: exit %d, stdout %q, stderr %q", path, code, out, errs)
 		}
 	}
 }
