@@ -113,6 +113,20 @@ type Attrs struct {
 	P      string   `json:"p,omitempty"`
 	Seed   uint64   `json:"seed,omitempty"`
 	Values []string `json:"values,omitempty"`
+	Window *Window  `json:"window,omitempty"`
+}
+
+// Window is spec.Window, the geometry of conv, conv_transpose and the
+// pools, in a certificate.
+type Window struct {
+	Kernel          []int `json:"kernel"`
+	Stride          []int `json:"stride"`
+	Pads            []int `json:"pads,omitempty"`
+	Dilation        []int `json:"dilation,omitempty"`
+	OutputPadding   []int `json:"output_padding,omitempty"`
+	Groups          int   `json:"groups,omitempty"`
+	CeilMode        bool  `json:"ceil_mode,omitempty"`
+	CountIncludePad bool  `json:"count_include_pad,omitempty"`
 }
 
 // EncodeAttrs converts registry attributes.
@@ -133,6 +147,10 @@ func EncodeAttrs(a *spec.Attrs) Attrs {
 	}
 	for _, v := range a.Values {
 		out.Values = append(out.Values, r(v))
+	}
+	if w := a.Window.Clone(); w != nil {
+		out.Window = &Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
+			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}
 	}
 	return out
 }
@@ -162,6 +180,10 @@ func (a Attrs) decode(file, field string) (*spec.Attrs, error) {
 			return nil, err
 		}
 		out.Values = append(out.Values, r.Big())
+	}
+	if w := a.Window; w != nil {
+		out.Window = (&spec.Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
+			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}).Clone()
 	}
 	return out, nil
 }

@@ -14,10 +14,11 @@
 // Every tag takes its meaning from the spec primitive registry wherever
 // the registry has the primitive (OpInfo.Prim names it: mul_elem is mul,
 // max_elem max, layernorm layer_norm, linear linear with W and b from the
-// payload, …). The tags the registry lacks — bernoulli_mask (with a runtime
-// keep probability), hard_masked_softmax, batch_norm_eval, conv, max_pool,
-// avg_pool — have their forward rules here, generic over spec.Scalar with
-// fixed left folds; they are forward-only (no JVP or VJP rules).
+// payload, conv with W and b from the payload, …). The tags the registry
+// lacks — bernoulli_mask (with a runtime keep probability),
+// hard_masked_softmax, batch_norm_eval — have their forward rules here,
+// generic over spec.Scalar with fixed left folds; they are forward-only (no
+// JVP or VJP rules).
 //
 // Decoding is strict (unknown, duplicate and missing fields, trailing data
 // and malformed numbers are errors; numbers are read exactly, never through
@@ -66,9 +67,15 @@
 //	reshape              1      in_shape, out_shape                         —                    reshape
 //	flatten              1      in_shape                                    —                    flatten (axis 0)
 //	concat               2..∞   axis                                        —                    concat
-//	conv                 1      kernel, stride, padding, dilation, groups,  W, b (optional)      (irsem)
+//	conv                 1      kernel, stride, padding, dilation, groups,  W, b (optional)      conv
 //	                            in_channels, out_channels
-//	max_pool avg_pool    1      kernel, stride, padding                     —                    (irsem)
+//	max_pool avg_pool    1      kernel, stride, padding                     —                    same name
+//	conv_transpose       1      kernel, stride, pads, dilation,             W, b (optional)      conv_transpose (superset)
+//	                            output_padding, groups, in_channels,
+//	                            out_channels
+//	max_pool_nd          1      kernel, stride, pads, dilation, ceil_mode   —                    max_pool_nd (superset)
+//	avg_pool_nd          1      kernel, stride, pads, dilation, ceil_mode,  —                    avg_pool_nd (superset)
+//	                            count_include_pad
 //	detach               1      —                                           —                    detach
 //	mse_loss             2      —                                           —                    mse_loss
 package irsem

@@ -1,6 +1,7 @@
 package irsem
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/spec"
@@ -202,5 +203,56 @@ func TestWindowNDShapes(t *testing.T) {
 		if err != nil || !got.Equal(c.want) {
 			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
 		}
+	}
+}
+
+// TestWindowWire: the superset window tags round-trip through the
+// canonical encoding (attributes in the IR form's order, booleans as
+// true/false), and their attributes are strict.
+func TestWindowWire(t *testing.T) {
+	doc := `{"format":"torchlean.ir.v1","input_id":0,"output_id":3,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[1,2,6]},
+  {"id":1,"kind":"conv_transpose","parents":[0],"shape":[1,2,13],"kernel":[3],"stride":[2],"pads":[1,0],"dilation":[1],"output_padding":[1],"groups":2,"in_channels":2,"out_channels":2},
+  {"id":2,"kind":"max_pool_nd","parents":[1],"shape":[1,2,7],"kernel":[2],"stride":[2],"pads":[0,1],"dilation":[1],"ceil_mode":true},
+  {"id":3,"kind":"avg_pool_nd","parents":[2],"shape":[1,2,4],"kernel":[3],"stride":[2],"pads":[1,1],"dilation":[1],"ceil_mode":false,"count_include_pad":true}
+]}
+`
+	g, err := DecodeGraph([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := EncodeGraph(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != doc {
+		t.Errorf("canonical form:\n%s\nwant\n%s", out, doc)
+	}
+	w := g.Nodes[3].Kind.Window
+	if w.CeilMode || !w.CountIncludePad || !intsEqual(w.Pads, []int{1, 1}) {
+		t.Errorf("decoded window %+v", w)
+	}
+	in := `{"id":0,"kind":"input","parents":[],"shape":[1,1,4]}`
+	bad := []struct{ node, want string }{
+		{`{"id":1,"kind":"max_pool_nd","parents":[0],"shape":[1,1,2],"kernel":[2],"stride":[2],"pads":[0,0],"dilation":[1],"ceil_mode":1}`, `node 1 (max_pool_nd): field "ceil_mode": expected true or false, got "1"`},
+		{`{"id":1,"kind":"max_pool_nd","parents":[0],"shape":[1,1,2],"kernel":[2],"stride":[2],"pads":[0,0],"dilation":[1]}`, `node 1 (max_pool_nd): field "ceil_mode": missing`},
+		{`{"id":1,"kind":"max_pool_nd","parents":[0],"shape":[1,1,2],"kernel":[2],"stride":[2],"pads":[0],"dilation":[1],"ceil_mode":false}`, `node 1 (max_pool_nd): field "pads": 1 entries, expected two per spatial axis (2)`},
+		{`{"id":1,"kind":"max_pool_nd","parents":[0],"shape":[1,1,2],"kernel":[2],"stride":[2],"pads":[0,0],"dilation":[1],"ceil_mode":false,"count_include_pad":true}`, `node 1 (max_pool_nd): field "count_include_pad": max_pool_nd takes no "count_include_pad" attribute`},
+		{`{"id":1,"kind":"max_pool","parents":[0],"shape":[1,1,2],"kernel":[2],"stride":[2],"padding":[0],"pads":[0,0]}`, `node 1 (max_pool): field "pads": max_pool takes no "pads" attribute`},
+		{`{"id":1,"kind":"max_pool_nd","parents":[0],"shape":[1,1,3],"kernel":[1],"stride":[1],"pads":[1,0],"dilation":[1],"ceil_mode":false}`, `node 1 (max_pool_nd): field "pads": max_pool_nd: the window of output 0 on spatial axis 0 holds no element of the input (only padding)`},
+		{`{"id":1,"kind":"conv_transpose","parents":[0],"shape":[1,1,8],"kernel":[2],"stride":[2],"pads":[0,0],"dilation":[1],"output_padding":[2],"groups":1,"in_channels":1,"out_channels":1}`, `node 1 (conv_transpose): field "pads": conv_transpose: output_padding 2 on spatial axis 0 must be smaller than the stride 2 or the dilation 1`},
+		{`{"id":1,"kind":"avg_pool_nd","parents":[0],"shape":[1,1,3],"kernel":[2],"stride":[2],"pads":[0,0],"dilation":[1],"ceil_mode":true,"count_include_pad":false}`, `node 1 (avg_pool_nd): field "shape": declared [1,1,3], inferred [1,1,2]`},
+	}
+	for _, c := range bad {
+		d := `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[` + in + `,` + c.node + `]}`
+		if _, err := DecodeGraph([]byte(d)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s:\n got %v\nwant %s", c.node, err, c.want)
+		}
+	}
+	// A Kind that sets a Window field its tag does not read is rejected.
+	k := Kind{Op: OpMaxPool, Window: &Window{Kernel: []int{2}, Stride: []int{2}, Padding: []int{0}, CeilMode: true}}
+	info, _ := lookup(OpMaxPool)
+	if got := k.strayAttr(info); got != AttrCeilMode {
+		t.Errorf("stray attribute %q, want ceil_mode", got)
 	}
 }

@@ -109,4 +109,95 @@
 // but, when it also reaches below about −745, encloses softplus by an
 // interval reaching 0: with ε = 0 that is a DomainError of Log and the
 // derivative the whole line — sound, not tight.
+//
+// # Window primitives
+//
+// conv, conv_transpose, max_pool, max_pool_nd, avg_pool and avg_pool_nd
+// (geometry in Attrs.Window, a Window) all work over the trailing r = len(Kernel)
+// axes of their input (the spatial axes); conv and conv_transpose read
+// the channel axis just before them (a 2-D convolution reads NCHW, or
+// CHW), pools treat it as one more leading axis, and every axis before
+// that is mapped independently (a batch).
+//
+// Geometry.
+//
+// Along one spatial axis with kernel k, stride s, dilation d, pads pb
+// (begin) and pe (end), the effective window is e = d·(k−1)+1. Output
+// position o of a window op and kernel position j read input position
+//
+//	i = o·s − pb + j·d,
+//
+// which is a real element when 0 ≤ i < n and a padding position when
+// −pb ≤ i < 0 or n ≤ i < n+pe. The output extent is
+//
+//	floor mode:  m = floor((n + pb + pe − e)/s) + 1      (needs n+pb+pe ≥ e)
+//	ceil mode:   m = ceil((n + pb + pe − e)/s) + 1, minus one when the last
+//	             window starts in the end padding, (m−1)·s ≥ n + pb
+//
+// (ONNX MaxPool/AveragePool and PyTorch's pooling output rule: the window
+// a ceil rounds up to must start inside the input or the begin padding).
+// A ceil-mode window may reach past n+pe: those positions are neither
+// elements nor padding.
+//
+// conv_transpose is the adjoint of conv in x: input position i and kernel
+// position j write output position o = i·s − pb + j·d, 0 ≤ o < m, with
+//
+//	m = (n−1)·s − pb − pe + e + output_padding     (needs m ≥ 1)
+//
+// (ONNX ConvTranspose with explicit pads, PyTorch's ConvTranspose).
+//
+// The three index sets of one axis, (small, j, big) with big = small·s −
+// pb + j·d and 0 ≤ big < B, are the one relation every rule below walks:
+// small is the output of conv and the pools and the input of
+// conv_transpose, big the other side. An N-D relation is the product of
+// the axes' relations, walked in row-major order of the remaining
+// coordinate (relIndex).
+//
+// Rules.
+//
+// conv (parents x [L…, C, n…], W [C_out, C/g, k…], optional b [C_out]),
+// with g groups, Cg = C/g and Cog = C_out/g, co in group q = co / Cog:
+//
+//	y[l, co, o] = (Σ_{ci<Cg} Σ_j x[l, q·Cg+ci, o·s−pb+j·d] · W[co, ci, j]) + b[co]
+//
+// a left fold from 0 (ci outer, j row-major inner, padding positions
+// skipped: they are zeros), the bias added last. It is bilinear in (x, W)
+// plus b, so its JVP is conv(dx, W) + conv(x, dW) + db, and its VJP is
+//
+//	dx[l, q·Cg+ci, i] = Σ_{co'<Cog} Σ_{(j,o): o·s−pb+j·d = i} dy[l, q·Cog+co', o] · W[q·Cog+co', ci, j]
+//	dW[co, ci, j]     = Σ_l Σ_o dy[l, co, o] · x[l, q·Cg+ci, o·s−pb+j·d]
+//	db[co]            = Σ_l Σ_o dy[l, co, o]
+//
+// each a left fold from 0 in the order written: every pair (o, j) that
+// reads input i contributes to dx[i] — overlapping windows accumulate.
+//
+// conv_transpose (parents x [L…, C, n…], W [C, C_out/g, k…], optional b
+// [C_out]), ci = q·Cg + ci', co = q·Cog + co':
+//
+//	y[l, co, o] = (Σ_{ci'<Cg} Σ_{(j,i): i·s−pb+j·d = o} x[l, ci, i] · W[ci, co', j]) + b[co]
+//
+// with VJP dx[l, ci, i] = Σ_{co'} Σ_j dy[l, co, i·s−pb+j·d]·W[ci, co', j]
+// (a conv of dy), dW[ci, co', j] = Σ_l Σ_i x[l, ci, i]·dy[l, co,
+// i·s−pb+j·d], db[co] = Σ dy[l, co, ·], and JVP as for conv.
+//
+// avg_pool_nd: y[l, o] = (Σ_{j real} x[l, o·s−pb+j·d]) / D(o), the sum a
+// left fold from 0 over the real positions in row-major j order, D(o) =
+// the number of kernel positions inside the padded input [−pb, n+pe) when
+// count_include_pad (so never the positions a ceil mode adds), else the
+// number of real positions. Linear: JVP = the same average of dx, VJP
+// dx[i] = Σ_{(o,j) reading i} dy[o]/D(o) (accumulated over overlapping
+// windows). avg_pool (TorchLean) is avg_pool_nd with dilation 1, floor
+// mode and count_include_pad, which gives D = Πk.
+//
+// max_pool_nd: y[l, o] = the maximum of x over the real positions of the
+// window (a left fold of Max from the first in row-major j order;
+// padding positions are ignored, PyTorch's −∞ padding). Ties: with P(o)
+// the real positions attaining the maximum and t = |P(o)|, the JVP is
+// (Σ_{p∈P(o)} dx[p])/t and the VJP adds dy[o]/t to each dx[p], p ∈ P(o),
+// accumulating over overlapping windows — the equal split that
+// generalises max/min's 0.5/0.5, exact over Rat. The maximum and its ties
+// are decided with Compare; an order Compare cannot decide (overlapping
+// intervals, NaN) is an error naming the output element. A window without
+// a real element is a shape error. max_pool (TorchLean) is max_pool_nd
+// with dilation 1 and floor mode.
 package spec

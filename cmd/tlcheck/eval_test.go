@@ -133,6 +133,13 @@ func badInputs(t *testing.T) map[string]string {
   {"id":1,"kind":"max_pool","parents":[0],"shape":[1,1,1],"kernel":[2,2],"stride":[2,2],"padding":[0,0]},
   {"id":2,"kind":"sum","parents":[1],"shape":[]}
 ]}`),
+		// bernoulli_mask has no registry primitive (irsem's own forward rule).
+		"iro": writeTemp(t, dir, "iro.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[]},
+  {"id":1,"kind":"bernoulli_mask","parents":[0],"shape":[2],"seed":1},
+  {"id":2,"kind":"sum","parents":[1],"shape":[]}
+]}`),
+		"input0":     writeTemp(t, dir, "input0.json", `{"shape":[],"values":["1"]}`),
 		"input3":     writeTemp(t, dir, "input3.json", `{"shape":[3],"values":["1","2","3"]}`),
 		"input2":     writeTemp(t, dir, "input2.json", `{"shape":[2],"values":["1","-2"]}`),
 		"input122":   writeTemp(t, dir, "input122.json", `{"shape":[1,2,2],"values":["1","2","3","4"]}`),
@@ -167,9 +174,9 @@ func TestIRCommandErrors(t *testing.T) {
 		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"]}, []string{"--graph " + f["exp"] + ": node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"], "--path", "typed-graph"}, []string{"node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"grad", "--graph", f["exp"], "--input", f["input2"]}, []string{"node 1 (exp): exp has no exact rational semantics"}},
-		{[]string{"grad", "--graph", f["pool"], "--input", f["input122"], "--scalar", "f64"}, []string{"node 1 (max_pool): no derivative rules; gradients of this tag are not supported"}},
-		{[]string{"eval", "--graph", f["pool"], "--input", f["input122"], "--path", "tape"}, []string{"node 1 (max_pool): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
-		{[]string{"eval", "--graph", f["pool"], "--input", f["input122"], "--path", "typed-graph"}, []string{"node 1 (max_pool): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
+		{[]string{"grad", "--graph", f["iro"], "--input", f["input0"], "--scalar", "f64"}, []string{"node 1 (bernoulli_mask): no derivative rules; gradients of this tag are not supported"}},
+		{[]string{"eval", "--graph", f["iro"], "--input", f["input0"], "--path", "tape"}, []string{"node 1 (bernoulli_mask): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
+		{[]string{"eval", "--graph", f["iro"], "--input", f["input0"], "--path", "typed-graph"}, []string{"node 1 (bernoulli_mask): no registry primitive", "evaluate it with --path ir or --path forward-graph"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input}, []string{"--graph " + mlp + ": node 1 (linear): missing linear payload for node 1 (no --payload given)"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input, "--payload", f["badpayload"]}, []string{"--payload " + f["badpayload"] + ": node 1"}},
 		{[]string{"eval", "--graph", quad, "--input", qin, "--scalar", "bf16"}, []string{`--scalar: unknown value "bf16" (want rat|interval|binary32|f32|f64)`}},
@@ -214,20 +221,42 @@ func TestIRCommandErrors(t *testing.T) {
 // TestEvalForwardOnlyTag: eval asks for no gradient, so on a tag without a
 // registry primitive its tape and typed-graph paths never say gradients
 // are unsupported, and its ir and forward-graph paths evaluate it: the
-// max pool of [[1,2],[3,4]] is 4 (by hand), and the sum of it 4.
+// mask with keep probability 1 is [1, 1] (every draw u ≥ 1 − 1 = 0), and
+// the sum of it 2.
 func TestEvalForwardOnlyTag(t *testing.T) {
 	f := badInputs(t)
 	for _, path := range evalPaths {
-		code, out, errs := runCmd("eval", "--graph", f["pool"], "--input", f["input122"], "--path", path)
+		code, out, errs := runCmd("eval", "--graph", f["iro"], "--input", f["input0"], "--path", path)
 		switch path {
 		case "ir", "forward-graph":
-			if code != 0 || out != "output node 2 (sum) [] = 4\n" {
-				t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 4", path, code, out, errs)
+			if code != 0 || out != "output node 2 (sum) [] = 2\n" {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 2", path, code, out, errs)
 			}
 		default:
 			if code != 2 || strings.Contains(errs, "gradient") || strings.Contains(errs, "derivative") {
 				t.Errorf("%s: exit %d, stderr %q; want exit 2 and no word about gradients", path, code, errs)
 			}
+		}
+	}
+}
+
+// TestMaxPoolEveryPath: max_pool is a registry primitive, so every eval
+// path and both grad paths run it. The max pool of [[1,4],[3,4]] is 4 (by
+// hand) and the sum of it 4; the maximum is attained twice, so by the tie
+// rule each of the two 4s gets half of the cotangent 1: [[0,1/2],[0,1/2]].
+func TestMaxPoolEveryPath(t *testing.T) {
+	f := badInputs(t)
+	in := writeTemp(t, t.TempDir(), "ties.json", `{"shape":[1,2,2],"values":["1","4","3","4"]}`)
+	for _, path := range evalPaths {
+		code, out, errs := runCmd("eval", "--graph", f["pool"], "--input", in, "--path", path)
+		if code != 0 || out != "output node 2 (sum) [] = 4\n" {
+			t.Errorf("eval %s: exit %d, stdout %q, stderr %q; want the output 4", path, code, out, errs)
+		}
+	}
+	for _, path := range []string{"tape", "typed-graph"} {
+		code, out, errs := runCmd("grad", "--graph", f["pool"], "--input", in, "--path", path)
+		if code != 0 || out != "loss = 4\ngrad input = [[[0, 1/2], [0, 1/2]]]\n" {
+			t.Errorf("grad %s: exit %d, stdout %q, stderr %q", path, code, out, errs)
 		}
 	}
 }

@@ -39,11 +39,11 @@ func compiled(t *testing.T, kind string) *jsonschema.Schema {
 func TestJSONOutputsMatchSchemas(t *testing.T) {
 	dir := t.TempDir()
 	certs := filepath.Join(dir, "certs")
-	pool := writeTemp(t, dir, "pool.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+	iro := writeTemp(t, dir, "iro.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[1,2,2]},
-  {"id":1,"kind":"max_pool","parents":[0],"shape":[1,1,1],"kernel":[2,2],"stride":[2,2],"padding":[0,0]},
+  {"id":1,"kind":"hard_masked_softmax","parents":[0],"shape":[1,2,2],"mask":{"shape":[1,2,2],"allowed":[true,true,true,false]}},
   {"id":2,"kind":"sum","parents":[1],"shape":[]}
-]}`)
+]}`) // a tag without a backend op: the plan is rejected
 	quad, qin := examplePath("quad.ir.json"), examplePath("quad.input.json")
 	mlp := irExamples[2].args("")[1:]
 	cases := []struct {
@@ -70,7 +70,7 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 		{"grad-f64", "grad", []string{"grad", "--graph", quad, "--input", qin, "--scalar", "f64"}, 0, nil, nil},
 		{"plan", "plan", []string{"plan", "--graph", irExamples[2].graph}, 0, nil, []string{irExamples[2].graph}},
 		{"plan-fast", "plan", []string{"plan", "--graph", irExamples[2].graph, "--profile", "fast_cpu"}, 0, nil, nil},
-		{"plan-rejected", "plan", []string{"plan", "--graph", pool}, 1, nil, []string{pool}},
+		{"plan-rejected", "plan", []string{"plan", "--graph", iro}, 1, nil, []string{iro}},
 		{"tape-example", "tape-example", []string{"tape-example"}, 0, nil, nil},
 		{"tape-example-f32", "tape-example", []string{"tape-example", "--scalar", "f32", "--detach"}, 0, nil, nil},
 	}

@@ -26,9 +26,12 @@ func TestPlanCommand(t *testing.T) {
 			"verdict: accepted",
 			"binding: fails: node 1 (linear): capsule native-cuda.linear is unbound: backend: cannot bind capsule native-cuda.linear for linear: missing provider \"native-cuda\""}, "plan accepted on profile checked_cuda but its capsules do not bind: node 1 (linear): capsule native-cuda.linear is unbound"},
 		{[]string{"plan", "--graph", mlp, "--profile", "fast_cpu"}, 0, []string{"linear -> fast_cpu.linear provider=fast_cpu reduction=implementation-defined", "binding: ok"}, ""},
-		{[]string{"plan", "--graph", f["pool"]}, 1, []string{
-			"node 1 (max_pool): rejected: tag max_pool has no backend op",
-			"verdict: rejected: 1 of 3 nodes cannot be planned on profile checked_cpu (node 1)\n"}, "plan rejected on profile checked_cpu: node 1 (max_pool): rejected"},
+		{[]string{"plan", "--graph", f["pool"]}, 0, []string{
+			"node 1 (max_pool): max_pool -> reference.max_pool provider=reference reduction=n/a\n",
+			"verdict: accepted: 2 kernels for 3 nodes (1 source) on profile checked_cpu\n"}, ""},
+		{[]string{"plan", "--graph", f["iro"]}, 1, []string{
+			"node 1 (bernoulli_mask): rejected: tag bernoulli_mask has no backend op",
+			"verdict: rejected: 1 of 3 nodes cannot be planned on profile checked_cpu (node 1)\n"}, "plan rejected on profile checked_cpu: node 1 (bernoulli_mask): rejected"},
 		{[]string{"plan"}, 2, nil, "plan: --graph is required"},
 		{[]string{"plan", "--graph", mlp, "--profile", "tpu"}, 2, nil, `--profile: unknown value "tpu" (want checked_cpu|fast_cpu|checked_cuda)`},
 		{[]string{"plan", "--graph", f["missing"]}, 2, nil, "--graph " + f["missing"] + ": cannot read"},
