@@ -1,0 +1,590 @@
+package onnx
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// trainingDomain is the domain of the Gradient operator.
+const trainingDomain = "ai.onnx.preview.training"
+
+// value is one ONNX value during import: its static shape and element
+// type, and either the IR node computing it (id ≥ 0) or, for a
+// compile-time constant (initializer, Constant, bound input, folded shape
+// arithmetic), its exact elements, materialised as a const node on first
+// use as data.
+type value struct {
+	name  string
+	shape spec.Shape
+	dt    DataType
+	id    int        // IR node id, -1 while not materialised
+	rats  []spec.Rat // float constant: exact elements (row-major)
+	ints  []int64    // integer constant: elements
+	isK   bool       // a compile-time constant
+	init  int        // index into Imported.Initializers, -1 otherwise
+	grad  bool       // an output of a Gradient node (no IR value)
+	where string     // the ONNX node that produced it ("" for graph inputs, initializers)
+}
+
+func (v *value) isInt() bool { return !v.dt.IsFloat() }
+
+// imp is the state of one import.
+type imp struct {
+	m      *Model
+	o      Options
+	path   string
+	opset  int64
+	nodes  []irsem.Node
+	pay    map[int]*irsem.Params
+	origin []string
+	vals   map[string]*value
+	im     *Imported
+	where  string                // Where() of the ONNX node being imported
+	outID  int                   // the IR output node
+	used   map[string]bool       // value names consumed by a node or a graph output
+	info   map[string]*ValueInfo // the graph's value_info by name
+	params map[string]int        // symbolic input dimensions bound from Options.Shapes
+}
+
+func importModel(m *Model, o Options, path string) (im *Imported, err error) {
+	b := &imp{m: m, o: o, path: path, pay: map[int]*irsem.Params{}, vals: map[string]*value{}}
+	defer func() {
+		if e, ok := err.(*ImportError); ok && e.Path == "" && path != "" {
+			e.Path = path
+		}
+	}()
+	if m == nil || m.Graph == nil {
+		return nil, &ImportError{Err: errors.New("the model has no graph")}
+	}
+	for _, op := range m.Opsets {
+		if op.Domain != "" && op.Domain != "ai.onnx" && op.Domain != trainingDomain {
+			return nil, &ImportError{Field: "opset_import", Err: fmt.Errorf("domain %s is not supported (only the default domain and %s)", limits.Quote(op.Domain), trainingDomain)}
+		}
+	}
+	v, ok := m.Opset("")
+	if !ok {
+		return nil, &ImportError{Field: "opset_import", Err: errors.New("no opset of the default domain")}
+	}
+	if v < 1 || v > maxOpset {
+		return nil, &ImportError{Field: "opset_import", Err: fmt.Errorf("default-domain opset %d is not supported (1…%d)", v, maxOpset)}
+	}
+	b.opset = v
+	b.im = &Imported{Opset: v}
+	if err := b.initializers(); err != nil {
+		return nil, err
+	}
+	if err := b.inputs(); err != nil {
+		return nil, err
+	}
+	for _, n := range m.Graph.Nodes {
+		if n == nil {
+			return nil, &ImportError{Field: "node", Err: errors.New("nil node")}
+		}
+		b.where = n.Where()
+		if err := b.importNode(n); err != nil {
+			var ie *ImportError
+			if errors.As(err, &ie) {
+				return nil, err
+			}
+			return nil, &ImportError{Node: n.Where(), Err: err}
+		}
+	}
+	b.where = ""
+	if err := b.outputs(); err != nil {
+		return nil, err
+	}
+	return b.finish()
+}
+
+// maxOpset is the newest default-domain opset whose semantics the
+// importer implements.
+const maxOpset = 21
+
+func (b *imp) errf(field, format string, args ...any) error {
+	return &ImportError{Node: b.where, Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+func (b *imp) initializers() error {
+	seen := map[string]bool{}
+	for i, t := range b.m.Graph.Initializers {
+		if t == nil {
+			return &ImportError{Field: fmt.Sprintf("initializer %d", i), Err: errors.New("nil tensor")}
+		}
+		field := fmt.Sprintf("initializer %q", t.Name)
+		if t.Name == "" {
+			return &ImportError{Field: fmt.Sprintf("initializer %d", i), Err: errors.New("has no name")}
+		}
+		if seen[t.Name] {
+			return &ImportError{Field: field, Err: errors.New("defined twice")}
+		}
+		seen[t.Name] = true
+		v, err := tensorValue(t)
+		if err != nil {
+			return &ImportError{Field: field, Err: err}
+		}
+		v.init = len(b.im.Initializers)
+		b.im.Initializers = append(b.im.Initializers, InitRef{Name: t.Name, Shape: v.shape.Clone()})
+		b.vals[t.Name] = v
+	}
+	return nil
+}
+
+// tensorValue makes a constant value of a tensor: exact rationals for a
+// float tensor, integers for an integer one.
+func tensorValue(t *Tensor) (*value, error) {
+	s, err := dimsShape(t.Dims)
+	if err != nil {
+		return nil, err
+	}
+	v := &value{name: t.Name, shape: s, dt: t.DataType, id: -1, isK: true, init: -1}
+	switch {
+	case t.DataType.IsFloat():
+		rs, err := t.Rats()
+		if err != nil {
+			return nil, err
+		}
+		if len(rs) != s.Size() {
+			return nil, fmt.Errorf("shape %v needs %d values, the tensor holds %d", s, s.Size(), len(rs))
+		}
+		v.rats = rs
+	case t.DataType == Int64 || t.DataType == Int32 || t.DataType == Int16 || t.DataType == Int8 ||
+		t.DataType == Uint8 || t.DataType == Uint16 || t.DataType == Bool:
+		var xs []int64
+		if t.Int64 != nil {
+			xs = append([]int64(nil), t.Int64...)
+		} else {
+			xs = make([]int64, len(t.Int32))
+			for i, x := range t.Int32 {
+				xs[i] = int64(x)
+			}
+		}
+		if len(xs) != s.Size() {
+			return nil, fmt.Errorf("shape %v needs %d values, the tensor holds %d", s, s.Size(), len(xs))
+		}
+		v.ints = xs
+	default:
+		return nil, fmt.Errorf("element type %s is not supported", t.DataType.String())
+	}
+	return v, nil
+}
+
+func (b *imp) inputs() error {
+	ins := RuntimeInputs(b.m)
+	type fin struct {
+		v  *value
+		io IOValue
+	}
+	var fl []fin
+	for k, vi := range ins {
+		field := fmt.Sprintf("graph input %q", vi.Name)
+		if vi.Name == "" {
+			return &ImportError{Field: fmt.Sprintf("graph input %d", k), Err: errors.New("has no name")}
+		}
+		if _, dup := b.vals[vi.Name]; dup {
+			return &ImportError{Field: field, Err: errors.New("defined twice")}
+		}
+		if vi.ElemType.IsFloat() {
+			if _, ok := b.o.Bind[vi.Name]; ok {
+				return &ImportError{Field: field, Err: errors.New("a float input cannot be bound (Options.Bind is for integer inputs)")}
+			}
+			s, err := b.inputShape(vi)
+			if err != nil {
+				return err
+			}
+			v := &value{name: vi.Name, shape: s, dt: vi.ElemType, id: -1, init: -1}
+			b.vals[vi.Name] = v
+			fl = append(fl, fin{v, IOValue{Name: vi.Name, Index: k, Shape: s.Clone(), DataType: vi.ElemType}})
+			continue
+		}
+		t, ok := b.o.Bind[vi.Name]
+		if !ok || t == nil {
+			return &ImportError{Field: field, Err: fmt.Errorf("an input of element type %s must be bound at import (Options.Bind)", vi.ElemType.String())}
+		}
+		if t.DataType.IsFloat() || (t.DataType != vi.ElemType && !(isIndexType(t.DataType) && isIndexType(vi.ElemType))) {
+			return &ImportError{Field: field, Err: fmt.Errorf("bound tensor of element type %s, the input is %s", t.DataType.String(), vi.ElemType.String())}
+		}
+		v, err := tensorValue(t)
+		if err != nil {
+			return &ImportError{Field: field, Err: err}
+		}
+		if err := matchDims(vi, v.shape); err != nil {
+			return &ImportError{Field: field, Err: err}
+		}
+		v.name = vi.Name
+		b.vals[vi.Name] = v
+	}
+	bound := map[string]bool{}
+	for k := range b.o.Bind {
+		bound[k] = true
+	}
+	for _, vi := range ins {
+		delete(bound, vi.Name)
+	}
+	if extra := sortedKeys(bound); len(extra) > 0 {
+		return &ImportError{Field: fmt.Sprintf("Options.Bind %q", extra[0]), Err: errors.New("the model has no runtime input of that name")}
+	}
+	// The IR input.
+	switch len(fl) {
+	case 0:
+		b.emitRaw(irsem.Kind{Op: irsem.OpInput}, spec.Shape{0}, nil, "")
+	case 1:
+		fl[0].v.id = b.emitRaw(irsem.Kind{Op: irsem.OpInput}, fl[0].v.shape, nil, "")
+		b.im.Inputs = []IOValue{fl[0].io}
+	default:
+		total := 0
+		for _, f := range fl {
+			total += f.v.shape.Size()
+		}
+		if _, err := (spec.Shape{total}).Check(0); err != nil {
+			return &ImportError{Field: "graph inputs", Err: err}
+		}
+		in := b.emitRaw(irsem.Kind{Op: irsem.OpInput}, spec.Shape{total}, nil, "")
+		off := 0
+		for i := range fl {
+			f := &fl[i]
+			n := f.v.shape.Size()
+			id, err := b.slice(in, spec.Shape{total}, 0, off, off+n)
+			if err != nil {
+				return &ImportError{Field: fmt.Sprintf("graph input %q", f.v.name), Err: err}
+			}
+			f.v.id = b.reshape(id, spec.Shape{n}, f.v.shape)
+			f.io.Offset = off
+			off += n
+			b.im.Inputs = append(b.im.Inputs, f.io)
+		}
+	}
+	return nil
+}
+
+func isIndexType(d DataType) bool { return d == Int64 || d == Int32 }
+
+// inputShape is a float input's static shape: its ValueInfo's extents,
+// symbolic or missing ones taken from Options.Shapes.
+func (b *imp) inputShape(vi *ValueInfo) (spec.Shape, error) {
+	field := fmt.Sprintf("graph input %q", vi.Name)
+	given, hasGiven := b.o.Shapes[vi.Name]
+	if !vi.HasShape {
+		if !hasGiven {
+			return nil, &ImportError{Field: field, Err: errors.New("has no shape in the model; give it (Options.Shapes)")}
+		}
+		if _, err := given.Check(0); err != nil {
+			return nil, &ImportError{Field: field, Err: err}
+		}
+		return given.Clone(), nil
+	}
+	s := make(spec.Shape, len(vi.Shape))
+	for i, d := range vi.Shape {
+		switch {
+		case d.Known():
+			if d.Value > int64(spec.DefaultMaxElements) {
+				return nil, &ImportError{Field: field, Err: fmt.Errorf("dimension %d is %d", i, d.Value)}
+			}
+			s[i] = int(d.Value)
+		case hasGiven:
+			if len(given) != len(vi.Shape) {
+				return nil, &ImportError{Field: field, Err: fmt.Errorf("given shape %v has rank %d, the model's input has rank %d", given, len(given), len(vi.Shape))}
+			}
+			s[i] = given[i]
+			if d.Param != "" {
+				if b.params == nil {
+					b.params = map[string]int{}
+				}
+				if v, seen := b.params[d.Param]; seen && v != s[i] {
+					return nil, &ImportError{Field: field, Err: fmt.Errorf("dimension %d (%s) is %d, another input binds %s to %d", i, limits.Quote(d.Param), s[i], limits.Quote(d.Param), v)}
+				}
+				b.params[d.Param] = s[i]
+			}
+		default:
+			if d.Param == "" {
+				return nil, &ImportError{Field: field, Err: fmt.Errorf("dimension %d is unknown; give the input's shape (Options.Shapes)", i)}
+			}
+			return nil, &ImportError{Field: field, Err: fmt.Errorf("dimension %d is symbolic (%s); give the input's shape (Options.Shapes)", i, limits.Quote(d.Param))}
+		}
+	}
+	if hasGiven && !given.Equal(s) {
+		return nil, &ImportError{Field: field, Err: fmt.Errorf("given shape %v differs from the graph's input shape %v", given, dimsString(vi.Shape))}
+	}
+	if _, err := s.Check(0); err != nil {
+		return nil, &ImportError{Field: field, Err: err}
+	}
+	return s, nil
+}
+
+func dimsString(ds []Dim) string {
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		if d.Param != "" {
+			parts[i] = d.Param
+		} else {
+			parts[i] = fmt.Sprint(d.Value)
+		}
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// matchDims checks a shape against a ValueInfo's fixed extents.
+func matchDims(vi *ValueInfo, s spec.Shape) error {
+	if vi == nil || !vi.HasShape {
+		return nil
+	}
+	if len(vi.Shape) != len(s) {
+		return fmt.Errorf("shape %v, the graph declares %s", s, dimsString(vi.Shape))
+	}
+	for i, d := range vi.Shape {
+		if d.Known() && d.Value != int64(s[i]) {
+			return fmt.Errorf("shape %v, the graph declares %s", s, dimsString(vi.Shape))
+		}
+	}
+	return nil
+}
+
+func (b *imp) outputs() error {
+	g := b.m.Graph
+	var outs []*value
+	var idx []int
+	for k, vi := range g.Outputs {
+		if vi == nil {
+			return &ImportError{Field: fmt.Sprintf("graph output %d", k), Err: errors.New("nil")}
+		}
+		field := fmt.Sprintf("graph output %q", vi.Name)
+		v, ok := b.vals[vi.Name]
+		if !ok {
+			return &ImportError{Field: field, Err: errors.New("no node, initializer or input produces it")}
+		}
+		if v.grad {
+			for gi := range b.im.Gradients {
+				gs := &b.im.Gradients[gi]
+				for j, o := range gs.Outputs {
+					if o == vi.Name {
+						gs.OutputIndex[j] = k
+					}
+				}
+			}
+			continue
+		}
+		if !v.dt.IsFloat() {
+			return &ImportError{Field: field, Err: fmt.Errorf("element type %s: only float outputs can be imported", v.dt.String())}
+		}
+		if vi.ElemType != 0 && !vi.ElemType.IsFloat() {
+			return &ImportError{Field: field, Err: fmt.Errorf("declared element type %s: only float outputs can be imported", vi.ElemType.String())}
+		}
+		if err := matchDims(vi, v.shape); err != nil {
+			return &ImportError{Node: v.where, Field: field, Err: err}
+		}
+		outs = append(outs, v)
+		idx = append(idx, k)
+	}
+	if len(outs) == 0 {
+		return &ImportError{Field: "graph outputs", Err: errors.New("the graph has no float output to import")}
+	}
+	out := -1
+	if len(outs) == 1 {
+		id, err := b.ir(outs[0])
+		if err != nil {
+			return err
+		}
+		out = id
+		b.im.Outputs = []IOValue{{Name: outs[0].name, Index: idx[0], Shape: outs[0].shape.Clone(), DataType: outs[0].dt}}
+	} else {
+		var parts []int
+		off := 0
+		for i, v := range outs {
+			id, err := b.ir(v)
+			if err != nil {
+				return err
+			}
+			n := v.shape.Size()
+			parts = append(parts, b.reshape(id, v.shape, spec.Shape{n}))
+			b.im.Outputs = append(b.im.Outputs, IOValue{Name: v.name, Index: idx[i], Shape: v.shape.Clone(), DataType: v.dt, Offset: off})
+			off += n
+		}
+		out = b.emitRaw(irsem.Kind{Op: irsem.OpConcat}, spec.Shape{off}, parts, "")
+	}
+	for gi := range b.im.Gradients {
+		gs := &b.im.Gradients[gi]
+		gs.OfOutput = -1
+		for i, o := range b.im.Outputs {
+			if o.Name == gs.Of {
+				gs.OfOutput = i
+			}
+		}
+		if gs.OfOutput < 0 {
+			return &ImportError{Node: gs.Node, Field: `attribute "y"`, Err: fmt.Errorf("%q is not a float graph output (the gradient of a graph output only)", gs.Of)}
+		}
+	}
+	b.outID = out
+	return nil
+}
+
+func (b *imp) finish() (*Imported, error) {
+	g := &irsem.Graph{InputID: 0, OutputID: b.outID, Nodes: b.nodes}
+	p := &irsem.Payload{Entries: b.pay}
+	if err := g.Check(); err != nil {
+		return nil, b.irError(err)
+	}
+	if err := irsem.CheckPayload(g, p); err != nil {
+		return nil, b.irError(err)
+	}
+	b.im.Graph, b.im.Payload, b.im.Origin = g, p, b.origin
+	return b.im, nil
+}
+
+// irError attributes an irsem check failure (a bug of the mapping, or an
+// input the IR's own checks refuse) to the ONNX node it came from.
+func (b *imp) irError(err error) error {
+	var e *irsem.Error
+	if errors.As(err, &e) && e.Node >= 0 && e.Node < len(b.origin) {
+		return &ImportError{Node: b.origin[e.Node], Field: "IR", Err: err}
+	}
+	return &ImportError{Field: "IR", Err: err}
+}
+
+// emitRaw appends an IR node and returns its id.
+func (b *imp) emitRaw(k irsem.Kind, shape spec.Shape, parents []int, origin string) int {
+	id := len(b.nodes)
+	b.nodes = append(b.nodes, irsem.Node{ID: id, Parents: append([]int(nil), parents...), Kind: k, Shape: shape.Clone()})
+	b.origin = append(b.origin, origin)
+	return id
+}
+
+// emit appends an IR node for the ONNX node being imported.
+func (b *imp) emit(k irsem.Kind, shape spec.Shape, parents ...int) int {
+	return b.emitRaw(k, shape, parents, b.where)
+}
+
+// emitP appends an IR node with a payload entry.
+func (b *imp) emitP(k irsem.Kind, shape spec.Shape, p *irsem.Params, parents ...int) int {
+	id := b.emit(k, shape, parents...)
+	b.pay[id] = p
+	return id
+}
+
+// use records that payload field of node id holds initializer v's value.
+func (b *imp) use(v *value, id int, field string) {
+	if v != nil && v.init >= 0 {
+		r := &b.im.Initializers[v.init]
+		r.Uses = append(r.Uses, ParamUse{Node: id, Field: field})
+	}
+}
+
+// ratTensor is a float constant's value as a fresh payload tensor.
+func ratTensor(v *value, shape spec.Shape) *irsem.RatTensor {
+	t := irsem.RatTensor{Shape: shape.Clone(), Data: append([]spec.Rat(nil), v.rats...)}
+	return &t
+}
+
+// ir returns the IR node computing v, materialising a float constant as
+// a const node (one per constant, shared by all its uses).
+func (b *imp) ir(v *value) (int, error) {
+	if v.id >= 0 {
+		return v.id, nil
+	}
+	if v.grad {
+		return 0, b.errf("", "%q is an output of a Gradient node, which the IR does not compute", v.name)
+	}
+	if !v.isK {
+		return 0, b.errf("", "value %q has no IR node (internal error)", v.name)
+	}
+	if v.isInt() {
+		return 0, b.errf("", "integer tensor %q is used as float data (only as shapes, axes, indices)", v.name)
+	}
+	where := v.where // "" for an initializer: its const node belongs to no one ONNX node
+	id := b.emitRaw(irsem.Kind{Op: irsem.OpConst, ValueShape: v.shape.Clone()}, v.shape, nil, where)
+	b.pay[id] = &irsem.Params{Value: ratTensor(v, v.shape)}
+	b.use(v, id, irsem.ParamValue)
+	v.id = id
+	return id, nil
+}
+
+// constScalar emits a const node holding r, broadcast to shape.
+func (b *imp) constScalar(r spec.Rat, shape spec.Shape) int {
+	t := irsem.RatTensor{Shape: spec.Shape{}, Data: []spec.Rat{r}}
+	id := b.emitP(irsem.Kind{Op: irsem.OpConst}, spec.Shape{}, &irsem.Params{Value: &t})
+	return b.broadcast(id, spec.Shape{}, shape)
+}
+
+// broadcast emits broadcast_to from → to unless the shapes are equal.
+func (b *imp) broadcast(id int, from, to spec.Shape) int {
+	if from.Equal(to) {
+		return id
+	}
+	return b.emit(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: from.Clone(), ToShape: to.Clone()}, to, id)
+}
+
+// reshape emits reshape from → to unless the shapes are equal.
+func (b *imp) reshape(id int, from, to spec.Shape) int {
+	if from.Equal(to) {
+		return id
+	}
+	return b.emitRaw(irsem.Kind{Op: irsem.OpReshape, InShape: from.Clone(), OutShape: to.Clone()}, to, []int{id}, b.where)
+}
+
+// broadcastShapes is ONNX's multidirectional (numpy) broadcast of shapes.
+func broadcastShapes(ss ...spec.Shape) (spec.Shape, error) {
+	r := 0
+	for _, s := range ss {
+		r = max(r, len(s))
+	}
+	out := make(spec.Shape, r)
+	for i := range out {
+		out[i] = 1
+	}
+	for _, s := range ss {
+		off := r - len(s)
+		for i, d := range s {
+			o := &out[off+i]
+			switch {
+			case d == *o || d == 1:
+			case *o == 1:
+				*o = d
+			default:
+				return nil, fmt.Errorf("shapes %v cannot be broadcast together (axis %d: %d vs %d)", ss, off+i-r, *o, d)
+			}
+		}
+	}
+	return out, nil
+}
+
+// normAxis maps an ONNX axis (negative counts from the end) into [0, r).
+func normAxis(a int64, r int) (int, error) {
+	if a < 0 {
+		a += int64(r)
+	}
+	if a < 0 || a >= int64(r) {
+		return 0, fmt.Errorf("axis %d out of range for rank %d", a, r)
+	}
+	return int(a), nil
+}
+
+// prod is the product of extents.
+func prod(s []int) int {
+	p := 1
+	for _, d := range s {
+		p *= d
+	}
+	return p
+}
+
+// ratOf is the exact value of a float32 attribute.
+func ratOf(f float32) (spec.Rat, error) {
+	if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+		return spec.Rat{}, fmt.Errorf("%v is not a finite number", f)
+	}
+	return spec.RatFromFloat64(float64(f))
+}
+
+func sortedKeys(m map[string]bool) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
