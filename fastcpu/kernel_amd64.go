@@ -4,12 +4,21 @@ package fastcpu
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects the AVX2 micro-kernel: golang.org/x/sys/cpu reports AVX2
-// only when CPUID.7:EBX.AVX2 is set and the OS saves the YMM registers
-// (CPUID.1:ECX.OSXSAVE and .AVX, XCR0 bits 1–2), the conditions the
-// kernel needs. It is a variable so that tests can force the portable
-// kernel and compare the bits of both.
-var useAVX2 = cpu.X86.HasAVX2
+// Kernel selection. golang.org/x/sys/cpu reports AVX2 only when
+// CPUID.7:EBX.AVX2 is set and the OS saves the YMM registers
+// (CPUID.1:ECX.OSXSAVE and .AVX, XCR0 bits 1–2), and AVX-512F only when
+// CPUID.7:EBX.AVX512F is set and the OS also saves the opmask and ZMM
+// state (XCR0 bits 5–7): the conditions the vector kernels need. The
+// AVX-512 kernels use only AVX-512F instructions (VMULPS, VADDPS,
+// VFMADD231PS, VBROADCASTSS, VMOVUPS, VPXORD on Z registers).
+//
+// These are variables so that tests can force each kernel family in turn
+// (AVX-512, AVX2, portable Go) on one machine and compare their bits;
+// nothing else writes them.
+var (
+	useAVX2   = cpu.X86.HasAVX2
+	useAVX512 = cpu.X86.HasAVX512F
+)
 
 // kernel6x16AVX2 is microKernel for 6×16 blocks with 256-bit vectors:
 // twelve YMM accumulators (two per row), VMULPS then VADDPS per product,
@@ -17,3 +26,21 @@ var useAVX2 = cpu.X86.HasAVX2
 //
 //go:noescape
 func kernel6x16AVX2(kc int, a, b, c *float32, ldc int, accumulate bool)
+
+// kernel6x16AVX512 is microKernel for 6×16 blocks with 512-bit vectors:
+// six ZMM accumulators (one per row), VMULPS (embedded broadcast of the A
+// element) then VADDPS per product, in increasing p. Same float32
+// operations in the same order as kernelGeneric. The caller guarantees
+// the extents.
+//
+//go:noescape
+func kernel6x16AVX512(kc int, a, b, c *float32, ldc int, accumulate bool)
+
+// kernel12x32FMA is fmaKernel's vector body: a 12×32 block of C from a
+// packed 12-row A strip (a[p·12+r]) and a packed 32-column B strip
+// (b[p·32+j]), each element the fused left fold
+// c ← fl(a[p·12+r]·b[p·32+j] + c), p = 0…kc−1, from +0 or from c when
+// accumulate is set. c must hold 11·ldc+32 elements.
+//
+//go:noescape
+func kernel12x32FMA(kc int, a, b, c *float32, ldc int, accumulate bool)
