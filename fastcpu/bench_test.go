@@ -123,3 +123,22 @@ func BenchmarkLinear(b *testing.B) {
 	}
 	b.ReportMetric(2*float64(rows*in*out)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }
+
+// BenchmarkSgemmFamilies runs the fixed-left Sgemm with each kernel
+// family forced in turn, and the implementation-defined SgemmFast.
+func BenchmarkSgemmFamilies(b *testing.B) {
+	saved2, saved512 := useAVX2, useAVX512
+	defer func() { useAVX2, useAVX512 = saved2, saved512 }()
+	for _, n := range []int{256, 1024} {
+		for _, f := range kernelFamilies() {
+			b.Run(fmt.Sprintf("%s/%d", f.name, n), func(b *testing.B) {
+				useAVX512, useAVX2 = f.avx512, f.avx2
+				benchGemm(b, n, func(a, bm, c []float32) { Sgemm(n, n, n, a, n, bm, n, c, n) })
+			})
+		}
+		useAVX2, useAVX512 = saved2, saved512
+		b.Run(fmt.Sprintf("fast/%d", n), func(b *testing.B) {
+			benchGemm(b, n, func(a, bm, c []float32) { SgemmFast(n, n, n, a, n, bm, n, c, n) })
+		})
+	}
+}

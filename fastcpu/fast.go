@@ -242,9 +242,16 @@ func (j *fmaJob) unit(s *fmaScratch, i0, mu, j0, nu int) {
 					mrr := min(fmr, mc-ir)
 					as := ap[ir*kc : (ir+fmr)*kc]
 					off := (ic+ir)*j.ldc + j0 + jr
+					// The next block of C: down one strip, or the top
+					// of the next column strip.
+					next := off + fmr*j.ldc
+					if ir+fmr >= mc {
+						next = ic*j.ldc + j0 + min(jr+fnr, nu-1)
+					}
+					np := &j.c[min(next, len(j.c)-1)]
 					if mrr == fmr && nrr == fnr {
 						cs := j.c[off : off+(fmr-1)*j.ldc+fnr]
-						kernel12x32FMA(kc, &as[0], &bs[0], &cs[0], j.ldc, accumulate)
+						kernel12x32FMA(kc, &as[0], &bs[0], &cs[0], j.ldc, np, accumulate)
 						continue
 					}
 					e := s.edge[:]
@@ -253,7 +260,7 @@ func (j *fmaJob) unit(s *fmaScratch, i0, mu, j0, nu int) {
 							copy(e[r*fnr:r*fnr+nrr], j.c[off+r*j.ldc:off+r*j.ldc+nrr])
 						}
 					}
-					kernel12x32FMA(kc, &as[0], &bs[0], &e[0], fnr, accumulate)
+					kernel12x32FMA(kc, &as[0], &bs[0], &e[0], fnr, np, accumulate)
 					for r := 0; r < mrr; r++ {
 						copy(j.c[off+r*j.ldc:off+r*j.ldc+nrr], e[r*fnr:r*fnr+nrr])
 					}

@@ -142,15 +142,35 @@ store512:
 	VMOVUPS acc1, 64(DX) \
 	ADDQ    R8, DX
 
-// func kernel12x32FMA(kc int, a, b, c *float32, ldc int, accumulate bool)
-TEXT ·kernel12x32FMA(SB), NOSPLIT, $0-41
+#define FPREF \
+	PREFETCHT0 (R9) \
+	PREFETCHT0 64(R9) \
+	ADDQ       R8, R9
+
+// func kernel12x32FMA(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool)
+TEXT ·kernel12x32FMA(SB), NOSPLIT, $0-49
 	MOVQ    kc+0(FP), CX
 	MOVQ    a+8(FP), SI
 	MOVQ    b+16(FP), DI
 	MOVQ    c+24(FP), DX
 	MOVQ    ldc+32(FP), R8
 	SHLQ    $2, R8
-	MOVBQZX accumulate+40(FP), AX
+	// Prefetch the 12 rows of the next block of C, which the next call
+	// reads (k blocks after the first) and writes.
+	MOVQ    next+40(FP), R9
+	FPREF
+	FPREF
+	FPREF
+	FPREF
+	FPREF
+	FPREF
+	FPREF
+	FPREF
+	FPREF
+	FPREF
+	FPREF
+	FPREF
+	MOVBQZX accumulate+48(FP), AX
 	TESTQ   AX, AX
 	JZ      fzero
 

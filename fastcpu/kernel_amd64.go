@@ -40,7 +40,9 @@ func kernel6x16AVX512(kc int, a, b, c *float32, ldc int, accumulate bool)
 // packed 12-row A strip (a[p·12+r]) and a packed 32-column B strip
 // (b[p·32+j]), each element the fused left fold
 // c ← fl(a[p·12+r]·b[p·32+j] + c), p = 0…kc−1, from +0 or from c when
-// accumulate is set. c must hold 11·ldc+32 elements.
+// accumulate is set. c must hold 11·ldc+32 elements. next is only
+// prefetched (12 rows of 128 bytes at stride ldc from it, the block the
+// caller computes next); prefetches never fault, so any address will do.
 //
 //go:noescape
-func kernel12x32FMA(kc int, a, b, c *float32, ldc int, accumulate bool)
+func kernel12x32FMA(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool)
