@@ -123,12 +123,21 @@ func fastGemm(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb i
 		gemm(transB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
+	panelGemm(true, transB, m, n, k, a, lda, b, ldb, c, ldc)
+}
+
+// panelGemm runs a validated product above naiveFlops on the AVX-512
+// panel driver: with the fused kernel (SgemmFast's fold) or with the
+// separate-rounding one (Sgemm's fixed-left fold, bit for bit).
+func panelGemm(fused, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	flops := 2 * float64(m) * float64(n) * float64(k)
 	workers := 1
 	if flops > parallelFlops {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	j := fmaJobPool.Get().(*fmaJob)
 	j.setup(transB, m, n, k, a, lda, b, ldb, c, ldc, workers)
+	j.fused = fused
 	workers = min(workers, j.units)
 	if workers > 1 {
 		dispatch(&j.offer, workers-1)
@@ -145,7 +154,7 @@ func fastGemm(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb i
 // columns, claimed through an atomic counter; each unit is computed start
 // to finish by the goroutine that claims it, in its own scratch.
 type fmaJob struct {
-	transB        bool
+	fused, transB bool
 	m, n, k       int
 	a, b, c       []float32
 	lda, ldb, ldc int
@@ -221,6 +230,10 @@ func (j *fmaJob) work() {
 // first k block starts every accumulator at +0, later ones reload the
 // running sums from C, which continues the same fused left fold.
 func (j *fmaJob) unit(s *fmaScratch, i0, mu, j0, nu int) {
+	kernel := kernel12x32MulAdd
+	if j.fused {
+		kernel = kernel12x32FMA
+	}
 	npad := ceilDiv(nu, fnr) * fnr
 	for pc := 0; pc < j.k; pc += fkc {
 		kc := min(fkc, j.k-pc)
@@ -251,7 +264,7 @@ func (j *fmaJob) unit(s *fmaScratch, i0, mu, j0, nu int) {
 					np := &j.c[min(next, len(j.c)-1)]
 					if mrr == fmr && nrr == fnr {
 						cs := j.c[off : off+(fmr-1)*j.ldc+fnr]
-						kernel12x32FMA(kc, &as[0], &bs[0], &cs[0], j.ldc, np, accumulate)
+						kernel(kc, &as[0], &bs[0], &cs[0], j.ldc, np, accumulate)
 						continue
 					}
 					e := s.edge[:]
@@ -260,7 +273,7 @@ func (j *fmaJob) unit(s *fmaScratch, i0, mu, j0, nu int) {
 							copy(e[r*fnr:r*fnr+nrr], j.c[off+r*j.ldc:off+r*j.ldc+nrr])
 						}
 					}
-					kernel12x32FMA(kc, &as[0], &bs[0], &e[0], fnr, np, accumulate)
+					kernel(kc, &as[0], &bs[0], &e[0], fnr, np, accumulate)
 					for r := 0; r < mrr; r++ {
 						copy(j.c[off+r*j.ldc:off+r*j.ldc+nrr], e[r*fnr:r*fnr+nrr])
 					}

@@ -46,3 +46,10 @@ func kernel6x16AVX512(kc int, a, b, c *float32, ldc int, accumulate bool)
 //
 //go:noescape
 func kernel12x32FMA(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool)
+
+// kernel12x32MulAdd is kernel12x32FMA with separate rounding: each
+// element is the left fold c ← fl(c + fl(a[p·12+r]·b[p·32+j])), p =
+// 0…kc−1 (VMULPS then VADDPS), kernelGeneric's fold in the 12×32 layout.
+//
+//go:noescape
+func kernel12x32MulAdd(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool)

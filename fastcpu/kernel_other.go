@@ -20,3 +20,7 @@ func kernel6x16AVX512(kc int, a, b, c *float32, ldc int, accumulate bool) {
 func kernel12x32FMA(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool) {
 	panic("fastcpu: no vector kernel on this platform")
 }
+
+func kernel12x32MulAdd(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool) {
+	panic("fastcpu: no vector kernel on this platform")
+}

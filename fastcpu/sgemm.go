@@ -125,6 +125,10 @@ func gemm(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 		naiveGemm(transB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
+	if useAVX512 {
+		panelGemm(false, transB, m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
 	j := jobPool.Get().(*gemmJob)
 	j.setup(transB, m, n, k, a, lda, b, ldb, c, ldc)
 	workers := 1
