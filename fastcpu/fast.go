@@ -290,9 +290,21 @@ func packFA(dst, a []float32, lda, ic, mc, pc, kc int) {
 	for ir := 0; ir < mc; ir += fmr {
 		sd := dst[ir*kc : ir*kc+fmr*kc]
 		rows := min(fmr, mc-ir)
-		if rows < fmr {
-			clear(sd)
+		if rows == fmr {
+			var rs [fmr][]float32
+			for r := range rs {
+				base := (ic+ir+r)*lda + pc
+				rs[r] = a[base : base+kc : base+kc]
+			}
+			for p := range kc {
+				d := (*[fmr]float32)(sd[p*fmr : p*fmr+fmr])
+				d[0], d[1], d[2], d[3] = rs[0][p], rs[1][p], rs[2][p], rs[3][p]
+				d[4], d[5], d[6], d[7] = rs[4][p], rs[5][p], rs[6][p], rs[7][p]
+				d[8], d[9], d[10], d[11] = rs[8][p], rs[9][p], rs[10][p], rs[11][p]
+			}
+			continue
 		}
+		clear(sd)
 		for r := 0; r < rows; r++ {
 			base := (ic+ir+r)*lda + pc
 			row := a[base : base+kc]

@@ -31,10 +31,4 @@ func BenchmarkMicroKernels(b *testing.B) {
 			b.ReportMetric(2*fmr*fnr*kc*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
-	b.Run("muladd6x16", func(b *testing.B) {
-		for b.Loop() {
-			kernel6x16AVX512(kc, &a[0], &bb[0], &c[0], nr, true)
-		}
-		b.ReportMetric(2*mr*nr*kc*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	})
 }

@@ -6,18 +6,12 @@ package fastcpu
 //	c[r·ldc+j] = fold_{p=0..kc−1} (acc + float32(a[p·mr+r]·b[p·nr+j]))
 //
 // starting from acc = c[r·ldc+j] when accumulate is set and from +0
-// otherwise. c must hold (mr−1)·ldc+nr elements. The three kernels —
-// AVX-512 (one ZMM per row), AVX2 (two YMM per row) and portable Go —
-// perform the same float32 operations in the same order and so give the
-// same bits; the vectors only run the 16 columns of a row side by side.
+// otherwise. c must hold (mr−1)·ldc+nr elements. The vector kernel and
+// the portable one perform the same float32 operations in the same order
+// and so give the same bits, as does the AVX-512 kernel12x32MulAdd that
+// replaces this driver when useAVX512 is set: the vectors only run the
+// columns of a row side by side.
 func microKernel(kc int, a, b, c []float32, ldc int, accumulate bool) {
-	if useAVX512 {
-		_ = a[mr*kc-1]
-		_ = b[nr*kc-1]
-		_ = c[(mr-1)*ldc+nr-1]
-		kernel6x16AVX512(kc, &a[0], &b[0], &c[0], ldc, accumulate)
-		return
-	}
 	if useAVX2 {
 		_ = a[mr*kc-1]
 		_ = b[nr*kc-1]

@@ -12,6 +12,11 @@ import "golang.org/x/sys/cpu"
 // AVX-512 kernels use only AVX-512F instructions (VMULPS, VADDPS,
 // VFMADD231PS, VBROADCASTSS, VMOVUPS, VPXORD on Z registers).
 //
+// With useAVX512, Sgemm and SgemmFast run the panel driver of fast.go with
+// the 12×32 kernels below; otherwise Sgemm runs the whole-matrix driver
+// of sgemm.go with the 6×16 microKernel (AVX2 or portable) and SgemmFast
+// is Sgemm.
+//
 // These are variables so that tests can force each kernel family in turn
 // (AVX-512, AVX2, portable Go) on one machine and compare their bits;
 // nothing else writes them.
@@ -27,16 +32,7 @@ var (
 //go:noescape
 func kernel6x16AVX2(kc int, a, b, c *float32, ldc int, accumulate bool)
 
-// kernel6x16AVX512 is microKernel for 6×16 blocks with 512-bit vectors:
-// six ZMM accumulators (one per row), VMULPS (embedded broadcast of the A
-// element) then VADDPS per product, in increasing p. Same float32
-// operations in the same order as kernelGeneric. The caller guarantees
-// the extents.
-//
-//go:noescape
-func kernel6x16AVX512(kc int, a, b, c *float32, ldc int, accumulate bool)
-
-// kernel12x32FMA is fmaKernel's vector body: a 12×32 block of C from a
+// kernel12x32FMA is SgemmFast's micro-kernel: a 12×32 block of C from a
 // packed 12-row A strip (a[p·12+r]) and a packed 32-column B strip
 // (b[p·32+j]), each element the fused left fold
 // c ← fl(a[p·12+r]·b[p·32+j] + c), p = 0…kc−1, from +0 or from c when

@@ -13,10 +13,6 @@ func kernel6x16AVX2(kc int, a, b, c *float32, ldc int, accumulate bool) {
 	panic("fastcpu: no vector kernel on this platform")
 }
 
-func kernel6x16AVX512(kc int, a, b, c *float32, ldc int, accumulate bool) {
-	panic("fastcpu: no vector kernel on this platform")
-}
-
 func kernel12x32FMA(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool) {
 	panic("fastcpu: no vector kernel on this platform")
 }
