@@ -45,11 +45,11 @@ func BenchmarkSgemmNT(b *testing.B) {
 }
 
 // BenchmarkSgemmPortable forces the portable Go micro-kernel (what runs
-// without AVX2, off amd64, or under the purego tag).
+// without AVX2 and AVX-512, off amd64, or under the purego tag).
 func BenchmarkSgemmPortable(b *testing.B) {
-	saved := useAVX2
-	useAVX2 = false
-	defer func() { useAVX2 = saved }()
+	saved2, saved512 := useAVX2, useAVX512
+	useAVX2, useAVX512 = false, false
+	defer func() { useAVX2, useAVX512 = saved2, saved512 }()
 	for _, n := range []int{256, 1024} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			benchGemm(b, n, func(a, bm, c []float32) { Sgemm(n, n, n, a, n, bm, n, c, n) })
