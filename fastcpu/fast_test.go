@@ -271,3 +271,40 @@ func TestFma32(t *testing.T) {
 		}
 	}
 }
+
+// TestSgemmFastConcurrentCallers runs SgemmFast and Sgemm from several
+// goroutines at once, sharing helpers and scratch pools; each result must
+// still equal its documented fold.
+func TestSgemmFastConcurrentCallers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	errs := make(chan error, 6)
+	for g := range 6 {
+		go func() {
+			r := rand.New(rand.NewPCG(uint64(g), 77))
+			m, n, k := 50+7*g, 90+5*g, 260+3*g
+			a, b := randMat(r, m, k, k), randMat(r, k, n, n)
+			want, wantFixed := make([]float32, m*n), make([]float32, m*n)
+			fastReference(false, m, n, k, a, k, b, n, want, n)
+			naiveFold(false, m, n, k, a, k, b, n, wantFixed, n)
+			for range 3 {
+				c, cf := make([]float32, m*n), make([]float32, m*n)
+				SgemmFast(m, n, k, a, k, b, n, c, n)
+				Sgemm(m, n, k, a, k, b, n, cf, n)
+				if i, ok := sameBits(c, want); !ok {
+					errs <- fmt.Errorf("caller %d: SgemmFast element %d is %g, want %g", g, i, c[i], want[i])
+					return
+				}
+				if i, ok := sameBits(cf, wantFixed); !ok {
+					errs <- fmt.Errorf("caller %d: Sgemm element %d is %g, want %g", g, i, cf[i], wantFixed[i])
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 6 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -178,7 +178,15 @@ func gemmCase(t *testing.T, r *rand.Rand, transB bool, m, n, k int) {
 var edgeSizes = []int{0, 1, 2, 3, 7, 8, 9, 63, 64, 65, 130}
 
 func TestSgemmEdgeSizes(t *testing.T) {
-	withKernels(t, func(t *testing.T) {
+	run := withKernels
+	if raceEnabled {
+		// The 11³ cube per family takes ~1 s per family uninstrumented, 10×
+		// that under -race, which adds nothing to a single-goroutine
+		// kernel check: there, only the selected family runs the cube
+		// (TestSgemmKernelsAgree still runs every family).
+		run = func(t *testing.T, f func(t *testing.T)) { f(t) }
+	}
+	run(t, func(t *testing.T) {
 		for _, transB := range []bool{false, true} {
 			r := rand.New(rand.NewPCG(1, 2))
 			for _, m := range edgeSizes {
