@@ -308,3 +308,33 @@ func TestSgemmFastConcurrentCallers(t *testing.T) {
 		}
 	}
 }
+
+// TestSgemmFastScratchBounded measures the heap a call allocates (with
+// pools that may be cold) and checks it against the documented scratch
+// bound: per goroutine one B panel (fkc × ≤ fncMax) plus the fixed A block
+// and edge tile, however large the product. A 2100-column product would
+// need 4.6 MiB in Sgemm's whole-matrix packing; here at most 2 × 1.14 MiB
+// (GOMAXPROCS 2) plus a few KiB for the job and helpers.
+func TestSgemmFastScratchBounded(t *testing.T) {
+	if !useAVX512 {
+		t.Skip("no AVX-512: SgemmFast is Sgemm")
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	r := rand.New(rand.NewPCG(41, 42))
+	m, n, k := 30, 2100, 520
+	a, b, c := randMat(r, m, k, k), randMat(r, k, n, n), make([]float32, m*n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	SgemmFast(m, n, k, a, k, b, n, c, n)
+	runtime.ReadMemStats(&after)
+	perWorker := (fkc*fncMax + fmc*fkc + fmr*fnr) * 4
+	got := after.TotalAlloc - before.TotalAlloc
+	t.Logf("SgemmFast %d×%d×%d allocated %d bytes (cold or warm pools)", m, n, k, got)
+	if limit := uint64(2*perWorker + 64<<10); got > limit {
+		t.Fatalf("SgemmFast allocated %d bytes, above 2 × %d + 64 KiB", got, perWorker)
+	}
+	if perWorker > 1_200_000 {
+		t.Fatalf("documented per-goroutine scratch is 1.14 MiB, constants give %d bytes", perWorker)
+	}
+}
