@@ -335,6 +335,8 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive; the gate must fail")
 	plantProvider := fs.String("plant-provider-bug", "", "self-test: flip a high bit of one fast_cpu OP result; the gate must fail")
 	reportDir := fs.String("report", "", "also write a Markdown summary and a PNG plot of error/bound ratios to DIR")
+	device := fs.String("device", "cpu", "cpu|cuda (cuda adds the CUDA refinement stage)")
+	plantCUDA := fs.String("plant-cuda-bug", "", "self-test: flip a high bit of one CUDA OP result; the gate must fail")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -364,6 +366,10 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		c.providers = ps
+	}
+	dev, err := gateDevice(*device, *plantCUDA)
+	if err != nil {
+		return err
 	}
 	// Every argument is checked before anything is written; the
 	// certificate directory is created by the certify stage.
@@ -401,7 +407,10 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	res := runGateStages(c, gateStages())
+	res := runGateStages(c, dev.stages(gateStages()))
+	if dev != nil && dev.fault != nil {
+		return undelivered(cli.BadInput(dev.fault))
+	}
 	if *reportDir != "" {
 		if err := report.Write(*reportDir, reportData(res)); err != nil {
 			return undelivered(cli.Usagef("--report: %v", err))
