@@ -65,6 +65,9 @@ export APT_CONFIG=$work/apt.conf
 
 log=$work/log
 apt-get -q update >"$log" 2>&1 || fail "apt-get update failed (network to deb.debian.org?): $(tail -n1 "$log")"
+# apt-get update exits 0 even when every fetch failed: look for the index.
+ls "$work"/state/lists/*non-free*_Packages* >/dev/null 2>&1 ||
+  fail "apt-get update fetched no bookworm non-free package index (no network to deb.debian.org?): $(grep -m1 -E '^(W|E):' "$log" || true)"
 (cd "$work/debs" && apt-get -q download nvidia-cuda-dev nvidia-cuda-toolkit >"$log" 2>&1) ||
   fail "apt-get download nvidia-cuda-dev nvidia-cuda-toolkit failed: $(tail -n1 "$log")"
 
