@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/cuda"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
@@ -76,6 +77,29 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// certificates returns the suite and providers the certify and verify
+// stages use: with the CUDA provider, native-cuda refinement certificates
+// join the default ones (certificates.OptionalProviders); for cpu, nil.
+func (g *cudaGate) certificates() (*certificates.Suite, []string) {
+	if g == nil {
+		return nil, nil
+	}
+	ps := backend.FastProviders()
+	if err := ps.Register(g.tree); err != nil {
+		// Cannot happen: a fresh set without a native-cuda provider.
+		return nil, nil
+	}
+	return certificates.FullSuiteWith(ps), append(certificates.Providers(), backend.ProviderNativeCUDA)
+}
+
+// suiteOrFull is the gate's certificate suite.
+func (c gateConfig) suiteOrFull() *certificates.Suite {
+	if c.suite != nil {
+		return c.suite
+	}
+	return certificates.FullSuite()
 }
 
 // stages inserts the CUDA stage after the CPU refinement stage.

@@ -72,6 +72,20 @@ func TestGateDeviceCUDA(t *testing.T) {
 			if _, err := os.Stat(out); (err == nil) != c.left {
 				t.Errorf("certificate directory left behind = %v, want %v", err == nil, c.left)
 			}
+			if c.code != 0 {
+				return
+			}
+			// The CUDA refinement certificates are in the directory, and
+			// `tlcheck verify` re-derives them here, where no CUDA
+			// provider is registered.
+			for _, op := range []string{"sum", "reduce_sum", "matmul", "linear"} {
+				if _, err := os.Stat(filepath.Join(out, "refinement", "native-cuda."+op+".json")); err != nil {
+					t.Errorf("no certificate: %v", err)
+				}
+			}
+			if code, stdout, stderr := runCmd("verify", out); code != 0 || !strings.Contains(stdout, "refinement/native-cuda.matmul.json") {
+				t.Errorf("verify: exit %d\n%s\n%s", code, stdout, stderr)
+			}
 		})
 	}
 }

@@ -98,6 +98,11 @@ type gateConfig struct {
 	// backend.FastProviders()); tests plant faulty ones here.
 	providers *backend.Providers
 	stderr    io.Writer
+	// suite and certProviders, when set (gate --device cuda), are the
+	// certificate suite and the providers certified (nil: FullSuite and
+	// the default providers).
+	suite         *certificates.Suite
+	certProviders []string
 }
 
 // stageCheck runs every primitive's local obligations and the
@@ -144,7 +149,7 @@ func stageCertify(c gateConfig) gateStage {
 	// The gate owns its output directory: it replaces a certificate
 	// directory (one holding manifest.json) run after run, and refuses to
 	// empty any other.
-	m, err := certifyDir(c.out, certificates.Options{Seed: c.seed, Cases: c.certs, Overwrite: certificates.OverwriteCertificates}, c.stderr)
+	m, err := certifyDirWith(c.suiteOrFull(), c.out, certificates.Options{Seed: c.seed, Cases: c.certs, Overwrite: certificates.OverwriteCertificates, Providers: c.certProviders}, c.stderr)
 	if err != nil {
 		st.Err = err.Error()
 		return st
@@ -158,7 +163,7 @@ func stageCertify(c gateConfig) gateStage {
 // stageVerify re-derives every certificate.
 func stageVerify(c gateConfig) gateStage {
 	st := gateStage{Name: "verify"}
-	rep, err := verifyDir(c.out, io.Discard)
+	rep, err := verifyDirWith(c.suiteOrFull(), c.out, io.Discard)
 	if err != nil {
 		st.Err = err.Error()
 		return st
@@ -371,6 +376,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	c.suite, c.certProviders = dev.certificates()
 	// Every argument is checked before anything is written; the
 	// certificate directory is created by the certify stage.
 	if err := cli.CheckOutputPath("out", *out, true); err != nil {
