@@ -78,6 +78,26 @@ func TestCapsulesAreCertificates(t *testing.T) {
 	}
 }
 
+// TestUncheckedCapsulesClaimNoCertificate: an accumulating op that refine
+// has no rules for (softmax, mse_loss, …) must not claim a numerical
+// certificate no checker discharges.
+func TestUncheckedCapsulesClaimNoCertificate(t *testing.T) {
+	n := 0
+	for _, info := range spec.Infos() {
+		if !info.Accumulates || contains(refine.Ops(), info.Name) {
+			continue
+		}
+		n++
+		c, _ := backend.CUDACatalog().Lookup(backend.ProviderNativeCUDA + "." + info.Name)
+		if c.Value.Evidence == nil || c.Value.Evidence.Kind() == backend.EvidenceNumericalCertificate {
+			t.Errorf("%s: value evidence %v", info.Name, c.Value.Evidence)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no accumulating op outside refine.Ops: the test checks nothing")
+	}
+}
+
 func contains(xs []string, x string) bool {
 	for _, v := range xs {
 		if v == x {
