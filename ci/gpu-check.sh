@@ -30,6 +30,12 @@ step() { # name timeout command...
 }
 
 command -v nvidia-smi >/dev/null && nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
+# gorgonia.org/cu's init exits the process without the driver library:
+# say so once instead of failing every step.
+if ! { ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; } && ! ls ${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH//:/ }} 2>/dev/null | grep -q '^libcuda\.so\.1$'; then
+  say "gpu-check: no NVIDIA driver here (libcuda.so.1 not found): run this script on a machine with an NVIDIA GPU"
+  exit 2
+fi
 env_line=$(ci/cuda-toolchain.sh --env) || { say "gpu-check: no CUDA toolchain (see above)"; exit 2; }
 eval "$env_line"
 
