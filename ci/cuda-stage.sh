@@ -17,8 +17,8 @@ echo "-- go vet -tags cuda ./..."
 go vet -tags cuda ./...
 
 # Packages with CUDA code: those with a file constrained by the cuda tag
-# and those importing the cuda package.
-pkgs=$(go list -tags cuda -f '{{.ImportPath}} {{join .Imports " "}}' ./... |
+# and those (or whose tests) import the cuda package.
+pkgs=$(go list -tags cuda -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... |
   awk '/gorgonia.org\/cu( |$)|tlcheck\/cuda( |$)/ {print $1}' | sort -u)
 for p in $pkgs; do
   echo "-- go test -c -tags cuda $p"
