@@ -55,6 +55,15 @@ func (e *emuKernels) unary(entry string, x []float32) ([]float32, error) {
 	return y, nil
 }
 
+func (e *emuKernels) divCount(x []float32, d int) ([]float32, error) {
+	y := make([]float32, len(x))
+	den := float32(d) // cvt.rn.f32.u64: the nearest binary32 to d
+	for i, v := range x {
+		y[i] = v / den
+	}
+	return y, nil
+}
+
 func (e *emuKernels) broadcast(src []float32, dims, strides []int) ([]float32, error) {
 	n := 1
 	for _, d := range dims {

@@ -369,6 +369,31 @@ func (g *gpu) unary(entry string, x []float32) ([]float32, error) {
 	return out, err
 }
 
+func (g *gpu) divCount(x []float32, d int) ([]float32, error) {
+	var out []float32
+	err := g.call("tl_div_count", func(bs *bufs) error {
+		if len(x) == 0 {
+			out = []float32{}
+			return nil
+		}
+		px, err := bs.upload("x", x)
+		if err != nil {
+			return err
+		}
+		py, err := bs.alloc("y", len(x))
+		if err != nil {
+			return err
+		}
+		gr, bl := oneD(len(x))
+		if err := g.launch("tl_div_count", gr, bl, fmt.Sprintf("n=%d d=%d", len(x), d), uint64(px), uint64(py), uint64(len(x)), uint64(d)); err != nil {
+			return err
+		}
+		out, err = bs.download("y", py, len(x))
+		return err
+	})
+	return out, err
+}
+
 func (g *gpu) broadcast(src []float32, dims, strides []int) ([]float32, error) {
 	n := 1
 	for _, d := range dims {

@@ -15,8 +15,11 @@ type cudaKernels interface {
 	binary(entry string, a, b []float32) ([]float32, error)
 	// unary runs tl_relu or tl_neg.
 	unary(entry string, x []float32) ([]float32, error)
-	// broadcast runs tl_broadcast: dims are the target extents, strides
-	// the source stride of each target axis (0 where broadcast).
+	// divCount runs tl_div_count: y[i] = x[i] / float32(d).
+	divCount(x []float32, d int) ([]float32, error)
+	// broadcast runs tl_broadcast, a gather: dims are the target extents,
+	// strides the source stride of each target axis (0 where broadcast;
+	// permuted strides for permute; row-major strides for reshape).
 	broadcast(src []float32, dims, strides []int) ([]float32, error)
 	// matmul runs tl_matmul: C[m,n] = A[m,k]·B[k,n].
 	matmul(a, b []float32, m, n, k int) ([]float32, error)

@@ -42,6 +42,7 @@ var kernelSpecs = []kernelSpec{
 	{"elementwise.ptx", "tl_relu", []string{"x", "y", "n"}},
 	{"elementwise.ptx", "tl_neg", []string{"x", "y", "n"}},
 	{"elementwise.ptx", "tl_broadcast", []string{"src", "dst", "n", "rank", "meta"}},
+	{"elementwise.ptx", "tl_div_count", []string{"x", "y", "n", "d"}},
 	{"matmul.ptx", "tl_matmul", []string{"a", "b", "c", "m", "n", "k"}},
 	{"matmul.ptx", "tl_linear", []string{"x", "w", "b", "y", "rows", "in", "out"}},
 	{"reduce.ptx", "tl_sum_tree", []string{"x", "partial", "n"}},

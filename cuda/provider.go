@@ -33,6 +33,9 @@ var opKernels = []struct {
 	{"sum", []string{"tl_sum_tree", "tl_sum_atomic"}},
 	{"reduce_sum", []string{"tl_reduce_sum"}},
 	{"broadcast_to", []string{"tl_broadcast"}},
+	{"reshape", []string{"tl_broadcast"}},
+	{"permute", []string{"tl_broadcast"}},
+	{"mse_loss", []string{"tl_sub", "tl_mul", "tl_sum_tree", "tl_div_count"}},
 	{"matmul", []string{"tl_matmul"}},
 	{"linear", []string{"tl_linear"}},
 }
@@ -140,6 +143,18 @@ func (p *provider) Execute(op string, a *spec.Attrs, xs []spec.Tensor[spec.F32])
 			return zero, fmt.Errorf("broadcast_to: no target shape attribute")
 		}
 		return p.broadcastTo(xs[0], a.Shape)
+	case "reshape":
+		if a == nil {
+			return zero, fmt.Errorf("reshape: no target shape attribute")
+		}
+		return p.reshape(xs[0], a.Shape)
+	case "permute":
+		if a == nil {
+			return zero, fmt.Errorf("permute: no perm attribute")
+		}
+		return p.permute(xs[0], a.Perm)
+	case "mse_loss":
+		return p.mseLoss(xs[0], xs[1])
 	case "matmul":
 		return p.matmul(xs[0], xs[1])
 	case "linear":
@@ -171,6 +186,76 @@ func (p *provider) broadcastTo(x spec.Tensor[spec.F32], to spec.Shape) (spec.Ten
 		return zero, err
 	}
 	return tensorOf(to, y), nil
+}
+
+// reshape copies x into shape to (same element count) with the gather
+// kernel and row-major strides.
+func (p *provider) reshape(x spec.Tensor[spec.F32], to spec.Shape) (spec.Tensor[spec.F32], error) {
+	var zero spec.Tensor[spec.F32]
+	n, err := to.Check(0)
+	if err != nil {
+		return zero, fmt.Errorf("reshape: target %w", err)
+	}
+	if n != len(x.Data) {
+		return zero, fmt.Errorf("reshape: %v holds %d elements, target %v %d", x.Shape, len(x.Data), to, n)
+	}
+	dims, strides := []int{n}, []int{1}
+	y, err := p.k.broadcast(f32s(x.Data), dims, strides)
+	if err != nil {
+		return zero, err
+	}
+	return tensorOf(to, y), nil
+}
+
+// permute gathers x so that output axis i is input axis perm[i].
+func (p *provider) permute(x spec.Tensor[spec.F32], perm []int) (spec.Tensor[spec.F32], error) {
+	var zero spec.Tensor[spec.F32]
+	r := x.Shape.Rank()
+	if len(perm) != r {
+		return zero, fmt.Errorf("permute: perm %v for rank %d", perm, r)
+	}
+	seen := make([]bool, r)
+	st := x.Shape.Strides()
+	dims, strides := make([]int, r), make([]int, r)
+	for i, a := range perm {
+		if a < 0 || a >= r || seen[a] {
+			return zero, fmt.Errorf("permute: perm %v is not a permutation of %d axes", perm, r)
+		}
+		seen[a] = true
+		dims[i], strides[i] = x.Shape[a], st[a]
+	}
+	y, err := p.k.broadcast(f32s(x.Data), dims, strides)
+	if err != nil {
+		return zero, err
+	}
+	return tensorOf(spec.Shape(dims), y), nil
+}
+
+// mseLoss computes Σ(ŷ−y)²/N (N the element count, 1 if empty) as
+// tl_sub, tl_mul (d·d), tl_sum_tree and tl_div_count: each difference and
+// square rounded once, the squares summed in the block-tree order.
+func (p *provider) mseLoss(yh, y spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
+	var zero spec.Tensor[spec.F32]
+	if !yh.Shape.Equal(y.Shape) {
+		return zero, fmt.Errorf("mse_loss: shapes %v and %v differ", yh.Shape, y.Shape)
+	}
+	d, err := p.k.binary("tl_sub", f32s(yh.Data), f32s(y.Data))
+	if err != nil {
+		return zero, err
+	}
+	sq, err := p.k.binary("tl_mul", d, d)
+	if err != nil {
+		return zero, err
+	}
+	s, err := p.k.sumTree(sq)
+	if err != nil {
+		return zero, err
+	}
+	q, err := p.k.divCount([]float32{s}, max(len(d), 1))
+	if err != nil {
+		return zero, err
+	}
+	return spec.Scalar0(spec.F32(q[0])), nil
 }
 
 // matmul resolves torch.matmul's shapes with spec.PlanMatmul (1-D

@@ -220,6 +220,9 @@ func TestElementwiseBitExact(t *testing.T) {
 		{"relu", nil, []spec.Tensor[spec.F32]{a}},
 		{"broadcast_to", &spec.Attrs{Shape: spec.Shape{3, n, 2, n}}, []spec.Tensor[spec.F32]{{Shape: spec.Shape{n, 1, n}, Data: a.Data}}},
 		{"broadcast_to", &spec.Attrs{Shape: spec.Shape{2, n}}, []spec.Tensor[spec.F32]{{Shape: spec.Shape{n}, Data: a.Data[:n]}}},
+		{"reshape", &spec.Attrs{Shape: spec.Shape{n * n / 2, 2}}, []spec.Tensor[spec.F32]{a}},
+		{"permute", &spec.Attrs{Perm: []int{1, 0}}, []spec.Tensor[spec.F32]{a}},
+		{"permute", &spec.Attrs{Perm: []int{2, 0, 1}}, []spec.Tensor[spec.F32]{{Shape: spec.Shape{2, 7, n}, Data: a.Data[:14*n]}}},
 	}
 	for _, c := range cases {
 		want, err := ref.Execute(c.op, c.a, c.xs)
@@ -241,6 +244,27 @@ func TestElementwiseBitExact(t *testing.T) {
 			t.Errorf("%s element %d: %v (%#08x), want %v (%#08x)", c.op, i, g, math.Float32bits(g), w, math.Float32bits(w))
 			break
 		}
+	}
+}
+
+// TestMSELossByHand: ŷ = [3, 1, 0.5], y = [1, 1, 0]: d = [2, 0, 0.5],
+// d² = [4, 0, 0.25], Σ = 4.25 (exact in any order), /3 rounded once to
+// the binary32 nearest 17/12; and the empty loss is 0/1 = 0.
+func TestMSELossByHand(t *testing.T) {
+	p := NewEmulatedProvider(Options{})
+	yh := spec.Tensor[spec.F32]{Shape: spec.Shape{3}, Data: []spec.F32{3, 1, 0.5}}
+	y := spec.Tensor[spec.F32]{Shape: spec.Shape{3}, Data: []spec.F32{1, 1, 0}}
+	got, err := p.Execute("mse_loss", nil, []spec.Tensor[spec.F32]{yh, y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float32(17.0 / 12.0); len(got.Data) != 1 || float32(got.Data[0]) != want {
+		t.Errorf("mse_loss %v, want %v", got.Data, want)
+	}
+	e := spec.Tensor[spec.F32]{Shape: spec.Shape{0}}
+	got, err = p.Execute("mse_loss", nil, []spec.Tensor[spec.F32]{e, e})
+	if err != nil || len(got.Data) != 1 || got.Data[0] != 0 {
+		t.Errorf("empty mse_loss %v %v", got.Data, err)
 	}
 }
 
@@ -269,6 +293,11 @@ func TestBadInputIsAnError(t *testing.T) {
 		{"linear bias", "linear", nil, []spec.Tensor[spec.F32]{v(2, 3), v(4, 3), v(3)}},
 		{"broadcast", "broadcast_to", &spec.Attrs{Shape: spec.Shape{2, 4}}, []spec.Tensor[spec.F32]{v(3)}},
 		{"broadcast attrs", "broadcast_to", nil, []spec.Tensor[spec.F32]{v(3)}},
+		{"reshape count", "reshape", &spec.Attrs{Shape: spec.Shape{4}}, []spec.Tensor[spec.F32]{v(3)}},
+		{"reshape attrs", "reshape", nil, []spec.Tensor[spec.F32]{v(3)}},
+		{"perm repeat", "permute", &spec.Attrs{Perm: []int{0, 0}}, []spec.Tensor[spec.F32]{v(2, 3)}},
+		{"perm rank", "permute", &spec.Attrs{Perm: []int{0}}, []spec.Tensor[spec.F32]{v(2, 3)}},
+		{"mse shapes", "mse_loss", nil, []spec.Tensor[spec.F32]{v(2), v(3)}},
 	}
 	for _, c := range cases {
 		if _, err := p.Execute(c.op, c.a, c.xs); err == nil {
