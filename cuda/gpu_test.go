@@ -86,6 +86,12 @@ func TestGPUMatchesEmulation(t *testing.T) {
 			want, _ := e.unary(entry, a)
 			sameBits(t, entry, got, want)
 		}
+		dq, err := g.divCount(a, 3*n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dw, _ := e.divCount(a, 3*n)
+		sameBits(t, "tl_div_count", dq, dw)
 		got, err := g.sumTree(a)
 		if err != nil {
 			t.Fatal(err)
