@@ -290,8 +290,9 @@ var structural = map[string]genFunc{
 // 1 or 2 spatial axes, kernel 1–3, stride 1–2, dilation 1–2 (where the
 // primitive reads it), pads 0–2 per side (symmetric and below the kernel
 // for max_pool and avg_pool), ceil_mode and count_include_pad both ways,
-// groups 1–2 dividing 1–2 channels per group, an optional batch axis and
-// bias, and spatial extents from the smallest that fits up to 2 more. A
+// groups 1–2 dividing 1–2 channels per group, an optional batch axis (1-D
+// windows) and bias, and spatial extents from the smallest that fits up
+// to 2 more (1 more for 2-D windows, which keeps the cases fast). A
 // draw the primitive rejects (a pool window of padding only, a
 // non-positive conv_transpose extent) falls back to no padding, no ceil
 // mode and extents that fit, which every primitive accepts. The values
@@ -329,14 +330,14 @@ func windowGen(op string) genFunc {
 				w.OutputPadding[d] = src.Intn(max(s, dl), "win.output_padding")
 			}
 			e := dl*(k-1) + 1
-			sp[d] = max(1, e-w.Pads[d]-w.Pads[r+d]) + src.Intn(3, "win.extent")
+			sp[d] = max(1, e-w.Pads[d]-w.Pads[r+d]) + src.Intn(4-r, "win.extent")
 		}
 		if nd {
 			w.CeilMode = src.Intn(2, "win.ceil") == 1
 			w.CountIncludePad = op == "avg_pool_nd" && src.Intn(2, "win.count_include_pad") == 1
 		}
 		var lead []int
-		if src.Intn(2, "win.batch") == 1 {
+		if r == 1 && src.Intn(2, "win.batch") == 1 { // 2-D windows stay small without one
 			lead = append(lead, 1+src.Intn(2, "win.batch_extent"))
 		}
 		var shapes []spec.Shape
