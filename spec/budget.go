@@ -1,22 +1,17 @@
 package spec
 
 import (
-	"math/big"
-
 	"github.com/tlcheck/tlcheck/limits"
 )
 
-// ratBits is the bit length of numerator plus denominator of r, without
-// allocating (big.Rat.Denom allocates for an integer).
-func ratBits(r *big.Rat) int {
-	if r == nil {
+// ratBits is the bit length of numerator plus denominator of x in lowest
+// terms (Rat.BitLen, computed without allocating), except that 0 counts
+// 0 bits: it is the zero value, which holds no storage.
+func ratBits(x Rat) int {
+	if x.IsZero() {
 		return 0
 	}
-	n := r.Num().BitLen()
-	if r.IsInt() {
-		return n + 1
-	}
-	return n + r.Denom().BitLen()
+	return x.BitLen()
 }
 
 // checkRatBits enforces the rational bit-length budget (limits.RatBits)
@@ -35,7 +30,7 @@ func checkRatBits[T Scalar[T]](what string, ts ...Tensor[T]) error {
 				lim = limits.Current().RatBits
 			}
 			for i, x := range d {
-				if b := ratBits(x.r); b > lim {
+				if b := ratBits(x); b > lim {
 					return ElemError(i, limits.Exceeded("rat-bits", int64(lim), "%s: a rational of %d bits", what, b))
 				}
 			}
@@ -44,7 +39,7 @@ func checkRatBits[T Scalar[T]](what string, ts ...Tensor[T]) error {
 				lim = limits.Current().RatBits
 			}
 			for i, x := range d {
-				if b := max(ratBits(x.Re.r), ratBits(x.Du.r)); b > lim {
+				if b := max(ratBits(x.Re), ratBits(x.Du)); b > lim {
 					return ElemError(i, limits.Exceeded("rat-bits", int64(lim), "%s: a rational of %d bits", what, b))
 				}
 			}
@@ -61,11 +56,11 @@ func RatBitsOf[T Scalar[T]](t Tensor[T]) int64 {
 	switch d := any(t.Data).(type) {
 	case []Rat:
 		for _, x := range d {
-			n += int64(ratBits(x.r))
+			n += int64(ratBits(x))
 		}
 	case []Dual[Rat]:
 		for _, x := range d {
-			n += int64(ratBits(x.Re.r) + ratBits(x.Du.r))
+			n += int64(ratBits(x.Re) + ratBits(x.Du))
 		}
 	}
 	return n

@@ -92,20 +92,36 @@ func matmulFwd[T Scalar[T]](p *mmPlan, a, b Tensor[T]) Tensor[T] {
 		matmulFwdF64(p, any(a.Data).([]F64), any(b.Data).([]F64), od)
 		return out
 	}
+	// Each element is FoldDot over A's row and B's column (gathered into
+	// a transposed copy of B's block): the same left fold from 0.
 	mk, kn, mn := p.M*p.K, p.K*p.N, p.M*p.N
-	for bt := range p.AIndex {
-		ao, bo, co := p.AIndex[bt]*mk, p.BIndex[bt]*kn, bt*mn
+	bt := make([]T, kn) // B's block transposed: bt[j*K+k] = B[k,j]
+	last := -1
+	var zero T
+	for t := range p.AIndex {
+		ao, bo, co := p.AIndex[t]*mk, p.BIndex[t]*kn, t*mn
+		if bo != last {
+			transposeInto(bt, b.Data[bo:bo+kn], p.K, p.N)
+			last = bo
+		}
 		for i := 0; i < p.M; i++ {
+			arow := a.Data[ao+i*p.K : ao+i*p.K+p.K]
 			for j := 0; j < p.N; j++ {
-				var acc T
-				for k := 0; k < p.K; k++ {
-					acc = acc.Add(a.Data[ao+i*p.K+k].Mul(b.Data[bo+k*p.N+j]))
-				}
-				out.Data[co+i*p.N+j] = acc
+				out.Data[co+i*p.N+j] = FoldDot(zero, arow, bt[j*p.K:j*p.K+p.K])
 			}
 		}
 	}
 	return out
+}
+
+// transposeInto writes the rows×cols row-major block src transposed into
+// dst (cols×rows).
+func transposeInto[T any](dst, src []T, rows, cols int) {
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			dst[c*rows+r] = src[r*cols+c]
+		}
+	}
 }
 
 // matmulVJP returns dA = δ·Bᵀ and dB = Aᵀ·δ, each a left fold over the
@@ -116,24 +132,27 @@ func matmulVJP[T Scalar[T]](p *mmPlan, a, b, d Tensor[T]) (Tensor[T], Tensor[T])
 		matmulVJPF32(p, any(a.Data).([]F32), any(b.Data).([]F32), any(d.Data).([]F32), dd, any(db.Data).([]F32))
 		return da, db
 	}
+	// Each fold is FoldDot over contiguous rows: dA's over δ's row and
+	// B's row, dB's over the columns of A and δ (transposed copies).
 	mk, kn, mn := p.M*p.K, p.K*p.N, p.M*p.N
+	at := make([]T, mk) // A's block transposed: at[k*M+i] = A[i,k]
+	dt := make([]T, mn) // δ's block transposed: dt[j*M+i] = δ[i,j]
+	var zero T
 	for bt := range p.AIndex {
 		ao, bo, co := p.AIndex[bt]*mk, p.BIndex[bt]*kn, bt*mn
 		for i := 0; i < p.M; i++ {
+			drow := d.Data[co+i*p.N : co+i*p.N+p.N]
 			for k := 0; k < p.K; k++ {
-				var acc T
-				for j := 0; j < p.N; j++ {
-					acc = acc.Add(d.Data[co+i*p.N+j].Mul(b.Data[bo+k*p.N+j]))
-				}
+				acc := FoldDot(zero, drow, b.Data[bo+k*p.N:bo+k*p.N+p.N])
 				da.Data[ao+i*p.K+k] = da.Data[ao+i*p.K+k].Add(acc)
 			}
 		}
+		transposeInto(at, a.Data[ao:ao+mk], p.M, p.K)
+		transposeInto(dt, d.Data[co:co+mn], p.M, p.N)
 		for k := 0; k < p.K; k++ {
+			acol := at[k*p.M : k*p.M+p.M]
 			for j := 0; j < p.N; j++ {
-				var acc T
-				for i := 0; i < p.M; i++ {
-					acc = acc.Add(a.Data[ao+i*p.K+k].Mul(d.Data[co+i*p.N+j]))
-				}
+				acc := FoldDot(zero, acol, dt[j*p.M:j*p.M+p.M])
 				db.Data[bo+k*p.N+j] = db.Data[bo+k*p.N+j].Add(acc)
 			}
 		}
@@ -223,12 +242,11 @@ func linearFwd[T Scalar[T]](x, w, b Tensor[T], withBias bool) Tensor[T] {
 		linearFwdF32(any(x.Data).([]F32), any(w.Data).([]F32), bb, yd, rows, out, in)
 		return y
 	}
+	var zero T
 	for r := 0; r < rows; r++ {
+		xrow := x.Data[r*in : r*in+in]
 		for j := 0; j < out; j++ {
-			var acc T
-			for k := 0; k < in; k++ {
-				acc = acc.Add(x.Data[r*in+k].Mul(w.Data[j*in+k]))
-			}
+			acc := FoldDot(zero, xrow, w.Data[j*in:j*in+in])
 			if withBias {
 				acc = acc.Add(b.Data[j])
 			}
@@ -270,24 +288,54 @@ func linearPrim[T Scalar[T]]() *Prim[T] {
 				linearVJPF32(any(x.Data).([]F32), any(w.Data).([]F32), dyd, any(dx.Data).([]F32), any(dw.Data).([]F32), any(db.Data).([]F32), rows, out, in)
 				return []Tensor[T]{dx, dw, db}, nil
 			}
-			for r := 0; r < rows; r++ {
-				for k := 0; k < in; k++ {
-					var acc T
-					for j := 0; j < out; j++ {
-						acc = acc.Add(w.Data[j*in+k].Mul(dy.Data[r*out+j]))
-					}
-					dx.Data[r*in+k] = acc
-				}
-				for j := 0; j < out; j++ {
-					d := dy.Data[r*out+j]
-					db.Data[j] = db.Data[j].Add(d)
-					for k := 0; k < in; k++ {
-						dw.Data[j*in+k] = dw.Data[j*in+k].Add(d.Mul(x.Data[r*in+k]))
-					}
-				}
-			}
+			linearVJP(x.Data, w.Data, dy.Data, dx.Data, dw.Data, db.Data, rows, out, in)
 			return []Tensor[T]{dx, dw, db}, nil
 		},
+	}
+}
+
+// linearVJP is the generic linear VJP: dx[r,k] = Σ_j W[j,k]·δ[r,j] (a
+// left fold over j from 0), dW[j,k] = Σ_r δ[r,j]·x[r,k] and db[j] =
+// Σ_r δ[r,j] (left folds over the rows from 0), each inner product a
+// FoldDot over contiguous slices (W, and for several rows δ and x,
+// transposed).
+func linearVJP[T Scalar[T]](x, w, dy, dx, dw, db []T, rows, out, in int) {
+	var zero T
+	wt := make([]T, in*out) // wt[k*out+j] = W[j,k]
+	transposeInto(wt, w, out, in)
+	for r := 0; r < rows; r++ {
+		drow := dy[r*out : r*out+out]
+		for k := 0; k < in; k++ {
+			dx[r*in+k] = FoldDot(zero, wt[k*out:k*out+out], drow)
+		}
+	}
+	for j := 0; j < out; j++ {
+		for r := 0; r < rows; r++ {
+			db[j] = db[j].Add(dy[r*out+j])
+		}
+	}
+	if rows == 1 {
+		if dwr, ok := any(dw).([]Rat); ok {
+			// 0 + δ[j]·x[k] is δ[j]·x[k] over Rat.
+			ratOuter(dwr, any(dy).([]Rat), any(x).([]Rat))
+			return
+		}
+		for j := 0; j < out; j++ {
+			for k := 0; k < in; k++ {
+				dw[j*in+k] = zero.Add(dy[j].Mul(x[k]))
+			}
+		}
+		return
+	}
+	dt := make([]T, out*rows) // dt[j*rows+r] = δ[r,j]
+	xt := make([]T, in*rows)  // xt[k*rows+r] = x[r,k]
+	transposeInto(dt, dy[:rows*out], rows, out)
+	transposeInto(xt, x[:rows*in], rows, in)
+	for j := 0; j < out; j++ {
+		dcol := dt[j*rows : j*rows+rows]
+		for k := 0; k < in; k++ {
+			dw[j*in+k] = FoldDot(zero, dcol, xt[k*rows:k*rows+rows])
+		}
 	}
 }
 

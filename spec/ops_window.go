@@ -429,15 +429,12 @@ func stridesOfInts(xs []int) []int {
 
 // foldDot is the left fold 0 + xs[0]·ys[0] + xs[1]·ys[1] + … with the
 // scalar's own Mul and Add: every inner product of the window rules goes
-// through it, over the window gathered into scratch slices (the exact
-// fused dot product of the performance work replaces it with one
-// of the same value).
+// through it, over the window gathered into scratch slices. It is
+// FoldDot from 0: bit for bit that loop over the float scalars, and over
+// Rat one exact fused sum of the same value, normalised once.
 func foldDot[T Scalar[T]](xs, ys []T) T {
-	var acc T
-	for i := range xs {
-		acc = acc.Add(xs[i].Mul(ys[i]))
-	}
-	return acc
+	var zero T
+	return FoldDot(zero, xs, ys)
 }
 
 // convFwd is conv's forward rule (see the file comment); b may be nil.
