@@ -79,7 +79,8 @@ func TestReferenceCatalog(t *testing.T) {
 		t.Fatalf("catalog has %d capsules, registry %d primitives", len(caps), len(infos))
 	}
 	fixedLeft := []string{"sum", "reduce_sum", "reduce_mean", "mse_loss", "matmul", "linear", "softmax", "log_softmax", "layer_norm",
-		"conv", "conv_transpose", "avg_pool", "avg_pool_nd", "instance_norm", "lrn", "hard_masked_softmax"}
+		"conv", "conv_transpose", "avg_pool", "avg_pool_nd",
+		"instance_norm", "lrn", "hard_masked_softmax"}
 	p := backend.CheckedCPU()
 	for i, info := range infos {
 		c := caps[i]

@@ -28,6 +28,13 @@ const (
 	// CUDASuite is the test suite behind CUDA value and VJP contracts (run
 	// only on GPU machines).
 	CUDASuite = "tlcheck/cuda"
+	// CUDACertificate names the numerical certificate behind the value
+	// contracts of the accumulating native-cuda capsules: package refine's
+	// order-independent rounding-error bound (γ_g·Σ|terms| + p·2^-149),
+	// checked in exact rational arithmetic against the registry's Rat
+	// semantics, which holds for any reduction order the GPU uses (tree,
+	// atomic).
+	CUDACertificate = "tlcheck/refine gamma_n bound (cuda)"
 )
 
 // Accumulates reports whether op's forward rule accumulates (a reduction,
@@ -164,7 +171,11 @@ func referenceCapsule(info *spec.OpInfo) Capsule {
 // primitive op: provider native-cuda, device cuda, trust checked (its claims
 // rest on storage guards and the GPU test suite), flat-row-major layout,
 // VJP owned by the provider (none for NoGrad primitives) and
-// implementation-defined reductions for accumulating primitives. It fails
+// implementation-defined reductions for accumulating primitives. The value
+// contracts of the accumulating primitives that package refine checks
+// (matmul, linear, sum, reduce_sum: those with a non-reference provider
+// in the registry) rest on the numerical certificate CUDACertificate, the
+// others on the GPU test suite CUDASuite. It fails
 // for an op the registry does not know.
 func CUDACapsule(op string) (Capsule, error) {
 	info, err := spec.Info(op)
@@ -197,6 +208,13 @@ func cudaCapsule(info *spec.OpInfo) Capsule {
 	}
 	if Accumulates(op) {
 		c.Reduction = ReductionImplementationDefined
+		// The certificate exists for the accumulating ops whose term
+		// structure package refine knows: those with a non-reference
+		// provider in the registry (refine.Ops). The others keep the
+		// test-suite evidence: no checker would discharge a certificate.
+		if len(info.Providers) > 0 {
+			c.Value = Contract{op, op + " forward refines its TorchLean semantics within refine's order-independent γ bound", NumericalCertificate{CUDACertificate}}
+		}
 	}
 	return c
 }

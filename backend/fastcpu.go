@@ -55,10 +55,11 @@ func FastCPUOps() []string { return fastOps() }
 // provider), an implementation-defined reduction policy, and a value
 // contract resting on the numerical certificate FastCPUCertificate.
 //
-// The policy is implementation-defined even for matmul and linear, whose
-// fastcpu kernels happen to be left folds bit-identical to the reference:
-// the capsule promises only what the bound certifies, so the kernels may
-// change their order (or use fused multiply-add) without changing the
+// The policy is implementation-defined: matmul and linear run fastcpu's
+// SgemmFast/LinearFast, a fused multiply-add left fold with AVX-512 and
+// the reference's separate-rounding left fold otherwise; the capsule
+// promises only what the bound certifies, so the kernels may change their
+// order (or their use of fused multiply-add) without changing the
 // contract. A consequence is that range certificates, which propagate
 // reductions only through fixed-left capsules, do not propagate through
 // fast_cpu capsules.
@@ -139,10 +140,10 @@ func FastProviders() *Providers {
 // on device cpu. It runs the kernels of package fastcpu:
 //
 //   - matmul: torch.matmul's 1-D promotion and batch broadcasting resolved
-//     here, then one fastcpu.Sgemm per batch (a left fold over k per
-//     element, at most k terms);
-//   - linear: fastcpu.Linear over the rows of x (x may have any number of
-//     leading axes): a left fold over in, then the bias (at most in+1
+//     here, then one fastcpu.SgemmFast per batch (a left fold over k per
+//     element, fused multiply-add where AVX-512 runs, at most k terms);
+//   - linear: fastcpu.LinearFast over the rows of x (x may have any number
+//     of leading axes): that fold over in, then the bias (at most in+1
 //     terms);
 //   - sum: fastcpu.Sum over the data (chunks of fastcpu.ChunkLen, eight
 //     interleaved accumulators combined pairwise: a reordered sum of n
@@ -153,8 +154,8 @@ func FastProviders() *Providers {
 //     combined as ((a0+a1)+(a2+a3))+((a4+a5)+(a6+a7)); at most n terms for
 //     an axis of length n.
 //
-// No path fuses a multiply and an add. The results depend only on the
-// inputs, never on GOMAXPROCS or scheduling. Malformed inputs (wrong arity,
+// The results depend only on the inputs (and, for matmul and linear,
+// whether the CPU has AVX-512), never on GOMAXPROCS or scheduling. Malformed inputs (wrong arity,
 // data not matching a shape, incompatible shapes, a bad axis) yield errors,
 // never panics.
 func NewFastCPUProvider() Provider { return fastProvider{} }
@@ -230,7 +231,7 @@ func fastMatmul(a, b spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
 	mk, kn, mn := m*k, k*n, m*n
 	for bt := range p.AIndex {
 		ao, bo, co := p.AIndex[bt]*mk, p.BIndex[bt]*kn, bt*mn
-		if err := fastcpu.SgemmChecked(m, n, k, av[ao:ao+mk], max(k, 1), bv[bo:bo+kn], max(n, 1),
+		if err := fastcpu.SgemmFastChecked(m, n, k, av[ao:ao+mk], max(k, 1), bv[bo:bo+kn], max(n, 1),
 			cv[co:co+mn], max(n, 1)); err != nil {
 			return zero, fmt.Errorf("matmul batch %d: %w", bt, err)
 		}
@@ -239,7 +240,7 @@ func fastMatmul(a, b spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
 }
 
 // fastLinear computes x·Wᵀ + b over the last axis of x with
-// fastcpu.Linear.
+// fastcpu.LinearFast.
 func fastLinear(x, w, b spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
 	var zero spec.Tensor[spec.F32]
 	if w.Shape.Rank() != 2 {
@@ -259,7 +260,7 @@ func fastLinear(x, w, b spec.Tensor[spec.F32]) (spec.Tensor[spec.F32], error) {
 		return zero, fmt.Errorf("linear: output %w", err)
 	}
 	rows := x.Shape[:len(x.Shape)-1].Size()
-	if err := fastcpu.LinearChecked(f32view(x.Data), rows, in, f32view(w.Data), out, f32view(b.Data), f32view(y.Data)); err != nil {
+	if err := fastcpu.LinearFastChecked(f32view(x.Data), rows, in, f32view(w.Data), out, f32view(b.Data), f32view(y.Data)); err != nil {
 		return zero, fmt.Errorf("linear: %w", err)
 	}
 	return y, nil

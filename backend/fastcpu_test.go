@@ -71,7 +71,9 @@ func TestFastCPUShapesAgreeWithReference(t *testing.T) {
 		{"matmul", 0, []spec.Shape{{3}, {2, 3, 2}}, true},
 		{"matmul", 0, []spec.Shape{{2, 3, 0}, {0, 4}}, true},
 		{"matmul", 0, []spec.Shape{{0, 3}, {3, 2}}, true},
-		{"matmul", 0, []spec.Shape{{40, 70}, {70, 33}}, true},
+		// Large enough for SgemmFast's FMA path on AVX-512: same value up
+		// to rounding, not the same bits.
+		{"matmul", 0, []spec.Shape{{40, 70}, {70, 33}}, false},
 		{"linear", 0, []spec.Shape{{3}, {2, 3}, {2}}, true},
 		{"linear", 0, []spec.Shape{{4, 3}, {2, 3}, {2}}, true},
 		{"linear", 0, []spec.Shape{{2, 4, 3}, {5, 3}, {5}}, true},

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -541,7 +540,7 @@ func (s *Suite) checkManifestOptions(m *Manifest) error {
 	}{
 		{"kinds", m.Kinds, func(k string) bool { _, v := s.verifiers[k]; _, e := s.expect[k]; return v && e }},
 		{"ops", m.Ops, func(op string) bool { _, err := spec.Default[spec.Rat]().Lookup(op); return err == nil }},
-		{"providers", m.Providers, func(p string) bool { return slices.Contains(Providers(), p) }},
+		{"providers", m.Providers, knownProvider},
 	} {
 		if len(l.names) == 0 && l.field != "providers" {
 			return fieldErr(ManifestName, l.field, "empty: a certificate directory certifies at least one")

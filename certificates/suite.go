@@ -50,8 +50,24 @@ func FullSuiteWith(ps *backend.Providers) *Suite {
 	return s
 }
 
-// Providers lists the providers the refinement certificates cover.
+// Providers lists the providers the refinement certificates cover by
+// default.
 func Providers() []string { return []string{backend.ProviderReference, backend.ProviderFastCPU} }
+
+// OptionalProviders lists the providers certified only when Options names
+// them, because they exist only on some machines: native-cuda (a GPU and
+// a -tags cuda build). Their certificates verify anywhere: without the
+// provider the verifier re-derives the exact values, bounds and verdicts
+// from the recorded inputs and outputs; with it, it also re-executes the
+// kernel and requires the new output to satisfy the same rule (not to
+// repeat the recorded bits: an atomic reduction's order may differ from
+// run to run).
+func OptionalProviders() []string { return []string{backend.ProviderNativeCUDA} }
+
+// knownProvider reports whether p is in Providers or OptionalProviders.
+func knownProvider(p string) bool {
+	return slices.Contains(Providers(), p) || slices.Contains(OptionalProviders(), p)
+}
 
 // Subjects estimates how many progress steps Certify takes with o: one
 // per adjointness primitive, one for the composition certificate, one per
@@ -74,8 +90,8 @@ func selectedProviders(o Options) ([]string, error) {
 		return Providers(), nil
 	}
 	for _, p := range o.Providers {
-		if !slices.Contains(Providers(), p) {
-			return nil, fmt.Errorf("certify: unknown provider %q (known: %v)", p, Providers())
+		if !knownProvider(p) {
+			return nil, fmt.Errorf("certify: unknown provider %q (known: %v, and on request %v)", p, Providers(), OptionalProviders())
 		}
 	}
 	return o.Providers, nil

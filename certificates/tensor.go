@@ -113,19 +113,19 @@ type Attrs struct {
 	P      string   `json:"p,omitempty"`
 	Seed   uint64   `json:"seed,omitempty"`
 	Values []string `json:"values,omitempty"`
+	Window *Window  `json:"window,omitempty"`
 	// The attributes of pad, gather, lrn, shrink and hard_masked_softmax.
-	Widths       []int   `json:"widths,omitempty"`
-	Mode         string  `json:"mode,omitempty"`
-	Value        string  `json:"value,omitempty"`
-	Indices      []int   `json:"indices,omitempty"`
-	IndicesShape []int   `json:"indices_shape,omitempty"`
-	Size         int     `json:"size,omitempty"`
-	Alpha        string  `json:"alpha,omitempty"`
-	Beta         string  `json:"beta,omitempty"`
-	Bias         string  `json:"bias,omitempty"`
-	Lambd        string  `json:"lambd,omitempty"`
-	Mask         []bool  `json:"mask,omitempty"`
-	Window       *Window `json:"window,omitempty"`
+	Widths       []int  `json:"widths,omitempty"`
+	Mode         string `json:"mode,omitempty"`
+	Value        string `json:"value,omitempty"`
+	Indices      []int  `json:"indices,omitempty"`
+	IndicesShape []int  `json:"indices_shape,omitempty"`
+	Size         int    `json:"size,omitempty"`
+	Alpha        string `json:"alpha,omitempty"`
+	Beta         string `json:"beta,omitempty"`
+	Bias         string `json:"bias,omitempty"`
+	Lambd        string `json:"lambd,omitempty"`
+	Mask         []bool `json:"mask,omitempty"`
 }
 
 // Window is spec.Window, the geometry of conv, conv_transpose and the
@@ -160,14 +160,14 @@ func EncodeAttrs(a *spec.Attrs) Attrs {
 	for _, v := range a.Values {
 		out.Values = append(out.Values, r(v))
 	}
-	out.Widths, out.Mode, out.Value = append([]int(nil), a.Widths...), a.Mode, r(a.Value)
-	out.Indices, out.IndicesShape = append([]int(nil), a.Indices...), append([]int(nil), a.IndicesShape...)
-	out.Size, out.Alpha, out.Beta, out.Bias, out.Lambd = a.Size, r(a.Alpha), r(a.Beta), r(a.Bias), r(a.Lambd)
-	out.Mask = append([]bool(nil), a.Mask...)
 	if w := a.Window.Clone(); w != nil {
 		out.Window = &Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
 			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}
 	}
+	out.Widths, out.Mode, out.Value = append([]int(nil), a.Widths...), a.Mode, r(a.Value)
+	out.Indices, out.IndicesShape = append([]int(nil), a.Indices...), append([]int(nil), a.IndicesShape...)
+	out.Size, out.Alpha, out.Beta, out.Bias, out.Lambd = a.Size, r(a.Alpha), r(a.Beta), r(a.Bias), r(a.Lambd)
+	out.Mask = append([]bool(nil), a.Mask...)
 	return out
 }
 

@@ -1,3 +1,5 @@
+//go:build !cuda || !cgo
+
 package cuda
 
 import (

@@ -3,7 +3,9 @@ package fastcpu
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -43,11 +45,11 @@ func BenchmarkSgemmNT(b *testing.B) {
 }
 
 // BenchmarkSgemmPortable forces the portable Go micro-kernel (what runs
-// without AVX2, off amd64, or under the purego tag).
+// without AVX2 and AVX-512, off amd64, or under the purego tag).
 func BenchmarkSgemmPortable(b *testing.B) {
-	saved := useAVX2
-	useAVX2 = false
-	defer func() { useAVX2 = saved }()
+	saved2, saved512 := useAVX2, useAVX512
+	useAVX2, useAVX512 = false, false
+	defer func() { useAVX2, useAVX512 = saved2, saved512 }()
 	for _, n := range []int{256, 1024} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			benchGemm(b, n, func(a, bm, c []float32) { Sgemm(n, n, n, a, n, bm, n, c, n) })
@@ -122,4 +124,54 @@ func BenchmarkLinear(b *testing.B) {
 		Linear(x, rows, in, w, out, bias, y)
 	}
 	b.ReportMetric(2*float64(rows*in*out)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// BenchmarkSgemmFamilies compares, interleaved, the fixed-left Sgemm with
+// each kernel family forced in turn (AVX-512, AVX2, portable) and the
+// implementation-defined SgemmFast: each iteration of the benchmark loop
+// runs every variant once, and the best time of each over the loop is
+// reported as GFLOP/s (best-of is what survives other processes' load on
+// a shared machine; the median is reported too).
+func BenchmarkSgemmFamilies(b *testing.B) {
+	saved2, saved512 := useAVX2, useAVX512
+	defer func() { useAVX2, useAVX512 = saved2, saved512 }()
+	for _, n := range []int{256, 1024} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 1))
+			a, bm, c := randMat(r, n, n, n), randMat(r, n, n, n), make([]float32, n*n)
+			type variant struct {
+				name         string
+				avx512, avx2 bool
+				f            func()
+			}
+			var vs []variant
+			for _, f := range kernelFamilies() {
+				if f.name == "portable" && n > 256 {
+					continue
+				}
+				vs = append(vs, variant{f.name, f.avx512, f.avx2, func() { Sgemm(n, n, n, a, n, bm, n, c, n) }})
+			}
+			vs = append(vs, variant{"fast", saved512, saved2, func() { SgemmFast(n, n, n, a, n, bm, n, c, n) }})
+			times := make([][]float64, len(vs))
+			for i, v := range vs { // warm the pools
+				useAVX512, useAVX2 = v.avx512, v.avx2
+				vs[i].f()
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				for i, v := range vs {
+					useAVX512, useAVX2 = v.avx512, v.avx2
+					start := time.Now()
+					v.f()
+					times[i] = append(times[i], time.Since(start).Seconds())
+				}
+			}
+			flops := 2 * float64(n) * float64(n) * float64(n)
+			for i, v := range vs {
+				slices.Sort(times[i])
+				b.ReportMetric(flops/times[i][0]/1e9, v.name+"-best-GFLOP/s")
+				b.ReportMetric(flops/times[i][len(times[i])/2]/1e9, v.name+"-median-GFLOP/s")
+			}
+		})
+	}
 }

@@ -8,24 +8,30 @@ import (
 	"testing"
 )
 
-// TestAVX2DispatchMatchesKernel checks the dispatch decision against an
-// independent source: Linux lists "avx2" among a CPU's flags in
-// /proc/cpuinfo only when the CPU has it and the kernel enabled the YMM
-// state, the two conditions the vector kernel needs.
-func TestAVX2DispatchMatchesKernel(t *testing.T) {
+// TestDispatchMatchesKernel checks the dispatch decisions against an
+// independent source: Linux lists "avx2" (and "avx512f") among a CPU's
+// flags in /proc/cpuinfo only when the CPU has the extension and the
+// kernel enabled its register state, the two conditions the vector
+// kernels need.
+func TestDispatchMatchesKernel(t *testing.T) {
 	data, err := os.ReadFile("/proc/cpuinfo")
 	if err != nil {
 		t.Skipf("no /proc/cpuinfo: %v", err)
 	}
-	kernelSays := false
+	var flags string
 	for _, line := range strings.Split(string(data), "\n") {
-		name, flags, ok := strings.Cut(line, ":")
+		name, f, ok := strings.Cut(line, ":")
 		if ok && strings.TrimSpace(name) == "flags" {
-			kernelSays = strings.Contains(" "+flags+" ", " avx2 ")
+			flags = " " + f + " "
 			break
 		}
 	}
-	if useAVX2 != kernelSays {
-		t.Fatalf("useAVX2 = %v, but /proc/cpuinfo lists avx2: %v", useAVX2, kernelSays)
+	for _, c := range []struct {
+		flag string
+		use  bool
+	}{{"avx2", useAVX2}, {"avx512f", useAVX512}} {
+		if kernelSays := strings.Contains(flags, " "+c.flag+" "); c.use != kernelSays {
+			t.Errorf("dispatch uses %s: %v, but /proc/cpuinfo lists it: %v", c.flag, c.use, kernelSays)
+		}
 	}
 }

@@ -1,7 +1,10 @@
 // Package fastcpu holds the compute kernels of tlcheck's fast float32 CPU
 // provider: a cache-blocked, register-blocked, multi-goroutine matrix
 // multiply (Sgemm, SgemmNT), a linear layer built on it (Linear), and
-// unrolled, chunked reductions (Sum, Dot).
+// unrolled, chunked reductions (Sum, Dot) — all with a documented,
+// fixed order — and the implementation-defined product of the fast
+// provider (SgemmFast, SgemmFastNT, LinearFast: fused multiply-add on
+// AVX-512, GotoBLAS-style panel packing).
 //
 // The kernels work on plain row-major []float32 slices and import nothing
 // of tlcheck's, so that even the bottom package spec can run its float32
@@ -10,14 +13,18 @@
 //
 // # Rounding and summation order
 //
-// Every kernel rounds each product a·b to float32 and then adds it to a
-// float32 accumulator with a second rounding: no fused multiply-add is
-// used on any path (the Go code converts every product explicitly to
-// float32, which the Go specification says prevents fusion, and the amd64
-// vector kernel uses separate multiply and add instructions). Results
-// therefore do not depend on the instruction set, the GOAMD64 level, the
-// architecture, GOMAXPROCS or goroutine scheduling: the same inputs give
-// the same bits.
+// Every fixed-order kernel rounds each product a·b to float32 and then
+// adds it to a float32 accumulator with a second rounding: no fused
+// multiply-add is used on any of their paths (the Go code converts every
+// product explicitly to float32, which the Go specification says prevents
+// fusion, and the AVX2 and AVX-512 kernels use separate multiply and add
+// instructions, vectorised across output elements so that each element's
+// fold is unchanged). Their results therefore do not depend on the
+// instruction set, the GOAMD64 level, the architecture, GOMAXPROCS or
+// goroutine scheduling: the same inputs give the same bits. The
+// implementation-defined SgemmFast family is the exception: with AVX-512
+// it fuses (see SgemmFast); it too is independent of GOMAXPROCS and
+// scheduling.
 //
 // The order in which terms are added is documented on each function, with
 // the largest number of product terms that any single output accumulates.
@@ -39,6 +46,9 @@
 //   - Linear: each output is that left fold over the in index of
 //     x[r,i]·w[o,i], then + b[o]: at most in+1 terms, bit-identical to the
 //     reference provider's linear (left fold, then bias).
+//   - SgemmFast, SgemmFastNT: at most k roundings per output (the fused
+//     left fold with AVX-512, Sgemm's fold otherwise), so the same γ_k
+//     bound; LinearFast: at most in+1.
 //   - Sum, Dot: fixed chunks of ChunkLen elements, each summed with eight
 //     interleaved accumulators combined pairwise, chunk results combined
 //     left to right: at most n terms for length n.

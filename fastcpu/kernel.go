@@ -8,7 +8,9 @@ package fastcpu
 // starting from acc = c[r·ldc+j] when accumulate is set and from +0
 // otherwise. c must hold (mr−1)·ldc+nr elements. The vector kernel and
 // the portable one perform the same float32 operations in the same order
-// and so give the same bits.
+// and so give the same bits, as does the AVX-512 kernel12x32MulAdd that
+// replaces this driver when useAVX512 is set: the vectors only run the
+// columns of a row side by side.
 func microKernel(kc int, a, b, c []float32, ldc int, accumulate bool) {
 	if useAVX2 {
 		_ = a[mr*kc-1]

@@ -52,16 +52,21 @@ const (
 // is written; an overlap gives unspecified values. SgemmChecked reports
 // violations as errors instead.
 //
-// Implementation: A and B are first packed whole, in k blocks of depth
-// 512, into mr-row and nr-column micro-panels (6 and 16); then fixed 48×128
-// tiles of C are computed with a 6×16 register-blocked micro-kernel (AVX2
-// on amd64 when the CPU has it, portable Go otherwise — same bits). Both
-// phases are spread over at most runtime.GOMAXPROCS(0) goroutines that
-// claim units through atomic counters; products under 2·48³ flops run on
-// the caller's goroutine only. The packing buffer, (⌈m/6⌉·6 + ⌈n/16⌉·16)·k
-// float32s, comes from a sync.Pool, and helper goroutines outlive calls
-// (they poll for new work for 200 µs after each job, then park), so a
-// call allocates nothing in the steady state.
+// Implementation. With AVX-512F (amd64, no purego tag), the panel driver
+// of SgemmFast runs with a 12×32 VMULPS+VADDPS micro-kernel: per goroutine
+// one packed B panel (256 deep, ≤ 1024 wide) and one packed 144×256 A
+// block, ≤ 1.14 MiB of pooled scratch, whatever the size. Otherwise A and
+// B are first packed whole, in k blocks of depth 512, into mr-row and
+// nr-column micro-panels (6 and 16); then fixed 48×128 tiles of C are
+// computed with a 6×16 register-blocked micro-kernel (AVX2 on amd64 when
+// the CPU has it, portable Go otherwise); that packing buffer,
+// (⌈m/6⌉·6 + ⌈n/16⌉·16)·k float32s, comes from a sync.Pool. All three
+// kernels give the same bits. Both phases are spread over at most
+// runtime.GOMAXPROCS(0) goroutines that claim units through atomic
+// counters; products under 2·48³ flops run on the caller's goroutine only.
+// Helper goroutines outlive calls (they poll for new work for 200 µs
+// after each job, then park), so a call allocates nothing in the steady
+// state.
 func Sgemm(m, n, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	if err := checkGemm(false, m, n, k, a, lda, b, ldb, c, ldc, false); err != nil {
 		panic(err)
@@ -123,6 +128,10 @@ func gemm(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, 
 	flops := 2 * float64(m) * float64(n) * float64(k)
 	if flops <= naiveFlops {
 		naiveGemm(transB, m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
+	if useAVX512 {
+		panelGemm(false, transB, m, n, k, a, lda, b, ldb, c, ldc)
 		return
 	}
 	j := jobPool.Get().(*gemmJob)

@@ -125,11 +125,17 @@ func runGemm(transB bool, m, n, k int, a []float32, lda int, b []float32, ldb in
 	}
 }
 
-// withKernels runs f once with each available micro-kernel.
+// withKernels runs f once with each micro-kernel family this machine
+// can run: AVX-512, AVX2 and portable Go, forced in turn through useAVX512
+// and useAVX2.
 func withKernels(t *testing.T, f func(t *testing.T)) {
-	saved := useAVX2
-	defer func() { useAVX2 = saved }()
-	if saved {
+	saved2, saved512 := useAVX2, useAVX512
+	defer func() { useAVX2, useAVX512 = saved2, saved512 }()
+	if saved512 {
+		t.Run("avx512", f)
+	}
+	useAVX512 = false
+	if saved2 {
 		t.Run("avx2", f)
 	}
 	useAVX2 = false
@@ -172,7 +178,15 @@ func gemmCase(t *testing.T, r *rand.Rand, transB bool, m, n, k int) {
 var edgeSizes = []int{0, 1, 2, 3, 7, 8, 9, 63, 64, 65, 130}
 
 func TestSgemmEdgeSizes(t *testing.T) {
-	withKernels(t, func(t *testing.T) {
+	run := withKernels
+	if raceEnabled {
+		// The 11³ cube per family takes ~1 s per family uninstrumented, 10×
+		// that under -race, which adds nothing to a single-goroutine
+		// kernel check: there, only the selected family runs the cube
+		// (TestSgemmKernelsAgree still runs every family).
+		run = func(t *testing.T, f func(t *testing.T)) { f(t) }
+	}
+	run(t, func(t *testing.T) {
 		for _, transB := range []bool{false, true} {
 			r := rand.New(rand.NewPCG(1, 2))
 			for _, m := range edgeSizes {
@@ -205,22 +219,66 @@ func TestSgemmBlockBoundaries(t *testing.T) {
 	})
 }
 
-// TestSgemmKernelsAgree compares the vector and portable micro-kernels
-// bit for bit on a product with every kind of edge.
-func TestSgemmKernelsAgree(t *testing.T) {
-	if !useAVX2 {
-		t.Skip("no vector kernel on this machine")
+// kernelFamily is a micro-kernel family and the settings of useAVX512
+// and useAVX2 that force it.
+type kernelFamily struct {
+	name         string
+	avx512, avx2 bool
+}
+
+// kernelFamilies lists the micro-kernel families this machine can run.
+func kernelFamilies() []kernelFamily {
+	fams := []kernelFamily{{"portable", false, false}}
+	if useAVX2 {
+		fams = append(fams, kernelFamily{"avx2", false, true})
 	}
-	r := rand.New(rand.NewPCG(5, 6))
-	m, n, k := 101, 77, 300
+	if useAVX512 {
+		fams = append(fams, kernelFamily{"avx512", true, useAVX2})
+	}
+	return fams
+}
+
+// TestSgemmKernelsAgree compares every available micro-kernel family bit
+// for bit with the naive fixed-left fold (the generic Binary32 rule) on
+// products with every kind of edge: each of m, n, k in turn takes the edge
+// sizes around the vector width (15, 16, 17), the register and packing
+// blocks (63, 64, 65) and a long fold (1023), the other two held at sizes
+// with ragged edges.
+func TestSgemmKernelsAgree(t *testing.T) {
+	saved2, saved512 := useAVX2, useAVX512
+	defer func() { useAVX2, useAVX512 = saved2, saved512 }()
+	sizes := []int{1, 15, 16, 17, 63, 64, 65, 1023}
+	var shapes [][3]int
+	for _, s := range sizes {
+		shapes = append(shapes, [3]int{s, 17, 33}, [3]int{13, s, 33}, [3]int{13, 17, s})
+	}
+	shapes = append(shapes, [3]int{101, 77, 300}, [3]int{65, 65, 65}, [3]int{16, 16, 16}, [3]int{1023, 15, 17}, [3]int{17, 1023, 15})
+	for _, f := range kernelFamilies() {
+		useAVX512, useAVX2 = f.avx512, f.avx2
+		for _, transB := range []bool{false, true} {
+			r := rand.New(rand.NewPCG(5, 6))
+			for _, s := range shapes {
+				t.Run(fmt.Sprintf("%s/%dx%dx%d/nt=%v", f.name, s[0], s[1], s[2], transB), func(t *testing.T) {
+					gemmCase(t, r, transB, s[0], s[1], s[2])
+				})
+			}
+		}
+	}
+}
+
+// TestSgemmKernelFamiliesDiffer is the planted-fault check of the
+// bit-identity tests: a fused multiply-add left fold, which a kernel
+// using FMA would compute, differs from the separate-rounding fold on
+// these operands, so sameBits would catch such a kernel.
+func TestSgemmKernelFamiliesDiffer(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	m, n, k := 13, 17, 65
 	a, b := randMat(r, m, k, k), randMat(r, k, n, n)
-	c1, c2 := make([]float32, m*n), make([]float32, m*n)
-	Sgemm(m, n, k, a, k, b, n, c1, n)
-	useAVX2 = false
-	defer func() { useAVX2 = true }()
-	Sgemm(m, n, k, a, k, b, n, c2, n)
-	if i, ok := sameBits(c1, c2); !ok {
-		t.Fatalf("element %d: vector %g, portable %g", i, c1[i], c2[i])
+	want, fused := make([]float32, m*n), make([]float32, m*n)
+	naiveFold(false, m, n, k, a, k, b, n, want, n)
+	fmaFold(false, m, n, k, a, k, b, n, fused, n)
+	if _, ok := sameBits(want, fused); ok {
+		t.Fatal("fused and separate folds agree on every element: the bit-identity test could not tell an FMA kernel")
 	}
 }
 

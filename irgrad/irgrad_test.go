@@ -336,10 +336,19 @@ func TestFiniteDifferences(t *testing.T) {
 	}
 }
 
-// TestErrors: inexact tags over Rat,
+// TestErrors: tags without derivative rules, inexact tags over Rat,
 // non-scalar outputs, bad inputs, seeds and paths are errors naming the
 // node.
 func TestErrors(t *testing.T) {
+	// hard_masked_softmax is a registry primitive now: it lowers.
+	hms := func() *irsem.Graph {
+		b := newBuilder(sh(1, 4))
+		b.add(irsem.OpHardMaskedSoftmax, []int{0}, sh(1, 4), func(k *irsem.Kind) {
+			k.Mask = &irsem.HardMask{Shape: sh(1, 4), Allowed: []bool{true, false, true, true}}
+		})
+		g, _ := b.graph()
+		return g
+	}
 	b := newBuilder(sh(2))
 	b.add(irsem.OpExp, []int{0}, sh(2))
 	b.add(irsem.OpSum, []int{1}, sh())
@@ -349,6 +358,9 @@ func TestErrors(t *testing.T) {
 	b.add(irsem.OpBernoulliMask, []int{q}, sh(2), func(k *irsem.Kind) { k.Seed = 3 })
 	bmG, bmP := b.graph()
 
+	if err := lowerErr[spec.F64](hms(), nil); err != nil {
+		t.Errorf("hard_masked_softmax: %v, want it lowered to the registry's primitive", err)
+	}
 	// bernoulli_mask is the registry's keep_mask now: it lowers (its
 	// gradient is zero by definition).
 	if err := lowerErr[spec.F64](bmG, bmP); err != nil {
@@ -359,6 +371,8 @@ func TestErrors(t *testing.T) {
 		err  error
 		want string
 	}{
+		// Lower serves forward evaluation too: its error says what is
+		// missing (a registry primitive), not that a gradient failed.
 		{"exp over rat", lowerErr[spec.Rat](expG, nil), "node 1 (exp): exp has no exact rational semantics"},
 		{"missing payload", lowerErr[spec.Rat](exampleGraph(t, "mlp.ir.json"), nil), "node 1 (linear): missing linear payload"},
 	} {

@@ -90,14 +90,13 @@ type Step struct {
 //   - input and const nodes are Sources and have no steps: an input's
 //     value comes from the caller, a const's is Value (the payload's
 //     "value").
+//   - conv and conv_transpose are the registry's primitive of the same
+//     name applied to (x, W[, b]) with W and b from the payload; every
+//     other tag is one registry primitive (no tag is IROnly any more).
 //   - batch_norm_eval is the registry's batch_norm_eval(x, μ, σ², γ, β)
 //     along channel_axis with ε from the payload, γ and β always passed
 //     (the defaults 1 and 0 as ArgConst); instance_norm is
 //     instance_norm(x, γ, β) with ε from the payload.
-//   - every tag has a registry primitive now (conv, the pools,
-//     batch_norm_eval, hard_masked_softmax and bernoulli_mask moved into
-//     the registry), so no application is IROnly; the flag stays for a
-//     future tag that irsem evaluates itself.
 //   - linear is linear(x, W, b) with W and b from the payload.
 //   - conv and conv_transpose are the primitive over (x, W) or (x, W, b),
 //     W and b from the payload, b only when the payload has it (the

@@ -16,9 +16,9 @@
 // Every tag takes its meaning from the spec primitive registry wherever
 // the registry has the primitive (OpInfo.Prim names it: mul_elem is mul,
 // max_elem max, layernorm layer_norm, linear linear with W and b from the
-// payload, conv with W and b from the payload, batch_norm_eval
-// batch_norm_eval with its statistics from the payload, bernoulli_mask
-// keep_mask, …): every tag has a registry primitive, and so JVP and VJP
+// payload, batch_norm_eval batch_norm_eval with its statistics from the
+// payload, bernoulli_mask keep_mask, conv with W and b from the payload,
+// …). Every tag has a registry primitive, so every tag has JVP and VJP
 // rules.
 //
 // Decoding is strict (unknown, duplicate and missing fields, trailing data

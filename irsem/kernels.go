@@ -1,13 +1,9 @@
 package irsem
 
-import (
-	"github.com/tlcheck/tlcheck/spec"
-)
+import "github.com/tlcheck/tlcheck/spec"
 
-// The forward rules of the tags that have no spec registry primitive
-// (none remain: every tag is a registry primitive), generic over spec.Scalar.
-// Every sum is a left fold from the scalar's zero in the order stated, so
-// a float result is determined bit for bit and a Rat result exactly.
+// Every tag's forward rule is its registry primitive's (spec); these are
+// the small tensor helpers irsem's own steps share.
 
 func zerosOf[T any](s spec.Shape) spec.Tensor[T] {
 	return spec.Tensor[T]{Shape: s.Clone(), Data: make([]T, s.Size())}

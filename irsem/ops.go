@@ -102,6 +102,11 @@ const (
 	AttrInChannels  = "in_channels"  // conv, conv_transpose: input channels (extent of the channel axis)
 	AttrOutChannels = "out_channels" // conv, conv_transpose: output channels
 
+	AttrPads            = "pads"              // conv_transpose, max_pool_nd, avg_pool_nd: 2 per spatial axis, every begin then every end (ONNX order)
+	AttrCeilMode        = "ceil_mode"         // max_pool_nd, avg_pool_nd: round the output extent up (JSON boolean)
+	AttrCountIncludePad = "count_include_pad" // avg_pool_nd: divide by the window positions inside the padded input (JSON boolean)
+	AttrOutputPadding   = "output_padding"    // conv_transpose: extra output extent at the end of each spatial axis
+
 	// The attributes of the tlcheck.ir.v1 superset tags of package spec's
 	// other primitives (pad, gather, lrn, shrink, the IR forms of scale,
 	// clamp and slice). A rational attribute is a JSON string in the
@@ -121,11 +126,6 @@ const (
 	AttrLambd        = "lambd"         // shrink: the threshold λ, a rational
 	AttrStart        = "start"         // slice: the first index on axis
 	AttrEnd          = "end"           // slice: one past the last index on axis
-
-	AttrPads            = "pads"              // conv_transpose, max_pool_nd, avg_pool_nd: 2 per spatial axis, every begin then every end (ONNX order)
-	AttrCeilMode        = "ceil_mode"         // max_pool_nd, avg_pool_nd: round the output extent up (JSON boolean)
-	AttrCountIncludePad = "count_include_pad" // avg_pool_nd: divide by the window positions inside the padded input (JSON boolean)
-	AttrOutputPadding   = "output_padding"    // conv_transpose: extra output extent at the end of each spatial axis
 )
 
 // Payload parameter names: the fields of one payload entry.

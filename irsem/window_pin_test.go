@@ -13,11 +13,11 @@ import (
 )
 
 // pinnedWindowOutputs are digests of the outputs of windowCases computed by
-// irsem's own forward-only conv/max_pool/avg_pool kernels before those tags
-// became registry primitives (commit "spec: window primitives …"): SHA-256
-// of the output elements' exact spellings over Rat, their bit patterns
-// over F32 and F64, and the endpoints over Interval. The registry rules
-// must reproduce them bit for bit: existing graphs keep their values.
+// irsem's own forward-only conv/max_pool/avg_pool kernels (irsem/kernels.go
+// at commit 989556a, before those tags became registry primitives):
+// SHA-256 of the output elements' exact spellings over Rat, their bit
+// patterns over F32 and F64, and the endpoints over Interval. The registry
+// rules must reproduce them bit for bit: existing graphs keep their values.
 var pinnedWindowOutputs = map[string]string{
 	"conv-plain/rat":                  "f1199f7d45b00993",
 	"conv-plain/f32":                  "5be11f26f04fe2b7",

@@ -311,6 +311,17 @@ func decodeNodeField(n *Node, info *OpInfo, f jfield, budget *ratBudget) error {
 	return err
 }
 
+// decodeBool reads a JSON boolean (true or false, nothing else).
+func decodeBool(raw []byte) (bool, error) {
+	switch string(bytes.TrimSpace(raw)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("expected true or false, got %s", strconv.Quote(snippet(bytes.TrimSpace(raw))))
+}
+
 // decodeRegopsAttr reads one attribute of the superset tags of spec's
 // other primitives.
 func decodeRegopsAttr(k *Kind, f jfield, budget *ratBudget) error {
@@ -376,17 +387,6 @@ func decodeAttrRational(raw []byte, budget *ratBudget) (spec.Rat, error) {
 		return spec.Rat{}, fmt.Errorf("expected a rational as a JSON string (\"1/2\", \"-3\"), got %s", snippet(raw))
 	}
 	return ratFromToken(s, budget)
-}
-
-// decodeBool reads a JSON boolean (true or false, nothing else).
-func decodeBool(raw []byte) (bool, error) {
-	switch string(bytes.TrimSpace(raw)) {
-	case "true":
-		return true, nil
-	case "false":
-		return false, nil
-	}
-	return false, fmt.Errorf("expected true or false, got %s", strconv.Quote(snippet(bytes.TrimSpace(raw))))
 }
 
 // decodeMask reads {"shape":[…],"allowed":[true,false,…]}.

@@ -19,6 +19,8 @@
 //	onnx-bytes     2^28      --max-onnx-bytes     TLCHECK_MAX_ONNX_BYTES      bytes of one ONNX model or TensorProto file
 //	onnx-elements  2^26      --max-onnx-elements  TLCHECK_MAX_ONNX_ELEMENTS   numbers of one ONNX model: tensor elements and list-attribute entries, all together
 //	onnx-names     2^18      --max-onnx-names     TLCHECK_MAX_ONNX_NAMES      names of one ONNX model: node inputs, outputs and attributes, graph inputs, outputs, value infos, initializers
+//	lean-lines      2^22     --max-lean-lines      TLCHECK_MAX_LEAN_LINES      lines of one lean4export NDJSON file
+//	lean-line-bytes 2^20     --max-lean-line-bytes TLCHECK_MAX_LEAN_LINE_BYTES bytes of one line of a lean4export file
 //
 // A flag overrides the environment variable, which overrides the default.
 // Every value must be a positive integer (nodes at most 2^20 and
@@ -66,6 +68,11 @@
 // prefix is compared with the bytes that remain before anything is
 // allocated, and a tensor's declared dims are compared with its data
 // before its elements are.
+// A lean4export file (certificates/leanexport) is read one line at a
+// time: a line longer than lean-line-bytes is refused as soon as that many
+// bytes are buffered, and the line count by lean-lines, so the parsed
+// records — each a constant number of words plus the bytes of its line —
+// take memory linear in at most lean-lines × lean-line-bytes input bytes.
 //
 // Time. The declared work of a node (irsem.DeclaredWork) is computed from
 // the declared shapes before anything runs: the parents' elements plus the
@@ -124,6 +131,8 @@ type Limits struct {
 	ONNXBytes     int64 // bytes of one ONNX model or TensorProto file
 	ONNXElements  int64 // numbers (tensor elements, list-attribute entries) of one ONNX model
 	ONNXNames     int   // names of one ONNX model
+	LeanLines     int   // lines of one lean4export NDJSON file
+	LeanLineBytes int   // bytes of one line of a lean4export file
 }
 
 // Defaults. DefaultElements is spec.DefaultMaxElements.
@@ -140,6 +149,8 @@ const (
 	DefaultONNXBytes     = 1 << 28
 	DefaultONNXElements  = 1 << 26
 	DefaultONNXNames     = 1 << 18
+	DefaultLeanLines     = 1 << 22
+	DefaultLeanLineBytes = 1 << 20
 )
 
 // Default returns the built-in limits.
@@ -148,6 +159,7 @@ func Default() Limits {
 		Nodes: DefaultNodes, Parents: DefaultParents, Elements: DefaultElements, Axis: DefaultAxis,
 		GraphElements: DefaultGraphElements, Work: DefaultWork, RatBits: DefaultRatBits, RatBitsTotal: DefaultRatBitsTotal,
 		CertCases: DefaultCertCases, ONNXBytes: DefaultONNXBytes, ONNXElements: DefaultONNXElements, ONNXNames: DefaultONNXNames,
+		LeanLines: DefaultLeanLines, LeanLineBytes: DefaultLeanLineBytes,
 	}
 }
 
@@ -172,6 +184,8 @@ var knobs = []struct {
 	{"onnx-bytes", "most bytes in one ONNX model or TensorProto file", func(l *Limits) int64 { return l.ONNXBytes }, func(l *Limits, v int64) { l.ONNXBytes = v }, 1 << 40},
 	{"onnx-elements", "most numbers (tensor elements, list-attribute entries) in one ONNX model", func(l *Limits) int64 { return l.ONNXElements }, func(l *Limits, v int64) { l.ONNXElements = v }, 1 << 40},
 	{"onnx-names", "most names (node inputs and outputs, graph values) in one ONNX model", func(l *Limits) int64 { return int64(l.ONNXNames) }, func(l *Limits, v int64) { l.ONNXNames = int(v) }, 1 << 30},
+	{"lean-lines", "most lines in one lean4export NDJSON file", func(l *Limits) int64 { return int64(l.LeanLines) }, func(l *Limits, v int64) { l.LeanLines = int(v) }, 1 << 30},
+	{"lean-line-bytes", "most bytes in one line of a lean4export file", func(l *Limits) int64 { return int64(l.LeanLineBytes) }, func(l *Limits, v int64) { l.LeanLineBytes = int(v) }, 1 << 30},
 }
 
 // Flag is the command-line flag that raises the named limit ("--max-nodes").

@@ -70,6 +70,19 @@
 // becomes NaN. The ratio |ŝ − s|/B is recorded exactly; B = 0 (all terms
 // zero, or no terms) demands ŝ = s.
 //
+// A fused multiply-add (fastcpu.SgemmFast's VFMADD231PS) fits this model
+// as one operation: fl(x·y + z) = (x·y + z)(1+δ) + η, |δ| ≤ u, |η| ≤
+// 2^-150, with one rounding where the separate pair has two, but η ≠ 0 is
+// possible (x·y + z need not be a binary32 sum, so a subnormal result can
+// be inexact). Charge that η to the product x·y the operation consumes:
+// each product enters exactly one operation (its own rounding, or the
+// fusion), so there are still at most p underflow terms, each carried
+// through at most n−1 later roundings; and each term t_i still meets at
+// most g roundings on its way to the root (a fusion replaces the product's
+// rounding and the addition's by one). So the bound above holds unchanged
+// for any mix of fused and separate operations: it is order- and
+// FMA-independent.
+//
 // RuleClass (implementation-defined capsules, an element with a NaN or
 // infinite term: "classification against the replay"). The provider's
 // class must be one the terms allow whatever the order: NaN when the terms

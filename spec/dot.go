@@ -153,7 +153,7 @@ func ratDot(acc Rat, xs, ys []Rat) Rat {
 // of them.
 func dyadicDot(acc Rat, xs, ys []Rat, emin, tmax, nd int) Rat {
 	width := tmax - emin + bits.Len(uint(nd)) + 1
-	nw := width/wordBits + 2
+	nw := width/wordBits + 3 // + 1 word of slack for addMulShifted's zero pieces
 	buf := make([]big.Word, 2*nw)
 	pos, neg := buf[:nw:nw], buf[nw:]
 	var prod, sx, sy big.Int // scratch, reused across terms
@@ -180,6 +180,20 @@ func dyadicDot(acc Rat, xs, ys []Rat, emin, tmax, nd int) Rat {
 		if x.b == nil && y.b == nil {
 			hi, lo := bits.Mul64(absU(x.m), absU(y.m))
 			term(wordsOf(&small, hi, lo), (x.m < 0) != (y.m < 0), x.e+y.e)
+			continue
+		}
+		if wordBits == 64 && (x.b == nil) != (y.b == nil) {
+			// A big mantissa times an int64 one (activation × weight):
+			// multiply-and-add straight into the accumulator.
+			bg, sm := x, y
+			if x.b == nil {
+				bg, sm = y, x
+			}
+			acc := pos
+			if (bg.b.Sign() < 0) != (sm.m < 0) {
+				acc = neg
+			}
+			addMulShifted(acc, bg.b.Bits(), absU(sm.m), x.e+y.e-emin)
 			continue
 		}
 		mx, my := x.b, y.b
@@ -241,6 +255,38 @@ func addShifted(z, v []big.Word, s int) {
 	}
 	for carry != 0 {
 		z[i], carry = addW(z[i], 0, carry)
+		i++
+	}
+}
+
+// addMulShifted adds (a·s)·2^shift into the little-endian magnitude z
+// (64-bit words), which is wide enough for the result plus one word.
+func addMulShifted(z, a []big.Word, s uint64, shift int) {
+	o, sh := shift/64, uint(shift%64)
+	var mc, prev, carry uint64 // multiply carry, previous product word, add carry
+	i := o
+	for _, w := range a {
+		hi, lo := bits.Mul64(uint64(w), s)
+		var c uint64
+		lo, c = bits.Add64(lo, mc, 0)
+		mc = hi + c
+		piece := lo<<sh | prev>>(64-sh) // a shift by 64 is 0 in Go
+		prev = lo
+		var v uint64
+		v, carry = bits.Add64(uint64(z[i]), piece, carry)
+		z[i] = big.Word(v)
+		i++
+	}
+	for _, piece := range [2]uint64{mc<<sh | prev>>(64-sh), mc >> (64 - sh)} {
+		var v uint64
+		v, carry = bits.Add64(uint64(z[i]), piece, carry)
+		z[i] = big.Word(v)
+		i++
+	}
+	for carry != 0 {
+		var v uint64
+		v, carry = bits.Add64(uint64(z[i]), 0, carry)
+		z[i] = big.Word(v)
 		i++
 	}
 }

@@ -142,7 +142,7 @@ func builtinPrims[T Scalar[T]]() []*Prim[T] {
 		softmaxPrim[T](false), softmaxPrim[T](true), layerNormPrim[T]())
 	ps = append(ps, shapePrims[T]()...)
 	ps = append(ps, miscPrims[T]()...)
-	ps = append(ps, regopsPrims[T]()...)
 	ps = append(ps, windowPrims[T]()...)
+	ps = append(ps, regopsPrims[T]()...)
 	return ps
 }

@@ -428,8 +428,10 @@ func stridesOfInts(xs []int) []int {
 }
 
 // foldDot is the left fold 0 + xs[0]·ys[0] + xs[1]·ys[1] + … with the
-// scalar's own Mul and Add: FoldDot from 0 (bit for bit that loop over
-// the float scalars; over Rat one exact fused sum, normalised once).
+// scalar's own Mul and Add: every inner product of the window rules goes
+// through it, over the window gathered into scratch slices. It is
+// FoldDot from 0: bit for bit that loop over the float scalars, and over
+// Rat one exact fused sum of the same value, normalised once.
 func foldDot[T Scalar[T]](xs, ys []T) T {
 	var zero T
 	return FoldDot(zero, xs, ys)

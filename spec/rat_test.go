@@ -354,6 +354,12 @@ func TestFoldDotRat(t *testing.T) {
 			}
 			return scale2(new(big.Rat).SetInt(g.bigInt(1+g.r.IntN(200))), g.exp())
 		}},
+		{"big-or-f32", func() *big.Rat { // activation × weight mixes, every shift residue
+			if g.r.IntN(2) == 0 {
+				return scale2(new(big.Rat).SetInt(g.bigInt(64+g.r.IntN(600))), g.r.IntN(401)-200)
+			}
+			return new(big.Rat).SetFloat64(float64(float32(g.r.NormFloat64())))
+		}},
 		{"mostly-dyadic", func() *big.Rat {
 			if g.r.IntN(8) == 0 {
 				return big.NewRat(g.r.Int64N(100)-50, 3+6*g.r.Int64N(10))

@@ -16,18 +16,21 @@ import (
 // zero. Constants are exact rationals so that a rule over Rat is exact and
 // a rule over a float scalar rounds each constant once.
 type Attrs struct {
-	Axis   int      // reduce_sum, reduce_mean, softmax, log_softmax, layer_norm, concat, slice
+	Axis   int      // reduce_sum, reduce_mean, softmax, log_softmax, layer_norm, concat, slice, gather; batch_norm_eval: the channel axis
 	Axis2  int      // transpose: the second axis
-	Shape  Shape    // reshape, flatten, broadcast_to: target shape; const, rand_uniform: value shape
+	Shape  Shape    // reshape, flatten, broadcast_to: target shape; const, rand_uniform, keep_mask: value shape
 	Perm   []int    // permute
 	Start  int      // slice: first index on Axis
 	End    int      // slice: one past the last index on Axis
 	C      *big.Rat // scale: the factor
 	Lo, Hi *big.Rat // clamp bounds
-	Eps    *big.Rat // safe_log, layer_norm: epsilon
+	Eps    *big.Rat // safe_log, layer_norm, batch_norm_eval, instance_norm: epsilon
 	P      *big.Rat // bernoulli_mask, dropout: drop probability
-	Seed   uint64   // rand_uniform, bernoulli_mask, dropout: the draw
+	Seed   uint64   // rand_uniform, bernoulli_mask, keep_mask, dropout: the draw
 	Values []*big.Rat
+	// Window is the geometry of conv, conv_transpose and the pools
+	// (ops_window.go).
+	Window *Window
 
 	// The attributes of the primitives added for imported models (issue
 	// 11): pad, gather, lrn, shrink.
@@ -41,9 +44,6 @@ type Attrs struct {
 	Bias         *big.Rat // lrn: bias; shrink: bias
 	Lambd        *big.Rat // shrink: the threshold λ
 	Mask         []bool   // hard_masked_softmax: true where the entry takes part, row-major over the input
-	// Window is the geometry of conv, conv_transpose and the pools
-	// (ops_window.go).
-	Window *Window
 }
 
 // Clone returns a deep copy of the attributes.

@@ -124,7 +124,12 @@ func writeCertifyJSON(w io.Writer, dir string, m *certificates.Manifest) error {
 // certifyDir writes the full certificate suite with a progress bar on a
 // terminal.
 func certifyDir(dir string, o certificates.Options, stderr io.Writer) (*certificates.Manifest, error) {
-	suite := certificates.FullSuite()
+	return certifyDirWith(certificates.FullSuite(), dir, o, stderr)
+}
+
+// certifyDirWith is certifyDir with the suite given (gate --device cuda
+// certifies through a provider set that holds the CUDA provider).
+func certifyDirWith(suite *certificates.Suite, dir string, o certificates.Options, stderr io.Writer) (*certificates.Manifest, error) {
 	prog := cli.NewProgress(stderr, "certify", suite.Subjects(o))
 	o.Progress = prog.Step
 	m, err := suite.Certify(dir, o)
@@ -141,7 +146,12 @@ func certifyDir(dir string, o certificates.Options, stderr io.Writer) (*certific
 
 // verifyDir verifies a directory and prints one line per file.
 func verifyDir(dir string, w io.Writer) (*certificates.Report, error) {
-	rep, err := certificates.FullSuite().Verify(dir)
+	return verifyDirWith(certificates.FullSuite(), dir, w)
+}
+
+// verifyDirWith is verifyDir with the suite given.
+func verifyDirWith(suite *certificates.Suite, dir string, w io.Writer) (*certificates.Report, error) {
+	rep, err := suite.Verify(dir)
 	if err != nil {
 		return nil, cli.Usagef("verify: %v", err)
 	}

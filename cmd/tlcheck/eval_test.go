@@ -133,7 +133,7 @@ func badInputs(t *testing.T) map[string]string {
   {"id":1,"kind":"max_pool","parents":[0],"shape":[1,1,1],"kernel":[2,2],"stride":[2,2],"padding":[0,0]},
   {"id":2,"kind":"sum","parents":[1],"shape":[]}
 ]}`),
-		// bernoulli_mask has no registry primitive (irsem's own forward rule).
+		// bernoulli_mask with a runtime keep probability (the registry's keep_mask).
 		"iro": writeTemp(t, dir, "iro.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[]},
   {"id":1,"kind":"bernoulli_mask","parents":[0],"shape":[2],"seed":1},
@@ -214,16 +214,25 @@ func TestIRCommandErrors(t *testing.T) {
 	}
 }
 
-// TestBernoulliMaskEveryPath: bernoulli_mask with a runtime keep
-// probability is the registry's keep_mask (issue 11), so every eval path
-// runs it: with keep probability 1 the mask is [1, 1] (every draw u ≥
-// 1 − 1 = 0), and the sum of it 2.
-func TestBernoulliMaskEveryPath(t *testing.T) {
+// TestEvalForwardOnlyTag: eval asks for no gradient, so on a tag without a
+// registry primitive its tape and typed-graph paths never say gradients
+// are unsupported, and its ir and forward-graph paths evaluate it: the
+// mask with keep probability 1 is [1, 1] (every draw u ≥ 1 − 1 = 0), and
+// the sum of it 2.
+func TestEvalKeepMaskEveryPath(t *testing.T) {
 	f := badInputs(t)
+	// Keep probability 1: both mask entries are 1 (draw ≥ 1 − 1 = 0 always),
+	// so the sum is 2 on every path; the mask's gradient is 0 by definition.
 	for _, path := range evalPaths {
 		code, out, errs := runCmd("eval", "--graph", f["iro"], "--input", f["input0"], "--path", path)
 		if code != 0 || out != "output node 2 (sum) [] = 2\n" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 2", path, code, out, errs)
+		}
+	}
+	for _, path := range []string{"tape", "typed-graph"} {
+		code, out, errs := runCmd("grad", "--graph", f["iro"], "--input", f["input0"], "--path", path)
+		if code != 0 || out != "loss = 2\ngrad input = 0\n" {
+			t.Errorf("grad %s: exit %d, stdout %q, stderr %q", path, code, out, errs)
 		}
 	}
 }

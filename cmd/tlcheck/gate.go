@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -98,6 +99,11 @@ type gateConfig struct {
 	// backend.FastProviders()); tests plant faulty ones here.
 	providers *backend.Providers
 	stderr    io.Writer
+	// suite and certProviders, when set (gate --device cuda), are the
+	// certificate suite and the providers certified (nil: FullSuite and
+	// the default providers).
+	suite         *certificates.Suite
+	certProviders []string
 }
 
 // stageCheck runs every primitive's local obligations and the
@@ -144,7 +150,7 @@ func stageCertify(c gateConfig) gateStage {
 	// The gate owns its output directory: it replaces a certificate
 	// directory (one holding manifest.json) run after run, and refuses to
 	// empty any other.
-	m, err := certifyDir(c.out, certificates.Options{Seed: c.seed, Cases: c.certs, Overwrite: certificates.OverwriteCertificates}, c.stderr)
+	m, err := certifyDirWith(c.suiteOrFull(), c.out, certificates.Options{Seed: c.seed, Cases: c.certs, Overwrite: certificates.OverwriteCertificates, Providers: c.certProviders}, c.stderr)
 	if err != nil {
 		st.Err = err.Error()
 		return st
@@ -158,7 +164,7 @@ func stageCertify(c gateConfig) gateStage {
 // stageVerify re-derives every certificate.
 func stageVerify(c gateConfig) gateStage {
 	st := gateStage{Name: "verify"}
-	rep, err := verifyDir(c.out, io.Discard)
+	rep, err := verifyDirWith(c.suiteOrFull(), c.out, io.Discard)
 	if err != nil {
 		st.Err = err.Error()
 		return st
@@ -334,7 +340,10 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	graphs := fs.Int("graphs", 50, "random graphs per graph-level obligation")
 	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive; the gate must fail")
 	plantProvider := fs.String("plant-provider-bug", "", "self-test: flip a high bit of one fast_cpu OP result; the gate must fail")
+	withLean := fs.Bool("lean", false, "add the lean stage: lake build lean/, export and audit its theorems (needs lake on PATH)")
 	reportDir := fs.String("report", "", "also write a Markdown summary and a PNG plot of error/bound ratios to DIR")
+	device := fs.String("device", "cpu", "cpu|cuda (cuda adds the CUDA refinement stage)")
+	plantCUDA := fs.String("plant-cuda-bug", "", "self-test: flip a high bit of one CUDA OP result; the gate must fail")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -357,6 +366,11 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if *graphs < 1 || *graphs > 100_000 {
 		return cli.Usagef("--graphs must be between 1 and 100000, got %d", *graphs)
 	}
+	if *withLean {
+		if _, err := exec.LookPath("lake"); err != nil {
+			return errNoLake()
+		}
+	}
 	c := gateConfig{out: *out, seed: *seed, cases: *cases, graphs: *graphs, certs: *certs, registry: reg, stderr: stderr}
 	if *plantProvider != "" {
 		ps, err := plantedProviders(*plantProvider)
@@ -365,6 +379,11 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 		c.providers = ps
 	}
+	dev, err := gateDevice(*device, *plantCUDA)
+	if err != nil {
+		return err
+	}
+	c.suite, c.certProviders = dev.certificates()
 	// Every argument is checked before anything is written; the
 	// certificate directory is created by the certify stage.
 	if err := cli.CheckOutputPath("out", *out, true); err != nil {
@@ -401,7 +420,14 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	res := runGateStages(c, gateStages())
+	stages := dev.stages(gateStages())
+	if *withLean {
+		stages = append(stages, stageLean)
+	}
+	res := runGateStages(c, stages)
+	if dev != nil && dev.fault != nil {
+		return undelivered(cli.BadInput(dev.fault))
+	}
 	if *reportDir != "" {
 		if err := report.Write(*reportDir, reportData(res)); err != nil {
 			return undelivered(cli.Usagef("--report: %v", err))

@@ -36,7 +36,7 @@ func planProfile(name string) (*backend.Profile, *backend.Providers, error) {
 	}
 	providers := backend.DefaultProviders()
 	if prof.Device == backend.DeviceCUDA {
-		if p, err := cuda.NewProvider(); err == nil {
+		if p, err := newCUDAProvider(cuda.Options{}); err == nil {
 			if err := providers.Register(p); err != nil {
 				return nil, nil, cli.Usagef("--profile %s: %v", name, err)
 			}

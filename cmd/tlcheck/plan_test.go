@@ -29,6 +29,9 @@ func TestPlanCommand(t *testing.T) {
 		{[]string{"plan", "--graph", f["pool"]}, 0, []string{
 			"node 1 (max_pool): max_pool -> reference.max_pool provider=reference reduction=n/a\n",
 			"verdict: accepted: 2 kernels for 3 nodes (1 source) on profile checked_cpu\n"}, ""},
+		{[]string{"plan", "--graph", f["iro"]}, 0, []string{
+			"node 1 (bernoulli_mask): keep_mask -> reference.keep_mask provider=reference reduction=n/a\n",
+			"verdict: accepted: 2 kernels for 3 nodes (1 source) on profile checked_cpu\n"}, ""},
 		{[]string{"plan"}, 2, nil, "plan: --graph or --onnx is required"},
 		{[]string{"plan", "--graph", mlp, "--profile", "tpu"}, 2, nil, `--profile: unknown value "tpu" (want checked_cpu|fast_cpu|checked_cuda)`},
 		{[]string{"plan", "--graph", f["missing"]}, 2, nil, "--graph " + f["missing"] + ": cannot read"},

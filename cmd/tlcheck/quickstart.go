@@ -44,7 +44,7 @@ func runQuickstart(args []string, stdout, _ io.Writer) error {
 		if exec == nn.TypedGraph {
 			return cli.Usagef("--device cuda: the typed-graph trainer supports CPU execution only")
 		}
-		p, err := cuda.NewProvider()
+		p, err := newCUDAProvider(cuda.Options{})
 		if err != nil {
 			return cli.Usagef("--device cuda: %v", err)
 		}

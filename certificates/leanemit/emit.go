@@ -1,0 +1,362 @@
+// Package leanemit turns a certificate directory into Lean modules that
+// the kernel checks: for each adjointness certificate of a primitive the
+// Lean project gives a semantics (Covered), a module
+// Tlcheck.Certs.Adjointness.<op> holding the recorded cases as AdjCase
+// literals of exact rationals (mkRat p q) and one theorem
+//
+//	theorem cert : checkAll Prim.<op> cases = true := by decide +kernel
+//
+// and an index module Tlcheck.Certs.All importing them all. The theorem,
+// with Tlcheck.Check.checkAll_sound, gives for every case that the
+// recorded sides are ⟨jvp x dx, δ⟩ and Σₖ⟨dxₖ, vjp x δₖ⟩ as Lean's
+// Tlcheck.Spec computes them, and that they are equal: a second,
+// kernel-checked recomputation of what tlcheck verify re-derives.
+//
+// Not emitted, and why: adjointness certificates of primitives outside
+// Covered (layer_norm, the seeded rand_uniform, bernoulli_mask and
+// dropout, and the interval-oracle primitives: Lean has no semantics for
+// them yet);
+// composition (it needs a Lean interpreter of the canonical IR's exact
+// tags, not written yet); refinement and range (binary32 and interval
+// claims over floats, which Lean core cannot compute in the kernel).
+//
+// Emit checks what it reads (the manifest's SHA-256 of each file, the
+// format, strict JSON, canonical rationals, shapes against value counts)
+// but does not re-derive the claims: that is tlcheck verify's part and,
+// for what is emitted, the Lean kernel's. Names reach Lean only from a
+// closed list (Covered) and the rationals only as digits: anything else
+// is rejected, never escaped. The bytes are a function of the directory.
+package leanemit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Covered lists the registry primitives whose adjointness certificates
+// are emitted, each the name of a constructor of Tlcheck.Prim
+// (lean/Tlcheck/Spec.lean).
+var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+
+// Module is one emitted Lean file: its path relative to the output
+// directory and its bytes.
+type Module struct {
+	Path  string
+	Bytes []byte
+}
+
+// Result is what Emit produced.
+type Result struct {
+	Modules []Module // sorted by path; the index module last
+	// Theorems are the fully qualified theorem names, sorted.
+	Theorems []string
+	// Skipped lists the certificate files not emitted, with why.
+	Skipped []string
+}
+
+var (
+	leanIdent = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+	ratRE     = regexp.MustCompile(`^(-?)([0-9]+)(?:/([0-9]+))?$`)
+)
+
+// maxFile bounds a certificate file read by Emit.
+const maxFile = certificates.MaxFileBytes
+
+// MaxModuleBytes bounds one emitted module: the kernel evaluates `decide`
+// over every literal in it, so a certificate far larger than the gate's
+// (20 cases of small tensors, a few kB) is refused rather than emitted as
+// a module that would take the kernel hours.
+const MaxModuleBytes = 1 << 20
+
+func covered(op string) bool {
+	i := sort.SearchStrings(Covered, op)
+	return i < len(Covered) && Covered[i] == op
+}
+
+// Emit reads the certificate directory dir and returns the Lean modules.
+func Emit(dir string) (*Result, error) {
+	mdata, err := readFile(dir, certificates.ManifestName)
+	if err != nil {
+		return nil, err
+	}
+	var m certificates.Manifest
+	if err := strict(mdata, &m); err != nil {
+		return nil, fmt.Errorf("%s: %v", certificates.ManifestName, err)
+	}
+	if m.Format != certificates.ManifestFormat {
+		return nil, fmt.Errorf("%s: format %q, this build reads %q", certificates.ManifestName, m.Format, certificates.ManifestFormat)
+	}
+	res := &Result{}
+	var index []string
+	for _, fe := range m.Files {
+		if fe.Kind != certificates.KindAdjointness {
+			res.Skipped = append(res.Skipped, fe.Path+" (kind "+fe.Kind+": no Lean checker)")
+			continue
+		}
+		data, err := readFile(dir, fe.Path)
+		if err != nil {
+			return nil, err
+		}
+		if certificates.Sum(data) != fe.SHA256 {
+			return nil, fmt.Errorf("%s: SHA-256 differs from the manifest's", fe.Path)
+		}
+		var f certificates.AdjointnessFile
+		if err := strict(data, &f); err != nil {
+			return nil, fmt.Errorf("%s: %v", fe.Path, err)
+		}
+		if f.Format != certificates.Format || f.Kind != certificates.KindAdjointness {
+			return nil, fmt.Errorf("%s: format %q kind %q, want %q %q", fe.Path, f.Format, f.Kind, certificates.Format, certificates.KindAdjointness)
+		}
+		if !leanIdent.MatchString(f.Op) {
+			return nil, fmt.Errorf("%s: field op: %q is not a plain lowercase identifier; refused (names are never escaped into Lean)", fe.Path, limitStr(f.Op))
+		}
+		if fe.Path != "adjointness/"+f.Op+".json" {
+			return nil, fmt.Errorf("%s: field op: %q does not match the file name", fe.Path, f.Op)
+		}
+		if !covered(f.Op) {
+			res.Skipped = append(res.Skipped, fe.Path+" (no Lean semantics for "+f.Op+" yet)")
+			continue
+		}
+		if _, err := spec.Info(f.Op); err != nil {
+			return nil, fmt.Errorf("%s: %v", fe.Path, err)
+		}
+		src, err := module(fe.Path, fe.SHA256, &f)
+		if err != nil {
+			return nil, err
+		}
+		if len(src) > MaxModuleBytes {
+			return nil, fmt.Errorf("%s: the Lean module would have %d bytes, more than %d: certify fewer or smaller cases for Lean", fe.Path, len(src), MaxModuleBytes)
+		}
+		res.Modules = append(res.Modules, Module{Path: "Adjointness/" + f.Op + ".lean", Bytes: src})
+		res.Theorems = append(res.Theorems, "Tlcheck.Certs.Adjointness."+f.Op+".cert")
+		index = append(index, "Tlcheck.Certs.Adjointness."+f.Op)
+	}
+	if len(index) == 0 {
+		return nil, fmt.Errorf("%s: no adjointness certificate of a covered primitive (%s)", dir, strings.Join(Covered, ", "))
+	}
+	sort.Slice(res.Modules, func(i, j int) bool { return res.Modules[i].Path < res.Modules[j].Path })
+	sort.Strings(res.Theorems)
+	sort.Strings(index)
+	var b bytes.Buffer
+	b.WriteString("-- Generated by tlcheck lean emit. Do not edit.\n")
+	for _, m := range index {
+		b.WriteString("import " + m + "\n")
+	}
+	res.Modules = append(res.Modules, Module{Path: "All.lean", Bytes: b.Bytes()})
+	return res, nil
+}
+
+func limitStr(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+func readFile(dir, rel string) ([]byte, error) {
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	st, err := os.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", rel)
+	}
+	if st.Size() > maxFile {
+		return nil, fmt.Errorf("%s: %d bytes, more than %d", rel, st.Size(), maxFile)
+	}
+	return os.ReadFile(p)
+}
+
+func strict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return fmt.Errorf("trailing data")
+	}
+	return nil
+}
+
+// Rat renders a canonical certificate rational "p" or "p/q" as the Lean
+// core expression mkRat p q (a negative numerator parenthesised).
+func Rat(v string) (string, error) {
+	m := ratRE.FindStringSubmatch(v)
+	if m == nil || len(v) > 4096 {
+		return "", fmt.Errorf("%q is not an exact rational p or p/q", limitStr(v))
+	}
+	r, ok := new(big.Rat).SetString(v)
+	if !ok || r.RatString() != v {
+		return "", fmt.Errorf("%q is not the canonical spelling of a rational", limitStr(v))
+	}
+	num, den := m[2], m[3]
+	if den == "" {
+		den = "1"
+	}
+	if m[1] == "-" {
+		return "mkRat (-" + num + ") " + den, nil
+	}
+	return "mkRat " + num + " " + den, nil
+}
+
+func rats(vs []string) (string, error) {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		s, err := Rat(v)
+		if err != nil {
+			return "", err
+		}
+		out[i] = s
+	}
+	return "[" + strings.Join(out, ", ") + "]", nil
+}
+
+func nats(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(s, ", ") + "]"
+}
+
+func checkTensor(t certificates.Tensor) error {
+	n := 1
+	for _, d := range t.Shape {
+		if d < 0 || d > 1<<20 {
+			return fmt.Errorf("extent %d out of range", d)
+		}
+		n *= d
+		if n > 1<<20 {
+			return fmt.Errorf("more than %d elements", 1<<20)
+		}
+	}
+	if n != len(t.Values) {
+		return fmt.Errorf("%d values for shape %v", len(t.Values), t.Shape)
+	}
+	return nil
+}
+
+// module renders one adjointness certificate; one case per line.
+func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
+	var b bytes.Buffer
+	ns := "Tlcheck.Certs.Adjointness." + f.Op
+	fmt.Fprintf(&b, "-- Generated by tlcheck lean emit from %s (sha256 %s). Do not edit.\n", path, sum)
+	b.WriteString("import Tlcheck.Check\n\n")
+	fmt.Fprintf(&b, "namespace %s\nopen Tlcheck\n\n", ns)
+	b.WriteString("set_option maxRecDepth 100000 in\n")
+	b.WriteString("def cases : List AdjCase := [\n")
+	for i, c := range f.Cases {
+		at := fmt.Sprintf("%s: field cases[%d]", path, i)
+		if c.Oracle != "rat" {
+			return nil, fmt.Errorf("%s.oracle: %q, only exact (rat) cases are emitted", at, limitStr(c.Oracle))
+		}
+		if len(c.Inputs) != len(c.Dx) {
+			return nil, fmt.Errorf("%s: %d tangents for %d inputs", at, len(c.Dx), len(c.Inputs))
+		}
+		var shapes, xs, dxs []string
+		for k := range c.Inputs {
+			if err := checkTensor(c.Inputs[k]); err != nil {
+				return nil, fmt.Errorf("%s.inputs[%d]: %v", at, k, err)
+			}
+			if err := checkTensor(c.Dx[k]); err != nil {
+				return nil, fmt.Errorf("%s.dx[%d]: %v", at, k, err)
+			}
+			shapes = append(shapes, nats(c.Inputs[k].Shape))
+			x, err := rats(c.Inputs[k].Values)
+			if err != nil {
+				return nil, fmt.Errorf("%s.inputs[%d]: %v", at, k, err)
+			}
+			dx, err := rats(c.Dx[k].Values)
+			if err != nil {
+				return nil, fmt.Errorf("%s.dx[%d]: %v", at, k, err)
+			}
+			xs, dxs = append(xs, x), append(dxs, dx)
+		}
+		if err := checkTensor(c.Delta); err != nil {
+			return nil, fmt.Errorf("%s.delta: %v", at, err)
+		}
+		delta, err := rats(c.Delta.Values)
+		if err != nil {
+			return nil, fmt.Errorf("%s.delta: %v", at, err)
+		}
+		if c.Attrs.Start < 0 || c.Attrs.End < 0 {
+			return nil, fmt.Errorf("%s.attrs: negative slice bound", at)
+		}
+		for _, p := range c.Attrs.Perm {
+			if p < 0 {
+				return nil, fmt.Errorf("%s.attrs.perm: negative axis", at)
+			}
+		}
+		for _, d := range c.Attrs.Shape {
+			if d < 0 {
+				return nil, fmt.Errorf("%s.attrs.shape: negative extent", at)
+			}
+		}
+		vals, err := rats(c.Attrs.Values)
+		if err != nil {
+			return nil, fmt.Errorf("%s.attrs.values: %v", at, err)
+		}
+		var attr [3]string
+		for j, v := range [3]string{c.Attrs.C, c.Attrs.Lo, c.Attrs.Hi} {
+			if v == "" {
+				v = "0"
+			}
+			if attr[j], err = Rat(v); err != nil {
+				return nil, fmt.Errorf("%s.attrs.%s: %v", at, [3]string{"c", "lo", "hi"}[j], err)
+			}
+		}
+		lhs, err := Rat(c.LHS)
+		if err != nil {
+			return nil, fmt.Errorf("%s.lhs: %v", at, err)
+		}
+		rhs, err := Rat(c.RHS)
+		if err != nil {
+			return nil, fmt.Errorf("%s.rhs: %v", at, err)
+		}
+		sep := ","
+		if i == len(f.Cases)-1 {
+			sep = ""
+		}
+		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, lhs := %s, rhs := %s }%s\n",
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, c.Attrs.Axis2, nats(c.Attrs.Perm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
+	}
+	b.WriteString("]\n\n")
+	b.WriteString("set_option maxRecDepth 100000 in\n")
+	fmt.Fprintf(&b, "theorem cert : checkAll Prim.%s cases = true := by decide +kernel\n\n", f.Op)
+	fmt.Fprintf(&b, "end %s\n", ns)
+	return b.Bytes(), nil
+}
+
+// Write writes the modules under out, first removing the .lean files a
+// previous emit left there (Adjointness/*.lean and All.lean) and nothing
+// else.
+func Write(out string, r *Result) error {
+	adj := filepath.Join(out, "Adjointness")
+	if err := os.MkdirAll(adj, 0o755); err != nil {
+		return err
+	}
+	old, _ := filepath.Glob(filepath.Join(adj, "*.lean"))
+	for _, p := range append(old, filepath.Join(out, "All.lean")) {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	for _, m := range r.Modules {
+		if err := os.WriteFile(filepath.Join(out, filepath.FromSlash(m.Path)), m.Bytes, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}

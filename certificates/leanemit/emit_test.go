@@ -1,0 +1,321 @@
+package leanemit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// certDir certifies the covered primitives (seed 0, 20 cases: the gate's
+// defaults) into a temporary directory.
+func certDir(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := certificates.FullSuite().Certify(dir, certificates.Options{Seed: 0, Cases: 20, Ops: Covered}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// The small reader of the subset Emit writes: one case per line.
+var (
+	caseRE   = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := (mkRat \(?-?[0-9]+\)? [0-9]+), lo := (mkRat \(?-?[0-9]+\)? [0-9]+), hi := (mkRat \(?-?[0-9]+\)? [0-9]+), axis := (-?[0-9]+), axis2 := -?[0-9]+, perm := \[[0-9, ]*\], start := [0-9]+, stop := [0-9]+, toShape := \[[0-9, ]*\], values := \[.*\], lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+) \},?$`)
+	ratLitRE = regexp.MustCompile(`^mkRat (?:\((-[0-9]+)\)|([0-9]+)) ([0-9]+)$`)
+	thmRE    = regexp.MustCompile(`^theorem cert : checkAll Prim\.([a-z_]+) cases = true := by decide \+kernel$`)
+)
+
+// readRat reads back "mkRat p q" as an exact rational.
+func readRat(t *testing.T, s string) *big.Rat {
+	t.Helper()
+	m := ratLitRE.FindStringSubmatch(strings.TrimSpace(s))
+	if m == nil {
+		t.Fatalf("not a rational literal: %q", s)
+	}
+	num := m[1] + m[2]
+	r, ok := new(big.Rat).SetString(num + "/" + m[3])
+	if !ok {
+		t.Fatalf("bad literal %q", s)
+	}
+	return r
+}
+
+// splitTop splits a list body at the commas outside brackets.
+func splitTop(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, strings.TrimSpace(s[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if strings.TrimSpace(s[start:]) != "" {
+		out = append(out, strings.TrimSpace(s[start:]))
+	}
+	return out
+}
+
+func readVec(t *testing.T, s string) []*big.Rat {
+	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "["), "]")
+	var out []*big.Rat
+	for _, x := range splitTop(s) {
+		out = append(out, readRat(t, x))
+	}
+	return out
+}
+
+func jsonVec(t *testing.T, v any) []*big.Rat {
+	var out []*big.Rat
+	for _, x := range v.(map[string]any)["values"].([]any) {
+		r, ok := new(big.Rat).SetString(x.(string))
+		if !ok {
+			t.Fatalf("bad rational %v", x)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func sameVec(a, b []*big.Rat) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Cmp(b[i]) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestEmitReadsBack parses every emitted module back and checks it
+// against the certificate's JSON, read independently of Emit.
+func TestEmitReadsBack(t *testing.T) {
+	dir := certDir(t)
+	r, err := Emit(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Modules) != len(Covered)+1 || len(r.Theorems) != len(Covered) {
+		t.Fatalf("%d modules, %d theorems for %d covered ops", len(r.Modules), len(r.Theorems), len(Covered))
+	}
+	for _, m := range r.Modules[:len(Covered)] {
+		op := strings.TrimSuffix(strings.TrimPrefix(m.Path, "Adjointness/"), ".lean")
+		data, err := os.ReadFile(filepath.Join(dir, "adjointness", op+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cert map[string]any
+		if err := json.Unmarshal(data, &cert); err != nil {
+			t.Fatal(err)
+		}
+		cases := cert["cases"].([]any)
+		var got int
+		var thm string
+		for _, line := range strings.Split(string(m.Bytes), "\n") {
+			if tm := thmRE.FindStringSubmatch(line); tm != nil {
+				thm = tm[1]
+			}
+			cm := caseRE.FindStringSubmatch(line)
+			if cm == nil {
+				if strings.HasPrefix(line, "  {") {
+					t.Fatalf("%s: unreadable case line %q", m.Path, line)
+				}
+				continue
+			}
+			c := cases[got].(map[string]any)
+			got++
+			ins, dxs := c["inputs"].([]any), c["dx"].([]any)
+			xsL, dxsL := splitTop(cm[2]), splitTop(cm[3])
+			if len(xsL) != len(ins) || len(dxsL) != len(dxs) {
+				t.Fatalf("%s case %d: %d/%d tensors, want %d/%d", m.Path, got-1, len(xsL), len(dxsL), len(ins), len(dxs))
+			}
+			for k := range ins {
+				if !sameVec(readVec(t, xsL[k]), jsonVec(t, ins[k])) || !sameVec(readVec(t, dxsL[k]), jsonVec(t, dxs[k])) {
+					t.Errorf("%s case %d input %d differs from the certificate", m.Path, got-1, k)
+				}
+			}
+			if !sameVec(readVec(t, cm[5]), jsonVec(t, c["delta"])) {
+				t.Errorf("%s case %d: delta differs", m.Path, got-1)
+			}
+			for _, s := range []struct{ lit, key string }{{cm[10], "lhs"}, {cm[11], "rhs"}} {
+				want, _ := new(big.Rat).SetString(c[s.key].(string))
+				if readRat(t, s.lit).Cmp(want) != 0 {
+					t.Errorf("%s case %d: %s %s, certificate %s", m.Path, got-1, s.key, s.lit, want)
+				}
+			}
+			wantAxis := "0"
+			if a, ok := c["attrs"].(map[string]any)["axis"]; ok {
+				wantAxis = fmt.Sprint(a)
+			}
+			if cm[9] != wantAxis {
+				t.Errorf("%s case %d: axis %s, certificate %s", m.Path, got-1, cm[9], wantAxis)
+			}
+			for j, key := range []string{"c", "lo", "hi"} {
+				want := "0"
+				if a, ok := c["attrs"].(map[string]any)[key]; ok {
+					want = a.(string)
+				}
+				if w, _ := new(big.Rat).SetString(want); readRat(t, cm[6+j]).Cmp(w) != 0 {
+					t.Errorf("%s case %d: %s %s, certificate %s", m.Path, got-1, key, cm[6+j], want)
+				}
+			}
+		}
+		if got != len(cases) {
+			t.Errorf("%s: %d cases read back, the certificate has %d", m.Path, got, len(cases))
+		}
+		if thm != op {
+			t.Errorf("%s: theorem over Prim.%s, want Prim.%s", m.Path, thm, op)
+		}
+	}
+	// Deterministic, and the committed modules are these bytes.
+	r2, err := Emit(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed := filepath.Join("..", "..", "lean", "Tlcheck", "Certs")
+	for i, m := range r.Modules {
+		if !bytes.Equal(m.Bytes, r2.Modules[i].Bytes) {
+			t.Errorf("%s: two emits differ", m.Path)
+		}
+		if old, err := os.ReadFile(filepath.Join(committed, m.Path)); err != nil || !bytes.Equal(old, m.Bytes) {
+			t.Errorf("lean/Tlcheck/Certs/%s is stale or missing: regenerate with tlcheck certify --out D && tlcheck lean emit --certs D", m.Path)
+		}
+	}
+}
+
+func TestRat(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"0", "mkRat 0 1"}, {"-3/2", "mkRat (-3) 2"}, {"7", "mkRat 7 1"}, {"12345678901234567890/7", "mkRat 12345678901234567890 7"},
+	} {
+		if got, err := Rat(tc.in); err != nil || got != tc.want {
+			t.Errorf("Rat(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"", "2/4", "-0", "01", "1/1", "1/0", "1/2) #exit", "1.5", "+1", "1/-2"} {
+		if got, err := Rat(bad); err == nil {
+			t.Errorf("Rat(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+// TestEmitRejects: a tampered file, a name that would inject Lean and a
+// non-canonical rational are refused, never escaped.
+func TestEmitRejects(t *testing.T) {
+	dir := certDir(t)
+	edit := func(t *testing.T, from, to string, fixSum bool) string {
+		d := filepath.Join(t.TempDir(), "c")
+		if err := os.CopyFS(d, os.DirFS(dir)); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(d, "adjointness", "add.json")
+		data, _ := os.ReadFile(p)
+		old := certificates.Sum(data)
+		data = bytes.Replace(data, []byte(from), []byte(to), 1)
+		os.WriteFile(p, data, 0o644)
+		if fixSum {
+			mp := filepath.Join(d, "manifest.json")
+			m, _ := os.ReadFile(mp)
+			os.WriteFile(mp, bytes.Replace(m, []byte(old), []byte(certificates.Sum(data)), 1), 0o644)
+		}
+		return d
+	}
+	for _, tc := range []struct {
+		name, from, to string
+		fix            bool
+		want           string
+	}{
+		{"tampered", `"lhs": "`, `"lhs": "1`, false, "SHA-256 differs"},
+		{"injected op", `"op": "add"`, `"op": "add\n#eval 1"`, true, "not a plain lowercase identifier"},
+		{"op with a dot", `"op": "add"`, `"op": "Tlcheck.add"`, true, "not a plain lowercase identifier"},
+		{"non-canonical rational", `"values": [`, `"values": ["2/4", `, true, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Emit(edit(t, tc.from, tc.to, tc.fix))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestCoveredIsPrim: Covered is sorted, every entry is an exact registry
+// primitive, and the list is exactly the constructors of Tlcheck.Prim in
+// lean/Tlcheck/Spec.lean (the Lean side's one list of covered primitives).
+func TestCoveredIsPrim(t *testing.T) {
+	if !sort.StringsAreSorted(Covered) {
+		t.Errorf("Covered is not sorted: %v", Covered)
+	}
+	for _, op := range Covered {
+		info, err := spec.Info(op)
+		if err != nil || !info.Exact {
+			t.Errorf("%s: not an exact registry primitive (%v)", op, err)
+		}
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "lean", "Tlcheck", "Spec.lean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	i := strings.Index(body, "inductive Prim where")
+	j := strings.Index(body[i:], "deriving")
+	if i < 0 || j < 0 {
+		t.Fatal("no inductive Prim in Spec.lean")
+	}
+	var ctors []string
+	for _, f := range strings.FieldsFunc(body[i+len("inductive Prim where"):i+j], func(r rune) bool { return r == '|' || r == ' ' || r == '\n' }) {
+		ctors = append(ctors, f)
+	}
+	sort.Strings(ctors)
+	if strings.Join(ctors, ",") != strings.Join(Covered, ",") {
+		t.Errorf("Tlcheck.Prim has %v, Covered %v", ctors, Covered)
+	}
+}
+
+// TestEmitModuleCap: a certificate whose module would exceed
+// MaxModuleBytes is refused, naming the file (the gate's add.json with its
+// cases repeated 200 times, the manifest's hash updated).
+func TestEmitModuleCap(t *testing.T) {
+	dir := certDir(t)
+	p := filepath.Join(dir, "adjointness", "add.json")
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f certificates.AdjointnessFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	cases := f.Cases
+	for range 199 {
+		f.Cases = append(f.Cases, cases...)
+	}
+	big, err := json.Marshal(&f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, big, 0o644)
+	mp := filepath.Join(dir, "manifest.json")
+	m, _ := os.ReadFile(mp)
+	os.WriteFile(mp, bytes.Replace(m, []byte(certificates.Sum(data)), []byte(certificates.Sum(big)), 1), 0o644)
+	if _, err := Emit(dir); err == nil || !strings.Contains(err.Error(), "adjointness/add.json: the Lean module would have") {
+		t.Errorf("err = %v", err)
+	}
+}

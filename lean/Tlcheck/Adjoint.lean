@@ -1,0 +1,983 @@
+import Tlcheck.Spec
+
+/-!
+# Adjointness of every primitive of `Tlcheck.Spec`, once for all inputs
+
+For each primitive `p`: ⟨jvp x dx, δ⟩ = Σₖ ⟨dxₖ, vjp x δₖ⟩ for all inputs of
+matching lengths (`*_adjoint`); where stated (`*_vjp_linear`), the VJP is
+additive and homogeneous in δ and maps the zero cotangent to zero
+contributions. No `sorry`, no `native_decide`, no axioms of our own.
+
+Proof style: induction on lists, definitional unfolding by `show`, then
+`rw` with core `Rat` lemmas (`Rat.mul_comm`, `Rat.mul_assoc`,
+`Rat.add_mul`, `Rat.mul_add`, `Rat.add_zero`, `Rat.zero_mul`,
+`Rat.mul_zero`); where a step is a ring identity, `grind` (core, with the
+`Lean.Grind.Field Rat` instance) is the fallback.
+-/
+
+namespace Tlcheck
+set_option autoImplicit false
+
+/-! ## Lengths -/
+
+theorem length_smul (c : Rat) : ∀ a : List Rat, (smul c a).length = a.length
+  | [] => rfl
+  | _ :: as => by
+    show (smul c as).length + 1 = as.length + 1
+    rw [length_smul c as]
+
+theorem length_pmul_eq : ∀ a b : List Rat, a.length = b.length → (pmul a b).length = a.length
+  | [], _, _ => rfl
+  | _ :: _, [], h => by first | (simp at h) | omega
+  | _ :: as, _ :: bs, h => by
+    show (pmul as bs).length + 1 = as.length + 1
+    rw [length_pmul_eq as bs (by simpa using h)]
+
+theorem length_pmap2_eq (f : Rat → Rat → Rat) :
+    ∀ a b : List Rat, a.length = b.length → (pmap2 f a b).length = a.length
+  | [], _, _ => rfl
+  | _ :: _, [], h => by first | (simp at h) | omega
+  | _ :: as, _ :: bs, h => by
+    show (pmap2 f as bs).length + 1 = as.length + 1
+    rw [length_pmap2_eq f as bs (by simpa using h)]
+
+theorem length_pmap (f : Rat → Rat) : ∀ a : List Rat, (pmap f a).length = a.length
+  | [] => rfl
+  | _ :: as => by
+    show (pmap f as).length + 1 = as.length + 1
+    rw [length_pmap f as]
+
+/-! ## Inner products -/
+
+theorem dot_pmul : ∀ f a b : List Rat, dot (pmul f a) b = dot a (pmul f b)
+  | [], [], _ => rfl
+  | [], _ :: _, _ => rfl
+  | _ :: _, [], _ => rfl
+  | _ :: _, _ :: _, [] => rfl
+  | x :: xs, y :: ys, z :: zs => by
+    show x * y * z + dot (pmul xs ys) zs = y * (x * z) + dot ys (pmul xs zs)
+    rw [dot_pmul xs ys zs]
+    first
+      | rw [Rat.mul_comm x y, Rat.mul_assoc]
+      | grind
+
+theorem dot_smul (c : Rat) : ∀ a b : List Rat, dot (smul c a) b = dot a (smul c b)
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, z :: zs => by
+    show c * x * z + dot (smul c xs) zs = x * (c * z) + dot xs (smul c zs)
+    rw [dot_smul c xs zs]
+    first
+      | rw [Rat.mul_comm c x, Rat.mul_assoc]
+      | grind
+
+theorem dot_padd : ∀ a b c : List Rat, a.length = b.length → dot (padd a b) c = dot a c + dot b c
+  | [], [], _, _ => by
+    show (0 : Rat) = 0 + 0
+    first
+      | rw [Rat.add_zero]
+      | grind
+  | [], _ :: _, _, h => by first | (simp at h) | omega
+  | _ :: _, [], _, h => by first | (simp at h) | omega
+  | _ :: _, _ :: _, [], _ => by
+    show (0 : Rat) = 0 + 0
+    first
+      | rw [Rat.add_zero]
+      | grind
+  | x :: xs, y :: ys, z :: zs, h => by
+    show (x + y) * z + dot (padd xs ys) zs = (x * z + dot xs zs) + (y * z + dot ys zs)
+    rw [dot_padd xs ys zs (by simpa using h)]
+    grind
+
+theorem dot_zeros_left : ∀ a b : List Rat, dot (zeros a) b = 0
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | _ :: as, z :: zs => by
+    show 0 * z + dot (zeros as) zs = 0
+    rw [dot_zeros_left as zs]
+    first
+      | rw [Rat.zero_mul, Rat.add_zero]
+      | grind
+
+theorem dot_zeros_right : ∀ a b : List Rat, dot a (zeros b) = 0
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, _ :: bs => by
+    show x * 0 + dot xs (zeros bs) = 0
+    rw [dot_zeros_right xs bs]
+    first
+      | rw [Rat.mul_zero, Rat.add_zero]
+      | grind
+
+theorem dot_bcast (d : Rat) : ∀ dx x : List Rat, dx.length = x.length → dot dx (bcast d x) = total dx * d
+  | [], [], _ => by
+    show (0 : Rat) = 0 * d
+    first
+      | rw [Rat.zero_mul]
+      | grind
+  | [], _ :: _, h => by first | (simp at h) | omega
+  | _ :: _, [], h => by first | (simp at h) | omega
+  | a :: as, _ :: ys, h => by
+    show a * d + dot as (bcast d ys) = (a + total as) * d
+    rw [dot_bcast d as ys (by simpa using h)]
+    first
+      | rw [Rat.add_mul]
+      | grind
+
+theorem dot_comm : ∀ a b : List Rat, dot a b = dot b a
+  | [], [] => rfl
+  | [], _ :: _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, y :: ys => by
+    show x * y + dot xs ys = y * x + dot ys xs
+    rw [dot_comm xs ys, Rat.mul_comm x y]
+
+theorem dot_smul_right (k : Rat) : ∀ a b : List Rat, dot a (smul k b) = k * dot a b
+  | [], _ => by
+    show (0 : Rat) = k * 0
+    first
+      | rw [Rat.mul_zero]
+      | grind
+  | _ :: _, [] => by
+    show (0 : Rat) = k * 0
+    first
+      | rw [Rat.mul_zero]
+      | grind
+  | x :: xs, y :: ys => by
+    show x * (k * y) + dot xs (smul k ys) = k * (x * y + dot xs ys)
+    rw [dot_smul_right k xs ys]
+    grind
+
+/-! ## Local adjointness, per primitive -/
+
+theorem add_adjoint (a : Attr) (x y dx dy δ : List Rat) (h : dx.length = dy.length) :
+    dot (Prim.jvp .add a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .add a [x, y] δ) := by
+  show dot (padd dx dy) δ = dot dx δ + (dot dy δ + 0)
+  rw [dot_padd dx dy δ h, Rat.add_zero]
+
+theorem sub_adjoint (a : Attr) (x y dx dy δ : List Rat) (h : dx.length = dy.length) :
+    dot (Prim.jvp .sub a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .sub a [x, y] δ) := by
+  show dot (padd dx (smul (-1) dy)) δ = dot dx δ + (dot dy (smul (-1) δ) + 0)
+  rw [dot_padd dx (smul (-1) dy) δ (by rw [length_smul]; exact h), dot_smul, Rat.add_zero]
+
+theorem mul_adjoint (a : Attr) (x y dx dy δ : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    dot (Prim.jvp .mul a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .mul a [x, y] δ) := by
+  show dot (padd (pmul y dx) (pmul x dy)) δ = dot dx (pmul y δ) + (dot dy (pmul x δ) + 0)
+  have h1 : (pmul y dx).length = (pmul x dy).length := by
+    rw [length_pmul_eq y dx (by omega), length_pmul_eq x dy (by omega)]
+    omega
+  rw [dot_padd _ _ δ h1, dot_pmul y dx δ, dot_pmul x dy δ, Rat.add_zero]
+
+theorem neg_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .neg a [x] [dx]) δ = dotAll [dx] (Prim.vjp .neg a [x] δ) := by
+  show dot (smul (-1) dx) δ = dot dx (smul (-1) δ) + 0
+  rw [dot_smul, Rat.add_zero]
+
+theorem scale_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .scale a [x] [dx]) δ = dotAll [dx] (Prim.vjp .scale a [x] δ) := by
+  show dot (smul a.c dx) δ = dot dx (smul a.c δ) + 0
+  rw [dot_smul, Rat.add_zero]
+
+theorem square_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .square a [x] [dx]) δ = dotAll [dx] (Prim.vjp .square a [x] δ) := by
+  show dot (pmul (pmap squareD x) dx) δ = dot dx (pmul (pmap squareD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+theorem relu_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .relu a [x] [dx]) δ = dotAll [dx] (Prim.vjp .relu a [x] δ) := by
+  show dot (pmul (pmap reluD x) dx) δ = dot dx (pmul (pmap reluD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+theorem abs_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .abs a [x] [dx]) δ = dotAll [dx] (Prim.vjp .abs a [x] δ) := by
+  show dot (pmul (pmap absD x) dx) δ = dot dx (pmul (pmap absD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+/-- sum: the output is a scalar, so δ = [d]. -/
+theorem sum_adjoint (a : Attr) (d : Rat) (x dx : List Rat) (h : dx.length = x.length) :
+    dot (Prim.jvp .sum a [x] [dx]) [d] = dotAll [dx] (Prim.vjp .sum a [x] [d]) := by
+  show total dx * d + 0 = dot dx (bcast d x) + 0
+  rw [dot_bcast d dx x h]
+
+/-- mse_loss: the output is a scalar, so δ = [d]. -/
+theorem mse_loss_adjoint (a : Attr) (d : Rat) (x y dx dy : List Rat) (h : dx.length = dy.length) :
+    dot (Prim.jvp .mse_loss a [x, y] [dx, dy]) [d] = dotAll [dx, dy] (Prim.vjp .mse_loss a [x, y] [d]) := by
+  show 2 / mseN x.length * dot (resid x y) (padd dx (smul (-1) dy)) * d + 0 =
+    dot dx (smul (2 / mseN x.length * d) (resid x y)) +
+      (dot dy (smul (-(2 / mseN x.length * d)) (resid x y)) + 0)
+  rw [dot_comm (resid x y) (padd dx (smul (-1) dy)),
+    dot_padd dx (smul (-1) dy) (resid x y) (by rw [length_smul]; exact h),
+    dot_smul (-1) dy (resid x y),
+    dot_smul_right (-1) dy (resid x y),
+    dot_smul_right (2 / mseN x.length * d) dx (resid x y),
+    dot_smul_right (-(2 / mseN x.length * d)) dy (resid x y)]
+  grind
+
+theorem reshape_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .reshape a [x] [dx]) δ = dotAll [dx] (Prim.vjp .reshape a [x] δ) := by
+  show dot dx δ = dot dx δ + 0
+  rw [Rat.add_zero]
+
+theorem flatten_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .flatten a [x] [dx]) δ = dotAll [dx] (Prim.vjp .flatten a [x] δ) := by
+  show dot dx δ = dot dx δ + 0
+  rw [Rat.add_zero]
+
+theorem detach_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .detach a [x] [dx]) δ = dotAll [dx] (Prim.vjp .detach a [x] δ) := by
+  show dot (zeros dx) δ = dot dx (zeros x) + 0
+  rw [dot_zeros_left, dot_zeros_right, Rat.add_zero]
+
+/-- The pattern of every binary elementwise primitive: partials f and g,
+jvp = f⊙dx + g⊙dy, vjp δ = (f⊙δ, g⊙δ). -/
+theorem binary_adjoint (f g dx dy δ : List Rat) (h : (pmul f dx).length = (pmul g dy).length) :
+    dot (padd (pmul f dx) (pmul g dy)) δ = dot dx (pmul f δ) + (dot dy (pmul g δ) + 0) := by
+  rw [dot_padd _ _ δ h, dot_pmul f dx δ, dot_pmul g dy δ, Rat.add_zero]
+
+/-- Lengths of the partials of a binary primitive on inputs of one length. -/
+theorem binary_lengths (p q : Rat → Rat → Rat) (x y dx dy : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    (pmul (pmap2 p x y) dx).length = (pmul (pmap2 q x y) dy).length := by
+  rw [length_pmul_eq (pmap2 p x y) dx (by rw [length_pmap2_eq p x y hxy]; omega),
+    length_pmul_eq (pmap2 q x y) dy (by rw [length_pmap2_eq q x y hxy]; omega),
+    length_pmap2_eq p x y hxy, length_pmap2_eq q x y hxy]
+
+theorem div_adjoint (a : Attr) (x y dx dy δ : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    dot (Prim.jvp .div a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .div a [x, y] δ) :=
+  binary_adjoint (pmap2 divDa x y) (pmap2 divDb x y) dx dy δ (binary_lengths divDa divDb x y dx dy hxy hx hy)
+
+theorem max_adjoint (a : Attr) (x y dx dy δ : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    dot (Prim.jvp .max a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .max a [x, y] δ) :=
+  binary_adjoint (pmap2 maxDa x y) (pmap2 maxDb x y) dx dy δ (binary_lengths maxDa maxDb x y dx dy hxy hx hy)
+
+theorem min_adjoint (a : Attr) (x y dx dy δ : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    dot (Prim.jvp .min a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .min a [x, y] δ) :=
+  binary_adjoint (pmap2 minDa x y) (pmap2 minDb x y) dx dy δ (binary_lengths minDa minDb x y dx dy hxy hx hy)
+
+theorem inv_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .inv a [x] [dx]) δ = dotAll [dx] (Prim.vjp .inv a [x] δ) := by
+  show dot (pmul (pmap invD x) dx) δ = dot dx (pmul (pmap invD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+theorem sqrt_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .sqrt a [x] [dx]) δ = dotAll [dx] (Prim.vjp .sqrt a [x] δ) := by
+  show dot (pmul (pmap sqrtD x) dx) δ = dot dx (pmul (pmap sqrtD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+theorem clamp_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .clamp a [x] [dx]) δ = dotAll [dx] (Prim.vjp .clamp a [x] δ) := by
+  show dot (pmul (pmap (clampD a.lo a.hi) x) dx) δ = dot dx (pmul (pmap (clampD a.lo a.hi) x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
+/-! ## The axis reductions
+
+`reduceAKB K B A` sums the middle axis of an [A, K, B] tensor; its VJP is
+`bcastAKB`. The registry's reduce_sum and reduce_mean over axis `ax` of a
+shape `s` are these with A = size (s.take ax), K = s[ax], B = size
+(s.drop (ax + 1)) (`Attr.dimA`, `dimK`, `dimB`). -/
+
+theorem length_zerosN : ∀ n : Nat, (zerosN n).length = n
+  | 0 => rfl
+  | n + 1 => by
+    show (zerosN n).length + 1 = n + 1
+    rw [length_zerosN n]
+
+theorem length_padd_eq : ∀ a b : List Rat, a.length = b.length → (padd a b).length = a.length
+  | [], _, _ => rfl
+  | _ :: _, [], h => by first | (simp at h) | omega
+  | _ :: as, _ :: bs, h => by
+    show (padd as bs).length + 1 = as.length + 1
+    rw [length_padd_eq as bs (by simpa using h)]
+
+theorem dot_nil_right : ∀ a : List Rat, dot a [] = 0
+  | [] => rfl
+  | _ :: _ => rfl
+
+theorem dot_zerosN_left : ∀ (n : Nat) (d : List Rat), dot (zerosN n) d = 0
+  | 0, _ => rfl
+  | _ + 1, [] => rfl
+  | n + 1, z :: zs => by
+    show 0 * z + dot (zerosN n) zs = 0
+    rw [dot_zerosN_left n zs]
+    first
+      | rw [Rat.zero_mul, Rat.add_zero]
+      | grind
+
+theorem dot_append : ∀ a b c e : List Rat, a.length = c.length →
+    dot (a ++ b) (c ++ e) = dot a c + dot b e
+  | [], b, [], e, _ => by
+    show dot b e = 0 + dot b e
+    first
+      | rw [Rat.zero_add]
+      | grind
+  | [], _, _ :: _, _, h => by first | (simp at h) | omega
+  | _ :: _, _, [], _, h => by first | (simp at h) | omega
+  | x :: xs, b, y :: ys, e, h => by
+    show x * y + dot (xs ++ b) (ys ++ e) = (x * y + dot xs ys) + dot b e
+    rw [dot_append xs b ys e (by simpa using h)]
+    first
+      | rw [Rat.add_assoc]
+      | grind
+
+theorem length_take_of_le (n : Nat) (l : List Rat) (h : n ≤ l.length) : (l.take n).length = n := by
+  rw [List.length_take]
+  omega
+
+theorem length_repChunks (d : List Rat) : ∀ K : Nat, (repChunks d K).length = K * d.length
+  | 0 => by
+    show 0 = 0 * d.length
+    rw [Nat.zero_mul]
+  | K + 1 => by
+    show (d ++ repChunks d K).length = (K + 1) * d.length
+    rw [List.length_append, length_repChunks d K]
+    first
+      | rw [Nat.add_mul, Nat.one_mul, Nat.add_comm]
+      | grind
+
+theorem length_sumChunks (B : Nat) :
+    ∀ (K : Nat) (l : List Rat), l.length = K * B → (sumChunks B K l).length = B
+  | 0, _, _ => length_zerosN B
+  | K + 1, l, h => by
+    have hl : l.length = K * B + B := by rw [h, Nat.add_mul, Nat.one_mul]
+    have ht : (l.take B).length = B := length_take_of_le B l (by omega)
+    have hr : (l.drop B).length = K * B := by
+      rw [List.length_drop]
+      omega
+    show (padd (l.take B) (sumChunks B K (l.drop B))).length = B
+    rw [length_padd_eq (l.take B) (sumChunks B K (l.drop B)) (by rw [ht, length_sumChunks B K (l.drop B) hr]), ht]
+
+theorem sumChunks_adjoint (B : Nat) : ∀ (K : Nat) (l d : List Rat), l.length = K * B → d.length = B →
+    dot (sumChunks B K l) d = dot l (repChunks d K)
+  | 0, l, d, _, _ => by
+    show dot (zerosN B) d = dot l []
+    rw [dot_zerosN_left, dot_nil_right]
+  | K + 1, l, d, h, hd => by
+    have hl : l.length = K * B + B := by rw [h, Nat.add_mul, Nat.one_mul]
+    have ht : (l.take B).length = B := length_take_of_le B l (by omega)
+    have hr : (l.drop B).length = K * B := by
+      rw [List.length_drop]
+      omega
+    have e : dot l (d ++ repChunks d K) = dot (l.take B ++ l.drop B) (d ++ repChunks d K) := by
+      rw [List.take_append_drop]
+    show dot (padd (l.take B) (sumChunks B K (l.drop B))) d = dot l (d ++ repChunks d K)
+    rw [dot_padd (l.take B) (sumChunks B K (l.drop B)) d (by rw [ht, length_sumChunks B K (l.drop B) hr]),
+      sumChunks_adjoint B K (l.drop B) d hr hd, e,
+      dot_append (l.take B) (l.drop B) d (repChunks d K) (by rw [ht, hd])]
+
+theorem reduceAKB_adjoint (K B : Nat) : ∀ (A : Nat) (dx δ : List Rat),
+    dx.length = A * (K * B) → δ.length = A * B →
+    dot (reduceAKB K B A dx) δ = dot dx (bcastAKB K B A δ)
+  | 0, dx, _, _, _ => by
+    show (0 : Rat) = dot dx []
+    rw [dot_nil_right]
+  | A + 1, dx, δ, h, hd => by
+    have hx : dx.length = A * (K * B) + K * B := by rw [h, Nat.add_mul, Nat.one_mul]
+    have hδ : δ.length = A * B + B := by rw [hd, Nat.add_mul, Nat.one_mul]
+    have htx : (dx.take (K * B)).length = K * B := length_take_of_le (K * B) dx (by omega)
+    have hdx : (dx.drop (K * B)).length = A * (K * B) := by
+      rw [List.length_drop]
+      omega
+    have htd : (δ.take B).length = B := length_take_of_le B δ (by omega)
+    have hdd : (δ.drop B).length = A * B := by
+      rw [List.length_drop]
+      omega
+    have e1 : dot (sumChunks B K (dx.take (K * B)) ++ reduceAKB K B A (dx.drop (K * B))) δ =
+        dot (sumChunks B K (dx.take (K * B)) ++ reduceAKB K B A (dx.drop (K * B)))
+          (δ.take B ++ δ.drop B) := by
+      rw [List.take_append_drop]
+    have e2 : dot dx (repChunks (δ.take B) K ++ bcastAKB K B A (δ.drop B)) =
+        dot (dx.take (K * B) ++ dx.drop (K * B)) (repChunks (δ.take B) K ++ bcastAKB K B A (δ.drop B)) := by
+      rw [List.take_append_drop]
+    show dot (sumChunks B K (dx.take (K * B)) ++ reduceAKB K B A (dx.drop (K * B))) δ =
+      dot dx (repChunks (δ.take B) K ++ bcastAKB K B A (δ.drop B))
+    rw [e1, e2,
+      dot_append (sumChunks B K (dx.take (K * B))) (reduceAKB K B A (dx.drop (K * B))) (δ.take B) (δ.drop B)
+        (by rw [length_sumChunks B K (dx.take (K * B)) htx, htd]),
+      dot_append (dx.take (K * B)) (dx.drop (K * B)) (repChunks (δ.take B) K) (bcastAKB K B A (δ.drop B))
+        (by rw [htx, length_repChunks, htd]),
+      sumChunks_adjoint B K (dx.take (K * B)) (δ.take B) htx htd,
+      reduceAKB_adjoint K B A (dx.drop (K * B)) (δ.drop B) hdx hdd]
+
+theorem reduce_sum_adjoint (a : Attr) (x dx δ : List Rat)
+    (h : dx.length = a.dimA * (a.dimK * a.dimB)) (hd : δ.length = a.dimA * a.dimB) :
+    dot (Prim.jvp .reduce_sum a [x] [dx]) δ = dotAll [dx] (Prim.vjp .reduce_sum a [x] δ) := by
+  show dot (reduceAKB a.dimK a.dimB a.dimA dx) δ = dot dx (bcastAKB a.dimK a.dimB a.dimA δ) + 0
+  rw [reduceAKB_adjoint a.dimK a.dimB a.dimA dx δ h hd, Rat.add_zero]
+
+theorem reduce_mean_adjoint (a : Attr) (x dx δ : List Rat)
+    (h : dx.length = a.dimA * (a.dimK * a.dimB)) (hd : δ.length = a.dimA * a.dimB) :
+    dot (Prim.jvp .reduce_mean a [x] [dx]) δ = dotAll [dx] (Prim.vjp .reduce_mean a [x] δ) := by
+  show dot (smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA dx)) δ =
+    dot dx (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ)) + 0
+  rw [dot_smul, reduceAKB_adjoint a.dimK a.dimB a.dimA dx (smul (1 / (a.dimK : Rat)) δ) h
+    (by rw [length_smul]; exact hd), Rat.add_zero]
+
+/-- const has no inputs: its tangent is zero and it has no contributions. -/
+theorem const_adjoint (a : Attr) (δ : List Rat) :
+    dot (Prim.jvp .const a [] []) δ = dotAll [] (Prim.vjp .const a [] δ) := by
+  show dot (zeros a.values) δ = 0
+  rw [dot_zeros_left]
+
+/-! ## Index maps: permute, transpose, slice, broadcast_to
+
+Each is a gather `y = gather g x` with an index list `g` computed from the
+shapes and attributes (`Attr.permuteIdx`, …); its VJP is the scatter of δ
+back along `g`, and the law holds for every index list. -/
+
+theorem length_addAt : ∀ (v : List Rat) (j : Nat) (d : Rat), (addAt v j d).length = v.length
+  | [], _, _ => rfl
+  | _ :: _, 0, _ => rfl
+  | _ :: as, j + 1, d => by
+    show (addAt as j d).length + 1 = as.length + 1
+    rw [length_addAt as j d]
+
+theorem length_scatter (n : Nat) : ∀ (g : List Nat) (δ : List Rat), (scatter n g δ).length = n
+  | [], _ => length_zerosN n
+  | _ :: _, [] => length_zerosN n
+  | j :: js, d :: ds => by
+    show (addAt (scatter n js ds) j d).length = n
+    rw [length_addAt, length_scatter n js ds]
+
+theorem dot_zerosN_right : ∀ (a : List Rat) (n : Nat), dot a (zerosN n) = 0
+  | [], _ => rfl
+  | _ :: _, 0 => rfl
+  | x :: xs, n + 1 => by
+    show x * 0 + dot xs (zerosN n) = 0
+    rw [dot_zerosN_right xs n]
+    first
+      | rw [Rat.mul_zero, Rat.add_zero]
+      | grind
+
+theorem dot_addAt : ∀ (a v : List Rat) (j : Nat) (d : Rat), a.length = v.length →
+    dot a (addAt v j d) = nth a j * d + dot a v
+  | [], [], _, d, _ => by
+    show (0 : Rat) = 0 * d + 0
+    first
+      | rw [Rat.zero_mul, Rat.add_zero]
+      | grind
+  | [], _ :: _, _, _, h => by first | (simp at h) | omega
+  | _ :: _, [], _, _, h => by first | (simp at h) | omega
+  | x :: xs, y :: ys, 0, d, _ => by
+    show x * (y + d) + dot xs ys = x * d + (x * y + dot xs ys)
+    grind
+  | x :: xs, y :: ys, j + 1, d, h => by
+    show x * y + dot xs (addAt ys j d) = nth xs j * d + (x * y + dot xs ys)
+    rw [dot_addAt xs ys j d (by simpa using h)]
+    grind
+
+theorem gather_adjoint (n : Nat) : ∀ (g : List Nat) (dx δ : List Rat), dx.length = n →
+    dot (gather g dx) δ = dot dx (scatter n g δ)
+  | [], dx, _, _ => by
+    show (0 : Rat) = dot dx (zerosN n)
+    rw [dot_zerosN_right]
+  | _ :: _, dx, [], _ => by
+    show (0 : Rat) = dot dx (zerosN n)
+    rw [dot_zerosN_right]
+  | j :: js, dx, d :: ds, h => by
+    show nth dx j * d + dot (gather js dx) ds = dot dx (addAt (scatter n js ds) j d)
+    rw [dot_addAt dx (scatter n js ds) j d (by rw [length_scatter, h]), gather_adjoint n js dx ds h]
+
+theorem permute_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .permute a [x] [dx]) δ = dotAll [dx] (Prim.vjp .permute a [x] δ) := by
+  show dot (gather a.permuteIdx dx) δ = dot dx (scatter (size a.shape) a.permuteIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.permuteIdx dx δ h, Rat.add_zero]
+
+theorem transpose_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .transpose a [x] [dx]) δ = dotAll [dx] (Prim.vjp .transpose a [x] δ) := by
+  show dot (gather a.transposeIdx dx) δ = dot dx (scatter (size a.shape) a.transposeIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.transposeIdx dx δ h, Rat.add_zero]
+
+theorem slice_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .slice a [x] [dx]) δ = dotAll [dx] (Prim.vjp .slice a [x] δ) := by
+  show dot (gather a.sliceIdx dx) δ = dot dx (scatter (size a.shape) a.sliceIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.sliceIdx dx δ h, Rat.add_zero]
+
+theorem broadcast_to_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .broadcast_to a [x] [dx]) δ = dotAll [dx] (Prim.vjp .broadcast_to a [x] δ) := by
+  show dot (gather a.bcastIdx dx) δ = dot dx (scatter (size a.shape) a.bcastIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.bcastIdx dx δ h, Rat.add_zero]
+
+/-- The tensors have the element counts of the shapes. -/
+def SizesMatch : List (List Nat) → List (List Rat) → Prop
+  | [], [] => True
+  | s :: ss, d :: ds => d.length = size s ∧ SizesMatch ss ds
+  | _, _ => False
+
+theorem length_catAll : ∀ (ss : List (List Nat)) (ds : List (List Rat)), SizesMatch ss ds →
+    (catAll ds).length = totalSize ss
+  | [], [], _ => rfl
+  | [], _ :: _, h => False.elim h
+  | _ :: _, [], h => False.elim h
+  | s :: ss, d :: ds, h => by
+    have h' : d.length = size s ∧ SizesMatch ss ds := h
+    show (d ++ catAll ds).length = size s + totalSize ss
+    rw [List.length_append, h'.1, length_catAll ss ds h'.2]
+
+theorem dot_catAll : ∀ (ss : List (List Nat)) (ds : List (List Rat)) (v : List Rat), SizesMatch ss ds →
+    v.length = totalSize ss → dot (catAll ds) v = dotAll ds (splitBy ss v)
+  | [], [], v, _, _ => by
+    show dot [] v = 0
+    rfl
+  | [], _ :: _, _, h, _ => False.elim h
+  | _ :: _, [], _, h, _ => False.elim h
+  | s :: ss, d :: ds, v, h, hv => by
+    have h' : d.length = size s ∧ SizesMatch ss ds := h
+    have hvl : v.length = size s + totalSize ss := hv
+    have ht : (v.take (size s)).length = size s := length_take_of_le (size s) v (by omega)
+    have hr : (v.drop (size s)).length = totalSize ss := by
+      rw [List.length_drop]
+      omega
+    have e : dot (d ++ catAll ds) v = dot (d ++ catAll ds) (v.take (size s) ++ v.drop (size s)) := by
+      rw [List.take_append_drop]
+    show dot (d ++ catAll ds) v = dot d (v.take (size s)) + dotAll ds (splitBy ss (v.drop (size s)))
+    rw [e, dot_append d (catAll ds) (v.take (size s)) (v.drop (size s)) (by rw [h'.1, ht]),
+      dot_catAll ss ds (v.drop (size s)) h'.2 hr]
+
+/-- concat: a gather from the concatenated inputs; the VJP scatters δ back
+and splits it by the inputs' sizes. -/
+theorem concat_adjoint (a : Attr) (xs dxs : List (List Rat)) (δ : List Rat)
+    (h : SizesMatch a.shapes dxs) :
+    dot (Prim.jvp .concat a xs dxs) δ = dotAll dxs (Prim.vjp .concat a xs δ) := by
+  show dot (gather a.concatIdx (catAll dxs)) δ =
+    dotAll dxs (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ))
+  rw [gather_adjoint (totalSize a.shapes) a.concatIdx (catAll dxs) δ (length_catAll a.shapes dxs h),
+    dot_catAll a.shapes dxs _ h (length_scatter (totalSize a.shapes) a.concatIdx δ)]
+
+/-! ## linear
+
+linear(x, W, b) = reduce_sum over the last axis of the [B, m, n] view
+x[i, j]·W[o, j], plus b[o] broadcast: gathers, a pointwise product and the
+axis reduction, so its law follows from `gather_adjoint`, `dot_pmul` and
+`reduceAKB_adjoint`. -/
+
+theorem length_upto : ∀ n : Nat, (upto n).length = n
+  | 0 => rfl
+  | n + 1 => by
+    show (upto n ++ [n]).length = n + 1
+    first
+      | (rw [List.length_append, length_upto n]; rfl)
+      | rw [List.length_append, length_upto n]
+      | simp [length_upto n]
+
+theorem length_gather : ∀ (g : List Nat) (x : List Rat), (gather g x).length = g.length
+  | [], _ => rfl
+  | _ :: js, x => by
+    show (gather js x).length + 1 = js.length + 1
+    rw [length_gather js x]
+
+theorem length_idx (N : Nat) (f : Nat → Nat) : ((upto N).map f).length = N := by
+  rw [List.length_map, length_upto]
+
+theorem pmul_comm : ∀ a b : List Rat, pmul a b = pmul b a
+  | [], [] => rfl
+  | [], _ :: _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, y :: ys => by
+    show x * y :: pmul xs ys = y * x :: pmul ys xs
+    rw [pmul_comm xs ys, Rat.mul_comm x y]
+
+theorem length_reduceAKB (K B : Nat) : ∀ (A : Nat) (l : List Rat), l.length = A * (K * B) →
+    (reduceAKB K B A l).length = A * B
+  | 0, _, _ => by
+    show 0 = 0 * B
+    rw [Nat.zero_mul]
+  | A + 1, l, h => by
+    have hx : l.length = A * (K * B) + K * B := by rw [h, Nat.add_mul, Nat.one_mul]
+    have htx : (l.take (K * B)).length = K * B := length_take_of_le (K * B) l (by omega)
+    have hdx : (l.drop (K * B)).length = A * (K * B) := by
+      rw [List.length_drop]
+      omega
+    show (sumChunks B K (l.take (K * B)) ++ reduceAKB K B A (l.drop (K * B))).length = (A + 1) * B
+    rw [List.length_append, length_sumChunks B K (l.take (K * B)) htx,
+      length_reduceAKB K B A (l.drop (K * B)) hdx, Nat.add_mul, Nat.one_mul]
+    omega
+
+theorem length_linGx (a : Attr) : a.linGx.length = a.linB * a.linM * (a.linN * 1) := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.linGx; exact length_idx _ _)
+
+theorem length_linGw (a : Attr) : a.linGw.length = a.linB * a.linM * (a.linN * 1) := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.linGw; exact length_idx _ _)
+
+theorem length_linGb (a : Attr) : a.linGb.length = a.linB * a.linM * 1 := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.linGb; exact length_idx _ _)
+
+theorem linear_adjoint (a : Attr) (x w b dx dw db δ : List Rat)
+    (hdx : dx.length = a.linSx) (hdw : dw.length = a.linSw) (hdb : db.length = a.linSb)
+    (hδ : δ.length = a.linB * a.linM * 1) :
+    dot (Prim.jvp .linear a [x, w, b] [dx, dw, db]) δ =
+      dotAll [dx, dw, db] (Prim.vjp .linear a [x, w, b] δ) := by
+  show dot (padd (reduceAKB a.linN 1 (a.linB * a.linM)
+        (padd (pmul (gather a.linGx dx) (gather a.linGw w)) (pmul (gather a.linGx x) (gather a.linGw dw))))
+      (gather a.linGb db)) δ =
+    dot dx (scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ))) +
+      (dot dw (scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ))) +
+        (dot db (scatter a.linSb a.linGb δ) + 0))
+  have h1 : (gather a.linGx dx).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_gather, length_linGx]
+  have h2 : (gather a.linGw w).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_gather, length_linGw]
+  have h3 : (gather a.linGx x).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_gather, length_linGx]
+  have h4 : (gather a.linGw dw).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_gather, length_linGw]
+  have hP1 : (pmul (gather a.linGx dx) (gather a.linGw w)).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_pmul_eq (gather a.linGx dx) (gather a.linGw w) (by rw [h1, h2]), h1]
+  have hP2 : (pmul (gather a.linGx x) (gather a.linGw dw)).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_pmul_eq (gather a.linGx x) (gather a.linGw dw) (by rw [h3, h4]), h3]
+  have hP : (padd (pmul (gather a.linGx dx) (gather a.linGw w))
+      (pmul (gather a.linGx x) (gather a.linGw dw))).length = a.linB * a.linM * (a.linN * 1) := by
+    rw [length_padd_eq (pmul (gather a.linGx dx) (gather a.linGw w))
+      (pmul (gather a.linGx x) (gather a.linGw dw)) (by rw [hP1, hP2]), hP1]
+  have hR : (reduceAKB a.linN 1 (a.linB * a.linM) (padd (pmul (gather a.linGx dx) (gather a.linGw w))
+      (pmul (gather a.linGx x) (gather a.linGw dw)))).length = (gather a.linGb db).length := by
+    rw [length_reduceAKB a.linN 1 (a.linB * a.linM) _ hP, length_gather, length_linGb]
+  rw [dot_padd _ _ δ hR,
+    reduceAKB_adjoint a.linN 1 (a.linB * a.linM) _ δ hP hδ,
+    dot_padd (pmul (gather a.linGx dx) (gather a.linGw w)) (pmul (gather a.linGx x) (gather a.linGw dw))
+      (bcastAKB a.linN 1 (a.linB * a.linM) δ) (by rw [hP1, hP2]),
+    pmul_comm (gather a.linGx dx) (gather a.linGw w),
+    dot_pmul (gather a.linGw w) (gather a.linGx dx) (bcastAKB a.linN 1 (a.linB * a.linM) δ),
+    gather_adjoint a.linSx a.linGx dx _ hdx,
+    dot_pmul (gather a.linGx x) (gather a.linGw dw) (bcastAKB a.linN 1 (a.linB * a.linM) δ),
+    gather_adjoint a.linSw a.linGw dw _ hdw,
+    gather_adjoint a.linSb a.linGb db δ hdb]
+  first
+    | rw [Rat.add_zero, Rat.add_assoc]
+    | grind
+
+/-! ## matmul
+
+matmul(a, b) is the reduction over k of the [batch, m, n, k] view
+a[β, i, l]·b[β, l, j]: gathers, a pointwise product and the axis reduction,
+as for linear. -/
+
+theorem length_mmGa (a : Attr) : a.mmGa.length = a.mmOut * (a.mmK * 1) := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.mmGa; exact length_idx _ _)
+
+theorem length_mmGb (a : Attr) : a.mmGb.length = a.mmOut * (a.mmK * 1) := by
+  first
+    | exact length_idx _ _
+    | (unfold Attr.mmGb; exact length_idx _ _)
+
+theorem matmul_adjoint (a : Attr) (x y dx dy δ : List Rat)
+    (hdx : dx.length = size (nthL a.shapes 0)) (hdy : dy.length = size (nthL a.shapes 1))
+    (hδ : δ.length = a.mmOut * 1) :
+    dot (Prim.jvp .matmul a [x, y] [dx, dy]) δ = dotAll [dx, dy] (Prim.vjp .matmul a [x, y] δ) := by
+  show dot (reduceAKB a.mmK 1 a.mmOut
+      (padd (pmul (gather a.mmGa dx) (gather a.mmGb y)) (pmul (gather a.mmGa x) (gather a.mmGb dy)))) δ =
+    dot dx (scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ))) +
+      (dot dy (scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ))) + 0)
+  have h1 : (gather a.mmGa dx).length = a.mmOut * (a.mmK * 1) := by rw [length_gather, length_mmGa]
+  have h2 : (gather a.mmGb y).length = a.mmOut * (a.mmK * 1) := by rw [length_gather, length_mmGb]
+  have h3 : (gather a.mmGa x).length = a.mmOut * (a.mmK * 1) := by rw [length_gather, length_mmGa]
+  have h4 : (gather a.mmGb dy).length = a.mmOut * (a.mmK * 1) := by rw [length_gather, length_mmGb]
+  have hP1 : (pmul (gather a.mmGa dx) (gather a.mmGb y)).length = a.mmOut * (a.mmK * 1) := by
+    rw [length_pmul_eq (gather a.mmGa dx) (gather a.mmGb y) (by rw [h1, h2]), h1]
+  have hP2 : (pmul (gather a.mmGa x) (gather a.mmGb dy)).length = a.mmOut * (a.mmK * 1) := by
+    rw [length_pmul_eq (gather a.mmGa x) (gather a.mmGb dy) (by rw [h3, h4]), h3]
+  have hP : (padd (pmul (gather a.mmGa dx) (gather a.mmGb y))
+      (pmul (gather a.mmGa x) (gather a.mmGb dy))).length = a.mmOut * (a.mmK * 1) := by
+    rw [length_padd_eq (pmul (gather a.mmGa dx) (gather a.mmGb y))
+      (pmul (gather a.mmGa x) (gather a.mmGb dy)) (by rw [hP1, hP2]), hP1]
+  rw [reduceAKB_adjoint a.mmK 1 a.mmOut _ δ hP hδ,
+    dot_padd (pmul (gather a.mmGa dx) (gather a.mmGb y)) (pmul (gather a.mmGa x) (gather a.mmGb dy))
+      (bcastAKB a.mmK 1 a.mmOut δ) (by rw [hP1, hP2]),
+    pmul_comm (gather a.mmGa dx) (gather a.mmGb y),
+    dot_pmul (gather a.mmGb y) (gather a.mmGa dx) (bcastAKB a.mmK 1 a.mmOut δ),
+    gather_adjoint (size (nthL a.shapes 0)) a.mmGa dx _ hdx,
+    dot_pmul (gather a.mmGa x) (gather a.mmGb dy) (bcastAKB a.mmK 1 a.mmOut δ),
+    gather_adjoint (size (nthL a.shapes 1)) a.mmGb dy _ hdy, Rat.add_zero]
+
+/-! ## Linearity of the VJP in δ and zero preservation
+
+The building blocks; every VJP of `Tlcheck.Spec` is built from `pmul f ·`,
+`smul c ·`, the identity, `bcast · x` and `zeros x`. -/
+
+theorem pmul_padd : ∀ f a b : List Rat, pmul f (padd a b) = padd (pmul f a) (pmul f b)
+  | [], _, _ => rfl
+  | _ :: _, [], _ => rfl
+  | _ :: _, _ :: _, [] => rfl
+  | x :: xs, y :: ys, z :: zs => by
+    show x * (y + z) :: pmul xs (padd ys zs) = (x * y + x * z) :: padd (pmul xs ys) (pmul xs zs)
+    rw [pmul_padd xs ys zs, Rat.mul_add]
+
+theorem pmul_smul (k : Rat) : ∀ f a : List Rat, pmul f (smul k a) = smul k (pmul f a)
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, y :: ys => by
+    show x * (k * y) :: pmul xs (smul k ys) = k * (x * y) :: smul k (pmul xs ys)
+    rw [pmul_smul k xs ys]
+    first
+      | rw [← Rat.mul_assoc, Rat.mul_comm x k, Rat.mul_assoc]
+      | grind
+
+theorem pmul_zeros : ∀ f a : List Rat, pmul f (zeros a) = zeros (pmul f a)
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, _ :: ys => by
+    show x * 0 :: pmul xs (zeros ys) = 0 :: zeros (pmul xs ys)
+    rw [pmul_zeros xs ys, Rat.mul_zero]
+
+theorem smul_padd (c : Rat) : ∀ a b : List Rat, smul c (padd a b) = padd (smul c a) (smul c b)
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | x :: xs, y :: ys => by
+    show c * (x + y) :: smul c (padd xs ys) = (c * x + c * y) :: padd (smul c xs) (smul c ys)
+    rw [smul_padd c xs ys, Rat.mul_add]
+
+theorem smul_smul (c k : Rat) : ∀ a : List Rat, smul c (smul k a) = smul k (smul c a)
+  | [] => rfl
+  | x :: xs => by
+    show c * (k * x) :: smul c (smul k xs) = k * (c * x) :: smul k (smul c xs)
+    rw [smul_smul c k xs]
+    first
+      | rw [← Rat.mul_assoc, Rat.mul_comm c k, Rat.mul_assoc]
+      | grind
+
+theorem smul_zeros (c : Rat) : ∀ a : List Rat, smul c (zeros a) = zeros a
+  | [] => rfl
+  | _ :: xs => by
+    show c * 0 :: smul c (zeros xs) = 0 :: zeros xs
+    rw [smul_zeros c xs, Rat.mul_zero]
+
+theorem bcast_add (d e : Rat) : ∀ x : List Rat, bcast (d + e) x = padd (bcast d x) (bcast e x)
+  | [] => rfl
+  | _ :: xs => by
+    show (d + e) :: bcast (d + e) xs = (d + e) :: padd (bcast d xs) (bcast e xs)
+    rw [bcast_add d e xs]
+
+theorem bcast_mul (k d : Rat) : ∀ x : List Rat, bcast (k * d) x = smul k (bcast d x)
+  | [] => rfl
+  | _ :: xs => by
+    show (k * d) :: bcast (k * d) xs = (k * d) :: smul k (bcast d xs)
+    rw [bcast_mul k d xs]
+
+theorem bcast_zero : ∀ x : List Rat, bcast 0 x = zeros x
+  | [] => rfl
+  | _ :: xs => by
+    show (0 : Rat) :: bcast 0 xs = 0 :: zeros xs
+    rw [bcast_zero xs]
+
+theorem zeros_smul (c : Rat) : ∀ a : List Rat, zeros (smul c a) = zeros a
+  | [] => rfl
+  | _ :: as => by
+    show (0 : Rat) :: zeros (smul c as) = 0 :: zeros as
+    rw [zeros_smul c as]
+
+theorem zeros_bcast (d : Rat) : ∀ a : List Rat, zeros (bcast d a) = zeros a
+  | [] => rfl
+  | _ :: as => by
+    show (0 : Rat) :: zeros (bcast d as) = 0 :: zeros as
+    rw [zeros_bcast d as]
+
+/-- smul by a sum, a product or zero, with the scalar identity left as a
+side goal (closed by `grind` at the use). -/
+theorem smul_add_left (p q r : Rat) (h : p = q + r) :
+    ∀ a : List Rat, smul p a = padd (smul q a) (smul r a)
+  | [] => rfl
+  | x :: xs => by
+    show p * x :: smul p xs = (q * x + r * x) :: padd (smul q xs) (smul r xs)
+    rw [smul_add_left p q r h xs, h, Rat.add_mul]
+
+theorem smul_mul_left (p k q : Rat) (h : p = k * q) :
+    ∀ a : List Rat, smul p a = smul k (smul q a)
+  | [] => rfl
+  | x :: xs => by
+    show p * x :: smul p xs = k * (q * x) :: smul k (smul q xs)
+    rw [smul_mul_left p k q h xs, h, Rat.mul_assoc]
+
+theorem smul_zero_left (p : Rat) (h : p = 0) : ∀ a : List Rat, smul p a = zeros a
+  | [] => rfl
+  | x :: xs => by
+    show p * x :: smul p xs = 0 :: zeros xs
+    rw [smul_zero_left p h xs, h, Rat.zero_mul]
+
+/-- Pointwise sums, multiples and zeros of lists of contributions. -/
+def paddAll : List (List Rat) → List (List Rat) → List (List Rat)
+  | u :: us, v :: vs => padd u v :: paddAll us vs
+  | _, _ => []
+
+def smulAll (k : Rat) : List (List Rat) → List (List Rat)
+  | [] => []
+  | u :: us => smul k u :: smulAll k us
+
+def zerosAll : List (List Rat) → List (List Rat)
+  | [] => []
+  | u :: us => zeros u :: zerosAll us
+
+/-- The VJP of every unary primitive whose VJP is a pointwise product with
+a factor of x (square, relu, abs): linear in δ, zero at δ = 0. -/
+theorem relu_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .relu a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .relu a [x] δ₁) (Prim.vjp .relu a [x] δ₂) ∧
+    Prim.vjp .relu a [x] (smul k δ₁) = smulAll k (Prim.vjp .relu a [x] δ₁) ∧
+    Prim.vjp .relu a [x] (zeros δ₁) = zerosAll (Prim.vjp .relu a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul (pmap reluD x) (padd δ₁ δ₂)] = [padd (pmul (pmap reluD x) δ₁) (pmul (pmap reluD x) δ₂)]
+    rw [pmul_padd]
+  · show [pmul (pmap reluD x) (smul k δ₁)] = [smul k (pmul (pmap reluD x) δ₁)]
+    rw [pmul_smul]
+  · show [pmul (pmap reluD x) (zeros δ₁)] = [zeros (pmul (pmap reluD x) δ₁)]
+    rw [pmul_zeros]
+
+theorem square_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .square a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .square a [x] δ₁) (Prim.vjp .square a [x] δ₂) ∧
+    Prim.vjp .square a [x] (smul k δ₁) = smulAll k (Prim.vjp .square a [x] δ₁) ∧
+    Prim.vjp .square a [x] (zeros δ₁) = zerosAll (Prim.vjp .square a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul (pmap squareD x) (padd δ₁ δ₂)] = [padd (pmul (pmap squareD x) δ₁) (pmul (pmap squareD x) δ₂)]
+    rw [pmul_padd]
+  · show [pmul (pmap squareD x) (smul k δ₁)] = [smul k (pmul (pmap squareD x) δ₁)]
+    rw [pmul_smul]
+  · show [pmul (pmap squareD x) (zeros δ₁)] = [zeros (pmul (pmap squareD x) δ₁)]
+    rw [pmul_zeros]
+
+theorem abs_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .abs a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .abs a [x] δ₁) (Prim.vjp .abs a [x] δ₂) ∧
+    Prim.vjp .abs a [x] (smul k δ₁) = smulAll k (Prim.vjp .abs a [x] δ₁) ∧
+    Prim.vjp .abs a [x] (zeros δ₁) = zerosAll (Prim.vjp .abs a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul (pmap absD x) (padd δ₁ δ₂)] = [padd (pmul (pmap absD x) δ₁) (pmul (pmap absD x) δ₂)]
+    rw [pmul_padd]
+  · show [pmul (pmap absD x) (smul k δ₁)] = [smul k (pmul (pmap absD x) δ₁)]
+    rw [pmul_smul]
+  · show [pmul (pmap absD x) (zeros δ₁)] = [zeros (pmul (pmap absD x) δ₁)]
+    rw [pmul_zeros]
+
+theorem mul_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .mul a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .mul a [x, y] δ₁) (Prim.vjp .mul a [x, y] δ₂) ∧
+    Prim.vjp .mul a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .mul a [x, y] δ₁) ∧
+    Prim.vjp .mul a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .mul a [x, y] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul y (padd δ₁ δ₂), pmul x (padd δ₁ δ₂)] =
+      [padd (pmul y δ₁) (pmul y δ₂), padd (pmul x δ₁) (pmul x δ₂)]
+    rw [pmul_padd, pmul_padd]
+  · show [pmul y (smul k δ₁), pmul x (smul k δ₁)] = [smul k (pmul y δ₁), smul k (pmul x δ₁)]
+    rw [pmul_smul, pmul_smul]
+  · show [pmul y (zeros δ₁), pmul x (zeros δ₁)] = [zeros (pmul y δ₁), zeros (pmul x δ₁)]
+    rw [pmul_zeros, pmul_zeros]
+
+theorem scale_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .scale a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .scale a [x] δ₁) (Prim.vjp .scale a [x] δ₂) ∧
+    Prim.vjp .scale a [x] (smul k δ₁) = smulAll k (Prim.vjp .scale a [x] δ₁) ∧
+    Prim.vjp .scale a [x] (zeros δ₁) = zerosAll (Prim.vjp .scale a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [smul a.c (padd δ₁ δ₂)] = [padd (smul a.c δ₁) (smul a.c δ₂)]
+    rw [smul_padd]
+  · show [smul a.c (smul k δ₁)] = [smul k (smul a.c δ₁)]
+    rw [smul_smul]
+  · show [smul a.c (zeros δ₁)] = [zeros (smul a.c δ₁)]
+    rw [smul_zeros, zeros_smul]
+
+theorem neg_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .neg a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .neg a [x] δ₁) (Prim.vjp .neg a [x] δ₂) ∧
+    Prim.vjp .neg a [x] (smul k δ₁) = smulAll k (Prim.vjp .neg a [x] δ₁) ∧
+    Prim.vjp .neg a [x] (zeros δ₁) = zerosAll (Prim.vjp .neg a [x] δ₁) := by
+  have h := scale_vjp_linear ⟨-1, 0, 0, 0, [], 0, [], 0, 0, [], [], []⟩ k x δ₁ δ₂
+  exact h
+
+theorem mse_loss_vjp_linear (a : Attr) (k d e : Rat) (x y : List Rat) :
+    Prim.vjp .mse_loss a [x, y] [d + e] =
+      paddAll (Prim.vjp .mse_loss a [x, y] [d]) (Prim.vjp .mse_loss a [x, y] [e]) ∧
+    Prim.vjp .mse_loss a [x, y] [k * d] = smulAll k (Prim.vjp .mse_loss a [x, y] [d]) ∧
+    Prim.vjp .mse_loss a [x, y] [0] = zerosAll (Prim.vjp .mse_loss a [x, y] [d]) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [smul (2 / mseN x.length * (d + e)) (resid x y), smul (-(2 / mseN x.length * (d + e))) (resid x y)] =
+      [padd (smul (2 / mseN x.length * d) (resid x y)) (smul (2 / mseN x.length * e) (resid x y)),
+        padd (smul (-(2 / mseN x.length * d)) (resid x y)) (smul (-(2 / mseN x.length * e)) (resid x y))]
+    rw [smul_add_left (2 / mseN x.length * (d + e)) (2 / mseN x.length * d) (2 / mseN x.length * e)
+        (by grind) (resid x y),
+      smul_add_left (-(2 / mseN x.length * (d + e))) (-(2 / mseN x.length * d)) (-(2 / mseN x.length * e))
+        (by grind) (resid x y)]
+  · show [smul (2 / mseN x.length * (k * d)) (resid x y), smul (-(2 / mseN x.length * (k * d))) (resid x y)] =
+      [smul k (smul (2 / mseN x.length * d) (resid x y)), smul k (smul (-(2 / mseN x.length * d)) (resid x y))]
+    rw [smul_mul_left (2 / mseN x.length * (k * d)) k (2 / mseN x.length * d) (by grind) (resid x y),
+      smul_mul_left (-(2 / mseN x.length * (k * d))) k (-(2 / mseN x.length * d)) (by grind) (resid x y)]
+  · show [smul (2 / mseN x.length * 0) (resid x y), smul (-(2 / mseN x.length * 0)) (resid x y)] =
+      [zeros (smul (2 / mseN x.length * d) (resid x y)), zeros (smul (-(2 / mseN x.length * d)) (resid x y))]
+    rw [zeros_smul (2 / mseN x.length * d) (resid x y), zeros_smul (-(2 / mseN x.length * d)) (resid x y),
+      smul_zero_left (2 / mseN x.length * 0) (by grind) (resid x y),
+      smul_zero_left (-(2 / mseN x.length * 0)) (by grind) (resid x y)]
+
+theorem sum_vjp_linear (a : Attr) (k d e : Rat) (x : List Rat) :
+    Prim.vjp .sum a [x] [d + e] = paddAll (Prim.vjp .sum a [x] [d]) (Prim.vjp .sum a [x] [e]) ∧
+    Prim.vjp .sum a [x] [k * d] = smulAll k (Prim.vjp .sum a [x] [d]) ∧
+    Prim.vjp .sum a [x] [0] = zerosAll (Prim.vjp .sum a [x] [d]) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [bcast (d + e) x] = [padd (bcast d x) (bcast e x)]
+    rw [bcast_add]
+  · show [bcast (k * d) x] = [smul k (bcast d x)]
+    rw [bcast_mul]
+  · show [bcast 0 x] = [zeros (bcast d x)]
+    rw [bcast_zero, zeros_bcast]
+
+/-- Every VJP that is a list of pointwise products with factors of the
+inputs (mul, div, max, min, square, inv, relu, abs, clamp) is linear in δ
+and zero at δ = 0. -/
+theorem pmulAll_linear (fs : List (List Rat)) (k : Rat) (δ₁ δ₂ : List Rat) :
+    fs.map (fun f => pmul f (padd δ₁ δ₂)) = paddAll (fs.map (fun f => pmul f δ₁)) (fs.map (fun f => pmul f δ₂)) ∧
+    fs.map (fun f => pmul f (smul k δ₁)) = smulAll k (fs.map (fun f => pmul f δ₁)) ∧
+    fs.map (fun f => pmul f (zeros δ₁)) = zerosAll (fs.map (fun f => pmul f δ₁)) := by
+  induction fs with
+  | nil => exact ⟨rfl, rfl, rfl⟩
+  | cons f fs ih =>
+    obtain ⟨h1, h2, h3⟩ := ih
+    refine ⟨?_, ?_, ?_⟩
+    · show pmul f (padd δ₁ δ₂) :: fs.map (fun f => pmul f (padd δ₁ δ₂)) =
+        padd (pmul f δ₁) (pmul f δ₂) :: paddAll (fs.map (fun f => pmul f δ₁)) (fs.map (fun f => pmul f δ₂))
+      rw [pmul_padd, h1]
+    · show pmul f (smul k δ₁) :: fs.map (fun f => pmul f (smul k δ₁)) =
+        smul k (pmul f δ₁) :: smulAll k (fs.map (fun f => pmul f δ₁))
+      rw [pmul_smul, h2]
+    · show pmul f (zeros δ₁) :: fs.map (fun f => pmul f (zeros δ₁)) =
+        zeros (pmul f δ₁) :: zerosAll (fs.map (fun f => pmul f δ₁))
+      rw [pmul_zeros, h3]
+
+theorem div_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .div a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .div a [x, y] δ₁) (Prim.vjp .div a [x, y] δ₂) ∧
+    Prim.vjp .div a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .div a [x, y] δ₁) ∧
+    Prim.vjp .div a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .div a [x, y] δ₁) :=
+  pmulAll_linear [pmap2 divDa x y, pmap2 divDb x y] k δ₁ δ₂
+
+theorem max_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .max a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .max a [x, y] δ₁) (Prim.vjp .max a [x, y] δ₂) ∧
+    Prim.vjp .max a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .max a [x, y] δ₁) ∧
+    Prim.vjp .max a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .max a [x, y] δ₁) :=
+  pmulAll_linear [pmap2 maxDa x y, pmap2 maxDb x y] k δ₁ δ₂
+
+theorem min_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .min a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .min a [x, y] δ₁) (Prim.vjp .min a [x, y] δ₂) ∧
+    Prim.vjp .min a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .min a [x, y] δ₁) ∧
+    Prim.vjp .min a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .min a [x, y] δ₁) :=
+  pmulAll_linear [pmap2 minDa x y, pmap2 minDb x y] k δ₁ δ₂
+
+theorem inv_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .inv a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .inv a [x] δ₁) (Prim.vjp .inv a [x] δ₂) ∧
+    Prim.vjp .inv a [x] (smul k δ₁) = smulAll k (Prim.vjp .inv a [x] δ₁) ∧
+    Prim.vjp .inv a [x] (zeros δ₁) = zerosAll (Prim.vjp .inv a [x] δ₁) :=
+  pmulAll_linear [pmap invD x] k δ₁ δ₂
+
+theorem sqrt_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .sqrt a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .sqrt a [x] δ₁) (Prim.vjp .sqrt a [x] δ₂) ∧
+    Prim.vjp .sqrt a [x] (smul k δ₁) = smulAll k (Prim.vjp .sqrt a [x] δ₁) ∧
+    Prim.vjp .sqrt a [x] (zeros δ₁) = zerosAll (Prim.vjp .sqrt a [x] δ₁) :=
+  pmulAll_linear [pmap sqrtD x] k δ₁ δ₂
+
+theorem clamp_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .clamp a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .clamp a [x] δ₁) (Prim.vjp .clamp a [x] δ₂) ∧
+    Prim.vjp .clamp a [x] (smul k δ₁) = smulAll k (Prim.vjp .clamp a [x] δ₁) ∧
+    Prim.vjp .clamp a [x] (zeros δ₁) = zerosAll (Prim.vjp .clamp a [x] δ₁) :=
+  pmulAll_linear [pmap (clampD a.lo a.hi) x] k δ₁ δ₂
+
+end Tlcheck

@@ -1,0 +1,510 @@
+/-!
+# Exact semantics of tlcheck's exact primitives
+
+Tensors are flat `List Rat` in row-major order with an explicit shape
+(`List Nat`, its element count `size`). Every function is structurally
+recursive on `List`, so `decide +kernel` evaluates it on certificate data.
+
+Binary list operations (`pmul`, `padd`) truncate to the shorter list; the
+theorems of `Tlcheck.Adjoint` state the length hypotheses they need, and
+the checkers of `Tlcheck.Check` require matching lengths before they
+compare anything.
+
+The conventions at kinks are the registry's (`spec` package, field
+`Ties`): relu′(0) = 0, abs′(0) = 0, sqrt′(x) = 0 for x ≤ 0, clamp′ = 1 only strictly inside
+(lo, hi), and max/min give a tie ½ to each side. Division by zero is
+Lean's (`a / 0 = 0`); the registry never evaluates div or inv there
+(its generator draws non-zero denominators), and the adjointness laws hold
+for any partial derivatives, so they do not depend on it.
+-/
+
+namespace Tlcheck
+set_option autoImplicit false
+
+/-- Number of elements of a shape: the product of its extents. -/
+def size : List Nat → Nat
+  | [] => 1
+  | n :: ns => n * size ns
+
+/-- ⟨u, v⟩ = Σᵢ uᵢ·vᵢ over the common prefix. -/
+def dot : List Rat → List Rat → Rat
+  | a :: as, b :: bs => a * b + dot as bs
+  | _, _ => 0
+
+/-- Pointwise product uᵢ·vᵢ. -/
+def pmul : List Rat → List Rat → List Rat
+  | a :: as, b :: bs => a * b :: pmul as bs
+  | _, _ => []
+
+/-- Pointwise sum uᵢ + vᵢ. -/
+def padd : List Rat → List Rat → List Rat
+  | a :: as, b :: bs => (a + b) :: padd as bs
+  | _, _ => []
+
+/-- Scalar multiple c·uᵢ. -/
+def smul (c : Rat) : List Rat → List Rat
+  | [] => []
+  | a :: as => c * a :: smul c as
+
+/-- Σᵢ uᵢ, a right fold from 0. -/
+def total : List Rat → Rat
+  | [] => 0
+  | a :: as => a + total as
+
+/-- The zero tensor of u's length. -/
+def zeros : List Rat → List Rat
+  | [] => []
+  | _ :: as => 0 :: zeros as
+
+/-- d repeated once per element of u. -/
+def bcast (d : Rat) : List Rat → List Rat
+  | [] => []
+  | _ :: as => d :: bcast d as
+
+/-- Pointwise map of a scalar function. -/
+def pmap (f : Rat → Rat) : List Rat → List Rat
+  | [] => []
+  | a :: as => f a :: pmap f as
+
+/-- Pointwise map of a binary scalar function (truncating). -/
+def pmap2 (f : Rat → Rat → Rat) : List Rat → List Rat → List Rat
+  | a :: as, b :: bs => f a b :: pmap2 f as bs
+  | _, _ => []
+
+/-- relu(a) = max(a, 0). -/
+def reluS (a : Rat) : Rat := if 0 < a then a else 0
+/-- relu′(a), with relu′(0) = 0. -/
+def reluD (a : Rat) : Rat := if 0 < a then 1 else 0
+/-- |a|. -/
+def absS (a : Rat) : Rat := if a < 0 then -a else a
+/-- abs′(a) = sign(a), with abs′(0) = 0. -/
+def absD (a : Rat) : Rat := if 0 < a then 1 else if a < 0 then -1 else 0
+/-- square′(a) = 2a. -/
+def squareD (a : Rat) : Rat := 2 * a
+/-- inv′(a) = −1/a². -/
+def invD (a : Rat) : Rat := -(1 / (a * a))
+/-- clamp(a) to [lo, hi]. -/
+def clampS (lo hi a : Rat) : Rat := if a < lo then lo else if hi < a then hi else a
+/-- clamp′(a): 1 strictly inside (lo, hi), else 0. -/
+def clampD (lo hi a : Rat) : Rat := if lo < a then (if a < hi then 1 else 0) else 0
+/-- max(a, b) and its partials: the winner 1, the loser 0, a tie ½ each. -/
+def maxS (a b : Rat) : Rat := if a < b then b else a
+def maxDa (a b : Rat) : Rat := if b < a then 1 else if a = b then 1 / 2 else 0
+def maxDb (a b : Rat) : Rat := if a < b then 1 else if a = b then 1 / 2 else 0
+/-- min(a, b) and its partials, with the same tie rule. -/
+def minS (a b : Rat) : Rat := if b < a then b else a
+def minDa (a b : Rat) : Rat := if a < b then 1 else if a = b then 1 / 2 else 0
+def minDb (a b : Rat) : Rat := if b < a then 1 else if a = b then 1 / 2 else 0
+/-- ∂(a/b)/∂a = 1/b, ∂(a/b)/∂b = −a/b². -/
+def divDa (_a b : Rat) : Rat := 1 / b
+def divDb (a b : Rat) : Rat := -(a / (b * b))
+
+/-- ⌊√n⌋ by search downwards from fuel f (structural, for the kernel). -/
+def isqrtFrom (n : Nat) : Nat → Nat
+  | 0 => 0
+  | f + 1 => if (f + 1) * (f + 1) ≤ n then f + 1 else isqrtFrom n f
+
+/-- √q of a rational with a square numerator and denominator (the only
+ones the registry's exact sqrt accepts: its generator draws them, and it
+refuses others): √p / √q in lowest terms. On other rationals it is the
+quotient of the integer square roots, a value the registry never claims. -/
+def ratSqrt (q : Rat) : Rat := mkRat (isqrtFrom q.num.toNat q.num.toNat) (isqrtFrom q.den q.den)
+/-- sqrt(max(a, 0)) and its derivative 1/(2√a) for a > 0, 0 for a ≤ 0. -/
+def sqrtS (a : Rat) : Rat := if 0 < a then ratSqrt a else 0
+def sqrtD (a : Rat) : Rat := if 0 < a then 1 / (2 * ratSqrt a) else 0
+
+/-- mse_loss's divisor N: the element count, 1 when empty. -/
+def mseN (n : Nat) : Rat := if n = 0 then 1 else (n : Rat)
+/-- The residual x − y. -/
+def resid (x y : List Rat) : List Rat := padd x (smul (-1) y)
+
+/-- n zeros. -/
+def zerosN : Nat → List Rat
+  | 0 => []
+  | n + 1 => 0 :: zerosN n
+
+/-- Σₖ of the K consecutive chunks of length B of l (chunk k holds the
+elements kB … kB + B − 1). -/
+def sumChunks (B : Nat) : Nat → List Rat → List Rat
+  | 0, _ => zerosN B
+  | K + 1, l => padd (l.take B) (sumChunks B K (l.drop B))
+
+/-- d repeated K times, concatenated. -/
+def repChunks (d : List Rat) : Nat → List Rat
+  | 0 => []
+  | K + 1 => d ++ repChunks d K
+
+/-- The sum over the middle axis of an [A, K, B] tensor, flat: A blocks of
+K·B elements, each reduced to B. -/
+def reduceAKB (K B : Nat) : Nat → List Rat → List Rat
+  | 0, _ => []
+  | A + 1, l => sumChunks B K (l.take (K * B)) ++ reduceAKB K B A (l.drop (K * B))
+
+/-- Its adjoint: each output block of B elements repeated K times. -/
+def bcastAKB (K B : Nat) : Nat → List Rat → List Rat
+  | 0, _ => []
+  | A + 1, d => repChunks (d.take B) K ++ bcastAKB K B A (d.drop B)
+
+/-- Element j of a list, 0 past its end. -/
+def nth : List Rat → Nat → Rat
+  | [], _ => 0
+  | a :: _, 0 => a
+  | _ :: as, j + 1 => nth as j
+
+/-- Element j of a list of naturals, 0 past its end. -/
+def nthN : List Nat → Nat → Nat
+  | [], _ => 0
+  | a :: _, 0 => a
+  | _ :: as, j + 1 => nthN as j
+
+/-- The gather y_i = x_{g_i} (0 for an index past the end). -/
+def gather (g : List Nat) (x : List Rat) : List Rat :=
+  match g with
+  | [] => []
+  | j :: js => nth x j :: gather js x
+
+/-- v with d added at position j (unchanged when j is past the end). -/
+def addAt : List Rat → Nat → Rat → List Rat
+  | [], _, _ => []
+  | a :: as, 0, d => (a + d) :: as
+  | a :: as, j + 1, d => a :: addAt as j d
+
+/-- The adjoint of `gather g` into a tensor of n elements:
+(scatter n g δ)_j = Σ_{i : gᵢ = j} δᵢ. -/
+def scatter (n : Nat) : List Nat → List Rat → List Rat
+  | j :: js, d :: ds => addAt (scatter n js ds) j d
+  | _, _ => zerosN n
+
+/-- [0, 1, …, n − 1]. -/
+def upto : Nat → List Nat
+  | 0 => []
+  | n + 1 => upto n ++ [n]
+
+/-- Row-major strides of a shape. -/
+def strides : List Nat → List Nat
+  | [] => []
+  | _ :: ns => size ns :: strides ns
+
+/-- The multi-index of flat index i in a shape. -/
+def unflat : List Nat → Nat → List Nat
+  | [], _ => []
+  | _ :: ns, i => i / size ns :: unflat ns (i % size ns)
+
+/-- Σₖ mₖ·wₖ. -/
+def wsum : List Nat → List Nat → Nat
+  | m :: ms, w :: ws => m * w + wsum ms ws
+  | _, _ => 0
+
+/-- The list with entry k replaced by v. -/
+def setN : List Nat → Nat → Nat → List Nat
+  | [], _, _ => []
+  | _ :: ns, 0, v => v :: ns
+  | n :: ns, k + 1, v => n :: setN ns k v
+
+/-- The list with v added to entry k. -/
+def bumpN : List Nat → Nat → Nat → List Nat
+  | [], _, _ => []
+  | n :: ns, 0, v => (n + v) :: ns
+  | n :: ns, k + 1, v => n :: bumpN ns k v
+
+/-- An axis as the registry reads it: a negative axis counts from the end. -/
+def normAxis (r : Nat) (a : Int) : Nat := if a < 0 then (a + r).toNat else a.toNat
+
+/-- A primitive's attributes: the scale `c` (scale), the bounds `lo`, `hi`
+(clamp), the axes (reductions, slice, transpose), the permutation
+(permute), the slice bounds, the target shape (broadcast_to), the values
+(const) — 0 or empty where a primitive has none — and the shape of the
+first input. -/
+structure Attr where
+  c : Rat
+  lo : Rat
+  hi : Rat
+  axis : Int
+  shape : List Nat
+  axis2 : Int
+  perm : List Nat
+  start : Nat
+  stop : Nat
+  toShape : List Nat
+  values : List Rat
+  shapes : List (List Nat)
+
+namespace Attr
+/-- The normalized axis. -/
+def ax (a : Attr) : Nat := normAxis a.shape.length a.axis
+/-- The elements before the axis (A), along it (K) and after it (B). -/
+def dimA (a : Attr) : Nat := size (a.shape.take a.ax)
+def dimK (a : Attr) : Nat := nthN a.shape a.ax
+def dimB (a : Attr) : Nat := size (a.shape.drop (a.ax + 1))
+
+/-- permute: output axis k is input axis perm[k]; the input flat index of
+output element i. -/
+def permShape (s p : List Nat) : List Nat := p.map (nthN s)
+def permIdx (s p : List Nat) : List Nat :=
+  (upto (size (permShape s p))).map (fun i => wsum (unflat (permShape s p) i) (p.map (nthN (strides s))))
+def permuteIdx (a : Attr) : List Nat := permIdx a.shape a.perm
+/-- transpose: the permutation swapping the two (normalized) axes. -/
+def swapPerm (a : Attr) : List Nat :=
+  let x := normAxis a.shape.length a.axis
+  let y := normAxis a.shape.length a.axis2
+  (upto a.shape.length).map (fun k => if k = x then y else if k = y then x else k)
+def transposeIdx (a : Attr) : List Nat := permIdx a.shape a.swapPerm
+/-- slice: elements start … stop − 1 along the axis. -/
+def sliceShape (a : Attr) : List Nat := setN a.shape a.ax (a.stop - a.start)
+def sliceIdx (a : Attr) : List Nat :=
+  (upto (size a.sliceShape)).map (fun i => wsum (bumpN (unflat a.sliceShape i) a.ax a.start) (strides a.shape))
+/-- broadcast_to: numpy broadcasting of shape to toShape, aligned on the
+right; an extent 1 repeats. -/
+def bcastIdx (a : Attr) : List Nat :=
+  (upto (size a.toShape)).map (fun i =>
+    wsum ((upto a.shape.length).map (fun d =>
+      if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape i) (a.toShape.length - a.shape.length + d)))
+      (strides a.shape))
+
+/-- concat along the axis: the output shape (the first input's, with the
+axis extents summed). -/
+def concatShape (a : Attr) : List Nat :=
+  setN a.shape a.ax ((a.shapes.map (fun s => nthN s a.ax)).foldr (· + ·) 0)
+end Attr
+
+/-- The flat concatenation of tensors. -/
+def catAll : List (List Rat) → List Rat
+  | [] => []
+  | x :: xs => x ++ catAll xs
+
+/-- The inverse split of a flat list by the element counts of shapes. -/
+def splitBy : List (List Nat) → List Rat → List (List Rat)
+  | [], _ => []
+  | s :: ss, v => v.take (size s) :: splitBy ss (v.drop (size s))
+
+/-- The element counts of shapes, summed. -/
+def totalSize : List (List Nat) → Nat
+  | [] => 0
+  | s :: ss => size s + totalSize ss
+
+/-- The flat index in `catAll` of output multi-index m, whose position
+along the axis is p, among inputs of shapes ss starting at flat base. -/
+def concatSrc (ax : Nat) (m : List Nat) : List (List Nat) → Nat → Nat → Nat
+  | [], _, _ => 0
+  | s :: ss, p, base =>
+    if p < nthN s ax then base + wsum (setN m ax p) (strides s)
+    else concatSrc ax m ss (p - nthN s ax) (base + size s)
+
+/-- Element j of a list of shapes, [] past its end. -/
+def nthL : List (List Nat) → Nat → List Nat
+  | [], _ => []
+  | a :: _, 0 => a
+  | _ :: as, j + 1 => nthL as j
+
+namespace Attr
+/-- linear(x, W, b) with W of shape [m, n] and x of shape [n] or [B, n]:
+the dimensions. -/
+def linM (a : Attr) : Nat := nthN (nthL a.shapes 1) 0
+def linN (a : Attr) : Nat := nthN (nthL a.shapes 1) 1
+def linB (a : Attr) : Nat := size ((nthL a.shapes 0).take ((nthL a.shapes 0).length - 1))
+/-- The [B, m, n] view: element t = (i·m + o)·n + j reads x[i, j], W[o, j];
+output element i·m + o reads b[o]. -/
+def linGx (a : Attr) : List Nat :=
+  (upto (a.linB * a.linM * (a.linN * 1))).map (fun t => t / (a.linM * a.linN) * a.linN + t % a.linN)
+def linGw (a : Attr) : List Nat :=
+  (upto (a.linB * a.linM * (a.linN * 1))).map (fun t => t % (a.linM * a.linN))
+def linGb (a : Attr) : List Nat := (upto (a.linB * a.linM * 1)).map (fun t => t % a.linM)
+/-- The sizes of the three inputs. -/
+def linSx (a : Attr) : Nat := size (nthL a.shapes 0)
+def linSw (a : Attr) : Nat := size (nthL a.shapes 1)
+def linSb (a : Attr) : Nat := size (nthL a.shapes 2)
+
+end Attr
+
+/-- The last element of a list of naturals, 0 when empty. -/
+def lastN (l : List Nat) : Nat := nthN l (l.length - 1)
+
+/-- numpy broadcasting of two shapes, aligned on the right (an extent 1
+takes the other's). -/
+def bshape (p q : List Nat) : List Nat :=
+  let r := max p.length q.length
+  let p' := (upto (r - p.length)).map (fun _ => 1) ++ p
+  let q' := (upto (r - q.length)).map (fun _ => 1) ++ q
+  (upto r).map (fun d => if nthN p' d = 1 then nthN q' d else nthN p' d)
+
+/-- The flat index in a tensor of shape s broadcast to shape t of the
+element whose multi-index in t is m. -/
+def bsrc (s t m : List Nat) : Nat :=
+  wsum ((upto s.length).map (fun d =>
+    if nthN s d = 1 then 0 else nthN m (t.length - s.length + d))) (strides s)
+
+namespace Attr
+/-- matmul(a, b), numpy semantics: a of shape [.., m, k] or [k] (read as
+[1, k]), b of shape [.., k, n] or [k] (read as [k, 1]), the batch axes
+broadcast. -/
+def mmA (a : Attr) : List Nat :=
+  if (nthL a.shapes 0).length = 1 then [1, nthN (nthL a.shapes 0) 0] else nthL a.shapes 0
+def mmB (a : Attr) : List Nat :=
+  if (nthL a.shapes 1).length = 1 then [nthN (nthL a.shapes 1) 0, 1] else nthL a.shapes 1
+def mmM (a : Attr) : Nat := nthN a.mmA (a.mmA.length - 2)
+def mmK (a : Attr) : Nat := lastN a.mmA
+def mmN (a : Attr) : Nat := lastN a.mmB
+def mmBatchA (a : Attr) : List Nat := a.mmA.take (a.mmA.length - 2)
+def mmBatchB (a : Attr) : List Nat := a.mmB.take (a.mmB.length - 2)
+def mmBatch (a : Attr) : List Nat := bshape a.mmBatchA a.mmBatchB
+/-- The number of output elements: batch · m · n. -/
+def mmOut (a : Attr) : Nat := size a.mmBatch * a.mmM * a.mmN
+/-- The [batch, m, n, k] view: element t = ((β·m + i)·n + j)·k + l reads
+a[β, i, l] and b[β, l, j]. -/
+def mmGa (a : Attr) : List Nat :=
+  (upto (a.mmOut * (a.mmK * 1))).map (fun t =>
+    bsrc a.mmBatchA a.mmBatch (unflat a.mmBatch (t / (a.mmK * a.mmN * a.mmM))) * (a.mmM * a.mmK) +
+      t / (a.mmK * a.mmN) % a.mmM * a.mmK + t % a.mmK)
+def mmGb (a : Attr) : List Nat :=
+  (upto (a.mmOut * (a.mmK * 1))).map (fun t =>
+    bsrc a.mmBatchB a.mmBatch (unflat a.mmBatch (t / (a.mmK * a.mmN * a.mmM))) * (a.mmK * a.mmN) +
+      t % a.mmK * a.mmN + t / a.mmK % a.mmN)
+
+/-- concat as a gather from the concatenated inputs. -/
+def concatIdx (a : Attr) : List Nat :=
+  (upto (size a.concatShape)).map (fun i =>
+    concatSrc a.ax (unflat a.concatShape i) a.shapes (nthN (unflat a.concatShape i) a.ax) 0)
+end Attr
+
+/-- The exact primitives with a Lean semantics. The names are the
+registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
+on the flat data (only the shape changes), `detach` stops the gradient. -/
+inductive Prim where
+  | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp | sqrt
+  | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
+  | permute | transpose | slice | broadcast_to | const | concat | linear | matmul
+  deriving DecidableEq, Repr
+
+namespace Prim
+
+/-- Forward semantics on the inputs `xs` with attributes `a`. -/
+def fwd : Prim → Attr → List (List Rat) → List Rat
+  | .add, _, [x, y] => padd x y
+  | .sub, _, [x, y] => padd x (smul (-1) y)
+  | .mul, _, [x, y] => pmul x y
+  | .div, _, [x, y] => pmap2 (fun a b => a / b) x y
+  | .max, _, [x, y] => pmap2 maxS x y
+  | .min, _, [x, y] => pmap2 minS x y
+  | .neg, _, [x] => smul (-1) x
+  | .scale, a, [x] => smul a.c x
+  | .square, _, [x] => pmul x x
+  | .inv, _, [x] => pmap (fun b => 1 / b) x
+  | .clamp, a, [x] => pmap (clampS a.lo a.hi) x
+  | .relu, _, [x] => pmap reluS x
+  | .sqrt, _, [x] => pmap sqrtS x
+  | .abs, _, [x] => pmap absS x
+  | .sum, _, [x] => [total x]
+  | .reduce_sum, a, [x] => reduceAKB a.dimK a.dimB a.dimA x
+  | .reduce_mean, a, [x] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA x)
+  | .mse_loss, _, [x, y] => [dot (resid x y) (resid x y) / mseN x.length]
+  | .reshape, _, [x] => x
+  | .flatten, _, [x] => x
+  | .detach, _, [x] => x
+  | .permute, a, [x] => gather a.permuteIdx x
+  | .transpose, a, [x] => gather a.transposeIdx x
+  | .slice, a, [x] => gather a.sliceIdx x
+  | .broadcast_to, a, [x] => gather a.bcastIdx x
+  | .const, a, [] => a.values
+  | .concat, a, xs => gather a.concatIdx (catAll xs)
+  | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (gather a.mmGa x) (gather a.mmGb y))
+  | .linear, a, [x, w, b] =>
+    padd (reduceAKB a.linN 1 (a.linB * a.linM) (pmul (gather a.linGx x) (gather a.linGw w))) (gather a.linGb b)
+  | _, _, _ => []
+
+/-- JVP: the tangent of the output for input tangents `dxs`. -/
+def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
+  | .add, _, [_, _], [dx, dy] => padd dx dy
+  | .sub, _, [_, _], [dx, dy] => padd dx (smul (-1) dy)
+  | .mul, _, [x, y], [dx, dy] => padd (pmul y dx) (pmul x dy)
+  | .div, _, [x, y], [dx, dy] => padd (pmul (pmap2 divDa x y) dx) (pmul (pmap2 divDb x y) dy)
+  | .max, _, [x, y], [dx, dy] => padd (pmul (pmap2 maxDa x y) dx) (pmul (pmap2 maxDb x y) dy)
+  | .min, _, [x, y], [dx, dy] => padd (pmul (pmap2 minDa x y) dx) (pmul (pmap2 minDb x y) dy)
+  | .neg, _, [_], [dx] => smul (-1) dx
+  | .scale, a, [_], [dx] => smul a.c dx
+  | .square, _, [x], [dx] => pmul (pmap squareD x) dx
+  | .inv, _, [x], [dx] => pmul (pmap invD x) dx
+  | .clamp, a, [x], [dx] => pmul (pmap (clampD a.lo a.hi) x) dx
+  | .relu, _, [x], [dx] => pmul (pmap reluD x) dx
+  | .sqrt, _, [x], [dx] => pmul (pmap sqrtD x) dx
+  | .abs, _, [x], [dx] => pmul (pmap absD x) dx
+  | .sum, _, [_], [dx] => [total dx]
+  | .reduce_sum, a, [_], [dx] => reduceAKB a.dimK a.dimB a.dimA dx
+  | .reduce_mean, a, [_], [dx] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA dx)
+  | .mse_loss, _, [x, y], [dx, dy] => [2 / mseN x.length * dot (resid x y) (padd dx (smul (-1) dy))]
+  | .reshape, _, [_], [dx] => dx
+  | .flatten, _, [_], [dx] => dx
+  | .detach, _, [_], [dx] => zeros dx
+  | .permute, a, [_], [dx] => gather a.permuteIdx dx
+  | .transpose, a, [_], [dx] => gather a.transposeIdx dx
+  | .slice, a, [_], [dx] => gather a.sliceIdx dx
+  | .broadcast_to, a, [_], [dx] => gather a.bcastIdx dx
+  | .const, a, [], [] => zeros a.values
+  | .concat, a, _, dxs => gather a.concatIdx (catAll dxs)
+  | .matmul, a, [x, y], [dx, dy] =>
+    reduceAKB a.mmK 1 a.mmOut
+      (padd (pmul (gather a.mmGa dx) (gather a.mmGb y)) (pmul (gather a.mmGa x) (gather a.mmGb dy)))
+  | .linear, a, [x, w, _], [dx, dw, db] =>
+    padd (reduceAKB a.linN 1 (a.linB * a.linM)
+        (padd (pmul (gather a.linGx dx) (gather a.linGw w)) (pmul (gather a.linGx x) (gather a.linGw dw))))
+      (gather a.linGb db)
+  | _, _, _, _ => []
+
+/-- VJP: one cotangent contribution per input for the output cotangent δ. -/
+def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
+  | .add, _, [_, _], δ => [δ, δ]
+  | .sub, _, [_, _], δ => [δ, smul (-1) δ]
+  | .mul, _, [x, y], δ => [pmul y δ, pmul x δ]
+  | .div, _, [x, y], δ => [pmul (pmap2 divDa x y) δ, pmul (pmap2 divDb x y) δ]
+  | .max, _, [x, y], δ => [pmul (pmap2 maxDa x y) δ, pmul (pmap2 maxDb x y) δ]
+  | .min, _, [x, y], δ => [pmul (pmap2 minDa x y) δ, pmul (pmap2 minDb x y) δ]
+  | .neg, _, [_], δ => [smul (-1) δ]
+  | .scale, a, [_], δ => [smul a.c δ]
+  | .square, _, [x], δ => [pmul (pmap squareD x) δ]
+  | .inv, _, [x], δ => [pmul (pmap invD x) δ]
+  | .clamp, a, [x], δ => [pmul (pmap (clampD a.lo a.hi) x) δ]
+  | .relu, _, [x], δ => [pmul (pmap reluD x) δ]
+  | .sqrt, _, [x], δ => [pmul (pmap sqrtD x) δ]
+  | .abs, _, [x], δ => [pmul (pmap absD x) δ]
+  | .sum, _, [x], d :: _ => [bcast d x]
+  | .reduce_sum, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA δ]
+  | .reduce_mean, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ)]
+  | .mse_loss, _, [x, y], d :: _ =>
+    [smul (2 / mseN x.length * d) (resid x y), smul (-(2 / mseN x.length * d)) (resid x y)]
+  | .reshape, _, [_], δ => [δ]
+  | .flatten, _, [_], δ => [δ]
+  | .detach, _, [x], _ => [zeros x]
+  | .permute, a, [_], δ => [scatter (size a.shape) a.permuteIdx δ]
+  | .transpose, a, [_], δ => [scatter (size a.shape) a.transposeIdx δ]
+  | .slice, a, [_], δ => [scatter (size a.shape) a.sliceIdx δ]
+  | .broadcast_to, a, [_], δ => [scatter (size a.shape) a.bcastIdx δ]
+  | .concat, a, _, δ => splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ)
+  | .matmul, a, [x, y], δ =>
+    [scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),
+      scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ))]
+  | .linear, a, [x, w, _], δ =>
+    [scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
+      scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
+      scatter a.linSb a.linGb δ]
+  | _, _, _, _ => []
+
+/-- Number of inputs. -/
+def arity : Prim → Nat
+  | .add | .sub | .mul | .div | .max | .min | .mse_loss | .matmul => 2
+  | .linear => 3
+  | .const => 0
+  | _ => 1
+
+/-- The number of inputs is right: concat takes one or more, the others
+their arity. -/
+def arityOk : Prim → Nat → Bool
+  | .concat, n => decide (1 ≤ n)
+  | p, n => decide (n = p.arity)
+
+end Prim
+
+/-- Σₖ ⟨uₖ, vₖ⟩ over paired lists of tensors. -/
+def dotAll : List (List Rat) → List (List Rat) → Rat
+  | u :: us, v :: vs => dot u v + dotAll us vs
+  | _, _ => 0
+
+end Tlcheck
