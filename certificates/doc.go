@@ -5,7 +5,8 @@
 // registry hash, seed, cases, kinds, ops, providers, and the SHA-256 of
 // every certificate file) and one
 // file per certified subject: adjointness/<op>.json, composition.json,
-// refinement/<provider>.<op>.json, range/<name>.json. Every file records
+// refinement/<provider>.<op>.json, range/<name>.json (for a user's model:
+// model_composition.json, model_range.json). Every file records
 // the inputs of each case together with the claimed results.
 //
 // The verifier re-derives every claim from the recorded inputs alone,
@@ -53,6 +54,17 @@
 //     and compares the trace, runs ranges.CheckWith (binary32, kernel and
 //     exact replays) and checks exact values at the centre and extreme
 //     corners against the enclosures with its own arithmetic.
+//   - model_composition and model_range: a user's model (certify --onnx
+//     or --graph with --input; ModelSuite) instead of the built-in
+//     subjects — the composition law at the model's own input (seeded
+//     tangents and cotangents, both sides as for composition; written only
+//     where the model is exact over Rat) and a range certificate over the
+//     input ± 1/8 (for a model without exact rational values the verifier's
+//     own containment check uses the Interval enclosure at each point).
+//     The graph and payload are inline and hashed, so verify needs neither
+//     the ONNX file nor the input: it binds each file to its own documents
+//     instead of a shipped example, and the manifest lists the adjointness
+//     of the primitives the model applies beside them.
 //
 // One reading: a certificate file or manifest is accepted only in the
 // exact bytes the writer gives its value (decodeStrict: strictjson's
