@@ -6,7 +6,7 @@ import (
 
 // Layout geometry, in SVG user units.
 const (
-	NodeW  = 180 // box width
+	NodeW  = 220 // box width: about 30 characters of 12px monospace
 	NodeH  = 72  // box height: four label lines
 	GapX   = 40  // horizontal gap between boxes
 	GapY   = 70  // vertical gap between layers

@@ -18,6 +18,7 @@ const (
 	LabelMax  = 44
 	TitleMax  = 600
 	sliceNote = "…"
+	lineMax   = 30 // runes of one line in a box
 )
 
 // Check refuses a model too large to draw.
@@ -218,7 +219,7 @@ func SVG(w io.Writer, m *Model, lay *Layout) error {
 		h := NodeH
 		fmt.Fprintf(&b, `<g class="%s" data-id="%d"><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" rx="5"/>`, m.nodeClass(n), n.ID, esc(clip(strings.Join(lines, "\n"), TitleMax)), p.X, p.Y, NodeW, h)
 		for k, l := range lines {
-			fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`, p.X+6, p.Y+16+16*k, esc(clip(l, LabelMax/2+4)))
+			fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`, p.X+6, p.Y+16+16*k, esc(clip(l, lineMax)))
 		}
 		b.WriteString("</g>\n")
 	}
