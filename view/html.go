@@ -12,9 +12,11 @@ table{border-collapse:collapse;margin-top:12px;font:12px monospace}td,th{border:
 tr.hl td{background:#ffe0e0}tr.unreached td{color:#888}.legend li{margin:2px 0}
 #tools{margin:6px 0}#tools button{margin-right:6px}`
 
-// pageJS adds pan (drag), zoom (wheel, buttons) and collapsing (click a
-// box to hide or show everything that feeds it). Without it the page is
-// the full drawing and the table.
+// pageJS adds pan (drag), zoom (wheel, buttons) and collapsing
+// (double-click a box to hide or show everything that feeds it), and marks
+// the body data-js="ready" when it has run to its end (a headless browser
+// test reads that back). Without it the page is the full drawing and the
+// table.
 const pageJS = `(function(){
 var svg=document.getElementById('graph');if(!svg)return;
 var vb=svg.viewBox.baseVal,W=vb.width,H=vb.height;
@@ -37,6 +39,7 @@ function refresh(){svg.querySelectorAll('.hidden').forEach(function(g){g.classLi
 Object.keys(folded).forEach(function(id){feeders(id).forEach(function(g){if(g)g.classList.add('hidden');});});}
 Object.keys(boxes).forEach(function(id){boxes[id].addEventListener('dblclick',function(){if(folded[id])delete folded[id];else folded[id]=1;refresh();});});
 document.getElementById('zall').onclick=function(){folded={};refresh();};
+document.body.setAttribute('data-js','ready');
 })();`
 
 // HTML writes one self-contained page: title, summary, legend, the inline
