@@ -193,7 +193,7 @@ func SVG(w io.Writer, m *Model, lay *Layout) error {
 		pair[[2]int{e.From, e.To}]++
 	}
 	seen := map[[2]int]int{}
-	for _, e := range m.Edges {
+	for i, e := range m.Edges {
 		k := [2]int{e.From, e.To}
 		cnt, j := pair[k], seen[k]
 		seen[k]++
@@ -204,10 +204,26 @@ func SVG(w io.Writer, m *Model, lay *Layout) error {
 		if cnt > 1 {
 			off = (2*j - (cnt - 1)) * 36
 		}
-		cx, cy := (x1+x2)/2+off, (y1+y2)/2
-		fmt.Fprintf(&b, `<g class="%s" data-from="%d" data-to="%d" data-slot="%d"><path d="M%d,%d Q%d,%d %d,%d"/>`, m.edgeClass(e, cnt > 1), e.From, e.To, e.Slot, x1, y1, cx, cy, x2, y2)
+		// The first leg ends at the first waypoint's top, or at the reader.
+		ex, ey := x2, y2
+		var d strings.Builder
+		if r := lay.Route[i]; len(r) > 0 {
+			ex, ey = lay.At[r[0]].X+DummyW/2, lay.At[r[0]].Y
+		}
+		cx, cy := (x1+ex)/2+off, (y1+ey)/2
+		fmt.Fprintf(&d, "M%d,%d Q%d,%d %d,%d", x1, y1, cx, cy, ex, ey)
+		for k, v := range lay.Route[i] {
+			px, py := lay.At[v].X+DummyW/2, lay.At[v].Y
+			fmt.Fprintf(&d, " L%d,%d", px, py+NodeH)
+			nx, ny := x2, y2
+			if k+1 < len(lay.Route[i]) {
+				nx, ny = lay.At[lay.Route[i][k+1]].X+DummyW/2, lay.At[lay.Route[i][k+1]].Y
+			}
+			fmt.Fprintf(&d, " L%d,%d", nx, ny)
+		}
+		fmt.Fprintf(&b, `<g class="%s" data-from="%d" data-to="%d" data-slot="%d"><path d="%s"/>`, m.edgeClass(e, cnt > 1), e.From, e.To, e.Slot, d.String())
 		if lbl := m.EdgeLabel(e); lbl != "" {
-			lx, ly := (x1+2*cx+x2)/4+4, (y1+2*cy+y2)/4
+			lx, ly := (x1+2*cx+ex)/4+4, (y1+2*cy+ey)/4+13*j
 			fmt.Fprintf(&b, `<text x="%d" y="%d">%s<title>%s</title></text>`, lx, ly, esc(clip(lbl, LabelMax)), esc(clip(lbl, TitleMax)))
 		}
 		b.WriteString("</g>\n")

@@ -611,7 +611,8 @@ func TestSizeLimit(t *testing.T) {
 }
 
 // Layout puts every parent in a layer above its readers (longest-path
-// layering) and no two boxes of a layer on top of each other.
+// layering), no two boxes or waypoints of a layer on top of each other,
+// and gives an edge that crosses layers one waypoint per crossed layer.
 func TestLayoutLayers(t *testing.T) {
 	g := graphOf(t, randomGraph(200, 7))
 	m, _ := FromGraph(g, nil)
@@ -623,9 +624,35 @@ func TestLayoutLayers(t *testing.T) {
 	}
 	for _, row := range lay.Order {
 		for k := 1; k < len(row); k++ {
-			if lay.At[row[k]].X < lay.At[row[k-1]].X+NodeW {
+			w := NodeW
+			if row[k-1] >= len(m.Nodes) {
+				w = DummyW
+			}
+			if lay.At[row[k]].X < lay.At[row[k-1]].X+w {
 				t.Fatalf("boxes %d and %d overlap", row[k-1], row[k])
 			}
+		}
+	}
+	for i, e := range m.Edges {
+		span := lay.Layer[e.To] - lay.Layer[e.From]
+		if r := lay.Route[i]; len(r) != 0 && len(r) != span-1 {
+			t.Errorf("edge %d→%d crosses %d layers with %d waypoints", e.From, e.To, span-1, len(r))
+		}
+	}
+	// quad-detach: #1 (layer 1) feeds #4 (layer 3) past the detach #3
+	// (layer 2): one waypoint, beside #3, not over it.
+	q, _ := FromGraph(readGraph(t, "quad-detach.ir.json"), nil)
+	ql := Place(q)
+	for i, e := range q.Edges {
+		if e.From != 1 || e.To != 4 {
+			continue
+		}
+		if len(ql.Route[i]) != 1 {
+			t.Fatalf("edge 1→4 waypoints %v", ql.Route[i])
+		}
+		w, box := ql.At[ql.Route[i][0]], ql.At[3]
+		if w.Y != box.Y || (w.X+DummyW > box.X && w.X < box.X+NodeW) {
+			t.Errorf("waypoint %v over the detach box at %v", w, box)
 		}
 	}
 }
