@@ -46,8 +46,9 @@ type Node struct {
 	// Cotangent is the node's cotangent, printed ("" when unreached).
 	Cotangent string
 	// Trace is the node's 1-based position in the reverse traversal (the
-	// first of its tape nodes whose backward ran); 0 when none ran.
-	Trace int
+	// first of its tape nodes whose backward ran); 0 when none ran. For a
+	// fold, Trace and TraceLast are the first and last steps of the run.
+	Trace, TraceLast int
 	// Highlight marks the node of the first disagreement (diff).
 	Highlight bool
 	// Folded counts the chain nodes this box stands for (0: a plain node);

@@ -72,6 +72,8 @@ func (m *Model) Labels(n Node, accum map[int]int) []string {
 		switch {
 		case !n.Reached:
 			l = append(l, "unreached")
+		case n.Folded > 0:
+			l = append(l, fmt.Sprintf("ct #%d = %s", n.LastID, n.Cotangent))
 		case accum[n.ID] > 1:
 			l = append(l, fmt.Sprintf("ct = %s (Σ of %d)", n.Cotangent, accum[n.ID]))
 		default:
@@ -79,6 +81,8 @@ func (m *Model) Labels(n Node, accum map[int]int) []string {
 		}
 	case Trace:
 		switch {
+		case n.Folded > 0 && n.Trace > 0:
+			l = append(l, fmt.Sprintf("steps %d…%d", n.Trace, n.TraceLast))
 		case n.Trace > 0:
 			l = append(l, fmt.Sprintf("step %d", n.Trace))
 		case n.Reached:

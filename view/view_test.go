@@ -321,6 +321,28 @@ func TestTraceView(t *testing.T) {
 	}
 }
 
+// A folded chain keeps the traversal: input → 5 relus → sum folds the
+// relus (ids 1…5) into one box; the sweep runs sum (step 1), then the
+// relus from #5 (step 2) down to #1 (step 6).
+func TestFoldedTrace(t *testing.T) {
+	g := graphOf(t, chainGraph(5))
+	m, _ := FromGraph(g, nil)
+	m.What = Trace
+	if err := AddGrads(m, g, nil, quadX()); err != nil {
+		t.Fatal(err)
+	}
+	if m.Fold(2) != 5 {
+		t.Fatal("not folded")
+	}
+	p, _ := svgOf(t, m)
+	if txt := p.nodes["1"].text(); !strings.HasSuffix(txt, "|steps 2…6") {
+		t.Errorf("fold box %q", txt)
+	}
+	if txt := p.nodes["6"].text(); !strings.HasSuffix(txt, "|step 1") {
+		t.Errorf("output box %q", txt)
+	}
+}
+
 // reluGraph is input → relu → sum over [2].
 const reluGraph = `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
  {"id":0,"kind":"input","parents":[],"shape":[2]},

@@ -155,9 +155,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 			failure = cli.Failf("view: %s vs %s disagree over %s on %s at node %d (%s): %s vs %s (picture written to %s)", d.A, d.B, d.Scalar, d.What, d.Node, d.Op, d.LHS, d.RHS, *out)
 		}
 	}
-	if n := m.Fold(minRun); n > 0 {
-		m.Notes = append(m.Notes, fmt.Sprintf("%d nodes folded into linear-chain boxes", n))
-	}
+	m.Fold(minRun) // the page's summary says how many nodes were folded
 	if err := m.Check(); err != nil {
 		return cli.Usagef("%s: %v; fold chains (--fold) or view a smaller graph", src, err)
 	}
