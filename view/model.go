@@ -139,8 +139,13 @@ func FromGraph(g *irsem.Graph, origin []string) (*Model, error) {
 // recorded backward is applied to its final cotangent, and every
 // contribution that crosses from one IR node to another is attached to the
 // IR edge it travels along (the k-th contribution from node c to parent p
-// to the k-th slot of c that reads p). Their sum at a node is its
-// cotangent: that is the accumulation the sweep performed (CheckSums).
+// to the k-th slot of c that reads p). Their sum at a node, taken in the
+// order the sweep visits them (tape ids from the last down, a node's slots
+// in order, the running sum on the left: the tape's accumulate), is its
+// cotangent — exactly, over every scalar, floats included, since it is the
+// same sum in the same order. AddGrads checks that at every node
+// (checkSum) and returns an error if it ever fails, so a picture whose
+// contributions do not add up to the cotangents it shows is never drawn.
 func AddGrads[T spec.Scalar[T]](m *Model, g *irsem.Graph, p *irsem.Payload, x spec.Tensor[T]) error {
 	l, err := irgrad.Lower[T](nil, g, p)
 	if err != nil {
@@ -188,7 +193,8 @@ func AddGrads[T spec.Scalar[T]](m *Model, g *irsem.Graph, p *irsem.Payload, x sp
 		edgeAt[k] = append(edgeAt[k], i)
 	}
 	used := map[[2]int]int{}
-	for tid := 0; tid < tp.Len(); tid++ {
+	recv := make([][]spec.Tensor[T], len(m.Nodes)) // per IR node, in sweep order
+	for tid := tp.Len() - 1; tid >= 0; tid-- {
 		n, _ := tp.Node(tid)
 		ct, ok := gs.Get(tid)
 		if !ok || !n.RequiresGrad || n.Backward == nil {
@@ -218,7 +224,35 @@ func AddGrads[T spec.Scalar[T]](m *Model, g *irsem.Graph, p *irsem.Payload, x sp
 				continue
 			}
 			e.Contribs = append(e.Contribs, cb.Grad.String())
+			if cb.Parent == run.Nodes[par] {
+				recv[par] = append(recv[par], cb.Grad)
+			}
 		}
+	}
+	for i := range m.Nodes {
+		if len(recv[i]) == 0 {
+			continue
+		}
+		ct, _ := gs.Get(run.Nodes[i])
+		if err := checkSum(ct, recv[i]); err != nil {
+			return fmt.Errorf("node %d (%s): %w", i, m.Nodes[i].Op, err)
+		}
+	}
+	return nil
+}
+
+// checkSum reports whether the contributions cs, summed left to right,
+// equal ct exactly (spec.SameTensor).
+func checkSum[T spec.Scalar[T]](ct spec.Tensor[T], cs []spec.Tensor[T]) error {
+	sum := cs[0]
+	for _, c := range cs[1:] {
+		var err error
+		if sum, err = spec.AddT(sum, c); err != nil {
+			return fmt.Errorf("contributions do not add: %w", err)
+		}
+	}
+	if !spec.SameTensor(sum, ct) {
+		return fmt.Errorf("the %d contributions drawn sum to %s, but the sweep's cotangent is %s", len(cs), sum, ct)
 	}
 	return nil
 }

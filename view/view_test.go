@@ -343,6 +343,43 @@ func TestFoldedTrace(t *testing.T) {
 	}
 }
 
+// checkSum accepts the contributions the leaf of the chapter's example
+// receives and catches a planted wrong one (one slot off by 1/2).
+func TestCheckSum(t *testing.T) {
+	x := quadX()
+	ct := spec.ScaleT(spec.NewRat(4, 1), x)
+	good := []spec.Tensor[spec.Rat]{x, x, x, x}
+	if err := checkSum(ct, good); err != nil {
+		t.Fatalf("good: %v", err)
+	}
+	bad := []spec.Tensor[spec.Rat]{x, x, x, spec.Vector(spec.NewRat(3, 1), spec.NewRat(-1, 1))}
+	if err := checkSum(ct, bad); err == nil || !strings.Contains(err.Error(), "sum to") {
+		t.Fatalf("planted: %v", err)
+	}
+	for _, sc := range []string{"f32", "f64"} {
+		g := readGraph(t, "quad.ir.json")
+		m, _ := FromGraph(g, nil)
+		var err error
+		if sc == "f32" {
+			err = AddGrads(m, g, nil, spec.Vector(spec.F32(0.1), spec.F32(-0.7)))
+		} else {
+			err = AddGrads(m, g, nil, spec.Vector(spec.F64(0.1), spec.F64(-0.7)))
+		}
+		if err != nil {
+			t.Errorf("%s: %v", sc, err)
+		}
+	}
+	// Over f64 the drawn contributions of random graphs add up to the
+	// sweep's cotangents bit for bit (AddGrads would fail otherwise).
+	for seed := int64(1); seed <= 6; seed++ {
+		g := graphOf(t, randomGraph(30, seed))
+		m, _ := FromGraph(g, nil)
+		if err := AddGrads(m, g, nil, spec.Vector(spec.F64(0.1), spec.F64(-0.7))); err != nil {
+			t.Errorf("seed %d: %v", seed, err)
+		}
+	}
+}
+
 // reluGraph is input → relu → sum over [2].
 const reluGraph = `{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
  {"id":0,"kind":"input","parents":[],"shape":[2]},
