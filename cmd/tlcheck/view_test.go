@@ -135,6 +135,37 @@ func TestViewDiffHighlightsDiffsNode(t *testing.T) {
 	}
 }
 
+// A disagreement nobody planted: x ⊙ detach(1/x) at x = (0, 2). Over f32
+// the eager tape gives the input the cotangent detach(1/x) = +Inf at
+// element 0, the lowered tape (which runs inv's VJP on a synthetic zero
+// cotangent behind the detach) NaN; the view highlights the node diff
+// names, with both values.
+func TestViewDiffSingularPoint(t *testing.T) {
+	args := []string{"--graph", filepath.Join("..", "..", "view", "testdata", "singular-detach.ir.json"), "--input", filepath.Join("..", "..", "view", "testdata", "singular.input.json")}
+	code, _, errs := runCmd(append([]string{"diff"}, args...)...)
+	m := regexp.MustCompile(`at node (\d+) `).FindStringSubmatch(errs)
+	if code != 1 || m == nil || m[1] != "0" {
+		t.Fatalf("diff: exit %d %q", code, errs)
+	}
+	out := filepath.Join(t.TempDir(), "d.html")
+	if code, _, errs := runCmd(append([]string{"view", "--what", "diff", "--out", out}, args...)...); code != 1 {
+		t.Fatalf("view: exit %d %q", code, errs)
+	}
+	b, _ := os.ReadFile(out)
+	class, text, _ := svgBoxes(t, b)
+	for id, c := range class {
+		if strings.Contains(c, " hl") != (id == m[1]) {
+			t.Errorf("box %s class %q", id, c)
+		}
+	}
+	if !strings.Contains(text["0"], "tape: +Inf") || !strings.Contains(text["0"], "lowered-tape: NaN") {
+		t.Errorf("highlighted box %q", text["0"])
+	}
+	if !bytes.Contains(b, []byte("f32 forward: ir ~ tape")) {
+		t.Error("the agreeing comparisons are not listed")
+	}
+}
+
 // Bad input: exit 2, one line on stderr, nothing written.
 func TestViewBadInput(t *testing.T) {
 	dir := t.TempDir()
