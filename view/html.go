@@ -73,11 +73,11 @@ func HTML(w io.Writer, m *Model, lay *Layout) error {
 		} else {
 			b.WriteString("<p>all paths agree</p>\n")
 		}
-		b.WriteString("<p>comparisons that agree:</p><ul id=\"agree\">")
+		fmt.Fprintf(&b, "<details><summary>%d comparisons agree</summary><ul id=\"agree\">", len(d.Agree))
 		for _, a := range d.Agree {
 			fmt.Fprintf(&b, "<li>%s</li>", esc(a))
 		}
-		b.WriteString("</ul>")
+		b.WriteString("</ul></details>\n")
 		for _, s := range d.Skipped {
 			fmt.Fprintf(&b, "<p class=\"note\">skipped: %s</p>", esc(s))
 		}

@@ -82,7 +82,8 @@ type DiffInfo struct {
 	A, B         string
 	LHS, RHS     string
 	Message      string
-	// Agree lists the comparisons that agreed ("rat forward: ir ~ tape").
+	// Agree lists the comparisons that agreed ("rat forward: ir ~ tape (5
+	// compared)": the count of nodes or context entries compared).
 	Agree []string
 	// Skipped lists the scalars or paths that did not apply, and why.
 	Skipped []string
@@ -268,7 +269,7 @@ func AddDiff(m *Model, g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat]
 	d := &DiffInfo{Node: -1, Element: -1, Skipped: rep.Skipped}
 	for _, c := range rep.Checks {
 		if c.Failure == nil {
-			d.Agree = append(d.Agree, fmt.Sprintf("%s %s: %s ~ %s (%d)", c.Scalar, c.What, c.A, c.B, c.Nodes))
+			d.Agree = append(d.Agree, fmt.Sprintf("%s %s: %s ~ %s (%d compared)", c.Scalar, c.What, c.A, c.B, c.Nodes))
 		}
 	}
 	if c := rep.First(); c != nil {

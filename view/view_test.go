@@ -727,3 +727,18 @@ func BenchmarkPlace10k(b *testing.B) {
 		Place(m)
 	}
 }
+
+func BenchmarkHTML10k(b *testing.B) {
+	g := graphOf(b, randomGraph(10000, 1))
+	m, err := FromGraph(g, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lay := Place(m)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := HTML(io.Discard, m, lay); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
