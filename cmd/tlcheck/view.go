@@ -75,7 +75,6 @@ func runView(args []string, stdout, _ io.Writer) error {
 		g      *irsem.Graph
 		p      *irsem.Payload
 		x      irsem.RatTensor
-		haveX  bool
 		origin []string
 		src    string
 	)
@@ -95,14 +94,13 @@ func runView(args []string, stdout, _ io.Writer) error {
 			if in := g.Nodes[g.InputID]; !x.Shape.Equal(in.Shape) {
 				return cli.Usagef("--input %s: node %d (input): shape mismatch: the graph's input has shape %v, the tensor %v", *input, in.ID, in.Shape, x.Shape)
 			}
-			haveX = true
 		}
 	} else if *input != "" {
 		files, err := loadIR("view", *graph, *payload, *input)
 		if err != nil {
 			return err
 		}
-		g, p, x, haveX, src = files.g, files.p, files.x, true, *graph
+		g, p, x, src = files.g, files.p, files.x, *graph
 	} else {
 		var err error
 		if g, err = readDoc("graph", *graph, irsem.ReadGraph, nil); err != nil {
@@ -139,7 +137,6 @@ func runView(args []string, stdout, _ io.Writer) error {
 		}
 		m.Notes = append(m.Notes, "reverse pass of the eager tape from the output, seeded with ones of its shape")
 	case view.Diff:
-		_ = haveX
 		rep, err := view.AddDiff(m, g, p, x, obligations.DiffOptions{RegistryHook: viewDiffHook})
 		if err != nil {
 			var bad *obligations.BadInputError
