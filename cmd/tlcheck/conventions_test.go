@@ -333,6 +333,7 @@ func everyCommand(t *testing.T) map[string][]string {
 		"grad":           quad.args("grad"),
 		"diff":           quad.args("diff", "--scalars", "rat"),
 		"plan":           {"plan", "--graph", quad.graph},
+		"view":           {"view", "--graph", quad.graph, "--format", "dot", "--out", "-"},
 		"lean":           {"lean", "emit", "--certs", certs, "--out", filepath.Join(dir, "lean-certs")},
 	}
 	for name := range commands() {

@@ -46,6 +46,7 @@ func commands() map[string]command {
 		"import":         {"import an ONNX model: write its canonical IR graph, payload and a map of inputs, outputs, initializers and node origins", "", runImport},
 		"compare":        {"evaluate an ONNX model exactly on its recorded inputs and check each recorded output element against the a-priori float32 error bound (exit 1 if one lies outside)", "", runCompare},
 		"lean":           {"the Lean side: audit a lean4export file, emit certificates as Lean modules, or build and audit the Lean project", "audit|check|emit [flags]", runLean},
+		"view":           {"draw an IR or ONNX graph: tape, gradients, reverse traversal order or first disagreement, as HTML, SVG or DOT", "", runView},
 		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report; exit 1 when a node cannot be planned or the capsules do not bind", "", runPlan},
 	}
 }

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/onnx"
+	"github.com/tlcheck/tlcheck/spec"
+	"github.com/tlcheck/tlcheck/view"
+)
+
+// viewDiffHook, when set (by tests only), is the registry hook of the
+// diff view (see diffRegistryHook).
+var viewDiffHook func(scalar, path string, reg any)
+
+func runView(args []string, stdout, _ io.Writer) error {
+	fs := cli.NewFlags("view")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
+	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (this or --onnx)")
+	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file (with --graph)")
+	onnxPath := fs.String("onnx", "", "ONNX model file, imported to the canonical IR (this or --graph)")
+	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required for grads, trace and diff)")
+	what := fs.String("what", "tape", "tape (nodes, parent slots, detach cuts)|grads (cotangents, contributions, unreached)|trace (reverse traversal order)|diff (first node where two paths or scalars disagree)")
+	format := fs.String("format", "html", "html (one self-contained page)|svg|dot (Graphviz)")
+	out := fs.String("out", "", "output file (required; - writes a dot file to stdout)")
+	scalar := fs.String("scalar", "rat", "scalar of grads and trace: rat (exact p/q)|f32|f64 (shortest decimals)")
+	fold := fs.String("fold", "auto", "fold linear chains: auto (runs of 3 when the graph has more than 200 nodes)|off|N (runs of at least N nodes)")
+	if err := cli.Parse(fs, args, 0); err != nil {
+		return err
+	}
+	if err := oneOf("what", *what, "tape", "grads", "trace", "diff"); err != nil {
+		return err
+	}
+	if err := oneOf("format", *format, "html", "svg", "dot"); err != nil {
+		return err
+	}
+	if err := oneOf("scalar", *scalar, "rat", "f32", "f64"); err != nil {
+		return err
+	}
+	minRun := 0
+	switch *fold {
+	case "auto":
+	case "off":
+		minRun = -1
+	default:
+		n, err := strconv.Atoi(*fold)
+		if err != nil || n < 1 {
+			return cli.Usagef("--fold: unknown value %q (want auto|off|N with N ≥ 1)", *fold)
+		}
+		minRun = n
+	}
+	if *out == "" {
+		return cli.Usagef("view: --out is required")
+	}
+	if *out == "-" && *format != "dot" {
+		return cli.Usagef("view: --out - (stdout) is for --format dot only; write %s to a file", *format)
+	}
+	if (*graph == "") == (*onnxPath == "") {
+		return cli.Usagef("view: give exactly one of --graph and --onnx")
+	}
+	if *what != "tape" && *input == "" {
+		return cli.Usagef("view: --what %s needs --input", *what)
+	}
+	var (
+		g      *irsem.Graph
+		p      *irsem.Payload
+		x      irsem.RatTensor
+		origin []string
+		src    string
+	)
+	if *onnxPath != "" {
+		if *payload != "" {
+			return cli.Usagef("view: --payload goes with --graph (an ONNX model carries its own)")
+		}
+		im, err := onnx.ImportFile(*onnxPath, onnx.Options{})
+		if err != nil {
+			return cli.Usagef("--onnx %v", err)
+		}
+		g, p, origin, src = im.Graph, im.Payload, im.Origin, *onnxPath
+		if *input != "" {
+			if x, err = readDoc("input", *input, irsem.ReadTensor, nil); err != nil {
+				return err
+			}
+			if in := g.Nodes[g.InputID]; !x.Shape.Equal(in.Shape) {
+				return cli.Usagef("--input %s: node %d (input): shape mismatch: the graph's input has shape %v, the tensor %v", *input, in.ID, in.Shape, x.Shape)
+			}
+		}
+	} else if *input != "" {
+		files, err := loadIR("view", *graph, *payload, *input)
+		if err != nil {
+			return err
+		}
+		g, p, x, src = files.g, files.p, files.x, *graph
+	} else {
+		var err error
+		if g, err = readDoc("graph", *graph, irsem.ReadGraph, nil); err != nil {
+			return err
+		}
+		if *payload != "" {
+			if p, err = readDoc("payload", *payload, irsem.ReadPayload, nil); err != nil {
+				return err
+			}
+		}
+		src = *graph
+	}
+	m, err := view.FromGraph(g, origin)
+	if err != nil {
+		return cli.Usagef("%s: %v", src, err)
+	}
+	m.What = view.What(*what)
+	m.Title = fmt.Sprintf("tlcheck view %s: %s", *what, src)
+	var failure error
+	switch m.What {
+	case view.Grads, view.Trace:
+		switch *scalar {
+		case "f32":
+			err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.F32](x))
+		case "f64":
+			err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.F64](x))
+		default:
+			if err = ratBudget(g, p, irsem.ConvertTensor[spec.Rat](x)); err == nil {
+				err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.Rat](x))
+			}
+		}
+		if err != nil {
+			return cli.Usagef("%s: %v", src, err)
+		}
+		m.Notes = append(m.Notes, "reverse pass of the eager tape from the output, seeded with ones of its shape")
+	case view.Diff:
+		rep, err := view.AddDiff(m, g, p, x, obligations.DiffOptions{RegistryHook: viewDiffHook})
+		if err != nil {
+			var bad *obligations.BadInputError
+			if errors.As(err, &bad) {
+				return cli.Usagef("view: %s: %v", src, bad.Err)
+			}
+			return cli.Usagef("view: %s: %v", src, err)
+		}
+		if len(rep.Checks) == 0 {
+			return cli.Usagef("view: no comparison applies to this graph and input")
+		}
+		if d := m.Diff; d.Found {
+			failure = cli.Failf("view: %s vs %s disagree over %s on %s at node %d (%s): %s vs %s (picture written to %s)", d.A, d.B, d.Scalar, d.What, d.Node, d.Op, d.LHS, d.RHS, *out)
+		}
+	}
+	m.Fold(minRun) // the page's summary says how many nodes were folded
+	if err := m.Check(); err != nil {
+		return cli.Usagef("%s: %v; fold chains (--fold) or view a smaller graph", src, err)
+	}
+	var b bytes.Buffer
+	switch *format {
+	case "dot":
+		err = view.DOT(&b, m)
+	case "svg":
+		err = view.SVG(&b, m, view.Place(m))
+	default:
+		err = view.HTML(&b, m, view.Place(m))
+	}
+	if err != nil {
+		return err
+	}
+	if *out == "-" {
+		if _, err := stdout.Write(b.Bytes()); err != nil {
+			return err
+		}
+	} else if err := os.WriteFile(*out, b.Bytes(), 0o644); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return cli.Usagef("--out %s: cannot write: %v", *out, err)
+	}
+	return failure
+}
