@@ -97,7 +97,7 @@ func Markdown(w io.Writer, d *Data) error {
 		b.WriteString("\n## Provider refinement\n\nEach case's error is measured against the exact rational result and divided by the proven a-priori bound for the capsule's reduction policy (bit-exact capsules must match the binary32 replay, ratio 0). A ratio ≤ 1 holds.\n\n")
 		b.WriteString("| provider | op | capsule | policy | cases | worst ratio | median ratio | holds |\n|---|---|---|---|---:|---:|---:|---|\n")
 		for _, r := range d.Refinements {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %.3g | %.3g | %t |\n", r.Provider, r.Op, r.Capsule, r.Policy, r.Cases, r.Worst, median(r.Ratios), r.Holds)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %d | %s | %s | %t |\n", r.Provider, r.Op, r.Capsule, r.Policy, r.Cases, FormatRatio(r.Worst), FormatRatio(median(r.Ratios)), r.Holds)
 		}
 		fmt.Fprintf(&b, "\n![error/bound ratios](%s)\n", PlotName)
 	}
@@ -114,49 +114,196 @@ func median(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
+// The plot's vertical layout, in ratio units: points on scale are drawn
+// at their ratio (≤ ClipAt); a ratio above ClipAt (a planted fault gives
+// 4.3e5, a non-finite result +Inf or NaN) is drawn at ClipAt as a red
+// triangle, with the column's count of them and its worst value printed
+// above the clip line (Layout.Notes); the band above LegendFrom
+// holds the legend and nothing else, so the legend never covers a point
+// or a clipped value's label.
+const (
+	ClipAt     = 1.2
+	LegendFrom = 1.4
+	yMax       = 1.95
+)
+
+// FormatRatio is the one spelling of a ratio that the summary and the
+// plot both print, so that they agree on every worst value: three
+// significant digits, "+Inf" and "NaN" for non-finite ratios.
+func FormatRatio(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// offScale reports whether a ratio is drawn clipped at the top edge.
+func offScale(v float64) bool { return math.IsNaN(v) || v > ClipAt }
+
+// Point is one drawn case: its column, its height in the plot and, for a
+// clipped case, the printed value.
+type Point struct {
+	Column  int
+	Y       float64
+	Clipped bool
+	Label   string
+}
+
+// Layout is what Plot draws, computed without drawing so that tests can
+// check it: the column labels (provider, op and the worst ratio as
+// FormatRatio spells it), every point, and the legend entries.
+type Layout struct {
+	Columns []string
+	Points  []Point
+	// Notes holds, per column with clipped cases, the line printed above
+	// the clip line: "K clipped, worst W" (W as the summary spells it);
+	// "" for a column without.
+	Notes  []string
+	Legend []string
+}
+
+// Legend entries, one per colour and mark.
+const (
+	legendReference = "reference provider: bit-exact capsules (ratio 0)"
+	legendOther     = "other providers: |provider − exact| / bound per case"
+	legendClipped   = "off scale (ratio > 1.2, +Inf or NaN): drawn at the clip line, count and worst printed"
+	legendBound     = "proven bound (ratio 1): a point above it fails"
+)
+
+// LayoutOf computes the plot's layout for rs.
+func LayoutOf(rs []Refinement) Layout {
+	var l Layout
+	for i, r := range rs {
+		l.Columns = append(l.Columns, r.Provider+"\n"+r.Op+"\nworst "+FormatRatio(r.Worst))
+		n := 0
+		for _, v := range r.Ratios {
+			if offScale(v) {
+				n++
+			}
+		}
+		note := ""
+		if n > 0 {
+			note = fmt.Sprintf("%d clipped, worst %s", n, FormatRatio(r.Worst))
+		}
+		l.Notes = append(l.Notes, note)
+		for _, v := range r.Ratios {
+			p := Point{Column: i, Y: v}
+			if offScale(v) {
+				p.Y, p.Clipped, p.Label = ClipAt, true, FormatRatio(v)
+			} else if v < 0 {
+				p.Y = 0
+			}
+			l.Points = append(l.Points, p)
+		}
+	}
+	l.Legend = []string{legendReference, legendOther, legendClipped, legendBound}
+	return l
+}
+
 // Plot draws every case's error/bound ratio per (op, provider), one
-// column each, with the bound (ratio 1) as a red line.
+// column each, with the bound (ratio 1) as a dashed red line, as LayoutOf
+// lays it out.
 func Plot(path string, rs []Refinement) error {
+	lay := LayoutOf(rs)
 	p := plot.New()
 	p.Title.Text = "refinement: error / proven bound per case"
 	p.Y.Label.Text = "|provider − exact| / bound"
-	p.Y.Min, p.Y.Max = 0, 1.1
-	names := make([]string, len(rs))
-	for i, r := range rs {
-		names[i] = r.Provider + "\n" + r.Op
-		pts := make(plotter.XYs, len(r.Ratios))
-		for j, v := range r.Ratios {
-			// spread the points of one column so they do not overlap
-			jit := 0.0
-			if len(r.Ratios) > 1 {
-				jit = (float64(j)/float64(len(r.Ratios)-1) - 0.5) * 0.5
-			}
-			pts[j] = plotter.XY{X: float64(i) + jit, Y: math.Min(v, 1.1)}
+	p.Y.Min, p.Y.Max = 0, yMax
+	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25}, {Value: 0.5, Label: "0.5"}, {Value: 0.75}, {Value: 1, Label: "1"}, {Value: ClipAt, Label: "clip"}})
+	green := color.RGBA{R: 40, G: 120, B: 40, A: 255}
+	blue := color.RGBA{R: 30, G: 80, B: 200, A: 255}
+	red := color.RGBA{R: 200, A: 255}
+	glyph := func(c color.Color, shape draw.GlyphDrawer) draw.GlyphStyle {
+		return draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: shape}
+	}
+	var clipped plotter.XYLabels
+	perColumn := make([]int, len(rs))
+	for _, pt := range lay.Points {
+		perColumn[pt.Column]++
+	}
+	seen := make([]int, len(rs))
+	var onScale [2]plotter.XYs // reference, other
+	var cpts plotter.XYs
+	for i, note := range lay.Notes {
+		if note != "" {
+			clipped.XYs = append(clipped.XYs, plotter.XY{X: float64(i) - 0.3, Y: ClipAt})
+			clipped.Labels = append(clipped.Labels, note)
+		}
+	}
+	for _, pt := range lay.Points {
+		n, j := perColumn[pt.Column], seen[pt.Column]
+		seen[pt.Column]++
+		jit := 0.0 // spread the points of one column so they do not overlap
+		if n > 1 {
+			jit = (float64(j)/float64(n-1) - 0.5) * 0.5
+		}
+		xy := plotter.XY{X: float64(pt.Column) + jit, Y: pt.Y}
+		switch {
+		case pt.Clipped:
+			// Every clipped case gets its triangle; the column's note
+			// (below) prints their count and the worst value once.
+			cpts = append(cpts, xy)
+		case rs[pt.Column].Provider == "reference":
+			onScale[0] = append(onScale[0], xy)
+		default:
+			onScale[1] = append(onScale[1], xy)
+		}
+	}
+	// The legend's marks are drawn even when a kind has no point.
+	for k, c := range []color.Color{green, blue} {
+		pts := onScale[k]
+		if len(pts) == 0 {
+			pts = plotter.XYs{{X: -10, Y: -10}}
 		}
 		s, err := plotter.NewScatter(pts)
 		if err != nil {
 			return err
 		}
-		s.GlyphStyle.Radius = vg.Points(2)
-		s.GlyphStyle.Shape = draw.CircleGlyph{}
-		if r.Provider == "reference" {
-			s.GlyphStyle.Color = color.RGBA{R: 40, G: 120, B: 40, A: 255}
-		} else {
-			s.GlyphStyle.Color = color.RGBA{R: 30, G: 80, B: 200, A: 255}
-		}
+		s.GlyphStyle = glyph(c, draw.CircleGlyph{})
 		p.Add(s)
+		p.Legend.Add(lay.Legend[k], s)
+	}
+	if len(cpts) == 0 {
+		cpts = plotter.XYs{{X: -10, Y: -10}}
+	}
+	cs, err := plotter.NewScatter(cpts)
+	if err != nil {
+		return err
+	}
+	cs.GlyphStyle = glyph(red, draw.TriangleGlyph{})
+	p.Add(cs)
+	p.Legend.Add(lay.Legend[2], cs)
+	if len(clipped.XYs) > 0 {
+		labels, err := plotter.NewLabels(clipped)
+		if err != nil {
+			return err
+		}
+		for i := range labels.TextStyle {
+			labels.TextStyle[i].Color = red
+		}
+		// Just above the clip line, below LegendFrom: the legend band
+		// stays free of labels.
+		labels.Offset = vg.Point{Y: vg.Points(6)}
+		p.Add(labels)
 	}
 	bound, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(len(rs)) - 0.5, Y: 1}})
 	if err != nil {
 		return err
 	}
-	bound.Color = color.RGBA{R: 200, A: 255}
+	bound.Color = red
 	bound.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	p.Add(bound)
-	p.Legend.Add("proven bound (ratio 1)", bound)
+	p.Legend.Add(lay.Legend[3], bound)
 	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Points(6)
 	p.X.Min, p.X.Max = -0.5, float64(len(rs))-0.5
-	p.NominalX(names...)
-	width := vg.Length(max(6, len(rs))) * vg.Inch
-	return p.Save(width, 4*vg.Inch, path)
+	p.NominalX(lay.Columns...)
+	width := vg.Length(max(7, len(rs))) * vg.Inch
+	return p.Save(width, 5*vg.Inch, path)
 }

@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,5 +32,67 @@ func TestWrite(t *testing.T) {
 	png, err := os.ReadFile(filepath.Join(dir, PlotName))
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Fatalf("plot: %v", err)
+	}
+}
+
+// TestPlotClipsOffScaleRatios: a planted fault's ratio (4.3e5), a
+// non-finite one (+Inf, NaN) are drawn at the clip line with their value,
+// every point lies below the legend band, each colour has a legend entry,
+// and the summary and the plot print the same worst value.
+func TestPlotClipsOffScaleRatios(t *testing.T) {
+	rs := []Refinement{
+		{Provider: "reference", Op: "sum", Capsule: "reference.sum", Policy: "fixed-left", Cases: 2, Ratios: []float64{0, 0}, Worst: 0, Holds: true},
+		{Provider: "fast_cpu", Op: "matmul", Capsule: "fast_cpu.matmul", Policy: "implementation-defined", Cases: 5,
+			Ratios: []float64{0.25, 430000, math.Inf(1), math.NaN(), 1.1}, Worst: math.Inf(1), Holds: false},
+	}
+	lay := LayoutOf(rs)
+	var clipped []string
+	for _, p := range lay.Points {
+		if p.Y > ClipAt || p.Y >= LegendFrom || p.Y < 0 {
+			t.Errorf("point %+v outside [0, %v]: it could sit under the legend", p, ClipAt)
+		}
+		if p.Clipped {
+			if p.Y != ClipAt {
+				t.Errorf("clipped point %+v not at the clip line", p)
+			}
+			clipped = append(clipped, p.Label)
+		}
+	}
+	// 1.1 fails but is on scale; 4.3e5, +Inf and NaN are clipped.
+	if got, want := strings.Join(clipped, ","), "4.3e+05,+Inf,NaN"; got != want {
+		t.Errorf("clipped labels %q, want %q", got, want)
+	}
+	if lay.Notes[0] != "" || lay.Notes[1] != "3 clipped, worst +Inf" {
+		t.Errorf("notes %q, want none for the reference column and \"3 clipped, worst +Inf\"", lay.Notes)
+	}
+	if len(lay.Legend) != 4 {
+		t.Errorf("legend %q: want one entry per colour and mark", lay.Legend)
+	}
+	var b bytes.Buffer
+	if err := Markdown(&b, &Data{Refinements: rs}); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rs {
+		w := FormatRatio(r.Worst)
+		if !strings.HasSuffix(lay.Columns[i], "worst "+w) {
+			t.Errorf("column %q does not show the worst ratio %s", lay.Columns[i], w)
+		}
+		if row := "| " + r.Provider + " | " + r.Op + " | " + r.Capsule + " | " + r.Policy + " | " + fmt.Sprint(r.Cases) + " | " + w + " |"; !strings.Contains(b.String(), row) {
+			t.Errorf("summary lacks %q:\n%s", row, b.String())
+		}
+	}
+	if err := Plot(filepath.Join(t.TempDir(), PlotName), rs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFormatRatio(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{0, "0"}, {0.123456, "0.123"}, {430000, "4.3e+05"}, {math.Inf(1), "+Inf"}, {math.NaN(), "NaN"}} {
+		if got := FormatRatio(c.v); got != c.want {
+			t.Errorf("FormatRatio(%v) = %q, want %q", c.v, got, c.want)
+		}
 	}
 }
