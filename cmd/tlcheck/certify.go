@@ -52,7 +52,12 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	provFlag := fs.String("providers", "all", "all, or a comma-separated list of providers")
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the files written")
 	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
+	shardFlag := fs.String("shard", "", shardFlagUsage)
 	if err := cli.Parse(fs, args, 0); err != nil {
+		return err
+	}
+	shard, err := certifyShard(*shardFlag, os.Getenv)
+	if err != nil {
 		return err
 	}
 	if *out == "" {
@@ -76,7 +81,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o := certificates.Options{Seed: *seed, Cases: *cases, Ops: ops, Providers: provs}
+	o := certificates.Options{Seed: *seed, Cases: *cases, Ops: ops, Providers: provs, Shard: shard}
 	if *force {
 		o.Overwrite = certificates.OverwriteForce
 	}
@@ -87,8 +92,15 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := touchShardStatus(shard, os.Getenv); err != nil {
+		return err
+	}
 	if *asJSON {
 		return writeCertifyJSON(stdout, *out, m)
+	}
+	if shard.Sharded() {
+		_, err = fmt.Fprintf(stdout, "wrote shard %s: %s and %s to %s (seed %d, %s each)\n", shard, cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, *out, *seed, cli.Count(*cases, "case", "cases"))
+		return err
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %s and %s to %s (seed %d, %s each)\n", cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, *out, *seed, cli.Count(*cases, "case", "cases"))
 	return err
@@ -140,6 +152,11 @@ func verifyDir(dir string, w io.Writer) (*certificates.Report, error) {
 // verifyDirWith is verifyDir with the suite given.
 func verifyDirWith(suite *certificates.Suite, dir string, w io.Writer) (*certificates.Report, error) {
 	rep, err := suite.Verify(dir)
+	return printVerify(rep, err, w)
+}
+
+// printVerify prints a verification report as a table, one line per file.
+func printVerify(rep *certificates.Report, err error, w io.Writer) (*certificates.Report, error) {
 	if err != nil {
 		return nil, cli.Usagef("verify: %v", err)
 	}
@@ -159,6 +176,7 @@ func verifyDirWith(suite *certificates.Suite, dir string, w io.Writer) (*certifi
 func runVerify(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("verify")
 	asJSON := fs.Bool("json", false, "print a tlcheck.verify.v1 JSON document instead of the table")
+	shardFlag := fs.String("shard", "", "I/N: verify a shard directory written by certify --shard I/N (its part of the complete set)")
 	if err := limits.AddFlags(fs); err != nil {
 		return cli.BadInput(err)
 	}
@@ -166,13 +184,24 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return cli.Usagef("verify: usage: tlcheck verify [--json] DIR")
+		return cli.Usagef("verify: usage: tlcheck verify [--json] [--shard I/N] DIR")
 	}
 	table := stdout
 	if *asJSON {
 		table = io.Discard
 	}
-	rep, err := verifyDir(fs.Arg(0), table)
+	var rep *certificates.Report
+	var err error
+	if *shardFlag != "" {
+		sh, perr := parseShard("--shard", *shardFlag)
+		if perr != nil {
+			return perr
+		}
+		r, verr := certificates.FullSuite().VerifyShard(fs.Arg(0), sh)
+		rep, err = printVerify(r, verr, table)
+	} else {
+		rep, err = verifyDir(fs.Arg(0), table)
+	}
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/limits"
+)
+
+// runMerge is tlcheck merge OUT SHARD_DIR…: certificates.Suite.Merge.
+// A shard whose file does not match its claimed SHA-256 exits 1 (a
+// tampered claim); every other problem — a missing, duplicate or
+// out-of-range shard, shards of different runs, a non-empty OUT — exits 2,
+// naming the shard directory and the field. Nothing is written to OUT on
+// any error.
+func runMerge(args []string, stdout, _ io.Writer) error {
+	fs := cli.NewFlags("merge")
+	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the merged files")
+	if err := limits.AddFlags(fs); err != nil {
+		return cli.BadInput(err)
+	}
+	if err := cli.Parse(fs, args, math.MaxInt); err != nil {
+		return err
+	}
+	if fs.NArg() < 2 {
+		return cli.Usagef("merge: usage: tlcheck merge [--json] OUT SHARD_DIR…")
+	}
+	out := fs.Arg(0)
+	m, err := certificates.FullSuite().Merge(out, fs.Args()[1:])
+	if err != nil {
+		var me *certificates.MergeError
+		if errors.As(err, &me) && me.Tampered {
+			return cli.Failf("merge: %v", err)
+		}
+		return cli.Usagef("merge: %v", err)
+	}
+	if *asJSON {
+		return writeCertifyJSON(stdout, out, m)
+	}
+	_, err = fmt.Fprintf(stdout, "merged %s into %s: %s and %s (seed %d, %s each)\n", cli.Count(len(fs.Args())-1, "shard", "shards"), out,
+		cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, m.Seed, cli.Count(m.Cases, "case", "cases"))
+	return err
+}
