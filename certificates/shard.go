@@ -144,12 +144,18 @@ type MergeError struct {
 	Field    string
 	Msg      string
 	Tampered bool
+	// Out marks an error of the output directory OUT (Dir), not a shard.
+	Out bool
 }
 
 // Error prints "shard DIR: FILE: field F: msg" on one line.
 func (e *MergeError) Error() string {
 	var b strings.Builder
-	b.WriteString("shard directory " + quoteName(e.Dir))
+	if e.Out {
+		b.WriteString("OUT " + dirName(e.Dir))
+	} else {
+		b.WriteString("shard directory " + dirName(e.Dir))
+	}
 	if e.File != "" {
 		b.WriteString(": " + escapeLine(e.File))
 	}
@@ -158,6 +164,21 @@ func (e *MergeError) Error() string {
 	}
 	b.WriteString(": " + escapeLine(e.Msg))
 	return b.String()
+}
+
+// dirName renders a directory name for a message: as it is when it is
+// printable ASCII without spaces or quotes (an ordinary path), else
+// Go-quoted with every control and non-ASCII character escaped, at most
+// 80 bytes, so that a name cannot forge a line of output.
+func dirName(d string) string {
+	plain := len(d) > 0 && len(d) <= 200
+	for i := 0; i < len(d) && plain; i++ {
+		plain = d[i] > ' ' && d[i] < 0x7f && d[i] != '"' && d[i] != '\\'
+	}
+	if plain {
+		return d
+	}
+	return quoteName(d)
 }
 
 func mergeErr(dir, file, field, format string, args ...any) *MergeError {
@@ -331,10 +352,10 @@ func firstN(l []string, n int) []string {
 // end, so on any error nothing is written to out.
 func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
 	if len(dirs) == 0 {
-		return nil, mergeErr(out, "", "", "no shard directories to merge")
+		return nil, &MergeError{Dir: out, Msg: "no shard directories to merge", Out: true}
 	}
 	if err := CheckOutputDir(out, OverwriteRefuse); err != nil {
-		return nil, &MergeError{Dir: out, Msg: "OUT: " + err.Error()}
+		return nil, &MergeError{Dir: out, Msg: err.Error(), Out: true}
 	}
 	var shards []*shardRead
 	byIndex := map[int]string{}
@@ -349,7 +370,7 @@ func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
 			}
 		}
 		if prev, dup := byIndex[r.sm.Shard.Index]; dup {
-			return nil, mergeErr(d, ManifestName, "shard.index", "shard %s is also %s: each index 0…%d exactly once", r.sm.Shard, quoteName(prev), r.sm.Shard.Count-1)
+			return nil, mergeErr(d, ManifestName, "shard.index", "shard %s is also %s: each index 0…%d exactly once", r.sm.Shard, dirName(prev), r.sm.Shard.Count-1)
 		}
 		byIndex[r.sm.Shard.Index] = d
 		shards = append(shards, r)
@@ -396,7 +417,7 @@ func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
 		}
 		return os.WriteFile(filepath.Join(tmp, ManifestName), mdata, 0o644)
 	}); err != nil {
-		return nil, &MergeError{Dir: out, Msg: "OUT: " + escapeLine(err.Error())}
+		return nil, &MergeError{Dir: out, Msg: escapeLine(err.Error()), Out: true}
 	}
 	return m, nil
 }
@@ -405,7 +426,7 @@ func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
 // (from da): every option and the shard count equal.
 func sameRun(a *ShardManifest, da string, b *ShardManifest, db string) error {
 	diff := func(field string, x, y any) error {
-		return mergeErr(db, ManifestName, field, "%v, but shard directory %s has %v: shards of one run only", y, quoteName(da), x)
+		return mergeErr(db, ManifestName, field, "%v, but shard directory %s has %v: shards of one run only", y, dirName(da), x)
 	}
 	switch {
 	case a.ToolVersion != b.ToolVersion:
@@ -451,7 +472,7 @@ func writeAtomically(out string, fill func(tmp string) error) (err error) {
 	}
 	if err := os.Rename(tmp, out); err != nil {
 		if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrPermission) {
-			return fmt.Errorf("%s: %w", quoteName(out), ErrNotEmpty)
+			return fmt.Errorf("%s: %w", dirName(out), ErrNotEmpty)
 		}
 		return err
 	}
