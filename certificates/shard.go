@@ -185,11 +185,11 @@ func mergeErr(dir, file, field, format string, args ...any) *MergeError {
 	return &MergeError{Dir: dir, File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// shardRead is one shard directory as Merge read it.
+// shardRead is one shard directory as Merge read it: its checked
+// manifest.
 type shardRead struct {
-	dir  string
-	sm   ShardManifest
-	data [][]byte // data[i] is the file of sm.Files[i]
+	dir string
+	sm  ShardManifest
 }
 
 // readShardManifest reads and checks dir's shard manifest against this
@@ -234,10 +234,9 @@ func (s *Suite) readShardManifest(root *os.Root, dir string) (*ShardManifest, er
 	return &sm, nil
 }
 
-// readShard reads one shard directory: its manifest, and every listed
-// file, checking that the listing is exactly the shard's part of the
-// complete set (sorted, no other file in the directory) and that each
-// file's bytes have the SHA-256 the manifest claims.
+// readShard reads one shard directory's manifest and checks that it
+// lists exactly the shard's part of the complete set (safe paths, sorted,
+// kinds as the registry of kinds says). The files are read by copyShard.
 func (s *Suite) readShard(dir string) (*shardRead, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -257,7 +256,6 @@ func (s *Suite) readShard(dir string) (*shardRead, error) {
 	}
 	want := s.expectedFiles(sm.manifest(), sm.Shard)
 	listed := map[string]bool{}
-	r := &shardRead{dir: dir, sm: *sm}
 	for i, e := range sm.Files {
 		field := fmt.Sprintf("files[%d]", i)
 		if !pathRE.MatchString(e.Path) {
@@ -277,16 +275,6 @@ func (s *Suite) readShard(dir string) (*shardRead, error) {
 			return nil, mergeErr(dir, ManifestName, field+".sha256", "%q is not a lowercase hex SHA-256", truncate(e.SHA256))
 		}
 		listed[e.Path] = true
-		data, err := readRegular(root, e.Path)
-		if err != nil {
-			return nil, mergeErr(dir, e.Path, "", "cannot read: %s", escapeLine(statReason(err)))
-		}
-		if got := Sum(data); got != e.SHA256 {
-			me := mergeErr(dir, ManifestName, field+".sha256", "%s does not match the SHA-256 of %s (%s): the file was edited", e.SHA256, e.Path, got)
-			me.Tampered = true
-			return nil, me
-		}
-		r.data = append(r.data, data)
 	}
 	var missing []string
 	for p := range want {
@@ -297,6 +285,40 @@ func (s *Suite) readShard(dir string) (*shardRead, error) {
 	if len(missing) > 0 {
 		sort.Strings(missing)
 		return nil, mergeErr(dir, ManifestName, "files", "%d files of shard %s are not listed: %s", len(missing), sm.Shard, strings.Join(firstN(missing, 5), ", "))
+	}
+	return &shardRead{dir: dir, sm: *sm}, nil
+}
+
+// copyShard copies the files of shard r into tmp, one at a time: each is
+// read once (readRegular), its SHA-256 compared with the manifest's claim
+// (a mismatch is Tampered), and the bytes checked are the bytes written.
+// A file in the shard directory that its manifest does not list fails.
+func copyShard(r *shardRead, tmp string) error {
+	dir := r.dir
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return mergeErr(dir, "", "", "%s", escapeLine(statReason(err)))
+	}
+	defer root.Close()
+	listed := map[string]bool{}
+	for i, e := range r.sm.Files {
+		listed[e.Path] = true
+		data, err := readRegular(root, e.Path)
+		if err != nil {
+			return mergeErr(dir, e.Path, "", "cannot read: %s", escapeLine(statReason(err)))
+		}
+		if got := Sum(data); got != e.SHA256 {
+			me := mergeErr(dir, ManifestName, fmt.Sprintf("files[%d].sha256", i), "%s does not match the SHA-256 of %s (%s): the file was edited", e.SHA256, e.Path, got)
+			me.Tampered = true
+			return me
+		}
+		full := filepath.Join(tmp, filepath.FromSlash(e.Path))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, data, 0o644); err != nil {
+			return err
+		}
 	}
 	var walkErr *MergeError
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -315,9 +337,9 @@ func (s *Suite) readShard(dir string) (*shardRead, error) {
 		return nil
 	})
 	if walkErr != nil {
-		return nil, walkErr
+		return walkErr
 	}
-	return r, nil
+	return nil
 }
 
 // firstN is the first n names of l, with "…" when l is longer.
@@ -332,10 +354,9 @@ func firstN(l []string, n int) []string {
 // manifest and files are byte-identical to those an unsharded Certify
 // with the shards' options writes.
 //
-// Every shard is read and checked before anything is written: its
-// manifest (strictly, format tlcheck.shard.v1, this build's tool version
-// and registry hash), every listed file's SHA-256, and that it lists
-// exactly its part of the partition. Across shards, seed, cases, kinds,
+// First every shard's manifest is read and checked: strictly (format
+// tlcheck.shard.v1, this build's tool version and registry hash), and
+// that it lists exactly its part of the partition. Across shards, seed, cases, kinds,
 // ops, providers, tool version, registry hash and the shard count N must
 // agree with the first directory's, and the indices must be 0 … N−1,
 // each exactly once (a duplicate names both directories, missing indices
@@ -347,9 +368,13 @@ func firstN(l []string, n int) []string {
 // Merge does not re-derive the claims (verify OUT, or verify --shard in
 // each shard job, does): it binds each file to its shard manifest by hash.
 //
-// out must not exist or be an empty directory. The merged directory is
-// written to a temporary directory beside out and renamed onto out at the
-// end, so on any error nothing is written to out.
+// Then the files are copied, one at a time (memory: one file), into a
+// temporary directory beside out, each checked against its claimed
+// SHA-256 on the very bytes written, and no unlisted file may be in a
+// shard directory; last the merged manifest is written and the temporary
+// directory renamed onto out. out must not exist or be an empty
+// directory; on any error the temporary directory is removed, so nothing
+// is written to out.
 func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
 	if len(dirs) == 0 {
 		return nil, &MergeError{Dir: out, Msg: "no shard directories to merge", Out: true}
@@ -388,12 +413,8 @@ func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
 	first := shards[0].sm
 	m := &Manifest{Format: ManifestFormat, ToolVersion: first.ToolVersion, RegistryHash: first.RegistryHash, Seed: first.Seed, Cases: first.Cases,
 		Kinds: first.Kinds, Ops: first.Ops, Providers: first.Providers}
-	data := map[string][]byte{}
 	for _, r := range shards {
-		for i, e := range r.sm.Files {
-			m.Files = append(m.Files, e)
-			data[e.Path] = r.data[i]
-		}
+		m.Files = append(m.Files, r.sm.Files...)
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
 	if missing, extra := s.completeness(m, nil); len(missing) > 0 || len(extra) > 0 {
@@ -405,18 +426,22 @@ func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	var shardErr error
 	if err := writeAtomically(out, func(tmp string) error {
-		for _, e := range m.Files {
-			full := filepath.Join(tmp, filepath.FromSlash(e.Path))
-			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-				return err
-			}
-			if err := os.WriteFile(full, data[e.Path], 0o644); err != nil {
+		for _, r := range shards {
+			if err := copyShard(r, tmp); err != nil {
+				var me *MergeError
+				if errors.As(err, &me) {
+					shardErr = err
+				}
 				return err
 			}
 		}
 		return os.WriteFile(filepath.Join(tmp, ManifestName), mdata, 0o644)
 	}); err != nil {
+		if shardErr != nil {
+			return nil, shardErr
+		}
 		return nil, &MergeError{Dir: out, Msg: escapeLine(err.Error()), Out: true}
 	}
 	return m, nil
