@@ -41,7 +41,7 @@ func (sh Shard) String() string { return fmt.Sprintf("%d/%d", sh.Index, sh.Count
 // Check validates sh: 0 ≤ Index < Count.
 func (sh Shard) Check() error {
 	if sh.Count < 1 || sh.Index < 0 || sh.Index >= sh.Count {
-		return fmt.Errorf("shard %d/%d: the index must satisfy 0 ≤ I < N and N ≥ 1", sh.Index, sh.Count)
+		return fmt.Errorf("shard %d/%d: index out of range (0 ≤ I < N, N ≥ 1)", sh.Index, sh.Count)
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func parseShard(source, v string) (certificates.Shard, error) {
 	}
 	sh := certificates.Shard{Index: idx, Count: cnt}
 	if err := sh.Check(); err != nil {
-		return certificates.Shard{}, cli.Usagef("%s: shard index out of range: %v", source, err)
+		return certificates.Shard{}, cli.Usagef("%s: %v", source, err)
 	}
 	return sh, nil
 }

@@ -216,6 +216,22 @@ func TestMergeRejects(t *testing.T) {
 	extraFile := filepath.Join(root, "extra")
 	copyTree(t, victim, extraFile)
 	os.WriteFile(filepath.Join(extraFile, "adjointness", "stray.json"), []byte("{}"), 0o644)
+	// A shard manifest edited to claim another index (its files then are
+	// not that shard's part, or the index is out of range).
+	relabel := func(name, from, to string) string {
+		d := filepath.Join(root, name)
+		copyTree(t, good[0], d)
+		mp := filepath.Join(d, "manifest.json")
+		m, _ := os.ReadFile(mp)
+		m2 := bytes.Replace(m, []byte(from), []byte(to), 1)
+		if bytes.Equal(m, m2) {
+			t.Fatalf("%s: %q not in the manifest", name, from)
+		}
+		os.WriteFile(mp, m2, 0o644)
+		return d
+	}
+	outOfRange := relabel("range", `"index": 0,`, `"index": 5,`)
+	truncated := relabel("truncated", `"shard": {`, `"shard": `)
 	unsharded := filepath.Join(root, "unsharded")
 	if code, _, stderr := runCmd(append([]string{"certify", "--out", unsharded, "--ops", "mul", "--providers", "reference"}, shardTestArgs...)...); code != 0 {
 		t.Fatal(stderr)
@@ -239,6 +255,8 @@ func TestMergeRejects(t *testing.T) {
 		{"mismatched cases", with(2, otherCases[2]), 2, []string{"shard directory " + otherCases[2], "field cases"}},
 		{"mismatched shard count", []string{good[0], good[1], four[2]}, 2, []string{"shard directory " + four[2], "field shard.count", "4, but"}},
 		{"unlisted file in a shard", with(idx, extraFile), 2, []string{"shard directory " + extraFile, "adjointness/stray.json", "not listed"}},
+		{"shard index out of range", with(0, outOfRange), 2, []string{"shard directory " + outOfRange, "field shard", "out of range"}},
+		{"malformed shard manifest", with(0, truncated), 2, []string{"shard directory " + truncated, "manifest.json"}},
 		{"an unsharded directory", []string{unsharded}, 2, []string{"shard directory " + unsharded, "field format", "not a shard"}},
 		{"no such shard directory", []string{good[0], good[1], filepath.Join(root, "nope")}, 2, []string{"shard directory " + filepath.Join(root, "nope")}},
 	}
