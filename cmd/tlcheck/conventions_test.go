@@ -316,6 +316,10 @@ func everyCommand(t *testing.T) map[string][]string {
 	if code, _, errs := runCmd("certify", "--out", certs, "--cases", "1", "--ops", "mul", "--providers", "reference"); code != 0 {
 		t.Fatalf("certify: %s", errs)
 	}
+	shard := filepath.Join(dir, "shard")
+	if code, _, errs := runCmd("certify", "--out", shard, "--cases", "1", "--ops", "mul", "--providers", "reference", "--shard", "0/1"); code != 0 {
+		t.Fatalf("certify --shard: %s", errs)
+	}
 	quad := irExamples[0]
 	m := map[string][]string{
 		"gate":           {"gate", "--out", filepath.Join(dir, "gate-certs"), "--cases", "1", "--graphs", "1", "--cert-cases", "1"},
@@ -331,6 +335,7 @@ func everyCommand(t *testing.T) map[string][]string {
 		"diff":           quad.args("diff", "--scalars", "rat"),
 		"plan":           {"plan", "--graph", quad.graph},
 		"lean":           {"lean", "emit", "--certs", certs, "--out", filepath.Join(dir, "lean-certs")},
+		"merge":          {"merge", filepath.Join(dir, "merged"), shard},
 	}
 	for name := range commands() {
 		if _, ok := m[name]; !ok {
@@ -355,11 +360,17 @@ func TestStdoutWriteFailureExits2(t *testing.T) {
 		if name == "check-failing" {
 			want = 1
 		}
+		if name == "merge" {
+			os.RemoveAll(args[1]) // OUT, created afresh by each run
+		}
 		if code := run(args, &full, &errb); code != want || full.Len() == 0 {
 			t.Errorf("%s: baseline exit %d (%s), %d bytes", name, code, errb.String(), full.Len())
 			continue
 		}
 		for _, limit := range []int{0, full.Len() / 2} {
+			if name == "merge" {
+				os.RemoveAll(args[1])
+			}
 			if strings.HasPrefix(name, "gate") {
 				os.RemoveAll(args[2]) // --out, created afresh by each run
 				os.RemoveAll(args[2] + ".xml")
@@ -376,6 +387,11 @@ func TestStdoutWriteFailureExits2(t *testing.T) {
 					if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 						t.Errorf("%s: exit 2 left %s behind (%v)", name, p, err)
 					}
+				}
+			}
+			if name == "merge" {
+				if _, err := os.Stat(args[1]); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("merge: exit 2 left OUT %s behind (%v)", args[1], err)
 				}
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 
 	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/cli"
@@ -30,6 +32,8 @@ func runMerge(args []string, stdout, _ io.Writer) error {
 		return cli.Usagef("merge: usage: tlcheck merge [--json] OUT SHARD_DIR…")
 	}
 	out := fs.Arg(0)
+	_, statErr := os.Lstat(out)
+	fresh := errors.Is(statErr, os.ErrNotExist)
 	m, err := certificates.FullSuite().Merge(out, fs.Args()[1:])
 	if err != nil {
 		var me *certificates.MergeError
@@ -39,9 +43,28 @@ func runMerge(args []string, stdout, _ io.Writer) error {
 		return cli.Usagef("merge: %v", err)
 	}
 	if *asJSON {
-		return writeCertifyJSON(stdout, out, m)
+		err = writeCertifyJSON(stdout, out, m)
+	} else {
+		_, err = fmt.Fprintf(stdout, "merged %s into %s: %s and %s (seed %d, %s each)\n", cli.Count(len(fs.Args())-1, "shard", "shards"), out,
+			cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, m.Seed, cli.Count(m.Cases, "case", "cases"))
 	}
-	_, err = fmt.Fprintf(stdout, "merged %s into %s: %s and %s (seed %d, %s each)\n", cli.Count(len(fs.Args())-1, "shard", "shards"), out,
-		cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, m.Seed, cli.Count(m.Cases, "case", "cases"))
+	if err != nil || cli.WriteErr(stdout) != nil {
+		// The report is lost (exit 2): leave OUT as it was before the
+		// run — absent, or the empty directory it was.
+		undoMerge(out, fresh)
+	}
 	return err
+}
+
+// undoMerge removes what a merge wrote to out: out itself when the merge
+// created it, else its entries (it was empty before).
+func undoMerge(out string, fresh bool) {
+	if fresh {
+		os.RemoveAll(out)
+		return
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		os.RemoveAll(filepath.Join(out, e.Name()))
+	}
 }
