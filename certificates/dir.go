@@ -295,6 +295,11 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	}
 	var v any = m
 	if sh != nil {
+		if m.Files == nil {
+			// An empty shard (N beyond the number of files) lists no
+			// files: [] (files is required, never null).
+			m.Files = []FileEntry{}
+		}
 		v = &ShardManifest{Format: ShardManifestFormat, ToolVersion: m.ToolVersion, RegistryHash: m.RegistryHash, Seed: m.Seed, Cases: m.Cases,
 			Kinds: m.Kinds, Ops: m.Ops, Providers: m.Providers, Shard: *sh, Files: m.Files}
 	}

@@ -428,3 +428,40 @@ func TestCertifyShardCLI(t *testing.T) {
 		t.Fatalf("TEST_SHARD_STATUS_FILE not touched: %v", err)
 	}
 }
+
+// TestEmptyShards: with more shards than files (one op, one provider: 7
+// files, N = 10) some shards are empty; they verify, and all ten merge
+// into the unsharded directory.
+func TestEmptyShards(t *testing.T) {
+	root := t.TempDir()
+	args := []string{"--ops", "mul", "--providers", "reference", "--cases", "1"}
+	full := filepath.Join(root, "full")
+	if code, _, stderr := runCmd(append([]string{"certify", "--out", full}, args...)...); code != 0 {
+		t.Fatal(stderr)
+	}
+	var dirs []string
+	empty := 0
+	for i := range 10 {
+		d := filepath.Join(root, fmt.Sprint(i))
+		sh := fmt.Sprintf("%d/10", i)
+		code, stdout, stderr := runCmd(append([]string{"certify", "--out", d, "--shard", sh}, args...)...)
+		if code != 0 {
+			t.Fatalf("certify --shard %s: exit %d: %s", sh, code, stderr)
+		}
+		if strings.Contains(stdout, " 0 certificate files") {
+			empty++
+		}
+		if code, stdout, stderr := runCmd("verify", "--shard", sh, d); code != 0 {
+			t.Fatalf("verify --shard %s: exit %d\n%s%s", sh, code, stdout, stderr)
+		}
+		dirs = append(dirs, d)
+	}
+	if empty == 0 {
+		t.Fatal("no shard was empty: the test does not test what it says")
+	}
+	out := filepath.Join(root, "merged")
+	if code, _, stderr := runCmd(append([]string{"merge", out}, dirs...)...); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	sameTree(t, "merge with empty shards", readTree(t, out), readTree(t, full))
+}
