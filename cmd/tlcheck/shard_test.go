@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/internal/jsonschema"
 )
 
 // shardTestArgs are the certify options of the sharding tests: the whole
@@ -458,6 +460,26 @@ func TestEmptyShards(t *testing.T) {
 	}
 	if empty == 0 {
 		t.Fatal("no shard was empty: the test does not test what it says")
+	}
+	// Every shard manifest, empty or not, matches the published schema;
+	// one without its shard does not.
+	cs, err := os.ReadFile(filepath.Join("..", "..", "certificates", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := jsonschema.Compile(cs)
+	if err != nil {
+		t.Fatalf("certificates/schema.json: %v", err)
+	}
+	for _, d := range dirs {
+		m, _ := os.ReadFile(filepath.Join(d, "manifest.json"))
+		if err := schema.Validate(m); err != nil {
+			t.Errorf("%s/manifest.json: %v", d, err)
+		}
+		noShard := regexp.MustCompile(`(?s) "shard": \{.*?\},\n`).ReplaceAll(m, nil)
+		if bytes.Equal(noShard, m) || schema.Validate(noShard) == nil {
+			t.Errorf("%s: the schema accepts a shard manifest without its shard", d)
+		}
 	}
 	out := filepath.Join(root, "merged")
 	if code, _, stderr := runCmd(append([]string{"merge", out}, dirs...)...); code != 0 {
