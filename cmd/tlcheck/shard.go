@@ -86,7 +86,7 @@ func certifyShard(flagValue string, getenv func(string) string) (certificates.Sh
 }
 
 // touchShardStatus creates (or updates the time of) Bazel's
-// TEST_SHARD_STATUS_FILE after a sharded run, telling Bazel the tool
+// TEST_SHARD_STATUS_FILE when a sharded certify starts, telling Bazel the tool
 // understands its sharding protocol.
 func touchShardStatus(sh certificates.Shard, getenv func(string) string) error {
 	path := getenv(envShardStatus)
