@@ -415,6 +415,9 @@ func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error
 }
 
 func produceCompositionFile(w *Writer, o Options) error {
+	if !o.Shard.Has(CompositionName) {
+		return nil
+	}
 	f, err := ProduceComposition(o.Cases, o.Seed)
 	if err != nil {
 		return err

@@ -33,6 +33,10 @@ type Options struct {
 	// Overwrite says what Certify does with an output directory that is
 	// not empty (default: refuse it).
 	Overwrite Overwrite
+	// Shard, when set (Count ≥ 1), restricts Certify to the files of that
+	// part of the partition (ShardOf) and makes it write a shard
+	// directory (ShardManifestFormat) for Merge.
+	Shard Shard
 }
 
 // Overwrite is Certify's policy for a non-empty output directory. Stale
@@ -74,15 +78,21 @@ type Verifier func(file string, data []byte, m *Manifest) (int, error)
 // concurrent use.
 type Writer struct {
 	dir   string
+	shard Shard
 	mu    sync.Mutex
 	files []FileEntry
 }
 
 // Put encodes v deterministically and writes it at rel (a path such as
-// adjointness/mul.json), recording its hash for the manifest.
+// adjointness/mul.json), recording its hash for the manifest. In a
+// sharded run a file of another shard is dropped (producers skip such
+// files before producing them; this keeps any producer within its shard).
 func (w *Writer) Put(rel, kind string, v any) error {
 	if !pathRE.MatchString(rel) {
 		return fmt.Errorf("certificate path %q is not in the safe alphabet", rel)
+	}
+	if !w.shard.Has(rel) {
+		return nil
 	}
 	data, err := encode(v)
 	if err != nil {
@@ -104,17 +114,24 @@ func (w *Writer) Put(rel, kind string, v any) error {
 	return nil
 }
 
-// putEach produces files 0 … n−1 of one kind on a par worker pool: produce(k)
-// returns file k's path and content, which is written with Put. The error
-// is that of the smallest failing k, as a sequential loop would report it;
-// progress (o.Progress) steps once per file.
-func putEach(w *Writer, o Options, kind string, n int, produce func(k int) (string, any, error)) error {
-	_, err := par.MapErr(n, 0, func(k int) (struct{}, error) {
-		rel, v, err := produce(k)
+// putEach produces files 0 … n−1 of one kind on a par worker pool: file k
+// has path path(k) and content produce(k), written with Put. In a sharded
+// run only the files of o.Shard are produced. The error is that of the
+// smallest failing k, as a sequential loop would report it; progress
+// (o.Progress) steps once per produced file.
+func putEach(w *Writer, o Options, kind string, n int, path func(k int) string, produce func(k int) (any, error)) error {
+	var ks []int
+	for k := range n {
+		if o.Shard.Has(path(k)) {
+			ks = append(ks, k)
+		}
+	}
+	_, err := par.MapErr(len(ks), 0, func(i int) (struct{}, error) {
+		v, err := produce(ks[i])
 		if err != nil {
 			return struct{}{}, err
 		}
-		return struct{}{}, w.Put(rel, kind, v)
+		return struct{}{}, w.Put(path(ks[i]), kind, v)
 	}, o.Progress)
 	return err
 }
@@ -215,9 +232,8 @@ func produceAdjointnessFiles(w *Writer, o Options) error {
 			ops = append(ops, info.Name)
 		}
 	}
-	return putEach(w, o, KindAdjointness, len(ops), func(k int) (string, any, error) {
-		f, err := ProduceAdjointness(ops[k], o.Cases, o.Seed)
-		return adjointnessPath(ops[k]), f, err
+	return putEach(w, o, KindAdjointness, len(ops), func(k int) string { return adjointnessPath(ops[k]) }, func(k int) (any, error) {
+		return ProduceAdjointness(ops[k], o.Cases, o.Seed)
 	})
 }
 
@@ -230,7 +246,18 @@ func produceAdjointnessFiles(w *Writer, o Options) error {
 // states the resolved options (seed, cases, kinds, ops, providers), from
 // which Verify derives the complete file set; Certify checks that it
 // wrote exactly that set.
+//
+// With o.Shard set, Certify writes only the files of that shard and a
+// shard manifest (ShardManifestFormat: the same options and the shard),
+// and checks that it wrote exactly the shard's part of the complete set;
+// the returned Manifest lists the shard's files. Merge joins the N shard
+// directories into the unsharded directory, byte for byte.
 func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
+	if o.Shard.Sharded() {
+		if err := o.Shard.Check(); err != nil {
+			return nil, fmt.Errorf("certify: %w", err)
+		}
+	}
 	if o.Cases < 1 {
 		return nil, fmt.Errorf("certify: cases must be ≥ 1")
 	}
@@ -244,7 +271,7 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	if err := prepareDir(dir, o.Overwrite); err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir}
+	w := &Writer{dir: dir, shard: o.Shard}
 	for _, p := range s.producers {
 		if err := p(w, o); err != nil {
 			// The directory was empty (or emptied) above, so all it holds
@@ -259,10 +286,24 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
 	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: spec.RegistryHash(), Seed: o.Seed, Cases: o.Cases,
 		Kinds: append([]string{}, s.kinds...), Ops: ro.Ops, Providers: ro.Providers, Files: w.files}
-	if missing, extra := s.completeness(m); len(missing) > 0 || len(extra) > 0 {
+	var sh *Shard
+	if o.Shard.Sharded() {
+		sh = &o.Shard
+	}
+	if missing, extra := s.completeness(m, sh); len(missing) > 0 || len(extra) > 0 {
 		return nil, fmt.Errorf("certify: the producers wrote %d files the manifest's options do not call for and missed %d (%v %v)", len(extra), len(missing), extra, missing)
 	}
-	data, err := encode(m)
+	var v any = m
+	if sh != nil {
+		if m.Files == nil {
+			// An empty shard (N beyond the number of files) lists no
+			// files: [] (files is required, never null).
+			m.Files = []FileEntry{}
+		}
+		v = &ShardManifest{Format: ShardManifestFormat, ToolVersion: m.ToolVersion, RegistryHash: m.RegistryHash, Seed: m.Seed, Cases: m.Cases,
+			Kinds: m.Kinds, Ops: m.Ops, Providers: m.Providers, Shard: *sh, Files: m.Files}
+	}
+	data, err := encode(v)
 	if err != nil {
 		return nil, err
 	}
@@ -488,26 +529,17 @@ func seedErr(err error) error {
 // completeness compares the manifest's files with the complete set its
 // kinds, ops, providers, seed and cases call for: the expected paths not
 // listed, and the indices of listed files not expected (or of a kind
-// that states no complete set).
-func (s *Suite) completeness(m *Manifest) (missing []FileResult, extra []int) {
-	o := Options{Seed: m.Seed, Cases: m.Cases, Ops: m.Ops, Providers: m.Providers}
-	want := map[string]string{}
+// that states no complete set). With sh set, the complete set is
+// restricted to the shard sh's part.
+func (s *Suite) completeness(m *Manifest, sh *Shard) (missing []FileResult, extra []int) {
+	var part Shard
+	if sh != nil {
+		part = *sh
+	}
+	want := s.expectedFiles(m, part)
 	var order []string
-	for _, k := range m.Kinds {
-		f, ok := s.expect[k]
-		if !ok {
-			continue
-		}
-		paths, err := f(o)
-		if err != nil {
-			continue
-		}
-		for _, p := range paths {
-			if _, dup := want[p]; !dup {
-				order = append(order, p)
-			}
-			want[p] = k
-		}
+	for p := range want {
+		order = append(order, p)
 	}
 	listed := map[string]bool{}
 	for i, e := range m.Files {
@@ -586,6 +618,11 @@ var ErrNoManifest = errors.New("no certificate manifest")
 // reported against manifest.json's seed — the one edit that explains
 // them all. (Where only some files disagree they are reported alone.)
 func (s *Suite) Verify(dir string) (*Report, error) {
+	return s.verify(dir, nil)
+}
+
+// verify is Verify (sh nil) or VerifyShard (sh the shard dir must record).
+func (s *Suite) verify(dir string, sh *Shard) (*Report, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
@@ -618,16 +655,35 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 	case probe.Format == nil:
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "missing"))
 		return rep, nil
+	case sh == nil && *probe.Format == ShardManifestFormat:
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "%s: this is a shard directory, not a complete one: verify --shard I/N DIR verifies it, tlcheck merge OUT SHARD_DIR… joins the shards", ShardManifestFormat))
+		return rep, nil
+	case sh != nil && *probe.Format != ShardManifestFormat:
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "%q: verify --shard reads a shard directory (%s)", truncate(*probe.Format), ShardManifestFormat))
+		return rep, nil
 	case *probe.Format == previousManifestFormat:
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "%s is the previous manifest format, which did not state what a complete directory holds; this build reads only %s: certify again with this build", previousManifestFormat, ManifestFormat))
 		return rep, nil
-	case *probe.Format != ManifestFormat:
+	case sh == nil && *probe.Format != ManifestFormat:
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "unknown manifest version %q (this build reads %s)", truncate(*probe.Format), ManifestFormat))
 		return rep, nil
 	}
-	if err := decodeStrict(ManifestName, mdata, &m); err != nil {
-		fail(ManifestName, "manifest", err)
-		return rep, nil
+	if sh == nil {
+		if err := decodeStrict(ManifestName, mdata, &m); err != nil {
+			fail(ManifestName, "manifest", err)
+			return rep, nil
+		}
+	} else {
+		var sm ShardManifest
+		if err := decodeStrict(ManifestName, mdata, &sm); err != nil {
+			fail(ManifestName, "manifest", err)
+			return rep, nil
+		}
+		if sm.Shard != *sh {
+			fail(ManifestName, "manifest", fieldErr(ManifestName, "shard", "the directory records shard %s, not %s", sm.Shard, *sh))
+			return rep, nil
+		}
+		m = *sm.manifest()
 	}
 	rep.Manifest = &m
 	switch {
@@ -668,7 +724,7 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 	if seedBound > 0 && seedMismatched == seedBound {
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "seed", "%d: none of the %d certificate files records the inputs this seed generates, though each matches its manifest hash: the manifest's seed was edited", m.Seed, seedBound))
 	}
-	missing, extra := s.completeness(&m)
+	missing, extra := s.completeness(&m, sh)
 	for _, i := range extra {
 		// (Unsafe paths and unknown kinds fail in verifyEntry already.)
 		if _, known := s.verifiers[m.Files[i].Kind]; known && pathRE.MatchString(m.Files[i].Path) {
@@ -698,7 +754,7 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 		}
 		return nil
 	})
-	if len(m.Files) == 0 {
+	if len(m.Files) == 0 && (sh == nil || len(s.expectedFiles(&m, *sh)) > 0) {
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "files", "no certificate files"))
 	}
 	return rep, nil

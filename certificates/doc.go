@@ -79,6 +79,24 @@
 // devices; 64 MiB at most), and Certify never writes into a non-empty
 // directory unless Options.Overwrite says to empty it.
 //
+// Sharding (shard.go): a work unit is one certificate file, named by its
+// path; unit u belongs to shard ShardOf(u, N) = BE64(SHA-256(u)[0:8]) mod
+// N. Certify with Options.Shard = I/N produces only the files of shard I
+// and a shard manifest (tlcheck.shard.v1: the manifest's options plus the
+// shard), checking that it wrote exactly shard I's part of the complete
+// set; VerifyShard verifies such a directory with completeness restricted
+// to that part. Merge joins shards 0 … N−1 into a directory byte-identical
+// to the unsharded run's. The argument: the complete file set is a
+// function of the options (Expect); ShardOf is a function of the path and
+// N alone, so the N parts are disjoint and their union is the complete set
+// when every shard lists exactly its part with the same options and N and
+// each index occurs once (Merge checks all three); each file is a function
+// of the options alone (not of which other files a run produces: every
+// case is drawn from spec.CaseSeed by label and index), so the shard's
+// bytes are the unsharded run's, which Merge binds by SHA-256; and the
+// merged manifest is the value Certify encodes — the same options, the
+// union sorted by path — so its bytes are Certify's too.
+//
 // Every name and string in a certificate is restricted to a safe alphabet
 // (letters, digits, '_', '.', ':', '-'; rationals as -?digits(/digits)?;
 // bit patterns as 0x and lowercase hex), checked when writing and when

@@ -228,9 +228,8 @@ func produceRangeOf(name, kind string, g *irsem.Graph, p *irsem.Payload, x spec.
 }
 
 func produceRangeFiles(w *Writer, o Options) error {
-	return putEach(w, o, KindRange, len(rangeExamples), func(k int) (string, any, error) {
-		f, err := produceRange(rangeExamples[k], o.Seed)
-		return rangePath(rangeExamples[k].name), f, err
+	return putEach(w, o, KindRange, len(rangeExamples), func(k int) string { return rangePath(rangeExamples[k].name) }, func(k int) (any, error) {
+		return produceRange(rangeExamples[k], o.Seed)
 	})
 }
 

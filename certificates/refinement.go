@@ -186,9 +186,8 @@ func (e refinementEnv) produce(w *Writer, o Options) error {
 	if err != nil {
 		return err
 	}
-	return putEach(w, o, KindRefinement, len(pairs), func(k int) (string, any, error) {
-		f, err := e.produceOne(pairs[k][0], pairs[k][1], o.Cases, o.Seed)
-		return refinementPath(pairs[k][0], pairs[k][1]), f, err
+	return putEach(w, o, KindRefinement, len(pairs), func(k int) string { return refinementPath(pairs[k][0], pairs[k][1]) }, func(k int) (any, error) {
+		return e.produceOne(pairs[k][0], pairs[k][1], o.Cases, o.Seed)
 	})
 }
 

@@ -69,6 +69,7 @@ func TestSchemaMatchesStructs(t *testing.T) {
 		caseType any
 	}{
 		{"manifest", Manifest{}, nil},
+		{"shardManifest", ShardManifest{}, nil},
 		{"adjointness", AdjointnessFile{}, AdjointCase{}},
 		{"composition", CompositionFile{}, CompositionCase{}},
 		{"refinement", RefinementFile{}, RefinementCase{}},

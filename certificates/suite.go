@@ -73,6 +73,9 @@ func knownProvider(p string) bool {
 // per adjointness primitive, one for the composition certificate, one per
 // (provider, op) refinement pair and one per range example.
 func (s *Suite) Subjects(o Options) int {
+	if o.Shard.Sharded() {
+		return s.subjectsIn(o, o.Shard)
+	}
 	n := len(spec.Infos())
 	if o.Ops != nil {
 		n = len(o.Ops)

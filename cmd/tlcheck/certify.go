@@ -54,7 +54,12 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the files written")
 	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
 	mf := addModelFlags(fs, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
+	shardFlag := fs.String("shard", "", shardFlagUsage)
 	if err := cli.Parse(fs, args, 0); err != nil {
+		return err
+	}
+	shard, err := certifyShard(*shardFlag, os.Getenv)
+	if err != nil {
 		return err
 	}
 	if *out == "" {
@@ -67,6 +72,9 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 			if set[name] {
 				return cli.Usagef("certify: --%s selects the built-in subjects; a model's directory certifies the primitives the model applies", name)
 			}
+		}
+		if shard.Sharded() {
+			return cli.Usagef("certify: --shard %s (or the shard variables) partitions the built-in suite; a model's certificates are written whole", shard)
 		}
 		return certifyModel(mf, *out, *seed, *cases, *force, *asJSON, stdout, stderr)
 	}
@@ -88,12 +96,17 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o := certificates.Options{Seed: *seed, Cases: *cases, Ops: ops, Providers: provs}
+	o := certificates.Options{Seed: *seed, Cases: *cases, Ops: ops, Providers: provs, Shard: shard}
 	if *force {
 		o.Overwrite = certificates.OverwriteForce
 	}
 	if err := certificates.CheckOutputDir(*out, o.Overwrite); err != nil {
 		return cli.Usagef("--out: %v", err)
+	}
+	// Bazel's protocol: the status file says the tool shards, whether or
+	// not this shard then passes.
+	if err := touchShardStatus(shard, os.Getenv); err != nil {
+		return err
 	}
 	m, err := certifyDir(*out, o, stderr)
 	if err != nil {
@@ -101,6 +114,10 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	}
 	if *asJSON {
 		return writeCertifyJSON(stdout, *out, m)
+	}
+	if shard.Sharded() {
+		_, err = fmt.Fprintf(stdout, "wrote shard %s: %s and %s to %s (seed %d, %s each)\n", shard, cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, *out, *seed, cli.Count(*cases, "case", "cases"))
+		return err
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %s and %s to %s (seed %d, %s each)\n", cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, *out, *seed, cli.Count(*cases, "case", "cases"))
 	return err
@@ -152,6 +169,11 @@ func verifyDir(dir string, w io.Writer) (*certificates.Report, error) {
 // verifyDirWith is verifyDir with the suite given.
 func verifyDirWith(suite *certificates.Suite, dir string, w io.Writer) (*certificates.Report, error) {
 	rep, err := suite.Verify(dir)
+	return printVerify(rep, err, w)
+}
+
+// printVerify prints a verification report as a table, one line per file.
+func printVerify(rep *certificates.Report, err error, w io.Writer) (*certificates.Report, error) {
 	if err != nil {
 		return nil, cli.Usagef("verify: %v", err)
 	}
@@ -171,6 +193,7 @@ func verifyDirWith(suite *certificates.Suite, dir string, w io.Writer) (*certifi
 func runVerify(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("verify")
 	asJSON := fs.Bool("json", false, "print a tlcheck.verify.v1 JSON document instead of the table")
+	shardFlag := fs.String("shard", "", "I/N: verify a shard directory written by certify --shard I/N (its part of the complete set)")
 	if err := limits.AddFlags(fs); err != nil {
 		return cli.BadInput(err)
 	}
@@ -178,13 +201,24 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return cli.Usagef("verify: usage: tlcheck verify [--json] DIR")
+		return cli.Usagef("verify: usage: tlcheck verify [--json] [--shard I/N] DIR")
 	}
 	table := stdout
 	if *asJSON {
 		table = io.Discard
 	}
-	rep, err := verifyDir(fs.Arg(0), table)
+	var rep *certificates.Report
+	var err error
+	if *shardFlag != "" {
+		sh, perr := parseShard("--shard", *shardFlag)
+		if perr != nil {
+			return perr
+		}
+		r, verr := certificates.FullSuite().VerifyShard(fs.Arg(0), sh)
+		rep, err = printVerify(r, verr, table)
+	} else {
+		rep, err = verifyDir(fs.Arg(0), table)
+	}
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,12 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	// The tests choose their shards themselves: a test run inside a
+	// sharded batch job (Bazel, a Kubernetes Indexed Job) must not make
+	// every in-process certify a shard.
+	for _, v := range []string{envShardIndex, envTotalShards, envJobIndex, envShardStatus} {
+		os.Unsetenv(v)
+	}
 	before, err := treeNames(".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -316,6 +322,10 @@ func everyCommand(t *testing.T) map[string][]string {
 	if code, _, errs := runCmd("certify", "--out", certs, "--cases", "1", "--ops", "mul", "--providers", "reference"); code != 0 {
 		t.Fatalf("certify: %s", errs)
 	}
+	shard := filepath.Join(dir, "shard")
+	if code, _, errs := runCmd("certify", "--out", shard, "--cases", "1", "--ops", "mul", "--providers", "reference", "--shard", "0/1"); code != 0 {
+		t.Fatalf("certify --shard: %s", errs)
+	}
 	quad := irExamples[0]
 	om, od := onnxFixture(t)
 	m := map[string][]string{
@@ -335,6 +345,7 @@ func everyCommand(t *testing.T) map[string][]string {
 		"plan":           {"plan", "--graph", quad.graph},
 		"view":           {"view", "--graph", quad.graph, "--format", "dot", "--out", "-"},
 		"lean":           {"lean", "emit", "--certs", certs, "--out", filepath.Join(dir, "lean-certs")},
+		"merge":          {"merge", filepath.Join(dir, "merged"), shard},
 	}
 	for name := range commands() {
 		if _, ok := m[name]; !ok {
@@ -359,11 +370,17 @@ func TestStdoutWriteFailureExits2(t *testing.T) {
 		if name == "check-failing" {
 			want = 1
 		}
+		if name == "merge" {
+			os.RemoveAll(args[1]) // OUT, created afresh by each run
+		}
 		if code := run(args, &full, &errb); code != want || full.Len() == 0 {
 			t.Errorf("%s: baseline exit %d (%s), %d bytes", name, code, errb.String(), full.Len())
 			continue
 		}
 		for _, limit := range []int{0, full.Len() / 2} {
+			if name == "merge" {
+				os.RemoveAll(args[1])
+			}
 			if strings.HasPrefix(name, "gate") {
 				os.RemoveAll(args[2]) // --out, created afresh by each run
 				os.RemoveAll(args[2] + ".xml")
@@ -380,6 +397,11 @@ func TestStdoutWriteFailureExits2(t *testing.T) {
 					if _, err := os.Stat(p); !errors.Is(err, fs.ErrNotExist) {
 						t.Errorf("%s: exit 2 left %s behind (%v)", name, p, err)
 					}
+				}
+			}
+			if name == "merge" {
+				if _, err := os.Stat(args[1]); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("merge: exit 2 left OUT %s behind (%v)", args[1], err)
 				}
 			}
 		}

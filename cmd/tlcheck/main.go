@@ -37,6 +37,7 @@ func commands() map[string]command {
 		"version":        {"print the tool version, the module version and the VCS revision it was built from", "", runVersion},
 		"certify":        {"write deterministic certificates of every obligation to a directory", "", runCertify},
 		"verify":         {"re-derive every claim of a certificate directory independently", "DIR", runVerify},
+		"merge":          {"merge the shard directories of certify --shard I/N into the directory the unsharded run writes, byte for byte", "OUT SHARD_DIR…", runMerge},
 		"check":          {"check every primitive's local obligations (adjointness, linearity, zero preservation, derivatives) and the graph-level ones", "", runCheck},
 		"quickstart-mlp": {"train the quickstart MLP and print TorchLean's transcript digit for digit", "", runQuickstart},
 		"tape-example":   {"record the chapter's x⊙x + x⊙x tape and check its gradients exactly", "", runTapeExample},
