@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
@@ -83,6 +84,9 @@ type Options struct {
 	Cases int
 	// Seed is Find's sweep seed (default 1).
 	Seed uint64
+	// Obligations restricts the check to these obligations (nil: all of
+	// Obligations).
+	Obligations []obligations.Obligation
 	// CertDir, when set, is where Op and Find write the check's record
 	// (record.go) as <name>.check.json.
 	CertDir string
@@ -113,6 +117,7 @@ type checker struct {
 	p    Primitive
 	regs obligations.Registries
 	info *spec.OpInfo
+	only map[obligations.Obligation]bool // nil: every obligation
 }
 
 func prim[T spec.Scalar[T]](info *spec.OpInfo, r Rules[T]) *spec.Prim[T] {
@@ -142,7 +147,7 @@ func elementwiseShape(in []spec.Shape) (spec.Shape, error) {
 }
 
 // newChecker validates p and registers it into fresh private registries.
-func newChecker(p Primitive) (*checker, error) {
+func newChecker(p Primitive, opts Options) (*checker, error) {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("check: primitive %q: field %s: %s", p.Name, field, fmt.Sprintf(format, args...))
 	}
@@ -192,7 +197,17 @@ func newChecker(p Primitive) (*checker, error) {
 		regs.Dual.Register(prim(cp(), p.Dual))); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
-	return &checker{p: p, regs: regs, info: info}, nil
+	c := &checker{p: p, regs: regs, info: info}
+	if opts.Obligations != nil {
+		c.only = map[obligations.Obligation]bool{}
+		for _, ob := range opts.Obligations {
+			if !slices.Contains(Obligations, ob) {
+				return nil, fmt.Errorf("check: Options.Obligations: unknown obligation %q", ob)
+			}
+			c.only[ob] = true
+		}
+	}
+	return c, nil
 }
 
 // Failure is a counterexample: the obligation's failure (with the exact
@@ -217,8 +232,10 @@ func (f *Failure) Error() string {
 	return f.Err.Error()
 }
 
-// runCase draws one case from src and decides every obligation; it
-// returns the first failure (in Obligations order), or nil.
+// runCase draws one case from src and decides the checker's obligations
+// (all of Obligations unless restricted); it returns the first failure
+// in Obligations order, or nil. Every draw happens whichever obligations
+// run, so a case is the same case under any restriction.
 func (c *checker) runCase(src Source) (decided map[obligations.Obligation]obligations.Oracle, fail error) {
 	inst, err := c.generate(src)
 	if err != nil {
@@ -234,29 +251,59 @@ func (c *checker) runCase(src Source) (decided map[obligations.Obligation]obliga
 	}
 	decided = map[obligations.Obligation]obligations.Oracle{}
 	dxs, d := tangents(src, inst.Xs, out, "t")
-	o, err := c.regs.CheckAdjointness(inst, dxs, d)
-	if err != nil {
-		return decided, err
-	}
-	decided[obligations.Adjointness] = o.Oracle
 	v, dv := tangents(src, inst.Xs, out, "u")
 	a, b := genValue(src, spec.DomainAny, "a"), genValue(src, spec.DomainAny, "b")
-	o1, o2, err := c.regs.CheckLinearity(inst, a, b, dxs, v, d, dv)
-	if err != nil {
-		return decided, err
+	on := func(ob obligations.Obligation) bool { return c.only == nil || c.only[ob] }
+	note := func(ob obligations.Obligation, o obligations.Outcome, err error) {
+		if err != nil {
+			if fail == nil {
+				fail = err
+			}
+			return
+		}
+		decided[ob] = o.Oracle
 	}
-	decided[obligations.JVPLinearity], decided[obligations.VJPLinearity] = o1.Oracle, o2.Oracle
-	o, err = c.regs.CheckZeroPreservation(inst)
-	if err != nil {
-		return decided, err
+	if on(obligations.Adjointness) {
+		o, err := c.regs.CheckAdjointness(inst, dxs, d)
+		note(obligations.Adjointness, o, err)
 	}
-	decided[obligations.ZeroPreservation] = o.Oracle
-	o, err = c.regs.CheckDerivative(inst, dxs)
-	if err != nil {
-		return decided, err
+	if on(obligations.JVPLinearity) || on(obligations.VJPLinearity) {
+		o1, o2, err := c.regs.CheckLinearity(inst, a, b, dxs, v, d, dv)
+		var f *obligations.Failure
+		switch {
+		case err == nil:
+			note(obligations.JVPLinearity, o1, nil)
+			note(obligations.VJPLinearity, o2, nil)
+		case errors.As(err, &f) && f.Obligation == obligations.VJPLinearity:
+			note(obligations.JVPLinearity, o1, nil)
+			if on(obligations.VJPLinearity) {
+				note(obligations.VJPLinearity, o2, err)
+			}
+		case errors.As(err, &f) && f.Obligation == obligations.JVPLinearity && !on(obligations.JVPLinearity):
+			// VJP linearity was not reached; the case decides neither.
+		default:
+			note(obligations.JVPLinearity, o1, err)
+		}
+		if !on(obligations.JVPLinearity) {
+			delete(decided, obligations.JVPLinearity)
+		}
+		if !on(obligations.VJPLinearity) {
+			delete(decided, obligations.VJPLinearity)
+		}
 	}
-	decided[obligations.Derivative] = o.Oracle
-	return decided, nil
+	if on(obligations.ZeroPreservation) {
+		o, err := c.regs.CheckZeroPreservation(inst)
+		note(obligations.ZeroPreservation, o, err)
+	}
+	if on(obligations.Derivative) {
+		if c.atKinkOrTie(inst) {
+			decided[obligations.Derivative] = obligations.OracleInconclusive
+		} else {
+			o, err := c.regs.CheckDerivative(inst, dxs)
+			note(obligations.Derivative, o, err)
+		}
+	}
+	return decided, fail
 }
 
 // asFailure wraps a case's error.
@@ -269,4 +316,32 @@ func asFailure(err error, seed uint64, i int) *Failure {
 		f.Err = err
 	}
 	return f
+}
+
+// atKinkOrTie reports whether a case sits where the derivative is a
+// convention rather than a derivative: an input element on a declared
+// kink, or — for an op that declares ties — two equal input elements
+// (across parents or within one). DualInterval resolves an exact tie by
+// its own convention (max and min average the tangents), which need not
+// be the op's, so the derivative oracle decides only off these points;
+// there the op's convention is pinned by adjointness and linearity.
+func (c *checker) atKinkOrTie(inst *obligations.Instance) bool {
+	seen := map[string]bool{}
+	for _, x := range inst.Xs {
+		for _, v := range x.Data {
+			for _, k := range c.p.Kinks {
+				if v.Big().Cmp(k) == 0 {
+					return true
+				}
+			}
+			if c.p.Ties != "" {
+				key := v.String()
+				if seen[key] {
+					return true
+				}
+				seen[key] = true
+			}
+		}
+	}
+	return false
 }

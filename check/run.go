@@ -31,6 +31,8 @@ type Report struct {
 	Failure *Failure `json:"-"`
 	// Counterexample is Failure's one-line form ("" when none).
 	Counterexample string `json:"counterexample,omitempty"`
+
+	only map[obligations.Obligation]bool
 }
 
 func newReport(op string) *Report {
@@ -52,6 +54,9 @@ func (r *Report) add(d map[obligations.Obligation]obligations.Oracle) {
 func (r *Report) undecided() []string {
 	var out []string
 	for _, ob := range Obligations {
+		if r.only != nil && !r.only[ob] {
+			continue
+		}
 		n := 0
 		for o, k := range r.Decided[string(ob)] {
 			if o != string(obligations.OracleInconclusive) {
@@ -101,12 +106,13 @@ func (s rapidSource) Intn(n int, label string) int {
 // oracle decided. With opts.CertDir it writes the Report.
 func Op(t TB, p Primitive, opts Options) {
 	t.Helper()
-	c, err := newChecker(p)
+	c, err := newChecker(p, opts)
 	if err != nil {
 		t.Fatalf("%v", err)
 		return
 	}
 	rep := newReport(p.Name)
+	rep.only = c.only
 	var mu sync.Mutex
 	var last error
 	rapid.Check(t, func(rt *rapid.T) {
@@ -164,11 +170,12 @@ func (r *Report) summary() string {
 // failing case found, which is a pure function of p and opts. The error
 // is for a malformed primitive or record directory only.
 func Find(p Primitive, opts Options) (*Report, error) {
-	c, err := newChecker(p)
+	c, err := newChecker(p, opts)
 	if err != nil {
 		return nil, err
 	}
 	rep := newReport(p.Name)
+	rep.only = c.only
 	seed := opts.seed()
 	for i := range opts.cases() {
 		src := &streamSource{rng: obligations.NewRandSource(spec.CaseSeed(seed, p.Name, i))}
