@@ -44,6 +44,7 @@ func commands() map[string]command {
 		"grad":           {"differentiate an IR graph's scalar output w.r.t. its input and every payload parameter", "", runGrad},
 		"diff":           {"run every execution path and scalar on one IR graph and report the first node where two disagree", "", runDiff},
 		"lean":           {"the Lean side: audit a lean4export file, emit certificates as Lean modules, or build and audit the Lean project", "audit|check|emit [flags]", runLean},
+		"compare-grad":   {"check gradients another runtime (PyTorch, JAX) computed against the exact gradient, within the binary32 reverse-mode bound; exit 1 if any element is outside", "", runCompareGrad},
 		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report; exit 1 when a node cannot be planned or the capsules do not bind", "", runPlan},
 	}
 }
