@@ -217,3 +217,52 @@ func TestCompareGradShared(t *testing.T) {
 	}
 	t.Logf("%d models checked", checked)
 }
+
+// TestGradsLayout runs compare-grad on a relu graph with documents laid
+// out as tools/export_grads.py writes them (a cotangent, Python floats,
+// the "NaN" string) and on malformed ones. By hand: x = [1, −1, 1/2],
+// y = relu(x), cotangent c = [2, 3, 1/2]: ∇x = c·step(x) = [2, 0, 1/2],
+// every operation exact, so the bound is 0 and only those values hold.
+func TestGradsLayout(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	graph := write("g.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[{"id":0,"kind":"input","parents":[],"shape":[3]},{"id":1,"kind":"relu","parents":[0],"shape":[3]}]}`)
+	input := write("x.json", `{"shape":[3],"values":["1","-1","1/2"]}`)
+	doc := func(grad string) string {
+		return `{"format": "tlcheck.grads.v1", "cotangent": {"output": {"shape": [3], "values": [2.0, 3.0, 0.5]}}, "grads": {"input": {"shape": [3], "values": [` + grad + `]}}}`
+	}
+	for _, tc := range []struct {
+		name, grads string
+		code        int
+		want        string
+	}{
+		{"exact", doc("2.0, 0.0, 0.5"), 0, "input [3]: 3 holds, 0 fails"},
+		{"one ulp off", doc("2.0, 0.0, 0.5000000596046448"), 1, "first outside: element 2"},
+		{"NaN", doc(`2.0, "NaN", 0.5`), 1, "first outside: element 1"},
+		{"negative zero", doc("2.0, -0.0, 0.5"), 0, "3 holds"},
+		{"bad value", doc(`2.0, "zero", 0.5`), 2, "element 1"},
+		{"bad format", `{"format":"x","grads":{}}`, 2, "format"},
+		{"unknown name", `{"format":"tlcheck.grads.v1","grads":{"node9.W":{"shape":[1],"values":[1]}}}`, 2, "node9.W"},
+		{"wrong shape", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[2],"values":[1,2]}}}`, 2, "shape"},
+		{"short", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[3],"values":[1,2]}}}`, 2, "holds 3 values"},
+		{"unknown member", `{"format":"tlcheck.grads.v1","grads":{},"extra":1}`, 2, "extra"},
+		{"bad cotangent", `{"format":"tlcheck.grads.v1","cotangent":{"y":{"shape":[3],"values":[1,1,1]}},"grads":{}}`, 2, `"y"`},
+	} {
+		var out, errb bytes.Buffer
+		g := write("grads.json", tc.grads)
+		code := run([]string{"compare-grad", "--graph", graph, "--input", input, "--grads", g}, &out, &errb)
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
+			t.Errorf("%s: exit %d (want %d), output:\n%s%s", tc.name, code, tc.code, out.String(), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"compare-grad", "--graph", graph, "--onnx", graph, "--grads", input}, &out, &errb); code != 2 {
+		t.Errorf("--graph with --onnx: exit %d", code)
+	}
+}
