@@ -331,6 +331,7 @@ func everyCommand(t *testing.T) map[string][]string {
 		"diff":           quad.args("diff", "--scalars", "rat"),
 		"plan":           {"plan", "--graph", quad.graph},
 		"lean":           {"lean", "emit", "--certs", certs, "--out", filepath.Join(dir, "lean-certs")},
+		"compare-grad":   quad.args("compare-grad", "--grads", emptyGrads(t, dir)),
 	}
 	for name := range commands() {
 		if _, ok := m[name]; !ok {

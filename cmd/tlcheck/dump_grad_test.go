@@ -266,3 +266,14 @@ func TestGradsLayout(t *testing.T) {
 		t.Errorf("--graph with --onnx: exit %d", code)
 	}
 }
+
+// emptyGrads writes a dump with no gradients (compare-grad then lists
+// every gradient as not given and exits 0), for the conventions tests.
+func emptyGrads(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "empty-grads.json")
+	if err := os.WriteFile(p, []byte(`{"format":"tlcheck.grads.v1","grads":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
