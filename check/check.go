@@ -60,6 +60,12 @@ type Primitive struct {
 	// a non-empty Ties makes the generators copy elements on purpose.
 	// Empty for an op without ties.
 	Ties string
+	// TiesWithin says the op compares elements within one parent (a
+	// max or sort over an axis), not only the elements at the same
+	// position of different parents (elementwise max): the generators
+	// then also copy within a parent, and equal elements of one parent
+	// count as a tie.
+	TiesWithin bool
 	// Exact is true when the rules have exact rational semantics (no exp,
 	// log, tanh, …): the laws are then decided over Rat with ==.
 	Exact bool
@@ -296,10 +302,11 @@ func (c *checker) runCase(src Source) (decided map[obligations.Obligation]obliga
 		note(obligations.ZeroPreservation, o, err)
 	}
 	if on(obligations.Derivative) {
-		if c.atKinkOrTie(inst) {
+		ddx, ok := c.derivativeTangents(inst, dxs)
+		if !ok {
 			decided[obligations.Derivative] = obligations.OracleInconclusive
 		} else {
-			o, err := c.regs.CheckDerivative(inst, dxs)
+			o, err := c.regs.CheckDerivative(inst, ddx)
 			note(obligations.Derivative, o, err)
 		}
 	}
@@ -318,29 +325,83 @@ func asFailure(err error, seed uint64, i int) *Failure {
 	return f
 }
 
+// derivativeTangents returns the tangents the derivative obligation uses,
+// or false when the case cannot decide it. Off every declared kink and
+// tie they are dxs. For an elementwise op (no Shape rule, ties only
+// between parents) output k depends on position k alone, so the
+// positions on a kink or tie get tangent 0 in every parent: the real
+// directional derivative there is exactly 0 along such a direction
+// whatever the convention, and the enclosure of the forward's tangent
+// is Σ convention·0 = 0, so the remaining positions decide soundly. For
+// any other op a case with a kink or tie anywhere is not decided.
+func (c *checker) derivativeTangents(inst *obligations.Instance, dxs []spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], bool) {
+	if !c.atKinkOrTie(inst) {
+		return dxs, true
+	}
+	if c.p.Shape != nil || c.p.TiesWithin {
+		return nil, false
+	}
+	n := len(inst.Xs[0].Data)
+	masked := make([]bool, n)
+	free := 0
+	for k := range n {
+		seen := map[string]bool{}
+		for _, x := range inst.Xs {
+			v := x.Data[k]
+			for _, kink := range c.p.Kinks {
+				masked[k] = masked[k] || v.Big().Cmp(kink) == 0
+			}
+			if c.p.Ties != "" {
+				masked[k] = masked[k] || seen[v.String()]
+				seen[v.String()] = true
+			}
+		}
+		if !masked[k] {
+			free++
+		}
+	}
+	if free == 0 {
+		return nil, false
+	}
+	out := make([]spec.Tensor[spec.Rat], len(dxs))
+	for i, d := range dxs {
+		out[i] = d.Clone()
+		for k := range out[i].Data {
+			if masked[k] {
+				out[i].Data[k] = spec.NewRat(0, 1)
+			}
+		}
+	}
+	return out, true
+}
+
 // atKinkOrTie reports whether a case sits where the derivative is a
 // convention rather than a derivative: an input element on a declared
-// kink, or — for an op that declares ties — two equal input elements
-// (across parents or within one). DualInterval resolves an exact tie by
+// kink, or — for an op that declares ties — two equal input elements at
+// the same position of two parents (or anywhere, with TiesWithin). DualInterval resolves an exact tie by
 // its own convention (max and min average the tangents), which need not
 // be the op's, so the derivative oracle decides only off these points;
 // there the op's convention is pinned by adjointness and linearity.
 func (c *checker) atKinkOrTie(inst *obligations.Instance) bool {
 	seen := map[string]bool{}
 	for _, x := range inst.Xs {
-		for _, v := range x.Data {
-			for _, k := range c.p.Kinks {
-				if v.Big().Cmp(k) == 0 {
+		for k, v := range x.Data {
+			for _, kink := range c.p.Kinks {
+				if v.Big().Cmp(kink) == 0 {
 					return true
 				}
 			}
-			if c.p.Ties != "" {
-				key := v.String()
-				if seen[key] {
-					return true
-				}
-				seen[key] = true
+			if c.p.Ties == "" {
+				continue
 			}
+			key := v.String()
+			if !c.p.TiesWithin {
+				key = fmt.Sprintf("%d:%s", k, key) // ties only at one position
+			}
+			if seen[key] {
+				return true
+			}
+			seen[key] = true
 		}
 	}
 	return false

@@ -39,16 +39,21 @@
 // JVP and VJP that are consistently wrong from right ones, the forward
 // rule's derivative can. At a declared kink or tie — an input element
 // equal to one of Primitive.Kinks, or, for an op that declares Ties, two
-// equal input elements — the derivative is a convention, and the dual
+// equal input elements at one position of two parents (anywhere, with
+// TiesWithin) — the derivative is a convention, and the dual
 // evaluation of the forward rule would impose its own (max and min
-// average the tangents of equal operands), so there the case is
-// inconclusive for the derivative obligation (counted, never a verdict);
+// average the tangents of equal operands), so it decides nothing there:
+// for an elementwise op (no Shape rule, ties only between parents) those
+// positions get tangent 0, where the real directional derivative is
+// exactly 0 under every convention, and the other positions decide; for
+// any other op such a case is inconclusive for the derivative obligation
+// (counted, never a verdict);
 // the op's convention is pinned there by adjointness (a VJP that
 // disagrees with the JVP's convention) and by linearity. Where an input
 // is undecided inside an interval enclosure the case is likewise
 // inconclusive. The derivative verdict "fails" is a proof provided the
 // declaration is complete: the forward rule branches only at the declared
-// kinks and at equalities of inputs of a declared-ties op.
+// kinks and at the declared equalities of inputs of a declared-ties op.
 //
 // "Holds" means: held on every decided case drawn. It is evidence over
 // the cases drawn, not a theorem over all inputs; the report says how many

@@ -154,15 +154,17 @@ func (c *checker) generate(src Source) (*obligations.Instance, error) {
 					v = w
 				}
 			case "tie":
-				// Copy: the same position of an earlier parent, or an
-				// earlier element of this one.
+				// Copy: the same position of an earlier parent, or (with
+				// TiesWithin) an earlier element of this one.
 				var cands []spec.Rat
 				for j := range i {
 					if k < len(inst.Xs[j].Data) {
 						cands = append(cands, inst.Xs[j].Data[k])
 					}
 				}
-				cands = append(cands, t.Data[:k]...)
+				if c.p.TiesWithin {
+					cands = append(cands, t.Data[:k]...)
+				}
 				if len(cands) > 0 {
 					if w := cands[min(src.Intn(len(cands), label+".tie"), len(cands)-1)]; inDomain(w, d) {
 						v = w.Add(spec.NewRat(0, 1)) // a fresh Rat: tensors never share one
