@@ -248,3 +248,23 @@ func TestBadPrimitives(t *testing.T) {
 		t.Errorf("panicking rule: %v %v", rep.Failure, err)
 	}
 }
+
+// TestFindDeterministicRecord: Find's record is byte-identical across
+// runs (same op, same options).
+func TestFindDeterministicRecord(t *testing.T) {
+	var recs [2][]byte
+	for i := range recs {
+		dir := t.TempDir()
+		if _, err := check.Find(faulty(tieVJP), check.Options{CertDir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "mymax.check.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs[i] = b
+	}
+	if string(recs[0]) != string(recs[1]) || !strings.Contains(string(recs[0]), `"counterexample": "adjointness fails`) {
+		t.Errorf("records differ or lack the counterexample:\n%s\n%s", recs[0], recs[1])
+	}
+}
