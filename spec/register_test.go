@@ -11,7 +11,9 @@ import (
 func TestRegister(t *testing.T) {
 	shape := func(_ *Attrs, in []Shape) (Shape, error) { return in[0].Clone(), nil }
 	id := func(_ *Attrs, xs []Tensor[Rat]) (Tensor[Rat], error) { return xs[0].Clone(), nil }
-	jvp := func(_ *Attrs, _ []Tensor[Rat], _ Tensor[Rat], d []Tensor[Rat]) (Tensor[Rat], error) { return d[0].Clone(), nil }
+	jvp := func(_ *Attrs, _ []Tensor[Rat], _ Tensor[Rat], d []Tensor[Rat]) (Tensor[Rat], error) {
+		return d[0].Clone(), nil
+	}
 	vjp := func(_ *Attrs, xs []Tensor[Rat], _ Tensor[Rat], d Tensor[Rat]) ([]Tensor[Rat], error) {
 		_ = xs[5] // out of range: the guard turns the panic into an error
 		return []Tensor[Rat]{d.Clone()}, nil
