@@ -89,6 +89,54 @@ func readGrads(r io.Reader) (*gradsDoc, error) {
 	return &d, nil
 }
 
+// readGradsPB reads gradients as ONNX TensorProto files, each float32
+// and named (its name field) as the gradient it holds; the cotangent is
+// the default (ones).
+func readGradsPB(paths []string) (*gradsDoc, error) {
+	d := &gradsDoc{Format: GradsFormat, Grads: map[string]dumpTensor{}}
+	for _, p := range paths {
+		t, err := onnx.ReadTensor(p)
+		if err != nil {
+			return nil, err
+		}
+		s, err := t.Shape()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", p, err)
+		}
+		switch {
+		case t.Name == "":
+			return nil, fmt.Errorf("%s: the tensor has no name (it must name its gradient)", p)
+		case t.DataType != onnx.Float:
+			return nil, fmt.Errorf("%s: tensor %q of element type %s, expected float", p, t.Name, t.DataType.String())
+		case len(t.Float32) != s.Size():
+			return nil, fmt.Errorf("%s: tensor %q of shape %v holds %d values", p, t.Name, s, len(t.Float32))
+		}
+		if _, dup := d.Grads[t.Name]; dup {
+			return nil, fmt.Errorf("%s: a second tensor named %q", p, t.Name)
+		}
+		dt := dumpTensor{Shape: append([]int{}, s...), Values: make([]json.RawMessage, len(t.Float32))}
+		for i, f := range t.Float32 {
+			dt.Values[i] = f32JSON(f)
+		}
+		d.Grads[t.Name] = dt
+	}
+	return d, nil
+}
+
+// f32JSON writes a float32 as the dump does: the float64 repr of the
+// value, or "NaN", "Infinity", "-Infinity".
+func f32JSON(f float32) json.RawMessage {
+	switch {
+	case math.IsNaN(float64(f)):
+		return json.RawMessage(`"NaN"`)
+	case math.IsInf(float64(f), 1):
+		return json.RawMessage(`"Infinity"`)
+	case math.IsInf(float64(f), -1):
+		return json.RawMessage(`"-Infinity"`)
+	}
+	return json.RawMessage(strconv.FormatFloat(float64(f), 'g', -1, 64))
+}
+
 // float32s reads a gradient tensor's values.
 func (t dumpTensor) float32s(name string) ([]float32, error) {
 	out := make([]float32, len(t.Values))
@@ -162,7 +210,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (instead of --onnx)")
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file (with --graph)")
 	input := fs.String("input", "", "with --onnx: the runtime inputs' .pb tensors, comma-separated in graph order; with --graph: the input tensor file (required)")
-	grads := fs.String("grads", "", "the gradient dump, tlcheck.grads.v1 JSON (required)")
+	grads := fs.String("grads", "", "the gradient dump: tlcheck.grads.v1 JSON, or comma-separated float32 .pb TensorProtos each named as its gradient (required)")
 	ulps := fs.Int("ulps", 0, fmt.Sprintf("accuracy in ulps assumed of the runtime's exp, log, tanh, … (0: %d)", fpbound.DefaultULPs))
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
@@ -183,12 +231,16 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.Open(*grads)
-	if err != nil {
-		return cli.Usagef("--grads %s: %v", *grads, err)
+	var doc *gradsDoc
+	if strings.HasSuffix(*grads, ".pb") {
+		doc, err = readGradsPB(strings.Split(*grads, ","))
+	} else {
+		var f *os.File
+		if f, err = os.Open(*grads); err == nil {
+			doc, err = readGrads(f)
+			f.Close()
+		}
 	}
-	doc, err := readGrads(f)
-	f.Close()
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", *grads, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // sharedONNXDir finds ../shared/onnx/pytorch-converted above the package
@@ -35,21 +35,6 @@ func sharedONNXDir(t *testing.T) string {
 		}
 		dir = up
 	}
-}
-
-// f32Value writes a float32 as compare-grad reads it.
-func f32Value(f float32) json.RawMessage {
-	switch {
-	case math.IsNaN(float64(f)):
-		return json.RawMessage(`"NaN"`)
-	case math.IsInf(float64(f), 1):
-		return json.RawMessage(`"Infinity"`)
-	case math.IsInf(float64(f), -1):
-		return json.RawMessage(`"-Infinity"`)
-	}
-	// The float64 repr of the float32, as Python's json writes a
-	// torch.float32 value converted with .tolist().
-	return json.RawMessage(strconv.FormatFloat(float64(f), 'g', -1, 64))
 }
 
 // ownGrads computes tlcheck's own float32 gradients of the model (seed
@@ -80,7 +65,7 @@ func ownGrads(t *testing.T, m *gradModel) *gradsDoc {
 					v += gr.Params[part.param].Data[k]
 				}
 			}
-			d.Values[k] = f32Value(float32(v))
+			d.Values[k] = f32JSON(float32(v))
 		}
 		doc.Grads[tg.name] = d
 	}
@@ -191,7 +176,7 @@ func TestCompareGradShared(t *testing.T) {
 				if !ok {
 					continue
 				}
-				doc.Grads[tg.name].Values[k] = f32Value(f)
+				doc.Grads[tg.name].Values[k] = f32JSON(f)
 				args[len(args)-1] = writeDoc(t, tmp, doc)
 				out.Reset()
 				errb.Reset()
@@ -276,4 +261,58 @@ func emptyGrads(t *testing.T, dir string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// tensorPB encodes an ONNX TensorProto by hand (dims 1, data_type 2,
+// float_data 4 packed, name 8), as torch or onnx.numpy_helper write it.
+func tensorPB(name string, dims []int64, vals []float32) []byte {
+	var b []byte
+	for _, d := range dims {
+		b = protowire.AppendTag(b, 1, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(d))
+	}
+	b = protowire.AppendTag(b, 2, protowire.VarintType)
+	b = protowire.AppendVarint(b, 1) // FLOAT
+	var packed []byte
+	for _, v := range vals {
+		packed = protowire.AppendFixed32(packed, math.Float32bits(v))
+	}
+	b = protowire.AppendTag(b, 4, protowire.BytesType)
+	b = protowire.AppendBytes(b, packed)
+	b = protowire.AppendTag(b, 8, protowire.BytesType)
+	return protowire.AppendString(b, name)
+}
+
+// TestGradsPB: gradients given as named TensorProtos, on the relu graph
+// of TestGradsLayout with the default cotangent (ones): by hand
+// ∇x = step(x) = [1, 0, 1] at x = [1, −1, 1/2], exact, bound 0.
+func TestGradsPB(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	graph := write("g.json", []byte(`{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[{"id":0,"kind":"input","parents":[],"shape":[3]},{"id":1,"kind":"relu","parents":[0],"shape":[3]}]}`))
+	input := write("x.json", []byte(`{"shape":[3],"values":["1","-1","1/2"]}`))
+	for _, tc := range []struct {
+		name string
+		pb   []byte
+		code int
+		want string
+	}{
+		{"right", tensorPB("input", []int64{3}, []float32{1, 0, 1}), 0, "input [3]: 3 holds"},
+		{"wrong", tensorPB("input", []int64{3}, []float32{1, 0, 0.5}), 1, "first outside: element 2"},
+		{"unnamed", tensorPB("", []int64{3}, []float32{1, 0, 1}), 2, "no name"},
+		{"short", tensorPB("input", []int64{3}, []float32{1, 0}), 2, "2 elements, but dims [3] have 3"},
+		{"wrong shape", tensorPB("input", []int64{1, 3}, []float32{1, 0, 1}), 2, "shape [1 3], expected [3]"},
+	} {
+		var out, errb bytes.Buffer
+		code := run([]string{"compare-grad", "--graph", graph, "--input", input, "--grads", write("g.pb", tc.pb)}, &out, &errb)
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
+			t.Errorf("%s: exit %d (want %d):\n%s%s", tc.name, code, tc.code, out.String(), errb.String())
+		}
+	}
 }
