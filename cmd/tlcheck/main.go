@@ -48,6 +48,7 @@ func commands() map[string]command {
 		"compare":        {"evaluate an ONNX model exactly on its recorded inputs and check each recorded output element against the a-priori float32 error bound (exit 1 if one lies outside)", "", runCompare},
 		"lean":           {"the Lean side: audit a lean4export file, emit certificates as Lean modules, or build and audit the Lean project", "audit|check|emit [flags]", runLean},
 		"view":           {"draw an IR or ONNX graph: tape, gradients, reverse traversal order or first disagreement, as HTML, SVG or DOT", "", runView},
+		"compare-grad":   {"check gradients another runtime (PyTorch, JAX) computed against the exact gradient, within the binary32 reverse-mode bound; exit 1 if any element is outside", "", runCompareGrad},
 		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report; exit 1 when a node cannot be planned or the capsules do not bind", "", runPlan},
 	}
 }

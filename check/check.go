@@ -1,0 +1,408 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"slices"
+
+	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Dual is the scalar of the derivative oracle: a dual number over
+// outward-rounded intervals (obligations.DualInterval). A primitive's
+// rules instantiated over Dual let the oracle differentiate its forward
+// rule independently of its JVP rule.
+type Dual = obligations.DualInterval
+
+// Source is where generators draw their choices: Intn(n, label) returns a
+// value in [0, n), and shrinking moves every draw toward 0.
+type Source = obligations.Source
+
+// Rules are a primitive's forward, JVP and VJP rules over one scalar T.
+// Write them once as a generic function and instantiate it per scalar.
+type Rules[T spec.Scalar[T]] struct {
+	// Forward computes y = f(x₁, …, xₙ).
+	Forward func(xs []spec.Tensor[T]) (spec.Tensor[T], error)
+	// JVP maps tangents dxs (one per parent, of its shape) to the output
+	// tangent Σᵢ ∂f/∂xᵢ·dxᵢ; y is the forward output.
+	JVP func(xs []spec.Tensor[T], y spec.Tensor[T], dxs []spec.Tensor[T]) (spec.Tensor[T], error)
+	// VJP maps an output cotangent δ to one contribution (∂f/∂xᵢ)ᵀδ per
+	// parent, of its shape; y is the forward output.
+	VJP func(xs []spec.Tensor[T], y spec.Tensor[T], dy spec.Tensor[T]) ([]spec.Tensor[T], error)
+}
+
+// Primitive declares a user's primitive: its facts, its domain and its
+// rules over the oracles' scalars.
+type Primitive struct {
+	// Name is the primitive's name ([a-z0-9_], not a built-in primitive's).
+	Name string
+	// Arity is the number of parents (≥ 1).
+	Arity int
+	// Shape computes the output shape from the parent shapes, or says why
+	// they do not fit; nil means elementwise: all parents share one shape,
+	// which is the output's.
+	Shape func(in []spec.Shape) (spec.Shape, error)
+	// Shapes draws the parent shapes of a case; nil draws one shape of
+	// rank 0…3 with extents 1…3 for every parent. The shapes must satisfy
+	// Shape.
+	Shapes func(src Source) []spec.Shape
+	// Domains is the value domain of each parent (spec.DomainAny,
+	// DomainPositive, DomainNonZero, DomainSquare); missing entries are
+	// DomainAny.
+	Domains []spec.Domain
+	// Kinks are input values where the derivative jumps (0 for relu and
+	// abs; lo and hi for a clamp): the generators put elements there.
+	Kinks []*big.Rat
+	// Ties states the derivative convention where the op compares
+	// elements that are equal (max's 1/2-1/2 split, argmax's first index);
+	// a non-empty Ties makes the generators copy elements on purpose.
+	// Empty for an op without ties.
+	Ties string
+	// TiesWithin says the op compares elements within one parent (a
+	// max or sort over an axis), not only the elements at the same
+	// position of different parents (elementwise max): the generators
+	// then also copy within a parent, and equal elements of one parent
+	// count as a tie.
+	TiesWithin bool
+	// Exact is true when the rules have exact rational semantics (no exp,
+	// log, tanh, …): the laws are then decided over Rat with ==.
+	Exact bool
+	// Partial is true when the rules may fail on particular data even
+	// over Rat (division by zero, the square root of a non-square).
+	Partial bool
+	// Doc is a one-line description.
+	Doc string
+
+	// Rat, Interval and Dual are the rules over the three oracle scalars.
+	// Rat is required when Exact; Interval and Dual are always required.
+	Rat      Rules[spec.Rat]
+	Interval Rules[spec.Interval]
+	Dual     Rules[Dual]
+}
+
+// Options tune a check. The zero value is the default.
+type Options struct {
+	// Cases is the number of cases of Find's sweep (default 100, the
+	// number rapid draws by default); Op's rapid run takes its count from
+	// -rapid.checks.
+	Cases int
+	// Seed is Find's sweep seed (default 1).
+	Seed uint64
+	// Obligations restricts the check to these obligations (nil: all of
+	// Obligations).
+	Obligations []obligations.Obligation
+	// CertDir, when set, is where Op and Find write the check's record
+	// (record.go) as <name>.check.json.
+	CertDir string
+}
+
+func (o Options) cases() int {
+	if o.Cases <= 0 {
+		return 100
+	}
+	return o.Cases
+}
+
+func (o Options) seed() uint64 {
+	if o.Seed == 0 {
+		return 1
+	}
+	return o.Seed
+}
+
+// Obligations are the obligations every case decides, in order.
+var Obligations = []obligations.Obligation{
+	obligations.Adjointness, obligations.JVPLinearity, obligations.VJPLinearity,
+	obligations.ZeroPreservation, obligations.Derivative,
+}
+
+// checker holds one check's private registries.
+type checker struct {
+	p    Primitive
+	regs obligations.Registries
+	info *spec.OpInfo
+	only map[obligations.Obligation]bool // nil: every obligation
+}
+
+func prim[T spec.Scalar[T]](info *spec.OpInfo, r Rules[T]) *spec.Prim[T] {
+	return &spec.Prim[T]{OpInfo: info,
+		Forward: func(_ *spec.Attrs, xs []spec.Tensor[T]) (spec.Tensor[T], error) { return r.Forward(xs) },
+		JVP: func(_ *spec.Attrs, xs []spec.Tensor[T], y spec.Tensor[T], dxs []spec.Tensor[T]) (spec.Tensor[T], error) {
+			return r.JVP(xs, y, dxs)
+		},
+		VJP: func(_ *spec.Attrs, xs []spec.Tensor[T], y spec.Tensor[T], dy spec.Tensor[T]) ([]spec.Tensor[T], error) {
+			return r.VJP(xs, y, dy)
+		},
+	}
+}
+
+func complete[T spec.Scalar[T]](r Rules[T]) bool {
+	return r.Forward != nil && r.JVP != nil && r.VJP != nil
+}
+
+// elementwiseShape is the shape rule of an elementwise primitive.
+func elementwiseShape(in []spec.Shape) (spec.Shape, error) {
+	for i, s := range in[1:] {
+		if !s.Equal(in[0]) {
+			return nil, fmt.Errorf("parent %d has shape %v, parent 0 has %v", i+1, s, in[0])
+		}
+	}
+	return in[0].Clone(), nil
+}
+
+// newChecker validates p and registers it into fresh private registries.
+func newChecker(p Primitive, opts Options) (*checker, error) {
+	bad := func(field, format string, args ...any) error {
+		return fmt.Errorf("check: primitive %q: field %s: %s", p.Name, field, fmt.Sprintf(format, args...))
+	}
+	switch {
+	case p.Arity < 1:
+		return nil, bad("Arity", "%d; a primitive has at least one parent", p.Arity)
+	case len(p.Domains) > p.Arity:
+		return nil, bad("Domains", "%d domains for %d parents", len(p.Domains), p.Arity)
+	case p.Exact && !complete(p.Rat):
+		return nil, bad("Rat", "an Exact primitive needs Forward, JVP and VJP over Rat")
+	case !complete(p.Interval):
+		return nil, bad("Interval", "Forward, JVP and VJP over Interval are required")
+	case !complete(p.Dual):
+		return nil, bad("Dual", "Forward, JVP and VJP over Dual are required")
+	}
+	for i, k := range p.Kinks {
+		if k == nil {
+			return nil, bad("Kinks", "element %d is nil", i)
+		}
+	}
+	shape := p.Shape
+	if shape == nil {
+		shape = elementwiseShape
+	}
+	info := &spec.OpInfo{Name: p.Name, MinArity: p.Arity, MaxArity: p.Arity,
+		Shape: func(_ *spec.Attrs, in []spec.Shape) (spec.Shape, error) { return shape(in) },
+		Exact: p.Exact, Smooth: p.Ties == "" && len(p.Kinks) == 0, Ties: p.Ties, Partial: p.Partial, Doc: p.Doc}
+	rat := p.Rat
+	if !complete(rat) {
+		// An inexact primitive's Rat rules are never consulted (Exact is
+		// false); registration still needs rules, which say so.
+		no := func() error { return fmt.Errorf("%s has no Rat rules", p.Name) }
+		rat = Rules[spec.Rat]{
+			Forward: func([]spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) { return spec.Tensor[spec.Rat]{}, no() },
+			JVP: func([]spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], []spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) {
+				return spec.Tensor[spec.Rat]{}, no()
+			},
+			VJP: func([]spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], error) {
+				return nil, no()
+			},
+		}
+	}
+	regs := obligations.Registries{Rat: spec.New[spec.Rat](), Interval: spec.New[spec.Interval](), Dual: spec.New[Dual]()}
+	// Each registry gets its own OpInfo copy: guard wraps the rules in place.
+	cp := func() *spec.OpInfo { c := *info; return &c }
+	if err := errors.Join(regs.Rat.Register(prim(cp(), rat)), regs.Interval.Register(prim(cp(), p.Interval)),
+		regs.Dual.Register(prim(cp(), p.Dual))); err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	c := &checker{p: p, regs: regs, info: info}
+	if opts.Obligations != nil {
+		c.only = map[obligations.Obligation]bool{}
+		for _, ob := range opts.Obligations {
+			if !slices.Contains(Obligations, ob) {
+				return nil, fmt.Errorf("check: Options.Obligations: unknown obligation %q", ob)
+			}
+			c.only[ob] = true
+		}
+	}
+	return c, nil
+}
+
+// Failure is a counterexample: the obligation's failure (with the exact
+// inputs, tangents and cotangent) and where the case came from.
+type Failure struct {
+	// Obligation is the failing law's failure, or nil when the case is
+	// ill-formed (Err).
+	Obligation *obligations.Failure
+	// Err is an error that is no law's verdict: a rule that failed on
+	// data it should accept, or produced the wrong shape.
+	Err error
+	// Seed and Case locate Find's case before shrinking (Case −1 under
+	// rapid, whose replay line locates it).
+	Seed uint64
+	Case int
+}
+
+func (f *Failure) Error() string {
+	if f.Obligation != nil {
+		return f.Obligation.Error()
+	}
+	return f.Err.Error()
+}
+
+// runCase draws one case from src and decides the checker's obligations
+// (all of Obligations unless restricted); it returns the first failure
+// in Obligations order, or nil. Every draw happens whichever obligations
+// run, so a case is the same case under any restriction.
+func (c *checker) runCase(src Source) (decided map[obligations.Obligation]obligations.Oracle, fail error) {
+	inst, err := c.generate(src)
+	if err != nil {
+		return nil, err
+	}
+	in := make([]spec.Shape, len(inst.Xs))
+	for i, x := range inst.Xs {
+		in[i] = x.Shape
+	}
+	out, err := c.info.InferShape(nil, in)
+	if err != nil {
+		return nil, fmt.Errorf("check: %s: Shapes drew parent shapes %v that Shape rejects: %w", c.p.Name, in, err)
+	}
+	decided = map[obligations.Obligation]obligations.Oracle{}
+	dxs, d := tangents(src, inst.Xs, out, "t")
+	v, dv := tangents(src, inst.Xs, out, "u")
+	a, b := genValue(src, spec.DomainAny, "a"), genValue(src, spec.DomainAny, "b")
+	on := func(ob obligations.Obligation) bool { return c.only == nil || c.only[ob] }
+	note := func(ob obligations.Obligation, o obligations.Outcome, err error) {
+		if err != nil {
+			if fail == nil {
+				fail = err
+			}
+			return
+		}
+		decided[ob] = o.Oracle
+	}
+	if on(obligations.Adjointness) {
+		o, err := c.regs.CheckAdjointness(inst, dxs, d)
+		note(obligations.Adjointness, o, err)
+	}
+	if on(obligations.JVPLinearity) || on(obligations.VJPLinearity) {
+		o1, o2, err := c.regs.CheckLinearity(inst, a, b, dxs, v, d, dv)
+		var f *obligations.Failure
+		switch {
+		case err == nil:
+			note(obligations.JVPLinearity, o1, nil)
+			note(obligations.VJPLinearity, o2, nil)
+		case errors.As(err, &f) && f.Obligation == obligations.VJPLinearity:
+			note(obligations.JVPLinearity, o1, nil)
+			if on(obligations.VJPLinearity) {
+				note(obligations.VJPLinearity, o2, err)
+			}
+		case errors.As(err, &f) && f.Obligation == obligations.JVPLinearity && !on(obligations.JVPLinearity):
+			// VJP linearity was not reached; the case decides neither.
+		default:
+			note(obligations.JVPLinearity, o1, err)
+		}
+		if !on(obligations.JVPLinearity) {
+			delete(decided, obligations.JVPLinearity)
+		}
+		if !on(obligations.VJPLinearity) {
+			delete(decided, obligations.VJPLinearity)
+		}
+	}
+	if on(obligations.ZeroPreservation) {
+		o, err := c.regs.CheckZeroPreservation(inst)
+		note(obligations.ZeroPreservation, o, err)
+	}
+	if on(obligations.Derivative) {
+		ddx, ok := c.derivativeTangents(inst, dxs)
+		if !ok {
+			decided[obligations.Derivative] = obligations.OracleInconclusive
+		} else {
+			o, err := c.regs.CheckDerivative(inst, ddx)
+			note(obligations.Derivative, o, err)
+		}
+	}
+	return decided, fail
+}
+
+// asFailure wraps a case's error.
+func asFailure(err error, seed uint64, i int) *Failure {
+	f := &Failure{Seed: seed, Case: i}
+	var of *obligations.Failure
+	if errors.As(err, &of) {
+		f.Obligation = of
+	} else {
+		f.Err = err
+	}
+	return f
+}
+
+// derivativeTangents returns the tangents the derivative obligation uses,
+// or false when the case cannot decide it. Off every declared kink and
+// tie they are dxs. For an elementwise op (no Shape rule, ties only
+// between parents) output k depends on position k alone, so the
+// positions on a kink or tie get tangent 0 in every parent: the real
+// directional derivative there is exactly 0 along such a direction
+// whatever the convention, and the enclosure of the forward's tangent
+// is Σ convention·0 = 0, so the remaining positions decide soundly. For
+// any other op a case with a kink or tie anywhere is not decided.
+func (c *checker) derivativeTangents(inst *obligations.Instance, dxs []spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], bool) {
+	if !c.atKinkOrTie(inst) {
+		return dxs, true
+	}
+	if c.p.Shape != nil || c.p.TiesWithin {
+		return nil, false
+	}
+	n := len(inst.Xs[0].Data)
+	masked := make([]bool, n)
+	free := 0
+	for k := range n {
+		seen := map[string]bool{}
+		for _, x := range inst.Xs {
+			v := x.Data[k]
+			for _, kink := range c.p.Kinks {
+				masked[k] = masked[k] || v.Big().Cmp(kink) == 0
+			}
+			if c.p.Ties != "" {
+				masked[k] = masked[k] || seen[v.String()]
+				seen[v.String()] = true
+			}
+		}
+		if !masked[k] {
+			free++
+		}
+	}
+	if free == 0 {
+		return nil, false
+	}
+	out := make([]spec.Tensor[spec.Rat], len(dxs))
+	for i, d := range dxs {
+		out[i] = d.Clone()
+		for k := range out[i].Data {
+			if masked[k] {
+				out[i].Data[k] = spec.NewRat(0, 1)
+			}
+		}
+	}
+	return out, true
+}
+
+// atKinkOrTie reports whether a case sits where the derivative is a
+// convention rather than a derivative: an input element on a declared
+// kink, or — for an op that declares ties — two equal input elements at
+// the same position of two parents (or anywhere, with TiesWithin). DualInterval resolves an exact tie by
+// its own convention (max and min average the tangents), which need not
+// be the op's, so the derivative oracle decides only off these points;
+// there the op's convention is pinned by adjointness and linearity.
+func (c *checker) atKinkOrTie(inst *obligations.Instance) bool {
+	seen := map[string]bool{}
+	for _, x := range inst.Xs {
+		for k, v := range x.Data {
+			for _, kink := range c.p.Kinks {
+				if v.Big().Cmp(kink) == 0 {
+					return true
+				}
+			}
+			if c.p.Ties == "" {
+				continue
+			}
+			key := v.String()
+			if !c.p.TiesWithin {
+				key = fmt.Sprintf("%d:%s", k, key) // ties only at one position
+			}
+			if seen[key] {
+				return true
+			}
+			seen[key] = true
+		}
+	}
+	return false
+}

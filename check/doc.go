@@ -1,0 +1,81 @@
+// Package check is tlcheck's public API for checking autodiff rules that
+// tlcheck did not write: a user's own primitive (Op) and a user's float32
+// kernel for a declared semantic primitive (Kernel), from the user's own
+// go test.
+//
+// # Declaring a primitive
+//
+// Go has no generic function values, so a primitive's rules are written
+// once as a generic function over spec.Scalar and instantiated for the
+// three scalars the oracles evaluate:
+//
+//	func rules[T spec.Scalar[T]]() check.Rules[T] { return check.Rules[T]{Forward: …, JVP: …, VJP: …} }
+//	op := check.Primitive{Name: "mymax", Arity: 2, Exact: true, Ties: "0.5/0.5",
+//		Rat: rules[spec.Rat](), Interval: rules[spec.Interval](), Dual: rules[check.Dual]()}
+//	check.Op(t, op, check.Options{})
+//
+// The op is registered into private copies of the reference registries
+// (spec.New + spec.Registry.Register), one set per check: it never reaches
+// spec.Default, so user ops cannot leak into other checks or collide with
+// each other across tests.
+//
+// # Obligations and their oracles
+//
+// Every case draws exact rational inputs x, tangents dx, dx′, cotangents
+// δ, δ′ and coefficients a, b, and decides (package obligations, whose doc
+// states each argument):
+//
+//   - adjointness ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩;
+//   - JVP linearity in dx and VJP linearity in δ;
+//   - zero preservation vjp(x, 0) = 0 with the parents' shapes;
+//   - the derivative obligation jvp(x,dx) = f′(x)·dx against the forward
+//     rule's own derivative, by DualInterval enclosures.
+//
+// Where Primitive.Exact is set and the Rat rules succeed, the first three are
+// decided exactly over Rat (compared with ==); elsewhere by overlap of
+// outward-rounded interval enclosures, which can only prove a law wrong,
+// never wrongly: a "fails" verdict is a proof. The derivative obligation
+// runs for every op (not only inexact ones): the Rat laws cannot tell a
+// JVP and VJP that are consistently wrong from right ones, the forward
+// rule's derivative can. At a declared kink or tie — an input element
+// equal to one of Primitive.Kinks, or, for an op that declares Ties, two
+// equal input elements at one position of two parents (anywhere, with
+// TiesWithin) — the derivative is a convention, and the dual
+// evaluation of the forward rule would impose its own (max and min
+// average the tangents of equal operands), so it decides nothing there:
+// for an elementwise op (no Shape rule, ties only between parents) those
+// positions get tangent 0, where the real directional derivative is
+// exactly 0 under every convention, and the other positions decide; for
+// any other op such a case is inconclusive for the derivative obligation
+// (counted, never a verdict);
+// the op's convention is pinned there by adjointness (a VJP that
+// disagrees with the JVP's convention) and by linearity. Where an input
+// is undecided inside an interval enclosure the case is likewise
+// inconclusive. The derivative verdict "fails" is a proof provided the
+// declaration is complete: the forward rule branches only at the declared
+// kinks and at the declared equalities of inputs of a declared-ties op.
+//
+// "Holds" means: held on every decided case drawn. It is evidence over
+// the cases drawn, not a theorem over all inputs; the report says how many
+// cases each oracle decided.
+//
+// # Generators
+//
+// Parent shapes come from Primitive.Shapes (default: all parents of one shape of
+// rank 0…3, extents 1…3). Each element is drawn, in this order of
+// simplicity (what a shrinker moves toward): a small rational from the
+// parent's declared spec.Domain, one of the declared Kinks, or — when
+// Primitive.Ties is declared — a copy of an element already drawn (the same
+// position of an earlier parent, or an earlier element of the same
+// parent), so that ties between parents and within a tensor occur on
+// purpose, in most cases.
+//
+// # Shrinking and replay
+//
+// Op runs the property under pgregory.net/rapid: a failure is shrunk and
+// reported with rapid's replay line (-rapid.failfile=… or -rapid.seed=…).
+// Find runs the same property over a deterministic seeded sweep (case i
+// drawn from spec.CaseSeed(seed, name, i)) and shrinks a failure with a
+// deterministic choice-stream shrinker, so its counterexample is a pure
+// function of the op and the options (the Examples print it).
+package check

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlcheck/tlcheck/fpbound"
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// sharedONNXDir finds ../shared/onnx/pytorch-converted above the package
+// directory, or skips.
+func sharedONNXDir(t *testing.T) string {
+	t.Helper()
+	dir, _ := os.Getwd()
+	for {
+		p := filepath.Join(dir, "..", "shared", "onnx", "pytorch-converted")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Skip("no ../shared/onnx/pytorch-converted above the repository: the shared ONNX models are not available here")
+		}
+		dir = up
+	}
+}
+
+// ownGrads computes tlcheck's own float32 gradients of the model (seed
+// ones on every output element) in the dump layout, naming them as
+// compare-grad does.
+func ownGrads(t *testing.T, m *gradModel) *gradsDoc {
+	t.Helper()
+	l, err := irgrad.Lower[spec.F32](nil, m.g, m.p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := m.g.Nodes[m.g.OutputID].Shape
+	seed, _ := spec.Full(out.Clone(), spec.F32(1))
+	gr, err := l.VJP(irgrad.PathTape, irsem.ConvertTensor[spec.F32](m.x), seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := &gradsDoc{Format: GradsFormat, Grads: map[string]dumpTensor{}}
+	for _, tg := range m.targets {
+		n := tg.shape.Size()
+		d := dumpTensor{Shape: append([]int{}, tg.shape...), Values: make([]json.RawMessage, n)}
+		for k := range n {
+			var v spec.F32
+			for _, part := range tg.parts {
+				if part.param < 0 {
+					v += gr.Input.Data[part.offset+k]
+				} else {
+					v += gr.Params[part.param].Data[k]
+				}
+			}
+			d.Values[k] = f32JSON(float32(v))
+		}
+		doc.Grads[tg.name] = d
+	}
+	return doc
+}
+
+func writeDoc(t *testing.T, dir string, doc *gradsDoc) string {
+	t.Helper()
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "grads.json")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// beyond returns the binary32 value one ulp past the far end of the
+// allowed range above the exact enclosure: the smallest float32 greater
+// than Exact.Hi + Bound (computed exactly), which every modelled
+// evaluation misses.
+func beyond(en fpbound.Enclosure) (float32, bool) {
+	if math.IsInf(en.Bound, 1) || math.IsInf(en.Exact.Hi, 0) {
+		return 0, false
+	}
+	lim := new(big.Rat).Add(new(big.Rat).SetFloat64(en.Exact.Hi), new(big.Rat).SetFloat64(en.Bound))
+	f, _ := lim.Float32()
+	for new(big.Rat).SetFloat64(float64(f)).Cmp(lim) <= 0 {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f, !math.IsInf(float64(f), 0)
+}
+
+// largeGrads is the gradient size above which TestCompareGradShared skips
+// a model unless TLCHECK_LARGE is set (two max-pool models of 220 000 and
+// more input elements, seconds each).
+const largeGrads = 50000
+
+// TestCompareGradShared: compare-grad accepts tlcheck's own float32
+// gradients of every shared pytorch-converted model and rejects them
+// after one element is moved one ulp beyond its bound (exit 1, naming the
+// tensor and element).
+func TestCompareGradShared(t *testing.T) {
+	root := sharedONNXDir(t)
+	dirs, _ := filepath.Glob(filepath.Join(root, "test_*"))
+	if len(dirs) == 0 {
+		t.Skip("no models under " + root)
+	}
+	if testing.Short() {
+		dirs = dirs[:min(len(dirs), 8)]
+	}
+	checked := 0
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		start := time.Now()
+		model := filepath.Join(dir, "model.onnx")
+		ins, _ := filepath.Glob(filepath.Join(dir, "test_data_set_0", "input_*.pb"))
+		m, err := loadONNXGrad(model, strings.Join(ins, ","))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		size := 0
+		for _, tg := range m.targets {
+			size += tg.shape.Size()
+		}
+		if size > largeGrads && os.Getenv("TLCHECK_LARGE") == "" {
+			t.Logf("%s: %d gradient elements, over %d: checked only with TLCHECK_LARGE=1 (the JSON round trip of the test dominates)", name, size, largeGrads)
+			continue
+		}
+		doc := ownGrads(t, m)
+		tmp := t.TempDir()
+		args := []string{"compare-grad", "--onnx", model, "--input", strings.Join(ins, ","), "--grads", writeDoc(t, tmp, doc)}
+		var out, errb bytes.Buffer
+		if code := run(args, &out, &errb); code != 0 {
+			t.Errorf("%s: own gradients rejected (exit %d): %s%s", name, code, out.String(), errb.String())
+			continue
+		}
+		// Edit the first element with a finite bound of the first tensor.
+		seed, _ := m.seedOf(doc)
+		gr, _, und, err := fpbound.GradErr(m.g, m.p, m.x, seed, fpbound.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		edited := false
+		for _, tg := range m.targets {
+			if len(tg.parts) == 0 || edited {
+				continue
+			}
+			for k := range tg.shape.Size() {
+				var e fpbound.Err
+				for j, part := range tg.parts {
+					var v fpbound.Err
+					if part.param < 0 {
+						v = gr.Input.Data[part.offset+k]
+					} else {
+						v = gr.Params[part.param].Data[k]
+					}
+					if j == 0 {
+						e = v
+					} else {
+						e = e.Add(v)
+					}
+				}
+				f, ok := beyond(fpbound.EncloseErr(e, und))
+				if !ok {
+					continue
+				}
+				doc.Grads[tg.name].Values[k] = f32JSON(f)
+				args[len(args)-1] = writeDoc(t, tmp, doc)
+				out.Reset()
+				errb.Reset()
+				code := run(args, &out, &errb)
+				want := fmt.Sprintf("%s %v: ", tg.name, tg.shape)
+				if code != 1 || !strings.Contains(out.String(), want) || !strings.Contains(out.String(), fmt.Sprintf("first outside: element %d", k)) {
+					t.Errorf("%s: edit of %s[%d] to %v: exit %d\n%s%s", name, tg.name, k, f, code, out.String(), errb.String())
+				}
+				edited = true
+				break
+			}
+		}
+		if !edited && strings.Contains(out.String(), "not checked: the IR reads it as a constant") {
+			t.Logf("%s: nothing differentiable to edit:\n%s", name, out.String())
+			continue
+		}
+		if !edited {
+			t.Errorf("%s: no gradient element has a finite bound:\n%s", name, out.String())
+			continue
+		}
+		checked++
+		t.Logf("%s %v", name, time.Since(start))
+	}
+	t.Logf("%d models checked", checked)
+}
+
+// TestGradsLayout runs compare-grad on a relu graph with documents laid
+// out as tools/export_grads.py writes them (a cotangent, Python floats,
+// the "NaN" string) and on malformed ones. By hand: x = [1, −1, 1/2],
+// y = relu(x), cotangent c = [2, 3, 1/2]: ∇x = c·step(x) = [2, 0, 1/2],
+// every operation exact, so the bound is 0 and only those values hold.
+func TestGradsLayout(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	graph := write("g.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[{"id":0,"kind":"input","parents":[],"shape":[3]},{"id":1,"kind":"relu","parents":[0],"shape":[3]}]}`)
+	input := write("x.json", `{"shape":[3],"values":["1","-1","1/2"]}`)
+	doc := func(grad string) string {
+		return `{"format": "tlcheck.grads.v1", "cotangent": {"output": {"shape": [3], "values": [2.0, 3.0, 0.5]}}, "grads": {"input": {"shape": [3], "values": [` + grad + `]}}}`
+	}
+	for _, tc := range []struct {
+		name, grads string
+		code        int
+		want        string
+	}{
+		{"exact", doc("2.0, 0.0, 0.5"), 0, "input [3]: 3 holds, 0 fails"},
+		{"one ulp off", doc("2.0, 0.0, 0.5000000596046448"), 1, "first outside: element 2"},
+		{"NaN", doc(`2.0, "NaN", 0.5`), 1, "first outside: element 1"},
+		{"negative zero", doc("2.0, -0.0, 0.5"), 0, "3 holds"},
+		{"bad value", doc(`2.0, "zero", 0.5`), 2, "element 1"},
+		{"bad format", `{"format":"x","grads":{}}`, 2, "format"},
+		{"unknown name", `{"format":"tlcheck.grads.v1","grads":{"node9.W":{"shape":[1],"values":[1]}}}`, 2, "node9.W"},
+		{"wrong shape", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[2],"values":[1,2]}}}`, 2, "shape"},
+		{"short", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[3],"values":[1,2]}}}`, 2, "holds 3 values"},
+		{"unknown member", `{"format":"tlcheck.grads.v1","grads":{},"extra":1}`, 2, "extra"},
+		{"bad cotangent", `{"format":"tlcheck.grads.v1","cotangent":{"y":{"shape":[3],"values":[1,1,1]}},"grads":{}}`, 2, `"y"`},
+	} {
+		var out, errb bytes.Buffer
+		g := write("grads.json", tc.grads)
+		code := run([]string{"compare-grad", "--graph", graph, "--input", input, "--grads", g}, &out, &errb)
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
+			t.Errorf("%s: exit %d (want %d), output:\n%s%s", tc.name, code, tc.code, out.String(), errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"compare-grad", "--graph", graph, "--onnx", graph, "--grads", input}, &out, &errb); code != 2 {
+		t.Errorf("--graph with --onnx: exit %d", code)
+	}
+}
+
+// emptyGrads writes a dump with no gradients (compare-grad then lists
+// every gradient as not given and exits 0), for the conventions tests.
+func emptyGrads(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "empty-grads.json")
+	if err := os.WriteFile(p, []byte(`{"format":"tlcheck.grads.v1","grads":{}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestGradsPB: gradients given as named TensorProtos, on the relu graph
+// of TestGradsLayout with the default cotangent (ones): by hand
+// ∇x = step(x) = [1, 0, 1] at x = [1, −1, 1/2], exact, bound 0.
+func TestGradsPB(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	graph := write("g.json", []byte(`{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[{"id":0,"kind":"input","parents":[],"shape":[3]},{"id":1,"kind":"relu","parents":[0],"shape":[3]}]}`))
+	input := write("x.json", []byte(`{"shape":[3],"values":["1","-1","1/2"]}`))
+	for _, tc := range []struct {
+		name string
+		pb   []byte
+		code int
+		want string
+	}{
+		{"right", tensorPB("input", []int64{3}, []float32{1, 0, 1}...), 0, "input [3]: 3 holds"},
+		{"wrong", tensorPB("input", []int64{3}, []float32{1, 0, 0.5}...), 1, "first outside: element 2"},
+		{"unnamed", tensorPB("", []int64{3}, []float32{1, 0, 1}...), 2, "no name"},
+		{"short", tensorPB("input", []int64{3}, []float32{1, 0}...), 2, "2 elements, but dims [3] have 3"},
+		{"wrong shape", tensorPB("input", []int64{1, 3}, []float32{1, 0, 1}...), 2, "shape [1 3], expected [3]"},
+	} {
+		var out, errb bytes.Buffer
+		code := run([]string{"compare-grad", "--graph", graph, "--input", input, "--grads", write("g.pb", tc.pb)}, &out, &errb)
+		if code != tc.code || !strings.Contains(out.String()+errb.String(), tc.want) {
+			t.Errorf("%s: exit %d (want %d):\n%s%s", tc.name, code, tc.code, out.String(), errb.String())
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package fpbound
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/irsem"
+)
+
+// GradErr is Bounds for reverse mode: it runs the forward pass and the
+// reverse pass of g (payload p) at input along the tape, from the output
+// cotangent seed, over Err, and returns the Err value of every gradient
+// element (the IR input's and every payload parameter's, irgrad's
+// context order) and the number of comparisons the evaluation could not
+// decide.
+//
+// The theorem of the package doc applies unchanged to the reverse pass:
+// the VJP rules of the registry are formulas over the same scalar
+// operations, evaluated over Err by the same induction, so for every
+// element with finite bound E and exact enclosure X (EncloseErr) every
+// binary32 evaluation of the forward and reverse formulas satisfying
+// M1–M3 — any order and parenthesisation of every sum, the accumulation of
+// a node's cotangent over its children included, and any fusion of a
+// product into a sum — produces a finite value within E of the exact
+// gradient. As for the forward pass, a runtime whose VJP formula differs
+// from the registry's (PyTorch's fused batch-norm backward, …) is judged
+// relative to the registry's formula.
+func GradErr(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Options) (*irgrad.Gradients[Err], []irgrad.Param, int64, error) {
+	k, err := o.ulps()
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if g == nil {
+		return nil, nil, 0, fmt.Errorf("fpbound: nil graph")
+	}
+	l, err := irgrad.Lower[Err](nil, g, p)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	evalMu.Lock()
+	defer evalMu.Unlock()
+	curULPs.Store(int64(k))
+	defer curULPs.Store(DefaultULPs)
+	before := undecided.Load()
+	gr, err := l.VJP(irgrad.PathTape, irsem.ConvertTensor[Err](input), irsem.ConvertTensor[Err](seed))
+	und := undecided.Load() - before
+	if err != nil {
+		return nil, nil, und, err
+	}
+	return gr, l.Params, und, nil
+}
+
+// EncloseErr closes v into an Enclosure: its exact enclosure and bound,
+// or an unbounded one, with the reason, when the evaluation that
+// produced it met undecided comparisons (the runtime may have taken the
+// other branch) or the bound is infinite.
+func EncloseErr(v Err, undecidedCount int64) Enclosure {
+	c := v.close()
+	en := Enclosure{Exact: c.x, Bound: c.e}
+	switch {
+	case undecidedCount > 0:
+		en.Bound = math.Inf(1)
+		en.Reason = fmt.Sprintf("%d comparison(s) a registry rule branches on could not be decided: the runtime may take the other branch", undecidedCount)
+	case math.IsInf(c.e, 1):
+		en.Reason = "no finite bound: an operation may overflow, or a divisor, log or sqrt argument may reach its singularity"
+	}
+	return en
+}
