@@ -61,8 +61,19 @@ func Permute[T any](x Tensor[T], perm []int) (Tensor[T], error) {
 	}
 	os := permuteShape(x.Shape, perm)
 	out := Tensor[T]{Shape: os, Data: make([]T, len(x.Data))}
-	ist := x.Shape.Strides()
 	r := len(perm)
+	if rows, cols, ok := swapsLastTwo(x.Shape, perm); ok {
+		// The transpose of every trailing rows×cols block (a matrix
+		// transpose, or a batch of them): the same element moves, in
+		// cache-sized tiles instead of one index computation each.
+		if blk := rows * cols; blk > 0 {
+			for o := 0; o < len(x.Data); o += blk {
+				transposeTiled(out.Data[o:o+blk], x.Data[o:o+blk], rows, cols)
+			}
+		}
+		return out, nil
+	}
+	ist := x.Shape.Strides()
 	idx := make([]int, r)
 	for o := range out.Data {
 		src := 0
@@ -79,6 +90,40 @@ func Permute[T any](x Tensor[T], perm []int) (Tensor[T], error) {
 		}
 	}
 	return out, nil
+}
+
+// swapsLastTwo reports whether perm keeps every axis but the last two in
+// place and swaps those two, and returns their extents.
+func swapsLastTwo(s Shape, perm []int) (rows, cols int, ok bool) {
+	r := len(perm)
+	if r < 2 || perm[r-2] != r-1 || perm[r-1] != r-2 {
+		return 0, 0, false
+	}
+	for i := 0; i < r-2; i++ {
+		if perm[i] != i {
+			return 0, 0, false
+		}
+	}
+	return s[r-2], s[r-1], true
+}
+
+// transposeTiled writes the rows×cols row-major block src transposed into
+// dst (cols×rows), dst[c·rows+r] = src[r·cols+c], in 32×32 tiles so that
+// both sides stay in cache.
+func transposeTiled[T any](dst, src []T, rows, cols int) {
+	const tile = 32
+	for r0 := 0; r0 < rows; r0 += tile {
+		r1 := min(r0+tile, rows)
+		for c0 := 0; c0 < cols; c0 += tile {
+			c1 := min(c0+tile, cols)
+			for r := r0; r < r1; r++ {
+				row := src[r*cols : r*cols+cols]
+				for c := c0; c < c1; c++ {
+					dst[c*rows+r] = row[c]
+				}
+			}
+		}
+	}
 }
 
 func invertPerm(perm []int) []int {
