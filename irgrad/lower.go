@@ -107,8 +107,10 @@ func (l *Lowered[T]) mapErr(owner []int, context string, err error) error {
 }
 
 // ErrNoPrimitive is the cause of Lower's error at a node whose tag has no
-// registry primitive (conv, max_pool, …: irsem evaluates them itself), so
-// that the node can be recorded neither on a tape nor on a typed graph.
+// registry primitive (irsem.Application.IROnly), so that the node can be
+// recorded neither on a tape nor on a typed graph. Every built-in tag has
+// a primitive today (conv, the pools and batch_norm_eval were once
+// irsem-only); the check stays for a tag irsem might define itself.
 // It says nothing about gradients: Lower also serves forward evaluation.
 // Grad, which lowers in order to differentiate, reports such a node as
 // "no derivative rules; gradients of this tag are not supported".

@@ -37,7 +37,7 @@
 // attributes and payload parameters and the primitive's exactness, so a
 // primitive added to the registry (or with spec.RegisterElementwise)
 // decodes, checks and denotes with no edit to this package; irsem itself
-// states only the input and its forward-only tags. As of this writing the
+// states only the input. As of this writing the
 // tags, their arity, attributes, payload parameters and registry
 // primitives are (Ops lists them at run time):
 //

@@ -172,12 +172,12 @@ type OpInfo struct {
 	Doc string
 }
 
-// native lists the tags whose meaning irsem gives itself: the graph
-// input, and the forward-only tags the registry has no primitive for
-// (generic over spec.Scalar, with fixed left folds). Every other tag is
-// the IR form (spec.OpInfo.IR) of a registry primitive, which is the one
-// place its arity, attributes, payload parameters and exactness are
-// stated.
+// native lists the tags whose meaning irsem gives itself: only the graph
+// input (every forward-only tag of earlier versions — conv, the pools,
+// batch_norm_eval, hard_masked_softmax, bernoulli_mask — is now a registry
+// primitive with JVP and VJP rules). Every other tag is the IR form
+// (spec.OpInfo.IR) of a registry primitive, which is the one place its
+// arity, attributes, payload parameters and exactness are stated.
 var native = []OpInfo{
 	{Op: OpInput, Exact: true, Doc: "the graph input (exactly one per graph, at input_id)"},
 }
@@ -193,8 +193,8 @@ type opTable struct {
 var tableCache atomic.Pointer[opTable]
 
 // table returns the tag table: input, then the IR form of every registry
-// primitive that has one, in registry order, then irsem's own forward-only
-// tags. It is rebuilt when spec.RegisterElementwise adds a primitive. A
+// primitive that has one, in registry order, then irsem's own other tags
+// (none today). It is rebuilt when spec.RegisterElementwise adds a primitive. A
 // registry tag that collides with one of irsem's own is left out (the
 // registry rejects collisions among its own tags; a test checks the
 // built-in ones against irsem's).
@@ -255,8 +255,8 @@ func Info(op Op) (OpInfo, bool) {
 	return o.clone(), true
 }
 
-// Ops lists every tag of the canonical IR: input, the registry's tags in
-// registry order, then irsem's own forward-only tags.
+// Ops lists every tag of the canonical IR: input, then the registry's tags
+// in registry order.
 func Ops() []OpInfo {
 	t := table()
 	out := make([]OpInfo, len(t.list))
