@@ -268,6 +268,16 @@ func (c *nctx) outValue(i int, v *value) {
 
 // outputs checks that at most k outputs are declared, or that the extra
 // ones are never used.
+// oneOutput is the prologue of an op with lo to hi inputs (hi < 0:
+// unbounded) whose only supported output is the first: arity, then
+// outputs(1, …).
+func (c *nctx) oneOutput(lo, hi int) error {
+	if err := c.arity(lo, hi); err != nil {
+		return err
+	}
+	return c.outputs(1, "a second output")
+}
+
 func (c *nctx) outputs(k int, what string) error {
 	if len(c.n.Outputs) == 0 || c.n.Outputs[0] == "" {
 		return c.errf("output 0", "missing")

@@ -347,10 +347,7 @@ func importDropout(c *nctx) error {
 // integer n as repeated multiplication (exact; 1/x^|n| for n < 0, ones for
 // n = 0), 1/2 as sqrt, anything else as exp(p·log x).
 func importPow(c *nctx) error {
-	if err := c.arity(2, 2); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(2, 2); err != nil {
 		return err
 	}
 	v, x, err := c.float(0)

@@ -48,10 +48,7 @@ func matmulShape(a, b spec.Shape) (spec.Shape, error) {
 }
 
 func importMatMul(c *nctx) error {
-	if err := c.arity(2, 2); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(2, 2); err != nil {
 		return err
 	}
 	a, ia, err := c.float(0)
@@ -327,29 +324,33 @@ func (c *nctx) kernelShape(r int, want []int) ([]int, error) {
 	return k, nil
 }
 
+// convOperands reads the operands Conv and ConvTranspose share: the float
+// input X (its value and IR node), the constant weight W and the optional
+// constant bias B (nil when absent), after checking 2–3 inputs and a
+// single output.
+func convOperands(c *nctx) (v *value, x int, w, bias *value, err error) {
+	if err = c.oneOutput(2, 3); err != nil {
+		return
+	}
+	if v, x, err = c.float(0); err != nil {
+		return
+	}
+	if w, err = c.constFloat(1); err != nil {
+		return
+	}
+	if c.present(2) {
+		bias, err = c.constFloat(2)
+	}
+	return
+}
+
 // importConv: conv with W (and b) from the payload; symmetric pads become
 // conv's padding, asymmetric ones a constant-zero pad node before a conv
 // without padding.
 func importConv(c *nctx) error {
-	if err := c.arity(2, 3); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
-		return err
-	}
-	v, x, err := c.float(0)
+	v, x, w, bias, err := convOperands(c)
 	if err != nil {
 		return err
-	}
-	w, err := c.constFloat(1)
-	if err != nil {
-		return err
-	}
-	var bias *value
-	if c.present(2) {
-		if bias, err = c.constFloat(2); err != nil {
-			return err
-		}
 	}
 	if len(w.shape) < 3 {
 		return c.errf(c.inField(1), "weight of shape %v, expected [M, C/group, k…]", w.shape)
@@ -417,25 +418,9 @@ func importConv(c *nctx) error {
 // begin = total − total/2, end = total/2, except SAME_UPPER: begin =
 // total/2.
 func importConvTranspose(c *nctx) error {
-	if err := c.arity(2, 3); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
-		return err
-	}
-	v, x, err := c.float(0)
+	v, x, w, bias, err := convOperands(c)
 	if err != nil {
 		return err
-	}
-	w, err := c.constFloat(1)
-	if err != nil {
-		return err
-	}
-	var bias *value
-	if c.present(2) {
-		if bias, err = c.constFloat(2); err != nil {
-			return err
-		}
 	}
 	if len(w.shape) < 3 {
 		return c.errf(c.inField(1), "weight of shape %v, expected [C, M/group, k…]", w.shape)

@@ -23,10 +23,7 @@ func reduceOps() map[string]opImporter {
 // axes reduce every axis unless noop_with_empty_axes = 1.
 func reduceOp(op irsem.Op, axesInput int64) opImporter {
 	return func(c *nctx) error {
-		if err := c.arity(1, 2); err != nil {
-			return err
-		}
-		if err := c.outputs(1, "a second output"); err != nil {
+		if err := c.oneOutput(1, 2); err != nil {
 			return err
 		}
 		v, x, err := c.float(0)

@@ -142,10 +142,7 @@ func importReshape(c *nctx) error {
 }
 
 func importFlatten(c *nctx) error {
-	if err := c.arity(1, 1); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(1, 1); err != nil {
 		return err
 	}
 	v, err := c.in(0)
@@ -167,10 +164,7 @@ func importFlatten(c *nctx) error {
 }
 
 func importSqueeze(c *nctx) error {
-	if err := c.arity(1, 2); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(1, 2); err != nil {
 		return err
 	}
 	v, err := c.in(0)
@@ -211,10 +205,7 @@ func importSqueeze(c *nctx) error {
 }
 
 func importUnsqueeze(c *nctx) error {
-	if err := c.arity(1, 2); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(1, 2); err != nil {
 		return err
 	}
 	v, err := c.in(0)
@@ -254,10 +245,7 @@ func importUnsqueeze(c *nctx) error {
 }
 
 func importTranspose(c *nctx) error {
-	if err := c.arity(1, 1); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(1, 1); err != nil {
 		return err
 	}
 	v, err := c.in(0)
@@ -346,10 +334,7 @@ func takeData[T any](xs []T, s spec.Shape, axis int, idx []int) []T {
 }
 
 func importConcat(c *nctx) error {
-	if err := c.arity(1, -1); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(1, -1); err != nil {
 		return err
 	}
 	var a int64 = 1
@@ -655,10 +640,7 @@ func importSlice(c *nctx) error {
 }
 
 func importGather(c *nctx) error {
-	if err := c.arity(2, 2); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(2, 2); err != nil {
 		return err
 	}
 	v, err := c.in(0)
@@ -712,10 +694,7 @@ func importGather(c *nctx) error {
 }
 
 func importExpand(c *nctx) error {
-	if err := c.arity(2, 2); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(2, 2); err != nil {
 		return err
 	}
 	v, x, err := c.float(0)
@@ -751,10 +730,7 @@ const maxTileConcat = 16
 // importTile: per axis, the concatenation of the repeated copies (a
 // gather for more than maxTileConcat repeats, a slice to extent 0 for 0).
 func importTile(c *nctx) error {
-	if err := c.arity(2, 2); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(2, 2); err != nil {
 		return err
 	}
 	v, x, err := c.float(0)
@@ -863,10 +839,7 @@ func (c *nctx) constAttrValue() (*value, error) {
 }
 
 func importConstant(c *nctx) error {
-	if err := c.arity(0, 0); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(0, 0); err != nil {
 		return err
 	}
 	v, err := c.constAttrValue()
@@ -879,10 +852,7 @@ func importConstant(c *nctx) error {
 }
 
 func importConstantOfShape(c *nctx) error {
-	if err := c.arity(1, 1); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(1, 1); err != nil {
 		return err
 	}
 	sv, err := c.constInts(0)
@@ -933,10 +903,7 @@ func importConstantOfShape(c *nctx) error {
 }
 
 func importShape(c *nctx) error {
-	if err := c.arity(1, 1); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(1, 1); err != nil {
 		return err
 	}
 	v, err := c.in(0)
@@ -972,10 +939,7 @@ func importShape(c *nctx) error {
 // cast to its own type is the identity. Any other cast of a float value
 // changes its precision and is refused.
 func importCast(c *nctx) error {
-	if err := c.arity(1, 1); err != nil {
-		return err
-	}
-	if err := c.outputs(1, "a second output"); err != nil {
+	if err := c.oneOutput(1, 1); err != nil {
 		return err
 	}
 	v, err := c.in(0)
