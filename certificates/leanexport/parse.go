@@ -490,6 +490,15 @@ func (p *parser) meta(v json.RawMessage) error {
 		Lean struct{ Githash, Version string } `json:"lean"`
 	}
 	if err := json.Unmarshal(v, &mv); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Name the field and the JSON type, not the Go struct.
+			field := te.Field
+			if field == "" {
+				field = "meta"
+			}
+			return fmt.Errorf("meta: field %s: a JSON %s where the format has another type", limits.Quote(field), te.Value)
+		}
 		return fmt.Errorf("meta: %v", err)
 	}
 	if mv.Format.Version == nil {
