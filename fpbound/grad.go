@@ -67,3 +67,26 @@ func EncloseErr(v Err, undecidedCount int64) Enclosure {
 	}
 	return en
 }
+
+// Evaluate runs f — code that applies registry rules over Err on the
+// calling goroutine only, such as a tape.Session[Err] recording a forward
+// pass and sweeping it backwards — with the library accuracy of o, and
+// returns the number of comparisons those rules could not decide. The
+// theorem of the package doc covers every Err value f computes; when the
+// count is positive the runtime may have taken another branch than the
+// rules did, so EncloseErr(v, count) makes every such value unbounded.
+// Evaluations are serialised (the count and the accuracy are package
+// state read around one evaluation).
+func Evaluate(o Options, f func() error) (int64, error) {
+	k, err := o.ulps()
+	if err != nil {
+		return 0, err
+	}
+	evalMu.Lock()
+	defer evalMu.Unlock()
+	curULPs.Store(int64(k))
+	defer curULPs.Store(DefaultULPs)
+	before := undecided.Load()
+	err = f()
+	return undecided.Load() - before, err
+}

@@ -1,0 +1,359 @@
+package harness
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/fpbound"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Case is one engine-independent check: a graph in registry primitives at
+// exact dyadic inputs (binary64 numbers, so the engine receives them
+// exactly), a non-trivial cotangent and tangents for the adjoint check.
+type Case struct {
+	Name string
+	// DAG marks small multi-op graphs with fan-out and shared leaves: their
+	// gradient obligation is the path sum.
+	DAG   bool
+	Graph Graph
+	Xs    []spec.Tensor[spec.Rat]
+	Cot   spec.Tensor[spec.Rat]
+	// Tangents are one direction per input for ⟨vjp(cot), v⟩ = ⟨cot,
+	// jvp(v)⟩. At a tie they must be a direction along which the function
+	// is differentiable (moving every tied argument together), so that
+	// every valid subgradient satisfies the identity: mass conservation.
+	Tangents []spec.Tensor[spec.Rat]
+	// Tie marks inputs placed on kinks or ties on purpose; the adjoint
+	// obligation is then called mass conservation.
+	Tie bool
+	// Kinks, for single-op elementwise cases at kinks, gives per element
+	// of input 0 the Clarke subdifferential of the op there as an
+	// interval [lo, hi] of local derivatives (nil entries: smooth).
+	Kinks []*[2]spec.Rat
+}
+
+// The obligations.
+const (
+	OblForward  = "forward"
+	OblVJP      = "vjp"
+	OblPathSum  = "path_sum"
+	OblAdjoint  = "adjoint"
+	OblMass     = "mass"
+	OblZero     = "zero"
+	OblSubgrad  = "subgradient"
+	OblMachines = "machines"
+	OblRun      = "run"
+)
+
+// Row is one line of the table: one obligation of one case on one
+// engine machine.
+type Row struct {
+	Engine, Machine, Case string
+	Ops                   []string
+	Obligation            string
+	Verdict               Verdict
+	// Detail names the first element outside (or the note), with the
+	// engine's value, the exact enclosure and the bound.
+	Detail string
+}
+
+// Finding reports whether the row is a finding.
+func (r Row) Finding() bool { return r.Verdict == Fails }
+
+func zerosLike(t spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat] {
+	z, _ := spec.Zeros[spec.Rat](t.Shape)
+	return z
+}
+
+func fmtEnc(en fpbound.Enclosure) string {
+	if en.Exact.Lo == en.Exact.Hi {
+		return fmt.Sprintf("exact %s, bound %.3g", ratString(en.Exact.Lo), en.Bound)
+	}
+	return fmt.Sprintf("exact in [%.17g, %.17g], bound %.3g", en.Exact.Lo, en.Exact.Hi, en.Bound)
+}
+
+func ratString(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return fmt.Sprint(f)
+	}
+	return new(big.Rat).SetFloat64(f).RatString()
+}
+
+// judgeAll judges got against want element by element and returns the
+// worst verdict and the detail of its first element.
+func judgeAll(what string, got []float64, want []fpbound.Enclosure) (Verdict, string) {
+	if len(got) != len(want) {
+		return Fails, fmt.Sprintf("%s: the engine returned %d values for %d elements", what, len(got), len(want))
+	}
+	v, detail := Holds, ""
+	for k, w := range want {
+		j := judge(got[k], w)
+		if j != Holds && worst(v, j) != v {
+			v = j
+			detail = fmt.Sprintf("%s[%d] = %v (engine), %s", what, k, got[k], fmtEnc(w))
+			if j == Inconclusive && w.Reason != "" {
+				detail += ": " + w.Reason
+			}
+		}
+	}
+	return v, detail
+}
+
+// gradVerdict judges every input's gradient.
+func gradVerdict(grads []Tensor64, want [][]fpbound.Enclosure) (Verdict, string) {
+	if len(grads) != len(want) {
+		return Fails, fmt.Sprintf("%d gradients for %d inputs", len(grads), len(want))
+	}
+	v, detail := Holds, ""
+	for i := range want {
+		j, d := judgeAll(fmt.Sprintf("∂/∂x%d", i), grads[i].Data, want[i])
+		if worst(v, j) != v {
+			v, detail = j, d
+		}
+	}
+	return v, detail
+}
+
+// adjointVerdict decides ⟨g, v⟩ (the engine's gradients g, exact
+// tangents v, the sum computed exactly) against ⟨cot, J·v⟩: if each
+// g_i is within E_i of the exact gradient, then |⟨g, v⟩ − ⟨cot, Jv⟩| ≤
+// Σ|v_i|·E_i wherever the exact gradient is the adjoint of the JVP (the
+// function is differentiable along v). Fails iff the distance is
+// provably larger; Holds iff provably within.
+func adjointVerdict(grads []Tensor64, want [][]fpbound.Enclosure, tangents []spec.Tensor[spec.Rat], jv fpbound.Enclosure) (Verdict, string) {
+	if len(grads) != len(tangents) {
+		return Fails, fmt.Sprintf("%d gradients for %d inputs", len(grads), len(tangents))
+	}
+	dot, allowed := new(big.Rat), new(big.Rat)
+	for i, t := range tangents {
+		if len(grads[i].Data) != len(t.Data) {
+			return Fails, fmt.Sprintf("∂/∂x%d: %d values for %d elements", i, len(grads[i].Data), len(t.Data))
+		}
+		for k, v := range t.Data {
+			g := grads[i].Data[k]
+			if math.IsNaN(g) || math.IsInf(g, 0) {
+				if v.IsZero() {
+					continue
+				}
+				return Fails, fmt.Sprintf("∂/∂x%d[%d] = %v (engine) in ⟨g, v⟩", i, k, g)
+			}
+			e := want[i][k].Bound
+			if math.IsInf(e, 1) {
+				return Inconclusive, fmt.Sprintf("∂/∂x%d[%d] has no finite bound", i, k)
+			}
+			vb := v.Big()
+			dot.Add(dot, new(big.Rat).Mul(vb, new(big.Rat).SetFloat64(g)))
+			allowed.Add(allowed, new(big.Rat).Mul(new(big.Rat).Abs(vb), new(big.Rat).SetFloat64(e)))
+		}
+	}
+	if math.IsInf(jv.Exact.Lo, 0) || math.IsInf(jv.Exact.Hi, 0) {
+		return Inconclusive, "⟨cot, J·v⟩ is not enclosed"
+	}
+	lo, hi := new(big.Rat).SetFloat64(jv.Exact.Lo), new(big.Rat).SetFloat64(jv.Exact.Hi)
+	detail := fmt.Sprintf("⟨g, v⟩ = %s (engine), ⟨cot, J·v⟩ %s, allowed %s", dot.FloatString(12), fmtEnc(fpbound.Enclosure{Exact: jv.Exact}), allowed.FloatString(12))
+	switch {
+	case new(big.Rat).Sub(lo, dot).Cmp(allowed) > 0 || new(big.Rat).Sub(dot, hi).Cmp(allowed) > 0:
+		return Fails, detail
+	case new(big.Rat).Sub(dot, lo).Cmp(allowed) <= 0 && new(big.Rat).Sub(hi, dot).Cmp(allowed) <= 0:
+		return Holds, ""
+	}
+	return Inconclusive, detail
+}
+
+// subgradVerdict checks, at each kink of input 0, that the engine's local
+// derivative g/c lies in the op's Clarke subdifferential there.
+func subgradVerdict(c Case, grads []Tensor64) (Verdict, string) {
+	for k, iv := range c.Kinks {
+		if iv == nil || k >= len(c.Cot.Data) || c.Cot.Data[k].IsZero() {
+			continue
+		}
+		g := grads[0].Data[k]
+		if math.IsNaN(g) || math.IsInf(g, 0) {
+			return Fails, fmt.Sprintf("∂/∂x0[%d] = %v (engine) at a kink", k, g)
+		}
+		d := new(big.Rat).Quo(new(big.Rat).SetFloat64(g), c.Cot.Data[k].Big())
+		if d.Cmp(iv[0].Big()) < 0 || d.Cmp(iv[1].Big()) > 0 {
+			return Fails, fmt.Sprintf("at x0[%d] = %s the engine's local derivative is %s, outside the Clarke subdifferential [%s, %s]", k, c.Xs[0].Data[k], d.RatString(), iv[0], iv[1])
+		}
+	}
+	return Holds, ""
+}
+
+// Options configures a run.
+type Options struct {
+	// Progress, when set, is called before each case.
+	Progress func(engine, kase string, i, n int)
+}
+
+// Run checks every case the engine supports on each of its machines and
+// returns the rows in a deterministic order (cases in order, machines in
+// order, obligations in a fixed order), plus the cases it skipped.
+func Run(e Engine, cases []Case, o Options) (rows []Row, skipped []string) {
+	for i, c := range cases {
+		if o.Progress != nil {
+			o.Progress(e.Name(), c.Name, i, len(cases))
+		}
+		if why := supports(e, c.Graph); why != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", c.Name, why))
+			continue
+		}
+		rows = append(rows, runCase(e, c)...)
+	}
+	return rows, skipped
+}
+
+func supports(e Engine, g Graph) error {
+	for _, n := range g.Nodes {
+		if err := e.Supports(n.Op, n.Attrs); err != nil {
+			return fmt.Errorf("%s: %w", n.Op, err)
+		}
+	}
+	return nil
+}
+
+func runCase(e Engine, c Case) []Row {
+	ops := c.Graph.Ops()
+	row := func(m, obl string, v Verdict, d string) Row {
+		return Row{Engine: e.Name(), Machine: m, Case: c.Name, Ops: ops, Obligation: obl, Verdict: v, Detail: d}
+	}
+	ref, err := NewReference(c.Graph, c.Xs, c.Cot, c.Tangents)
+	if err != nil {
+		return []Row{row("", OblRun, Inconclusive, "reference: "+err.Error())}
+	}
+	conv := c.Graph.Expand(e.Conventions())
+	var cref *Reference
+	if len(conv.Nodes) != len(c.Graph.Nodes) || conv.Ops()[0] != ops[0] || len(conv.Ops()) != len(ops) {
+		if cref, err = NewReference(conv, c.Xs, c.Cot, c.Tangents); err != nil {
+			return []Row{row("", OblRun, Inconclusive, "reference under the engine's convention: "+err.Error())}
+		}
+	}
+	xs := make([]Tensor64, len(c.Xs))
+	for i, x := range c.Xs {
+		xs[i] = Float64s(x)
+	}
+	var rows []Row
+	var first []Tensor64
+	var firstM string
+	machines := e.Machines()
+	for mi, m := range machines {
+		y, grads, err := e.Run(m, c.Graph, xs, Float64s(c.Cot))
+		if err != nil {
+			rows = append(rows, row(m, OblRun, Fails, "the engine failed: "+oneLine(err.Error())))
+			continue
+		}
+		v, d := judgeAll("y", y.Data, ref.Y)
+		rows = append(rows, row(m, OblForward, v, d))
+		gobl := OblVJP
+		if c.DAG {
+			gobl = OblPathSum
+		}
+		v, d = gradVerdict(grads, ref.Grads)
+		adjRef := ref
+		if v != Holds && cref != nil {
+			if cv, cd := gradVerdict(grads, cref.Grads); cv == Holds {
+				v, d, adjRef = ByConvention, conventionNote(e, conv, ops), cref
+			} else if worst(cv, v) == v {
+				d = cd + " (under the engine's convention)"
+				v, adjRef = cv, cref
+			}
+		}
+		rows = append(rows, row(m, gobl, v, d))
+		if c.Tangents != nil {
+			obl := OblAdjoint
+			if c.Tie {
+				obl = OblMass
+			}
+			v, d = adjointVerdict(grads, adjRef.Grads, c.Tangents, adjRef.JV)
+			rows = append(rows, row(m, obl, v, d))
+		}
+		if c.Kinks != nil {
+			v, d = subgradVerdict(c, grads)
+			rows = append(rows, row(m, OblSubgrad, v, d))
+		}
+		rows = append(rows, zeroRow(e, m, c, xs, row))
+		if mi == 0 {
+			first, firstM = grads, m
+		} else if first != nil {
+			rows = append(rows, machinesRow(row, firstM, m, first, grads, ref))
+		}
+	}
+	return rows
+}
+
+func conventionNote(e Engine, conv Graph, ops []string) string {
+	var notes []string
+	for _, c := range e.Conventions() {
+		for _, op := range ops {
+			if op == c.Op {
+				notes = append(notes, fmt.Sprintf("%s (%s)", c.Doc, c.Source))
+			}
+		}
+	}
+	return "differs from tlcheck's tie convention, equals the engine's: " + strings.Join(notes, "; ")
+}
+
+// zeroRow: with a zero cotangent every gradient must be exactly zero
+// where every primitive of the graph is zero-preserving (the registry's
+// fact: no local derivative has a pole or overflows at a finite point, so
+// each term of the reverse pass is 0·finite = ±0 and sums of zeros are
+// zero in IEEE arithmetic whatever the order).
+func zeroRow(e Engine, m string, c Case, xs []Tensor64, row func(m, obl string, v Verdict, d string) Row) Row {
+	reg := spec.Default[spec.Rat]()
+	for _, n := range c.Graph.Nodes {
+		if p, err := reg.Lookup(n.Op); err != nil || !p.ZeroPreserving {
+			return row(m, OblZero, Inconclusive, n.Op+" is not zero-preserving (registry): a zero cotangent may meet a pole")
+		}
+	}
+	_, grads, err := e.Run(m, c.Graph, xs, Float64s(zerosLike(c.Cot)))
+	if err != nil {
+		return row(m, OblZero, Fails, "the engine failed on a zero cotangent: "+oneLine(err.Error()))
+	}
+	for i, g := range grads {
+		for k, v := range g.Data {
+			if v != 0 {
+				return row(m, OblZero, Fails, fmt.Sprintf("∂/∂x%d[%d] = %v (engine) for a zero cotangent", i, k, v))
+			}
+		}
+	}
+	return row(m, OblZero, Holds, "")
+}
+
+// machinesRow compares two machines of one engine: identical bits hold;
+// different values both within the bound hold with a note (summation
+// order is free); a difference with one outside the bound is reported
+// by that machine's own row, and here as a finding too.
+func machinesRow(row func(m, obl string, v Verdict, d string) Row, m1, m2 string, g1, g2 []Tensor64, ref *Reference) Row {
+	name := m1 + "↔" + m2
+	for i := range g1 {
+		if i >= len(g2) || len(g1[i].Data) != len(g2[i].Data) {
+			return row(name, OblMachines, Fails, fmt.Sprintf("∂/∂x%d: the machines return different shapes", i))
+		}
+		for k := range g1[i].Data {
+			a, b := g1[i].Data[k], g2[i].Data[k]
+			if math.Float64bits(a) == math.Float64bits(b) {
+				continue
+			}
+			ja, jb := judge(a, ref.Grads[i][k]), judge(b, ref.Grads[i][k])
+			d := fmt.Sprintf("∂/∂x%d[%d]: %s %v, %s %v, %s", i, k, m1, a, m2, b, fmtEnc(ref.Grads[i][k]))
+			if ja == Fails || jb == Fails {
+				return row(name, OblMachines, Fails, d)
+			}
+			if ja != Holds || jb != Holds {
+				return row(name, OblMachines, Inconclusive, d)
+			}
+			return row(name, OblMachines, Holds, "differ within the bound: "+d)
+		}
+	}
+	return row(name, OblMachines, Holds, "")
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}

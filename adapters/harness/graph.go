@@ -1,0 +1,119 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// Node is one operation of a case graph: a registry primitive applied to
+// earlier values. Args index the graph's values: k < Graph.Inputs is input
+// k, and Graph.Inputs + j is node j (so a node reads only inputs and
+// earlier nodes).
+type Node struct {
+	Op    string
+	Attrs *spec.Attrs
+	Args  []int
+}
+
+// Graph is a small DAG in the registry's primitives; its output is the
+// last node. Every input is differentiated.
+type Graph struct {
+	Inputs int
+	Nodes  []Node
+}
+
+// Ops lists the distinct primitives of g in order of first use.
+func (g Graph) Ops() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range g.Nodes {
+		if !seen[n.Op] {
+			seen[n.Op] = true
+			out = append(out, n.Op)
+		}
+	}
+	return out
+}
+
+// Check reports the first structural error of g: no node, an argument
+// that is not an input or an earlier node, or an unknown primitive.
+func (g Graph) Check() error {
+	if len(g.Nodes) == 0 {
+		return fmt.Errorf("graph has no node")
+	}
+	reg := spec.Default[spec.Rat]()
+	for j, n := range g.Nodes {
+		if _, err := reg.Lookup(n.Op); err != nil {
+			return fmt.Errorf("node %d: %w", j, err)
+		}
+		for _, a := range n.Args {
+			if a < 0 || a >= g.Inputs+j {
+				return fmt.Errorf("node %d (%s): argument %d is not an input or an earlier node", j, n.Op, a)
+			}
+		}
+	}
+	return nil
+}
+
+// Expand replaces every node whose primitive has a convention in convs by
+// the convention's graph, wired to the node's arguments, and returns the
+// expanded graph (the same graph when no convention applies). A
+// convention's graph reads its Inputs from the replaced node's arguments
+// and its last node becomes the replaced node's value.
+func (g Graph) Expand(convs []Convention) Graph {
+	by := map[string]Convention{}
+	for _, c := range convs {
+		if c.Expand != nil {
+			by[c.Op] = c
+		}
+	}
+	out := Graph{Inputs: g.Inputs}
+	where := make([]int, g.Inputs+len(g.Nodes)) // value index in g → in out
+	for i := 0; i < g.Inputs; i++ {
+		where[i] = i
+	}
+	for j, n := range g.Nodes {
+		args := make([]int, len(n.Args))
+		for k, a := range n.Args {
+			args[k] = where[a]
+		}
+		c, ok := by[n.Op]
+		if !ok {
+			out.Nodes = append(out.Nodes, Node{Op: n.Op, Attrs: n.Attrs, Args: args})
+			where[g.Inputs+j] = g.Inputs + len(out.Nodes) - 1
+			continue
+		}
+		sub := c.Expand(n.Attrs)
+		base := g.Inputs + len(out.Nodes) // index of sub's first node in out
+		for _, m := range sub.Nodes {
+			margs := make([]int, len(m.Args))
+			for k, a := range m.Args {
+				if a < sub.Inputs {
+					margs[k] = args[a]
+				} else {
+					margs[k] = base + a - sub.Inputs
+				}
+			}
+			out.Nodes = append(out.Nodes, Node{Op: m.Op, Attrs: m.Attrs, Args: margs})
+		}
+		where[g.Inputs+j] = g.Inputs + len(out.Nodes) - 1
+	}
+	return out
+}
+
+// Tensor64 is a row-major float64 tensor, the engines' currency.
+type Tensor64 struct {
+	Shape []int
+	Data  []float64
+}
+
+// Float64s converts an exact tensor whose values are binary64 numbers
+// (the cases' dyadics are) to a Tensor64, exactly.
+func Float64s(t spec.Tensor[spec.Rat]) Tensor64 {
+	out := Tensor64{Shape: append([]int(nil), t.Shape...), Data: make([]float64, len(t.Data))}
+	for i, v := range t.Data {
+		out.Data[i] = v.Float64()
+	}
+	return out
+}
