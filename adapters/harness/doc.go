@@ -64,6 +64,28 @@
 // registry's formula; such differences are of the order of the binary64
 // rounding, far below E.
 //
+// # Ties: the selection model
+//
+// At a tie the registry's formulas branch on a difference that the bound
+// cannot prove nonzero, so the bound of a tied element is as large as the
+// cotangent's share, and a sum of such bounds cannot decide mass
+// conservation. The mass obligation therefore rests on one more
+// assumption, about the engines rather than the registry's formulas:
+//
+//	S  At a tie of a piecewise-linear primitive (max, min, max pooling),
+//	   on inputs held exactly, the engine's comparisons are exact and each
+//	   gradient element it returns is the cotangent times the engine's
+//	   weight for that argument, computed with at most eight binary64
+//	   roundings: |ĝᵢ − gᵢ| ≤ 2⁻⁴⁹·|ĝᵢ| + 2⁻¹⁰⁷¹, where g is a valid
+//	   subgradient's value under the engine's weights.
+//
+// Every valid subgradient satisfies ⟨g, v⟩ = ⟨c, J·v⟩ exactly along a
+// direction v that moves all tied arguments together (the function is
+// linear along it, and the JVP along it does not depend on the tie
+// convention), so under S, |⟨ĝ, v⟩ − ⟨c, J·v⟩| ≤ Σ|vᵢ|·(2⁻⁴⁹·|ĝᵢ| + 2⁻¹⁰⁷¹),
+// decided exactly; a larger gap (both tied arguments given the whole
+// cotangent) is a finding under S.
+//
 // The cases' inputs are multiples of 1/4 with magnitude at most 3, with
 // zeros on the kinks and equal values on the ties on purpose; where every
 // primitive is polynomial the enclosures are exact points.

@@ -46,3 +46,14 @@ type Convention struct {
 	// its inputs are the node's arguments.
 	Expand func(a *spec.Attrs) Graph
 }
+
+// ReluGE is the convention relu′(0) = 1 (relu computed as x ≥ 0 ? x : 0
+// and differentiated by the same comparison), as the graph x + relu(−x),
+// whose registry derivative at 0 is 1 − 0 = 1. source says where the
+// engine states it.
+func ReluGE(source string) Convention {
+	return Convention{Op: "relu", Doc: "relu′(0) = 1", Source: source,
+		Expand: func(*spec.Attrs) Graph {
+			return Graph{Inputs: 1, Nodes: []Node{{Op: "neg", Args: []int{0}}, {Op: "relu", Args: []int{1}}, {Op: "add", Args: []int{0, 2}}}}
+		}}
+}
