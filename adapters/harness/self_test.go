@@ -192,6 +192,14 @@ func TestPlantedFaults(t *testing.T) {
 				g[0].Data[0] = -g[0].Data[0] - 1
 			}
 		}, []string{"tape", "lisp"}, []string{OblMachines}, nil},
+		// A difference within the bound (a tie split otherwise) must not
+		// hide a later one outside it.
+		{"second machine off after a tie", "max_tie", func(m string, g []Tensor64) {
+			if m == "lisp" {
+				g[0].Data[1], g[1].Data[1] = g[0].Data[1]+g[1].Data[1], 0 // element 1 ties
+				g[0].Data[3] = -g[0].Data[3] - 1
+			}
+		}, []string{"tape", "lisp"}, []string{OblMachines}, nil},
 		{"relu′(0) = 2 is no subgradient", "relu", func(_ string, g []Tensor64) {
 			g[0].Data[2] = 2 * (2.0 / 4) // element 2 is the kink, c = 1/2
 		}, nil, []string{OblSubgrad, OblVJP}, []string{OblAdjoint}},
