@@ -129,7 +129,9 @@ var ops = map[string]op{
 			return nil, err
 		}
 		return G.MinBetween(filled(g, xs[0].Shape(), hi), m)
-	}, check: func(a *spec.Attrs) error { return need(a != nil && a.Lo != nil && a.Hi != nil, "clamp needs Lo and Hi") }},
+	}, check: func(a *spec.Attrs) error {
+		return need(a != nil && a.Lo != nil && a.Hi != nil, "clamp needs Lo and Hi")
+	}},
 	// reduce_sum, reduce_mean: Sum / Mean along one axis.
 	"reduce_sum":  {build: axisOp(G.Sum), check: nonNegAxis},
 	"reduce_mean": {build: axisOp(G.Mean), check: nonNegAxis},
@@ -162,7 +164,9 @@ var ops = map[string]op{
 	}},
 	"reshape": {build: func(_ *G.ExprGraph, a *spec.Attrs, xs []*G.Node) (*G.Node, error) {
 		return G.Reshape(xs[0], tensor.Shape(append([]int(nil), a.Shape...)))
-	}, check: func(a *spec.Attrs) error { return need(a != nil && len(a.Shape) > 0, "gorgonia adapter: reshape to a rank-0 shape is not mapped") }},
+	}, check: func(a *spec.Attrs) error {
+		return need(a != nil && len(a.Shape) > 0, "gorgonia adapter: reshape to a rank-0 shape is not mapped")
+	}},
 	// flatten with Axis 0: Reshape to one axis (gorgonia's Ravel).
 	"flatten": {build: un(G.Ravel), check: func(a *spec.Attrs) error {
 		return need(a == nil || a.Axis == 0, "gorgonia adapter: flatten maps Axis 0 only (Ravel)")

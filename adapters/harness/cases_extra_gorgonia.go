@@ -1,0 +1,48 @@
+package harness
+
+import "github.com/tlcheck/tlcheck/spec"
+
+// CasesExtraGorgonia are one-op cases added for the gorgonia adapter
+// (package gorgonia) beside Cases(): shapes and attributes that the
+// shared cases leave out and where gorgonia's code has a branch of its
+// own: pooling windows whose area differs from the input's width,
+// overlapping and padded windows, strided and padded convolution, and
+// reductions and softmax along axis 0. Names are unique and distinct from
+// Cases().
+func CasesExtraGorgonia() []Case {
+	win := func(k, s, p int) *spec.Attrs {
+		return &spec.Attrs{Window: &spec.Window{Kernel: []int{k, k}, Stride: []int{s, s}, Pads: []int{p, p, p, p}, Dilation: []int{1, 1}, Groups: 1}}
+	}
+	pwin := func(k, s int) *spec.Attrs {
+		return &spec.Attrs{Window: &spec.Window{Kernel: []int{k, k}, Stride: []int{s, s}, Pads: []int{0, 0, 0, 0}}}
+	}
+	// 2×6 image, 2×2 windows at stride 2: three windows, width 6 ≠ area 4.
+	wide := q(spec.Shape{1, 1, 2, 6}, 1, -2, 0, 4, 3, -1, 2, 5, -3, 1, 6, -4)
+	wideT := q(wide.Shape, 1, 2, -1, 3, -2, 1, 1, -1, 2, 3, -3, 1)
+	c13 := q(spec.Shape{1, 1, 1, 3}, 3, -5, 2)
+	// 3×3 image, 2×2 windows at stride 1 (overlapping), distinct values.
+	sq := q(spec.Shape{1, 1, 3, 3}, 1, -2, 7, 4, 3, -1, 2, 5, -3)
+	sqT := q(sq.Shape, 1, 2, -1, 3, -2, 1, 1, -1, 2)
+	c22 := q(spec.Shape{1, 1, 2, 2}, 3, -1, 2, 5)
+	img := q(spec.Shape{1, 1, 3, 4}, 1, -2, 0, 4, 3, -1, 2, 5, -3, 1, 6, -4)
+	imgT := q(img.Shape, 1, 2, -1, 3, -2, 1, 1, -1, 2, 3, -3, 1)
+	kern := q(spec.Shape{1, 1, 2, 2}, 2, -1, 1, 3)
+	kernT := q(kern.Shape, 1, -2, 3, 1)
+	m24 := q(spec.Shape{2, 4}, 1, -2, 5, 4, 3, -1, 0, 6)
+	t24 := q(spec.Shape{2, 4}, -1, 2, 1, 3, -2, 2, 1, -1)
+	c24 := q(spec.Shape{2, 4}, 3, -1, 2, 5, -2, 1, 4, -3)
+	return []Case{
+		unary("avg_pool_wide", "avg_pool", pwin(2, 2), wide, c13, wideT),
+		unary("max_pool_wide", "max_pool", pwin(2, 2), wide, c13, wideT),
+		unary("avg_pool_overlap", "avg_pool", pwin(2, 1), sq, c22, sqT),
+		unary("max_pool_overlap", "max_pool", pwin(2, 1), sq, c22, sqT),
+		// 3×4 image padded by 1, 2×2 kernel at stride 2: output 2×3.
+		binary("conv_pad_stride", "conv", win(2, 2, 1), img, kern, q(spec.Shape{1, 1, 2, 3}, 3, -1, 2, 5, -2, 1), imgT, kernT),
+		unary("reduce_sum_axis0", "reduce_sum", &spec.Attrs{Axis: 0}, m24, q(spec.Shape{4}, 3, -5, 2, 1), t24),
+		unary("reduce_mean_axis0", "reduce_mean", &spec.Attrs{Axis: 0}, m24, q(spec.Shape{4}, 3, -5, 2, 1), t24),
+		unary("softmax_axis0", "softmax", &spec.Attrs{Axis: 0}, m24, c24, t24),
+		unary("log_softmax_axis0", "log_softmax", &spec.Attrs{Axis: 0}, m24, c24, t24),
+		binary("concat_axis1", "concat", &spec.Attrs{Axis: 1}, m24, q(spec.Shape{2, 1}, 2, -1), q(spec.Shape{2, 5}, 3, -1, 2, 5, -2, 1, 4, -3, 1, 2), t24, q(spec.Shape{2, 1}, 1, 1)),
+		unary("slice_axis0", "slice", &spec.Attrs{Axis: 0, Start: 0, End: 2}, q(spec.Shape{3, 2}, 2, 0, -3, 1, 5, -4), q(spec.Shape{2, 2}, 3, -1, 2, 5), q(spec.Shape{3, 2}, 2, 1, -1, -3, 2, 1)),
+	}
+}
