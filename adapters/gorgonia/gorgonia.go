@@ -17,9 +17,10 @@
 // ops and in FINDINGS.md.
 //
 // The conventions declared (Conventions) are gorgonia's relu′(0) = 1
-// (Rectify "uses ⩾") and the tape machine's max/min tie rule (the whole
-// cotangent to the first argument, minmaxSymDiff); the findings are in
-// FINDINGS.md, each pinned by a regression test.
+// (Rectify "uses ⩾"), max pooling's tie rule (the window's first
+// maximum takes the cotangent) and the tape machine's max/min tie rule
+// (the whole cotangent to the first argument, minmaxSymDiff); the
+// findings are in FINDINGS.md, each pinned by a regression test.
 package gorgonia
 
 import (
@@ -48,11 +49,13 @@ func (engine) Name() string       { return "gorgonia" }
 func (engine) Module() string     { return "gorgonia.org/gorgonia v0.9.18" }
 func (engine) Machines() []string { return []string{Tape, Lisp} }
 
-// Conventions: relu′(0) = 1, and on ties of max/min the whole cotangent
-// to the first argument.
+// Conventions: relu′(0) = 1; at a max-pooling tie the window's first
+// maximum takes the cotangent; on ties of max/min the whole cotangent to
+// the first argument.
 func (engine) Conventions() []harness.Convention {
 	return []harness.Convention{
 		harness.ReluGE("gorgonia nn.go, Rectify: \"This function uses ⩾, which is the canonical version\" (x ⊙ (x ⩾ 0), differentiated through the product only)"),
+		harness.MaxPoolFirst("gorgonia op_nn.go, maxPoolOp.f64s: the window is scanned row-major and \"if inData[i] > outData[poolIndex]\" (strict) records the index in the mask that the backward pass scatters to"),
 		{Op: "max", Doc: "max′ at a tie: the whole cotangent to the first argument",
 			Source: "gorgonia op_minmaxBetween.go, minmaxSymDiff: mask := Eq(a, out); gradA = grad ⊙ mask; gradB = grad − gradA",
 			// a + relu(b − a): equal to max(a, b); at a = b its registry

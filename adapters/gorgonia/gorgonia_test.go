@@ -62,8 +62,6 @@ var knownFails = map[key]string{
 	{"layer_norm", Tape, harness.OblAdjoint}:       "TestFindingInverseSqrt",
 	{"layer_norm", Lisp, harness.OblRun}:           "TestFindingInverseSqrt",
 	{"concat_axis1", Lisp, harness.OblRun}:         "TestFindingLispConcatAxis1",
-	{"max_pool_tie", Tape, harness.OblVJP}:         "TestMaxPoolTieFirst",
-	{"max_pool_tie", Lisp, harness.OblVJP}:         "TestMaxPoolTieFirst",
 }
 
 // TestCases runs every case on both machines: no row fails except the
@@ -93,10 +91,12 @@ func TestCases(t *testing.T) {
 		}
 	}
 	// The relu convention, by hand: relu at x = 0 (element 2) and the
-	// shared-leaf DAG's relu at x⊙w = 0 (elements 2 and 3).
+	// shared-leaf DAG's relu at x⊙w = 0 (elements 2 and 3); the pooling
+	// convention at max_pool_tie's tie (window 0, elements 0 and 1).
 	for _, k := range []key{
 		{"relu", Tape, harness.OblVJP}, {"relu", Lisp, harness.OblVJP},
 		{"dag_shared_leaf", Tape, harness.OblPathSum}, {"dag_shared_leaf", Lisp, harness.OblPathSum},
+		{"max_pool_tie", Tape, harness.OblVJP}, {"max_pool_tie", Lisp, harness.OblVJP},
 	} {
 		if verdict[k] != harness.ByConvention {
 			t.Errorf("%v: %s, want convention", k, verdict[k])
@@ -358,11 +358,10 @@ func TestTapeMaxTieFirst(t *testing.T) {
 
 // TestMaxPoolTieFirst: at a tie MaxPool2D gives the whole cotangent to
 // the first maximal element of the window (op_nn.go maxPoolOp.f64s
-// compares with a strict >), where tlcheck splits it evenly. That is a
-// valid subgradient (mass holds), but the harness cannot state it as a
-// Convention (Expand sees attributes, not shapes), so its vjp rows fail;
-// see FINDINGS.md. max_pool_tie: window 0 = {1, 1, 1/4, 0}, c = 3/4:
-// element 0 gets 3/4, element 1 gets 0.
+// compares with a strict >), where tlcheck splits it evenly: a valid
+// subgradient, declared as harness.MaxPoolFirst. max_pool_tie: window 0
+// = {1, 1, 1/4, 0} (elements 0, 1, 4, 5), c = 3/4: element 0 gets 3/4,
+// the others 0 (by hand); mass holds.
 func TestMaxPoolTieFirst(t *testing.T) {
 	for _, m := range []string{Tape, Lisp} {
 		_, g := run(t, m, "max_pool_tie")

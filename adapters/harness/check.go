@@ -230,7 +230,11 @@ func runCase(e Engine, c Case) []Row {
 		return []Row{row("", OblRun, Inconclusive, "reference: "+err.Error())}
 	}
 	var cref *Reference
-	conv := c.Graph.Expand(e.Conventions())
+	shapes, err := c.Graph.ValueShapes(c.Xs)
+	if err != nil {
+		return []Row{row("", OblRun, Inconclusive, "shapes: "+err.Error())}
+	}
+	conv := c.Graph.ExpandAt(e.Conventions(), shapes)
 	if usesConvention(e, ops) {
 		if cref, err = NewReference(conv, c.Xs, c.Cot, c.Tangents); err != nil {
 			return []Row{row("", OblRun, Inconclusive, "reference under the engine's convention: "+err.Error())}
@@ -292,7 +296,7 @@ func runCase(e Engine, c Case) []Row {
 func usesConvention(e Engine, ops []string) bool {
 	for _, c := range e.Conventions() {
 		for _, op := range ops {
-			if op == c.Op && c.Expand != nil {
+			if op == c.Op && (c.Expand != nil || c.ExpandAt != nil) {
 				return true
 			}
 		}

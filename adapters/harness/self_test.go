@@ -260,3 +260,64 @@ func TestConvention(t *testing.T) {
 		t.Errorf("engine off its declared convention: %v", r)
 	}
 }
+
+// TestMaxPoolFirst: MaxPoolFirst's graph has max_pool's value on the
+// pooling cases (evaluated in binary64, exact on these dyadics), and its
+// registry gradient at max_pool_tie's tie (window 0 = {1, 1, 1/4, 0},
+// c = 3/4, by hand) gives 3/4 to element 0 and 0 to element 1; an engine
+// with that rule fails tlcheck's even split and is reported as
+// "convention" when it declares MaxPoolFirst.
+func TestMaxPoolFirst(t *testing.T) {
+	conv := []Convention{MaxPoolFirst("test")}
+	for _, name := range []string{"max_pool_tie", "max_pool_wide", "max_pool_overlap"} {
+		var c Case
+		for _, k := range append(Cases(), CasesExtraGorgonia()...) {
+			if k.Name == name {
+				c = k
+			}
+		}
+		shapes, err := c.Graph.ValueShapes(c.Xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eg := c.Graph.ExpandAt(conv, shapes)
+		if len(eg.Nodes) < 4 {
+			t.Fatalf("%s: not expanded: %v", name, eg)
+		}
+		xs := []Tensor64{Float64s(c.Xs[0])}
+		y0, _, err := newSelf().Run("tape", c.Graph, xs, Float64s(c.Cot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y1, g1, err := newSelf().Run("tape", eg, xs, Float64s(c.Cot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(y0) != fmt.Sprint(y1) {
+			t.Errorf("%s: max_pool %v, expansion %v", name, y0, y1)
+		}
+		if name == "max_pool_tie" && (g1[0].Data[0] != 0.75 || g1[0].Data[1] != 0) {
+			t.Errorf("first-wins gradient %v", g1[0].Data)
+		}
+	}
+	first := func(_ string, g []Tensor64) { g[0].Data[0], g[0].Data[1] = 0.75, 0 }
+	e := newSelf()
+	e.perturb = first
+	rows, _ := Run(e, []Case{caseNamed(t, "max_pool_tie")}, Options{})
+	if r := one(t, rows, "max_pool_tie", OblVJP); r.Verdict != Fails {
+		t.Errorf("undeclared: %v", r)
+	}
+	e.convs = conv
+	rows, _ = Run(e, []Case{caseNamed(t, "max_pool_tie")}, Options{})
+	if r := one(t, rows, "max_pool_tie", OblVJP); r.Verdict != ByConvention {
+		t.Errorf("declared: %v", r)
+	}
+	if r := one(t, rows, "max_pool_tie", OblMass); r.Verdict != Holds {
+		t.Errorf("mass: %v", r)
+	}
+	// Padded windows are left to max_pool itself.
+	pad := &spec.Attrs{Window: &spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Pads: []int{1, 1, 1, 1}}}
+	if _, err := maxPoolFirst(pad, []spec.Shape{{1, 1, 2, 2}}); err == nil {
+		t.Error("padded window expanded")
+	}
+}
