@@ -31,7 +31,40 @@ func CasesExtraGorgonia() []Case {
 	m24 := q(spec.Shape{2, 4}, 1, -2, 5, 4, 3, -1, 0, 6)
 	t24 := q(spec.Shape{2, 4}, -1, 2, 1, 3, -2, 2, 1, -1)
 	c24 := q(spec.Shape{2, 4}, 3, -1, 2, 5, -2, 1, 4, -3)
+	// Batch 2, channels 2: 2×2×2×4 with distinct values.
+	bc := q(spec.Shape{2, 2, 2, 4}, 1, -2, 5, 4, 3, -1, 0, 6, -3, 7, 2, -5, 8, 1, -4, 9, 10, -6, 3, 2, -7, 11, 4, -8, 5, 12, -9, 6, 1, -10, 7, 3)
+	bcT := q(bc.Shape, 1, 2, -1, 3, -2, 1, 1, -1, 2, 3, -3)
+	bcC := q(spec.Shape{2, 2, 1, 2}, 3, -5, 2, 1, -1, 4, -2, 6)
+	// conv: batch 2, 2 in-channels, 3 out-channels, 2×2 kernels, 3×3 images.
+	cx := q(spec.Shape{2, 2, 3, 3}, 1, -2, 3, 0, 4, -1, 2, 5, -3, 1, 6, -4, 2, -1, 3, 5, -2, 1, 4, -3, 1, 2, -2, 1, 3, -1, 2, 5, -2, 1, 4, -3, 1, 2, -2, 1)
+	cw := q(spec.Shape{3, 2, 2, 2}, 2, -1, 1, 3, -2, 1, 1, -1, 2, 3, -3, 1, 1, 2, -1, 3, -2, 1, 1, -1, 2, 3, -3, 1)
+	cc := q(spec.Shape{2, 3, 2, 2}, 3, -1, 2, 5, -2, 1, 4, -3, 1, 2, -2, 1, 1, 2, -1, 3, -2, 1, 1, -1, 2, 3, -3, 1)
+	n := func(op string, a *spec.Attrs, args ...int) Node { return Node{Op: op, Attrs: a, Args: args} }
+	sqm := q(spec.Shape{2, 2}, 1, -3, 2, 5)
+	r3 := q(spec.Shape{2, 3, 2}, 1, -2, 0, 4, 3, -1, 2, 5, -3, 1, 6, -4)
+	r3T := q(r3.Shape, 1, 2, -1, 3, -2, 1, 1, -1, 2, 3, -3, 1)
+	r3C := q(r3.Shape, 3, -1, 2, 5, -2, 1, 4, -3, 1, 2, -2, 1)
 	return []Case{
+		unary("max_pool_batch", "max_pool", pwin(2, 2), bc, bcC, bcT),
+		binary("conv_batch", "conv", win(2, 1, 0), cx, cw, cc, q(cx.Shape, 1, -1, 2), q(cw.Shape, 2, 1, -1)),
+		unary("softmax_mid_axis", "softmax", &spec.Attrs{Axis: 1}, r3, r3C, r3T),
+		unary("log_softmax_mid_axis", "log_softmax", &spec.Attrs{Axis: 1}, r3, r3C, r3T),
+		unary("reduce_sum_mid_axis", "reduce_sum", &spec.Attrs{Axis: 1}, r3, q(spec.Shape{2, 2}, 3, -5, 2, 1), r3T),
+		unary("reduce_mean_mid_axis", "reduce_mean", &spec.Attrs{Axis: 1}, r3, q(spec.Shape{2, 2}, 3, -5, 2, 1), r3T),
+		// x·x: a shared leaf read as both matmul operands.
+		{Name: "dag_matmul_shared", DAG: true, Graph: Graph{Inputs: 1, Nodes: []Node{n("matmul", nil, 0, 0)}},
+			Xs: []spec.Tensor[spec.Rat]{sqm}, Cot: q(spec.Shape{2, 2}, 3, -1, 2, 5), Tangents: []spec.Tensor[spec.Rat]{q(spec.Shape{2, 2}, 2, 1, -1, 1)}},
+		// softmax(x) ⊙ x: softmax's input fanned out to a product.
+		{Name: "dag_softmax_fanout", DAG: true, Graph: Graph{Inputs: 1, Nodes: []Node{n("softmax", &spec.Attrs{Axis: 1}, 0), n("mul", nil, 1, 0)}},
+			Xs: []spec.Tensor[spec.Rat]{m24}, Cot: c24, Tangents: []spec.Tensor[spec.Rat]{t24}},
+		// broadcast_to(b) ⊙ broadcast_to(b) + x: a broadcast leaf read twice.
+		{Name: "dag_broadcast_shared", DAG: true, Graph: Graph{Inputs: 2, Nodes: []Node{
+			n("broadcast_to", &spec.Attrs{Shape: spec.Shape{2, 4}}, 1), n("mul", nil, 2, 2), n("add", nil, 3, 0)}},
+			Xs: []spec.Tensor[spec.Rat]{m24, q(spec.Shape{1, 4}, 1, -3, 2, 5)}, Cot: c24, Tangents: []spec.Tensor[spec.Rat]{t24, q(spec.Shape{1, 4}, 2, 1, -1, 1)}},
+		// sum(x) − mean(x) along axis 1, both reductions of one leaf.
+		{Name: "dag_reduce_fanout", DAG: true, Graph: Graph{Inputs: 1, Nodes: []Node{
+			n("reduce_sum", &spec.Attrs{Axis: 1}, 0), n("reduce_mean", &spec.Attrs{Axis: 1}, 0), n("sub", nil, 1, 2)}},
+			Xs: []spec.Tensor[spec.Rat]{m24}, Cot: q(spec.Shape{2}, 3, -5), Tangents: []spec.Tensor[spec.Rat]{t24}},
 		unary("avg_pool_wide", "avg_pool", pwin(2, 2), wide, c13, wideT),
 		unary("max_pool_wide", "max_pool", pwin(2, 2), wide, c13, wideT),
 		unary("avg_pool_overlap", "avg_pool", pwin(2, 1), sq, c22, sqT),
