@@ -406,6 +406,9 @@ func checkPool(a *spec.Attrs) error {
 	if err := checkWindow(a); err != nil {
 		return err
 	}
+	if a.Window.CeilMode {
+		return fmt.Errorf("gorgonia adapter: ceil-mode pooling is not mapped")
+	}
 	if len(a.Window.Dilation) != 0 {
 		for _, d := range a.Window.Dilation {
 			if d != 1 {

@@ -44,7 +44,21 @@ func CasesExtraGorgonia() []Case {
 	r3 := q(spec.Shape{2, 3, 2}, 1, -2, 0, 4, 3, -1, 2, 5, -3, 1, 6, -4)
 	r3T := q(r3.Shape, 1, 2, -1, 3, -2, 1, 1, -1, 2, 3, -3, 1)
 	r3C := q(r3.Shape, 3, -1, 2, 5, -2, 1, 4, -3, 1, 2, -2, 1)
+	img44 := q(spec.Shape{1, 1, 4, 4}, 1, -2, 7, 4, 3, -1, 2, 5, -3, 6, -4, 8, 0, 9, -5, 10)
+	img44T := q(img44.Shape, 1, 2, -1, 3, -2, 1, 1, -1, 2)
 	return []Case{
+		// 2×2 kernel, dilation 2, on 4×4: 2×2 output.
+		binary("conv_dilated", "conv", &spec.Attrs{Window: &spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Pads: []int{0, 0, 0, 0}, Dilation: []int{2, 2}, Groups: 1}},
+			img44, kern, q(spec.Shape{1, 1, 2, 2}, 3, -1, 2, 5), img44T, kernT),
+		// 2×3 kernel, stride (1, 2), on 3×4 padded by (0, 1): 2×2 output.
+		binary("conv_rect", "conv", &spec.Attrs{Window: &spec.Window{Kernel: []int{2, 3}, Stride: []int{1, 2}, Pads: []int{0, 1, 0, 1}, Dilation: []int{1, 1}, Groups: 1}},
+			img, q(spec.Shape{1, 1, 2, 3}, 2, -1, 1, 3, -2, 1), q(spec.Shape{1, 1, 2, 2}, 3, -1, 2, 5), imgT, q(spec.Shape{1, 1, 2, 3}, 1, -2, 3, 1, 2, -1)),
+		// 2×2 windows at stride 2 on 4×4 padded by 1 (distinct values): 3×3 output.
+		unary("max_pool_pad", "max_pool", &spec.Attrs{Window: &spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Pads: []int{1, 1, 1, 1}}},
+			img44, q(spec.Shape{1, 1, 3, 3}, 3, -1, 2, 5, -2, 1, 4, -3, 1), img44T),
+		// 1×2 windows at stride (1, 2): 4×2 output.
+		unary("max_pool_rect", "max_pool", &spec.Attrs{Window: &spec.Window{Kernel: []int{1, 2}, Stride: []int{1, 2}, Pads: []int{0, 0, 0, 0}}},
+			img44, q(spec.Shape{1, 1, 4, 2}, 3, -1, 2, 5, -2, 1, 4, -3), img44T),
 		unary("max_pool_batch", "max_pool", pwin(2, 2), bc, bcC, bcT),
 		binary("conv_batch", "conv", win(2, 1, 0), cx, cw, cc, q(cx.Shape, 1, -1, 2), q(cw.Shape, 2, 1, -1)),
 		unary("softmax_mid_axis", "softmax", &spec.Attrs{Axis: 1}, r3, r3C, r3T),
