@@ -14,7 +14,9 @@
 // Mul(x, Wᵀ) + BroadcastAdd(b), mse_loss Mean(Square(a − b)),
 // layer_norm, gelu and clamp from elementwise ops): the gradient is
 // still the engine's. Each composition is written next to its entry in
-// ops and in FINDINGS.md.
+// ops and in FINDINGS.md. y is read with G.Read at the point it is
+// computed: the tape machine overwrites some outputs in place during the
+// backward pass (FINDINGS.md, finding 6).
 //
 // The conventions declared (Conventions) are gorgonia's relu′(0) = 1
 // (Rectify "uses ⩾"), max pooling's tie rule (the window's first
@@ -375,7 +377,7 @@ func checkWindow(a *spec.Attrs) error {
 	return nil
 }
 
-// pads4 converts the registry's pads (begin h, begin w, end h, end w, as
+// pads2 converts the registry's pads (begin h, begin w, end h, end w, as
 // ONNX) to gorgonia's symmetric [h, w], refusing asymmetric ones.
 func pads2(w *spec.Window) ([]int, error) {
 	if len(w.Pads) == 0 {
