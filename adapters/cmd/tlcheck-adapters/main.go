@@ -23,6 +23,9 @@ import (
 	"github.com/tlcheck/tlcheck/internal/cli"
 )
 
+// engineList is engines, replaced by tests to plant a faulty engine.
+var engineList = engines
+
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) (code int) {
@@ -39,12 +42,21 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	var h *cli.HelpError
 	if errors.As(err, &h) {
+		if werr := cli.WriteUsage(out, "tlcheck adapters "+strings.TrimPrefix(h.Flags.Name(), "adapters ")+" [flags]", summaries[h.Flags.Name()], h.Flags); werr != nil {
+			cli.Report(stderr, cli.BadInput(werr))
+			return cli.ExitBadUser
+		}
 		return 0
 	}
 	if err != nil {
 		cli.Report(stderr, err)
 	}
 	return cli.Code(err)
+}
+
+var summaries = map[string]string{
+	"adapters run":   "check every engine on every case: the table engine × case × obligation × verdict, each finding with its smallest counterexample; exit 1 on a finding",
+	"adapters cases": "list the cases: name, primitives, exact inputs and cotangent (the data a replay needs)",
 }
 
 const usage = "usage: tlcheck adapters run [--engine LIST] [--case LIST] [--format text|json] [--all] | tlcheck adapters cases [--case LIST]"
@@ -68,7 +80,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 
 func engineNames() []string {
 	var names []string
-	for _, e := range engines() {
+	for _, e := range engineList() {
 		names = append(names, e.Name())
 	}
 	return names
@@ -77,7 +89,7 @@ func engineNames() []string {
 // selectEngines resolves --engine: "all" or a comma-separated list of
 // engine names.
 func selectEngines(list string) ([]harness.Engine, error) {
-	all := engines()
+	all := engineList()
 	if list == "all" {
 		return all, nil
 	}
