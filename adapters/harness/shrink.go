@@ -48,10 +48,15 @@ func element(c Case, k int) Case {
 // Shrink returns the smallest counterexample for a failing row of case
 // c: for an elementwise case the first single element on which the
 // obligation still fails (the row of that one-element case), else the
-// row itself. It reruns the engine.
+// row with the case's whole inputs. It reruns the engine.
 func Shrink(e Engine, c Case, r Row) Row {
-	if !r.Finding() || !elementwise(c) || r.Obligation == OblMachines {
+	if !r.Finding() {
 		return r
+	}
+	whole := r
+	whole.Detail += "; inputs: " + Inputs(c)
+	if !elementwise(c) || r.Obligation == OblMachines {
+		return whole
 	}
 	for k := range c.Cot.Data {
 		d := element(c, k)
@@ -63,7 +68,7 @@ func Shrink(e Engine, c Case, r Row) Row {
 			}
 		}
 	}
-	return r
+	return whole
 }
 
 // Inputs prints a case's exact inputs, cotangent and tangents, the data a
