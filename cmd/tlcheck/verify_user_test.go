@@ -19,7 +19,9 @@ func negRules[T spec.Scalar[T]]() check.Rules[T] {
 	}
 	return check.Rules[T]{
 		Forward: func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return neg(xs[0]), nil },
-		JVP:     func(_ []spec.Tensor[T], _ spec.Tensor[T], dxs []spec.Tensor[T]) (spec.Tensor[T], error) { return neg(dxs[0]), nil },
+		JVP: func(_ []spec.Tensor[T], _ spec.Tensor[T], dxs []spec.Tensor[T]) (spec.Tensor[T], error) {
+			return neg(dxs[0]), nil
+		},
 		VJP: func(_ []spec.Tensor[T], _ spec.Tensor[T], dy spec.Tensor[T]) ([]spec.Tensor[T], error) {
 			return []spec.Tensor[T]{neg(dy)}, nil
 		},
