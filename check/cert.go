@@ -81,7 +81,9 @@ func dropCert(certDir string, p Primitive) error {
 // recomputed from its recorded inputs only. The manifest's registry hash
 // must be spec.RegistryHashWith over the facts of the certified
 // primitives: a declaration whose facts changed fails there, one whose
-// rules changed fails at the first claim they no longer give. Nothing
+// rules changed fails at the first claim they no longer give, and —
+// for a Find certificate — one whose generator changed (Shapes, Domains,
+// Kinks) fails at the first input the seed no longer draws. Nothing
 // recorded is trusted.
 //
 // The error is nil exactly when every file verified; otherwise it names

@@ -389,3 +389,62 @@ func TestCertOnlyWhatHolds(t *testing.T) {
 		t.Errorf("a certificate without adjointness: %v", err)
 	}
 }
+
+// expRules are the rules of an inexact user primitive y = exp(x); with
+// bad, the VJP forgets the factor exp(x).
+func expRules[T spec.Scalar[T]](bad bool) check.Rules[T] {
+	each := func(x, by spec.Tensor[T], mul bool) (spec.Tensor[T], error) {
+		y := x.Clone()
+		for i := range y.Data {
+			e, err := x.Data[i].Exp()
+			if err != nil {
+				return spec.Tensor[T]{}, err
+			}
+			if mul {
+				e = e.Mul(by.Data[i])
+			}
+			y.Data[i] = e
+		}
+		return y, nil
+	}
+	return check.Rules[T]{
+		Forward: func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return each(xs[0], xs[0], false) },
+		JVP: func(xs []spec.Tensor[T], _ spec.Tensor[T], dxs []spec.Tensor[T]) (spec.Tensor[T], error) {
+			return each(xs[0], dxs[0], true)
+		},
+		VJP: func(xs []spec.Tensor[T], _ spec.Tensor[T], dy spec.Tensor[T]) ([]spec.Tensor[T], error) {
+			if bad {
+				return []spec.Tensor[T]{dy.Clone()}, nil
+			}
+			g, err := each(xs[0], dy, true)
+			return []spec.Tensor[T]{g}, err
+		},
+	}
+}
+
+// TestCertInexact: an inexact user op's certificate records interval
+// enclosures (oracle "interval"), verifies, and fails Verify under a
+// VJP without the factor exp(x) at an enclosure field.
+func TestCertInexact(t *testing.T) {
+	op := func(bad bool) check.Primitive {
+		return check.Primitive{Name: "myexp", Arity: 1, Doc: "exp",
+			Interval: expRules[spec.Interval](bad), Dual: expRules[check.Dual](bad)}
+	}
+	dir := t.TempDir()
+	rep, err := check.Find(op(false), check.Options{Cases: 20, CertDir: dir})
+	if err != nil || rep.Failure != nil {
+		t.Fatalf("Find: %v %v", err, rep.Failure)
+	}
+	b, err := os.ReadFile(filepath.Join(rep.Certificate, "adjointness", "myexp.json"))
+	if err != nil || !bytes.Contains(b, []byte(`"oracle": "interval"`)) || bytes.Contains(b, []byte(`"oracle": "rat"`)) {
+		t.Fatalf("oracles: %v", err)
+	}
+	if _, err := check.Verify(rep.Certificate, op(false)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = check.Verify(rep.Certificate, op(true))
+	var fe *certificates.FieldError
+	if !errors.As(err, &fe) || !strings.HasSuffix(fe.Field, ".rhs_enclosure") {
+		t.Errorf("a VJP without exp(x): %v", err)
+	}
+}
