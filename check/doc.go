@@ -105,10 +105,11 @@
 // registry_hash.
 //
 // Seeding: Find's case i is drawn from spec.CaseSeed(seed, Name, i), as a
-// built-in primitive's adjointness case i is; the certificate records the
-// sweep's first cases (the instance, then the tangents dx and δ, the head
-// of every case's draws) under the manifest's seed, and the verifier
-// regenerates each from it and compares. Op's cases come from rapid's own
+// built-in primitive's adjointness case i is; the certificate records
+// every case of the sweep (its head: the instance, then the tangents dx
+// and the cotangent δ, the first draws of the case) under the manifest's
+// seed and case count, and the verifier regenerates each from them with
+// the primitive's own generator and compares. Op's cases come from rapid's own
 // stream, which no seed regenerates: its certificate says "draw":
 // "recorded", its manifest seed is 0, and the verifier recomputes every
 // claim from the recorded inputs without binding them to a seed.
