@@ -113,7 +113,7 @@ func selectEngines(list string) ([]harness.Engine, error) {
 }
 
 func selectCases(list string) ([]harness.Case, error) {
-	all := harness.Cases()
+	all := harness.AllCases()
 	if list == "all" {
 		return all, nil
 	}
