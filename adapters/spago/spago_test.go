@@ -424,3 +424,66 @@ func TestConventionMaxPool(t *testing.T) {
 		}
 	}
 }
+
+// TestGELUDerivativeConstants pins a candidate finding that the harness's
+// bound cannot decide (so it is no verdict): spago's geluDeriv
+// (mat/gradfn/misc.go) uses its constants rounded to six digits (0.0356774,
+// 0.797885, 0.0535161, 0.398942 for 0.044715·√(2/π), √(2/π), …) while its
+// forward uses math.Sqrt(2/math.Pi) and 0.044715, so the gradient is not
+// the derivative of the forward: at x = −3/4 (case gelu, element 1, c =
+// −5/4) it is off by ≈ 1.5e-7 absolute, 1.1e-4 relative (gelu′ is near
+// its zero there). That is far above any binary64 rounding but inside the
+// binary32-model bound the harness uses; a binary64 bound would decide
+// it. The test asserts the gap is still there and still inside the bound.
+func TestGELUDerivativeConstants(t *testing.T) {
+	c, _, g, err := run(t, "gelu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Xs[0].Data[1].Same(spec.NewRat(-3, 4)) {
+		t.Fatalf("element 1 is %v", c.Xs[0].Data[1])
+	}
+	ref, err := harness.NewReference(c.Graph, c.Xs, c.Cot, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ref.Grads[0][1]
+	gap := math.Max(e.Exact.Lo-g[0].Data[1], g[0].Data[1]-e.Exact.Hi)
+	t.Logf("spago %.17g, exact in [%.17g, %.17g], gap %.3g, bound %.3g", g[0].Data[1], e.Exact.Lo, e.Exact.Hi, gap, e.Bound)
+	if gap < 1e-7 {
+		t.Errorf("gap %.3g: spago's gelu′ constants fixed?", gap)
+	}
+	if gap > e.Bound {
+		t.Errorf("gap %.3g exceeds the bound %.3g: the harness now reports it (update knownFindings)", gap, e.Bound)
+	}
+}
+
+// TestFanInSummationOrder: ag's backward runs one goroutine per operator
+// and accumulates a fanned-in gradient in arrival order (Dense.AccGrad
+// under a mutex), so the order of the sum is not fixed: the gradient of
+// x at a fan-in of seven smooth terms may differ in its last bits from
+// run to run (observed: 3 distinct values in 300 runs on 2 cores). Every
+// order is within the harness's bound; this pins that the spread stays
+// within a few ulps and logs how many values were seen.
+func TestFanInSummationOrder(t *testing.T) {
+	seen := map[float64]int{}
+	for range 100 {
+		x := mat.NewDense[float64](mat.WithShape(1, 1), mat.WithBacking([]float64{0.3}), mat.WithGrad(true))
+		var s mat.Tensor
+		for _, y := range []mat.Tensor{ag.Exp(x), ag.Sin(x), ag.Cos(x), ag.Tanh(x), ag.Sigmoid(x), ag.Log(x), ag.Sqrt(x)} {
+			s = ag.Add(s, y)
+		}
+		if err := ag.Backward(s); err != nil {
+			t.Fatal(err)
+		}
+		seen[x.Grad().Item().F64()]++
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for v := range seen {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if d := math.Float64bits(hi) - math.Float64bits(lo); d > 8 {
+		t.Errorf("spread of %d ulps: %v", d, seen)
+	}
+	t.Logf("%d distinct gradients in 100 runs: %v", len(seen), seen)
+}
