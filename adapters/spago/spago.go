@@ -68,6 +68,10 @@ func (engine) Conventions() []harness.Convention {
 func firstMaxPool(a *spec.Attrs) harness.Graph {
 	k, st := a.Window.Kernel, a.Window.Stride
 	g := harness.Graph{Inputs: 1}
+	if len(k) != 2 || len(st) != 2 { // not spago's (Supports refuses it): the node itself
+		g.Nodes = []harness.Node{{Op: "max_pool", Attrs: a, Args: []int{0}}}
+		return g
+	}
 	cw := &spec.Window{Kernel: slices.Clone(k), Stride: slices.Clone(st), Pads: make([]int, 2*len(k)), Dilation: []int{1, 1}, Groups: 1}
 	add := func(op string, at *spec.Attrs, args ...int) int {
 		g.Nodes = append(g.Nodes, harness.Node{Op: op, Attrs: at, Args: args})
@@ -511,7 +515,7 @@ func apply(op string, a *spec.Attrs, args []val, out spec.Shape) (mat.Tensor, er
 	case "broadcast_to":
 		return broadcast(x, out)
 	case "slice":
-		s := x.Value2D()
+		s := x.mdims()
 		switch {
 		case len(x.shape) == 1 && a.Axis == 0, len(x.shape) == 2 && a.Axis == 0:
 			return ag.Slice(x.t, a.Start, 0, a.End, s[1]), nil
@@ -537,14 +541,14 @@ func apply(op string, a *spec.Attrs, args []val, out spec.Shape) (mat.Tensor, er
 	return nil, fmt.Errorf("spago: no mapping for %q", op)
 }
 
-// Value2D is the value's matrix dimensions.
-func (v val) Value2D() []int { return v.t.Value().Shape() }
+// mdims is the value's matrix dimensions in spago.
+func (v val) mdims() []int { return v.t.Value().Shape() }
 
 func broadcast(x val, out spec.Shape) (mat.Tensor, error) {
 	if len(out) != 2 {
 		return nil, fmt.Errorf("spago: broadcast_to rank %d (only to a matrix)", len(out))
 	}
-	s := x.Value2D()
+	s := x.mdims()
 	rep := func(v mat.Tensor, n int) []mat.Tensor {
 		vs := make([]mat.Tensor, n)
 		for i := range vs {
