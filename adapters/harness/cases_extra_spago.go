@@ -2,14 +2,19 @@ package harness
 
 import "github.com/tlcheck/tlcheck/spec"
 
-// PoolEdgeCases are max pooling cases beyond Cases' tie case, found for
-// the spago adapter but engine-independent: a window whose elements are
-// all negative (an engine that starts its running maximum at 0 or at the
-// smallest positive number instead of −∞ gets its value and its argmax
-// wrong) and non-square kernels (an engine that mixes up the kernel's
-// height and width reads the wrong elements). No tie, no kink: the exact
-// gradient is unique and the bound is 0.
-func PoolEdgeCases() []Case {
+// CasesExtraSpago are engine-independent cases written for the spago
+// adapter, beyond Cases. Max pooling edge cases: a window whose elements
+// are all negative (an engine that starts its running maximum at 0 or at
+// the smallest positive number instead of −∞ gets its value and its
+// argmax wrong) and non-square kernels (an engine that mixes up the
+// kernel's height and width reads the wrong elements); no tie, so the
+// exact gradient is unique and the bound is 0. And three primitives Cases
+// has no case for: shrink at its kinks ±λ (Clarke [0, 1]), detach in a
+// DAG (y = x ⊙ detach(x): ∂/∂x = x ⊙ c only), and gather with repeated
+// indices (a fan-out: the repeated element's gradient is the sum of its
+// cotangents).
+func CasesExtraSpago() []Case {
+	zero, one := spec.Rat{}, spec.NewRat(1, 1)
 	win := func(kh, kw int) *spec.Attrs {
 		return &spec.Attrs{Window: &spec.Window{Kernel: []int{kh, kw}, Stride: []int{kh, kw}, Pads: []int{0, 0, 0, 0}}}
 	}
@@ -22,7 +27,17 @@ func PoolEdgeCases() []Case {
 	// Windows of 2×1 on 1, −1, 2 / 3, 5, −2: maxima at the bottom row for
 	// columns 0 and 1, the top row for column 2.
 	tall := q(spec.Shape{1, 1, 2, 3}, 4, -4, 8, 12, 20, -8)
+	shrinkX := q(spec.Shape{6}, 4, -2, 0, 12, -12, 2) // 1, −1/2, 0, 3, −3, 1/2: kinks at ±1/2
+	shrink := unary("shrink_kinks", "shrink", &spec.Attrs{Lambd: rat(1, 2), Bias: rat(1, 2)}, shrinkX, vC, maskZeros(vT, shrinkX, -2, 2))
+	shrink.Kinks = kinks(shrinkX, zero, one, -2, 2)
+	detach := Case{Name: "dag_detach", DAG: true, Graph: Graph{Inputs: 1, Nodes: []Node{{Op: "detach", Args: []int{0}}, {Op: "mul", Args: []int{0, 1}}}},
+		Xs: []spec.Tensor[spec.Rat]{vA}, Cot: vC, Tangents: []spec.Tensor[spec.Rat]{vT}}
+	gather := unary("gather_repeat", "gather", &spec.Attrs{Axis: 0, IndicesShape: spec.Shape{5}, Indices: []int{2, 0, 2, 5, 2}},
+		vS, q(spec.Shape{5}, 3, -5, 2, 1, -2), vT)
+	gatherRows := unary("gather_rows_repeat", "gather", &spec.Attrs{Axis: 0, IndicesShape: spec.Shape{3}, Indices: []int{1, 1, 0}},
+		mA, q(spec.Shape{3, 3}, 3, -1, 2, 5, -2, 1, 4, -3, 1), mT23)
 	return []Case{
+		shrink, detach, gather, gatherRows,
 		unary("max_pool_negative", "max_pool", win(2, 2), neg, q(spec.Shape{1, 1, 1, 2}, 3, -5), q(neg.Shape, 1, -1, 2, 3, -2, 3, 1, 2)),
 		unary("max_pool_1x2", "max_pool", win(1, 2), wide, q(spec.Shape{1, 1, 2, 2}, 3, -5, 2, 1), q(wide.Shape, 1, -1, 2, 3, -2, 1, 1, 2)),
 		unary("max_pool_2x1", "max_pool", win(2, 1), tall, q(spec.Shape{1, 1, 1, 3}, 3, -5, 2), q(tall.Shape, 1, -1, 2, 3, -2, 1)),

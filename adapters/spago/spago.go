@@ -155,8 +155,36 @@ func (engine) Supports(op string, a *spec.Attrs) error {
 		return nil
 	case "permute":
 		return errors.New("spago's tensors are matrices (rank ≤ 2): no permute of a rank-3 tensor")
+	case "detach":
+		return nil // ag.StopGrad
+	case "shrink":
+		_, err := softShrinkLambda(a)
+		return err
+	case "gather":
+		if len(a.IndicesShape) != 1 || a.Axis < 0 || a.Axis > 1 {
+			return errors.New("spago: gather of a vector of indices along axis 0 or 1 only (At, RowView)")
+		}
+		return nil
+	case "sign":
+		return errors.New("spago has no sign operator")
 	}
 	return fmt.Errorf("spago: no mapping for %q", op)
+}
+
+// softShrinkLambda is λ for a shrink that is spago's SoftShrink: ONNX
+// Shrink with bias = λ (the registry's defaults: λ = 1/2, bias = 0).
+func softShrinkLambda(a *spec.Attrs) (float64, error) {
+	l, b := big.NewRat(1, 2), new(big.Rat)
+	if a.Lambd != nil {
+		l = a.Lambd
+	}
+	if a.Bias != nil {
+		b = a.Bias
+	}
+	if l.Cmp(b) != 0 {
+		return 0, fmt.Errorf("spago's SoftShrink is shrink with bias = λ, not λ = %s, bias = %s", l.RatString(), b.RatString())
+	}
+	return exact64(l, "shrink λ")
 }
 
 func allEq(xs []int, v int) bool {
@@ -531,6 +559,16 @@ func apply(op string, a *spec.Attrs, args []val, out spec.Shape) (mat.Tensor, er
 		return perRow(x, a.Axis, ag.LogSoftmax)
 	case "layer_norm":
 		return layerNorm(a, args, out)
+	case "detach":
+		return ag.StopGrad(x.t), nil
+	case "shrink":
+		l, err := softShrinkLambda(a)
+		if err != nil {
+			return nil, err
+		}
+		return ag.SoftShrink(x.t, scalar(l)), nil
+	case "gather":
+		return gather(a, x)
 	case "conv":
 		return conv(a, args, out)
 	case "max_pool":
@@ -633,6 +671,34 @@ func layerNorm(a *spec.Attrs, args []val, out spec.Shape) (mat.Tensor, error) {
 		return ag.Reshape(norm(colVec(x.t)), r, c), nil
 	}
 	return nil, fmt.Errorf("spago: layer_norm over axis %d of rank %d", a.Axis, len(x.shape))
+}
+
+// gather picks elements (a vector) with ag.At and concatenates them, or
+// rows (a matrix, axis 0; columns through T for axis 1) with RowView and
+// Stack: a repeated index is a fan-out whose gradients ag must add.
+func gather(a *spec.Attrs, x val) (mat.Tensor, error) {
+	var parts []mat.Tensor
+	switch {
+	case len(x.shape) == 1 && a.Axis == 0:
+		for _, i := range a.Indices {
+			parts = append(parts, ag.At(x.t, i, 0))
+		}
+		return ag.Concat(parts...), nil
+	case len(x.shape) == 2:
+		v := x.t
+		if a.Axis == 1 {
+			v = ag.T(v)
+		}
+		for _, i := range a.Indices {
+			parts = append(parts, ag.RowView(v, i))
+		}
+		y := ag.Stack(parts...)
+		if a.Axis == 1 {
+			y = ag.T(y)
+		}
+		return y, nil
+	}
+	return nil, fmt.Errorf("spago: gather along axis %d of rank %d", a.Axis, len(x.shape))
 }
 
 func one4(s spec.Shape) bool { return len(s) == 4 && s[0] == 1 && s[1] == 1 }

@@ -19,7 +19,7 @@ import (
 )
 
 // cases are the shared cases plus the harness's pooling edge cases.
-func cases() []harness.Case { return append(harness.Cases(), harness.PoolEdgeCases()...) }
+func cases() []harness.Case { return append(harness.Cases(), harness.CasesExtraSpago()...) }
 
 func caseNamed(t *testing.T, name string) harness.Case {
 	t.Helper()
