@@ -23,7 +23,9 @@
 // Softmax and LogSoftmax of each row; layer_norm the formula of spago's
 // nn/normalization/layernorm Model.Forward on each row; conv
 // nn/convolution.Conv2D; max_pool MaxPooling; avg_pool ReduceMean of each
-// window's Slice. permute (rank 3) has no spago counterpart.
+// window's Slice; shrink with bias = λ SoftShrink; detach StopGrad;
+// gather a Concat of At (vectors) or a Stack of RowView (matrices).
+// permute (rank 3) has no spago counterpart.
 //
 // # Machines
 //
