@@ -12,7 +12,10 @@ import "github.com/tlcheck/tlcheck/spec"
 // has no case for: shrink at its kinks ±λ (Clarke [0, 1]), detach in a
 // DAG (y = x ⊙ detach(x): ∂/∂x = x ⊙ c only), and gather with repeated
 // indices (a fan-out: the repeated element's gradient is the sum of its
-// cotangents).
+// cotangents). log_softmax with logits 800 apart (exp(−800) underflows in
+// binary64: log(softmax(x)) computed naively is −∞ where log_softmax is
+// −800, and its gradient NaN where log_softmax is smooth), and linear on
+// a vector (W·x + b, which an engine may map to a fused affine operator).
 func CasesExtraSpago() []Case {
 	zero, one := spec.Rat{}, spec.NewRat(1, 1)
 	win := func(kh, kw int) *spec.Attrs {
@@ -36,8 +39,15 @@ func CasesExtraSpago() []Case {
 		vS, q(spec.Shape{5}, 3, -5, 2, 1, -2), vT)
 	gatherRows := unary("gather_rows_repeat", "gather", &spec.Attrs{Axis: 0, IndicesShape: spec.Shape{3}, Indices: []int{1, 1, 0}},
 		mA, q(spec.Shape{3, 3}, 3, -1, 2, 5, -2, 1, 4, -3, 1), mT23)
+	// Logits 800 apart: exp(−800) underflows in binary64, so log(softmax)
+	// computed naively is −∞ where log_softmax is −800.
+	wideX := q(spec.Shape{2, 3}, 0, 3200, -3, 1, -2, 0)
+	lsmWide := unary("log_softmax_wide", "log_softmax", &spec.Attrs{Axis: 1}, wideX, mC23, mT23)
+	linVec := Case{Name: "linear_vector", Graph: Graph{Inputs: 3, Nodes: []Node{{Op: "linear", Args: []int{0, 1, 2}}}},
+		Xs: []spec.Tensor[spec.Rat]{q(spec.Shape{3}, 1, -2, 3), q(spec.Shape{2, 3}, 2, 0, -3, 1, 5, -4), q(spec.Shape{2}, 1, -3)}, Cot: q(spec.Shape{2}, 3, -5),
+		Tangents: []spec.Tensor[spec.Rat]{q(spec.Shape{3}, 2, 1, -1), mT23, q(spec.Shape{2}, 2, 1)}}
 	return []Case{
-		shrink, detach, gather, gatherRows,
+		shrink, detach, gather, gatherRows, lsmWide, linVec,
 		unary("max_pool_negative", "max_pool", win(2, 2), neg, q(spec.Shape{1, 1, 1, 2}, 3, -5), q(neg.Shape, 1, -1, 2, 3, -2, 3, 1, 2)),
 		unary("max_pool_1x2", "max_pool", win(1, 2), wide, q(spec.Shape{1, 1, 2, 2}, 3, -5, 2, 1), q(wide.Shape, 1, -1, 2, 3, -2, 1, 1, 2)),
 		unary("max_pool_2x1", "max_pool", win(2, 1), tall, q(spec.Shape{1, 1, 1, 3}, 3, -5, 2), q(tall.Shape, 1, -1, 2, 3, -2, 1)),

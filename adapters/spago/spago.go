@@ -269,6 +269,7 @@ func (engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot ha
 	}()
 
 	reg := spec.Default[spec.Rat]()
+	var b build
 	vals := make([]val, 0, g.Inputs+len(g.Nodes))
 	leaves := make([]*mat.Dense[float64], len(xs))
 	for i, x := range xs {
@@ -306,7 +307,7 @@ func (engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot ha
 		if err != nil {
 			return y, nil, fmt.Errorf("node %d (%s): %w", j, n.Op, err)
 		}
-		t, err := apply(n.Op, n.Attrs, args, out)
+		t, err := apply(n.Op, n.Attrs, args, out, &b)
 		if err != nil {
 			return y, nil, fmt.Errorf("node %d (%s): %w", j, n.Op, err)
 		}
@@ -325,6 +326,9 @@ func (engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot ha
 		return y, nil, errors.New("spago: the output is not an operator")
 	}
 	y = harness.Tensor64{Shape: slices.Clone([]int(last.shape)), Data: slices.Clone(mat.Data[float64](out.Value()))}
+	if err := b.check(); err != nil {
+		return y, nil, err
+	}
 	out.AccGrad(dense(cot.Data, r, c, false))
 	if err := ag.Backward(out); err != nil {
 		return y, nil, fmt.Errorf("spago: backward: %w", err)
@@ -342,6 +346,27 @@ func (engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot ha
 		grads = append(grads, g)
 	}
 	return y, grads, nil
+}
+
+// build collects what Run must check between spago's forward and its
+// backward.
+type build struct {
+	// logs are the operands of every ag.Log: its backward panics, in a
+	// goroutine where nothing can recover it, on a negative or NaN
+	// element (mat/gradfn/log.go, safeLogDeriv: "ag: invalid log for
+	// negative values"), though its forward returns NaN quietly.
+	logs []mat.Tensor
+}
+
+func (b *build) check() error {
+	for _, l := range b.logs {
+		for k, v := range mat.Data[float64](l.Value()) {
+			if !(v >= 0) {
+				return fmt.Errorf("spago: Log of %v (element %d): spago's Log backward would panic in a goroutine and end the process", v, k)
+			}
+		}
+	}
+	return nil
 }
 
 func isNilTensor(t mat.Tensor) bool {
@@ -431,7 +456,7 @@ func constLike(x mat.Tensor, v float64) mat.Tensor {
 
 // apply builds one registry primitive from spago's operators; out is the
 // registry's output shape.
-func apply(op string, a *spec.Attrs, args []val, out spec.Shape) (mat.Tensor, error) {
+func apply(op string, a *spec.Attrs, args []val, out spec.Shape, b *build) (mat.Tensor, error) {
 	if a == nil {
 		a = &spec.Attrs{}
 	}
@@ -452,6 +477,7 @@ func apply(op string, a *spec.Attrs, args []val, out spec.Shape) (mat.Tensor, er
 	case "exp":
 		return ag.Exp(x.t), nil
 	case "log":
+		b.logs = append(b.logs, x.t)
 		return ag.Log(x.t), nil
 	case "sqrt":
 		return ag.Sqrt(x.t), nil
@@ -556,7 +582,11 @@ func apply(op string, a *spec.Attrs, args []val, out spec.Shape) (mat.Tensor, er
 	case "softmax":
 		return perRow(x, a.Axis, ag.Softmax)
 	case "log_softmax":
-		return perRow(x, a.Axis, ag.LogSoftmax)
+		return perRow(x, a.Axis, func(v mat.Tensor) mat.Tensor {
+			y := ag.LogSoftmax(v) // Log(Softmax(v))
+			b.logs = append(b.logs, y.(*ag.Operator).Operands()[0])
+			return y
+		})
 	case "layer_norm":
 		return layerNorm(a, args, out)
 	case "detach":

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nlpodyssey/spago/ag"
 	"github.com/nlpodyssey/spago/losses"
@@ -40,6 +41,7 @@ var knownFindings = map[string][]string{
 	"max_pool_negative": {harness.OblForward, harness.OblVJP, harness.OblAdjoint},
 	"max_pool_1x2":      {harness.OblForward, harness.OblVJP, harness.OblAdjoint},
 	"max_pool_2x1":      {harness.OblRun},
+	"log_softmax_wide":  {harness.OblForward, harness.OblVJP, harness.OblAdjoint},
 }
 
 // conventionRows are the rows that differ from tlcheck's tie convention
@@ -315,6 +317,7 @@ func TestFindingMSEMatrixExits(t *testing.T) {
 		p := mat.NewDense[float64](mat.WithShape(2, 3), mat.WithBacking([]float64{1, 2, 3, 4, 5, 6}), mat.WithGrad(true))
 		y := mat.NewDense[float64](mat.WithShape(2, 3), mat.WithBacking([]float64{0, 0, 0, 0, 0, 0}))
 		_ = ag.Backward(losses.MSE(p, y, true))
+		time.Sleep(3 * time.Second)
 		os.Exit(0) // survived: the finding is gone
 	}
 	if testing.Short() {
@@ -325,6 +328,60 @@ func TestFindingMSEMatrixExits(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || !strings.Contains(string(out), "ag: error during backward pass: fn: matrices have incompatible dimensions") {
+		t.Errorf("child: err %v, output %q (fixed?)", err, out)
+	}
+}
+
+// TestFindingLogSoftmaxWide: ag.LogSoftmax is Log(Softmax(x)), so a logit
+// 800 below the row's maximum gives Softmax = 0 (exp(−800) underflows),
+// log_softmax = −∞ (exact −800), and through Log's "safe" derivative
+// log′(0) := 1e8 (mat/gradfn/log.go, safeLogDeriv) and a Softmax
+// Jacobian that is exactly zero at y = [0, 1, 0], the whole row's
+// gradient is 0. Case log_softmax_wide: x = [[0, 800, −3/4], [1/4, −1/2,
+// 0]], c = [[3/4, −1/4, 1/2], [5/4, −1/2, 1/4]]: spago y[0] = [−∞, 0,
+// −∞] (exact [−800, ≈0, −800.75]), ∂/∂x[0] = [0, 0, 0] (exact c₀ −
+// softmax(x₀)·Σc₀ ≈ [3/4, −5/4, 1/2]); row 1 is right.
+func TestFindingLogSoftmaxWide(t *testing.T) {
+	_, y, g, err := run(t, "log_softmax_wide")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(y.Data[0], -1) || y.Data[1] != 0 || !math.IsInf(y.Data[2], -1) {
+		t.Errorf("y[0] = %v (fixed?)", y.Data[:3])
+	}
+	if !slices.Equal(g[0].Data[:3], []float64{0, 0, 0}) {
+		t.Errorf("∂/∂x[0] = %v (fixed?)", g[0].Data[:3])
+	}
+	rows := rowsOf(t, "log_softmax_wide")
+	for _, o := range []string{harness.OblForward, harness.OblVJP, harness.OblAdjoint} {
+		if n := failsOn(rows, o); n != 2 {
+			t.Errorf("%s fails on %d machines, want 2", o, n)
+		}
+	}
+}
+
+// TestFindingLogNegativeExits: ag.Log of a negative number returns NaN in
+// the forward, but its backward panics ("ag: invalid log for negative
+// values", mat/gradfn/log.go) in the backward's goroutine, where no
+// caller can recover it: the process ends. Run in a child process; the
+// adapter refuses such a graph before the backward (TestBadInput).
+func TestFindingLogNegativeExits(t *testing.T) {
+	if os.Getenv("SPAGO_HELPER") == "log" {
+		x := mat.NewDense[float64](mat.WithShape(1, 1), mat.WithBacking([]float64{-1}), mat.WithGrad(true))
+		_ = ag.Backward(ag.Log(x))
+		// The panicking goroutine's deferred wg.Done lets Backward return
+		// while the panic is still unwinding: give it time to end us.
+		time.Sleep(3 * time.Second)
+		os.Exit(0) // survived: the finding is gone
+	}
+	if testing.Short() {
+		t.Skip("runs a child process")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFindingLogNegativeExits$")
+	cmd.Env = append(os.Environ(), "SPAGO_HELPER=log")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || !strings.Contains(string(out), "ag: invalid log for negative values") {
 		t.Errorf("child: err %v, output %q (fixed?)", err, out)
 	}
 }
@@ -354,6 +411,7 @@ func TestBadInput(t *testing.T) {
 		{"matmul dims", MachineAsync, one("matmul", nil, 0, 1), []harness.Tensor64{v([]int{2, 3}, 6), v([]int{2, 3}, 6)}, v([]int{2, 3}, 6), "node 0 (matmul)"},
 		{"pool not dividing", MachineAsync, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "max_pool", Attrs: &spec.Attrs{Window: &spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Pads: []int{0, 0, 0, 0}}}, Args: []int{0}}}},
 			[]harness.Tensor64{v([]int{1, 1, 3, 4}, 12)}, v([]int{1, 1, 1, 2}, 2), "divide"},
+		{"log of a negative", MachineAsync, one("log", nil, 0), []harness.Tensor64{{Shape: []int{2}, Data: []float64{1, -1}}, v([]int{1}, 1)}, v([]int{2}, 2), "would panic"},
 		{"wrong inputs", MachineAsync, one("add", nil, 0, 1), []harness.Tensor64{v([]int{2}, 2)}, v([]int{2}, 2), "inputs"},
 	}
 	for _, tc := range tests {
