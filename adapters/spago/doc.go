@@ -44,8 +44,11 @@
 // that spago's value has the dimensions the mapping expects, and feeds
 // ReduceSum and ReduceMean column vectors only: their backward returns
 // an n×1 gradient whatever the operand's dimensions, which the operand's
-// producer rejects fatally (TestFindingMSEMatrixExits). What is left,
-// a panic in a synchronous forward, is recovered into an error.
+// producer rejects fatally (TestFindingMSEMatrixExits). Between forward
+// and backward it checks every operand of ag.Log (log, log_softmax) for a
+// negative or NaN element, on which Log's backward panics in a goroutine
+// (TestFindingLogNegativeExits). What is left, a panic in a synchronous
+// forward, is recovered into an error.
 //
 // The output gradient is seeded with the cotangent through AccGrad before
 // ag.Backward, ag's documented way to back-propagate from a non-scalar,
