@@ -545,3 +545,12 @@ func TestFanInSummationOrder(t *testing.T) {
 	}
 	t.Logf("%d distinct gradients in 100 runs: %v", len(seen), seen)
 }
+
+// BenchmarkCases runs every case on both machines through the harness.
+func BenchmarkCases(b *testing.B) {
+	cs := cases()
+	b.ReportAllocs()
+	for b.Loop() {
+		harness.Run(New(), cs, harness.Options{})
+	}
+}
