@@ -57,8 +57,14 @@ var conventionRows = map[string]string{
 // convention rows say "convention"; nothing else is short of "holds".
 func TestCases(t *testing.T) {
 	rows, skipped := harness.Run(New(), cases(), harness.Options{})
-	if len(skipped) != 1 || !strings.HasPrefix(skipped[0], "permute:") {
-		t.Errorf("skipped %v, want only permute", skipped)
+	// Of today's cases only permute (rank 3) is refused; a case added to
+	// the shared list for an op spago lacks is skipped with Supports'
+	// reason, which is logged.
+	if !slices.ContainsFunc(skipped, func(s string) bool { return strings.HasPrefix(s, "permute:") }) {
+		t.Errorf("skipped %v: permute should be", skipped)
+	}
+	for _, s := range skipped {
+		t.Log("skipped ", s)
 	}
 	failed := map[string]map[string]int{} // case → obligation → machines
 	for _, r := range rows {
