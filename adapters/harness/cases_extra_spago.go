@@ -15,7 +15,9 @@ import "github.com/tlcheck/tlcheck/spec"
 // cotangents). log_softmax with logits 800 apart (exp(−800) underflows in
 // binary64: log(softmax(x)) computed naively is −∞ where log_softmax is
 // −800, and its gradient NaN where log_softmax is smooth), and linear on
-// a vector (W·x + b, which an engine may map to a fused affine operator).
+// a vector (W·x + b, which an engine may map to a fused affine operator),
+// and sqrt at 0 (the registry's sqrt′(0) = 0; the one-sided derivative is
+// +∞, and ∞ times a zero cotangent is NaN).
 func CasesExtraSpago() []Case {
 	zero, one := spec.Rat{}, spec.NewRat(1, 1)
 	win := func(kh, kw int) *spec.Attrs {
@@ -46,8 +48,13 @@ func CasesExtraSpago() []Case {
 	linVec := Case{Name: "linear_vector", Graph: Graph{Inputs: 3, Nodes: []Node{{Op: "linear", Args: []int{0, 1, 2}}}},
 		Xs: []spec.Tensor[spec.Rat]{q(spec.Shape{3}, 1, -2, 3), q(spec.Shape{2, 3}, 2, 0, -3, 1, 5, -4), q(spec.Shape{2}, 1, -3)}, Cot: q(spec.Shape{2}, 3, -5),
 		Tangents: []spec.Tensor[spec.Rat]{q(spec.Shape{3}, 2, 1, -1), mT23, q(spec.Shape{2}, 2, 1)}}
+	// sqrt at 0, where the registry has sqrt′(0) = 0 and the one-sided
+	// derivative is +∞: an engine with 1/(2√x) returns ±∞·c, and NaN for a
+	// zero cotangent.
+	sqrtX := q(spec.Shape{6}, 0, 1, 4, 9, 0, 16) // 0, 1/4, 1, 9/4, 0, 4
+	sqrt0 := unary("sqrt_zero", "sqrt", nil, sqrtX, vC, maskZeros(vT, sqrtX, 0))
 	return []Case{
-		shrink, detach, gather, gatherRows, lsmWide, linVec,
+		shrink, detach, gather, gatherRows, lsmWide, linVec, sqrt0,
 		unary("max_pool_negative", "max_pool", win(2, 2), neg, q(spec.Shape{1, 1, 1, 2}, 3, -5), q(neg.Shape, 1, -1, 2, 3, -2, 3, 1, 2)),
 		unary("max_pool_1x2", "max_pool", win(1, 2), wide, q(spec.Shape{1, 1, 2, 2}, 3, -5, 2, 1), q(wide.Shape, 1, -1, 2, 3, -2, 1, 1, 2)),
 		unary("max_pool_2x1", "max_pool", win(2, 1), tall, q(spec.Shape{1, 1, 1, 3}, 3, -5, 2), q(tall.Shape, 1, -1, 2, 3, -2, 1)),

@@ -42,6 +42,7 @@ var knownFindings = map[string][]string{
 	"max_pool_1x2":      {harness.OblForward, harness.OblVJP, harness.OblAdjoint},
 	"max_pool_2x1":      {harness.OblRun},
 	"log_softmax_wide":  {harness.OblForward, harness.OblVJP, harness.OblAdjoint},
+	"sqrt_zero":         {harness.OblVJP, harness.OblZero},
 }
 
 // conventionRows are the rows that differ from tlcheck's tie convention
@@ -389,6 +390,39 @@ func TestFindingLogNegativeExits(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || !strings.Contains(string(out), "ag: invalid log for negative values") {
 		t.Errorf("child: err %v, output %q (fixed?)", err, out)
+	}
+}
+
+// TestFindingSqrtZero: ag.Sqrt's backward is 0.5·x^(−1/2)·gy
+// (mat/gradfn/sqrt.go), +∞·c at x = 0 and NaN (∞·0) for a zero
+// cotangent: the gradient of a sqrt whose output does not reach the loss
+// is NaN. Case sqrt_zero: x = [0, 1/4, 1, 9/4, 0, 4], c = [3/4, −5/4, 1/2,
+// 2, 1/4, −1]: spago ∂/∂x[0] = ∂/∂x[4] = +∞ (registry sqrt′(0) = 0), and
+// NaN at both for c = 0.
+func TestFindingSqrtZero(t *testing.T) {
+	c, _, g, err := run(t, "sqrt_zero")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{0, 4} {
+		if !math.IsInf(g[0].Data[k], 1) {
+			t.Errorf("∂/∂x[%d] = %v (fixed?)", k, g[0].Data[k])
+		}
+	}
+	_, g0, err := New().Run(MachineSync, c.Graph, []harness.Tensor64{harness.Float64s(c.Xs[0])}, harness.Tensor64{Shape: []int{6}, Data: make([]float64, 6)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range g0[0].Data {
+		if (k == 0 || k == 4) != math.IsNaN(v) || !math.IsNaN(v) && v != 0 {
+			t.Errorf("zero cotangent: ∂/∂x[%d] = %v (fixed?)", k, v)
+		}
+	}
+	rows := rowsOf(t, "sqrt_zero")
+	for _, o := range []string{harness.OblVJP, harness.OblZero} {
+		if n := failsOn(rows, o); n != 2 {
+			t.Errorf("%s fails on %d machines, want 2", o, n)
+		}
 	}
 }
 
