@@ -45,8 +45,9 @@ func (engine) Machines() []string { return []string{MachineAsync, MachineSync} }
 // (mat/gradfn/misc.go, reluDeriv), relu′(0) = 1. abs′(0) = 0 (absDeriv,
 // "return 0 // undefined") is tlcheck's own convention, and clamp built
 // from ag.Max/ag.Min against constants has derivative 0 at the bounds,
-// tlcheck's too. Max, Min and MaxPooling at ties are findings, not
-// conventions (see FINDINGS.md).
+// tlcheck's too. MaxPooling gives a tie to the window's first maximum
+// (declared below, firstMaxPool). Max and Min at ties give the cotangent
+// to neither argument: a finding, not a convention (FINDINGS.md).
 func (engine) Conventions() []harness.Convention {
 	return []harness.Convention{
 		harness.ReluGE("spago v1.1.0 mat/gradfn/misc.go, reluDeriv: `if v >= 0.0 { return 1.0 }`"),
@@ -247,7 +248,8 @@ func scalar(v float64) mat.Tensor { return mat.Scalar(v) }
 // Run therefore checks every shape with the registry's shape rules and
 // its own before it builds anything, and checks after each operator
 // that the engine's value has the dimensions the adapter expects, so
-// that ag never sees operands it would reject.
+// that ag never sees operands it would reject; before the backward it
+// checks the operands of every ag.Log (build.check).
 func (engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot harness.Tensor64) (y harness.Tensor64, grads []harness.Tensor64, err error) {
 	if machine != MachineAsync && machine != MachineSync {
 		return y, nil, fmt.Errorf("spago: unknown machine %q", machine)
