@@ -3,6 +3,7 @@ module github.com/tlcheck/tlcheck/adapters
 go 1.26.0
 
 require (
+	github.com/nlpodyssey/spago v1.1.0
 	github.com/tlcheck/tlcheck v0.0.0
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6
 	gorgonia.org/gorgonia v0.9.18
@@ -16,7 +17,7 @@ require (
 	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/protobuf v1.5.2 // indirect
-	github.com/google/flatbuffers v2.0.6+incompatible // indirect
+	github.com/google/flatbuffers v23.5.26+incompatible // indirect
 	github.com/google/uuid v1.3.0 // indirect
 	github.com/leesper/go_rng v0.0.0-20190531154944-a612b043e353 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
