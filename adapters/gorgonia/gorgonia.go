@@ -143,7 +143,7 @@ var ops = map[string]op{
 	// linear: Mul(x, Wᵀ) + b broadcast over the rows (x rank 2).
 	"linear": {build: func(g *G.ExprGraph, _ *spec.Attrs, xs []*G.Node) (*G.Node, error) {
 		if xs[0].Dims() != 2 || xs[1].Dims() != 2 || xs[2].Dims() != 1 {
-			return nil, fmt.Errorf("gorgonia adapter: linear maps x[rows,in], W[out,in], b[out] only")
+			return nil, harness.Unsupportedf("gorgonia adapter: linear maps x[rows,in], W[out,in], b[out] only")
 		}
 		wt, err := G.Transpose(xs[1], 1, 0)
 		if err != nil {

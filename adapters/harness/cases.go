@@ -196,8 +196,8 @@ func dags() []Case {
 }
 
 // AllCases are Cases followed by every extra case list (shapes and
-// attributes added while writing an adapter, CasesExtraGorgonia): the
-// list tlcheck adapters run gives every engine.
+// attributes added while writing an adapter: CasesExtraGorgonia,
+// CasesExtraSpago): the list tlcheck adapters run gives every engine.
 func AllCases() []Case {
-	return append(Cases(), CasesExtraGorgonia()...)
+	return append(append(Cases(), CasesExtraGorgonia()...), CasesExtraSpago()...)
 }

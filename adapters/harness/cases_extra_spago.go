@@ -53,6 +53,9 @@ func CasesExtraSpago() []Case {
 	// zero cotangent.
 	sqrtX := q(spec.Shape{6}, 0, 1, 4, 9, 0, 16) // 0, 1/4, 1, 9/4, 0, 4
 	sqrt0 := unary("sqrt_zero", "sqrt", nil, sqrtX, vC, maskZeros(vT, sqrtX, 0))
+	for _, v := range sqrtX.Data {
+		sqrt0.Singular = append(sqrt0.Singular, v.IsZero())
+	}
 	return []Case{
 		shrink, detach, gather, gatherRows, lsmWide, linVec, sqrt0,
 		unary("max_pool_negative", "max_pool", win(2, 2), neg, q(spec.Shape{1, 1, 1, 2}, 3, -5), q(neg.Shape, 1, -1, 2, 3, -2, 3, 1, 2)),

@@ -19,6 +19,11 @@ func TestCasesExtraSpagoSelf(t *testing.T) {
 	seen := map[string]bool{}
 	for _, r := range rows {
 		seen[r.Case] = true
+		// At sqrt_zero's singular elements the gradient and zero rows are
+		// inconclusive by construction (Case.Singular).
+		if r.Case == "sqrt_zero" && (r.Obligation == OblVJP || r.Obligation == OblZero) && r.Verdict == Inconclusive {
+			continue
+		}
 		if r.Verdict != Holds {
 			t.Errorf("%s %s %s: %s %s", r.Case, r.Machine, r.Obligation, r.Verdict, r.Detail)
 		}

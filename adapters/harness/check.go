@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -29,6 +30,13 @@ type Case struct {
 	// Tie marks inputs placed on kinks or ties on purpose; the adjoint
 	// obligation is then called mass conservation.
 	Tie bool
+	// Singular marks, per element of input 0, points where the function
+	// has no derivative and no Clarke subdifferential (sqrt at 0: not
+	// locally Lipschitz, one-sided derivative +∞), so any gradient value
+	// there — tlcheck's 0 as much as an engine's +∞ — is a convention:
+	// the gradient and zero obligations are inconclusive at those
+	// elements, never a verdict.
+	Singular []bool
 	// Kinks, for single-op elementwise cases at kinks, gives per element
 	// of input 0 the Clarke subdifferential of the op there as an
 	// interval [lo, hi] of local derivatives (nil entries: smooth).
@@ -58,6 +66,9 @@ type Row struct {
 	// Detail names the first element outside (or the note), with the
 	// engine's value, the exact enclosure and the bound.
 	Detail string
+	// unsupported is the adapter's reason when Run refused the case
+	// (ErrUnsupported).
+	unsupported string
 }
 
 // Finding reports whether the row is a finding.
@@ -136,11 +147,11 @@ func adjointVerdict(grads []Tensor64, want [][]fpbound.Enclosure, tangents []spe
 			return Fails, fmt.Sprintf("∂/∂x%d: %d values for %d elements", i, len(grads[i].Data), len(t.Data))
 		}
 		for k, v := range t.Data {
+			if v.IsZero() {
+				continue // no contribution, whatever g and its bound are
+			}
 			g := grads[i].Data[k]
 			if math.IsNaN(g) || math.IsInf(g, 0) {
-				if v.IsZero() {
-					continue
-				}
 				return Fails, fmt.Sprintf("∂/∂x%d[%d] = %v (engine) in ⟨g, v⟩", i, k, g)
 			}
 			e := want[i][k].Bound
@@ -206,9 +217,26 @@ func Run(e Engine, cases []Case, o Options) (rows []Row, skipped []string) {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", c.Name, why))
 			continue
 		}
-		rows = append(rows, runCase(e, c)...)
+		rs, why := runCaseSkip(e, c)
+		if why != "" {
+			skipped = append(skipped, fmt.Sprintf("%s: %s", c.Name, why))
+			continue
+		}
+		rows = append(rows, rs...)
 	}
 	return rows, skipped
+}
+
+// runCaseSkip is runCase, or the reason the adapter gave for not
+// expressing the case (an ErrUnsupported from Run).
+func runCaseSkip(e Engine, c Case) ([]Row, string) {
+	rows := runCase(e, c)
+	for _, r := range rows {
+		if r.Obligation == OblRun && r.unsupported != "" {
+			return nil, r.unsupported
+		}
+	}
+	return rows, ""
 }
 
 func supports(e Engine, g Graph) error {
@@ -229,6 +257,7 @@ func runCase(e Engine, c Case) []Row {
 	if err != nil {
 		return []Row{row("", OblRun, Inconclusive, "reference: "+err.Error())}
 	}
+	ref.singular(c)
 	var cref *Reference
 	shapes, err := c.Graph.ValueShapes(c.Xs)
 	if err != nil {
@@ -239,6 +268,7 @@ func runCase(e Engine, c Case) []Row {
 		if cref, err = NewReference(conv, c.Xs, c.Cot, c.Tangents); err != nil {
 			return []Row{row("", OblRun, Inconclusive, "reference under the engine's convention: "+err.Error())}
 		}
+		cref.singular(c)
 	}
 	xs := make([]Tensor64, len(c.Xs))
 	for i, x := range c.Xs {
@@ -250,6 +280,11 @@ func runCase(e Engine, c Case) []Row {
 	machines := e.Machines()
 	for mi, m := range machines {
 		y, grads, err := e.Run(m, c.Graph, xs, Float64s(c.Cot))
+		if errors.Is(err, ErrUnsupported) {
+			r := row(m, OblRun, Inconclusive, oneLine(err.Error()))
+			r.unsupported = r.Detail
+			return append(rows, r)
+		}
 		if err != nil {
 			rows = append(rows, row(m, OblRun, Fails, "the engine failed: "+oneLine(err.Error())))
 			continue
@@ -331,6 +366,7 @@ func zeroRow(e Engine, m string, c Case, xs []Tensor64, row func(m, obl string, 
 	if err != nil {
 		return row(m, OblZero, Inconclusive, "reference: "+err.Error())
 	}
+	ref.singular(c)
 	_, grads, err := e.Run(m, c.Graph, xs, Float64s(z))
 	if err != nil {
 		return row(m, OblZero, Fails, "the engine failed on a zero cotangent: "+oneLine(err.Error()))
@@ -385,4 +421,15 @@ func oneLine(s string) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// singular unbounds the gradient enclosures of input 0 at the case's
+// singular elements (Case.Singular), with the reason.
+func (r *Reference) singular(c Case) {
+	for k, s := range c.Singular {
+		if s && len(r.Grads) > 0 && k < len(r.Grads[0]) {
+			r.Grads[0][k].Bound = math.Inf(1)
+			r.Grads[0][k].Reason = "the function has no derivative and no Clarke subdifferential here: any value is a convention"
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/spec"
@@ -137,4 +138,16 @@ func maxPoolFirst(a *spec.Attrs, in []spec.Shape) (Graph, error) {
 		last = g.Inputs + len(g.Nodes) - 1
 	}
 	return g, nil
+}
+
+// ErrUnsupported marks an error of Run that says the adapter cannot
+// express this graph at these shapes in the engine (spago's matrices
+// have rank 2): the case is skipped with the reason, not a finding.
+// Supports sees only primitives and attributes; shapes are Run's to
+// refuse.
+var ErrUnsupported = errors.New("not expressible in the engine")
+
+// Unsupportedf returns an error wrapping ErrUnsupported.
+func Unsupportedf(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
 }

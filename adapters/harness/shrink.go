@@ -42,6 +42,9 @@ func element(c Case, k int) Case {
 	if c.Kinks != nil {
 		d.Kinks = []*[2]spec.Rat{c.Kinks[k]}
 	}
+	if c.Singular != nil {
+		d.Singular = []bool{c.Singular[k]}
+	}
 	return d
 }
 

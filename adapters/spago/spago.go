@@ -224,7 +224,7 @@ func dims(s spec.Shape) (int, int, error) {
 	}
 	for _, d := range s[:len(s)-2] {
 		if d != 1 {
-			return 0, 0, fmt.Errorf("spago's tensors are matrices: shape %v has a leading dimension %d ≠ 1", s, d)
+			return 0, 0, harness.Unsupportedf("spago's tensors are matrices: shape %v has a leading dimension %d ≠ 1", s, d)
 		}
 	}
 	return s[len(s)-2], s[len(s)-1], nil
