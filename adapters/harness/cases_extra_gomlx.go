@@ -1,0 +1,32 @@
+package harness
+
+import "github.com/tlcheck/tlcheck/spec"
+
+// CasesExtraGomlx are engine-independent cases added with the GoMLX
+// adapter, at points the shared cases leave out: sqrt at 0 (the registry's
+// sqrt′(0) = 0, zero-preserving), the L2 norm sqrt(Σx²) of a zero row
+// (not differentiable there, 0 a valid subgradient: the Clarke
+// subdifferential of ‖x‖ at 0 is the unit ball), softplus at 0 (where an
+// engine that computes it as max(x, 0) + log1p(e^−|x|) meets two ties at
+// once) and softmax over a row with tied maxima (an engine that subtracts
+// the row maximum differentiates through, or stops at, a tied max). Every
+// engine may run them; the self engine holds on all of them
+// (TestCasesExtraGomlxSelf).
+func CasesExtraGomlx() []Case {
+	n := func(op string, a *spec.Attrs, args ...int) Node { return Node{Op: op, Attrs: a, Args: args} }
+	sqrtX := q(spec.Shape{6}, 0, 1, 0, 9, 4, 0) // 0, 1/4, 0, 9/4, 1, 0
+	sqrtZero := unary("sqrt_zero", "sqrt", nil, sqrtX, vC, maskZeros(vT, sqrtX, 0))
+	spX := q(spec.Shape{6}, 0, 4, -4, 0, 2, -2)
+	smX := q(spec.Shape{2, 3}, 4, 4, -2, 0, 0, 0) // row 0: a tied maximum; row 1: all tied
+	return []Case{
+		sqrtZero,
+		unary("softplus_tie", "softplus", nil, spX, vC, vT),
+		unary("softmax_tie", "softmax", &spec.Attrs{Axis: 1}, smX, mC23, mT23),
+		// ‖x_r‖ per row r of x = [[0, 0, 0], [1/4, −1/2, 1/2]]: the first
+		// row's norm is 0, the second's 3/4 (exact). No tangent: the norm
+		// is not differentiable along any direction moving the zero row.
+		{Name: "dag_l2norm_zero", DAG: true, Graph: Graph{Inputs: 1, Nodes: []Node{
+			n("square", nil, 0), n("reduce_sum", &spec.Attrs{Axis: 1}, 1), n("sqrt", nil, 2)}},
+			Xs: []spec.Tensor[spec.Rat]{q(spec.Shape{2, 3}, 0, 0, 0, 1, -2, 2)}, Cot: q(spec.Shape{2}, 3, -5)},
+	}
+}
