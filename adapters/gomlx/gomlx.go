@@ -36,8 +36,17 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// Machine is the one execution machine: GoMLX's pure-Go backend.
-const Machine = "simplego"
+// The machines: simplego as configured by default (DotGeneral picks its
+// kernel by problem size: the small-matrix one for every case here), and
+// simplego with its large-matrix DotGeneral kernel forced (config
+// "dotgeneral_large": blocked, another summation order), so the two
+// kernels of one engine are compared on every product.
+const (
+	Machine         = "simplego"
+	MachineDotLarge = "simplego-dotlarge"
+)
+
+var machineConfig = map[string]string{Machine: "", MachineDotLarge: "dotgeneral_large"}
 
 // Version is the GoMLX module version the adapter is built against.
 const Version = "v0.26.0"
@@ -65,26 +74,35 @@ var gaps = map[string]string{
 
 func (engine) Name() string       { return "gomlx" }
 func (engine) Module() string     { return "github.com/gomlx/gomlx " + Version + " (backends/simplego)" }
-func (engine) Machines() []string { return []string{Machine} }
+func (engine) Machines() []string { return []string{Machine, MachineDotLarge} }
 
 var (
-	backendOnce sync.Once
-	backend     backends.Backend
-	backendErr  error
+	backendMu sync.Mutex
+	backendBy = map[string]backends.Backend{}
 )
 
-// theBackend creates the simplego backend once (it holds no graph state;
-// every case compiles its own graph).
-func theBackend() (backends.Backend, error) {
-	backendOnce.Do(func() {
-		defer func() {
-			if r := recover(); r != nil {
-				backendErr = fmt.Errorf("gomlx: creating the simplego backend panicked: %v", r)
-			}
-		}()
-		backend, backendErr = simplego.New("")
-	})
-	return backend, backendErr
+// theBackend creates each machine's simplego backend once (a backend holds
+// no graph state; every case compiles its own graph).
+func theBackend(machine string) (b backends.Backend, err error) {
+	config, ok := machineConfig[machine]
+	if !ok {
+		return nil, fmt.Errorf("gomlx: no machine %q", machine)
+	}
+	backendMu.Lock()
+	defer backendMu.Unlock()
+	if b := backendBy[machine]; b != nil {
+		return b, nil
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("gomlx: creating the simplego backend panicked: %v", r)
+		}
+	}()
+	if b, err = simplego.New(config); err != nil {
+		return nil, fmt.Errorf("gomlx: simplego %q: %w", config, err)
+	}
+	backendBy[machine] = b
+	return b, nil
 }
 
 // elementwise are the registry's one-argument primitives GoMLX has as
@@ -265,7 +283,27 @@ var conventions = []harness.Convention{
 		}},
 }
 
-// build appends the GoMLX node for n to vals.
+// catch runs f and returns a panic inside it (GoMLX reports shape
+// errors by panicking) as an error.
+func catch(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	f()
+	return nil
+}
+
+// buildSafe is build with GoMLX's panics returned as errors.
+func buildSafe(n harness.Node, vals []*graph.Node) (v *graph.Node, err error) {
+	if perr := catch(func() { v, err = build(n, vals) }); perr != nil {
+		return nil, perr
+	}
+	return v, err
+}
+
+// build returns the GoMLX node for n over the values vals.
 func build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 	args := make([]*graph.Node, len(n.Args))
 	for k, a := range n.Args {
@@ -450,13 +488,10 @@ func build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 // Run builds g in GoMLX (float64), differentiates Σ(y ⊙ cot) with
 // graph.Gradient and executes both on simplego.
 func (engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot harness.Tensor64) (y harness.Tensor64, grads []harness.Tensor64, err error) {
-	if machine != Machine {
-		return y, nil, fmt.Errorf("gomlx: no machine %q", machine)
-	}
 	if len(xs) != g.Inputs {
 		return y, nil, fmt.Errorf("gomlx: %d inputs for a graph of %d", len(xs), g.Inputs)
 	}
-	b, err := theBackend()
+	b, err := theBackend(machine)
 	if err != nil {
 		return y, nil, err
 	}
@@ -469,18 +504,24 @@ func (engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot ha
 	fn := func(in []*graph.Node) []*graph.Node {
 		vals := append([]*graph.Node(nil), in[:len(xs)]...)
 		for j, n := range g.Nodes {
-			v, err := build(n, vals)
+			v, err := buildSafe(n, vals)
 			if err != nil {
+				// A graph function must return nodes: return the inputs
+				// and report buildErr instead of executing.
 				buildErr = fmt.Errorf("node %d (%s): %w", j, n.Op, err)
-				// A graph function must return nodes; return the inputs and
-				// report buildErr after execution.
 				return in
 			}
 			vals = append(vals, v)
 		}
 		out := vals[len(vals)-1]
-		loss := graph.ReduceAllSum(graph.Mul(out, in[len(xs)]))
-		gs := graph.Gradient(loss, in[:len(xs)]...)
+		var gs []*graph.Node
+		if err := catch(func() {
+			loss := graph.ReduceAllSum(graph.Mul(out, in[len(xs)]))
+			gs = graph.Gradient(loss, in[:len(xs)]...)
+		}); err != nil {
+			buildErr = fmt.Errorf("the loss Σ(y ⊙ cot) and its gradient: %w", err)
+			return in
+		}
 		return append([]*graph.Node{out}, gs...)
 	}
 	exec, err := graph.NewExec(b, fn)

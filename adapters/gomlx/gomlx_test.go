@@ -1,0 +1,376 @@
+package gomlx
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/adapters/harness"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// allCases are the shared cases and the extra ones added with this adapter.
+func allCases() []harness.Case {
+	return append(harness.Cases(), harness.CasesExtraGomlx()...)
+}
+
+func caseNamed(t *testing.T, name string) harness.Case {
+	t.Helper()
+	for _, c := range allCases() {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no case %s", name)
+	return harness.Case{}
+}
+
+func float64s(c harness.Case) ([]harness.Tensor64, harness.Tensor64) {
+	xs := make([]harness.Tensor64, len(c.Xs))
+	for i, x := range c.Xs {
+		xs[i] = harness.Float64s(x)
+	}
+	return xs, harness.Float64s(c.Cot)
+}
+
+// run runs one case on the default machine and fails the test on an error.
+func run(t *testing.T, e harness.Engine, c harness.Case, zeroCot bool) (harness.Tensor64, []harness.Tensor64) {
+	t.Helper()
+	xs, cot := float64s(c)
+	if zeroCot {
+		cot.Data = make([]float64, len(cot.Data))
+	}
+	y, g, err := e.Run(Machine, c.Graph, xs, cot)
+	if err != nil {
+		t.Fatalf("%s: %v", c.Name, err)
+	}
+	return y, g
+}
+
+// knownFindings are the rows (case, obligation) GoMLX fails, on both
+// machines; each has its own regression test below.
+var knownFindings = map[[2]string]string{
+	{"sqrt_zero", harness.OblVJP}:           "TestFindingSqrtZero",
+	{"sqrt_zero", harness.OblZero}:          "TestFindingSqrtZero",
+	{"dag_l2norm_zero", harness.OblPathSum}: "TestFindingL2NormZero",
+	{"dag_l2norm_zero", harness.OblZero}:    "TestFindingL2NormZero",
+}
+
+// TestCases runs every shared and extra case on both machines: no finding
+// but the known ones, each still reported on both machines; the skipped
+// cases are exactly the four whose VJP simplego cannot execute; the rows
+// that differ from tlcheck's tie conventions are explained by GoMLX's
+// declared ones (relu′(0) = 1, abs′(0) = 1).
+func TestCases(t *testing.T) {
+	rows, skipped := harness.Run(New(), allCases(), harness.Options{})
+	wantSkipped := map[string]bool{"slice": true, "conv": true, "max_pool_tie": true, "avg_pool": true}
+	if len(skipped) != len(wantSkipped) {
+		t.Errorf("skipped %v", skipped)
+	}
+	for _, s := range skipped {
+		name := s[:strings.Index(s, ":")]
+		if !wantSkipped[name] || !strings.Contains(s, "simplego does not implement") {
+			t.Errorf("unexpected skip %s", s)
+		}
+	}
+	reported := map[[3]string]bool{}
+	convs := map[string]int{}
+	for _, r := range rows {
+		switch r.Verdict {
+		case harness.Fails:
+			if _, ok := knownFindings[[2]string{r.Case, r.Obligation}]; !ok {
+				t.Errorf("finding: %s %s %s: %s", r.Case, r.Machine, r.Obligation, r.Detail)
+			}
+			reported[[3]string{r.Case, r.Obligation, r.Machine}] = true
+		case harness.ByConvention:
+			convs[r.Case+"/"+r.Obligation]++
+		case harness.Holds:
+		default:
+			// Inconclusive is allowed only where the registry itself says a
+			// zero cotangent may meet a pole.
+			if r.Obligation != harness.OblZero || !strings.Contains(r.Detail, "not zero-preserving") {
+				t.Errorf("%s %s %s: %s %s", r.Case, r.Machine, r.Obligation, r.Verdict, r.Detail)
+			}
+		}
+	}
+	for k, test := range knownFindings {
+		for _, m := range New().Machines() {
+			if !reported[[3]string{k[0], k[1], m}] {
+				t.Errorf("known finding %s/%s (%s) no longer reported on %s", k[0], k[1], test, m)
+			}
+		}
+	}
+	// By hand: relu's input has one zero and abs's too (element 2 of vA),
+	// and in dag_shared_leaf x⊙w is 0 where w = 0 (element 3): each is a
+	// kink where GoMLX's derivative 1 differs from tlcheck's 0; on two
+	// machines.
+	want := map[string]int{"relu/vjp": 2, "abs/vjp": 2, "dag_shared_leaf/path_sum": 2}
+	if fmt.Sprint(convs) != fmt.Sprint(want) {
+		t.Errorf("convention rows %v, want %v", convs, want)
+	}
+}
+
+// TestFindingSqrtZero: GoMLX's sqrtVJP is v·(0.5/sqrt(x)) with no case for
+// x = 0, so at sqrt's kink the gradient is c·(+Inf) = ±Inf (the registry:
+// sqrt′(0) = 0, a valid subgradient of sqrt(max(x, 0)); +Inf is no real
+// number), and for a zero cotangent 0·Inf = NaN where the registry says
+// sqrt is zero-preserving: a masked-out element poisons the gradient.
+// Case sqrt_zero: x = (0, 1/4, 0, 9/4, 1, 0), c = (3/4, −5/4, 1/2, 2, 1/4, −1).
+func TestFindingSqrtZero(t *testing.T) {
+	c := caseNamed(t, "sqrt_zero")
+	_, g := run(t, New(), c, false)
+	// By hand: c/(2√x) at the positive points: (−5/4)/(2·1/2) = −5/4,
+	// 2/(2·3/2) = 2/3, (1/4)/(2·1) = 1/8.
+	if got := g[0].Data; !(math.IsInf(got[0], 1) && math.IsInf(got[2], 1) && math.IsInf(got[5], -1) &&
+		got[1] == -1.25 && math.Abs(got[3]-2.0/3) <= 0x1p-52 && got[4] == 0.125) {
+		t.Errorf("gradient %v, want (+Inf, −5/4, +Inf, 2/3, 1/8, −Inf)", got)
+	}
+	_, g = run(t, New(), c, true)
+	for k, v := range g[0].Data {
+		if zero := c.Xs[0].Data[k].IsZero(); zero != math.IsNaN(v) || (!zero && v != 0) {
+			t.Errorf("zero cotangent: ∂/∂x[%d] = %v, want NaN exactly at the zeros of x, 0 elsewhere", k, v)
+		}
+	}
+	assertFails(t, c, harness.OblVJP, harness.OblZero)
+}
+
+// TestFindingL2NormZero: GoMLX's L2Norm(x) is Sqrt(ReduceSum(Square(x)))
+// (pkg/core/graph/ops_util.go), the graph of case dag_l2norm_zero; at a
+// zero row its gradient is 0.5/sqrt(0)·2x = Inf·0 = NaN for every
+// cotangent, though 0 is a valid subgradient there (the registry's value:
+// sqrt′(0) = 0) and every other row is right.
+// Case dag_l2norm_zero: x = [[0, 0, 0], [1/4, −1/2, 1/2]], c = (3/4, −5/4).
+func TestFindingL2NormZero(t *testing.T) {
+	c := caseNamed(t, "dag_l2norm_zero")
+	y, g := run(t, New(), c, false)
+	if y.Data[0] != 0 || y.Data[1] != 0.75 {
+		t.Errorf("norms %v, want (0, 3/4)", y.Data)
+	}
+	// By hand: row 1 gets c·x/‖x‖ = (−5/4)·(1/4, −1/2, 1/2)/(3/4) = (−5/12, 5/6, −5/6).
+	want := []float64{math.NaN(), math.NaN(), math.NaN(), -5.0 / 12, 5.0 / 6, -5.0 / 6}
+	for k, w := range want {
+		v := g[0].Data[k]
+		if math.IsNaN(w) != math.IsNaN(v) || (!math.IsNaN(w) && math.Abs(v-w) > 4*0x1p-52) {
+			t.Errorf("∂/∂x[%d] = %v, want %v", k, v, w)
+		}
+	}
+	_, g = run(t, New(), c, true)
+	for k, v := range g[0].Data {
+		if (k < 3) != math.IsNaN(v) || (k >= 3 && v != 0) {
+			t.Errorf("zero cotangent: ∂/∂x[%d] = %v, want NaN on the zero row, 0 elsewhere", k, v)
+		}
+	}
+	assertFails(t, c, harness.OblPathSum, harness.OblZero)
+}
+
+// assertFails asserts the harness reports the case's obligations as
+// failing on every machine.
+func assertFails(t *testing.T, c harness.Case, obls ...string) {
+	t.Helper()
+	rows, _ := harness.Run(New(), []harness.Case{c}, harness.Options{})
+	for _, obl := range obls {
+		n := 0
+		for _, r := range rows {
+			if r.Obligation == obl && r.Verdict == harness.Fails {
+				n++
+			}
+		}
+		if n != len(New().Machines()) {
+			t.Errorf("%s/%s: fails on %d machines, want %d", c.Name, obl, n, len(New().Machines()))
+		}
+	}
+}
+
+// TestConventions: each declared convention is what GoMLX computes, exactly
+// — the registry's gradient of the convention's graph at the case's
+// inputs (exact points: every primitive there is exact) equals the
+// engine's, element by element — and at the ties the values derived by
+// hand from minMaxVJP and absVJP: max gives c to x, min gives c to y,
+// relu′(0) = abs′(0) = 1. Clamp (Min(Max(x, lo), hi)) has clamp′(lo) = 1,
+// clamp′(hi) = 0, inside the Clarke interval [0, 1], which the harness
+// cannot distinguish from tlcheck's 0 (its bound at the bounds is wide).
+func TestConventions(t *testing.T) {
+	by := map[string]harness.Convention{}
+	for _, cv := range New().Conventions() {
+		by[cv.Op] = cv
+	}
+	tests := []struct {
+		kase string
+		// tie: element index → wanted gradient per input, as multiples of
+		// the cotangent there.
+		tie map[int][]float64
+	}{
+		{"relu", map[int][]float64{2: {1}}},
+		{"abs", map[int][]float64{2: {1}}},
+		{"max_tie", map[int][]float64{1: {1, 0}, 5: {1, 0}}},
+		{"min_tie", map[int][]float64{1: {0, 1}, 5: {0, 1}}},
+		{"clamp", map[int][]float64{0: {1}, 1: {0}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kase, func(t *testing.T) {
+			c := caseNamed(t, tc.kase)
+			_, g := run(t, New(), c, false)
+			for k, ws := range tc.tie {
+				for i, w := range ws {
+					if got, want := g[i].Data[k], w*c.Cot.Data[k].Float64(); got != want {
+						t.Errorf("∂/∂x%d[%d] = %v, want %v", i, k, got, want)
+					}
+				}
+			}
+			cv, ok := by[c.Graph.Nodes[0].Op]
+			if !ok {
+				return // clamp: no equivalent graph without constants
+			}
+			exp := c.Graph.Expand([]harness.Convention{cv})
+			ref, err := harness.NewReference(exp, c.Xs, c.Cot, c.Tangents)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range ref.Grads {
+				for k, en := range ref.Grads[i] {
+					if en.Exact.Lo != en.Exact.Hi || en.Exact.Lo != g[i].Data[k] {
+						t.Errorf("∂/∂x%d[%d] = %v (engine), convention graph %v", i, k, g[i].Data[k], en)
+					}
+				}
+			}
+		})
+	}
+	if _, ok := by["clamp"]; ok {
+		t.Errorf("a clamp convention is declared; TestConventions does not check it")
+	}
+}
+
+// TestCoverage: at least 20 distinct registry primitives run through
+// GoMLX, counted from the rows of the cases that were not skipped.
+func TestCoverage(t *testing.T) {
+	rows, _ := harness.Run(New(), harness.Cases(), harness.Options{})
+	ops := map[string]bool{}
+	for _, r := range rows {
+		if r.Obligation == harness.OblForward && r.Verdict != harness.Fails {
+			for _, op := range r.Ops {
+				ops[op] = true
+			}
+		}
+	}
+	if len(ops) < 20 {
+		t.Errorf("%d distinct ops: %v", len(ops), ops)
+	}
+	t.Logf("%d distinct ops", len(ops))
+}
+
+// faulty wraps the engine and edits the gradients it returns.
+type faulty struct {
+	harness.Engine
+	edit func(g []harness.Tensor64)
+}
+
+func (f faulty) Run(m string, g harness.Graph, xs []harness.Tensor64, cot harness.Tensor64) (harness.Tensor64, []harness.Tensor64, error) {
+	y, gs, err := f.Engine.Run(m, g, xs, cot)
+	if err == nil {
+		f.edit(gs)
+	}
+	return y, gs, err
+}
+
+// TestPlantedFault: a gradient perturbed by 2³⁰ binary64 ulps, a flipped
+// sign and a doubled tie are each reported as failing by the harness on
+// GoMLX's output (the checks are not vacuous on this adapter).
+func TestPlantedFault(t *testing.T) {
+	ulps := func(v float64, k uint64) float64 { return math.Float64frombits(math.Float64bits(v) + k) }
+	tests := []struct {
+		name, kase string
+		edit       func(g []harness.Tensor64)
+		fails      []string
+	}{
+		{"mul off by 2^30 ulps", "mul", func(g []harness.Tensor64) { g[0].Data[0] = ulps(g[0].Data[0], 1<<30) }, []string{harness.OblVJP, harness.OblAdjoint}},
+		// A transcendental's bound is that of binary32 with 4-ulp library
+		// functions (harness.ULPs), about 2⁻¹⁸ relative here (3·10⁻⁶): 2³⁰ binary64
+		// ulps (2⁻²² relative) are within it, 2³⁶ (2⁻¹⁶) are not.
+		{"tanh off by 2^36 ulps", "tanh", func(g []harness.Tensor64) { g[0].Data[3] = ulps(g[0].Data[3], 1<<36) }, []string{harness.OblVJP}},
+		{"sign flipped in the MLP", "dag_mlp", func(g []harness.Tensor64) { g[1].Data[2] = -g[1].Data[2] }, []string{harness.OblPathSum, harness.OblAdjoint}},
+		{"max tie given to both", "max_tie", func(g []harness.Tensor64) { g[1].Data[1] = g[0].Data[1] }, []string{harness.OblMass}},
+		{"softmax gradient scaled", "softmax", func(g []harness.Tensor64) { g[0].Data[4] *= 1 + 0x1p-10 }, []string{harness.OblVJP}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := caseNamed(t, tc.kase)
+			// The control: unperturbed, none of these obligations fails.
+			for i, e := range []harness.Engine{New(), faulty{New(), tc.edit}} {
+				rows, _ := harness.Run(e, []harness.Case{c}, harness.Options{})
+				planted := i == 1
+				for _, obl := range tc.fails {
+					n := 0
+					for _, r := range rows {
+						if r.Obligation == obl && r.Verdict == harness.Fails {
+							n++
+						}
+					}
+					if planted && n != len(New().Machines()) {
+						t.Errorf("planted: %s fails on %d machines", obl, n)
+					}
+					if !planted && n != 0 {
+						t.Errorf("control: %s fails", obl)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSimplegoGaps: the four primitives New refuses still fail in simplego
+// with the backend op named in gaps (when GoMLX implements one, this test
+// says so and the primitive can be mapped).
+func TestSimplegoGaps(t *testing.T) {
+	cases := map[string]string{"slice": "slice", "conv": "conv", "max_pool_tie": "max_pool", "avg_pool": "avg_pool"}
+	for name, op := range cases {
+		c := caseNamed(t, name)
+		if err := New().Supports(op, c.Graph.Nodes[0].Attrs); err == nil || !strings.Contains(err.Error(), gaps[op]) {
+			t.Errorf("%s: Supports = %v", op, err)
+		}
+		xs, cot := float64s(c)
+		_, _, err := engine{tryGaps: true}.Run(Machine, c.Graph, xs, cot)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("op %q not implemented", gaps[op])) {
+			t.Errorf("%s: simplego no longer refuses it (%v): map it", op, err)
+		}
+	}
+}
+
+// TestBadInput: bad graphs are errors naming the node, never panics.
+func TestBadInput(t *testing.T) {
+	v := harness.Tensor64{Shape: []int{3}, Data: []float64{1, 2, 3}}
+	m := harness.Tensor64{Shape: []int{2, 2}, Data: []float64{1, 2, 3, 4}}
+	tests := []struct {
+		name    string
+		machine string
+		g       harness.Graph
+		xs      []harness.Tensor64
+		cot     harness.Tensor64
+		want    string
+	}{
+		{"unknown op", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "frobnicate", Args: []int{0}}}}, []harness.Tensor64{v}, v, "node 0 (frobnicate)"},
+		{"shape mismatch", Machine, harness.Graph{Inputs: 2, Nodes: []harness.Node{{Op: "matmul", Args: []int{0, 1}}}}, []harness.Tensor64{m, v}, m, "node 0 (matmul): while building op Dot()"},
+		{"cotangent shape", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "neg", Args: []int{0}}}}, []harness.Tensor64{v}, m, "the loss Σ(y ⊙ cot)"},
+		{"argument out of range", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "neg", Args: []int{3}}}}, []harness.Tensor64{v}, v, "node 0 (neg)"},
+		{"wrong arity", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "add", Args: []int{0}}}}, []harness.Tensor64{v}, v, "node 0 (add)"},
+		{"scale without C", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "scale", Args: []int{0}}}}, []harness.Tensor64{v}, v, "node 0 (scale)"},
+		{"unknown machine", "tpu", harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "neg", Args: []int{0}}}}, []harness.Tensor64{v}, v, `no machine "tpu"`},
+		{"input count", Machine, harness.Graph{Inputs: 2, Nodes: []harness.Node{{Op: "add", Args: []int{0, 1}}}}, []harness.Tensor64{v}, v, "1 inputs for a graph of 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := New().Run(tc.machine, tc.g, tc.xs, tc.cot)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to name %q", err, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		op string
+		a  *spec.Attrs
+	}{{"frobnicate", nil}, {"scale", nil}, {"clamp", &spec.Attrs{}}, {"conv", &spec.Attrs{}}} {
+		if err := New().Supports(tc.op, tc.a); err == nil {
+			t.Errorf("Supports(%s, %v) = nil", tc.op, tc.a)
+		}
+	}
+}
