@@ -9,7 +9,8 @@ import "github.com/tlcheck/tlcheck/spec"
 // subdifferential of ‖x‖ at 0 is the unit ball), softplus at 0 (where an
 // engine that computes it as max(x, 0) + log1p(e^−|x|) meets two ties at
 // once) and softmax over a row with tied maxima (an engine that subtracts
-// the row maximum differentiates through, or stops at, a tied max). Every
+// the row maximum differentiates through, or stops at, a tied max), and an
+// input the output does not depend on (its gradient is zero). Every
 // engine may run them; the self engine holds on all of them
 // (TestCasesExtraGomlxSelf).
 func CasesExtraGomlx() []Case {
@@ -25,6 +26,10 @@ func CasesExtraGomlx() []Case {
 		// ‖x_r‖ per row r of x = [[0, 0, 0], [1/4, −1/2, 1/2]]: the first
 		// row's norm is 0, the second's 3/4 (exact). No tangent: the norm
 		// is not differentiable along any direction moving the zero row.
+		// y = −x0 with x1 unused: the gradient of x1 is exactly zero, of
+		// x1's shape (an engine may return none, or fail).
+		{Name: "dag_unused_input", DAG: true, Graph: Graph{Inputs: 2, Nodes: []Node{n("neg", nil, 0)}},
+			Xs: []spec.Tensor[spec.Rat]{vA, vS}, Cot: vC, Tangents: []spec.Tensor[spec.Rat]{vT, vS}},
 		{Name: "dag_l2norm_zero", DAG: true, Graph: Graph{Inputs: 1, Nodes: []Node{
 			n("square", nil, 0), n("reduce_sum", &spec.Attrs{Axis: 1}, 1), n("sqrt", nil, 2)}},
 			Xs: []spec.Tensor[spec.Rat]{q(spec.Shape{2, 3}, 0, 0, 0, 1, -2, 2)}, Cot: q(spec.Shape{2}, 3, -5)},
