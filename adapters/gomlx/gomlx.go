@@ -51,10 +51,11 @@ var machineConfig = map[string]string{Machine: "", MachineDotLarge: "dotgeneral_
 // Version is the GoMLX module version the adapter is built against.
 const Version = "v0.26.0"
 
-// engine is the adapter; tryGaps (tests only) makes Supports accept the
-// primitives whose reverse mode simplego cannot execute, so that a test
-// can assert the gap is still there.
-type engine struct{ tryGaps bool }
+// engine is the adapter. native (tests only) makes Supports accept the
+// primitives whose reverse mode simplego cannot execute and builds the
+// pools with GoMLX's MaxPool/MeanPool instead of the windowed reductions,
+// so that a test can assert the gaps are still there.
+type engine struct{ native bool }
 
 // New returns the GoMLX engine on the simplego backend.
 func New() harness.Engine { return engine{} }
@@ -65,11 +66,20 @@ func New() harness.Engine { return engine{} }
 // has it commented out, and execution answers `sorry, op "…" not
 // implemented in SimpleGo yet`). TestSimplegoGaps asserts each is still
 // refused, with this op named.
+//
+// The pools are mapped anyway, for windows that tile the input (stride =
+// kernel, no padding, no dilation): as GoMLX's own Reshape and
+// ReduceMax/ReduceMean over the window axes (windowReduce), the way one
+// pools on simplego; their gradients are reduceMaxVJP's and
+// reduceSumVJP's. poolGaps records MaxPool's and MeanPool's own gaps.
 var gaps = map[string]string{
-	"slice":    "Pad",                 // sliceVJP (pkg/core/graph/rev_autodiff.go) pads the cotangent back
+	"slice": "Pad",     // sliceVJP (pkg/core/graph/rev_autodiff.go) pads the cotangent back
+	"conv":  "Reverse", // convGeneralVJP (ops_convolve.go) reverses the kernel's spatial axes
+}
+
+var poolGaps = map[string]string{
 	"avg_pool": "Pad",                 // reduceWindowVJP → dilateConvolveToMatchSumPooling (ops_pool.go)
 	"max_pool": "SelectAndScatterMax", // reduceWindowVJP → checkedSelectAndScatter (ops_pool.go)
-	"conv":     "Reverse",             // convGeneralVJP (ops_convolve.go) reverses the kernel's spatial axes
 }
 
 func (engine) Name() string       { return "gomlx" }
@@ -170,6 +180,18 @@ func zeros(s []int) bool {
 	return true
 }
 
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
 func ones(s []int) bool {
 	for _, v := range s {
 		if v != 1 {
@@ -181,7 +203,7 @@ func ones(s []int) bool {
 
 // Supports reports whether op with attributes a is mapped.
 func (e engine) Supports(op string, a *spec.Attrs) error {
-	if missing, ok := gaps[op]; ok && !e.tryGaps {
+	if missing, ok := gaps[op]; ok && !e.native {
 		return fmt.Errorf("gomlx %s on simplego cannot differentiate %s: its VJP needs the backend op %s, which simplego does not implement", Version, op, missing)
 	}
 	if _, ok := elementwise[op]; ok {
@@ -250,6 +272,9 @@ func (e engine) Supports(op string, a *spec.Attrs) error {
 		if w.CeilMode {
 			return fmt.Errorf("gomlx has no ceil-mode pooling")
 		}
+		if !e.native && !sameInts(w.Stride, w.Kernel) {
+			return fmt.Errorf("gomlx %s on simplego cannot differentiate %s (its VJP needs the backend op %s); the adapter maps only windows that tile the input (stride = kernel) as ReduceMax/ReduceMean, got kernel %v stride %v", Version, op, poolGaps[op], w.Kernel, w.Stride)
+		}
 		return nil
 	}
 	return fmt.Errorf("gomlx adapter: %s is not mapped", op)
@@ -296,15 +321,15 @@ func catch(f func()) (err error) {
 }
 
 // buildSafe is build with GoMLX's panics returned as errors.
-func buildSafe(n harness.Node, vals []*graph.Node) (v *graph.Node, err error) {
-	if perr := catch(func() { v, err = build(n, vals) }); perr != nil {
+func (e engine) buildSafe(n harness.Node, vals []*graph.Node) (v *graph.Node, err error) {
+	if perr := catch(func() { v, err = e.build(n, vals) }); perr != nil {
 		return nil, perr
 	}
 	return v, err
 }
 
 // build returns the GoMLX node for n over the values vals.
-func build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
+func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 	args := make([]*graph.Node, len(n.Args))
 	for k, a := range n.Args {
 		if a < 0 || a >= len(vals) {
@@ -471,7 +496,13 @@ func build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		}
 		return cb.Done(), nil
 	case "max_pool", "avg_pool":
+		if err := arity(1); err != nil {
+			return nil, err
+		}
 		w := a.Window
+		if !e.native {
+			return windowReduce(x, n.Op, w.Kernel)
+		}
 		pb := graph.MaxPool(x)
 		if n.Op == "avg_pool" {
 			pb = graph.MeanPool(x)
@@ -485,9 +516,33 @@ func build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 	return nil, fmt.Errorf("gomlx adapter: %s is not mapped", n.Op)
 }
 
+// windowReduce pools x [N, C, spatial…] over windows that tile it: x is
+// reshaped to [N, C, s₁/k₁, k₁, s₂/k₂, k₂, …] and reduced (ReduceMax for
+// max_pool, ReduceMean for avg_pool) over the k axes.
+func windowReduce(x *graph.Node, op string, kernel []int) (*graph.Node, error) {
+	d := x.Shape().Dimensions
+	if len(d) != 2+len(kernel) {
+		return nil, fmt.Errorf("%s: input rank %d for a %d-d window", op, len(d), len(kernel))
+	}
+	dims := append([]int(nil), d[:2]...)
+	var axes []int
+	for i, k := range kernel {
+		if k <= 0 || d[2+i]%k != 0 {
+			return nil, fmt.Errorf("%s: window %v does not tile the input %v (the adapter's ReduceMax/ReduceMean mapping needs it to)", op, kernel, d)
+		}
+		dims = append(dims, d[2+i]/k, k)
+		axes = append(axes, len(dims)-1)
+	}
+	r := graph.Reshape(x, dims...)
+	if op == "max_pool" {
+		return graph.ReduceMax(r, axes...), nil
+	}
+	return graph.ReduceMean(r, axes...), nil
+}
+
 // Run builds g in GoMLX (float64), differentiates Σ(y ⊙ cot) with
 // graph.Gradient and executes both on simplego.
-func (engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot harness.Tensor64) (y harness.Tensor64, grads []harness.Tensor64, err error) {
+func (e engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot harness.Tensor64) (y harness.Tensor64, grads []harness.Tensor64, err error) {
 	if len(xs) != g.Inputs {
 		return y, nil, fmt.Errorf("gomlx: %d inputs for a graph of %d", len(xs), g.Inputs)
 	}
@@ -504,7 +559,7 @@ func (engine) Run(machine string, g harness.Graph, xs []harness.Tensor64, cot ha
 	fn := func(in []*graph.Node) []*graph.Node {
 		vals := append([]*graph.Node(nil), in[:len(xs)]...)
 		for j, n := range g.Nodes {
-			v, err := buildSafe(n, vals)
+			v, err := e.buildSafe(n, vals)
 			if err != nil {
 				// A graph function must return nodes: return the inputs
 				// and report buildErr instead of executing.

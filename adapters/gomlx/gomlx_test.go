@@ -55,16 +55,18 @@ var knownFindings = map[[2]string]string{
 	{"sqrt_zero", harness.OblZero}:          "TestFindingSqrtZero",
 	{"dag_l2norm_zero", harness.OblPathSum}: "TestFindingL2NormZero",
 	{"dag_l2norm_zero", harness.OblZero}:    "TestFindingL2NormZero",
+	{"max_pool_tie", harness.OblVJP}:        "TestFindingReduceMaxTie",
+	{"max_pool_tie", harness.OblMass}:       "TestFindingReduceMaxTie",
 }
 
 // TestCases runs every shared and extra case on both machines: no finding
 // but the known ones, each still reported on both machines; the skipped
-// cases are exactly the four whose VJP simplego cannot execute; the rows
+// cases are exactly the two whose VJP simplego cannot execute; the rows
 // that differ from tlcheck's tie conventions are explained by GoMLX's
 // declared ones (relu′(0) = 1, abs′(0) = 1).
 func TestCases(t *testing.T) {
 	rows, skipped := harness.Run(New(), allCases(), harness.Options{})
-	wantSkipped := map[string]bool{"slice": true, "conv": true, "max_pool_tie": true, "avg_pool": true}
+	wantSkipped := map[string]bool{"slice": true, "conv": true}
 	if len(skipped) != len(wantSkipped) {
 		t.Errorf("skipped %v", skipped)
 	}
@@ -318,21 +320,67 @@ func TestPlantedFault(t *testing.T) {
 	}
 }
 
-// TestSimplegoGaps: the four primitives New refuses still fail in simplego
-// with the backend op named in gaps (when GoMLX implements one, this test
-// says so and the primitive can be mapped).
+// TestFindingReduceMaxTie: GoMLX's reduceMaxVJP (pkg/core/graph/
+// rev_autodiff.go) sends the cotangent to every element equal to the
+// maximum (NonNegativeIndicator(x − max)), so at a k-way tie the window's
+// gradient has mass k·c: no valid subgradient (the Clarke subdifferential
+// of a max is the convex hull of the tied unit vectors, weights summing
+// to 1). max_pool is ReduceMax over the window axes here (simplego cannot
+// run MaxPool's own VJP); global max pooling with ReduceMax is the same.
+// Case max_pool_tie: x = [[1, 1, −1/2, 3/4], [1/4, 0, 3/4, −1/4]] (NCHW
+// 1×1×2×4), 2×2 windows, stride 2, c = (3/4, −5/4): both windows tie.
+func TestFindingReduceMaxTie(t *testing.T) {
+	c := caseNamed(t, "max_pool_tie")
+	y, g := run(t, New(), c, false)
+	if y.Data[0] != 1 || y.Data[1] != 0.75 {
+		t.Errorf("pool %v, want (1, 3/4)", y.Data)
+	}
+	// By hand from reduceMaxVJP: every tied maximum gets the whole c —
+	// window 1 (elements 0, 1, 4, 5) ties at 1 in elements 0 and 1,
+	// window 2 (elements 2, 3, 6, 7) at 3/4 in elements 3 and 6.
+	want := []float64{0.75, 0.75, 0, -1.25, 0, 0, -1.25, 0}
+	for k, w := range want {
+		if g[0].Data[k] != w {
+			t.Errorf("∂/∂x[%d] = %v, want %v", k, g[0].Data[k], w)
+		}
+	}
+	// Mass per window: 2c where every valid subgradient has c.
+	if m0, m1 := g[0].Data[0]+g[0].Data[1]+g[0].Data[4]+g[0].Data[5], g[0].Data[2]+g[0].Data[3]+g[0].Data[6]+g[0].Data[7]; m0 != 1.5 || m1 != -2.5 {
+		t.Errorf("window masses %v, %v, want 2·(3/4), 2·(−5/4)", m0, m1)
+	}
+	assertFails(t, c, harness.OblVJP, harness.OblMass)
+}
+
+// TestSimplegoGaps: the primitives New refuses, and GoMLX's own MaxPool
+// and MeanPool, still fail in simplego with the backend op named in gaps
+// and poolGaps (when GoMLX implements one, this test says so and the
+// primitive can be mapped natively).
 func TestSimplegoGaps(t *testing.T) {
-	cases := map[string]string{"slice": "slice", "conv": "conv", "max_pool_tie": "max_pool", "avg_pool": "avg_pool"}
-	for name, op := range cases {
-		c := caseNamed(t, name)
-		if err := New().Supports(op, c.Graph.Nodes[0].Attrs); err == nil || !strings.Contains(err.Error(), gaps[op]) {
-			t.Errorf("%s: Supports = %v", op, err)
+	tests := []struct {
+		kase, op, missing string
+		refused           bool // New().Supports refuses it
+	}{
+		{"slice", "slice", gaps["slice"], true},
+		{"conv", "conv", gaps["conv"], true},
+		{"max_pool_tie", "max_pool", poolGaps["max_pool"], false},
+		{"avg_pool", "avg_pool", poolGaps["avg_pool"], false},
+	}
+	for _, tc := range tests {
+		c := caseNamed(t, tc.kase)
+		err := New().Supports(tc.op, c.Graph.Nodes[0].Attrs)
+		if tc.refused != (err != nil) || (err != nil && !strings.Contains(err.Error(), tc.missing)) {
+			t.Errorf("%s: Supports = %v", tc.op, err)
 		}
 		xs, cot := float64s(c)
-		_, _, err := engine{tryGaps: true}.Run(Machine, c.Graph, xs, cot)
-		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("op %q not implemented", gaps[op])) {
-			t.Errorf("%s: simplego no longer refuses it (%v): map it", op, err)
+		_, _, err = engine{native: true}.Run(Machine, c.Graph, xs, cot)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("op %q not implemented", tc.missing)) {
+			t.Errorf("%s: simplego no longer refuses it (%v): map it natively", tc.op, err)
 		}
+	}
+	// Overlapping windows have no ReduceMax mapping: refused, naming why.
+	w := &spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Pads: []int{0, 0, 0, 0}}
+	if err := New().Supports("max_pool", &spec.Attrs{Window: w}); err == nil || !strings.Contains(err.Error(), "stride = kernel") {
+		t.Errorf("overlapping max_pool: %v", err)
 	}
 }
 
