@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomlx/gomlx/pkg/core/graph"
+	"github.com/gomlx/gomlx/pkg/core/tensors"
+
 	"github.com/tlcheck/tlcheck/adapters/harness"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -51,12 +54,14 @@ func run(t *testing.T, e harness.Engine, c harness.Case, zeroCot bool) (harness.
 // knownFindings are the rows (case, obligation) GoMLX fails, on both
 // machines; each has its own regression test below.
 var knownFindings = map[[2]string]string{
-	{"sqrt_zero", harness.OblVJP}:           "TestFindingSqrtZero",
-	{"sqrt_zero", harness.OblZero}:          "TestFindingSqrtZero",
-	{"dag_l2norm_zero", harness.OblPathSum}: "TestFindingL2NormZero",
-	{"dag_l2norm_zero", harness.OblZero}:    "TestFindingL2NormZero",
-	{"max_pool_tie", harness.OblVJP}:        "TestFindingReduceMaxTie",
-	{"max_pool_tie", harness.OblMass}:       "TestFindingReduceMaxTie",
+	{"sqrt_zero", harness.OblVJP}:                    "TestFindingSqrtZero",
+	{"sqrt_zero", harness.OblZero}:                   "TestFindingSqrtZero",
+	{"dag_l2norm_zero", harness.OblPathSum}:          "TestFindingL2NormZero",
+	{"dag_l2norm_zero", harness.OblZero}:             "TestFindingL2NormZero",
+	{"dag_l2normalize_eps_zero", harness.OblPathSum}: "TestFindingL2NormalizeEpsZero",
+	{"dag_l2normalize_eps_zero", harness.OblAdjoint}: "TestFindingL2NormalizeEpsZero",
+	{"max_pool_tie", harness.OblVJP}:                 "TestFindingReduceMaxTie",
+	{"max_pool_tie", harness.OblMass}:                "TestFindingReduceMaxTie",
 }
 
 // TestCases runs every shared and extra case on both machines: no finding
@@ -164,6 +169,56 @@ func TestFindingL2NormZero(t *testing.T) {
 		}
 	}
 	assertFails(t, c, harness.OblPathSum, harness.OblZero)
+}
+
+// TestFindingL2NormalizeEpsZero: GoMLX's L2NormalizeWithEpsilon(x, ε) =
+// Div(x, L2Norm(x) + ε) (pkg/core/graph/ops_util.go) is differentiable at
+// a zero row, with Jacobian I/ε (the ‖x‖ term is o(‖x‖)), yet its
+// gradient there is NaN: L2Norm's sqrtVJP gives Inf·0. Both through the
+// adapter (case dag_l2normalize_eps_zero: the same GoMLX ops, ε an input)
+// and calling GoMLX's function itself.
+// x = [[0, 0, 0], [1/4, −1/2, 1/2]], ε = 1/4, c = [[3/4, −5/4, 1/2], [1/4, 1/2, −3/4]].
+func TestFindingL2NormalizeEpsZero(t *testing.T) {
+	// By hand: row 0, c/ε = (3, −5, 2); row 1 (‖x‖ = 3/4, ‖x‖ + ε = 1,
+	// x·c = −9/16): c − x·(x·c)/‖x‖ = c + (3/4)·x = (7/16, 1/8, −3/8).
+	exact := []float64{3, -5, 2, 7.0 / 16, 1.0 / 8, -3.0 / 8}
+	c := caseNamed(t, "dag_l2normalize_eps_zero")
+	_, g := run(t, New(), c, false)
+	check := func(what string, got []float64) {
+		for k, w := range exact {
+			if k < 3 && !math.IsNaN(got[k]) {
+				t.Errorf("%s: ∂/∂x[%d] = %v: the NaN is gone (exact %v)", what, k, got[k], w)
+			}
+			if k >= 3 && math.Abs(got[k]-w) > 4*0x1p-52 {
+				t.Errorf("%s: ∂/∂x[%d] = %v, want %v", what, k, got[k], w)
+			}
+		}
+	}
+	check("adapter", g[0].Data)
+	assertFails(t, c, harness.OblPathSum, harness.OblAdjoint)
+
+	b, err := theBackend(Machine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec, err := graph.NewExec(b, func(x, cot *graph.Node) *graph.Node {
+		y := graph.L2NormalizeWithEpsilon(x, 0.25, -1)
+		return graph.Gradient(graph.ReduceAllSum(graph.Mul(y, cot)), x)[0]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Finalize()
+	xs, cot := float64s(c)
+	out, err := exec.Exec(tensors.FromFlatDataAndDimensions(xs[0].Data, 2, 3), tensors.FromFlatDataAndDimensions(cot.Data, 2, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tensors.CopyFlatData[float64](out[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("graph.L2NormalizeWithEpsilon", got)
 }
 
 // assertFails asserts the harness reports the case's obligations as

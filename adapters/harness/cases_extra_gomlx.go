@@ -4,15 +4,16 @@ import "github.com/tlcheck/tlcheck/spec"
 
 // CasesExtraGomlx are engine-independent cases added with the GoMLX
 // adapter, at points the shared cases leave out: sqrt at 0 (the registry's
-// sqrt′(0) = 0, zero-preserving), the L2 norm sqrt(Σx²) of a zero row
+// sqrt′(0) = 0, zero-preserving); the L2 norm sqrt(Σx²) of a zero row
 // (not differentiable there, 0 a valid subgradient: the Clarke
-// subdifferential of ‖x‖ at 0 is the unit ball), softplus at 0 (where an
-// engine that computes it as max(x, 0) + log1p(e^−|x|) meets two ties at
-// once) and softmax over a row with tied maxima (an engine that subtracts
-// the row maximum differentiates through, or stops at, a tied max), and an
-// input the output does not depend on (its gradient is zero). Every
-// engine may run them; the self engine holds on all of them
-// (TestCasesExtraGomlxSelf).
+// subdifferential of ‖x‖ at 0 is the unit ball); x/(‖x‖ + ε) at a zero
+// row (differentiable there, so a NaN is wrong under any convention);
+// softplus at 0 (where an engine that computes it as max(x, 0) +
+// log1p(e^−|x|) meets two ties at once); softmax over a row with tied
+// maxima (an engine that subtracts the row maximum differentiates
+// through, or stops at, a tied max); and an input the output does not
+// depend on (its gradient is zero). Every engine may run them; the self
+// engine holds on all of them (TestCasesExtraGomlxSelf).
 func CasesExtraGomlx() []Case {
 	n := func(op string, a *spec.Attrs, args ...int) Node { return Node{Op: op, Attrs: a, Args: args} }
 	sqrtX := q(spec.Shape{6}, 0, 1, 0, 9, 4, 0) // 0, 1/4, 0, 9/4, 1, 0
@@ -30,6 +31,17 @@ func CasesExtraGomlx() []Case {
 		// x1's shape (an engine may return none, or fail).
 		{Name: "dag_unused_input", DAG: true, Graph: Graph{Inputs: 2, Nodes: []Node{n("neg", nil, 0)}},
 			Xs: []spec.Tensor[spec.Rat]{vA, vS}, Cot: vC, Tangents: []spec.Tensor[spec.Rat]{vT, vS}},
+		// x/(‖x_r‖ + ε) per row r, ε an input (1/4 for both rows), at
+		// x = [[0, 0, 0], [1/4, −1/2, 1/2]]: differentiable everywhere
+		// (at the zero row the Jacobian is I/ε: the ‖x‖ term is
+		// o(‖x‖)), so no convention is involved; an engine whose sqrt′(0)
+		// is ∞ computes Inf·0 = NaN there.
+		{Name: "dag_l2normalize_eps_zero", DAG: true, Graph: Graph{Inputs: 2, Nodes: []Node{
+			n("square", nil, 0), n("reduce_sum", &spec.Attrs{Axis: 1}, 2), n("sqrt", nil, 3), n("add", nil, 4, 1),
+			n("reshape", &spec.Attrs{Shape: spec.Shape{2, 1}}, 5), n("broadcast_to", &spec.Attrs{Shape: spec.Shape{2, 3}}, 6), n("div", nil, 0, 7)}},
+			Xs:       []spec.Tensor[spec.Rat]{q(spec.Shape{2, 3}, 0, 0, 0, 1, -2, 2), q(spec.Shape{2}, 1)},
+			Cot:      q(spec.Shape{2, 3}, 3, -5, 2, 1, 2, -3),
+			Tangents: []spec.Tensor[spec.Rat]{q(spec.Shape{2, 3}, 1, 2, -1, -2, 1, 3), q(spec.Shape{2}, 2, -1)}},
 		{Name: "dag_l2norm_zero", DAG: true, Graph: Graph{Inputs: 1, Nodes: []Node{
 			n("square", nil, 0), n("reduce_sum", &spec.Attrs{Axis: 1}, 1), n("sqrt", nil, 2)}},
 			Xs: []spec.Tensor[spec.Rat]{q(spec.Shape{2, 3}, 0, 0, 0, 1, -2, 2)}, Cot: q(spec.Shape{2}, 3, -5)},
