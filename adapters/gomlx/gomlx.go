@@ -5,18 +5,33 @@
 // mode, rev_autodiff.go), and the graph is compiled and executed on
 // simplego (no cgo, no XLA). Every value judged is computed by GoMLX.
 //
-// Where GoMLX has no single op for a registry primitive the adapter
-// composes GoMLX's own ops, so the gradient is still GoMLX's: layer_norm
-// as layers.LayerNormalization computes it without its gain and offset
-// variables (mean, x − mean, mean of squares, + ε, Sqrt, Div), linear as
-// MatMul(x, Wᵀ) + b.
+// Machines: "simplego" (default configuration) and "simplego-dotlarge"
+// (the large-matrix DotGeneral kernel forced), compared bit for bit.
+//
+// Where GoMLX has no single op for a registry primitive, or simplego
+// cannot run the op's VJP, the adapter composes GoMLX's own ops, so the
+// gradient is still GoMLX's: layer_norm as layers.LayerNormalization
+// computes it without its gain and offset variables (mean, x − mean, mean
+// of squares, + ε, Sqrt, Div); linear as MatMul(x, Wᵀ) + b; max_pool and
+// avg_pool over windows that tile the input as Reshape + ReduceMax /
+// ReduceMean over the window axes (MaxPool's and MeanPool's VJPs need
+// SelectAndScatterMax and Pad, which simplego lacks). slice and conv are
+// refused: their VJPs need Pad and Reverse (see gaps).
 //
 // GoMLX's tie conventions (declared in Conventions, with their source):
 // Max(x, y) gives the whole cotangent to x at x = y and Min(x, y) to y
 // (minMaxVJP: NonNegativeIndicator(x − y)); hence activations.Relu =
-// Max(x, 0) has relu′(0) = 1 and ClipScalar = Min(Max(x, lo), hi) has
-// clamp′(lo) = 1, clamp′(hi) = 0; Abs has abs′(0) = 1 (absVJP:
-// SignPlusOrMinus). Each is a valid subgradient; the harness checks that.
+// Max(x, 0) has relu′(0) = 1, and ClipScalar = Min(Max(x, lo), hi) has
+// clamp′(lo) = 1, clamp′(hi) = 0 (not declared: it needs constants no
+// registry graph has, and the harness's bound at the bounds admits it
+// anyway); Abs has abs′(0) = 1 (absVJP: SignPlusOrMinus). Each is a valid
+// subgradient; the harness checks that.
+//
+// Findings (FINDINGS.md): sqrtVJP is v·0.5/sqrt(x) with no case for 0, so
+// sqrt′(0) = ∞ and a zero cotangent gives NaN there, L2Norm has a NaN
+// gradient at a zero row, and L2NormalizeWithEpsilon — differentiable at
+// a zero row — too; reduceMaxVJP gives every tied maximum the whole
+// cotangent (mass k·c at a k-way tie).
 package gomlx
 
 import (
