@@ -14,9 +14,9 @@
 // computes it without its gain and offset variables (mean, x − mean, mean
 // of squares, + ε, Sqrt, Div); linear as MatMul(x, Wᵀ) + b; max_pool and
 // avg_pool over windows that tile the input as Reshape + ReduceMax /
-// ReduceMean over the window axes (MaxPool's and MeanPool's VJPs need
-// SelectAndScatterMax and Pad, which simplego lacks). slice and conv are
-// refused: their VJPs need Pad and Reverse (see gaps).
+// ReduceMean over the window axes, slice as Gather (Slice's, MaxPool's
+// and MeanPool's VJPs need Pad and SelectAndScatterMax, which simplego
+// lacks). conv is refused: its VJP needs Reverse (see gaps).
 //
 // GoMLX's tie conventions (declared in Conventions, with their source):
 // Max(x, y) gives the whole cotangent to x at x = y and Min(x, y) to y
@@ -82,17 +82,20 @@ func New() harness.Engine { return engine{} }
 // implemented in SimpleGo yet`). TestSimplegoGaps asserts each is still
 // refused, with this op named.
 //
-// The pools are mapped anyway, for windows that tile the input (stride =
-// kernel, no padding, no dilation): as GoMLX's own Reshape and
-// ReduceMax/ReduceMean over the window axes (windowReduce), the way one
-// pools on simplego; their gradients are reduceMaxVJP's and
-// reduceSumVJP's. poolGaps records MaxPool's and MeanPool's own gaps.
+// slice and the pools are mapped anyway, through other GoMLX ops whose
+// VJPs simplego runs: slice as Gather (gatherSlice), the pools, for
+// windows that tile the input (stride = kernel, no padding, no dilation),
+// as Reshape and ReduceMax/ReduceMean over the window axes
+// (windowReduce), the way one pools on simplego; nativeGaps records
+// Slice's, MaxPool's and MeanPool's own gaps.
 var gaps = map[string]string{
-	"slice": "Pad",     // sliceVJP (pkg/core/graph/rev_autodiff.go) pads the cotangent back
-	"conv":  "Reverse", // convGeneralVJP (ops_convolve.go) reverses the kernel's spatial axes
+	"conv": "Reverse", // convGeneralVJP (ops_convolve.go) reverses the kernel's spatial axes
 }
 
-var poolGaps = map[string]string{
+// nativeGaps are the GoMLX ops the adapter replaces on simplego, and the
+// backend op their VJP lacks.
+var nativeGaps = map[string]string{
+	"slice":    "Pad",                 // sliceVJP (pkg/core/graph/rev_autodiff.go) pads the cotangent back
 	"avg_pool": "Pad",                 // reduceWindowVJP → dilateConvolveToMatchSumPooling (ops_pool.go)
 	"max_pool": "SelectAndScatterMax", // reduceWindowVJP → checkedSelectAndScatter (ops_pool.go)
 }
@@ -288,7 +291,7 @@ func (e engine) Supports(op string, a *spec.Attrs) error {
 			return fmt.Errorf("gomlx has no ceil-mode pooling")
 		}
 		if !e.native && !sameInts(w.Stride, w.Kernel) {
-			return fmt.Errorf("gomlx %s on simplego cannot differentiate %s (its VJP needs the backend op %s); the adapter maps only windows that tile the input (stride = kernel) as ReduceMax/ReduceMean, got kernel %v stride %v", Version, op, poolGaps[op], w.Kernel, w.Stride)
+			return fmt.Errorf("gomlx %s on simplego cannot differentiate %s (its VJP needs the backend op %s); the adapter maps only windows that tile the input (stride = kernel) as ReduceMax/ReduceMean, got kernel %v stride %v", Version, op, nativeGaps[op], w.Kernel, w.Stride)
 		}
 		return nil
 	}
@@ -458,8 +461,14 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		if a.Axis < 0 || a.Axis >= x.Rank() {
 			return nil, fmt.Errorf("slice: axis %d out of range for rank %d", a.Axis, x.Rank())
 		}
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+		if !e.native {
+			return gatherSlice(x, a.Axis, a.Start, a.End)
+		}
 		sa[a.Axis] = graph.AxisRange(a.Start, a.End)
-		return graph.Slice(x, sa...), arity(1)
+		return graph.Slice(x, sa...), nil
 	case "concat":
 		return graph.Concatenate(args, a.Axis), nil
 	case "softmax":
@@ -529,6 +538,40 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		return pb.Done(), arity(1)
 	}
 	return nil, fmt.Errorf("gomlx adapter: %s is not mapped", n.Op)
+}
+
+// gatherSlice is x[…, start:end, …] on axis as GoMLX's Gather of the
+// rows start … end−1 of x with axis moved to the front (TransposeAllDims
+// there and back): Gather's VJP is a ScatterSum, which simplego runs,
+// where Slice's needs Pad.
+func gatherSlice(x *graph.Node, axis, start, end int) (*graph.Node, error) {
+	d := x.Shape().Dimensions
+	if start < 0 || end > d[axis] || start >= end {
+		return nil, fmt.Errorf("slice: [%d, %d) on an axis of %d", start, end, d[axis])
+	}
+	perm := []int{axis}
+	for i := range d {
+		if i != axis {
+			perm = append(perm, i)
+		}
+	}
+	inv := make([]int, len(perm))
+	for i, p := range perm {
+		inv[p] = i
+	}
+	idx := make([][]int32, end-start)
+	for i := range idx {
+		idx[i] = []int32{int32(start + i)}
+	}
+	xt := x
+	if axis != 0 {
+		xt = graph.TransposeAllDims(x, perm...)
+	}
+	y := graph.Gather(xt, graph.Const(x.Graph(), idx), true)
+	if axis != 0 {
+		y = graph.TransposeAllDims(y, inv...)
+	}
+	return y, nil
 }
 
 // windowReduce pools x [N, C, spatial…] over windows that tile it: x is

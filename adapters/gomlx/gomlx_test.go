@@ -66,12 +66,12 @@ var knownFindings = map[[2]string]string{
 
 // TestCases runs every shared and extra case on both machines: no finding
 // but the known ones, each still reported on both machines; the skipped
-// cases are exactly the two whose VJP simplego cannot execute; the rows
+// case is exactly conv, whose VJP simplego cannot execute; the rows
 // that differ from tlcheck's tie conventions are explained by GoMLX's
 // declared ones (relu′(0) = 1, abs′(0) = 1).
 func TestCases(t *testing.T) {
 	rows, skipped := harness.Run(New(), allCases(), harness.Options{})
-	wantSkipped := map[string]bool{"slice": true, "conv": true}
+	wantSkipped := map[string]bool{"conv": true}
 	if len(skipped) != len(wantSkipped) {
 		t.Errorf("skipped %v", skipped)
 	}
@@ -408,17 +408,17 @@ func TestFindingReduceMaxTie(t *testing.T) {
 
 // TestSimplegoGaps: the primitives New refuses, and GoMLX's own MaxPool
 // and MeanPool, still fail in simplego with the backend op named in gaps
-// and poolGaps (when GoMLX implements one, this test says so and the
+// and nativeGaps (when GoMLX implements one, this test says so and the
 // primitive can be mapped natively).
 func TestSimplegoGaps(t *testing.T) {
 	tests := []struct {
 		kase, op, missing string
 		refused           bool // New().Supports refuses it
 	}{
-		{"slice", "slice", gaps["slice"], true},
+		{"slice", "slice", nativeGaps["slice"], false},
 		{"conv", "conv", gaps["conv"], true},
-		{"max_pool_tie", "max_pool", poolGaps["max_pool"], false},
-		{"avg_pool", "avg_pool", poolGaps["avg_pool"], false},
+		{"max_pool_tie", "max_pool", nativeGaps["max_pool"], false},
+		{"avg_pool", "avg_pool", nativeGaps["avg_pool"], false},
 	}
 	for _, tc := range tests {
 		c := caseNamed(t, tc.kase)
