@@ -67,9 +67,10 @@ var machineConfig = map[string]string{Machine: "", MachineDotLarge: "dotgeneral_
 const Version = "v0.26.0"
 
 // engine is the adapter. native (tests only) makes Supports accept the
-// primitives whose reverse mode simplego cannot execute and builds the
-// pools with GoMLX's MaxPool/MeanPool instead of the windowed reductions,
-// so that a test can assert the gaps are still there.
+// primitives whose reverse mode simplego cannot execute and builds slice
+// and the pools with GoMLX's Slice, MaxPool and MeanPool instead of
+// Gather and the windowed reductions, so that a test can assert the gaps
+// are still there.
 type engine struct{ native bool }
 
 // New returns the GoMLX engine on the simplego backend.
@@ -282,13 +283,13 @@ func (e engine) Supports(op string, a *spec.Attrs) error {
 			return fmt.Errorf("gomlx adapter: %s without a window", op)
 		}
 		if !zeros(w.Pads) {
-			return fmt.Errorf("gomlx adapter: %s with padding is not mapped (GoMLX pads pools with the reduction's identity, the registry's %s semantics differ)", op, op)
+			return fmt.Errorf("gomlx adapter: %s with padding is not mapped (only unpadded windows, as Reshape + ReduceMax/ReduceMean)", op)
 		}
 		if len(w.Dilation) != 0 && !ones(w.Dilation) {
-			return fmt.Errorf("gomlx has no dilated pooling")
+			return fmt.Errorf("gomlx adapter: dilated %s is not mapped", op)
 		}
 		if w.CeilMode {
-			return fmt.Errorf("gomlx has no ceil-mode pooling")
+			return fmt.Errorf("gomlx adapter: ceil-mode %s is not mapped", op)
 		}
 		if !e.native && !sameInts(w.Stride, w.Kernel) {
 			return fmt.Errorf("gomlx %s on simplego cannot differentiate %s (its VJP needs the backend op %s); the adapter maps only windows that tile the input (stride = kernel) as ReduceMax/ReduceMean, got kernel %v stride %v", Version, op, nativeGaps[op], w.Kernel, w.Stride)
@@ -318,13 +319,18 @@ var conventions = []harness.Convention{
 			return harness.Graph{Inputs: 2, Nodes: []harness.Node{
 				{Op: "sub", Args: []int{1, 0}}, {Op: "relu", Args: []int{2}}, {Op: "add", Args: []int{0, 3}}}}
 		}},
-	{Op: "min", Doc: "min tie: the whole cotangent to the second argument", Source: "minMaxVJP (pkg/core/graph/rev_autodiff.go): for Min the indicators of Max are swapped, so at x == y the side of y gets 1 − NonNegativeIndicator(0) = … the swap gives y the 1",
+	{Op: "min", Doc: "min tie: the whole cotangent to the second argument", Source: "minMaxVJP (pkg/core/graph/rev_autodiff.go): \"If min, swap directions\": x gets 1 − NonNegativeIndicator(x − y), y gets NonNegativeIndicator(x − y), so at x == y the whole cotangent goes to y",
 		// min(x, y) = y − relu(y − x); at a tie the registry gives y 1 − 0 = 1, x 0.
 		Expand: func(*spec.Attrs) harness.Graph {
 			return harness.Graph{Inputs: 2, Nodes: []harness.Node{
 				{Op: "sub", Args: []int{1, 0}}, {Op: "relu", Args: []int{2}}, {Op: "sub", Args: []int{1, 3}}}}
 		}},
 }
+
+// unaryOps are the one-argument primitives build maps beyond elementwise.
+var unaryOps = map[string]bool{"scale": true, "clamp": true, "sum": true, "reduce_sum": true, "reduce_mean": true,
+	"reshape": true, "flatten": true, "transpose": true, "permute": true, "broadcast_to": true, "slice": true,
+	"softmax": true, "log_softmax": true, "layer_norm": true, "max_pool": true, "avg_pool": true}
 
 // catch runs f and returns a panic inside it (GoMLX reports shape
 // errors by panicking) as an error.
@@ -377,6 +383,11 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		}
 		return f(args[0], args[1]), nil
 	}
+	if unaryOps[n.Op] {
+		if err := arity(1); err != nil {
+			return nil, err
+		}
+	}
 	var x *graph.Node
 	if len(args) > 0 {
 		x = args[0]
@@ -387,7 +398,7 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return graph.MulScalar(x, c), arity(1)
+		return graph.MulScalar(x, c), nil
 	case "clamp":
 		lo, err := float(a.Lo)
 		if err != nil {
@@ -397,13 +408,13 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		if err != nil {
 			return nil, err
 		}
-		return graph.ClipScalar(x, lo, hi), arity(1)
+		return graph.ClipScalar(x, lo, hi), nil
 	case "sum":
-		return graph.ReduceAllSum(x), arity(1)
+		return graph.ReduceAllSum(x), nil
 	case "reduce_sum":
-		return graph.ReduceSum(x, a.Axis), arity(1)
+		return graph.ReduceSum(x, a.Axis), nil
 	case "reduce_mean":
-		return graph.ReduceMean(x, a.Axis), arity(1)
+		return graph.ReduceMean(x, a.Axis), nil
 	case "mse_loss":
 		if err := arity(2); err != nil {
 			return nil, err
@@ -426,7 +437,7 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		bs[len(bs)-1] = b.Shape().Dimensions[0]
 		return graph.Add(y, graph.Reshape(b, bs...)), nil
 	case "reshape":
-		return graph.Reshape(x, a.Shape...), arity(1)
+		return graph.Reshape(x, a.Shape...), nil
 	case "flatten":
 		d := x.Shape().Dimensions
 		if a.Axis < 0 || a.Axis > len(d) {
@@ -437,11 +448,11 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		for _, v := range d[a.Axis:] {
 			p *= v
 		}
-		return graph.Reshape(x, append(out, p)...), arity(1)
+		return graph.Reshape(x, append(out, p)...), nil
 	case "transpose":
-		return graph.Transpose(x, a.Axis, a.Axis2), arity(1)
+		return graph.Transpose(x, a.Axis, a.Axis2), nil
 	case "permute":
-		return graph.TransposeAllDims(x, a.Perm...), arity(1)
+		return graph.TransposeAllDims(x, a.Perm...), nil
 	case "broadcast_to":
 		// numpy broadcasting aligns trailing axes; GoMLX's BroadcastToDims
 		// appends new axes, so a lower rank is first padded with leading 1s.
@@ -452,7 +463,7 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 			}
 			x = graph.Reshape(x, append(d, x.Shape().Dimensions...)...)
 		}
-		return graph.BroadcastToDims(x, a.Shape...), arity(1)
+		return graph.BroadcastToDims(x, a.Shape...), nil
 	case "slice":
 		sa := make([]graph.SliceAxisSpec, x.Rank())
 		for i := range sa {
@@ -460,9 +471,6 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		}
 		if a.Axis < 0 || a.Axis >= x.Rank() {
 			return nil, fmt.Errorf("slice: axis %d out of range for rank %d", a.Axis, x.Rank())
-		}
-		if err := arity(1); err != nil {
-			return nil, err
 		}
 		if !e.native {
 			return gatherSlice(x, a.Axis, a.Start, a.End)
@@ -472,19 +480,17 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 	case "concat":
 		return graph.Concatenate(args, a.Axis), nil
 	case "softmax":
-		return graph.Softmax(x, a.Axis), arity(1)
+		return graph.Softmax(x, a.Axis), nil
 	case "log_softmax":
-		return graph.LogSoftmax(x, a.Axis), arity(1)
+		return graph.LogSoftmax(x, a.Axis), nil
 	case "layer_norm":
-		if err := arity(1); err != nil {
-			return nil, err
+		er := a.Eps
+		if er == nil {
+			er = spec.DefaultNormEps() // the registry's default
 		}
-		eps := 1e-5
-		if a.Eps != nil {
-			var err error
-			if eps, err = constant(a.Eps); err != nil {
-				return nil, err
-			}
+		eps, err := constant(er)
+		if err != nil {
+			return nil, err
 		}
 		// layers.LayerNormalization's Done (pkg/ml/layers/layernorm.go)
 		// without gain and offset, over the suffix axes.
@@ -520,10 +526,10 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		}
 		return cb.Done(), nil
 	case "max_pool", "avg_pool":
-		if err := arity(1); err != nil {
-			return nil, err
-		}
 		w := a.Window
+		if w == nil {
+			return nil, fmt.Errorf("%s without a window", n.Op)
+		}
 		if !e.native {
 			return windowReduce(x, n.Op, w.Kernel)
 		}
@@ -535,7 +541,7 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		if len(w.Stride) > 0 {
 			pb = pb.StridePerAxis(w.Stride...)
 		}
-		return pb.Done(), arity(1)
+		return pb.Done(), nil
 	}
 	return nil, fmt.Errorf("gomlx adapter: %s is not mapped", n.Op)
 }
