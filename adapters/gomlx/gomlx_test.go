@@ -316,44 +316,53 @@ func TestCoverage(t *testing.T) {
 	t.Logf("%d distinct ops", len(ops))
 }
 
-// faulty wraps the engine and edits the gradients it returns.
+// faulty wraps the engine and edits the gradients it returns on machine
+// only (every machine when only is "").
 type faulty struct {
 	harness.Engine
 	edit func(g []harness.Tensor64)
+	only string
 }
 
 func (f faulty) Run(m string, g harness.Graph, xs []harness.Tensor64, cot harness.Tensor64) (harness.Tensor64, []harness.Tensor64, error) {
 	y, gs, err := f.Engine.Run(m, g, xs, cot)
-	if err == nil {
+	if err == nil && (f.only == "" || f.only == m) {
 		f.edit(gs)
 	}
 	return y, gs, err
 }
 
 // TestPlantedFault: a gradient perturbed by 2³⁰ binary64 ulps, a flipped
-// sign and a doubled tie are each reported as failing by the harness on
-// GoMLX's output (the checks are not vacuous on this adapter).
+// sign, a doubled tie and a fault on one machine only are each reported as
+// failing by the harness on GoMLX's output (the checks are not vacuous on
+// this adapter); unperturbed, the same obligations hold.
 func TestPlantedFault(t *testing.T) {
 	ulps := func(v float64, k uint64) float64 { return math.Float64frombits(math.Float64bits(v) + k) }
 	tests := []struct {
 		name, kase string
 		edit       func(g []harness.Tensor64)
 		fails      []string
+		only       string // the one machine perturbed ("" = both)
 	}{
-		{"mul off by 2^30 ulps", "mul", func(g []harness.Tensor64) { g[0].Data[0] = ulps(g[0].Data[0], 1<<30) }, []string{harness.OblVJP, harness.OblAdjoint}},
+		{"mul off by 2^30 ulps", "mul", func(g []harness.Tensor64) { g[0].Data[0] = ulps(g[0].Data[0], 1<<30) }, []string{harness.OblVJP, harness.OblAdjoint}, ""},
 		// A transcendental's bound is that of binary32 with 4-ulp library
 		// functions (harness.ULPs), about 2⁻¹⁸ relative here (3·10⁻⁶): 2³⁰ binary64
 		// ulps (2⁻²² relative) are within it, 2³⁶ (2⁻¹⁶) are not.
-		{"tanh off by 2^36 ulps", "tanh", func(g []harness.Tensor64) { g[0].Data[3] = ulps(g[0].Data[3], 1<<36) }, []string{harness.OblVJP}},
-		{"sign flipped in the MLP", "dag_mlp", func(g []harness.Tensor64) { g[1].Data[2] = -g[1].Data[2] }, []string{harness.OblPathSum, harness.OblAdjoint}},
-		{"max tie given to both", "max_tie", func(g []harness.Tensor64) { g[1].Data[1] = g[0].Data[1] }, []string{harness.OblMass}},
-		{"softmax gradient scaled", "softmax", func(g []harness.Tensor64) { g[0].Data[4] *= 1 + 0x1p-10 }, []string{harness.OblVJP}},
+		{"tanh off by 2^36 ulps", "tanh", func(g []harness.Tensor64) { g[0].Data[3] = ulps(g[0].Data[3], 1<<36) }, []string{harness.OblVJP}, ""},
+		{"sign flipped in the MLP", "dag_mlp", func(g []harness.Tensor64) { g[1].Data[2] = -g[1].Data[2] }, []string{harness.OblPathSum, harness.OblAdjoint}, ""},
+		{"max tie given to both", "max_tie", func(g []harness.Tensor64) { g[1].Data[1] = g[0].Data[1] }, []string{harness.OblMass}, ""},
+		{"softmax gradient scaled", "softmax", func(g []harness.Tensor64) { g[0].Data[4] *= 1 + 0x1p-10 }, []string{harness.OblVJP}, ""},
+		{"dotlarge machine off", "matmul", func(g []harness.Tensor64) { g[1].Data[3] = -g[1].Data[3] - 1 }, []string{harness.OblVJP, harness.OblMachines}, MachineDotLarge},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := caseNamed(t, tc.kase)
 			// The control: unperturbed, none of these obligations fails.
-			for i, e := range []harness.Engine{New(), faulty{New(), tc.edit}} {
+			want := len(New().Machines())
+			if tc.only != "" {
+				want = 1 // the perturbed machine's row, and the one machines row
+			}
+			for i, e := range []harness.Engine{New(), faulty{New(), tc.edit, tc.only}} {
 				rows, _ := harness.Run(e, []harness.Case{c}, harness.Options{})
 				planted := i == 1
 				for _, obl := range tc.fails {
@@ -363,7 +372,7 @@ func TestPlantedFault(t *testing.T) {
 							n++
 						}
 					}
-					if planted && n != len(New().Machines()) {
+					if planted && n != want {
 						t.Errorf("planted: %s fails on %d machines", obl, n)
 					}
 					if !planted && n != 0 {
@@ -458,6 +467,11 @@ func TestBadInput(t *testing.T) {
 		{"wrong arity", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "add", Args: []int{0}}}}, []harness.Tensor64{v}, v, "node 0 (add)"},
 		{"scale without C", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "scale", Args: []int{0}}}}, []harness.Tensor64{v}, v, "node 0 (scale)"},
 		{"unknown machine", "tpu", harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "neg", Args: []int{0}}}}, []harness.Tensor64{v}, v, `no machine "tpu"`},
+		{"slice out of range", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "slice", Attrs: &spec.Attrs{Axis: 0, Start: 2, End: 5}, Args: []int{0}}}}, []harness.Tensor64{v}, v, "node 0 (slice): slice: [2, 5) on an axis of 3"},
+		{"slice axis", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "slice", Attrs: &spec.Attrs{Axis: 1, Start: 0, End: 1}, Args: []int{0}}}}, []harness.Tensor64{v}, v, "axis 1 out of range for rank 1"},
+		{"pool without window", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "max_pool", Args: []int{0}}}}, []harness.Tensor64{v}, v, "node 0 (max_pool): max_pool without a window"},
+		{"pool window not tiling", Machine, harness.Graph{Inputs: 1, Nodes: []harness.Node{{Op: "avg_pool", Attrs: &spec.Attrs{Window: &spec.Window{Kernel: []int{2}, Stride: []int{2}}}, Args: []int{0}}}},
+			[]harness.Tensor64{{Shape: []int{1, 1, 3}, Data: []float64{1, 2, 3}}}, v, "does not tile the input"},
 		{"input count", Machine, harness.Graph{Inputs: 2, Nodes: []harness.Node{{Op: "add", Args: []int{0, 1}}}}, []harness.Tensor64{v}, v, "1 inputs for a graph of 2"},
 	}
 	for _, tc := range tests {
