@@ -27,7 +27,13 @@ type AdjointCase struct {
 // AdjointnessFile certifies the local adjointness of one primitive.
 type AdjointnessFile struct {
 	Header
-	Op    string        `json:"op"`
+	Op string `json:"op"`
+	// Draw says where the cases come from: "" (omitted) for cases drawn
+	// from the manifest's seed, case i from spec.CaseSeed(seed, op, i) —
+	// the verifier regenerates and compares them; DrawRecorded for a
+	// user's primitive's cases that no seed regenerates (rapid's) — the
+	// verifier recomputes every claim from the recorded inputs alone.
+	Draw  string        `json:"draw,omitempty"`
 	Cases []AdjointCase `json:"cases"`
 }
 
@@ -35,10 +41,20 @@ type AdjointnessFile struct {
 // from spec.CaseSeed(seed, op, i), as tlcheck check draws it) and returns
 // the certificate; it fails if any case does not hold.
 func ProduceAdjointness(op string, cases int, seed uint64) (*AdjointnessFile, error) {
-	reg := obligations.DefaultRegistries()
-	f := &AdjointnessFile{Header: Header{Format: Format, Kind: KindAdjointness}, Op: op}
+	return produceAdjointness(obligations.DefaultRegistries(), op, cases, "", func(i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+		return adjointInstance(op, seed, i)
+	})
+}
+
+// produceAdjointness decides cases 0 … cases−1 of op, case i from
+// draw(i), with the rules of reg, and returns the certificate marked
+// with draw mode mode (AdjointnessFile.Draw); it fails if any case does
+// not hold.
+func produceAdjointness(reg obligations.Registries, op string, cases int, mode string,
+	draw func(i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error)) (*AdjointnessFile, error) {
+	f := &AdjointnessFile{Header: Header{Format: Format, Kind: KindAdjointness}, Op: op, Draw: mode}
 	for i := 0; i < cases; i++ {
-		inst, dxs, d, err := adjointInstance(op, seed, i)
+		inst, dxs, d, err := draw(i)
 		if err != nil {
 			return nil, err
 		}
@@ -128,15 +144,33 @@ func sides[T spec.Scalar[T]](p *spec.Prim[T], a *spec.Attrs, xs, dxs []spec.Tens
 // It also regenerates each case's inputs from the manifest's seed and
 // checks the recorded inputs against them, so that the seed, the case
 // count and the inputs are bound to each other.
-func verifyAdjointness(file string, f *AdjointnessFile, m *Manifest) (int, error) {
+//
+// The rules come from t: the reference registry, extended by a user's
+// primitives (Suite.AddOps). A file of a user's primitive marked
+// DrawRecorded is not regenerated (no seed draws its cases): its claims
+// are recomputed from the recorded inputs alone, and its attributes must
+// be empty (a user's primitive has none).
+func verifyAdjointness(t *opTable, file string, f *AdjointnessFile, m *Manifest) (int, error) {
 	if err := checkName(file, "op", f.Op); err != nil {
 		return 0, err
 	}
-	prat, err := spec.Default[spec.Rat]().Lookup(f.Op)
+	prat, err := t.rat(f.Op)
 	if err != nil {
 		return 0, fieldErr(file, "op", "%v", err)
 	}
-	piv, _ := spec.Default[spec.Interval]().Lookup(f.Op)
+	piv, err := t.interval(f.Op)
+	if err != nil {
+		return 0, fieldErr(file, "op", "%v", err)
+	}
+	_, user := t.userOp(f.Op)
+	switch {
+	case f.Draw == "":
+	case f.Draw == DrawRecorded && user:
+	case f.Draw == DrawRecorded:
+		return 0, fieldErr(file, "draw", "%q: %s is a built-in primitive, whose cases are always drawn from the manifest's seed", f.Draw, f.Op)
+	default:
+		return 0, fieldErr(file, "draw", "unknown draw mode %q (omitted: seeded; %q)", truncate(f.Draw), DrawRecorded)
+	}
 	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
 		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
 	}
@@ -166,21 +200,27 @@ func verifyAdjointness(file string, f *AdjointnessFile, m *Manifest) (int, error
 				return 0, fieldErr(file, fmt.Sprintf("%s.dx[%d].shape", at, k), "tangent shape %v differs from input shape %v", dxs[k].Shape, xs[k].Shape)
 			}
 		}
-		gen, gdx, gd, err := adjointInstance(f.Op, m.Seed, i)
-		if err != nil {
-			return 0, fieldErr(file, at, "cannot regenerate the case: %v", err)
-		}
-		if err := sameTensors(file, at+".inputs", xs, gen.Xs); err != nil {
-			return 0, seedErr(err)
-		}
-		if err := sameTensors(file, at+".dx", dxs, gdx); err != nil {
-			return 0, seedErr(err)
-		}
-		if err := sameTensors(file, at+".delta", []spec.Tensor[spec.Rat]{d}, []spec.Tensor[spec.Rat]{gd}); err != nil {
-			return 0, seedErr(err)
-		}
-		if got, want := c.Attrs, EncodeAttrs(gen.Attrs); !sameAttrs(got, want) {
-			return 0, seedErr(fieldErr(file, at+".attrs", "recorded attributes differ from those the seed generates"))
+		if f.Draw == DrawRecorded {
+			if !sameAttrs(c.Attrs, EncodeAttrs(nil)) {
+				return 0, fieldErr(file, at+".attrs", "a user's primitive has no attributes")
+			}
+		} else {
+			gen, gdx, gd, err := t.draw(f.Op, m.Seed, i)
+			if err != nil {
+				return 0, fieldErr(file, at, "cannot regenerate the case: %v", err)
+			}
+			if err := sameTensors(file, at+".inputs", xs, gen.Xs); err != nil {
+				return 0, seedErr(err)
+			}
+			if err := sameTensors(file, at+".dx", dxs, gdx); err != nil {
+				return 0, seedErr(err)
+			}
+			if err := sameTensors(file, at+".delta", []spec.Tensor[spec.Rat]{d}, []spec.Tensor[spec.Rat]{gd}); err != nil {
+				return 0, seedErr(err)
+			}
+			if got, want := c.Attrs, EncodeAttrs(gen.Attrs); !sameAttrs(got, want) {
+				return 0, seedErr(fieldErr(file, at+".attrs", "recorded attributes differ from those the seed generates"))
+			}
 		}
 		// One reading: a case carries exactly its oracle's claims; a
 		// claim of the other oracle would be read by other consumers

@@ -16,6 +16,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/version"
 	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -148,6 +149,9 @@ type Suite struct {
 	// files a complete directory holds of kind k (see Expect).
 	kinds  []string
 	expect map[string]func(Options) ([]string, error)
+	// ops is where the adjointness producer and verifier take rules
+	// from: the reference registry, extended by AddOps.
+	ops opTable
 }
 
 // NewSuite returns the suite with the built-in adjointness kind.
@@ -161,13 +165,13 @@ func NewSuite() *Suite {
 		}
 		return out, nil
 	}
-	s.producers = append(s.producers, produceAdjointnessFiles)
+	s.producers = append(s.producers, s.produceAdjointnessFiles)
 	s.verifiers[KindAdjointness] = func(file string, data []byte, m *Manifest) (int, error) {
 		var f AdjointnessFile
 		if err := decodeStrict(file, data, &f); err != nil {
 			return 0, err
 		}
-		return verifyAdjointness(file, &f, m)
+		return verifyAdjointness(&s.ops, file, &f, m)
 	}
 	return s
 }
@@ -225,7 +229,7 @@ func resolve(o Options) (Options, error) {
 
 func adjointnessPath(op string) string { return KindAdjointness + "/" + op + ".json" }
 
-func produceAdjointnessFiles(w *Writer, o Options) error {
+func (s *Suite) produceAdjointnessFiles(w *Writer, o Options) error {
 	ops := o.Ops
 	if ops == nil {
 		for _, info := range spec.Infos() {
@@ -233,7 +237,17 @@ func produceAdjointnessFiles(w *Writer, o Options) error {
 		}
 	}
 	return putEach(w, o, KindAdjointness, len(ops), func(k int) string { return adjointnessPath(ops[k]) }, func(k int) (any, error) {
-		return ProduceAdjointness(ops[k], o.Cases, o.Seed)
+		u, user := s.ops.userOp(ops[k])
+		if !user {
+			return ProduceAdjointness(ops[k], o.Cases, o.Seed)
+		}
+		mode := ""
+		if u.Recorded {
+			mode = DrawRecorded
+		}
+		return produceAdjointness(u.Regs, ops[k], o.Cases, mode, func(i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+			return u.Draw(o.Seed, i)
+		})
 	})
 }
 
@@ -284,7 +298,7 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 		}
 	}
 	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
-	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: spec.RegistryHash(), Seed: o.Seed, Cases: o.Cases,
+	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: s.ops.hash(ro.Ops), Seed: o.Seed, Cases: o.Cases,
 		Kinds: append([]string{}, s.kinds...), Ops: ro.Ops, Providers: ro.Providers, Files: w.files}
 	var sh *Shard
 	if o.Shard.Sharded() {
@@ -571,7 +585,7 @@ func (s *Suite) checkManifestOptions(m *Manifest) error {
 		known func(string) bool
 	}{
 		{"kinds", m.Kinds, func(k string) bool { _, v := s.verifiers[k]; _, e := s.expect[k]; return v && e }},
-		{"ops", m.Ops, func(op string) bool { _, err := spec.Default[spec.Rat]().Lookup(op); return err == nil }},
+		{"ops", m.Ops, s.ops.known},
 		{"providers", m.Providers, knownProvider},
 	} {
 		if len(l.names) == 0 && l.field != "providers" {
@@ -600,7 +614,9 @@ var ErrNoManifest = errors.New("no certificate manifest")
 
 // Verify re-derives every certificate in dir. It returns an error only
 // when dir cannot be read as a certificate directory at all (no manifest,
-// not a directory); every certificate-level failure — a tampered,
+// not a directory) or certifies primitives s does not know under another
+// registry hash (UnknownOpsError: a user's primitive's directory, which
+// check.Verify verifies with the primitive's rules); every certificate-level failure — a tampered,
 // truncated, reordered, unlisted or missing file, a file that is not a
 // regular file, an unknown version, a registry hash that does not match
 // this build — is reported per file in the Report. Only regular files
@@ -693,8 +709,13 @@ func (s *Suite) verify(dir string, sh *Shard) (*Report, error) {
 	case m.Cases > limits.Current().CertCases:
 		fail(ManifestName, "manifest", fieldErr(ManifestName, "cases", "%v", limits.Exceeded("cert-cases", int64(limits.Current().CertCases), "%d cases per certificate", m.Cases)))
 		return rep, nil
-	case m.RegistryHash != spec.RegistryHash():
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "registry_hash", "certificates were made with registry %s; this build's registry is %s", truncate(m.RegistryHash), spec.RegistryHash()))
+	case m.RegistryHash != s.ops.hash(m.Ops):
+		if unknown := s.unknownOps(m.Ops); len(unknown) > 0 {
+			// A user's primitive's directory (package check): nothing in
+			// it can be recomputed here, so it is not verified at all.
+			return nil, &UnknownOpsError{Dir: dir, Ops: unknown}
+		}
+		fail(ManifestName, "manifest", fieldErr(ManifestName, "registry_hash", "certificates were made with registry %s; this build's registry is %s", truncate(m.RegistryHash), s.ops.hash(m.Ops)))
 		return rep, nil
 	}
 	if err := s.checkManifestOptions(&m); err != nil {

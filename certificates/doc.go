@@ -66,6 +66,20 @@
 //     instead of a shipped example, and the manifest lists the adjointness
 //     of the primitives the model applies beside them.
 //
+// A user's own primitive (package check: check.Op and check.Find with
+// Options.CertDir) is certified as a built-in one is: Suite.AddOps adds
+// it to the table the adjointness producer and verifier take rules from
+// (the reference registry otherwise), the manifest's registry_hash is
+// spec.RegistryHashWith over the facts of the user's primitives it
+// certifies, and check.Verify re-derives the directory through this
+// verifier. Find's cases are seeded (spec.CaseSeed(seed, NAME, i)) and
+// regenerated with the primitive's own generator; rapid's cases (check.Op)
+// are not, and the file says so ("draw": "recorded", never allowed for a
+// built-in primitive): its claims are recomputed from the recorded inputs
+// alone. A verifier that does not know a certified primitive, under a
+// registry hash other than its own, refuses the directory
+// (UnknownOpsError) instead of reporting claims it cannot recompute.
+//
 // One reading: a certificate file or manifest is accepted only in the
 // exact bytes the writer gives its value (decodeStrict: strictjson's
 // reader — unknown, case-variant and duplicate keys, missing or null

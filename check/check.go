@@ -93,8 +93,13 @@ type Options struct {
 	// Obligations restricts the check to these obligations (nil: all of
 	// Obligations).
 	Obligations []obligations.Obligation
-	// CertDir, when set, is where Op and Find write the check's record
-	// (record.go) as <name>.check.json.
+	// CertDir, when set, is where Op and Find write, for a primitive that
+	// holds, its certificate directory CertDir/<Name> (package
+	// certificates' format: manifest.json and adjointness/<Name>.json,
+	// byte-deterministic; see the package doc, "Certificates"), which
+	// Verify re-derives; and, whatever the verdict, the check's record
+	// CertDir/<Name>.check.json (the Report as JSON). A failing check
+	// writes no certificate and removes a previous one.
 	CertDir string
 }
 
@@ -124,6 +129,17 @@ type checker struct {
 	regs obligations.Registries
 	info *spec.OpInfo
 	only map[obligations.Obligation]bool // nil: every obligation
+	// onCase, when set, receives every case that runCase decided
+	// without a failure (Op records rapid's cases for the certificate).
+	onCase func(drawn)
+}
+
+// drawn is one case's adjointness data: the instance, one tangent per
+// parent and the cotangent.
+type drawn struct {
+	inst *obligations.Instance
+	dxs  []spec.Tensor[spec.Rat]
+	d    spec.Tensor[spec.Rat]
 }
 
 func prim[T spec.Scalar[T]](info *spec.OpInfo, r Rules[T]) *spec.Prim[T] {
@@ -212,6 +228,9 @@ func newChecker(p Primitive, opts Options) (*checker, error) {
 			}
 			c.only[ob] = true
 		}
+		if opts.CertDir != "" && !c.only[obligations.Adjointness] {
+			return nil, fmt.Errorf("check: Options.CertDir: the certificate records adjointness cases, which Options.Obligations excludes")
+		}
 	}
 	return c, nil
 }
@@ -243,20 +262,17 @@ func (f *Failure) Error() string {
 // in Obligations order, or nil. Every draw happens whichever obligations
 // run, so a case is the same case under any restriction.
 func (c *checker) runCase(src Source) (decided map[obligations.Obligation]obligations.Oracle, fail error) {
-	inst, err := c.generate(src)
+	dr, out, err := c.drawCase(src)
 	if err != nil {
 		return nil, err
 	}
-	in := make([]spec.Shape, len(inst.Xs))
-	for i, x := range inst.Xs {
-		in[i] = x.Shape
-	}
-	out, err := c.info.InferShape(nil, in)
-	if err != nil {
-		return nil, fmt.Errorf("check: %s: Shapes drew parent shapes %v that Shape rejects: %w", c.p.Name, in, err)
-	}
+	inst, dxs, d := dr.inst, dr.dxs, dr.d
+	defer func() {
+		if fail == nil && c.onCase != nil {
+			c.onCase(dr)
+		}
+	}()
 	decided = map[obligations.Obligation]obligations.Oracle{}
-	dxs, d := tangents(src, inst.Xs, out, "t")
 	v, dv := tangents(src, inst.Xs, out, "u")
 	a, b := genValue(src, spec.DomainAny, "a"), genValue(src, spec.DomainAny, "b")
 	on := func(ob obligations.Obligation) bool { return c.only == nil || c.only[ob] }
@@ -311,6 +327,35 @@ func (c *checker) runCase(src Source) (decided map[obligations.Obligation]obliga
 		}
 	}
 	return decided, fail
+}
+
+// drawCase draws the head of a case from src: the instance, then the
+// tangents dx and the cotangent δ that adjointness is decided on; it also
+// returns the output shape. runCase draws the rest of the case after it,
+// and the certificate's cases are these draws (seeded: draw).
+func (c *checker) drawCase(src Source) (drawn, spec.Shape, error) {
+	inst, err := c.generate(src)
+	if err != nil {
+		return drawn{}, nil, err
+	}
+	in := make([]spec.Shape, len(inst.Xs))
+	for i, x := range inst.Xs {
+		in[i] = x.Shape
+	}
+	out, err := c.info.InferShape(nil, in)
+	if err != nil {
+		return drawn{}, nil, fmt.Errorf("check: %s: Shapes drew parent shapes %v that Shape rejects: %w", c.p.Name, in, err)
+	}
+	dxs, d := tangents(src, inst.Xs, out, "t")
+	return drawn{inst, dxs, d}, out, nil
+}
+
+// draw is case i of Find's sweep with seed (spec.CaseSeed(seed, Name,
+// i)), up to its adjointness data: what a certificate of Find's records,
+// and what the verifier regenerates.
+func (c *checker) draw(seed uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+	dr, _, err := c.drawCase(&streamSource{rng: obligations.NewRandSource(spec.CaseSeed(seed, c.p.Name, i))})
+	return dr.inst, dr.dxs, dr.d, err
 }
 
 // asFailure wraps a case's error.

@@ -78,4 +78,50 @@
 // drawn from spec.CaseSeed(seed, name, i)) and shrinks a failure with a
 // deterministic choice-stream shrinker, so its counterexample is a pure
 // function of the op and the options (the Examples print it).
+//
+// # Certificates
+//
+// With Options.CertDir set, a check that holds writes the certificate
+// directory CertPath(CertDir, p) = CertDir/<Name> in package
+// certificates' format (tlcheck.manifest.v2 and tlcheck.cert.v2,
+// byte-deterministic): manifest.json and adjointness/<Name>.json, whose
+// case i records the inputs x, the tangents dx, the cotangent δ and both
+// sides of ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩ — exact rationals for the
+// cases decided over Rat, outward-rounded enclosures for the others —
+// exactly as for a built-in primitive. It goes through the certificates
+// producer (Suite.Certify) with the primitive added to its table of rules
+// (Suite.AddOps). Beside it, whatever the verdict, CertDir/<Name>.check.json
+// records the Report (the decided counts and the counterexample). A check
+// that fails writes no certificate and removes one a previous run left.
+//
+// Naming: the manifest lists the primitive under its Name (ops, and the
+// file adjointness/<Name>.json); its registry_hash is
+// spec.RegistryHashWith over the primitive's facts — the reference
+// registry extended by the user's OpInfo (its name, arity, Exact,
+// Partial, Smooth and Ties: every fact spec.RegistryHash covers; not Doc,
+// Kinks, Domains nor the rules' Go code, which the verifier recomputes
+// instead), so a directory names the extended rule set it was made with,
+// and a verifier given a declaration with other facts fails at
+// registry_hash.
+//
+// Seeding: Find's case i is drawn from spec.CaseSeed(seed, Name, i), as a
+// built-in primitive's adjointness case i is; the certificate records
+// every case of the sweep (its head: the instance, then the tangents dx
+// and the cotangent δ, the first draws of the case) under the manifest's
+// seed and case count, and the verifier regenerates each from them with
+// the primitive's own generator and compares. Op's cases come from rapid's own
+// stream, which no seed regenerates: its certificate says "draw":
+// "recorded", its manifest seed is 0, and the verifier recomputes every
+// claim from the recorded inputs without binding them to a seed.
+//
+// Verify(dir, p) re-derives such a directory from the user's go test,
+// through the certificates verifier's own code path with its rule table
+// extended by p: every side is recomputed from p's rules and compared with
+// the recorded one, so a certificate edited in one claim, or verified
+// against a different VJP, fails naming the file and the JSON path.
+// tlcheck verify, which does not know the user's rules, refuses such a
+// directory with one line naming the primitive (exit 2, not an obligation
+// failure). The certificate covers adjointness only: linearity, zero
+// preservation and the derivative obligation are decided by the check and
+// recorded in the Report, not certified.
 package check

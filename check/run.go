@@ -31,6 +31,9 @@ type Report struct {
 	Failure *Failure `json:"-"`
 	// Counterexample is Failure's one-line form ("" when none).
 	Counterexample string `json:"counterexample,omitempty"`
+	// Certificate is the certificate directory written (CertPath), ""
+	// when none was (no Options.CertDir, or the check failed).
+	Certificate string `json:"-"`
 
 	only map[obligations.Obligation]bool
 }
@@ -103,7 +106,11 @@ func (s rapidSource) Intn(n int, label string) int {
 // of the law) and rapid's replay line. It also fails t when p is
 // malformed, and when an obligation was decided on no case (a law checked
 // on nothing does not hold). On success it logs how many cases each
-// oracle decided. With opts.CertDir it writes the Report.
+// oracle decided. With opts.CertDir it writes the Report and, when every
+// law held, the certificate directory CertPath(opts.CertDir, p) of the
+// cases rapid drew: rapid's cases come from its own stream, which no
+// seed regenerates, so the certificate records their inputs (draw
+// "recorded") and Verify recomputes every claim from them.
 func Op(t TB, p Primitive, opts Options) {
 	t.Helper()
 	c, err := newChecker(p, opts)
@@ -115,10 +122,15 @@ func Op(t TB, p Primitive, opts Options) {
 	rep.only = c.only
 	var mu sync.Mutex
 	var last error
+	var rec []drawn
+	if opts.CertDir != "" {
+		rec = []drawn{}
+		c.onCase = func(d drawn) { rec = append(rec, d) } // under mu: runCase runs inside the property
+	}
 	rapid.Check(t, func(rt *rapid.T) {
-		d, err := c.runCase(rapidSource{rt})
 		mu.Lock()
 		defer mu.Unlock()
+		d, err := c.runCase(rapidSource{rt})
 		if err != nil {
 			last = err
 			rt.Fatalf("%s: %v", p.Name, err)
@@ -129,18 +141,42 @@ func Op(t TB, p Primitive, opts Options) {
 		if last != nil {
 			rep.Failure = asFailure(last, 0, -1)
 		}
-		if err := rep.write(opts.CertDir); err != nil {
+		if err := errors.Join(rep.write(opts.CertDir), dropCertIf(opts.CertDir, p)); err != nil {
 			t.Errorf("check: %v", err)
 		}
 		return
 	}
-	if u := rep.undecided(); len(u) > 0 {
+	u := rep.undecided()
+	if len(u) > 0 {
 		t.Errorf("check: %s: no case decided %v: these obligations do not hold (widen the domain or the shapes)", p.Name, u)
 	}
 	t.Logf("check: %s: %d cases; decided %s", p.Name, rep.Cases, rep.summary())
 	if err := rep.write(opts.CertDir); err != nil {
 		t.Errorf("check: %v", err)
 	}
+	switch {
+	case opts.CertDir == "":
+	case len(u) > 0:
+		if err := dropCert(opts.CertDir, p); err != nil {
+			t.Errorf("check: %v", err)
+		}
+	default:
+		dir, err := c.writeCert(opts.CertDir, 0, len(rec), rec)
+		if err != nil {
+			t.Errorf("%v", err)
+			return
+		}
+		rep.Certificate = dir
+		t.Logf("check: %s: certificate %s (%d recorded cases; check.Verify re-derives it)", p.Name, dir, len(rec))
+	}
+}
+
+// dropCertIf is dropCert when certDir is set.
+func dropCertIf(certDir string, p Primitive) error {
+	if certDir == "" {
+		return nil
+	}
+	return dropCert(certDir, p)
 }
 
 // summary prints the decided counts in Obligations order.
@@ -167,8 +203,12 @@ func (r *Report) summary() string {
 // Find runs the deterministic sweep: cases 0 … opts.Cases−1, case i drawn
 // from spec.CaseSeed(opts.Seed, p.Name, i). On the first failing case it
 // shrinks the case's choices (shrink) and reports the smallest
-// failing case found, which is a pure function of p and opts. The error
-// is for a malformed primitive or record directory only.
+// failing case found, which is a pure function of p and opts. With
+// opts.CertDir it writes the Report and, when every law held, the
+// certificate directory CertPath(opts.CertDir, p) of the sweep's cases,
+// case i drawn from spec.CaseSeed(seed, Name, i), which Verify
+// regenerates from the manifest's seed. The error is for a malformed
+// primitive or a record or certificate that could not be written only.
 func Find(p Primitive, opts Options) (*Report, error) {
 	c, err := newChecker(p, opts)
 	if err != nil {
@@ -189,7 +229,15 @@ func Find(p Primitive, opts Options) (*Report, error) {
 		rep.Failure = asFailure(err, seed, i)
 		break
 	}
-	return rep, rep.write(opts.CertDir)
+	if err := rep.write(opts.CertDir); err != nil || opts.CertDir == "" {
+		return rep, err
+	}
+	if rep.Failure != nil || len(rep.undecided()) > 0 {
+		return rep, dropCert(opts.CertDir, p)
+	}
+	dir, err := c.writeCert(opts.CertDir, seed, opts.cases(), nil)
+	rep.Certificate = dir
+	return rep, err
 }
 
 // choice is one recorded draw.

@@ -295,9 +295,18 @@ func Info(name string) (*OpInfo, error) {
 // description (names, arities, attributes, flags, IR forms, generator
 // hints, providers and the expressions of registered elementwise ops), so
 // that a certificate can name the rule set it was produced with.
-func RegistryHash() string {
+func RegistryHash() string { return RegistryHashWith() }
+
+// RegistryHashWith is RegistryHash over the reference registry extended
+// by the primitives extra (a user's own, registered into a private copy
+// from New): the same SHA-256 over every entry's facts sorted by name, so
+// RegistryHashWith() is RegistryHash() and a certificate of a user's
+// primitive names the extended rule set it was produced with. The facts
+// are the OpInfo fields RegistryHash covers; a rule's Go code is not
+// hashed (a verifier recomputes the rules' results instead).
+func RegistryHashWith(extra ...*OpInfo) string {
 	var b strings.Builder
-	infos := Infos()
+	infos := append(Infos(), extra...)
 	sort.Slice(infos, func(i, j int) bool { return infos[i].Name < infos[j].Name })
 	for _, o := range infos {
 		b.WriteString(o.factString())

@@ -1,51 +1,481 @@
 package gorgonia
 
 import (
+	"fmt"
+	"math"
+	"strings"
 	"testing"
+
+	G "gorgonia.org/gorgonia"
+
+	"github.com/tlcheck/tlcheck/adapters/harness"
+	"github.com/tlcheck/tlcheck/spec"
 )
 
-// TestCases runs every case on both machines: no finding (every gradient
-// equals the exact one under gorgonia's declared relu′(0) = 1, bit for
-// bit), and the relu cases note the convention at their kinks.
+// allCases are the shared cases and the ones added for gorgonia.
+func allCases() []harness.Case {
+	return append(harness.Cases(), harness.CasesExtraGorgonia()...)
+}
+
+func caseNamed(t *testing.T, name string) harness.Case {
+	t.Helper()
+	for _, c := range allCases() {
+		if c.Name == name {
+			return c
+		}
+	}
+	t.Fatalf("no case %s", name)
+	return harness.Case{}
+}
+
+// key names one row: case, machine, obligation.
+type key struct{ kase, machine, obl string }
+
+// knownFails are the rows that fail on gorgonia v0.9.18, each explained
+// in FINDINGS.md and pinned, with its inputs, by the regression test
+// named in the value.
+var knownFails = map[key]string{
+	{"avg_pool", Tape, harness.OblVJP}:             "TestFindingAvgPoolBackward",
+	{"avg_pool", Tape, harness.OblAdjoint}:         "TestFindingAvgPoolBackward",
+	{"avg_pool", Lisp, harness.OblVJP}:             "TestFindingAvgPoolBackward",
+	{"avg_pool", Lisp, harness.OblAdjoint}:         "TestFindingAvgPoolBackward",
+	{"avg_pool_wide", Tape, harness.OblForward}:    "TestFindingAvgPoolForward",
+	{"avg_pool_wide", Tape, harness.OblVJP}:        "TestFindingAvgPoolForward",
+	{"avg_pool_wide", Tape, harness.OblAdjoint}:    "TestFindingAvgPoolForward",
+	{"avg_pool_wide", Lisp, harness.OblForward}:    "TestFindingAvgPoolForward",
+	{"avg_pool_wide", Lisp, harness.OblVJP}:        "TestFindingAvgPoolForward",
+	{"avg_pool_wide", Lisp, harness.OblAdjoint}:    "TestFindingAvgPoolForward",
+	{"avg_pool_overlap", Tape, harness.OblForward}: "TestFindingAvgPoolForward",
+	{"avg_pool_overlap", Tape, harness.OblVJP}:     "TestFindingAvgPoolForward",
+	{"avg_pool_overlap", Tape, harness.OblAdjoint}: "TestFindingAvgPoolForward",
+	{"avg_pool_overlap", Lisp, harness.OblForward}: "TestFindingAvgPoolForward",
+	{"avg_pool_overlap", Lisp, harness.OblVJP}:     "TestFindingAvgPoolForward",
+	{"avg_pool_overlap", Lisp, harness.OblAdjoint}: "TestFindingAvgPoolForward",
+	{"max_tie", Lisp, harness.OblVJP}:              "TestFindingLispMaxMinBetween",
+	{"max_tie", "tape↔lisp", harness.OblMachines}:  "TestFindingLispMaxMinBetween",
+	{"min_tie", Lisp, harness.OblVJP}:              "TestFindingLispMaxMinBetween",
+	{"min_tie", "tape↔lisp", harness.OblMachines}:  "TestFindingLispMaxMinBetween",
+	{"clamp", Lisp, harness.OblVJP}:                "TestFindingLispMaxMinBetween",
+	{"clamp", Lisp, harness.OblAdjoint}:            "TestFindingLispMaxMinBetween",
+	{"clamp", "tape↔lisp", harness.OblMachines}:    "TestFindingLispMaxMinBetween",
+	{"layer_norm", Tape, harness.OblVJP}:           "TestFindingInverseSqrt",
+	{"layer_norm", Tape, harness.OblAdjoint}:       "TestFindingInverseSqrt",
+	{"layer_norm", Lisp, harness.OblRun}:           "TestFindingInverseSqrt",
+	{"concat_axis1", Lisp, harness.OblRun}:         "TestFindingLispConcatAxis1",
+}
+
+// TestCases runs every case on both machines: no row fails except the
+// known ones, each of which still fails; gorgonia's declared conventions
+// are reported as "convention" where the cases meet them.
 func TestCases(t *testing.T) {
-	notes := map[string]int{}
-	for _, c := range Cases() {
-		res, err := Check(c)
-		if err != nil {
-			t.Errorf("%v", err)
+	rows, skipped := harness.Run(New(), allCases(), harness.Options{})
+	for _, s := range skipped {
+		t.Logf("skipped %s", s)
+	}
+	seen := map[key]bool{}
+	verdict := map[key]harness.Verdict{}
+	for _, r := range rows {
+		k := key{r.Case, r.Machine, r.Obligation}
+		verdict[k] = r.Verdict
+		if r.Verdict != harness.Fails {
 			continue
 		}
-		for _, f := range res.Findings {
-			t.Errorf("finding: %v", f)
+		if _, ok := knownFails[k]; !ok {
+			t.Errorf("new failure %v: %s", k, r.Detail)
 		}
-		notes[c.Name] = len(res.Notes)
+		seen[k] = true
 	}
-	// By hand: relu's input vecA has one zero (element 2), so each machine
-	// notes one element; in dag_shared_leaf x⊙w is 0 at elements 2 (x = 0)
-	// and 3 (w = 0), each touching one gradient element of x and one of
-	// w, of which those with a nonzero partner differ: ∂/∂x[2] (w = 5/4)
-	// and ∂/∂w[3] (x = 3): two per machine.
-	if notes["relu"] != 2 || notes["dag_shared_leaf"] != 4 {
-		t.Errorf("convention notes %v", notes)
+	for k, test := range knownFails {
+		if !seen[k] {
+			t.Errorf("known failure %v (%s) no longer reported: %s", k, test, verdict[k])
+		}
+	}
+	// The relu convention, by hand: relu at x = 0 (element 2) and the
+	// shared-leaf DAG's relu at x⊙w = 0 (elements 2 and 3); the pooling
+	// convention at max_pool_tie's tie (window 0, elements 0 and 1).
+	for _, k := range []key{
+		{"relu", Tape, harness.OblVJP}, {"relu", Lisp, harness.OblVJP},
+		{"dag_shared_leaf", Tape, harness.OblPathSum}, {"dag_shared_leaf", Lisp, harness.OblPathSum},
+		{"max_pool_tie", Tape, harness.OblVJP}, {"max_pool_tie", Lisp, harness.OblVJP},
+	} {
+		if verdict[k] != harness.ByConvention {
+			t.Errorf("%v: %s, want convention", k, verdict[k])
+		}
+	}
+	// The tape machine's max/min tie rule (the whole cotangent to the
+	// first argument) is within the bound of tlcheck's even split (the
+	// bound of a tied element covers its share), so these hold outright;
+	// TestTapeMaxTieFirst pins the rule itself.
+	for _, k := range []key{{"max_tie", Tape, harness.OblVJP}, {"min_tie", Tape, harness.OblVJP}, {"max_tie", Tape, harness.OblMass}, {"min_tie", Tape, harness.OblMass}} {
+		if verdict[k] != harness.Holds {
+			t.Errorf("%v: %s, want holds", k, verdict[k])
+		}
+	}
+	// relu′(0) = 1 is a valid subgradient on both machines.
+	for _, m := range []string{Tape, Lisp} {
+		if v := verdict[key{"relu", m, harness.OblSubgrad}]; v != harness.Holds {
+			t.Errorf("relu %s subgradient: %s", m, v)
+		}
 	}
 }
 
-// TestPlantedFault: a gradient that differs from the exact one by one
-// float64 ulp is reported (the checker is not vacuous).
-func TestPlantedFault(t *testing.T) {
-	c := Cases()[0] // neg
-	c.Exact = func(s *sessionT, xs []refT) (refT, error) {
-		y, err := s.Apply("neg", nil, xs[0])
-		if err != nil {
-			return y, err
+// TestCoverage: at least 20 distinct registry primitives are run (not
+// skipped) among the cases, counted from the rows.
+func TestCoverage(t *testing.T) {
+	rows, skipped := harness.Run(New(), allCases(), harness.Options{})
+	ops := map[string]bool{}
+	for _, r := range rows {
+		if r.Obligation == harness.OblForward {
+			for _, op := range r.Ops {
+				ops[op] = true
+			}
 		}
-		return s.Apply("scale", scaleAttrs(1+1.0/(1<<52)), y)
 	}
-	res, err := Check(c)
+	if len(ops) < 20 {
+		t.Errorf("%d ops covered: %v (skipped %v)", len(ops), ops, skipped)
+	}
+	t.Logf("%d ops covered, %d cases skipped: %v", len(ops), len(skipped), skipped)
+}
+
+// faulty wraps the engine and edits the gradients it returns.
+type faulty struct {
+	harness.Engine
+	perturb func(grads []harness.Tensor64)
+}
+
+func (f faulty) Run(m string, g harness.Graph, xs []harness.Tensor64, cot harness.Tensor64) (harness.Tensor64, []harness.Tensor64, error) {
+	y, grads, err := f.Engine.Run(m, g, xs, cot)
+	if err == nil && len(grads) > 0 {
+		f.perturb(grads)
+	}
+	return y, grads, err
+}
+
+// TestPlantedFault: a gradient element moved by 2^30 binary64 ulps, or
+// with its sign flipped, is reported as failing on the cases where
+// gorgonia otherwise holds.
+func TestPlantedFault(t *testing.T) {
+	ulps := func(v float64, k uint64) float64 { return math.Float64frombits(math.Float64bits(v) + k) }
+	tests := []struct {
+		name, kase string
+		perturb    func(g []harness.Tensor64)
+		fails      []string
+	}{
+		{"mul off by 2^30 ulps", "mul", func(g []harness.Tensor64) { g[0].Data[0] = ulps(g[0].Data[0], 1<<30) }, []string{harness.OblVJP, harness.OblAdjoint}},
+		{"matmul off by 2^30 ulps", "matmul", func(g []harness.Tensor64) { g[1].Data[3] = ulps(g[1].Data[3], 1<<30) }, []string{harness.OblVJP}},
+		{"sign flipped in the MLP", "dag_mlp", func(g []harness.Tensor64) { g[1].Data[2] = -g[1].Data[2] }, []string{harness.OblPathSum, harness.OblAdjoint}},
+		{"sign flipped in softmax", "softmax", func(g []harness.Tensor64) { g[0].Data[1] = -g[0].Data[1] }, []string{harness.OblVJP, harness.OblAdjoint}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := caseNamed(t, tc.kase)
+			rows, _ := harness.Run(New(), []harness.Case{c}, harness.Options{})
+			for _, r := range rows {
+				if r.Verdict == harness.Fails {
+					t.Fatalf("unperturbed %s already fails: %v", tc.kase, r)
+				}
+			}
+			rows, _ = harness.Run(faulty{New(), tc.perturb}, []harness.Case{c}, harness.Options{})
+			for _, m := range []string{Tape, Lisp} {
+				for _, obl := range tc.fails {
+					found := false
+					for _, r := range rows {
+						found = found || (r.Machine == m && r.Obligation == obl && r.Verdict == harness.Fails)
+					}
+					if !found {
+						t.Errorf("%s %s not failed", m, obl)
+					}
+				}
+			}
+		})
+	}
+}
+
+// run runs one case on one machine and returns its y and gradients.
+func run(t *testing.T, m, kase string) (harness.Tensor64, []harness.Tensor64) {
+	t.Helper()
+	c := caseNamed(t, kase)
+	xs := make([]harness.Tensor64, len(c.Xs))
+	for i, x := range c.Xs {
+		xs[i] = harness.Float64s(x)
+	}
+	y, g, err := New().Run(m, c.Graph, xs, harness.Float64s(c.Cot))
+	if err != nil {
+		t.Fatalf("%s %s: %v", kase, m, err)
+	}
+	return y, g
+}
+
+func wantFloats(t *testing.T, what string, got []float64, want ...float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %v, want %v", what, got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%s: %v, want %v", what, got, want)
+			return
+		}
+	}
+}
+
+// TestFindingAvgPoolForward: AveragePool2D divides each window's sum by
+// the input's width instead of the window's area. avg_pool_wide: x (2×6)
+// = [1, −2, 0, 4, 3, −1; 2, 5, −3, 1, 6, −4]/4, 2×2 windows at stride 2;
+// the window sums are 6/4, 2/4, 4/4, so the means are 3/8, 1/8, 1/4 (by
+// hand), and gorgonia returns the sums over 6: 1/4, 1/12, 1/6.
+func TestFindingAvgPoolForward(t *testing.T) {
+	for _, m := range []string{Tape, Lisp} {
+		y, _ := run(t, m, "avg_pool_wide")
+		wantFloats(t, m+" y", y.Data, 6.0/4/6, 2.0/4/6, 4.0/4/6)
+	}
+}
+
+// TestFindingAvgPoolBackward: the gradient of AveragePool2D is not that
+// of any average. avg_pool: x (2×4), 2×2 windows at stride 2, c = [3/4,
+// −5/4]: every element of window 0 (columns 0, 1) must get 3/16 and of
+// window 1 (columns 2, 3) −5/16 (by hand). gorgonia's avgPoolDiffOp
+// scatters each cotangent to the window's last element and then writes
+// each input element the sum over a window anchored at it, over inW.
+func TestFindingAvgPoolBackward(t *testing.T) {
+	for _, m := range []string{Tape, Lisp} {
+		_, g := run(t, m, "avg_pool")
+		exact := []float64{3.0 / 16, 3.0 / 16, -5.0 / 16, -5.0 / 16, 3.0 / 16, 3.0 / 16, -5.0 / 16, -5.0 / 16}
+		if g[0].Data[1] == exact[1] {
+			t.Errorf("%s: ∂/∂x[1] = %v, the exact value: fixed?", m, g[0].Data[1])
+		}
+		wantFloats(t, m+" ∂/∂x[1]", g[0].Data[1:2], -0.3125)
+	}
+}
+
+// TestFindingLispMaxMinBetween: the lisp machine's MaxBetween and
+// MinBetween backward (minmaxAutoDiff) masks with a < out, so the first
+// argument gets the cotangent exactly where it was NOT selected.
+// max_tie: a = [1, −1/2, 0, 3, −3, 1/4], b = [−3/4, −1/2, 5/4, 0, 7/4,
+// 1/4], c = [3/4, −5/4, 1/2, 2, 1/4, −1]: at element 0, a = 1 > b, so
+// ∂/∂a[0] = c[0] = 3/4 (by hand, the tape machine's value); the lisp
+// machine returns 0.
+func TestFindingLispMaxMinBetween(t *testing.T) {
+	_, tape := run(t, Tape, "max_tie")
+	_, lisp := run(t, Lisp, "max_tie")
+	wantFloats(t, "tape ∂/∂a[0]", tape[0].Data[:1], 0.75)
+	wantFloats(t, "lisp ∂/∂a[0]", lisp[0].Data[:1], 0)
+	// min_tie, element 2: a = 0 < b = 5/4, so ∂/∂a[2] = c[2] = 1/2.
+	_, tape = run(t, Tape, "min_tie")
+	_, lisp = run(t, Lisp, "min_tie")
+	wantFloats(t, "tape ∂/∂a[2]", tape[0].Data[2:3], 0.5)
+	wantFloats(t, "lisp ∂/∂a[2]", lisp[0].Data[2:3], 0)
+}
+
+// TestFindingInverseSqrt: InverseSqrt's symbolic derivative is
+// −g/(2y³) for y = x^(−1/2), where d/dx x^(−1/2) = −y³/2: at x = 4 the
+// engine's derivative is −4, the exact one −1/16. The lisp machine
+// fails instead (inverseSqrtDiff multiplies the scalar 2 with a tensor
+// through a tensor-tensor op). Seen through layer_norm; pinned here on
+// the op itself, sum(InverseSqrt(x)) at x = [4, 1].
+func TestFindingInverseSqrt(t *testing.T) {
+	x := harness.Tensor64{Shape: []int{2}, Data: []float64{4, 1}}
+	tape, err := invSqrtGrad(Tape, x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Findings) != 2*len(c.Xs[0].Data) { // the cotangent has no zero: every element, on both machines
-		t.Errorf("findings %v", res.Findings)
+	wantFloats(t, "tape d/dx x^(−1/2)", tape, -4, -0.5)
+	if _, err := invSqrtGrad(Lisp, x); err == nil || !strings.Contains(err.Error(), "invSqrt") {
+		t.Errorf("lisp: %v, want the invSqrt failure", err)
+	}
+	rows, _ := harness.Run(New(), []harness.Case{caseNamed(t, "layer_norm")}, harness.Options{})
+	for _, r := range rows {
+		if r.Machine == Lisp && r.Obligation == harness.OblRun && !strings.Contains(r.Detail, "invSqrt") {
+			t.Errorf("layer_norm lisp: %s", r.Detail)
+		}
+	}
+}
+
+// invSqrtGrad is the gradient of sum(InverseSqrt(x)) on machine m.
+func invSqrtGrad(m string, x harness.Tensor64) (grad []float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	g := G.NewGraph()
+	n := leaf(g, "x", x)
+	r, err := G.InverseSqrt(n)
+	if err != nil {
+		return nil, err
+	}
+	s, err := G.Sum(r)
+	if err != nil {
+		return nil, err
+	}
+	var vm G.VM
+	if m == Tape {
+		if _, err := G.Grad(s, n); err != nil {
+			return nil, err
+		}
+		vm = G.NewTapeMachine(g)
+	} else {
+		vm = G.NewLispMachine(g)
+	}
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		return nil, err
+	}
+	gv, err := n.Grad()
+	if err != nil {
+		return nil, err
+	}
+	t, err := tensor64(gv)
+	return t.Data, err
+}
+
+// TestFindingLispConcatAxis1: the lisp machine cannot differentiate
+// Concat along axis 1. concat_axis1: a (2×4), b (2×1); the tape machine
+// returns the exact gradient (cot's columns 0–3 and 4), the lisp
+// machine an error.
+func TestFindingLispConcatAxis1(t *testing.T) {
+	_, g := run(t, Tape, "concat_axis1")
+	c := caseNamed(t, "concat_axis1")
+	// ∂/∂b is the cotangent's last column (by hand: the VJP of concat).
+	wantFloats(t, "tape ∂/∂b", g[1].Data, c.Cot.Data[4].Float64(), c.Cot.Data[9].Float64())
+	xs := []harness.Tensor64{harness.Float64s(c.Xs[0]), harness.Float64s(c.Xs[1])}
+	if _, _, err := New().Run(Lisp, c.Graph, xs, harness.Float64s(c.Cot)); err == nil || !strings.Contains(err.Error(), "Concat") {
+		t.Errorf("lisp: %v, want the Concat failure", err)
+	}
+}
+
+// TestTapeMaxTieFirst: on the tape machine, MaxBetween and MinBetween
+// give a tie's whole cotangent to the first argument (minmaxSymDiff:
+// mask = Eq(a, out)). max_tie ties at elements 1 (a = b = −1/2, c = −5/4)
+// and 5 (a = b = 1/4, c = −1); min_tie at the same elements.
+func TestTapeMaxTieFirst(t *testing.T) {
+	for _, kase := range []string{"max_tie", "min_tie"} {
+		_, g := run(t, Tape, kase)
+		wantFloats(t, kase+" ∂/∂a[1,5]", []float64{g[0].Data[1], g[0].Data[5]}, -1.25, -1)
+		wantFloats(t, kase+" ∂/∂b[1,5]", []float64{g[1].Data[1], g[1].Data[5]}, 0, 0)
+	}
+}
+
+// TestMaxPoolTieFirst: at a tie MaxPool2D gives the whole cotangent to
+// the first maximal element of the window (op_nn.go maxPoolOp.f64s
+// compares with a strict >), where tlcheck splits it evenly: a valid
+// subgradient, declared as harness.MaxPoolFirst. max_pool_tie: window 0
+// = {1, 1, 1/4, 0} (elements 0, 1, 4, 5), c = 3/4: element 0 gets 3/4,
+// the others 0 (by hand); mass holds.
+func TestMaxPoolTieFirst(t *testing.T) {
+	for _, m := range []string{Tape, Lisp} {
+		_, g := run(t, m, "max_pool_tie")
+		wantFloats(t, m+" window 0", []float64{g[0].Data[0], g[0].Data[1], g[0].Data[4], g[0].Data[5]}, 0.75, 0, 0, 0)
+	}
+	rows, _ := harness.Run(New(), []harness.Case{caseNamed(t, "max_pool_tie")}, harness.Options{})
+	for _, r := range rows {
+		if r.Obligation == harness.OblMass && r.Verdict != harness.Holds {
+			t.Errorf("%s mass: %s %s", r.Machine, r.Verdict, r.Detail)
+		}
+	}
+}
+
+// TestUnsupported: Supports names what is not mapped, and Run recovers
+// gorgonia's panics into errors.
+func TestUnsupported(t *testing.T) {
+	e := New()
+	for _, tc := range []struct {
+		op string
+		a  *spec.Attrs
+	}{
+		{"sign", nil}, {"gather", nil},
+		{"conv", &spec.Attrs{Window: &spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Pads: []int{0, 0, 0, 0}, Groups: 2}}},
+		{"max_pool", &spec.Attrs{Window: &spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Pads: []int{1, 0, 0, 0}}}},
+		{"slice", &spec.Attrs{Axis: 0, Start: 0, End: 1}},
+	} {
+		if err := e.Supports(tc.op, tc.a); err == nil {
+			t.Errorf("%s %v supported", tc.op, tc.a)
+		}
+	}
+	// A graph whose shapes gorgonia rejects is an error, not a panic.
+	g := harness.Graph{Inputs: 2, Nodes: []harness.Node{{Op: "matmul", Args: []int{0, 1}}}}
+	xs := []harness.Tensor64{{Shape: []int{2, 3}, Data: make([]float64, 6)}, {Shape: []int{2, 3}, Data: make([]float64, 6)}}
+	for _, m := range []string{Tape, Lisp} {
+		if _, _, err := e.Run(m, g, xs, harness.Tensor64{Shape: []int{2, 3}, Data: make([]float64, 6)}); err == nil {
+			t.Errorf("%s: matmul of 2×3 by 2×3 ran", m)
+		}
+	}
+}
+
+// TestFindingTapeValueOverwritten: after the tape machine runs a graph
+// differentiated by G.Grad, Node.Value() of exp(x) holds exp(x) ⊙ ȳ, not
+// exp(x): expDiffExpr's HadamardProd(y, gradY) is compiled in place into
+// y's register. gorgonia's README reads results with z.Value() after
+// RunAll; the adapter reads y with G.Read instead (harness rows judge
+// that). Case exp: x[0] = 1/2, c[0] = 3/4; Value()[0] = exp(1/2)·3/4,
+// computed here as math.Exp(0.5)*0.75 (both roundings exact to the
+// comparison below), far from exp(1/2).
+func TestFindingTapeValueOverwritten(t *testing.T) {
+	c := caseNamed(t, "exp")
+	g := G.NewGraph()
+	x := leaf(g, "x", harness.Float64s(c.Xs[0]))
+	y, err := G.Exp(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read G.Value
+	G.Read(y, &read)
+	p, err := G.HadamardProd(y, leaf(g, "cot", harness.Float64s(c.Cot)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loss, err := G.Sum(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := G.Grad(loss, x); err != nil {
+		t.Fatal(err)
+	}
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := tensor64(y.Value())
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := tensor64(read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r.Data[0]-math.Exp(0.5)) > 1e-15 {
+		t.Errorf("Read: %v, want exp(1/2)", r.Data[0])
+	}
+	if math.Abs(v.Data[0]-math.Exp(0.5)*0.75) > 1e-15 {
+		t.Errorf("Value() = %v: no longer exp(1/2)·3/4 (fixed?)", v.Data[0])
+	}
+}
+
+// TestFindingLogSumExp: LogSumExp(a, axis) computes log(Σ exp(a − m) +
+// m) with m = max a (operations.go: Add(sum, max) before Log), not
+// log Σ exp(a − m) + m = log Σ exp(a). At a = [1, 2, 3]: log(e + e² + e³)
+// = 3 + log(1 + e⁻¹ + e⁻²) ≈ 3.4076; gorgonia returns log(3 + 1 + e⁻¹ +
+// e⁻²) ≈ 1.5048. LogSumExp is no registry primitive (no harness case).
+func TestFindingLogSumExp(t *testing.T) {
+	g := G.NewGraph()
+	a := leaf(g, "a", harness.Tensor64{Shape: []int{3}, Data: []float64{1, 2, 3}})
+	l, err := G.LogSumExp(a, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vm := G.NewTapeMachine(g)
+	defer vm.Close()
+	if err := vm.RunAll(); err != nil {
+		t.Fatal(err)
+	}
+	v, err := tensor64(l.Value())
+	if err != nil {
+		t.Fatal(err)
+	}
+	right := 3 + math.Log(1+math.Exp(-1)+math.Exp(-2))
+	wrong := math.Log(3 + 1 + math.Exp(-1) + math.Exp(-2))
+	if math.Abs(v.Data[0]-wrong) > 1e-12 || math.Abs(v.Data[0]-right) < 1 {
+		t.Errorf("LogSumExp([1 2 3]) = %v; the bug gives %v, the right value is %v", v.Data[0], wrong, right)
 	}
 }

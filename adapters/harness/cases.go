@@ -194,3 +194,10 @@ func dags() []Case {
 			n("matmul", nil, 0, 1), n("log_softmax", &spec.Attrs{Axis: 1}, 3), n("mul", nil, 4, 2), n("sum", nil, 5)),
 	}
 }
+
+// AllCases are Cases followed by every extra case list (shapes and
+// attributes added while writing an adapter, CasesExtraGorgonia,
+// CasesExtraGomlx): the list tlcheck adapters run gives every engine.
+func AllCases() []Case {
+	return append(append(Cases(), CasesExtraGorgonia()...), CasesExtraGomlx()...)
+}

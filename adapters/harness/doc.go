@@ -23,9 +23,9 @@
 //	subgradient  at the kinks of a one-op elementwise case, the engine's
 //	             local derivative g/c lies in the op's Clarke
 //	             subdifferential (relu at 0: [0, 1]; abs at 0: [−1, 1]);
-//	zero         a zero cotangent gives exact zero gradients, where the
-//	             registry says every primitive of the graph is
-//	             zero-preserving;
+//	zero         a zero cotangent gives exact zero gradients wherever the
+//	             bound proves it (every local derivative bounded at the
+//	             point: the reference is exactly 0 with bound 0);
 //	machines     two machines of one engine agree bit for bit, or both
 //	             within the bound.
 //

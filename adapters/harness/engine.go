@@ -1,6 +1,10 @@
 package harness
 
-import "github.com/tlcheck/tlcheck/spec"
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
 
 // Engine is an autodiff runtime under test. An adapter maps the registry's
 // primitives to the engine's own operations; the harness builds nothing
@@ -45,6 +49,12 @@ type Convention struct {
 	// Expand returns the equivalent graph for a node with attributes a;
 	// its inputs are the node's arguments.
 	Expand func(a *spec.Attrs) Graph
+	// ExpandAt, for a convention whose graph depends on the shapes of
+	// the node's arguments (max pooling's), is used where Expand is nil:
+	// it returns the equivalent graph for a node with attributes a whose
+	// arguments have shapes in, or an error where it has none (the node
+	// is then left as it is).
+	ExpandAt func(a *spec.Attrs, in []spec.Shape) (Graph, error)
 }
 
 // ReluGE is the convention relu′(0) = 1 (relu computed as x ≥ 0 ? x : 0
@@ -56,4 +66,75 @@ func ReluGE(source string) Convention {
 		Expand: func(*spec.Attrs) Graph {
 			return Graph{Inputs: 1, Nodes: []Node{{Op: "neg", Args: []int{0}}, {Op: "relu", Args: []int{1}}, {Op: "add", Args: []int{0, 2}}}}
 		}}
+}
+
+// MaxPoolFirst is the convention that at a tie max pooling gives the
+// whole cotangent to the first maximal element of the window in
+// row-major order (a scan that replaces the running maximum only on a
+// strict >). Its graph, for a pool without padding over [N, C, spatial…]:
+// for each window offset o in row-major order, w_o = the input at
+// positions o + stride·i (a gather per spatial axis); then m = w_0 and
+// m ← m + relu(w_o − m) for the later offsets. The value is the window's
+// maximum; the registry derivative of each step is 1 − relu′(w_o − m) for
+// m and relu′(w_o − m) for w_o, with relu′(0) = 0: a later element takes
+// the cotangent only when strictly larger, so the first maximum keeps it.
+// source says where the engine states it.
+func MaxPoolFirst(source string) Convention {
+	return Convention{Op: "max_pool", Doc: "max_pool′ at a tie: the whole cotangent to the window's first maximum (row-major)", Source: source,
+		ExpandAt: maxPoolFirst}
+}
+
+func maxPoolFirst(a *spec.Attrs, in []spec.Shape) (Graph, error) {
+	if a == nil || a.Window == nil || len(in) != 1 {
+		return Graph{}, fmt.Errorf("max_pool: no window")
+	}
+	w, x := a.Window, in[0]
+	r := len(w.Kernel)
+	if r == 0 || x.Rank() != r+2 || len(w.Stride) != r {
+		return Graph{}, fmt.Errorf("max_pool: window of rank %d on an input of rank %d", r, x.Rank())
+	}
+	for _, p := range w.Pads {
+		if p != 0 {
+			return Graph{}, fmt.Errorf("max_pool: padded windows are not expanded")
+		}
+	}
+	out := make([]int, r)
+	windows := 1
+	for d := 0; d < r; d++ {
+		k, s, n := w.Kernel[d], w.Stride[d], x[d+2]
+		if k < 1 || s < 1 || n < k {
+			return Graph{}, fmt.Errorf("max_pool: kernel %d, stride %d on extent %d", k, s, n)
+		}
+		out[d] = (n-k)/s + 1
+		windows *= k
+	}
+	g := Graph{Inputs: 1}
+	last := -1 // value index of the running maximum
+	off := make([]int, r)
+	for o := 0; o < windows; o++ {
+		// off is the o-th offset in row-major order.
+		rem := o
+		for d := r - 1; d >= 0; d-- {
+			off[d] = rem % w.Kernel[d]
+			rem /= w.Kernel[d]
+		}
+		v := 0
+		for d := 0; d < r; d++ {
+			idx := make([]int, out[d])
+			for i := range idx {
+				idx[i] = off[d] + w.Stride[d]*i
+			}
+			g.Nodes = append(g.Nodes, Node{Op: "gather", Attrs: &spec.Attrs{Axis: d + 2, Indices: idx, IndicesShape: spec.Shape{out[d]}}, Args: []int{v}})
+			v = g.Inputs + len(g.Nodes) - 1
+		}
+		if last < 0 {
+			last = v
+			continue
+		}
+		g.Nodes = append(g.Nodes, Node{Op: "sub", Args: []int{v, last}})
+		g.Nodes = append(g.Nodes, Node{Op: "relu", Args: []int{g.Inputs + len(g.Nodes) - 1}})
+		g.Nodes = append(g.Nodes, Node{Op: "add", Args: []int{last, g.Inputs + len(g.Nodes) - 1}})
+		last = g.Inputs + len(g.Nodes) - 1
+	}
+	return g, nil
 }

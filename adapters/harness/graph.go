@@ -61,10 +61,16 @@ func (g Graph) Check() error {
 // expanded graph (the same graph when no convention applies). A
 // convention's graph reads its Inputs from the replaced node's arguments
 // and its last node becomes the replaced node's value.
-func (g Graph) Expand(convs []Convention) Graph {
+func (g Graph) Expand(convs []Convention) Graph { return g.ExpandAt(convs, nil) }
+
+// ExpandAt is Expand where shapes gives the shape of every value of g
+// (inputs, then nodes; ValueShapes computes them): a convention with only
+// ExpandAt applies too, at the node's argument shapes. With shapes nil it
+// is Expand.
+func (g Graph) ExpandAt(convs []Convention, shapes []spec.Shape) Graph {
 	by := map[string]Convention{}
 	for _, c := range convs {
-		if c.Expand != nil {
+		if c.Expand != nil || (c.ExpandAt != nil && shapes != nil) {
 			by[c.Op] = c
 		}
 	}
@@ -79,12 +85,24 @@ func (g Graph) Expand(convs []Convention) Graph {
 			args[k] = where[a]
 		}
 		c, ok := by[n.Op]
+		var sub Graph
+		if ok && c.Expand != nil {
+			sub = c.Expand(n.Attrs)
+		} else if ok {
+			in := make([]spec.Shape, len(n.Args))
+			for k, a := range n.Args {
+				in[k] = shapes[a]
+			}
+			var err error
+			if sub, err = c.ExpandAt(n.Attrs, in); err != nil {
+				ok = false
+			}
+		}
 		if !ok {
 			out.Nodes = append(out.Nodes, Node{Op: n.Op, Attrs: n.Attrs, Args: args})
 			where[g.Inputs+j] = g.Inputs + len(out.Nodes) - 1
 			continue
 		}
-		sub := c.Expand(n.Attrs)
 		base := g.Inputs + len(out.Nodes) // index of sub's first node in out
 		for _, m := range sub.Nodes {
 			margs := make([]int, len(m.Args))
@@ -100,6 +118,47 @@ func (g Graph) Expand(convs []Convention) Graph {
 		where[g.Inputs+j] = g.Inputs + len(out.Nodes) - 1
 	}
 	return out
+}
+
+// ValueShapes returns the shape of every value of g (inputs, then nodes)
+// at inputs xs, from the registry's forward rules over float64 (only the
+// shapes are used).
+func (g Graph) ValueShapes(xs []spec.Tensor[spec.Rat]) ([]spec.Shape, error) {
+	if err := g.Check(); err != nil {
+		return nil, err
+	}
+	if len(xs) != g.Inputs {
+		return nil, fmt.Errorf("%d inputs for a graph of %d", len(xs), g.Inputs)
+	}
+	reg := spec.Default[spec.F64]()
+	vals := make([]spec.Tensor[spec.F64], 0, g.Inputs+len(g.Nodes))
+	for _, x := range xs {
+		vals = append(vals, spec.Convert(x, func(r spec.Rat) spec.F64 { return spec.F64(r.Float64()) }))
+	}
+	for j, n := range g.Nodes {
+		p, err := reg.Lookup(n.Op)
+		if err != nil {
+			return nil, err
+		}
+		a := n.Attrs
+		if a == nil {
+			a = &spec.Attrs{}
+		}
+		ins := make([]spec.Tensor[spec.F64], len(n.Args))
+		for k, arg := range n.Args {
+			ins[k] = vals[arg]
+		}
+		y, err := p.Forward(a, ins)
+		if err != nil {
+			return nil, fmt.Errorf("node %d (%s): %w", j, n.Op, err)
+		}
+		vals = append(vals, y)
+	}
+	shapes := make([]spec.Shape, len(vals))
+	for i, v := range vals {
+		shapes[i] = v.Shape.Clone()
+	}
+	return shapes, nil
 }
 
 // Tensor64 is a row-major float64 tensor, the engines' currency.

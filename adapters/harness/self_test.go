@@ -7,97 +7,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/spec"
-	"github.com/tlcheck/tlcheck/tape"
 )
-
-// self is an engine made of tlcheck's own rules over float64 (spec.F64):
-// the registry's formulas evaluated in binary64, which the bound covers
-// by its theorem, so every obligation must hold on it. Tests perturb it
-// to plant faults.
-type self struct {
-	reg      *spec.Registry[spec.F64]
-	machines []string
-	// perturb, when set, edits machine m's gradients before they are
-	// returned.
-	perturb func(m string, grads []Tensor64)
-	convs   []Convention
-}
-
-func newSelf() *self {
-	return &self{reg: spec.Default[spec.F64](), machines: []string{"tape"}}
-}
-
-func (e *self) Name() string                       { return "self" }
-func (e *self) Module() string                     { return "github.com/tlcheck/tlcheck (float64)" }
-func (e *self) Machines() []string                 { return e.machines }
-func (e *self) Supports(string, *spec.Attrs) error { return nil }
-func (e *self) Conventions() []Convention          { return e.convs }
-
-func f64s(t Tensor64) spec.Tensor[spec.F64] {
-	d := make([]spec.F64, len(t.Data))
-	for i, v := range t.Data {
-		d[i] = spec.F64(v)
-	}
-	return spec.Tensor[spec.F64]{Shape: append(spec.Shape{}, t.Shape...), Data: d}
-}
-
-func back(t spec.Tensor[spec.F64]) Tensor64 {
-	out := Tensor64{Shape: append([]int{}, t.Shape...), Data: make([]float64, len(t.Data))}
-	for i, v := range t.Data {
-		out.Data[i] = float64(v)
-	}
-	return out
-}
-
-func (e *self) Run(m string, g Graph, xs []Tensor64, cot Tensor64) (Tensor64, []Tensor64, error) {
-	s := tape.NewSession(e.reg)
-	var vals []tape.Ref
-	for i, x := range xs {
-		r, err := s.Param(fmt.Sprintf("x%d", i), f64s(x))
-		if err != nil {
-			return Tensor64{}, nil, err
-		}
-		vals = append(vals, r)
-	}
-	for _, n := range g.Nodes {
-		args := make([]tape.Ref, len(n.Args))
-		for k, a := range n.Args {
-			args[k] = vals[a]
-		}
-		r, err := s.Apply(n.Op, n.Attrs, args...)
-		if err != nil {
-			return Tensor64{}, nil, err
-		}
-		vals = append(vals, r)
-	}
-	out := vals[len(vals)-1]
-	c, _ := s.Input("cot", f64s(cot))
-	p, err := s.Apply("mul", nil, out, c)
-	if err != nil {
-		return Tensor64{}, nil, err
-	}
-	l, _ := s.Apply("sum", nil, p)
-	gs, err := s.Backward(l)
-	if err != nil {
-		return Tensor64{}, nil, err
-	}
-	y, _ := s.Value(out)
-	var grads []Tensor64
-	for i := range xs {
-		gr, reached, err := s.Grad(gs, vals[i])
-		if err != nil {
-			return Tensor64{}, nil, err
-		}
-		if !reached {
-			gr, _ = spec.Zeros[spec.F64](spec.Shape(xs[i].Shape))
-		}
-		grads = append(grads, back(gr))
-	}
-	if e.perturb != nil {
-		e.perturb(m, grads)
-	}
-	return back(y), grads, nil
-}
 
 // TestSelfHolds: tlcheck's own rules in binary64 satisfy every
 // obligation on every case (none fails; the only non-holds are the zero
@@ -195,6 +105,14 @@ func TestPlantedFaults(t *testing.T) {
 				g[0].Data[0] = -g[0].Data[0] - 1
 			}
 		}, []string{"tape", "lisp"}, []string{OblMachines}, nil},
+		// A difference within the bound (a tie split otherwise) must not
+		// hide a later one outside it.
+		{"second machine off after a tie", "max_tie", func(m string, g []Tensor64) {
+			if m == "lisp" {
+				g[0].Data[1], g[1].Data[1] = g[0].Data[1]+g[1].Data[1], 0 // element 1 ties
+				g[0].Data[3] = -g[0].Data[3] - 1
+			}
+		}, []string{"tape", "lisp"}, []string{OblMachines}, nil},
 		{"relu′(0) = 2 is no subgradient", "relu", func(_ string, g []Tensor64) {
 			g[0].Data[2] = 2 * (2.0 / 4) // element 2 is the kink, c = 1/2
 		}, nil, []string{OblSubgrad, OblVJP}, []string{OblAdjoint}},
@@ -253,5 +171,66 @@ func TestConvention(t *testing.T) {
 	rows, _ = Run(e, []Case{c}, Options{})
 	if r := one(t, rows, "relu", OblVJP); r.Verdict != Fails || !strings.Contains(r.Detail, "under the engine's convention") {
 		t.Errorf("engine off its declared convention: %v", r)
+	}
+}
+
+// TestMaxPoolFirst: MaxPoolFirst's graph has max_pool's value on the
+// pooling cases (evaluated in binary64, exact on these dyadics), and its
+// registry gradient at max_pool_tie's tie (window 0 = {1, 1, 1/4, 0},
+// c = 3/4, by hand) gives 3/4 to element 0 and 0 to element 1; an engine
+// with that rule fails tlcheck's even split and is reported as
+// "convention" when it declares MaxPoolFirst.
+func TestMaxPoolFirst(t *testing.T) {
+	conv := []Convention{MaxPoolFirst("test")}
+	for _, name := range []string{"max_pool_tie", "max_pool_wide", "max_pool_overlap"} {
+		var c Case
+		for _, k := range append(Cases(), CasesExtraGorgonia()...) {
+			if k.Name == name {
+				c = k
+			}
+		}
+		shapes, err := c.Graph.ValueShapes(c.Xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		eg := c.Graph.ExpandAt(conv, shapes)
+		if len(eg.Nodes) < 4 {
+			t.Fatalf("%s: not expanded: %v", name, eg)
+		}
+		xs := []Tensor64{Float64s(c.Xs[0])}
+		y0, _, err := newSelf().Run("tape", c.Graph, xs, Float64s(c.Cot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		y1, g1, err := newSelf().Run("tape", eg, xs, Float64s(c.Cot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(y0) != fmt.Sprint(y1) {
+			t.Errorf("%s: max_pool %v, expansion %v", name, y0, y1)
+		}
+		if name == "max_pool_tie" && (g1[0].Data[0] != 0.75 || g1[0].Data[1] != 0) {
+			t.Errorf("first-wins gradient %v", g1[0].Data)
+		}
+	}
+	first := func(_ string, g []Tensor64) { g[0].Data[0], g[0].Data[1] = 0.75, 0 }
+	e := newSelf()
+	e.perturb = first
+	rows, _ := Run(e, []Case{caseNamed(t, "max_pool_tie")}, Options{})
+	if r := one(t, rows, "max_pool_tie", OblVJP); r.Verdict != Fails {
+		t.Errorf("undeclared: %v", r)
+	}
+	e.convs = conv
+	rows, _ = Run(e, []Case{caseNamed(t, "max_pool_tie")}, Options{})
+	if r := one(t, rows, "max_pool_tie", OblVJP); r.Verdict != ByConvention {
+		t.Errorf("declared: %v", r)
+	}
+	if r := one(t, rows, "max_pool_tie", OblMass); r.Verdict != Holds {
+		t.Errorf("mass: %v", r)
+	}
+	// Padded windows are left to max_pool itself.
+	pad := &spec.Attrs{Window: &spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Pads: []int{1, 1, 1, 1}}}
+	if _, err := maxPoolFirst(pad, []spec.Shape{{1, 1, 2, 2}}); err == nil {
+		t.Error("padded window expanded")
 	}
 }

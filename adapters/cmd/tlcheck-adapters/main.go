@@ -1,0 +1,195 @@
+// Command tlcheck-adapters checks other Go autodiff engines against
+// tlcheck's exact rules (package harness): `tlcheck-adapters run` prints
+// the table engine × case × obligation × verdict, each finding with its
+// smallest counterexample, and exits 1 on any finding. It lives in the
+// adapters module, so that the main module does not depend on the
+// engines; `tlcheck adapters …` runs it.
+//
+//	tlcheck-adapters run [--engine LIST] [--case LIST] [--format text|json] [--all]
+//	tlcheck-adapters cases [--case LIST]
+//
+// Exit codes: 0 no finding, 1 a finding, 2 bad usage.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/adapters/harness"
+	"github.com/tlcheck/tlcheck/internal/cli"
+)
+
+// engineList is engines, replaced by tests to plant a faulty engine.
+var engineList = engines
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	out := cli.NewOutput(stdout)
+	defer func() {
+		if r := recover(); r != nil {
+			cli.Report(stderr, fmt.Errorf("adapters: internal error: %v (please report this)", r))
+			code = cli.ExitBadUser
+		}
+	}()
+	err := dispatch(args, out, stderr)
+	if werr := out.Err(); werr != nil && err == nil {
+		err = cli.BadInput(werr)
+	}
+	var h *cli.HelpError
+	if errors.As(err, &h) {
+		if werr := cli.WriteUsage(out, "tlcheck adapters "+strings.TrimPrefix(h.Flags.Name(), "adapters ")+" [flags]", summaries[h.Flags.Name()], h.Flags); werr != nil {
+			cli.Report(stderr, cli.BadInput(werr))
+			return cli.ExitBadUser
+		}
+		return 0
+	}
+	if err != nil {
+		cli.Report(stderr, err)
+	}
+	return cli.Code(err)
+}
+
+var summaries = map[string]string{
+	"adapters run":   "check every engine on every case: the table engine × case × obligation × verdict, each finding with its smallest counterexample; exit 1 on a finding",
+	"adapters cases": "list the cases: name, primitives, exact inputs and cotangent (the data a replay needs)",
+}
+
+const usage = "usage: tlcheck adapters run [--engine LIST] [--case LIST] [--format text|json] [--all] | tlcheck adapters cases [--case LIST]"
+
+func dispatch(args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return cli.Usagef("adapters: missing subcommand (run or cases; %s)", usage)
+	}
+	switch args[0] {
+	case "run":
+		return runRun(args[1:], stdout, stderr)
+	case "cases":
+		return runCases(args[1:], stdout)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintln(stdout, usage)
+		fmt.Fprintln(stdout, "engines: "+strings.Join(engineNames(), ", "))
+		return nil
+	}
+	return cli.Usagef("adapters: unknown subcommand %s (run or cases)", cli.Quoted(args[0]))
+}
+
+func engineNames() []string {
+	var names []string
+	for _, e := range engineList() {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// selectEngines resolves --engine: "all" or a comma-separated list of
+// engine names.
+func selectEngines(list string) ([]harness.Engine, error) {
+	all := engineList()
+	if list == "all" {
+		return all, nil
+	}
+	names, err := cli.List("--engine", list)
+	if err != nil {
+		return nil, cli.BadInput(err)
+	}
+	var out []harness.Engine
+	for _, n := range names {
+		found := false
+		for _, e := range all {
+			if e.Name() == n {
+				out, found = append(out, e), true
+			}
+		}
+		if !found {
+			return nil, cli.Usagef("adapters: --engine: unknown engine %s (known: %s)", cli.Quoted(n), strings.Join(engineNames(), ", "))
+		}
+	}
+	return out, nil
+}
+
+func selectCases(list string) ([]harness.Case, error) {
+	all := harness.AllCases()
+	if list == "all" {
+		return all, nil
+	}
+	names, err := cli.List("--case", list)
+	if err != nil {
+		return nil, cli.BadInput(err)
+	}
+	var out []harness.Case
+	for _, n := range names {
+		found := false
+		for _, c := range all {
+			if c.Name == n {
+				out, found = append(out, c), true
+			}
+		}
+		if !found {
+			known := make([]string, len(all))
+			for i, c := range all {
+				known[i] = c.Name
+			}
+			sort.Strings(known)
+			return nil, cli.Usagef("adapters: --case: unknown case %s (known: %s)", cli.Quoted(n), strings.Join(known, ", "))
+		}
+	}
+	return out, nil
+}
+
+func runRun(args []string, stdout, stderr io.Writer) error {
+	fs := cli.NewFlags("adapters run")
+	engine := fs.String("engine", "all", "all, or a comma-separated list of engines")
+	kase := fs.String("case", "all", "all, or a comma-separated list of cases (tlcheck adapters cases lists them)")
+	format := fs.String("format", "text", "text (the table) or json ("+harness.ReportFormat+")")
+	all := fs.Bool("all", false, "text: print every row, not only those that do not hold")
+	if err := cli.Parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *format != "text" && *format != "json" {
+		return cli.Usagef("adapters run: --format: %s is neither text nor json", cli.Quoted(*format))
+	}
+	es, err := selectEngines(*engine)
+	if err != nil {
+		return err
+	}
+	cs, err := selectCases(*kase)
+	if err != nil {
+		return err
+	}
+	p := cli.NewProgress(stderr, "adapters", len(es)*len(cs))
+	rep := harness.RunAll(es, cs, harness.Options{Progress: func(string, string, int, int) { p.Step() }})
+	p.Done()
+	if *format == "json" {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout, *all)
+	}
+	if err != nil {
+		return cli.BadInput(err)
+	}
+	if n := rep.Findings(); n > 0 {
+		return cli.Failf("adapters: %s (the rows marked fails; adapters/FINDINGS.md explains each)", cli.Count(n, "finding", "findings"))
+	}
+	return nil
+}
+
+func runCases(args []string, stdout io.Writer) error {
+	fs := cli.NewFlags("adapters cases")
+	kase := fs.String("case", "all", "all, or a comma-separated list of cases")
+	if err := cli.Parse(fs, args, 0); err != nil {
+		return err
+	}
+	cs, err := selectCases(*kase)
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
+		fmt.Fprintf(stdout, "%s\t%s\t%s\n", c.Name, strings.Join(c.Graph.Ops(), ","), harness.Inputs(c))
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/adapters/harness"
+)
+
+func runCmd(args ...string) (int, string, string) {
+	var so, se bytes.Buffer
+	code := run(args, &so, &se)
+	return code, so.String(), se.String()
+}
+
+// flipped is the baseline engine with the sign of every gradient of
+// input 0 flipped: a planted fault on every case.
+type flipped struct{ harness.Engine }
+
+func (flipped) Name() string { return "flipped" }
+
+func (f flipped) Run(m string, g harness.Graph, xs []harness.Tensor64, cot harness.Tensor64) (harness.Tensor64, []harness.Tensor64, error) {
+	y, gs, err := f.Engine.Run(m, g, xs, cot)
+	if err == nil && len(gs) > 0 {
+		for k := range gs[0].Data {
+			gs[0].Data[k] = -gs[0].Data[k] + 1.0/8
+		}
+	}
+	return y, gs, err
+}
+
+func TestRun(t *testing.T) {
+	old := engineList
+	defer func() { engineList = old }()
+	engineList = func() []harness.Engine { return []harness.Engine{harness.Self(), flipped{harness.Self()}} }
+	tests := []struct {
+		args []string
+		code int
+		out  string // substring of stdout
+		err  string // substring of stderr
+	}{
+		{[]string{"run", "--engine", "tlcheck", "--case", "relu,max_tie,dag_mlp"}, 0, "0 findings", ""},
+		{[]string{"run", "--engine", "flipped", "--case", "square"}, 1, "smallest: element 0: x0=[1][1] cot=[1][3/4]", "3 findings"},
+		{[]string{"run", "--engine", "tlcheck", "--case", "square", "--format", "json"}, 0, `"format": "tlcheck.adapters.v1"`, ""},
+		{[]string{"run", "--engine", "nope"}, 2, "", `unknown engine "nope"`},
+		{[]string{"run", "--case", "nope"}, 2, "", `unknown case "nope"`},
+		{[]string{"run", "--format", "xml"}, 2, "", "neither text nor json"},
+		{[]string{"run", "--help"}, 0, "usage: tlcheck adapters run [flags]", ""},
+		{[]string{"cases", "--case", "relu"}, 0, "relu\trelu\tx0=[6][1 -1/2 0 3 -3 1/4] cot=[6][3/4 -5/4 1/2 2 1/4 -1]", ""},
+		{[]string{"frob"}, 2, "", "unknown subcommand"},
+		{nil, 2, "", "missing subcommand"},
+	}
+	for _, tc := range tests {
+		code, so, se := runCmd(tc.args...)
+		if code != tc.code || !strings.Contains(so, tc.out) || !strings.Contains(se, tc.err) || (tc.err != "" && strings.Count(se, "\n") != 1) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args, code, so, se)
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package harness
+
+import (
+	"fmt"
+
+	"github.com/tlcheck/tlcheck/spec"
+	"github.com/tlcheck/tlcheck/tape"
+)
+
+// self is the engine made of tlcheck's own rules over float64 (spec.F64):
+// the registry's formulas evaluated in binary64 on a tape, which the
+// bound covers by its theorem, so every obligation holds on it: the
+// baseline row of the table. Tests perturb it to plant faults.
+type self struct {
+	reg      *spec.Registry[spec.F64]
+	machines []string
+	// perturb, when set, edits machine m's gradients before they are
+	// returned.
+	perturb func(m string, grads []Tensor64)
+	convs   []Convention
+}
+
+// Self returns the baseline engine: tlcheck's own registry rules in
+// binary64 (spec.F64) on its tape, one machine "tape".
+func Self() Engine { return newSelf() }
+
+func newSelf() *self {
+	return &self{reg: spec.Default[spec.F64](), machines: []string{"tape"}}
+}
+
+func (e *self) Name() string                       { return "tlcheck" }
+func (e *self) Module() string                     { return "github.com/tlcheck/tlcheck (float64)" }
+func (e *self) Machines() []string                 { return e.machines }
+func (e *self) Supports(string, *spec.Attrs) error { return nil }
+func (e *self) Conventions() []Convention          { return e.convs }
+
+func f64s(t Tensor64) spec.Tensor[spec.F64] {
+	d := make([]spec.F64, len(t.Data))
+	for i, v := range t.Data {
+		d[i] = spec.F64(v)
+	}
+	return spec.Tensor[spec.F64]{Shape: append(spec.Shape{}, t.Shape...), Data: d}
+}
+
+func back(t spec.Tensor[spec.F64]) Tensor64 {
+	out := Tensor64{Shape: append([]int{}, t.Shape...), Data: make([]float64, len(t.Data))}
+	for i, v := range t.Data {
+		out.Data[i] = float64(v)
+	}
+	return out
+}
+
+func (e *self) Run(m string, g Graph, xs []Tensor64, cot Tensor64) (Tensor64, []Tensor64, error) {
+	s := tape.NewSession(e.reg)
+	var vals []tape.Ref
+	for i, x := range xs {
+		r, err := s.Param(fmt.Sprintf("x%d", i), f64s(x))
+		if err != nil {
+			return Tensor64{}, nil, err
+		}
+		vals = append(vals, r)
+	}
+	for _, n := range g.Nodes {
+		args := make([]tape.Ref, len(n.Args))
+		for k, a := range n.Args {
+			args[k] = vals[a]
+		}
+		r, err := s.Apply(n.Op, n.Attrs, args...)
+		if err != nil {
+			return Tensor64{}, nil, err
+		}
+		vals = append(vals, r)
+	}
+	out := vals[len(vals)-1]
+	c, _ := s.Input("cot", f64s(cot))
+	p, err := s.Apply("mul", nil, out, c)
+	if err != nil {
+		return Tensor64{}, nil, err
+	}
+	l, _ := s.Apply("sum", nil, p)
+	gs, err := s.Backward(l)
+	if err != nil {
+		return Tensor64{}, nil, err
+	}
+	y, _ := s.Value(out)
+	var grads []Tensor64
+	for i := range xs {
+		gr, reached, err := s.Grad(gs, vals[i])
+		if err != nil {
+			return Tensor64{}, nil, err
+		}
+		if !reached {
+			// An input the output does not depend on: gradient zero.
+			gr, _ = spec.Zeros[spec.F64](spec.Shape(xs[i].Shape))
+		}
+		grads = append(grads, back(gr))
+	}
+	if e.perturb != nil {
+		e.perturb(m, grads)
+	}
+	return back(y), grads, nil
+}
