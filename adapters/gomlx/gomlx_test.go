@@ -186,7 +186,8 @@ func TestFindingL2NormZero(t *testing.T) {
 // TestFindingL2NormalizeEpsZero: GoMLX's L2NormalizeWithEpsilon(x, ε) =
 // Div(x, L2Norm(x) + ε) (pkg/core/graph/ops_util.go) is differentiable at
 // a zero row, with Jacobian I/ε (the ‖x‖ term is o(‖x‖)), yet its
-// gradient there is NaN: L2Norm's sqrtVJP gives Inf·0. Both through the
+// gradient there is NaN (for a zero cotangent too): L2Norm's sqrtVJP
+// gives Inf·0. Both through the
 // adapter (case dag_l2normalize_eps_zero: the same GoMLX ops, ε an input)
 // and calling GoMLX's function itself.
 // x = [[0, 0, 0], [1/4, −1/2, 1/2]], ε = 1/4, c = [[3/4, −5/4, 1/2], [1/4, 1/2, −3/4]].
@@ -207,7 +208,13 @@ func TestFindingL2NormalizeEpsZero(t *testing.T) {
 		}
 	}
 	check("adapter", g[0].Data)
-	assertFails(t, c, harness.OblPathSum, harness.OblAdjoint)
+	_, g = run(t, New(), c, true)
+	for k, v := range g[0].Data {
+		if (k < 3) != math.IsNaN(v) || (k >= 3 && v != 0) {
+			t.Errorf("zero cotangent: ∂/∂x[%d] = %v, want NaN on the zero row, 0 elsewhere", k, v)
+		}
+	}
+	assertFails(t, c, harness.OblPathSum, harness.OblAdjoint, harness.OblZero)
 
 	b, err := theBackend(Machine)
 	if err != nil {
