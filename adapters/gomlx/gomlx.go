@@ -22,10 +22,8 @@
 // Max(x, y) gives the whole cotangent to x at x = y and Min(x, y) to y
 // (minMaxVJP: NonNegativeIndicator(x − y)); hence activations.Relu =
 // Max(x, 0) has relu′(0) = 1, and ClipScalar = Min(Max(x, lo), hi) has
-// clamp′(lo) = 1, clamp′(hi) = 0 (not declared: it needs constants no
-// registry graph has, and the harness's bound at the bounds admits it
-// anyway); Abs has abs′(0) = 1 (absVJP: SignPlusOrMinus). Each is a valid
-// subgradient; the harness checks that.
+// clamp′(lo) = 1, clamp′(hi) = 0; Abs has abs′(0) = 1 (absVJP:
+// SignPlusOrMinus). Each is a valid subgradient; the harness checks that.
 //
 // Findings (FINDINGS.md): sqrtVJP is v·0.5/sqrt(x) with no case for 0, so
 // sqrt′(0) = ∞ and a zero cotangent gives NaN there, L2Norm has a NaN
@@ -319,6 +317,8 @@ var conventions = []harness.Convention{
 			return harness.Graph{Inputs: 2, Nodes: []harness.Node{
 				{Op: "sub", Args: []int{1, 0}}, {Op: "relu", Args: []int{2}}, {Op: "add", Args: []int{0, 3}}}}
 		}},
+	{Op: "clamp", Doc: "clamp′(lo) = 1, clamp′(hi) = 0", Source: "ClipScalar (pkg/core/graph/ops_util.go) is MinScalar(MaxScalar(x, min), max), so minMaxVJP's rules: Max gives a tie to x, Min to its second argument, the constant max",
+		ExpandAt: clampTies},
 	{Op: "min", Doc: "min tie: the whole cotangent to the second argument", Source: "minMaxVJP (pkg/core/graph/rev_autodiff.go): \"If min, swap directions\": x gets 1 − NonNegativeIndicator(x − y), y gets NonNegativeIndicator(x − y), so at x == y the whole cotangent goes to y",
 		// min(x, y) = y − relu(y − x); at a tie the registry gives y 1 − 0 = 1, x 0.
 		Expand: func(*spec.Attrs) harness.Graph {
@@ -331,6 +331,38 @@ var conventions = []harness.Convention{
 var unaryOps = map[string]bool{"scale": true, "clamp": true, "sum": true, "reduce_sum": true, "reduce_mean": true,
 	"reshape": true, "flatten": true, "transpose": true, "permute": true, "broadcast_to": true, "slice": true,
 	"softmax": true, "log_softmax": true, "layer_norm": true, "max_pool": true, "avg_pool": true}
+
+// clampTies is ClipScalar's tie rule as a registry graph: Min(Max(x, lo),
+// hi) with Max giving a tie to x and Min to the constant hi is
+// m = x + relu(L − x), y = H − relu(H − m) for constant tensors L and H of
+// x's shape (registry relu′(0) = 0: ∂m/∂x = 1 at x = lo, ∂y/∂m = 0 at
+// m = hi), so clamp′(lo) = 1, clamp′(hi) = 0.
+func clampTies(a *spec.Attrs, in []spec.Shape) (harness.Graph, error) {
+	if a == nil || a.Lo == nil || a.Hi == nil || len(in) != 1 {
+		return harness.Graph{}, fmt.Errorf("clamp: no bounds")
+	}
+	n, err := in[0].Check(0)
+	if err != nil {
+		return harness.Graph{}, err
+	}
+	fill := func(r *big.Rat) *spec.Attrs {
+		vs := make([]*big.Rat, n)
+		for i := range vs {
+			vs[i] = new(big.Rat).Set(r)
+		}
+		return &spec.Attrs{Shape: in[0].Clone(), Values: vs}
+	}
+	return harness.Graph{Inputs: 1, Nodes: []harness.Node{
+		{Op: "const", Attrs: fill(a.Lo)}, // 1: L
+		{Op: "const", Attrs: fill(a.Hi)}, // 2: H
+		{Op: "sub", Args: []int{1, 0}},   // 3: L − x
+		{Op: "relu", Args: []int{3}},     // 4
+		{Op: "add", Args: []int{0, 4}},   // 5: m = max(x, lo), x winning a tie
+		{Op: "sub", Args: []int{2, 5}},   // 6: H − m
+		{Op: "relu", Args: []int{6}},     // 7
+		{Op: "sub", Args: []int{2, 7}},   // 8: min(m, hi), hi winning a tie
+	}}, nil
+}
 
 // catch runs f and returns a panic inside it (GoMLX reports shape
 // errors by panicking) as an error.
