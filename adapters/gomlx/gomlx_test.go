@@ -515,3 +515,31 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCases is the whole check of GoMLX: every case on both machines,
+// each compiled and run by GoMLX, judged by the harness.
+func BenchmarkCases(b *testing.B) {
+	cs := allCases()
+	b.ReportAllocs()
+	for b.Loop() {
+		harness.Run(New(), cs, harness.Options{})
+	}
+}
+
+// BenchmarkRun is one GoMLX compile-and-run of the two-layer perceptron
+// case with its gradients (the adapter's cost without the harness).
+func BenchmarkRun(b *testing.B) {
+	var c harness.Case
+	for _, k := range allCases() {
+		if k.Name == "dag_mlp" {
+			c = k
+		}
+	}
+	xs, cot := float64s(c)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := New().Run(Machine, c.Graph, xs, cot); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
