@@ -1,6 +1,10 @@
 package harness
 
-import "github.com/tlcheck/tlcheck/spec"
+import (
+	"math/big"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
 
 // CasesExtraGomlx are engine-independent cases added with the GoMLX
 // adapter, at points the shared cases leave out: sqrt at 0 (the registry's
@@ -11,19 +15,40 @@ import "github.com/tlcheck/tlcheck/spec"
 // softplus at 0 (where an engine that computes it as max(x, 0) +
 // log1p(e^−|x|) meets two ties at once); softmax over a row with tied
 // maxima (an engine that subtracts the row maximum differentiates
-// through, or stops at, a tied max); and an input the output does not
-// depend on (its gradient is zero). Every engine may run them; the self
-// engine holds on all of them (TestCasesExtraGomlxSelf).
+// through, or stops at, a tied max); an input the output does not depend
+// on (its gradient is zero); and shapes where an adapter's axis or
+// broadcast semantics can go wrong unseen by rank-2 cases. Every engine
+// may run them; the self engine holds on all of them
+// (TestCasesExtraGomlxSelf).
 func CasesExtraGomlx() []Case {
 	n := func(op string, a *spec.Attrs, args ...int) Node { return Node{Op: op, Attrs: a, Args: args} }
 	sqrtX := q(spec.Shape{6}, 0, 1, 0, 9, 4, 0) // 0, 1/4, 0, 9/4, 1, 0
 	sqrtZero := unary("sqrt_zero", "sqrt", nil, sqrtX, vC, maskZeros(vT, sqrtX, 0))
 	spX := q(spec.Shape{6}, 0, 4, -4, 0, 2, -2)
+	p232 := q(spec.Shape{2, 3, 2}, 1, -2, 3, 5, 7, 1, -2, 3, 5, 7, 1, -2)
+	c232b := q(spec.Shape{2, 3, 2}, 3, -1, 2, 4, -2, 1)
+	t232 := q(spec.Shape{2, 3, 2}, 1, 2, -1, 3, -2, 1)
 	smX := q(spec.Shape{2, 3}, 4, 4, -2, 0, 0, 0) // row 0: a tied maximum; row 1: all tied
 	return []Case{
 		sqrtZero,
 		unary("softplus_tie", "softplus", nil, spX, vC, vT),
 		unary("softmax_tie", "softmax", &spec.Attrs{Axis: 1}, smX, mC23, mT23),
+		// Shapes where an adapter's axis or broadcast semantics can differ
+		// from the registry's without a rank-2 case noticing: layer_norm
+		// along one middle axis (the registry normalizes along Axis
+		// only), numpy broadcasting of a middle 1, of a scalar and to a
+		// higher rank (new axes in front), a reshape to rank 0, and a
+		// batched matmul.
+		unary("layer_norm_mid_axis", "layer_norm", &spec.Attrs{Axis: 1, Eps: big.NewRat(1, 100000)}, p232, c232b, t232),
+		unary("broadcast_to_mid", "broadcast_to", &spec.Attrs{Shape: spec.Shape{2, 4, 3}}, q(spec.Shape{2, 1, 3}, 1, -2, 3, 5, 7, -1),
+			q(spec.Shape{2, 4, 3}, 3, -1, 2, 5, 1), q(spec.Shape{2, 1, 3}, 2, 1, -1, 3, -2, 1)),
+		unary("broadcast_to_scalar", "broadcast_to", &spec.Attrs{Shape: spec.Shape{2, 3}}, spec.Scalar0(spec.NewRat(3, 4)),
+			q(spec.Shape{2, 3}, 3, -1, 2, 5, 1, -2), spec.Scalar0(spec.NewRat(-1, 2))),
+		unary("broadcast_to_rank", "broadcast_to", &spec.Attrs{Shape: spec.Shape{4, 2, 3}}, q(spec.Shape{3}, 1, -2, 3),
+			q(spec.Shape{4, 2, 3}, 3, -1, 2, 5, 1), q(spec.Shape{3}, 2, 1, -1)),
+		unary("reshape_to_scalar", "reshape", &spec.Attrs{Shape: spec.Shape{}}, q(spec.Shape{1, 1}, 5), spec.Scalar0(spec.NewRat(-3, 4)), q(spec.Shape{1, 1}, 2)),
+		binary("matmul_batched", "matmul", nil, q(spec.Shape{2, 2, 3}, 1, -2, 3, 5, 7), q(spec.Shape{2, 3, 2}, 2, -1, 0, 3, -5),
+			q(spec.Shape{2, 2, 2}, 3, -1, 2, 4), q(spec.Shape{2, 2, 3}, 1, 2, -1), q(spec.Shape{2, 3, 2}, -1, 1, 2)),
 		// ‖x_r‖ per row r of x = [[0, 0, 0], [1/4, −1/2, 1/2]]: the first
 		// row's norm is 0, the second's 3/4 (exact). No tangent: the norm
 		// is not differentiable along any direction moving the zero row.
