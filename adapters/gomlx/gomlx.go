@@ -525,14 +525,15 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 			return nil, err
 		}
 		// layers.LayerNormalization's Done (pkg/ml/layers/layernorm.go)
-		// without gain and offset, over the suffix axes.
-		var axes []int
-		for i := a.Axis; i < x.Rank(); i++ {
-			axes = append(axes, i)
+		// without gain and offset, normalizing along the one axis Axis as
+		// the registry's layer_norm does ("(x−μ)/sqrt(σ²+ε)·γ+β along
+		// Axis"; GoMLX's normalizingAxes given that axis).
+		if a.Axis < -x.Rank() || a.Axis >= x.Rank() {
+			return nil, fmt.Errorf("layer_norm: axis %d out of range for rank %d", a.Axis, x.Rank())
 		}
-		mean := graph.ReduceAndKeep(x, graph.ReduceMean, axes...)
+		mean := graph.ReduceAndKeep(x, graph.ReduceMean, a.Axis)
 		c := graph.Sub(x, mean)
-		variance := graph.ReduceAndKeep(graph.Square(c), graph.ReduceMean, axes...)
+		variance := graph.ReduceAndKeep(graph.Square(c), graph.ReduceMean, a.Axis)
 		return graph.Div(c, graph.Sqrt(graph.Add(variance, graph.ConstAs(x, eps)))), nil
 	case "conv":
 		if err := arity(2); err != nil {
