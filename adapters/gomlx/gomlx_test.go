@@ -437,6 +437,29 @@ func TestFindingReduceMaxTie(t *testing.T) {
 		t.Errorf("window masses %v, %v, want 2·(3/4), 2·(−5/4)", m0, m1)
 	}
 	assertFails(t, c, harness.OblVJP, harness.OblMass)
+
+	// The same through GoMLX's ReduceAllMax directly (global max pooling):
+	// max(1, 3, 3, 2) with cotangent 1/2; every valid subgradient has mass
+	// 1/2 on the two 3s, GoMLX gives each 1/2 (mass 1).
+	b, err := theBackend(Machine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec, err := graph.NewExec(b, func(x *graph.Node) *graph.Node {
+		loss := graph.MulScalar(graph.ReduceAllMax(x), 0.5)
+		return graph.Gradient(loss, x)[0]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exec.Finalize()
+	out, err := exec.Exec(tensors.FromFlatDataAndDimensions([]float64{1, 3, 3, 2}, 4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := tensors.CopyFlatData[float64](out[0]); err != nil || fmt.Sprint(got) != "[0 0.5 0.5 0]" {
+		t.Errorf("ReduceAllMax gradient %v (%v), want [0 0.5 0.5 0] (the finding)", got, err)
+	}
 }
 
 // TestSimplegoGaps: the primitives New refuses, and GoMLX's own MaxPool
