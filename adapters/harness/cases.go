@@ -197,7 +197,10 @@ func dags() []Case {
 
 // AllCases are Cases followed by every extra case list (shapes and
 // attributes added while writing an adapter: CasesExtraGorgonia,
-// CasesExtraSpago): the list tlcheck adapters run gives every engine.
+// CasesExtraSpago, CasesExtraGomlx): the list tlcheck adapters run gives
+// every engine.
 func AllCases() []Case {
-	return append(append(Cases(), CasesExtraGorgonia()...), CasesExtraSpago()...)
+	out := append(Cases(), CasesExtraGorgonia()...)
+	out = append(out, CasesExtraSpago()...)
+	return append(out, CasesExtraGomlx()...)
 }

@@ -115,8 +115,14 @@ func reverse(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]) (sp
 	}
 	grads := make([]spec.Tensor[bnd], g.Inputs)
 	for i := range grads {
-		if grads[i], _, err = s.Grad(gs, vals[i]); err != nil {
+		var reached bool
+		if grads[i], reached, err = s.Grad(gs, vals[i]); err != nil {
 			return y, nil, err
+		}
+		if !reached {
+			// An input the output does not depend on: its gradient is
+			// exactly zero (not an empty tensor).
+			grads[i] = toBnd(zerosLike(xs[i]))
 		}
 	}
 	return y, grads, nil

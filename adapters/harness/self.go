@@ -85,9 +85,13 @@ func (e *self) Run(m string, g Graph, xs []Tensor64, cot Tensor64) (Tensor64, []
 	y, _ := s.Value(out)
 	var grads []Tensor64
 	for i := range xs {
-		gr, _, err := s.Grad(gs, vals[i])
+		gr, reached, err := s.Grad(gs, vals[i])
 		if err != nil {
 			return Tensor64{}, nil, err
+		}
+		if !reached {
+			// An input the output does not depend on: gradient zero.
+			gr, _ = spec.Zeros[spec.F64](spec.Shape(xs[i].Shape))
 		}
 		grads = append(grads, back(gr))
 	}
