@@ -297,7 +297,7 @@ func filled(g *G.ExprGraph, s tensor.Shape, v float64) *G.Node {
 func layerNorm(g *G.ExprGraph, a *spec.Attrs, xs []*G.Node) (*G.Node, error) {
 	x := xs[0]
 	if x.Dims() != 2 || a.Axis != 1 {
-		return nil, fmt.Errorf("gorgonia adapter: layer_norm maps rank-2 inputs over axis 1 only")
+		return nil, harness.Unsupportedf("gorgonia adapter: layer_norm maps rank-2 inputs over axis 1 only")
 	}
 	eps, _ := a.Eps.Float64()
 	mu, err := G.Mean(x, 1)
@@ -479,6 +479,22 @@ func (engine) Run(m string, hg harness.Graph, xs []harness.Tensor64, cot harness
 	if len(xs) != hg.Inputs {
 		return y, nil, fmt.Errorf("gorgonia: %d inputs for a graph of %d", len(xs), hg.Inputs)
 	}
+	for i, r := range hg.Reached() {
+		if !r {
+			// G.Grad: "Non Differentiable WRTs"; the lisp machine fails
+			// checkRoots. A refusal, not a wrong value (FINDINGS.md).
+			return y, nil, harness.Unsupportedf("gorgonia refuses the gradient with respect to input %d, which the output does not depend on", i)
+		}
+	}
+	for j, n := range hg.Nodes {
+		if n.Op == "matmul" {
+			for _, a := range n.Args {
+				if r := len(argShape(hg, xs, a)); r > 2 {
+					return y, nil, harness.Unsupportedf("gorgonia: node %d: Mul of rank-%d operands is not implemented in gorgonia v0.9.18 (\"Mul not yet implemented\")", j, r)
+				}
+			}
+		}
+	}
 	g := G.NewGraph()
 	vals := make([]*G.Node, 0, hg.Inputs+len(hg.Nodes))
 	for i, x := range xs {
@@ -599,4 +615,24 @@ func tensor64(v G.Value) (harness.Tensor64, error) {
 	default:
 		return harness.Tensor64{}, fmt.Errorf("value of type %T", v)
 	}
+}
+
+// argShape is the shape of value a of hg at inputs xs, from the
+// registry's shape rules (nil when it cannot be inferred).
+func argShape(hg harness.Graph, xs []harness.Tensor64, a int) []int {
+	shapes, err := hg.ValueShapes(inputShapes(xs))
+	if err != nil || a >= len(shapes) {
+		return nil
+	}
+	return []int(shapes[a])
+}
+
+// inputShapes are zero tensors of the inputs' shapes (ValueShapes reads
+// only shapes).
+func inputShapes(xs []harness.Tensor64) []spec.Tensor[spec.Rat] {
+	out := make([]spec.Tensor[spec.Rat], len(xs))
+	for i, x := range xs {
+		out[i], _ = spec.Zeros[spec.Rat](spec.Shape(x.Shape))
+	}
+	return out
 }

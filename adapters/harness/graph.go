@@ -176,3 +176,22 @@ func Float64s(t spec.Tensor[spec.Rat]) Tensor64 {
 	}
 	return out
 }
+
+// Reached reports, per input, whether the output depends on it through
+// some path of g (an unreached input's gradient is exactly zero).
+func (g Graph) Reached() []bool {
+	live := make([]bool, g.Inputs+len(g.Nodes))
+	if len(g.Nodes) > 0 {
+		live[len(live)-1] = true
+	}
+	for j := len(g.Nodes) - 1; j >= 0; j-- {
+		if live[g.Inputs+j] {
+			for _, a := range g.Nodes[j].Args {
+				if a >= 0 && a < len(live) {
+					live[a] = true
+				}
+			}
+		}
+	}
+	return live[:g.Inputs]
+}

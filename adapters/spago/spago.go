@@ -410,7 +410,7 @@ func perRow(x val, axis int, f func(mat.Tensor) mat.Tensor) (mat.Tensor, error) 
 	case len(x.shape) == 2 && axis == 0:
 		return ag.T(ag.Stack(mapT(rowsAsCols(ag.T(x.t)), f)...)), nil
 	}
-	return nil, fmt.Errorf("spago: axis %d of a rank-%d tensor is not mapped", axis, len(x.shape))
+	return nil, harness.Unsupportedf("spago: axis %d of a rank-%d tensor is not mapped", axis, len(x.shape))
 }
 
 func mapT(xs []mat.Tensor, f func(mat.Tensor) mat.Tensor) []mat.Tensor {
@@ -437,7 +437,7 @@ func reduceAxis(x val, axis int, red func(mat.Tensor) mat.Tensor) (mat.Tensor, e
 		}
 		return ag.Concat(cols...), nil
 	}
-	return nil, fmt.Errorf("spago: reduction over axis %d of a rank-%d tensor is not mapped", axis, len(x.shape))
+	return nil, harness.Unsupportedf("spago: reduction over axis %d of a rank-%d tensor is not mapped", axis, len(x.shape))
 }
 
 func sameShapes(op string, args []val) error {
@@ -636,7 +636,7 @@ func broadcast(x val, out spec.Shape) (mat.Tensor, error) {
 	case len(x.shape) == 2 && s[0] == R && s[1] == 1:
 		return ag.T(ag.Stack(rep(x.t, C)...)), nil
 	}
-	return nil, fmt.Errorf("spago: broadcast_to from %v to %v is not mapped", x.shape, out)
+	return nil, harness.Unsupportedf("spago: broadcast_to from %v to %v is not mapped", x.shape, out)
 }
 
 func concat(axis int, args []val) (mat.Tensor, error) {

@@ -20,7 +20,7 @@ import (
 )
 
 // cases are the shared cases plus the harness's pooling edge cases.
-func cases() []harness.Case { return append(harness.Cases(), harness.CasesExtraSpago()...) }
+func cases() []harness.Case { return harness.AllCases() }
 
 func caseNamed(t *testing.T, name string) harness.Case {
 	t.Helper()
@@ -42,6 +42,37 @@ var knownFindings = map[string][]string{
 	"max_pool_1x2":      {harness.OblForward, harness.OblVJP, harness.OblAdjoint},
 	"max_pool_2x1":      {harness.OblRun},
 	"log_softmax_wide":  {harness.OblForward, harness.OblVJP, harness.OblAdjoint},
+	// finding 3 again, on CasesExtraGorgonia's 4×4 input with 1×2 windows
+	"max_pool_rect": {harness.OblForward, harness.OblVJP, harness.OblAdjoint},
+	// CasesExtraGomlx's L2 norms of a zero row: Sqrt′(0) = +∞ times 0
+	"dag_l2norm_zero":          {harness.OblPathSum, harness.OblZero},
+	"dag_l2normalize_eps_zero": {harness.OblPathSum, harness.OblAdjoint, harness.OblZero},
+}
+
+// TestFindingL2NormZero: the L2 norm sqrt(Σx²) of a zero row, built
+// from spago's Square, ReduceSum and Sqrt, has a NaN gradient on both
+// machines (Sqrt′(0) = +∞ times 2x = 0), though 0 is a valid subgradient
+// there (the Clarke subdifferential of ‖x‖ at 0 is the unit ball); and
+// x/(‖x‖ + ε), differentiable at 0 with Jacobian I/ε, gets NaN too.
+func TestFindingL2NormZero(t *testing.T) {
+	for _, name := range []string{"dag_l2norm_zero", "dag_l2normalize_eps_zero"} {
+		c := caseNamed(t, name)
+		var xs []harness.Tensor64
+		for _, x := range c.Xs {
+			xs = append(xs, harness.Float64s(x))
+		}
+		for _, m := range New().Machines() {
+			_, g, err := New().Run(m, c.Graph, xs, harness.Float64s(c.Cot))
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, m, err)
+			}
+			for k := 0; k < 3; k++ { // row 0 is the zero row
+				if !math.IsNaN(g[0].Data[k]) {
+					t.Errorf("%s %s: ∂/∂x[%d] = %v (fixed?)", name, m, k, g[0].Data[k])
+				}
+			}
+		}
+	}
 }
 
 // conventionRows are the rows that differ from tlcheck's tie convention
