@@ -51,11 +51,12 @@ func GradErr(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Op
 	return gr, l.Params, und, nil
 }
 
-// EncloseErr closes v into an Enclosure: its exact enclosure and bound,
-// or an unbounded one, with the reason, when the evaluation that
-// produced it met undecided comparisons (the runtime may have taken the
-// other branch) or the bound is infinite.
-func EncloseErr(v Err, undecidedCount int64) Enclosure {
+// EncloseErr closes v (an Err or an Err64) into an Enclosure: its exact
+// enclosure and bound, or an unbounded one, with the reason, when the
+// evaluation that produced it met undecided comparisons (the runtime may
+// have taken the other branch) or the bound is infinite. The Enclosure's
+// Bound is then about evaluations in v's format.
+func EncloseErr[F format](v ErrOf[F], undecidedCount int64) Enclosure {
 	c := v.close()
 	en := Enclosure{Exact: c.x, Bound: c.e}
 	switch {
@@ -68,15 +69,17 @@ func EncloseErr(v Err, undecidedCount int64) Enclosure {
 	return en
 }
 
-// Evaluate runs f — code that applies registry rules over Err on the
-// calling goroutine only, such as a tape.Session[Err] recording a forward
-// pass and sweeping it backwards — with the library accuracy of o, and
-// returns the number of comparisons those rules could not decide. The
-// theorem of the package doc covers every Err value f computes; when the
-// count is positive the runtime may have taken another branch than the
-// rules did, so EncloseErr(v, count) makes every such value unbounded.
-// Evaluations are serialised (the count and the accuracy are package
-// state read around one evaluation).
+// Evaluate runs f — code that applies registry rules over Err or Err64
+// (or both) on the calling goroutine only, such as a tape.Session[Err64]
+// recording a forward pass and sweeping it backwards — with the library
+// accuracy of o (o.ULPs in ulps of each value's own format), and returns
+// the number of comparisons those rules could not decide. The theorem of
+// the package doc covers every Err and Err64 value f computes, each for
+// its format; when the count is positive the runtime may have taken
+// another branch than the rules did, so EncloseErr(v, count) makes every
+// such value unbounded. Evaluations are serialised (the count and the
+// accuracy are package state, shared by both formats, read around one
+// evaluation).
 func Evaluate(o Options, f func() error) (int64, error) {
 	k, err := o.ulps()
 	if err != nil {
