@@ -5,8 +5,10 @@ import (
 	"math/big"
 )
 
-// format is the constraint of ErrOf's parameter: one of the two IEEE 754
-// binary formats the bound is proved for. Its methods give the constants
+// format is the constraint of ErrOf's parameter: binary32 or binary64,
+// the two IEEE 754 binary formats the bound is proved for (it is an
+// unexported method set rather than a union only so that the package's
+// tests can plant a format with a wrong constant). Its methods give the constants
 // of the format that the proof (doc.go) uses, as float64 upper bounds
 // where the constant itself is not a float64; nothing else in the
 // arithmetic of ErrOf depends on the format. With p the precision (24 for
@@ -24,7 +26,6 @@ import (
 // The types are zero-size: ErrOf[binary32] and ErrOf[binary64] have the
 // same fields and differ only in these constants.
 type format interface {
-	binary32 | binary64
 	// consts returns the format's constants.
 	consts() *consts
 	// holds reports whether the finite float64 f is a value of the

@@ -27,6 +27,17 @@ import (
 // from the registry's (PyTorch's fused batch-norm backward, …) is judged
 // relative to the registry's formula.
 func GradErr(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Options) (*irgrad.Gradients[Err], []irgrad.Param, int64, error) {
+	return gradErr[binary32](g, p, input, seed, o)
+}
+
+// GradErr64 is GradErr over Err64: the bound of every binary64 evaluation
+// of the forward and reverse formulas satisfying M1–M3 with binary64's
+// constants.
+func GradErr64(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Options) (*irgrad.Gradients[Err64], []irgrad.Param, int64, error) {
+	return gradErr[binary64](g, p, input, seed, o)
+}
+
+func gradErr[F format](g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Options) (*irgrad.Gradients[ErrOf[F]], []irgrad.Param, int64, error) {
 	k, err := o.ulps()
 	if err != nil {
 		return nil, nil, 0, err
@@ -34,7 +45,7 @@ func GradErr(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Op
 	if g == nil {
 		return nil, nil, 0, fmt.Errorf("fpbound: nil graph")
 	}
-	l, err := irgrad.Lower[Err](nil, g, p)
+	l, err := irgrad.Lower[ErrOf[F]](nil, g, p)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -43,7 +54,7 @@ func GradErr(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Op
 	curULPs.Store(int64(k))
 	defer curULPs.Store(DefaultULPs)
 	before := undecided.Load()
-	gr, err := l.VJP(irgrad.PathTape, irsem.ConvertTensor[Err](input), irsem.ConvertTensor[Err](seed))
+	gr, err := l.VJP(irgrad.PathTape, irsem.ConvertTensor[ErrOf[F]](input), irsem.ConvertTensor[ErrOf[F]](seed))
 	und := undecided.Load() - before
 	if err != nil {
 		return nil, nil, und, err
