@@ -13,8 +13,10 @@ import (
 
 // Options configures the bound.
 type Options struct {
-	// ULPs is the accuracy, in binary32 ulps of the result, assumed of the
-	// runtime's exp, log, log1p, tanh, sin and cos (0 → DefaultULPs).
+	// ULPs is the accuracy, in ulps of the result in the bound's format
+	// (binary32 for Bounds, GradErr and Err; binary64 for Bounds64,
+	// GradErr64 and Err64), assumed of the runtime's exp, log, log1p,
+	// tanh, sin and cos (0 → DefaultULPs).
 	// Square roots are correctly rounded (IEEE 754) whatever ULPs is.
 	ULPs int
 }
