@@ -128,22 +128,23 @@ func (v ErrOf[F]) term() (e, s float64, n int64) {
 // rounded finishes one rounded operation (×, ÷) whose exact result on the
 // exact operands lies in x and whose exact result on the computed operands
 // is within p of it: fl(r̂) = r̂(1+δ) + η, |δ| ≤ u, |η| ≤ eta, as long as
-// |r̂| < Ω (u, Ω of the format F). |r̂| ≤ mag(x) + p =: M, so the bound is
-// p + u·M + eta, and +∞ when M ≥ Ω (the operation may overflow).
-func rounded[F format](c *consts, x spec.Interval, p, eta float64) ErrOf[F] {
+// |r̂| < Ω (u and Ω from fc, the constants of F). |r̂| ≤ mag(x) + p =: M,
+// so the bound is p + u·M + eta, and +∞ when M ≥ Ω (the operation may
+// overflow).
+func rounded[F format](fc *consts, x spec.Interval, p, eta float64) ErrOf[F] {
 	m := addUp(mag(x), p)
-	if !c.fits(m) {
+	if !fc.fits(m) {
 		return unbounded[F](x)
 	}
-	return ErrOf[F]{x: x, e: addUp(p, addUp(mulUp(c.u, m), eta))}
+	return ErrOf[F]{x: x, e: addUp(p, addUp(mulUp(fc.u, m), eta))}
 }
 
 // scaled finishes a product or quotient by an exact power of two: the
 // exact result on the computed operand is c·b̂, a value of the format
 // unless it falls in the subnormal range (where it rounds with |η| ≤ eta)
 // or overflows, so the bound is p + eta without the relative term.
-func scaled[F format](c *consts, x spec.Interval, p, eta float64) ErrOf[F] {
-	if !c.fits(addUp(mag(x), p)) {
+func scaled[F format](fc *consts, x spec.Interval, p, eta float64) ErrOf[F] {
+	if !fc.fits(addUp(mag(x), p)) {
 		return unbounded[F](x)
 	}
 	return ErrOf[F]{x: x, e: addUp(p, eta)}
