@@ -155,8 +155,14 @@ func (v ErrOf[F]) pow2() bool {
 	if v.n >= 2 || v.e != 0 || v.x.Lo != v.x.Hi || v.x.Lo == 0 || math.IsInf(v.x.Lo, 0) {
 		return false
 	}
-	fr, _ := math.Frexp(v.x.Lo)
-	return fr == 0.5 || fr == -0.5
+	// A power of two has a zero fraction field (normal) or a single bit in
+	// it (subnormal, exponent field 0).
+	b := math.Float64bits(v.x.Lo) &^ (1 << 63)
+	frac := b & (1<<52 - 1)
+	if b>>52 == 0 {
+		return frac&(frac-1) == 0
+	}
+	return frac == 0
 }
 
 // Add returns the pending sum of v and w (doc.go, "Sums"). An exact zero

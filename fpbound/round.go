@@ -21,11 +21,29 @@ import (
 // inf is +∞, the bound that claims nothing.
 var inf = math.Inf(1)
 
-// up returns the next float64 above v.
-func up(v float64) float64 { return math.Nextafter(v, inf) }
+// up returns the next float64 above v: math.Nextafter(v, +∞), computed
+// on the bit pattern (the next float64 above a positive finite v has the
+// next larger pattern, MaxFloat64's is +∞'s; below a negative v, the next
+// smaller one, −2^-1074's being −0; above ±0 it is 2^-1074; +∞ and NaN are
+// their own).
+func up(v float64) float64 {
+	switch {
+	case v > 0:
+		if v == inf {
+			return v
+		}
+		return math.Float64frombits(math.Float64bits(v) + 1)
+	case v < 0:
+		return math.Float64frombits(math.Float64bits(v) - 1)
+	case v == 0:
+		return 0x1p-1074
+	}
+	return v
+}
 
-// down returns the next float64 below v.
-func down(v float64) float64 { return math.Nextafter(v, -inf) }
+// down returns the next float64 below v: math.Nextafter(v, −∞), the
+// mirror of up.
+func down(v float64) float64 { return -up(-v) }
 
 // addUp bounds a + b from above for a, b ≥ 0.
 func addUp(a, b float64) float64 {
