@@ -13,8 +13,10 @@ import (
 
 // Options configures the bound.
 type Options struct {
-	// ULPs is the accuracy, in binary32 ulps of the result, assumed of the
-	// runtime's exp, log, log1p, tanh, sin and cos (0 → DefaultULPs).
+	// ULPs is the accuracy, in ulps of the result in the bound's format
+	// (binary32 for Bounds, GradErr and Err; binary64 for Bounds64,
+	// GradErr64 and Err64), assumed of the runtime's exp, log, log1p,
+	// tanh, sin and cos (0 → DefaultULPs).
 	// Square roots are correctly rounded (IEEE 754) whatever ULPs is.
 	ULPs int
 }
@@ -55,8 +57,10 @@ func (v Verdict) String() string {
 type Enclosure struct {
 	// Exact encloses the exact real value of the element.
 	Exact spec.Interval
-	// Bound bounds |v̂ − x| for every binary32 value v̂ that an
-	// evaluation of the model (doc.go) produces; +∞ when none is known.
+	// Bound bounds |v̂ − x| for every value v̂ that an evaluation of the
+	// model (doc.go) in the format of the bound (binary32 for Bounds and
+	// Err, binary64 for Bounds64 and Err64) produces; +∞ when none is
+	// known.
 	Bound float64
 	// Reason says why Bound is +∞ ("" when it is finite).
 	Reason string
@@ -142,6 +146,18 @@ var evalMu sync.Mutex
 // undecidable comparison a registry rule branches on) makes every element
 // unbounded, with the reason, and is not an error.
 func Bounds(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Enclosure, error) {
+	return bounds[binary32](g, p, input, o)
+}
+
+// Bounds64 is Bounds for binary64 evaluations (over Err64): the bound of
+// every evaluation of the registry's formulas in IEEE 754 binary64 that
+// satisfies M1–M3 with binary64's constants (doc.go, "Formats"), the
+// library within o.ULPs binary64 ulps.
+func Bounds64(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Enclosure, error) {
+	return bounds[binary64](g, p, input, o)
+}
+
+func bounds[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Enclosure, error) {
 	k, err := o.ulps()
 	if err != nil {
 		return nil, err
@@ -159,7 +175,7 @@ func Bounds(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) 
 	if len(input.Data) != input.Shape.Size() || !input.Shape.Equal(in.Shape) {
 		return nil, fmt.Errorf("fpbound: node %d (input): shape mismatch: expected %v, got %v with %d values", in.ID, in.Shape, input.Shape, len(input.Data))
 	}
-	x := irsem.ConvertTensor[Err](input)
+	x := irsem.ConvertTensor[ErrOf[F]](input)
 	outShape := g.Nodes[g.OutputID].Shape
 	evalMu.Lock()
 	curULPs.Store(int64(k))

@@ -1,28 +1,68 @@
-// Package fpbound computes an a-priori bound on the binary32 rounding
-// error of a whole canonical IR graph, valid for every evaluation order
-// the model below allows, and judges a runtime's recorded float32 outputs
-// against it with a sound verdict (tlcheck compare).
+// Package fpbound computes an a-priori bound on the rounding error of a
+// whole canonical IR graph evaluated in IEEE 754 binary32 (Err, Bounds,
+// GradErr) or binary64 (Err64, Bounds64, GradErr64), valid for every
+// evaluation order the model below allows, and judges a runtime's
+// recorded float32 outputs against it with a sound verdict (tlcheck
+// compare).
 //
 // The bound is computed by evaluating the graph with irsem.DenoteAll over
-// the scalar algebra Err. Err implements spec.Scalar, so the registry's own
+// the scalar algebra Err (Err64). Both implement spec.Scalar, so the
+// registry's own
 // rules — the same ones that define the exact semantics over spec.Rat and
 // spec.Interval — run over it unchanged: there is no per-op table here, and
 // a primitive added to the registry (conv, pools, normalisations, …) is
 // bounded with no edit to this package. The bound is therefore the bound
 // of the registry's formula for every primitive.
 //
+// # Formats
+//
+// Err and Err64 are one algebra, ErrOf[F], over two formats F; the model,
+// the theorem and the proof below are one text, written with the format's
+// constants (where a statement gives numbers they are binary32's):
+//
+//	                                          binary32        binary64
+//	p      precision (significant bits)       24              53
+//	u      unit roundoff 2^-p                 2^-24           2^-53
+//	η_F    underflow of one rounding          2^-150          2^-1075, charged as 2^-1074
+//	2η_F   least positive subnormal           2^-149          2^-1074
+//	       ulp(y) ≤ 2^(1−p)·|y|, y normal     2^-23           2^-52
+//	Ω      round to nearest overflows at      2^128 − 2^103   2^1024 − 2^970
+//	       γ_k finite for k ≤ 2^(p−1)         2^23            2^52
+//	       integers held exactly up to 2^p    2^24            2^53
+//
+// What changes with the format is exactly what names these constants: the
+// rounding fl of M1 (to the nearest value of the format) and the
+// arithmetic of M2; the ulps of M3 (Options.ULPs counts ulps of the
+// format); the standard model (u, η_F, Ω); the Sums cut-off n ≤ 2^(p−1)
+// and the dot-product corollary; the underflow terms of Products and
+// Quotients; the ulp term of the elementary functions; the u of Sqrt; the
+// M1 error of a constant. The other cases — Abs, Max, Min, Relu, Clamp,
+// Sign, Step, Compare and the tensor operations that only move values —
+// use no constant of the format and hold in either as written.
+//
+// Two binary64 constants are not float64 values, and the bound arithmetic
+// uses float64 upper bounds of them: η_F = 2^-1075 is charged as 2^-1074
+// (a larger η only enlarges a bound), and Ω = 2^1024 − 2^970 lies above
+// MaxFloat64 = 2^1024 − 2^971, so for a float64 upper bound M of a
+// magnitude the test M < Ω is M ≤ MaxFloat64 (M finite); a magnitude
+// whose upper bound overflows float64 is rounded up to +∞ and gives no
+// bound, as in binary32.
+//
 // # Model
 //
-// The theorem is about every binary32 evaluation of the graph that
-// satisfies these assumptions, and about nothing else:
+// The theorem is about every evaluation of the graph in the format
+// (binary32 for Err, binary64 for Err64) that satisfies these assumptions,
+// and about nothing else:
 //
 //	M1  Data. The input and every payload value or constant c the formulas
-//	    use is held as fl32(c), the binary32 value nearest c (ties to even);
-//	    for binary32 data (recorded inputs, float32 weights) that is c itself.
+//	    use is held as fl(c), the value of the format nearest c (ties to
+//	    even); for data of the format (recorded float32 inputs and weights
+//	    in binary32, any float32 or float64 data in binary64) that is c
+//	    itself.
 //	M2  Formulas. Each node is computed by its registry formula (the rule
 //	    irsem.DenoteAll runs), each scalar operation of the formula in IEEE
-//	    754 binary32 with round to nearest, ties to even, and gradual
-//	    underflow, with exactly two freedoms:
+//	    754 arithmetic of the format with round to nearest, ties to even,
+//	    and gradual underflow, with exactly two freedoms:
 //	      (a) reassociation: every sum — a maximal expression of additions
 //	          and subtractions whose intermediate results nothing else
 //	          reads, across node boundaries too (a matmul and the bias
@@ -31,12 +71,18 @@
 //	      (b) contraction: a product that is a term of such a sum may be
 //	          fused with one addition of it (fused multiply-add, rounded
 //	          once).
-//	M3  Library. exp, log, log1p, tanh, sin and cos return a binary32 within
-//	    k ulps of the real function at their binary32 argument, k =
-//	    Options.ULPs (DefaultULPs = 4: glibc documents ≤ 1–2 ulps for its
-//	    binary32 functions, SLEEF's u10 functions that PyTorch vectorises
-//	    1.0 ulp, and CUDA's single-precision expf/logf/tanhf/sinf/cosf ≤ 2
-//	    ulps); sqrt is correctly rounded (IEEE 754), whatever k.
+//	M3  Library. exp, log, log1p, tanh, sin and cos return a value of the
+//	    format within k ulps (of the format) of the real function at their
+//	    argument, k = Options.ULPs (DefaultULPs = 4. Binary32: glibc
+//	    documents ≤ 1–2 ulps for its binary32 functions, SLEEF's u10
+//	    functions that PyTorch vectorises 1.0 ulp, and CUDA's
+//	    single-precision expf/logf/tanhf/sinf/cosf ≤ 2 ulps. Binary64:
+//	    Go's math package, which the pure-Go engines call, states errors
+//	    below 1 ulp for Exp, Log and Log1p (FreeBSD msun's error analysis,
+//	    math/exp.go, log.go, log1p.go) and Cephes's measured peak relative
+//	    errors 2.5·10⁻¹⁶ for Tanh and 2.1·10⁻¹⁶ for Sin and Cos
+//	    (math/tanh.go, sin.go), at most 2.25 binary64 ulps); sqrt is
+//	    correctly rounded (IEEE 754), whatever k.
 //
 // "Exact" is the real-number value of the same registry formulas on the
 // exact data (spec.Rat where the graph is rational, enclosed by
@@ -57,32 +103,39 @@
 //
 // # Theorem
 //
-// For every output element, Bounds returns an interval X and a bound E.
-// If E is finite then (i) the exact value x lies in X, and (ii) every
-// evaluation satisfying M1–M3 produces a finite binary32 value v̂ with
-// |v̂ − x| ≤ E. (E = +∞ claims nothing; X is then reported for
-// information only.)
+// For every output element, Bounds (Bounds64) returns an interval X and a
+// bound E. If E is finite then (i) the exact value x lies in X, and (ii)
+// every evaluation satisfying M1–M3 produces a finite value v̂ of the
+// format (binary32; binary64) with |v̂ − x| ≤ E. (E = +∞ claims nothing;
+// X is then reported for information only.) The same holds for every
+// value GradErr (GradErr64) returns and for every Err (Err64) value that
+// code run under Evaluate computes.
 //
 // # Proof
 //
-// Write u = 2^-24, γ_k = k·u/(1 − k·u), Ω = 2^128 − 2^103 (round to
+// Write u = 2^-p (2^-24 for binary32), γ_k = k·u/(1 − k·u), Ω the
+// format's overflow threshold (2^128 − 2^103 for binary32: round to
 // nearest overflows exactly when the exact result has magnitude ≥ Ω),
-// mag X = max |X|, mig X = min |X| (0 when 0 ∈ X). The standard model of
-// binary32 with gradual underflow: for every operation whose exact result
-// r has |r| < Ω, fl(r) = r(1+δ) + η with |δ| ≤ u, |η| ≤ 2^-150 and δ·η =
-// 0, and η = 0 for additions and subtractions (a sum of two binary32
-// values that falls in the subnormal range is exact; Higham, Accuracy and
-// Stability of Numerical Algorithms, 2nd ed., §2.2 and Thm 2.2).
+// mag X = max |X|, mig X = min |X| (0 when 0 ∈ X). The numbers below are
+// binary32's; for binary64 read them through the table of Formats:
+// 2^-150 = η_F becomes 2^-1075 (charged 2^-1074), 2^-149 = 2η_F becomes
+// 2^-1074, 2^-148 becomes 2^-1073, 2^-23 becomes 2^-52 and 2^23 becomes
+// 2^52. The standard model of a binary format with gradual underflow: for
+// every operation whose exact result r has |r| < Ω, fl(r) = r(1+δ) + η
+// with |δ| ≤ u, |η| ≤ η_F (2^-150) and δ·η = 0, and η = 0 for additions
+// and subtractions (a sum of two values of the format that falls in the
+// subnormal range is exact; Higham, Accuracy and Stability of Numerical
+// Algorithms, 2nd ed., §2.2 and Thm 2.2).
 //
 // The proof is by induction over the scalar operations the registry's
 // formulas perform over Err, in evaluation order. Every Err value is
 // either closed or a pending sum, with the invariants
 //
 //	closed (X, E):   x ∈ X, and every modelled evaluation holds a finite
-//	                 binary32 v̂ with |v̂ − x| ≤ E (so v̂ ∈ H = [X.Lo − E,
+//	                 value v̂ with |v̂ − x| ≤ E (so v̂ ∈ H = [X.Lo − E,
 //	                 X.Hi + E], the hull);
 //	pending (X, E, S, n), x = t₁ + … + tₙ:  x ∈ X, and every modelled
-//	                 evaluation holds terms t̃ᵢ — closed binary32 values,
+//	                 evaluation holds terms t̃ᵢ — closed values,
 //	                 or, for a product term it fuses, the exact product âb̂
 //	                 of two closed values — with
 //	                 Σ|t̃ᵢ − tᵢ| + 2^-149·(number of fused terms) ≤ E
@@ -94,8 +147,9 @@
 // rounding), so each step below computes an upper bound of the quantity it
 // names. The cases:
 //
-// Constants (FromRat, FromInt, M1). X encloses c; E = |c − fl32(c)|,
-// computed exactly in big.Rat and rounded up.
+// Constants (FromRat, FromInt, M1). X encloses c; E = |c − fl(c)|,
+// computed exactly in big.Rat and rounded up (0 when c is a value of the
+// format: binary32 dyadics for Err; every float64, and more, for Err64).
 //
 // Add, Sub, Neg (Sums). A closed operand enters as one term: (X, E,
 // mag X + E, 1) satisfies the pending invariant since |t̃ − t| ≤ E and
@@ -113,15 +167,15 @@
 //	leaf's product runs over the at most n−1 internal nodes above it and
 //	η_f (|η_f| ≤ 2^-150) occurs only at fused nodes. By Higham's Lemma 3.1,
 //	|Π(1+δⱼ) − 1| ≤ γ_{n−1}, so |ŝ − Σt̃ᵢ| ≤ γ_{n−1}·Σ|t̃ᵢ| +
-//	Σ_f 2^-150·(1+u)^{n−2}, and (1+u)^{n−2} ≤ e^{1/2} < 2 for n ≤ 2^23
-//	(beyond that γ is taken as +∞). Hence |ŝ − x| ≤ Σ|t̃ᵢ − tᵢ| +
+//	Σ_f 2^-150·(1+u)^{n−2}, and (1+u)^{n−2} ≤ e^{1/2} < 2 for n ≤ 2^23,
+//	i.e. n·u ≤ 1/2 (beyond that γ is taken as +∞). Hence |ŝ − x| ≤ Σ|t̃ᵢ − tᵢ| +
 //	2^-149·(fused) + γ_{n−1}·S ≤ E + γ_{n−1}·S. No partial sum overflows:
 //	each is at most (1+γ_{n−1})·S in magnitude, and the bound is +∞ unless
 //	that is < Ω.
 //
 // This is the classical bound for any summation order (Higham §4.2, and
 // for inner products with or without FMA §3.1, Lemmas 3.1 and 3.3): a dot product
-// of n binary32 values gets Σ(u|pᵢ| + 2^-149) + γ_{n−1}·Σ(|pᵢ| + Eᵢ) ≤
+// of n values of the format gets Σ(u|pᵢ| + 2^-149) + γ_{n−1}·Σ(|pᵢ| + Eᵢ) ≤
 // γ_n·Σ|pᵢ| + n·2^-148, since (1+u)(1+γ_{n−1}) ≤ 1+γ_n.
 //
 // Mul (Products). For closed a, b: â = a + e_a, b̂ = b + e_b, so
@@ -144,7 +198,7 @@
 // rounding, u·(mag X + P) + 2^-150, as for products (only 2^-150 for an
 // exact divisor ±2^k). m ≤ 0 (a divisor that may be 0) gives +∞.
 //
-// Abs, Max, Min, Relu, Clamp. They are exact in binary32 and 1-Lipschitz
+// Abs, Max, Min, Relu, Clamp. They are exact in either format and 1-Lipschitz
 // in the maximum norm (|max(â,b̂) − max(a,b)| ≤ max(|â−a|, |b̂−b|)), so
 // E = the largest operand bound; X is the interval image. When the hulls
 // of Max's (Min's) operands are ordered, H_a.Lo ≥ H_b.Hi, the exact and
@@ -168,7 +222,8 @@
 // (−1), and a result that may reach Ω, give +∞.
 //
 // Sqrt. |√p − √q| ≤ min(|p − q|/(2√H.Lo), √|p − q|) for p, q ∈ H ⊆ [0, ∞),
-// and the root is correctly rounded and never subnormal: E = min(E_x/(2√H.Lo),
+// and the root is correctly rounded and never subnormal (√(2^-149) and
+// √(2^-1074) are normal): E = min(E_x/(2√H.Lo),
 // √E_x) + u·mag √H. H reaching below 0 (the runtime might take the root of
 // a negative number) gives +∞.
 //
@@ -206,7 +261,9 @@
 //
 // A NaN or infinite r fails wherever E is finite (every modelled
 // evaluation is finite then) and is inconclusive otherwise. Summary.MaxErr
-// encloses max |r − x| over the elements (rounded outward).
+// encloses max |r − x| over the elements (rounded outward). Judge takes a
+// recorded float32; an Enclosure of Err64 judges a recorded float64 by
+// the same three cases (the adapters harness does so).
 //
 // # Tightness
 //
@@ -226,4 +283,11 @@
 // although PyTorch folds its formula differently. A first-order bound
 // through interval adjoints would keep the cancellation; it is not
 // implemented.
+//
+// Err64 bounds are those of Err with every term scaled by the binary64
+// constants: on the MLPs and dot products of TestErr64TighterThanErr the
+// binary64 bound is 2^-29 of the binary32 one (the test asserts ≤ 2^-28),
+// and on one rounded binary64 product, sum, square or quotient of random
+// 53-bit operands the largest observed error is 0.88–0.96 of the bound
+// (TestSound64RandomGraphs).
 package fpbound

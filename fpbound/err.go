@@ -9,13 +9,17 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// Err is the scalar algebra of the a-priori bound: a spec.Scalar, so that
-// the registry's own rules and irsem.DenoteAll run over it unchanged. An
-// Err stands for one value of the graph and carries
+// ErrOf is the scalar algebra of the a-priori bound for the binary
+// format F: a spec.Scalar, so that the registry's own rules and
+// irsem.DenoteAll run over it unchanged. It is used through its two
+// instances, Err (binary32) and Err64 (binary64); F only selects the
+// constants of the format (u, the underflow term, Ω, …: see doc.go,
+// "Formats"), the arithmetic is the same. An ErrOf value stands for one
+// value of the graph and carries
 //
 //   - Exact(): an interval that encloses the exact real value x;
-//   - Bound(): an upper bound E on |v̂ − x| for every binary32 value v̂
-//     that an evaluation of the model (doc.go) can produce for it.
+//   - Bound(): an upper bound E on |v̂ − x| for every value v̂ of the
+//     format that an evaluation of the model (doc.go) can produce for it.
 //
 // A value produced by Add or Sub is a pending sum: it also remembers the
 // number of its terms n and an upper bound s on Σ|t̃ᵢ| (the magnitudes of
@@ -28,43 +32,58 @@ import (
 //
 // The zero value is the exact zero: [0, 0] with bound 0.
 //
-// Use Err through Bounds and Compare. An evaluation over Err outside them
-// (irsem.Denote[Err] directly) assumes DefaultULPs for the elementary
-// functions and cannot learn of undecided comparisons (Compare); it must
-// not run concurrently with a Bounds call, which sets both for its own
-// evaluation.
-type Err struct {
+// Use Err through Bounds and Compare, and either instance through
+// Evaluate. An evaluation outside them (irsem.Denote[Err] directly)
+// assumes DefaultULPs for the elementary functions and cannot learn of
+// undecided comparisons (Compare); it must not run concurrently with a
+// Bounds or Evaluate call, which sets both for its own evaluation.
+type ErrOf[F format] struct {
 	x spec.Interval
 	e float64 // the bound; for a pending sum Σ Eᵢ (without the sum's own rounding)
 	s float64 // pending sums only: an upper bound of Σ|t̃ᵢ|
 	n int64   // pending sums only: the number of terms (≥ 2); 0 otherwise
 }
 
-// Value returns the closed value whose exact real value lies in x and
-// whose every modelled binary32 evaluation is within e of it. A NaN or
-// negative e is taken as +∞ (no bound).
-func Value(x spec.Interval, e float64) Err {
+// Err is the bound for binary32 evaluations (u = 2^-24): the scalar of
+// Bounds, Compare and GradErr.
+type Err = ErrOf[binary32]
+
+// Err64 is the bound for binary64 evaluations (u = 2^-53), for runtimes
+// that compute in float64: the same algebra as Err with binary64's
+// constants (doc.go, "Formats").
+type Err64 = ErrOf[binary64]
+
+// Value returns the closed binary32 value whose exact real value lies in
+// x and whose every modelled binary32 evaluation is within e of it. A NaN
+// or negative e is taken as +∞ (no bound).
+func Value(x spec.Interval, e float64) Err { return valueOf[binary32](x, e) }
+
+// Value64 is Value for binary64: every modelled binary64 evaluation is
+// within e of the exact value, which lies in x.
+func Value64(x spec.Interval, e float64) Err64 { return valueOf[binary64](x, e) }
+
+func valueOf[F format](x spec.Interval, e float64) ErrOf[F] {
 	if !(e >= 0) {
 		e = inf
 	}
-	return Err{x: x, e: e}
+	return ErrOf[F]{x: x, e: e}
 }
 
 // Exact returns the enclosure of the exact real value.
-func (v Err) Exact() spec.Interval { return v.x }
+func (v ErrOf[F]) Exact() spec.Interval { return v.x }
 
 // Bound returns the bound on |v̂ − x|, the sum's rounding included when v
 // is a pending sum: +∞ when no bound is known (a possible overflow, a
 // division by a value that may be 0, …).
-func (v Err) Bound() float64 { return v.close().e }
+func (v ErrOf[F]) Bound() float64 { return v.close().e }
 
 // Terms returns the number of terms of a pending sum (0 for a closed
 // value).
-func (v Err) Terms() int64 { return v.n }
+func (v ErrOf[F]) Terms() int64 { return v.n }
 
 // hull returns an interval that contains every modelled evaluation of the
 // closed value v: [Lo − e, Hi + e], rounded outward.
-func (v Err) hull() spec.Interval {
+func (v ErrOf[F]) hull() spec.Interval {
 	if math.IsInf(v.e, 1) {
 		return spec.Interval{Lo: math.Inf(-1), Hi: inf}
 	}
@@ -72,33 +91,34 @@ func (v Err) hull() spec.Interval {
 }
 
 // exactZero reports a closed exact zero: every modelled evaluation is 0.
-func (v Err) exactZero() bool { return v.n < 2 && v.x.Lo == 0 && v.x.Hi == 0 && v.e == 0 }
+func (v ErrOf[F]) exactZero() bool { return v.n < 2 && v.x.Lo == 0 && v.x.Hi == 0 && v.e == 0 }
 
 // exactPoint reports a closed value known exactly to be c, with bound 0.
-func (v Err) exactPoint(c float64) bool {
+func (v ErrOf[F]) exactPoint(c float64) bool {
 	return v.n < 2 && v.x.Lo == c && v.x.Hi == c && v.e == 0
 }
 
 // unbounded is a value without error bound whose exact value lies in x.
-func unbounded(x spec.Interval) Err { return Err{x: x, e: inf} }
+func unbounded[F format](x spec.Interval) ErrOf[F] { return ErrOf[F]{x: x, e: inf} }
 
 // close charges a pending sum's rounding: e + γ_{n−1}·s (doc.go, "Sums").
 // Every partial sum of any evaluation tree is at most (1+γ_{n−1})·s in
 // magnitude, so when that is below Ω no addition overflows; otherwise the
 // bound is +∞.
-func (v Err) close() Err {
+func (v ErrOf[F]) close() ErrOf[F] {
 	if v.n < 2 {
 		return v
 	}
-	g := gamma(v.n - 1)
-	if mulUp(addUp(1, g), v.s) >= omega {
-		return unbounded(v.x)
+	c := constsOf[F]()
+	g := c.gamma(v.n - 1)
+	if !c.fits(mulUp(addUp(1, g), v.s)) {
+		return unbounded[F](v.x)
 	}
-	return Err{x: v.x, e: addUp(v.e, mulUp(g, v.s))}
+	return ErrOf[F]{x: v.x, e: addUp(v.e, mulUp(g, v.s))}
 }
 
 // term returns v as the terms of a sum: its error, Σ|t̃ᵢ| and term count.
-func (v Err) term() (e, s float64, n int64) {
+func (v ErrOf[F]) term() (e, s float64, n int64) {
 	if v.n >= 2 {
 		return v.e, v.s, v.n
 	}
@@ -108,39 +128,46 @@ func (v Err) term() (e, s float64, n int64) {
 // rounded finishes one rounded operation (×, ÷) whose exact result on the
 // exact operands lies in x and whose exact result on the computed operands
 // is within p of it: fl(r̂) = r̂(1+δ) + η, |δ| ≤ u, |η| ≤ eta, as long as
-// |r̂| < Ω. |r̂| ≤ mag(x) + p =: M, so the bound is p + u·M + eta, and +∞
-// when M ≥ Ω (the operation may overflow).
-func rounded(x spec.Interval, p, eta float64) Err {
+// |r̂| < Ω (u and Ω from fc, the constants of F). |r̂| ≤ mag(x) + p =: M,
+// so the bound is p + u·M + eta, and +∞ when M ≥ Ω (the operation may
+// overflow).
+func rounded[F format](fc *consts, x spec.Interval, p, eta float64) ErrOf[F] {
 	m := addUp(mag(x), p)
-	if !(m < omega) {
-		return unbounded(x)
+	if !fc.fits(m) {
+		return unbounded[F](x)
 	}
-	return Err{x: x, e: addUp(p, addUp(mulUp(unitRoundoff, m), eta))}
+	return ErrOf[F]{x: x, e: addUp(p, addUp(mulUp(fc.u, m), eta))}
 }
 
 // scaled finishes a product or quotient by an exact power of two: the
-// exact result on the computed operand is c·b̂, a binary32 value unless it
-// falls in the subnormal range (where it rounds with |η| ≤ 2^-150) or
-// overflows, so the bound is p + eta without the relative term.
-func scaled(x spec.Interval, p, eta float64) Err {
-	if !(addUp(mag(x), p) < omega) {
-		return unbounded(x)
+// exact result on the computed operand is c·b̂, a value of the format
+// unless it falls in the subnormal range (where it rounds with |η| ≤ eta)
+// or overflows, so the bound is p + eta without the relative term.
+func scaled[F format](fc *consts, x spec.Interval, p, eta float64) ErrOf[F] {
+	if !fc.fits(addUp(mag(x), p)) {
+		return unbounded[F](x)
 	}
-	return Err{x: x, e: addUp(p, eta)}
+	return ErrOf[F]{x: x, e: addUp(p, eta)}
 }
 
 // pow2 reports a closed value known exactly to be ±2^k (bound 0).
-func (v Err) pow2() bool {
+func (v ErrOf[F]) pow2() bool {
 	if v.n >= 2 || v.e != 0 || v.x.Lo != v.x.Hi || v.x.Lo == 0 || math.IsInf(v.x.Lo, 0) {
 		return false
 	}
-	fr, _ := math.Frexp(v.x.Lo)
-	return fr == 0.5 || fr == -0.5
+	// A power of two has a zero fraction field (normal) or a single bit in
+	// it (subnormal, exponent field 0).
+	b := math.Float64bits(v.x.Lo) &^ (1 << 63)
+	frac := b & (1<<52 - 1)
+	if b>>52 == 0 {
+		return frac&(frac-1) == 0
+	}
+	return frac == 0
 }
 
 // Add returns the pending sum of v and w (doc.go, "Sums"). An exact zero
-// operand is dropped: adding an exact zero is exact in binary32.
-func (v Err) Add(w Err) Err {
+// operand is dropped: adding an exact zero is exact.
+func (v ErrOf[F]) Add(w ErrOf[F]) ErrOf[F] {
 	switch {
 	case w.exactZero():
 		return v
@@ -149,20 +176,20 @@ func (v Err) Add(w Err) Err {
 	}
 	e1, s1, n1 := v.term()
 	e2, s2, n2 := w.term()
-	return Err{x: v.x.Add(w.x), e: addUp(e1, e2), s: addUp(s1, s2), n: n1 + n2}
+	return ErrOf[F]{x: v.x.Add(w.x), e: addUp(e1, e2), s: addUp(s1, s2), n: n1 + n2}
 }
 
 // Sub returns the pending sum v + (−w).
-func (v Err) Sub(w Err) Err { return v.Add(w.Neg()) }
+func (v ErrOf[F]) Sub(w ErrOf[F]) ErrOf[F] { return v.Add(w.Neg()) }
 
 // Neg negates v exactly (a pending sum stays pending: −Σtᵢ = Σ(−tᵢ)).
-func (v Err) Neg() Err { v.x = v.x.Neg(); return v }
+func (v ErrOf[F]) Neg() ErrOf[F] { v.x = v.x.Neg(); return v }
 
 // Mul bounds a rounded product: |âb̂ − ab| ≤ |a|·E_b + |b|·E_a + E_a·E_b
 // over the magnitudes of the enclosures, then one rounding with the
-// underflow term 2^-149 (doc.go, "Products"). An exact ±1 or 0 factor is
-// exact in binary32.
-func (v Err) Mul(w Err) Err {
+// underflow term 2·η (2^-149, 2^-1074; doc.go, "Products"). An exact ±1
+// or 0 factor is exact.
+func (v ErrOf[F]) Mul(w ErrOf[F]) ErrOf[F] {
 	a, b := v.close(), w.close()
 	switch {
 	case a.exactPoint(1):
@@ -174,25 +201,23 @@ func (v Err) Mul(w Err) Err {
 	case b.exactPoint(-1):
 		return a.Neg()
 	case (a.exactZero() && !math.IsInf(b.e, 1)) || (b.exactZero() && !math.IsInf(a.e, 1)):
-		return Err{}
+		return ErrOf[F]{}
 	}
 	x := a.x.Mul(b.x)
 	ma, mb := mag(a.x), mag(b.x)
 	p := addUp(addUp(mulUp(ma, b.e), mulUp(mb, a.e)), mulUp(a.e, b.e))
-	if a.pow2() {
-		return scaled(x, p, etaMul)
+	c := constsOf[F]()
+	if a.pow2() || b.pow2() {
+		return scaled[F](c, x, p, c.sub)
 	}
-	if b.pow2() {
-		return scaled(x, p, etaMul)
-	}
-	return rounded(x, p, etaMul)
+	return rounded[F](c, x, p, c.sub)
 }
 
 // Div bounds a rounded quotient (doc.go, "Quotients"): when every modelled
 // divisor b̂ satisfies |b̂| ≥ m > 0, |â/b̂ − a/b| ≤ (E_a + |a/b|·E_b)/m,
-// then one rounding with the underflow term 2^-150. A divisor that may be
+// then one rounding with the underflow term η. A divisor that may be
 // 0 gives no bound (+∞). Div never fails.
-func (v Err) Div(w Err) (Err, error) {
+func (v ErrOf[F]) Div(w ErrOf[F]) (ErrOf[F], error) {
 	a, b := v.close(), w.close()
 	x, _ := a.x.Div(b.x)
 	switch {
@@ -203,26 +228,27 @@ func (v Err) Div(w Err) (Err, error) {
 	}
 	m := subDown(mig(b.x), b.e)
 	if !(m > 0) {
-		return unbounded(x), nil
+		return unbounded[F](x), nil
 	}
 	if a.exactZero() {
-		return Err{}, nil
+		return ErrOf[F]{}, nil
 	}
 	p := divUp(addUp(a.e, mulUp(mag(x), b.e)), m)
+	c := constsOf[F]()
 	if b.pow2() {
-		return scaled(x, p, etaDiv), nil
+		return scaled[F](c, x, p, c.eta), nil
 	}
-	return rounded(x, p, etaDiv), nil
+	return rounded[F](c, x, p, c.eta), nil
 }
 
-// Abs is 1-Lipschitz and exact in binary32.
-func (v Err) Abs() Err { a := v.close(); return Err{x: a.x.Abs(), e: a.e} }
+// Abs is 1-Lipschitz and exact.
+func (v ErrOf[F]) Abs() ErrOf[F] { a := v.close(); return ErrOf[F]{x: a.x.Abs(), e: a.e} }
 
-// Max is 1-Lipschitz in the maximum norm and exact in binary32:
+// Max is 1-Lipschitz in the maximum norm and exact:
 // |max(â,b̂) − max(a,b)| ≤ max(|â−a|, |b̂−b|). When the hulls are
 // ordered (H_a.Lo ≥ H_b.Hi) both the exact and every computed maximum are
 // a's, so the result is a itself, with a's bound alone.
-func (v Err) Max(w Err) Err {
+func (v ErrOf[F]) Max(w ErrOf[F]) ErrOf[F] {
 	a, b := v.close(), w.close()
 	switch ha, hb := a.hull(), b.hull(); {
 	case ha.Lo >= hb.Hi:
@@ -230,11 +256,11 @@ func (v Err) Max(w Err) Err {
 	case hb.Lo >= ha.Hi:
 		return b
 	}
-	return Err{x: a.x.Max(b.x), e: max(a.e, b.e)}
+	return ErrOf[F]{x: a.x.Max(b.x), e: max(a.e, b.e)}
 }
 
 // Min is Max's mirror.
-func (v Err) Min(w Err) Err {
+func (v ErrOf[F]) Min(w ErrOf[F]) ErrOf[F] {
 	a, b := v.close(), w.close()
 	switch ha, hb := a.hull(), b.hull(); {
 	case ha.Hi <= hb.Lo:
@@ -242,46 +268,49 @@ func (v Err) Min(w Err) Err {
 	case hb.Hi <= ha.Lo:
 		return b
 	}
-	return Err{x: a.x.Min(b.x), e: max(a.e, b.e)}
+	return ErrOf[F]{x: a.x.Min(b.x), e: max(a.e, b.e)}
 }
 
-// Relu is max(x, 0): exact in binary32 and 1-Lipschitz; when the hull
+// Relu is max(x, 0): exact and 1-Lipschitz; when the hull
 // lies in (−∞, 0] both the exact and every computed value are 0, an exact
 // zero (bound 0), and when it lies in [0, ∞) the value is x itself.
-func (v Err) Relu() Err { return v.Max(Err{}) }
+func (v ErrOf[F]) Relu() ErrOf[F] { return v.Max(ErrOf[F]{}) }
 
 // Clamp is min(max(x, lo), hi), through Max and Min.
-func (v Err) Clamp(lo, hi Err) Err { return v.Max(lo).Min(hi) }
+func (v ErrOf[F]) Clamp(lo, hi ErrOf[F]) ErrOf[F] { return v.Max(lo).Min(hi) }
 
 // Sign bounds a discontinuous choice soundly instead of deciding it: the
 // exact sign lies in Sign(X), a computed one in Sign(H) with H the hull of
 // the modelled evaluations, so the error is at most the largest distance
 // between the two sets — 0 when H is on one side of 0 (or is {0}), at most
 // 2 otherwise.
-func (v Err) Sign() Err {
+func (v ErrOf[F]) Sign() ErrOf[F] {
 	a := v.close()
 	sx, sh := a.x.Sign(), a.hull().Sign()
 	if math.IsInf(a.e, 1) {
-		return unbounded(sx) // the computed argument may be NaN
+		return unbounded[F](sx) // the computed argument may be NaN
 	}
-	return Err{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
+	return ErrOf[F]{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
 }
 
 // Step is 1 for x > 0 and 0 otherwise, bounded as Sign: 0 when the hull
 // decides it, at most 1 otherwise.
-func (v Err) Step() Err {
+func (v ErrOf[F]) Step() ErrOf[F] {
 	a := v.close()
 	sx, sh := a.x.Step(), a.hull().Step()
 	if math.IsInf(a.e, 1) {
-		return unbounded(sx)
+		return unbounded[F](sx)
 	}
-	return Err{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
+	return ErrOf[F]{x: sx, e: max(sh.Hi-sx.Lo, sx.Hi-sh.Lo)}
 }
 
-// ulpsOf is k ulps of a binary32 result of magnitude at most m:
-// k·(2^-23·m + 2^-149), since ulp(y) ≤ 2^-23·|y| for normal y and ulp is
-// 2^-149 in the subnormal range.
-func ulpsOf(k, m float64) float64 { return mulUp(k, addUp(mulUp(ulpFactor, m), etaSub)) }
+// ulpsOf is k ulps of a result of the format of magnitude at most m:
+// k·(2^(1−p)·m + 2^(emin−p+1)) (binary32: k·(2^-23·m + 2^-149)), since
+// ulp(y) ≤ 2^(1−p)·|y| for normal y and ulp is the least subnormal in the
+// subnormal range.
+func (c *consts) ulpsOf(k, m float64) float64 {
+	return mulUp(k, addUp(mulUp(c.ulpFactor, m), c.sub))
+}
 
 // elementary finishes an elementary function f (doc.go, "Elementary
 // functions"): x is the enclosure of f(exact), fh an enclosure of f over
@@ -289,61 +318,63 @@ func ulpsOf(k, m float64) float64 { return mulUp(k, addUp(mulUp(ulpFactor, m), e
 // and e the argument's bound. By the mean value theorem |f(x̂) − f(x)| ≤
 // lip·e, and the library result is within k ulps of f(x̂), whose magnitude
 // is at most mag(fh).
-func elementary(x, fh spec.Interval, lip, e float64) Err {
+func elementary[F format](x, fh spec.Interval, lip, e float64) ErrOf[F] {
+	c := constsOf[F]()
 	m := mag(fh)
 	k := float64(curULPs.Load())
-	if !(addUp(m, ulpsOf(k, m)) < omega) {
-		return unbounded(x)
+	ul := c.ulpsOf(k, m)
+	if !c.fits(addUp(m, ul)) {
+		return unbounded[F](x)
 	}
-	return Err{x: x, e: addUp(mulUp(lip, e), ulpsOf(k, m))}
+	return ErrOf[F]{x: x, e: addUp(mulUp(lip, e), ul)}
 }
 
 // Exp: f′ = exp, so lip = exp(H.Hi) = the top of exp(H).
-func (v Err) Exp() (Err, error) {
+func (v ErrOf[F]) Exp() (ErrOf[F], error) {
 	a := v.close()
 	x, _ := a.x.Exp()
 	h := a.hull()
 	if math.IsInf(h.Hi, 1) {
-		return unbounded(x), nil
+		return unbounded[F](x), nil
 	}
 	fh, _ := h.Exp()
-	return elementary(x, fh, fh.Hi, a.e), nil
+	return elementary[F](x, fh, fh.Hi, a.e), nil
 }
 
 // Log: f′ = 1/x, so lip = 1/H.Lo; no bound when H reaches 0.
-func (v Err) Log() (Err, error) {
+func (v ErrOf[F]) Log() (ErrOf[F], error) {
 	a := v.close()
 	h := a.hull()
 	if !(a.x.Lo > 0) {
-		return unbounded(spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
+		return unbounded[F](spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
 	}
 	x, _ := a.x.Log()
 	if !(h.Lo > 0) || math.IsInf(h.Hi, 1) {
-		return unbounded(x), nil
+		return unbounded[F](x), nil
 	}
 	fh, _ := h.Log()
-	return elementary(x, fh, divUp(1, h.Lo), a.e), nil
+	return elementary[F](x, fh, divUp(1, h.Lo), a.e), nil
 }
 
 // Log1p: f′ = 1/(1+x), so lip = 1/(1+H.Lo); no bound when H reaches −1.
-func (v Err) Log1p() (Err, error) {
+func (v ErrOf[F]) Log1p() (ErrOf[F], error) {
 	a := v.close()
 	h := a.hull()
 	if !(a.x.Lo > -1) {
-		return unbounded(spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
+		return unbounded[F](spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
 	}
 	x, _ := a.x.Log1p()
 	d := down(1 + h.Lo) // 1 + H.Lo rounded down (Nextafter below the rounded sum)
 	if !(h.Lo > -1) || !(d > 0) || math.IsInf(h.Hi, 1) {
-		return unbounded(x), nil
+		return unbounded[F](x), nil
 	}
 	fh, _ := h.Log1p()
-	return elementary(x, fh, divUp(1, d), a.e), nil
+	return elementary[F](x, fh, divUp(1, d), a.e), nil
 }
 
 // Tanh: |f′| = 1 − tanh² ≤ 1 − tanh(mig H)², bounded by 1 − t² with t a
 // lower bound of tanh(mig H) ≥ 0.
-func (v Err) Tanh() (Err, error) {
+func (v ErrOf[F]) Tanh() (ErrOf[F], error) {
 	a := v.close()
 	x, _ := a.x.Tanh()
 	h := a.hull()
@@ -355,39 +386,40 @@ func (v Err) Tanh() (Err, error) {
 			lip = up(1 - down(t.Lo*t.Lo)) // 1 − (a lower bound of t²), rounded up
 		}
 	}
-	return elementary(x, fh, min(lip, 1), a.e), nil
+	return elementary[F](x, fh, min(lip, 1), a.e), nil
 }
 
 // Sin and Cos are 1-Lipschitz.
-func (v Err) Sin() (Err, error) {
+func (v ErrOf[F]) Sin() (ErrOf[F], error) {
 	a := v.close()
 	x, _ := a.x.Sin()
 	fh, _ := a.hull().Sin()
-	return elementary(x, fh, 1, a.e), nil
+	return elementary[F](x, fh, 1, a.e), nil
 }
 
 // Cos is 1-Lipschitz; see Sin.
-func (v Err) Cos() (Err, error) {
+func (v ErrOf[F]) Cos() (ErrOf[F], error) {
 	a := v.close()
 	x, _ := a.x.Cos()
 	fh, _ := a.hull().Cos()
-	return elementary(x, fh, 1, a.e), nil
+	return elementary[F](x, fh, 1, a.e), nil
 }
 
-// Sqrt is correctly rounded in binary32 (IEEE 754), so its rounding is
-// u·|result| (a binary32 square root is never subnormal). Propagation:
+// Sqrt is correctly rounded (IEEE 754), so its rounding is u·|result| (a
+// square root is never subnormal: √(2^-149) = 2^-74.5 and √(2^-1074) =
+// 2^-537 are normal). Propagation:
 // |√x̂ − √x| ≤ min(e/(2√H.Lo), √e), the second form from
 // |√p − √q| ≤ √|p − q| for p, q ≥ 0. No bound when H reaches below 0 (the
 // runtime could take the root of a negative number).
-func (v Err) Sqrt() (Err, error) {
+func (v ErrOf[F]) Sqrt() (ErrOf[F], error) {
 	a := v.close()
 	h := a.hull()
 	if a.x.Hi < 0 {
-		return unbounded(spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
+		return unbounded[F](spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
 	}
 	x, _ := a.x.Sqrt()
 	if !(h.Lo >= 0) || math.IsInf(h.Hi, 1) {
-		return unbounded(x), nil
+		return unbounded[F](x), nil
 	}
 	fh, _ := h.Sqrt()
 	p := 0.0
@@ -397,7 +429,7 @@ func (v Err) Sqrt() (Err, error) {
 	if h.Lo > 0 && p > 0 {
 		p = min(p, divUp(a.e, down(2*down(math.Sqrt(h.Lo)))))
 	}
-	return Err{x: x, e: addUp(p, mulUp(unitRoundoff, mag(fh)))}, nil
+	return ErrOf[F]{x: x, e: addUp(p, mulUp(constsOf[F]().u, mag(fh)))}, nil
 }
 
 // undecided counts the comparisons that could not be decided (see
@@ -417,7 +449,7 @@ func init() { curULPs.Store(DefaultULPs) }
 // that branches on it (sigmoid's two forms) may take another branch than
 // the runtime, so Bounds turns every element of such an evaluation
 // Inconclusive.
-func (v Err) Compare(w Err) (int, bool) {
+func (v ErrOf[F]) Compare(w ErrOf[F]) (int, bool) {
 	a, b := v.close(), w.close()
 	ha, hb := a.hull(), b.hull()
 	switch {
@@ -433,37 +465,41 @@ func (v Err) Compare(w Err) (int, bool) {
 }
 
 // IsZero reports an exact zero whose every modelled evaluation is 0.
-func (v Err) IsZero() bool { return v.exactZero() }
+func (v ErrOf[F]) IsZero() bool { return v.exactZero() }
 
 // Same reports identical fields (bit equality of the floats).
-func (v Err) Same(w Err) bool {
+func (v ErrOf[F]) Same(w ErrOf[F]) bool {
 	return v.x.Same(w.x) && math.Float64bits(v.e) == math.Float64bits(w.e) &&
 		math.Float64bits(v.s) == math.Float64bits(w.s) && v.n == w.n
 }
 
-// FromInt returns the integer n: exact, with the bound |n − fl32(n)| (0
-// for |n| ≤ 2^24).
-func (Err) FromInt(n int64) Err {
-	if n >= -1<<24 && n <= 1<<24 {
+// FromInt returns the integer n: exact, with the bound |n − fl(n)|, fl
+// the rounding to the format (0 for |n| ≤ 2^p: 2^24, 2^53).
+func (ErrOf[F]) FromInt(n int64) ErrOf[F] {
+	if lim := constsOf[F]().maxInt; n >= -lim && n <= lim {
 		f := float64(n)
-		return Err{x: spec.Interval{Lo: f, Hi: f}}
+		return ErrOf[F]{x: spec.Interval{Lo: f, Hi: f}}
 	}
-	return Err{}.FromRat(new(big.Rat).SetInt64(n))
+	return ErrOf[F]{}.FromRat(new(big.Rat).SetInt64(n))
 }
 
 // FromRat returns the constant r: its enclosure, and the bound
-// |r − fl32(r)| where fl32(r) is r rounded to the nearest binary32 (the
-// constant the runtime holds); 0 when r is a binary32 value.
-func (Err) FromRat(r *big.Rat) Err {
-	if f, ok := dyadic32(r); ok {
-		return Err{x: spec.Interval{Lo: f, Hi: f}}
+// |r − fl(r)| where fl(r) is r rounded to the nearest value of the format
+// (the constant the runtime holds, M1); 0 when r is a value of the
+// format. (Should big.Rat's rounding miss the nearest value f̃, the
+// distance d to the value it returns is still ≥ |r − fl(r)|: fl(r) is the
+// nearest.)
+func (ErrOf[F]) FromRat(r *big.Rat) ErrOf[F] {
+	var fm F
+	if f, ok := dyadic[F](r); ok {
+		return ErrOf[F]{x: spec.Interval{Lo: f, Hi: f}}
 	}
 	x := spec.Interval{}.FromRat(r)
-	f32, _ := r.Float32()
-	if math.IsInf(float64(f32), 0) {
-		return unbounded(x)
+	fr := fm.nearest(r)
+	if math.IsInf(fr, 0) {
+		return unbounded[F](x)
 	}
-	d := new(big.Rat).SetFloat64(float64(f32))
+	d := new(big.Rat).SetFloat64(fr)
 	d.Sub(d, r)
 	d.Abs(d)
 	// d.Float64 rounds to nearest; its exactness flag is not trusted
@@ -472,13 +508,16 @@ func (Err) FromRat(r *big.Rat) Err {
 	if new(big.Rat).SetFloat64(e).Cmp(d) < 0 {
 		e = up(e)
 	}
-	return Err{x: x, e: e}
+	return ErrOf[F]{x: x, e: e}
 }
 
-// dyadic32 returns r as a float64 when r is exactly a binary32 value
-// (a fast path: an integer or power-of-two denominator, a significand of
-// at most 24 bits, an exponent in binary32's range).
-func dyadic32(r *big.Rat) (float64, bool) {
+// dyadic returns r as a float64 when r is exactly a value of the format F
+// (a fast path: an int64 numerator of at most 53 bits and a power-of-two
+// int64 denominator, so that r is a float64 — at least 2^-62 in magnitude,
+// hence normal — with then a significand of at most p bits and an
+// exponent in the format's range, which F.holds decides).
+func dyadic[F format](r *big.Rat) (float64, bool) {
+	var fm F
 	num, den := r.Num(), r.Denom()
 	if !num.IsInt64() || !den.IsInt64() {
 		return 0, false
@@ -488,24 +527,27 @@ func dyadic32(r *big.Rat) (float64, bool) {
 		return 0, false
 	}
 	f := float64(p) / float64(q) // exact: p has ≤ 53 bits, q a power of two
-	return f, float64(float32(f)) == f
+	return f, fm.holds(f)
 }
 
 // Float64 returns the midpoint of the enclosure.
-func (v Err) Float64() float64 { return v.x.Float64() }
+func (v ErrOf[F]) Float64() float64 { return v.x.Float64() }
 
 // String prints "[lo, hi] ± e" (the bound of the closed value).
-func (v Err) String() string {
+func (v ErrOf[F]) String() string {
 	return v.x.String() + " ± " + strconv.FormatFloat(v.Bound(), 'g', 6, 64)
 }
 
-// Kind is "fpbound".
-func (Err) Kind() string { return "fpbound" }
+// Kind is "fpbound" for Err and "fpbound64" for Err64.
+func (ErrOf[F]) Kind() string { var f F; return f.kind() }
 
 // DefaultULPs is the elementary-function accuracy assumed when
 // Options.ULPs is 0: every exp, log, log1p, tanh, sin and cos of the
-// runtime is within 4 binary32 ulps of the real function at its binary32
-// argument (doc.go, "Model").
+// runtime is within 4 ulps of the format (binary32 ulps for Err, binary64
+// ulps for Err64) of the real function at its argument (doc.go, "Model").
 const DefaultULPs = 4
 
-var _ spec.Scalar[Err] = Err{}
+var (
+	_ spec.Scalar[Err]   = Err{}
+	_ spec.Scalar[Err64] = Err64{}
+)

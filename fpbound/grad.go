@@ -27,6 +27,17 @@ import (
 // from the registry's (PyTorch's fused batch-norm backward, …) is judged
 // relative to the registry's formula.
 func GradErr(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Options) (*irgrad.Gradients[Err], []irgrad.Param, int64, error) {
+	return gradErr[binary32](g, p, input, seed, o)
+}
+
+// GradErr64 is GradErr over Err64: the bound of every binary64 evaluation
+// of the forward and reverse formulas satisfying M1–M3 with binary64's
+// constants.
+func GradErr64(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Options) (*irgrad.Gradients[Err64], []irgrad.Param, int64, error) {
+	return gradErr[binary64](g, p, input, seed, o)
+}
+
+func gradErr[F format](g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Options) (*irgrad.Gradients[ErrOf[F]], []irgrad.Param, int64, error) {
 	k, err := o.ulps()
 	if err != nil {
 		return nil, nil, 0, err
@@ -34,7 +45,7 @@ func GradErr(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Op
 	if g == nil {
 		return nil, nil, 0, fmt.Errorf("fpbound: nil graph")
 	}
-	l, err := irgrad.Lower[Err](nil, g, p)
+	l, err := irgrad.Lower[ErrOf[F]](nil, g, p)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -43,7 +54,7 @@ func GradErr(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Op
 	curULPs.Store(int64(k))
 	defer curULPs.Store(DefaultULPs)
 	before := undecided.Load()
-	gr, err := l.VJP(irgrad.PathTape, irsem.ConvertTensor[Err](input), irsem.ConvertTensor[Err](seed))
+	gr, err := l.VJP(irgrad.PathTape, irsem.ConvertTensor[ErrOf[F]](input), irsem.ConvertTensor[ErrOf[F]](seed))
 	und := undecided.Load() - before
 	if err != nil {
 		return nil, nil, und, err
@@ -51,11 +62,12 @@ func GradErr(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, o Op
 	return gr, l.Params, und, nil
 }
 
-// EncloseErr closes v into an Enclosure: its exact enclosure and bound,
-// or an unbounded one, with the reason, when the evaluation that
-// produced it met undecided comparisons (the runtime may have taken the
-// other branch) or the bound is infinite.
-func EncloseErr(v Err, undecidedCount int64) Enclosure {
+// EncloseErr closes v (an Err or an Err64) into an Enclosure: its exact
+// enclosure and bound, or an unbounded one, with the reason, when the
+// evaluation that produced it met undecided comparisons (the runtime may
+// have taken the other branch) or the bound is infinite. The Enclosure's
+// Bound is then about evaluations in v's format.
+func EncloseErr[F format](v ErrOf[F], undecidedCount int64) Enclosure {
 	c := v.close()
 	en := Enclosure{Exact: c.x, Bound: c.e}
 	switch {
@@ -68,15 +80,17 @@ func EncloseErr(v Err, undecidedCount int64) Enclosure {
 	return en
 }
 
-// Evaluate runs f — code that applies registry rules over Err on the
-// calling goroutine only, such as a tape.Session[Err] recording a forward
-// pass and sweeping it backwards — with the library accuracy of o, and
-// returns the number of comparisons those rules could not decide. The
-// theorem of the package doc covers every Err value f computes; when the
-// count is positive the runtime may have taken another branch than the
-// rules did, so EncloseErr(v, count) makes every such value unbounded.
-// Evaluations are serialised (the count and the accuracy are package
-// state read around one evaluation).
+// Evaluate runs f — code that applies registry rules over Err or Err64
+// (or both) on the calling goroutine only, such as a tape.Session[Err64]
+// recording a forward pass and sweeping it backwards — with the library
+// accuracy of o (o.ULPs in ulps of each value's own format), and returns
+// the number of comparisons those rules could not decide. The theorem of
+// the package doc covers every Err and Err64 value f computes, each for
+// its format; when the count is positive the runtime may have taken
+// another branch than the rules did, so EncloseErr(v, count) makes every
+// such value unbounded. Evaluations are serialised (the count and the
+// accuracy are package state, shared by both formats, read around one
+// evaluation).
 func Evaluate(o Options, f func() error) (int64, error) {
 	k, err := o.ulps()
 	if err != nil {

@@ -18,31 +18,32 @@ import (
 // infinite bound means "no bound", and a zero factor times an unbounded
 // error does not bound it either).
 
-var (
-	inf = math.Inf(1)
-	// unitRoundoff is u = 2^-24, the unit roundoff of binary32.
-	unitRoundoff = 0x1p-24
-	// ulpFactor is 2^-23: ulp(y) ≤ 2^-23·|y| for a normal binary32 y.
-	ulpFactor = 0x1p-23
-	// etaMul is the absolute underflow term charged to a product: 2^-149,
-	// twice the 2^-150 of one rounding, so that it also pays for a fused
-	// multiply-add's underflow carried through later additions (doc.go).
-	etaMul = 0x1p-149
-	// etaDiv is the underflow term of one rounded quotient: 2^-150.
-	etaDiv = 0x1p-150
-	// etaSub is the smallest positive subnormal binary32, 2^-149: one ulp
-	// in the subnormal range.
-	etaSub = 0x1p-149
-	// omega is Ω = 2^128 − 2^103: round to nearest gives ±∞ exactly from
-	// |x| ≥ Ω on. It is a float64 exactly (25 significant bits).
-	omega = 0x1p128 - 0x1p103
-)
+// inf is +∞, the bound that claims nothing.
+var inf = math.Inf(1)
 
-// up returns the next float64 above v.
-func up(v float64) float64 { return math.Nextafter(v, inf) }
+// up returns the next float64 above v: math.Nextafter(v, +∞), computed
+// on the bit pattern (the next float64 above a positive finite v has the
+// next larger pattern, MaxFloat64's is +∞'s; below a negative v, the next
+// smaller one, −2^-1074's being −0; above ±0 it is 2^-1074; +∞ and NaN are
+// their own).
+func up(v float64) float64 {
+	switch {
+	case v > 0:
+		if v == inf {
+			return v
+		}
+		return math.Float64frombits(math.Float64bits(v) + 1)
+	case v < 0:
+		return math.Float64frombits(math.Float64bits(v) - 1)
+	case v == 0:
+		return 0x1p-1074
+	}
+	return v
+}
 
-// down returns the next float64 below v.
-func down(v float64) float64 { return math.Nextafter(v, -inf) }
+// down returns the next float64 below v: math.Nextafter(v, −∞), the
+// mirror of up.
+func down(v float64) float64 { return -up(-v) }
 
 // addUp bounds a + b from above for a, b ≥ 0.
 func addUp(a, b float64) float64 {
@@ -123,17 +124,18 @@ func mig(x spec.Interval) float64 {
 	return 0
 }
 
-// gamma bounds γ_k = k·u/(1 − k·u) from above, u = 2^-24; +∞ when
-// k > 2^23 (the bounds of doc.go need k·u ≤ 1/2). k·u and 1 − k·u are
-// exact in float64 (k < 2^24 has at most 24 bits), so only the quotient
-// rounds.
-func gamma(k int64) float64 {
+// gamma bounds γ_k = k·u/(1 − k·u) from above, u the unit roundoff of
+// the format; +∞ when k > maxTerms = 2^(p−1) (the bounds of doc.go
+// need k·u ≤ 1/2). k·u and 1 − k·u are exact in float64 (k·u is k scaled
+// by a power of two, and 1 − k·u = (2^p − k)·2^-p with 2^p − k an integer
+// of at most p ≤ 53 bits), so only the quotient rounds.
+func (c *consts) gamma(k int64) float64 {
 	switch {
 	case k <= 0:
 		return 0
-	case k > 1<<23:
+	case k > c.maxTerms:
 		return inf
 	}
-	ku := float64(k) * unitRoundoff
+	ku := float64(k) * c.u
 	return up(ku / (1 - ku))
 }

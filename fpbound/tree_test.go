@@ -1,32 +1,57 @@
 package fpbound
 
 import (
+	"math"
 	"math/big"
 	"math/rand/v2"
 
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// tree is a test-only binary32 scalar that evaluates the registry's
-// formulas as a runtime allowed by the model may: every Add/Sub builds a
-// pending list of terms (products stay unrounded), and when the sum is
-// consumed it is summed in the order of the current policy — reversed,
-// pairwise, or a random tree — optionally contracting each product term
-// into a fused multiply-add (spec.Binary32.FMA, one rounding). Everything
-// else is spec.F32 (one rounding per operation; elementary functions
-// through float64, within 1 ulp). A policy is process state: tests using
-// tree run sequentially.
-type tree struct {
-	f     spec.F32
-	terms []tterm // pending sum (len ≥ 1); nil when closed
-	prod  bool    // a pending, unrounded product pa·pb
-	pa    spec.F32
-	pb    spec.F32
+// treeOf is a test-only scalar of the float format T (spec.F32 or
+// spec.F64) that evaluates the registry's formulas as a runtime allowed by
+// the model may: every Add/Sub builds a pending list of terms (products
+// stay unrounded), and when the sum is consumed it is summed in the order
+// of the current policy — reversed, pairwise, or a random tree —
+// optionally contracting each product term into a fused multiply-add (one
+// rounding: spec.Binary32.FMA, math.FMA). Everything else is T (one
+// rounding per operation; elementary functions through Go's float64
+// library, within 1 ulp of float64 and so of binary32). A policy is process
+// state: tests using a tree run sequentially.
+type treeOf[T treeFloat[T]] struct {
+	f     T
+	terms []ttermOf[T] // pending sum (len ≥ 1); nil when closed
+	prod  bool         // a pending, unrounded product pa·pb
+	pa    T
+	pb    T
 }
 
-type tterm struct {
-	a, b spec.F32 // value a, or the exact product a·b when prod
+// treeFloat is the constraint of treeOf: spec.F32 or spec.F64.
+type treeFloat[T any] interface {
+	spec.F32 | spec.F64
+	spec.Scalar[T]
+}
+
+// tree is the binary32 tree, tree64 the binary64 one.
+type (
+	tree   = treeOf[spec.F32]
+	tree64 = treeOf[spec.F64]
+)
+
+type ttermOf[T treeFloat[T]] struct {
+	a, b T // value a, or the exact product a·b when prod
 	prod bool
+}
+
+// fma returns a·b + c rounded once in T's format.
+func fma[T treeFloat[T]](a, b, c T) T {
+	switch any(a).(type) {
+	case spec.F32:
+		return T(spec.Binary32FromFloat32(float32(a)).FMA(spec.Binary32FromFloat32(float32(b)),
+			spec.Binary32FromFloat32(float32(c))).Float32())
+	default:
+		return T(math.FMA(float64(a), float64(b), float64(c)))
+	}
 }
 
 type policy int
@@ -44,17 +69,17 @@ var (
 	treeRand   = rand.New(rand.NewPCG(1, 2))
 )
 
-func leaf(v tree) []tterm {
+func leaf[T treeFloat[T]](v treeOf[T]) []ttermOf[T] {
 	switch {
 	case v.terms != nil:
 		return v.terms
 	case v.prod:
-		return []tterm{{a: v.pa, b: v.pb, prod: true}}
+		return []ttermOf[T]{{a: v.pa, b: v.pb, prod: true}}
 	}
-	return []tterm{{a: v.f}}
+	return []ttermOf[T]{{a: v.f}}
 }
 
-func round(t tterm) spec.F32 {
+func round[T treeFloat[T]](t ttermOf[T]) T {
 	if t.prod {
 		return t.a.Mul(t.b)
 	}
@@ -62,7 +87,7 @@ func round(t tterm) spec.F32 {
 }
 
 // sumTerms sums ts by the policy; acc is the running left operand.
-func sumTerms(ts []tterm) spec.F32 {
+func sumTerms[T treeFloat[T]](ts []ttermOf[T]) T {
 	if len(ts) == 1 {
 		return round(ts[0])
 	}
@@ -91,15 +116,14 @@ func sumTerms(ts []tterm) spec.F32 {
 
 // combine adds one term to an already computed partial sum, fused when
 // the term is a product and FMA contraction is on.
-func combine(acc spec.F32, t tterm) spec.F32 {
+func combine[T treeFloat[T]](acc T, t ttermOf[T]) T {
 	if t.prod && treeFMA {
-		return spec.F32(spec.Binary32FromFloat32(float32(t.a)).FMA(spec.Binary32FromFloat32(float32(t.b)),
-			spec.Binary32FromFloat32(float32(acc))).Float32())
+		return fma(t.a, t.b, acc)
 	}
 	return acc.Add(round(t))
 }
 
-func (v tree) val() spec.F32 {
+func (v treeOf[T]) val() T {
 	switch {
 	case v.terms != nil:
 		return sumTerms(v.terms)
@@ -109,52 +133,60 @@ func (v tree) val() spec.F32 {
 	return v.f
 }
 
-func cl(f spec.F32) tree { return tree{f: f} }
+func cl[T treeFloat[T]](f T) treeOf[T] { return treeOf[T]{f: f} }
 
-func (v tree) Add(w tree) tree {
-	ts := append(append([]tterm{}, leaf(v)...), leaf(w)...)
-	return tree{terms: ts}
+func (v treeOf[T]) Add(w treeOf[T]) treeOf[T] {
+	ts := append(append([]ttermOf[T]{}, leaf(v)...), leaf(w)...)
+	return treeOf[T]{terms: ts}
 }
-func (v tree) Sub(w tree) tree { return v.Add(w.Neg()) }
-func (v tree) Mul(w tree) tree { return tree{prod: true, pa: v.val(), pb: w.val()} }
-func (v tree) Neg() tree {
+func (v treeOf[T]) Sub(w treeOf[T]) treeOf[T] { return v.Add(w.Neg()) }
+func (v treeOf[T]) Mul(w treeOf[T]) treeOf[T] {
+	return treeOf[T]{prod: true, pa: v.val(), pb: w.val()}
+}
+func (v treeOf[T]) Neg() treeOf[T] {
 	switch {
 	case v.terms != nil:
-		ts := make([]tterm, len(v.terms))
+		ts := make([]ttermOf[T], len(v.terms))
 		for i, t := range v.terms {
 			t.a = t.a.Neg()
 			ts[i] = t
 		}
-		return tree{terms: ts}
+		return treeOf[T]{terms: ts}
 	case v.prod:
-		return tree{prod: true, pa: v.pa.Neg(), pb: v.pb}
+		return treeOf[T]{prod: true, pa: v.pa.Neg(), pb: v.pb}
 	}
 	return cl(v.f.Neg())
 }
-func (v tree) Div(w tree) (tree, error) { q, _ := v.val().Div(w.val()); return cl(q), nil }
-func (v tree) Abs() tree                { return cl(v.val().Abs()) }
-func (v tree) Max(w tree) tree          { return cl(v.val().Max(w.val())) }
-func (v tree) Min(w tree) tree          { return cl(v.val().Min(w.val())) }
-func (v tree) Relu() tree               { return cl(v.val().Relu()) }
-func (v tree) Clamp(lo, hi tree) tree   { return cl(v.val().Clamp(lo.val(), hi.val())) }
-func (v tree) Sign() tree               { return cl(v.val().Sign()) }
-func (v tree) Step() tree               { return cl(v.val().Step()) }
-func (v tree) Sqrt() (tree, error)      { r, err := v.val().Sqrt(); return cl(r), err }
-func (v tree) Exp() (tree, error)       { r, err := v.val().Exp(); return cl(r), err }
-func (v tree) Log() (tree, error)       { r, err := v.val().Log(); return cl(r), err }
-func (v tree) Log1p() (tree, error)     { r, err := v.val().Log1p(); return cl(r), err }
-func (v tree) Tanh() (tree, error)      { r, err := v.val().Tanh(); return cl(r), err }
-func (v tree) Sin() (tree, error)       { r, err := v.val().Sin(); return cl(r), err }
-func (v tree) Cos() (tree, error)       { r, err := v.val().Cos(); return cl(r), err }
-func (v tree) Compare(w tree) (int, bool) {
+func (v treeOf[T]) Div(w treeOf[T]) (treeOf[T], error) {
+	q, _ := v.val().Div(w.val())
+	return cl(q), nil
+}
+func (v treeOf[T]) Abs() treeOf[T]                   { return cl(v.val().Abs()) }
+func (v treeOf[T]) Max(w treeOf[T]) treeOf[T]        { return cl(v.val().Max(w.val())) }
+func (v treeOf[T]) Min(w treeOf[T]) treeOf[T]        { return cl(v.val().Min(w.val())) }
+func (v treeOf[T]) Relu() treeOf[T]                  { return cl(v.val().Relu()) }
+func (v treeOf[T]) Clamp(lo, hi treeOf[T]) treeOf[T] { return cl(v.val().Clamp(lo.val(), hi.val())) }
+func (v treeOf[T]) Sign() treeOf[T]                  { return cl(v.val().Sign()) }
+func (v treeOf[T]) Step() treeOf[T]                  { return cl(v.val().Step()) }
+func (v treeOf[T]) Sqrt() (treeOf[T], error)         { r, err := v.val().Sqrt(); return cl(r), err }
+func (v treeOf[T]) Exp() (treeOf[T], error)          { r, err := v.val().Exp(); return cl(r), err }
+func (v treeOf[T]) Log() (treeOf[T], error)          { r, err := v.val().Log(); return cl(r), err }
+func (v treeOf[T]) Log1p() (treeOf[T], error)        { r, err := v.val().Log1p(); return cl(r), err }
+func (v treeOf[T]) Tanh() (treeOf[T], error)         { r, err := v.val().Tanh(); return cl(r), err }
+func (v treeOf[T]) Sin() (treeOf[T], error)          { r, err := v.val().Sin(); return cl(r), err }
+func (v treeOf[T]) Cos() (treeOf[T], error)          { r, err := v.val().Cos(); return cl(r), err }
+func (v treeOf[T]) Compare(w treeOf[T]) (int, bool) {
 	return v.val().Compare(w.val())
 }
-func (v tree) IsZero() bool          { return v.terms == nil && !v.prod && v.f.IsZero() }
-func (v tree) Same(w tree) bool      { return v.val().Same(w.val()) }
-func (tree) FromInt(n int64) tree    { return cl(spec.F32(0).FromInt(n)) }
-func (tree) FromRat(r *big.Rat) tree { return cl(spec.F32(0).FromRat(r)) }
-func (v tree) Float64() float64      { return v.val().Float64() }
-func (v tree) String() string        { return v.val().String() }
-func (tree) Kind() string            { return "tree" }
+func (v treeOf[T]) IsZero() bool               { return v.terms == nil && !v.prod && v.f.IsZero() }
+func (v treeOf[T]) Same(w treeOf[T]) bool      { return v.val().Same(w.val()) }
+func (treeOf[T]) FromInt(n int64) treeOf[T]    { var z T; return cl(z.FromInt(n)) }
+func (treeOf[T]) FromRat(r *big.Rat) treeOf[T] { var z T; return cl(z.FromRat(r)) }
+func (v treeOf[T]) Float64() float64           { return v.val().Float64() }
+func (v treeOf[T]) String() string             { return v.val().String() }
+func (treeOf[T]) Kind() string                 { return "tree" }
 
-var _ spec.Scalar[tree] = tree{}
+var (
+	_ spec.Scalar[tree]   = tree{}
+	_ spec.Scalar[tree64] = tree64{}
+)
