@@ -330,7 +330,7 @@ func TestConventions(t *testing.T) {
 			}
 			for i := range ref.Grads {
 				for k, en := range ref.Grads[i] {
-					if en.Exact.Lo != en.Exact.Hi || en.Exact.Lo != g[i].Data[k] {
+					if en.Tight.Exact.Lo != en.Tight.Exact.Hi || en.Tight.Exact.Lo != g[i].Data[k] {
 						t.Errorf("∂/∂x%d[%d] = %v (engine), convention graph %v", i, k, g[i].Data[k], en)
 					}
 				}

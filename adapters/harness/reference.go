@@ -10,30 +10,72 @@ import (
 	"github.com/tlcheck/tlcheck/tape"
 )
 
-// bnd is the scalar the references and bounds are computed over (see the
-// package doc, "The bound").
-type bnd = fpbound.Err
-
-// Reference is what tlcheck's rules say of one case: per output element
-// and per gradient element an enclosure of the exact value with the
-// a-priori bound on any modelled float evaluation, and the adjoint pair's
-// exact side ⟨cot, J·v⟩ for the case's tangent.
-type Reference struct {
-	Y     []fpbound.Enclosure
-	Grads [][]fpbound.Enclosure
-	// JV encloses ⟨cot, J·v⟩ (the registry's JVP, forward mode) for the
-	// case's tangents; its Bound is unused.
-	JV fpbound.Enclosure
+// Bound is one element's reference: the exact value's enclosure with
+// two a-priori bounds on any modelled evaluation of the registry's
+// formula (package doc, "The bound"): Tight for binary64 (fpbound.Err64)
+// and Loose for binary32 (fpbound.Err), which also bounds binary64.
+type Bound struct {
+	Tight, Loose fpbound.Enclosure
 }
 
-func toBnd(t spec.Tensor[spec.Rat]) spec.Tensor[bnd] {
-	return spec.Convert(t, func(r spec.Rat) bnd { return bnd{}.FromRat(r.Big()) })
+// Reference is what tlcheck's rules say of one case: per output element
+// and per gradient element a Bound, and the adjoint pair's exact side
+// ⟨cot, J·v⟩ for the case's tangents.
+type Reference struct {
+	Y     []Bound
+	Grads [][]Bound
+	// JV encloses ⟨cot, J·v⟩ (the registry's JVP, forward mode) for the
+	// case's tangents; its bounds are unused.
+	JV Bound
+}
+
+func toB[B spec.Scalar[B]](t spec.Tensor[spec.Rat]) spec.Tensor[B] {
+	return spec.Convert(t, func(r spec.Rat) B { var z B; return z.FromRat(r.Big()) })
+}
+
+// evaluated is one format's evaluation of a case.
+type evaluated struct {
+	y, jv fpbound.Enclosure
+	ys    []fpbound.Enclosure
+	grads [][]fpbound.Enclosure
+}
+
+func evaluate[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat], tangents []spec.Tensor[spec.Rat], enc func(B, int64) fpbound.Enclosure) (*evaluated, error) {
+	var y spec.Tensor[B]
+	var grads []spec.Tensor[B]
+	var jv B
+	und, err := fpbound.Evaluate(fpbound.Options{ULPs: ULPs}, func() error {
+		var err error
+		if y, grads, err = reverse[B](g, xs, cot); err != nil {
+			return err
+		}
+		if tangents != nil {
+			jv, err = forward[B](g, xs, cot, tangents)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	ev := &evaluated{jv: enc(jv, 0)}
+	for _, v := range y.Data {
+		ev.ys = append(ev.ys, enc(v, und))
+	}
+	for _, gr := range grads {
+		var es []fpbound.Enclosure
+		for _, v := range gr.Data {
+			es = append(es, enc(v, und))
+		}
+		ev.grads = append(ev.grads, es)
+	}
+	return ev, nil
 }
 
 // NewReference computes the reference of graph g at the case's inputs,
-// cotangent and tangents, over fpbound.Err: the registry's forward and VJP
-// rules on a tape (reverse mode, the loss sum(mul(y, cot))), and its
-// forward and JVP rules node by node (forward mode).
+// cotangent and tangents, over fpbound.Err64 and fpbound.Err: the
+// registry's forward and VJP rules on a tape (reverse mode, the loss
+// sum(mul(y, cot))), and its forward and JVP rules node by node (forward
+// mode).
 func NewReference(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat], tangents []spec.Tensor[spec.Rat]) (*Reference, error) {
 	if err := g.Check(); err != nil {
 		return nil, err
@@ -41,43 +83,35 @@ func NewReference(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]
 	if len(xs) != g.Inputs {
 		return nil, fmt.Errorf("%d inputs for a graph of %d", len(xs), g.Inputs)
 	}
-	var y spec.Tensor[bnd]
-	var grads []spec.Tensor[bnd]
-	var jv bnd
-	und, err := fpbound.Evaluate(fpbound.Options{ULPs: ULPs}, func() error {
-		var err error
-		if y, grads, err = reverse(g, xs, cot); err != nil {
-			return err
-		}
-		if tangents != nil {
-			jv, err = forward(g, xs, cot, tangents)
-		}
-		return err
-	})
+	tight, err := evaluate(g, xs, cot, tangents, func(v fpbound.Err64, u int64) fpbound.Enclosure { return fpbound.EncloseErr(v, u) })
 	if err != nil {
 		return nil, err
 	}
-	ref := &Reference{JV: fpbound.EncloseErr(jv, 0)}
-	for _, v := range y.Data {
-		ref.Y = append(ref.Y, fpbound.EncloseErr(v, und))
+	loose, err := evaluate(g, xs, cot, tangents, func(v fpbound.Err, u int64) fpbound.Enclosure { return fpbound.EncloseErr(v, u) })
+	if err != nil {
+		return nil, err
 	}
-	for _, gr := range grads {
-		var es []fpbound.Enclosure
-		for _, v := range gr.Data {
-			es = append(es, fpbound.EncloseErr(v, und))
+	ref := &Reference{JV: Bound{tight.jv, loose.jv}}
+	for i := range tight.ys {
+		ref.Y = append(ref.Y, Bound{tight.ys[i], loose.ys[i]})
+	}
+	for i := range tight.grads {
+		var bs []Bound
+		for k := range tight.grads[i] {
+			bs = append(bs, Bound{tight.grads[i][k], loose.grads[i][k]})
 		}
-		ref.Grads = append(ref.Grads, es)
+		ref.Grads = append(ref.Grads, bs)
 	}
 	return ref, nil
 }
 
-func reverse(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]) (spec.Tensor[bnd], []spec.Tensor[bnd], error) {
-	s := tape.NewSession(spec.Default[bnd]())
+func reverse[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]) (spec.Tensor[B], []spec.Tensor[B], error) {
+	s := tape.NewSession(spec.Default[B]())
 	vals := make([]tape.Ref, 0, g.Inputs+len(g.Nodes))
 	for i, x := range xs {
-		r, err := s.Param(fmt.Sprintf("x%d", i), toBnd(x))
+		r, err := s.Param(fmt.Sprintf("x%d", i), toB[B](x))
 		if err != nil {
-			return spec.Tensor[bnd]{}, nil, err
+			return spec.Tensor[B]{}, nil, err
 		}
 		vals = append(vals, r)
 	}
@@ -88,7 +122,7 @@ func reverse(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]) (sp
 		}
 		r, err := s.Apply(n.Op, n.Attrs, args...)
 		if err != nil {
-			return spec.Tensor[bnd]{}, nil, fmt.Errorf("node %d (%s): %w", j, n.Op, err)
+			return spec.Tensor[B]{}, nil, fmt.Errorf("node %d (%s): %w", j, n.Op, err)
 		}
 		vals = append(vals, r)
 	}
@@ -97,7 +131,7 @@ func reverse(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]) (sp
 	if err != nil {
 		return y, nil, err
 	}
-	c, err := s.Input("cot", toBnd(cot))
+	c, err := s.Input("cot", toB[B](cot))
 	if err != nil {
 		return y, nil, err
 	}
@@ -113,7 +147,7 @@ func reverse(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]) (sp
 	if err != nil {
 		return y, nil, err
 	}
-	grads := make([]spec.Tensor[bnd], g.Inputs)
+	grads := make([]spec.Tensor[B], g.Inputs)
 	for i := range grads {
 		var reached bool
 		if grads[i], reached, err = s.Grad(gs, vals[i]); err != nil {
@@ -122,7 +156,7 @@ func reverse(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]) (sp
 		if !reached {
 			// An input the output does not depend on: its gradient is
 			// exactly zero (not an empty tensor).
-			grads[i] = toBnd(zerosLike(xs[i]))
+			grads[i] = toB[B](zerosLike(xs[i]))
 		}
 	}
 	return y, grads, nil
@@ -130,43 +164,43 @@ func reverse(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]) (sp
 
 // forward runs the registry's forward and JVP rules node by node and
 // returns ⟨cot, J·v⟩.
-func forward(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat], tangents []spec.Tensor[spec.Rat]) (bnd, error) {
-	reg := spec.Default[bnd]()
+func forward[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat], tangents []spec.Tensor[spec.Rat]) (B, error) {
+	reg := spec.Default[B]()
 	if len(tangents) != g.Inputs {
-		return bnd{}, fmt.Errorf("%d tangents for %d inputs", len(tangents), g.Inputs)
+		return *new(B), fmt.Errorf("%d tangents for %d inputs", len(tangents), g.Inputs)
 	}
-	vals := make([]spec.Tensor[bnd], 0, g.Inputs+len(g.Nodes))
-	tans := make([]spec.Tensor[bnd], 0, g.Inputs+len(g.Nodes))
+	vals := make([]spec.Tensor[B], 0, g.Inputs+len(g.Nodes))
+	tans := make([]spec.Tensor[B], 0, g.Inputs+len(g.Nodes))
 	for i, x := range xs {
 		if !x.Shape.Equal(tangents[i].Shape) {
-			return bnd{}, fmt.Errorf("tangent %d has shape %v, input %v", i, tangents[i].Shape, x.Shape)
+			return *new(B), fmt.Errorf("tangent %d has shape %v, input %v", i, tangents[i].Shape, x.Shape)
 		}
-		vals, tans = append(vals, toBnd(x)), append(tans, toBnd(tangents[i]))
+		vals, tans = append(vals, toB[B](x)), append(tans, toB[B](tangents[i]))
 	}
 	for j, n := range g.Nodes {
 		p, err := reg.Lookup(n.Op)
 		if err != nil {
-			return bnd{}, err
+			return *new(B), err
 		}
 		a := n.Attrs
 		if a == nil {
 			a = &spec.Attrs{}
 		}
-		ins, dins := make([]spec.Tensor[bnd], len(n.Args)), make([]spec.Tensor[bnd], len(n.Args))
+		ins, dins := make([]spec.Tensor[B], len(n.Args)), make([]spec.Tensor[B], len(n.Args))
 		for k, arg := range n.Args {
 			ins[k], dins[k] = vals[arg], tans[arg]
 		}
 		y, err := p.Forward(a, ins)
 		if err != nil {
-			return bnd{}, fmt.Errorf("node %d (%s): %w", j, n.Op, err)
+			return *new(B), fmt.Errorf("node %d (%s): %w", j, n.Op, err)
 		}
 		dy, err := p.JVP(a, ins, y, dins)
 		if err != nil {
-			return bnd{}, fmt.Errorf("node %d (%s): JVP: %w", j, n.Op, err)
+			return *new(B), fmt.Errorf("node %d (%s): JVP: %w", j, n.Op, err)
 		}
 		vals, tans = append(vals, y), append(tans, dy)
 	}
-	return spec.Dot(toBnd(cot), tans[len(tans)-1])
+	return spec.Dot(toB[B](cot), tans[len(tans)-1])
 }
 
 // Verdict is the judgement of one obligation.
@@ -184,12 +218,43 @@ const (
 	Fails Verdict = "fails"
 	// Inconclusive: no finite bound, or an enclosure too wide to decide.
 	Inconclusive Verdict = "inconclusive"
+	// Suspect: outside the binary64 bound of the registry's formula but
+	// not outside the binary32 one: the engine's formula differs from the
+	// registry's by more than binary64 rounding of the registry's formula
+	// explains, or it has an error below binary32 resolution (a constant
+	// rounded to six digits). Not a finding.
+	Suspect Verdict = "suspect"
 )
 
-// judge decides v against (X, E) exactly: Fails iff v is NaN or ±∞ with a
+// judge decides v against both bounds: Holds within the binary64 bound
+// (or the binary32 one), Fails outside the binary32 bound — so outside
+// every binary32 and binary64 evaluation of the registry's formula, by
+// more than 2²⁹ times its binary64 bound wherever that is finite —,
+// Suspect outside the binary64 bound only, Inconclusive otherwise.
+func judge(v float64, b Bound) Verdict {
+	t := judge1(v, b.Tight)
+	if t == Holds {
+		return Holds
+	}
+	switch judge1(v, b.Loose) {
+	case Fails:
+		return Fails
+	case Holds:
+		if t == Fails {
+			return Suspect
+		}
+		return Holds
+	}
+	if t == Fails {
+		return Suspect
+	}
+	return Inconclusive
+}
+
+// judge1 decides v against (X, E) exactly: Fails iff v is NaN or ±∞ with a
 // finite bound, or min over X of |v − x| > E; Holds iff max over X of
 // |v − x| ≤ E; Inconclusive otherwise (E = +∞ included).
-func judge(v float64, en fpbound.Enclosure) Verdict {
+func judge1(v float64, en fpbound.Enclosure) Verdict {
 	if math.IsInf(en.Bound, 1) || math.IsNaN(en.Bound) {
 		return Inconclusive
 	}
@@ -212,9 +277,10 @@ func judge(v float64, en fpbound.Enclosure) Verdict {
 	return Inconclusive
 }
 
-// worst combines verdicts: Fails over Inconclusive over Holds.
+// worst combines verdicts: Fails over Inconclusive over Suspect over
+// ByConvention over Holds.
 func worst(a, b Verdict) Verdict {
-	rank := map[Verdict]int{Holds: 0, ByConvention: 1, Inconclusive: 2, Fails: 3}
+	rank := map[Verdict]int{Holds: 0, ByConvention: 1, Suspect: 2, Inconclusive: 3, Fails: 4}
 	if rank[b] > rank[a] {
 		return b
 	}
