@@ -35,5 +35,5 @@ func ExampleRunAll() {
 	// tlcheck  tape     dag_mlp  matmul,tanh,sum,add  path_sum     holds
 	// tlcheck  tape     dag_mlp  matmul,tanh,sum,add  adjoint      holds
 	// tlcheck  tape     dag_mlp  matmul,tanh,sum,add  zero         holds
-	// tlcheck (github.com/tlcheck/tlcheck (float64), machines tape): 6 ops in 13 rows: 13 holds, 0 convention, 0 suspect, 0 inconclusive, 0 findings; 0 cases skipped
+	// tlcheck (github.com/tlcheck/tlcheck (float64), machines tape): 6 ops in 13 rows: 13 holds, 0 convention, 0 suspect, 0 inconclusive, 0 fails; 0 cases skipped
 }

@@ -131,7 +131,7 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 		for _, row := range e.Rows {
 			counts[row.Verdict]++
 		}
-		fmt.Fprintf(w, "%s (%s, machines %s): %d ops in %d rows: %d holds, %d convention, %d suspect, %d inconclusive, %d findings; %d cases skipped\n",
+		fmt.Fprintf(w, "%s (%s, machines %s): %d ops in %d rows: %d holds, %d convention, %d suspect, %d inconclusive, %d fails; %d cases skipped\n",
 			e.Engine, e.Module, strings.Join(e.Machines, ", "), len(e.Ops), len(e.Rows), counts[Holds], counts[ByConvention], counts[Suspect], counts[Inconclusive], counts[Fails], len(e.Skipped))
 	}
 	return nil

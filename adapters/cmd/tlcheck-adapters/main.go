@@ -173,7 +173,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return cli.BadInput(err)
 	}
 	if n := rep.Findings(); n > 0 {
-		return cli.Failf("adapters: %s (the rows marked fails; adapters/FINDINGS.md explains each)", cli.Count(n, "finding", "findings"))
+		return cli.Failf("adapters: %s (each a finding; adapters/FINDINGS.md explains them)", cli.Count(n, "row fails", "rows fail"))
 	}
 	return nil
 }

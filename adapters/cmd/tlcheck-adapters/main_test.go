@@ -40,8 +40,8 @@ func TestRun(t *testing.T) {
 		out  string // substring of stdout
 		err  string // substring of stderr
 	}{
-		{[]string{"run", "--engine", "tlcheck", "--case", "relu,max_tie,dag_mlp"}, 0, "0 findings", ""},
-		{[]string{"run", "--engine", "flipped", "--case", "square"}, 1, "smallest: element 0: x0=[1][1] cot=[1][3/4]", "3 findings"},
+		{[]string{"run", "--engine", "tlcheck", "--case", "relu,max_tie,dag_mlp"}, 0, "0 fails", ""},
+		{[]string{"run", "--engine", "flipped", "--case", "square"}, 1, "smallest: element 0: x0=[1][1] cot=[1][3/4]", "3 rows fail"},
 		{[]string{"run", "--engine", "tlcheck", "--case", "square", "--format", "json"}, 0, `"format": "tlcheck.adapters.v1"`, ""},
 		{[]string{"run", "--engine", "nope"}, 2, "", `unknown engine "nope"`},
 		{[]string{"run", "--case", "nope"}, 2, "", `unknown case "nope"`},
