@@ -19,13 +19,11 @@ func allCases() []harness.Case { return harness.AllCases() }
 
 func caseNamed(t *testing.T, name string) harness.Case {
 	t.Helper()
-	for _, c := range allCases() {
-		if c.Name == name {
-			return c
-		}
+	c, ok := harness.CaseNamed(name)
+	if !ok {
+		t.Fatalf("no case %s", name)
 	}
-	t.Fatalf("no case %s", name)
-	return harness.Case{}
+	return c
 }
 
 func float64s(c harness.Case) ([]harness.Tensor64, harness.Tensor64) {

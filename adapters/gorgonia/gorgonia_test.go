@@ -19,13 +19,11 @@ func allCases() []harness.Case {
 
 func caseNamed(t *testing.T, name string) harness.Case {
 	t.Helper()
-	for _, c := range allCases() {
-		if c.Name == name {
-			return c
-		}
+	c, ok := harness.CaseNamed(name)
+	if !ok {
+		t.Fatalf("no case %s", name)
 	}
-	t.Fatalf("no case %s", name)
-	return harness.Case{}
+	return c
 }
 
 // key names one row: case, machine, obligation.

@@ -204,3 +204,13 @@ func AllCases() []Case {
 	out = append(out, CasesExtraSpago()...)
 	return append(out, CasesExtraGomlx()...)
 }
+
+// CaseNamed returns the case of AllCases with this name.
+func CaseNamed(name string) (Case, bool) {
+	for _, c := range AllCases() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Case{}, false
+}

@@ -106,10 +106,22 @@ func NewReference(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]
 }
 
 func reverse[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]) (spec.Tensor[B], []spec.Tensor[B], error) {
-	s := tape.NewSession(spec.Default[B]())
+	bs := make([]spec.Tensor[B], len(xs))
+	for i, x := range xs {
+		bs[i] = toB[B](x)
+	}
+	return tapeVJP(spec.Default[B](), g, bs, toB[B](cot))
+}
+
+// tapeVJP records g on a tape over reg at inputs xs and sweeps the loss
+// sum(mul(y, cot)) backwards with reg's VJP rules: y and the gradient
+// with respect to every input (exact zeros for an input the output does
+// not depend on).
+func tapeVJP[B spec.Scalar[B]](reg *spec.Registry[B], g Graph, xs []spec.Tensor[B], cot spec.Tensor[B]) (spec.Tensor[B], []spec.Tensor[B], error) {
+	s := tape.NewSession(reg)
 	vals := make([]tape.Ref, 0, g.Inputs+len(g.Nodes))
 	for i, x := range xs {
-		r, err := s.Param(fmt.Sprintf("x%d", i), toB[B](x))
+		r, err := s.Param(fmt.Sprintf("x%d", i), x)
 		if err != nil {
 			return spec.Tensor[B]{}, nil, err
 		}
@@ -131,7 +143,7 @@ func reverse[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Ten
 	if err != nil {
 		return y, nil, err
 	}
-	c, err := s.Input("cot", toB[B](cot))
+	c, err := s.Input("cot", cot)
 	if err != nil {
 		return y, nil, err
 	}
@@ -156,7 +168,9 @@ func reverse[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Ten
 		if !reached {
 			// An input the output does not depend on: its gradient is
 			// exactly zero (not an empty tensor).
-			grads[i] = toB[B](zerosLike(xs[i]))
+			if grads[i], err = spec.Zeros[B](xs[i].Shape); err != nil {
+				return y, nil, err
+			}
 		}
 	}
 	return y, grads, nil

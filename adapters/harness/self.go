@@ -1,10 +1,7 @@
 package harness
 
 import (
-	"fmt"
-
 	"github.com/tlcheck/tlcheck/spec"
-	"github.com/tlcheck/tlcheck/tape"
 )
 
 // self is the engine made of tlcheck's own rules over float64 (spec.F64):
@@ -51,49 +48,17 @@ func back(t spec.Tensor[spec.F64]) Tensor64 {
 }
 
 func (e *self) Run(m string, g Graph, xs []Tensor64, cot Tensor64) (Tensor64, []Tensor64, error) {
-	s := tape.NewSession(e.reg)
-	var vals []tape.Ref
+	ins := make([]spec.Tensor[spec.F64], len(xs))
 	for i, x := range xs {
-		r, err := s.Param(fmt.Sprintf("x%d", i), f64s(x))
-		if err != nil {
-			return Tensor64{}, nil, err
-		}
-		vals = append(vals, r)
+		ins[i] = f64s(x)
 	}
-	for _, n := range g.Nodes {
-		args := make([]tape.Ref, len(n.Args))
-		for k, a := range n.Args {
-			args[k] = vals[a]
-		}
-		r, err := s.Apply(n.Op, n.Attrs, args...)
-		if err != nil {
-			return Tensor64{}, nil, err
-		}
-		vals = append(vals, r)
-	}
-	out := vals[len(vals)-1]
-	c, _ := s.Input("cot", f64s(cot))
-	p, err := s.Apply("mul", nil, out, c)
+	y, gs, err := tapeVJP(e.reg, g, ins, f64s(cot))
 	if err != nil {
 		return Tensor64{}, nil, err
 	}
-	l, _ := s.Apply("sum", nil, p)
-	gs, err := s.Backward(l)
-	if err != nil {
-		return Tensor64{}, nil, err
-	}
-	y, _ := s.Value(out)
-	var grads []Tensor64
-	for i := range xs {
-		gr, reached, err := s.Grad(gs, vals[i])
-		if err != nil {
-			return Tensor64{}, nil, err
-		}
-		if !reached {
-			// An input the output does not depend on: gradient zero.
-			gr, _ = spec.Zeros[spec.F64](spec.Shape(xs[i].Shape))
-		}
-		grads = append(grads, back(gr))
+	grads := make([]Tensor64, len(gs))
+	for i, gr := range gs {
+		grads[i] = back(gr)
 	}
 	if e.perturb != nil {
 		e.perturb(m, grads)

@@ -24,13 +24,11 @@ func cases() []harness.Case { return harness.AllCases() }
 
 func caseNamed(t *testing.T, name string) harness.Case {
 	t.Helper()
-	for _, c := range cases() {
-		if c.Name == name {
-			return c
-		}
+	c, ok := harness.CaseNamed(name)
+	if !ok {
+		t.Fatalf("no case %s", name)
 	}
-	t.Fatalf("no case %s", name)
-	return harness.Case{}
+	return c
 }
 
 // knownFindings are spago's findings: case → the obligations that fail
