@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -11,29 +10,25 @@ import (
 
 // Report is the result of a run over several engines.
 type Report struct {
-	Format  string         `json:"format"`
-	Engines []EngineReport `json:"engines"`
+	Engines []EngineReport
 }
 
 // EngineReport is one engine's rows, the cases it skipped (with the
 // reason) and the distinct registry primitives its checked cases cover.
 type EngineReport struct {
-	Engine   string   `json:"engine"`
-	Module   string   `json:"module"`
-	Machines []string `json:"machines"`
-	Ops      []string `json:"ops"`
-	Rows     []Row    `json:"rows"`
-	Skipped  []string `json:"skipped"`
-	Findings int      `json:"findings"`
+	Engine   string
+	Module   string
+	Machines []string
+	Ops      []string
+	Rows     []Row
+	Skipped  []string
+	Findings int // failing rows
 }
-
-// ReportFormat names the JSON layout of Report.
-const ReportFormat = "tlcheck.adapters.v1"
 
 // RunAll runs every engine over the cases (in the given order) and
 // shrinks every finding to its smallest counterexample.
 func RunAll(engines []Engine, cases []Case, o Options) *Report {
-	rep := &Report{Format: ReportFormat}
+	rep := &Report{}
 	byName := map[string]Case{}
 	for _, c := range cases {
 		byName[c.Name] = c
@@ -71,30 +66,6 @@ func (r *Report) Findings() int {
 		n += e.Findings
 	}
 	return n
-}
-
-// MarshalJSON writes a row with its verdict as a string.
-func (r Row) MarshalJSON() ([]byte, error) {
-	type row struct {
-		Machine    string   `json:"machine"`
-		Case       string   `json:"case"`
-		Ops        []string `json:"ops"`
-		Obligation string   `json:"obligation"`
-		Verdict    string   `json:"verdict"`
-		Detail     string   `json:"detail"`
-	}
-	return json.Marshal(row{r.Machine, r.Case, r.Ops, r.Obligation, string(r.Verdict), r.Detail})
-}
-
-// WriteJSON writes the report as indented JSON (deterministic: rows in
-// run order).
-func (r *Report) WriteJSON(w io.Writer) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }
 
 // WriteText writes the table engine × case × obligation × verdict: one

@@ -345,3 +345,41 @@ type ImportDoc struct {
 	Directory string       `json:"directory"`
 	Files     []ImportFile `json:"files"`
 }
+
+// AdaptersRow is one obligation of one case on one engine machine in
+// tlcheck adapters run: the verdict is holds, convention, suspect,
+// inconclusive or fails (only fails is a finding); detail names the first
+// element outside with the engine's value, the exact value and the
+// bounds, or the smallest counterexample of a failure.
+type AdaptersRow struct {
+	Machine    string   `json:"machine"`
+	Case       string   `json:"case"`
+	Ops        []string `json:"ops"`
+	Obligation string   `json:"obligation"`
+	Verdict    string   `json:"verdict"`
+	Detail     string   `json:"detail"`
+}
+
+// AdaptersEngine is one engine's part of the adapters document: its
+// module, machines, the registry primitives its checked cases cover, its
+// rows, the cases it skipped (with the adapter's reason) and its count of
+// failing rows.
+type AdaptersEngine struct {
+	Engine   string        `json:"engine"`
+	Module   string        `json:"module"`
+	Machines []string      `json:"machines"`
+	Ops      []string      `json:"ops"`
+	Rows     []AdaptersRow `json:"rows"`
+	Skipped  []string      `json:"skipped"`
+	Fails    int           `json:"fails"`
+}
+
+// AdaptersDoc is tlcheck adapters run's document, tlcheck.adapters.v1:
+// no seed (the cases are fixed), no inputs; holds is true iff no row
+// fails.
+type AdaptersDoc struct {
+	Header
+	Engines []AdaptersEngine `json:"engines"`
+	Fails   int              `json:"fails"`
+	Holds   bool             `json:"holds"`
+}

@@ -51,11 +51,12 @@ const (
 	KindCompare     = "compare"
 	KindImport      = "import"
 	KindOnnxMap     = "onnx-map"
+	KindAdapters    = "adapters"
 )
 
 // Kinds lists every document kind.
 func Kinds() []string {
-	return []string{KindCheck, KindGate, KindDiff, KindEval, KindGrad, KindVerify, KindPlan, KindCertify, KindTapeExample, KindCompare, KindImport, KindOnnxMap}
+	return []string{KindCheck, KindGate, KindDiff, KindEval, KindGrad, KindVerify, KindPlan, KindCertify, KindTapeExample, KindCompare, KindImport, KindOnnxMap, KindAdapters}
 }
 
 // Format is the format string of a document kind: "tlcheck.KIND.v1".

@@ -21,6 +21,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/adapters/harness"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 )
 
 // engineList is engines, replaced by tests to plant a faulty engine.
@@ -145,7 +146,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("adapters run")
 	engine := fs.String("engine", "all", "all, or a comma-separated list of engines")
 	kase := fs.String("case", "all", "all, or a comma-separated list of cases (tlcheck adapters cases lists them)")
-	format := fs.String("format", "text", "text (the table) or json ("+harness.ReportFormat+")")
+	format := fs.String("format", "text", "text (the table) or json ("+jsonout.Format(jsonout.KindAdapters)+")")
 	all := fs.Bool("all", false, "text: print every row, not only those that do not hold")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
@@ -165,7 +166,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	rep := harness.RunAll(es, cs, harness.Options{Progress: func(string, string, int, int) { p.Step() }})
 	p.Done()
 	if *format == "json" {
-		err = rep.WriteJSON(stdout)
+		err = jsonout.Write(stdout, document(rep))
 	} else {
 		err = rep.WriteText(stdout, *all)
 	}
@@ -192,4 +193,23 @@ func runCases(args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "%s\t%s\t%s\n", c.Name, strings.Join(c.Graph.Ops(), ","), harness.Inputs(c))
 	}
 	return nil
+}
+
+// document is the report as tlcheck.adapters.v1 (jsonout.AdaptersDoc;
+// schema schemas/adapters.v1.json).
+func document(rep *harness.Report) jsonout.AdaptersDoc {
+	doc := jsonout.AdaptersDoc{Header: jsonout.NewHeader(jsonout.KindAdapters, nil, nil), Engines: []jsonout.AdaptersEngine{}}
+	for _, e := range rep.Engines {
+		je := jsonout.AdaptersEngine{Engine: e.Engine, Module: e.Module, Machines: e.Machines, Ops: e.Ops, Skipped: e.Skipped, Fails: e.Findings, Rows: []jsonout.AdaptersRow{}}
+		if je.Ops == nil {
+			je.Ops = []string{}
+		}
+		for _, r := range e.Rows {
+			je.Rows = append(je.Rows, jsonout.AdaptersRow{Machine: r.Machine, Case: r.Case, Ops: r.Ops, Obligation: r.Obligation, Verdict: string(r.Verdict), Detail: r.Detail})
+		}
+		doc.Engines = append(doc.Engines, je)
+		doc.Fails += e.Findings
+	}
+	doc.Holds = doc.Fails == 0
+	return doc
 }

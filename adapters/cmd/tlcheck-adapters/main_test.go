@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/adapters/harness"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/internal/jsonschema"
+	"github.com/tlcheck/tlcheck/schemas"
 )
 
 func runCmd(args ...string) (int, string, string) {
@@ -55,6 +59,42 @@ func TestRun(t *testing.T) {
 		code, so, se := runCmd(tc.args...)
 		if code != tc.code || !strings.Contains(so, tc.out) || !strings.Contains(se, tc.err) || (tc.err != "" && strings.Count(se, "\n") != 1) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args, code, so, se)
+		}
+	}
+}
+
+// TestJSONSchema: the JSON document of a passing and of a failing run
+// validates against schemas/adapters.v1.json, and its counts match.
+func TestJSONSchema(t *testing.T) {
+	old := engineList
+	defer func() { engineList = old }()
+	engineList = func() []harness.Engine { return []harness.Engine{harness.Self(), flipped{harness.Self()}} }
+	data, err := schemas.Lookup(jsonout.KindAdapters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jsonschema.Compile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		engine string
+		code   int
+		fails  int
+	}{{"tlcheck", 0, 0}, {"flipped", 1, 3}} {
+		code, so, _ := runCmd("run", "--engine", tc.engine, "--case", "square,max_tie", "--format", "json")
+		if code != tc.code {
+			t.Errorf("%s: exit %d", tc.engine, code)
+		}
+		if err := s.Validate([]byte(so)); err != nil {
+			t.Errorf("%s: %v\n%s", tc.engine, err, so)
+		}
+		var doc jsonout.AdaptersDoc
+		if err := json.Unmarshal([]byte(so), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Fails < tc.fails || doc.Holds != (tc.fails == 0) || doc.Format != "tlcheck.adapters.v1" {
+			t.Errorf("%s: fails %d, holds %v, format %s", tc.engine, doc.Fails, doc.Holds, doc.Format)
 		}
 	}
 }
