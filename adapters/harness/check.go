@@ -41,6 +41,9 @@ type Case struct {
 	// of input 0 the Clarke subdifferential of the op there as an
 	// interval [lo, hi] of local derivatives (nil entries: smooth).
 	Kinks []*[2]spec.Rat
+	// random marks a case of RandomCases: Shrink then also shrinks its
+	// graph (random_shrink.go).
+	random bool
 }
 
 // The obligations.

@@ -56,6 +56,9 @@ func Shrink(e Engine, c Case, r Row) Row {
 	if !r.Finding() {
 		return r
 	}
+	if c.random {
+		return shrinkRandom(e, c, r)
+	}
 	whole := r
 	whole.Detail += "; inputs: " + Inputs(c)
 	if !elementwise(c) || r.Obligation == OblMachines {

@@ -5,8 +5,12 @@
 // adapters module, so that the main module does not depend on the
 // engines; `tlcheck adapters …` runs it.
 //
-//	tlcheck-adapters run [--engine LIST] [--case LIST] [--format text|json] [--all]
-//	tlcheck-adapters cases [--case LIST]
+//	tlcheck-adapters run [--engine LIST] [--case LIST] [--random N [--seed S]] [--format text|json] [--all]
+//	tlcheck-adapters cases [--case LIST] [--random N [--seed S]]
+//
+// --random N appends N random DAG cases (harness.RandomCases, seed S,
+// default 1; N ≤ harness.MaxRandom) to the selected cases; --case none
+// selects no fixed case, so that only the random ones run.
 //
 // Exit codes: 0 no finding, 1 a finding, 2 bad usage.
 package main
@@ -60,7 +64,7 @@ var summaries = map[string]string{
 	"adapters cases": "list the cases: name, primitives, exact inputs and cotangent (the data a replay needs)",
 }
 
-const usage = "usage: tlcheck adapters run [--engine LIST] [--case LIST] [--format text|json] [--all] | tlcheck adapters cases [--case LIST]"
+const usage = "usage: tlcheck adapters run [--engine LIST] [--case LIST] [--random N [--seed S]] [--format text|json] [--all] | tlcheck adapters cases [--case LIST] [--random N [--seed S]]"
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -113,10 +117,26 @@ func selectEngines(list string) ([]harness.Engine, error) {
 	return out, nil
 }
 
-func selectCases(list string) ([]harness.Case, error) {
+// selectCases resolves --case ("all", "none" or a comma-separated list
+// of case names) and appends --random's cases.
+func selectCases(list string, random int, seed uint64) ([]harness.Case, error) {
+	if random < 0 || random > harness.MaxRandom {
+		return nil, cli.Usagef("adapters: --random: %d is not in [0, %d]", random, harness.MaxRandom)
+	}
+	cs, err := fixedCases(list)
+	if err != nil {
+		return nil, err
+	}
+	return append(cs, harness.RandomCases(seed, random)...), nil
+}
+
+func fixedCases(list string) ([]harness.Case, error) {
 	all := harness.AllCases()
-	if list == "all" {
+	switch list {
+	case "all":
 		return all, nil
+	case "none":
+		return nil, nil
 	}
 	names, err := cli.List("--case", list)
 	if err != nil {
@@ -145,7 +165,9 @@ func selectCases(list string) ([]harness.Case, error) {
 func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("adapters run")
 	engine := fs.String("engine", "all", "all, or a comma-separated list of engines")
-	kase := fs.String("case", "all", "all, or a comma-separated list of cases (tlcheck adapters cases lists them)")
+	kase := fs.String("case", "all", "all, none, or a comma-separated list of cases (tlcheck adapters cases lists them)")
+	random := fs.Int("random", 0, fmt.Sprintf("append this many random DAG cases (at most %d)", harness.MaxRandom))
+	seed := fs.Uint64("seed", 1, "the random cases' seed")
 	format := fs.String("format", "text", "text (the table) or json ("+jsonout.Format(jsonout.KindAdapters)+")")
 	all := fs.Bool("all", false, "text: print every row, not only those that do not hold")
 	if err := cli.Parse(fs, args, 0); err != nil {
@@ -158,7 +180,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cs, err := selectCases(*kase)
+	cs, err := selectCases(*kase, *random, *seed)
 	if err != nil {
 		return err
 	}
@@ -181,16 +203,21 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 
 func runCases(args []string, stdout io.Writer) error {
 	fs := cli.NewFlags("adapters cases")
-	kase := fs.String("case", "all", "all, or a comma-separated list of cases")
+	kase := fs.String("case", "all", "all, none, or a comma-separated list of cases")
+	random := fs.Int("random", 0, fmt.Sprintf("append this many random DAG cases (at most %d)", harness.MaxRandom))
+	seed := fs.Uint64("seed", 1, "the random cases' seed")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
-	cs, err := selectCases(*kase)
+	cs, err := selectCases(*kase, *random, *seed)
 	if err != nil {
 		return err
 	}
 	for _, c := range cs {
 		fmt.Fprintf(stdout, "%s\t%s\t%s\n", c.Name, strings.Join(c.Graph.Ops(), ","), harness.Inputs(c))
+		if c.DAG {
+			fmt.Fprintf(stdout, "\tgraph: %s\n", harness.GraphString(c.Graph))
+		}
 	}
 	return nil
 }
