@@ -336,9 +336,49 @@ var (
 )
 
 // positive reports whether value i is certainly ≥ 1/8 everywhere.
-func (d *drawer) positive(i int) bool {
-	v := d.ev.vals[i]
-	return !v.uncertain && len(v.lo) > 0 && v.min() >= 0.125
+func (d *drawer) positive(i int) bool { return positive(d.ev.vals[i]) }
+
+func positive(v value) bool { return !v.uncertain && len(v.lo) > 0 && v.min() >= 0.125 }
+
+// inRange reports whether node n over argument values args keeps the
+// draw's ranges: exp only of certain values within [−6, 6], log, sqrt
+// and inv only of certain values ≥ 1/8, div only by such a value.
+func inRange(n Node, args []value) bool {
+	switch n.Op {
+	case "exp":
+		return !args[0].uncertain && args[0].maxAbs() <= 6
+	case "log", "sqrt", "inv":
+		return positive(args[0])
+	case "div":
+		return positive(args[1])
+	}
+	return true
+}
+
+// randomValid reports whether every node of g keeps the draw's ranges at
+// xs (inRange, and every value finite within [−64, 64]): the shrinker's
+// smaller graphs must stay inside the domain the random cases are drawn
+// from (bypassing exp before a log would not).
+func randomValid(g Graph, xs []spec.Tensor[spec.Rat]) bool {
+	if g.Check() != nil || len(xs) != g.Inputs {
+		return false
+	}
+	ev := newEvaluator(xs)
+	for _, n := range g.Nodes {
+		args := make([]value, len(n.Args))
+		for k, a := range n.Args {
+			args[k] = ev.vals[a]
+		}
+		if !inRange(n, args) {
+			return false
+		}
+		t, v, err := ev.apply(n)
+		if err != nil || len(v.lo) == 0 || v.maxAbs() > 64 {
+			return false
+		}
+		ev.push(t, v)
+	}
+	return true
 }
 
 // drawNode draws one node over the values so far (nil when the draw does
@@ -506,6 +546,14 @@ func (d *drawer) drawNode(last bool) []Node {
 func (d *drawer) accept(nodes []Node) bool {
 	save := len(d.ev.vals)
 	for _, nd := range nodes {
+		args := make([]value, len(nd.Args))
+		for k, a := range nd.Args {
+			args[k] = d.ev.vals[a]
+		}
+		if !inRange(nd, args) {
+			d.ev.ts, d.ev.vals = d.ev.ts[:save], d.ev.vals[:save]
+			return false
+		}
 		t, v, err := d.ev.apply(nd)
 		if err != nil || len(v.lo) == 0 || v.maxAbs() > 64 {
 			d.ev.ts, d.ev.vals = d.ev.ts[:save], d.ev.vals[:save]

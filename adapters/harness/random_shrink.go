@@ -13,11 +13,15 @@ import (
 //
 //  1. the output moved to an earlier node (the later nodes dropped), the
 //     earliest first;
-//  2. a node bypassed: its uses read one of its arguments of the same
-//     shape instead;
+//  2. a node bypassed: its uses read a value it depends on of the same
+//     shape instead (its arguments first, then theirs: bypassing a chain
+//     exp → log at once keeps the log's argument positive where
+//     bypassing the exp alone would not);
 //
 // each followed by dropping the nodes the output no longer depends on and
-// the inputs it no longer reads. Every candidate is a strictly smaller
+// the inputs it no longer reads. A candidate leaving the random cases'
+// domain (randomValid: a log whose argument is no longer an exp, say) is
+// not tried. Every candidate is a strictly smaller
 // graph, so the passes end. The second result is the failing row of the
 // smallest case.
 func shrinkGraph(e Engine, c Case, r Row) (Case, Row) {
@@ -63,8 +67,8 @@ func graphCandidates(c Case) []Case {
 		d.Cot = cotLike(c.Cot, shapes[g.Inputs+j])
 		out = append(out, compact(d))
 	}
-	for j := range g.Nodes {
-		for _, a := range g.Nodes[j].Args {
+	for j := range g.Nodes[:len(g.Nodes)-1] { // bypassing the output is moving it (above)
+		for _, a := range ancestors(g, j) {
 			if !shapes[a].Equal(shapes[g.Inputs+j]) {
 				continue
 			}
@@ -75,7 +79,7 @@ func graphCandidates(c Case) []Case {
 	}
 	var valid []Case
 	for _, d := range out {
-		if len(d.Graph.Nodes) > 0 && d.Graph.Check() == nil {
+		if len(d.Graph.Nodes) > 0 && randomValid(d.Graph, d.Xs) {
 			if d.Tangents != nil && !smoothAt(d.Graph, d.Xs) {
 				d.Tangents = nil
 			}
@@ -83,6 +87,27 @@ func graphCandidates(c Case) []Case {
 		}
 	}
 	return valid
+}
+
+// ancestors lists the values node j depends on, its arguments first,
+// then breadth-first, each once.
+func ancestors(g Graph, j int) []int {
+	var out []int
+	seen := map[int]bool{}
+	queue := append([]int(nil), g.Nodes[j].Args...)
+	for len(queue) > 0 {
+		a := queue[0]
+		queue = queue[1:]
+		if seen[a] {
+			continue
+		}
+		seen[a] = true
+		out = append(out, a)
+		if a >= g.Inputs {
+			queue = append(queue, g.Nodes[a-g.Inputs].Args...)
+		}
+	}
+	return out
 }
 
 // cotLike is a cotangent of shape s with the values of cot, cycled
@@ -101,8 +126,8 @@ func cotLike(cot spec.Tensor[spec.Rat], s spec.Shape) spec.Tensor[spec.Rat] {
 // bypass removes node j of c, its uses reading value a instead.
 func bypass(c Case, j, a int) (Case, bool) {
 	g := c.Graph
-	if j == len(g.Nodes)-1 && a < g.Inputs {
-		return Case{}, false // the output would be an input
+	if j == len(g.Nodes)-1 {
+		return Case{}, false // the output: moving it is a candidate of its own
 	}
 	in := g.Inputs
 	out := Graph{Inputs: in}

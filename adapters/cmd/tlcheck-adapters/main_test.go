@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -52,6 +53,14 @@ func TestRun(t *testing.T) {
 		{[]string{"run", "--format", "xml"}, 2, "", "neither text nor json"},
 		{[]string{"run", "--help"}, 0, "usage: tlcheck adapters run [flags]", ""},
 		{[]string{"cases", "--case", "relu"}, 0, "relu\trelu\tx0=[6][1 -1/2 0 3 -3 1/4] cot=[6][3/4 -5/4 1/2 2 1/4 -1]", ""},
+		{[]string{"run", "--engine", "tlcheck", "--case", "none", "--random", "60", "--seed", "3"}, 0, "0 fails; 0 cases skipped", ""},
+		{[]string{"run", "--engine", "flipped", "--case", "none", "--random", "5"}, 1, "flipped tape rand-1-0 path_sum (fails): smallest: 1 node(s): v1 = ", "rows fail"},
+		{[]string{"run", "--engine", "tlcheck", "--case", "none"}, 0, "0 rows", ""},
+		{[]string{"run", "--random", "100001"}, 2, "", "--random: 100001 is not in [0, 100000]"},
+		{[]string{"run", "--random", "-1"}, 2, "", "--random: -1 is not in [0, 100000]"},
+		{[]string{"cases", "--random", "x"}, 2, "", "--random"},
+		{[]string{"cases", "--case", "none", "--random", "2", "--seed", "5"}, 0, "rand-5-1\t", ""},
+		{[]string{"cases", "--case", "relu", "--random", "1"}, 0, "relu\trelu\t", ""},
 		{[]string{"frob"}, 2, "", "unknown subcommand"},
 		{nil, 2, "", "missing subcommand"},
 	}
@@ -60,6 +69,24 @@ func TestRun(t *testing.T) {
 		if code != tc.code || !strings.Contains(so, tc.out) || !strings.Contains(se, tc.err) || (tc.err != "" && strings.Count(se, "\n") != 1) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args, code, so, se)
 		}
+	}
+}
+
+// TestRandomCases: tlcheck adapters cases --random N --seed S prints N
+// cases (name, primitives, inputs, graph), byte-identical on every run
+// and whatever GOMAXPROCS, with the fixed cases before them unless
+// --case none.
+func TestRandomCases(t *testing.T) {
+	_, a, _ := runCmd("cases", "--case", "none", "--random", "50", "--seed", "9")
+	old := runtime.GOMAXPROCS(1)
+	_, b, _ := runCmd("cases", "--case", "none", "--random", "50", "--seed", "9")
+	runtime.GOMAXPROCS(old)
+	if a != b || strings.Count(a, "\trand-") != 0 || strings.Count(a, "\n\tgraph: ") != 50 || !strings.HasPrefix(a, "rand-9-0\t") || !strings.Contains(a, "\nrand-9-49\t") {
+		t.Errorf("cases --random 50:\n%s\n---\n%s", a, b)
+	}
+	_, c, _ := runCmd("cases", "--case", "relu,square", "--random", "3")
+	if !strings.HasPrefix(c, "relu\t") || !strings.Contains(c, "\nsquare\t") || !strings.Contains(c, "\nrand-1-2\t") {
+		t.Errorf("cases --case relu,square --random 3:\n%s", c)
 	}
 }
 
