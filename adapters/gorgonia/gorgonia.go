@@ -487,6 +487,22 @@ func (engine) Run(m string, hg harness.Graph, xs []harness.Tensor64, cot harness
 		}
 	}
 	for j, n := range hg.Nodes {
+		if m == Lisp && n.Op == "broadcast_to" && n.Attrs != nil && len(n.Attrs.Shape) == 1 && n.Attrs.Shape[0] > 1 &&
+			size(argShape(hg, xs, n.Args[0])) == 1 {
+			// Not run: the lisp machine would panic in its own goroutine,
+			// where nothing can recover it (FINDINGS.md, gorgonia finding
+			// 9; TestFindingLispBroadcastOneExits runs it in a child
+			// process).
+			return y, nil, fmt.Errorf("gorgonia: node %d: the lisp machine panics, in a goroutine nothing can recover, differentiating the broadcast of a one-element value to a vector (repeatOp.DoDiff: interface conversion: *gorgonia.F64 is not tensor.Tensor); not run", j)
+		}
+		if n.Op == "max" || n.Op == "min" || n.Op == "clamp" {
+			if len(argShape(hg, xs, n.Args[0])) == 0 {
+				// MaxBetween/MinBetween have no scalar kernel: "Cannot
+				// perform MaxBetween of *gorgonia.F64 and *gorgonia.F64"
+				// (and clamp's bounds do not unify with a scalar).
+				return y, nil, harness.Unsupportedf("gorgonia: node %d: MaxBetween/MinBetween of scalars are not implemented in gorgonia v0.9.18", j)
+			}
+		}
 		if n.Op == "matmul" {
 			for _, a := range n.Args {
 				if r := len(argShape(hg, xs, a)); r > 2 {
@@ -619,6 +635,16 @@ func tensor64(v G.Value) (harness.Tensor64, error) {
 
 // argShape is the shape of value a of hg at inputs xs, from the
 // registry's shape rules (nil when it cannot be inferred).
+// size is the number of elements of a tensor of shape s (1 for a
+// scalar).
+func size(s []int) int {
+	n := 1
+	for _, d := range s {
+		n *= d
+	}
+	return n
+}
+
 func argShape(hg harness.Graph, xs []harness.Tensor64, a int) []int {
 	shapes, err := hg.ValueShapes(inputShapes(xs))
 	if err != nil || a >= len(shapes) {

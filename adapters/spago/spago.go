@@ -388,6 +388,27 @@ func colVec(x mat.Tensor) mat.Tensor {
 	return ag.Reshape(x, s[0]*s[1], 1)
 }
 
+// onColumns applies f to xs (matrices of one shape) as column vectors
+// and returns the result in their shape: spago's Max and Min build their
+// gradients WithBacking and no shape, an n×1 column whatever their
+// operands' dimensions (mat/gradfn/max.go, min.go: x1v.NewMatrix(
+// mat.WithBacking(gxData))), and when an operand is an operator's output
+// whose backward checks dimensions (Transpose, Reshape) ag ends the
+// process (log.Fatalf "fn: matrices have incompatible dimensions";
+// FINDINGS.md, spago finding 9). On columns the gradients have their
+// operands' shape; the Reshapes around them move no value.
+func onColumns(f func(...mat.Tensor) mat.Tensor, xs ...mat.Tensor) mat.Tensor {
+	s := xs[0].Value().Shape()
+	if s[1] == 1 {
+		return f(xs...)
+	}
+	cols := make([]mat.Tensor, len(xs))
+	for i, x := range xs {
+		cols[i] = colVec(x)
+	}
+	return ag.Reshape(f(cols...), s[0], s[1])
+}
+
 // rowsAsCols returns row i of the r×c matrix x as a c×1 column for each i.
 func rowsAsCols(x mat.Tensor) []mat.Tensor {
 	s := x.Value().Shape()
@@ -510,12 +531,20 @@ func apply(op string, a *spec.Attrs, args []val, out spec.Shape, b *build) (mat.
 		if err != nil {
 			return nil, err
 		}
-		return ag.Min(ag.Max(x.t, constLike(x.t, lo)), constLike(x.t, hi)), nil
-	case "add", "sub", "mul", "div", "max", "min":
+		return onColumns(func(a ...mat.Tensor) mat.Tensor {
+			return ag.Min(ag.Max(a[0], constLike(a[0], lo)), constLike(a[0], hi))
+		}, x.t), nil
+	case "max", "min":
 		if err := sameShapes(op, args); err != nil {
 			return nil, err
 		}
-		f := map[string]func(a, b mat.Tensor) mat.Tensor{"add": ag.Add, "sub": ag.Sub, "mul": ag.Prod, "div": ag.Div, "max": ag.Max, "min": ag.Min}[op]
+		f := map[string]func(a, b mat.Tensor) mat.Tensor{"max": ag.Max, "min": ag.Min}[op]
+		return onColumns(func(a ...mat.Tensor) mat.Tensor { return f(a[0], a[1]) }, x.t, args[1].t), nil
+	case "add", "sub", "mul", "div":
+		if err := sameShapes(op, args); err != nil {
+			return nil, err
+		}
+		f := map[string]func(a, b mat.Tensor) mat.Tensor{"add": ag.Add, "sub": ag.Sub, "mul": ag.Prod, "div": ag.Div}[op]
 		return f(x.t, args[1].t), nil
 	case "matmul":
 		if len(x.shape) != 2 || len(args[1].shape) != 2 {
@@ -615,10 +644,6 @@ func apply(op string, a *spec.Attrs, args []val, out spec.Shape, b *build) (mat.
 func (v val) mdims() []int { return v.t.Value().Shape() }
 
 func broadcast(x val, out spec.Shape) (mat.Tensor, error) {
-	if len(out) != 2 {
-		return nil, fmt.Errorf("spago: broadcast_to rank %d (only to a matrix)", len(out))
-	}
-	s := x.mdims()
 	rep := func(v mat.Tensor, n int) []mat.Tensor {
 		vs := make([]mat.Tensor, n)
 		for i := range vs {
@@ -626,6 +651,14 @@ func broadcast(x val, out spec.Shape) (mat.Tensor, error) {
 		}
 		return vs
 	}
+	if len(out) == 1 && len(x.shape) <= 1 && x.t.Value().Size() == 1 {
+		// one value repeated: a column (spago's vector) of out[0] copies
+		return ag.Concat(rep(x.t, out[0])...), nil
+	}
+	if len(out) != 2 {
+		return nil, harness.Unsupportedf("spago: broadcast_to from %v to rank %d (only to a matrix, or one value to a vector)", x.shape, len(out))
+	}
+	s := x.mdims()
 	R, C := out[0], out[1]
 	switch {
 	case s[0] == R && s[1] == C:
