@@ -197,12 +197,14 @@ func dags() []Case {
 
 // AllCases are Cases followed by every extra case list (shapes and
 // attributes added while writing an adapter: CasesExtraGorgonia,
-// CasesExtraSpago, CasesExtraGomlx): the list tlcheck adapters run gives
-// every engine.
+// CasesExtraSpago, CasesExtraGomlx; and the random cases' shrunk
+// findings, CasesExtraRandom): the list tlcheck adapters run gives every
+// engine.
 func AllCases() []Case {
 	out := append(Cases(), CasesExtraGorgonia()...)
 	out = append(out, CasesExtraSpago()...)
-	return append(out, CasesExtraGomlx()...)
+	out = append(out, CasesExtraGomlx()...)
+	return append(out, CasesExtraRandom()...)
 }
 
 // CaseNamed returns the case of AllCases with this name.
