@@ -57,6 +57,13 @@ var knownFails = map[key]string{
 	{"abs_by_max_reshape_relu", Lisp, harness.OblPathSum}:         "TestFindingLispMaxMinBetween",
 	{"abs_by_max_reshape_relu", Lisp, harness.OblAdjoint}:         "TestFindingLispMaxMinBetween",
 	{"abs_by_max_reshape_relu", "tape↔lisp", harness.OblMachines}: "TestFindingTapeReshapeInPlace",
+	{"log_softmax_and_softmax", Tape, harness.OblForward}:         "TestFindingLogSoftmaxStabilization",
+	{"log_softmax_and_softmax", Tape, harness.OblPathSum}:         "TestFindingLogSoftmaxStabilization",
+	{"log_softmax_and_softmax", Tape, harness.OblAdjoint}:         "TestFindingLogSoftmaxStabilization",
+	{"log_softmax_and_softmax", Lisp, harness.OblForward}:         "TestFindingLogSoftmaxStabilization",
+	{"log_softmax_and_softmax", Lisp, harness.OblPathSum}:         "TestFindingLogSoftmaxStabilization",
+	{"log_softmax_and_softmax", Lisp, harness.OblAdjoint}:         "TestFindingLogSoftmaxStabilization",
+	{"neg_neg", Lisp, harness.OblRun}:                             "TestFindingLispLogSigmoid",
 	{"max_transposed", Lisp, harness.OblPathSum}:                  "TestFindingLispMaxMinBetween",
 	{"max_transposed", Lisp, harness.OblAdjoint}:                  "TestFindingLispMaxMinBetween",
 	{"max_transposed", "tape↔lisp", harness.OblMachines}:          "TestFindingLispMaxMinBetween",
@@ -626,17 +633,25 @@ func TestFindingLispOneElement(t *testing.T) {
 
 // TestFindingLispLogSigmoid: gorgonia's graph stabilization rewrites
 // Log(Sigmoid(x)) into −Softplus(−x) when the Log node is built
-// (stabilization.go, logSigmoidStabilization), leaving the Sigmoid node
-// in the graph with no consumer; the lisp machine then finds two roots
-// and refuses to run ("Could not checkRoots(): Expected cost to be a
-// scalar. Got sigmoid(%0) …"). The tape machine runs and is right. Case
-// log_sigmoid (x = [5/2, −1], c = [1/2, −3/4]; random case rand-1-171,
-// shrunk).
+// (stabilization.go, logSigmoidStabilization), and Neg(Neg(x)) into x
+// (negNegOptimization), leaving the inner node in the graph with no
+// consumer; the lisp machine then finds two roots and refuses to run
+// ("Could not checkRoots(): Expected cost to be a scalar. Got
+// sigmoid(%0) …", "… Got neg(%0) …"). The tape machine runs and is
+// right. Cases log_sigmoid (x = [5/2, −1], c = [1/2, −3/4]; random case
+// rand-1-171, shrunk) and neg_neg (x = [−7/4, 1], c = [1, 3/2];
+// rand-3-1608, shrunk).
 func TestFindingLispLogSigmoid(t *testing.T) {
 	if _, _, err := runErr(t, Lisp, "log_sigmoid"); err == nil || !strings.Contains(err.Error(), "Expected cost to be a scalar. Got sigmoid") {
 		t.Errorf("lisp: %v (fixed?)", err)
 	}
-	_, g := run(t, Tape, "log_sigmoid")
+	if _, _, err := runErr(t, Lisp, "neg_neg"); err == nil || !strings.Contains(err.Error(), "Expected cost to be a scalar. Got neg") {
+		t.Errorf("lisp −(−x): %v (fixed?)", err)
+	}
+	y, g := run(t, Tape, "neg_neg")
+	wantFloats(t, "tape −(−x)", y.Data, -1.75, 1)
+	wantFloats(t, "tape ∂/∂x", g[0].Data, 1, 1.5)
+	_, g = run(t, Tape, "log_sigmoid")
 	// d/dx log σ(x) = 1 − σ(x) = σ(−x), times c.
 	s := func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 	for k, w := range []float64{0.5 * s(-2.5), -0.75 * s(1)} {
@@ -695,5 +710,35 @@ func TestFindingTapeReshapeInPlace(t *testing.T) {
 		t.Fatal(err)
 	} else {
 		wantFloats(t, "tape ∂|x|/∂x without the Reshape", g[0].Data, -0.5, -0.25, -1.5, -1)
+	}
+}
+
+// TestFindingLogSoftmaxStabilization: building Log(SoftMax(x)) turns the
+// SoftMax node itself into a log-softmax (stabilization.go,
+// logSoftmaxStabilization: "op.isLog = true; return a"), so every other
+// reader of softmax(x) gets log_softmax(x) too, in the forward and in the
+// gradient, on both machines. Case log_softmax_and_softmax: log(s) + s
+// for s = softmax(x), x = [3/4, −1/2, 11/4, −3], c = [−7/4, 3/2, −1, 1]:
+// gorgonia y = 2·log_softmax(x) (y[0] = −4.3264…), exact log s + s
+// (y[0] = −2.0483…). Random case rand-3-1917 (log(s)/s = 1 instead of
+// log(s)/s), shrunk by hand.
+func TestFindingLogSoftmaxStabilization(t *testing.T) {
+	x := []float64{0.75, -0.5, 2.75, -3}
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	z := 0.0
+	for _, v := range x {
+		z += math.Exp(v - m)
+	}
+	for _, mach := range []string{Tape, Lisp} {
+		y, _ := run(t, mach, "log_softmax_and_softmax")
+		for k, v := range x {
+			ls := v - m - math.Log(z)
+			if math.Abs(y.Data[k]-2*ls) > 1e-14 {
+				t.Errorf("%s y[%d] = %v, not 2·log_softmax = %v (fixed?); exact %v", mach, k, y.Data[k], 2*ls, ls+math.Exp(ls))
+			}
+		}
 	}
 }

@@ -19,6 +19,9 @@ import "github.com/tlcheck/tlcheck/spec"
 //	exp_reshape_square           exp(x) reshaped, then squared
 //	abs_by_max_reshape_relu      relu(reshape(max(x, −x)))
 //	one_element_concat           concat(y, x) with a one-element y
+//	log_softmax_and_softmax      log(softmax(x)) + softmax(x)
+//	neg_neg                      −(−x)
+//	softplus_far_negative        softplus at x = −30, −24, −20, 1/2
 //	max_transposed               max(xᵀ, y): an operand that is an
 //	                             operator's output (spago's Max backward)
 func CasesExtraRandom() []Case {
@@ -58,6 +61,17 @@ func CasesExtraRandom() []Case {
 		// one-element y.
 		dag("one_element_concat", ts(q(spec.Shape{2}, -5, -10), one(-11)), ts(q(spec.Shape{2}, 1, 2), one(-1)), q(spec.Shape{3}, -5, -8, 3), 2,
 			n("concat", &spec.Attrs{Axis: 0}, 1, 0)),
+		// rand-3-1917, shrunk by hand: log(softmax(x)) + softmax(x), both
+		// read (a cross-entropy and the probabilities).
+		dag("log_softmax_and_softmax", ts(q(spec.Shape{4}, 3, -2, 11, -12)), ts(q(spec.Shape{4}, 1, -1, 2, 1)), q(spec.Shape{4}, -7, 6, -4, 4), 1,
+			n("softmax", &spec.Attrs{Axis: 0}, 0), n("log", nil, 1), n("add", nil, 2, 1)),
+		// rand-3-1608, shrunk: −(−x).
+		dag("neg_neg", ts(q(spec.Shape{2}, -7, 4)), ts(q(spec.Shape{2}, 1, 2)), q(spec.Shape{2}, 4, 6), 1,
+			n("neg", nil, 0), n("neg", nil, 1)),
+		// rand-2-345, shrunk by hand: softplus far below 0, where
+		// log(1 + eˣ) ≈ eˣ and 1 + eˣ rounds.
+		dag("softplus_far_negative", ts(q(spec.Shape{4}, -120, -96, -80, 2)), ts(q(spec.Shape{4}, 1, -1, 2, 1)), q(spec.Shape{4}, 3, -5, 2, 4), 1,
+			n("softplus", nil, 0)),
 		// rand-1-3 (spago's process exit), shrunk by hand: max(xᵀ, y)
 		// with distinct values (no tie).
 		dag("max_transposed", ts(q(spec.Shape{2, 3}, -11, 9, -4, -3, 3, -10), q(spec.Shape{3, 2}, 1, 2, -5, 4, 6, -12)),

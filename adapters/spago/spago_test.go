@@ -45,6 +45,8 @@ var knownFindings = map[string][]string{
 	// CasesExtraGomlx's L2 norms of a zero row: Sqrt′(0) = +∞ times 0
 	"dag_l2norm_zero":          {harness.OblPathSum, harness.OblZero},
 	"dag_l2normalize_eps_zero": {harness.OblPathSum, harness.OblAdjoint, harness.OblZero},
+	// CasesExtraRandom: SoftPlus as log(1 + exp(x)) far below 0
+	"softplus_far_negative": {harness.OblForward},
 }
 
 // TestFindingL2NormZero: the L2 norm sqrt(Σx²) of a zero row, built
@@ -704,5 +706,31 @@ func TestFindingMaxTransposedExits(t *testing.T) {
 		if r.Verdict != harness.Holds {
 			t.Errorf("max_transposed %s %s: %s %s", r.Machine, r.Obligation, r.Verdict, r.Detail)
 		}
+	}
+}
+
+// TestFindingSoftPlusFarNegative: spago's SoftPlus computes
+// (1/β)·log(1 + exp(βx)) (mat/gradfn/misc.go, softPlus), so for x far
+// below 0, where softplus(x) ≈ eˣ is tiny, 1 + eˣ rounds to a multiple of
+// 2⁻⁵² and the logarithm keeps only that: a relative error up to ~1e-3
+// at x = −30 (3e-7 at −24, 3e-8 at −20; binary64 rounding is 1e-16)
+// (log1p(exp(x)) is the accurate form). Case softplus_far_negative: x =
+// [−30, −24, −20, 1/2], c = [3/4, −5/4, 1/2, 1]: spago y[0] =
+// 9.348077867343381e-14, exact 9.35762296883973e-14 (relative 1.0e-3,
+// the binary32 bound 8.9e-20); its derivative exp/(exp + 1) is accurate.
+// Random case rand-2-345 (softplus of −28.65…), shrunk by hand.
+func TestFindingSoftPlusFarNegative(t *testing.T) {
+	_, y, _, err := run(t, "softplus_far_negative")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, x := range []float64{-30, -24, -20} {
+		naive, exact := math.Log(1+math.Exp(x)), math.Log1p(math.Exp(x))
+		if y.Data[k] != naive || math.Abs(naive-exact) < 1e-9*exact {
+			t.Errorf("y[%d] = %v, log(1+eˣ) = %v, log1p(eˣ) = %v (fixed?)", k, y.Data[k], naive, exact)
+		}
+	}
+	if n := failsOn(rowsOf(t, "softplus_far_negative"), harness.OblForward); n != 2 {
+		t.Errorf("%d forward rows fail, want 2 (both machines)", n)
 	}
 }
