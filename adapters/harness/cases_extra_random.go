@@ -22,6 +22,7 @@ import "github.com/tlcheck/tlcheck/spec"
 //	log_softmax_and_softmax      log(softmax(x)) + softmax(x)
 //	neg_neg                      −(−x)
 //	softplus_far_negative        softplus at x = −30, −24, −20, 1/2
+//	softmax_times_log_softmax    softmax(x) ⊙ log_softmax(x)
 //	max_transposed               max(xᵀ, y): an operand that is an
 //	                             operator's output (spago's Max backward)
 func CasesExtraRandom() []Case {
@@ -72,6 +73,10 @@ func CasesExtraRandom() []Case {
 		// log(1 + eˣ) ≈ eˣ and 1 + eˣ rounds.
 		dag("softplus_far_negative", ts(q(spec.Shape{4}, -120, -96, -80, 2)), ts(q(spec.Shape{4}, 1, -1, 2, 1)), q(spec.Shape{4}, 3, -5, 2, 4), 1,
 			n("softplus", nil, 0)),
+		// rand-2-1902, shrunk: softmax(x) ⊙ log_softmax(x) (minus the
+		// entropy), x without a tie.
+		dag("softmax_times_log_softmax", ts(q(spec.Shape{4}, 0, 5, 8, -3)), ts(q(spec.Shape{4}, 1, -1, 2, 1)), q(spec.Shape{4}, 2, -4, -6, -5), 1,
+			n("softmax", &spec.Attrs{Axis: 0}, 0), n("log_softmax", &spec.Attrs{Axis: 0}, 0), n("mul", nil, 1, 2)),
 		// rand-1-3 (spago's process exit), shrunk by hand: max(xᵀ, y)
 		// with distinct values (no tie).
 		dag("max_transposed", ts(q(spec.Shape{2, 3}, -11, 9, -4, -3, 3, -10), q(spec.Shape{3, 2}, 1, 2, -5, 4, 6, -12)),
