@@ -32,7 +32,7 @@ func element(c Case, k int) Case {
 	pick := func(t spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat] {
 		return spec.Tensor[spec.Rat]{Shape: spec.Shape{1}, Data: []spec.Rat{t.Data[k]}}
 	}
-	d := Case{Name: fmt.Sprintf("%s[%d]", c.Name, k), DAG: c.DAG, Graph: c.Graph, Cot: pick(c.Cot), Tie: c.Tie}
+	d := Case{Name: fmt.Sprintf("%s[%d]", c.Name, k), DAG: c.DAG, Graph: c.Graph, Cot: pick(c.Cot), Tie: c.Tie, random: c.random}
 	for _, x := range c.Xs {
 		d.Xs = append(d.Xs, pick(x))
 	}
