@@ -31,7 +31,18 @@ import (
 // engineList is engines, replaced by tests to plant a faulty engine.
 var engineList = engines
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	// gorgonia's lisp machine writes err.dot into the working directory
+	// when it refuses a graph (vm_genera.go, checkRoots); the command reads
+	// no file, so it runs in a private directory removed at exit.
+	dir, err := os.MkdirTemp("", "tlcheck-adapters-")
+	if err == nil && os.Chdir(dir) == nil {
+		code := run(os.Args[1:], os.Stdout, os.Stderr)
+		os.RemoveAll(dir)
+		os.Exit(code)
+	}
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	out := cli.NewOutput(stdout)
