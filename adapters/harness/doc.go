@@ -29,6 +29,13 @@
 //	machines     two machines of one engine agree bit for bit, or both
 //	             within the bound.
 //
+// Random cases (RandomCases) get the same obligations, with one rule
+// more: where a random graph is not provably smooth at its inputs (an
+// argument of relu, abs, clamp, max or min may sit on its kink or tie), a
+// finite gradient that differs from tlcheck's convention is
+// inconclusive, since another valid convention may give it and the
+// Clarke set of a DAG is not enumerated; NaN and ±∞ still fail.
+//
 // Only "fails" is a finding. An engine's tie convention that differs from
 // tlcheck's is declared by its adapter as an equivalent graph in registry
 // primitives (Convention); the engine is then held to it within the bound
