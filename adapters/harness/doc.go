@@ -27,7 +27,11 @@
 //	             bound proves it (every local derivative bounded at the
 //	             point: the reference is exactly 0 with bound 0);
 //	machines     two machines of one engine agree bit for bit, or both
-//	             within the bound.
+//	             within the bound;
+//	run          the engine returned an error (or panicked) on a graph
+//	             its adapter maps: it failed to compute a well-defined
+//	             value, a finding; a graph the adapter cannot express at
+//	             its shapes (ErrUnsupported) is skipped instead.
 //
 // Random cases (RandomCases) get the same obligations, with one rule
 // more: where a random graph is not provably smooth at its inputs (an
