@@ -35,6 +35,7 @@ package gomlx
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"sync"
 
 	"github.com/gomlx/gomlx/backends"
@@ -197,18 +198,6 @@ func zeros(s []int) bool {
 	return true
 }
 
-func sameInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 func ones(s []int) bool {
 	for _, v := range s {
 		if v != 1 {
@@ -289,7 +278,7 @@ func (e engine) Supports(op string, a *spec.Attrs) error {
 		if w.CeilMode {
 			return fmt.Errorf("gomlx adapter: ceil-mode %s is not mapped", op)
 		}
-		if !e.native && !sameInts(w.Stride, w.Kernel) {
+		if !e.native && !slices.Equal(w.Stride, w.Kernel) {
 			return fmt.Errorf("gomlx %s on simplego cannot differentiate %s (its VJP needs the backend op %s); the adapter maps only windows that tile the input (stride = kernel) as ReduceMax/ReduceMean, got kernel %v stride %v", Version, op, nativeGaps[op], w.Kernel, w.Stride)
 		}
 		return nil

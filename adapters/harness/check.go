@@ -287,13 +287,13 @@ func runCase(e Engine, c Case) []Row {
 	}
 	ref.singular(c)
 	var cref *Reference
-	shapes, err := c.Graph.ValueShapes(c.Xs)
-	if err != nil {
-		return []Row{row("", OblRun, Inconclusive, "shapes: "+err.Error())}
-	}
-	conv := c.Graph.ExpandAt(e.Conventions(), shapes)
 	convErr := ""
 	if usesConvention(e, ops) {
+		shapes, err := c.Graph.ValueShapes(c.Xs)
+		if err != nil {
+			return []Row{row("", OblRun, Inconclusive, "shapes: "+err.Error())}
+		}
+		conv := c.Graph.ExpandAt(e.Conventions(), shapes)
 		// A convention graph that does not apply at these shapes (written
 		// for one channel, say) leaves the case judged by tlcheck's
 		// conventions alone; the reason is told where it matters.
@@ -311,6 +311,7 @@ func runCase(e Engine, c Case) []Row {
 	// engines their conventions; a random graph is judged strictly only
 	// where it is provably smooth.
 	kinked := c.random && !smoothAt(c.Graph, c.Xs)
+	zref, zerr := zeroReference(c)
 	var rows []Row
 	var first []Tensor64
 	var firstM string
@@ -336,7 +337,7 @@ func runCase(e Engine, c Case) []Row {
 		adjRef := ref
 		if v != Holds && cref != nil {
 			if cv, cd := gradVerdict(grads, cref.Grads); cv == Holds {
-				v, d, adjRef = ByConvention, conventionNote(e, conv, ops), cref
+				v, d, adjRef = ByConvention, conventionNote(e, ops), cref
 			} else if worst(cv, v) == v {
 				d = cd + " (under the engine's convention)"
 				v, adjRef = cv, cref
@@ -366,7 +367,7 @@ func runCase(e Engine, c Case) []Row {
 			v, d = subgradVerdict(c, grads)
 			rows = append(rows, row(m, OblSubgrad, v, d))
 		}
-		rows = append(rows, zeroRow(e, m, c, xs, row))
+		rows = append(rows, zeroRow(e, m, c, xs, zref, zerr, row))
 		if mi == 0 {
 			first, firstM = grads, m
 		} else if first != nil {
@@ -387,7 +388,7 @@ func usesConvention(e Engine, ops []string) bool {
 	return false
 }
 
-func conventionNote(e Engine, conv Graph, ops []string) string {
+func conventionNote(e Engine, ops []string) string {
 	var notes []string
 	for _, c := range e.Conventions() {
 		for _, op := range ops {
@@ -408,14 +409,11 @@ func conventionNote(e Engine, conv Graph, ops []string) string {
 // returns exactly ±0: any other value, NaN included, fails. Where a
 // derivative may have a pole there, the bound is +∞ and the row is
 // inconclusive.
-func zeroRow(e Engine, m string, c Case, xs []Tensor64, row func(m, obl string, v Verdict, d string) Row) Row {
-	z := zerosLike(c.Cot)
-	ref, err := NewReference(c.Graph, c.Xs, z, nil)
-	if err != nil {
-		return row(m, OblZero, Inconclusive, "reference: "+err.Error())
+func zeroRow(e Engine, m string, c Case, xs []Tensor64, ref *Reference, rerr error, row func(m, obl string, v Verdict, d string) Row) Row {
+	if rerr != nil {
+		return row(m, OblZero, Inconclusive, "reference: "+rerr.Error())
 	}
-	ref.singular(c)
-	_, grads, err := e.Run(m, c.Graph, xs, Float64s(z))
+	_, grads, err := e.Run(m, c.Graph, xs, Float64s(zerosLike(c.Cot)))
 	if err != nil {
 		return row(m, OblZero, Fails, "the engine failed on a zero cotangent: "+oneLine(err.Error()))
 	}
@@ -424,6 +422,17 @@ func zeroRow(e Engine, m string, c Case, xs []Tensor64, row func(m, obl string, 
 		d += " (zero cotangent)"
 	}
 	return row(m, OblZero, v, d)
+}
+
+// zeroReference is the reference of case c at a zero cotangent (one per
+// case, whatever the number of machines).
+func zeroReference(c Case) (*Reference, error) {
+	ref, err := NewReference(c.Graph, c.Xs, zerosLike(c.Cot), nil)
+	if err != nil {
+		return nil, err
+	}
+	ref.singular(c)
+	return ref, nil
 }
 
 // machinesRow compares two machines of one engine: identical bits hold;

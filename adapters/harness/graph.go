@@ -177,9 +177,9 @@ func Float64s(t spec.Tensor[spec.Rat]) Tensor64 {
 	return out
 }
 
-// Reached reports, per input, whether the output depends on it through
-// some path of g (an unreached input's gradient is exactly zero).
-func (g Graph) Reached() []bool {
+// Live marks the values of g (inputs, then nodes) the output depends on
+// through some path.
+func (g Graph) Live() []bool {
 	live := make([]bool, g.Inputs+len(g.Nodes))
 	if len(g.Nodes) > 0 {
 		live[len(live)-1] = true
@@ -193,5 +193,9 @@ func (g Graph) Reached() []bool {
 			}
 		}
 	}
-	return live[:g.Inputs]
+	return live
 }
+
+// Reached reports, per input, whether the output depends on it through
+// some path of g (an unreached input's gradient is exactly zero).
+func (g Graph) Reached() []bool { return g.Live()[:g.Inputs] }

@@ -196,7 +196,7 @@ func smoothAt(g Graph, xs []spec.Tensor[spec.Rat]) bool {
 	if g.Check() != nil || len(xs) != g.Inputs {
 		return false
 	}
-	live := liveValues(g)
+	live := g.Live()
 	ev := newEvaluator(xs)
 	for j, n := range g.Nodes {
 		t, v, err := ev.apply(n)
@@ -215,24 +215,6 @@ func smoothAt(g Graph, xs []spec.Tensor[spec.Rat]) bool {
 		ev.push(t, v)
 	}
 	return true
-}
-
-// liveValues marks the values (inputs, then nodes) the output depends on.
-func liveValues(g Graph) []bool {
-	live := make([]bool, g.Inputs+len(g.Nodes))
-	if len(g.Nodes) > 0 {
-		live[len(live)-1] = true
-	}
-	for j := len(g.Nodes) - 1; j >= 0; j-- {
-		if live[g.Inputs+j] {
-			for _, a := range g.Nodes[j].Args {
-				if a >= 0 && a < len(live) {
-					live[a] = true
-				}
-			}
-		}
-	}
-	return live
 }
 
 // drawer draws one random case.

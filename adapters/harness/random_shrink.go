@@ -156,7 +156,7 @@ func bypass(c Case, j, a int) (Case, bool) {
 // does not read.
 func compact(c Case) Case {
 	g := c.Graph
-	live := liveValues(g)
+	live := g.Live()
 	d := c
 	d.Xs, d.Tangents = nil, nil
 	inputs := 0

@@ -90,7 +90,7 @@ func TestRandomShape(t *testing.T) {
 				seen[v.String()] = true
 			}
 		}
-		for _, r := range liveValues(g) {
+		for _, r := range g.Live() {
 			if !r {
 				t.Fatalf("%s: a value the output does not read: %s", c.Name, GraphString(g))
 			}

@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -109,21 +110,28 @@ func selectEngines(list string) ([]harness.Engine, error) {
 	if list == "all" {
 		return all, nil
 	}
-	names, err := cli.List("--engine", list)
+	return pick("--engine", "engine", list, all, harness.Engine.Name)
+}
+
+// pick resolves a comma-separated list of names against all (in the
+// list's order), or says which name is unknown and which are known.
+func pick[T any](flagName, what, list string, all []T, name func(T) string) ([]T, error) {
+	names, err := cli.List(flagName, list)
 	if err != nil {
 		return nil, cli.BadInput(err)
 	}
-	var out []harness.Engine
+	var out []T
 	for _, n := range names {
-		found := false
-		for _, e := range all {
-			if e.Name() == n {
-				out, found = append(out, e), true
+		i := slices.IndexFunc(all, func(x T) bool { return name(x) == n })
+		if i < 0 {
+			known := make([]string, len(all))
+			for k, x := range all {
+				known[k] = name(x)
 			}
+			sort.Strings(known)
+			return nil, cli.Usagef("adapters: %s: unknown %s %s (known: %s)", flagName, what, cli.Quoted(n), strings.Join(known, ", "))
 		}
-		if !found {
-			return nil, cli.Usagef("adapters: --engine: unknown engine %s (known: %s)", cli.Quoted(n), strings.Join(engineNames(), ", "))
-		}
+		out = append(out, all[i])
 	}
 	return out, nil
 }
@@ -149,28 +157,7 @@ func fixedCases(list string) ([]harness.Case, error) {
 	case "none":
 		return nil, nil
 	}
-	names, err := cli.List("--case", list)
-	if err != nil {
-		return nil, cli.BadInput(err)
-	}
-	var out []harness.Case
-	for _, n := range names {
-		found := false
-		for _, c := range all {
-			if c.Name == n {
-				out, found = append(out, c), true
-			}
-		}
-		if !found {
-			known := make([]string, len(all))
-			for i, c := range all {
-				known[i] = c.Name
-			}
-			sort.Strings(known)
-			return nil, cli.Usagef("adapters: --case: unknown case %s (known: %s)", cli.Quoted(n), strings.Join(known, ", "))
-		}
-	}
-	return out, nil
+	return pick("--case", "case", list, all, func(c harness.Case) string { return c.Name })
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
