@@ -9,6 +9,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,23 +135,33 @@ func TestCertVerifies(t *testing.T) {
 		seed  uint64
 	}{{"find", false, "", 1}, {"op", true, certificates.DrawRecorded, 0}} {
 		t.Run(tc.name, func(t *testing.T) {
+			// Find sweeps its default 100 cases; Op records every case rapid
+			// ran: -rapid.checks of them (100 by default).
+			want := 100
+			if f := flag.Lookup("rapid.checks"); tc.rapid && f != nil {
+				n, err := strconv.Atoi(f.Value.String())
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = n
+			}
 			dir := certOf(t, tc.rapid)
 			rep, err := check.Verify(dir, mymax(false))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(rep.Files) != 1 || rep.Files[0].Path != "adjointness/mymax.json" || rep.Files[0].Cases != 100 {
+			if len(rep.Files) != 1 || rep.Files[0].Path != "adjointness/mymax.json" || rep.Files[0].Cases != want {
 				t.Fatalf("report %+v", rep.Files)
 			}
 			m := rep.Manifest
-			if m.Seed != tc.seed || m.Cases != 100 || len(m.Ops) != 1 || m.Ops[0] != "mymax" || len(m.Kinds) != 1 || m.Kinds[0] != "adjointness" {
+			if m.Seed != tc.seed || m.Cases != want || len(m.Ops) != 1 || m.Ops[0] != "mymax" || len(m.Kinds) != 1 || m.Kinds[0] != "adjointness" {
 				t.Errorf("manifest %+v", m)
 			}
 			if m.RegistryHash == spec.RegistryHash() {
 				t.Errorf("the registry hash does not include the user's op")
 			}
 			f, _ := readCert(t, dir)
-			if f.Op != "mymax" || f.Draw != tc.draw || len(f.Cases) != 100 {
+			if f.Op != "mymax" || f.Draw != tc.draw || len(f.Cases) != want {
 				t.Fatalf("file op %q draw %q, %d cases", f.Op, f.Draw, len(f.Cases))
 			}
 			ties := 0
