@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 )
@@ -19,7 +21,8 @@ import (
 //  1. the file named by $TLCHECK_ADAPTERS;
 //  2. tlcheck-adapters beside this executable, then on $PATH;
 //  3. in a checkout: the adapters module in the working directory or the
-//     nearest parent that has adapters/go.mod, run with `go run`.
+//     nearest parent that has adapters/go.mod, built with `go build` into
+//     the user's cache directory (buildAdapters).
 //
 // Its stdout and stderr are this command's, and its exit status (0 no
 // finding, 1 a finding, 2 bad usage) is this command's.
@@ -74,13 +77,11 @@ func adaptersCommand(args []string) (*exec.Cmd, error) {
 	for {
 		mod := filepath.Join(dir, "adapters", "go.mod")
 		if _, err := os.Stat(mod); err == nil {
-			gobin, err := exec.LookPath("go")
+			bin, err := buildAdapters(filepath.Dir(mod))
 			if err != nil {
-				return nil, cli.BadInput(fmt.Errorf("adapters: found %s but no go command on $PATH to run it", mod))
+				return nil, err
 			}
-			c := exec.Command(gobin, append([]string{"run", "./cmd/tlcheck-adapters"}, args...)...)
-			c.Dir = filepath.Dir(mod)
-			return c, nil
+			return exec.Command(bin, args...), nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -89,4 +90,29 @@ func adaptersCommand(args []string) (*exec.Cmd, error) {
 		dir = parent
 	}
 	return nil, cli.BadInput(errors.New(`adapters: tlcheck-adapters not found ($TLCHECK_ADAPTERS, beside tlcheck, $PATH) and no adapters/go.mod above the working directory: build it with go build -C adapters -o "$(go env GOPATH)/bin/tlcheck-adapters" ./cmd/tlcheck-adapters in a checkout`))
+}
+
+// buildAdapters builds the checkout's tlcheck-adapters (module directory
+// mod) into the user's cache directory and returns its path. It builds
+// rather than `go run`s, so that the command's own exit status (1 for a
+// finding, 2 for bad usage) reaches the user unchanged: go run reports
+// any non-zero status as its own exit 1. The go command's build cache
+// makes a rebuild of an unchanged checkout take about a second.
+func buildAdapters(mod string) (string, error) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		return "", cli.BadInput(fmt.Errorf("adapters: found %s but no go command on $PATH to build it", filepath.Join(mod, "go.mod")))
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	out := filepath.Join(cache, "tlcheck", "tlcheck-adapters")
+	var msg bytes.Buffer
+	build := exec.Command(gobin, "build", "-o", out, "./cmd/tlcheck-adapters")
+	build.Dir, build.Stdout, build.Stderr = mod, &msg, &msg
+	if err := build.Run(); err != nil {
+		return "", cli.BadInput(fmt.Errorf("adapters: building %s: %v: %s", mod, err, strings.TrimSpace(msg.String())))
+	}
+	return out, nil
 }

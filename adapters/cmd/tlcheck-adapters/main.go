@@ -116,7 +116,7 @@ func selectEngines(list string) ([]harness.Engine, error) {
 // pick resolves a comma-separated list of names against all (in the
 // list's order), or says which name is unknown and which are known.
 func pick[T any](flagName, what, list string, all []T, name func(T) string) ([]T, error) {
-	names, err := cli.List(flagName, list)
+	names, err := cli.List(strings.TrimPrefix(flagName, "--"), list)
 	if err != nil {
 		return nil, cli.BadInput(err)
 	}
