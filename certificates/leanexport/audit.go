@@ -113,7 +113,10 @@ const (
 	Rejected Verdict = "rejected"
 )
 
-// Finding is the audit of one theorem.
+// Finding is the audit of one theorem. Theorem and Axioms are the names
+// as given and as the export spells them (pass them through Escape before
+// printing them); Problems are sentences ready to print: every name from
+// the input in them is already escaped.
 type Finding struct {
 	Theorem  string
 	Axioms   []string
@@ -138,42 +141,47 @@ func auditOne(e *Export, name string, lock *Lock) Finding {
 	bad := func(format string, args ...any) { f.Problems = append(f.Problems, fmt.Sprintf(format, args...)) }
 	d, ok := e.Lookup(name)
 	if !ok {
-		bad("theorem %s is not in the export", name)
+		bad("theorem %s is not in the export", Escape(name))
 		return f
 	}
 	if d.Kind != KindThm {
-		bad("%s is a %s, not a theorem", name, d.Kind)
+		bad("%s is %s, not a theorem", Escape(name), kindPhrase(d.Kind, d.quotKind))
 		return f
 	}
 	cl := e.Dependencies(d)
 	f.Axioms = cl.Axioms
 	for _, a := range cl.Axioms {
 		key := cl.axiomKeys[a]
-		via := strings.Join(cl.Paths[a], " → ")
+		var via []string
+		for _, p := range cl.Paths[a] {
+			via = append(via, Escape(p))
+		}
 		switch {
 		case forbidden[key] != "":
-			bad("uses forbidden axiom %s (%s), via %s", a, forbidden[key], via)
+			bad("uses forbidden axiom %s (%s), via %s", Escape(a), forbidden[key], strings.Join(via, " → "))
 		case isNative(e, key):
-			bad("uses native_decide axiom %s (compiled code, not the kernel), via %s", a, via)
+			bad("uses native_decide axiom %s (compiled code, not the kernel), via %s", Escape(a), strings.Join(via, " → "))
 		case !allowed(key):
-			bad("uses axiom %s, which is not on the allow-list (%s), via %s", a, strings.Join(AllowedAxioms, ", "), via)
+			bad("uses axiom %s, which is not on the allow-list (%s), via %s", Escape(a), strings.Join(AllowedAxioms, ", "), strings.Join(via, " → "))
+		default:
+			f.Problems = append(f.Problems, e.checkCore(e.decls[key])...)
 		}
 	}
 	for _, u := range cl.Unsafe {
-		bad("depends on unsafe declaration %s", u)
+		bad("depends on unsafe declaration %s", Escape(u))
 	}
 	for _, m := range cl.Missing {
-		bad("depends on %s, which the export does not declare", m)
+		bad("depends on %s, which the export does not declare", Escape(m))
 	}
 	f.Hash = e.StatementHash(d).Hex()
 	deep, _ := e.DeepHash(d)
 	f.Deep = deep.Hex()
 	if lock != nil {
 		if lock.Lean != "" && lock.Lean != e.Meta.LeanVersion {
-			bad("the lock was written for Lean %s, the export is from Lean %s", lock.Lean, e.Meta.LeanVersion)
+			bad("the lock was written for Lean %s, the export is from Lean %s", lock.Lean, Escape(e.Meta.LeanVersion))
 		}
 		if ent, ok := lock.Theorems[name]; !ok {
-			bad("theorem %s is not in the lock", name)
+			bad("theorem %s is not in the lock", Escape(name))
 		} else {
 			if ent.Statement != f.Hash {
 				bad("statement hash %s differs from the lock's %s: the statement changed", short(f.Hash), short(ent.Statement))

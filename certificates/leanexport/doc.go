@@ -53,10 +53,22 @@
 // instantiate while checking the type and the proof occurs in one of the
 // followed fields, and the closure follows all of them transitively), so
 // every axiom the proof can depend on is in it. An allowed axiom is
-// recognised by its name; its statement hash is pinned in the lock, so an
-// export that declares a "propext" of another type fails against the
-// lock. Whether the proofs type-check is not decided here: that is the
-// kernel's part (lake build, or a kernel replay of the export).
+// recognised by its statement, not its name: the statement hashes of
+// propext, Classical.choice and Quot.sound as Lean core states them, and
+// of the constants those statements are built from (Iff, Eq, Nonempty,
+// Quot, Quot.mk and their constructors, with their kinds and constructor
+// lists), are pinned in this package (corePins), so an export that
+// declares a "propext" of another type, or over a forged Iff, is rejected
+// with or without a lock. Whether the proofs type-check is not decided
+// here: that is the kernel's part (lake build, or a kernel replay of the
+// export).
+//
+// # Output
+//
+// Names read from an export, a lock or the command line may hold any
+// bytes. Escape renders them for a terminal (control characters, ESC,
+// NUL, bidi overrides, newlines and invalid UTF-8 as Go-style escapes); a
+// Finding's Problems are already escaped, its Theorem and Axioms are not.
 //
 // # Statement hashes
 //

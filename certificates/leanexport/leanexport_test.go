@@ -160,9 +160,15 @@ func TestAuditRejects(t *testing.T) {
 }
 
 func TestAllowedAxiomsAccepted(t *testing.T) {
-	f := Audit(parse(t, withAxiom("Classical.choice")), []string{"T"}, nil)[0]
-	if f.Verdict != Accepted || len(f.Axioms) != 1 || f.Axioms[0] != "Classical.choice" {
-		t.Errorf("finding %+v", f)
+	for _, a := range AllowedAxioms {
+		f := Audit(parse(t, usingAxioms(nil, a)), []string{"T"}, nil)[0]
+		if f.Verdict != Accepted || len(f.Axioms) != 1 || f.Axioms[0] != a {
+			t.Errorf("finding %+v", f)
+		}
+	}
+	// The name alone is not enough: Classical.choice : Prop is not Lean's.
+	if f := Audit(parse(t, withAxiom("Classical.choice")), []string{"T"}, nil)[0]; f.Verdict != Rejected {
+		t.Errorf("a Classical.choice : Prop was accepted: %+v", f)
 	}
 }
 

@@ -113,6 +113,9 @@ type Decl struct {
 	refs    []string // name keys of the constants the record names besides its expressions
 	extra   []int    // further expressions (recursor rule right-hand sides)
 	lpNames []string // level parameter name keys
+	// quotKind is a quot declaration's kind ("type", "ctor", "lift",
+	// "ind"), "" for every other declaration.
+	quotKind string
 }
 
 // Meta is the export's first line.
@@ -714,7 +717,7 @@ func (p *parser) addDecl(d *Decl, nameIdx int, lps []int) error {
 		d.lpNames = append(d.lpNames, p.e.names[l].key)
 	}
 	if old, dup := p.e.decls[d.key]; dup {
-		return fmt.Errorf("%s %s declared twice (first on line %d)", d.Kind, d.Name, old.Line)
+		return fmt.Errorf("%s %s declared twice (first on line %d)", d.Kind, Escape(d.Name), old.Line)
 	}
 	p.e.decls[d.key] = d
 	p.e.order = append(p.e.order, d)
@@ -794,6 +797,7 @@ func (p *parser) declRecord(kind string, v json.RawMessage) error {
 		if !contains([]string{"type", "ctor", "lift", "ind"}, s) {
 			return fmt.Errorf("quot.kind: unknown quotient kind %s", limits.Quote(s))
 		}
+		d.quotKind = s
 	}
 	if h, ok := f["hints"]; ok {
 		if err := hints(h); err != nil {

@@ -131,13 +131,17 @@ func auditFile(export, lockPath string, names []string, lean string) ([]leanexpo
 }
 
 // reportFindings prints the table theorem × axioms × statement hash ×
-// verdict, then every problem; exit 1 if a theorem is rejected.
+// verdict, then every problem; exit 1 if a theorem is rejected. Every
+// string that came from the export, the lock or the command line goes
+// through leanexport.Escape (a Finding's Problems already have), so that a
+// name holding a newline, ESC, NUL or a bidi override can neither forge a
+// row nor drive the terminal.
 func reportFindings(w io.Writer, fs []leanexport.Finding) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "theorem\taxioms\tstatement hash\tverdict")
 	bad := 0
 	for _, f := range fs {
-		ax := strings.Join(f.Axioms, ",")
+		ax := escapeAll(f.Axioms, ",")
 		if ax == "" {
 			ax = "none"
 		}
@@ -148,7 +152,7 @@ func reportFindings(w io.Writer, fs []leanexport.Finding) error {
 		if h == "" {
 			h = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", limits.Short(f.Theorem), limits.Short(ax), h, f.Verdict)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", limits.Short(leanexport.Escape(f.Theorem)), limits.Short(ax), h, f.Verdict)
 		if f.Verdict != leanexport.Accepted {
 			bad++
 		}
@@ -156,13 +160,23 @@ func reportFindings(w io.Writer, fs []leanexport.Finding) error {
 	tw.Flush()
 	for _, f := range fs {
 		for _, p := range f.Problems {
-			fmt.Fprintf(w, "%s: %s\n", limits.Short(f.Theorem), limits.Line(p))
+			fmt.Fprintf(w, "%s: %s\n", limits.Short(leanexport.Escape(f.Theorem)), limits.Line(p))
 		}
 	}
 	if bad > 0 {
-		return cli.Failf("lean audit: %d of %d theorems rejected; first: %s: %s", bad, len(fs), firstRejected(fs).Theorem, firstRejected(fs).Problems[0])
+		first := firstRejected(fs)
+		return cli.Failf("lean audit: %d of %d theorems rejected; first: %s: %s", bad, len(fs), limits.Short(leanexport.Escape(first.Theorem)), limits.Line(first.Problems[0]))
 	}
 	return nil
+}
+
+// escapeAll escapes each string and joins them with sep.
+func escapeAll(xs []string, sep string) string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = leanexport.Escape(x)
+	}
+	return strings.Join(out, sep)
 }
 
 func firstRejected(fs []leanexport.Finding) leanexport.Finding {
@@ -356,7 +370,7 @@ func stageLean(c gateConfig) gateStage {
 		return st
 	}
 	for _, f := range fs {
-		it := gateItem{GateItem: jsonout.GateItem{Name: f.Theorem, Holds: f.Verdict == leanexport.Accepted}, Detail: "axioms " + strings.Join(f.Axioms, ",") + " statement " + f.Hash}
+		it := gateItem{GateItem: jsonout.GateItem{Name: leanexport.Escape(f.Theorem), Holds: f.Verdict == leanexport.Accepted}, Detail: "axioms " + escapeAll(f.Axioms, ",") + " statement " + f.Hash}
 		if !it.Holds {
 			it.Failure = strings.Join(f.Problems, "; ")
 		}

@@ -178,3 +178,75 @@ func TestGateLean(t *testing.T) {
 		t.Errorf("gate --lean, changed statement: exit %d, %q", code, out)
 	}
 }
+
+// TestLeanAuditForgedAxiom: issue 27's forgery — axiom Classical.choice :
+// Prop and axiom propext : Classical.choice, used by theorem T — is
+// rejected without a lock (exit 1), naming the forged declaration.
+func TestLeanAuditForgedAxiom(t *testing.T) {
+	forged := `{"meta":{"exporter":{"name":"lean4export","version":"3.1.0"},"format":{"version":"3.1.0"},"lean":{"githash":"0","version":"4.30.0"}}}
+{"in":1,"str":{"pre":0,"str":"Classical"}}
+{"in":2,"str":{"pre":1,"str":"choice"}}
+{"ie":0,"sort":0}
+{"axiom":{"isUnsafe":false,"levelParams":[],"name":2,"type":0}}
+{"in":3,"str":{"pre":0,"str":"propext"}}
+{"const":{"name":2,"us":[]},"ie":1}
+{"axiom":{"isUnsafe":false,"levelParams":[],"name":3,"type":1}}
+{"in":4,"str":{"pre":0,"str":"T"}}
+{"const":{"name":3,"us":[]},"ie":2}
+{"thm":{"all":[4],"levelParams":[],"name":4,"type":1,"value":2}}
+`
+	p := filepath.Join(t.TempDir(), "forged.ndjson")
+	os.WriteFile(p, []byte(forged), 0o644)
+	code, out, errOut := runCmd("lean", "audit", "--export", p)
+	if code != 1 || !strings.Contains(out, "axiom propext has statement hash") || !strings.Contains(out, "forged declaration under an allowed name") || !strings.Contains(errOut, "1 of 1 theorems rejected") {
+		t.Errorf("forged axioms: exit %d, %q %q", code, out, errOut)
+	}
+}
+
+// TestLeanAuditEscapes: a theorem name holding a newline, ESC sequences,
+// NUL and a right-to-left override prints escaped: no raw control
+// character reaches the terminal and no forged "accepted" row appears.
+func TestLeanAuditEscapes(t *testing.T) {
+	evil := "T\n\x1b[1A\x1b[2K\x1b[32mS  none  0123456789abcdef  accepted\x00\u202edetpecca"
+	js := strings.NewReplacer("\n", `\n`, "\x1b", `\u001b`, "\x00", `\u0000`).Replace(evil)
+	export := strings.Replace(leanExport, `{"in":1,"str":{"pre":0,"str":"T"}}`, `{"in":1,"str":{"pre":0,"str":"`+js+`"}}`, 1)
+	p := filepath.Join(t.TempDir(), "evil.ndjson")
+	os.WriteFile(p, []byte(export), 0o644)
+	for _, tc := range []struct {
+		args []string
+		code int
+		rows int
+	}{
+		{[]string{"lean", "audit", "--export", p}, 1, 2}, // the evil T (accepted) and S (rejected)
+		{[]string{"lean", "audit", "--export", p, "--theorems", evil}, 0, 1},
+	} {
+		code, out, errOut := runCmd(tc.args...)
+		if code != tc.code {
+			t.Errorf("%q: exit %d, %q %q", tc.args, code, out, errOut)
+		}
+		for _, s := range []string{out, errOut} {
+			for _, r := range strings.TrimSuffix(s, "\n") {
+				if r < 0x20 && r != '\n' || r == 0x7f || r == 0x202e {
+					t.Errorf("%q: output holds raw %U: %q", tc.args, r, s)
+					break
+				}
+			}
+		}
+		// One table row per theorem: the name's newline forged no row.
+		rows := 0
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasSuffix(line, "accepted") || strings.HasSuffix(line, "rejected") {
+				rows++
+			}
+		}
+		if rows != tc.rows {
+			t.Errorf("%q: %d rows, want %d: %q", tc.args, rows, tc.rows, out)
+		}
+		if !strings.Contains(out, `T\n\x1b[1A\x1b[2K\x1b[32mS  none`) {
+			t.Errorf("%q: the name is not printed escaped: %q", tc.args, out)
+		}
+		if strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%q: stderr is not one line: %q", tc.args, errOut)
+		}
+	}
+}
