@@ -1,0 +1,541 @@
+package leanemit
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// This file is the Go mirror of the derivative theorems of
+// lean/Tlcheck/Deriv.lean: for every exact primitive of the registry it
+// checks, exactly over Rat on random instances, the identity the Lean
+// theorem states for that kind of primitive, so that a wrong JVP rule
+// (squareD a := 3*a) fails here as it makes the Lean statement false.
+//
+//   - Every differentiable primitive: the first-order Taylor identity in
+//     the ring Rat[ε]/(ε²) — fwd over dual numbers at x + ε·v equals
+//     fwd x + ε·jvp x v. For a polynomial or rational forward this is the
+//     identity fwd (x + t•v) = fwd x + t•jvp x v + t²•R x v t read modulo
+//     t² (R is a polynomial, or a rational function defined at t = 0).
+//   - Polynomial primitives (OpInfo.Polynomial): the identity itself, with
+//     R explicit. Each output element of t ↦ fwd (x + t•v) is a polynomial
+//     in t; it is interpolated exactly through t = 0, 1, …, d (d the
+//     smallest degree that also predicts two further points exactly), and
+//     its constant and linear coefficients must be fwd x and jvp x v; R is
+//     the rest, Σ_{i≥2} cᵢ t^{i−2}.
+//   - Smooth rational primitives whose forward is defined along the line
+//     (div, inv): t·R(t) = (fwd(x+t•v) − fwd x)/t − jvp x v, which tends to
+//     0 as t → 0 exactly when jvp is the derivative, shrinks at least
+//     8-fold from t = 2⁻²⁰ to t = 2⁻²⁴ (it is t·R(0) + O(t²)); a wrong
+//     jvp leaves it near a non-zero constant.
+//   - Piecewise-linear primitives (not Smooth): local linearity. With
+//     t = 2⁻⁶⁴, far below the distance from a random rational point to
+//     the next kink, each output element is linear on [−t, t] unless x is
+//     on its kink: where both one-sided slopes agree (and agree with the
+//     slope at t/2), jvp x v must equal them; at a kink the documented
+//     convention must lie between the two one-sided slopes (relu′(0) = 0,
+//     abs′(0) = 0, max/min ties ½–½, clamp 0 at the bounds: the Clarke
+//     derivative along v), and a jump (sign at 0) takes the convention
+//     from the dual-number check.
+//   - NoGrad primitives (const, detach, random draws, masks): the JVP is
+//     exactly zero.
+
+// taylorCases is the number of random instances per primitive.
+const taylorCases = 12
+
+// ratReg and dualReg are the reference registries over Rat and dual
+// numbers over Rat.
+var (
+	ratReg  = spec.Default[spec.Rat]()
+	dualReg = spec.Default[spec.Dual[spec.Rat]]()
+)
+
+// lineEval evaluates p's forward at xs + t·dxs over Rat.
+func lineEval(p *spec.Prim[spec.Rat], a *spec.Attrs, xs, dxs []spec.Tensor[spec.Rat], t spec.Rat) (spec.Tensor[spec.Rat], error) {
+	ys := make([]spec.Tensor[spec.Rat], len(xs))
+	for i := range xs {
+		d := make([]spec.Rat, len(xs[i].Data))
+		for k := range d {
+			d[k] = xs[i].Data[k].Add(t.Mul(dxs[i].Data[k]))
+		}
+		ys[i] = spec.Tensor[spec.Rat]{Shape: xs[i].Shape, Data: d}
+	}
+	return p.Forward(a, ys)
+}
+
+// taylorCheck checks op's JVP rule in reg against its forward rule (and
+// the forward of dual over dual numbers) on one instance with tangents
+// dxs. It returns nil, an error describing the identity that fails, or
+// errSkip when the instance lies outside the rules' exact domain.
+func taylorCheck(reg *spec.Registry[spec.Rat], dual *spec.Registry[spec.Dual[spec.Rat]], inst *obligations.Instance, dxs []spec.Tensor[spec.Rat]) error {
+	p, err := reg.Lookup(inst.Op)
+	if err != nil {
+		return err
+	}
+	y, err := p.Forward(inst.Attrs, inst.Xs)
+	if err != nil {
+		return errSkip
+	}
+	j, err := p.JVP(inst.Attrs, inst.Xs, y, dxs)
+	if err != nil {
+		return errSkip
+	}
+	if len(j.Data) != len(y.Data) {
+		return fmt.Errorf("jvp has %d elements, the forward %d", len(j.Data), len(y.Data))
+	}
+	if p.NoGrad {
+		for k, v := range j.Data {
+			if !v.IsZero() {
+				return fmt.Errorf("element %d: a no-grad primitive's jvp is %v, not 0", k, v)
+			}
+		}
+		return nil
+	}
+	// The dual-number identity: fwd(x + ε·v) = fwd x + ε·jvp x v.
+	dp, err := dual.Lookup(inst.Op)
+	if err != nil {
+		return err
+	}
+	// dualAt evaluates the forward over dual numbers at x + shift·v + ε·v.
+	dualAt := func(shift spec.Rat) (spec.Tensor[spec.Dual[spec.Rat]], error) {
+		in := make([]spec.Tensor[spec.Dual[spec.Rat]], len(inst.Xs))
+		for i, x := range inst.Xs {
+			d := make([]spec.Dual[spec.Rat], len(x.Data))
+			for k := range d {
+				d[k] = spec.MakeDual(x.Data[k].Add(shift.Mul(dxs[i].Data[k])), dxs[i].Data[k])
+			}
+			in[i] = spec.Tensor[spec.Dual[spec.Rat]]{Shape: x.Shape, Data: d}
+		}
+		return dp.Forward(inst.Attrs, in)
+	}
+	checked := false
+	if yd, err := dualAt(spec.NewRat(0, 1)); err == nil {
+		checked = true
+		for k := range y.Data {
+			if !yd.Data[k].Re.Same(y.Data[k]) {
+				return fmt.Errorf("element %d: the forward over dual numbers has primal %v, over Rat %v", k, yd.Data[k].Re, y.Data[k])
+			}
+			if yd.Data[k].Du.Same(j.Data[k]) {
+				continue
+			}
+			if !p.Smooth {
+				// x may sit on a kink along v, where the dual numbers'
+				// own choice need not be the primitive's convention: the
+				// convention must then lie between the derivatives just
+				// beside the kink (x ± 2⁻⁶⁴·v).
+				l, errL := dualAt(pow2(64).Neg())
+				r, errR := dualAt(pow2(64))
+				if errL != nil || errR != nil {
+					// Beside x the forward leaves its exact domain (a
+					// square root of a non-square): the kink cannot be
+					// located over Rat, and the case is not decided.
+					return errSkip
+				}
+				if !l.Data[k].Du.Same(r.Data[k].Du) {
+					lo, hi := l.Data[k].Du.Min(r.Data[k].Du), l.Data[k].Du.Max(r.Data[k].Du)
+					c1, _ := j.Data[k].Compare(lo)
+					c2, _ := j.Data[k].Compare(hi)
+					if c1 >= 0 && c2 <= 0 {
+						continue
+					}
+					return fmt.Errorf("element %d: at a kink the derivatives beside it are %v and %v, but jvp x v = %v lies outside them", k, l.Data[k].Du, r.Data[k].Du, j.Data[k])
+				}
+			}
+			return fmt.Errorf("element %d: fwd(x + ε·v) = %v + ε·%v, but jvp x v = %v (the first-order Taylor identity fails)", k, y.Data[k], yd.Data[k].Du, j.Data[k])
+		}
+	}
+	switch {
+	case p.Polynomial:
+		return polyCheck(p, inst, dxs, y, j)
+	case !p.Smooth:
+		if err := kinkCheck(p, inst, dxs, y, j); err != errSkip {
+			return err
+		}
+	default:
+		if err := limitCheck(p, inst, dxs, y, j); err != errSkip {
+			return err
+		}
+	}
+	if !checked {
+		return errSkip
+	}
+	return nil
+}
+
+var errSkip = errors.New("outside the exact domain")
+
+// polyCheck interpolates each output element of t ↦ fwd(x + t·v) exactly
+// and compares its two lowest coefficients with fwd x and jvp x v.
+func polyCheck(p *spec.Prim[spec.Rat], inst *obligations.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
+	const maxDeg = 6
+	var pts [][]spec.Rat // pts[i][k]: element k at t = i
+	at := func(i int) error {
+		for len(pts) <= i {
+			g, err := lineEval(p, inst.Attrs, inst.Xs, dxs, spec.NewRat(int64(len(pts)), 1))
+			if err != nil {
+				return err
+			}
+			pts = append(pts, g.Data)
+		}
+		return nil
+	}
+	for k := range y.Data {
+		ok := false
+		for d := 0; d <= maxDeg && !ok; d++ {
+			if err := at(d + 2); err != nil {
+				return fmt.Errorf("a polynomial primitive's forward failed along the line: %v", err)
+			}
+			ys := make([]*big.Rat, d+1)
+			for i := range ys {
+				ys[i] = pts[i][k].Big()
+			}
+			c := interpolate(ys)
+			// Does the degree-d interpolant predict t = d+1 and d+2?
+			ok = true
+			for _, i := range []int{d + 1, d + 2} {
+				if evalPoly(c, int64(i)).Cmp(pts[i][k].Big()) != 0 {
+					ok = false
+				}
+			}
+			if !ok {
+				continue
+			}
+			c1 := new(big.Rat)
+			if len(c) > 1 {
+				c1 = c[1]
+			}
+			if c[0].Cmp(y.Data[k].Big()) != 0 {
+				return fmt.Errorf("element %d: fwd(x + t·v) at t = 0 is %v, fwd x is %v", k, c[0], y.Data[k])
+			}
+			if c1.Cmp(j.Data[k].Big()) != 0 {
+				return fmt.Errorf("element %d: fwd(x + t·v) = %s, whose t-coefficient %v is not jvp x v = %v (the Taylor identity fails)", k, polyString(c), c1, j.Data[k])
+			}
+		}
+		if !ok {
+			return fmt.Errorf("element %d: t ↦ fwd(x + t·v) is not a polynomial of degree ≤ %d, though the registry says the primitive is polynomial", k, maxDeg)
+		}
+	}
+	return nil
+}
+
+// interpolate returns the monomial coefficients of the polynomial of
+// degree < len(ys) through (i, ys[i]), i = 0, 1, …, by Newton's divided
+// differences, exactly.
+func interpolate(ys []*big.Rat) []*big.Rat {
+	n := len(ys)
+	dd := make([]*big.Rat, n)
+	for i := range ys {
+		dd[i] = new(big.Rat).Set(ys[i])
+	}
+	for lvl := 1; lvl < n; lvl++ {
+		for i := n - 1; i >= lvl; i-- {
+			dd[i].Sub(dd[i], dd[i-1])
+			dd[i].Quo(dd[i], big.NewRat(int64(lvl), 1))
+		}
+	}
+	// p(t) = dd0 + dd1·t + dd2·t(t−1) + …: expand by Horner from the top.
+	c := []*big.Rat{new(big.Rat).Set(dd[n-1])}
+	for i := n - 2; i >= 0; i-- {
+		// c := c·(t − i) + dd[i]
+		next := make([]*big.Rat, len(c)+1)
+		for k := range next {
+			next[k] = new(big.Rat)
+		}
+		for k, ck := range c {
+			next[k+1].Add(next[k+1], ck)
+			next[k].Sub(next[k], new(big.Rat).Mul(ck, big.NewRat(int64(i), 1)))
+		}
+		next[0].Add(next[0], dd[i])
+		c = next
+	}
+	return c
+}
+
+func evalPoly(c []*big.Rat, t int64) *big.Rat {
+	r := new(big.Rat)
+	for i := len(c) - 1; i >= 0; i-- {
+		r.Mul(r, big.NewRat(t, 1))
+		r.Add(r, c[i])
+	}
+	return r
+}
+
+func polyString(c []*big.Rat) string {
+	s := ""
+	for i, ci := range c {
+		if i > 0 {
+			s += " + "
+		}
+		s += fmt.Sprintf("%s·t^%d", ci.RatString(), i)
+	}
+	return s
+}
+
+// pow2 is 2^-k.
+func pow2(k int) spec.Rat {
+	return spec.RatFromBig(new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Lsh(big.NewInt(1), uint(k))))
+}
+
+// limitCheck: t·R(t) = (fwd(x+t·v) − fwd x)/t − jvp must shrink with t.
+func limitCheck(p *spec.Prim[spec.Rat], inst *obligations.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
+	tr := func(k int) ([]spec.Rat, error) {
+		t := pow2(k)
+		g, err := lineEval(p, inst.Attrs, inst.Xs, dxs, t)
+		if err != nil {
+			return nil, errSkip
+		}
+		out := make([]spec.Rat, len(g.Data))
+		for e := range out {
+			q, err := g.Data[e].Sub(y.Data[e]).Div(t)
+			if err != nil {
+				return nil, err
+			}
+			out[e] = q.Sub(j.Data[e])
+		}
+		return out, nil
+	}
+	a, err := tr(20)
+	if err != nil {
+		return err
+	}
+	b, err := tr(24)
+	if err != nil {
+		return err
+	}
+	for e := range a {
+		if b[e].IsZero() {
+			continue
+		}
+		if c, _ := b[e].Abs().Mul(spec.NewRat(8, 1)).Compare(a[e].Abs()); c > 0 {
+			return fmt.Errorf("element %d: (fwd(x+t·v) − fwd x)/t − jvp x v is %v at t = 2⁻²⁰ and %v at t = 2⁻²⁴: it does not tend to 0, so jvp is not the derivative", e, a[e].Float64(), b[e].Float64())
+		}
+	}
+	return nil
+}
+
+// kinkCheck: local linearity away from kinks, the convention within the
+// one-sided slopes at a kink.
+func kinkCheck(p *spec.Prim[spec.Rat], inst *obligations.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
+	slope := func(k int, sign int64) ([]spec.Rat, error) {
+		t := pow2(k).Mul(spec.NewRat(sign, 1))
+		g, err := lineEval(p, inst.Attrs, inst.Xs, dxs, t)
+		if err != nil {
+			return nil, errSkip
+		}
+		out := make([]spec.Rat, len(g.Data))
+		for e := range out {
+			if out[e], err = g.Data[e].Sub(y.Data[e]).Div(t); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	var s [4][]spec.Rat
+	for i, a := range []struct {
+		k    int
+		sign int64
+	}{{64, 1}, {65, 1}, {64, -1}, {65, -1}} {
+		var err error
+		if s[i], err = slope(a.k, a.sign); err != nil {
+			return err
+		}
+	}
+	for e := range y.Data {
+		plus, minus := s[0][e], s[2][e]
+		if !plus.Same(s[1][e]) || !minus.Same(s[3][e]) {
+			continue // not linear on either side at this scale: a jump (sign at 0); the dual check holds the convention
+		}
+		if plus.Same(minus) {
+			if !j.Data[e].Same(plus) {
+				return fmt.Errorf("element %d: fwd is linear near x along v with slope %v, but jvp x v = %v (local linearity fails)", e, plus, j.Data[e])
+			}
+			continue
+		}
+		lo, hi := plus.Min(minus), plus.Max(minus)
+		if c1, _ := j.Data[e].Compare(lo); c1 < 0 {
+			return fmt.Errorf("element %d: at a kink the one-sided slopes are %v and %v, but jvp x v = %v lies outside them", e, minus, plus, j.Data[e])
+		}
+		if c2, _ := j.Data[e].Compare(hi); c2 > 0 {
+			return fmt.Errorf("element %d: at a kink the one-sided slopes are %v and %v, but jvp x v = %v lies outside them", e, minus, plus, j.Data[e])
+		}
+	}
+	return nil
+}
+
+// exactOps lists the registry's exact primitives.
+func exactOps() []string {
+	var ops []string
+	for _, info := range spec.Infos() {
+		if info.Exact {
+			ops = append(ops, info.Name)
+		}
+	}
+	return ops
+}
+
+// runTaylor checks op on taylorCases random instances and returns the
+// number checked and the first failure.
+func runTaylor(reg *spec.Registry[spec.Rat], dual *spec.Registry[spec.Dual[spec.Rat]], op string, seed uint64) (int, error) {
+	checked := 0
+	for c := 0; c < taylorCases; c++ {
+		src := obligations.NewRandSource(seed + uint64(c))
+		inst, err := obligations.Generate(src, op)
+		if err != nil {
+			return checked, fmt.Errorf("generate: %v", err)
+		}
+		out, err := obligations.OutShape(inst)
+		if err != nil {
+			return checked, err
+		}
+		dxs, _ := obligations.Tangents(src, inst, out)
+		switch err := taylorCheck(reg, dual, inst, dxs); err {
+		case nil:
+			checked++
+		case errSkip:
+		default:
+			return checked, fmt.Errorf("case %d (%s, inputs %v, tangents %v): %v", c, op, inst.Xs, dxs, err)
+		}
+	}
+	return checked, nil
+}
+
+// TestTaylorIdentity: every exact primitive's JVP rule satisfies the
+// identity of its Lean derivative theorem on random instances, and each
+// primitive has at least one instance inside its exact domain.
+func TestTaylorIdentity(t *testing.T) {
+	for i, op := range exactOps() {
+		t.Run(op, func(t *testing.T) {
+			n, err := runTaylor(ratReg, dualReg, op, uint64(1000*i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				t.Fatalf("none of %d instances of %s lies in its exact domain: the identity was never checked", taylorCases, op)
+			}
+		})
+	}
+}
+
+// plantJVP returns a Rat registry whose JVP of op is replaced by wrong.
+func plantJVP(op string, wrong func(a *spec.Attrs, xs []spec.Tensor[spec.Rat], y spec.Tensor[spec.Rat], dxs []spec.Tensor[spec.Rat], right spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat]) *spec.Registry[spec.Rat] {
+	r := spec.New[spec.Rat]()
+	p, _ := r.Lookup(op)
+	bad, orig := *p, p.JVP
+	bad.JVP = func(a *spec.Attrs, xs []spec.Tensor[spec.Rat], y spec.Tensor[spec.Rat], dxs []spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) {
+		j, err := orig(a, xs, y, dxs)
+		if err != nil {
+			return j, err
+		}
+		return wrong(a, xs, y, dxs, j), nil
+	}
+	r.Override(&bad)
+	return r
+}
+
+// TestTaylorCatchesPlantedRules: issue 27's planted rule square′(a) = 3a
+// is caught (the Lean counter-instance of square_taylor, whose remainder is
+// fixed to v²: a = 1, v = 1, t = 1 gives fwd(x + t·v) = 4 against
+// fwd x + t·jvp + t²·v² = 1 + 3 + 1 = 5), and so is a wrong rule of every
+// other kind.
+func TestTaylorCatchesPlantedRules(t *testing.T) {
+	scale := func(c int64) func(*spec.Attrs, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat] {
+		return func(_ *spec.Attrs, _ []spec.Tensor[spec.Rat], _ spec.Tensor[spec.Rat], _ []spec.Tensor[spec.Rat], j spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat] {
+			return spec.ScaleT(spec.NewRat(c, 2), j)
+		}
+	}
+	square3a := func(_ *spec.Attrs, xs []spec.Tensor[spec.Rat], _ spec.Tensor[spec.Rat], dxs []spec.Tensor[spec.Rat], _ spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat] {
+		out, _ := spec.MulT(xs[0], dxs[0])
+		return spec.ScaleT(spec.NewRat(3, 1), out)
+	}
+	for _, tc := range []struct {
+		name, op string
+		wrong    func(*spec.Attrs, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat]
+	}{
+		{"square′ = 3a", "square", square3a},
+		{"mul ×3/2", "mul", scale(3)},
+		{"matmul ×3/2", "matmul", scale(3)},
+		{"div ×3/2", "div", scale(3)},
+		{"inv ×3/2", "inv", scale(3)},
+		{"relu ×3/2", "relu", scale(3)},
+		{"max ×3/2", "max", scale(3)},
+		{"permute ×3/2", "permute", scale(3)},
+		{"conv ×3/2", "conv", scale(3)},
+		{"layer_norm ×3/2", "layer_norm", scale(3)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := spec.Info(tc.op); err != nil {
+				t.Skip(err)
+			}
+			_, err := runTaylor(plantJVP(tc.op, tc.wrong), dualReg, tc.op, 7)
+			if err == nil {
+				t.Fatalf("the planted rule %s passed %d cases", tc.name, taylorCases)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// TestTaylorMethodsCatchAlone: each line check catches a planted rule by
+// itself, without the dual-number check in front of it: the polynomial
+// identity (square′ = 3a, conv ×3/2), the limit of t·R(t) (inv, div ×3/2)
+// and local linearity (relu, max ×3/2).
+func TestTaylorMethodsCatchAlone(t *testing.T) {
+	type method func(*spec.Prim[spec.Rat], *obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) error
+	wrong := func(j spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat] { return spec.ScaleT(spec.NewRat(3, 2), j) }
+	for _, tc := range []struct {
+		op, name string
+		m        method
+	}{
+		{"square", "polynomial", polyCheck},
+		{"conv", "polynomial", polyCheck},
+		{"inv", "limit", limitCheck},
+		{"div", "limit", limitCheck},
+		{"relu", "local linearity", kinkCheck},
+		{"max", "local linearity", kinkCheck},
+	} {
+		t.Run(tc.op+"/"+tc.name, func(t *testing.T) {
+			p, err := ratReg.Lookup(tc.op)
+			if err != nil {
+				t.Skip(err)
+			}
+			caught, honest := false, 0
+			for c := 0; c < taylorCases && !caught; c++ {
+				src := obligations.NewRandSource(uint64(500 + c))
+				inst, err := obligations.Generate(src, tc.op)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, _ := obligations.OutShape(inst)
+				dxs, _ := obligations.Tangents(src, inst, out)
+				y, err := p.Forward(inst.Attrs, inst.Xs)
+				if err != nil {
+					continue
+				}
+				j, err := p.JVP(inst.Attrs, inst.Xs, y, dxs)
+				if err != nil {
+					continue
+				}
+				// The reference rule passes the method …
+				switch err := tc.m(p, inst, dxs, y, j); err {
+				case nil:
+					honest++
+				case errSkip:
+					continue
+				default:
+					t.Fatalf("the reference rule fails %s: %v", tc.name, err)
+				}
+				// … and the planted one does not, unless its tangent is 0.
+				if tc.m(p, inst, dxs, y, wrong(j)) != nil {
+					caught = true
+				}
+			}
+			if !caught || honest == 0 {
+				t.Fatalf("%s alone: caught %v, reference cases passed %d", tc.name, caught, honest)
+			}
+		})
+	}
+}
