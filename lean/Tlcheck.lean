@@ -1,4 +1,6 @@
 import Tlcheck.Spec
 import Tlcheck.Adjoint
 import Tlcheck.Check
+import Tlcheck.Deriv
+import Tlcheck.Graph
 import Tlcheck.Certs.All

@@ -1,0 +1,417 @@
+import Tlcheck.Spec
+
+/-!
+# The JVPs of `Tlcheck.Spec` are the derivatives of the forwards
+
+`Tlcheck.Adjoint` proves that each VJP is the adjoint of its JVP; that holds
+for any partial derivatives, right or wrong. This module ties each JVP to
+its forward rule, with no limits, as algebraic identities over `Rat`:
+
+* **Polynomial and rational primitives** (`square`, `mul`, `neg`, `scale`,
+  `inv` and `div` where no denominator vanishes, `sum`): the exact Taylor
+  identity along a line,
+
+      fwd (x + t•v) = fwd x + t • jvp x v + t² • R x v t,
+
+  for all `x v t`, with the remainder `R` explicit (`rem1`/`rem2` of a
+  scalar formula).
+* **Piecewise-linear primitives** (`relu`, `abs`, `clamp`, `max`, `min`):
+  exact linearity, `fwd (x + t•v) = fwd x + t • jvp x v`, for every `t` that
+  keeps every element on the same side of every kink as at `x` (for an `x`
+  off the kinks that is every `t` near 0); and, as separate statements, the
+  registry's conventions at the kinks.
+* **Linear maps**: `jvp x v = fwd v` for the index maps `permute`,
+  `transpose`, `slice`, `broadcast_to` and for `reshape`, `flatten`,
+  `concat` (by `rfl`), and `fwd (x + t•v) = fwd x + t • jvp x v` for the
+  four index maps (every gather is linear, `gather_along`) and `sum`.
+  That each index list implements its op (is the permutation, slice or
+  broadcast it claims) is not proved here yet.
+
+A wrong derivative makes a statement here false. With the planted
+`squareD a := 3 * a`, `square_taylor` at x = [1], v = [1], t = 1 reads
+`[4] = [1 + 3 + 1]`, i.e. `4 = 5`: false (the counter-instance; the
+remainder is fixed by the statement, `rem1 (fun _ b => b * b)`, so no
+other choice of R can rescue it). Its Go mirror is
+`certificates/leanemit/taylor_test.go`, which checks the same identities
+numerically on the registry's own rules and fails on the planted rule.
+
+Proof style: induction on lists with `show` for definitional unfolding and
+`rw` with the scalar step; the scalar steps of the piecewise-linear rules are
+explicit `if_pos`/`if_neg` rewrites followed by core `Rat` lemmas. The ring
+and field identities of the polynomial and rational steps (`*_step`) are
+closed by `grind`, whose commutative-ring normaliser (with the core instance
+`Lean.Grind.Field Rat`) decides such identities; each is a single equation
+in at most five variables.
+-/
+
+namespace Tlcheck
+set_option autoImplicit false
+
+/-! ## Lines and remainders -/
+
+/-- The point x + t·v, pointwise (truncating to the shorter list). -/
+def along (t : Rat) : List Rat → List Rat → List Rat
+  | a :: as, b :: bs => (a + t * b) :: along t as bs
+  | _, _ => []
+
+/-- The remainder of a unary rule, pointwise: r aᵢ bᵢ. -/
+def rem1 (r : Rat → Rat → Rat) : List Rat → List Rat → List Rat
+  | a :: as, b :: bs => r a b :: rem1 r as bs
+  | _, _ => []
+
+/-- The remainder of a binary rule, pointwise: r aᵢ bᵢ cᵢ eᵢ. -/
+def rem2 (r : Rat → Rat → Rat → Rat → Rat) : List Rat → List Rat → List Rat → List Rat → List Rat
+  | a :: as, b :: bs, c :: cs, e :: es => r a b c e :: rem2 r as bs cs es
+  | _, _, _, _ => []
+
+/-- A side condition on every pair (aᵢ, bᵢ). -/
+def All2 (P : Rat → Rat → Prop) : List Rat → List Rat → Prop
+  | a :: as, b :: bs => P a b ∧ All2 P as bs
+  | _, _ => True
+
+/-- A side condition on every quadruple (aᵢ, bᵢ, cᵢ, eᵢ). -/
+def All4 (P : Rat → Rat → Rat → Rat → Prop) : List Rat → List Rat → List Rat → List Rat → Prop
+  | a :: as, b :: bs, c :: cs, e :: es => P a b c e ∧ All4 P as bs cs es
+  | _, _, _, _ => True
+
+theorem nil_ne_cons_length {α : Type} (b : α) (bs : List α) :
+    ([] : List α).length ≠ (b :: bs).length :=
+  fun h => Nat.succ_ne_zero bs.length h.symm
+
+theorem all2_true : ∀ x v : List Rat, All2 (fun _ _ => True) x v
+  | [], _ => True.intro
+  | _ :: _, [] => True.intro
+  | _ :: as, _ :: bs => ⟨True.intro, all2_true as bs⟩
+
+theorem all4_true : ∀ x y dx dy : List Rat, All4 (fun _ _ _ _ => True) x y dx dy
+  | [], _, _, _ => True.intro
+  | _ :: _, [], _, _ => True.intro
+  | _ :: _, _ :: _, [], _ => True.intro
+  | _ :: _, _ :: _, _ :: _, [] => True.intro
+  | _ :: as, _ :: bs, _ :: cs, _ :: es => ⟨True.intro, all4_true as bs cs es⟩
+
+/-- `<` is irreflexive on `Rat` (from `Rat.ne_of_lt`). -/
+theorem rlt_irrefl (a : Rat) : ¬ a < a := fun h => Rat.ne_of_lt h rfl
+
+/-- −(a + c) = −a + −c, by cancelling a + c (core has `Rat.add_right_cancel`). -/
+theorem neg_add' (a c : Rat) : -(a + c) = -a + -c := by
+  apply Rat.add_right_cancel (a + c)
+  rw [Rat.neg_add_cancel, Rat.add_assoc, Rat.add_left_comm (-c) a c, Rat.neg_add_cancel c,
+    Rat.add_zero, Rat.neg_add_cancel]
+
+/-! ## The two lifting lemmas -/
+
+/-- A pointwise rule f with derivative d and remainder r at every pair
+satisfying P satisfies the Taylor identity on lists. -/
+theorem pmap_along (f d : Rat → Rat) (r : Rat → Rat → Rat) (P : Rat → Rat → Prop) (t : Rat)
+    (hf : ∀ a b : Rat, P a b → f (a + t * b) = f a + t * (d a * b) + t * t * r a b) :
+    ∀ x v : List Rat, x.length = v.length → All2 P x v →
+      pmap f (along t x v) =
+        padd (padd (pmap f x) (smul t (pmul (pmap d x) v))) (smul (t * t) (rem1 r x v))
+  | [], [], _, _ => rfl
+  | [], _ :: _, h, _ => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], h, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | a :: as, b :: bs, h, hp => by
+    show f (a + t * b) :: pmap f (along t as bs) =
+      (f a + t * (d a * b) + t * t * r a b) ::
+        padd (padd (pmap f as) (smul t (pmul (pmap d as) bs))) (smul (t * t) (rem1 r as bs))
+    rw [hf a b hp.1, pmap_along f d r P t hf as bs (Nat.succ.inj h) hp.2]
+
+/-- The same for a pointwise binary rule f with partials da, db. -/
+theorem pmap2_along (f da db : Rat → Rat → Rat) (r : Rat → Rat → Rat → Rat → Rat)
+    (P : Rat → Rat → Rat → Rat → Prop) (t : Rat)
+    (hf : ∀ a b c e : Rat, P a b c e →
+      f (a + t * c) (b + t * e) = f a b + t * (da a b * c + db a b * e) + t * t * r a b c e) :
+    ∀ x y dx dy : List Rat, x.length = y.length → dx.length = x.length → dy.length = x.length →
+      All4 P x y dx dy →
+      pmap2 f (along t x dx) (along t y dy) =
+        padd (padd (pmap2 f x y) (smul t (padd (pmul (pmap2 da x y) dx) (pmul (pmap2 db x y) dy))))
+          (smul (t * t) (rem2 r x y dx dy))
+  | [], _, _, _, _, _, _, _ => rfl
+  | _ :: _, [], _, _, h, _, _, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, [], _, _, h, _, _ => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, _ :: _, [], _, _, h, _ => absurd h (nil_ne_cons_length _ _)
+  | a :: as, b :: bs, c :: cs, e :: es, h1, h2, h3, hp => by
+    show f (a + t * c) (b + t * e) :: pmap2 f (along t as cs) (along t bs es) =
+      (f a b + t * (da a b * c + db a b * e) + t * t * r a b c e) ::
+        padd (padd (pmap2 f as bs) (smul t (padd (pmul (pmap2 da as bs) cs) (pmul (pmap2 db as bs) es))))
+          (smul (t * t) (rem2 r as bs cs es))
+    rw [hf a b c e hp.1,
+      pmap2_along f da db r P t hf as bs cs es (Nat.succ.inj h1) (Nat.succ.inj h2) (Nat.succ.inj h3) hp.2]
+
+theorem pmul_self : ∀ l : List Rat, pmul l l = pmap (fun a => a * a) l
+  | [] => rfl
+  | a :: as => by
+    show a * a :: pmul as as = a * a :: pmap (fun a => a * a) as
+    rw [pmul_self as]
+
+theorem smul_pmap (c : Rat) : ∀ l : List Rat, smul c l = pmap (fun a => c * a) l
+  | [] => rfl
+  | a :: as => by
+    show c * a :: smul c as = c * a :: pmap (fun a => c * a) as
+    rw [smul_pmap c as]
+
+/-! ## Scalar steps (ring and field identities) -/
+
+theorem square_step (t a b : Rat) :
+    (a + t * b) * (a + t * b) = a * a + t * (squareD a * b) + t * t * (b * b) := by
+  unfold squareD
+  grind
+
+theorem mul_step (t a b c e : Rat) :
+    (a + t * c) * (b + t * e) = a * b + t * (b * c + a * e) + t * t * (c * e) := by
+  grind
+
+theorem scale_step (k t a b : Rat) :
+    k * (a + t * b) = k * a + t * (k * b) + t * t * 0 := by
+  rw [Rat.mul_add, Rat.mul_zero, Rat.add_zero, ← Rat.mul_assoc k t b, Rat.mul_comm k t, Rat.mul_assoc t k b]
+
+/-- inv: 1/(a + t·b) = 1/a − t·b/a² + t²·b²/(a²·(a + t·b)) where a ≠ 0 and
+a + t·b ≠ 0. -/
+theorem inv_step (t a b : Rat) (ha : a ≠ 0) (hat : a + t * b ≠ 0) :
+    1 / (a + t * b) = 1 / a + t * (invD a * b) + t * t * (b * b / (a * a * (a + t * b))) := by
+  unfold invD
+  grind
+
+/-- div: (a + t·c)/(b + t·e) = a/b + t·(c/b − a·e/b²) + t²·e·(a·e − b·c)/(b²·(b + t·e))
+where b ≠ 0 and b + t·e ≠ 0. -/
+theorem div_step (t a b c e : Rat) (hb : b ≠ 0) (hbt : b + t * e ≠ 0) :
+    (a + t * c) / (b + t * e) =
+      a / b + t * (divDa a b * c + divDb a b * e) + t * t * (e * (a * e - b * c) / (b * b * (b + t * e))) := by
+  unfold divDa divDb
+  grind
+
+/-! ## Polynomial and rational primitives: the Taylor identity -/
+
+/-- square: fwd(x + t·v) = fwd x + t·jvp x v + t²·(v ⊙ v). -/
+theorem square_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .square a [along t x v] =
+      padd (padd (Prim.fwd .square a [x]) (smul t (Prim.jvp .square a [x] [v])))
+        (smul (t * t) (rem1 (fun _ b => b * b) x v)) := by
+  show pmul (along t x v) (along t x v) =
+    padd (padd (pmul x x) (smul t (pmul (pmap squareD x) v))) (smul (t * t) (rem1 (fun _ b => b * b) x v))
+  rw [pmul_self (along t x v), pmul_self x]
+  exact pmap_along (fun a => a * a) squareD (fun _ b => b * b) (fun _ _ => True) t
+    (fun a b _ => square_step t a b) x v h (all2_true x v)
+
+/-- mul: fwd(x + t·dx, y + t·dy) = fwd(x, y) + t·jvp + t²·(dx ⊙ dy). -/
+theorem mul_taylor_lists (t : Rat) : ∀ x y dx dy : List Rat,
+    x.length = y.length → dx.length = x.length → dy.length = x.length →
+    pmul (along t x dx) (along t y dy) =
+      padd (padd (pmul x y) (smul t (padd (pmul y dx) (pmul x dy)))) (smul (t * t) (pmul dx dy))
+  | [], _, _, _, _, _, _ => rfl
+  | _ :: _, [], _, _, h, _, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, [], _, _, h, _ => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, _ :: _, [], _, _, h => absurd h (nil_ne_cons_length _ _)
+  | a :: as, b :: bs, c :: cs, e :: es, h1, h2, h3 => by
+    show (a + t * c) * (b + t * e) :: pmul (along t as cs) (along t bs es) =
+      (a * b + t * (b * c + a * e) + t * t * (c * e)) ::
+        padd (padd (pmul as bs) (smul t (padd (pmul bs cs) (pmul as es)))) (smul (t * t) (pmul cs es))
+    rw [mul_step t a b c e,
+      mul_taylor_lists t as bs cs es (Nat.succ.inj h1) (Nat.succ.inj h2) (Nat.succ.inj h3)]
+
+theorem mul_taylor (a : Attr) (t : Rat) (x y dx dy : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length) :
+    Prim.fwd .mul a [along t x dx, along t y dy] =
+      padd (padd (Prim.fwd .mul a [x, y]) (smul t (Prim.jvp .mul a [x, y] [dx, dy])))
+        (smul (t * t) (pmul dx dy)) :=
+  mul_taylor_lists t x y dx dy hxy hx hy
+
+/-- c·vᵢ as the product with the constant derivative c, over x's length. -/
+theorem pmul_const_left (c : Rat) : ∀ x v : List Rat, x.length = v.length →
+    pmap (fun b => c * b) v = pmul (pmap (fun _ => c) x) v
+  | [], [], _ => rfl
+  | [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
+  | _ :: xs, b :: bs, h => by
+    show c * b :: pmap (fun b => c * b) bs = c * b :: pmul (pmap (fun _ => c) xs) bs
+    rw [pmul_const_left c xs bs (Nat.succ.inj h)]
+
+/-- c·(x + t·v) = c·x + t·(c·v) + t²·0. -/
+theorem smul_taylor (c t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    smul c (along t x v) =
+      padd (padd (smul c x) (smul t (smul c v))) (smul (t * t) (rem1 (fun _ _ => 0) x v)) := by
+  rw [smul_pmap c (along t x v), smul_pmap c x, smul_pmap c v, pmul_const_left c x v h]
+  exact pmap_along (fun b => c * b) (fun _ => c) (fun _ _ => 0) (fun _ _ => True) t
+    (fun p q _ => scale_step c t p q) x v h (all2_true x v)
+
+/-- scale: linear, the remainder is zero. -/
+theorem scale_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .scale a [along t x v] =
+      padd (padd (Prim.fwd .scale a [x]) (smul t (Prim.jvp .scale a [x] [v])))
+        (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
+  smul_taylor a.c t x v h
+
+/-- neg, the scale by −1. -/
+theorem neg_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .neg a [along t x v] =
+      padd (padd (Prim.fwd .neg a [x]) (smul t (Prim.jvp .neg a [x] [v])))
+        (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
+  smul_taylor (-1) t x v h
+
+/-- inv where no xᵢ and no xᵢ + t·vᵢ is 0: the remainder vᵢ²/(xᵢ²(xᵢ + t·vᵢ)). -/
+theorem inv_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length)
+    (hz : All2 (fun p q => p ≠ 0 ∧ p + t * q ≠ 0) x v) :
+    Prim.fwd .inv a [along t x v] =
+      padd (padd (Prim.fwd .inv a [x]) (smul t (Prim.jvp .inv a [x] [v])))
+        (smul (t * t) (rem1 (fun p q => q * q / (p * p * (p + t * q))) x v)) :=
+  pmap_along (fun b => 1 / b) invD (fun p q => q * q / (p * p * (p + t * q)))
+    (fun p q => p ≠ 0 ∧ p + t * q ≠ 0) t (fun p q hpq => inv_step t p q hpq.1 hpq.2) x v h hz
+
+/-- div where no yᵢ and no yᵢ + t·dyᵢ is 0. -/
+theorem div_taylor (a : Attr) (t : Rat) (x y dx dy : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length)
+    (hz : All4 (fun _ q _ e => q ≠ 0 ∧ q + t * e ≠ 0) x y dx dy) :
+    Prim.fwd .div a [along t x dx, along t y dy] =
+      padd (padd (Prim.fwd .div a [x, y]) (smul t (Prim.jvp .div a [x, y] [dx, dy])))
+        (smul (t * t) (rem2 (fun p q c e => e * (p * e - q * c) / (q * q * (q + t * e))) x y dx dy)) :=
+  pmap2_along (fun p q => p / q) divDa divDb (fun p q c e => e * (p * e - q * c) / (q * q * (q + t * e)))
+    (fun _ q _ e => q ≠ 0 ∧ q + t * e ≠ 0) t
+    (fun p q c e hq => div_step t p q c e hq.1 hq.2) x y dx dy hxy hx hy hz
+
+/-! ## Piecewise-linear primitives: linearity between the kinks -/
+
+/-- x and x + t·v on the same side of the kink at 0. -/
+def SameSide0 (t a b : Rat) : Prop := (0 < a ↔ 0 < a + t * b) ∧ (a < 0 ↔ a + t * b < 0)
+
+theorem relu_step (t a b : Rat) (h : SameSide0 t a b) :
+    reluS (a + t * b) = reluS a + t * (reluD a * b) + t * t * 0 := by
+  unfold reluS reluD
+  by_cases ha : 0 < a
+  · rw [if_pos (h.1.mp ha), if_pos ha, if_pos ha, Rat.one_mul, Rat.mul_zero, Rat.add_zero]
+  · rw [if_neg (fun h' => ha (h.1.mpr h')), if_neg ha, if_neg ha, Rat.zero_mul, Rat.mul_zero,
+      Rat.mul_zero, Rat.add_zero, Rat.add_zero]
+
+theorem abs_step (t a b : Rat) (h : SameSide0 t a b) :
+    absS (a + t * b) = absS a + t * (absD a * b) + t * t * 0 := by
+  unfold absS absD
+  rw [Rat.mul_zero, Rat.add_zero]
+  by_cases hn : a < 0
+  · have hp : ¬ 0 < a := fun hp => Rat.not_le.mpr hp (Rat.le_of_lt hn)
+    rw [if_pos (h.2.mp hn), if_pos hn, if_pos hn, if_neg hp, Rat.neg_mul, Rat.one_mul, neg_add',
+      Rat.mul_neg]
+  · rw [if_neg (fun h' => hn (h.2.mpr h')), if_neg hn, if_neg hn]
+    by_cases hp : 0 < a
+    · rw [if_pos hp, Rat.one_mul]
+    · have hb0 : ¬ 0 < a + t * b := fun h' => hp (h.1.mpr h')
+      have hbn : ¬ a + t * b < 0 := fun h' => hn (h.2.mpr h')
+      have ha0 : a = 0 := Rat.le_antisymm (Rat.not_lt.mp hp) (Rat.not_lt.mp hn)
+      have hab : a + t * b = 0 := Rat.le_antisymm (Rat.not_lt.mp hb0) (Rat.not_lt.mp hbn)
+      rw [if_neg hp, Rat.zero_mul, Rat.mul_zero, Rat.add_zero, hab, ha0]
+
+/-- relu between the kinks: exactly linear, R = 0. -/
+theorem relu_local_linear (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length)
+    (hs : All2 (SameSide0 t) x v) :
+    Prim.fwd .relu a [along t x v] =
+      padd (padd (Prim.fwd .relu a [x]) (smul t (Prim.jvp .relu a [x] [v])))
+        (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
+  pmap_along reluS reluD (fun _ _ => 0) (SameSide0 t) t (relu_step t) x v h hs
+
+/-- abs between the kinks: exactly linear, R = 0. -/
+theorem abs_local_linear (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length)
+    (hs : All2 (SameSide0 t) x v) :
+    Prim.fwd .abs a [along t x v] =
+      padd (padd (Prim.fwd .abs a [x]) (smul t (Prim.jvp .abs a [x] [v])))
+        (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
+  pmap_along absS absD (fun _ _ => 0) (SameSide0 t) t (abs_step t) x v h hs
+
+/-- The registry's conventions at the kinks, as statements. -/
+theorem relu_kink_convention : reluD 0 = 0 := by
+  unfold reluD
+  rw [if_neg (rlt_irrefl 0)]
+
+theorem abs_kink_convention : absD 0 = 0 := by
+  unfold absD
+  rw [if_neg (rlt_irrefl 0), if_neg (rlt_irrefl 0)]
+
+theorem max_tie_convention (p : Rat) : maxDa p p = 1 / 2 ∧ maxDb p p = 1 / 2 := by
+  unfold maxDa maxDb
+  exact ⟨by rw [if_neg (rlt_irrefl p), if_pos (rfl : p = p)], by rw [if_neg (rlt_irrefl p), if_pos (rfl : p = p)]⟩
+
+theorem min_tie_convention (p : Rat) : minDa p p = 1 / 2 ∧ minDb p p = 1 / 2 := by
+  unfold minDa minDb
+  exact ⟨by rw [if_neg (rlt_irrefl p), if_pos (rfl : p = p)], by rw [if_neg (rlt_irrefl p), if_pos (rfl : p = p)]⟩
+
+theorem clamp_bound_convention (lo hi : Rat) : clampD lo hi lo = 0 ∧ clampD lo hi hi = 0 := by
+  unfold clampD
+  refine ⟨by rw [if_neg (rlt_irrefl lo)], ?_⟩
+  by_cases h : lo < hi
+  · rw [if_pos h, if_neg (rlt_irrefl hi)]
+  · rw [if_neg h]
+
+/-! ## Linear maps: the JVP is the forward on the tangents -/
+
+theorem gather_along (g : List Nat) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    gather g (along t x v) = padd (gather g x) (smul t (gather g v)) := by
+  induction g with
+  | nil => rfl
+  | cons j js ih =>
+    show nth (along t x v) j :: gather js (along t x v) =
+      (nth x j + t * nth v j) :: padd (gather js x) (smul t (gather js v))
+    rw [ih, nth_along t x v h j]
+where
+  nth_along (t : Rat) : ∀ x v : List Rat, x.length = v.length → ∀ j : Nat,
+      nth (along t x v) j = nth x j + t * nth v j
+    | [], [], _, _ => by
+      show (0 : Rat) = 0 + t * 0
+      rw [Rat.mul_zero, Rat.add_zero]
+    | [], _ :: _, h, _ => absurd h (nil_ne_cons_length _ _)
+    | _ :: _, [], h, _ => absurd h.symm (nil_ne_cons_length _ _)
+    | _ :: _, _ :: _, _, 0 => rfl
+    | _ :: as, _ :: bs, h, j + 1 => nth_along t as bs (Nat.succ.inj h) j
+
+theorem permute_jvp_is_fwd (a : Attr) (x v : List Rat) :
+    Prim.jvp .permute a [x] [v] = Prim.fwd .permute a [v] := rfl
+theorem transpose_jvp_is_fwd (a : Attr) (x v : List Rat) :
+    Prim.jvp .transpose a [x] [v] = Prim.fwd .transpose a [v] := rfl
+theorem slice_jvp_is_fwd (a : Attr) (x v : List Rat) :
+    Prim.jvp .slice a [x] [v] = Prim.fwd .slice a [v] := rfl
+theorem broadcast_to_jvp_is_fwd (a : Attr) (x v : List Rat) :
+    Prim.jvp .broadcast_to a [x] [v] = Prim.fwd .broadcast_to a [v] := rfl
+theorem reshape_jvp_is_fwd (a : Attr) (x v : List Rat) :
+    Prim.jvp .reshape a [x] [v] = Prim.fwd .reshape a [v] := rfl
+theorem flatten_jvp_is_fwd (a : Attr) (x v : List Rat) :
+    Prim.jvp .flatten a [x] [v] = Prim.fwd .flatten a [v] := rfl
+theorem concat_jvp_is_fwd (a : Attr) (xs dxs : List (List Rat)) :
+    Prim.jvp .concat a xs dxs = Prim.fwd .concat a dxs := rfl
+
+/-- permute is linear along every line: fwd(x + t·v) = fwd x + t·jvp x v. -/
+theorem permute_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .permute a [along t x v] =
+      padd (Prim.fwd .permute a [x]) (smul t (Prim.jvp .permute a [x] [v])) :=
+  gather_along a.permuteIdx t x v h
+
+theorem transpose_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .transpose a [along t x v] =
+      padd (Prim.fwd .transpose a [x]) (smul t (Prim.jvp .transpose a [x] [v])) :=
+  gather_along a.transposeIdx t x v h
+
+theorem slice_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .slice a [along t x v] =
+      padd (Prim.fwd .slice a [x]) (smul t (Prim.jvp .slice a [x] [v])) :=
+  gather_along a.sliceIdx t x v h
+
+theorem broadcast_to_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .broadcast_to a [along t x v] =
+      padd (Prim.fwd .broadcast_to a [x]) (smul t (Prim.jvp .broadcast_to a [x] [v])) :=
+  gather_along a.bcastIdx t x v h
+
+/-- sum: Σ(x + t·v) = Σx + t·Σv. -/
+theorem total_along (t : Rat) : ∀ x v : List Rat, x.length = v.length →
+    total (along t x v) = total x + t * total v
+  | [], [], _ => by
+    show (0 : Rat) = 0 + t * 0
+    rw [Rat.mul_zero, Rat.add_zero]
+  | [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
+  | a :: as, b :: bs, h => by
+    show a + t * b + total (along t as bs) = a + total as + t * (b + total bs)
+    rw [total_along t as bs (Nat.succ.inj h), Rat.mul_add, Rat.add_assoc, Rat.add_assoc,
+      Rat.add_left_comm (t * b) (total as) (t * total bs)]
+
+theorem sum_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .sum a [along t x v] = padd (Prim.fwd .sum a [x]) (smul t (Prim.jvp .sum a [x] [v])) := by
+  show [total (along t x v)] = [total x + t * total v]
+  rw [total_along t x v h]
+
+end Tlcheck
