@@ -15,11 +15,12 @@ its forward rule, with no limits, as algebraic identities over `Rat`:
 
   for all `x v t`, with the remainder `R` explicit (`rem1`/`rem2` of a
   scalar formula).
-* **Piecewise-linear primitives** (`relu`, `abs`, `clamp`, `max`, `min`):
-  exact linearity, `fwd (x + t•v) = fwd x + t • jvp x v`, for every `t` that
-  keeps every element on the same side of every kink as at `x` (for an `x`
-  off the kinks that is every `t` near 0); and, as separate statements, the
-  registry's conventions at the kinks.
+* **Piecewise-linear primitives** (`relu`, `abs`, `max`, `min`): exact
+  linearity, `fwd (x + t•v) = fwd x + t • jvp x v`, for every `t` that keeps
+  every element on the same side of every kink as at `x` (for an `x` off
+  the kinks that is every `t` near 0); and, as separate statements, the
+  registry's conventions at the kinks (also `clamp`'s at its bounds; its
+  linearity between them is not stated yet).
 * **Linear maps**: `jvp x v = fwd v` for the index maps `permute`,
   `transpose`, `slice`, `broadcast_to` and for `reshape`, `flatten`,
   `concat` (by `rfl`), and `fwd (x + t•v) = fwd x + t • jvp x v` for the
@@ -314,6 +315,55 @@ theorem abs_local_linear (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v
       padd (padd (Prim.fwd .abs a [x]) (smul t (Prim.jvp .abs a [x] [v])))
         (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
   pmap_along absS absD (fun _ _ => 0) (SameSide0 t) t (abs_step t) x v h hs
+
+/-- (x, y) and (x + t·dx, y + t·dy) on the same side of the tie x = y, and
+off it. -/
+def SameSideTie (t a b c e : Rat) : Prop :=
+  (a < b ↔ a + t * c < b + t * e) ∧ (b < a ↔ b + t * e < a + t * c) ∧ a ≠ b
+
+theorem max_step (t a b c e : Rat) (h : SameSideTie t a b c e) :
+    maxS (a + t * c) (b + t * e) = maxS a b + t * (maxDa a b * c + maxDb a b * e) + t * t * 0 := by
+  unfold maxS maxDa maxDb
+  rw [Rat.mul_zero, Rat.add_zero]
+  by_cases hab : a < b
+  · have hba : ¬ b < a := fun h' => Rat.not_le.mpr h' (Rat.le_of_lt hab)
+    rw [if_pos (h.1.mp hab), if_pos hab, if_neg hba, if_neg h.2.2, if_pos hab, Rat.zero_mul,
+      Rat.one_mul, Rat.zero_add]
+  · by_cases hba : b < a
+    · rw [if_neg (fun h' => hab (h.1.mpr h')), if_neg hab, if_neg hab, if_pos hba, if_neg h.2.2,
+        Rat.one_mul, Rat.zero_mul, Rat.add_zero]
+    · exact absurd (Rat.le_antisymm (Rat.not_lt.mp hba) (Rat.not_lt.mp hab)) h.2.2
+
+theorem min_step (t a b c e : Rat) (h : SameSideTie t a b c e) :
+    minS (a + t * c) (b + t * e) = minS a b + t * (minDa a b * c + minDb a b * e) + t * t * 0 := by
+  unfold minS minDa minDb
+  rw [Rat.mul_zero, Rat.add_zero]
+  by_cases hab : a < b
+  · have hba : ¬ b < a := fun h' => Rat.not_le.mpr h' (Rat.le_of_lt hab)
+    rw [if_neg (fun h' => hba (h.2.1.mpr h')), if_neg hba, if_neg hba, if_pos hab, if_neg h.2.2,
+      Rat.one_mul, Rat.zero_mul, Rat.add_zero]
+  · by_cases hba : b < a
+    · rw [if_pos (h.2.1.mp hba), if_pos hba, if_pos hba, if_neg hab, if_neg h.2.2, Rat.zero_mul,
+        Rat.one_mul, Rat.zero_add]
+    · exact absurd (Rat.le_antisymm (Rat.not_lt.mp hba) (Rat.not_lt.mp hab)) h.2.2
+
+/-- max off ties, with no tie crossed: exactly linear, R = 0. -/
+theorem max_local_linear (a : Attr) (t : Rat) (x y dx dy : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length)
+    (hs : All4 (SameSideTie t) x y dx dy) :
+    Prim.fwd .max a [along t x dx, along t y dy] =
+      padd (padd (Prim.fwd .max a [x, y]) (smul t (Prim.jvp .max a [x, y] [dx, dy])))
+        (smul (t * t) (rem2 (fun _ _ _ _ => 0) x y dx dy)) :=
+  pmap2_along maxS maxDa maxDb (fun _ _ _ _ => 0) (SameSideTie t) t (max_step t) x y dx dy hxy hx hy hs
+
+/-- min off ties, with no tie crossed: exactly linear, R = 0. -/
+theorem min_local_linear (a : Attr) (t : Rat) (x y dx dy : List Rat)
+    (hxy : x.length = y.length) (hx : dx.length = x.length) (hy : dy.length = x.length)
+    (hs : All4 (SameSideTie t) x y dx dy) :
+    Prim.fwd .min a [along t x dx, along t y dy] =
+      padd (padd (Prim.fwd .min a [x, y]) (smul t (Prim.jvp .min a [x, y] [dx, dy])))
+        (smul (t * t) (rem2 (fun _ _ _ _ => 0) x y dx dy)) :=
+  pmap2_along minS minDa minDb (fun _ _ _ _ => 0) (SameSideTie t) t (min_step t) x y dx dy hxy hx hy hs
 
 /-- The registry's conventions at the kinks, as statements. -/
 theorem relu_kink_convention : reluD 0 = 0 := by
