@@ -78,6 +78,29 @@ const maxFile = certificates.MaxFileBytes
 // a module that would take the kernel hours.
 const MaxModuleBytes = 1 << 20
 
+// MaxModuleWork bounds the kernel's work on one emitted module by element
+// count, which bytes alone do not bound (a matmul case of a few hundred
+// bytes can ask the kernel to build a [batch, m, n, k] view of millions of
+// entries). A case's work is the number of elements of its inputs, its
+// tangents and its cotangent, plus, for matmul and linear, the elements
+// of the contraction view Spec.lean builds (the cotangent's element count
+// times the contracted extent). The gate's certificates do about 2 000.
+const MaxModuleWork = 1 << 18
+
+// caseWork is the work of one case in the sense of MaxModuleWork.
+func caseWork(op string, c *certificates.AdjointCase) int {
+	w := len(c.Delta.Values)
+	for k := range c.Inputs {
+		w += len(c.Inputs[k].Values) + len(c.Dx[k].Values)
+	}
+	if (op == "matmul" || op == "linear") && len(c.Inputs) > 0 {
+		if s := c.Inputs[0].Shape; len(s) > 0 && s[len(s)-1] > 0 {
+			w += len(c.Delta.Values) * s[len(s)-1]
+		}
+	}
+	return w
+}
+
 func covered(op string) bool {
 	i := sort.SearchStrings(Covered, op)
 	return i < len(Covered) && Covered[i] == op
@@ -257,8 +280,12 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 	fmt.Fprintf(&b, "namespace %s\nopen Tlcheck\n\n", ns)
 	b.WriteString("set_option maxRecDepth 100000 in\n")
 	b.WriteString("def cases : List AdjCase := [\n")
+	work := 0
 	for i, c := range f.Cases {
 		at := fmt.Sprintf("%s: field cases[%d]", path, i)
+		if work += caseWork(f.Op, &f.Cases[i]); work > MaxModuleWork {
+			return nil, fmt.Errorf("%s: the Lean module would ask the kernel for more than %d elements of work (inputs, tangents, cotangents and contraction views): certify fewer or smaller cases for Lean", at, MaxModuleWork)
+		}
 		if c.Oracle != "rat" {
 			return nil, fmt.Errorf("%s.oracle: %q, only exact (rat) cases are emitted", at, limitStr(c.Oracle))
 		}

@@ -319,3 +319,53 @@ func TestEmitModuleCap(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestEmitWorkCap: a matmul certificate of a few hundred kilobytes whose
+// contraction view would have millions of entries is refused by element
+// count (MaxModuleWork), naming the case; the gate's own certificates stay
+// far below the cap.
+func TestEmitWorkCap(t *testing.T) {
+	zeros := func(shape ...int) certificates.Tensor {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		v := make([]string, n)
+		for i := range v {
+			v[i] = "0"
+		}
+		return certificates.Tensor{Shape: shape, Values: v}
+	}
+	c := certificates.AdjointCase{
+		Inputs: []certificates.Tensor{zeros(64, 512), zeros(512, 64)},
+		Dx:     []certificates.Tensor{zeros(64, 512), zeros(512, 64)},
+		Delta:  zeros(64, 64), Oracle: "rat", LHS: "0", RHS: "0",
+	}
+	if w := caseWork("matmul", &c); w != 4*64*512+64*64+64*64*512 {
+		t.Fatalf("caseWork = %d", w)
+	}
+	f := &certificates.AdjointnessFile{Op: "matmul", Cases: []certificates.AdjointCase{c}}
+	if _, err := module("adjointness/matmul.json", "0", f); err == nil || !strings.Contains(err.Error(), "cases[0]: the Lean module would ask the kernel for more than") {
+		t.Errorf("err = %v", err)
+	}
+	// The gate's certificates: every covered primitive's module is far
+	// below the cap.
+	dir := certDir(t)
+	for _, op := range Covered {
+		data, err := os.ReadFile(filepath.Join(dir, "adjointness", op+".json"))
+		if err != nil {
+			continue
+		}
+		var g certificates.AdjointnessFile
+		if err := json.Unmarshal(data, &g); err != nil {
+			t.Fatal(err)
+		}
+		w := 0
+		for i := range g.Cases {
+			w += caseWork(op, &g.Cases[i])
+		}
+		if w > MaxModuleWork/16 {
+			t.Errorf("%s: the gate's certificate has work %d, within 16× of the cap %d", op, w, MaxModuleWork)
+		}
+	}
+}

@@ -554,14 +554,13 @@ x[i, j]·W[o, j], plus b[o] broadcast: gathers, a pointwise product and the
 axis reduction, so its law follows from `gather_adjoint`, `dot_pmul` and
 `reduceAKB_adjoint`. -/
 
-theorem length_upto : ∀ n : Nat, (upto n).length = n
-  | 0 => rfl
-  | n + 1 => by
-    show (upto n ++ [n]).length = n + 1
-    first
-      | (rw [List.length_append, length_upto n]; rfl)
-      | rw [List.length_append, length_upto n]
-      | simp [length_upto n]
+theorem length_uptoFrom : ∀ k n : Nat, (uptoFrom k n).length = n
+  | _, 0 => rfl
+  | k, n + 1 => by
+    show (uptoFrom (k + 1) n).length + 1 = n + 1
+    rw [length_uptoFrom (k + 1) n]
+
+theorem length_upto (n : Nat) : (upto n).length = n := length_uptoFrom 0 n
 
 theorem length_gather : ∀ (g : List Nat) (x : List Rat), (gather g x).length = g.length
   | [], _ => rfl

@@ -99,16 +99,25 @@ def minDb (a b : Rat) : Rat := if b < a then 1 else if a = b then 1 / 2 else 0
 def divDa (_a b : Rat) : Rat := 1 / b
 def divDb (a b : Rat) : Rat := -(a / (b * b))
 
-/-- ⌊√n⌋ by search downwards from fuel f (structural, for the kernel). -/
-def isqrtFrom (n : Nat) : Nat → Nat
-  | 0 => 0
-  | f + 1 => if (f + 1) * (f + 1) ≤ n then f + 1 else isqrtFrom n f
+/-- ⌊√n⌋ by bisection: with lo² ≤ n < hi², halve [lo, hi) until
+hi = lo + 1. Structural on the fuel f (for the kernel); each step halves
+the interval, so from [0, n + 1) it stops after about log₂(n + 1) + 1
+steps — the fuel n + 1 only bounds the recursion, the `if` stops it. -/
+def isqrtBis (n : Nat) : Nat → Nat → Nat → Nat
+  | 0, lo, _ => lo
+  | f + 1, lo, hi =>
+    if hi ≤ lo + 1 then lo
+    else if (lo + hi) / 2 * ((lo + hi) / 2) ≤ n then isqrtBis n f ((lo + hi) / 2) hi
+    else isqrtBis n f lo ((lo + hi) / 2)
+
+/-- ⌊√n⌋, in O(log n) kernel steps. -/
+def isqrt (n : Nat) : Nat := isqrtBis n (n + 1) 0 (n + 1)
 
 /-- √q of a rational with a square numerator and denominator (the only
 ones the registry's exact sqrt accepts: its generator draws them, and it
 refuses others): √p / √q in lowest terms. On other rationals it is the
 quotient of the integer square roots, a value the registry never claims. -/
-def ratSqrt (q : Rat) : Rat := mkRat (isqrtFrom q.num.toNat q.num.toNat) (isqrtFrom q.den q.den)
+def ratSqrt (q : Rat) : Rat := mkRat (isqrt q.num.toNat) (isqrt q.den)
 /-- sqrt(max(a, 0)) and its derivative 1/(2√a) for a > 0, 0 for a ≤ 0. -/
 def sqrtS (a : Rat) : Rat := if 0 < a then ratSqrt a else 0
 def sqrtD (a : Rat) : Rat := if 0 < a then 1 / (2 * ratSqrt a) else 0
@@ -175,10 +184,13 @@ def scatter (n : Nat) : List Nat → List Rat → List Rat
   | j :: js, d :: ds => addAt (scatter n js ds) j d
   | _, _ => zerosN n
 
-/-- [0, 1, …, n − 1]. -/
-def upto : Nat → List Nat
-  | 0 => []
-  | n + 1 => upto n ++ [n]
+/-- [k, k + 1, …, k + n − 1], built front to back in n steps. -/
+def uptoFrom : Nat → Nat → List Nat
+  | _, 0 => []
+  | k, n + 1 => k :: uptoFrom (k + 1) n
+
+/-- [0, 1, …, n − 1] (linear: no append). -/
+def upto (n : Nat) : List Nat := uptoFrom 0 n
 
 /-- Row-major strides of a shape. -/
 def strides : List Nat → List Nat
