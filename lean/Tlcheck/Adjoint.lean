@@ -28,7 +28,7 @@ theorem length_smul (c : Rat) : ∀ a : List Rat, (smul c a).length = a.length
 
 theorem length_pmul_eq : ∀ a b : List Rat, a.length = b.length → (pmul a b).length = a.length
   | [], _, _ => rfl
-  | _ :: _, [], h => by first | (simp at h) | omega
+  | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
   | _ :: as, _ :: bs, h => by
     show (pmul as bs).length + 1 = as.length + 1
     rw [length_pmul_eq as bs (by simpa using h)]
@@ -36,7 +36,7 @@ theorem length_pmul_eq : ∀ a b : List Rat, a.length = b.length → (pmul a b).
 theorem length_pmap2_eq (f : Rat → Rat → Rat) :
     ∀ a b : List Rat, a.length = b.length → (pmap2 f a b).length = a.length
   | [], _, _ => rfl
-  | _ :: _, [], h => by first | (simp at h) | omega
+  | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
   | _ :: as, _ :: bs, h => by
     show (pmap2 f as bs).length + 1 = as.length + 1
     rw [length_pmap2_eq f as bs (by simpa using h)]
@@ -77,8 +77,8 @@ theorem dot_padd : ∀ a b c : List Rat, a.length = b.length → dot (padd a b) 
     first
       | rw [Rat.add_zero]
       | grind
-  | [], _ :: _, _, h => by first | (simp at h) | omega
-  | _ :: _, [], _, h => by first | (simp at h) | omega
+  | [], _ :: _, _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], _, h => absurd h.symm (nil_ne_cons_length _ _)
   | _ :: _, _ :: _, [], _ => by
     show (0 : Rat) = 0 + 0
     first
@@ -87,7 +87,11 @@ theorem dot_padd : ∀ a b c : List Rat, a.length = b.length → dot (padd a b) 
   | x :: xs, y :: ys, z :: zs, h => by
     show (x + y) * z + dot (padd xs ys) zs = (x * z + dot xs zs) + (y * z + dot ys zs)
     rw [dot_padd xs ys zs (by simpa using h)]
-    grind
+    first
+      | rw [Rat.add_mul, Rat.add_assoc (x * z) (y * z) (dot xs zs + dot ys zs),
+          Rat.add_assoc (x * z) (dot xs zs) (y * z + dot ys zs),
+          Rat.add_left_comm (y * z) (dot xs zs) (dot ys zs)]
+      | grind
 
 theorem dot_zeros_left : ∀ a b : List Rat, dot (zeros a) b = 0
   | [], _ => rfl
@@ -115,8 +119,8 @@ theorem dot_bcast (d : Rat) : ∀ dx x : List Rat, dx.length = x.length → dot 
     first
       | rw [Rat.zero_mul]
       | grind
-  | [], _ :: _, h => by first | (simp at h) | omega
-  | _ :: _, [], h => by first | (simp at h) | omega
+  | [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
   | a :: as, _ :: ys, h => by
     show a * d + dot as (bcast d ys) = (a + total as) * d
     rw [dot_bcast d as ys (by simpa using h)]
@@ -146,7 +150,10 @@ theorem dot_smul_right (k : Rat) : ∀ a b : List Rat, dot a (smul k b) = k * do
   | x :: xs, y :: ys => by
     show x * (k * y) + dot xs (smul k ys) = k * (x * y + dot xs ys)
     rw [dot_smul_right k xs ys]
-    grind
+    first
+      | rw [Rat.mul_add k (x * y) (dot xs ys), ← Rat.mul_assoc x k y, Rat.mul_comm x k,
+          Rat.mul_assoc k x y]
+      | grind
 
 /-! ## Local adjointness, per primitive -/
 
@@ -288,7 +295,7 @@ theorem length_zerosN : ∀ n : Nat, (zerosN n).length = n
 
 theorem length_padd_eq : ∀ a b : List Rat, a.length = b.length → (padd a b).length = a.length
   | [], _, _ => rfl
-  | _ :: _, [], h => by first | (simp at h) | omega
+  | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
   | _ :: as, _ :: bs, h => by
     show (padd as bs).length + 1 = as.length + 1
     rw [length_padd_eq as bs (by simpa using h)]
@@ -314,8 +321,8 @@ theorem dot_append : ∀ a b c e : List Rat, a.length = c.length →
     first
       | rw [Rat.zero_add]
       | grind
-  | [], _, _ :: _, _, h => by first | (simp at h) | omega
-  | _ :: _, _, [], _, h => by first | (simp at h) | omega
+  | [], _, _ :: _, _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, _, [], _, h => absurd h.symm (nil_ne_cons_length _ _)
   | x :: xs, b, y :: ys, e, h => by
     show x * y + dot (xs ++ b) (ys ++ e) = (x * y + dot xs ys) + dot b e
     rw [dot_append xs b ys e (by simpa using h)]
@@ -459,15 +466,19 @@ theorem dot_addAt : ∀ (a v : List Rat) (j : Nat) (d : Rat), a.length = v.lengt
     first
       | rw [Rat.zero_mul, Rat.add_zero]
       | grind
-  | [], _ :: _, _, _, h => by first | (simp at h) | omega
-  | _ :: _, [], _, _, h => by first | (simp at h) | omega
+  | [], _ :: _, _, _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], _, _, h => absurd h.symm (nil_ne_cons_length _ _)
   | x :: xs, y :: ys, 0, d, _ => by
     show x * (y + d) + dot xs ys = x * d + (x * y + dot xs ys)
-    grind
+    first
+      | rw [Rat.mul_add, Rat.add_comm (x * y) (x * d), Rat.add_assoc]
+      | grind
   | x :: xs, y :: ys, j + 1, d, h => by
     show x * y + dot xs (addAt ys j d) = nth xs j * d + (x * y + dot xs ys)
     rw [dot_addAt xs ys j d (by simpa using h)]
-    grind
+    first
+      | rw [Rat.add_left_comm (x * y) (nth xs j * d) (dot xs ys)]
+      | grind
 
 theorem gather_adjoint (n : Nat) : ∀ (g : List Nat) (dx δ : List Rat), dx.length = n →
     dot (gather g dx) δ = dot dx (scatter n g δ)

@@ -75,10 +75,6 @@ def All4 (P : Rat → Rat → Rat → Rat → Prop) : List Rat → List Rat → 
   | a :: as, b :: bs, c :: cs, e :: es => P a b c e ∧ All4 P as bs cs es
   | _, _, _, _ => True
 
-theorem nil_ne_cons_length {α : Type} (b : α) (bs : List α) :
-    ([] : List α).length ≠ (b :: bs).length :=
-  fun h => Nat.succ_ne_zero bs.length h.symm
-
 theorem all2_true : ∀ x v : List Rat, All2 (fun _ _ => True) x v
   | [], _ => True.intro
   | _ :: _, [] => True.intro

@@ -514,6 +514,12 @@ def arityOk : Prim → Nat → Bool
 
 end Prim
 
+/-- The empty list is not as long as a non-empty one (the absurd cases of
+the length hypotheses in `Tlcheck.Adjoint` and `Tlcheck.Deriv`). -/
+theorem nil_ne_cons_length {α : Type} (b : α) (bs : List α) :
+    ([] : List α).length ≠ (b :: bs).length :=
+  fun h => Nat.succ_ne_zero bs.length h.symm
+
 /-- Σₖ ⟨uₖ, vₖ⟩ over paired lists of tensors. -/
 def dotAll : List (List Rat) → List (List Rat) → Rat
   | u :: us, v :: vs => dot u v + dotAll us vs
