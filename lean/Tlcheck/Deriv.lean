@@ -78,14 +78,14 @@ def All4 (P : Rat → Rat → Rat → Rat → Prop) : List Rat → List Rat → 
 theorem all2_true : ∀ x v : List Rat, All2 (fun _ _ => True) x v
   | [], _ => True.intro
   | _ :: _, [] => True.intro
-  | _ :: as, _ :: bs => ⟨True.intro, all2_true as bs⟩
+  | _ :: as, _ :: bs => And.intro True.intro (all2_true as bs)
 
 theorem all4_true : ∀ x y dx dy : List Rat, All4 (fun _ _ _ _ => True) x y dx dy
   | [], _, _, _ => True.intro
   | _ :: _, [], _, _ => True.intro
   | _ :: _, _ :: _, [], _ => True.intro
   | _ :: _, _ :: _, _ :: _, [] => True.intro
-  | _ :: as, _ :: bs, _ :: cs, _ :: es => ⟨True.intro, all4_true as bs cs es⟩
+  | _ :: as, _ :: bs, _ :: cs, _ :: es => And.intro True.intro (all4_true as bs cs es)
 
 /-- `<` is irreflexive on `Rat` (from `Rat.ne_of_lt`). -/
 theorem rlt_irrefl (a : Rat) : ¬ a < a := fun h => Rat.ne_of_lt h rfl
