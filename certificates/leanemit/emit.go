@@ -5,6 +5,7 @@
 // literals of exact rationals (mkRat p q) and one theorem
 //
 //	theorem cert : checkAll Prim.<op> cases = true := by decide +kernel
+//	theorem cert_ok : ∀ k ∈ cases, Claim Prim.<op> k := checkAll_sound Prim.<op> cases cert
 //
 // and an index module Tlcheck.Certs.All importing them all. The theorem,
 // with Tlcheck.Check.checkAll_sound, gives for every case that the
@@ -362,6 +363,8 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")
 	fmt.Fprintf(&b, "theorem cert : checkAll Prim.%s cases = true := by decide +kernel\n\n", f.Op)
+	b.WriteString("/-- Every recorded case's claim, from `cert` by `checkAll_sound`. -/\n")
+	fmt.Fprintf(&b, "theorem cert_ok : ∀ k ∈ cases, Claim Prim.%s k := checkAll_sound Prim.%s cases cert\n\n", f.Op, f.Op)
 	fmt.Fprintf(&b, "end %s\n", ns)
 	return b.Bytes(), nil
 }

@@ -31,4 +31,7 @@ def cases : List AdjCase := [
 set_option maxRecDepth 100000 in
 theorem cert : checkAll Prim.detach cases = true := by decide +kernel
 
+/-- Every recorded case's claim, from `cert` by `checkAll_sound`. -/
+theorem cert_ok : ∀ k ∈ cases, Claim Prim.detach k := checkAll_sound Prim.detach cases cert
+
 end Tlcheck.Certs.Adjointness.detach

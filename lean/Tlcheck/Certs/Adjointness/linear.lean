@@ -31,4 +31,7 @@ def cases : List AdjCase := [
 set_option maxRecDepth 100000 in
 theorem cert : checkAll Prim.linear cases = true := by decide +kernel
 
+/-- Every recorded case's claim, from `cert` by `checkAll_sound`. -/
+theorem cert_ok : ∀ k ∈ cases, Claim Prim.linear k := checkAll_sound Prim.linear cases cert
+
 end Tlcheck.Certs.Adjointness.linear

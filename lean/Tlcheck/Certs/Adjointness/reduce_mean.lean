@@ -31,4 +31,7 @@ def cases : List AdjCase := [
 set_option maxRecDepth 100000 in
 theorem cert : checkAll Prim.reduce_mean cases = true := by decide +kernel
 
+/-- Every recorded case's claim, from `cert` by `checkAll_sound`. -/
+theorem cert_ok : ∀ k ∈ cases, Claim Prim.reduce_mean k := checkAll_sound Prim.reduce_mean cases cert
+
 end Tlcheck.Certs.Adjointness.reduce_mean

@@ -31,4 +31,7 @@ def cases : List AdjCase := [
 set_option maxRecDepth 100000 in
 theorem cert : checkAll Prim.reshape cases = true := by decide +kernel
 
+/-- Every recorded case's claim, from `cert` by `checkAll_sound`. -/
+theorem cert_ok : ∀ k ∈ cases, Claim Prim.reshape k := checkAll_sound Prim.reshape cases cert
+
 end Tlcheck.Certs.Adjointness.reshape
