@@ -47,7 +47,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
 
 // Module is one emitted Lean file: its path relative to the output
 // directory and its bytes.

@@ -301,6 +301,8 @@ func partials(op string, a mattr, xs []vec) ([]vec, bool) {
 		}), true
 	case "clamp":
 		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) && lt(x, a.hi)) }), true
+	case "sign":
+		return one(func(*big.Rat) *big.Rat { return rat(0, 1) }), true
 	}
 	return nil, false
 }

@@ -201,6 +201,11 @@ theorem abs_adjoint (a : Attr) (x dx δ : List Rat) :
   show dot (pmul (pmap absD x) dx) δ = dot dx (pmul (pmap absD x) δ) + 0
   rw [dot_pmul, Rat.add_zero]
 
+theorem sign_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .sign a [x] [dx]) δ = dotAll [dx] (Prim.vjp .sign a [x] δ) := by
+  show dot (pmul (pmap signD x) dx) δ = dot dx (pmul (pmap signD x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
 /-- sum: the output is a scalar, so δ = [d]. -/
 theorem sum_adjoint (a : Attr) (d : Rat) (x dx : List Rat) (h : dx.length = x.length) :
     dot (Prim.jvp .sum a [x] [dx]) [d] = dotAll [dx] (Prim.vjp .sum a [x] [d]) := by
@@ -839,6 +844,18 @@ theorem relu_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
   · show [pmul (pmap reluD x) (smul k δ₁)] = [smul k (pmul (pmap reluD x) δ₁)]
     rw [pmul_smul]
   · show [pmul (pmap reluD x) (zeros δ₁)] = [zeros (pmul (pmap reluD x) δ₁)]
+    rw [pmul_zeros]
+
+theorem sign_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .sign a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .sign a [x] δ₁) (Prim.vjp .sign a [x] δ₂) ∧
+    Prim.vjp .sign a [x] (smul k δ₁) = smulAll k (Prim.vjp .sign a [x] δ₁) ∧
+    Prim.vjp .sign a [x] (zeros δ₁) = zerosAll (Prim.vjp .sign a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul (pmap signD x) (padd δ₁ δ₂)] = [padd (pmul (pmap signD x) δ₁) (pmul (pmap signD x) δ₂)]
+    rw [pmul_padd]
+  · show [pmul (pmap signD x) (smul k δ₁)] = [smul k (pmul (pmap signD x) δ₁)]
+    rw [pmul_smul]
+  · show [pmul (pmap signD x) (zeros δ₁)] = [zeros (pmul (pmap signD x) δ₁)]
     rw [pmul_zeros]
 
 theorem square_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :

@@ -296,6 +296,25 @@ theorem abs_step (t a b : Rat) (h : SameSide0 t a b) :
       have hab : a + t * b = 0 := Rat.le_antisymm (Rat.not_lt.mp hb0) (Rat.not_lt.mp hbn)
       rw [if_neg hp, Rat.zero_mul, Rat.mul_zero, Rat.add_zero, hab, ha0]
 
+theorem sign_step (t a b : Rat) (h : SameSide0 t a b) :
+    signS (a + t * b) = signS a + t * (signD a * b) + t * t * 0 := by
+  unfold signS signD
+  rw [Rat.zero_mul, Rat.mul_zero, Rat.mul_zero, Rat.add_zero, Rat.add_zero]
+  by_cases hp : 0 < a
+  · rw [if_pos (h.1.mp hp), if_pos hp]
+  · rw [if_neg (fun h' => hp (h.1.mpr h')), if_neg hp]
+    by_cases hn : a < 0
+    · rw [if_pos (h.2.mp hn), if_pos hn]
+    · rw [if_neg (fun h' => hn (h.2.mpr h')), if_neg hn]
+
+/-- sign away from 0: locally constant, its derivative 0 is exact. -/
+theorem sign_local_linear (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length)
+    (hs : All2 (SameSide0 t) x v) :
+    Prim.fwd .sign a [along t x v] =
+      padd (padd (Prim.fwd .sign a [x]) (smul t (Prim.jvp .sign a [x] [v])))
+        (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
+  pmap_along signS signD (fun _ _ => 0) (SameSide0 t) t (sign_step t) x v h hs
+
 /-- relu between the kinks: exactly linear, R = 0. -/
 theorem relu_local_linear (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length)
     (hs : All2 (SameSide0 t) x v) :

@@ -79,6 +79,10 @@ def reluD (a : Rat) : Rat := if 0 < a then 1 else 0
 def absS (a : Rat) : Rat := if a < 0 then -a else a
 /-- abs′(a) = sign(a), with abs′(0) = 0. -/
 def absD (a : Rat) : Rat := if 0 < a then 1 else if a < 0 then -1 else 0
+/-- sign(a) ∈ {−1, 0, 1}. -/
+def signS (a : Rat) : Rat := if 0 < a then 1 else if a < 0 then -1 else 0
+/-- sign′(a) = 0 everywhere, including the jump at 0 (the registry's convention). -/
+def signD (_a : Rat) : Rat := 0
 /-- square′(a) = 2a. -/
 def squareD (a : Rat) : Rat := 2 * a
 /-- inv′(a) = −1/a². -/
@@ -384,7 +388,7 @@ on the flat data (only the shape changes), `detach` stops the gradient. -/
 inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp | sqrt
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
-  | permute | transpose | slice | broadcast_to | const | concat | linear | matmul
+  | permute | transpose | slice | broadcast_to | const | concat | linear | matmul | sign
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -405,6 +409,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .relu, _, [x] => pmap reluS x
   | .sqrt, _, [x] => pmap sqrtS x
   | .abs, _, [x] => pmap absS x
+  | .sign, _, [x] => pmap signS x
   | .sum, _, [x] => [total x]
   | .reduce_sum, a, [x] => reduceAKB a.dimK a.dimB a.dimA x
   | .reduce_mean, a, [x] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA x)
@@ -439,6 +444,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .relu, _, [x], [dx] => pmul (pmap reluD x) dx
   | .sqrt, _, [x], [dx] => pmul (pmap sqrtD x) dx
   | .abs, _, [x], [dx] => pmul (pmap absD x) dx
+  | .sign, _, [x], [dx] => pmul (pmap signD x) dx
   | .sum, _, [_], [dx] => [total dx]
   | .reduce_sum, a, [_], [dx] => reduceAKB a.dimK a.dimB a.dimA dx
   | .reduce_mean, a, [_], [dx] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA dx)
@@ -477,6 +483,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .relu, _, [x], δ => [pmul (pmap reluD x) δ]
   | .sqrt, _, [x], δ => [pmul (pmap sqrtD x) δ]
   | .abs, _, [x], δ => [pmul (pmap absD x) δ]
+  | .sign, _, [x], δ => [pmul (pmap signD x) δ]
   | .sum, _, [x], d :: _ => [bcast d x]
   | .reduce_sum, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA δ]
   | .reduce_mean, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ)]

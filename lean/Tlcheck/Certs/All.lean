@@ -22,6 +22,7 @@ import Tlcheck.Certs.Adjointness.reduce_sum
 import Tlcheck.Certs.Adjointness.relu
 import Tlcheck.Certs.Adjointness.reshape
 import Tlcheck.Certs.Adjointness.scale
+import Tlcheck.Certs.Adjointness.sign
 import Tlcheck.Certs.Adjointness.slice
 import Tlcheck.Certs.Adjointness.sqrt
 import Tlcheck.Certs.Adjointness.square
