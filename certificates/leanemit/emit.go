@@ -14,11 +14,11 @@
 // kernel-checked recomputation of what tlcheck verify re-derives.
 //
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (layer_norm, the seeded rand_uniform, bernoulli_mask and
-// dropout, and the interval-oracle primitives: Lean has no semantics for
-// them yet);
-// composition (it needs a Lean interpreter of the canonical IR's exact
-// tags, not written yet); refinement and range (binary32 and interval
+// Covered (the norms, the window primitives, pad, gather, shrink, the
+// seeded draws, and the interval-oracle primitives: Lean has no semantics
+// for them yet); composition (Tlcheck.Graph proves the whole-graph
+// theorem a checker would rest on, but the checker — an interpreter of the
+// canonical IR's exact tags over Graph.Node — is not written yet); refinement and range (binary32 and interval
 // claims over floats, which Lean core cannot compute in the kernel).
 //
 // Emit checks what it reads (the manifest's SHA-256 of each file, the
