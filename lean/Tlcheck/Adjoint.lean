@@ -224,7 +224,16 @@ theorem mse_loss_adjoint (a : Attr) (d : Rat) (x y dx dy : List Rat) (h : dx.len
     dot_smul_right (-1) dy (resid x y),
     dot_smul_right (2 / mseN x.length * d) dx (resid x y),
     dot_smul_right (-(2 / mseN x.length * d)) dy (resid x y)]
-  grind
+  -- c·(A + −1·B)·d + 0 = c·d·A + (−(c·d)·B + 0)
+  first
+    | (generalize 2 / mseN x.length = c
+       generalize dot dx (resid x y) = A
+       generalize dot dy (resid x y) = B
+       rw [Rat.add_zero, Rat.add_zero, Rat.neg_mul 1 B, Rat.one_mul B, Rat.mul_add c A (-B),
+         Rat.mul_neg c B, Rat.add_mul (c * A) (-(c * B)) d, Rat.neg_mul (c * B) d,
+         Rat.neg_mul (c * d) B, Rat.mul_assoc c A d, Rat.mul_comm A d, ← Rat.mul_assoc c d A,
+         Rat.mul_assoc c B d, Rat.mul_comm B d, ← Rat.mul_assoc c d B])
+    | grind
 
 theorem reshape_adjoint (a : Attr) (x dx δ : List Rat) :
     dot (Prim.jvp .reshape a [x] [dx]) δ = dotAll [dx] (Prim.vjp .reshape a [x] δ) := by
