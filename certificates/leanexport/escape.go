@@ -76,3 +76,18 @@ func safe(s string) bool {
 	}
 	return true
 }
+
+// Printable reports whether s is valid UTF-8 made of runes Escape keeps as
+// themselves (a backslash counts as printable here): a message that is
+// already safe to print, such as one whose names were escaped when it was
+// made, and that must not be escaped a second time.
+func Printable(s string) bool {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n <= 1 || !printable(r) {
+			return false
+		}
+		i += n
+	}
+	return true
+}

@@ -95,3 +95,17 @@ func TestAuditEscapesNames(t *testing.T) {
 		t.Errorf("kindPhrase(inductive) = %q", got)
 	}
 }
+
+func TestPrintable(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{{"plain α «x»", true}, {`already \x1b escaped`, true}, {"raw \x1b", false}, {"nl\n", false}, {"rlo\u202e", false}, {"bad\xff", false}} {
+		if got := Printable(tc.s); got != tc.want {
+			t.Errorf("Printable(%q) = %v", tc.s, got)
+		}
+		if Printable(Escape(tc.s)) != true {
+			t.Errorf("Escape(%q) is not printable", tc.s)
+		}
+	}
+}

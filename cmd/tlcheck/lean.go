@@ -101,7 +101,7 @@ func auditFile(export, lockPath string, names []string, lean string) ([]leanexpo
 	defer f.Close()
 	e, err := leanexport.Parse(f)
 	if err != nil {
-		return nil, cli.BadInput(fmt.Errorf("%s: %v", export, err))
+		return nil, cli.BadInput(escapedErr(fmt.Errorf("%s: %v", export, err)))
 	}
 	if lean != "" && e.Meta.LeanVersion != lean {
 		return nil, cli.Failf("%s: exported by Lean %s, the project pins %s: lean4export must be built for the pinned toolchain", export, limits.Quote(e.Meta.LeanVersion), lean)
@@ -170,6 +170,17 @@ func reportFindings(w io.Writer, fs []leanexport.Finding) error {
 	return nil
 }
 
+// escapedErr is err with its message passed through leanexport.Escape
+// unless it is already printable:
+// a message that quotes a name or path from the input (an export's
+// declaration, a certificate manifest's path) keeps no control character.
+func escapedErr(err error) error {
+	if leanexport.Printable(err.Error()) {
+		return err // already safe (the leanexport messages escape their names)
+	}
+	return errors.New(leanexport.Escape(err.Error()))
+}
+
 // escapeAll escapes each string and joins them with sep.
 func escapeAll(xs []string, sep string) string {
 	out := make([]string, len(xs))
@@ -200,14 +211,14 @@ func runLeanEmit(args []string, stdout, _ io.Writer) error {
 	}
 	r, err := leanemit.Emit(*certs)
 	if err != nil {
-		return cli.BadInput(err)
+		return cli.BadInput(escapedErr(err))
 	}
 	if err := leanemit.Write(*out, r); err != nil {
-		return cli.BadInput(err)
+		return cli.BadInput(escapedErr(err))
 	}
-	fmt.Fprintf(stdout, "wrote %d Lean modules to %s (%d theorems); not emitted: %d files\n", len(r.Modules), *out, len(r.Theorems), len(r.Skipped))
+	fmt.Fprintf(stdout, "wrote %d Lean modules to %s (%d theorems); not emitted: %d files\n", len(r.Modules), leanexport.Escape(*out), len(r.Theorems), len(r.Skipped))
 	for _, s := range r.Skipped {
-		fmt.Fprintf(stdout, "  skipped %s\n", s)
+		fmt.Fprintf(stdout, "  skipped %s\n", leanexport.Escape(s))
 	}
 	return nil
 }

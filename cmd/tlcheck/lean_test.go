@@ -253,3 +253,21 @@ func TestLeanAuditEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestLeanAuditParseErrorEscaped: a malformed export whose error quotes a
+// declared name (declared twice) prints the name escaped, on one line.
+func TestLeanAuditParseErrorEscaped(t *testing.T) {
+	export := `{"meta":{"exporter":{"name":"lean4export","version":"3.1.0"},"format":{"version":"3.1.0"},"lean":{"githash":"0","version":"4.30.0"}}}
+{"in":1,"str":{"pre":0,"str":"A\u001b[31m\u202eB"}}
+{"ie":0,"sort":0}
+{"axiom":{"isUnsafe":false,"levelParams":[],"name":1,"type":0}}
+{"axiom":{"isUnsafe":false,"levelParams":[],"name":1,"type":0}}
+`
+	p := filepath.Join(t.TempDir(), "dup.ndjson")
+	os.WriteFile(p, []byte(export), 0o644)
+	code, _, errOut := runCmd("lean", "audit", "--export", p)
+	if code != 2 || !strings.Contains(errOut, `declared twice`) || strings.ContainsAny(errOut, "\x1b\u202e") ||
+		!strings.Contains(errOut, `\x1b[31m\u202eB`) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
