@@ -19,6 +19,12 @@ type Options struct {
 	// tanh, sin and cos (0 → DefaultULPs).
 	// Square roots are correctly rounded (IEEE 754) whatever ULPs is.
 	ULPs int
+	// SweepWork caps the interval operations the first-order bound spends
+	// on sweeps from intermediate nodes, which tighten the boxes of later
+	// nodes (0 → DefaultSweepWork). The sweeps from the output's own
+	// elements always run. Any value gives a sound bound; more work gives
+	// a tighter one.
+	SweepWork int64
 }
 
 // MaxULPs bounds Options.ULPs.
@@ -223,15 +229,20 @@ func (o Options) ulps() (int, error) {
 }
 
 // Compare judges the recorded binary32 output of g (row-major, one value
-// per element of the output node) against Bounds: per element, Fails iff
+// per element of the output node) against SharpBounds (the smaller of the
+// classic and the first-order bound, and the exact enclosure of both): per element, Fails iff
 // the recorded value is provably farther than the bound from the exact
 // value, Holds iff it is provably within it (Element.Verdict). A NaN or
 // infinite recorded value fails wherever the bound is finite, since every
 // modelled evaluation then is finite.
 func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded []float32, o Options) (*Result, error) {
-	encl, err := Bounds(g, p, input, o)
+	sh, err := SharpBounds(g, p, input, o)
 	if err != nil {
 		return nil, err
+	}
+	encl := make([]Enclosure, len(sh))
+	for i, s := range sh {
+		encl[i] = s.Enclosure
 	}
 	if len(recorded) != len(encl) {
 		return nil, fmt.Errorf("fpbound: node %d (output): %d recorded values for an output of %d elements (shape %v)",
