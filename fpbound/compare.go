@@ -89,6 +89,14 @@ type Element struct {
 	Verdict Verdict
 	// Reason explains an Inconclusive verdict without a finite bound.
 	Reason string
+	// Classic and FirstOrder are the two sound bounds Bound is the
+	// smaller of (Compare; both equal Bound when the element was judged
+	// against a plain Enclosure, +∞ where there is none).
+	Classic, FirstOrder float64
+	// Estimate is the probabilistic figure of doc.go, "Estimate":
+	// reported, never deciding (+∞ where none; equal to Bound when the
+	// element was judged against a plain Enclosure).
+	Estimate float64
 }
 
 // Summary aggregates a run of elements.
@@ -102,6 +110,11 @@ type Summary struct {
 	// FirstFail is the index of the first failing element (relative to
 	// the run), −1 when none fails.
 	FirstFail int
+	// MaxEstimate is the largest Estimate (reported, never deciding).
+	MaxEstimate float64
+	// ByFirstOrder counts the elements whose finite Bound is the
+	// first-order bound, strictly below the classic one.
+	ByFirstOrder int
 }
 
 // Result is the verdict of every output element of one evaluation.
@@ -129,10 +142,14 @@ func Summarize(elems []Element) Summary {
 		default:
 			s.Inconclusive++
 		}
+		if el.FirstOrder < el.Classic {
+			s.ByFirstOrder++
+		}
 		if i == 0 {
-			s.MaxErr, s.MaxBound = el.Dist, el.Bound
+			s.MaxErr, s.MaxBound, s.MaxEstimate = el.Dist, el.Bound, el.Estimate
 			continue
 		}
+		s.MaxEstimate = max(s.MaxEstimate, el.Estimate)
 		s.MaxErr = spec.Interval{Lo: max(s.MaxErr.Lo, el.Dist.Lo), Hi: max(s.MaxErr.Hi, el.Dist.Hi)}
 		s.MaxBound = max(s.MaxBound, el.Bound)
 	}
@@ -250,7 +267,9 @@ func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded [
 	}
 	r := &Result{Elements: make([]Element, len(encl))}
 	for i, en := range encl {
-		r.Elements[i] = Judge(recorded[i], en)
+		el := Judge(recorded[i], en)
+		el.Classic, el.FirstOrder, el.Estimate = sh[i].Classic, sh[i].FirstOrder, sh[i].Estimate
+		r.Elements[i] = el
 	}
 	r.Summary = Summarize(r.Elements)
 	return r, nil
@@ -258,7 +277,7 @@ func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded [
 
 // Judge decides one recorded value against its enclosure (see Element).
 func Judge(rec float32, en Enclosure) Element {
-	el := Element{Recorded: rec, Exact: en.Exact, Bound: en.Bound, Reason: en.Reason}
+	el := Element{Recorded: rec, Exact: en.Exact, Bound: en.Bound, Reason: en.Reason, Classic: en.Bound, FirstOrder: en.Bound, Estimate: en.Bound}
 	f := float64(rec)
 	bounded := !math.IsInf(en.Exact.Lo, 0) && !math.IsInf(en.Exact.Hi, 0)
 	finiteB := !math.IsInf(en.Bound, 1) && en.Bound >= 0
