@@ -32,9 +32,9 @@ func median(v []float64) float64 {
 // bound/|exact|, whether the planted error fails.
 func TestFigures(t *testing.T) {
 	long := os.Getenv("FPBOUND_FIGURES") != ""
-	mlpDepths, convDepths := []int{0, 1, 2, 4}, []int{1, 2}
+	mlpDepths, convDepths, blocks := []int{0, 1, 2, 4}, []int{1, 2}, []int{1, 2}
 	if long {
-		mlpDepths, convDepths = []int{0, 1, 2, 4, 8, 16}, []int{1, 2, 4, 8}
+		mlpDepths, convDepths, blocks = []int{0, 1, 2, 4, 8, 16}, []int{1, 2, 4, 8}, []int{1, 2, 3, 4, 6, 8, 12}
 	}
 	var cases []*nets.Net
 	for _, act := range []irsem.Op{irsem.OpRelu, irsem.OpTanh} {
@@ -53,6 +53,13 @@ func TestFigures(t *testing.T) {
 	}
 	for _, d := range convDepths {
 		n, err := nets.ConvStack(uint64(200+d), 16, 4, d, nets.Default)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, n)
+	}
+	for _, bl := range blocks {
+		n, err := nets.GPT2(uint64(300+bl), 4, 8, 2, bl, nets.Default)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -140,3 +140,79 @@ func ConvStack(seed uint64, channels, size, depth int, init Init) (*Net, error) 
 	in := b.tensor(shape.Clone(), b.r.NormFloat64)
 	return &Net{Name: fmt.Sprintf("conv stack 3×3 %d ch %d×%d, depth %d (%s init)", channels, size, size, depth, init), Graph: b.g, Payload: b.p, Input: in}, nil
 }
+
+// GPT2 returns a GPT-2-style pre-LN decoder stack of blocks blocks on a
+// [t, d] N(0, 1) input with heads heads (d a multiple of heads, the head
+// width a power of 4 so that the 1/√(head width) scale is exact):
+//
+//	x ← x + Wo·attn(LN₁(x)),  attn = causal softmax(q·kᵀ/√dₕ)·v per head
+//	x ← x + W₂·gelu(W₁·LN₂(x))          (W₁: d → 4d, tanh-approximate gelu)
+//
+// The causal mask is hard (hard_masked_softmax: the masked entries take no
+// part), LayerNorm's γ and β are 1 + N(0, 0.1²) and N(0, 0.1²), ε = 10⁻⁵,
+// and the linear layers use init.
+func GPT2(seed uint64, t, d, heads, blocks int, init Init) (*Net, error) {
+	if t < 1 || heads < 1 || d%heads != 0 || blocks < 1 {
+		return nil, fmt.Errorf("nets: GPT-2 stack t %d, d %d, heads %d, blocks %d: want t, heads, blocks ≥ 1 and heads dividing d", t, d, heads, blocks)
+	}
+	dh := d / heads
+	scale := 0
+	for s := 1; s*s <= dh; s *= 2 {
+		if s*s == dh {
+			scale = s
+		}
+	}
+	if scale == 0 {
+		return nil, fmt.Errorf("nets: GPT-2 head width %d is not a power of 4", dh)
+	}
+	b := newBuilder(seed, spec.Shape{t, d})
+	td := spec.Shape{t, d}
+	ln := func(x int) int {
+		id := b.node(irsem.Kind{Op: irsem.OpLayerNorm, Axis: 1}, td.Clone(), x)
+		g := b.tensor(spec.Shape{d}, func() float64 { return 1 + 0.1*b.r.NormFloat64() })
+		be := b.tensor(spec.Shape{d}, func() float64 { return 0.1 * b.r.NormFloat64() })
+		eps := spec.NewRat(1, 100000)
+		b.p.Entries[id] = &irsem.Params{Gamma: &g, Beta: &be, Eps: &eps}
+		return id
+	}
+	lin := func(x, in, out int) int {
+		w, bias := b.weights(init, spec.Shape{out, in}, in)
+		id := b.node(irsem.Kind{Op: irsem.OpLinear}, spec.Shape{t, out}, x)
+		b.p.Entries[id] = &irsem.Params{W: &w, B: &bias}
+		return id
+	}
+	heads3 := spec.Shape{t, heads, dh}
+	split := func(x int, perm []int, out spec.Shape) int {
+		r := b.node(irsem.Kind{Op: irsem.OpReshape, InShape: td.Clone(), OutShape: heads3.Clone()}, heads3.Clone(), x)
+		return b.node(irsem.Kind{Op: irsem.OpPermute, Perm: perm}, out, r)
+	}
+	allowed := make([]bool, heads*t*t)
+	for h := 0; h < heads; h++ {
+		for i := 0; i < t; i++ {
+			for j := 0; j <= i; j++ {
+				allowed[(h*t+i)*t+j] = true
+			}
+		}
+	}
+	htt := spec.Shape{heads, t, t}
+	x := 0
+	for l := 0; l < blocks; l++ {
+		h := ln(x)
+		q := split(lin(h, d, d), []int{1, 0, 2}, spec.Shape{heads, t, dh})
+		k := split(lin(h, d, d), []int{1, 2, 0}, spec.Shape{heads, dh, t})
+		v := split(lin(h, d, d), []int{1, 0, 2}, spec.Shape{heads, t, dh})
+		s := b.node(irsem.Kind{Op: irsem.OpMatmul}, htt.Clone(), q, k)
+		s = b.node(irsem.Kind{Op: irsem.OpScale, C: spec.NewRat(1, int64(scale))}, htt.Clone(), s)
+		pr := b.node(irsem.Kind{Op: irsem.OpHardMaskedSoftmax, Mask: &irsem.HardMask{Shape: htt.Clone(), Allowed: allowed}}, htt.Clone(), s)
+		a := b.node(irsem.Kind{Op: irsem.OpMatmul}, spec.Shape{heads, t, dh}, pr, v)
+		a = b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0, 2}}, heads3.Clone(), a)
+		a = b.node(irsem.Kind{Op: irsem.OpReshape, InShape: heads3.Clone(), OutShape: td.Clone()}, td.Clone(), a)
+		x = b.node(irsem.Kind{Op: irsem.OpAdd}, td.Clone(), x, lin(a, d, d))
+		h = ln(x)
+		m := lin(h, d, 4*d)
+		m = b.node(irsem.Kind{Op: irsem.OpGelu}, spec.Shape{t, 4 * d}, m)
+		x = b.node(irsem.Kind{Op: irsem.OpAdd}, td.Clone(), x, lin(m, 4*d, d))
+	}
+	in := b.tensor(td.Clone(), b.r.NormFloat64)
+	return &Net{Name: fmt.Sprintf("GPT-2 pre-LN stack T=%d d=%d %d heads, %d blocks (%s init)", t, d, heads, blocks, init), Graph: b.g, Payload: b.p, Input: in}, nil
+}
