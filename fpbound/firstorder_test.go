@@ -51,8 +51,8 @@ func TestFirstOrderSound(t *testing.T) {
 					worst = max(worst, d/s.Bound)
 				}
 			}
-			if l >= 4 && !(sh[0].FirstOrder < sh[0].Classic) {
-				t.Errorf("%s depth %d: first-order %g not below classic %g", act, l, sh[0].FirstOrder, sh[0].Classic)
+			if l >= 4 && (!(sh[0].FirstOrder < sh[0].Classic) || sh[0].Decider() != "first-order" || sh[0].Bound != sh[0].FirstOrder) {
+				t.Errorf("%s depth %d: first-order %g not below classic %g (decider %s, bound %g)", act, l, sh[0].FirstOrder, sh[0].Classic, sh[0].Decider(), sh[0].Bound)
 			}
 			if !(sh[0].Estimate <= sh[0].FirstOrder) {
 				t.Errorf("%s depth %d: estimate %g above the bound %g", act, l, sh[0].Estimate, sh[0].FirstOrder)
