@@ -21,9 +21,10 @@ type Options struct {
 	ULPs int
 	// SweepWork caps the interval operations the first-order bound spends
 	// on sweeps from intermediate nodes, which tighten the boxes of later
-	// nodes (0 → DefaultSweepWork). The sweeps from the output's own
-	// elements always run. Any value gives a sound bound; more work gives
-	// a tighter one.
+	// nodes (0 → DefaultSweepWork); with the sweeps from the output's own
+	// elements the total stays below twice SweepWork (an output element
+	// past it has no first-order bound). Any value gives a sound bound;
+	// more work gives a tighter one.
 	SweepWork int64
 }
 

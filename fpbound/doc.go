@@ -381,7 +381,8 @@
 // boxes": no later bound can change an earlier box. Sweeps from
 // intermediate nodes cost one reverse pass per element;
 // Options.SweepWork caps them (skipped nodes keep boxes (a) ∩ (b), still
-// sound), and the output's own sweeps always run.
+// sound), and caps the output's own sweeps at twice that in all (an output
+// element past the cap has no first-order bound).
 //
 // The exact enclosure. Where every primitive of the graph is exact over
 // spec.Rat the exact value of every node is computed over Rat and

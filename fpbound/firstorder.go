@@ -264,15 +264,26 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		}
 		// Sweeps from every element of j: E_j, and the box X_j ± E_j.
 		isOut := j == g.OutputID
-		cost := int64(len(nd.e)) * prefixWork(g, j)
+		per := prefixWork(g, j)
+		cost := int64(len(nd.e)) * per
 		if !isOut && (spent+cost > budget || !nd.err) {
 			continue
 		}
-		spent += cost
-		if isOut {
+		if !isOut {
+			spent += cost
+		} else {
 			out = make([]foOut, len(nd.e))
 		}
 		for m := range nd.e {
+			if isOut {
+				// The output's sweeps may spend up to twice the budget in
+				// all; past it an element keeps the classic bound.
+				if spent+per > 2*budget {
+					out[m] = foOut{x: nd.x[m], bound: inf, estimate: inf, reason: "the sweep budget (Options.SweepWork) is spent"}
+					continue
+				}
+				spent += per
+			}
 			b, ss, reason, err := sweep(g, nodes, j, m, reg)
 			if err != nil {
 				if limits.IsLimit(err) {

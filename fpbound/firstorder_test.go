@@ -147,6 +147,32 @@ func TestFirstOrderDiscontinuity(t *testing.T) {
 	}
 }
 
+// TestFirstOrderBudget: a tiny sweep budget skips the intermediate sweeps
+// and then the output's, leaving sound (larger or classic) bounds with the
+// reason; a negative budget is an error.
+func TestFirstOrderBudget(t *testing.T) {
+	g, p, x := mlp(11, 16, 64, 4, 10, irsem.OpRelu)
+	full, err := SharpBounds(g, p, x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiny, err := SharpBounds(g, p, x, Options{SweepWork: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tiny {
+		if !math.IsInf(tiny[i].FirstOrder, 1) || tiny[i].FirstOrderReason == "" || tiny[i].Bound != tiny[i].Classic {
+			t.Fatalf("element %d: budget 1 gives first-order %g (%q), bound %g", i, tiny[i].FirstOrder, tiny[i].FirstOrderReason, tiny[i].Bound)
+		}
+		if !(full[i].Bound <= tiny[i].Bound) {
+			t.Fatalf("element %d: full budget %g above budget 1's %g", i, full[i].Bound, tiny[i].Bound)
+		}
+	}
+	if _, err := SharpBounds(g, p, x, Options{SweepWork: -1}); err == nil {
+		t.Fatal("negative SweepWork accepted")
+	}
+}
+
 func BenchmarkSharpMLP4(b *testing.B) {
 	g, p, x := mlp(1, 16, 64, 4, 10, irsem.OpTanh)
 	b.ReportAllocs()
