@@ -19,6 +19,13 @@ type Options struct {
 	// tanh, sin and cos (0 → DefaultULPs).
 	// Square roots are correctly rounded (IEEE 754) whatever ULPs is.
 	ULPs int
+	// SweepWork caps the interval operations the first-order bound spends
+	// on sweeps from intermediate nodes, which tighten the boxes of later
+	// nodes (0 → DefaultSweepWork); with the sweeps from the output's own
+	// elements the total stays below twice SweepWork (an output element
+	// past it has no first-order bound). Any value gives a sound bound;
+	// more work gives a tighter one.
+	SweepWork int64
 }
 
 // MaxULPs bounds Options.ULPs.
@@ -83,6 +90,14 @@ type Element struct {
 	Verdict Verdict
 	// Reason explains an Inconclusive verdict without a finite bound.
 	Reason string
+	// Classic and FirstOrder are the two sound bounds Bound is the
+	// smaller of (Compare; both equal Bound when the element was judged
+	// against a plain Enclosure, +∞ where there is none).
+	Classic, FirstOrder float64
+	// Estimate is the probabilistic figure of doc.go, "Estimate":
+	// reported, never deciding (+∞ where none; equal to Bound when the
+	// element was judged against a plain Enclosure).
+	Estimate float64
 }
 
 // Summary aggregates a run of elements.
@@ -96,6 +111,11 @@ type Summary struct {
 	// FirstFail is the index of the first failing element (relative to
 	// the run), −1 when none fails.
 	FirstFail int
+	// MaxEstimate is the largest Estimate (reported, never deciding).
+	MaxEstimate float64
+	// ByFirstOrder counts the elements whose finite Bound is the
+	// first-order bound, strictly below the classic one.
+	ByFirstOrder int
 }
 
 // Result is the verdict of every output element of one evaluation.
@@ -123,10 +143,14 @@ func Summarize(elems []Element) Summary {
 		default:
 			s.Inconclusive++
 		}
+		if el.FirstOrder < el.Classic {
+			s.ByFirstOrder++
+		}
 		if i == 0 {
-			s.MaxErr, s.MaxBound = el.Dist, el.Bound
+			s.MaxErr, s.MaxBound, s.MaxEstimate = el.Dist, el.Bound, el.Estimate
 			continue
 		}
+		s.MaxEstimate = max(s.MaxEstimate, el.Estimate)
 		s.MaxErr = spec.Interval{Lo: max(s.MaxErr.Lo, el.Dist.Lo), Hi: max(s.MaxErr.Hi, el.Dist.Hi)}
 		s.MaxBound = max(s.MaxBound, el.Bound)
 	}
@@ -223,15 +247,20 @@ func (o Options) ulps() (int, error) {
 }
 
 // Compare judges the recorded binary32 output of g (row-major, one value
-// per element of the output node) against Bounds: per element, Fails iff
+// per element of the output node) against SharpBounds (the smaller of the
+// classic and the first-order bound, and the exact enclosure of both): per element, Fails iff
 // the recorded value is provably farther than the bound from the exact
 // value, Holds iff it is provably within it (Element.Verdict). A NaN or
 // infinite recorded value fails wherever the bound is finite, since every
 // modelled evaluation then is finite.
 func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded []float32, o Options) (*Result, error) {
-	encl, err := Bounds(g, p, input, o)
+	sh, err := SharpBounds(g, p, input, o)
 	if err != nil {
 		return nil, err
+	}
+	encl := make([]Enclosure, len(sh))
+	for i, s := range sh {
+		encl[i] = s.Enclosure
 	}
 	if len(recorded) != len(encl) {
 		return nil, fmt.Errorf("fpbound: node %d (output): %d recorded values for an output of %d elements (shape %v)",
@@ -239,7 +268,9 @@ func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded [
 	}
 	r := &Result{Elements: make([]Element, len(encl))}
 	for i, en := range encl {
-		r.Elements[i] = Judge(recorded[i], en)
+		el := Judge(recorded[i], en)
+		el.Classic, el.FirstOrder, el.Estimate = sh[i].Classic, sh[i].FirstOrder, sh[i].Estimate
+		r.Elements[i] = el
 	}
 	r.Summary = Summarize(r.Elements)
 	return r, nil
@@ -247,7 +278,7 @@ func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded [
 
 // Judge decides one recorded value against its enclosure (see Element).
 func Judge(rec float32, en Enclosure) Element {
-	el := Element{Recorded: rec, Exact: en.Exact, Bound: en.Bound, Reason: en.Reason}
+	el := Element{Recorded: rec, Exact: en.Exact, Bound: en.Bound, Reason: en.Reason, Classic: en.Bound, FirstOrder: en.Bound, Estimate: en.Bound}
 	f := float64(rec)
 	bounded := !math.IsInf(en.Exact.Lo, 0) && !math.IsInf(en.Exact.Hi, 0)
 	finiteB := !math.IsInf(en.Bound, 1) && en.Bound >= 0

@@ -280,9 +280,13 @@
 // layers of ONNX's PyTorch-converted backend tests (tlcheck compare), the
 // recorded PyTorch outputs lie at a median 0.07 and at most 0.71 of the
 // bound (LeakyReLU's single rounded product), batch norm at 0.3–0.4
-// although PyTorch folds its formula differently. A first-order bound
-// through interval adjoints would keep the cancellation; it is not
-// implemented.
+// although PyTorch folds its formula differently. The first-order bound
+// below keeps the cancellation; SharpBounds and Compare use the smaller of
+// the two. On width-64 MLPs (TestFigures, docs/bounds.md) it stays at a
+// median 2–3·10³ × the actual error to depth 16 for ReLU, to depth 8 for
+// tanh; beyond, the radius of the interval adjoints grows like the classic
+// bound (the wrapping effect: tanh′ over a box of width w is an interval of
+// width ≈ w, multiplied by |W| per layer).
 //
 // Err64 bounds are those of Err with every term scaled by the binary64
 // constants: on the MLPs and dot products of TestErr64TighterThanErr the
@@ -290,4 +294,108 @@
 // and on one rounded binary64 product, sum, square or quotient of random
 // 53-bit operands the largest observed error is 0.88–0.96 of the bound
 // (TestSound64RandomGraphs).
+//
+// # First-order bound
+//
+// SharpBounds (and Compare, which decides with it) adds a second sound
+// bound, in the manner of Satire (Das et al., SC'20) and of FPTaylor's
+// first-order term (Solovyev et al., TOPLAS'18), under the same model
+// M1–M3; per element the verdict uses the smaller of the two. It is a
+// theorem of the same form as above: for every output element with finite
+// first-order bound F, every evaluation satisfying M1–M3 produces a value
+// within F of the exact value, which lies in Exact.
+//
+// Nodes and local errors. Number the nodes j = 0 … N in id order, f_j the
+// exact function of node j of its parents' values (its registry steps,
+// irsem.Applications), v_j the exact values and v̂_j the values an
+// evaluation holds. The local error of node j is e_j = v̂_j − f_j(v̂ of its
+// parents) (for the input and const nodes: the M1 error fl(c) − c). Given
+// boxes B_q that hold every value v̂_q (see below), e_j is bounded per
+// element by evaluating f_j over Err on the parents' boxes with bound 0:
+// the theorem above, applied to one node whose inputs are known exactly to
+// be some point of B_q, says every modelled evaluation of f_j at that
+// point is within the resulting bound ē_j of f_j at that point. A sum is
+// one pending Err value, so it is charged γ_{n−1}·Σ|t| once, for every
+// order and every fusion (M2). Reassociation across a node boundary (M2(a):
+// a matmul node whose only consumer adds the bias) is kept: a node whose
+// only child consumes it and whose value is a pending sum is fused into
+// that child — its local error is 0, the child's is computed over Err
+// from the fused node's pending terms, so it bounds the runtime's sum of
+// all the terms in any order (fl of the matmul then + b is one such
+// order). The fused node's v̂ is then the exact f_j of its computed inputs
+// (a virtual value the proof uses; no runtime value is claimed for it).
+// Overflow, underflow and library terms are those of the cases above.
+//
+// Telescoping and the mean value theorem. Let T_k be the evaluation whose
+// nodes ≤ k take their computed values (each v̂_j = f_j(·) + e_j) and whose
+// later nodes are exact functions of them; T_{−1} is exact, T_N the
+// modelled evaluation. Write Φ_k for the output element y as a function of
+// node k's value with the nodes before k fixed at their computed values and
+// the nodes after k exact. Then T_k and T_{k−1} differ only in node k's
+// value, f_k(v̂) + e_k against f_k(v̂), so
+//
+//	ŷ − y = Σ_k [Φ_k(f_k(v̂) + e_k) − Φ_k(f_k(v̂))].
+//
+// Φ_k is a composition of the registry's primitives. Where it is locally
+// Lipschitz on the boxes, Lebourg's mean value theorem (Clarke, Optimization
+// and Nonsmooth Analysis, 1983, Thm 2.3.7) gives each bracket as ⟨ξ, e_k⟩
+// with ξ in Clarke's generalized gradient of Φ_k at a point of the
+// segment, and Clarke's chain rule (Thm 2.6.6) puts ξ in the convex hull of
+// the products of the local generalized Jacobians along the graph. The
+// reverse sweep computes exactly such products in interval arithmetic: it
+// seeds the output element with 1 and runs every node's steps' VJP rules
+// (the registry's, over spec.Interval; no per-op table) on the boxes, so
+// each resulting adjoint interval A_k contains ξ, whatever the point of
+// the segment. Hence |ŷ − y| ≤ Σ_k Σ_i mag(A_{k,i})·ē_{k,i} = F, summed
+// with upward rounding. There is no second-order remainder: the adjoints
+// are enclosures over boxes, not values at the exact point.
+//
+// Kinks and discontinuities. relu, abs, max, min and clamp are Lipschitz;
+// their VJP rules take derivatives through Step and Sign, whose interval
+// values on a box that contains the kink are [0, 1] and [−1, 1], the hull
+// of the one-sided derivatives, which contains Clarke's gradient. A
+// discontinuity voids the argument: in a primitive the registry does not
+// mark Smooth, a Sign or Step of a straddling box in its forward formula,
+// or an undecided comparison in its forward or VJP formula (max_pool's
+// argmax, a tie rule), makes the first-order bound +∞ for the evaluation
+// (the classic bound still decides). In a Smooth primitive a comparison
+// only chooses between formulas of the same function (sigmoid's two stable
+// forms), and either encloses it on the box. A derivative that is
+// unbounded on a box (sqrt or a divisor at 0) gives F = +∞. A primitive
+// whose derivative rule is zero by definition (detach, keep_mask) but whose
+// value depends on a parent gives F = +∞ as well.
+//
+// Boxes. The argument needs boxes B_j that hold node j's value in every
+// T_k and on every segment above, i.e. the values of evaluations whose
+// local errors are a subset of the e_k, one of them scaled by t ∈ [0, 1].
+// They are built in id order, each from sound facts only: (a) the classic
+// bound, X_j ± E_j (its induction uses only |δ| ≤ u, |η| ≤ η_F per
+// operation, so it also covers a rounding scaled by t or absent); (b) the
+// forward enclosure f_j(parents' boxes) ± ē_j, computed by the registry's
+// forward rules over spec.Interval; (c) X_j ± F_j, where F_j is the
+// first-order bound of node j's own elements, computed by the sweep above
+// from node j — it uses only the boxes of nodes before j, which hold by
+// induction, and bounds every partial evaluation because each of its local
+// errors is at most ē_k in magnitude. B_j is the intersection. So the one
+// pass in id order is the fixed point of "a tighter bound gives tighter
+// boxes": no later bound can change an earlier box. Sweeps from
+// intermediate nodes cost one reverse pass per element;
+// Options.SweepWork caps them (skipped nodes keep boxes (a) ∩ (b), still
+// sound), and caps the output's own sweeps at twice that in all (an output
+// element past the cap has no first-order bound).
+//
+// The exact enclosure. Where every primitive of the graph is exact over
+// spec.Rat the exact value of every node is computed over Rat and
+// enclosed in the nearest float64 interval; otherwise it is the interval
+// evaluation, intersected with the classic X.
+//
+// # Estimate
+//
+// Sharp.Estimate is reported beside the bound and decides nothing. If the
+// local errors e_{k,i} were independent, mean-zero random variables with
+// |e_{k,i}| ≤ ē_{k,i} (the model of Higham and Mary, SIAM J. Sci. Comput.
+// 41(5), 2019, at the granularity of nodes), Hoeffding's inequality puts
+// |Σ A·e| below λ·√(Σ (mag A·ē)²) with probability at least 1 − 10⁻³ for
+// λ = √(2·ln 2000) ≤ 3.9; Estimate is the smaller of that and F. Real
+// rounding errors are neither independent nor mean-zero in general.
 package fpbound

@@ -40,7 +40,7 @@ func evaluations(t testing.TB, g *irsem.Graph, p *irsem.Payload, x irsem.RatTens
 		}
 		evs = append(evs, evaluation{"binary32", o})
 	}
-	for _, pol := range []policy{polLeft, polReverse, polPairwise, polRandom} {
+	for _, pol := range []policy{polLeft, polReverse, polPairwise, polRandom, polBlocked8} {
 		for _, fma := range []bool{false, true} {
 			treePolicy, treeFMA = pol, fma
 			r, err := irsem.Denote(g, p, irsem.ConvertTensor[tree](x))

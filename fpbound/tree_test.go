@@ -61,6 +61,10 @@ const (
 	polReverse
 	polPairwise
 	polRandom
+	// polBlocked8: term i goes to accumulator i mod 8 (each a left fold,
+	// fused when FMA is on), then the 8 partial sums are reduced pairwise
+	// — the vectorised dot product of SIMD kernels.
+	polBlocked8
 )
 
 var (
@@ -90,6 +94,27 @@ func round[T treeFloat[T]](t ttermOf[T]) T {
 func sumTerms[T treeFloat[T]](ts []ttermOf[T]) T {
 	if len(ts) == 1 {
 		return round(ts[0])
+	}
+	if treePolicy == polBlocked8 {
+		var accs []T
+		for a := 0; a < 8 && a < len(ts); a++ {
+			acc := round(ts[a])
+			for i := a + 8; i < len(ts); i += 8 {
+				acc = combine(acc, ts[i])
+			}
+			accs = append(accs, acc)
+		}
+		for len(accs) > 1 {
+			var next []T
+			for i := 0; i+1 < len(accs); i += 2 {
+				next = append(next, accs[i].Add(accs[i+1]))
+			}
+			if len(accs)%2 == 1 {
+				next = append(next, accs[len(accs)-1])
+			}
+			accs = next
+		}
+		return accs[0]
 	}
 	var split int
 	switch treePolicy {

@@ -64,6 +64,8 @@ type outputReport struct {
 	maxErr   [2]float64 // an enclosure [lo, hi] of max |recorded − exact|
 	bound    float64    // the largest per-element bound (NaN: none, a gradient)
 	ours     [2]float64 // an enclosure of max |our f32 − exact| (NaN: not computed)
+	estimate float64    // the largest probabilistic estimate (NaN: none; reported only)
+	byFirst  int        // elements decided by the first-order bound
 	holds    int
 	fails    int
 	inconc   int
@@ -264,7 +266,8 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 			els := res.Elements[iv.Offset : iv.Offset+n]
 			sum := fpbound.Summarize(els)
 			or := outputReport{name: iv.Name, shape: iv.Shape.Clone(), elements: n, maxErr: [2]float64{sum.MaxErr.Lo, sum.MaxErr.Hi},
-				bound: sum.MaxBound, ours: [2]float64{math.NaN(), math.NaN()}, holds: sum.Holds, fails: sum.Fails, inconc: sum.Inconclusive}
+				bound: sum.MaxBound, ours: [2]float64{math.NaN(), math.NaN()}, holds: sum.Holds, fails: sum.Fails, inconc: sum.Inconclusive,
+				estimate: sum.MaxEstimate, byFirst: sum.ByFirstOrder}
 			if n == 0 {
 				or.maxErr, or.bound = [2]float64{0, 0}, 0
 			}
@@ -302,7 +305,7 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 			if !r.shape.Equal(g.Shape) {
 				return nil, cli.Usagef("--data %s: output %q: shape mismatch: the gradient w.r.t. %q has shape %v, the recorded tensor %v", outs[gs.OutputIndex[k]], name, gs.WRT[k], g.Shape, r.shape)
 			}
-			or := outputReport{name: name, shape: g.Shape.Clone(), gradient: gs.Node, elements: len(r.vals), bound: math.NaN(), ours: [2]float64{math.NaN(), math.NaN()}}
+			or := outputReport{name: name, shape: g.Shape.Clone(), gradient: gs.Node, elements: len(r.vals), bound: math.NaN(), ours: [2]float64{math.NaN(), math.NaN()}, estimate: math.NaN()}
 			for j, v := range g.Data {
 				d := fpbound.Judge(r.vals[j], fpbound.Enclosure{Exact: v, Bound: math.Inf(1)}).Dist
 				or.maxErr[0], or.maxErr[1] = math.Max(or.maxErr[0], d.Lo), math.Max(or.maxErr[1], d.Hi)
@@ -466,6 +469,13 @@ func printCompare(w io.Writer, model string, reps []setReport, holds, fails, inc
 				fmt.Fprintf(w, "; against the exact gradient of %s", o.gradient)
 			}
 			fmt.Fprintf(w, "; %d hold, %d fail, %d inconclusive\n", o.holds, o.fails, o.inconc)
+			if !math.IsNaN(o.bound) && o.elements > 0 {
+				fmt.Fprintf(w, "    (bound: the first-order bound decides %d of %d elements, the classic one the rest", o.byFirst, o.elements)
+				if !math.IsNaN(o.estimate) && !math.IsInf(o.estimate, 1) {
+					fmt.Fprintf(w, "; reported, not decided: probabilistic estimate ≤ %s", outward(o.estimate, true))
+				}
+				fmt.Fprintln(w, ")")
+			}
 			if !math.IsNaN(o.ours[0]) {
 				fmt.Fprintf(w, "    (reported, not decided: tlcheck's own f32 evaluation: max |f32 − exact| ∈ [%s, %s])\n", outward(o.ours[0], false), outward(o.ours[1], true))
 			}

@@ -1,0 +1,96 @@
+package fpbound
+
+import (
+	"math/big"
+	"sync/atomic"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// adj is spec.Interval as the scalar of the first-order bound's interval
+// sweeps (doc.go, "First-order bound"): the registry's forward rules run
+// over it on boxes, its VJP rules on interval cotangents. It is
+// spec.Interval operation for operation; it only watches for what would
+// void the mean value argument on a box:
+//
+//   - in a forward rule of a primitive that is not Smooth (spec.OpInfo),
+//     a Sign or Step whose argument straddles its jump, or any undecided
+//     Compare: the function may be discontinuous on the box;
+//   - in a VJP rule of such a primitive, an undecided Compare: the rule
+//     may select one one-sided derivative instead of their hull.
+//
+// Abs, Max, Min, Relu and Clamp are Lipschitz, and spec.Interval returns
+// the exact hull of their values; their VJP rules take derivatives through
+// Step and Sign, whose interval values on a straddling box are [0, 1] and
+// [−1, 1], the hull of the one-sided derivatives. The watch is package
+// state read around one evaluation under evalMu.
+type adj struct{ iv spec.Interval }
+
+var (
+	adjForward   atomic.Bool  // a forward rule is running (else a VJP rule)
+	adjNonSmooth atomic.Bool  // the running rule's primitive is not Smooth
+	adjVoid      atomic.Int64 // events that void the mean value argument
+)
+
+// jump records a Sign or Step whose argument straddles its jump.
+func jump() {
+	if adjForward.Load() && adjNonSmooth.Load() {
+		adjVoid.Add(1)
+	}
+}
+
+func (a adj) Add(b adj) adj   { return adj{a.iv.Add(b.iv)} }
+func (a adj) Sub(b adj) adj   { return adj{a.iv.Sub(b.iv)} }
+func (a adj) Mul(b adj) adj   { return adj{a.iv.Mul(b.iv)} }
+func (a adj) Neg() adj        { return adj{a.iv.Neg()} }
+func (a adj) Abs() adj        { return adj{a.iv.Abs()} }
+func (a adj) Max(b adj) adj   { return adj{a.iv.Max(b.iv)} }
+func (a adj) Min(b adj) adj   { return adj{a.iv.Min(b.iv)} }
+func (a adj) Relu() adj       { return adj{a.iv.Relu()} }
+func (a adj) IsZero() bool    { return a.iv.IsZero() }
+func (a adj) Same(b adj) bool { return a.iv.Same(b.iv) }
+func (a adj) Float64() float64 {
+	return a.iv.Float64()
+}
+func (a adj) String() string { return a.iv.String() }
+func (adj) Kind() string     { return "fpbound.adj" }
+func (a adj) Clamp(lo, hi adj) adj {
+	return adj{a.iv.Clamp(lo.iv, hi.iv)}
+}
+func (a adj) Div(b adj) (adj, error) { r, err := a.iv.Div(b.iv); return adj{r}, err }
+func (a adj) Sign() adj {
+	r := a.iv.Sign()
+	if r.Lo != r.Hi {
+		jump()
+	}
+	return adj{r}
+}
+func (a adj) Step() adj {
+	r := a.iv.Step()
+	if r.Lo != r.Hi {
+		jump()
+	}
+	return adj{r}
+}
+func (a adj) Sqrt() (adj, error)  { r, err := a.iv.Sqrt(); return adj{r}, err }
+func (a adj) Exp() (adj, error)   { r, err := a.iv.Exp(); return adj{r}, err }
+func (a adj) Log() (adj, error)   { r, err := a.iv.Log(); return adj{r}, err }
+func (a adj) Log1p() (adj, error) { r, err := a.iv.Log1p(); return adj{r}, err }
+func (a adj) Tanh() (adj, error)  { r, err := a.iv.Tanh(); return adj{r}, err }
+func (a adj) Sin() (adj, error)   { r, err := a.iv.Sin(); return adj{r}, err }
+func (a adj) Cos() (adj, error)   { r, err := a.iv.Cos(); return adj{r}, err }
+
+// Compare is spec.Interval's; an undecided comparison inside a rule of a
+// primitive that is not Smooth voids the sweep (see adj). Inside a Smooth
+// primitive's rule a branch only chooses between two formulas of the same
+// smooth function (sigmoid's, softplus's stable forms), and either
+// encloses it on the box.
+func (a adj) Compare(b adj) (int, bool) {
+	c, ok := a.iv.Compare(b.iv)
+	if !ok && adjNonSmooth.Load() {
+		adjVoid.Add(1)
+	}
+	return c, ok
+}
+func (adj) FromInt(n int64) adj    { return adj{spec.Interval{}.FromInt(n)} }
+func (adj) FromRat(r *big.Rat) adj { return adj{spec.Interval{}.FromRat(r)} }

@@ -1,0 +1,584 @@
+package fpbound
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// DefaultSweepWork is the default Options.SweepWork: the number of
+// interval operations (estimated from the nodes' declared work) that the
+// first-order bound may spend on the sweeps that tighten intermediate
+// boxes. The sweeps of the output's own elements are always run.
+const DefaultSweepWork = 1 << 27
+
+// Sharp is one output element's enclosure under both sound bounds of the
+// package (doc.go, "First-order bound"): Bound is the smaller of Classic
+// and FirstOrder, Estimate a probabilistic figure that decides nothing.
+type Sharp struct {
+	Enclosure
+	// Classic is the bound of the Err algebra (Bounds).
+	Classic float64
+	// FirstOrder is the first-order bound (+∞ when none was found; the
+	// reason is FirstOrderReason).
+	FirstOrder float64
+	// FirstOrderReason says why FirstOrder is +∞ ("" when finite).
+	FirstOrderReason string
+	// Estimate is Hoeffding's figure for independent local errors: with
+	// probability at least 1 − 10⁻³ over random signs of the local errors,
+	// |v̂ − x| ≤ Estimate (doc.go, "Estimate"). Reported, never deciding.
+	Estimate float64
+}
+
+// Decider names the bound that decided: "first-order", "classic", or
+// "none" when both are +∞.
+func (s Sharp) Decider() string {
+	switch {
+	case math.IsInf(s.Bound, 1):
+		return "none"
+	case s.FirstOrder <= s.Classic:
+		return "first-order"
+	}
+	return "classic"
+}
+
+// hoeffding is √(2·ln(2/δ)) for δ = 10⁻³, rounded up: P(|Σ cᵢεᵢ| ≥
+// λ·√Σcᵢ²) ≤ 2·exp(−λ²/2) = δ for independent mean-zero εᵢ ∈ [−1, 1].
+const hoeffding = 3.9
+
+// SharpBounds is Bounds with the first-order bound beside the classic
+// one: per element of the output, the exact enclosure (the exact rational
+// value where the graph is exact over spec.Rat, else an interval
+// evaluation intersected with the Err algebra's), both bounds, the smaller
+// as Bound, and the estimate.
+func SharpBounds(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Sharp, error) {
+	return sharp[binary32](g, p, input, o)
+}
+
+// SharpBounds64 is SharpBounds for binary64 evaluations.
+func SharpBounds64(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Sharp, error) {
+	return sharp[binary64](g, p, input, o)
+}
+
+// foNode is one node's state in the first-order bound.
+type foNode struct {
+	app   *irsem.Application
+	box   []spec.Interval // B_j: every value a (partially) perturbed evaluation holds
+	steps []spec.Tensor[adj]
+	args  [][]spec.Tensor[adj] // every step's argument values, for the sweeps
+	local []float64            // e_j per element; nil: all zero
+	x     []spec.Interval      // the exact enclosure
+	e     []float64            // the current bound E_j per element
+	err   bool                 // some ancestor (or the node) has a local error
+	kids  int
+}
+
+func sharp[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Sharp, error) {
+	k, err := o.ulps()
+	if err != nil {
+		return nil, err
+	}
+	if o.SweepWork < 0 {
+		return nil, fmt.Errorf("fpbound: SweepWork %d < 0", o.SweepWork)
+	}
+	classic, err := bounds[F](g, p, input, o)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]Sharp, len(classic))
+	for i, c := range classic {
+		res[i] = Sharp{Enclosure: c, Classic: c.Bound, FirstOrder: inf, Estimate: inf}
+	}
+	fo, reason, err := firstOrder[F](g, p, input, o, k)
+	if err != nil {
+		return nil, err
+	}
+	for i := range res {
+		r := &res[i]
+		if fo == nil {
+			r.FirstOrderReason = reason
+			continue
+		}
+		f := fo[i]
+		r.FirstOrder, r.FirstOrderReason, r.Estimate = f.bound, f.reason, f.estimate
+		if x, ok := intersect(r.Exact, f.x); ok {
+			r.Exact = x
+		}
+		r.Bound = min(r.Classic, r.FirstOrder)
+		if !math.IsInf(r.Bound, 1) {
+			r.Reason = ""
+		}
+	}
+	return res, nil
+}
+
+func intersect(a, b spec.Interval) (spec.Interval, bool) {
+	x := spec.Interval{Lo: max(a.Lo, b.Lo), Hi: min(a.Hi, b.Hi)}
+	return x, x.Lo <= x.Hi
+}
+
+// foOut is one output element's first-order result.
+type foOut struct {
+	x        spec.Interval
+	bound    float64
+	estimate float64
+	reason   string
+}
+
+// firstOrder computes the first-order bound of every output element
+// (doc.go, "First-order bound"). A nil result with a reason means no
+// first-order bound exists for this evaluation (every element then keeps
+// the classic bound); an error is a malformed graph or a resource limit.
+func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options, k int) ([]foOut, string, error) {
+	apps, err := irsem.Applications(g, p)
+	if err != nil {
+		return nil, "", err
+	}
+	n := len(g.Nodes)
+	nodes := make([]foNode, n)
+	for i := range nodes {
+		nodes[i].app = &apps[i]
+	}
+	for i := range g.Nodes {
+		for _, q := range g.Nodes[i].Parents {
+			nodes[q].kids++
+		}
+	}
+	// The exact enclosures: over spec.Rat when every step is exact, else
+	// over spec.Interval.
+	if err := exactEnclosures(g, p, input, apps, nodes); err != nil {
+		if limits.IsLimit(err) {
+			return nil, "", err
+		}
+		return nil, "the exact enclosure failed: " + err.Error(), nil
+	}
+
+	evalMu.Lock()
+	defer evalMu.Unlock()
+	curULPs.Store(int64(k))
+	defer curULPs.Store(DefaultULPs)
+	adjVoid.Store(0)
+
+	// The classic bounds of every node (round 0 of the boxes).
+	before := undecided.Load()
+	all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[ErrOf[F]](input))
+	if undecided.Load() != before {
+		return nil, "a comparison a registry rule branches on could not be decided", nil
+	}
+	if err != nil {
+		if limits.IsLimit(err) {
+			return nil, "", err
+		}
+		return nil, "the evaluation failed: " + err.Error(), nil
+	}
+	for i := range nodes {
+		nd := &nodes[i]
+		nd.e = make([]float64, len(all[i].Data))
+		nd.box = make([]spec.Interval, len(all[i].Data))
+		for m, v := range all[i].Data {
+			c := v.close()
+			if x, ok := intersect(nd.x[m], c.x); ok {
+				nd.x[m] = x
+			}
+			nd.e[m] = c.e
+			nd.box[m] = widen(nd.x[m], c.e)
+		}
+	}
+
+	reg := spec.Default[adj]()
+	regE := spec.Default[ErrOf[F]]()
+	budget := o.SweepWork
+	if budget == 0 {
+		budget = DefaultSweepWork
+	}
+	spent := int64(0)
+	fusedVals := make([]spec.Tensor[ErrOf[F]], n)
+	var out []foOut
+	for j := range nodes {
+		nd := &nodes[j]
+		// Local error e_j (and fusion of a pending sum into the one child).
+		before := undecided.Load()
+		loc, err := localErr[F](g, j, apps, nodes, fusedVals, input, regE)
+		if undecided.Load() != before {
+			return nil, fmt.Sprintf("node %d (%s): a comparison in its formula could not be decided on its input boxes", j, g.Nodes[j].Kind.Op), nil
+		}
+		if err != nil {
+			if limits.IsLimit(err) {
+				return nil, "", err
+			}
+			return nil, fmt.Sprintf("node %d (%s): the local error failed: %v", j, g.Nodes[j].Kind.Op, err), nil
+		}
+		pending := false
+		for _, v := range loc.Data {
+			if v.n >= 2 {
+				pending = true
+				break
+			}
+		}
+		if pending && nd.kids == 1 && j != g.OutputID && !nd.app.Source && g.Nodes[j].Kind.Op != irsem.OpInput {
+			fusedVals[j] = loc // e_j = 0: the child charges the sum
+		} else {
+			for m, v := range loc.Data {
+				c := v.close()
+				if c.e != 0 {
+					if nd.local == nil {
+						nd.local = make([]float64, len(loc.Data))
+					}
+					nd.local[m] = c.e
+				}
+			}
+		}
+		nd.err = nd.local != nil
+		for _, q := range g.Nodes[j].Parents {
+			nd.err = nd.err || nodes[q].err
+		}
+		// The step values over the parents' boxes, and the forward
+		// enclosure f_j(boxes) ± e_j.
+		if g.Nodes[j].Kind.Op != irsem.OpInput {
+			fwd, args, err := forwardSteps(g, j, nodes, reg)
+			if err != nil {
+				if limits.IsLimit(err) {
+					return nil, "", err
+				}
+				return nil, fmt.Sprintf("node %d (%s): the interval evaluation failed: %v", j, g.Nodes[j].Kind.Op, err), nil
+			}
+			if adjVoid.Load() != 0 {
+				return nil, fmt.Sprintf("node %d (%s): its input boxes contain a discontinuity of its formula", j, g.Nodes[j].Kind.Op), nil
+			}
+			nd.steps, nd.args = fwd, args
+			if len(fwd) > 0 {
+				last := fwd[len(fwd)-1]
+				for m := range nd.box {
+					el := 0.0
+					if nd.local != nil {
+						el = nd.local[m]
+					}
+					if b, ok := intersect(nd.box[m], widen(last.Data[m].iv, el)); ok {
+						nd.box[m] = b
+					}
+				}
+			}
+		}
+		// Sweeps from every element of j: E_j, and the box X_j ± E_j.
+		isOut := j == g.OutputID
+		per := prefixWork(g, j)
+		cost := int64(len(nd.e)) * per
+		if !isOut && (spent+cost > budget || !nd.err) {
+			continue
+		}
+		if !isOut {
+			spent += cost
+		} else {
+			out = make([]foOut, len(nd.e))
+		}
+		for m := range nd.e {
+			if isOut {
+				// The output's sweeps may spend up to twice the budget in
+				// all; past it an element keeps the classic bound.
+				if spent+per > 2*budget {
+					out[m] = foOut{x: nd.x[m], bound: inf, estimate: inf, reason: "the sweep budget (Options.SweepWork) is spent"}
+					continue
+				}
+				spent += per
+			}
+			b, ss, reason, err := sweep(g, nodes, j, m, reg)
+			if err != nil {
+				if limits.IsLimit(err) {
+					return nil, "", err
+				}
+				b, reason = inf, err.Error()
+			}
+			if isOut {
+				out[m] = foOut{x: nd.x[m], bound: b, estimate: inf, reason: reason}
+				if !math.IsInf(b, 1) {
+					out[m].estimate = min(b, mulUp(hoeffding, up(math.Sqrt(ss))))
+				}
+			}
+			if b < nd.e[m] {
+				nd.e[m] = b
+				if bx, ok := intersect(nd.box[m], widen(nd.x[m], b)); ok {
+					nd.box[m] = bx
+				}
+			}
+		}
+	}
+	return out, "", nil
+}
+
+// widen returns [x.Lo − e, x.Hi + e] rounded outward (the whole line for
+// e = +∞).
+func widen(x spec.Interval, e float64) spec.Interval {
+	if math.IsInf(e, 1) || !(e >= 0) {
+		return spec.Interval{Lo: math.Inf(-1), Hi: inf}
+	}
+	if e == 0 {
+		return x
+	}
+	return spec.Interval{Lo: subDown(x.Lo, e), Hi: addUpSigned(x.Hi, e)}
+}
+
+// prefixWork estimates the interval operations of one sweep from node j:
+// the declared work of the nodes up to j.
+func prefixWork(g *irsem.Graph, j int) int64 {
+	var w int64
+	for i := 0; i <= j; i++ {
+		nd := &g.Nodes[i]
+		in := make([]spec.Shape, len(nd.Parents))
+		for t, q := range nd.Parents {
+			in[t] = g.Nodes[q].Shape
+		}
+		w += irsem.DeclaredWork(nd, in)
+	}
+	return max(w, 1)
+}
+
+// exactEnclosures sets nodes[i].x for every node: the exact value over
+// spec.Rat when every primitive of the graph is exact (and the evaluation
+// succeeds), else the interval evaluation.
+func exactEnclosures(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, apps []irsem.Application, nodes []foNode) error {
+	exact := true
+	for i := range apps {
+		for _, s := range apps[i].Steps {
+			if info, err := spec.Info(s.Prim); err != nil || !info.Exact {
+				exact = false
+			}
+		}
+	}
+	if exact {
+		if all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[spec.Rat](input)); err == nil {
+			for i := range nodes {
+				nodes[i].x = make([]spec.Interval, len(all[i].Data))
+				for m, v := range all[i].Data {
+					nodes[i].x[m] = spec.Interval{}.FromRat(v.Big())
+				}
+			}
+			return nil
+		} else if limits.IsLimit(err) {
+			return err
+		}
+	}
+	all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[spec.Interval](input))
+	if err != nil {
+		return err
+	}
+	for i := range nodes {
+		nodes[i].x = all[i].Data
+	}
+	return nil
+}
+
+// localErr evaluates node j's application over Err on its parents' boxes
+// with bound 0 (or, for a parent fused into j, on that parent's pending
+// local values): the result's bound is e_j (doc.go, "Local errors").
+func localErr[F format](g *irsem.Graph, j int, apps []irsem.Application, nodes []foNode, fused []spec.Tensor[ErrOf[F]], input irsem.RatTensor, reg *spec.Registry[ErrOf[F]]) (spec.Tensor[ErrOf[F]], error) {
+	nd := &g.Nodes[j]
+	if nd.Kind.Op == irsem.OpInput {
+		return irsem.ConvertTensor[ErrOf[F]](input), nil
+	}
+	parents := make([]spec.Tensor[ErrOf[F]], len(nd.Parents))
+	for t, q := range nd.Parents {
+		if fused[q].Data != nil {
+			parents[t] = fused[q]
+			continue
+		}
+		d := make([]ErrOf[F], len(nodes[q].box))
+		for m, b := range nodes[q].box {
+			d[m] = ErrOf[F]{x: b}
+		}
+		parents[t] = spec.Tensor[ErrOf[F]]{Shape: g.Nodes[q].Shape, Data: d}
+	}
+	return irsem.RunApplication(&apps[j], parents, func(_ int, s *irsem.Step, xs []spec.Tensor[ErrOf[F]]) (spec.Tensor[ErrOf[F]], error) {
+		pr, err := reg.Lookup(s.Prim)
+		if err != nil {
+			return spec.Tensor[ErrOf[F]]{}, err
+		}
+		return pr.Apply(s.Attrs, xs)
+	})
+}
+
+// boxTensor is node q's box as an adj tensor.
+func boxTensor(g *irsem.Graph, nodes []foNode, q int) spec.Tensor[adj] {
+	d := make([]adj, len(nodes[q].box))
+	for m, b := range nodes[q].box {
+		d[m] = adj{b}
+	}
+	return spec.Tensor[adj]{Shape: g.Nodes[q].Shape, Data: d}
+}
+
+// forwardSteps runs a node's steps over adj on its parents' boxes and
+// returns every step's value (a const's value as its one step).
+func forwardSteps(g *irsem.Graph, j int, nodes []foNode, reg *spec.Registry[adj]) ([]spec.Tensor[adj], [][]spec.Tensor[adj], error) {
+	a := nodes[j].app
+	if a.Source {
+		if a.Value == nil {
+			return nil, nil, nil
+		}
+		return []spec.Tensor[adj]{irsem.ConvertTensor[adj](*a.Value)}, nil, nil
+	}
+	parents := make([]spec.Tensor[adj], len(g.Nodes[j].Parents))
+	for t, q := range g.Nodes[j].Parents {
+		parents[t] = boxTensor(g, nodes, q)
+	}
+	adjForward.Store(true)
+	defer adjForward.Store(false)
+	steps := make([]spec.Tensor[adj], 0, len(a.Steps))
+	args := make([][]spec.Tensor[adj], 0, len(a.Steps))
+	for k := range a.Steps {
+		s := &a.Steps[k]
+		xs := make([]spec.Tensor[adj], 0, len(s.Args))
+		for _, arg := range s.Args {
+			v, err := irsem.ArgValue(a, k, arg, parents, steps)
+			if err != nil {
+				return nil, nil, err
+			}
+			xs = append(xs, v)
+		}
+		pr, err := reg.Lookup(s.Prim)
+		if err != nil {
+			return nil, nil, err
+		}
+		adjNonSmooth.Store(!pr.Smooth)
+		y, err := pr.Apply(s.Attrs, xs)
+		adjNonSmooth.Store(false)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !y.Shape.Equal(s.Shape) || len(y.Data) != s.Shape.Size() {
+			return nil, nil, fmt.Errorf("step %d (%s): shape mismatch: expected %v, got %v", k, s.Prim, s.Shape, y.Shape)
+		}
+		steps = append(steps, y)
+		args = append(args, xs)
+	}
+	return steps, args, nil
+}
+
+// sweep runs the reverse interval sweep from element m of node j over
+// nodes j, j−1, …, 0 and returns Σ_k Σ_i mag(A_{k,i})·e_{k,i} (rounded
+// up), Σ (mag(A)·e)² for the estimate, and a reason when the bound is +∞.
+func sweep(g *irsem.Graph, nodes []foNode, j, m int, reg *spec.Registry[adj]) (float64, float64, string, error) {
+	cot := make([]spec.Tensor[adj], j+1)
+	seed := make([]adj, len(nodes[j].box))
+	seed[m] = adj{spec.Interval{Lo: 1, Hi: 1}}
+	cot[j] = spec.Tensor[adj]{Shape: g.Nodes[j].Shape, Data: seed}
+	total, ss := 0.0, 0.0
+	for k := j; k >= 0; k-- {
+		if cot[k].Data == nil {
+			continue
+		}
+		nd := &nodes[k]
+		if nd.local != nil {
+			for i, a := range cot[k].Data {
+				e := nd.local[i]
+				if e == 0 {
+					continue
+				}
+				c := mulUp(mag(a.iv), e)
+				total = addUp(total, c)
+				ss = addUp(ss, mulUp(c, c))
+			}
+			if math.IsInf(total, 1) {
+				return inf, inf, fmt.Sprintf("node %d (%s): an adjoint is unbounded on the boxes", k, g.Nodes[k].Kind.Op), nil
+			}
+		}
+		if nd.app.Source || g.Nodes[k].Kind.Op == irsem.OpInput {
+			continue
+		}
+		reach := false
+		for _, q := range g.Nodes[k].Parents {
+			reach = reach || nodes[q].err
+		}
+		if !reach {
+			continue
+		}
+		pc, err := nodeVJP(g, nodes, k, cot[k], reg)
+		if err != nil {
+			return inf, inf, fmt.Sprintf("node %d (%s): %v", k, g.Nodes[k].Kind.Op, err), nil
+		}
+		if adjVoid.Load() != 0 {
+			adjVoid.Store(0)
+			return inf, inf, fmt.Sprintf("node %d (%s): a derivative rule could not be decided on the boxes (a kink or tie inside them)", k, g.Nodes[k].Kind.Op), nil
+		}
+		for t, q := range g.Nodes[k].Parents {
+			if !nodes[q].err || pc[t].Data == nil {
+				continue
+			}
+			if cot[q].Data == nil {
+				cot[q] = spec.Tensor[adj]{Shape: g.Nodes[q].Shape, Data: make([]adj, len(nodes[q].box))}
+			}
+			d := cot[q].Data
+			for i, v := range pc[t].Data {
+				d[i] = d[i].Add(v)
+			}
+		}
+	}
+	return total, ss, "", nil
+}
+
+// nodeVJP maps node k's output cotangent to one contribution per parent
+// (nil where none), running its steps' VJP rules over adj on the step
+// values of forwardSteps, in reverse.
+func nodeVJP(g *irsem.Graph, nodes []foNode, k int, dy spec.Tensor[adj], reg *spec.Registry[adj]) ([]spec.Tensor[adj], error) {
+	nd := &nodes[k]
+	a := nd.app
+	ps := g.Nodes[k].Parents
+	out := make([]spec.Tensor[adj], len(ps))
+	sc := make([]spec.Tensor[adj], len(a.Steps))
+	last := len(a.Steps) - 1
+	if last < 0 {
+		return out, nil
+	}
+	sc[last] = spec.Tensor[adj]{Shape: a.Steps[last].Shape, Data: dy.Data}
+	for s := last; s >= 0; s-- {
+		if sc[s].Data == nil {
+			continue
+		}
+		st := &a.Steps[s]
+		pr, err := reg.Lookup(st.Prim)
+		if err != nil {
+			return nil, err
+		}
+		if pr.NoGrad {
+			if len(st.Args) > 0 {
+				return nil, fmt.Errorf("step %d (%s) has no derivative rule for its value", s, st.Prim)
+			}
+			continue
+		}
+		xs := nd.args[s]
+		adjNonSmooth.Store(!pr.Smooth)
+		dxs, err := pr.VJP(st.Attrs, xs, nd.steps[s], sc[s])
+		adjNonSmooth.Store(false)
+		if err != nil {
+			return nil, err
+		}
+		for t, arg := range st.Args {
+			if t >= len(dxs) || dxs[t].Data == nil {
+				continue
+			}
+			var dst *spec.Tensor[adj]
+			var size int
+			var shape spec.Shape
+			switch arg.Source {
+			case irsem.ArgParent:
+				q := ps[arg.Index]
+				dst, size, shape = &out[arg.Index], len(nodes[q].box), g.Nodes[q].Shape
+			case irsem.ArgStep:
+				dst, size, shape = &sc[arg.Index], len(nd.steps[arg.Index].Data), nd.steps[arg.Index].Shape
+			default:
+				continue // payload parameters: their M1 error is in e_k
+			}
+			if len(dxs[t].Data) != size {
+				return nil, fmt.Errorf("step %d (%s): a contribution of %d values for an argument of %d", s, st.Prim, len(dxs[t].Data), size)
+			}
+			if dst.Data == nil {
+				*dst = spec.Tensor[adj]{Shape: shape, Data: make([]adj, size)}
+			}
+			for i, v := range dxs[t].Data {
+				dst.Data[i] = dst.Data[i].Add(v)
+			}
+		}
+	}
+	return out, nil
+}
