@@ -37,9 +37,22 @@ func openDoc(flagName, path string) (*os.File, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, cli.Usagef("--%s %s: cannot read: %v", flagName, path, err)
+		return nil, cli.Usagef("%s %s: cannot read: %v", argRef(flagName), path, err)
 	}
 	return f, nil
+}
+
+// argTensor is the role of the tensor command's positional file: its
+// errors start "tensor PATH:", since no flag names it.
+const argTensor = "tensor"
+
+// argRef is how an error names the argument of a role: "--role", or
+// "tensor" for the tensor command's file.
+func argRef(role string) string {
+	if role == argTensor {
+		return argTensor
+	}
+	return "--" + role
 }
 
 // readDoc reads and decodes one document named by a flag, and appends
@@ -56,7 +69,7 @@ func readDoc[V any](flagName, path string, read func(io.Reader) (V, error), inpu
 	h := jsonout.NewHashingReader(f)
 	v, err := read(h)
 	if err != nil {
-		return zero, cli.Usagef("--%s %s: %v", flagName, path, err)
+		return zero, cli.Usagef("%s %s: %v", argRef(flagName), path, err)
 	}
 	if inputs != nil {
 		*inputs = append(*inputs, jsonout.Input{Role: flagName, Path: path, SHA256: h.Sum()})
@@ -66,7 +79,9 @@ func readDoc[V any](flagName, path string, read func(io.Reader) (V, error), inpu
 
 // loadIR reads --graph, --payload (optional) and --input and checks them
 // against each other: the payload against the graph, the input's shape
-// against the input node's.
+// against the input node's. The input is a JSON tensor or an ONNX
+// TensorProto .pb (readTensorFile): a .pb's FLOAT or DOUBLE elements are
+// dyadic rationals, taken exactly.
 func loadIR(cmd, graphPath, payloadPath, inputPath string) (*irFiles, error) {
 	if graphPath == "" {
 		return nil, cli.Usagef("%s: --graph is required", cmd)
@@ -90,12 +105,16 @@ func loadIR(cmd, graphPath, payloadPath, inputPath string) (*irFiles, error) {
 		}
 		return nil, cli.Usagef("--payload %s: %v", payloadPath, err)
 	}
-	if fs.x, err = readDoc("input", inputPath, irsem.ReadTensor, &fs.inputs); err != nil {
+	tf, err := readTensorFile("input", inputPath, &fs.inputs)
+	if err != nil {
 		return nil, err
 	}
 	in := &fs.g.Nodes[fs.g.InputID]
-	if !fs.x.Shape.Equal(in.Shape) {
-		return nil, cli.Usagef("--input %s: node %d (input): shape mismatch: the graph's input has shape %v, the tensor %v", inputPath, in.ID, in.Shape, fs.x.Shape)
+	if tf.js != nil && !tf.js.Shape.Equal(in.Shape) {
+		return nil, cli.Usagef("--input %s: node %d (input): shape mismatch: the graph's input has shape %v, the tensor %v", inputPath, in.ID, in.Shape, tf.js.Shape)
+	}
+	if fs.x, err = tf.rats("input", fmt.Sprintf("node %d (input)", in.ID), in.Shape); err != nil {
+		return nil, err
 	}
 	return fs, nil
 }

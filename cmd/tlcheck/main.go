@@ -50,6 +50,7 @@ func commands() map[string]command {
 		"view":           {"draw an IR or ONNX graph: tape, gradients, reverse traversal order or first disagreement, as HTML, SVG or DOT", "", runView},
 		"compare-grad":   {"check gradients another runtime (PyTorch, JAX) computed against the exact gradient, within the binary32 reverse-mode bound; exit 1 if any element is outside", "", runCompareGrad},
 		"adapters":       {"check other Go autodiff engines (gorgonia, spago, GoMLX) against the exact rules: engine × case × obligation × verdict; exit 1 on a finding (runs the adapters module's tlcheck-adapters: $TLCHECK_ADAPTERS, beside tlcheck, on $PATH, or built from the checkout's adapters/)", "run|cases [flags]", runAdapters},
+		"tensor":         {"convert a tensor file (an ONNX TensorProto .pb, or JSON) into the exact JSON tensor {\"shape\",\"values\"} every --input reads", "FILE", runTensor},
 		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report; exit 1 when a node cannot be planned or the capsules do not bind", "", runPlan},
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
-	"github.com/tlcheck/tlcheck/onnx"
 	"github.com/tlcheck/tlcheck/spec"
 	"github.com/tlcheck/tlcheck/view"
 )
@@ -26,10 +25,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if err := limits.AddFlags(fs); err != nil {
 		return cli.BadInput(err)
 	}
-	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (this or --onnx)")
-	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file (with --graph)")
-	onnxPath := fs.String("onnx", "", "ONNX model file, imported to the canonical IR (this or --graph)")
-	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required for grads, trace and diff)")
+	mf := addModelFlags(fs, "view", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	what := fs.String("what", "tape", "tape (nodes, parent slots, detach cuts)|grads (cotangents, contributions, unreached)|trace (reverse traversal order)|diff (first node where two paths or scalars disagree)")
 	format := fs.String("format", "html", "html (one self-contained page)|svg|dot (Graphviz)")
 	out := fs.String("out", "", "output file (required; - writes a dot file to stdout)")
@@ -65,53 +61,27 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if *out == "-" && *format != "dot" {
 		return cli.Usagef("view: --out - (stdout) is for --format dot only; write %s to a file", *format)
 	}
-	if (*graph == "") == (*onnxPath == "") {
-		return cli.Usagef("view: give exactly one of --graph and --onnx")
+	hasInput := len(mf.inputs) > 0 || *mf.data != ""
+	if *what != "tape" && !hasInput {
+		return cli.Usagef("view: --what %s needs --input (or --data with --onnx)", *what)
 	}
-	if *what != "tape" && *input == "" {
-		return cli.Usagef("view: --what %s needs --input", *what)
-	}
-	var (
-		g      *irsem.Graph
-		p      *irsem.Payload
-		x      irsem.RatTensor
-		origin []string
-		src    string
-	)
-	if *onnxPath != "" {
-		if *payload != "" {
-			return cli.Usagef("view: --payload goes with --graph (an ONNX model carries its own)")
-		}
-		im, err := onnx.ImportFile(*onnxPath, onnx.Options{})
-		if err != nil {
-			return cli.Usagef("--onnx %v", err)
-		}
-		g, p, origin, src = im.Graph, im.Payload, im.Origin, *onnxPath
-		if *input != "" {
-			if x, err = readDoc("input", *input, irsem.ReadTensor, nil); err != nil {
-				return err
-			}
-			if in := g.Nodes[g.InputID]; !x.Shape.Equal(in.Shape) {
-				return cli.Usagef("--input %s: node %d (input): shape mismatch: the graph's input has shape %v, the tensor %v", *input, in.ID, in.Shape, x.Shape)
-			}
-		}
-	} else if *input != "" {
-		files, err := loadIR("view", *graph, *payload, *input)
-		if err != nil {
-			return err
-		}
-		g, p, x, src = files.g, files.p, files.x, *graph
+	// With an input the model and input are read and checked together
+	// (JSON or TensorProto .pb, as eval reads them); without one only
+	// the model is.
+	var files *irFiles
+	var err error
+	if hasInput {
+		files, err = mf.load()
 	} else {
-		var err error
-		if g, err = readDoc("graph", *graph, irsem.ReadGraph, nil); err != nil {
-			return err
-		}
-		if *payload != "" {
-			if p, err = readDoc("payload", *payload, irsem.ReadPayload, nil); err != nil {
-				return err
-			}
-		}
-		src = *graph
+		files, err = mf.loadGraph()
+	}
+	if err != nil {
+		return err
+	}
+	g, p, x, src := files.g, files.p, files.x, files.graphPath
+	var origin []string
+	if files.onnx != nil {
+		origin = files.onnx.im.Origin
 	}
 	m, err := view.FromGraph(g, origin)
 	if err != nil {
