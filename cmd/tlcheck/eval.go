@@ -132,14 +132,14 @@ func runEval(args []string, stdout, _ io.Writer) error {
 		return cli.BadInput(err)
 	}
 	mf := addModelFlags(fs, "eval", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
-	scalar := fs.String("scalar", "rat", "rat|interval|binary32|f32|f64")
+	scalar := fs.String("scalar", scalarAuto, "auto (rat when the model is exact over the rationals at this input, else interval enclosures; the text output's first line says which)|rat|interval|binary32|f32|f64")
 	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph (tape and typed-graph record registry primitives only: a conv or pool node needs ir or forward-graph)")
 	all := fs.Bool("all", false, "print every node's value, not only the output's")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
-	if err := oneOf("scalar", *scalar, "rat", "interval", "binary32", "f32", "f64"); err != nil {
+	if err := oneOf("scalar", *scalar, scalarAuto, "rat", "interval", "binary32", "f32", "f64"); err != nil {
 		return err
 	}
 	if err := oneOf("path", *path, evalPaths...); err != nil {
@@ -150,8 +150,13 @@ func runEval(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	o := evalOpts{path: *path, all: *all, json: *asJSON}
+	sc := *scalar
+	if sc == scalarAuto {
+		sc, o.why = autoScalar(files)
+		o.showScalar = true
+	}
 	var out []byte
-	switch *scalar {
+	switch sc {
 	case "interval":
 		out, err = evalAs[spec.Interval](files, o)
 	case "binary32":
@@ -170,9 +175,13 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	return err
 }
 
+// evalOpts is how eval renders; showScalar begins the text with the
+// scalar line (scalarLine) that --scalar auto chose, why being its reason
+// for interval.
 type evalOpts struct {
-	path      string
-	all, json bool
+	path                  string
+	all, json, showScalar bool
+	why                   string
 }
 
 // ratBudget runs the IR semantics over Rat first when T is Rat and path
@@ -244,6 +253,9 @@ func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
 			return nil, err
 		}
 		return b.Bytes(), nil
+	}
+	if o.showScalar {
+		b.WriteString(scalarLine(spec.KindOf[T](), o.why))
 	}
 	if o.all {
 		for i, v := range vals {

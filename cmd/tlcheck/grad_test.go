@@ -105,8 +105,8 @@ func TestGradCotangent(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "output = [1, 0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [1, 0]\n"},
-		{[]string{"--cotangent", ct}, "output = [1, 0]\ncotangent = [5, 7]\ngrad input = [5, 0]\n"},
+		{nil, "scalar = rat (exact rationals)\noutput = [1, 0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [1, 0]\n"},
+		{[]string{"--cotangent", ct}, "scalar = rat (exact rationals)\noutput = [1, 0]\ncotangent = [5, 7]\ngrad input = [5, 0]\n"},
 		{[]string{"--cotangent", ct, "--path", "typed-graph", "--scalar", "f64"}, "output = [1, 0]\ncotangent = [5, 7]\ngrad input = [5, 0]\n"},
 	}
 	for _, c := range cases {

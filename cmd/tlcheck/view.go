@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/irsem"
@@ -29,7 +30,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 	what := fs.String("what", "tape", "tape (nodes, parent slots, detach cuts)|grads (cotangents, contributions, unreached)|trace (reverse traversal order)|diff (first node where two paths or scalars disagree)")
 	format := fs.String("format", "html", "html (one self-contained page)|svg|dot (Graphviz)")
 	out := fs.String("out", "", "output file (required; - writes a dot file to stdout)")
-	scalar := fs.String("scalar", "rat", "scalar of grads and trace: rat (exact p/q)|f32|f64 (shortest decimals)")
+	scalar := fs.String("scalar", scalarAuto, "scalar of grads and trace: auto (rat when the model is exact over the rationals at this input, else interval; the page says which)|rat (exact p/q)|interval (enclosures lo..hi)|f32|f64 (shortest decimals)")
 	fold := fs.String("fold", "auto", "fold linear chains: auto (runs of 3 when the graph has more than 200 nodes)|off|N (runs of at least N nodes)")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
@@ -40,7 +41,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("format", *format, "html", "svg", "dot"); err != nil {
 		return err
 	}
-	if err := oneOf("scalar", *scalar, "rat", "f32", "f64"); err != nil {
+	if err := oneOf("scalar", *scalar, scalarAuto, "rat", "interval", "f32", "f64"); err != nil {
 		return err
 	}
 	minRun := 0
@@ -92,7 +93,15 @@ func runView(args []string, stdout, _ io.Writer) error {
 	var failure error
 	switch m.What {
 	case view.Grads, view.Trace:
-		switch *scalar {
+		sc := *scalar
+		if sc == scalarAuto {
+			var why string
+			sc, why = autoScalar(files)
+			m.Notes = append(m.Notes, strings.TrimSuffix(scalarLine(sc, why), "\n")+", chosen by --scalar auto")
+		}
+		switch sc {
+		case "interval":
+			err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.Interval](x))
 		case "f32":
 			err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.F32](x))
 		case "f64":
