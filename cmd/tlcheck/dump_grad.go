@@ -40,7 +40,8 @@ const GradsFormat = "tlcheck.grads.v1"
 // {"shape": [...], "values": [...]} in row-major order; a gradient value
 // is a JSON number read as the binary32 nearest its decimal (exact for
 // the float64 repr of a float32 and for its shortest float32 repr), or
-// "NaN", "Infinity", "-Infinity"; a cotangent value is an exact decimal.
+// "NaN", "+Inf", "-Inf" (the spelling of every tlcheck JSON document);
+// a cotangent value is an exact decimal.
 // OUTPUT is an ONNX graph output name, or "output" (--graph).
 type gradsDoc struct {
 	Format    string                `json:"format"`
@@ -124,15 +125,15 @@ func readGradsPB(paths []string) (*gradsDoc, error) {
 }
 
 // f32JSON writes a float32 as the dump does: the float64 repr of the
-// value, or "NaN", "Infinity", "-Infinity".
+// value, or "NaN", "+Inf", "-Inf" (every tlcheck JSON's spelling).
 func f32JSON(f float32) json.RawMessage {
 	switch {
 	case math.IsNaN(float64(f)):
 		return json.RawMessage(`"NaN"`)
 	case math.IsInf(float64(f), 1):
-		return json.RawMessage(`"Infinity"`)
+		return json.RawMessage(`"+Inf"`)
 	case math.IsInf(float64(f), -1):
-		return json.RawMessage(`"-Infinity"`)
+		return json.RawMessage(`"-Inf"`)
 	}
 	return json.RawMessage(strconv.FormatFloat(float64(f), 'g', -1, 64))
 }
@@ -146,16 +147,16 @@ func (t dumpTensor) float32s(name string) ([]float32, error) {
 		case `"NaN"`:
 			out[i] = float32(math.NaN())
 			continue
-		case `"Infinity"`:
+		case `"+Inf"`:
 			out[i] = float32(math.Inf(1))
 			continue
-		case `"-Infinity"`:
+		case `"-Inf"`:
 			out[i] = float32(math.Inf(-1))
 			continue
 		}
 		f, err := strconv.ParseFloat(s, 32)
 		if err != nil || strings.HasPrefix(s, `"`) {
-			return nil, fmt.Errorf("tensor %q: element %d: %s is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"", name, i, s)
+			return nil, fmt.Errorf("tensor %q: element %d: %s is not a number, \"NaN\", \"+Inf\" or \"-Inf\"", name, i, s)
 		}
 		out[i] = float32(f)
 	}
@@ -209,44 +210,69 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	onnxPath := fs.String("onnx", "", "ONNX model file (or use --graph)")
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (instead of --onnx)")
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file (with --graph)")
-	input := fs.String("input", "", "with --onnx: the runtime inputs' .pb tensors, comma-separated in graph order; with --graph: the input tensor file (required)")
-	grads := fs.String("grads", "", "the gradient dump: tlcheck.grads.v1 JSON, or comma-separated float32 .pb TensorProtos each named as its gradient (required)")
-	ulps := fs.Int("ulps", 0, fmt.Sprintf("accuracy in ulps assumed of the runtime's exp, log, tanh, … (0: %d)", fpbound.DefaultULPs))
+	var inputs, grads listFlag
+	fs.Var(&inputs, "input", "input tensor file (TensorProto .pb, or JSON with --graph); with --onnx repeat it for each runtime input, in graph order (required with --graph; with --onnx this or --data)")
+	data := fs.String("data", "", "with --onnx: a recorded data set directory whose input_0.pb, input_1.pb, … are the runtime inputs")
+	fs.Var(&grads, "grads", "the gradient dump: a tlcheck.grads.v1 JSON file, or float32 .pb TensorProtos each named as its gradient, --grads repeated for each (required)")
+	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
 	if (*onnxPath == "") == (*graph == "") {
 		return cli.Usagef("compare-grad: give exactly one of --onnx and --graph")
 	}
-	if *grads == "" {
+	if len(grads) == 0 {
 		return cli.Usagef("compare-grad: --grads is required")
+	}
+	if *ulps < 1 || *ulps > fpbound.MaxULPs {
+		return cli.Usagef("--ulps: %d is not between 1 and %d", *ulps, fpbound.MaxULPs)
 	}
 	var m *gradModel
 	var err error
 	if *onnxPath != "" {
-		m, err = loadONNXGrad(*onnxPath, *input)
+		in := []string(inputs)
+		if *data != "" {
+			if len(inputs) > 0 {
+				return cli.Usagef("compare-grad: --input and --data both name the inputs; give one")
+			}
+			if in, err = dataFiles("data", *data, "input"); err != nil {
+				return err
+			}
+		}
+		m, err = loadONNXGrad(*onnxPath, in)
 	} else {
-		m, err = loadIRGrad(*graph, *payload, *input)
+		switch {
+		case *data != "":
+			return cli.Usagef("compare-grad: --data is a recorded ONNX data set: it goes with --onnx")
+		case len(inputs) > 1:
+			return cli.Usagef("compare-grad: --input given %d times: a torchlean.ir.v1 graph has one input", len(inputs))
+		case len(inputs) == 0:
+			return cli.Usagef("compare-grad: --input is required")
+		}
+		m, err = loadIRGrad(*graph, *payload, inputs[0])
 	}
 	if err != nil {
 		return err
 	}
 	var doc *gradsDoc
-	if strings.HasSuffix(*grads, ".pb") {
-		doc, err = readGradsPB(strings.Split(*grads, ","))
+	gradsArg := strings.Join(grads, " ")
+	if strings.HasSuffix(grads[0], ".pb") {
+		doc, err = readGradsPB(grads)
+	} else if len(grads) > 1 {
+		return cli.Usagef("compare-grad: --grads given %d times: a tlcheck.grads.v1 JSON dump is one file (repeat --grads for .pb tensors only)", len(grads))
 	} else {
 		var f *os.File
-		if f, err = os.Open(*grads); err == nil {
+		if f, err = os.Open(grads[0]); err == nil {
 			doc, err = readGrads(f)
 			f.Close()
 		}
 	}
 	if err != nil {
-		return cli.Usagef("--grads %s: %v", *grads, err)
+		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
 	rep, failed, err := compareGrads(m, doc, fpbound.Options{ULPs: *ulps})
 	if err != nil {
-		return cli.Usagef("--grads %s: %v", *grads, err)
+		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
 	if _, err := io.WriteString(stdout, rep); err != nil {
 		return err
@@ -260,20 +286,18 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 // loadONNXGrad imports the model with its runtime inputs and names the
 // gradients: every float input (a slice of the IR input gradient) and
 // every initializer that some node reads as data (the sum of its uses).
-func loadONNXGrad(path, inputs string) (*gradModel, error) {
+func loadONNXGrad(path string, inputs []string) (*gradModel, error) {
 	model, err := onnx.ReadModel(path)
 	if err != nil {
 		return nil, cli.Usagef("--onnx %s: %v", path, err)
 	}
 	var ts []*onnx.Tensor
-	if inputs != "" {
-		for _, p := range strings.Split(inputs, ",") {
-			t, err := onnx.ReadTensor(p)
-			if err != nil {
-				return nil, cli.Usagef("--input %s: %v", p, err)
-			}
-			ts = append(ts, t)
+	for _, p := range inputs {
+		t, err := onnx.ReadTensor(p)
+		if err != nil {
+			return nil, cli.Usagef("--input %s: %v", p, err)
 		}
+		ts = append(ts, t)
 	}
 	o, fl, err := onnx.OptionsFor(model, ts)
 	if err != nil {
@@ -450,8 +474,8 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, 
 		if s.FirstFail >= 0 {
 			failed++
 			el := els[s.FirstFail]
-			fmt.Fprintf(&b, "; first outside: element %d: recorded %v (0x%08x), exact in %v, bound %.6g",
-				s.FirstFail, el.Recorded, math.Float32bits(el.Recorded), el.Exact, el.Bound)
+			fmt.Fprintf(&b, "; first outside: element %d at index %s: recorded %v (0x%08x), exact in %v, bound %.6g",
+				s.FirstFail, indexText(t.shape, s.FirstFail), el.Recorded, math.Float32bits(el.Recorded), el.Exact, el.Bound)
 		} else if s.Inconclusive > 0 {
 			for _, el := range els {
 				if el.Verdict == fpbound.Inconclusive && el.Reason != "" {
@@ -461,6 +485,7 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, 
 			}
 		}
 		b.WriteByte('\n')
+		b.WriteString(closenessOf(t.shape, els).lines("  "))
 	}
 	return b.String(), failed, nil
 }

@@ -165,7 +165,7 @@ func TestONNXBadInput(t *testing.T) {
 		{[]string{"compare", "--onnx", m}, []string{"compare: --data is required"}},
 		{[]string{"compare", "--data", d}, []string{"compare: --onnx is required"}},
 		{[]string{"compare", "--onnx", m, "--data", dir + "/nowhere"}, []string{"--data " + dir + "/nowhere"}},
-		{[]string{"compare", "--onnx", m, "--data", d, "--ulps", "-1"}, []string{"--ulps must be ≥ 0"}},
+		{[]string{"compare", "--onnx", m, "--data", d, "--ulps", "-1"}, []string{"--ulps must be ≥ 1"}},
 		{[]string{"import", "--onnx", m}, []string{"import: --out DIR is required"}},
 		{[]string{"import", "--onnx", unknown, "--out", filepath.Join(dir, "never")}, []string{`node "frob1" (Frobnicate)`}},
 		{[]string{"certify", "--onnx", m, "--data", d, "--out", filepath.Join(dir, "c"), "--ops", "mul"}, []string{"--ops selects the built-in subjects"}},
