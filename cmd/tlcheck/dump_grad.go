@@ -19,6 +19,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
@@ -214,6 +215,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	fs.Var(&inputs, "input", "input tensor file (TensorProto .pb, or JSON with --graph); with --onnx repeat it for each runtime input, in graph order (required with --graph; with --onnx this or --data)")
 	data := fs.String("data", "", "with --onnx: a recorded data set directory whose input_0.pb, input_1.pb, … are the runtime inputs")
 	fs.Var(&grads, "grads", "the gradient dump: a tlcheck.grads.v1 JSON file, or float32 .pb TensorProtos each named as its gradient, --grads repeated for each (required)")
+	asJSON := fs.Bool("json", false, "print a tlcheck.compare-grad.v1 document instead of the report")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
@@ -229,8 +231,8 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	}
 	var m *gradModel
 	var err error
+	in := []string(inputs)
 	if *onnxPath != "" {
-		in := []string(inputs)
 		if *data != "" {
 			if len(inputs) > 0 {
 				return cli.Usagef("compare-grad: --input and --data both name the inputs; give one")
@@ -270,9 +272,23 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
-	rep, failed, err := compareGrads(m, doc, fpbound.Options{ULPs: *ulps})
+	var tensors []jsonout.CompareGradTensor
+	rep, failed, err := compareGrads(m, doc, fpbound.Options{ULPs: *ulps}, &tensors)
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
+	}
+	if *asJSON {
+		read := []namedFile{{"onnx", *onnxPath}, {"graph", *graph}, {"payload", *payload}}
+		for _, p := range in {
+			read = append(read, namedFile{"input", p})
+		}
+		for _, p := range grads {
+			read = append(read, namedFile{"grads", p})
+		}
+		rep, err = compareGradJSON(*onnxPath+*graph, *ulps, tensors, read)
+		if err != nil {
+			return err
+		}
 	}
 	if _, err := io.WriteString(stdout, rep); err != nil {
 		return err
@@ -402,7 +418,8 @@ func (m *gradModel) seedOf(doc *gradsDoc) (irsem.RatTensor, error) {
 
 // compareGrads judges every given gradient and renders the report; it
 // returns the number of tensors with an element outside the bound.
-func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, error) {
+// Each tensor's verdicts are also appended to *js, for --json.
+func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options, js *[]jsonout.CompareGradTensor) (string, int, error) {
 	known := map[string]bool{}
 	for _, t := range m.targets {
 		known[t.name] = true
@@ -431,10 +448,12 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, 
 		d, ok := doc.Grads[t.name]
 		if len(t.parts) == 0 {
 			fmt.Fprintf(&b, "%s %v: not checked: the IR reads it as a constant, which has no gradient there\n", t.name, t.shape)
+			*js = append(*js, gradTensorJSON(t.name, t.shape, gradConstant, nil))
 			continue
 		}
 		if !ok {
 			fmt.Fprintf(&b, "%s %v: not given\n", t.name, t.shape)
+			*js = append(*js, gradTensorJSON(t.name, t.shape, gradNotGiven, nil))
 			continue
 		}
 		if !spec.Shape(d.Shape).Equal(t.shape) {
@@ -464,6 +483,7 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, 
 			els[k] = fpbound.Judge(rec[k], fpbound.EncloseErr(v, und))
 		}
 		s := fpbound.Summarize(els)
+		*js = append(*js, gradTensorJSON(t.name, t.shape, gradChecked, els))
 		worst := 0.0
 		for _, el := range els {
 			if el.Bound > 0 && !math.IsInf(el.Bound, 1) {
