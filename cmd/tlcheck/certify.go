@@ -43,7 +43,7 @@ func parseProviders(v string) ([]string, error) {
 
 func runCertify(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("certify")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "certify"); err != nil {
 		return cli.BadInput(err)
 	}
 	out := fs.String("out", "", "directory to write the certificates into (required)")
@@ -198,7 +198,7 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("verify")
 	asJSON := fs.Bool("json", false, "print a tlcheck.verify.v1 JSON document instead of the table")
 	shardFlag := fs.String("shard", "", "I/N: verify a shard directory written by certify --shard I/N (its part of the complete set)")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "verify"); err != nil {
 		return cli.BadInput(err)
 	}
 	if err := cli.Parse(fs, args, 1); err != nil {

@@ -16,7 +16,6 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/onnx"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -79,7 +78,7 @@ type setReport struct {
 
 func runCompare(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("compare")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "compare"); err != nil {
 		return cli.BadInput(err)
 	}
 	model := fs.String("onnx", "", "ONNX model file (required)")

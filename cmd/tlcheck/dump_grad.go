@@ -205,7 +205,7 @@ type gradModel struct {
 
 func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("compare-grad")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "compare-grad"); err != nil {
 		return cli.BadInput(err)
 	}
 	onnxPath := fs.String("onnx", "", "ONNX model file (or use --graph)")

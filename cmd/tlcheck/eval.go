@@ -128,7 +128,7 @@ var evalPaths = []string{"ir", "forward-graph", "tape", "typed-graph"}
 
 func runEval(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("eval")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "eval"); err != nil {
 		return cli.BadInput(err)
 	}
 	mf := addModelFlags(fs, "eval", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)

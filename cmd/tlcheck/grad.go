@@ -9,13 +9,12 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
 func runGrad(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("grad")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "grad"); err != nil {
 		return cli.BadInput(err)
 	}
 	mf := addModelFlags(fs, "grad", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)

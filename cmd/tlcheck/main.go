@@ -109,8 +109,15 @@ func dispatch(args []string, stdout io.Writer, stderr io.Writer) error {
 		name = "version"
 	}
 	if name == "help" {
+		if len(args) == 2 && args[1] == "limits" {
+			return printLimitsHelp(stdout)
+		}
+		if len(args) == 3 && (args[1] == "adapters" || args[1] == "lean") && !strings.HasPrefix(args[2], "-") {
+			// A subcommand's help: tlcheck help adapters run.
+			return dispatch([]string{args[1], args[2], "--help"}, stdout, stderr)
+		}
 		if len(args) > 2 {
-			return cli.Usagef("help: unexpected argument %s (usage: tlcheck help [COMMAND])", cli.Quoted(args[2]))
+			return cli.Usagef("help: unexpected argument %s (usage: tlcheck help [COMMAND] | tlcheck help adapters|lean SUBCOMMAND | tlcheck help limits)", cli.Quoted(args[2]))
 		}
 		if len(args) == 2 {
 			topic := args[1]
@@ -200,7 +207,7 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, n, cmds[n].summary)
 	}
 	fmt.Fprintf(w, "\nexit codes: 0 all obligations hold, 1 an obligation failed, 2 bad input or usage (or output that cannot be written)\n")
-	fmt.Fprintf(w, "run 'tlcheck COMMAND --help' or 'tlcheck help COMMAND' for a command's flags; 'tlcheck --version' for the version\n")
+	fmt.Fprintf(w, "run 'tlcheck COMMAND --help' or 'tlcheck help COMMAND' for a command's flags, 'tlcheck help limits' for the resource limits; 'tlcheck --version' for the version\n")
 }
 
 func runVersion(args []string, stdout, _ io.Writer) error {

@@ -18,6 +18,9 @@ import (
 // value and is refused, naming the element index.
 func runTensor(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("tensor")
+	if err := addLimits(fs, "tensor"); err != nil {
+		return cli.BadInput(err)
+	}
 	out := fs.String("out", "", "write the JSON tensor to this file instead of stdout")
 	if err := cli.Parse(fs, args, 1); err != nil {
 		return err

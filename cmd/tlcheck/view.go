@@ -11,7 +11,6 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 	"github.com/tlcheck/tlcheck/view"
@@ -23,7 +22,7 @@ var viewDiffHook func(scalar, path string, reg any)
 
 func runView(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("view")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "view"); err != nil {
 		return cli.BadInput(err)
 	}
 	mf := addModelFlags(fs, "view", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
