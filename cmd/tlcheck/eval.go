@@ -259,10 +259,10 @@ func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
 	}
 	if o.all {
 		for i, v := range vals {
-			fmt.Fprintf(&b, "node %d (%s) %v = %s\n", i, fs.g.Nodes[i].Kind.Op, fs.g.Nodes[i].Shape, v)
+			fmt.Fprintf(&b, "node %d (%s) %v = %s\n", i, fs.g.Nodes[i].Kind.Op, fs.g.Nodes[i].Shape, textTensor(v))
 		}
 	}
-	fmt.Fprintf(&b, "output node %d (%s) %v = %s\n", out, fs.g.Nodes[out].Kind.Op, fs.g.Nodes[out].Shape, vals[out])
+	fmt.Fprintf(&b, "output node %d (%s) %v = %s\n", out, fs.g.Nodes[out].Kind.Op, fs.g.Nodes[out].Shape, textTensor(vals[out]))
 	if fs.onnx != nil && len(fs.onnx.im.Outputs) > 1 {
 		// The IR output packs several ONNX outputs: show each.
 		parts, err := onnxOutputs(fs, vals[out])
@@ -270,7 +270,7 @@ func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
 			return nil, fs.graphErr(err)
 		}
 		for k, v := range parts {
-			fmt.Fprintf(&b, "onnx output %q %v = %s\n", fs.onnx.im.Outputs[k].Name, v.Shape, v)
+			fmt.Fprintf(&b, "onnx output %q %v = %s\n", fs.onnx.im.Outputs[k].Name, v.Shape, textTensor(v))
 		}
 	}
 	return b.Bytes(), nil

@@ -200,20 +200,20 @@ func gradAs[T spec.Scalar[T]](fs *irFiles, seed *irsem.RatTensor, path irgrad.Pa
 			b.WriteString(scalarLine(spec.KindOf[T](), o.why))
 		}
 		if len(res.loss.Data) == 1 && seed == nil {
-			fmt.Fprintf(&b, "loss = %s\n", res.loss)
+			fmt.Fprintf(&b, "loss = %s\n", textTensor(res.loss))
 		} else {
 			// Not one element, or a given cotangent: the gradient is that
 			// of ⟨cotangent, output⟩.
-			fmt.Fprintf(&b, "output = %s\n", res.loss)
+			fmt.Fprintf(&b, "output = %s\n", textTensor(res.loss))
 			if seed == nil {
 				fmt.Fprintf(&b, "cotangent = ones (the gradient of the sum of the outputs)\n")
 			} else {
-				fmt.Fprintf(&b, "cotangent = %s\n", *seed)
+				fmt.Fprintf(&b, "cotangent = %s\n", textTensor(*seed))
 			}
 		}
-		fmt.Fprintf(&b, "grad %s = %s\n", irgrad.InputName, res.input)
+		fmt.Fprintf(&b, "grad %s = %s\n", irgrad.InputName, textTensor(res.input))
 		for i, name := range res.names {
-			fmt.Fprintf(&b, "grad %s = %s\n", name, res.params[i])
+			fmt.Fprintf(&b, "grad %s = %s\n", name, textTensor(res.params[i]))
 		}
 		return b.Bytes(), nil
 	}

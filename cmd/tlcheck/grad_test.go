@@ -34,7 +34,7 @@ func TestGradChapter(t *testing.T) {
 	}{{irExamples[0], "grad input = [12, -6]\n"}, {irExamples[1], "grad input = [6, -3]\n"}} {
 		for _, path := range []string{"tape", "typed-graph"} {
 			code, out, errs := runCmd(c.e.args("grad", "--scalar", "rat", "--path", path)...)
-			if code != 0 || out != "loss = 45/2\n"+c.want {
+			if code != 0 || out != "loss = 22.5 (= 45/2)\n"+c.want {
 				t.Errorf("%s/%s: exit %d, stdout %q (stderr %q)", c.e.name, path, code, out, errs)
 			}
 		}

@@ -26,10 +26,10 @@ func TestONNXCommands(t *testing.T) {
 		{[]string{"eval", "--onnx", m, "--input", in}, "scalar = rat (exact rationals)\noutput node 3 (relu) [2] = [3, 0]\n"},
 		{[]string{"eval", "--onnx", m, "--input", xjson, "--scalar", "f32"}, "output node 3 (relu) [2] = [3, 0]\n"},
 		{[]string{"eval", "--onnx", m, "--data", d, "--path", "typed-graph"}, "scalar = rat (exact rationals)\noutput node 3 (relu) [2] = [3, 0]\n"},
-		{[]string{"grad", "--onnx", m, "--data", d}, "scalar = rat (exact rationals)\noutput = [3, 0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [2, 0]\ngrad w = [3/2, 0]\n"},
+		{[]string{"grad", "--onnx", m, "--data", d}, "scalar = rat (exact rationals)\noutput = [3, 0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [2, 0]\ngrad w = [1.5 (= 3/2), 0]\n"},
 		// ⟨(5, 7), y⟩: ∂/∂x = (5·2, 0), ∂/∂w = (5·3/2, 0).
-		{[]string{"grad", "--onnx", m, "--data", d, "--cotangent", ct, "--path", "typed-graph"}, "scalar = rat (exact rationals)\noutput = [3, 0]\ncotangent = [5, 7]\ngrad input = [10, 0]\ngrad w = [15/2, 0]\n"},
-		{[]string{"grad", "--onnx", m, "--input", xjson, "--scalar", "interval"}, "scalar = interval (interval enclosures of the exact real values)\noutput = [[3, 3], [0, 0]]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [[2, 2], [0, 0]]\ngrad w = [[1.5, 1.5], [0, 0]]\n"},
+		{[]string{"grad", "--onnx", m, "--data", d, "--cotangent", ct, "--path", "typed-graph"}, "scalar = rat (exact rationals)\noutput = [3, 0]\ncotangent = [5, 7]\ngrad input = [10, 0]\ngrad w = [7.5 (= 15/2), 0]\n"},
+		{[]string{"grad", "--onnx", m, "--input", xjson, "--scalar", "interval"}, "scalar = interval (interval enclosures of the exact real values)\noutput = [3..3, 0..0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [2..2, 0..0]\ngrad w = [1.5..1.5, 0..0]\n"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCmd(c.args...)
