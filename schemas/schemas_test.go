@@ -21,7 +21,7 @@ func TestSchemasMatchDocuments(t *testing.T) {
 		jsonout.KindEval: jsonout.EvalDoc{}, jsonout.KindGrad: jsonout.GradDoc{}, jsonout.KindVerify: jsonout.VerifyDoc{},
 		jsonout.KindPlan: jsonout.PlanDoc{}, jsonout.KindCertify: jsonout.CertifyDoc{}, jsonout.KindTapeExample: jsonout.TapeExampleDoc{},
 		jsonout.KindCompare: jsonout.CompareDoc{}, jsonout.KindImport: jsonout.ImportDoc{}, jsonout.KindOnnxMap: jsonout.OnnxMapDoc{},
-		jsonout.KindAdapters: jsonout.AdaptersDoc{},
+		jsonout.KindAdapters: jsonout.AdaptersDoc{}, jsonout.KindCompareGrad: jsonout.CompareGradDoc{},
 	}
 	defs := map[string]any{
 		"checkResult": jsonout.CheckResult{}, "gateItem": jsonout.GateItem{}, "gateStage": jsonout.GateStage{},
@@ -32,6 +32,7 @@ func TestSchemasMatchDocuments(t *testing.T) {
 		"element": jsonout.CompareElement{}, "output": jsonout.CompareOutput{}, "set": jsonout.CompareSet{}, "file": jsonout.ImportFile{},
 		"io_value": jsonout.OnnxMapValue{}, "use": jsonout.OnnxMapUse{}, "initializer": jsonout.OnnxMapInit{},
 		"adaptersRow": jsonout.AdaptersRow{}, "adaptersEngine": jsonout.AdaptersEngine{},
+		"gradTensor": jsonout.CompareGradTensor{},
 	}
 	if len(docs) != len(jsonout.Kinds()) {
 		t.Fatalf("test covers %d kinds, jsonout has %d", len(docs), len(jsonout.Kinds()))

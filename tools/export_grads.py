@@ -23,7 +23,7 @@ It writes
     the ONNX graph input) and every parameter (named as its initializer).
     Values are row-major float32s written as Python floats (the float64
     repr of the float32, which compare-grad reads back exactly); NaN and
-    infinities as the strings "NaN", "Infinity", "-Infinity".
+    infinities as the strings "NaN", "+Inf", "-Inf" (the spelling of every tlcheck JSON document).
 """
 import json
 import math
@@ -48,7 +48,7 @@ def values(t):
         if math.isnan(v):
             out.append("NaN")
         elif math.isinf(v):
-            out.append("Infinity" if v > 0 else "-Infinity")
+            out.append("+Inf" if v > 0 else "-Inf")
         else:
             out.append(v)
     return out

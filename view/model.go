@@ -175,7 +175,7 @@ func AddGrads[T spec.Scalar[T]](m *Model, g *irsem.Graph, p *irsem.Payload, x sp
 		v, ok := gs.Get(run.Nodes[m.Nodes[i].ID])
 		m.Nodes[i].Reached = ok
 		if ok {
-			m.Nodes[i].Cotangent = v.String()
+			m.Nodes[i].Cotangent = valueText(v)
 		}
 	}
 	// Traversal order, per IR node: the first of its tape nodes to run.
@@ -224,7 +224,7 @@ func AddGrads[T spec.Scalar[T]](m *Model, g *irsem.Graph, p *irsem.Payload, x sp
 				e.Dropped = true
 				continue
 			}
-			e.Contribs = append(e.Contribs, cb.Grad.String())
+			e.Contribs = append(e.Contribs, valueText(cb.Grad))
 			if cb.Parent == run.Nodes[par] {
 				recv[par] = append(recv[par], cb.Grad)
 			}

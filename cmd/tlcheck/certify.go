@@ -43,7 +43,7 @@ func parseProviders(v string) ([]string, error) {
 
 func runCertify(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("certify")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "certify"); err != nil {
 		return cli.BadInput(err)
 	}
 	out := fs.String("out", "", "directory to write the certificates into (required)")
@@ -53,6 +53,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	provFlag := fs.String("providers", "all", "all, or a comma-separated list of providers")
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the files written")
 	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
+	partial := fs.Bool("partial", false, "with a model: write the certificates that apply when one does not (a model not exact over the rationals has no model_composition certificate) and list the rest as \"not certified\"; without it such a model is refused, exit 1, nothing written")
 	mf := addModelFlags(fs, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
 	shardFlag := fs.String("shard", "", shardFlagUsage)
 	if err := cli.Parse(fs, args, 0); err != nil {
@@ -76,7 +77,10 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 		if shard.Sharded() {
 			return cli.Usagef("certify: --shard %s (or the shard variables) partitions the built-in suite; a model's certificates are written whole", shard)
 		}
-		return certifyModel(mf, *out, *seed, *cases, *force, *asJSON, stdout, stderr)
+		return certifyModel(mf, modelCertOpts{out: *out, seed: *seed, cases: *cases, force: *force, json: *asJSON, partial: *partial}, stdout, stderr)
+	}
+	if *partial {
+		return cli.Usagef("certify: --partial goes with a model (--graph or --onnx): the built-in suite is always whole")
 	}
 	if *cases < 1 {
 		return cli.Usagef("--cases must be at least 1, got %d", *cases)
@@ -194,7 +198,7 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("verify")
 	asJSON := fs.Bool("json", false, "print a tlcheck.verify.v1 JSON document instead of the table")
 	shardFlag := fs.String("shard", "", "I/N: verify a shard directory written by certify --shard I/N (its part of the complete set)")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "verify"); err != nil {
 		return cli.BadInput(err)
 	}
 	if err := cli.Parse(fs, args, 1); err != nil {
@@ -288,6 +292,14 @@ func fileCounts(rep *certificates.Report) (failed, files int) {
 	return len(bad), len(seen)
 }
 
+// modelCertOpts are certify's flags for a user's model.
+type modelCertOpts struct {
+	out                  string
+	seed                 uint64
+	cases                int
+	force, json, partial bool
+}
+
 // certifyModel writes a user's model's certificate directory
 // (certificates.ModelSuite): the local adjointness of every primitive the
 // model applies, the composition law on the model at the input (when it is
@@ -295,7 +307,16 @@ func fileCounts(rep *certificates.Report) (failed, files int) {
 // (when the model has range rules); each file carries the IR graph and
 // payload inline, so `tlcheck verify DIR` needs neither the model file nor
 // the input.
-func certifyModel(mf *modelFlags, out string, seed uint64, cases int, force, asJSON bool, stdout, stderr io.Writer) error {
+//
+// A certificate that does not apply (a batch norm's sqrt takes the model
+// out of the rationals, so model_composition cannot be certified exactly)
+// is never skipped silently: without --partial the model is refused with
+// exit 1 before anything is written, naming what would be missing, so no
+// directory that looks complete exists; with --partial the certificates
+// that apply are written and each missing one is listed ("not certified:
+// KIND: why", on stdout, or on stderr beside --json).
+func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) error {
+	out, seed, cases := mo.out, mo.seed, mo.cases
 	if cases < 1 {
 		return cli.Usagef("--cases must be at least 1, got %d", cases)
 	}
@@ -303,7 +324,7 @@ func certifyModel(mf *modelFlags, out string, seed uint64, cases int, force, asJ
 		return cli.BadInput(fmt.Errorf("--cases: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", cases)))
 	}
 	o := certificates.Options{Seed: seed, Cases: cases, Providers: []string{}}
-	if force {
+	if mo.force {
 		o.Overwrite = certificates.OverwriteForce
 	}
 	if err := certificates.CheckOutputDir(out, o.Overwrite); err != nil {
@@ -317,6 +338,9 @@ func certifyModel(mf *modelFlags, out string, seed uint64, cases int, force, asJ
 	suite, skipped, err := certificates.ModelSuite(m, seed)
 	if err != nil {
 		return files.modelErr(err)
+	}
+	if len(skipped) > 0 && !mo.partial {
+		return cli.Failf("certify: not certified: %s; nothing written (--partial writes the certificates that apply)", strings.Join(skipped, "; "))
 	}
 	if o.Ops, err = certificates.ModelOps(m); err != nil {
 		return files.modelErr(err)
@@ -335,7 +359,10 @@ func certifyModel(mf *modelFlags, out string, seed uint64, cases int, force, asJ
 		}
 		return cli.Failf("certify: %v", err)
 	}
-	if asJSON {
+	if mo.json {
+		for _, s := range skipped {
+			fmt.Fprintf(stderr, "not certified: %s\n", s)
+		}
 		return writeCertifyJSON(stdout, out, man)
 	}
 	for _, s := range skipped {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -235,7 +234,7 @@ func printCheckTable(w io.Writer, rows []checkRow) {
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("check")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "check"); err != nil {
 		return cli.BadInput(err)
 	}
 	opsFlag := fs.String("ops", "all", "all, none, or a comma-separated list of primitives")

@@ -16,7 +16,6 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/onnx"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -70,6 +69,7 @@ type outputReport struct {
 	fails    int
 	inconc   int
 	first    *jsonout.CompareElement
+	close    closeness // the assert_close-style summary (mismatch.go)
 }
 
 // setReport is one data set's comparison.
@@ -80,12 +80,12 @@ type setReport struct {
 
 func runCompare(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("compare")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "compare"); err != nil {
 		return cli.BadInput(err)
 	}
 	model := fs.String("onnx", "", "ONNX model file (required)")
 	data := fs.String("data", "", "a recorded data set directory (input_N.pb, output_N.pb), or a directory of test_data_set_* directories (required)")
-	ulps := fs.Int("ulps", 0, "accuracy assumed of the runtime's elementary functions (exp, tanh, …), in binary32 ulps (0: fpbound's default)")
+	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's elementary functions (exp, tanh, …), in binary32 ulps")
 	strict := fs.Bool("strict", false, "exit 1 when an element is inconclusive (by default inconclusive elements only warn)")
 	asJSON := fs.Bool("json", false, "print a tlcheck.compare.v1 document")
 	if err := cli.Parse(fs, args, 0); err != nil {
@@ -97,8 +97,8 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	if *data == "" {
 		return cli.Usagef("compare: --data is required")
 	}
-	if *ulps < 0 {
-		return cli.Usagef("--ulps must be ≥ 0, got %d", *ulps)
+	if *ulps < 1 {
+		return cli.Usagef("--ulps must be ≥ 1, got %d", *ulps)
 	}
 	sets, err := dataSets(*data)
 	if err != nil {
@@ -278,6 +278,7 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 					or.ours[0], or.ours[1] = math.Max(or.ours[0], d.Lo), math.Max(or.ours[1], d.Hi)
 				}
 			}
+			or.close = closenessOf(iv.Shape, els)
 			for j, e := range els {
 				if e.Verdict == fpbound.Fails {
 					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictFails)
@@ -484,7 +485,8 @@ func printCompare(w io.Writer, model string, reps []setReport, holds, fails, inc
 				if f.Bound != nil {
 					fmt.Fprintf(w, ", bound %s", short(float64(*f.Bound)))
 				}
-				fmt.Fprintln(w)
+				fmt.Fprintf(w, " (index %s)\n", indexText(o.shape, f.Index))
+				io.WriteString(w, o.close.lines("    "))
 			}
 		}
 	}

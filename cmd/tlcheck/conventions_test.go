@@ -348,6 +348,7 @@ func everyCommand(t *testing.T) map[string][]string {
 		"lean":           {"lean", "emit", "--certs", certs, "--out", filepath.Join(dir, "lean-certs")},
 		"merge":          {"merge", filepath.Join(dir, "merged"), shard},
 		"compare-grad":   quad.args("compare-grad", "--grads", emptyGrads(t, dir)),
+		"tensor":         {"tensor", filepath.Join(od, "input_0.pb")},
 	}
 	for name := range commands() {
 		if _, ok := m[name]; !ok {

@@ -9,8 +9,6 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
 )
 
@@ -47,11 +45,11 @@ func oneLine(s string) string {
 
 func runDiff(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("diff")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "diff"); err != nil {
 		return cli.BadInput(err)
 	}
 	mf := addModelFlags(fs, "diff", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
-	cotangent := fs.String("cotangent", "", "output cotangent tensor file for the gradient comparisons (default: ones)")
+	cotangent := fs.String("cotangent", "", "output cotangent tensor file (JSON or TensorProto .pb) for the gradient comparisons, ones when none is given")
 	scalars := fs.String("scalars", "all", "all, or a comma-separated list of rat,f32,f64,binary32,interval")
 	asJSON := fs.Bool("json", false, "print a JSON report")
 	if err := cli.Parse(fs, args, 0); err != nil {
@@ -67,7 +65,12 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 	}
 	opts := obligations.DiffOptions{Scalars: sc, RegistryHook: diffRegistryHook}
 	if *cotangent != "" {
-		ct, err := readDoc("cotangent", *cotangent, irsem.ReadTensor, &files.inputs)
+		tf, err := readTensorFile("cotangent", *cotangent, &files.inputs)
+		if err != nil {
+			return err
+		}
+		out := files.g.Nodes[files.g.OutputID]
+		ct, err := tf.rats("cotangent", fmt.Sprintf("node %d (output)", out.ID), out.Shape)
 		if err != nil {
 			return err
 		}

@@ -173,7 +173,7 @@ func TestDiffBadInput(t *testing.T) {
 		{[]string{"diff", "--graph", quad}, "--input is required"},
 		{[]string{"diff", "--graph", quad, "--input", bad}, "shape mismatch"},
 		{[]string{"diff", "--graph", quad, "--input", examplePath("quad.input.json"), "--scalars", "f16"}, `--scalars: unknown value "f16"`},
-		{[]string{"diff", "--graph", quad, "--input", examplePath("quad.input.json"), "--cotangent", ct}, "the output cotangent has shape [2]"},
+		{[]string{"diff", "--graph", quad, "--input", examplePath("quad.input.json"), "--cotangent", ct}, "node 4 (output): shape mismatch: the model declares [], the tensor has [2]"},
 		{[]string{"diff", "--graph", filepath.Join(dir, "none.json"), "--input", bad}, "cannot read"},
 	}
 	for _, c := range cases {

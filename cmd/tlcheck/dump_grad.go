@@ -19,6 +19,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
@@ -40,7 +41,8 @@ const GradsFormat = "tlcheck.grads.v1"
 // {"shape": [...], "values": [...]} in row-major order; a gradient value
 // is a JSON number read as the binary32 nearest its decimal (exact for
 // the float64 repr of a float32 and for its shortest float32 repr), or
-// "NaN", "Infinity", "-Infinity"; a cotangent value is an exact decimal.
+// "NaN", "+Inf", "-Inf" (the spelling of every tlcheck JSON document);
+// a cotangent value is an exact decimal.
 // OUTPUT is an ONNX graph output name, or "output" (--graph).
 type gradsDoc struct {
 	Format    string                `json:"format"`
@@ -124,15 +126,15 @@ func readGradsPB(paths []string) (*gradsDoc, error) {
 }
 
 // f32JSON writes a float32 as the dump does: the float64 repr of the
-// value, or "NaN", "Infinity", "-Infinity".
+// value, or "NaN", "+Inf", "-Inf" (every tlcheck JSON's spelling).
 func f32JSON(f float32) json.RawMessage {
 	switch {
 	case math.IsNaN(float64(f)):
 		return json.RawMessage(`"NaN"`)
 	case math.IsInf(float64(f), 1):
-		return json.RawMessage(`"Infinity"`)
+		return json.RawMessage(`"+Inf"`)
 	case math.IsInf(float64(f), -1):
-		return json.RawMessage(`"-Infinity"`)
+		return json.RawMessage(`"-Inf"`)
 	}
 	return json.RawMessage(strconv.FormatFloat(float64(f), 'g', -1, 64))
 }
@@ -146,16 +148,16 @@ func (t dumpTensor) float32s(name string) ([]float32, error) {
 		case `"NaN"`:
 			out[i] = float32(math.NaN())
 			continue
-		case `"Infinity"`:
+		case `"+Inf"`:
 			out[i] = float32(math.Inf(1))
 			continue
-		case `"-Infinity"`:
+		case `"-Inf"`:
 			out[i] = float32(math.Inf(-1))
 			continue
 		}
 		f, err := strconv.ParseFloat(s, 32)
 		if err != nil || strings.HasPrefix(s, `"`) {
-			return nil, fmt.Errorf("tensor %q: element %d: %s is not a number, \"NaN\", \"Infinity\" or \"-Infinity\"", name, i, s)
+			return nil, fmt.Errorf("tensor %q: element %d: %s is not a number, \"NaN\", \"+Inf\" or \"-Inf\"", name, i, s)
 		}
 		out[i] = float32(f)
 	}
@@ -203,50 +205,90 @@ type gradModel struct {
 
 func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("compare-grad")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "compare-grad"); err != nil {
 		return cli.BadInput(err)
 	}
 	onnxPath := fs.String("onnx", "", "ONNX model file (or use --graph)")
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (instead of --onnx)")
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file (with --graph)")
-	input := fs.String("input", "", "with --onnx: the runtime inputs' .pb tensors, comma-separated in graph order; with --graph: the input tensor file (required)")
-	grads := fs.String("grads", "", "the gradient dump: tlcheck.grads.v1 JSON, or comma-separated float32 .pb TensorProtos each named as its gradient (required)")
-	ulps := fs.Int("ulps", 0, fmt.Sprintf("accuracy in ulps assumed of the runtime's exp, log, tanh, … (0: %d)", fpbound.DefaultULPs))
+	var inputs, grads listFlag
+	fs.Var(&inputs, "input", "input tensor file (TensorProto .pb, or JSON with --graph); with --onnx repeat it for each runtime input, in graph order (required with --graph; with --onnx this or --data)")
+	data := fs.String("data", "", "with --onnx: a recorded data set directory whose input_0.pb, input_1.pb, … are the runtime inputs")
+	fs.Var(&grads, "grads", "the gradient dump: a tlcheck.grads.v1 JSON file, or float32 .pb TensorProtos each named as its gradient, --grads repeated for each (required)")
+	asJSON := fs.Bool("json", false, "print a tlcheck.compare-grad.v1 document instead of the report")
+	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
 	if (*onnxPath == "") == (*graph == "") {
 		return cli.Usagef("compare-grad: give exactly one of --onnx and --graph")
 	}
-	if *grads == "" {
+	if len(grads) == 0 {
 		return cli.Usagef("compare-grad: --grads is required")
+	}
+	if *ulps < 1 || *ulps > fpbound.MaxULPs {
+		return cli.Usagef("--ulps: %d is not between 1 and %d", *ulps, fpbound.MaxULPs)
 	}
 	var m *gradModel
 	var err error
+	in := []string(inputs)
 	if *onnxPath != "" {
-		m, err = loadONNXGrad(*onnxPath, *input)
+		if *data != "" {
+			if len(inputs) > 0 {
+				return cli.Usagef("compare-grad: --input and --data both name the inputs; give one")
+			}
+			if in, err = dataFiles("data", *data, "input"); err != nil {
+				return err
+			}
+		}
+		m, err = loadONNXGrad(*onnxPath, in)
 	} else {
-		m, err = loadIRGrad(*graph, *payload, *input)
+		switch {
+		case *data != "":
+			return cli.Usagef("compare-grad: --data is a recorded ONNX data set: it goes with --onnx")
+		case len(inputs) > 1:
+			return cli.Usagef("compare-grad: --input given %d times: a torchlean.ir.v1 graph has one input", len(inputs))
+		case len(inputs) == 0:
+			return cli.Usagef("compare-grad: --input is required")
+		}
+		m, err = loadIRGrad(*graph, *payload, inputs[0])
 	}
 	if err != nil {
 		return err
 	}
 	var doc *gradsDoc
-	if strings.HasSuffix(*grads, ".pb") {
-		doc, err = readGradsPB(strings.Split(*grads, ","))
+	gradsArg := strings.Join(grads, " ")
+	if strings.HasSuffix(grads[0], ".pb") {
+		doc, err = readGradsPB(grads)
+	} else if len(grads) > 1 {
+		return cli.Usagef("compare-grad: --grads given %d times: a tlcheck.grads.v1 JSON dump is one file (repeat --grads for .pb tensors only)", len(grads))
 	} else {
 		var f *os.File
-		if f, err = os.Open(*grads); err == nil {
+		if f, err = os.Open(grads[0]); err == nil {
 			doc, err = readGrads(f)
 			f.Close()
 		}
 	}
 	if err != nil {
-		return cli.Usagef("--grads %s: %v", *grads, err)
+		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
-	rep, failed, err := compareGrads(m, doc, fpbound.Options{ULPs: *ulps})
+	var tensors []jsonout.CompareGradTensor
+	rep, failed, err := compareGrads(m, doc, fpbound.Options{ULPs: *ulps}, &tensors)
 	if err != nil {
-		return cli.Usagef("--grads %s: %v", *grads, err)
+		return cli.Usagef("--grads %s: %v", gradsArg, err)
+	}
+	if *asJSON {
+		read := []namedFile{{"onnx", *onnxPath}, {"graph", *graph}, {"payload", *payload}}
+		for _, p := range in {
+			read = append(read, namedFile{"input", p})
+		}
+		for _, p := range grads {
+			read = append(read, namedFile{"grads", p})
+		}
+		rep, err = compareGradJSON(*onnxPath+*graph, *ulps, tensors, read)
+		if err != nil {
+			return err
+		}
 	}
 	if _, err := io.WriteString(stdout, rep); err != nil {
 		return err
@@ -260,20 +302,18 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 // loadONNXGrad imports the model with its runtime inputs and names the
 // gradients: every float input (a slice of the IR input gradient) and
 // every initializer that some node reads as data (the sum of its uses).
-func loadONNXGrad(path, inputs string) (*gradModel, error) {
+func loadONNXGrad(path string, inputs []string) (*gradModel, error) {
 	model, err := onnx.ReadModel(path)
 	if err != nil {
 		return nil, cli.Usagef("--onnx %s: %v", path, err)
 	}
 	var ts []*onnx.Tensor
-	if inputs != "" {
-		for _, p := range strings.Split(inputs, ",") {
-			t, err := onnx.ReadTensor(p)
-			if err != nil {
-				return nil, cli.Usagef("--input %s: %v", p, err)
-			}
-			ts = append(ts, t)
+	for _, p := range inputs {
+		t, err := onnx.ReadTensor(p)
+		if err != nil {
+			return nil, cli.Usagef("--input %s: %v", p, err)
 		}
+		ts = append(ts, t)
 	}
 	o, fl, err := onnx.OptionsFor(model, ts)
 	if err != nil {
@@ -378,7 +418,8 @@ func (m *gradModel) seedOf(doc *gradsDoc) (irsem.RatTensor, error) {
 
 // compareGrads judges every given gradient and renders the report; it
 // returns the number of tensors with an element outside the bound.
-func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, error) {
+// Each tensor's verdicts are also appended to *js, for --json.
+func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options, js *[]jsonout.CompareGradTensor) (string, int, error) {
 	known := map[string]bool{}
 	for _, t := range m.targets {
 		known[t.name] = true
@@ -407,10 +448,12 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, 
 		d, ok := doc.Grads[t.name]
 		if len(t.parts) == 0 {
 			fmt.Fprintf(&b, "%s %v: not checked: the IR reads it as a constant, which has no gradient there\n", t.name, t.shape)
+			*js = append(*js, gradTensorJSON(t.name, t.shape, gradConstant, nil))
 			continue
 		}
 		if !ok {
 			fmt.Fprintf(&b, "%s %v: not given\n", t.name, t.shape)
+			*js = append(*js, gradTensorJSON(t.name, t.shape, gradNotGiven, nil))
 			continue
 		}
 		if !spec.Shape(d.Shape).Equal(t.shape) {
@@ -440,6 +483,7 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, 
 			els[k] = fpbound.Judge(rec[k], fpbound.EncloseErr(v, und))
 		}
 		s := fpbound.Summarize(els)
+		*js = append(*js, gradTensorJSON(t.name, t.shape, gradChecked, els))
 		worst := 0.0
 		for _, el := range els {
 			if el.Bound > 0 && !math.IsInf(el.Bound, 1) {
@@ -450,8 +494,8 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, 
 		if s.FirstFail >= 0 {
 			failed++
 			el := els[s.FirstFail]
-			fmt.Fprintf(&b, "; first outside: element %d: recorded %v (0x%08x), exact in %v, bound %.6g",
-				s.FirstFail, el.Recorded, math.Float32bits(el.Recorded), el.Exact, el.Bound)
+			fmt.Fprintf(&b, "; first outside: element %d at index %s: recorded %v (0x%08x), exact in %v, bound %.6g",
+				s.FirstFail, indexText(t.shape, s.FirstFail), el.Recorded, math.Float32bits(el.Recorded), el.Exact, el.Bound)
 		} else if s.Inconclusive > 0 {
 			for _, el := range els {
 				if el.Verdict == fpbound.Inconclusive && el.Reason != "" {
@@ -461,6 +505,7 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options) (string, int, 
 			}
 		}
 		b.WriteByte('\n')
+		b.WriteString(closenessOf(t.shape, els).lines("  "))
 	}
 	return b.String(), failed, nil
 }

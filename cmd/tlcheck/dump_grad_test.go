@@ -124,7 +124,7 @@ func TestCompareGradShared(t *testing.T) {
 		start := time.Now()
 		model := filepath.Join(dir, "model.onnx")
 		ins, _ := filepath.Glob(filepath.Join(dir, "test_data_set_0", "input_*.pb"))
-		m, err := loadONNXGrad(model, strings.Join(ins, ","))
+		m, err := loadONNXGrad(model, ins)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -139,7 +139,11 @@ func TestCompareGradShared(t *testing.T) {
 		}
 		doc := ownGrads(t, m)
 		tmp := t.TempDir()
-		args := []string{"compare-grad", "--onnx", model, "--input", strings.Join(ins, ","), "--grads", writeDoc(t, tmp, doc)}
+		var args []string
+		for _, in := range ins {
+			args = append(args, "--input", in)
+		}
+		args = append([]string{"compare-grad", "--onnx", model}, append(args, "--grads", writeDoc(t, tmp, doc))...)
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 0 {
 			t.Errorf("%s: own gradients rejected (exit %d): %s%s", name, code, out.String(), errb.String())

@@ -37,9 +37,22 @@ func openDoc(flagName, path string) (*os.File, error) {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return nil, cli.Usagef("--%s %s: cannot read: %v", flagName, path, err)
+		return nil, cli.Usagef("%s %s: cannot read: %v", argRef(flagName), path, err)
 	}
 	return f, nil
+}
+
+// argTensor is the role of the tensor command's positional file: its
+// errors start "tensor PATH:", since no flag names it.
+const argTensor = "tensor"
+
+// argRef is how an error names the argument of a role: "--role", or
+// "tensor" for the tensor command's file.
+func argRef(role string) string {
+	if role == argTensor {
+		return argTensor
+	}
+	return "--" + role
 }
 
 // readDoc reads and decodes one document named by a flag, and appends
@@ -56,7 +69,7 @@ func readDoc[V any](flagName, path string, read func(io.Reader) (V, error), inpu
 	h := jsonout.NewHashingReader(f)
 	v, err := read(h)
 	if err != nil {
-		return zero, cli.Usagef("--%s %s: %v", flagName, path, err)
+		return zero, cli.Usagef("%s %s: %v", argRef(flagName), path, err)
 	}
 	if inputs != nil {
 		*inputs = append(*inputs, jsonout.Input{Role: flagName, Path: path, SHA256: h.Sum()})
@@ -66,7 +79,9 @@ func readDoc[V any](flagName, path string, read func(io.Reader) (V, error), inpu
 
 // loadIR reads --graph, --payload (optional) and --input and checks them
 // against each other: the payload against the graph, the input's shape
-// against the input node's.
+// against the input node's. The input is a JSON tensor or an ONNX
+// TensorProto .pb (readTensorFile): a .pb's FLOAT or DOUBLE elements are
+// dyadic rationals, taken exactly.
 func loadIR(cmd, graphPath, payloadPath, inputPath string) (*irFiles, error) {
 	if graphPath == "" {
 		return nil, cli.Usagef("%s: --graph is required", cmd)
@@ -90,12 +105,16 @@ func loadIR(cmd, graphPath, payloadPath, inputPath string) (*irFiles, error) {
 		}
 		return nil, cli.Usagef("--payload %s: %v", payloadPath, err)
 	}
-	if fs.x, err = readDoc("input", inputPath, irsem.ReadTensor, &fs.inputs); err != nil {
+	tf, err := readTensorFile("input", inputPath, &fs.inputs)
+	if err != nil {
 		return nil, err
 	}
 	in := &fs.g.Nodes[fs.g.InputID]
-	if !fs.x.Shape.Equal(in.Shape) {
-		return nil, cli.Usagef("--input %s: node %d (input): shape mismatch: the graph's input has shape %v, the tensor %v", inputPath, in.ID, in.Shape, fs.x.Shape)
+	if tf.js != nil && !tf.js.Shape.Equal(in.Shape) {
+		return nil, cli.Usagef("--input %s: node %d (input): shape mismatch: the graph's input has shape %v, the tensor %v", inputPath, in.ID, in.Shape, tf.js.Shape)
+	}
+	if fs.x, err = tf.rats("input", fmt.Sprintf("node %d (input)", in.ID), in.Shape); err != nil {
+		return nil, err
 	}
 	return fs, nil
 }
@@ -109,18 +128,18 @@ var evalPaths = []string{"ir", "forward-graph", "tape", "typed-graph"}
 
 func runEval(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("eval")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "eval"); err != nil {
 		return cli.BadInput(err)
 	}
 	mf := addModelFlags(fs, "eval", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
-	scalar := fs.String("scalar", "rat", "rat|interval|binary32|f32|f64")
+	scalar := fs.String("scalar", scalarAuto, "auto (rat when the model is exact over the rationals at this input, else interval enclosures; the text output's first line says which)|rat|interval|binary32|f32|f64")
 	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph (tape and typed-graph record registry primitives only: a conv or pool node needs ir or forward-graph)")
 	all := fs.Bool("all", false, "print every node's value, not only the output's")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
-	if err := oneOf("scalar", *scalar, "rat", "interval", "binary32", "f32", "f64"); err != nil {
+	if err := oneOf("scalar", *scalar, scalarAuto, "rat", "interval", "binary32", "f32", "f64"); err != nil {
 		return err
 	}
 	if err := oneOf("path", *path, evalPaths...); err != nil {
@@ -131,8 +150,13 @@ func runEval(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	o := evalOpts{path: *path, all: *all, json: *asJSON}
+	sc := *scalar
+	if sc == scalarAuto {
+		sc, o.why = autoScalar(files)
+		o.showScalar = true
+	}
 	var out []byte
-	switch *scalar {
+	switch sc {
 	case "interval":
 		out, err = evalAs[spec.Interval](files, o)
 	case "binary32":
@@ -151,9 +175,13 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	return err
 }
 
+// evalOpts is how eval renders; showScalar begins the text with the
+// scalar line (scalarLine) that --scalar auto chose, why being its reason
+// for interval.
 type evalOpts struct {
-	path      string
-	all, json bool
+	path                  string
+	all, json, showScalar bool
+	why                   string
 }
 
 // ratBudget runs the IR semantics over Rat first when T is Rat and path
@@ -226,12 +254,15 @@ func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
 		}
 		return b.Bytes(), nil
 	}
+	if o.showScalar {
+		b.WriteString(scalarLine(spec.KindOf[T](), o.why))
+	}
 	if o.all {
 		for i, v := range vals {
-			fmt.Fprintf(&b, "node %d (%s) %v = %s\n", i, fs.g.Nodes[i].Kind.Op, fs.g.Nodes[i].Shape, v)
+			fmt.Fprintf(&b, "node %d (%s) %v = %s\n", i, fs.g.Nodes[i].Kind.Op, fs.g.Nodes[i].Shape, textTensor(v))
 		}
 	}
-	fmt.Fprintf(&b, "output node %d (%s) %v = %s\n", out, fs.g.Nodes[out].Kind.Op, fs.g.Nodes[out].Shape, vals[out])
+	fmt.Fprintf(&b, "output node %d (%s) %v = %s\n", out, fs.g.Nodes[out].Kind.Op, fs.g.Nodes[out].Shape, textTensor(vals[out]))
 	if fs.onnx != nil && len(fs.onnx.im.Outputs) > 1 {
 		// The IR output packs several ONNX outputs: show each.
 		parts, err := onnxOutputs(fs, vals[out])
@@ -239,7 +270,7 @@ func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
 			return nil, fs.graphErr(err)
 		}
 		for k, v := range parts {
-			fmt.Fprintf(&b, "onnx output %q %v = %s\n", fs.onnx.im.Outputs[k].Name, v.Shape, v)
+			fmt.Fprintf(&b, "onnx output %q %v = %s\n", fs.onnx.im.Outputs[k].Name, v.Shape, textTensor(v))
 		}
 	}
 	return b.Bytes(), nil

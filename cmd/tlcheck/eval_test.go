@@ -89,15 +89,15 @@ func TestEvalOutput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{irExamples[0].args("eval"), "output node 4 (sum) [] = 45/2\n"},
+		{irExamples[0].args("eval"), "scalar = rat (exact rationals)\noutput node 4 (sum) [] = 22.5 (= 45/2)\n"},
 		{irExamples[0].args("eval", "--path", "tape", "--scalar", "f32"), "output node 4 (sum) [] = 22.5\n"},
-		{irExamples[0].args("eval", "--all"), "node 0 (input) [2] = [3, -3/2]\nnode 1 (mul_elem) [2] = [9, 9/4]\nnode 2 (mul_elem) [2] = [9, 9/4]\nnode 3 (add) [2] = [18, 9/2]\nnode 4 (sum) [] = 45/2\noutput node 4 (sum) [] = 45/2\n"},
+		{irExamples[0].args("eval", "--all"), "scalar = rat (exact rationals)\nnode 0 (input) [2] = [3, -1.5 (= -3/2)]\nnode 1 (mul_elem) [2] = [9, 2.25 (= 9/4)]\nnode 2 (mul_elem) [2] = [9, 2.25 (= 9/4)]\nnode 3 (add) [2] = [18, 4.5 (= 9/2)]\nnode 4 (sum) [] = 22.5 (= 45/2)\noutput node 4 (sum) [] = 22.5 (= 45/2)\n"},
 		{irExamples[0].args("eval", "--json"), `{"scalar":"rat","output":{"id":4,"kind":"sum","value":{"shape":[],"values":["45/2"]}}}` + "\n"},
 		// (evalBody re-encodes an interval through a map: its keys come sorted)
 		{irExamples[2].args("eval", "--json", "--scalar", "interval"), `{"scalar":"interval","output":{"id":3,"kind":"linear","value":{"shape":[1],"values":[{"hi":0.3278819444444445,"lo":0.32788194444444435}]}}}` + "\n"},
 		{irExamples[0].args("eval", "--json", "--scalar", "binary32"), `{"scalar":"binary32","output":{"id":4,"kind":"sum","value":{"shape":[],"values":[22.5]}}}` + "\n"},
-		{irExamples[2].args("eval", "--path", "typed-graph"), "output node 3 (linear) [1] = [9443/28800]\n"},
-		{irExamples[2].args("eval", "--scalar", "interval"), "output node 3 (linear) [1] = [[0.32788194444444435, 0.3278819444444445]]\n"},
+		{irExamples[2].args("eval", "--path", "typed-graph"), "scalar = rat (exact rationals)\noutput node 3 (linear) [1] = [0.327882 (= 9443/28800)]\n"},
+		{irExamples[2].args("eval", "--scalar", "interval"), "output node 3 (linear) [1] = [0.32788194444444435..0.3278819444444445]\n"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCmd(c.args...)
@@ -170,12 +170,12 @@ func TestIRCommandErrors(t *testing.T) {
 		{[]string{"eval", "--graph", quad, "--input", f["input3"]}, []string{"--input " + f["input3"] + ": node 0 (input): shape mismatch: the graph's input has shape [2], the tensor [3]"}},
 		{[]string{"eval", "--graph", quad, "--input", f["badinput"]}, []string{"--input " + f["badinput"] + ": ", "values[1]"}},
 		{[]string{"grad", "--graph", f["vector"], "--input", f["input2"], "--cotangent", f["input3"]}, []string{"--cotangent " + f["input3"] + ": node 1 (output): shape mismatch: the model declares [2], the tensor has [3]"}},
-		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"]}, []string{"--graph " + f["exp"] + ": node 1 (exp): exp has no exact rational semantics"}},
-		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"], "--path", "typed-graph"}, []string{"node 1 (exp): exp has no exact rational semantics"}},
+		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"], "--scalar", "rat"}, []string{"--graph " + f["exp"] + ": node 1 (exp): exp has no exact rational semantics"}},
+		{[]string{"eval", "--graph", f["exp"], "--input", f["input2"], "--path", "typed-graph", "--scalar", "rat"}, []string{"node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"grad", "--graph", f["exp"], "--input", f["input2"], "--scalar", "rat"}, []string{"node 1 (exp): exp has no exact rational semantics"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input}, []string{"--graph " + mlp + ": node 1 (linear): missing linear payload for node 1 (no --payload given)"}},
 		{[]string{"grad", "--graph", mlp, "--input", irExamples[2].input, "--payload", f["badpayload"]}, []string{"--payload " + f["badpayload"] + ": node 1"}},
-		{[]string{"eval", "--graph", quad, "--input", qin, "--scalar", "bf16"}, []string{`--scalar: unknown value "bf16" (want rat|interval|binary32|f32|f64)`}},
+		{[]string{"eval", "--graph", quad, "--input", qin, "--scalar", "bf16"}, []string{`--scalar: unknown value "bf16" (want auto|rat|interval|binary32|f32|f64)`}},
 		{[]string{"grad", "--graph", quad, "--input", qin, "--scalar", "binary32"}, []string{`--scalar: unknown value "binary32" (want auto|rat|interval|f32|f64)`}},
 		{[]string{"eval", "--graph", quad, "--input", qin, "--path", "jit"}, []string{`--path: unknown value "jit"`}},
 		{[]string{"grad", "--graph", quad, "--input", qin, "--path", "ir"}, []string{`--path: unknown value "ir" (want tape|typed-graph)`}},
@@ -225,13 +225,13 @@ func TestEvalKeepMaskEveryPath(t *testing.T) {
 	// so the sum is 2 on every path; the mask's gradient is 0 by definition.
 	for _, path := range evalPaths {
 		code, out, errs := runCmd("eval", "--graph", f["iro"], "--input", f["input0"], "--path", path)
-		if code != 0 || out != "output node 2 (sum) [] = 2\n" {
+		if code != 0 || out != "scalar = rat (exact rationals)\noutput node 2 (sum) [] = 2\n" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 2", path, code, out, errs)
 		}
 	}
 	for _, path := range []string{"tape", "typed-graph"} {
 		code, out, errs := runCmd("grad", "--graph", f["iro"], "--input", f["input0"], "--path", path)
-		if code != 0 || out != "loss = 2\ngrad input = 0\n" {
+		if code != 0 || out != "scalar = rat (exact rationals)\nloss = 2\ngrad input = 0\n" {
 			t.Errorf("grad %s: exit %d, stdout %q, stderr %q", path, code, out, errs)
 		}
 	}
@@ -246,13 +246,13 @@ func TestMaxPoolEveryPath(t *testing.T) {
 	in := writeTemp(t, t.TempDir(), "ties.json", `{"shape":[1,2,2],"values":["1","4","3","4"]}`)
 	for _, path := range evalPaths {
 		code, out, errs := runCmd("eval", "--graph", f["pool"], "--input", in, "--path", path)
-		if code != 0 || out != "output node 2 (sum) [] = 4\n" {
+		if code != 0 || out != "scalar = rat (exact rationals)\noutput node 2 (sum) [] = 4\n" {
 			t.Errorf("eval %s: exit %d, stdout %q, stderr %q; want the output 4", path, code, out, errs)
 		}
 	}
 	for _, path := range []string{"tape", "typed-graph"} {
 		code, out, errs := runCmd("grad", "--graph", f["pool"], "--input", in, "--path", path)
-		if code != 0 || out != "loss = 4\ngrad input = [[[0, 1/2], [0, 1/2]]]\n" {
+		if code != 0 || out != "scalar = rat (exact rationals)\nloss = 4\ngrad input = [[[0, 0.5 (= 1/2)], [0, 0.5 (= 1/2)]]]\n" {
 			t.Errorf("grad %s: exit %d, stdout %q, stderr %q", path, code, out, errs)
 		}
 	}

@@ -328,7 +328,7 @@ func writeJUnit(path string, r *gateResult) error {
 
 func runGate(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("gate")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "gate"); err != nil {
 		return cli.BadInput(err)
 	}
 	out := fs.String("out", "tlcheck-certs", "directory for the certificates")

@@ -96,12 +96,12 @@ func TestGateReport(t *testing.T) {
 		t.Fatalf("exit %d %s", code, errs)
 	}
 	md, err := os.ReadFile(filepath.Join(rep, "summary.md"))
-	if err != nil || !strings.Contains(string(md), "| fast_cpu | sum |") || !strings.Contains(string(md), "ratios.png") {
+	if err != nil || !strings.Contains(string(md), "| fast_cpu | sum |") || !strings.Contains(string(md), "ratios.svg") {
 		t.Fatalf("summary: %v\n%s", err, md)
 	}
-	png, err := os.ReadFile(filepath.Join(rep, "ratios.png"))
-	if err != nil || len(png) < 1000 || string(png[1:4]) != "PNG" {
-		t.Fatalf("plot: %v (%d bytes)", err, len(png))
+	pic, err := os.ReadFile(filepath.Join(rep, "ratios.svg"))
+	if err != nil || len(pic) < 1000 || !strings.HasPrefix(string(pic), "<svg ") {
+		t.Fatalf("plot: %v (%d bytes)", err, len(pic))
 	}
 }
 

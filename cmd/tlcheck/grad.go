@@ -2,50 +2,19 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// exactOverRat says whether every tag of g has exact rational semantics
-// (the registry's Exact), so that it evaluates and differentiates over
-// spec.Rat; "auto" picks rat then and interval otherwise.
-func exactOverRat(g *irsem.Graph) bool {
-	for i := range g.Nodes {
-		if info, ok := irsem.Info(g.Nodes[i].Kind.Op); !ok || !info.Exact {
-			return false
-		}
-	}
-	return true
-}
-
-// ratApplies says whether the model is exact over spec.Rat at its input:
-// every tag is Exact (exactOverRat) and the evaluation keeps the values
-// rational — a batch norm's sqrt(var + ε) is almost never rational, and
-// spec.Rat then refuses it with a *spec.DomainError "no exact rational
-// square root" (any other failure, a division by zero, stays an error of
-// the rational evaluation and is reported as such). Where it does not
-// apply, "exact" means Interval enclosures of the exact real values.
-func ratApplies(fs *irFiles) bool {
-	if !exactOverRat(fs.g) {
-		return false
-	}
-	_, err := irsem.DenoteAll(fs.g, fs.p, fs.x)
-	var de *spec.DomainError
-	return !errors.As(err, &de) || de.Scalar != "rat" || !strings.HasPrefix(de.Reason, "no exact rational")
-}
-
 func runGrad(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("grad")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "grad"); err != nil {
 		return cli.BadInput(err)
 	}
 	mf := addModelFlags(fs, "grad", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
@@ -71,24 +40,22 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sc := *scalar
-	if sc == "auto" {
-		sc = "interval"
-		if ratApplies(files) {
-			sc = "rat"
-		}
+	sc, why, auto := *scalar, "", *scalar == scalarAuto
+	if auto {
+		sc, why = autoScalar(files)
 	}
+	o := gradOpts{json: *asJSON, showScalar: auto || files.onnx != nil, why: why}
 	p := irgrad.Path(*path)
 	var out []byte
 	switch sc {
 	case "interval":
-		out, err = gradAs[spec.Interval](files, seed, p, *asJSON)
+		out, err = gradAs[spec.Interval](files, seed, p, o)
 	case "f32":
-		out, err = gradAs[spec.F32](files, seed, p, *asJSON)
+		out, err = gradAs[spec.F32](files, seed, p, o)
 	case "f64":
-		out, err = gradAs[spec.F64](files, seed, p, *asJSON)
+		out, err = gradAs[spec.F64](files, seed, p, o)
 	default:
-		out, err = gradAs[spec.Rat](files, seed, p, *asJSON)
+		out, err = gradAs[spec.Rat](files, seed, p, o)
 	}
 	if err != nil {
 		return err
@@ -212,39 +179,41 @@ func modelGrad[T spec.Scalar[T]](fs *irFiles, seed *irsem.RatTensor, path irgrad
 	return res, nil
 }
 
+// gradOpts is how grad renders: JSON, or text that begins with the
+// scalar line (scalarLine) when --scalar auto chose it or the model is
+// an ONNX model.
+type gradOpts struct {
+	json, showScalar bool
+	why              string
+}
+
 // gradAs differentiates the model over T and renders the loss and every
 // gradient.
-func gradAs[T spec.Scalar[T]](fs *irFiles, seed *irsem.RatTensor, path irgrad.Path, asJSON bool) ([]byte, error) {
+func gradAs[T spec.Scalar[T]](fs *irFiles, seed *irsem.RatTensor, path irgrad.Path, o gradOpts) ([]byte, error) {
 	res, err := modelGrad[T](fs, seed, path)
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if !asJSON {
-		if fs.onnx != nil {
-			what := "exact rationals"
-			if spec.KindOf[T]() == "interval" {
-				what = "interval enclosures of the exact real values"
-			} else if spec.KindOf[T]() != "rat" {
-				what = "floating-point, not exact"
-			}
-			fmt.Fprintf(&b, "scalar = %s (%s)\n", spec.KindOf[T](), what)
+	if !o.json {
+		if o.showScalar {
+			b.WriteString(scalarLine(spec.KindOf[T](), o.why))
 		}
 		if len(res.loss.Data) == 1 && seed == nil {
-			fmt.Fprintf(&b, "loss = %s\n", res.loss)
+			fmt.Fprintf(&b, "loss = %s\n", textTensor(res.loss))
 		} else {
 			// Not one element, or a given cotangent: the gradient is that
 			// of ⟨cotangent, output⟩.
-			fmt.Fprintf(&b, "output = %s\n", res.loss)
+			fmt.Fprintf(&b, "output = %s\n", textTensor(res.loss))
 			if seed == nil {
 				fmt.Fprintf(&b, "cotangent = ones (the gradient of the sum of the outputs)\n")
 			} else {
-				fmt.Fprintf(&b, "cotangent = %s\n", *seed)
+				fmt.Fprintf(&b, "cotangent = %s\n", textTensor(*seed))
 			}
 		}
-		fmt.Fprintf(&b, "grad %s = %s\n", irgrad.InputName, res.input)
+		fmt.Fprintf(&b, "grad %s = %s\n", irgrad.InputName, textTensor(res.input))
 		for i, name := range res.names {
-			fmt.Fprintf(&b, "grad %s = %s\n", name, res.params[i])
+			fmt.Fprintf(&b, "grad %s = %s\n", name, textTensor(res.params[i]))
 		}
 		return b.Bytes(), nil
 	}

@@ -34,7 +34,7 @@ func TestGradChapter(t *testing.T) {
 	}{{irExamples[0], "grad input = [12, -6]\n"}, {irExamples[1], "grad input = [6, -3]\n"}} {
 		for _, path := range []string{"tape", "typed-graph"} {
 			code, out, errs := runCmd(c.e.args("grad", "--scalar", "rat", "--path", path)...)
-			if code != 0 || out != "loss = 45/2\n"+c.want {
+			if code != 0 || out != "loss = 22.5 (= 45/2)\n"+c.want {
 				t.Errorf("%s/%s: exit %d, stdout %q (stderr %q)", c.e.name, path, code, out, errs)
 			}
 		}
@@ -105,8 +105,8 @@ func TestGradCotangent(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, "output = [1, 0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [1, 0]\n"},
-		{[]string{"--cotangent", ct}, "output = [1, 0]\ncotangent = [5, 7]\ngrad input = [5, 0]\n"},
+		{nil, "scalar = rat (exact rationals)\noutput = [1, 0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [1, 0]\n"},
+		{[]string{"--cotangent", ct}, "scalar = rat (exact rationals)\noutput = [1, 0]\ncotangent = [5, 7]\ngrad input = [5, 0]\n"},
 		{[]string{"--cotangent", ct, "--path", "typed-graph", "--scalar", "f64"}, "output = [1, 0]\ncotangent = [5, 7]\ngrad input = [5, 0]\n"},
 	}
 	for _, c := range cases {

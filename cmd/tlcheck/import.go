@@ -12,7 +12,6 @@ import (
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/limits"
 )
 
 // The files import writes into --out.
@@ -24,7 +23,7 @@ const (
 
 func runImport(args []string, stdout, _ io.Writer) error {
 	flags := cli.NewFlags("import")
-	if err := limits.AddFlags(flags); err != nil {
+	if err := addLimits(flags, "import"); err != nil {
 		return cli.BadInput(err)
 	}
 	model := flags.String("onnx", "", "ONNX model file to import (required)")

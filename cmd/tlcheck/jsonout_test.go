@@ -49,6 +49,9 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 	om, od := onnxFixture(t)
 	bm, bd := onnxFixture(t, 3.5, 0)
 	modelCerts := filepath.Join(dir, "model-certs")
+	// ∂Σy/∂x of the ONNX fixture is (2, 0) (onnxfixture_test.go).
+	goodGrads := writeTemp(t, dir, "good-grads.json", `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":[2.0,0.0]}}}`)
+	badGrads := writeTemp(t, dir, "bad-grads.json", `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":[3.0,"+Inf"]}}}`)
 	cases := []struct {
 		name   string
 		kind   string
@@ -84,6 +87,8 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 		{"eval-onnx", "eval", []string{"eval", "--onnx", om, "--data", od}, 0, nil, nil},
 		{"plan-onnx", "plan", []string{"plan", "--onnx", om}, 0, nil, []string{om}},
 		{"diff-onnx", "diff", []string{"diff", "--onnx", om, "--data", od, "--scalars", "rat"}, 0, nil, nil},
+		{"compare-grad", "compare-grad", []string{"compare-grad", "--onnx", om, "--data", od, "--grads", goodGrads}, 0, nil, []string{om, filepath.Join(od, "input_0.pb"), goodGrads}},
+		{"compare-grad-fails", "compare-grad", []string{"compare-grad", "--onnx", om, "--input", filepath.Join(od, "input_0.pb"), "--grads", badGrads}, 1, nil, nil},
 		{"certify-onnx", "certify", []string{"certify", "--onnx", om, "--data", od, "--out", modelCerts, "--cases", "2"}, 0, jsonout.Seed(0), nil},
 	}
 	docs := map[string][]byte{}

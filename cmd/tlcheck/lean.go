@@ -64,7 +64,7 @@ func errNoLake() error {
 
 func runLeanAudit(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("lean audit")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "lean"); err != nil {
 		return cli.BadInput(err)
 	}
 	export := fs.String("export", "", "the lean4export NDJSON file to audit (required)")
@@ -225,7 +225,7 @@ func runLeanEmit(args []string, stdout, _ io.Writer) error {
 
 func runLeanCheck(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("lean check")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "lean"); err != nil {
 		return cli.BadInput(err)
 	}
 	project := fs.String("project", "lean", "the Lake project directory")

@@ -50,6 +50,7 @@ func commands() map[string]command {
 		"view":           {"draw an IR or ONNX graph: tape, gradients, reverse traversal order or first disagreement, as HTML, SVG or DOT", "", runView},
 		"compare-grad":   {"check gradients another runtime (PyTorch, JAX) computed against the exact gradient, within the binary32 reverse-mode bound; exit 1 if any element is outside", "", runCompareGrad},
 		"adapters":       {"check other Go autodiff engines (gorgonia, spago, GoMLX) against the exact rules: engine × case × obligation × verdict; exit 1 on a finding (runs the adapters module's tlcheck-adapters: $TLCHECK_ADAPTERS, beside tlcheck, on $PATH, or built from the checkout's adapters/)", "run|cases [flags]", runAdapters},
+		"tensor":         {"convert a tensor file (an ONNX TensorProto .pb, or JSON) into the exact JSON tensor {\"shape\",\"values\"} every --input reads", "FILE", runTensor},
 		"plan":           {"plan an IR graph's kernels against a backend profile and print the plan report; exit 1 when a node cannot be planned or the capsules do not bind", "", runPlan},
 	}
 }
@@ -108,8 +109,15 @@ func dispatch(args []string, stdout io.Writer, stderr io.Writer) error {
 		name = "version"
 	}
 	if name == "help" {
+		if len(args) == 2 && args[1] == "limits" {
+			return printLimitsHelp(stdout)
+		}
+		if len(args) == 3 && (args[1] == "adapters" || args[1] == "lean") && !strings.HasPrefix(args[2], "-") {
+			// A subcommand's help: tlcheck help adapters run.
+			return dispatch([]string{args[1], args[2], "--help"}, stdout, stderr)
+		}
 		if len(args) > 2 {
-			return cli.Usagef("help: unexpected argument %s (usage: tlcheck help [COMMAND])", cli.Quoted(args[2]))
+			return cli.Usagef("help: unexpected argument %s (usage: tlcheck help [COMMAND] | tlcheck help adapters|lean SUBCOMMAND | tlcheck help limits)", cli.Quoted(args[2]))
 		}
 		if len(args) == 2 {
 			topic := args[1]
@@ -199,7 +207,7 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "  %-*s  %s\n", width, n, cmds[n].summary)
 	}
 	fmt.Fprintf(w, "\nexit codes: 0 all obligations hold, 1 an obligation failed, 2 bad input or usage (or output that cannot be written)\n")
-	fmt.Fprintf(w, "run 'tlcheck COMMAND --help' or 'tlcheck help COMMAND' for a command's flags; 'tlcheck --version' for the version\n")
+	fmt.Fprintf(w, "run 'tlcheck COMMAND --help' or 'tlcheck help COMMAND' for a command's flags, 'tlcheck help limits' for the resource limits; 'tlcheck --version' for the version\n")
 }
 
 func runVersion(args []string, stdout, _ io.Writer) error {

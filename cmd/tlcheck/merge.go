@@ -10,7 +10,6 @@ import (
 
 	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/cli"
-	"github.com/tlcheck/tlcheck/limits"
 )
 
 // runMerge is tlcheck merge OUT SHARD_DIR…: certificates.Suite.Merge.
@@ -22,7 +21,7 @@ import (
 func runMerge(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("merge")
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the merged files")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "merge"); err != nil {
 		return cli.BadInput(err)
 	}
 	if err := cli.Parse(fs, args, math.MaxInt); err != nil {

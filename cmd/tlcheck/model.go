@@ -242,7 +242,7 @@ func isJSON(path string) (bool, error) {
 func readTensorFile(role, path string, inputs *[]jsonout.Input) (tensorFile, error) {
 	js, err := isJSON(path)
 	if err != nil {
-		return tensorFile{}, cli.Usagef("--%s %s: cannot read: %s", role, path, statWhy(err))
+		return tensorFile{}, cli.Usagef("%s %s: cannot read: %s", argRef(role), path, statWhy(err))
 	}
 	if js {
 		t, err := readDoc(role, path, irsem.ReadTensor, inputs)
@@ -253,13 +253,15 @@ func readTensorFile(role, path string, inputs *[]jsonout.Input) (tensorFile, err
 	}
 	t, err := onnx.ReadTensor(path)
 	if err != nil {
-		return tensorFile{}, cli.Usagef("--%s: %v", role, err)
+		return tensorFile{}, cli.Usagef("%s: %v", argRef(role), err)
 	}
 	h, err := hashFile(path)
 	if err != nil {
-		return tensorFile{}, cli.Usagef("--%s %s: cannot read: %s", role, path, statWhy(err))
+		return tensorFile{}, cli.Usagef("%s %s: cannot read: %s", argRef(role), path, statWhy(err))
 	}
-	*inputs = append(*inputs, jsonout.Input{Role: role, Path: path, SHA256: h})
+	if inputs != nil {
+		*inputs = append(*inputs, jsonout.Input{Role: role, Path: path, SHA256: h})
+	}
 	return tensorFile{path: path, pb: t}, nil
 }
 

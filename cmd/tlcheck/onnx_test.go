@@ -23,13 +23,13 @@ func TestONNXCommands(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", "--onnx", m, "--input", in}, "output node 3 (relu) [2] = [3, 0]\n"},
+		{[]string{"eval", "--onnx", m, "--input", in}, "scalar = rat (exact rationals)\noutput node 3 (relu) [2] = [3, 0]\n"},
 		{[]string{"eval", "--onnx", m, "--input", xjson, "--scalar", "f32"}, "output node 3 (relu) [2] = [3, 0]\n"},
-		{[]string{"eval", "--onnx", m, "--data", d, "--path", "typed-graph"}, "output node 3 (relu) [2] = [3, 0]\n"},
-		{[]string{"grad", "--onnx", m, "--data", d}, "scalar = rat (exact rationals)\noutput = [3, 0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [2, 0]\ngrad w = [3/2, 0]\n"},
+		{[]string{"eval", "--onnx", m, "--data", d, "--path", "typed-graph"}, "scalar = rat (exact rationals)\noutput node 3 (relu) [2] = [3, 0]\n"},
+		{[]string{"grad", "--onnx", m, "--data", d}, "scalar = rat (exact rationals)\noutput = [3, 0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [2, 0]\ngrad w = [1.5 (= 3/2), 0]\n"},
 		// ⟨(5, 7), y⟩: ∂/∂x = (5·2, 0), ∂/∂w = (5·3/2, 0).
-		{[]string{"grad", "--onnx", m, "--data", d, "--cotangent", ct, "--path", "typed-graph"}, "scalar = rat (exact rationals)\noutput = [3, 0]\ncotangent = [5, 7]\ngrad input = [10, 0]\ngrad w = [15/2, 0]\n"},
-		{[]string{"grad", "--onnx", m, "--input", xjson, "--scalar", "interval"}, "scalar = interval (interval enclosures of the exact real values)\noutput = [[3, 3], [0, 0]]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [[2, 2], [0, 0]]\ngrad w = [[1.5, 1.5], [0, 0]]\n"},
+		{[]string{"grad", "--onnx", m, "--data", d, "--cotangent", ct, "--path", "typed-graph"}, "scalar = rat (exact rationals)\noutput = [3, 0]\ncotangent = [5, 7]\ngrad input = [10, 0]\ngrad w = [7.5 (= 15/2), 0]\n"},
+		{[]string{"grad", "--onnx", m, "--input", xjson, "--scalar", "interval"}, "scalar = interval (interval enclosures of the exact real values)\noutput = [3..3, 0..0]\ncotangent = ones (the gradient of the sum of the outputs)\ngrad input = [2..2, 0..0]\ngrad w = [1.5..1.5, 0..0]\n"},
 	}
 	for _, c := range cases {
 		code, out, errs := runCmd(c.args...)
@@ -97,7 +97,7 @@ func TestImportCommand(t *testing.T) {
 		t.Fatalf("import: exit %d %q", code, errs)
 	}
 	code, got, errs := runCmd("eval", "--graph", filepath.Join(out, "graph.json"), "--payload", filepath.Join(out, "payload.json"), "--input", filepath.Join(filepath.Dir(m), "x.json"))
-	if code != 0 || got != "output node 3 (relu) [2] = [3, 0]\n" {
+	if code != 0 || got != "scalar = rat (exact rationals)\noutput node 3 (relu) [2] = [3, 0]\n" {
 		t.Errorf("eval of the imported files: exit %d %q %q", code, got, errs)
 	}
 	data, err := os.ReadFile(filepath.Join(out, "onnx-map.json"))
@@ -165,7 +165,7 @@ func TestONNXBadInput(t *testing.T) {
 		{[]string{"compare", "--onnx", m}, []string{"compare: --data is required"}},
 		{[]string{"compare", "--data", d}, []string{"compare: --onnx is required"}},
 		{[]string{"compare", "--onnx", m, "--data", dir + "/nowhere"}, []string{"--data " + dir + "/nowhere"}},
-		{[]string{"compare", "--onnx", m, "--data", d, "--ulps", "-1"}, []string{"--ulps must be ≥ 0"}},
+		{[]string{"compare", "--onnx", m, "--data", d, "--ulps", "-1"}, []string{"--ulps must be ≥ 1"}},
 		{[]string{"import", "--onnx", m}, []string{"import: --out DIR is required"}},
 		{[]string{"import", "--onnx", unknown, "--out", filepath.Join(dir, "never")}, []string{`node "frob1" (Frobnicate)`}},
 		{[]string{"certify", "--onnx", m, "--data", d, "--out", filepath.Join(dir, "c"), "--ops", "mul"}, []string{"--ops selects the built-in subjects"}},

@@ -140,6 +140,6 @@ func Example_gradONNX() {
 	// output = [3, 0]
 	// cotangent = ones (the gradient of the sum of the outputs)
 	// grad input = [2, 0]
-	// grad w = [3/2, 0]
+	// grad w = [1.5 (= 3/2), 0]
 	// exit 0
 }

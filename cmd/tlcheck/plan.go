@@ -9,7 +9,6 @@ import (
 	"github.com/tlcheck/tlcheck/cuda"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/limits"
 )
 
 // planProfiles lists the profiles plan accepts: the maintained ones and
@@ -47,7 +46,7 @@ func planProfile(name string) (*backend.Profile, *backend.Providers, error) {
 
 func runPlan(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("plan")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "plan"); err != nil {
 		return cli.BadInput(err)
 	}
 	mf := addModelFlags(fs, "plan", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)

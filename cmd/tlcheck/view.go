@@ -7,12 +7,11 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
-	"github.com/tlcheck/tlcheck/onnx"
 	"github.com/tlcheck/tlcheck/spec"
 	"github.com/tlcheck/tlcheck/view"
 )
@@ -23,17 +22,14 @@ var viewDiffHook func(scalar, path string, reg any)
 
 func runView(args []string, stdout, _ io.Writer) error {
 	fs := cli.NewFlags("view")
-	if err := limits.AddFlags(fs); err != nil {
+	if err := addLimits(fs, "view"); err != nil {
 		return cli.BadInput(err)
 	}
-	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (this or --onnx)")
-	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file (with --graph)")
-	onnxPath := fs.String("onnx", "", "ONNX model file, imported to the canonical IR (this or --graph)")
-	input := fs.String("input", "", "input tensor file {\"shape\":[…],\"values\":[…]} (required for grads, trace and diff)")
+	mf := addModelFlags(fs, "view", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	what := fs.String("what", "tape", "tape (nodes, parent slots, detach cuts)|grads (cotangents, contributions, unreached)|trace (reverse traversal order)|diff (first node where two paths or scalars disagree)")
 	format := fs.String("format", "html", "html (one self-contained page)|svg|dot (Graphviz)")
 	out := fs.String("out", "", "output file (required; - writes a dot file to stdout)")
-	scalar := fs.String("scalar", "rat", "scalar of grads and trace: rat (exact p/q)|f32|f64 (shortest decimals)")
+	scalar := fs.String("scalar", scalarAuto, "scalar of grads and trace: auto (rat when the model is exact over the rationals at this input, else interval; the page says which)|rat (exact p/q)|interval (enclosures lo..hi)|f32|f64 (shortest decimals)")
 	fold := fs.String("fold", "auto", "fold linear chains: auto (runs of 3 when the graph has more than 200 nodes)|off|N (runs of at least N nodes)")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
@@ -44,7 +40,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("format", *format, "html", "svg", "dot"); err != nil {
 		return err
 	}
-	if err := oneOf("scalar", *scalar, "rat", "f32", "f64"); err != nil {
+	if err := oneOf("scalar", *scalar, scalarAuto, "rat", "interval", "f32", "f64"); err != nil {
 		return err
 	}
 	minRun := 0
@@ -65,53 +61,27 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if *out == "-" && *format != "dot" {
 		return cli.Usagef("view: --out - (stdout) is for --format dot only; write %s to a file", *format)
 	}
-	if (*graph == "") == (*onnxPath == "") {
-		return cli.Usagef("view: give exactly one of --graph and --onnx")
+	hasInput := len(mf.inputs) > 0 || *mf.data != ""
+	if *what != "tape" && !hasInput {
+		return cli.Usagef("view: --what %s needs --input (or --data with --onnx)", *what)
 	}
-	if *what != "tape" && *input == "" {
-		return cli.Usagef("view: --what %s needs --input", *what)
-	}
-	var (
-		g      *irsem.Graph
-		p      *irsem.Payload
-		x      irsem.RatTensor
-		origin []string
-		src    string
-	)
-	if *onnxPath != "" {
-		if *payload != "" {
-			return cli.Usagef("view: --payload goes with --graph (an ONNX model carries its own)")
-		}
-		im, err := onnx.ImportFile(*onnxPath, onnx.Options{})
-		if err != nil {
-			return cli.Usagef("--onnx %v", err)
-		}
-		g, p, origin, src = im.Graph, im.Payload, im.Origin, *onnxPath
-		if *input != "" {
-			if x, err = readDoc("input", *input, irsem.ReadTensor, nil); err != nil {
-				return err
-			}
-			if in := g.Nodes[g.InputID]; !x.Shape.Equal(in.Shape) {
-				return cli.Usagef("--input %s: node %d (input): shape mismatch: the graph's input has shape %v, the tensor %v", *input, in.ID, in.Shape, x.Shape)
-			}
-		}
-	} else if *input != "" {
-		files, err := loadIR("view", *graph, *payload, *input)
-		if err != nil {
-			return err
-		}
-		g, p, x, src = files.g, files.p, files.x, *graph
+	// With an input the model and input are read and checked together
+	// (JSON or TensorProto .pb, as eval reads them); without one only
+	// the model is.
+	var files *irFiles
+	var err error
+	if hasInput {
+		files, err = mf.load()
 	} else {
-		var err error
-		if g, err = readDoc("graph", *graph, irsem.ReadGraph, nil); err != nil {
-			return err
-		}
-		if *payload != "" {
-			if p, err = readDoc("payload", *payload, irsem.ReadPayload, nil); err != nil {
-				return err
-			}
-		}
-		src = *graph
+		files, err = mf.loadGraph()
+	}
+	if err != nil {
+		return err
+	}
+	g, p, x, src := files.g, files.p, files.x, files.graphPath
+	var origin []string
+	if files.onnx != nil {
+		origin = files.onnx.im.Origin
 	}
 	m, err := view.FromGraph(g, origin)
 	if err != nil {
@@ -122,7 +92,15 @@ func runView(args []string, stdout, _ io.Writer) error {
 	var failure error
 	switch m.What {
 	case view.Grads, view.Trace:
-		switch *scalar {
+		sc := *scalar
+		if sc == scalarAuto {
+			var why string
+			sc, why = autoScalar(files)
+			m.Notes = append(m.Notes, strings.TrimSuffix(scalarLine(sc, why), "\n")+", chosen by --scalar auto")
+		}
+		switch sc {
+		case "interval":
+			err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.Interval](x))
 		case "f32":
 			err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.F32](x))
 		case "f64":

@@ -184,8 +184,8 @@ func TestViewBadInput(t *testing.T) {
 	}{
 		{[]string{"--graph", q}, "--out is required"},
 		{[]string{"--graph", q, "--out", "-"}, "--format dot only"},
-		{[]string{"--out", out}, "exactly one of --graph and --onnx"},
-		{[]string{"--graph", q, "--onnx", "m.onnx", "--out", out}, "exactly one of --graph and --onnx"},
+		{[]string{"--out", out}, "--graph or --onnx is required"},
+		{[]string{"--graph", q, "--onnx", "m.onnx", "--out", out}, "name two models; give one"},
 		{[]string{"--graph", q, "--what", "grads", "--out", out}, "--what grads needs --input"},
 		{[]string{"--graph", q, "--what", "frob", "--out", out}, "--what: unknown value"},
 		{[]string{"--graph", q, "--format", "png", "--out", out}, "--format: unknown value"},

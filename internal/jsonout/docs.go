@@ -292,6 +292,44 @@ type CompareDoc struct {
 	Verdict      string       `json:"verdict"`
 }
 
+// CompareGradDoc is compare-grad's output: every gradient the model has
+// (a float input, or an initializer read as data), judged against the
+// exact gradient within fpbound's binary32 reverse-mode bound. Verdict is
+// "fails" when any element provably lies outside its bound (exit 1),
+// "inconclusive" when none does but one is undecided, else "holds".
+type CompareGradDoc struct {
+	Header
+	Model        string              `json:"model"`
+	ULPs         int                 `json:"ulps"`
+	Grads        []CompareGradTensor `json:"grads"`
+	Holds        int                 `json:"holds"`
+	Fails        int                 `json:"fails"`
+	Inconclusive int                 `json:"inconclusive"`
+	Verdict      string              `json:"verdict"`
+}
+
+// CompareGradTensor is one named gradient. Status is "checked", "not_given"
+// (the dump lacks it) or "constant" (the IR reads it only as a constant,
+// which has no gradient there); the counts and differences are set when
+// checked. MaxAbs is the upper end of the enclosure of the greatest
+// |recorded − exact| and MaxRel the greatest of those over min |exact|
+// (+Inf when the exact enclosure holds 0), each with its multi-dimensional
+// index: reported, never decided on. First is the first failing element,
+// else the first inconclusive one (Index is its row-major index).
+type CompareGradTensor struct {
+	Name         string          `json:"name"`
+	Shape        []int           `json:"shape"`
+	Status       string          `json:"status"`
+	Holds        int             `json:"holds"`
+	Fails        int             `json:"fails"`
+	Inconclusive int             `json:"inconclusive"`
+	MaxAbs       *Number         `json:"max_abs,omitempty"`
+	MaxAbsIndex  []int           `json:"max_abs_index,omitempty"`
+	MaxRel       *Number         `json:"max_rel,omitempty"`
+	MaxRelIndex  []int           `json:"max_rel_index,omitempty"`
+	First        *CompareElement `json:"first,omitempty"`
+}
+
 // OnnxMapValue is one ONNX graph input or output: its name, shape, ONNX
 // element type and offset into the packed IR input or output.
 type OnnxMapValue struct {

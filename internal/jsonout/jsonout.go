@@ -49,6 +49,7 @@ const (
 	KindCertify     = "certify"
 	KindTapeExample = "tape-example"
 	KindCompare     = "compare"
+	KindCompareGrad = "compare-grad"
 	KindImport      = "import"
 	KindOnnxMap     = "onnx-map"
 	KindAdapters    = "adapters"
@@ -56,7 +57,7 @@ const (
 
 // Kinds lists every document kind.
 func Kinds() []string {
-	return []string{KindCheck, KindGate, KindDiff, KindEval, KindGrad, KindVerify, KindPlan, KindCertify, KindTapeExample, KindCompare, KindImport, KindOnnxMap, KindAdapters}
+	return []string{KindCheck, KindGate, KindDiff, KindEval, KindGrad, KindVerify, KindPlan, KindCertify, KindTapeExample, KindCompare, KindCompareGrad, KindImport, KindOnnxMap, KindAdapters}
 }
 
 // Format is the format string of a document kind: "tlcheck.KIND.v1".

@@ -1,23 +1,17 @@
 // Package report renders the release gate's review artefacts: a Markdown
-// summary and a PNG plot (gonum/plot) of the refinement error/bound ratios
+// summary and an SVG picture (drawn here, no plotting library) of the refinement error/bound ratios
 // per primitive and provider, so a reviewer can see at a glance how close
 // each kernel runs to its proven bound.
 package report
 
 import (
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // Stage is one gate stage's summary line.
@@ -51,11 +45,11 @@ type Data struct {
 
 // PlotName and SummaryName are the files Write creates.
 const (
-	PlotName    = "ratios.png"
+	PlotName    = "ratios.svg"
 	SummaryName = "summary.md"
 )
 
-// Write creates dir and writes summary.md and ratios.png into it.
+// Write creates dir and writes summary.md and ratios.svg into it.
 func Write(dir string, d *Data) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -205,105 +199,111 @@ func LayoutOf(rs []Refinement) Layout {
 	return l
 }
 
-// Plot draws every case's error/bound ratio per (op, provider), one
-// column each, with the bound (ratio 1) as a dashed red line, as LayoutOf
-// lays it out.
+// Plot writes the ratio picture as a self-contained SVG, drawn here from
+// LayoutOf (no plotting library): one column per (provider, op) with its
+// three-line label under the axis, every case's ratio as a point spread
+// across the column, the proven bound (ratio 1) as a dashed red line, the
+// clip line with each column's note above it, and the legend in its own
+// band below the column labels, so it never covers a point.
 func Plot(path string, rs []Refinement) error {
+	return os.WriteFile(path, []byte(SVG(rs)), 0o644)
+}
+
+// The SVG's geometry, in pixels.
+const (
+	svgLeft, svgRight, svgTop = 70, 20, 48
+	svgPlotH, svgColW         = 300, 150
+	svgLabelH, svgLegendRow   = 64, 18
+	svgTopRatio               = ClipAt + 0.18 // room for the notes above the clip line
+)
+
+// SVG renders the picture Plot writes.
+func SVG(rs []Refinement) string {
 	lay := LayoutOf(rs)
-	p := plot.New()
-	p.Title.Text = "refinement: error / proven bound per case"
-	p.Y.Label.Text = "|provider − exact| / bound"
-	p.Y.Min, p.Y.Max = 0, yMax
-	p.Y.Tick.Marker = plot.ConstantTicks([]plot.Tick{{Value: 0, Label: "0"}, {Value: 0.25}, {Value: 0.5, Label: "0.5"}, {Value: 0.75}, {Value: 1, Label: "1"}, {Value: ClipAt, Label: "clip"}})
-	green := color.RGBA{R: 40, G: 120, B: 40, A: 255}
-	blue := color.RGBA{R: 30, G: 80, B: 200, A: 255}
-	red := color.RGBA{R: 200, A: 255}
-	glyph := func(c color.Color, shape draw.GlyphDrawer) draw.GlyphStyle {
-		return draw.GlyphStyle{Color: c, Radius: vg.Points(2.5), Shape: shape}
+	cols := max(len(rs), 1)
+	plotW := svgColW * cols
+	width := svgLeft + plotW + svgRight
+	height := svgTop + svgPlotH + svgLabelH + svgLegendRow*len(lay.Legend) + 16
+	y := func(r float64) float64 { return svgTop + svgPlotH*(1-r/svgTopRatio) }
+	x := func(col int, jit float64) float64 { return svgLeft + svgColW*(float64(col)+0.5+jit) }
+	esc := func(s string) string {
+		return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 	}
-	var clipped plotter.XYLabels
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
+	fmt.Fprintf(&b, `<text x="%d" y="22" font-size="15" font-weight="bold">refinement: error / proven bound per case</text>`+"\n", svgLeft)
+	// Axes and ticks.
+	fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#444"/>`+"\n", svgLeft, svgTop, plotW, svgPlotH)
+	for _, t := range []struct {
+		v     float64
+		label string
+	}{{0, "0"}, {0.25, "0.25"}, {0.5, "0.5"}, {0.75, "0.75"}, {1, "1"}, {ClipAt, "clip"}} {
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" text-anchor="end" dominant-baseline="middle">%s</text>`+"\n",
+			svgLeft, svgLeft+plotW, y(t.v), y(t.v), svgLeft-6, y(t.v), t.label)
+	}
+	fmt.Fprintf(&b, `<text transform="translate(16 %.1f) rotate(-90)" text-anchor="middle">|provider − exact| / bound</text>`+"\n", svgTop+svgPlotH/2.0)
+	// The bound and the clip line.
+	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c00" stroke-width="1.5" stroke-dasharray="6 4"/>`+"\n", svgLeft, svgLeft+plotW, y(1), y(1))
+	fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#c00" stroke-width="0.8" stroke-dasharray="2 3"/>`+"\n", svgLeft, svgLeft+plotW, y(ClipAt), y(ClipAt))
 	perColumn := make([]int, len(rs))
 	for _, pt := range lay.Points {
 		perColumn[pt.Column]++
 	}
 	seen := make([]int, len(rs))
-	var onScale [2]plotter.XYs // reference, other
-	var cpts plotter.XYs
-	for i, note := range lay.Notes {
-		if note != "" {
-			clipped.XYs = append(clipped.XYs, plotter.XY{X: float64(i) - 0.3, Y: ClipAt})
-			clipped.Labels = append(clipped.Labels, note)
-		}
-	}
 	for _, pt := range lay.Points {
 		n, j := perColumn[pt.Column], seen[pt.Column]
 		seen[pt.Column]++
-		jit := 0.0 // spread the points of one column so they do not overlap
+		jit := 0.0 // spread a column's points so they do not overlap
 		if n > 1 {
-			jit = (float64(j)/float64(n-1) - 0.5) * 0.5
+			jit = (float64(j)/float64(n-1) - 0.5) * 0.6
 		}
-		xy := plotter.XY{X: float64(pt.Column) + jit, Y: pt.Y}
+		px, py := x(pt.Column, jit), y(pt.Y)
 		switch {
 		case pt.Clipped:
-			// Every clipped case gets its triangle; the column's note
-			// (below) prints their count and the worst value once.
-			cpts = append(cpts, xy)
+			fmt.Fprintf(&b, `<path d="M%.1f %.1f l4 7 h-8 z" fill="#c00"><title>%s</title></path>`+"\n", px, py-4, esc(pt.Label))
 		case rs[pt.Column].Provider == "reference":
-			onScale[0] = append(onScale[0], xy)
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#287828"/>`+"\n", px, py)
 		default:
-			onScale[1] = append(onScale[1], xy)
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3" fill="#1e50c8"/>`+"\n", px, py)
 		}
 	}
-	// The legend's marks are drawn even when a kind has no point.
-	for k, c := range []color.Color{green, blue} {
-		pts := onScale[k]
-		if len(pts) == 0 {
-			pts = plotter.XYs{{X: -10, Y: -10}}
+	for i, note := range lay.Notes {
+		if note != "" {
+			fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" fill="#c00" font-size="11">%s</text>`+"\n", x(i, 0), y(ClipAt)-9, esc(note))
 		}
-		s, err := plotter.NewScatter(pts)
-		if err != nil {
-			return err
+	}
+	// Column labels: provider, op, worst ratio on three lines.
+	for i, c := range lay.Columns {
+		fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle">`, x(i, 0), svgTop+svgPlotH+16)
+		for k, line := range strings.Split(c, "\n") {
+			dy := "0"
+			if k > 0 {
+				dy = "15"
+			}
+			fmt.Fprintf(&b, `<tspan x="%.1f" dy="%s">%s</tspan>`, x(i, 0), dy, esc(line))
 		}
-		s.GlyphStyle = glyph(c, draw.CircleGlyph{})
-		p.Add(s)
-		p.Legend.Add(lay.Legend[k], s)
+		b.WriteString("</text>\n")
 	}
-	if len(cpts) == 0 {
-		cpts = plotter.XYs{{X: -10, Y: -10}}
+	// The legend, in its own band below the labels.
+	marks := []string{
+		`<circle cx="%d" cy="%d" r="3" fill="#287828"/>`,
+		`<circle cx="%d" cy="%d" r="3" fill="#1e50c8"/>`,
+		`<path d="M%d %d l4 7 h-8 z" fill="#c00"/>`,
+		`<line x1="%d" x2="%d" y1="%d" y2="%[2]d" stroke="#c00" stroke-dasharray="6 4"/>`,
 	}
-	cs, err := plotter.NewScatter(cpts)
-	if err != nil {
-		return err
-	}
-	cs.GlyphStyle = glyph(red, draw.TriangleGlyph{})
-	p.Add(cs)
-	p.Legend.Add(lay.Legend[2], cs)
-	if len(clipped.XYs) > 0 {
-		labels, err := plotter.NewLabels(clipped)
-		if err != nil {
-			return err
+	for k, text := range lay.Legend {
+		ly := svgTop + svgPlotH + svgLabelH + svgLegendRow*k
+		switch k {
+		case 2:
+			fmt.Fprintf(&b, marks[k], svgLeft+6, ly-4)
+		case 3:
+			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#c00" stroke-dasharray="6 4"/>`, svgLeft-4, svgLeft+16, ly, ly)
+		default:
+			fmt.Fprintf(&b, marks[k], svgLeft+6, ly)
 		}
-		for i := range labels.TextStyle {
-			labels.TextStyle[i].Color = red
-		}
-		// Just above the clip line, below LegendFrom: the legend band
-		// stays free of labels.
-		labels.Offset = vg.Point{Y: vg.Points(6)}
-		p.Add(labels)
+		fmt.Fprintf(&b, `<text x="%d" y="%d" dominant-baseline="middle">%s</text>`+"\n", svgLeft+24, ly, esc(text))
 	}
-	bound, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 1}, {X: float64(len(rs)) - 0.5, Y: 1}})
-	if err != nil {
-		return err
-	}
-	bound.Color = red
-	bound.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	p.Add(bound)
-	p.Legend.Add(lay.Legend[3], bound)
-	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.XOffs = vg.Points(6)
-	p.X.Min, p.X.Max = -0.5, float64(len(rs))-0.5
-	p.NominalX(lay.Columns...)
-	width := vg.Length(max(7, len(rs))) * vg.Inch
-	return p.Save(width, 5*vg.Inch, path)
+	b.WriteString("</svg>\n")
+	return b.String()
 }

@@ -2,10 +2,13 @@ package report
 
 import (
 	"bytes"
+	"encoding/xml"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -29,10 +32,11 @@ func TestWrite(t *testing.T) {
 	if err := Write(dir, d); err != nil {
 		t.Fatal(err)
 	}
-	png, err := os.ReadFile(filepath.Join(dir, PlotName))
-	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+	pic, err := os.ReadFile(filepath.Join(dir, PlotName))
+	if err != nil || !bytes.HasPrefix(pic, []byte("<svg ")) {
 		t.Fatalf("plot: %v", err)
 	}
+	checkSVG(t, pic)
 }
 
 // TestPlotClipsOffScaleRatios: a planted fault's ratio (4.3e5), a
@@ -81,8 +85,42 @@ func TestPlotClipsOffScaleRatios(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", row, b.String())
 		}
 	}
-	if err := Plot(filepath.Join(t.TempDir(), PlotName), rs); err != nil {
-		t.Fatal(err)
+	pic := []byte(SVG(rs))
+	checkSVG(t, pic)
+	if !strings.Contains(string(pic), ">3 clipped, worst +Inf</text>") || strings.Count(string(pic), "<path d=") != 3+1 {
+		t.Errorf("the SVG lacks the clipped note or the three clipped marks (+1 in the legend):\n%s", pic)
+	}
+}
+
+// checkSVG parses the picture as XML and checks that every data point
+// (a circle, or a clipped triangle with a title) lies inside the plot
+// rectangle, above the column labels and the legend band.
+func checkSVG(t *testing.T, pic []byte) {
+	t.Helper()
+	dec := xml.NewDecoder(bytes.NewReader(pic))
+	bottom := float64(svgTop + svgPlotH)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("the SVG is not well-formed XML: %v", err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok || se.Name.Local != "circle" {
+			continue
+		}
+		for _, a := range se.Attr {
+			if a.Name.Local != "cy" {
+				continue
+			}
+			cy, _ := strconv.ParseFloat(a.Value, 64)
+			inLegend := cy > bottom+float64(svgLabelH)-svgLegendRow
+			if !inLegend && (cy < svgTop || cy > bottom) {
+				t.Errorf("a point at y = %v lies outside the plot [%d, %v]", cy, svgTop, bottom)
+			}
+		}
 	}
 }
 
