@@ -3,12 +3,12 @@ package onnx
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -98,42 +98,22 @@ func ReadModel(path string) (*Model, error) {
 	return m, nil
 }
 
-// readFile reads a file of at most onnx-bytes bytes, refusing a larger
-// one by its size before reading it, and reading at most one byte more
-// than the limit when its size is unknown.
+// readFile reads a regular file (package safeio: a FIFO, device or
+// directory is refused without being read) of at most onnx-bytes bytes,
+// refusing a larger one by its size before reading it, and reading at most
+// one byte more than the limit if it grows while read.
 func (d *dec) readFile(path, what string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := safeio.Open(path) // a FIFO, device or directory is refused unopened
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, unwrapPath(err)
+	data, err := safeio.ReadAll(f, d.lim.ONNXBytes)
+	var tl *safeio.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, d.checkSize(tl.Size, what)
 	}
-	if st.IsDir() {
-		return nil, errors.New("is a directory, not a file")
-	}
-	if err := d.checkSize(st.Size(), what); err != nil {
-		return nil, err
-	}
-	var data []byte
-	if st.Mode().IsRegular() {
-		data = make([]byte, st.Size())
-		if _, err := io.ReadFull(f, data); err != nil {
-			return nil, fmt.Errorf("reading: %w", unwrapPath(err))
-		}
-		var one [1]byte
-		if k, _ := f.Read(one[:]); k > 0 { // grew since Stat
-			return nil, errors.New("the file changed while it was read")
-		}
-	} else if data, err = io.ReadAll(io.LimitReader(f, d.lim.ONNXBytes+1)); err != nil {
-		return nil, fmt.Errorf("reading: %w", unwrapPath(err))
-	}
-	if err := d.checkSize(int64(len(data)), what); err != nil {
-		return nil, err
-	}
-	return data, nil
+	return data, err
 }
 
 // unwrapPath drops the path an *os.PathError repeats.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
@@ -236,7 +237,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 		doc, err = readGradsPB(strings.Split(*grads, ","))
 	} else {
 		var f *os.File
-		if f, err = os.Open(*grads); err == nil {
+		if f, err = safeio.Open(*grads); err == nil {
 			doc, err = readGrads(f)
 			f.Close()
 		}
