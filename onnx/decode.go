@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -20,6 +21,7 @@ type dec struct {
 	clip     bool  // probing a truncated input: see truncated
 	elements int64 // numbers decoded so far (onnx-elements)
 	names    int   // names decoded so far (onnx-names)
+	valBytes int64 // bytes of decoded tensor values so far (onnx-value-bytes)
 }
 
 func newDec(data []byte) *dec { return &dec{lim: limits.Current(), total: cap(data)} }
@@ -31,6 +33,40 @@ func (d *dec) useElements(n int) error {
 		return limits.Exceeded("onnx-elements", d.lim.ONNXElements, "the model holds more than %d numbers (tensor elements and list-attribute entries)", d.lim.ONNXElements)
 	}
 	return nil
+}
+
+// exactBytes is what the exact value of one float element takes once
+// converted (Tensor.Rats): a spec.Rat, whose dyadic form of a float32 or
+// float64 needs no further allocation.
+const exactBytes = int64(unsafe.Sizeof(spec.Rat{}))
+
+// useValues charges the n elements of a tensor of type dt against
+// onnx-value-bytes before they are allocated: each at the size of its
+// element slice entry (valueBytes) plus, for a float, exactBytes, since
+// every float tensor of a model or input is converted to exact values
+// (Tensor.Rats) when it is imported or read.
+func (d *dec) useValues(n int, dt DataType) error {
+	per := valueBytes(dt)
+	if dt.IsFloat() {
+		per += exactBytes
+	}
+	d.valBytes += int64(n) * per
+	if d.valBytes > d.lim.ONNXValueBytes {
+		return limits.Exceeded("onnx-value-bytes", d.lim.ONNXValueBytes, "the tensor values take more than %d bytes decoded (%d bytes per %s element, its exact value included)", d.lim.ONNXValueBytes, per, dt)
+	}
+	return nil
+}
+
+// valueBytes is the size of one entry of the element slice Tensor.alloc
+// makes for dt.
+func valueBytes(dt DataType) int64 {
+	switch dt {
+	case Float:
+		return 4
+	case Double, Int64:
+		return 8
+	}
+	return 4 // Int32 and the narrow types, widened
 }
 
 // useName charges one name against onnx-names.
