@@ -236,7 +236,13 @@ func TestGradsLayout(t *testing.T) {
 		{"wrong shape", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[2],"values":[1,2]}}}`, 2, "shape"},
 		{"short", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[3],"values":[1,2]}}}`, 2, "holds 3 values"},
 		{"unknown member", `{"format":"tlcheck.grads.v1","grads":{},"extra":1}`, 2, "extra"},
-		{"bad cotangent", `{"format":"tlcheck.grads.v1","cotangent":{"y":{"shape":[3],"values":[1,1,1]}},"grads":{}}`, 2, `"y"`},
+		{"bad cotangent", `{"format":"tlcheck.grads.v1","cotangent":{"y":{"shape":[3],"values":[1,1,1]}},"grads":{"input":{"shape":[3],"values":[1,0,1]}}}`, 2, `"y"`},
+		// issue 26 point 9: nothing to compare is not a pass, and the reader
+		// is the one strict reader.
+		{"no gradient", `{"format":"tlcheck.grads.v1","grads":{}}`, 2, "nothing to compare"},
+		{"duplicate key", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[3],"values":[9,9,9]},"input":{"shape":[3],"values":[2,0,0.5]}}}`, 2, "duplicate"},
+		{"trailing garbage", doc("2.0, 0.0, 0.5") + "garbage", 2, "grads.json"},
+		{"second document", doc("2.0, 0.0, 0.5") + doc("9, 9, 9"), 2, "grads.json"},
 	} {
 		var out, errb bytes.Buffer
 		g := write("grads.json", tc.grads)
