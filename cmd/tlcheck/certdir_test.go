@@ -3,13 +3,15 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // TestCertifyOutputDirectory: certify refuses a non-empty --out with exit
-// 2 and writes nothing; --force empties it first, so the stale file does
-// not make the new directory fail verify.
+// 2 and writes nothing; --force replaces a directory tlcheck wrote (its
+// manifest lists every file), and refuses, keeping it, a directory with a
+// file its manifest does not list (issue 26 point 6).
 func TestCertifyOutputDirectory(t *testing.T) {
 	dir := t.TempDir()
 	stale := filepath.Join(dir, "adjointness", "stale.json")
@@ -23,27 +25,40 @@ func TestCertifyOutputDirectory(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err == nil {
 		t.Fatal("a refused certify wrote a manifest")
 	}
-	if code, _, stderr := runCmd(append(args, "--force")...); code != 0 {
-		t.Fatalf("--force: exit %d, %s", code, stderr)
+	if code, _, stderr := runCmd(append(args, "--force")...); code != 2 || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("--force over a file tlcheck did not write: exit %d, %s", code, stderr)
 	}
-	if _, err := os.Stat(stale); err == nil {
-		t.Fatal("--force kept the stale file")
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatal("--force removed a file tlcheck did not write")
 	}
-	if code, stdout, _ := runCmd("verify", dir); code != 0 {
-		t.Fatalf("verify after --force: exit %d\n%s", code, stdout)
+	os.RemoveAll(filepath.Dir(stale))
+	for i := 0; i < 2; i++ {
+		if code, _, stderr := runCmd(append(args, "--force", "--seed", strconv.Itoa(i))...); code != 0 {
+			t.Fatalf("--force run %d: exit %d, %s", i, code, stderr)
+		}
+		if code, stdout, _ := runCmd("verify", dir); code != 0 {
+			t.Fatalf("verify after --force: exit %d\n%s", code, stdout)
+		}
 	}
 }
 
 // TestGateOwnsItsDirectory: the gate replaces its certificate directory
 // run after run, and refuses (exit 2, before any work) a non-empty
-// directory that is not one.
+// directory that is not one, or one holding a file it did not write.
 func TestGateOwnsItsDirectory(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "certs")
 	for run := 0; run < 2; run++ {
 		if code, stdout, stderr := runCmd("gate", "--out", out, "--cases", "3", "--graphs", "2", "--cert-cases", "2"); code != 0 {
 			t.Fatalf("gate run %d: exit %d\n%s%s", run, code, stdout, stderr)
 		}
-		os.WriteFile(filepath.Join(out, "adjointness", "stale.json"), []byte("{}"), 0o644)
+	}
+	mine := filepath.Join(out, "adjointness", "mine.json")
+	os.WriteFile(mine, []byte("{}"), 0o644)
+	if code, _, stderr := runCmd("gate", "--out", out, "--cases", "3", "--graphs", "2", "--cert-cases", "2"); code != 2 || !strings.Contains(stderr, "does not list") {
+		t.Fatalf("gate over a file it did not write: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Fatal("the gate removed a file it did not write")
 	}
 	other := t.TempDir()
 	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
