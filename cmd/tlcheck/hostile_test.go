@@ -183,3 +183,97 @@ func TestHostileSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileContents: files of every kind a command reads, made hostile
+// — truncated, claiming huge sizes, nested deeply, not UTF-8, with
+// duplicate keys — are refused with one line, exit 2, within the wall
+// and memory bounds of the table (checkHostile), at the default limits.
+func TestHostileContents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs tlcheck as ~40 processes")
+	}
+	dir := t.TempDir()
+	ex, err := filepath.Abs("../../examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(p string) string {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	graph, payload, input := filepath.Join(ex, "mlp.ir.json"), filepath.Join(ex, "mlp.payload.json"), filepath.Join(ex, "mlp.input.json")
+	model, data, err := writeFixture(filepath.Join(dir, "fixture"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := filepath.Join(data, "input_0.pb")
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	g, pl, in, m := read(graph), read(payload), read(input), read(model)
+	deep := strings.Repeat("[", 100000) + strings.Repeat("]", 100000)
+	huge := tensorPB("w", []int64{1<<26 - 1<<16}, 1) // claims 2^26−2^16 floats, holds one
+	hugeModel := string(pbuf(nil).varint(1, 8).bytes(7, pbuf(nil).
+		bytes(1, nodePB("k", "Constant", nil, "c")).
+		str(2, "huge").bytes(5, huge).
+		bytes(11, valueInfoPB("x", 2)).bytes(12, valueInfoPB("c", 2))).bytes(8, pbuf(nil).varint(2, 13)))
+	grads := `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":[1,2]}}}`
+	lean := "{\"meta\":{}}\n"
+	type row struct {
+		what string
+		args []string
+	}
+	var rows []row
+	add := func(what string, args ...string) { rows = append(rows, row{what, args}) }
+	for _, h := range []struct{ name, graph, payload, input string }{
+		{"truncated", g[:len(g)/2], pl[:len(pl)/2], in[:len(in)/2]},
+		{"duplicate key", `{"format":"torchlean.ir.v1","format":"tlcheck.ir.v1"` + g[strings.Index(g, ",")+0:], `{"format":"tlcheck.payload.v1","format":"tlcheck.payload.v1","params":[]}`, `{"shape":[2],"shape":[2],"values":["1","2"]}`},
+		{"non-UTF-8", strings.Replace(g, "torchlean", "torch\xfflean", 1), strings.Replace(pl, "tlcheck", "tl\xffcheck", 1), "{\"shape\":[1],\"values\":[\"\xff\"]}"},
+		{"deep nesting", `{"format":"torchlean.ir.v1","nodes":` + deep + `}`, `{"format":"tlcheck.payload.v1","params":` + deep + `}`, `{"shape":[1],"values":` + deep + `}`},
+		{"huge claimed size", `{"format":"torchlean.ir.v1","input_id":0,"output_id":0,"nodes":[{"id":0,"kind":"input","parents":[],"shape":[1099511627776]}]}`, pl, `{"shape":[1099511627776],"values":[]}`},
+	} {
+		gp, pp, ip := write(h.name+".graph.json", h.graph), write(h.name+".payload.json", h.payload), write(h.name+".input.json", h.input)
+		add(h.name+" graph", "eval", "--graph", gp, "--payload", payload, "--input", input)
+		if h.name != "huge claimed size" {
+			add(h.name+" payload", "eval", "--graph", graph, "--payload", pp, "--input", input)
+		}
+		add(h.name+" tensor JSON", "eval", "--graph", graph, "--payload", payload, "--input", ip)
+		add(h.name+" graph (certify)", "certify", "--graph", gp, "--payload", payload, "--input", input, "--out", filepath.Join(dir, "out"))
+		add(h.name+" graph (view)", "view", "--graph", gp, "--out", filepath.Join(dir, "v.html"))
+	}
+	for _, h := range []struct{ name, model, tensor, grads, lean string }{
+		{"truncated", m[:len(m)/2], string(tensorPB("x", []int64{2}, 1.5, 2)[:5]), grads[:len(grads)/2], lean[:5]},
+		{"huge claimed size", hugeModel, string(huge), `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[1099511627776],"values":[]}}}`, ""},
+		{"duplicate key", "", "", `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":[1,2]},"x":{"shape":[2],"values":[1,2]}}}`, "{\"meta\":{},\"meta\":{}}\n"},
+		{"non-UTF-8", "", "", "{\"format\":\"tlcheck.grads.v1\",\"grads\":{\"\xff\":{\"shape\":[2],\"values\":[1,2]}}}", "{\"meta\":\"\xff\"}\n"},
+		{"deep nesting", "", "", `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":` + deep + `}}}`, `{"meta":` + deep + "}\n"},
+	} {
+		if h.model != "" {
+			mp := write(h.name+".onnx", h.model)
+			add(h.name+" ONNX model", "import", "--onnx", mp, "--out", filepath.Join(dir, "imp"))
+			add(h.name+" ONNX model (eval)", "eval", "--onnx", mp, "--input", pb)
+			add(h.name+" ONNX model (view)", "view", "--onnx", mp, "--out", filepath.Join(dir, "v.html"))
+		}
+		if h.tensor != "" {
+			tp := write(h.name+".pb", h.tensor)
+			add(h.name+" TensorProto", "eval", "--onnx", model, "--input", tp)
+		}
+		gp := write(h.name+".grads.json", h.grads)
+		add(h.name+" gradients JSON", "compare-grad", "--onnx", model, "--input", pb, "--grads", gp)
+		if h.lean != "" {
+			add(h.name+" lean4export", "lean", "audit", "--export", write(h.name+".ndjson", h.lean))
+		}
+	}
+	for _, r := range rows {
+		checkHostile(t, r.what+": "+strings.Join(r.args[:1], " "), runHostile(t, dir, r.args...), 2, "")
+		os.RemoveAll(filepath.Join(dir, "out"))
+		os.RemoveAll(filepath.Join(dir, "imp"))
+	}
+}
