@@ -257,12 +257,14 @@ func TestGradsLayout(t *testing.T) {
 	}
 }
 
-// emptyGrads writes a dump with no gradients (compare-grad then lists
-// every gradient as not given and exits 0), for the conventions tests.
-func emptyGrads(t *testing.T, dir string) string {
+// quadGrads writes the exact gradient of examples/quad.ir.json at
+// examples/quad.input.json — sum(x⊙x + x⊙x) has gradient 4x = [12, −6] at
+// x = [3, −3/2] — so that compare-grad holds (exit 0), for the conventions
+// tests. (A dump with no gradient is bad input: issue 26 point 9.)
+func quadGrads(t *testing.T, dir string) string {
 	t.Helper()
-	p := filepath.Join(dir, "empty-grads.json")
-	if err := os.WriteFile(p, []byte(`{"format":"tlcheck.grads.v1","grads":{}}`), 0o644); err != nil {
+	p := filepath.Join(dir, "quad-grads.json")
+	if err := os.WriteFile(p, []byte(`{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[2],"values":[12,-6]}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p
