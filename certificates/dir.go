@@ -49,14 +49,13 @@ type Overwrite int
 const (
 	// OverwriteRefuse refuses a non-empty directory (ErrNotEmpty).
 	OverwriteRefuse Overwrite = iota
-	// OverwriteForce empties a non-empty directory first (certify
-	// --force).
+	// OverwriteForce replaces a non-empty directory that holds only
+	// tlcheck's output — its manifest.json lists every other file in it —
+	// and refuses any other (certify --force; replace.go).
 	OverwriteForce
-	// OverwriteCertificates empties a non-empty directory first when it is
-	// a certificate directory (it holds a manifest.json) and refuses any
-	// other: the gate's policy, which owns its output directory and
-	// replaces it run after run, but never empties a directory it did not
-	// write.
+	// OverwriteCertificates is the gate's policy, which owns its output
+	// directory and replaces it run after run: the same as OverwriteForce
+	// (it never removes a file tlcheck did not write).
 	OverwriteCertificates
 )
 
@@ -253,8 +252,11 @@ func (s *Suite) produceAdjointnessFiles(w *Writer, o Options) error {
 
 // Certify writes every certificate of the suite and the manifest into dir
 // (created if needed). A non-empty dir is refused (ErrNotEmpty) unless
-// o.Overwrite says to empty it first, so a directory never mixes two
-// runs; a run that fails leaves dir empty. The same options give byte-identical files, for any GOMAXPROCS:
+// o.Overwrite says to replace it and it holds only tlcheck's output (its
+// manifest lists every file in it), so a directory never mixes two runs
+// and a user's file is never removed; the run is written into a fresh
+// sibling directory put in dir's place when complete (replace.go), so a
+// run that fails, or is killed, leaves dir as it was. The same options give byte-identical files, for any GOMAXPROCS:
 // each file is a function of the options alone, files are produced on a
 // worker pool and the manifest lists them sorted by path. The manifest
 // states the resolved options (seed, cases, kinds, ops, providers), from
@@ -282,18 +284,28 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := prepareDir(dir, o.Overwrite); err != nil {
+	if _, err := outputEntries(dir, o.Overwrite); err != nil {
 		return nil, err
 	}
-	w := &Writer{dir: dir, shard: o.Shard}
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
+		return nil, err
+	}
+	// The run writes into a fresh sibling and puts it in dir's place only
+	// when complete (replace.go): a failed or killed run leaves dir as it
+	// was.
+	tmp, err := stageDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	installed := false
+	defer func() {
+		if !installed {
+			_ = os.RemoveAll(tmp)
+		}
+	}()
+	w := &Writer{dir: tmp, shard: o.Shard}
 	for _, p := range s.producers {
 		if err := p(w, o); err != nil {
-			// The directory was empty (or emptied) above, so all it holds
-			// is this run's partial output: remove it, so that a failed
-			// run leaves an empty directory, never one that a next run
-			// (the gate's policy) would refuse or a reader mistake for
-			// certificates.
-			_ = prepareDir(dir, OverwriteForce)
 			return nil, err
 		}
 	}
@@ -321,9 +333,13 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(dir, ManifestName), data, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, ManifestName), data, 0o644); err != nil {
 		return nil, err
 	}
+	if err := installDir(tmp, dir); err != nil {
+		return nil, err
+	}
+	installed = true
 	return m, nil
 }
 
@@ -389,31 +405,17 @@ func outputEntries(dir string, ov Overwrite) ([]os.DirEntry, error) {
 		return nil, err
 	}
 	switch ov {
-	case OverwriteForce:
-	case OverwriteCertificates:
-		if fi, err := os.Lstat(filepath.Join(dir, ManifestName)); err != nil || !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%w: %s holds files but no %s, so it is not a certificate directory this command may replace: choose another output directory", ErrNotEmpty, quoteName(dir), ManifestName)
+	case OverwriteForce, OverwriteCertificates:
+		if err := ownedDir(dir); err != nil {
+			if !errors.Is(err, ErrNotEmpty) {
+				err = fmt.Errorf("%w: %v", ErrNotEmpty, err)
+			}
+			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("%w: %s (certify --force empties it first)", ErrNotEmpty, quoteName(dir))
+		return nil, fmt.Errorf("%w: %s (certify --force replaces a directory tlcheck wrote)", ErrNotEmpty, quoteName(dir))
 	}
 	return entries, nil
-}
-
-// prepareDir makes dir an empty directory Certify may write into, as the
-// policy ov allows.
-func prepareDir(dir string, ov Overwrite) error {
-	entries, err := outputEntries(dir, ov)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		// RemoveAll removes a symbolic link, never what it points to.
-		if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-			return err
-		}
-	}
-	return os.MkdirAll(dir, 0o755)
 }
 
 // quoteName renders a name for a message or a report line: as it is when

@@ -206,9 +206,12 @@ func copyFile(t *testing.T, from, to string) {
 }
 
 // TestOutputDirectory: Certify refuses a non-empty directory; --force
-// (OverwriteForce) empties it, so a stale file cannot make the new
-// directory fail; the gate's policy replaces a certificate directory run
-// after run and refuses any other.
+// (OverwriteForce) and the gate's policy replace a directory tlcheck
+// wrote — its manifest lists every file — run after run, and refuse any
+// directory holding a file its manifest does not list, keeping that file
+// (issue 26 point 6: --force emptied any directory, and the gate emptied
+// one holding a "{}" manifest.json beside a user's file). Nothing is left
+// beside the directory.
 func TestOutputDirectory(t *testing.T) {
 	t.Parallel()
 	o := Options{Seed: 1, Cases: 1, Ops: []string{"mul"}}
@@ -218,43 +221,52 @@ func TestOutputDirectory(t *testing.T) {
 		_, err := NewSuite().Certify(dir, o)
 		return err
 	}
-	dir := t.TempDir()
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "certs")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := certify(dir, OverwriteRefuse); err != nil {
 		t.Fatalf("an empty directory: %v", err)
 	}
-	stale := filepath.Join(dir, "adjointness", "stale.json")
-	os.WriteFile(stale, []byte("{}"), 0o644)
-	if err := certify(dir, OverwriteRefuse); !errors.Is(err, ErrNotEmpty) || CheckOutputDir(dir, OverwriteRefuse) == nil {
-		t.Fatalf("a non-empty directory: %v", err)
-	}
-	if _, err := os.Stat(stale); err != nil {
-		t.Fatal("a refused certify removed files")
-	}
 	for _, ov := range []Overwrite{OverwriteForce, OverwriteCertificates, OverwriteCertificates} {
 		if err := certify(dir, ov); err != nil {
-			t.Fatalf("overwrite %d: %v", ov, err)
-		}
-		if _, err := os.Stat(stale); err == nil {
-			t.Fatal("the stale file survived")
+			t.Fatalf("overwrite %d of tlcheck's own directory: %v", ov, err)
 		}
 		if f := verifyDir(t, dir).Failures(); len(f) != 0 {
 			t.Fatalf("replaced directory fails: %v", f)
 		}
-		os.WriteFile(stale, []byte("{}"), 0o644)
 	}
-	other := t.TempDir()
-	keep := filepath.Join(other, "notes.txt")
-	os.WriteFile(keep, []byte("mine"), 0o644)
-	if err := certify(other, OverwriteCertificates); !errors.Is(err, ErrNotEmpty) {
-		t.Fatalf("the gate's policy on a directory it did not write: %v", err)
+	stale := filepath.Join(dir, "adjointness", "stale.json")
+	os.WriteFile(stale, []byte("{}"), 0o644)
+	for _, ov := range []Overwrite{OverwriteRefuse, OverwriteForce, OverwriteCertificates} {
+		if err := certify(dir, ov); !errors.Is(err, ErrNotEmpty) || CheckOutputDir(dir, ov) == nil {
+			t.Fatalf("overwrite %d of a directory with an unlisted file: %v", ov, err)
+		}
+		if _, err := os.Stat(stale); err != nil {
+			t.Fatalf("overwrite %d: a refused certify removed a file", ov)
+		}
 	}
-	if _, err := os.Stat(keep); err != nil {
-		t.Fatal("the gate's policy emptied a foreign directory")
+	for name, files := range map[string]map[string]string{
+		"a user's directory":             {"notes.txt": "mine"},
+		"a {} manifest beside a file":    {"manifest.json": "{}", "notes.txt": "mine"},
+		"a manifest listing other files": {"manifest.json": `{"files":[{"path":"a.json"}]}`, "a.json": "{}", "notes.txt": "mine"},
+	} {
+		other := t.TempDir()
+		for p, body := range files {
+			os.WriteFile(filepath.Join(other, p), []byte(body), 0o644)
+		}
+		for _, ov := range []Overwrite{OverwriteForce, OverwriteCertificates} {
+			if err := certify(other, ov); !errors.Is(err, ErrNotEmpty) {
+				t.Errorf("%s, overwrite %d: %v", name, ov, err)
+			}
+			if b, err := os.ReadFile(filepath.Join(other, "notes.txt")); err != nil || string(b) != "mine" {
+				t.Errorf("%s, overwrite %d: the user's file is gone (%v)", name, ov, err)
+			}
+		}
 	}
-	if err := certify(other, OverwriteForce); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(keep); err == nil {
-		t.Fatal("--force kept a file")
+	entries, err := os.ReadDir(parent)
+	if err != nil || len(entries) != 1 {
+		t.Errorf("left beside the output directory: %v %v", entries, err)
 	}
 }

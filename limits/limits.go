@@ -19,8 +19,10 @@
 //	onnx-bytes     2^28      --max-onnx-bytes     TLCHECK_MAX_ONNX_BYTES      bytes of one ONNX model or TensorProto file
 //	onnx-elements  2^26      --max-onnx-elements  TLCHECK_MAX_ONNX_ELEMENTS   numbers of one ONNX model: tensor elements and list-attribute entries, all together
 //	onnx-names     2^18      --max-onnx-names     TLCHECK_MAX_ONNX_NAMES      names of one ONNX model: node inputs, outputs and attributes, graph inputs, outputs, value infos, initializers
+//	onnx-value-bytes 2^29    --max-onnx-value-bytes TLCHECK_MAX_ONNX_VALUE_BYTES bytes the tensor values of one ONNX model or TensorProto file take decoded: per element its decoded size plus, for a float, its exact value (spec.Rat)
 //	lean-lines      2^22     --max-lean-lines      TLCHECK_MAX_LEAN_LINES      lines of one lean4export NDJSON file
 //	lean-line-bytes 2^20     --max-lean-line-bytes TLCHECK_MAX_LEAN_LINE_BYTES bytes of one line of a lean4export file
+//	lean-bytes     2^28      --max-lean-bytes     TLCHECK_MAX_LEAN_BYTES      bytes a lean4export reader holds: its lines and its names' keys together
 //
 // A flag overrides the environment variable, which overrides the default.
 // Every value must be a positive integer (nodes at most 2^20 and
@@ -72,7 +74,13 @@
 // time: a line longer than lean-line-bytes is refused as soon as that many
 // bytes are buffered, and the line count by lean-lines, so the parsed
 // records — each a constant number of words plus the bytes of its line —
-// take memory linear in at most lean-lines × lean-line-bytes input bytes.
+// take memory linear in at most lean-lines × lean-line-bytes input bytes;
+// lean-bytes bounds what the reader holds in bytes: the lines it keeps and
+// the canonical keys of the names it declares, which grow with the depth
+// of a name (a chain of n one-component names holds Θ(n²) key bytes; a
+// 2^22-line chain took 23 GB before this limit), so the memory of a parse
+// is at most a constant per line times lean-lines plus a small multiple
+// of lean-bytes.
 //
 // Time. The declared work of a node (irsem.DeclaredWork) is computed from
 // the declared shapes before anything runs: the parents' elements plus the
@@ -119,38 +127,42 @@ import (
 // Limits is one setting of every limit; the zero value of a field means
 // its default (Default).
 type Limits struct {
-	Nodes         int   // nodes of one graph
-	Parents       int   // parents of one node
-	Elements      int   // elements of one tensor
-	Axis          int   // extent of one axis
-	GraphElements int64 // elements of all declared node shapes of one graph
-	Work          int64 // declared scalar operations of one graph evaluation
-	RatBits       int   // bits of one rational result (numerator + denominator)
-	RatBitsTotal  int64 // bits of all rational values of one evaluation
-	CertCases     int   // cases of one certificate file
-	ONNXBytes     int64 // bytes of one ONNX model or TensorProto file
-	ONNXElements  int64 // numbers (tensor elements, list-attribute entries) of one ONNX model
-	ONNXNames     int   // names of one ONNX model
-	LeanLines     int   // lines of one lean4export NDJSON file
-	LeanLineBytes int   // bytes of one line of a lean4export file
+	Nodes          int   // nodes of one graph
+	Parents        int   // parents of one node
+	Elements       int   // elements of one tensor
+	Axis           int   // extent of one axis
+	GraphElements  int64 // elements of all declared node shapes of one graph
+	Work           int64 // declared scalar operations of one graph evaluation
+	RatBits        int   // bits of one rational result (numerator + denominator)
+	RatBitsTotal   int64 // bits of all rational values of one evaluation
+	CertCases      int   // cases of one certificate file
+	ONNXBytes      int64 // bytes of one ONNX model or TensorProto file
+	ONNXElements   int64 // numbers (tensor elements, list-attribute entries) of one ONNX model
+	ONNXNames      int   // names of one ONNX model
+	ONNXValueBytes int64 // bytes of the decoded tensor values (and their exact values) of one ONNX model or tensor file
+	LeanLines      int   // lines of one lean4export NDJSON file
+	LeanLineBytes  int   // bytes of one line of a lean4export file
+	LeanBytes      int64 // bytes of lines and name keys a lean4export reader holds
 }
 
 // Defaults. DefaultElements is spec.DefaultMaxElements.
 const (
-	DefaultNodes         = 1 << 16
-	DefaultParents       = 1 << 12
-	DefaultElements      = 1 << 26
-	DefaultAxis          = 1 << 26
-	DefaultGraphElements = 1 << 20
-	DefaultWork          = 1 << 24
-	DefaultRatBits       = 1 << 16
-	DefaultRatBitsTotal  = 1 << 31
-	DefaultCertCases     = 100_000
-	DefaultONNXBytes     = 1 << 28
-	DefaultONNXElements  = 1 << 26
-	DefaultONNXNames     = 1 << 18
-	DefaultLeanLines     = 1 << 22
-	DefaultLeanLineBytes = 1 << 20
+	DefaultNodes          = 1 << 16
+	DefaultParents        = 1 << 12
+	DefaultElements       = 1 << 26
+	DefaultAxis           = 1 << 26
+	DefaultGraphElements  = 1 << 20
+	DefaultWork           = 1 << 24
+	DefaultRatBits        = 1 << 16
+	DefaultRatBitsTotal   = 1 << 31
+	DefaultCertCases      = 100_000
+	DefaultONNXBytes      = 1 << 28
+	DefaultONNXElements   = 1 << 26
+	DefaultONNXNames      = 1 << 18
+	DefaultONNXValueBytes = 1 << 29
+	DefaultLeanLines      = 1 << 22
+	DefaultLeanLineBytes  = 1 << 20
+	DefaultLeanBytes      = 1 << 28
 )
 
 // Default returns the built-in limits.
@@ -158,8 +170,8 @@ func Default() Limits {
 	return Limits{
 		Nodes: DefaultNodes, Parents: DefaultParents, Elements: DefaultElements, Axis: DefaultAxis,
 		GraphElements: DefaultGraphElements, Work: DefaultWork, RatBits: DefaultRatBits, RatBitsTotal: DefaultRatBitsTotal,
-		CertCases: DefaultCertCases, ONNXBytes: DefaultONNXBytes, ONNXElements: DefaultONNXElements, ONNXNames: DefaultONNXNames,
-		LeanLines: DefaultLeanLines, LeanLineBytes: DefaultLeanLineBytes,
+		CertCases: DefaultCertCases, ONNXBytes: DefaultONNXBytes, ONNXElements: DefaultONNXElements, ONNXNames: DefaultONNXNames, ONNXValueBytes: DefaultONNXValueBytes,
+		LeanLines: DefaultLeanLines, LeanLineBytes: DefaultLeanLineBytes, LeanBytes: DefaultLeanBytes,
 	}
 }
 
@@ -184,8 +196,10 @@ var knobs = []struct {
 	{"onnx-bytes", "most bytes in one ONNX model or TensorProto file", func(l *Limits) int64 { return l.ONNXBytes }, func(l *Limits, v int64) { l.ONNXBytes = v }, 1 << 40},
 	{"onnx-elements", "most numbers (tensor elements, list-attribute entries) in one ONNX model", func(l *Limits) int64 { return l.ONNXElements }, func(l *Limits, v int64) { l.ONNXElements = v }, 1 << 40},
 	{"onnx-names", "most names (node inputs and outputs, graph values) in one ONNX model", func(l *Limits) int64 { return int64(l.ONNXNames) }, func(l *Limits, v int64) { l.ONNXNames = int(v) }, 1 << 30},
+	{"onnx-value-bytes", "most bytes the tensor values of one ONNX model or TensorProto file take decoded (with their exact values)", func(l *Limits) int64 { return l.ONNXValueBytes }, func(l *Limits, v int64) { l.ONNXValueBytes = v }, 1 << 40},
 	{"lean-lines", "most lines in one lean4export NDJSON file", func(l *Limits) int64 { return int64(l.LeanLines) }, func(l *Limits, v int64) { l.LeanLines = int(v) }, 1 << 30},
 	{"lean-line-bytes", "most bytes in one line of a lean4export file", func(l *Limits) int64 { return int64(l.LeanLineBytes) }, func(l *Limits, v int64) { l.LeanLineBytes = int(v) }, 1 << 30},
+	{"lean-bytes", "most bytes of lines and name keys a lean4export reader holds", func(l *Limits) int64 { return l.LeanBytes }, func(l *Limits, v int64) { l.LeanBytes = v }, 1 << 40},
 }
 
 // Flag is the command-line flag that raises the named limit ("--max-nodes").

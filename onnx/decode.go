@@ -3,12 +3,13 @@ package onnx
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
+	"unsafe"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -20,6 +21,7 @@ type dec struct {
 	clip     bool  // probing a truncated input: see truncated
 	elements int64 // numbers decoded so far (onnx-elements)
 	names    int   // names decoded so far (onnx-names)
+	valBytes int64 // bytes of decoded tensor values so far (onnx-value-bytes)
 }
 
 func newDec(data []byte) *dec { return &dec{lim: limits.Current(), total: cap(data)} }
@@ -31,6 +33,40 @@ func (d *dec) useElements(n int) error {
 		return limits.Exceeded("onnx-elements", d.lim.ONNXElements, "the model holds more than %d numbers (tensor elements and list-attribute entries)", d.lim.ONNXElements)
 	}
 	return nil
+}
+
+// exactBytes is what the exact value of one float element takes once
+// converted (Tensor.Rats): a spec.Rat, whose dyadic form of a float32 or
+// float64 needs no further allocation.
+const exactBytes = int64(unsafe.Sizeof(spec.Rat{}))
+
+// useValues charges the n elements of a tensor of type dt against
+// onnx-value-bytes before they are allocated: each at the size of its
+// element slice entry (valueBytes) plus, for a float, exactBytes, since
+// every float tensor of a model or input is converted to exact values
+// (Tensor.Rats) when it is imported or read.
+func (d *dec) useValues(n int, dt DataType) error {
+	per := valueBytes(dt)
+	if dt.IsFloat() {
+		per += exactBytes
+	}
+	d.valBytes += int64(n) * per
+	if d.valBytes > d.lim.ONNXValueBytes {
+		return limits.Exceeded("onnx-value-bytes", d.lim.ONNXValueBytes, "the tensor values take more than %d bytes decoded (%d bytes per %s element, its exact value included)", d.lim.ONNXValueBytes, per, dt)
+	}
+	return nil
+}
+
+// valueBytes is the size of one entry of the element slice Tensor.alloc
+// makes for dt.
+func valueBytes(dt DataType) int64 {
+	switch dt {
+	case Float:
+		return 4
+	case Double, Int64:
+		return 8
+	}
+	return 4 // Int32 and the narrow types, widened
 }
 
 // useName charges one name against onnx-names.
@@ -98,42 +134,22 @@ func ReadModel(path string) (*Model, error) {
 	return m, nil
 }
 
-// readFile reads a file of at most onnx-bytes bytes, refusing a larger
-// one by its size before reading it, and reading at most one byte more
-// than the limit when its size is unknown.
+// readFile reads a regular file (package safeio: a FIFO, device or
+// directory is refused without being read) of at most onnx-bytes bytes,
+// refusing a larger one by its size before reading it, and reading at most
+// one byte more than the limit if it grows while read.
 func (d *dec) readFile(path, what string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := safeio.Open(path) // a FIFO, device or directory is refused unopened
 	if err != nil {
 		return nil, unwrapPath(err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, unwrapPath(err)
+	data, err := safeio.ReadAll(f, d.lim.ONNXBytes)
+	var tl *safeio.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, d.checkSize(tl.Size, what)
 	}
-	if st.IsDir() {
-		return nil, errors.New("is a directory, not a file")
-	}
-	if err := d.checkSize(st.Size(), what); err != nil {
-		return nil, err
-	}
-	var data []byte
-	if st.Mode().IsRegular() {
-		data = make([]byte, st.Size())
-		if _, err := io.ReadFull(f, data); err != nil {
-			return nil, fmt.Errorf("reading: %w", unwrapPath(err))
-		}
-		var one [1]byte
-		if k, _ := f.Read(one[:]); k > 0 { // grew since Stat
-			return nil, errors.New("the file changed while it was read")
-		}
-	} else if data, err = io.ReadAll(io.LimitReader(f, d.lim.ONNXBytes+1)); err != nil {
-		return nil, fmt.Errorf("reading: %w", unwrapPath(err))
-	}
-	if err := d.checkSize(int64(len(data)), what); err != nil {
-		return nil, err
-	}
-	return data, nil
+	return data, err
 }
 
 // unwrapPath drops the path an *os.PathError repeats.

@@ -48,7 +48,11 @@
 // about 2F + 8·onnx-elements + 2·256·(nodes + onnx-names) bytes, whatever
 // the input declares: with the defaults and a 256 MiB file, about 1 GiB,
 // and a small file costs little however large the sizes it declares
-// (TestHostileAllocation measures this).
+// (TestHostileAllocation measures this). The element slices and the exact
+// values every float tensor becomes when imported or read (Tensor.Rats: a
+// spec.Rat per element) are further held to onnx-value-bytes together,
+// charged per tensor before its slice is allocated (TestValueBytesBudget):
+// onnx-elements alone let a 2^26-float Constant need 2.5 GB as exact values.
 //
 // Protobuf semantics are kept where they matter: fields may come in any
 // order; repeated scalars are accepted packed and unpacked; an unknown

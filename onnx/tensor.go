@@ -304,6 +304,9 @@ func (d *dec) tensor(b []byte, kind string, index int, cut bool) (*Tensor, error
 	case counts[want] != n:
 		return nil, at(where, fmt.Errorf("field %s (%d): %d elements, but dims %s have %d", tensorFields[want], want, counts[want], joinDims(t.Dims), n))
 	}
+	if err := d.useValues(n, t.DataType); err != nil {
+		return nil, at(where, err)
+	}
 	t.alloc(n)
 	if hasRaw {
 		if err := t.fromRaw(raw); err != nil {

@@ -185,7 +185,7 @@ func Parse(r io.Reader) (*Export, error) {
 	maxLine, maxLines := lim.LeanLineBytes, lim.LeanLines
 	br := bufio.NewReaderSize(r, 64<<10)
 	e := &Export{names: []nameRec{{key: ""}}, lvls: []levelRec{{kind: lvZero}}, decls: map[string]*Decl{}}
-	p := &parser{e: e}
+	p := &parser{e: e, maxHeld: lim.LeanBytes}
 	var buf []byte
 	for n := 1; ; n++ {
 		buf = buf[:0]
@@ -222,6 +222,9 @@ func Parse(r io.Reader) (*Export, error) {
 		}
 		line := bytes.TrimSuffix(buf, []byte{'\n'})
 		p.line = n
+		if err := p.hold(len(line)); err != nil {
+			return nil, &ParseError{n, err.Error()}
+		}
 		if err := p.record(line); err != nil {
 			return nil, &ParseError{n, err.Error()}
 		}
@@ -236,6 +239,19 @@ type parser struct {
 	e       *Export
 	line    int
 	sawMeta bool
+	held    int64 // bytes of input lines and name keys held so far (lean-bytes)
+	maxHeld int64
+}
+
+// hold charges n bytes the parse keeps (a line, a name key: a name's key
+// repeats its prefix's, so a chain of names holds bytes quadratic in its
+// lines) against lean-bytes.
+func (p *parser) hold(n int) error {
+	p.held += int64(n)
+	if p.held > p.maxHeld {
+		return limits.Exceeded("lean-bytes", p.maxHeld, "the export's lines and name keys hold more than %d bytes", p.maxHeld)
+	}
+	return nil
 }
 
 // object reads one JSON object into its members, refusing duplicate keys
@@ -543,6 +559,9 @@ func (p *parser) nameRecord(kind string, v json.RawMessage) error {
 		return err
 	}
 	key := p.e.names[pre].key + encodeComponent(c)
+	if err := p.hold(len(key)); err != nil {
+		return err
+	}
 	p.e.names = append(p.e.names, nameRec{pre: pre, comp: c, key: key})
 	return nil
 }

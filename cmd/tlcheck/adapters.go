@@ -2,15 +2,21 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/safeio"
+	"github.com/tlcheck/tlcheck/limits"
 )
 
 // The engine adapters (gorgonia, spago, GoMLX) live in their own module,
@@ -20,12 +26,22 @@ import (
 //
 //  1. the file named by $TLCHECK_ADAPTERS;
 //  2. tlcheck-adapters beside this executable, then on $PATH;
-//  3. in a checkout: the adapters module in the working directory or the
-//     nearest parent that has adapters/go.mod, built with `go build` into
-//     the user's cache directory (buildAdapters).
+//  3. the adapters module of the checkout this tlcheck was built from,
+//     built with `go build` into the user's cache directory under a name
+//     keyed by that checkout's revision (buildAdapters). The checkout is
+//     the directory the compiler recorded for this file (runtime.Caller),
+//     not the working directory: a directory above the working directory
+//     that holds an adapters/go.mod is never built or run (issue 26 point
+//     7: a planted module above it was built and ran). The checkout's
+//     go.mod must declare this module's path, and, when this binary
+//     records a VCS revision, the checkout's HEAD must be that revision;
+//     a binary built with -trimpath knows no checkout and builds nothing.
 //
-// Its stdout and stderr are this command's, and its exit status (0 no
-// finding, 1 a finding, 2 bad usage) is this command's.
+// Its stdout and stderr are this command's. Its exit status 0 (no
+// finding), 1 (a finding) or 2 (bad usage) is this command's; any other
+// status — a crash, a signal, an exit code outside the convention — is
+// reported as one line and exit 2, since tlcheck's exit codes are 0, 1, 2
+// (and 3 for its own crash, main.go).
 // childExit is the exit status of a command whose own messages are
 // already on stderr: run returns it without a line of its own.
 type childExit struct{ code int }
@@ -50,8 +66,10 @@ func runAdapters(args []string, stdout, stderr io.Writer) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &ee) && ee.ExitCode() > 0:
+	case errors.As(err, &ee) && (ee.ExitCode() == cli.ExitFailed || ee.ExitCode() == cli.ExitBadUser):
 		return &childExit{code: ee.ExitCode()}
+	case errors.As(err, &ee):
+		return cli.BadInput(fmt.Errorf("adapters: %s ended with %v, outside the exit codes 0, 1, 2", cmd.Path, ee.ProcessState))
 	}
 	return cli.BadInput(fmt.Errorf("adapters: %s: %w", cmd.Path, err))
 }
@@ -70,35 +88,145 @@ func adaptersCommand(args []string) (*exec.Cmd, error) {
 	if p, err := exec.LookPath("tlcheck-adapters"); err == nil {
 		return exec.Command(p, args...), nil
 	}
-	dir, err := os.Getwd()
+	root, rev, err := selfCheckout()
 	if err != nil {
-		return nil, cli.BadInput(fmt.Errorf("adapters: %w", err))
+		return nil, cli.BadInput(fmt.Errorf(`adapters: tlcheck-adapters not found ($TLCHECK_ADAPTERS, beside tlcheck, $PATH) and %v: build it with go build -C adapters -o "$(go env GOPATH)/bin/tlcheck-adapters" ./cmd/tlcheck-adapters in a checkout`, err))
 	}
-	for {
-		mod := filepath.Join(dir, "adapters", "go.mod")
-		if _, err := os.Stat(mod); err == nil {
-			bin, err := buildAdapters(filepath.Dir(mod))
-			if err != nil {
-				return nil, err
+	bin, err := buildAdapters(filepath.Join(root, "adapters"), rev)
+	if err != nil {
+		return nil, err
+	}
+	return exec.Command(bin, args...), nil
+}
+
+// selfCheckout returns the root of the checkout this binary was built
+// from, and the revision that names its build: the VCS revision the binary
+// records, or, for a binary without one (go test, go run), "path-" and a
+// hash of the root. See the package comment of adapters.go for the checks.
+func selfCheckout() (root, rev string, err error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok || !filepath.IsAbs(file) {
+		return "", "", errors.New("this tlcheck records no source checkout (built with -trimpath)")
+	}
+	root = filepath.Dir(filepath.Dir(filepath.Dir(file))) // ROOT/cmd/tlcheck/adapters.go
+	mod, err := safeio.ReadFile(filepath.Join(root, "go.mod"), 1<<20)
+	if err != nil {
+		return "", "", fmt.Errorf("the checkout tlcheck was built from (%s) has no readable go.mod: %v", root, err)
+	}
+	self := "github.com/tlcheck/tlcheck"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path != "" {
+		self = bi.Main.Path
+	}
+	if modulePath(mod) != self {
+		return "", "", fmt.Errorf("%s declares module %s, not %s", filepath.Join(root, "go.mod"), limits.Quote(modulePath(mod)), self)
+	}
+	want := buildRevision()
+	if want == "" {
+		sum := sha256.Sum256([]byte(root))
+		return root, "path-" + hex.EncodeToString(sum[:8]), nil
+	}
+	head, err := gitHead(root)
+	if err != nil {
+		return "", "", fmt.Errorf("the checkout tlcheck was built from (%s): %v", root, err)
+	}
+	if head != want {
+		return "", "", fmt.Errorf("the checkout tlcheck was built from (%s) is at %s, tlcheck at %s: rebuild tlcheck", root, limits.Short(head), want)
+	}
+	return root, want, nil
+}
+
+// buildRevision is the vcs.revision this binary records, or "".
+func buildRevision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			return s.Value
+		}
+	}
+	return ""
+}
+
+// modulePath is the path of a go.mod's module directive, or "".
+func modulePath(mod []byte) string {
+	for _, line := range strings.Split(string(mod), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
+}
+
+// gitHead reads the commit a git checkout's HEAD names, from the files
+// alone (running git would run the checkout's configured hooks and
+// helpers): .git is a directory or a "gitdir:" file (a worktree), HEAD a
+// commit or "ref: REF", REF a file under the git directory or its common
+// directory, or a line of packed-refs.
+func gitHead(root string) (string, error) {
+	gitdir := filepath.Join(root, ".git")
+	if st, err := os.Stat(gitdir); err != nil {
+		return "", err
+	} else if !st.IsDir() {
+		b, err := safeio.ReadFile(gitdir, 4096)
+		if err != nil {
+			return "", err
+		}
+		g, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+		if !ok {
+			return "", errors.New(".git is neither a directory nor a gitdir file")
+		}
+		if !filepath.IsAbs(g) {
+			g = filepath.Join(root, g)
+		}
+		gitdir = g
+	}
+	dirs := []string{gitdir}
+	if b, err := safeio.ReadFile(filepath.Join(gitdir, "commondir"), 4096); err == nil {
+		c := strings.TrimSpace(string(b))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitdir, c)
+		}
+		dirs = append(dirs, c)
+	}
+	b, err := safeio.ReadFile(filepath.Join(gitdir, "HEAD"), 4096)
+	if err != nil {
+		return "", err
+	}
+	head := strings.TrimSpace(string(b))
+	ref, ok := strings.CutPrefix(head, "ref: ")
+	if !ok {
+		return head, nil
+	}
+	if strings.Contains(ref, "..") {
+		return "", fmt.Errorf("HEAD names %s", limits.Quote(ref))
+	}
+	for _, d := range dirs {
+		if b, err := safeio.ReadFile(filepath.Join(d, filepath.FromSlash(ref)), 4096); err == nil {
+			return strings.TrimSpace(string(b)), nil
+		}
+		if b, err := safeio.ReadFile(filepath.Join(d, "packed-refs"), 64<<20); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				if h, r, ok := strings.Cut(line, " "); ok && r == ref {
+					return h, nil
+				}
 			}
-			return exec.Command(bin, args...), nil
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			break
-		}
-		dir = parent
 	}
-	return nil, cli.BadInput(errors.New(`adapters: tlcheck-adapters not found ($TLCHECK_ADAPTERS, beside tlcheck, $PATH) and no adapters/go.mod above the working directory: build it with go build -C adapters -o "$(go env GOPATH)/bin/tlcheck-adapters" ./cmd/tlcheck-adapters in a checkout`))
+	return "", fmt.Errorf("HEAD names %s, which is not found", limits.Quote(ref))
 }
 
 // buildAdapters builds the checkout's tlcheck-adapters (module directory
-// mod) into the user's cache directory and returns its path. It builds
+// mod) into the user's cache directory, under a directory named by the
+// checkout's revision rev (so that two checkouts never run each other's
+// binary), and returns its path. It builds
 // rather than `go run`s, so that the command's own exit status (1 for a
 // finding, 2 for bad usage) reaches the user unchanged: go run reports
 // any non-zero status as its own exit 1. The go command's build cache
 // makes a rebuild of an unchanged checkout take about a second.
-func buildAdapters(mod string) (string, error) {
+func buildAdapters(mod, rev string) (string, error) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		return "", cli.BadInput(fmt.Errorf("adapters: found %s but no go command on $PATH to build it", filepath.Join(mod, "go.mod")))
@@ -107,7 +235,7 @@ func buildAdapters(mod string) (string, error) {
 	if err != nil {
 		cache = os.TempDir()
 	}
-	out := filepath.Join(cache, "tlcheck", "tlcheck-adapters")
+	out := filepath.Join(cache, "tlcheck", "adapters-"+rev, "tlcheck-adapters")
 	var msg bytes.Buffer
 	build := exec.Command(gobin, "build", "-o", out, "./cmd/tlcheck-adapters")
 	build.Dir, build.Stdout, build.Stderr = mod, &msg, &msg

@@ -31,3 +31,74 @@ func TestAdaptersDelegates(t *testing.T) {
 		t.Errorf("no subcommand: exit %d, stderr %q", code, se)
 	}
 }
+
+// TestAdaptersExitCodes: a runner's exit 1 or 2 is tlcheck's; any other
+// status (7, a signal) is one line naming it and exit 2, never passed
+// through (issue 26 point 11).
+func TestAdaptersExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		body      string
+		code      int
+		stderrHas string
+	}{
+		{"exit 0", 0, ""},
+		{"exit 1", 1, ""},
+		{"exit 2", 2, ""},
+		{"exit 7", 2, "exit status 7"},
+		{"kill -9 $$", 2, "signal: killed"},
+	} {
+		script := filepath.Join(dir, "runner")
+		if err := os.WriteFile(script, []byte("#!/bin/sh\n"+c.body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("TLCHECK_ADAPTERS", script)
+		code, _, se := runCmd("adapters", "cases")
+		if code != c.code || (c.stderrHas != "" && (strings.Count(se, "\n") != 1 || !strings.Contains(se, c.stderrHas))) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d saying %q", c.body, code, se, c.code, c.stderrHas)
+		}
+	}
+}
+
+// TestAdaptersNeverBuildsAncestor: with no runner installed, tlcheck
+// adapters builds only the checkout it was compiled from, never an
+// adapters/go.mod above the working directory (issue 26 point 7: a
+// planted module there was built and ran). The planted module's build
+// would write a marker; with no go command on $PATH nothing is built at
+// all, and the error names the checkout tlcheck came from.
+func TestAdaptersNeverBuildsAncestor(t *testing.T) {
+	plant := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(plant, "adapters", "cmd", "tlcheck-adapters"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, body := range map[string]string{
+		"adapters/go.mod":                       "module planted\n\ngo 1.22\n",
+		"adapters/cmd/tlcheck-adapters/main.go": "package main\n\nimport \"os\"\n\nfunc main() { os.WriteFile(\"" + filepath.Join(plant, "PWNED") + "\", nil, 0o644) }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(plant, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	work := filepath.Join(plant, "work", "deeper")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+	t.Setenv("TLCHECK_ADAPTERS", "")
+	t.Setenv("PATH", t.TempDir()) // no tlcheck-adapters, no go
+	code, _, se := runCmd("adapters", "cases")
+	if code != 2 || strings.Count(se, "\n") != 1 || strings.Contains(se, plant) || !strings.Contains(se, filepath.Join(self, "adapters")) {
+		t.Errorf("exit %d, stderr %q: want one line naming %s, never %s", code, se, filepath.Join(self, "adapters"), plant)
+	}
+	if _, err := os.Stat(filepath.Join(plant, "PWNED")); err == nil {
+		t.Error("the planted module ran")
+	}
+	root, rev, err := selfCheckout()
+	if err != nil || root != self || !strings.HasPrefix(rev, "path-") {
+		t.Errorf("selfCheckout() = %q, %q, %v; want %s and a path key (a test binary records no revision)", root, rev, err, self)
+	}
+}

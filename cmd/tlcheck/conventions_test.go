@@ -347,7 +347,7 @@ func everyCommand(t *testing.T) map[string][]string {
 		"view":           {"view", "--graph", quad.graph, "--format", "dot", "--out", "-"},
 		"lean":           {"lean", "emit", "--certs", certs, "--out", filepath.Join(dir, "lean-certs")},
 		"merge":          {"merge", filepath.Join(dir, "merged"), shard},
-		"compare-grad":   quad.args("compare-grad", "--grads", emptyGrads(t, dir)),
+		"compare-grad":   quad.args("compare-grad", "--grads", quadGrads(t, dir)),
 		"tensor":         {"tensor", filepath.Join(od, "input_0.pb")},
 	}
 	for name := range commands() {

@@ -51,7 +51,9 @@ func TestGateDeviceCUDA(t *testing.T) {
 		left   bool
 	}{
 		{"holds", emulated, nil, 0, "refine-cuda", "", true},
-		{"planted fault", emulated, []string{"--plant-cuda-bug", "matmul"}, 1, "refine-cuda: native-cuda.matmul", "gate:", true},
+		// A failed certify leaves --out as it was (here: absent), never an
+		// emptied or partial directory (issue 26 point 6).
+		{"planted fault", emulated, []string{"--plant-cuda-bug", "matmul"}, 1, "refine-cuda: native-cuda.matmul", "gate:", false},
 		{"device error", func(o cuda.Options) (backend.Provider, error) {
 			return brokenDevice{cuda.NewEmulatedProvider(o)}, nil
 		}, nil, 2, "", "out of memory", false},

@@ -6,9 +6,9 @@ package main
 // summation order.
 
 import (
-	"bytes"
 	"encoding/json"
 
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -20,6 +20,8 @@ import (
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/internal/safeio"
+	"github.com/tlcheck/tlcheck/internal/strictjson"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
@@ -46,7 +48,7 @@ const GradsFormat = "tlcheck.grads.v1"
 // OUTPUT is an ONNX graph output name, or "output" (--graph).
 type gradsDoc struct {
 	Format    string                `json:"format"`
-	Cotangent map[string]dumpTensor `json:"cotangent"`
+	Cotangent map[string]dumpTensor `json:"cotangent,omitempty"`
 	Grads     map[string]dumpTensor `json:"grads"`
 }
 
@@ -55,8 +57,12 @@ type dumpTensor struct {
 	Values []json.RawMessage `json:"values"`
 }
 
-// readGrads decodes a gradient dump strictly: known members only, the
-// format tag, shapes that are valid and hold as many values as given.
+// readGrads decodes a gradient dump with the one strict reader
+// (strictjson.Decode: known members spelled exactly, no duplicate key, no
+// data after the document — a second document or trailing garbage is
+// refused), the format tag, shapes that are valid and hold as many values
+// as given, and at least one gradient: a dump with nothing to compare is
+// bad input, never a pass.
 func readGrads(r io.Reader) (*gradsDoc, error) {
 	// A dump holds about as many numbers as the model: the ONNX file
 	// limit bounds it.
@@ -68,14 +74,15 @@ func readGrads(r io.Reader) (*gradsDoc, error) {
 	if int64(len(data)) > lim {
 		return nil, fmt.Errorf("file larger than the %d-byte limit", lim)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var d gradsDoc
-	if err := dec.Decode(&d); err != nil {
+	if err := strictjson.Decode(data, &d); err != nil {
 		return nil, err
 	}
 	if d.Format != GradsFormat {
 		return nil, fmt.Errorf("field format: %q, expected %q", d.Format, GradsFormat)
+	}
+	if len(d.Grads) == 0 {
+		return nil, errors.New("field grads: no gradient given: nothing to compare")
 	}
 	for _, m := range []map[string]dumpTensor{d.Cotangent, d.Grads} {
 		for name, t := range m {
@@ -264,7 +271,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 		return cli.Usagef("compare-grad: --grads given %d times: a tlcheck.grads.v1 JSON dump is one file (repeat --grads for .pb tensors only)", len(grads))
 	} else {
 		var f *os.File
-		if f, err = os.Open(grads[0]); err == nil {
+		if f, err = safeio.Open(grads[0]); err == nil {
 			doc, err = readGrads(f)
 			f.Close()
 		}

@@ -240,7 +240,13 @@ func TestGradsLayout(t *testing.T) {
 		{"wrong shape", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[2],"values":[1,2]}}}`, 2, "shape"},
 		{"short", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[3],"values":[1,2]}}}`, 2, "holds 3 values"},
 		{"unknown member", `{"format":"tlcheck.grads.v1","grads":{},"extra":1}`, 2, "extra"},
-		{"bad cotangent", `{"format":"tlcheck.grads.v1","cotangent":{"y":{"shape":[3],"values":[1,1,1]}},"grads":{}}`, 2, `"y"`},
+		{"bad cotangent", `{"format":"tlcheck.grads.v1","cotangent":{"y":{"shape":[3],"values":[1,1,1]}},"grads":{"input":{"shape":[3],"values":[1,0,1]}}}`, 2, `"y"`},
+		// issue 26 point 9: nothing to compare is not a pass, and the reader
+		// is the one strict reader.
+		{"no gradient", `{"format":"tlcheck.grads.v1","grads":{}}`, 2, "nothing to compare"},
+		{"duplicate key", `{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[3],"values":[9,9,9]},"input":{"shape":[3],"values":[2,0,0.5]}}}`, 2, "duplicate"},
+		{"trailing garbage", doc("2.0, 0.0, 0.5") + "garbage", 2, "grads.json"},
+		{"second document", doc("2.0, 0.0, 0.5") + doc("9, 9, 9"), 2, "grads.json"},
 	} {
 		var out, errb bytes.Buffer
 		g := write("grads.json", tc.grads)
@@ -255,12 +261,14 @@ func TestGradsLayout(t *testing.T) {
 	}
 }
 
-// emptyGrads writes a dump with no gradients (compare-grad then lists
-// every gradient as not given and exits 0), for the conventions tests.
-func emptyGrads(t *testing.T, dir string) string {
+// quadGrads writes the exact gradient of examples/quad.ir.json at
+// examples/quad.input.json — sum(x⊙x + x⊙x) has gradient 4x = [12, −6] at
+// x = [3, −3/2] — so that compare-grad holds (exit 0), for the conventions
+// tests. (A dump with no gradient is bad input: issue 26 point 9.)
+func quadGrads(t *testing.T, dir string) string {
 	t.Helper()
-	p := filepath.Join(dir, "empty-grads.json")
-	if err := os.WriteFile(p, []byte(`{"format":"tlcheck.grads.v1","grads":{}}`), 0o644); err != nil {
+	p := filepath.Join(dir, "quad-grads.json")
+	if err := os.WriteFile(p, []byte(`{"format":"tlcheck.grads.v1","grads":{"input":{"shape":[2],"values":[12,-6]}}}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

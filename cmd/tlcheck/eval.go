@@ -9,6 +9,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
@@ -31,7 +32,7 @@ type irFiles struct {
 
 // openDoc opens a document named by a flag, or explains why it cannot.
 func openDoc(flagName, path string) (*os.File, error) {
-	f, err := os.Open(path)
+	f, err := safeio.Open(path) // only a regular file: a FIFO or device is refused unopened
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

@@ -18,6 +18,7 @@ import (
 	"github.com/tlcheck/tlcheck/certificates/leanexport"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/limits"
 )
 
@@ -94,7 +95,7 @@ func runLeanAudit(args []string, stdout, _ io.Writer) error {
 // every theorem) against lockPath ("" for none); a non-empty lean is the
 // Lean version the export must come from.
 func auditFile(export, lockPath string, names []string, lean string) ([]leanexport.Finding, error) {
-	f, err := os.Open(export)
+	f, err := safeio.Open(export)
 	if err != nil {
 		return nil, cli.BadInput(err)
 	}
@@ -108,7 +109,7 @@ func auditFile(export, lockPath string, names []string, lean string) ([]leanexpo
 	}
 	var lock *leanexport.Lock
 	if lockPath != "" {
-		lf, err := os.Open(lockPath)
+		lf, err := safeio.Open(lockPath)
 		if err != nil {
 			return nil, cli.BadInput(err)
 		}

@@ -2,7 +2,8 @@
 // for autodiff runtimes. It exits 0 when every obligation holds, 1 when an
 // obligation or comparison fails, and 2 on bad input or usage — including
 // a report that cannot be written to stdout — printing one line on stderr
-// for any failure. `tlcheck COMMAND --help` (or -h, -help, or
+// for any failure; 3 is tlcheck's own crash (a recovered panic: a bug to
+// report, never bad input). `tlcheck COMMAND --help` (or -h, -help, or
 // `tlcheck help COMMAND`) prints the command's usage, derived from the
 // flag set it parses, and exits 0; a bare `tlcheck` prints the command
 // list on stderr and exits 2; `tlcheck --version` is `tlcheck version`.
@@ -14,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -55,13 +57,26 @@ func commands() map[string]command {
 	}
 }
 
+// softMemoryLimit is the Go heap's soft limit (runtime/debug.SetMemoryLimit)
+// unless GOMEMLIMIT sets another: the collector runs harder as the heap
+// nears it, so that the peak resident size stays near the live data that
+// the limits bound (docs/security.md), rather than up to twice it
+// (GOGC=100) — it never makes an allocation fail.
+const softMemoryLimit = 1536 << 20
+
 func main() {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes one command line and returns its exit code. It never
 // panics on user input: a panic inside a command is reported as an
-// internal error (exit 2) rather than a stack trace. Every command's
+// internal error, one line and exit 3 (cli.ExitCrash), rather than a stack
+// trace. (The Go runtime's own fatal errors — out of memory — cannot be
+// recovered; they exit 2 with the runtime's dump, which the limits and the
+// soft memory limit exist to prevent.) Every command's
 // stdout is a cli.Output: a report that cannot be written (a full disk,
 // `> /dev/full`) is an error, exit 2, whatever the command found.
 func run(args []string, stdout, stderr io.Writer) (code int) {
@@ -69,7 +84,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			cli.Report(stderr, fmt.Errorf("internal error: %v (please report this)", r))
-			code = cli.ExitBadUser
+			code = cli.ExitCrash
 		}
 	}()
 	err := dispatch(args, out, stderr)

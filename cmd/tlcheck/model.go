@@ -14,6 +14,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/onnx"
 	"github.com/tlcheck/tlcheck/spec"
@@ -193,7 +194,7 @@ func statWhy(err error) string {
 
 // hashFile is the SHA-256 of a file's bytes (for the --json inputs list).
 func hashFile(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := safeio.Open(path)
 	if err != nil {
 		return "", err
 	}
@@ -218,7 +219,7 @@ type tensorFile struct {
 // byte is a field key, never '{' = field 15 wire type 3, which
 // TensorProto does not use).
 func isJSON(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := safeio.Open(path)
 	if err != nil {
 		return false, err
 	}

@@ -21,6 +21,9 @@ const (
 	ExitOK      = 0 // every obligation holds
 	ExitFailed  = 1 // an obligation or comparison failed
 	ExitBadUser = 2 // bad input or usage
+	// ExitCrash is tlcheck's own failure, a panic recovered in main — a bug,
+	// never an input's fault — so that a script can tell it from bad input.
+	ExitCrash = 3
 )
 
 // UsageError marks an error caused by the user's input or flags; the
