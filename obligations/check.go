@@ -19,7 +19,7 @@ const (
 	JVPLinearity     Obligation = "jvp-linearity"     // jvp(x, a·u+b·v) = a·jvp(x,u) + b·jvp(x,v)
 	VJPLinearity     Obligation = "vjp-linearity"     // vjp(x, a·δ+b·ε) = a·vjp(x,δ) + b·vjp(x,ε)
 	ZeroPreservation Obligation = "zero-preservation" // vjp(x, 0) = 0 with the parents' shapes
-	Derivative       Obligation = "derivative"        // jvp(x,dx) = f′(x)·dx, the forward rule's derivative (see CheckDerivative)
+	Derivative       Obligation = "derivative"        // jvp(x,dx) = f′(x)·dx, the forward rule's derivative (see CheckDerivative, CheckDerivativeExact)
 )
 
 // Oracle names how an obligation was decided.
@@ -207,12 +207,16 @@ type Registries struct {
 	// rule for f′(x)·dx, the JVP rule for the value it is compared with);
 	// nil means spec.Default[DualInterval]().
 	Dual *spec.Registry[DualInterval]
+	// DualRat holds the forward rules the exact derivative obligation
+	// differentiates in forward mode (CheckDerivativeExact); nil means
+	// spec.Default[spec.Dual[spec.Rat]]().
+	DualRat *spec.Registry[spec.Dual[spec.Rat]]
 }
 
 // DefaultRegistries returns the reference rule tables.
 func DefaultRegistries() Registries {
 	return Registries{Rat: spec.Default[spec.Rat](), Interval: spec.Default[spec.Interval](), F64: spec.Default[spec.F64](),
-		Dual: spec.Default[DualInterval]()}
+		Dual: spec.Default[DualInterval](), DualRat: spec.Default[spec.Dual[spec.Rat]]()}
 }
 
 // CheckAdjointness decides ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩ for one
