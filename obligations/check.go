@@ -246,6 +246,9 @@ func (r Registries) CheckAdjointness(inst *Instance, dxs []spec.Tensor[spec.Rat]
 		if !inexact(err) {
 			return Outcome{Oracle: OracleRat}, fmt.Errorf("%s: %w", inst.Op, err)
 		}
+		if !p.Partial {
+			return Outcome{Oracle: OracleRat}, totalDomainError(inst, Adjointness, err)
+		}
 	}
 	pi, err := r.Interval.Lookup(inst.Op)
 	if err != nil {
@@ -265,7 +268,28 @@ func (r Registries) CheckAdjointness(inst *Instance, dxs []spec.Tensor[spec.Rat]
 	if lhs.Hi < rhs.Lo || rhs.Hi < lhs.Lo {
 		return Outcome{Oracle: OracleInterval}, fail(OracleInterval, "⟨jvp,δ⟩∈"+lhs.String(), "⟨dx,vjp⟩∈"+rhs.String(), "enclosures do not overlap")
 	}
+	if unbounded(lhs) || unbounded(rhs) {
+		// Overlap with an infinite enclosure proves nothing.
+		return Outcome{Oracle: OracleInconclusive}, nil
+	}
 	return Outcome{Oracle: OracleInterval, Measure: math.Max(lhs.Width(), rhs.Width()), IntervalSides: [2]spec.Interval{lhs, rhs}}, nil
+}
+
+// unbounded reports an enclosure of infinite (or undefined) width, whose
+// overlap with anything proves nothing: a case it would decide is
+// inconclusive instead.
+func unbounded(x spec.Interval) bool {
+	w := x.Width()
+	return math.IsInf(w, 0) || math.IsNaN(w)
+}
+
+// totalDomainError is the failure of an op declared total over the
+// rationals (Exact, not Partial) whose rules raised a domain error over
+// Rat: the declaration or the rule is wrong, and no interval fallback may
+// hide it.
+func totalDomainError(inst *Instance, ob Obligation, err error) *Failure {
+	return &Failure{Op: inst.Op, Obligation: ob, Oracle: OracleRat, Element: -1, Inst: inst, LHS: "domain error", RHS: "a value",
+		Detail: "the op is declared total over the rationals (Exact, not Partial), but its rules fail over Rat: " + err.Error()}
 }
 
 // combine returns a·u + b·v elementwise.
@@ -304,14 +328,28 @@ func (r Registries) CheckLinearity(inst *Instance, a, b spec.Rat, u, v []spec.Te
 		if err == nil || !inexact(err) {
 			return o1, o2, err
 		}
+		if !p.Partial {
+			f := totalDomainError(inst, JVPLinearity, err)
+			return Outcome{Oracle: OracleRat}, Outcome{Oracle: OracleRat}, f
+		}
 	}
 	pi, err := r.Interval.Lookup(inst.Op)
 	if err != nil {
 		return Outcome{}, Outcome{}, err
 	}
-	return linearityOver(pi, inst, a, b, u, v, du, dv, OracleInterval,
+	wide := false
+	o1, o2, err := linearityOver(pi, inst, a, b, u, v, du, dv, OracleInterval,
 		func(x spec.Rat) spec.Interval { return spec.Interval{}.FromRat(x.Big()) },
-		func(x, y spec.Interval) bool { return !(x.Hi < y.Lo || y.Hi < x.Lo) })
+		func(x, y spec.Interval) bool {
+			wide = wide || unbounded(x) || unbounded(y)
+			return !(x.Hi < y.Lo || y.Hi < x.Lo)
+		})
+	if err == nil && wide {
+		// Some element was compared through an infinite enclosure: the
+		// overlap proves nothing there.
+		return Outcome{Oracle: OracleInconclusive}, Outcome{Oracle: OracleInconclusive}, nil
+	}
+	return o1, o2, err
 }
 
 func linearityOver[T spec.Scalar[T]](p *spec.Prim[T], inst *Instance, a, b spec.Rat, u, v []spec.Tensor[spec.Rat], du, dv spec.Tensor[spec.Rat],
@@ -401,6 +439,9 @@ func (r Registries) CheckZeroPreservation(inst *Instance) (Outcome, error) {
 		o, err := zeroOver(p, inst, OracleRat, func(x spec.Rat) spec.Rat { return x })
 		if err == nil || !inexact(err) {
 			return o, err
+		}
+		if !p.Partial {
+			return Outcome{Oracle: OracleRat}, totalDomainError(inst, ZeroPreservation, err)
 		}
 	}
 	pi, err := r.Interval.Lookup(inst.Op)
