@@ -203,6 +203,9 @@ type Registries struct {
 	Rat      *spec.Registry[spec.Rat]
 	Interval *spec.Registry[spec.Interval]
 	F64      *spec.Registry[spec.F64]
+	// F32 holds the float32 rules the fast-path obligation compares with
+	// the generic rule (CheckFastPath); nil means spec.Default[spec.F32]().
+	F32 *spec.Registry[spec.F32]
 	// Dual holds the rules the derivative oracle evaluates (the forward
 	// rule for f′(x)·dx, the JVP rule for the value it is compared with);
 	// nil means spec.Default[DualInterval]().
@@ -216,7 +219,7 @@ type Registries struct {
 // DefaultRegistries returns the reference rule tables.
 func DefaultRegistries() Registries {
 	return Registries{Rat: spec.Default[spec.Rat](), Interval: spec.Default[spec.Interval](), F64: spec.Default[spec.F64](),
-		Dual: spec.Default[DualInterval](), DualRat: spec.Default[spec.Dual[spec.Rat]]()}
+		F32: spec.Default[spec.F32](), Dual: spec.Default[DualInterval](), DualRat: spec.Default[spec.Dual[spec.Rat]]()}
 }
 
 // CheckAdjointness decides ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩ for one

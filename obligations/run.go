@@ -50,13 +50,16 @@ func (r *Result) Holds() bool { return r.Failure == nil && r.Cases > 0 }
 // rule and cannot see the same wrong derivative in both; every
 // primitive owes interval enclosure (its forward rule over spec.Interval
 // encloses its value at every point of an input box of every sign
-// pattern, see CheckEnclosureOver).
+// pattern, see CheckEnclosureOver); and every primitive owes the
+// fast-path obligation (its F64 and F32 rules, scalar-specialised kernels
+// included, bit-identical to the generic rule over the same scalar, see
+// CheckFastPath).
 func ObligationsFor(info *spec.OpInfo) []Obligation {
 	obs := []Obligation{Adjointness, JVPLinearity, VJPLinearity, ZeroPreservation}
 	if !info.NoGrad {
 		obs = append(obs, Derivative)
 	}
-	return append(obs, IntervalEnclosure)
+	return append(obs, FastPath, IntervalEnclosure)
 }
 
 // caseSeed derives the seed of case i of the case family label (a
@@ -198,6 +201,8 @@ func (r Registries) checkOpCase(op string, obs []Obligation, pos map[Obligation]
 		o, err = r.DerivativeFor(inst, dxs)
 		record(Derivative, o, err)
 	}
+	o, err = r.CheckFastPath(inst, dxs, d)
+	record(FastPath, o, err)
 	// The box is drawn last, so the draws of the other obligations (and the
 	// certificates that share their cases) do not depend on it.
 	o, err = r.CheckEnclosure(inst, GenBox(src, inst))
