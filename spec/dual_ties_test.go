@@ -135,3 +135,34 @@ func TestMaxPoolIntervalUndecidedHull(t *testing.T) {
 		t.Fatalf("F64 with a NaN: %v, want the undecidable-order error", err)
 	}
 }
+
+// TestReduceMeanEmptyAxisEmptyOutput: reduce_mean over an empty axis
+// whose output has no elements returns the empty tensor (as PyTorch
+// does), with empty JVP and VJP; over an empty axis whose output has
+// elements it still refuses, naming the axis.
+func TestReduceMeanEmptyAxisEmptyOutput(t *testing.T) {
+	p, _ := Default[Rat]().Lookup("reduce_mean")
+	for _, c := range []struct {
+		in   Shape
+		axis int
+		out  Shape
+	}{{Shape{0, 0}, 0, Shape{0}}, {Shape{0, 0}, 1, Shape{0}}, {Shape{2, 0, 0}, 1, Shape{2, 0}}, {Shape{0, 3}, 1, Shape{0}}} {
+		a := &Attrs{Axis: c.axis}
+		x := zerosOf[Rat](c.in)
+		y, err := p.Apply(a, []Tensor[Rat]{x})
+		if err != nil || !y.Shape.Equal(c.out) || len(y.Data) != 0 {
+			t.Fatalf("reduce_mean %v axis %d: %v %v, want the empty %v", c.in, c.axis, y.Shape, err, c.out)
+		}
+		j, err := p.JVP(a, []Tensor[Rat]{x}, y, []Tensor[Rat]{x})
+		if err != nil || len(j.Data) != 0 {
+			t.Fatalf("jvp: %v %v", j, err)
+		}
+		g, err := p.VJP(a, []Tensor[Rat]{x}, y, y)
+		if err != nil || !g[0].Shape.Equal(c.in) {
+			t.Fatalf("vjp: %v %v", g, err)
+		}
+	}
+	if _, err := p.Apply(&Attrs{Axis: 0}, []Tensor[Rat]{zerosOf[Rat](Shape{0, 3})}); err == nil || !strings.Contains(err.Error(), "the axis is empty") {
+		t.Fatalf("an empty axis with a non-empty output: %v, want the refusal", err)
+	}
+}
