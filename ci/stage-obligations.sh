@@ -9,5 +9,6 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 go test ./obligations -count=1 -run 'TestConsistentFaultsCaught|TestFastPathFaultsCaught|TestPlainIsGeneric|TestNoSilentPass|TestGradIntervalFlatRegionMaxPool|TestRegopsDecidedExactly|TestReferenceRegistryHolds'
 go test ./certificates -count=1 -run 'TestKWayMaxPoolTieVerifies'
+go test ./refine -count=1 -run 'TestDeclaredOrder'
 go test ./spec -count=1 -run 'TestMaxPoolDualKWayTie|TestMaxOfFoldUnchanged|TestMaxPoolIntervalUndecidedHull|TestReduceMeanEmptyAxisEmptyOutput|TestWindowErrors'
 echo "stage-obligations: ok in $(( $(date +%s) - start ))s"
