@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-go test ./obligations -count=1 -run 'TestConsistentFaultsCaught|TestFastPathFaultsCaught|TestPlainIsGeneric|TestNoSilentPass|TestGradIntervalFlatRegionMaxPool|TestRegopsDecidedExactly|TestReferenceRegistryHolds'
+go test ./obligations -count=1 -run 'TestConsistentFaultsCaught|TestClarkeCatchesWrongConvention|TestFastPathFaultsCaught|TestPlainIsGeneric|TestNoSilentPass|TestGradIntervalFlatRegionMaxPool|TestRegopsDecidedExactly|TestReferenceRegistryHolds'
 go test ./certificates -count=1 -run 'TestKWayMaxPoolTieVerifies'
 go test ./refine -count=1 -run 'TestDeclaredOrder'
 go test ./spec -count=1 -run 'TestMaxPoolDualKWayTie|TestMaxOfFoldUnchanged|TestMaxPoolIntervalUndecidedHull|TestReduceMeanEmptyAxisEmptyOutput|TestWindowErrors'
