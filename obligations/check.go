@@ -19,7 +19,7 @@ const (
 	JVPLinearity     Obligation = "jvp-linearity"     // jvp(x, a·u+b·v) = a·jvp(x,u) + b·jvp(x,v)
 	VJPLinearity     Obligation = "vjp-linearity"     // vjp(x, a·δ+b·ε) = a·vjp(x,δ) + b·vjp(x,ε)
 	ZeroPreservation Obligation = "zero-preservation" // vjp(x, 0) = 0 with the parents' shapes
-	Derivative       Obligation = "derivative"        // jvp(x,dx) = f′(x)·dx, the forward rule's derivative (see CheckDerivative)
+	Derivative       Obligation = "derivative"        // jvp(x,dx) = f′(x)·dx, the forward rule's derivative (see CheckDerivative, CheckDerivativeExact)
 )
 
 // Oracle names how an obligation was decided.
@@ -203,16 +203,23 @@ type Registries struct {
 	Rat      *spec.Registry[spec.Rat]
 	Interval *spec.Registry[spec.Interval]
 	F64      *spec.Registry[spec.F64]
+	// F32 holds the float32 rules the fast-path obligation compares with
+	// the generic rule (CheckFastPath); nil means spec.Default[spec.F32]().
+	F32 *spec.Registry[spec.F32]
 	// Dual holds the rules the derivative oracle evaluates (the forward
 	// rule for f′(x)·dx, the JVP rule for the value it is compared with);
 	// nil means spec.Default[DualInterval]().
 	Dual *spec.Registry[DualInterval]
+	// DualRat holds the forward rules the exact derivative obligation
+	// differentiates in forward mode (CheckDerivativeExact); nil means
+	// spec.Default[spec.Dual[spec.Rat]]().
+	DualRat *spec.Registry[spec.Dual[spec.Rat]]
 }
 
 // DefaultRegistries returns the reference rule tables.
 func DefaultRegistries() Registries {
 	return Registries{Rat: spec.Default[spec.Rat](), Interval: spec.Default[spec.Interval](), F64: spec.Default[spec.F64](),
-		Dual: spec.Default[DualInterval]()}
+		F32: spec.Default[spec.F32](), Dual: spec.Default[DualInterval](), DualRat: spec.Default[spec.Dual[spec.Rat]]()}
 }
 
 // CheckAdjointness decides ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩ for one
@@ -242,6 +249,9 @@ func (r Registries) CheckAdjointness(inst *Instance, dxs []spec.Tensor[spec.Rat]
 		if !inexact(err) {
 			return Outcome{Oracle: OracleRat}, fmt.Errorf("%s: %w", inst.Op, err)
 		}
+		if !p.Partial {
+			return Outcome{Oracle: OracleRat}, totalDomainError(inst, Adjointness, err)
+		}
 	}
 	pi, err := r.Interval.Lookup(inst.Op)
 	if err != nil {
@@ -261,7 +271,28 @@ func (r Registries) CheckAdjointness(inst *Instance, dxs []spec.Tensor[spec.Rat]
 	if lhs.Hi < rhs.Lo || rhs.Hi < lhs.Lo {
 		return Outcome{Oracle: OracleInterval}, fail(OracleInterval, "⟨jvp,δ⟩∈"+lhs.String(), "⟨dx,vjp⟩∈"+rhs.String(), "enclosures do not overlap")
 	}
+	if unbounded(lhs) || unbounded(rhs) {
+		// Overlap with an infinite enclosure proves nothing.
+		return Outcome{Oracle: OracleInconclusive}, nil
+	}
 	return Outcome{Oracle: OracleInterval, Measure: math.Max(lhs.Width(), rhs.Width()), IntervalSides: [2]spec.Interval{lhs, rhs}}, nil
+}
+
+// unbounded reports an enclosure of infinite (or undefined) width, whose
+// overlap with anything proves nothing: a case it would decide is
+// inconclusive instead.
+func unbounded(x spec.Interval) bool {
+	w := x.Width()
+	return math.IsInf(w, 0) || math.IsNaN(w)
+}
+
+// totalDomainError is the failure of an op declared total over the
+// rationals (Exact, not Partial) whose rules raised a domain error over
+// Rat: the declaration or the rule is wrong, and no interval fallback may
+// hide it.
+func totalDomainError(inst *Instance, ob Obligation, err error) *Failure {
+	return &Failure{Op: inst.Op, Obligation: ob, Oracle: OracleRat, Element: -1, Inst: inst, LHS: "domain error", RHS: "a value",
+		Detail: "the op is declared total over the rationals (Exact, not Partial), but its rules fail over Rat: " + err.Error()}
 }
 
 // combine returns a·u + b·v elementwise.
@@ -300,14 +331,28 @@ func (r Registries) CheckLinearity(inst *Instance, a, b spec.Rat, u, v []spec.Te
 		if err == nil || !inexact(err) {
 			return o1, o2, err
 		}
+		if !p.Partial {
+			f := totalDomainError(inst, JVPLinearity, err)
+			return Outcome{Oracle: OracleRat}, Outcome{Oracle: OracleRat}, f
+		}
 	}
 	pi, err := r.Interval.Lookup(inst.Op)
 	if err != nil {
 		return Outcome{}, Outcome{}, err
 	}
-	return linearityOver(pi, inst, a, b, u, v, du, dv, OracleInterval,
+	wide := false
+	o1, o2, err := linearityOver(pi, inst, a, b, u, v, du, dv, OracleInterval,
 		func(x spec.Rat) spec.Interval { return spec.Interval{}.FromRat(x.Big()) },
-		func(x, y spec.Interval) bool { return !(x.Hi < y.Lo || y.Hi < x.Lo) })
+		func(x, y spec.Interval) bool {
+			wide = wide || unbounded(x) || unbounded(y)
+			return !(x.Hi < y.Lo || y.Hi < x.Lo)
+		})
+	if err == nil && wide {
+		// Some element was compared through an infinite enclosure: the
+		// overlap proves nothing there.
+		return Outcome{Oracle: OracleInconclusive}, Outcome{Oracle: OracleInconclusive}, nil
+	}
+	return o1, o2, err
 }
 
 func linearityOver[T spec.Scalar[T]](p *spec.Prim[T], inst *Instance, a, b spec.Rat, u, v []spec.Tensor[spec.Rat], du, dv spec.Tensor[spec.Rat],
@@ -397,6 +442,9 @@ func (r Registries) CheckZeroPreservation(inst *Instance) (Outcome, error) {
 		o, err := zeroOver(p, inst, OracleRat, func(x spec.Rat) spec.Rat { return x })
 		if err == nil || !inexact(err) {
 			return o, err
+		}
+		if !p.Partial {
+			return Outcome{Oracle: OracleRat}, totalDomainError(inst, ZeroPreservation, err)
 		}
 	}
 	pi, err := r.Interval.Lookup(inst.Op)

@@ -2,10 +2,20 @@
 // every primitive in the spec registry — adjointness ⟨jvp(x,dx), δ⟩ =
 // ⟨dx, vjp(x,δ)⟩, linearity of the JVP in dx and of the VJP in δ, and zero
 // preservation — exactly over Rat where the primitive has exact rational
-// semantics, and with an interval oracle where it does not; primitives
-// without exact semantics also owe the derivative obligation, decided by
-// the derivative oracle below. The same code serves the rapid harnesses
-// (rapidtests/), the `tlcheck check` command and the certificates.
+// semantics, and with an interval oracle where it does not; every
+// primitive with a derivative also owes the derivative obligation — its
+// JVP rule against the derivative of its forward rule — decided for exact
+// primitives over Dual[Rat] with == plus Clarke-set membership
+// (CheckDerivativeExact, whose doc holds the theorem) and for the others
+// by the derivative oracle below; and every primitive owes the fast-path
+// obligation (FastPath: its F64 and F32 rules bit-identical to the generic
+// rule). The same code serves the rapid harnesses (rapidtests/), the
+// `tlcheck check` command and the certificates.
+//
+// An interval enclosure of infinite width decides nothing: a case that
+// would be decided through one is inconclusive. A domain error over Rat
+// on a primitive declared total over the rationals (Exact, not Partial)
+// is a failure of that primitive, never a fallback to intervals.
 //
 // # Verdicts
 //

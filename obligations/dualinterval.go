@@ -259,3 +259,73 @@ func (x DualInterval) String() string { return x.d.String() }
 func (DualInterval) Kind() string { return "dual-interval" }
 
 var _ spec.Scalar[DualInterval] = DualInterval{}
+
+// MaxOfTies is the maximum of x and rest (spec.MaxOf): when every order is
+// decided (exactly where both primals are exact) it is spec.Dual's n-ary
+// rule — the largest operand, or at a t-way tie the average of the t tied
+// tangents; when some order is undecided the primal is the interval
+// maximum and the tangent the hull of the tangents of the candidates (the
+// operands no operand is decidedly greater than). Sound: the real maximum
+// is attained on a non-empty subset of the candidates, and the average of
+// any such subset's tangents lies in their hull.
+func (x DualInterval) MaxOfTies(rest []DualInterval) DualInterval {
+	all := append([]DualInterval{x}, rest...)
+	tr := x.tr
+	for _, y := range rest {
+		if tr == nil {
+			tr = y.tr
+		}
+	}
+	best, ties := 0, []int{0}
+	decided := true
+	for i := 1; i < len(all) && decided; i++ {
+		c, ok := all[i].order(all[best])
+		switch {
+		case !ok:
+			decided = false
+		case c > 0:
+			best, ties = i, append(ties[:0], i)
+		case c == 0:
+			ties = append(ties, i)
+		}
+	}
+	if decided {
+		if len(ties) == 1 {
+			r := all[best]
+			r.tr = tr
+			return r
+		}
+		var sum spec.Interval
+		for _, i := range ties {
+			sum = sum.Add(all[i].d.Du)
+		}
+		du, _ := sum.Div(spec.Interval{}.FromInt(int64(len(ties))))
+		r := all[best]
+		r.d.Du, r.tr = du, tr
+		return r
+	}
+	re := all[0].d.Re
+	for _, y := range all[1:] {
+		re = re.Max(y.d.Re)
+	}
+	var du spec.Interval
+	first := true
+	for i := range all {
+		below := false
+		for j := range all {
+			if c, ok := all[j].order(all[i]); ok && c > 0 {
+				below = true
+				break
+			}
+		}
+		if below {
+			continue
+		}
+		if first {
+			du, first = all[i].d.Du, false
+		} else {
+			du = spec.Hull(du, all[i].d.Du)
+		}
+	}
+	return wrap(spec.MakeDual(re, du), tr)
+}

@@ -27,13 +27,17 @@ func TestRegopsDecidedExactly(t *testing.T) {
 			if !rr.Holds() {
 				t.Errorf("%s %s: cases=%d oracles=%v failure=%v", op, rr.Obligation, rr.Cases, rr.Oracles, rr.Failure)
 			}
-			if info.Exact && rr.Obligation != IntervalEnclosure && rr.Oracles[OracleRat] != rr.Cases {
-				t.Errorf("%s %s: only %d of %d cases decided over Rat (%v)", op, rr.Obligation, rr.Oracles[OracleRat], rr.Cases, rr.Oracles)
+			want := OracleRat
+			if rr.Obligation == Derivative {
+				want = OracleDualRat // forward mode over Dual[Rat], compared with ==
+			}
+			if info.Exact && rr.Obligation != IntervalEnclosure && rr.Obligation != FastPath && rr.Oracles[want] != rr.Cases {
+				t.Errorf("%s %s: only %d of %d cases decided by %s (%v)", op, rr.Obligation, rr.Oracles[want], rr.Cases, want, rr.Oracles)
 			}
 			derivative = derivative || rr.Obligation == Derivative
 		}
-		if derivative != (!info.Exact && !info.NoGrad) {
-			t.Errorf("%s: derivative obligation checked %v, want %v", op, derivative, !info.Exact)
+		if derivative != !info.NoGrad {
+			t.Errorf("%s: derivative obligation checked %v, want %v", op, derivative, !info.NoGrad)
 		}
 	}
 }

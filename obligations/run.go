@@ -41,18 +41,25 @@ func (r *Result) OracleSummary() string {
 func (r *Result) Holds() bool { return r.Failure == nil && r.Cases > 0 }
 
 // ObligationsFor lists the obligations checked for a primitive: every
-// primitive owes adjointness, linearity and zero preservation; primitives
-// without exact rational semantics also owe the derivative obligation
-// (their JVP rule against the derivative of their forward rule); every
+// primitive owes adjointness, linearity and zero preservation; every
+// primitive with a derivative (not NoGrad) owes the derivative obligation
+// (its JVP rule against the derivative of its forward rule: exactly over
+// Dual[Rat] plus Clarke-set membership for exact primitives,
+// CheckDerivativeExact, and by the interval oracle otherwise,
+// CheckDerivative), since the other laws relate the JVP rule to the VJP
+// rule and cannot see the same wrong derivative in both; every
 // primitive owes interval enclosure (its forward rule over spec.Interval
 // encloses its value at every point of an input box of every sign
-// pattern, see CheckEnclosureOver).
+// pattern, see CheckEnclosureOver); and every primitive owes the
+// fast-path obligation (its F64 and F32 rules, scalar-specialised kernels
+// included, bit-identical to the generic rule over the same scalar, see
+// CheckFastPath).
 func ObligationsFor(info *spec.OpInfo) []Obligation {
 	obs := []Obligation{Adjointness, JVPLinearity, VJPLinearity, ZeroPreservation}
-	if !info.Exact && !info.NoGrad {
+	if !info.NoGrad {
 		obs = append(obs, Derivative)
 	}
-	return append(obs, IntervalEnclosure)
+	return append(obs, FastPath, IntervalEnclosure)
 }
 
 // caseSeed derives the seed of case i of the case family label (a
@@ -191,9 +198,11 @@ func (r Registries) checkOpCase(op string, obs []Obligation, pos map[Obligation]
 	o, err = r.CheckZeroPreservation(inst)
 	record(ZeroPreservation, o, err)
 	if _, ok := pos[Derivative]; ok {
-		o, err = r.CheckDerivative(inst, dxs)
+		o, err = r.DerivativeFor(inst, dxs)
 		record(Derivative, o, err)
 	}
+	o, err = r.CheckFastPath(inst, dxs, d)
+	record(FastPath, o, err)
 	// The box is drawn last, so the draws of the other obligations (and the
 	// certificates that share their cases) do not depend on it.
 	o, err = r.CheckEnclosure(inst, GenBox(src, inst))

@@ -35,7 +35,7 @@ func localProperty(reg obligations.Registries, op string, ob obligations.Obligat
 		case obligations.ZeroPreservation:
 			o, err = reg.CheckZeroPreservation(inst)
 		case obligations.Derivative:
-			o, err = reg.CheckDerivative(inst, dxs)
+			o, err = reg.DerivativeFor(inst, dxs)
 		}
 		if err != nil {
 			t.Fatalf("obligation %s, op %s: %v", ob, op, err)

@@ -100,7 +100,9 @@ func newBN[T Scalar[T]](a *Attrs, xs []Tensor[T]) (*bnConsts[T], error) {
 	one := z.FromInt(1)
 	eps := rc[T](attrRat(a.Eps, DefaultNormEps()))
 	for ch, v := range xs[2].Data {
-		bn.vpos[ch] = v.Max(z).Add(eps)
+		// Relu, not Max(z): the same value over every scalar, and over duals
+		// the declared relu′(0) = 0 at σ² = 0 instead of Max's tie average.
+		bn.vpos[ch] = v.Relu().Add(eps)
 		s, err := bn.vpos[ch].Sqrt()
 		if err != nil {
 			return nil, fmt.Errorf("channel %d: sqrt(max(var,0)+eps): %w", ch, err)

@@ -45,18 +45,21 @@ func shapeReduceAxis(a *Attrs, in []Shape) (Shape, error) {
 }
 
 // shapeMeanAxis is shapeReduceAxis for reduce_mean, which also rejects
-// an empty axis: the mean of no elements has no value. PyTorch returns
-// NaN there, but an exact semantics has no NaN, and returning 0 (or any
-// number) would be a value the mean does not have; so every scalar, and
-// every path, fails alike, before evaluating anything, with an error
-// naming the axis.
+// an empty axis whose output has elements: each of them would be the
+// mean of no elements, which has no value. PyTorch returns NaN there, but
+// an exact semantics has no NaN, and returning 0 (or any number) would be
+// a value the mean does not have; so every scalar, and every path, fails
+// alike, before evaluating anything, with an error naming the axis. An
+// empty axis whose output has no elements (shape [0, 0] reduced along
+// either axis, or [2, 0, 0] along axis 1) asks for no mean at all: the
+// result is the empty tensor, as in PyTorch.
 func shapeMeanAxis(a *Attrs, in []Shape) (Shape, error) {
 	out, err := shapeReduceAxis(a, in)
 	if err != nil {
 		return nil, err
 	}
 	ax, _ := normAxis(a.Axis, len(in[0]))
-	if in[0][ax] == 0 {
+	if in[0][ax] == 0 && out.Size() > 0 {
 		return nil, fmt.Errorf("reduce_mean over axis %d of shape %v: the axis is empty, and the mean of no elements has no value", a.Axis, in[0])
 	}
 	return out, nil
@@ -136,7 +139,10 @@ func reducePrims[T Scalar[T]]() []*Prim[T] {
 			return 0, nil, err
 		}
 		ax, _ := normAxis(a.Axis, s.Rank())
-		inv := rc[T](big.NewRat(1, int64(s[ax])))
+		var inv T // an empty axis has an empty output: no lane, 1/n unused
+		if s[ax] > 0 {
+			inv = rc[T](big.NewRat(1, int64(s[ax])))
+		}
 		return ax, &inv, nil
 	}
 	return []*Prim[T]{
@@ -158,7 +164,7 @@ func reducePrims[T Scalar[T]]() []*Prim[T] {
 				}
 				return spreadLanes(dy, x.Shape, ax, nil), nil
 			}),
-		linearUnaryPrim[T](&OpInfo{Name: "reduce_mean", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "reduce_mean", Attrs: []string{"axis"}, Doc: "mean along axis (removed)"}, Gen: GenHint{Graph: 14}, Attrs: []string{"Axis"}, Exact: true, Shape: shapeMeanAxis, Doc: "mean along an axis (removed): Σ/n, left fold then ×1/n; an empty axis (n = 0) is a shape error"},
+		linearUnaryPrim[T](&OpInfo{Name: "reduce_mean", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "reduce_mean", Attrs: []string{"axis"}, Doc: "mean along axis (removed)"}, Gen: GenHint{Graph: 14}, Attrs: []string{"Axis"}, Exact: true, Shape: shapeMeanAxis, Doc: "mean along an axis (removed): Σ/n, left fold then ×1/n; an empty axis (n = 0) is a shape error unless the output is empty too (then the empty tensor)"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) {
 				ax, inv, err := meanAxis(a, x.Shape)
 				if err != nil {

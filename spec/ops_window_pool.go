@@ -8,7 +8,7 @@ import (
 // semantics are stated in ops_window.go.
 
 // poolTies is the tie convention of the max pools, stated once.
-const poolTies = "ties within a window: the maximum's cotangent is split equally among the t positions attaining it (1/t each, exact over Rat) and the JVP is the average of their tangents; overlapping windows accumulate; the order is decided with Compare (undecidable: an error)"
+const poolTies = "ties within a window: the maximum's cotangent is split equally among the t positions attaining it (1/t each, exact over Rat) and the JVP is the average of their tangents; overlapping windows accumulate; the order is decided with Compare (undecidable: an error, except over intervals, where the rule returns the hull of every outcome the real order could give)"
 
 // avgDivisors returns D(o) for every output position of an average pool:
 // Πkernel positions inside the padded input when countPad, else the real
@@ -104,34 +104,47 @@ func avgBack[T Scalar[T]](g *winGeom, xShape Shape, dy Tensor[T], countPad bool)
 	return dx, nil
 }
 
-// maxFwd is the max pool's forward rule: a left fold of Max from the first
-// real element of the window in row-major order.
+// maxFwd is the max pool's forward rule: MaxOf over the window's real
+// elements in row-major order — the left fold of Max from the first one,
+// except for scalars with tangents, whose k-way ties follow the 1/t
+// convention (see MaxOf).
 func maxFwd[T Scalar[T]](g *winGeom, x Tensor[T]) (Tensor[T], error) {
 	y := zerosOf[T](g.out)
 	idx := g.index(keySmall)
 	S, B := g.smallSize(), g.bigSize()
+	var win []T
 	for l := 0; l < g.lead; l++ {
 		for o := 0; o < S; o++ {
 			lo, hi := idx.start[o], idx.start[o+1]
 			if lo == hi {
 				return Tensor[T]{}, fmt.Errorf("output %d: empty pooling window", l*S+o)
 			}
-			m := x.Data[l*B+idx.b[lo]]
-			for p := lo + 1; p < hi; p++ {
-				m = m.Max(x.Data[l*B+idx.b[p]])
+			win = win[:0]
+			for p := lo; p < hi; p++ {
+				win = append(win, x.Data[l*B+idx.b[p]])
 			}
-			y.Data[l*S+o] = m
+			y.Data[l*S+o] = MaxOf(win)
 		}
 	}
 	return y, nil
 }
 
-// maxTies calls f(o, P) for every output position with the flat input
-// indices P of the window's real elements attaining the maximum, in
-// row-major order, deciding every comparison with Compare.
-func maxTies[T Scalar[T]](g *winGeom, x Tensor[T], f func(o int, p []int) error) error {
+// maxTies calls f(o, P, hull) for every output position with the flat
+// input indices P of the window's real elements attaining the maximum, in
+// row-major order, deciding every comparison with Compare (hull false).
+//
+// When some order in a window cannot be decided and T is an Encloser (an
+// interval scalar), f gets hull true and P the candidates: the elements
+// that no element of the window is decidedly greater than. The real
+// window then attains its maximum exactly on some non-empty subset of P
+// (a real maximiser is decidedly below nothing, and decided comparisons
+// are the real ones), so the tie rule's real outcome is enclosed by the
+// join over P of what it gives for each subset; f must return that
+// enclosure. Over any other scalar an undecidable order is an error.
+func maxTies[T Scalar[T]](g *winGeom, x Tensor[T], f func(o int, p []int, hull bool) error) error {
 	idx := g.index(keySmall)
 	S, B := g.smallSize(), g.bigSize()
+	_, canHull := any(Zero[T]()).(Encloser[T])
 	var ties []int
 	for l := 0; l < g.lead; l++ {
 		for o := 0; o < S; o++ {
@@ -141,11 +154,16 @@ func maxTies[T Scalar[T]](g *winGeom, x Tensor[T], f func(o int, p []int) error)
 			}
 			ties = append(ties[:0], l*B+idx.b[lo])
 			m := x.Data[ties[0]]
+			undecided := false
 			for p := lo + 1; p < hi; p++ {
 				i := l*B + idx.b[p]
 				c, ok := x.Data[i].Compare(m)
 				if !ok {
-					return fmt.Errorf("output %d: the order of input elements %d and %d in its window cannot be decided (%v vs %v), so the max-pool tie rule does not apply", l*S+o, i, ties[0], x.Data[i], m)
+					if !canHull {
+						return fmt.Errorf("output %d: the order of input elements %d and %d in its window cannot be decided (%v vs %v), so the max-pool tie rule does not apply", l*S+o, i, ties[0], x.Data[i], m)
+					}
+					undecided = true
+					break
 				}
 				switch {
 				case c > 0:
@@ -155,7 +173,21 @@ func maxTies[T Scalar[T]](g *winGeom, x Tensor[T], f func(o int, p []int) error)
 					ties = append(ties, i)
 				}
 			}
-			if err := f(l*S+o, ties); err != nil {
+			if undecided {
+				ties = ties[:0]
+				for p := lo; p < hi; p++ {
+					i := l*B + idx.b[p]
+					below := false
+					for q := lo; q < hi && !below; q++ {
+						c, ok := x.Data[l*B+idx.b[q]].Compare(x.Data[i])
+						below = ok && c > 0
+					}
+					if !below {
+						ties = append(ties, i)
+					}
+				}
+			}
+			if err := f(l*S+o, ties, undecided); err != nil {
 				return err
 			}
 		}
@@ -244,7 +276,17 @@ func poolPrim[T Scalar[T]](kind winKind) *Prim[T] {
 		}
 		t := zerosOf[T](g.out)
 		dx := dxs[0].Data
-		err = maxTies(g, xs[0], func(o int, ps []int) error {
+		err = maxTies(g, xs[0], func(o int, ps []int, hull bool) error {
+			if hull {
+				// The average of the tangents of any non-empty subset of
+				// the candidates lies in the hull of their tangents.
+				h := dx[ps[0]]
+				for _, i := range ps[1:] {
+					h = any(h).(Encloser[T]).Join(dx[i])
+				}
+				t.Data[o] = h
+				return nil
+			}
 			if len(ps) == 1 {
 				t.Data[o] = dx[ps[0]]
 				return nil
@@ -271,9 +313,14 @@ func poolPrim[T Scalar[T]](kind winKind) *Prim[T] {
 			return nil, err
 		}
 		dx := zerosOf[T](xs[0].Shape)
-		err = maxTies(g, xs[0], func(o int, ps []int) error {
+		err = maxTies(g, xs[0], func(o int, ps []int, hull bool) error {
 			share := dy.Data[o]
-			if len(ps) > 1 {
+			if hull {
+				// A candidate receives dy/t when it is one of the t real
+				// maximisers and 0 otherwise: both lie in hull(0, dy).
+				var z T
+				share = any(share).(Encloser[T]).Join(z)
+			} else if len(ps) > 1 {
 				q, err := share.Div(share.FromInt(int64(len(ps))))
 				if err != nil {
 					return fmt.Errorf("cotangent %d: %w", o, err)

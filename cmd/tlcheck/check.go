@@ -84,8 +84,12 @@ func worstString(r *obligations.Result) string {
 	if r.Cases == 0 {
 		return "-"
 	}
+	// An exact primitive's derivative obligation is decided with == over
+	// Dual[Rat] (dual-rat): exact, like the other Rat laws; the interval
+	// derivative oracle (dual-interval) reports its relative resolution.
+	interval := r.Obligation == obligations.Derivative && (r.Oracles[obligations.OracleDualInterval] > 0 || r.Oracles[obligations.OracleInconclusive] > 0)
 	switch {
-	case r.Obligation == obligations.Derivative:
+	case interval:
 		s := "rel=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
 		if n := r.Oracles[obligations.OracleInconclusive]; n > 0 {
 			s += " inconclusive=" + strconv.Itoa(n)
@@ -113,8 +117,9 @@ func checkResult(op string, r *obligations.Result) jsonout.CheckResult {
 		return out
 	}
 	worst := jsonout.Number(r.Worst)
+	interval := r.Obligation == obligations.Derivative && (r.Oracles[obligations.OracleDualInterval] > 0 || r.Oracles[obligations.OracleInconclusive] > 0)
 	switch {
-	case r.Obligation == obligations.Derivative:
+	case interval:
 		out.WorstRel = &worst
 		if n := r.Oracles[obligations.OracleInconclusive]; n > 0 {
 			out.Inconclusive = &n

@@ -83,5 +83,26 @@ func stageRefine(c gateConfig) gateStage {
 			st.Refinements = append(st.Refinements, *o.ref)
 		}
 	}
+	// fast_cpu documents its summation order (8-lane chunks, independent
+	// of GOMAXPROCS): refinement admits any order within the bound, so the
+	// documented one is checked bit for bit, at GOMAXPROCS as set and 1.
+	// Sequential, after the pool: the check changes GOMAXPROCS.
+	for _, op := range refine.DeclaredOrderOps() {
+		start := time.Now()
+		name := backend.ProviderFastCPU + "." + op + "/declared-order"
+		item := gateItem{GateItem: jsonout.GateItem{Name: name}, Detail: "bit-identical to the documented 8-lane chunked order, GOMAXPROCS as set and 1"}
+		capsule, ok := cat.Lookup(backend.ProviderFastCPU + "." + op)
+		if !ok {
+			item.Failure = "no capsule " + backend.ProviderFastCPU + "." + op
+		} else if b, err := provs.Bind(capsule); err != nil {
+			item.Failure = err.Error()
+		} else if err := refine.CheckDeclaredOrder(b, op, c.seed); err != nil {
+			item.Failure = err.Error()
+		} else {
+			item.Holds = true
+		}
+		item.Seconds = time.Since(start).Seconds()
+		st.Items = append(st.Items, item)
+	}
 	return st
 }

@@ -39,10 +39,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"check", "--graph-obligations", ""}, 2, "", "tlcheck: --graph-obligations: empty value", true},
 		{[]string{"certify", "--out", "unused", "--providers", ""}, 2, "", "tlcheck: --providers: empty value", true},
 		{[]string{"diff", "--scalars", ""}, 2, "", "tlcheck: --scalars: empty value", true},
-		// mul has five obligations (adjointness, JVP and VJP linearity, zero
-		// preservation, interval enclosure; no derivative: its semantics are exact).
-		{[]string{"check", "--ops", "mul", "--cases", "20", "--graphs", "0", "--plant-fault", "mul"}, 1, "", "tlcheck: 1 of 5 obligations fails\n", true},
-		{[]string{"check", "--ops", "mul", "--cases", "1", "--graphs", "0"}, 0, "all 5 obligations hold on 1 primitive × 1 case and 0 random graphs per graph obligation\n", "", false},
+		// mul has seven obligations (adjointness, JVP and VJP linearity, zero
+		// preservation, derivative over Dual[Rat], fast-path, interval
+		// enclosure); the planted fault flips the VJP over Rat, Interval and
+		// F64, so adjointness and fast-path fail.
+		{[]string{"check", "--ops", "mul", "--cases", "20", "--graphs", "0", "--plant-fault", "mul"}, 1, "", "tlcheck: 2 of 7 obligations fail\n", true},
+		{[]string{"check", "--ops", "mul", "--cases", "1", "--graphs", "0"}, 0, "all 7 obligations hold on 1 primitive × 1 case and 0 random graphs per graph obligation\n", "", false},
 		{[]string{"tape-example", "--scalar", "q"}, 2, "", `--scalar: unknown value "q"`, true},
 	}
 	for _, c := range cases {
