@@ -137,6 +137,11 @@ func binOp(op irsem.Op) opImporter {
 		if done, err := c.foldIntBinary(op); done || err != nil {
 			return err
 		}
+		if op == irsem.OpAdd {
+			if done, err := c.maskedAdd(); done || err != nil {
+				return err
+			}
+		}
 		a, ia, err := c.float(0)
 		if err != nil {
 			return err
@@ -160,10 +165,10 @@ func binOp(op irsem.Op) opImporter {
 	}
 }
 
-// foldIntBinary computes Add, Sub and Mul of two integer constants (shape
-// arithmetic) at import, numpy-broadcast; done is false when an operand is
-// not an integer constant. Div of integers is refused (its rounding is not
-// the IR's exact division).
+// foldIntBinary computes Add, Sub, Mul and Div of two integer constants
+// (shape arithmetic) at import, numpy-broadcast; done is false when an
+// operand is not an integer constant. Integer Div truncates toward zero
+// (the operator's integer semantics); a zero divisor is an error.
 func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 	a, err := c.in(0)
 	if err != nil {
@@ -175,9 +180,6 @@ func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 	}
 	if !a.isInt() || !bv.isInt() || !a.isK || !bv.isK {
 		return false, nil
-	}
-	if op == "div" {
-		return true, c.errf("input", "integer division (of shape arithmetic) is not supported")
 	}
 	s, err := broadcastShapes(a.shape, bv.shape)
 	if err != nil {
@@ -200,6 +202,12 @@ func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 		case irsem.OpSub:
 			r = x - y
 			ok = (r < x) == (y > 0) || y == 0
+		case "div":
+			q, err := foldIntDiv(x, y)
+			if err != nil {
+				return true, c.errf("input", "element %d: %v", i, err)
+			}
+			r, ok = q, true
 		default:
 			r = x * y
 			ok = x == 0 || (r/x == y && !(x == -1 && y == math.MinInt64) && !(y == -1 && x == math.MinInt64))
@@ -249,6 +257,9 @@ func naryOp(op irsem.Op) opImporter {
 			return err
 		}
 		if err := c.outputs(1, "a second output"); err != nil {
+			return err
+		}
+		if done, err := c.foldIntNary(string(op)); done || err != nil {
 			return err
 		}
 		vs := make([]*value, len(c.n.Inputs))

@@ -41,6 +41,11 @@ func (c *nctx) reshapeTo(v *value, to spec.Shape) error {
 		c.outValue(0, intConst(to, v.ints))
 		return nil
 	}
+	if v.isK && v.ninf != nil {
+		// A constant holding −∞ (a mask) stays a constant.
+		c.outValue(0, &value{shape: to.Clone(), dt: v.dt, id: -1, isK: true, init: -1, rats: v.rats, ninf: v.ninf})
+		return nil
+	}
 	id, err := c.b.ir(v)
 	if err != nil {
 		return c.wrap(c.inField(0), err)
@@ -697,7 +702,7 @@ func importExpand(c *nctx) error {
 	if err := c.oneOutput(2, 2); err != nil {
 		return err
 	}
-	v, x, err := c.float(0)
+	v, err := c.in(0)
 	if err != nil {
 		return err
 	}
@@ -718,6 +723,19 @@ func importExpand(c *nctx) error {
 	}
 	if _, err := s.Check(0); err != nil {
 		return c.errf(c.inField(1), "%v", err)
+	}
+	if v.isK && (v.isInt() || v.ninf != nil) {
+		// Folded: an integer constant, or a float one holding −∞ (a mask).
+		w, err := c.fromXnums(s, v.dt, elems(v, s))
+		if err != nil {
+			return err
+		}
+		c.outValue(0, w)
+		return nil
+	}
+	_, x, err := c.float(0)
+	if err != nil {
+		return err
 	}
 	c.out(0, c.b.broadcast(x, v.shape, s), s, v.dt)
 	return nil
@@ -898,7 +916,14 @@ func importConstantOfShape(c *nctx) error {
 	for i := range rs {
 		rs[i] = fill.rats[0]
 	}
-	c.outValue(0, &value{shape: s, dt: fill.dt, id: -1, isK: true, init: -1, rats: rs, where: c.n.Where()})
+	var ninf []bool
+	if fill.ninf != nil && fill.ninf[0] {
+		ninf = make([]bool, n)
+		for i := range ninf {
+			ninf[i] = true
+		}
+	}
+	c.outValue(0, &value{shape: s, dt: fill.dt, id: -1, isK: true, init: -1, rats: rs, ninf: ninf, where: c.n.Where()})
 	return nil
 }
 
@@ -957,10 +982,44 @@ func importCast(c *nctx) error {
 	}
 	dt := DataType(to)
 	switch {
+	case v.isInt() && dt == Bool:
+		xs := make([]int64, len(v.ints))
+		for i, x := range v.ints {
+			if x != 0 {
+				xs[i] = 1
+			}
+		}
+		c.outValue(0, &value{shape: v.shape.Clone(), dt: Bool, id: -1, isK: true, init: -1, ints: xs})
 	case v.isInt() && !dt.IsFloat() && dt != 0:
 		w := *v
 		w.dt = Int64
 		c.outValue(0, &w)
+	case v.isK && !v.isInt() && !dt.IsFloat() && dt != 0:
+		// A float constant cast to an integer type: truncation toward
+		// zero (to BOOL: non-zero is 1); −∞ is refused.
+		xs := make([]int64, len(v.rats))
+		for i, r := range v.rats {
+			if v.ninf != nil && v.ninf[i] {
+				return c.errf(c.inField(0), "element %d is −∞, which %s does not hold", i, dt)
+			}
+			t := floorRat(r.Abs())
+			if r.Big().Sign() < 0 {
+				t = t.Neg()
+			}
+			b := t.Big().Num()
+			if !b.IsInt64() {
+				return c.errf(c.inField(0), "element %d is out of the range of %s", i, dt)
+			}
+			xs[i] = b.Int64()
+			if dt == Bool && !r.IsZero() {
+				xs[i] = 1
+			}
+		}
+		ot := Int64
+		if dt == Bool {
+			ot = Bool
+		}
+		c.outValue(0, &value{shape: v.shape.Clone(), dt: ot, id: -1, isK: true, init: -1, ints: xs})
 	case v.isInt() && (dt == Float || dt == Double):
 		rs := make([]spec.Rat, len(v.ints))
 		for i, x := range v.ints {
