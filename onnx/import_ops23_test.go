@@ -186,6 +186,11 @@ func TestImportOps23Float(t *testing.T) {
 			op("Attention", ins("q", "k", "v", "mb"), ins("y"), aI("q_num_heads", 2), aI("kv_num_heads", 1)).out("y").model(),
 			[]*Tensor{floatsTensor(dims(1, 1, 2), 1, 2), floatsTensor(dims(1, 2, 1), 1, 1), floatsTensor(dims(1, 2, 1), 3, 5)},
 			[][]float64{{3, 3}}},
+		// Gelu (none) at 1: (1 + erf(1/√2))/2 = Φ(1) = 0.841344746068542948… (the normal CDF table);
+		// tanh form at 1: (1 + tanh(√(2/π)·1.044715))/2; Erf at 1/2 = 0.520499877813046537… (A&S Table 7.1).
+		{"Gelu Erf", newMG(20).in("x", 1).in("h", 1).op("Gelu", ins("x"), ins("a")).op("Gelu", ins("x"), ins("b"), aS("approximate", "tanh")).op("Erf", ins("h"), ins("c")).out("a", "b", "c").model(),
+			[]*Tensor{floatsTensor(dims(1), 1), floatsTensor(dims(1), 0.5)},
+			[][]float64{{0.8413447460685429}, {(1 + math.Tanh(math.Sqrt(2/math.Pi)*1.044715)) / 2}, {0.5204998778130465}}},
 		{"LayerNormalization eps 1/2", newMG(17).in("x", 2).init("s", dims(2), 1, 1).op("LayerNormalization", ins("x", "s"), ins("y"), aF("epsilon", 0.5)).out("y").model(),
 			[]*Tensor{floatsTensor(dims(2), 1, 3)}, [][]float64{{-ln, ln}}},
 		// ReduceLogSumExp of [0 l] = ln(1 + eˡ), l the float32 nearest ln 3; ReduceLogSum of [1 3] = ln 4.

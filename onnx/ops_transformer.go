@@ -16,6 +16,7 @@ import (
 //	GroupNormalization  [18]  the rows of [N·G, (C/G)·spatial] normalised as LayerNormalization,
 //	                          scale and bias per group [G] (opset 18; each channel takes its group's)
 //	                          or per channel [C] (opset 21)
+//	Erf                 [9]   the registry's erf
 //	HardSwish           [14]  x ⊙ clamp(x/6 + 1/2, 0, 1) (α = 1/6 exactly, the operator's text)
 //	Gelu                [20]  approximate = "tanh": the registry's gelu (√(2/π) as its float64
 //	                          value, 0.044715); "none": x·(1 + erf(x/√2))/2 with the registry's erf
@@ -42,7 +43,7 @@ func transformerOps() map[string]opImporter {
 	return map[string]opImporter{
 		"LayerNormalization": importLayerNorm, "RMSNormalization": importRMSNorm, "GroupNormalization": importGroupNorm,
 		"HardSwish": importHardSwish, "Gelu": importGelu, "CumSum": importCumSum,
-		"RotaryEmbedding": importRotary, "Attention": importAttention,
+		"RotaryEmbedding": importRotary, "Attention": importAttention, "Erf": unaryOp(opErf),
 	}
 }
 
