@@ -16,7 +16,7 @@ func shapeOps() map[string]opImporter {
 		"Transpose": importTranspose, "Concat": importConcat, "Split": importSplit, "Slice": importSlice,
 		"Gather": importGather, "Expand": importExpand, "Tile": importTile,
 		"Constant": importConstant, "ConstantOfShape": importConstantOfShape, "Shape": importShape,
-		"Cast": importCast, "Pad": importPad,
+		"Cast": importCast, "CastLike": importCastLike, "Pad": importPad,
 	}
 }
 
@@ -960,15 +960,13 @@ func importShape(c *nctx) error {
 	return nil
 }
 
-// importCast: integer constants are converted at import; a float value
-// cast to its own type is the identity. Any other cast of a float value
-// changes its precision and is refused.
+// importCast: integer constants are converted at import (to BOOL: non-zero
+// is 1), and so are float constants cast to an integer type (truncation
+// toward zero); a float value cast to its own type, or float32 to float64,
+// is the identity (the same reals). A cast to a narrower float type rounds
+// and is refused.
 func importCast(c *nctx) error {
 	if err := c.oneOutput(1, 1); err != nil {
-		return err
-	}
-	v, err := c.in(0)
-	if err != nil {
 		return err
 	}
 	to, err := c.attrInt("to", 0)
@@ -980,7 +978,33 @@ func importCast(c *nctx) error {
 			return err
 		}
 	}
-	dt := DataType(to)
+	return c.castTo(DataType(to))
+}
+
+// importCastLike is Cast to the element type of input 1 (opset 15; the
+// function bodies of expanded ops use it on constants).
+func importCastLike(c *nctx) error {
+	if err := c.oneOutput(2, 2); err != nil {
+		return err
+	}
+	if c.b.opset >= 19 {
+		if _, err := c.attrInt("saturate", 1); err != nil {
+			return err
+		}
+	}
+	t, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	return c.castTo(t.dt)
+}
+
+// castTo casts input 0 to dt (see importCast).
+func (c *nctx) castTo(dt DataType) error {
+	v, err := c.in(0)
+	if err != nil {
+		return err
+	}
 	switch {
 	case v.isInt() && dt == Bool:
 		xs := make([]int64, len(v.ints))
@@ -1031,6 +1055,11 @@ func importCast(c *nctx) error {
 		c.outValue(0, &value{shape: v.shape.Clone(), dt: dt, id: -1, isK: true, init: -1, rats: rs})
 	case !v.isInt() && dt == v.dt:
 		c.outValue(0, v)
+	case !v.isInt() && v.dt == Float && dt == Double:
+		// float32 → float64 is exact: the same real values.
+		w := *v
+		w.dt = Double
+		c.outValue(0, &w)
 	default:
 		return c.errf(attrField("to"), "cast from %s to %s is not supported (it would change values the IR computes exactly)", v.dt.String(), dt.String())
 	}

@@ -11,7 +11,8 @@ import (
 //
 //	LayerNormalization  [17]  over the axes from axis (default −1) on: μ = mean(x), d = x − μ,
 //	                          σ² = mean(d·d), y = d · (1/√(σ² + ε)) ⊙ scale + B (ε default 1e-5,
-//	                          its float32 value); the Mean and InvStdDev outputs are refused when used
+//	                          its float32 value); outputs Mean = μ and InvStdDev = 1/√(σ² + ε), shaped
+//	                          X.shape[:axis] followed by ones
 //	RMSNormalization    [23]  y = x / √(mean(x·x) + ε) ⊙ scale over the axes from axis
 //	GroupNormalization  [18]  the rows of [N·G, (C/G)·spatial] normalised as LayerNormalization,
 //	                          scale and bias per group [G] (opset 18; each channel takes its group's)
@@ -50,21 +51,29 @@ func transformerOps() map[string]opImporter {
 // normRows normalises each row of x [m, n]: d = x − mean (x itself for
 // rms), v = mean(d·d), and d·(1/√(v + ε)) (layer) or d/√(v + ε) (rms).
 func (b *imp) normRows(x, m, n int, eps spec.Rat, rms bool) int {
+	y, _, _ := b.normRowsStats(x, m, n, eps, rms)
+	return y
+}
+
+// normRowsStats is normRows with the row means [m] (x itself's node for
+// rms, unused) and the reciprocal standard deviations [m].
+func (b *imp) normRowsStats(x, m, n int, eps spec.Rat, rms bool) (y, mean, inv int) {
 	s := spec.Shape{m, n}
 	col := spec.Shape{m, 1}
 	d := x
+	mean = -1
 	if !rms {
-		mean := b.emit(irsem.Kind{Op: irsem.OpReduceMean, Axis: 1}, spec.Shape{m}, x)
+		mean = b.emit(irsem.Kind{Op: irsem.OpReduceMean, Axis: 1}, spec.Shape{m}, x)
 		d = b.binary(irsem.OpSub, x, b.broadcast(b.reshape(mean, spec.Shape{m}, col), col, s), s)
 	}
 	sq := b.binary(irsem.OpMulElem, d, d, s)
 	v := b.emit(irsem.Kind{Op: irsem.OpReduceMean, Axis: 1}, spec.Shape{m}, sq)
 	sd := b.unary(irsem.OpSqrt, b.addConst(v, spec.Shape{m}, eps), spec.Shape{m})
 	if rms {
-		return b.div(d, b.broadcast(b.reshape(sd, spec.Shape{m}, col), col, s), s)
+		return b.div(d, b.broadcast(b.reshape(sd, spec.Shape{m}, col), col, s), s), mean, -1
 	}
-	inv := b.unary(irsem.OpInv, sd, spec.Shape{m})
-	return b.binary(irsem.OpMulElem, d, b.broadcast(b.reshape(inv, spec.Shape{m}, col), col, s), s)
+	inv = b.unary(irsem.OpInv, sd, spec.Shape{m})
+	return b.binary(irsem.OpMulElem, d, b.broadcast(b.reshape(inv, spec.Shape{m}, col), col, s), s), mean, inv
 }
 
 // affine multiplies y (shape s) by input i and adds input j (when
@@ -119,7 +128,17 @@ func (c *nctx) normFromAxis(rms bool) (*value, int, error) {
 	if n == 0 {
 		return nil, 0, c.errf(c.inField(0), "shape %v: the normalised axes from %d hold no element", s, ax)
 	}
-	y := c.b.normRows(c.b.reshape(x, s, spec.Shape{m, n}), m, n, eps, rms)
+	y, mean, inv := c.b.normRowsStats(c.b.reshape(x, s, spec.Shape{m, n}), m, n, eps, rms)
+	if !rms {
+		// LayerNormalization's Mean and InvStdDev: shape X.shape[:axis]
+		// followed by ones.
+		st := s.Clone()
+		for i := ax; i < len(st); i++ {
+			st[i] = 1
+		}
+		c.out(1, c.b.reshape(mean, spec.Shape{m}, st), st, v.dt)
+		c.out(2, c.b.reshape(inv, spec.Shape{m}, st), st, v.dt)
+	}
 	return v, c.b.reshape(y, spec.Shape{m, n}, s), nil
 }
 
@@ -127,7 +146,7 @@ func importLayerNorm(c *nctx) error {
 	if err := c.arity(2, 3); err != nil {
 		return err
 	}
-	if err := c.outputs(1, "the Mean or InvStdDev output"); err != nil {
+	if err := c.outputs(3, "a fourth output"); err != nil {
 		return err
 	}
 	v, y, err := c.normFromAxis(false)
