@@ -9,6 +9,10 @@ Each case directory (model.onnx + test_data_set_N/) gets one run of
                    suite's own reference outputs this is a false verdict of
                    tlcheck or a disagreement with the operator specification,
                    and it fails the run;
+* ``FAILS (known)`` a FAILS on a case listed in KNOWN_INEXACT_REFERENCE, whose
+                   recorded output the suite writes by hand with few digits, so
+                   that no evaluation gives it: the verdict is true and is listed,
+                   but does not fail the run;
 * ``refused``      tlcheck did not take the case (exit 2: an op or dtype it
                    does not import, a data-dependent op, …), with its one-line reason.
 
@@ -33,6 +37,14 @@ ISSUE_OPS = frozenset({
     "Resize", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "ReduceLogSumExp", "ArgMax",
     "TopK", "GlobalMaxPool", "HardSwish", "Mod", "Floor", "IsNaN", "ScatterND", "Hardmax",
 })
+
+
+# Cases whose expected outputs the ONNX suite writes by hand, rounded: a FAILS
+# there is a true statement about the recorded value, not a false verdict.
+KNOWN_INEXACT_REFERENCE = {
+    "test_averagepool_2d_ceil_last_window_starts_on_pad":
+        "the expected output is written with 4 decimals (0.1511 for the window mean 1.3595/9 = 0.151055…)",
+}
 
 
 @dataclass(frozen=True)
@@ -75,6 +87,8 @@ def classify(name: str, proc: "subprocess.CompletedProcess[str]", ops: frozenset
         return Result(name, "refused", f"exit {proc.returncode}, no JSON document: {first}", ops)
     fails, inconc = int(doc.get("fails", 0)), int(doc.get("inconclusive", 0))
     if proc.returncode == 1 or fails > 0:
+        if name in KNOWN_INEXACT_REFERENCE:
+            return Result(name, "FAILS (known)", KNOWN_INEXACT_REFERENCE[name], ops)
         return Result(name, "FAILS", f"{fails} element(s) outside the bound", ops)
     if proc.returncode != 0:
         return Result(name, "refused", f"exit {proc.returncode}: {first}", ops)
@@ -105,13 +119,14 @@ def report(results: Sequence[Result], out: Callable[[str], None] = print) -> int
     issue_pass = sum(1 for r in issue if r.status == "holds")
     imported = sum(1 for r in results if r.status != "refused")
     out(f"node tests: {len(results)}; imported {imported}; holds {by.get('holds', 0)}; "
-        f"inconclusive {by.get('inconclusive', 0)}; FAILS {by.get('FAILS', 0)}; refused {by.get('refused', 0)}")
+        f"inconclusive {by.get('inconclusive', 0)}; FAILS {by.get('FAILS', 0)}; "
+        f"FAILS on hand-rounded references {by.get('FAILS (known)', 0)}; refused {by.get('refused', 0)}")
     if issue:
         out(f"node tests using the issue's ops: {len(issue)}; holds {issue_pass} "
             f"({100.0 * issue_pass / len(issue):.1f} %)")
     for r in results:
         if r.status != "holds":
-            out(f"{r.status:12s} {r.name}: {r.reason}")
+            out(f"{r.status:13s} {r.name}: {r.reason}")
     return 1 if by.get("FAILS", 0) else 0
 
 

@@ -39,6 +39,8 @@ def test_classify() -> None:
     assert classify("a", _proc(0, {"fails": 0, "inconclusive": 2}), ops).status == "inconclusive"
     r = classify("a", _proc(1, {"fails": 3, "inconclusive": 0}), ops)
     assert r.status == "FAILS" and "3" in r.reason
+    k = classify("test_averagepool_2d_ceil_last_window_starts_on_pad", _proc(1, {"fails": 3}), ops)
+    assert k.status == "FAILS (known)" and "4 decimals" in k.reason
     r = classify("a", _proc(2, None, "onnx: m.onnx: node \"y\" (Foo): op_type: unknown\nmore"), ops)
     assert r.status == "refused" and r.reason.startswith("onnx: m.onnx")
 
@@ -46,7 +48,7 @@ def test_classify() -> None:
 def test_report_fails_on_a_false_fails() -> None:
     lines: list[str] = []
     ok = [Result("a", "holds", "", frozenset({"Erf"})), Result("b", "refused", "why", frozenset({"Relu"}))]
-    assert report(ok, lines.append) == 0
+    assert report(ok + [Result("k", "FAILS (known)", "rounded", frozenset())], lines.append) == 0
     assert any("holds 1 (100.0 %)" in s for s in lines)
     assert any("refused" in s and "b: why" in s for s in lines)
     lines.clear()
