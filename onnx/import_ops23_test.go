@@ -70,6 +70,9 @@ func TestImportOps23Exact(t *testing.T) {
 		// CastLike of a computed float32 to its own type: the same values.
 		{"CastLike to its own type", newMG(15).in("x", 2).op("CastLike", ins("x", "x"), ins("y")).out("y").model(),
 			[]*Tensor{floatsTensor(dims(2), 1.5, -2)}, []spec.Shape{{2}}, [][]string{{"3/2", "-2"}}},
+		// Clip with computed bounds lo = 0, hi = 2 (graph inputs): [−1 1 3] → [0 1 2].
+		{"Clip computed bounds", newMG(13).in("x", 3).in("lo").in("hi").op("Clip", ins("x", "lo", "hi"), ins("y")).out("y").model(),
+			[]*Tensor{floatsTensor(dims(3), -1, 1, 3), floatsTensor(dims(), 0), floatsTensor(dims(), 2)}, []spec.Shape{{3}}, [][]string{{"0", "1", "2"}}},
 		// axis 0 over [2,2] = all four: [1 3 1 3] → mean 2, σ² 1 → [−1 1 −1 1]; no bias, scale [[1 2] [3 4]].
 		{"LayerNormalization axis 0 no bias", newMG(17).in("x", 2, 2).init("s", dims(2, 2), 1, 2, 3, 4).
 			op("LayerNormalization", ins("x", "s"), ins("y"), aF("epsilon", 0), aI("axis", 0)).out("y").model(),

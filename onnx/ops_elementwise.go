@@ -435,9 +435,11 @@ func abs64(x int64) int64 {
 }
 
 // importClip: min(max(x, lo), hi); the bounds are attributes before opset
-// 11 and optional constant scalar inputs from it.
+// 11 and optional scalar inputs from it (constants, or computed values
+// applied as max_elem / min_elem with the broadcast bound).
 func importClip(c *nctx) error {
 	var lo, hi *spec.Rat
+	dyn := [2]int{-1, -1} // inputs of computed bounds
 	if c.b.opset < 11 {
 		if err := c.arity(1, 1); err != nil {
 			return err
@@ -473,8 +475,13 @@ func importClip(c *nctx) error {
 			if err != nil {
 				return err
 			}
-			if !t.isK || t.shape.Size() != 1 {
-				return c.errf(c.inField(i+1), "must be a constant scalar")
+			if t.shape.Size() != 1 {
+				return c.errf(c.inField(i+1), "shape %v, expected a scalar", t.shape)
+			}
+			if !t.isK {
+				// A computed bound: max_elem / min_elem with it, broadcast.
+				dyn[i] = i + 1
+				continue
 			}
 			var r spec.Rat
 			if t.isInt() {
@@ -492,7 +499,23 @@ func importClip(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	c.out(0, c.b.clamp(x, v.shape, lo, hi), v.shape, v.dt)
+	y := c.b.clamp(x, v.shape, lo, hi)
+	for k, in := range dyn {
+		if in < 0 {
+			continue
+		}
+		bv, bid, err := c.float(in)
+		if err != nil {
+			return err
+		}
+		bb := c.b.broadcast(c.b.reshape(bid, bv.shape, spec.Shape{}), spec.Shape{}, v.shape)
+		op := irsem.OpMaxElem
+		if k == 1 {
+			op = irsem.OpMinElem
+		}
+		y = c.b.binary(op, y, bb, v.shape)
+	}
+	c.out(0, y, v.shape, v.dt)
 	return nil
 }
 
