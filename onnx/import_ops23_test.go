@@ -73,6 +73,19 @@ func TestImportOps23Exact(t *testing.T) {
 		// Clip with computed bounds lo = 0, hi = 2 (graph inputs): [−1 1 3] → [0 1 2].
 		{"Clip computed bounds", newMG(13).in("x", 3).in("lo").in("hi").op("Clip", ins("x", "lo", "hi"), ins("y")).out("y").model(),
 			[]*Tensor{floatsTensor(dims(3), -1, 1, 3), floatsTensor(dims(), 0), floatsTensor(dims(), 2)}, []spec.Shape{{3}}, [][]string{{"0", "1", "2"}}},
+		// Einsum "ij,jk->ik" of [[1 −5 3] [4 2 −6]] and [[1 0] [0 1] [1 1]]: rows (1+3, −5+3) = (4, −2) and (4−6, 2−6) = (−2, −4).
+		{"Einsum matmul", newMG(12).in("x", 2, 3).init("w", dims(3, 2), 1, 0, 0, 1, 1, 1).op("Einsum", ins("x", "w"), ins("y"), aS("equation", "ij,jk->ik")).out("y").model(),
+			[]*Tensor{x23}, []spec.Shape{{2, 2}}, [][]string{{"4", "-2", "-2", "-4"}}},
+		// "ij->ji" transposes; implicit "ij" keeps [2,3]; "ij->" sums to 1−5+3+4+2−6 = −1; "i,i" inner product of [1 2 3 4] with itself = 30.
+		{"Einsum transpose sum implicit", newMG(12).in("x", 2, 3).in("v", 4).op("Einsum", ins("x"), ins("t"), aS("equation", "ij->ji")).
+			op("Einsum", ins("x"), ins("s"), aS("equation", "ij->")).op("Einsum", ins("v", "v"), ins("d"), aS("equation", "i,i")).out("t", "s", "d").model(),
+			[]*Tensor{x23, x4}, []spec.Shape{{3, 2}, {}, {}}, [][]string{{"1", "4", "-5", "2", "3", "-6"}, {"-1"}, {"30"}}},
+		// Batched "...ij,...jk" (implicit output ...ik) of [2,1,2] rows [1 2], [3 4] with [2,2,1] columns [1 1]ᵀ, [2 0]ᵀ: [3], [6].
+		{"Einsum ellipsis batch", newMG(12).in("a", 2, 1, 2).in("b", 2, 2, 1).op("Einsum", ins("a", "b"), ins("y"), aS("equation", "...ij,...jk")).out("y").model(),
+			[]*Tensor{floatsTensor(dims(2, 1, 2), 1, 2, 3, 4), floatsTensor(dims(2, 2, 1), 1, 1, 2, 0)}, []spec.Shape{{2, 1, 1}}, [][]string{{"3", "6"}}},
+		// Three operands "i,ij,j->": Σ u_i x_ij v_j with u = [1 1], v = [1 0 1]: (1+3) + (4−6) = 2.
+		{"Einsum three operands", newMG(12).in("u", 2).in("x", 2, 3).in("v", 3).op("Einsum", ins("u", "x", "v"), ins("y"), aS("equation", "i,ij,j->")).out("y").model(),
+			[]*Tensor{floatsTensor(dims(2), 1, 1), x23, floatsTensor(dims(3), 1, 0, 1)}, []spec.Shape{{}}, [][]string{{"2"}}},
 		// axis 0 over [2,2] = all four: [1 3 1 3] → mean 2, σ² 1 → [−1 1 −1 1]; no bias, scale [[1 2] [3 4]].
 		{"LayerNormalization axis 0 no bias", newMG(17).in("x", 2, 2).init("s", dims(2, 2), 1, 2, 3, 4).
 			op("LayerNormalization", ins("x", "s"), ins("y"), aF("epsilon", 0), aI("axis", 0)).out("y").model(),
@@ -241,6 +254,8 @@ func TestImportOps23Refused(t *testing.T) {
 			[]string{`(Softmax)`, "row 0", "NaN"}},
 		{"masked softmax on a non-last axis", newMG(13).in("x", 2, 2).init("m", dims(2, 2), 0, inf, 0, 0).op("Add", ins("x", "m"), ins("a")).op("Softmax", ins("a"), ins("y"), aI("axis", 0)).out("y").model(),
 			[]string{`(Softmax)`, "last axis"}},
+		{"Einsum diagonal", newMG(12).in("x", 2, 2).op("Einsum", ins("x"), ins("y"), aS("equation", "ii->i")).out("y").model(),
+			[]string{`(Einsum)`, `attribute "equation"`, "diagonal"}},
 		{"opset 24", newMG(24).in("x", 2).op("Relu", ins("x"), ins("y")).out("y").model(), []string{"opset 24", "1…23"}},
 	}
 	for _, tc := range cases {
