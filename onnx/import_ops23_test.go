@@ -86,6 +86,15 @@ func TestImportOps23Exact(t *testing.T) {
 		// Three operands "i,ij,j->": Σ u_i x_ij v_j with u = [1 1], v = [1 0 1]: (1+3) + (4−6) = 2.
 		{"Einsum three operands", newMG(12).in("u", 2).in("x", 2, 3).in("v", 3).op("Einsum", ins("u", "x", "v"), ins("y"), aS("equation", "i,ij,j->")).out("y").model(),
 			[]*Tensor{floatsTensor(dims(2), 1, 1), x23, floatsTensor(dims(3), 1, 0, 1)}, []spec.Shape{{}}, [][]string{{"2"}}},
+		// Resize ×2 of [1 5] (half_pixel): x(o) = (o + ½)/2 − ½ = −¼, ¼, ¾, 5/4. nearest (round_prefer_floor,
+		// clamped): indices 0 0 1 1 → [1 1 5 5]; linear: 1, ¾·1 + ¼·5 = 2, ¼·1 + ¾·5 = 4, 5.
+		{"Resize nearest and linear", newMG(13).in("x", 1, 1, 2).init("sc", dims(3), 1, 1, 2).
+			op("Resize", ins("x", "", "sc"), ins("a")).op("Resize", ins("x", "", "sc"), ins("b"), aS("mode", "linear")).out("a", "b").model(),
+			[]*Tensor{floatsTensor(dims(1, 1, 2), 1, 5)}, []spec.Shape{{1, 1, 4}, {1, 1, 4}}, [][]string{{"1", "1", "5", "5"}, {"1", "2", "4", "5"}}},
+		// sizes [1 1 4], align_corners linear: x(o) = o/3 → 1, 1 + 4/3, 1 + 8/3, 5.
+		{"Resize sizes align_corners", newMG(13).in("x", 1, 1, 2).initI("sz", dims(3), 1, 1, 4).
+			op("Resize", ins("x", "", "", "sz"), ins("y"), aS("mode", "linear"), aS("coordinate_transformation_mode", "align_corners")).out("y").model(),
+			[]*Tensor{floatsTensor(dims(1, 1, 2), 1, 5)}, []spec.Shape{{1, 1, 4}}, [][]string{{"1", "7/3", "11/3", "5"}}},
 		// axis 0 over [2,2] = all four: [1 3 1 3] → mean 2, σ² 1 → [−1 1 −1 1]; no bias, scale [[1 2] [3 4]].
 		{"LayerNormalization axis 0 no bias", newMG(17).in("x", 2, 2).init("s", dims(2, 2), 1, 2, 3, 4).
 			op("LayerNormalization", ins("x", "s"), ins("y"), aF("epsilon", 0), aI("axis", 0)).out("y").model(),
