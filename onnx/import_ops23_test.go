@@ -95,6 +95,10 @@ func TestImportOps23Exact(t *testing.T) {
 		{"Resize sizes align_corners", newMG(13).in("x", 1, 1, 2).initI("sz", dims(3), 1, 1, 4).
 			op("Resize", ins("x", "", "", "sz"), ins("y"), aS("mode", "linear"), aS("coordinate_transformation_mode", "align_corners")).out("y").model(),
 			[]*Tensor{floatsTensor(dims(1, 1, 2), 1, 5)}, []spec.Shape{{1, 1, 4}}, [][]string{{"1", "7/3", "11/3", "5"}}},
+		// Neg and Abs of integer constants fold: −(−3) = 3, |−2| = 2; cast and added to x = 0.
+		{"Neg Abs of integers", newMG(13).in("x", 2).initI("k", dims(2), -3, -2).op("Neg", ins("k"), ins("n")).op("Abs", ins("n"), ins("a")).
+			op("Cast", ins("a"), ins("f"), aI("to", int64(Float))).op("Add", ins("x", "f"), ins("y")).out("y").model(),
+			[]*Tensor{floatsTensor(dims(2), 0, 0)}, []spec.Shape{{2}}, [][]string{{"3", "2"}}},
 		// axis 0 over [2,2] = all four: [1 3 1 3] → mean 2, σ² 1 → [−1 1 −1 1]; no bias, scale [[1 2] [3 4]].
 		{"LayerNormalization axis 0 no bias", newMG(17).in("x", 2, 2).init("s", dims(2, 2), 1, 2, 3, 4).
 			op("LayerNormalization", ins("x", "s"), ins("y"), aF("epsilon", 0), aI("axis", 0)).out("y").model(),

@@ -41,6 +41,9 @@ func (c *nctx) unaryIn() (*value, int, error) {
 
 func unaryOp(op irsem.Op) opImporter {
 	return func(c *nctx) error {
+		if done, err := c.foldIntUnary(op); done || err != nil {
+			return err
+		}
 		v, x, err := c.unaryIn()
 		if err != nil {
 			return err
@@ -683,4 +686,41 @@ func (b *imp) shrink(x int, s spec.Shape, lambd, bias spec.Rat) (int, error) {
 		return 0, err
 	}
 	return b.emit(irsem.Kind{Op: irsem.OpShrink, Lambd: lambd, Bias: bias}, s, x), nil
+}
+
+// foldIntUnary folds Neg, Abs, Sign and Relu of an integer constant (the
+// shape arithmetic of expanded function bodies); done is false otherwise.
+func (c *nctx) foldIntUnary(op irsem.Op) (done bool, err error) {
+	if len(c.n.Inputs) != 1 {
+		return false, nil
+	}
+	v, err := c.in(0)
+	if err != nil || !v.isK || !v.isInt() {
+		return false, nil
+	}
+	out := make([]int64, len(v.ints))
+	for i, x := range v.ints {
+		switch op {
+		case "neg":
+			out[i] = -x
+		case irsem.OpAbs:
+			out[i] = abs64(x)
+		case "sign":
+			switch {
+			case x > 0:
+				out[i] = 1
+			case x < 0:
+				out[i] = -1
+			}
+		case irsem.OpRelu:
+			out[i] = max(x, 0)
+		default:
+			return false, nil
+		}
+		if x == math.MinInt64 && op != "sign" && op != irsem.OpRelu {
+			return true, c.errf(c.inField(0), "element %d: integer overflow", i)
+		}
+	}
+	c.outValue(0, intConst(v.shape, out))
+	return true, nil
 }
