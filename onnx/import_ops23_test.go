@@ -99,6 +99,9 @@ func TestImportOps23Exact(t *testing.T) {
 		{"Neg Abs of integers", newMG(13).in("x", 2).initI("k", dims(2), -3, -2).op("Neg", ins("k"), ins("n")).op("Abs", ins("n"), ins("a")).
 			op("Cast", ins("a"), ins("f"), aI("to", int64(Float))).op("Add", ins("x", "f"), ins("y")).out("y").model(),
 			[]*Tensor{floatsTensor(dims(2), 0, 0)}, []spec.Shape{{2}}, [][]string{{"3", "2"}}},
+		// opset 28: Mod fmod 0 of floats is a − floor(a/b)·b: −5.5 mod 2 = 0.5, 5.5 mod −2 = −0.5.
+		{"Mod fmod 0 of floats at opset 28", newMG(28).in("x", 2).init("a", dims(2), -5.5, 5.5).init("b", dims(2), 2, -2).op("Mod", ins("a", "b"), ins("m")).op("Add", ins("x", "m"), ins("y")).out("y").model(),
+			[]*Tensor{floatsTensor(dims(2), 0, 0)}, []spec.Shape{{2}}, [][]string{{"1/2", "-1/2"}}},
 		// axis 0 over [2,2] = all four: [1 3 1 3] → mean 2, σ² 1 → [−1 1 −1 1]; no bias, scale [[1 2] [3 4]].
 		{"LayerNormalization axis 0 no bias", newMG(17).in("x", 2, 2).init("s", dims(2, 2), 1, 2, 3, 4).
 			op("LayerNormalization", ins("x", "s"), ins("y"), aF("epsilon", 0), aI("axis", 0)).out("y").model(),
@@ -269,7 +272,9 @@ func TestImportOps23Refused(t *testing.T) {
 			[]string{`(Softmax)`, "last axis"}},
 		{"Einsum diagonal", newMG(12).in("x", 2, 2).op("Einsum", ins("x"), ins("y"), aS("equation", "ii->i")).out("y").model(),
 			[]string{`(Einsum)`, `attribute "equation"`, "diagonal"}},
-		{"opset 24", newMG(24).in("x", 2).op("Relu", ins("x"), ins("y")).out("y").model(), []string{"opset 24", "1…23"}},
+		{"opset 29", newMG(29).in("x", 2).op("Relu", ins("x"), ins("y")).out("y").model(), []string{"opset 29", "1…28"}},
+		{"Mod fmod 0 of floats before opset 28", newMG(27).in("x", 1).init("a", dims(1), 5).init("b", dims(1), 3).op("Mod", ins("a", "b"), ins("m")).op("Add", ins("x", "m"), ins("y")).out("y").model(),
+			[]string{`(Mod)`, `attribute "fmod"`}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

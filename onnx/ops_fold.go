@@ -372,8 +372,8 @@ func importMod(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	if a.dt.IsFloat() && !fmod {
-		return c.errf(attrField("fmod"), "0 with float inputs (the operator requires fmod = 1 for floats)")
+	if a.dt.IsFloat() && !fmod && c.b.opset < 28 {
+		return c.errf(attrField("fmod"), "0 with float inputs (before opset 28 the operator requires fmod = 1 for floats)")
 	}
 	s, err := broadcastShapes(a.shape, b.shape)
 	if err != nil {
@@ -410,6 +410,11 @@ func importMod(c *nctx) error {
 func importRange(c *nctx) error {
 	if err := c.oneOutput(3, 3); err != nil {
 		return err
+	}
+	if c.b.opset >= 27 {
+		if _, err := c.attrInt("stash_type", 1); err != nil { // float16/bfloat16 accumulation; exact here
+			return err
+		}
 	}
 	var xs [3]xnum
 	var dt DataType
