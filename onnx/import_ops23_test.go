@@ -102,6 +102,13 @@ func TestImportOps23Exact(t *testing.T) {
 		// opset 28: Mod fmod 0 of floats is a − floor(a/b)·b: −5.5 mod 2 = 0.5, 5.5 mod −2 = −0.5.
 		{"Mod fmod 0 of floats at opset 28", newMG(28).in("x", 2).init("a", dims(2), -5.5, 5.5).init("b", dims(2), 2, -2).op("Mod", ins("a", "b"), ins("m")).op("Add", ins("x", "m"), ins("y")).out("y").model(),
 			[]*Tensor{floatsTensor(dims(2), 0, 0)}, []spec.Shape{{2}}, [][]string{{"1/2", "-1/2"}}},
+		// ScatterND on [1 2 3 4]: none writes 10 at 1 and 20 at 3 → [1 10 3 20]; add with index 1 twice
+		// → 2 + 10 + 20 = 32; mul at 0 by 5 → 5; max at 2 with 5 → max(3, 5) = 5.
+		{"ScatterND reductions", newMG(18).in("x", 4).in("u", 2).in("v", 1).initI("i13", dims(2, 1), 1, 3).initI("i11", dims(2, 1), 1, 1).initI("i0", dims(1, 1), 0).initI("i2", dims(1, 1), 2).
+			op("ScatterND", ins("x", "i13", "u"), ins("a")).op("ScatterND", ins("x", "i11", "u"), ins("b"), aS("reduction", "add")).
+			op("ScatterND", ins("x", "i0", "v"), ins("c"), aS("reduction", "mul")).op("ScatterND", ins("x", "i2", "v"), ins("d"), aS("reduction", "max")).out("a", "b", "c", "d").model(),
+			[]*Tensor{x4, floatsTensor(dims(2), 10, 20), floatsTensor(dims(1), 5)}, []spec.Shape{{4}, {4}, {4}, {4}},
+			[][]string{{"1", "10", "3", "20"}, {"1", "32", "3", "4"}, {"5", "2", "3", "4"}, {"1", "2", "5", "4"}}},
 		// axis 0 over [2,2] = all four: [1 3 1 3] → mean 2, σ² 1 → [−1 1 −1 1]; no bias, scale [[1 2] [3 4]].
 		{"LayerNormalization axis 0 no bias", newMG(17).in("x", 2, 2).init("s", dims(2, 2), 1, 2, 3, 4).
 			op("LayerNormalization", ins("x", "s"), ins("y"), aF("epsilon", 0), aI("axis", 0)).out("y").model(),
@@ -272,6 +279,8 @@ func TestImportOps23Refused(t *testing.T) {
 			[]string{`(Softmax)`, "last axis"}},
 		{"Einsum diagonal", newMG(12).in("x", 2, 2).op("Einsum", ins("x"), ins("y"), aS("equation", "ii->i")).out("y").model(),
 			[]string{`(Einsum)`, `attribute "equation"`, "diagonal"}},
+		{"ScatterND none writing twice", newMG(13).in("x", 4).in("u", 2).initI("i", dims(2, 1), 1, 1).op("ScatterND", ins("x", "i", "u"), ins("y")).out("y").model(),
+			[]string{`(ScatterND)`, "written 2 times"}},
 		{"opset 29", newMG(29).in("x", 2).op("Relu", ins("x"), ins("y")).out("y").model(), []string{"opset 29", "1…28"}},
 		{"Mod fmod 0 of floats before opset 28", newMG(27).in("x", 1).init("a", dims(1), 5).init("b", dims(1), 3).op("Mod", ins("a", "b"), ins("m")).op("Add", ins("x", "m"), ins("y")).out("y").model(),
 			[]string{`(Mod)`, `attribute "fmod"`}},

@@ -44,7 +44,7 @@ func transformerOps() map[string]opImporter {
 	return map[string]opImporter{
 		"LayerNormalization": importLayerNorm, "RMSNormalization": importRMSNorm, "GroupNormalization": importGroupNorm,
 		"HardSwish": importHardSwish, "Gelu": importGelu, "CumSum": importCumSum,
-		"RotaryEmbedding": importRotary, "Attention": importAttention, "Erf": unaryOp(opErf), "Einsum": importEinsum, "Resize": importResize,
+		"RotaryEmbedding": importRotary, "Attention": importAttention, "Erf": unaryOp(opErf), "Einsum": importEinsum, "Resize": importResize, "ScatterND": importScatterND,
 	}
 }
 
