@@ -108,6 +108,7 @@ func opCases(t testing.TB) []opCase {
 		inexactCase(t, OpSin, math.Sin),
 		inexactCase(t, OpCos, math.Cos),
 		inexactCase(t, OpSoftplus, softplus64),
+		inexactCase(t, "erf", math.Erf),
 		{name: "log", g: graphOf(input(3), nd(OpLog, []int{0}, s(3))), x: rt(t, s(3), "1/2", "1", "3"),
 			inexact: true, f64: []float64{math.Log(0.5), 0, math.Log(3)}},
 		{name: "safe_log", g: graphOf(input(3), nd(OpConst, nil, s(), withValueShape()), nd(OpSafeLog, []int{0, 1}, s(3))),

@@ -30,7 +30,10 @@ type value struct {
 	isK   bool       // a compile-time constant
 	init  int        // index into Imported.Initializers, -1 otherwise
 	grad  bool       // an output of a Gradient node (no IR value)
-	where string     // the ONNX node that produced it ("" for graph inputs, initializers)
+	// ninf marks the elements that are −∞ (nil when none): an additive
+	// attention mask. rats (or the IR node) hold 0 there; see irFinite.
+	ninf  []bool
+	where string // the ONNX node that produced it ("" for graph inputs, initializers)
 }
 
 func (v *value) isInt() bool { return !v.dt.IsFloat() }
@@ -104,8 +107,22 @@ func importModel(m *Model, o Options, path string) (im *Imported, err error) {
 }
 
 // maxOpset is the newest default-domain opset whose semantics the
-// importer implements.
-const maxOpset = 21
+// importer implements. An opset that does not re-version an op leaves its
+// semantics unchanged (the ONNX versioning rule), so the newer opsets are
+// admitted after checking the ops the importer maps that they re-version
+// (onnx 1.23.2's schemas, opsets 22–28): opset 22 only widened types to
+// bfloat16; 23 added Attention, RMSNormalization and RotaryEmbedding
+// (imported) and 4-bit types; 24 and 25 re-versioned Cast, CastLike,
+// Constant, ConstantOfShape, Flatten, Identity, Pad, Reshape, Shape, Size,
+// Squeeze, Transpose and Unsqueeze for new element types only (refused as
+// types), and Attention for the nonpad_kv_seqlen input (refused: Attention
+// takes at most six inputs here); 27 gave Range a stash_type attribute for
+// float16/bfloat16 (read and ignored: the importer computes exactly); 28
+// let Mod with fmod = 0 take floats (A − floor(A/B)·B, the formula the
+// importer folds), gave Cast float8 saturation rules (refused types) and
+// re-versioned Einsum, ReduceLogSum and ReduceLogSumExp with unchanged
+// text (bfloat16 added for Einsum).
+const maxOpset = 28
 
 func (b *imp) errf(field, format string, args ...any) error {
 	return &ImportError{Node: b.where, Field: field, Err: fmt.Errorf(format, args...)}
@@ -146,10 +163,11 @@ func tensorValue(t *Tensor) (*value, error) {
 	v := &value{name: t.Name, shape: s, dt: t.DataType, id: -1, isK: true, init: -1}
 	switch {
 	case t.DataType.IsFloat():
-		rs, err := t.Rats()
+		rs, ninf, err := tensorRatsNinf(t)
 		if err != nil {
 			return nil, err
 		}
+		v.ninf = ninf
 		if len(rs) != s.Size() {
 			return nil, fmt.Errorf("shape %v needs %d values, the tensor holds %d", s, s.Size(), len(rs))
 		}
@@ -483,6 +501,15 @@ func ratTensor(v *value, shape spec.Shape) *irsem.RatTensor {
 // ir returns the IR node computing v, materialising a float constant as
 // a const node (one per constant, shared by all its uses).
 func (b *imp) ir(v *value) (int, error) {
+	if i := firstTrue(v.ninf); i >= 0 {
+		return 0, b.errf("", "%q holds −∞ (element %d): a −∞ value is imported only as an additive mask (Add, Where) that a Softmax over the last axis consumes", v.name, i)
+	}
+	return b.irFinite(v)
+}
+
+// irFinite is ir without the −∞ check: the IR node of v's finite part
+// (0 at the elements ninf marks).
+func (b *imp) irFinite(v *value) (int, error) {
 	if v.id >= 0 {
 		return v.id, nil
 	}

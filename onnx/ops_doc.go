@@ -113,6 +113,18 @@
 //	InstanceNormalization  instance_norm
 //	LRN                    lrn (size, alpha, beta, bias)
 //
+// Transformer ops, masks and the newer opsets (opsets 1–28; the argument
+// for 22–28 is at maxOpset): Erf, Gelu, LayerNormalization,
+// RMSNormalization, GroupNormalization, Attention, RotaryEmbedding,
+// HardSwish, CumSum, Einsum, Resize and ScatterND by decomposition
+// (ops_transformer.go, ops_einsum.go, ops_resize.go, ops_scatter.go, each
+// with its formula); ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
+// ReduceSumSquare, ReduceLogSum, ReduceLogSumExp and GlobalMaxPool
+// (ops_reduce2.go); comparisons, logic, Where, Range, Trilu, rounding,
+// integer Div and Mod, ArgMax/ArgMin, NonZero folded on constants and
+// refused as data-dependent on computed values (ops_fold.go); and the −∞
+// additive attention mask carried to hard_masked_softmax (import_mask.go).
+//
 // Gradient (domain ai.onnx.preview.training, the training-only operator
 // of the ONNX test suite): the forward part of the model is imported and
 // the node is recorded in Imported.Gradients (GradientSpec: the output y,

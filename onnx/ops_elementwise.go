@@ -41,6 +41,9 @@ func (c *nctx) unaryIn() (*value, int, error) {
 
 func unaryOp(op irsem.Op) opImporter {
 	return func(c *nctx) error {
+		if done, err := c.foldIntUnary(op); done || err != nil {
+			return err
+		}
 		v, x, err := c.unaryIn()
 		if err != nil {
 			return err
@@ -137,6 +140,11 @@ func binOp(op irsem.Op) opImporter {
 		if done, err := c.foldIntBinary(op); done || err != nil {
 			return err
 		}
+		if op == irsem.OpAdd {
+			if done, err := c.maskedAdd(); done || err != nil {
+				return err
+			}
+		}
 		a, ia, err := c.float(0)
 		if err != nil {
 			return err
@@ -160,10 +168,10 @@ func binOp(op irsem.Op) opImporter {
 	}
 }
 
-// foldIntBinary computes Add, Sub and Mul of two integer constants (shape
-// arithmetic) at import, numpy-broadcast; done is false when an operand is
-// not an integer constant. Div of integers is refused (its rounding is not
-// the IR's exact division).
+// foldIntBinary computes Add, Sub, Mul and Div of two integer constants
+// (shape arithmetic) at import, numpy-broadcast; done is false when an
+// operand is not an integer constant. Integer Div truncates toward zero
+// (the operator's integer semantics); a zero divisor is an error.
 func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 	a, err := c.in(0)
 	if err != nil {
@@ -175,9 +183,6 @@ func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 	}
 	if !a.isInt() || !bv.isInt() || !a.isK || !bv.isK {
 		return false, nil
-	}
-	if op == "div" {
-		return true, c.errf("input", "integer division (of shape arithmetic) is not supported")
 	}
 	s, err := broadcastShapes(a.shape, bv.shape)
 	if err != nil {
@@ -200,6 +205,12 @@ func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 		case irsem.OpSub:
 			r = x - y
 			ok = (r < x) == (y > 0) || y == 0
+		case "div":
+			q, err := foldIntDiv(x, y)
+			if err != nil {
+				return true, c.errf("input", "element %d: %v", i, err)
+			}
+			r, ok = q, true
 		default:
 			r = x * y
 			ok = x == 0 || (r/x == y && !(x == -1 && y == math.MinInt64) && !(y == -1 && x == math.MinInt64))
@@ -249,6 +260,9 @@ func naryOp(op irsem.Op) opImporter {
 			return err
 		}
 		if err := c.outputs(1, "a second output"); err != nil {
+			return err
+		}
+		if done, err := c.foldIntNary(string(op)); done || err != nil {
 			return err
 		}
 		vs := make([]*value, len(c.n.Inputs))
@@ -424,9 +438,11 @@ func abs64(x int64) int64 {
 }
 
 // importClip: min(max(x, lo), hi); the bounds are attributes before opset
-// 11 and optional constant scalar inputs from it.
+// 11 and optional scalar inputs from it (constants, or computed values
+// applied as max_elem / min_elem with the broadcast bound).
 func importClip(c *nctx) error {
 	var lo, hi *spec.Rat
+	dyn := [2]int{-1, -1} // inputs of computed bounds
 	if c.b.opset < 11 {
 		if err := c.arity(1, 1); err != nil {
 			return err
@@ -462,8 +478,13 @@ func importClip(c *nctx) error {
 			if err != nil {
 				return err
 			}
-			if !t.isK || t.shape.Size() != 1 {
-				return c.errf(c.inField(i+1), "must be a constant scalar")
+			if t.shape.Size() != 1 {
+				return c.errf(c.inField(i+1), "shape %v, expected a scalar", t.shape)
+			}
+			if !t.isK {
+				// A computed bound: max_elem / min_elem with it, broadcast.
+				dyn[i] = i + 1
+				continue
 			}
 			var r spec.Rat
 			if t.isInt() {
@@ -481,7 +502,23 @@ func importClip(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	c.out(0, c.b.clamp(x, v.shape, lo, hi), v.shape, v.dt)
+	y := c.b.clamp(x, v.shape, lo, hi)
+	for k, in := range dyn {
+		if in < 0 {
+			continue
+		}
+		bv, bid, err := c.float(in)
+		if err != nil {
+			return err
+		}
+		bb := c.b.broadcast(c.b.reshape(bid, bv.shape, spec.Shape{}), spec.Shape{}, v.shape)
+		op := irsem.OpMaxElem
+		if k == 1 {
+			op = irsem.OpMinElem
+		}
+		y = c.b.binary(op, y, bb, v.shape)
+	}
+	c.out(0, y, v.shape, v.dt)
 	return nil
 }
 
@@ -649,4 +686,41 @@ func (b *imp) shrink(x int, s spec.Shape, lambd, bias spec.Rat) (int, error) {
 		return 0, err
 	}
 	return b.emit(irsem.Kind{Op: irsem.OpShrink, Lambd: lambd, Bias: bias}, s, x), nil
+}
+
+// foldIntUnary folds Neg, Abs, Sign and Relu of an integer constant (the
+// shape arithmetic of expanded function bodies); done is false otherwise.
+func (c *nctx) foldIntUnary(op irsem.Op) (done bool, err error) {
+	if len(c.n.Inputs) != 1 {
+		return false, nil
+	}
+	v, err := c.in(0)
+	if err != nil || !v.isK || !v.isInt() {
+		return false, nil
+	}
+	out := make([]int64, len(v.ints))
+	for i, x := range v.ints {
+		switch op {
+		case "neg":
+			out[i] = -x
+		case irsem.OpAbs:
+			out[i] = abs64(x)
+		case "sign":
+			switch {
+			case x > 0:
+				out[i] = 1
+			case x < 0:
+				out[i] = -1
+			}
+		case irsem.OpRelu:
+			out[i] = max(x, 0)
+		default:
+			return false, nil
+		}
+		if x == math.MinInt64 && op != "sign" && op != irsem.OpRelu {
+			return true, c.errf(c.inField(0), "element %d: integer overflow", i)
+		}
+	}
+	c.outValue(0, intConst(v.shape, out))
+	return true, nil
 }

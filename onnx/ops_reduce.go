@@ -100,6 +100,26 @@ func reduceOp(op irsem.Op, axesInput int64) opImporter {
 // written as the one-axis form directly when axis is the last axis.
 func softmaxOp(kind string) opImporter {
 	return func(c *nctx) error {
+		if err := c.arity(1, 1); err != nil {
+			return err
+		}
+		if mv, err := c.in(0); err == nil && firstTrue(mv.ninf) >= 0 && kind == "softmax" {
+			a, err := c.attrInt("axis", -1)
+			if err != nil {
+				return err
+			}
+			if c.b.opset < 13 {
+				return c.errf(c.inField(0), "a softmax of a value holding −∞ needs opset ≥ 13")
+			}
+			ax, err := normAxis(a, len(mv.shape))
+			if err != nil {
+				return c.errf(attrField("axis"), "%v", err)
+			}
+			if err := c.outputs(1, "a second output"); err != nil {
+				return err
+			}
+			return c.maskedSoftmax(mv, ax)
+		}
 		v, x, err := c.unaryIn()
 		if err != nil {
 			return err

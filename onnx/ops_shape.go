@@ -16,7 +16,7 @@ func shapeOps() map[string]opImporter {
 		"Transpose": importTranspose, "Concat": importConcat, "Split": importSplit, "Slice": importSlice,
 		"Gather": importGather, "Expand": importExpand, "Tile": importTile,
 		"Constant": importConstant, "ConstantOfShape": importConstantOfShape, "Shape": importShape,
-		"Cast": importCast, "Pad": importPad,
+		"Cast": importCast, "CastLike": importCastLike, "Pad": importPad,
 	}
 }
 
@@ -39,6 +39,11 @@ func (c *nctx) reshapeTo(v *value, to spec.Shape) error {
 			return c.errf(c.inField(0), "integer tensor is not a constant")
 		}
 		c.outValue(0, intConst(to, v.ints))
+		return nil
+	}
+	if v.isK && v.ninf != nil {
+		// A constant holding −∞ (a mask) stays a constant.
+		c.outValue(0, &value{shape: to.Clone(), dt: v.dt, id: -1, isK: true, init: -1, rats: v.rats, ninf: v.ninf})
 		return nil
 	}
 	id, err := c.b.ir(v)
@@ -697,7 +702,7 @@ func importExpand(c *nctx) error {
 	if err := c.oneOutput(2, 2); err != nil {
 		return err
 	}
-	v, x, err := c.float(0)
+	v, err := c.in(0)
 	if err != nil {
 		return err
 	}
@@ -718,6 +723,19 @@ func importExpand(c *nctx) error {
 	}
 	if _, err := s.Check(0); err != nil {
 		return c.errf(c.inField(1), "%v", err)
+	}
+	if v.isK && (v.isInt() || v.ninf != nil) {
+		// Folded: an integer constant, or a float one holding −∞ (a mask).
+		w, err := c.fromXnums(s, v.dt, elems(v, s))
+		if err != nil {
+			return err
+		}
+		c.outValue(0, w)
+		return nil
+	}
+	_, x, err := c.float(0)
+	if err != nil {
+		return err
 	}
 	c.out(0, c.b.broadcast(x, v.shape, s), s, v.dt)
 	return nil
@@ -898,7 +916,14 @@ func importConstantOfShape(c *nctx) error {
 	for i := range rs {
 		rs[i] = fill.rats[0]
 	}
-	c.outValue(0, &value{shape: s, dt: fill.dt, id: -1, isK: true, init: -1, rats: rs, where: c.n.Where()})
+	var ninf []bool
+	if fill.ninf != nil && fill.ninf[0] {
+		ninf = make([]bool, n)
+		for i := range ninf {
+			ninf[i] = true
+		}
+	}
+	c.outValue(0, &value{shape: s, dt: fill.dt, id: -1, isK: true, init: -1, rats: rs, ninf: ninf, where: c.n.Where()})
 	return nil
 }
 
@@ -935,15 +960,13 @@ func importShape(c *nctx) error {
 	return nil
 }
 
-// importCast: integer constants are converted at import; a float value
-// cast to its own type is the identity. Any other cast of a float value
-// changes its precision and is refused.
+// importCast: integer constants are converted at import (to BOOL: non-zero
+// is 1), and so are float constants cast to an integer type (truncation
+// toward zero); a float value cast to its own type, or float32 to float64,
+// is the identity (the same reals). A cast to a narrower float type rounds
+// and is refused.
 func importCast(c *nctx) error {
 	if err := c.oneOutput(1, 1); err != nil {
-		return err
-	}
-	v, err := c.in(0)
-	if err != nil {
 		return err
 	}
 	to, err := c.attrInt("to", 0)
@@ -955,12 +978,72 @@ func importCast(c *nctx) error {
 			return err
 		}
 	}
-	dt := DataType(to)
+	return c.castTo(DataType(to))
+}
+
+// importCastLike is Cast to the element type of input 1 (opset 15; the
+// function bodies of expanded ops use it on constants).
+func importCastLike(c *nctx) error {
+	if err := c.oneOutput(2, 2); err != nil {
+		return err
+	}
+	if c.b.opset >= 19 {
+		if _, err := c.attrInt("saturate", 1); err != nil {
+			return err
+		}
+	}
+	t, err := c.in(1)
+	if err != nil {
+		return err
+	}
+	return c.castTo(t.dt)
+}
+
+// castTo casts input 0 to dt (see importCast).
+func (c *nctx) castTo(dt DataType) error {
+	v, err := c.in(0)
+	if err != nil {
+		return err
+	}
 	switch {
+	case v.isInt() && dt == Bool:
+		xs := make([]int64, len(v.ints))
+		for i, x := range v.ints {
+			if x != 0 {
+				xs[i] = 1
+			}
+		}
+		c.outValue(0, &value{shape: v.shape.Clone(), dt: Bool, id: -1, isK: true, init: -1, ints: xs})
 	case v.isInt() && !dt.IsFloat() && dt != 0:
 		w := *v
 		w.dt = Int64
 		c.outValue(0, &w)
+	case v.isK && !v.isInt() && !dt.IsFloat() && dt != 0:
+		// A float constant cast to an integer type: truncation toward
+		// zero (to BOOL: non-zero is 1); −∞ is refused.
+		xs := make([]int64, len(v.rats))
+		for i, r := range v.rats {
+			if v.ninf != nil && v.ninf[i] {
+				return c.errf(c.inField(0), "element %d is −∞, which %s does not hold", i, dt)
+			}
+			t := floorRat(r.Abs())
+			if r.Big().Sign() < 0 {
+				t = t.Neg()
+			}
+			b := t.Big().Num()
+			if !b.IsInt64() {
+				return c.errf(c.inField(0), "element %d is out of the range of %s", i, dt)
+			}
+			xs[i] = b.Int64()
+			if dt == Bool && !r.IsZero() {
+				xs[i] = 1
+			}
+		}
+		ot := Int64
+		if dt == Bool {
+			ot = Bool
+		}
+		c.outValue(0, &value{shape: v.shape.Clone(), dt: ot, id: -1, isK: true, init: -1, ints: xs})
 	case v.isInt() && (dt == Float || dt == Double):
 		rs := make([]spec.Rat, len(v.ints))
 		for i, x := range v.ints {
@@ -972,6 +1055,11 @@ func importCast(c *nctx) error {
 		c.outValue(0, &value{shape: v.shape.Clone(), dt: dt, id: -1, isK: true, init: -1, rats: rs})
 	case !v.isInt() && dt == v.dt:
 		c.outValue(0, v)
+	case !v.isInt() && v.dt == Float && dt == Double:
+		// float32 → float64 is exact: the same real values.
+		w := *v
+		w.dt = Double
+		c.outValue(0, &w)
 	default:
 		return c.errf(attrField("to"), "cast from %s to %s is not supported (it would change values the IR computes exactly)", v.dt.String(), dt.String())
 	}

@@ -24,7 +24,8 @@ const supersetGraph = `{"format":"tlcheck.ir.v1","input_id":0,"output_id":20,"no
   {"id":17,"kind":"lrn","parents":[0],"shape":[2,3],"size":3,"alpha":"1/2","beta":"3/4","bias":"1"},
   {"id":18,"kind":"hard_masked_softmax","parents":[0],"shape":[2,3],"mask":{"shape":[2,3],"allowed":[true,false,true,false,false,false]}},
   {"id":19,"kind":"const","parents":[],"shape":[],"value_shape":[]},
-  {"id":20,"kind":"bernoulli_mask","parents":[19],"shape":[2,3],"seed":5}
+  {"id":20,"kind":"bernoulli_mask","parents":[19],"shape":[2,3],"seed":5},
+  {"id":21,"kind":"erf","parents":[0],"shape":[2,3]}
 ]}`
 
 const supersetPayload = `{"format":"tlcheck.payload.v1","entries":{

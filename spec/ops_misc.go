@@ -144,5 +144,6 @@ func builtinPrims[T Scalar[T]]() []*Prim[T] {
 	ps = append(ps, miscPrims[T]()...)
 	ps = append(ps, windowPrims[T]()...)
 	ps = append(ps, regopsPrims[T]()...)
+	ps = append(ps, onnxPrims[T]()...)
 	return ps
 }

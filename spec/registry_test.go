@@ -35,6 +35,7 @@ func sampleCases() []sampleCase {
 		{op: "sigmoid", shapes: []Shape{{3}}},
 		{op: "tanh", shapes: []Shape{{3}}},
 		{op: "gelu", shapes: []Shape{{3}}},
+		{op: "erf", shapes: []Shape{{3}}},
 		{op: "softplus", shapes: []Shape{{3}}},
 		{op: "exp", shapes: []Shape{{3}}},
 		{op: "log", shapes: []Shape{{3}}, pos: true},

@@ -1,0 +1,150 @@
+package onnx
+
+import (
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// maxScatterMatrix bounds the constant [m, n] matrix ScatterND with
+// reduction add and repeated indices is written with.
+const maxScatterMatrix = 1 << 22
+
+// importScatterND: ScatterND [11] with constant indices (an initializer,
+// a Constant or a bound integer input). indices [q₁…, k] name slices
+// data[i₁, …, i_k, :…] that updates [q₁…, data.shape[k:]…] write. With
+// p(u) the flat data position update element u lands on:
+//
+//	none (default)  out[p] = u at every written p: a selection (gather from the
+//	                concatenated flat data and updates); a position written twice is
+//	                refused (the operator leaves the result undefined)
+//	add             out = data + Σ_{u: p(u) = p} u: the updates times a constant 0/1
+//	                matrix (exact sums, repeated positions included)
+//	mul             out[p] = data[p]·u at each written p (selection of the updates
+//	                against ones, then mul_elem); max, min [18] likewise with
+//	                max_elem, min_elem against a selection of the updates against data
+//
+// mul, max and min with a position written twice are refused.
+func importScatterND(c *nctx) error {
+	if err := c.oneOutput(3, 3); err != nil {
+		return err
+	}
+	red := "none"
+	if c.b.opset >= 16 {
+		var err error
+		if red, err = c.attrString("reduction", "none"); err != nil {
+			return err
+		}
+	}
+	switch red {
+	case "none", "add", "mul":
+	case "max", "min":
+		if c.b.opset < 18 {
+			return c.errf(attrField("reduction"), "%q needs opset 18", red)
+		}
+	default:
+		return c.errf(attrField("reduction"), "%q is not supported", red)
+	}
+	dv, d, err := c.float(0)
+	if err != nil {
+		return err
+	}
+	iv, err := c.constInts(1)
+	if err != nil {
+		return err
+	}
+	uv, u, err := c.float(2)
+	if err != nil {
+		return err
+	}
+	ds, is, us := dv.shape, iv.shape, uv.shape
+	if len(is) < 1 {
+		return c.errf(c.inField(1), "rank 0, expected ≥ 1")
+	}
+	k := is[len(is)-1]
+	if k > len(ds) {
+		return c.errf(c.inField(1), "index tuples of %d entries for data of rank %d", k, len(ds))
+	}
+	want := append(is[:len(is)-1].Clone(), ds[k:]...)
+	if !us.Equal(want) {
+		return c.errf(c.inField(2), "shape %v, expected %v", us, want)
+	}
+	n, m := ds.Size(), us.Size()
+	slice := prod(ds[k:])
+	st := ds.Strides()
+	target := make([]int, m) // flat data position of each update element
+	hits := make([]int, n)
+	tuples := prod(is[:len(is)-1])
+	for t := 0; t < tuples; t++ {
+		base := 0
+		for j := 0; j < k; j++ {
+			x := iv.ints[t*k+j]
+			if x < 0 {
+				x += int64(ds[j])
+			}
+			if x < 0 || x >= int64(ds[j]) {
+				return c.errf(c.inField(1), "element %d is %d, outside [-%d, %d)", t*k+j, iv.ints[t*k+j], ds[j], ds[j])
+			}
+			base += int(x) * st[j]
+		}
+		for e := 0; e < slice; e++ {
+			target[t*slice+e] = base + e
+			hits[base+e]++
+		}
+	}
+	for p, h := range hits {
+		if h > 1 && red != "add" {
+			return c.errf(c.inField(1), "data element %d is written %d times, which reduction %q leaves undefined here", p, h, red)
+		}
+	}
+	fd := c.b.reshape(d, ds, spec.Shape{n})
+	fu := c.b.reshape(u, us, spec.Shape{m})
+	var out int
+	if red == "add" {
+		if int64(n)*int64(m) > maxScatterMatrix {
+			return c.errf("input", "a %d×%d scatter matrix exceeds %d entries", m, n, maxScatterMatrix)
+		}
+		w := make([]spec.Rat, m*n)
+		for e, p := range target {
+			w[e*n+p] = spec.NewRat(1, 1)
+		}
+		s := c.b.binary(irsem.OpMatmul, fu, c.b.constTensor(spec.Shape{m, n}, w), spec.Shape{n})
+		out = c.b.binary(irsem.OpAdd, fd, s, spec.Shape{n})
+	} else {
+		// g[p] = the update written at p, else other[p].
+		sel := func(other int) (int, error) {
+			cat, cs := c.b.concat([]int{other, fu}, []spec.Shape{{n}, {m}}, 0)
+			idx := make([]int, n)
+			for p := range idx {
+				idx[p] = p
+			}
+			for e, p := range target {
+				idx[p] = n + e
+			}
+			g, _, err := c.b.gather(cat, cs, 0, idx, spec.Shape{n})
+			return g, err
+		}
+		switch red {
+		case "none":
+			out, err = sel(fd)
+		case "mul":
+			var g int
+			if g, err = sel(c.b.constScalar(spec.NewRat(1, 1), spec.Shape{n})); err == nil {
+				out = c.b.binary(irsem.OpMulElem, fd, g, spec.Shape{n})
+			}
+		default:
+			var g int
+			if g, err = sel(fd); err == nil {
+				op := irsem.OpMaxElem
+				if red == "min" {
+					op = irsem.OpMinElem
+				}
+				out = c.b.binary(op, fd, g, spec.Shape{n})
+			}
+		}
+		if err != nil {
+			return c.wrap("", err)
+		}
+	}
+	c.out(0, c.b.reshape(out, spec.Shape{n}, ds), ds, dv.dt)
+	return nil
+}
