@@ -25,7 +25,7 @@ fi
 "$venv/bin/pip" install --quiet -r requirements.lock
 echo "engines: installed requirements.lock in $(( $(date +%s) - start )) s"
 
-(cd engines/python && "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
+(cd engines/python && TLCHECK_REQUIRE_ENGINES=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
