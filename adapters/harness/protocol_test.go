@@ -1,11 +1,14 @@
 package harness
 
 import (
+	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/internal/jsonschema"
+	"github.com/tlcheck/tlcheck/schemas"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -213,5 +216,49 @@ func TestFloat32Machine(t *testing.T) {
 	}
 	if fails != 2 {
 		t.Errorf("%d failing float32 vjp rows, want 2", fails)
+	}
+}
+
+// TestEngineSchema: every request the harness sends for the cases it
+// runs, and the answers it reads, are lines of schemas/engine.v1.json;
+// a line with an unknown attribute is not.
+func TestEngineSchema(t *testing.T) {
+	data, err := schemas.Lookup("engine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jsonschema.Compile(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := func(what string, v any) {
+		t.Helper()
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Validate(b); err != nil {
+			t.Errorf("%s: %v\n%s", what, err, b)
+		}
+	}
+	valid("hello request", wireRequest{Type: "hello", Protocol: ProtocolVersion})
+	for _, c := range append(AllCases(), RandomCases(1, 20)...) {
+		req := wireRequest{Type: "case", ID: 1, Machine: "m", Format: Float64, Transforms: []string{"forward", "vjp"},
+			Graph: encodeGraph(c.Graph), Limits: &wireLimits{Seconds: 1, MemoryBytes: 1}}
+		for _, x := range c.Xs {
+			req.Inputs = append(req.Inputs, encodeTensor(Float64s(x)))
+		}
+		cot := encodeTensor(Float64s(c.Cot))
+		req.Cotangent = &cot
+		valid(c.Name, req)
+	}
+	y := wireTensor{Shape: []int{2}, Data: []string{"0.1", "-inf"}}
+	valid("result", wireAnswer{Type: "result", ID: 3, Y: &y, Grads: []wireTensor{{Shape: []int{2}, Data: []string{"nan", "0x1.8p+1"}}}})
+	valid("refusal", wireAnswer{Type: "refusal", ID: 3, Kind: "unsupported", Reason: "rank 3"})
+	valid("hello", wireHello{Type: "hello", Protocol: ProtocolVersion, Engine: "e", Version: "1", Machines: []wireMachine{{Name: "m", Format: Float32}},
+		Ops: []string{"exp"}, Conventions: []wireConvention{{Op: "max_pool", Doc: "d", Source: "s", Builtin: "max_pool_first"}}})
+	bad := []byte(`{"type":"case","id":1,"machine":"m","format":"float64","transforms":["forward"],"graph":{"inputs":1,"nodes":[{"op":"exp","attrs":{"axes":1},"args":[0]}]},"inputs":[],"limits":{"seconds":1,"memory_bytes":1}}`)
+	if err := s.Validate(bad); err == nil {
+		t.Error("an unknown attribute validates")
 	}
 }
