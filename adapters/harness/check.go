@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/fpbound"
@@ -431,6 +432,12 @@ func jvpRow(je JVPEngine, m string, c Case, xs []Tensor64, ref, cref *Reference,
 		} else if worst(cv, v) == v {
 			v, d = cv, cd+" (under the engine's convention)"
 		}
+	}
+	if v != Holds && slices.Contains(c.Singular, true) {
+		// At a point where the function has no derivative and no Clarke
+		// subdifferential (sqrt at 0) J·v is a convention too (+∞·v, or
+		// NaN for v = 0, as much as the registry's 0).
+		v, d = Inconclusive, d+": the function has no derivative at a singular element of this case: any J·v there is a convention"
 	}
 	return row(m, OblJVP, v, d)
 }

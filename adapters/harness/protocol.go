@@ -43,6 +43,9 @@ type ProtocolOptions struct {
 	// does not answer in time is killed, the case is a run finding and
 	// the next case starts a fresh child. Default 120 s.
 	CaseTimeout time.Duration
+	// StartTimeout bounds the start and handshake of a child (default
+	// 60 s: an engine that imports PyTorch takes seconds).
+	StartTimeout time.Duration
 	// MemoryBytes bounds the child's resident set (Linux: VmRSS of
 	// /proc/PID/status, polled every 20 ms while a case runs); over it
 	// the child is killed as for a timeout. 0: 8 GiB.
@@ -190,6 +193,9 @@ func NewProtocol(argv []string, o ProtocolOptions) (*Protocol, error) {
 	if o.MemoryBytes <= 0 {
 		o.MemoryBytes = 8 << 30
 	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 60 * time.Second
+	}
 	p := &Protocol{argv: argv, o: o}
 	if err := p.start(); err != nil {
 		return nil, fmt.Errorf("engine %s: %w", strings.Join(argv, " "), err)
@@ -230,7 +236,7 @@ func (p *Protocol) start() error {
 	}()
 	p.child = c
 	var h wireHello
-	line, err := p.exchange(wireRequest{Type: "hello", Protocol: ProtocolVersion})
+	line, err := p.exchange(wireRequest{Type: "hello", Protocol: ProtocolVersion}, p.o.StartTimeout)
 	if err != nil {
 		return err
 	}
@@ -386,10 +392,10 @@ func (p *Protocol) kill() {
 	}
 }
 
-// exchange sends one request and returns the answer line, within the
-// case timeout and memory limit; on a timeout, an exceeded limit or an
+// exchange sends one request and returns the answer line, within
+// timeout and the memory limit; on a timeout, an exceeded limit or an
 // exit the child is killed (the next request starts a new one).
-func (p *Protocol) exchange(req wireRequest) ([]byte, error) {
+func (p *Protocol) exchange(req wireRequest, timeout time.Duration) ([]byte, error) {
 	c := p.child
 	b, err := json.Marshal(req)
 	if err != nil {
@@ -399,7 +405,7 @@ func (p *Protocol) exchange(req wireRequest) ([]byte, error) {
 		p.kill()
 		return nil, fmt.Errorf("writing to the engine: %v%s", err, stderrNote(c))
 	}
-	timer := time.NewTimer(p.o.CaseTimeout)
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -422,7 +428,7 @@ func (p *Protocol) exchange(req wireRequest) ([]byte, error) {
 			return nil, fmt.Errorf("the engine %s%s", why, stderrNote(c))
 		case <-timer.C:
 			p.kill()
-			return nil, fmt.Errorf("the engine did not answer within %v: killed", p.o.CaseTimeout)
+			return nil, fmt.Errorf("the engine did not answer within %v: killed", timeout)
 		case <-tick.C:
 			if rss := residentBytes(c.cmd.Process.Pid); rss > p.o.MemoryBytes {
 				p.kill()
@@ -658,7 +664,7 @@ func (p *Protocol) call(m string, g Graph, xs []Tensor64, cot *Tensor64, tangent
 	}
 	p.nextID++
 	req.ID = p.nextID
-	line, err := p.exchange(req)
+	line, err := p.exchange(req, p.o.CaseTimeout)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"math"
 	"os/exec"
 	"strings"
 	"testing"
@@ -260,5 +261,43 @@ func TestEngineSchema(t *testing.T) {
 	bad := []byte(`{"type":"case","id":1,"machine":"m","format":"float64","transforms":["forward"],"graph":{"inputs":1,"nodes":[{"op":"exp","attrs":{"axes":1},"args":[0]}]},"inputs":[],"limits":{"seconds":1,"memory_bytes":1}}`)
 	if err := s.Validate(bad); err == nil {
 		t.Error("an unknown attribute validates")
+	}
+}
+
+// nanJVP is the baseline engine with a forward mode that returns NaN
+// for every element of J·v.
+type nanJVP struct{ *self }
+
+func (nanJVP) RunJVP(m string, g Graph, xs, tangents []Tensor64) (Tensor64, Tensor64, error) {
+	y := Tensor64{Shape: []int{len(xs[0].Data)}, Data: make([]float64, len(xs[0].Data))}
+	jv := Tensor64{Shape: y.Shape, Data: make([]float64, len(y.Data))}
+	for i := range jv.Data {
+		jv.Data[i] = math.NaN()
+	}
+	return y, jv, nil
+}
+
+// TestJVPRow: a NaN J·v fails where the function is differentiable along
+// the tangents (exp), and is inconclusive at sqrt's singular 0, where
+// no derivative exists and every J·v is a convention (PyTorch's
+// +∞·0 = NaN there was a false positive of the first jvp row).
+func TestJVPRow(t *testing.T) {
+	for _, tc := range []struct {
+		kase string
+		want Verdict
+	}{{"exp", Fails}, {"sqrt_zero", Inconclusive}} {
+		rows, _ := Run(nanJVP{newSelf()}, casesNamed(t, tc.kase), Options{})
+		found := false
+		for _, r := range rows {
+			if r.Obligation == OblJVP {
+				found = true
+				if r.Verdict != tc.want {
+					t.Errorf("%s: jvp %s, want %s: %s", tc.kase, r.Verdict, tc.want, r.Detail)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s: no jvp row", tc.kase)
+		}
 	}
 }
