@@ -25,11 +25,12 @@ fi
 "$venv/bin/pip" install --quiet -r requirements.lock
 echo "engines: installed requirements.lock in $(( $(date +%s) - start )) s"
 
-(cd engines/python && TLCHECK_REQUIRE_ENGINES=1 "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
-
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-go build -o "$out/tlcheck-adapters" -C adapters ./cmd/tlcheck-adapters
+go build -C adapters -o "$out/tlcheck-adapters" ./cmd/tlcheck-adapters
+
+(cd engines/python && TLCHECK_REQUIRE_ENGINES=1 TLCHECK_ADAPTERS_BIN="$out/tlcheck-adapters" \
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
 set +e
 TLCHECK_PYTHON="$venv/bin/python" TLCHECK_ENGINES_DIR="$root/engines/python" \
   "$out/tlcheck-adapters" run --engine torch,jax,onnxruntime --random 300 > "$out/table.txt" 2> "$out/stderr.txt"

@@ -1,7 +1,7 @@
 """JAX under the tlcheck.engine.v1 protocol.
 
-Machines, each in float64 (x64 mode) and float32: ``eager`` (``jax.vjp`` / ``jax.jvp`` op
-by op) and ``jit`` (the same function under ``jax.jit``, compiled by XLA for the CPU; one
+Machines, each in float64 (x64 mode) and float32: ``eager`` (``jax.vjp`` / ``jax.jvp`` with
+JAX's op-by-op dispatch) and ``jit`` (the same function under ``jax.jit``, compiled by XLA for the CPU; one
 compilation per graph and format, reused for the zero cotangent). Every registry
 primitive is mapped to the jax.numpy / jax.nn / jax.lax operation that implements it.
 """
@@ -59,14 +59,16 @@ def _pool(kind: str, nd: bool) -> Op:
         dil = (1,) * lead + tuple(win["dilation"])
         padding = [(0, 0)] * lead + [(pads[d], pads[r + d]) for d in range(r)]
         if kind == "max":
-            init = -jnp.inf
-            return lax.reduce_window(x, jnp.array(init, x.dtype), lax.max, dims, strides, padding, window_dilation=dil)
+            # Python scalars as init values: JAX then recognises the max
+            # and add reductions and uses their differentiable primitives
+            # (a traced array init is a generic, undifferentiable reduction).
+            return lax.reduce_window(x, -np.inf, lax.max, dims, strides, padding, window_dilation=dil)
         if any(d != 1 for d in win["dilation"]):
             raise Unsupported("dilated average pooling")
-        s = lax.reduce_window(x, jnp.array(0, x.dtype), lax.add, dims, strides, padding)
+        s = lax.reduce_window(x, 0.0, lax.add, dims, strides, padding)
         if nd and not win["count_include_pad"] and any(pads):
             ones = jnp.ones(x.shape, x.dtype)
-            cnt = lax.reduce_window(ones, jnp.array(0, x.dtype), lax.add, dims, strides, padding)
+            cnt = lax.reduce_window(ones, 0.0, lax.add, dims, strides, padding)
             return s / cnt
         k = 1
         for d in win["kernel"]:
@@ -179,6 +181,9 @@ def conventions() -> list[Convention]:
     """JAX's derivative conventions where they differ from the registry's."""
     first = "lax.reduce_window max, transposed by select_and_scatter_add with select ge: the first maximum"
     return [
+        Convention(op="abs", doc="abs′(0) = 1", source="observed; jax/_src/lax/lax.py, abs's JVP select(x >= 0, g, -g)",
+                   graph={"inputs": 1, "nodes": [{"op": "neg", "args": [0]}, {"op": "relu", "args": [1]},
+                                                 {"op": "scale", "attrs": {"c": "2"}, "args": [2]}, {"op": "add", "args": [0, 3]}]}),
         Convention(op="clamp", doc="clamp′ = 1/2 at the bounds (jnp.clip is minimum(maximum(x, lo), hi))",
                    source="jax/_src/numpy/lax_numpy.py clip; lax.max/min JVP split ties evenly", builtin="clamp_half"),
         Convention(op="max_pool", doc="max_pool′ at a tie: the whole cotangent to the window's first maximum", source=first,
@@ -232,31 +237,24 @@ class Engine:
         if case.machine.startswith("jit"):
             key = (case.graph_key, case.format, transform)
             if key not in self.cache:
+                if len(self.cache) >= 256:
+                    self.cache.clear()  # bounded memory over thousands of graphs
+                    jax.clear_caches()
                 self.cache[key] = jax.jit(h)
             return self.cache[key]
-        with jax.disable_jit():
-            return h
+        return h
 
     def run(self, case: Case) -> Result:
         dtype = np.float64 if case.format == "float64" else np.float32
         xs = tuple(_array(t, dtype) for t in case.inputs)
-        eager = case.machine.startswith("eager")
         if "vjp" in case.transforms:
             assert case.cotangent is not None
             cot = _array(case.cotangent, dtype)
             h = self._fn(case, "vjp")
-            if eager:
-                with jax.disable_jit():
-                    y, grads = h(xs, cot)
-            else:
-                y, grads = h(xs, cot)
+            y, grads = h(xs, cot)
             return Result(_out(y), grads=[_out(g) for g in grads])
         assert case.tangents is not None
         ts = tuple(_array(t, dtype) for t in case.tangents)
         h = self._fn(case, "jvp")
-        if eager:
-            with jax.disable_jit():
-                y, jv = h(xs, ts)
-        else:
-            y, jv = h(xs, ts)
+        y, jv = h(xs, ts)
         return Result(_out(y), jvp=_out(jv))
