@@ -2,7 +2,7 @@
 # ci/stage-engines.sh: the Python engines stage of CI (issue 23, docs/engines.md).
 #
 # Creates a virtual environment, installs the pinned lock file requirements.lock (pip's
-# cache in $PIP_CACHE_DIR, default ~/.cache/tlcheck-pip, so a second run downloads
+# cache in $PIP_CACHE_DIR, default ~/.cache/pip, so a second run downloads
 # nothing), runs pytest over engines/python, then
 #   tlcheck adapters run --engine torch,jax,onnxruntime --random 300
 # whose exit 1 (standing findings, adapters/FINDINGS.md) is expected, as for the Go
@@ -17,7 +17,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 venv=${TLCHECK_ENGINES_VENV:-"$HOME/.cache/tlcheck-engines-venv"}
 export PYTHONDONTWRITEBYTECODE=1
-export PIP_CACHE_DIR=${PIP_CACHE_DIR:-"$HOME/.cache/tlcheck-pip"}
+export PIP_CACHE_DIR=${PIP_CACHE_DIR:-"$HOME/.cache/pip"}
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
