@@ -146,6 +146,13 @@ func selectEngines(list, line string, explicit bool, po protocolOptions) (es []h
 			}
 		}
 		for _, n := range expanded {
+			if !slices.Contains(protocolEngines, n) && !slices.Contains(engineNames(), n) {
+				known := append(engineNames(), protocolEngines...)
+				sort.Strings(known)
+				return nil, closeAll, cli.Usagef("adapters: --engine: unknown engine %s (known: %s, python)", cli.Quoted(n), strings.Join(known, ", "))
+			}
+		}
+		for _, n := range expanded {
 			if slices.Contains(protocolEngines, n) {
 				p, err := startPython(n, po)
 				if err != nil {
@@ -155,16 +162,7 @@ func selectEngines(list, line string, explicit bool, po protocolOptions) (es []h
 				es = append(es, p)
 				continue
 			}
-			one, err := pick("--engine", "engine", n, all, harness.Engine.Name)
-			if err != nil {
-				if e, ok := err.(interface{ Error() string }); ok && strings.Contains(e.Error(), "unknown engine") {
-					known := append(engineNames(), protocolEngines...)
-					sort.Strings(known)
-					return nil, closeAll, cli.Usagef("adapters: --engine: unknown engine %s (known: %s, python)", cli.Quoted(n), strings.Join(known, ", "))
-				}
-				return nil, closeAll, err
-			}
-			es = append(es, one...)
+			es = append(es, all[slices.IndexFunc(all, func(e harness.Engine) bool { return e.Name() == n })])
 		}
 	}
 	if line != "" {
