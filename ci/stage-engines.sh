@@ -28,8 +28,9 @@ echo "engines: installed requirements.lock in $(( $(date +%s) - start )) s"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 go build -C adapters -o "$out/tlcheck-adapters" ./cmd/tlcheck-adapters
+go build -o "$out/tlcheck" ./cmd/tlcheck
 
-(cd engines/python && TLCHECK_REQUIRE_ENGINES=1 TLCHECK_ADAPTERS_BIN="$out/tlcheck-adapters" \
+(cd engines/python && TLCHECK_REQUIRE_ENGINES=1 TLCHECK_ADAPTERS_BIN="$out/tlcheck-adapters" TLCHECK_BIN="$out/tlcheck" \
   "$venv/bin/python" -m pytest -q -p no:cacheprovider tests)
 set +e
 TLCHECK_PYTHON="$venv/bin/python" TLCHECK_ENGINES_DIR="$root/engines/python" \
