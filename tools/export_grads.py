@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Export a PyTorch model and its gradients for `tlcheck compare-grad`.
 
-NOT RUN HERE: the tlcheck repository's CI has no PyTorch, so this script is
-untested by it. The JSON layout it writes (tlcheck.grads.v1) is tested from
-Go instead (cmd/tlcheck/dump_grad_test.go, TestGradsLayout), which reads a
-document written exactly as below.
+Run in CI by ci/stage-engines.sh (engines/python/tests/test_export_grads.py):
+with the pinned torch and onnxscript of requirements.lock it exports the
+model below, dumps its float32 gradients with autograd, and `tlcheck
+compare-grad` must hold on every one, while an edited gradient fails. The
+JSON layout (tlcheck.grads.v1) is also tested from Go
+(cmd/tlcheck/dump_grad_test.go, TestGradsLayout).
 
 Usage (edit build() for your model and input):
 

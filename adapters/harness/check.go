@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"slices"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/fpbound"
@@ -57,6 +58,7 @@ const (
 	OblSubgrad  = "subgradient"
 	OblMachines = "machines"
 	OblRun      = "run"
+	OblJVP      = "jvp"
 )
 
 // Row is one line of the table: one obligation of one case on one
@@ -87,6 +89,9 @@ func fmtEnc(b Bound) string {
 	ex := fmt.Sprintf("exact in [%.17g, %.17g]", en.Exact.Lo, en.Exact.Hi)
 	if en.Exact.Lo == en.Exact.Hi {
 		ex = "exact " + ratString(en.Exact.Lo)
+	}
+	if b.f32 {
+		return fmt.Sprintf("%s, bound %.3g (binary32) / %.3g (%d× binary32)", ex, en.Bound, b.Loose.Bound, F32Slack)
 	}
 	return fmt.Sprintf("%s, bound %.3g (binary64) / %.3g (binary32)", ex, en.Bound, b.Loose.Bound)
 }
@@ -141,18 +146,23 @@ func gradVerdict(grads []Tensor64, want [][]Bound) (Verdict, string) {
 // provably larger; Holds iff provably within.
 //
 // At a tie (mass) the per-element bounds come from the selection model of
-// the package doc instead: |ĝᵢ − gᵢ| ≤ 2⁻⁴⁹·|ĝᵢ| + 2⁻¹⁰⁷¹.
+// the package doc instead: |ĝᵢ − gᵢ| ≤ 2⁻⁴⁹·|ĝᵢ| + 2⁻¹⁰⁷¹ in binary64, and
+// |ĝᵢ − gᵢ| ≤ 2⁻²⁰·|ĝᵢ| + 2⁻¹⁴⁶ on a float32 machine (S32).
 func adjointVerdict(grads []Tensor64, want [][]Bound, tangents []spec.Tensor[spec.Rat], jv Bound, tie bool) (Verdict, string) {
-	t, td := adjoint1(grads, want, tangents, jv.Tight, tie, func(b Bound) float64 { return b.Tight.Bound })
+	t, td := adjoint1(grads, want, tangents, jv.Tight, tie, jv.f32, func(b Bound) float64 { return b.Tight.Bound })
 	if t == Holds {
 		return Holds, ""
 	}
-	l, ld := adjoint1(grads, want, tangents, jv.Tight, tie, func(b Bound) float64 { return b.Loose.Bound })
+	l, ld := adjoint1(grads, want, tangents, jv.Tight, tie, jv.f32, func(b Bound) float64 { return b.Loose.Bound })
+	tn, ln := "binary64", "binary32"
+	if jv.f32 {
+		tn, ln = "binary32", fmt.Sprintf("%d× binary32", F32Slack)
+	}
 	switch {
 	case l == Fails:
-		return Fails, ld + " (binary32 bounds)"
+		return Fails, ld + " (" + ln + " bounds)"
 	case t == Fails:
-		return Suspect, td + " (binary64 bounds)"
+		return Suspect, td + " (" + tn + " bounds)"
 	case l == Holds:
 		return Holds, ""
 	}
@@ -161,7 +171,7 @@ func adjointVerdict(grads []Tensor64, want [][]Bound, tangents []spec.Tensor[spe
 
 // adjoint1 is adjointVerdict with one bound per element (bound), or the
 // selection model's at a tie.
-func adjoint1(grads []Tensor64, want [][]Bound, tangents []spec.Tensor[spec.Rat], jv fpbound.Enclosure, tie bool, bound func(Bound) float64) (Verdict, string) {
+func adjoint1(grads []Tensor64, want [][]Bound, tangents []spec.Tensor[spec.Rat], jv fpbound.Enclosure, tie, f32 bool, bound func(Bound) float64) (Verdict, string) {
 	if len(grads) != len(tangents) {
 		return Fails, fmt.Sprintf("%d gradients for %d inputs", len(grads), len(tangents))
 	}
@@ -178,6 +188,9 @@ func adjoint1(grads []Tensor64, want [][]Bound, tangents []spec.Tensor[spec.Rat]
 			e := bound(want[i][k])
 			if tie {
 				e = math.Abs(g)*0x1p-49 + 0x1p-1071
+				if f32 {
+					e = math.Abs(g)*0x1p-20 + 0x1p-146
+				}
 			}
 			if math.IsInf(e, 1) || math.IsNaN(e) {
 				return Inconclusive, fmt.Sprintf("∂/∂x%d[%d] has no finite bound", i, k)
@@ -313,10 +326,20 @@ func runCase(e Engine, c Case) []Row {
 	kinked := c.random && !smoothAt(c.Graph, c.Xs)
 	zref, zerr := zeroReference(c)
 	var rows []Row
-	var first []Tensor64
-	var firstM string
+	// Machines are compared with the first machine of their format; a
+	// float32 machine is judged against the binary32 view of each
+	// reference (Reference.Binary32).
+	first := map[string][]Tensor64{}
+	firstM := map[string]string{}
+	seen := map[string]bool{}
+	refs := map[string][3]*Reference{Float64: {ref, cref, zref}}
 	machines := e.Machines()
-	for mi, m := range machines {
+	for _, m := range machines {
+		format := machineFormat(e, m)
+		if _, ok := refs[format]; !ok {
+			refs[format] = [3]*Reference{ref.Binary32(), cref.Binary32(), zref.Binary32()}
+		}
+		ref, cref, zref := refs[format][0], refs[format][1], refs[format][2]
 		y, grads, err := e.Run(m, c.Graph, xs, Float64s(c.Cot))
 		if errors.Is(err, ErrUnsupported) {
 			r := row(m, OblRun, Inconclusive, oneLine(err.Error()))
@@ -325,10 +348,14 @@ func runCase(e Engine, c Case) []Row {
 		}
 		if err != nil {
 			rows = append(rows, row(m, OblRun, Fails, "the engine failed: "+oneLine(err.Error())))
+			seen[format] = true
 			continue
 		}
 		v, d := judgeAll("y", y.Data, ref.Y)
 		rows = append(rows, row(m, OblForward, v, d))
+		if !can(e, m, "vjp") {
+			continue
+		}
 		gobl := OblVJP
 		if c.DAG {
 			gobl = OblPathSum
@@ -368,13 +395,51 @@ func runCase(e Engine, c Case) []Row {
 			rows = append(rows, row(m, OblSubgrad, v, d))
 		}
 		rows = append(rows, zeroRow(e, m, c, xs, zref, zerr, row))
-		if mi == 0 {
-			first, firstM = grads, m
-		} else if first != nil {
-			rows = append(rows, machinesRow(row, firstM, m, first, grads, ref, cref, kinked))
+		if je, ok := e.(JVPEngine); ok && c.Tangents != nil && can(e, m, "jvp") {
+			rows = append(rows, jvpRow(je, m, c, xs, ref, cref, ops, e, row))
+		}
+		if !seen[format] {
+			seen[format] = true
+			first[format], firstM[format] = grads, m
+		} else if first[format] != nil {
+			rows = append(rows, machinesRow(row, firstM[format], m, first[format], grads, ref, cref, kinked))
 		}
 	}
 	return rows
+}
+
+// jvpRow judges the engine's own forward mode (JVPEngine): J·v along the
+// case's tangents, element by element, against the registry's JVP (or
+// the engine's declared convention's). The case's tangents are given
+// only where the function is differentiable along them (Case.Tangents),
+// so J·v there does not depend on a tie convention.
+func jvpRow(je JVPEngine, m string, c Case, xs []Tensor64, ref, cref *Reference, ops []string, e Engine, row func(m, obl string, v Verdict, d string) Row) Row {
+	ts := make([]Tensor64, len(c.Tangents))
+	for i, t := range c.Tangents {
+		ts[i] = Float64s(t)
+	}
+	_, jv, err := je.RunJVP(m, c.Graph, xs, ts)
+	if errors.Is(err, ErrUnsupported) {
+		return row(m, OblJVP, Inconclusive, "the engine cannot run forward mode here: "+oneLine(err.Error()))
+	}
+	if err != nil {
+		return row(m, OblJVP, Fails, "the engine's forward mode failed: "+oneLine(err.Error()))
+	}
+	v, d := judgeAll("J·v", jv.Data, ref.JVs)
+	if v != Holds && cref != nil {
+		if cv, cd := judgeAll("J·v", jv.Data, cref.JVs); cv == Holds {
+			v, d = ByConvention, conventionNote(e, ops)
+		} else if worst(cv, v) == v {
+			v, d = cv, cd+" (under the engine's convention)"
+		}
+	}
+	if v != Holds && slices.Contains(c.Singular, true) {
+		// At a point where the function has no derivative and no Clarke
+		// subdifferential (sqrt at 0) J·v is a convention too (+∞·v, or
+		// NaN for v = 0, as much as the registry's 0).
+		v, d = Inconclusive, d+": the function has no derivative at a singular element of this case: any J·v there is a convention"
+	}
+	return row(m, OblJVP, v, d)
 }
 
 func usesConvention(e Engine, ops []string) bool {

@@ -3,6 +3,9 @@
 // one) maps registry primitives to the engine's operations and runs the
 // engine's own forward and reverse mode in float64; the harness supplies
 // engine-independent cases and judges every value the engine returns.
+// Engines outside Go (PyTorch, JAX, ONNX Runtime, engines/python) speak
+// the tlcheck.engine.v1 protocol (Protocol; docs/engines.md) and are run
+// the same way, with float32 machines and forward mode besides.
 //
 // # Obligations
 //
@@ -28,6 +31,11 @@
 //	             point: the reference is exactly 0 with bound 0);
 //	machines     two machines of one engine agree bit for bit, or both
 //	             within the bound;
+//	jvp          (an engine with forward mode, JVPEngine) J·v along the
+//	             case's tangents, element by element, against the
+//	             registry's JVP — only where the case gives tangents,
+//	             directions along which the function is differentiable;
+//	             inconclusive at a singular element;
 //	run          the engine returned an error (or panicked) on a graph
 //	             its adapter maps: it failed to compute a well-defined
 //	             value, a finding; a graph the adapter cannot express at
@@ -105,6 +113,29 @@
 // convention), so under S, |⟨ĝ, v⟩ − ⟨c, J·v⟩| ≤ Σ|vᵢ|·(2⁻⁴⁹·|ĝᵢ| + 2⁻¹⁰⁷¹),
 // decided exactly; a larger gap (both tied arguments given the whole
 // cotangent) is a finding under S.
+//
+// # Float32 machines
+//
+// A machine of a Formatted engine whose format is Float32 receives only
+// cases whose every value is a binary32 number, and is judged against
+// Reference.Binary32: the same exact enclosure X, with E32 (fpbound.Err,
+// whose theorem covers every binary32 evaluation of the registry's
+// formula, M1–M3 with ULPs library accuracy) as the tight bound and
+// F32Slack·E32 = 1024·E32 as the loose one. So a value holds within E32,
+// is suspect between E32 and 1024·E32, and fails farther than 1024·E32
+// from every point of X. "Fails" rests on one premise about engines, as
+// the binary64 verdict rests on formula differences being of rounding
+// size: an engine's own binary32 formula for a primitive (another
+// summation tree, a fused kernel, a rational approximation of a library
+// function) is within 1024 times the registry formula's a-priori bound;
+// the a-priori bound is a worst case that typical evaluations undercut
+// by orders of magnitude, so a value 1024 bounds away is a wrong formula
+// or a wrong derivative, not rounding. tlcheck's own rules evaluated in
+// binary32 hold on every case (TestFloat32Machine). At a tie the
+// selection model S becomes S32 for a float32 machine: |ĝᵢ − gᵢ| ≤
+// 2⁻²⁰·|ĝᵢ| + 2⁻¹⁴⁶, eight binary32 roundings ((1 + 2⁻²⁴)⁸ − 1 < 2⁻²⁰)
+// and their underflow (8·2⁻¹⁵⁰). Machines are compared only with a
+// machine of the same format.
 //
 // The cases' inputs are multiples of 1/4 with magnitude at most 3, with
 // zeros on the kinks and equal values on the ties on purpose; where every

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"fmt"
+	"math/big"
 
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -32,6 +33,55 @@ type Engine interface {
 	// Conventions are the engine's own derivative conventions at kinks
 	// and ties, where they differ from the registry's.
 	Conventions() []Convention
+}
+
+// Formatted is implemented by an engine whose machines compute in
+// different formats: Format returns Float64 or Float32 for a machine.
+// A float32 machine receives only cases whose values are binary32
+// numbers, and is judged against the binary32 bound (package doc,
+// "Float32 machines"). An engine that does not implement it computes in
+// float64 on every machine.
+type Formatted interface {
+	Format(machine string) string
+}
+
+// JVPEngine is implemented by an engine that also runs forward mode:
+// RunJVP builds g on machine with inputs xs and returns y and J·v, the
+// engine's JVP along the tangents (one per input, of its shape). The
+// harness then judges J·v element by element against the registry's
+// JVP (obligation jvp).
+type JVPEngine interface {
+	RunJVP(machine string, g Graph, xs, tangents []Tensor64) (y, jv Tensor64, err error)
+}
+
+// Capable is implemented by an engine some of whose machines run only
+// some transforms ("forward", "vjp", "jvp"): a machine without "vjp"
+// (ONNX Runtime's) is judged on the forward obligation alone, and Run's
+// gradients for it are nil; a machine without "jvp" gets no jvp row.
+type Capable interface {
+	Can(machine, transform string) bool
+}
+
+// can reports whether machine m of e runs transform t: every machine of
+// an engine that is not Capable runs forward and vjp, and jvp when it is
+// a JVPEngine.
+func can(e Engine, m, t string) bool {
+	if c, ok := e.(Capable); ok {
+		return c.Can(m, t)
+	}
+	if t == "jvp" {
+		_, ok := e.(JVPEngine)
+		return ok
+	}
+	return true
+}
+
+// machineFormat is machine m's format (Float64 unless e says otherwise).
+func machineFormat(e Engine, m string) string {
+	if f, ok := e.(Formatted); ok && f.Format(m) == Float32 {
+		return Float32
+	}
+	return Float64
 }
 
 // Convention is an engine's derivative convention for one primitive at
@@ -150,4 +200,60 @@ var ErrUnsupported = errors.New("not expressible in the engine")
 // Unsupportedf returns an error wrapping ErrUnsupported.
 func Unsupportedf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
+}
+
+// ClampInclusive is the convention clamp′ = 1 on the closed interval
+// [lo, hi], the bounds included (PyTorch's clamp backward masks with
+// lo ≤ x ≤ hi), as the graph m = x + relu(lo − x) (max(x, lo), whose
+// registry derivative at x = lo is 1 − relu′(0) = 1), then m − relu(m −
+// hi) (min(m, hi), derivative 1 − relu′(0) = 1 at m = hi). Both are valid
+// Clarke subgradients ([0, 1] at each bound). The constants lo, hi enter
+// as const nodes of the argument's shape.
+func ClampInclusive(source string) Convention {
+	return Convention{Op: "clamp", Doc: "clamp′ = 1 on [lo, hi], the bounds included", Source: source,
+		ExpandAt: func(a *spec.Attrs, in []spec.Shape) (Graph, error) {
+			lo, hi, err := clampConsts(a, in)
+			if err != nil {
+				return Graph{}, err
+			}
+			// x0; v1 = lo; v2 = hi; v3 = lo − x; v4 = relu(v3); v5 = x + v4;
+			// v6 = v5 − hi; v7 = relu(v6); v8 = v5 − v7.
+			return Graph{Inputs: 1, Nodes: []Node{lo, hi,
+				{Op: "sub", Args: []int{1, 0}}, {Op: "relu", Args: []int{3}}, {Op: "add", Args: []int{0, 4}},
+				{Op: "sub", Args: []int{5, 2}}, {Op: "relu", Args: []int{6}}, {Op: "sub", Args: []int{5, 7}}}}, nil
+		}}
+}
+
+// ClampHalf is the convention clamp = min(max(x, lo), hi) with the
+// registry's max and min, whose derivative at a tie is 1/2 (JAX's
+// jnp.clip: lax.max and lax.min split a tie evenly): clamp′ = 1/2 at
+// each bound, a valid Clarke subgradient.
+func ClampHalf(source string) Convention {
+	return Convention{Op: "clamp", Doc: "clamp′ = 1/2 at the bounds (min(max(x, lo), hi) with ties split evenly)", Source: source,
+		ExpandAt: func(a *spec.Attrs, in []spec.Shape) (Graph, error) {
+			lo, hi, err := clampConsts(a, in)
+			if err != nil {
+				return Graph{}, err
+			}
+			return Graph{Inputs: 1, Nodes: []Node{lo, hi, {Op: "max", Args: []int{0, 1}}, {Op: "min", Args: []int{3, 2}}}}, nil
+		}}
+}
+
+// clampConsts are the const nodes lo and hi of a clamp's argument shape.
+func clampConsts(a *spec.Attrs, in []spec.Shape) (lo, hi Node, err error) {
+	if a == nil || a.Lo == nil || a.Hi == nil || len(in) != 1 {
+		return Node{}, Node{}, fmt.Errorf("clamp: no bounds")
+	}
+	n := 1
+	for _, d := range in[0] {
+		n *= d
+	}
+	fill := func(r *big.Rat) Node {
+		vs := make([]*big.Rat, n)
+		for i := range vs {
+			vs[i] = new(big.Rat).Set(r)
+		}
+		return Node{Op: "const", Attrs: &spec.Attrs{Shape: in[0].Clone(), Values: vs}}
+	}
+	return fill(a.Lo), fill(a.Hi), nil
 }

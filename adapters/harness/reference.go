@@ -16,7 +16,16 @@ import (
 // and Loose for binary32 (fpbound.Err), which also bounds binary64.
 type Bound struct {
 	Tight, Loose fpbound.Enclosure
+	// f32 marks the bound of a float32 machine (Reference.Binary32):
+	// Tight is then the binary32 bound and Loose F32Slack times it.
+	f32 bool
 }
+
+// F32Slack is the factor between the two bounds a float32 machine is
+// judged against (package doc, "Float32 machines"): within the binary32
+// bound E32 of the registry's formula a value holds, and it fails only
+// farther than F32Slack·E32 from the exact value.
+const F32Slack = 1 << 10
 
 // Reference is what tlcheck's rules say of one case: per output element
 // and per gradient element a Bound, and the adjoint pair's exact side
@@ -27,6 +36,40 @@ type Reference struct {
 	// JV encloses ⟨cot, J·v⟩ (the registry's JVP, forward mode) for the
 	// case's tangents; its bounds are unused.
 	JV Bound
+	// JVs is J·v itself, per output element, with its bounds (nil
+	// without tangents): what an engine's own JVP (JVPEngine) is judged
+	// against.
+	JVs []Bound
+}
+
+// Binary32 returns the reference as a float32 machine is judged against
+// it: the same exact enclosures, Tight the binary32 bound (fpbound.Err,
+// a theorem for binary32 evaluations of the registry's formula) and Loose
+// F32Slack times it.
+func (r *Reference) Binary32() *Reference {
+	if r == nil {
+		return nil
+	}
+	conv := func(b Bound) Bound {
+		l := b.Loose
+		l.Bound *= F32Slack
+		return Bound{Tight: b.Loose, Loose: l, f32: true}
+	}
+	convAll := func(bs []Bound) []Bound {
+		if bs == nil {
+			return nil
+		}
+		out := make([]Bound, len(bs))
+		for i, b := range bs {
+			out[i] = conv(b)
+		}
+		return out
+	}
+	out := &Reference{Y: convAll(r.Y), JV: conv(r.JV), JVs: convAll(r.JVs)}
+	for _, g := range r.Grads {
+		out.Grads = append(out.Grads, convAll(g))
+	}
+	return out
 }
 
 func toB[B spec.Scalar[B]](t spec.Tensor[spec.Rat]) spec.Tensor[B] {
@@ -38,19 +81,21 @@ type evaluated struct {
 	y, jv fpbound.Enclosure
 	ys    []fpbound.Enclosure
 	grads [][]fpbound.Enclosure
+	jvs   []fpbound.Enclosure
 }
 
 func evaluate[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat], tangents []spec.Tensor[spec.Rat], enc func(B, int64) fpbound.Enclosure) (*evaluated, error) {
 	var y spec.Tensor[B]
 	var grads []spec.Tensor[B]
 	var jv B
+	var jvs spec.Tensor[B]
 	und, err := fpbound.Evaluate(fpbound.Options{ULPs: ULPs}, func() error {
 		var err error
 		if y, grads, err = reverse[B](g, xs, cot); err != nil {
 			return err
 		}
 		if tangents != nil {
-			jv, err = forward[B](g, xs, cot, tangents)
+			jv, jvs, err = forward[B](g, xs, cot, tangents)
 		}
 		return err
 	})
@@ -58,6 +103,9 @@ func evaluate[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Te
 		return nil, err
 	}
 	ev := &evaluated{jv: enc(jv, 0)}
+	for _, v := range jvs.Data {
+		ev.jvs = append(ev.jvs, enc(v, und))
+	}
 	for _, v := range y.Data {
 		ev.ys = append(ev.ys, enc(v, und))
 	}
@@ -91,14 +139,17 @@ func NewReference(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat]
 	if err != nil {
 		return nil, err
 	}
-	ref := &Reference{JV: Bound{tight.jv, loose.jv}}
+	ref := &Reference{JV: Bound{Tight: tight.jv, Loose: loose.jv}}
 	for i := range tight.ys {
-		ref.Y = append(ref.Y, Bound{tight.ys[i], loose.ys[i]})
+		ref.Y = append(ref.Y, Bound{Tight: tight.ys[i], Loose: loose.ys[i]})
+	}
+	for i := range tight.jvs {
+		ref.JVs = append(ref.JVs, Bound{Tight: tight.jvs[i], Loose: loose.jvs[i]})
 	}
 	for i := range tight.grads {
 		var bs []Bound
 		for k := range tight.grads[i] {
-			bs = append(bs, Bound{tight.grads[i][k], loose.grads[i][k]})
+			bs = append(bs, Bound{Tight: tight.grads[i][k], Loose: loose.grads[i][k]})
 		}
 		ref.Grads = append(ref.Grads, bs)
 	}
@@ -177,24 +228,24 @@ func tapeVJP[B spec.Scalar[B]](reg *spec.Registry[B], g Graph, xs []spec.Tensor[
 }
 
 // forward runs the registry's forward and JVP rules node by node and
-// returns ⟨cot, J·v⟩.
-func forward[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat], tangents []spec.Tensor[spec.Rat]) (B, error) {
+// returns ⟨cot, J·v⟩ and J·v.
+func forward[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat], tangents []spec.Tensor[spec.Rat]) (B, spec.Tensor[B], error) {
 	reg := spec.Default[B]()
 	if len(tangents) != g.Inputs {
-		return *new(B), fmt.Errorf("%d tangents for %d inputs", len(tangents), g.Inputs)
+		return *new(B), spec.Tensor[B]{}, fmt.Errorf("%d tangents for %d inputs", len(tangents), g.Inputs)
 	}
 	vals := make([]spec.Tensor[B], 0, g.Inputs+len(g.Nodes))
 	tans := make([]spec.Tensor[B], 0, g.Inputs+len(g.Nodes))
 	for i, x := range xs {
 		if !x.Shape.Equal(tangents[i].Shape) {
-			return *new(B), fmt.Errorf("tangent %d has shape %v, input %v", i, tangents[i].Shape, x.Shape)
+			return *new(B), spec.Tensor[B]{}, fmt.Errorf("tangent %d has shape %v, input %v", i, tangents[i].Shape, x.Shape)
 		}
 		vals, tans = append(vals, toB[B](x)), append(tans, toB[B](tangents[i]))
 	}
 	for j, n := range g.Nodes {
 		p, err := reg.Lookup(n.Op)
 		if err != nil {
-			return *new(B), err
+			return *new(B), spec.Tensor[B]{}, err
 		}
 		a := n.Attrs
 		if a == nil {
@@ -206,15 +257,17 @@ func forward[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Ten
 		}
 		y, err := p.Forward(a, ins)
 		if err != nil {
-			return *new(B), fmt.Errorf("node %d (%s): %w", j, n.Op, err)
+			return *new(B), spec.Tensor[B]{}, fmt.Errorf("node %d (%s): %w", j, n.Op, err)
 		}
 		dy, err := p.JVP(a, ins, y, dins)
 		if err != nil {
-			return *new(B), fmt.Errorf("node %d (%s): JVP: %w", j, n.Op, err)
+			return *new(B), spec.Tensor[B]{}, fmt.Errorf("node %d (%s): JVP: %w", j, n.Op, err)
 		}
 		vals, tans = append(vals, y), append(tans, dy)
 	}
-	return spec.Dot(toB[B](cot), tans[len(tans)-1])
+	jv := tans[len(tans)-1]
+	d, err := spec.Dot(toB[B](cot), jv)
+	return d, jv, err
 }
 
 // Verdict is the judgement of one obligation.

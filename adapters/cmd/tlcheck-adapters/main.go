@@ -5,8 +5,12 @@
 // adapters module, so that the main module does not depend on the
 // engines; `tlcheck adapters …` runs it.
 //
-//	tlcheck-adapters run [--engine LIST] [--case LIST] [--random N [--seed S]] [--format text|json] [--all]
+//	tlcheck-adapters run [--engine LIST] [--engine-cmd CMD] [--timeout D] [--memory MiB] [--case LIST] [--random N [--seed S]] [--format text|json] [--all]
 //	tlcheck-adapters cases [--case LIST] [--random N [--seed S]]
+//
+// --engine torch,jax,onnxruntime (or python) runs the protocol engines of
+// engines/python (docs/engines.md); --engine-cmd runs any
+// tlcheck.engine.v1 engine.
 //
 // --random N appends N random DAG cases (harness.RandomCases, seed S,
 // default 1; N ≤ harness.MaxRandom) to the selected cases; --case none
@@ -17,12 +21,14 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tlcheck/tlcheck/adapters/harness"
 	"github.com/tlcheck/tlcheck/internal/cli"
@@ -76,7 +82,7 @@ var summaries = map[string]string{
 	"adapters cases": "list the cases: name, primitives, exact inputs and cotangent (the data a replay needs)",
 }
 
-const usage = "usage: tlcheck adapters run [--engine LIST] [--case LIST] [--random N [--seed S]] [--format text|json] [--all] | tlcheck adapters cases [--case LIST] [--random N [--seed S]]"
+const usage = "usage: tlcheck adapters run [--engine LIST] [--engine-cmd CMD] [--timeout D] [--memory MiB] [--case LIST] [--random N [--seed S]] [--format text|json] [--all] | tlcheck adapters cases [--case LIST] [--random N [--seed S]]"
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -89,7 +95,7 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return runCases(args[1:], stdout)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, usage)
-		fmt.Fprintln(stdout, "engines: "+strings.Join(engineNames(), ", "))
+		fmt.Fprintln(stdout, "engines: "+strings.Join(engineNames(), ", ")+"; protocol engines: "+strings.Join(protocolEngines, ", ")+" (python: all three)")
 		return nil
 	}
 	return cli.Usagef("adapters: unknown subcommand %s (run or cases)", cli.Quoted(args[0]))
@@ -103,14 +109,71 @@ func engineNames() []string {
 	return names
 }
 
-// selectEngines resolves --engine: "all" or a comma-separated list of
-// engine names.
-func selectEngines(list string) ([]harness.Engine, error) {
-	all := engineList()
-	if list == "all" {
-		return all, nil
+// selectEngines resolves --engine: "all" (the Go engines), or a
+// comma-separated list of engine names, where torch, jax and onnxruntime
+// (or python, all three) start protocol engines; and --engine-cmd (line)
+// adds a protocol engine of the user's. It returns a function that ends
+// the children.
+func selectEngines(list, line string, explicit bool, po protocolOptions) (es []harness.Engine, closeAll func(), err error) {
+	var started []*harness.Protocol
+	closeAll = func() {
+		for _, p := range started {
+			p.Close()
+		}
 	}
-	return pick("--engine", "engine", list, all, harness.Engine.Name)
+	defer func() {
+		if err != nil {
+			closeAll()
+		}
+	}()
+	all := engineList()
+	switch {
+	case list == "all" && line != "" && !explicit:
+		// --engine-cmd alone runs only the user's engine.
+	case list == "all":
+		es = all
+	default:
+		names, err := cli.List("engine", list)
+		if err != nil {
+			return nil, closeAll, cli.BadInput(err)
+		}
+		var expanded []string
+		for _, n := range names {
+			if n == "python" {
+				expanded = append(expanded, protocolEngines...)
+			} else {
+				expanded = append(expanded, n)
+			}
+		}
+		for _, n := range expanded {
+			if !slices.Contains(protocolEngines, n) && !slices.Contains(engineNames(), n) {
+				known := append(engineNames(), protocolEngines...)
+				sort.Strings(known)
+				return nil, closeAll, cli.Usagef("adapters: --engine: unknown engine %s (known: %s, python)", cli.Quoted(n), strings.Join(known, ", "))
+			}
+		}
+		for _, n := range expanded {
+			if slices.Contains(protocolEngines, n) {
+				p, err := startPython(n, po)
+				if err != nil {
+					return nil, closeAll, err
+				}
+				started = append(started, p)
+				es = append(es, p)
+				continue
+			}
+			es = append(es, all[slices.IndexFunc(all, func(e harness.Engine) bool { return e.Name() == n })])
+		}
+	}
+	if line != "" {
+		p, err := startCommand(line, po)
+		if err != nil {
+			return nil, closeAll, err
+		}
+		started = append(started, p)
+		es = append(es, p)
+	}
+	return es, closeAll, nil
 }
 
 // pick resolves a comma-separated list of names against all (in the
@@ -162,7 +225,10 @@ func fixedCases(list string) ([]harness.Case, error) {
 
 func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("adapters run")
-	engine := fs.String("engine", "all", "all, or a comma-separated list of engines")
+	engine := fs.String("engine", "all", "all (the Go engines), or a comma-separated list of engines; torch, jax, onnxruntime (python: all three) start the protocol engines of engines/python")
+	engineCmd := fs.String("engine-cmd", "", "also run this tlcheck.engine.v1 engine: a command line, split at spaces (docs/engines.md)")
+	timeout := fs.Duration("timeout", 120*time.Second, "protocol engines: the longest wait for one answer; a slower engine is killed and restarted, the case a run finding")
+	memory := fs.Int64("memory", 8192, "protocol engines: the most resident memory in MiB; a larger engine is killed and restarted, the case a run finding")
 	kase := fs.String("case", "all", "all, none, or a comma-separated list of cases (tlcheck adapters cases lists them)")
 	random := fs.Int("random", 0, fmt.Sprintf("append this many random DAG cases (at most %d)", harness.MaxRandom))
 	seed := fs.Uint64("seed", 1, "the random cases' seed")
@@ -174,10 +240,16 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if *format != "text" && *format != "json" {
 		return cli.Usagef("adapters run: --format: %s is neither text nor json", cli.Quoted(*format))
 	}
-	es, err := selectEngines(*engine)
+	if *timeout <= 0 || *memory <= 0 {
+		return cli.Usagef("adapters run: --timeout and --memory must be positive")
+	}
+	explicit := false
+	fs.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "engine" })
+	es, closeAll, err := selectEngines(*engine, *engineCmd, explicit, protocolOptions{timeout: *timeout, memory: *memory << 20})
 	if err != nil {
 		return err
 	}
+	defer closeAll()
 	cs, err := selectCases(*kase, *random, *seed)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
@@ -48,7 +49,9 @@ func TestRun(t *testing.T) {
 		{[]string{"run", "--engine", "tlcheck", "--case", "relu,max_tie,dag_mlp"}, 0, "0 fails", ""},
 		{[]string{"run", "--engine", "flipped", "--case", "square"}, 1, "smallest: element 0: x0=[1][1] cot=[1][3/4]", "3 rows fail"},
 		{[]string{"run", "--engine", "tlcheck", "--case", "square", "--format", "json"}, 0, `"format": "tlcheck.adapters.v1"`, ""},
-		{[]string{"run", "--engine", "nope"}, 2, "", `unknown engine "nope"`},
+		{[]string{"run", "--engine", "nope"}, 2, "", `unknown engine "nope" (known: flipped, jax, onnxruntime, tlcheck, torch, python)`},
+		{[]string{"run", "--engine", "torch,nope"}, 2, "", `unknown engine "nope"`},
+		{[]string{"run", "--timeout", "0s"}, 2, "", "--timeout and --memory must be positive"},
 		{[]string{"run", "--case", "nope"}, 2, "", `unknown case "nope"`},
 		{[]string{"run", "--format", "xml"}, 2, "", "neither text nor json"},
 		{[]string{"run", "--help"}, 0, "usage: tlcheck adapters run [flags]", ""},
@@ -122,6 +125,35 @@ func TestJSONSchema(t *testing.T) {
 		}
 		if doc.Fails < tc.fails || doc.Holds != (tc.fails == 0) || doc.Format != "tlcheck.adapters.v1" {
 			t.Errorf("%s: fails %d, holds %v, format %s", tc.engine, doc.Fails, doc.Holds, doc.Format)
+		}
+	}
+}
+
+// TestEngineCmd: --engine-cmd runs a protocol engine written outside Go
+// (harness/testdata/tiny_engine.py) like any other: its rows, a planted
+// fault's exit 1, a protocol version mismatch's one line and exit 2.
+func TestEngineCmd(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 is not on $PATH: --engine-cmd's test engine is a Python script (CI has python3)")
+	}
+	eng := py + " ../../harness/testdata/tiny_engine.py"
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		out, err string
+	}{
+		{[]string{"run", "--engine-cmd", eng, "--case", "neg,exp"}, 0, "tiny (tiny 1 (tlcheck.engine.v1), machines py)", ""},
+		{[]string{"run", "--engine-cmd", eng + " vjp-scale", "--case", "exp"}, 1, "tiny py exp vjp (fails)", "rows fail"},
+		{[]string{"run", "--engine", "tlcheck", "--engine-cmd", eng, "--case", "neg"}, 0, "tlcheck (github.com", ""},
+		{[]string{"run", "--engine-cmd", eng + " version"}, 2, "", `handshake: the engine speaks protocol "tlcheck.engine.v0"`},
+	} {
+		code, so, se := runCmd(tc.args...)
+		if code != tc.code || !strings.Contains(so, tc.out) || !strings.Contains(se, tc.err) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", tc.args, code, so, se)
+		}
+		if tc.code == 2 && strings.Count(se, "\n") != 1 {
+			t.Errorf("%v: stderr is not one line: %q", tc.args, se)
 		}
 	}
 }
