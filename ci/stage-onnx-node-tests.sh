@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # CI stage: the ONNX backend node tests through tlcheck compare.
 #
-# Installs the pinned onnx (requirements.lock at the repository root when it
-# pins onnx, else onnx==1.23.2 numpy==2.4.6) into a private virtual
-# environment, writes every node test of onnx.backend.test.loader.
+# Installs the pinned lock file (requirements.lock) into the Python stages'
+# virtual environment, writes every node test of onnx.backend.test.loader.
 # load_model_tests(kind="node") out as model.onnx + .pb files, builds tlcheck
 # and runs `tlcheck compare` on each; prints the counts, the pass rate on the
 # tests of the ops issue 22 names, and every case that does not hold with its
@@ -17,18 +16,20 @@ start=$(date +%s)
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-python3 -m venv "$work/venv"
-if [ -f "$root/requirements.lock" ] && grep -q '^onnx==' "$root/requirements.lock"; then
-	"$work/venv/bin/pip" install -q -r "$root/requirements.lock"
-else
-	"$work/venv/bin/pip" install -q onnx==1.23.2 numpy==2.4.6
+# The one virtual environment of the Python stages (ci/stage-engines.sh makes
+# the same one): requirements.lock pins onnx, numpy and pytest; a second
+# install of an installed lock is a no-op.
+venv=${TLCHECK_ENGINES_VENV:-"$HOME/.cache/tlcheck-engines-venv"}
+export PIP_CACHE_DIR=${PIP_CACHE_DIR:-"$HOME/.cache/pip"}
+if [ ! -x "$venv/bin/python" ]; then
+	python3 -m venv "$venv"
 fi
-"$work/venv/bin/pip" install -q pytest==8.4.2
-(cd "$root/tools/onnx_node_tests" && "$work/venv/bin/python" -m pytest -q)
+"$venv/bin/pip" install -q -r "$root/requirements.lock"
+(cd "$root/tools/onnx_node_tests" && "$venv/bin/python" -m pytest -q)
 (cd "$root" && go build -o "$work/tlcheck" ./cmd/tlcheck)
-(cd "$root/tools/onnx_node_tests" && "$work/venv/bin/python" -m onnx_node_tests.export "$work/node" 2>"$work/export.err")
+(cd "$root/tools/onnx_node_tests" && "$venv/bin/python" -m onnx_node_tests.export "$work/node" 2>"$work/export.err")
 status=0
-(cd "$root/tools/onnx_node_tests" && "$work/venv/bin/python" -m onnx_node_tests.run --tlcheck "$work/tlcheck" "$work/node") || status=$?
+(cd "$root/tools/onnx_node_tests" && "$venv/bin/python" -m onnx_node_tests.run --tlcheck "$work/tlcheck" "$work/node") || status=$?
 echo "not written (not tensors): $(grep -c 'not written' "$work/export.err" || true)"
 echo "stage-onnx-node-tests: $(( $(date +%s) - start )) s"
 exit $status

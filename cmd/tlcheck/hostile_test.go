@@ -151,7 +151,7 @@ func TestHostileSpecialFiles(t *testing.T) {
 		{"compare-grad", "--onnx", "BAD", "--input", pb, "--grads", pb},
 		{"compare-grad", "--onnx", model, "--input", "BAD", "--grads", pb},
 		{"compare-grad", "--onnx", model, "--input", pb, "--grads", "BAD"},
-		{"compare-grad", "--onnx", model, "--input", pb, "--grads", "BAD,BAD"},
+		{"compare-grad", "--onnx", model, "--input", pb, "--grads", "BAD", "--grads", "BAD"},
 		{"certify", "--graph", "BAD", "--payload", payload, "--input", input, "--out", out},
 		{"certify", "--graph", graph, "--payload", payload, "--input", "BAD", "--out", out},
 		{"certify", "--onnx", "BAD", "--input", pb, "--out", out},
