@@ -50,8 +50,24 @@ func (p Planes) Point() bool {
 	return true
 }
 
-func up(x float64) float64   { return math.Nextafter(x, math.Inf(1)) }
-func down(x float64) float64 { return math.Nextafter(x, math.Inf(-1)) }
+// up returns the next float64 above x (x finite, not NaN; +∞ stays +∞
+// only through the caller never passing it): math.Nextafter(x, +∞) by
+// stepping the bit pattern, which is what Nextafter does, without its
+// special-case branches.
+func up(x float64) float64 {
+	switch {
+	case x > 0:
+		return math.Float64frombits(math.Float64bits(x) + 1)
+	case x < 0:
+		return math.Float64frombits(math.Float64bits(x) - 1)
+	case x == 0:
+		return math.Float64frombits(1) // the smallest subnormal
+	}
+	return x // NaN
+}
+
+// down is −up(−x): the next float64 below x.
+func down(x float64) float64 { return -up(-x) }
 
 // FromPairs converts intervals given as interleaved endpoints pairs[2i] =
 // lo, pairs[2i+1] = hi into p (which must have len(pairs)/2 elements),
@@ -195,11 +211,11 @@ func product(m, n, k int, a Planes, transA bool, b Planes, transB bool, bias Pla
 	// Centre.
 	fastcpu.Dgemm(transA, transB, m, n, k, a.C, max(lda, 1), b.C, max(ldb, 1), out.C, n)
 	// A′ = Aʳ + g·|Aᶜ| and |Bᶜ|.
-	ap := make([]float64, len(a.C))
+	scratch := make([]float64, len(a.C)+len(b.C))
+	ap, babs := scratch[:len(a.C):len(a.C)], scratch[len(a.C):]
 	for i, c := range a.C {
 		ap[i] = a.R[i] + float64(g*math.Abs(c))
 	}
-	babs := make([]float64, len(b.C))
 	absInto(babs, b.C)
 	fastcpu.Dgemm(transA, transB, m, n, k, ap, max(lda, 1), babs, max(ldb, 1), out.R, n)
 	if !b.Point() {

@@ -250,3 +250,16 @@ func TestProductDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestUpDown: up and down agree with math.Nextafter on finite values,
+// zeros, subnormals and the largest finite values.
+func TestUpDown(t *testing.T) {
+	for _, x := range []float64{0, math.Copysign(0, -1), 1, -1, 5e-324, -5e-324, math.MaxFloat64, -math.MaxFloat64, 0.1, -3e300, math.SmallestNonzeroFloat64 * 3, 2.2250738585072014e-308} {
+		if u, w := up(x), math.Nextafter(x, math.Inf(1)); math.Float64bits(u) != math.Float64bits(w) && !(u == 0 && w == 0) {
+			t.Errorf("up(%v) = %v, want %v", x, u, w)
+		}
+		if d, w := down(x), math.Nextafter(x, math.Inf(-1)); math.Float64bits(d) != math.Float64bits(w) && !(d == 0 && w == 0) {
+			t.Errorf("down(%v) = %v, want %v", x, d, w)
+		}
+	}
+}
