@@ -229,6 +229,33 @@ func checkResult[T any](n *Node, v spec.Tensor[T]) error {
 // same *Graph is interpreted over
 // spec.Rat, spec.F32, spec.F64, spec.Binary32 or spec.Interval unchanged.
 func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]spec.Tensor[T], error) {
+	return denote(g, p, input, false)
+}
+
+// lastUses returns, per node id, the largest id of a node that reads it
+// as a parent (−1 when none does).
+func lastUses(g *Graph) []int {
+	last := make([]int, len(g.Nodes))
+	for i := range last {
+		last[i] = -1
+	}
+	for i := range g.Nodes {
+		for _, q := range g.Nodes[i].Parents {
+			if q >= 0 && q < len(last) {
+				last[q] = max(last[q], i)
+			}
+		}
+	}
+	return last
+}
+
+// denote is DenoteAll; with free, the value of a node other than the
+// output is dropped from the table as soon as the last node that reads it
+// has been computed (liveness from the graph), so that the garbage
+// collector can reclaim it: peak memory is that of the live values, not
+// of all of them. The values computed, their order, the checks and every
+// error (the rat-bits-total count included) are the same either way.
+func denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], free bool) ([]spec.Tensor[T], error) {
 	if err := g.Check(); err != nil {
 		return nil, err
 	}
@@ -241,6 +268,10 @@ func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]
 	reg := spec.Default[T]()
 	vals := make([]spec.Tensor[T], len(g.Nodes))
 	xs := make([]spec.Tensor[T], 0, 4)
+	var last []int
+	if free {
+		last = lastUses(g)
+	}
 	// bits counts the rational bits of every value computed so far (a
 	// value shared by two nodes counts twice: an upper bound), against
 	// limits.RatBitsTotal.
@@ -270,13 +301,23 @@ func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]
 			return nil, &Error{Node: i, Op: string(n.Kind.Op), Elem: -1, Err: limits.Exceeded("rat-bits-total", budget, "the values of nodes 0…%d hold %d bits", i, bits)}
 		}
 		vals[i] = v
+		if free {
+			for _, q := range n.Parents {
+				if last[q] == i && q != g.OutputID {
+					vals[q] = spec.Tensor[T]{}
+				}
+			}
+		}
 	}
 	return vals, nil
 }
 
-// Denote is DenoteAll's value at the graph's output node.
+// Denote is DenoteAll's value at the graph's output node. It frees each
+// intermediate value once no later node reads it, so its peak memory is
+// that of the values live at one time (a chain holds two), not of the
+// whole table.
 func Denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) (spec.Tensor[T], error) {
-	vals, err := DenoteAll(g, p, input)
+	vals, err := denote(g, p, input, true)
 	if err != nil {
 		return spec.Tensor[T]{}, err
 	}
