@@ -8,8 +8,10 @@ import (
 
 // Planes is an enclosure of a real vector in midpoint-radius form:
 // element i is ⟨C[i], R[i]⟩ = [C[i] − R[i], C[i] + R[i]], R[i] ≥ 0.
-// C and R have the same length. A Planes with nil C stands for "absent"
-// (no bias).
+// C and R have the same length, or R is nil, which means every radius is
+// 0 (a vector of points, such as a model's weights: no radius plane is
+// stored or read). A Planes with nil C stands for "absent" (no bias).
+// Product's output must have an R plane.
 type Planes struct{ C, R []float64 }
 
 // Make returns planes of n zero elements (the point 0).
@@ -32,12 +34,25 @@ func tame(x float64) bool {
 // Tame reports whether every centre and radius of p is tame (see the
 // package documentation).
 func Tame(p Planes) bool {
-	for i, c := range p.C {
-		if !tame(c) || !tame(p.R[i]) || p.R[i] < 0 {
+	for _, c := range p.C {
+		if !tame(c) {
+			return false
+		}
+	}
+	for _, r := range p.R {
+		if !tame(r) || r < 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// radius is p's radius i (0 when p has no radius plane).
+func (p Planes) radius(i int) float64 {
+	if p.R == nil {
+		return 0
+	}
+	return p.R[i]
 }
 
 // Point reports whether every radius of p is 0.
@@ -99,6 +114,24 @@ func FromPairs(pairs []float64, p Planes) bool {
 		ok = ok && tame(c) && tame(r)
 	}
 	return ok
+}
+
+// PointsFromPairs is FromPairs for intervals that are all points (lo =
+// hi): it returns planes with no radius plane, or ok false — having
+// converted nothing — when some interval is not a point or some value is
+// not tame (then use FromPairs).
+func PointsFromPairs(pairs []float64) (p Planes, ok bool) {
+	n := len(pairs) / 2
+	for i := 0; i < n; i++ {
+		if lo := pairs[2*i]; lo != pairs[2*i+1] || !tame(lo) {
+			return Planes{}, false
+		}
+	}
+	c := make([]float64, n)
+	for i := range c {
+		c[i] = pairs[2*i]
+	}
+	return Planes{C: c}, true
 }
 
 // twoSum returns fl(a+b) and the exact error a + b − fl(a+b) (Knuth's
@@ -213,15 +246,21 @@ func product(m, n, k int, a Planes, transA bool, b Planes, transB bool, bias Pla
 	// A′ = Aʳ + g·|Aᶜ| and |Bᶜ|.
 	scratch := make([]float64, len(a.C)+len(b.C))
 	ap, babs := scratch[:len(a.C):len(a.C)], scratch[len(a.C):]
-	for i, c := range a.C {
-		ap[i] = a.R[i] + float64(g*math.Abs(c))
+	if a.R == nil {
+		for i, c := range a.C {
+			ap[i] = float64(g * math.Abs(c))
+		}
+	} else {
+		for i, c := range a.C {
+			ap[i] = a.R[i] + float64(g*math.Abs(c))
+		}
 	}
 	absInto(babs, b.C)
 	fastcpu.Dgemm(transA, transB, m, n, k, ap, max(lda, 1), babs, max(ldb, 1), out.R, n)
 	if !b.Point() {
 		// + (|Aᶜ| + Aʳ)·Bʳ
 		for i, c := range a.C {
-			ap[i] = math.Abs(c) + a.R[i]
+			ap[i] = math.Abs(c) + a.radius(i)
 		}
 		tmp := make([]float64, m*n)
 		fastcpu.Dgemm(transA, transB, m, n, k, ap, max(lda, 1), b.R, max(ldb, 1), tmp, n)
@@ -232,7 +271,7 @@ func product(m, n, k int, a Planes, transA bool, b Planes, transB bool, bias Pla
 	if withBias {
 		t := make([]float64, n)
 		for j, c := range bias.C {
-			t[j] = bias.R[j] + float64(g*math.Abs(c))
+			t[j] = bias.radius(j) + float64(g*math.Abs(c))
 		}
 		for i := 0; i < m; i++ {
 			oc, or := out.C[i*n:i*n+n], out.R[i*n:i*n+n]

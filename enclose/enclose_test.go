@@ -263,3 +263,35 @@ func TestUpDown(t *testing.T) {
 		}
 	}
 }
+
+// TestPointPlanesWithoutRadius: operands without a radius plane (R nil)
+// give bit for bit the result of the same operands with an explicit
+// zero radius plane; PointsFromPairs refuses non-points and untame
+// values.
+func TestPointPlanesWithoutRadius(t *testing.T) {
+	r := rand.New(rand.NewPCG(24, 13))
+	m, n, k := 5, 7, 40
+	ap := randPairs(r, m*k, 1, 8)
+	bp := randPairs(r, n*k, 1, 8)
+	biasp := randPairs(r, n, 1, 8)
+	a, ok1 := PointsFromPairs(ap)
+	b, ok2 := PointsFromPairs(bp)
+	bias, ok3 := PointsFromPairs(biasp)
+	if !ok1 || !ok2 || !ok3 || a.R != nil {
+		t.Fatal("PointsFromPairs refused points")
+	}
+	got, want := Make(m*n), Make(m*n)
+	Product(m, n, k, a, false, b, true, bias, got)
+	Product(m, n, k, mat(t, ap).p, false, mat(t, bp).p, true, mat(t, biasp).p, want)
+	for i := range got.C {
+		if math.Float64bits(got.C[i]) != math.Float64bits(want.C[i]) || math.Float64bits(got.R[i]) != math.Float64bits(want.R[i]) {
+			t.Fatalf("element %d: ⟨%v, %v⟩ without radius plane, ⟨%v, %v⟩ with", i, got.C[i], got.R[i], want.C[i], want.R[i])
+		}
+	}
+	if _, ok := PointsFromPairs([]float64{1, 2}); ok {
+		t.Fatal("a non-point accepted")
+	}
+	if _, ok := PointsFromPairs([]float64{math.Inf(1), math.Inf(1)}); ok {
+		t.Fatal("an infinite point accepted")
+	}
+}

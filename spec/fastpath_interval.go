@@ -28,6 +28,9 @@ func ivPairs(d []Interval) []float64 {
 // ivPlanes converts intervals to planes; ok is false when a value is not
 // tame.
 func ivPlanes(d []Interval) (enclose.Planes, bool) {
+	if p, ok := enclose.PointsFromPairs(ivPairs(d)); ok {
+		return p, true // points (weights): no radius plane
+	}
 	p := enclose.Make(len(d))
 	return p, enclose.FromPairs(ivPairs(d), p)
 }
@@ -72,7 +75,7 @@ func linearVJPIv(x, w, dy, dx, dw, db []Interval, rows, out, in int) bool {
 		return false
 	}
 	dxp, dwp, dbp := enclose.Make(rows*in), enclose.Make(out*in), enclose.Make(out)
-	ones := enclose.Make(rows)
+	ones := enclose.Planes{C: make([]float64, rows)} // points: no radius plane
 	for i := range ones.C {
 		ones.C[i] = 1
 	}
@@ -85,6 +88,15 @@ func linearVJPIv(x, w, dy, dx, dw, db []Interval, rows, out, in int) bool {
 	enclose.ToPairs(dwp, ivPairs(dw))
 	enclose.ToPairs(dbp, ivPairs(db))
 	return true
+}
+
+// sub is the planes of elements [lo, hi) of p.
+func sub(p enclose.Planes, lo, hi int) enclose.Planes {
+	s := enclose.Planes{C: p.C[lo:hi]}
+	if p.R != nil {
+		s.R = p.R[lo:hi]
+	}
+	return s
 }
 
 // matmulFwdIv is matmulFwd over Interval: per batch, C = A·B on planes.
@@ -101,9 +113,7 @@ func matmulFwdIv(p *mmPlan, a, b, out []Interval) bool {
 	cp := enclose.Make(len(out))
 	for bt := range p.AIndex {
 		ao, bo, co := p.AIndex[bt]*mk, p.BIndex[bt]*kn, bt*mn
-		if !enclose.Product(p.M, p.N, p.K,
-			enclose.Planes{C: ap.C[ao : ao+mk], R: ap.R[ao : ao+mk]}, false,
-			enclose.Planes{C: bp.C[bo : bo+kn], R: bp.R[bo : bo+kn]}, false,
+		if !enclose.Product(p.M, p.N, p.K, sub(ap, ao, ao+mk), false, sub(bp, bo, bo+kn), false,
 			enclose.Planes{}, enclose.Planes{C: cp.C[co : co+mn], R: cp.R[co : co+mn]}) {
 			return false
 		}
@@ -161,7 +171,9 @@ func convFwdIv(g *winGeom, x, w []Interval, b []Interval, y []Interval, transpos
 					xb := (l*g.cin + q*cg + ci) * inSp
 					for p := idx.start[o]; p < idx.start[o+1]; p++ {
 						cols.C[row+ci*K+idx.a[p]] = xp.C[xb+idx.b[p]]
-						cols.R[row+ci*K+idx.a[p]] = xp.R[xb+idx.b[p]]
+						if xp.R != nil {
+							cols.R[row+ci*K+idx.a[p]] = xp.R[xb+idx.b[p]]
+						}
 					}
 				}
 			}
@@ -170,16 +182,24 @@ func convFwdIv(g *winGeom, x, w []Interval, b []Interval, y []Interval, transpos
 					for ci := 0; ci < cg; ci++ {
 						src := ((q*cg+ci)*cog + cp) * K
 						copy(wq.C[cp*kk+ci*K:cp*kk+ci*K+K], wp.C[src:src+K])
-						copy(wq.R[cp*kk+ci*K:cp*kk+ci*K+K], wp.R[src:src+K])
+						if wp.R != nil {
+							copy(wq.R[cp*kk+ci*K:cp*kk+ci*K+K], wp.R[src:src+K])
+						}
 					}
 				}
 			} else {
 				w0 := q * cog * kk
-				wq = enclose.Planes{C: wp.C[w0 : w0+cog*kk], R: wp.R[w0 : w0+cog*kk]}
+				wq = enclose.Planes{C: wp.C[w0 : w0+cog*kk]}
+				if wp.R != nil {
+					wq.R = wp.R[w0 : w0+cog*kk]
+				}
 			}
 			var bq enclose.Planes
 			if b != nil {
-				bq = enclose.Planes{C: bp.C[q*cog : q*cog+cog], R: bp.R[q*cog : q*cog+cog]}
+				bq = enclose.Planes{C: bp.C[q*cog : q*cog+cog]}
+				if bp.R != nil {
+					bq.R = bp.R[q*cog : q*cog+cog]
+				}
 			}
 			if !enclose.Product(outSp, cog, kk, cols, false, wq, true, bq, yt) {
 				return false
