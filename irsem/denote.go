@@ -232,6 +232,28 @@ func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]
 	return denote(g, p, input, false)
 }
 
+// checkRatWork refuses, before anything is evaluated, a graph whose
+// declared work (irsem.DeclaredWork summed over the nodes, as Check sums
+// it against work) exceeds the rat-work limit: exact rational evaluation
+// is where declared work costs most, so it has its own, lower, limit.
+// The error names the first node at which the sum passes the limit.
+func checkRatWork(g *Graph) error {
+	lim := limits.Current().RatWork
+	var work int64
+	in := make([]spec.Shape, 0, 4)
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		in = in[:0]
+		for _, p := range n.Parents {
+			in = append(in, g.Nodes[p].Shape)
+		}
+		if work += DeclaredWork(n, in); work > lim || work < 0 {
+			return &Error{Node: i, Op: string(n.Kind.Op), Elem: -1, Err: limits.Exceeded("rat-work", lim, "nodes 0…%d declare %d scalar operations, evaluated over exact rationals", i, satAdd(work))}
+		}
+	}
+	return nil
+}
+
 // lastUses returns, per node id, the largest id of a node that reads it
 // as a parent (−1 when none does).
 func lastUses(g *Graph) []int {
@@ -264,6 +286,11 @@ func denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], free b
 	}
 	if err := checkInput(g, input); err != nil {
 		return nil, err
+	}
+	if isRat[T]() {
+		if err := checkRatWork(g); err != nil {
+			return nil, err
+		}
 	}
 	reg := spec.Default[T]()
 	vals := make([]spec.Tensor[T], len(g.Nodes))
