@@ -209,7 +209,10 @@ func checkResult[T any](n *Node, v spec.Tensor[T]) error {
 // shape mismatch: expected …, got …"). It returns the value of every node,
 // indexed by id.
 //
-// matmul and every reduction are left folds from 0; layernorm defaults to
+// matmul and every reduction are left folds from 0 (over spec.Interval,
+// matmul, linear, conv and conv_transpose are instead the registry's
+// dense midpoint-radius enclosures of package enclose: sound enclosures of
+// the same exact values, not the fold's endpoints); layernorm defaults to
 // γ = 1, β = 0, ε = 1/100000. safe_log with a const ε parent is the
 // registry's safe_log (spec.SafeLogScalar, with ε the const converted to
 // T); with a computed ε it is softplus, + ε, and the registry's raw log.
