@@ -137,13 +137,16 @@ func deepMLP(t testing.TB, layers, width int) (*irsem.Graph, *irsem.Payload, irs
 
 // BenchmarkGradDeepMLP is the exact gradient (input and every parameter,
 // tape path, as `tlcheck grad` computes it) of the 16-layer 64-wide MLP
-// over Rat against the same gradient over F64 and F32; the lowering is
-// done once, outside the loop. Run side by side, the ratio rat/f64 is the
-// cost of exactness.
+// over Rat against the same gradient over F64, F32 and Interval (the sound
+// enclosure `grad --scalar interval` computes, its linear layers on the
+// dense midpoint-radius kernels of package enclose); the lowering is done
+// once, outside the loop. Run side by side, the ratios rat/f64 and
+// interval/f64 are the costs of exactness and of a sound enclosure.
 func BenchmarkGradDeepMLP(b *testing.B) {
 	g, p, x := deepMLP(b, 16, 64)
 	b.Run("f64", func(b *testing.B) { benchGrad[spec.F64](b, g, p, x) })
 	b.Run("f32", func(b *testing.B) { benchGrad[spec.F32](b, g, p, x) })
+	b.Run("interval", func(b *testing.B) { benchGrad[spec.Interval](b, g, p, x) })
 	b.Run("rat", func(b *testing.B) { benchGrad[spec.Rat](b, g, p, x) })
 }
 

@@ -209,7 +209,10 @@ func checkResult[T any](n *Node, v spec.Tensor[T]) error {
 // shape mismatch: expected …, got …"). It returns the value of every node,
 // indexed by id.
 //
-// matmul and every reduction are left folds from 0; layernorm defaults to
+// matmul and every reduction are left folds from 0 (over spec.Interval,
+// matmul, linear, conv and conv_transpose are instead the registry's
+// dense midpoint-radius enclosures of package enclose: sound enclosures of
+// the same exact values, not the fold's endpoints); layernorm defaults to
 // γ = 1, β = 0, ε = 1/100000. safe_log with a const ε parent is the
 // registry's safe_log (spec.SafeLogScalar, with ε the const converted to
 // T); with a computed ε it is softplus, + ε, and the registry's raw log.
@@ -229,6 +232,55 @@ func checkResult[T any](n *Node, v spec.Tensor[T]) error {
 // same *Graph is interpreted over
 // spec.Rat, spec.F32, spec.F64, spec.Binary32 or spec.Interval unchanged.
 func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]spec.Tensor[T], error) {
+	return denote(g, p, input, false)
+}
+
+// checkRatWork refuses, before anything is evaluated, a graph whose
+// declared work (irsem.DeclaredWork summed over the nodes, as Check sums
+// it against work) exceeds the rat-work limit: exact rational evaluation
+// is where declared work costs most, so it has its own, lower, limit.
+// The error names the first node at which the sum passes the limit.
+func checkRatWork(g *Graph) error {
+	lim := limits.Current().RatWork
+	var work int64
+	in := make([]spec.Shape, 0, 4)
+	for i := range g.Nodes {
+		n := &g.Nodes[i]
+		in = in[:0]
+		for _, p := range n.Parents {
+			in = append(in, g.Nodes[p].Shape)
+		}
+		if work += DeclaredWork(n, in); work > lim || work < 0 {
+			return &Error{Node: i, Op: string(n.Kind.Op), Elem: -1, Err: limits.Exceeded("rat-work", lim, "nodes 0…%d declare %d scalar operations, evaluated over exact rationals", i, satAdd(work))}
+		}
+	}
+	return nil
+}
+
+// lastUses returns, per node id, the largest id of a node that reads it
+// as a parent (−1 when none does).
+func lastUses(g *Graph) []int {
+	last := make([]int, len(g.Nodes))
+	for i := range last {
+		last[i] = -1
+	}
+	for i := range g.Nodes {
+		for _, q := range g.Nodes[i].Parents {
+			if q >= 0 && q < len(last) {
+				last[q] = max(last[q], i)
+			}
+		}
+	}
+	return last
+}
+
+// denote is DenoteAll; with free, the value of a node other than the
+// output is dropped from the table as soon as the last node that reads it
+// has been computed (liveness from the graph), so that the garbage
+// collector can reclaim it: peak memory is that of the live values, not
+// of all of them. The values computed, their order, the checks and every
+// error (the rat-bits-total count included) are the same either way.
+func denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], free bool) ([]spec.Tensor[T], error) {
 	if err := g.Check(); err != nil {
 		return nil, err
 	}
@@ -238,9 +290,18 @@ func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]
 	if err := checkInput(g, input); err != nil {
 		return nil, err
 	}
+	if isRat[T]() {
+		if err := checkRatWork(g); err != nil {
+			return nil, err
+		}
+	}
 	reg := spec.Default[T]()
 	vals := make([]spec.Tensor[T], len(g.Nodes))
 	xs := make([]spec.Tensor[T], 0, 4)
+	var last []int
+	if free {
+		last = lastUses(g)
+	}
 	// bits counts the rational bits of every value computed so far (a
 	// value shared by two nodes counts twice: an upper bound), against
 	// limits.RatBitsTotal.
@@ -270,13 +331,23 @@ func DenoteAll[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) ([]
 			return nil, &Error{Node: i, Op: string(n.Kind.Op), Elem: -1, Err: limits.Exceeded("rat-bits-total", budget, "the values of nodes 0…%d hold %d bits", i, bits)}
 		}
 		vals[i] = v
+		if free {
+			for _, q := range n.Parents {
+				if last[q] == i && q != g.OutputID {
+					vals[q] = spec.Tensor[T]{}
+				}
+			}
+		}
 	}
 	return vals, nil
 }
 
-// Denote is DenoteAll's value at the graph's output node.
+// Denote is DenoteAll's value at the graph's output node. It frees each
+// intermediate value once no later node reads it, so its peak memory is
+// that of the values live at one time (a chain holds two), not of the
+// whole table.
 func Denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T]) (spec.Tensor[T], error) {
-	vals, err := DenoteAll(g, p, input)
+	vals, err := denote(g, p, input, true)
 	if err != nil {
 		return spec.Tensor[T]{}, err
 	}

@@ -18,19 +18,24 @@ import (
 // SHA-256 of the output elements' exact spellings over Rat, their bit
 // patterns over F32 and F64, and the endpoints over Interval. The registry
 // rules must reproduce them bit for bit: existing graphs keep their values.
+// Exception, on purpose: the three conv cases over Interval that are large
+// enough for the dense midpoint-radius kernels (package enclose, issue 24)
+// are re-pinned to those kernels' enclosures, which contain the same exact
+// values (TestIntervalEnclosesRat) but are not the element-by-element
+// interval fold's endpoints; conv-1d-chw stays below the dense threshold.
 var pinnedWindowOutputs = map[string]string{
 	"conv-plain/rat":                  "f1199f7d45b00993",
 	"conv-plain/f32":                  "5be11f26f04fe2b7",
 	"conv-plain/f64":                  "9a25d02635b95807",
-	"conv-plain/interval":             "4e93c20771538d91",
+	"conv-plain/interval":             "b254f0616c048169",
 	"conv-groups-stride-pad/rat":      "be38ecbeb4e2d127",
 	"conv-groups-stride-pad/f32":      "a41a3b60c6f2afd0",
 	"conv-groups-stride-pad/f64":      "3489e12ecccec156",
-	"conv-groups-stride-pad/interval": "519282647b8f3781",
+	"conv-groups-stride-pad/interval": "bb73e1952b1c3bea",
 	"conv-dilation-nobias/rat":        "625a45880881e712",
 	"conv-dilation-nobias/f32":        "ee4074385e9da54b",
 	"conv-dilation-nobias/f64":        "e0e3c4a8ee1a2d48",
-	"conv-dilation-nobias/interval":   "99c5ff69e861c273",
+	"conv-dilation-nobias/interval":   "279b00878cea9e3d",
 	"conv-1d-chw/rat":                 "af1b9796c5a39dbb",
 	"conv-1d-chw/f32":                 "6643bdeea73bba09",
 	"conv-1d-chw/f64":                 "8a7b62c143700f46",

@@ -9,15 +9,16 @@
 //	limit          default   flag                 environment variable        what it bounds
 //	nodes          65 536    --max-nodes          TLCHECK_MAX_NODES           nodes of one graph, checked while decoding
 //	parents        4 096     --max-parents        TLCHECK_MAX_PARENTS         parents of one node (concat, add_n, …)
-//	elements       2^26      --max-elements       TLCHECK_MAX_ELEMENTS        elements of one tensor: the product of its non-zero extents
-//	axis           2^26      --max-axis           TLCHECK_MAX_AXIS            extent of one axis, even where another axis is 0
-//	graph-elements 2^20      --max-graph-elements TLCHECK_MAX_GRAPH_ELEMENTS  elements of all the declared node shapes of a graph together
-//	work           2^24      --max-work           TLCHECK_MAX_WORK            declared scalar operations of one evaluation of a graph
+//	elements       2^27      --max-elements       TLCHECK_MAX_ELEMENTS        elements of one tensor: the product of its non-zero extents
+//	axis           2^27      --max-axis           TLCHECK_MAX_AXIS            extent of one axis, even where another axis is 0
+//	graph-elements 2^26      --max-graph-elements TLCHECK_MAX_GRAPH_ELEMENTS  elements of all the declared node shapes of a graph together
+//	work           2^35      --max-work           TLCHECK_MAX_WORK            declared scalar operations of one evaluation of a graph
+//	rat-work       2^24      --max-rat-work       TLCHECK_MAX_RAT_WORK        declared scalar operations of one evaluation of a graph over exact rationals
 //	rat-bits       2^16      --max-rat-bits       TLCHECK_MAX_RAT_BITS        bits (numerator + denominator) of one rational a rule produces
 //	rat-bits-total 2^31      --max-rat-bits-total TLCHECK_MAX_RAT_BITS_TOTAL  bits of all the rational values of one evaluation of a graph
 //	cert-cases     100 000   --max-cert-cases     TLCHECK_MAX_CERT_CASES      cases of one certificate file (written or read)
-//	onnx-bytes     2^28      --max-onnx-bytes     TLCHECK_MAX_ONNX_BYTES      bytes of one ONNX model or TensorProto file
-//	onnx-elements  2^26      --max-onnx-elements  TLCHECK_MAX_ONNX_ELEMENTS   numbers of one ONNX model: tensor elements and list-attribute entries, all together
+//	onnx-bytes     2^30      --max-onnx-bytes     TLCHECK_MAX_ONNX_BYTES      bytes of one ONNX model or TensorProto file
+//	onnx-elements  160·2^20  --max-onnx-elements  TLCHECK_MAX_ONNX_ELEMENTS   numbers of one ONNX model: tensor elements and list-attribute entries, all together
 //	onnx-names     2^18      --max-onnx-names     TLCHECK_MAX_ONNX_NAMES      names of one ONNX model: node inputs, outputs and attributes, graph inputs, outputs, value infos, initializers
 //	onnx-value-bytes 2^29    --max-onnx-value-bytes TLCHECK_MAX_ONNX_VALUE_BYTES bytes the tensor values of one ONNX model or TensorProto file take decoded: per element its decoded size plus, for a float, its exact value (spec.Rat)
 //	lean-lines      2^22     --max-lean-lines      TLCHECK_MAX_LEAN_LINES      lines of one lean4export NDJSON file
@@ -101,7 +102,28 @@
 // of an input, not verdicts: a refusal is bad input (exit 2), never an
 // obligation failure, and no obligation is decided by them.
 //
-// Measured on the 2-core development machine (README, section Limits):
+// How the defaults were chosen (docs/performance.md has the table and the
+// arithmetic; tools/perf/imagenet_sizes.py recomputes it): they admit the
+// ONNX model-zoo ImageNet nets at batch 1 — ResNet-50, VGG-19,
+// DenseNet-121, Inception v1/v2, SqueezeNet, ShuffleNet, AlexNet, ZFNet —
+// counted from their published architectures, with margin: the largest
+// tensor is VGG-19's 102.8 M-element fc6 weight (elements, axis: 2^27),
+// the most node-output elements are DenseNet-121's 48.8 M (graph-elements:
+// 2^26), the most declared work VGG-19's 19.7·10^9 (work: 2^35), the most
+// parameters VGG-19's 143.7 M, 575 MB as float32 (onnx-elements: 160·2^20,
+// onnx-bytes: 2^30). Memory at these limits: a model's numbers cost at
+// most about 70 bytes each on the evaluation paths (4 decoded, 32 as the
+// exact payload, up to 32 converted to the evaluation scalar), 11.7 GB at
+// onnx-elements, and a value table at most 32 bytes per graph element
+// (2.1 GiB), so a model within the defaults fits in 24 GiB with room for
+// the rest. Exact rational arithmetic is what is slow, so evaluation over
+// Rat keeps the former work default as its own limit, rat-work (checked by
+// irsem.DenoteAll over Rat, which every Rat path runs first): a graph the
+// float and interval paths evaluate in seconds may still be refused over
+// Rat.
+//
+// Measured on the 2-core development machine (README, section Limits), with
+// the former defaults (graph-elements 2^20, work 2^24):
 // at the defaults the heaviest legal input found, a 4-node graph of 2^20
 // elements over Rat under diff, took 49 s and 1.9 GB; every hostile input
 // of issue 10 is refused in under 64 MiB. The Go runtime's own
@@ -133,6 +155,7 @@ type Limits struct {
 	Axis           int   // extent of one axis
 	GraphElements  int64 // elements of all declared node shapes of one graph
 	Work           int64 // declared scalar operations of one graph evaluation
+	RatWork        int64 // declared scalar operations of one graph evaluation over Rat
 	RatBits        int   // bits of one rational result (numerator + denominator)
 	RatBitsTotal   int64 // bits of all rational values of one evaluation
 	CertCases      int   // cases of one certificate file
@@ -149,15 +172,16 @@ type Limits struct {
 const (
 	DefaultNodes          = 1 << 16
 	DefaultParents        = 1 << 12
-	DefaultElements       = 1 << 26
-	DefaultAxis           = 1 << 26
-	DefaultGraphElements  = 1 << 20
-	DefaultWork           = 1 << 24
+	DefaultElements       = 1 << 27
+	DefaultAxis           = 1 << 27
+	DefaultGraphElements  = 1 << 26
+	DefaultWork           = 1 << 35
+	DefaultRatWork        = 1 << 24
 	DefaultRatBits        = 1 << 16
 	DefaultRatBitsTotal   = 1 << 31
 	DefaultCertCases      = 100_000
-	DefaultONNXBytes      = 1 << 28
-	DefaultONNXElements   = 1 << 26
+	DefaultONNXBytes      = 1 << 30
+	DefaultONNXElements   = 160 << 20
 	DefaultONNXNames      = 1 << 18
 	DefaultONNXValueBytes = 1 << 29
 	DefaultLeanLines      = 1 << 22
@@ -169,7 +193,7 @@ const (
 func Default() Limits {
 	return Limits{
 		Nodes: DefaultNodes, Parents: DefaultParents, Elements: DefaultElements, Axis: DefaultAxis,
-		GraphElements: DefaultGraphElements, Work: DefaultWork, RatBits: DefaultRatBits, RatBitsTotal: DefaultRatBitsTotal,
+		GraphElements: DefaultGraphElements, Work: DefaultWork, RatWork: DefaultRatWork, RatBits: DefaultRatBits, RatBitsTotal: DefaultRatBitsTotal,
 		CertCases: DefaultCertCases, ONNXBytes: DefaultONNXBytes, ONNXElements: DefaultONNXElements, ONNXNames: DefaultONNXNames, ONNXValueBytes: DefaultONNXValueBytes,
 		LeanLines: DefaultLeanLines, LeanLineBytes: DefaultLeanLineBytes, LeanBytes: DefaultLeanBytes,
 	}
@@ -190,6 +214,7 @@ var knobs = []struct {
 	{"axis", "largest extent of one axis", func(l *Limits) int64 { return int64(l.Axis) }, func(l *Limits, v int64) { l.Axis = int(v) }, 1 << 40},
 	{"graph-elements", "most elements in all the node shapes of one graph", func(l *Limits) int64 { return l.GraphElements }, func(l *Limits, v int64) { l.GraphElements = v }, 1 << 28},
 	{"work", "most declared scalar operations of one graph evaluation", func(l *Limits) int64 { return l.Work }, func(l *Limits, v int64) { l.Work = v }, 1 << 60},
+	{"rat-work", "most declared scalar operations of one graph evaluation over exact rationals", func(l *Limits) int64 { return l.RatWork }, func(l *Limits, v int64) { l.RatWork = v }, 1 << 60},
 	{"rat-bits", "most bits (numerator + denominator) of one rational result", func(l *Limits) int64 { return int64(l.RatBits) }, func(l *Limits, v int64) { l.RatBits = int(v) }, 1 << 40},
 	{"rat-bits-total", "most bits of all rational values of one evaluation", func(l *Limits) int64 { return l.RatBitsTotal }, func(l *Limits, v int64) { l.RatBitsTotal = v }, 1 << 50},
 	{"cert-cases", "most cases in one certificate file", func(l *Limits) int64 { return int64(l.CertCases) }, func(l *Limits, v int64) { l.CertCases = int(v) }, 1 << 30},

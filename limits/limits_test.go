@@ -113,7 +113,7 @@ func TestQuote(t *testing.T) {
 // are set by their environment variables.
 func TestONNXLimits(t *testing.T) {
 	d := Default()
-	if d.ONNXBytes != 1<<28 || d.ONNXElements != 1<<26 || d.ONNXNames != 1<<18 {
+	if d.ONNXBytes != 1<<30 || d.ONNXElements != 160<<20 || d.ONNXNames != 1<<18 {
 		t.Errorf("defaults %+v", d)
 	}
 	env := map[string]string{"TLCHECK_MAX_ONNX_BYTES": "1000", "TLCHECK_MAX_ONNX_ELEMENTS": "20", "TLCHECK_MAX_ONNX_NAMES": "3"}

@@ -315,7 +315,7 @@ func TestImportTorchParamsErrors(t *testing.T) {
 		{"negative dim", doc(`"a":[1]`, meta(m("a", "[-1]"))), nil, `meta["a"].shape[0]: expected a non-negative integer written with digits only, got -1`},
 		{"fractional dim", doc(`"a":[1]`, meta(m("a", "[1.0]"))), nil, `got 1.0`},
 		{"huge dim", doc(`"a":[1]`, meta(m("a", "[99999999999999999999]"))), nil, `is out of range`},
-		{"too many elements", doc(`"a":[1]`, meta(m("a", "[100000,100000]"))), nil, `meta["a"].shape: shape [100000,100000] has more than 67108864 elements`},
+		{"too many elements", doc(`"a":[1]`, meta(m("a", "[100000,100000]"))), nil, `meta["a"].shape: shape [100000,100000] has more than 134217728 elements`},
 		{"rank too high", doc(`"a":[1]`, meta(m("a", "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]"))), nil, `more than 16 extents`},
 		{"unknown top field", `{"params":{},"meta":{},"version":1}`, nil, `unknown field "version"`},
 		{"duplicate params field", `{"params":{},"params":{},"meta":{}}`, nil, `params: duplicate field`},

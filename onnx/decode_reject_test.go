@@ -193,7 +193,7 @@ func TestRejectTensorFiles(t *testing.T) {
 		data pb
 		want string
 	}{
-		{"huge dims", rawFloatTensor("input_0", []int64{1 << 25, 1 << 25, 4}, 1), `onnx: tensor "input_0": field dims (1): shape [33554432,33554432,4] has more than 67108864 elements`},
+		{"huge dims", rawFloatTensor("input_0", []int64{1 << 25, 1 << 25, 4}, 1), `onnx: tensor "input_0": field dims (1): shape [33554432,33554432,4] has more than 134217728 elements`},
 		{"truncated", floatTensor("t", []int64{4}, 1, 2, 3, 4)[:10], `onnx: tensor "t": byte 8: field float_data (4): truncated`},
 		{"unnamed", floatTensor("", []int64{2}, 1), `onnx: tensor: field float_data (4): 1 elements, but dims [2] have 2`},
 		{"empty", nil, `onnx: tensor: field data_type (2): missing or UNDEFINED`},

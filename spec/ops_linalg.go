@@ -91,6 +91,10 @@ func matmulFwd[T Scalar[T]](p *mmPlan, a, b Tensor[T]) Tensor[T] {
 	case []F64:
 		matmulFwdF64(p, any(a.Data).([]F64), any(b.Data).([]F64), od)
 		return out
+	case []Interval:
+		if matmulFwdIv(p, any(a.Data).([]Interval), any(b.Data).([]Interval), od) {
+			return out
+		}
 	}
 	// Each element is FoldDot over A's row and B's column (gathered into
 	// a transposed copy of B's block): the same left fold from 0.
@@ -242,6 +246,15 @@ func linearFwd[T Scalar[T]](x, w, b Tensor[T], withBias bool) Tensor[T] {
 		linearFwdF32(any(x.Data).([]F32), any(w.Data).([]F32), bb, yd, rows, out, in)
 		return y
 	}
+	if yd, ok := any(y.Data).([]Interval); ok {
+		var bb []Interval
+		if withBias {
+			bb = any(b.Data).([]Interval)
+		}
+		if linearFwdIv(any(x.Data).([]Interval), any(w.Data).([]Interval), bb, yd, rows, out, in, withBias) {
+			return y
+		}
+	}
 	var zero T
 	for r := 0; r < rows; r++ {
 		xrow := x.Data[r*in : r*in+in]
@@ -286,6 +299,9 @@ func linearPrim[T Scalar[T]]() *Prim[T] {
 			dx, dw, db := zerosOf[T](x.Shape), zerosOf[T](w.Shape), zerosOf[T](xs[2].Shape)
 			if dyd, ok := any(dy.Data).([]F32); ok {
 				linearVJPF32(any(x.Data).([]F32), any(w.Data).([]F32), dyd, any(dx.Data).([]F32), any(dw.Data).([]F32), any(db.Data).([]F32), rows, out, in)
+				return []Tensor[T]{dx, dw, db}, nil
+			}
+			if dyd, ok := any(dy.Data).([]Interval); ok && linearVJPIv(any(x.Data).([]Interval), any(w.Data).([]Interval), dyd, any(dx.Data).([]Interval), any(dw.Data).([]Interval), any(db.Data).([]Interval), rows, out, in) {
 				return []Tensor[T]{dx, dw, db}, nil
 			}
 			linearVJP(x.Data, w.Data, dy.Data, dx.Data, dw.Data, db.Data, rows, out, in)

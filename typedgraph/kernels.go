@@ -112,9 +112,17 @@ func kernelFor[T spec.Scalar[T]](n *Node[T]) *kernel[T] {
 				return nil
 			},
 		}
-	case "linear":
-		return linearKernel[T]()
-	case "matmul":
+	case "linear", "matmul":
+		if spec.KindOf[T]() == "interval" {
+			// Over Interval the registry's linear and matmul run the
+			// dense midpoint-radius kernels (package enclose), whose
+			// enclosures differ from the element fold: run the rule
+			// itself, so every path computes the same intervals.
+			return nil
+		}
+		if n.op == "linear" {
+			return linearKernel[T]()
+		}
 		return matmulKernel[T](n)
 	}
 	return nil

@@ -114,11 +114,11 @@ func TestHostileInputsBounded(t *testing.T) {
 			return []string{node(0, "input", nil, "[]", ""),
 				node(1, "broadcast_to", []int{0}, "[1024,1024]", `"from_shape":[],"to_shape":[1024,1024]`),
 				node(2, "matmul", []int{1, 1}, "[1024,1024]", "")}[i]
-		}), "--input", scalar, "--max-graph-elements", "4000000"}, "--max-work"},
+		}), "--input", scalar, "--max-graph-elements", "4000000"}, "--max-rat-work"},
 		{"an 8193-wide conv kernel over rat", []string{"eval", "--graph", writeGraph(t, dir, "conv.json", 2, func(i int) string {
 			return []string{node(0, "input", nil, "[1,16384]", ""),
 				node(1, "conv", []int{0}, "[64,8192]", `"kernel":[8193],"stride":[1],"padding":[0],"dilation":[1],"groups":1,"in_channels":1,"out_channels":64`)}[i]
-		}), "--input", scalar}, "--max-work"},
+		}), "--input", scalar, "--max-work", "16777216"}, "--max-work"}, // the former default: since the default admits ImageNet-size float work, the graph-level work check is exercised with it set
 	}
 	for _, c := range cases {
 		var code int
@@ -274,7 +274,7 @@ func TestNoRuntimeDumpUnderMemoryLimit(t *testing.T) {
 		{[]string{"diff", "--graph", lanes, "--input", x}, 2},
 		{[]string{"eval", "--graph", lanes, "--input", x, "--max-axis", "4294967296", "--max-elements", "4294967296", "--max-graph-elements", "268435456"}, 2},
 		{[]string{"diff", "--graph", square, "--input", third}, 2},
-		{[]string{"eval", "--graph", lanes26, "--input", x26, "--max-graph-elements", "268435456", "--max-work", "1073741824"}, 0},
+		{[]string{"eval", "--graph", lanes26, "--input", x26, "--max-graph-elements", "268435456", "--max-work", "1073741824", "--max-rat-work", "1073741824"}, 0},
 	} {
 		args := c.args
 		cmd := exec.Command(sh, "-c", `ulimit -v 1000000 && exec "$0" -test.run='^TestHelperMain$'`, os.Args[0])
