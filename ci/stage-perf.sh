@@ -15,6 +15,6 @@ set -eu
 start=$(date +%s)
 cd "$(dirname "$0")/.."
 TLCHECK_EXHAUSTIVE=1 go test -count=1 -run 'TestBackendModelsEnclosed' ./enclose
-python3 -m pytest -q tools/perf
+"${TLCHECK_PYTHON:-python3}" -m pytest -q -p no:cacheprovider tools/perf
 go test -count=1 -run '^$' -bench 'GradDeepMLP' -benchtime=3x ./irgrad
 echo "stage-perf: ok in $(( $(date +%s) - start )) s"

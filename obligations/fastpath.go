@@ -56,13 +56,23 @@ func (x Plain[T]) lift(f func() (T, error)) (Plain[T], error) {
 	v, err := f()
 	return Plain[T]{v}, err
 }
-func (x Plain[T]) Sqrt() (Plain[T], error)             { return x.lift(x.V.Sqrt) }
-func (x Plain[T]) Exp() (Plain[T], error)              { return x.lift(x.V.Exp) }
-func (x Plain[T]) Log() (Plain[T], error)              { return x.lift(x.V.Log) }
-func (x Plain[T]) Log1p() (Plain[T], error)            { return x.lift(x.V.Log1p) }
-func (x Plain[T]) Tanh() (Plain[T], error)             { return x.lift(x.V.Tanh) }
-func (x Plain[T]) Sin() (Plain[T], error)              { return x.lift(x.V.Sin) }
-func (x Plain[T]) Cos() (Plain[T], error)              { return x.lift(x.V.Cos) }
+func (x Plain[T]) Sqrt() (Plain[T], error)  { return x.lift(x.V.Sqrt) }
+func (x Plain[T]) Exp() (Plain[T], error)   { return x.lift(x.V.Exp) }
+func (x Plain[T]) Log() (Plain[T], error)   { return x.lift(x.V.Log) }
+func (x Plain[T]) Log1p() (Plain[T], error) { return x.lift(x.V.Log1p) }
+func (x Plain[T]) Tanh() (Plain[T], error)  { return x.lift(x.V.Tanh) }
+func (x Plain[T]) Sin() (Plain[T], error)   { return x.lift(x.V.Sin) }
+func (x Plain[T]) Cos() (Plain[T], error)   { return x.lift(x.V.Cos) }
+
+// Erf and ErfDeriv are T's own (spec.ErfOf), for the erf primitive, whose
+// rules call them through an interface check that a scalar without them
+// fails loudly.
+func (x Plain[T]) Erf() (Plain[T], error) {
+	return x.lift(func() (T, error) { return spec.ErfOf(x.V) })
+}
+func (x Plain[T]) ErfDeriv() (Plain[T], error) {
+	return x.lift(func() (T, error) { return spec.ErfDerivOf(x.V) })
+}
 func (x Plain[T]) Compare(y Plain[T]) (int, bool)      { return x.V.Compare(y.V) }
 func (x Plain[T]) IsZero() bool                        { return x.V.IsZero() }
 func (x Plain[T]) Same(y Plain[T]) bool                { return x.V.Same(y.V) }
