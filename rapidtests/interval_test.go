@@ -103,6 +103,8 @@ func (x plantedIv[F]) Log1p() (plantedIv[F], error)       { return pvErr[F](x.v.
 func (x plantedIv[F]) Tanh() (plantedIv[F], error)        { return pvErr[F](x.v.Tanh()) }
 func (x plantedIv[F]) Sin() (plantedIv[F], error)         { return pvErr[F](x.v.Sin()) }
 func (x plantedIv[F]) Cos() (plantedIv[F], error)         { return pvErr[F](x.v.Cos()) }
+func (x plantedIv[F]) Erf() (plantedIv[F], error)         { return pvErr[F](x.v.Erf()) }
+func (x plantedIv[F]) ErfDeriv() (plantedIv[F], error)    { return pvErr[F](x.v.ErfDeriv()) }
 func (x plantedIv[F]) Compare(y plantedIv[F]) (int, bool) { return x.v.Compare(y.v) }
 func (x plantedIv[F]) IsZero() bool                       { return x.v.IsZero() }
 func (x plantedIv[F]) Same(y plantedIv[F]) bool           { return x.v.Same(y.v) }
