@@ -14,10 +14,10 @@ import (
 // --max-NAME flags of its groups only (addLimits), and `tlcheck help
 // limits` lists every limit with the commands that read it.
 var (
-	graphLimits = []string{"nodes", "parents", "elements", "axis", "graph-elements", "work", "rat-bits", "rat-bits-total"}
-	onnxLimits  = []string{"onnx-bytes", "onnx-elements", "onnx-names"}
+	graphLimits = []string{"nodes", "parents", "elements", "axis", "graph-elements", "work", "rat-work", "rat-bits", "rat-bits-total"}
+	onnxLimits  = []string{"onnx-bytes", "onnx-elements", "onnx-names", "onnx-value-bytes"}
 	certLimits  = []string{"cert-cases"}
-	leanLimits  = []string{"lean-lines", "lean-line-bytes"}
+	leanLimits  = []string{"lean-lines", "lean-line-bytes", "lean-bytes"}
 )
 
 // commandLimits names the limits each command reads.
