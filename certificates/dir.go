@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/tlcheck/tlcheck/internal/par"
+	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/internal/version"
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
@@ -473,7 +474,7 @@ func readRegular(root *os.Root, rel string) ([]byte, error) {
 			return nil, err
 		}
 		if !fi.IsDir() {
-			return nil, fmt.Errorf("%s is %s, not a directory", quoteName(d), describeMode(fi.Mode()))
+			return nil, fmt.Errorf("%s is %s, not a directory", quoteName(d), safeio.Describe(fi.Mode()))
 		}
 	}
 	fi, err := root.Lstat(rel)
@@ -481,7 +482,7 @@ func readRegular(root *os.Root, rel string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s, not a regular file", describeMode(fi.Mode()))
+		return nil, fmt.Errorf("%s, not a regular file", safeio.Describe(fi.Mode()))
 	}
 	if fi.Size() > MaxFileBytes {
 		return nil, fmt.Errorf("larger than %d bytes", MaxFileBytes)
@@ -506,25 +507,6 @@ func readRegular(root *os.Root, rel string) ([]byte, error) {
 		return nil, fmt.Errorf("larger than %d bytes", MaxFileBytes)
 	}
 	return data, nil
-}
-
-// describeMode names a file type for an error.
-func describeMode(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a directory"
-	case m.IsRegular():
-		return "a regular file"
-	}
-	return "an irregular file (" + m.Type().String() + ")"
 }
 
 // seedMismatch marks a failure in which a file's recorded inputs are not
@@ -771,7 +753,7 @@ func (s *Suite) verify(dir string, sh *Shard) (*Report, error) {
 		case rel == ".":
 		case d.IsDir():
 		case !d.Type().IsRegular() && !listed[rel] && rel != ManifestName: // (a listed one fails in verifyEntry)
-			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "%s, not a regular file: a certificate directory holds only regular files", describeMode(d.Type())))
+			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "%s, not a regular file: a certificate directory holds only regular files", safeio.Describe(d.Type())))
 		case rel != ManifestName && !listed[rel]:
 			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "file is not listed in the manifest"))
 		}
