@@ -207,11 +207,11 @@ func newChecker(p Primitive, opts Options) (*checker, error) {
 	case len(p.Domains) > p.Arity:
 		return nil, bad("Domains", "%d domains for %d parents", len(p.Domains), p.Arity)
 	case p.Exact && !complete(p.Rat):
-		return nil, bad("Rat", "an Exact primitive needs Forward, JVP and VJP over Rat")
+		return nil, bad("Rat", "an Exact primitive needs Forward, JVP and VJP over Rat (or JVP nil over every scalar, to derive it)")
 	case !complete(p.Interval):
-		return nil, bad("Interval", "Forward, JVP and VJP over Interval are required")
+		return nil, bad("Interval", "Forward, JVP and VJP over Interval are required (or JVP nil over every scalar, to derive it)")
 	case !complete(p.Dual):
-		return nil, bad("Dual", "Forward, JVP and VJP over Dual are required")
+		return nil, bad("Dual", "Forward, JVP and VJP over Dual are required (or JVP nil over every scalar, to derive it)")
 	}
 	for i, k := range p.Kinks {
 		if k == nil {

@@ -192,3 +192,14 @@ func TestDerivedJVPNeedsDualRat(t *testing.T) {
 		t.Errorf("got %v, want a refusal naming DualRat", err)
 	}
 }
+
+// TestDerivedJVPAllOrNone: a JVP given over some scalars and not others
+// is refused, naming the scalar that lacks it.
+func TestDerivedJVPAllOrNone(t *testing.T) {
+	p := softplus(false)
+	p.Dual.JVP = nil
+	_, err := check.Find(p, check.Options{})
+	if err == nil || !strings.Contains(err.Error(), "field Dual") {
+		t.Errorf("got %v, want a refusal naming field Dual", err)
+	}
+}
