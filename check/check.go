@@ -173,11 +173,6 @@ func complete[T spec.Scalar[T]](r Rules[T]) bool {
 	return r.Forward != nil && r.JVP != nil && r.VJP != nil
 }
 
-// twoRules reports a rule set with Forward and VJP but no JVP.
-func twoRules[T spec.Scalar[T]](r Rules[T]) bool {
-	return r.Forward != nil && r.JVP == nil && r.VJP != nil
-}
-
 // elementwiseShape is the shape rule of an elementwise primitive.
 func elementwiseShape(in []spec.Shape) (spec.Shape, error) {
 	for i, s := range in[1:] {
@@ -258,6 +253,9 @@ func newChecker(p Primitive, opts Options) (*checker, error) {
 				return nil, fmt.Errorf("check: Options.Obligations: unknown obligation %q", ob)
 			}
 			c.only[ob] = true
+		}
+		if derived && len(c.only) == 1 && c.only[obligations.Derivative] {
+			return nil, fmt.Errorf("check: Options.Obligations: only the derivative obligation, which a derived JVP does not run (it would compare the forward rule's tangent with itself): nothing would be checked")
 		}
 		if opts.CertDir != "" && !c.only[obligations.Adjointness] {
 			return nil, fmt.Errorf("check: Options.CertDir: the certificate records adjointness cases, which Options.Obligations excludes")

@@ -203,3 +203,13 @@ func TestDerivedJVPAllOrNone(t *testing.T) {
 		t.Errorf("got %v, want a refusal naming field Dual", err)
 	}
 }
+
+// TestDerivedJVPNotVacuous: restricting a two-rule primitive to the
+// derivative obligation alone, which a derived JVP does not run, is
+// refused rather than reported as holding.
+func TestDerivedJVPNotVacuous(t *testing.T) {
+	_, err := check.Find(softplus2(true), check.Options{Obligations: []obligations.Obligation{obligations.Derivative}})
+	if err == nil || !strings.Contains(err.Error(), "nothing would be checked") {
+		t.Errorf("got %v, want a refusal", err)
+	}
+}
