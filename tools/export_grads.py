@@ -21,6 +21,10 @@ torch.autograd.grad —
   * conv_bn    Conv2d → BatchNorm2d (eval) → ReLU → MaxPool2d
   * ln_gelu    Linear → LayerNorm → GELU (erf) → Linear
   * attention  one-head self-attention: softmax(QKᵀ/√d)·V, then an output Linear
+  * conv1d_prelu  Conv1d → Softsign → AvgPool1d → PReLU → Flatten → Linear → LogSoftmax
+  * convt_dw   ConvTranspose2d → Tanh → ZeroPad2d → LeakyReLU → depthwise Conv2d → SELU →
+               Sigmoid → Flatten → Linear → Softmax
+  (the last two chain modules the pytorch-converted ONNX tests in ../shared/onnx come from)
 and a JAX function differentiated with jax.grad —
   * jax_mlp    dense → relu → dense → tanh → dense, in float32. JAX has no ONNX exporter in
                the lock, so its ONNX model is translated here from the function's own jaxpr
@@ -51,7 +55,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-TORCH_MODELS = ("mlp", "conv_bn", "ln_gelu", "attention")
+TORCH_MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw")
 JAX_MODELS = ("jax_mlp",)
 MODELS = TORCH_MODELS + JAX_MODELS
 
@@ -124,6 +128,13 @@ def torch_model(name: str) -> tuple[Any, Any]:
         # whose weight and bias tlcheck keeps as parameters (a 3-D batch gives
         # MatMul + Add, whose initializers tlcheck reads as constants: not checked).
         return Attention(8).eval(), torch.randn(5, 8)
+    if name == "conv1d_prelu":
+        return nn.Sequential(nn.Conv1d(2, 4, 3, padding=1), nn.Softsign(), nn.AvgPool1d(2), nn.PReLU(4),
+                             nn.Flatten(), nn.Linear(12, 5), nn.LogSoftmax(dim=1)).eval(), torch.randn(2, 2, 6)
+    if name == "convt_dw":
+        return nn.Sequential(nn.ConvTranspose2d(2, 3, 2, stride=2), nn.Tanh(), nn.ZeroPad2d(1), nn.LeakyReLU(0.1),
+                             nn.Conv2d(3, 3, 3, groups=3), nn.SELU(), nn.Sigmoid(), nn.Flatten(), nn.Linear(48, 4),
+                             nn.Softmax(dim=1)).eval(), torch.randn(1, 2, 2, 2)
     raise SystemExit(f"export_grads: unknown torch model {name!r} (models: {', '.join(MODELS)})")
 
 
@@ -135,7 +146,7 @@ def export_torch(name: str, outdir: str) -> None:
     model, x = model.float(), x.float()
     path = os.path.join(outdir, "model.onnx")
     torch.onnx.export(model, (x,), path, input_names=["x"], output_names=["y"],
-                      do_constant_folding=False, export_params=True, optimize=False)
+                      do_constant_folding=False, export_params=True, optimize=False, external_data=False)
     inits = {i.name for i in onnx.load(path).graph.initializer}
     xg = x.clone().requires_grad_(True)
     y = model(xg)

@@ -21,16 +21,18 @@ import pytest
 from conftest import need
 
 TOOL = Path(__file__).resolve().parents[3] / "tools" / "export_grads.py"
-MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "jax_mlp")
+MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw", "jax_mlp")
 # Gradients compare-grad does not check, and why: BatchNorm's running statistics are buffers
 # (PyTorch gives them no gradient, so the dump has none: "not_given"); tlcheck's ONNX import
-# reads LayerNormalization's scale and bias, and jaxpr literals, as constants ("constant").
+# reads LayerNormalization's scale and bias, PRelu's slope and jaxpr literals as constants
+# ("constant").
 NOT_CHECKED = {
     "conv_bn": {"1.running_mean": "not_given", "1.running_var": "not_given"},
     "ln_gelu": {"1.weight": "constant", "1.bias": "constant"},
+    "conv1d_prelu": {"3.weight": "constant"},
 }
 # At least this many parameter tensors (besides the input x) are checked per model.
-MIN_PARAMS = {"mlp": 4, "conv_bn": 4, "ln_gelu": 4, "attention": 8, "jax_mlp": 6}
+MIN_PARAMS = {"mlp": 4, "conv_bn": 4, "ln_gelu": 4, "attention": 8, "conv1d_prelu": 4, "convt_dw": 6, "jax_mlp": 6}
 
 
 def tlcheck() -> str:
