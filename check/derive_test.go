@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"flag"
+	"fmt"
 	"math/big"
 	"strings"
 	"testing"
@@ -212,4 +213,46 @@ func TestDerivedJVPNotVacuous(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "nothing would be checked") {
 		t.Errorf("got %v, want a refusal", err)
 	}
+}
+
+// mymax2 is mymax written as two rules, forward and VJP; with swapped, the
+// VJP sends the cotangent to the smaller operand.
+func mymax2(swapped bool) check.Primitive {
+	p := check.Primitive{Name: "mymax2", Arity: 2, Exact: true, Ties: "max(a,b) at a = b: 1/2 to each",
+		Doc: "elementwise max, two rules", Rat: twoRules(maxRules[spec.Rat](false)),
+		Interval: twoRules(maxRules[spec.Interval](false)), Dual: twoRules(maxRules[check.Dual](false)),
+		DualRat: twoRules(maxRules[spec.Dual[spec.Rat]](false))}
+	if swapped {
+		p.Rat.VJP, p.Interval.VJP, p.Dual.VJP = swapVJP(p.Rat.VJP), swapVJP(p.Interval.VJP), swapVJP(p.Dual.VJP)
+	}
+	return p
+}
+
+// swapVJP exchanges the two parents' contributions.
+func swapVJP[T spec.Scalar[T]](v func([]spec.Tensor[T], spec.Tensor[T], spec.Tensor[T]) ([]spec.Tensor[T], error)) func([]spec.Tensor[T], spec.Tensor[T], spec.Tensor[T]) ([]spec.Tensor[T], error) {
+	return func(xs []spec.Tensor[T], y spec.Tensor[T], dy spec.Tensor[T]) ([]spec.Tensor[T], error) {
+		g, err := v(xs, y, dy)
+		if err != nil {
+			return g, err
+		}
+		return []spec.Tensor[T]{g[1], g[0]}, nil
+	}
+}
+
+// Example_twoRules checks a primitive written as forward and VJP only (as
+// for JAX's custom_vjp): its JVP is derived from the forward rule by forward
+// mode over dual numbers, and a VJP that sends the cotangent to the wrong
+// operand fails adjointness exactly, shrunk off the tie.
+func Example_twoRules() {
+	for _, swapped := range []bool{false, true} {
+		rep, err := check.Find(mymax2(swapped), check.Options{})
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Println("swapped:", swapped, "derived JVP:", rep.DerivedJVP, "counterexample:", rep.Failure)
+	}
+	// Output:
+	// swapped: false derived JVP: true counterexample: <nil>
+	// swapped: true derived JVP: true counterexample: adjointness fails for mymax2 (oracle rat): ⟨jvp,δ⟩=0 ≠ ⟨dx,vjp⟩=1; inputs (0, 1) dx (1, 0) δ 1
 }
