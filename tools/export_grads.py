@@ -31,6 +31,8 @@ and a JAX function differentiated with jax.grad —
                (jax.make_jaxpr, primitive by primitive: jaxpr_to_onnx), with the parameters
                as initializers named as in the parameter dict: the graph tlcheck reads is the
                graph JAX differentiated, not a copy written by hand.
+  * jax_mlp_jit  the same function and weights, its gradients computed under jax.jit (one XLA
+               computation, fused and reordered as XLA chooses)
 
 Each MODEL directory holds
   * model.onnx  -- the model, initializers kept (do_constant_folding=False for torch, so
@@ -56,7 +58,7 @@ from typing import Any, Callable
 import numpy as np
 
 TORCH_MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw")
-JAX_MODELS = ("jax_mlp",)
+JAX_MODELS = ("jax_mlp", "jax_mlp_jit")
 MODELS = TORCH_MODELS + JAX_MODELS
 
 
@@ -323,7 +325,7 @@ def export_jax(name: str, outdir: str) -> None:
     import jax
     import onnx
 
-    if name != "jax_mlp":
+    if name not in JAX_MODELS:
         raise SystemExit(f"export_grads: unknown jax model {name!r}")
     jax.config.update("jax_enable_x64", False)  # float32 throughout
     f, params, x = jax_mlp()
@@ -332,9 +334,12 @@ def export_jax(name: str, outdir: str) -> None:
     closed = jax.make_jaxpr(flat)(*[params[k] for k in keys], x)
     model = jaxpr_to_onnx(closed, keys + ["x"], params, "y")
     onnx.save(model, os.path.join(outdir, "model.onnx"))
-    y, vjp = jax.vjp(f, params, x)
-    cot = np.random.default_rng(1).standard_normal(np.shape(y)).astype(np.float32)
-    gp, gx = vjp(cot)
+    cot = np.random.default_rng(1).standard_normal(np.shape(jax.eval_shape(f, params, x))).astype(np.float32)
+
+    def grad_fn(p: dict[str, Any], xv: Any, c: Any) -> Any:
+        return jax.vjp(f, p, xv)[1](c)
+
+    gp, gx = (jax.jit(grad_fn) if name == "jax_mlp_jit" else grad_fn)(params, x, cot)
     grads = {"x": np.asarray(gx)}
     grads.update({k: np.asarray(gp[k]) for k in keys})
     write_dump(outdir, "x", x, "y", cot, grads)

@@ -1,6 +1,6 @@
 """Gradients from real runtimes (issue 23 point 4): tools/export_grads.py builds PyTorch modules
 and a JAX function with seeded weights, exports them to ONNX and dumps their float32 gradients
-(torch.autograd.grad, jax.vjp); `tlcheck compare-grad` must hold on every one. The planted edit
+(torch.autograd.grad; jax.vjp, eager and under jax.jit); `tlcheck compare-grad` must hold on every one. The planted edit
 is one float32 step past the bound: the element whose bound is tightest is moved to the first
 float32 outside [exact.lo − bound, exact.hi + bound], and compare-grad must fail on exactly that
 element — while the float32 just below it (inside) does not fail.
@@ -21,7 +21,7 @@ import pytest
 from conftest import need
 
 TOOL = Path(__file__).resolve().parents[3] / "tools" / "export_grads.py"
-MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw", "jax_mlp")
+MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw", "jax_mlp", "jax_mlp_jit")
 # Gradients compare-grad does not check, and why: BatchNorm's running statistics are buffers
 # (PyTorch gives them no gradient, so the dump has none: "not_given"); tlcheck's ONNX import
 # reads LayerNormalization's scale and bias, PRelu's slope and jaxpr literals as constants
@@ -32,7 +32,8 @@ NOT_CHECKED = {
     "conv1d_prelu": {"3.weight": "constant"},
 }
 # At least this many parameter tensors (besides the input x) are checked per model.
-MIN_PARAMS = {"mlp": 4, "conv_bn": 4, "ln_gelu": 4, "attention": 8, "conv1d_prelu": 4, "convt_dw": 6, "jax_mlp": 6}
+MIN_PARAMS = {"mlp": 4, "conv_bn": 4, "ln_gelu": 4, "attention": 8, "conv1d_prelu": 4, "convt_dw": 6,
+              "jax_mlp": 6, "jax_mlp_jit": 6}
 
 
 def tlcheck() -> str:
