@@ -26,7 +26,9 @@ type Rules[T spec.Scalar[T]] struct {
 	// Forward computes y = f(x₁, …, xₙ).
 	Forward func(xs []spec.Tensor[T]) (spec.Tensor[T], error)
 	// JVP maps tangents dxs (one per parent, of its shape) to the output
-	// tangent Σᵢ ∂f/∂xᵢ·dxᵢ; y is the forward output.
+	// tangent Σᵢ ∂f/∂xᵢ·dxᵢ; y is the forward output. Nil (over every
+	// scalar at once) derives it from Forward by forward mode over dual
+	// numbers: see the package doc, "Two rules: the JVP derived".
 	JVP func(xs []spec.Tensor[T], y spec.Tensor[T], dxs []spec.Tensor[T]) (spec.Tensor[T], error)
 	// VJP maps an output cotangent δ to one contribution (∂f/∂xᵢ)ᵀδ per
 	// parent, of its shape; y is the forward output.
@@ -77,9 +79,15 @@ type Primitive struct {
 
 	// Rat, Interval and Dual are the rules over the three oracle scalars.
 	// Rat is required when Exact; Interval and Dual are always required.
+	// JVP may be left nil in all three (never in some only): the JVP is
+	// then derived from the forward rule (package doc, "Two rules").
 	Rat      Rules[spec.Rat]
 	Interval Rules[spec.Interval]
 	Dual     Rules[Dual]
+	// DualRat is the forward rule over exact dual numbers Dual[Rat]; only
+	// its Forward is read, and only to derive the exact JVP of an Exact
+	// primitive that gives no JVP rule (then it is required).
+	DualRat Rules[spec.Dual[spec.Rat]]
 }
 
 // Options tune a check. The zero value is the default.
@@ -132,6 +140,9 @@ type checker struct {
 	// onCase, when set, receives every case that runCase decided
 	// without a failure (Op records rapid's cases for the certificate).
 	onCase func(drawn)
+	// derived is true when the JVP is derived from the forward rule
+	// (no JVP rule given).
+	derived bool
 }
 
 // drawn is one case's adjointness data: the instance, one tangent per
@@ -140,6 +151,10 @@ type drawn struct {
 	inst *obligations.Instance
 	dxs  []spec.Tensor[spec.Rat]
 	d    spec.Tensor[spec.Rat]
+	// noAdj is set, with a derived JVP, when the case sits on a declared
+	// kink or tie of an op whose tangents cannot be masked there: dxs is
+	// then zero and the case does not decide adjointness.
+	noAdj bool
 }
 
 func prim[T spec.Scalar[T]](info *spec.OpInfo, r Rules[T]) *spec.Prim[T] {
@@ -173,17 +188,25 @@ func newChecker(p Primitive, opts Options) (*checker, error) {
 	bad := func(field, format string, args ...any) error {
 		return fmt.Errorf("check: primitive %q: field %s: %s", p.Name, field, fmt.Sprintf(format, args...))
 	}
+	derived := p.Interval.JVP == nil && p.Dual.JVP == nil && (!p.Exact || p.Rat.JVP == nil)
+	var fm *forwardMode
+	if derived {
+		if p.Exact && p.DualRat.Forward == nil {
+			return nil, bad("DualRat", "an Exact primitive without a JVP rule needs Forward over spec.Dual[spec.Rat], from which its exact JVP is derived")
+		}
+		p, fm = deriveJVP(p)
+	}
 	switch {
 	case p.Arity < 1:
 		return nil, bad("Arity", "%d; a primitive has at least one parent", p.Arity)
 	case len(p.Domains) > p.Arity:
 		return nil, bad("Domains", "%d domains for %d parents", len(p.Domains), p.Arity)
 	case p.Exact && !complete(p.Rat):
-		return nil, bad("Rat", "an Exact primitive needs Forward, JVP and VJP over Rat")
+		return nil, bad("Rat", "an Exact primitive needs Forward, JVP and VJP over Rat (or JVP nil over every scalar, to derive it)")
 	case !complete(p.Interval):
-		return nil, bad("Interval", "Forward, JVP and VJP over Interval are required")
+		return nil, bad("Interval", "Forward, JVP and VJP over Interval are required (or JVP nil over every scalar, to derive it)")
 	case !complete(p.Dual):
-		return nil, bad("Dual", "Forward, JVP and VJP over Dual are required")
+		return nil, bad("Dual", "Forward, JVP and VJP over Dual are required (or JVP nil over every scalar, to derive it)")
 	}
 	for i, k := range p.Kinks {
 		if k == nil {
@@ -219,7 +242,10 @@ func newChecker(p Primitive, opts Options) (*checker, error) {
 		regs.Dual.Register(prim(cp(), p.Dual))); err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
-	c := &checker{p: p, regs: regs, info: info}
+	c := &checker{p: p, regs: regs, info: info, derived: derived}
+	if fm != nil {
+		fm.dual = regs.Dual
+	}
 	if opts.Obligations != nil {
 		c.only = map[obligations.Obligation]bool{}
 		for _, ob := range opts.Obligations {
@@ -227,6 +253,9 @@ func newChecker(p Primitive, opts Options) (*checker, error) {
 				return nil, fmt.Errorf("check: Options.Obligations: unknown obligation %q", ob)
 			}
 			c.only[ob] = true
+		}
+		if derived && len(c.only) == 1 && c.only[obligations.Derivative] {
+			return nil, fmt.Errorf("check: Options.Obligations: only the derivative obligation, which a derived JVP does not run (it would compare the forward rule's tangent with itself): nothing would be checked")
 		}
 		if opts.CertDir != "" && !c.only[obligations.Adjointness] {
 			return nil, fmt.Errorf("check: Options.CertDir: the certificate records adjointness cases, which Options.Obligations excludes")
@@ -285,7 +314,11 @@ func (c *checker) runCase(src Source) (decided map[obligations.Obligation]obliga
 		}
 		decided[ob] = o.Oracle
 	}
-	if on(obligations.Adjointness) {
+	switch {
+	case !on(obligations.Adjointness):
+	case dr.noAdj:
+		decided[obligations.Adjointness] = obligations.OracleInconclusive
+	default:
 		o, err := c.regs.CheckAdjointness(inst, dxs, d)
 		note(obligations.Adjointness, o, err)
 	}
@@ -317,7 +350,7 @@ func (c *checker) runCase(src Source) (decided map[obligations.Obligation]obliga
 		o, err := c.regs.CheckZeroPreservation(inst)
 		note(obligations.ZeroPreservation, o, err)
 	}
-	if on(obligations.Derivative) {
+	if on(obligations.Derivative) && !c.derived {
 		ddx, ok := c.derivativeTangents(inst, dxs)
 		if !ok {
 			decided[obligations.Derivative] = obligations.OracleInconclusive
@@ -347,7 +380,11 @@ func (c *checker) drawCase(src Source) (drawn, spec.Shape, error) {
 		return drawn{}, nil, fmt.Errorf("check: %s: Shapes drew parent shapes %v that Shape rejects: %w", c.p.Name, in, err)
 	}
 	dxs, d := tangents(src, inst.Xs, out, "t")
-	return drawn{inst, dxs, d}, out, nil
+	dr := drawn{inst: inst, dxs: dxs, d: d}
+	if c.derived {
+		dr.dxs, dr.noAdj = c.derivedTangents(inst, dxs)
+	}
+	return dr, out, nil
 }
 
 // draw is case i of Find's sweep with seed (spec.CaseSeed(seed, Name,

@@ -59,6 +59,43 @@
 // the cases drawn, not a theorem over all inputs; the report says how many
 // cases each oracle decided.
 //
+// # Two rules: the JVP derived
+//
+// A user writes two rules, not three: leave Rules.JVP nil over every
+// scalar (as JAX's custom_vjp takes a forward and a VJP only) and the JVP
+// is derived from the forward rule by forward mode over dual numbers,
+// jvp(x, dx) = Du f(x + dx·ε):
+//
+//   - exactly over Rat, through the forward rule over spec.Dual[spec.Rat]
+//     (Primitive.DualRat, required then for an Exact primitive);
+//   - over Interval, as the tangent enclosure of the forward rule over
+//     Dual (obligations.ForwardTangent), which contains what real dual
+//     numbers compute; where that evaluation cannot take a choice soundly
+//     the enclosure is the whole line and the case decides nothing.
+//
+// The given VJP is then judged by adjointness ⟨jvp(x,dx), δ⟩ =
+// ⟨dx, vjp(x,δ)⟩ against the derived JVP — over Rat with == for an
+// Exact primitive, by disjoint enclosures otherwise — and by VJP
+// linearity and zero preservation. Since the derived JVP is the forward
+// rule's own derivative, adjointness now also does the derivative
+// obligation's work: off declared kinks and ties, a VJP that is not the
+// transpose of f′(x) fails, and that verdict is a proof under the same
+// premise as the derivative obligation's (the declaration is complete:
+// the forward rule branches only at declared kinks and ties), because
+// there forward mode through the forward rule is f′(x)·dx. The
+// derivative obligation itself is not run (it would compare the forward
+// rule's tangent with itself); Report.DerivedJVP says so.
+//
+// At a declared kink or tie forward mode imposes the forward rule's own
+// choice (its branch, or Dual's ½/½ split at a max tie), one valid
+// convention among several, and a VJP with another valid one is not wrong.
+// So there the tangents are masked as for the derivative obligation: an
+// elementwise op gets dx = 0 at those positions (both sides then weigh
+// the VJP's value there by 0) and the other positions decide; any other op,
+// or a case with every position masked, gets dx = 0 everywhere and counts
+// as inconclusive for adjointness. The VJP's convention at a kink is thus
+// not judged by a derived JVP; give the JVP rule to pin it.
+//
 // # Generators
 //
 // Parent shapes come from Primitive.Shapes (default: all parents of one shape of

@@ -34,6 +34,11 @@ type Report struct {
 	// Certificate is the certificate directory written (CertPath), ""
 	// when none was (no Options.CertDir, or the check failed).
 	Certificate string `json:"-"`
+	// DerivedJVP is true when the primitive gave no JVP rule and its JVP
+	// was derived from the forward rule (package doc, "Two rules"): the
+	// derivative obligation is then not run (it holds by construction)
+	// and the VJP is judged by adjointness against the derived JVP.
+	DerivedJVP bool `json:"derived_jvp,omitempty"`
 
 	only map[obligations.Obligation]bool
 }
@@ -57,7 +62,7 @@ func (r *Report) add(d map[obligations.Obligation]obligations.Oracle) {
 func (r *Report) undecided() []string {
 	var out []string
 	for _, ob := range Obligations {
-		if r.only != nil && !r.only[ob] {
+		if r.only != nil && !r.only[ob] || r.DerivedJVP && ob == obligations.Derivative {
 			continue
 		}
 		n := 0
@@ -119,7 +124,7 @@ func Op(t TB, p Primitive, opts Options) {
 		return
 	}
 	rep := newReport(p.Name)
-	rep.only = c.only
+	rep.only, rep.DerivedJVP = c.only, c.derived
 	var mu sync.Mutex
 	var last error
 	var rec []drawn
@@ -150,7 +155,7 @@ func Op(t TB, p Primitive, opts Options) {
 	if len(u) > 0 {
 		t.Errorf("check: %s: no case decided %v: these obligations do not hold (widen the domain or the shapes)", p.Name, u)
 	}
-	t.Logf("check: %s: %d cases; decided %s", p.Name, rep.Cases, rep.summary())
+	t.Logf("check: %s: %d cases; decided %s%s", p.Name, rep.Cases, rep.summary(), rep.derivedNote())
 	if err := rep.write(opts.CertDir); err != nil {
 		t.Errorf("check: %v", err)
 	}
@@ -177,6 +182,14 @@ func dropCertIf(certDir string, p Primitive) error {
 		return nil
 	}
 	return dropCert(certDir, p)
+}
+
+// derivedNote says, for a derived JVP, what judged the VJP.
+func (r *Report) derivedNote() string {
+	if !r.DerivedJVP {
+		return ""
+	}
+	return " (JVP derived from the forward rule by forward mode; the VJP is judged by adjointness against it)"
 }
 
 // summary prints the decided counts in Obligations order.
@@ -215,7 +228,7 @@ func Find(p Primitive, opts Options) (*Report, error) {
 		return nil, err
 	}
 	rep := newReport(p.Name)
-	rep.only = c.only
+	rep.only, rep.DerivedJVP = c.only, c.derived
 	seed := opts.seed()
 	for i := range opts.cases() {
 		src := &streamSource{rng: obligations.NewRandSource(spec.CaseSeed(seed, p.Name, i))}

@@ -223,6 +223,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	data := fs.String("data", "", "with --onnx: a recorded data set directory whose input_0.pb, input_1.pb, … are the runtime inputs")
 	fs.Var(&grads, "grads", "the gradient dump: a tlcheck.grads.v1 JSON file, or float32 .pb TensorProtos each named as its gradient, --grads repeated for each (required)")
 	asJSON := fs.Bool("json", false, "print a tlcheck.compare-grad.v1 document instead of the report")
+	elements := fs.Bool("elements", false, "with --json: list every checked element (index, recorded value, exact enclosure, bound, verdict)")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
@@ -232,6 +233,9 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	}
 	if len(grads) == 0 {
 		return cli.Usagef("compare-grad: --grads is required")
+	}
+	if *elements && !*asJSON {
+		return cli.Usagef("compare-grad: --elements lists elements in the --json document: give --json too")
 	}
 	if *ulps < 1 || *ulps > fpbound.MaxULPs {
 		return cli.Usagef("--ulps: %d is not between 1 and %d", *ulps, fpbound.MaxULPs)
@@ -280,7 +284,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
 	var tensors []jsonout.CompareGradTensor
-	rep, failed, err := compareGrads(m, doc, fpbound.Options{ULPs: *ulps}, &tensors)
+	rep, failed, err := compareGrads(m, doc, fpbound.Options{ULPs: *ulps}, &tensors, *elements)
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
@@ -425,8 +429,9 @@ func (m *gradModel) seedOf(doc *gradsDoc) (irsem.RatTensor, error) {
 
 // compareGrads judges every given gradient and renders the report; it
 // returns the number of tensors with an element outside the bound.
-// Each tensor's verdicts are also appended to *js, for --json.
-func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options, js *[]jsonout.CompareGradTensor) (string, int, error) {
+// Each tensor's verdicts are also appended to *js, for --json, with every
+// element when all is set (--elements).
+func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options, js *[]jsonout.CompareGradTensor, all bool) (string, int, error) {
 	known := map[string]bool{}
 	for _, t := range m.targets {
 		known[t.name] = true
@@ -490,7 +495,14 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options, js *[]jsonout.
 			els[k] = fpbound.Judge(rec[k], fpbound.EncloseErr(v, und))
 		}
 		s := fpbound.Summarize(els)
-		*js = append(*js, gradTensorJSON(t.name, t.shape, gradChecked, els))
+		jt := gradTensorJSON(t.name, t.shape, gradChecked, els)
+		if all {
+			jt.Elements = make([]jsonout.CompareElement, len(els))
+			for k, el := range els {
+				jt.Elements[k] = *compareElement(k, el.Recorded, el.Exact, el.Bound, el.Verdict.String())
+			}
+		}
+		*js = append(*js, jt)
 		worst := 0.0
 		for _, el := range els {
 			if el.Bound > 0 && !math.IsInf(el.Bound, 1) {

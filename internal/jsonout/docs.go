@@ -315,19 +315,22 @@ type CompareGradDoc struct {
 // |recorded − exact| and MaxRel the greatest of those over min |exact|
 // (+Inf when the exact enclosure holds 0), each with its multi-dimensional
 // index: reported, never decided on. First is the first failing element,
-// else the first inconclusive one (Index is its row-major index).
+// else the first inconclusive one (Index is its row-major index). Elements,
+// with compare-grad --elements only, lists every checked element in
+// row-major order.
 type CompareGradTensor struct {
-	Name         string          `json:"name"`
-	Shape        []int           `json:"shape"`
-	Status       string          `json:"status"`
-	Holds        int             `json:"holds"`
-	Fails        int             `json:"fails"`
-	Inconclusive int             `json:"inconclusive"`
-	MaxAbs       *Number         `json:"max_abs,omitempty"`
-	MaxAbsIndex  []int           `json:"max_abs_index,omitempty"`
-	MaxRel       *Number         `json:"max_rel,omitempty"`
-	MaxRelIndex  []int           `json:"max_rel_index,omitempty"`
-	First        *CompareElement `json:"first,omitempty"`
+	Name         string           `json:"name"`
+	Shape        []int            `json:"shape"`
+	Status       string           `json:"status"`
+	Holds        int              `json:"holds"`
+	Fails        int              `json:"fails"`
+	Inconclusive int              `json:"inconclusive"`
+	MaxAbs       *Number          `json:"max_abs,omitempty"`
+	MaxAbsIndex  []int            `json:"max_abs_index,omitempty"`
+	MaxRel       *Number          `json:"max_rel,omitempty"`
+	MaxRelIndex  []int            `json:"max_rel_index,omitempty"`
+	First        *CompareElement  `json:"first,omitempty"`
+	Elements     []CompareElement `json:"elements,omitempty"`
 }
 
 // OnnxMapValue is one ONNX graph input or output: its name, shape, ONNX

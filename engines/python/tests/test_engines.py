@@ -103,3 +103,17 @@ def test_conv_matches_direct_sum(engine: Any) -> None:
         if cot:
             # ∂/∂w_k = Σ_i x_{i+k}.
             assert floats(a["grads"][1]) == [float(sum(x[k:k + 3])) for k in range(2)], machine
+
+
+def test_torch_compile_only_on_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """torch.compile's machines (≈ 24 s of inductor compilation per graph and format,
+    docs/engines.md) are offered only with TLCHECK_TORCH_COMPILE=1."""
+    need("torch")
+    from tlcheck_engines import torch_engine
+
+    monkeypatch.delenv("TLCHECK_TORCH_COMPILE", raising=False)
+    names = {m for m, _ in torch_engine.Engine().info.machines}
+    assert names == {"eager.f64", "eager.f32", "func.f64", "func.f32"}
+    monkeypatch.setenv("TLCHECK_TORCH_COMPILE", "1")
+    names = {m for m, _ in torch_engine.Engine().info.machines}
+    assert {"compile.f64", "compile.f32"} <= names

@@ -7,7 +7,8 @@ Machines, each in float64 and float32:
 * ``func``: ``torch.func.vjp`` and ``torch.func.jvp`` over the same graph function;
 * ``compile`` (only with TLCHECK_TORCH_COMPILE=1): the graph function under
   ``torch.compile`` (inductor on CPU), differentiated by autograd. Each new graph compiles,
-  seconds per case on CPU, so it is off by default (docs/engines.md).
+  about 24 s per graph and format on the 2-core CPU machine (measured, docs/engines.md), so
+  it is off by default.
 
 Every registry primitive is mapped to the PyTorch operation that implements it; a
 primitive PyTorch lacks is not listed. PyTorch's own tie conventions are declared as
