@@ -3,4 +3,5 @@ import Tlcheck.Adjoint
 import Tlcheck.Check
 import Tlcheck.Deriv
 import Tlcheck.Graph
+import Tlcheck.Comp
 import Tlcheck.Certs.All

@@ -13,19 +13,35 @@
 // Tlcheck.Spec computes them, and that they are equal: a second,
 // kernel-checked recomputation of what tlcheck verify re-derives.
 //
+// Composition certificates (the gate's composition.json and a user
+// model's model_composition.json) become Tlcheck.Certs.Composition and
+// Tlcheck.Certs.ModelComposition: each case a CompCase literal (the nodes
+// after the input with their primitive, attributes, parents and value
+// — irsem.DenoteAll's, which the kernel re-checks against Prim.fwd — the
+// input, dx, the cotangent and the two sides) and
+//
+//	theorem cert : checkComps cases = true := by decide +kernel
+//	theorem cert_ok : ∀ k ∈ cases, CompClaim k := checkComps_sound cases cert
+//
+// where CompClaim says the recorded sides are the two sides of
+// Tlcheck.Graph.rev_adjoint at the case's seed and tangent, computed by
+// Graph.fwd and Graph.rev over nodes built from Prim.jvp and Prim.vjp;
+// Tlcheck.Comp.comp_adjoint is the bridge to every seed and tangent.
+// Constant leaves (const, rand_uniform) are Prim.const with their value.
+// A certificate with a node Lean has no semantics for (or a graph over
+// MaxCompNodes, or over the caps) is skipped with the reason.
+//
 // Not emitted, and why: adjointness certificates of primitives outside
 // Covered (the norms, the window primitives, pad, gather, shrink, the
 // seeded draws, and the interval-oracle primitives: Lean has no semantics
-// for them yet); composition (Tlcheck.Graph proves the whole-graph
-// theorem a checker would rest on, but the checker — an interpreter of the
-// canonical IR's exact tags over Graph.Node — is not written yet); refinement and range (binary32 and interval
+// for them yet); refinement and range (binary32 and interval
 // claims over floats, which Lean core cannot compute in the kernel).
 //
 // Emit checks what it reads (the manifest's SHA-256 of each file, the
 // format, strict JSON, canonical rationals, shapes against value counts)
 // but does not re-derive the claims: that is tlcheck verify's part and,
 // for what is emitted, the Lean kernel's. Names reach Lean only from a
-// closed list (Covered) and the rationals only as digits: anything else
+// closed list (Covered, the two composition module names) and the rationals only as digits: anything else
 // is rejected, never escaped. The bytes are a function of the directory.
 package leanemit
 
@@ -123,7 +139,7 @@ func Emit(dir string) (*Result, error) {
 	res := &Result{}
 	var index []string
 	for _, fe := range m.Files {
-		if fe.Kind != certificates.KindAdjointness {
+		if fe.Kind != certificates.KindAdjointness && fe.Kind != certificates.KindComposition && fe.Kind != certificates.KindModelComposition {
 			res.Skipped = append(res.Skipped, fe.Path+" (kind "+fe.Kind+": no Lean checker)")
 			continue
 		}
@@ -133,6 +149,20 @@ func Emit(dir string) (*Result, error) {
 		}
 		if certificates.Sum(data) != fe.SHA256 {
 			return nil, fmt.Errorf("%s: SHA-256 differs from the manifest's", fe.Path)
+		}
+		if fe.Kind != certificates.KindAdjointness {
+			name, src, skip, err := emitComposition(fe, data)
+			if err != nil {
+				return nil, err
+			}
+			if skip != "" {
+				res.Skipped = append(res.Skipped, fe.Path+" ("+skip+")")
+				continue
+			}
+			res.Modules = append(res.Modules, Module{Path: name + ".lean", Bytes: src})
+			res.Theorems = append(res.Theorems, "Tlcheck.Certs."+name+".cert")
+			index = append(index, "Tlcheck.Certs."+name)
+			continue
 		}
 		var f certificates.AdjointnessFile
 		if err := strict(data, &f); err != nil {
@@ -166,7 +196,7 @@ func Emit(dir string) (*Result, error) {
 		index = append(index, "Tlcheck.Certs.Adjointness."+f.Op)
 	}
 	if len(index) == 0 {
-		return nil, fmt.Errorf("%s: no adjointness certificate of a covered primitive (%s)", dir, strings.Join(Covered, ", "))
+		return nil, fmt.Errorf("%s: no adjointness certificate of a covered primitive (%s) and no composition certificate Lean can state", dir, strings.Join(Covered, ", "))
 	}
 	sort.Slice(res.Modules, func(i, j int) bool { return res.Modules[i].Path < res.Modules[j].Path })
 	sort.Strings(res.Theorems)
@@ -370,15 +400,15 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 }
 
 // Write writes the modules under out, first removing the .lean files a
-// previous emit left there (Adjointness/*.lean and All.lean) and nothing
-// else.
+// previous emit left there (Adjointness/*.lean, Composition.lean,
+// ModelComposition.lean and All.lean) and nothing else.
 func Write(out string, r *Result) error {
 	adj := filepath.Join(out, "Adjointness")
 	if err := os.MkdirAll(adj, 0o755); err != nil {
 		return err
 	}
 	old, _ := filepath.Glob(filepath.Join(adj, "*.lean"))
-	for _, p := range append(old, filepath.Join(out, "All.lean")) {
+	for _, p := range append(old, filepath.Join(out, "All.lean"), filepath.Join(out, compositionModule+".lean"), filepath.Join(out, modelCompositionModule+".lean")) {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return err
 		}

@@ -445,8 +445,18 @@ func (a mattr) matmul(xs, dxs []vec, d vec) (vec, []vec) {
 
 // sides is ⟨jvp, δ⟩ and Σₖ⟨dxₖ, vjpₖ⟩ as Tlcheck.Prim computes them.
 func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
-	var jv vec
-	var vj []vec
+	jv, vj := jvpVJP(op, a, xs, dxs, d)
+	r := rat(0, 1)
+	for k := range dxs {
+		if k < len(vj) {
+			r = add(r, mdot(dxs[k], vj[k]))
+		}
+	}
+	return mdot(jv, d), r
+}
+
+// jvpVJP is Prim.jvp a xs dxs and Prim.vjp a xs d.
+func jvpVJP(op string, a mattr, xs, dxs []vec, d vec) (jv vec, vj []vec) {
 	if op == "linear" {
 		jv, vj = a.linear(xs, dxs, d)
 	} else if op == "matmul" {
@@ -506,7 +516,10 @@ func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 			for _, v := range dxs[0] {
 				s = add(s, v)
 			}
-			jv, vj = vec{s}, []vec{pmap(func(*big.Rat) *big.Rat { return d[0] }, xs[0])}
+			jv = vec{s}
+			if len(d) > 0 { // Lean's `d :: _` arm; an empty δ falls through to []
+				vj = []vec{pmap(func(*big.Rat) *big.Rat { return d[0] }, xs[0])}
+			}
 		case "reduce_sum", "reduce_mean":
 			A, K, B := a.dims()
 			k := rat(1, 1)
@@ -519,8 +532,10 @@ func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 			r := mpadd(xs[0], msmul(m1, xs[1]))
 			s := div(rat(2, 1), rat(n, 1))
 			jv = vec{mul(s, mdot(r, mpadd(dxs[0], msmul(m1, dxs[1]))))}
-			k := mul(s, d[0])
-			vj = []vec{msmul(k, r), msmul(neg(k), r)}
+			if len(d) > 0 {
+				k := mul(s, d[0])
+				vj = []vec{msmul(k, r), msmul(neg(k), r)}
+			}
 		case "reshape", "flatten":
 			jv, vj = dxs[0], []vec{d}
 		case "const":
@@ -529,13 +544,7 @@ func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 			jv, vj = mzeros(len(dxs[0])), []vec{mzeros(len(xs[0]))}
 		}
 	}
-	r := rat(0, 1)
-	for k := range dxs {
-		if k < len(vj) {
-			r = add(r, mdot(dxs[k], vj[k]))
-		}
-	}
-	return mdot(jv, d), r
+	return jv, vj
 }
 
 func TestLeanSpecModel(t *testing.T) {

@@ -29,3 +29,4 @@ import Tlcheck.Certs.Adjointness.square
 import Tlcheck.Certs.Adjointness.sub
 import Tlcheck.Certs.Adjointness.sum
 import Tlcheck.Certs.Adjointness.transpose
+import Tlcheck.Certs.Composition
