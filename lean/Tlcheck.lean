@@ -3,6 +3,7 @@ import Tlcheck.Adjoint
 import Tlcheck.Check
 import Tlcheck.Deriv
 import Tlcheck.Taylor
+import Tlcheck.Index
 import Tlcheck.Graph
 import Tlcheck.Comp
 import Tlcheck.Certs.All

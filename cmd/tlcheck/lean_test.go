@@ -96,7 +96,9 @@ func TestLeanTheoremsExist(t *testing.T) {
 		"Tlcheck.dot_vadd", "Tlcheck.nodesOk_wf", "Tlcheck.checkComps_sound", "Tlcheck.comp_adjoint", "Tlcheck.comp_backprop",
 		"Tlcheck.Certs.Composition.cert", "Tlcheck.Certs.Composition.cert_ok",
 		"Tlcheck.reduce_sum_taylor", "Tlcheck.reduce_mean_taylor", "Tlcheck.matmul_taylor", "Tlcheck.linear_taylor",
-		"Tlcheck.mse_loss_taylor", "Tlcheck.sqrt_inverse_taylor", "Tlcheck.sqrt_chain", "Tlcheck.reduceAKB_along")
+		"Tlcheck.mse_loss_taylor", "Tlcheck.sqrt_inverse_taylor", "Tlcheck.sqrt_chain", "Tlcheck.reduceAKB_along",
+		"Tlcheck.gather_reads", "Tlcheck.wsum_unflat", "Tlcheck.slice_reads", "Tlcheck.permute_reads", "Tlcheck.transpose_reads",
+		"Tlcheck.broadcast_to_reads", "Tlcheck.concat_reads", "Tlcheck.transpose_idx_2x3", "Tlcheck.permute_idx_201")
 	if data, err := os.ReadFile(filepath.Join("..", "..", "lean", "statements.lock")); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
 			if f := strings.Fields(line); len(f) == 4 && f[0] == "theorem" {
