@@ -294,6 +294,15 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 			a.perm = k.Perm
 		case "broadcast_to":
 			a.toShape = k.ToShape
+		case "gather": // the indices are Attr.perm (leanAttrs)
+			for _, q := range k.Indices {
+				if q < 0 {
+					return "", "", "", fmt.Errorf("negative index")
+				}
+			}
+			a.axis, a.perm = k.Axis, k.Indices
+		case "shrink": // bias and λ are Attr.c and Attr.lo (leanAttrs)
+			a.c, a.lo = k.Bias.String(), k.Lambd.String()
 		}
 	}
 	var lit [3]string

@@ -63,7 +63,25 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "gather", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+
+// leanAttrs maps a certificate's attributes onto Tlcheck.Attr's fields:
+// c, lo, hi and perm are the registry's own, except that gather's
+// constant indices are perm and shrink's bias and threshold λ are c and lo
+// (λ defaults to 1/2 and the bias to 0, as in the registry).
+func leanAttrs(op string, a certificates.Attrs) (c, lo, hi string, perm []int) {
+	c, lo, hi, perm = a.C, a.Lo, a.Hi, a.Perm
+	switch op {
+	case "gather":
+		perm = a.Indices
+	case "shrink":
+		c, lo = a.Bias, a.Lambd
+		if lo == "" {
+			lo = "1/2"
+		}
+	}
+	return c, lo, hi, perm
+}
 
 // Module is one emitted Lean file: its path relative to the output
 // directory and its bytes.
@@ -352,9 +370,10 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if c.Attrs.Start < 0 || c.Attrs.End < 0 {
 			return nil, fmt.Errorf("%s.attrs: negative slice bound", at)
 		}
-		for _, p := range c.Attrs.Perm {
+		ac, alo, ahi, aperm := leanAttrs(f.Op, c.Attrs)
+		for _, p := range aperm {
 			if p < 0 {
-				return nil, fmt.Errorf("%s.attrs.perm: negative axis", at)
+				return nil, fmt.Errorf("%s.attrs: negative axis or index", at)
 			}
 		}
 		for _, d := range c.Attrs.Shape {
@@ -367,7 +386,7 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 			return nil, fmt.Errorf("%s.attrs.values: %v", at, err)
 		}
 		var attr [3]string
-		for j, v := range [3]string{c.Attrs.C, c.Attrs.Lo, c.Attrs.Hi} {
+		for j, v := range [3]string{ac, alo, ahi} {
 			if v == "" {
 				v = "0"
 			}
@@ -388,7 +407,7 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 			sep = ""
 		}
 		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, lhs := %s, rhs := %s }%s\n",
-			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, c.Attrs.Axis2, nats(c.Attrs.Perm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, c.Attrs.Axis2, nats(aperm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
 	}
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")

@@ -169,8 +169,12 @@ func TestEmitReadsBack(t *testing.T) {
 			if cm[9] != wantAxis {
 				t.Errorf("%s case %d: axis %s, certificate %s", m.Path, got-1, cm[9], wantAxis)
 			}
-			for j, key := range []string{"c", "lo", "hi"} {
-				want := "0"
+			keys, defaults := []string{"c", "lo", "hi"}, []string{"0", "0", "0"}
+			if op == "shrink" { // bias and λ (default 1/2) ride on c and lo
+				keys, defaults = []string{"bias", "lambd", "hi"}, []string{"0", "1/2", "0"}
+			}
+			for j, key := range keys {
+				want := defaults[j]
 				if a, ok := c["attrs"].(map[string]any)[key]; ok {
 					want = a.(string)
 				}

@@ -228,6 +228,14 @@ func (a mattr) index(op string) ([]int, bool) {
 			}
 		}
 		return g, true
+	case "gather": // the indices are Attr.perm
+		A, K, B := a.dims()
+		J := len(a.perm)
+		g := make([]int, A*J*B)
+		for i := range g {
+			g[i] = (sdiv(i, J*B)*K+nthN(a.perm, smod(sdiv(i, B), J)))*B + smod(i, B)
+		}
+		return g, true
 	case "broadcast_to":
 		g := make([]int, size(a.toShape))
 		off := len(a.toShape) - len(a.shape)
@@ -303,6 +311,8 @@ func partials(op string, a mattr, xs []vec) ([]vec, bool) {
 		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) && lt(x, a.hi)) }), true
 	case "sign":
 		return one(func(*big.Rat) *big.Rat { return rat(0, 1) }), true
+	case "shrink": // the threshold λ is Attr.lo
+		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) || lt(x, neg(a.lo))) }), true
 	}
 	return nil, false
 }
@@ -579,6 +589,15 @@ func TestLeanSpecModel(t *testing.T) {
 			}
 			a := mattr{c: r0(c.Attrs.C), lo: r0(c.Attrs.Lo), hi: r0(c.Attrs.Hi), axis: c.Attrs.Axis, axis2: c.Attrs.Axis2,
 				perm: c.Attrs.Perm, start: c.Attrs.Start, stop: c.Attrs.End, toShape: c.Attrs.Shape}
+			switch op { // the emitter's mapping onto Attr's fields, written out again
+			case "gather":
+				a.perm = c.Attrs.Indices
+			case "shrink":
+				a.c, a.lo = r0(c.Attrs.Bias), r0(c.Attrs.Lambd)
+				if c.Attrs.Lambd == "" {
+					a.lo = rat(1, 2)
+				}
+			}
 			for _, in := range c.Inputs {
 				a.shapes = append(a.shapes, in.Shape)
 			}

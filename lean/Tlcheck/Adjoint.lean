@@ -196,6 +196,11 @@ theorem relu_adjoint (a : Attr) (x dx δ : List Rat) :
   show dot (pmul (pmap reluD x) dx) δ = dot dx (pmul (pmap reluD x) δ) + 0
   rw [dot_pmul, Rat.add_zero]
 
+theorem shrink_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .shrink a [x] [dx]) δ = dotAll [dx] (Prim.vjp .shrink a [x] δ) := by
+  show dot (pmul (pmap (shrinkD a.lo) x) dx) δ = dot dx (pmul (pmap (shrinkD a.lo) x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
 theorem abs_adjoint (a : Attr) (x dx δ : List Rat) :
     dot (Prim.jvp .abs a [x] [dx]) δ = dotAll [dx] (Prim.vjp .abs a [x] δ) := by
   show dot (pmul (pmap absD x) dx) δ = dot dx (pmul (pmap absD x) δ) + 0
@@ -526,6 +531,13 @@ theorem broadcast_to_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = si
   show dot (gather a.bcastIdx dx) δ = dot dx (scatter (size a.shape) a.bcastIdx δ) + 0
   rw [gather_adjoint (size a.shape) a.bcastIdx dx δ h, Rat.add_zero]
 
+/-- The registry's gather (constant indices along the axis): a gather
+along `Attr.gatherIdx`, its VJP the scatter along the same list. -/
+theorem gather_op_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .gather a [x] [dx]) δ = dotAll [dx] (Prim.vjp .gather a [x] δ) := by
+  show dot (gather a.gatherIdx dx) δ = dot dx (scatter (size a.shape) a.gatherIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.gatherIdx dx δ h, Rat.add_zero]
+
 /-- The tensors have the element counts of the shapes. -/
 def SizesMatch : List (List Nat) → List (List Rat) → Prop
   | [], [] => True
@@ -853,6 +865,19 @@ theorem relu_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
   · show [pmul (pmap reluD x) (smul k δ₁)] = [smul k (pmul (pmap reluD x) δ₁)]
     rw [pmul_smul]
   · show [pmul (pmap reluD x) (zeros δ₁)] = [zeros (pmul (pmap reluD x) δ₁)]
+    rw [pmul_zeros]
+
+theorem shrink_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .shrink a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .shrink a [x] δ₁) (Prim.vjp .shrink a [x] δ₂) ∧
+    Prim.vjp .shrink a [x] (smul k δ₁) = smulAll k (Prim.vjp .shrink a [x] δ₁) ∧
+    Prim.vjp .shrink a [x] (zeros δ₁) = zerosAll (Prim.vjp .shrink a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul (pmap (shrinkD a.lo) x) (padd δ₁ δ₂)] =
+      [padd (pmul (pmap (shrinkD a.lo) x) δ₁) (pmul (pmap (shrinkD a.lo) x) δ₂)]
+    rw [pmul_padd]
+  · show [pmul (pmap (shrinkD a.lo) x) (smul k δ₁)] = [smul k (pmul (pmap (shrinkD a.lo) x) δ₁)]
+    rw [pmul_smul]
+  · show [pmul (pmap (shrinkD a.lo) x) (zeros δ₁)] = [zeros (pmul (pmap (shrinkD a.lo) x) δ₁)]
     rw [pmul_zeros]
 
 theorem sign_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :

@@ -12,7 +12,7 @@ as gathers along index lists built from the shapes and attributes, and
   element k (k < N) is the input's element `f k` — so each op's output
   element k is the input element its defining formula names
   (`slice_reads`, `permute_reads`, `transpose_reads`, `broadcast_to_reads`,
-  `concat_reads`), in row-major coordinates;
+  `concat_reads`, `gather_op_reads`), in row-major coordinates;
 * `wsum_unflat`: those coordinates are row-major: for i < size s, the
   multi-index `unflat s i` weighted by `strides s` is i again, so
   `unflat` and `wsum · (strides s)` are the flat ↔ multi-index bijection
@@ -21,7 +21,7 @@ as gathers along index lists built from the shapes and attributes, and
   numpy's `transpose`, `swapaxes`, slicing, `broadcast_to` and
   `concatenate` on `arange`): `transpose_idx_2x3`, `transpose_idx_neg`,
   `permute_idx_201`, `slice_idx_axis1`, `broadcast_idx_31_234`,
-  `concat_idx_axis1`.
+  `concat_idx_axis1`, and `gather_idx_take` (numpy's `take`).
 
 Not proved here: that the source multi-index of every output element is in
 bounds of the input shape for every attribute the registry accepts (the
@@ -122,6 +122,16 @@ theorem concat_reads (a : Attr) (xs : List (List Rat)) (k : Nat) (hk : k < size 
   gather_reads (size a.concatShape)
     (fun i => concatSrc a.ax (unflat a.concatShape i) a.shapes (nthN (unflat a.concatShape i) a.ax) 0) (catAll xs) k hk
 
+/-- gather (the registry's, constant indices `perm` along the axis): output
+element k, at (p, j, r) in the [A, J, B] view, is input element
+(p, index[j], r) of the [A, K, B] view. -/
+theorem gather_op_reads (a : Attr) (x : List Rat) (k : Nat) (hk : k < a.dimA * (a.perm.length * a.dimB)) :
+    nth (Prim.fwd .gather a [x]) k =
+      nth x ((k / (a.perm.length * a.dimB) * a.dimK + nthN a.perm (k / a.dimB % a.perm.length)) * a.dimB + k % a.dimB) :=
+  gather_reads (a.dimA * (a.perm.length * a.dimB))
+    (fun i => (i / (a.perm.length * a.dimB) * a.dimK + nthN a.perm (i / a.dimB % a.perm.length)) * a.dimB + i % a.dimB)
+    x k hk
+
 /-! ## Instances, checked by the kernel against independently computed lists -/
 
 /-- Attributes with every field empty. -/
@@ -153,5 +163,9 @@ theorem broadcast_idx_31_234 : Attr.bcastIdx { attr0 with shape := [3, 1], toSha
 of `arange(4)` and `4 + arange(6)`. -/
 theorem concat_idx_axis1 : Attr.concatIdx { attr0 with shape := [2, 2], axis := 1, shapes := [[2, 2], [2, 3]] } =
     [0, 1, 4, 5, 6, 2, 3, 7, 8, 9] := by decide +kernel
+
+/-- gather of [2, 3, 2] along axis 1 at [2, 0, 2, 1]: numpy `take(·, [2, 0, 2, 1], axis=1)`. -/
+theorem gather_idx_take : Attr.gatherIdx { attr0 with shape := [2, 3, 2], axis := 1, perm := [2, 0, 2, 1] } =
+    [4, 5, 0, 1, 4, 5, 2, 3, 10, 11, 6, 7, 10, 11, 8, 9] := by decide +kernel
 
 end Tlcheck

@@ -8,6 +8,7 @@ import Tlcheck.Certs.Adjointness.const
 import Tlcheck.Certs.Adjointness.detach
 import Tlcheck.Certs.Adjointness.div
 import Tlcheck.Certs.Adjointness.flatten
+import Tlcheck.Certs.Adjointness.gather
 import Tlcheck.Certs.Adjointness.inv
 import Tlcheck.Certs.Adjointness.linear
 import Tlcheck.Certs.Adjointness.matmul
@@ -22,6 +23,7 @@ import Tlcheck.Certs.Adjointness.reduce_sum
 import Tlcheck.Certs.Adjointness.relu
 import Tlcheck.Certs.Adjointness.reshape
 import Tlcheck.Certs.Adjointness.scale
+import Tlcheck.Certs.Adjointness.shrink
 import Tlcheck.Certs.Adjointness.sign
 import Tlcheck.Certs.Adjointness.slice
 import Tlcheck.Certs.Adjointness.sqrt
