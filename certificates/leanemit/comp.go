@@ -303,6 +303,16 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 			a.axis, a.perm = k.Axis, k.Indices
 		case "shrink": // bias and λ are Attr.c and Attr.lo (leanAttrs)
 			a.c, a.lo = k.Bias.String(), k.Lambd.String()
+		case "pad": // widths, mode and fill are Attr.perm, axis2 and c (leanAttrs)
+			for _, w := range k.Widths {
+				if w < 0 {
+					return "", "", "", fmt.Errorf("negative width")
+				}
+			}
+			if a.axis2, err = padMode(k.Mode); err != nil {
+				return "", "", "", err
+			}
+			a.perm, a.c = k.Widths, k.Value.String()
 		}
 	}
 	var lit [3]string

@@ -63,14 +63,15 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "gather", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "gather", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
 
 // leanAttrs maps a certificate's attributes onto Tlcheck.Attr's fields:
-// c, lo, hi and perm are the registry's own, except that gather's
-// constant indices are perm and shrink's bias and threshold λ are c and lo
-// (λ defaults to 1/2 and the bias to 0, as in the registry).
-func leanAttrs(op string, a certificates.Attrs) (c, lo, hi string, perm []int) {
-	c, lo, hi, perm = a.C, a.Lo, a.Hi, a.Perm
+// c, lo, hi, axis2 and perm are the registry's own, except that gather's
+// constant indices are perm, shrink's bias and threshold λ are c and lo
+// (λ defaults to 1/2 and the bias to 0, as in the registry), and pad's
+// widths, mode and fill value are perm, axis2 (padMode) and c.
+func leanAttrs(op string, a certificates.Attrs) (c, lo, hi string, axis2 int, perm []int, err error) {
+	c, lo, hi, axis2, perm = a.C, a.Lo, a.Hi, a.Axis2, a.Perm
 	switch op {
 	case "gather":
 		perm = a.Indices
@@ -79,8 +80,26 @@ func leanAttrs(op string, a certificates.Attrs) (c, lo, hi string, perm []int) {
 		if lo == "" {
 			lo = "1/2"
 		}
+	case "pad":
+		c, perm = a.Value, a.Widths
+		if axis2, err = padMode(a.Mode); err != nil {
+			return
+		}
 	}
-	return c, lo, hi, perm
+	return c, lo, hi, axis2, perm, nil
+}
+
+// padMode is Tlcheck.Attr.padIdx's mode code: 0 constant, 1 reflect, 2 edge.
+func padMode(m string) (int, error) {
+	switch m {
+	case "", "constant":
+		return 0, nil
+	case "reflect":
+		return 1, nil
+	case "edge":
+		return 2, nil
+	}
+	return 0, fmt.Errorf("pad mode %q is not constant, reflect or edge", limitStr(m))
 }
 
 // Module is one emitted Lean file: its path relative to the output
@@ -370,7 +389,10 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if c.Attrs.Start < 0 || c.Attrs.End < 0 {
 			return nil, fmt.Errorf("%s.attrs: negative slice bound", at)
 		}
-		ac, alo, ahi, aperm := leanAttrs(f.Op, c.Attrs)
+		ac, alo, ahi, aaxis2, aperm, err := leanAttrs(f.Op, c.Attrs)
+		if err != nil {
+			return nil, fmt.Errorf("%s.attrs: %v", at, err)
+		}
 		for _, p := range aperm {
 			if p < 0 {
 				return nil, fmt.Errorf("%s.attrs: negative axis or index", at)
@@ -407,7 +429,7 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 			sep = ""
 		}
 		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, lhs := %s, rhs := %s }%s\n",
-			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, c.Attrs.Axis2, nats(aperm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, aaxis2, nats(aperm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
 	}
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")

@@ -170,8 +170,11 @@ func TestEmitReadsBack(t *testing.T) {
 				t.Errorf("%s case %d: axis %s, certificate %s", m.Path, got-1, cm[9], wantAxis)
 			}
 			keys, defaults := []string{"c", "lo", "hi"}, []string{"0", "0", "0"}
-			if op == "shrink" { // bias and λ (default 1/2) ride on c and lo
+			switch op {
+			case "shrink": // bias and λ (default 1/2) ride on c and lo
 				keys, defaults = []string{"bias", "lambd", "hi"}, []string{"0", "1/2", "0"}
+			case "pad": // the fill value rides on c
+				keys = []string{"value", "lo", "hi"}
 			}
 			for j, key := range keys {
 				want := defaults[j]

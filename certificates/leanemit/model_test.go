@@ -228,6 +228,38 @@ func (a mattr) index(op string) ([]int, bool) {
 			}
 		}
 		return g, true
+	case "pad": // widths, mode and fill are Attr.perm, axis2 and c; a fill position reads size(shape)
+		r := len(a.shape)
+		o := make([]int, r)
+		for d := range o {
+			o[d] = nthN(a.shape, d) + nthN(a.perm, d) + nthN(a.perm, r+d)
+		}
+		g := make([]int, size(o))
+		for i := range g {
+			m, src, fill := unflat(o, i), make([]int, r), false
+			for d := range src {
+				j := m[d] - nthN(a.perm, d) // the registry's padSource, written out
+				n := a.shape[d]
+				switch {
+				case j >= 0 && j < n:
+					src[d] = j
+				case a.axis2 == 1 && j < 0:
+					src[d] = -j
+				case a.axis2 == 1:
+					src[d] = 2*(n-1) - j
+				case a.axis2 == 2 && j < 0:
+					src[d] = 0
+				case a.axis2 == 2:
+					src[d] = n - 1
+				default:
+					fill = true
+				}
+			}
+			if g[i] = wsum(src, mstrides(a.shape)); fill {
+				g[i] = size(a.shape)
+			}
+		}
+		return g, true
 	case "gather": // the indices are Attr.perm
 		A, K, B := a.dims()
 		J := len(a.perm)
@@ -597,6 +629,9 @@ func TestLeanSpecModel(t *testing.T) {
 				if c.Attrs.Lambd == "" {
 					a.lo = rat(1, 2)
 				}
+			case "pad":
+				a.perm, a.c = c.Attrs.Widths, r0(c.Attrs.Value)
+				a.axis2 = map[string]int{"": 0, "constant": 0, "reflect": 1, "edge": 2}[c.Attrs.Mode]
 			}
 			for _, in := range c.Inputs {
 				a.shapes = append(a.shapes, in.Shape)

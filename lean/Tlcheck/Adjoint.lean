@@ -538,6 +538,14 @@ theorem gather_op_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size 
   show dot (gather a.gatherIdx dx) δ = dot dx (scatter (size a.shape) a.gatherIdx δ) + 0
   rw [gather_adjoint (size a.shape) a.gatherIdx dx δ h, Rat.add_zero]
 
+/-- pad: its JVP is the gather along `Attr.padIdx` (fill positions read
+past the end: zero tangent), its VJP the scatter along the same list (fill
+positions add nothing). The constant fill does not enter the JVP. -/
+theorem pad_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .pad a [x] [dx]) δ = dotAll [dx] (Prim.vjp .pad a [x] δ) := by
+  show dot (gather a.padIdx dx) δ = dot dx (scatter (size a.shape) a.padIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.padIdx dx δ h, Rat.add_zero]
+
 /-- The tensors have the element counts of the shapes. -/
 def SizesMatch : List (List Nat) → List (List Rat) → Prop
   | [], [] => True

@@ -168,4 +168,20 @@ theorem concat_idx_axis1 : Attr.concatIdx { attr0 with shape := [2, 2], axis := 
 theorem gather_idx_take : Attr.gatherIdx { attr0 with shape := [2, 3, 2], axis := 1, perm := [2, 0, 2, 1] } =
     [4, 5, 0, 1, 4, 5, 2, 3, 10, 11, 6, 7, 10, 11, 8, 9] := by decide +kernel
 
+/-- pad of [2, 3] by widths (1, 0) and (0, 2), constant mode: numpy `pad`
+with the fill written as the sentinel 6 (= size, read as 0 by a gather). -/
+theorem pad_idx_constant :
+    Attr.padIdx { attr0 with shape := [2, 3], perm := [1, 0, 0, 2], axis2 := 0 } =
+    [6, 6, 6, 6, 6, 0, 1, 2, 6, 6, 3, 4, 5, 6, 6] := by decide +kernel
+
+/-- The same in reflect mode: numpy `pad(·, mode="reflect")`. -/
+theorem pad_idx_reflect :
+    Attr.padIdx { attr0 with shape := [2, 3], perm := [1, 0, 0, 2], axis2 := 1 } =
+    [3, 4, 5, 4, 3, 0, 1, 2, 1, 0, 3, 4, 5, 4, 3] := by decide +kernel
+
+/-- The same in edge mode: numpy `pad(·, mode="edge")`. -/
+theorem pad_idx_edge :
+    Attr.padIdx { attr0 with shape := [2, 3], perm := [1, 0, 0, 2], axis2 := 2 } =
+    [0, 1, 2, 2, 2, 0, 1, 2, 2, 2, 3, 4, 5, 5, 5] := by decide +kernel
+
 end Tlcheck

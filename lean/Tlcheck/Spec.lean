@@ -291,6 +291,44 @@ def gatherIdx (a : Attr) : List Nat :=
   (upto (a.dimA * (a.perm.length * a.dimB))).map (fun i =>
     (i / (a.perm.length * a.dimB) * a.dimK + nthN a.perm (i / a.dimB % a.perm.length)) * a.dimB + i % a.dimB)
 
+/-- pad along one axis (the registry's `padSource`): output index o with
+begin width b over an extent n reads input index o − b when that is in
+[0, n); outside, mode 1 (reflect) mirrors without repeating the edge,
+mode 2 (edge) repeats the edge, and mode 0 (constant) reads nothing. -/
+def padSrc (mode : Int) (o b n : Nat) : Option Nat :=
+  if b ≤ o ∧ o - b < n then some (o - b)
+  else if mode = 1 then (if o < b then some (b - o) else some (2 * (n - 1) - (o - b)))
+  else if mode = 2 then (if o < b then some 0 else some (n - 1))
+  else none
+
+/-- pad on every axis: the source multi-index, or none at a fill position. -/
+def padSrcs (mode : Int) : List Nat → List Nat → List Nat → Option (List Nat)
+  | o :: os, b :: bs, n :: ns =>
+    match padSrc mode o b n, padSrcs mode os bs ns with
+    | some i, some is => some (i :: is)
+    | _, _ => none
+  | _, _, _ => some []
+
+/-- pad (the registry's): the widths are the attribute `perm` (every begin,
+then every end), the mode `axis2` (0 constant, 1 reflect, 2 edge) and the
+constant fill value `c`. The output shape: each extent plus its widths. -/
+def padShape (a : Attr) : List Nat :=
+  (upto a.shape.length).map (fun d => nthN a.shape d + nthN a.perm d + nthN a.perm (a.shape.length + d))
+/-- The source of output element i: its input flat index, or `size shape`
+(past the end: a gather reads 0 there, a scatter adds nothing) at a fill
+position. -/
+def padIdx (a : Attr) : List Nat :=
+  (upto (size a.padShape)).map (fun i =>
+    match padSrcs a.axis2 (unflat a.padShape i) (a.perm.take a.shape.length) a.shape with
+    | some s => wsum s (strides a.shape)
+    | none => size a.shape)
+/-- The fill: `c` at the fill positions, 0 elsewhere. -/
+def padFill (a : Attr) : List Rat :=
+  (upto (size a.padShape)).map (fun i =>
+    match padSrcs a.axis2 (unflat a.padShape i) (a.perm.take a.shape.length) a.shape with
+    | some _ => 0
+    | none => a.c)
+
 /-- concat along the axis: the output shape (the first input's, with the
 axis extents summed). -/
 def concatShape (a : Attr) : List Nat :=
@@ -403,7 +441,7 @@ inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp | sqrt
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
   | permute | transpose | slice | broadcast_to | const | concat | linear | matmul | sign
-  | gather | shrink
+  | gather | shrink | pad
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -427,6 +465,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .sign, _, [x] => pmap signS x
   | .shrink, a, [x] => pmap (shrinkS a.lo a.c) x
   | .gather, a, [x] => Tlcheck.gather a.gatherIdx x
+  | .pad, a, [x] => padd (Tlcheck.gather a.padIdx x) a.padFill
   | .sum, _, [x] => [total x]
   | .reduce_sum, a, [x] => reduceAKB a.dimK a.dimB a.dimA x
   | .reduce_mean, a, [x] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA x)
@@ -464,6 +503,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .sign, _, [x], [dx] => pmul (pmap signD x) dx
   | .shrink, a, [x], [dx] => pmul (pmap (shrinkD a.lo) x) dx
   | .gather, a, [_], [dx] => Tlcheck.gather a.gatherIdx dx
+  | .pad, a, [_], [dx] => Tlcheck.gather a.padIdx dx
   | .sum, _, [_], [dx] => [total dx]
   | .reduce_sum, a, [_], [dx] => reduceAKB a.dimK a.dimB a.dimA dx
   | .reduce_mean, a, [_], [dx] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA dx)
@@ -505,6 +545,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .sign, _, [x], δ => [pmul (pmap signD x) δ]
   | .shrink, a, [x], δ => [pmul (pmap (shrinkD a.lo) x) δ]
   | .gather, a, [_], δ => [scatter (size a.shape) a.gatherIdx δ]
+  | .pad, a, [_], δ => [scatter (size a.shape) a.padIdx δ]
   | .sum, _, [x], d :: _ => [bcast d x]
   | .reduce_sum, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA δ]
   | .reduce_mean, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ)]

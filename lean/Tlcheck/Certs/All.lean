@@ -17,6 +17,7 @@ import Tlcheck.Certs.Adjointness.min
 import Tlcheck.Certs.Adjointness.mse_loss
 import Tlcheck.Certs.Adjointness.mul
 import Tlcheck.Certs.Adjointness.neg
+import Tlcheck.Certs.Adjointness.pad
 import Tlcheck.Certs.Adjointness.permute
 import Tlcheck.Certs.Adjointness.reduce_mean
 import Tlcheck.Certs.Adjointness.reduce_sum
