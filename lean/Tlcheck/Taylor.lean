@@ -20,6 +20,8 @@ identities over `Rat`:
   the [B, m, n] contraction of dx and dW (`linear_taylor`).
 * `mse_loss` (quadratic): the remainder is `mse_loss (dx, dy)`, the loss of
   the tangents (`mse_loss_taylor`).
+* `pad` (affine): `fwd (x + t•v) = fwd x + t • jvp x v`, the constant fill
+  in the forward only (`pad_taylor`).
 * `sqrt`, over the representation Lean has for it (the quotient of integer
   square roots, exact on the squares the registry accepts): the squaring
   inverse statement `sqrt_inverse_taylor` — where a > 0 and s = sqrtS a has
@@ -348,6 +350,34 @@ theorem linear_taylor (a : Attr) (t : Rat) (x w b dx dw db : List Rat)
       (reduceAKB a.linN 1 (a.linB * a.linM) (pmul (gather a.linGx dx) (gather a.linGw dw)))
       (gather a.linGb b) (gather a.linGb db)
       (by rw [hRJ, hRP]) (by rw [hRQ, hRP]) (by rw [hGB, hRP]) (by rw [hGD, hRP])]
+
+/-! ## pad: affine, the fill does not enter the JVP -/
+
+/-- (A + T) + F = (A + F) + T on lists of one length. -/
+theorem padd_swap : ∀ A T F : List Rat, T.length = A.length → F.length = A.length →
+    padd (padd A T) F = padd (padd A F) T
+  | [], _, _, _, _ => rfl
+  | _ :: _, [], _, h, _ => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, [], _, h => absurd h (nil_ne_cons_length _ _)
+  | a :: as, t :: ts, f :: fs, h1, h2 => by
+    show (a + t + f) :: padd (padd as ts) fs = (a + f + t) :: padd (padd as fs) ts
+    rw [Rat.add_assoc a t f, Rat.add_comm t f, ← Rat.add_assoc a f t,
+      padd_swap as ts fs (Nat.succ.inj h1) (Nat.succ.inj h2)]
+
+/-- pad: fwd(x + t·v) = fwd x + t·jvp x v (R = 0): the constant fill is in
+the forward, not in the JVP. -/
+theorem pad_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .pad a [along t x v] = padd (Prim.fwd .pad a [x]) (smul t (Prim.jvp .pad a [x] [v])) := by
+  have hT : (smul t (gather a.padIdx v)).length = (gather a.padIdx x).length := by
+    rw [length_smul, length_gather, length_gather]
+  have hF : a.padFill.length = (gather a.padIdx x).length := by
+    rw [length_gather]
+    first
+      | exact (length_idx _ _).trans (length_idx _ _).symm
+      | (unfold Attr.padFill Attr.padIdx; exact (length_idx _ _).trans (length_idx _ _).symm)
+  show padd (gather a.padIdx (along t x v)) a.padFill =
+    padd (padd (gather a.padIdx x) a.padFill) (smul t (gather a.padIdx v))
+  rw [gather_along a.padIdx t x v h, padd_swap (gather a.padIdx x) (smul t (gather a.padIdx v)) a.padFill hT hF]
 
 /-! ## mse_loss: quadratic, the remainder is the loss of the tangents -/
 
