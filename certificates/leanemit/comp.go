@@ -173,8 +173,59 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 	}
 	var nodes []string
 	work := 0
+	// idx maps IR ids to Lean indices: the IR's linear takes W and b from
+	// the payload, Prim.linear as inputs, so each linear node is preceded
+	// by two constant leaves holding them.
+	idx := make([]int, len(g.Nodes))
+	line := func(prim string, parents []int, value []string, attr string) error {
+		v, err := rats(value)
+		if err != nil {
+			return err
+		}
+		nodes = append(nodes, fmt.Sprintf("      { prim := .%s, parents := %s, value := %s,\n        attr := %s }", prim, nats(parents), v, attr))
+		return nil
+	}
 	for id := 1; id < len(g.Nodes); id++ {
 		n := &g.Nodes[id]
+		ps := make([]int, len(n.Parents))
+		for k, q := range n.Parents {
+			ps[k] = idx[q]
+		}
+		out := certificates.RatTensor(vals[id]).Values
+		work += 3 * len(vals[id].Data)
+		if n.Kind.Op == "linear" {
+			e := p.Entry(id)
+			if e == nil || e.W == nil || e.B == nil || len(n.Parents) != 1 {
+				return "", 0, "", fmt.Errorf("%s.payload: node %d (linear): W or b missing", at, id)
+			}
+			leaf := func(t spec.Tensor[spec.Rat]) (string, []string, error) {
+				v, err := rats(certificates.RatTensor(t).Values)
+				return fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := [], axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := %s, shapes := [] }", v),
+					certificates.RatTensor(t).Values, err
+			}
+			for _, t := range []spec.Tensor[spec.Rat]{*e.W, *e.B} {
+				attr, v, err := leaf(t)
+				if err == nil {
+					err = line("const", nil, v, attr)
+				}
+				if err != nil {
+					return "", 0, "", fmt.Errorf("%s.payload: node %d (linear): %v", at, id, err)
+				}
+				work += 3 * len(t.Data)
+			}
+			k := len(nodes) + 1
+			xs := g.Nodes[n.Parents[0]].Shape
+			attr := fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := %s, axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := [], shapes := [%s, %s, %s] }",
+				nats(xs), nats(xs), nats(e.W.Shape), nats(e.B.Shape))
+			if err := line("linear", []int{ps[0], k - 2, k - 1}, out, attr); err != nil {
+				return "", 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
+			}
+			if len(xs) > 0 {
+				work += 3 * len(vals[id].Data) * xs[len(xs)-1]
+			}
+			idx[id] = k
+			continue
+		}
 		prim, attr, skip, err := compNode(g, n, vals)
 		if err != nil {
 			return "", 0, "", fmt.Errorf("%s.graph: node %d (%s): %v", at, id, n.Kind.Op, err)
@@ -182,19 +233,15 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 		if skip != "" {
 			return "", 0, fmt.Sprintf("node %d (%s): %s", id, n.Kind.Op, skip), nil
 		}
-		v, err := rats(certificates.RatTensor(vals[id]).Values)
-		if err != nil {
-			return "", 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
-		}
-		work += 3 * len(vals[id].Data)
 		if prim == "matmul" {
 			if s := g.Nodes[n.Parents[0]].Shape; len(s) > 0 {
 				work += 3 * len(vals[id].Data) * s[len(s)-1]
 			}
 		}
-		ps := make([]int, len(n.Parents))
-		copy(ps, n.Parents)
-		nodes = append(nodes, fmt.Sprintf("      { prim := .%s, parents := %s, value := %s,\n        attr := %s }", prim, nats(ps), v, attr))
+		if err := line(prim, ps, out, attr); err != nil {
+			return "", 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
+		}
+		idx[id] = len(nodes)
 	}
 	xs, err := rats(c.input.Values)
 	if err != nil {
@@ -224,14 +271,14 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 	}
 	work += len(x.Data) * 3
 	s := fmt.Sprintf("  { x := %s, out := %d, dx := %s, cot := %s, lhs := %s, rhs := %s,\n    nodes := [\n%s] }",
-		xs, g.OutputID, dxs, cots, lhs, rhs, strings.Join(nodes, ",\n"))
+		xs, idx[g.OutputID], dxs, cots, lhs, rhs, strings.Join(nodes, ",\n"))
 	return s, work, "", nil
 }
 
-// compPrims maps the IR tags with a Lean semantics to Tlcheck.Prim
+// compPrim maps the IR tags with a Lean semantics to Tlcheck.Prim
 // constructors: the registry primitive irsem gives the tag, when it is
-// Covered and its attributes are the tag's own (linear takes W and b from
-// the payload, a third and second input in Lean: not mapped yet).
+// Covered (linear, whose W and b come from the payload, is mapped by
+// compCaseLean itself).
 func compPrim(op irsem.Op) (string, bool) {
 	info, ok := irsem.Info(op)
 	if !ok || info.Prim == "" || info.Prim == "linear" || !covered(info.Prim) {

@@ -171,8 +171,58 @@ func compSides(c readCase) (*big.Rat, *big.Rat, error) {
 	return mdot(c.cot, tan[c.out]), mdot(cot[0], c.dx), nil
 }
 
-// compHolds is what the kernel's checkComp would say of the sweeps part.
+// compFwd is Prim.fwd for the primitives where it follows from the
+// transcribed JVP: the positively homogeneous ones of degree 1 (Euler:
+// f(x) = f′(x)·x, ties and kinks included), and the bilinear ones at
+// (x, 0) (linear at (x, 0, b)). It reports false for the others.
+func compFwd(prim string, a mattr, xs []vec) (vec, bool) {
+	if !fwdKnown(prim) {
+		return nil, false
+	}
+	switch prim {
+	case "add", "sub", "neg", "scale", "sum", "reduce_sum", "reduce_mean", "reshape", "flatten", "permute",
+		"transpose", "slice", "broadcast_to", "concat", "gather", "relu", "abs", "max", "min":
+		jv, _ := jvpVJP(prim, a, xs, xs, nil)
+		return jv, true
+	case "mul", "matmul":
+		jv, _ := jvpVJP(prim, a, xs, []vec{xs[0], mzeros(len(xs[1]))}, nil)
+		return jv, true
+	case "linear":
+		jv, _ := jvpVJP(prim, a, xs, []vec{xs[0], mzeros(len(xs[1])), xs[2]}, nil)
+		return jv, true
+	case "const":
+		return a.values, true
+	}
+	return nil, false
+}
+
+// fwdKnown reports whether compFwd has prim's forward.
+func fwdKnown(prim string) bool {
+	switch prim {
+	case "add", "sub", "neg", "scale", "sum", "reduce_sum", "reduce_mean", "reshape", "flatten", "permute",
+		"transpose", "slice", "broadcast_to", "concat", "gather", "relu", "abs", "max", "min",
+		"mul", "matmul", "linear", "const":
+		return true
+	}
+	return false
+}
+
+// compHolds is what the kernel's checkComp would say of the sweeps part
+// and, where compFwd has the forward, of every recorded value.
 func compHolds(c readCase) error {
+	for k, nd := range c.nodes {
+		var xs []vec
+		for _, p := range nd.parents {
+			if p == 0 {
+				xs = append(xs, c.x)
+			} else if p <= len(c.nodes) {
+				xs = append(xs, c.nodes[p-1].value)
+			}
+		}
+		if want, ok := compFwd(nd.prim, nd.attr, xs); ok && !sameVec(want, nd.value) {
+			return fmt.Errorf("node %d (%s): recorded value is not Prim.fwd of its parents'", k+1, nd.prim)
+		}
+	}
 	l, r, err := compSides(c)
 	if err != nil {
 		return err
@@ -295,6 +345,26 @@ func TestEmitComposition(t *testing.T) {
 	if compHolds(bad) == nil {
 		t.Error("a tampered dx was not caught")
 	}
+	// A recorded value changed (the first node whose forward compFwd has).
+	planted := false
+	for i := range cases {
+		for k, nd := range cases[i].nodes {
+			if !fwdKnown(nd.prim) || nd.prim == "const" || len(nd.value) == 0 || planted {
+				continue
+			}
+			bad := cases[i]
+			bad.nodes = append([]readNode{}, bad.nodes...)
+			v := append(vec{add(nd.value[0], rat(1, 1))}, nd.value[1:]...)
+			bad.nodes[k].value = v
+			if compHolds(bad) == nil {
+				t.Errorf("case %d: a tampered value of node %d (%s) was not caught", i, k+1, nd.prim)
+			}
+			planted = true
+		}
+	}
+	if !planted {
+		t.Error("no node to plant a wrong value in")
+	}
 }
 
 // modelDir certifies the example model name (examples/NAME.ir.json, with
@@ -333,47 +403,86 @@ func modelDir(t *testing.T, name, input string) string {
 	return dir
 }
 
-// TestEmitModelComposition: a user model's composition certificate
-// becomes Tlcheck.Certs.ModelComposition, one case per tangent pair, each
-// of which the transcription finds true; a model with a node Lean has no
-// semantics for (the MLP's linear, whose W and b live in the payload) is
-// skipped with the node named.
-func TestEmitModelComposition(t *testing.T) {
-	r, err := Emit(modelDir(t, "quad", "quad"))
+// modelComp emits the model certified in dir and reads its
+// ModelComposition module back, or returns the skip reasons.
+func modelComp(t *testing.T, dir string) ([]readCase, []string) {
+	t.Helper()
+	r, err := Emit(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var src []byte
 	for _, m := range r.Modules {
 		if m.Path == "ModelComposition.lean" {
-			src = m.Bytes
+			if !strings.Contains(string(m.Bytes), "\nnamespace Tlcheck.Certs.ModelComposition\n") {
+				t.Error("wrong namespace")
+			}
+			return readComp(t, string(m.Bytes)), r.Skipped
 		}
 	}
-	if src == nil {
-		t.Fatalf("no ModelComposition.lean (skipped: %v)", r.Skipped)
-	}
-	if !strings.Contains(string(src), "\nnamespace Tlcheck.Certs.ModelComposition\n") {
-		t.Error("wrong namespace")
-	}
-	cases := readComp(t, string(src))
-	if len(cases) != 3 {
-		t.Fatalf("%d cases, want 3", len(cases))
-	}
-	for i, c := range cases {
-		if err := compHolds(c); err != nil {
-			t.Errorf("case %d: %v", i, err)
+	return nil, r.Skipped
+}
+
+// TestEmitModelComposition: a user model's composition certificate
+// becomes Tlcheck.Certs.ModelComposition, one case per tangent pair, each
+// of which the transcription finds true — the quadratic example and the
+// MLP, whose IR linear nodes become Prim.linear with W and b as constant
+// leaves before them; a graph over MaxCompNodes is skipped, with the
+// reason.
+func TestEmitModelComposition(t *testing.T) {
+	for _, name := range []string{"quad", "mlp"} {
+		cases, skipped := modelComp(t, modelDir(t, name, name))
+		if len(cases) != 3 {
+			t.Fatalf("%s: %d cases, want 3 (skipped: %v)", name, len(cases), skipped)
+		}
+		for i, c := range cases {
+			if err := compHolds(c); err != nil {
+				t.Errorf("%s case %d: %v", name, i, err)
+			}
+		}
+		if name == "mlp" {
+			// linear, relu, linear → W, b, linear, relu, W, b, linear.
+			var prims []string
+			for _, n := range cases[0].nodes {
+				prims = append(prims, n.prim)
+			}
+			if got := strings.Join(prims, ","); got != "const,const,linear,relu,const,const,linear" || cases[0].out != 7 {
+				t.Errorf("mlp: nodes %s, out %d", got, cases[0].out)
+			}
+			if p := cases[0].nodes[2].parents; fmt.Sprint(p) != "[0 1 2]" {
+				t.Errorf("mlp: the first linear's parents are %v, want [0 1 2]", p)
+			}
 		}
 	}
-	r, err = Emit(modelDir(t, "mlp", "mlp"))
+	// A chain of 30 relus: more nodes than MaxCompNodes.
+	var b strings.Builder
+	b.WriteString(`{"format": "torchlean.ir.v1", "input_id": 0, "output_id": 30, "nodes": [{"id": 0, "kind": "input", "parents": [], "shape": [2]}`)
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, `, {"id": %d, "kind": "relu", "parents": [%d], "shape": [2]}`, i, i-1)
+	}
+	b.WriteString("]}")
+	g, err := irsem.DecodeGraph([]byte(b.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "model_composition.json (node 1 (linear): no Lean semantics for this tag yet)"
-	found := false
-	for _, s := range r.Skipped {
-		found = found || s == want
+	x, err := irsem.DecodeTensor([]byte(`{"shape": [2], "values": ["1", "-1"]}`))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !found {
-		t.Errorf("skipped %v, want %q", r.Skipped, want)
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: "chain", Graph: g, Input: x}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped := modelComp(t, dir)
+	want := fmt.Sprintf("model_composition.json (31 nodes, more than %d)", MaxCompNodes)
+	found := false
+	for _, sk := range skipped {
+		found = found || sk == want
+	}
+	if cases != nil || !found {
+		t.Errorf("a 31-node graph: %d cases emitted, skipped %v, want %q", len(cases), skipped, want)
 	}
 }
