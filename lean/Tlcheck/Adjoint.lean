@@ -1049,4 +1049,142 @@ theorem clamp_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .clamp a [x] (zeros δ₁) = zerosAll (Prim.vjp .clamp a [x] δ₁) :=
   pmulAll_linear [pmap (clampD a.lo a.hi) x] k δ₁ δ₂
 
+/-! ## VJP linearity of the index maps: the scatter is linear -/
+
+theorem addAt_padd : ∀ (u w : List Rat) (j : Nat) (d e : Rat), u.length = w.length →
+    addAt (padd u w) j (d + e) = padd (addAt u j d) (addAt w j e)
+  | [], [], _, _, _, _ => rfl
+  | [], _ :: _, _, _, _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], _, _, _, h => absurd h.symm (nil_ne_cons_length _ _)
+  | a :: as, b :: bs, 0, d, e, _ => by
+    show (a + b + (d + e)) :: padd as bs = (a + d + (b + e)) :: padd as bs
+    first
+      | rw [Rat.add_assoc a b (d + e), Rat.add_left_comm b d e, ← Rat.add_assoc a d (b + e)]
+      | grind
+  | a :: as, b :: bs, j + 1, d, e, h => by
+    show (a + b) :: addAt (padd as bs) j (d + e) = (a + b) :: padd (addAt as j d) (addAt bs j e)
+    rw [addAt_padd as bs j d e (Nat.succ.inj h)]
+
+theorem padd_zerosN_self : ∀ n : Nat, padd (zerosN n) (zerosN n) = zerosN n
+  | 0 => rfl
+  | n + 1 => by
+    show (0 + 0) :: padd (zerosN n) (zerosN n) = 0 :: zerosN n
+    rw [Rat.add_zero, padd_zerosN_self n]
+
+/-- scatter n g (δ₁ + δ₂) = scatter n g δ₁ + scatter n g δ₂ for cotangents of one length. -/
+theorem scatter_padd (n : Nat) : ∀ (g : List Nat) (δ₁ δ₂ : List Rat), δ₁.length = δ₂.length →
+    scatter n g (padd δ₁ δ₂) = padd (scatter n g δ₁) (scatter n g δ₂)
+  | [], _, _, _ => by
+    show zerosN n = padd (zerosN n) (zerosN n)
+    rw [padd_zerosN_self]
+  | _ :: _, [], [], _ => by
+    show zerosN n = padd (zerosN n) (zerosN n)
+    rw [padd_zerosN_self]
+  | _ :: _, [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
+  | j :: js, d :: ds, e :: es, h => by
+    show addAt (scatter n js (padd ds es)) j (d + e) =
+      padd (addAt (scatter n js ds) j d) (addAt (scatter n js es) j e)
+    rw [scatter_padd n js ds es (Nat.succ.inj h),
+      addAt_padd (scatter n js ds) (scatter n js es) j d e (by rw [length_scatter, length_scatter])]
+
+theorem addAt_smul (k : Rat) : ∀ (u : List Rat) (j : Nat) (d : Rat), addAt (smul k u) j (k * d) = smul k (addAt u j d)
+  | [], _, _ => rfl
+  | a :: as, 0, d => by
+    show (k * a + k * d) :: smul k as = k * (a + d) :: smul k as
+    rw [Rat.mul_add]
+  | a :: as, j + 1, d => by
+    show k * a :: addAt (smul k as) j (k * d) = k * a :: smul k (addAt as j d)
+    rw [addAt_smul k as j d]
+
+theorem smul_zerosN (k : Rat) : ∀ n : Nat, smul k (zerosN n) = zerosN n
+  | 0 => rfl
+  | n + 1 => by
+    show k * 0 :: smul k (zerosN n) = 0 :: zerosN n
+    rw [Rat.mul_zero, smul_zerosN k n]
+
+theorem scatter_smul (n : Nat) (k : Rat) : ∀ (g : List Nat) (δ : List Rat),
+    scatter n g (smul k δ) = smul k (scatter n g δ)
+  | [], _ => by
+    show zerosN n = smul k (zerosN n)
+    rw [smul_zerosN]
+  | _ :: _, [] => by
+    show zerosN n = smul k (zerosN n)
+    rw [smul_zerosN]
+  | j :: js, d :: ds => by
+    show addAt (scatter n js (smul k ds)) j (k * d) = smul k (addAt (scatter n js ds) j d)
+    rw [scatter_smul n k js ds, addAt_smul k (scatter n js ds) j d]
+
+theorem addAt_zerosN : ∀ (n j : Nat), addAt (zerosN n) j 0 = zerosN n
+  | 0, _ => rfl
+  | n + 1, 0 => by
+    show (0 + 0) :: zerosN n = 0 :: zerosN n
+    rw [Rat.add_zero]
+  | n + 1, j + 1 => by
+    show 0 :: addAt (zerosN n) j 0 = 0 :: zerosN n
+    rw [addAt_zerosN n j]
+
+theorem scatter_zeros (n : Nat) : ∀ (g : List Nat) (δ : List Rat), scatter n g (zeros δ) = zerosN n
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | j :: js, _ :: ds => by
+    show addAt (scatter n js (zeros ds)) j 0 = zerosN n
+    rw [scatter_zeros n js ds, addAt_zerosN n j]
+
+theorem zeros_eq_zerosN : ∀ u : List Rat, zeros u = zerosN u.length
+  | [] => rfl
+  | _ :: as => by
+    show 0 :: zeros as = 0 :: zerosN as.length
+    rw [zeros_eq_zerosN as]
+
+/-- The VJP of every index map (a scatter along a fixed list): additive
+for cotangents of one length, homogeneous, zero at zero. -/
+theorem index_vjp_linear (n : Nat) (g : List Nat) (k : Rat) (δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    [scatter n g (padd δ₁ δ₂)] = paddAll [scatter n g δ₁] [scatter n g δ₂] ∧
+    [scatter n g (smul k δ₁)] = smulAll k [scatter n g δ₁] ∧
+    [scatter n g (zeros δ₁)] = zerosAll [scatter n g δ₁] := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [scatter n g (padd δ₁ δ₂)] = [padd (scatter n g δ₁) (scatter n g δ₂)]
+    rw [scatter_padd n g δ₁ δ₂ h]
+  · show [scatter n g (smul k δ₁)] = [smul k (scatter n g δ₁)]
+    rw [scatter_smul n k g δ₁]
+  · show [scatter n g (zeros δ₁)] = [zeros (scatter n g δ₁)]
+    rw [scatter_zeros n g δ₁, zeros_eq_zerosN (scatter n g δ₁), length_scatter]
+
+theorem permute_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .permute a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .permute a [x] δ₁) (Prim.vjp .permute a [x] δ₂) ∧
+    Prim.vjp .permute a [x] (smul k δ₁) = smulAll k (Prim.vjp .permute a [x] δ₁) ∧
+    Prim.vjp .permute a [x] (zeros δ₁) = zerosAll (Prim.vjp .permute a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.permuteIdx k δ₁ δ₂ h
+
+theorem transpose_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .transpose a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .transpose a [x] δ₁) (Prim.vjp .transpose a [x] δ₂) ∧
+    Prim.vjp .transpose a [x] (smul k δ₁) = smulAll k (Prim.vjp .transpose a [x] δ₁) ∧
+    Prim.vjp .transpose a [x] (zeros δ₁) = zerosAll (Prim.vjp .transpose a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.transposeIdx k δ₁ δ₂ h
+
+theorem slice_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .slice a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .slice a [x] δ₁) (Prim.vjp .slice a [x] δ₂) ∧
+    Prim.vjp .slice a [x] (smul k δ₁) = smulAll k (Prim.vjp .slice a [x] δ₁) ∧
+    Prim.vjp .slice a [x] (zeros δ₁) = zerosAll (Prim.vjp .slice a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.sliceIdx k δ₁ δ₂ h
+
+theorem broadcast_to_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .broadcast_to a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .broadcast_to a [x] δ₁) (Prim.vjp .broadcast_to a [x] δ₂) ∧
+    Prim.vjp .broadcast_to a [x] (smul k δ₁) = smulAll k (Prim.vjp .broadcast_to a [x] δ₁) ∧
+    Prim.vjp .broadcast_to a [x] (zeros δ₁) = zerosAll (Prim.vjp .broadcast_to a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.bcastIdx k δ₁ δ₂ h
+
+theorem gather_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .gather a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .gather a [x] δ₁) (Prim.vjp .gather a [x] δ₂) ∧
+    Prim.vjp .gather a [x] (smul k δ₁) = smulAll k (Prim.vjp .gather a [x] δ₁) ∧
+    Prim.vjp .gather a [x] (zeros δ₁) = zerosAll (Prim.vjp .gather a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.gatherIdx k δ₁ δ₂ h
+
+theorem pad_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .pad a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .pad a [x] δ₁) (Prim.vjp .pad a [x] δ₂) ∧
+    Prim.vjp .pad a [x] (smul k δ₁) = smulAll k (Prim.vjp .pad a [x] δ₁) ∧
+    Prim.vjp .pad a [x] (zeros δ₁) = zerosAll (Prim.vjp .pad a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.padIdx k δ₁ δ₂ h
+
 end Tlcheck
