@@ -305,7 +305,7 @@ def padSrc (mode : Int) (o b n : Nat) : Option Nat :=
 def padSrcs (mode : Int) : List Nat → List Nat → List Nat → Option (List Nat)
   | o :: os, b :: bs, n :: ns =>
     match padSrc mode o b n, padSrcs mode os bs ns with
-    | some i, some is => some (i :: is)
+    | some i, some rest => some (i :: rest)
     | _, _ => none
   | _, _, _ => some []
 
