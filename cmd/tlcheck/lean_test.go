@@ -105,7 +105,8 @@ func TestLeanTheoremsExist(t *testing.T) {
 		"Tlcheck.broadcast_to_reads", "Tlcheck.concat_reads", "Tlcheck.transpose_idx_2x3", "Tlcheck.permute_idx_201",
 		"Tlcheck.gather_op_reads", "Tlcheck.gather_idx_take", "Tlcheck.shrink_vjp_linear", "Tlcheck.shrink_local_linear",
 		"Tlcheck.pad_idx_constant", "Tlcheck.pad_idx_reflect", "Tlcheck.pad_idx_edge", "Tlcheck.pad_taylor",
-		"Tlcheck.index_vjp_linear", "Tlcheck.permute_vjp_linear", "Tlcheck.pad_vjp_linear", "Tlcheck.gather_vjp_linear")
+		"Tlcheck.index_vjp_linear", "Tlcheck.permute_vjp_linear", "Tlcheck.pad_vjp_linear", "Tlcheck.gather_vjp_linear",
+		"Tlcheck.reduce_sum_vjp_linear", "Tlcheck.reduce_mean_vjp_linear")
 	if data, err := os.ReadFile(filepath.Join("..", "..", "lean", "statements.lock")); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
 			if f := strings.Fields(line); len(f) == 4 && f[0] == "theorem" {

@@ -1187,4 +1187,123 @@ theorem pad_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ�
     Prim.vjp .pad a [x] (zeros δ₁) = zerosAll (Prim.vjp .pad a [x] δ₁) :=
   index_vjp_linear (size a.shape) a.padIdx k δ₁ δ₂ h
 
+/-! ## VJP linearity of reduce_sum and reduce_mean: bcastAKB is linear -/
+
+theorem take_padd : ∀ (n : Nat) (d e : List Rat), (padd d e).take n = padd (d.take n) (e.take n)
+  | 0, _, _ => rfl
+  | _ + 1, [], _ => rfl
+  | _ + 1, _ :: _, [] => rfl
+  | n + 1, a :: as, b :: bs => by
+    show (a + b) :: (padd as bs).take n = (a + b) :: padd (as.take n) (bs.take n)
+    rw [take_padd n as bs]
+
+theorem drop_padd : ∀ (n : Nat) (d e : List Rat), d.length = e.length →
+    (padd d e).drop n = padd (d.drop n) (e.drop n)
+  | 0, _, _, _ => rfl
+  | _ + 1, [], [], _ => rfl
+  | _ + 1, [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _ + 1, _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
+  | n + 1, _ :: as, _ :: bs, h => drop_padd n as bs (Nat.succ.inj h)
+
+theorem padd_append : ∀ a b c e : List Rat, a.length = c.length → padd (a ++ b) (c ++ e) = padd a c ++ padd b e
+  | [], _, [], _, _ => rfl
+  | [], _, _ :: _, _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, _, [], _, h => absurd h.symm (nil_ne_cons_length _ _)
+  | x :: xs, b, y :: ys, e, h => by
+    show (x + y) :: padd (xs ++ b) (ys ++ e) = (x + y) :: (padd xs ys ++ padd b e)
+    rw [padd_append xs b ys e (Nat.succ.inj h)]
+
+theorem repChunks_padd : ∀ (K : Nat) (d e : List Rat), d.length = e.length →
+    repChunks (padd d e) K = padd (repChunks d K) (repChunks e K)
+  | 0, _, _, _ => rfl
+  | K + 1, d, e, h => by
+    show padd d e ++ repChunks (padd d e) K = padd (d ++ repChunks d K) (e ++ repChunks e K)
+    rw [padd_append d (repChunks d K) e (repChunks e K) h, repChunks_padd K d e h]
+
+theorem bcastAKB_padd (K B : Nat) : ∀ (A : Nat) (d e : List Rat), d.length = e.length →
+    bcastAKB K B A (padd d e) = padd (bcastAKB K B A d) (bcastAKB K B A e)
+  | 0, _, _, _ => rfl
+  | A + 1, d, e, h => by
+    have ht : (d.take B).length = (e.take B).length := by rw [List.length_take, List.length_take, h]
+    have hd : (d.drop B).length = (e.drop B).length := by rw [List.length_drop, List.length_drop, h]
+    show repChunks ((padd d e).take B) K ++ bcastAKB K B A ((padd d e).drop B) =
+      padd (repChunks (d.take B) K ++ bcastAKB K B A (d.drop B)) (repChunks (e.take B) K ++ bcastAKB K B A (e.drop B))
+    rw [take_padd B d e, drop_padd B d e h, repChunks_padd K (d.take B) (e.take B) ht,
+      bcastAKB_padd K B A (d.drop B) (e.drop B) hd,
+      padd_append (repChunks (d.take B) K) (bcastAKB K B A (d.drop B)) (repChunks (e.take B) K)
+        (bcastAKB K B A (e.drop B)) (by rw [length_repChunks, length_repChunks, ht])]
+
+theorem take_smul (k : Rat) : ∀ (n : Nat) (d : List Rat), (smul k d).take n = smul k (d.take n)
+  | 0, _ => rfl
+  | _ + 1, [] => rfl
+  | n + 1, a :: as => by
+    show k * a :: (smul k as).take n = k * a :: smul k (as.take n)
+    rw [take_smul k n as]
+
+theorem drop_smul (k : Rat) : ∀ (n : Nat) (d : List Rat), (smul k d).drop n = smul k (d.drop n)
+  | 0, _ => rfl
+  | _ + 1, [] => rfl
+  | n + 1, _ :: as => drop_smul k n as
+
+theorem smul_append (k : Rat) : ∀ a b : List Rat, smul k (a ++ b) = smul k a ++ smul k b
+  | [], _ => rfl
+  | x :: xs, b => by
+    show k * x :: smul k (xs ++ b) = k * x :: (smul k xs ++ smul k b)
+    rw [smul_append k xs b]
+
+theorem repChunks_smul (k : Rat) : ∀ (K : Nat) (d : List Rat), repChunks (smul k d) K = smul k (repChunks d K)
+  | 0, _ => rfl
+  | K + 1, d => by
+    show smul k d ++ repChunks (smul k d) K = smul k (d ++ repChunks d K)
+    rw [smul_append k d (repChunks d K), repChunks_smul k K d]
+
+theorem bcastAKB_smul (K B : Nat) (k : Rat) : ∀ (A : Nat) (d : List Rat),
+    bcastAKB K B A (smul k d) = smul k (bcastAKB K B A d)
+  | 0, _ => rfl
+  | A + 1, d => by
+    show repChunks ((smul k d).take B) K ++ bcastAKB K B A ((smul k d).drop B) =
+      smul k (repChunks (d.take B) K ++ bcastAKB K B A (d.drop B))
+    rw [take_smul k B d, drop_smul k B d, repChunks_smul k K (d.take B), bcastAKB_smul K B k A (d.drop B),
+      smul_append k (repChunks (d.take B) K) (bcastAKB K B A (d.drop B))]
+
+theorem zeros_eq_smul0 : ∀ d : List Rat, zeros d = smul 0 d
+  | [] => rfl
+  | a :: as => by
+    show 0 :: zeros as = 0 * a :: smul 0 as
+    rw [Rat.zero_mul, zeros_eq_smul0 as]
+
+theorem reduce_sum_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .reduce_sum a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .reduce_sum a [x] δ₁) (Prim.vjp .reduce_sum a [x] δ₂) ∧
+    Prim.vjp .reduce_sum a [x] (smul k δ₁) = smulAll k (Prim.vjp .reduce_sum a [x] δ₁) ∧
+    Prim.vjp .reduce_sum a [x] (zeros δ₁) = zerosAll (Prim.vjp .reduce_sum a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [bcastAKB a.dimK a.dimB a.dimA (padd δ₁ δ₂)] =
+      [padd (bcastAKB a.dimK a.dimB a.dimA δ₁) (bcastAKB a.dimK a.dimB a.dimA δ₂)]
+    rw [bcastAKB_padd a.dimK a.dimB a.dimA δ₁ δ₂ h]
+  · show [bcastAKB a.dimK a.dimB a.dimA (smul k δ₁)] = [smul k (bcastAKB a.dimK a.dimB a.dimA δ₁)]
+    rw [bcastAKB_smul a.dimK a.dimB k a.dimA δ₁]
+  · show [bcastAKB a.dimK a.dimB a.dimA (zeros δ₁)] = [zeros (bcastAKB a.dimK a.dimB a.dimA δ₁)]
+    rw [zeros_eq_smul0 δ₁, bcastAKB_smul a.dimK a.dimB 0 a.dimA δ₁,
+      ← zeros_eq_smul0 (bcastAKB a.dimK a.dimB a.dimA δ₁)]
+
+theorem reduce_mean_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .reduce_mean a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .reduce_mean a [x] δ₁) (Prim.vjp .reduce_mean a [x] δ₂) ∧
+    Prim.vjp .reduce_mean a [x] (smul k δ₁) = smulAll k (Prim.vjp .reduce_mean a [x] δ₁) ∧
+    Prim.vjp .reduce_mean a [x] (zeros δ₁) = zerosAll (Prim.vjp .reduce_mean a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) (padd δ₁ δ₂))] =
+      [padd (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁))
+        (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₂))]
+    rw [smul_padd (1 / (a.dimK : Rat)) δ₁ δ₂,
+      bcastAKB_padd a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁) (smul (1 / (a.dimK : Rat)) δ₂)
+        (by rw [length_smul, length_smul, h])]
+  · show [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) (smul k δ₁))] =
+      [smul k (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁))]
+    rw [smul_smul (1 / (a.dimK : Rat)) k δ₁, bcastAKB_smul a.dimK a.dimB k a.dimA (smul (1 / (a.dimK : Rat)) δ₁)]
+  · show [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) (zeros δ₁))] =
+      [zeros (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁))]
+    rw [zeros_eq_smul0 (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁)),
+      ← bcastAKB_smul a.dimK a.dimB 0 a.dimA (smul (1 / (a.dimK : Rat)) δ₁),
+      smul_smul 0 (1 / (a.dimK : Rat)) δ₁, ← zeros_eq_smul0 δ₁]
+
 end Tlcheck
