@@ -13,19 +13,35 @@
 // Tlcheck.Spec computes them, and that they are equal: a second,
 // kernel-checked recomputation of what tlcheck verify re-derives.
 //
+// Composition certificates (the gate's composition.json and a user
+// model's model_composition.json) become Tlcheck.Certs.Composition and
+// Tlcheck.Certs.ModelComposition: each case a CompCase literal (the nodes
+// after the input with their primitive, attributes, parents and value
+// — irsem.DenoteAll's, which the kernel re-checks against Prim.fwd — the
+// input, dx, the cotangent and the two sides) and
+//
+//	theorem cert : checkComps cases = true := by decide +kernel
+//	theorem cert_ok : ∀ k ∈ cases, CompClaim k := checkComps_sound cases cert
+//
+// where CompClaim says the recorded sides are the two sides of
+// Tlcheck.Graph.rev_adjoint at the case's seed and tangent, computed by
+// Graph.fwd and Graph.rev over nodes built from Prim.jvp and Prim.vjp;
+// Tlcheck.Comp.comp_adjoint is the bridge to every seed and tangent.
+// Constant leaves (const, rand_uniform) are Prim.const with their value.
+// A certificate with a node Lean has no semantics for (or a graph over
+// MaxCompNodes, or over the caps) is skipped with the reason.
+//
 // Not emitted, and why: adjointness certificates of primitives outside
 // Covered (the norms, the window primitives, pad, gather, shrink, the
 // seeded draws, and the interval-oracle primitives: Lean has no semantics
-// for them yet); composition (Tlcheck.Graph proves the whole-graph
-// theorem a checker would rest on, but the checker — an interpreter of the
-// canonical IR's exact tags over Graph.Node — is not written yet); refinement and range (binary32 and interval
+// for them yet); refinement and range (binary32 and interval
 // claims over floats, which Lean core cannot compute in the kernel).
 //
 // Emit checks what it reads (the manifest's SHA-256 of each file, the
 // format, strict JSON, canonical rationals, shapes against value counts)
 // but does not re-derive the claims: that is tlcheck verify's part and,
 // for what is emitted, the Lean kernel's. Names reach Lean only from a
-// closed list (Covered) and the rationals only as digits: anything else
+// closed list (Covered, the two composition module names) and the rationals only as digits: anything else
 // is rejected, never escaped. The bytes are a function of the directory.
 package leanemit
 
@@ -47,7 +63,44 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "gather", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+
+// leanAttrs maps a certificate's attributes onto Tlcheck.Attr's fields:
+// c, lo, hi, axis2 and perm are the registry's own, except that gather's
+// constant indices are perm, shrink's bias and threshold λ are c and lo
+// (λ defaults to 1/2 and the bias to 0, as in the registry), and pad's
+// widths, mode and fill value are perm, axis2 (padMode) and c.
+func leanAttrs(op string, a certificates.Attrs) (c, lo, hi string, axis2 int, perm []int, err error) {
+	c, lo, hi, axis2, perm = a.C, a.Lo, a.Hi, a.Axis2, a.Perm
+	switch op {
+	case "gather":
+		perm = a.Indices
+	case "shrink":
+		c, lo = a.Bias, a.Lambd
+		if lo == "" {
+			lo = "1/2"
+		}
+	case "pad":
+		c, perm = a.Value, a.Widths
+		if axis2, err = padMode(a.Mode); err != nil {
+			return
+		}
+	}
+	return c, lo, hi, axis2, perm, nil
+}
+
+// padMode is Tlcheck.Attr.padIdx's mode code: 0 constant, 1 reflect, 2 edge.
+func padMode(m string) (int, error) {
+	switch m {
+	case "", "constant":
+		return 0, nil
+	case "reflect":
+		return 1, nil
+	case "edge":
+		return 2, nil
+	}
+	return 0, fmt.Errorf("pad mode %q is not constant, reflect or edge", limitStr(m))
+}
 
 // Module is one emitted Lean file: its path relative to the output
 // directory and its bytes.
@@ -123,7 +176,7 @@ func Emit(dir string) (*Result, error) {
 	res := &Result{}
 	var index []string
 	for _, fe := range m.Files {
-		if fe.Kind != certificates.KindAdjointness {
+		if fe.Kind != certificates.KindAdjointness && fe.Kind != certificates.KindComposition && fe.Kind != certificates.KindModelComposition {
 			res.Skipped = append(res.Skipped, fe.Path+" (kind "+fe.Kind+": no Lean checker)")
 			continue
 		}
@@ -133,6 +186,20 @@ func Emit(dir string) (*Result, error) {
 		}
 		if certificates.Sum(data) != fe.SHA256 {
 			return nil, fmt.Errorf("%s: SHA-256 differs from the manifest's", fe.Path)
+		}
+		if fe.Kind != certificates.KindAdjointness {
+			name, src, skip, err := emitComposition(fe, data)
+			if err != nil {
+				return nil, err
+			}
+			if skip != "" {
+				res.Skipped = append(res.Skipped, fe.Path+" ("+skip+")")
+				continue
+			}
+			res.Modules = append(res.Modules, Module{Path: name + ".lean", Bytes: src})
+			res.Theorems = append(res.Theorems, "Tlcheck.Certs."+name+".cert")
+			index = append(index, "Tlcheck.Certs."+name)
+			continue
 		}
 		var f certificates.AdjointnessFile
 		if err := strict(data, &f); err != nil {
@@ -166,7 +233,7 @@ func Emit(dir string) (*Result, error) {
 		index = append(index, "Tlcheck.Certs.Adjointness."+f.Op)
 	}
 	if len(index) == 0 {
-		return nil, fmt.Errorf("%s: no adjointness certificate of a covered primitive (%s)", dir, strings.Join(Covered, ", "))
+		return nil, fmt.Errorf("%s: no adjointness certificate of a covered primitive (%s) and no composition certificate Lean can state", dir, strings.Join(Covered, ", "))
 	}
 	sort.Slice(res.Modules, func(i, j int) bool { return res.Modules[i].Path < res.Modules[j].Path })
 	sort.Strings(res.Theorems)
@@ -322,9 +389,13 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if c.Attrs.Start < 0 || c.Attrs.End < 0 {
 			return nil, fmt.Errorf("%s.attrs: negative slice bound", at)
 		}
-		for _, p := range c.Attrs.Perm {
+		ac, alo, ahi, aaxis2, aperm, err := leanAttrs(f.Op, c.Attrs)
+		if err != nil {
+			return nil, fmt.Errorf("%s.attrs: %v", at, err)
+		}
+		for _, p := range aperm {
 			if p < 0 {
-				return nil, fmt.Errorf("%s.attrs.perm: negative axis", at)
+				return nil, fmt.Errorf("%s.attrs: negative axis or index", at)
 			}
 		}
 		for _, d := range c.Attrs.Shape {
@@ -337,7 +408,7 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 			return nil, fmt.Errorf("%s.attrs.values: %v", at, err)
 		}
 		var attr [3]string
-		for j, v := range [3]string{c.Attrs.C, c.Attrs.Lo, c.Attrs.Hi} {
+		for j, v := range [3]string{ac, alo, ahi} {
 			if v == "" {
 				v = "0"
 			}
@@ -358,7 +429,7 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 			sep = ""
 		}
 		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, lhs := %s, rhs := %s }%s\n",
-			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, c.Attrs.Axis2, nats(c.Attrs.Perm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, aaxis2, nats(aperm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
 	}
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")
@@ -370,15 +441,15 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 }
 
 // Write writes the modules under out, first removing the .lean files a
-// previous emit left there (Adjointness/*.lean and All.lean) and nothing
-// else.
+// previous emit left there (Adjointness/*.lean, Composition.lean,
+// ModelComposition.lean and All.lean) and nothing else.
 func Write(out string, r *Result) error {
 	adj := filepath.Join(out, "Adjointness")
 	if err := os.MkdirAll(adj, 0o755); err != nil {
 		return err
 	}
 	old, _ := filepath.Glob(filepath.Join(adj, "*.lean"))
-	for _, p := range append(old, filepath.Join(out, "All.lean")) {
+	for _, p := range append(old, filepath.Join(out, "All.lean"), filepath.Join(out, compositionModule+".lean"), filepath.Join(out, modelCompositionModule+".lean")) {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return err
 		}

@@ -113,8 +113,9 @@ func TestEmitReadsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Modules) != len(Covered)+1 || len(r.Theorems) != len(Covered) {
-		t.Fatalf("%d modules, %d theorems for %d covered ops", len(r.Modules), len(r.Theorems), len(Covered))
+	// One module per covered op, the composition module, the index.
+	if len(r.Modules) != len(Covered)+2 || len(r.Theorems) != len(Covered)+1 {
+		t.Fatalf("%d modules, %d theorems for %d covered ops and the composition certificate", len(r.Modules), len(r.Theorems), len(Covered))
 	}
 	for _, m := range r.Modules[:len(Covered)] {
 		op := strings.TrimSuffix(strings.TrimPrefix(m.Path, "Adjointness/"), ".lean")
@@ -168,8 +169,15 @@ func TestEmitReadsBack(t *testing.T) {
 			if cm[9] != wantAxis {
 				t.Errorf("%s case %d: axis %s, certificate %s", m.Path, got-1, cm[9], wantAxis)
 			}
-			for j, key := range []string{"c", "lo", "hi"} {
-				want := "0"
+			keys, defaults := []string{"c", "lo", "hi"}, []string{"0", "0", "0"}
+			switch op {
+			case "shrink": // bias and λ (default 1/2) ride on c and lo
+				keys, defaults = []string{"bias", "lambd", "hi"}, []string{"0", "1/2", "0"}
+			case "pad": // the fill value rides on c
+				keys = []string{"value", "lo", "hi"}
+			}
+			for j, key := range keys {
+				want := defaults[j]
 				if a, ok := c["attrs"].(map[string]any)[key]; ok {
 					want = a.(string)
 				}

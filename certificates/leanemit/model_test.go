@@ -228,6 +228,46 @@ func (a mattr) index(op string) ([]int, bool) {
 			}
 		}
 		return g, true
+	case "pad": // widths, mode and fill are Attr.perm, axis2 and c; a fill position reads size(shape)
+		r := len(a.shape)
+		o := make([]int, r)
+		for d := range o {
+			o[d] = nthN(a.shape, d) + nthN(a.perm, d) + nthN(a.perm, r+d)
+		}
+		g := make([]int, size(o))
+		for i := range g {
+			m, src, fill := unflat(o, i), make([]int, r), false
+			for d := range src {
+				j := m[d] - nthN(a.perm, d) // the registry's padSource, written out
+				n := a.shape[d]
+				switch {
+				case j >= 0 && j < n:
+					src[d] = j
+				case a.axis2 == 1 && j < 0:
+					src[d] = -j
+				case a.axis2 == 1:
+					src[d] = 2*(n-1) - j
+				case a.axis2 == 2 && j < 0:
+					src[d] = 0
+				case a.axis2 == 2:
+					src[d] = n - 1
+				default:
+					fill = true
+				}
+			}
+			if g[i] = wsum(src, mstrides(a.shape)); fill {
+				g[i] = size(a.shape)
+			}
+		}
+		return g, true
+	case "gather": // the indices are Attr.perm
+		A, K, B := a.dims()
+		J := len(a.perm)
+		g := make([]int, A*J*B)
+		for i := range g {
+			g[i] = (sdiv(i, J*B)*K+nthN(a.perm, smod(sdiv(i, B), J)))*B + smod(i, B)
+		}
+		return g, true
 	case "broadcast_to":
 		g := make([]int, size(a.toShape))
 		off := len(a.toShape) - len(a.shape)
@@ -303,6 +343,8 @@ func partials(op string, a mattr, xs []vec) ([]vec, bool) {
 		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) && lt(x, a.hi)) }), true
 	case "sign":
 		return one(func(*big.Rat) *big.Rat { return rat(0, 1) }), true
+	case "shrink": // the threshold λ is Attr.lo
+		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) || lt(x, neg(a.lo))) }), true
 	}
 	return nil, false
 }
@@ -445,8 +487,18 @@ func (a mattr) matmul(xs, dxs []vec, d vec) (vec, []vec) {
 
 // sides is ⟨jvp, δ⟩ and Σₖ⟨dxₖ, vjpₖ⟩ as Tlcheck.Prim computes them.
 func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
-	var jv vec
-	var vj []vec
+	jv, vj := jvpVJP(op, a, xs, dxs, d)
+	r := rat(0, 1)
+	for k := range dxs {
+		if k < len(vj) {
+			r = add(r, mdot(dxs[k], vj[k]))
+		}
+	}
+	return mdot(jv, d), r
+}
+
+// jvpVJP is Prim.jvp a xs dxs and Prim.vjp a xs d.
+func jvpVJP(op string, a mattr, xs, dxs []vec, d vec) (jv vec, vj []vec) {
 	if op == "linear" {
 		jv, vj = a.linear(xs, dxs, d)
 	} else if op == "matmul" {
@@ -506,7 +558,10 @@ func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 			for _, v := range dxs[0] {
 				s = add(s, v)
 			}
-			jv, vj = vec{s}, []vec{pmap(func(*big.Rat) *big.Rat { return d[0] }, xs[0])}
+			jv = vec{s}
+			if len(d) > 0 { // Lean's `d :: _` arm; an empty δ falls through to []
+				vj = []vec{pmap(func(*big.Rat) *big.Rat { return d[0] }, xs[0])}
+			}
 		case "reduce_sum", "reduce_mean":
 			A, K, B := a.dims()
 			k := rat(1, 1)
@@ -519,8 +574,10 @@ func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 			r := mpadd(xs[0], msmul(m1, xs[1]))
 			s := div(rat(2, 1), rat(n, 1))
 			jv = vec{mul(s, mdot(r, mpadd(dxs[0], msmul(m1, dxs[1]))))}
-			k := mul(s, d[0])
-			vj = []vec{msmul(k, r), msmul(neg(k), r)}
+			if len(d) > 0 {
+				k := mul(s, d[0])
+				vj = []vec{msmul(k, r), msmul(neg(k), r)}
+			}
 		case "reshape", "flatten":
 			jv, vj = dxs[0], []vec{d}
 		case "const":
@@ -529,13 +586,7 @@ func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 			jv, vj = mzeros(len(dxs[0])), []vec{mzeros(len(xs[0]))}
 		}
 	}
-	r := rat(0, 1)
-	for k := range dxs {
-		if k < len(vj) {
-			r = add(r, mdot(dxs[k], vj[k]))
-		}
-	}
-	return mdot(jv, d), r
+	return jv, vj
 }
 
 func TestLeanSpecModel(t *testing.T) {
@@ -570,6 +621,18 @@ func TestLeanSpecModel(t *testing.T) {
 			}
 			a := mattr{c: r0(c.Attrs.C), lo: r0(c.Attrs.Lo), hi: r0(c.Attrs.Hi), axis: c.Attrs.Axis, axis2: c.Attrs.Axis2,
 				perm: c.Attrs.Perm, start: c.Attrs.Start, stop: c.Attrs.End, toShape: c.Attrs.Shape}
+			switch op { // the emitter's mapping onto Attr's fields, written out again
+			case "gather":
+				a.perm = c.Attrs.Indices
+			case "shrink":
+				a.c, a.lo = r0(c.Attrs.Bias), r0(c.Attrs.Lambd)
+				if c.Attrs.Lambd == "" {
+					a.lo = rat(1, 2)
+				}
+			case "pad":
+				a.perm, a.c = c.Attrs.Widths, r0(c.Attrs.Value)
+				a.axis2 = map[string]int{"": 0, "constant": 0, "reflect": 1, "edge": 2}[c.Attrs.Mode]
+			}
 			for _, in := range c.Inputs {
 				a.shapes = append(a.shapes, in.Shape)
 			}

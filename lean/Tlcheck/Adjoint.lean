@@ -196,6 +196,11 @@ theorem relu_adjoint (a : Attr) (x dx δ : List Rat) :
   show dot (pmul (pmap reluD x) dx) δ = dot dx (pmul (pmap reluD x) δ) + 0
   rw [dot_pmul, Rat.add_zero]
 
+theorem shrink_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .shrink a [x] [dx]) δ = dotAll [dx] (Prim.vjp .shrink a [x] δ) := by
+  show dot (pmul (pmap (shrinkD a.lo) x) dx) δ = dot dx (pmul (pmap (shrinkD a.lo) x) δ) + 0
+  rw [dot_pmul, Rat.add_zero]
+
 theorem abs_adjoint (a : Attr) (x dx δ : List Rat) :
     dot (Prim.jvp .abs a [x] [dx]) δ = dotAll [dx] (Prim.vjp .abs a [x] δ) := by
   show dot (pmul (pmap absD x) dx) δ = dot dx (pmul (pmap absD x) δ) + 0
@@ -526,6 +531,21 @@ theorem broadcast_to_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = si
   show dot (gather a.bcastIdx dx) δ = dot dx (scatter (size a.shape) a.bcastIdx δ) + 0
   rw [gather_adjoint (size a.shape) a.bcastIdx dx δ h, Rat.add_zero]
 
+/-- The registry's gather (constant indices along the axis): a gather
+along `Attr.gatherIdx`, its VJP the scatter along the same list. -/
+theorem gather_op_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .gather a [x] [dx]) δ = dotAll [dx] (Prim.vjp .gather a [x] δ) := by
+  show dot (gather a.gatherIdx dx) δ = dot dx (scatter (size a.shape) a.gatherIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.gatherIdx dx δ h, Rat.add_zero]
+
+/-- pad: its JVP is the gather along `Attr.padIdx` (fill positions read
+past the end: zero tangent), its VJP the scatter along the same list (fill
+positions add nothing). The constant fill does not enter the JVP. -/
+theorem pad_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .pad a [x] [dx]) δ = dotAll [dx] (Prim.vjp .pad a [x] δ) := by
+  show dot (gather a.padIdx dx) δ = dot dx (scatter (size a.shape) a.padIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.padIdx dx δ h, Rat.add_zero]
+
 /-- The tensors have the element counts of the shapes. -/
 def SizesMatch : List (List Nat) → List (List Rat) → Prop
   | [], [] => True
@@ -855,6 +875,19 @@ theorem relu_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
   · show [pmul (pmap reluD x) (zeros δ₁)] = [zeros (pmul (pmap reluD x) δ₁)]
     rw [pmul_zeros]
 
+theorem shrink_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .shrink a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .shrink a [x] δ₁) (Prim.vjp .shrink a [x] δ₂) ∧
+    Prim.vjp .shrink a [x] (smul k δ₁) = smulAll k (Prim.vjp .shrink a [x] δ₁) ∧
+    Prim.vjp .shrink a [x] (zeros δ₁) = zerosAll (Prim.vjp .shrink a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [pmul (pmap (shrinkD a.lo) x) (padd δ₁ δ₂)] =
+      [padd (pmul (pmap (shrinkD a.lo) x) δ₁) (pmul (pmap (shrinkD a.lo) x) δ₂)]
+    rw [pmul_padd]
+  · show [pmul (pmap (shrinkD a.lo) x) (smul k δ₁)] = [smul k (pmul (pmap (shrinkD a.lo) x) δ₁)]
+    rw [pmul_smul]
+  · show [pmul (pmap (shrinkD a.lo) x) (zeros δ₁)] = [zeros (pmul (pmap (shrinkD a.lo) x) δ₁)]
+    rw [pmul_zeros]
+
 theorem sign_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .sign a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .sign a [x] δ₁) (Prim.vjp .sign a [x] δ₂) ∧
     Prim.vjp .sign a [x] (smul k δ₁) = smulAll k (Prim.vjp .sign a [x] δ₁) ∧
@@ -1015,5 +1048,262 @@ theorem clamp_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
     Prim.vjp .clamp a [x] (smul k δ₁) = smulAll k (Prim.vjp .clamp a [x] δ₁) ∧
     Prim.vjp .clamp a [x] (zeros δ₁) = zerosAll (Prim.vjp .clamp a [x] δ₁) :=
   pmulAll_linear [pmap (clampD a.lo a.hi) x] k δ₁ δ₂
+
+/-! ## VJP linearity of the index maps: the scatter is linear -/
+
+theorem addAt_padd : ∀ (u w : List Rat) (j : Nat) (d e : Rat), u.length = w.length →
+    addAt (padd u w) j (d + e) = padd (addAt u j d) (addAt w j e)
+  | [], [], _, _, _, _ => rfl
+  | [], _ :: _, _, _, _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], _, _, _, h => absurd h.symm (nil_ne_cons_length _ _)
+  | a :: as, b :: bs, 0, d, e, _ => by
+    show (a + b + (d + e)) :: padd as bs = (a + d + (b + e)) :: padd as bs
+    first
+      | rw [Rat.add_assoc a b (d + e), Rat.add_left_comm b d e, ← Rat.add_assoc a d (b + e)]
+      | grind
+  | a :: as, b :: bs, j + 1, d, e, h => by
+    show (a + b) :: addAt (padd as bs) j (d + e) = (a + b) :: padd (addAt as j d) (addAt bs j e)
+    rw [addAt_padd as bs j d e (Nat.succ.inj h)]
+
+theorem padd_zerosN_self : ∀ n : Nat, padd (zerosN n) (zerosN n) = zerosN n
+  | 0 => rfl
+  | n + 1 => by
+    show (0 + 0) :: padd (zerosN n) (zerosN n) = 0 :: zerosN n
+    rw [Rat.add_zero, padd_zerosN_self n]
+
+/-- scatter n g (δ₁ + δ₂) = scatter n g δ₁ + scatter n g δ₂ for cotangents of one length. -/
+theorem scatter_padd (n : Nat) : ∀ (g : List Nat) (δ₁ δ₂ : List Rat), δ₁.length = δ₂.length →
+    scatter n g (padd δ₁ δ₂) = padd (scatter n g δ₁) (scatter n g δ₂)
+  | [], _, _, _ => by
+    show zerosN n = padd (zerosN n) (zerosN n)
+    rw [padd_zerosN_self]
+  | _ :: _, [], [], _ => by
+    show zerosN n = padd (zerosN n) (zerosN n)
+    rw [padd_zerosN_self]
+  | _ :: _, [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
+  | j :: js, d :: ds, e :: es, h => by
+    show addAt (scatter n js (padd ds es)) j (d + e) =
+      padd (addAt (scatter n js ds) j d) (addAt (scatter n js es) j e)
+    rw [scatter_padd n js ds es (Nat.succ.inj h),
+      addAt_padd (scatter n js ds) (scatter n js es) j d e (by rw [length_scatter, length_scatter])]
+
+theorem addAt_smul (k : Rat) : ∀ (u : List Rat) (j : Nat) (d : Rat), addAt (smul k u) j (k * d) = smul k (addAt u j d)
+  | [], _, _ => rfl
+  | a :: as, 0, d => by
+    show (k * a + k * d) :: smul k as = k * (a + d) :: smul k as
+    rw [Rat.mul_add]
+  | a :: as, j + 1, d => by
+    show k * a :: addAt (smul k as) j (k * d) = k * a :: smul k (addAt as j d)
+    rw [addAt_smul k as j d]
+
+theorem smul_zerosN (k : Rat) : ∀ n : Nat, smul k (zerosN n) = zerosN n
+  | 0 => rfl
+  | n + 1 => by
+    show k * 0 :: smul k (zerosN n) = 0 :: zerosN n
+    rw [Rat.mul_zero, smul_zerosN k n]
+
+theorem scatter_smul (n : Nat) (k : Rat) : ∀ (g : List Nat) (δ : List Rat),
+    scatter n g (smul k δ) = smul k (scatter n g δ)
+  | [], _ => by
+    show zerosN n = smul k (zerosN n)
+    rw [smul_zerosN]
+  | _ :: _, [] => by
+    show zerosN n = smul k (zerosN n)
+    rw [smul_zerosN]
+  | j :: js, d :: ds => by
+    show addAt (scatter n js (smul k ds)) j (k * d) = smul k (addAt (scatter n js ds) j d)
+    rw [scatter_smul n k js ds, addAt_smul k (scatter n js ds) j d]
+
+theorem addAt_zerosN : ∀ (n j : Nat), addAt (zerosN n) j 0 = zerosN n
+  | 0, _ => rfl
+  | n + 1, 0 => by
+    show (0 + 0) :: zerosN n = 0 :: zerosN n
+    rw [Rat.add_zero]
+  | n + 1, j + 1 => by
+    show 0 :: addAt (zerosN n) j 0 = 0 :: zerosN n
+    rw [addAt_zerosN n j]
+
+theorem scatter_zeros (n : Nat) : ∀ (g : List Nat) (δ : List Rat), scatter n g (zeros δ) = zerosN n
+  | [], _ => rfl
+  | _ :: _, [] => rfl
+  | j :: js, _ :: ds => by
+    show addAt (scatter n js (zeros ds)) j 0 = zerosN n
+    rw [scatter_zeros n js ds, addAt_zerosN n j]
+
+theorem zeros_eq_zerosN : ∀ u : List Rat, zeros u = zerosN u.length
+  | [] => rfl
+  | _ :: as => by
+    show 0 :: zeros as = 0 :: zerosN as.length
+    rw [zeros_eq_zerosN as]
+
+/-- The VJP of every index map (a scatter along a fixed list): additive
+for cotangents of one length, homogeneous, zero at zero. -/
+theorem index_vjp_linear (n : Nat) (g : List Nat) (k : Rat) (δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    [scatter n g (padd δ₁ δ₂)] = paddAll [scatter n g δ₁] [scatter n g δ₂] ∧
+    [scatter n g (smul k δ₁)] = smulAll k [scatter n g δ₁] ∧
+    [scatter n g (zeros δ₁)] = zerosAll [scatter n g δ₁] := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [scatter n g (padd δ₁ δ₂)] = [padd (scatter n g δ₁) (scatter n g δ₂)]
+    rw [scatter_padd n g δ₁ δ₂ h]
+  · show [scatter n g (smul k δ₁)] = [smul k (scatter n g δ₁)]
+    rw [scatter_smul n k g δ₁]
+  · show [scatter n g (zeros δ₁)] = [zeros (scatter n g δ₁)]
+    rw [scatter_zeros n g δ₁, zeros_eq_zerosN (scatter n g δ₁), length_scatter]
+
+theorem permute_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .permute a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .permute a [x] δ₁) (Prim.vjp .permute a [x] δ₂) ∧
+    Prim.vjp .permute a [x] (smul k δ₁) = smulAll k (Prim.vjp .permute a [x] δ₁) ∧
+    Prim.vjp .permute a [x] (zeros δ₁) = zerosAll (Prim.vjp .permute a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.permuteIdx k δ₁ δ₂ h
+
+theorem transpose_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .transpose a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .transpose a [x] δ₁) (Prim.vjp .transpose a [x] δ₂) ∧
+    Prim.vjp .transpose a [x] (smul k δ₁) = smulAll k (Prim.vjp .transpose a [x] δ₁) ∧
+    Prim.vjp .transpose a [x] (zeros δ₁) = zerosAll (Prim.vjp .transpose a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.transposeIdx k δ₁ δ₂ h
+
+theorem slice_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .slice a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .slice a [x] δ₁) (Prim.vjp .slice a [x] δ₂) ∧
+    Prim.vjp .slice a [x] (smul k δ₁) = smulAll k (Prim.vjp .slice a [x] δ₁) ∧
+    Prim.vjp .slice a [x] (zeros δ₁) = zerosAll (Prim.vjp .slice a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.sliceIdx k δ₁ δ₂ h
+
+theorem broadcast_to_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .broadcast_to a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .broadcast_to a [x] δ₁) (Prim.vjp .broadcast_to a [x] δ₂) ∧
+    Prim.vjp .broadcast_to a [x] (smul k δ₁) = smulAll k (Prim.vjp .broadcast_to a [x] δ₁) ∧
+    Prim.vjp .broadcast_to a [x] (zeros δ₁) = zerosAll (Prim.vjp .broadcast_to a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.bcastIdx k δ₁ δ₂ h
+
+theorem gather_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .gather a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .gather a [x] δ₁) (Prim.vjp .gather a [x] δ₂) ∧
+    Prim.vjp .gather a [x] (smul k δ₁) = smulAll k (Prim.vjp .gather a [x] δ₁) ∧
+    Prim.vjp .gather a [x] (zeros δ₁) = zerosAll (Prim.vjp .gather a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.gatherIdx k δ₁ δ₂ h
+
+theorem pad_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .pad a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .pad a [x] δ₁) (Prim.vjp .pad a [x] δ₂) ∧
+    Prim.vjp .pad a [x] (smul k δ₁) = smulAll k (Prim.vjp .pad a [x] δ₁) ∧
+    Prim.vjp .pad a [x] (zeros δ₁) = zerosAll (Prim.vjp .pad a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.padIdx k δ₁ δ₂ h
+
+/-! ## VJP linearity of reduce_sum and reduce_mean: bcastAKB is linear -/
+
+theorem take_padd : ∀ (n : Nat) (d e : List Rat), (padd d e).take n = padd (d.take n) (e.take n)
+  | 0, _, _ => rfl
+  | _ + 1, [], _ => rfl
+  | _ + 1, _ :: _, [] => rfl
+  | n + 1, a :: as, b :: bs => by
+    show (a + b) :: (padd as bs).take n = (a + b) :: padd (as.take n) (bs.take n)
+    rw [take_padd n as bs]
+
+theorem drop_padd : ∀ (n : Nat) (d e : List Rat), d.length = e.length →
+    (padd d e).drop n = padd (d.drop n) (e.drop n)
+  | 0, _, _, _ => rfl
+  | _ + 1, [], [], _ => rfl
+  | _ + 1, [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _ + 1, _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
+  | n + 1, _ :: as, _ :: bs, h => drop_padd n as bs (Nat.succ.inj h)
+
+theorem padd_append : ∀ a b c e : List Rat, a.length = c.length → padd (a ++ b) (c ++ e) = padd a c ++ padd b e
+  | [], _, [], _, _ => rfl
+  | [], _, _ :: _, _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, _, [], _, h => absurd h.symm (nil_ne_cons_length _ _)
+  | x :: xs, b, y :: ys, e, h => by
+    show (x + y) :: padd (xs ++ b) (ys ++ e) = (x + y) :: (padd xs ys ++ padd b e)
+    rw [padd_append xs b ys e (Nat.succ.inj h)]
+
+theorem repChunks_padd : ∀ (K : Nat) (d e : List Rat), d.length = e.length →
+    repChunks (padd d e) K = padd (repChunks d K) (repChunks e K)
+  | 0, _, _, _ => rfl
+  | K + 1, d, e, h => by
+    show padd d e ++ repChunks (padd d e) K = padd (d ++ repChunks d K) (e ++ repChunks e K)
+    rw [padd_append d (repChunks d K) e (repChunks e K) h, repChunks_padd K d e h]
+
+theorem bcastAKB_padd (K B : Nat) : ∀ (A : Nat) (d e : List Rat), d.length = e.length →
+    bcastAKB K B A (padd d e) = padd (bcastAKB K B A d) (bcastAKB K B A e)
+  | 0, _, _, _ => rfl
+  | A + 1, d, e, h => by
+    have ht : (d.take B).length = (e.take B).length := by rw [List.length_take, List.length_take, h]
+    have hd : (d.drop B).length = (e.drop B).length := by rw [List.length_drop, List.length_drop, h]
+    show repChunks ((padd d e).take B) K ++ bcastAKB K B A ((padd d e).drop B) =
+      padd (repChunks (d.take B) K ++ bcastAKB K B A (d.drop B)) (repChunks (e.take B) K ++ bcastAKB K B A (e.drop B))
+    rw [take_padd B d e, drop_padd B d e h, repChunks_padd K (d.take B) (e.take B) ht,
+      bcastAKB_padd K B A (d.drop B) (e.drop B) hd,
+      padd_append (repChunks (d.take B) K) (bcastAKB K B A (d.drop B)) (repChunks (e.take B) K)
+        (bcastAKB K B A (e.drop B)) (by rw [length_repChunks, length_repChunks, ht])]
+
+theorem take_smul (k : Rat) : ∀ (n : Nat) (d : List Rat), (smul k d).take n = smul k (d.take n)
+  | 0, _ => rfl
+  | _ + 1, [] => rfl
+  | n + 1, a :: as => by
+    show k * a :: (smul k as).take n = k * a :: smul k (as.take n)
+    rw [take_smul k n as]
+
+theorem drop_smul (k : Rat) : ∀ (n : Nat) (d : List Rat), (smul k d).drop n = smul k (d.drop n)
+  | 0, _ => rfl
+  | _ + 1, [] => rfl
+  | n + 1, _ :: as => drop_smul k n as
+
+theorem smul_append (k : Rat) : ∀ a b : List Rat, smul k (a ++ b) = smul k a ++ smul k b
+  | [], _ => rfl
+  | x :: xs, b => by
+    show k * x :: smul k (xs ++ b) = k * x :: (smul k xs ++ smul k b)
+    rw [smul_append k xs b]
+
+theorem repChunks_smul (k : Rat) : ∀ (K : Nat) (d : List Rat), repChunks (smul k d) K = smul k (repChunks d K)
+  | 0, _ => rfl
+  | K + 1, d => by
+    show smul k d ++ repChunks (smul k d) K = smul k (d ++ repChunks d K)
+    rw [smul_append k d (repChunks d K), repChunks_smul k K d]
+
+theorem bcastAKB_smul (K B : Nat) (k : Rat) : ∀ (A : Nat) (d : List Rat),
+    bcastAKB K B A (smul k d) = smul k (bcastAKB K B A d)
+  | 0, _ => rfl
+  | A + 1, d => by
+    show repChunks ((smul k d).take B) K ++ bcastAKB K B A ((smul k d).drop B) =
+      smul k (repChunks (d.take B) K ++ bcastAKB K B A (d.drop B))
+    rw [take_smul k B d, drop_smul k B d, repChunks_smul k K (d.take B), bcastAKB_smul K B k A (d.drop B),
+      smul_append k (repChunks (d.take B) K) (bcastAKB K B A (d.drop B))]
+
+theorem zeros_eq_smul0 : ∀ d : List Rat, zeros d = smul 0 d
+  | [] => rfl
+  | a :: as => by
+    show 0 :: zeros as = 0 * a :: smul 0 as
+    rw [Rat.zero_mul, zeros_eq_smul0 as]
+
+theorem reduce_sum_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .reduce_sum a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .reduce_sum a [x] δ₁) (Prim.vjp .reduce_sum a [x] δ₂) ∧
+    Prim.vjp .reduce_sum a [x] (smul k δ₁) = smulAll k (Prim.vjp .reduce_sum a [x] δ₁) ∧
+    Prim.vjp .reduce_sum a [x] (zeros δ₁) = zerosAll (Prim.vjp .reduce_sum a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [bcastAKB a.dimK a.dimB a.dimA (padd δ₁ δ₂)] =
+      [padd (bcastAKB a.dimK a.dimB a.dimA δ₁) (bcastAKB a.dimK a.dimB a.dimA δ₂)]
+    rw [bcastAKB_padd a.dimK a.dimB a.dimA δ₁ δ₂ h]
+  · show [bcastAKB a.dimK a.dimB a.dimA (smul k δ₁)] = [smul k (bcastAKB a.dimK a.dimB a.dimA δ₁)]
+    rw [bcastAKB_smul a.dimK a.dimB k a.dimA δ₁]
+  · show [bcastAKB a.dimK a.dimB a.dimA (zeros δ₁)] = [zeros (bcastAKB a.dimK a.dimB a.dimA δ₁)]
+    rw [zeros_eq_smul0 δ₁, bcastAKB_smul a.dimK a.dimB 0 a.dimA δ₁,
+      ← zeros_eq_smul0 (bcastAKB a.dimK a.dimB a.dimA δ₁)]
+
+theorem reduce_mean_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .reduce_mean a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .reduce_mean a [x] δ₁) (Prim.vjp .reduce_mean a [x] δ₂) ∧
+    Prim.vjp .reduce_mean a [x] (smul k δ₁) = smulAll k (Prim.vjp .reduce_mean a [x] δ₁) ∧
+    Prim.vjp .reduce_mean a [x] (zeros δ₁) = zerosAll (Prim.vjp .reduce_mean a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) (padd δ₁ δ₂))] =
+      [padd (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁))
+        (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₂))]
+    rw [smul_padd (1 / (a.dimK : Rat)) δ₁ δ₂,
+      bcastAKB_padd a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁) (smul (1 / (a.dimK : Rat)) δ₂)
+        (by rw [length_smul, length_smul, h])]
+  · show [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) (smul k δ₁))] =
+      [smul k (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁))]
+    rw [smul_smul (1 / (a.dimK : Rat)) k δ₁, bcastAKB_smul a.dimK a.dimB k a.dimA (smul (1 / (a.dimK : Rat)) δ₁)]
+  · show [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) (zeros δ₁))] =
+      [zeros (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁))]
+    rw [zeros_eq_smul0 (bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ₁)),
+      ← bcastAKB_smul a.dimK a.dimB 0 a.dimA (smul (1 / (a.dimK : Rat)) δ₁),
+      smul_smul 0 (1 / (a.dimK : Rat)) δ₁, ← zeros_eq_smul0 δ₁]
 
 end Tlcheck

@@ -331,6 +331,33 @@ theorem abs_local_linear (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v
         (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
   pmap_along absS absD (fun _ _ => 0) (SameSide0 t) t (abs_step t) x v h hs
 
+/-- x and x + t·v on the same side of each of shrink's kinks at l and −l. -/
+def SameSideL (l t a b : Rat) : Prop := (l < a ↔ l < a + t * b) ∧ (a < -l ↔ a + t * b < -l)
+
+theorem shrink_step (l c t a b : Rat) (h : SameSideL l t a b) :
+    shrinkS l c (a + t * b) = shrinkS l c a + t * (shrinkD l a * b) + t * t * 0 := by
+  unfold shrinkS shrinkD
+  rw [Rat.mul_zero, Rat.add_zero]
+  by_cases hp : l < a
+  · rw [if_pos (h.1.mp hp), if_pos hp, if_pos hp, Rat.one_mul, Rat.sub_eq_add_neg, Rat.sub_eq_add_neg,
+      Rat.add_assoc a (t * b) (-c), Rat.add_comm (t * b) (-c), ← Rat.add_assoc a (-c) (t * b)]
+  · rw [if_neg (fun h' => hp (h.1.mpr h')), if_neg hp, if_neg hp]
+    by_cases hn : a < -l
+    · rw [if_pos (h.2.mp hn), if_pos hn, if_pos hn, Rat.one_mul, Rat.add_assoc a (t * b) c,
+        Rat.add_comm (t * b) c, ← Rat.add_assoc a c (t * b)]
+    · rw [if_neg (fun h' => hn (h.2.mpr h')), if_neg hn, if_neg hn, Rat.zero_mul, Rat.mul_zero, Rat.zero_add]
+
+/-- shrink between its kinks: exactly linear, R = 0 (slope 1 outside
+[−λ, λ], 0 inside). A planted `shrinkD := 2` outside makes it false at
+x = [1], v = [1], t = 1/4, λ = 1/2: `5/4 − b = 3/2 − b`. -/
+theorem shrink_local_linear (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length)
+    (hs : All2 (SameSideL a.lo t) x v) :
+    Prim.fwd .shrink a [along t x v] =
+      padd (padd (Prim.fwd .shrink a [x]) (smul t (Prim.jvp .shrink a [x] [v])))
+        (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
+  pmap_along (shrinkS a.lo a.c) (shrinkD a.lo) (fun _ _ => 0) (SameSideL a.lo t) t (shrink_step a.lo a.c t)
+    x v h hs
+
 /-- (x, y) and (x + t·dx, y + t·dy) on the same side of the tie x = y, and
 off it. -/
 def SameSideTie (t a b c e : Rat) : Prop :=

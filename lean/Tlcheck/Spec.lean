@@ -83,6 +83,12 @@ def absD (a : Rat) : Rat := if 0 < a then 1 else if a < 0 then -1 else 0
 def signS (a : Rat) : Rat := if 0 < a then 1 else if a < 0 then -1 else 0
 /-- sign′(a) = 0 everywhere, including the jump at 0 (the registry's convention). -/
 def signD (_a : Rat) : Rat := 0
+/-- shrink (ONNX Shrink with threshold l ≥ 0 and bias b): a − b above l,
+a + b below −l, 0 between. -/
+def shrinkS (l b a : Rat) : Rat := if l < a then a - b else if a < -l then a + b else 0
+/-- shrink′(a): 1 strictly outside [−l, l], 0 inside and at ±l (the
+registry's convention). -/
+def shrinkD (l a : Rat) : Rat := if l < a then 1 else if a < -l then 1 else 0
 /-- square′(a) = 2a. -/
 def squareD (a : Rat) : Rat := 2 * a
 /-- inv′(a) = −1/a². -/
@@ -277,6 +283,52 @@ def bcastIdx (a : Attr) : List Nat :=
       if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape i) (a.toShape.length - a.shape.length + d)))
       (strides a.shape))
 
+/-- gather (the registry's, constant indices along the axis; the indices
+are the attribute `perm`, naturals below the axis extent): the output
+[A, J, B] (J indices) reads the input [A, K, B] at index[j]: output flat
+i = (p·J + j)·B + r reads (p·K + index[j])·B + r. -/
+def gatherIdx (a : Attr) : List Nat :=
+  (upto (a.dimA * (a.perm.length * a.dimB))).map (fun i =>
+    (i / (a.perm.length * a.dimB) * a.dimK + nthN a.perm (i / a.dimB % a.perm.length)) * a.dimB + i % a.dimB)
+
+/-- pad along one axis (the registry's `padSource`): output index o with
+begin width b over an extent n reads input index o − b when that is in
+[0, n); outside, mode 1 (reflect) mirrors without repeating the edge,
+mode 2 (edge) repeats the edge, and mode 0 (constant) reads nothing. -/
+def padSrc (mode : Int) (o b n : Nat) : Option Nat :=
+  if b ≤ o ∧ o - b < n then some (o - b)
+  else if mode = 1 then (if o < b then some (b - o) else some (2 * (n - 1) - (o - b)))
+  else if mode = 2 then (if o < b then some 0 else some (n - 1))
+  else none
+
+/-- pad on every axis: the source multi-index, or none at a fill position. -/
+def padSrcs (mode : Int) : List Nat → List Nat → List Nat → Option (List Nat)
+  | o :: os, b :: bs, n :: ns =>
+    match padSrc mode o b n, padSrcs mode os bs ns with
+    | some i, some rest => some (i :: rest)
+    | _, _ => none
+  | _, _, _ => some []
+
+/-- pad (the registry's): the widths are the attribute `perm` (every begin,
+then every end), the mode `axis2` (0 constant, 1 reflect, 2 edge) and the
+constant fill value `c`. The output shape: each extent plus its widths. -/
+def padShape (a : Attr) : List Nat :=
+  (upto a.shape.length).map (fun d => nthN a.shape d + nthN a.perm d + nthN a.perm (a.shape.length + d))
+/-- The source of output element i: its input flat index, or `size shape`
+(past the end: a gather reads 0 there, a scatter adds nothing) at a fill
+position. -/
+def padIdx (a : Attr) : List Nat :=
+  (upto (size a.padShape)).map (fun i =>
+    match padSrcs a.axis2 (unflat a.padShape i) (a.perm.take a.shape.length) a.shape with
+    | some s => wsum s (strides a.shape)
+    | none => size a.shape)
+/-- The fill: `c` at the fill positions, 0 elsewhere. -/
+def padFill (a : Attr) : List Rat :=
+  (upto (size a.padShape)).map (fun i =>
+    match padSrcs a.axis2 (unflat a.padShape i) (a.perm.take a.shape.length) a.shape with
+    | some _ => 0
+    | none => a.c)
+
 /-- concat along the axis: the output shape (the first input's, with the
 axis extents summed). -/
 def concatShape (a : Attr) : List Nat :=
@@ -389,6 +441,7 @@ inductive Prim where
   | add | sub | mul | div | max | min | neg | scale | square | inv | relu | abs | clamp | sqrt
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
   | permute | transpose | slice | broadcast_to | const | concat | linear | matmul | sign
+  | gather | shrink | pad
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -410,6 +463,9 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .sqrt, _, [x] => pmap sqrtS x
   | .abs, _, [x] => pmap absS x
   | .sign, _, [x] => pmap signS x
+  | .shrink, a, [x] => pmap (shrinkS a.lo a.c) x
+  | .gather, a, [x] => Tlcheck.gather a.gatherIdx x
+  | .pad, a, [x] => padd (Tlcheck.gather a.padIdx x) a.padFill
   | .sum, _, [x] => [total x]
   | .reduce_sum, a, [x] => reduceAKB a.dimK a.dimB a.dimA x
   | .reduce_mean, a, [x] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA x)
@@ -417,15 +473,15 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .reshape, _, [x] => x
   | .flatten, _, [x] => x
   | .detach, _, [x] => x
-  | .permute, a, [x] => gather a.permuteIdx x
-  | .transpose, a, [x] => gather a.transposeIdx x
-  | .slice, a, [x] => gather a.sliceIdx x
-  | .broadcast_to, a, [x] => gather a.bcastIdx x
+  | .permute, a, [x] => Tlcheck.gather a.permuteIdx x
+  | .transpose, a, [x] => Tlcheck.gather a.transposeIdx x
+  | .slice, a, [x] => Tlcheck.gather a.sliceIdx x
+  | .broadcast_to, a, [x] => Tlcheck.gather a.bcastIdx x
   | .const, a, [] => a.values
-  | .concat, a, xs => gather a.concatIdx (catAll xs)
-  | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (gather a.mmGa x) (gather a.mmGb y))
+  | .concat, a, xs => Tlcheck.gather a.concatIdx (catAll xs)
+  | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (Tlcheck.gather a.mmGa x) (Tlcheck.gather a.mmGb y))
   | .linear, a, [x, w, b] =>
-    padd (reduceAKB a.linN 1 (a.linB * a.linM) (pmul (gather a.linGx x) (gather a.linGw w))) (gather a.linGb b)
+    padd (reduceAKB a.linN 1 (a.linB * a.linM) (pmul (Tlcheck.gather a.linGx x) (Tlcheck.gather a.linGw w))) (Tlcheck.gather a.linGb b)
   | _, _, _ => []
 
 /-- JVP: the tangent of the output for input tangents `dxs`. -/
@@ -445,6 +501,9 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .sqrt, _, [x], [dx] => pmul (pmap sqrtD x) dx
   | .abs, _, [x], [dx] => pmul (pmap absD x) dx
   | .sign, _, [x], [dx] => pmul (pmap signD x) dx
+  | .shrink, a, [x], [dx] => pmul (pmap (shrinkD a.lo) x) dx
+  | .gather, a, [_], [dx] => Tlcheck.gather a.gatherIdx dx
+  | .pad, a, [_], [dx] => Tlcheck.gather a.padIdx dx
   | .sum, _, [_], [dx] => [total dx]
   | .reduce_sum, a, [_], [dx] => reduceAKB a.dimK a.dimB a.dimA dx
   | .reduce_mean, a, [_], [dx] => smul (1 / (a.dimK : Rat)) (reduceAKB a.dimK a.dimB a.dimA dx)
@@ -452,19 +511,19 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .reshape, _, [_], [dx] => dx
   | .flatten, _, [_], [dx] => dx
   | .detach, _, [_], [dx] => zeros dx
-  | .permute, a, [_], [dx] => gather a.permuteIdx dx
-  | .transpose, a, [_], [dx] => gather a.transposeIdx dx
-  | .slice, a, [_], [dx] => gather a.sliceIdx dx
-  | .broadcast_to, a, [_], [dx] => gather a.bcastIdx dx
+  | .permute, a, [_], [dx] => Tlcheck.gather a.permuteIdx dx
+  | .transpose, a, [_], [dx] => Tlcheck.gather a.transposeIdx dx
+  | .slice, a, [_], [dx] => Tlcheck.gather a.sliceIdx dx
+  | .broadcast_to, a, [_], [dx] => Tlcheck.gather a.bcastIdx dx
   | .const, a, [], [] => zeros a.values
-  | .concat, a, _, dxs => gather a.concatIdx (catAll dxs)
+  | .concat, a, _, dxs => Tlcheck.gather a.concatIdx (catAll dxs)
   | .matmul, a, [x, y], [dx, dy] =>
     reduceAKB a.mmK 1 a.mmOut
-      (padd (pmul (gather a.mmGa dx) (gather a.mmGb y)) (pmul (gather a.mmGa x) (gather a.mmGb dy)))
+      (padd (pmul (Tlcheck.gather a.mmGa dx) (Tlcheck.gather a.mmGb y)) (pmul (Tlcheck.gather a.mmGa x) (Tlcheck.gather a.mmGb dy)))
   | .linear, a, [x, w, _], [dx, dw, db] =>
     padd (reduceAKB a.linN 1 (a.linB * a.linM)
-        (padd (pmul (gather a.linGx dx) (gather a.linGw w)) (pmul (gather a.linGx x) (gather a.linGw dw))))
-      (gather a.linGb db)
+        (padd (pmul (Tlcheck.gather a.linGx dx) (Tlcheck.gather a.linGw w)) (pmul (Tlcheck.gather a.linGx x) (Tlcheck.gather a.linGw dw))))
+      (Tlcheck.gather a.linGb db)
   | _, _, _, _ => []
 
 /-- VJP: one cotangent contribution per input for the output cotangent δ. -/
@@ -484,6 +543,9 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .sqrt, _, [x], δ => [pmul (pmap sqrtD x) δ]
   | .abs, _, [x], δ => [pmul (pmap absD x) δ]
   | .sign, _, [x], δ => [pmul (pmap signD x) δ]
+  | .shrink, a, [x], δ => [pmul (pmap (shrinkD a.lo) x) δ]
+  | .gather, a, [_], δ => [scatter (size a.shape) a.gatherIdx δ]
+  | .pad, a, [_], δ => [scatter (size a.shape) a.padIdx δ]
   | .sum, _, [x], d :: _ => [bcast d x]
   | .reduce_sum, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA δ]
   | .reduce_mean, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ)]
@@ -498,11 +560,11 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .broadcast_to, a, [_], δ => [scatter (size a.shape) a.bcastIdx δ]
   | .concat, a, _, δ => splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ)
   | .matmul, a, [x, y], δ =>
-    [scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),
-      scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ))]
+    [scatter (size (nthL a.shapes 0)) a.mmGa (pmul (Tlcheck.gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),
+      scatter (size (nthL a.shapes 1)) a.mmGb (pmul (Tlcheck.gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ))]
   | .linear, a, [x, w, _], δ =>
-    [scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
-      scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
+    [scatter a.linSx a.linGx (pmul (Tlcheck.gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
+      scatter a.linSw a.linGw (pmul (Tlcheck.gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
       scatter a.linSb a.linGb δ]
   | _, _, _, _ => []
 

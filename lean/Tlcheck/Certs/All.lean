@@ -8,6 +8,7 @@ import Tlcheck.Certs.Adjointness.const
 import Tlcheck.Certs.Adjointness.detach
 import Tlcheck.Certs.Adjointness.div
 import Tlcheck.Certs.Adjointness.flatten
+import Tlcheck.Certs.Adjointness.gather
 import Tlcheck.Certs.Adjointness.inv
 import Tlcheck.Certs.Adjointness.linear
 import Tlcheck.Certs.Adjointness.matmul
@@ -16,12 +17,14 @@ import Tlcheck.Certs.Adjointness.min
 import Tlcheck.Certs.Adjointness.mse_loss
 import Tlcheck.Certs.Adjointness.mul
 import Tlcheck.Certs.Adjointness.neg
+import Tlcheck.Certs.Adjointness.pad
 import Tlcheck.Certs.Adjointness.permute
 import Tlcheck.Certs.Adjointness.reduce_mean
 import Tlcheck.Certs.Adjointness.reduce_sum
 import Tlcheck.Certs.Adjointness.relu
 import Tlcheck.Certs.Adjointness.reshape
 import Tlcheck.Certs.Adjointness.scale
+import Tlcheck.Certs.Adjointness.shrink
 import Tlcheck.Certs.Adjointness.sign
 import Tlcheck.Certs.Adjointness.slice
 import Tlcheck.Certs.Adjointness.sqrt
@@ -29,3 +32,4 @@ import Tlcheck.Certs.Adjointness.square
 import Tlcheck.Certs.Adjointness.sub
 import Tlcheck.Certs.Adjointness.sum
 import Tlcheck.Certs.Adjointness.transpose
+import Tlcheck.Certs.Composition

@@ -1,0 +1,488 @@
+package leanemit
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/irsem"
+)
+
+// The reader of the composition subset Emit writes (lean/Tlcheck/Comp.lean's
+// CompCase literals): a case header, "nodes := [", two lines per node.
+const ratLit = `mkRat \(?-?[0-9]+\)? [0-9]+`
+
+var (
+	compHeadRE = regexp.MustCompile(`^  \{ x := \[(.*)\], out := ([0-9]+), dx := \[(.*)\], cot := \[(.*)\], lhs := (` + ratLit + `), rhs := (` + ratLit + `),$`)
+	compNodeRE = regexp.MustCompile(`^      \{ prim := \.([a-z_]+), parents := \[([0-9, ]*)\], value := \[(.*)\],$`)
+	compAttrRE = regexp.MustCompile(`^        attr := \{ c := (` + ratLit + `), lo := (` + ratLit + `), hi := (` + ratLit + `), axis := (-?[0-9]+), shape := \[([0-9, ]*)\], axis2 := (-?[0-9]+), perm := \[([0-9, ]*)\], start := ([0-9]+), stop := ([0-9]+), toShape := \[([0-9, ]*)\], values := \[(.*)\], shapes := \[(.*)\] \} \}(,|\] \},?)$`)
+	compThmRE  = regexp.MustCompile(`^theorem cert : checkComps cases = true := by decide \+kernel$`)
+	compOkRE   = regexp.MustCompile(`^theorem cert_ok : ∀ k ∈ cases, CompClaim k := checkComps_sound cases cert$`)
+)
+
+type readNode struct {
+	prim    string
+	parents []int
+	value   vec
+	attr    mattr
+}
+
+type readCase struct {
+	x, dx, cot vec
+	out        int
+	lhs, rhs   *big.Rat
+	nodes      []readNode
+}
+
+func readInts(t *testing.T, s string) []int {
+	t.Helper()
+	var out []int
+	for _, f := range splitTop(s) {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			t.Fatalf("not a natural: %q", f)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+// readComp parses an emitted composition module back.
+func readComp(t *testing.T, src string) []readCase {
+	t.Helper()
+	var cases []readCase
+	var thm, ok bool
+	lines := strings.Split(src, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		switch {
+		case compThmRE.MatchString(line):
+			thm = true
+		case compOkRE.MatchString(line):
+			ok = true
+		case strings.HasPrefix(line, "  { x"):
+			m := compHeadRE.FindStringSubmatch(line)
+			if m == nil {
+				t.Fatalf("line %d: unreadable case header %q", i+1, line)
+			}
+			out, _ := strconv.Atoi(m[2])
+			c := readCase{x: readVec(t, m[1]), out: out, dx: readVec(t, m[3]), cot: readVec(t, m[4]), lhs: readRat(t, m[5]), rhs: readRat(t, m[6])}
+			if i+1 >= len(lines) || lines[i+1] != "    nodes := [" {
+				t.Fatalf("line %d: no node list after the case header", i+2)
+			}
+			i += 2
+			for i+1 < len(lines) && !strings.HasPrefix(lines[i], "] }") {
+				nm, am := compNodeRE.FindStringSubmatch(lines[i]), compAttrRE.FindStringSubmatch(lines[i+1])
+				if nm == nil || am == nil {
+					t.Fatalf("line %d: unreadable node %q / %q", i+1, lines[i], lines[i+1])
+				}
+				axis, _ := strconv.Atoi(am[4])
+				axis2, _ := strconv.Atoi(am[6])
+				start, _ := strconv.Atoi(am[8])
+				stop, _ := strconv.Atoi(am[9])
+				a := mattr{c: readRat(t, am[1]), lo: readRat(t, am[2]), hi: readRat(t, am[3]), axis: axis, axis2: axis2,
+					shape: readInts(t, am[5]), perm: readInts(t, am[7]), start: start, stop: stop, toShape: readInts(t, am[10]),
+					values: readVec(t, "["+am[11]+"]")}
+				for _, s := range splitTop(am[12]) {
+					a.shapes = append(a.shapes, readInts(t, strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")))
+				}
+				c.nodes = append(c.nodes, readNode{prim: nm[1], parents: readInts(t, nm[2]), value: readVec(t, "["+nm[3]+"]"), attr: a})
+				i += 2
+				if am[13] != "," {
+					i-- // the case ends on this node's attribute line
+					break
+				}
+			}
+			cases = append(cases, c)
+		}
+	}
+	if !thm || !ok {
+		t.Fatalf("the module lacks cert (%v) or cert_ok (%v)", thm, ok)
+	}
+	return cases
+}
+
+// vadd is Comp.lean's vadd: the sum on the common prefix, then the longer
+// list's tail.
+func vadd(a, b vec) vec {
+	out := vec{}
+	for i := 0; i < len(a) || i < len(b); i++ {
+		switch {
+		case i >= len(a):
+			out = append(out, b[i])
+		case i >= len(b):
+			out = append(out, a[i])
+		default:
+			out = append(out, add(a[i], b[i]))
+		}
+	}
+	return out
+}
+
+// compSides transcribes CompClaim's two sums: Graph.fwd from the tangent
+// (dx at 0, [] elsewhere) and Graph.rev from the seed (cot at out, []
+// elsewhere), each node's JVP and VJP read at its parents' recorded
+// values, as Comp.lean's toNode builds them.
+func compSides(c readCase) (*big.Rat, *big.Rat, error) {
+	n := len(c.nodes) + 1
+	if c.out >= n {
+		return nil, nil, fmt.Errorf("out %d past %d nodes", c.out, n)
+	}
+	val := func(i int) vec {
+		if i == 0 {
+			return c.x
+		}
+		return c.nodes[i-1].value
+	}
+	tan := make([]vec, n)
+	tan[0] = c.dx
+	for k, nd := range c.nodes {
+		var xs, dxs []vec
+		for _, p := range nd.parents {
+			if p > k {
+				return nil, nil, fmt.Errorf("node %d: parent %d not before it", k+1, p)
+			}
+			xs, dxs = append(xs, val(p)), append(dxs, tan[p])
+		}
+		tan[k+1], _ = jvpVJP(nd.prim, nd.attr, xs, dxs, nil)
+	}
+	cot := make([]vec, n)
+	cot[c.out] = c.cot
+	for k := len(c.nodes) - 1; k >= 0; k-- {
+		nd := c.nodes[k]
+		var xs, dxs []vec
+		for _, p := range nd.parents {
+			xs, dxs = append(xs, val(p)), append(dxs, tan[p])
+		}
+		_, vj := jvpVJP(nd.prim, nd.attr, xs, dxs, cot[k+1])
+		for j, p := range nd.parents {
+			if j < len(vj) {
+				cot[p] = vadd(cot[p], vj[j])
+			}
+		}
+	}
+	return mdot(c.cot, tan[c.out]), mdot(cot[0], c.dx), nil
+}
+
+// compFwd is Prim.fwd for the primitives where it follows from the
+// transcribed JVP: the positively homogeneous ones of degree 1 (Euler:
+// f(x) = f′(x)·x, ties and kinks included), and the bilinear ones at
+// (x, 0) (linear at (x, 0, b)). It reports false for the others.
+func compFwd(prim string, a mattr, xs []vec) (vec, bool) {
+	if !fwdKnown(prim) {
+		return nil, false
+	}
+	switch prim {
+	case "add", "sub", "neg", "scale", "sum", "reduce_sum", "reduce_mean", "reshape", "flatten", "permute",
+		"transpose", "slice", "broadcast_to", "concat", "gather", "relu", "abs", "max", "min":
+		jv, _ := jvpVJP(prim, a, xs, xs, nil)
+		return jv, true
+	case "mul", "matmul":
+		jv, _ := jvpVJP(prim, a, xs, []vec{xs[0], mzeros(len(xs[1]))}, nil)
+		return jv, true
+	case "linear":
+		jv, _ := jvpVJP(prim, a, xs, []vec{xs[0], mzeros(len(xs[1])), xs[2]}, nil)
+		return jv, true
+	case "const":
+		return a.values, true
+	}
+	return nil, false
+}
+
+// fwdKnown reports whether compFwd has prim's forward.
+func fwdKnown(prim string) bool {
+	switch prim {
+	case "add", "sub", "neg", "scale", "sum", "reduce_sum", "reduce_mean", "reshape", "flatten", "permute",
+		"transpose", "slice", "broadcast_to", "concat", "gather", "relu", "abs", "max", "min",
+		"mul", "matmul", "linear", "const":
+		return true
+	}
+	return false
+}
+
+// compHolds is what the kernel's checkComp would say of the sweeps part
+// and, where compFwd has the forward, of every recorded value.
+func compHolds(c readCase) error {
+	for k, nd := range c.nodes {
+		var xs []vec
+		for _, p := range nd.parents {
+			if p == 0 {
+				xs = append(xs, c.x)
+			} else if p <= len(c.nodes) {
+				xs = append(xs, c.nodes[p-1].value)
+			}
+		}
+		if want, ok := compFwd(nd.prim, nd.attr, xs); ok && !sameVec(want, nd.value) {
+			return fmt.Errorf("node %d (%s): recorded value is not Prim.fwd of its parents'", k+1, nd.prim)
+		}
+	}
+	l, r, err := compSides(c)
+	if err != nil {
+		return err
+	}
+	if l.Cmp(c.lhs) != 0 || r.Cmp(c.rhs) != 0 || c.lhs.Cmp(c.rhs) != 0 {
+		return fmt.Errorf("the Lean sweeps give %s, %s; recorded %s, %s", l.RatString(), r.RatString(), c.lhs.RatString(), c.rhs.RatString())
+	}
+	return nil
+}
+
+// irPrim is the Tlcheck.Prim constructor of an IR tag, written out here
+// independently of compPrim.
+func irPrim(tag string, parents int) string {
+	switch {
+	case parents == 0:
+		return "const"
+	case tag == "mul_elem":
+		return "mul"
+	case tag == "max_elem":
+		return "max"
+	case tag == "min_elem":
+		return "min"
+	}
+	return tag
+}
+
+// TestEmitComposition reads the emitted composition module back against
+// the certificate's JSON (read here, not through Emit), checks its
+// structure, and runs the Go transcription of CompClaim's sweeps on every
+// case; a tampered side or tangent is caught.
+func TestEmitComposition(t *testing.T) {
+	dir := certDir(t)
+	r, err := Emit(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src []byte
+	for _, m := range r.Modules {
+		if m.Path == "Composition.lean" {
+			src = m.Bytes
+		}
+	}
+	if src == nil {
+		t.Fatalf("no Composition.lean emitted (skipped: %v)", r.Skipped)
+	}
+	if !strings.Contains(string(r.Modules[len(r.Modules)-1].Bytes), "import Tlcheck.Certs.Composition\n") {
+		t.Error("All.lean does not import the composition module")
+	}
+	found := false
+	for _, th := range r.Theorems {
+		found = found || th == "Tlcheck.Certs.Composition.cert"
+	}
+	if !found {
+		t.Errorf("theorems %v lack Tlcheck.Certs.Composition.cert", r.Theorems)
+	}
+	if !strings.HasPrefix(string(src), "-- Generated by tlcheck lean emit from composition.json (sha256 ") ||
+		!strings.Contains(string(src), "\nimport Tlcheck.Comp\n\nnamespace Tlcheck.Certs.Composition\n") ||
+		!strings.HasSuffix(string(src), "\nend Tlcheck.Certs.Composition\n") {
+		t.Error("module header, import, namespace or end differ")
+	}
+	data, err := os.ReadFile(filepath.Join(dir, certificates.CompositionName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cert struct {
+		Cases []struct {
+			Graph struct {
+				InputID  int `json:"input_id"`
+				OutputID int `json:"output_id"`
+				Nodes    []struct {
+					Kind    string `json:"kind"`
+					Parents []int  `json:"parents"`
+				} `json:"nodes"`
+			} `json:"graph"`
+			Input, Dx, Cotangent map[string]any
+			LHS                  string `json:"lhs"`
+			RHS                  string `json:"rhs"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &cert); err != nil {
+		t.Fatal(err)
+	}
+	cases := readComp(t, string(src))
+	if len(cases) != len(cert.Cases) || len(cases) == 0 {
+		t.Fatalf("%d cases read back, the certificate has %d", len(cases), len(cert.Cases))
+	}
+	for i, c := range cases {
+		jc := cert.Cases[i]
+		if !sameVec(c.x, jsonVec(t, jc.Input)) || !sameVec(c.dx, jsonVec(t, jc.Dx)) || !sameVec(c.cot, jsonVec(t, jc.Cotangent)) {
+			t.Errorf("case %d: x, dx or cot differ from the certificate", i)
+		}
+		wl, _ := new(big.Rat).SetString(jc.LHS)
+		wr, _ := new(big.Rat).SetString(jc.RHS)
+		if c.lhs.Cmp(wl) != 0 || c.rhs.Cmp(wr) != 0 {
+			t.Errorf("case %d: sides %s, %s; certificate %s, %s", i, c.lhs, c.rhs, jc.LHS, jc.RHS)
+		}
+		if c.out != jc.Graph.OutputID || jc.Graph.InputID != 0 || len(c.nodes) != len(jc.Graph.Nodes)-1 {
+			t.Fatalf("case %d: out %d, %d nodes; graph output %d, input %d, %d nodes", i, c.out, len(c.nodes), jc.Graph.OutputID, jc.Graph.InputID, len(jc.Graph.Nodes))
+		}
+		for k, nd := range c.nodes {
+			gn := jc.Graph.Nodes[k+1]
+			if want := irPrim(gn.Kind, len(gn.Parents)); nd.prim != want || fmt.Sprint(nd.parents) != fmt.Sprint(gn.Parents) && len(gn.Parents) > 0 {
+				t.Errorf("case %d node %d: Prim.%s parents %v; graph %s parents %v", i, k+1, nd.prim, nd.parents, gn.Kind, gn.Parents)
+			}
+		}
+		if err := compHolds(c); err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+	}
+	// Planted faults: a recorded side off by one, and a tangent element
+	// changed after the sides were recorded.
+	c := cases[1]
+	bad := c
+	bad.lhs = add(c.lhs, rat(1, 1))
+	if compHolds(bad) == nil {
+		t.Error("a tampered lhs was not caught")
+	}
+	bad = c
+	bad.dx = append(vec{add(c.dx[0], rat(1, 1))}, c.dx[1:]...)
+	if compHolds(bad) == nil {
+		t.Error("a tampered dx was not caught")
+	}
+	// A recorded value changed (the first node whose forward compFwd has).
+	planted := false
+	for i := range cases {
+		for k, nd := range cases[i].nodes {
+			if !fwdKnown(nd.prim) || nd.prim == "const" || len(nd.value) == 0 || planted {
+				continue
+			}
+			bad := cases[i]
+			bad.nodes = append([]readNode{}, bad.nodes...)
+			v := append(vec{add(nd.value[0], rat(1, 1))}, nd.value[1:]...)
+			bad.nodes[k].value = v
+			if compHolds(bad) == nil {
+				t.Errorf("case %d: a tampered value of node %d (%s) was not caught", i, k+1, nd.prim)
+			}
+			planted = true
+		}
+	}
+	if !planted {
+		t.Error("no node to plant a wrong value in")
+	}
+}
+
+// modelDir certifies the example model name (examples/NAME.ir.json, with
+// its payload if any) at its example input.
+func modelDir(t *testing.T, name, input string) string {
+	t.Helper()
+	read := func(p string) []byte {
+		data, err := os.ReadFile(filepath.Join("..", "..", "examples", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	g, err := irsem.DecodeGraph(read(name + ".ir.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p *irsem.Payload
+	if _, err := os.Stat(filepath.Join("..", "..", "examples", name+".payload.json")); err == nil {
+		if p, err = irsem.DecodePayload(read(name + ".payload.json")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, err := irsem.DecodeTensor(read(input + ".input.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: name, Graph: g, Payload: p, Input: x}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 3}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// modelComp emits the model certified in dir and reads its
+// ModelComposition module back, or returns the skip reasons.
+func modelComp(t *testing.T, dir string) ([]readCase, []string) {
+	t.Helper()
+	r, err := Emit(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range r.Modules {
+		if m.Path == "ModelComposition.lean" {
+			if !strings.Contains(string(m.Bytes), "\nnamespace Tlcheck.Certs.ModelComposition\n") {
+				t.Error("wrong namespace")
+			}
+			return readComp(t, string(m.Bytes)), r.Skipped
+		}
+	}
+	return nil, r.Skipped
+}
+
+// TestEmitModelComposition: a user model's composition certificate
+// becomes Tlcheck.Certs.ModelComposition, one case per tangent pair, each
+// of which the transcription finds true — the quadratic example and the
+// MLP, whose IR linear nodes become Prim.linear with W and b as constant
+// leaves before them; a graph over MaxCompNodes is skipped, with the
+// reason.
+func TestEmitModelComposition(t *testing.T) {
+	for _, name := range []string{"quad", "mlp"} {
+		cases, skipped := modelComp(t, modelDir(t, name, name))
+		if len(cases) != 3 {
+			t.Fatalf("%s: %d cases, want 3 (skipped: %v)", name, len(cases), skipped)
+		}
+		for i, c := range cases {
+			if err := compHolds(c); err != nil {
+				t.Errorf("%s case %d: %v", name, i, err)
+			}
+		}
+		if name == "mlp" {
+			// linear, relu, linear → W, b, linear, relu, W, b, linear.
+			var prims []string
+			for _, n := range cases[0].nodes {
+				prims = append(prims, n.prim)
+			}
+			if got := strings.Join(prims, ","); got != "const,const,linear,relu,const,const,linear" || cases[0].out != 7 {
+				t.Errorf("mlp: nodes %s, out %d", got, cases[0].out)
+			}
+			if p := cases[0].nodes[2].parents; fmt.Sprint(p) != "[0 1 2]" {
+				t.Errorf("mlp: the first linear's parents are %v, want [0 1 2]", p)
+			}
+		}
+	}
+	// A chain of 30 relus: more nodes than MaxCompNodes.
+	var b strings.Builder
+	b.WriteString(`{"format": "torchlean.ir.v1", "input_id": 0, "output_id": 30, "nodes": [{"id": 0, "kind": "input", "parents": [], "shape": [2]}`)
+	for i := 1; i <= 30; i++ {
+		fmt.Fprintf(&b, `, {"id": %d, "kind": "relu", "parents": [%d], "shape": [2]}`, i, i-1)
+	}
+	b.WriteString("]}")
+	g, err := irsem.DecodeGraph([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := irsem.DecodeTensor([]byte(`{"shape": [2], "values": ["1", "-1"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: "chain", Graph: g, Input: x}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped := modelComp(t, dir)
+	want := fmt.Sprintf("model_composition.json (31 nodes, more than %d)", MaxCompNodes)
+	found := false
+	for _, sk := range skipped {
+		found = found || sk == want
+	}
+	if cases != nil || !found {
+		t.Errorf("a 31-node graph: %d cases emitted, skipped %v, want %q", len(cases), skipped, want)
+	}
+}
