@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -127,7 +128,10 @@ func HTML(w io.Writer, m *Model, lay *Layout) error {
 		case n.Param && n.Op == "param":
 			op = fmt.Sprintf("param %s of #%d", n.Field, n.Reader)
 		}
-		if n.Name != "" {
+		switch {
+		case n.Name != "" && n.Param:
+			op += " " + strconv.Quote(n.Name)
+		case n.Name != "":
 			op += " " + n.Name
 		}
 		fmt.Fprintf(&b, "<tr class=\"%s\" data-id=\"%d\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", cls, n.ID, id, esc(op), esc(n.Shape),

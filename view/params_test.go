@@ -57,8 +57,8 @@ func mlpModel(t *testing.T, what What) (*Model, *irsem.Graph, *irsem.Payload, sp
 }
 
 // TestParamsView: the tape view of the MLP draws each W and b as a box of
-// its own (class param) with one edge into its reader, labelled with the
-// field, one layer above the reader; every box shows its value (the tape
+// its own (class param) with one edge into its reader (slot -1), one
+// layer above the reader; every box shows its value (the tape
 // view's value line and table column), and the grads view each
 // parameter's gradient — all equal to the values worked out by hand
 // (mlpGraph).
@@ -69,7 +69,6 @@ func TestParamsView(t *testing.T) {
 		t.Fatalf("%d boxes %d edges, want 4 nodes + 4 parameters and 3 + 4 edges", len(p.nodes), len(p.edges))
 	}
 	wantValue := map[string]string{"0": "[1, 1/2]", "1": "[2, -1/4]", "2": "[2, 0]", "3": "[13]"}
-	params := map[string]struct{ field, reader, value, grad string }{}
 	for id, n := range p.nodes {
 		txt := n.text()
 		if !n.class("param") {
@@ -82,7 +81,6 @@ func TestParamsView(t *testing.T) {
 		for _, e := range p.edges {
 			if e.Attr["data-from"] == id {
 				es++
-				params[id] = struct{ field, reader, value, grad string }{e.text(), e.Attr["data-to"], "", ""}
 				if e.Attr["data-slot"] != "-1" {
 					t.Errorf("parameter edge %v: slot %s, want -1", e.Attr, e.Attr["data-slot"])
 				}

@@ -175,9 +175,6 @@ func (m *Model) Labels(n Node, accum map[int]int) []string {
 // EdgeLabel is the text drawn on an edge.
 func (m *Model) EdgeLabel(e Edge) string {
 	var parts []string
-	if e.Param {
-		parts = append(parts, e.Field)
-	}
 	if e.Cut {
 		parts = append(parts, "✂ cut")
 	}

@@ -120,7 +120,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 			return cli.Usagef("%s: %v", src, err)
 		}
 		if withGrads {
-			m.Notes = append(m.Notes, "reverse pass of the eager tape from the output, seeded with ones of its shape; each parameter's gradient (grad = …) from the same reverse pass with the parameters as leaves, as tlcheck grad reports it")
+			m.Notes = append(m.Notes, "reverse pass of the eager tape from the output, seeded with ones of its shape")
 		}
 	case view.Diff:
 		rep, err := view.AddDiff(m, g, p, x, obligations.DiffOptions{RegistryHook: viewDiffHook})
@@ -142,6 +142,9 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if addParams != nil {
 		if err := addParams(); err != nil {
 			return cli.Usagef("%s: %v", src, err)
+		}
+		if m.Params > 0 && m.What == view.Grads {
+			m.Notes = append(m.Notes, "each parameter's gradient (grad = …) from the same reverse pass with the parameters as leaves, as tlcheck grad reports it")
 		}
 	}
 	if err := m.Check(); err != nil {
