@@ -112,6 +112,23 @@ func TestCertifyModelNotExact(t *testing.T) {
 	if code, so, errs := runCmd("verify", out); code != 0 || !regexp.MustCompile(`(?m)^ok +model_interval +model_interval\.json +2 cases$`).MatchString(so) {
 		t.Errorf("verify: exit %d %q %q", code, so, errs)
 	}
+	// Beside --json the line goes to stderr and stdout is the document.
+	code, so, errs = runCmd("certify", "--graph", g, "--payload", p, "--input", x, "--out", filepath.Join(t.TempDir(), "j"), "--json")
+	var doc struct {
+		Files []struct {
+			Path, Kind string
+		} `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(so), &doc); code != 0 || err != nil || !strings.HasPrefix(errs, "certified: model_interval in place of model_composition: ") {
+		t.Errorf("certify --json: exit %d (%v), stderr %q", code, err, errs)
+	}
+	kinds := map[string]bool{}
+	for _, f := range doc.Files {
+		kinds[f.Kind] = true
+	}
+	if !kinds["model_interval"] || kinds["model_composition"] {
+		t.Errorf("certify --json lists %v", doc.Files)
+	}
 	// One bound moved up by one ulp, the manifest's hash recomputed: only
 	// the interval verifier can catch it.
 	file := filepath.Join(out, "model_interval.json")
