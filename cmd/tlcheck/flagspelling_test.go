@@ -1,7 +1,10 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -36,5 +39,26 @@ func TestOneDefaultPerFlag(t *testing.T) {
 	}
 	if d := seen["graphs"]; d["50"] == "" {
 		t.Errorf("--graphs defaults %v, want 50 (the README says so)", d)
+	}
+}
+
+// TestViewTapeValueFails: the tape view draws a graph whose value cannot
+// be computed at the input (inv at 0: 1/0 has no value) and says so; it
+// exits 0 as before values were drawn. The grads view still refuses it.
+func TestViewTapeValueFails(t *testing.T) {
+	dir := t.TempDir()
+	g := writeTemp(t, dir, "g.json", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[1]},
+  {"id":1,"kind":"inv","parents":[0],"shape":[1]}
+]}`)
+	x := writeTemp(t, dir, "x.json", `{"shape":[1],"values":["0"]}`)
+	out := filepath.Join(dir, "tape.html")
+	code, _, errs := runCmd("view", "--graph", g, "--input", x, "--out", out)
+	page, _ := os.ReadFile(out)
+	if code != 0 || !strings.Contains(string(page), "values not shown: ") {
+		t.Errorf("view --what tape: exit %d %q; the page says no values: %v", code, errs, strings.Contains(string(page), "values not shown"))
+	}
+	if code, _, errs := runCmd("view", "--graph", g, "--input", x, "--what", "grads", "--out", out); code != 2 || strings.Count(errs, "\n") != 1 {
+		t.Errorf("view --what grads: exit %d %q, want 2 and one line", code, errs)
 	}
 }

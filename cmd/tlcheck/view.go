@@ -141,7 +141,10 @@ func runView(args []string, stdout, _ io.Writer) error {
 	m.Fold(minRun) // the page's summary says how many nodes were folded
 	if addParams != nil {
 		if err := addParams(); err != nil {
-			return cli.Usagef("%s: %v", src, err)
+			if m.What != view.Tape {
+				return cli.Usagef("%s: %v", src, err)
+			}
+			m.Notes = append(m.Notes, fmt.Sprintf("parameters not drawn: %v", err))
 		}
 		if m.Params > 0 && m.What == view.Grads {
 			m.Notes = append(m.Notes, "each parameter's gradient (grad = …) from the same reverse pass with the parameters as leaves, as tlcheck grad reports it")
@@ -187,7 +190,12 @@ func annotateView[T spec.Scalar[T]](m *view.Model, files *irFiles, x spec.Tensor
 		}
 	}
 	if err := view.AddValues(m, files.g, files.p, x); err != nil {
-		return nil, err
+		if withGrads {
+			return nil, err
+		}
+		// The tape view draws the graph whatever its values: a value
+		// that cannot be computed is said, not fatal.
+		m.Notes = append(m.Notes, fmt.Sprintf("values not shown: %v", err))
 	}
 	return func() error {
 		return view.AddParams(m, files.g, files.p, x, paramOptions(files, withGrads && m.What == view.Grads))
@@ -199,8 +207,7 @@ func annotateView[T spec.Scalar[T]](m *view.Model, files *irFiles, x spec.Tensor
 // the rationals, as enclosures otherwise.
 func tapeParams(m *view.Model, files *irFiles) error {
 	var none spec.Tensor[spec.Rat]
-	err := view.AddParams(m, files.g, files.p, none, paramOptions(files, false))
-	if err == nil {
+	if err := view.AddParams(m, files.g, files.p, none, paramOptions(files, false)); err == nil {
 		return nil
 	}
 	return view.AddParams(m, files.g, files.p, spec.Tensor[spec.Interval]{}, paramOptions(files, false))
