@@ -5,7 +5,7 @@ go 1.26.0
 require (
 	github.com/gomlx/gomlx v0.26.0
 	github.com/nlpodyssey/spago v1.1.0
-	github.com/tlcheck/tlcheck v0.0.0
+	github.com/tlcheck/tlcheck v0.1.0
 	go4.org/unsafe/assume-no-moving-gc v0.0.0-20231121144256-b99613f794b6
 	gorgonia.org/gorgonia v0.9.18
 	gorgonia.org/tensor v0.9.23
@@ -39,4 +39,3 @@ require (
 	k8s.io/klog/v2 v2.130.1 // indirect
 )
 
-replace github.com/tlcheck/tlcheck => ../

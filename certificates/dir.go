@@ -152,6 +152,9 @@ type Suite struct {
 	// ops is where the adjointness producer and verifier take rules
 	// from: the reference registry, extended by AddOps.
 	ops opTable
+	// notes say, for a model suite, which kind is written in place of
+	// which and why (Notes).
+	notes []string
 }
 
 // NewSuite returns the suite with the built-in adjointness kind.

@@ -6,7 +6,7 @@
 // every certificate file) and one
 // file per certified subject: adjointness/<op>.json, composition.json,
 // refinement/<provider>.<op>.json, range/<name>.json (for a user's model:
-// model_composition.json, model_range.json). Every file records
+// model_composition.json or model_interval.json, model_range.json). Every file records
 // the inputs of each case together with the claimed results.
 //
 // The verifier re-derives every claim from the recorded inputs alone,
@@ -65,6 +65,11 @@
 //     the ONNX file nor the input: it binds each file to its own documents
 //     instead of a shipped example, and the manifest lists the adjointness
 //     of the primitives the model applies beside them.
+//   - model_interval: in place of model_composition for a model not exact
+//     over Rat at its input, the enclosure of every output element, the
+//     model evaluated over spec.Interval; the claim, the enclosure theorem
+//     and its proof, and why verify requires the recorded enclosure to
+//     contain and equal the recomputed one, are at KindModelInterval.
 //
 // A user's own primitive (package check: check.Op and check.Find with
 // Options.CertDir) is certified as a built-in one is: Suite.AddOps adds

@@ -75,6 +75,7 @@ func TestSchemaMatchesStructs(t *testing.T) {
 		{"refinement", RefinementFile{}, RefinementCase{}},
 		{"range", RangeFile{}, nil},
 		{"modelComposition", ModelCompositionFile{}, ModelCompositionCase{}},
+		{"modelInterval", ModelIntervalFile{}, nil},
 		{"refinementElement", RefinementElement{}, nil},
 		{"attrs", Attrs{}, nil},
 	}

@@ -31,6 +31,20 @@
 // that agreed. Values print as the scalar prints them: exact p/q over
 // spec.Rat, shortest round-tripping decimals over spec.F32 and spec.F64.
 //
+// # Parameters and values
+//
+// AddValues records every node's forward value at the input (the "= …"
+// line of each box, the value column of the page's table; the tape view
+// included). AddParams, called after Fold, draws each payload parameter
+// (a linear's W and b, a norm's γ, β and statistics) and, for an imported
+// ONNX model (ConstParams), each initializer, as a box of its own with
+// one edge (slot −1) into the box that reads it, placed one layer above
+// that box, with its value and, for the grads view, its gradient: the
+// cotangent of the parameter in the reverse pass from the output seeded
+// with ones, with every parameter a leaf (irgrad.LowerWith, VJP along the
+// tape path) — what tlcheck grad reports. A const node that is an
+// initializer is its own parameter box.
+//
 // # Folding
 //
 // Fold replaces each maximal run of chain nodes (one parent slot, one
@@ -51,6 +65,14 @@
 // model gives the same bytes.
 //
 // # Rendering
+//
+// Labels stay inside their boxes: each line is cut, ending in "…", until
+// TextWidth — a conservative estimate of its width in the boxes' 12px
+// monospace, 0.62 em an ASCII character and 1 em any other rune (a glyph
+// the monospace font lacks falls back to a wider proportional one) — fits
+// the box less its padding, and a box holds at most four lines, whose
+// extents (baseline − 0.8 em to baseline + 0.25 em) lie within its height.
+// The full text is in each box's <title> and the page's table.
 //
 // SVG is written directly: <g class="node …" data-id> boxes and <g
 // class="edge …" data-from data-to data-slot> edges, with classes detach,

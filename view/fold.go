@@ -79,6 +79,7 @@ func (m *Model) Fold(minRun int) int {
 			box.Op = fmt.Sprintf("%d × %s folded", len(run), first.Op)
 		}
 		box.Cotangent = last.Cotangent // the cotangent that enters the run
+		box.Value = last.Value         // the value that leaves it
 		// The sweep visits the run from its last node to its first.
 		box.Trace, box.TraceLast = last.Trace, first.Trace
 		// The run's internal edges go; its entry edge now ends at the box

@@ -3,6 +3,7 @@ package view
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -41,6 +42,17 @@ Object.keys(boxes).forEach(function(id){boxes[id].addEventListener('dblclick',fu
 document.getElementById('zall').onclick=function(){folded={};refresh();};
 document.body.setAttribute('data-js','ready');
 })();`
+
+// gradText is the table's gradient column: a parameter's gradient, a
+// node's cotangent (with its Σ count), "unreached", the trace step, or the
+// two sides of a disagreement — the box's lines after the value.
+func (m *Model) gradText(n Node, acc map[int]int) string {
+	lines := m.Labels(n, acc)[2:]
+	if len(lines) > 0 && n.Value != "" && lines[0] == "= "+n.Value {
+		lines = lines[1:]
+	}
+	return strings.Join(lines, "; ")
+}
 
 // HTML writes one self-contained page: title, summary, legend, the inline
 // SVG (SVG), zoom buttons and a table of every drawn box. No resource is
@@ -83,7 +95,7 @@ func HTML(w io.Writer, m *Model, lay *Layout) error {
 		}
 		b.WriteString("</div>\n")
 	}
-	b.WriteString(`<ul class="legend"><li>boxes: #id op, shape; green = input, thick = output; dashed orange = detach (stop-gradient); dotted grey = unreached (no cotangent, which is not a zero one); red = first disagreement; dashed grey = linear chain folded</li>` +
+	b.WriteString(`<ul class="legend"><li>boxes: #id op, shape; green = input, thick = output; dashed orange = detach (stop-gradient); dotted grey = unreached (no cotangent, which is not a zero one); red = first disagreement; dashed grey = linear chain folded; yellow = a parameter (payload tensor or ONNX initializer) with its value and gradient</li>` +
 		`<li>edges: parent → reader, one per slot (a parent read twice is two curves); dashed orange ✂ = cut by a detach (no cotangent returns); blue = carried a cotangent contribution (label: the contribution, summed at the parent)</li></ul>` + "\n")
 	b.WriteString(`<div id="tools"><button id="zin">zoom in</button><button id="zout">zoom out</button><button id="zfit">fit</button><button id="zall">expand all</button> drag to pan, wheel to zoom, double-click a box to collapse what feeds it</div>` + "\n<div id=\"canvas\">\n")
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -93,7 +105,7 @@ func HTML(w io.Writer, m *Model, lay *Layout) error {
 	if err := SVG(w, m, lay); err != nil {
 		return err
 	}
-	b.WriteString("</div>\n<table id=\"nodes\"><thead><tr><th>id</th><th>op</th><th>shape</th><th>value</th><th>contributions received</th></tr></thead><tbody>\n")
+	b.WriteString("</div>\n<table id=\"nodes\"><thead><tr><th>id</th><th>op</th><th>shape</th><th>value</th><th>gradient</th><th>contributions received</th></tr></thead><tbody>\n")
 	into := map[int][]string{}
 	for _, e := range m.Edges {
 		for _, c := range e.Contribs {
@@ -105,16 +117,25 @@ func HTML(w io.Writer, m *Model, lay *Layout) error {
 		cls := ""
 		if n.Highlight {
 			cls = "hl"
-		} else if (m.What == Grads || m.What == Trace) && !n.Reached {
+		} else if (m.What == Grads || m.What == Trace) && !n.Reached && n.Grad == "" {
 			cls = "unreached"
 		}
-		lines := m.Labels(n, acc)
 		id := fmt.Sprint(n.ID)
-		if n.Folded > 0 {
+		op := n.Op
+		switch {
+		case n.Folded > 0:
 			id = fmt.Sprintf("%d…%d", n.ID, n.LastID)
+		case n.Param && n.Op == "param":
+			op = fmt.Sprintf("param %s of #%d", n.Field, n.Reader)
 		}
-		fmt.Fprintf(&b, "<tr class=\"%s\" data-id=\"%d\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", cls, n.ID, id, esc(n.Op), esc(n.Shape),
-			esc(clip(strings.Join(lines[2:], "; "), TitleMax)), esc(clip(strings.Join(into[n.ID], "; "), TitleMax)))
+		switch {
+		case n.Name != "" && n.Param:
+			op += " " + strconv.Quote(n.Name)
+		case n.Name != "":
+			op += " " + n.Name
+		}
+		fmt.Fprintf(&b, "<tr class=\"%s\" data-id=\"%d\"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n", cls, n.ID, id, esc(op), esc(n.Shape),
+			esc(clip(n.Value, TitleMax)), esc(clip(m.gradText(n, acc), TitleMax)), esc(clip(strings.Join(into[n.ID], "; "), TitleMax)))
 	}
 	fmt.Fprintf(&b, "</tbody></table>\n<script>%s</script>\n</body></html>\n", pageJS)
 	_, err := io.WriteString(w, b.String())

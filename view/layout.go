@@ -73,6 +73,17 @@ func Place(m *Model) *Layout {
 		}
 		depth = max(depth, lay.Layer[i]+1)
 	}
+	// A parameter box has no parents; it sits one layer above its
+	// reader rather than at the top, so that its edge spans one layer.
+	for i, nd := range m.Nodes {
+		if nd.Param && len(ups[i]) == 0 && len(downs[i]) > 0 {
+			l := lay.Layer[downs[i][0]]
+			for _, d := range downs[i] {
+				l = min(l, lay.Layer[d])
+			}
+			lay.Layer[i] = max(l-1, 0)
+		}
+	}
 	lay.Route = make([][]int, len(m.Edges))
 	budget := maxDummies * n
 	for i, e := range m.Edges {

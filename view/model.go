@@ -54,6 +54,18 @@ type Node struct {
 	// Folded counts the chain nodes this box stands for (0: a plain node);
 	// LastID is the last of them.
 	Folded, LastID int
+	// Value is the node's forward value at the input, printed (AddValues;
+	// "" when not computed).
+	Value string
+	// Param marks a parameter box (AddParams): a payload tensor or, for an
+	// imported ONNX model, an initializer. Field is its payload field
+	// ("W", "b", "gamma", …, "value" for a const node), Reader the IR node
+	// that reads it (a const node reads nothing: Reader is 0), Grad its
+	// gradient, printed ("" when not computed).
+	Param  bool
+	Field  string
+	Reader int
+	Grad   string
 }
 
 // Edge is one parent slot: From is the parent, To the node that reads it
@@ -68,6 +80,10 @@ type Edge struct {
 	// discarded because From takes no gradient (a detach node, a const).
 	Contribs []string
 	Dropped  bool
+	// Param marks the edge from a parameter box to its reader (AddParams);
+	// Slot is then -1 and Field names the parameter.
+	Param bool
+	Field string
 }
 
 // DiffInfo is the first disagreement between two paths (or scalars), as
@@ -101,6 +117,8 @@ type Model struct {
 	Scalar string
 	// Folded counts the nodes folded into chain boxes.
 	Folded int
+	// Params counts the parameters drawn (AddParams).
+	Params int
 	// Diff is set by the diff view.
 	Diff *DiffInfo
 	// Notes are one-line remarks shown under the title.

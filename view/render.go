@@ -18,8 +18,57 @@ const (
 	LabelMax  = 44
 	TitleMax  = 600
 	sliceNote = "…"
-	lineMax   = 30 // runes of one line in a box
+	lineMax   = 30 // runes of one line in a box, at most (fitText cuts by width too)
 )
+
+// Text metrics of the boxes' labels (12px monospace), conservative: an
+// ASCII character is taken as 0.62 em wide (DejaVu Sans Mono, Liberation
+// Mono, Menlo, Courier: 0.600–0.602 em; Consolas 0.55), any other rune as
+// a full em (a glyph the monospace font lacks falls back to a proportional
+// font: ≈, ‖, ₂, …), ascent 0.8 em, descent 0.25 em. A line is cut until
+// its estimated width fits the box less padX on each side, and a box
+// draws at most maxLines lines, so that every label stays inside its box
+// (TestTextInsideBoxes checks the geometry of every view).
+const (
+	fontPx     = 12
+	asciiEm    = 0.62
+	otherEm    = 1.0
+	ascentEm   = 0.8
+	descentEm  = 0.25
+	padX       = 6
+	lineStep   = 16
+	firstLine  = 16 // baseline of the first line below the box's top
+	maxLines   = (NodeH-firstLine)/lineStep + 1
+	innerWidth = NodeW - 2*padX
+)
+
+// TextWidth is the conservative estimate of s's width in user units, set
+// in the boxes' font (see the metrics above).
+func TextWidth(s string) float64 {
+	w := 0.0
+	for _, r := range s {
+		if r < 0x80 {
+			w += asciiEm * fontPx
+		} else {
+			w += otherEm * fontPx
+		}
+	}
+	return w
+}
+
+// fitText cuts s (at most lineMax runes, and then rune by rune, ending in
+// "…") until TextWidth says it fits width.
+func fitText(s string, width float64) string {
+	s = clip(s, lineMax)
+	if TextWidth(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 0 && TextWidth(string(r))+TextWidth(sliceNote) > width {
+		r = r[:len(r)-1]
+	}
+	return string(r) + sliceNote
+}
 
 // Check refuses a model too large to draw.
 func (m *Model) Check() error {
@@ -54,22 +103,42 @@ func (m *Model) accum() map[int]int {
 	return a
 }
 
-// Labels returns the text lines of a box, first line first.
+// Labels returns the text lines of a box, first line first: the id and
+// op (a parameter: its field and reader), the shape and name, then per
+// view the value ("= …", when AddValues or AddParams computed it) and the
+// cotangent ("ct = …"; a parameter's "grad = …"), the step, or the two
+// sides of a disagreement. At most maxLines lines.
 func (m *Model) Labels(n Node, accum map[int]int) []string {
 	var l []string
-	if n.Folded > 0 {
+	switch {
+	case n.Folded > 0:
 		l = append(l, fmt.Sprintf("#%d…#%d %s", n.ID, n.LastID, n.Op))
-	} else {
+	case n.Param && n.Op == "param":
+		l = append(l, fmt.Sprintf("param %s → #%d", n.Field, n.Reader))
+	default:
 		l = append(l, fmt.Sprintf("#%d %s", n.ID, n.Op))
 	}
 	sh := "shape " + n.Shape
-	if n.Name != "" {
+	switch {
+	case n.Name != "" && n.Param:
+		sh += " " + strconv.Quote(n.Name) // an initializer's name
+	case n.Name != "":
 		sh += " " + n.Name
 	}
 	l = append(l, sh)
+	value := func() {
+		if n.Value != "" {
+			l = append(l, "= "+n.Value)
+		}
+	}
 	switch m.What {
+	case Tape:
+		value()
 	case Grads:
+		value()
 		switch {
+		case n.Param && n.Grad != "":
+			l = append(l, "grad = "+n.Grad)
 		case !n.Reached:
 			l = append(l, "unreached")
 		case n.Folded > 0:
@@ -81,6 +150,8 @@ func (m *Model) Labels(n Node, accum map[int]int) []string {
 		}
 	case Trace:
 		switch {
+		case n.Param:
+			value()
 		case n.Folded > 0 && n.Trace > 0:
 			l = append(l, fmt.Sprintf("steps %d…%d", n.Trace, n.TraceLast))
 		case n.Trace > 0:
@@ -94,6 +165,9 @@ func (m *Model) Labels(n Node, accum map[int]int) []string {
 		if n.Highlight && m.Diff != nil {
 			l = append(l, m.Diff.A+": "+m.Diff.LHS, m.Diff.B+": "+m.Diff.RHS)
 		}
+	}
+	if len(l) > maxLines {
+		l = append(l[:maxLines-1], sliceNote)
 	}
 	return l
 }
@@ -129,8 +203,11 @@ func (m *Model) nodeClass(n Node) string {
 	if n.Folded > 0 {
 		c = append(c, "fold")
 	}
+	if n.Param {
+		c = append(c, "param")
+	}
 	if m.What == Grads || m.What == Trace {
-		if n.Reached {
+		if n.Reached || n.Grad != "" {
 			c = append(c, "reached")
 		} else {
 			c = append(c, "unreached")
@@ -165,6 +242,7 @@ const svgStyle = `.node rect{fill:#f4f6fb;stroke:#334;stroke-width:1.2}
 .node.input rect{fill:#e6f2e6}.node.output rect{stroke-width:2.5}
 .node.detach rect{fill:#fff0e0;stroke:#c60;stroke-dasharray:5 3}
 .node.fold rect{fill:#eee;stroke:#777;stroke-dasharray:2 2}
+.node.param rect{fill:#fdf6dc;stroke:#a80}
 .node.unreached rect{fill:#fff;stroke:#999;stroke-dasharray:3 3}.node.unreached text{fill:#888}
 .node.hl rect{fill:#ffe0e0;stroke:#d00;stroke-width:3}
 .edge path{fill:none;stroke:#556;stroke-width:1.3;marker-end:url(#arrow)}
@@ -239,7 +317,7 @@ func SVG(w io.Writer, m *Model, lay *Layout) error {
 		h := NodeH
 		fmt.Fprintf(&b, `<g class="%s" data-id="%d"><title>%s</title><rect x="%d" y="%d" width="%d" height="%d" rx="5"/>`, m.nodeClass(n), n.ID, esc(clip(strings.Join(lines, "\n"), TitleMax)), p.X, p.Y, NodeW, h)
 		for k, l := range lines {
-			fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`, p.X+6, p.Y+16+16*k, esc(clip(l, lineMax)))
+			fmt.Fprintf(&b, `<text x="%d" y="%d">%s</text>`, p.X+padX, p.Y+firstLine+lineStep*k, esc(fitText(l, innerWidth)))
 		}
 		b.WriteString("</g>\n")
 	}
@@ -283,7 +361,11 @@ func DOT(w io.Writer, m *Model) error {
 		fmt.Fprintf(&b, "  n%d [%s];\n", n.ID, strings.Join(attrs, ", "))
 	}
 	for _, e := range m.Edges {
-		attrs := []string{fmt.Sprintf("headlabel=%s", dotQuote(strconv.Itoa(e.Slot)))}
+		head := strconv.Itoa(e.Slot)
+		if e.Param {
+			head = e.Field
+		}
+		attrs := []string{fmt.Sprintf("headlabel=%s", dotQuote(head))}
 		if lbl := m.EdgeLabel(e); lbl != "" {
 			attrs = append(attrs, "label="+dotQuote(clip(lbl, TitleMax)))
 		}

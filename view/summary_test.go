@@ -29,4 +29,8 @@ func TestValueText(t *testing.T) {
 	if got := valueText(iv); !strings.HasPrefix(got, "9 elements: min ≈ -1, max ≈ -1, ‖·‖₂ ≈ 3") {
 		t.Errorf("interval tensor: %q", got)
 	}
+	pair := spec.Tensor[spec.Interval]{Shape: spec.Shape{1, 2}, Data: []spec.Interval{{Lo: 0.5, Hi: 0.5}, {Lo: 1, Hi: 1.5}}}
+	if got, want := valueText(pair), "[[0.5, ≈1.25]]"; got != want {
+		t.Errorf("small interval tensor: %q, want %q (a point as its value, else ≈ its midpoint)", got, want)
+	}
 }

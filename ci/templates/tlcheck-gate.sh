@@ -11,7 +11,11 @@
 #   $GRADS/NAME.grads.json   (tlcheck.grads.v1, e.g. from tools/export_grads.py)
 #       tlcheck compare-grad against $MODELS/NAME/model.onnx on
 #       test_data_set_0's inputs.
-# With CERTIFY=1 each model is also certified (--partial) and verified.
+# With CERTIFY=1 each model is also certified and verified (a model not exact
+# over the rationals gets its output's interval certificate in place of the
+# composition law; --partial lists a kind that cannot be written at all, such
+# as a range certificate for an input beyond binary32, as "not certified"
+# instead of failing the model).
 #
 # It writes OUT/NAME.compare.json, OUT/NAME.compare-grad.json and
 # OUT/junit.xml (one test case per check). Certificates are written to

@@ -53,7 +53,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	provFlag := fs.String("providers", "all", "all, or a comma-separated list of providers")
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the files written")
 	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
-	partial := fs.Bool("partial", false, "with a model: write the certificates that apply when one does not (a model not exact over the rationals has no model_composition certificate) and list the rest as \"not certified\"; without it such a model is refused, exit 1, nothing written")
+	partial := fs.Bool("partial", false, "with a model: write the certificates that apply when one does not (a model without range rules has no model_range certificate) and list the rest as \"not certified\"; without it such a model is refused, exit 1, nothing written (a model not exact over the rationals gets model_interval in place of model_composition, and needs no --partial)")
 	mf := addModelFlags(fs, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
 	shardFlag := fs.String("shard", "", shardFlagUsage)
 	if err := cli.Parse(fs, args, 0); err != nil {
@@ -308,9 +308,12 @@ type modelCertOpts struct {
 // payload inline, so `tlcheck verify DIR` needs neither the model file nor
 // the input.
 //
-// A certificate that does not apply (a batch norm's sqrt takes the model
-// out of the rationals, so model_composition cannot be certified exactly)
-// is never skipped silently: without --partial the model is refused with
+// A model that is not exact over the rationals at its input (a batch
+// norm's sqrt takes it out of them) has no model_composition certificate;
+// model_interval, the interval enclosure of its output, is written in its
+// place and a "certified: model_interval in place of model_composition:
+// why" line says so. A certificate that does not apply at all is never
+// skipped silently: without --partial the model is refused with
 // exit 1 before anything is written, naming what would be missing, so no
 // directory that looks complete exists; with --partial the certificates
 // that apply are written and each missing one is listed ("not certified:
@@ -359,14 +362,18 @@ func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) er
 		}
 		return cli.Failf("certify: %v", err)
 	}
+	notes := stdout
 	if mo.json {
-		for _, s := range skipped {
-			fmt.Fprintf(stderr, "not certified: %s\n", s)
-		}
-		return writeCertifyJSON(stdout, out, man)
+		notes = stderr
+	}
+	for _, s := range suite.Notes() {
+		fmt.Fprintf(notes, "certified: %s\n", s)
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(stdout, "not certified: %s\n", s)
+		fmt.Fprintf(notes, "not certified: %s\n", s)
+	}
+	if mo.json {
+		return writeCertifyJSON(stdout, out, man)
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %s and %s to %s for the model %s (seed %d, %s each)\n", cli.Count(len(man.Files), "certificate file", "certificate files"),
 		certificates.ManifestName, out, files.graphPath, seed, cli.Count(cases, "case", "cases"))

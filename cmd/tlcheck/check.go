@@ -237,6 +237,11 @@ func printCheckTable(w io.Writer, rows []checkRow) {
 	}
 }
 
+// defaultGraphs is the one default of --graphs, for check and gate alike
+// (the gate's 50: a graph case costs little, and `tlcheck check` with no
+// flags then runs what the gate's check stage runs).
+const defaultGraphs = 50
+
 func runCheck(args []string, stdout, stderr io.Writer) error {
 	fs := cli.NewFlags("check")
 	if err := addLimits(fs, "check"); err != nil {
@@ -247,7 +252,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "generation seed")
 	asJSON := fs.Bool("json", false, "print JSON records instead of a table")
 	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive and show that check fails")
-	graphs := fs.Int("graphs", 20, "random graphs per graph-level obligation (composition, path sums, sweeps, cross-path, interval soundness, Hessians); 0 skips them")
+	graphs := fs.Int("graphs", defaultGraphs, "random graphs per graph-level obligation (composition, path sums, sweeps, cross-path, interval soundness, Hessians); 0 skips them")
 	graphObsFlag := fs.String("graph-obligations", "all", "all, or a comma-separated list of graph-level obligations")
 	only := fs.Int("case", -1, "replay: run only case I (of every selected primitive, and of every selected graph obligation unless --graphs 0) instead of the first --cases/--graphs")
 	if err := cli.Parse(fs, args, 0); err != nil {

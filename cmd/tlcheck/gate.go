@@ -337,7 +337,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 0, "generation seed")
 	cases := fs.Int("cases", 100, "cases per primitive obligation")
 	certs := fs.Int("cert-cases", 20, "cases per certificate")
-	graphs := fs.Int("graphs", 50, "random graphs per graph-level obligation")
+	graphs := fs.Int("graphs", defaultGraphs, "random graphs per graph-level obligation (as check's --graphs, with the same default)")
 	plant := fs.String("plant-fault", "", "self-test: negate the VJP of this primitive; the gate must fail")
 	plantProvider := fs.String("plant-provider-bug", "", "self-test: flip a high bit of one fast_cpu OP result; the gate must fail")
 	withLean := fs.Bool("lean", false, "add the lean stage: lake build lean/, export and audit its theorems (needs lake on PATH)")

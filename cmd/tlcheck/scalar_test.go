@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -87,26 +91,83 @@ func TestScalarAutoDefault(t *testing.T) {
 	}
 }
 
-// TestCertifyModelNotExact: certify never skips a certificate silently.
-// Without --partial a model whose composition cannot be certified over
-// the rationals is refused, exit 1, nothing written; with --partial the
-// rest is written, the missing kind listed, and verify passes on it.
+// TestCertifyModelNotExact: a model whose composition cannot be certified
+// over the rationals (a batch norm's sqrt) is certified with the interval
+// enclosure of its output in place of model_composition, exit 0, a line
+// saying so, and verify passes on the directory and fails (exit 1) on it
+// with one bound edited. Certify never skips a certificate silently: a
+// model whose range certificate cannot be written (an input beyond
+// binary32) is refused without --partial, exit 1, nothing written; with
+// --partial the rest is written and the missing kind listed.
 func TestCertifyModelNotExact(t *testing.T) {
 	g, p, x := bnFixture(t, "1/100")
 	out := filepath.Join(t.TempDir(), "certs")
 	code, so, errs := runCmd("certify", "--graph", g, "--payload", p, "--input", x, "--out", out)
-	if code != 1 || so != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "not certified: model_composition") || !strings.Contains(errs, "nothing written") {
-		t.Errorf("certify: exit %d, stdout %q, stderr %q; want exit 1 naming model_composition", code, so, errs)
+	if code != 0 || !strings.HasPrefix(so, "certified: model_interval in place of model_composition: not exact over rat: ") || strings.Contains(so, "not certified") {
+		t.Fatalf("certify: exit %d, stdout %q, stderr %q; want exit 0 with model_interval in place of model_composition", code, so, errs)
+	}
+	if _, err := os.Stat(filepath.Join(out, "model_composition.json")); !os.IsNotExist(err) {
+		t.Errorf("certify wrote a model_composition.json for a model not exact over the rationals")
+	}
+	if code, so, errs := runCmd("verify", out); code != 0 || !regexp.MustCompile(`(?m)^ok +model_interval +model_interval\.json +2 cases$`).MatchString(so) {
+		t.Errorf("verify: exit %d %q %q", code, so, errs)
+	}
+	// Beside --json the line goes to stderr and stdout is the document.
+	code, so, errs = runCmd("certify", "--graph", g, "--payload", p, "--input", x, "--out", filepath.Join(t.TempDir(), "j"), "--json")
+	var doc struct {
+		Files []struct {
+			Path, Kind string
+		} `json:"files"`
+	}
+	if err := json.Unmarshal([]byte(so), &doc); code != 0 || err != nil || !strings.HasPrefix(errs, "certified: model_interval in place of model_composition: ") {
+		t.Errorf("certify --json: exit %d (%v), stderr %q", code, err, errs)
+	}
+	kinds := map[string]bool{}
+	for _, f := range doc.Files {
+		kinds[f.Kind] = true
+	}
+	if !kinds["model_interval"] || kinds["model_composition"] {
+		t.Errorf("certify --json lists %v", doc.Files)
+	}
+	// One bound moved up by one ulp, the manifest's hash recomputed: only
+	// the interval verifier can catch it.
+	file := filepath.Join(out, "model_interval.json")
+	old, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(old, []byte(`"lo": "0x`))
+	if i < 0 {
+		t.Fatalf("no lo bound in %s", old)
+	}
+	i += len(`"lo": "0x`)
+	u, err := strconv.ParseUint(string(old[i:i+16]), 16, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := append([]byte{}, old...)
+	copy(mod[i:], fmt.Sprintf("%016x", u+1))
+	rehash(t, out, "model_interval.json", func([]byte) []byte { return mod })
+	if code, so, errs := runCmd("verify", out); code != 1 || !strings.Contains(so, "model_interval.json: field output.values[0]: element (0, 0)") || !strings.Contains(errs, "1 of ") {
+		t.Errorf("verify of an edited bound: exit %d %q %q; want exit 1 naming output.values[0]", code, so, errs)
+	}
+	// An input beyond binary32 has no range certificate: refused whole
+	// without --partial.
+	big := writeTemp(t, t.TempDir(), "big.json", `{"shape":[1,2],"values":["10000000000000000000000000000000000000000","1"]}`)
+	out = filepath.Join(t.TempDir(), "certs")
+	code, so, errs = runCmd("certify", "--graph", g, "--payload", p, "--input", big, "--out", out)
+	if code != 1 || so != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "not certified: model_range") || !strings.Contains(errs, "nothing written") {
+		t.Errorf("certify: exit %d, stdout %q, stderr %q; want exit 1 naming model_range", code, so, errs)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("certify refused the model but %s exists (%v)", out, err)
 	}
-	code, so, errs = runCmd("certify", "--graph", g, "--payload", p, "--input", x, "--out", out, "--partial")
-	if code != 0 || !strings.HasPrefix(so, "not certified: model_composition: ") {
+	code, so, errs = runCmd("certify", "--graph", g, "--payload", p, "--input", big, "--out", out, "--partial")
+	if code != 0 || !strings.Contains(so, "not certified: model_range: ") {
 		t.Fatalf("certify --partial: exit %d, stdout %q, stderr %q", code, so, errs)
 	}
-	if _, err := os.Stat(filepath.Join(out, "model_composition.json")); !os.IsNotExist(err) {
-		t.Errorf("certify --partial wrote a model_composition.json it said it could not certify")
+	if _, err := os.Stat(filepath.Join(out, "model_range.json")); !os.IsNotExist(err) {
+		t.Errorf("certify --partial wrote a model_range.json it said it could not certify")
 	}
 	if code, so, errs := runCmd("verify", out); code != 0 {
 		t.Errorf("verify of the partial directory: exit %d %q %q", code, so, errs)
@@ -114,7 +175,7 @@ func TestCertifyModelNotExact(t *testing.T) {
 	// The rational model is certified whole, with or without --partial.
 	g, p, x = bnFixture(t, "21/100")
 	whole := filepath.Join(t.TempDir(), "whole")
-	if code, so, errs := runCmd("certify", "--graph", g, "--payload", p, "--input", x, "--out", whole); code != 0 || strings.Contains(so, "not certified") {
+	if code, so, errs := runCmd("certify", "--graph", g, "--payload", p, "--input", x, "--out", whole); code != 0 || strings.Contains(so, "certified: ") {
 		t.Errorf("certify of the rational model: exit %d %q %q", code, so, errs)
 	}
 	if _, err := os.Stat(filepath.Join(whole, "model_composition.json")); err != nil {

@@ -90,30 +90,38 @@ func runView(args []string, stdout, _ io.Writer) error {
 	m.What = view.What(*what)
 	m.Title = fmt.Sprintf("tlcheck view %s: %s", *what, src)
 	var failure error
+	// addParams draws the parameters after folding (view.AddParams), over
+	// the scalar the values were computed over.
+	var addParams func() error
 	switch m.What {
-	case view.Grads, view.Trace:
+	case view.Tape, view.Grads, view.Trace:
 		sc := *scalar
-		if sc == scalarAuto {
+		if hasInput && sc == scalarAuto {
 			var why string
 			sc, why = autoScalar(files)
 			m.Notes = append(m.Notes, strings.TrimSuffix(scalarLine(sc, why), "\n")+", chosen by --scalar auto")
 		}
-		switch sc {
-		case "interval":
-			err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.Interval](x))
-		case "f32":
-			err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.F32](x))
-		case "f64":
-			err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.F64](x))
+		withGrads := m.What != view.Tape
+		switch {
+		case !hasInput:
+			addParams = func() error { return tapeParams(m, files) }
+		case sc == "interval":
+			addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.Interval](x), withGrads)
+		case sc == "f32":
+			addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.F32](x), withGrads)
+		case sc == "f64":
+			addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.F64](x), withGrads)
 		default:
 			if err = ratBudget(g, p, irsem.ConvertTensor[spec.Rat](x)); err == nil {
-				err = view.AddGrads(m, g, p, irsem.ConvertTensor[spec.Rat](x))
+				addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.Rat](x), withGrads)
 			}
 		}
 		if err != nil {
 			return cli.Usagef("%s: %v", src, err)
 		}
-		m.Notes = append(m.Notes, "reverse pass of the eager tape from the output, seeded with ones of its shape")
+		if withGrads {
+			m.Notes = append(m.Notes, "reverse pass of the eager tape from the output, seeded with ones of its shape")
+		}
 	case view.Diff:
 		rep, err := view.AddDiff(m, g, p, x, obligations.DiffOptions{RegistryHook: viewDiffHook})
 		if err != nil {
@@ -131,6 +139,17 @@ func runView(args []string, stdout, _ io.Writer) error {
 		}
 	}
 	m.Fold(minRun) // the page's summary says how many nodes were folded
+	if addParams != nil {
+		if err := addParams(); err != nil {
+			if m.What != view.Tape {
+				return cli.Usagef("%s: %v", src, err)
+			}
+			m.Notes = append(m.Notes, fmt.Sprintf("parameters not drawn: %v", err))
+		}
+		if m.Params > 0 && m.What == view.Grads {
+			m.Notes = append(m.Notes, "each parameter's gradient (grad = …) from the same reverse pass with the parameters as leaves, as tlcheck grad reports it")
+		}
+	}
 	if err := m.Check(); err != nil {
 		return cli.Usagef("%s: %v; fold chains (--fold) or view a smaller graph", src, err)
 	}
@@ -158,4 +177,58 @@ func runView(args []string, stdout, _ io.Writer) error {
 		return cli.Usagef("--out %s: cannot write: %v", *out, err)
 	}
 	return failure
+}
+
+// annotateView computes, over T, the values of every node of m
+// (view.AddValues) and, withGrads, the reverse pass (view.AddGrads), and
+// returns the step that draws the parameters with their values and, with
+// withGrads, their gradients, to run after folding (view.AddParams).
+func annotateView[T spec.Scalar[T]](m *view.Model, files *irFiles, x spec.Tensor[T], withGrads bool) (func() error, error) {
+	if withGrads {
+		if err := view.AddGrads(m, files.g, files.p, x); err != nil {
+			return nil, err
+		}
+	}
+	if err := view.AddValues(m, files.g, files.p, x); err != nil {
+		if withGrads {
+			return nil, err
+		}
+		// The tape view draws the graph whatever its values: a value
+		// that cannot be computed is said, not fatal.
+		m.Notes = append(m.Notes, fmt.Sprintf("values not shown: %v", err))
+	}
+	return func() error {
+		return view.AddParams(m, files.g, files.p, x, paramOptions(files, withGrads && m.What == view.Grads))
+	}, nil
+}
+
+// tapeParams draws the parameters of a model viewed without an input:
+// their values only, exact (over spec.Rat) where the model lowers over
+// the rationals, as enclosures otherwise.
+func tapeParams(m *view.Model, files *irFiles) error {
+	var none spec.Tensor[spec.Rat]
+	if err := view.AddParams(m, files.g, files.p, none, paramOptions(files, false)); err == nil {
+		return nil
+	}
+	return view.AddParams(m, files.g, files.p, spec.Tensor[spec.Interval]{}, paramOptions(files, false))
+}
+
+// paramOptions names an ONNX model's parameters by their initializers and
+// differentiates its const nodes (initializers) as tlcheck grad does.
+func paramOptions(files *irFiles, grads bool) view.ParamOptions {
+	o := view.ParamOptions{Grads: grads, ConstParams: files.onnx != nil}
+	if files.onnx != nil {
+		type key struct {
+			node  int
+			field string
+		}
+		names := map[key]string{}
+		for _, init := range files.onnx.im.Initializers {
+			for _, u := range init.Uses {
+				names[key{u.Node, u.Field}] = init.Name
+			}
+		}
+		o.Name = func(node int, field string) string { return names[key{node, field}] }
+	}
+	return o
 }

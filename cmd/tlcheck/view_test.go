@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -344,4 +345,65 @@ func TestViewInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Text inside its boxes, as the browser lays it out: the page above
+	// and an ONNX model's grads view (long labels, parameter boxes).
+	pages := []string{page}
+	m, d := onnxFixture(t)
+	bn := filepath.Join("..", "..", "..", "shared", "onnx", "pytorch-converted", "test_BatchNorm1d_3d_input_eval")
+	if _, err := os.Stat(bn); err == nil {
+		m, d = filepath.Join(bn, "model.onnx"), filepath.Join(bn, "test_data_set_0")
+	}
+	for _, what := range []string{"tape", "grads"} {
+		p := filepath.Join(dir, "onnx-"+what+".html")
+		if code, _, errs := runCmd("view", "--onnx", m, "--data", d, "--what", what, "--out", p); code != 0 {
+			t.Fatal(errs)
+		}
+		pages = append(pages, p)
+	}
+	for _, p := range pages {
+		n, detail := overflowInChromium(ctx, t, browser, common, p)
+		if n != 0 {
+			t.Errorf("%s: %d labels leave their boxes in Chromium:\n%s", filepath.Base(p), n, detail)
+		}
+	}
+}
+
+// measureJS measures, in the browser, every label of every box: each
+// <text>'s getBBox() (the glyph cells of the fonts Chromium chose) must lie
+// inside its box's <rect>. It writes the count to the body's data-overflow
+// and the offenders, one a line, into <pre id="overflow">.
+const measureJS = `<script>(function(){var bad=[];
+document.querySelectorAll('g.node').forEach(function(g){var r=g.querySelector('rect').getBBox();
+g.querySelectorAll('text').forEach(function(t){var b=t.getBBox();
+if(b.x<r.x||b.y<r.y||b.x+b.width>r.x+r.width||b.y+b.height>r.y+r.height)bad.push(g.getAttribute('data-id')+': '+t.textContent+' ['+[b.x,b.y,b.width,b.height].join(',')+'] in ['+[r.x,r.y,r.width,r.height].join(',')+']');});});
+var p=document.createElement('pre');p.id='overflow';p.textContent=bad.join('\n');document.body.appendChild(p);
+document.body.setAttribute('data-overflow',String(bad.length));})();</script>`
+
+// overflowInChromium loads page with measureJS added before </body> and
+// returns the number of labels outside their boxes and which.
+func overflowInChromium(ctx context.Context, t *testing.T, browser string, common []string, page string) (int, string) {
+	t.Helper()
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	measured := strings.TrimSuffix(page, ".html") + ".measured.html"
+	if err := os.WriteFile(measured, bytes.Replace(b, []byte("</body>"), []byte(measureJS+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(measured)
+	dom, err := exec.CommandContext(ctx, browser, append(common, "--dump-dom", "file://"+abs)...).Output()
+	if err != nil {
+		t.Fatalf("%s --dump-dom %s: %v", browser, measured, err)
+	}
+	mm := regexp.MustCompile(`data-overflow="(\d+)"`).FindSubmatch(dom)
+	if mm == nil {
+		t.Fatalf("%s: the measuring script did not run", filepath.Base(page))
+	}
+	n, _ := strconv.Atoi(string(mm[1]))
+	detail := ""
+	if i := bytes.Index(dom, []byte(`<pre id="overflow">`)); i >= 0 {
+		detail = string(dom[i:min(len(dom), i+2000)])
+	}
+	return n, detail
 }

@@ -8,59 +8,118 @@ import (
 	"testing"
 )
 
-// TestWalkthroughONNX runs the README's walk-through on a PyTorch-exported
-// model with a BatchNorm in it (../shared, the ONNX backend test's
-// test_BatchNorm1d_3d_input_eval), step by step, on its recorded .pb
-// input: tensor, import, eval, grad, compare, certify (refused whole,
-// written with --partial), verify, view. Each step's expectation is what
-// the README says it prints.
+// TestWalkthroughONNX runs the README's walk-through, step 1, on a
+// PyTorch-exported model with a BatchNorm in it (../shared, the ONNX
+// backend test's test_BatchNorm1d_3d_input_eval), on its recorded .pb
+// input: the commands are read from README.md's first sh block after
+// "**1. An ONNX model", run in a directory holding model.onnx and
+// test_data_set_0 as the README names them, each must exit 0, and each
+// comment's text before its first "…" must be in what the command prints.
+// Beyond the README's words: certify writes no model_composition and skips
+// nothing, and view writes a picture.
 func TestWalkthroughONNX(t *testing.T) {
 	b := filepath.Join("..", "..", "..", "shared", "onnx", "pytorch-converted", "test_BatchNorm1d_3d_input_eval")
-	model, data := filepath.Join(b, "model.onnx"), filepath.Join(b, "test_data_set_0")
-	if _, err := os.Stat(model); err != nil {
+	if _, err := os.Stat(filepath.Join(b, "model.onnx")); err != nil {
 		t.Skipf("the shared ONNX corpus is not here: %v", err)
 	}
-	in := filepath.Join(data, "input_0.pb")
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := walkthroughSteps(t, string(readme))
 	dir := t.TempDir()
-	step := func(wantCode int, args ...string) string {
-		t.Helper()
-		code, out, errs := runCmd(args...)
-		if code != wantCode {
-			t.Fatalf("%s: exit %d, want %d\nstdout %s\nstderr %s", strings.Join(args, " "), code, wantCode, out, errs)
+	for _, f := range []string{"model.onnx", "test_data_set_0/input_0.pb", "test_data_set_0/output_0.pb"} {
+		data, err := os.ReadFile(filepath.Join(b, f))
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out + errs
-	}
-	if out := step(0, "tensor", in); !strings.HasPrefix(out, `{"shape":[4,5,3],"values":["`) {
-		t.Errorf("tensor: %.80s", out)
-	}
-	step(0, "import", "--onnx", model, "--out", filepath.Join(dir, "imported"))
-	for _, out := range []string{
-		step(0, "eval", "--onnx", model, "--input", in),
-		step(0, "eval", "--graph", filepath.Join(dir, "imported", "graph.json"), "--payload", filepath.Join(dir, "imported", "payload.json"), "--input", in),
-		step(0, "grad", "--onnx", model, "--data", data),
-	} {
-		if !strings.HasPrefix(out, "scalar = interval (interval enclosures of the exact real values; not rat: node 1 (batch_norm_eval)") {
-			t.Errorf("eval/grad do not say auto chose interval for the batch norm: %.160s", out)
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if out := step(0, "compare", "--onnx", model, "--data", data); !strings.Contains(out, "compare: all 60 elements hold") {
-		t.Errorf("compare: %s", out)
+	t.Chdir(dir)
+	ran := map[string]string{}
+	for _, st := range steps {
+		code, out, errs := runCmd(st.args...)
+		if code != 0 {
+			t.Fatalf("README step %q: exit %d\nstdout %.400s\nstderr %s", strings.Join(st.args, " "), code, out, errs)
+		}
+		if !strings.Contains(out+errs, st.want) {
+			t.Errorf("README step %q prints no %q:\n%.400s%.400s", strings.Join(st.args, " "), st.want, out, errs)
+		}
+		ran[st.args[0]] = out + errs
 	}
-	certs := filepath.Join(dir, "certs")
-	if out := step(1, "certify", "--onnx", model, "--data", data, "--out", certs); !strings.Contains(out, "not certified: model_composition") {
-		t.Errorf("certify: %s", out)
+	for _, cmd := range []string{"tensor", "import", "eval", "grad", "compare", "certify", "verify", "view"} {
+		if _, ok := ran[cmd]; !ok {
+			t.Errorf("the README's walk-through no longer runs %s", cmd)
+		}
 	}
-	if out := step(0, "certify", "--onnx", model, "--data", data, "--out", certs, "--partial"); !strings.HasPrefix(out, "not certified: model_composition") {
-		t.Errorf("certify --partial: %s", out)
+	if strings.Contains(ran["certify"], "not certified") {
+		t.Errorf("certify skipped a kind: %s", ran["certify"])
 	}
-	if out := step(0, "verify", certs); !strings.Contains(out, "every claim re-derived") {
-		t.Errorf("verify: %s", out)
+	if _, err := os.Stat(filepath.Join(dir, "certs", "model_composition.json")); !os.IsNotExist(err) {
+		t.Errorf("certify wrote model_composition.json for a model not exact over the rationals (%v)", err)
 	}
-	page := filepath.Join(dir, "grads.html")
-	step(0, "view", "--onnx", model, "--data", data, "--what", "grads", "--out", page)
-	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), "<svg") {
-		t.Errorf("view wrote no picture (%v)", err)
+	if b, err := os.ReadFile(filepath.Join(dir, "grads.html")); err != nil || !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), `class="node param`) {
+		t.Errorf("view wrote no picture with the initializers as boxes (%v)", err)
 	}
+}
+
+// walkthroughStep is one command of the README's walk-through: its
+// arguments (variables substituted) and the output its comment promises.
+type walkthroughStep struct {
+	args []string
+	want string
+}
+
+// walkthroughSteps reads step 1 of the README's walk-through: the sh
+// block after "**1. An ONNX model", its "M=… D=…" line and its tlcheck
+// lines.
+func walkthroughSteps(t *testing.T, readme string) []walkthroughStep {
+	t.Helper()
+	_, after, ok := strings.Cut(readme, "**1. An ONNX model")
+	if !ok {
+		t.Fatal("README.md has no step 1 of the walk-through")
+	}
+	_, block, ok := strings.Cut(after, "```sh\n")
+	if ok {
+		block, _, ok = strings.Cut(block, "```")
+	}
+	if !ok {
+		t.Fatal("README.md's step 1 has no sh block")
+	}
+	vars := map[string]string{}
+	var steps []walkthroughStep
+	for _, line := range strings.Split(block, "\n") {
+		cmd, comment, _ := strings.Cut(line, "# ")
+		f := strings.Fields(cmd)
+		switch {
+		case len(f) == 0:
+		case f[0] == "tlcheck":
+			st := walkthroughStep{}
+			for _, a := range f[1:] {
+				for k, v := range vars {
+					a = strings.ReplaceAll(a, "$"+k, v)
+				}
+				st.args = append(st.args, a)
+			}
+			want, _, _ := strings.Cut(comment, "…")
+			st.want = strings.TrimSpace(want)
+			steps = append(steps, st)
+		case strings.Contains(f[0], "="):
+			for _, kv := range f {
+				k, v, _ := strings.Cut(kv, "=")
+				vars[k] = v
+			}
+		default:
+			t.Fatalf("README.md's walk-through: %q is neither a tlcheck command nor variables", line)
+		}
+	}
+	if len(steps) < 8 {
+		t.Fatalf("README.md's walk-through has %d tlcheck commands", len(steps))
+	}
+	return steps
 }
 
 // TestWalkthroughGradients is the README's "check a dumped gradient"

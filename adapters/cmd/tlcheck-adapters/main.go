@@ -5,7 +5,7 @@
 // adapters module, so that the main module does not depend on the
 // engines; `tlcheck adapters …` runs it.
 //
-//	tlcheck-adapters run [--engine LIST] [--engine-cmd CMD] [--timeout D] [--memory MiB] [--case LIST] [--random N [--seed S]] [--format text|json] [--all]
+//	tlcheck-adapters run [--engine LIST] [--engine-cmd CMD] [--timeout D] [--memory MiB] [--case LIST] [--random N [--seed S]] [--json] [--all]
 //	tlcheck-adapters cases [--case LIST] [--random N [--seed S]]
 //
 // --engine torch,jax,onnxruntime (or python) runs the protocol engines of
@@ -82,7 +82,7 @@ var summaries = map[string]string{
 	"adapters cases": "list the cases: name, primitives, exact inputs and cotangent (the data a replay needs)",
 }
 
-const usage = "usage: tlcheck adapters run [--engine LIST] [--engine-cmd CMD] [--timeout D] [--memory MiB] [--case LIST] [--random N [--seed S]] [--format text|json] [--all] | tlcheck adapters cases [--case LIST] [--random N [--seed S]]"
+const usage = "usage: tlcheck adapters run [--engine LIST] [--engine-cmd CMD] [--timeout D] [--memory MiB] [--case LIST] [--random N [--seed S]] [--json] [--all] | tlcheck adapters cases [--case LIST] [--random N [--seed S]]"
 
 func dispatch(args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
@@ -232,13 +232,14 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	kase := fs.String("case", "all", "all, none, or a comma-separated list of cases (tlcheck adapters cases lists them)")
 	random := fs.Int("random", 0, fmt.Sprintf("append this many random DAG cases (at most %d)", harness.MaxRandom))
 	seed := fs.Uint64("seed", 1, "the random cases' seed")
-	format := fs.String("format", "text", "text (the table) or json ("+jsonout.Format(jsonout.KindAdapters)+")")
+	asJSON := fs.Bool("json", false, "print a "+jsonout.Format(jsonout.KindAdapters)+" JSON document instead of the table")
+	format := fs.String("format", "", "deprecated: --format json is --json, --format text the default table")
 	all := fs.Bool("all", false, "text: print every row, not only those that do not hold")
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
-	if *format != "text" && *format != "json" {
-		return cli.Usagef("adapters run: --format: %s is neither text nor json", cli.Quoted(*format))
+	if ok, err := formatAlias(*format, asJSON, stderr); err != nil || !ok {
+		return err
 	}
 	if *timeout <= 0 || *memory <= 0 {
 		return cli.Usagef("adapters run: --timeout and --memory must be positive")
@@ -257,7 +258,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	p := cli.NewProgress(stderr, "adapters", len(es)*len(cs))
 	rep := harness.RunAll(es, cs, harness.Options{Progress: func(string, string, int, int) { p.Step() }})
 	p.Done()
-	if *format == "json" {
+	if *asJSON {
 		err = jsonout.Write(stdout, document(rep))
 	} else {
 		err = rep.WriteText(stdout, *all)
@@ -269,6 +270,27 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return cli.Failf("adapters: %s (each a finding; adapters/FINDINGS.md explains them)", cli.Count(n, "row fails", "rows fail"))
 	}
 	return nil
+}
+
+// formatAlias reads the deprecated --format flag (every other command
+// spells the JSON document --json): "json" sets *asJSON, "text" is the
+// default, each with one deprecation line on stderr; "" (not given) does
+// nothing. It refuses any other value, and --format text beside --json.
+func formatAlias(format string, asJSON *bool, stderr io.Writer) (bool, error) {
+	switch format {
+	case "":
+		return true, nil
+	case "json":
+		*asJSON = true
+	case "text":
+		if *asJSON {
+			return false, cli.Usagef("adapters run: --format text and --json ask for two outputs; give --json alone")
+		}
+	default:
+		return false, cli.Usagef("adapters run: --format: %s is neither text nor json (and --format is deprecated: use --json)", cli.Quoted(format))
+	}
+	fmt.Fprintf(stderr, "adapters run: --format %s is deprecated: use %s\n", format, map[string]string{"json": "--json", "text": "no flag (the table is the default)"}[format])
+	return true, nil
 }
 
 func runCases(args []string, stdout io.Writer) error {

@@ -48,7 +48,10 @@ func TestRun(t *testing.T) {
 	}{
 		{[]string{"run", "--engine", "tlcheck", "--case", "relu,max_tie,dag_mlp"}, 0, "0 fails", ""},
 		{[]string{"run", "--engine", "flipped", "--case", "square"}, 1, "smallest: element 0: x0=[1][1] cot=[1][3/4]", "3 rows fail"},
-		{[]string{"run", "--engine", "tlcheck", "--case", "square", "--format", "json"}, 0, `"format": "tlcheck.adapters.v1"`, ""},
+		{[]string{"run", "--engine", "tlcheck", "--case", "square", "--json"}, 0, `"format": "tlcheck.adapters.v1"`, ""},
+		{[]string{"run", "--engine", "tlcheck", "--case", "square", "--format", "json"}, 0, `"format": "tlcheck.adapters.v1"`, "adapters run: --format json is deprecated: use --json\n"},
+		{[]string{"run", "--engine", "tlcheck", "--case", "square", "--format", "text"}, 0, "0 fails", "--format text is deprecated"},
+		{[]string{"run", "--format", "text", "--json"}, 2, "", "give --json alone"},
 		{[]string{"run", "--engine", "nope"}, 2, "", `unknown engine "nope" (known: flipped, jax, onnxruntime, tlcheck, torch, python)`},
 		{[]string{"run", "--engine", "torch,nope"}, 2, "", `unknown engine "nope"`},
 		{[]string{"run", "--timeout", "0s"}, 2, "", "--timeout and --memory must be positive"},
@@ -112,7 +115,7 @@ func TestJSONSchema(t *testing.T) {
 		code   int
 		fails  int
 	}{{"tlcheck", 0, 0}, {"flipped", 1, 3}} {
-		code, so, _ := runCmd("run", "--engine", tc.engine, "--case", "square,max_tie", "--format", "json")
+		code, so, _ := runCmd("run", "--engine", tc.engine, "--case", "square,max_tie", "--json")
 		if code != tc.code {
 			t.Errorf("%s: exit %d", tc.engine, code)
 		}

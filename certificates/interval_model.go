@@ -1,0 +1,253 @@
+package certificates
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// The interval model certificate: written for a user's model in place of
+// model_composition when the model is not exact over the rationals at its
+// input (a batch norm's sqrt(var + ε) has no exact rational value).
+//
+// Claim. For the model's graph G with payload P (inline, hashed) and the
+// recorded input x (exact rationals), every element k of the exact real
+// output G_P(x)[k] lies in the recorded closed interval
+// Output.Values[k] = [lo_k, hi_k] (float64 endpoints, read as exact
+// dyadic rationals; an infinite endpoint bounds nothing on its side).
+//
+// Theorem (enclosure). Let Ĝ be the evaluation of G over spec.Interval
+// (irsem.DenoteAll[spec.Interval]) with every input and payload element
+// r replaced by Interval.FromRat(r). Then G_P(x)[k] ∈ Ĝ(x)[k] for every k.
+// Proof, by induction over the nodes in id order (parents precede their
+// children, irsem.Graph.Check): an input or payload element r lies in
+// FromRat(r), which rounds outward; a node applies its registry forward
+// rule — one generic function over spec.Scalar — to its parents' values,
+// and every Interval operation the rule performs is sound (spec.Interval:
+// for any reals in the operands the exact result lies in the result), so
+// a composition of such operations, applied to intervals containing the
+// exact parent values, contains the exact node value (inclusion
+// isotonicity composes); a rule that branches on a comparison takes the
+// hull over the branches the operands allow. The output node's value is
+// the claim. The theorem rests on spec.Interval's trusted boundary (Go's
+// math library within 2 ulps for exp, log, log1p, tanh, sin, cos, widened
+// by 4), as every interval verdict does.
+//
+// Verification (decided: equality, which implies containment). The
+// verifier decodes the inline graph and payload (canonical documents
+// only, hashed against graph_hash), checks the input against the graph's
+// input shape and recomputes Ĝ(x). Each recorded interval must contain
+// the recomputed one — that is what makes the claim a theorem — and must
+// equal it bit for bit: the certificate records the interval evaluation's
+// output, one reading, so a widened bound (still true, but not what the
+// evaluation gives) is refused like any other edit, and a narrowed one
+// fails containment. The two failures are reported differently: "does
+// not contain" means the recorded claim is not proved; "wider than" means
+// the file is not this build's evaluation (an edit, or a math library on
+// another architecture that rounds a transcendental differently:
+// certify again there). The re-evaluation is the producer's own
+// semantics: the independence of this kind lies in the theorem, not in a
+// second implementation.
+const (
+	KindModelInterval = "model_interval"
+	ModelIntervalName = KindModelInterval + ".json"
+)
+
+// IntervalTensor is an interval tensor in a certificate: its shape and
+// each element's enclosure as float64 bit patterns.
+type IntervalTensor struct {
+	Shape  []int       `json:"shape"`
+	Values []Enclosure `json:"values"`
+}
+
+// ModelIntervalFile certifies an enclosure of a user's model's output at
+// its input (see KindModelInterval for the claim, the theorem and how
+// verify decides).
+type ModelIntervalFile struct {
+	Header
+	Model     string          `json:"model"`
+	GraphHash string          `json:"graph_hash"`
+	Graph     json.RawMessage `json:"graph"`
+	Payload   json.RawMessage `json:"payload"`
+	Input     Tensor          `json:"input"`
+	Output    IntervalTensor  `json:"output"`
+}
+
+// intervalOutput evaluates g with payload p over spec.Interval at the
+// exact input x and returns the output node's enclosure.
+func intervalOutput(g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat]) (spec.Tensor[spec.Interval], error) {
+	return irsem.Denote(g, p, irsem.ConvertTensor[spec.Interval](x))
+}
+
+// ProduceModelInterval evaluates m over intervals at its input and
+// returns the certificate of the output's enclosure.
+func ProduceModelInterval(m *Model) (*ModelIntervalFile, error) {
+	p := payloadOrEmpty(m.Payload)
+	hash, err := obligations.GraphHash(m.Graph, p)
+	if err != nil {
+		return nil, err
+	}
+	gdoc, err := irsem.EncodeGraph(m.Graph)
+	if err != nil {
+		return nil, err
+	}
+	pdoc, err := irsem.EncodePayload(p)
+	if err != nil {
+		return nil, err
+	}
+	y, err := intervalOutput(m.Graph, p, m.Input)
+	if err != nil {
+		return nil, fmt.Errorf("model interval: %w", err)
+	}
+	f := &ModelIntervalFile{Header: Header{Format: Format, Kind: KindModelInterval}, Model: SafeName(m.Name),
+		GraphHash: hash, Graph: gdoc, Payload: pdoc, Input: RatTensor(m.Input),
+		Output: IntervalTensor{Shape: append([]int{}, y.Shape...), Values: make([]Enclosure, len(y.Data))}}
+	for i, v := range y.Data {
+		f.Output.Values[i] = IntervalEnclosure(v)
+	}
+	return f, nil
+}
+
+// verifyModelInterval re-derives an interval model certificate (see
+// KindModelInterval): the inline documents against graph_hash, the input
+// against the graph's input shape, the output's shape against the
+// graph's, then every element's recorded enclosure against the recomputed
+// one: containment first, then equality. It counts one case per output
+// element.
+func verifyModelInterval(file string, f *ModelIntervalFile) (int, error) {
+	if err := checkName(file, "model", f.Model); err != nil {
+		return 0, err
+	}
+	if !hexRE.MatchString(f.GraphHash) {
+		return 0, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(f.GraphHash))
+	}
+	g, p, err := decodeInlineGraph(file, "", f.Graph, f.Payload)
+	if err != nil {
+		return 0, err
+	}
+	hash, err := obligations.GraphHash(g, p)
+	if err != nil {
+		return 0, fieldErr(file, "graph", "%v", err)
+	}
+	if hash != f.GraphHash {
+		return 0, fieldErr(file, "graph_hash", "recorded %s, the inline graph and payload hash to %s", f.GraphHash, hash)
+	}
+	x, err := f.Input.decode(file, "input")
+	if err != nil {
+		return 0, err
+	}
+	if in := g.Nodes[g.InputID].Shape; !x.Shape.Equal(in) {
+		return 0, fieldErr(file, "input.shape", "%v, the graph's input has shape %v", x.Shape, in)
+	}
+	out := g.Nodes[g.OutputID].Shape
+	if !spec.Shape(f.Output.Shape).Equal(out) {
+		return 0, fieldErr(file, "output.shape", "%v, the graph's output has shape %v", spec.Shape(f.Output.Shape), out)
+	}
+	n, err := out.Check(0)
+	if err != nil {
+		return 0, fieldErr(file, "output.shape", "%v", err)
+	}
+	if len(f.Output.Values) != n {
+		return 0, fieldErr(file, "output.values", "%d values for shape %v (want %d)", len(f.Output.Values), out, n)
+	}
+	rec := make([]spec.Interval, n)
+	for i, e := range f.Output.Values {
+		at := fmt.Sprintf("output.values[%d]", i)
+		iv, err := e.decode(file, at)
+		if err != nil {
+			return 0, err
+		}
+		if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) || !(iv.Lo <= iv.Hi) || math.IsInf(iv.Lo, 1) || math.IsInf(iv.Hi, -1) {
+			return 0, fieldErr(file, at, "[%v, %v] is not an interval (lo ≤ hi, no NaN, lo ≠ +Inf, hi ≠ −Inf)", iv.Lo, iv.Hi)
+		}
+		rec[i] = iv
+	}
+	y, err := intervalOutput(g, p, x)
+	if err != nil {
+		return 0, fieldErr(file, "output", "the interval evaluation failed: %v", err)
+	}
+	idx := func(i int) string { return multiIndex(out, i) }
+	for i, r := range rec {
+		got := y.Data[i]
+		at := fmt.Sprintf("output.values[%d]", i)
+		if !(r.Lo <= got.Lo && got.Hi <= r.Hi) {
+			return 0, fieldErr(file, at, "element %s: the recorded [%v, %v] does not contain the interval evaluation's [%v, %v]: the claim is not proved", idx(i), r.Lo, r.Hi, got.Lo, got.Hi)
+		}
+		if math.Float64bits(r.Lo) != math.Float64bits(got.Lo) || math.Float64bits(r.Hi) != math.Float64bits(got.Hi) {
+			return 0, fieldErr(file, at, "element %s: the recorded [%v, %v] is wider than the interval evaluation's [%v, %v]: not this build's evaluation (edited, or another math library: certify again here)", idx(i), r.Lo, r.Hi, got.Lo, got.Hi)
+		}
+	}
+	return n, nil
+}
+
+// multiIndex spells flat element i of shape s as "(i0, i1, …)".
+func multiIndex(s spec.Shape, i int) string {
+	if len(s) == 0 {
+		return "()"
+	}
+	ix := make([]int, len(s))
+	for d := len(s) - 1; d >= 0; d-- {
+		if s[d] > 0 {
+			ix[d] = i % s[d]
+			i /= s[d]
+		}
+	}
+	out := "("
+	for d, v := range ix {
+		if d > 0 {
+			out += ", "
+		}
+		out += fmt.Sprint(v)
+	}
+	return out + ")"
+}
+
+func verifyModelIntervalFile(file string, data []byte, _ *Manifest) (int, error) {
+	var f ModelIntervalFile
+	if err := decodeStrict(file, data, &f); err != nil {
+		return 0, err
+	}
+	return verifyModelInterval(file, &f)
+}
+
+// producedModelInterval produces m's interval model certificate and
+// checks that a verifier will read it (MaxFileBytes).
+func producedModelInterval(m *Model) (*ModelIntervalFile, error) {
+	f, err := ProduceModelInterval(m)
+	if err != nil {
+		return nil, err
+	}
+	data, err := encode(f)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxFileBytes {
+		return nil, fmt.Errorf("the certificate would be %d bytes, over the %d a verifier reads", len(data), MaxFileBytes)
+	}
+	return f, nil
+}
+
+// registerModelInterval adds the interval model certificate f to s
+// (ModelSuite, when the model is not exact over the rationals).
+func (s *Suite) registerModelInterval(f *ModelIntervalFile) {
+	s.Register(KindModelInterval, func(w *Writer, o Options) error {
+		if err := w.Put(ModelIntervalName, KindModelInterval, f); err != nil {
+			return err
+		}
+		if o.Progress != nil {
+			o.Progress()
+		}
+		return nil
+	}, verifyModelIntervalFile)
+	s.Expect(KindModelInterval, modelFile(ModelIntervalName))
+	s.subjects = append(s.subjects, func(Options) int { return 1 })
+}
+
+// Notes lists, for a model suite (ModelSuite), each certificate kind
+// written in place of another and why: "model_interval in place of
+// model_composition: not exact over rat: …".
+func (s *Suite) Notes() []string { return append([]string(nil), s.notes...) }
