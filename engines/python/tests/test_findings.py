@@ -26,7 +26,7 @@ def run(engine: str, cases: str, random: int = 0) -> dict[str, Any]:
         pytest.skip("TLCHECK_ADAPTERS_BIN is not set: build adapters/cmd/tlcheck-adapters and point it there")
     need({"torch": "torch", "jax": "jax", "onnxruntime": "onnxruntime"}[engine])
     env = dict(os.environ, TLCHECK_PYTHON=sys.executable, TLCHECK_ENGINES_DIR=str(ROOT))
-    args = [binary, "run", "--engine", engine, "--case", cases, "--format", "json"]
+    args = [binary, "run", "--engine", engine, "--case", cases, "--json"]
     if random:
         args += ["--random", str(random)]
     p = subprocess.run(args, capture_output=True, text=True, env=env, timeout=1200)
