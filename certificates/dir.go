@@ -311,8 +311,12 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 		}
 	}
 	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
+	// The manifest's lists are sorted (bytewise), whatever order the
+	// options or the suite name them in: one directory per set of
+	// options, and a reordered list is a tampered manifest
+	// (checkManifestOptions refuses it).
 	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: s.ops.hash(ro.Ops), Seed: o.Seed, Cases: o.Cases,
-		Kinds: append([]string{}, s.kinds...), Ops: ro.Ops, Providers: ro.Providers, Files: w.files}
+		Kinds: sorted(s.kinds), Ops: sorted(ro.Ops), Providers: sorted(ro.Providers), Files: w.files}
 	var sh *Shard
 	if o.Shard.Sharded() {
 		sh = &o.Shard
@@ -585,12 +589,27 @@ func (s *Suite) checkManifestOptions(m *Manifest) error {
 				return fieldErr(ManifestName, at, "%q listed twice", n)
 			}
 			seen[n] = true
+			if i > 0 && l.names[i-1] > n {
+				return fieldErr(ManifestName, at, "%q after %q: the %s are not in sorted order (reordered manifest; certify writes every list sorted)", n, l.names[i-1], l.field)
+			}
 			if !l.known(n) {
 				return fieldErr(ManifestName, at, "%q is not known to this build", n)
 			}
 		}
 	}
 	return nil
+}
+
+// sorted returns a sorted copy of l (nil stays nil: a manifest's
+// optional-looking lists are required and never null, so callers pass
+// non-nil lists).
+func sorted(l []string) []string {
+	if l == nil {
+		return nil
+	}
+	c := append([]string{}, l...)
+	sort.Strings(c)
+	return c
 }
 
 // ErrNoManifest reports a directory without a readable manifest.
