@@ -39,6 +39,10 @@ type Options struct {
 	// part of the partition (ShardOf) and makes it write a shard
 	// directory (ShardManifestFormat) for Merge.
 	Shard Shard
+	// Sources are the files a model's certificates are made from, with
+	// their digests, recorded in the manifest (sources.go); only for a
+	// model directory, never sharded.
+	Sources []Source
 }
 
 // Overwrite is Certify's policy for a non-empty output directory. Stale
@@ -285,6 +289,12 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Sources != nil && o.Shard.Sharded() {
+		return nil, fmt.Errorf("certify: a model's directory (with sources) is not sharded")
+	}
+	if err := checkSources("options", "sources", o.Sources); err != nil {
+		return nil, fmt.Errorf("certify: %w", err)
+	}
 	if _, err := outputEntries(dir, o.Overwrite); err != nil {
 		return nil, err
 	}
@@ -316,7 +326,7 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	// options, and a reordered list is a tampered manifest
 	// (checkManifestOptions refuses it).
 	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: s.ops.hash(ro.Ops), Seed: o.Seed, Cases: o.Cases,
-		Kinds: sorted(s.kinds), Ops: sorted(ro.Ops), Providers: sorted(ro.Providers), Files: w.files}
+		Kinds: sorted(s.kinds), Ops: sorted(ro.Ops), Providers: sorted(ro.Providers), Sources: o.Sources, Files: w.files}
 	var sh *Shard
 	if o.Shard.Sharded() {
 		sh = &o.Shard
@@ -566,6 +576,12 @@ func (s *Suite) completeness(m *Manifest, sh *Shard) (missing []FileResult, extr
 func (s *Suite) checkManifestOptions(m *Manifest) error {
 	if m.Cases < 1 {
 		return fieldErr(ManifestName, "cases", "%d: at least one case per certificate", m.Cases)
+	}
+	if err := checkSources(ManifestName, "sources", m.Sources); err != nil {
+		return err
+	}
+	if m.Sources != nil && !IsModelDir(m) {
+		return fieldErr(ManifestName, "sources", "recorded, but the directory certifies no model (its kinds name no model kind)")
 	}
 	for _, l := range []struct {
 		field string

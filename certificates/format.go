@@ -226,13 +226,18 @@ type FileEntry struct {
 // Seed, Cases, Ops and Providers (resolved: the explicit lists, defaults
 // filled in), and no other.
 type Manifest struct {
-	Format       string      `json:"format"`
-	ToolVersion  string      `json:"tool_version"`
-	RegistryHash string      `json:"registry_hash"`
-	Seed         uint64      `json:"seed"`
-	Cases        int         `json:"cases"`
-	Kinds        []string    `json:"kinds"`
-	Ops          []string    `json:"ops"`
-	Providers    []string    `json:"providers"`
-	Files        []FileEntry `json:"files"`
+	Format       string   `json:"format"`
+	ToolVersion  string   `json:"tool_version"`
+	RegistryHash string   `json:"registry_hash"`
+	Seed         uint64   `json:"seed"`
+	Cases        int      `json:"cases"`
+	Kinds        []string `json:"kinds"`
+	Ops          []string `json:"ops"`
+	Providers    []string `json:"providers"`
+	// Sources, in a model directory, are the files certify read the
+	// model and its input from, with their SHA-256 (sources.go); absent
+	// elsewhere, and in model directories written before they were
+	// recorded.
+	Sources []Source    `json:"sources,omitempty"`
+	Files   []FileEntry `json:"files"`
 }
