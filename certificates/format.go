@@ -65,7 +65,15 @@ type FieldError struct {
 	File  string // path relative to the certificate directory
 	Field string // JSON path, e.g. cases[3].lhs
 	Msg   string
+	// Err is the first error among the message's arguments, if any: a
+	// *limits.Error stays visible through it (limits.IsLimit), so that a
+	// budget exceeded while re-deriving a claim is bad input (exit 2),
+	// not a failed claim.
+	Err error
 }
+
+// Unwrap returns the error the message was formatted from, or nil.
+func (e *FieldError) Unwrap() error { return e.Err }
 
 // Error prints "file: field F: msg" on one line: every control or
 // non-printable character is escaped (a key read from a certificate may
@@ -83,7 +91,14 @@ func (e *FieldError) Error() string {
 }
 
 func fieldErr(file, field, format string, args ...any) error {
-	return &FieldError{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	e := &FieldError{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			e.Err = err
+			break
+		}
+	}
+	return e
 }
 
 // checkName validates a name against the safe alphabet.

@@ -255,15 +255,10 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 		if err := writeVerifyJSON(stdout, fs.Arg(0), rep, given); err != nil {
 			return err
 		}
-		if f := rep.Failures(); len(f) > 0 {
-			failed, files := fileCounts(rep)
-			return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
-		}
-		return nil
+		return verifyFailure(rep)
 	}
-	if f := rep.Failures(); len(f) > 0 {
-		failed, files := fileCounts(rep)
-		return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
+	if err := verifyFailure(rep); err != nil {
+		return err
 	}
 	total := 0
 	for _, n := range rep.Cases() {
@@ -300,6 +295,25 @@ func writeVerifyJSON(w io.Writer, dir string, rep *certificates.Report, given []
 	}
 	doc.Holds = doc.Failures == 0 && len(rep.Files) > 0
 	return jsonout.Write(w, doc)
+}
+
+// verifyFailure is verify's verdict on a report with failures: exit 1
+// naming the first — unless re-deriving a claim exceeded a limit
+// (limits.IsLimit), which is bad input, exit 2, naming that one, as the
+// limits doc says of every limit (certify refuses the same input with
+// the same budgets).
+func verifyFailure(rep *certificates.Report) error {
+	f := rep.Failures()
+	if len(f) == 0 {
+		return nil
+	}
+	for _, r := range f {
+		if limits.IsLimit(r.Err) {
+			return cli.BadInput(fmt.Errorf("verify: %w", r.Err)) // a FieldError names the file
+		}
+	}
+	failed, files := fileCounts(rep)
+	return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
 }
 
 // fileCounts counts a report per file: a file with several failing checks
@@ -379,6 +393,9 @@ func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) er
 	o.Progress = prog.Step
 	man, err := suite.Certify(out, o)
 	prog.Done()
+	if limits.IsLimit(err) {
+		return files.modelErr(err) // a budget: bad input, naming the node, as eval
+	}
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {

@@ -265,7 +265,11 @@ func readTensorFile(role, path string, inputs *[]jsonout.Input) (tensorFile, err
 	}
 	t, err := onnx.DecodeTensor(data)
 	if err != nil {
-		return tensorFile{}, cli.Usagef("%s %s: %v", argRef(role), path, err)
+		var oe *onnx.Error
+		if errors.As(err, &oe) && oe.Path == "" {
+			oe.Path = path // as ReadTensor names it
+		}
+		return tensorFile{}, cli.Usagef("%s: %v", argRef(role), err)
 	}
 	h := jsonout.SHA256(data)
 	if inputs != nil {
