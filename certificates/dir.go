@@ -304,7 +304,8 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	// The run writes into a fresh sibling and puts it in dir's place only
 	// when complete (replace.go): a failed or killed run leaves dir as it
 	// was.
-	tmp, err := stageDir(dir)
+	removeStale(dir, false) // a killed run's siblings (stale.go)
+	tmp, unlock, err := stageDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -313,6 +314,7 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 		if !installed {
 			_ = os.RemoveAll(tmp)
 		}
+		unlock()
 	}()
 	w := &Writer{dir: tmp, shard: o.Shard}
 	for _, p := range s.producers {
@@ -355,6 +357,7 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 		return nil, err
 	}
 	installed = true
+	removeStale(dir, false) // dir exists now: a previous directory set aside by a killed run goes too
 	return m, nil
 }
 

@@ -58,6 +58,8 @@ var (
 	ratRE  = regexp.MustCompile(`^-?[0-9]+(/[0-9]+)?$`)
 	bitsRE = regexp.MustCompile(`^0x[0-9a-f]{8}$`)
 	hexRE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// kindDirRE is a certificate path's directory (pathRE's first part).
+	kindDirRE = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 )
 
 // FieldError is a verification failure located in a file and field.
