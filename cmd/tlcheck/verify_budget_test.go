@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
+	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/limits"
 )
 
@@ -62,5 +67,41 @@ func TestCertifyRatBudget(t *testing.T) {
 	code, out, errs := runCmd("verify", "--max-rat-bits", "3", cert)
 	if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "rat-bits") {
 		t.Errorf("verify under --max-rat-bits 3: exit %d, want 2 naming rat-bits\n%s%s", code, out, errs)
+	}
+
+	// Huge claims in a small file: every shape of the inline graph of
+	// model_range.json becomes [2^26] (the file hash recomputed in the
+	// manifest). verify refuses it up front, exit 2, naming the limit,
+	// before allocating a value of that size.
+	path := filepath.Join(cert, "model_range.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := regexp.MustCompile(`("shape": \[\s*)2(\s*\])`).ReplaceAll(data, []byte("${1}67108864${2}"))
+	if bytes.Equal(huge, data) {
+		t.Fatal("no shape edited")
+	}
+	if err := os.WriteFile(path, huge, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editManifestJSON(t, cert, func(m *certificates.Manifest) {
+		for i := range m.Files {
+			if m.Files[i].Path == "model_range.json" {
+				m.Files[i].SHA256 = sha256File(t, path)
+			}
+		}
+	})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	code, out, errs = runCmd("verify", cert)
+	runtime.ReadMemStats(&after)
+	if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "graph-elements") {
+		t.Errorf("verify of huge claimed shapes: exit %d, want 2 naming graph-elements\n%s%s", code, out, errs)
+	}
+	if d, alloc := time.Since(start), after.TotalAlloc-before.TotalAlloc; d > 10*time.Second || alloc > 256<<20 {
+		t.Errorf("verify of huge claimed shapes: %v, %d bytes allocated", d, alloc)
 	}
 }
