@@ -113,7 +113,9 @@ func TestHostileDirectories(t *testing.T) {
 			replace(filepath.Join(d, "manifest.json"), link(filepath.Join(outside, "manifest.json")))
 		}, 2, 2, "manifest"},
 		{"manifest truncated", func(d string) { editManifest(d, func(s string) string { return s[:len(s)/2] }) }, 1, 2, "manifest.json"},
-		{"manifest not UTF-8", func(d string) { editManifest(d, func(s string) string { return strings.Replace(s, `"mul"`, "\"m\xff\xfel\"", 1) }) }, 1, 2, "manifest.json"},
+		{"manifest not UTF-8", func(d string) {
+			editManifest(d, func(s string) string { return strings.Replace(s, `"mul"`, "\"m\xff\xfel\"", 1) })
+		}, 1, 2, "manifest.json"},
 		{"manifest with a duplicate key", func(d string) {
 			editManifest(d, func(s string) string { return strings.Replace(s, `"seed":`, `"seed": 1, "seed":`, 1) })
 		}, 1, 2, "seed"},
@@ -155,4 +157,3 @@ func TestHostileDirectories(t *testing.T) {
 		}
 	}
 }
-
