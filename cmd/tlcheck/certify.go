@@ -241,8 +241,12 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	if model != nil {
-		if err := verifyModelGiven(model, fs.Arg(0), rep.Manifest, table); err != nil {
-			return err
+		// Tied only to a directory that verifies (a failing one fails
+		// on its own account below).
+		if len(rep.Failures()) == 0 {
+			if err := verifyModelGiven(model, fs.Arg(0), rep.Manifest, table); err != nil {
+				return err
+			}
 		}
 	} else if *shardFlag == "" {
 		printSources(table, rep.Manifest)
