@@ -39,6 +39,10 @@ type Options struct {
 	// part of the partition (ShardOf) and makes it write a shard
 	// directory (ShardManifestFormat) for Merge.
 	Shard Shard
+	// Sources are the files a model's certificates are made from, with
+	// their digests, recorded in the manifest (sources.go); only for a
+	// model directory, never sharded.
+	Sources []Source
 }
 
 // Overwrite is Certify's policy for a non-empty output directory. Stale
@@ -288,6 +292,12 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Sources != nil && o.Shard.Sharded() {
+		return nil, fmt.Errorf("certify: a model's directory (with sources) is not sharded")
+	}
+	if err := checkSources("options", "sources", o.Sources); err != nil {
+		return nil, fmt.Errorf("certify: %w", err)
+	}
 	if _, err := outputEntries(dir, o.Overwrite); err != nil {
 		return nil, err
 	}
@@ -297,7 +307,8 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	// The run writes into a fresh sibling and puts it in dir's place only
 	// when complete (replace.go): a failed or killed run leaves dir as it
 	// was.
-	tmp, err := stageDir(dir)
+	removeStale(dir, false) // a killed run's siblings (stale.go)
+	tmp, unlock, err := stageDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -306,6 +317,7 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 		if !installed {
 			_ = os.RemoveAll(tmp)
 		}
+		unlock()
 	}()
 	w := &Writer{dir: tmp, shard: o.Shard}
 	for _, p := range s.producers {
@@ -314,8 +326,12 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 		}
 	}
 	sort.Slice(w.files, func(i, j int) bool { return w.files[i].Path < w.files[j].Path })
+	// The manifest's lists are sorted (bytewise), whatever order the
+	// options or the suite name them in: one directory per set of
+	// options, and a reordered list is a tampered manifest
+	// (checkManifestOptions refuses it).
 	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: s.ops.hash(ro.Ops), Seed: o.Seed, Cases: o.Cases,
-		Kinds: append([]string{}, s.kinds...), Ops: ro.Ops, Providers: ro.Providers, Files: w.files}
+		Kinds: sorted(s.kinds), Ops: sorted(ro.Ops), Providers: sorted(ro.Providers), Sources: o.Sources, Files: w.files}
 	var sh *Shard
 	if o.Shard.Sharded() {
 		sh = &o.Shard
@@ -344,6 +360,7 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 		return nil, err
 	}
 	installed = true
+	removeStale(dir, false) // dir exists now: a previous directory set aside by a killed run goes too
 	return m, nil
 }
 
@@ -566,6 +583,12 @@ func (s *Suite) checkManifestOptions(m *Manifest) error {
 	if m.Cases < 1 {
 		return fieldErr(ManifestName, "cases", "%d: at least one case per certificate", m.Cases)
 	}
+	if err := checkSources(ManifestName, "sources", m.Sources); err != nil {
+		return err
+	}
+	if m.Sources != nil && !IsModelDir(m) {
+		return fieldErr(ManifestName, "sources", "recorded, but the directory certifies no model (its kinds name no model kind)")
+	}
 	for _, l := range []struct {
 		field string
 		names []string
@@ -588,12 +611,27 @@ func (s *Suite) checkManifestOptions(m *Manifest) error {
 				return fieldErr(ManifestName, at, "%q listed twice", n)
 			}
 			seen[n] = true
+			if i > 0 && l.names[i-1] > n {
+				return fieldErr(ManifestName, at, "%q after %q: the %s are not in sorted order (reordered manifest; certify writes every list sorted)", n, l.names[i-1], l.field)
+			}
 			if !l.known(n) {
 				return fieldErr(ManifestName, at, "%q is not known to this build", n)
 			}
 		}
 	}
 	return nil
+}
+
+// sorted returns a sorted copy of l (nil stays nil: a manifest's
+// optional-looking lists are required and never null, so callers pass
+// non-nil lists).
+func sorted(l []string) []string {
+	if l == nil {
+		return nil
+	}
+	c := append([]string{}, l...)
+	sort.Strings(c)
+	return c
 }
 
 // ErrNoManifest reports a directory without a readable manifest.

@@ -67,7 +67,7 @@ func TestCompleteness(t *testing.T) {
 	if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
 		t.Fatal(err)
 	}
-	rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Ops = m.Ops[:3] })) // drops relu, files[2] (sorted: matmul, mul, relu, tanh)
+	rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Ops = []string{"matmul", "mul", "tanh"} })) // drops relu, files[2] (sorted: matmul, mul, relu, tanh)
 	if rep := verifyDir(t, dir); !failureAt(rep, ManifestName, "files[2].path", "not part of a complete directory") {
 		t.Errorf("an uncalled-for file is accepted: %v", rep.Failures())
 	}
@@ -81,6 +81,8 @@ func TestCompleteness(t *testing.T) {
 		{"repeated op", func(m *Manifest) { m.Ops[1] = m.Ops[0] }, "ops[1]"},
 		{"no kinds", func(m *Manifest) { m.Kinds = []string{} }, "kinds"},
 		{"unknown provider", func(m *Manifest) { m.Providers = []string{"cuda"} }, "providers[0]"},
+		{"reordered ops", func(m *Manifest) { m.Ops[0], m.Ops[1] = m.Ops[1], m.Ops[0] }, "ops[1]"},
+		{"reordered providers", func(m *Manifest) { m.Providers[0], m.Providers[1] = m.Providers[1], m.Providers[0] }, "providers[1]"},
 	} {
 		dir := t.TempDir()
 		if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
@@ -90,6 +92,47 @@ func TestCompleteness(t *testing.T) {
 		if rep := verifyDir(t, dir); !failureAt(rep, ManifestName, c.field, "") {
 			t.Errorf("%s: no failure at manifest.json %s: %v", c.name, c.field, rep.Failures())
 		}
+	}
+}
+
+// TestManifestListsSorted: the manifest's kinds, ops and providers are
+// written sorted whatever order the options give them in, so two runs
+// that differ only in that order write the same bytes (issue 26 point
+// 10: a reordering was the one accepted edit of a manifest).
+func TestManifestListsSorted(t *testing.T) {
+	t.Parallel()
+	var got [][]byte
+	for _, o := range []Options{
+		{Seed: 3, Cases: 1, Ops: []string{"tanh", "mul", "relu"}, Providers: []string{}},
+		{Seed: 3, Cases: 1, Ops: []string{"relu", "tanh", "mul"}, Providers: []string{}},
+	} {
+		dir := t.TempDir()
+		m, err := FullSuite().Certify(dir, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range [][]string{m.Kinds, m.Ops, m.Providers} {
+			for i := 1; i < len(l); i++ {
+				if l[i-1] >= l[i] {
+					t.Errorf("manifest list %v is not sorted", l)
+				}
+			}
+		}
+		data, err := os.ReadFile(filepath.Join(dir, ManifestName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, data)
+		if rep, err := FullSuite().Verify(dir); err != nil || len(rep.Failures()) > 0 {
+			t.Fatalf("sorted manifest does not verify: %v %v", err, rep.Failures())
+		}
+		rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Kinds[0], m.Kinds[1] = m.Kinds[1], m.Kinds[0] }))
+		if rep, err := FullSuite().Verify(dir); err != nil || !failureAt(rep, ManifestName, "kinds[1]", "not in sorted order") {
+			t.Errorf("reordered kinds accepted: %v %v", err, rep.Failures())
+		}
+	}
+	if string(got[0]) != string(got[1]) {
+		t.Errorf("the order of --ops changes the manifest:\n%s\n%s", got[0], got[1])
 	}
 }
 

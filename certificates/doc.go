@@ -92,11 +92,18 @@
 // every rational in its canonical spelling and every adjointness case
 // carrying exactly its oracle's claims; so tlcheck, jq, Python and Lean
 // read the same claims. The manifest (tlcheck.manifest.v2) states its
-// kinds, ops and providers, from which Suite.Expect functions derive the
-// complete file set; a missing or uncalled-for file fails. Only regular
+// kinds, ops and providers — each list sorted bytewise, whatever order the
+// options gave, and refused out of order — from which Suite.Expect
+// functions derive the complete file set; a missing or uncalled-for file
+// fails. A model directory's manifest also records its sources, the
+// SHA-256 of the model and input files certify read (sources.go:
+// MatchSources compares them with given files, MatchModel the graph and
+// input the given model imports to with every model certificate's). Only regular
 // files inside the directory are read (no symbolic links, FIFOs or
 // devices; 64 MiB at most), and Certify never writes into a non-empty
-// directory unless Options.Overwrite says to empty it.
+// directory unless Options.Overwrite says to empty it. A killed run's
+// temporary siblings are removed by the next run only when provably
+// dead and holding only this tool's files (stale.go).
 //
 // Sharding (shard.go): a work unit is one certificate file, named by its
 // path; unit u belongs to shard ShardOf(u, N) = BE64(SHA-256(u)[0:8]) mod

@@ -58,6 +58,8 @@ var (
 	ratRE  = regexp.MustCompile(`^-?[0-9]+(/[0-9]+)?$`)
 	bitsRE = regexp.MustCompile(`^0x[0-9a-f]{8}$`)
 	hexRE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// kindDirRE is a certificate path's directory (pathRE's first part).
+	kindDirRE = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 )
 
 // FieldError is a verification failure located in a file and field.
@@ -65,7 +67,15 @@ type FieldError struct {
 	File  string // path relative to the certificate directory
 	Field string // JSON path, e.g. cases[3].lhs
 	Msg   string
+	// Err is the first error among the message's arguments, if any: a
+	// *limits.Error stays visible through it (limits.IsLimit), so that a
+	// budget exceeded while re-deriving a claim is bad input (exit 2),
+	// not a failed claim.
+	Err error
 }
+
+// Unwrap returns the error the message was formatted from, or nil.
+func (e *FieldError) Unwrap() error { return e.Err }
 
 // Error prints "file: field F: msg" on one line: every control or
 // non-printable character is escaped (a key read from a certificate may
@@ -83,7 +93,14 @@ func (e *FieldError) Error() string {
 }
 
 func fieldErr(file, field, format string, args ...any) error {
-	return &FieldError{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	e := &FieldError{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			e.Err = err
+			break
+		}
+	}
+	return e
 }
 
 // checkName validates a name against the safe alphabet.
@@ -226,13 +243,18 @@ type FileEntry struct {
 // Seed, Cases, Ops and Providers (resolved: the explicit lists, defaults
 // filled in), and no other.
 type Manifest struct {
-	Format       string      `json:"format"`
-	ToolVersion  string      `json:"tool_version"`
-	RegistryHash string      `json:"registry_hash"`
-	Seed         uint64      `json:"seed"`
-	Cases        int         `json:"cases"`
-	Kinds        []string    `json:"kinds"`
-	Ops          []string    `json:"ops"`
-	Providers    []string    `json:"providers"`
-	Files        []FileEntry `json:"files"`
+	Format       string   `json:"format"`
+	ToolVersion  string   `json:"tool_version"`
+	RegistryHash string   `json:"registry_hash"`
+	Seed         uint64   `json:"seed"`
+	Cases        int      `json:"cases"`
+	Kinds        []string `json:"kinds"`
+	Ops          []string `json:"ops"`
+	Providers    []string `json:"providers"`
+	// Sources, in a model directory, are the files certify read the
+	// model and its input from, with their SHA-256 (sources.go); absent
+	// elsewhere, and in model directories written before they were
+	// recorded.
+	Sources []Source    `json:"sources,omitempty"`
+	Files   []FileEntry `json:"files"`
 }

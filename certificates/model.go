@@ -9,6 +9,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -113,6 +114,9 @@ func ProduceModelComposition(m *Model, cases int, seed uint64) (*ModelCompositio
 	out := m.Graph.Nodes[m.Graph.OutputID].Shape
 	for i := range cases {
 		dx, cot := modelTangents(seed, i, m.Input.Shape, out)
+		if err := budgetSides(m.Graph, p, m.Input, dx, cot); err != nil {
+			return nil, fmt.Errorf("model composition case %d: %w", i, err)
+		}
 		lhs, rhs, err := typedSides(gc, dx, cot)
 		if err != nil {
 			return nil, fmt.Errorf("model composition case %d: %w", i, err)
@@ -123,6 +127,32 @@ func ProduceModelComposition(m *Model, cases int, seed uint64) (*ModelCompositio
 		f.Cases = append(f.Cases, ModelCompositionCase{Dx: RatTensor(dx), Cotangent: RatTensor(cot), LHS: lhs.String(), RHS: rhs.String()})
 	}
 	return f, nil
+}
+
+// budgetSides applies the exact-evaluation budgets (limits rat-work,
+// rat-bits, rat-bits-total) to one composition case before the typed
+// graph computes it, whose kernels multiply rationals unchecked: the
+// forward and tangent values over spec.Dual[spec.Rat] through
+// irsem.DenoteAll (rat-work checked before anything runs; every rule's
+// result checked against rat-bits, naming the node) and the adjoints
+// along the tape (every VJP rule's result checked). Past them the typed
+// graph computes the same exact values, and each value inside one of its
+// rules is a sum of products of a bounded number of them, so its work is
+// bounded too. A budget exceeded is a *limits.Error (wrapped, with the
+// node), which certify reports as bad input, exit 2 — as eval does.
+func budgetSides(g *irsem.Graph, p *irsem.Payload, x, dx, cot spec.Tensor[spec.Rat]) error {
+	type D = spec.Dual[spec.Rat]
+	in := spec.Tensor[D]{Shape: x.Shape.Clone(), Data: make([]D, len(x.Data))}
+	for i := range x.Data {
+		in.Data[i] = spec.MakeDual(x.Data[i], dx.Data[i])
+	}
+	if _, err := irsem.DenoteAll(g, p, in); err != nil && limits.IsLimit(err) {
+		return err
+	}
+	if _, err := tapeVJP(g, p, x, cot); err != nil && limits.IsLimit(err) {
+		return err
+	}
+	return nil
 }
 
 // verifyModelComposition re-derives a model composition certificate: the
@@ -304,6 +334,12 @@ func ModelSuite(m *Model, seed uint64) (s *Suite, skipped []string, err error) {
 	}
 	s = NewSuite()
 	if err := exactAt(m); err != nil {
+		if limits.IsLimit(err) {
+			// The exact evaluation exceeds a budget (rat-work, rat-bits,
+			// rat-bits-total): bad input, as eval says of the same model,
+			// not a certificate to skip.
+			return nil, nil, err
+		}
 		// The composition law cannot be certified exactly; the output's
 		// interval enclosure can (interval_model.go).
 		if f, ierr := producedModelInterval(m); ierr != nil {
@@ -371,7 +407,7 @@ func exactAt(m *Model) error {
 		return err
 	}
 	var de *spec.DomainError
-	if _, err := irsem.DenoteAll(m.Graph, p, m.Input); errors.As(err, &de) && de.Scalar == "rat" && strings.HasPrefix(de.Reason, "no exact rational") {
+	if _, err := irsem.DenoteAll(m.Graph, p, m.Input); errors.As(err, &de) && de.Scalar == "rat" && strings.HasPrefix(de.Reason, "no exact rational") || limits.IsLimit(err) {
 		return err
 	}
 	return nil

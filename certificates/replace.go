@@ -36,18 +36,27 @@ import (
 // with a manifest.json that is not a tlcheck manifest — is never replaced:
 // certify --force and the gate refuse it with one line.
 
-// stageDir makes the fresh sibling directory the run writes into.
-func stageDir(dir string) (string, error) {
+// stageDir makes the fresh sibling directory the run writes into and
+// takes its lock (lockDir), which the caller releases when done: a later
+// run removes the directory only once no process holds it (stale.go).
+func stageDir(dir string) (string, func(), error) {
 	clean := filepath.Clean(dir)
-	tmp, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tlcheck-new-")
+	tmp, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+stageInfix)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	if err := os.Chmod(tmp, 0o755); err != nil {
+	unlock, err := lockDir(tmp)
+	if err == nil {
+		err = os.Chmod(tmp, 0o755)
+	}
+	if err != nil {
+		if unlock != nil {
+			unlock()
+		}
 		os.RemoveAll(tmp)
-		return "", err
+		return "", nil, err
 	}
-	return tmp, nil
+	return tmp, unlock, nil
 }
 
 // ownedDir checks that every entry under dir is tlcheck's output: dir

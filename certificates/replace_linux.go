@@ -25,7 +25,7 @@ func exchangeDirs(tmp, dir string) (string, error) {
 // dir is renamed aside, then tmp into its place.
 func exchangeByRename(tmp, dir string) (string, error) {
 	clean := filepath.Clean(dir)
-	old, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tlcheck-old-")
+	old, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+oldInfix)
 	if err != nil {
 		return "", err
 	}

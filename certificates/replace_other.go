@@ -12,7 +12,7 @@ import (
 // where the old dir now is.
 func exchangeDirs(tmp, dir string) (string, error) {
 	clean := filepath.Clean(dir)
-	old, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tlcheck-old-")
+	old, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+oldInfix)
 	if err != nil {
 		return "", err
 	}

@@ -376,6 +376,7 @@ func firstN(l []string, n int) []string {
 // directory; on any error the temporary directory is removed, so nothing
 // is written to out.
 func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
+	removeStale(out, true) // a killed merge's temporary directories (stale.go)
 	if len(dirs) == 0 {
 		return nil, &MergeError{Dir: out, Msg: "no shard directories to merge", Out: true}
 	}
@@ -480,14 +481,20 @@ func sameRun(a *ShardManifest, da string, b *ShardManifest, db string) error {
 // removed and out is left as it was.
 func writeAtomically(out string, fill func(tmp string) error) (err error) {
 	parent := filepath.Dir(filepath.Clean(out))
-	tmp, err := os.MkdirTemp(parent, ".tlcheck-merge-")
+	tmp, err := os.MkdirTemp(parent, mergeStem)
 	if err != nil {
+		return err
+	}
+	unlock, err := lockDir(tmp)
+	if err != nil {
+		_ = os.RemoveAll(tmp)
 		return err
 	}
 	defer func() {
 		if err != nil {
 			_ = os.RemoveAll(tmp)
 		}
+		unlock()
 	}()
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err

@@ -4,7 +4,9 @@
 # memory budgets (onnx-value-bytes, lean-bytes), output directories that
 # never lose data (certify --force killed at 13 moments, the gate's
 # directory policy), adapters building only tlcheck's own checkout, the
-# strict gradients reader. Every hostile case runs tlcheck as a process
+# strict gradients reader; certificates tied to their model files (verify
+# --onnx), certify's exact-evaluation budgets, escaped error lines, sorted
+# manifest lists, stale temporary directories removed safely. Every hostile case runs tlcheck as a process
 # with a 10 s deadline and checks its peak RSS (ru_maxrss) is under 2 GiB.
 # About 1-2 minutes on 2 cores (most of it compiling the test binaries).
 # Run from the repository root; exits non-zero on a failure.
@@ -13,6 +15,8 @@ start=$(date +%s)
 go test -count=1 ./internal/safeio/
 go test -count=1 -run 'ValueBytes' ./onnx/
 go test -count=1 -run 'ParseLeanBytes|ParseLimits' ./certificates/leanexport/
-go test -count=1 -run 'TestOutputDirectory' ./certificates/
-go test -count=1 -run 'Hostile|CertifyKilled|CertifyOutputDirectory|GateOwnsItsDirectory|Adapters|GradsLayout|FuzzReadGrads' ./cmd/tlcheck/
+go test -count=1 -run 'TestEscape|TestQuote' ./limits/
+go test -count=1 -run 'TestReportOneLine' ./internal/cli/
+go test -count=1 -run 'TestOutputDirectory|TestRemoveStale|TestMatchSources|TestCheckSources|TestManifestListsSorted' ./certificates/
+go test -count=1 -run 'Hostile|CertifyKilled|CertifyOutputDirectory|GateOwnsItsDirectory|Adapters|GradsLayout|FuzzReadGrads|VerifyTiesModel|CertifyRatBudget|ErrorLinesEscaped|CertCasesLimit' ./cmd/tlcheck/
 echo "stage-hostile: ok in $(( $(date +%s) - start )) s"

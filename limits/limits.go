@@ -143,6 +143,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -385,16 +386,53 @@ func Quote(s string) string {
 
 // Short renders s unquoted for an error line: s itself when it has at most
 // QuoteBytes bytes, else its first QuoteBytes bytes (cut at a rune
-// boundary) followed by "… (N bytes)".
+// boundary) followed by "… (N bytes)"; either way escaped (Escape), so
+// that no input string can forge a line or drive a terminal.
 func Short(s string) string {
 	if len(s) <= QuoteBytes {
-		return s
+		return Escape(s)
 	}
 	cut := QuoteBytes
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + fmt.Sprintf("… (%d bytes)", len(s))
+	return Escape(s[:cut]) + fmt.Sprintf("… (%d bytes)", len(s))
+}
+
+// Escape renders every character of s that a terminal would not print as
+// itself in Go's escape syntax: control characters (\n, \r, \x1b — the
+// start of an ANSI sequence —, NUL), other non-printable runes such as the
+// bidirectional overrides (\u202e) and line separators (\u2028), and the
+// bytes of invalid UTF-8 (\xff). Printable text, spaces included, is
+// left as it is (a backslash too: Escape is for display, not a reversible
+// encoding). The result holds no byte below 0x20 and no rune a terminal
+// or a bidirectional layout would act on.
+func Escape(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || !unicode.IsPrint(r) && r != ' ' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsPrint(r) || r == ' ':
+			b.WriteString(s[i : i+n])
+		default:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // LineBytes is the most bytes of one error line (cli.Report cuts a longer

@@ -93,7 +93,7 @@ func TestQuote(t *testing.T) {
 	long := strings.Repeat("é", 100) // 200 bytes
 	cases := []struct{ in, quote, short string }{
 		{"relu", `"relu"`, "relu"},
-		{"a\nb", `"a\nb"`, "a\nb"},
+		{"a\nb", `"a\nb"`, `a\nb`},
 		{long, `"` + strings.Repeat("é", 32) + `"… (200 bytes)`, strings.Repeat("é", 32) + "… (200 bytes)"},
 	}
 	for _, c := range cases {
@@ -106,6 +106,32 @@ func TestQuote(t *testing.T) {
 	}
 	if got := Line(strings.Repeat("y", 5000)); len(got) != LineBytes+len("…") {
 		t.Errorf("Line: %d bytes", len(got))
+	}
+}
+
+// TestEscape: every character a terminal would act on is escaped —
+// control characters (ANSI sequences, CR, NUL), bidirectional overrides,
+// line separators, invalid UTF-8 — and printable text is left alone.
+func TestEscape(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"relu", "relu"},
+		{"x ⊙ y é", "x ⊙ y é"},
+		{"\x1b[2Jaccepted", `\x1b[2Jaccepted`},
+		{"a\r\nb\x00", `a\r\nb\x00`},
+		{"evil\u202etxt.exe", `evil\u202etxt.exe`},
+		{"line\u2028sep", `line\u2028sep`},
+		{"bad\xff\xfe", `bad\xff\xfe`},
+		{"tab\tdel\x7f", `tab\tdel\x7f`},
+	} {
+		got := Escape(c.in)
+		if got != c.want {
+			t.Errorf("Escape(%q) = %q, want %q", c.in, got, c.want)
+		}
+		for _, b := range []byte(got) {
+			if b < 0x20 || b == 0x7f {
+				t.Errorf("Escape(%q) holds byte %#x", c.in, b)
+			}
+		}
 	}
 }
 

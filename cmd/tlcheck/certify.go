@@ -117,7 +117,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		return writeCertifyJSON(stdout, *out, m)
+		return writeCertifyJSON(stdout, *out, m, nil)
 	}
 	if shard.Sharded() {
 		_, err = fmt.Fprintf(stdout, "wrote shard %s: %s and %s to %s (seed %d, %s each)\n", shard, cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, *out, *seed, cli.Count(*cases, "case", "cases"))
@@ -128,13 +128,14 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 }
 
 // writeCertifyJSON prints the files certify wrote, as the manifest lists
-// them, and the SHA-256 of the manifest as written (read back).
-func writeCertifyJSON(w io.Writer, dir string, m *certificates.Manifest) error {
+// them, and the SHA-256 of the manifest as written (read back); inputs,
+// for a model, are the files it was made from (the header's inputs).
+func writeCertifyJSON(w io.Writer, dir string, m *certificates.Manifest, inputs []jsonout.Input) error {
 	data, err := os.ReadFile(filepath.Join(dir, certificates.ManifestName))
 	if err != nil {
 		return cli.Failf("certify: reading back %s: %v", certificates.ManifestName, err)
 	}
-	doc := jsonout.CertifyDoc{Header: jsonout.NewHeader(jsonout.KindCertify, jsonout.Seed(m.Seed), nil), Directory: dir, Cases: m.Cases,
+	doc := jsonout.CertifyDoc{Header: jsonout.NewHeader(jsonout.KindCertify, jsonout.Seed(m.Seed), inputs), Directory: dir, Cases: m.Cases,
 		ManifestSHA256: jsonout.SHA256(data), Files: make([]jsonout.CertifyFile, len(m.Files))}
 	for i, f := range m.Files {
 		doc.Files[i] = jsonout.CertifyFile{Path: f.Path, Kind: f.Kind, SHA256: f.SHA256}
@@ -201,15 +202,28 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	if err := addLimits(fs, "verify"); err != nil {
 		return cli.BadInput(err)
 	}
+	mf := addModelFlags(fs, "verify", "with --input: the torchlean.ir.v1 or tlcheck.ir.v1 graph a model directory must be about (its SHA-256 and the graph it holds are compared)", true)
 	if err := cli.Parse(fs, args, 1); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return cli.Usagef("verify: usage: tlcheck verify [--json] [--shard I/N] DIR")
+		return cli.Usagef("verify: usage: tlcheck verify [--json] [--shard I/N] [--onnx MODEL | --graph G [--payload P]] [--input X …] DIR")
 	}
 	table := stdout
 	if *asJSON {
 		table = io.Discard
+	}
+	// A model named on the command line is read (and refused, exit 2)
+	// before the directory is verified.
+	var model *irFiles
+	if *mf.graph != "" || *mf.onnx != "" || *mf.payload != "" || len(mf.inputs) > 0 || *mf.data != "" {
+		if *shardFlag != "" {
+			return cli.Usagef("verify: --shard verifies a part of the built-in suite; a model's directory is never sharded")
+		}
+		var err error
+		if model, err = mf.load(); err != nil {
+			return err
+		}
 	}
 	var rep *certificates.Report
 	var err error
@@ -226,19 +240,29 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if model != nil {
+		// Tied only to a directory that verifies (a failing one fails
+		// on its own account below).
+		if len(rep.Failures()) == 0 {
+			if err := verifyModelGiven(model, fs.Arg(0), rep.Manifest, table); err != nil {
+				return err
+			}
+		}
+	} else if *shardFlag == "" {
+		printSources(table, rep.Manifest)
+	}
 	if *asJSON {
-		if err := writeVerifyJSON(stdout, fs.Arg(0), rep); err != nil {
+		var given []jsonout.Input
+		if model != nil {
+			given = model.inputs
+		}
+		if err := writeVerifyJSON(stdout, fs.Arg(0), rep, given); err != nil {
 			return err
 		}
-		if f := rep.Failures(); len(f) > 0 {
-			failed, files := fileCounts(rep)
-			return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
-		}
-		return nil
+		return verifyFailure(rep)
 	}
-	if f := rep.Failures(); len(f) > 0 {
-		failed, files := fileCounts(rep)
-		return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
+	if err := verifyFailure(rep); err != nil {
+		return err
 	}
 	total := 0
 	for _, n := range rep.Cases() {
@@ -252,7 +276,7 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 // the seed is the manifest's, the input the manifest with the SHA-256 of
 // its bytes (read again here: the verifier does not expose the bytes it
 // read, so a manifest replaced in between would be hashed as found now).
-func writeVerifyJSON(w io.Writer, dir string, rep *certificates.Report) error {
+func writeVerifyJSON(w io.Writer, dir string, rep *certificates.Report, given []jsonout.Input) error {
 	var seed *uint64
 	if rep.Manifest != nil {
 		seed = jsonout.Seed(rep.Manifest.Seed)
@@ -262,6 +286,7 @@ func writeVerifyJSON(w io.Writer, dir string, rep *certificates.Report) error {
 	if data, err := os.ReadFile(path); err == nil {
 		inputs = append(inputs, jsonout.Input{Role: "manifest", Path: path, SHA256: jsonout.SHA256(data)})
 	}
+	inputs = append(inputs, given...) // the model files verify --onnx/--graph was given
 	doc := jsonout.VerifyDoc{Header: jsonout.NewHeader(jsonout.KindVerify, seed, inputs), Directory: dir, Files: make([]jsonout.VerifyFile, len(rep.Files))}
 	for i, f := range rep.Files {
 		vf := jsonout.VerifyFile{Path: f.Path, Kind: f.Kind, Cases: f.Cases, Holds: f.Err == nil}
@@ -274,6 +299,25 @@ func writeVerifyJSON(w io.Writer, dir string, rep *certificates.Report) error {
 	}
 	doc.Holds = doc.Failures == 0 && len(rep.Files) > 0
 	return jsonout.Write(w, doc)
+}
+
+// verifyFailure is verify's verdict on a report with failures: exit 1
+// naming the first — unless re-deriving a claim exceeded a limit
+// (limits.IsLimit), which is bad input, exit 2, naming that one, as the
+// limits doc says of every limit (certify refuses the same input with
+// the same budgets).
+func verifyFailure(rep *certificates.Report) error {
+	f := rep.Failures()
+	if len(f) == 0 {
+		return nil
+	}
+	for _, r := range f {
+		if limits.IsLimit(r.Err) {
+			return cli.BadInput(fmt.Errorf("verify: %w", r.Err)) // a FieldError names the file
+		}
+	}
+	failed, files := fileCounts(rep)
+	return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
 }
 
 // fileCounts counts a report per file: a file with several failing checks
@@ -351,10 +395,14 @@ func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) er
 	if len(o.Ops) == 0 {
 		return cli.Usagef("certify: the model applies no registry primitive: nothing to certify")
 	}
+	o.Sources = certSources(files.inputs)
 	prog := cli.NewProgress(stderr, "certify", suite.Subjects(o))
 	o.Progress = prog.Step
 	man, err := suite.Certify(out, o)
 	prog.Done()
+	if limits.IsLimit(err) {
+		return files.modelErr(err) // a budget: bad input, naming the node, as eval
+	}
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {
@@ -373,8 +421,9 @@ func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) er
 		fmt.Fprintf(notes, "not certified: %s\n", s)
 	}
 	if mo.json {
-		return writeCertifyJSON(stdout, out, man)
+		return writeCertifyJSON(stdout, out, man, files.inputs)
 	}
+	printSources(stdout, man)
 	_, err = fmt.Fprintf(stdout, "wrote %s and %s to %s for the model %s (seed %d, %s each)\n", cli.Count(len(man.Files), "certificate file", "certificate files"),
 		certificates.ManifestName, out, files.graphPath, seed, cli.Count(cases, "case", "cases"))
 	return err

@@ -31,7 +31,7 @@ var commandLimits = map[string][][]string{
 	"compare":      {graphLimits, onnxLimits},
 	"compare-grad": {graphLimits, onnxLimits},
 	"certify":      {graphLimits, onnxLimits, certLimits},
-	"verify":       {graphLimits, certLimits},
+	"verify":       {graphLimits, onnxLimits, certLimits},
 	"merge":        {graphLimits, certLimits},
 	"check":        {graphLimits},
 	"gate":         {graphLimits, certLimits, leanLimits},

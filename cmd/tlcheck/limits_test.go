@@ -195,7 +195,8 @@ func TestLimitFlagsAndEnvironment(t *testing.T) {
 }
 
 // TestCertCasesLimit: certify refuses more cases than cert-cases before
-// writing anything, and verify refuses a manifest that promises more.
+// writing anything, and verify refuses a manifest that promises more
+// (both exit 2: a limit is bad input).
 func TestCertCasesLimit(t *testing.T) {
 	defer limits.Set(limits.Current())() // the --max-… flags set the process-wide limits
 	dir := t.TempDir()
@@ -213,8 +214,10 @@ func TestCertCasesLimit(t *testing.T) {
 	if code, _, stderr = runCmd("verify", out); code != 0 {
 		t.Fatalf("verify: exit %d, %q", code, stderr)
 	}
+	// A limit is bad input, exit 2, in verify as in certify (issue 26
+	// point 5; it was exit 1, a failed claim).
 	code, _, stderr = runCmd("verify", "--max-cert-cases", "1", out)
-	if code != 1 || !strings.Contains(stderr, "over the cert-cases limit 1") {
+	if code != 2 || !strings.Contains(stderr, "over the cert-cases limit 1") {
 		t.Errorf("verify over the limit: exit %d, %q", code, stderr)
 	}
 }

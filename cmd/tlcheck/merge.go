@@ -42,7 +42,7 @@ func runMerge(args []string, stdout, _ io.Writer) error {
 		return cli.Usagef("merge: %v", err)
 	}
 	if *asJSON {
-		err = writeCertifyJSON(stdout, out, m)
+		err = writeCertifyJSON(stdout, out, m, nil)
 	} else {
 		_, err = fmt.Fprintf(stdout, "merged %s into %s: %s and %s (seed %d, %s each)\n", cli.Count(len(fs.Args())-1, "shard", "shards"), out,
 			cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, m.Seed, cli.Count(m.Cases, "case", "cases"))

@@ -16,6 +16,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/onnx"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -252,14 +253,25 @@ func readTensorFile(role, path string, inputs *[]jsonout.Input) (tensorFile, err
 		}
 		return tensorFile{path: path, js: &t}, nil
 	}
-	t, err := onnx.ReadTensor(path)
+	// Read once: the digest recorded is of the very bytes decoded.
+	data, err := safeio.ReadFile(path, limits.Current().ONNXBytes)
 	if err != nil {
-		return tensorFile{}, cli.Usagef("%s: %v", argRef(role), err)
-	}
-	h, err := hashFile(path)
-	if err != nil {
+		// onnx.ReadTensor words the refusal (a size over onnx-bytes, a
+		// special file) as every other TensorProto reader does.
+		if _, rerr := onnx.ReadTensor(path); rerr != nil {
+			return tensorFile{}, cli.Usagef("%s: %v", argRef(role), rerr)
+		}
 		return tensorFile{}, cli.Usagef("%s %s: cannot read: %s", argRef(role), path, statWhy(err))
 	}
+	t, err := onnx.DecodeTensor(data)
+	if err != nil {
+		var oe *onnx.Error
+		if errors.As(err, &oe) && oe.Path == "" {
+			oe.Path = path // as ReadTensor names it
+		}
+		return tensorFile{}, cli.Usagef("%s: %v", argRef(role), err)
+	}
+	h := jsonout.SHA256(data)
 	if inputs != nil {
 		*inputs = append(*inputs, jsonout.Input{Role: role, Path: path, SHA256: h})
 	}
@@ -425,6 +437,11 @@ func loadONNX(cmd, path string, inputPaths []string) (*irFiles, error) {
 	om, err := importONNX(path, files)
 	if err != nil {
 		return nil, err
+	}
+	// The digest is of the bytes imported: the file is hashed again after
+	// the import and must not have changed (a certificate records it).
+	if h2, err := hashFile(path); err != nil || h2 != h {
+		return nil, cli.Usagef("--onnx %s: the file changed while it was read (SHA-256 %s before the import, %s after)", path, h, h2)
 	}
 	fs.onnx = om
 	fs.g, fs.p = om.im.Graph, om.im.Payload

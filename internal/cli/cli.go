@@ -73,9 +73,14 @@ func Code(err error) int {
 	return ExitBadUser
 }
 
-// Report prints err as one line on w, prefixed with the program name.
+// Report prints err as one line on w, prefixed with the program name:
+// newlines become "; ", every other character a terminal would act on
+// (ESC sequences, carriage returns, NUL, bidirectional overrides, invalid
+// UTF-8) is escaped (limits.Escape) — whatever input names an error line
+// echoes, a node id, an op, a file name, it cannot forge a line or drive
+// the terminal — and the line is cut at limits.LineBytes.
 func Report(w io.Writer, err error) {
-	msg := limits.Line(strings.ReplaceAll(err.Error(), "\n", "; "))
+	msg := limits.Line(limits.Escape(strings.ReplaceAll(err.Error(), "\n", "; ")))
 	fmt.Fprintf(w, "tlcheck: %s\n", msg)
 }
 

@@ -35,6 +35,13 @@ func TestReportOneLine(t *testing.T) {
 	if b.String() != "tlcheck: a; b\n" {
 		t.Fatalf("%q", b.String())
 	}
+	// A name from the input with a newline, an ESC sequence, a CR, NUL
+	// and a right-to-left override prints escaped on one line.
+	b.Reset()
+	Report(&b, fmt.Errorf("node %s: bad", "n\n| accepted |\x1b[32mOK\x1b[0m\r\x00\u202e"))
+	if want := `tlcheck: node n; | accepted |\x1b[32mOK\x1b[0m\r\x00\u202e: bad` + "\n"; b.String() != want {
+		t.Fatalf("%q, want %q", b.String(), want)
+	}
 }
 
 func TestParse(t *testing.T) {
