@@ -114,6 +114,9 @@ type Imported struct {
 	Opset int64
 	// Gradients lists the model's Gradient nodes.
 	Gradients []GradientSpec
+	// shapes is the static shape of every value the importer inferred,
+	// by ONNX name (for Analyze).
+	shapes map[string]spec.Shape
 }
 
 // ImportError is an import failure: one line naming the model file (when

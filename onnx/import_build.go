@@ -451,6 +451,12 @@ func (b *imp) finish() (*Imported, error) {
 		return nil, b.irError(err)
 	}
 	b.im.Graph, b.im.Payload, b.im.Origin = g, p, b.origin
+	b.im.shapes = make(map[string]spec.Shape, len(b.vals))
+	for name, v := range b.vals {
+		if !v.grad {
+			b.im.shapes[name] = v.shape
+		}
+	}
 	return b.im, nil
 }
 

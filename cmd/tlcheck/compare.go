@@ -256,6 +256,7 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 		if len(res.Elements) != len(packed) {
 			return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(res.Elements), len(packed))
 		}
+		applySpecials(om, res.Elements)
 		// Ours: the IR evaluated over binary32 (spec.F32), reported only.
 		var oursOut []spec.F32
 		if vals, err := irsem.DenoteAll(files.g, files.p, irsem.ConvertTensor[spec.F32](files.x)); err == nil {
@@ -323,6 +324,53 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 		}
 	}
 	return rep, nil
+}
+
+// applySpecials judges the output elements whose ONNX value is an IEEE
+// special (onnx.Imported.Analyze): a Known element holds iff the recorded
+// value is it (NaN matching NaN), an Unknown one is inconclusive; and
+// where the graph applies a partial op (Sqrt, Log, Div, …) to a computed
+// value, a recorded NaN or ±∞ is not a proven failure: inconclusive.
+func applySpecials(om *onnxModel, els []fpbound.Element) {
+	sp := om.specials
+	if sp == nil {
+		return
+	}
+	for i, iv := range om.im.Outputs {
+		var st []onnx.Special
+		if i < len(sp.Outputs) {
+			st = sp.Outputs[i]
+		}
+		for j := 0; j < iv.Shape.Size() && iv.Offset+j < len(els); j++ {
+			e := &els[iv.Offset+j]
+			rec := float64(e.Recorded)
+			if st == nil || st[j].Status == onnx.Real {
+				if sp.Partial != "" && e.Verdict == fpbound.Fails && (math.IsNaN(rec) || math.IsInf(rec, 0)) {
+					e.Verdict = fpbound.Inconclusive
+					e.Reason = sp.Partial + " applies a partial op to a computed value: the runtime may meet its domain boundary"
+				}
+				continue
+			}
+			s := st[j]
+			e.Bound, e.Classic, e.FirstOrder, e.Estimate = 0, 0, 0, 0
+			e.Exact = spec.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}
+			e.Dist = spec.Interval{Lo: 0, Hi: math.Inf(1)}
+			holds, ok := s.Judge(rec)
+			switch {
+			case !ok:
+				e.Verdict, e.Bound = fpbound.Inconclusive, math.Inf(1)
+				e.Reason = "an IEEE special value meets a value the runtime computes"
+			case holds:
+				e.Verdict, e.Exact, e.Dist = fpbound.Holds, spec.Point(s.Value), spec.Point(0)
+			default:
+				e.Verdict, e.Exact = fpbound.Fails, spec.Point(s.Value)
+				e.Dist = spec.Point(math.Inf(1))
+				if !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0) && !math.IsNaN(rec) && !math.IsInf(rec, 0) {
+					e.Dist = spec.Point(math.Abs(rec - s.Value))
+				}
+			}
+		}
+	}
 }
 
 func ioByName(vs []onnx.IOValue, name string) *onnx.IOValue {

@@ -60,6 +60,9 @@ type onnxModel struct {
 	path  string
 	model *onnx.Model
 	im    *onnx.Imported
+	// specials are the IEEE statuses of the outputs on the inputs read
+	// (onnx.Imported.Analyze; compare only, nil otherwise).
+	specials *onnx.Specials
 }
 
 // where names the ONNX node IR node id came from ("" when none: an input
@@ -443,6 +446,13 @@ func loadONNX(cmd, path string, inputPaths []string) (*irFiles, error) {
 		ts := make([]*onnx.Tensor, len(om.im.Inputs))
 		for k, iv := range om.im.Inputs {
 			ts[k] = files[iv.Index].pb
+		}
+		if cmd == "compare" {
+			// NaN, ±∞ and out-of-domain input elements: judged by their
+			// IEEE results, the IR evaluated with them replaced.
+			if om.specials, ts, err = om.im.Analyze(om.model, ts); err != nil {
+				return nil, cli.Usagef("--onnx %s: %v", path, err)
+			}
 		}
 		if fs.x, err = om.im.PackInputs(ts); err != nil {
 			return nil, cli.Usagef("--input %s: %v", files[om.im.Inputs[0].Index].path, err)

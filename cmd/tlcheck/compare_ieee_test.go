@@ -1,0 +1,77 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// ieeeModel writes a one-node model y = op(x) (x, y FLOAT [n]), input_0.pb
+// = in and output_0.pb = rec, and returns the model's and data set's paths.
+func ieeeModel(t *testing.T, op string, in, rec []float32) (model, data string) {
+	t.Helper()
+	dir := t.TempDir()
+	n := int64(len(in))
+	g := pbuf(nil).
+		bytes(1, nodePB("n", op, []string{"x"}, "y")).
+		str(2, "ieee").
+		bytes(11, valueInfoPB("x", n)).
+		bytes(12, valueInfoPB("y", n))
+	model = filepath.Join(dir, "model.onnx")
+	data = filepath.Join(dir, "test_data_set_0")
+	for p, b := range map[string][]byte{
+		model:                              pbuf(nil).varint(1, 8).bytes(7, g).bytes(8, pbuf(nil).varint(2, 13)),
+		filepath.Join(data, "input_0.pb"):  tensorPB("x", []int64{n}, in...),
+		filepath.Join(data, "output_0.pb"): tensorPB("y", []int64{n}, rec...),
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return model, data
+}
+
+// TestCompareIEEE: ONNX's IEEE results at NaN, ±∞ and out-of-domain
+// inputs are the reference (sqrt(−1) = NaN, log(0) = −∞, relu(−∞) = 0, by
+// IEEE 754 / C99 Annex F, written by hand), the other elements keep their
+// exact verdicts, and a number recorded where NaN is required — a planted
+// fault — fails.
+func TestCompareIEEE(t *testing.T) {
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	cases := []struct {
+		name                 string
+		op                   string
+		in, rec              []float32
+		code                 int
+		holds, fails, inconc int
+	}{
+		{"sqrt of −1 recorded NaN holds", "Sqrt", []float32{-1, 4}, []float32{nan, 2}, 0, 2, 0, 0},
+		{"sqrt of −1 recorded 0 fails (planted)", "Sqrt", []float32{-1, 4}, []float32{0, 2}, 1, 1, 1, 0},
+		{"a wrong finite element beside a NaN still fails", "Sqrt", []float32{-1, 4}, []float32{nan, 2.5}, 1, 1, 1, 0},
+		{"log of 0 is −∞, of −2 NaN", "Log", []float32{0, -2, 1}, []float32{-inf, nan, 0}, 0, 3, 0, 0},
+		{"log of 0 recorded +∞ fails", "Log", []float32{0, 1}, []float32{inf, 0}, 1, 1, 1, 0},
+		{"relu of NaN, +∞, −∞, 1", "Relu", []float32{nan, inf, -inf, 1}, []float32{nan, inf, 0, 1}, 0, 4, 0, 0},
+		{"relu of −∞ recorded NaN fails", "Relu", []float32{-inf, 1}, []float32{nan, 1}, 1, 1, 1, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, d := ieeeModel(t, c.op, c.in, c.rec)
+			code, out, errs := runCmd("compare", "--json", "--onnx", m, "--data", d)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, c.code, errs, out)
+			}
+			var doc struct{ Holds, Fails, Inconclusive int }
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Holds != c.holds || doc.Fails != c.fails || doc.Inconclusive != c.inconc {
+				t.Errorf("holds/fails/inconclusive = %d/%d/%d, want %d/%d/%d\n%s", doc.Holds, doc.Fails, doc.Inconclusive, c.holds, c.fails, c.inconc, out)
+			}
+		})
+	}
+}
