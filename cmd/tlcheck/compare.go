@@ -70,6 +70,7 @@ type outputReport struct {
 	inconc   int
 	first    *jsonout.CompareElement
 	close    closeness // the assert_close-style summary (mismatch.go)
+	exact    bool      // an integer or boolean output, compared exactly
 }
 
 // setReport is one data set's comparison.
@@ -230,7 +231,18 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 	}
 	// output_N.pb is the N-th graph output.
 	recorded := make([]recordedTensor, len(outs))
+	exactAt := map[int]*onnx.ExactOutput{}
+	for i := range om.im.Exact {
+		exactAt[om.im.Exact[i].Index] = &om.im.Exact[i]
+	}
+	exactEls := map[int][]fpbound.Element{}
 	for n, p := range outs {
+		if e := exactAt[n]; e != nil {
+			if exactEls[n], err = readExactFile(p, e, inputs); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if recorded[n], err = readOutputFile(p, inputs); err != nil {
 			return nil, err
 		}
@@ -291,6 +303,21 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 			}
 			rep.outputs = append(rep.outputs, or)
 		}
+	}
+	// The integer and boolean outputs the import decided, exactly.
+	for _, e := range om.im.Exact {
+		els := exactEls[e.Index]
+		sum := fpbound.Summarize(els)
+		or := outputReport{name: e.Name, shape: e.Shape.Clone(), elements: len(els), maxErr: [2]float64{sum.MaxErr.Lo, sum.MaxErr.Hi},
+			bound: 0, ours: [2]float64{math.NaN(), math.NaN()}, estimate: math.NaN(), holds: sum.Holds, fails: sum.Fails, inconc: sum.Inconclusive, exact: true}
+		or.close = closenessOf(e.Shape, els)
+		for j, el := range els {
+			if el.Verdict == fpbound.Fails {
+				or.first = compareElement(j, el.Recorded, el.Exact, 0, verdictFails)
+				break
+			}
+		}
+		rep.outputs = append(rep.outputs, or)
 	}
 	// The Gradient nodes' outputs against the exact gradients.
 	for _, gs := range om.im.Gradients {
@@ -415,6 +442,51 @@ func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error
 	return recordedTensor{shape: s, vals: tf.pb.Float32}, nil
 }
 
+// readExactFile reads a recorded integer or boolean output_N.pb and
+// judges it against the import's exact value e, element by element: equal
+// holds, different fails (integers compared as integers).
+func readExactFile(path string, e *onnx.ExactOutput, inputs *[]jsonout.Input) ([]fpbound.Element, error) {
+	tf, err := readTensorFile("data", path, inputs)
+	if err != nil {
+		return nil, err
+	}
+	if tf.pb == nil {
+		return nil, cli.Usagef("--data %s: a recorded output is a TensorProto, not JSON", path)
+	}
+	if tf.pb.DataType != e.DataType {
+		return nil, cli.Usagef("--data %s: data type %v: the model's output %q is %v", path, tf.pb.DataType, e.Name, e.DataType)
+	}
+	s, err := tf.pb.Shape()
+	if err != nil {
+		return nil, cli.Usagef("--data %s: %v", path, err)
+	}
+	if !s.Equal(e.Shape) {
+		return nil, cli.Usagef("--data %s: output %q: shape mismatch: the model's output has shape %v, the recorded tensor %v", path, e.Name, e.Shape, s)
+	}
+	if tf.pb.Len() != len(e.Values) {
+		return nil, cli.Usagef("--data %s: %d values for dims %v", path, tf.pb.Len(), s)
+	}
+	els := make([]fpbound.Element, len(e.Values))
+	for j, want := range e.Values {
+		var got int64
+		if tf.pb.DataType == onnx.Int64 {
+			got = tf.pb.Int64[j]
+		} else {
+			got = int64(tf.pb.Int32[j])
+		}
+		d := math.Abs(float64(got) - float64(want))
+		el := fpbound.Element{Recorded: float32(got), Exact: spec.Point(float64(want)), Dist: spec.Point(d), Verdict: fpbound.Holds, Estimate: math.NaN()}
+		if got != want {
+			el.Verdict = fpbound.Fails
+			if d == 0 {
+				el.Dist = spec.Interval{Lo: 0, Hi: math.Inf(1)} // beyond float64's integers: still different
+			}
+		}
+		els[j] = el
+	}
+	return els, nil
+}
+
 // short spells a float as its shortest decimal.
 func short(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
@@ -518,7 +590,9 @@ func printCompare(w io.Writer, model string, reps []setReport, holds, fails, inc
 				fmt.Fprintf(w, "; against the exact gradient of %s", o.gradient)
 			}
 			fmt.Fprintf(w, "; %d hold, %d fail, %d inconclusive\n", o.holds, o.fails, o.inconc)
-			if !math.IsNaN(o.bound) && o.elements > 0 {
+			if o.exact {
+				fmt.Fprintln(w, "    (an integer or boolean output decided at import: compared exactly)")
+			} else if !math.IsNaN(o.bound) && o.elements > 0 {
 				fmt.Fprintf(w, "    (bound: the first-order bound decides %d of %d elements, the classic one the rest", o.byFirst, o.elements)
 				if !math.IsNaN(o.estimate) && !math.IsInf(o.estimate, 1) {
 					fmt.Fprintf(w, "; reported, not decided: probabilistic estimate ≤ %s", outward(o.estimate, true))

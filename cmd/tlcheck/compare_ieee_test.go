@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
 )
 
 // ieeeModel writes a one-node model y = op(x) (x, y FLOAT [n]), input_0.pb
@@ -73,5 +75,78 @@ func TestCompareIEEE(t *testing.T) {
 				t.Errorf("holds/fails/inconclusive = %d/%d/%d, want %d/%d/%d\n%s", doc.Holds, doc.Fails, doc.Inconclusive, c.holds, c.fails, c.inconc, out)
 			}
 		})
+	}
+}
+
+// int64TensorPB is an INT64 TensorProto (dims 1, data_type 2 = 7,
+// int64_data 7 packed, name 8).
+func int64TensorPB(name string, dims []int64, vals ...int64) []byte {
+	var m pbuf
+	for _, d := range dims {
+		m = m.varint(1, uint64(d))
+	}
+	m = m.varint(2, 7)
+	var body []byte
+	for _, v := range vals {
+		body = protowire.AppendVarint(body, uint64(v))
+	}
+	m = m.bytes(7, body)
+	return m.str(8, name)
+}
+
+// TestCompareExactOutputs: an integer output decided at import (ArgMax of
+// a graph input, on its recorded value) is compared exactly — the right
+// index holds, a planted wrong one fails — beside a float output.
+func TestCompareExactOutputs(t *testing.T) {
+	// x = (1, 7, 7, 2): argmax = 1 (the first of the tied maxima, by hand);
+	// y = Relu(x) = x.
+	for _, c := range []struct {
+		idx   int64
+		code  int
+		fails int
+	}{{1, 0, 0}, {2, 1, 1}} {
+		dir := t.TempDir()
+		vi := func(name string, et uint64, dims ...int64) []byte {
+			var shape pbuf
+			for _, d := range dims {
+				shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
+			}
+			tt := pbuf(nil).varint(1, et).bytes(2, shape)
+			return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
+		}
+		argmax := pbuf(nodePB("am", "ArgMax", []string{"x"}, "i")).bytes(5, pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2))
+		g := pbuf(nil).
+			bytes(1, nodePB("r", "Relu", []string{"x"}, "y")).
+			bytes(1, argmax).
+			str(2, "exact").
+			bytes(11, vi("x", 1, 4)).
+			bytes(12, vi("y", 1, 4)).
+			bytes(12, vi("i", 7))
+		model := filepath.Join(dir, "model.onnx")
+		data := filepath.Join(dir, "test_data_set_0")
+		for p, b := range map[string][]byte{
+			model:                              pbuf(nil).varint(1, 8).bytes(7, g).bytes(8, pbuf(nil).varint(2, 13)),
+			filepath.Join(data, "input_0.pb"):  tensorPB("x", []int64{4}, 1, 7, 7, 2),
+			filepath.Join(data, "output_0.pb"): tensorPB("y", []int64{4}, 1, 7, 7, 2),
+			filepath.Join(data, "output_1.pb"): int64TensorPB("i", nil, c.idx),
+		} {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, out, errs := runCmd("compare", "--json", "--onnx", model, "--data", data)
+		if code != c.code {
+			t.Fatalf("index %d: exit %d, want %d; stderr %s; stdout %s", c.idx, code, c.code, errs, out)
+		}
+		var doc struct{ Holds, Fails int }
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Holds != 5-c.fails || doc.Fails != c.fails {
+			t.Errorf("index %d: holds/fails = %d/%d, want %d/%d", c.idx, doc.Holds, doc.Fails, 5-c.fails, c.fails)
+		}
 	}
 }

@@ -350,7 +350,7 @@ func unpack[T any](vals []onnx.IOValue, data []T) ([][]T, error) {
 // the shapes of symbolic dimensions (onnx.OptionsFor); a model with
 // integer inputs imported without them is refused by the importer, naming
 // the input.
-func importONNX(path string, files []tensorFile) (*onnxModel, error) {
+func importONNX(cmd, path string, files []tensorFile) (*onnxModel, error) {
 	m, err := onnx.ReadModel(path)
 	if err != nil {
 		return nil, cli.Usagef("--onnx: %v", err)
@@ -383,6 +383,17 @@ func importONNX(path string, files []tensorFile) (*onnxModel, error) {
 		}
 		if opts, _, err = onnx.OptionsFor(m, ts); err != nil {
 			return nil, cli.Usagef("--onnx %s: %v", path, withPath(err, path))
+		}
+		if cmd == "compare" {
+			// compare judges one recorded data set: the order of a float
+			// input's elements is decided on its recorded value
+			// (onnx.Options.Values).
+			opts.Values = map[string]*onnx.Tensor{}
+			for k, v := range rin {
+				if v.ElemType.IsFloat() && files[k].pb != nil {
+					opts.Values[v.Name] = files[k].pb
+				}
+			}
 		}
 	}
 	im, err := onnx.Import(m, opts)
@@ -425,7 +436,7 @@ func loadONNX(cmd, path string, inputPaths []string) (*irFiles, error) {
 		}
 		files = append(files, tf)
 	}
-	om, err := importONNX(path, files)
+	om, err := importONNX(cmd, path, files)
 	if err != nil {
 		return nil, err
 	}
