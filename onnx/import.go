@@ -124,6 +124,13 @@ type Imported struct {
 	Opset int64
 	// Gradients lists the model's Gradient nodes.
 	Gradients []GradientSpec
+	// Binary64 reports that every float value a node computes is DOUBLE
+	// (float constants and FLOAT graph inputs are data, held exactly in
+	// binary64; a Cast to DOUBLE is exact), and some node computes one:
+	// the graph computes in binary64, and fpbound's binary64 bound is the
+	// bound of its DOUBLE outputs. A graph that also computes FLOAT values
+	// mixes formats, which no bound of fpbound models.
+	Binary64 bool
 	// Exact are the integer and boolean graph outputs, each a constant
 	// of the imported graph (folded, or decided on Options.Values): a
 	// caller compares recorded values with them exactly.

@@ -250,29 +250,57 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 	rep := &setReport{dir: dir}
 	// The model's own outputs through fpbound, over the packed IR output.
 	packed := make([]float32, files.g.Nodes[files.g.OutputID].Shape.Size())
+	// A DOUBLE output: the graph computes in binary64 (onnx.Imported.
+	// Binary64) and every output is judged against the binary64 bound, on
+	// the recorded float64 values (packed64; FLOAT outputs widened).
+	var packed64 []float64
+	for _, iv := range om.im.Outputs {
+		if iv.DataType == onnx.Double {
+			if !om.im.Binary64 {
+				return nil, cli.Usagef("--onnx %s: output %q is DOUBLE but the graph also computes FLOAT values: the a-priori bound is for one format (binary32 or binary64), not a mix", model, iv.Name)
+			}
+			packed64 = make([]float64, len(packed))
+		}
+	}
 	for _, iv := range om.im.Outputs {
 		r := recorded[iv.Index]
+		if (r.vals64 != nil) != (iv.DataType == onnx.Double) {
+			return nil, cli.Usagef("--data %s: output %q: data type %v, the model's output is %v", outs[iv.Index], iv.Name, r.dt, iv.DataType)
+		}
 		if !r.shape.Equal(iv.Shape) {
 			return nil, cli.Usagef("--data %s: output %q: shape mismatch: the model's output has shape %v, the recorded tensor %v", outs[iv.Index], iv.Name, iv.Shape, r.shape)
 		}
-		if iv.Offset < 0 || iv.Offset+len(r.vals) > len(packed) {
+		if iv.Offset < 0 || iv.Offset+r.shape.Size() > len(packed) {
 			return nil, cli.Usagef("--onnx %s: output %q does not fit the IR output", model, iv.Name)
 		}
 		copy(packed[iv.Offset:], r.vals)
+		if packed64 != nil {
+			for j, v := range r.vals {
+				packed64[iv.Offset+j] = float64(v)
+			}
+			copy(packed64[iv.Offset:], r.vals64)
+		}
 	}
 	if len(om.im.Outputs) > 0 {
-		res, err := fpbound.Compare(files.g, files.p, files.x, packed, o)
+		var res *fpbound.Result
+		if packed64 == nil {
+			res, err = fpbound.Compare(files.g, files.p, files.x, packed, o)
+		} else {
+			res, err = compare64(files, packed64, o)
+		}
 		if err != nil {
 			return nil, files.modelErr(err)
 		}
 		if len(res.Elements) != len(packed) {
 			return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(res.Elements), len(packed))
 		}
-		applySpecials(om, res.Elements)
+		applySpecials(om, res.Elements, packed64)
 		// Ours: the IR evaluated over binary32 (spec.F32), reported only.
 		var oursOut []spec.F32
-		if vals, err := irsem.DenoteAll(files.g, files.p, irsem.ConvertTensor[spec.F32](files.x)); err == nil {
-			oursOut = vals[files.g.OutputID].Data
+		if packed64 == nil {
+			if vals, err := irsem.DenoteAll(files.g, files.p, irsem.ConvertTensor[spec.F32](files.x)); err == nil {
+				oursOut = vals[files.g.OutputID].Data
+			}
 		}
 		for _, iv := range om.im.Outputs {
 			n := iv.Shape.Size()
@@ -293,12 +321,16 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 			}
 			or.close = closenessOf(iv.Shape, els)
 			for j, e := range els {
+				rec := float64(e.Recorded)
+				if packed64 != nil {
+					rec = packed64[iv.Offset+j]
+				}
 				if e.Verdict == fpbound.Fails {
-					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictFails)
+					or.first = compareElement(j, rec, e.Exact, e.Bound, verdictFails)
 					break
 				}
 				if e.Verdict == fpbound.Inconclusive && or.first == nil {
-					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictInconclusive)
+					or.first = compareElement(j, rec, e.Exact, e.Bound, verdictInconclusive)
 				}
 			}
 			rep.outputs = append(rep.outputs, or)
@@ -313,7 +345,7 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 		or.close = closenessOf(e.Shape, els)
 		for j, el := range els {
 			if el.Verdict == fpbound.Fails {
-				or.first = compareElement(j, el.Recorded, el.Exact, 0, verdictFails)
+				or.first = compareElement(j, float64(el.Recorded), el.Exact, 0, verdictFails)
 				break
 			}
 		}
@@ -330,6 +362,9 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 				continue // not a graph output: nothing recorded
 			}
 			r := recorded[gs.OutputIndex[k]]
+			if r.vals64 != nil {
+				return nil, cli.Usagef("--data %s: output %q: data type DOUBLE: a Gradient output is compared as FLOAT", outs[gs.OutputIndex[k]], name)
+			}
 			g := grs[k]
 			if !r.shape.Equal(g.Shape) {
 				return nil, cli.Usagef("--data %s: output %q: shape mismatch: the gradient w.r.t. %q has shape %v, the recorded tensor %v", outs[gs.OutputIndex[k]], name, gs.WRT[k], g.Shape, r.shape)
@@ -344,7 +379,7 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 				}
 				or.inconc++
 				if or.first == nil {
-					or.first = compareElement(j, r.vals[j], v, math.NaN(), verdictInconclusive)
+					or.first = compareElement(j, float64(r.vals[j]), v, math.NaN(), verdictInconclusive)
 				}
 			}
 			rep.outputs = append(rep.outputs, or)
@@ -358,7 +393,7 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 // value is it (NaN matching NaN), an Unknown one is inconclusive; and
 // where the graph applies a partial op (Sqrt, Log, Div, …) to a computed
 // value, a recorded NaN or ±∞ is not a proven failure: inconclusive.
-func applySpecials(om *onnxModel, els []fpbound.Element) {
+func applySpecials(om *onnxModel, els []fpbound.Element, rec64 []float64) {
 	sp := om.specials
 	if sp == nil {
 		return
@@ -371,6 +406,9 @@ func applySpecials(om *onnxModel, els []fpbound.Element) {
 		for j := 0; j < iv.Shape.Size() && iv.Offset+j < len(els); j++ {
 			e := &els[iv.Offset+j]
 			rec := float64(e.Recorded)
+			if rec64 != nil {
+				rec = rec64[iv.Offset+j]
+			}
 			if st == nil || st[j].Status == onnx.Real {
 				if sp.Partial != "" && e.Verdict == fpbound.Fails && (math.IsNaN(rec) || math.IsInf(rec, 0)) {
 					e.Verdict = fpbound.Inconclusive
@@ -409,18 +447,42 @@ func ioByName(vs []onnx.IOValue, name string) *onnx.IOValue {
 	return nil
 }
 
-func compareElement(i int, rec float32, exact spec.Interval, bound float64, verdict string) *jsonout.CompareElement {
+func compareElement(i int, rec float64, exact spec.Interval, bound float64, verdict string) *jsonout.CompareElement {
 	return &jsonout.CompareElement{Index: i, Recorded: jsonout.Number(rec), Exact: jsonout.Interval{Lo: jsonout.Number(exact.Lo), Hi: jsonout.Number(exact.Hi)},
 		Bound: optNumber(bound), Verdict: verdict}
 }
 
-// recordedTensor is a recorded float32 output.
+// recordedTensor is a recorded float32 output, or a float64 one (vals64
+// set, vals nil).
 type recordedTensor struct {
-	shape spec.Shape
-	vals  []float32
+	shape  spec.Shape
+	dt     onnx.DataType
+	vals   []float32
+	vals64 []float64
 }
 
-// readOutputFile reads a recorded output_N.pb: a FLOAT TensorProto.
+// compare64 is fpbound.Compare for a graph that computes in binary64: each
+// recorded float64 against the binary64 bound (fpbound.SharpBounds64).
+func compare64(files *irFiles, rec []float64, o fpbound.Options) (*fpbound.Result, error) {
+	sh, err := fpbound.SharpBounds64(files.g, files.p, files.x, o)
+	if err != nil {
+		return nil, err
+	}
+	if len(sh) != len(rec) {
+		return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(sh), len(rec))
+	}
+	r := &fpbound.Result{Elements: make([]fpbound.Element, len(sh))}
+	for i, s := range sh {
+		el := fpbound.JudgeFloat64(rec[i], s.Enclosure)
+		el.Classic, el.FirstOrder, el.Estimate = s.Classic, s.FirstOrder, s.Estimate
+		r.Elements[i] = el
+	}
+	r.Summary = fpbound.Summarize(r.Elements)
+	return r, nil
+}
+
+// readOutputFile reads a recorded output_N.pb: a FLOAT or DOUBLE
+// TensorProto.
 func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error) {
 	tf, err := readTensorFile("data", path, inputs)
 	if err != nil {
@@ -429,17 +491,20 @@ func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error
 	if tf.pb == nil {
 		return recordedTensor{}, cli.Usagef("--data %s: a recorded output is a TensorProto, not JSON", path)
 	}
-	if tf.pb.DataType.String() != "FLOAT" {
-		return recordedTensor{}, cli.Usagef("--data %s: data type %v: compare checks float32 (FLOAT) outputs", path, tf.pb.DataType)
+	if dt := tf.pb.DataType; dt != onnx.Float && dt != onnx.Double {
+		return recordedTensor{}, cli.Usagef("--data %s: data type %v: compare checks FLOAT and DOUBLE outputs (and integer or boolean ones the import decides)", path, tf.pb.DataType)
 	}
 	s, err := tf.pb.Shape()
 	if err != nil {
 		return recordedTensor{}, cli.Usagef("--data %s: %v", path, err)
 	}
-	if len(tf.pb.Float32) != s.Size() {
-		return recordedTensor{}, cli.Usagef("--data %s: %d values for dims %v", path, len(tf.pb.Float32), s)
+	if tf.pb.Len() != s.Size() {
+		return recordedTensor{}, cli.Usagef("--data %s: %d values for dims %v", path, tf.pb.Len(), s)
 	}
-	return recordedTensor{shape: s, vals: tf.pb.Float32}, nil
+	if tf.pb.DataType == onnx.Double {
+		return recordedTensor{shape: s, dt: onnx.Double, vals64: tf.pb.Float64}, nil
+	}
+	return recordedTensor{shape: s, dt: onnx.Float, vals: tf.pb.Float32}, nil
 }
 
 // readExactFile reads a recorded integer or boolean output_N.pb and

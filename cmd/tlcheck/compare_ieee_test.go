@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -149,4 +150,82 @@ func TestCompareExactOutputs(t *testing.T) {
 			t.Errorf("index %d: holds/fails = %d/%d, want %d/%d", c.idx, doc.Holds, doc.Fails, 5-c.fails, c.fails)
 		}
 	}
+}
+
+// doubleTensorPB is a DOUBLE TensorProto (dims 1, data_type 2 = 11,
+// double_data 10 packed, name 8).
+func doubleTensorPB(name string, dims []int64, vals ...float64) []byte {
+	var m pbuf
+	for _, d := range dims {
+		m = m.varint(1, uint64(d))
+	}
+	m = m.varint(2, 11)
+	var body []byte
+	for _, v := range vals {
+		body = protowire.AppendFixed64(body, math.Float64bits(v))
+	}
+	m = m.bytes(10, body)
+	return m.str(8, name)
+}
+
+// TestCompareDouble: a graph computing in binary64 is judged against the
+// binary64 bound on the recorded float64 values: the exact square holds,
+// one perturbed by 10⁻¹³ relative (far outside binary64's bound of about
+// 2⁻⁵³ relative, far inside binary32's) fails; a graph that computes
+// FLOAT values and casts them to DOUBLE is refused (no bound for a mix).
+func TestCompareDouble(t *testing.T) {
+	vi := func(name string, et uint64, dims ...int64) []byte {
+		var shape pbuf
+		for _, d := range dims {
+			shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
+		}
+		tt := pbuf(nil).varint(1, et).bytes(2, shape)
+		return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
+	}
+	write := func(t *testing.T, g pbuf, in []byte, out []byte) (string, string) {
+		dir := t.TempDir()
+		model := filepath.Join(dir, "model.onnx")
+		data := filepath.Join(dir, "test_data_set_0")
+		for p, b := range map[string][]byte{
+			model:                              pbuf(nil).varint(1, 8).bytes(7, g).bytes(8, pbuf(nil).varint(2, 13)),
+			filepath.Join(data, "input_0.pb"):  in,
+			filepath.Join(data, "output_0.pb"): out,
+		} {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return model, data
+	}
+	sq := pbuf(nil).bytes(1, nodePB("sq", "Mul", []string{"x", "x"}, "y")).str(2, "d").bytes(11, vi("x", 11, 2)).bytes(12, vi("y", 11, 2))
+	// x = (0.1, 3): 0.1·0.1 is not a binary64 value; its rounding is.
+	x0 := 0.1
+	for _, c := range []struct {
+		name string
+		rec  []float64
+		code int
+	}{
+		{"the binary64 square holds", []float64{x0 * x0, 9}, 0},
+		{"10⁻¹³ relative off fails", []float64{x0 * x0 * (1 + 1e-13), 9}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, d := write(t, sq, doubleTensorPB("x", []int64{2}, x0, 3), doubleTensorPB("y", []int64{2}, c.rec...))
+			code, out, errs := runCmd("compare", "--onnx", m, "--data", d)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, c.code, errs, out)
+			}
+		})
+	}
+	t.Run("a FLOAT computation cast to DOUBLE is refused", func(t *testing.T) {
+		cast := pbuf(nodePB("c", "Cast", []string{"r"}, "y")).bytes(5, pbuf(nil).str(1, "to").varint(3, 11).varint(20, 2))
+		g := pbuf(nil).bytes(1, nodePB("r", "Relu", []string{"x"}, "r")).bytes(1, cast).str(2, "m").bytes(11, vi("x", 1, 2)).bytes(12, vi("y", 11, 2))
+		m, d := write(t, g, tensorPB("x", []int64{2}, 1, 2), doubleTensorPB("y", []int64{2}, 1, 2))
+		code, _, errs := runCmd("compare", "--onnx", m, "--data", d)
+		if code != 2 || !strings.Contains(errs, `output "y" is DOUBLE`) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Fatalf("exit %d, stderr %q; want 2 and one line naming the output", code, errs)
+		}
+	})
 }
