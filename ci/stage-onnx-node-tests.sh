@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CI stage: the ONNX backend node tests through tlcheck compare.
+# CI stage: the ONNX backend node tests and the real-model zoo
+# (tools/models) through tlcheck compare.
 #
 # Installs the pinned lock file (requirements.lock) into the Python stages'
 # virtual environment, writes every node test of onnx.backend.test.loader.
@@ -31,5 +32,12 @@ fi
 status=0
 (cd "$root/tools/onnx_node_tests" && "$venv/bin/python" -m onnx_node_tests.run --tlcheck "$work/tlcheck" "$work/node") || status=$?
 echo "not written (not tensors): $(grep -c 'not written' "$work/export.err" || true)"
+# The real-model step (tools/models): seeded random-weight PyTorch models
+# exported to ONNX (TorchScript exporter, all models; the dynamo exporter
+# on the MLP), ONNX Runtime's outputs compared, a planted 1e-3 error
+# caught. Fails on any FAILS, import refusal or missed planted fault.
+(cd "$root/tools/models" && "$venv/bin/python" -m pytest -q)
+(cd "$root/tools/models" && "$venv/bin/python" -m tlcheck_models.run --tlcheck "$work/tlcheck" "$work/models" 2>"$work/models.err") || status=1
+(cd "$root/tools/models" && "$venv/bin/python" -m tlcheck_models.run --tlcheck "$work/tlcheck" --exporters dynamo --models mlp "$work/models-dynamo" 2>"$work/models-dynamo.err") || status=1
 echo "stage-onnx-node-tests: $(( $(date +%s) - start )) s"
 exit $status
