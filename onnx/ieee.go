@@ -203,7 +203,7 @@ func (im *Imported) Analyze(m *Model, floats []*Tensor) (*Specials, []*Tensor, e
 		}
 		raw := make([]float64, t.Len())
 		for j := range raw {
-			if t.DataType == Float {
+			if t.DataType != Double {
 				raw[j] = float64(t.Float32[j])
 			} else {
 				raw[j] = t.Float64[j]
@@ -227,7 +227,7 @@ func (im *Imported) Analyze(m *Model, floats []*Tensor) (*Specials, []*Tensor, e
 		}
 		raw := make([]float64, t.Len())
 		for j := range raw {
-			if t.DataType == Float {
+			if t.DataType != Double {
 				raw[j] = float64(t.Float32[j])
 			} else {
 				raw[j] = t.Float64[j]
@@ -354,13 +354,13 @@ func (im *Imported) Analyze(m *Model, floats []*Tensor) (*Specials, []*Tensor, e
 				continue
 			}
 			c := *floats[i]
-			if c.DataType == Float {
+			if c.DataType != Double {
 				c.Float32 = append([]float32(nil), c.Float32...)
 			} else {
 				c.Float64 = append([]float64(nil), c.Float64...)
 			}
 			for j := range js {
-				if c.DataType == Float {
+				if c.DataType != Double {
 					c.Float32[j] = 1
 				} else {
 					c.Float64[j] = 1

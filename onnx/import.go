@@ -124,13 +124,16 @@ type Imported struct {
 	Opset int64
 	// Gradients lists the model's Gradient nodes.
 	Gradients []GradientSpec
-	// Binary64 reports that every float value a node computes is DOUBLE
-	// (float constants and FLOAT graph inputs are data, held exactly in
-	// binary64; a Cast to DOUBLE is exact), and some node computes one:
-	// the graph computes in binary64, and fpbound's binary64 bound is the
-	// bound of its DOUBLE outputs. A graph that also computes FLOAT values
-	// mixes formats, which no bound of fpbound models.
-	Binary64 bool
+	// Computed lists the float types of the values the graph's nodes
+	// compute (FLOAT, FLOAT16, DOUBLE, BFLOAT16, in that order; float
+	// constants and graph inputs are data, not computed; a widening Cast
+	// is exact). fpbound's theorem is for one format, so a DOUBLE output
+	// is judged with the binary64 bound only when DOUBLE is the one type
+	// computed, a FLOAT16 (BFLOAT16) output with the binary16 (bfloat16)
+	// bound when that is; a FLOAT output with the binary32 bound when no
+	// 16-bit value is computed (a DOUBLE value cannot reach it: a cast to
+	// a narrower type is refused).
+	Computed []DataType
 	// Exact are the integer and boolean graph outputs, each a constant
 	// of the imported graph (folded, or decided on Options.Values): a
 	// caller compares recorded values with them exactly.

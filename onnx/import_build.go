@@ -464,17 +464,20 @@ func (b *imp) finish() (*Imported, error) {
 	}
 	b.im.Graph, b.im.Payload, b.im.Origin = g, p, b.origin
 	b.im.shapes = make(map[string]spec.Shape, len(b.vals))
-	computed64, computed32 := false, false
+	seen := map[DataType]bool{}
 	for name, v := range b.vals {
 		if !v.grad {
 			b.im.shapes[name] = v.shape
 		}
 		if v.where != "" && !v.isK && !v.grad && v.dt.IsFloat() {
-			computed64 = computed64 || v.dt == Double
-			computed32 = computed32 || v.dt != Double
+			seen[v.dt] = true
 		}
 	}
-	b.im.Binary64 = computed64 && !computed32
+	for _, dt := range []DataType{Float, Float16, Double, BFloat16} {
+		if seen[dt] {
+			b.im.Computed = append(b.im.Computed, dt)
+		}
+	}
 	return b.im, nil
 }
 

@@ -144,7 +144,7 @@ func (t DataType) String() string {
 // Supported reports whether the reader decodes tensors of this type.
 func (t DataType) Supported() bool {
 	switch t {
-	case Float, Double, Int64, Int32, Int16, Uint16, Int8, Uint8, Bool:
+	case Float, Double, Float16, BFloat16, Int64, Int32, Int16, Uint16, Int8, Uint8, Bool:
 		return true
 	}
 	return false
@@ -158,7 +158,7 @@ func (t DataType) Size() int {
 		return 4
 	case Double, Int64:
 		return 8
-	case Int16, Uint16:
+	case Int16, Uint16, Float16, BFloat16:
 		return 2
 	case Int8, Uint8, Bool:
 		return 1
@@ -166,8 +166,14 @@ func (t DataType) Size() int {
 	return 0
 }
 
-// IsFloat reports whether t is FLOAT or DOUBLE.
-func (t DataType) IsFloat() bool { return t == Float || t == Double }
+// IsFloat reports whether t is FLOAT, DOUBLE, FLOAT16 or BFLOAT16.
+func (t DataType) IsFloat() bool {
+	return t == Float || t == Double || t == Float16 || t == BFloat16
+}
+
+// Is16 reports whether t is FLOAT16 or BFLOAT16 (held widened, exactly,
+// in Tensor.Float32).
+func (t DataType) Is16() bool { return t == Float16 || t == BFloat16 }
 
 // Model is a decoded ModelProto.
 type Model struct {

@@ -154,7 +154,7 @@ func (c *nctx) rawInput(i int) ([]float64, bool) {
 	}
 	out := make([]float64, t.Len())
 	for j := range out {
-		if t.DataType == Float {
+		if t.DataType == Float || t.DataType.Is16() {
 			out[j] = float64(t.Float32[j])
 		} else if t.DataType == Double {
 			out[j] = t.Float64[j]
@@ -523,6 +523,9 @@ func importRange(c *nctx) error {
 	out := make([]xnum, nb.Int64())
 	for i := range out {
 		out[i] = xnum{r: xs[0].r.Add(xs[2].r.Mul(spec.NewRat(int64(i), 1)))}
+		if dt.Is16() {
+			return c.errf("output 0", "a %s range is not supported (its rounding is not modelled)", dt)
+		}
 		if dt == Float || dt == Double {
 			f := out[i].r.Float64()
 			if dt == Float {

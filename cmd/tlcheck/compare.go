@@ -250,21 +250,21 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 	rep := &setReport{dir: dir}
 	// The model's own outputs through fpbound, over the packed IR output.
 	packed := make([]float32, files.g.Nodes[files.g.OutputID].Shape.Size())
-	// A DOUBLE output: the graph computes in binary64 (onnx.Imported.
-	// Binary64) and every output is judged against the binary64 bound, on
-	// the recorded float64 values (packed64; FLOAT outputs widened).
+	// The outputs' format: FLOAT (binary32, the float32 path), or DOUBLE,
+	// FLOAT16, BFLOAT16, judged on the recorded values as float64
+	// (packed64; their formats' bounds), each only where the graph
+	// computes in that format alone (onnx.Imported.Computed).
+	format, err := outputFormat(model, om.im)
+	if err != nil {
+		return nil, err
+	}
 	var packed64 []float64
-	for _, iv := range om.im.Outputs {
-		if iv.DataType == onnx.Double {
-			if !om.im.Binary64 {
-				return nil, cli.Usagef("--onnx %s: output %q is DOUBLE but the graph also computes FLOAT values: the a-priori bound is for one format (binary32 or binary64), not a mix", model, iv.Name)
-			}
-			packed64 = make([]float64, len(packed))
-		}
+	if format != onnx.Float {
+		packed64 = make([]float64, len(packed))
 	}
 	for _, iv := range om.im.Outputs {
 		r := recorded[iv.Index]
-		if (r.vals64 != nil) != (iv.DataType == onnx.Double) {
+		if r.dt != iv.DataType {
 			return nil, cli.Usagef("--data %s: output %q: data type %v, the model's output is %v", outs[iv.Index], iv.Name, r.dt, iv.DataType)
 		}
 		if !r.shape.Equal(iv.Shape) {
@@ -286,7 +286,7 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 		if packed64 == nil {
 			res, err = fpbound.Compare(files.g, files.p, files.x, packed, o)
 		} else {
-			res, err = compare64(files, packed64, o)
+			res, err = compareFormat(files, format, packed64, o)
 		}
 		if err != nil {
 			return nil, files.modelErr(err)
@@ -362,8 +362,8 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 				continue // not a graph output: nothing recorded
 			}
 			r := recorded[gs.OutputIndex[k]]
-			if r.vals64 != nil {
-				return nil, cli.Usagef("--data %s: output %q: data type DOUBLE: a Gradient output is compared as FLOAT", outs[gs.OutputIndex[k]], name)
+			if r.dt != onnx.Float {
+				return nil, cli.Usagef("--data %s: output %q: data type %v: a Gradient output is compared as FLOAT", outs[gs.OutputIndex[k]], name, r.dt)
 			}
 			g := grs[k]
 			if !r.shape.Equal(g.Shape) {
@@ -461,10 +461,46 @@ type recordedTensor struct {
 	vals64 []float64
 }
 
-// compare64 is fpbound.Compare for a graph that computes in binary64: each
-// recorded float64 against the binary64 bound (fpbound.SharpBounds64).
-func compare64(files *irFiles, rec []float64, o fpbound.Options) (*fpbound.Result, error) {
-	sh, err := fpbound.SharpBounds64(files.g, files.p, files.x, o)
+// outputFormat is the one float type of im's outputs, refused (naming the
+// output) when the outputs have several or the graph computes in another
+// format than the output's (see onnx.Imported.Computed).
+func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
+	format := onnx.DataType(0)
+	for _, iv := range im.Outputs {
+		if format == 0 {
+			format = iv.DataType
+		}
+		if iv.DataType != format {
+			return 0, cli.Usagef("--onnx %s: output %q is %v, another output %v: compare judges the outputs of one float type", model, iv.Name, iv.DataType, format)
+		}
+		for _, c := range im.Computed {
+			mixed := c != iv.DataType
+			if iv.DataType == onnx.Float {
+				mixed = c.Is16() // DOUBLE values cannot reach a FLOAT output
+			}
+			if mixed {
+				return 0, cli.Usagef("--onnx %s: output %q is %v but the graph also computes %v values: the a-priori bound is for one format, not a mix", model, iv.Name, iv.DataType, c)
+			}
+		}
+	}
+	if format == 0 {
+		format = onnx.Float
+	}
+	return format, nil
+}
+
+// compareFormat is fpbound.Compare for a graph that computes in binary64,
+// binary16 or bfloat16: each recorded value (as a float64) against that
+// format's bound (fpbound.SharpBounds64, SharpBounds16, SharpBoundsBF16).
+func compareFormat(files *irFiles, format onnx.DataType, rec []float64, o fpbound.Options) (*fpbound.Result, error) {
+	sharp := fpbound.SharpBounds64
+	switch format {
+	case onnx.Float16:
+		sharp = fpbound.SharpBounds16
+	case onnx.BFloat16:
+		sharp = fpbound.SharpBoundsBF16
+	}
+	sh, err := sharp(files.g, files.p, files.x, o)
 	if err != nil {
 		return nil, err
 	}
@@ -491,8 +527,8 @@ func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error
 	if tf.pb == nil {
 		return recordedTensor{}, cli.Usagef("--data %s: a recorded output is a TensorProto, not JSON", path)
 	}
-	if dt := tf.pb.DataType; dt != onnx.Float && dt != onnx.Double {
-		return recordedTensor{}, cli.Usagef("--data %s: data type %v: compare checks FLOAT and DOUBLE outputs (and integer or boolean ones the import decides)", path, tf.pb.DataType)
+	if !tf.pb.DataType.IsFloat() {
+		return recordedTensor{}, cli.Usagef("--data %s: data type %v: compare checks FLOAT, DOUBLE, FLOAT16 and BFLOAT16 outputs (and integer or boolean ones the import decides)", path, tf.pb.DataType)
 	}
 	s, err := tf.pb.Shape()
 	if err != nil {
@@ -504,7 +540,7 @@ func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error
 	if tf.pb.DataType == onnx.Double {
 		return recordedTensor{shape: s, dt: onnx.Double, vals64: tf.pb.Float64}, nil
 	}
-	return recordedTensor{shape: s, dt: onnx.Float, vals: tf.pb.Float32}, nil
+	return recordedTensor{shape: s, dt: tf.pb.DataType, vals: tf.pb.Float32}, nil
 }
 
 // readExactFile reads a recorded integer or boolean output_N.pb and

@@ -229,3 +229,77 @@ func TestCompareDouble(t *testing.T) {
 		}
 	})
 }
+
+// f16TensorPB is a FLOAT16 TensorProto given by its elements' bits
+// (dims 1, data_type 2 = 10, int32_data 5 packed, name 8).
+func f16TensorPB(name string, dims []int64, bits ...uint16) []byte {
+	var m pbuf
+	for _, d := range dims {
+		m = m.varint(1, uint64(d))
+	}
+	m = m.varint(2, 10)
+	var body []byte
+	for _, b := range bits {
+		body = protowire.AppendVarint(body, uint64(b))
+	}
+	m = m.bytes(5, body)
+	return m.str(8, name)
+}
+
+// TestCompareFloat16: a graph computing in binary16 is judged against the
+// binary16 bound. x = 1 + 2^-10 (bits 0x3c01): x·x = 1 + 2^-9 + 2^-20,
+// whose binary16 rounding is 1 + 2^-9 (0x3c02), 2^-20 off — outside
+// binary32's bound (about 2^-24), inside binary16's (about 2^-11): it
+// holds; 1 + 2^-5 (0x3c20) is far outside and fails. A FLOAT16
+// computation cast to a FLOAT output is refused.
+func TestCompareFloat16(t *testing.T) {
+	vi := func(name string, et uint64, dims ...int64) []byte {
+		var shape pbuf
+		for _, d := range dims {
+			shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
+		}
+		tt := pbuf(nil).varint(1, et).bytes(2, shape)
+		return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
+	}
+	write := func(t *testing.T, g pbuf, out []byte) (string, string) {
+		dir := t.TempDir()
+		model := filepath.Join(dir, "model.onnx")
+		data := filepath.Join(dir, "test_data_set_0")
+		for p, b := range map[string][]byte{
+			model:                              pbuf(nil).varint(1, 8).bytes(7, g).bytes(8, pbuf(nil).varint(2, 13)),
+			filepath.Join(data, "input_0.pb"):  f16TensorPB("x", []int64{1}, 0x3c01),
+			filepath.Join(data, "output_0.pb"): out,
+		} {
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return model, data
+	}
+	sq := pbuf(nil).bytes(1, nodePB("sq", "Mul", []string{"x", "x"}, "y")).str(2, "h").bytes(11, vi("x", 10, 1)).bytes(12, vi("y", 10, 1))
+	for _, c := range []struct {
+		name string
+		bits uint16
+		code int
+	}{{"the binary16 square holds", 0x3c02, 0}, {"1 + 2^-5 fails", 0x3c20, 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			m, d := write(t, sq, f16TensorPB("y", []int64{1}, c.bits))
+			code, out, errs := runCmd("compare", "--onnx", m, "--data", d)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, c.code, errs, out)
+			}
+		})
+	}
+	t.Run("a FLOAT16 computation cast to FLOAT is refused", func(t *testing.T) {
+		cast := pbuf(nodePB("c", "Cast", []string{"s"}, "y")).bytes(5, pbuf(nil).str(1, "to").varint(3, 1).varint(20, 2))
+		g := pbuf(nil).bytes(1, nodePB("s", "Mul", []string{"x", "x"}, "s")).bytes(1, cast).str(2, "m").bytes(11, vi("x", 10, 1)).bytes(12, vi("y", 1, 1))
+		m, d := write(t, g, tensorPB("y", []int64{1}, 1))
+		code, _, errs := runCmd("compare", "--onnx", m, "--data", d)
+		if code != 2 || !strings.Contains(errs, `output "y" is FLOAT but the graph also computes FLOAT16`) {
+			t.Fatalf("exit %d, stderr %q; want 2 naming the output and the mix", code, errs)
+		}
+	})
+}
