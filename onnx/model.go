@@ -85,9 +85,11 @@
 // (little-endian) or their typed field (float_data, double_data,
 // int64_data, int32_data); INT8, UINT8, INT16, UINT16 and BOOL widen into
 // Int32 from int32_data or raw_data (values outside the type's range are
-// an error naming the element). Other data types (FLOAT16, BFLOAT16,
-// STRING, UINT32, UINT64, complex, 8/4/2-bit types) are refused naming the
-// type, and so is external data (data_location = EXTERNAL).
+// an error naming the element); FLOAT16 and BFLOAT16 widen, exactly, into
+// Float32 from raw_data (2 bytes each) or int32_data (the 16 bits of each
+// element). Other data types (STRING, UINT32, UINT64, complex, 8/4/2-bit
+// types) are refused naming the type, and so is external data
+// (data_location = EXTERNAL).
 //
 // Every error is one line, prefixed "onnx: " (and the file's path for
 // ReadModel and ReadTensor), naming where it is — the node's name and op
