@@ -414,6 +414,9 @@ func (im *Imported) step(n *Node, vals map[string]*sval) {
 			f, ok = func(x float64) float64 { return x }, true
 		}
 	}
+	if n.OpType == "CastLike" && len(n.Inputs) == 2 && im.dtypes[n.Inputs[1]].IsFloat() {
+		f, ok = func(x float64) float64 { return x }, true
+	}
 	if ok && len(n.Inputs) >= 1 {
 		x := vals[n.Inputs[0]]
 		if x == nil {

@@ -141,6 +141,8 @@ type Imported struct {
 	// shapes is the static shape of every value the importer inferred,
 	// by ONNX name (for Analyze).
 	shapes map[string]spec.Shape
+	// dtypes is the element type of every value, by ONNX name.
+	dtypes map[string]DataType
 }
 
 // ExactOutput is an integer or boolean graph output whose value the

@@ -464,10 +464,12 @@ func (b *imp) finish() (*Imported, error) {
 	}
 	b.im.Graph, b.im.Payload, b.im.Origin = g, p, b.origin
 	b.im.shapes = make(map[string]spec.Shape, len(b.vals))
+	b.im.dtypes = make(map[string]DataType, len(b.vals))
 	seen := map[DataType]bool{}
 	for name, v := range b.vals {
 		if !v.grad {
 			b.im.shapes[name] = v.shape
+			b.im.dtypes[name] = v.dt
 		}
 		if v.where != "" && !v.isK && !v.grad && v.dt.IsFloat() {
 			seen[v.dt] = true
