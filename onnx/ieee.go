@@ -318,16 +318,15 @@ func (im *Imported) Analyze(m *Model, floats []*Tensor) (*Specials, []*Tensor, e
 			continue
 		}
 		if partialOps[n.OpType] && sp.Partial == "" {
-			for k, in := range n.Inputs {
-				if n.OpType == "Pow" && k == 1 {
-					break
-				}
-				if v := vals[in]; in != "" && (v == nil || v.raw == nil) {
+			// The operand whose value decides the domain: Div's divisor,
+			// the others' first input (Pow's base).
+			arg := 0
+			if n.OpType == "Div" {
+				arg = 1
+			}
+			if arg < len(n.Inputs) {
+				if v := vals[n.Inputs[arg]]; v == nil || v.raw == nil {
 					sp.Partial = n.Where()
-					break
-				}
-				if n.OpType != "Div" && n.OpType != "Pow" {
-					break
 				}
 			}
 		}
