@@ -10,9 +10,10 @@
 # reason. Fails (exit 1) on any FAILS that is not a known hand-rounded
 # reference output (tools/onnx_node_tests/onnx_node_tests/run.py).
 #
-# Time: about 5 minutes (189 s measured on the shared 2-core machine for pip
-# install, export of ≈ 1870 cases and one tlcheck compare per case, plus
-# about 115 s for the model zoo); needs PyPI.
+# Time: about 5 minutes unloaded (189 s for pip install, export of ≈ 1870
+# cases and one tlcheck compare per case, plus about 115 s for the model
+# zoo); 575 s measured on the 2-core machine while seven builds shared it.
+# Needs PyPI.
 set -euo pipefail
 start=$(date +%s)
 root=$(cd "$(dirname "$0")/.." && pwd)
