@@ -278,8 +278,17 @@ func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded [
 
 // Judge decides one recorded value against its enclosure (see Element).
 func Judge(rec float32, en Enclosure) Element {
-	el := Element{Recorded: rec, Exact: en.Exact, Bound: en.Bound, Reason: en.Reason, Classic: en.Bound, FirstOrder: en.Bound, Estimate: en.Bound}
-	f := float64(rec)
+	el := JudgeFloat64(float64(rec), en)
+	el.Recorded = rec
+	return el
+}
+
+// JudgeFloat64 is Judge for a recorded binary64 value (a DOUBLE output
+// judged against Bounds64): the verdict and Dist are decided on rec
+// itself; Element.Recorded holds rec rounded to float32, for display only.
+func JudgeFloat64(rec float64, en Enclosure) Element {
+	el := Element{Recorded: float32(rec), Exact: en.Exact, Bound: en.Bound, Reason: en.Reason, Classic: en.Bound, FirstOrder: en.Bound, Estimate: en.Bound}
+	f := rec
 	bounded := !math.IsInf(en.Exact.Lo, 0) && !math.IsInf(en.Exact.Hi, 0)
 	finiteB := !math.IsInf(en.Bound, 1) && en.Bound >= 0
 	if math.IsNaN(f) || math.IsInf(f, 0) {

@@ -40,6 +40,11 @@
 // Sign, Step, Compare and the tensor operations that only move values —
 // use no constant of the format and hold in either as written.
 //
+// Bounds16 and BoundsBF16 (SharpBounds16, SharpBoundsBF16) are the same
+// text for IEEE 754 binary16 (p = 11, emin = −14, u = 2^-11, Ω = 2^16 − 2^4)
+// and bfloat16 (p = 8, emin = −126, u = 2^-8, Ω = 2^128 − 2^119); their
+// full column of constants is in format16.go.
+//
 // Two binary64 constants are not float64 values, and the bound arithmetic
 // uses float64 upper bounds of them: η_F = 2^-1075 is charged as 2^-1074
 // (a larger η only enlarges a bound), and Ω = 2^1024 − 2^970 lies above

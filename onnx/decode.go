@@ -61,7 +61,7 @@ func (d *dec) useValues(n int, dt DataType) error {
 // makes for dt.
 func valueBytes(dt DataType) int64 {
 	switch dt {
-	case Float:
+	case Float, Float16, BFloat16:
 		return 4
 	case Double, Int64:
 		return 8

@@ -195,7 +195,9 @@ func TestRats(t *testing.T) {
 		{"-Inf", &Tensor{Dims: []int64{1}, DataType: Float, Float32: []float32{float32(math.Inf(-1))}}, nil, `element 0 is -Inf`},
 		{"short data", &Tensor{Dims: []int64{2}, DataType: Float, Float32: []float32{1}}, nil, `1 elements of data, but dims [2] have 2`},
 		{"negative dim", &Tensor{Dims: []int64{-2}, DataType: Float}, nil, `dim 0 is negative`},
-		{"float16", &Tensor{Dims: []int64{1}, DataType: Float16, Int32: []int32{0}}, nil, `data type FLOAT16 is not supported`},
+		{"float16", &Tensor{Dims: []int64{2}, DataType: Float16, Float32: []float32{1.5, -0x1p-24}}, []string{"3/2", "-1/16777216"}, ""},
+		{"float16 NaN", &Tensor{Dims: []int64{1}, DataType: BFloat16, Float32: []float32{float32(math.NaN())}}, nil, `element 0 is NaN`},
+		{"uint64", &Tensor{Dims: []int64{1}, DataType: Uint64}, nil, `data type UINT64 is not supported`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -23,6 +23,16 @@ type Options struct {
 	// with every fixed extent of the ValueInfo; a symbolic extent with no
 	// shape here is an error naming the input and the dimension.
 	Shapes map[string]spec.Shape
+	// Values gives the recorded values of float graph inputs, keyed by
+	// input name (compare sets it from input_N.pb). They decide exactly
+	// the data-dependent ops whose operand is such an input itself — the
+	// comparisons and logic ops, Not, IsNaN, IsInf, Floor, Ceil, Round,
+	// ArgMax, ArgMin, NonZero, TopK's order and Hardmax's argmax — since
+	// an input is exact in every evaluation (no rounding reaches it), so
+	// their results are the runtime's too. The imported graph then holds
+	// for these values only. A value computed from an input is never
+	// decided this way (its rounding could reorder it) and stays refused.
+	Values map[string]*Tensor
 }
 
 // IOValue is one float input or one output of an imported model.
@@ -114,6 +124,36 @@ type Imported struct {
 	Opset int64
 	// Gradients lists the model's Gradient nodes.
 	Gradients []GradientSpec
+	// Computed lists the float types of the values the graph's nodes
+	// compute (FLOAT, FLOAT16, DOUBLE, BFLOAT16, in that order; float
+	// constants and graph inputs are data, not computed; a widening Cast
+	// is exact). fpbound's theorem is for one format, so a DOUBLE output
+	// is judged with the binary64 bound only when DOUBLE is the one type
+	// computed, a FLOAT16 (BFLOAT16) output with the binary16 (bfloat16)
+	// bound when that is; a FLOAT output with the binary32 bound when no
+	// 16-bit value is computed (a DOUBLE value cannot reach it: a cast to
+	// a narrower type is refused).
+	Computed []DataType
+	// Exact are the integer and boolean graph outputs, each a constant
+	// of the imported graph (folded, or decided on Options.Values): a
+	// caller compares recorded values with them exactly.
+	Exact []ExactOutput
+	// shapes is the static shape of every value the importer inferred,
+	// by ONNX name (for Analyze).
+	shapes map[string]spec.Shape
+	// dtypes is the element type of every value, by ONNX name.
+	dtypes map[string]DataType
+}
+
+// ExactOutput is an integer or boolean graph output whose value the
+// import decided: Index is its position among the graph outputs (the N of
+// output_N.pb), Values its elements in row-major order (BOOL as 0 and 1).
+type ExactOutput struct {
+	Name     string
+	Index    int
+	Shape    spec.Shape
+	DataType DataType
+	Values   []int64
 }
 
 // ImportError is an import failure: one line naming the model file (when

@@ -34,6 +34,7 @@ type value struct {
 	// attention mask. rats (or the IR node) hold 0 there; see irFinite.
 	ninf  []bool
 	where string // the ONNX node that produced it ("" for graph inputs, initializers)
+	input bool   // a float graph input
 }
 
 func (v *value) isInt() bool { return !v.dt.IsFloat() }
@@ -216,7 +217,7 @@ func (b *imp) inputs() error {
 			if err != nil {
 				return err
 			}
-			v := &value{name: vi.Name, shape: s, dt: vi.ElemType, id: -1, init: -1}
+			v := &value{name: vi.Name, shape: s, dt: vi.ElemType, id: -1, init: -1, input: true}
 			b.vals[vi.Name] = v
 			fl = append(fl, fin{v, IOValue{Name: vi.Name, Index: k, Shape: s.Clone(), DataType: vi.ElemType}})
 			continue
@@ -387,8 +388,15 @@ func (b *imp) outputs() error {
 			}
 			continue
 		}
+		if !v.dt.IsFloat() && v.isK && v.ints != nil {
+			if err := matchDims(vi, v.shape); err != nil {
+				return &ImportError{Node: v.where, Field: field, Err: err}
+			}
+			b.im.Exact = append(b.im.Exact, ExactOutput{Name: vi.Name, Index: k, Shape: v.shape.Clone(), DataType: v.dt, Values: append([]int64(nil), v.ints...)})
+			continue
+		}
 		if !v.dt.IsFloat() {
-			return &ImportError{Field: field, Err: fmt.Errorf("element type %s: only float outputs can be imported", v.dt.String())}
+			return &ImportError{Field: field, Err: fmt.Errorf("element type %s: only float outputs and integer or boolean outputs decided at import (constants) can be imported; this one is computed from the float inputs", v.dt.String())}
 		}
 		if vi.ElemType != 0 && !vi.ElemType.IsFloat() {
 			return &ImportError{Field: field, Err: fmt.Errorf("declared element type %s: only float outputs can be imported", vi.ElemType.String())}
@@ -399,11 +407,15 @@ func (b *imp) outputs() error {
 		outs = append(outs, v)
 		idx = append(idx, k)
 	}
-	if len(outs) == 0 {
+	if len(outs) == 0 && len(b.im.Exact) == 0 {
 		return &ImportError{Field: "graph outputs", Err: errors.New("the graph has no float output to import")}
 	}
 	out := -1
-	if len(outs) == 1 {
+	if len(outs) == 0 {
+		// Only exact outputs: the IR computes nothing; its output is its
+		// input.
+		out = 0
+	} else if len(outs) == 1 {
 		id, err := b.ir(outs[0])
 		if err != nil {
 			return err
@@ -451,6 +463,23 @@ func (b *imp) finish() (*Imported, error) {
 		return nil, b.irError(err)
 	}
 	b.im.Graph, b.im.Payload, b.im.Origin = g, p, b.origin
+	b.im.shapes = make(map[string]spec.Shape, len(b.vals))
+	b.im.dtypes = make(map[string]DataType, len(b.vals))
+	seen := map[DataType]bool{}
+	for name, v := range b.vals {
+		if !v.grad {
+			b.im.shapes[name] = v.shape
+			b.im.dtypes[name] = v.dt
+		}
+		if v.where != "" && !v.isK && !v.grad && v.dt.IsFloat() {
+			seen[v.dt] = true
+		}
+	}
+	for _, dt := range []DataType{Float, Float16, Double, BFloat16} {
+		if seen[dt] {
+			b.im.Computed = append(b.im.Computed, dt)
+		}
+	}
 	return b.im, nil
 }
 

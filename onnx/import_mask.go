@@ -39,7 +39,7 @@ import (
 func tensorRatsNinf(t *Tensor) ([]spec.Rat, []bool, error) {
 	var fs []float64
 	switch {
-	case t.DataType == Float && t.Float32 != nil:
+	case t.DataType != Double && t.Float32 != nil:
 		fs = make([]float64, len(t.Float32))
 		for i, f := range t.Float32 {
 			fs[i] = float64(f)
@@ -62,7 +62,7 @@ func tensorRatsNinf(t *Tensor) ([]spec.Rat, []bool, error) {
 	}
 	// A copy without the −∞ elements, read by the one reader.
 	u := *t
-	if t.DataType == Float {
+	if t.DataType != Double {
 		u.Float32 = append([]float32(nil), t.Float32...)
 		for i := range ninf {
 			if ninf[i] {

@@ -21,10 +21,9 @@ type opImporter func(c *nctx) error
 
 // importers maps each supported default-domain op type to its importer;
 // the package doc's "Importing" section documents each mapping.
-var importers map[string]opImporter
+var importers = map[string]opImporter{}
 
 func init() {
-	importers = map[string]opImporter{}
 	for _, t := range []map[string]opImporter{elementwiseOps(), shapeOps(), reduceOps(), nnOps(), foldOps(), reduce2Ops(), transformerOps()} {
 		for k, v := range t {
 			importers[k] = v

@@ -85,9 +85,11 @@
 // (little-endian) or their typed field (float_data, double_data,
 // int64_data, int32_data); INT8, UINT8, INT16, UINT16 and BOOL widen into
 // Int32 from int32_data or raw_data (values outside the type's range are
-// an error naming the element). Other data types (FLOAT16, BFLOAT16,
-// STRING, UINT32, UINT64, complex, 8/4/2-bit types) are refused naming the
-// type, and so is external data (data_location = EXTERNAL).
+// an error naming the element); FLOAT16 and BFLOAT16 widen, exactly, into
+// Float32 from raw_data (2 bytes each) or int32_data (the 16 bits of each
+// element). Other data types (STRING, UINT32, UINT64, complex, 8/4/2-bit
+// types) are refused naming the type, and so is external data
+// (data_location = EXTERNAL).
 //
 // Every error is one line, prefixed "onnx: " (and the file's path for
 // ReadModel and ReadTensor), naming where it is — the node's name and op
@@ -144,7 +146,7 @@ func (t DataType) String() string {
 // Supported reports whether the reader decodes tensors of this type.
 func (t DataType) Supported() bool {
 	switch t {
-	case Float, Double, Int64, Int32, Int16, Uint16, Int8, Uint8, Bool:
+	case Float, Double, Float16, BFloat16, Int64, Int32, Int16, Uint16, Int8, Uint8, Bool:
 		return true
 	}
 	return false
@@ -158,7 +160,7 @@ func (t DataType) Size() int {
 		return 4
 	case Double, Int64:
 		return 8
-	case Int16, Uint16:
+	case Int16, Uint16, Float16, BFloat16:
 		return 2
 	case Int8, Uint8, Bool:
 		return 1
@@ -166,8 +168,14 @@ func (t DataType) Size() int {
 	return 0
 }
 
-// IsFloat reports whether t is FLOAT or DOUBLE.
-func (t DataType) IsFloat() bool { return t == Float || t == Double }
+// IsFloat reports whether t is FLOAT, DOUBLE, FLOAT16 or BFLOAT16.
+func (t DataType) IsFloat() bool {
+	return t == Float || t == Double || t == Float16 || t == BFloat16
+}
+
+// Is16 reports whether t is FLOAT16 or BFLOAT16 (held widened, exactly,
+// in Tensor.Float32).
+func (t DataType) Is16() bool { return t == Float16 || t == BFloat16 }
 
 // Model is a decoded ModelProto.
 type Model struct {

@@ -115,6 +115,56 @@ func (c *nctx) constIn(i int) (*value, error) {
 	return v, nil
 }
 
+// decidedIn is constIn that also takes a float graph input whose
+// recorded value Options.Values gives (see there): an input is exact in
+// every evaluation, so an exact function of it — a comparison, an index,
+// a rounding to an integer — is decided at import.
+func (c *nctx) decidedIn(i int) (*value, error) {
+	v, err := c.in(i)
+	if err != nil {
+		return nil, err
+	}
+	if v.isK || !v.input {
+		return c.constIn(i)
+	}
+	t, ok := c.b.o.Values[v.name]
+	if !ok || t == nil {
+		return c.constIn(i)
+	}
+	rs, err := t.Rats()
+	if err != nil {
+		return nil, c.wrap(c.inField(i), err)
+	}
+	if len(rs) != v.shape.Size() {
+		return nil, c.errf(c.inField(i), "Options.Values has %d elements for shape %v", len(rs), v.shape)
+	}
+	return &value{name: v.name, shape: v.shape.Clone(), dt: v.dt, id: -1, isK: true, init: -1, rats: rs}, nil
+}
+
+// rawInput returns the recorded float64 elements of input i when it is a
+// float graph input with a value in Options.Values (NaN and ±∞ kept).
+func (c *nctx) rawInput(i int) ([]float64, bool) {
+	v, err := c.in(i)
+	if err != nil || !v.input || v.isK {
+		return nil, false
+	}
+	t, ok := c.b.o.Values[v.name]
+	if !ok || t == nil || t.Len() != v.shape.Size() {
+		return nil, false
+	}
+	out := make([]float64, t.Len())
+	for j := range out {
+		if t.DataType == Float || t.DataType.Is16() {
+			out[j] = float64(t.Float32[j])
+		} else if t.DataType == Double {
+			out[j] = t.Float64[j]
+		} else {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
 // fromXnums makes a constant of dtype dt from folded elements; an integer
 // dtype needs integral elements.
 func (c *nctx) fromXnums(s spec.Shape, dt DataType, xs []xnum) (*value, error) {
@@ -159,11 +209,11 @@ func cmpOp(op string) opImporter {
 		if err := c.oneOutput(2, 2); err != nil {
 			return err
 		}
-		a, err := c.constIn(0)
+		a, err := c.decidedIn(0)
 		if err != nil {
 			return err
 		}
-		b, err := c.constIn(1)
+		b, err := c.decidedIn(1)
 		if err != nil {
 			return err
 		}
@@ -214,7 +264,7 @@ func importNot(c *nctx) error {
 	if err := c.oneOutput(1, 1); err != nil {
 		return err
 	}
-	a, err := c.constIn(0)
+	a, err := c.decidedIn(0)
 	if err != nil {
 		return err
 	}
@@ -236,6 +286,9 @@ func importNot(c *nctx) error {
 func importIsNaN(c *nctx) error {
 	if err := c.oneOutput(1, 1); err != nil {
 		return err
+	}
+	if raw, ok := c.rawInput(0); ok {
+		return c.rawBools(raw, math.IsNaN)
 	}
 	a, err := c.constIn(0)
 	if err != nil {
@@ -259,8 +312,12 @@ func importIsInf(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.attrBool("detect_positive", true); err != nil {
+	pos, err := c.attrBool("detect_positive", true)
+	if err != nil {
 		return err
+	}
+	if raw, ok := c.rawInput(0); ok {
+		return c.rawBools(raw, func(x float64) bool { return (neg && math.IsInf(x, -1)) || (pos && math.IsInf(x, 1)) })
 	}
 	a, err := c.constIn(0)
 	if err != nil {
@@ -275,6 +332,25 @@ func importIsInf(c *nctx) error {
 		return err
 	}
 	c.outValue(0, v)
+	return nil
+}
+
+// rawBools outputs the BOOL tensor f(x) of the recorded input elements
+// raw (input 0's shape).
+func (c *nctx) rawBools(raw []float64, f func(float64) bool) error {
+	v, err := c.in(0)
+	if err != nil {
+		return err
+	}
+	xs := make([]xnum, len(raw))
+	for i, x := range raw {
+		xs[i] = boolOf(f(x))
+	}
+	out, err := c.fromXnums(v.shape, Bool, xs)
+	if err != nil {
+		return err
+	}
+	c.outValue(0, out)
 	return nil
 }
 
@@ -326,7 +402,7 @@ func roundOp(kind string) opImporter {
 		if err := c.oneOutput(1, 1); err != nil {
 			return err
 		}
-		a, err := c.constIn(0)
+		a, err := c.decidedIn(0)
 		if err != nil {
 			return err
 		}
@@ -447,6 +523,9 @@ func importRange(c *nctx) error {
 	out := make([]xnum, nb.Int64())
 	for i := range out {
 		out[i] = xnum{r: xs[0].r.Add(xs[2].r.Mul(spec.NewRat(int64(i), 1)))}
+		if dt.Is16() {
+			return c.errf("output 0", "a %s range is not supported (its rounding is not modelled)", dt)
+		}
 		if dt == Float || dt == Double {
 			f := out[i].r.Float64()
 			if dt == Float {
@@ -592,7 +671,7 @@ func importWhere(c *nctx) error {
 	if err := c.oneOutput(3, 3); err != nil {
 		return err
 	}
-	cond, err := c.constIn(0)
+	cond, err := c.decidedIn(0)
 	if err != nil {
 		return err
 	}
@@ -675,7 +754,7 @@ func argOp(isMax bool) opImporter {
 		if err := c.oneOutput(1, 1); err != nil {
 			return err
 		}
-		a, err := c.constIn(0)
+		a, err := c.decidedIn(0)
 		if err != nil {
 			return err
 		}
@@ -732,7 +811,7 @@ func importNonZero(c *nctx) error {
 	if err := c.oneOutput(1, 1); err != nil {
 		return err
 	}
-	a, err := c.constIn(0)
+	a, err := c.decidedIn(0)
 	if err != nil {
 		return err
 	}

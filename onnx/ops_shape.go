@@ -1055,15 +1055,27 @@ func (c *nctx) castTo(dt DataType) error {
 		c.outValue(0, &value{shape: v.shape.Clone(), dt: dt, id: -1, isK: true, init: -1, rats: rs})
 	case !v.isInt() && dt == v.dt:
 		c.outValue(0, v)
-	case !v.isInt() && v.dt == Float && dt == Double:
-		// float32 → float64 is exact: the same real values.
+	case !v.isInt() && widens(v.dt, dt):
+		// float16/bfloat16 → float32 → float64 are exact: the same real
+		// values.
 		w := *v
-		w.dt = Double
+		w.dt = dt
 		c.outValue(0, &w)
 	default:
 		return c.errf(attrField("to"), "cast from %s to %s is not supported (it would change values the IR computes exactly)", v.dt.String(), dt.String())
 	}
 	return nil
+}
+
+// widens reports that every value of float type from is a value of to.
+func widens(from, to DataType) bool {
+	switch from {
+	case Float16, BFloat16:
+		return to == Float || to == Double
+	case Float:
+		return to == Double
+	}
+	return false
 }
 
 // importPad: constant, reflect or edge padding; the pads are an attribute

@@ -14,7 +14,8 @@ import (
 
 // Tensor is a decoded TensorProto. Exactly the element slice of its
 // DataType is set, with NumElements entries in row-major order: Float32
-// for FLOAT, Float64 for DOUBLE, Int64 for INT64, Int32 for INT32 and —
+// for FLOAT and — widened, exactly: every binary16 and bfloat16 value is a
+// float32 — for FLOAT16 and BFLOAT16, Float64 for DOUBLE, Int64 for INT64, Int32 for INT32 and —
 // widened — for INT8, UINT8, INT16, UINT16 and BOOL (0 or 1).
 type Tensor struct {
 	Name     string
@@ -78,7 +79,7 @@ func (t *Tensor) where() string {
 // Len is the length of the element slice of the tensor's DataType.
 func (t *Tensor) Len() int {
 	switch t.DataType {
-	case Float:
+	case Float, Float16, BFloat16:
 		return len(t.Float32)
 	case Double:
 		return len(t.Float64)
@@ -107,9 +108,9 @@ func (t *Tensor) Rats() ([]spec.Rat, error) {
 	out := make([]spec.Rat, n)
 	for i := range out {
 		switch t.DataType {
-		case Float, Double:
+		case Float, Double, Float16, BFloat16:
 			f := float64(0)
-			if t.DataType == Float {
+			if t.DataType != Double {
 				f = float64(t.Float32[i])
 			} else {
 				f = t.Float64[i]
@@ -329,6 +330,16 @@ func (d *dec) tensor(b []byte, kind string, index int, cut bool) (*Tensor, error
 			f.eachFixed64(func(v uint64) { t.Float64[i] = math.Float64frombits(v); i++ })
 		case Int64:
 			return f.eachVarint(func(v uint64) error { t.Int64[i] = int64(v); i++; return nil })
+		case Float16, BFloat16:
+			// int32_data holds the 16 bits of each element.
+			return f.eachVarint(func(v uint64) error {
+				if v > 0xFFFF {
+					return fmt.Errorf("element %d: %d is not 16 bits", i, v)
+				}
+				t.Float32[i] = from16(t.DataType, uint16(v))
+				i++
+				return nil
+			})
 		default:
 			return f.eachVarint(func(v uint64) error {
 				x := int32(v)
@@ -354,7 +365,7 @@ func (d *dec) tensor(b []byte, kind string, index int, cut bool) (*Tensor, error
 // alloc makes the element slice of t's type, of length n.
 func (t *Tensor) alloc(n int) {
 	switch t.DataType {
-	case Float:
+	case Float, Float16, BFloat16:
 		t.Float32 = make([]float32, n)
 	case Double:
 		t.Float64 = make([]float64, n)
@@ -410,6 +421,10 @@ func (t *Tensor) fromRaw(raw []byte) error {
 		for i := range t.Int32 {
 			t.Int32[i] = int32(int16(le.Uint16(raw[2*i:])))
 		}
+	case Float16, BFloat16:
+		for i := range t.Float32 {
+			t.Float32[i] = from16(t.DataType, le.Uint16(raw[2*i:]))
+		}
 	case Uint16:
 		for i := range t.Int32 {
 			t.Int32[i] = int32(le.Uint16(raw[2*i:]))
@@ -431,4 +446,29 @@ func (t *Tensor) fromRaw(raw []byte) error {
 		}
 	}
 	return nil
+}
+
+// from16 widens the bits of a FLOAT16 (IEEE 754 binary16) or BFLOAT16
+// element to the float32 of the same value, exactly: bfloat16 is the top
+// half of a binary32; a binary16 (1 sign, 5 exponent, 10 fraction bits,
+// bias 15) is normal, subnormal (fraction·2^-24), zero, infinite or NaN.
+func from16(dt DataType, h uint16) float32 {
+	if dt == BFloat16 {
+		return math.Float32frombits(uint32(h) << 16)
+	}
+	sign := float32(1)
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	e, f := int(h>>10)&0x1f, int(h&0x3ff)
+	switch e {
+	case 0:
+		return sign * float32(math.Ldexp(float64(f), -24))
+	case 0x1f:
+		if f != 0 {
+			return float32(math.NaN())
+		}
+		return sign * float32(math.Inf(1))
+	}
+	return sign * float32(math.Ldexp(float64(1024+f), e-25))
 }

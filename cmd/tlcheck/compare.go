@@ -70,6 +70,7 @@ type outputReport struct {
 	inconc   int
 	first    *jsonout.CompareElement
 	close    closeness // the assert_close-style summary (mismatch.go)
+	exact    bool      // an integer or boolean output, compared exactly
 }
 
 // setReport is one data set's comparison.
@@ -230,7 +231,18 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 	}
 	// output_N.pb is the N-th graph output.
 	recorded := make([]recordedTensor, len(outs))
+	exactAt := map[int]*onnx.ExactOutput{}
+	for i := range om.im.Exact {
+		exactAt[om.im.Exact[i].Index] = &om.im.Exact[i]
+	}
+	exactEls := map[int][]fpbound.Element{}
 	for n, p := range outs {
+		if e := exactAt[n]; e != nil {
+			if exactEls[n], err = readExactFile(p, e, inputs); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if recorded[n], err = readOutputFile(p, inputs); err != nil {
 			return nil, err
 		}
@@ -238,28 +250,57 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 	rep := &setReport{dir: dir}
 	// The model's own outputs through fpbound, over the packed IR output.
 	packed := make([]float32, files.g.Nodes[files.g.OutputID].Shape.Size())
+	// The outputs' format: FLOAT (binary32, the float32 path), or DOUBLE,
+	// FLOAT16, BFLOAT16, judged on the recorded values as float64
+	// (packed64; their formats' bounds), each only where the graph
+	// computes in that format alone (onnx.Imported.Computed).
+	format, err := outputFormat(model, om.im)
+	if err != nil {
+		return nil, err
+	}
+	var packed64 []float64
+	if format != onnx.Float {
+		packed64 = make([]float64, len(packed))
+	}
 	for _, iv := range om.im.Outputs {
 		r := recorded[iv.Index]
+		if r.dt != iv.DataType {
+			return nil, cli.Usagef("--data %s: output %q: data type %v, the model's output is %v", outs[iv.Index], iv.Name, r.dt, iv.DataType)
+		}
 		if !r.shape.Equal(iv.Shape) {
 			return nil, cli.Usagef("--data %s: output %q: shape mismatch: the model's output has shape %v, the recorded tensor %v", outs[iv.Index], iv.Name, iv.Shape, r.shape)
 		}
-		if iv.Offset < 0 || iv.Offset+len(r.vals) > len(packed) {
+		if iv.Offset < 0 || iv.Offset+r.shape.Size() > len(packed) {
 			return nil, cli.Usagef("--onnx %s: output %q does not fit the IR output", model, iv.Name)
 		}
 		copy(packed[iv.Offset:], r.vals)
+		if packed64 != nil {
+			for j, v := range r.vals {
+				packed64[iv.Offset+j] = float64(v)
+			}
+			copy(packed64[iv.Offset:], r.vals64)
+		}
 	}
 	if len(om.im.Outputs) > 0 {
-		res, err := fpbound.Compare(files.g, files.p, files.x, packed, o)
+		var res *fpbound.Result
+		if packed64 == nil {
+			res, err = fpbound.Compare(files.g, files.p, files.x, packed, o)
+		} else {
+			res, err = compareFormat(files, format, packed64, o)
+		}
 		if err != nil {
 			return nil, files.modelErr(err)
 		}
 		if len(res.Elements) != len(packed) {
 			return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(res.Elements), len(packed))
 		}
+		applySpecials(om, res.Elements, packed64)
 		// Ours: the IR evaluated over binary32 (spec.F32), reported only.
 		var oursOut []spec.F32
-		if vals, err := irsem.DenoteAll(files.g, files.p, irsem.ConvertTensor[spec.F32](files.x)); err == nil {
-			oursOut = vals[files.g.OutputID].Data
+		if packed64 == nil {
+			if vals, err := irsem.DenoteAll(files.g, files.p, irsem.ConvertTensor[spec.F32](files.x)); err == nil {
+				oursOut = vals[files.g.OutputID].Data
+			}
 		}
 		for _, iv := range om.im.Outputs {
 			n := iv.Shape.Size()
@@ -280,16 +321,35 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 			}
 			or.close = closenessOf(iv.Shape, els)
 			for j, e := range els {
+				rec := float64(e.Recorded)
+				if packed64 != nil {
+					rec = packed64[iv.Offset+j]
+				}
 				if e.Verdict == fpbound.Fails {
-					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictFails)
+					or.first = compareElement(j, rec, e.Exact, e.Bound, verdictFails)
 					break
 				}
 				if e.Verdict == fpbound.Inconclusive && or.first == nil {
-					or.first = compareElement(j, e.Recorded, e.Exact, e.Bound, verdictInconclusive)
+					or.first = compareElement(j, rec, e.Exact, e.Bound, verdictInconclusive)
 				}
 			}
 			rep.outputs = append(rep.outputs, or)
 		}
+	}
+	// The integer and boolean outputs the import decided, exactly.
+	for _, e := range om.im.Exact {
+		els := exactEls[e.Index]
+		sum := fpbound.Summarize(els)
+		or := outputReport{name: e.Name, shape: e.Shape.Clone(), elements: len(els), maxErr: [2]float64{sum.MaxErr.Lo, sum.MaxErr.Hi},
+			bound: 0, ours: [2]float64{math.NaN(), math.NaN()}, estimate: math.NaN(), holds: sum.Holds, fails: sum.Fails, inconc: sum.Inconclusive, exact: true}
+		or.close = closenessOf(e.Shape, els)
+		for j, el := range els {
+			if el.Verdict == fpbound.Fails {
+				or.first = compareElement(j, float64(el.Recorded), el.Exact, 0, verdictFails)
+				break
+			}
+		}
+		rep.outputs = append(rep.outputs, or)
 	}
 	// The Gradient nodes' outputs against the exact gradients.
 	for _, gs := range om.im.Gradients {
@@ -302,6 +362,9 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 				continue // not a graph output: nothing recorded
 			}
 			r := recorded[gs.OutputIndex[k]]
+			if r.dt != onnx.Float {
+				return nil, cli.Usagef("--data %s: output %q: data type %v: a Gradient output is compared as FLOAT", outs[gs.OutputIndex[k]], name, r.dt)
+			}
 			g := grs[k]
 			if !r.shape.Equal(g.Shape) {
 				return nil, cli.Usagef("--data %s: output %q: shape mismatch: the gradient w.r.t. %q has shape %v, the recorded tensor %v", outs[gs.OutputIndex[k]], name, gs.WRT[k], g.Shape, r.shape)
@@ -316,13 +379,63 @@ func compareSet(model, dir string, o fpbound.Options, inputs *[]jsonout.Input) (
 				}
 				or.inconc++
 				if or.first == nil {
-					or.first = compareElement(j, r.vals[j], v, math.NaN(), verdictInconclusive)
+					or.first = compareElement(j, float64(r.vals[j]), v, math.NaN(), verdictInconclusive)
 				}
 			}
 			rep.outputs = append(rep.outputs, or)
 		}
 	}
 	return rep, nil
+}
+
+// applySpecials judges the output elements whose ONNX value is an IEEE
+// special (onnx.Imported.Analyze): a Known element holds iff the recorded
+// value is it (NaN matching NaN), an Unknown one is inconclusive; and
+// where the graph applies a partial op (Sqrt, Log, Div, …) to a computed
+// value, a recorded NaN or ±∞ is not a proven failure: inconclusive.
+func applySpecials(om *onnxModel, els []fpbound.Element, rec64 []float64) {
+	sp := om.specials
+	if sp == nil {
+		return
+	}
+	for i, iv := range om.im.Outputs {
+		var st []onnx.Special
+		if i < len(sp.Outputs) {
+			st = sp.Outputs[i]
+		}
+		for j := 0; j < iv.Shape.Size() && iv.Offset+j < len(els); j++ {
+			e := &els[iv.Offset+j]
+			rec := float64(e.Recorded)
+			if rec64 != nil {
+				rec = rec64[iv.Offset+j]
+			}
+			if st == nil || st[j].Status == onnx.Real {
+				if sp.Partial != "" && e.Verdict == fpbound.Fails && (math.IsNaN(rec) || math.IsInf(rec, 0)) {
+					e.Verdict = fpbound.Inconclusive
+					e.Reason = sp.Partial + " applies a partial op to a computed value: the runtime may meet its domain boundary"
+				}
+				continue
+			}
+			s := st[j]
+			e.Bound, e.Classic, e.FirstOrder, e.Estimate = 0, 0, 0, 0
+			e.Exact = spec.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}
+			e.Dist = spec.Interval{Lo: 0, Hi: math.Inf(1)}
+			holds, ok := s.Judge(rec)
+			switch {
+			case !ok:
+				e.Verdict, e.Bound = fpbound.Inconclusive, math.Inf(1)
+				e.Reason = "an IEEE special value meets a value the runtime computes"
+			case holds:
+				e.Verdict, e.Exact, e.Dist = fpbound.Holds, spec.Point(s.Value), spec.Point(0)
+			default:
+				e.Verdict, e.Exact = fpbound.Fails, spec.Point(s.Value)
+				e.Dist = spec.Point(math.Inf(1))
+				if !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0) && !math.IsNaN(rec) && !math.IsInf(rec, 0) {
+					e.Dist = spec.Point(math.Abs(rec - s.Value))
+				}
+			}
+		}
+	}
 }
 
 func ioByName(vs []onnx.IOValue, name string) *onnx.IOValue {
@@ -334,18 +447,78 @@ func ioByName(vs []onnx.IOValue, name string) *onnx.IOValue {
 	return nil
 }
 
-func compareElement(i int, rec float32, exact spec.Interval, bound float64, verdict string) *jsonout.CompareElement {
+func compareElement(i int, rec float64, exact spec.Interval, bound float64, verdict string) *jsonout.CompareElement {
 	return &jsonout.CompareElement{Index: i, Recorded: jsonout.Number(rec), Exact: jsonout.Interval{Lo: jsonout.Number(exact.Lo), Hi: jsonout.Number(exact.Hi)},
 		Bound: optNumber(bound), Verdict: verdict}
 }
 
-// recordedTensor is a recorded float32 output.
+// recordedTensor is a recorded float32 output, or a float64 one (vals64
+// set, vals nil).
 type recordedTensor struct {
-	shape spec.Shape
-	vals  []float32
+	shape  spec.Shape
+	dt     onnx.DataType
+	vals   []float32
+	vals64 []float64
 }
 
-// readOutputFile reads a recorded output_N.pb: a FLOAT TensorProto.
+// outputFormat is the one float type of im's outputs, refused (naming the
+// output) when the outputs have several or the graph computes in another
+// format than the output's (see onnx.Imported.Computed).
+func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
+	format := onnx.DataType(0)
+	for _, iv := range im.Outputs {
+		if format == 0 {
+			format = iv.DataType
+		}
+		if iv.DataType != format {
+			return 0, cli.Usagef("--onnx %s: output %q is %v, another output %v: compare judges the outputs of one float type", model, iv.Name, iv.DataType, format)
+		}
+		for _, c := range im.Computed {
+			mixed := c != iv.DataType
+			if iv.DataType == onnx.Float {
+				mixed = c.Is16() // DOUBLE values cannot reach a FLOAT output
+			}
+			if mixed {
+				return 0, cli.Usagef("--onnx %s: output %q is %v but the graph also computes %v values: the a-priori bound is for one format, not a mix", model, iv.Name, iv.DataType, c)
+			}
+		}
+	}
+	if format == 0 {
+		format = onnx.Float
+	}
+	return format, nil
+}
+
+// compareFormat is fpbound.Compare for a graph that computes in binary64,
+// binary16 or bfloat16: each recorded value (as a float64) against that
+// format's bound (fpbound.SharpBounds64, SharpBounds16, SharpBoundsBF16).
+func compareFormat(files *irFiles, format onnx.DataType, rec []float64, o fpbound.Options) (*fpbound.Result, error) {
+	sharp := fpbound.SharpBounds64
+	switch format {
+	case onnx.Float16:
+		sharp = fpbound.SharpBounds16
+	case onnx.BFloat16:
+		sharp = fpbound.SharpBoundsBF16
+	}
+	sh, err := sharp(files.g, files.p, files.x, o)
+	if err != nil {
+		return nil, err
+	}
+	if len(sh) != len(rec) {
+		return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(sh), len(rec))
+	}
+	r := &fpbound.Result{Elements: make([]fpbound.Element, len(sh))}
+	for i, s := range sh {
+		el := fpbound.JudgeFloat64(rec[i], s.Enclosure)
+		el.Classic, el.FirstOrder, el.Estimate = s.Classic, s.FirstOrder, s.Estimate
+		r.Elements[i] = el
+	}
+	r.Summary = fpbound.Summarize(r.Elements)
+	return r, nil
+}
+
+// readOutputFile reads a recorded output_N.pb: a FLOAT or DOUBLE
+// TensorProto.
 func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error) {
 	tf, err := readTensorFile("data", path, inputs)
 	if err != nil {
@@ -354,17 +527,65 @@ func readOutputFile(path string, inputs *[]jsonout.Input) (recordedTensor, error
 	if tf.pb == nil {
 		return recordedTensor{}, cli.Usagef("--data %s: a recorded output is a TensorProto, not JSON", path)
 	}
-	if tf.pb.DataType.String() != "FLOAT" {
-		return recordedTensor{}, cli.Usagef("--data %s: data type %v: compare checks float32 (FLOAT) outputs", path, tf.pb.DataType)
+	if !tf.pb.DataType.IsFloat() {
+		return recordedTensor{}, cli.Usagef("--data %s: data type %v: compare checks FLOAT, DOUBLE, FLOAT16 and BFLOAT16 outputs (and integer or boolean ones the import decides)", path, tf.pb.DataType)
 	}
 	s, err := tf.pb.Shape()
 	if err != nil {
 		return recordedTensor{}, cli.Usagef("--data %s: %v", path, err)
 	}
-	if len(tf.pb.Float32) != s.Size() {
-		return recordedTensor{}, cli.Usagef("--data %s: %d values for dims %v", path, len(tf.pb.Float32), s)
+	if tf.pb.Len() != s.Size() {
+		return recordedTensor{}, cli.Usagef("--data %s: %d values for dims %v", path, tf.pb.Len(), s)
 	}
-	return recordedTensor{shape: s, vals: tf.pb.Float32}, nil
+	if tf.pb.DataType == onnx.Double {
+		return recordedTensor{shape: s, dt: onnx.Double, vals64: tf.pb.Float64}, nil
+	}
+	return recordedTensor{shape: s, dt: tf.pb.DataType, vals: tf.pb.Float32}, nil
+}
+
+// readExactFile reads a recorded integer or boolean output_N.pb and
+// judges it against the import's exact value e, element by element: equal
+// holds, different fails (integers compared as integers).
+func readExactFile(path string, e *onnx.ExactOutput, inputs *[]jsonout.Input) ([]fpbound.Element, error) {
+	tf, err := readTensorFile("data", path, inputs)
+	if err != nil {
+		return nil, err
+	}
+	if tf.pb == nil {
+		return nil, cli.Usagef("--data %s: a recorded output is a TensorProto, not JSON", path)
+	}
+	if tf.pb.DataType != e.DataType {
+		return nil, cli.Usagef("--data %s: data type %v: the model's output %q is %v", path, tf.pb.DataType, e.Name, e.DataType)
+	}
+	s, err := tf.pb.Shape()
+	if err != nil {
+		return nil, cli.Usagef("--data %s: %v", path, err)
+	}
+	if !s.Equal(e.Shape) {
+		return nil, cli.Usagef("--data %s: output %q: shape mismatch: the model's output has shape %v, the recorded tensor %v", path, e.Name, e.Shape, s)
+	}
+	if tf.pb.Len() != len(e.Values) {
+		return nil, cli.Usagef("--data %s: %d values for dims %v", path, tf.pb.Len(), s)
+	}
+	els := make([]fpbound.Element, len(e.Values))
+	for j, want := range e.Values {
+		var got int64
+		if tf.pb.DataType == onnx.Int64 {
+			got = tf.pb.Int64[j]
+		} else {
+			got = int64(tf.pb.Int32[j])
+		}
+		d := math.Abs(float64(got) - float64(want))
+		el := fpbound.Element{Recorded: float32(got), Exact: spec.Point(float64(want)), Dist: spec.Point(d), Verdict: fpbound.Holds, Estimate: math.NaN()}
+		if got != want {
+			el.Verdict = fpbound.Fails
+			if d == 0 {
+				el.Dist = spec.Interval{Lo: 0, Hi: math.Inf(1)} // beyond float64's integers: still different
+			}
+		}
+		els[j] = el
+	}
+	return els, nil
 }
 
 // short spells a float as its shortest decimal.
@@ -470,7 +691,9 @@ func printCompare(w io.Writer, model string, reps []setReport, holds, fails, inc
 				fmt.Fprintf(w, "; against the exact gradient of %s", o.gradient)
 			}
 			fmt.Fprintf(w, "; %d hold, %d fail, %d inconclusive\n", o.holds, o.fails, o.inconc)
-			if !math.IsNaN(o.bound) && o.elements > 0 {
+			if o.exact {
+				fmt.Fprintln(w, "    (an integer or boolean output decided at import: compared exactly)")
+			} else if !math.IsNaN(o.bound) && o.elements > 0 {
 				fmt.Fprintf(w, "    (bound: the first-order bound decides %d of %d elements, the classic one the rest", o.byFirst, o.elements)
 				if !math.IsNaN(o.estimate) && !math.IsInf(o.estimate, 1) {
 					fmt.Fprintf(w, "; reported, not decided: probabilistic estimate ≤ %s", outward(o.estimate, true))

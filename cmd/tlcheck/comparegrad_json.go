@@ -38,7 +38,7 @@ func gradTensorJSON(name string, shape spec.Shape, status string, els []fpbound.
 	}
 	if first >= 0 {
 		el := els[first]
-		out.First = compareElement(first, el.Recorded, el.Exact, el.Bound, verdict)
+		out.First = compareElement(first, float64(el.Recorded), el.Exact, el.Bound, verdict)
 	}
 	return out
 }

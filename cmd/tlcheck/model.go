@@ -61,6 +61,9 @@ type onnxModel struct {
 	path  string
 	model *onnx.Model
 	im    *onnx.Imported
+	// specials are the IEEE statuses of the outputs on the inputs read
+	// (onnx.Imported.Analyze; compare only, nil otherwise).
+	specials *onnx.Specials
 }
 
 // where names the ONNX node IR node id came from ("" when none: an input
@@ -359,7 +362,7 @@ func unpack[T any](vals []onnx.IOValue, data []T) ([][]T, error) {
 // the shapes of symbolic dimensions (onnx.OptionsFor); a model with
 // integer inputs imported without them is refused by the importer, naming
 // the input.
-func importONNX(path string, files []tensorFile) (*onnxModel, error) {
+func importONNX(cmd, path string, files []tensorFile) (*onnxModel, error) {
 	m, err := onnx.ReadModel(path)
 	if err != nil {
 		return nil, cli.Usagef("--onnx: %v", err)
@@ -392,6 +395,17 @@ func importONNX(path string, files []tensorFile) (*onnxModel, error) {
 		}
 		if opts, _, err = onnx.OptionsFor(m, ts); err != nil {
 			return nil, cli.Usagef("--onnx %s: %v", path, withPath(err, path))
+		}
+		if cmd == "compare" {
+			// compare judges one recorded data set: the order of a float
+			// input's elements is decided on its recorded value
+			// (onnx.Options.Values).
+			opts.Values = map[string]*onnx.Tensor{}
+			for k, v := range rin {
+				if v.ElemType.IsFloat() && files[k].pb != nil {
+					opts.Values[v.Name] = files[k].pb
+				}
+			}
 		}
 	}
 	im, err := onnx.Import(m, opts)
@@ -434,7 +448,7 @@ func loadONNX(cmd, path string, inputPaths []string) (*irFiles, error) {
 		}
 		files = append(files, tf)
 	}
-	om, err := importONNX(path, files)
+	om, err := importONNX(cmd, path, files)
 	if err != nil {
 		return nil, err
 	}
@@ -460,6 +474,13 @@ func loadONNX(cmd, path string, inputPaths []string) (*irFiles, error) {
 		ts := make([]*onnx.Tensor, len(om.im.Inputs))
 		for k, iv := range om.im.Inputs {
 			ts[k] = files[iv.Index].pb
+		}
+		if cmd == "compare" {
+			// NaN, ±∞ and out-of-domain input elements: judged by their
+			// IEEE results, the IR evaluated with them replaced.
+			if om.specials, ts, err = om.im.Analyze(om.model, ts); err != nil {
+				return nil, cli.Usagef("--onnx %s: %v", path, err)
+			}
 		}
 		if fs.x, err = om.im.PackInputs(ts); err != nil {
 			return nil, cli.Usagef("--input %s: %v", files[om.im.Inputs[0].Index].path, err)

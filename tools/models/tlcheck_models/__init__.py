@@ -1,0 +1,1 @@
+"""Seeded random-weight models exported to ONNX and checked with tlcheck compare."""
