@@ -49,6 +49,7 @@ type wideGen struct {
 	rc     *Recipe
 	vals   []*spec.Tensor[spec.Rat] // exact value of every entry, nil where unknown
 	deg    []int                    // polynomial degree bound of every entry in the inputs
+	dep    []bool                   // whether the entry depends on a context input
 	target int
 	node   int
 	reg    *spec.Registry[spec.Rat]
@@ -66,6 +67,11 @@ func (w *wideGen) push(st Step, shape spec.Shape, v *spec.Tensor[spec.Rat], deg 
 	w.rc.Shapes = append(w.rc.Shapes, shape.Clone())
 	w.vals = append(w.vals, v)
 	w.deg = append(w.deg, deg)
+	d := false
+	for _, p := range st.In {
+		d = d || w.dep[p]
+	}
+	w.dep = append(w.dep, d)
 	w.node = w.rc.Len()
 	return w.rc.Len() - 1
 }
@@ -180,7 +186,9 @@ func (w *wideGen) flat(v spec.Tensor[spec.Rat], label string) spec.Tensor[spec.R
 // entry shifted to a zero, 3 a const (4 a const with a flat region).
 // Only entries whose polynomial degree stays ≤ maxDeg are used.
 func (w *wideGen) parent(s spec.Shape, x spec.Tensor[spec.Rat], dom Domain, maxDeg int, label string) int {
-	okDeg := func(id int) bool { return w.deg[id] <= maxDeg && (dom == Any || w.vals[id] != nil) }
+	// Only entries that depend on a context input are drawn, so that
+	// every primitive's derivative is exercised.
+	okDeg := func(id int) bool { return w.dep[id] && w.deg[id] <= maxDeg && (dom == Any || w.vals[id] != nil) }
 	kind := w.src.Intn(5, w.label(label+".kind"))
 	if kind <= 2 {
 		var same, all []int
@@ -299,11 +307,24 @@ func (w *wideGen) place(op string) bool {
 		unknown = unknown || w.vals[p] == nil
 	}
 	if ferr != nil || (info.Partial && unknown) {
-		// Back to the generated consts, which the instance generator
-		// made valid.
-		w.truncate(mark)
+		// Back to the generated values, which the instance generator made
+		// valid: a parent whose value is known is pinned to its generated
+		// value x by adding the const x − value (so it stays a function
+		// of the inputs, with derivative 1); any other parent becomes the
+		// const x.
 		for i, x := range inst.Xs {
-			in[i] = w.constOf(x)
+			p := in[i]
+			if pv := w.vals[p]; pv != nil && w.rc.OpOf(p) != "const" && w.room() >= 2 {
+				c := x.Clone()
+				for k := range c.Data {
+					c.Data[k] = c.Data[k].Sub(pv.Data[k])
+				}
+				ci := w.constOf(c)
+				xv := x.Clone()
+				in[i] = w.push(Step{Op: "add", In: []int{p, ci}}, x.Shape, &xv, w.deg[p])
+			} else {
+				in[i] = w.constOf(x)
+			}
 		}
 		if v, ferr = w.eval(info, inst.Attrs, in); ferr != nil {
 			w.truncate(mark)
@@ -341,13 +362,15 @@ func (w *wideGen) truncate(id int) {
 	w.rc.Shapes = w.rc.Shapes[:id]
 	w.vals = w.vals[:id]
 	w.deg = w.deg[:id]
+	w.dep = w.dep[:id]
 	w.node = id
 }
 
 // Wide generator defaults: smaller than the first stream's (window and
 // normalisation steps bring their own consts and adapters).
 const (
-	wideMaxNodes    = 12
+	wideMinNodes    = 6
+	wideMaxNodes    = 16
 	wideMaxElements = 48
 )
 
@@ -357,6 +380,9 @@ const (
 func genWideRecipe(src Source, o GraphOptions, ir bool) (*Recipe, []spec.Tensor[spec.Rat], error) {
 	if o.MaxNodes <= 0 {
 		o.MaxNodes = wideMaxNodes
+	}
+	if o.MinNodes <= 0 {
+		o.MinNodes = min(wideMinNodes, o.MaxNodes)
 	}
 	if o.MaxElements <= 0 {
 		o.MaxElements = wideMaxElements
@@ -388,6 +414,7 @@ func genWideRecipe(src Source, o GraphOptions, ir bool) (*Recipe, []spec.Tensor[
 			xc := x.Clone()
 			w.vals = append(w.vals, &xc)
 			w.deg = append(w.deg, 1)
+			w.dep = append(w.dep, true)
 		})
 	}
 	size := o.MinNodes + src.Intn(o.MaxNodes-o.MinNodes+1, "nodes")
@@ -400,10 +427,23 @@ func genWideRecipe(src Source, o GraphOptions, ir bool) (*Recipe, []spec.Tensor[
 		w.target = max(w.target-1, nctx)
 	}
 	w.node = w.rc.Len()
+	// Two draws in three go to the primitives the first stream never draws
+	// (no GenHint.Graph place), so that each of them appears in a few
+	// of the gate's graphs.
+	var rare []string
+	for _, op := range ops {
+		if info, _ := spec.Info(op); info.Gen.Graph <= 0 {
+			rare = append(rare, op)
+		}
+	}
 	for w.rc.Len() < w.target {
 		placed := false
 		group(src, "node", func() {
-			placed = w.place(ops[src.Intn(len(ops), w.label("op"))])
+			pool := ops
+			if len(rare) > 0 && src.Intn(3, w.label("op.rare")) > 0 {
+				pool = rare
+			}
+			placed = w.place(pool[src.Intn(len(pool), w.label("op"))])
 			for j := 0; !placed && j < len(ops); j++ {
 				placed = w.place(ops[j])
 			}
