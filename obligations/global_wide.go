@@ -30,13 +30,17 @@ const (
 	// WideIntervalSoundness is IntervalSoundness on wide IR graphs of
 	// exact primitives.
 	WideIntervalSoundness Obligation = "interval-soundness-all-ops"
+	// WideHessianSymmetry is HessianSymmetry on small wide typed graphs
+	// of polynomial primitives (conv, conv_transpose, the average pools,
+	// pad and gather among them) with a scalar result.
+	WideHessianSymmetry Obligation = "hessian-symmetry-all-ops"
 )
 
 // WideObligations lists the obligations of the all-primitives stream, in
 // the order CheckGlobal runs them (after GlobalObligations' first
 // stream).
 func WideObligations() []Obligation {
-	return []Obligation{WideComposition, WidePathSum, WideSweepAgreement, WideCrossPath, WideIntervalSoundness, RewriteAgreement}
+	return []Obligation{WideComposition, WidePathSum, WideSweepAgreement, WideCrossPath, WideIntervalSoundness, WideHessianSymmetry, RewriteAgreement}
 }
 
 // Generator options of the wide obligations.
@@ -44,6 +48,7 @@ var (
 	wideExact = GraphOptions{Exact: true}
 	widePath  = GraphOptions{Exact: true, MaxNodes: 8, MaxElements: 12, Inputs: 2}
 	wideFloat = GraphOptions{ZeroPreserving: true}
+	widePoly  = GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 8, MaxElements: 12, MaxRank: 3, Inputs: 2}
 )
 
 // checkWideCase decides one case of a wide obligation; handled is false
@@ -116,6 +121,13 @@ func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source) (han
 			return true, true, err
 		}
 		return true, true, CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), gc, GenGraphBox(src, gc))
+	case WideHessianSymmetry:
+		tc, err := GenWideTyped(src, widePoly)
+		if err != nil {
+			return true, false, fmt.Errorf("wide generator: %w", err)
+		}
+		v, w := GenInputs(src, tc.Recipe.Ctx, "v"), GenInputs(src, tc.Recipe.Ctx, "w")
+		return true, true, CheckHessian(reg, tc, v, w)
 	case RewriteAgreement:
 		d, err := checkRewriteCase(src)
 		return true, d, err
