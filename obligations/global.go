@@ -20,9 +20,11 @@ var (
 	globalFloat = GraphOptions{ZeroPreserving: true}
 )
 
-// GlobalObligations lists the graph-level obligations CheckGlobal decides.
+// GlobalObligations lists the graph-level obligations CheckGlobal decides:
+// the first stream's, then the all-primitives stream's (WideObligations).
 func GlobalObligations() []Obligation {
-	return []Obligation{GraphComposition, PathSum, SweepAgreement, SweepSingular, CrossPath, IntervalSoundness, HessianSymmetry}
+	return append([]Obligation{GraphComposition, PathSum, SweepAgreement, SweepSingular, CrossPath, IntervalSoundness, HessianSymmetry},
+		WideObligations()...)
 }
 
 // CheckGlobal decides every graph-level obligation on n random graphs
@@ -75,6 +77,9 @@ func CheckGlobalCases(reg *spec.Registry[spec.Rat], obs []Obligation, idx []int,
 // legitimately skipped (too many paths to enumerate).
 func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64) (bool, error) {
 	src := NewRandSource(cs)
+	if handled, decided, err := checkWideCase(reg, ob, src); handled {
+		return decided, err
+	}
 	switch ob {
 	case GraphComposition, PathSum, SweepAgreement, HessianSymmetry:
 		o := globalExact
@@ -161,9 +166,13 @@ func globalOracle(ob Obligation) Oracle {
 	switch ob {
 	case SweepSingular:
 		return "f32"
+	case WideCrossPath:
+		return "rat|f64+f32+ir"
+	case RewriteAgreement:
+		return "rat|interval|bits"
 	case CrossPath:
 		return "rat+f32+f64+binary32"
-	case IntervalSoundness:
+	case IntervalSoundness, WideIntervalSoundness:
 		return OracleInterval
 	}
 	return OracleRat

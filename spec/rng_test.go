@@ -43,6 +43,8 @@ func TestCaseSeedReferenceValues(t *testing.T) {
 func TestCaseSeedSeparatesLabels(t *testing.T) {
 	labels := []string{"graph-composition", "path-sum", "sweep-agreement", "sweep-singular", "cross-path",
 		"interval-soundness", "hessian-symmetry", "composition", "composition.tangents",
+		"graph-composition-all-ops", "path-sum-all-ops", "sweep-agreement-all-ops", "cross-path-all-ops",
+		"interval-soundness-all-ops", "hessian-symmetry-all-ops", "rewrite",
 		"refine/matmul", "refine/linear", "refine/sum", "refine/reduce_sum"}
 	for _, info := range Infos() {
 		labels = append(labels, info.Name)
