@@ -69,8 +69,38 @@ func inBounds(g []int, n int) int {
 // extent), and the Go transcription of Spec.lean's index list must be in
 // bounds (the theorem's conclusion, recomputed). It also counts the
 // refused attributes on which the transcription reads past the end: the
-// hypotheses are needed, so a theorem without them would be false.
-func inBoundsCheck(slice, gather *spec.OpInfo) (counts [4]int, err error) {
+// hypotheses are needed, so a theorem without them would be false. The
+// same for broadcast_to (bcastIdx_lt) over every pair of small shapes:
+// rank ≤ target rank, each extent 1 or the target's, aligned right.
+func inBoundsCheck(slice, gather, bcast *spec.OpInfo) (counts [6]int, err error) {
+	for _, s := range smallShapes() {
+		for _, to := range append(smallShapes(), []int{}) {
+			a := &spec.Attrs{Shape: spec.Shape(to)}
+			_, err := bcast.InferShape(a, []spec.Shape{s})
+			m := mattr{shape: s, toShape: to}
+			if err != nil {
+				if len(s) <= len(to) {
+					if g, _ := m.index("broadcast_to"); inBounds(g, size(s)) >= 0 {
+						counts[5]++
+					}
+				}
+				continue
+			}
+			counts[4]++
+			if len(s) > len(to) {
+				return counts, fmt.Errorf("broadcast_to %v → %v: the registry accepts it but bcastIdx_lt's hypothesis rank ≤ target rank fails", s, to)
+			}
+			for d := range s {
+				if s[d] != 1 && s[d] != to[len(to)-len(s)+d] {
+					return counts, fmt.Errorf("broadcast_to %v → %v: the registry accepts it but bcastIdx_lt's hypothesis fails at axis %d", s, to, d)
+				}
+			}
+			g, _ := m.index("broadcast_to")
+			if i := inBounds(g, size(s)); i >= 0 {
+				return counts, fmt.Errorf("broadcast_to %v → %v: index entry %d is %d, not below %d", s, to, i, g[i], size(s))
+			}
+		}
+	}
 	for _, s := range smallShapes() {
 		r := len(s)
 		n := size(s)
@@ -151,12 +181,16 @@ func TestInBoundsHypotheses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := inBoundsCheck(slice.OpInfo, gather.OpInfo)
+	bcast, err := reg.Lookup("broadcast_to")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("slice: %d accepted, %d refused reading past the end; gather: %d accepted, %d refused reading past the end", c[0], c[1], c[2], c[3])
-	if c[0] < 1000 || c[1] == 0 || c[2] < 1000 || c[3] == 0 {
+	c, err := inBoundsCheck(slice.OpInfo, gather.OpInfo, bcast.OpInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("accepted, and refused reading past the end: slice %d, %d; gather %d, %d; broadcast_to %d, %d", c[0], c[1], c[2], c[3], c[4], c[5])
+	if c[0] < 1000 || c[1] == 0 || c[2] < 1000 || c[3] == 0 || c[4] < 100 || c[5] == 0 {
 		t.Fatalf("vacuous: %v", c)
 	}
 
@@ -168,7 +202,7 @@ func TestInBoundsHypotheses(t *testing.T) {
 		}
 		return slice.OpInfo.Shape(&b, in)
 	}
-	if _, err := inBoundsCheck(&badSlice, gather.OpInfo); err == nil || !strings.Contains(err.Error(), "slice") {
+	if _, err := inBoundsCheck(&badSlice, gather.OpInfo, bcast.OpInfo); err == nil || !strings.Contains(err.Error(), "slice") {
 		t.Errorf("a slice rule accepting end = extent + 1 was not caught (err %v)", err)
 	}
 	badGather := *gather.OpInfo
@@ -184,8 +218,18 @@ func TestInBoundsHypotheses(t *testing.T) {
 		}
 		return gather.OpInfo.Shape(&b, in)
 	}
-	if _, err := inBoundsCheck(slice.OpInfo, &badGather); err == nil || !strings.Contains(err.Error(), "gather") {
+	if _, err := inBoundsCheck(slice.OpInfo, &badGather, bcast.OpInfo); err == nil || !strings.Contains(err.Error(), "gather") {
 		t.Errorf("a gather rule accepting the index = extent was not caught (err %v)", err)
+	}
+	badBcast := *bcast.OpInfo
+	badBcast.Shape = func(a *spec.Attrs, in []spec.Shape) (spec.Shape, error) {
+		if len(in[0]) <= len(a.Shape) {
+			return a.Shape.Clone(), nil // the planted rule: any extents pass
+		}
+		return bcast.OpInfo.Shape(a, in)
+	}
+	if _, err := inBoundsCheck(slice.OpInfo, gather.OpInfo, &badBcast); err == nil || !strings.Contains(err.Error(), "broadcast_to") {
+		t.Errorf("a broadcast_to rule accepting any extents was not caught (err %v)", err)
 	}
 }
 
@@ -200,6 +244,8 @@ func TestInBoundsTheoremsStated(t *testing.T) {
 		"theorem sliceIdx_lt (a : Attr) (hstop : a.stop ≤ nthN a.shape a.ax) (k : Nat) (hk : k < size a.sliceShape) :\n    nthN a.sliceIdx k < size a.shape",
 		"theorem gatherIdx_lt (a : Attr) (hax : a.ax < a.shape.length)\n    (hidx : ∀ j, j < a.perm.length → nthN a.perm j < a.dimK)",
 		"(k : Nat) (hk : k < a.dimA * (a.perm.length * a.dimB)) : nthN a.gatherIdx k < size a.shape",
+		"theorem bcastIdx_lt (a : Attr) (hlen : a.shape.length ≤ a.toShape.length)",
+		"nthN a.shape d = 1 ∨ nthN a.shape d = nthN a.toShape (a.toShape.length - a.shape.length + d))\n    (k : Nat) (hk : k < size a.toShape) : nthN a.bcastIdx k < size a.shape",
 		"theorem wsum_lt : ∀ (m s : List Nat), Below m s → wsum m (strides s) < size s",
 	} {
 		if !strings.Contains(string(src), want) {

@@ -23,13 +23,14 @@ as gathers along index lists built from the shapes and attributes, and
   `permute_idx_201`, `slice_idx_axis1`, `broadcast_idx_31_234`,
   `concat_idx_axis1`, and `gather_idx_take` (numpy's `take`).
 
-In bounds (`sliceIdx_lt`, `gatherIdx_lt`): under the registry's own
-shape rules (slice: stop ≤ shape[axis]; gather: the axis below the rank,
-every index below its extent) every entry of the index list is below the
+In bounds (`sliceIdx_lt`, `gatherIdx_lt`, `bcastIdx_lt`): under the
+registry's own shape rules (slice: stop ≤ shape[axis]; gather: the axis
+below the rank, every index below its extent; broadcast_to: rank ≤ the
+target's, each extent 1 or the target's, aligned right) every entry of the index list is below the
 input's element count — from `wsum_lt` (a multi-index of s weighted by its
 strides is below size s), `unflat_below` and `size_split` (the [A, K, B]
-view has the shape's size). Not proved yet for permute, transpose,
-broadcast_to, concat and pad (the permuted strides need a permutation
+view has the shape's size), `below_nth`, `below_of_nth`. Not proved yet
+for permute, transpose, concat and pad (the permuted strides need a permutation
 argument).
 -/
 
@@ -240,6 +241,68 @@ theorem sliceIdx_lt (a : Attr) (hstop : a.stop ≤ nthN a.shape a.ax) (k : Nat) 
     nthN_upto_map _ (size a.sliceShape) k hk
   rw [e]
   exact slice_src_lt a hstop k hk
+
+/-- A coordinate of a multi-index of s is below s's extent there. -/
+theorem below_nth : ∀ (m s : List Nat), Below m s → ∀ d, d < s.length → nthN m d < nthN s d
+  | [], [], _, _, hd => absurd hd (Nat.not_lt_zero _)
+  | [], _ :: _, h, _, _ => by first | exact False.elim h | exact nomatch h | cases h
+  | _ :: _, [], h, _, _ => by first | exact False.elim h | exact nomatch h | cases h
+  | m :: ms, n :: ns, h, 0, _ => by
+    have hb : m < n ∧ Below ms ns := h
+    exact hb.1
+  | m :: ms, n :: ns, h, d + 1, hd => by
+    have hb : m < n ∧ Below ms ns := h
+    exact below_nth ms ns hb.2 d (Nat.lt_of_succ_lt_succ hd)
+
+/-- A list of s's length whose every entry is below s's extent there is a
+multi-index of s. -/
+theorem below_of_nth : ∀ (m s : List Nat), m.length = s.length →
+    (∀ d, d < s.length → nthN m d < nthN s d) → Below m s
+  | [], [], _, _ => True.intro
+  | [], _ :: _, hl, _ => by
+    first
+      | exact absurd hl (Nat.succ_ne_zero _).symm
+      | cases hl
+  | _ :: _, [], hl, _ => by
+    first
+      | exact absurd hl (Nat.succ_ne_zero _)
+      | cases hl
+  | m :: ms, n :: ns, hl, h => by
+    have hl' : ms.length = ns.length := Nat.succ.inj hl
+    show m < n ∧ Below ms ns
+    exact ⟨h 0 (Nat.succ_pos _), below_of_nth ms ns hl' (fun d hd => h (d + 1) (Nat.succ_lt_succ hd))⟩
+
+/-- broadcast_to in bounds: when shape broadcasts to toShape (the
+registry's `BroadcastShape`: aligned on the right, each extent 1 or the
+target's), every entry of the index list is below the input's size —
+coordinate d of the source is 0 < 1 where the extent is 1, else the
+output's coordinate there, below the target's extent, which is the
+input's. -/
+theorem bcastIdx_lt (a : Attr) (hlen : a.shape.length ≤ a.toShape.length)
+    (hb : ∀ d, d < a.shape.length →
+      nthN a.shape d = 1 ∨ nthN a.shape d = nthN a.toShape (a.toShape.length - a.shape.length + d))
+    (k : Nat) (hk : k < size a.toShape) : nthN a.bcastIdx k < size a.shape := by
+  have e : nthN a.bcastIdx k = wsum ((upto a.shape.length).map (fun d =>
+      if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape k) (a.toShape.length - a.shape.length + d)))
+      (strides a.shape) := nthN_upto_map _ (size a.toShape) k hk
+  rw [e]
+  apply wsum_lt
+  refine below_of_nth _ a.shape ?_ ?_
+  · exact length_idx _ _
+  · intro d hd
+    rw [nthN_upto_map _ a.shape.length d hd]
+    show (if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape k) (a.toShape.length - a.shape.length + d)) <
+      nthN a.shape d
+    by_cases h1 : nthN a.shape d = 1
+    · rw [if_pos h1]
+      omega
+    · rw [if_neg h1]
+      have h2 : nthN a.shape d = nthN a.toShape (a.toShape.length - a.shape.length + d) := by
+        cases hb d hd with
+        | inl h => exact absurd h h1
+        | inr h => exact h
+      rw [h2]
+      exact below_nth (unflat a.toShape k) a.toShape (unflat_below a.toShape k hk) _ (by omega)
 
 /-- The [A, K, B] view of a shape around an axis below its rank has the
 shape's element count: size s = size (s.take ax) · (s[ax] · size (s.drop (ax + 1))). -/
