@@ -246,10 +246,108 @@ func TestInBoundsTheoremsStated(t *testing.T) {
 		"(k : Nat) (hk : k < a.dimA * (a.perm.length * a.dimB)) : nthN a.gatherIdx k < size a.shape",
 		"theorem bcastIdx_lt (a : Attr) (hlen : a.shape.length ≤ a.toShape.length)",
 		"nthN a.shape d = 1 ∨ nthN a.shape d = nthN a.toShape (a.toShape.length - a.shape.length + d))\n    (k : Nat) (hk : k < size a.toShape) : nthN a.bcastIdx k < size a.shape",
+		"theorem concatSrc_lt (ax : Nat) (m : List Nat) :\n    ∀ (ss : List (List Nat)) (p base : Nat),\n      p < (ss.map (fun s => nthN s ax)).foldr (· + ·) 0 →\n      (∀ s, s ∈ ss → ∀ q, q < nthN s ax → Below (setN m ax q) s) →\n      concatSrc ax m ss p base < base + totalSize ss",
 		"theorem wsum_lt : ∀ (m s : List Nat), Below m s → wsum m (strides s) < size s",
 	} {
 		if !strings.Contains(string(src), want) {
 			t.Errorf("Index.lean does not state %q", want)
 		}
+	}
+}
+
+// below reports whether m is a multi-index of s (Index.lean's Below).
+func below(m, s []int) bool {
+	if len(m) != len(s) {
+		return false
+	}
+	for d := range m {
+		if m[d] < 0 || m[d] >= s[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// concatCheck ties concatSrc_lt to the registry's concat rule: for every
+// pair of small shapes and every axis the rule accepts, at every output
+// multi-index m (Lean's concatShape, the first input's with the axis
+// extents summed) the theorem's hypotheses hold — m[axis] below the total
+// extent, and m with any q below an input's axis extent a multi-index of
+// that input — and the transcription's index list is below the
+// concatenation's size (the conclusion). It returns how many instances
+// the rule accepted.
+func concatCheck(concat *spec.OpInfo) (int, error) {
+	ok := 0
+	shapes := smallShapes()
+	for _, s1 := range shapes {
+		for _, s2 := range shapes {
+			if len(s2) != len(s1) {
+				continue
+			}
+			r := len(s1)
+			for axis := -r; axis < r; axis++ {
+				if _, err := concat.InferShape(&spec.Attrs{Axis: axis}, []spec.Shape{s1, s2}); err != nil {
+					continue
+				}
+				ok++
+				ax := normAx(r, axis)
+				o := append([]int{}, s1...)
+				o[ax] = s1[ax] + s2[ax]
+				for i := 0; i < size(o); i++ {
+					m := unflat(o, i)
+					if m[ax] >= o[ax] {
+						return ok, fmt.Errorf("concat %v %v axis %d: coordinate %d not below the total extent %d", s1, s2, axis, m[ax], o[ax])
+					}
+					for _, s := range [][]int{s1, s2} {
+						for q := 0; q < s[ax]; q++ {
+							mq := append([]int{}, m...)
+							mq[ax] = q
+							if !below(mq, s) {
+								return ok, fmt.Errorf("concat %v %v axis %d: the registry accepts it but concatSrc_lt's hypothesis fails: %v is not a multi-index of %v", s1, s2, axis, mq, s)
+							}
+						}
+					}
+				}
+				g, _ := mattr{shape: s1, axis: axis, shapes: [][]int{s1, s2}}.index("concat")
+				if i := inBounds(g, size(s1)+size(s2)); i >= 0 {
+					return ok, fmt.Errorf("concat %v %v axis %d: index entry %d is %d, not below %d", s1, s2, axis, i, g[i], size(s1)+size(s2))
+				}
+			}
+		}
+	}
+	return ok, nil
+}
+
+// TestConcatInBounds runs concatCheck on the registry's concat and on a
+// planted rule that also accepts inputs whose extents differ off the
+// axis, and demands that it catches the planted one.
+func TestConcatInBounds(t *testing.T) {
+	concat, err := spec.Default[spec.Rat]().Lookup("concat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := concatCheck(concat.OpInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 500 {
+		t.Fatalf("vacuous: %d accepted concat instances", n)
+	}
+	bad := *concat.OpInfo
+	bad.Shape = func(a *spec.Attrs, in []spec.Shape) (spec.Shape, error) {
+		ax := normAx(len(in[0]), a.Axis)
+		out := in[0].Clone()
+		for _, s := range in[1:] {
+			if len(s) != len(out) {
+				return nil, fmt.Errorf("rank")
+			}
+			out[ax] += s[ax] // the planted rule: off-axis extents unchecked
+		}
+		return out, nil
+	}
+	if _, err := concatCheck(&bad); err == nil || !strings.Contains(err.Error(), "hypothesis fails") {
+		t.Errorf("a concat rule accepting off-axis mismatches was not caught (err %v)", err)
+	} else {
+		t.Logf("planted concat rule: %v", err)
 	}
 }

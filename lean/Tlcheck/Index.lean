@@ -29,8 +29,11 @@ below the rank, every index below its extent; broadcast_to: rank ≤ the
 target's, each extent 1 or the target's, aligned right) every entry of the index list is below the
 input's element count — from `wsum_lt` (a multi-index of s weighted by its
 strides is below size s), `unflat_below` and `size_split` (the [A, K, B]
-view has the shape's size), `below_nth`, `below_of_nth`. Not proved yet
-for permute, transpose, concat and pad (the permuted strides need a permutation
+view has the shape's size), `below_nth`, `below_of_nth`; for concat,
+`concatSrc_lt` bounds the source by the concatenation's size under a
+per-input hypothesis on the output multi-index (its derivation from the
+registry's rule is checked in Go, not proved). Not proved yet for permute,
+transpose and pad (the permuted strides need a permutation
 argument).
 -/
 
@@ -303,6 +306,33 @@ theorem bcastIdx_lt (a : Attr) (hlen : a.shape.length ≤ a.toShape.length)
         | inr h => exact h
       rw [h2]
       exact below_nth (unflat a.toShape k) a.toShape (unflat_below a.toShape k hk) _ (by omega)
+
+/-- concat in bounds, block by block: if p is below the inputs' total
+extent along the axis and, for every input s and every q below its extent
+there, m with q along the axis is a multi-index of s, then `concatSrc`
+names an element of the flat concatenation (offset by base): it is below
+base + Σ size s. (The hypothesis on m is what the registry's concat rule —
+equal ranks, equal extents off the axis — gives for a multi-index of the
+output; `inbounds_test.go` checks it on every small accepted instance.) -/
+theorem concatSrc_lt (ax : Nat) (m : List Nat) :
+    ∀ (ss : List (List Nat)) (p base : Nat),
+      p < (ss.map (fun s => nthN s ax)).foldr (· + ·) 0 →
+      (∀ s, s ∈ ss → ∀ q, q < nthN s ax → Below (setN m ax q) s) →
+      concatSrc ax m ss p base < base + totalSize ss
+  | [], _, _, hp, _ => absurd hp (Nat.not_lt_zero _)
+  | s :: ss, p, base, hp, H => by
+    have hp' : p < nthN s ax + (ss.map (fun s => nthN s ax)).foldr (· + ·) 0 := hp
+    show (if p < nthN s ax then base + wsum (setN m ax p) (strides s)
+      else concatSrc ax m ss (p - nthN s ax) (base + size s)) < base + (size s + totalSize ss)
+    by_cases h1 : p < nthN s ax
+    · rw [if_pos h1]
+      have h2 : wsum (setN m ax p) (strides s) < size s := wsum_lt (setN m ax p) s (H s (List.Mem.head _) p h1)
+      omega
+    · rw [if_neg h1]
+      have h3 : concatSrc ax m ss (p - nthN s ax) (base + size s) < base + size s + totalSize ss :=
+        concatSrc_lt ax m ss (p - nthN s ax) (base + size s) (by omega)
+          (fun s' hs' q hq => H s' (List.Mem.tail _ hs') q hq)
+      omega
 
 /-- The [A, K, B] view of a shape around an axis below its rank has the
 shape's element count: size s = size (s.take ax) · (s[ax] · size (s.drop (ax + 1))). -/
