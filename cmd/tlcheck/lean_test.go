@@ -106,7 +106,10 @@ func TestLeanTheoremsExist(t *testing.T) {
 		"Tlcheck.gather_op_reads", "Tlcheck.gather_idx_take", "Tlcheck.shrink_vjp_linear", "Tlcheck.shrink_local_linear",
 		"Tlcheck.pad_idx_constant", "Tlcheck.pad_idx_reflect", "Tlcheck.pad_idx_edge", "Tlcheck.pad_taylor",
 		"Tlcheck.index_vjp_linear", "Tlcheck.permute_vjp_linear", "Tlcheck.pad_vjp_linear", "Tlcheck.gather_vjp_linear",
-		"Tlcheck.reduce_sum_vjp_linear", "Tlcheck.reduce_mean_vjp_linear")
+		"Tlcheck.reduce_sum_vjp_linear", "Tlcheck.reduce_mean_vjp_linear",
+		"Tlcheck.wsum_lt", "Tlcheck.unflat_below", "Tlcheck.slice_src_lt", "Tlcheck.sliceIdx_lt",
+		"Tlcheck.size_split", "Tlcheck.gather_src_lt", "Tlcheck.gatherIdx_lt", "Tlcheck.below_nth", "Tlcheck.below_of_nth",
+		"Tlcheck.bcastIdx_lt", "Tlcheck.concatSrc_lt")
 	if data, err := os.ReadFile(filepath.Join("..", "..", "lean", "statements.lock")); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
 			if f := strings.Fields(line); len(f) == 4 && f[0] == "theorem" {

@@ -23,10 +23,18 @@ as gathers along index lists built from the shapes and attributes, and
   `permute_idx_201`, `slice_idx_axis1`, `broadcast_idx_31_234`,
   `concat_idx_axis1`, and `gather_idx_take` (numpy's `take`).
 
-Not proved here: that the source multi-index of every output element is in
-bounds of the input shape for every attribute the registry accepts (the
-instances check it on their data; the registry's shape rules check it at
-run time).
+In bounds (`sliceIdx_lt`, `gatherIdx_lt`, `bcastIdx_lt`): under the
+registry's own shape rules (slice: stop ≤ shape[axis]; gather: the axis
+below the rank, every index below its extent; broadcast_to: rank ≤ the
+target's, each extent 1 or the target's, aligned right) every entry of the index list is below the
+input's element count — from `wsum_lt` (a multi-index of s weighted by its
+strides is below size s), `unflat_below` and `size_split` (the [A, K, B]
+view has the shape's size), `below_nth`, `below_of_nth`; for concat,
+`concatSrc_lt` bounds the source by the concatenation's size under a
+per-input hypothesis on the output multi-index (its derivation from the
+registry's rule is checked in Go, not proved). Not proved yet for permute,
+transpose and pad (the permuted strides need a permutation
+argument).
 -/
 
 namespace Tlcheck
@@ -131,6 +139,257 @@ theorem gather_op_reads (a : Attr) (x : List Rat) (k : Nat) (hk : k < a.dimA * (
   gather_reads (a.dimA * (a.perm.length * a.dimB))
     (fun i => (i / (a.perm.length * a.dimB) * a.dimK + nthN a.perm (i / a.dimB % a.perm.length)) * a.dimB + i % a.dimB)
     x k hk
+
+/-! ## In bounds: every source index names an input element
+
+For slice and the registry's gather, every entry of the index list is
+below the input's element count, under the hypotheses the registry's shape
+rules check before it evaluates anything (`spec`: slice needs
+`stop ≤ shape[axis]`; gather needs an axis below the rank and every index
+below the axis extent). So no entry is the "past the end" position a
+gather reads as 0: the forward reads only real input elements, and the
+scatter of the VJP writes only inside the input. -/
+
+/-- p·K + q < A·K when p < A and q < K: the row-major step behind every
+bound below (the last block of K ends at A·K). -/
+theorem idx_lt_mul (K q : Nat) (hq : q < K) : ∀ (A p : Nat), p < A → p * K + q < A * K
+  | 0, _, hp => absurd hp (Nat.not_lt_zero _)
+  | A + 1, p, hp => by
+    have hs : (A + 1) * K = A * K + K := by
+      first
+        | exact Nat.succ_mul A K
+        | rw [Nat.add_mul, Nat.one_mul]
+    rw [hs]
+    by_cases hpa : p = A
+    · rw [hpa]
+      omega
+    · have hlt : p < A := by omega
+      have ih : p * K + q < A * K := idx_lt_mul K q hq A p hlt
+      omega
+
+/-- `Below m s`: m is a multi-index of s — the same rank, each coordinate
+below its extent. -/
+def Below : List Nat → List Nat → Prop
+  | [], [] => True
+  | m :: ms, n :: ns => m < n ∧ Below ms ns
+  | _, _ => False
+
+/-- A multi-index of s, weighted by the row-major strides, is a flat index
+of s: Σ_d m[d]·stride(d) < size s (induction on the rank with
+`idx_lt_mul` at each axis). -/
+theorem wsum_lt : ∀ (m s : List Nat), Below m s → wsum m (strides s) < size s
+  | [], [], _ => by
+    show 0 < 1
+    first
+      | decide
+      | exact Nat.zero_lt_one
+  | [], _ :: _, h => by first | exact False.elim h | exact nomatch h | cases h
+  | _ :: _, [], h => by first | exact False.elim h | exact nomatch h | cases h
+  | m :: ms, n :: ns, h => by
+    have hb : m < n ∧ Below ms ns := h
+    have ht : wsum ms (strides ns) < size ns := wsum_lt ms ns hb.2
+    show m * size ns + wsum ms (strides ns) < n * size ns
+    exact idx_lt_mul (size ns) (wsum ms (strides ns)) ht n m hb.1
+
+/-- The multi-index of a flat index i < size s is a multi-index of s. -/
+theorem unflat_below : ∀ (s : List Nat) (i : Nat), i < size s → Below (unflat s i) s
+  | [], _, _ => True.intro
+  | n :: ns, i, hi => by
+    have hi' : i < n * size ns := hi
+    have hpos : 0 < size ns := Nat.pos_of_ne_zero (fun h0 => by
+      rw [h0, Nat.mul_zero] at hi'
+      exact Nat.not_lt_zero i hi')
+    have h1 : i / size ns < n := by
+      first
+        | exact (Nat.div_lt_iff_lt_mul hpos).2 hi'
+        | exact Nat.div_lt_of_lt_mul (by rw [Nat.mul_comm]; exact hi')
+    show i / size ns < n ∧ Below (unflat ns (i % size ns)) ns
+    exact ⟨h1, unflat_below ns (i % size ns) (Nat.mod_lt i hpos)⟩
+
+/-- Adding `start` along the axis to a multi-index of the slice's shape
+(the axis extent replaced by stop − start) gives a multi-index of the
+input when stop ≤ shape[axis]. -/
+theorem bump_below (start stop : Nat) :
+    ∀ (ax : Nat) (m s : List Nat), stop ≤ nthN s ax → Below m (setN s ax (stop - start)) →
+      Below (bumpN m ax start) s
+  | 0, [], [], _, _ => True.intro
+  | _ + 1, [], [], _, _ => True.intro
+  | 0, [], _ :: _, _, h => by first | exact False.elim h | exact nomatch h | cases h
+  | _ + 1, [], _ :: _, _, h => by first | exact False.elim h | exact nomatch h | cases h
+  | 0, _ :: _, [], _, h => by first | exact False.elim h | exact nomatch h | cases h
+  | _ + 1, _ :: _, [], _, h => by first | exact False.elim h | exact nomatch h | cases h
+  | 0, m0 :: ms, n :: ns, hst, h => by
+    have hst' : stop ≤ n := hst
+    have h' : m0 < stop - start ∧ Below ms ns := h
+    have h1 : m0 < stop - start := h'.1
+    show m0 + start < n ∧ Below ms ns
+    exact ⟨by omega, h'.2⟩
+  | k + 1, m0 :: ms, n :: ns, hst, h => by
+    have hst' : stop ≤ nthN ns k := hst
+    have h' : m0 < n ∧ Below ms (setN ns k (stop - start)) := h
+    show m0 < n ∧ Below (bumpN ms k start) ns
+    exact ⟨h'.1, bump_below start stop k ms ns hst' h'.2⟩
+
+/-- slice in bounds: with stop ≤ shape[axis] (the registry's rule), the
+source of every output element k < size sliceShape is an input element. -/
+theorem slice_src_lt (a : Attr) (hstop : a.stop ≤ nthN a.shape a.ax) (k : Nat) (hk : k < size a.sliceShape) :
+    wsum (bumpN (unflat a.sliceShape k) a.ax a.start) (strides a.shape) < size a.shape :=
+  wsum_lt (bumpN (unflat a.sliceShape k) a.ax a.start) a.shape
+    (bump_below a.start a.stop a.ax (unflat a.sliceShape k) a.shape hstop (unflat_below a.sliceShape k hk))
+
+/-- Every entry of slice's index list is below the input's size. -/
+theorem sliceIdx_lt (a : Attr) (hstop : a.stop ≤ nthN a.shape a.ax) (k : Nat) (hk : k < size a.sliceShape) :
+    nthN a.sliceIdx k < size a.shape := by
+  have e : nthN a.sliceIdx k = wsum (bumpN (unflat a.sliceShape k) a.ax a.start) (strides a.shape) :=
+    nthN_upto_map _ (size a.sliceShape) k hk
+  rw [e]
+  exact slice_src_lt a hstop k hk
+
+/-- A coordinate of a multi-index of s is below s's extent there. -/
+theorem below_nth : ∀ (m s : List Nat), Below m s → ∀ d, d < s.length → nthN m d < nthN s d
+  | [], [], _, _, hd => absurd hd (Nat.not_lt_zero _)
+  | [], _ :: _, h, _, _ => by first | exact False.elim h | exact nomatch h | cases h
+  | _ :: _, [], h, _, _ => by first | exact False.elim h | exact nomatch h | cases h
+  | m :: ms, n :: ns, h, 0, _ => by
+    have hb : m < n ∧ Below ms ns := h
+    exact hb.1
+  | m :: ms, n :: ns, h, d + 1, hd => by
+    have hb : m < n ∧ Below ms ns := h
+    exact below_nth ms ns hb.2 d (Nat.lt_of_succ_lt_succ hd)
+
+/-- A list of s's length whose every entry is below s's extent there is a
+multi-index of s. -/
+theorem below_of_nth : ∀ (m s : List Nat), m.length = s.length →
+    (∀ d, d < s.length → nthN m d < nthN s d) → Below m s
+  | [], [], _, _ => True.intro
+  | [], _ :: _, hl, _ => by
+    first
+      | exact absurd hl (Nat.succ_ne_zero _).symm
+      | cases hl
+  | _ :: _, [], hl, _ => by
+    first
+      | exact absurd hl (Nat.succ_ne_zero _)
+      | cases hl
+  | m :: ms, n :: ns, hl, h => by
+    have hl' : ms.length = ns.length := Nat.succ.inj hl
+    show m < n ∧ Below ms ns
+    exact ⟨h 0 (Nat.succ_pos _), below_of_nth ms ns hl' (fun d hd => h (d + 1) (Nat.succ_lt_succ hd))⟩
+
+/-- broadcast_to in bounds: when shape broadcasts to toShape (the
+registry's `BroadcastShape`: aligned on the right, each extent 1 or the
+target's), every entry of the index list is below the input's size —
+coordinate d of the source is 0 < 1 where the extent is 1, else the
+output's coordinate there, below the target's extent, which is the
+input's. -/
+theorem bcastIdx_lt (a : Attr) (hlen : a.shape.length ≤ a.toShape.length)
+    (hb : ∀ d, d < a.shape.length →
+      nthN a.shape d = 1 ∨ nthN a.shape d = nthN a.toShape (a.toShape.length - a.shape.length + d))
+    (k : Nat) (hk : k < size a.toShape) : nthN a.bcastIdx k < size a.shape := by
+  have e : nthN a.bcastIdx k = wsum ((upto a.shape.length).map (fun d =>
+      if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape k) (a.toShape.length - a.shape.length + d)))
+      (strides a.shape) := nthN_upto_map _ (size a.toShape) k hk
+  rw [e]
+  apply wsum_lt
+  refine below_of_nth _ a.shape ?_ ?_
+  · exact length_idx _ _
+  · intro d hd
+    rw [nthN_upto_map _ a.shape.length d hd]
+    show (if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape k) (a.toShape.length - a.shape.length + d)) <
+      nthN a.shape d
+    by_cases h1 : nthN a.shape d = 1
+    · rw [if_pos h1]
+      omega
+    · rw [if_neg h1]
+      have h2 : nthN a.shape d = nthN a.toShape (a.toShape.length - a.shape.length + d) := by
+        cases hb d hd with
+        | inl h => exact absurd h h1
+        | inr h => exact h
+      rw [h2]
+      exact below_nth (unflat a.toShape k) a.toShape (unflat_below a.toShape k hk) _ (by omega)
+
+/-- concat in bounds, block by block: if p is below the inputs' total
+extent along the axis and, for every input s and every q below its extent
+there, m with q along the axis is a multi-index of s, then `concatSrc`
+names an element of the flat concatenation (offset by base): it is below
+base + Σ size s. (The hypothesis on m is what the registry's concat rule —
+equal ranks, equal extents off the axis — gives for a multi-index of the
+output; `inbounds_test.go` checks it on every small accepted instance.) -/
+theorem concatSrc_lt (ax : Nat) (m : List Nat) :
+    ∀ (ss : List (List Nat)) (p base : Nat),
+      p < (ss.map (fun s => nthN s ax)).foldr (· + ·) 0 →
+      (∀ s, s ∈ ss → ∀ q, q < nthN s ax → Below (setN m ax q) s) →
+      concatSrc ax m ss p base < base + totalSize ss
+  | [], _, _, hp, _ => absurd hp (Nat.not_lt_zero _)
+  | s :: ss, p, base, hp, H => by
+    have hp' : p < nthN s ax + (ss.map (fun s => nthN s ax)).foldr (· + ·) 0 := hp
+    show (if p < nthN s ax then base + wsum (setN m ax p) (strides s)
+      else concatSrc ax m ss (p - nthN s ax) (base + size s)) < base + (size s + totalSize ss)
+    by_cases h1 : p < nthN s ax
+    · rw [if_pos h1]
+      have h2 : wsum (setN m ax p) (strides s) < size s := wsum_lt (setN m ax p) s (H s (List.Mem.head _) p h1)
+      omega
+    · rw [if_neg h1]
+      have h3 : concatSrc ax m ss (p - nthN s ax) (base + size s) < base + size s + totalSize ss :=
+        concatSrc_lt ax m ss (p - nthN s ax) (base + size s) (by omega)
+          (fun s' hs' q hq => H s' (List.Mem.tail _ hs') q hq)
+      omega
+
+/-- The [A, K, B] view of a shape around an axis below its rank has the
+shape's element count: size s = size (s.take ax) · (s[ax] · size (s.drop (ax + 1))). -/
+theorem size_split : ∀ (ax : Nat) (s : List Nat), ax < s.length →
+    size s = size (s.take ax) * (nthN s ax * size (s.drop (ax + 1)))
+  | _, [], h => absurd h (Nat.not_lt_zero _)
+  | 0, n :: ns, _ => by
+    show n * size ns = 1 * (n * size ns)
+    rw [Nat.one_mul]
+  | k + 1, n :: ns, h => by
+    have h' : k < ns.length := Nat.lt_of_succ_lt_succ h
+    show n * size ns = n * size (ns.take k) * (nthN ns k * size (ns.drop (k + 1)))
+    rw [size_split k ns h']
+    first
+      | rw [Nat.mul_assoc]
+      | exact (Nat.mul_assoc _ _ _).symm
+
+/-- gather in bounds: with the axis below the rank and every index below
+the axis extent (the registry's rules), output element i of the
+[A, J, B] view reads (p·K + index[j])·B + r < A·K·B = size shape. -/
+theorem gather_src_lt (a : Attr) (hax : a.ax < a.shape.length)
+    (hidx : ∀ j, j < a.perm.length → nthN a.perm j < a.dimK)
+    (i : Nat) (hi : i < a.dimA * (a.perm.length * a.dimB)) :
+    (i / (a.perm.length * a.dimB) * a.dimK + nthN a.perm (i / a.dimB % a.perm.length)) * a.dimB + i % a.dimB <
+      size a.shape := by
+  have hJB : 0 < a.perm.length * a.dimB := Nat.pos_of_ne_zero (fun h0 => by
+    rw [h0, Nat.mul_zero] at hi
+    exact Nat.not_lt_zero i hi)
+  have hJ : 0 < a.perm.length := Nat.pos_of_ne_zero (fun h0 => by
+    rw [h0, Nat.zero_mul] at hJB
+    first | exact Nat.lt_irrefl 0 hJB | omega)
+  have hB : 0 < a.dimB := Nat.pos_of_ne_zero (fun h0 => by
+    rw [h0, Nat.mul_zero] at hJB
+    first | exact Nat.lt_irrefl 0 hJB | omega)
+  have hp : i / (a.perm.length * a.dimB) < a.dimA := by
+    first
+      | exact (Nat.div_lt_iff_lt_mul hJB).2 hi
+      | exact Nat.div_lt_of_lt_mul (by rw [Nat.mul_comm]; exact hi)
+  have hq : nthN a.perm (i / a.dimB % a.perm.length) < a.dimK := hidx _ (Nat.mod_lt _ hJ)
+  have hr : i % a.dimB < a.dimB := Nat.mod_lt _ hB
+  have h1 := idx_lt_mul a.dimK _ hq a.dimA _ hp
+  have h2 := idx_lt_mul a.dimB _ hr (a.dimA * a.dimK) _ h1
+  rw [size_split a.ax a.shape hax]
+  show _ < a.dimA * (a.dimK * a.dimB)
+  first
+    | (rw [← Nat.mul_assoc]; exact h2)
+    | exact Nat.lt_of_lt_of_le h2 (Nat.le_of_eq (Nat.mul_assoc _ _ _))
+
+/-- Every entry of gather's index list is below the input's size. -/
+theorem gatherIdx_lt (a : Attr) (hax : a.ax < a.shape.length)
+    (hidx : ∀ j, j < a.perm.length → nthN a.perm j < a.dimK)
+    (k : Nat) (hk : k < a.dimA * (a.perm.length * a.dimB)) : nthN a.gatherIdx k < size a.shape := by
+  have e : nthN a.gatherIdx k =
+      (k / (a.perm.length * a.dimB) * a.dimK + nthN a.perm (k / a.dimB % a.perm.length)) * a.dimB + k % a.dimB :=
+    nthN_upto_map _ (a.dimA * (a.perm.length * a.dimB)) k hk
+  rw [e]
+  exact gather_src_lt a hax hidx k hk
 
 /-! ## Instances, checked by the kernel against independently computed lists -/
 
