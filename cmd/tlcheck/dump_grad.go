@@ -499,7 +499,7 @@ func compareGrads(m *gradModel, doc *gradsDoc, o fpbound.Options, js *[]jsonout.
 		if all {
 			jt.Elements = make([]jsonout.CompareElement, len(els))
 			for k, el := range els {
-				jt.Elements[k] = *compareElement(k, el.Recorded, el.Exact, el.Bound, el.Verdict.String())
+				jt.Elements[k] = *compareElement(k, float64(el.Recorded), el.Exact, el.Bound, el.Verdict.String())
 			}
 		}
 		*js = append(*js, jt)
