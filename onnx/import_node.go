@@ -25,7 +25,7 @@ var importers map[string]opImporter
 
 func init() {
 	importers = map[string]opImporter{}
-	for _, t := range []map[string]opImporter{elementwiseOps(), shapeOps(), reduceOps(), nnOps(), foldOps(), reduce2Ops(), transformerOps()} {
+	for _, t := range []map[string]opImporter{elementwiseOps(), shapeOps(), reduceOps(), nnOps(), foldOps(), reduce2Ops(), transformerOps(), extraOps()} {
 		for k, v := range t {
 			importers[k] = v
 		}
