@@ -50,6 +50,7 @@ func sampleCases() []sampleCase {
 		{op: "reduce_mean", attrs: &Attrs{Axis: -1}, shapes: []Shape{{2, 3}}},
 		{op: "reduce_prod", attrs: &Attrs{Axis: 1}, shapes: []Shape{{2, 3, 2}}},
 		{op: "mse_loss", shapes: []Shape{{3}, {3}}},
+		{op: "bce_with_logits", shapes: []Shape{{2, 3}, {2, 3}}},
 		{op: "matmul", shapes: []Shape{{2, 3}, {3, 4}}},
 		{op: "matmul", shapes: []Shape{{3}, {3}}},
 		{op: "matmul", shapes: []Shape{{2, 1, 2, 3}, {4, 3, 2}}},
