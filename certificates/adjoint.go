@@ -132,9 +132,15 @@ func sides[T spec.Scalar[T]](p *spec.Prim[T], a *spec.Attrs, xs, dxs []spec.Tens
 		if len(vj[k].Data) != len(dxs[k].Data) {
 			return z, z, fmt.Errorf("contribution %d has %d elements, dx %d", k, len(vj[k].Data), len(dxs[k].Data))
 		}
+		// One sum per parent, then their sum (the producer's spec.DotList):
+		// over Interval a single running sum over every parent rounds
+		// differently, so a recomputed enclosure of a two-parent inexact
+		// op (pow) would differ from the recorded one.
+		var part T
 		for i := range dxs[k].Data {
-			rhs = rhs.Add(dxs[k].Data[i].Mul(vj[k].Data[i]))
+			part = part.Add(dxs[k].Data[i].Mul(vj[k].Data[i]))
 		}
+		rhs = rhs.Add(part)
 	}
 	return lhs, rhs, nil
 }

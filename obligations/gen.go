@@ -143,6 +143,9 @@ func generator(op string) (genFunc, bool) {
 	if g, ok := structural[op]; ok {
 		return g, true
 	}
+	if g, ok := extraStructural[op]; ok {
+		return g, true
+	}
 	info, err := spec.Info(op)
 	if err != nil || !plainElementwise(info) {
 		return nil, false

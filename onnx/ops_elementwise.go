@@ -372,8 +372,8 @@ func importPow(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	if !pv.isK {
-		return c.errf(c.inField(1), "the exponent must be a constant")
+	if !pv.isK || !pv.uniform() {
+		return importPowTensor(c) // import_extra.go
 	}
 	s, err := broadcastShapes(v.shape, pv.shape)
 	if err != nil {

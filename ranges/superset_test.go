@@ -25,7 +25,12 @@ const supersetGraph = `{"format":"tlcheck.ir.v1","input_id":0,"output_id":20,"no
   {"id":18,"kind":"hard_masked_softmax","parents":[0],"shape":[2,3],"mask":{"shape":[2,3],"allowed":[true,false,true,false,false,false]}},
   {"id":19,"kind":"const","parents":[],"shape":[],"value_shape":[]},
   {"id":20,"kind":"bernoulli_mask","parents":[19],"shape":[2,3],"seed":5},
-  {"id":21,"kind":"erf","parents":[0],"shape":[2,3]}
+  {"id":21,"kind":"erf","parents":[0],"shape":[2,3]},
+  {"id":22,"kind":"asinh","parents":[0],"shape":[2,3]},
+  {"id":23,"kind":"exp","parents":[0],"shape":[2,3]},
+  {"id":24,"kind":"pow","parents":[23,1],"shape":[2,3]},
+  {"id":25,"kind":"reduce_prod","parents":[0],"shape":[2],"axis":1},
+  {"id":26,"kind":"bce_with_logits","parents":[0,1],"shape":[]}
 ]}`
 
 const supersetPayload = `{"format":"tlcheck.payload.v1","entries":{

@@ -207,6 +207,8 @@ var partialWitnesses = map[string]struct {
 	"instance_norm": {&Attrs{}, [][]int64{{0, 1}, {1}, {0}}, []Shape{{1, 1, 2}, {1}, {1}}},
 	// bias −1: d = −1 + (1/10000)·1 < 0 has no real power (over every scalar).
 	"lrn": {&Attrs{Size: 1, Bias: big.NewRat(-1, 1)}, [][]int64{{1}}, []Shape{{1, 1}}},
+	// base 0: x^y = exp(y·ln x) is refused for x ≤ 0 over every scalar.
+	"pow": {nil, [][]int64{{0}, {2}}, nil},
 }
 
 // TestSafeLogPartialOverFloats: safe_log is Partial for a reason that is

@@ -145,5 +145,6 @@ func builtinPrims[T Scalar[T]]() []*Prim[T] {
 	ps = append(ps, windowPrims[T]()...)
 	ps = append(ps, regopsPrims[T]()...)
 	ps = append(ps, onnxPrims[T]()...)
+	ps = append(ps, extraPrims[T]()...)
 	return ps
 }

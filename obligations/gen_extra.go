@@ -1,0 +1,15 @@
+package obligations
+
+import "github.com/tlcheck/tlcheck/spec"
+
+// extraStructural holds the generators of the primitives of spec's
+// ops_extra_*.go files (issue 25's missing ops) whose applications need
+// more than the hints' equal shapes with the last parent's domain.
+var extraStructural = map[string]genFunc{
+	"reduce_prod": reduceGen,
+	// pow: the base (the first parent) is positive, the exponent any.
+	"pow": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 0, 3, "shape")
+		return &spec.Attrs{}, []spec.Shape{s, s}, []Domain{Positive, Any}
+	},
+}
