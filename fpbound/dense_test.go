@@ -198,3 +198,38 @@ func TestLinearDenseRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestFromSmallFrac checks the payload conversion's fast path against
+// FromRat: wherever it answers, the very same value (enclosure, bound,
+// term count), and it answers for every binary32 value (format binary32)
+// and declines a non-dyadic fraction and a binary64-only value.
+func TestFromSmallFrac(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	type tc struct{ p, q int64 }
+	cases := []tc{{1, 3}, {-7, 10}, {1, 1 << 62}, {(1 << 53) + 1, 1}, {(1 << 25) + 1, 1 << 10}, {0, 1}, {-1, 1}}
+	for range 200 {
+		f := float32((r.Float64()*2 - 1) * math.Ldexp(1, r.IntN(60)-30))
+		x := new(big.Rat).SetFloat64(float64(f))
+		cases = append(cases, tc{x.Num().Int64(), x.Denom().Int64()})
+	}
+	for _, c := range cases {
+		want := Err{}.FromRat(big.NewRat(c.p, c.q))
+		got, ok := Err{}.FromSmallFrac(c.p, c.q)
+		if ok && got != want {
+			t.Errorf("%d/%d: fast %v, FromRat %v", c.p, c.q, got, want)
+		}
+		if isF32 := float64(float32(float64(c.p)/float64(c.q))) == float64(c.p)/float64(c.q) && c.q&(c.q-1) == 0 && c.p < 1<<24 && c.p > -1<<24; isF32 && !ok {
+			t.Errorf("%d/%d: a binary32 value was declined", c.p, c.q)
+		}
+		want64 := Err64{}.FromRat(big.NewRat(c.p, c.q))
+		if got64, ok := (Err64{}).FromSmallFrac(c.p, c.q); ok && got64 != want64 {
+			t.Errorf("%d/%d (binary64): fast %v, FromRat %v", c.p, c.q, got64, want64)
+		}
+	}
+	if _, ok := (Err{}).FromSmallFrac(1, 3); ok {
+		t.Error("1/3 accepted")
+	}
+	if _, ok := (Err{}).FromSmallFrac((1<<25)+1, 1<<10); ok {
+		t.Error("a 26-bit significand accepted as binary32")
+	}
+}
