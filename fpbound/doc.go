@@ -394,6 +394,52 @@
 // enclosed in the nearest float64 interval; otherwise it is the interval
 // evaluation, intersected with the classic X.
 //
+// # Dense linear layers
+//
+// A linear node y = x·Wᵀ + b whose weights and bias are exact points
+// (every float32 or float64 model's are) does not run the fold of Mul and
+// Add element by element: ErrOf implements spec.DenseLinear, and
+// LinearDense computes the value the fold would build from the same
+// per-term charges, as three float64 matrix products on planes (package
+// enclose). Fix an output (r, j); write E_k and X_k for the bound and
+// enclosure of input k after closing it (a pending sum is closed first,
+// as Mul does), |x_k| = mag(X_k), w_k = W[j,k]. By "Products" the
+// product term of a non-zero w_k is charged
+//
+//	e_k = |w_k|E_k + u·(|w_k||x_k| + |w_k|E_k) + 2η,   |t̃_k| ≤ |w_k||x_k| + e_k
+//
+// (Mul's formula with the weight's bound 0: the cases ±1, 0 and powers of
+// two that Mul special-cases only make its charge smaller, so e_k bounds
+// those too). The sum of the terms and of the bias is a pending sum
+// ("Sums") with bound Σ e_k, magnitude Σ|t̃_k| + |b_j| and n = the number
+// of non-zero weights of row j, plus 1 for a non-zero bias. LinearDense
+// returns that pending sum with
+//
+//   - P ≥ Σ_k |w_k|E_k and Q ≥ Σ_k |w_k||x_k|: the upper endpoints of
+//     enclose's enclosure of the product [E; M]·|W|ᵀ of non-negative
+//     planes (enclose's theorem, with the a-priori γ bound of its
+//     float64 sums; a bound or magnitude below 2⁻³⁰⁰ is raised to 2⁻³⁰⁰
+//     first, which only enlarges it, and one above 2³⁰⁰ leaves the node
+//     to the fold);
+//   - bound e = (1+u)·P + u·Q + n_W·2η and magnitude s = Q + e (+|b_j|),
+//     each operation rounded upward, so e ≥ Σ e_k and s ≥ Σ|t̃_k| + |b_j|;
+//   - enclosure X ⊇ x·Wᵀ + b for every x in the enclosures: enclose's
+//     theorem for the centre-radius product.
+//
+// So the result satisfies the Theorem's invariant for the node exactly as
+// the fold's does, and the pending sum is charged γ_{n−1}·s when it is
+// consumed. Overflow: LinearDense leaves the node to the fold (which
+// answers +∞ where it must) unless P + Q < Ω, which bounds every term's
+// |r̂| as "Products" requires. Relation to the fold: the fold drops an
+// input that is an exact zero, so its n may be smaller than n_W (γ is
+// monotone, so the dense bound is then larger, never smaller); otherwise
+// both compute the same real charges, the fold rounding each operation
+// upward and the dense path bounding its float64 sums a priori, and
+// TestLinearDense checks that the dense bound lies above those charges
+// summed exactly (over big.Rat) and within a relative 2⁻³⁰ of the fold's
+// bound. Its enclosure is enclose's, not the fold's interval sum: both
+// contain the exact value, neither is contained in the other in general.
+//
 // # Estimate
 //
 // Sharp.Estimate is reported beside the bound and decides nothing. If the

@@ -511,6 +511,22 @@ func (ErrOf[F]) FromRat(r *big.Rat) ErrOf[F] {
 	return ErrOf[F]{x: x, e: e}
 }
 
+// FromSmallFrac is FromRat(p/q) for a dyadic p/q (q a power of two,
+// |p| < 2^53) that is a value of the format F — the exact point, bound 0,
+// as FromRat returns it — and reports false otherwise (irsem.SmallFracer:
+// a payload's binary32 weights convert without a big.Rat).
+func (ErrOf[F]) FromSmallFrac(p, q int64) (ErrOf[F], bool) {
+	var fm F
+	if q <= 0 || q&(q-1) != 0 || p <= -1<<53 || p >= 1<<53 {
+		return ErrOf[F]{}, false
+	}
+	f := float64(p) / float64(q) // exact: p has ≤ 53 bits, q a power of two
+	if !fm.holds(f) {
+		return ErrOf[F]{}, false
+	}
+	return ErrOf[F]{x: spec.Interval{Lo: f, Hi: f}}, true
+}
+
 // dyadic returns r as a float64 when r is exactly a value of the format F
 // (a fast path: an int64 numerator of at most 53 bits and a power-of-two
 // int64 denominator, so that r is a float64 — at least 2^-62 in magnitude,

@@ -278,7 +278,25 @@ func FromRat[T spec.Scalar[T]](r spec.Rat) T {
 		}
 		return z.FromRat(r.Big())
 	}
+	if f, ok := any(z).(SmallFracer[T]); ok {
+		if p, q, ok := r.SmallFrac(); ok {
+			if v, ok := f.FromSmallFrac(p, q); ok {
+				return v
+			}
+		}
+	}
 	return z.FromRat(r.Big())
+}
+
+// SmallFracer is implemented by a scalar defined above this package that
+// converts a small fraction without a big.Rat: FromSmallFrac(p, q), for
+// p/q in lowest terms with q > 0, must return exactly FromRat(p/q), or
+// report false (then FromRat runs). It is called on the zero value.
+// Model weights are such fractions (every binary32 value is a dyadic
+// p/2^e), so converting a payload no longer allocates one big.Rat per
+// weight.
+type SmallFracer[T any] interface {
+	FromSmallFrac(p, q int64) (T, bool)
 }
 
 // exactInt bounds the integers every IEEE scalar holds exactly (binary32

@@ -28,7 +28,7 @@ func TestSchemasMatchDocuments(t *testing.T) {
 		"diffFailure": jsonout.DiffFailure{}, "diffCheck": jsonout.DiffCheck{}, "evalNode": jsonout.EvalNode{},
 		"verifyFile": jsonout.VerifyFile{}, "planKernel": jsonout.PlanKernel{}, "planNode": jsonout.PlanNode{},
 		"binding": jsonout.PlanBinding{}, "certifyFile": jsonout.CertifyFile{}, "input": jsonout.Input{},
-		"tensor": jsonout.Tensor{}, "interval": jsonout.Interval{},
+		"tensor": jsonout.Tensor{}, "interval": jsonout.Interval{}, "stats": jsonout.Stats{},
 		"element": jsonout.CompareElement{}, "output": jsonout.CompareOutput{}, "set": jsonout.CompareSet{}, "file": jsonout.ImportFile{},
 		"io_value": jsonout.OnnxMapValue{}, "use": jsonout.OnnxMapUse{}, "initializer": jsonout.OnnxMapInit{},
 		"adaptersRow": jsonout.AdaptersRow{}, "adaptersEngine": jsonout.AdaptersEngine{},

@@ -256,6 +256,15 @@ func linearFwd[T Scalar[T]](x, w, b Tensor[T], withBias bool) Tensor[T] {
 		}
 	}
 	var zero T
+	if d, ok := any(zero).(DenseLinear[T]); ok && rows*out*in >= ivDense {
+		var bb []T
+		if withBias {
+			bb = b.Data
+		}
+		if d.LinearDense(x.Data[:rows*in], w.Data, bb, y.Data, rows, out, in, withBias) {
+			return y
+		}
+	}
 	for r := 0; r < rows; r++ {
 		xrow := x.Data[r*in : r*in+in]
 		for j := 0; j < out; j++ {

@@ -89,8 +89,12 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's elementary functions (exp, tanh, …), in binary32 ulps")
 	strict := fs.Bool("strict", false, "exit 1 when an element is inconclusive (by default inconclusive elements only warn)")
 	asJSON := fs.Bool("json", false, "print a tlcheck.compare.v1 document")
+	stats := fs.Bool("stats", false, statsUsage)
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
+	}
+	if *stats && !*asJSON {
+		return cli.Usagef("compare: --stats needs --json")
 	}
 	if *model == "" {
 		return cli.Usagef("compare: --onnx is required")
@@ -139,6 +143,10 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 					Bound: optNumber(o.bound), Ours: optInterval(o.ours), Holds: o.holds, Fails: o.fails, Inconclusive: o.inconc, First: o.first})
 			}
 			doc.Sets = append(doc.Sets, s)
+		}
+		var err error
+		if doc.Stats, err = runStats(*stats); err != nil {
+			return err
 		}
 		if err := jsonout.Write(&b, doc); err != nil {
 			return err

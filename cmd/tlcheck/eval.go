@@ -137,8 +137,12 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph (tape and typed-graph record registry primitives only: a conv or pool node needs ir or forward-graph)")
 	all := fs.Bool("all", false, "print every node's value, not only the output's")
 	asJSON := fs.Bool("json", false, "print JSON")
+	stats := fs.Bool("stats", false, statsUsage)
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
+	}
+	if *stats && !*asJSON {
+		return cli.Usagef("eval: --stats needs --json")
 	}
 	if err := oneOf("scalar", *scalar, scalarAuto, "rat", "interval", "binary32", "f32", "f64"); err != nil {
 		return err
@@ -150,7 +154,7 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	o := evalOpts{path: *path, all: *all, json: *asJSON}
+	o := evalOpts{path: *path, all: *all, json: *asJSON, stats: *stats}
 	sc := *scalar
 	if sc == scalarAuto {
 		sc, o.why = autoScalar(files)
@@ -182,6 +186,7 @@ func runEval(args []string, stdout, _ io.Writer) error {
 type evalOpts struct {
 	path                  string
 	all, json, showScalar bool
+	stats                 bool // --stats: peak RSS in the JSON document
 	why                   string
 }
 
@@ -249,6 +254,9 @@ func evalAs[T spec.Scalar[T]](fs *irFiles, o evalOpts) ([]byte, error) {
 			for i := range vals {
 				doc.Nodes[i] = node(i)
 			}
+		}
+		if doc.Stats, err = runStats(o.stats); err != nil {
+			return nil, err
 		}
 		if err := jsonout.Write(&b, doc); err != nil {
 			return nil, err

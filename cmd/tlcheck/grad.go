@@ -23,8 +23,12 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 	scalar := fs.String("scalar", "auto", "auto (rat when the model is exact over the rationals at this input, else interval enclosures)|rat|interval|f32|f64")
 	path := fs.String("path", "tape", "tape (recorded directly on an eager tape)|typed-graph (the lowered typed graph's reverse sweep)")
 	asJSON := fs.Bool("json", false, `print a tlcheck.grad.v1 document: {…,"loss":T,"grad":{"input":T,"params":{NAME:T,…}}} (NAME: node<ID>.<field>, or the initializer's name for an ONNX model)`)
+	stats := fs.Bool("stats", false, statsUsage)
 	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
+	}
+	if *stats && !*asJSON {
+		return cli.Usagef("grad: --stats needs --json")
 	}
 	if err := oneOf("scalar", *scalar, "auto", "rat", "interval", "f32", "f64"); err != nil {
 		return err
@@ -44,7 +48,7 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 	if auto {
 		sc, why = autoScalar(files)
 	}
-	o := gradOpts{json: *asJSON, showScalar: auto || files.onnx != nil, why: why}
+	o := gradOpts{json: *asJSON, stats: *stats, showScalar: auto || files.onnx != nil, why: why}
 	p := irgrad.Path(*path)
 	var out []byte
 	switch sc {
@@ -184,6 +188,7 @@ func modelGrad[T spec.Scalar[T]](fs *irFiles, seed *irsem.RatTensor, path irgrad
 // an ONNX model.
 type gradOpts struct {
 	json, showScalar bool
+	stats            bool // --stats: peak RSS in the JSON document
 	why              string
 }
 
@@ -221,6 +226,9 @@ func gradAs[T spec.Scalar[T]](fs *irFiles, seed *irsem.RatTensor, path irgrad.Pa
 		Loss: jsonout.TensorOf(res.loss), Grad: jsonout.GradValues{Input: jsonout.TensorOf(res.input), Params: map[string]jsonout.Tensor{}}}
 	for i, name := range res.names {
 		doc.Grad.Params[name] = jsonout.TensorOf(res.params[i])
+	}
+	if doc.Stats, err = runStats(o.stats); err != nil {
+		return nil, err
 	}
 	if err := jsonout.Write(&b, doc); err != nil {
 		return nil, err

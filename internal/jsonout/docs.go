@@ -135,6 +135,7 @@ type EvalDoc struct {
 	Path   string     `json:"path"`
 	Nodes  []EvalNode `json:"nodes,omitempty"`
 	Output EvalNode   `json:"output"`
+	Stats  *Stats     `json:"stats,omitempty"`
 }
 
 // GradValues are the gradients of grad.
@@ -150,6 +151,7 @@ type GradDoc struct {
 	Path   string     `json:"path"`
 	Loss   Tensor     `json:"loss"`
 	Grad   GradValues `json:"grad"`
+	Stats  *Stats     `json:"stats,omitempty"`
 }
 
 // VerifyFile is one certificate file's verdict.
@@ -290,6 +292,7 @@ type CompareDoc struct {
 	Fails        int          `json:"fails"`
 	Inconclusive int          `json:"inconclusive"`
 	Verdict      string       `json:"verdict"`
+	Stats        *Stats       `json:"stats,omitempty"`
 }
 
 // CompareGradDoc is compare-grad's output: every gradient the model has
@@ -423,4 +426,14 @@ type AdaptersDoc struct {
 	Engines []AdaptersEngine `json:"engines"`
 	Fails   int              `json:"fails"`
 	Holds   bool             `json:"holds"`
+}
+
+// Stats are a run's resource measurements, present only when asked for
+// (--stats), so that a document without them stays byte-identical for the
+// same inputs. They describe the machine and the run, not the result, and
+// are not deterministic.
+type Stats struct {
+	// PeakRSSBytes is the process's peak resident set size in bytes, read
+	// with getrusage(RUSAGE_SELF) after the run (ru_maxrss).
+	PeakRSSBytes int64 `json:"peak_rss_bytes"`
 }

@@ -1,0 +1,6 @@
+//go:build !linux && !darwin
+
+package main
+
+// peakRSS is unavailable on this platform.
+func peakRSS() (int64, bool) { return 0, false }
