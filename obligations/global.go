@@ -49,7 +49,7 @@ func CheckGlobalCases(reg *spec.Registry[spec.Rat], obs []Obligation, idx []int,
 	}
 	n := len(idx)
 	outs := par.Map(len(obs)*n, 0, func(k int) caseOut {
-		d, err := checkGlobalCase(reg, obs[k/n], caseSeed(seed, string(obs[k/n]), idx[k%n]))
+		d, err := checkGlobalCase(reg, obs[k/n], caseSeed(seed, string(obs[k/n]), idx[k%n]), idx[k%n])
 		return caseOut{d, err}
 	}, progress)
 	var out []*Result
@@ -73,11 +73,11 @@ func CheckGlobalCases(reg *spec.Registry[spec.Rat], obs []Obligation, idx []int,
 	return out
 }
 
-// checkGlobalCase decides one case; decided is false when the case was
+// checkGlobalCase decides case i (seeded by cs); decided is false when the case was
 // legitimately skipped (too many paths to enumerate).
-func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64) (bool, error) {
+func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64, i int) (bool, error) {
 	src := NewRandSource(cs)
-	if handled, decided, err := checkWideCase(reg, ob, src); handled {
+	if handled, decided, err := checkWideCase(reg, ob, src, i); handled {
 		return decided, err
 	}
 	switch ob {

@@ -53,14 +53,15 @@ var (
 
 // checkWideCase decides one case of a wide obligation; handled is false
 // for an obligation of the first stream.
-func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source) (handled, decided bool, err error) {
+func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source, i int) (handled, decided bool, err error) {
+	lead := func(o GraphOptions) GraphOptions { o.Lead = i + 1; return o }
 	switch ob {
 	case WideComposition, WidePathSum, WideSweepAgreement:
 		o := wideExact
 		if ob == WidePathSum {
 			o = widePath
 		}
-		tc, err := GenWideTyped(src, o)
+		tc, err := GenWideTyped(src, lead(o))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}
@@ -88,7 +89,7 @@ func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source) (han
 		if float {
 			o = wideFloat
 		}
-		tc, err := GenWideTyped(src, o)
+		tc, err := GenWideTyped(src, lead(o))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}
@@ -103,7 +104,7 @@ func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source) (han
 		} else if err := CheckTypedCrossPath(reg, tc, seedT); err != nil {
 			return true, true, err
 		}
-		gc, err := GenWideGraph(src, o)
+		gc, err := GenWideGraph(src, lead(o))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}
@@ -113,7 +114,7 @@ func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source) (han
 		}
 		return true, true, rep.Err()
 	case WideIntervalSoundness:
-		gc, err := GenWideGraph(src, wideExact)
+		gc, err := GenWideGraph(src, lead(wideExact))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}
@@ -122,7 +123,7 @@ func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source) (han
 		}
 		return true, true, CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), gc, GenGraphBox(src, gc))
 	case WideHessianSymmetry:
-		tc, err := GenWideTyped(src, widePoly)
+		tc, err := GenWideTyped(src, lead(widePoly))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}

@@ -56,6 +56,14 @@ type GraphOptions struct {
 	// transcendental functions), for exact Hessians: the registry's
 	// Polynomial entries.
 	Polynomial bool
+	// Lead, when positive, is the 1-based index of the graph in its run:
+	// the wide generator's first step then places the primitive
+	// rare[(Lead−1) mod len(rare)] (rare: the allowed primitives with no
+	// place in the first stream), so that any len(rare) consecutive graphs
+	// of a run contain every one of them whatever the registry's size
+	// (a coverage guarantee, not a probability). The first stream
+	// ignores it.
+	Lead int
 	// ScalarOutput appends a sum when the drawn result is not rank 0.
 	ScalarOutput bool
 	// LastResult makes the result the last entry instead of a drawn one.

@@ -436,6 +436,11 @@ func genWideRecipe(src Source, o GraphOptions, ir bool) (*Recipe, []spec.Tensor[
 			rare = append(rare, op)
 		}
 	}
+	if o.Lead > 0 && len(rare) > 0 && w.rc.Len() < w.target {
+		// The run's round robin over the rare primitives (GraphOptions.Lead);
+		// one that cannot be placed here leaves the step to the draws below.
+		group(src, "lead", func() { w.place(rare[(o.Lead-1)%len(rare)]) })
+	}
 	for w.rc.Len() < w.target {
 		placed := false
 		group(src, "node", func() {
