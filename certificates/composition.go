@@ -269,6 +269,40 @@ func checkSafeJSON(file, field string, raw json.RawMessage) error {
 // decodeInlineGraph decodes an inline graph and payload and requires them
 // to be canonical (equal, up to JSON whitespace, to irsem's canonical
 // encoding of what they decode to).
+// hashedInlineGraph decodes a certificate's inline graph and payload and
+// binds them to its recorded graph_hash: the hash must be a lowercase hex
+// SHA-256 and equal obligations.GraphHash of what was decoded.
+func hashedInlineGraph(file, graphHash string, graph, payload json.RawMessage) (*irsem.Graph, *irsem.Payload, error) {
+	if !hexRE.MatchString(graphHash) {
+		return nil, nil, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(graphHash))
+	}
+	g, p, err := decodeInlineGraph(file, "", graph, payload)
+	if err != nil {
+		return nil, nil, err
+	}
+	hash, err := obligations.GraphHash(g, p)
+	if err != nil {
+		return nil, nil, fieldErr(file, "graph", "%v", err)
+	}
+	if hash != graphHash {
+		return nil, nil, fieldErr(file, "graph_hash", "recorded %s, the inline graph and payload hash to %s", graphHash, hash)
+	}
+	return g, p, nil
+}
+
+// inputOf decodes the exact input tensor t recorded in field of a
+// certificate and checks its shape against g's input node.
+func inputOf(file, field string, t Tensor, g *irsem.Graph) (spec.Tensor[spec.Rat], error) {
+	x, err := t.decode(file, field)
+	if err != nil {
+		return spec.Tensor[spec.Rat]{}, err
+	}
+	if in := g.Nodes[g.InputID].Shape; !x.Shape.Equal(in) {
+		return spec.Tensor[spec.Rat]{}, fieldErr(file, field+".shape", "%v, the graph's input has shape %v", x.Shape, in)
+	}
+	return x, nil
+}
+
 func decodeInlineGraph(file, at string, graph, payload json.RawMessage) (*irsem.Graph, *irsem.Payload, error) {
 	pre := at
 	if pre != "" {

@@ -122,26 +122,13 @@ func verifyModelInterval(file string, f *ModelIntervalFile) (int, error) {
 	if err := checkName(file, "model", f.Model); err != nil {
 		return 0, err
 	}
-	if !hexRE.MatchString(f.GraphHash) {
-		return 0, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(f.GraphHash))
-	}
-	g, p, err := decodeInlineGraph(file, "", f.Graph, f.Payload)
+	g, p, err := hashedInlineGraph(file, f.GraphHash, f.Graph, f.Payload)
 	if err != nil {
 		return 0, err
 	}
-	hash, err := obligations.GraphHash(g, p)
-	if err != nil {
-		return 0, fieldErr(file, "graph", "%v", err)
-	}
-	if hash != f.GraphHash {
-		return 0, fieldErr(file, "graph_hash", "recorded %s, the inline graph and payload hash to %s", f.GraphHash, hash)
-	}
-	x, err := f.Input.decode(file, "input")
+	x, err := inputOf(file, "input", f.Input, g)
 	if err != nil {
 		return 0, err
-	}
-	if in := g.Nodes[g.InputID].Shape; !x.Shape.Equal(in) {
-		return 0, fieldErr(file, "input.shape", "%v, the graph's input has shape %v", x.Shape, in)
 	}
 	out := g.Nodes[g.OutputID].Shape
 	if !spec.Shape(f.Output.Shape).Equal(out) {

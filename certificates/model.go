@@ -169,26 +169,13 @@ func verifyModelComposition(file string, f *ModelCompositionFile, m *Manifest) (
 	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
 		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
 	}
-	if !hexRE.MatchString(f.GraphHash) {
-		return 0, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(f.GraphHash))
-	}
-	g, p, err := decodeInlineGraph(file, "", f.Graph, f.Payload)
+	g, p, err := hashedInlineGraph(file, f.GraphHash, f.Graph, f.Payload)
 	if err != nil {
 		return 0, err
 	}
-	hash, err := obligations.GraphHash(g, p)
-	if err != nil {
-		return 0, fieldErr(file, "graph", "%v", err)
-	}
-	if hash != f.GraphHash {
-		return 0, fieldErr(file, "graph_hash", "recorded %s, the inline graph and payload hash to %s", f.GraphHash, hash)
-	}
-	x, err := f.Input.decode(file, "input")
+	x, err := inputOf(file, "input", f.Input, g)
 	if err != nil {
 		return 0, err
-	}
-	if in := g.Nodes[g.InputID].Shape; !x.Shape.Equal(in) {
-		return 0, fieldErr(file, "input.shape", "%v, the graph's input has shape %v", x.Shape, in)
 	}
 	out := g.Nodes[g.OutputID].Shape
 	for i, c := range f.Cases {
@@ -254,26 +241,13 @@ func verifyModelRange(file string, f *RangeFile, m *Manifest) (int, error) {
 			return 0, err
 		}
 	}
-	if !hexRE.MatchString(f.GraphHash) {
-		return 0, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(f.GraphHash))
-	}
-	g, p, err := decodeInlineGraph(file, "", f.Graph, f.Payload)
+	g, p, err := hashedInlineGraph(file, f.GraphHash, f.Graph, f.Payload)
 	if err != nil {
 		return 0, err
 	}
-	hash, err := obligations.GraphHash(g, p)
-	if err != nil {
-		return 0, fieldErr(file, "graph", "%v", err)
-	}
-	if hash != f.GraphHash {
-		return 0, fieldErr(file, "graph_hash", "recorded %s, the inline graph and payload hash to %s", f.GraphHash, hash)
-	}
-	x, err := f.Centre.decode(file, "centre")
+	x, err := inputOf(file, "centre", f.Centre, g)
 	if err != nil {
 		return 0, err
-	}
-	if in := g.Nodes[g.InputID].Shape; !x.Shape.Equal(in) {
-		return 0, fieldErr(file, "centre.shape", "%v, the graph's input has shape %v", x.Shape, in)
 	}
 	if want := sampleSeed(m.Seed, f.Name); f.SampleSeed != want {
 		return 0, seedErr(fieldErr(file, "sample_seed", "%d, the manifest's seed gives %d", f.SampleSeed, want))
