@@ -92,15 +92,7 @@ func ProduceComposition(cases int, seed uint64) (*CompositionFile, error) {
 		if !lhs.Same(rhs) {
 			return nil, fmt.Errorf("composition case %d (seed %d): ⟨JVP(dx), cotangent⟩ = %s ≠ ⟨dx, VJP(cotangent)⟩ = %s", i, cs, lhs, rhs)
 		}
-		hash, err := obligations.GraphHash(gc.Graph, gc.Payload)
-		if err != nil {
-			return nil, fmt.Errorf("composition case %d: %w", i, err)
-		}
-		gdoc, err := irsem.EncodeGraph(gc.Graph)
-		if err != nil {
-			return nil, fmt.Errorf("composition case %d: %w", i, err)
-		}
-		pdoc, err := irsem.EncodePayload(payloadOrEmpty(gc.Payload))
+		hash, gdoc, pdoc, err := inlineGraph(gc.Graph, gc.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("composition case %d: %w", i, err)
 		}
@@ -111,6 +103,23 @@ func ProduceComposition(cases int, seed uint64) (*CompositionFile, error) {
 		})
 	}
 	return f, nil
+}
+
+// inlineGraph is what a certificate records of a graph it carries inline:
+// obligations.GraphHash of g and p, and the canonical encodings of g and
+// of p (a nil payload encodes as the empty one). hashedInlineGraph is the
+// verifier's inverse.
+func inlineGraph(g *irsem.Graph, p *irsem.Payload) (hash string, gdoc, pdoc []byte, err error) {
+	if hash, err = obligations.GraphHash(g, p); err != nil {
+		return "", nil, nil, err
+	}
+	if gdoc, err = irsem.EncodeGraph(g); err != nil {
+		return "", nil, nil, err
+	}
+	if pdoc, err = irsem.EncodePayload(payloadOrEmpty(p)); err != nil {
+		return "", nil, nil, err
+	}
+	return hash, gdoc, pdoc, nil
 }
 
 func payloadOrEmpty(p *irsem.Payload) *irsem.Payload {

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -87,15 +86,7 @@ func intervalOutput(g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat]) (
 // returns the certificate of the output's enclosure.
 func ProduceModelInterval(m *Model) (*ModelIntervalFile, error) {
 	p := payloadOrEmpty(m.Payload)
-	hash, err := obligations.GraphHash(m.Graph, p)
-	if err != nil {
-		return nil, err
-	}
-	gdoc, err := irsem.EncodeGraph(m.Graph)
-	if err != nil {
-		return nil, err
-	}
-	pdoc, err := irsem.EncodePayload(p)
+	hash, gdoc, pdoc, err := inlineGraph(m.Graph, p)
 	if err != nil {
 		return nil, err
 	}

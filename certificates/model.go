@@ -96,15 +96,7 @@ func modelTangents(seed uint64, i int, in, out spec.Shape) (spec.Tensor[spec.Rat
 // exact over spec.Rat (every tag Exact); the two sides must agree.
 func ProduceModelComposition(m *Model, cases int, seed uint64) (*ModelCompositionFile, error) {
 	p := payloadOrEmpty(m.Payload)
-	hash, err := obligations.GraphHash(m.Graph, p)
-	if err != nil {
-		return nil, err
-	}
-	gdoc, err := irsem.EncodeGraph(m.Graph)
-	if err != nil {
-		return nil, err
-	}
-	pdoc, err := irsem.EncodePayload(p)
+	hash, gdoc, pdoc, err := inlineGraph(m.Graph, p)
 	if err != nil {
 		return nil, err
 	}

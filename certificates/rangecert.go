@@ -12,7 +12,6 @@ import (
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/ranges"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -193,15 +192,7 @@ func produceRangeOf(name, kind string, g *irsem.Graph, p *irsem.Payload, x spec.
 	if err != nil {
 		return nil, fmt.Errorf("range %s: %w", ex.name, err)
 	}
-	hash, err := obligations.GraphHash(g, p)
-	if err != nil {
-		return nil, err
-	}
-	gdoc, err := irsem.EncodeGraph(g)
-	if err != nil {
-		return nil, err
-	}
-	pdoc, err := irsem.EncodePayload(p)
+	hash, gdoc, pdoc, err := inlineGraph(g, p)
 	if err != nil {
 		return nil, err
 	}

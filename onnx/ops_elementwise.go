@@ -192,7 +192,7 @@ func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 	if err != nil {
 		return true, c.errf("input", "%v", err)
 	}
-	at, bt := broadcastInts(a.ints, a.shape, s), broadcastInts(bv.ints, bv.shape, s)
+	at, bt := bcast(a.ints, a.shape, s), bcast(bv.ints, bv.shape, s)
 	out := make([]int64, n)
 	for i := range out {
 		x, y := at[i], bt[i]
@@ -222,31 +222,6 @@ func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 	}
 	c.outValue(0, intConst(s, out))
 	return true, nil
-}
-
-// broadcastInts broadcasts row-major integers of shape from to shape to.
-func broadcastInts(xs []int64, from, to spec.Shape) []int64 {
-	out := make([]int64, to.Size())
-	off := len(to) - len(from)
-	fst := from.Strides()
-	idx := make([]int, len(to))
-	for o := range out {
-		src := 0
-		for i := range from {
-			if from[i] != 1 {
-				src += idx[off+i] * fst[i]
-			}
-		}
-		out[o] = xs[src]
-		for d := len(to) - 1; d >= 0; d-- {
-			idx[d]++
-			if idx[d] < to[d] {
-				break
-			}
-			idx[d] = 0
-		}
-	}
-	return out
 }
 
 // naryOp: Sum, Max, Min (left folds of add, max_elem, min_elem) and Mean
