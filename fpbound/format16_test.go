@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/irsem"
@@ -122,6 +123,8 @@ func TestSound16Dot(t *testing.T) {
 		{"bfloat16", bfloat16{}.nearest, BoundsBF16},
 	} {
 		worst, caught := 0.0, 0
+		var rel []float64 // bound/|exact|: the relative planted error caught with certainty
+		flips, flipsCaught := 0, 0
 		for trial := 0; trial < 200; trial++ {
 			n := 2 + r.IntN(30)
 			xs, ws := make([]spec.Rat, n), make([]spec.Rat, n)
@@ -163,6 +166,19 @@ func TestSound16Dot(t *testing.T) {
 			if en[0].Bound > 0 {
 				worst = max(worst, d/en[0].Bound)
 			}
+			// Sensitivity: a recorded value v̂·(1+ρ) is caught once
+			// |v̂(1+ρ) − x| > bound, certainly once |ρ|·|x| > bound + d;
+			// a sign flip −v̂ is caught whenever |x| is above the bound.
+			if ex, _ := exact.Float64(); ex != 0 {
+				rel = append(rel, (en[0].Bound+d)/math.Abs(ex))
+				if math.Abs(ex) > 2*en[0].Bound {
+					flips++
+					fd, _ := new(big.Rat).Abs(new(big.Rat).Add(new(big.Rat).SetFloat64(acc), exact)).Float64()
+					if fd > en[0].Bound {
+						flipsCaught++
+					}
+				}
+			}
 			if f.name == "binary16" {
 				bad, err := bounds[binary16BadU](b.g, b.p, x, Options{})
 				if err != nil {
@@ -174,6 +190,15 @@ func TestSound16Dot(t *testing.T) {
 			}
 		}
 		t.Logf("%s: worst error/bound %.3g", f.name, worst)
+		slices.Sort(rel)
+		med := rel[len(rel)/2]
+		t.Logf("%s: relative planted error caught with certainty: median %.3g, min %.3g (%d dots); sign flips caught %d of %d", f.name, med, rel[0], len(rel), flipsCaught, flips)
+		if flipsCaught != flips || flips == 0 {
+			t.Errorf("%s: a sign flip was missed (%d of %d caught): the bound is blind", f.name, flipsCaught, flips)
+		}
+		if med > 0.5 {
+			t.Errorf("%s: the median planted relative error caught is %.3g: the bound cannot tell a halved value from rounding", f.name, med)
+		}
 		if worst == 0 {
 			t.Errorf("%s: no evaluation ever rounded: the test exercises nothing", f.name)
 		}
