@@ -34,6 +34,15 @@ if [ "$got" != "$want" ]; then
 	exit 1
 fi
 "$bin/tlcheck-adapters" cases --case relu >/dev/null
+# The version handshake: the installed pair agrees, so tlcheck runs the
+# tlcheck-adapters beside it (a stale one would be skipped with an
+# "ignoring" line on stderr and the checkout's built instead).
+"$bin/tlcheck" adapters cases --case relu >/dev/null 2>"$bin/handshake.err"
+if [ -s "$bin/handshake.err" ]; then
+	echo "stage-workflows: tlcheck adapters did not run the tlcheck-adapters installed beside it:" >&2
+	cat "$bin/handshake.err" >&2
+	exit 1
+fi
 go test ./internal/docs -run 'TestInstallable|TestReadmePrimitiveCount' -count=1
 go test ./view -run 'TestTextInsideBoxes|TestParamsView' -count=1
 log="$bin/cmd.log"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,10 +14,13 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/safeio"
+	"github.com/tlcheck/tlcheck/internal/version"
 	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/spec"
 )
 
 // The engine adapters (gorgonia, spago, GoMLX) live in their own module,
@@ -25,7 +29,9 @@ import (
 // tlcheck-adapters, with ARGS, found in this order (see adaptersCommand):
 //
 //  1. the file named by $TLCHECK_ADAPTERS;
-//  2. tlcheck-adapters beside this executable, then on $PATH;
+//  2. tlcheck-adapters beside this executable, then on $PATH, each only
+//     when `tlcheck-adapters handshake` prints this tlcheck's release and
+//     registry hash (a stale build is skipped with one line on stderr);
 //  3. the adapters module of the checkout this tlcheck was built from,
 //     built with `go build` into the user's cache directory under a name
 //     keyed by that checkout's revision (buildAdapters). The checkout is
@@ -56,7 +62,7 @@ func runAdapters(args []string, stdout, stderr io.Writer) error {
 	case "-h", "-help", "--help":
 		return &cli.HelpError{Flags: cli.NewFlags("adapters")}
 	}
-	cmd, err := adaptersCommand(args)
+	cmd, err := adaptersCommand(args, stderr)
 	if err != nil {
 		return err
 	}
@@ -74,25 +80,69 @@ func runAdapters(args []string, stdout, stderr io.Writer) error {
 	return cli.BadInput(fmt.Errorf("adapters: %s: %w", cmd.Path, err))
 }
 
-// adaptersCommand finds tlcheck-adapters (see adaptersHelp).
-func adaptersCommand(args []string) (*exec.Cmd, error) {
+// adaptersHandshake is the line a matching tlcheck-adapters prints for
+// `tlcheck-adapters handshake`: this tlcheck's release and registry hash.
+func adaptersHandshake() string {
+	return "tlcheck-adapters " + version.Version + " registry " + spec.RegistryHash()
+}
+
+// handshakeWith runs `p handshake` (10 s at most) and reports, as an error
+// naming p and both lines, a binary that is not this tlcheck's build:
+// another release, another registry, or one that predates the handshake.
+func handshakeWith(p string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, p, "handshake").Output()
+	got := strings.TrimSpace(string(out))
+	if i := strings.IndexByte(got, '\n'); i >= 0 {
+		got = got[:i]
+	}
+	switch want := adaptersHandshake(); {
+	case err != nil:
+		return fmt.Errorf("%s (no handshake: %v; an older build?)", limits.Quote(p), err)
+	case got != want:
+		return fmt.Errorf("%s (it says %s, this tlcheck is %s)", limits.Quote(p), limits.Quote(got), limits.Quote(want))
+	}
+	return nil
+}
+
+// adaptersCommand finds tlcheck-adapters (see adaptersHelp); an installed
+// one (beside tlcheck, on $PATH) must pass the handshake, or it is
+// skipped with a line on stderr. $TLCHECK_ADAPTERS is the user's explicit
+// choice and is run as named.
+func adaptersCommand(args []string, stderr io.Writer) (*exec.Cmd, error) {
 	if p := os.Getenv("TLCHECK_ADAPTERS"); p != "" {
 		return exec.Command(p, args...), nil
 	}
+	var stale []string // installed binaries that failed the handshake
+	try := func(p string) bool {
+		if err := handshakeWith(p); err != nil {
+			stale = append(stale, err.Error())
+			return false
+		}
+		return true
+	}
 	if self, err := os.Executable(); err == nil {
 		p := filepath.Join(filepath.Dir(self), "tlcheck-adapters")
-		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() && try(p) {
 			return exec.Command(p, args...), nil
 		}
 	}
-	if p, err := exec.LookPath("tlcheck-adapters"); err == nil {
+	if p, err := exec.LookPath("tlcheck-adapters"); err == nil && try(p) {
 		return exec.Command(p, args...), nil
 	}
 	root, rev, err := selfCheckout()
 	if err != nil {
-		return nil, cli.BadInput(fmt.Errorf(`adapters: tlcheck-adapters not found ($TLCHECK_ADAPTERS, beside tlcheck, $PATH) and %v: build it with go build -C adapters -o "$(go env GOPATH)/bin/tlcheck-adapters" ./cmd/tlcheck-adapters in a checkout`, err))
+		why := "not found ($TLCHECK_ADAPTERS, beside tlcheck, $PATH)"
+		if len(stale) > 0 {
+			why = strings.Join(stale, "; ")
+		}
+		return nil, cli.BadInput(fmt.Errorf(`adapters: tlcheck-adapters %s, and %v: build it with go build -C adapters -o "$(go env GOPATH)/bin/tlcheck-adapters" ./cmd/tlcheck-adapters in a checkout`, why, err))
 	}
-	bin, err := buildAdapters(filepath.Join(root, "adapters"), rev)
+	for _, s := range stale {
+		fmt.Fprintf(stderr, "adapters: ignoring %s; using the checkout's\n", s)
+	}
+	bin, err := buildAdapters(filepath.Join(root, "adapters"), rev, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +276,7 @@ func gitHead(root string) (string, error) {
 // finding, 2 for bad usage) reaches the user unchanged: go run reports
 // any non-zero status as its own exit 1. The go command's build cache
 // makes a rebuild of an unchanged checkout take about a second.
-func buildAdapters(mod, rev string) (string, error) {
+func buildAdapters(mod, rev string, stderr io.Writer) (string, error) {
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		return "", cli.BadInput(fmt.Errorf("adapters: found %s but no go command on $PATH to build it", filepath.Join(mod, "go.mod")))
@@ -236,11 +286,20 @@ func buildAdapters(mod, rev string) (string, error) {
 		cache = os.TempDir()
 	}
 	out := filepath.Join(cache, "tlcheck", "adapters-"+rev, "tlcheck-adapters")
+	_, statErr := os.Stat(out)
+	first := statErr != nil
+	start := time.Now()
+	if first {
+		fmt.Fprintf(stderr, "adapters: building tlcheck-adapters from %s into %s (the first build takes a minute or two; later runs reuse it)\n", mod, out)
+	}
 	var msg bytes.Buffer
 	build := exec.Command(gobin, "build", "-o", out, "./cmd/tlcheck-adapters")
 	build.Dir, build.Stdout, build.Stderr = mod, &msg, &msg
 	if err := build.Run(); err != nil {
 		return "", cli.BadInput(fmt.Errorf("adapters: building %s: %v: %s", mod, err, strings.TrimSpace(msg.String())))
+	}
+	if first {
+		fmt.Fprintf(stderr, "adapters: built in %.0f s\n", time.Since(start).Seconds())
 	}
 	return out, nil
 }

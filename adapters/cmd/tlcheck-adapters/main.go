@@ -33,6 +33,8 @@ import (
 	"github.com/tlcheck/tlcheck/adapters/harness"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/internal/version"
+	"github.com/tlcheck/tlcheck/spec"
 )
 
 // engineList is engines, replaced by tests to plant a faulty engine.
@@ -93,12 +95,25 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return runRun(args[1:], stdout, stderr)
 	case "cases":
 		return runCases(args[1:], stdout)
+	case "handshake":
+		// tlcheck's version handshake (cmd/tlcheck/adapters.go): a binary
+		// on $PATH or beside tlcheck is run only when it names the same
+		// release and registry as the tlcheck that calls it.
+		_, err := fmt.Fprintln(stdout, handshake())
+		return err
 	case "-h", "-help", "--help", "help":
 		fmt.Fprintln(stdout, usage)
 		fmt.Fprintln(stdout, "engines: "+strings.Join(engineNames(), ", ")+"; protocol engines: "+strings.Join(protocolEngines, ", ")+" (python: all three)")
 		return nil
 	}
 	return cli.Usagef("adapters: unknown subcommand %s (run or cases)", cli.Quoted(args[0]))
+}
+
+// handshake is the line `tlcheck-adapters handshake` prints: the release
+// (internal/version) and the registry hash (spec.RegistryHash) this binary
+// was built with. tlcheck prints the same line of itself and compares.
+func handshake() string {
+	return "tlcheck-adapters " + version.Version + " registry " + spec.RegistryHash()
 }
 
 func engineNames() []string {
