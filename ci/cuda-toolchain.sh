@@ -71,8 +71,9 @@ ls "$work"/state/lists/*non-free*_Packages* >/dev/null 2>&1 ||
 (cd "$work/debs" && apt-get -q download nvidia-cuda-dev nvidia-cuda-toolkit >"$log" 2>&1) ||
   fail "apt-get download nvidia-cuda-dev nvidia-cuda-toolkit failed: $(tail -n1 "$log")"
 
-dev=$(ls "$work"/debs/nvidia-cuda-dev_*.deb 2>/dev/null | head -n1)
-tk=$(ls "$work"/debs/nvidia-cuda-toolkit_*.deb 2>/dev/null | head -n1)
+# Globs, not `ls | head` (a SIGPIPE under pipefail): the first match, or "".
+debs=("$work"/debs/nvidia-cuda-dev_*.deb); dev=${debs[0]}; [ -e "$dev" ] || dev=
+debs=("$work"/debs/nvidia-cuda-toolkit_*.deb); tk=${debs[0]}; [ -e "$tk" ] || tk=
 [ -n "$dev" ] && [ -n "$tk" ] || fail "downloaded .debs not found in $work/debs"
 
 ex=$work/extract

@@ -32,7 +32,9 @@ step() { # name timeout command...
 command -v nvidia-smi >/dev/null && nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
 # gorgonia.org/cu's init exits the process without the driver library:
 # say so once instead of failing every step.
-if ! { ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; } && ! ls ${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH//:/ }} 2>/dev/null | grep -q '^libcuda\.so\.1$'; then
+# grep -c, not grep -q: -q exits at the first match and, under pipefail, the
+# writer's SIGPIPE (141) would turn a found library into "not found".
+if [ "$(ldconfig -p 2>/dev/null | grep -c 'libcuda\.so\.1')" = 0 ] && [ "$(ls ${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH//:/ }} 2>/dev/null | grep -c '^libcuda\.so\.1$')" = 0 ]; then
   say "gpu-check: no NVIDIA driver here (libcuda.so.1 not found): run this script on a machine with an NVIDIA GPU"
   exit 2
 fi

@@ -26,9 +26,13 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 GOBIN="$bin" GOFLAGS=-mod=mod go install ./cmd/tlcheck
 (cd adapters && GOBIN="$bin" go install ./cmd/tlcheck-adapters)
-"$bin/tlcheck" version | head -n 1
+# No `| head` here: under pipefail, head closing the pipe before tlcheck
+# has written its later lines kills tlcheck with SIGPIPE (exit 141) on some
+# runs: the stop-31 CI failure. Read the whole output, keep the first line.
+out=$("$bin/tlcheck" version)
+got=${out%%$'\n'*}
+echo "$got"
 want="tlcheck $(sed -n 's/^const Version = "\(.*\)"$/\1/p' internal/version/*.go)"
-got=$("$bin/tlcheck" version | head -n 1)
 if [ "$got" != "$want" ]; then
 	echo "stage-workflows: the installed tlcheck prints '$got', internal/version says '$want'" >&2
 	exit 1
