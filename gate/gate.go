@@ -16,11 +16,19 @@
 //
 // Each stage yields items (one JUnit test case each) that hold or fail;
 // the gate holds when no item fails and no stage met an error. A
-// refinement item holds when the worst error/bound ratio over its cases is
-// at most 1, the bound being refine's proven γ bound.
+// refinement item holds when every output element of every case meets the
+// rule its capsule's reduction policy calls for (see package refine): bit
+// equality with the binary32 replay for fixed-left capsules, an error
+// within the proven γ bound of the exact result otherwise; the report
+// draws each case's worst error/bound ratio.
+//
+// The gate checks no obligation itself: Config.Check decides them (the
+// check command's runner), and the stages call packages obligations,
+// refine and certificates.
 package gate
 
 import (
+	"io"
 	"time"
 
 	"github.com/tlcheck/tlcheck/backend"
@@ -30,7 +38,6 @@ import (
 	"github.com/tlcheck/tlcheck/internal/version"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
-	"io"
 )
 
 // Config is what a gate run needs.
@@ -106,15 +113,15 @@ func (s *Stage) Failures() int {
 
 // Result is the whole gate run.
 type Result struct {
-	Tool         string
-	RegistryHash string
+	Tool         string // "tlcheck VERSION"
+	RegistryHash string // spec.RegistryHash() of the registry checked
 	Seed         uint64
 	Cases        int
 	Graphs       int
 	CertCases    int
-	Out          string
+	Out          string // the certificate directory
 	Stages       []Stage
-	Holds        bool
+	Holds        bool // no stage failed
 }
 
 // Failures counts the failures of every stage.

@@ -120,7 +120,7 @@ func refineStage(c Config) Stage {
 // PlantedProviders returns the fast providers with fast_cpu wrapped so
 // that element 0 of every op result has a high mantissa bit flipped (bit
 // 20: 2^20 ulps), far beyond any rounding bound: the self-test that shows
-// the refine stage can fail. op must be one of refine.Ops().
+// the refine stage can fail. An op outside refine.Ops() is an error.
 func PlantedProviders(op string) (*backend.Providers, error) {
 	if !slices.Contains(refine.Ops(), op) {
 		return nil, fmt.Errorf("%q is not a fast_cpu op (%s)", op, strings.Join(refine.Ops(), ","))
