@@ -78,25 +78,8 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if c.CUDA, err = gateDevice(*device, *plantCUDA); err != nil {
 		return err
 	}
-	// Every argument is checked before anything is written; the
-	// certificate directory is created by the certify stage.
-	if err := cli.CheckOutputPath("out", *out, true); err != nil {
+	if err := checkGateOutputs(*out, *junit, *reportDir); err != nil {
 		return err
-	}
-	// The gate owns its certificate directory: it replaces one that holds
-	// a manifest, and refuses any other non-empty directory.
-	if err := certificates.CheckOutputDir(*out, certificates.OverwriteCertificates); err != nil {
-		return cli.Usagef("--out: %v", err)
-	}
-	if *junit != "" {
-		if err := cli.CheckOutputPath("junit", *junit, false); err != nil {
-			return err
-		}
-	}
-	if *reportDir != "" {
-		if err := cli.CheckOutputPath("report", *reportDir, true); err != nil {
-			return err
-		}
 	}
 	// undelivered: a report that cannot be written is exit 2, and a run
 	// that exits 2 leaves none of the outputs it created itself (the
@@ -121,28 +104,57 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if fault != nil {
 		return undelivered(cli.BadInput(fault))
 	}
-	if *reportDir != "" {
-		if err := res.WriteReport(*reportDir); err != nil {
-			return undelivered(cli.Usagef("--report: %v", err))
-		}
-	}
-	if *junit != "" {
-		if err := writeJUnit(*junit, res); err != nil {
-			return undelivered(cli.Usagef("--junit: %v", err))
-		}
-	}
-	if *asJSON {
-		err = res.WriteJSON(stdout)
-	} else {
-		err = res.WriteText(stdout)
-	}
-	if err != nil {
+	if err := deliverGate(res, stdout, *junit, *reportDir, *asJSON); err != nil {
 		return undelivered(err)
 	}
 	if !res.Holds {
 		return cli.Failf("gate: %s", cli.Count(res.Failures(), "failure", "failures"))
 	}
 	return nil
+}
+
+// checkGateOutputs checks the paths the gate will write (--out, --junit,
+// --report; "" for none) before anything is written; the certificate
+// directory is created by the certify stage.
+func checkGateOutputs(out, junit, reportDir string) error {
+	if err := cli.CheckOutputPath("out", out, true); err != nil {
+		return err
+	}
+	// The gate owns its certificate directory: it replaces one that holds
+	// a manifest, and refuses any other non-empty directory.
+	if err := certificates.CheckOutputDir(out, certificates.OverwriteCertificates); err != nil {
+		return cli.Usagef("--out: %v", err)
+	}
+	if junit != "" {
+		if err := cli.CheckOutputPath("junit", junit, false); err != nil {
+			return err
+		}
+	}
+	if reportDir != "" {
+		if err := cli.CheckOutputPath("report", reportDir, true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// deliverGate writes the gate's report (to reportDir), its JUnit file
+// (to junit; "" for none of either) and its table or JSON to stdout.
+func deliverGate(res *gate.Result, stdout io.Writer, junit, reportDir string, asJSON bool) error {
+	if reportDir != "" {
+		if err := res.WriteReport(reportDir); err != nil {
+			return cli.Usagef("--report: %v", err)
+		}
+	}
+	if junit != "" {
+		if err := writeJUnit(junit, res); err != nil {
+			return cli.Usagef("--junit: %v", err)
+		}
+	}
+	if asJSON {
+		return res.WriteJSON(stdout)
+	}
+	return res.WriteText(stdout)
 }
 
 // gateCheck is the gate's check stage's checker: check's, over reg.
