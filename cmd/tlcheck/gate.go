@@ -61,12 +61,13 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if *graphs < 1 || *graphs > 100_000 {
 		return cli.Usagef("--graphs must be between 1 and 100000, got %d", *graphs)
 	}
+	c := gate.Config{Out: *out, Seed: *seed, Cases: *cases, Graphs: *graphs, CertCases: *certs, Check: gateCheck(reg), Stderr: stderr}
 	if *withLean {
 		if _, err := exec.LookPath("lake"); err != nil {
 			return errNoLake()
 		}
+		c.Lean = stageLean
 	}
-	c := gate.Config{Out: *out, Seed: *seed, Cases: *cases, Graphs: *graphs, CertCases: *certs, Check: gateCheck(reg), Stderr: stderr}
 	if *plantProvider != "" {
 		ps, err := gate.PlantedProviders(*plantProvider)
 		if err != nil {
@@ -96,9 +97,6 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 			os.RemoveAll(p)
 		}
 		return err
-	}
-	if *withLean {
-		c.Lean = stageLean
 	}
 	res, fault := gate.Run(c)
 	if fault != nil {
