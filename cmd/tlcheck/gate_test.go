@@ -11,6 +11,24 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 )
 
+// junitSuites reads back the parts of the gate's JUnit report the tests
+// look at.
+type junitSuites struct {
+	XMLName xml.Name `xml:"testsuites"`
+	Tests   int      `xml:"tests,attr"`
+	Fails   int      `xml:"failures,attr"`
+	Suites  []struct {
+		Name  string `xml:"name,attr"`
+		Time  string `xml:"time,attr"`
+		Cases []struct {
+			Name      string    `xml:"name,attr"`
+			Classname string    `xml:"classname,attr"`
+			Time      string    `xml:"time,attr"`
+			Failure   *struct{} `xml:"failure"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
 func TestGateHolds(t *testing.T) {
 	dir := t.TempDir()
 	out, junit := filepath.Join(dir, "certs"), filepath.Join(dir, "gate.xml")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/certificates/leanemit"
 	"github.com/tlcheck/tlcheck/certificates/leanexport"
+	"github.com/tlcheck/tlcheck/gate"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/internal/safeio"
@@ -374,15 +375,15 @@ func LeanTheorems(project string) ([]string, error) {
 
 // stageLean is the gate's lean stage (gate --lean): lean check against
 // lean/statements.lock, one item per theorem.
-func stageLean(c gateConfig) gateStage {
-	st := gateStage{Name: "lean"}
-	fs, err := leanCheck("lean", false, io.Discard, c.stderr)
+func stageLean(c gate.Config) gate.Stage {
+	st := gate.Stage{Name: "lean"}
+	fs, err := leanCheck("lean", false, io.Discard, c.Stderr)
 	if err != nil {
 		st.Err = err.Error()
 		return st
 	}
 	for _, f := range fs {
-		it := gateItem{GateItem: jsonout.GateItem{Name: leanexport.Escape(f.Theorem), Holds: f.Verdict == leanexport.Accepted}, Detail: "axioms " + escapeAll(f.Axioms, ",") + " statement " + f.Hash}
+		it := gate.Item{GateItem: jsonout.GateItem{Name: leanexport.Escape(f.Theorem), Holds: f.Verdict == leanexport.Accepted}, Detail: "axioms " + escapeAll(f.Axioms, ",") + " statement " + f.Hash}
 		if !it.Holds {
 			it.Failure = strings.Join(f.Problems, "; ")
 		}
