@@ -6,4 +6,5 @@ import Tlcheck.Taylor
 import Tlcheck.Index
 import Tlcheck.Graph
 import Tlcheck.Comp
+import Tlcheck.Window
 import Tlcheck.Certs.All
