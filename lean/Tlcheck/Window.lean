@@ -41,6 +41,9 @@ list), gives the adjointness of all of them:
   on the t positions of each window attaining its maximum (the registry's
   tie rule, `poolTies`) and 0 elsewhere; `max_pool_adjoint`.
 
+One axis's list is exactly the registry's relation: `taps_sound` (every
+triple is in it) and `taps_complete` (every triple of it is listed).
+
 In bounds (`winTaps_inside`): every triple of the relation has its small,
 kernel and big positions below the extents, so conv's and
 conv_transpose's terms read inside x and W and write inside y under the
@@ -322,6 +325,72 @@ S, the kernel position below k, and the big position read or written
 inside [0, B). -/
 theorem taps_inside (g : Axis) : AllT (Win.Inside g.S g.k g.B) g.taps :=
   rows_inside g 0 g.S (by omega)
+
+/-! ### One axis is exactly the registry's relation -/
+
+/-- The registry's relation on one axis (`winGeom.index`): sm < S, j < k,
+and the big position sm·s + j·dl − pb inside [0, B). -/
+def Axis.Rel (g : Axis) (t : Win) : Prop :=
+  t.sm < g.S ∧ t.j < g.k ∧ g.pb ≤ t.sm * g.s + t.j * g.dl ∧ t.bg = t.sm * g.s + t.j * g.dl - g.pb ∧ t.bg < g.B
+
+theorem kRow_rel (g : Axis) (sm : Nat) (hsm : sm < g.S) :
+    ∀ (j n : Nat), j + n ≤ g.k → AllT g.Rel (g.kRow sm j n)
+  | _, 0, _ => True.intro
+  | j, n + 1, h => by
+    rw [Axis.kRow_succ]
+    by_cases hc : g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B
+    · rw [if_pos hc]
+      show g.Rel (Win.mk sm j (sm * g.s + j * g.dl - g.pb)) ∧ AllT g.Rel (g.kRow sm (j + 1) n)
+      refine ⟨?_, kRow_rel g sm hsm (j + 1) n (by omega)⟩
+      show sm < g.S ∧ j < g.k ∧ g.pb ≤ sm * g.s + j * g.dl ∧
+        sm * g.s + j * g.dl - g.pb = sm * g.s + j * g.dl - g.pb ∧ sm * g.s + j * g.dl - g.pb < g.B
+      exact ⟨hsm, by omega, hc.1, rfl, hc.2⟩
+    · rw [if_neg hc]
+      exact kRow_rel g sm hsm (j + 1) n (by omega)
+
+theorem rows_rel (g : Axis) : ∀ (sm n : Nat), sm + n ≤ g.S → AllT g.Rel (g.rows sm n)
+  | _, 0, _ => True.intro
+  | sm, n + 1, h => by
+    show AllT g.Rel (g.kRow sm 0 g.k ++ g.rows (sm + 1) n)
+    exact allT_append _ _ _ (kRow_rel g sm (by omega) 0 g.k (by omega)) (rows_rel g (sm + 1) n (by omega))
+
+/-- Sound: every triple of one axis is in the registry's relation. -/
+theorem taps_sound (g : Axis) : AllT g.Rel g.taps :=
+  rows_rel g 0 g.S (by omega)
+
+theorem kRow_complete (g : Axis) (sm j : Nat)
+    (hc : g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B) :
+    ∀ (j0 n : Nat), j0 ≤ j → j < j0 + n → Win.mk sm j (sm * g.s + j * g.dl - g.pb) ∈ g.kRow sm j0 n
+  | _, 0, h1, h2 => absurd h2 (by omega)
+  | j0, n + 1, h1, h2 => by
+    rw [Axis.kRow_succ]
+    by_cases hj : j = j0
+    · rw [← hj, if_pos hc]
+      exact List.Mem.head _
+    · have ih := kRow_complete g sm j hc (j0 + 1) n (by omega) (by omega)
+      by_cases hc0 : g.pb ≤ sm * g.s + j0 * g.dl ∧ sm * g.s + j0 * g.dl - g.pb < g.B
+      · rw [if_pos hc0]
+        exact List.Mem.tail _ ih
+      · rw [if_neg hc0]
+        exact ih
+
+theorem rows_complete (g : Axis) (sm j : Nat) (hj : j < g.k)
+    (hc : g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B) :
+    ∀ (sm0 n : Nat), sm0 ≤ sm → sm < sm0 + n → Win.mk sm j (sm * g.s + j * g.dl - g.pb) ∈ g.rows sm0 n
+  | _, 0, h1, h2 => absurd h2 (by omega)
+  | sm0, n + 1, h1, h2 => by
+    show Win.mk sm j (sm * g.s + j * g.dl - g.pb) ∈ g.kRow sm0 0 g.k ++ g.rows (sm0 + 1) n
+    by_cases hs : sm = sm0
+    · rw [← hs]
+      exact List.mem_append_left _ (kRow_complete g sm j hc 0 g.k (by omega) (by omega))
+    · exact List.mem_append_right _ (rows_complete g sm j hj hc (sm0 + 1) n (by omega) (by omega))
+
+/-- Complete: every triple of the registry's relation on one axis is in
+the list (with `taps_sound`: the list is exactly the relation). -/
+theorem taps_complete (g : Axis) (sm j : Nat) (hsm : sm < g.S) (hj : j < g.k)
+    (hc : g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B) :
+    Win.mk sm j (sm * g.s + j * g.dl - g.pb) ∈ g.taps :=
+  rows_complete g sm j hj hc 0 g.S (Nat.zero_le _) (by omega)
 
 theorem cross_inside (S1 K1 B1 S K B : Nat) (t u : Win) (ht : Win.Inside S1 K1 B1 t) (hu : Win.Inside S K B u) :
     Win.Inside (S1 * S) (K1 * K) (B1 * B) (Win.cross S K B t u) := by
