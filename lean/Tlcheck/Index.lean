@@ -504,13 +504,12 @@ theorem padSrcs_below (mode : Int) : ∀ (os bs es ns s : List Nat), PadOk mode 
   | _ :: _, _ :: _, _ :: _, [], _, hp, _ => by first | exact False.elim hp | exact nomatch hp | cases hp
   | o :: os, b :: bs, e :: es, n :: ns, s, hp, h => by
     have hp' : (o < n + b + e ∧ PadAxisOk mode b e n) ∧ PadOk mode os bs es ns := hp
-    have h' : (match Attr.padSrc mode o b n, Attr.padSrcs mode os bs ns with
-        | some i, some rest => some (i :: rest)
-        | _, _ => none) = some s := by
-      first
-        | exact h
-        | (rw [Attr.padSrcs] at h; exact h)
-    revert h'
+    revert h
+    first
+      | rw [Attr.padSrcs]
+      | show (match Attr.padSrc mode o b n, Attr.padSrcs mode os bs ns with
+          | some i, some rest => some (i :: rest)
+          | _, _ => none) = some s → Below s (n :: ns)
     cases h1 : Attr.padSrc mode o b n with
     | none =>
       intro h'
@@ -607,19 +606,21 @@ theorem padIdx_le (a : Attr) (hlen : a.perm.length = 2 * a.shape.length)
       PadAxisOk a.axis2 (nthN a.perm d) (nthN a.perm (a.shape.length + d)) (nthN a.shape d))
     (k : Nat) (hk : k < size a.padShape) :
     nthN a.padIdx k < size a.shape ∨ nthN a.padIdx k = size a.shape := by
-  have e : nthN a.padIdx k =
-      (match Attr.padSrcs a.axis2 (unflat a.padShape k) (a.perm.take a.shape.length) a.shape with
-        | some s => wsum s (strides a.shape)
-        | none => size a.shape) := by
-    first
-      | exact nthN_upto_map _ (size a.padShape) k hk
-      | (unfold Attr.padIdx; exact nthN_upto_map _ (size a.padShape) k hk)
+  have hok' := pad_ok a hlen hok k hk
+  -- The entry is padIdx's own `match` at k (`nthN_upto_map`); split it.
+  have e : nthN a.padIdx k = _ := nthN_upto_map _ (size a.padShape) k hk
   rw [e]
-  cases hs : Attr.padSrcs a.axis2 (unflat a.padShape k) (a.perm.take a.shape.length) a.shape with
-  | none => exact Or.inr rfl
-  | some s =>
-    exact Or.inl (wsum_lt s a.shape (padSrcs_below a.axis2 (unflat a.padShape k) (a.perm.take a.shape.length)
-      (a.perm.drop a.shape.length) a.shape s (pad_ok a hlen hok k hk) hs))
+  first
+    | (cases hs : Attr.padSrcs a.axis2 (unflat a.padShape k) (a.perm.take a.shape.length) a.shape with
+        | none => exact Or.inr rfl
+        | some s =>
+          exact Or.inl (wsum_lt s a.shape (padSrcs_below a.axis2 (unflat a.padShape k)
+            (a.perm.take a.shape.length) (a.perm.drop a.shape.length) a.shape s hok' hs)))
+    | (split
+       next s hs =>
+         exact Or.inl (wsum_lt s a.shape (padSrcs_below a.axis2 (unflat a.padShape k)
+           (a.perm.take a.shape.length) (a.perm.drop a.shape.length) a.shape s hok' hs))
+       next => exact Or.inr rfl)
 
 /-! ## Instances, checked by the kernel against independently computed lists -/
 
