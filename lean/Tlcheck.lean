@@ -7,4 +7,5 @@ import Tlcheck.Index
 import Tlcheck.Graph
 import Tlcheck.Comp
 import Tlcheck.Window
+import Tlcheck.Dropout
 import Tlcheck.Certs.All
