@@ -6,4 +6,6 @@ import Tlcheck.Taylor
 import Tlcheck.Index
 import Tlcheck.Graph
 import Tlcheck.Comp
+import Tlcheck.Window
+import Tlcheck.Dropout
 import Tlcheck.Certs.All

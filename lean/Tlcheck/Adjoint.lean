@@ -1306,4 +1306,157 @@ theorem reduce_mean_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (
       ← bcastAKB_smul a.dimK a.dimB 0 a.dimA (smul (1 / (a.dimK : Rat)) δ₁),
       smul_smul 0 (1 / (a.dimK : Rat)) δ₁, ← zeros_eq_smul0 δ₁]
 
+/-! ## VJP linearity of concat, matmul and linear
+
+concat's VJP splits a scatter by the inputs' sizes; matmul's and linear's
+scatter pointwise products with `bcastAKB δ`. Each step is linear in δ
+(`splitBy_padd`, `splitBy_smul`, `bcastAKB_padd`, `bcastAKB_smul`,
+`pmul_padd`, `pmul_smul`, `scatter_padd`, `scatter_smul`); zero
+preservation is homogeneity at 0 (`zeros_eq_smul0`). -/
+
+theorem splitBy_padd : ∀ (ss : List (List Nat)) (u v : List Rat), u.length = v.length →
+    splitBy ss (padd u v) = paddAll (splitBy ss u) (splitBy ss v)
+  | [], _, _, _ => rfl
+  | s :: ss, u, v, h => by
+    show (padd u v).take (size s) :: splitBy ss ((padd u v).drop (size s)) =
+      padd (u.take (size s)) (v.take (size s)) :: paddAll (splitBy ss (u.drop (size s))) (splitBy ss (v.drop (size s)))
+    rw [take_padd (size s) u v, drop_padd (size s) u v h,
+      splitBy_padd ss (u.drop (size s)) (v.drop (size s)) (by rw [List.length_drop, List.length_drop, h])]
+
+theorem splitBy_smul (k : Rat) : ∀ (ss : List (List Nat)) (u : List Rat),
+    splitBy ss (smul k u) = smulAll k (splitBy ss u)
+  | [], _ => rfl
+  | s :: ss, u => by
+    show (smul k u).take (size s) :: splitBy ss ((smul k u).drop (size s)) =
+      smul k (u.take (size s)) :: smulAll k (splitBy ss (u.drop (size s)))
+    rw [take_smul k (size s) u, drop_smul k (size s) u, splitBy_smul k ss (u.drop (size s))]
+
+theorem smulAll_zero : ∀ L : List (List Rat), smulAll 0 L = zerosAll L
+  | [] => rfl
+  | u :: us => by
+    show smul 0 u :: smulAll 0 us = zeros u :: zerosAll us
+    rw [← zeros_eq_smul0 u, smulAll_zero us]
+
+/-- concat: its VJP is linear in δ (cotangents of one length) and maps zero to zeros. -/
+theorem concat_vjp_linear (a : Attr) (k : Rat) (xs : List (List Rat)) (δ₁ δ₂ : List Rat)
+    (h : δ₁.length = δ₂.length) :
+    Prim.vjp .concat a xs (padd δ₁ δ₂) = paddAll (Prim.vjp .concat a xs δ₁) (Prim.vjp .concat a xs δ₂) ∧
+    Prim.vjp .concat a xs (smul k δ₁) = smulAll k (Prim.vjp .concat a xs δ₁) ∧
+    Prim.vjp .concat a xs (zeros δ₁) = zerosAll (Prim.vjp .concat a xs δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx (padd δ₁ δ₂)) =
+      paddAll (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁))
+        (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₂))
+    rw [scatter_padd (totalSize a.shapes) a.concatIdx δ₁ δ₂ h,
+      splitBy_padd a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁)
+        (scatter (totalSize a.shapes) a.concatIdx δ₂) (by rw [length_scatter, length_scatter])]
+  · show splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx (smul k δ₁)) =
+      smulAll k (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁))
+    rw [scatter_smul (totalSize a.shapes) k a.concatIdx δ₁,
+      splitBy_smul k a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁)]
+  · show splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx (zeros δ₁)) =
+      zerosAll (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁))
+    rw [zeros_eq_smul0 δ₁, scatter_smul (totalSize a.shapes) 0 a.concatIdx δ₁,
+      splitBy_smul 0 a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁),
+      smulAll_zero (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁))]
+
+theorem length_pmul_congr : ∀ (f u v : List Rat), u.length = v.length → (pmul f u).length = (pmul f v).length
+  | [], _, _, _ => rfl
+  | _ :: _, [], [], _ => rfl
+  | _ :: _, [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
+  | _ :: fs, _ :: us, _ :: vs, h => by
+    show (pmul fs us).length + 1 = (pmul fs vs).length + 1
+    rw [length_pmul_congr fs us vs (Nat.succ.inj h)]
+
+theorem length_bcastAKB_congr (K B : Nat) : ∀ (A : Nat) (d e : List Rat), d.length = e.length →
+    (bcastAKB K B A d).length = (bcastAKB K B A e).length
+  | 0, _, _, _ => rfl
+  | A + 1, d, e, h => by
+    have ht : (d.take B).length = (e.take B).length := by rw [List.length_take, List.length_take, h]
+    have hd : (d.drop B).length = (e.drop B).length := by rw [List.length_drop, List.length_drop, h]
+    show (repChunks (d.take B) K ++ bcastAKB K B A (d.drop B)).length =
+      (repChunks (e.take B) K ++ bcastAKB K B A (e.drop B)).length
+    rw [List.length_append, List.length_append, length_repChunks (d.take B) K, length_repChunks (e.take B) K, ht,
+      length_bcastAKB_congr K B A (d.drop B) (e.drop B) hd]
+
+/-- matmul: its VJP is linear in δ (cotangents of one length) and maps zero to zeros. -/
+theorem matmul_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .matmul a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .matmul a [x, y] δ₁) (Prim.vjp .matmul a [x, y] δ₂) ∧
+    Prim.vjp .matmul a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .matmul a [x, y] δ₁) ∧
+    Prim.vjp .matmul a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .matmul a [x, y] δ₁) := by
+  have hb : (bcastAKB a.mmK 1 a.mmOut δ₁).length = (bcastAKB a.mmK 1 a.mmOut δ₂).length :=
+    length_bcastAKB_congr a.mmK 1 a.mmOut δ₁ δ₂ h
+  refine ⟨?_, ?_, ?_⟩
+  · show [scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut (padd δ₁ δ₂))),
+        scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut (padd δ₁ δ₂)))] =
+      [padd (scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ₁)))
+          (scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ₂))),
+        padd (scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ₁)))
+          (scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ₂)))]
+    rw [bcastAKB_padd a.mmK 1 a.mmOut δ₁ δ₂ h,
+      pmul_padd (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ₁) (bcastAKB a.mmK 1 a.mmOut δ₂),
+      pmul_padd (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ₁) (bcastAKB a.mmK 1 a.mmOut δ₂),
+      scatter_padd (size (nthL a.shapes 0)) a.mmGa _ _ (length_pmul_congr (gather a.mmGb y) _ _ hb),
+      scatter_padd (size (nthL a.shapes 1)) a.mmGb _ _ (length_pmul_congr (gather a.mmGa x) _ _ hb)]
+  · show [scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut (smul k δ₁))),
+        scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut (smul k δ₁)))] =
+      [smul k (scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ₁))),
+        smul k (scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ₁)))]
+    rw [bcastAKB_smul a.mmK 1 k a.mmOut δ₁, pmul_smul k (gather a.mmGb y), pmul_smul k (gather a.mmGa x),
+      scatter_smul (size (nthL a.shapes 0)) k a.mmGa, scatter_smul (size (nthL a.shapes 1)) k a.mmGb]
+  · show [scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut (zeros δ₁))),
+        scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut (zeros δ₁)))] =
+      [zeros (scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ₁))),
+        zeros (scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ₁)))]
+    rw [zeros_eq_smul0 δ₁, bcastAKB_smul a.mmK 1 0 a.mmOut δ₁, pmul_smul 0 (gather a.mmGb y),
+      pmul_smul 0 (gather a.mmGa x), scatter_smul (size (nthL a.shapes 0)) 0 a.mmGa,
+      scatter_smul (size (nthL a.shapes 1)) 0 a.mmGb,
+      zeros_eq_smul0 (scatter (size (nthL a.shapes 0)) a.mmGa (pmul (gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ₁))),
+      zeros_eq_smul0 (scatter (size (nthL a.shapes 1)) a.mmGb (pmul (gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ₁)))]
+
+/-- linear: its VJP is linear in δ (cotangents of one length) and maps zero to zeros. -/
+theorem linear_vjp_linear (a : Attr) (k : Rat) (x w b δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .linear a [x, w, b] (padd δ₁ δ₂) =
+      paddAll (Prim.vjp .linear a [x, w, b] δ₁) (Prim.vjp .linear a [x, w, b] δ₂) ∧
+    Prim.vjp .linear a [x, w, b] (smul k δ₁) = smulAll k (Prim.vjp .linear a [x, w, b] δ₁) ∧
+    Prim.vjp .linear a [x, w, b] (zeros δ₁) = zerosAll (Prim.vjp .linear a [x, w, b] δ₁) := by
+  have hb : (bcastAKB a.linN 1 (a.linB * a.linM) δ₁).length = (bcastAKB a.linN 1 (a.linB * a.linM) δ₂).length :=
+    length_bcastAKB_congr a.linN 1 (a.linB * a.linM) δ₁ δ₂ h
+  refine ⟨?_, ?_, ?_⟩
+  · show [scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) (padd δ₁ δ₂))),
+        scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) (padd δ₁ δ₂))),
+        scatter a.linSb a.linGb (padd δ₁ δ₂)] =
+      [padd (scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁)))
+          (scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ₂))),
+        padd (scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁)))
+          (scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ₂))),
+        padd (scatter a.linSb a.linGb δ₁) (scatter a.linSb a.linGb δ₂)]
+    rw [bcastAKB_padd a.linN 1 (a.linB * a.linM) δ₁ δ₂ h,
+      pmul_padd (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁) (bcastAKB a.linN 1 (a.linB * a.linM) δ₂),
+      pmul_padd (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁) (bcastAKB a.linN 1 (a.linB * a.linM) δ₂),
+      scatter_padd a.linSx a.linGx _ _ (length_pmul_congr (gather a.linGw w) _ _ hb),
+      scatter_padd a.linSw a.linGw _ _ (length_pmul_congr (gather a.linGx x) _ _ hb),
+      scatter_padd a.linSb a.linGb δ₁ δ₂ h]
+  · show [scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) (smul k δ₁))),
+        scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) (smul k δ₁))),
+        scatter a.linSb a.linGb (smul k δ₁)] =
+      [smul k (scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁))),
+        smul k (scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁))),
+        smul k (scatter a.linSb a.linGb δ₁)]
+    rw [bcastAKB_smul a.linN 1 k (a.linB * a.linM) δ₁, pmul_smul k (gather a.linGw w), pmul_smul k (gather a.linGx x),
+      scatter_smul a.linSx k a.linGx, scatter_smul a.linSw k a.linGw, scatter_smul a.linSb k a.linGb]
+  · show [scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) (zeros δ₁))),
+        scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) (zeros δ₁))),
+        scatter a.linSb a.linGb (zeros δ₁)] =
+      [zeros (scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁))),
+        zeros (scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁))),
+        zeros (scatter a.linSb a.linGb δ₁)]
+    rw [zeros_eq_smul0 δ₁, bcastAKB_smul a.linN 1 0 (a.linB * a.linM) δ₁, pmul_smul 0 (gather a.linGw w),
+      pmul_smul 0 (gather a.linGx x), scatter_smul a.linSx 0 a.linGx, scatter_smul a.linSw 0 a.linGw,
+      scatter_smul a.linSb 0 a.linGb,
+      zeros_eq_smul0 (scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁))),
+      zeros_eq_smul0 (scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁))),
+      zeros_eq_smul0 (scatter a.linSb a.linGb δ₁)]
+
 end Tlcheck

@@ -15,12 +15,12 @@ its forward rule, with no limits, as algebraic identities over `Rat`:
 
   for all `x v t`, with the remainder `R` explicit (`rem1`/`rem2` of a
   scalar formula).
-* **Piecewise-linear primitives** (`relu`, `abs`, `max`, `min`): exact
+* **Piecewise-linear primitives** (`relu`, `abs`, `max`, `min`, `clamp`): exact
   linearity, `fwd (x + t•v) = fwd x + t • jvp x v`, for every `t` that keeps
   every element on the same side of every kink as at `x` (for an `x` off
   the kinks that is every `t` near 0); and, as separate statements, the
-  registry's conventions at the kinks (also `clamp`'s at its bounds; its
-  linearity between them is not stated yet).
+  registry's conventions at the kinks (also `clamp`'s at its bounds;
+  `clamp_local_linear` is its linearity between them).
 * **Linear maps**: `jvp x v = fwd v` for the index maps `permute`,
   `transpose`, `slice`, `broadcast_to` and for `reshape`, `flatten`,
   `concat` (by `rfl`), and `fwd (x + t•v) = fwd x + t • jvp x v` for the
@@ -357,6 +357,55 @@ theorem shrink_local_linear (a : Attr) (t : Rat) (x v : List Rat) (h : x.length 
         (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
   pmap_along (shrinkS a.lo a.c) (shrinkD a.lo) (fun _ _ => 0) (SameSideL a.lo t) t (shrink_step a.lo a.c t)
     x v h hs
+
+/-- x and x + t·v on the same side of each of clamp's kinks at lo and hi. -/
+def SameSideC (lo hi t a b : Rat) : Prop :=
+  (a < lo ↔ a + t * b < lo) ∧ (hi < a ↔ hi < a + t * b) ∧ (lo < a ↔ lo < a + t * b) ∧
+    (a < hi ↔ a + t * b < hi)
+
+theorem clamp_step (lo hi t a b : Rat) (h : SameSideC lo hi t a b) :
+    clampS lo hi (a + t * b) = clampS lo hi a + t * (clampD lo hi a * b) + t * t * 0 := by
+  unfold clampS clampD
+  rw [Rat.mul_zero, Rat.add_zero]
+  by_cases hl : a < lo
+  · have hnl : ¬ lo < a := fun h' => Rat.not_le.mpr h' (Rat.le_of_lt hl)
+    rw [if_pos (h.1.mp hl), if_pos hl, if_neg hnl, Rat.zero_mul, Rat.mul_zero, Rat.add_zero]
+  · rw [if_neg (fun h' => hl (h.1.mpr h')), if_neg hl]
+    by_cases hh : hi < a
+    · have hnh : ¬ a < hi := fun h' => Rat.not_le.mpr h' (Rat.le_of_lt hh)
+      rw [if_pos (h.2.1.mp hh), if_pos hh]
+      by_cases hl2 : lo < a
+      · rw [if_pos hl2, if_neg hnh, Rat.zero_mul, Rat.mul_zero, Rat.add_zero]
+      · rw [if_neg hl2, Rat.zero_mul, Rat.mul_zero, Rat.add_zero]
+    · rw [if_neg (fun h' => hh (h.2.1.mpr h')), if_neg hh]
+      by_cases hl2 : lo < a
+      · rw [if_pos hl2]
+        by_cases hu : a < hi
+        · rw [if_pos hu, Rat.one_mul]
+        · rw [if_neg hu, Rat.zero_mul, Rat.mul_zero, Rat.add_zero]
+          have ha : a = hi := Rat.le_antisymm (Rat.not_lt.mp hh) (Rat.not_lt.mp hu)
+          have hb1 : ¬ hi < a + t * b := fun h' => hh (h.2.1.mpr h')
+          have hb2 : ¬ a + t * b < hi := fun h' => hu (h.2.2.2.mpr h')
+          have hab : a + t * b = hi := Rat.le_antisymm (Rat.not_lt.mp hb1) (Rat.not_lt.mp hb2)
+          rw [hab, ha]
+      · rw [if_neg hl2, Rat.zero_mul, Rat.mul_zero, Rat.add_zero]
+        have ha : a = lo := Rat.le_antisymm (Rat.not_lt.mp hl2) (Rat.not_lt.mp hl)
+        have hb1 : ¬ lo < a + t * b := fun h' => hl2 (h.2.2.1.mpr h')
+        have hb2 : ¬ a + t * b < lo := fun h' => hl (h.1.mpr h')
+        have hab : a + t * b = lo := Rat.le_antisymm (Rat.not_lt.mp hb1) (Rat.not_lt.mp hb2)
+        rw [hab, ha]
+
+/-- clamp between its kinks: exactly linear, R = 0 (slope 1 strictly
+inside (lo, hi), 0 outside it and at the bounds, where x and x + t·v
+stay put). A planted `clampD := 2` inside makes it false at lo = 0,
+hi = 1, x = [1/2], v = [1], t = 1/4: `3/4 = 1`. -/
+theorem clamp_local_linear (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length)
+    (hs : All2 (SameSideC a.lo a.hi t) x v) :
+    Prim.fwd .clamp a [along t x v] =
+      padd (padd (Prim.fwd .clamp a [x]) (smul t (Prim.jvp .clamp a [x] [v])))
+        (smul (t * t) (rem1 (fun _ _ => 0) x v)) :=
+  pmap_along (clampS a.lo a.hi) (clampD a.lo a.hi) (fun _ _ => 0) (SameSideC a.lo a.hi t) t
+    (clamp_step a.lo a.hi t) x v h hs
 
 /-- (x, y) and (x + t·dx, y + t·dy) on the same side of the tie x = y, and
 off it. -/

@@ -32,9 +32,11 @@ strides is below size s), `unflat_below` and `size_split` (the [A, K, B]
 view has the shape's size), `below_nth`, `below_of_nth`; for concat,
 `concatSrc_lt` bounds the source by the concatenation's size under a
 per-input hypothesis on the output multi-index (its derivation from the
-registry's rule is checked in Go, not proved). Not proved yet for permute,
-transpose and pad (the permuted strides need a permutation
-argument).
+registry's rule is checked in Go, not proved); for pad, `padIdx_le`: under
+the registry's pad rule every entry is an input element or the fill
+sentinel `size shape` (`padSrc_lt` per axis, `padSrcs_below` over the
+axes). Not proved yet for permute and transpose (the permuted strides need
+a permutation argument).
 -/
 
 namespace Tlcheck
@@ -390,6 +392,235 @@ theorem gatherIdx_lt (a : Attr) (hax : a.ax < a.shape.length)
     nthN_upto_map _ (a.dimA * (a.perm.length * a.dimB)) k hk
   rw [e]
   exact gather_src_lt a hax hidx k hk
+
+/-! ### pad in bounds
+
+`Attr.padIdx` names, for every output element, its input flat index or the
+sentinel `size shape` at a constant-fill position (the gather reads 0
+there, the scatter adds nothing). Under the registry's pad rule
+(`padGeometry`: the widths are 2·rank naturals, every begin then every
+end; in reflect mode both widths of an axis below its extent unless both
+are 0; edge padding only of a non-empty axis unless both widths are 0),
+every entry is one or the other (`padIdx_le`): pad reads and writes only
+inside its input. -/
+
+/-- The registry's rule for one axis of pad: mode 1 (reflect) needs both
+widths below the extent unless both are 0; mode 2 (edge) a non-empty axis
+unless both widths are 0. -/
+def PadAxisOk (mode : Int) (b e n : Nat) : Prop :=
+  (mode = 1 → (b = 0 ∧ e = 0) ∨ (b < n ∧ e < n)) ∧ (mode = 2 → (b = 0 ∧ e = 0) ∨ 0 < n)
+
+/-- One axis, outside [b, b + n): reflect mirrors without repeating the
+edge, edge repeats it, constant reads nothing — an input position either way. -/
+theorem padOut_lt (mode : Int) (o b e n i : Nat) (ho : o < n + b + e) (hok : PadAxisOk mode b e n)
+    (hout : b ≤ o → n ≤ o - b)
+    (h : (if mode = 1 then (if o < b then some (b - o) else some (2 * (n - 1) - (o - b)))
+      else if mode = 2 then (if o < b then some 0 else some (n - 1))
+      else none) = some i) : i < n := by
+  by_cases hm1 : mode = 1
+  · rw [if_pos hm1] at h
+    have hr : (b = 0 ∧ e = 0) ∨ (b < n ∧ e < n) := hok.1 hm1
+    by_cases hob : o < b
+    · rw [if_pos hob] at h
+      have h2 : b - o = i := Option.some.inj h
+      cases hr with
+      | inl hz =>
+        have hz1 := hz.1
+        omega
+      | inr hz =>
+        have hz1 := hz.1
+        omega
+    · rw [if_neg hob] at h
+      have h2 : 2 * (n - 1) - (o - b) = i := Option.some.inj h
+      have hno : n ≤ o - b := hout (by omega)
+      cases hr with
+      | inl hz =>
+        have hz1 := hz.1
+        have hz2 := hz.2
+        omega
+      | inr hz =>
+        have hz1 := hz.1
+        omega
+  · rw [if_neg hm1] at h
+    by_cases hm2 : mode = 2
+    · rw [if_pos hm2] at h
+      have hr : (b = 0 ∧ e = 0) ∨ 0 < n := hok.2 hm2
+      by_cases hob : o < b
+      · rw [if_pos hob] at h
+        have h2 : 0 = i := Option.some.inj h
+        cases hr with
+        | inl hz =>
+          have hz1 := hz.1
+          omega
+        | inr hz => omega
+      · rw [if_neg hob] at h
+        have h2 : n - 1 = i := Option.some.inj h
+        have hno : n ≤ o - b := hout (by omega)
+        cases hr with
+        | inl hz =>
+          have hz1 := hz.1
+          have hz2 := hz.2
+          omega
+        | inr hz => omega
+    · rw [if_neg hm2] at h
+      first
+        | exact Option.noConfusion h
+        | cases h
+
+/-- One axis: the source of an output position o < n + b + e, when there
+is one, is an input position. -/
+theorem padSrc_lt (mode : Int) (o b e n i : Nat) (ho : o < n + b + e) (hok : PadAxisOk mode b e n)
+    (h : Attr.padSrc mode o b n = some i) : i < n := by
+  first
+    | unfold Attr.padSrc at h
+    | rw [Attr.padSrc] at h
+  by_cases hin : b ≤ o ∧ o - b < n
+  · rw [if_pos hin] at h
+    have h2 : o - b = i := Option.some.inj h
+    have h3 := hin.2
+    omega
+  · rw [if_neg hin] at h
+    exact padOut_lt mode o b e n i ho hok (fun hbo => Nat.le_of_not_lt (fun hlt => hin ⟨hbo, hlt⟩)) h
+
+/-- Every axis: the output coordinate below the padded extent, and the
+registry's rule (coordinates, begin widths, end widths, extents). -/
+def PadOk (mode : Int) : List Nat → List Nat → List Nat → List Nat → Prop
+  | [], [], [], [] => True
+  | o :: os, b :: bs, e :: es, n :: ns => (o < n + b + e ∧ PadAxisOk mode b e n) ∧ PadOk mode os bs es ns
+  | _, _, _, _ => False
+
+/-- A source multi-index of pad, when there is one, is a multi-index of the input. -/
+theorem padSrcs_below (mode : Int) : ∀ (os bs es ns s : List Nat), PadOk mode os bs es ns →
+    Attr.padSrcs mode os bs ns = some s → Below s ns
+  | [], [], [], [], s, _, h => by
+    have h2 : ([] : List Nat) = s := Option.some.inj h
+    rw [← h2]
+    exact True.intro
+  | [], [], [], _ :: _, _, hp, _ => by first | exact False.elim hp | exact nomatch hp | cases hp
+  | [], [], _ :: _, _, _, hp, _ => by first | exact False.elim hp | exact nomatch hp | cases hp
+  | [], _ :: _, _, _, _, hp, _ => by first | exact False.elim hp | exact nomatch hp | cases hp
+  | _ :: _, [], _, _, _, hp, _ => by first | exact False.elim hp | exact nomatch hp | cases hp
+  | _ :: _, _ :: _, [], _, _, hp, _ => by first | exact False.elim hp | exact nomatch hp | cases hp
+  | _ :: _, _ :: _, _ :: _, [], _, hp, _ => by first | exact False.elim hp | exact nomatch hp | cases hp
+  | o :: os, b :: bs, e :: es, n :: ns, s, hp, h => by
+    have hp' : (o < n + b + e ∧ PadAxisOk mode b e n) ∧ PadOk mode os bs es ns := hp
+    revert h
+    first
+      | rw [Attr.padSrcs]
+      | show (match Attr.padSrc mode o b n, Attr.padSrcs mode os bs ns with
+          | some i, some rest => some (i :: rest)
+          | _, _ => none) = some s → Below s (n :: ns)
+    cases h1 : Attr.padSrc mode o b n with
+    | none =>
+      intro h'
+      have h3 : (none : Option (List Nat)) = some s := h'
+      first
+        | exact Option.noConfusion h3
+        | cases h3
+    | some i =>
+      cases h2 : Attr.padSrcs mode os bs ns with
+      | none =>
+        intro h'
+        have h3 : (none : Option (List Nat)) = some s := h'
+        first
+          | exact Option.noConfusion h3
+          | cases h3
+      | some rest =>
+        intro h'
+        have h3 : some (i :: rest) = some s := h'
+        have h4 : i :: rest = s := Option.some.inj h3
+        rw [← h4]
+        show i < n ∧ Below rest ns
+        exact ⟨padSrc_lt mode o b e n i hp'.1.1 hp'.1.2 h1, padSrcs_below mode os bs es ns rest hp'.2 h2⟩
+
+/-- `PadOk` coordinate by coordinate. -/
+theorem padOk_of_nth (mode : Int) : ∀ (os bs es ns : List Nat), os.length = ns.length →
+    bs.length = ns.length → es.length = ns.length →
+    (∀ d, d < ns.length → nthN os d < nthN ns d + nthN bs d + nthN es d ∧
+      PadAxisOk mode (nthN bs d) (nthN es d) (nthN ns d)) →
+    PadOk mode os bs es ns
+  | [], [], [], [], _, _, _, _ => True.intro
+  | _ :: _, _, _, [], h1, _, _, _ => by first | exact absurd h1 (Nat.succ_ne_zero _) | cases h1
+  | [], _ :: _, _, [], _, h2, _, _ => by first | exact absurd h2 (Nat.succ_ne_zero _) | cases h2
+  | [], [], _ :: _, [], _, _, h3, _ => by first | exact absurd h3 (Nat.succ_ne_zero _) | cases h3
+  | [], _, _, _ :: _, h1, _, _, _ => by first | exact absurd h1 (Nat.succ_ne_zero _).symm | cases h1
+  | _ :: _, [], _, _ :: _, _, h2, _, _ => by first | exact absurd h2 (Nat.succ_ne_zero _).symm | cases h2
+  | _ :: _, _ :: _, [], _ :: _, _, _, h3, _ => by first | exact absurd h3 (Nat.succ_ne_zero _).symm | cases h3
+  | o :: os, b :: bs, e :: es, n :: ns, h1, h2, h3, H => by
+    show (o < n + b + e ∧ PadAxisOk mode b e n) ∧ PadOk mode os bs es ns
+    exact ⟨H 0 (Nat.succ_pos _),
+      padOk_of_nth mode os bs es ns (Nat.succ.inj h1) (Nat.succ.inj h2) (Nat.succ.inj h3)
+        (fun d hd => H (d + 1) (Nat.succ_lt_succ hd))⟩
+
+theorem length_unflat : ∀ (s : List Nat) (i : Nat), (unflat s i).length = s.length
+  | [], _ => rfl
+  | _ :: ns, i => by
+    show (unflat ns (i % size ns)).length + 1 = ns.length + 1
+    rw [length_unflat ns (i % size ns)]
+
+theorem nthN_take : ∀ (l : List Nat) (n d : Nat), d < n → nthN (l.take n) d = nthN l d
+  | _, 0, _, hd => absurd hd (Nat.not_lt_zero _)
+  | [], _ + 1, _, _ => rfl
+  | _ :: _, _ + 1, 0, _ => rfl
+  | _ :: as, n + 1, d + 1, hd => nthN_take as n d (Nat.lt_of_succ_lt_succ hd)
+
+theorem nthN_drop : ∀ (l : List Nat) (n d : Nat), nthN (l.drop n) d = nthN l (n + d)
+  | l, 0, d => by
+    show nthN l d = nthN l (0 + d)
+    rw [Nat.zero_add]
+  | [], _ + 1, _ => rfl
+  | _ :: as, n + 1, d => by
+    rw [Nat.add_right_comm n 1 d]
+    show nthN (as.drop n) d = nthN as (n + d)
+    exact nthN_drop as n d
+
+/-- pad's index list meets `PadOk` at every output element when the
+widths are 2·rank naturals and every axis meets the registry's rule. -/
+theorem pad_ok (a : Attr) (hlen : a.perm.length = 2 * a.shape.length)
+    (hok : ∀ d, d < a.shape.length →
+      PadAxisOk a.axis2 (nthN a.perm d) (nthN a.perm (a.shape.length + d)) (nthN a.shape d))
+    (k : Nat) (hk : k < size a.padShape) :
+    PadOk a.axis2 (unflat a.padShape k) (a.perm.take a.shape.length) (a.perm.drop a.shape.length) a.shape := by
+  have hps : a.padShape.length = a.shape.length := length_idx _ _
+  have hb : Below (unflat a.padShape k) a.padShape := unflat_below a.padShape k hk
+  refine padOk_of_nth a.axis2 _ _ _ a.shape ?_ ?_ ?_ ?_
+  · rw [length_unflat, hps]
+  · rw [List.length_take]
+    omega
+  · rw [List.length_drop]
+    omega
+  · intro d hd
+    rw [nthN_take a.perm a.shape.length d hd, nthN_drop a.perm a.shape.length d]
+    refine ⟨?_, hok d hd⟩
+    have h1 : nthN (unflat a.padShape k) d < nthN a.padShape d :=
+      below_nth (unflat a.padShape k) a.padShape hb d (by rw [hps]; exact hd)
+    have h2 : nthN a.padShape d = nthN a.shape d + nthN a.perm d + nthN a.perm (a.shape.length + d) :=
+      nthN_upto_map _ a.shape.length d hd
+    omega
+
+/-- pad in bounds: under the registry's pad rule, every entry of pad's
+index list is an input element (< size shape) or the fill sentinel
+(= size shape). -/
+theorem padIdx_le (a : Attr) (hlen : a.perm.length = 2 * a.shape.length)
+    (hok : ∀ d, d < a.shape.length →
+      PadAxisOk a.axis2 (nthN a.perm d) (nthN a.perm (a.shape.length + d)) (nthN a.shape d))
+    (k : Nat) (hk : k < size a.padShape) :
+    nthN a.padIdx k < size a.shape ∨ nthN a.padIdx k = size a.shape := by
+  have hok' := pad_ok a hlen hok k hk
+  -- The entry is padIdx's own `match` at k (`nthN_upto_map`); split it.
+  have e : nthN a.padIdx k = _ := nthN_upto_map _ (size a.padShape) k hk
+  rw [e]
+  first
+    | (cases hs : Attr.padSrcs a.axis2 (unflat a.padShape k) (a.perm.take a.shape.length) a.shape with
+        | none => exact Or.inr rfl
+        | some s =>
+          exact Or.inl (wsum_lt s a.shape (padSrcs_below a.axis2 (unflat a.padShape k)
+            (a.perm.take a.shape.length) (a.perm.drop a.shape.length) a.shape s hok' hs)))
+    | (split
+       next s hs =>
+         exact Or.inl (wsum_lt s a.shape (padSrcs_below a.axis2 (unflat a.padShape k)
+           (a.perm.take a.shape.length) (a.perm.drop a.shape.length) a.shape s hok' hs))
+       next => exact Or.inr rfl)
 
 /-! ## Instances, checked by the kernel against independently computed lists -/
 

@@ -1,0 +1,1057 @@
+import Tlcheck.Spec
+import Tlcheck.Adjoint
+import Tlcheck.Deriv
+import Tlcheck.Taylor
+import Tlcheck.Index
+
+/-!
+# The window primitives: conv, conv_transpose, max and average pools
+
+The registry's six window primitives (`spec/ops_window.go`: `conv`,
+`conv_transpose`, `max_pool`, `max_pool_nd`, `avg_pool`, `avg_pool_nd`)
+all read one relation per spatial axis (`Axis`): a small position
+`sm < S` and a kernel position `j < k` meet the big position
+
+  bg = sm·s + j·dl − pb,  kept when pb ≤ sm·s + j·dl and bg < B
+
+(padding reads nothing). For conv and the pools the small side is the
+output and the big side the input; for conv_transpose the small side is the
+input and the big side the output. Several spatial axes combine row-major
+(`winTaps`, the first axis slowest), as the registry's `winGeom.index`.
+
+Every one of the six is, at fixed data, a **sparse linear map**: a list of
+entries `Tap o i w` ("output o receives w · x[i]"), applied by `tapply`,
+whose transpose `tapplyT` sends δ[o]·w back to i. One theorem,
+`tapply_adjoint` (⟨tapply es x, δ⟩ = ⟨x, tapplyT es δ⟩ for every entry
+list), gives the adjointness of all of them:
+
+* conv and conv_transpose are **bilinear** in (x, W) plus a bias gathered
+  per output channel: a list of `Mono p q r` ("output p receives
+  W[q]·x[r]"), read as taps in x at fixed W (`xTaps`) or in W at fixed x
+  (`wTaps`). `bil_adjoint` is the law for (dx, dW, db); `bil_taylor` the
+  exact Taylor identity `fwd (x + t·dx, W + t·dW, b + t·db) = fwd + t·jvp +
+  t²·(the map of dW applied to dx)` — conv as a sum of products, with
+  the remainder explicit. `Conv.bil` and `ConvT.bil` enumerate the terms
+  (channels, groups, lead slices) as the registry's shape rule does.
+* avg_pool and avg_pool_nd are linear: taps with weight 1/D(o) for any
+  divisor D (the registry's: the kernel positions inside the padded input,
+  `Pool.divPad`, or the real ones, `Pool.divReal`); `avg_pool_adjoint`,
+  `avg_pool_taylor` (linear along every line).
+* max_pool and max_pool_nd: at fixed x, the JVP is the taps of weight 1/t
+  on the t positions of each window attaining its maximum (the registry's
+  tie rule, `poolTies`) and 0 elsewhere; `max_pool_adjoint`.
+
+One axis's list is exactly the registry's relation: `taps_sound` (every
+triple is in it) and `taps_complete` (every triple of it is listed).
+
+In bounds (`winTaps_inside`): every triple of the relation has its small,
+kernel and big positions below the extents, so conv's and
+conv_transpose's terms read inside x and W and write inside y under the
+registry's channel rules (`Conv.terms_inside`, `ConvT.terms_inside`).
+
+Kernel-checked instances against values computed by hand from the
+registry's definitions (`spec/doc.go`, "Window primitives") close the
+module. These primitives are not constructors of `Prim` yet: the emitter
+(`certificates/leanemit`) does not write their certificates, so nothing
+here is reached by `decide +kernel` on certificate data.
+-/
+
+namespace Tlcheck
+set_option autoImplicit false
+
+/-! ## Sparse linear maps -/
+
+/-- One entry of a sparse linear map: output `o` receives `w · x[i]`. -/
+structure Tap where
+  o : Nat
+  i : Nat
+  w : Rat
+
+/-- y = Σ over the entries of w · x[i], added at o, into m outputs (an
+entry naming an output at or past m adds nothing; an input past the end
+reads 0). -/
+def tapply (m : Nat) : List Tap → List Rat → List Rat
+  | [], _ => zerosN m
+  | e :: es, x => addAt (tapply m es x) e.o (e.w * nth x e.i)
+
+/-- The transpose into n inputs: x̄[i] receives w · δ[o] for every entry. -/
+def tapplyT (n : Nat) : List Tap → List Rat → List Rat
+  | [], _ => zerosN n
+  | e :: es, d => addAt (tapplyT n es d) e.i (e.w * nth d e.o)
+
+theorem length_tapply (m : Nat) : ∀ (es : List Tap) (x : List Rat), (tapply m es x).length = m
+  | [], _ => length_zerosN m
+  | e :: es, x => by
+    show (addAt (tapply m es x) e.o (e.w * nth x e.i)).length = m
+    rw [length_addAt, length_tapply m es x]
+
+theorem length_tapplyT (n : Nat) : ∀ (es : List Tap) (d : List Rat), (tapplyT n es d).length = n
+  | [], _ => length_zerosN n
+  | e :: es, d => by
+    show (addAt (tapplyT n es d) e.i (e.w * nth d e.o)).length = n
+    rw [length_addAt, length_tapplyT n es d]
+
+/-- a·(w·b) = b·(w·a). -/
+theorem mul3_swap (a w b : Rat) : a * (w * b) = b * (w * a) := by
+  first
+    | rw [← Rat.mul_assoc a w b, Rat.mul_comm a w, Rat.mul_assoc w a b, Rat.mul_comm a b,
+        ← Rat.mul_assoc w b a, Rat.mul_comm w b, Rat.mul_assoc b w a]
+    | grind
+
+/-- The law behind every window primitive: for any entry list,
+⟨tapply es x, δ⟩ = ⟨x, tapplyT es δ⟩ (x of n elements, δ of m). -/
+theorem tapply_adjoint (m n : Nat) : ∀ (es : List Tap) (x d : List Rat), x.length = n → d.length = m →
+    dot (tapply m es x) d = dot x (tapplyT n es d)
+  | [], x, d, _, _ => by
+    show dot (zerosN m) d = dot x (zerosN n)
+    rw [dot_zerosN_left, dot_zerosN_right]
+  | e :: es, x, d, hx, hd => by
+    show dot (addAt (tapply m es x) e.o (e.w * nth x e.i)) d = dot x (addAt (tapplyT n es d) e.i (e.w * nth d e.o))
+    rw [dot_comm (addAt (tapply m es x) e.o (e.w * nth x e.i)) d,
+      dot_addAt d (tapply m es x) e.o (e.w * nth x e.i) (by rw [length_tapply, hd]),
+      dot_addAt x (tapplyT n es d) e.i (e.w * nth d e.o) (by rw [length_tapplyT, hx]),
+      dot_comm d (tapply m es x), tapply_adjoint m n es x d hx hd,
+      mul3_swap (nth d e.o) e.w (nth x e.i)]
+
+/-! ### Linearity along lines and in the cotangent -/
+
+theorem addAt_along (t : Rat) : ∀ (u v : List Rat) (j : Nat) (d e : Rat), u.length = v.length →
+    addAt (along t u v) j (d + t * e) = along t (addAt u j d) (addAt v j e)
+  | [], [], _, _, _, _ => rfl
+  | [], _ :: _, _, _, _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], _, _, _, h => absurd h.symm (nil_ne_cons_length _ _)
+  | a :: as, b :: bs, 0, d, e, _ => by
+    show (a + t * b + (d + t * e)) :: along t as bs = (a + d + t * (b + e)) :: along t as bs
+    rw [add_step t a d b e]
+  | a :: as, b :: bs, j + 1, d, e, h => by
+    show (a + t * b) :: addAt (along t as bs) j (d + t * e) = (a + t * b) :: along t (addAt as j d) (addAt bs j e)
+    rw [addAt_along t as bs j d e (Nat.succ.inj h)]
+
+/-- A sparse linear map commutes with every line. -/
+theorem tapply_along (m : Nat) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    ∀ es : List Tap, tapply m es (along t x v) = along t (tapply m es x) (tapply m es v)
+  | [] => by
+    show zerosN m = along t (zerosN m) (zerosN m)
+    rw [zerosN_along t m]
+  | e :: es => by
+    show addAt (tapply m es (along t x v)) e.o (e.w * nth (along t x v) e.i) =
+      along t (addAt (tapply m es x) e.o (e.w * nth x e.i)) (addAt (tapply m es v) e.o (e.w * nth v e.i))
+    rw [tapply_along m t x v h es, gather_along.nth_along t x v h e.i, smul_step e.w t (nth x e.i) (nth v e.i),
+      addAt_along t (tapply m es x) (tapply m es v) e.o (e.w * nth x e.i) (e.w * nth v e.i)
+        (by rw [length_tapply, length_tapply])]
+
+/-- The same as `padd`/`smul`: tapply (x + t·v) = tapply x + t · tapply v. -/
+theorem tapply_line (m : Nat) (t : Rat) (es : List Tap) (x v : List Rat) (h : x.length = v.length) :
+    tapply m es (along t x v) = padd (tapply m es x) (smul t (tapply m es v)) := by
+  rw [tapply_along m t x v h es, along_eq t (tapply m es x) (tapply m es v) (by rw [length_tapply, length_tapply])]
+
+theorem nth_padd : ∀ (a b : List Rat), a.length = b.length → ∀ j : Nat, nth (padd a b) j = nth a j + nth b j
+  | [], [], _, _ => by
+    show (0 : Rat) = 0 + 0
+    rw [Rat.add_zero]
+  | [], _ :: _, h, _ => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], h, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, _, 0 => rfl
+  | _ :: as, _ :: bs, h, j + 1 => nth_padd as bs (Nat.succ.inj h) j
+
+theorem nth_smul (k : Rat) : ∀ (a : List Rat) (j : Nat), nth (smul k a) j = k * nth a j
+  | [], _ => by
+    show (0 : Rat) = k * 0
+    rw [Rat.mul_zero]
+  | _ :: _, 0 => rfl
+  | _ :: as, j + 1 => nth_smul k as j
+
+theorem nth_zeros : ∀ (a : List Rat) (j : Nat), nth (zeros a) j = 0
+  | [], _ => rfl
+  | _ :: _, 0 => rfl
+  | _ :: as, j + 1 => nth_zeros as j
+
+/-- w·(k·a) = k·(w·a). -/
+theorem mul_left_swap (w k a : Rat) : w * (k * a) = k * (w * a) := by
+  first
+    | rw [← Rat.mul_assoc w k a, Rat.mul_comm w k, Rat.mul_assoc k w a]
+    | grind
+
+theorem tapplyT_padd (n : Nat) (d₁ d₂ : List Rat) (h : d₁.length = d₂.length) :
+    ∀ es : List Tap, tapplyT n es (padd d₁ d₂) = padd (tapplyT n es d₁) (tapplyT n es d₂)
+  | [] => by
+    show zerosN n = padd (zerosN n) (zerosN n)
+    rw [padd_zerosN_self]
+  | e :: es => by
+    show addAt (tapplyT n es (padd d₁ d₂)) e.i (e.w * nth (padd d₁ d₂) e.o) =
+      padd (addAt (tapplyT n es d₁) e.i (e.w * nth d₁ e.o)) (addAt (tapplyT n es d₂) e.i (e.w * nth d₂ e.o))
+    rw [tapplyT_padd n d₁ d₂ h es, nth_padd d₁ d₂ h e.o, Rat.mul_add e.w (nth d₁ e.o) (nth d₂ e.o),
+      addAt_padd (tapplyT n es d₁) (tapplyT n es d₂) e.i (e.w * nth d₁ e.o) (e.w * nth d₂ e.o)
+        (by rw [length_tapplyT, length_tapplyT])]
+
+theorem tapplyT_smul (n : Nat) (k : Rat) (d : List Rat) :
+    ∀ es : List Tap, tapplyT n es (smul k d) = smul k (tapplyT n es d)
+  | [] => by
+    show zerosN n = smul k (zerosN n)
+    rw [smul_zerosN]
+  | e :: es => by
+    show addAt (tapplyT n es (smul k d)) e.i (e.w * nth (smul k d) e.o) =
+      smul k (addAt (tapplyT n es d) e.i (e.w * nth d e.o))
+    rw [tapplyT_smul n k d es, nth_smul k d e.o, mul_left_swap e.w k (nth d e.o),
+      addAt_smul k (tapplyT n es d) e.i (e.w * nth d e.o)]
+
+theorem tapplyT_zeros (n : Nat) (d : List Rat) : ∀ es : List Tap, tapplyT n es (zeros d) = zerosN n
+  | [] => rfl
+  | e :: es => by
+    show addAt (tapplyT n es (zeros d)) e.i (e.w * nth (zeros d) e.o) = zerosN n
+    rw [tapplyT_zeros n d es, nth_zeros d e.o, Rat.mul_zero, addAt_zerosN n e.i]
+
+/-- The transpose of a sparse linear map is linear in the cotangent
+(cotangents of one length) and maps zero to zero. -/
+theorem tapplyT_linear (n : Nat) (es : List Tap) (k : Rat) (d₁ d₂ : List Rat) (h : d₁.length = d₂.length) :
+    tapplyT n es (padd d₁ d₂) = padd (tapplyT n es d₁) (tapplyT n es d₂) ∧
+    tapplyT n es (smul k d₁) = smul k (tapplyT n es d₁) ∧
+    tapplyT n es (zeros d₁) = zerosN n :=
+  ⟨tapplyT_padd n d₁ d₂ h es, tapplyT_smul n k d₁ es, tapplyT_zeros n d₁ es⟩
+
+/-! ## The window relation -/
+
+/-- One spatial axis: S small positions, B big positions, kernel k, stride
+s, dilation dl, begin padding pb and end padding pe (pe only enters
+avg_pool's divisor; the output extent is part of S or B, as the registry's
+`planWin` computes it). -/
+structure Axis where
+  S : Nat
+  B : Nat
+  k : Nat
+  s : Nat
+  dl : Nat
+  pb : Nat
+  pe : Nat
+
+/-- A triple of the relation: flat small, kernel and big positions. -/
+structure Win where
+  sm : Nat
+  j : Nat
+  bg : Nat
+
+namespace Axis
+
+/-- The triples of small position sm for kernel positions j, …, j + n − 1
+whose big position is inside [0, B). -/
+def kRow (g : Axis) (sm : Nat) : Nat → Nat → List Win
+  | _, 0 => []
+  | j, n + 1 =>
+    if g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B then
+      Win.mk sm j (sm * g.s + j * g.dl - g.pb) :: kRow g sm (j + 1) n
+    else kRow g sm (j + 1) n
+
+/-- The triples of small positions sm, …, sm + n − 1 (sm ascending, then j). -/
+def rows (g : Axis) : Nat → Nat → List Win
+  | _, 0 => []
+  | sm, n + 1 => kRow g sm 0 g.k ++ rows g (sm + 1) n
+
+/-- The relation of one axis. -/
+def taps (g : Axis) : List Win := rows g 0 g.S
+
+theorem kRow_succ (g : Axis) (sm j n : Nat) : g.kRow sm j (n + 1) =
+    if g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B then
+      Win.mk sm j (sm * g.s + j * g.dl - g.pb) :: g.kRow sm (j + 1) n
+    else g.kRow sm (j + 1) n := rfl
+
+end Axis
+
+/-- The small, kernel and big element counts of several axes. -/
+def smallSize : List Axis → Nat
+  | [] => 1
+  | g :: gs => g.S * smallSize gs
+def kernelSize : List Axis → Nat
+  | [] => 1
+  | g :: gs => g.k * kernelSize gs
+def bigSize : List Axis → Nat
+  | [] => 1
+  | g :: gs => g.B * bigSize gs
+
+/-- u after t in row-major order, the later axes' extents S, K, B. -/
+def Win.cross (S K B : Nat) (t u : Win) : Win :=
+  Win.mk (t.sm * S + u.sm) (t.j * K + u.j) (t.bg * B + u.bg)
+
+/-- Every t of ts crossed with every u of us (t slowest). -/
+def crossAll (S K B : Nat) (us : List Win) : List Win → List Win
+  | [] => []
+  | t :: ts => us.map (Win.cross S K B t) ++ crossAll S K B us ts
+
+/-- The relation of several spatial axes, the first slowest (the
+registry's row-major flat positions). -/
+def winTaps : List Axis → List Win
+  | [] => [Win.mk 0 0 0]
+  | g :: gs => crossAll (smallSize gs) (kernelSize gs) (bigSize gs) (winTaps gs) g.taps
+
+/-! ### In bounds -/
+
+/-- Every element of a list satisfies P. -/
+def AllT {α : Type} (P : α → Prop) : List α → Prop
+  | [] => True
+  | a :: l => P a ∧ AllT P l
+
+theorem allT_append {α : Type} (P : α → Prop) : ∀ l m : List α, AllT P l → AllT P m → AllT P (l ++ m)
+  | [], _, _, hm => hm
+  | a :: l, m, hl, hm => by
+    have h' : P a ∧ AllT P l := hl
+    show P a ∧ AllT P (l ++ m)
+    exact ⟨h'.1, allT_append P l m h'.2 hm⟩
+
+/-- A triple inside extents S, K, B. -/
+def Win.Inside (S K B : Nat) (t : Win) : Prop := t.sm < S ∧ t.j < K ∧ t.bg < B
+
+theorem kRow_inside (g : Axis) (sm : Nat) (hsm : sm < g.S) :
+    ∀ (j n : Nat), j + n ≤ g.k → AllT (Win.Inside g.S g.k g.B) (g.kRow sm j n)
+  | _, 0, _ => True.intro
+  | j, n + 1, h => by
+    rw [Axis.kRow_succ]
+    by_cases hc : g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B
+    · rw [if_pos hc]
+      show Win.Inside g.S g.k g.B (Win.mk sm j (sm * g.s + j * g.dl - g.pb)) ∧
+        AllT (Win.Inside g.S g.k g.B) (g.kRow sm (j + 1) n)
+      refine ⟨?_, kRow_inside g sm hsm (j + 1) n (by omega)⟩
+      show sm < g.S ∧ j < g.k ∧ sm * g.s + j * g.dl - g.pb < g.B
+      exact ⟨hsm, by omega, hc.2⟩
+    · rw [if_neg hc]
+      exact kRow_inside g sm hsm (j + 1) n (by omega)
+
+theorem rows_inside (g : Axis) : ∀ (sm n : Nat), sm + n ≤ g.S → AllT (Win.Inside g.S g.k g.B) (g.rows sm n)
+  | _, 0, _ => True.intro
+  | sm, n + 1, h => by
+    show AllT (Win.Inside g.S g.k g.B) (g.kRow sm 0 g.k ++ g.rows (sm + 1) n)
+    exact allT_append _ _ _ (kRow_inside g sm (by omega) 0 g.k (by omega)) (rows_inside g (sm + 1) n (by omega))
+
+/-- One axis: every triple is inside (S, k, B) — the small position below
+S, the kernel position below k, and the big position read or written
+inside [0, B). -/
+theorem taps_inside (g : Axis) : AllT (Win.Inside g.S g.k g.B) g.taps :=
+  rows_inside g 0 g.S (by omega)
+
+/-! ### One axis is exactly the registry's relation -/
+
+/-- The registry's relation on one axis (`winGeom.index`): sm < S, j < k,
+and the big position sm·s + j·dl − pb inside [0, B). -/
+def Axis.Rel (g : Axis) (t : Win) : Prop :=
+  t.sm < g.S ∧ t.j < g.k ∧ g.pb ≤ t.sm * g.s + t.j * g.dl ∧ t.bg = t.sm * g.s + t.j * g.dl - g.pb ∧ t.bg < g.B
+
+theorem kRow_rel (g : Axis) (sm : Nat) (hsm : sm < g.S) :
+    ∀ (j n : Nat), j + n ≤ g.k → AllT g.Rel (g.kRow sm j n)
+  | _, 0, _ => True.intro
+  | j, n + 1, h => by
+    rw [Axis.kRow_succ]
+    by_cases hc : g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B
+    · rw [if_pos hc]
+      show g.Rel (Win.mk sm j (sm * g.s + j * g.dl - g.pb)) ∧ AllT g.Rel (g.kRow sm (j + 1) n)
+      refine ⟨?_, kRow_rel g sm hsm (j + 1) n (by omega)⟩
+      show sm < g.S ∧ j < g.k ∧ g.pb ≤ sm * g.s + j * g.dl ∧
+        sm * g.s + j * g.dl - g.pb = sm * g.s + j * g.dl - g.pb ∧ sm * g.s + j * g.dl - g.pb < g.B
+      exact ⟨hsm, by omega, hc.1, rfl, hc.2⟩
+    · rw [if_neg hc]
+      exact kRow_rel g sm hsm (j + 1) n (by omega)
+
+theorem rows_rel (g : Axis) : ∀ (sm n : Nat), sm + n ≤ g.S → AllT g.Rel (g.rows sm n)
+  | _, 0, _ => True.intro
+  | sm, n + 1, h => by
+    show AllT g.Rel (g.kRow sm 0 g.k ++ g.rows (sm + 1) n)
+    exact allT_append _ _ _ (kRow_rel g sm (by omega) 0 g.k (by omega)) (rows_rel g (sm + 1) n (by omega))
+
+/-- Sound: every triple of one axis is in the registry's relation. -/
+theorem taps_sound (g : Axis) : AllT g.Rel g.taps :=
+  rows_rel g 0 g.S (by omega)
+
+theorem kRow_complete (g : Axis) (sm j : Nat)
+    (hc : g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B) :
+    ∀ (j0 n : Nat), j0 ≤ j → j < j0 + n → Win.mk sm j (sm * g.s + j * g.dl - g.pb) ∈ g.kRow sm j0 n
+  | _, 0, h1, h2 => absurd h2 (by omega)
+  | j0, n + 1, h1, h2 => by
+    rw [Axis.kRow_succ]
+    by_cases hj : j = j0
+    · rw [← hj, if_pos hc]
+      exact List.Mem.head _
+    · have ih := kRow_complete g sm j hc (j0 + 1) n (by omega) (by omega)
+      by_cases hc0 : g.pb ≤ sm * g.s + j0 * g.dl ∧ sm * g.s + j0 * g.dl - g.pb < g.B
+      · rw [if_pos hc0]
+        exact List.Mem.tail _ ih
+      · rw [if_neg hc0]
+        exact ih
+
+theorem rows_complete (g : Axis) (sm j : Nat) (hj : j < g.k)
+    (hc : g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B) :
+    ∀ (sm0 n : Nat), sm0 ≤ sm → sm < sm0 + n → Win.mk sm j (sm * g.s + j * g.dl - g.pb) ∈ g.rows sm0 n
+  | _, 0, h1, h2 => absurd h2 (by omega)
+  | sm0, n + 1, h1, h2 => by
+    show Win.mk sm j (sm * g.s + j * g.dl - g.pb) ∈ g.kRow sm0 0 g.k ++ g.rows (sm0 + 1) n
+    by_cases hs : sm = sm0
+    · rw [← hs]
+      exact List.mem_append_left _ (kRow_complete g sm j hc 0 g.k (by omega) (by omega))
+    · exact List.mem_append_right _ (rows_complete g sm j hj hc (sm0 + 1) n (by omega) (by omega))
+
+/-- Complete: every triple of the registry's relation on one axis is in
+the list (with `taps_sound`: the list is exactly the relation). -/
+theorem taps_complete (g : Axis) (sm j : Nat) (hsm : sm < g.S) (hj : j < g.k)
+    (hc : g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B) :
+    Win.mk sm j (sm * g.s + j * g.dl - g.pb) ∈ g.taps :=
+  rows_complete g sm j hj hc 0 g.S (Nat.zero_le _) (by omega)
+
+theorem cross_inside (S1 K1 B1 S K B : Nat) (t u : Win) (ht : Win.Inside S1 K1 B1 t) (hu : Win.Inside S K B u) :
+    Win.Inside (S1 * S) (K1 * K) (B1 * B) (Win.cross S K B t u) := by
+  have ht' : t.sm < S1 ∧ t.j < K1 ∧ t.bg < B1 := ht
+  have hu' : u.sm < S ∧ u.j < K ∧ u.bg < B := hu
+  show t.sm * S + u.sm < S1 * S ∧ t.j * K + u.j < K1 * K ∧ t.bg * B + u.bg < B1 * B
+  exact ⟨idx_lt_mul S u.sm hu'.1 S1 t.sm ht'.1, idx_lt_mul K u.j hu'.2.1 K1 t.j ht'.2.1,
+    idx_lt_mul B u.bg hu'.2.2 B1 t.bg ht'.2.2⟩
+
+theorem map_cross_inside (S1 K1 B1 S K B : Nat) (t : Win) (ht : Win.Inside S1 K1 B1 t) :
+    ∀ us : List Win, AllT (Win.Inside S K B) us →
+      AllT (Win.Inside (S1 * S) (K1 * K) (B1 * B)) (us.map (Win.cross S K B t))
+  | [], _ => True.intro
+  | u :: us, h => by
+    have h' : Win.Inside S K B u ∧ AllT (Win.Inside S K B) us := h
+    show Win.Inside (S1 * S) (K1 * K) (B1 * B) (Win.cross S K B t u) ∧
+      AllT (Win.Inside (S1 * S) (K1 * K) (B1 * B)) (us.map (Win.cross S K B t))
+    exact ⟨cross_inside S1 K1 B1 S K B t u ht h'.1, map_cross_inside S1 K1 B1 S K B t ht us h'.2⟩
+
+theorem crossAll_inside (S1 K1 B1 S K B : Nat) (us : List Win) (hus : AllT (Win.Inside S K B) us) :
+    ∀ ts : List Win, AllT (Win.Inside S1 K1 B1) ts →
+      AllT (Win.Inside (S1 * S) (K1 * K) (B1 * B)) (crossAll S K B us ts)
+  | [], _ => True.intro
+  | t :: ts, h => by
+    have h' : Win.Inside S1 K1 B1 t ∧ AllT (Win.Inside S1 K1 B1) ts := h
+    show AllT (Win.Inside (S1 * S) (K1 * K) (B1 * B)) (us.map (Win.cross S K B t) ++ crossAll S K B us ts)
+    exact allT_append _ _ _ (map_cross_inside S1 K1 B1 S K B t h'.1 us hus)
+      (crossAll_inside S1 K1 B1 S K B us hus ts h'.2)
+
+/-- Every triple of the N-D relation is inside the small, kernel and big
+element counts: a window never reads or writes past the tensors. -/
+theorem winTaps_inside : ∀ gs : List Axis,
+    AllT (Win.Inside (smallSize gs) (kernelSize gs) (bigSize gs)) (winTaps gs)
+  | [] => by
+    show (0 < 1 ∧ 0 < 1 ∧ 0 < 1) ∧ True
+    exact ⟨⟨by decide, by decide, by decide⟩, True.intro⟩
+  | g :: gs =>
+    crossAll_inside g.S g.k g.B (smallSize gs) (kernelSize gs) (bigSize gs) (winTaps gs) (winTaps_inside gs)
+      g.taps (taps_inside g)
+
+/-! ## conv and conv_transpose: bilinear maps with a bias -/
+
+/-- A term of a bilinear map: output p receives W[q]·x[r]. -/
+structure Mono where
+  p : Nat
+  q : Nat
+  r : Nat
+
+/-- The map x ↦ Σ W[q]·x[r] at fixed W, as taps. -/
+def xTaps (w : List Rat) : List Mono → List Tap
+  | [] => []
+  | t :: ts => Tap.mk t.p t.r (nth w t.q) :: xTaps w ts
+
+/-- The map W ↦ Σ W[q]·x[r] at fixed x, as taps. -/
+def wTaps (x : List Rat) : List Mono → List Tap
+  | [] => []
+  | t :: ts => Tap.mk t.p t.q (nth x t.r) :: wTaps x ts
+
+/-- A bilinear map with a bias: the element counts of y, x, W and b, the
+terms, and the bias index of each output (its channel). -/
+structure Bil where
+  ySize : Nat
+  xSize : Nat
+  wSize : Nat
+  bSize : Nat
+  terms : List Mono
+  bIdx : List Nat
+
+/-- y = Σ_{(p, q, r)} W[q]·x[r] at p, plus b[bIdx p]. -/
+def bilFwd (B : Bil) (x w b : List Rat) : List Rat :=
+  padd (tapply B.ySize (xTaps w B.terms) x) (gather B.bIdx b)
+
+/-- The JVP: W·dx + dW·x + db (the product rule, term by term). -/
+def bilJvp (B : Bil) (x w dx dw db : List Rat) : List Rat :=
+  padd (padd (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (wTaps x B.terms) dw)) (gather B.bIdx db)
+
+/-- The VJP: the transposes of the two linear maps, and the bias's scatter. -/
+def bilVjp (B : Bil) (x w δ : List Rat) : List (List Rat) :=
+  [tapplyT B.xSize (xTaps w B.terms) δ, tapplyT B.wSize (wTaps x B.terms) δ, scatter B.bSize B.bIdx δ]
+
+/-- Adjointness of every bilinear map with a bias (conv, conv_transpose):
+⟨jvp (dx, dW, db), δ⟩ = ⟨dx, x̄⟩ + ⟨dW, W̄⟩ + ⟨db, b̄⟩. -/
+theorem bil_adjoint (B : Bil) (x w dx dw db δ : List Rat)
+    (hx : dx.length = B.xSize) (hw : dw.length = B.wSize) (hb : db.length = B.bSize)
+    (hδ : δ.length = B.ySize) (hi : B.bIdx.length = B.ySize) :
+    dot (bilJvp B x w dx dw db) δ = dotAll [dx, dw, db] (bilVjp B x w δ) := by
+  show dot (padd (padd (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (wTaps x B.terms) dw))
+      (gather B.bIdx db)) δ =
+    dot dx (tapplyT B.xSize (xTaps w B.terms) δ) +
+      (dot dw (tapplyT B.wSize (wTaps x B.terms) δ) + (dot db (scatter B.bSize B.bIdx δ) + 0))
+  have hP : (padd (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (wTaps x B.terms) dw)).length =
+      (gather B.bIdx db).length := by
+    rw [length_padd_eq (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (wTaps x B.terms) dw)
+      (by rw [length_tapply, length_tapply]), length_tapply, length_gather, hi]
+  rw [dot_padd _ _ δ hP,
+    dot_padd (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (wTaps x B.terms) dw) δ
+      (by rw [length_tapply, length_tapply]),
+    tapply_adjoint B.ySize B.xSize (xTaps w B.terms) dx δ hx hδ,
+    tapply_adjoint B.ySize B.wSize (wTaps x B.terms) dw δ hw hδ,
+    gather_adjoint B.bSize B.bIdx db δ hb, Rat.add_zero]
+  first
+    | rw [Rat.add_assoc]
+    | grind
+
+/-! ### The exact Taylor identity: bilinear, the remainder is dW applied to dx -/
+
+/-- The map of W at x equals the map of x at W (the two readings of the terms). -/
+theorem wTaps_xTaps (m : Nat) (x w : List Rat) : ∀ ts : List Mono,
+    tapply m (wTaps x ts) w = tapply m (xTaps w ts) x
+  | [] => rfl
+  | t :: ts => by
+    show addAt (tapply m (wTaps x ts) w) t.p (nth x t.r * nth w t.q) =
+      addAt (tapply m (xTaps w ts) x) t.p (nth w t.q * nth x t.r)
+    rw [wTaps_xTaps m x w ts, Rat.mul_comm (nth x t.r) (nth w t.q)]
+
+/-- (w + t·e)·a = w·a + t·(e·a). -/
+theorem wline_step (w t e a : Rat) : (w + t * e) * a = w * a + t * (e * a) := by
+  first
+    | rw [Rat.add_mul, Rat.mul_assoc t e a]
+    | grind
+
+/-- The map is linear in W along every line (x fixed). -/
+theorem xTaps_along (m : Nat) (t : Rat) (w dw x : List Rat) (h : w.length = dw.length) : ∀ ts : List Mono,
+    tapply m (xTaps (along t w dw) ts) x = along t (tapply m (xTaps w ts) x) (tapply m (xTaps dw ts) x)
+  | [] => by
+    show zerosN m = along t (zerosN m) (zerosN m)
+    rw [zerosN_along t m]
+  | u :: ts => by
+    show addAt (tapply m (xTaps (along t w dw) ts) x) u.p (nth (along t w dw) u.q * nth x u.r) =
+      along t (addAt (tapply m (xTaps w ts) x) u.p (nth w u.q * nth x u.r))
+        (addAt (tapply m (xTaps dw ts) x) u.p (nth dw u.q * nth x u.r))
+    rw [xTaps_along m t w dw x h ts, gather_along.nth_along t w dw h u.q,
+      wline_step (nth w u.q) t (nth dw u.q) (nth x u.r),
+      addAt_along t (tapply m (xTaps w ts) x) (tapply m (xTaps dw ts) x) u.p _ _
+        (by rw [length_tapply, length_tapply])]
+
+/-- (a + t·a') + t·(b + t·b') = a + t·(a' + b) + (t·t)·b'. -/
+theorem bil_step (t a a' b b' : Rat) :
+    (a + t * a') + t * (b + t * b') = (a + t * (a' + b)) + t * t * b' := by
+  first
+    | rw [Rat.mul_add t b (t * b'), Rat.mul_add t a' b, ← Rat.mul_assoc t t b',
+        Rat.add_assoc a (t * a') (t * b + t * t * b'), ← Rat.add_assoc (t * a') (t * b) (t * t * b'),
+        ← Rat.add_assoc a (t * a' + t * b) (t * t * b')]
+    | grind
+
+theorem along_along : ∀ (t : Rat) (A A' Bb Bb' : List Rat), A.length = A'.length → A.length = Bb.length →
+    A.length = Bb'.length →
+    along t (along t A A') (along t Bb Bb') = padd (padd A (smul t (padd A' Bb))) (smul (t * t) Bb')
+  | _, [], _, _, _, _, _, _ => rfl
+  | _, _ :: _, [], _, _, h, _, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | _, _ :: _, _ :: _, [], _, _, h, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | _, _ :: _, _ :: _, _ :: _, [], _, _, h => absurd h.symm (nil_ne_cons_length _ _)
+  | t, a :: as, a' :: as', b :: bs, b' :: bs', h1, h2, h3 => by
+    show ((a + t * a') + t * (b + t * b')) :: along t (along t as as') (along t bs bs') =
+      ((a + t * (a' + b)) + t * t * b') :: padd (padd as (smul t (padd as' bs))) (smul (t * t) bs')
+    rw [bil_step t a a' b b', along_along t as as' bs bs' (Nat.succ.inj h1) (Nat.succ.inj h2) (Nat.succ.inj h3)]
+
+/-- Adding the affine bias line to the bilinear expansion, elementwise. -/
+theorem bil_bias (t : Rat) : ∀ (A J R G D : List Rat), A.length = J.length → A.length = R.length →
+    A.length = G.length → G.length = D.length →
+    padd (padd (padd A (smul t J)) (smul (t * t) R)) (padd G (smul t D)) =
+      padd (padd (padd A G) (smul t (padd J D))) (smul (t * t) R)
+  | [], _, _, _, _, _, _, _, _ => rfl
+  | _ :: _, [], _, _, _, h, _, _, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, [], _, _, _, h, _, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, _ :: _, [], _, _, _, h, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | _ :: _, _ :: _, _ :: _, _ :: _, [], _, _, _, h => absurd h.symm (nil_ne_cons_length _ _)
+  | a :: as, j :: js, r :: rs, g :: gs, d :: ds, h1, h2, h3, h4 => by
+    show (((a + t * j) + t * t * r) + (g + t * d)) :: padd (padd (padd as (smul t js)) (smul (t * t) rs))
+        (padd gs (smul t ds)) =
+      (((a + g) + t * (j + d)) + t * t * r) :: padd (padd (padd as gs) (smul t (padd js ds))) (smul (t * t) rs)
+    rw [bil_bias t as js rs gs ds (Nat.succ.inj h1) (Nat.succ.inj h2) (Nat.succ.inj h3) (Nat.succ.inj h4)]
+    first
+      | rw [Rat.add_assoc (a + t * j) (t * t * r) (g + t * d),
+          Rat.add_comm (t * t * r) (g + t * d), ← Rat.add_assoc (a + t * j) (g + t * d) (t * t * r),
+          add_step t a g j d]
+      | grind
+
+/-- conv and conv_transpose are bilinear: along the line (x + t·dx,
+W + t·dW, b + t·db) the forward is fwd + t·jvp + t²·R exactly, with R the
+map of dW applied to dx (`tapply (xTaps dW) dx`) — a wrong product rule
+(a missing term, a factor 2) makes it false. -/
+theorem bil_taylor (B : Bil) (t : Rat) (x w b dx dw db : List Rat)
+    (hx : x.length = dx.length) (hw : w.length = dw.length) (hb : b.length = db.length)
+    (hi : B.bIdx.length = B.ySize) :
+    bilFwd B (along t x dx) (along t w dw) (along t b db) =
+      padd (padd (bilFwd B x w b) (smul t (bilJvp B x w dx dw db)))
+        (smul (t * t) (tapply B.ySize (xTaps dw B.terms) dx)) := by
+  show padd (tapply B.ySize (xTaps (along t w dw) B.terms) (along t x dx)) (gather B.bIdx (along t b db)) =
+    padd (padd (padd (tapply B.ySize (xTaps w B.terms) x) (gather B.bIdx b))
+        (smul t (padd (padd (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (wTaps x B.terms) dw))
+          (gather B.bIdx db))))
+      (smul (t * t) (tapply B.ySize (xTaps dw B.terms) dx))
+  rw [xTaps_along B.ySize t w dw (along t x dx) hw B.terms,
+    tapply_along B.ySize t x dx hx (xTaps w B.terms), tapply_along B.ySize t x dx hx (xTaps dw B.terms),
+    wTaps_xTaps B.ySize x dw B.terms,
+    along_along t (tapply B.ySize (xTaps w B.terms) x) (tapply B.ySize (xTaps w B.terms) dx)
+      (tapply B.ySize (xTaps dw B.terms) x) (tapply B.ySize (xTaps dw B.terms) dx)
+      (by rw [length_tapply, length_tapply]) (by rw [length_tapply, length_tapply])
+      (by rw [length_tapply, length_tapply]),
+    gather_along B.bIdx t b db hb]
+  -- (A + t(A' + B0) + t²B') + (Gb + t·Gd) = (A + Gb) + t((A' + B0) + Gd) + t²B',
+  -- elementwise on lists of one length: `bil_bias`.
+  exact bil_bias t (tapply B.ySize (xTaps w B.terms) x)
+    (padd (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (xTaps dw B.terms) x))
+    (tapply B.ySize (xTaps dw B.terms) dx) (gather B.bIdx b) (gather B.bIdx db)
+    (by rw [length_padd_eq (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (xTaps dw B.terms) x)
+      (by rw [length_tapply, length_tapply]), length_tapply, length_tapply])
+    (by rw [length_tapply, length_tapply])
+    (by rw [length_tapply, length_gather, hi])
+    (by rw [length_gather, length_gather])
+
+/-- The VJP of a bilinear map with a bias is linear in δ (cotangents of one
+length) and maps zero to zeros. -/
+theorem bil_vjp_linear (B : Bil) (k : Rat) (x w δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    bilVjp B x w (padd δ₁ δ₂) = paddAll (bilVjp B x w δ₁) (bilVjp B x w δ₂) ∧
+    bilVjp B x w (smul k δ₁) = smulAll k (bilVjp B x w δ₁) ∧
+    bilVjp B x w (zeros δ₁) = zerosAll (bilVjp B x w δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [tapplyT B.xSize (xTaps w B.terms) (padd δ₁ δ₂), tapplyT B.wSize (wTaps x B.terms) (padd δ₁ δ₂),
+        scatter B.bSize B.bIdx (padd δ₁ δ₂)] =
+      [padd (tapplyT B.xSize (xTaps w B.terms) δ₁) (tapplyT B.xSize (xTaps w B.terms) δ₂),
+        padd (tapplyT B.wSize (wTaps x B.terms) δ₁) (tapplyT B.wSize (wTaps x B.terms) δ₂),
+        padd (scatter B.bSize B.bIdx δ₁) (scatter B.bSize B.bIdx δ₂)]
+    rw [tapplyT_padd B.xSize δ₁ δ₂ h (xTaps w B.terms), tapplyT_padd B.wSize δ₁ δ₂ h (wTaps x B.terms),
+      scatter_padd B.bSize B.bIdx δ₁ δ₂ h]
+  · show [tapplyT B.xSize (xTaps w B.terms) (smul k δ₁), tapplyT B.wSize (wTaps x B.terms) (smul k δ₁),
+        scatter B.bSize B.bIdx (smul k δ₁)] =
+      [smul k (tapplyT B.xSize (xTaps w B.terms) δ₁), smul k (tapplyT B.wSize (wTaps x B.terms) δ₁),
+        smul k (scatter B.bSize B.bIdx δ₁)]
+    rw [tapplyT_smul B.xSize k δ₁ (xTaps w B.terms), tapplyT_smul B.wSize k δ₁ (wTaps x B.terms),
+      scatter_smul B.bSize k B.bIdx δ₁]
+  · show [tapplyT B.xSize (xTaps w B.terms) (zeros δ₁), tapplyT B.wSize (wTaps x B.terms) (zeros δ₁),
+        scatter B.bSize B.bIdx (zeros δ₁)] =
+      [zeros (tapplyT B.xSize (xTaps w B.terms) δ₁), zeros (tapplyT B.wSize (wTaps x B.terms) δ₁),
+        zeros (scatter B.bSize B.bIdx δ₁)]
+    rw [tapplyT_zeros B.xSize δ₁ (xTaps w B.terms), tapplyT_zeros B.wSize δ₁ (wTaps x B.terms),
+      scatter_zeros B.bSize B.bIdx δ₁,
+      zeros_eq_zerosN (tapplyT B.xSize (xTaps w B.terms) δ₁), zeros_eq_zerosN (tapplyT B.wSize (wTaps x B.terms) δ₁),
+      zeros_eq_zerosN (scatter B.bSize B.bIdx δ₁), length_tapplyT B.xSize (xTaps w B.terms) δ₁,
+      length_tapplyT B.wSize (wTaps x B.terms) δ₁, length_scatter B.bSize B.bIdx δ₁]
+
+/-! ## The six primitives -/
+
+/-- f k ++ f (k + 1) ++ … ++ f (k + n − 1). -/
+def forFrom {α : Type} (f : Nat → List α) : Nat → Nat → List α
+  | _, 0 => []
+  | k, n + 1 => f k ++ forFrom f (k + 1) n
+
+/-- f 0 ++ … ++ f (n − 1). -/
+def forN {α : Type} (n : Nat) (f : Nat → List α) : List α := forFrom f 0 n
+
+theorem forFrom_allT {α : Type} (P : α → Prop) (f : Nat → List α) (N : Nat) (H : ∀ i, i < N → AllT P (f i)) :
+    ∀ (k n : Nat), k + n ≤ N → AllT P (forFrom f k n)
+  | _, 0, _ => True.intro
+  | k, n + 1, h => by
+    show AllT P (f k ++ forFrom f (k + 1) n)
+    exact allT_append P _ _ (H k (by omega)) (forFrom_allT P f N H (k + 1) n (by omega))
+
+theorem forN_allT {α : Type} (P : α → Prop) (f : Nat → List α) (n : Nat) (H : ∀ i, i < n → AllT P (f i)) :
+    AllT P (forN n f) :=
+  forFrom_allT P f n H 0 n (by omega)
+
+theorem allT_map {α β : Type} (P : α → Prop) (Q : β → Prop) (f : α → β) (H : ∀ a, P a → Q (f a)) :
+    ∀ l : List α, AllT P l → AllT Q (l.map f)
+  | [], _ => True.intro
+  | a :: l, h => by
+    have h' : P a ∧ AllT P l := h
+    show Q (f a) ∧ AllT Q (l.map f)
+    exact ⟨H a h'.1, allT_map P Q f H l h'.2⟩
+
+/-- The channel of a group: with cout = groups·cog and co < cout, the first
+input channel of co's group plus ch < cg is below cin = groups·cg. -/
+theorem group_channel_lt (cin cout groups cg cog co ch : Nat) (hin : cin = groups * cg)
+    (hout : cout = groups * cog) (hco : co < cout) (hch : ch < cg) : co / cog * cg + ch < cin := by
+  have hcog : 0 < cog := Nat.pos_of_ne_zero (fun h0 => by
+    rw [h0, Nat.mul_zero] at hout
+    omega)
+  have h1 : co < groups * cog := by
+    rw [← hout]
+    exact hco
+  have hg : co / cog < groups := by
+    first
+      | exact (Nat.div_lt_iff_lt_mul hcog).2 h1
+      | exact Nat.div_lt_of_lt_mul (by rw [Nat.mul_comm]; exact h1)
+  rw [hin]
+  exact idx_lt_mul cg ch hch groups (co / cog) hg
+
+/-- The input flat index of a term: (l·cin + channel)·n + i < lead·cin·n. -/
+theorem chan_idx_lt (lead cin n l c i : Nat) (hl : l < lead) (hc : c < cin) (hi : i < n) :
+    (l * cin + c) * n + i < lead * cin * n :=
+  idx_lt_mul n i hi (lead * cin) (l * cin + c) (idx_lt_mul cin c hc lead l hl)
+
+/-- conv (the registry's, `spec/ops_window.go`): x of shape
+[lead…, cin, in…], W of shape [cout, cin/groups, kernel…], b of shape
+[cout], y of shape [lead…, cout, out…]; each axis's small side is the
+output (`S` = out), its big side the input (`B` = in). `lead` is the
+product of the axes before the channel axis. -/
+structure Conv where
+  lead : Nat
+  cin : Nat
+  cout : Nat
+  groups : Nat
+  axes : List Axis
+
+namespace Conv
+/-- Input and output channels per group. -/
+def cg (c : Conv) : Nat := c.cin / c.groups
+def cog (c : Conv) : Nat := c.cout / c.groups
+
+/-- conv as a sum of products: output (l, co, o) receives
+W[co, ch, j]·x[l, (co / cog)·cg + ch, i] for every channel ch < cg of co's
+group and every triple (o, j, i) of the window relation. -/
+def terms (c : Conv) : List Mono :=
+  let ws := winTaps c.axes
+  let S := smallSize c.axes
+  let K := kernelSize c.axes
+  let Bi := bigSize c.axes
+  forN c.lead (fun l => forN c.cout (fun co => forN c.cg (fun ch =>
+    ws.map (fun t => Mono.mk ((l * c.cout + co) * S + t.sm) ((co * c.cg + ch) * K + t.j)
+      ((l * c.cin + co / c.cog * c.cg + ch) * Bi + t.bg)))))
+
+/-- conv as a bilinear map with a bias: output p reads b[p / S mod cout]. -/
+def bil (c : Conv) : Bil :=
+  { ySize := c.lead * c.cout * smallSize c.axes, xSize := c.lead * c.cin * bigSize c.axes,
+    wSize := c.cout * c.cg * kernelSize c.axes, bSize := c.cout, terms := c.terms,
+    bIdx := (upto (c.lead * c.cout * smallSize c.axes)).map (fun p => p / smallSize c.axes % c.cout) }
+
+theorem length_bIdx (c : Conv) : c.bil.bIdx.length = c.bil.ySize := by
+  first
+    | exact length_idx _ _
+    | (unfold Conv.bil; exact length_idx _ _)
+
+/-- conv in bounds: under the registry's channel rules (groups divides
+cin and cout: cin = groups·cg, cout = groups·cog), every term writes an
+element of y and reads an element of W and of x. -/
+theorem terms_inside (c : Conv) (hin : c.cin = c.groups * c.cg) (hout : c.cout = c.groups * c.cog) :
+    AllT (fun u : Mono => u.p < c.lead * c.cout * smallSize c.axes ∧ u.q < c.cout * c.cg * kernelSize c.axes ∧
+      u.r < c.lead * c.cin * bigSize c.axes) c.terms := by
+  show AllT (fun u : Mono => u.p < c.lead * c.cout * smallSize c.axes ∧ u.q < c.cout * c.cg * kernelSize c.axes ∧
+      u.r < c.lead * c.cin * bigSize c.axes)
+    (forN c.lead (fun l => forN c.cout (fun co => forN c.cg (fun ch =>
+      (winTaps c.axes).map (fun t => Mono.mk ((l * c.cout + co) * smallSize c.axes + t.sm)
+        ((co * c.cg + ch) * kernelSize c.axes + t.j)
+        ((l * c.cin + co / c.cog * c.cg + ch) * bigSize c.axes + t.bg))))))
+  refine forN_allT _ _ c.lead (fun l hl => forN_allT _ _ c.cout (fun co hco => forN_allT _ _ c.cg (fun ch hch => ?_)))
+  refine allT_map (Win.Inside (smallSize c.axes) (kernelSize c.axes) (bigSize c.axes)) _ _ ?_ (winTaps c.axes)
+    (winTaps_inside c.axes)
+  intro t ht
+  have ht' : t.sm < smallSize c.axes ∧ t.j < kernelSize c.axes ∧ t.bg < bigSize c.axes := ht
+  have hci : co / c.cog * c.cg + ch < c.cin := group_channel_lt c.cin c.cout c.groups c.cg c.cog co ch hin hout hco hch
+  show (l * c.cout + co) * smallSize c.axes + t.sm < c.lead * c.cout * smallSize c.axes ∧
+    (co * c.cg + ch) * kernelSize c.axes + t.j < c.cout * c.cg * kernelSize c.axes ∧
+    (l * c.cin + co / c.cog * c.cg + ch) * bigSize c.axes + t.bg < c.lead * c.cin * bigSize c.axes
+  refine ⟨chan_idx_lt c.lead c.cout (smallSize c.axes) l co t.sm hl hco ht'.1,
+    chan_idx_lt c.cout c.cg (kernelSize c.axes) co ch t.j hco hch ht'.2.1, ?_⟩
+  rw [Nat.add_assoc (l * c.cin) (co / c.cog * c.cg) ch]
+  exact chan_idx_lt c.lead c.cin (bigSize c.axes) l (co / c.cog * c.cg + ch) t.bg hl hci ht'.2.2
+end Conv
+
+/-- conv_transpose (the registry's): x of shape [lead…, cin, in…], W of
+shape [cin, cout/groups, kernel…], b of shape [cout], y of shape
+[lead…, cout, out…]; each axis's small side is the input (`S` = in), its
+big side the output (`B` = out, (in − 1)·s − pb − pe + dl·(k − 1) + 1 +
+output_padding, as the registry's `planWin` computes it). -/
+structure ConvT where
+  lead : Nat
+  cin : Nat
+  cout : Nat
+  groups : Nat
+  axes : List Axis
+
+namespace ConvT
+def cg (c : ConvT) : Nat := c.cin / c.groups
+def cog (c : ConvT) : Nat := c.cout / c.groups
+
+/-- conv_transpose as a sum of products: output (l, co, bg) receives
+x[l, ci, sm]·W[ci, co mod cog, j] for ci = (co / cog)·cg + ch, ch < cg, and
+every triple (sm, j, bg) of the window relation — conv's relation read
+from the other side. -/
+def terms (c : ConvT) : List Mono :=
+  let ws := winTaps c.axes
+  let S := smallSize c.axes
+  let K := kernelSize c.axes
+  let Bo := bigSize c.axes
+  forN c.lead (fun l => forN c.cout (fun co => forN c.cg (fun ch =>
+    ws.map (fun t => Mono.mk ((l * c.cout + co) * Bo + t.bg)
+      (((co / c.cog * c.cg + ch) * c.cog + co % c.cog) * K + t.j)
+      ((l * c.cin + co / c.cog * c.cg + ch) * S + t.sm)))))
+
+def bil (c : ConvT) : Bil :=
+  { ySize := c.lead * c.cout * bigSize c.axes, xSize := c.lead * c.cin * smallSize c.axes,
+    wSize := c.cin * c.cog * kernelSize c.axes, bSize := c.cout, terms := c.terms,
+    bIdx := (upto (c.lead * c.cout * bigSize c.axes)).map (fun p => p / bigSize c.axes % c.cout) }
+
+theorem length_bIdx (c : ConvT) : c.bil.bIdx.length = c.bil.ySize := by
+  first
+    | exact length_idx _ _
+    | (unfold ConvT.bil; exact length_idx _ _)
+
+/-- conv_transpose in bounds, under the same channel rules. -/
+theorem terms_inside (c : ConvT) (hin : c.cin = c.groups * c.cg) (hout : c.cout = c.groups * c.cog) :
+    AllT (fun u : Mono => u.p < c.lead * c.cout * bigSize c.axes ∧ u.q < c.cin * c.cog * kernelSize c.axes ∧
+      u.r < c.lead * c.cin * smallSize c.axes) c.terms := by
+  show AllT (fun u : Mono => u.p < c.lead * c.cout * bigSize c.axes ∧ u.q < c.cin * c.cog * kernelSize c.axes ∧
+      u.r < c.lead * c.cin * smallSize c.axes)
+    (forN c.lead (fun l => forN c.cout (fun co => forN c.cg (fun ch =>
+      (winTaps c.axes).map (fun t => Mono.mk ((l * c.cout + co) * bigSize c.axes + t.bg)
+        (((co / c.cog * c.cg + ch) * c.cog + co % c.cog) * kernelSize c.axes + t.j)
+        ((l * c.cin + co / c.cog * c.cg + ch) * smallSize c.axes + t.sm))))))
+  refine forN_allT _ _ c.lead (fun l hl => forN_allT _ _ c.cout (fun co hco => forN_allT _ _ c.cg (fun ch hch => ?_)))
+  refine allT_map (Win.Inside (smallSize c.axes) (kernelSize c.axes) (bigSize c.axes)) _ _ ?_ (winTaps c.axes)
+    (winTaps_inside c.axes)
+  intro t ht
+  have ht' : t.sm < smallSize c.axes ∧ t.j < kernelSize c.axes ∧ t.bg < bigSize c.axes := ht
+  have hci : co / c.cog * c.cg + ch < c.cin := group_channel_lt c.cin c.cout c.groups c.cg c.cog co ch hin hout hco hch
+  have hcog : 0 < c.cog := Nat.pos_of_ne_zero (fun h0 => by
+    rw [h0, Nat.mul_zero] at hout
+    omega)
+  show (l * c.cout + co) * bigSize c.axes + t.bg < c.lead * c.cout * bigSize c.axes ∧
+    (((co / c.cog * c.cg + ch) * c.cog + co % c.cog) * kernelSize c.axes + t.j < c.cin * c.cog * kernelSize c.axes) ∧
+    (l * c.cin + co / c.cog * c.cg + ch) * smallSize c.axes + t.sm < c.lead * c.cin * smallSize c.axes
+  refine ⟨chan_idx_lt c.lead c.cout (bigSize c.axes) l co t.bg hl hco ht'.2.2,
+    chan_idx_lt c.cin c.cog (kernelSize c.axes) (co / c.cog * c.cg + ch) (co % c.cog) t.j hci
+      (Nat.mod_lt co hcog) ht'.2.1, ?_⟩
+  rw [Nat.add_assoc (l * c.cin) (co / c.cog * c.cg) ch]
+  exact chan_idx_lt c.lead c.cin (smallSize c.axes) l (co / c.cog * c.cg + ch) t.sm hl hci ht'.1
+end ConvT
+
+/-- conv: adjointness in (x, W, b). -/
+theorem conv_adjoint (c : Conv) (x w dx dw db δ : List Rat)
+    (hx : dx.length = c.bil.xSize) (hw : dw.length = c.bil.wSize) (hb : db.length = c.bil.bSize)
+    (hδ : δ.length = c.bil.ySize) :
+    dot (bilJvp c.bil x w dx dw db) δ = dotAll [dx, dw, db] (bilVjp c.bil x w δ) :=
+  bil_adjoint c.bil x w dx dw db δ hx hw hb hδ (Conv.length_bIdx c)
+
+/-- conv: the exact Taylor identity, the remainder the conv of dW over dx (no bias). -/
+theorem conv_taylor (c : Conv) (t : Rat) (x w b dx dw db : List Rat)
+    (hx : x.length = dx.length) (hw : w.length = dw.length) (hb : b.length = db.length) :
+    bilFwd c.bil (along t x dx) (along t w dw) (along t b db) =
+      padd (padd (bilFwd c.bil x w b) (smul t (bilJvp c.bil x w dx dw db)))
+        (smul (t * t) (tapply c.bil.ySize (xTaps dw c.bil.terms) dx)) :=
+  bil_taylor c.bil t x w b dx dw db hx hw hb (Conv.length_bIdx c)
+
+theorem conv_vjp_linear (c : Conv) (k : Rat) (x w δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    bilVjp c.bil x w (padd δ₁ δ₂) = paddAll (bilVjp c.bil x w δ₁) (bilVjp c.bil x w δ₂) ∧
+    bilVjp c.bil x w (smul k δ₁) = smulAll k (bilVjp c.bil x w δ₁) ∧
+    bilVjp c.bil x w (zeros δ₁) = zerosAll (bilVjp c.bil x w δ₁) :=
+  bil_vjp_linear c.bil k x w δ₁ δ₂ h
+
+/-- conv_transpose: adjointness in (x, W, b). -/
+theorem conv_transpose_adjoint (c : ConvT) (x w dx dw db δ : List Rat)
+    (hx : dx.length = c.bil.xSize) (hw : dw.length = c.bil.wSize) (hb : db.length = c.bil.bSize)
+    (hδ : δ.length = c.bil.ySize) :
+    dot (bilJvp c.bil x w dx dw db) δ = dotAll [dx, dw, db] (bilVjp c.bil x w δ) :=
+  bil_adjoint c.bil x w dx dw db δ hx hw hb hδ (ConvT.length_bIdx c)
+
+theorem conv_transpose_taylor (c : ConvT) (t : Rat) (x w b dx dw db : List Rat)
+    (hx : x.length = dx.length) (hw : w.length = dw.length) (hb : b.length = db.length) :
+    bilFwd c.bil (along t x dx) (along t w dw) (along t b db) =
+      padd (padd (bilFwd c.bil x w b) (smul t (bilJvp c.bil x w dx dw db)))
+        (smul (t * t) (tapply c.bil.ySize (xTaps dw c.bil.terms) dx)) :=
+  bil_taylor c.bil t x w b dx dw db hx hw hb (ConvT.length_bIdx c)
+
+theorem conv_transpose_vjp_linear (c : ConvT) (k : Rat) (x w δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    bilVjp c.bil x w (padd δ₁ δ₂) = paddAll (bilVjp c.bil x w δ₁) (bilVjp c.bil x w δ₂) ∧
+    bilVjp c.bil x w (smul k δ₁) = smulAll k (bilVjp c.bil x w δ₁) ∧
+    bilVjp c.bil x w (zeros δ₁) = zerosAll (bilVjp c.bil x w δ₁) :=
+  bil_vjp_linear c.bil k x w δ₁ δ₂ h
+
+/-! ### The pools -/
+
+/-- A pool: `lead` independent slices (the product of the axes before the
+spatial ones), each pooled over the spatial axes; each axis's small side
+is the output, its big side the input. -/
+structure Pool where
+  lead : Nat
+  axes : List Axis
+
+/-- The number of triples of output position o. -/
+def countSm (o : Nat) : List Win → Nat
+  | [] => 0
+  | t :: ts => (if t.sm = o then 1 else 0) + countSm o ts
+
+/-- One axis: the kernel positions j < k of output o inside the padded
+input, o·s + j·dl < B + pb + pe (count_include_pad's count). -/
+def Axis.padCount (g : Axis) (o : Nat) : Nat :=
+  ((upto g.k).filter (fun j => decide (o * g.s + j * g.dl < g.B + g.pb + g.pe))).length
+
+/-- The product of the per-axis counts at a multi-index. -/
+def padCountAll : List Axis → List Nat → Nat
+  | g :: gs, o :: os => g.padCount o * padCountAll gs os
+  | _, _ => 1
+
+/-- The window values of output o of slice l, in the relation's order. -/
+def window (x : List Rat) (Bi l o : Nat) : List Win → List Rat
+  | [] => []
+  | t :: ts => if t.sm = o then nth x (l * Bi + t.bg) :: window x Bi l o ts else window x Bi l o ts
+
+/-- The maximum of a list: the left fold of `maxS` from its first element
+(0 when empty; the registry refuses a window with no real element). -/
+def maxL : List Rat → Rat
+  | [] => 0
+  | a :: as => as.foldl maxS a
+
+/-- How many entries equal m. -/
+def countEq (m : Rat) : List Rat → Nat
+  | [] => 0
+  | a :: as => (if a = m then 1 else 0) + countEq m as
+
+namespace Pool
+def outSize (q : Pool) : Nat := q.lead * smallSize q.axes
+def inSize (q : Pool) : Nat := q.lead * bigSize q.axes
+
+/-- The window relation of every slice as taps of weight f l t. -/
+def taps (q : Pool) (f : Nat → Win → Rat) : List Tap :=
+  let S := smallSize q.axes
+  let Bi := bigSize q.axes
+  let ws := winTaps q.axes
+  forN q.lead (fun l => ws.map (fun t => Tap.mk (l * S + t.sm) (l * Bi + t.bg) (f l t)))
+
+/-- avg_pool_nd without count_include_pad: the real positions of the window. -/
+def divReal (q : Pool) (o : Nat) : Nat := countSm o (winTaps q.axes)
+/-- avg_pool, and avg_pool_nd with count_include_pad: the positions inside
+the padded input (for avg_pool, whose padding is below the kernel and
+whose windows lie inside the padded input, the kernel size). -/
+def divPad (q : Pool) (o : Nat) : Nat := padCountAll q.axes (unflat (q.axes.map Axis.S) o)
+
+/-- The average pool with divisor D: weight 1/D(o) on every triple. -/
+def avgTaps (q : Pool) (D : Nat → Nat) : List Tap := q.taps (fun _ t => 1 / (D t.sm : Rat))
+def avgFwd (q : Pool) (D : Nat → Nat) (x : List Rat) : List Rat := tapply q.outSize (q.avgTaps D) x
+def avgJvp (q : Pool) (D : Nat → Nat) (_x dx : List Rat) : List Rat := tapply q.outSize (q.avgTaps D) dx
+def avgVjp (q : Pool) (D : Nat → Nat) (_x δ : List Rat) : List (List Rat) := [tapplyT q.inSize (q.avgTaps D) δ]
+
+/-- The maximum of output o of slice l. -/
+def winMax (q : Pool) (x : List Rat) (l o : Nat) : Rat := maxL (window x (bigSize q.axes) l o (winTaps q.axes))
+
+/-- The max pool's tie rule: weight 1/t on each of the t window positions
+attaining the maximum, 0 on the others. -/
+def maxWeight (q : Pool) (x : List Rat) (l : Nat) (t : Win) : Rat :=
+  if nth x (l * bigSize q.axes + t.bg) = q.winMax x l t.sm then
+    1 / (countEq (q.winMax x l t.sm) (window x (bigSize q.axes) l t.sm (winTaps q.axes)) : Rat)
+  else 0
+
+def maxFwd (q : Pool) (x : List Rat) : List Rat :=
+  (upto q.outSize).map (fun p => q.winMax x (p / smallSize q.axes) (p % smallSize q.axes))
+def maxJvp (q : Pool) (x dx : List Rat) : List Rat := tapply q.outSize (q.taps (q.maxWeight x)) dx
+def maxVjp (q : Pool) (x δ : List Rat) : List (List Rat) := [tapplyT q.inSize (q.taps (q.maxWeight x)) δ]
+end Pool
+
+/-- avg_pool and avg_pool_nd: adjointness, for every divisor. -/
+theorem avg_pool_adjoint (q : Pool) (D : Nat → Nat) (x dx δ : List Rat)
+    (hx : dx.length = q.inSize) (hδ : δ.length = q.outSize) :
+    dot (q.avgJvp D x dx) δ = dotAll [dx] (q.avgVjp D x δ) := by
+  show dot (tapply q.outSize (q.avgTaps D) dx) δ = dot dx (tapplyT q.inSize (q.avgTaps D) δ) + 0
+  rw [tapply_adjoint q.outSize q.inSize (q.avgTaps D) dx δ hx hδ, Rat.add_zero]
+
+/-- The average pools are linear: the JVP is the forward on the tangent. -/
+theorem avg_pool_jvp_is_fwd (q : Pool) (D : Nat → Nat) (x v : List Rat) : q.avgJvp D x v = q.avgFwd D v := rfl
+
+/-- The average pools along a line: fwd (x + t·v) = fwd x + t·jvp x v exactly. -/
+theorem avg_pool_taylor (q : Pool) (D : Nat → Nat) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    q.avgFwd D (along t x v) = padd (q.avgFwd D x) (smul t (q.avgJvp D x v)) :=
+  tapply_line q.outSize t (q.avgTaps D) x v h
+
+theorem avg_pool_vjp_linear (q : Pool) (D : Nat → Nat) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    tapplyT q.inSize (q.avgTaps D) (padd δ₁ δ₂) =
+      padd (tapplyT q.inSize (q.avgTaps D) δ₁) (tapplyT q.inSize (q.avgTaps D) δ₂) ∧
+    tapplyT q.inSize (q.avgTaps D) (smul k δ₁) = smul k (tapplyT q.inSize (q.avgTaps D) δ₁) ∧
+    tapplyT q.inSize (q.avgTaps D) (zeros δ₁) = zerosN q.inSize :=
+  tapplyT_linear q.inSize (q.avgTaps D) k δ₁ δ₂ h
+
+/-- max_pool and max_pool_nd: at every x, the JVP (the tie rule's taps)
+and the VJP are adjoint. -/
+theorem max_pool_adjoint (q : Pool) (x dx δ : List Rat)
+    (hx : dx.length = q.inSize) (hδ : δ.length = q.outSize) :
+    dot (q.maxJvp x dx) δ = dotAll [dx] (q.maxVjp x δ) := by
+  show dot (tapply q.outSize (q.taps (q.maxWeight x)) dx) δ =
+    dot dx (tapplyT q.inSize (q.taps (q.maxWeight x)) δ) + 0
+  rw [tapply_adjoint q.outSize q.inSize (q.taps (q.maxWeight x)) dx δ hx hδ, Rat.add_zero]
+
+theorem max_pool_vjp_linear (q : Pool) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    tapplyT q.inSize (q.taps (q.maxWeight x)) (padd δ₁ δ₂) =
+      padd (tapplyT q.inSize (q.taps (q.maxWeight x)) δ₁) (tapplyT q.inSize (q.taps (q.maxWeight x)) δ₂) ∧
+    tapplyT q.inSize (q.taps (q.maxWeight x)) (smul k δ₁) = smul k (tapplyT q.inSize (q.taps (q.maxWeight x)) δ₁) ∧
+    tapplyT q.inSize (q.taps (q.maxWeight x)) (zeros δ₁) = zerosN q.inSize :=
+  tapplyT_linear q.inSize (q.taps (q.maxWeight x)) k δ₁ δ₂ h
+
+/-! ## Instances, checked by the kernel against values computed by hand
+from the registry's definitions (`spec/doc.go`, "Window primitives") -/
+
+/-- One axis without padding or dilation, stride 1. -/
+def ax1 (S B k : Nat) : Axis := { S := S, B := B, k := k, s := 1, dl := 1, pb := 0, pe := 0 }
+
+/-- conv1d: x = [1, 2, 3, 4], W = [1, −1], b = [1/2]: xᵢ − xᵢ₊₁ + 1/2. -/
+theorem conv1d_instance :
+    bilFwd (Conv.bil { lead := 1, cin := 1, cout := 1, groups := 1, axes := [ax1 3 4 2] })
+      [1, 2, 3, 4] [1, -1] [1 / 2] = [-1 / 2, -1 / 2, -1 / 2] := by decide +kernel
+
+/-- conv1d with padding 1 on both sides: x = [1, 2, 3], W = [1, 1] over
+[0, 1, 2, 3, 0]. -/
+theorem conv1d_pad_instance :
+    bilFwd (Conv.bil { lead := 1, cin := 1, cout := 1, groups := 1,
+        axes := [{ S := 4, B := 3, k := 2, s := 1, dl := 1, pb := 1, pe := 1 }] })
+      [1, 2, 3] [1, 1] [0] = [1, 3, 5, 3] := by decide +kernel
+
+/-- conv1d with stride 2 and dilation 2: x = [1, …, 5], W = [1, 10] reads
+(x₀, x₂) and (x₂, x₄). -/
+theorem conv1d_stride_dilation_instance :
+    bilFwd (Conv.bil { lead := 1, cin := 1, cout := 1, groups := 1,
+        axes := [{ S := 2, B := 5, k := 2, s := 2, dl := 2, pb := 0, pe := 0 }] })
+      [1, 2, 3, 4, 5] [1, 10] [0] = [31, 53] := by decide +kernel
+
+/-- conv1d with two groups of one channel: W = [10, 100] scales channel 0
+by 10 and channel 1 by 100. -/
+theorem conv1d_groups_instance :
+    bilFwd (Conv.bil { lead := 1, cin := 2, cout := 2, groups := 2, axes := [ax1 2 2 1] })
+      [1, 2, 3, 4] [10, 100] [0, 0] = [10, 20, 300, 400] := by decide +kernel
+
+/-- conv2d: x = 1 … 9 as 3×3, W = [[1, 0], [0, 1]]: x[i, j] + x[i + 1, j + 1]. -/
+theorem conv2d_instance :
+    bilFwd (Conv.bil { lead := 1, cin := 1, cout := 1, groups := 1, axes := [ax1 2 3 2, ax1 2 3 2] })
+      [1, 2, 3, 4, 5, 6, 7, 8, 9] [1, 0, 0, 1] [0] = [6, 8, 12, 14] := by decide +kernel
+
+/-- conv_transpose1d with stride 2: x = [1, 2], W = [1, 2, 3] — each input
+element adds its multiple of W at 2·i (PyTorch's `conv_transpose1d`). -/
+theorem conv_transpose1d_instance :
+    bilFwd (ConvT.bil { lead := 1, cin := 1, cout := 1, groups := 1,
+        axes := [{ S := 2, B := 5, k := 3, s := 2, dl := 1, pb := 0, pe := 0 }] })
+      [1, 2] [1, 2, 3] [0] = [1, 2, 5, 4, 6] := by decide +kernel
+
+/-- The same with padding 1 on both sides: the first and last outputs are cut. -/
+theorem conv_transpose1d_pad_instance :
+    bilFwd (ConvT.bil { lead := 1, cin := 1, cout := 1, groups := 1,
+        axes := [{ S := 2, B := 3, k := 3, s := 2, dl := 1, pb := 1, pe := 1 }] })
+      [1, 2] [1, 2, 3] [0] = [2, 5, 4] := by decide +kernel
+
+/-- One axis of 4 elements, kernel 2, stride 2. -/
+def poolK2S2 : Pool := { lead := 1, axes := [{ S := 2, B := 4, k := 2, s := 2, dl := 1, pb := 0, pe := 0 }] }
+
+/-- avg_pool, kernel 2, stride 2: [1, 2, 3, 4] ↦ [3/2, 7/2]. -/
+theorem avg_pool_instance : poolK2S2.avgFwd poolK2S2.divPad [1, 2, 3, 4] = [3 / 2, 7 / 2] := by
+  decide +kernel
+
+/-- One axis of 3 elements, kernel 2, stride 1, padding 1 on both sides. -/
+def poolK2P1 : Pool := { lead := 1, axes := [{ S := 4, B := 3, k := 2, s := 1, dl := 1, pb := 1, pe := 1 }] }
+
+/-- avg_pool_nd, kernel 2, padding 1: without count_include_pad the edge
+windows average their one real element; with it they divide by 2. -/
+theorem avg_pool_nd_instance :
+    poolK2P1.avgFwd poolK2P1.divReal [1, 2, 3] = [1, 3 / 2, 5 / 2, 3] ∧
+      poolK2P1.avgFwd poolK2P1.divPad [1, 2, 3] = [1 / 2, 3 / 2, 5 / 2, 3 / 2] := by decide +kernel
+
+/-- One axis of n elements, kernel 2, stride 1. -/
+def poolK2 (n : Nat) : Pool := { lead := 1, axes := [ax1 (n - 1) n 2] }
+
+/-- max_pool, kernel 2, stride 1: [1, 3, 2, 5, 4] ↦ [3, 3, 5, 5]. -/
+theorem max_pool_instance : (poolK2 5).maxFwd [1, 3, 2, 5, 4] = [3, 3, 5, 5] := by decide +kernel
+
+/-- The tie rule: x = [2, 2, 1], the first window ties, so the tangent
+[1, 0, 0] enters output 0 with weight 1/2; output 1's maximum is x₁ alone. -/
+theorem max_pool_tie_instance : (poolK2 3).maxJvp [2, 2, 1] [1, 0, 0] = [1 / 2, 0] := by decide +kernel
+
+end Tlcheck
