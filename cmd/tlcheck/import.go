@@ -12,6 +12,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/model"
 )
 
 // The files import writes into --out.
@@ -52,13 +53,13 @@ func runImport(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	// Everything is encoded (and so validated) before anything is written.
-	gdoc, err := irsem.EncodeGraph(files.g)
+	gdoc, err := irsem.EncodeGraph(files.Graph)
 	if err != nil {
-		return files.modelErr(err)
+		return files.Err(err)
 	}
-	pdoc, err := irsem.EncodePayload(payloadOrEmpty(files.p))
+	pdoc, err := irsem.EncodePayload(payloadOrEmpty(files.Payload))
 	if err != nil {
-		return files.modelErr(err)
+		return files.Err(err)
 	}
 	mdoc, err := onnxMap(files)
 	if err != nil {
@@ -69,9 +70,9 @@ func runImport(args []string, stdout, _ io.Writer) error {
 		data []byte
 	}{{importGraph, gdoc}, {importPayload, pdoc}, {importMap, mdoc}}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return cli.Usagef("--out %s: %s", *out, statWhy(err))
+		return cli.Usagef("--out %s: %s", *out, cli.UnwrapPath(err))
 	}
-	doc := jsonout.ImportDoc{Header: jsonout.NewHeader(jsonout.KindImport, nil, files.inputs), Directory: *out}
+	doc := jsonout.ImportDoc{Header: jsonout.NewHeader(jsonout.KindImport, nil, files.Files), Directory: *out}
 	for _, d := range docs {
 		if err := writeAtomic(filepath.Join(*out, d.name), d.data); err != nil {
 			return cli.Usagef("--out %s: %v", *out, err)
@@ -82,7 +83,7 @@ func runImport(args []string, stdout, _ io.Writer) error {
 		return jsonout.Write(stdout, doc)
 	}
 	_, err = fmt.Fprintf(stdout, "imported %s: %s nodes (%s), %s initializers; wrote %s, %s and %s to %s\n", *model,
-		fmt.Sprint(len(files.g.Nodes)), docFormat(gdoc), fmt.Sprint(len(files.onnx.im.Initializers)), importGraph, importPayload, importMap, *out)
+		fmt.Sprint(len(files.Graph.Nodes)), docFormat(gdoc), fmt.Sprint(len(files.ONNX.Imported.Initializers)), importGraph, importPayload, importMap, *out)
 	return err
 }
 
@@ -110,14 +111,14 @@ func checkImportDir(dir string, force bool) error {
 		return nil
 	}
 	if err != nil {
-		return cli.Usagef("--out %s: %s", dir, statWhy(err))
+		return cli.Usagef("--out %s: %s", dir, cli.UnwrapPath(err))
 	}
 	if !st.IsDir() {
 		return cli.Usagef("--out %s: not a directory", dir)
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return cli.Usagef("--out %s: %s", dir, statWhy(err))
+		return cli.Usagef("--out %s: %s", dir, cli.UnwrapPath(err))
 	}
 	if len(ents) > 0 && !force {
 		return cli.Usagef("--out %s: output directory is not empty (import --force replaces %s, %s and %s in it)", dir, importGraph, importPayload, importMap)
@@ -154,9 +155,9 @@ func writeAtomic(path string, data []byte) error {
 }
 
 // onnxMap is the tlcheck.onnx-map.v1 document of an imported model.
-func onnxMap(files *irFiles) ([]byte, error) {
-	im := files.onnx.im
-	doc := jsonout.OnnxMapDoc{Header: jsonout.NewHeader(jsonout.KindOnnxMap, nil, files.inputs), Model: files.graphPath, Opset: im.Opset,
+func onnxMap(files *model.Model) ([]byte, error) {
+	im := files.ONNX.Imported
+	doc := jsonout.OnnxMapDoc{Header: jsonout.NewHeader(jsonout.KindOnnxMap, nil, files.Files), Model: files.GraphPath, Opset: im.Opset,
 		Graph: importGraph, Payload: importPayload, GraphInputs: []jsonout.OnnxMapValue{}, GraphOutputs: []jsonout.OnnxMapValue{},
 		Initializers: []jsonout.OnnxMapInit{}, Origin: append([]string{}, im.Origin...)}
 	for _, v := range im.Inputs {
