@@ -124,6 +124,25 @@ type Set struct {
 	Outputs []Output
 }
 
+// JSON is the set's entry in a tlcheck.compare.v1 document.
+func (s Set) JSON() jsonout.CompareSet {
+	out := jsonout.CompareSet{Directory: s.Dir, Outputs: []jsonout.CompareOutput{}}
+	for _, o := range s.Outputs {
+		out.Outputs = append(out.Outputs, o.JSON())
+	}
+	return out
+}
+
+// Counts sums the verdict counts of every output of the sets.
+func Counts(sets []Set) (holds, fails, inconclusive int) {
+	for _, s := range sets {
+		for _, o := range s.Outputs {
+			holds, fails, inconclusive = holds+o.Holds, fails+o.Fails, inconclusive+o.Inconc
+		}
+	}
+	return holds, fails, inconclusive
+}
+
 // recordedTensor is a recorded float32 output, or a float64 one (vals64
 // set, vals nil).
 type recordedTensor struct {

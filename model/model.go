@@ -20,7 +20,8 @@
 //
 // The package also evaluates and differentiates a loaded model over any
 // scalar (Values, Grad), choosing exact rationals where they apply
-// (AutoScalar).
+// (AutoScalar), spells values for a text report (Text), and encodes an
+// imported ONNX model as the files tlcheck import writes (ImportDocs).
 package model
 
 import (

@@ -61,23 +61,14 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 		}
 		reps = append(reps, *rep)
 	}
-	holds, fails, inconc := 0, 0, 0
-	for _, r := range reps {
-		for _, o := range r.Outputs {
-			holds, fails, inconc = holds+o.Holds, fails+o.Fails, inconc+o.Inconc
-		}
-	}
+	holds, fails, inconc := compare.Counts(reps)
 	verdict := compare.Verdict(fails, inconc)
 	var b bytes.Buffer
 	if *asJSON {
 		doc := jsonout.CompareDoc{Header: jsonout.NewHeader(jsonout.KindCompare, nil, inputs), Model: *modelPath, ULPs: *ulps, Strict: *strict,
 			Sets: []jsonout.CompareSet{}, Holds: holds, Fails: fails, Inconclusive: inconc, Verdict: verdict}
 		for _, r := range reps {
-			s := jsonout.CompareSet{Directory: r.Dir, Outputs: []jsonout.CompareOutput{}}
-			for _, o := range r.Outputs {
-				s.Outputs = append(s.Outputs, o.JSON())
-			}
-			doc.Sets = append(doc.Sets, s)
+			doc.Sets = append(doc.Sets, r.JSON())
 		}
 		var err error
 		if doc.Stats, err = runStats(*stats); err != nil {

@@ -107,10 +107,10 @@ func evalAs[T spec.Scalar[T]](fs *model.Model, o evalOpts) ([]byte, error) {
 	}
 	if o.all {
 		for i, v := range vals {
-			fmt.Fprintf(&b, "node %d (%s) %v = %s\n", i, fs.Graph.Nodes[i].Kind.Op, fs.Graph.Nodes[i].Shape, textTensor(v))
+			fmt.Fprintf(&b, "node %d (%s) %v = %s\n", i, fs.Graph.Nodes[i].Kind.Op, fs.Graph.Nodes[i].Shape, model.Text(v))
 		}
 	}
-	fmt.Fprintf(&b, "output node %d (%s) %v = %s\n", out, fs.Graph.Nodes[out].Kind.Op, fs.Graph.Nodes[out].Shape, textTensor(vals[out]))
+	fmt.Fprintf(&b, "output node %d (%s) %v = %s\n", out, fs.Graph.Nodes[out].Kind.Op, fs.Graph.Nodes[out].Shape, model.Text(vals[out]))
 	if fs.ONNX != nil && len(fs.ONNX.Imported.Outputs) > 1 {
 		// The IR output packs several ONNX outputs: show each.
 		parts, err := model.ONNXOutputs(fs, vals[out])
@@ -118,7 +118,7 @@ func evalAs[T spec.Scalar[T]](fs *model.Model, o evalOpts) ([]byte, error) {
 			return nil, fs.Err(err)
 		}
 		for k, v := range parts {
-			fmt.Fprintf(&b, "onnx output %q %v = %s\n", fs.ONNX.Imported.Outputs[k].Name, v.Shape, textTensor(v))
+			fmt.Fprintf(&b, "onnx output %q %v = %s\n", fs.ONNX.Imported.Outputs[k].Name, v.Shape, model.Text(v))
 		}
 	}
 	return b.Bytes(), nil

@@ -91,20 +91,20 @@ func gradAs[T spec.Scalar[T]](fs *model.Model, seed *irsem.RatTensor, path irgra
 			b.WriteString(scalarLine(spec.KindOf[T](), o.why))
 		}
 		if len(res.Loss.Data) == 1 && seed == nil {
-			fmt.Fprintf(&b, "loss = %s\n", textTensor(res.Loss))
+			fmt.Fprintf(&b, "loss = %s\n", model.Text(res.Loss))
 		} else {
 			// Not one element, or a given cotangent: the gradient is that
 			// of ⟨cotangent, output⟩.
-			fmt.Fprintf(&b, "output = %s\n", textTensor(res.Loss))
+			fmt.Fprintf(&b, "output = %s\n", model.Text(res.Loss))
 			if seed == nil {
 				fmt.Fprintf(&b, "cotangent = ones (the gradient of the sum of the outputs)\n")
 			} else {
-				fmt.Fprintf(&b, "cotangent = %s\n", textTensor(*seed))
+				fmt.Fprintf(&b, "cotangent = %s\n", model.Text(*seed))
 			}
 		}
-		fmt.Fprintf(&b, "grad %s = %s\n", irgrad.InputName, textTensor(res.Input))
+		fmt.Fprintf(&b, "grad %s = %s\n", irgrad.InputName, model.Text(res.Input))
 		for i, name := range res.Names {
-			fmt.Fprintf(&b, "grad %s = %s\n", name, textTensor(res.Params[i]))
+			fmt.Fprintf(&b, "grad %s = %s\n", name, model.Text(res.Params[i]))
 		}
 		return b.Bytes(), nil
 	}

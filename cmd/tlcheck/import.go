@@ -11,15 +11,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/model"
-)
-
-// The files import writes into --out.
-const (
-	importGraph   = "graph.json"
-	importPayload = "payload.json"
-	importMap     = "onnx-map.json"
 )
 
 func runImport(args []string, stdout, _ io.Writer) error {
@@ -27,7 +19,7 @@ func runImport(args []string, stdout, _ io.Writer) error {
 	if err := addLimits(flags, "import"); err != nil {
 		return cli.BadInput(err)
 	}
-	model := flags.String("onnx", "", "ONNX model file to import (required)")
+	modelPath := flags.String("onnx", "", "ONNX model file to import (required)")
 	out := flags.String("out", "", "directory to write graph.json, payload.json and onnx-map.json into (required)")
 	force := flags.Bool("force", false, "write into a non-empty --out directory, replacing those three files (without it, import refuses one)")
 	var inputs listFlag
@@ -37,7 +29,7 @@ func runImport(args []string, stdout, _ io.Writer) error {
 	if err := cli.Parse(flags, args, 0); err != nil {
 		return err
 	}
-	if *model == "" {
+	if *modelPath == "" {
 		return cli.Usagef("import: --onnx is required")
 	}
 	if *out == "" {
@@ -47,43 +39,30 @@ func runImport(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	empty := ""
-	mf := &modelFlags{cmd: "import", graph: &empty, payload: &empty, onnx: model, inputs: inputs, data: data}
+	mf := &modelFlags{cmd: "import", graph: &empty, payload: &empty, onnx: modelPath, inputs: inputs, data: data}
 	files, err := mf.loadGraph()
 	if err != nil {
 		return err
 	}
-	// Everything is encoded (and so validated) before anything is written.
-	gdoc, err := irsem.EncodeGraph(files.Graph)
-	if err != nil {
-		return files.Err(err)
-	}
-	pdoc, err := irsem.EncodePayload(payloadOrEmpty(files.Payload))
-	if err != nil {
-		return files.Err(err)
-	}
-	mdoc, err := onnxMap(files)
+	docs, err := files.ImportDocs()
 	if err != nil {
 		return err
 	}
-	docs := []struct {
-		name string
-		data []byte
-	}{{importGraph, gdoc}, {importPayload, pdoc}, {importMap, mdoc}}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return cli.Usagef("--out %s: %s", *out, cli.UnwrapPath(err))
 	}
 	doc := jsonout.ImportDoc{Header: jsonout.NewHeader(jsonout.KindImport, nil, files.Files), Directory: *out}
 	for _, d := range docs {
-		if err := writeAtomic(filepath.Join(*out, d.name), d.data); err != nil {
+		if err := writeAtomic(filepath.Join(*out, d.Name), d.Data); err != nil {
 			return cli.Usagef("--out %s: %v", *out, err)
 		}
-		doc.Files = append(doc.Files, jsonout.ImportFile{Path: d.name, Format: docFormat(d.data), SHA256: jsonout.SHA256(d.data)})
+		doc.Files = append(doc.Files, jsonout.ImportFile{Path: d.Name, Format: docFormat(d.Data), SHA256: jsonout.SHA256(d.Data)})
 	}
 	if *asJSON {
 		return jsonout.Write(stdout, doc)
 	}
-	_, err = fmt.Fprintf(stdout, "imported %s: %s nodes (%s), %s initializers; wrote %s, %s and %s to %s\n", *model,
-		fmt.Sprint(len(files.Graph.Nodes)), docFormat(gdoc), fmt.Sprint(len(files.ONNX.Imported.Initializers)), importGraph, importPayload, importMap, *out)
+	_, err = fmt.Fprintf(stdout, "imported %s: %s nodes (%s), %s initializers; wrote %s, %s and %s to %s\n", *modelPath,
+		fmt.Sprint(len(files.Graph.Nodes)), docFormat(docs[0].Data), fmt.Sprint(len(files.ONNX.Imported.Initializers)), model.ImportGraph, model.ImportPayload, model.ImportMap, *out)
 	return err
 }
 
@@ -94,13 +73,6 @@ func docFormat(data []byte) string {
 	}
 	_ = json.Unmarshal(data, &h)
 	return h.Format
-}
-
-func payloadOrEmpty(p *irsem.Payload) *irsem.Payload {
-	if p == nil {
-		return &irsem.Payload{Entries: map[int]*irsem.Params{}}
-	}
-	return p
 }
 
 // checkImportDir refuses an existing non-empty --out without --force, and
@@ -121,7 +93,7 @@ func checkImportDir(dir string, force bool) error {
 		return cli.Usagef("--out %s: %s", dir, cli.UnwrapPath(err))
 	}
 	if len(ents) > 0 && !force {
-		return cli.Usagef("--out %s: output directory is not empty (import --force replaces %s, %s and %s in it)", dir, importGraph, importPayload, importMap)
+		return cli.Usagef("--out %s: output directory is not empty (import --force replaces %s, %s and %s in it)", dir, model.ImportGraph, model.ImportPayload, model.ImportMap)
 	}
 	return nil
 }
@@ -153,37 +125,3 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return nil
 }
-
-// onnxMap is the tlcheck.onnx-map.v1 document of an imported model.
-func onnxMap(files *model.Model) ([]byte, error) {
-	im := files.ONNX.Imported
-	doc := jsonout.OnnxMapDoc{Header: jsonout.NewHeader(jsonout.KindOnnxMap, nil, files.Files), Model: files.GraphPath, Opset: im.Opset,
-		Graph: importGraph, Payload: importPayload, GraphInputs: []jsonout.OnnxMapValue{}, GraphOutputs: []jsonout.OnnxMapValue{},
-		Initializers: []jsonout.OnnxMapInit{}, Origin: append([]string{}, im.Origin...)}
-	for _, v := range im.Inputs {
-		doc.GraphInputs = append(doc.GraphInputs, jsonout.OnnxMapValue{Name: v.Name, Shape: append([]int{}, v.Shape...), DataType: v.DataType.String(), Offset: v.Offset})
-	}
-	for _, v := range im.Outputs {
-		doc.GraphOutputs = append(doc.GraphOutputs, jsonout.OnnxMapValue{Name: v.Name, Shape: append([]int{}, v.Shape...), DataType: v.DataType.String(), Offset: v.Offset})
-	}
-	for _, in := range im.Initializers {
-		j := jsonout.OnnxMapInit{Name: in.Name, Shape: append([]int{}, in.Shape...), Uses: []jsonout.OnnxMapUse{}}
-		for _, u := range in.Uses {
-			j.Uses = append(j.Uses, jsonout.OnnxMapUse{Node: u.Node, Field: u.Field})
-		}
-		doc.Initializers = append(doc.Initializers, j)
-	}
-	if doc.Origin == nil {
-		doc.Origin = []string{}
-	}
-	var b jsonBuf
-	if err := jsonout.Write(&b, doc); err != nil {
-		return nil, err
-	}
-	return b.data, nil
-}
-
-// jsonBuf collects written bytes.
-type jsonBuf struct{ data []byte }
-
-func (b *jsonBuf) Write(p []byte) (int, error) { b.data = append(b.data, p...); return len(p), nil }
