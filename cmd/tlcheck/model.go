@@ -44,7 +44,7 @@ func addModelFlags(fs *flag.FlagSet, cmd, graphHelp string, withInput bool) *mod
 }
 
 // load reads the model and its input as the flags name them, checked
-// against each other before anything runs (see loadIR and loadONNX).
+// against each other before anything runs (model.LoadIR, model.LoadONNX).
 func (mf *modelFlags) load() (*model.Model, error) {
 	switch {
 	case *mf.graph != "" && *mf.onnx != "":

@@ -6,7 +6,7 @@ import (
 
 // scalarAuto is the default of every --scalar flag that evaluates a
 // model: exact rationals where the model is exact over them at its input,
-// interval enclosures of the exact real values otherwise (autoScalar).
+// interval enclosures of the exact real values otherwise (model.Model.AutoScalar).
 const scalarAuto = "auto"
 
 // scalarLine is the line a text report begins with to say which scalar
