@@ -121,7 +121,7 @@ func numText(f float64) string {
 // IndexText is the multi-dimensional index of flat (row-major) element i
 // of shape, as a tuple: "(1, 0, 2)"; "()" for a scalar.
 func IndexText(shape spec.Shape, i int) string {
-	idx := Unravel(shape, i)
+	idx := unravel(shape, i)
 	parts := make([]string, len(idx))
 	for k, v := range idx {
 		parts[k] = strconv.Itoa(v)
@@ -129,9 +129,9 @@ func IndexText(shape spec.Shape, i int) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// Unravel is the multi-dimensional index of flat element i of shape (the
+// unravel is the multi-dimensional index of flat element i of shape (the
 // last axis varies fastest).
-func Unravel(shape spec.Shape, i int) []int {
+func unravel(shape spec.Shape, i int) []int {
 	idx := make([]int, len(shape))
 	for k := len(shape) - 1; k >= 0; k-- {
 		if shape[k] > 0 {

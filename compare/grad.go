@@ -402,8 +402,8 @@ func (g Grad) JSON(all bool) jsonout.CompareGradTensor {
 	out.Holds, out.Fails, out.Inconclusive = c.Total-c.Fails-c.Inconclusive, c.Fails, c.Inconclusive
 	if c.Total > 0 {
 		abs, rel := jsonout.Number(c.AbsMax), jsonout.Number(c.RelMax)
-		out.MaxAbs, out.MaxAbsIndex = &abs, Unravel(g.Shape, c.AbsAt)
-		out.MaxRel, out.MaxRelIndex = &rel, Unravel(g.Shape, c.RelAt)
+		out.MaxAbs, out.MaxAbsIndex = &abs, unravel(g.Shape, c.AbsAt)
+		out.MaxRel, out.MaxRelIndex = &rel, unravel(g.Shape, c.RelAt)
 	}
 	first, verdict := c.FirstFail, Fails
 	if first < 0 {

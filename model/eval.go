@@ -143,7 +143,7 @@ func ReadCotangents(m *Model, paths []string) (*irsem.RatTensor, error) {
 			return nil, err
 		}
 	}
-	t, err := Pack(outs, ts, outShape)
+	t, err := pack(outs, ts, outShape)
 	if err != nil {
 		return nil, cli.Usagef("--cotangent: %v", err)
 	}

@@ -10,8 +10,9 @@
 // payload against the graph, each input's element type and shape against
 // the model's — so that an error names the file at fault. An ONNX model's
 // float inputs are packed into the one IR input as the importer packs
-// them (Pack, Unpack: one value is the IR tensor itself; several are the
-// rank-1 concatenation of their flattened values, each from its offset).
+// them: one value is the IR tensor itself; several are the rank-1
+// concatenation of their flattened values, each from its offset (Unpack
+// splits an IR tensor back into them).
 //
 // Each file read is recorded, in order, with the SHA-256 of the very bytes
 // decoded (Model.Files), for the --json documents and the certificates.
@@ -122,11 +123,11 @@ func LoadIR(cmd, graphPath, payloadPath, inputPath string) (*Model, error) {
 	}
 	m := &Model{GraphPath: graphPath, PayloadPath: payloadPath, InputPath: inputPath}
 	var err error
-	if m.Graph, err = ReadDoc("graph", graphPath, irsem.ReadGraph, &m.Files); err != nil {
+	if m.Graph, err = readDoc("graph", graphPath, irsem.ReadGraph, &m.Files); err != nil {
 		return nil, err
 	}
 	if payloadPath != "" {
-		if m.Payload, err = ReadDoc("payload", payloadPath, irsem.ReadPayload, &m.Files); err != nil {
+		if m.Payload, err = readDoc("payload", payloadPath, irsem.ReadPayload, &m.Files); err != nil {
 			return nil, err
 		}
 	}
@@ -155,11 +156,11 @@ func LoadIR(cmd, graphPath, payloadPath, inputPath string) (*Model, error) {
 func ReadGraph(graphPath, payloadPath string) (*Model, error) {
 	m := &Model{GraphPath: graphPath, PayloadPath: payloadPath}
 	var err error
-	if m.Graph, err = ReadDoc("graph", graphPath, irsem.ReadGraph, &m.Files); err != nil {
+	if m.Graph, err = readDoc("graph", graphPath, irsem.ReadGraph, &m.Files); err != nil {
 		return nil, err
 	}
 	if payloadPath != "" {
-		if m.Payload, err = ReadDoc("payload", payloadPath, irsem.ReadPayload, &m.Files); err != nil {
+		if m.Payload, err = readDoc("payload", payloadPath, irsem.ReadPayload, &m.Files); err != nil {
 			return nil, err
 		}
 		if err := irsem.CheckPayload(m.Graph, m.Payload); err != nil {

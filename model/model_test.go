@@ -89,7 +89,7 @@ func TestPackUnpack(t *testing.T) {
 	}
 	vals := []onnx.IOValue{{Name: "a", Shape: spec.Shape{2}, Offset: 0}, {Name: "b", Shape: spec.Shape{1, 2}, Offset: 2}}
 	ts := []irsem.RatTensor{{Shape: spec.Shape{2}, Data: r(1, 2)}, {Shape: spec.Shape{1, 2}, Data: r(3, 4)}}
-	p, err := Pack(vals, ts, spec.Shape{4})
+	p, err := pack(vals, ts, spec.Shape{4})
 	if err != nil || Text(p) != "[1, 2, 3, 4]" {
 		t.Fatalf("Pack = %s, %v", Text(p), err)
 	}
@@ -97,11 +97,11 @@ func TestPackUnpack(t *testing.T) {
 	if err != nil || len(parts) != 2 || parts[1][0] != p.Data[2] || len(parts[1]) != 2 {
 		t.Fatalf("Unpack = %v, %v", parts, err)
 	}
-	one, err := Pack(vals[:1], ts[:1], spec.Shape{1, 2})
+	one, err := pack(vals[:1], ts[:1], spec.Shape{1, 2})
 	if err != nil || !one.Shape.Equal(spec.Shape{1, 2}) {
 		t.Errorf("one value: %v, %v", one.Shape, err)
 	}
-	if _, err := Pack(vals[:1], ts[:1], spec.Shape{3}); err == nil {
+	if _, err := pack(vals[:1], ts[:1], spec.Shape{3}); err == nil {
 		t.Error("2 values packed into 3")
 	}
 }

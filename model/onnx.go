@@ -104,7 +104,7 @@ func packInputs(m *Model, files []TensorFile, o Options) (irsem.RatTensor, error
 				return irsem.RatTensor{}, err
 			}
 		}
-		if x, err = Pack(om.Imported.Inputs, floats, in.Shape); err != nil {
+		if x, err = pack(om.Imported.Inputs, floats, in.Shape); err != nil {
 			return irsem.RatTensor{}, cli.Usagef("--onnx %s: packing the inputs: %v", path, err)
 		}
 	}

@@ -20,9 +20,9 @@ import (
 // errors start "tensor PATH:", since no flag names it.
 const RoleTensor = "tensor"
 
-// ArgRef is how an error names the argument of a role: "--role", or
+// argRef is how an error names the argument of a role: "--role", or
 // "tensor" for the tensor command's file (RoleTensor).
-func ArgRef(role string) string {
+func argRef(role string) string {
 	if role == RoleTensor {
 		return RoleTensor
 	}
@@ -33,16 +33,16 @@ func ArgRef(role string) string {
 func openDoc(flagName, path string) (*os.File, error) {
 	f, err := safeio.Open(path) // only a regular file: a FIFO or device is refused unopened
 	if err != nil {
-		return nil, cli.Usagef("%s %s: cannot read: %v", ArgRef(flagName), path, cli.UnwrapPath(err))
+		return nil, cli.Usagef("%s %s: cannot read: %v", argRef(flagName), path, cli.UnwrapPath(err))
 	}
 	return f, nil
 }
 
-// ReadDoc reads and decodes one document named by a flag, and appends
+// readDoc reads and decodes one document named by a flag, and appends
 // the file, with the SHA-256 of its bytes, to *files (when not nil). The
 // decoders are strict (trailing data is an error), so a document that
 // decodes was read to its end and the hash covers the whole file.
-func ReadDoc[V any](flagName, path string, read func(io.Reader) (V, error), files *[]jsonout.Input) (V, error) {
+func readDoc[V any](flagName, path string, read func(io.Reader) (V, error), files *[]jsonout.Input) (V, error) {
 	var zero V
 	f, err := openDoc(flagName, path)
 	if err != nil {
@@ -52,7 +52,7 @@ func ReadDoc[V any](flagName, path string, read func(io.Reader) (V, error), file
 	h := jsonout.NewHashingReader(f)
 	v, err := read(h)
 	if err != nil {
-		return zero, cli.Usagef("%s %s: %v", ArgRef(flagName), path, err)
+		return zero, cli.Usagef("%s %s: %v", argRef(flagName), path, err)
 	}
 	if files != nil {
 		*files = append(*files, jsonout.Input{Role: flagName, Path: path, SHA256: h.Sum()})
@@ -97,10 +97,10 @@ func isJSON(path string) (bool, error) {
 func ReadTensorFile(role, path string, files *[]jsonout.Input) (TensorFile, error) {
 	js, err := isJSON(path)
 	if err != nil {
-		return TensorFile{}, cli.Usagef("%s %s: cannot read: %s", ArgRef(role), path, statWhy(err))
+		return TensorFile{}, cli.Usagef("%s %s: cannot read: %s", argRef(role), path, statWhy(err))
 	}
 	if js {
-		t, err := ReadDoc(role, path, irsem.ReadTensor, files)
+		t, err := readDoc(role, path, irsem.ReadTensor, files)
 		if err != nil {
 			return TensorFile{}, err
 		}
@@ -112,9 +112,9 @@ func ReadTensorFile(role, path string, files *[]jsonout.Input) (TensorFile, erro
 		// onnx.ReadTensor words the refusal (a size over onnx-bytes, a
 		// special file) as every other TensorProto reader does.
 		if _, rerr := onnx.ReadTensor(path); rerr != nil {
-			return TensorFile{}, cli.Usagef("%s: %v", ArgRef(role), rerr)
+			return TensorFile{}, cli.Usagef("%s: %v", argRef(role), rerr)
 		}
-		return TensorFile{}, cli.Usagef("%s %s: cannot read: %s", ArgRef(role), path, statWhy(err))
+		return TensorFile{}, cli.Usagef("%s %s: cannot read: %s", argRef(role), path, statWhy(err))
 	}
 	t, err := onnx.DecodeTensor(data)
 	if err != nil {
@@ -122,7 +122,7 @@ func ReadTensorFile(role, path string, files *[]jsonout.Input) (TensorFile, erro
 		if errors.As(err, &oe) && oe.Path == "" {
 			oe.Path = path // as ReadTensor names it
 		}
-		return TensorFile{}, cli.Usagef("%s: %v", ArgRef(role), err)
+		return TensorFile{}, cli.Usagef("%s: %v", argRef(role), err)
 	}
 	h := jsonout.SHA256(data)
 	if files != nil {
@@ -185,12 +185,12 @@ func (tf TensorFile) Value() (irsem.RatTensor, error) {
 	return t, nil
 }
 
-// Pack places the tensors ts of the model's values vals (the float
+// pack places the tensors ts of the model's values vals (the float
 // inputs, or the outputs) into the one IR tensor of shape ir, as the
 // importer packs them (contract: one value is the IR tensor itself;
 // several are the rank-1 concatenation of their flattened values, value k
 // from vals[k].Offset on).
-func Pack(vals []onnx.IOValue, ts []irsem.RatTensor, ir spec.Shape) (irsem.RatTensor, error) {
+func pack(vals []onnx.IOValue, ts []irsem.RatTensor, ir spec.Shape) (irsem.RatTensor, error) {
 	if len(vals) == 1 {
 		t := ts[0]
 		t.Shape = ir.Clone()
@@ -212,7 +212,7 @@ func Pack(vals []onnx.IOValue, ts []irsem.RatTensor, ir spec.Shape) (irsem.RatTe
 	return out, nil
 }
 
-// Unpack splits an IR tensor's data into the model's values (see Pack).
+// Unpack splits an IR tensor's data into the model's values (see pack).
 func Unpack[T any](vals []onnx.IOValue, data []T) ([][]T, error) {
 	out := make([][]T, len(vals))
 	for k, v := range vals {

@@ -8,19 +8,19 @@ import (
 )
 
 // Text spells a tensor for a text report (eval, grad): nested
-// brackets as spec.Format lays them out, each element as TextValue
+// brackets as spec.Format lays them out, each element as textValue
 // spells it.
 func Text[T spec.Scalar[T]](t spec.Tensor[T]) string {
-	return spec.Format(t, TextValue[T])
+	return spec.Format(t, textValue[T])
 }
 
-// TextValue spells one value for a reader: an exact rational that is not
+// textValue spells one value for a reader: an exact rational that is not
 // an integer as a 6-digit decimal beside its exact value, "-0.371311 (=
 // -37131/100000)" (the decimal is a reading aid, the fraction the value);
 // an integer as itself; an interval as "lo..hi", its two binary64
 // endpoints as shortest decimals (so that no interval reads as a
 // two-element tensor); floats as their String.
-func TextValue[T spec.Scalar[T]](v T) string {
+func textValue[T spec.Scalar[T]](v T) string {
 	switch x := any(v).(type) {
 	case spec.Rat:
 		s := x.String()

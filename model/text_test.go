@@ -18,8 +18,8 @@ func TestTextValue(t *testing.T) {
 		{spec.NewRat(45, 2), "22.5 (= 45/2)"},
 	}
 	for _, c := range rats {
-		if got := TextValue(c.v); got != c.want {
-			t.Errorf("TextValue(%v) = %q, want %q", c.v, got, c.want)
+		if got := textValue(c.v); got != c.want {
+			t.Errorf("textValue(%v) = %q, want %q", c.v, got, c.want)
 		}
 	}
 	ivs := []struct {
@@ -31,8 +31,8 @@ func TestTextValue(t *testing.T) {
 		{spec.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}, "-Inf..+Inf"},
 	}
 	for _, c := range ivs {
-		if got := TextValue(c.v); got != c.want {
-			t.Errorf("TextValue(%v) = %q, want %q", c.v, got, c.want)
+		if got := textValue(c.v); got != c.want {
+			t.Errorf("textValue(%v) = %q, want %q", c.v, got, c.want)
 		}
 	}
 	tt := spec.Tensor[spec.Interval]{Shape: spec.Shape{2}, Data: []spec.Interval{{Lo: 1, Hi: 2}, {Lo: 3, Hi: 3}}}
