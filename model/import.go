@@ -2,7 +2,12 @@ package model
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 
+	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
 )
@@ -75,4 +80,70 @@ func onnxMap(m *Model) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// CheckImportDir refuses an existing non-empty output directory (named
+// by --out) unless force, and a path that is not a directory: before
+// anything is read or written.
+func CheckImportDir(dir string, force bool) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return cli.Usagef("--out %s: %s", dir, cli.UnwrapPath(err))
+	}
+	if !st.IsDir() {
+		return cli.Usagef("--out %s: not a directory", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return cli.Usagef("--out %s: %s", dir, cli.UnwrapPath(err))
+	}
+	if len(ents) > 0 && !force {
+		return cli.Usagef("--out %s: output directory is not empty (import --force replaces %s, %s and %s in it)", dir, ImportGraph, ImportPayload, ImportMap)
+	}
+	return nil
+}
+
+// WriteImport writes the documents into dir (named by --out), creating
+// it, each through a temporary file and a rename (writeAtomic).
+func WriteImport(dir string, docs []ImportDoc) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return cli.Usagef("--out %s: %s", dir, cli.UnwrapPath(err))
+	}
+	for _, d := range docs {
+		if err := writeAtomic(filepath.Join(dir, d.Name), d.Data); err != nil {
+			return cli.Usagef("--out %s: %v", dir, err)
+		}
+	}
+	return nil
+}
+
+// writeAtomic writes data to path through a temporary file in the same
+// directory and a rename, so that a reader never sees half a file.
+func writeAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".tlcheck-import-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }

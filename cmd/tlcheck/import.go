@@ -2,12 +2,8 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
@@ -35,7 +31,7 @@ func runImport(args []string, stdout, _ io.Writer) error {
 	if *out == "" {
 		return cli.Usagef("import: --out DIR is required")
 	}
-	if err := checkImportDir(*out, *force); err != nil {
+	if err := model.CheckImportDir(*out, *force); err != nil {
 		return err
 	}
 	empty := ""
@@ -48,14 +44,11 @@ func runImport(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return cli.Usagef("--out %s: %s", *out, cli.UnwrapPath(err))
+	if err := model.WriteImport(*out, docs); err != nil {
+		return err
 	}
 	doc := jsonout.ImportDoc{Header: jsonout.NewHeader(jsonout.KindImport, nil, files.Files), Directory: *out}
 	for _, d := range docs {
-		if err := writeAtomic(filepath.Join(*out, d.Name), d.Data); err != nil {
-			return cli.Usagef("--out %s: %v", *out, err)
-		}
 		doc.Files = append(doc.Files, jsonout.ImportFile{Path: d.Name, Format: docFormat(d.Data), SHA256: jsonout.SHA256(d.Data)})
 	}
 	if *asJSON {
@@ -73,55 +66,4 @@ func docFormat(data []byte) string {
 	}
 	_ = json.Unmarshal(data, &h)
 	return h.Format
-}
-
-// checkImportDir refuses an existing non-empty --out without --force, and
-// a path that is not a directory, before anything is read or written.
-func checkImportDir(dir string, force bool) error {
-	st, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return cli.Usagef("--out %s: %s", dir, cli.UnwrapPath(err))
-	}
-	if !st.IsDir() {
-		return cli.Usagef("--out %s: not a directory", dir)
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return cli.Usagef("--out %s: %s", dir, cli.UnwrapPath(err))
-	}
-	if len(ents) > 0 && !force {
-		return cli.Usagef("--out %s: output directory is not empty (import --force replaces %s, %s and %s in it)", dir, model.ImportGraph, model.ImportPayload, model.ImportMap)
-	}
-	return nil
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so that a reader never sees half a file.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tlcheck-import-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
 }
