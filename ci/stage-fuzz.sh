@@ -36,5 +36,5 @@ fuzz ./nn/ FuzzReadTLSF32B
 fuzz ./nn/ FuzzDecodeStateJSON
 fuzz ./nn/ FuzzImportTorchParams
 fuzz ./ranges/ FuzzCheck
-fuzz ./cmd/tlcheck/ FuzzReadGrads
+fuzz ./compare/ FuzzReadGrads
 echo "stage-fuzz: ok in $(( $(date +%s) - start )) s"

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -137,33 +138,33 @@ func gradPathsAgree(dir string) error {
 	if err != nil {
 		return err
 	}
-	if ratApplies(files) {
+	if files.RatApplies() {
 		return agreeAs[spec.Rat](files)
 	}
 	return agreeAs[spec.Interval](files)
 }
 
-func agreeAs[T spec.Scalar[T]](files *irFiles) error {
-	a, err := modelGrad[T](files, nil, irgrad.PathTape)
+func agreeAs[T spec.Scalar[T]](files *model.Model) error {
+	a, err := model.Grad[T](files, nil, irgrad.PathTape)
 	if err != nil {
 		return err
 	}
-	b, err := modelGrad[T](files, nil, irgrad.PathTypedGraph)
+	b, err := model.Grad[T](files, nil, irgrad.PathTypedGraph)
 	if err != nil {
 		return err
 	}
-	if !spec.SameTensor(a.loss, b.loss) {
+	if !spec.SameTensor(a.Loss, b.Loss) {
 		return fmt.Errorf("over %s the output differs between tape and typed graph", spec.KindOf[T]())
 	}
-	if !spec.SameTensor(a.input, b.input) {
+	if !spec.SameTensor(a.Input, b.Input) {
 		return fmt.Errorf("over %s the input's gradient differs between tape and typed graph", spec.KindOf[T]())
 	}
-	if len(a.names) != len(b.names) || len(a.names) != len(files.onnx.gradInits()) {
-		return fmt.Errorf("over %s: %d and %d initializer gradients, the model has %d initializers with uses", spec.KindOf[T](), len(a.names), len(b.names), len(files.onnx.gradInits()))
+	if len(a.Names) != len(b.Names) || len(a.Names) != len(files.ONNX.GradInits()) {
+		return fmt.Errorf("over %s: %d and %d initializer gradients, the model has %d initializers with uses", spec.KindOf[T](), len(a.Names), len(b.Names), len(files.ONNX.GradInits()))
 	}
-	for i := range a.names {
-		if a.names[i] != b.names[i] || !spec.SameTensor(a.params[i], b.params[i]) {
-			return fmt.Errorf("over %s the gradient of initializer %q differs between tape and typed graph", spec.KindOf[T](), a.names[i])
+	for i := range a.Names {
+		if a.Names[i] != b.Names[i] || !spec.SameTensor(a.Params[i], b.Params[i]) {
+			return fmt.Errorf("over %s the gradient of initializer %q differs between tape and typed graph", spec.KindOf[T](), a.Names[i])
 		}
 	}
 	return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/model"
 )
 
 // parseProviders validates --providers.
@@ -215,7 +216,7 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	}
 	// A model named on the command line is read (and refused, exit 2)
 	// before the directory is verified.
-	var model *irFiles
+	var model *model.Model
 	if *mf.graph != "" || *mf.onnx != "" || *mf.payload != "" || len(mf.inputs) > 0 || *mf.data != "" {
 		if *shardFlag != "" {
 			return cli.Usagef("verify: --shard verifies a part of the built-in suite; a model's directory is never sharded")
@@ -254,7 +255,7 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	if *asJSON {
 		var given []jsonout.Input
 		if model != nil {
-			given = model.inputs
+			given = model.Files
 		}
 		if err := writeVerifyJSON(stdout, fs.Arg(0), rep, given); err != nil {
 			return err
@@ -381,27 +382,27 @@ func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	m := &certificates.Model{Name: filepath.Base(files.graphPath), Graph: files.g, Payload: files.p, Input: files.x}
+	m := &certificates.Model{Name: filepath.Base(files.GraphPath), Graph: files.Graph, Payload: files.Payload, Input: files.Input}
 	suite, skipped, err := certificates.ModelSuite(m, seed)
 	if err != nil {
-		return files.modelErr(err)
+		return files.Err(err)
 	}
 	if len(skipped) > 0 && !mo.partial {
 		return cli.Failf("certify: not certified: %s; nothing written (--partial writes the certificates that apply)", strings.Join(skipped, "; "))
 	}
 	if o.Ops, err = certificates.ModelOps(m); err != nil {
-		return files.modelErr(err)
+		return files.Err(err)
 	}
 	if len(o.Ops) == 0 {
 		return cli.Usagef("certify: the model applies no registry primitive: nothing to certify")
 	}
-	o.Sources = certSources(files.inputs)
+	o.Sources = certSources(files.Files)
 	prog := cli.NewProgress(stderr, "certify", suite.Subjects(o))
 	o.Progress = prog.Step
 	man, err := suite.Certify(out, o)
 	prog.Done()
 	if limits.IsLimit(err) {
-		return files.modelErr(err) // a budget: bad input, naming the node, as eval
+		return files.Err(err) // a budget: bad input, naming the node, as eval
 	}
 	if err != nil {
 		var pe *os.PathError
@@ -421,10 +422,10 @@ func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) er
 		fmt.Fprintf(notes, "not certified: %s\n", s)
 	}
 	if mo.json {
-		return writeCertifyJSON(stdout, out, man, files.inputs)
+		return writeCertifyJSON(stdout, out, man, files.Files)
 	}
 	printSources(stdout, man)
 	_, err = fmt.Fprintf(stdout, "wrote %s and %s to %s for the model %s (seed %d, %s each)\n", cli.Count(len(man.Files), "certificate file", "certificate files"),
-		certificates.ManifestName, out, files.graphPath, seed, cli.Count(cases, "case", "cases"))
+		certificates.ManifestName, out, files.GraphPath, seed, cli.Count(cases, "case", "cases"))
 	return err
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/obligations"
 )
 
@@ -65,23 +66,23 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 	}
 	opts := obligations.DiffOptions{Scalars: sc, RegistryHook: diffRegistryHook}
 	if *cotangent != "" {
-		tf, err := readTensorFile("cotangent", *cotangent, &files.inputs)
+		tf, err := model.ReadTensorFile("cotangent", *cotangent, &files.Files)
 		if err != nil {
 			return err
 		}
-		out := files.g.Nodes[files.g.OutputID]
-		ct, err := tf.rats("cotangent", fmt.Sprintf("node %d (output)", out.ID), out.Shape)
+		out := files.Graph.Nodes[files.Graph.OutputID]
+		ct, err := tf.Rats("cotangent", fmt.Sprintf("node %d (output)", out.ID), out.Shape)
 		if err != nil {
 			return err
 		}
 		opts.Seed = &ct
 	}
-	rep, err := obligations.DiffIR(files.g, files.p, files.x, opts)
+	rep, err := obligations.DiffIR(files.Graph, files.Payload, files.Input, opts)
 	if err != nil {
 		var bad *obligations.BadInputError
 		if errors.As(err, &bad) {
-			if files.onnx != nil {
-				return files.modelErr(bad.Err)
+			if files.ONNX != nil {
+				return files.Err(bad.Err)
 			}
 			return cli.Usagef("diff: %v", bad.Err)
 		}
@@ -92,14 +93,14 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 	} else {
-		printDiff(stdout, len(files.g.Nodes), rep)
+		printDiff(stdout, len(files.Graph.Nodes), rep)
 	}
 	if c := rep.First(); c != nil {
 		f := c.Failure
 		where := "the whole graph"
 		if f.Node >= 0 {
 			where = fmt.Sprintf("node %d (%s)", f.Node, f.Op)
-			if w := files.onnx.where(f.Node); w != "" {
+			if w := files.ONNX.Where(f.Node); w != "" {
 				where += " from " + w
 			}
 		}
@@ -140,8 +141,8 @@ func printDiff(w io.Writer, nodes int, rep *obligations.DiffReport) {
 	}
 }
 
-func writeDiffJSON(w io.Writer, files *irFiles, rep *obligations.DiffReport) error {
-	out := jsonout.DiffDoc{Header: jsonout.NewHeader(jsonout.KindDiff, nil, files.inputs), GraphSHA256: rep.Hash, Nodes: len(files.g.Nodes),
+func writeDiffJSON(w io.Writer, files *model.Model, rep *obligations.DiffReport) error {
+	out := jsonout.DiffDoc{Header: jsonout.NewHeader(jsonout.KindDiff, nil, files.Files), GraphSHA256: rep.Hash, Nodes: len(files.Graph.Nodes),
 		Agree: rep.OK(), Checks: []jsonout.DiffCheck{}, Skipped: rep.Skipped}
 	if out.Skipped == nil {
 		out.Skipped = []string{}

@@ -8,13 +8,16 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/compare"
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -39,39 +42,39 @@ func sharedONNXDir(t *testing.T) string {
 // ownGrads computes tlcheck's own float32 gradients of the model (seed
 // ones on every output element) in the dump layout, naming them as
 // compare-grad does.
-func ownGrads(t *testing.T, m *gradModel) *gradsDoc {
+func ownGrads(t *testing.T, m *compare.GradModel) *compare.Dump {
 	t.Helper()
-	l, err := irgrad.Lower[spec.F32](nil, m.g, m.p)
+	l, err := irgrad.Lower[spec.F32](nil, m.Graph, m.Payload)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := m.g.Nodes[m.g.OutputID].Shape
+	out := m.Graph.Nodes[m.Graph.OutputID].Shape
 	seed, _ := spec.Full(out.Clone(), spec.F32(1))
-	gr, err := l.VJP(irgrad.PathTape, irsem.ConvertTensor[spec.F32](m.x), seed)
+	gr, err := l.VJP(irgrad.PathTape, irsem.ConvertTensor[spec.F32](m.Input), seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := &gradsDoc{Format: GradsFormat, Grads: map[string]dumpTensor{}}
-	for _, tg := range m.targets {
-		n := tg.shape.Size()
-		d := dumpTensor{Shape: append([]int{}, tg.shape...), Values: make([]json.RawMessage, n)}
+	doc := &compare.Dump{Format: compare.GradsFormat, Grads: map[string]compare.DumpTensor{}}
+	for _, tg := range m.Targets {
+		n := tg.Shape.Size()
+		d := compare.DumpTensor{Shape: append([]int{}, tg.Shape...), Values: make([]json.RawMessage, n)}
 		for k := range n {
 			var v spec.F32
-			for _, part := range tg.parts {
-				if part.param < 0 {
-					v += gr.Input.Data[part.offset+k]
+			for _, part := range tg.Parts {
+				if part.Param < 0 {
+					v += gr.Input.Data[part.Offset+k]
 				} else {
-					v += gr.Params[part.param].Data[k]
+					v += gr.Params[part.Param].Data[k]
 				}
 			}
-			d.Values[k] = f32JSON(float32(v))
+			d.Values[k] = f32Dump(float32(v))
 		}
-		doc.Grads[tg.name] = d
+		doc.Grads[tg.Name] = d
 	}
 	return doc
 }
 
-func writeDoc(t *testing.T, dir string, doc *gradsDoc) string {
+func writeDoc(t *testing.T, dir string, doc *compare.Dump) string {
 	t.Helper()
 	b, err := json.Marshal(doc)
 	if err != nil {
@@ -122,16 +125,20 @@ func TestCompareGradShared(t *testing.T) {
 	for _, dir := range dirs {
 		name := filepath.Base(dir)
 		start := time.Now()
-		model := filepath.Join(dir, "model.onnx")
+		modelPath := filepath.Join(dir, "model.onnx")
 		ins, _ := filepath.Glob(filepath.Join(dir, "test_data_set_0", "input_*.pb"))
-		m, err := loadONNXGrad(model, ins)
+		im, x, err := model.ImportPB(modelPath, ins)
+		var m *compare.GradModel
+		if err == nil {
+			m, err = compare.GradModelONNX(modelPath, im, x)
+		}
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
 		size := 0
-		for _, tg := range m.targets {
-			size += tg.shape.Size()
+		for _, tg := range m.Targets {
+			size += tg.Shape.Size()
 		}
 		if size > largeGrads && os.Getenv("TLCHECK_LARGE") == "" {
 			t.Logf("%s: %d gradient elements, over %d: checked only with TLCHECK_LARGE=1 (the JSON round trip of the test dominates)", name, size, largeGrads)
@@ -143,31 +150,31 @@ func TestCompareGradShared(t *testing.T) {
 		for _, in := range ins {
 			args = append(args, "--input", in)
 		}
-		args = append([]string{"compare-grad", "--onnx", model}, append(args, "--grads", writeDoc(t, tmp, doc))...)
+		args = append([]string{"compare-grad", "--onnx", modelPath}, append(args, "--grads", writeDoc(t, tmp, doc))...)
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 0 {
 			t.Errorf("%s: own gradients rejected (exit %d): %s%s", name, code, out.String(), errb.String())
 			continue
 		}
 		// Edit the first element with a finite bound of the first tensor.
-		seed, _ := m.seedOf(doc)
-		gr, _, und, err := fpbound.GradErr(m.g, m.p, m.x, seed, fpbound.Options{})
+		seed, _ := m.Seed(doc)
+		gr, _, und, err := fpbound.GradErr(m.Graph, m.Payload, m.Input, seed, fpbound.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		edited := false
-		for _, tg := range m.targets {
-			if len(tg.parts) == 0 || edited {
+		for _, tg := range m.Targets {
+			if len(tg.Parts) == 0 || edited {
 				continue
 			}
-			for k := range tg.shape.Size() {
+			for k := range tg.Shape.Size() {
 				var e fpbound.Err
-				for j, part := range tg.parts {
+				for j, part := range tg.Parts {
 					var v fpbound.Err
-					if part.param < 0 {
-						v = gr.Input.Data[part.offset+k]
+					if part.Param < 0 {
+						v = gr.Input.Data[part.Offset+k]
 					} else {
-						v = gr.Params[part.param].Data[k]
+						v = gr.Params[part.Param].Data[k]
 					}
 					if j == 0 {
 						e = v
@@ -179,14 +186,14 @@ func TestCompareGradShared(t *testing.T) {
 				if !ok {
 					continue
 				}
-				doc.Grads[tg.name].Values[k] = f32JSON(f)
+				doc.Grads[tg.Name].Values[k] = f32Dump(f)
 				args[len(args)-1] = writeDoc(t, tmp, doc)
 				out.Reset()
 				errb.Reset()
 				code := run(args, &out, &errb)
-				want := fmt.Sprintf("%s %v: ", tg.name, tg.shape)
+				want := fmt.Sprintf("%s %v: ", tg.Name, tg.Shape)
 				if code != 1 || !strings.Contains(out.String(), want) || !strings.Contains(out.String(), fmt.Sprintf("first outside: element %d", k)) {
-					t.Errorf("%s: edit of %s[%d] to %v: exit %d\n%s%s", name, tg.name, k, f, code, out.String(), errb.String())
+					t.Errorf("%s: edit of %s[%d] to %v: exit %d\n%s%s", name, tg.Name, k, f, code, out.String(), errb.String())
 				}
 				edited = true
 				break
@@ -306,4 +313,18 @@ func TestGradsPB(t *testing.T) {
 			t.Errorf("%s: exit %d (want %d):\n%s%s", tc.name, code, tc.code, out.String(), errb.String())
 		}
 	}
+}
+
+// f32Dump spells a float32 as a gradient dump does: the float64 repr of
+// the value, or "NaN", "+Inf", "-Inf".
+func f32Dump(f float32) json.RawMessage {
+	switch {
+	case math.IsNaN(float64(f)):
+		return json.RawMessage(`"NaN"`)
+	case math.IsInf(float64(f), 1):
+		return json.RawMessage(`"+Inf"`)
+	case math.IsInf(float64(f), -1):
+		return json.RawMessage(`"-Inf"`)
+	}
+	return json.RawMessage(strconv.FormatFloat(float64(f), 'g', -1, 64))
 }

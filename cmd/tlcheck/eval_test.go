@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/model"
 )
 
 // evalBody decodes an eval document, checks its header, and returns its
@@ -68,7 +69,7 @@ func TestEvalPathsAgree(t *testing.T) {
 	for _, e := range irExamples {
 		for _, scalar := range []string{"rat", "interval", "binary32", "f32", "f64"} {
 			var first string
-			for _, path := range evalPaths {
+			for _, path := range model.EvalPaths {
 				code, out, errs := runCmd(e.args("eval", "--scalar", scalar, "--path", path, "--all", "--json")...)
 				if code != 0 {
 					t.Fatalf("%s/%s/%s: exit %d: %s", e.name, scalar, path, code, errs)
@@ -188,7 +189,7 @@ func TestIRCommandErrors(t *testing.T) {
   {"id":1,"kind":"inv","parents":[0],"shape":[2]},
   {"id":2,"kind":"sum","parents":[1],"shape":[]}
 ]}`)
-	for _, path := range evalPaths {
+	for _, path := range model.EvalPaths {
 		cases = append(cases, struct {
 			args []string
 			want []string
@@ -223,7 +224,7 @@ func TestEvalKeepMaskEveryPath(t *testing.T) {
 	f := badInputs(t)
 	// Keep probability 1: both mask entries are 1 (draw ≥ 1 − 1 = 0 always),
 	// so the sum is 2 on every path; the mask's gradient is 0 by definition.
-	for _, path := range evalPaths {
+	for _, path := range model.EvalPaths {
 		code, out, errs := runCmd("eval", "--graph", f["iro"], "--input", f["input0"], "--path", path)
 		if code != 0 || out != "scalar = rat (exact rationals)\noutput node 2 (sum) [] = 2\n" {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q; want the output 2", path, code, out, errs)
@@ -244,7 +245,7 @@ func TestEvalKeepMaskEveryPath(t *testing.T) {
 func TestMaxPoolEveryPath(t *testing.T) {
 	f := badInputs(t)
 	in := writeTemp(t, t.TempDir(), "ties.json", `{"shape":[1,2,2],"values":["1","4","3","4"]}`)
-	for _, path := range evalPaths {
+	for _, path := range model.EvalPaths {
 		code, out, errs := runCmd("eval", "--graph", f["pool"], "--input", in, "--path", path)
 		if code != 0 || out != "scalar = rat (exact rationals)\noutput node 2 (sum) [] = 4\n" {
 			t.Errorf("eval %s: exit %d, stdout %q, stderr %q; want the output 4", path, code, out, errs)
@@ -270,7 +271,7 @@ func TestErrorsNameUserNodes(t *testing.T) {
 	x := writeTemp(t, dir, "x.json", `{"shape":[1],"values":["-1/2"]}`)
 	want := "tlcheck: --graph " + g + ": node 3 (inv): element 0: div over rat: division by zero\n"
 	var runs [][]string
-	for _, path := range evalPaths {
+	for _, path := range model.EvalPaths {
 		runs = append(runs, []string{"eval", "--path", path})
 	}
 	for _, path := range []string{"tape", "typed-graph"} {

@@ -2,23 +2,12 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/irsem"
-)
-
-// The files import writes into --out.
-const (
-	importGraph   = "graph.json"
-	importPayload = "payload.json"
-	importMap     = "onnx-map.json"
+	"github.com/tlcheck/tlcheck/model"
 )
 
 func runImport(args []string, stdout, _ io.Writer) error {
@@ -26,7 +15,7 @@ func runImport(args []string, stdout, _ io.Writer) error {
 	if err := addLimits(flags, "import"); err != nil {
 		return cli.BadInput(err)
 	}
-	model := flags.String("onnx", "", "ONNX model file to import (required)")
+	modelPath := flags.String("onnx", "", "ONNX model file to import (required)")
 	out := flags.String("out", "", "directory to write graph.json, payload.json and onnx-map.json into (required)")
 	force := flags.Bool("force", false, "write into a non-empty --out directory, replacing those three files (without it, import refuses one)")
 	var inputs listFlag
@@ -36,53 +25,37 @@ func runImport(args []string, stdout, _ io.Writer) error {
 	if err := cli.Parse(flags, args, 0); err != nil {
 		return err
 	}
-	if *model == "" {
+	if *modelPath == "" {
 		return cli.Usagef("import: --onnx is required")
 	}
 	if *out == "" {
 		return cli.Usagef("import: --out DIR is required")
 	}
-	if err := checkImportDir(*out, *force); err != nil {
+	if err := model.CheckImportDir(*out, *force); err != nil {
 		return err
 	}
 	empty := ""
-	mf := &modelFlags{cmd: "import", graph: &empty, payload: &empty, onnx: model, inputs: inputs, data: data}
+	mf := &modelFlags{cmd: "import", graph: &empty, payload: &empty, onnx: modelPath, inputs: inputs, data: data}
 	files, err := mf.loadGraph()
 	if err != nil {
 		return err
 	}
-	// Everything is encoded (and so validated) before anything is written.
-	gdoc, err := irsem.EncodeGraph(files.g)
-	if err != nil {
-		return files.modelErr(err)
-	}
-	pdoc, err := irsem.EncodePayload(payloadOrEmpty(files.p))
-	if err != nil {
-		return files.modelErr(err)
-	}
-	mdoc, err := onnxMap(files)
+	docs, err := files.ImportDocs()
 	if err != nil {
 		return err
 	}
-	docs := []struct {
-		name string
-		data []byte
-	}{{importGraph, gdoc}, {importPayload, pdoc}, {importMap, mdoc}}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return cli.Usagef("--out %s: %s", *out, statWhy(err))
+	if err := model.WriteImport(*out, docs); err != nil {
+		return err
 	}
-	doc := jsonout.ImportDoc{Header: jsonout.NewHeader(jsonout.KindImport, nil, files.inputs), Directory: *out}
+	doc := jsonout.ImportDoc{Header: jsonout.NewHeader(jsonout.KindImport, nil, files.Files), Directory: *out}
 	for _, d := range docs {
-		if err := writeAtomic(filepath.Join(*out, d.name), d.data); err != nil {
-			return cli.Usagef("--out %s: %v", *out, err)
-		}
-		doc.Files = append(doc.Files, jsonout.ImportFile{Path: d.name, Format: docFormat(d.data), SHA256: jsonout.SHA256(d.data)})
+		doc.Files = append(doc.Files, jsonout.ImportFile{Path: d.Name, Format: docFormat(d.Data), SHA256: jsonout.SHA256(d.Data)})
 	}
 	if *asJSON {
 		return jsonout.Write(stdout, doc)
 	}
-	_, err = fmt.Fprintf(stdout, "imported %s: %s nodes (%s), %s initializers; wrote %s, %s and %s to %s\n", *model,
-		fmt.Sprint(len(files.g.Nodes)), docFormat(gdoc), fmt.Sprint(len(files.onnx.im.Initializers)), importGraph, importPayload, importMap, *out)
+	_, err = fmt.Fprintf(stdout, "imported %s: %s nodes (%s), %s initializers; wrote %s, %s and %s to %s\n", *modelPath,
+		fmt.Sprint(len(files.Graph.Nodes)), docFormat(docs[0].Data), fmt.Sprint(len(files.ONNX.Imported.Initializers)), model.ImportGraph, model.ImportPayload, model.ImportMap, *out)
 	return err
 }
 
@@ -94,95 +67,3 @@ func docFormat(data []byte) string {
 	_ = json.Unmarshal(data, &h)
 	return h.Format
 }
-
-func payloadOrEmpty(p *irsem.Payload) *irsem.Payload {
-	if p == nil {
-		return &irsem.Payload{Entries: map[int]*irsem.Params{}}
-	}
-	return p
-}
-
-// checkImportDir refuses an existing non-empty --out without --force, and
-// a path that is not a directory, before anything is read or written.
-func checkImportDir(dir string, force bool) error {
-	st, err := os.Stat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return cli.Usagef("--out %s: %s", dir, statWhy(err))
-	}
-	if !st.IsDir() {
-		return cli.Usagef("--out %s: not a directory", dir)
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return cli.Usagef("--out %s: %s", dir, statWhy(err))
-	}
-	if len(ents) > 0 && !force {
-		return cli.Usagef("--out %s: output directory is not empty (import --force replaces %s, %s and %s in it)", dir, importGraph, importPayload, importMap)
-	}
-	return nil
-}
-
-// writeAtomic writes data to path through a temporary file in the same
-// directory and a rename, so that a reader never sees half a file.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tlcheck-import-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-// onnxMap is the tlcheck.onnx-map.v1 document of an imported model.
-func onnxMap(files *irFiles) ([]byte, error) {
-	im := files.onnx.im
-	doc := jsonout.OnnxMapDoc{Header: jsonout.NewHeader(jsonout.KindOnnxMap, nil, files.inputs), Model: files.graphPath, Opset: im.Opset,
-		Graph: importGraph, Payload: importPayload, GraphInputs: []jsonout.OnnxMapValue{}, GraphOutputs: []jsonout.OnnxMapValue{},
-		Initializers: []jsonout.OnnxMapInit{}, Origin: append([]string{}, im.Origin...)}
-	for _, v := range im.Inputs {
-		doc.GraphInputs = append(doc.GraphInputs, jsonout.OnnxMapValue{Name: v.Name, Shape: append([]int{}, v.Shape...), DataType: v.DataType.String(), Offset: v.Offset})
-	}
-	for _, v := range im.Outputs {
-		doc.GraphOutputs = append(doc.GraphOutputs, jsonout.OnnxMapValue{Name: v.Name, Shape: append([]int{}, v.Shape...), DataType: v.DataType.String(), Offset: v.Offset})
-	}
-	for _, in := range im.Initializers {
-		j := jsonout.OnnxMapInit{Name: in.Name, Shape: append([]int{}, in.Shape...), Uses: []jsonout.OnnxMapUse{}}
-		for _, u := range in.Uses {
-			j.Uses = append(j.Uses, jsonout.OnnxMapUse{Node: u.Node, Field: u.Field})
-		}
-		doc.Initializers = append(doc.Initializers, j)
-	}
-	if doc.Origin == nil {
-		doc.Origin = []string{}
-	}
-	var b jsonBuf
-	if err := jsonout.Write(&b, doc); err != nil {
-		return nil, err
-	}
-	return b.data, nil
-}
-
-// jsonBuf collects written bytes.
-type jsonBuf struct{ data []byte }
-
-func (b *jsonBuf) Write(p []byte) (int, error) { b.data = append(b.data, p...); return len(p), nil }

@@ -63,10 +63,10 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	inputs := files.inputs
-	res := backend.Plan(files.g, prof)
+	inputs := files.Files
+	res := backend.Plan(files.Graph, prof)
 	if res.Err != nil {
-		return files.modelErr(res.Err)
+		return files.Err(res.Err)
 	}
 	var binding *jsonout.PlanBinding
 	if res.Accepted {

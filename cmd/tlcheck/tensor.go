@@ -7,7 +7,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/spec"
+	"github.com/tlcheck/tlcheck/model"
 )
 
 // runTensor converts one tensor file — an ONNX TensorProto .pb, or a JSON
@@ -29,11 +29,11 @@ func runTensor(args []string, stdout, _ io.Writer) error {
 		return cli.Usagef("tensor: one tensor file is required (usage: tlcheck tensor [--out FILE] FILE.pb)")
 	}
 	path := fs.Arg(0)
-	tf, err := readTensorFile(argTensor, path, nil)
+	tf, err := model.ReadTensorFile(model.RoleTensor, path, nil)
 	if err != nil {
 		return err
 	}
-	t, err := tensorValue(tf)
+	t, err := tf.Value()
 	if err != nil {
 		return err
 	}
@@ -53,24 +53,4 @@ func runTensor(args []string, stdout, _ io.Writer) error {
 		return cli.Usagef("--out %s: cannot write: %v", *out, err)
 	}
 	return nil
-}
-
-// tensorValue is the exact value of a tensor file at its own shape.
-func tensorValue(tf tensorFile) (irsem.RatTensor, error) {
-	if tf.js != nil {
-		return *tf.js, nil
-	}
-	shape, err := tf.pb.Shape()
-	if err != nil {
-		return irsem.RatTensor{}, cli.Usagef("tensor %s: %v", tf.path, err)
-	}
-	vs, err := tf.pb.Rats()
-	if err != nil {
-		return irsem.RatTensor{}, cli.Usagef("tensor %s: %v", tf.path, err)
-	}
-	t, err := spec.NewTensor(shape, vs)
-	if err != nil {
-		return irsem.RatTensor{}, cli.Usagef("tensor %s: %v", tf.path, err)
-	}
-	return t, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/model"
 )
 
 // certSources are the files certify read a model from, as the manifest
@@ -54,11 +55,11 @@ func printSources(w io.Writer, m *certificates.Manifest) {
 // certificate carries (graph_hash) at the input it records. A difference
 // is exit 1 with one line naming the file and both values; a model that
 // cannot be read is exit 2. On success it prints one line per file.
-func verifyModelGiven(files *irFiles, dir string, m *certificates.Manifest, w io.Writer) error {
+func verifyModelGiven(files *model.Model, dir string, m *certificates.Manifest, w io.Writer) error {
 	if m == nil {
 		return nil // the manifest failed: the report says why
 	}
-	given := givenSources(files.inputs)
+	given := givenSources(files.Files)
 	err := certificates.MatchSources(m, given)
 	var sm *certificates.SourceMismatch
 	switch {
@@ -69,7 +70,7 @@ func verifyModelGiven(files *irFiles, dir string, m *certificates.Manifest, w io
 	case err != nil:
 		return cli.Failf("verify: %v", err)
 	}
-	model := &certificates.Model{Graph: files.g, Payload: files.p, Input: files.x}
+	model := &certificates.Model{Graph: files.Graph, Payload: files.Payload, Input: files.Input}
 	if err := certificates.MatchModel(dir, m, model); err != nil {
 		var mm *certificates.ModelMismatch
 		if errors.As(err, &mm) {

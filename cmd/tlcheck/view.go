@@ -11,6 +11,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 	"github.com/tlcheck/tlcheck/view"
@@ -68,7 +69,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 	// With an input the model and input are read and checked together
 	// (JSON or TensorProto .pb, as eval reads them); without one only
 	// the model is.
-	var files *irFiles
+	var files *model.Model
 	var err error
 	if hasInput {
 		files, err = mf.load()
@@ -78,10 +79,10 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	g, p, x, src := files.g, files.p, files.x, files.graphPath
+	g, p, x, src := files.Graph, files.Payload, files.Input, files.GraphPath
 	var origin []string
-	if files.onnx != nil {
-		origin = files.onnx.im.Origin
+	if files.ONNX != nil {
+		origin = files.ONNX.Imported.Origin
 	}
 	m, err := view.FromGraph(g, origin)
 	if err != nil {
@@ -98,7 +99,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 		sc := *scalar
 		if hasInput && sc == scalarAuto {
 			var why string
-			sc, why = autoScalar(files)
+			sc, why = files.AutoScalar()
 			m.Notes = append(m.Notes, strings.TrimSuffix(scalarLine(sc, why), "\n")+", chosen by --scalar auto")
 		}
 		withGrads := m.What != view.Tape
@@ -112,7 +113,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 		case sc == "f64":
 			addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.F64](x), withGrads)
 		default:
-			if err = ratBudget(g, p, irsem.ConvertTensor[spec.Rat](x)); err == nil {
+			if err = model.RatBudget(g, p, irsem.ConvertTensor[spec.Rat](x)); err == nil {
 				addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.Rat](x), withGrads)
 			}
 		}
@@ -183,13 +184,13 @@ func runView(args []string, stdout, _ io.Writer) error {
 // (view.AddValues) and, withGrads, the reverse pass (view.AddGrads), and
 // returns the step that draws the parameters with their values and, with
 // withGrads, their gradients, to run after folding (view.AddParams).
-func annotateView[T spec.Scalar[T]](m *view.Model, files *irFiles, x spec.Tensor[T], withGrads bool) (func() error, error) {
+func annotateView[T spec.Scalar[T]](m *view.Model, files *model.Model, x spec.Tensor[T], withGrads bool) (func() error, error) {
 	if withGrads {
-		if err := view.AddGrads(m, files.g, files.p, x); err != nil {
+		if err := view.AddGrads(m, files.Graph, files.Payload, x); err != nil {
 			return nil, err
 		}
 	}
-	if err := view.AddValues(m, files.g, files.p, x); err != nil {
+	if err := view.AddValues(m, files.Graph, files.Payload, x); err != nil {
 		if withGrads {
 			return nil, err
 		}
@@ -198,32 +199,32 @@ func annotateView[T spec.Scalar[T]](m *view.Model, files *irFiles, x spec.Tensor
 		m.Notes = append(m.Notes, fmt.Sprintf("values not shown: %v", err))
 	}
 	return func() error {
-		return view.AddParams(m, files.g, files.p, x, paramOptions(files, withGrads && m.What == view.Grads))
+		return view.AddParams(m, files.Graph, files.Payload, x, paramOptions(files, withGrads && m.What == view.Grads))
 	}, nil
 }
 
 // tapeParams draws the parameters of a model viewed without an input:
 // their values only, exact (over spec.Rat) where the model lowers over
 // the rationals, as enclosures otherwise.
-func tapeParams(m *view.Model, files *irFiles) error {
+func tapeParams(m *view.Model, files *model.Model) error {
 	var none spec.Tensor[spec.Rat]
-	if err := view.AddParams(m, files.g, files.p, none, paramOptions(files, false)); err == nil {
+	if err := view.AddParams(m, files.Graph, files.Payload, none, paramOptions(files, false)); err == nil {
 		return nil
 	}
-	return view.AddParams(m, files.g, files.p, spec.Tensor[spec.Interval]{}, paramOptions(files, false))
+	return view.AddParams(m, files.Graph, files.Payload, spec.Tensor[spec.Interval]{}, paramOptions(files, false))
 }
 
 // paramOptions names an ONNX model's parameters by their initializers and
 // differentiates its const nodes (initializers) as tlcheck grad does.
-func paramOptions(files *irFiles, grads bool) view.ParamOptions {
-	o := view.ParamOptions{Grads: grads, ConstParams: files.onnx != nil}
-	if files.onnx != nil {
+func paramOptions(files *model.Model, grads bool) view.ParamOptions {
+	o := view.ParamOptions{Grads: grads, ConstParams: files.ONNX != nil}
+	if files.ONNX != nil {
 		type key struct {
 			node  int
 			field string
 		}
 		names := map[key]string{}
-		for _, init := range files.onnx.im.Initializers {
+		for _, init := range files.ONNX.Imported.Initializers {
 			for _, u := range init.Uses {
 				names[key{u.Node, u.Field}] = init.Name
 			}

@@ -83,11 +83,11 @@ func CheckOutputPath(flagName, path string, wantDir bool) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	return Usagef("--%s %s: %v", flagName, Quote(path), unwrapPath(err))
+	return Usagef("--%s %s: %v", flagName, Quote(path), UnwrapPath(err))
 }
 
-// unwrapPath drops the path an *fs.PathError repeats.
-func unwrapPath(err error) error {
+// UnwrapPath drops the path an *fs.PathError repeats.
+func UnwrapPath(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

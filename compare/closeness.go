@@ -1,4 +1,4 @@
-package main
+package compare
 
 // The failure report of compare and compare-grad, in the manner of
 // torch.testing.assert_close: how many elements are outside the bound,
@@ -15,50 +15,50 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// closeness summarises one tensor's judged elements. The differences are
+// Closeness summarises one tensor's judged elements. The differences are
 // reported, never decided (the verdicts are fpbound's): absolute is the
 // upper end of fpbound's enclosure of |recorded − exact| (Element.Dist.Hi,
 // rounded outward, so never below the true difference), relative is that
 // divided by the least |x| over the exact value's enclosure — +Inf when
 // the enclosure holds 0 and the difference is not 0. A NaN or infinite
 // recorded value has the absolute difference +Inf.
-type closeness struct {
-	shape                   spec.Shape
-	total, fails, inconc    int
-	absMax, absBound        float64
-	absAt                   int
-	relMax                  float64
-	relAt                   int
-	firstFail, firstInconcl int
+type Closeness struct {
+	Shape                        spec.Shape
+	Total, Fails, Inconclusive   int
+	AbsMax, AbsBound             float64 // the greatest absolute difference and its element's bound
+	AbsAt                        int     // its element (−1: none)
+	RelMax                       float64 // the greatest relative difference
+	RelAt                        int     // its element (−1: none)
+	FirstFail, FirstInconclusive int     // −1: none
 }
 
-// closenessOf summarises els, the elements of a tensor of the given
+// Summarize summarises els, the elements of a tensor of the given
 // shape in row-major order.
-func closenessOf(shape spec.Shape, els []fpbound.Element) closeness {
-	c := closeness{shape: shape, total: len(els), absAt: -1, relAt: -1, firstFail: -1, firstInconcl: -1}
+func Summarize(shape spec.Shape, els []fpbound.Element) Closeness {
+	c := Closeness{Shape: shape, Total: len(els), AbsAt: -1, RelAt: -1, FirstFail: -1, FirstInconclusive: -1}
 	for i, el := range els {
 		switch el.Verdict {
 		case fpbound.Fails:
-			c.fails++
-			if c.firstFail < 0 {
-				c.firstFail = i
+			c.Fails++
+			if c.FirstFail < 0 {
+				c.FirstFail = i
 			}
 		case fpbound.Inconclusive:
-			c.inconc++
-			if c.firstInconcl < 0 {
-				c.firstInconcl = i
+			c.Inconclusive++
+			if c.FirstInconclusive < 0 {
+				c.FirstInconclusive = i
 			}
 		}
 		abs := el.Dist.Hi
 		if math.IsNaN(abs) {
 			abs = math.Inf(1)
 		}
-		if c.absAt < 0 || abs > c.absMax {
-			c.absMax, c.absAt, c.absBound = abs, i, el.Bound
+		if c.AbsAt < 0 || abs > c.AbsMax {
+			c.AbsMax, c.AbsAt, c.AbsBound = abs, i, el.Bound
 		}
 		rel := relDiff(abs, el.Exact)
-		if c.relAt < 0 || rel > c.relMax {
-			c.relMax, c.relAt = rel, i
+		if c.RelAt < 0 || rel > c.RelMax {
+			c.RelMax, c.RelAt = rel, i
 		}
 	}
 	return c
@@ -86,21 +86,21 @@ func relDiff(abs float64, exact spec.Interval) float64 {
 	return abs / mag
 }
 
-// lines renders the summary, each line indented; empty when every
+// Lines renders the summary, each line indented; empty when every
 // element holds.
-func (c closeness) lines(indent string) string {
-	if c.fails == 0 && c.inconc == 0 || c.total == 0 {
+func (c Closeness) Lines(indent string) string {
+	if c.Fails == 0 && c.Inconclusive == 0 || c.Total == 0 {
 		return ""
 	}
 	var b strings.Builder
-	pct := 100 * float64(c.fails) / float64(c.total)
-	fmt.Fprintf(&b, "%sMismatched elements: %d / %d (%.1f%%) outside the bound", indent, c.fails, c.total, pct)
-	if c.inconc > 0 {
-		fmt.Fprintf(&b, ", %d inconclusive", c.inconc)
+	pct := 100 * float64(c.Fails) / float64(c.Total)
+	fmt.Fprintf(&b, "%sMismatched elements: %d / %d (%.1f%%) outside the bound", indent, c.Fails, c.Total, pct)
+	if c.Inconclusive > 0 {
+		fmt.Fprintf(&b, ", %d inconclusive", c.Inconclusive)
 	}
 	b.WriteByte('\n')
-	fmt.Fprintf(&b, "%sGreatest absolute difference: %s at index %s (bound %s)\n", indent, numText(c.absMax), indexText(c.shape, c.absAt), numText(c.absBound))
-	fmt.Fprintf(&b, "%sGreatest relative difference: %s at index %s\n", indent, numText(c.relMax), indexText(c.shape, c.relAt))
+	fmt.Fprintf(&b, "%sGreatest absolute difference: %s at index %s (bound %s)\n", indent, numText(c.AbsMax), IndexText(c.Shape, c.AbsAt), numText(c.AbsBound))
+	fmt.Fprintf(&b, "%sGreatest relative difference: %s at index %s\n", indent, numText(c.RelMax), IndexText(c.Shape, c.RelAt))
 	return b.String()
 }
 
@@ -118,9 +118,9 @@ func numText(f float64) string {
 	return strconv.FormatFloat(f, 'g', 6, 64)
 }
 
-// indexText is the multi-dimensional index of flat (row-major) element i
+// IndexText is the multi-dimensional index of flat (row-major) element i
 // of shape, as a tuple: "(1, 0, 2)"; "()" for a scalar.
-func indexText(shape spec.Shape, i int) string {
+func IndexText(shape spec.Shape, i int) string {
 	idx := unravel(shape, i)
 	parts := make([]string, len(idx))
 	for k, v := range idx {

@@ -1,4 +1,4 @@
-package main
+package model
 
 import (
 	"math"
@@ -36,7 +36,7 @@ func TestTextValue(t *testing.T) {
 		}
 	}
 	tt := spec.Tensor[spec.Interval]{Shape: spec.Shape{2}, Data: []spec.Interval{{Lo: 1, Hi: 2}, {Lo: 3, Hi: 3}}}
-	if got := textTensor(tt); got != "[1..2, 3..3]" {
-		t.Errorf("textTensor = %q: an interval must not read as a two-element list", got)
+	if got := Text(tt); got != "[1..2, 3..3]" {
+		t.Errorf("Text = %q: an interval must not read as a two-element list", got)
 	}
 }

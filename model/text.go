@@ -1,4 +1,4 @@
-package main
+package model
 
 import (
 	"strconv"
@@ -7,10 +7,10 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// textTensor renders a tensor for a text report (eval, grad): nested
+// Text spells a tensor for a text report (eval, grad): nested
 // brackets as spec.Format lays them out, each element as textValue
 // spells it.
-func textTensor[T spec.Scalar[T]](t spec.Tensor[T]) string {
+func Text[T spec.Scalar[T]](t spec.Tensor[T]) string {
 	return spec.Format(t, textValue[T])
 }
 

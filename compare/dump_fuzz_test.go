@@ -1,4 +1,4 @@
-package main
+package compare
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ func FuzzReadGrads(f *testing.F) {
 	f.Add([]byte(`{"format":"tlcheck.grads.v1","cotangent":{"output":{"shape":[1],"values":[1]}},"grads":{"w":{"shape":[2,1],"values":["NaN","-Infinity"]}}}`))
 	f.Add([]byte(`{"format":"tlcheck.grads.v1","grads":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		d, err := readGrads(bytes.NewReader(data))
+		d, err := ReadDump(bytes.NewReader(data))
 		if err != nil {
 			return
 		}

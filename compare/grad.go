@@ -1,0 +1,423 @@
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tlcheck/tlcheck/fpbound"
+	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/internal/strictjson"
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/onnx"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// GradsFormat is the format tag of a gradient dump.
+const GradsFormat = "tlcheck.grads.v1"
+
+// Dump is a gradient dump (tools/export_grads.py writes it):
+//
+//	{"format": "tlcheck.grads.v1",
+//	 "cotangent": {OUTPUT: TENSOR, …},   optional: default ones on every output element
+//	 "grads": {NAME: TENSOR, …}}
+//
+// NAME is an ONNX float graph input or initializer name (--onnx), or
+// "input" and irgrad's "node<ID>.<field>" (--graph). TENSOR is
+// {"shape": [...], "values": [...]} in row-major order; a gradient value
+// is a JSON number read as the binary32 nearest its decimal (exact for
+// the float64 repr of a float32 and for its shortest float32 repr), or
+// "NaN", "+Inf", "-Inf" (the spelling of every tlcheck JSON document);
+// a cotangent value is an exact decimal.
+// OUTPUT is an ONNX graph output name, or "output" (--graph).
+type Dump struct {
+	Format    string                `json:"format"`
+	Cotangent map[string]DumpTensor `json:"cotangent,omitempty"`
+	Grads     map[string]DumpTensor `json:"grads"`
+}
+
+// DumpTensor is one tensor of a dump: its values in row-major order,
+// each as written (a gradient's read by float32s, a cotangent's by rats).
+type DumpTensor struct {
+	Shape  []int             `json:"shape"`
+	Values []json.RawMessage `json:"values"`
+}
+
+// ReadDump decodes a gradient dump with the one strict reader
+// (strictjson.Decode: known members spelled exactly, no duplicate key, no
+// data after the document — a second document or trailing garbage is
+// refused), the format tag, shapes that are valid and hold as many values
+// as given, and at least one gradient: a dump with nothing to compare is
+// bad input, never a pass.
+func ReadDump(r io.Reader) (*Dump, error) {
+	// A dump holds about as many numbers as the model: the ONNX file
+	// limit bounds it.
+	lim := limits.Current().ONNXBytes
+	data, err := io.ReadAll(io.LimitReader(r, lim+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > lim {
+		return nil, fmt.Errorf("file larger than the %d-byte limit", lim)
+	}
+	var d Dump
+	if err := strictjson.Decode(data, &d); err != nil {
+		return nil, err
+	}
+	if d.Format != GradsFormat {
+		return nil, fmt.Errorf("field format: %q, expected %q", d.Format, GradsFormat)
+	}
+	if len(d.Grads) == 0 {
+		return nil, errors.New("field grads: no gradient given: nothing to compare")
+	}
+	for _, m := range []map[string]DumpTensor{d.Cotangent, d.Grads} {
+		for name, t := range m {
+			s := spec.Shape(t.Shape)
+			if _, err := s.Check(0); err != nil {
+				return nil, fmt.Errorf("tensor %q: %w", name, err)
+			}
+			if s.Size() != len(t.Values) {
+				return nil, fmt.Errorf("tensor %q: shape %v holds %d values, %d given", name, s, s.Size(), len(t.Values))
+			}
+		}
+	}
+	return &d, nil
+}
+
+// ReadDumpPB reads gradients as ONNX TensorProto files, each float32
+// and named (its name field) as the gradient it holds; the cotangent is
+// the default (ones).
+func ReadDumpPB(paths []string) (*Dump, error) {
+	d := &Dump{Format: GradsFormat, Grads: map[string]DumpTensor{}}
+	for _, p := range paths {
+		t, err := onnx.ReadTensor(p)
+		if err != nil {
+			return nil, err
+		}
+		s, err := t.Shape()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", p, err)
+		}
+		switch {
+		case t.Name == "":
+			return nil, fmt.Errorf("%s: the tensor has no name (it must name its gradient)", p)
+		case t.DataType != onnx.Float:
+			return nil, fmt.Errorf("%s: tensor %q of element type %s, expected float", p, t.Name, t.DataType.String())
+		case len(t.Float32) != s.Size():
+			return nil, fmt.Errorf("%s: tensor %q of shape %v holds %d values", p, t.Name, s, len(t.Float32))
+		}
+		if _, dup := d.Grads[t.Name]; dup {
+			return nil, fmt.Errorf("%s: a second tensor named %q", p, t.Name)
+		}
+		dt := DumpTensor{Shape: append([]int{}, s...), Values: make([]json.RawMessage, len(t.Float32))}
+		for i, f := range t.Float32 {
+			dt.Values[i] = f32JSON(f)
+		}
+		d.Grads[t.Name] = dt
+	}
+	return d, nil
+}
+
+// f32JSON writes a float32 as the dump does: the float64 repr of the
+// value, or "NaN", "+Inf", "-Inf" (every tlcheck JSON's spelling).
+func f32JSON(f float32) json.RawMessage {
+	switch {
+	case math.IsNaN(float64(f)):
+		return json.RawMessage(`"NaN"`)
+	case math.IsInf(float64(f), 1):
+		return json.RawMessage(`"+Inf"`)
+	case math.IsInf(float64(f), -1):
+		return json.RawMessage(`"-Inf"`)
+	}
+	return json.RawMessage(strconv.FormatFloat(float64(f), 'g', -1, 64))
+}
+
+// float32s reads a gradient tensor's values.
+func (t DumpTensor) float32s(name string) ([]float32, error) {
+	out := make([]float32, len(t.Values))
+	for i, raw := range t.Values {
+		s := string(raw)
+		switch s {
+		case `"NaN"`:
+			out[i] = float32(math.NaN())
+			continue
+		case `"+Inf"`:
+			out[i] = float32(math.Inf(1))
+			continue
+		case `"-Inf"`:
+			out[i] = float32(math.Inf(-1))
+			continue
+		}
+		f, err := strconv.ParseFloat(s, 32)
+		if err != nil || strings.HasPrefix(s, `"`) {
+			return nil, fmt.Errorf("tensor %q: element %d: %s is not a number, \"NaN\", \"+Inf\" or \"-Inf\"", name, i, s)
+		}
+		out[i] = float32(f)
+	}
+	return out, nil
+}
+
+// rats reads a cotangent tensor's values exactly.
+func (t DumpTensor) rats(name string) ([]spec.Rat, error) {
+	out := make([]spec.Rat, len(t.Values))
+	for i, raw := range t.Values {
+		r, err := spec.ParseRat(string(raw))
+		if err != nil {
+			return nil, fmt.Errorf("cotangent %q: element %d: %v", name, i, err)
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+// Target is one named gradient: the IR gradient pieces whose sum it is
+// (an initializer read by several nodes), each a slice of the input
+// gradient (Param −1) or a whole parameter gradient. No parts: an
+// initializer the IR reads only as a constant (an embedding table
+// gathered by a const node), which has no gradient there.
+type Target struct {
+	Name  string
+	Shape spec.Shape
+	Parts []Part
+}
+
+// Part is one piece of a Target.
+type Part struct {
+	Param  int // index into the lowered graph's parameters, −1 for the IR input
+	Offset int // into the IR input gradient
+}
+
+// GradModel is a model whose gradients are compared: the IR graph, its
+// payload and input, and the gradients it names.
+type GradModel struct {
+	Graph   *irsem.Graph
+	Payload *irsem.Payload
+	Input   irsem.RatTensor
+	Targets []Target
+	Outputs []onnx.IOValue // the outputs (one "output" for an IR graph)
+	What    string         // the flag naming the model file: "--onnx PATH"
+}
+
+// GradModelONNX names the gradients of an imported ONNX model (path, im)
+// at its packed input x: every float input (a slice of the IR input
+// gradient) and every initializer that some node reads as data (the sum
+// of its uses).
+func GradModelONNX(path string, im *onnx.Imported, x irsem.RatTensor) (*GradModel, error) {
+	// The parameter list only (float64 lowers every tag, exact or not).
+	l, err := irgrad.Lower[spec.F64](nil, im.Graph, im.Payload)
+	if err != nil {
+		return nil, cli.Usagef("--onnx %s: %v", path, err)
+	}
+	index := map[[2]any]int{}
+	for i, prm := range l.Params {
+		index[[2]any{prm.Node, prm.Field}] = i
+	}
+	m := &GradModel{Graph: im.Graph, Payload: im.Payload, Input: x, Outputs: im.Outputs, What: "--onnx " + path}
+	for _, in := range im.Inputs {
+		m.Targets = append(m.Targets, Target{Name: in.Name, Shape: in.Shape, Parts: []Part{{Param: -1, Offset: in.Offset}}})
+	}
+	for _, ini := range im.Initializers {
+		t := Target{Name: ini.Name, Shape: ini.Shape}
+		for _, u := range ini.Uses {
+			i, ok := index[[2]any{u.Node, u.Field}]
+			if !ok {
+				continue // a use without a gradient (a const node's value)
+			}
+			t.Parts = append(t.Parts, Part{Param: i})
+		}
+		if len(ini.Uses) > 0 {
+			// No parts: every use is a constant of the IR (a const
+			// node's value), which irgrad gives no gradient.
+			m.Targets = append(m.Targets, t)
+		}
+	}
+	return m, nil
+}
+
+// GradModelIR names the gradients of an IR graph: "input" and irgrad's
+// parameter names.
+func GradModelIR(fs *model.Model) (*GradModel, error) {
+	l, err := irgrad.Lower[spec.F64](nil, fs.Graph, fs.Payload)
+	if err != nil {
+		return nil, fs.Err(err)
+	}
+	out := fs.Graph.Nodes[fs.Graph.OutputID]
+	m := &GradModel{Graph: fs.Graph, Payload: fs.Payload, Input: fs.Input, What: "--graph " + fs.GraphPath,
+		Outputs: []onnx.IOValue{{Name: "output", Shape: out.Shape.Clone()}}}
+	m.Targets = append(m.Targets, Target{Name: irgrad.InputName, Shape: fs.Input.Shape.Clone(), Parts: []Part{{Param: -1}}})
+	for i, prm := range l.Params {
+		m.Targets = append(m.Targets, Target{Name: prm.Name, Shape: prm.Shape.Clone(), Parts: []Part{{Param: i}}})
+	}
+	return m, nil
+}
+
+// Seed packs the dump's cotangent (default: ones) into the IR output's
+// shape.
+func (m *GradModel) Seed(doc *Dump) (irsem.RatTensor, error) {
+	outShape := m.Graph.Nodes[m.Graph.OutputID].Shape.Clone()
+	seed, err := spec.Full(outShape, spec.NewRat(1, 1))
+	if err != nil {
+		return seed, err
+	}
+	for i := range seed.Data {
+		seed.Data[i] = spec.NewRat(1, 1) // one Rat per element
+	}
+	for name := range doc.Cotangent {
+		found := false
+		for _, o := range m.Outputs {
+			found = found || o.Name == name
+		}
+		if !found {
+			return seed, fmt.Errorf("cotangent %q: no such output", name)
+		}
+	}
+	for _, o := range m.Outputs {
+		t, ok := doc.Cotangent[o.Name]
+		if !ok {
+			continue
+		}
+		if !spec.Shape(t.Shape).Equal(o.Shape) {
+			return seed, fmt.Errorf("cotangent %q: shape %v, the output has %v", o.Name, t.Shape, o.Shape)
+		}
+		rs, err := t.rats(o.Name)
+		if err != nil {
+			return seed, err
+		}
+		copy(seed.Data[o.Offset:], rs)
+	}
+	return seed, nil
+}
+
+// The status of one gradient (Grad.Status), as the
+// tlcheck.compare-grad.v1 document spells it.
+const (
+	Checked  = "checked"
+	NotGiven = "not_given"
+	Constant = "constant"
+)
+
+// Grad is one named gradient's comparison: its status and, when
+// Checked, every element judged in row-major order.
+type Grad struct {
+	Name     string
+	Shape    spec.Shape
+	Status   string
+	Elements []fpbound.Element
+}
+
+// Grads judges every gradient of the dump against the model's exact
+// gradient and fpbound's bound (fpbound.GradErr), in the model's target
+// order. A gradient the dump names that the model has not, a shape
+// that differs, or a value that is no number, is an error.
+func Grads(m *GradModel, doc *Dump, o fpbound.Options) ([]Grad, error) {
+	known := map[string]bool{}
+	for _, t := range m.Targets {
+		known[t.Name] = true
+	}
+	var unknown []string
+	for name := range doc.Grads {
+		if !known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, fmt.Errorf("gradient %q: the model has no float input or differentiable initializer of that name", unknown[0])
+	}
+	seed, err := m.Seed(doc)
+	if err != nil {
+		return nil, err
+	}
+	gr, _, und, err := fpbound.GradErr(m.Graph, m.Payload, m.Input, seed, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", m.What, err)
+	}
+	var out []Grad
+	for _, t := range m.Targets {
+		d, ok := doc.Grads[t.Name]
+		g := Grad{Name: t.Name, Shape: t.Shape, Status: Checked}
+		switch {
+		case len(t.Parts) == 0:
+			g.Status = Constant
+		case !ok:
+			g.Status = NotGiven
+		default:
+			if !spec.Shape(d.Shape).Equal(t.Shape) {
+				return nil, fmt.Errorf("gradient %q: shape %v, expected %v", t.Name, d.Shape, t.Shape)
+			}
+			rec, err := d.float32s(t.Name)
+			if err != nil {
+				return nil, err
+			}
+			g.Elements = make([]fpbound.Element, t.Shape.Size())
+			for k := range g.Elements {
+				g.Elements[k] = fpbound.Judge(rec[k], fpbound.EncloseErr(t.err(gr, k), und))
+			}
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// err is the error-algebra value of element k of the target: the sum of
+// its parts.
+func (t Target) err(gr *irgrad.Gradients[fpbound.Err], k int) fpbound.Err {
+	var v fpbound.Err
+	for j, part := range t.Parts {
+		var e fpbound.Err
+		if part.Param < 0 {
+			e = gr.Input.Data[part.Offset+k]
+		} else {
+			e = gr.Params[part.Param].Data[k]
+		}
+		if j == 0 {
+			v = e
+		} else {
+			v = v.Add(e)
+		}
+	}
+	return v
+}
+
+// JSON is the gradient's entry in a tlcheck.compare-grad.v1 document: its
+// verdict counts, the first failing (else inconclusive) element and the
+// greatest absolute and relative differences with their indices
+// (Summarize) when checked; with all, every element.
+func (g Grad) JSON(all bool) jsonout.CompareGradTensor {
+	out := jsonout.CompareGradTensor{Name: g.Name, Shape: append([]int{}, g.Shape...), Status: g.Status}
+	if g.Status != Checked {
+		return out
+	}
+	els := g.Elements
+	c := Summarize(g.Shape, els)
+	out.Holds, out.Fails, out.Inconclusive = c.Total-c.Fails-c.Inconclusive, c.Fails, c.Inconclusive
+	if c.Total > 0 {
+		abs, rel := jsonout.Number(c.AbsMax), jsonout.Number(c.RelMax)
+		out.MaxAbs, out.MaxAbsIndex = &abs, unravel(g.Shape, c.AbsAt)
+		out.MaxRel, out.MaxRelIndex = &rel, unravel(g.Shape, c.RelAt)
+	}
+	first, verdict := c.FirstFail, Fails
+	if first < 0 {
+		first, verdict = c.FirstInconclusive, Inconclusive
+	}
+	if first >= 0 {
+		el := els[first]
+		out.First = element(first, float64(el.Recorded), el.Exact, el.Bound, verdict)
+	}
+	if all {
+		out.Elements = make([]jsonout.CompareElement, len(els))
+		for k, el := range els {
+			out.Elements[k] = *element(k, float64(el.Recorded), el.Exact, el.Bound, el.Verdict.String())
+		}
+	}
+	return out
+}

@@ -1,0 +1,98 @@
+package compare
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/fpbound"
+	"github.com/tlcheck/tlcheck/model"
+)
+
+// reluModel loads a relu graph over [3] at x = [1, −1, 1/2]; by hand
+// ∇x ⟨c, relu(x)⟩ = c·step(x), every operation exact: the bound is 0.
+func reluModel(t *testing.T) *GradModel {
+	t.Helper()
+	dir := t.TempDir()
+	graph, input := filepath.Join(dir, "g.json"), filepath.Join(dir, "x.json")
+	g := `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[{"id":0,"kind":"input","parents":[],"shape":[3]},{"id":1,"kind":"relu","parents":[0],"shape":[3]}]}`
+	if err := os.WriteFile(graph, []byte(g), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(input, []byte(`{"shape":[3],"values":["1","-1","1/2"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.LoadIR("compare-grad", graph, "", input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gm, err := GradModelIR(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gm
+}
+
+func dump(t *testing.T, s string) *Dump {
+	t.Helper()
+	d, err := ReadDump(strings.NewReader(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// TestGrads: with the cotangent c = [2, 3, 1/2] the exact gradient
+// [2, 0, 1/2] holds and one ulp above 1/2 fails, at element 2; its
+// --json entry counts and names the element.
+func TestGrads(t *testing.T) {
+	m := reluModel(t)
+	if len(m.Targets) != 1 || m.Targets[0].Name != "input" {
+		t.Fatalf("targets %+v", m.Targets)
+	}
+	doc := func(grad string) *Dump {
+		return dump(t, `{"format":"tlcheck.grads.v1","cotangent":{"output":{"shape":[3],"values":[2,3,0.5]}},"grads":{"input":{"shape":[3],"values":[`+grad+`]}}}`)
+	}
+	res, err := Grads(m, doc("2.0, 0.0, 0.5"), fpbound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := fpbound.Summarize(res[0].Elements); len(res) != 1 || res[0].Status != Checked || s.Holds != 3 {
+		t.Fatalf("exact gradient: %+v", res)
+	}
+	res, err = Grads(m, doc("2.0, 0.0, 0.5000000596046448"), fpbound.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := res[0].JSON(true)
+	if j.Holds != 2 || j.Fails != 1 || j.First == nil || j.First.Index != 2 || j.First.Verdict != Fails || len(j.Elements) != 3 {
+		b, _ := json.Marshal(j)
+		t.Errorf("one ulp off: %s", b)
+	}
+	if _, err := Grads(m, dump(t, `{"format":"tlcheck.grads.v1","grads":{"node9.W":{"shape":[1],"values":[1]}}}`), fpbound.Options{}); err == nil || !strings.Contains(err.Error(), `"node9.W"`) {
+		t.Errorf("unknown gradient: %v", err)
+	}
+}
+
+// TestVerdict: fails outranks inconclusive, which outranks holds; a
+// gradient not given or constant has a status and no counts.
+func TestVerdict(t *testing.T) {
+	for _, c := range []struct {
+		fails, inconc int
+		want          string
+	}{{0, 0, Holds}, {0, 2, Inconclusive}, {1, 2, Fails}} {
+		if got := Verdict(c.fails, c.inconc); got != c.want {
+			t.Errorf("Verdict(%d, %d) = %s, want %s", c.fails, c.inconc, got, c.want)
+		}
+	}
+	j := Grad{Name: "w", Status: NotGiven}.JSON(true)
+	if j.Status != NotGiven || j.First != nil || j.Elements != nil || j.Holds != 0 {
+		t.Errorf("not given: %+v", j)
+	}
+	h, f, i := Counts([]Set{{Outputs: []Output{{Holds: 1, Fails: 2}, {Inconc: 3}}}, {Outputs: []Output{{Holds: 4}}}})
+	if h != 5 || f != 2 || i != 3 {
+		t.Errorf("Counts = %d, %d, %d", h, f, i)
+	}
+}

@@ -1,0 +1,241 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tlcheck/tlcheck/fpbound"
+	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/onnx"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// applySpecials judges the output elements whose ONNX value is an IEEE
+// special (onnx.Imported.Analyze): a Known element holds iff the recorded
+// value is it (NaN matching NaN), an Unknown one is inconclusive; and
+// where the graph applies a partial op (Sqrt, Log, Div, …) to a computed
+// value, a recorded NaN or ±∞ is not a proven failure: inconclusive.
+func applySpecials(om *model.ONNX, els []fpbound.Element, rec64 []float64) {
+	sp := om.Specials
+	if sp == nil {
+		return
+	}
+	for i, iv := range om.Imported.Outputs {
+		var st []onnx.Special
+		if i < len(sp.Outputs) {
+			st = sp.Outputs[i]
+		}
+		for j := 0; j < iv.Shape.Size() && iv.Offset+j < len(els); j++ {
+			e := &els[iv.Offset+j]
+			rec := float64(e.Recorded)
+			if rec64 != nil {
+				rec = rec64[iv.Offset+j]
+			}
+			if st == nil || st[j].Status == onnx.Real {
+				if sp.Partial != "" && e.Verdict == fpbound.Fails && (math.IsNaN(rec) || math.IsInf(rec, 0)) {
+					e.Verdict = fpbound.Inconclusive
+					e.Reason = sp.Partial + " applies a partial op to a computed value: the runtime may meet its domain boundary"
+				}
+				continue
+			}
+			s := st[j]
+			e.Bound, e.Classic, e.FirstOrder, e.Estimate = 0, 0, 0, 0
+			e.Exact = spec.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}
+			e.Dist = spec.Interval{Lo: 0, Hi: math.Inf(1)}
+			holds, ok := s.Judge(rec)
+			switch {
+			case !ok:
+				e.Verdict, e.Bound = fpbound.Inconclusive, math.Inf(1)
+				e.Reason = "an IEEE special value meets a value the runtime computes"
+			case holds:
+				e.Verdict, e.Exact, e.Dist = fpbound.Holds, spec.Point(s.Value), spec.Point(0)
+			default:
+				e.Verdict, e.Exact = fpbound.Fails, spec.Point(s.Value)
+				e.Dist = spec.Point(math.Inf(1))
+				if !math.IsNaN(s.Value) && !math.IsInf(s.Value, 0) && !math.IsNaN(rec) && !math.IsInf(rec, 0) {
+					e.Dist = spec.Point(math.Abs(rec - s.Value))
+				}
+			}
+		}
+	}
+}
+
+// outputFormat is the one float type of im's outputs, refused (naming the
+// output) when the outputs have several or the graph computes in another
+// format than the output's (see onnx.Imported.Computed).
+func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
+	format := onnx.DataType(0)
+	for _, iv := range im.Outputs {
+		if format == 0 {
+			format = iv.DataType
+		}
+		if iv.DataType != format {
+			return 0, cli.Usagef("--onnx %s: output %q is %v, another output %v: compare judges the outputs of one float type", model, iv.Name, iv.DataType, format)
+		}
+		for _, c := range im.Computed {
+			mixed := c != iv.DataType
+			if iv.DataType == onnx.Float {
+				mixed = c.Is16() // DOUBLE values cannot reach a FLOAT output
+			}
+			if mixed {
+				return 0, cli.Usagef("--onnx %s: output %q is %v but the graph also computes %v values: the a-priori bound is for one format, not a mix", model, iv.Name, iv.DataType, c)
+			}
+		}
+	}
+	if format == 0 {
+		format = onnx.Float
+	}
+	return format, nil
+}
+
+// compareFormat is fpbound.Compare for a graph that computes in binary64,
+// binary16 or bfloat16: each recorded value (as a float64) against that
+// format's bound (fpbound.SharpBounds64, SharpBounds16, SharpBoundsBF16).
+func compareFormat(m *model.Model, format onnx.DataType, rec []float64, o fpbound.Options) (*fpbound.Result, error) {
+	sharp := fpbound.SharpBounds64
+	switch format {
+	case onnx.Float16:
+		sharp = fpbound.SharpBounds16
+	case onnx.BFloat16:
+		sharp = fpbound.SharpBoundsBF16
+	}
+	sh, err := sharp(m.Graph, m.Payload, m.Input, o)
+	if err != nil {
+		return nil, err
+	}
+	if len(sh) != len(rec) {
+		return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(sh), len(rec))
+	}
+	r := &fpbound.Result{Elements: make([]fpbound.Element, len(sh))}
+	for i, s := range sh {
+		el := fpbound.JudgeFloat64(rec[i], s.Enclosure)
+		el.Classic, el.FirstOrder, el.Estimate = s.Classic, s.FirstOrder, s.Estimate
+		r.Elements[i] = el
+	}
+	r.Summary = fpbound.Summarize(r.Elements)
+	return r, nil
+}
+
+// readOutputFile reads a recorded output_N.pb: a FLOAT or DOUBLE
+// TensorProto.
+func readOutputFile(path string, files *[]jsonout.Input) (recordedTensor, error) {
+	tf, err := model.ReadTensorFile("data", path, files)
+	if err != nil {
+		return recordedTensor{}, err
+	}
+	if tf.PB == nil {
+		return recordedTensor{}, cli.Usagef("--data %s: a recorded output is a TensorProto, not JSON", path)
+	}
+	if !tf.PB.DataType.IsFloat() {
+		return recordedTensor{}, cli.Usagef("--data %s: data type %v: compare checks FLOAT, DOUBLE, FLOAT16 and BFLOAT16 outputs (and integer or boolean ones the import decides)", path, tf.PB.DataType)
+	}
+	s, err := tf.PB.Shape()
+	if err != nil {
+		return recordedTensor{}, cli.Usagef("--data %s: %v", path, err)
+	}
+	if tf.PB.Len() != s.Size() {
+		return recordedTensor{}, cli.Usagef("--data %s: %d values for dims %v", path, tf.PB.Len(), s)
+	}
+	if tf.PB.DataType == onnx.Double {
+		return recordedTensor{shape: s, dt: onnx.Double, vals64: tf.PB.Float64}, nil
+	}
+	return recordedTensor{shape: s, dt: tf.PB.DataType, vals: tf.PB.Float32}, nil
+}
+
+// readExactFile reads a recorded integer or boolean output_N.pb and
+// judges it against the import's exact value e, element by element: equal
+// holds, different fails (integers compared as integers).
+func readExactFile(path string, e *onnx.ExactOutput, files *[]jsonout.Input) ([]fpbound.Element, error) {
+	tf, err := model.ReadTensorFile("data", path, files)
+	if err != nil {
+		return nil, err
+	}
+	if tf.PB == nil {
+		return nil, cli.Usagef("--data %s: a recorded output is a TensorProto, not JSON", path)
+	}
+	if tf.PB.DataType != e.DataType {
+		return nil, cli.Usagef("--data %s: data type %v: the model's output %q is %v", path, tf.PB.DataType, e.Name, e.DataType)
+	}
+	s, err := tf.PB.Shape()
+	if err != nil {
+		return nil, cli.Usagef("--data %s: %v", path, err)
+	}
+	if !s.Equal(e.Shape) {
+		return nil, cli.Usagef("--data %s: output %q: shape mismatch: the model's output has shape %v, the recorded tensor %v", path, e.Name, e.Shape, s)
+	}
+	if tf.PB.Len() != len(e.Values) {
+		return nil, cli.Usagef("--data %s: %d values for dims %v", path, tf.PB.Len(), s)
+	}
+	els := make([]fpbound.Element, len(e.Values))
+	for j, want := range e.Values {
+		var got int64
+		if tf.PB.DataType == onnx.Int64 {
+			got = tf.PB.Int64[j]
+		} else {
+			got = int64(tf.PB.Int32[j])
+		}
+		d := math.Abs(float64(got) - float64(want))
+		el := fpbound.Element{Recorded: float32(got), Exact: spec.Point(float64(want)), Dist: spec.Point(d), Verdict: fpbound.Holds, Estimate: math.NaN()}
+		if got != want {
+			el.Verdict = fpbound.Fails
+			if d == 0 {
+				el.Dist = spec.Interval{Lo: 0, Hi: math.Inf(1)} // beyond float64's integers: still different
+			}
+		}
+		els[j] = el
+	}
+	return els, nil
+}
+
+// exactGradients computes a Gradient node's outputs (onnx.GradientSpec):
+// the gradient of IR output OfOutput w.r.t. each float input WRTInputs[k],
+// by a VJP with cotangent 1 on that output's elements and 0 on every other
+// output — over Rat when the graph is exact, else as Interval enclosures;
+// the result is an enclosure either way (a point for Rat).
+func exactGradients(m *model.Model, gs onnx.GradientSpec) ([]spec.Tensor[spec.Interval], error) {
+	om := m.ONNX
+	outShape := m.Graph.Nodes[m.Graph.OutputID].Shape
+	seed, err := spec.Zeros[spec.Rat](outShape.Clone())
+	if err != nil {
+		return nil, err
+	}
+	if gs.OfOutput < 0 || gs.OfOutput >= len(om.Imported.Outputs) {
+		return nil, cli.Usagef("--onnx %s: %s: attribute \"y\": %q is no output of the imported graph", m.GraphPath, gs.Node, gs.Of)
+	}
+	iv := om.Imported.Outputs[gs.OfOutput]
+	for j := 0; j < iv.Shape.Size(); j++ {
+		seed.Data[iv.Offset+j] = spec.NewRat(1, 1)
+	}
+	var input spec.Tensor[spec.Interval]
+	if m.RatApplies() {
+		gr, _, err := irgrad.GradWith(m.Graph, m.Payload, m.Input, &seed, irgrad.PathTape, irgrad.LowerOptions{})
+		if err != nil {
+			return nil, m.Err(err)
+		}
+		input = irsem.ConvertTensor[spec.Interval](gr.Input)
+	} else {
+		s := irsem.ConvertTensor[spec.Interval](seed)
+		gr, _, err := irgrad.GradWith(m.Graph, m.Payload, irsem.ConvertTensor[spec.Interval](m.Input), &s, irgrad.PathTape, irgrad.LowerOptions{})
+		if err != nil {
+			return nil, m.Err(err)
+		}
+		input = gr.Input
+	}
+	parts, err := model.Unpack(om.Imported.Inputs, input.Data)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]spec.Tensor[spec.Interval], len(gs.WRT))
+	for k := range gs.WRT {
+		i := gs.WRTInputs[k]
+		if i < 0 || i >= len(parts) {
+			return nil, cli.Usagef("--onnx %s: %s: attribute \"xs\": %q is not a float graph input", m.GraphPath, gs.Node, gs.WRT[k])
+		}
+		out[k] = spec.Tensor[spec.Interval]{Shape: om.Imported.Inputs[i].Shape.Clone(), Data: parts[i]}
+	}
+	return out, nil
+}
