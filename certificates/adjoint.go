@@ -180,117 +180,166 @@ func verifyAdjointness(t *opTable, file string, f *AdjointnessFile, m *Manifest)
 	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
 		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
 	}
-	for i, c := range f.Cases {
-		at := fmt.Sprintf("cases[%d]", i)
-		a, err := c.Attrs.decode(file, at+".attrs")
-		if err != nil {
+	for i := range f.Cases {
+		if err := verifyAdjointCase(t, file, f, i, m.Seed, prat, piv); err != nil {
 			return 0, err
-		}
-		xs, err := decodeTensors(file, at+".inputs", c.Inputs)
-		if err != nil {
-			return 0, err
-		}
-		dxs, err := decodeTensors(file, at+".dx", c.Dx)
-		if err != nil {
-			return 0, err
-		}
-		d, err := c.Delta.decode(file, at+".delta")
-		if err != nil {
-			return 0, err
-		}
-		if len(dxs) != len(xs) {
-			return 0, fieldErr(file, at+".dx", "%d tangents for %d inputs", len(dxs), len(xs))
-		}
-		for k := range xs {
-			if !xs[k].Shape.Equal(dxs[k].Shape) {
-				return 0, fieldErr(file, fmt.Sprintf("%s.dx[%d].shape", at, k), "tangent shape %v differs from input shape %v", dxs[k].Shape, xs[k].Shape)
-			}
-		}
-		if f.Draw == DrawRecorded {
-			if !sameAttrs(c.Attrs, EncodeAttrs(nil)) {
-				return 0, fieldErr(file, at+".attrs", "a user's primitive has no attributes")
-			}
-		} else {
-			gen, gdx, gd, err := t.draw(f.Op, m.Seed, i)
-			if err != nil {
-				return 0, fieldErr(file, at, "cannot regenerate the case: %v", err)
-			}
-			if err := sameTensors(file, at+".inputs", xs, gen.Xs); err != nil {
-				return 0, seedErr(err)
-			}
-			if err := sameTensors(file, at+".dx", dxs, gdx); err != nil {
-				return 0, seedErr(err)
-			}
-			if err := sameTensors(file, at+".delta", []spec.Tensor[spec.Rat]{d}, []spec.Tensor[spec.Rat]{gd}); err != nil {
-				return 0, seedErr(err)
-			}
-			if got, want := c.Attrs, EncodeAttrs(gen.Attrs); !sameAttrs(got, want) {
-				return 0, seedErr(fieldErr(file, at+".attrs", "recorded attributes differ from those the seed generates"))
-			}
-		}
-		// One reading: a case carries exactly its oracle's claims; a
-		// claim of the other oracle would be read by other consumers
-		// but checked by nobody.
-		if err := oracleClaims(file, at, &c); err != nil {
-			return 0, err
-		}
-		switch c.Oracle {
-		case string(obligations.OracleRat):
-			lhs, rhs, err := sides(prat, a, xs, dxs, d)
-			if err != nil {
-				return 0, fieldErr(file, at, "recomputation failed: %v", err)
-			}
-			for _, s := range []struct {
-				name, rec string
-				got       spec.Rat
-			}{{"lhs", c.LHS, lhs}, {"rhs", c.RHS, rhs}} {
-				rec, err := decodeRat(file, at+"."+s.name, s.rec)
-				if err != nil {
-					return 0, err
-				}
-				if !rec.Same(s.got) {
-					return 0, fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", s.rec, s.got)
-				}
-			}
-			if !lhs.Same(rhs) {
-				return 0, fieldErr(file, at, "adjointness fails: ⟨jvp,δ⟩ = %s ≠ ⟨dx,vjp⟩ = %s", lhs, rhs)
-			}
-		case string(obligations.OracleInterval):
-			conv := func(ts []spec.Tensor[spec.Rat]) []spec.Tensor[spec.Interval] {
-				out := make([]spec.Tensor[spec.Interval], len(ts))
-				for k, t := range ts {
-					out[k] = spec.Convert(t, func(r spec.Rat) spec.Interval { return spec.Interval{}.FromRat(r.Big()) })
-				}
-				return out
-			}
-			lhs, rhs, err := sides(piv, a, conv(xs), conv(dxs), conv([]spec.Tensor[spec.Rat]{d})[0])
-			if err != nil {
-				return 0, fieldErr(file, at, "recomputation failed: %v", err)
-			}
-			if c.LHSEnclosure == nil || c.RHSEnclosure == nil {
-				return 0, fieldErr(file, at, "interval oracle without enclosures")
-			}
-			for _, s := range []struct {
-				name string
-				rec  *Enclosure
-				got  spec.Interval
-			}{{"lhs_enclosure", c.LHSEnclosure, lhs}, {"rhs_enclosure", c.RHSEnclosure, rhs}} {
-				rec, err := s.rec.decode(file, at+"."+s.name)
-				if err != nil {
-					return 0, err
-				}
-				if !rec.Same(s.got) {
-					return 0, fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", rec, s.got)
-				}
-			}
-			if lhs.Hi < rhs.Lo || rhs.Hi < lhs.Lo {
-				return 0, fieldErr(file, at, "adjointness fails: enclosures %s and %s do not overlap", lhs, rhs)
-			}
-		default:
-			return 0, fieldErr(file, at+".oracle", "unknown oracle %q", truncate(c.Oracle))
 		}
 	}
 	return len(f.Cases), nil
+}
+
+// adjointValues are a case's attributes, inputs, tangents and cotangent,
+// decoded from the file.
+type adjointValues struct {
+	attrs *spec.Attrs
+	xs    []spec.Tensor[spec.Rat]
+	dxs   []spec.Tensor[spec.Rat]
+	d     spec.Tensor[spec.Rat]
+}
+
+// verifyAdjointCase decodes case i, binds it to the seed (or, for a
+// recorded draw, requires it to have no attributes) and recomputes its
+// oracle's claims.
+func verifyAdjointCase(t *opTable, file string, f *AdjointnessFile, i int, seed uint64, prat *spec.Prim[spec.Rat], piv *spec.Prim[spec.Interval]) error {
+	c := &f.Cases[i]
+	at := fmt.Sprintf("cases[%d]", i)
+	v, err := decodeAdjointCase(file, at, c)
+	if err != nil {
+		return err
+	}
+	if f.Draw == DrawRecorded {
+		if !sameAttrs(c.Attrs, EncodeAttrs(nil)) {
+			return fieldErr(file, at+".attrs", "a user's primitive has no attributes")
+		}
+	} else if err := bindAdjointCase(t, file, at, f.Op, seed, i, c, v); err != nil {
+		return err
+	}
+	// One reading: a case carries exactly its oracle's claims; a
+	// claim of the other oracle would be read by other consumers
+	// but checked by nobody.
+	if err := oracleClaims(file, at, c); err != nil {
+		return err
+	}
+	switch c.Oracle {
+	case string(obligations.OracleRat):
+		return verifyRatSides(file, at, c, prat, v)
+	case string(obligations.OracleInterval):
+		return verifyIntervalSides(file, at, c, piv, v)
+	}
+	return fieldErr(file, at+".oracle", "unknown oracle %q", truncate(c.Oracle))
+}
+
+// decodeAdjointCase decodes a case's values and checks that every input
+// has a tangent of its shape.
+func decodeAdjointCase(file, at string, c *AdjointCase) (*adjointValues, error) {
+	a, err := c.Attrs.decode(file, at+".attrs")
+	if err != nil {
+		return nil, err
+	}
+	xs, err := decodeTensors(file, at+".inputs", c.Inputs)
+	if err != nil {
+		return nil, err
+	}
+	dxs, err := decodeTensors(file, at+".dx", c.Dx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := c.Delta.decode(file, at+".delta")
+	if err != nil {
+		return nil, err
+	}
+	if len(dxs) != len(xs) {
+		return nil, fieldErr(file, at+".dx", "%d tangents for %d inputs", len(dxs), len(xs))
+	}
+	for k := range xs {
+		if !xs[k].Shape.Equal(dxs[k].Shape) {
+			return nil, fieldErr(file, fmt.Sprintf("%s.dx[%d].shape", at, k), "tangent shape %v differs from input shape %v", dxs[k].Shape, xs[k].Shape)
+		}
+	}
+	return &adjointValues{attrs: a, xs: xs, dxs: dxs, d: d}, nil
+}
+
+// bindAdjointCase regenerates case i of op from the seed and requires the
+// recorded inputs, tangents, cotangent and attributes.
+func bindAdjointCase(t *opTable, file, at, op string, seed uint64, i int, c *AdjointCase, v *adjointValues) error {
+	gen, gdx, gd, err := t.draw(op, seed, i)
+	if err != nil {
+		return fieldErr(file, at, "cannot regenerate the case: %v", err)
+	}
+	if err := sameTensors(file, at+".inputs", v.xs, gen.Xs); err != nil {
+		return seedErr(err)
+	}
+	if err := sameTensors(file, at+".dx", v.dxs, gdx); err != nil {
+		return seedErr(err)
+	}
+	if err := sameTensors(file, at+".delta", []spec.Tensor[spec.Rat]{v.d}, []spec.Tensor[spec.Rat]{gd}); err != nil {
+		return seedErr(err)
+	}
+	if got, want := c.Attrs, EncodeAttrs(gen.Attrs); !sameAttrs(got, want) {
+		return seedErr(fieldErr(file, at+".attrs", "recorded attributes differ from those the seed generates"))
+	}
+	return nil
+}
+
+// verifyRatSides recomputes both sides of a "rat" case exactly and
+// requires the recorded values and their equality.
+func verifyRatSides(file, at string, c *AdjointCase, prat *spec.Prim[spec.Rat], v *adjointValues) error {
+	lhs, rhs, err := sides(prat, v.attrs, v.xs, v.dxs, v.d)
+	if err != nil {
+		return fieldErr(file, at, "recomputation failed: %v", err)
+	}
+	for _, s := range []struct {
+		name, rec string
+		got       spec.Rat
+	}{{"lhs", c.LHS, lhs}, {"rhs", c.RHS, rhs}} {
+		rec, err := decodeRat(file, at+"."+s.name, s.rec)
+		if err != nil {
+			return err
+		}
+		if !rec.Same(s.got) {
+			return fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", s.rec, s.got)
+		}
+	}
+	if !lhs.Same(rhs) {
+		return fieldErr(file, at, "adjointness fails: ⟨jvp,δ⟩ = %s ≠ ⟨dx,vjp⟩ = %s", lhs, rhs)
+	}
+	return nil
+}
+
+// verifyIntervalSides recomputes both sides of an "interval" case over
+// spec.Interval and requires the recorded enclosures and their overlap.
+func verifyIntervalSides(file, at string, c *AdjointCase, piv *spec.Prim[spec.Interval], v *adjointValues) error {
+	conv := func(ts []spec.Tensor[spec.Rat]) []spec.Tensor[spec.Interval] {
+		out := make([]spec.Tensor[spec.Interval], len(ts))
+		for k, t := range ts {
+			out[k] = spec.Convert(t, func(r spec.Rat) spec.Interval { return spec.Interval{}.FromRat(r.Big()) })
+		}
+		return out
+	}
+	lhs, rhs, err := sides(piv, v.attrs, conv(v.xs), conv(v.dxs), conv([]spec.Tensor[spec.Rat]{v.d})[0])
+	if err != nil {
+		return fieldErr(file, at, "recomputation failed: %v", err)
+	}
+	if c.LHSEnclosure == nil || c.RHSEnclosure == nil {
+		return fieldErr(file, at, "interval oracle without enclosures")
+	}
+	for _, s := range []struct {
+		name string
+		rec  *Enclosure
+		got  spec.Interval
+	}{{"lhs_enclosure", c.LHSEnclosure, lhs}, {"rhs_enclosure", c.RHSEnclosure, rhs}} {
+		rec, err := s.rec.decode(file, at+"."+s.name)
+		if err != nil {
+			return err
+		}
+		if !rec.Same(s.got) {
+			return fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", rec, s.got)
+		}
+	}
+	if lhs.Hi < rhs.Lo || rhs.Hi < lhs.Lo {
+		return fieldErr(file, at, "adjointness fails: enclosures %s and %s do not overlap", lhs, rhs)
+	}
+	return nil
 }
 
 // oracleClaims requires a case to carry exactly the claims of its

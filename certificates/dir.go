@@ -664,87 +664,26 @@ func (s *Suite) Verify(dir string) (*Report, error) {
 
 // verify is Verify (sh nil) or VerifyShard (sh the shard dir must record).
 func (s *Suite) verify(dir string, sh *Shard) (*Report, error) {
-	st, err := os.Stat(dir)
+	root, mdata, err := openCertDir(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
-	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", quoteName(dir))
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
+		return nil, err
 	}
 	defer root.Close()
-	mdata, err := readRegular(root, ManifestName)
-	if err != nil {
-		return nil, fmt.Errorf("%w in %s: %s", ErrNoManifest, quoteName(dir), escapeLine(statReason(err)))
-	}
 	rep := &Report{}
-	var m Manifest
-	fail := func(path, kind string, err error) {
-		rep.Files = append(rep.Files, FileResult{Path: path, Kind: kind, Err: err})
-	}
-	var probe struct {
-		Format *string `json:"format"`
-	}
-	if err := jsonUnmarshalLoose(ManifestName, mdata, &probe); err != nil {
-		fail(ManifestName, "manifest", err)
-		return rep, nil
-	}
-	switch {
-	case probe.Format == nil:
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "missing"))
-		return rep, nil
-	case sh == nil && *probe.Format == ShardManifestFormat:
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "%s: this is a shard directory, not a complete one: verify --shard I/N DIR verifies it, tlcheck merge OUT SHARD_DIR… joins the shards", ShardManifestFormat))
-		return rep, nil
-	case sh != nil && *probe.Format != ShardManifestFormat:
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "%q: verify --shard reads a shard directory (%s)", truncate(*probe.Format), ShardManifestFormat))
-		return rep, nil
-	case *probe.Format == previousManifestFormat:
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "%s is the previous manifest format, which did not state what a complete directory holds; this build reads only %s: certify again with this build", previousManifestFormat, ManifestFormat))
-		return rep, nil
-	case sh == nil && *probe.Format != ManifestFormat:
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "format", "unknown manifest version %q (this build reads %s)", truncate(*probe.Format), ManifestFormat))
-		return rep, nil
-	}
-	if sh == nil {
-		if err := decodeStrict(ManifestName, mdata, &m); err != nil {
-			fail(ManifestName, "manifest", err)
-			return rep, nil
+	m, ferr := decodeManifest(mdata, sh)
+	if ferr == nil {
+		rep.Manifest = m
+		ferr, err = s.checkManifestHead(dir, m)
+		if err != nil {
+			return nil, err
 		}
-	} else {
-		var sm ShardManifest
-		if err := decodeStrict(ManifestName, mdata, &sm); err != nil {
-			fail(ManifestName, "manifest", err)
-			return rep, nil
-		}
-		if sm.Shard != *sh {
-			fail(ManifestName, "manifest", fieldErr(ManifestName, "shard", "the directory records shard %s, not %s", sm.Shard, *sh))
-			return rep, nil
-		}
-		m = *sm.manifest()
 	}
-	rep.Manifest = &m
-	switch {
-	case m.ToolVersion != version.Version:
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "tool_version", "certificates written by tlcheck %q; this is %s", truncate(m.ToolVersion), version.Version))
-		return rep, nil
-	case m.Cases > limits.Current().CertCases:
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "cases", "%v", limits.Exceeded("cert-cases", int64(limits.Current().CertCases), "%d cases per certificate", m.Cases)))
-		return rep, nil
-	case m.RegistryHash != s.ops.hash(m.Ops):
-		if unknown := s.unknownOps(m.Ops); len(unknown) > 0 {
-			// A user's primitive's directory (package check): nothing in
-			// it can be recomputed here, so it is not verified at all.
-			return nil, &UnknownOpsError{Dir: dir, Ops: unknown}
-		}
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "registry_hash", "certificates were made with registry %s; this build's registry is %s", truncate(m.RegistryHash), s.ops.hash(m.Ops)))
+	if ferr != nil {
+		rep.fail(ManifestName, "manifest", ferr)
 		return rep, nil
 	}
-	if err := s.checkManifestOptions(&m); err != nil {
-		fail(ManifestName, "manifest", err)
+	if err := s.checkManifestOptions(m); err != nil {
+		rep.fail(ManifestName, "manifest", err)
 	}
 	listed := map[string]bool{}
 	for _, e := range m.Files {
@@ -756,8 +695,117 @@ func (s *Suite) verify(dir string, sh *Shard) (*Report, error) {
 	// appended in manifest order, so the report is the same for any
 	// GOMAXPROCS.
 	perEntry := par.Map(len(m.Files), 0, func(i int) entryResult {
-		return s.verifyEntry(root, &m, i)
+		return s.verifyEntry(root, m, i)
 	}, nil)
+	if err := seedEdited(m, perEntry); err != nil {
+		rep.fail(ManifestName, "manifest", err)
+	}
+	missing, extra := s.completeness(m, sh)
+	for _, i := range extra {
+		// (Unsafe paths and unknown kinds fail in verifyEntry already.)
+		if _, known := s.verifiers[m.Files[i].Kind]; known && pathRE.MatchString(m.Files[i].Path) {
+			rep.fail(ManifestName, "manifest", fieldErr(ManifestName, fmt.Sprintf("files[%d].path", i), "%s is not part of a complete directory for the manifest's kinds, ops and providers", m.Files[i].Path))
+		}
+	}
+	rep.Files = append(rep.Files, missing...)
+	for _, r := range perEntry {
+		rep.Files = append(rep.Files, r.results...)
+	}
+	rep.Files = append(rep.Files, unlisted(dir, listed)...)
+	if len(m.Files) == 0 && (sh == nil || len(s.expectedFiles(m, *sh)) > 0) {
+		rep.fail(ManifestName, "manifest", fieldErr(ManifestName, "files", "no certificate files"))
+	}
+	return rep, nil
+}
+
+// fail appends a failed file result to r.
+func (r *Report) fail(path, kind string, err error) {
+	r.Files = append(r.Files, FileResult{Path: path, Kind: kind, Err: err})
+}
+
+// openCertDir opens dir, which must be a directory, and reads its
+// manifest's bytes; the error says why dir is no certificate directory.
+func openCertDir(dir string) (*os.Root, []byte, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
+	}
+	if !st.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a directory", quoteName(dir))
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
+	}
+	mdata, err := readRegular(root, ManifestName)
+	if err != nil {
+		root.Close()
+		return nil, nil, fmt.Errorf("%w in %s: %s", ErrNoManifest, quoteName(dir), escapeLine(statReason(err)))
+	}
+	return root, mdata, nil
+}
+
+// decodeManifest reads the manifest's bytes strictly, in the format the
+// directory must have: a complete directory's manifest (sh nil) or a shard
+// manifest recording sh. The error is the manifest's failure.
+func decodeManifest(mdata []byte, sh *Shard) (*Manifest, error) {
+	var probe struct {
+		Format *string `json:"format"`
+	}
+	if err := jsonUnmarshalLoose(ManifestName, mdata, &probe); err != nil {
+		return nil, err
+	}
+	switch {
+	case probe.Format == nil:
+		return nil, fieldErr(ManifestName, "format", "missing")
+	case sh == nil && *probe.Format == ShardManifestFormat:
+		return nil, fieldErr(ManifestName, "format", "%s: this is a shard directory, not a complete one: verify --shard I/N DIR verifies it, tlcheck merge OUT SHARD_DIR… joins the shards", ShardManifestFormat)
+	case sh != nil && *probe.Format != ShardManifestFormat:
+		return nil, fieldErr(ManifestName, "format", "%q: verify --shard reads a shard directory (%s)", truncate(*probe.Format), ShardManifestFormat)
+	case *probe.Format == previousManifestFormat:
+		return nil, fieldErr(ManifestName, "format", "%s is the previous manifest format, which did not state what a complete directory holds; this build reads only %s: certify again with this build", previousManifestFormat, ManifestFormat)
+	case sh == nil && *probe.Format != ManifestFormat:
+		return nil, fieldErr(ManifestName, "format", "unknown manifest version %q (this build reads %s)", truncate(*probe.Format), ManifestFormat)
+	}
+	if sh == nil {
+		var m Manifest
+		if err := decodeStrict(ManifestName, mdata, &m); err != nil {
+			return nil, err
+		}
+		return &m, nil
+	}
+	var sm ShardManifest
+	if err := decodeStrict(ManifestName, mdata, &sm); err != nil {
+		return nil, err
+	}
+	if sm.Shard != *sh {
+		return nil, fieldErr(ManifestName, "shard", "the directory records shard %s, not %s", sm.Shard, *sh)
+	}
+	return sm.manifest(), nil
+}
+
+// checkManifestHead checks the manifest's tool version, case count and
+// registry hash against this build: failure is the manifest's failure,
+// err an UnknownOpsError (a user's primitive's directory, of which nothing
+// can be recomputed here, so that it is not verified at all).
+func (s *Suite) checkManifestHead(dir string, m *Manifest) (failure, err error) {
+	switch {
+	case m.ToolVersion != version.Version:
+		return fieldErr(ManifestName, "tool_version", "certificates written by tlcheck %q; this is %s", truncate(m.ToolVersion), version.Version), nil
+	case m.Cases > limits.Current().CertCases:
+		return fieldErr(ManifestName, "cases", "%v", limits.Exceeded("cert-cases", int64(limits.Current().CertCases), "%d cases per certificate", m.Cases)), nil
+	case m.RegistryHash != s.ops.hash(m.Ops):
+		if unknown := s.unknownOps(m.Ops); len(unknown) > 0 {
+			return nil, &UnknownOpsError{Dir: dir, Ops: unknown}
+		}
+		return fieldErr(ManifestName, "registry_hash", "certificates were made with registry %s; this build's registry is %s", truncate(m.RegistryHash), s.ops.hash(m.Ops)), nil
+	}
+	return nil, nil
+}
+
+// seedEdited reports the manifest's seed when every file that records
+// seed-bound inputs disagrees with it while matching its manifest hash.
+func seedEdited(m *Manifest, perEntry []entryResult) error {
 	seedBound, seedMismatched := 0, 0
 	for _, r := range perEntry {
 		if r.seedBound {
@@ -768,42 +816,34 @@ func (s *Suite) verify(dir string, sh *Shard) (*Report, error) {
 		}
 	}
 	if seedBound > 0 && seedMismatched == seedBound {
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "seed", "%d: none of the %d certificate files records the inputs this seed generates, though each matches its manifest hash: the manifest's seed was edited", m.Seed, seedBound))
+		return fieldErr(ManifestName, "seed", "%d: none of the %d certificate files records the inputs this seed generates, though each matches its manifest hash: the manifest's seed was edited", m.Seed, seedBound)
 	}
-	missing, extra := s.completeness(&m, sh)
-	for _, i := range extra {
-		// (Unsafe paths and unknown kinds fail in verifyEntry already.)
-		if _, known := s.verifiers[m.Files[i].Kind]; known && pathRE.MatchString(m.Files[i].Path) {
-			fail(ManifestName, "manifest", fieldErr(ManifestName, fmt.Sprintf("files[%d].path", i), "%s is not part of a complete directory for the manifest's kinds, ops and providers", m.Files[i].Path))
-		}
-	}
-	rep.Files = append(rep.Files, missing...)
-	for _, r := range perEntry {
-		rep.Files = append(rep.Files, r.results...)
-	}
-	// Every file in the directory must be listed, and a regular file.
+	return nil
+}
+
+// unlisted walks dir and reports every file in it that the manifest does
+// not list (listed), and every one that is not a regular file.
+func unlisted(dir string, listed map[string]bool) []FileResult {
+	rep := &Report{}
 	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		if err != nil {
 			// An unreadable subdirectory could hide unlisted files.
-			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "cannot list: %s", escapeLine(statReason(err))))
+			rep.fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "cannot list: %s", escapeLine(statReason(err))))
 			return nil
 		}
 		switch {
 		case rel == ".":
 		case d.IsDir():
 		case !d.Type().IsRegular() && !listed[rel] && rel != ManifestName: // (a listed one fails in verifyEntry)
-			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "%s, not a regular file: a certificate directory holds only regular files", safeio.Describe(d.Type())))
+			rep.fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "%s, not a regular file: a certificate directory holds only regular files", safeio.Describe(d.Type())))
 		case rel != ManifestName && !listed[rel]:
-			fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "file is not listed in the manifest"))
+			rep.fail(quoteName(rel), "unlisted", fieldErr(quoteName(rel), "", "file is not listed in the manifest"))
 		}
 		return nil
 	})
-	if len(m.Files) == 0 && (sh == nil || len(s.expectedFiles(&m, *sh)) > 0) {
-		fail(ManifestName, "manifest", fieldErr(ManifestName, "files", "no certificate files"))
-	}
-	return rep, nil
+	return rep.Files
 }
 
 // entryResult is the verification of one manifest entry: its results in

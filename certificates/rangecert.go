@@ -321,79 +321,13 @@ func rederiveRange(file string, f *RangeFile, g *irsem.Graph, p *irsem.Payload, 
 	if err != nil {
 		return 0, fieldErr(file, "box", "%v", err)
 	}
-	if len(f.Box) != len(box.Data) {
-		return 0, fieldErr(file, "box", "%d enclosures for %d input elements", len(f.Box), len(box.Data))
+	cert := &ranges.Certificate{Graph: g, Payload: p, Profile: f.Profile}
+	if cert.Box, err = checkRangeBox(file, f, box); err != nil {
+		return 0, err
 	}
-	cert := &ranges.Certificate{Graph: g, Payload: p, Profile: f.Profile, Box: make([]ranges.Bits32, len(f.Box))}
-	for i, e := range f.Box {
-		field := fmt.Sprintf("box[%d]", i)
-		b, err := e.decode(file, field)
-		if err != nil {
-			return 0, err
-		}
-		if want := box.Data[i].Bits(); b != want {
-			return 0, fieldErr(file, field, "recorded %s, [centre − radius, centre + radius] gives %s", b, want)
-		}
-		cert.Box[i] = b
-	}
-
-	// Re-plan and rebuild, naming the first differing field.
-	prof, err := backend.ProfileNamed(RangeProfile)
+	n, err := rebuildRangeTrace(file, f, cert, box)
 	if err != nil {
-		return 0, fieldErr(file, "profile", "%v", err)
-	}
-	plan, err := ranges.PlanKernels(g, prof)
-	if err != nil {
-		return 0, fieldErr(file, "capsules", "re-planning failed: %v", err)
-	}
-	nodes, err := ranges.TraceNodes(g, p, box, plan)
-	if err != nil {
-		return 0, fieldErr(file, "trace", "rebuilding the trace failed: %v", err)
-	}
-	if len(f.Capsules) != len(nodes) || len(f.Rules) != len(nodes) || len(f.Trace) != len(nodes) {
-		return 0, fieldErr(file, "trace", "%d capsule lists, %d rules and %d node traces for %d nodes", len(f.Capsules), len(f.Rules), len(f.Trace), len(nodes))
-	}
-	cert.Capsules, cert.Rules, cert.Trace = make([][]string, len(nodes)), make([]string, len(nodes)), make([][]ranges.Bits32, len(nodes))
-	for i, nt := range nodes {
-		field := fmt.Sprintf("capsules[%d]", i)
-		if len(f.Capsules[i]) != len(nt.Kernels) {
-			return 0, fieldErr(file, field, "%d capsules, the re-plan selects %d", len(f.Capsules[i]), len(nt.Kernels))
-		}
-		for k, name := range f.Capsules[i] {
-			if err := checkName(file, fmt.Sprintf("%s[%d]", field, k), name); err != nil {
-				return 0, err
-			}
-			if err := cmpStr(file, fmt.Sprintf("%s[%d]", field, k), name, nt.Kernels[k].Capsule.Name); err != nil {
-				return 0, err
-			}
-		}
-		cert.Capsules[i] = f.Capsules[i]
-		if err := checkName(file, fmt.Sprintf("rules[%d]", i), f.Rules[i]); err != nil {
-			return 0, err
-		}
-		if err := cmpStr(file, fmt.Sprintf("rules[%d]", i), f.Rules[i], nt.Rule); err != nil {
-			return 0, err
-		}
-		cert.Rules[i] = f.Rules[i]
-		if len(f.Trace[i]) != len(nt.Enclosures) {
-			return 0, fieldErr(file, fmt.Sprintf("trace[%d]", i), "%d enclosures, node %d has %d elements", len(f.Trace[i]), i, len(nt.Enclosures))
-		}
-		cert.Trace[i] = make([]ranges.Bits32, len(nt.Enclosures))
-		for j, e := range f.Trace[i] {
-			field := fmt.Sprintf("trace[%d][%d]", i, j)
-			b, err := e.decode(file, field)
-			if err != nil {
-				return 0, err
-			}
-			want := nt.Enclosures[j].Bits()
-			if b.Lo != want.Lo {
-				return 0, fieldErr(file, field+".lo", "recorded 0x%08x, rebuilt 0x%08x", b.Lo, want.Lo)
-			}
-			if b.Hi != want.Hi {
-				return 0, fieldErr(file, field+".hi", "recorded 0x%08x, rebuilt 0x%08x", b.Hi, want.Hi)
-			}
-			cert.Trace[i][j] = b
-		}
+		return 0, err
 	}
 	if _, err := ranges.CheckWith(cert, ranges.Options{Seed: f.SampleSeed, Providers: backend.DefaultProviders(), Exact: true}); err != nil {
 		field := "trace"
@@ -406,14 +340,118 @@ func rederiveRange(file string, f *RangeFile, g *irsem.Graph, p *irsem.Payload, 
 		}
 		return 0, fieldErr(file, field, "ranges.Check: %v", err)
 	}
-	// Our own exact containment at the centre and the extreme corners.
+	if err := rangeContainsExact(file, cert, x); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// checkRangeBox decodes the recorded box and requires the binary32
+// enclosure of [centre − radius, centre + radius], element by element.
+func checkRangeBox(file string, f *RangeFile, box ranges.Interval32Tensor) ([]ranges.Bits32, error) {
+	if len(f.Box) != len(box.Data) {
+		return nil, fieldErr(file, "box", "%d enclosures for %d input elements", len(f.Box), len(box.Data))
+	}
+	out := make([]ranges.Bits32, len(f.Box))
+	for i, e := range f.Box {
+		field := fmt.Sprintf("box[%d]", i)
+		b, err := e.decode(file, field)
+		if err != nil {
+			return nil, err
+		}
+		if want := box.Data[i].Bits(); b != want {
+			return nil, fieldErr(file, field, "recorded %s, [centre − radius, centre + radius] gives %s", b, want)
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// rebuildRangeTrace re-plans the graph under the range profile and
+// rebuilds its trace over box, naming the first recorded capsule, rule
+// or enclosure that differs; it fills cert's capsules, rules and trace
+// and returns the number of nodes.
+func rebuildRangeTrace(file string, f *RangeFile, cert *ranges.Certificate, box ranges.Interval32Tensor) (int, error) {
+	prof, err := backend.ProfileNamed(RangeProfile)
+	if err != nil {
+		return 0, fieldErr(file, "profile", "%v", err)
+	}
+	plan, err := ranges.PlanKernels(cert.Graph, prof)
+	if err != nil {
+		return 0, fieldErr(file, "capsules", "re-planning failed: %v", err)
+	}
+	nodes, err := ranges.TraceNodes(cert.Graph, cert.Payload, box, plan)
+	if err != nil {
+		return 0, fieldErr(file, "trace", "rebuilding the trace failed: %v", err)
+	}
+	if len(f.Capsules) != len(nodes) || len(f.Rules) != len(nodes) || len(f.Trace) != len(nodes) {
+		return 0, fieldErr(file, "trace", "%d capsule lists, %d rules and %d node traces for %d nodes", len(f.Capsules), len(f.Rules), len(f.Trace), len(nodes))
+	}
+	cert.Capsules, cert.Rules, cert.Trace = make([][]string, len(nodes)), make([]string, len(nodes)), make([][]ranges.Bits32, len(nodes))
+	for i := range nodes {
+		if err := checkRangeNode(file, f, cert, i, &nodes[i]); err != nil {
+			return 0, err
+		}
+	}
+	return len(nodes), nil
+}
+
+// checkRangeNode compares node i's recorded capsules, rule and
+// enclosures with the rebuilt ones and copies them into cert.
+func checkRangeNode(file string, f *RangeFile, cert *ranges.Certificate, i int, nt *ranges.NodeTrace) error {
+	field := fmt.Sprintf("capsules[%d]", i)
+	if len(f.Capsules[i]) != len(nt.Kernels) {
+		return fieldErr(file, field, "%d capsules, the re-plan selects %d", len(f.Capsules[i]), len(nt.Kernels))
+	}
+	for k, name := range f.Capsules[i] {
+		if err := checkName(file, fmt.Sprintf("%s[%d]", field, k), name); err != nil {
+			return err
+		}
+		if err := cmpStr(file, fmt.Sprintf("%s[%d]", field, k), name, nt.Kernels[k].Capsule.Name); err != nil {
+			return err
+		}
+	}
+	cert.Capsules[i] = f.Capsules[i]
+	if err := checkName(file, fmt.Sprintf("rules[%d]", i), f.Rules[i]); err != nil {
+		return err
+	}
+	if err := cmpStr(file, fmt.Sprintf("rules[%d]", i), f.Rules[i], nt.Rule); err != nil {
+		return err
+	}
+	cert.Rules[i] = f.Rules[i]
+	if len(f.Trace[i]) != len(nt.Enclosures) {
+		return fieldErr(file, fmt.Sprintf("trace[%d]", i), "%d enclosures, node %d has %d elements", len(f.Trace[i]), i, len(nt.Enclosures))
+	}
+	cert.Trace[i] = make([]ranges.Bits32, len(nt.Enclosures))
+	for j, e := range f.Trace[i] {
+		field := fmt.Sprintf("trace[%d][%d]", i, j)
+		b, err := e.decode(file, field)
+		if err != nil {
+			return err
+		}
+		want := nt.Enclosures[j].Bits()
+		if b.Lo != want.Lo {
+			return fieldErr(file, field+".lo", "recorded 0x%08x, rebuilt 0x%08x", b.Lo, want.Lo)
+		}
+		if b.Hi != want.Hi {
+			return fieldErr(file, field+".hi", "recorded 0x%08x, rebuilt 0x%08x", b.Hi, want.Hi)
+		}
+		cert.Trace[i][j] = b
+	}
+	return nil
+}
+
+// rangeContainsExact is the verifier's own exact containment check: at
+// the centre x and the box's extreme corners, every node's exact value
+// (or, without one, its Interval enclosure) lies in the recorded trace.
+func rangeContainsExact(file string, cert *ranges.Certificate, x spec.Tensor[spec.Rat]) error {
 	lo := spec.Tensor[spec.Rat]{Shape: x.Shape.Clone(), Data: make([]spec.Rat, len(x.Data))}
 	hi := spec.Tensor[spec.Rat]{Shape: x.Shape.Clone(), Data: make([]spec.Rat, len(x.Data))}
 	for i, b := range cert.Box {
 		l, okL := binary32Value(b.Lo)
 		h, okH := binary32Value(b.Hi)
 		if !okL || !okH {
-			return 0, fieldErr(file, fmt.Sprintf("box[%d]", i), "non-finite endpoint")
+			return fieldErr(file, fmt.Sprintf("box[%d]", i), "non-finite endpoint")
 		}
 		lo.Data[i], hi.Data[i] = spec.RatFromBig(l), spec.RatFromBig(h)
 	}
@@ -421,42 +459,49 @@ func rederiveRange(file string, f *RangeFile, g *irsem.Graph, p *irsem.Payload, 
 		name string
 		x    spec.Tensor[spec.Rat]
 	}{{"centre", x}, {"all-low corner", lo}, {"all-high corner", hi}} {
-		var vals []spec.Tensor[spec.Rat]
-		var err error
-		if exactGraph(g) {
-			vals, err = irsem.DenoteAll(g, p, pt.x)
+		if err := rangeContainsAt(file, cert, pt.name, pt.x); err != nil {
+			return err
 		}
-		var de *spec.DomainError
-		if !exactGraph(g) || errors.As(err, &de) && de.Scalar == "rat" && strings.HasPrefix(de.Reason, "no exact rational") {
-			// No exact rational value (tanh, exp, a batch norm's
-			// irrational sqrt, …): the exact real value is enclosed by the
-			// Interval evaluation at the point, and that enclosure must lie
-			// inside the recorded one — which proves the claim; anything
-			// else refuses it.
-			if err := intervalContained(file, g, p, pt.name, pt.x, cert.Trace); err != nil {
-				return 0, err
+	}
+	return nil
+}
+
+// rangeContainsAt checks the exact values of every node at the point x
+// (named name) against the enclosures of the trace.
+func rangeContainsAt(file string, cert *ranges.Certificate, name string, x spec.Tensor[spec.Rat]) error {
+	g, p := cert.Graph, cert.Payload
+	var vals []spec.Tensor[spec.Rat]
+	var err error
+	if exactGraph(g) {
+		vals, err = irsem.DenoteAll(g, p, x)
+	}
+	var de *spec.DomainError
+	if !exactGraph(g) || errors.As(err, &de) && de.Scalar == "rat" && strings.HasPrefix(de.Reason, "no exact rational") {
+		// No exact rational value (tanh, exp, a batch norm's
+		// irrational sqrt, …): the exact real value is enclosed by the
+		// Interval evaluation at the point, and that enclosure must lie
+		// inside the recorded one — which proves the claim; anything
+		// else refuses it.
+		return intervalContained(file, g, p, name, x, cert.Trace)
+	}
+	if err != nil {
+		return fieldErr(file, "graph", "exact evaluation at the %s: %v", name, err)
+	}
+	for i, v := range vals {
+		for j, r := range v.Data {
+			if j >= len(cert.Trace[i]) {
+				return fieldErr(file, fmt.Sprintf("trace[%d]", i), "node %d has %d values, %d enclosures", i, len(v.Data), len(cert.Trace[i]))
 			}
-			continue
-		}
-		if err != nil {
-			return 0, fieldErr(file, "graph", "exact evaluation at the %s: %v", pt.name, err)
-		}
-		for i, v := range vals {
-			for j, r := range v.Data {
-				if j >= len(cert.Trace[i]) {
-					return 0, fieldErr(file, fmt.Sprintf("trace[%d]", i), "node %d has %d values, %d enclosures", i, len(v.Data), len(cert.Trace[i]))
-				}
-				b := cert.Trace[i][j]
-				l, okL := binary32Value(b.Lo)
-				h, okH := binary32Value(b.Hi)
-				if !okL || !okH || r.Big().Cmp(l) < 0 || r.Big().Cmp(h) > 0 {
-					return 0, fieldErr(file, fmt.Sprintf("trace[%d][%d]", i, j), "the exact value %s at the %s lies outside [%g, %g]",
-						truncate(r.String()), pt.name, math.Float32frombits(b.Lo), math.Float32frombits(b.Hi))
-				}
+			b := cert.Trace[i][j]
+			l, okL := binary32Value(b.Lo)
+			h, okH := binary32Value(b.Hi)
+			if !okL || !okH || r.Big().Cmp(l) < 0 || r.Big().Cmp(h) > 0 {
+				return fieldErr(file, fmt.Sprintf("trace[%d][%d]", i, j), "the exact value %s at the %s lies outside [%g, %g]",
+					truncate(r.String()), name, math.Float32frombits(b.Lo), math.Float32frombits(b.Hi))
 			}
 		}
 	}
-	return len(nodes), nil
+	return nil
 }
 
 // exactGraph reports whether every tag of g has exact rational semantics,

@@ -533,289 +533,448 @@ func (e refinementEnv) verify(file string, f *RefinementFile, m *Manifest) (int,
 	return len(f.Cases), nil
 }
 
+// refinementCheck is one refinement case under verification: the file
+// and case it belongs to, and what the verifier has decoded and re-derived
+// of it so far.
+type refinementCheck struct {
+	e       refinementEnv
+	file    string
+	at      string // the case's JSON path, cases[i]
+	f       *RefinementFile
+	c       *RefinementCase
+	capsule backend.Capsule
+	in      []refine.Bits // the recorded inputs, bound to the seed
+	shapes  []spec.Shape
+	out     refine.Bits // the recorded output
+	gamma   *big.Rat
+	p       int      // rounded products per element
+	replay  []uint32 // the binary32 replay, when the case has one
+}
+
+func (r *refinementCheck) fail(field, format string, args ...any) error {
+	return fieldErr(r.file, r.at+field, format, args...)
+}
+
 // verifyCase re-derives one case and returns its worst ratio and element.
+// Each claim kind of the case has its function, checked in this order:
+// the header and the inputs (bound to the seed), the provider's output
+// (re-executed), the term counts and γ, the binary32 replay, every
+// element, the case's worst, and the class and overflow rules (Recheck).
 func (e refinementEnv) verifyCase(file string, i int, f *RefinementFile, c *RefinementCase, gen *refine.Case,
 	b *backend.Binding, capsule backend.Capsule, m *Manifest) (*big.Rat, int, error) {
-	at := fmt.Sprintf("cases[%d]", i)
-	fail := func(field, format string, args ...any) (*big.Rat, int, error) {
-		return nil, 0, fieldErr(file, at+field, format, args...)
-	}
-	if err := cmpInt(file, at+".index", c.Index, i); err != nil {
+	r := &refinementCheck{e: e, file: file, at: fmt.Sprintf("cases[%d]", i), f: f, c: c, capsule: capsule}
+	if err := r.checkHeader(i, gen); err != nil {
 		return nil, 0, err
+	}
+	nonFinite, err := r.checkInputs(gen)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := r.checkOutput(b); err != nil {
+		return nil, 0, err
+	}
+	if err := r.checkTermCounts(); err != nil {
+		return nil, 0, err
+	}
+	sem, err := r.semantics()
+	if err != nil {
+		return nil, 0, err
+	}
+	fixed := capsule.Reduction == backend.ReductionFixedLeft
+	if err := r.checkReplay(fixed || nonFinite); err != nil {
+		return nil, 0, err
+	}
+	if len(c.Elements) != len(r.out.Data) {
+		return nil, 0, r.fail(".elements", "%d elements for %d outputs", len(c.Elements), len(r.out.Data))
+	}
+	worst, worstEl := new(big.Rat), -1
+	recheck := false
+	for j := range c.Elements {
+		ratio, rule, err := r.checkElement(j, sem, fixed)
+		if err != nil {
+			return nil, 0, err
+		}
+		recheck = recheck || rule == refine.RuleClass || rule == refine.RuleOverflow
+		if worstEl < 0 || ratio.Cmp(worst) > 0 {
+			worst, worstEl = ratio, j
+		}
+	}
+	if err := cmpRat(file, r.at+".worst", c.Worst, worst); err != nil {
+		return nil, 0, err
+	}
+	if err := cmpInt(file, r.at+".worst_element", c.WorstElement, worstEl); err != nil {
+		return nil, 0, err
+	}
+	if recheck {
+		if err := r.recheck(m.Seed, worst, worstEl); err != nil {
+			return nil, 0, err
+		}
+	}
+	return worst, worstEl, nil
+}
+
+// checkHeader checks the case's index, its names against the file's and
+// the generator's, its axis and its number of inputs.
+func (r *refinementCheck) checkHeader(i int, gen *refine.Case) error {
+	f, c := r.f, r.c
+	if err := cmpInt(r.file, r.at+".index", c.Index, i); err != nil {
+		return err
 	}
 	for _, n := range []struct{ field, rec, want string }{
 		{".op", c.Op, f.Op}, {".provider", c.Provider, f.Provider}, {".capsule", c.Capsule, f.Capsule},
 		{".policy", c.Policy, f.Policy}, {".input_kind", c.InputKind, string(gen.Kind)},
 	} {
-		if err := checkName(file, at+n.field, n.rec); err != nil {
-			return nil, 0, err
+		if err := checkName(r.file, r.at+n.field, n.rec); err != nil {
+			return err
 		}
-		if err := cmpStr(file, at+n.field, n.rec, n.want); err != nil {
-			return nil, 0, err
+		if err := cmpStr(r.file, r.at+n.field, n.rec, n.want); err != nil {
+			return err
 		}
 	}
 	if c.Axis != gen.Axis {
-		return fail(".axis", "%d, the seed generates %d", c.Axis, gen.Axis)
+		return r.fail(".axis", "%d, the seed generates %d", c.Axis, gen.Axis)
 	}
 	if len(c.Inputs) != len(gen.Inputs) {
-		return fail(".inputs", "%d inputs, the seed generates %d", len(c.Inputs), len(gen.Inputs))
+		return r.fail(".inputs", "%d inputs, the seed generates %d", len(c.Inputs), len(gen.Inputs))
 	}
-	in := make([]refine.Bits, len(c.Inputs))
-	shapes := make([]spec.Shape, len(c.Inputs))
-	nonFinite := false
+	return nil
+}
+
+// checkInputs decodes the recorded inputs and binds them to the ones the
+// seed generates, bit for bit; nonFinite says whether one is NaN or ±∞.
+func (r *refinementCheck) checkInputs(gen *refine.Case) (nonFinite bool, err error) {
+	c := r.c
+	r.in = make([]refine.Bits, len(c.Inputs))
+	r.shapes = make([]spec.Shape, len(c.Inputs))
 	for k := range c.Inputs {
-		field := fmt.Sprintf("%s.inputs[%d]", at, k)
-		x, err := c.Inputs[k].decode(file, field)
+		field := fmt.Sprintf("%s.inputs[%d]", r.at, k)
+		x, err := c.Inputs[k].decode(r.file, field)
 		if err != nil {
-			return nil, 0, err
+			return false, err
 		}
 		g := gen.Inputs[k]
 		if !x.Shape.Equal(g.Shape) {
-			return nil, 0, fieldErr(file, field+".shape", "%v, the seed generates %v", x.Shape, g.Shape)
+			return false, fieldErr(r.file, field+".shape", "%v, the seed generates %v", x.Shape, g.Shape)
 		}
 		for j := range x.Data {
 			if x.Data[j] != g.Data[j] {
-				return nil, 0, fieldErr(file, fmt.Sprintf("%s.bits[%d]", field, j), "0x%08x, the seed generates 0x%08x", x.Data[j], g.Data[j])
+				return false, fieldErr(r.file, fmt.Sprintf("%s.bits[%d]", field, j), "0x%08x, the seed generates 0x%08x", x.Data[j], g.Data[j])
 			}
 			nonFinite = nonFinite || !finite32(x.Data[j])
 		}
-		in[k], shapes[k] = x, x.Shape
+		r.in[k], r.shapes[k] = x, x.Shape
 	}
+	return nonFinite, nil
+}
+
+// checkOutput decodes the recorded output, checks its shape against the
+// op's shape rule and re-executes the provider on the recorded inputs
+// (b nil: re-derivation only, see OptionalProviders).
+func (r *refinementCheck) checkOutput(b *backend.Binding) error {
+	f, c := r.f, r.c
 	info, err := spec.Info(f.Op)
 	if err != nil {
-		return fail(".op", "%v", err)
+		return r.fail(".op", "%v", err)
 	}
-	outShape, err := info.InferShape(&spec.Attrs{Axis: c.Axis}, shapes)
+	outShape, err := info.InferShape(&spec.Attrs{Axis: c.Axis}, r.shapes)
 	if err != nil {
-		return fail(".inputs", "%v", err)
+		return r.fail(".inputs", "%v", err)
 	}
-
-	// Re-execute the provider on the recorded inputs.
-	out, err := c.Output.decode(file, at+".output")
+	out, err := c.Output.decode(r.file, r.at+".output")
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
 	if !out.Shape.Equal(outShape) {
-		return fail(".output.shape", "%v, the op gives %v", out.Shape, outShape)
+		return r.fail(".output.shape", "%v, the op gives %v", out.Shape, outShape)
 	}
-	xs := make([]spec.Tensor[spec.F32], len(in))
-	for k, x := range in {
+	r.out = out
+	switch {
+	case b == nil:
+		// Re-derivation only (see OptionalProviders).
+		return nil
+	case slices.Contains(OptionalProviders(), f.Provider):
+		return r.reexecuteOnDevice(b)
+	}
+	return r.reexecute(b)
+}
+
+// reexecuteOnDevice re-executes an optional provider on the device: the
+// new output must satisfy the case's rule on its own; its bits may differ
+// from the record's (implementation-defined order).
+func (r *refinementCheck) reexecuteOnDevice(b *backend.Binding) error {
+	re, err := refine.Evaluate(b, r.f.Op, r.c.Axis, r.in)
+	if err != nil {
+		return r.fail(".output", "re-executing %s failed: %v", r.capsule.Name, err)
+	}
+	if re.Failure != nil {
+		return r.fail(".output", "provider %s re-executed on the recorded inputs does not refine: %v", r.f.Provider, re.Failure)
+	}
+	return nil
+}
+
+// reexecute re-executes the provider on the recorded inputs and requires
+// the recorded output bits.
+func (r *refinementCheck) reexecute(b *backend.Binding) error {
+	xs := make([]spec.Tensor[spec.F32], len(r.in))
+	for k, x := range r.in {
 		t := spec.Tensor[spec.F32]{Shape: x.Shape.Clone(), Data: make([]spec.F32, len(x.Data))}
 		for j, u := range x.Data {
 			t.Data[j] = spec.F32(math.Float32frombits(u))
 		}
 		xs[k] = t
 	}
-	switch {
-	case b == nil:
-		// Re-derivation only (see OptionalProviders).
-	case slices.Contains(OptionalProviders(), f.Provider):
-		// Re-execution on the device: the new output must satisfy the
-		// case's rule on its own; its bits may differ from the record's
-		// (implementation-defined order).
-		re, err := refine.Evaluate(b, f.Op, c.Axis, in)
-		if err != nil {
-			return fail(".output", "re-executing %s failed: %v", capsule.Name, err)
-		}
-		if re.Failure != nil {
-			return fail(".output", "provider %s re-executed on the recorded inputs does not refine: %v", f.Provider, re.Failure)
-		}
-	default:
-		y, err := b.Execute(&spec.Attrs{Axis: c.Axis}, xs)
-		if err != nil {
-			return fail(".output", "re-executing %s failed: %v", capsule.Name, err)
-		}
-		if len(y.Data) != len(out.Data) {
-			return fail(".output.bits", "%d recorded, the provider re-executed gives %d", len(out.Data), len(y.Data))
-		}
-		for j, v := range y.Data {
-			if got := math.Float32bits(float32(v)); got != out.Data[j] {
-				return fail(fmt.Sprintf(".output.bits[%d]", j), "recorded 0x%08x, provider %s re-executed on the recorded inputs gives 0x%08x (op %s, element %d)",
-					out.Data[j], f.Provider, got, f.Op, j)
-			}
+	y, err := b.Execute(&spec.Attrs{Axis: r.c.Axis}, xs)
+	if err != nil {
+		return r.fail(".output", "re-executing %s failed: %v", r.capsule.Name, err)
+	}
+	out := r.out
+	if len(y.Data) != len(out.Data) {
+		return r.fail(".output.bits", "%d recorded, the provider re-executed gives %d", len(out.Data), len(y.Data))
+	}
+	for j, v := range y.Data {
+		if got := math.Float32bits(float32(v)); got != out.Data[j] {
+			return r.fail(fmt.Sprintf(".output.bits[%d]", j), "recorded 0x%08x, provider %s re-executed on the recorded inputs gives 0x%08x (op %s, element %d)",
+				out.Data[j], r.f.Provider, got, r.f.Op, j)
 		}
 	}
+	return nil
+}
 
-	// Term counts and γ, with this package's own formulas.
-	n, p, g, err := termCounts(f.Op, c.Axis, shapes)
+// checkTermCounts recomputes n, p, g and γ_g with this package's own
+// formulas and compares them with the record.
+func (r *refinementCheck) checkTermCounts() error {
+	c := r.c
+	n, p, g, err := termCounts(r.f.Op, c.Axis, r.shapes)
 	if err != nil {
-		return fail(".op", "%v", err)
+		return r.fail(".op", "%v", err)
 	}
 	gamma, err := gammaOf(g)
 	if err != nil {
-		return fail(".rounds", "%v", err)
+		return r.fail(".rounds", "%v", err)
 	}
 	for _, x := range []struct {
 		field     string
 		rec, want int
 	}{{".terms", c.Terms, n}, {".products", c.Products, p}, {".rounds", c.Rounds, g}} {
-		if err := cmpInt(file, at+x.field, x.rec, x.want); err != nil {
-			return nil, 0, err
+		if err := cmpInt(r.file, r.at+x.field, x.rec, x.want); err != nil {
+			return err
 		}
 	}
-	if err := cmpRat(file, at+".gamma", c.Gamma, gamma); err != nil {
-		return nil, 0, err
+	if err := cmpRat(r.file, r.at+".gamma", c.Gamma, gamma); err != nil {
+		return err
 	}
+	r.gamma, r.p = gamma, p
+	return nil
+}
 
-	// The semantic values, over the inputs decoded from their bits.
-	exact, err := applyOver(f.Op, c.Axis, in, func(u uint32) spec.Rat { v, _ := binary32Value(u); return spec.RatFromBig(v) })
+// refinementSemantics are the values the registry's forward rule gives
+// on the inputs decoded from their bits: exact, over their absolute
+// values (Σ|terms|), and over float64 (the class of the terms).
+type refinementSemantics struct {
+	exact, abs spec.Tensor[spec.Rat]
+	class      spec.Tensor[spec.F64]
+}
+
+func (r *refinementCheck) semantics() (*refinementSemantics, error) {
+	op, axis := r.f.Op, r.c.Axis
+	exact, err := applyOver(op, axis, r.in, func(u uint32) spec.Rat { v, _ := binary32Value(u); return spec.RatFromBig(v) })
 	if err != nil {
-		return fail(".inputs", "exact semantics: %v", err)
+		return nil, r.fail(".inputs", "exact semantics: %v", err)
 	}
-	abs, err := applyOver(f.Op, c.Axis, in, func(u uint32) spec.Rat { v, _ := binary32Value(u &^ (1 << 31)); return spec.RatFromBig(v) })
+	abs, err := applyOver(op, axis, r.in, func(u uint32) spec.Rat { v, _ := binary32Value(u &^ (1 << 31)); return spec.RatFromBig(v) })
 	if err != nil {
-		return fail(".inputs", "exact semantics of |inputs|: %v", err)
+		return nil, r.fail(".inputs", "exact semantics of |inputs|: %v", err)
 	}
-	class, err := applyOver(f.Op, c.Axis, in, func(u uint32) spec.F64 { return spec.F64(math.Float32frombits(u)) })
+	class, err := applyOver(op, axis, r.in, func(u uint32) spec.F64 { return spec.F64(math.Float32frombits(u)) })
 	if err != nil {
-		return fail(".inputs", "class evaluation: %v", err)
+		return nil, r.fail(".inputs", "class evaluation: %v", err)
 	}
-	fixed := capsule.Reduction == backend.ReductionFixedLeft
-	var replay []uint32
-	if fixed || nonFinite {
-		rp, err := applyOver(f.Op, c.Axis, in, spec.Binary32FromBits)
-		if err != nil {
-			return fail(".inputs", "binary32 replay: %v", err)
+	return &refinementSemantics{exact: exact, abs: abs, class: class}, nil
+}
+
+// checkReplay recomputes the binary32 replay when the case needs one
+// (a fixed-left capsule or a non-finite input) and requires the recorded
+// bits; a case that needs none must record none.
+func (r *refinementCheck) checkReplay(needed bool) error {
+	c := r.c
+	if !needed {
+		if c.Replay != nil {
+			return r.fail(".replay", "present, but this case has no binary32 replay (implementation-defined capsule, finite inputs)")
 		}
-		if c.Replay == nil {
-			return fail(".replay", "missing (a fixed-left capsule or a non-finite input needs the binary32 replay)")
-		}
-		rec, err := c.Replay.decode(file, at+".replay")
-		if err != nil {
-			return nil, 0, err
-		}
-		if !rec.Shape.Equal(rp.Shape) || len(rec.Data) != len(rp.Data) {
-			return fail(".replay.shape", "%v, the replay gives %v", rec.Shape, rp.Shape)
-		}
-		replay = make([]uint32, len(rp.Data))
-		for j, v := range rp.Data {
-			replay[j] = v.Bits()
-			if replay[j] != rec.Data[j] {
-				return fail(fmt.Sprintf(".replay.bits[%d]", j), "recorded 0x%08x, the binary32 replay gives 0x%08x", rec.Data[j], replay[j])
-			}
-		}
-	} else if c.Replay != nil {
-		return fail(".replay", "present, but this case has no binary32 replay (implementation-defined capsule, finite inputs)")
+		return nil
 	}
-	if len(c.Elements) != len(out.Data) {
-		return fail(".elements", "%d elements for %d outputs", len(c.Elements), len(out.Data))
+	rp, err := applyOver(r.f.Op, c.Axis, r.in, spec.Binary32FromBits)
+	if err != nil {
+		return r.fail(".inputs", "binary32 replay: %v", err)
 	}
+	if c.Replay == nil {
+		return r.fail(".replay", "missing (a fixed-left capsule or a non-finite input needs the binary32 replay)")
+	}
+	rec, err := c.Replay.decode(r.file, r.at+".replay")
+	if err != nil {
+		return err
+	}
+	if !rec.Shape.Equal(rp.Shape) || len(rec.Data) != len(rp.Data) {
+		return r.fail(".replay.shape", "%v, the replay gives %v", rec.Shape, rp.Shape)
+	}
+	r.replay = make([]uint32, len(rp.Data))
+	for j, v := range rp.Data {
+		r.replay[j] = v.Bits()
+		if r.replay[j] != rec.Data[j] {
+			return r.fail(fmt.Sprintf(".replay.bits[%d]", j), "recorded 0x%08x, the binary32 replay gives 0x%08x", rec.Data[j], r.replay[j])
+		}
+	}
+	return nil
+}
+
+// termClass is the order-independent class of a float64 evaluation.
+func termClass(v float64) refine.Class {
+	switch {
+	case math.IsNaN(v):
+		return refine.ClassNaN
+	case math.IsInf(v, 1):
+		return refine.ClassPosInf
+	case math.IsInf(v, -1):
+		return refine.ClassNegInf
+	}
+	return refine.ClassFinite
+}
+
+// checkElement re-derives element j: its class, exact value and Σ|terms|,
+// its rule with bound, error and ratio, and the classes the rule admits.
+// It returns the element's ratio and rule.
+func (r *refinementCheck) checkElement(j int, sem *refinementSemantics, fixed bool) (*big.Rat, refine.Rule, error) {
+	el := &r.c.Elements[j]
+	ef := fmt.Sprintf("%s.elements[%d]", r.at, j)
+	if err := cmpInt(r.file, ef+".index", el.Index, j); err != nil {
+		return nil, "", err
+	}
+	cls := termClass(float64(sem.class.Data[j]))
+	if err := cmpStr(r.file, ef+".class", el.Class, className(cls)); err != nil {
+		return nil, "", err
+	}
+	s, sAbs := sem.exact.Data[j].Big(), sem.abs.Data[j].Big()
+	if err := cmpRat(r.file, ef+".exact", el.Exact, s); err != nil {
+		return nil, "", err
+	}
+	if err := cmpRat(r.file, ef+".abs_sum", el.AbsSum, sAbs); err != nil {
+		return nil, "", err
+	}
+	d, err := r.judge(j, cls, s, sAbs, fixed)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := cmpStr(r.file, ef+".rule", el.Rule, string(d.rule)); err != nil {
+		return nil, "", err
+	}
+	for _, x := range []struct {
+		name string
+		rec  string
+		want *big.Rat
+	}{{"bound", el.Bound, d.bound}, {"error", el.Error, d.err}, {"ratio", el.Ratio, d.ratio}} {
+		if err := cmpRat(r.file, ef+"."+x.name, x.rec, x.want); err != nil {
+			return nil, "", err
+		}
+	}
+	if err := checkName(r.file, ef+".ratio_float", el.RatioFloat); err != nil {
+		return nil, "", err
+	}
+	if err := cmpStr(r.file, ef+".ratio_float", el.RatioFloat, displayFloat(d.ratio)); err != nil {
+		return nil, "", err
+	}
+	got := r.out.Data[j]
+	if d.rule == refine.RuleBound && d.err.Cmp(d.bound) > 0 {
+		return nil, "", r.fail(fmt.Sprintf(".elements[%d].error", j), "|provider − exact| = %s exceeds the bound %s (op %s, provider %s, capsule %s, element %d: provider 0x%08x, exact %s)",
+			truncate(d.err.RatString()), truncate(d.bound.RatString()), r.f.Op, r.f.Provider, r.f.Capsule, j, got, truncate(s.RatString()))
+	}
+	if err := r.checkAllowed(j, d.rule); err != nil {
+		return nil, "", err
+	}
+	return d.ratio, d.rule, nil
+}
+
+// judgement is an element's rule and the bound, error and ratio the
+// verifier derives for it (zero where the rule has none).
+type judgement struct {
+	rule              refine.Rule
+	bound, err, ratio *big.Rat
+}
+
+// judge decides element j's rule from the capsule's policy, the class of
+// its terms and the provider's output, and derives bound, error and
+// ratio; a fixed-left capsule must equal the replay bit for bit.
+func (r *refinementCheck) judge(j int, cls refine.Class, s, sAbs *big.Rat, fixed bool) (judgement, error) {
 	zero := new(big.Rat)
-	worst, worstEl := new(big.Rat), -1
-	recheck := false
-	for j := range c.Elements {
-		el := &c.Elements[j]
-		ef := fmt.Sprintf("%s.elements[%d]", at, j)
-		got := out.Data[j]
-		if err := cmpInt(file, ef+".index", el.Index, j); err != nil {
-			return nil, 0, err
+	d := judgement{bound: zero, err: zero, ratio: zero}
+	got := r.out.Data[j]
+	gotV, gotFinite := binary32Value(got)
+	switch {
+	case fixed:
+		d.rule = refine.RuleBitExact
+		if cls == refine.ClassFinite && gotFinite {
+			d.err = new(big.Rat).Abs(new(big.Rat).Sub(gotV, s))
 		}
-		cls := refine.ClassFinite
-		switch v := float64(class.Data[j]); {
-		case math.IsNaN(v):
-			cls = refine.ClassNaN
-		case math.IsInf(v, 1):
-			cls = refine.ClassPosInf
-		case math.IsInf(v, -1):
-			cls = refine.ClassNegInf
+		if got != r.replay[j] && !(nan32(got) && nan32(r.replay[j])) {
+			return d, r.fail(fmt.Sprintf(".output.bits[%d]", j), "provider %s gives 0x%08x, the binary32 replay 0x%08x: a fixed-left capsule must match it bit for bit (op %s, element %d)",
+				r.f.Provider, got, r.replay[j], r.f.Op, j)
 		}
-		if err := cmpStr(file, ef+".class", el.Class, className(cls)); err != nil {
-			return nil, 0, err
-		}
-		s, sAbs := exact.Data[j].Big(), abs.Data[j].Big()
-		if err := cmpRat(file, ef+".exact", el.Exact, s); err != nil {
-			return nil, 0, err
-		}
-		if err := cmpRat(file, ef+".abs_sum", el.AbsSum, sAbs); err != nil {
-			return nil, 0, err
-		}
-		var rule refine.Rule
-		bound, errAbs, ratio := zero, zero, zero
-		gotV, gotFinite := binary32Value(got)
-		switch {
-		case fixed:
-			rule = refine.RuleBitExact
-			if cls == refine.ClassFinite && gotFinite {
-				errAbs = new(big.Rat).Abs(new(big.Rat).Sub(gotV, s))
-			}
-			if got != replay[j] && !(nan32(got) && nan32(replay[j])) {
-				return fail(fmt.Sprintf(".output.bits[%d]", j), "provider %s gives 0x%08x, the binary32 replay 0x%08x: a fixed-left capsule must match it bit for bit (op %s, element %d)",
-					f.Provider, got, replay[j], f.Op, j)
-			}
-		case cls != refine.ClassFinite:
-			rule, recheck = refine.RuleClass, true
-		case !gotFinite:
-			rule, recheck = refine.RuleOverflow, true
-			bound = boundOf(gamma, p, sAbs)
-		default:
-			rule = refine.RuleBound
-			bound = boundOf(gamma, p, sAbs)
-			errAbs = new(big.Rat).Abs(new(big.Rat).Sub(gotV, s))
-			if bound.Sign() > 0 {
-				ratio = new(big.Rat).Quo(errAbs, bound)
-			}
-		}
-		if err := cmpStr(file, ef+".rule", el.Rule, string(rule)); err != nil {
-			return nil, 0, err
-		}
-		for _, x := range []struct {
-			name string
-			rec  string
-			want *big.Rat
-		}{{"bound", el.Bound, bound}, {"error", el.Error, errAbs}, {"ratio", el.Ratio, ratio}} {
-			if err := cmpRat(file, ef+"."+x.name, x.rec, x.want); err != nil {
-				return nil, 0, err
-			}
-		}
-		if err := checkName(file, ef+".ratio_float", el.RatioFloat); err != nil {
-			return nil, 0, err
-		}
-		if err := cmpStr(file, ef+".ratio_float", el.RatioFloat, displayFloat(ratio)); err != nil {
-			return nil, 0, err
-		}
-		if rule == refine.RuleBound && errAbs.Cmp(bound) > 0 {
-			return fail(fmt.Sprintf(".elements[%d].error", j), "|provider − exact| = %s exceeds the bound %s (op %s, provider %s, capsule %s, element %d: provider 0x%08x, exact %s)",
-				truncate(errAbs.RatString()), truncate(bound.RatString()), f.Op, f.Provider, f.Capsule, j, got, truncate(s.RatString()))
-		}
-		if rule == refine.RuleClass || rule == refine.RuleOverflow {
-			if len(el.Allowed) == 0 {
-				return fail(fmt.Sprintf(".elements[%d].allowed", j), "missing: the %s rule lists the classes it admits", rule)
-			}
-			ok := false
-			for k, a := range el.Allowed {
-				ac, known := classOfName(a)
-				if !known {
-					return fail(fmt.Sprintf(".elements[%d].allowed[%d]", j, k), "unknown class %q", truncate(a))
-				}
-				ok = ok || ac == refine.ClassOf(got)
-			}
-			if !ok {
-				return fail(fmt.Sprintf(".elements[%d].allowed", j), "provider gives %s (0x%08x), not among the admitted classes (op %s, provider %s, element %d)",
-					className(refine.ClassOf(got)), got, f.Op, f.Provider, j)
-			}
-		} else if len(el.Allowed) != 0 {
-			return fail(fmt.Sprintf(".elements[%d].allowed", j), "present under rule %s", rule)
-		}
-		if worstEl < 0 || ratio.Cmp(worst) > 0 {
-			worst, worstEl = ratio, j
+	case cls != refine.ClassFinite:
+		d.rule = refine.RuleClass
+	case !gotFinite:
+		d.rule = refine.RuleOverflow
+		d.bound = boundOf(r.gamma, r.p, sAbs)
+	default:
+		d.rule = refine.RuleBound
+		d.bound = boundOf(r.gamma, r.p, sAbs)
+		d.err = new(big.Rat).Abs(new(big.Rat).Sub(gotV, s))
+		if d.bound.Sign() > 0 {
+			d.ratio = new(big.Rat).Quo(d.err, d.bound)
 		}
 	}
-	if err := cmpRat(file, at+".worst", c.Worst, worst); err != nil {
-		return nil, 0, err
-	}
-	if err := cmpInt(file, at+".worst_element", c.WorstElement, worstEl); err != nil {
-		return nil, 0, err
-	}
-	if recheck {
-		rc, err := reconstructCase(c, in, out, replay, m.Seed, gamma, worst, worstEl)
-		if err != nil {
-			return fail("", "%v", err)
+	return d, nil
+}
+
+// checkAllowed checks element j's admitted classes: listed, known and
+// holding the provider's class under the class and overflow rules, absent
+// under any other.
+func (r *refinementCheck) checkAllowed(j int, rule refine.Rule) error {
+	el := &r.c.Elements[j]
+	got := r.out.Data[j]
+	if rule != refine.RuleClass && rule != refine.RuleOverflow {
+		if len(el.Allowed) != 0 {
+			return r.fail(fmt.Sprintf(".elements[%d].allowed", j), "present under rule %s", rule)
 		}
-		if err := refine.Recheck(rc, backend.FastCatalog(), e.set()); err != nil {
-			return fail("", "refine.Recheck (class and overflow rules): %v", err)
-		}
+		return nil
 	}
-	return worst, worstEl, nil
+	if len(el.Allowed) == 0 {
+		return r.fail(fmt.Sprintf(".elements[%d].allowed", j), "missing: the %s rule lists the classes it admits", rule)
+	}
+	ok := false
+	for k, a := range el.Allowed {
+		ac, known := classOfName(a)
+		if !known {
+			return r.fail(fmt.Sprintf(".elements[%d].allowed[%d]", j, k), "unknown class %q", truncate(a))
+		}
+		ok = ok || ac == refine.ClassOf(got)
+	}
+	if !ok {
+		return r.fail(fmt.Sprintf(".elements[%d].allowed", j), "provider gives %s (0x%08x), not among the admitted classes (op %s, provider %s, element %d)",
+			className(refine.ClassOf(got)), got, r.f.Op, r.f.Provider, j)
+	}
+	return nil
+}
+
+// recheck re-derives the class and overflow rules with refine.Recheck on
+// the case reconstructed from the certificate.
+func (r *refinementCheck) recheck(seed uint64, worst *big.Rat, worstEl int) error {
+	rc, err := reconstructCase(r.c, r.in, r.out, r.replay, seed, r.gamma, worst, worstEl)
+	if err != nil {
+		return r.fail("", "%v", err)
+	}
+	if err := refine.Recheck(rc, backend.FastCatalog(), r.e.set()); err != nil {
+		return r.fail("", "refine.Recheck (class and overflow rules): %v", err)
+	}
+	return nil
 }
 
 // reconstructCase rebuilds the refine.Case a certificate case records,
