@@ -20,6 +20,14 @@
 // with the file and the JSON path of the field. Inputs are bound to the
 // manifest's seed: the verifier regenerates them and compares.
 //
+// Layout: the format types and the producers are in the files named by
+// kind (adjoint.go, composition.go, refinement.go, rangecert.go, model.go,
+// interval_model.go), the directory writer in dir.go; the verifier is in
+// the verify_*.go files, one per kind, with verify_dir.go for the
+// directory (manifest, completeness, the report). A verifier file calls
+// producer code only to regenerate the recorded inputs from the seed
+// (the draws), and where the kinds below say so.
+//
 // Seeding: every case is drawn from spec.CaseSeed(seed, label, i), the
 // seed function tlcheck check uses, with label the primitive's name for
 // adjointness (so case i of adjointness/OP.json is case i of tlcheck check
