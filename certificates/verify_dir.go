@@ -50,6 +50,22 @@ func (r *Report) Cases() map[string]int {
 	return m
 }
 
+// FileCounts counts r per file: a file with several failing checks (the
+// manifest fails once per out-of-order entry) is one failing file. The
+// files are the manifest and every distinct path the report names (the
+// listed certificates and any unlisted file).
+func (r *Report) FileCounts() (failed, files int) {
+	bad := map[string]bool{}
+	seen := map[string]bool{ManifestName: true}
+	for _, f := range r.Files {
+		seen[f.Path] = true
+		if f.Err != nil {
+			bad[f.Path] = true
+		}
+	}
+	return len(bad), len(seen)
+}
+
 // seedMismatch marks a failure in which a file's recorded inputs are not
 // those the manifest's seed generates.
 type seedMismatch struct{ err error }
