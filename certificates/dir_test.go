@@ -313,3 +313,18 @@ func TestOutputDirectory(t *testing.T) {
 		t.Errorf("left beside the output directory: %v %v", entries, err)
 	}
 }
+
+// TestFileCounts: Report.FileCounts on a hand-built report.
+func TestFileCounts(t *testing.T) {
+	bad := errors.New("x")
+	rep := &Report{Files: []FileResult{
+		{Path: "manifest.json", Err: bad}, {Path: "manifest.json", Err: bad},
+		{Path: "a.json"}, {Path: "b.json", Err: bad}, {Path: "b.json", Err: bad}, {Path: "c.json"},
+	}}
+	if failed, files := rep.FileCounts(); failed != 2 || files != 4 {
+		t.Fatalf("FileCounts = %d of %d, want 2 of 4", failed, files)
+	}
+	if failed, files := (&Report{Files: []FileResult{{Path: "a.json"}}}).FileCounts(); failed != 0 || files != 2 {
+		t.Fatalf("FileCounts = %d of %d, want 0 of 2 (a.json and the manifest)", failed, files)
+	}
+}

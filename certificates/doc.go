@@ -20,6 +20,16 @@
 // with the file and the JSON path of the field. Inputs are bound to the
 // manifest's seed: the verifier regenerates them and compares.
 //
+// Layout: the format types and the producers are in the files named by
+// kind (adjoint.go, composition.go, refinement.go, rangecert.go, model.go,
+// interval_model.go), the directory writer in dir.go; the verifier is in
+// the verify_*.go files, one per kind, with verify_dir.go for the
+// directory (manifest, completeness, the report) and verify_sources.go
+// for tying a model directory to the files it was made from. A verifier
+// file calls producer code only to regenerate the recorded inputs from
+// the seed (the draws), and where the kinds below say so
+// (TestVerifierIndependent).
+//
 // Seeding: every case is drawn from spec.CaseSeed(seed, label, i), the
 // seed function tlcheck check uses, with label the primitive's name for
 // adjointness (so case i of adjointness/OP.json is case i of tlcheck check
@@ -96,7 +106,7 @@
 // options gave, and refused out of order — from which Suite.Expect
 // functions derive the complete file set; a missing or uncalled-for file
 // fails. A model directory's manifest also records its sources, the
-// SHA-256 of the model and input files certify read (sources.go:
+// SHA-256 of the model and input files certify read (sources.go;
 // MatchSources compares them with given files, MatchModel the graph and
 // input the given model imports to with every model certificate's). Only regular
 // files inside the directory are read (no symbolic links, FIFOs or

@@ -258,3 +258,24 @@ type Manifest struct {
 	Sources []Source    `json:"sources,omitempty"`
 	Files   []FileEntry `json:"files"`
 }
+
+// checkSafeJSON checks that every string of an inline JSON document (keys
+// and values) is a safe-alphabet name or an exact rational.
+func checkSafeJSON(file, field string, raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return fieldErr(file, field, "missing")
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fieldErr(file, field, "malformed inline document: %v", err)
+		}
+		if s, ok := tok.(string); ok && !nameRE.MatchString(s) && (len(s) > maxRatLen || !ratRE.MatchString(s)) {
+			return fieldErr(file, field, "string %q is neither a safe-alphabet name nor an exact rational", truncate(s))
+		}
+	}
+}

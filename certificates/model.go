@@ -147,106 +147,6 @@ func budgetSides(g *irsem.Graph, p *irsem.Payload, x, dx, cot spec.Tensor[spec.R
 	return nil
 }
 
-// verifyModelComposition re-derives a model composition certificate: the
-// inline graph and payload (canonical documents only) against graph_hash,
-// the input against the graph's input shape, every tangent and cotangent
-// regenerated from the manifest's seed, then both sides recomputed as
-// verifyComposition does — the JVP side by forward evaluation over dual
-// numbers, the VJP side along irgrad's tape path — and compared with the
-// recorded ones and with each other, exactly.
-func verifyModelComposition(file string, f *ModelCompositionFile, m *Manifest) (int, error) {
-	if err := checkName(file, "model", f.Model); err != nil {
-		return 0, err
-	}
-	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
-		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
-	}
-	g, p, err := hashedInlineGraph(file, f.GraphHash, f.Graph, f.Payload)
-	if err != nil {
-		return 0, err
-	}
-	x, err := inputOf(file, "input", f.Input, g)
-	if err != nil {
-		return 0, err
-	}
-	out := g.Nodes[g.OutputID].Shape
-	for i, c := range f.Cases {
-		at := fmt.Sprintf("cases[%d]", i)
-		dx, err := c.Dx.decode(file, at+".dx")
-		if err != nil {
-			return 0, err
-		}
-		cot, err := c.Cotangent.decode(file, at+".cotangent")
-		if err != nil {
-			return 0, err
-		}
-		gdx, gcot := modelTangents(m.Seed, i, x.Shape, out)
-		if err := sameTensors(file, at+".dx", []spec.Tensor[spec.Rat]{dx}, []spec.Tensor[spec.Rat]{gdx}); err != nil {
-			return 0, seedErr(err)
-		}
-		if err := sameTensors(file, at+".cotangent", []spec.Tensor[spec.Rat]{cot}, []spec.Tensor[spec.Rat]{gcot}); err != nil {
-			return 0, seedErr(err)
-		}
-		jv, err := dualJVP(g, p, x, dx)
-		if err != nil {
-			return 0, fieldErr(file, at+".lhs", "forward evaluation over dual numbers failed: %v", err)
-		}
-		lhs, err := spec.Dot(jv, cot)
-		if err != nil {
-			return 0, fieldErr(file, at+".cotangent", "%v", err)
-		}
-		vj, err := tapeVJP(g, p, x, cot)
-		if err != nil {
-			return 0, fieldErr(file, at+".rhs", "the tape's reverse sweep failed: %v", err)
-		}
-		rhs, err := spec.Dot(dx, vj)
-		if err != nil {
-			return 0, fieldErr(file, at+".dx", "%v", err)
-		}
-		for _, s := range []struct {
-			name, rec string
-			got       spec.Rat
-		}{{"lhs", c.LHS, lhs}, {"rhs", c.RHS, rhs}} {
-			rec, err := decodeRat(file, at+"."+s.name, s.rec)
-			if err != nil {
-				return 0, err
-			}
-			if !rec.Same(s.got) || s.rec != s.got.String() {
-				return 0, fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", truncate(s.rec), s.got)
-			}
-		}
-		if !lhs.Same(rhs) {
-			return 0, fieldErr(file, at, "composition fails: ⟨JVP(dx), cotangent⟩ = %s ≠ ⟨dx, VJP(cotangent)⟩ = %s", lhs, rhs)
-		}
-	}
-	return len(f.Cases), nil
-}
-
-// verifyModelRange re-derives a model range certificate: it binds the
-// certificate to its own inline graph and payload (canonical, hashed
-// against graph_hash), the centre to the graph's input shape and the
-// sample seed to the manifest's seed and the model's name, then re-derives
-// every claim as for a shipped example (rederiveRange).
-func verifyModelRange(file string, f *RangeFile, m *Manifest) (int, error) {
-	for _, n := range []struct{ field, v string }{{"name", f.Name}, {"profile", f.Profile}} {
-		if err := checkName(file, n.field, n.v); err != nil {
-			return 0, err
-		}
-	}
-	g, p, err := hashedInlineGraph(file, f.GraphHash, f.Graph, f.Payload)
-	if err != nil {
-		return 0, err
-	}
-	x, err := inputOf(file, "centre", f.Centre, g)
-	if err != nil {
-		return 0, err
-	}
-	if want := sampleSeed(m.Seed, f.Name); f.SampleSeed != want {
-		return 0, seedErr(fieldErr(file, "sample_seed", "%d, the manifest's seed gives %d", f.SampleSeed, want))
-	}
-	return rederiveRange(file, f, g, p, x)
-}
-
 // ModelOps lists the registry primitives the model's nodes apply
 // (irsem.Applications), in registry order: the primitives whose local
 // adjointness a model's certificate directory certifies alongside the
@@ -381,25 +281,6 @@ func exactAt(m *Model) error {
 
 func modelFile(name string) func(Options) ([]string, error) {
 	return func(Options) ([]string, error) { return []string{name}, nil }
-}
-
-func verifyModelCompositionFile(file string, data []byte, m *Manifest) (int, error) {
-	var f ModelCompositionFile
-	if err := decodeStrict(file, data, &f); err != nil {
-		return 0, err
-	}
-	return verifyModelComposition(file, &f, m)
-}
-
-func verifyModelRangeFile(file string, data []byte, m *Manifest) (int, error) {
-	var f RangeFile
-	if err := decodeStrict(file, data, &f); err != nil {
-		return 0, err
-	}
-	if f.Kind != KindModelRange {
-		return 0, fieldErr(file, "kind", "%q, want %q", truncate(f.Kind), KindModelRange)
-	}
-	return verifyModelRange(file, &f, m)
 }
 
 // acceptModelKinds makes s verify model directories: the model kinds'

@@ -123,17 +123,6 @@ func (s *Suite) subjectsIn(o Options, sh Shard) int {
 	return len(s.expectedFiles(m, sh))
 }
 
-// VerifyShard re-derives every claim of the shard directory dir, which
-// must record the shard sh: as Verify, with completeness restricted to
-// the shard's part of the partition (every expected file of shard sh
-// listed, no other).
-func (s *Suite) VerifyShard(dir string, sh Shard) (*Report, error) {
-	if err := sh.Check(); err != nil {
-		return nil, err
-	}
-	return s.verify(dir, &sh)
-}
-
 // MergeError is a Merge failure: the shard directory (or OUT), the file
 // and the field. Tampered marks a file whose bytes do not match the
 // SHA-256 its shard manifest claims (a tampered claim, exit 1); every

@@ -83,11 +83,8 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if *partial {
 		return cli.Usagef("certify: --partial goes with a model (--graph or --onnx): the built-in suite is always whole")
 	}
-	if *cases < 1 {
-		return cli.Usagef("--cases must be at least 1, got %d", *cases)
-	}
-	if max := limits.Current().CertCases; *cases > max {
-		return cli.BadInput(fmt.Errorf("--cases: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", *cases)))
+	if err := checkCertCases(*cases); err != nil {
+		return err
 	}
 	ops, err := parseOps(*opsFlag)
 	if err != nil {
@@ -128,6 +125,29 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
+// checkCertCases validates --cases: at least 1, at most the cert-cases
+// limit.
+func checkCertCases(cases int) error {
+	if cases < 1 {
+		return cli.Usagef("--cases must be at least 1, got %d", cases)
+	}
+	if max := limits.Current().CertCases; cases > max {
+		return cli.BadInput(fmt.Errorf("--cases: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", cases)))
+	}
+	return nil
+}
+
+// certifyErr is certify's exit for a failed Certify: bad input (exit 2)
+// for an output directory it cannot or will not write, a failed claim
+// (exit 1) otherwise.
+func certifyErr(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {
+		return cli.Usagef("certify: %v", err)
+	}
+	return cli.Failf("certify: %v", err)
+}
+
 // writeCertifyJSON prints the files certify wrote, as the manifest lists
 // them, and the SHA-256 of the manifest as written (read back); inputs,
 // for a model, are the files it was made from (the header's inputs).
@@ -158,11 +178,7 @@ func certifyDirWith(suite *certificates.Suite, dir string, o certificates.Option
 	m, err := suite.Certify(dir, o)
 	prog.Done()
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {
-			return nil, cli.Usagef("certify: %v", err)
-		}
-		return nil, cli.Failf("certify: %v", err)
+		return nil, certifyErr(err)
 	}
 	return m, nil
 }
@@ -317,24 +333,8 @@ func verifyFailure(rep *certificates.Report) error {
 			return cli.BadInput(fmt.Errorf("verify: %w", r.Err)) // a FieldError names the file
 		}
 	}
-	failed, files := fileCounts(rep)
+	failed, files := rep.FileCounts()
 	return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
-}
-
-// fileCounts counts a report per file: a file with several failing checks
-// (the manifest fails once per out-of-order entry) is one failing file.
-// The files are the manifest and every distinct path the report names
-// (the listed certificates and any unlisted file).
-func fileCounts(rep *certificates.Report) (failed, files int) {
-	bad := map[string]bool{}
-	seen := map[string]bool{certificates.ManifestName: true}
-	for _, f := range rep.Files {
-		seen[f.Path] = true
-		if f.Err != nil {
-			bad[f.Path] = true
-		}
-	}
-	return len(bad), len(seen)
 }
 
 // modelCertOpts are certify's flags for a user's model.
@@ -365,11 +365,8 @@ type modelCertOpts struct {
 // KIND: why", on stdout, or on stderr beside --json).
 func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) error {
 	out, seed, cases := mo.out, mo.seed, mo.cases
-	if cases < 1 {
-		return cli.Usagef("--cases must be at least 1, got %d", cases)
-	}
-	if max := limits.Current().CertCases; cases > max {
-		return cli.BadInput(fmt.Errorf("--cases: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", cases)))
+	if err := checkCertCases(cases); err != nil {
+		return err
 	}
 	o := certificates.Options{Seed: seed, Cases: cases, Providers: []string{}}
 	if mo.force {
@@ -405,11 +402,7 @@ func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) er
 		return files.Err(err) // a budget: bad input, naming the node, as eval
 	}
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {
-			return cli.Usagef("certify: %v", err)
-		}
-		return cli.Failf("certify: %v", err)
+		return certifyErr(err)
 	}
 	notes := stdout
 	if mo.json {

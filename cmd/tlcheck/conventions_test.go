@@ -542,18 +542,3 @@ func TestVerifyCountsPerFile(t *testing.T) {
 		t.Fatalf("tampered: exit %d, stderr %q", code, errs)
 	}
 }
-
-// TestFileCounts: fileCounts on a hand-built report.
-func TestFileCounts(t *testing.T) {
-	bad := errors.New("x")
-	rep := &certificates.Report{Files: []certificates.FileResult{
-		{Path: "manifest.json", Err: bad}, {Path: "manifest.json", Err: bad},
-		{Path: "a.json"}, {Path: "b.json", Err: bad}, {Path: "b.json", Err: bad}, {Path: "c.json"},
-	}}
-	if failed, files := fileCounts(rep); failed != 2 || files != 4 {
-		t.Fatalf("fileCounts = %d of %d, want 2 of 4", failed, files)
-	}
-	if failed, files := fileCounts(&certificates.Report{Files: []certificates.FileResult{{Path: "a.json"}}}); failed != 0 || files != 2 {
-		t.Fatalf("fileCounts = %d of %d, want 0 of 2 (a.json and the manifest)", failed, files)
-	}
-}
