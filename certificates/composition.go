@@ -32,7 +32,7 @@ type CompositionCase struct {
 	// Seed is the case seed: obligations.GraphSeed(Seed) draws the graph,
 	// its payload and the input.
 	Seed uint64 `json:"seed"`
-	// GraphHash is obligations.GraphHash of the graph and payload.
+	// GraphHash is irsem.GraphHash of the graph and payload.
 	GraphHash string `json:"graph_hash"`
 	// Graph and Payload are the canonical torchlean.ir.v1 and
 	// tlcheck.payload.v1 documents, inline, so that the certificate is
@@ -106,11 +106,11 @@ func ProduceComposition(cases int, seed uint64) (*CompositionFile, error) {
 }
 
 // inlineGraph is what a certificate records of a graph it carries inline:
-// obligations.GraphHash of g and p, and the canonical encodings of g and
+// irsem.GraphHash of g and p, and the canonical encodings of g and
 // of p (a nil payload encodes as the empty one). hashedInlineGraph is the
 // verifier's inverse.
 func inlineGraph(g *irsem.Graph, p *irsem.Payload) (hash string, gdoc, pdoc []byte, err error) {
-	if hash, err = obligations.GraphHash(g, p); err != nil {
+	if hash, err = irsem.GraphHash(g, p); err != nil {
 		return "", nil, nil, err
 	}
 	if gdoc, err = irsem.EncodeGraph(g); err != nil {
@@ -280,7 +280,7 @@ func checkSafeJSON(file, field string, raw json.RawMessage) error {
 // encoding of what they decode to).
 // hashedInlineGraph decodes a certificate's inline graph and payload and
 // binds them to its recorded graph_hash: the hash must be a lowercase hex
-// SHA-256 and equal obligations.GraphHash of what was decoded.
+// SHA-256 and equal irsem.GraphHash of what was decoded.
 func hashedInlineGraph(file, graphHash string, graph, payload json.RawMessage) (*irsem.Graph, *irsem.Payload, error) {
 	if !hexRE.MatchString(graphHash) {
 		return nil, nil, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(graphHash))
@@ -289,7 +289,7 @@ func hashedInlineGraph(file, graphHash string, graph, payload json.RawMessage) (
 	if err != nil {
 		return nil, nil, err
 	}
-	hash, err := obligations.GraphHash(g, p)
+	hash, err := irsem.GraphHash(g, p)
 	if err != nil {
 		return nil, nil, fieldErr(file, "graph", "%v", err)
 	}
@@ -384,7 +384,7 @@ func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error
 		if err != nil {
 			return 0, err
 		}
-		hash, err := obligations.GraphHash(g, p)
+		hash, err := irsem.GraphHash(g, p)
 		if err != nil {
 			return 0, fieldErr(file, at+".graph", "%v", err)
 		}

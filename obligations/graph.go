@@ -1,8 +1,6 @@
 package obligations
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math/big"
 	"slices"
@@ -1079,27 +1077,4 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 		g.Nodes = append(g.Nodes, irsem.Node{ID: id, Parents: append([]int{}, st.In...), Kind: kind, Shape: r.Shapes[id].Clone()})
 	}
 	return g, p, nil
-}
-
-// GraphHash is the SHA-256 (hex) of a graph's canonical encoding
-// (irsem.EncodeGraph: torchlean.ir.v1, or tlcheck.ir.v1 for a graph with a
-// superset tag) followed by its payload's canonical tlcheck.payload.v1
-// encoding (a nil payload encodes as the empty one), so that a
-// certificate can name the graph it was checked on.
-func GraphHash(g *irsem.Graph, p *irsem.Payload) (string, error) {
-	gb, err := irsem.EncodeGraph(g)
-	if err != nil {
-		return "", err
-	}
-	if p == nil {
-		p = &irsem.Payload{}
-	}
-	pb, err := irsem.EncodePayload(p)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	h.Write(gb)
-	h.Write(pb)
-	return hex.EncodeToString(h.Sum(nil)), nil
 }

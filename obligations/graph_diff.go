@@ -67,7 +67,7 @@ type DiffCheck struct {
 
 // DiffReport is everything DiffIR ran.
 type DiffReport struct {
-	// Hash is GraphHash of the graph and payload.
+	// Hash is irsem.GraphHash of the graph and payload.
 	Hash string
 	// Checks lists the comparisons in the order they ran.
 	Checks []DiffCheck
@@ -172,7 +172,7 @@ func DiffIR(g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], o Dif
 		want[s] = true
 	}
 	run := func(s string) bool { return len(want) == 0 || want[s] }
-	hash, err := GraphHash(g, p)
+	hash, err := irsem.GraphHash(g, p)
 	if err != nil {
 		return nil, &BadInputError{err}
 	}
