@@ -9,6 +9,7 @@ import (
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -458,7 +459,7 @@ func crossBits(rep *DiffReport, g *irsem.Graph, what string, b32 []spec.Tensor[s
 // enclosure.
 func containment(rep *DiffReport, g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], exact []spec.Tensor[spec.Rat]) {
 	c := DiffCheck{Scalar: "interval", What: "containment", A: "rat", B: "interval", Nodes: len(exact)}
-	err := CheckIntervalSoundness(&GraphCase{Graph: g, Payload: p, Input: input})
+	err := CheckIntervalSoundness(&casegen.GraphCase{Graph: g, Payload: p, Input: input})
 	var f *GraphFailure
 	switch {
 	case errors.As(err, &f):
@@ -474,7 +475,7 @@ func containment(rep *DiffReport, g *irsem.Graph, p *irsem.Payload, input spec.T
 // DiffIR over every scalar that applies, with the seed given (nil: ones),
 // must agree everywhere. The first disagreement is returned as a
 // *GraphFailure carrying the recipe.
-func CheckIRCrossPath(gc *GraphCase, seed *spec.Tensor[spec.Rat]) (*DiffReport, error) {
+func CheckIRCrossPath(gc *casegen.GraphCase, seed *spec.Tensor[spec.Rat]) (*DiffReport, error) {
 	rep, err := DiffIR(gc.Graph, gc.Payload, gc.Input, DiffOptions{Seed: seed})
 	if err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package obligations
+package casegen
 
 import (
 	"fmt"
@@ -1077,4 +1077,37 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 		g.Nodes = append(g.Nodes, irsem.Node{ID: id, Parents: append([]int{}, st.In...), Kind: kind, Shape: r.Shapes[id].Clone()})
 	}
 	return g, p, nil
+}
+
+// FormatAttrs prints the attributes that are set.
+func FormatAttrs(a *spec.Attrs) string {
+	var parts []string
+	add := func(k, v string) { parts = append(parts, k+"="+v) }
+	if a.Axis != 0 {
+		add("axis", fmt.Sprint(a.Axis))
+	}
+	if a.Axis2 != 0 {
+		add("axis2", fmt.Sprint(a.Axis2))
+	}
+	if a.Shape != nil {
+		add("shape", a.Shape.String())
+	}
+	if a.Perm != nil {
+		add("perm", fmt.Sprint(a.Perm))
+	}
+	if a.Start != 0 || a.End != 0 {
+		add("slice", fmt.Sprintf("%d:%d", a.Start, a.End))
+	}
+	for _, kv := range []struct {
+		k string
+		v *big.Rat
+	}{{"c", a.C}, {"lo", a.Lo}, {"hi", a.Hi}, {"eps", a.Eps}, {"p", a.P}} {
+		if kv.v != nil {
+			add(kv.k, kv.v.RatString())
+		}
+	}
+	if a.Seed != 0 {
+		add("seed", fmt.Sprint(a.Seed))
+	}
+	return "{" + strings.Join(parts, " ") + "}"
 }
