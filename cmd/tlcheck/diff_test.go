@@ -10,6 +10,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -104,13 +105,13 @@ func plantMulFlip(scalar, path string, reg any) {
 	}
 	switch r := reg.(type) {
 	case *spec.Registry[spec.Rat]:
-		flipVJP(r, "mul")
+		obligations.FlipVJP(r, "mul")
 	case *spec.Registry[spec.F32]:
-		flipVJP(r, "mul")
+		obligations.FlipVJP(r, "mul")
 	case *spec.Registry[spec.F64]:
-		flipVJP(r, "mul")
+		obligations.FlipVJP(r, "mul")
 	case *spec.Registry[spec.Binary32]:
-		flipVJP(r, "mul")
+		obligations.FlipVJP(r, "mul")
 	}
 }
 

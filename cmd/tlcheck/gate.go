@@ -115,15 +115,15 @@ type gateConfig struct {
 func stageCheck(c gateConfig) gateStage {
 	st := gateStage{Name: "check", timed: true}
 	ops, _ := parseOps("all")
-	full := checkRun{ops: ops, cases: c.cases, graphs: c.graphs, seed: c.seed, only: -1}
-	prog := cli.NewProgress(c.stderr, "gate: check", full.steps())
+	full := obligations.Suite{Ops: ops, Cases: c.cases, Graphs: c.graphs, Seed: c.seed, Only: -1}
+	prog := cli.NewProgress(c.stderr, "gate: check", full.Steps())
 	defer prog.Done()
 	var batches []checkRun
 	for _, op := range ops {
-		batches = append(batches, checkRun{ops: []string{op}, cases: c.cases, seed: c.seed, only: -1})
+		batches = append(batches, checkRun{Suite: obligations.Suite{Ops: []string{op}, Cases: c.cases, Seed: c.seed, Only: -1}})
 	}
 	for _, ob := range obligations.GlobalObligations() {
-		batches = append(batches, checkRun{graphs: c.graphs, graphObs: []obligations.Obligation{ob}, seed: c.seed, only: -1})
+		batches = append(batches, checkRun{Suite: obligations.Suite{Graphs: c.graphs, GraphObs: []obligations.Obligation{ob}, Seed: c.seed, Only: -1}})
 	}
 	for _, b := range batches {
 		start := time.Now()
@@ -361,7 +361,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		if _, err := spec.Info(*plant); err != nil {
 			return cli.Usagef("--plant-fault: unknown primitive %q", *plant)
 		}
-		reg = plantFault(*plant)
+		reg = obligations.PlantFault(*plant)
 	}
 	if *graphs < 1 || *graphs > 100_000 {
 		return cli.Usagef("--graphs must be between 1 and 100000, got %d", *graphs)
