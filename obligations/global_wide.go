@@ -8,7 +8,7 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// The graph-level obligations of the all-primitives stream (graph_wide.go):
+// The graph-level obligations of the all-primitives stream (casegen/graph_wide.go):
 // the same laws as the first stream's, decided on wide graphs. Each has
 // its own name, so its cases are drawn from spec.CaseSeed(seed, name, i)
 // and the first stream's cases (and every certificate naming one) stay
