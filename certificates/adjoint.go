@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -41,7 +42,7 @@ type AdjointnessFile struct {
 // from spec.CaseSeed(seed, op, i), as tlcheck check draws it) and returns
 // the certificate; it fails if any case does not hold.
 func ProduceAdjointness(op string, cases int, seed uint64) (*AdjointnessFile, error) {
-	return produceAdjointness(obligations.DefaultRegistries(), op, cases, "", func(i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+	return produceAdjointness(obligations.DefaultRegistries(), op, cases, "", func(i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
 		return adjointInstance(op, seed, i)
 	})
 }
@@ -51,7 +52,7 @@ func ProduceAdjointness(op string, cases int, seed uint64) (*AdjointnessFile, er
 // with draw mode mode (AdjointnessFile.Draw); it fails if any case does
 // not hold.
 func produceAdjointness(reg obligations.Registries, op string, cases int, mode string,
-	draw func(i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error)) (*AdjointnessFile, error) {
+	draw func(i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error)) (*AdjointnessFile, error) {
 	f := &AdjointnessFile{Header: Header{Format: Format, Kind: KindAdjointness}, Op: op, Draw: mode}
 	for i := 0; i < cases; i++ {
 		inst, dxs, d, err := draw(i)
@@ -88,16 +89,16 @@ func produceAdjointness(reg obligations.Registries, op string, cases int, mode s
 // tlcheck check draws it: from spec.CaseSeed(seed, op, i), the instance
 // first, then its tangents (obligations.CheckOpCases does the same), so a
 // certificate case i is replayed by tlcheck check --ops OP --case I.
-func adjointInstance(op string, seed uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
-	src := obligations.NewRandSource(spec.CaseSeed(seed, op, i))
-	inst, err := obligations.Generate(src, op)
+func adjointInstance(op string, seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+	src := casegen.NewRandSource(spec.CaseSeed(seed, op, i))
+	inst, err := casegen.Generate(src, op)
 	if err != nil {
 		return nil, nil, spec.Tensor[spec.Rat]{}, err
 	}
-	shape, err := obligations.OutShape(inst)
+	shape, err := casegen.OutShape(inst)
 	if err != nil {
 		return nil, nil, spec.Tensor[spec.Rat]{}, err
 	}
-	dxs, d := obligations.Tangents(src, inst, shape)
+	dxs, d := casegen.Tangents(src, inst, shape)
 	return inst, dxs, d, nil
 }

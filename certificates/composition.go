@@ -6,7 +6,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 	"github.com/tlcheck/tlcheck/typedgraph"
 )
@@ -18,7 +18,7 @@ const CompositionName = "composition.json"
 // certificate's graphs: exact primitives only, so that both sides are
 // exact rationals. The verifier regenerates every graph with the same
 // options, so changing them changes the certificates.
-var compositionGraphs = obligations.GraphOptions{Exact: true, MaxNodes: 16}
+var compositionGraphs = casegen.GraphOptions{Exact: true, MaxNodes: 16}
 
 // CompositionCase is one certified instance of the graph theorem
 //
@@ -27,10 +27,10 @@ var compositionGraphs = obligations.GraphOptions{Exact: true, MaxNodes: 16}
 // on a generated IR graph with its payload, differentiated with respect
 // to the graph's input (the payload parameters are held constant).
 type CompositionCase struct {
-	// Seed is the case seed: obligations.GraphSeed(Seed) draws the graph,
+	// Seed is the case seed: casegen.GraphSeed(Seed) draws the graph,
 	// its payload and the input.
 	Seed uint64 `json:"seed"`
-	// GraphHash is obligations.GraphHash of the graph and payload.
+	// GraphHash is irsem.GraphHash of the graph and payload.
 	GraphHash string `json:"graph_hash"`
 	// Graph and Payload are the canonical torchlean.ir.v1 and
 	// tlcheck.payload.v1 documents, inline, so that the certificate is
@@ -57,16 +57,16 @@ type CompositionFile struct {
 // case seed spec.CaseSeed(seed, "composition", i), then the tangent and the
 // cotangent from the second family spec.CaseSeed(seed,
 // "composition.tangents", i).
-func compositionInstance(seed uint64, i int) (uint64, *obligations.GraphCase, spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+func compositionInstance(seed uint64, i int) (uint64, *casegen.GraphCase, spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
 	cs := spec.CaseSeed(seed, KindComposition, i)
-	gc, err := obligations.GraphSeed(cs, compositionGraphs)
+	gc, err := casegen.GraphSeed(cs, compositionGraphs)
 	if err != nil {
 		return cs, nil, spec.Tensor[spec.Rat]{}, spec.Tensor[spec.Rat]{}, err
 	}
 	out := gc.Graph.Nodes[gc.Graph.OutputID].Shape
-	src := obligations.NewRandSource(spec.CaseSeed(seed, KindComposition+".tangents", i))
-	dx := obligations.GenTensor(src, gc.Input.Shape, obligations.Any, "dx")
-	cot := obligations.GenTensor(src, out, obligations.Any, "cotangent")
+	src := casegen.NewRandSource(spec.CaseSeed(seed, KindComposition+".tangents", i))
+	dx := casegen.GenTensor(src, gc.Input.Shape, casegen.Any, "dx")
+	cot := casegen.GenTensor(src, out, casegen.Any, "cotangent")
 	return cs, gc, dx, cot, nil
 }
 
@@ -104,11 +104,11 @@ func ProduceComposition(cases int, seed uint64) (*CompositionFile, error) {
 }
 
 // inlineGraph is what a certificate records of a graph it carries inline:
-// obligations.GraphHash of g and p, and the canonical encodings of g and
+// irsem.GraphHash of g and p, and the canonical encodings of g and
 // of p (a nil payload encodes as the empty one). hashedInlineGraph is the
 // verifier's inverse.
 func inlineGraph(g *irsem.Graph, p *irsem.Payload) (hash string, gdoc, pdoc []byte, err error) {
-	if hash, err = obligations.GraphHash(g, p); err != nil {
+	if hash, err = irsem.GraphHash(g, p); err != nil {
 		return "", nil, nil, err
 	}
 	if gdoc, err = irsem.EncodeGraph(g); err != nil {
@@ -129,7 +129,7 @@ func payloadOrEmpty(p *irsem.Payload) *irsem.Payload {
 
 // typedSides is the producer's computation: both sides through irgrad's
 // typed graph.
-func typedSides(gc *obligations.GraphCase, dx, cot spec.Tensor[spec.Rat]) (spec.Rat, spec.Rat, error) {
+func typedSides(gc *casegen.GraphCase, dx, cot spec.Tensor[spec.Rat]) (spec.Rat, spec.Rat, error) {
 	var z spec.Rat
 	l, err := irgrad.Lower[spec.Rat](nil, gc.Graph, gc.Payload)
 	if err != nil {

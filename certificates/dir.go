@@ -17,7 +17,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/internal/version"
 	"github.com/tlcheck/tlcheck/limits"
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -252,7 +252,7 @@ func (s *Suite) produceAdjointnessFiles(w *Writer, o Options) error {
 		if u.Recorded {
 			mode = DrawRecorded
 		}
-		return produceAdjointness(u.Regs, ops[k], o.Cases, mode, func(i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+		return produceAdjointness(u.Regs, ops[k], o.Cases, mode, func(i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
 			return u.Draw(o.Seed, i)
 		})
 	})

@@ -47,7 +47,7 @@
 //
 // The kinds in detail:
 //
-//   - composition: seeded exact IR graphs (obligations.GraphSeed) with
+//   - composition: seeded exact IR graphs (casegen.GraphSeed) with
 //     their payload inline; the producer differentiates through irgrad's
 //     typed graph, the verifier evaluates the graph over
 //     spec.Dual[spec.Rat] (a stop-gradient node drops the tangent) and runs

@@ -17,7 +17,6 @@ import (
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/refine"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -393,7 +392,7 @@ func TestTamperedInlineGraph(t *testing.T) {
 			}
 			obj["graph"] = doc
 			if fixHash {
-				h, _ := obligations.GraphHash(g, p)
+				h, _ := irsem.GraphHash(g, p)
 				obj["graph_hash"], _ = json.Marshal(h)
 			}
 			if at != "" {

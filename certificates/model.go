@@ -10,7 +10,7 @@ import (
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -84,9 +84,9 @@ type ModelCompositionFile struct {
 // modelTangents draws case i's tangent (of the input's shape) and
 // cotangent (of the output's shape).
 func modelTangents(seed uint64, i int, in, out spec.Shape) (spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) {
-	src := obligations.NewRandSource(spec.CaseSeed(seed, KindModelComposition, i))
-	dx := obligations.GenTensor(src, in, obligations.Any, "dx")
-	cot := obligations.GenTensor(src, out, obligations.Any, "cotangent")
+	src := casegen.NewRandSource(spec.CaseSeed(seed, KindModelComposition, i))
+	dx := casegen.GenTensor(src, in, casegen.Any, "dx")
+	cot := casegen.GenTensor(src, out, casegen.Any, "cotangent")
 	return dx, cot
 }
 
@@ -102,7 +102,7 @@ func ProduceModelComposition(m *Model, cases int, seed uint64) (*ModelCompositio
 	}
 	f := &ModelCompositionFile{Header: Header{Format: Format, Kind: KindModelComposition}, Model: SafeName(m.Name),
 		GraphHash: hash, Graph: gdoc, Payload: pdoc, Input: RatTensor(m.Input)}
-	gc := &obligations.GraphCase{Graph: m.Graph, Payload: p, Input: m.Input}
+	gc := &casegen.GraphCase{Graph: m.Graph, Payload: p, Input: m.Input}
 	out := m.Graph.Nodes[m.Graph.OutputID].Shape
 	for i := range cases {
 		dx, cot := modelTangents(seed, i, m.Input.Shape, out)

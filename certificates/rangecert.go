@@ -57,7 +57,7 @@ type RangeFile struct {
 	Header
 	// Name is the example's name.
 	Name string `json:"name"`
-	// GraphHash is obligations.GraphHash of the graph and payload.
+	// GraphHash is irsem.GraphHash of the graph and payload.
 	GraphHash string `json:"graph_hash"`
 	// Graph and Payload are the canonical documents, inline.
 	Graph   json.RawMessage `json:"graph"`

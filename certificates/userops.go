@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -35,7 +36,7 @@ type UserOp struct {
 	// parent and the cotangent. The verifier calls it to regenerate the
 	// recorded inputs of a seeded file (Draw "" in the file); the producer
 	// takes its cases from it.
-	Draw func(seed uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error)
+	Draw func(seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error)
 	// Recorded says that Draw returns cases no seed regenerates (rapid's):
 	// the producer marks the file DrawRecorded. The verifier ignores it
 	// and reads the mode from the file.
@@ -95,7 +96,7 @@ func (t *opTable) hash(ops []string) string {
 // draw regenerates case i of op from the seed: the registry's generator
 // for a built-in primitive (adjointInstance), the primitive's Draw for a
 // user's.
-func (t *opTable) draw(op string, seed uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+func (t *opTable) draw(op string, seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
 	if u, ok := t.userOp(op); ok {
 		return u.Draw(seed, i)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -48,13 +49,13 @@ func userTwice(t *testing.T, vjp int64) UserOp {
 	if err := errors.Join(regs.Rat.Register(scaleRules[spec.Rat](info(), 2, vjp)), regs.Interval.Register(scaleRules[spec.Interval](info(), 2, vjp))); err != nil {
 		t.Fatal(err)
 	}
-	return UserOp{Name: "twice", Regs: regs, Draw: func(seed uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
-		src := obligations.NewRandSource(spec.CaseSeed(seed, "twice", i))
+	return UserOp{Name: "twice", Regs: regs, Draw: func(seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+		src := casegen.NewRandSource(spec.CaseSeed(seed, "twice", i))
 		s := spec.Shape{3}
-		x := obligations.GenTensor(src, s, obligations.Any, "x")
-		dx := obligations.GenTensor(src, s, obligations.Any, "dx")
-		d := obligations.GenTensor(src, s, obligations.Any, "delta")
-		return &obligations.Instance{Op: "twice", Xs: []spec.Tensor[spec.Rat]{x}, Domains: []spec.Domain{spec.DomainAny}}, []spec.Tensor[spec.Rat]{dx}, d, nil
+		x := casegen.GenTensor(src, s, casegen.Any, "x")
+		dx := casegen.GenTensor(src, s, casegen.Any, "dx")
+		d := casegen.GenTensor(src, s, casegen.Any, "delta")
+		return &casegen.Instance{Op: "twice", Xs: []spec.Tensor[spec.Rat]{x}, Domains: []spec.Domain{spec.DomainAny}}, []spec.Tensor[spec.Rat]{dx}, d, nil
 	}}
 }
 
@@ -130,7 +131,7 @@ func TestUserOpRecorded(t *testing.T) {
 	rec := userTwice(t, 2)
 	seeded := rec.Draw
 	rec.Recorded = true
-	rec.Draw = func(_ uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+	rec.Draw = func(_ uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
 		return seeded(1000, i) // not what the manifest's seed draws
 	}
 	if _, err := suiteWith(t, rec).Certify(dir, Options{Seed: 0, Cases: 3, Ops: []string{"twice"}, Providers: []string{}}); err != nil {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -99,7 +98,7 @@ func tapeVJP(g *irsem.Graph, p *irsem.Payload, x, cot spec.Tensor[spec.Rat]) (sp
 
 // hashedInlineGraph decodes a certificate's inline graph and payload and
 // binds them to its recorded graph_hash: the hash must be a lowercase hex
-// SHA-256 and equal obligations.GraphHash of what was decoded.
+// SHA-256 and equal irsem.GraphHash of what was decoded.
 func hashedInlineGraph(file, graphHash string, graph, payload json.RawMessage) (*irsem.Graph, *irsem.Payload, error) {
 	if !hexRE.MatchString(graphHash) {
 		return nil, nil, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(graphHash))
@@ -108,7 +107,7 @@ func hashedInlineGraph(file, graphHash string, graph, payload json.RawMessage) (
 	if err != nil {
 		return nil, nil, err
 	}
-	hash, err := obligations.GraphHash(g, p)
+	hash, err := irsem.GraphHash(g, p)
 	if err != nil {
 		return nil, nil, fieldErr(file, "graph", "%v", err)
 	}
@@ -206,7 +205,7 @@ func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error
 		if err != nil {
 			return 0, err
 		}
-		hash, err := obligations.GraphHash(g, p)
+		hash, err := irsem.GraphHash(g, p)
 		if err != nil {
 			return 0, fieldErr(file, at+".graph", "%v", err)
 		}

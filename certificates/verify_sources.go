@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -70,12 +70,12 @@ func (e *ModelMismatch) Error() string {
 
 // MatchModel checks that every model certificate file m lists in dir (a
 // directory Verify has verified: every file is bound to m by its SHA-256)
-// is about model: its graph_hash is obligations.GraphHash of the model's
+// is about model: its graph_hash is irsem.GraphHash of the model's
 // graph and payload, and its input (model_composition) or centre
 // (model_range) or input (model_interval) equals the model's input exactly. The first difference is
 // a *ModelMismatch; a directory with no model file is an error.
 func MatchModel(dir string, m *Manifest, model *Model) error {
-	hash, err := obligations.GraphHash(model.Graph, payloadOrEmpty(model.Payload))
+	hash, err := irsem.GraphHash(model.Graph, payloadOrEmpty(model.Payload))
 	if err != nil {
 		return fmt.Errorf("the given model: %w", err)
 	}

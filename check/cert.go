@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tlcheck/tlcheck/certificates"
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -22,7 +22,7 @@ func (c *checker) userOp(rec []drawn) certificates.UserOp {
 	u := certificates.UserOp{Name: c.p.Name, Regs: c.regs, Draw: c.draw}
 	if rec != nil {
 		u.Recorded = true
-		u.Draw = func(_ uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+		u.Draw = func(_ uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
 			if i < 0 || i >= len(rec) {
 				return nil, nil, spec.Tensor[spec.Rat]{}, fmt.Errorf("check: %s: no recorded case %d (%d recorded)", c.p.Name, i, len(rec))
 			}

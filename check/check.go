@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -18,7 +19,7 @@ type Dual = obligations.DualInterval
 
 // Source is where generators draw their choices: Intn(n, label) returns a
 // value in [0, n), and shrinking moves every draw toward 0.
-type Source = obligations.Source
+type Source = casegen.Source
 
 // Rules are a primitive's forward, JVP and VJP rules over one scalar T.
 // Write them once as a generic function and instantiate it per scalar.
@@ -148,7 +149,7 @@ type checker struct {
 // drawn is one case's adjointness data: the instance, one tangent per
 // parent and the cotangent.
 type drawn struct {
-	inst *obligations.Instance
+	inst *casegen.Instance
 	dxs  []spec.Tensor[spec.Rat]
 	d    spec.Tensor[spec.Rat]
 	// noAdj is set, with a derived JVP, when the case sits on a declared
@@ -390,8 +391,8 @@ func (c *checker) drawCase(src Source) (drawn, spec.Shape, error) {
 // draw is case i of Find's sweep with seed (spec.CaseSeed(seed, Name,
 // i)), up to its adjointness data: what a certificate of Find's records,
 // and what the verifier regenerates.
-func (c *checker) draw(seed uint64, i int) (*obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
-	dr, _, err := c.drawCase(&streamSource{rng: obligations.NewRandSource(spec.CaseSeed(seed, c.p.Name, i))})
+func (c *checker) draw(seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+	dr, _, err := c.drawCase(&streamSource{rng: casegen.NewRandSource(spec.CaseSeed(seed, c.p.Name, i))})
 	return dr.inst, dr.dxs, dr.d, err
 }
 
@@ -416,7 +417,7 @@ func asFailure(err error, seed uint64, i int) *Failure {
 // whatever the convention, and the enclosure of the forward's tangent
 // is Σ convention·0 = 0, so the remaining positions decide soundly. For
 // any other op a case with a kink or tie anywhere is not decided.
-func (c *checker) derivativeTangents(inst *obligations.Instance, dxs []spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], bool) {
+func (c *checker) derivativeTangents(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], bool) {
 	if !c.atKinkOrTie(inst) {
 		return dxs, true
 	}
@@ -464,7 +465,7 @@ func (c *checker) derivativeTangents(inst *obligations.Instance, dxs []spec.Tens
 // its own convention (max and min average the tangents), which need not
 // be the op's, so the derivative oracle decides only off these points;
 // there the op's convention is pinned by adjointness and linearity.
-func (c *checker) atKinkOrTie(inst *obligations.Instance) bool {
+func (c *checker) atKinkOrTie(inst *casegen.Instance) bool {
 	seen := map[string]bool{}
 	for _, x := range inst.Xs {
 		for k, v := range x.Data {

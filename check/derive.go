@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -91,7 +92,7 @@ func deriveJVP(p Primitive) (Primitive, *forwardMode) {
 // there is then weighed by 0 on both sides — and the other positions
 // decide; for any other op such a case gets zero tangents (a true,
 // trivial certificate claim) and noAdj: it decides nothing.
-func (c *checker) derivedTangents(inst *obligations.Instance, dxs []spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], bool) {
+func (c *checker) derivedTangents(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], bool) {
 	if m, ok := c.derivativeTangents(inst, dxs); ok {
 		return m, false
 	}

@@ -5,7 +5,7 @@ import (
 	"math/big"
 	"sort"
 
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -47,7 +47,7 @@ var values = func() []spec.Rat {
 
 // genValue draws one value of domain d: a choice between the eight
 // common points and the whole table, then one index (see values), mapped
-// into d as obligations.GenRat maps its draws (Positive: |v| + 1/4;
+// into d as casegen.GenRat maps its draws (Positive: |v| + 1/4;
 // Square: v²; NonZero: 0 becomes 1).
 func genValue(src Source, d spec.Domain, label string) spec.Rat {
 	n := 8
@@ -106,7 +106,7 @@ func inDomain(v spec.Rat, d spec.Domain) bool {
 // shape), then every element as documented in the package doc (a fresh
 // rational, a kink, or a copy that makes a tie). A kink or copy outside
 // the parent's domain falls back to the fresh rational.
-func (c *checker) generate(src Source) (*obligations.Instance, error) {
+func (c *checker) generate(src Source) (*casegen.Instance, error) {
 	n := c.p.Arity
 	var shapes []spec.Shape
 	if c.p.Shapes != nil {
@@ -115,13 +115,13 @@ func (c *checker) generate(src Source) (*obligations.Instance, error) {
 			return nil, fmt.Errorf("check: %s: Shapes drew %d shapes for %d parents", c.p.Name, len(shapes), n)
 		}
 	} else {
-		s := obligations.GenShape(src, 0, 3, "shape")
+		s := casegen.GenShape(src, 0, 3, "shape")
 		shapes = make([]spec.Shape, n)
 		for i := range shapes {
 			shapes[i] = s
 		}
 	}
-	inst := &obligations.Instance{Op: c.p.Name, Xs: make([]spec.Tensor[spec.Rat], n), Domains: make([]spec.Domain, n)}
+	inst := &casegen.Instance{Op: c.p.Name, Xs: make([]spec.Tensor[spec.Rat], n), Domains: make([]spec.Domain, n)}
 	// The element kinds, simplest first: a copy (a tie) when the op
 	// declares ties, a kink when it declares kinks, a fresh value.
 	var kinds []string

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 	"pgregory.net/rapid"
 )
@@ -231,7 +232,7 @@ func Find(p Primitive, opts Options) (*Report, error) {
 	rep.only, rep.DerivedJVP = c.only, c.derived
 	seed := opts.seed()
 	for i := range opts.cases() {
-		src := &streamSource{rng: obligations.NewRandSource(spec.CaseSeed(seed, p.Name, i))}
+		src := &streamSource{rng: casegen.NewRandSource(spec.CaseSeed(seed, p.Name, i))}
 		d, err := c.runCase(src)
 		if err == nil {
 			rep.add(d)
@@ -265,7 +266,7 @@ type choice struct {
 // from shifting the draws after it: lowering a shape extent drops the
 // elements it removes and leaves every other element's draws in place.
 type streamSource struct {
-	rng  *obligations.RandSource
+	rng  *casegen.RandSource
 	buf  map[string]int
 	out  []choice
 	seen map[string]int

@@ -24,6 +24,7 @@ import (
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/ranges"
 	"github.com/tlcheck/tlcheck/spec"
 	"github.com/tlcheck/tlcheck/tape"
@@ -296,7 +297,7 @@ func TestObligations(t *testing.T) {
 	// and the graph-level obligations hold on graphs that contain it.
 	drawn := 0
 	for seed := uint64(0); seed < 300 && drawn == 0; seed++ {
-		gc, err := obligations.GraphSeed(seed, obligations.GraphOptions{Exact: true})
+		gc, err := casegen.GraphSeed(seed, casegen.GraphOptions{Exact: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,7 +314,7 @@ func TestObligations(t *testing.T) {
 	// its degree as three times its parent's.
 	drawn = 0
 	for seed := uint64(0); seed < 300 && drawn == 0; seed++ {
-		tc, err := obligations.TypedSeed(seed, obligations.GraphOptions{Polynomial: true, MaxDegree: 3})
+		tc, err := casegen.TypedSeed(seed, casegen.GraphOptions{Polynomial: true, MaxDegree: 3})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -431,14 +431,14 @@ func singleRounding(r *rand.Rand) []soundCase64 {
 }
 
 // soundCases64 returns the single-rounding graphs and n random IR graphs
-// of every generator primitive (obligations.GenGraph), each on its small
+// of every generator primitive (casegen.GenGraph), each on its small
 // rational input and on random binary64 inputs (every fourth also in the
 // subnormal and the overflow range).
 func soundCases64(t *testing.T, n int) []soundCase64 {
 	r := rand.New(rand.NewPCG(17, 19))
 	cs := singleRounding(r)
 	for seed := range n {
-		gc, err := obligations.GraphSeed(uint64(seed), obligations.GraphOptions{MaxNodes: 10})
+		gc, err := casegen.GraphSeed(uint64(seed), casegen.GraphOptions{MaxNodes: 10})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

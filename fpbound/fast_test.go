@@ -7,7 +7,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/fastcpu"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -89,7 +89,7 @@ func FuzzSound(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, seed uint64) {
-		gc, err := obligations.GraphSeed(seed, obligations.GraphOptions{MaxNodes: 12})
+		gc, err := casegen.GraphSeed(seed, casegen.GraphOptions{MaxNodes: 12})
 		if err != nil {
 			t.Skip(err)
 		}

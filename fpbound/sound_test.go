@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -152,7 +152,7 @@ func scaledInput(r *rand.Rand, x irsem.RatTensor, exp int) irsem.RatTensor {
 }
 
 // TestSoundRandomGraphs is the empirical side of the theorem: random IR
-// graphs of every generator primitive (obligations.GenGraph), on their
+// graphs of every generator primitive (casegen.GenGraph), on their
 // small rational inputs and on random binary32 inputs, evaluated by ten
 // binary32 evaluators that differ in summation order and FMA use; every
 // evaluation must be within the bound wherever the bound is finite, and the
@@ -166,7 +166,7 @@ func TestSoundRandomGraphs(t *testing.T) {
 	finite, total := 0, 0
 	worst := 0.0
 	for seed := range cases {
-		gc, err := obligations.GraphSeed(uint64(seed), obligations.GraphOptions{MaxNodes: 10})
+		gc, err := casegen.GraphSeed(uint64(seed), casegen.GraphOptions{MaxNodes: 10})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

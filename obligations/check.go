@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/big"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -43,7 +43,7 @@ type Failure struct {
 	Obligation Obligation
 	Oracle     Oracle
 	Element    int // the first differing element, or -1 for a scalar law
-	Inst       *Instance
+	Inst       *casegen.Instance
 	Dx         []spec.Tensor[spec.Rat]
 	Delta      spec.Tensor[spec.Rat]
 	LHS, RHS   string
@@ -65,7 +65,7 @@ func (f *Failure) Error() string {
 	if f.Inst != nil {
 		fmt.Fprintf(&b, "; inputs %s", formatTensors(f.Inst.Xs))
 		if f.Inst.Attrs != nil {
-			fmt.Fprintf(&b, " attrs %s", FormatAttrs(f.Inst.Attrs))
+			fmt.Fprintf(&b, " attrs %s", casegen.FormatAttrs(f.Inst.Attrs))
 		}
 	}
 	if f.Dx != nil {
@@ -85,39 +85,6 @@ func formatTensors(ts []spec.Tensor[spec.Rat]) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// FormatAttrs prints the attributes that are set.
-func FormatAttrs(a *spec.Attrs) string {
-	var parts []string
-	add := func(k, v string) { parts = append(parts, k+"="+v) }
-	if a.Axis != 0 {
-		add("axis", fmt.Sprint(a.Axis))
-	}
-	if a.Axis2 != 0 {
-		add("axis2", fmt.Sprint(a.Axis2))
-	}
-	if a.Shape != nil {
-		add("shape", a.Shape.String())
-	}
-	if a.Perm != nil {
-		add("perm", fmt.Sprint(a.Perm))
-	}
-	if a.Start != 0 || a.End != 0 {
-		add("slice", fmt.Sprintf("%d:%d", a.Start, a.End))
-	}
-	for _, kv := range []struct {
-		k string
-		v *big.Rat
-	}{{"c", a.C}, {"lo", a.Lo}, {"hi", a.Hi}, {"eps", a.Eps}, {"p", a.P}} {
-		if kv.v != nil {
-			add(kv.k, kv.v.RatString())
-		}
-	}
-	if a.Seed != 0 {
-		add("seed", fmt.Sprint(a.Seed))
-	}
-	return "{" + strings.Join(parts, " ") + "}"
-}
-
 // Outcome is the result of checking one instance: which oracle decided,
 // and a measure of the case (for Rat, the bit length of the inner
 // product; for intervals, the enclosure width; for the derivative oracle,
@@ -130,29 +97,6 @@ type Outcome struct {
 	// for the rat oracle, enclosures for the interval oracle.
 	RatSides      [2]spec.Rat
 	IntervalSides [2]spec.Interval
-}
-
-// Tangents draws one tangent per parent and one cotangent of the output
-// shape for inst.
-func Tangents(src Source, inst *Instance, outShape spec.Shape) ([]spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) {
-	dxs := make([]spec.Tensor[spec.Rat], len(inst.Xs))
-	for i, x := range inst.Xs {
-		dxs[i] = GenTensor(src, x.Shape, Any, fmt.Sprintf("dx%d", i))
-	}
-	return dxs, GenTensor(src, outShape, Any, "delta")
-}
-
-// OutShape infers the output shape of inst.
-func OutShape(inst *Instance) (spec.Shape, error) {
-	info, err := spec.Info(inst.Op)
-	if err != nil {
-		return nil, err
-	}
-	in := make([]spec.Shape, len(inst.Xs))
-	for i, x := range inst.Xs {
-		in[i] = x.Shape
-	}
-	return info.InferShape(inst.Attrs, in)
 }
 
 func toInterval(ts []spec.Tensor[spec.Rat]) []spec.Tensor[spec.Interval] {
@@ -225,7 +169,7 @@ func DefaultRegistries() Registries {
 // CheckAdjointness decides ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩ for one
 // instance: exactly over Rat when the primitive has exact semantics at
 // these inputs, otherwise by overlap of interval enclosures.
-func (r Registries) CheckAdjointness(inst *Instance, dxs []spec.Tensor[spec.Rat], d spec.Tensor[spec.Rat]) (Outcome, error) {
+func (r Registries) CheckAdjointness(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], d spec.Tensor[spec.Rat]) (Outcome, error) {
 	fail := func(o Oracle, lhs, rhs, detail string) *Failure {
 		return &Failure{Op: inst.Op, Obligation: Adjointness, Oracle: o, Element: -1, Inst: inst, Dx: dxs, Delta: d, LHS: lhs, RHS: rhs, Detail: detail}
 	}
@@ -290,7 +234,7 @@ func unbounded(x spec.Interval) bool {
 // rationals (Exact, not Partial) whose rules raised a domain error over
 // Rat: the declaration or the rule is wrong, and no interval fallback may
 // hide it.
-func totalDomainError(inst *Instance, ob Obligation, err error) *Failure {
+func totalDomainError(inst *casegen.Instance, ob Obligation, err error) *Failure {
 	return &Failure{Op: inst.Op, Obligation: ob, Oracle: OracleRat, Element: -1, Inst: inst, LHS: "domain error", RHS: "a value",
 		Detail: "the op is declared total over the rationals (Exact, not Partial), but its rules fail over Rat: " + err.Error()}
 }
@@ -320,7 +264,7 @@ func (r Registries) exactPrim(op string) (*spec.Prim[spec.Rat], error) {
 // CheckLinearity decides JVP linearity in dx and VJP linearity in δ with
 // coefficients a, b, exactly over Rat (falling back to interval overlap
 // per element when the primitive is not exact at these inputs).
-func (r Registries) CheckLinearity(inst *Instance, a, b spec.Rat, u, v []spec.Tensor[spec.Rat], du, dv spec.Tensor[spec.Rat]) (Outcome, Outcome, error) {
+func (r Registries) CheckLinearity(inst *casegen.Instance, a, b spec.Rat, u, v []spec.Tensor[spec.Rat], du, dv spec.Tensor[spec.Rat]) (Outcome, Outcome, error) {
 	p, err := r.exactPrim(inst.Op)
 	if err != nil {
 		return Outcome{}, Outcome{}, err
@@ -355,7 +299,7 @@ func (r Registries) CheckLinearity(inst *Instance, a, b spec.Rat, u, v []spec.Te
 	return o1, o2, err
 }
 
-func linearityOver[T spec.Scalar[T]](p *spec.Prim[T], inst *Instance, a, b spec.Rat, u, v []spec.Tensor[spec.Rat], du, dv spec.Tensor[spec.Rat],
+func linearityOver[T spec.Scalar[T]](p *spec.Prim[T], inst *casegen.Instance, a, b spec.Rat, u, v []spec.Tensor[spec.Rat], du, dv spec.Tensor[spec.Rat],
 	oracle Oracle, conv func(spec.Rat) T, agree func(x, y T) bool) (Outcome, Outcome, error) {
 	cv := func(t spec.Tensor[spec.Rat]) spec.Tensor[T] { return spec.Convert(t, conv) }
 	cvs := func(ts []spec.Tensor[spec.Rat]) []spec.Tensor[T] {
@@ -433,7 +377,7 @@ func linearityOver[T spec.Scalar[T]](p *spec.Prim[T], inst *Instance, a, b spec.
 
 // CheckZeroPreservation decides that vjp(x, 0) succeeds and emits exact
 // zeros of the parents' shapes.
-func (r Registries) CheckZeroPreservation(inst *Instance) (Outcome, error) {
+func (r Registries) CheckZeroPreservation(inst *casegen.Instance) (Outcome, error) {
 	p, err := r.exactPrim(inst.Op)
 	if err != nil {
 		return Outcome{}, err
@@ -454,7 +398,7 @@ func (r Registries) CheckZeroPreservation(inst *Instance) (Outcome, error) {
 	return zeroOver(pi, inst, OracleInterval, func(x spec.Rat) spec.Interval { return spec.Interval{}.FromRat(x.Big()) })
 }
 
-func zeroOver[T spec.Scalar[T]](p *spec.Prim[T], inst *Instance, oracle Oracle, conv func(spec.Rat) T) (Outcome, error) {
+func zeroOver[T spec.Scalar[T]](p *spec.Prim[T], inst *casegen.Instance, oracle Oracle, conv func(spec.Rat) T) (Outcome, error) {
 	xs := make([]spec.Tensor[T], len(inst.Xs))
 	for i, x := range inst.Xs {
 		xs[i] = spec.Convert(x, conv)

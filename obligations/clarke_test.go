@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -14,7 +15,7 @@ import (
 // is [0, 1]·dx, and the box enclosure over x ± 2⁻²⁰ is [0, dx]. The
 // reference relu (relu′(0) = 0) holds on the same instance.
 func TestClarkeCatchesWrongConvention(t *testing.T) {
-	inst := &Instance{Op: "relu", Attrs: &spec.Attrs{}, Xs: []spec.Tensor[spec.Rat]{{Shape: spec.Shape{3}, Data: []spec.Rat{spec.NewRat(1, 1), {}, spec.NewRat(-1, 1)}}}}
+	inst := &casegen.Instance{Op: "relu", Attrs: &spec.Attrs{}, Xs: []spec.Tensor[spec.Rat]{{Shape: spec.Shape{3}, Data: []spec.Rat{spec.NewRat(1, 1), {}, spec.NewRat(-1, 1)}}}}
 	dxs := []spec.Tensor[spec.Rat]{{Shape: spec.Shape{3}, Data: []spec.Rat{spec.NewRat(1, 1), spec.NewRat(3, 1), spec.NewRat(1, 1)}}}
 	if _, err := DefaultRegistries().CheckDerivativeExact(inst, dxs); err != nil {
 		t.Fatalf("reference relu: %v", err)

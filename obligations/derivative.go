@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -41,7 +42,7 @@ import (
 // not decide soundly (see DualInterval), when an interval rule reported a
 // domain error, or when an enclosure of an element is unbounded, so the
 // overlap would prove nothing.
-func (r Registries) CheckDerivative(inst *Instance, dxs []spec.Tensor[spec.Rat]) (Outcome, error) {
+func (r Registries) CheckDerivative(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat]) (Outcome, error) {
 	D, J, decided, err := r.derivativeEnclosures(inst, dxs)
 	if err != nil {
 		return Outcome{}, err
@@ -79,7 +80,7 @@ func (r Registries) CheckDerivative(inst *Instance, dxs []spec.Tensor[spec.Rat])
 // enclosure J of the JVP rule's value (the JVP's primal part). decided is
 // false when an evaluation met an undecidable choice or an interval rule
 // reported a domain error: then D and J are nil and enclose nothing.
-func (r Registries) derivativeEnclosures(inst *Instance, dxs []spec.Tensor[spec.Rat]) (D, J []spec.Interval, decided bool, err error) {
+func (r Registries) derivativeEnclosures(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat]) (D, J []spec.Interval, decided bool, err error) {
 	reg := r.Dual
 	if reg == nil {
 		reg = spec.Default[DualInterval]()

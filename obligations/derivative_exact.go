@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -65,7 +66,7 @@ var clarkeRadius = big.NewRat(1, 1<<20)
 // declared total over the rationals (Exact and not Partial); for a Partial
 // op the case falls back to the interval derivative oracle
 // (CheckDerivative's DualInterval enclosures).
-func (r Registries) CheckDerivativeExact(inst *Instance, dxs []spec.Tensor[spec.Rat]) (Outcome, error) {
+func (r Registries) CheckDerivativeExact(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat]) (Outcome, error) {
 	fail := func(el int, lhs, rhs, detail string) *Failure {
 		return &Failure{Op: inst.Op, Obligation: Derivative, Oracle: OracleDualRat, Element: el, Inst: inst, Dx: dxs, LHS: lhs, RHS: rhs, Detail: detail}
 	}
@@ -135,7 +136,7 @@ func (r Registries) CheckDerivativeExact(inst *Instance, dxs []spec.Tensor[spec.
 // the forward rule over the box x ± clarkeRadius. An evaluation that met
 // an undecided choice, a domain error or an unbounded enclosure decides
 // nothing (nil).
-func (r Registries) checkClarke(inst *Instance, dxs []spec.Tensor[spec.Rat], J spec.Tensor[spec.Rat]) error {
+func (r Registries) checkClarke(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], J spec.Tensor[spec.Rat]) error {
 	reg := r.Dual
 	if reg == nil {
 		reg = spec.Default[DualInterval]()
@@ -178,7 +179,7 @@ func (r Registries) checkClarke(inst *Instance, dxs []spec.Tensor[spec.Rat], J s
 // oracle its primitive owes: CheckDerivativeExact for a primitive with
 // exact rational semantics in the Rat registry, CheckDerivative (the
 // interval derivative oracle) otherwise.
-func (r Registries) DerivativeFor(inst *Instance, dxs []spec.Tensor[spec.Rat]) (Outcome, error) {
+func (r Registries) DerivativeFor(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat]) (Outcome, error) {
 	p, err := r.Rat.Lookup(inst.Op)
 	if err != nil {
 		return Outcome{}, err

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -219,7 +220,7 @@ func TestDerivativeEnclosesReference(t *testing.T) {
 	dx := []spec.Rat{spec.NewRat(1, 1), spec.NewRat(-2, 3), spec.NewRat(5, 4), spec.NewRat(-7, 3), spec.NewRat(1, 10), spec.NewRat(3, 1), spec.NewRat(-1, 2)}
 	check := func(op string, x, d []spec.Rat, want []*big.Float) {
 		t.Helper()
-		inst := &Instance{Op: op, Attrs: &spec.Attrs{}, Xs: []spec.Tensor[spec.Rat]{spec.Vector(x...)}}
+		inst := &casegen.Instance{Op: op, Attrs: &spec.Attrs{}, Xs: []spec.Tensor[spec.Rat]{spec.Vector(x...)}}
 		D, J, decided, err := r.derivativeEnclosures(inst, []spec.Tensor[spec.Rat]{spec.Vector(d...)})
 		if err != nil || !decided {
 			t.Fatalf("%s: decided=%t err=%v", op, decided, err)
@@ -297,7 +298,7 @@ func TestDerivativeUndecidedIsInconclusive(t *testing.T) {
 		{spec.NewRat(1, 3), OracleInconclusive}, // [1/3] − [1/3] straddles 0: undecided, the wrong branch is taken
 		{spec.NewRat(1, 2), OracleDualInterval}, // 1/2 − 1/2 = [0, 0]: decided, the correct branch is taken
 	} {
-		inst := &Instance{Op: "exp", Attrs: &spec.Attrs{}, Xs: []spec.Tensor[spec.Rat]{spec.Vector(c.x)}}
+		inst := &casegen.Instance{Op: "exp", Attrs: &spec.Attrs{}, Xs: []spec.Tensor[spec.Rat]{spec.Vector(c.x)}}
 		o, err := r.CheckDerivative(inst, []spec.Tensor[spec.Rat]{spec.Vector(spec.NewRat(1, 1))})
 		if err != nil {
 			t.Fatalf("x=%s: %v", c.x, err)
@@ -318,7 +319,7 @@ func TestDerivativeUndecidedIsInconclusive(t *testing.T) {
 		return y, err
 	}
 	r2.Dual.Override(&bad2)
-	inst := &Instance{Op: "exp", Attrs: &spec.Attrs{}, Xs: []spec.Tensor[spec.Rat]{spec.Vector(spec.NewRat(1, 3))}}
+	inst := &casegen.Instance{Op: "exp", Attrs: &spec.Attrs{}, Xs: []spec.Tensor[spec.Rat]{spec.Vector(spec.NewRat(1, 3))}}
 	if _, err := r2.CheckDerivative(inst, []spec.Tensor[spec.Rat]{spec.Vector(spec.NewRat(1, 1))}); err == nil {
 		t.Fatal("a decided wrong derivative was not caught")
 	}

@@ -10,7 +10,9 @@
 // by the derivative oracle below; and every primitive owes the fast-path
 // obligation (FastPath: its F64 and F32 rules bit-identical to the generic
 // rule). The same code serves the rapid harnesses (rapidtests/), the
-// `tlcheck check` command and the certificates.
+// `tlcheck check` command and the certificates. The cases come from
+// package casegen (instances, tangents, boxes and random graphs); this
+// package holds the laws.
 //
 // An interval enclosure of infinite width decides nothing: a case that
 // would be decided through one is inconclusive. A domain error over Rat
@@ -120,9 +122,9 @@
 // corner coincides. So every primitive owes interval enclosure
 // (CheckEnclosureOver) on a box B drawn around its generated input, each
 // element a point, positive, negative, straddling 0, or touching 0 from
-// either side (GenBoxElem; a primitive's domain limits the patterns), and
-// a point P ∈ B at an endpoint or the midpoint of each element — the
-// corners are where a dropped case shows. The verdicts:
+// either side (casegen.GenBoxElem; a primitive's domain limits the
+// patterns), and a point P ∈ B at an endpoint or the midpoint of each
+// element — the corners are where a dropped case shows. The verdicts:
 //
 //   - where the primitive's rational rule succeeds at P, f(P) ∉ F(B),
 //     decided exactly, proves F unsound (P ∈ B and F(B) claims every

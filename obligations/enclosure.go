@@ -2,9 +2,9 @@ package obligations
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -39,96 +39,6 @@ func (a IntervalAlgebra[I]) registry() *spec.Registry[I] {
 	return spec.Default[I]()
 }
 
-// Sign patterns of a box element [lo, hi]. Every pattern an interval
-// operation must distinguish appears: a point, entirely positive, entirely
-// negative, straddling 0, and touching 0 from either side.
-const (
-	BoxPoint      = iota // [x, x], x the instance's value
-	BoxPositive          // 0 < lo < hi
-	BoxNegative          // lo < hi < 0
-	BoxStraddling        // lo < 0 < hi
-	BoxZeroLo            // lo = 0 < hi
-	BoxZeroHi            // lo < 0 = hi
-)
-
-// boxPatterns lists the patterns allowed in a domain: a box must lie in
-// the primitive's domain (log needs Lo > 0, a divisor must not straddle 0
-// to be meaningful; squares are non-negative).
-func boxPatterns(d Domain) []int {
-	switch d {
-	case Positive:
-		return []int{BoxPoint, BoxPositive}
-	case NonZero:
-		return []int{BoxPoint, BoxPositive, BoxNegative}
-	case Square:
-		return []int{BoxPoint, BoxPositive, BoxZeroLo}
-	}
-	return []int{BoxPoint, BoxPositive, BoxNegative, BoxStraddling, BoxZeroLo, BoxZeroHi}
-}
-
-// Box is an input box around a point: per parent tensor, per element, the
-// rational endpoints Lo ≤ Hi and a point P with Lo ≤ P ≤ Hi.
-type Box struct {
-	Lo, Hi, P []spec.Tensor[spec.Rat]
-}
-
-// genMagnitude draws a small positive rational p/q, 1 ≤ p ≤ 6, 1 ≤ q ≤ 4
-// (shrinks toward 1).
-func genMagnitude(src Source, label string) spec.Rat {
-	return spec.NewRat(int64(1+src.Intn(6, label+".num")), int64(1+src.Intn(4, label+".den")))
-}
-
-// GenBoxElem draws one box element in domain d around x: its sign
-// pattern, its endpoints and the point inside it (an endpoint or the
-// midpoint: the corners are where a dropped case of an interval rule
-// shows).
-func GenBoxElem(src Source, d Domain, x spec.Rat, label string) (lo, hi, p spec.Rat) {
-	pats := boxPatterns(d)
-	pat := pats[src.Intn(len(pats), label+".pattern")]
-	a := genMagnitude(src, label+".a")
-	b := a.Add(genMagnitude(src, label+".w"))
-	switch pat {
-	case BoxPoint:
-		return x, x, x
-	case BoxPositive:
-		lo, hi = a, b
-	case BoxNegative:
-		lo, hi = b.Neg(), a.Neg()
-	case BoxStraddling:
-		lo, hi = a.Neg(), genMagnitude(src, label+".b")
-	case BoxZeroLo:
-		lo, hi = spec.NewRat(0, 1), a
-	case BoxZeroHi:
-		lo, hi = a.Neg(), spec.NewRat(0, 1)
-	}
-	switch src.Intn(3, label+".at") {
-	case 0:
-		p = lo
-	case 1:
-		p = hi
-	default:
-		p = lo.Add(hi).Mul(spec.NewRat(1, 2))
-	}
-	return lo, hi, p
-}
-
-// GenBox draws a box for every parent element of inst (see GenBoxElem).
-func GenBox(src Source, inst *Instance) *Box {
-	bx := &Box{}
-	for i, x := range inst.Xs {
-		d := Any
-		if i < len(inst.Domains) {
-			d = inst.Domains[i]
-		}
-		lo, hi, p := x.Clone(), x.Clone(), x.Clone()
-		for k := range x.Data {
-			lo.Data[k], hi.Data[k], p.Data[k] = GenBoxElem(src, d, x.Data[k], fmt.Sprintf("box%d[%d]", i, k))
-		}
-		bx.Lo, bx.Hi, bx.P = append(bx.Lo, lo), append(bx.Hi, hi), append(bx.P, p)
-	}
-	return bx
-}
-
 // boxTensor encloses [lo, hi] elementwise: the outward float64 enclosure
 // of each endpoint, joined.
 func boxTensor[I spec.Scalar[I]](alg IntervalAlgebra[I], lo, hi spec.Tensor[spec.Rat]) spec.Tensor[I] {
@@ -140,21 +50,9 @@ func boxTensor[I spec.Scalar[I]](alg IntervalAlgebra[I], lo, hi spec.Tensor[spec
 	return out
 }
 
-func (bx *Box) String() string {
-	parts := make([]string, len(bx.Lo))
-	for i := range bx.Lo {
-		el := make([]string, len(bx.Lo[i].Data))
-		for k := range el {
-			el[k] = "[" + bx.Lo[i].Data[k].String() + ", " + bx.Hi[i].Data[k].String() + "]"
-		}
-		parts[i] = "[" + strings.Join(el, " ") + "]"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
 // CheckEnclosure decides the interval-enclosure obligation of one
 // instance with the reference rules: see CheckEnclosureOver.
-func (r Registries) CheckEnclosure(inst *Instance, bx *Box) (Outcome, error) {
+func (r Registries) CheckEnclosure(inst *casegen.Instance, bx *casegen.Box) (Outcome, error) {
 	return CheckEnclosureOver(DefaultIntervalAlgebra(r.Interval), r.Rat, inst, bx)
 }
 
@@ -178,7 +76,7 @@ func (r Registries) CheckEnclosure(inst *Instance, bx *Box) (Outcome, error) {
 // property, means no counterexample at this point: the law quantifies
 // over every P ∈ B, and the generators aim the points at the corners.
 // rat nil means spec.Default[spec.Rat]().
-func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Registry[spec.Rat], inst *Instance, bx *Box) (Outcome, error) {
+func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Registry[spec.Rat], inst *casegen.Instance, bx *casegen.Box) (Outcome, error) {
 	if rat == nil {
 		rat = spec.Default[spec.Rat]()
 	}
@@ -197,7 +95,7 @@ func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Regi
 		}
 		return Outcome{}, fmt.Errorf("%s over %s on box %s: %w", inst.Op, spec.KindOf[I](), bx, err)
 	}
-	at := &Instance{Op: inst.Op, Attrs: inst.Attrs, Xs: bx.P, Domains: inst.Domains}
+	at := &casegen.Instance{Op: inst.Op, Attrs: inst.Attrs, Xs: bx.P, Domains: inst.Domains}
 	fail := func(o Oracle, k int, lhs, rhs, detail string) *Failure {
 		return &Failure{Op: inst.Op, Obligation: IntervalEnclosure, Oracle: o, Element: k, Inst: at,
 			LHS: lhs, RHS: rhs, Detail: detail + " on box " + bx.String()}
@@ -244,12 +142,6 @@ func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Regi
 	return Outcome{Oracle: OracleInterval}, nil
 }
 
-// GenGraphBox draws a box around every element of a graph's input (see
-// GenBoxElem; the input's domain is Any).
-func GenGraphBox(src Source, gc *GraphCase) *Box {
-	return GenBox(src, &Instance{Xs: []spec.Tensor[spec.Rat]{gc.Input}})
-}
-
 // CheckIntervalBoxOver decides interval soundness per node on a box: for
 // the box B around the graph's input and its point P, the exact value of
 // every node at P (irsem.DenoteAll over Rat) lies in that node's
@@ -262,7 +154,7 @@ func GenGraphBox(src Source, gc *GraphCase) *Box {
 // enclosure at the point [P] and over the box both claim its real value
 // at P, so disjoint enclosures prove a fault (as in CheckEnclosureOver);
 // a domain error of the interval evaluation is vacuous: nil.
-func CheckIntervalBoxOver[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *GraphCase, bx *Box) error {
+func CheckIntervalBoxOver[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *casegen.GraphCase, bx *casegen.Box) error {
 	iv, err := irsem.DenoteAll(gc.Graph, gc.Payload, boxTensor(alg, bx.Lo[0], bx.Hi[0]))
 	if err != nil {
 		if inexact(err) {
@@ -297,7 +189,7 @@ func CheckIntervalBoxOver[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *GraphCas
 // pointVsBox compares, node by node, the enclosure of the graph at the
 // point [P] with the enclosure over the box iv: both contain the node's
 // real value at P, so disjoint ones prove a fault.
-func pointVsBox[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *GraphCase, bx *Box, iv []spec.Tensor[I]) error {
+func pointVsBox[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *casegen.GraphCase, bx *casegen.Box, iv []spec.Tensor[I]) error {
 	ip, err := irsem.DenoteAll(gc.Graph, gc.Payload, boxTensor(alg, bx.P[0], bx.P[0]))
 	if err != nil {
 		if inexact(err) {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -54,14 +55,14 @@ func ts(xs ...spec.Tensor[spec.Rat]) []spec.Tensor[spec.Rat] { return xs }
 // ⊂ [2.71, 2.72]. A rule that declines to enclose (a DomainError, as
 // Interval.Log does for a box reaching 0) makes the case inconclusive.
 func TestCheckEnclosure(t *testing.T) {
-	mulBox := &Box{Lo: ts(rat(-1, 1), rat(-3, 1)), Hi: ts(rat(2, 1), rat(4, 1)), P: ts(rat(2, 1), rat(4, 1))}
-	mulMid := &Box{Lo: mulBox.Lo, Hi: mulBox.Hi, P: ts(rat(1, 2), rat(1, 2))}
-	expBox := &Box{Lo: ts(rat(0, 1)), Hi: ts(rat(1, 1)), P: ts(rat(1, 1))}
+	mulBox := &casegen.Box{Lo: ts(rat(-1, 1), rat(-3, 1)), Hi: ts(rat(2, 1), rat(4, 1)), P: ts(rat(2, 1), rat(4, 1))}
+	mulMid := &casegen.Box{Lo: mulBox.Lo, Hi: mulBox.Hi, P: ts(rat(1, 2), rat(1, 2))}
+	expBox := &casegen.Box{Lo: ts(rat(0, 1)), Hi: ts(rat(1, 1)), P: ts(rat(1, 1))}
 	for _, c := range []struct {
 		name   string
 		reg    Registries
 		op     string
-		box    *Box
+		box    *casegen.Box
 		oracle Oracle
 		fail   string // "" when the case holds
 	}{
@@ -73,7 +74,7 @@ func TestCheckEnclosure(t *testing.T) {
 		{"declined", withRule("mul", declined), "mul", mulBox, OracleInconclusive, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			inst := &Instance{Op: c.op, Attrs: &spec.Attrs{}, Xs: c.box.P}
+			inst := &casegen.Instance{Op: c.op, Attrs: &spec.Attrs{}, Xs: c.box.P}
 			o, err := c.reg.CheckEnclosure(inst, c.box)
 			if o.Oracle != c.oracle {
 				t.Errorf("oracle %s, want %s", o.Oracle, c.oracle)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -87,7 +88,7 @@ func samePlain[T spec.Scalar[T]](a T, b Plain[T]) bool { return sameBits(a, b.V)
 // CheckFastPath decides the fast-path obligation of one instance over F64
 // and F32 (see FastPath), with the tangents dx and cotangent δ of the
 // case.
-func (r Registries) CheckFastPath(inst *Instance, dxs []spec.Tensor[spec.Rat], d spec.Tensor[spec.Rat]) (Outcome, error) {
+func (r Registries) CheckFastPath(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], d spec.Tensor[spec.Rat]) (Outcome, error) {
 	f64 := r.F64
 	if f64 == nil {
 		f64 = spec.Default[spec.F64]()
@@ -108,7 +109,7 @@ func (r Registries) CheckFastPath(inst *Instance, dxs []spec.Tensor[spec.Rat], d
 // OracleBits decides by bit-for-bit comparison of two float computations.
 const OracleBits Oracle = "bits"
 
-func fastPathOver[T spec.Scalar[T]](reg *spec.Registry[T], inst *Instance, dxs []spec.Tensor[spec.Rat], d spec.Tensor[spec.Rat]) error {
+func fastPathOver[T spec.Scalar[T]](reg *spec.Registry[T], inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], d spec.Tensor[spec.Rat]) error {
 	p, err := reg.Lookup(inst.Op)
 	if err != nil {
 		return err
@@ -125,8 +126,8 @@ func fastPathOver[T spec.Scalar[T]](reg *spec.Registry[T], inst *Instance, dxs [
 		}
 		return out
 	}
-	xs, tdx := ConvertInputs[T](inst.Xs), ConvertInputs[T](dxs)
-	td := ConvertInputs[T]([]spec.Tensor[spec.Rat]{d})[0]
+	xs, tdx := casegen.ConvertInputs[T](inst.Xs), casegen.ConvertInputs[T](dxs)
+	td := casegen.ConvertInputs[T]([]spec.Tensor[spec.Rat]{d})[0]
 	gxs, gdx, gd := wrap(xs), wrap(tdx), spec.Convert(td, wrapPlain[T])
 	var z T
 	kind := z.Kind()

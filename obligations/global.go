@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/internal/par"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -14,10 +15,10 @@ const globalResultOpTag = "graphs"
 // Generator options of the global obligations outside the rapid harness
 // (the same as rapidtests uses).
 var (
-	globalExact = GraphOptions{Exact: true}
-	globalPath  = GraphOptions{Exact: true, MaxNodes: 10, MaxElements: 4, MaxRank: 2, MaxExtent: 2, Inputs: 2}
-	globalPoly  = GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 12, MaxElements: 6, MaxRank: 2, Inputs: 2}
-	globalFloat = GraphOptions{ZeroPreserving: true}
+	globalExact = casegen.GraphOptions{Exact: true}
+	globalPath  = casegen.GraphOptions{Exact: true, MaxNodes: 10, MaxElements: 4, MaxRank: 2, MaxExtent: 2, Inputs: 2}
+	globalPoly  = casegen.GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 12, MaxElements: 6, MaxRank: 2, Inputs: 2}
+	globalFloat = casegen.GraphOptions{ZeroPreserving: true}
 )
 
 // GlobalObligations lists the graph-level obligations CheckGlobal decides:
@@ -76,7 +77,7 @@ func CheckGlobalCases(reg *spec.Registry[spec.Rat], obs []Obligation, idx []int,
 // checkGlobalCase decides case i (seeded by cs); decided is false when the case was
 // legitimately skipped (too many paths to enumerate).
 func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64, i int) (bool, error) {
-	src := NewRandSource(cs)
+	src := casegen.NewRandSource(cs)
 	if handled, decided, err := checkWideCase(reg, ob, src, i); handled {
 		return decided, err
 	}
@@ -89,17 +90,17 @@ func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64, i i
 		case HessianSymmetry:
 			o = globalPoly
 		}
-		tc, err := GenTyped(src, o)
+		tc, err := casegen.GenTyped(src, o)
 		if err != nil {
 			return false, fmt.Errorf("generator: %w", err)
 		}
-		seedT := GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], Any, "seed")
+		seedT := casegen.GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], casegen.Any, "seed")
 		switch ob {
 		case GraphComposition:
-			dx := GenInputs(src, tc.Recipe.Ctx, "dx")
+			dx := casegen.GenInputs(src, tc.Recipe.Ctx, "dx")
 			init := make([]spec.Tensor[spec.Rat], tc.Recipe.Len())
 			for i := range init {
-				init[i] = GenTensor(src, tc.Recipe.Shapes[i], Any, fmt.Sprintf("init%d", i))
+				init[i] = casegen.GenTensor(src, tc.Recipe.Shapes[i], casegen.Any, fmt.Sprintf("init%d", i))
 			}
 			return true, CheckGraphComposition(reg, tc, dx, seedT, init)
 		case PathSum:
@@ -111,13 +112,13 @@ func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64, i i
 		case SweepAgreement:
 			return true, CheckSweeps(reg, tc, seedT)
 		default:
-			v, w := GenInputs(src, tc.Recipe.Ctx, "v"), GenInputs(src, tc.Recipe.Ctx, "w")
+			v, w := casegen.GenInputs(src, tc.Recipe.Ctx, "v"), casegen.GenInputs(src, tc.Recipe.Ctx, "w")
 			return true, CheckHessian(reg, tc, v, w)
 		}
 	case SweepSingular:
 		o := globalExact
 		o.ZeroPreserving = true
-		tc, err := GenTyped(src, o)
+		tc, err := casegen.GenTyped(src, o)
 		if err != nil {
 			return false, fmt.Errorf("generator: %w", err)
 		}
@@ -127,7 +128,7 @@ func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64, i i
 		if src.Intn(2, "float") == 1 {
 			o = globalFloat
 		}
-		gc, err := GenGraph(src, o)
+		gc, err := casegen.GenGraph(src, o)
 		if err != nil {
 			return false, fmt.Errorf("generator: %w", err)
 		}
@@ -137,7 +138,7 @@ func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64, i i
 		}
 		return true, rep.Err()
 	case IntervalSoundness:
-		gc, err := GenGraph(src, globalExact)
+		gc, err := casegen.GenGraph(src, globalExact)
 		if err != nil {
 			return false, fmt.Errorf("generator: %w", err)
 		}
@@ -146,17 +147,17 @@ func checkGlobalCase(reg *spec.Registry[spec.Rat], ob Obligation, cs uint64, i i
 		}
 		// Then per node on a box of every sign pattern around the input
 		// (drawn after the graph, so the graph is that of the point check).
-		if err := CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), gc, GenGraphBox(src, gc)); err != nil {
+		if err := CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), gc, casegen.GenGraphBox(src, gc)); err != nil {
 			return true, err
 		}
 		// And on a graph of zero-preserving primitives (exp, tanh,
 		// softmax, …), where the box is judged against the point's own
 		// enclosure.
-		fc, err := GenGraph(src, globalFloat)
+		fc, err := casegen.GenGraph(src, globalFloat)
 		if err != nil {
 			return false, fmt.Errorf("generator: %w", err)
 		}
-		return true, CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), fc, GenGraphBox(src, fc))
+		return true, CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), fc, casegen.GenGraphBox(src, fc))
 	}
 	return false, fmt.Errorf("unknown global obligation %q", ob)
 }

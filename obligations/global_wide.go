@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// The graph-level obligations of the all-primitives stream (graph_wide.go):
+// The graph-level obligations of the all-primitives stream (casegen/graph_wide.go):
 // the same laws as the first stream's, decided on wide graphs. Each has
 // its own name, so its cases are drawn from spec.CaseSeed(seed, name, i)
 // and the first stream's cases (and every certificate naming one) stay
@@ -45,33 +46,33 @@ func WideObligations() []Obligation {
 
 // Generator options of the wide obligations.
 var (
-	wideExact = GraphOptions{Exact: true}
-	widePath  = GraphOptions{Exact: true, MaxNodes: 8, MaxElements: 12, Inputs: 2}
-	wideFloat = GraphOptions{ZeroPreserving: true}
-	widePoly  = GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 8, MaxElements: 12, MaxRank: 3, Inputs: 2}
+	wideExact = casegen.GraphOptions{Exact: true}
+	widePath  = casegen.GraphOptions{Exact: true, MaxNodes: 8, MaxElements: 12, Inputs: 2}
+	wideFloat = casegen.GraphOptions{ZeroPreserving: true}
+	widePoly  = casegen.GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 8, MaxElements: 12, MaxRank: 3, Inputs: 2}
 )
 
 // checkWideCase decides one case of a wide obligation; handled is false
 // for an obligation of the first stream.
-func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source, i int) (handled, decided bool, err error) {
-	lead := func(o GraphOptions) GraphOptions { o.Lead = i + 1; return o }
+func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src casegen.Source, i int) (handled, decided bool, err error) {
+	lead := func(o casegen.GraphOptions) casegen.GraphOptions { o.Lead = i + 1; return o }
 	switch ob {
 	case WideComposition, WidePathSum, WideSweepAgreement:
 		o := wideExact
 		if ob == WidePathSum {
 			o = widePath
 		}
-		tc, err := GenWideTyped(src, lead(o))
+		tc, err := casegen.GenWideTyped(src, lead(o))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}
-		seedT := GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], Any, "seed")
+		seedT := casegen.GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], casegen.Any, "seed")
 		switch ob {
 		case WideComposition:
-			dx := GenInputs(src, tc.Recipe.Ctx, "dx")
+			dx := casegen.GenInputs(src, tc.Recipe.Ctx, "dx")
 			init := make([]spec.Tensor[spec.Rat], tc.Recipe.Len())
 			for i := range init {
-				init[i] = GenTensor(src, tc.Recipe.Shapes[i], Any, fmt.Sprintf("init%d", i))
+				init[i] = casegen.GenTensor(src, tc.Recipe.Shapes[i], casegen.Any, fmt.Sprintf("init%d", i))
 			}
 			return true, true, CheckGraphComposition(reg, tc, dx, seedT, init)
 		case WidePathSum:
@@ -89,11 +90,11 @@ func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source, i in
 		if float {
 			o = wideFloat
 		}
-		tc, err := GenWideTyped(src, lead(o))
+		tc, err := casegen.GenWideTyped(src, lead(o))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}
-		seedT := GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], Any, "seed")
+		seedT := casegen.GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], casegen.Any, "seed")
 		if float {
 			if err := CheckTypedCrossPath(spec.Default[spec.F64](), tc, seedT); err != nil {
 				return true, true, err
@@ -104,7 +105,7 @@ func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source, i in
 		} else if err := CheckTypedCrossPath(reg, tc, seedT); err != nil {
 			return true, true, err
 		}
-		gc, err := GenWideGraph(src, lead(o))
+		gc, err := casegen.GenWideGraph(src, lead(o))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}
@@ -114,20 +115,20 @@ func checkWideCase(reg *spec.Registry[spec.Rat], ob Obligation, src Source, i in
 		}
 		return true, true, rep.Err()
 	case WideIntervalSoundness:
-		gc, err := GenWideGraph(src, lead(wideExact))
+		gc, err := casegen.GenWideGraph(src, lead(wideExact))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}
 		if err := CheckIntervalSoundness(gc); err != nil {
 			return true, true, err
 		}
-		return true, true, CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), gc, GenGraphBox(src, gc))
+		return true, true, CheckIntervalBoxOver(DefaultIntervalAlgebra(nil), gc, casegen.GenGraphBox(src, gc))
 	case WideHessianSymmetry:
-		tc, err := GenWideTyped(src, lead(widePoly))
+		tc, err := casegen.GenWideTyped(src, lead(widePoly))
 		if err != nil {
 			return true, false, fmt.Errorf("wide generator: %w", err)
 		}
-		v, w := GenInputs(src, tc.Recipe.Ctx, "v"), GenInputs(src, tc.Recipe.Ctx, "w")
+		v, w := casegen.GenInputs(src, tc.Recipe.Ctx, "v"), casegen.GenInputs(src, tc.Recipe.Ctx, "w")
 		return true, true, CheckHessian(reg, tc, v, w)
 	case RewriteAgreement:
 		d, err := checkRewriteCase(src)

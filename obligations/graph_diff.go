@@ -9,6 +9,7 @@ import (
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -67,7 +68,7 @@ type DiffCheck struct {
 
 // DiffReport is everything DiffIR ran.
 type DiffReport struct {
-	// Hash is GraphHash of the graph and payload.
+	// Hash is irsem.GraphHash of the graph and payload.
 	Hash string
 	// Checks lists the comparisons in the order they ran.
 	Checks []DiffCheck
@@ -172,7 +173,7 @@ func DiffIR(g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], o Dif
 		want[s] = true
 	}
 	run := func(s string) bool { return len(want) == 0 || want[s] }
-	hash, err := GraphHash(g, p)
+	hash, err := irsem.GraphHash(g, p)
 	if err != nil {
 		return nil, &BadInputError{err}
 	}
@@ -458,7 +459,7 @@ func crossBits(rep *DiffReport, g *irsem.Graph, what string, b32 []spec.Tensor[s
 // enclosure.
 func containment(rep *DiffReport, g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], exact []spec.Tensor[spec.Rat]) {
 	c := DiffCheck{Scalar: "interval", What: "containment", A: "rat", B: "interval", Nodes: len(exact)}
-	err := CheckIntervalSoundness(&GraphCase{Graph: g, Payload: p, Input: input})
+	err := CheckIntervalSoundness(&casegen.GraphCase{Graph: g, Payload: p, Input: input})
 	var f *GraphFailure
 	switch {
 	case errors.As(err, &f):
@@ -474,7 +475,7 @@ func containment(rep *DiffReport, g *irsem.Graph, p *irsem.Payload, input spec.T
 // DiffIR over every scalar that applies, with the seed given (nil: ones),
 // must agree everywhere. The first disagreement is returned as a
 // *GraphFailure carrying the recipe.
-func CheckIRCrossPath(gc *GraphCase, seed *spec.Tensor[spec.Rat]) (*DiffReport, error) {
+func CheckIRCrossPath(gc *casegen.GraphCase, seed *spec.Tensor[spec.Rat]) (*DiffReport, error) {
 	rep, err := DiffIR(gc.Graph, gc.Payload, gc.Input, DiffOptions{Seed: seed})
 	if err != nil {
 		return nil, err

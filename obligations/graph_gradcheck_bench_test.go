@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -22,15 +23,15 @@ const gradcheckOut = 8
 
 // linearInstance is linear(x, W, b) with x of n inputs, W [8, n], b [8],
 // drawn deterministically, with tangents and a cotangent.
-func linearInstance(n int) (*Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) {
-	src := NewRandSource(uint64(n))
+func linearInstance(n int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) {
+	src := casegen.NewRandSource(uint64(n))
 	xs := []spec.Tensor[spec.Rat]{
-		GenTensor(src, spec.Shape{n}, Any, "x"),
-		GenTensor(src, spec.Shape{gradcheckOut, n}, Any, "W"),
-		GenTensor(src, spec.Shape{gradcheckOut}, Any, "b"),
+		casegen.GenTensor(src, spec.Shape{n}, casegen.Any, "x"),
+		casegen.GenTensor(src, spec.Shape{gradcheckOut, n}, casegen.Any, "W"),
+		casegen.GenTensor(src, spec.Shape{gradcheckOut}, casegen.Any, "b"),
 	}
-	inst := &Instance{Op: "linear", Attrs: &spec.Attrs{}, Xs: xs, Domains: []Domain{Any, Any, Any}}
-	dxs, d := Tangents(src, inst, spec.Shape{gradcheckOut})
+	inst := &casegen.Instance{Op: "linear", Attrs: &spec.Attrs{}, Xs: xs, Domains: []casegen.Domain{casegen.Any, casegen.Any, casegen.Any}}
+	dxs, d := casegen.Tangents(src, inst, spec.Shape{gradcheckOut})
 	return inst, dxs, d
 }
 
@@ -110,7 +111,7 @@ func fdGradcheck[T spec.Scalar[T]](reg *spec.Registry[T], op string, a *spec.Att
 // exactly over Rat.
 func TestFDGradcheckCatchesSignFlip(t *testing.T) {
 	inst, _, _ := linearInstance(4)
-	xs64 := ConvertInputs[spec.F64](inst.Xs)
+	xs64 := casegen.ConvertInputs[spec.F64](inst.Xs)
 	if _, err := fdGradcheck(spec.Default[spec.F64](), "linear", inst.Attrs, xs64, 1e-6, 1e-5, 1e-3); err != nil {
 		t.Fatalf("reference rule rejected: %v", err)
 	}
@@ -185,8 +186,8 @@ func BenchmarkInnerProductF64(b *testing.B) {
 	p, _ := spec.Default[spec.F64]().Lookup("linear")
 	for _, n := range gradcheckSizes {
 		inst, dxs, d := linearInstance(n)
-		xs, dx := ConvertInputs[spec.F64](inst.Xs), ConvertInputs[spec.F64](dxs)
-		d64 := ConvertInputs[spec.F64]([]spec.Tensor[spec.Rat]{d})[0]
+		xs, dx := casegen.ConvertInputs[spec.F64](inst.Xs), casegen.ConvertInputs[spec.F64](dxs)
+		d64 := casegen.ConvertInputs[spec.F64]([]spec.Tensor[spec.Rat]{d})[0]
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -206,7 +207,7 @@ func BenchmarkFDGradcheckF64(b *testing.B) {
 	reg := spec.Default[spec.F64]()
 	for _, n := range gradcheckSizes {
 		inst, _, _ := linearInstance(n)
-		xs := ConvertInputs[spec.F64](inst.Xs)
+		xs := casegen.ConvertInputs[spec.F64](inst.Xs)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -246,7 +247,7 @@ func BenchmarkGradcheckRatio(b *testing.B) {
 	r64 := spec.Default[spec.F64]()
 	for _, n := range gradcheckSizes {
 		inst, dxs, d := linearInstance(n)
-		xs := ConvertInputs[spec.F64](inst.Xs)
+		xs := casegen.ConvertInputs[spec.F64](inst.Xs)
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			var ip, fd time.Duration
 			for b.Loop() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 	"github.com/tlcheck/tlcheck/tape"
 	"github.com/tlcheck/tlcheck/typedgraph"
@@ -65,7 +66,7 @@ type GraphFailure struct {
 	LHS, RHS string
 	Detail   string
 	// Recipe is the generated graph, when there is one.
-	Recipe *Recipe
+	Recipe *casegen.Recipe
 	// Inputs are the context values as exact rationals.
 	Inputs []spec.Tensor[spec.Rat]
 	// Extra holds further exact data (tangents, seed), already printed.
@@ -162,9 +163,9 @@ func tensorDiff[T spec.Scalar[T]](ob Obligation, sides string, id int, op string
 // On failure it localizes the fault: the first node whose local law
 // ⟨jvp(ctx, dctx), e_k⟩ = Σ_i ⟨dctx_i, vjp(ctx, e_k)_i⟩ fails for a
 // one-hot cotangent e_k is reported with its element k.
-func CheckGraphComposition(reg *spec.Registry[spec.Rat], tc *TypedCase, dx []spec.Tensor[spec.Rat], seed spec.Tensor[spec.Rat], init []spec.Tensor[spec.Rat]) error {
+func CheckGraphComposition(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, dx []spec.Tensor[spec.Rat], seed spec.Tensor[spec.Rat], init []spec.Tensor[spec.Rat]) error {
 	rc := tc.Recipe
-	g, err := BuildTyped(rc, reg)
+	g, err := casegen.BuildTyped(rc, reg)
 	if err != nil {
 		return err
 	}
@@ -397,12 +398,12 @@ func PathSums(reg *spec.Registry[spec.Rat], t *tape.Tape[spec.Rat], out int, see
 // (nil: TapeSweep) from the result with cotangent seed must give every
 // node exactly the sum over its paths (PathSums), and must reach exactly
 // the nodes some path ends at. It returns the number of paths enumerated.
-func CheckPathSum(reg *spec.Registry[spec.Rat], tc *TypedCase, seed spec.Tensor[spec.Rat], sweep Sweep) (int, error) {
+func CheckPathSum(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec.Tensor[spec.Rat], sweep Sweep) (int, error) {
 	if sweep == nil {
 		sweep = TapeSweep
 	}
 	rc := tc.Recipe
-	tp, err := RecordTape(rc, reg, tc.Inputs)
+	tp, err := casegen.RecordTape(rc, reg, tc.Inputs)
 	if err != nil {
 		return 0, err
 	}
@@ -440,13 +441,13 @@ func CheckPathSum(reg *spec.Registry[spec.Rat], tc *TypedCase, seed spec.Tensor[
 // compiled skipping sweep (Exec.Backward) equals its every-node sweep
 // (BackpropAllCtx) entry by entry. It holds when every rule is
 // zero-preserving, which is the case for the exact rules over Rat.
-func CheckSweeps(reg *spec.Registry[spec.Rat], tc *TypedCase, seed spec.Tensor[spec.Rat]) error {
+func CheckSweeps(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec.Tensor[spec.Rat]) error {
 	rc := tc.Recipe
 	fail := func(f *GraphFailure) error {
 		f.Recipe, f.Inputs, f.Extra = rc, tc.Inputs, fmt.Sprintf("seed: %v", seed)
 		return f
 	}
-	tp, err := RecordTape(rc, reg, tc.Inputs)
+	tp, err := casegen.RecordTape(rc, reg, tc.Inputs)
 	if err != nil {
 		return err
 	}
@@ -463,7 +464,7 @@ func CheckSweeps(reg *spec.Registry[spec.Rat], tc *TypedCase, seed spec.Tensor[s
 			return fail(f)
 		}
 	}
-	g, err := BuildTyped(rc, reg)
+	g, err := casegen.BuildTyped(rc, reg)
 	if err != nil {
 		return err
 	}
@@ -490,42 +491,6 @@ func CheckSweeps(reg *spec.Registry[spec.Rat], tc *TypedCase, seed spec.Tensor[s
 	return nil
 }
 
-// SingularBranch appends to a typed recipe a branch that no path to the
-// result crosses: s = sub(a, a) (an exact zero) and inv(s) (1/0, +Inf
-// over floats), where a is the k-th entry (mod their number) of the
-// recipe that requires a gradient on an eager tape (a context input or a
-// node depending on one without a detach or const in between). It
-// returns the new recipe and the ids of a and s.
-func SingularBranch(rc *Recipe, k int) (*Recipe, int, int) {
-	rg := make([]bool, rc.Len())
-	var cands []int
-	for id := range rg {
-		if id < len(rc.Ctx) {
-			rg[id] = true
-		} else {
-			st := rc.Steps[id-len(rc.Ctx)]
-			if info, err := spec.Info(st.Op); err == nil {
-				reads := make([]bool, len(st.In))
-				for j, p := range st.In {
-					reads[j] = rg[p]
-				}
-				rg[id] = spec.RequiresGrad(info, reads...)
-			}
-		}
-		if rg[id] {
-			cands = append(cands, id)
-		}
-	}
-	a := cands[((k%len(cands))+len(cands))%len(cands)]
-	out := &Recipe{IR: rc.IR, Ctx: rc.Ctx, Result: rc.Result,
-		Steps:  append(append([]Step(nil), rc.Steps...), Step{Op: "sub", Attrs: &spec.Attrs{}, In: []int{a, a}}),
-		Shapes: append(append([]spec.Shape(nil), rc.Shapes...), rc.Shapes[a])}
-	s := out.Len() - 1
-	out.Steps = append(out.Steps, Step{Op: "inv", Attrs: &spec.Attrs{}, In: []int{s}})
-	out.Shapes = append(out.Shapes, rc.Shapes[a])
-	return out, a, s
-}
-
 func isNaN32(x spec.F32) bool { return x != x }
 
 // eqF32 compares by value: +0 = −0, NaN = NaN.
@@ -540,13 +505,13 @@ func eqF32(a, b spec.F32) bool { return a == b || (isNaN32(a) && isNaN32(b)) }
 // every element; the skipping sweep's contains no NaN anywhere (the
 // recipe must be zero-preserving with finite values); and the two agree
 // (by value) on every node that is not an ancestor of s.
-func CheckSingularSweep(tc *TypedCase, k int) error {
-	rc, a, s := SingularBranch(tc.Recipe, k)
+func CheckSingularSweep(tc *casegen.TypedCase, k int) error {
+	rc, a, s := casegen.SingularBranch(tc.Recipe, k)
 	fail := func(f *GraphFailure) error {
 		f.Obligation, f.Scalar, f.Recipe, f.Inputs = SweepSingular, "f32", rc, tc.Inputs
 		return f
 	}
-	tp, err := RecordTape(rc, nil, ConvertInputs[spec.F32](tc.Inputs))
+	tp, err := casegen.RecordTape(rc, nil, casegen.ConvertInputs[spec.F32](tc.Inputs))
 	if err != nil {
 		return err
 	}
@@ -606,7 +571,7 @@ func CheckSingularSweep(tc *TypedCase, k int) error {
 // an exact IR graph lies in the interval the same graph denotes over
 // spec.Interval (irsem.DenoteAll over both scalars, the input enclosed
 // with FromRat), element by element with Interval.Contains.
-func CheckIntervalSoundness(gc *GraphCase) error {
+func CheckIntervalSoundness(gc *casegen.GraphCase) error {
 	exact, err := irsem.DenoteAll(gc.Graph, gc.Payload, gc.Input)
 	if err != nil {
 		return fmt.Errorf("denote over rat: %w", err)
@@ -638,13 +603,13 @@ func CheckIntervalSoundness(gc *GraphCase) error {
 // Hessian-vector products satisfy ⟨Hv, w⟩ = ⟨v, Hw⟩ for the directions v
 // and w (one tensor per context input). The element index of a symmetry
 // failure is the row-major index a·size(input j)+b into block [i][j].
-func CheckHessian(reg *spec.Registry[spec.Rat], tc *TypedCase, v, w []spec.Tensor[spec.Rat]) error {
+func CheckHessian(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, v, w []spec.Tensor[spec.Rat]) error {
 	rc := tc.Recipe
 	fail := func(f *GraphFailure) error {
 		f.Scalar, f.Recipe, f.Inputs, f.Node = "rat", rc, tc.Inputs, -1
 		return f
 	}
-	g, err := BuildTyped(rc, reg)
+	g, err := casegen.BuildTyped(rc, reg)
 	if err != nil {
 		return err
 	}
@@ -733,19 +698,19 @@ func sameValue[T spec.Scalar[T]](a, b T) bool {
 // that requires a gradient on the tape. Values are compared with Same —
 // exactly over Rat, bit for bit over the float scalars (any NaN equals any
 // NaN).
-func CheckTypedCrossPath[T spec.Scalar[T]](reg *spec.Registry[T], tc *TypedCase, seed spec.Tensor[spec.Rat]) error {
+func CheckTypedCrossPath[T spec.Scalar[T]](reg *spec.Registry[T], tc *casegen.TypedCase, seed spec.Tensor[spec.Rat]) error {
 	rc := tc.Recipe
 	fail := func(f *GraphFailure) error {
 		f.Obligation, f.Recipe, f.Inputs = CrossPath, rc, tc.Inputs
 		return f
 	}
-	in := ConvertInputs[T](tc.Inputs)
+	in := casegen.ConvertInputs[T](tc.Inputs)
 	sd := spec.Convert(seed, irsem.FromRat[T])
-	tp, err := RecordTape(rc, reg, in)
+	tp, err := casegen.RecordTape(rc, reg, in)
 	if err != nil {
 		return err
 	}
-	g, err := BuildTyped(rc, reg)
+	g, err := casegen.BuildTyped(rc, reg)
 	if err != nil {
 		return err
 	}

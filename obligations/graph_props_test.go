@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -13,18 +14,18 @@ import (
 // generators).
 func TestGlobalObligationsHold(t *testing.T) {
 	const seeds = 300
-	exact := GraphOptions{Exact: true, MaxNodes: 12}
-	small := GraphOptions{Exact: true, MaxNodes: 8, MaxElements: 4, MaxRank: 2, MaxExtent: 2, Inputs: 2}
-	poly := GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 8, MaxElements: 4, MaxRank: 2, Inputs: 2}
+	exact := casegen.GraphOptions{Exact: true, MaxNodes: 12}
+	small := casegen.GraphOptions{Exact: true, MaxNodes: 8, MaxElements: 4, MaxRank: 2, MaxExtent: 2, Inputs: 2}
+	poly := casegen.GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 8, MaxElements: 4, MaxRank: 2, Inputs: 2}
 	for seed := uint64(0); seed < seeds; seed++ {
-		src := NewRandSource(seed)
-		tc, err := GenTyped(src, exact)
+		src := casegen.NewRandSource(seed)
+		tc, err := casegen.GenTyped(src, exact)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dx := GenInputs(src, tc.Recipe.Ctx, "dx")
-		sd := GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], Any, "seed")
-		init := GenInputs(src, tc.Recipe.Shapes, "init")
+		dx := casegen.GenInputs(src, tc.Recipe.Ctx, "dx")
+		sd := casegen.GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], casegen.Any, "seed")
+		init := casegen.GenInputs(src, tc.Recipe.Shapes, "init")
 		if err := CheckGraphComposition(nil, tc, dx, sd, init); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -39,20 +40,20 @@ func TestGlobalObligationsHold(t *testing.T) {
 		}
 		zp := exact
 		zp.ZeroPreserving = true
-		tz, _ := GenTyped(src, zp)
+		tz, _ := casegen.GenTyped(src, zp)
 		if err := CheckSingularSweep(tz, src.Intn(100, "anchor")); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		ts, _ := GenTyped(src, small)
-		if _, err := CheckPathSum(nil, ts, GenTensor(src, ts.Recipe.Shapes[ts.Recipe.Result], Any, "seed"), nil); err != nil && !errors.Is(err, ErrTooManyPaths) {
+		ts, _ := casegen.GenTyped(src, small)
+		if _, err := CheckPathSum(nil, ts, casegen.GenTensor(src, ts.Recipe.Shapes[ts.Recipe.Result], casegen.Any, "seed"), nil); err != nil && !errors.Is(err, ErrTooManyPaths) {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		tp, _ := GenTyped(src, poly)
-		v, w := GenInputs(src, tp.Recipe.Ctx, "v"), GenInputs(src, tp.Recipe.Ctx, "w")
+		tp, _ := casegen.GenTyped(src, poly)
+		v, w := casegen.GenInputs(src, tp.Recipe.Ctx, "v"), casegen.GenInputs(src, tp.Recipe.Ctx, "w")
 		if err := CheckHessian(nil, tp, v, w); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		gc, _ := GenGraph(src, exact)
+		gc, _ := casegen.GenGraph(src, exact)
 		if err := CheckIntervalSoundness(gc); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
@@ -74,10 +75,10 @@ func TestGraphCompositionCatchesSignFlip(t *testing.T) {
 	}
 	reg.Override(&bad)
 	for seed := uint64(0); seed < 200; seed++ {
-		src := NewRandSource(seed)
-		tc, _ := GenTyped(src, GraphOptions{Exact: true, MaxNodes: 6, Ops: []string{"add", "mul"}})
-		dx := GenInputs(src, tc.Recipe.Ctx, "dx")
-		sd := GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], Any, "seed")
+		src := casegen.NewRandSource(seed)
+		tc, _ := casegen.GenTyped(src, casegen.GraphOptions{Exact: true, MaxNodes: 6, Ops: []string{"add", "mul"}})
+		dx := casegen.GenInputs(src, tc.Recipe.Ctx, "dx")
+		sd := casegen.GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], casegen.Any, "seed")
 		err := CheckGraphComposition(reg, tc, dx, sd, nil)
 		var f *GraphFailure
 		if errors.As(err, &f) {
@@ -98,9 +99,9 @@ func TestGraphCompositionCatchesSignFlip(t *testing.T) {
 // Cross-path agreement on generated IR graphs: every path and scalar of
 // DiffIR agrees, and the comparisons that apply actually ran.
 func TestIRCrossPathHolds(t *testing.T) {
-	for _, o := range []GraphOptions{{Exact: true, MaxNodes: 12}, {ZeroPreserving: true, MaxNodes: 12}} {
+	for _, o := range []casegen.GraphOptions{{Exact: true, MaxNodes: 12}, {ZeroPreserving: true, MaxNodes: 12}} {
 		for seed := uint64(0); seed < 200; seed++ {
-			gc, err := GraphSeed(seed, o)
+			gc, err := casegen.GraphSeed(seed, o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,12 +5,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
 func TestGeneratorsCoverRegistry(t *testing.T) {
 	for _, info := range spec.Infos() {
-		if !HasGenerator(info.Name) {
+		if !casegen.HasGenerator(info.Name) {
 			t.Errorf("primitive %s has no generator", info.Name)
 		}
 	}
@@ -19,11 +20,11 @@ func TestGeneratorsCoverRegistry(t *testing.T) {
 func TestGeneratedInstancesAreWellShaped(t *testing.T) {
 	for _, info := range spec.Infos() {
 		for i := 0; i < 50; i++ {
-			inst, err := Generate(NewRandSource(uint64(i)), info.Name)
+			inst, err := casegen.Generate(casegen.NewRandSource(uint64(i)), info.Name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := OutShape(inst); err != nil {
+			if _, err := casegen.OutShape(inst); err != nil {
 				t.Fatalf("%s case %d: %v", info.Name, i, err)
 			}
 		}

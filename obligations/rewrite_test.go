@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/rewrite"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -57,7 +58,7 @@ func TestRewriteCatchesGorgoniaCSE(t *testing.T) {
 	}
 	caught := 0
 	for s := uint64(0); s < 40; s++ {
-		if _, err := checkRewriteCaseWith(NewRandSource(s), gorgoniaCSE); err != nil {
+		if _, err := checkRewriteCaseWith(casegen.NewRandSource(s), gorgoniaCSE); err != nil {
 			caught++
 		}
 	}
@@ -76,7 +77,7 @@ func TestRewriteHoldsUnderCollisions(t *testing.T) {
 	decided := 0
 	for s := uint64(0); s < 60; s++ {
 		for _, opt := range []rewrite.Optimizer{{}, collide} {
-			d, err := checkRewriteCaseWith(NewRandSource(s), opt)
+			d, err := checkRewriteCaseWith(casegen.NewRandSource(s), opt)
 			if err != nil {
 				t.Fatalf("seed %d: %v", s, err)
 			}
@@ -84,12 +85,12 @@ func TestRewriteHoldsUnderCollisions(t *testing.T) {
 				decided++
 			}
 		}
-		src := NewRandSource(s)
-		gc, err := GenGraph(src, globalFloat)
+		src := casegen.NewRandSource(s)
+		gc, err := casegen.GenGraph(src, globalFloat)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, p, _ := PlantRedundancy(src, gc.Graph, gc.Payload, false)
+		g, p, _ := casegen.PlantRedundancy(src, gc.Graph, gc.Payload, false)
 		res, err := rewrite.Optimize(g, p)
 		if err != nil {
 			t.Fatal(err)

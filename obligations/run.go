@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/tlcheck/tlcheck/internal/par"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -168,20 +169,20 @@ func (r Registries) checkOpCase(op string, obs []Obligation, pos map[Obligation]
 	record := func(ob Obligation, o Outcome, err error) {
 		co.o[pos[ob]], co.err[pos[ob]] = o, annotate(err, seed, i)
 	}
-	src := NewRandSource(caseSeed(seed, op, i))
-	inst, err := Generate(src, op)
+	src := casegen.NewRandSource(caseSeed(seed, op, i))
+	inst, err := casegen.Generate(src, op)
 	if err != nil {
 		return co, err
 	}
-	shape, err := OutShape(inst)
+	shape, err := casegen.OutShape(inst)
 	if err != nil {
 		return co, fmt.Errorf("%s case %d: generator produced an ill-shaped instance: %w", op, i, err)
 	}
-	dxs, d := Tangents(src, inst, shape)
+	dxs, d := casegen.Tangents(src, inst, shape)
 	o, err := r.CheckAdjointness(inst, dxs, d)
 	record(Adjointness, o, err)
-	v, dv := Tangents(src, inst, shape)
-	a, b := GenRat(src, Any, "a"), GenRat(src, Any, "b")
+	v, dv := casegen.Tangents(src, inst, shape)
+	a, b := casegen.GenRat(src, casegen.Any, "a"), casegen.GenRat(src, casegen.Any, "b")
 	o1, o2, err := r.CheckLinearity(inst, a, b, dxs, v, d, dv)
 	var f *Failure
 	switch {
@@ -205,7 +206,7 @@ func (r Registries) checkOpCase(op string, obs []Obligation, pos map[Obligation]
 	record(FastPath, o, err)
 	// The box is drawn last, so the draws of the other obligations (and the
 	// certificates that share their cases) do not depend on it.
-	o, err = r.CheckEnclosure(inst, GenBox(src, inst))
+	o, err = r.CheckEnclosure(inst, casegen.GenBox(src, inst))
 	record(IntervalEnclosure, o, err)
 	return co, nil
 }

@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -19,45 +20,45 @@ import (
 // with the property it runs; last, where not nil, receives the last graph
 // recipe drawn. The self-tests and TestCommittedFailFiles both take their
 // properties from here.
-var planted = map[string]func(last **obligations.Recipe) func(*rapid.T){
-	"PlantedSignFlipMul": func(_ **obligations.Recipe) func(*rapid.T) {
+var planted = map[string]func(last **casegen.Recipe) func(*rapid.T){
+	"PlantedSignFlipMul": func(_ **casegen.Recipe) func(*rapid.T) {
 		reg := obligations.DefaultRegistries()
 		reg.Rat = flipVJP[spec.Rat]("mul")
 		return localProperty(reg, "mul", obligations.Adjointness)
 	},
-	"PlantedTanhJVPSign": func(_ **obligations.Recipe) func(*rapid.T) {
+	"PlantedTanhJVPSign": func(_ **casegen.Recipe) func(*rapid.T) {
 		return localProperty(flipJVP("tanh"), "tanh", obligations.Derivative)
 	},
-	"PlantedDroppedDuplicate": func(last **obligations.Recipe) func(*rapid.T) {
+	"PlantedDroppedDuplicate": func(last **casegen.Recipe) func(*rapid.T) {
 		return pathSumProperty(dropDuplicateMul(), nil, last)
 	},
-	"PlantedOverwrite": func(last **obligations.Recipe) func(*rapid.T) {
+	"PlantedOverwrite": func(last **casegen.Recipe) func(*rapid.T) {
 		return pathSumProperty(nil, sweepWith(overwrite), last)
 	},
-	"PlantedSignFlipComposition": func(last **obligations.Recipe) func(*rapid.T) {
+	"PlantedSignFlipComposition": func(last **casegen.Recipe) func(*rapid.T) {
 		return compositionProperty(flipVJP[spec.Rat]("mul"), exactGraphs, last)
 	},
-	"PlantedSessionCheck": func(_ **obligations.Recipe) func(*rapid.T) { return plantedSessionProperty() },
-	"PlantedIntervalDroppedCorner": func(_ **obligations.Recipe) func(*rapid.T) {
+	"PlantedSessionCheck": func(_ **casegen.Recipe) func(*rapid.T) { return plantedSessionProperty() },
+	"PlantedIntervalDroppedCorner": func(_ **casegen.Recipe) func(*rapid.T) {
 		return enclosureProperty(plantedAlgebra[droppedCorner](), "mul")
 	},
-	"PlantedIntervalAbsStraddle": func(_ **obligations.Recipe) func(*rapid.T) {
+	"PlantedIntervalAbsStraddle": func(_ **casegen.Recipe) func(*rapid.T) {
 		return enclosureProperty(plantedAlgebra[absNoZero](), "abs")
 	},
-	"PlantedIntervalSubUnswapped": func(_ **obligations.Recipe) func(*rapid.T) {
+	"PlantedIntervalSubUnswapped": func(_ **casegen.Recipe) func(*rapid.T) {
 		return enclosureProperty(plantedAlgebra[subUnswapped](), "sub")
 	},
-	"PlantedIntervalCornerGraph": func(last **obligations.Recipe) func(*rapid.T) {
+	"PlantedIntervalCornerGraph": func(last **casegen.Recipe) func(*rapid.T) {
 		return graphBoxProperty(plantedAlgebra[droppedCorner](), last)
 	},
-	"PlantedProviderChunkSum": func(_ **obligations.Recipe) func(*rapid.T) {
+	"PlantedProviderChunkSum": func(_ **casegen.Recipe) func(*rapid.T) {
 		return providerProperty(droppedTailProviders(), "sum")
 	},
 }
 
 // expectPlanted runs the planted-fault property name under a capturing TB
 // (see expectFailure).
-func expectPlanted(name string, last **obligations.Recipe) (bool, string) {
+func expectPlanted(name string, last **casegen.Recipe) (bool, string) {
 	return expectFailure(name, planted[name](last))
 }
 

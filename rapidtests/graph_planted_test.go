@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 	"github.com/tlcheck/tlcheck/tape"
 )
@@ -29,7 +30,7 @@ const (
 
 // assertSmall checks the last (shrunk) failing recipe and the printed
 // counterexample against the bounds above.
-func assertSmall(t *testing.T, last *obligations.Recipe, out string) {
+func assertSmall(t *testing.T, last *casegen.Recipe, out string) {
 	t.Helper()
 	if last == nil {
 		t.Fatalf("no failing graph was recorded:\n%s", out)
@@ -77,7 +78,7 @@ func dropDuplicateMul() *spec.Registry[spec.Rat] {
 // path-sum property fails (the duplicate slot is a path of its own) and
 // shrinks to x⊙x.
 func TestPlantedDroppedDuplicate(t *testing.T) {
-	var last *obligations.Recipe
+	var last *casegen.Recipe
 	failed, out := expectPlanted("PlantedDroppedDuplicate", &last)
 	if !failed {
 		t.Fatal("a dropped duplicate-parent contribution went undetected")
@@ -159,7 +160,7 @@ func TestReimplementedSweepHolds(t *testing.T) {
 // path-sum property, shrunk to a node with two contributions to one
 // parent (x+x or x⊙x).
 func TestPlantedOverwrite(t *testing.T) {
-	var last *obligations.Recipe
+	var last *casegen.Recipe
 	failed, out := expectPlanted("PlantedOverwrite", &last)
 	if !failed {
 		t.Fatal("an overwrite in accumulation went undetected")
@@ -175,7 +176,7 @@ func TestPlantedOverwrite(t *testing.T) {
 // graph-composition property fails, names a mul node and an element, and
 // shrinks to a graph of at most a few nodes.
 func TestPlantedSignFlipComposition(t *testing.T) {
-	var last *obligations.Recipe
+	var last *casegen.Recipe
 	failed, out := expectPlanted("PlantedSignFlipComposition", &last)
 	if !failed {
 		t.Fatal("a sign flip in mul's VJP went undetected by graph composition")

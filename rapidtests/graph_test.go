@@ -10,6 +10,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -18,20 +19,20 @@ import (
 // 100 cases per test.
 var (
 	// exactGraphs: exact primitives, 1 to 30 nodes.
-	exactGraphs = obligations.GraphOptions{Exact: true}
+	exactGraphs = casegen.GraphOptions{Exact: true}
 	// pathGraphs: small exact graphs whose paths can be enumerated one by
 	// one: up to 8 nodes of at most 4 elements.
-	pathGraphs = obligations.GraphOptions{Exact: true, MaxNodes: 10, MaxElements: 4, MaxRank: 2, MaxExtent: 2, Inputs: 2}
+	pathGraphs = casegen.GraphOptions{Exact: true, MaxNodes: 10, MaxElements: 4, MaxRank: 2, MaxExtent: 2, Inputs: 2}
 	// polyGraphs: polynomial programs with a scalar result, for Hessians.
-	polyGraphs = obligations.GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 12, MaxElements: 6, MaxRank: 2, Inputs: 2}
+	polyGraphs = casegen.GraphOptions{Polynomial: true, ScalarOutput: true, MaxNodes: 12, MaxElements: 6, MaxRank: 2, Inputs: 2}
 	// irExact and irFloat: IR graphs of 1 to 30 nodes, exact or
 	// zero-preserving (over the float scalars).
-	irExact = obligations.GraphOptions{Exact: true}
-	irFloat = obligations.GraphOptions{ZeroPreserving: true}
+	irExact = casegen.GraphOptions{Exact: true}
+	irFloat = casegen.GraphOptions{ZeroPreserving: true}
 )
 
 // graphSource is the rapid source of the graph generators: it also
-// implements obligations.Grouper, so that each generated node is one
+// implements casegen.Grouper, so that each generated node is one
 // standalone rapid group and the shrinker can delete a node as a whole.
 type graphSource struct{ source }
 
@@ -47,13 +48,13 @@ func (s graphSource) Group(label string, f func()) {
 	rapid.Custom(func(*rapid.T) struct{} { f(); return struct{}{} }).Draw(s.t, label)
 }
 
-func seedFor(src obligations.Source, rc *obligations.Recipe) spec.Tensor[spec.Rat] {
-	return obligations.GenTensor(src, rc.Shapes[rc.Result], obligations.Any, "seed")
+func seedFor(src casegen.Source, rc *casegen.Recipe) spec.Tensor[spec.Rat] {
+	return casegen.GenTensor(src, rc.Shapes[rc.Result], casegen.Any, "seed")
 }
 
 // irReplay prints an IR counterexample as the three documents `tlcheck
 // diff` reads and the command that replays it.
-func irReplay(gc *obligations.GraphCase) string {
+func irReplay(gc *casegen.GraphCase) string {
 	g, err1 := irsem.EncodeGraph(gc.Graph)
 	p, err2 := irsem.EncodePayload(gc.Payload)
 	x, err3 := irsem.EncodeTensor(gc.Input)
@@ -67,14 +68,14 @@ func irReplay(gc *obligations.GraphCase) string {
 
 // compositionProperty draws a typed graph over the given rules, tangents,
 // a seed and a full cotangent array, and checks graph composition.
-func compositionProperty(reg *spec.Registry[spec.Rat], o obligations.GraphOptions, last **obligations.Recipe) func(*rapid.T) {
+func compositionProperty(reg *spec.Registry[spec.Rat], o casegen.GraphOptions, last **casegen.Recipe) func(*rapid.T) {
 	return func(t *rapid.T) {
 		src := graphSource{source{t}}
-		tc, err := obligations.GenTyped(src, o)
+		tc, err := casegen.GenTyped(src, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dx := obligations.GenInputs(src, tc.Recipe.Ctx, "dx")
+		dx := casegen.GenInputs(src, tc.Recipe.Ctx, "dx")
 		sd := seedFor(src, tc.Recipe)
 		// Half the cases also check the every-node sweep from a full
 		// cotangent array (drawn from the last entry back); the seed-only
@@ -83,7 +84,7 @@ func compositionProperty(reg *spec.Registry[spec.Rat], o obligations.GraphOption
 		if src.Intn(2, "full") == 1 {
 			init = make([]spec.Tensor[spec.Rat], tc.Recipe.Len())
 			for i := len(init) - 1; i >= 0; i-- {
-				init[i] = obligations.GenTensor(src, tc.Recipe.Shapes[i], obligations.Any, fmt.Sprintf("init%d", i))
+				init[i] = casegen.GenTensor(src, tc.Recipe.Shapes[i], casegen.Any, fmt.Sprintf("init%d", i))
 			}
 		}
 		if err := obligations.CheckGraphComposition(reg, tc, dx, sd, init); err != nil {
@@ -107,10 +108,10 @@ func TestGraphComposition(t *testing.T) {
 
 // pathSumProperty checks path-sum accumulation with the given rules and
 // sweep.
-func pathSumProperty(reg *spec.Registry[spec.Rat], sweep obligations.Sweep, last **obligations.Recipe) func(*rapid.T) {
+func pathSumProperty(reg *spec.Registry[spec.Rat], sweep obligations.Sweep, last **casegen.Recipe) func(*rapid.T) {
 	return func(t *rapid.T) {
 		src := graphSource{source{t}}
-		tc, err := obligations.GenTyped(src, pathGraphs)
+		tc, err := casegen.GenTyped(src, pathGraphs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +149,7 @@ func TestSweepAgreement(t *testing.T) {
 		src := graphSource{source{t}}
 		o := exactGraphs
 		o.ZeroPreserving = true
-		tc, err := obligations.GenTyped(src, o)
+		tc, err := casegen.GenTyped(src, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +171,7 @@ func TestSweepSingularF32(t *testing.T) {
 		src := graphSource{source{t}}
 		o := exactGraphs
 		o.ZeroPreserving = true
-		tc, err := obligations.GenTyped(src, o)
+		tc, err := casegen.GenTyped(src, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,16 +194,16 @@ func TestSweepSingularF32(t *testing.T) {
 func TestCrossPath(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		o    obligations.GraphOptions
+		o    casegen.GraphOptions
 	}{{"ir-exact", irExact}, {"ir-float", irFloat}} {
 		t.Run(c.name, rapid.MakeCheck(func(t *rapid.T) {
 			src := graphSource{source{t}}
-			gc, err := obligations.GenGraph(src, c.o)
+			gc, err := casegen.GenGraph(src, c.o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			out := gc.Graph.Nodes[gc.Graph.OutputID].Shape
-			sd := obligations.GenTensor(src, out, obligations.Any, "seed")
+			sd := casegen.GenTensor(src, out, casegen.Any, "seed")
 			if _, err := obligations.CheckIRCrossPath(gc, &sd); err != nil {
 				t.Fatalf("%v\n%s", err, irReplay(gc))
 			}
@@ -210,7 +211,7 @@ func TestCrossPath(t *testing.T) {
 	}
 	t.Run("typed", rapid.MakeCheck(func(t *rapid.T) {
 		src := graphSource{source{t}}
-		tc, err := obligations.GenTyped(src, exactGraphs)
+		tc, err := casegen.GenTyped(src, exactGraphs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -229,7 +230,7 @@ func TestCrossPath(t *testing.T) {
 // the same graph (irsem.DenoteAll over both scalars), element by element.
 func TestIntervalSoundness(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		gc, err := obligations.GenGraph(graphSource{source{t}}, irExact)
+		gc, err := casegen.GenGraph(graphSource{source{t}}, irExact)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,12 +247,12 @@ func TestIntervalSoundness(t *testing.T) {
 func TestHessianSymmetry(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		src := graphSource{source{t}}
-		tc, err := obligations.GenTyped(src, polyGraphs)
+		tc, err := casegen.GenTyped(src, polyGraphs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := obligations.GenInputs(src, tc.Recipe.Ctx, "v")
-		w := obligations.GenInputs(src, tc.Recipe.Ctx, "w")
+		v := casegen.GenInputs(src, tc.Recipe.Ctx, "v")
+		w := casegen.GenInputs(src, tc.Recipe.Ctx, "w")
 		if err := obligations.CheckHessian(nil, tc, v, w); err != nil {
 			t.Fatalf("%v", err)
 		}

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -134,11 +135,11 @@ func enclosureProperty[I spec.Scalar[I]](alg obligations.IntervalAlgebra[I], op 
 		if name == "" {
 			name = infos[src.Intn(len(infos), "op")].Name
 		}
-		inst, err := obligations.Generate(src, name)
+		inst, err := casegen.Generate(src, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := obligations.CheckEnclosureOver(alg, nil, inst, obligations.GenBox(src, inst))
+		o, err := obligations.CheckEnclosureOver(alg, nil, inst, casegen.GenBox(src, inst))
 		if err != nil {
 			t.Fatalf("obligation %s, op %s: %v", obligations.IntervalEnclosure, name, err)
 		}
@@ -149,7 +150,7 @@ func enclosureProperty[I spec.Scalar[I]](alg obligations.IntervalAlgebra[I], op 
 // TestLocalIntervalEnclosure discharges interval soundness per primitive:
 // for every primitive, on boxes whose elements take every sign pattern
 // (a point, positive, negative, straddling 0, touching 0 from above or
-// below; see obligations.GenBoxElem), the exact value at an endpoint or
+// below; see casegen.GenBoxElem), the exact value at an endpoint or
 // midpoint of the box lies in the primitive's enclosure of the box over
 // spec.Interval — by exact containment where the primitive has rational
 // semantics at that point, and otherwise by the overlap of the point's
@@ -183,19 +184,19 @@ func TestIntervalEnclosureSignPatterns(t *testing.T) {
 		return "zero-hi"
 	}
 	for _, c := range []struct {
-		d     obligations.Domain
+		d     casegen.Domain
 		x     spec.Rat
 		allow string
 	}{
-		{obligations.Any, spec.NewRat(1, 3), "point positive negative straddling zero-lo zero-hi"},
-		{obligations.Positive, spec.NewRat(1, 3), "point positive"},
-		{obligations.NonZero, spec.NewRat(-1, 3), "point positive negative"},
-		{obligations.Square, spec.NewRat(1, 4), "point positive zero-lo"},
+		{casegen.Any, spec.NewRat(1, 3), "point positive negative straddling zero-lo zero-hi"},
+		{casegen.Positive, spec.NewRat(1, 3), "point positive"},
+		{casegen.NonZero, spec.NewRat(-1, 3), "point positive negative"},
+		{casegen.Square, spec.NewRat(1, 4), "point positive zero-lo"},
 	} {
 		seen := map[string]bool{}
-		src := obligations.NewRandSource(7)
+		src := casegen.NewRandSource(7)
 		for range 2000 {
-			lo, hi, p := obligations.GenBoxElem(src, c.d, c.x, "e")
+			lo, hi, p := casegen.GenBoxElem(src, c.d, c.x, "e")
 			if lo.Big().Cmp(p.Big()) > 0 || p.Big().Cmp(hi.Big()) > 0 {
 				t.Fatalf("domain %v: point %s outside [%s, %s]", c.d, p, lo, hi)
 			}
@@ -215,19 +216,19 @@ func TestIntervalEnclosureSignPatterns(t *testing.T) {
 
 // graphBoxProperty checks interval soundness per node on a random exact
 // IR graph and a box of drawn sign patterns around its input.
-func graphBoxProperty[I spec.Scalar[I]](alg obligations.IntervalAlgebra[I], last **obligations.Recipe) func(*rapid.T) {
+func graphBoxProperty[I spec.Scalar[I]](alg obligations.IntervalAlgebra[I], last **casegen.Recipe) func(*rapid.T) {
 	return graphBoxPropertyOn(alg, irExact, last)
 }
 
 // graphBoxPropertyOn is graphBoxProperty on graphs drawn with o.
-func graphBoxPropertyOn[I spec.Scalar[I]](alg obligations.IntervalAlgebra[I], o obligations.GraphOptions, last **obligations.Recipe) func(*rapid.T) {
+func graphBoxPropertyOn[I spec.Scalar[I]](alg obligations.IntervalAlgebra[I], o casegen.GraphOptions, last **casegen.Recipe) func(*rapid.T) {
 	return func(t *rapid.T) {
 		src := graphSource{source{t}}
-		gc, err := obligations.GenGraph(src, o)
+		gc, err := casegen.GenGraph(src, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := obligations.CheckIntervalBoxOver(alg, gc, obligations.GenGraphBox(src, gc)); err != nil {
+		if err := obligations.CheckIntervalBoxOver(alg, gc, casegen.GenGraphBox(src, gc)); err != nil {
 			if last != nil {
 				*last = gc.Recipe
 			}
@@ -335,7 +336,7 @@ func TestPlantedIntervalSubUnswapped(t *testing.T) {
 // TestPlantedIntervalCornerGraph: the dropped corner is also caught per
 // node on random graphs, localised to a node and shrunk to a small graph.
 func TestPlantedIntervalCornerGraph(t *testing.T) {
-	var last *obligations.Recipe
+	var last *casegen.Recipe
 	failed, out := expectPlanted("PlantedIntervalCornerGraph", &last)
 	if !failed {
 		t.Fatal("a dropped corner in interval multiplication went undetected on random graphs")

@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -15,22 +16,22 @@ import (
 func localProperty(reg obligations.Registries, op string, ob obligations.Obligation) func(*rapid.T) {
 	return func(t *rapid.T) {
 		src := source{t}
-		inst, err := obligations.Generate(src, op)
+		inst, err := casegen.Generate(src, op)
 		if err != nil {
 			t.Fatal(err)
 		}
-		shape, err := obligations.OutShape(inst)
+		shape, err := casegen.OutShape(inst)
 		if err != nil {
 			t.Fatalf("generator produced an ill-shaped %s: %v", op, err)
 		}
-		dxs, d := obligations.Tangents(src, inst, shape)
+		dxs, d := casegen.Tangents(src, inst, shape)
 		var o obligations.Outcome
 		switch ob {
 		case obligations.Adjointness:
 			o, err = reg.CheckAdjointness(inst, dxs, d)
 		case obligations.JVPLinearity, obligations.VJPLinearity:
-			v, dv := obligations.Tangents(src, inst, shape)
-			a, b := obligations.GenRat(src, obligations.Any, "a"), obligations.GenRat(src, obligations.Any, "b")
+			v, dv := casegen.Tangents(src, inst, shape)
+			a, b := casegen.GenRat(src, casegen.Any, "a"), casegen.GenRat(src, casegen.Any, "b")
 			_, _, err = reg.CheckLinearity(inst, a, b, dxs, v, d, dv)
 		case obligations.ZeroPreservation:
 			o, err = reg.CheckZeroPreservation(inst)

@@ -8,7 +8,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// source adapts a rapid.T to obligations.Source: every choice is a rapid
+// source adapts a rapid.T to casegen.Source: every choice is a rapid
 // draw, so rapid can shrink it toward 0 (the simplest choice).
 type source struct{ t *rapid.T }
 

@@ -6,7 +6,7 @@ import (
 	"math/big"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -71,7 +71,7 @@ func lineEval(p *spec.Prim[spec.Rat], a *spec.Attrs, xs, dxs []spec.Tensor[spec.
 // the forward of dual over dual numbers) on one instance with tangents
 // dxs. It returns nil, an error describing the identity that fails, or
 // errSkip when the instance lies outside the rules' exact domain.
-func taylorCheck(reg *spec.Registry[spec.Rat], dual *spec.Registry[spec.Dual[spec.Rat]], inst *obligations.Instance, dxs []spec.Tensor[spec.Rat]) error {
+func taylorCheck(reg *spec.Registry[spec.Rat], dual *spec.Registry[spec.Dual[spec.Rat]], inst *casegen.Instance, dxs []spec.Tensor[spec.Rat]) error {
 	p, err := reg.Lookup(inst.Op)
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ var errSkip = errors.New("outside the exact domain")
 
 // polyCheck interpolates each output element of t ↦ fwd(x + t·v) exactly
 // and compares its two lowest coefficients with fwd x and jvp x v.
-func polyCheck(p *spec.Prim[spec.Rat], inst *obligations.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
+func polyCheck(p *spec.Prim[spec.Rat], inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
 	const maxDeg = 6
 	var pts [][]spec.Rat // pts[i][k]: element k at t = i
 	at := func(i int) error {
@@ -281,7 +281,7 @@ func pow2(k int) spec.Rat {
 }
 
 // limitCheck: t·R(t) = (fwd(x+t·v) − fwd x)/t − jvp must shrink with t.
-func limitCheck(p *spec.Prim[spec.Rat], inst *obligations.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
+func limitCheck(p *spec.Prim[spec.Rat], inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
 	tr := func(k int) ([]spec.Rat, error) {
 		t := pow2(k)
 		g, err := lineEval(p, inst.Attrs, inst.Xs, dxs, t)
@@ -319,7 +319,7 @@ func limitCheck(p *spec.Prim[spec.Rat], inst *obligations.Instance, dxs []spec.T
 
 // kinkCheck: local linearity away from kinks, the convention within the
 // one-sided slopes at a kink.
-func kinkCheck(p *spec.Prim[spec.Rat], inst *obligations.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
+func kinkCheck(p *spec.Prim[spec.Rat], inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
 	slope := func(k int, sign int64) ([]spec.Rat, error) {
 		t := pow2(k).Mul(spec.NewRat(sign, 1))
 		g, err := lineEval(p, inst.Attrs, inst.Xs, dxs, t)
@@ -382,16 +382,16 @@ func exactOps() []string {
 func runTaylor(reg *spec.Registry[spec.Rat], dual *spec.Registry[spec.Dual[spec.Rat]], op string, seed uint64) (int, error) {
 	checked := 0
 	for c := 0; c < taylorCases; c++ {
-		src := obligations.NewRandSource(seed + uint64(c))
-		inst, err := obligations.Generate(src, op)
+		src := casegen.NewRandSource(seed + uint64(c))
+		inst, err := casegen.Generate(src, op)
 		if err != nil {
 			return checked, fmt.Errorf("generate: %v", err)
 		}
-		out, err := obligations.OutShape(inst)
+		out, err := casegen.OutShape(inst)
 		if err != nil {
 			return checked, err
 		}
-		dxs, _ := obligations.Tangents(src, inst, out)
+		dxs, _ := casegen.Tangents(src, inst, out)
 		switch err := taylorCheck(reg, dual, inst, dxs); err {
 		case nil:
 			checked++
@@ -484,7 +484,7 @@ func TestTaylorCatchesPlantedRules(t *testing.T) {
 // identity (square′ = 3a, conv ×3/2), the limit of t·R(t) (inv, div ×3/2)
 // and local linearity (relu, max ×3/2).
 func TestTaylorMethodsCatchAlone(t *testing.T) {
-	type method func(*spec.Prim[spec.Rat], *obligations.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) error
+	type method func(*spec.Prim[spec.Rat], *casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) error
 	wrong := func(j spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat] { return spec.ScaleT(spec.NewRat(3, 2), j) }
 	for _, tc := range []struct {
 		op, name string
@@ -504,13 +504,13 @@ func TestTaylorMethodsCatchAlone(t *testing.T) {
 			}
 			caught, honest := false, 0
 			for c := 0; c < taylorCases && !caught; c++ {
-				src := obligations.NewRandSource(uint64(500 + c))
-				inst, err := obligations.Generate(src, tc.op)
+				src := casegen.NewRandSource(uint64(500 + c))
+				inst, err := casegen.Generate(src, tc.op)
 				if err != nil {
 					t.Fatal(err)
 				}
-				out, _ := obligations.OutShape(inst)
-				dxs, _ := obligations.Tangents(src, inst, out)
+				out, _ := casegen.OutShape(inst)
+				dxs, _ := casegen.Tangents(src, inst, out)
 				y, err := p.Forward(inst.Attrs, inst.Xs)
 				if err != nil {
 					continue

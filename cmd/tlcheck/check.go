@@ -53,33 +53,6 @@ func parseOps(v string) ([]string, error) {
 	return out, nil
 }
 
-// plantFault returns registries in which op's VJP has its first
-// contribution negated: the self-test that shows check can fail.
-func plantFault(op string) obligations.Registries {
-	r := obligations.DefaultRegistries()
-	r.Rat, r.Interval, r.F64 = spec.New[spec.Rat](), spec.New[spec.Interval](), spec.New[spec.F64]()
-	flipVJP(r.Rat, op)
-	flipVJP(r.Interval, op)
-	flipVJP(r.F64, op)
-	return r
-}
-
-func flipVJP[T spec.Scalar[T]](reg *spec.Registry[T], op string) {
-	p, err := reg.Lookup(op)
-	if err != nil {
-		return
-	}
-	bad, orig := *p, p.VJP
-	bad.VJP = func(a *spec.Attrs, xs []spec.Tensor[T], y, dy spec.Tensor[T]) ([]spec.Tensor[T], error) {
-		gs, err := orig(a, xs, y, dy)
-		if err == nil && len(gs) > 0 {
-			gs[0] = spec.NegT(gs[0])
-		}
-		return gs, err
-	}
-	reg.Override(&bad)
-}
-
 func worstString(r *obligations.Result) string {
 	if r.Cases == 0 {
 		return "-"
@@ -137,32 +110,11 @@ func checkResult(op string, r *obligations.Result) jsonout.CheckResult {
 	return out
 }
 
-// checkRun says what a check run covers.
+// checkRun is a check run: what it covers, and the primitive whose
+// fault was planted (for the replay commands).
 type checkRun struct {
-	ops    []string
-	cases  int // cases 0 … cases−1 per primitive (ignored when only ≥ 0)
-	graphs int // graph cases per graph obligation; 0 skips them (only ≥ 0 then runs that case)
-	// graphObs are the graph-level obligations checked (nil: all).
-	graphObs []obligations.Obligation
-	seed     uint64
-	// only, when ≥ 0, runs case only alone (of every primitive, and of
-	// every graph obligation when graphs > 0) instead of 0 … n−1.
-	only  int
+	obligations.Suite
 	plant string
-}
-
-// steps is the number of progress steps of the run: one per local case
-// and one per graph case.
-func (c checkRun) steps() int {
-	local, graph := c.cases, c.graphs
-	if c.only >= 0 {
-		local, graph = 1, min(c.graphs, 1)
-	}
-	obs := len(c.graphObs)
-	if c.graphObs == nil {
-		obs = len(obligations.GlobalObligations())
-	}
-	return len(c.ops)*local + obs*graph
 }
 
 // runChecksGraphs checks every obligation of c.ops and the graph-level
@@ -171,29 +123,11 @@ func (c checkRun) steps() int {
 // run in parallel (see obligations.CheckOpsCases); rows come in a fixed
 // order, so the output is the same for any GOMAXPROCS.
 func runChecksGraphs(reg obligations.Registries, c checkRun, progress *cli.Progress) ([]checkRow, error) {
-	local, graph := obligations.Indices(c.cases), obligations.Indices(c.graphs)
-	if c.only >= 0 {
-		local, graph = []int{c.only}, []int{c.only}
-		if c.graphs == 0 {
-			graph = nil
-		}
+	all, err := reg.CheckSuite(c.Suite, progress.Step)
+	if err != nil {
+		return nil, err
 	}
 	var rows []checkRow
-	all := make([][]*obligations.Result, 0, len(c.ops)+1)
-	if len(c.ops) > 0 {
-		res, err := reg.CheckOpsCases(c.ops, local, c.seed, progress.Step)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, res...)
-	}
-	if len(graph) > 0 {
-		obs := c.graphObs
-		if obs == nil {
-			obs = obligations.GlobalObligations()
-		}
-		all = append(all, obligations.CheckGlobalCases(reg.Rat, obs, graph, c.seed, progress.Step))
-	}
 	for _, res := range all {
 		op := res[0].Op
 		decided := false
@@ -277,7 +211,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 		if _, err := spec.Info(*plant); err != nil {
 			return cli.Usagef("--plant-fault: unknown primitive %q", *plant)
 		}
-		reg = plantFault(*plant)
+		reg = obligations.PlantFault(*plant)
 	}
 	if *graphs < 0 || *graphs > 100_000 {
 		return cli.Usagef("--graphs must be between 0 and 100000, got %d", *graphs)
@@ -285,8 +219,8 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if len(ops) == 0 && *graphs == 0 {
 		return cli.Usagef("check: nothing to check (--ops none and --graphs 0)")
 	}
-	c := checkRun{ops: ops, cases: *cases, graphs: *graphs, graphObs: graphObs, seed: *seed, only: *only, plant: *plant}
-	prog := cli.NewProgress(stderr, "check", c.steps())
+	c := checkRun{Suite: obligations.Suite{Ops: ops, Cases: *cases, Graphs: *graphs, GraphObs: graphObs, Seed: *seed, Only: *only}, plant: *plant}
+	prog := cli.NewProgress(stderr, "check", c.Steps())
 	rows, err := runChecksGraphs(reg, c, prog)
 	prog.Done()
 	if err != nil {
@@ -344,13 +278,13 @@ func replayCommand(op string, ob obligations.Obligation, c checkRun, failure err
 	var cmd string
 	switch {
 	case op == "graphs" && caseFlag != "":
-		cmd = fmt.Sprintf("tlcheck check --ops none --graph-obligations %s%s --seed %d", ob, caseFlag, c.seed)
+		cmd = fmt.Sprintf("tlcheck check --ops none --graph-obligations %s%s --seed %d", ob, caseFlag, c.Seed)
 	case op == "graphs":
-		cmd = fmt.Sprintf("tlcheck check --ops none --graph-obligations %s --graphs %d --seed %d", ob, c.graphs, c.seed)
+		cmd = fmt.Sprintf("tlcheck check --ops none --graph-obligations %s --graphs %d --seed %d", ob, c.Graphs, c.Seed)
 	case caseFlag != "":
-		cmd = fmt.Sprintf("tlcheck check --ops %s%s --graphs 0 --seed %d", op, caseFlag, c.seed)
+		cmd = fmt.Sprintf("tlcheck check --ops %s%s --graphs 0 --seed %d", op, caseFlag, c.Seed)
 	default:
-		cmd = fmt.Sprintf("tlcheck check --ops %s --cases %d --graphs 0 --seed %d", op, c.cases, c.seed)
+		cmd = fmt.Sprintf("tlcheck check --ops %s --cases %d --graphs 0 --seed %d", op, c.Cases, c.Seed)
 	}
 	if c.plant != "" {
 		cmd += " --plant-fault " + c.plant

@@ -11,6 +11,7 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -104,13 +105,13 @@ func plantMulFlip(scalar, path string, reg any) {
 	}
 	switch r := reg.(type) {
 	case *spec.Registry[spec.Rat]:
-		flipVJP(r, "mul")
+		obligations.FlipVJP(r, "mul")
 	case *spec.Registry[spec.F32]:
-		flipVJP(r, "mul")
+		obligations.FlipVJP(r, "mul")
 	case *spec.Registry[spec.F64]:
-		flipVJP(r, "mul")
+		obligations.FlipVJP(r, "mul")
 	case *spec.Registry[spec.Binary32]:
-		flipVJP(r, "mul")
+		obligations.FlipVJP(r, "mul")
 	}
 }
 
@@ -205,7 +206,7 @@ func TestDiffScalarsAndCotangent(t *testing.T) {
 func TestDiffGeneratedGraphs(t *testing.T) {
 	dir := t.TempDir()
 	for seed := uint64(0); seed < 20; seed++ {
-		gc, err := obligations.GraphSeed(seed, obligations.GraphOptions{Exact: true, MaxNodes: 15})
+		gc, err := casegen.GraphSeed(seed, casegen.GraphOptions{Exact: true, MaxNodes: 15})
 		if err != nil {
 			t.Fatal(err)
 		}

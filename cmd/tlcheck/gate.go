@@ -56,7 +56,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		if _, err := spec.Info(*plant); err != nil {
 			return cli.Usagef("--plant-fault: unknown primitive %q", *plant)
 		}
-		reg = plantFault(*plant)
+		reg = obligations.PlantFault(*plant)
 	}
 	if *graphs < 1 || *graphs > 100_000 {
 		return cli.Usagef("--graphs must be between 1 and 100000, got %d", *graphs)
@@ -158,7 +158,7 @@ func deliverGate(res *gate.Result, stdout io.Writer, junit, reportDir string, as
 // gateCheck is the gate's check stage's checker: check's, over reg.
 func gateCheck(reg obligations.Registries) gate.CheckFunc {
 	return func(ops []string, obs []obligations.Obligation, cases, graphs int, seed uint64, p *cli.Progress) ([]gate.CheckRow, error) {
-		rows, err := runChecksGraphs(reg, checkRun{ops: ops, cases: cases, graphs: graphs, graphObs: obs, seed: seed, only: -1}, p)
+		rows, err := runChecksGraphs(reg, checkRun{Suite: obligations.Suite{Ops: ops, Cases: cases, Graphs: graphs, GraphObs: obs, Seed: seed, Only: -1}}, p)
 		out := make([]gate.CheckRow, len(rows))
 		for i, r := range rows {
 			out[i] = gate.CheckRow(r)

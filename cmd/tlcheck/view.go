@@ -103,18 +103,19 @@ func runView(args []string, stdout, _ io.Writer) error {
 			m.Notes = append(m.Notes, strings.TrimSuffix(scalarLine(sc, why), "\n")+", chosen by --scalar auto")
 		}
 		withGrads := m.What != view.Tape
+		po := paramOptions(files)
 		switch {
 		case !hasInput:
-			addParams = func() error { return tapeParams(m, files) }
+			addParams = func() error { return view.AddParamValues(m, g, p, po) }
 		case sc == "interval":
-			addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.Interval](x), withGrads)
+			addParams, err = view.Annotate(m, g, p, irsem.ConvertTensor[spec.Interval](x), withGrads, po)
 		case sc == "f32":
-			addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.F32](x), withGrads)
+			addParams, err = view.Annotate(m, g, p, irsem.ConvertTensor[spec.F32](x), withGrads, po)
 		case sc == "f64":
-			addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.F64](x), withGrads)
+			addParams, err = view.Annotate(m, g, p, irsem.ConvertTensor[spec.F64](x), withGrads, po)
 		default:
 			if err = model.RatBudget(g, p, irsem.ConvertTensor[spec.Rat](x)); err == nil {
-				addParams, err = annotateView(m, files, irsem.ConvertTensor[spec.Rat](x), withGrads)
+				addParams, err = view.Annotate(m, g, p, irsem.ConvertTensor[spec.Rat](x), withGrads, po)
 			}
 		}
 		if err != nil {
@@ -180,44 +181,10 @@ func runView(args []string, stdout, _ io.Writer) error {
 	return failure
 }
 
-// annotateView computes, over T, the values of every node of m
-// (view.AddValues) and, withGrads, the reverse pass (view.AddGrads), and
-// returns the step that draws the parameters with their values and, with
-// withGrads, their gradients, to run after folding (view.AddParams).
-func annotateView[T spec.Scalar[T]](m *view.Model, files *model.Model, x spec.Tensor[T], withGrads bool) (func() error, error) {
-	if withGrads {
-		if err := view.AddGrads(m, files.Graph, files.Payload, x); err != nil {
-			return nil, err
-		}
-	}
-	if err := view.AddValues(m, files.Graph, files.Payload, x); err != nil {
-		if withGrads {
-			return nil, err
-		}
-		// The tape view draws the graph whatever its values: a value
-		// that cannot be computed is said, not fatal.
-		m.Notes = append(m.Notes, fmt.Sprintf("values not shown: %v", err))
-	}
-	return func() error {
-		return view.AddParams(m, files.Graph, files.Payload, x, paramOptions(files, withGrads && m.What == view.Grads))
-	}, nil
-}
-
-// tapeParams draws the parameters of a model viewed without an input:
-// their values only, exact (over spec.Rat) where the model lowers over
-// the rationals, as enclosures otherwise.
-func tapeParams(m *view.Model, files *model.Model) error {
-	var none spec.Tensor[spec.Rat]
-	if err := view.AddParams(m, files.Graph, files.Payload, none, paramOptions(files, false)); err == nil {
-		return nil
-	}
-	return view.AddParams(m, files.Graph, files.Payload, spec.Tensor[spec.Interval]{}, paramOptions(files, false))
-}
-
 // paramOptions names an ONNX model's parameters by their initializers and
 // differentiates its const nodes (initializers) as tlcheck grad does.
-func paramOptions(files *model.Model, grads bool) view.ParamOptions {
-	o := view.ParamOptions{Grads: grads, ConstParams: files.ONNX != nil}
+func paramOptions(files *model.Model) view.ParamOptions {
+	o := view.ParamOptions{ConstParams: files.ONNX != nil}
 	if files.ONNX != nil {
 		type key struct {
 			node  int

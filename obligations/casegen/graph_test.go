@@ -1,4 +1,4 @@
-package obligations
+package casegen
 
 import (
 	"testing"
@@ -62,12 +62,12 @@ func TestGenGraphWellFormed(t *testing.T) {
 						t.Fatalf("seed %d: exact graph does not evaluate over Rat: %v\n%s", seed, err, gc.Recipe)
 					}
 				}
-				h1, err := GraphHash(gc.Graph, gc.Payload)
+				h1, err := irsem.GraphHash(gc.Graph, gc.Payload)
 				if err != nil {
 					t.Fatalf("seed %d: hash: %v", seed, err)
 				}
 				again, _ := GraphSeed(seed, set.o)
-				if h2, _ := GraphHash(again.Graph, again.Payload); h1 != h2 {
+				if h2, _ := irsem.GraphHash(again.Graph, again.Payload); h1 != h2 {
 					t.Fatalf("seed %d: generation is not deterministic", seed)
 				}
 			}

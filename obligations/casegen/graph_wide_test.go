@@ -1,4 +1,4 @@
-package obligations
+package casegen
 
 import (
 	"testing"

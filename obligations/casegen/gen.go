@@ -1,4 +1,4 @@
-package obligations
+package casegen
 
 import (
 	"fmt"
@@ -418,4 +418,27 @@ func Generate(src Source, op string) (*Instance, error) {
 func HasGenerator(op string) bool {
 	_, ok := generator(op)
 	return ok
+}
+
+// Tangents draws one tangent per parent and one cotangent of the output
+// shape for inst.
+func Tangents(src Source, inst *Instance, outShape spec.Shape) ([]spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) {
+	dxs := make([]spec.Tensor[spec.Rat], len(inst.Xs))
+	for i, x := range inst.Xs {
+		dxs[i] = GenTensor(src, x.Shape, Any, fmt.Sprintf("dx%d", i))
+	}
+	return dxs, GenTensor(src, outShape, Any, "delta")
+}
+
+// OutShape infers the output shape of inst.
+func OutShape(inst *Instance) (spec.Shape, error) {
+	info, err := spec.Info(inst.Op)
+	if err != nil {
+		return nil, err
+	}
+	in := make([]spec.Shape, len(inst.Xs))
+	for i, x := range inst.Xs {
+		in[i] = x.Shape
+	}
+	return info.InferShape(inst.Attrs, in)
 }

@@ -1,8 +1,6 @@
-package obligations
+package casegen
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"math/big"
 	"slices"
@@ -1081,25 +1079,35 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 	return g, p, nil
 }
 
-// GraphHash is the SHA-256 (hex) of a graph's canonical encoding
-// (irsem.EncodeGraph: torchlean.ir.v1, or tlcheck.ir.v1 for a graph with a
-// superset tag) followed by its payload's canonical tlcheck.payload.v1
-// encoding (a nil payload encodes as the empty one), so that a
-// certificate can name the graph it was checked on.
-func GraphHash(g *irsem.Graph, p *irsem.Payload) (string, error) {
-	gb, err := irsem.EncodeGraph(g)
-	if err != nil {
-		return "", err
+// FormatAttrs prints the attributes that are set.
+func FormatAttrs(a *spec.Attrs) string {
+	var parts []string
+	add := func(k, v string) { parts = append(parts, k+"="+v) }
+	if a.Axis != 0 {
+		add("axis", fmt.Sprint(a.Axis))
 	}
-	if p == nil {
-		p = &irsem.Payload{}
+	if a.Axis2 != 0 {
+		add("axis2", fmt.Sprint(a.Axis2))
 	}
-	pb, err := irsem.EncodePayload(p)
-	if err != nil {
-		return "", err
+	if a.Shape != nil {
+		add("shape", a.Shape.String())
 	}
-	h := sha256.New()
-	h.Write(gb)
-	h.Write(pb)
-	return hex.EncodeToString(h.Sum(nil)), nil
+	if a.Perm != nil {
+		add("perm", fmt.Sprint(a.Perm))
+	}
+	if a.Start != 0 || a.End != 0 {
+		add("slice", fmt.Sprintf("%d:%d", a.Start, a.End))
+	}
+	for _, kv := range []struct {
+		k string
+		v *big.Rat
+	}{{"c", a.C}, {"lo", a.Lo}, {"hi", a.Hi}, {"eps", a.Eps}, {"p", a.P}} {
+		if kv.v != nil {
+			add(kv.k, kv.v.RatString())
+		}
+	}
+	if a.Seed != 0 {
+		add("seed", fmt.Sprint(a.Seed))
+	}
+	return "{" + strings.Join(parts, " ") + "}"
 }
