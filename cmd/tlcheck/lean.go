@@ -6,7 +6,6 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
@@ -16,39 +15,35 @@ import (
 	"github.com/tlcheck/tlcheck/limits"
 )
 
-// leanSubcommands are the subcommands of `tlcheck lean`.
-var leanSubcommands = map[string]func(args []string, stdout, stderr io.Writer) error{
-	"audit": runLeanAudit,
-	"check": runLeanCheck,
-	"emit":  runLeanEmit,
+// leanSubcommands are the subcommands of `tlcheck lean`, each with its
+// one-line summary.
+var leanSubcommands = map[string]struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer) error
+}{
+	"audit": {"audit a lean4export NDJSON file: theorem × axioms × statement hash × verdict (exit 1 when a theorem is rejected)", runLeanAudit},
+	"check": {"lake build the Lean project, export its theorems with lean4export and audit them against the lock (--lock writes it)", runLeanCheck},
+	"emit":  {"turn a certificate directory into Lean modules checked by decide +kernel", runLeanEmit},
 }
 
 // runLean dispatches `tlcheck lean audit|check|emit`.
 func runLean(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		fs := cli.NewFlags("lean")
-		if len(args) == 0 {
-			return cli.Usagef("lean: missing subcommand (audit, check or emit; run 'tlcheck lean audit --help')")
-		}
-		return &cli.HelpError{Flags: fs}
+	if len(args) == 0 {
+		return cli.Usagef("lean: missing subcommand (audit, check or emit; run 'tlcheck lean audit --help')")
+	}
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		return &cli.HelpError{Flags: cli.NewFlags("lean")}
 	}
 	sub, ok := leanSubcommands[args[0]]
 	if !ok {
 		return cli.Usagef("lean: unknown subcommand %s (audit, check or emit)", cli.Quoted(args[0]))
 	}
-	err := sub(args[1:], stdout, stderr)
+	err := sub.run(args[1:], stdout, stderr)
 	var h *cli.HelpError
 	if errors.As(err, &h) {
-		return cli.WriteUsage(stdout, "tlcheck lean "+args[0]+" [flags]", leanSummaries[args[0]], h.Flags)
+		return cli.WriteUsage(stdout, "tlcheck lean "+args[0]+" [flags]", sub.summary, h.Flags)
 	}
 	return err
-}
-
-// leanSummaries are the subcommands' one-line summaries.
-var leanSummaries = map[string]string{
-	"audit": "audit a lean4export NDJSON file: theorem × axioms × statement hash × verdict (exit 1 when a theorem is rejected)",
-	"check": "lake build the Lean project, export its theorems with lean4export and audit them against the lock (--lock writes it)",
-	"emit":  "turn a certificate directory into Lean modules checked by decide +kernel",
 }
 
 // errNoLake is the one line `lean check` and `gate --lean` print where
@@ -96,62 +91,14 @@ func runLeanAudit(args []string, stdout, _ io.Writer) error {
 	return reportFindings(stdout, findings)
 }
 
-// reportFindings prints the table theorem × axioms × statement hash ×
-// verdict, then every problem; exit 1 if a theorem is rejected. Every
-// string that came from the export, the lock or the command line goes
-// through lean4export.Escape (a Finding's Problems already have), so that a
-// name holding a newline, ESC, NUL or a bidi override can neither forge a
-// row nor drive the terminal.
+// reportFindings prints the findings' table and problems; exit 1 if a
+// theorem is rejected.
 func reportFindings(w io.Writer, fs []lean4export.Finding) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "theorem\taxioms\tstatement hash\tverdict")
-	bad := 0
-	for _, f := range fs {
-		ax := escapeAll(f.Axioms, ",")
-		if ax == "" {
-			ax = "none"
-		}
-		h := f.Hash
-		if len(h) > 16 {
-			h = h[:16]
-		}
-		if h == "" {
-			h = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", limits.Short(lean4export.Escape(f.Theorem)), limits.Short(ax), h, f.Verdict)
-		if f.Verdict != lean4export.Accepted {
-			bad++
-		}
-	}
-	tw.Flush()
-	for _, f := range fs {
-		for _, p := range f.Problems {
-			fmt.Fprintf(w, "%s: %s\n", limits.Short(lean4export.Escape(f.Theorem)), limits.Line(p))
-		}
-	}
-	if bad > 0 {
-		first := firstRejected(fs)
-		return cli.Failf("lean audit: %d of %d theorems rejected; first: %s: %s", bad, len(fs), limits.Short(lean4export.Escape(first.Theorem)), limits.Line(first.Problems[0]))
+	leanbridge.WriteFindings(w, fs)
+	if bad := lean4export.Failed(fs); len(bad) > 0 {
+		return cli.Failf("lean audit: %d of %d theorems rejected; first: %s: %s", len(bad), len(fs), limits.Short(lean4export.Escape(bad[0].Theorem)), limits.Line(bad[0].Problems[0]))
 	}
 	return nil
-}
-
-// escapeAll escapes each string and joins them with sep.
-func escapeAll(xs []string, sep string) string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = lean4export.Escape(x)
-	}
-	return strings.Join(out, sep)
-}
-
-func firstRejected(fs []lean4export.Finding) lean4export.Finding {
-	for _, f := range fs {
-		if f.Verdict != lean4export.Accepted {
-			return f
-		}
-	}
-	return lean4export.Finding{}
 }
 
 func runLeanEmit(args []string, stdout, _ io.Writer) error {
@@ -205,7 +152,7 @@ func stageLean(c gateConfig) gateStage {
 		return st
 	}
 	for _, f := range fs {
-		it := gateItem{GateItem: jsonout.GateItem{Name: lean4export.Escape(f.Theorem), Holds: f.Verdict == lean4export.Accepted}, Detail: "axioms " + escapeAll(f.Axioms, ",") + " statement " + f.Hash}
+		it := gateItem{GateItem: jsonout.GateItem{Name: lean4export.Escape(f.Theorem), Holds: f.Verdict == lean4export.Accepted}, Detail: "axioms " + lean4export.Escape(strings.Join(f.Axioms, ",")) + " statement " + f.Hash}
 		if !it.Holds {
 			it.Failure = strings.Join(f.Problems, "; ")
 		}

@@ -126,6 +126,17 @@ type Finding struct {
 	Problems []string
 }
 
+// Failed returns the findings whose verdict is not Accepted, in order.
+func Failed(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Verdict != Accepted {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // Audit audits the named theorems of e against the axiom policy and, when
 // lock is not nil, against the lock. Findings are in the order of names.
 func Audit(e *Export, names []string, lock *Lock) []Finding {
