@@ -11,7 +11,7 @@ func init() {
 	x := X()
 	err := RegisterElementwise(ElementwiseOp{
 		Info: OpInfo{Name: "testop", Exact: true, Smooth: true, ZeroPreserving: true, Polynomial: true,
-			IR: &IRForm{Tag: "testop"}, Gen: GenHint{Graph: 101}, Doc: "x·x·x (throw-away, build tag tlcheck_testop); derivative 3x²"},
+			IR: &IRForm{Tag: "testop", Superset: true}, Gen: GenHint{Graph: 101}, Doc: "x·x·x (throw-away, build tag tlcheck_testop); derivative 3x²"},
 		F: x.Mul(x).Mul(x),
 		D: Num(3, 1).Mul(x).Mul(x),
 	})
