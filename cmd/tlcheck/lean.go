@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
-	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/leanbridge"
 	"github.com/tlcheck/tlcheck/leanbridge/emit"
 	"github.com/tlcheck/tlcheck/leanbridge/lean4export"
@@ -44,12 +42,6 @@ func runLean(args []string, stdout, stderr io.Writer) error {
 		return cli.WriteUsage(stdout, "tlcheck lean "+args[0]+" [flags]", sub.summary, h.Flags)
 	}
 	return err
-}
-
-// errNoLake is the one line `lean check` and `gate --lean` print where
-// Lean is absent.
-func errNoLake() error {
-	return cli.BadInput(leanbridge.ErrNoLake)
 }
 
 // leanErr classifies leanbridge's errors by the exit code convention: a
@@ -140,23 +132,4 @@ func runLeanCheck(args []string, stdout, stderr io.Writer) error {
 		return leanErr(err)
 	}
 	return reportFindings(stdout, findings)
-}
-
-// stageLean is the gate's lean stage (gate --lean): lean check against
-// lean/statements.lock, one item per theorem.
-func stageLean(c gateConfig) gateStage {
-	st := gateStage{Name: "lean"}
-	fs, err := leanbridge.Check("lean", false, io.Discard, c.stderr)
-	if err != nil {
-		st.Err = err.Error()
-		return st
-	}
-	for _, f := range fs {
-		it := gateItem{GateItem: jsonout.GateItem{Name: lean4export.Escape(f.Theorem), Holds: f.Verdict == lean4export.Accepted}, Detail: "axioms " + lean4export.Escape(strings.Join(f.Axioms, ",")) + " statement " + f.Hash}
-		if !it.Holds {
-			it.Failure = strings.Join(f.Problems, "; ")
-		}
-		st.Items = append(st.Items, it)
-	}
-	return st
 }
