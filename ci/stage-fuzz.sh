@@ -21,7 +21,7 @@ fuzz() { # PACKAGE TARGET
 fuzz ./onnx/ FuzzDecode
 fuzz ./onnx/ FuzzDecodeTensor
 fuzz ./onnx/ FuzzImport
-fuzz ./certificates/leanexport/ FuzzParse
+fuzz ./leanbridge/lean4export/ FuzzParse
 fuzz ./certificates/ FuzzVerifyFile
 fuzz ./certificates/ FuzzVerifyAdjointness
 fuzz ./certificates/ FuzzVerifyComposition

@@ -14,7 +14,7 @@ set -eu
 start=$(date +%s)
 go test -count=1 ./internal/safeio/
 go test -count=1 -run 'ValueBytes' ./onnx/
-go test -count=1 -run 'ParseLeanBytes|ParseLimits' ./certificates/leanexport/
+go test -count=1 -run 'ParseLeanBytes|ParseLimits' ./leanbridge/lean4export/
 go test -count=1 -run 'TestEscape|TestQuote' ./limits/
 go test -count=1 -run 'TestReportOneLine' ./internal/cli/
 go test -count=1 -run 'FuzzReadGrads' ./compare/

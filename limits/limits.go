@@ -71,7 +71,7 @@
 // prefix is compared with the bytes that remain before anything is
 // allocated, and a tensor's declared dims are compared with its data
 // before its elements are.
-// A lean4export file (certificates/leanexport) is read one line at a
+// A lean4export file (leanbridge/lean4export) is read one line at a
 // time: a line longer than lean-line-bytes is refused as soon as that many
 // bytes are buffered, and the line count by lean-lines, so the parsed
 // records — each a constant number of words plus the bytes of its line —

@@ -66,7 +66,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		if _, err := exec.LookPath("lake"); err != nil {
 			return errNoLake()
 		}
-		c.Lean = stageLean
+		c.Lean = gate.Lean
 	}
 	if *plantProvider != "" {
 		ps, err := gate.PlantedProviders(*plantProvider)

@@ -33,7 +33,7 @@ A wrong derivative makes a statement here false. With the planted
 `[4] = [1 + 3 + 1]`, i.e. `4 = 5`: false (the counter-instance; the
 remainder is fixed by the statement, `rem1 (fun _ b => b * b)`, so no
 other choice of R can rescue it). Its Go mirror is
-`certificates/leanemit/taylor_test.go`, which checks the same identities
+`leanbridge/emit/taylor_test.go`, which checks the same identities
 numerically on the registry's own rules and fails on the planted rule.
 
 Proof style: induction on lists with `show` for definitional unfolding and

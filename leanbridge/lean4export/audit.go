@@ -1,4 +1,4 @@
-package leanexport
+package lean4export
 
 import (
 	"fmt"
@@ -124,6 +124,17 @@ type Finding struct {
 	Deep     string // DeepHash, hex
 	Verdict  Verdict
 	Problems []string
+}
+
+// Failed returns the findings whose verdict is not Accepted, in order.
+func Failed(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Verdict != Accepted {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Audit audits the named theorems of e against the axiom policy and, when

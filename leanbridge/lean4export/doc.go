@@ -1,15 +1,15 @@
-// Package leanexport reads the NDJSON files lean4export writes (format
+// Package lean4export reads the NDJSON files lean4export writes (format
 // 3.1.x) and audits the theorems of tlcheck's Lean project in them: that
 // each named theorem exists, which axioms its proof depends on, that none
 // is forbidden, and that its statement is the one locked in
 // lean/statements.lock.
 //
-// It lives under certificates because it is the last link of the
-// certificate chain — the check that the Lean side which consumes the
-// certificates proves what it claims with nothing but the kernel and
-// Lean's three standard axioms — and, like the certificate verifier, it
-// trusts nothing it reads: it depends on no other tlcheck package but
-// limits.
+// It is the last link of the certificate chain — the check that the
+// Lean side which consumes the certificates proves what it claims with
+// nothing but the kernel and Lean's three standard axioms — and, like the
+// certificate verifier, it trusts nothing it reads: it depends on no
+// other tlcheck package but limits. Package leanbridge drives it (lake
+// build, lean4export, the audit against the lock).
 //
 // # Reading
 //
@@ -84,4 +84,4 @@
 // deep hash. The lock records both, the Lean version and the statement
 // hashes of the allowed axioms used; deep hashes depend on Lean core's
 // definitions and so on the toolchain, which the lock therefore names.
-package leanexport
+package lean4export

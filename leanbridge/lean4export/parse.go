@@ -1,4 +1,4 @@
-package leanexport
+package lean4export
 
 import (
 	"bufio"
@@ -841,169 +841,182 @@ func hints(v json.RawMessage) error {
 	return err
 }
 
+// inductive reads an inductive block record: its types, then its
+// constructors, then its recursors, each a declaration of its own.
 func (p *parser) inductive(v json.RawMessage) error {
 	f, err := fields("inductive", v, "ctors", "recs", "types")
 	if err != nil {
 		return err
 	}
-	list := func(field string) ([]json.RawMessage, error) {
-		var xs []json.RawMessage
-		if err := json.Unmarshal(f[field], &xs); err != nil || xs == nil {
-			return nil, fmt.Errorf("inductive.%s: not an array", field)
+	parts := []struct {
+		field string
+		read  func(where string, x json.RawMessage) error
+		xs    []json.RawMessage
+	}{{"types", p.inductType, nil}, {"ctors", p.inductCtor, nil}, {"recs", p.inductRec, nil}}
+	for k := range parts {
+		if err := json.Unmarshal(f[parts[k].field], &parts[k].xs); err != nil || parts[k].xs == nil {
+			return fmt.Errorf("inductive.%s: not an array", parts[k].field)
 		}
-		return xs, nil
 	}
-	types, err := list("types")
-	if err != nil {
-		return err
-	}
-	ctors, err := list("ctors")
-	if err != nil {
-		return err
-	}
-	recs, err := list("recs")
-	if err != nil {
-		return err
-	}
-	if len(types) == 0 {
+	if len(parts[0].xs) == 0 {
 		return errors.New("inductive: a block without types")
 	}
-	common := func(where string, g map[string]json.RawMessage, d *Decl) (int, []int, error) {
-		n, err := p.name(where+".name", g["name"])
-		if err != nil {
-			return 0, nil, err
-		}
-		lps, err := p.names(where+".levelParams", g["levelParams"])
-		if err != nil {
-			return 0, nil, err
-		}
-		if d.typ, err = p.expr(where+".type", g["type"]); err != nil {
-			return 0, nil, err
-		}
-		if d.Unsafe, err = boolean(where+".isUnsafe", g["isUnsafe"]); err != nil {
-			return 0, nil, err
-		}
-		return n, lps, nil
-	}
-	natFields := func(where string, g map[string]json.RawMessage, ks ...string) error {
-		for _, k := range ks {
-			if _, err := nat(where+"."+k, g[k]); err != nil {
+	for _, part := range parts {
+		for i, x := range part.xs {
+			if err := part.read(fmt.Sprintf("inductive.%s[%d]", part.field, i), x); err != nil {
 				return err
 			}
 		}
-		return nil
 	}
-	boolFields := func(where string, g map[string]json.RawMessage, ks ...string) error {
-		for _, k := range ks {
-			if _, err := boolean(where+"."+k, g[k]); err != nil {
-				return err
-			}
-		}
-		return nil
+	return nil
+}
+
+// inductHeader reads the fields every declaration of an inductive block
+// has — name, levelParams, type, isUnsafe — into d, and returns the name
+// and the level parameters.
+func (p *parser) inductHeader(where string, g map[string]json.RawMessage, d *Decl) (int, []int, error) {
+	n, err := p.name(where+".name", g["name"])
+	if err != nil {
+		return 0, nil, err
 	}
-	for i, t := range types {
-		where := fmt.Sprintf("inductive.types[%d]", i)
-		g, err := fields(where, t, "all", "ctors", "isRec", "isReflexive", "isUnsafe", "levelParams", "name", "numIndices", "numNested", "numParams", "type")
-		if err != nil {
-			return err
-		}
-		d := &Decl{Kind: KindInduct, value: -1}
-		n, lps, err := common(where, g, d)
-		if err != nil {
-			return err
-		}
-		all, err := p.names(where+".all", g["all"])
-		if err != nil {
-			return err
-		}
-		cs, err := p.names(where+".ctors", g["ctors"])
-		if err != nil {
-			return err
-		}
-		if err := natFields(where, g, "numIndices", "numNested", "numParams"); err != nil {
-			return err
-		}
-		if err := boolFields(where, g, "isRec", "isReflexive"); err != nil {
-			return err
-		}
-		d.refs = append(p.keys(all), p.keys(cs)...)
-		if err := p.addDecl(d, n, lps); err != nil {
+	lps, err := p.names(where+".levelParams", g["levelParams"])
+	if err != nil {
+		return 0, nil, err
+	}
+	if d.typ, err = p.expr(where+".type", g["type"]); err != nil {
+		return 0, nil, err
+	}
+	if d.Unsafe, err = boolean(where+".isUnsafe", g["isUnsafe"]); err != nil {
+		return 0, nil, err
+	}
+	return n, lps, nil
+}
+
+// natFields checks that the fields ks of g are natural numbers.
+func natFields(where string, g map[string]json.RawMessage, ks ...string) error {
+	for _, k := range ks {
+		if _, err := nat(where+"."+k, g[k]); err != nil {
 			return err
 		}
 	}
-	for i, c := range ctors {
-		where := fmt.Sprintf("inductive.ctors[%d]", i)
-		g, err := fields(where, c, "cidx", "induct", "isUnsafe", "levelParams", "name", "numFields", "numParams", "type")
-		if err != nil {
-			return err
-		}
-		d := &Decl{Kind: KindCtor, value: -1}
-		n, lps, err := common(where, g, d)
-		if err != nil {
-			return err
-		}
-		ind, err := p.name(where+".induct", g["induct"])
-		if err != nil {
-			return err
-		}
-		if err := natFields(where, g, "cidx", "numFields", "numParams"); err != nil {
-			return err
-		}
-		d.refs = []string{p.e.names[ind].key}
-		if err := p.addDecl(d, n, lps); err != nil {
+	return nil
+}
+
+// boolFields checks that the fields ks of g are booleans.
+func boolFields(where string, g map[string]json.RawMessage, ks ...string) error {
+	for _, k := range ks {
+		if _, err := boolean(where+"."+k, g[k]); err != nil {
 			return err
 		}
 	}
-	for i, r := range recs {
-		where := fmt.Sprintf("inductive.recs[%d]", i)
-		g, err := fields(where, r, "all", "isUnsafe", "k", "levelParams", "name", "numIndices", "numMinors", "numMotives", "numParams", "rules", "type")
-		if err != nil {
-			return err
-		}
-		d := &Decl{Kind: KindRec, value: -1}
-		n, lps, err := common(where, g, d)
-		if err != nil {
-			return err
-		}
-		all, err := p.names(where+".all", g["all"])
-		if err != nil {
-			return err
-		}
-		if err := natFields(where, g, "numIndices", "numMinors", "numMotives", "numParams"); err != nil {
-			return err
-		}
-		if err := boolFields(where, g, "k"); err != nil {
-			return err
-		}
-		d.refs = p.keys(all)
-		var rules []json.RawMessage
-		if err := json.Unmarshal(g["rules"], &rules); err != nil || rules == nil {
-			return fmt.Errorf("%s.rules: not an array", where)
-		}
-		for j, rr := range rules {
-			rw := fmt.Sprintf("%s.rules[%d]", where, j)
-			h, err := fields(rw, rr, "ctor", "nfields", "rhs")
-			if err != nil {
-				return err
-			}
-			c, err := p.name(rw+".ctor", h["ctor"])
-			if err != nil {
-				return err
-			}
-			if _, err := nat(rw+".nfields", h["nfields"]); err != nil {
-				return err
-			}
-			rhs, err := p.expr(rw+".rhs", h["rhs"])
-			if err != nil {
-				return err
-			}
-			d.refs = append(d.refs, p.e.names[c].key)
-			d.extra = append(d.extra, rhs)
-		}
-		if err := p.addDecl(d, n, lps); err != nil {
+	return nil
+}
+
+// inductType reads one type of an inductive block.
+func (p *parser) inductType(where string, t json.RawMessage) error {
+	g, err := fields(where, t, "all", "ctors", "isRec", "isReflexive", "isUnsafe", "levelParams", "name", "numIndices", "numNested", "numParams", "type")
+	if err != nil {
+		return err
+	}
+	d := &Decl{Kind: KindInduct, value: -1}
+	n, lps, err := p.inductHeader(where, g, d)
+	if err != nil {
+		return err
+	}
+	all, err := p.names(where+".all", g["all"])
+	if err != nil {
+		return err
+	}
+	cs, err := p.names(where+".ctors", g["ctors"])
+	if err != nil {
+		return err
+	}
+	if err := natFields(where, g, "numIndices", "numNested", "numParams"); err != nil {
+		return err
+	}
+	if err := boolFields(where, g, "isRec", "isReflexive"); err != nil {
+		return err
+	}
+	d.refs = append(p.keys(all), p.keys(cs)...)
+	return p.addDecl(d, n, lps)
+}
+
+// inductCtor reads one constructor of an inductive block.
+func (p *parser) inductCtor(where string, c json.RawMessage) error {
+	g, err := fields(where, c, "cidx", "induct", "isUnsafe", "levelParams", "name", "numFields", "numParams", "type")
+	if err != nil {
+		return err
+	}
+	d := &Decl{Kind: KindCtor, value: -1}
+	n, lps, err := p.inductHeader(where, g, d)
+	if err != nil {
+		return err
+	}
+	ind, err := p.name(where+".induct", g["induct"])
+	if err != nil {
+		return err
+	}
+	if err := natFields(where, g, "cidx", "numFields", "numParams"); err != nil {
+		return err
+	}
+	d.refs = []string{p.e.names[ind].key}
+	return p.addDecl(d, n, lps)
+}
+
+// inductRec reads one recursor of an inductive block, with its rules.
+func (p *parser) inductRec(where string, r json.RawMessage) error {
+	g, err := fields(where, r, "all", "isUnsafe", "k", "levelParams", "name", "numIndices", "numMinors", "numMotives", "numParams", "rules", "type")
+	if err != nil {
+		return err
+	}
+	d := &Decl{Kind: KindRec, value: -1}
+	n, lps, err := p.inductHeader(where, g, d)
+	if err != nil {
+		return err
+	}
+	all, err := p.names(where+".all", g["all"])
+	if err != nil {
+		return err
+	}
+	if err := natFields(where, g, "numIndices", "numMinors", "numMotives", "numParams"); err != nil {
+		return err
+	}
+	if err := boolFields(where, g, "k"); err != nil {
+		return err
+	}
+	d.refs = p.keys(all)
+	var rules []json.RawMessage
+	if err := json.Unmarshal(g["rules"], &rules); err != nil || rules == nil {
+		return fmt.Errorf("%s.rules: not an array", where)
+	}
+	for j, rr := range rules {
+		if err := p.recRule(fmt.Sprintf("%s.rules[%d]", where, j), rr, d); err != nil {
 			return err
 		}
 	}
+	return p.addDecl(d, n, lps)
+}
+
+// recRule reads one rule of a recursor d: the constructor it is for
+// (a reference of d) and its right-hand side.
+func (p *parser) recRule(where string, rr json.RawMessage, d *Decl) error {
+	h, err := fields(where, rr, "ctor", "nfields", "rhs")
+	if err != nil {
+		return err
+	}
+	c, err := p.name(where+".ctor", h["ctor"])
+	if err != nil {
+		return err
+	}
+	if _, err := nat(where+".nfields", h["nfields"]); err != nil {
+		return err
+	}
+	rhs, err := p.expr(where+".rhs", h["rhs"])
+	if err != nil {
+		return err
+	}
+	d.refs = append(d.refs, p.e.names[c].key)
+	d.extra = append(d.extra, rhs)
 	return nil
 }
 

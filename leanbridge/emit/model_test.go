@@ -1,4 +1,4 @@
-package leanemit
+package emit
 
 import (
 	"encoding/json"

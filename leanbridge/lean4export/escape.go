@@ -1,6 +1,7 @@
-package leanexport
+package lean4export
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -90,4 +91,15 @@ func Printable(s string) bool {
 		i += n
 	}
 	return true
+}
+
+// EscapeError returns err itself when its message is Printable (the
+// messages of this package escape the names they quote), else an error
+// whose message is Escape of err's: a message that quotes a name or path
+// from the input keeps no control character.
+func EscapeError(err error) error {
+	if err == nil || Printable(err.Error()) {
+		return err
+	}
+	return errors.New(Escape(err.Error()))
 }

@@ -1,4 +1,4 @@
-package leanexport
+package lean4export
 
 import (
 	"fmt"

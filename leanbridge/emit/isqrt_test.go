@@ -1,4 +1,4 @@
-package leanemit
+package emit
 
 import (
 	"math/big"

@@ -1,4 +1,4 @@
-// Package leanemit turns a certificate directory into Lean modules that
+// Package emit turns a certificate directory into Lean modules that
 // the kernel checks: for each adjointness certificate of a primitive the
 // Lean project gives a semantics (Covered), a module
 // Tlcheck.Certs.Adjointness.<op> holding the recorded cases as AdjCase
@@ -43,7 +43,7 @@
 // for what is emitted, the Lean kernel's. Names reach Lean only from a
 // closed list (Covered, the two composition module names) and the rationals only as digits: anything else
 // is rejected, never escaped. The bytes are a function of the directory.
-package leanemit
+package emit
 
 import (
 	"bytes"
