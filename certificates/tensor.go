@@ -100,20 +100,20 @@ func (e Enclosure) decode(file, field string) (spec.Interval, error) {
 // Attrs are a primitive application's attributes in a certificate.
 // Constants are exact rationals.
 type Attrs struct {
-	Axis   int      `json:"axis,omitempty"`
-	Axis2  int      `json:"axis2,omitempty"`
-	Shape  []int    `json:"shape,omitempty"`
-	Perm   []int    `json:"perm,omitempty"`
-	Start  int      `json:"start,omitempty"`
-	End    int      `json:"end,omitempty"`
-	C      string   `json:"c,omitempty"`
-	Lo     string   `json:"lo,omitempty"`
-	Hi     string   `json:"hi,omitempty"`
-	Eps    string   `json:"eps,omitempty"`
-	P      string   `json:"p,omitempty"`
-	Seed   uint64   `json:"seed,omitempty"`
-	Values []string `json:"values,omitempty"`
-	Window *Window  `json:"window,omitempty"`
+	Axis   int          `json:"axis,omitempty"`
+	Axis2  int          `json:"axis2,omitempty"`
+	Shape  []int        `json:"shape,omitempty"`
+	Perm   []int        `json:"perm,omitempty"`
+	Start  int          `json:"start,omitempty"`
+	End    int          `json:"end,omitempty"`
+	C      string       `json:"c,omitempty"`
+	Lo     string       `json:"lo,omitempty"`
+	Hi     string       `json:"hi,omitempty"`
+	Eps    string       `json:"eps,omitempty"`
+	P      string       `json:"p,omitempty"`
+	Seed   uint64       `json:"seed,omitempty"`
+	Values []string     `json:"values,omitempty"`
+	Window *spec.Window `json:"window,omitempty"`
 	// The attributes of pad, gather, lrn, shrink and hard_masked_softmax.
 	Widths       []int  `json:"widths,omitempty"`
 	Mode         string `json:"mode,omitempty"`
@@ -126,19 +126,6 @@ type Attrs struct {
 	Bias         string `json:"bias,omitempty"`
 	Lambd        string `json:"lambd,omitempty"`
 	Mask         []bool `json:"mask,omitempty"`
-}
-
-// Window is spec.Window, the geometry of conv, conv_transpose and the
-// pools, in a certificate.
-type Window struct {
-	Kernel          []int `json:"kernel"`
-	Stride          []int `json:"stride"`
-	Pads            []int `json:"pads,omitempty"`
-	Dilation        []int `json:"dilation,omitempty"`
-	OutputPadding   []int `json:"output_padding,omitempty"`
-	Groups          int   `json:"groups,omitempty"`
-	CeilMode        bool  `json:"ceil_mode,omitempty"`
-	CountIncludePad bool  `json:"count_include_pad,omitempty"`
 }
 
 // EncodeAttrs converts registry attributes.
@@ -160,10 +147,7 @@ func EncodeAttrs(a *spec.Attrs) Attrs {
 	for _, v := range a.Values {
 		out.Values = append(out.Values, r(v))
 	}
-	if w := a.Window.Clone(); w != nil {
-		out.Window = &Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
-			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}
-	}
+	out.Window = a.Window.Clone()
 	out.Widths, out.Mode, out.Value = append([]int(nil), a.Widths...), a.Mode, r(a.Value)
 	out.Indices, out.IndicesShape = append([]int(nil), a.Indices...), append([]int(nil), a.IndicesShape...)
 	out.Size, out.Alpha, out.Beta, out.Bias, out.Lambd = a.Size, r(a.Alpha), r(a.Beta), r(a.Bias), r(a.Lambd)
@@ -203,9 +187,6 @@ func (a Attrs) decode(file, field string) (*spec.Attrs, error) {
 		}
 		out.Values = append(out.Values, r.Big())
 	}
-	if w := a.Window; w != nil {
-		out.Window = (&spec.Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
-			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}).Clone()
-	}
+	out.Window = a.Window.Clone()
 	return out, nil
 }

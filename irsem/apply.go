@@ -275,7 +275,7 @@ func nodeApplication(g *Graph, p *Payload, id int, full bool) (Application, erro
 		// conv(x, W[, b]) with W and b from the payload; b only when the
 		// payload has one (a plan application, without payload, has it
 		// iff the tag could: never assumed, so plans pass x and W).
-		ws, bs := n.Kind.Window.ParamShapes(op)
+		ws, bs := paramShapes(op, n.Kind.Window)
 		args := []Arg{parentArg(0, in[0]), paramArg(e, ParamW, ws)}
 		if full && e != nil && e.B != nil {
 			args = append(args, paramArg(e, ParamB, bs))

@@ -319,8 +319,22 @@ type Kind struct {
 	// extent.
 	ChannelAxis, Channels int
 	// Window is the geometry of the window tags: conv, conv_transpose,
-	// max_pool, max_pool_nd, avg_pool, avg_pool_nd.
-	Window *Window
+	// max_pool, max_pool_nd, avg_pool, avg_pool_nd. Each tag reads the
+	// fields its wire attributes name and leaves the others zero:
+	//
+	//   - Kernel, Stride: every window tag, one entry per spatial axis.
+	//   - Padding: conv, max_pool, avg_pool (TorchLean), symmetric, one
+	//     entry per spatial axis.
+	//   - Pads: conv_transpose, max_pool_nd, avg_pool_nd, 2 per spatial
+	//     axis: every begin, then every end (ONNX order).
+	//   - Dilation: conv, conv_transpose, max_pool_nd, avg_pool_nd.
+	//   - Groups, InChannels, OutChannels: conv, conv_transpose. The
+	//     channel axis is the one just before the spatial axes, so a 2-D
+	//     conv reads NCHW (or CHW), and every axis before it is mapped
+	//     independently.
+	//   - OutputPadding: conv_transpose.
+	//   - CeilMode: max_pool_nd, avg_pool_nd; CountIncludePad: avg_pool_nd.
+	Window *spec.Window
 
 	// Widths, Mode and Value are pad's widths (2·rank: every begin, then
 	// every end), mode and constant-mode fill value.
@@ -350,33 +364,6 @@ type HardMask struct {
 	Allowed []bool
 }
 
-// Window is the geometry of a convolution or pooling over the trailing
-// len(Kernel) axes of its input (the spatial axes); the registry's
-// spec.Window states the semantics. Each tag reads the fields its wire
-// attributes name and leaves the others zero:
-//
-//   - Kernel, Stride: every window tag, one entry per spatial axis.
-//   - Padding: conv, max_pool, avg_pool (TorchLean), symmetric, one entry
-//     per spatial axis.
-//   - Pads: conv_transpose, max_pool_nd, avg_pool_nd, 2 per spatial axis:
-//     every begin, then every end (ONNX order).
-//   - Dilation: conv, conv_transpose, max_pool_nd, avg_pool_nd.
-//   - Groups, InChannels, OutChannels: conv, conv_transpose. The channel
-//     axis is the one just before the spatial axes, so a 2-D conv reads
-//     NCHW (or CHW), and every axis before it is mapped independently.
-//   - OutputPadding: conv_transpose.
-//   - CeilMode: max_pool_nd, avg_pool_nd; CountIncludePad: avg_pool_nd.
-type Window struct {
-	Kernel, Stride, Padding []int
-	Dilation                []int
-	Groups                  int
-	InChannels, OutChannels int
-	Pads                    []int
-	CeilMode                bool
-	CountIncludePad         bool
-	OutputPadding           []int
-}
-
 func cloneInts(xs []int) []int {
 	if xs == nil {
 		return nil
@@ -394,12 +381,7 @@ func (k Kind) Clone() Kind {
 	if k.Mask != nil {
 		c.Mask = &HardMask{Shape: cloneShape(k.Mask.Shape), Allowed: append([]bool{}, k.Mask.Allowed...)}
 	}
-	if k.Window != nil {
-		w := *k.Window
-		w.Kernel, w.Stride, w.Padding, w.Dilation = cloneInts(w.Kernel), cloneInts(w.Stride), cloneInts(w.Padding), cloneInts(w.Dilation)
-		w.Pads, w.OutputPadding = cloneInts(w.Pads), cloneInts(w.OutputPadding)
-		c.Window = &w
-	}
+	c.Window = k.Window.Clone()
 	c.cloneRegops(k)
 	return c
 }

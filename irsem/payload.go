@@ -205,7 +205,7 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 		}
 		return expectParam(id, op, ParamB, e.B, spec.Shape{out})
 	case OpConv, OpConvTranspose:
-		ws, bs := k.Window.ParamShapes(op)
+		ws, bs := paramShapes(op, k.Window)
 		if _, err := ws.Check(0); err != nil {
 			return &Error{Node: id, Op: string(op), Elem: -1, Msg: "payload \"W\"", Err: err}
 		}

@@ -250,9 +250,9 @@ func decodeNodeField(n *Node, info *OpInfo, f jfield, budget *ratBudget) error {
 		}
 		return errors.New("unknown field")
 	}
-	win := func() *Window {
+	win := func() *spec.Window {
 		if k.Window == nil {
-			k.Window = &Window{}
+			k.Window = &spec.Window{}
 		}
 		return k.Window
 	}
