@@ -78,8 +78,11 @@ const (
 	OpInstanceNorm Op = "instance_norm"
 )
 
-// Wire attribute field names. Each tag reads exactly the attributes its
-// OpInfo.Attrs lists, and the canonical encoding writes them in that order.
+// Wire attribute field names: Go names for the attributes the registry
+// declares (spec.AttrSpecs, which states each one's type and meaning; a
+// test holds these constants to it). Each tag reads exactly the
+// attributes its OpInfo.Attrs lists, and the canonical encoding writes
+// them in that order.
 const (
 	AttrValueShape  = "value_shape"  // const: the constant's shape (equals the node's shape)
 	AttrSeed        = "seed"         // rand_uniform, bernoulli_mask: the splitmix64 stream key

@@ -160,13 +160,13 @@ func DecodeGraph(data []byte) (*Graph, error) {
 	return g, nil
 }
 
-// attrNames is every attribute name, for telling a misplaced attribute
-// from an unknown field.
-var attrNames = []string{AttrValueShape, AttrSeed, AttrAxis, AttrAxis1, AttrAxis2, AttrPerm, AttrFromShape, AttrToShape,
-	AttrInShape, AttrOutShape, AttrMask, AttrChannelAxis, AttrChannels, AttrKernel, AttrStride, AttrPadding, AttrDilation,
-	AttrGroups, AttrInChannels, AttrOutChannels, AttrPads, AttrCeilMode, AttrCountIncludePad, AttrOutputPadding,
-	AttrWidths, AttrMode, AttrValue, AttrIndicesShape, AttrIndices, AttrSize, AttrAlpha, AttrBeta, AttrBias,
-	AttrC, AttrLo, AttrHi, AttrLambd, AttrStart, AttrEnd}
+// isAttrName reports whether name is an attribute of some IR tag, as the
+// registry declares it (spec.AttrSpecs), for telling a misplaced
+// attribute from an unknown field.
+func isAttrName(name string) bool {
+	a, ok := spec.LookupAttr(name)
+	return ok && a.IR
+}
 
 func decodeShape(raw []byte) (spec.Shape, error) {
 	xs, err := decodeInts(raw, maxExtent, spec.MaxRank)
@@ -245,7 +245,7 @@ func decodeNodeField(n *Node, info *OpInfo, f jfield, budget *ratBudget) error {
 		return err
 	}
 	if !info.hasAttr(f.key) {
-		if contains(attrNames, f.key) {
+		if isAttrName(f.key) {
 			return fmt.Errorf("%s takes no %q attribute", info.Op, f.key)
 		}
 		return errors.New("unknown field")
