@@ -463,7 +463,7 @@ func rederiveRange(file string, f *RangeFile, g *irsem.Graph, p *irsem.Payload, 
 // so that irsem.DenoteAll over spec.Rat evaluates it.
 func exactGraph(g *irsem.Graph) bool {
 	for i := range g.Nodes {
-		if info, ok := irsem.Info(g.Nodes[i].Kind.Op); !ok || !info.Exact {
+		if info, ok := irsem.LookupTag(g.Nodes[i].Kind.Op); !ok || !info.Exact {
 			return false
 		}
 	}

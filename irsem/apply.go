@@ -116,7 +116,7 @@ type Step struct {
 //     non-positive ε can produce it). The composed form is the plain
 //     log(softplus(x)+ε), not the registry's stable form, so that the
 //     derivative also flows to ε.
-//   - every other tag is one step of its OpInfo.Prim over its parents with
+//   - every other tag is one step of its TagInfo.Prim over its parents with
 //     the attributes its Kind carries.
 type Application struct {
 	// Node is the node's id and Op its tag.

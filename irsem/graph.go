@@ -340,7 +340,7 @@ func registryShape(prim string, a *spec.Attrs, in []spec.Shape, field string) (s
 
 // inferShape computes a node's output shape from its parents' declared
 // shapes and its attributes, or explains why they are incompatible.
-func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
+func inferShape(n *Node, o *TagInfo, in []spec.Shape) (spec.Shape, error) {
 	k := &n.Kind
 	switch k.Op {
 	case OpInput, OpRandUniform:
@@ -482,7 +482,7 @@ func paramShapes(op Op, w *spec.Window) (W, b spec.Shape) {
 // attributes imply). Output extent per spatial axis, floor mode: (n + pb +
 // pe − (d(k−1)+1))/s + 1 (d = 1 for max_pool and avg_pool, pb = pe =
 // padding); spec.Window states ceil mode and conv_transpose.
-func windowShape(n *Node, o *OpInfo, x spec.Shape) (spec.Shape, error) {
+func windowShape(n *Node, o *TagInfo, x spec.Shape) (spec.Shape, error) {
 	op, w := n.Kind.Op, n.Kind.Window
 	if w == nil {
 		return nil, fieldErrf(AttrKernel, "missing")

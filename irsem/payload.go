@@ -13,7 +13,7 @@ import (
 type RatTensor = spec.Tensor[spec.Rat]
 
 // Params is one payload entry: the parameters of one node. Which fields a
-// tag reads is listed in its OpInfo.Params (Required must be present); the
+// tag reads is listed in its TagInfo.Params (Required must be present); the
 // rest must be nil.
 //
 //	const            Value (shape value_shape)

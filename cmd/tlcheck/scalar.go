@@ -23,7 +23,7 @@ const scalarAuto = "auto"
 func autoScalar(fs *irFiles) (scalar, why string) {
 	for i := range fs.g.Nodes {
 		op := fs.g.Nodes[i].Kind.Op
-		if info, ok := irsem.Info(op); !ok || !info.Exact {
+		if info, ok := irsem.LookupTag(op); !ok || !info.Exact {
 			return "interval", fmt.Sprintf("node %d (%s) has no exact rational semantics", i, op)
 		}
 	}
