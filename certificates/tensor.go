@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"reflect"
 	"regexp"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -97,23 +99,26 @@ func (e Enclosure) decode(file, field string) (spec.Interval, error) {
 	return spec.Interval{Lo: out[0], Hi: out[1]}, nil
 }
 
-// Attrs are a primitive application's attributes in a certificate.
-// Constants are exact rationals.
+// Attrs are a primitive application's attributes in a certificate: the
+// fields of spec.Attrs under the names spec.AttrSpecs declares, in its
+// order, each omitted when unset; constants are exact rationals as "p/q"
+// strings. EncodeAttrs and decode convert field by field as the
+// declaration's types say, and a test holds the JSON names to it.
 type Attrs struct {
-	Axis   int      `json:"axis,omitempty"`
-	Axis2  int      `json:"axis2,omitempty"`
-	Shape  []int    `json:"shape,omitempty"`
-	Perm   []int    `json:"perm,omitempty"`
-	Start  int      `json:"start,omitempty"`
-	End    int      `json:"end,omitempty"`
-	C      string   `json:"c,omitempty"`
-	Lo     string   `json:"lo,omitempty"`
-	Hi     string   `json:"hi,omitempty"`
-	Eps    string   `json:"eps,omitempty"`
-	P      string   `json:"p,omitempty"`
-	Seed   uint64   `json:"seed,omitempty"`
-	Values []string `json:"values,omitempty"`
-	Window *Window  `json:"window,omitempty"`
+	Axis   int          `json:"axis,omitempty"`
+	Axis2  int          `json:"axis2,omitempty"`
+	Shape  []int        `json:"shape,omitempty"`
+	Perm   []int        `json:"perm,omitempty"`
+	Start  int          `json:"start,omitempty"`
+	End    int          `json:"end,omitempty"`
+	C      string       `json:"c,omitempty"`
+	Lo     string       `json:"lo,omitempty"`
+	Hi     string       `json:"hi,omitempty"`
+	Eps    string       `json:"eps,omitempty"`
+	P      string       `json:"p,omitempty"`
+	Seed   uint64       `json:"seed,omitempty"`
+	Values []string     `json:"values,omitempty"`
+	Window *spec.Window `json:"window,omitempty"`
 	// The attributes of pad, gather, lrn, shrink and hard_masked_softmax.
 	Widths       []int  `json:"widths,omitempty"`
 	Mode         string `json:"mode,omitempty"`
@@ -128,84 +133,113 @@ type Attrs struct {
 	Mask         []bool `json:"mask,omitempty"`
 }
 
-// Window is spec.Window, the geometry of conv, conv_transpose and the
-// pools, in a certificate.
-type Window struct {
-	Kernel          []int `json:"kernel"`
-	Stride          []int `json:"stride"`
-	Pads            []int `json:"pads,omitempty"`
-	Dilation        []int `json:"dilation,omitempty"`
-	OutputPadding   []int `json:"output_padding,omitempty"`
-	Groups          int   `json:"groups,omitempty"`
-	CeilMode        bool  `json:"ceil_mode,omitempty"`
-	CountIncludePad bool  `json:"count_include_pad,omitempty"`
+// attrFields lists the declared attributes that spec.Attrs holds in a
+// field of its own, in declaration order.
+func attrFields() []spec.AttrSpec {
+	var out []spec.AttrSpec
+	for _, a := range spec.AttrSpecs() {
+		if a.Field != "" && !strings.Contains(a.Field, ".") {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // EncodeAttrs converts registry attributes.
 func EncodeAttrs(a *spec.Attrs) Attrs {
+	var out Attrs
 	if a == nil {
-		return Attrs{}
+		return out
 	}
-	r := func(x *big.Rat) string {
-		if x == nil {
-			return ""
+	src, dst := reflect.ValueOf(a).Elem(), reflect.ValueOf(&out).Elem()
+	for _, at := range attrFields() {
+		s, d := src.FieldByName(at.Field), dst.FieldByName(at.Field)
+		switch at.Type {
+		case spec.AttrRat:
+			d.SetString(ratString(s.Interface().(*big.Rat)))
+		case spec.AttrRats:
+			for _, v := range s.Interface().([]*big.Rat) {
+				d.Set(reflect.Append(d, reflect.ValueOf(ratString(v))))
+			}
+		case spec.AttrWindow:
+			out.Window = a.Window.Clone()
+		default:
+			d.Set(copyValue(s, d.Type()))
 		}
-		return x.RatString()
 	}
-	out := Attrs{Axis: a.Axis, Axis2: a.Axis2, Perm: append([]int(nil), a.Perm...), Start: a.Start, End: a.End,
-		C: r(a.C), Lo: r(a.Lo), Hi: r(a.Hi), Eps: r(a.Eps), P: r(a.P), Seed: a.Seed}
-	if a.Shape != nil {
-		out.Shape = append([]int{}, a.Shape...)
-	}
-	for _, v := range a.Values {
-		out.Values = append(out.Values, r(v))
-	}
-	if w := a.Window.Clone(); w != nil {
-		out.Window = &Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
-			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}
-	}
-	out.Widths, out.Mode, out.Value = append([]int(nil), a.Widths...), a.Mode, r(a.Value)
-	out.Indices, out.IndicesShape = append([]int(nil), a.Indices...), append([]int(nil), a.IndicesShape...)
-	out.Size, out.Alpha, out.Beta, out.Bias, out.Lambd = a.Size, r(a.Alpha), r(a.Beta), r(a.Bias), r(a.Lambd)
-	out.Mask = append([]bool(nil), a.Mask...)
 	return out
 }
 
+// ratString is a rational attribute's certificate spelling: "p/q" or
+// "p", "" when unset.
+func ratString(x *big.Rat) string {
+	if x == nil {
+		return ""
+	}
+	return x.RatString()
+}
+
+// copyValue converts an attribute value of a scalar, slice or Shape type
+// to type t, copying a slice (nil stays nil) so that nothing is shared.
+func copyValue(v reflect.Value, t reflect.Type) reflect.Value {
+	if v.Kind() != reflect.Slice {
+		return v.Convert(t)
+	}
+	if v.IsNil() {
+		return reflect.Zero(t)
+	}
+	c := reflect.MakeSlice(t, v.Len(), v.Len())
+	reflect.Copy(c, v.Convert(t))
+	return c
+}
+
 func (a Attrs) decode(file, field string) (*spec.Attrs, error) {
-	out := &spec.Attrs{Axis: a.Axis, Axis2: a.Axis2, Perm: a.Perm, Start: a.Start, End: a.End, Seed: a.Seed,
-		Widths: append([]int(nil), a.Widths...), Mode: a.Mode, Indices: append([]int(nil), a.Indices...),
-		Size: a.Size, Mask: append([]bool(nil), a.Mask...)}
-	if a.IndicesShape != nil || a.Indices != nil {
-		out.IndicesShape = spec.Shape(append([]int{}, a.IndicesShape...))
-	}
-	if a.Shape != nil {
-		out.Shape = spec.Shape(append([]int{}, a.Shape...))
-	}
-	for _, kv := range []struct {
-		name string
-		v    string
-		dst  **big.Rat
-	}{{"c", a.C, &out.C}, {"lo", a.Lo, &out.Lo}, {"hi", a.Hi, &out.Hi}, {"eps", a.Eps, &out.Eps}, {"p", a.P, &out.P},
-		{"value", a.Value, &out.Value}, {"alpha", a.Alpha, &out.Alpha}, {"beta", a.Beta, &out.Beta}, {"bias", a.Bias, &out.Bias}, {"lambd", a.Lambd, &out.Lambd}} {
-		if kv.v == "" {
+	out := &spec.Attrs{}
+	src, dst := reflect.ValueOf(a), reflect.ValueOf(out).Elem()
+	decl := attrFields()
+	// The rationals first, then the rational lists, then the rest: the
+	// order the first malformed one is reported in.
+	for _, at := range decl {
+		if at.Type != spec.AttrRat {
 			continue
 		}
-		r, err := decodeRat(file, field+"."+kv.name, kv.v)
+		v := src.FieldByName(at.Field).String()
+		if v == "" {
+			continue
+		}
+		r, err := decodeRat(file, field+"."+at.Name, v)
 		if err != nil {
 			return nil, err
 		}
-		*kv.dst = r.Big()
+		dst.FieldByName(at.Field).Set(reflect.ValueOf(r.Big()))
 	}
-	for i, v := range a.Values {
-		r, err := decodeRat(file, fmt.Sprintf("%s.values[%d]", field, i), v)
-		if err != nil {
-			return nil, err
+	for _, at := range decl {
+		if at.Type != spec.AttrRats {
+			continue
 		}
-		out.Values = append(out.Values, r.Big())
+		d := dst.FieldByName(at.Field)
+		for i, v := range src.FieldByName(at.Field).Interface().([]string) {
+			r, err := decodeRat(file, fmt.Sprintf("%s.%s[%d]", field, at.Name, i), v)
+			if err != nil {
+				return nil, err
+			}
+			d.Set(reflect.Append(d, reflect.ValueOf(r.Big())))
+		}
 	}
-	if w := a.Window; w != nil {
-		out.Window = (&spec.Window{Kernel: w.Kernel, Stride: w.Stride, Pads: w.Pads, Dilation: w.Dilation, OutputPadding: w.OutputPadding,
-			Groups: w.Groups, CeilMode: w.CeilMode, CountIncludePad: w.CountIncludePad}).Clone()
+	for _, at := range decl {
+		switch at.Type {
+		case spec.AttrRat, spec.AttrRats:
+		case spec.AttrWindow:
+			out.Window = a.Window.Clone()
+		default:
+			d := dst.FieldByName(at.Field)
+			d.Set(copyValue(src.FieldByName(at.Field), d.Type()))
+		}
+	}
+	// gather's scalar indices: an indices_shape of [] is omitted, and
+	// read back as [] (not nil) when there are indices.
+	if out.IndicesShape == nil && a.Indices != nil {
+		out.IndicesShape = spec.Shape{}
 	}
 	return out, nil
 }

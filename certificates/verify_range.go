@@ -302,7 +302,7 @@ func rangeContainsAt(file string, cert *ranges.Certificate, name string, x spec.
 // so that irsem.DenoteAll over spec.Rat evaluates it.
 func exactGraph(g *irsem.Graph) bool {
 	for i := range g.Nodes {
-		if info, ok := irsem.Info(g.Nodes[i].Kind.Op); !ok || !info.Exact {
+		if info, ok := irsem.LookupTag(g.Nodes[i].Kind.Op); !ok || !info.Exact {
 			return false
 		}
 	}

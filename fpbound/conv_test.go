@@ -15,7 +15,7 @@ func cnn(seed uint64, h, c int) (*irsem.Graph, *irsem.Payload, irsem.RatTensor) 
 	r := newRand(seed)
 	b := newBuilder(spec.Shape{1, 3, h, h})
 	conv := func(x, in, out, size int) int {
-		w := irsem.Window{Kernel: []int{3, 3}, Stride: []int{1, 1}, Padding: []int{1, 1}, Dilation: []int{1, 1}, Groups: 1, InChannels: in, OutChannels: out}
+		w := spec.Window{Kernel: []int{3, 3}, Stride: []int{1, 1}, Padding: []int{1, 1}, Dilation: []int{1, 1}, Groups: 1, InChannels: in, OutChannels: out}
 		id := b.node(irsem.Kind{Op: irsem.OpConv, Window: &w}, spec.Shape{1, out, size, size}, x)
 		wt := randTensor(r, spec.Shape{out, in, 3, 3}, 1/math.Sqrt(float64(9*in)))
 		bias := randTensor(r, spec.Shape{out}, 0.1)
@@ -23,7 +23,7 @@ func cnn(seed uint64, h, c int) (*irsem.Graph, *irsem.Payload, irsem.RatTensor) 
 		return id
 	}
 	pool := func(op irsem.Op, x, ch, size int) int {
-		w := irsem.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}
+		w := spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}
 		return b.node(irsem.Kind{Op: op, Window: &w}, spec.Shape{1, ch, size / 2, size / 2}, x)
 	}
 	x := conv(0, 3, c, h)

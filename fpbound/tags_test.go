@@ -77,9 +77,9 @@ func TestSoundPerTag(t *testing.T) {
 		}},
 		{"max_pool avg_pool", func(r randSrc) (*builder, irsem.RatTensor) {
 			b := newBuilder(spec.Shape{1, 2, 6, 6})
-			w := irsem.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}
+			w := spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}
 			m := b.node(irsem.Kind{Op: irsem.OpMaxPool, Window: &w}, spec.Shape{1, 2, 3, 3}, 0)
-			w2 := irsem.Window{Kernel: []int{3, 3}, Stride: []int{1, 1}, Padding: []int{1, 1}}
+			w2 := spec.Window{Kernel: []int{3, 3}, Stride: []int{1, 1}, Padding: []int{1, 1}}
 			b.node(irsem.Kind{Op: irsem.OpAvgPool, Window: &w2}, spec.Shape{1, 2, 3, 3}, m)
 			return b, randTensor(r, spec.Shape{1, 2, 6, 6}, 1)
 		}},

@@ -198,7 +198,7 @@ func (b *builder) convNode(t testing.TB, r *rand.Rand, parent int, in spec.Shape
 	oh, ow := in[2]+2*pad-kh+1, in[3]+2*pad-kw+1
 	out := sh(in[0], cout, oh, ow)
 	id := b.add(irsem.OpConv, []int{parent}, out, func(k *irsem.Kind) {
-		k.Window = &irsem.Window{Kernel: []int{kh, kw}, Stride: []int{1, 1}, Padding: []int{pad, pad}, Dilation: []int{1, 1}, Groups: 1, InChannels: cin, OutChannels: cout}
+		k.Window = &spec.Window{Kernel: []int{kh, kw}, Stride: []int{1, 1}, Padding: []int{pad, pad}, Dilation: []int{1, 1}, Groups: 1, InChannels: cin, OutChannels: cout}
 	})
 	bound := 1 / math.Sqrt(float64(cin*kh*kw))
 	b.p[id] = &irsem.Params{W: f32Tensor(t, r, sh(cout, cin, kh, kw), bound), B: f32Tensor(t, r, sh(cout), bound)}
@@ -219,7 +219,7 @@ func smallCNN(t testing.TB) (*irsem.Graph, *irsem.Payload, irsem.RatTensor) {
 	r2 := b.add(irsem.OpRelu, []int{c2}, s2)
 	ps := sh(1, 16, 16, 16)
 	mp := b.add(irsem.OpMaxPool, []int{r2}, ps, func(k *irsem.Kind) {
-		k.Window = &irsem.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}
+		k.Window = &spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}
 	})
 	rs := b.add(irsem.OpReshape, []int{mp}, sh(1, 4096), func(k *irsem.Kind) { k.InShape, k.OutShape = ps, sh(1, 4096) })
 	ln := b.add(irsem.OpLinear, []int{rs}, sh(1, 10))

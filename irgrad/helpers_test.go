@@ -167,16 +167,16 @@ func zoo(t testing.TB) []zooCase {
 	// mode and dilation.
 	{
 		b := newBuilder(sh(1, 2, 5))
-		win := func(w irsem.Window) func(*irsem.Kind) { return func(k *irsem.Kind) { k.Window = &w } }
-		cv := b.add(irsem.OpConv, []int{0}, sh(1, 4, 4), win(irsem.Window{Kernel: []int{2}, Stride: []int{1}, Padding: []int{0}, Dilation: []int{1}, Groups: 2, InChannels: 2, OutChannels: 4}))
+		win := func(w spec.Window) func(*irsem.Kind) { return func(k *irsem.Kind) { k.Window = &w } }
+		cv := b.add(irsem.OpConv, []int{0}, sh(1, 4, 4), win(spec.Window{Kernel: []int{2}, Stride: []int{1}, Padding: []int{0}, Dilation: []int{1}, Groups: 2, InChannels: 2, OutChannels: 4}))
 		b.p[cv] = &irsem.Params{W: rtp(t, sh(4, 1, 2), "1", "-1/2", "2", "1/3", "-1", "3/2", "1/4", "1"), B: rtp(t, sh(4), "0", "1", "-1/2", "2")}
-		mp := b.add(irsem.OpMaxPool, []int{cv}, sh(1, 4, 3), win(irsem.Window{Kernel: []int{2}, Stride: []int{1}, Padding: []int{0}}))
-		ap := b.add(irsem.OpAvgPool, []int{cv}, sh(1, 4, 3), win(irsem.Window{Kernel: []int{3}, Stride: []int{2}, Padding: []int{2}}))
+		mp := b.add(irsem.OpMaxPool, []int{cv}, sh(1, 4, 3), win(spec.Window{Kernel: []int{2}, Stride: []int{1}, Padding: []int{0}}))
+		ap := b.add(irsem.OpAvgPool, []int{cv}, sh(1, 4, 3), win(spec.Window{Kernel: []int{3}, Stride: []int{2}, Padding: []int{2}}))
 		ad := b.add(irsem.OpAdd, []int{mp, ap}, sh(1, 4, 3))
-		ct := b.add(irsem.OpConvTranspose, []int{ad}, sh(1, 2, 7), win(irsem.Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 0}, Dilation: []int{1}, OutputPadding: []int{1}, Groups: 1, InChannels: 4, OutChannels: 2}))
+		ct := b.add(irsem.OpConvTranspose, []int{ad}, sh(1, 2, 7), win(spec.Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 0}, Dilation: []int{1}, OutputPadding: []int{1}, Groups: 1, InChannels: 4, OutChannels: 2}))
 		b.p[ct] = &irsem.Params{W: rtp(t, sh(4, 2, 3), "1", "0", "-1", "1/2", "2", "1", "-1/3", "1", "0", "2", "-1", "1/4", "1", "1", "1", "-2", "1/2", "3", "0", "1", "-1", "1/3", "2", "-1/2")}
-		mn := b.add(irsem.OpMaxPoolND, []int{ct}, sh(1, 2, 4), win(irsem.Window{Kernel: []int{2}, Stride: []int{2}, Pads: []int{1, 0}, Dilation: []int{2}, CeilMode: true}))
-		an := b.add(irsem.OpAvgPoolND, []int{ct}, sh(1, 2, 4), win(irsem.Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 1}, Dilation: []int{1}, CeilMode: true}))
+		mn := b.add(irsem.OpMaxPoolND, []int{ct}, sh(1, 2, 4), win(spec.Window{Kernel: []int{2}, Stride: []int{2}, Pads: []int{1, 0}, Dilation: []int{2}, CeilMode: true}))
+		an := b.add(irsem.OpAvgPoolND, []int{ct}, sh(1, 2, 4), win(spec.Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 1}, Dilation: []int{1}, CeilMode: true}))
 		ml := b.add(irsem.OpMulElem, []int{mn, an}, sh(1, 2, 4))
 		b.add(irsem.OpSum, []int{ml}, sh())
 		g, p := b.graph()

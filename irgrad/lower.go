@@ -157,7 +157,7 @@ func LowerWith[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem
 	l := &Lowered[T]{ir: g.Clone(), apps: apps, pidx: map[paramKey]int{}, reg: reg}
 	for i := range apps {
 		a := &apps[i]
-		info, _ := irsem.Info(a.Op)
+		info, _ := irsem.LookupTag(a.Op)
 		if a.IROnly {
 			return nil, spec.NewNodeError(i, string(a.Op), "", ErrNoPrimitive)
 		}

@@ -116,7 +116,7 @@ type Step struct {
 //     non-positive ε can produce it). The composed form is the plain
 //     log(softplus(x)+ε), not the registry's stable form, so that the
 //     derivative also flows to ε.
-//   - every other tag is one step of its OpInfo.Prim over its parents with
+//   - every other tag is one step of its TagInfo.Prim over its parents with
 //     the attributes its Kind carries.
 type Application struct {
 	// Node is the node's id and Op its tag.
@@ -275,7 +275,7 @@ func nodeApplication(g *Graph, p *Payload, id int, full bool) (Application, erro
 		// conv(x, W[, b]) with W and b from the payload; b only when the
 		// payload has one (a plan application, without payload, has it
 		// iff the tag could: never assumed, so plans pass x and W).
-		ws, bs := n.Kind.Window.ParamShapes(op)
+		ws, bs := paramShapes(op, n.Kind.Window)
 		args := []Arg{parentArg(0, in[0]), paramArg(e, ParamW, ws)}
 		if full && e != nil && e.B != nil {
 			args = append(args, paramArg(e, ParamB, bs))

@@ -142,7 +142,7 @@ func TestApplicationShapes(t *testing.T) {
 		{"safe_log-scalar", graphOf(input(), nd(OpAbs, []int{0}, s()), nd(OpSafeLog, []int{0, 1}, s())), 2, "softplus,add,log"},
 		{"linear", graphOf(input(2), nd(OpLinear, []int{0}, s(3))), 1, "linear"},
 		{"const", graphOf(input(2), nd(OpConst, nil, s(2), withValueShape(2))), 1, ""},
-		{"max_pool", graphOf(input(1, 4, 4), nd(OpMaxPool, []int{0}, s(1, 2, 2), withWindow(Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}))), 1, "max_pool"},
+		{"max_pool", graphOf(input(1, 4, 4), nd(OpMaxPool, []int{0}, s(1, 2, 2), withWindow(spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}))), 1, "max_pool"},
 		{"iro", graphOf(input(1, 4), nd(OpHardMaskedSoftmax, []int{0}, s(1, 4), withMask(HardMask{Shape: s(1, 4), Allowed: []bool{true, false, true, true}}))), 1, "hard_masked_softmax"},
 	}
 	for _, c := range cases {

@@ -229,20 +229,20 @@ func windowCases(t testing.TB) []opCase {
 	type cc struct {
 		name    string
 		in      spec.Shape
-		w       Window
+		w       spec.Window
 		bias    bool
 		op      Op
 		payload bool
 	}
 	cases := []cc{
-		{name: "conv-plain", in: spec.Shape{1, 2, 4, 4}, w: Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Padding: []int{0, 0}, Dilation: []int{1, 1}, Groups: 1, InChannels: 2, OutChannels: 2}, bias: true, op: OpConv},
-		{name: "conv-groups-stride-pad", in: spec.Shape{2, 2, 5, 4}, w: Window{Kernel: []int{3, 3}, Stride: []int{2, 2}, Padding: []int{1, 1}, Dilation: []int{1, 1}, Groups: 2, InChannels: 2, OutChannels: 4}, bias: true, op: OpConv},
-		{name: "conv-dilation-nobias", in: spec.Shape{1, 3, 6, 5}, w: Window{Kernel: []int{2, 3}, Stride: []int{1, 2}, Padding: []int{2, 1}, Dilation: []int{2, 2}, Groups: 1, InChannels: 3, OutChannels: 2}, op: OpConv},
-		{name: "conv-1d-chw", in: spec.Shape{2, 7}, w: Window{Kernel: []int{3}, Stride: []int{2}, Padding: []int{1}, Dilation: []int{1}, Groups: 1, InChannels: 2, OutChannels: 1}, bias: true, op: OpConv},
-		{name: "max_pool", in: spec.Shape{1, 2, 4, 4}, w: Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}, op: OpMaxPool},
-		{name: "max_pool-pad", in: spec.Shape{1, 1, 5, 4}, w: Window{Kernel: []int{3, 3}, Stride: []int{2, 1}, Padding: []int{1, 2}}, op: OpMaxPool},
-		{name: "avg_pool", in: spec.Shape{2, 1, 4, 4}, w: Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}, op: OpAvgPool},
-		{name: "avg_pool-pad", in: spec.Shape{1, 5, 4}, w: Window{Kernel: []int{3, 2}, Stride: []int{2, 2}, Padding: []int{1, 1}}, op: OpAvgPool},
+		{name: "conv-plain", in: spec.Shape{1, 2, 4, 4}, w: spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Padding: []int{0, 0}, Dilation: []int{1, 1}, Groups: 1, InChannels: 2, OutChannels: 2}, bias: true, op: OpConv},
+		{name: "conv-groups-stride-pad", in: spec.Shape{2, 2, 5, 4}, w: spec.Window{Kernel: []int{3, 3}, Stride: []int{2, 2}, Padding: []int{1, 1}, Dilation: []int{1, 1}, Groups: 2, InChannels: 2, OutChannels: 4}, bias: true, op: OpConv},
+		{name: "conv-dilation-nobias", in: spec.Shape{1, 3, 6, 5}, w: spec.Window{Kernel: []int{2, 3}, Stride: []int{1, 2}, Padding: []int{2, 1}, Dilation: []int{2, 2}, Groups: 1, InChannels: 3, OutChannels: 2}, op: OpConv},
+		{name: "conv-1d-chw", in: spec.Shape{2, 7}, w: spec.Window{Kernel: []int{3}, Stride: []int{2}, Padding: []int{1}, Dilation: []int{1}, Groups: 1, InChannels: 2, OutChannels: 1}, bias: true, op: OpConv},
+		{name: "max_pool", in: spec.Shape{1, 2, 4, 4}, w: spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}, op: OpMaxPool},
+		{name: "max_pool-pad", in: spec.Shape{1, 1, 5, 4}, w: spec.Window{Kernel: []int{3, 3}, Stride: []int{2, 1}, Padding: []int{1, 2}}, op: OpMaxPool},
+		{name: "avg_pool", in: spec.Shape{2, 1, 4, 4}, w: spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}, op: OpAvgPool},
+		{name: "avg_pool-pad", in: spec.Shape{1, 5, 4}, w: spec.Window{Kernel: []int{3, 2}, Stride: []int{2, 2}, Padding: []int{1, 1}}, op: OpAvgPool},
 	}
 	var out []opCase
 	for k, c := range cases {
@@ -312,7 +312,7 @@ func forEach(s []int, f func(idx []int)) {
 
 // convRef is a naive convolution straight from the definition, over the
 // zero-padded input.
-func convRef(x RatTensor, w Window, wt RatTensor, b *RatTensor, out spec.Shape) RatTensor {
+func convRef(x RatTensor, w spec.Window, wt RatTensor, b *RatTensor, out spec.Shape) RatTensor {
 	y := RatTensor{Shape: out, Data: make([]spec.Rat, out.Size())}
 	r := len(w.Kernel)
 	cg, cog := w.InChannels/w.Groups, w.OutChannels/w.Groups
@@ -350,7 +350,7 @@ func convRef(x RatTensor, w Window, wt RatTensor, b *RatTensor, out spec.Shape) 
 
 // poolRef is naive pooling: the max of the in-bounds window elements, or
 // their sum over the full kernel size.
-func poolRef(x RatTensor, w Window, isMax bool, out spec.Shape) RatTensor {
+func poolRef(x RatTensor, w spec.Window, isMax bool, out spec.Shape) RatTensor {
 	y := RatTensor{Shape: out, Data: make([]spec.Rat, out.Size())}
 	r := len(w.Kernel)
 	i := 0

@@ -14,7 +14,7 @@
 // T.FromRat.
 //
 // Every tag takes its meaning from the spec primitive registry wherever
-// the registry has the primitive (OpInfo.Prim names it: mul_elem is mul,
+// the registry has the primitive (TagInfo.Prim names it: mul_elem is mul,
 // max_elem max, layernorm layer_norm, linear linear with W and b from the
 // payload, batch_norm_eval batch_norm_eval with its statistics from the
 // payload, bernoulli_mask keep_mask, conv with W and b from the payload,

@@ -297,7 +297,7 @@ func isWindowOp(op Op) bool {
 // specWindow is the registry geometry of a window tag: the symmetric
 // padding of conv, max_pool and avg_pool becomes Pads = padding ++
 // padding; the channel counts are the parents' shapes there.
-func specWindow(op Op, w *Window) *spec.Window {
+func specWindow(op Op, w *spec.Window) *spec.Window {
 	if w == nil {
 		return nil
 	}
@@ -340,7 +340,7 @@ func registryShape(prim string, a *spec.Attrs, in []spec.Shape, field string) (s
 
 // inferShape computes a node's output shape from its parents' declared
 // shapes and its attributes, or explains why they are incompatible.
-func inferShape(n *Node, o *OpInfo, in []spec.Shape) (spec.Shape, error) {
+func inferShape(n *Node, o *TagInfo, in []spec.Shape) (spec.Shape, error) {
 	k := &n.Kind
 	switch k.Op {
 	case OpInput, OpRandUniform:
@@ -463,12 +463,12 @@ func checkInts(field string, xs []int, r, lo int) error {
 	return nil
 }
 
-// ParamShapes returns the payload tensor shapes W and b of a conv or
+// paramShapes returns the payload tensor shapes W and b of a conv or
 // conv_transpose node from its window attributes: conv W [out_channels,
 // in_channels/groups, kernel…], conv_transpose W [in_channels,
 // out_channels/groups, kernel…], b [out_channels] for both. The window
 // must have passed Graph.Check.
-func (w *Window) ParamShapes(op Op) (W, b spec.Shape) {
+func paramShapes(op Op, w *spec.Window) (W, b spec.Shape) {
 	W = spec.Shape{w.OutChannels, w.InChannels / max(w.Groups, 1)}
 	if op == OpConvTranspose {
 		W = spec.Shape{w.InChannels, w.OutChannels / max(w.Groups, 1)}
@@ -482,7 +482,7 @@ func (w *Window) ParamShapes(op Op) (W, b spec.Shape) {
 // attributes imply). Output extent per spatial axis, floor mode: (n + pb +
 // pe − (d(k−1)+1))/s + 1 (d = 1 for max_pool and avg_pool, pb = pe =
 // padding); spec.Window states ceil mode and conv_transpose.
-func windowShape(n *Node, o *OpInfo, x spec.Shape) (spec.Shape, error) {
+func windowShape(n *Node, o *TagInfo, x spec.Shape) (spec.Shape, error) {
 	op, w := n.Kind.Op, n.Kind.Window
 	if w == nil {
 		return nil, fieldErrf(AttrKernel, "missing")
@@ -542,7 +542,7 @@ func windowShape(n *Node, o *OpInfo, x spec.Shape) (spec.Shape, error) {
 		if c := x[len(x)-r-1]; c != w.InChannels {
 			return nil, fieldErrf(AttrInChannels, "in_channels %d, but the channel axis %d of the input %v has extent %d", w.InChannels, len(x)-r-1, x, c)
 		}
-		ws, bs := w.ParamShapes(op)
+		ws, bs := paramShapes(op, w)
 		if _, err := ws.Check(0); err != nil {
 			return nil, &Error{Node: -1, Field: AttrKernel, Elem: -1, Err: fmt.Errorf("weight %w", err)}
 		}

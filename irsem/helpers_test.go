@@ -31,13 +31,13 @@ func nd(op Op, parents []int, shape spec.Shape, opts ...func(*Kind)) Node {
 
 func input(shape ...int) Node { return nd(OpInput, nil, spec.Shape(shape)) }
 
-func withAxis(a int) func(*Kind)          { return func(k *Kind) { k.Axis = a } }
-func withSeed(s uint64) func(*Kind)       { return func(k *Kind) { k.Seed = s } }
-func withValueShape(s ...int) func(*Kind) { return func(k *Kind) { k.ValueShape = spec.Shape(s) } }
-func withWindow(w Window) func(*Kind)     { return func(k *Kind) { k.Window = &w } }
-func withMask(m HardMask) func(*Kind)     { return func(k *Kind) { k.Mask = &m } }
-func withPerm(p ...int) func(*Kind)       { return func(k *Kind) { k.Perm = p } }
-func withAxes(a, b int) func(*Kind)       { return func(k *Kind) { k.Axis1, k.Axis2 = a, b } }
+func withAxis(a int) func(*Kind)           { return func(k *Kind) { k.Axis = a } }
+func withSeed(s uint64) func(*Kind)        { return func(k *Kind) { k.Seed = s } }
+func withValueShape(s ...int) func(*Kind)  { return func(k *Kind) { k.ValueShape = spec.Shape(s) } }
+func withWindow(w spec.Window) func(*Kind) { return func(k *Kind) { k.Window = &w } }
+func withMask(m HardMask) func(*Kind)      { return func(k *Kind) { k.Mask = &m } }
+func withPerm(p ...int) func(*Kind)        { return func(k *Kind) { k.Perm = p } }
+func withAxes(a, b int) func(*Kind)        { return func(k *Kind) { k.Axis1, k.Axis2 = a, b } }
 func withInOut(in, out spec.Shape) func(*Kind) {
 	return func(k *Kind) { k.InShape, k.OutShape = in, out }
 }

@@ -78,8 +78,11 @@ const (
 	OpInstanceNorm Op = "instance_norm"
 )
 
-// Wire attribute field names. Each tag reads exactly the attributes its
-// OpInfo.Attrs lists, and the canonical encoding writes them in that order.
+// Wire attribute field names: Go names for the attributes the registry
+// declares (spec.AttrSpecs, which states each one's type and meaning; a
+// test holds these constants to it). Each tag reads exactly the
+// attributes its TagInfo.Attrs lists, and the canonical encoding writes
+// them in that order.
 const (
 	AttrValueShape  = "value_shape"  // const: the constant's shape (equals the node's shape)
 	AttrSeed        = "seed"         // rand_uniform, bernoulli_mask: the splitmix64 stream key
@@ -140,10 +143,12 @@ const (
 	ParamEps   = "eps"   // layernorm, batch_norm_eval: ε, an exact rational (default 1/100000)
 )
 
-// OpInfo describes one IR tag: its arity, its static attributes, its
+// TagInfo describes one IR tag: its arity, its static attributes, its
 // payload parameters and the spec registry primitive that gives its
-// semantics.
-type OpInfo struct {
+// semantics. It is derived from that primitive's entry (spec.OpInfo, the
+// one description of a primitive, and its IR form spec.IRForm); irsem
+// states only the graph input itself.
+type TagInfo struct {
 	// Op is the tag.
 	Op Op
 	// MinArity and MaxArity bound the parent count; MaxArity is -1 when
@@ -178,7 +183,7 @@ type OpInfo struct {
 // primitive with JVP and VJP rules). Every other tag is the IR form
 // (spec.OpInfo.IR) of a registry primitive, which is the one place its
 // arity, attributes, payload parameters and exactness are stated.
-var native = []OpInfo{
+var native = []TagInfo{
 	{Op: OpInput, Exact: true, Doc: "the graph input (exactly one per graph, at input_id)"},
 }
 
@@ -186,8 +191,8 @@ var native = []OpInfo{
 // spec.Generation.
 type opTable struct {
 	gen   uint64
-	list  []OpInfo
-	index map[Op]*OpInfo
+	list  []TagInfo
+	index map[Op]*TagInfo
 }
 
 var tableCache atomic.Pointer[opTable]
@@ -203,7 +208,7 @@ func table() *opTable {
 	if t := tableCache.Load(); t != nil && t.gen == g {
 		return t
 	}
-	t := &opTable{gen: g, index: map[Op]*OpInfo{}}
+	t := &opTable{gen: g, index: map[Op]*TagInfo{}}
 	nat := map[Op]bool{}
 	for _, o := range native {
 		nat[o.Op] = true
@@ -214,7 +219,7 @@ func table() *opTable {
 			continue
 		}
 		ir := p.IR
-		t.list = append(t.list, OpInfo{
+		t.list = append(t.list, TagInfo{
 			Op: Op(ir.Tag), MinArity: ir.MinArity, MaxArity: ir.MaxArity, Prim: p.Name,
 			Attrs:  append([]string(nil), ir.Attrs...),
 			Params: append([]string(nil), ir.Params...), Required: append([]string(nil), ir.Required...),
@@ -232,13 +237,13 @@ func table() *opTable {
 }
 
 // lookup returns the description of tag op.
-func lookup(op Op) (*OpInfo, bool) {
+func lookup(op Op) (*TagInfo, bool) {
 	o, ok := table().index[op]
 	return o, ok
 }
 
 // clone returns a copy of the description that shares no slices.
-func (o *OpInfo) clone() OpInfo {
+func (o *TagInfo) clone() TagInfo {
 	c := *o
 	c.Attrs = append([]string(nil), o.Attrs...)
 	c.Params = append([]string(nil), o.Params...)
@@ -246,20 +251,21 @@ func (o *OpInfo) clone() OpInfo {
 	return c
 }
 
-// Info returns the description of tag op, and false for an unknown tag.
-func Info(op Op) (OpInfo, bool) {
+// LookupTag returns the description of tag op, and false for an unknown
+// tag. (spec.Info describes a primitive by its registry name.)
+func LookupTag(op Op) (TagInfo, bool) {
 	o, ok := lookup(op)
 	if !ok {
-		return OpInfo{}, false
+		return TagInfo{}, false
 	}
 	return o.clone(), true
 }
 
 // Ops lists every tag of the canonical IR: input, then the registry's tags
 // in registry order.
-func Ops() []OpInfo {
+func Ops() []TagInfo {
 	t := table()
-	out := make([]OpInfo, len(t.list))
+	out := make([]TagInfo, len(t.list))
 	for i := range t.list {
 		out[i] = t.list[i].clone()
 	}
@@ -267,7 +273,7 @@ func Ops() []OpInfo {
 }
 
 // arityMsg explains a parent count outside the tag's arity.
-func (o *OpInfo) arityMsg(n int) string {
+func (o *TagInfo) arityMsg(n int) string {
 	switch {
 	case o.MaxArity < 0:
 		return fmt.Sprintf("%s takes at least %d parents, got %d", o.Op, o.MinArity, n)
@@ -278,8 +284,8 @@ func (o *OpInfo) arityMsg(n int) string {
 	}
 }
 
-func (o *OpInfo) hasAttr(name string) bool  { return contains(o.Attrs, name) }
-func (o *OpInfo) hasParam(name string) bool { return contains(o.Params, name) }
+func (o *TagInfo) hasAttr(name string) bool  { return contains(o.Attrs, name) }
+func (o *TagInfo) hasParam(name string) bool { return contains(o.Params, name) }
 
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
@@ -291,7 +297,7 @@ func contains(xs []string, x string) bool {
 }
 
 // Kind is a node's operation: the tag and its static attributes. Each tag
-// reads only the fields its OpInfo.Attrs names (the comment on each field
+// reads only the fields its TagInfo.Attrs names (the comment on each field
 // says which); Graph.Check rejects a Kind that sets any other field, so
 // that the canonical encoding loses nothing.
 type Kind struct {
@@ -319,8 +325,22 @@ type Kind struct {
 	// extent.
 	ChannelAxis, Channels int
 	// Window is the geometry of the window tags: conv, conv_transpose,
-	// max_pool, max_pool_nd, avg_pool, avg_pool_nd.
-	Window *Window
+	// max_pool, max_pool_nd, avg_pool, avg_pool_nd. Each tag reads the
+	// fields its wire attributes name and leaves the others zero:
+	//
+	//   - Kernel, Stride: every window tag, one entry per spatial axis.
+	//   - Padding: conv, max_pool, avg_pool (TorchLean), symmetric, one
+	//     entry per spatial axis.
+	//   - Pads: conv_transpose, max_pool_nd, avg_pool_nd, 2 per spatial
+	//     axis: every begin, then every end (ONNX order).
+	//   - Dilation: conv, conv_transpose, max_pool_nd, avg_pool_nd.
+	//   - Groups, InChannels, OutChannels: conv, conv_transpose. The
+	//     channel axis is the one just before the spatial axes, so a 2-D
+	//     conv reads NCHW (or CHW), and every axis before it is mapped
+	//     independently.
+	//   - OutputPadding: conv_transpose.
+	//   - CeilMode: max_pool_nd, avg_pool_nd; CountIncludePad: avg_pool_nd.
+	Window *spec.Window
 
 	// Widths, Mode and Value are pad's widths (2·rank: every begin, then
 	// every end), mode and constant-mode fill value.
@@ -350,33 +370,6 @@ type HardMask struct {
 	Allowed []bool
 }
 
-// Window is the geometry of a convolution or pooling over the trailing
-// len(Kernel) axes of its input (the spatial axes); the registry's
-// spec.Window states the semantics. Each tag reads the fields its wire
-// attributes name and leaves the others zero:
-//
-//   - Kernel, Stride: every window tag, one entry per spatial axis.
-//   - Padding: conv, max_pool, avg_pool (TorchLean), symmetric, one entry
-//     per spatial axis.
-//   - Pads: conv_transpose, max_pool_nd, avg_pool_nd, 2 per spatial axis:
-//     every begin, then every end (ONNX order).
-//   - Dilation: conv, conv_transpose, max_pool_nd, avg_pool_nd.
-//   - Groups, InChannels, OutChannels: conv, conv_transpose. The channel
-//     axis is the one just before the spatial axes, so a 2-D conv reads
-//     NCHW (or CHW), and every axis before it is mapped independently.
-//   - OutputPadding: conv_transpose.
-//   - CeilMode: max_pool_nd, avg_pool_nd; CountIncludePad: avg_pool_nd.
-type Window struct {
-	Kernel, Stride, Padding []int
-	Dilation                []int
-	Groups                  int
-	InChannels, OutChannels int
-	Pads                    []int
-	CeilMode                bool
-	CountIncludePad         bool
-	OutputPadding           []int
-}
-
 func cloneInts(xs []int) []int {
 	if xs == nil {
 		return nil
@@ -394,26 +387,21 @@ func (k Kind) Clone() Kind {
 	if k.Mask != nil {
 		c.Mask = &HardMask{Shape: cloneShape(k.Mask.Shape), Allowed: append([]bool{}, k.Mask.Allowed...)}
 	}
-	if k.Window != nil {
-		w := *k.Window
-		w.Kernel, w.Stride, w.Padding, w.Dilation = cloneInts(w.Kernel), cloneInts(w.Stride), cloneInts(w.Padding), cloneInts(w.Dilation)
-		w.Pads, w.OutputPadding = cloneInts(w.Pads), cloneInts(w.OutputPadding)
-		c.Window = &w
-	}
-	c.cloneRegops(k)
+	c.Window = k.Window.Clone()
+	c.cloneSupersetAttrs(k)
 	return c
 }
 
-// cloneRegops deep-copies the attributes of the superset tags of spec's
+// cloneSupersetAttrs deep-copies the attributes of the superset tags of spec's
 // other primitives (spec.Rat has value semantics: nothing to copy).
-func (c *Kind) cloneRegops(k Kind) {
+func (c *Kind) cloneSupersetAttrs(k Kind) {
 	c.Widths, c.Indices = cloneInts(k.Widths), cloneInts(k.Indices)
 	c.IndicesShape = cloneShape(k.IndicesShape)
 }
 
-// equalRegops compares the attributes of the superset tags of spec's
+// equalSupersetAttrs compares the attributes of the superset tags of spec's
 // other primitives.
-func (k Kind) equalRegops(o Kind) bool {
+func (k Kind) equalSupersetAttrs(o Kind) bool {
 	return intsEqual(k.Widths, o.Widths) && k.Mode == o.Mode && k.Value.Same(o.Value) &&
 		intsEqual(k.IndicesShape, o.IndicesShape) && intsEqual(k.Indices, o.Indices) &&
 		k.Size == o.Size && k.Alpha.Same(o.Alpha) && k.Beta.Same(o.Beta) && k.Bias.Same(o.Bias) &&
@@ -421,10 +409,10 @@ func (k Kind) equalRegops(o Kind) bool {
 		k.Start == o.Start && k.End == o.End
 }
 
-// regopsFields lists the superset attributes of spec's other primitives
+// supersetAttrFields lists the superset attributes of spec's other primitives
 // with whether k sets them (a zero rational or integer is not "set": it
 // is what a tag that does not read the field holds).
-func (k Kind) regopsFields() []struct {
+func (k Kind) supersetAttrFields() []struct {
 	name string
 	set  bool
 } {
@@ -485,7 +473,7 @@ func (k Kind) Equal(o Kind) bool {
 			}
 		}
 	}
-	if !k.equalRegops(o) {
+	if !k.equalSupersetAttrs(o) {
 		return false
 	}
 	if k.Window != nil {
@@ -501,7 +489,7 @@ func (k Kind) Equal(o Kind) bool {
 
 // strayAttr returns the wire name of the first attribute field that k sets
 // although its tag does not read it, or "".
-func (k Kind) strayAttr(o *OpInfo) string {
+func (k Kind) strayAttr(o *TagInfo) string {
 	type field struct {
 		name string
 		set  bool
@@ -527,7 +515,7 @@ func (k Kind) strayAttr(o *OpInfo) string {
 			return f.name
 		}
 	}
-	for _, f := range k.regopsFields() {
+	for _, f := range k.supersetAttrFields() {
 		if f.set && !o.hasAttr(f.name) {
 			return f.name
 		}

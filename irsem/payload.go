@@ -13,7 +13,7 @@ import (
 type RatTensor = spec.Tensor[spec.Rat]
 
 // Params is one payload entry: the parameters of one node. Which fields a
-// tag reads is listed in its OpInfo.Params (Required must be present); the
+// tag reads is listed in its TagInfo.Params (Required must be present); the
 // rest must be nil.
 //
 //	const            Value (shape value_shape)
@@ -205,7 +205,7 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 		}
 		return expectParam(id, op, ParamB, e.B, spec.Shape{out})
 	case OpConv, OpConvTranspose:
-		ws, bs := k.Window.ParamShapes(op)
+		ws, bs := paramShapes(op, k.Window)
 		if _, err := ws.Check(0); err != nil {
 			return &Error{Node: id, Op: string(op), Elem: -1, Msg: "payload \"W\"", Err: err}
 		}

@@ -27,7 +27,7 @@ func TestTagTableFollowsRegistry(t *testing.T) {
 			t.Errorf("registry primitive %s claims irsem's own tag %s", p.Name, tag)
 			continue
 		}
-		o, ok := Info(tag)
+		o, ok := LookupTag(tag)
 		if !ok {
 			t.Errorf("primitive %s: tag %s missing", p.Name, tag)
 			continue
@@ -50,7 +50,7 @@ func TestTagTableFollowsRegistry(t *testing.T) {
 		OpLinear, OpReduceSum, OpReduceMean, OpSum, OpSoftmax, OpHardMaskedSoftmax, OpLayerNorm, OpBatchNormEval,
 		OpPermute, OpTranspose, OpBroadcastTo, OpReshape, OpFlatten, OpConcat, OpConv, OpMaxPool, OpAvgPool, OpDetach, OpMSELoss}
 	for _, c := range consts {
-		if _, ok := Info(c); !ok {
+		if _, ok := LookupTag(c); !ok {
 			t.Errorf("constant %s is not a tag", c)
 		}
 	}

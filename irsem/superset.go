@@ -14,7 +14,7 @@ import (
 // attribute, not by tag.
 
 // regopsAttrs copies the superset attributes that o lists from k into a.
-func regopsAttrs(k *Kind, o *OpInfo, a *spec.Attrs) {
+func regopsAttrs(k *Kind, o *TagInfo, a *spec.Attrs) {
 	rat := func(r spec.Rat) *big.Rat { return r.Big() }
 	for _, name := range o.Attrs {
 		switch name {

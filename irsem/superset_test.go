@@ -263,7 +263,7 @@ func TestEverySupersetTagRoundTrips(t *testing.T) {
 		t.Error("Equal ignores an attribute, or Clone shares Indices")
 	}
 	for _, n := range g.Nodes {
-		if o, _ := Info(n.Kind.Op); n.Kind.Op != OpInput && n.Kind.Op != OpReshape && !o.Superset {
+		if o, _ := LookupTag(n.Kind.Op); n.Kind.Op != OpInput && n.Kind.Op != OpReshape && !o.Superset {
 			t.Errorf("%s is not marked as a superset tag", n.Kind.Op)
 		}
 	}
@@ -282,7 +282,7 @@ func TestTorchLeanTagsStayTorchLean(t *testing.T) {
 	tl := map[Op]bool{}
 	for _, op := range torchLeanTags {
 		tl[op] = true
-		if _, ok := Info(op); !ok {
+		if _, ok := LookupTag(op); !ok {
 			t.Errorf("TorchLean tag %s is missing", op)
 		}
 	}

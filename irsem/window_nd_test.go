@@ -24,25 +24,25 @@ func windowNDCases(t testing.TB) []opCase {
 	type cc struct {
 		name string
 		in   spec.Shape
-		w    Window
+		w    spec.Window
 		bias bool
 		op   Op
 	}
 	cases := []cc{
 		// ConvTranspose2d's geometry (strides 3,2, pads 1, output_padding 1) on a smaller input.
-		{name: "conv_transpose-2d", in: spec.Shape{1, 3, 3, 2}, w: Window{Kernel: []int{3, 3}, Stride: []int{3, 2}, Pads: []int{1, 1, 1, 1}, Dilation: []int{1, 1}, OutputPadding: []int{1, 1}, Groups: 1, InChannels: 3, OutChannels: 4}, bias: true, op: OpConvTranspose},
-		{name: "conv_transpose-groups-dilation", in: spec.Shape{2, 4, 3}, w: Window{Kernel: []int{2}, Stride: []int{2}, Pads: []int{0, 1}, Dilation: []int{2}, OutputPadding: []int{1}, Groups: 2, InChannels: 4, OutChannels: 2}, op: OpConvTranspose},
+		{name: "conv_transpose-2d", in: spec.Shape{1, 3, 3, 2}, w: spec.Window{Kernel: []int{3, 3}, Stride: []int{3, 2}, Pads: []int{1, 1, 1, 1}, Dilation: []int{1, 1}, OutputPadding: []int{1, 1}, Groups: 1, InChannels: 3, OutChannels: 4}, bias: true, op: OpConvTranspose},
+		{name: "conv_transpose-groups-dilation", in: spec.Shape{2, 4, 3}, w: spec.Window{Kernel: []int{2}, Stride: []int{2}, Pads: []int{0, 1}, Dilation: []int{2}, OutputPadding: []int{1}, Groups: 2, InChannels: 4, OutChannels: 2}, op: OpConvTranspose},
 		// MaxPool*_stride_padding_dilation's form (pads, dilation, stride) at small extents.
-		{name: "max_pool_nd-dilation", in: spec.Shape{1, 1, 9}, w: Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{2, 2}, Dilation: []int{2}}, op: OpMaxPoolND},
+		{name: "max_pool_nd-dilation", in: spec.Shape{1, 1, 9}, w: spec.Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{2, 2}, Dilation: []int{2}}, op: OpMaxPoolND},
 		// Ceil mode: axis 0 gains a window reaching past the input (3, not 2);
 		// on axis 1 the rounded-up window would start in the end padding
 		// and is dropped (3, not 4).
-		{name: "max_pool_nd-ceil", in: spec.Shape{1, 2, 5, 5}, w: Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Pads: []int{0, 1, 0, 1}, Dilation: []int{1, 1}, CeilMode: true}, op: OpMaxPoolND},
-		{name: "avg_pool_nd-ceil-excl", in: spec.Shape{1, 5, 4}, w: Window{Kernel: []int{2, 2}, Stride: []int{2, 3}, Pads: []int{0, 0, 0, 1}, Dilation: []int{1, 1}, CeilMode: true}, op: OpAvgPoolND},
+		{name: "max_pool_nd-ceil", in: spec.Shape{1, 2, 5, 5}, w: spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Pads: []int{0, 1, 0, 1}, Dilation: []int{1, 1}, CeilMode: true}, op: OpMaxPoolND},
+		{name: "avg_pool_nd-ceil-excl", in: spec.Shape{1, 5, 4}, w: spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 3}, Pads: []int{0, 0, 0, 1}, Dilation: []int{1, 1}, CeilMode: true}, op: OpAvgPoolND},
 		// The last window holds one element, one padding position and one
 		// position past the padded input: divisor 2.
-		{name: "avg_pool_nd-ceil-incl", in: spec.Shape{2, 6}, w: Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 1}, Dilation: []int{1}, CeilMode: true, CountIncludePad: true}, op: OpAvgPoolND},
-		{name: "avg_pool_nd-dilation-3d", in: spec.Shape{1, 3, 3, 4}, w: Window{Kernel: []int{2, 1, 2}, Stride: []int{1, 2, 1}, Pads: []int{0, 1, 1, 1, 0, 0}, Dilation: []int{2, 1, 2}, CountIncludePad: true}, op: OpAvgPoolND},
+		{name: "avg_pool_nd-ceil-incl", in: spec.Shape{2, 6}, w: spec.Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 1}, Dilation: []int{1}, CeilMode: true, CountIncludePad: true}, op: OpAvgPoolND},
+		{name: "avg_pool_nd-dilation-3d", in: spec.Shape{1, 3, 3, 4}, w: spec.Window{Kernel: []int{2, 1, 2}, Stride: []int{1, 2, 1}, Pads: []int{0, 1, 1, 1, 0, 0}, Dilation: []int{2, 1, 2}, CountIncludePad: true}, op: OpAvgPoolND},
 	}
 	var out []opCase
 	for k, c := range cases {
@@ -57,7 +57,7 @@ func windowNDCases(t testing.TB) []opCase {
 		oc := opCase{name: c.name, g: graphOf(nd(OpInput, nil, c.in), node), x: x}
 		var want RatTensor
 		if c.op == OpConvTranspose {
-			ws, bs := c.w.ParamShapes(c.op)
+			ws, bs := paramShapes(c.op, &c.w)
 			e := &Params{W: ptr(mkx(ws, int64(k+5)))}
 			if c.bias {
 				e.B = ptr(mkx(bs, 5))
@@ -76,7 +76,7 @@ func windowNDCases(t testing.TB) []opCase {
 // convTRef scatters every input element x[l, ci, i] through the kernel:
 // y[l, q·Cog+co', i·s − pb + j·d] += x[l, ci, i]·W[ci, co', j] where that
 // position lies in the output, then adds the bias.
-func convTRef(x RatTensor, w Window, wt RatTensor, b *RatTensor, out spec.Shape) RatTensor {
+func convTRef(x RatTensor, w spec.Window, wt RatTensor, b *RatTensor, out spec.Shape) RatTensor {
 	y := RatTensor{Shape: out, Data: make([]spec.Rat, out.Size())}
 	r := len(w.Kernel)
 	cg, cog := w.InChannels/w.Groups, w.OutChannels/w.Groups
@@ -124,7 +124,7 @@ func convTRef(x RatTensor, w Window, wt RatTensor, b *RatTensor, out spec.Shape)
 // [−pb, n+pe)) or beyond (added by ceil_mode); max over the elements, or
 // the elements' sum divided by the elements (count_include_pad false) or
 // by the elements and padding (true).
-func poolNDRef(x RatTensor, w Window, isMax bool, out spec.Shape) RatTensor {
+func poolNDRef(x RatTensor, w spec.Window, isMax bool, out spec.Shape) RatTensor {
 	y := RatTensor{Shape: out, Data: make([]spec.Rat, out.Size())}
 	r := len(w.Kernel)
 	i := 0
@@ -182,19 +182,19 @@ func TestWindowNDShapes(t *testing.T) {
 		name string
 		op   Op
 		in   spec.Shape
-		w    Window
+		w    spec.Window
 		want spec.Shape
 	}{
-		{"test_MaxPool1d_stride_padding_dilation", OpMaxPoolND, s(1, 1, 220000), Window{Kernel: []int{200}, Stride: []int{10}, Pads: []int{100, 100}, Dilation: []int{10}}, s(1, 1, 21821)},
-		{"test_MaxPool2d_stride_padding_dilation", OpMaxPoolND, s(1, 1, 1000, 1000), Window{Kernel: []int{60, 80}, Stride: []int{10, 10}, Pads: []int{10, 20, 10, 20}, Dilation: []int{10, 10}}, s(1, 1, 43, 25)},
-		{"test_MaxPool2d", OpMaxPoolND, s(1, 3, 7, 7), Window{Kernel: []int{3, 3}, Stride: []int{2, 2}, Pads: []int{1, 1, 1, 1}, Dilation: []int{1, 1}}, s(1, 3, 4, 4)},
-		{"test_MaxPool3d_stride_padding", OpMaxPoolND, s(2, 3, 5, 5, 5), Window{Kernel: []int{2, 2, 2}, Stride: []int{2, 2, 2}, Pads: []int{1, 1, 1, 1, 1, 1}, Dilation: []int{1, 1, 1}}, s(2, 3, 3, 3, 3)},
-		{"test_AvgPool3d_stride1_pad0", OpAvgPoolND, s(2, 3, 4, 4, 4), Window{Kernel: []int{3, 3, 3}, Stride: []int{1, 1, 1}, Pads: make([]int, 6), Dilation: []int{1, 1, 1}, CountIncludePad: true}, s(2, 3, 2, 2, 2)},
-		{"test_ConvTranspose2d", OpConvTranspose, s(1, 3, 7, 6), Window{Kernel: []int{3, 3}, Stride: []int{3, 2}, Pads: []int{1, 1, 1, 1}, Dilation: []int{1, 1}, OutputPadding: []int{1, 1}, Groups: 1, InChannels: 3, OutChannels: 4}, s(1, 4, 20, 12)},
-		{"test_ConvTranspose2d_no_bias", OpConvTranspose, s(1, 3, 6, 7), Window{Kernel: []int{3, 3}, Stride: []int{2, 3}, Pads: []int{1, 1, 1, 1}, Dilation: []int{1, 1}, OutputPadding: []int{1, 1}, Groups: 1, InChannels: 3, OutChannels: 4}, s(1, 4, 12, 20)},
-		{"max_pool_nd-ceil", OpMaxPoolND, s(1, 2, 5, 5), Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Pads: []int{0, 1, 0, 1}, Dilation: []int{1, 1}, CeilMode: true}, s(1, 2, 3, 3)},
-		{"max_pool_nd-floor", OpMaxPoolND, s(1, 2, 5, 5), Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Pads: []int{0, 1, 0, 1}, Dilation: []int{1, 1}}, s(1, 2, 2, 3)},
-		{"avg_pool_nd-ceil-incl", OpAvgPoolND, s(2, 6), Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 1}, Dilation: []int{1}, CeilMode: true, CountIncludePad: true}, s(2, 4)},
+		{"test_MaxPool1d_stride_padding_dilation", OpMaxPoolND, s(1, 1, 220000), spec.Window{Kernel: []int{200}, Stride: []int{10}, Pads: []int{100, 100}, Dilation: []int{10}}, s(1, 1, 21821)},
+		{"test_MaxPool2d_stride_padding_dilation", OpMaxPoolND, s(1, 1, 1000, 1000), spec.Window{Kernel: []int{60, 80}, Stride: []int{10, 10}, Pads: []int{10, 20, 10, 20}, Dilation: []int{10, 10}}, s(1, 1, 43, 25)},
+		{"test_MaxPool2d", OpMaxPoolND, s(1, 3, 7, 7), spec.Window{Kernel: []int{3, 3}, Stride: []int{2, 2}, Pads: []int{1, 1, 1, 1}, Dilation: []int{1, 1}}, s(1, 3, 4, 4)},
+		{"test_MaxPool3d_stride_padding", OpMaxPoolND, s(2, 3, 5, 5, 5), spec.Window{Kernel: []int{2, 2, 2}, Stride: []int{2, 2, 2}, Pads: []int{1, 1, 1, 1, 1, 1}, Dilation: []int{1, 1, 1}}, s(2, 3, 3, 3, 3)},
+		{"test_AvgPool3d_stride1_pad0", OpAvgPoolND, s(2, 3, 4, 4, 4), spec.Window{Kernel: []int{3, 3, 3}, Stride: []int{1, 1, 1}, Pads: make([]int, 6), Dilation: []int{1, 1, 1}, CountIncludePad: true}, s(2, 3, 2, 2, 2)},
+		{"test_ConvTranspose2d", OpConvTranspose, s(1, 3, 7, 6), spec.Window{Kernel: []int{3, 3}, Stride: []int{3, 2}, Pads: []int{1, 1, 1, 1}, Dilation: []int{1, 1}, OutputPadding: []int{1, 1}, Groups: 1, InChannels: 3, OutChannels: 4}, s(1, 4, 20, 12)},
+		{"test_ConvTranspose2d_no_bias", OpConvTranspose, s(1, 3, 6, 7), spec.Window{Kernel: []int{3, 3}, Stride: []int{2, 3}, Pads: []int{1, 1, 1, 1}, Dilation: []int{1, 1}, OutputPadding: []int{1, 1}, Groups: 1, InChannels: 3, OutChannels: 4}, s(1, 4, 12, 20)},
+		{"max_pool_nd-ceil", OpMaxPoolND, s(1, 2, 5, 5), spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Pads: []int{0, 1, 0, 1}, Dilation: []int{1, 1}, CeilMode: true}, s(1, 2, 3, 3)},
+		{"max_pool_nd-floor", OpMaxPoolND, s(1, 2, 5, 5), spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Pads: []int{0, 1, 0, 1}, Dilation: []int{1, 1}}, s(1, 2, 2, 3)},
+		{"avg_pool_nd-ceil-incl", OpAvgPoolND, s(2, 6), spec.Window{Kernel: []int{3}, Stride: []int{2}, Pads: []int{1, 1}, Dilation: []int{1}, CeilMode: true, CountIncludePad: true}, s(2, 4)},
 	}
 	for _, c := range cases {
 		node := nd(c.op, []int{0}, nil, withWindow(c.w))
@@ -250,7 +250,7 @@ func TestWindowWire(t *testing.T) {
 		}
 	}
 	// A Kind that sets a Window field its tag does not read is rejected.
-	k := Kind{Op: OpMaxPool, Window: &Window{Kernel: []int{2}, Stride: []int{2}, Padding: []int{0}, CeilMode: true}}
+	k := Kind{Op: OpMaxPool, Window: &spec.Window{Kernel: []int{2}, Stride: []int{2}, Padding: []int{0}, CeilMode: true}}
 	info, _ := lookup(OpMaxPool)
 	if got := k.strayAttr(info); got != AttrCeilMode {
 		t.Errorf("stray attribute %q, want ceil_mode", got)

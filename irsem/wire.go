@@ -18,7 +18,7 @@ const FormatIR = "torchlean.ir.v1"
 
 // FormatIRSuperset is the value of the root "format" field of a graph
 // document that may use every tag, including tlcheck's own superset tags
-// (OpInfo.Superset: pad, gather, conv_transpose, …). Its grammar is
+// (TagInfo.Superset: pad, gather, conv_transpose, …). Its grammar is
 // torchlean.ir.v1's; only the tag set is larger.
 const FormatIRSuperset = "tlcheck.ir.v1"
 
@@ -56,7 +56,7 @@ func supersetErr(i int, op Op) *Error {
 //	]}
 //
 // Every node has exactly the members id, kind, parents, shape and the
-// attributes its tag lists in OpInfo.Attrs (all of them required, none
+// attributes its tag lists in TagInfo.Attrs (all of them required, none
 // other allowed): value_shape, seed, axis, axis1, axis2, perm, from_shape,
 // to_shape, in_shape, out_shape, mask ({"shape":[…],"allowed":[bools]}),
 // channel_axis, channels, kernel, stride, padding, dilation, groups,
@@ -160,13 +160,13 @@ func DecodeGraph(data []byte) (*Graph, error) {
 	return g, nil
 }
 
-// attrNames is every attribute name, for telling a misplaced attribute
-// from an unknown field.
-var attrNames = []string{AttrValueShape, AttrSeed, AttrAxis, AttrAxis1, AttrAxis2, AttrPerm, AttrFromShape, AttrToShape,
-	AttrInShape, AttrOutShape, AttrMask, AttrChannelAxis, AttrChannels, AttrKernel, AttrStride, AttrPadding, AttrDilation,
-	AttrGroups, AttrInChannels, AttrOutChannels, AttrPads, AttrCeilMode, AttrCountIncludePad, AttrOutputPadding,
-	AttrWidths, AttrMode, AttrValue, AttrIndicesShape, AttrIndices, AttrSize, AttrAlpha, AttrBeta, AttrBias,
-	AttrC, AttrLo, AttrHi, AttrLambd, AttrStart, AttrEnd}
+// isAttrName reports whether name is an attribute of some IR tag, as the
+// registry declares it (spec.AttrSpecs), for telling a misplaced
+// attribute from an unknown field.
+func isAttrName(name string) bool {
+	a, ok := spec.LookupAttr(name)
+	return ok && a.IR
+}
 
 func decodeShape(raw []byte) (spec.Shape, error) {
 	xs, err := decodeInts(raw, maxExtent, spec.MaxRank)
@@ -183,7 +183,7 @@ func decodeNode(i int, raw json.RawMessage, n *Node, budget *ratBudget) error {
 		return wrapNode(i, "", "", err)
 	}
 	// The tag first, so that every later error can name it.
-	var info *OpInfo
+	var info *TagInfo
 	for _, f := range fs {
 		if f.key == "kind" {
 			s, err := decodeString(f.raw)
@@ -224,7 +224,7 @@ func decodeNode(i int, raw json.RawMessage, n *Node, budget *ratBudget) error {
 	return nil
 }
 
-func decodeNodeField(n *Node, info *OpInfo, f jfield, budget *ratBudget) error {
+func decodeNodeField(n *Node, info *TagInfo, f jfield, budget *ratBudget) error {
 	k := &n.Kind
 	var err error
 	switch f.key {
@@ -245,14 +245,14 @@ func decodeNodeField(n *Node, info *OpInfo, f jfield, budget *ratBudget) error {
 		return err
 	}
 	if !info.hasAttr(f.key) {
-		if contains(attrNames, f.key) {
+		if isAttrName(f.key) {
 			return fmt.Errorf("%s takes no %q attribute", info.Op, f.key)
 		}
 		return errors.New("unknown field")
 	}
-	win := func() *Window {
+	win := func() *spec.Window {
 		if k.Window == nil {
-			k.Window = &Window{}
+			k.Window = &spec.Window{}
 		}
 		return k.Window
 	}
@@ -306,7 +306,7 @@ func decodeNodeField(n *Node, info *OpInfo, f jfield, budget *ratBudget) error {
 	case AttrCountIncludePad:
 		win().CountIncludePad, err = decodeBool(f.raw)
 	default:
-		err = decodeRegopsAttr(k, f, budget)
+		err = decodeSupersetAttr(k, f, budget)
 	}
 	return err
 }
@@ -322,9 +322,9 @@ func decodeBool(raw []byte) (bool, error) {
 	return false, fmt.Errorf("expected true or false, got %s", strconv.Quote(snippet(bytes.TrimSpace(raw))))
 }
 
-// decodeRegopsAttr reads one attribute of the superset tags of spec's
+// decodeSupersetAttr reads one attribute of the superset tags of spec's
 // other primitives.
-func decodeRegopsAttr(k *Kind, f jfield, budget *ratBudget) error {
+func decodeSupersetAttr(k *Kind, f jfield, budget *ratBudget) error {
 	var err error
 	switch f.key {
 	case AttrWidths:
@@ -351,14 +351,14 @@ func decodeRegopsAttr(k *Kind, f jfield, budget *ratBudget) error {
 	case AttrValue, AttrAlpha, AttrBeta, AttrBias, AttrC, AttrLo, AttrHi, AttrLambd:
 		var r spec.Rat
 		if r, err = decodeAttrRational(f.raw, budget); err == nil {
-			*regopsRat(k, f.key) = r
+			*supersetRat(k, f.key) = r
 		}
 	}
 	return err
 }
 
-// regopsRat is the Kind field of a rational attribute.
-func regopsRat(k *Kind, name string) *spec.Rat {
+// supersetRat is the Kind field of a rational attribute.
+func supersetRat(k *Kind, name string) *spec.Rat {
 	switch name {
 	case AttrValue:
 		return &k.Value
@@ -450,7 +450,7 @@ func decodeMask(raw []byte) (*HardMask, error) {
 // (Graph.Format); the root members in the order format,
 // input_id, output_id, nodes; one node per line, indented two spaces, with
 // its members in the order id, kind, parents, shape and then its tag's
-// attributes in OpInfo.Attrs order; no other whitespace; a final newline.
+// attributes in TagInfo.Attrs order; no other whitespace; a final newline.
 // DecodeGraph(EncodeGraph(g)) equals g, and EncodeGraph(DecodeGraph(x))
 // is x for every canonical document x.
 func EncodeGraph(g *Graph) ([]byte, error) {
@@ -568,16 +568,16 @@ func appendNode(b []byte, n *Node) []byte {
 		case AttrCountIncludePad:
 			b = strconv.AppendBool(b, k.Window.CountIncludePad)
 		default:
-			b = appendRegopsAttr(b, k, a)
+			b = appendSupersetAttr(b, k, a)
 		}
 	}
 	return append(b, '}')
 }
 
-// appendRegopsAttr writes one attribute value of the superset tags of
+// appendSupersetAttr writes one attribute value of the superset tags of
 // spec's other primitives; a rational as the JSON string of its reduced
 // "p/q" (or "p").
-func appendRegopsAttr(b []byte, k *Kind, a string) []byte {
+func appendSupersetAttr(b []byte, k *Kind, a string) []byte {
 	switch a {
 	case AttrWidths:
 		return appendInts(b, k.Widths)
@@ -594,7 +594,7 @@ func appendRegopsAttr(b []byte, k *Kind, a string) []byte {
 	case AttrEnd:
 		return strconv.AppendInt(b, int64(k.End), 10)
 	case AttrValue, AttrAlpha, AttrBeta, AttrBias, AttrC, AttrLo, AttrHi, AttrLambd:
-		return strconv.AppendQuote(b, regopsRat(k, a).String())
+		return strconv.AppendQuote(b, supersetRat(k, a).String())
 	}
 	return b
 }

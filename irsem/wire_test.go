@@ -230,7 +230,7 @@ func TestCheckRejectsStrayAttributes(t *testing.T) {
 		{graphOf(input(2), nd(OpRelu, []int{0}, spec.Shape{2}, withAxis(1))), `node 1 (relu): field "axis": relu takes no "axis" attribute`},
 		{graphOf(input(2), nd(OpRelu, []int{0}, spec.Shape{2}, withSeed(1))), `field "seed"`},
 		{graphOf(input(1, 4, 4), nd(OpMaxPool, []int{0}, spec.Shape{1, 2, 2},
-			withWindow(Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}, Groups: 1}))), `field "groups"`},
+			withWindow(spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}, Groups: 1}))), `field "groups"`},
 		{&Graph{Nodes: []Node{{ID: 1, Kind: Kind{Op: OpInput}}}}, `node 0: field "id": nodes[0] has id 1`},
 		{graphOf(input(2), nd("frob", []int{0}, spec.Shape{2})), `node 1: field "kind": unknown op tag "frob"`},
 		{&Graph{}, `field "nodes": the graph has no nodes`},
@@ -410,7 +410,7 @@ func TestCheckPayloadErrors(t *testing.T) {
 	ln := graphOf(input(2, 3), nd(OpLayerNorm, []int{0}, s(2, 3), withAxis(1)))
 	bn := graphOf(input(1, 2), nd(OpBatchNormEval, []int{0}, s(1, 2), func(k *Kind) { k.ChannelAxis, k.Channels = 1, 2 }))
 	cn := graphOf(input(1, 4, 4), nd(OpConv, []int{0}, s(2, 3, 3),
-		withWindow(Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Padding: []int{0, 0}, Dilation: []int{1, 1}, Groups: 1, InChannels: 1, OutChannels: 2})))
+		withWindow(spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Padding: []int{0, 0}, Dilation: []int{1, 1}, Groups: 1, InChannels: 1, OutChannels: 2})))
 	cases := []struct {
 		name string
 		g    *Graph

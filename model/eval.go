@@ -21,7 +21,7 @@ import (
 func (m *Model) AutoScalar() (scalar, why string) {
 	for i := range m.Graph.Nodes {
 		op := m.Graph.Nodes[i].Kind.Op
-		if info, ok := irsem.Info(op); !ok || !info.Exact {
+		if info, ok := irsem.LookupTag(op); !ok || !info.Exact {
 			return "interval", fmt.Sprintf("node %d (%s) has no exact rational semantics", i, op)
 		}
 	}

@@ -180,7 +180,7 @@ func DiffIR(g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], o Dif
 	rep := &DiffReport{Hash: hash}
 	var exactReason string
 	for _, n := range g.Nodes {
-		if info, ok := irsem.Info(n.Kind.Op); ok && !info.Exact {
+		if info, ok := irsem.LookupTag(n.Kind.Op); ok && !info.Exact {
 			exactReason = fmt.Sprintf("node %d (%s) has no exact rational semantics", n.ID, n.Kind.Op)
 			break
 		}

@@ -188,7 +188,7 @@ func TestArchShuffle(t *testing.T) {
 // features (identity conv, LRN with size 1: x/(1 + x²)^β… here β = 0, so
 // LRN is the identity).
 func TestArchAlexNetVGG(t *testing.T) {
-	if _, ok := irsem.Info(irsem.OpLRN); !ok {
+	if _, ok := irsem.LookupTag(irsem.OpLRN); !ok {
 		t.Skip(`IR tag "lrn" is not in the registry yet (branch regops); the AlexNet pattern is not checked`)
 	}
 	m := newMG(9).in("x", 1, 1, 4, 4).init("w", dims(1, 1, 3, 3), idKernel(1, 3, 1)...).init("fw", dims(2, 4), 1, 0, 0, 0, 0, 0, 0, 1).init("fb", dims(2), 0, 0)

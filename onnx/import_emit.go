@@ -142,7 +142,7 @@ func (b *imp) pad(x int, s spec.Shape, widths []int, mode string, value spec.Rat
 
 // available reports a tag the registry does not (yet) have.
 func available(op irsem.Op, branch string) error {
-	if _, ok := irsem.Info(op); !ok {
+	if _, ok := irsem.LookupTag(op); !ok {
 		return &TagUnavailableError{Tag: op, Branch: branch}
 	}
 	return nil

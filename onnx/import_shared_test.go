@@ -192,7 +192,7 @@ func checkSharedCase(t *testing.T, dir string) error {
 // allExact reports whether every tag of g has exact rational semantics.
 func allExact(g *irsem.Graph) bool {
 	for _, n := range g.Nodes {
-		if info, ok := irsem.Info(n.Kind.Op); !ok || !info.Exact {
+		if info, ok := irsem.LookupTag(n.Kind.Op); !ok || !info.Exact {
 			return false
 		}
 	}

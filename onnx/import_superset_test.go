@@ -95,7 +95,7 @@ func TestImportSupersetOps(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, op := range tc.needs {
-				if _, ok := irsem.Info(op); !ok {
+				if _, ok := irsem.LookupTag(op); !ok {
 					t.Skipf("IR tag %q is not in the registry yet (branches winops/regops); the mapping is not checked", op)
 				}
 			}
@@ -110,7 +110,7 @@ func TestImportSupersetOps(t *testing.T) {
 			}
 			exact := true
 			for _, n := range im.Graph.Nodes {
-				info, _ := irsem.Info(n.Kind.Op)
+				info, _ := irsem.LookupTag(n.Kind.Op)
 				exact = exact && info.Exact
 			}
 			if !exact {

@@ -400,7 +400,7 @@ func importConv(c *nctx) error {
 	if bias != nil {
 		p.B = ratTensor(bias, bias.shape)
 	}
-	win := &irsem.Window{Kernel: k, Stride: g.stride, Padding: pad, Dilation: g.dilation, Groups: int(group), InChannels: ch, OutChannels: m}
+	win := &spec.Window{Kernel: k, Stride: g.stride, Padding: pad, Dilation: g.dilation, Groups: int(group), InChannels: ch, OutChannels: m}
 	id := c.b.emitP(irsem.Kind{Op: irsem.OpConv, Window: win}, out, p, x)
 	c.b.use(w, id, irsem.ParamW)
 	if bias != nil {
@@ -547,7 +547,7 @@ func importConvTranspose(c *nctx) error {
 	if bias != nil {
 		p.B = ratTensor(bias, bias.shape)
 	}
-	win := &irsem.Window{Kernel: k, Stride: stride, Pads: pads, Dilation: dil, OutputPadding: opad, Groups: int(group), InChannels: ch, OutChannels: m}
+	win := &spec.Window{Kernel: k, Stride: stride, Pads: pads, Dilation: dil, OutputPadding: opad, Groups: int(group), InChannels: ch, OutChannels: m}
 	id := c.b.emitP(irsem.Kind{Op: irsem.OpConvTranspose, Window: win}, out, p, x)
 	c.b.use(w, id, irsem.ParamW)
 	if bias != nil {
@@ -634,7 +634,7 @@ func poolOp(isMax bool) opImporter {
 			if isMax {
 				op = irsem.OpMaxPool
 			}
-			win := &irsem.Window{Kernel: k, Stride: g.stride, Padding: append([]int(nil), g.pads[:r]...)}
+			win := &spec.Window{Kernel: k, Stride: g.stride, Padding: append([]int(nil), g.pads[:r]...)}
 			id = c.b.emit(irsem.Kind{Op: op, Window: win}, out, x)
 		} else {
 			op := irsem.OpAvgPoolND
@@ -644,7 +644,7 @@ func poolOp(isMax bool) opImporter {
 			if err := available(op, "winops"); err != nil {
 				return c.wrap("", err)
 			}
-			win := &irsem.Window{Kernel: k, Stride: g.stride, Pads: g.pads, Dilation: g.dilation, CeilMode: ceil, CountIncludePad: includePad && !isMax}
+			win := &spec.Window{Kernel: k, Stride: g.stride, Pads: g.pads, Dilation: g.dilation, CeilMode: ceil, CountIncludePad: includePad && !isMax}
 			id = c.b.emit(irsem.Kind{Op: op, Window: win}, out, x)
 		}
 		c.out(0, id, out, v.dt)

@@ -100,7 +100,7 @@ func (b *imp) maxAxis(x int, s spec.Shape, ax int) (int, spec.Shape, error) {
 	if err := available(irsem.OpMaxPoolND, "winops"); err != nil {
 		return 0, nil, err
 	}
-	win := &irsem.Window{Kernel: []int{n}, Stride: []int{1}, Pads: []int{0, 0}, Dilation: []int{1}}
+	win := &spec.Window{Kernel: []int{n}, Stride: []int{1}, Pads: []int{0, 0}, Dilation: []int{1}}
 	m := b.emit(irsem.Kind{Op: irsem.OpMaxPoolND, Window: win}, spec.Shape{prod(outer), 1}, flat)
 	return b.reshape(m, spec.Shape{prod(outer), 1}, outer), outer, nil
 }

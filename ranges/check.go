@@ -423,7 +423,7 @@ func replay(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, nodes []Node
 	n := sampleCount(o)
 	exact := o.Exact
 	for i := range g.Nodes {
-		if info, ok := irsem.Info(g.Nodes[i].Kind.Op); !ok || !info.Exact {
+		if info, ok := irsem.LookupTag(g.Nodes[i].Kind.Op); !ok || !info.Exact {
 			exact = false
 		}
 	}

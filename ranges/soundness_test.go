@@ -88,7 +88,7 @@ func evalPoint(t *testing.T, tg testGraph, trace [][]Interval32, x []float32, wh
 
 func exactTags(g *irsem.Graph) bool {
 	for i := range g.Nodes {
-		if info, ok := irsem.Info(g.Nodes[i].Kind.Op); !ok || !info.Exact {
+		if info, ok := irsem.LookupTag(g.Nodes[i].Kind.Op); !ok || !info.Exact {
 			return false
 		}
 	}

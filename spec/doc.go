@@ -200,4 +200,17 @@
 // intervals, NaN) is an error naming the output element. A window without
 // a real element is a shape error. max_pool (TorchLean) is max_pool_nd
 // with dilation 1 and floor mode.
+//
+// # The package's name
+//
+// Issue 29 asked whether "spec" should be renamed, since tools read a
+// folder called spec as a test folder. Decision: it keeps its name for
+// now. The package holds the semantics every path is checked against —
+// the registry of primitives and the scalar algebras its rules run over —
+// and "spec" says that; the candidates ("prim", "registry", "semantics")
+// each name one half of it. A rename touches every package of the module
+// (326 files import it) and the adapters module, so it cannot be
+// made in a behaviour-preserving step beside the other moves of that
+// issue; if it is made, it should be made alone, with the old import path
+// forwarded for one release.
 package spec

@@ -129,7 +129,7 @@ type IRForm struct {
 	// the registry fills them in when it is built.
 	MinArity, MaxArity int
 	// Attrs lists the wire attribute fields of the tag, in canonical
-	// order.
+	// order; each is an IR attribute declared in AttrSpecs.
 	Attrs []string
 	// Params lists the payload parameters the tag accepts, and Required
 	// the subset that must be present.

@@ -253,13 +253,14 @@ func indexPrims[T Scalar[T]]() []*Prim[T] {
 	return []*Prim[T]{pad, gather}
 }
 
-// regopsPrims lists the primitives added for imported models other than
+// importedPrims lists the primitives added for imported models other than
 // the window ones: pad, gather, sign, shrink, batch_norm_eval,
 // instance_norm, lrn, hard_masked_softmax and keep_mask.
-func regopsPrims[T Scalar[T]]() []*Prim[T] {
+func importedPrims[T Scalar[T]]() []*Prim[T] {
 	ps := indexPrims[T]()
-	ps = append(ps, elem2Prims[T]()...)
-	return append(ps, norm2Prims[T]()...)
+	ps = append(ps, signShrinkPrims[T]()...)
+	ps = append(ps, channelNormPrims[T]()...)
+	return append(ps, maskPrims[T]()...)
 }
 
 // PadMap returns pad's index map for input shape x: entry o (row-major

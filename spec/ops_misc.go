@@ -143,7 +143,7 @@ func builtinPrims[T Scalar[T]]() []*Prim[T] {
 	ps = append(ps, shapePrims[T]()...)
 	ps = append(ps, miscPrims[T]()...)
 	ps = append(ps, windowPrims[T]()...)
-	ps = append(ps, regopsPrims[T]()...)
+	ps = append(ps, importedPrims[T]()...)
 	ps = append(ps, onnxPrims[T]()...)
 	ps = append(ps, extraPrims[T]()...)
 	return ps

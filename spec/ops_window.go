@@ -12,26 +12,43 @@ import (
 // avg_pool, avg_pool_nd); the package doc's "Window primitives" section
 // states their geometry and rules.
 
-// Window is the static geometry of a window primitive (spec.Attrs.Window).
+// Window is the static geometry of a window primitive (spec.Attrs.Window),
+// the one window type of the module: the registry's rules, the IR's window
+// tags (package irsem) and the certificates (package certificates, which
+// encode it with the JSON names below) all hold a *Window.
+//
 // Each slice has one entry per spatial axis, except Pads, which has 2r:
 // every begin, then every end (ONNX order). A nil Dilation means all 1, a
 // nil Pads or OutputPadding all 0. Each primitive reads only the fields
 // its Doc names and rejects a Window that sets another.
+//
+// Padding, InChannels and OutChannels are the IR's spelling only (the
+// attributes padding, in_channels and out_channels of the window tags):
+// Padding is the symmetric padding of conv, max_pool and avg_pool, one
+// entry per spatial axis, which irsem turns into Pads = Padding ++ Padding
+// before a rule runs; the channel counts are the parents' shapes there.
+// The registry's rules read neither, and a certificate does not carry
+// them.
 type Window struct {
-	Kernel, Stride []int
-	Pads           []int
-	Dilation       []int
+	Kernel   []int `json:"kernel"`
+	Stride   []int `json:"stride"`
+	Pads     []int `json:"pads,omitempty"`
+	Dilation []int `json:"dilation,omitempty"`
 	// OutputPadding is conv_transpose's extra extent at the end of each
 	// spatial axis of the output.
-	OutputPadding []int
+	OutputPadding []int `json:"output_padding,omitempty"`
 	// Groups is conv's and conv_transpose's channel group count (≥ 1).
-	Groups int
+	Groups int `json:"groups,omitempty"`
 	// CeilMode rounds the pool output extent up (max_pool_nd,
 	// avg_pool_nd).
-	CeilMode bool
+	CeilMode bool `json:"ceil_mode,omitempty"`
 	// CountIncludePad makes avg_pool_nd divide by the number of window
 	// positions inside the padded input.
-	CountIncludePad bool
+	CountIncludePad bool `json:"count_include_pad,omitempty"`
+
+	// Padding, InChannels and OutChannels: the IR's spelling (above).
+	Padding                 []int `json:"-"`
+	InChannels, OutChannels int   `json:"-"`
 }
 
 // Clone returns a deep copy of the window.
@@ -47,6 +64,7 @@ func (w *Window) Clone() *Window {
 		return append([]int{}, xs...)
 	}
 	c.Kernel, c.Stride, c.Pads, c.Dilation, c.OutputPadding = cp(w.Kernel), cp(w.Stride), cp(w.Pads), cp(w.Dilation), cp(w.OutputPadding)
+	c.Padding = cp(w.Padding)
 	return &c
 }
 

@@ -13,7 +13,8 @@ import (
 
 // Attrs are the static attributes of one primitive application. Each
 // primitive reads only the fields its OpInfo.Attrs lists; the rest stay
-// zero. Constants are exact rationals so that a rule over Rat is exact and
+// zero. AttrSpecs declares every field: its name in the encodings, its
+// type, its default and its meaning. Constants are exact rationals so that a rule over Rat is exact and
 // a rule over a float scalar rounds each constant once.
 type Attrs struct {
 	Axis   int      // reduce_sum, reduce_mean, softmax, log_softmax, layer_norm, concat, slice, gather; batch_norm_eval: the channel axis
@@ -81,7 +82,8 @@ type OpInfo struct {
 	MinArity int // fewest parents
 	MaxArity int // most parents; -1 for unbounded
 	// Attrs lists the attribute fields the primitive reads, by Attrs field
-	// name, for documentation and for the IR importer.
+	// name, for documentation and for the IR importer; each is declared in
+	// AttrSpecs (the registry refuses to build otherwise).
 	Attrs []string
 	// Shape computes the output shape from the attributes and the parent
 	// shapes, or explains why they are incompatible.
@@ -348,6 +350,9 @@ func build[T Scalar[T]]() *Registry[T] {
 	for _, p := range allPrims[T]() {
 		if _, dup := r.prims[p.Name]; dup {
 			panic("spec: duplicate primitive " + p.Name) // programming error, caught by tests
+		}
+		if err := checkAttrs(p.OpInfo); err != nil {
+			panic(err) // programming error, caught by tests
 		}
 		if p.IR != nil {
 			p.IR.fill(p.OpInfo)

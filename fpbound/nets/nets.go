@@ -131,7 +131,7 @@ func ConvStack(seed uint64, channels, size, depth int, init Init) (*Net, error) 
 	b := newBuilder(seed, shape)
 	x := 0
 	for l := 0; l < depth; l++ {
-		win := irsem.Window{Kernel: []int{3, 3}, Stride: []int{1, 1}, Padding: []int{1, 1}, Dilation: []int{1, 1}, Groups: 1, InChannels: channels, OutChannels: channels}
+		win := spec.Window{Kernel: []int{3, 3}, Stride: []int{1, 1}, Padding: []int{1, 1}, Dilation: []int{1, 1}, Groups: 1, InChannels: channels, OutChannels: channels}
 		w, bias := b.weights(init, spec.Shape{channels, channels, 3, 3}, 9*channels)
 		x = b.node(irsem.Kind{Op: irsem.OpConv, Window: &win}, shape.Clone(), x)
 		b.p.Entries[x] = &irsem.Params{W: &w, B: &bias}

@@ -280,7 +280,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 // Covered (linear, whose W and b come from the payload, is mapped by
 // compCaseLean itself).
 func compPrim(op irsem.Op) (string, bool) {
-	info, ok := irsem.Info(op)
+	info, ok := irsem.LookupTag(op)
 	if !ok || info.Prim == "" || info.Prim == "linear" || !covered(info.Prim) {
 		return "", false
 	}

@@ -63,9 +63,9 @@ func sameStrings(a, b []string) bool {
 	return true
 }
 
-// TestRegopsVJPHandDerived checks the VJPs of the primitives added for
+// TestImportedVJPHandDerived checks the VJPs of the primitives added for
 // imported models against Jacobian rows worked out by hand.
-func TestRegopsVJPHandDerived(t *testing.T) {
+func TestImportedVJPHandDerived(t *testing.T) {
 	r := func(n, d int64) *big.Rat { return big.NewRat(n, d) }
 	cases := []struct {
 		name  string

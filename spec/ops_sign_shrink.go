@@ -32,7 +32,7 @@ func shrinkParams[T Scalar[T]](a *Attrs) (lam, b T, err error) {
 	return rc[T](l), rc[T](attrRat(a.Bias, new(big.Rat))), nil
 }
 
-func elem2Prims[T Scalar[T]]() []*Prim[T] {
+func signShrinkPrims[T Scalar[T]]() []*Prim[T] {
 	return []*Prim[T]{
 		unaryPrim[T](&OpInfo{Name: "sign", Exact: true, ZeroPreserving: true, Ties: "sign′(x) := 0 everywhere, including the jump at x = 0",
 			IR:  &IRForm{Tag: "sign", Superset: true, Doc: "−1, 0 or 1"},
