@@ -134,48 +134,51 @@
 	FSTORE(Z20, Z21) \
 	FSTORE(Z22, Z23)
 
+// KLOOP runs the kernel's steps, STEP (FSTEP or MSTEP) for each p, four
+// at a time and then one at a time, and stores the accumulators. It
+// defines the labels loopcheck (its entry), loop, tailcheck, tail and
+// store of the kernel it ends.
+#define KLOOP(STEP) \
+loopcheck: \
+	CMPQ CX, $4 \
+	JLT  tailcheck \
+loop: \
+	PREFETCHT0 1024(DI) \
+	STEP(0, 0) \
+	STEP(48, 128) \
+	PREFETCHT0 1152(DI) \
+	STEP(96, 256) \
+	STEP(144, 384) \
+	ADDQ $192, SI \
+	ADDQ $512, DI \
+	SUBQ $4, CX \
+	CMPQ CX, $4 \
+	JGE  loop \
+tailcheck: \
+	TESTQ CX, CX \
+	JZ    store \
+tail: \
+	STEP(0, 0) \
+	ADDQ $48, SI \
+	ADDQ $128, DI \
+	DECQ CX \
+	JNZ  tail \
+store: \
+	KSTORE \
+	VZEROUPPER \
+	RET
+
 // func kernel12x32FMA(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool)
 TEXT ·kernel12x32FMA(SB), NOSPLIT, $0-49
 	KENTRY
 	JZ      fzero
 
 	KLOAD
-	JMP  floopcheck
+	JMP  loopcheck
 
 fzero:
 	KZERO
-floopcheck:
-	CMPQ CX, $4
-	JLT  ftailcheck
-
-floop:
-	PREFETCHT0 1024(DI)
-	FSTEP(0, 0)
-	FSTEP(48, 128)
-	PREFETCHT0 1152(DI)
-	FSTEP(96, 256)
-	FSTEP(144, 384)
-	ADDQ $192, SI
-	ADDQ $512, DI
-	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  floop
-
-ftailcheck:
-	TESTQ CX, CX
-	JZ    fstore
-
-ftail:
-	FSTEP(0, 0)
-	ADDQ $48, SI
-	ADDQ $128, DI
-	DECQ CX
-	JNZ  ftail
-
-fstore:
-	KSTORE
-	VZEROUPPER
-	RET
+	KLOOP(FSTEP)
 
 // ---------------------------------------------------------------------------
 // kernel12x32MulAdd: the fixed-left micro-kernel in the 12×32 layout of
@@ -213,39 +216,8 @@ TEXT ·kernel12x32MulAdd(SB), NOSPLIT, $0-49
 	JZ      mzero
 
 	KLOAD
-	JMP  mloopcheck
+	JMP  loopcheck
 
 mzero:
 	KZERO
-mloopcheck:
-	CMPQ CX, $4
-	JLT  mtailcheck
-
-mloop:
-	PREFETCHT0 1024(DI)
-	MSTEP(0, 0)
-	MSTEP(48, 128)
-	PREFETCHT0 1152(DI)
-	MSTEP(96, 256)
-	MSTEP(144, 384)
-	ADDQ $192, SI
-	ADDQ $512, DI
-	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  mloop
-
-mtailcheck:
-	TESTQ CX, CX
-	JZ    mstore
-
-mtail:
-	MSTEP(0, 0)
-	ADDQ $48, SI
-	ADDQ $128, DI
-	DECQ CX
-	JNZ  mtail
-
-mstore:
-	KSTORE
-	VZEROUPPER
-	RET
+	KLOOP(MSTEP)
