@@ -141,28 +141,54 @@ func ReferenceCapsule(op string) (Capsule, error) {
 }
 
 func referenceCapsule(info *spec.OpInfo) Capsule {
+	c := reference.capsule(info)
+	if Accumulates(info.Name) {
+		c.Reduction = ReductionFixedLeft
+	}
+	return c
+}
+
+// A provision is what a provider's capsules share: the provider, its
+// device, who owns the VJP, the run-time guards of shape and layout, and
+// the test suite behind the value and VJP contracts.
+type provision struct {
+	provider    string
+	device      Device
+	vjp         VJPMode
+	shapeGuard  string
+	layout      string // the layout the layout contract names
+	layoutGuard string
+	suite       string
+}
+
+var (
+	reference  = provision{ProviderReference, DeviceCPU, VJPTape, ShapeGuard, "canonical-tensor", LayoutGuard, ReferenceSuite}
+	nativeCUDA = provision{ProviderNativeCUDA, DeviceCUDA, VJPBackend, CUDAShapeGuard, "flat-row-major", CUDALayoutGuard, CUDASuite}
+)
+
+// capsule returns pv's trust-checked capsule for the primitive info with
+// forward support, no reduction (ReductionNA) and, for a NoGrad
+// primitive, no VJP.
+func (pv provision) capsule(info *spec.OpInfo) Capsule {
 	op := info.Name
 	c := Capsule{
-		Name:            ProviderReference + "." + op,
+		Name:            pv.provider + "." + op,
 		Op:              op,
-		Provider:        ProviderReference,
-		Device:          DeviceCPU,
+		Provider:        pv.provider,
+		Device:          pv.device,
 		Trust:           TrustChecked,
 		SupportsForward: true,
-		VJP:             VJPTape,
-		Shape:           Contract{op, "shape safety for " + op, RuntimeGuard{ShapeGuard}},
-		Layout:          Contract{op, "canonical-tensor layout compatibility for " + op, RuntimeGuard{LayoutGuard}},
-		Value:           Contract{op, op + " forward refines its TorchLean semantics", TestSuite{ReferenceSuite}},
+		VJP:             pv.vjp,
+		Shape:           Contract{op, "shape safety for " + op, RuntimeGuard{pv.shapeGuard}},
+		Layout:          Contract{op, pv.layout + " layout compatibility for " + op, RuntimeGuard{pv.layoutGuard}},
+		Value:           Contract{op, op + " forward refines its TorchLean semantics", TestSuite{pv.suite}},
 		Reduction:       ReductionNA,
 	}
 	if info.NoGrad {
 		c.VJP = VJPNone
 		c.VJPContract = Contract{op, op + " has no VJP (zero by definition)", NotApplicable{}}
 	} else {
-		c.VJPContract = Contract{op, op + " torchlean-tape VJP refines its TorchLean semantics", TestSuite{ReferenceSuite}}
-	}
-	if Accumulates(op) {
-		c.Reduction = ReductionFixedLeft
+		c.VJPContract = Contract{op, op + " " + string(pv.vjp) + " VJP refines its TorchLean semantics", TestSuite{pv.suite}}
 	}
 	return c
 }
@@ -187,25 +213,7 @@ func CUDACapsule(op string) (Capsule, error) {
 
 func cudaCapsule(info *spec.OpInfo) Capsule {
 	op := info.Name
-	c := Capsule{
-		Name:            ProviderNativeCUDA + "." + op,
-		Op:              op,
-		Provider:        ProviderNativeCUDA,
-		Device:          DeviceCUDA,
-		Trust:           TrustChecked,
-		SupportsForward: true,
-		VJP:             VJPBackend,
-		Shape:           Contract{op, "shape safety for " + op, RuntimeGuard{CUDAShapeGuard}},
-		Layout:          Contract{op, "flat-row-major layout compatibility for " + op, RuntimeGuard{CUDALayoutGuard}},
-		Value:           Contract{op, op + " forward refines its TorchLean semantics", TestSuite{CUDASuite}},
-		Reduction:       ReductionNA,
-	}
-	if info.NoGrad {
-		c.VJP = VJPNone
-		c.VJPContract = Contract{op, op + " has no VJP (zero by definition)", NotApplicable{}}
-	} else {
-		c.VJPContract = Contract{op, op + " backend-vjp VJP refines its TorchLean semantics", TestSuite{CUDASuite}}
-	}
+	c := nativeCUDA.capsule(info)
 	if Accumulates(op) {
 		c.Reduction = ReductionImplementationDefined
 		// The certificate exists for the accumulating ops whose term

@@ -240,9 +240,9 @@ func (j *fmaJob) unit(s *fmaScratch, i0, mu, j0, nu int) {
 		accumulate := pc > 0
 		bp := s.bp[:npad*kc]
 		if j.transB {
-			packFBT(bp, j.b, j.ldb, pc, kc, j0, nu)
+			packBT(bp, j.b, j.ldb, pc, kc, j0, nu, fnr)
 		} else {
-			packFB(bp, j.b, j.ldb, pc, kc, j0, nu)
+			packB(bp, j.b, j.ldb, pc, kc, j0, nu, fnr)
 		}
 		for ic := i0; ic < i0+mu; ic += fmc {
 			mc := min(fmc, i0+mu-ic)
@@ -304,53 +304,6 @@ func packFA(dst, a []float32, lda, ic, mc, pc, kc int) {
 			}
 			continue
 		}
-		clear(sd)
-		for r := 0; r < rows; r++ {
-			base := (ic+ir+r)*lda + pc
-			row := a[base : base+kc]
-			for p, v := range row {
-				sd[p*fmr+r] = v
-			}
-		}
-	}
-}
-
-// packFB copies rows [pc, pc+kc) × columns [jc, jc+nc) of B into dst as
-// fnr-column strips, element (p, j) of a strip at p·fnr + j; columns past
-// nc, up to the next multiple of fnr, are zero.
-func packFB(dst, b []float32, ldb, pc, kc, jc, nc int) {
-	full := nc / fnr * fnr
-	for p := range kc {
-		row := b[(pc+p)*ldb+jc : (pc+p)*ldb+jc+nc]
-		for jr := 0; jr < full; jr += fnr {
-			o := jr*kc + p*fnr
-			*(*[fnr]float32)(dst[o : o+fnr]) = [fnr]float32(row[jr : jr+fnr])
-		}
-	}
-	if full < nc {
-		sd := dst[full*kc : full*kc+fnr*kc]
-		clear(sd)
-		for p := range kc {
-			base := (pc+p)*ldb + jc + full
-			copy(sd[p*fnr:p*fnr+nc-full], b[base:base+nc-full])
-		}
-	}
-}
-
-// packFBT is packFB for B stored transposed (n×k, row stride ldb).
-func packFBT(dst, b []float32, ldb, pc, kc, jc, nc int) {
-	for jr := 0; jr < nc; jr += fnr {
-		sd := dst[jr*kc : jr*kc+fnr*kc]
-		cols := min(fnr, nc-jr)
-		if cols < fnr {
-			clear(sd)
-		}
-		for jj := 0; jj < cols; jj++ {
-			base := (jc+jr+jj)*ldb + pc
-			row := b[base : base+kc]
-			for p, v := range row {
-				sd[p*fnr+jj] = v
-			}
-		}
+		packAEdge(sd, a, lda, ic+ir, rows, pc, kc, fmr)
 	}
 }

@@ -49,117 +49,136 @@
 	PREFETCHT0 64(R9) \
 	ADDQ       R8, R9
 
-// func kernel12x32FMA(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool)
-TEXT ·kernel12x32FMA(SB), NOSPLIT, $0-49
-	MOVQ    kc+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R8
-	SHLQ    $2, R8
-	// Prefetch the 12 rows of the next block of C, which the next call
-	// reads (k blocks after the first) and writes.
-	MOVQ    next+40(FP), R9
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	MOVBQZX accumulate+48(FP), AX
+// KENTRY loads the arguments of a 12×32 kernel (kc in CX, a in SI, b in
+// DI, c in DX, ldc in bytes in R8), prefetches the 12 rows of the next
+// block of C, which the next call reads (k blocks after the first) and
+// writes, and tests accumulate (ZF set when false).
+#define KENTRY \
+	MOVQ    kc+0(FP), CX \
+	MOVQ    a+8(FP), SI \
+	MOVQ    b+16(FP), DI \
+	MOVQ    c+24(FP), DX \
+	MOVQ    ldc+32(FP), R8 \
+	SHLQ    $2, R8 \
+	MOVQ    next+40(FP), R9 \
+	FPREF \
+	FPREF \
+	FPREF \
+	FPREF \
+	FPREF \
+	FPREF \
+	FPREF \
+	FPREF \
+	FPREF \
+	FPREF \
+	FPREF \
+	FPREF \
+	MOVBQZX accumulate+48(FP), AX \
 	TESTQ   AX, AX
-	JZ      fzero
 
-	MOVQ DX, R9
-	FLOAD(Z0, Z1)
-	FLOAD(Z2, Z3)
-	FLOAD(Z4, Z5)
-	FLOAD(Z6, Z7)
-	FLOAD(Z8, Z9)
-	FLOAD(Z10, Z11)
-	FLOAD(Z12, Z13)
-	FLOAD(Z14, Z15)
-	FLOAD(Z16, Z17)
-	FLOAD(Z18, Z19)
-	FLOAD(Z20, Z21)
+// KLOAD loads the 24 accumulators from the 12 rows of C.
+#define KLOAD \
+	MOVQ DX, R9 \
+	FLOAD(Z0, Z1) \
+	FLOAD(Z2, Z3) \
+	FLOAD(Z4, Z5) \
+	FLOAD(Z6, Z7) \
+	FLOAD(Z8, Z9) \
+	FLOAD(Z10, Z11) \
+	FLOAD(Z12, Z13) \
+	FLOAD(Z14, Z15) \
+	FLOAD(Z16, Z17) \
+	FLOAD(Z18, Z19) \
+	FLOAD(Z20, Z21) \
 	FLOAD(Z22, Z23)
-	JMP  floopcheck
 
-fzero:
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
+// KZERO zeroes the 24 accumulators.
+#define KZERO \
+	VPXORD Z0, Z0, Z0 \
+	VPXORD Z1, Z1, Z1 \
+	VPXORD Z2, Z2, Z2 \
+	VPXORD Z3, Z3, Z3 \
+	VPXORD Z4, Z4, Z4 \
+	VPXORD Z5, Z5, Z5 \
+	VPXORD Z6, Z6, Z6 \
+	VPXORD Z7, Z7, Z7 \
+	VPXORD Z8, Z8, Z8 \
+	VPXORD Z9, Z9, Z9 \
+	VPXORD Z10, Z10, Z10 \
+	VPXORD Z11, Z11, Z11 \
+	VPXORD Z12, Z12, Z12 \
+	VPXORD Z13, Z13, Z13 \
+	VPXORD Z14, Z14, Z14 \
+	VPXORD Z15, Z15, Z15 \
+	VPXORD Z16, Z16, Z16 \
+	VPXORD Z17, Z17, Z17 \
+	VPXORD Z18, Z18, Z18 \
+	VPXORD Z19, Z19, Z19 \
+	VPXORD Z20, Z20, Z20 \
+	VPXORD Z21, Z21, Z21 \
+	VPXORD Z22, Z22, Z22 \
 	VPXORD Z23, Z23, Z23
 
-floopcheck:
-	CMPQ CX, $4
-	JLT  ftailcheck
-
-floop:
-	PREFETCHT0 1024(DI)
-	FSTEP(0, 0)
-	FSTEP(48, 128)
-	PREFETCHT0 1152(DI)
-	FSTEP(96, 256)
-	FSTEP(144, 384)
-	ADDQ $192, SI
-	ADDQ $512, DI
-	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  floop
-
-ftailcheck:
-	TESTQ CX, CX
-	JZ    fstore
-
-ftail:
-	FSTEP(0, 0)
-	ADDQ $48, SI
-	ADDQ $128, DI
-	DECQ CX
-	JNZ  ftail
-
-fstore:
-	FSTORE(Z0, Z1)
-	FSTORE(Z2, Z3)
-	FSTORE(Z4, Z5)
-	FSTORE(Z6, Z7)
-	FSTORE(Z8, Z9)
-	FSTORE(Z10, Z11)
-	FSTORE(Z12, Z13)
-	FSTORE(Z14, Z15)
-	FSTORE(Z16, Z17)
-	FSTORE(Z18, Z19)
-	FSTORE(Z20, Z21)
+// KSTORE stores the 24 accumulators to the 12 rows of C.
+#define KSTORE \
+	FSTORE(Z0, Z1) \
+	FSTORE(Z2, Z3) \
+	FSTORE(Z4, Z5) \
+	FSTORE(Z6, Z7) \
+	FSTORE(Z8, Z9) \
+	FSTORE(Z10, Z11) \
+	FSTORE(Z12, Z13) \
+	FSTORE(Z14, Z15) \
+	FSTORE(Z16, Z17) \
+	FSTORE(Z18, Z19) \
+	FSTORE(Z20, Z21) \
 	FSTORE(Z22, Z23)
-	VZEROUPPER
+
+// KLOOP runs the kernel's steps, STEP (FSTEP or MSTEP) for each p, four
+// at a time and then one at a time, and stores the accumulators. It
+// defines the labels loopcheck (its entry), loop, tailcheck, tail and
+// store of the kernel it ends.
+#define KLOOP(STEP) \
+loopcheck: \
+	CMPQ CX, $4 \
+	JLT  tailcheck \
+loop: \
+	PREFETCHT0 1024(DI) \
+	STEP(0, 0) \
+	STEP(48, 128) \
+	PREFETCHT0 1152(DI) \
+	STEP(96, 256) \
+	STEP(144, 384) \
+	ADDQ $192, SI \
+	ADDQ $512, DI \
+	SUBQ $4, CX \
+	CMPQ CX, $4 \
+	JGE  loop \
+tailcheck: \
+	TESTQ CX, CX \
+	JZ    store \
+tail: \
+	STEP(0, 0) \
+	ADDQ $48, SI \
+	ADDQ $128, DI \
+	DECQ CX \
+	JNZ  tail \
+store: \
+	KSTORE \
+	VZEROUPPER \
 	RET
+
+// func kernel12x32FMA(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool)
+TEXT ·kernel12x32FMA(SB), NOSPLIT, $0-49
+	KENTRY
+	JZ      fzero
+
+	KLOAD
+	JMP  loopcheck
+
+fzero:
+	KZERO
+	KLOOP(FSTEP)
 
 // ---------------------------------------------------------------------------
 // kernel12x32MulAdd: the fixed-left micro-kernel in the 12×32 layout of
@@ -193,112 +212,12 @@ fstore:
 
 // func kernel12x32MulAdd(kc int, a, b, c *float32, ldc int, next *float32, accumulate bool)
 TEXT ·kernel12x32MulAdd(SB), NOSPLIT, $0-49
-	MOVQ    kc+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R8
-	SHLQ    $2, R8
-	// Prefetch the 12 rows of the next block of C, which the next call
-	// reads (k blocks after the first) and writes.
-	MOVQ    next+40(FP), R9
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	FPREF
-	MOVBQZX accumulate+48(FP), AX
-	TESTQ   AX, AX
+	KENTRY
 	JZ      mzero
 
-	MOVQ DX, R9
-	FLOAD(Z0, Z1)
-	FLOAD(Z2, Z3)
-	FLOAD(Z4, Z5)
-	FLOAD(Z6, Z7)
-	FLOAD(Z8, Z9)
-	FLOAD(Z10, Z11)
-	FLOAD(Z12, Z13)
-	FLOAD(Z14, Z15)
-	FLOAD(Z16, Z17)
-	FLOAD(Z18, Z19)
-	FLOAD(Z20, Z21)
-	FLOAD(Z22, Z23)
-	JMP  mloopcheck
+	KLOAD
+	JMP  loopcheck
 
 mzero:
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
-
-mloopcheck:
-	CMPQ CX, $4
-	JLT  mtailcheck
-
-mloop:
-	PREFETCHT0 1024(DI)
-	MSTEP(0, 0)
-	MSTEP(48, 128)
-	PREFETCHT0 1152(DI)
-	MSTEP(96, 256)
-	MSTEP(144, 384)
-	ADDQ $192, SI
-	ADDQ $512, DI
-	SUBQ $4, CX
-	CMPQ CX, $4
-	JGE  mloop
-
-mtailcheck:
-	TESTQ CX, CX
-	JZ    mstore
-
-mtail:
-	MSTEP(0, 0)
-	ADDQ $48, SI
-	ADDQ $128, DI
-	DECQ CX
-	JNZ  mtail
-
-mstore:
-	FSTORE(Z0, Z1)
-	FSTORE(Z2, Z3)
-	FSTORE(Z4, Z5)
-	FSTORE(Z6, Z7)
-	FSTORE(Z8, Z9)
-	FSTORE(Z10, Z11)
-	FSTORE(Z12, Z13)
-	FSTORE(Z14, Z15)
-	FSTORE(Z16, Z17)
-	FSTORE(Z18, Z19)
-	FSTORE(Z20, Z21)
-	FSTORE(Z22, Z23)
-	VZEROUPPER
-	RET
+	KZERO
+	KLOOP(MSTEP)

@@ -263,9 +263,9 @@ func (j *gemmJob) packUnit(u int) {
 		jr1 := min(jr0+packStrips*nr, j.npad)
 		dst := buf[bOff+jr0*kc : bOff+jr1*kc]
 		if j.transB {
-			packBT(dst, j.b, j.ldb, pc, kc, jr0, min(jr1, j.n)-jr0)
+			packBT(dst, j.b, j.ldb, pc, kc, jr0, min(jr1, j.n)-jr0, nr)
 		} else {
-			packB(dst, j.b, j.ldb, pc, kc, jr0, min(jr1, j.n)-jr0)
+			packB(dst, j.b, j.ldb, pc, kc, jr0, min(jr1, j.n)-jr0, nr)
 		}
 		return
 	}
@@ -331,53 +331,61 @@ func packA(dst, a []float32, lda, ic, mc, pc, kc int) {
 			}
 			continue
 		}
-		clear(s)
-		for r := 0; r < rows; r++ {
-			base := (ic+ir+r)*lda + pc
-			row := a[base : base+kc]
-			for p, v := range row {
-				s[p*mr+r] = v
-			}
+		packAEdge(s, a, lda, ic+ir, rows, pc, kc, mr)
+	}
+}
+
+// packAEdge packs the last, short strip of A: rows [i, i+rows) ×
+// columns [pc, pc+kc) into the strip s of h > rows rows, element (p, r)
+// at p·h + r; the rows past rows are zero.
+func packAEdge(s, a []float32, lda, i, rows, pc, kc, h int) {
+	clear(s)
+	for r := 0; r < rows; r++ {
+		base := (i+r)*lda + pc
+		row := a[base : base+kc]
+		for p, v := range row {
+			s[p*h+r] = v
 		}
 	}
 }
 
 // packB copies rows [pc, pc+kc) × columns [jc, jc+nc) of B into dst as
-// consecutive nr-column strips; within a strip, element (p, j) sits at
-// p·nr + j. Columns past nc, up to the next multiple of nr, are zero.
-func packB(dst, b []float32, ldb, pc, kc, jc, nc int) {
-	full := nc / nr * nr
+// consecutive w-column strips (w = nr for the AVX2 kernel, fnr for the
+// AVX-512 one); within a strip, element (p, j) sits at p·w + j. Columns
+// past nc, up to the next multiple of w, are zero.
+func packB(dst, b []float32, ldb, pc, kc, jc, nc, w int) {
+	full := nc / w * w
 	for p := range kc {
 		row := b[(pc+p)*ldb+jc : (pc+p)*ldb+jc+nc]
-		for jr := 0; jr < full; jr += nr {
-			o := jr*kc + p*nr
-			*(*[nr]float32)(dst[o : o+nr]) = [nr]float32(row[jr : jr+nr])
+		for jr := 0; jr < full; jr += w {
+			o := jr*kc + p*w
+			copy(dst[o:o+w], row[jr:jr+w])
 		}
 	}
 	if full < nc {
-		s := dst[full*kc : full*kc+nr*kc]
+		s := dst[full*kc : full*kc+w*kc]
 		clear(s)
 		for p := range kc {
 			base := (pc+p)*ldb + jc + full
-			copy(s[p*nr:p*nr+nc-full], b[base:base+nc-full])
+			copy(s[p*w:p*w+nc-full], b[base:base+nc-full])
 		}
 	}
 }
 
 // packBT is packB for B stored transposed (n×k, row stride ldb): element
 // (p, j) of the packed block is b[jc+j][pc+p].
-func packBT(dst, b []float32, ldb, pc, kc, jc, nc int) {
-	for jr := 0; jr < nc; jr += nr {
-		s := dst[jr*kc : jr*kc+nr*kc]
-		cols := min(nr, nc-jr)
-		if cols < nr {
+func packBT(dst, b []float32, ldb, pc, kc, jc, nc, w int) {
+	for jr := 0; jr < nc; jr += w {
+		s := dst[jr*kc : jr*kc+w*kc]
+		cols := min(w, nc-jr)
+		if cols < w {
 			clear(s)
 		}
 		for j := 0; j < cols; j++ {
 			base := (jc+jr+j)*ldb + pc
 			row := b[base : base+kc]
 			for p, v := range row {
-				s[p*nr+j] = v
+				s[p*w+j] = v
 			}
 		}
 	}

@@ -150,10 +150,8 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	// The exact enclosures: over spec.Rat when every step is exact, else
 	// over spec.Interval.
 	if err := exactEnclosures(g, p, input, apps, nodes); err != nil {
-		if limits.IsLimit(err) {
-			return nil, "", err
-		}
-		return nil, "the exact enclosure failed: " + err.Error(), nil
+		reason, err := failed(err, "the exact enclosure failed: "+err.Error())
+		return nil, reason, err
 	}
 
 	evalMu.Lock()
@@ -169,10 +167,8 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		return nil, "a comparison a registry rule branches on could not be decided", nil
 	}
 	if err != nil {
-		if limits.IsLimit(err) {
-			return nil, "", err
-		}
-		return nil, "the evaluation failed: " + err.Error(), nil
+		reason, err := failed(err, "the evaluation failed: "+err.Error())
+		return nil, reason, err
 	}
 	for i := range nodes {
 		nd := &nodes[i]
@@ -188,124 +184,169 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		}
 	}
 
-	reg := spec.Default[adj]()
-	regE := spec.Default[ErrOf[F]]()
-	budget := o.SweepWork
-	if budget == 0 {
-		budget = DefaultSweepWork
+	r := &foRun[F]{
+		g: g, input: input, apps: apps, nodes: nodes,
+		reg: spec.Default[adj](), regE: spec.Default[ErrOf[F]](),
+		budget:    o.SweepWork,
+		fusedVals: make([]spec.Tensor[ErrOf[F]], n),
 	}
-	spent := int64(0)
-	fusedVals := make([]spec.Tensor[ErrOf[F]], n)
-	var out []foOut
+	if r.budget == 0 {
+		r.budget = DefaultSweepWork
+	}
 	for j := range nodes {
-		nd := &nodes[j]
-		// Local error e_j (and fusion of a pending sum into the one child).
-		before := undecided.Load()
-		loc, err := localErr[F](g, j, apps, nodes, fusedVals, input, regE)
-		if undecided.Load() != before {
-			return nil, fmt.Sprintf("node %d (%s): a comparison in its formula could not be decided on its input boxes", j, g.Nodes[j].Kind.Op), nil
+		if reason, err := r.local(j); reason != "" || err != nil {
+			return nil, reason, err
 		}
+		if g.Nodes[j].Kind.Op != irsem.OpInput {
+			if reason, err := r.forward(j); reason != "" || err != nil {
+				return nil, reason, err
+			}
+		}
+		if err := r.sweeps(j); err != nil {
+			return nil, "", err
+		}
+	}
+	return r.out, "", nil
+}
+
+// failed returns err when it is a resource limit, else reason: the
+// evaluation has no first-order bound, for that reason.
+func failed(err error, reason string) (string, error) {
+	if limits.IsLimit(err) {
+		return "", err
+	}
+	return reason, nil
+}
+
+// A foRun is the node-by-node pass of firstOrder, after the classic
+// bounds: each node's local error, forward enclosure and sweeps.
+type foRun[F format] struct {
+	g         *irsem.Graph
+	input     irsem.RatTensor
+	apps      []irsem.Application
+	nodes     []foNode
+	reg       *spec.Registry[adj]
+	regE      *spec.Registry[ErrOf[F]]
+	budget    int64 // the sweeps' work budget (Options.SweepWork)
+	spent     int64
+	fusedVals []spec.Tensor[ErrOf[F]]
+	out       []foOut // the output's elements, once swept
+}
+
+// local computes node j's local error e_j, or fuses a pending sum into
+// its one child, and whether an error reaches j. A non-empty reason
+// means no first-order bound exists.
+func (r *foRun[F]) local(j int) (string, error) {
+	g, nd := r.g, &r.nodes[j]
+	before := undecided.Load()
+	loc, err := localErr[F](g, j, r.apps, r.nodes, r.fusedVals, r.input, r.regE)
+	if undecided.Load() != before {
+		return fmt.Sprintf("node %d (%s): a comparison in its formula could not be decided on its input boxes", j, g.Nodes[j].Kind.Op), nil
+	}
+	if err != nil {
+		return failed(err, fmt.Sprintf("node %d (%s): the local error failed: %v", j, g.Nodes[j].Kind.Op, err))
+	}
+	pending := false
+	for _, v := range loc.Data {
+		if v.n >= 2 {
+			pending = true
+			break
+		}
+	}
+	if pending && nd.kids == 1 && j != g.OutputID && !nd.app.Source && g.Nodes[j].Kind.Op != irsem.OpInput {
+		r.fusedVals[j] = loc // e_j = 0: the child charges the sum
+	} else {
+		for m, v := range loc.Data {
+			c := v.close()
+			if c.e != 0 {
+				if nd.local == nil {
+					nd.local = make([]float64, len(loc.Data))
+				}
+				nd.local[m] = c.e
+			}
+		}
+	}
+	nd.err = nd.local != nil
+	for _, q := range g.Nodes[j].Parents {
+		nd.err = nd.err || r.nodes[q].err
+	}
+	return "", nil
+}
+
+// forward computes the step values of node j over its parents' boxes,
+// and narrows its box to the forward enclosure f_j(boxes) ± e_j.
+func (r *foRun[F]) forward(j int) (string, error) {
+	g, nd := r.g, &r.nodes[j]
+	fwd, args, err := forwardSteps(g, j, r.nodes, r.reg)
+	if err != nil {
+		return failed(err, fmt.Sprintf("node %d (%s): the interval evaluation failed: %v", j, g.Nodes[j].Kind.Op, err))
+	}
+	if adjVoid.Load() != 0 {
+		return fmt.Sprintf("node %d (%s): its input boxes contain a discontinuity of its formula", j, g.Nodes[j].Kind.Op), nil
+	}
+	nd.steps, nd.args = fwd, args
+	if len(fwd) == 0 {
+		return "", nil
+	}
+	last := fwd[len(fwd)-1]
+	for m := range nd.box {
+		el := 0.0
+		if nd.local != nil {
+			el = nd.local[m]
+		}
+		if b, ok := intersect(nd.box[m], widen(last.Data[m].iv, el)); ok {
+			nd.box[m] = b
+		}
+	}
+	return "", nil
+}
+
+// sweeps runs the sweeps from every element of node j within the
+// budget: E_j, and the box X_j ± E_j; at the output, the results.
+func (r *foRun[F]) sweeps(j int) error {
+	g, nd := r.g, &r.nodes[j]
+	isOut := j == g.OutputID
+	per := prefixWork(g, j)
+	cost := int64(len(nd.e)) * per
+	if !isOut && (r.spent+cost > r.budget || !nd.err) {
+		return nil
+	}
+	if !isOut {
+		r.spent += cost
+	} else {
+		r.out = make([]foOut, len(nd.e))
+	}
+	for m := range nd.e {
+		if isOut {
+			// The output's sweeps may spend up to twice the budget in
+			// all; past it an element keeps the classic bound.
+			if r.spent+per > 2*r.budget {
+				r.out[m] = foOut{x: nd.x[m], bound: inf, estimate: inf, reason: "the sweep budget (Options.SweepWork) is spent"}
+				continue
+			}
+			r.spent += per
+		}
+		b, ss, reason, err := sweep(g, r.nodes, j, m, r.reg)
 		if err != nil {
 			if limits.IsLimit(err) {
-				return nil, "", err
+				return err
 			}
-			return nil, fmt.Sprintf("node %d (%s): the local error failed: %v", j, g.Nodes[j].Kind.Op, err), nil
+			b, reason = inf, err.Error()
 		}
-		pending := false
-		for _, v := range loc.Data {
-			if v.n >= 2 {
-				pending = true
-				break
-			}
-		}
-		if pending && nd.kids == 1 && j != g.OutputID && !nd.app.Source && g.Nodes[j].Kind.Op != irsem.OpInput {
-			fusedVals[j] = loc // e_j = 0: the child charges the sum
-		} else {
-			for m, v := range loc.Data {
-				c := v.close()
-				if c.e != 0 {
-					if nd.local == nil {
-						nd.local = make([]float64, len(loc.Data))
-					}
-					nd.local[m] = c.e
-				}
+		if isOut {
+			r.out[m] = foOut{x: nd.x[m], bound: b, estimate: inf, reason: reason}
+			if !math.IsInf(b, 1) {
+				r.out[m].estimate = min(b, mulUp(hoeffding, up(math.Sqrt(ss))))
 			}
 		}
-		nd.err = nd.local != nil
-		for _, q := range g.Nodes[j].Parents {
-			nd.err = nd.err || nodes[q].err
-		}
-		// The step values over the parents' boxes, and the forward
-		// enclosure f_j(boxes) ± e_j.
-		if g.Nodes[j].Kind.Op != irsem.OpInput {
-			fwd, args, err := forwardSteps(g, j, nodes, reg)
-			if err != nil {
-				if limits.IsLimit(err) {
-					return nil, "", err
-				}
-				return nil, fmt.Sprintf("node %d (%s): the interval evaluation failed: %v", j, g.Nodes[j].Kind.Op, err), nil
-			}
-			if adjVoid.Load() != 0 {
-				return nil, fmt.Sprintf("node %d (%s): its input boxes contain a discontinuity of its formula", j, g.Nodes[j].Kind.Op), nil
-			}
-			nd.steps, nd.args = fwd, args
-			if len(fwd) > 0 {
-				last := fwd[len(fwd)-1]
-				for m := range nd.box {
-					el := 0.0
-					if nd.local != nil {
-						el = nd.local[m]
-					}
-					if b, ok := intersect(nd.box[m], widen(last.Data[m].iv, el)); ok {
-						nd.box[m] = b
-					}
-				}
-			}
-		}
-		// Sweeps from every element of j: E_j, and the box X_j ± E_j.
-		isOut := j == g.OutputID
-		per := prefixWork(g, j)
-		cost := int64(len(nd.e)) * per
-		if !isOut && (spent+cost > budget || !nd.err) {
-			continue
-		}
-		if !isOut {
-			spent += cost
-		} else {
-			out = make([]foOut, len(nd.e))
-		}
-		for m := range nd.e {
-			if isOut {
-				// The output's sweeps may spend up to twice the budget in
-				// all; past it an element keeps the classic bound.
-				if spent+per > 2*budget {
-					out[m] = foOut{x: nd.x[m], bound: inf, estimate: inf, reason: "the sweep budget (Options.SweepWork) is spent"}
-					continue
-				}
-				spent += per
-			}
-			b, ss, reason, err := sweep(g, nodes, j, m, reg)
-			if err != nil {
-				if limits.IsLimit(err) {
-					return nil, "", err
-				}
-				b, reason = inf, err.Error()
-			}
-			if isOut {
-				out[m] = foOut{x: nd.x[m], bound: b, estimate: inf, reason: reason}
-				if !math.IsInf(b, 1) {
-					out[m].estimate = min(b, mulUp(hoeffding, up(math.Sqrt(ss))))
-				}
-			}
-			if b < nd.e[m] {
-				nd.e[m] = b
-				if bx, ok := intersect(nd.box[m], widen(nd.x[m], b)); ok {
-					nd.box[m] = bx
-				}
+		if b < nd.e[m] {
+			nd.e[m] = b
+			if bx, ok := intersect(nd.box[m], widen(nd.x[m], b)); ok {
+				nd.box[m] = bx
 			}
 		}
 	}
-	return out, "", nil
+	return nil
 }
 
 // widen returns [x.Lo − e, x.Hi + e] rounded outward (the whole line for

@@ -338,6 +338,40 @@ func registryShape(prim string, a *spec.Attrs, in []spec.Shape, field string) (s
 	return s, nil
 }
 
+// linearShape is linear's output shape: the input x with its last axis
+// the declared shape d's; x and d must agree on the other axes.
+func linearShape(x, d spec.Shape) (spec.Shape, error) {
+	if len(x) == 0 {
+		return nil, fieldErrf("parents", "linear needs an input of rank ≥ 1, got %v", x)
+	}
+	if len(d) != len(x) || !spec.Shape(d[:len(d)-1]).Equal(x[:len(x)-1]) {
+		return nil, fieldErrf("shape", "linear maps the last axis of its input %v and keeps the others; declared %v", x, d)
+	}
+	out := x.Clone()
+	out[len(out)-1] = d[len(d)-1]
+	return out, nil
+}
+
+// maskedShape is hard_masked_softmax's output shape: its input's x, which
+// the mask m must have, with one entry per element.
+func maskedShape(m *HardMask, x spec.Shape) (spec.Shape, error) {
+	if m == nil {
+		return nil, fieldErrf(AttrMask, "missing")
+	}
+	ms := shapeOrScalar(m.Shape)
+	size, err := ms.Check(0)
+	if err != nil {
+		return nil, &Error{Node: -1, Field: AttrMask, Elem: -1, Err: err}
+	}
+	if !ms.Equal(x) {
+		return nil, fieldErrf(AttrMask, "mask shape %v is not the input's shape %v", ms, x)
+	}
+	if len(m.Allowed) != size {
+		return nil, fieldErrf(AttrMask, "mask of shape %v needs %d entries, got %d", ms, size, len(m.Allowed))
+	}
+	return x, nil
+}
+
 // inferShape computes a node's output shape from its parents' declared
 // shapes and its attributes, or explains why they are incompatible.
 func inferShape(n *Node, o *TagInfo, in []spec.Shape) (spec.Shape, error) {
@@ -362,16 +396,7 @@ func inferShape(n *Node, o *TagInfo, in []spec.Shape) (spec.Shape, error) {
 		}
 		return in[0], nil
 	case OpLinear:
-		x, d := in[0], n.Shape
-		if len(x) == 0 {
-			return nil, fieldErrf("parents", "linear needs an input of rank ≥ 1, got %v", x)
-		}
-		if len(d) != len(x) || !spec.Shape(d[:len(d)-1]).Equal(x[:len(x)-1]) {
-			return nil, fieldErrf("shape", "linear maps the last axis of its input %v and keeps the others; declared %v", x, d)
-		}
-		out := x.Clone()
-		out[len(out)-1] = d[len(d)-1]
-		return out, nil
+		return linearShape(in[0], n.Shape)
 	case OpTranspose:
 		if err := checkAxis(AttrAxis1, k.Axis1, len(in[0])); err != nil {
 			return nil, err
@@ -420,22 +445,7 @@ func inferShape(n *Node, o *TagInfo, in []spec.Shape) (spec.Shape, error) {
 		}
 		return registryShape(o.Prim, primAttrs(n), []spec.Shape{in[0], {k.Channels}, {k.Channels}}, "parents")
 	case OpHardMaskedSoftmax:
-		m := k.Mask
-		if m == nil {
-			return nil, fieldErrf(AttrMask, "missing")
-		}
-		ms := shapeOrScalar(m.Shape)
-		size, err := ms.Check(0)
-		if err != nil {
-			return nil, &Error{Node: -1, Field: AttrMask, Elem: -1, Err: err}
-		}
-		if !ms.Equal(in[0]) {
-			return nil, fieldErrf(AttrMask, "mask shape %v is not the input's shape %v", ms, in[0])
-		}
-		if len(m.Allowed) != size {
-			return nil, fieldErrf(AttrMask, "mask of shape %v needs %d entries, got %d", ms, size, len(m.Allowed))
-		}
-		return in[0], nil
+		return maskedShape(k.Mask, in[0])
 	case OpConv, OpConvTranspose, OpMaxPool, OpMaxPoolND, OpAvgPool, OpAvgPoolND:
 		return windowShape(n, o, in[0])
 	}

@@ -195,20 +195,51 @@ func (im *Imported) Analyze(m *Model, floats []*Tensor) (*Specials, []*Tensor, e
 	if len(floats) != len(im.Inputs) {
 		return nil, nil, &ImportError{Err: fmt.Errorf("the model has %d float inputs, %d tensors given", len(im.Inputs), len(floats))}
 	}
+	vals, err := im.rawValues(m, floats)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Elements to replace: special ones, and those an op reads outside its
+	// domain (decided below); a replaced element is Unknown to its other
+	// readers.
+	rp := replacement{inputs: im.Inputs, elems: map[string]map[int]bool{}}
+	for _, in := range im.Inputs {
+		for j, x := range vals[in.Name].raw {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				rp.mark(in.Name, j)
+			}
+		}
+	}
+	// First pass: the domain violations at raw operands.
+	for _, n := range m.Graph.Nodes {
+		if n != nil && partialOps[n.OpType] && len(n.Inputs) > 0 {
+			rp.markDomain(n, vals)
+		}
+	}
+	// Replaced elements are Unknown to every reader but the deciding op,
+	// which reads the raw value.
+	for name, js := range rp.elems {
+		sv := vals[name]
+		for j := range js {
+			if sv.at(j).Status == Real {
+				sv.set(j, Special{Status: Unknown})
+			}
+		}
+	}
+	return im.propagate(m, vals), rp.apply(floats), nil
+}
+
+// rawValues returns the analysis's starting values: the graph inputs'
+// raw elements from floats (their NaN and ±∞ Known) and the float
+// initializers' that the importer read, by name.
+func (im *Imported) rawValues(m *Model, floats []*Tensor) (map[string]*sval, error) {
 	vals := map[string]*sval{}
 	for i, in := range im.Inputs {
 		t := floats[i]
 		if t == nil || t.Len() != in.Shape.Size() || !t.DataType.IsFloat() {
-			return nil, nil, &ImportError{Field: fmt.Sprintf("graph input %q", in.Name), Err: fmt.Errorf("expected %v %s values", in.Shape, in.DataType)}
+			return nil, &ImportError{Field: fmt.Sprintf("graph input %q", in.Name), Err: fmt.Errorf("expected %v %s values", in.Shape, in.DataType)}
 		}
-		raw := make([]float64, t.Len())
-		for j := range raw {
-			if t.DataType != Double {
-				raw[j] = float64(t.Float32[j])
-			} else {
-				raw[j] = t.Float64[j]
-			}
-		}
+		raw := float64s(t)
 		sv := &sval{shape: in.Shape, raw: raw}
 		for j, x := range raw {
 			if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -225,93 +256,124 @@ func (im *Imported) Analyze(m *Model, floats []*Tensor) (*Specials, []*Tensor, e
 		if err != nil || t.Len() != s.Size() {
 			continue // the importer refused or ignored it
 		}
-		raw := make([]float64, t.Len())
-		for j := range raw {
-			if t.DataType != Double {
-				raw[j] = float64(t.Float32[j])
-			} else {
-				raw[j] = t.Float64[j]
-			}
-		}
+		raw := float64s(t)
 		if _, dup := vals[t.Name]; !dup {
 			vals[t.Name] = &sval{shape: s, raw: raw}
 		}
 	}
-	// Elements to replace: special ones, and those an op reads outside its
-	// domain (decided below); a replaced element is Unknown to its other
-	// readers.
-	replace := map[string]map[int]bool{}
-	mark := func(name string, j int) {
-		if _, isIn := ioIndex(im.Inputs, name); !isIn {
-			return
-		}
-		if replace[name] == nil {
-			replace[name] = map[int]bool{}
-		}
-		replace[name][j] = true
-	}
-	for _, in := range im.Inputs {
-		for j, x := range vals[in.Name].raw {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				mark(in.Name, j)
-			}
+	return vals, nil
+}
+
+// float64s returns the elements of the float tensor t widened to float64.
+func float64s(t *Tensor) []float64 {
+	raw := make([]float64, t.Len())
+	for j := range raw {
+		if t.DataType != Double {
+			raw[j] = float64(t.Float32[j])
+		} else {
+			raw[j] = t.Float64[j]
 		}
 	}
-	// First pass: the domain violations at raw operands.
-	for _, n := range m.Graph.Nodes {
-		if n == nil || !partialOps[n.OpType] || len(n.Inputs) == 0 {
-			continue
-		}
-		a := vals[n.Inputs[0]]
-		if n.OpType == "Div" || n.OpType == "Pow" {
-			if len(n.Inputs) < 2 {
-				continue
-			}
-			b := vals[n.Inputs[1]]
-			if a == nil || b == nil || a.raw == nil || b.raw == nil {
-				// One operand computed: only a raw divisor of 0 is decided
-				// to leave the domain (the element becomes Unknown or NaN).
-				if n.OpType == "Div" && b != nil && b.raw != nil {
-					for j, y := range b.raw {
-						if y == 0 {
-							mark(n.Inputs[1], j)
-						}
-					}
-				}
-				continue
-			}
-			sh, ok := broadcast(a.shape, b.shape)
-			if !ok {
-				continue
-			}
-			for k := 0; k < sh.Size(); k++ {
-				ia, ib := bIndex(sh, a.shape, k), bIndex(sh, b.shape, k)
-				if outOfDomain(n.OpType, a.raw[ia], b.raw[ib], true) {
-					mark(n.Inputs[0], ia)
-					mark(n.Inputs[1], ib)
-				}
-			}
-			continue
-		}
+	return raw
+}
+
+// A replacement collects the elements of the graph inputs that compare
+// evaluates as 1: by input name, the set of element indices.
+type replacement struct {
+	inputs []IOValue
+	elems  map[string]map[int]bool
+}
+
+// mark adds element j of name, when name is a graph input.
+func (rp replacement) mark(name string, j int) {
+	if _, isIn := ioIndex(rp.inputs, name); !isIn {
+		return
+	}
+	if rp.elems[name] == nil {
+		rp.elems[name] = map[int]bool{}
+	}
+	rp.elems[name][j] = true
+}
+
+// markDomain marks the raw operand elements the partial op n reads
+// outside its domain.
+func (rp replacement) markDomain(n *Node, vals map[string]*sval) {
+	a := vals[n.Inputs[0]]
+	if n.OpType != "Div" && n.OpType != "Pow" {
 		if a == nil || a.raw == nil {
-			continue
+			return
 		}
 		for j, x := range a.raw {
 			if outOfDomain(n.OpType, x, 0, false) {
-				mark(n.Inputs[0], j)
+				rp.mark(n.Inputs[0], j)
 			}
 		}
+		return
 	}
-	// Replaced elements are Unknown to every reader but the deciding op,
-	// which reads the raw value.
-	for name, js := range replace {
-		sv := vals[name]
+	if len(n.Inputs) < 2 {
+		return
+	}
+	b := vals[n.Inputs[1]]
+	if a == nil || b == nil || a.raw == nil || b.raw == nil {
+		// One operand computed: only a raw divisor of 0 is decided
+		// to leave the domain (the element becomes Unknown or NaN).
+		if n.OpType == "Div" && b != nil && b.raw != nil {
+			for j, y := range b.raw {
+				if y == 0 {
+					rp.mark(n.Inputs[1], j)
+				}
+			}
+		}
+		return
+	}
+	sh, ok := broadcast(a.shape, b.shape)
+	if !ok {
+		return
+	}
+	for k := 0; k < sh.Size(); k++ {
+		ia, ib := bIndex(sh, a.shape, k), bIndex(sh, b.shape, k)
+		if outOfDomain(n.OpType, a.raw[ia], b.raw[ib], true) {
+			rp.mark(n.Inputs[0], ia)
+			rp.mark(n.Inputs[1], ib)
+		}
+	}
+}
+
+// apply returns floats with the marked elements replaced by 1 (copies of
+// the tensors that change; floats itself when nothing is marked).
+func (rp replacement) apply(floats []*Tensor) []*Tensor {
+	if len(rp.elems) == 0 {
+		return floats
+	}
+	out := make([]*Tensor, len(floats))
+	for i, in := range rp.inputs {
+		out[i] = floats[i]
+		js := rp.elems[in.Name]
+		if len(js) == 0 {
+			continue
+		}
+		c := *floats[i]
+		if c.DataType != Double {
+			c.Float32 = append([]float32(nil), c.Float32...)
+		} else {
+			c.Float64 = append([]float64(nil), c.Float64...)
+		}
 		for j := range js {
-			if sv.at(j).Status == Real {
-				sv.set(j, Special{Status: Unknown})
+			if c.DataType != Double {
+				c.Float32[j] = 1
+			} else {
+				c.Float64[j] = 1
 			}
 		}
+		out[i] = &c
 	}
+	return out
+}
+
+// propagate steps every node of m over vals and returns the statuses of
+// im's outputs, with the first partial op whose deciding operand is
+// computed.
+func (im *Imported) propagate(m *Model, vals map[string]*sval) *Specials {
 	sp := &Specials{Outputs: make([][]Special, len(im.Outputs))}
 	for _, n := range m.Graph.Nodes {
 		if n == nil {
@@ -343,32 +405,7 @@ func (im *Imported) Analyze(m *Model, floats []*Tensor) (*Specials, []*Tensor, e
 		}
 		sp.Outputs[i] = v.st
 	}
-	out := floats
-	if len(replace) > 0 {
-		out = make([]*Tensor, len(floats))
-		for i, in := range im.Inputs {
-			out[i] = floats[i]
-			js := replace[in.Name]
-			if len(js) == 0 {
-				continue
-			}
-			c := *floats[i]
-			if c.DataType != Double {
-				c.Float32 = append([]float32(nil), c.Float32...)
-			} else {
-				c.Float64 = append([]float64(nil), c.Float64...)
-			}
-			for j := range js {
-				if c.DataType != Double {
-					c.Float32[j] = 1
-				} else {
-					c.Float64[j] = 1
-				}
-			}
-			out[i] = &c
-		}
-	}
-	return sp, out, nil
+	return sp
 }
 
 // step computes the statuses of node n's outputs from its inputs'.
@@ -382,29 +419,75 @@ func (im *Imported) step(n *Node, vals map[string]*sval) {
 	if !anySpecial && !partialOps[n.OpType] {
 		return // every output Real, computed
 	}
-	outShape := func(k int) (spec.Shape, bool) {
-		if k >= len(n.Outputs) {
-			return nil, false
-		}
-		s, ok := im.shapes[n.Outputs[k]]
-		return s, ok
-	}
-	unknownAll := func() {
-		for k, o := range n.Outputs {
-			if o == "" {
-				continue
-			}
-			s, ok := outShape(k)
-			if !ok {
-				vals[o] = &sval{st: []Special{}} // no shape: a length that matches nothing
-				continue
-			}
-			vals[o] = &sval{shape: s, st: allUnknown(s.Size())}
-		}
-	}
 	if len(n.Outputs) == 0 || n.Outputs[0] == "" {
 		return
 	}
+	if f, ok := im.unaryRule(n); ok && len(n.Inputs) >= 1 {
+		if x := vals[n.Inputs[0]]; x != nil {
+			vals[n.Outputs[0]] = stepUnary(n.OpType, f, x)
+		}
+		return
+	}
+	if f, ok := ieeeBinary[n.OpType]; ok && len(n.Inputs) >= 2 {
+		a, b := vals[n.Inputs[0]], vals[n.Inputs[1]]
+		if a == nil || b == nil {
+			if anySpecial {
+				im.unknownAll(n, vals)
+			}
+			return
+		}
+		sh, ok := broadcast(a.shape, b.shape)
+		if !ok {
+			im.unknownAll(n, vals)
+			return
+		}
+		vals[n.Outputs[0]] = stepBinary(n.OpType, f, a, b, sh)
+		return
+	}
+	if reorder[n.OpType] && len(n.Inputs) >= 1 {
+		x := vals[n.Inputs[0]]
+		s, ok := im.outShape(n, 0)
+		if x == nil || !ok || s.Size() != x.shape.Size() {
+			if anySpecial {
+				im.unknownAll(n, vals)
+			}
+			return
+		}
+		vals[n.Outputs[0]] = &sval{shape: s, st: x.st}
+		return
+	}
+	if anySpecial {
+		im.unknownAll(n, vals)
+	}
+}
+
+// outShape returns the imported shape of node n's output k.
+func (im *Imported) outShape(n *Node, k int) (spec.Shape, bool) {
+	if k >= len(n.Outputs) {
+		return nil, false
+	}
+	s, ok := im.shapes[n.Outputs[k]]
+	return s, ok
+}
+
+// unknownAll makes every element of node n's outputs Unknown.
+func (im *Imported) unknownAll(n *Node, vals map[string]*sval) {
+	for k, o := range n.Outputs {
+		if o == "" {
+			continue
+		}
+		s, ok := im.outShape(n, k)
+		if !ok {
+			vals[o] = &sval{st: []Special{}} // no shape: a length that matches nothing
+			continue
+		}
+		vals[o] = &sval{shape: s, st: allUnknown(s.Size())}
+	}
+}
+
+// unaryRule returns the IEEE function of node n when n is elementwise
+// unary: ieeeUnary's, or the identity for a cast between float types.
+func (im *Imported) unaryRule(n *Node) (func(float64) float64, bool) {
 	f, ok := ieeeUnary[n.OpType]
 	if n.OpType == "Cast" {
 		// A cast between float types keeps NaN and ±∞ (a finite value is
@@ -416,80 +499,53 @@ func (im *Imported) step(n *Node, vals map[string]*sval) {
 	if n.OpType == "CastLike" && len(n.Inputs) == 2 && im.dtypes[n.Inputs[1]].IsFloat() {
 		f, ok = func(x float64) float64 { return x }, true
 	}
-	if ok && len(n.Inputs) >= 1 {
-		x := vals[n.Inputs[0]]
-		if x == nil {
-			return
+	return f, ok
+}
+
+// stepUnary returns the statuses of the unary op's output f(x).
+func stepUnary(op string, f func(float64) float64, x *sval) *sval {
+	out := &sval{shape: x.shape}
+	for j := 0; j < x.shape.Size(); j++ {
+		s := x.at(j)
+		if x.raw != nil && outOfDomain(op, x.raw[j], 0, false) {
+			s = Special{Status: Known, Value: x.raw[j]}
 		}
-		out := &sval{shape: x.shape}
-		for j := 0; j < x.shape.Size(); j++ {
-			s := x.at(j)
-			if x.raw != nil && outOfDomain(n.OpType, x.raw[j], 0, false) {
-				s = Special{Status: Known, Value: x.raw[j]}
-			}
-			switch {
-			case s.Status == Known && (!finite(s.Value) || exactUnary[n.OpType] || outOfDomain(n.OpType, s.Value, 0, false)):
-				out.set(j, Special{Status: Known, Value: f(s.Value)})
-			case s.Status != Real:
-				// Unknown, or a finite Known value through a rounded
-				// function (its binary32 result is the runtime's).
-				out.set(j, Special{Status: Unknown})
-			}
+		switch {
+		case s.Status == Known && (!finite(s.Value) || exactUnary[op] || outOfDomain(op, s.Value, 0, false)):
+			out.set(j, Special{Status: Known, Value: f(s.Value)})
+		case s.Status != Real:
+			// Unknown, or a finite Known value through a rounded
+			// function (its binary32 result is the runtime's).
+			out.set(j, Special{Status: Unknown})
 		}
-		vals[n.Outputs[0]] = out
-		return
 	}
-	if f, ok := ieeeBinary[n.OpType]; ok && len(n.Inputs) >= 2 {
-		a, b := vals[n.Inputs[0]], vals[n.Inputs[1]]
-		if a == nil || b == nil {
-			if anySpecial {
-				unknownAll()
-			}
-			return
+	return out
+}
+
+// stepBinary returns the statuses of the binary op's output f(a, b),
+// broadcast to shape sh.
+func stepBinary(op string, f func(float64, float64) float64, a, b *sval, sh spec.Shape) *sval {
+	out := &sval{shape: sh}
+	for k := 0; k < sh.Size(); k++ {
+		ia, ib := bIndex(sh, a.shape, k), bIndex(sh, b.shape, k)
+		sa, sb := a.at(ia), b.at(ib)
+		va, ka := a.exact(ia)
+		vb, kb := b.exact(ib)
+		special := (ka && !finite(va)) || (kb && !finite(vb)) ||
+			(ka && kb && outOfDomain(op, va, vb, true))
+		switch {
+		case ka && kb && special:
+			out.set(k, Special{Status: Known, Value: f(va, vb)})
+		case op != "Pow" && ((ka && math.IsNaN(va)) || (kb && math.IsNaN(vb))):
+			out.set(k, Special{Status: Known, Value: math.NaN()})
+		case special, sa.Status != Real, sb.Status != Real, op == "Div" && kb && vb == 0:
+			// A special beside a value the runtime computes, a finite
+			// result of a special or of a replaced element (its
+			// rounding is the runtime's), or a zero divisor.
+			out.set(k, Special{Status: Unknown})
 		}
-		sh, ok := broadcast(a.shape, b.shape)
-		if !ok {
-			unknownAll()
-			return
-		}
-		out := &sval{shape: sh}
-		for k := 0; k < sh.Size(); k++ {
-			ia, ib := bIndex(sh, a.shape, k), bIndex(sh, b.shape, k)
-			sa, sb := a.at(ia), b.at(ib)
-			va, ka := a.exact(ia)
-			vb, kb := b.exact(ib)
-			special := (ka && !finite(va)) || (kb && !finite(vb)) ||
-				(ka && kb && outOfDomain(n.OpType, va, vb, true))
-			switch {
-			case ka && kb && special:
-				out.set(k, Special{Status: Known, Value: f(va, vb)})
-			case n.OpType != "Pow" && ((ka && math.IsNaN(va)) || (kb && math.IsNaN(vb))):
-				out.set(k, Special{Status: Known, Value: math.NaN()})
-			case special, sa.Status != Real, sb.Status != Real, n.OpType == "Div" && kb && vb == 0:
-				// A special beside a value the runtime computes, a finite
-				// result of a special or of a replaced element (its
-				// rounding is the runtime's), or a zero divisor.
-				out.set(k, Special{Status: Unknown})
-			}
-		}
-		vals[n.Outputs[0]] = out
-		return
 	}
-	if reorder[n.OpType] && len(n.Inputs) >= 1 {
-		x := vals[n.Inputs[0]]
-		s, ok := outShape(0)
-		if x == nil || !ok || s.Size() != x.shape.Size() {
-			if anySpecial {
-				unknownAll()
-			}
-			return
-		}
-		vals[n.Outputs[0]] = &sval{shape: s, st: x.st}
-		return
-	}
-	if anySpecial {
-		unknownAll()
-	}
+	return out
 }
 
 // exact returns element j's exact value when the analysis knows it: a

@@ -41,13 +41,7 @@ func importEinsum(c *nctx) error {
 	if len(terms) != len(c.n.Inputs) {
 		return c.errf(attrField("equation"), "%d terms for %d inputs", len(terms), len(c.n.Inputs))
 	}
-	type operand struct {
-		id     int
-		shape  spec.Shape
-		labels []rune
-	}
-	ops := make([]operand, len(terms))
-	ell := 0 // the ellipsis rank: the most leading axes any term's ellipsis stands for
+	e := &einsum{c: c, ops: make([]einsumOperand, len(terms)), extent: map[rune]int{}}
 	var dt DataType
 	for i, t := range terms {
 		v, id, err := c.float(i)
@@ -57,202 +51,30 @@ func importEinsum(c *nctx) error {
 		dt = v.dt
 		named := len([]rune(strings.ReplaceAll(t, "...", "")))
 		if strings.Contains(t, "...") {
-			ell = max(ell, len(v.shape)-named)
+			e.ell = max(e.ell, len(v.shape)-named)
 		}
-		ops[i] = operand{id: id, shape: v.shape.Clone()}
+		e.ops[i] = einsumOperand{id: id, shape: v.shape.Clone()}
 	}
-	// Ellipsis axes are the letters '0', '1', … (no letter of a term),
-	// aligned from the right.
-	ellLabels := func(n int) []rune {
-		out := make([]rune, n)
-		for i := range out {
-			out[i] = rune('0' + ell - n + i)
-		}
-		return out
+	count, err := e.label(terms)
+	if err != nil {
+		return c.errf(attrField("equation"), "%v", err)
 	}
-	parse := func(t string, rank int, what string) ([]rune, error) {
-		var out []rune
-		pre, post, has := strings.Cut(t, "...")
-		named := len([]rune(pre)) + len([]rune(post))
-		if has {
-			if rank-named < 0 {
-				return nil, fmt.Errorf("%s %q names more axes than rank %d", what, t, rank)
-			}
-			out = append(append(append(out, []rune(pre)...), ellLabels(rank-named)...), []rune(post)...)
-		} else {
-			out = []rune(t)
-		}
-		if len(out) != rank {
-			return nil, fmt.Errorf("%s %q has %d letters for rank %d", what, t, len(out), rank)
-		}
-		seen := map[rune]bool{}
-		for _, r := range out {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' && has) {
-				return nil, fmt.Errorf("%s %q: %q is not a letter", what, t, r)
-			}
-			if seen[r] {
-				return nil, fmt.Errorf("%s %q repeats %q (a diagonal), which is not supported", what, t, r)
-			}
-			seen[r] = true
-		}
-		return out, nil
-	}
-	extent := map[rune]int{}
-	count := map[rune]int{}
-	for i, t := range terms {
-		ls, err := parse(t, len(ops[i].shape), fmt.Sprintf("term %d", i))
-		if err != nil {
-			return c.errf(attrField("equation"), "%v", err)
-		}
-		ops[i].labels = ls
-		for k, r := range ls {
-			count[r]++
-			e := ops[i].shape[k]
-			if old, ok := extent[r]; ok && old != e && old != 1 && e != 1 {
-				return c.errf(attrField("equation"), "letter %q has extents %d and %d", r, old, e)
-			}
-			extent[r] = max(extent[r], e)
-		}
-	}
-	var out []rune
 	if explicit {
-		pre, post, has := strings.Cut(rhs, "...")
-		out = []rune(pre)
-		if has {
-			out = append(out, ellLabels(ell)...)
-		}
-		out = append(out, []rune(post)...)
-		seen := map[rune]bool{}
-		for _, r := range out {
-			if seen[r] {
-				return c.errf(attrField("equation"), "output letter %q repeated", r)
-			}
-			seen[r] = true
-		}
-		for _, r := range out {
-			if count[r] == 0 {
-				return c.errf(attrField("equation"), "output letter %q is in no input term", r)
-			}
-		}
+		err = e.explicitOutput(rhs, count)
 	} else {
-		out = ellLabels(ell)
-		var once []rune
-		for r, n := range count {
-			if n == 1 && !(r >= '0' && r <= '9') {
-				once = append(once, r)
-			}
-		}
-		sort.Slice(once, func(i, j int) bool { return once[i] < once[j] })
-		out = append(out, once...)
+		e.implicitOutput(count)
 	}
-	// Broadcast extent-1 axes to the letter's extent.
-	for i := range ops {
-		to := ops[i].shape.Clone()
-		for k, r := range ops[i].labels {
-			to[k] = extent[r]
-		}
-		ops[i].id = c.b.broadcast(ops[i].id, ops[i].shape, to)
-		ops[i].shape = to
+	if err != nil {
+		return c.errf(attrField("equation"), "%v", err)
 	}
-	needed := func(r rune, from int) bool { // used by the output or an operand from index from on
-		for _, o := range out {
-			if o == r {
-				return true
-			}
-		}
-		for j := from; j < len(ops); j++ {
-			for _, l := range ops[j].labels {
-				if l == r {
-					return true
-				}
-			}
-		}
-		return false
+	e.broadcast()
+	acc := e.sumOut(e.ops[0], func(r rune) bool { return e.needed(r, 1) })
+	for j := 1; j < len(e.ops); j++ {
+		acc = e.contract(acc, j)
 	}
-	has := func(ls []rune, r rune) bool {
-		for _, l := range ls {
-			if l == r {
-				return true
-			}
-		}
-		return false
-	}
-	// sumOut reduces the letters of o that keep(r) rejects.
-	sumOut := func(o operand, keep func(rune) bool) operand {
-		for k := len(o.labels) - 1; k >= 0; k-- {
-			if keep(o.labels[k]) {
-				continue
-			}
-			ns := append(o.shape[:k:k].Clone(), o.shape[k+1:]...)
-			o.id = c.b.emit(irsem.Kind{Op: irsem.OpReduceSum, Axis: k}, ns, o.id)
-			o.shape = ns
-			o.labels = append(o.labels[:k:k], o.labels[k+1:]...)
-		}
-		return o
-	}
-	// arrange permutes o to the letter order ls and reshapes it to the
-	// products of the groups.
-	arrange := func(o operand, groups ...[]rune) (int, spec.Shape) {
-		var order []rune
-		for _, g := range groups {
-			order = append(order, g...)
-		}
-		perm := make([]int, len(order))
-		for i, r := range order {
-			for k, l := range o.labels {
-				if l == r {
-					perm[i] = k
-				}
-			}
-		}
-		id, ps := c.b.permute(o.id, o.shape, perm)
-		flat := spec.Shape{}
-		for _, g := range groups {
-			p := 1
-			for _, r := range g {
-				p *= extent[r]
-			}
-			flat = append(flat, p)
-		}
-		return c.b.reshape(id, ps, flat), flat
-	}
-	acc := sumOut(ops[0], func(r rune) bool { return needed(r, 1) })
-	for j := 1; j < len(ops); j++ {
-		b := sumOut(ops[j], func(r rune) bool { return has(acc.labels, r) || needed(r, j+1) })
-		acc = sumOut(acc, func(r rune) bool { return has(b.labels, r) || needed(r, j+1) })
-		var batch, rows, cols, ks []rune
-		for _, r := range acc.labels {
-			switch {
-			case has(b.labels, r) && needed(r, j+1):
-				batch = append(batch, r)
-			case has(b.labels, r):
-				ks = append(ks, r)
-			default:
-				rows = append(rows, r)
-			}
-		}
-		for _, r := range b.labels {
-			if !has(acc.labels, r) {
-				cols = append(cols, r)
-			}
-		}
-		ai, as := arrange(acc, batch, rows, ks)
-		bi, bs := arrange(b, batch, ks, cols)
-		ms := spec.Shape{as[0], as[1], bs[2]}
-		m := c.b.binary(irsem.OpMatmul, ai, bi, ms)
-		var ls []rune
-		var rs spec.Shape
-		for _, g := range [][]rune{batch, rows, cols} {
-			for _, r := range g {
-				ls = append(ls, r)
-				rs = append(rs, extent[r])
-			}
-		}
-		acc = operand{id: c.b.reshape(m, ms, rs), shape: rs, labels: ls}
-	}
-	acc = sumOut(acc, func(r rune) bool { return has(out, r) })
-	perm := make([]int, len(out))
-	for i, r := range out {
+	acc = e.sumOut(acc, func(r rune) bool { return hasRune(e.out, r) })
+	perm := make([]int, len(e.out))
+	for i, r := range e.out {
 		for k, l := range acc.labels {
 			if l == r {
 				perm[i] = k
@@ -262,4 +84,237 @@ func importEinsum(c *nctx) error {
 	id, s := c.b.permute(acc.id, acc.shape, perm)
 	c.out(0, id, s, dt)
 	return nil
+}
+
+// An einsumOperand is a value of the fold: its IR id, shape and one
+// letter per axis.
+type einsumOperand struct {
+	id     int
+	shape  spec.Shape
+	labels []rune
+}
+
+// An einsum is the state of importEinsum's decomposition.
+type einsum struct {
+	c      *nctx
+	ops    []einsumOperand
+	ell    int // the ellipsis rank: the most leading axes any term's ellipsis stands for
+	extent map[rune]int
+	out    []rune // the output's letters
+}
+
+// ellLabels returns the letters of the last n ellipsis axes. Ellipsis
+// axes are the letters '0', '1', … (no letter of a term), aligned from
+// the right.
+func (e *einsum) ellLabels(n int) []rune {
+	out := make([]rune, n)
+	for i := range out {
+		out[i] = rune('0' + e.ell - n + i)
+	}
+	return out
+}
+
+// parse returns the letters of term t of an operand of rank rank, its
+// ellipsis expanded; what names the term in errors.
+func (e *einsum) parse(t string, rank int, what string) ([]rune, error) {
+	var out []rune
+	pre, post, has := strings.Cut(t, "...")
+	named := len([]rune(pre)) + len([]rune(post))
+	if has {
+		if rank-named < 0 {
+			return nil, fmt.Errorf("%s %q names more axes than rank %d", what, t, rank)
+		}
+		out = append(append(append(out, []rune(pre)...), e.ellLabels(rank-named)...), []rune(post)...)
+	} else {
+		out = []rune(t)
+	}
+	if len(out) != rank {
+		return nil, fmt.Errorf("%s %q has %d letters for rank %d", what, t, len(out), rank)
+	}
+	seen := map[rune]bool{}
+	for _, r := range out {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' && has) {
+			return nil, fmt.Errorf("%s %q: %q is not a letter", what, t, r)
+		}
+		if seen[r] {
+			return nil, fmt.Errorf("%s %q repeats %q (a diagonal), which is not supported", what, t, r)
+		}
+		seen[r] = true
+	}
+	return out, nil
+}
+
+// label sets each operand's letters from its term and each letter's
+// extent (the longest; extents must agree or be 1), and returns how many
+// terms name each letter.
+func (e *einsum) label(terms []string) (map[rune]int, error) {
+	count := map[rune]int{}
+	for i, t := range terms {
+		ls, err := e.parse(t, len(e.ops[i].shape), fmt.Sprintf("term %d", i))
+		if err != nil {
+			return nil, err
+		}
+		e.ops[i].labels = ls
+		for k, r := range ls {
+			count[r]++
+			x := e.ops[i].shape[k]
+			if old, ok := e.extent[r]; ok && old != x && old != 1 && x != 1 {
+				return nil, fmt.Errorf("letter %q has extents %d and %d", r, old, x)
+			}
+			e.extent[r] = max(e.extent[r], x)
+		}
+	}
+	return count, nil
+}
+
+// explicitOutput sets the output's letters from the "->" term rhs: no
+// letter repeated, each in some input term.
+func (e *einsum) explicitOutput(rhs string, count map[rune]int) error {
+	pre, post, has := strings.Cut(rhs, "...")
+	e.out = []rune(pre)
+	if has {
+		e.out = append(e.out, e.ellLabels(e.ell)...)
+	}
+	e.out = append(e.out, []rune(post)...)
+	seen := map[rune]bool{}
+	for _, r := range e.out {
+		if seen[r] {
+			return fmt.Errorf("output letter %q repeated", r)
+		}
+		seen[r] = true
+	}
+	for _, r := range e.out {
+		if count[r] == 0 {
+			return fmt.Errorf("output letter %q is in no input term", r)
+		}
+	}
+	return nil
+}
+
+// implicitOutput sets the output's letters without a "->" term: the
+// ellipsis axes, then the letters occurring once in alphabetical order.
+func (e *einsum) implicitOutput(count map[rune]int) {
+	e.out = e.ellLabels(e.ell)
+	var once []rune
+	for r, n := range count {
+		if n == 1 && !(r >= '0' && r <= '9') {
+			once = append(once, r)
+		}
+	}
+	sort.Slice(once, func(i, j int) bool { return once[i] < once[j] })
+	e.out = append(e.out, once...)
+}
+
+// broadcast broadcasts the operands' extent-1 axes to their letter's
+// extent.
+func (e *einsum) broadcast() {
+	for i := range e.ops {
+		to := e.ops[i].shape.Clone()
+		for k, r := range e.ops[i].labels {
+			to[k] = e.extent[r]
+		}
+		e.ops[i].id = e.c.b.broadcast(e.ops[i].id, e.ops[i].shape, to)
+		e.ops[i].shape = to
+	}
+}
+
+// needed reports whether letter r is used by the output or an operand
+// from index from on.
+func (e *einsum) needed(r rune, from int) bool {
+	if hasRune(e.out, r) {
+		return true
+	}
+	for j := from; j < len(e.ops); j++ {
+		if hasRune(e.ops[j].labels, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasRune(ls []rune, r rune) bool {
+	for _, l := range ls {
+		if l == r {
+			return true
+		}
+	}
+	return false
+}
+
+// sumOut reduces the letters of o that keep(r) rejects.
+func (e *einsum) sumOut(o einsumOperand, keep func(rune) bool) einsumOperand {
+	for k := len(o.labels) - 1; k >= 0; k-- {
+		if keep(o.labels[k]) {
+			continue
+		}
+		ns := append(o.shape[:k:k].Clone(), o.shape[k+1:]...)
+		o.id = e.c.b.emit(irsem.Kind{Op: irsem.OpReduceSum, Axis: k}, ns, o.id)
+		o.shape = ns
+		o.labels = append(o.labels[:k:k], o.labels[k+1:]...)
+	}
+	return o
+}
+
+// arrange permutes o to the letter order of the groups concatenated and
+// reshapes it to the products of the groups.
+func (e *einsum) arrange(o einsumOperand, groups ...[]rune) (int, spec.Shape) {
+	var order []rune
+	for _, g := range groups {
+		order = append(order, g...)
+	}
+	perm := make([]int, len(order))
+	for i, r := range order {
+		for k, l := range o.labels {
+			if l == r {
+				perm[i] = k
+			}
+		}
+	}
+	id, ps := e.c.b.permute(o.id, o.shape, perm)
+	flat := spec.Shape{}
+	for _, g := range groups {
+		p := 1
+		for _, r := range g {
+			p *= e.extent[r]
+		}
+		flat = append(flat, p)
+	}
+	return e.c.b.reshape(id, ps, flat), flat
+}
+
+// contract folds operand j into acc: each first sums the letters nothing
+// later needs, then one batched matmul contracts the pair (see
+// importEinsum); the result's letters are batch, rows, cols.
+func (e *einsum) contract(acc einsumOperand, j int) einsumOperand {
+	b := e.sumOut(e.ops[j], func(r rune) bool { return hasRune(acc.labels, r) || e.needed(r, j+1) })
+	acc = e.sumOut(acc, func(r rune) bool { return hasRune(b.labels, r) || e.needed(r, j+1) })
+	var batch, rows, cols, ks []rune
+	for _, r := range acc.labels {
+		switch {
+		case hasRune(b.labels, r) && e.needed(r, j+1):
+			batch = append(batch, r)
+		case hasRune(b.labels, r):
+			ks = append(ks, r)
+		default:
+			rows = append(rows, r)
+		}
+	}
+	for _, r := range b.labels {
+		if !hasRune(acc.labels, r) {
+			cols = append(cols, r)
+		}
+	}
+	ai, as := e.arrange(acc, batch, rows, ks)
+	bi, bs := e.arrange(b, batch, ks, cols)
+	ms := spec.Shape{as[0], as[1], bs[2]}
+	m := e.c.b.binary(irsem.OpMatmul, ai, bi, ms)
+	var ls []rune
+	var rs spec.Shape
+	for _, g := range [][]rune{batch, rows, cols} {
+		for _, r := range g {
+			ls = append(ls, r)
+			rs = append(rs, e.extent[r])
+		}
+	}
+	return einsumOperand{id: e.c.b.reshape(m, ms, rs), shape: rs, labels: ls}
 }

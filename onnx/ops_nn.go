@@ -446,90 +446,23 @@ func importConvTranspose(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	read := func(name string, n int, def, lo int64) ([]int, bool, error) {
-		xs, ok, err := c.attrInts(name)
-		if err != nil || !ok {
-			out := make([]int, n)
-			for i := range out {
-				out[i] = int(def)
-			}
-			return out, false, err
-		}
-		if len(xs) != n {
-			return nil, false, c.errf(attrField(name), "%d entries, expected %d", len(xs), n)
-		}
-		out, err := c.toInts(attrField(name), xs, lo, int64(irsem.MaxAttrInt))
-		return out, true, err
-	}
-	stride, _, err := read("strides", r, 1, 1)
-	if err != nil {
+	win := &spec.Window{Kernel: k, Groups: int(group), InChannels: ch, OutChannels: m}
+	if win.Stride, err = c.attrIntsOr("strides", r, 1, 1); err != nil {
 		return err
 	}
-	dil, _, err := read("dilations", r, 1, 1)
-	if err != nil {
+	if win.Dilation, err = c.attrIntsOr("dilations", r, 1, 1); err != nil {
 		return err
 	}
-	opad, _, err := read("output_padding", r, 0, 0)
-	if err != nil {
+	if win.OutputPadding, err = c.attrIntsOr("output_padding", r, 0, 0); err != nil {
 		return err
 	}
-	autoPad, err := c.attrString("auto_pad", "NOTSET")
-	if err != nil {
+	if win.Pads, err = c.convTransposePads(s[2:], win); err != nil {
 		return err
-	}
-	oshape, hasOut, err := c.attrInts("output_shape")
-	if err != nil {
-		return err
-	}
-	if hasOut && len(oshape) == r+2 {
-		oshape = oshape[2:]
-	}
-	if hasOut && len(oshape) != r {
-		return c.errf(attrField("output_shape"), "%d entries for %d spatial axes", len(oshape), r)
-	}
-	var pads []int
-	switch autoPad {
-	case "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER":
-	default:
-		return c.errf(attrField("auto_pad"), "%q is not supported (NOTSET, VALID, SAME_UPPER, SAME_LOWER)", autoPad)
-	}
-	if !hasOut && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
-		oshape = make([]int64, r)
-		for d := range oshape {
-			oshape[d] = int64(s[2+d]) * int64(stride[d])
-		}
-		hasOut = true
-	}
-	switch {
-	case hasOut:
-		if c.n.Attr("pads") != nil {
-			c.seen["pads"] = true
-			return c.errf(attrField("pads"), "given with output_shape or auto_pad %s", autoPad)
-		}
-		pads = make([]int, 2*r)
-		for d := 0; d < r; d++ {
-			total := int64(stride[d])*int64(s[2+d]-1) + int64(opad[d]) + int64(dil[d]*(k[d]-1)+1) - oshape[d]
-			if total < 0 {
-				return c.errf(attrField("output_shape"), "extent %d on spatial axis %d exceeds the full transposed convolution", oshape[d], d)
-			}
-			half := int(total / 2)
-			if autoPad == "SAME_UPPER" {
-				pads[d], pads[r+d] = half, int(total)-half
-			} else {
-				pads[d], pads[r+d] = int(total)-half, half
-			}
-		}
-	case autoPad == "VALID":
-		pads = make([]int, 2*r)
-	default:
-		if pads, _, err = read("pads", 2*r, 0, 0); err != nil {
-			return err
-		}
 	}
 	out := spec.Shape{s[0], m}
 	for d := 0; d < r; d++ {
-		e := dil[d]*(k[d]-1) + 1
-		n := (s[2+d]-1)*stride[d] - pads[d] - pads[r+d] + e + opad[d]
+		e := win.Dilation[d]*(k[d]-1) + 1
+		n := (s[2+d]-1)*win.Stride[d] - win.Pads[d] - win.Pads[r+d] + e + win.OutputPadding[d]
 		if s[2+d] == 0 {
 			n = 0
 		} else if n < 1 {
@@ -547,7 +480,6 @@ func importConvTranspose(c *nctx) error {
 	if bias != nil {
 		p.B = ratTensor(bias, bias.shape)
 	}
-	win := &spec.Window{Kernel: k, Stride: stride, Pads: pads, Dilation: dil, OutputPadding: opad, Groups: int(group), InChannels: ch, OutChannels: m}
 	id := c.b.emitP(irsem.Kind{Op: irsem.OpConvTranspose, Window: win}, out, p, x)
 	c.b.use(w, id, irsem.ParamW)
 	if bias != nil {
@@ -555,6 +487,81 @@ func importConvTranspose(c *nctx) error {
 	}
 	c.out(0, id, out, v.dt)
 	return nil
+}
+
+// attrIntsOr reads the ints attribute name, which must have n entries,
+// each in [lo, irsem.MaxAttrInt]; absent, it is n copies of def.
+func (c *nctx) attrIntsOr(name string, n int, def, lo int64) ([]int, error) {
+	xs, ok, err := c.attrInts(name)
+	if err != nil || !ok {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = int(def)
+		}
+		return out, err
+	}
+	if len(xs) != n {
+		return nil, c.errf(attrField(name), "%d entries, expected %d", len(xs), n)
+	}
+	return c.toInts(attrField(name), xs, lo, int64(irsem.MaxAttrInt))
+}
+
+// convTransposePads returns ConvTranspose's pads (begins, then ends) for
+// the spatial extents sp and the window's kernel, strides, dilations and
+// output padding: the pads attribute, zero for auto_pad VALID, or derived
+// from output_shape or auto_pad SAME_* (see importConvTranspose).
+func (c *nctx) convTransposePads(sp spec.Shape, win *spec.Window) ([]int, error) {
+	r := len(sp)
+	autoPad, err := c.attrString("auto_pad", "NOTSET")
+	if err != nil {
+		return nil, err
+	}
+	oshape, hasOut, err := c.attrInts("output_shape")
+	if err != nil {
+		return nil, err
+	}
+	if hasOut && len(oshape) == r+2 {
+		oshape = oshape[2:]
+	}
+	if hasOut && len(oshape) != r {
+		return nil, c.errf(attrField("output_shape"), "%d entries for %d spatial axes", len(oshape), r)
+	}
+	switch autoPad {
+	case "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER":
+	default:
+		return nil, c.errf(attrField("auto_pad"), "%q is not supported (NOTSET, VALID, SAME_UPPER, SAME_LOWER)", autoPad)
+	}
+	if !hasOut && (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+		oshape = make([]int64, r)
+		for d := range oshape {
+			oshape[d] = int64(sp[d]) * int64(win.Stride[d])
+		}
+		hasOut = true
+	}
+	switch {
+	case hasOut:
+		if c.n.Attr("pads") != nil {
+			c.seen["pads"] = true
+			return nil, c.errf(attrField("pads"), "given with output_shape or auto_pad %s", autoPad)
+		}
+		pads := make([]int, 2*r)
+		for d := 0; d < r; d++ {
+			total := int64(win.Stride[d])*int64(sp[d]-1) + int64(win.OutputPadding[d]) + int64(win.Dilation[d]*(win.Kernel[d]-1)+1) - oshape[d]
+			if total < 0 {
+				return nil, c.errf(attrField("output_shape"), "extent %d on spatial axis %d exceeds the full transposed convolution", oshape[d], d)
+			}
+			half := int(total / 2)
+			if autoPad == "SAME_UPPER" {
+				pads[d], pads[r+d] = half, int(total)-half
+			} else {
+				pads[d], pads[r+d] = int(total)-half, half
+			}
+		}
+		return pads, nil
+	case autoPad == "VALID":
+		return make([]int, 2*r), nil
+	}
+	return c.attrIntsOr("pads", 2*r, 0, 0)
 }
 
 // poolOp: MaxPool and AveragePool. The TorchLean tags max_pool and

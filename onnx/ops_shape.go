@@ -1098,62 +1098,14 @@ func importPad(c *nctx) error {
 	}
 	r := len(v.shape)
 	var pads []int64
-	val := spec.Rat{}
+	var val spec.Rat
 	if c.b.opset < 11 {
-		if err := c.arity(1, 1); err != nil {
-			return err
-		}
-		name := "pads"
-		if c.b.opset < 2 {
-			name = "paddings"
-		}
-		var ok bool
-		if pads, ok, err = c.attrInts(name); err != nil {
-			return err
-		}
-		if !ok {
-			return c.errf(attrField(name), "missing")
-		}
-		if val, err = c.attrRat("value", 0); err != nil {
-			return err
-		}
+		pads, val, err = padAttrs(c)
 	} else {
-		if err := c.arity(2, 4); err != nil {
-			return err
-		}
-		pv, err := c.constInts(1)
-		if err != nil {
-			return err
-		}
-		pads = pv.ints
-		if c.present(2) {
-			cv, err := c.constFloat(2)
-			if err != nil {
-				return err
-			}
-			if len(cv.rats) != 1 {
-				return c.errf(c.inField(2), "shape %v, expected one element", cv.shape)
-			}
-			val = cv.rats[0]
-		}
-		if c.present(3) {
-			av, err := c.constInts(3)
-			if err != nil {
-				return err
-			}
-			if len(pads) != 2*len(av.ints) {
-				return c.errf(c.inField(1), "%d pads for %d axes", len(pads), len(av.ints))
-			}
-			full := make([]int64, 2*r)
-			for j, a := range av.ints {
-				ax, err := normAxis(a, r)
-				if err != nil {
-					return c.errf(c.inField(3), "%v", err)
-				}
-				full[ax], full[r+ax] = pads[j], pads[len(av.ints)+j]
-			}
-			pads = full
-		}
+		pads, val, err = padInputs(c, r)
+	}
+	if err != nil {
+		return err
 	}
 	if len(pads) != 2*r {
 		return c.errf(attrField("pads"), "%d entries for rank %d (need %d)", len(pads), r, 2*r)
@@ -1167,38 +1119,16 @@ func importPad(c *nctx) error {
 		widths[i] = int(max(p, 0))
 		crop = crop || p < 0
 	}
-	if mode == "reflect" {
-		for d := 0; d < r; d++ {
-			if widths[d] >= v.shape[d] || widths[r+d] >= v.shape[d] {
-				return c.errf(attrField("pads"), "reflect padding %d/%d on axis %d of extent %d (must be smaller)", widths[d], widths[r+d], d, v.shape[d])
-			}
-		}
-	}
-	if mode == "edge" {
-		for d := 0; d < r; d++ {
-			if v.shape[d] == 0 && widths[d]+widths[r+d] > 0 {
-				return c.errf(attrField("pads"), "edge padding of the empty axis %d", d)
-			}
-		}
+	if err := checkPadWidths(c, mode, v.shape, widths); err != nil {
+		return err
 	}
 	id, s, err := c.b.pad(x, v.shape, widths, mode, val)
 	if err != nil {
 		return c.wrap("", err)
 	}
 	if crop {
-		for d := 0; d < r; d++ {
-			lo, hi := max(-pads[d], 0), max(-pads[r+d], 0)
-			if lo+hi > int64(s[d]) {
-				return c.errf(attrField("pads"), "cropping %d+%d of axis %d of extent %d", lo, hi, d, s[d])
-			}
-			if lo == 0 && hi == 0 {
-				continue
-			}
-			if id, err = c.b.slice(id, s, d, int(lo), s[d]-int(hi)); err != nil {
-				return c.wrap("", err)
-			}
-			s = s.Clone()
-			s[d] -= int(lo + hi)
+		if id, s, err = padCrop(c, id, s, pads); err != nil {
+			return err
 		}
 	}
 	if _, err := s.Check(0); err != nil {
@@ -1206,4 +1136,106 @@ func importPad(c *nctx) error {
 	}
 	c.out(0, id, s, v.dt)
 	return nil
+}
+
+// padAttrs reads Pad's pads and value before opset 11, where they are
+// attributes (pads named paddings before opset 2).
+func padAttrs(c *nctx) ([]int64, spec.Rat, error) {
+	if err := c.arity(1, 1); err != nil {
+		return nil, spec.Rat{}, err
+	}
+	name := "pads"
+	if c.b.opset < 2 {
+		name = "paddings"
+	}
+	pads, ok, err := c.attrInts(name)
+	if err != nil {
+		return nil, spec.Rat{}, err
+	}
+	if !ok {
+		return nil, spec.Rat{}, c.errf(attrField(name), "missing")
+	}
+	val, err := c.attrRat("value", 0)
+	return pads, val, err
+}
+
+// padInputs reads Pad's pads and value from opset 11, where they are
+// constant inputs: pads (1), an optional value (2) and, from opset 18,
+// optional axes (3) the pads are for (the others unpadded); pads are
+// returned for every axis of rank r.
+func padInputs(c *nctx, r int) ([]int64, spec.Rat, error) {
+	if err := c.arity(2, 4); err != nil {
+		return nil, spec.Rat{}, err
+	}
+	pv, err := c.constInts(1)
+	if err != nil {
+		return nil, spec.Rat{}, err
+	}
+	pads := pv.ints
+	val := spec.Rat{}
+	if c.present(2) {
+		cv, err := c.constFloat(2)
+		if err != nil {
+			return nil, spec.Rat{}, err
+		}
+		if len(cv.rats) != 1 {
+			return nil, spec.Rat{}, c.errf(c.inField(2), "shape %v, expected one element", cv.shape)
+		}
+		val = cv.rats[0]
+	}
+	if !c.present(3) {
+		return pads, val, nil
+	}
+	av, err := c.constInts(3)
+	if err != nil {
+		return nil, spec.Rat{}, err
+	}
+	if len(pads) != 2*len(av.ints) {
+		return nil, spec.Rat{}, c.errf(c.inField(1), "%d pads for %d axes", len(pads), len(av.ints))
+	}
+	full := make([]int64, 2*r)
+	for j, a := range av.ints {
+		ax, err := normAxis(a, r)
+		if err != nil {
+			return nil, spec.Rat{}, c.errf(c.inField(3), "%v", err)
+		}
+		full[ax], full[r+ax] = pads[j], pads[len(av.ints)+j]
+	}
+	return full, val, nil
+}
+
+// checkPadWidths refuses reflect padding as wide as the axis and edge
+// padding of an empty axis (widths: the begins, then the ends).
+func checkPadWidths(c *nctx, mode string, s spec.Shape, widths []int) error {
+	r := len(s)
+	for d := 0; d < r; d++ {
+		if mode == "reflect" && (widths[d] >= s[d] || widths[r+d] >= s[d]) {
+			return c.errf(attrField("pads"), "reflect padding %d/%d on axis %d of extent %d (must be smaller)", widths[d], widths[r+d], d, s[d])
+		}
+		if mode == "edge" && s[d] == 0 && widths[d]+widths[r+d] > 0 {
+			return c.errf(attrField("pads"), "edge padding of the empty axis %d", d)
+		}
+	}
+	return nil
+}
+
+// padCrop slices the padded value id (shape s) by the negative pads.
+func padCrop(c *nctx, id int, s spec.Shape, pads []int64) (int, spec.Shape, error) {
+	r := len(s)
+	for d := 0; d < r; d++ {
+		lo, hi := max(-pads[d], 0), max(-pads[r+d], 0)
+		if lo+hi > int64(s[d]) {
+			return 0, nil, c.errf(attrField("pads"), "cropping %d+%d of axis %d of extent %d", lo, hi, d, s[d])
+		}
+		if lo == 0 && hi == 0 {
+			continue
+		}
+		var err error
+		if id, err = c.b.slice(id, s, d, int(lo), s[d]-int(hi)); err != nil {
+			return 0, nil, c.wrap("", err)
+		}
+		s = s.Clone()
+		s[d] -= int(lo + hi)
+	}
+	return id, s, nil
 }

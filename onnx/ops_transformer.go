@@ -581,41 +581,19 @@ func importAttention(c *nctx) error {
 	if err := c.outputs(3, "the qk_matmul_output output"); err != nil {
 		return err
 	}
-	causal, err := c.attrBool("is_causal", false)
+	at, err := attentionAttrs(c)
 	if err != nil {
 		return err
 	}
-	qh, err := c.attrInt("q_num_heads", 0)
+	qv, q, qs, err := c.heads4(0, at.qh, "q_num_heads")
 	if err != nil {
 		return err
 	}
-	kvh, err := c.attrInt("kv_num_heads", 0)
+	_, k, ks, err := c.heads4(1, at.kvh, "kv_num_heads")
 	if err != nil {
 		return err
 	}
-	if _, err := c.attrInt("qk_matmul_output_mode", 0); err != nil {
-		return err
-	}
-	if _, err := c.attrInt("softmax_precision", 0); err != nil { // the precision of a float evaluation
-		return err
-	}
-	scaleA, err := c.attr("scale", AttrFloat)
-	if err != nil {
-		return err
-	}
-	softcap, err := c.attrRat("softcap", 0)
-	if err != nil {
-		return err
-	}
-	qv, q, qs, err := c.heads4(0, qh, "q_num_heads")
-	if err != nil {
-		return err
-	}
-	_, k, ks, err := c.heads4(1, kvh, "kv_num_heads")
-	if err != nil {
-		return err
-	}
-	_, vv, vs, err := c.heads4(2, kvh, "kv_num_heads")
+	_, vv, vs, err := c.heads4(2, at.kvh, "kv_num_heads")
 	if err != nil {
 		return err
 	}
@@ -628,20 +606,9 @@ func importAttention(c *nctx) error {
 		return c.errf("input", "past_key and past_value must be given together")
 	}
 	if c.present(4) {
-		pk, pkid, err := c.float(4)
-		if err != nil {
+		if k, ks, vv, vs, past, err = c.attentionPast(k, ks, vv, vs, bsz, e); err != nil {
 			return err
 		}
-		pv, pvid, err := c.float(5)
-		if err != nil {
-			return err
-		}
-		if len(pk.shape) != 4 || pk.shape[0] != bsz || pk.shape[1] != ks[1] || pk.shape[3] != e || len(pv.shape) != 4 || pv.shape[2] != pk.shape[2] || pv.shape[1] != vs[1] || pv.shape[3] != vs[3] || pv.shape[0] != bsz {
-			return c.errf(c.inField(4), "past_key %v / past_value %v do not fit K %v, V %v", pk.shape, pv.shape, ks, vs)
-		}
-		past = pk.shape[2]
-		k, ks = c.b.concat([]int{pkid, k}, []spec.Shape{pk.shape, ks}, 2)
-		vv, vs = c.b.concat([]int{pvid, vv}, []spec.Shape{pv.shape, vs}, 2)
 	}
 	c.out(1, k, ks, qv.dt)
 	c.out(2, vv, vs, qv.dt)
@@ -662,82 +629,20 @@ func importAttention(c *nctx) error {
 		}
 	}
 	sl := ks[2]
-	kt, kts := c.b.permute(k, ks, []int{0, 1, 3, 2})
+	kt, _ := c.b.permute(k, ks, []int{0, 1, 3, 2})
 	ss := spec.Shape{bsz, hq, l, sl}
-	scores := c.b.binary(irsem.OpMatmul, q, kt, ss)
-	_ = kts
-	if scaleA != nil {
-		sc, err := c.attrRat("scale", 0)
-		if err != nil {
-			return err
-		}
-		scores = c.b.scale(scores, ss, sc)
-	} else {
-		rs := c.b.unary(irsem.OpInv, c.b.unary(irsem.OpSqrt, c.b.constScalar(spec.NewRat(int64(e), 1), ss), ss), ss)
-		scores = c.b.binary(irsem.OpMulElem, scores, rs, ss)
+	scores, err := c.attentionScores(at, c.b.binary(irsem.OpMatmul, q, kt, ss), ss, e)
+	if err != nil {
+		return err
 	}
-	if !softcap.IsZero() {
-		if cmpRat(softcap, spec.Rat{}) < 0 {
-			return c.errf(attrField("softcap"), "negative")
-		}
-		inv, _ := spec.NewRat(1, 1).Div(softcap)
-		scores = c.b.scale(c.b.unary(irsem.OpTanh, c.b.scale(scores, ss, inv), ss), ss, softcap)
-	}
-	ninf := make([]bool, ss.Size())
-	masked := false
+	ninf, masked := make([]bool, ss.Size()), false
 	if c.present(3) {
-		mv, err := c.in(3)
-		if err != nil {
+		if scores, ninf, err = c.attentionMask(scores, ss); err != nil {
 			return err
 		}
-		ms := mv.shape
-		if len(ms) == 0 || ms[len(ms)-1] > sl {
-			return c.errf(c.inField(3), "shape %v for %d keys", ms, sl)
-		}
-		full := ms.Clone()
-		full[len(ms)-1] = sl
-		bs, err := broadcastShapes(full, ss)
-		if err != nil || !bs.Equal(ss) {
-			return c.errf(c.inField(3), "shape %v does not broadcast to the scores %v", ms, ss)
-		}
-		padded := func(m []bool) []bool { // pad the key axis with "blocked"
-			out := make([]bool, full.Size())
-			n, fn := ms[len(ms)-1], sl
-			for r := 0; r < full.Size()/fn; r++ {
-				for j := 0; j < fn; j++ {
-					out[r*fn+j] = j >= n || (m != nil && m[r*n+j])
-				}
-			}
-			return bcast(out, full, ss)
-		}
-		switch {
-		case !mv.dt.IsFloat():
-			if !mv.isK {
-				return c.errf(c.inField(3), "a boolean mask computed from the model's inputs is data-dependent")
-			}
-			blocked := make([]bool, len(mv.ints))
-			for i, x := range mv.ints {
-				blocked[i] = x == 0
-			}
-			ninf = padded(blocked)
-			masked = true
-		default:
-			fid, err := c.b.irFinite(mv)
-			if err != nil {
-				return c.wrap(c.inField(3), err)
-			}
-			if ms[len(ms)-1] < sl {
-				fid, _, err = c.b.pad(fid, ms, padWidths(ms, sl), "constant", spec.Rat{})
-				if err != nil {
-					return c.wrap("", err)
-				}
-			}
-			scores = c.b.binary(irsem.OpAdd, scores, c.b.broadcast(fid, full, ss), ss)
-			ninf = padded(mv.ninf)
-			masked = true
-		}
+		masked = true
 	}
-	if causal {
+	if at.causal {
 		for o := range ninf {
 			i, j := (o/sl)%l, o%sl
 			if j > i+past {
@@ -748,19 +653,9 @@ func importAttention(c *nctx) error {
 	}
 	var probs int
 	if masked && firstTrue(ninf) >= 0 {
-		allowed := make([]bool, len(ninf))
-		for i, m := range ninf {
-			allowed[i] = !m
+		if probs, err = c.hardMaskedSoftmax(scores, ss, ninf); err != nil {
+			return err
 		}
-		for r := 0; r < len(allowed)/sl; r++ {
-			if firstTrue(allowed[r*sl:(r+1)*sl]) < 0 {
-				return c.errf("input", "score row %d is masked entirely: ONNX's softmax is NaN there", r)
-			}
-		}
-		if err := available(irsem.OpHardMaskedSoftmax, "main"); err != nil {
-			return c.wrap("", err)
-		}
-		probs = c.b.emit(irsem.Kind{Op: irsem.OpHardMaskedSoftmax, Mask: &irsem.HardMask{Shape: ss.Clone(), Allowed: allowed}}, ss, scores)
 	} else {
 		probs = c.b.emit(irsem.Kind{Op: irsem.OpSoftmax, Axis: 3}, ss, scores)
 	}
@@ -774,6 +669,157 @@ func importAttention(c *nctx) error {
 	}
 	c.out(0, y, ys, qv.dt)
 	return nil
+}
+
+// attention holds Attention's attributes: is_causal, the head counts
+// (0 for 4-D operands), scale (nil for 1/√E) and softcap (0 for none).
+type attention struct {
+	causal  bool
+	qh, kvh int64
+	scale   *Attribute
+	softcap spec.Rat
+}
+
+// attentionAttrs reads Attention's attributes.
+func attentionAttrs(c *nctx) (attention, error) {
+	var at attention
+	var err error
+	if at.causal, err = c.attrBool("is_causal", false); err != nil {
+		return at, err
+	}
+	if at.qh, err = c.attrInt("q_num_heads", 0); err != nil {
+		return at, err
+	}
+	if at.kvh, err = c.attrInt("kv_num_heads", 0); err != nil {
+		return at, err
+	}
+	if _, err := c.attrInt("qk_matmul_output_mode", 0); err != nil {
+		return at, err
+	}
+	if _, err := c.attrInt("softmax_precision", 0); err != nil { // the precision of a float evaluation
+		return at, err
+	}
+	if at.scale, err = c.attr("scale", AttrFloat); err != nil {
+		return at, err
+	}
+	at.softcap, err = c.attrRat("softcap", 0)
+	return at, err
+}
+
+// attentionPast prepends past_key and past_value (inputs 4 and 5) to K
+// and V along the sequence axis, and returns them with the past length.
+func (c *nctx) attentionPast(k int, ks spec.Shape, vv int, vs spec.Shape, bsz, e int) (int, spec.Shape, int, spec.Shape, int, error) {
+	pk, pkid, err := c.float(4)
+	if err != nil {
+		return 0, nil, 0, nil, 0, err
+	}
+	pv, pvid, err := c.float(5)
+	if err != nil {
+		return 0, nil, 0, nil, 0, err
+	}
+	if len(pk.shape) != 4 || pk.shape[0] != bsz || pk.shape[1] != ks[1] || pk.shape[3] != e || len(pv.shape) != 4 || pv.shape[2] != pk.shape[2] || pv.shape[1] != vs[1] || pv.shape[3] != vs[3] || pv.shape[0] != bsz {
+		return 0, nil, 0, nil, 0, c.errf(c.inField(4), "past_key %v / past_value %v do not fit K %v, V %v", pk.shape, pv.shape, ks, vs)
+	}
+	k, ks = c.b.concat([]int{pkid, k}, []spec.Shape{pk.shape, ks}, 2)
+	vv, vs = c.b.concat([]int{pvid, vv}, []spec.Shape{pv.shape, vs}, 2)
+	return k, ks, vv, vs, pk.shape[2], nil
+}
+
+// attentionScores scales the scores Q·Kᵀ (shape ss, head size e) by the
+// scale attribute or 1/√e, then applies the softcap c·tanh(x/c).
+func (c *nctx) attentionScores(at attention, scores int, ss spec.Shape, e int) (int, error) {
+	if at.scale != nil {
+		sc, err := c.attrRat("scale", 0)
+		if err != nil {
+			return 0, err
+		}
+		scores = c.b.scale(scores, ss, sc)
+	} else {
+		rs := c.b.unary(irsem.OpInv, c.b.unary(irsem.OpSqrt, c.b.constScalar(spec.NewRat(int64(e), 1), ss), ss), ss)
+		scores = c.b.binary(irsem.OpMulElem, scores, rs, ss)
+	}
+	if !at.softcap.IsZero() {
+		if cmpRat(at.softcap, spec.Rat{}) < 0 {
+			return 0, c.errf(attrField("softcap"), "negative")
+		}
+		inv, _ := spec.NewRat(1, 1).Div(at.softcap)
+		scores = c.b.scale(c.b.unary(irsem.OpTanh, c.b.scale(scores, ss, inv), ss), ss, at.softcap)
+	}
+	return scores, nil
+}
+
+// attentionMask applies attn_mask (input 3) to the scores of shape ss: a
+// constant boolean mask blocks where it is false; a float mask is added
+// (its −∞ block). Keys past the mask's last axis are blocked. It returns
+// the scores and the blocked elements.
+func (c *nctx) attentionMask(scores int, ss spec.Shape) (int, []bool, error) {
+	sl := ss[3]
+	mv, err := c.in(3)
+	if err != nil {
+		return 0, nil, err
+	}
+	ms := mv.shape
+	if len(ms) == 0 || ms[len(ms)-1] > sl {
+		return 0, nil, c.errf(c.inField(3), "shape %v for %d keys", ms, sl)
+	}
+	full := ms.Clone()
+	full[len(ms)-1] = sl
+	bs, err := broadcastShapes(full, ss)
+	if err != nil || !bs.Equal(ss) {
+		return 0, nil, c.errf(c.inField(3), "shape %v does not broadcast to the scores %v", ms, ss)
+	}
+	padded := func(m []bool) []bool { // pad the key axis with "blocked"
+		out := make([]bool, full.Size())
+		n, fn := ms[len(ms)-1], sl
+		for r := 0; r < full.Size()/fn; r++ {
+			for j := 0; j < fn; j++ {
+				out[r*fn+j] = j >= n || (m != nil && m[r*n+j])
+			}
+		}
+		return bcast(out, full, ss)
+	}
+	if !mv.dt.IsFloat() {
+		if !mv.isK {
+			return 0, nil, c.errf(c.inField(3), "a boolean mask computed from the model's inputs is data-dependent")
+		}
+		blocked := make([]bool, len(mv.ints))
+		for i, x := range mv.ints {
+			blocked[i] = x == 0
+		}
+		return scores, padded(blocked), nil
+	}
+	fid, err := c.b.irFinite(mv)
+	if err != nil {
+		return 0, nil, c.wrap(c.inField(3), err)
+	}
+	if ms[len(ms)-1] < sl {
+		fid, _, err = c.b.pad(fid, ms, padWidths(ms, sl), "constant", spec.Rat{})
+		if err != nil {
+			return 0, nil, c.wrap("", err)
+		}
+	}
+	scores = c.b.binary(irsem.OpAdd, scores, c.b.broadcast(fid, full, ss), ss)
+	return scores, padded(mv.ninf), nil
+}
+
+// hardMaskedSoftmax emits the softmax over the last axis of the scores
+// (shape ss) with the blocked elements ninf excluded; a row blocked
+// entirely is refused (ONNX's softmax is NaN there).
+func (c *nctx) hardMaskedSoftmax(scores int, ss spec.Shape, ninf []bool) (int, error) {
+	sl := ss[3]
+	allowed := make([]bool, len(ninf))
+	for i, m := range ninf {
+		allowed[i] = !m
+	}
+	for r := 0; r < len(allowed)/sl; r++ {
+		if firstTrue(allowed[r*sl:(r+1)*sl]) < 0 {
+			return 0, c.errf("input", "score row %d is masked entirely: ONNX's softmax is NaN there", r)
+		}
+	}
+	if err := available(irsem.OpHardMaskedSoftmax, "main"); err != nil {
+		return 0, c.wrap("", err)
+	}
+	return c.b.emit(irsem.Kind{Op: irsem.OpHardMaskedSoftmax, Mask: &irsem.HardMask{Shape: ss.Clone(), Allowed: allowed}}, ss, scores), nil
 }
 
 // padWidths pads the last axis of s to extent n at its end.

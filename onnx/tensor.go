@@ -191,126 +191,20 @@ func typedField(t DataType) protowire.Number {
 func (d *dec) tensor(b []byte, kind string, index int, cut bool) (*Tensor, error) {
 	t := &Tensor{Name: peek(b, 8)}
 	where := name(kind, t.Name, index)
-	var (
-		counts   [16]int  // elements per typed data field number
-		present  [16]bool // which data fields occur
-		raw      []byte
-		external bool
-		location int32
-		dims     []uint64
-	)
-	err := d.scan(b, tensorFields, func(f *field) error {
-		if f.num < 16 {
-			present[f.num] = true
-		}
-		switch f.num {
-		case 1:
-			k, err := f.count(protowire.VarintType, 0)
-			if err != nil {
-				return err
-			}
-			if len(dims)+k > spec.MaxRank {
-				return fmt.Errorf("more than %d dims", spec.MaxRank)
-			}
-			return f.eachVarint(func(v uint64) error { dims = append(dims, v); return nil })
-		case 2:
-			v, err := f.int32v()
-			t.DataType = DataType(v)
-			return err
-		case 3:
-			return errors.New("segmented tensors are not supported")
-		case 4:
-			k, err := f.count(protowire.Fixed32Type, 4)
-			counts[4] += k
-			return err
-		case 5, 7, 11:
-			k, err := f.count(protowire.VarintType, 0)
-			counts[f.num] += k
-			return err
-		case 10:
-			k, err := f.count(protowire.Fixed64Type, 8)
-			counts[10] += k
-			return err
-		case 6:
-			_, err := f.bytes()
-			return err
-		case 8:
-			s, err := f.bytes()
-			t.Name = string(s)
-			return err
-		case 9:
-			s, err := f.bytes()
-			raw = s
-			return err
-		case 13:
-			_, err := f.bytes()
-			external = true
-			return err
-		case 14:
-			v, err := f.int32v()
-			location = v
-			return err
-		}
-		return nil
-	})
-	if err != nil {
+	sc := &tensorScan{t: t}
+	if err := d.scan(b, tensorFields, sc.field); err != nil {
 		return nil, at(where, err)
 	}
 	if cut {
 		return nil, at(where, cutErr(b))
 	}
-	if external || location == 1 {
-		return nil, at(where, fmt.Errorf("field data_location (14): external data is not supported (save the model with its tensors inside the file)"))
-	}
-	if location != 0 {
-		return nil, at(where, fmt.Errorf("field data_location (14): %d is not a TensorProto.DataLocation", location))
-	}
-	if t.DataType == Undefined {
-		return nil, at(where, fmt.Errorf("field data_type (2): missing or UNDEFINED"))
-	}
-	if !t.DataType.Supported() {
-		return nil, at(where, fmt.Errorf("field data_type (2): data type %s is not supported (FLOAT, DOUBLE, INT64, INT32, INT16, UINT16, INT8, UINT8 and BOOL are)", t.DataType))
-	}
-	t.Dims = make([]int64, len(dims))
-	for i, v := range dims {
-		t.Dims[i] = int64(v)
-	}
-	if err := d.useElements(len(t.Dims)); err != nil {
-		return nil, at(where, err)
-	}
-	shape, err := t.shape()
+	n, err := d.checkTensor(sc)
 	if err != nil {
-		return nil, at(where, fmt.Errorf("field dims (1): %w", err))
-	}
-	n := shape.Size()
-	if err := d.useElements(n); err != nil {
-		return nil, at(where, err)
-	}
-	want := typedField(t.DataType)
-	for _, num := range []protowire.Number{4, 5, 6, 7, 10, 11} {
-		if present[num] && num != want {
-			return nil, at(where, fmt.Errorf("field %s (%d) is set, but the data type is %s (its field is %s or raw_data)", tensorFields[num], num, t.DataType, tensorFields[want]))
-		}
-	}
-	hasRaw := present[9]
-	if hasRaw && present[want] {
-		return nil, at(where, fmt.Errorf("both raw_data (9) and %s (%d) are set", tensorFields[want], want))
-	}
-	switch {
-	case hasRaw:
-		size := t.DataType.Size()
-		if len(raw) != n*size {
-			return nil, at(where, fmt.Errorf("field raw_data (9): %d bytes, but dims %s × %d bytes (%s) make %d", len(raw), joinDims(t.Dims), size, t.DataType, n*size))
-		}
-	case counts[want] != n:
-		return nil, at(where, fmt.Errorf("field %s (%d): %d elements, but dims %s have %d", tensorFields[want], want, counts[want], joinDims(t.Dims), n))
-	}
-	if err := d.useValues(n, t.DataType); err != nil {
 		return nil, at(where, err)
 	}
 	t.alloc(n)
-	if hasRaw {
-		if err := t.fromRaw(raw); err != nil {
+	if sc.present[9] {
+		if err := t.fromRaw(sc.raw); err != nil {
 			return nil, at(where, err)
 		}
 		return t, nil
@@ -318,8 +212,145 @@ func (d *dec) tensor(b []byte, kind string, index int, cut bool) (*Tensor, error
 	if n == 0 {
 		return t, nil
 	}
+	if err := d.fillTensor(t, b, n); err != nil {
+		return nil, at(where, err)
+	}
+	return t, nil
+}
+
+// A tensorScan is what the first pass over a TensorProto reads: the
+// tensor's name and type (into t), its dims, raw_data, the data location,
+// and the elements of each typed data field, counted, not decoded.
+type tensorScan struct {
+	t        *Tensor
+	counts   [16]int  // elements per typed data field number
+	present  [16]bool // which data fields occur
+	raw      []byte
+	external bool
+	location int32
+	dims     []uint64
+}
+
+// field reads one field of the first pass.
+func (sc *tensorScan) field(f *field) error {
+	if f.num < 16 {
+		sc.present[f.num] = true
+	}
+	switch f.num {
+	case 1:
+		k, err := f.count(protowire.VarintType, 0)
+		if err != nil {
+			return err
+		}
+		if len(sc.dims)+k > spec.MaxRank {
+			return fmt.Errorf("more than %d dims", spec.MaxRank)
+		}
+		return f.eachVarint(func(v uint64) error { sc.dims = append(sc.dims, v); return nil })
+	case 2:
+		v, err := f.int32v()
+		sc.t.DataType = DataType(v)
+		return err
+	case 3:
+		return errors.New("segmented tensors are not supported")
+	case 4:
+		k, err := f.count(protowire.Fixed32Type, 4)
+		sc.counts[4] += k
+		return err
+	case 5, 7, 11:
+		k, err := f.count(protowire.VarintType, 0)
+		sc.counts[f.num] += k
+		return err
+	case 10:
+		k, err := f.count(protowire.Fixed64Type, 8)
+		sc.counts[10] += k
+		return err
+	case 6:
+		_, err := f.bytes()
+		return err
+	case 8:
+		s, err := f.bytes()
+		sc.t.Name = string(s)
+		return err
+	case 9:
+		s, err := f.bytes()
+		sc.raw = s
+		return err
+	case 13:
+		_, err := f.bytes()
+		sc.external = true
+		return err
+	case 14:
+		v, err := f.int32v()
+		sc.location = v
+		return err
+	}
+	return nil
+}
+
+// checkTensor checks what the first pass read — the data location, the data
+// type, the dims within the budget, one data field of the type holding as
+// many elements as the dims make — sets the tensor's dims, charges its
+// values to the budget, and returns its number of elements.
+func (d *dec) checkTensor(sc *tensorScan) (int, error) {
+	t := sc.t
+	if sc.external || sc.location == 1 {
+		return 0, fmt.Errorf("field data_location (14): external data is not supported (save the model with its tensors inside the file)")
+	}
+	if sc.location != 0 {
+		return 0, fmt.Errorf("field data_location (14): %d is not a TensorProto.DataLocation", sc.location)
+	}
+	if t.DataType == Undefined {
+		return 0, fmt.Errorf("field data_type (2): missing or UNDEFINED")
+	}
+	if !t.DataType.Supported() {
+		return 0, fmt.Errorf("field data_type (2): data type %s is not supported (FLOAT, DOUBLE, INT64, INT32, INT16, UINT16, INT8, UINT8 and BOOL are)", t.DataType)
+	}
+	t.Dims = make([]int64, len(sc.dims))
+	for i, v := range sc.dims {
+		t.Dims[i] = int64(v)
+	}
+	if err := d.useElements(len(t.Dims)); err != nil {
+		return 0, err
+	}
+	shape, err := t.shape()
+	if err != nil {
+		return 0, fmt.Errorf("field dims (1): %w", err)
+	}
+	n := shape.Size()
+	if err := d.useElements(n); err != nil {
+		return 0, err
+	}
+	want := typedField(t.DataType)
+	for _, num := range []protowire.Number{4, 5, 6, 7, 10, 11} {
+		if sc.present[num] && num != want {
+			return 0, fmt.Errorf("field %s (%d) is set, but the data type is %s (its field is %s or raw_data)", tensorFields[num], num, t.DataType, tensorFields[want])
+		}
+	}
+	hasRaw := sc.present[9]
+	if hasRaw && sc.present[want] {
+		return 0, fmt.Errorf("both raw_data (9) and %s (%d) are set", tensorFields[want], want)
+	}
+	switch {
+	case hasRaw:
+		size := t.DataType.Size()
+		if len(sc.raw) != n*size {
+			return 0, fmt.Errorf("field raw_data (9): %d bytes, but dims %s × %d bytes (%s) make %d", len(sc.raw), joinDims(t.Dims), size, t.DataType, n*size)
+		}
+	case sc.counts[want] != n:
+		return 0, fmt.Errorf("field %s (%d): %d elements, but dims %s have %d", tensorFields[want], want, sc.counts[want], joinDims(t.Dims), n)
+	}
+	if err := d.useValues(n, t.DataType); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// fillTensor is the second pass: it decodes the n elements of t's typed data
+// field in b into t's allocated element slice.
+func (d *dec) fillTensor(t *Tensor, b []byte, n int) error {
+	want := typedField(t.DataType)
 	i := 0
-	err = d.scan(b, tensorFields, func(f *field) error {
+	err := d.scan(b, tensorFields, func(f *field) error {
 		if f.num != want {
 			return nil
 		}
@@ -354,12 +385,12 @@ func (d *dec) tensor(b []byte, kind string, index int, cut bool) (*Tensor, error
 		return nil
 	})
 	if err != nil {
-		return nil, at(where, err)
+		return err
 	}
 	if i != n { // cannot happen: counted in pass 1
-		return nil, at(where, fmt.Errorf("field %s (%d): %d elements decoded, %d counted", tensorFields[want], want, i, n))
+		return fmt.Errorf("field %s (%d): %d elements decoded, %d counted", tensorFields[want], want, i, n)
 	}
-	return t, nil
+	return nil
 }
 
 // alloc makes the element slice of t's type, of length n.

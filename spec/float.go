@@ -31,37 +31,16 @@ func (x F32) Div(y F32) (F32, error) { return F32(float32(x) / float32(y)), nil 
 func (x F32) Abs() F32 { return F32(math.Abs(float64(x))) }
 
 // Max returns the larger of x and y (x when equal, NaN when either is NaN).
-func (x F32) Max(y F32) F32 {
-	if x != x || y != y {
-		return F32(math.NaN())
-	}
-	if y > x {
-		return y
-	}
-	return x
-}
+func (x F32) Max(y F32) F32 { return fmax(x, y) }
 
 // Min returns the smaller of x and y (x when equal, NaN when either is NaN).
-func (x F32) Min(y F32) F32 {
-	if x != x || y != y {
-		return F32(math.NaN())
-	}
-	if y < x {
-		return y
-	}
-	return x
-}
+func (x F32) Min(y F32) F32 { return fmin(x, y) }
 
 // Sign returns -1, 0 or 1 (NaN for NaN).
 func (x F32) Sign() F32 { return F32(fsign(float64(x))) }
 
 // Step returns 1 if x > 0 else 0.
-func (x F32) Step() F32 {
-	if x > 0 {
-		return 1
-	}
-	return 0
-}
+func (x F32) Step() F32 { return fstep(x) }
 
 // Sqrt returns the correctly rounded square root.
 func (x F32) Sqrt() (F32, error) { return F32(float32(math.Sqrt(float64(x)))), nil }
@@ -135,37 +114,16 @@ func (x F64) Div(y F64) (F64, error) { return F64(float64(x) / float64(y)), nil 
 func (x F64) Abs() F64 { return F64(math.Abs(float64(x))) }
 
 // Max returns the larger of x and y (x when equal, NaN when either is NaN).
-func (x F64) Max(y F64) F64 {
-	if x != x || y != y {
-		return F64(math.NaN())
-	}
-	if y > x {
-		return y
-	}
-	return x
-}
+func (x F64) Max(y F64) F64 { return fmax(x, y) }
 
 // Min returns the smaller of x and y (x when equal, NaN when either is NaN).
-func (x F64) Min(y F64) F64 {
-	if x != x || y != y {
-		return F64(math.NaN())
-	}
-	if y < x {
-		return y
-	}
-	return x
-}
+func (x F64) Min(y F64) F64 { return fmin(x, y) }
 
 // Sign returns -1, 0 or 1 (NaN for NaN).
 func (x F64) Sign() F64 { return F64(fsign(float64(x))) }
 
 // Step returns 1 if x > 0 else 0.
-func (x F64) Step() F64 {
-	if x > 0 {
-		return 1
-	}
-	return 0
-}
+func (x F64) Step() F64 { return fstep(x) }
 
 // Sqrt returns the correctly rounded square root.
 func (x F64) Sqrt() (F64, error) { return F64(math.Sqrt(float64(x))), nil }
@@ -258,3 +216,35 @@ func (x F64) Relu() F64 { return x.Max(0) }
 
 // Clamp is min(max(x, lo), hi).
 func (x F64) Clamp(lo, hi F64) F64 { return x.Max(lo).Min(hi) }
+
+// fmax is Max of F32 and F64: the larger of x and y (x when equal, NaN
+// when either is NaN).
+func fmax[T F32 | F64](x, y T) T {
+	if x != x || y != y {
+		return T(math.NaN())
+	}
+	if y > x {
+		return y
+	}
+	return x
+}
+
+// fmin is Min of F32 and F64: the smaller of x and y (x when equal, NaN
+// when either is NaN).
+func fmin[T F32 | F64](x, y T) T {
+	if x != x || y != y {
+		return T(math.NaN())
+	}
+	if y < x {
+		return y
+	}
+	return x
+}
+
+// fstep is Step of F32 and F64: 1 if x > 0 else 0.
+func fstep[T F32 | F64](x T) T {
+	if x > 0 {
+		return 1
+	}
+	return 0
+}

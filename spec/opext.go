@@ -305,7 +305,7 @@ func RegisterElementwise(op ElementwiseOp) error {
 	}
 	info := op.Info
 	name := info.Name
-	bad := func(field, format string, args ...any) error {
+	var bad badField = func(field, format string, args ...any) error {
 		return fmt.Errorf("spec: RegisterElementwise %s: field %s: %s", name, field, fmt.Sprintf(format, args...))
 	}
 	extMu.Lock()
@@ -343,7 +343,7 @@ func checkElementwise(op ElementwiseOp) (ElementwiseOp, error) {
 	if name == "" || strings.Trim(name, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" {
 		return op, fmt.Errorf("spec: RegisterElementwise: Name %q must be non-empty [a-z0-9_]", name)
 	}
-	bad := func(field, format string, args ...any) error {
+	var bad badField = func(field, format string, args ...any) error {
 		return fmt.Errorf("spec: RegisterElementwise %s: field %s: %s", name, field, fmt.Sprintf(format, args...))
 	}
 	switch {
@@ -388,40 +388,67 @@ func checkElementwise(op ElementwiseOp) (ElementwiseOp, error) {
 			return op, bad("Partial", "an exact rule that divides or takes a square root may fail on data; set Partial")
 		}
 	}
-	if info.Polynomial {
-		if !info.Exact || info.Partial {
-			return op, bad("Polynomial", "a polynomial op is Exact and not Partial")
-		}
-		for u := range fu {
-			switch u {
-			case "x", "const", "add", "sub", "mul", "neg":
-			default:
-				return op, bad("Polynomial", "the forward rule uses %s", u)
-			}
-		}
-		d := polyDegree(op.F.n)
-		if info.Gen.Power != 0 && info.Gen.Power != d {
-			return op, bad("Gen.Power", "%d, but the forward rule has degree %d", info.Gen.Power, d)
-		}
-		op.Info.Gen.Power = d
-	} else if info.Gen.Power != 0 {
-		return op, bad("Gen.Power", "only a Polynomial op has a degree")
+	if err := checkPolynomial(&op, fu, bad); err != nil {
+		return op, err
 	}
-	if ir := info.IR; ir != nil {
-		switch {
-		case ir.Tag == "" || strings.Trim(ir.Tag, "abcdefghijklmnopqrstuvwxyz0123456789_") != "":
-			return op, bad("IR.Tag", "tag %q must be non-empty [a-z0-9_]", ir.Tag)
-		case len(ir.Attrs) > 0 || len(ir.Params) > 0 || len(ir.Required) > 0:
-			return op, bad("IR.Attrs/Params", "the tag of a registered elementwise op has no attributes or payload")
-		case !(ir.MinArity == 0 && ir.MaxArity == 0) && !(ir.MinArity == 1 && ir.MaxArity == 1):
-			return op, bad("IR.MinArity/MaxArity", "the tag takes the primitive's one parent")
-		}
+	if err := checkElementwiseIR(info.IR, bad); err != nil {
+		return op, err
 	}
 	if len(info.Providers) > 0 {
 		return op, bad("Providers", "no provider has a kernel for a registered op; the reference provider runs it")
 	}
 	op.Info.Rule = "f(x)=" + op.F.String() + ";df(x,y)=" + op.D.String()
 	return op, nil
+}
+
+// A badField reports a field of an entry that RegisterElementwise refuses.
+type badField func(field, format string, args ...any) error
+
+// checkPolynomial checks a Polynomial entry — Exact, not Partial, a
+// forward rule of x, constants, +, −, × and negation only — and sets its
+// Gen.Power to the forward rule's degree; fu is the set the forward rule
+// uses. Only a Polynomial entry may state Gen.Power.
+func checkPolynomial(op *ElementwiseOp, fu map[string]bool, bad badField) error {
+	info := op.Info
+	if !info.Polynomial {
+		if info.Gen.Power != 0 {
+			return bad("Gen.Power", "only a Polynomial op has a degree")
+		}
+		return nil
+	}
+	if !info.Exact || info.Partial {
+		return bad("Polynomial", "a polynomial op is Exact and not Partial")
+	}
+	for u := range fu {
+		switch u {
+		case "x", "const", "add", "sub", "mul", "neg":
+		default:
+			return bad("Polynomial", "the forward rule uses %s", u)
+		}
+	}
+	d := polyDegree(op.F.n)
+	if info.Gen.Power != 0 && info.Gen.Power != d {
+		return bad("Gen.Power", "%d, but the forward rule has degree %d", info.Gen.Power, d)
+	}
+	op.Info.Gen.Power = d
+	return nil
+}
+
+// checkElementwiseIR checks a registered elementwise op's IR tag, when it
+// has one: a [a-z0-9_] name, no attributes or payload, one parent.
+func checkElementwiseIR(ir *IRForm, bad badField) error {
+	if ir == nil {
+		return nil
+	}
+	switch {
+	case ir.Tag == "" || strings.Trim(ir.Tag, "abcdefghijklmnopqrstuvwxyz0123456789_") != "":
+		return bad("IR.Tag", "tag %q must be non-empty [a-z0-9_]", ir.Tag)
+	case len(ir.Attrs) > 0 || len(ir.Params) > 0 || len(ir.Required) > 0:
+		return bad("IR.Attrs/Params", "the tag of a registered elementwise op has no attributes or payload")
+	case !(ir.MinArity == 0 && ir.MaxArity == 0) && !(ir.MinArity == 1 && ir.MaxArity == 1):
+		return bad("IR.MinArity/MaxArity", "the tag takes the primitive's one parent")
+	}
+	return nil
 }
 
 // cloneInfo copies an entry's facts so that every scalar's registry holds

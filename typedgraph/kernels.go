@@ -199,9 +199,9 @@ func linearKernel[T spec.Scalar[T]]() *kernel[T] {
 			rows := linearRows(len(x), len(dst), out, in)
 			switch d := any(dst).(type) {
 			case []spec.F32:
-				linearFwdF32(d, any(x).([]spec.F32), any(w).([]spec.F32), any(b).([]spec.F32), rows, out, in)
+				linearFwd(d, any(x).([]spec.F32), any(w).([]spec.F32), any(b).([]spec.F32), rows, out, in)
 			case []spec.F64:
-				linearFwdF64(d, any(x).([]spec.F64), any(w).([]spec.F64), any(b).([]spec.F64), rows, out, in)
+				linearFwd(d, any(x).([]spec.F64), any(w).([]spec.F64), any(b).([]spec.F64), rows, out, in)
 			default:
 				for r := 0; r < rows; r++ {
 					for j := 0; j < out; j++ {
@@ -227,10 +227,10 @@ func linearKernel[T spec.Scalar[T]]() *kernel[T] {
 			clear(db)
 			switch d := any(dy).(type) {
 			case []spec.F32:
-				linearVJPF32(any(dx).([]spec.F32), any(dw).([]spec.F32), any(db).([]spec.F32),
+				linearVJP(any(dx).([]spec.F32), any(dw).([]spec.F32), any(db).([]spec.F32),
 					any(x).([]spec.F32), any(w).([]spec.F32), d, rows, out, in)
 			case []spec.F64:
-				linearVJPF64(any(dx).([]spec.F64), any(dw).([]spec.F64), any(db).([]spec.F64),
+				linearVJP(any(dx).([]spec.F64), any(dw).([]spec.F64), any(db).([]spec.F64),
 					any(x).([]spec.F64), any(w).([]spec.F64), d, rows, out, in)
 			default:
 				for r := 0; r < rows; r++ {
@@ -263,76 +263,45 @@ func linearRows(nx, ny, out, in int) int {
 	return ny / max(out, 1)
 }
 
-// linearFwdF32 and the functions below are written out per type (not
-// generically) so that each product is a same-type conversion of a native
-// operation, F32(x*w), which the Go specification guarantees is rounded
+// linearFwd and linearVJP are the monomorphic loops of linearKernel over
+// F32 and F64: each product is a same-type conversion of a native
+// operation, T(x*w), which the Go specification guarantees is rounded
 // before the addition and never fused into an FMA — exactly what the
-// scalar methods (F32.Mul, F32.Add) do.
-func linearFwdF32(y, x, w, b []spec.F32, rows, out, in int) {
+// scalar methods (F32.Mul, F32.Add) do. (Instantiated per type: F32 and
+// F64 have different shapes, so each gets its own native code; the arm64
+// build, where Go fuses unconverted x*y+z, shows separate multiplies and
+// adds in both.)
+func linearFwd[T spec.F32 | spec.F64](y, x, w, b []T, rows, out, in int) {
 	for r := 0; r < rows; r++ {
 		xr := x[r*in : r*in+in]
 		for j := 0; j < out; j++ {
 			wj := w[j*in : j*in+in]
-			var acc spec.F32
+			var acc T
 			for k := range xr {
-				acc = spec.F32(acc + spec.F32(xr[k]*wj[k]))
+				acc = T(acc + T(xr[k]*wj[k]))
 			}
-			y[r*out+j] = spec.F32(acc + b[j])
+			y[r*out+j] = T(acc + b[j])
 		}
 	}
 }
 
-func linearVJPF32(dx, dw, db, x, w, dy []spec.F32, rows, out, in int) {
+// linearVJP is linearFwd's VJP: dx, and dw and db accumulated over rows.
+func linearVJP[T spec.F32 | spec.F64](dx, dw, db, x, w, dy []T, rows, out, in int) {
 	for r := 0; r < rows; r++ {
 		dyr := dy[r*out : r*out+out]
 		for k := 0; k < in; k++ {
-			var acc spec.F32
+			var acc T
 			for j := range dyr {
-				acc = spec.F32(acc + spec.F32(w[j*in+k]*dyr[j]))
+				acc = T(acc + T(w[j*in+k]*dyr[j]))
 			}
 			dx[r*in+k] = acc
 		}
 		xr := x[r*in : r*in+in]
 		for j, dj := range dyr {
-			db[j] = spec.F32(db[j] + dj)
+			db[j] = T(db[j] + dj)
 			dwj := dw[j*in : j*in+in]
 			for k := range xr {
-				dwj[k] = spec.F32(dwj[k] + spec.F32(dj*xr[k]))
-			}
-		}
-	}
-}
-
-func linearFwdF64(y, x, w, b []spec.F64, rows, out, in int) {
-	for r := 0; r < rows; r++ {
-		xr := x[r*in : r*in+in]
-		for j := 0; j < out; j++ {
-			wj := w[j*in : j*in+in]
-			var acc spec.F64
-			for k := range xr {
-				acc = spec.F64(acc + spec.F64(xr[k]*wj[k]))
-			}
-			y[r*out+j] = spec.F64(acc + b[j])
-		}
-	}
-}
-
-func linearVJPF64(dx, dw, db, x, w, dy []spec.F64, rows, out, in int) {
-	for r := 0; r < rows; r++ {
-		dyr := dy[r*out : r*out+out]
-		for k := 0; k < in; k++ {
-			var acc spec.F64
-			for j := range dyr {
-				acc = spec.F64(acc + spec.F64(w[j*in+k]*dyr[j]))
-			}
-			dx[r*in+k] = acc
-		}
-		xr := x[r*in : r*in+in]
-		for j, dj := range dyr {
-			db[j] = spec.F64(db[j] + dj)
-			dwj := dw[j*in : j*in+in]
-			for k := range xr {
-				dwj[k] = spec.F64(dwj[k] + spec.F64(dj*xr[k]))
+				dwj[k] = T(dwj[k] + T(dj*xr[k]))
 			}
 		}
 	}

@@ -446,61 +446,19 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 		if err := arity(3); err != nil {
 			return nil, err
 		}
-		w, b := args[1], args[2]
-		if x.Rank() < 2 {
-			return nil, harness.Unsupportedf("gomlx adapter: linear maps x of rank ≥ 2 only (MatMul), got %v", x.Shape())
-		}
-		if w.Rank() != 2 || b.Rank() != 1 {
-			return nil, fmt.Errorf("linear: W must be [out, in] and b [out], got %v and %v", w.Shape(), b.Shape())
-		}
-		y := graph.MatMul(x, graph.Transpose(w, 0, 1))
-		bs := make([]int, y.Rank())
-		for i := range bs {
-			bs[i] = 1
-		}
-		bs[len(bs)-1] = b.Shape().Dimensions[0]
-		return graph.Add(y, graph.Reshape(b, bs...)), nil
+		return linear(x, args[1], args[2])
 	case "reshape":
 		return graph.Reshape(x, a.Shape...), nil
 	case "flatten":
-		d := x.Shape().Dimensions
-		if a.Axis < 0 || a.Axis > len(d) {
-			return nil, fmt.Errorf("flatten: axis %d out of range for rank %d", a.Axis, len(d))
-		}
-		out := append([]int(nil), d[:a.Axis]...)
-		p := 1
-		for _, v := range d[a.Axis:] {
-			p *= v
-		}
-		return graph.Reshape(x, append(out, p)...), nil
+		return flatten(x, a.Axis)
 	case "transpose":
 		return graph.Transpose(x, a.Axis, a.Axis2), nil
 	case "permute":
 		return graph.TransposeAllDims(x, a.Perm...), nil
 	case "broadcast_to":
-		// numpy broadcasting aligns trailing axes; GoMLX's BroadcastToDims
-		// appends new axes, so a lower rank is first padded with leading 1s.
-		if x.Rank() < len(a.Shape) {
-			d := make([]int, len(a.Shape)-x.Rank())
-			for i := range d {
-				d[i] = 1
-			}
-			x = graph.Reshape(x, append(d, x.Shape().Dimensions...)...)
-		}
-		return graph.BroadcastToDims(x, a.Shape...), nil
+		return broadcastTo(x, a.Shape), nil
 	case "slice":
-		sa := make([]graph.SliceAxisSpec, x.Rank())
-		for i := range sa {
-			sa[i] = graph.AxisRange()
-		}
-		if a.Axis < 0 || a.Axis >= x.Rank() {
-			return nil, fmt.Errorf("slice: axis %d out of range for rank %d", a.Axis, x.Rank())
-		}
-		if !e.native {
-			return gatherSlice(x, a.Axis, a.Start, a.End)
-		}
-		sa[a.Axis] = graph.AxisRange(a.Start, a.End)
-		return graph.Slice(x, sa...), nil
+		return e.slice(x, a.Axis, a.Start, a.End)
 	case "concat":
 		return graph.Concatenate(args, a.Axis), nil
 	case "softmax":
@@ -508,67 +466,146 @@ func (e engine) build(n harness.Node, vals []*graph.Node) (*graph.Node, error) {
 	case "log_softmax":
 		return graph.LogSoftmax(x, a.Axis), nil
 	case "layer_norm":
-		er := a.Eps
-		if er == nil {
-			er = spec.DefaultNormEps() // the registry's default
-		}
-		eps, err := constant(er)
-		if err != nil {
-			return nil, err
-		}
-		// layers.LayerNormalization's Done (pkg/ml/layers/layernorm.go)
-		// without gain and offset, normalizing along the one axis Axis as
-		// the registry's layer_norm does ("(x−μ)/sqrt(σ²+ε)·γ+β along
-		// Axis"; GoMLX's normalizingAxes given that axis).
-		if a.Axis < -x.Rank() || a.Axis >= x.Rank() {
-			return nil, fmt.Errorf("layer_norm: axis %d out of range for rank %d", a.Axis, x.Rank())
-		}
-		mean := graph.ReduceAndKeep(x, graph.ReduceMean, a.Axis)
-		c := graph.Sub(x, mean)
-		variance := graph.ReduceAndKeep(graph.Square(c), graph.ReduceMean, a.Axis)
-		return graph.Div(c, graph.Sqrt(graph.Add(variance, graph.ConstAs(x, eps)))), nil
+		return layerNorm(x, a.Axis, a.Eps)
 	case "conv":
 		if err := arity(2); err != nil {
 			return nil, err
 		}
-		w := a.Window
-		sp := x.Rank() - 2
-		cb := graph.Convolve(x, args[1]).ChannelsAxis(timage.ChannelsFirst)
-		if len(w.Stride) > 0 {
-			cb = cb.StridePerAxis(w.Stride...)
-		}
-		if len(w.Dilation) > 0 && !ones(w.Dilation) {
-			cb = cb.DilationPerAxis(w.Dilation...)
-		}
-		if len(w.Pads) == 2*sp && !zeros(w.Pads) {
-			p := make([][2]int, sp)
-			for i := range p {
-				p[i] = [2]int{w.Pads[i], w.Pads[sp+i]}
-			}
-			cb = cb.PaddingPerDim(p)
-		} else {
-			cb = cb.NoPadding()
-		}
-		return cb.Done(), nil
+		return conv(x, args[1], a.Window), nil
 	case "max_pool", "avg_pool":
-		w := a.Window
-		if w == nil {
-			return nil, fmt.Errorf("%s without a window", n.Op)
-		}
-		if !e.native {
-			return windowReduce(x, n.Op, w.Kernel)
-		}
-		pb := graph.MaxPool(x)
-		if n.Op == "avg_pool" {
-			pb = graph.MeanPool(x)
-		}
-		pb = pb.ChannelsAxis(timage.ChannelsFirst).WindowPerAxis(w.Kernel...).NoPadding()
-		if len(w.Stride) > 0 {
-			pb = pb.StridePerAxis(w.Stride...)
-		}
-		return pb.Done(), nil
+		return e.pool(n.Op, x, a.Window)
 	}
 	return nil, fmt.Errorf("gomlx adapter: %s is not mapped", n.Op)
+}
+
+// linear is x·Wᵀ + b for x of rank ≥ 2 (GoMLX's MatMul), W [out, in]
+// and b [out].
+func linear(x, w, b *graph.Node) (*graph.Node, error) {
+	if x.Rank() < 2 {
+		return nil, harness.Unsupportedf("gomlx adapter: linear maps x of rank ≥ 2 only (MatMul), got %v", x.Shape())
+	}
+	if w.Rank() != 2 || b.Rank() != 1 {
+		return nil, fmt.Errorf("linear: W must be [out, in] and b [out], got %v and %v", w.Shape(), b.Shape())
+	}
+	y := graph.MatMul(x, graph.Transpose(w, 0, 1))
+	bs := make([]int, y.Rank())
+	for i := range bs {
+		bs[i] = 1
+	}
+	bs[len(bs)-1] = b.Shape().Dimensions[0]
+	return graph.Add(y, graph.Reshape(b, bs...)), nil
+}
+
+// flatten reshapes x to its axes before axis and the product of the rest.
+func flatten(x *graph.Node, axis int) (*graph.Node, error) {
+	d := x.Shape().Dimensions
+	if axis < 0 || axis > len(d) {
+		return nil, fmt.Errorf("flatten: axis %d out of range for rank %d", axis, len(d))
+	}
+	out := append([]int(nil), d[:axis]...)
+	p := 1
+	for _, v := range d[axis:] {
+		p *= v
+	}
+	return graph.Reshape(x, append(out, p)...), nil
+}
+
+// broadcastTo broadcasts x to shape as numpy does.
+func broadcastTo(x *graph.Node, shape []int) *graph.Node {
+	// numpy broadcasting aligns trailing axes; GoMLX's BroadcastToDims
+	// appends new axes, so a lower rank is first padded with leading 1s.
+	if x.Rank() < len(shape) {
+		d := make([]int, len(shape)-x.Rank())
+		for i := range d {
+			d[i] = 1
+		}
+		x = graph.Reshape(x, append(d, x.Shape().Dimensions...)...)
+	}
+	return graph.BroadcastToDims(x, shape...)
+}
+
+// slice is x[…, start:end, …] on axis: GoMLX's Slice on a native
+// backend, gatherSlice otherwise.
+func (e engine) slice(x *graph.Node, axis, start, end int) (*graph.Node, error) {
+	sa := make([]graph.SliceAxisSpec, x.Rank())
+	for i := range sa {
+		sa[i] = graph.AxisRange()
+	}
+	if axis < 0 || axis >= x.Rank() {
+		return nil, fmt.Errorf("slice: axis %d out of range for rank %d", axis, x.Rank())
+	}
+	if !e.native {
+		return gatherSlice(x, axis, start, end)
+	}
+	sa[axis] = graph.AxisRange(start, end)
+	return graph.Slice(x, sa...), nil
+}
+
+// layerNorm is the registry's layer_norm along axis with ε epsR (the
+// registry's default when nil), without gain and offset.
+func layerNorm(x *graph.Node, axis int, epsR *big.Rat) (*graph.Node, error) {
+	er := epsR
+	if er == nil {
+		er = spec.DefaultNormEps() // the registry's default
+	}
+	eps, err := constant(er)
+	if err != nil {
+		return nil, err
+	}
+	// layers.LayerNormalization's Done (pkg/ml/layers/layernorm.go)
+	// without gain and offset, normalizing along the one axis Axis as
+	// the registry's layer_norm does ("(x−μ)/sqrt(σ²+ε)·γ+β along
+	// Axis"; GoMLX's normalizingAxes given that axis).
+	if axis < -x.Rank() || axis >= x.Rank() {
+		return nil, fmt.Errorf("layer_norm: axis %d out of range for rank %d", axis, x.Rank())
+	}
+	mean := graph.ReduceAndKeep(x, graph.ReduceMean, axis)
+	c := graph.Sub(x, mean)
+	variance := graph.ReduceAndKeep(graph.Square(c), graph.ReduceMean, axis)
+	return graph.Div(c, graph.Sqrt(graph.Add(variance, graph.ConstAs(x, eps)))), nil
+}
+
+// conv is the convolution of x [N, C, spatial…] by the kernel with the
+// window w's strides, dilations and pads.
+func conv(x, kernel *graph.Node, w *spec.Window) *graph.Node {
+	sp := x.Rank() - 2
+	cb := graph.Convolve(x, kernel).ChannelsAxis(timage.ChannelsFirst)
+	if len(w.Stride) > 0 {
+		cb = cb.StridePerAxis(w.Stride...)
+	}
+	if len(w.Dilation) > 0 && !ones(w.Dilation) {
+		cb = cb.DilationPerAxis(w.Dilation...)
+	}
+	if len(w.Pads) == 2*sp && !zeros(w.Pads) {
+		p := make([][2]int, sp)
+		for i := range p {
+			p[i] = [2]int{w.Pads[i], w.Pads[sp+i]}
+		}
+		cb = cb.PaddingPerDim(p)
+	} else {
+		cb = cb.NoPadding()
+	}
+	return cb.Done()
+}
+
+// pool is max_pool or avg_pool (op) of x over the window w: GoMLX's
+// MaxPool or MeanPool on a native backend, windowReduce otherwise.
+func (e engine) pool(op string, x *graph.Node, w *spec.Window) (*graph.Node, error) {
+	if w == nil {
+		return nil, fmt.Errorf("%s without a window", op)
+	}
+	if !e.native {
+		return windowReduce(x, op, w.Kernel)
+	}
+	pb := graph.MaxPool(x)
+	if op == "avg_pool" {
+		pb = graph.MeanPool(x)
+	}
+	pb = pb.ChannelsAxis(timage.ChannelsFirst).WindowPerAxis(w.Kernel...).NoPadding()
+	if len(w.Stride) > 0 {
+		pb = pb.StridePerAxis(w.Stride...)
+	}
+	return pb.Done(), nil
 }
 
 // gatherSlice is x[…, start:end, …] on axis as GoMLX's Gather of the

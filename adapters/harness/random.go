@@ -366,161 +366,191 @@ func randomValid(g Graph, xs []spec.Tensor[spec.Rat]) bool {
 // drawNode draws one node over the values so far (nil when the draw does
 // not fit; the caller redraws). last says it is the output node.
 func (d *drawer) drawNode(last bool) []Node {
-	r := d.r
-	n := func(op string, a *spec.Attrs, args ...int) []Node { return []Node{{Op: op, Attrs: a, Args: args}} }
-	switch c := r.IntN(20); {
+	switch c := d.r.IntN(20); {
 	case c < 8:
-		op := randUnary[r.IntN(len(randUnary))]
-		x := d.pick()
-		switch op {
-		case "exp":
-			if v := d.ev.vals[x]; v.uncertain || v.maxAbs() > 6 {
-				return nil
-			}
-		case "scale":
-			s := randScales[r.IntN(len(randScales))]
-			return n(op, &spec.Attrs{C: big.NewRat(s[0], s[1])}, x)
-		case "clamp":
-			lo := int64(-r.IntN(3))         // −1/2, −1/4, 0
-			hi := lo + 1 + int64(r.IntN(4)) // up to 1
-			return n(op, &spec.Attrs{Lo: big.NewRat(lo, 4), Hi: big.NewRat(hi, 4)}, x)
-		}
-		return n(op, nil, x)
+		return d.drawUnary()
 	case c < 10:
-		op := randPositive[r.IntN(len(randPositive))]
-		x := d.pickWhere(d.positive)
-		if x < 0 {
-			// exp(y) is positive; its logarithm, root or inverse then is
-			// defined and smooth.
-			y := d.pickWhere(func(i int) bool { v := d.ev.vals[i]; return !v.uncertain && v.maxAbs() <= 2 })
-			if y < 0 {
-				return nil
-			}
-			e := len(d.ev.vals)
-			return []Node{{Op: "exp", Args: []int{y}}, {Op: op, Args: []int{e}}}
-		}
-		return n(op, nil, x)
+		return d.drawPositive()
 	case c < 15:
-		op := randBinary[r.IntN(len(randBinary))]
-		x := d.pick()
-		s := d.ev.vals[x].shape
-		if op == "div" {
-			y := d.pickWhere(func(i int) bool { return d.positive(i) && d.ev.vals[i].shape.Equal(s) })
-			if y < 0 {
-				return nil
-			}
-			return n(op, nil, x, y)
-		}
-		y := x
-		if r.IntN(4) != 0 {
-			y = d.pickWhere(func(i int) bool { return i != x && !d.used(i) && d.ev.vals[i].shape.Equal(s) })
-			if y < 0 || r.IntN(3) == 0 {
-				y = d.pickWhere(func(i int) bool { return i != x && d.ev.vals[i].shape.Equal(s) })
-			}
-			if y < 0 {
-				y = x
-			}
-		}
-		if r.IntN(2) == 0 {
-			x, y = y, x
-		}
-		return n(op, nil, x, y)
+		return d.drawBinary()
 	case c < 19 || !last:
-		op := randShape[r.IntN(len(randShape))]
-		x := d.pick()
-		s := d.ev.vals[x].shape
-		switch op {
-		case "matmul":
-			if s.Rank() != 2 {
-				return nil
+		return d.drawShape()
+	default:
+		return node("sum", nil, d.pick())
+	}
+}
+
+// node is the one node op(args) with attributes a.
+func node(op string, a *spec.Attrs, args ...int) []Node {
+	return []Node{{Op: op, Attrs: a, Args: args}}
+}
+
+// drawUnary draws an elementwise unary op (exp only of a certain value
+// of magnitude ≤ 6).
+func (d *drawer) drawUnary() []Node {
+	r := d.r
+	op := randUnary[r.IntN(len(randUnary))]
+	x := d.pick()
+	switch op {
+	case "exp":
+		if v := d.ev.vals[x]; v.uncertain || v.maxAbs() > 6 {
+			return nil
+		}
+	case "scale":
+		s := randScales[r.IntN(len(randScales))]
+		return node(op, &spec.Attrs{C: big.NewRat(s[0], s[1])}, x)
+	case "clamp":
+		lo := int64(-r.IntN(3))         // −1/2, −1/4, 0
+		hi := lo + 1 + int64(r.IntN(4)) // up to 1
+		return node(op, &spec.Attrs{Lo: big.NewRat(lo, 4), Hi: big.NewRat(hi, 4)}, x)
+	}
+	return node(op, nil, x)
+}
+
+// drawPositive draws an op defined on positive values only, of a
+// positive value or, when none is drawn, of exp(y).
+func (d *drawer) drawPositive() []Node {
+	r := d.r
+	op := randPositive[r.IntN(len(randPositive))]
+	x := d.pickWhere(d.positive)
+	if x < 0 {
+		// exp(y) is positive; its logarithm, root or inverse then is
+		// defined and smooth.
+		y := d.pickWhere(func(i int) bool { v := d.ev.vals[i]; return !v.uncertain && v.maxAbs() <= 2 })
+		if y < 0 {
+			return nil
+		}
+		e := len(d.ev.vals)
+		return []Node{{Op: "exp", Args: []int{y}}, {Op: op, Args: []int{e}}}
+	}
+	return node(op, nil, x)
+}
+
+// drawBinary draws an elementwise binary op on two values of one shape,
+// preferring an unused second operand (div: of a positive divisor).
+func (d *drawer) drawBinary() []Node {
+	r := d.r
+	op := randBinary[r.IntN(len(randBinary))]
+	x := d.pick()
+	s := d.ev.vals[x].shape
+	if op == "div" {
+		y := d.pickWhere(func(i int) bool { return d.positive(i) && d.ev.vals[i].shape.Equal(s) })
+		if y < 0 {
+			return nil
+		}
+		return node(op, nil, x, y)
+	}
+	y := x
+	if r.IntN(4) != 0 {
+		y = d.pickWhere(func(i int) bool { return i != x && !d.used(i) && d.ev.vals[i].shape.Equal(s) })
+		if y < 0 || r.IntN(3) == 0 {
+			y = d.pickWhere(func(i int) bool { return i != x && d.ev.vals[i].shape.Equal(s) })
+		}
+		if y < 0 {
+			y = x
+		}
+	}
+	if r.IntN(2) == 0 {
+		x, y = y, x
+	}
+	return node(op, nil, x, y)
+}
+
+// drawShape draws a shape or reduction op that fits the drawn operand.
+func (d *drawer) drawShape() []Node {
+	r := d.r
+	op := randShape[r.IntN(len(randShape))]
+	x := d.pick()
+	s := d.ev.vals[x].shape
+	switch op {
+	case "matmul":
+		if s.Rank() != 2 {
+			return nil
+		}
+		y := d.pickWhere(func(i int) bool { t := d.ev.vals[i].shape; return t.Rank() == 2 && t[0] == s[1] })
+		if y < 0 {
+			return nil
+		}
+		return node(op, nil, x, y)
+	case "reduce_sum", "reduce_mean", "softmax", "log_softmax":
+		if s.Rank() == 0 {
+			return nil
+		}
+		return node(op, &spec.Attrs{Axis: r.IntN(s.Rank())}, x)
+	case "transpose":
+		return node(op, &spec.Attrs{Axis: 0, Axis2: 1}, x)
+	case "reshape":
+		size := s.Size()
+		var targets []spec.Shape
+		for a := 1; a <= size; a++ {
+			if size%a == 0 {
+				targets = append(targets, spec.Shape{a, size / a})
 			}
-			y := d.pickWhere(func(i int) bool { t := d.ev.vals[i].shape; return t.Rank() == 2 && t[0] == s[1] })
-			if y < 0 {
-				return nil
-			}
-			return n(op, nil, x, y)
-		case "reduce_sum", "reduce_mean", "softmax", "log_softmax":
-			if s.Rank() == 0 {
-				return nil
-			}
-			return n(op, &spec.Attrs{Axis: r.IntN(s.Rank())}, x)
-		case "transpose":
-			return n(op, &spec.Attrs{Axis: 0, Axis2: 1}, x)
-		case "reshape":
-			size := s.Size()
-			var targets []spec.Shape
-			for a := 1; a <= size; a++ {
-				if size%a == 0 {
-					targets = append(targets, spec.Shape{a, size / a})
+		}
+		targets = append(targets, spec.Shape{size})
+		t := targets[r.IntN(len(targets))]
+		if t.Equal(s) {
+			return nil
+		}
+		return node(op, &spec.Attrs{Shape: t}, x)
+	case "broadcast_to":
+		m := 2 + r.IntN(2)
+		var t spec.Shape
+		switch s.Rank() {
+		case 0:
+			t = spec.Shape{m}
+		case 1:
+			t = spec.Shape{m, s[0]}
+		case 2:
+			t = s.Clone()
+			ones := []int{}
+			for k, e := range s {
+				if e == 1 {
+					ones = append(ones, k)
 				}
 			}
-			targets = append(targets, spec.Shape{size})
-			t := targets[r.IntN(len(targets))]
-			if t.Equal(s) {
+			if len(ones) == 0 {
 				return nil
 			}
-			return n(op, &spec.Attrs{Shape: t}, x)
-		case "broadcast_to":
-			m := 2 + r.IntN(2)
-			var t spec.Shape
-			switch s.Rank() {
-			case 0:
-				t = spec.Shape{m}
-			case 1:
-				t = spec.Shape{m, s[0]}
-			case 2:
-				t = s.Clone()
-				ones := []int{}
-				for k, e := range s {
-					if e == 1 {
-						ones = append(ones, k)
-					}
-				}
-				if len(ones) == 0 {
-					return nil
-				}
-				t[ones[r.IntN(len(ones))]] = m
-			default:
-				return nil
+			t[ones[r.IntN(len(ones))]] = m
+		default:
+			return nil
+		}
+		return node(op, &spec.Attrs{Shape: t}, x)
+	case "concat":
+		if s.Rank() == 0 {
+			return nil
+		}
+		ax := r.IntN(s.Rank())
+		y := d.pickWhere(func(i int) bool {
+			t := d.ev.vals[i].shape
+			if t.Rank() != s.Rank() {
+				return false
 			}
-			return n(op, &spec.Attrs{Shape: t}, x)
-		case "concat":
-			if s.Rank() == 0 {
-				return nil
-			}
-			ax := r.IntN(s.Rank())
-			y := d.pickWhere(func(i int) bool {
-				t := d.ev.vals[i].shape
-				if t.Rank() != s.Rank() {
+			for k := range t {
+				if k != ax && t[k] != s[k] {
 					return false
 				}
-				for k := range t {
-					if k != ax && t[k] != s[k] {
-						return false
-					}
-				}
-				return true
-			})
-			if y < 0 {
-				return nil
 			}
-			return n(op, &spec.Attrs{Axis: ax}, x, y)
-		case "slice":
-			if s.Rank() == 0 {
-				return nil
-			}
-			ax := r.IntN(s.Rank())
-			if s[ax] < 2 {
-				return nil
-			}
-			start := r.IntN(s[ax] - 1)
-			end := start + 1 + r.IntN(s[ax]-start-1)
-			return n(op, &spec.Attrs{Axis: ax, Start: start, End: end}, x)
+			return true
+		})
+		if y < 0 {
+			return nil
 		}
-		return nil
-	default:
-		return n("sum", nil, d.pick())
+		return node(op, &spec.Attrs{Axis: ax}, x, y)
+	case "slice":
+		if s.Rank() == 0 {
+			return nil
+		}
+		ax := r.IntN(s.Rank())
+		if s[ax] < 2 {
+			return nil
+		}
+		start := r.IntN(s[ax] - 1)
+		end := start + 1 + r.IntN(s[ax]-start-1)
+		return node(op, &spec.Attrs{Axis: ax, Start: start, End: end}, x)
 	}
+	return nil
 }
 
 // accept evaluates the drawn nodes and appends them if every value stays

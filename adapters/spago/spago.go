@@ -139,21 +139,8 @@ func (engine) Supports(op string, a *spec.Attrs) error {
 			return errors.New("spago: layer_norm without eps")
 		}
 		return nil
-	case "conv":
-		w := a.Window
-		if w == nil || w.Groups > 1 || !allEq(w.Pads, 0) || !allEq(w.Dilation, 1) || len(w.Stride) != 2 {
-			return errors.New("spago has only Conv2D on one channel, no padding, no dilation, one group (nn/convolution.Conv2D)")
-		}
-		return nil
-	case "max_pool", "avg_pool":
-		w := a.Window
-		if w == nil || len(w.Kernel) != 2 || len(w.Stride) != 2 || !allEq(w.Pads, 0) || !allEq(w.Dilation, 1) || w.CeilMode {
-			return fmt.Errorf("spago: %s only 2-d, no padding, no dilation, floor mode", op)
-		}
-		if op == "max_pool" && !slices.Equal(w.Kernel, w.Stride) {
-			return errors.New("spago's MaxPooling has stride = kernel (non-overlapping windows) only")
-		}
-		return nil
+	case "conv", "max_pool", "avg_pool":
+		return supportsWindow(op, a.Window)
 	case "permute":
 		return errors.New("spago's tensors are matrices (rank ≤ 2): no permute of a rank-3 tensor")
 	case "detach":
@@ -168,6 +155,27 @@ func (engine) Supports(op string, a *spec.Attrs) error {
 		return nil
 	case "sign":
 		return errors.New("spago has no sign operator")
+	}
+	return fmt.Errorf("spago: no mapping for %q", op)
+}
+
+// supportsWindow reports whether the windowed op (conv, max_pool,
+// avg_pool) with window w maps to spago.
+func supportsWindow(op string, w *spec.Window) error {
+	switch op {
+	case "conv":
+		if w == nil || w.Groups > 1 || !allEq(w.Pads, 0) || !allEq(w.Dilation, 1) || len(w.Stride) != 2 {
+			return errors.New("spago has only Conv2D on one channel, no padding, no dilation, one group (nn/convolution.Conv2D)")
+		}
+		return nil
+	case "max_pool", "avg_pool":
+		if w == nil || len(w.Kernel) != 2 || len(w.Stride) != 2 || !allEq(w.Pads, 0) || !allEq(w.Dilation, 1) || w.CeilMode {
+			return fmt.Errorf("spago: %s only 2-d, no padding, no dilation, floor mode", op)
+		}
+		if op == "max_pool" && !slices.Equal(w.Kernel, w.Stride) {
+			return errors.New("spago's MaxPooling has stride = kernel (non-overlapping windows) only")
+		}
+		return nil
 	}
 	return fmt.Errorf("spago: no mapping for %q", op)
 }
@@ -470,52 +478,50 @@ func sameShapes(op string, args []val) error {
 	return nil
 }
 
-// constLike is a constant (no gradient) matrix of x's dimensions with
-// every element v.
-func constLike(x mat.Tensor, v float64) mat.Tensor {
-	s := x.Value().Shape()
-	return mat.NewDense[float64](mat.WithShape(s[0], s[1]), mat.WithBacking(mat.CreateInitializedSlice(s[0]*s[1], v)))
-}
-
-// apply builds one registry primitive from spago's operators; out is the
-// registry's output shape.
-func apply(op string, a *spec.Attrs, args []val, out spec.Shape, b *build) (mat.Tensor, error) {
-	if a == nil {
-		a = &spec.Attrs{}
-	}
-	x := args[0]
+// applyUnary builds the elementwise unary primitive op on x, when op is
+// one spago has an operator for (log is recorded in b.logs).
+func applyUnary(op string, x mat.Tensor, b *build) (mat.Tensor, bool) {
 	switch op {
 	case "neg":
-		return ag.Neg(x.t), nil
+		return ag.Neg(x), true
 	case "square":
-		return ag.Square(x.t), nil
+		return ag.Square(x), true
 	case "abs":
-		return ag.Abs(x.t), nil
+		return ag.Abs(x), true
 	case "relu":
-		return ag.ReLU(x.t), nil
+		return ag.ReLU(x), true
 	case "sigmoid":
-		return ag.Sigmoid(x.t), nil
+		return ag.Sigmoid(x), true
 	case "tanh":
-		return ag.Tanh(x.t), nil
+		return ag.Tanh(x), true
 	case "exp":
-		return ag.Exp(x.t), nil
+		return ag.Exp(x), true
 	case "log":
-		b.logs = append(b.logs, x.t)
-		return ag.Log(x.t), nil
+		b.logs = append(b.logs, x)
+		return ag.Log(x), true
 	case "sqrt":
-		return ag.Sqrt(x.t), nil
+		return ag.Sqrt(x), true
 	case "inv":
-		return ag.Reciprocal(x.t), nil
+		return ag.Reciprocal(x), true
 	case "sin":
-		return ag.Sin(x.t), nil
+		return ag.Sin(x), true
 	case "cos":
-		return ag.Cos(x.t), nil
+		return ag.Cos(x), true
 	case "gelu":
-		return ag.GELU(x.t), nil
+		return ag.GELU(x), true
 	case "softplus":
 		// PyTorch's default threshold: x > 20 gives x (a relative error
 		// below e⁻²⁰/20, far inside the bound).
-		return ag.SoftPlus(x.t, scalar(1), scalar(20)), nil
+		return ag.SoftPlus(x, scalar(1), scalar(20)), true
+	}
+	return nil, false
+}
+
+// applyArith builds the arithmetic primitive op (scale, clamp, max, min,
+// add, sub, mul, div, matmul, linear) on args.
+func applyArith(op string, a *spec.Attrs, args []val) (mat.Tensor, error) {
+	x := args[0]
+	switch op {
 	case "scale":
 		c, err := exact64(a.C, "scale factor")
 		if err != nil {
@@ -564,19 +570,15 @@ func apply(op string, a *spec.Attrs, args []val, out spec.Shape, b *build) (mat.
 			return ag.Add(ag.Mul(x.t, ag.T(w.t)), ag.Stack(bs...)), nil
 		}
 		return nil, fmt.Errorf("spago: linear on a rank-%d input", len(x.shape))
-	case "sum":
-		return ag.ReduceSum(colVec(x.t)), nil
-	case "reduce_sum":
-		return reduceAxis(x, a.Axis, ag.ReduceSum)
-	case "reduce_mean":
-		return reduceAxis(x, a.Axis, ag.ReduceMean)
-	case "mse_loss":
-		// Σ(ŷ−y)²/N. spago's losses.MSE is half of it (0.5·(ŷ−y)²), so
-		// it is composed from ag's operators instead.
-		if err := sameShapes(op, args); err != nil {
-			return nil, err
-		}
-		return ag.ReduceMean(colVec(ag.Square(ag.Sub(x.t, args[1].t)))), nil
+	}
+	return nil, fmt.Errorf("spago: no mapping for %q", op)
+}
+
+// applyShape builds the shape primitive op (reshape, flatten, transpose,
+// broadcast_to, slice, concat) on args; out is its output shape.
+func applyShape(op string, a *spec.Attrs, args []val, out spec.Shape) (mat.Tensor, error) {
+	x := args[0]
+	switch op {
 	case "reshape":
 		r, c, err := dims(out)
 		if err != nil {
@@ -610,6 +612,45 @@ func apply(op string, a *spec.Attrs, args []val, out spec.Shape, b *build) (mat.
 		return nil, fmt.Errorf("spago: slice on axis %d of rank %d", a.Axis, len(x.shape))
 	case "concat":
 		return concat(a.Axis, args)
+	}
+	return nil, fmt.Errorf("spago: no mapping for %q", op)
+}
+
+// constLike is a constant (no gradient) matrix of x's dimensions with
+// every element v.
+func constLike(x mat.Tensor, v float64) mat.Tensor {
+	s := x.Value().Shape()
+	return mat.NewDense[float64](mat.WithShape(s[0], s[1]), mat.WithBacking(mat.CreateInitializedSlice(s[0]*s[1], v)))
+}
+
+// apply builds one registry primitive from spago's operators; out is the
+// registry's output shape.
+func apply(op string, a *spec.Attrs, args []val, out spec.Shape, b *build) (mat.Tensor, error) {
+	if a == nil {
+		a = &spec.Attrs{}
+	}
+	x := args[0]
+	if y, ok := applyUnary(op, x.t, b); ok {
+		return y, nil
+	}
+	switch op {
+	case "scale", "clamp", "max", "min", "add", "sub", "mul", "div", "matmul", "linear":
+		return applyArith(op, a, args)
+	case "sum":
+		return ag.ReduceSum(colVec(x.t)), nil
+	case "reduce_sum":
+		return reduceAxis(x, a.Axis, ag.ReduceSum)
+	case "reduce_mean":
+		return reduceAxis(x, a.Axis, ag.ReduceMean)
+	case "mse_loss":
+		// Σ(ŷ−y)²/N. spago's losses.MSE is half of it (0.5·(ŷ−y)²), so
+		// it is composed from ag's operators instead.
+		if err := sameShapes(op, args); err != nil {
+			return nil, err
+		}
+		return ag.ReduceMean(colVec(ag.Square(ag.Sub(x.t, args[1].t)))), nil
+	case "reshape", "flatten", "transpose", "broadcast_to", "slice", "concat":
+		return applyShape(op, a, args, out)
 	case "softmax":
 		return perRow(x, a.Axis, ag.Softmax)
 	case "log_softmax":

@@ -192,6 +192,10 @@ func equal(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
+// check checks the instance v (at the path at) against the schema node:
+// a boolean schema, or the keywords of a schema object in a fixed order —
+// $ref, type, const and enum, the keywords of v's kind, anyOf, oneOf —
+// returning the first violation.
 func (s *Schema) check(node, v any, at string) error {
 	if b, ok := node.(bool); ok {
 		if !b {
@@ -205,6 +209,28 @@ func (s *Schema) check(node, v any, at string) error {
 			return err
 		}
 	}
+	if err := checkValue(m, v, at); err != nil {
+		return err
+	}
+	var err error
+	switch x := v.(type) {
+	case string:
+		err = s.checkString(m, x, at)
+	case json.Number:
+		err = checkNumber(m, x, at)
+	case []any:
+		err = s.checkArray(m, x, at)
+	case map[string]any:
+		err = s.checkObject(m, x, at)
+	}
+	if err != nil {
+		return err
+	}
+	return s.checkCombinators(m, v, at)
+}
+
+// checkValue checks v against the keywords type, const and enum of m.
+func checkValue(m map[string]any, v any, at string) error {
 	if t, ok := m["type"]; ok {
 		var names []string
 		switch tt := t.(type) {
@@ -236,78 +262,101 @@ func (s *Schema) check(node, v any, at string) error {
 			return fmt.Errorf("%s: %v is not one of %v", at, v, e)
 		}
 	}
-	switch x := v.(type) {
-	case string:
-		n := utf8.RuneCountInString(x)
-		if lim, ok := num(m["minLength"]); ok && big.NewRat(int64(n), 1).Cmp(lim) < 0 {
-			return fmt.Errorf("%s: shorter than %v characters", at, lim.RatString())
-		}
-		if lim, ok := num(m["maxLength"]); ok && big.NewRat(int64(n), 1).Cmp(lim) > 0 {
-			return fmt.Errorf("%s: longer than %v characters", at, lim.RatString())
-		}
-		if p, ok := m["pattern"].(string); ok && !s.res[p].MatchString(x) {
-			return fmt.Errorf("%s: %q does not match %s", at, x, p)
-		}
-	case json.Number:
-		r, _ := num(x)
-		if lim, ok := num(m["minimum"]); ok && r.Cmp(lim) < 0 {
-			return fmt.Errorf("%s: %v is below the minimum %v", at, x, lim.RatString())
-		}
-		if lim, ok := num(m["maximum"]); ok && r.Cmp(lim) > 0 {
-			return fmt.Errorf("%s: %v is above the maximum %v", at, x, lim.RatString())
-		}
-	case []any:
-		if lim, ok := num(m["minItems"]); ok && big.NewRat(int64(len(x)), 1).Cmp(lim) < 0 {
-			return fmt.Errorf("%s: fewer than %v items", at, lim.RatString())
-		}
-		if lim, ok := num(m["maxItems"]); ok && big.NewRat(int64(len(x)), 1).Cmp(lim) > 0 {
-			return fmt.Errorf("%s: more than %v items", at, lim.RatString())
-		}
-		if u, _ := m["uniqueItems"].(bool); u {
-			seen := make(map[string]int, len(x))
-			for i, e := range x {
-				k := instanceKey(e)
-				if j, dup := seen[k]; dup {
-					return fmt.Errorf("%s: items %d and %d are equal (uniqueItems)", at, j, i)
-				}
-				seen[k] = i
+	return nil
+}
+
+// checkString checks the string x against minLength, maxLength (in
+// characters) and pattern.
+func (s *Schema) checkString(m map[string]any, x string, at string) error {
+	n := utf8.RuneCountInString(x)
+	if lim, ok := num(m["minLength"]); ok && big.NewRat(int64(n), 1).Cmp(lim) < 0 {
+		return fmt.Errorf("%s: shorter than %v characters", at, lim.RatString())
+	}
+	if lim, ok := num(m["maxLength"]); ok && big.NewRat(int64(n), 1).Cmp(lim) > 0 {
+		return fmt.Errorf("%s: longer than %v characters", at, lim.RatString())
+	}
+	if p, ok := m["pattern"].(string); ok && !s.res[p].MatchString(x) {
+		return fmt.Errorf("%s: %q does not match %s", at, x, p)
+	}
+	return nil
+}
+
+// checkNumber checks the number x against minimum and maximum.
+func checkNumber(m map[string]any, x json.Number, at string) error {
+	r, _ := num(x)
+	if lim, ok := num(m["minimum"]); ok && r.Cmp(lim) < 0 {
+		return fmt.Errorf("%s: %v is below the minimum %v", at, x, lim.RatString())
+	}
+	if lim, ok := num(m["maximum"]); ok && r.Cmp(lim) > 0 {
+		return fmt.Errorf("%s: %v is above the maximum %v", at, x, lim.RatString())
+	}
+	return nil
+}
+
+// checkArray checks the array x against minItems, maxItems, uniqueItems
+// and items.
+func (s *Schema) checkArray(m map[string]any, x []any, at string) error {
+	if lim, ok := num(m["minItems"]); ok && big.NewRat(int64(len(x)), 1).Cmp(lim) < 0 {
+		return fmt.Errorf("%s: fewer than %v items", at, lim.RatString())
+	}
+	if lim, ok := num(m["maxItems"]); ok && big.NewRat(int64(len(x)), 1).Cmp(lim) > 0 {
+		return fmt.Errorf("%s: more than %v items", at, lim.RatString())
+	}
+	if u, _ := m["uniqueItems"].(bool); u {
+		seen := make(map[string]int, len(x))
+		for i, e := range x {
+			k := instanceKey(e)
+			if j, dup := seen[k]; dup {
+				return fmt.Errorf("%s: items %d and %d are equal (uniqueItems)", at, j, i)
 			}
+			seen[k] = i
 		}
-		if it, ok := m["items"]; ok {
-			for i, e := range x {
-				if err := s.check(it, e, fmt.Sprintf("%s[%d]", at, i)); err != nil {
-					return err
-				}
-			}
-		}
-	case map[string]any:
-		if req, ok := m["required"].([]any); ok {
-			for _, r := range req {
-				name, _ := r.(string)
-				if _, ok := x[name]; !ok {
-					return fmt.Errorf("%s: missing required field %q", at, name)
-				}
-			}
-		}
-		props, _ := m["properties"].(map[string]any)
-		for _, k := range sortedKeys(x) {
-			sub := at + "." + k
-			if p, ok := props[k]; ok {
-				if err := s.check(p, x[k], sub); err != nil {
-					return err
-				}
-				continue
-			}
-			if ap, ok := m["additionalProperties"]; ok {
-				if b, isBool := ap.(bool); isBool && !b {
-					return fmt.Errorf("%s: unknown field", sub)
-				}
-				if err := s.check(ap, x[k], sub); err != nil {
-					return err
-				}
+	}
+	if it, ok := m["items"]; ok {
+		for i, e := range x {
+			if err := s.check(it, e, fmt.Sprintf("%s[%d]", at, i)); err != nil {
+				return err
 			}
 		}
 	}
+	return nil
+}
+
+// checkObject checks the object x against required, properties and
+// additionalProperties, its fields in sorted order.
+func (s *Schema) checkObject(m map[string]any, x map[string]any, at string) error {
+	if req, ok := m["required"].([]any); ok {
+		for _, r := range req {
+			name, _ := r.(string)
+			if _, ok := x[name]; !ok {
+				return fmt.Errorf("%s: missing required field %q", at, name)
+			}
+		}
+	}
+	props, _ := m["properties"].(map[string]any)
+	for _, k := range sortedKeys(x) {
+		sub := at + "." + k
+		if p, ok := props[k]; ok {
+			if err := s.check(p, x[k], sub); err != nil {
+				return err
+			}
+			continue
+		}
+		if ap, ok := m["additionalProperties"]; ok {
+			if b, isBool := ap.(bool); isBool && !b {
+				return fmt.Errorf("%s: unknown field", sub)
+			}
+			if err := s.check(ap, x[k], sub); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkCombinators checks v against anyOf (at least one subschema) and
+// oneOf (exactly one).
+func (s *Schema) checkCombinators(m map[string]any, v any, at string) error {
 	if list, ok := m["anyOf"].([]any); ok {
 		var first error
 		matched := false
