@@ -164,7 +164,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 
 	// The classic bounds of every node (round 0 of the boxes).
 	before := undecided.Load()
-	all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[ErrOf[F]](input))
+	all, err := denoteAll[F](g, p, irsem.ConvertTensor[ErrOf[F]](input), errRegistry[F](o.Profile))
 	if undecided.Load() != before {
 		return nil, "a comparison a registry rule branches on could not be decided", nil
 	}
@@ -189,7 +189,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	}
 
 	reg := spec.Default[adj]()
-	regE := spec.Default[ErrOf[F]]()
+	regE := errRegistryOrDefault[F](o.Profile)
 	budget := o.SweepWork
 	if budget == 0 {
 		budget = DefaultSweepWork
