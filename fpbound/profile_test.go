@@ -342,3 +342,29 @@ func TestMLASLogistic(t *testing.T) {
 		}
 	}
 }
+
+// TestProfileLibrarySigmoidDecides: a sigmoid whose argument's hull
+// straddles 0 is Inconclusive under ieee (the registry's sign split is
+// undecided) and decided under a profile whose sigmoid is a library
+// function, which has no branch.
+func TestProfileLibrarySigmoidDecides(t *testing.T) {
+	one, _ := spec.RatFromFloat64(1)
+	near, _ := spec.RatFromFloat64(-1 + 0x1p-23)
+	b := newBuilder(spec.Shape{2})
+	l := b.linear(0, irsem.RatTensor{Shape: spec.Shape{1, 2}, Data: []spec.Rat{one, one}}, irsem.RatTensor{Shape: spec.Shape{1}, Data: []spec.Rat{{}}})
+	b.node(irsem.Kind{Op: irsem.OpSigmoid}, spec.Shape{1}, l)
+	in := irsem.RatTensor{Shape: spec.Shape{2}, Data: []spec.Rat{one, near}}
+	rec := f32Out(t, b.g, b.p, in)
+	for _, c := range []struct {
+		profile string
+		want    Verdict
+	}{{ProfileIEEE, Inconclusive}, {"onnxruntime-cpu", Holds}, {"pytorch-cpu", Holds}} {
+		res, err := Compare(b.g, b.p, in, rec, Options{Profile: c.profile})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Elements[0].Verdict; got != c.want {
+			t.Errorf("%s: %v (%s), want %v", c.profile, got, res.Elements[0].Reason, c.want)
+		}
+	}
+}
