@@ -26,6 +26,10 @@ type Options struct {
 	// past it has no first-order bound). Any value gives a sound bound;
 	// more work gives a tighter one.
 	SweepWork int64
+	// Profile names the runtime profile of the elementary functions
+	// (Profiles; "" → ProfileIEEE, today's model M3): doc.go, "Runtime
+	// profiles".
+	Profile string
 }
 
 // MaxULPs bounds Options.ULPs.
@@ -204,7 +208,7 @@ func bounds[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o
 	evalMu.Lock()
 	curULPs.Store(int64(k))
 	before := undecided.Load()
-	out, err := irsem.Denote(g, p, x)
+	out, err := denoteOut[F](g, p, x, errRegistry[F](o.Profile))
 	und := undecided.Load() - before
 	curULPs.Store(DefaultULPs)
 	evalMu.Unlock()
@@ -237,6 +241,9 @@ func bounds[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o
 }
 
 func (o Options) ulps() (int, error) {
+	if _, err := lookupProfile(o.Profile); err != nil {
+		return 0, err
+	}
 	switch {
 	case o.ULPs < 0 || o.ULPs > MaxULPs:
 		return 0, fmt.Errorf("fpbound: ULPs %d out of range [0, %d]", o.ULPs, MaxULPs)

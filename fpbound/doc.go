@@ -440,6 +440,62 @@
 // bound. Its enclosure is enclose's, not the fold's interval sum: both
 // contain the exact value, neither is contained in the other in general.
 //
+// # Runtime profiles
+//
+// M3 assumes every elementary function within k ulps, relative. Some
+// runtimes compute a function otherwise: ONNX Runtime's CPU sigmoid is a
+// rational approximation (MLAS) whose error is absolute — within about
+// 2.2·10⁻⁷ everywhere, but not within any number of ulps of σ(x) ≈ 2·10⁻⁹
+// at x = −20, where it returns 0 — and PyTorch's is 1/(1+e^−x) for every
+// x, which returns 0 where e^−x overflows. Options.Profile (Profiles)
+// names a runtime profile P, which replaces M3 and M2 for the primitives
+// it lists, in binary32 (binary64 evaluations keep M3 under every
+// profile; the profile ieee lists none and is the model above):
+//
+//	M3′ Library (profile P). (a) A primitive f that P lists as a library
+//	    function (sigmoid, in onnxruntime-cpu and pytorch-cpu) is computed
+//	    as one function of its computed argument x̂, not by its registry
+//	    formula, with |computed − f(x̂)| ≤ (k + k_f)·(2^-23·|f(x̂)| + 2^-149)
+//	    + a_f: k = Options.ULPs, and the extra ulps k_f and the absolute
+//	    term a_f are P's numbers for f. (b) For a primitive P lists
+//	    otherwise, the computed value is within (k_f ulps as in (a)) + a_f
+//	    of a value that some evaluation of its registry formula satisfying
+//	    M1–M3 produces at the same computed arguments.
+//
+// Each number is stated with its source (the library's file and function)
+// in profile.go and docs/fpbound-profiles.md. onnxruntime-cpu's a_σ = 2^-22
+// is an upper bound of |MLAS(x) − σ(x)| over every binary32 x, MLAS the
+// algorithm of onnxruntime/core/mlas/lib/logistic.cpp with or without fused
+// multiply-adds, found by running it on every input (TestMLASLogistic);
+// TestProfileORTFixture checks it against ONNX Runtime's own outputs
+// (fpbound/testdata, written by tools/ort_profile_fixture.py).
+//
+// The theorem holds under M1, M2 and M3′ as stated, with these cases
+// added to the proof. (a) Library sigmoid: for the closed argument (X, E)
+// the exact value σ(x) lies in σ(X) = [σ(X.Lo), σ(X.Hi)] (σ increases;
+// each end enclosed by spec.Interval), and, σ being ¼-Lipschitz,
+// |ŝ − σ(x)| ≤ |ŝ − σ(x̂)| + |σ(x̂) − σ(x)| ≤ (k + k_σ)·(2^-23·mag σ(H) +
+// 2^-149) + a_σ + E/4, with x̂ ∈ H and |σ(x̂)| ≤ mag σ(H); the value lies in
+// [0, 1], so nothing overflows. The registry's sign split is not run, so
+// its comparison is not counted as undecided: the runtime does not branch.
+// (b) Otherwise: the registry formula's bound E_f covers the evaluation the
+// computed value is near, so E = E_f + k_f·(2^-23·M + 2^-149) + a_f, with
+// M the magnitude of the hull X ± E_f (a bound of that evaluation's value);
+// +∞ when M + E reaches Ω.
+//
+// First-order bound. The local error e_j of a listed node is bounded by the
+// same case over its parents' boxes with bound 0, so ē_j ≥ (k +
+// k_f)·ulp + a_f, and the absolute term enters F as a_f·mag(A_j) per
+// element; the forward enclosure f_j(B) ± ē_j, and the classic bound that
+// gives the boxes (a), are computed under P as well, so every box holds
+// every value of every partially perturbed evaluation of a runtime that
+// satisfies M3′. The telescoping and Lebourg's mean value theorem use only
+// |e_j| ≤ ē_j and the exact f_j (σ itself, whose VJP rule the sweep runs),
+// so the argument of "First-order bound" holds unchanged: there is still
+// no second-order remainder, the adjoints being enclosures over the boxes.
+// GradErr runs its forward pass under P (a listed primitive's VJP rule is
+// the registry's, over the forward value the runtime computed).
+//
 // # Estimate
 //
 // Sharp.Estimate is reported beside the bound and decides nothing. If the

@@ -162,7 +162,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 
 	// The classic bounds of every node (round 0 of the boxes).
 	before := undecided.Load()
-	all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[ErrOf[F]](input))
+	all, err := denoteAll[F](g, p, irsem.ConvertTensor[ErrOf[F]](input), errRegistry[F](o.Profile))
 	if undecided.Load() != before {
 		return nil, "a comparison a registry rule branches on could not be decided", nil
 	}
@@ -186,7 +186,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 
 	r := &foRun[F]{
 		g: g, input: input, apps: apps, nodes: nodes,
-		reg: spec.Default[adj](), regE: spec.Default[ErrOf[F]](),
+		reg: spec.Default[adj](), regE: errRegistryOrDefault[F](o.Profile),
 		budget:    o.SweepWork,
 		fusedVals: make([]spec.Tensor[ErrOf[F]], n),
 	}
