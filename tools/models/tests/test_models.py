@@ -28,7 +28,8 @@ def test_plant_changes_one_element(tmp_path: os.PathLike) -> None:
     y = np.array([[1.0, -4.0], [2.0, 3.0]], dtype=np.float32)
     _write(os.path.join(case, "test_data_set_0", "output_0.pb"), y, "y")
     _write(os.path.join(case, "test_data_set_0", "input_0.pb"), y, "x")
-    d = plant(case, str(tmp_path))
+    d, delta = plant(case, str(tmp_path))
+    assert delta == abs(np.float32(-4.0) * np.float32(1 + 1e-3) + 4.0)
     t = onnx.TensorProto()
     with open(os.path.join(d, "output_0.pb"), "rb") as f:
         t.ParseFromString(f.read())
@@ -55,7 +56,7 @@ def test_plant_every_element(tmp_path: os.PathLike) -> None:
     y = np.array([1.0, -4.0, 0.0], dtype=np.float32)
     _write(os.path.join(case, "test_data_set_0", "output_0.pb"), y, "y")
     t = onnx.TensorProto()
-    with open(os.path.join(plant(case, str(tmp_path), every=True), "output_0.pb"), "rb") as f:
+    with open(os.path.join(plant(case, str(tmp_path), every=True)[0], "output_0.pb"), "rb") as f:
         t.ParseFromString(f.read())
     assert numpy_helper.to_array(t).tolist() == (y * np.float32(1 + 1e-3)).tolist()
 
