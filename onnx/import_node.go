@@ -24,7 +24,7 @@ type opImporter func(c *nctx) error
 var importers = map[string]opImporter{}
 
 func init() {
-	for _, t := range []map[string]opImporter{elementwiseOps(), shapeOps(), reduceOps(), nnOps(), foldOps(), reduce2Ops(), transformerOps(), extraOps()} {
+	for _, t := range []map[string]opImporter{elementwiseOps(), shapeOps(), reduceOps(), nnOps(), foldOps(), reduce2Ops(), transformerOps(), extraOps(), zooOps()} {
 		for k, v := range t {
 			importers[k] = v
 		}

@@ -14,6 +14,14 @@ inputs; the architectures follow their usual definitions:
   ``masked_fill`` with −∞ before the softmax) and a tanh-GELU MLP, a final
   LayerNorm and the tied output projection, on 8 token ids.
 * ``mlp``: a 3-layer perceptron with SiLU and tanh, on a 4×16 batch.
+* ``unet``: a UNet (Ronneberger et al. 2015) of two levels — 3×3 conv,
+  GroupNorm, SiLU; a 2×2 max pool down; nearest 2× upsampling (ONNX
+  ``Resize``) and a skip concatenation up; a 1×1 output conv — on a
+  1×3×16×16 image.
+
+The models people ship, built by transformers and torchvision (BERT, Llama,
+ViT, ResNet-18, MobileNetV2, MobileNetV3-small), are in
+:mod:`tlcheck_models.shipped`.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
+
+from tlcheck_models import shipped
 
 
 class BasicBlock(nn.Module):
@@ -107,6 +117,27 @@ class GPT2(nn.Module):
         return self.ln(self.blocks(x)) @ self.wte.weight.t()
 
 
+def _gn_block(cin: int, cout: int) -> nn.Module:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, 1, 1), nn.GroupNorm(4, cout), nn.SiLU())
+
+
+class UNet(nn.Module):
+    """A two-level UNet with GroupNorm, max-pool down and nearest-neighbour Resize up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.enc1 = _gn_block(3, 8)
+        self.enc2 = _gn_block(8, 16)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.dec = _gn_block(24, 8)
+        self.out = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        e1 = self.enc1(x)
+        e2 = self.enc2(nn.functional.max_pool2d(e1, 2))
+        return self.out(self.dec(torch.cat([self.up(e2), e1], dim=1)))
+
+
 def _randomize_norms(m: nn.Module, g: torch.Generator) -> None:
     """Random running statistics and affine parameters for every norm layer."""
     for mod in m.modules():
@@ -114,9 +145,11 @@ def _randomize_norms(m: nn.Module, g: torch.Generator) -> None:
             n = mod.num_features
             mod.running_mean.copy_(torch.randn(n, generator=g) * 0.1)
             mod.running_var.copy_(torch.rand(n, generator=g) + 0.5)
-        if isinstance(mod, (nn.BatchNorm2d, nn.LayerNorm)):
+        if isinstance(mod, (nn.BatchNorm2d, nn.LayerNorm, nn.GroupNorm)) and mod.weight is not None:
             mod.weight.data.copy_(1 + 0.1 * torch.randn(mod.weight.shape, generator=g))
             mod.bias.data.copy_(0.1 * torch.randn(mod.bias.shape, generator=g))
+        elif type(mod).__name__.endswith("RMSNorm"):  # Llama's (weight only)
+            mod.weight.data.copy_(1 + 0.1 * torch.randn(mod.weight.shape, generator=g))
 
 
 @dataclass(frozen=True)
@@ -126,9 +159,17 @@ class Spec:
     name: str
     build: Callable[[], nn.Module]
     inputs: Callable[[torch.Generator], tuple[torch.Tensor, ...]]
-    # decides: compare is expected to decide the outputs (else only the
-    # absence of FAILS is required: the bound is known to be infinite).
+    # decides: compare is expected to hold on every element and catch the
+    # planted fault (a regression guard). Else a refusal or an undecided
+    # element is a finding, reported; a FAILS on a correct output or a
+    # planted fault missed on a decided element is still an error.
     decides: bool = True
+    # exporter: the one the CI step uses (run.py --exporters auto).
+    exporter: str = "torchscript"
+    # source: the library that defines the architecture.
+    source: str = "torch.nn"
+    # slow: left out of the default run (CI's budget) unless TLCHECK_ZOO_ALL=1.
+    slow: bool = False
 
 
 ZOO: tuple[Spec, ...] = (
@@ -139,6 +180,22 @@ ZOO: tuple[Spec, ...] = (
     Spec("gpt2", GPT2, lambda g: (torch.randint(0, 50, (1, 8), generator=g),), decides=False),
     Spec("mlp", lambda: nn.Sequential(nn.Linear(16, 32), nn.SiLU(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 4)),
          lambda g: (torch.randn(4, 16, generator=g),)),
+    Spec("unet", UNet, lambda g: (torch.randn(1, 3, 16, 16, generator=g),), decides=False),
+    Spec("bert", shipped.bert, lambda g: (torch.randint(0, 50, (1, 8), generator=g),), decides=False,
+         source="transformers"),
+    # The TorchScript exporter refuses aten::diff in the library's mask code.
+    Spec("llama", shipped.llama, lambda g: (torch.randint(0, 50, (1, 8), generator=g),), decides=False,
+         exporter="dynamo", source="transformers"),
+    Spec("vit", shipped.vit, lambda g: (torch.randn(1, 3, 32, 32, generator=g),), decides=False,
+         source="transformers"),
+    # 1–3.5 minutes each on the shared 2-core machine, to a refusal at the
+    # default exact-arithmetic limits (docs/models.md): not in CI's run.
+    Spec("resnet18", shipped.resnet18, lambda g: (torch.randn(1, 3, 64, 64, generator=g),), decides=False,
+         source="torchvision", slow=True),
+    Spec("mobilenet_v2", shipped.mobilenet_v2, lambda g: (torch.randn(1, 3, 64, 64, generator=g),), decides=False,
+         source="torchvision", slow=True),
+    Spec("mobilenet_v3_small", shipped.mobilenet_v3_small, lambda g: (torch.randn(1, 3, 64, 64, generator=g),),
+         decides=False, source="torchvision", slow=True),
 )
 
 
