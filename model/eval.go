@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
@@ -156,6 +157,17 @@ type GradResult[T spec.Scalar[T]] struct {
 	Loss, Input spec.Tensor[T]
 	Names       []string
 	Params      []spec.Tensor[T]
+}
+
+// JSON is the gradient as a tlcheck.grad.v1 document of model m along
+// path; its Stats are the caller's.
+func (r *GradResult[T]) JSON(m *Model, path irgrad.Path) jsonout.GradDoc {
+	doc := jsonout.GradDoc{Header: jsonout.NewHeader(jsonout.KindGrad, nil, m.Files), Scalar: spec.KindOf[T](), Path: string(path),
+		Loss: jsonout.TensorOf(r.Loss), Grad: jsonout.GradValues{Input: jsonout.TensorOf(r.Input), Params: map[string]jsonout.Tensor{}}}
+	for i, name := range r.Names {
+		doc.Grad.Params[name] = jsonout.TensorOf(r.Params[i])
+	}
+	return doc
 }
 
 // Grad differentiates the model along path over T with the output
