@@ -61,6 +61,23 @@ func RatBudget[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor
 // and typed graph (registry primitives only).
 var EvalPaths = []string{"ir", "forward-graph", "tape", "typed-graph"}
 
+// EvalJSON is the tlcheck.eval.v1 document of m's node values vals over T
+// along path: the output's, and with all every node's. Its Stats are the
+// caller's.
+func EvalJSON[T spec.Scalar[T]](m *Model, vals []spec.Tensor[T], path string, all bool) jsonout.EvalDoc {
+	node := func(id int) jsonout.EvalNode {
+		return jsonout.EvalNode{ID: id, Kind: string(m.Graph.Nodes[id].Kind.Op), Value: jsonout.TensorOf(vals[id])}
+	}
+	doc := jsonout.EvalDoc{Header: jsonout.NewHeader(jsonout.KindEval, nil, m.Files), Scalar: spec.KindOf[T](), Path: path, Output: node(m.Graph.OutputID)}
+	if all {
+		doc.Nodes = make([]jsonout.EvalNode, len(vals))
+		for i := range vals {
+			doc.Nodes[i] = node(i)
+		}
+	}
+	return doc
+}
+
 // Values computes every node's value along path (one of EvalPaths) over T.
 func Values[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[T], path string) ([]spec.Tensor[T], error) {
 	if path != "ir" {
