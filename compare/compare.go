@@ -36,6 +36,10 @@
 // spec.F32), which shows how far one particular float32 evaluation order
 // lies from the exact values, and the summary in the manner of
 // torch.testing.assert_close (Closeness).
+//
+// The commands' reports are built here too: RecordedDir loads and judges one
+// recorded data set directory; WriteText and Doc are `tlcheck compare`'s text
+// and JSON, GradsText and GradsJSON `tlcheck compare-grad`'s.
 package compare
 
 import (

@@ -25,6 +25,9 @@
 // The gate checks no obligation itself: Config.Check decides them (the
 // check command's runner), and the stages call packages obligations,
 // refine and certificates.
+//
+// Before a run, CheckOutputs checks the paths it will write and NewCUDA
+// resolves the device; after it, Result.Deliver writes its outputs.
 package gate
 
 import (

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
+	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
@@ -59,6 +60,23 @@ func RatBudget[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor
 // (irsem.DenoteAll), the lowered forward graph, and irgrad's eager tape
 // and typed graph (registry primitives only).
 var EvalPaths = []string{"ir", "forward-graph", "tape", "typed-graph"}
+
+// EvalJSON is the tlcheck.eval.v1 document of m's node values vals over T
+// along path: the output's, and with all every node's. Its Stats are the
+// caller's.
+func EvalJSON[T spec.Scalar[T]](m *Model, vals []spec.Tensor[T], path string, all bool) jsonout.EvalDoc {
+	node := func(id int) jsonout.EvalNode {
+		return jsonout.EvalNode{ID: id, Kind: string(m.Graph.Nodes[id].Kind.Op), Value: jsonout.TensorOf(vals[id])}
+	}
+	doc := jsonout.EvalDoc{Header: jsonout.NewHeader(jsonout.KindEval, nil, m.Files), Scalar: spec.KindOf[T](), Path: path, Output: node(m.Graph.OutputID)}
+	if all {
+		doc.Nodes = make([]jsonout.EvalNode, len(vals))
+		for i := range vals {
+			doc.Nodes[i] = node(i)
+		}
+	}
+	return doc
+}
 
 // Values computes every node's value along path (one of EvalPaths) over T.
 func Values[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[T], path string) ([]spec.Tensor[T], error) {
@@ -156,6 +174,17 @@ type GradResult[T spec.Scalar[T]] struct {
 	Loss, Input spec.Tensor[T]
 	Names       []string
 	Params      []spec.Tensor[T]
+}
+
+// JSON is the gradient as a tlcheck.grad.v1 document of model m along
+// path; its Stats are the caller's.
+func (r *GradResult[T]) JSON(m *Model, path irgrad.Path) jsonout.GradDoc {
+	doc := jsonout.GradDoc{Header: jsonout.NewHeader(jsonout.KindGrad, nil, m.Files), Scalar: spec.KindOf[T](), Path: string(path),
+		Loss: jsonout.TensorOf(r.Loss), Grad: jsonout.GradValues{Input: jsonout.TensorOf(r.Input), Params: map[string]jsonout.Tensor{}}}
+	for i, name := range r.Names {
+		doc.Grad.Params[name] = jsonout.TensorOf(r.Params[i])
+	}
+	return doc
 }
 
 // Grad differentiates the model along path over T with the output

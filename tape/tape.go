@@ -3,7 +3,8 @@
 // exactly one node (errors are values), gradient accumulation in exactly
 // one function, the reverse sweeps of the TorchLean runtime (dense,
 // dense-all, from-all, sparse), detach as a node, and sessions whose
-// handles carry an owner and a generation.
+// handles carry an owner and a generation. RecordChapter records the
+// chapter's example tape, behind `tlcheck tape-example`.
 package tape
 
 import (

@@ -6,16 +6,13 @@ package main
 // summation order (package compare: Grads).
 
 import (
-	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/compare"
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
-	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/model"
 )
@@ -105,21 +102,16 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
-	rep, failed := gradsText(res)
+	rep, failed := compare.GradsText(res)
 	if *asJSON {
-		read := []namedFile{{"onnx", *onnxPath}, {"graph", *graph}, {"payload", *payload}}
+		read := []compare.File{{Role: "onnx", Path: *onnxPath}, {Role: "graph", Path: *graph}, {Role: "payload", Path: *payload}}
 		for _, p := range in {
-			read = append(read, namedFile{"input", p})
+			read = append(read, compare.File{Role: "input", Path: p})
 		}
 		for _, p := range grads {
-			read = append(read, namedFile{"grads", p})
+			read = append(read, compare.File{Role: "grads", Path: p})
 		}
-		tensors := make([]jsonout.CompareGradTensor, len(res))
-		for i, g := range res {
-			tensors[i] = g.JSON(*elements)
-		}
-		rep, err = compareGradJSON(*onnxPath+*graph, *ulps, tensors, read)
-		if err != nil {
+		if rep, err = compare.GradsJSON(*onnxPath+*graph, *ulps, res, *elements, read); err != nil {
 			return err
 		}
 	}
@@ -130,48 +122,4 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 		return cli.Failf("compare-grad: %s outside the bound", cli.Count(failed, "gradient tensor", "gradient tensors"))
 	}
 	return nil
-}
-
-// gradsText is compare-grad's report of the judged gradients, one line a
-// tensor (and the assert_close-style summary under one that does not
-// hold); it returns the number of tensors with an element outside the
-// bound.
-func gradsText(res []compare.Grad) (string, int) {
-	var b strings.Builder
-	failed := 0
-	for _, g := range res {
-		switch g.Status {
-		case compare.Constant:
-			fmt.Fprintf(&b, "%s %v: not checked: the IR reads it as a constant, which has no gradient there\n", g.Name, g.Shape)
-			continue
-		case compare.NotGiven:
-			fmt.Fprintf(&b, "%s %v: not given\n", g.Name, g.Shape)
-			continue
-		}
-		els := g.Elements
-		s := fpbound.Summarize(els)
-		worst := 0.0
-		for _, el := range els {
-			if el.Bound > 0 && !math.IsInf(el.Bound, 1) {
-				worst = max(worst, el.Dist.Hi/el.Bound)
-			}
-		}
-		fmt.Fprintf(&b, "%s %v: %d holds, %d fails, %d inconclusive; worst error/bound %.3g", g.Name, g.Shape, s.Holds, s.Fails, s.Inconclusive, worst)
-		if s.FirstFail >= 0 {
-			failed++
-			el := els[s.FirstFail]
-			fmt.Fprintf(&b, "; first outside: element %d at index %s: recorded %v (0x%08x), exact in %v, bound %.6g",
-				s.FirstFail, compare.IndexText(g.Shape, s.FirstFail), el.Recorded, math.Float32bits(el.Recorded), el.Exact, el.Bound)
-		} else if s.Inconclusive > 0 {
-			for _, el := range els {
-				if el.Verdict == fpbound.Inconclusive && el.Reason != "" {
-					fmt.Fprintf(&b, "; inconclusive: %s", el.Reason)
-					break
-				}
-			}
-		}
-		b.WriteByte('\n')
-		b.WriteString(compare.Summarize(g.Shape, els).Lines("  "))
-	}
-	return b.String(), failed
 }

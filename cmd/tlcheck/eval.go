@@ -84,16 +84,7 @@ func evalAs[T spec.Scalar[T]](fs *model.Model, o evalOpts) ([]byte, error) {
 	var b bytes.Buffer
 	out := fs.Graph.OutputID
 	if o.json {
-		node := func(id int) jsonout.EvalNode {
-			return jsonout.EvalNode{ID: id, Kind: string(fs.Graph.Nodes[id].Kind.Op), Value: jsonout.TensorOf(vals[id])}
-		}
-		doc := jsonout.EvalDoc{Header: jsonout.NewHeader(jsonout.KindEval, nil, fs.Files), Scalar: spec.KindOf[T](), Path: o.path, Output: node(out)}
-		if o.all {
-			doc.Nodes = make([]jsonout.EvalNode, len(vals))
-			for i := range vals {
-				doc.Nodes[i] = node(i)
-			}
-		}
+		doc := model.EvalJSON(fs, vals, o.path, o.all)
 		if doc.Stats, err = runStats(o.stats); err != nil {
 			return nil, err
 		}

@@ -1,23 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
-	"strings"
 
-	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/cuda"
 	"github.com/tlcheck/tlcheck/gate"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/obligations"
-	"github.com/tlcheck/tlcheck/refine"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -76,10 +70,10 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 		c.Providers = ps
 	}
 	var err error
-	if c.CUDA, err = gateDevice(*device, *plantCUDA); err != nil {
+	if c.CUDA, err = gate.NewCUDA(*device, *plantCUDA, newCUDAProvider); err != nil {
 		return err
 	}
-	if err := checkGateOutputs(*out, *junit, *reportDir); err != nil {
+	if err := gate.CheckOutputs(*out, *junit, *reportDir); err != nil {
 		return err
 	}
 	// undelivered: a report that cannot be written is exit 2, and a run
@@ -102,57 +96,13 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if fault != nil {
 		return undelivered(cli.BadInput(fault))
 	}
-	if err := deliverGate(res, stdout, *junit, *reportDir, *asJSON); err != nil {
+	if err := res.Deliver(stdout, *junit, *reportDir, *asJSON); err != nil {
 		return undelivered(err)
 	}
 	if !res.Holds {
 		return cli.Failf("gate: %s", cli.Count(res.Failures(), "failure", "failures"))
 	}
 	return nil
-}
-
-// checkGateOutputs checks the paths the gate will write (--out, --junit,
-// --report; "" for none) before anything is written; the certificate
-// directory is created by the certify stage.
-func checkGateOutputs(out, junit, reportDir string) error {
-	if err := cli.CheckOutputPath("out", out, true); err != nil {
-		return err
-	}
-	// The gate owns its certificate directory: it replaces one that holds
-	// a manifest, and refuses any other non-empty directory.
-	if err := certificates.CheckOutputDir(out, certificates.OverwriteCertificates); err != nil {
-		return cli.Usagef("--out: %v", err)
-	}
-	if junit != "" {
-		if err := cli.CheckOutputPath("junit", junit, false); err != nil {
-			return err
-		}
-	}
-	if reportDir != "" {
-		if err := cli.CheckOutputPath("report", reportDir, true); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// deliverGate writes the gate's report (to reportDir), its JUnit file
-// (to junit; "" for none of either) and its table or JSON to stdout.
-func deliverGate(res *gate.Result, stdout io.Writer, junit, reportDir string, asJSON bool) error {
-	if reportDir != "" {
-		if err := res.WriteReport(reportDir); err != nil {
-			return cli.Usagef("--report: %v", err)
-		}
-	}
-	if junit != "" {
-		if err := writeJUnit(junit, res); err != nil {
-			return cli.Usagef("--junit: %v", err)
-		}
-	}
-	if asJSON {
-		return res.WriteJSON(stdout)
-	}
-	return res.WriteText(stdout)
 }
 
 // gateCheck is the gate's check stage's checker: check's, over reg.
@@ -167,53 +117,6 @@ func gateCheck(reg obligations.Registries) gate.CheckFunc {
 	}
 }
 
-// writeJUnit writes the gate's JUnit report to the file path.
-func writeJUnit(path string, r *gate.Result) error {
-	var b bytes.Buffer
-	if err := r.WriteJUnit(&b); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b.Bytes(), 0o644)
-}
-
 // newCUDAProvider creates the CUDA provider; tests replace it with the CPU
 // emulation of the kernels (cuda.NewEmulatedProvider).
 var newCUDAProvider = cuda.NewProviderWith
-
-// gateDevice resolves --device and --plant-cuda-bug before anything runs
-// or is written. For cpu it returns nil. For cuda it creates the providers
-// of the gate's CUDA stage or fails with one line saying what is missing
-// and how to fix it.
-func gateDevice(device, plant string) (*gate.CUDA, error) {
-	switch device {
-	case "cpu":
-		if plant != "" {
-			return nil, cli.Usagef("--plant-cuda-bug needs --device cuda")
-		}
-		return nil, nil
-	case "cuda":
-	default:
-		return nil, cli.Usagef("--device: unknown value %q (want cpu|cuda)", device)
-	}
-	if plant != "" && !slices.Contains(refine.Ops(), plant) {
-		return nil, cli.Usagef("--plant-cuda-bug: %q is not a CUDA op checked by refinement (%s)", plant, strings.Join(refine.Ops(), ","))
-	}
-	tree, err := newCUDAProvider(cuda.Options{})
-	if err != nil {
-		return nil, cli.Usagef("--device cuda: %v", err)
-	}
-	atomic, err := newCUDAProvider(cuda.Options{AtomicSum: true})
-	if err != nil {
-		return nil, cli.Usagef("--device cuda: %v", err)
-	}
-	g := &gate.CUDA{Tree: tree, Atomic: atomic}
-	if plant != "" {
-		if err := g.Plant(plant); err != nil {
-			return nil, cli.Usagef("--plant-cuda-bug: %v", err)
-		}
-	}
-	return g, nil
-}

@@ -108,11 +108,7 @@ func gradAs[T spec.Scalar[T]](fs *model.Model, seed *irsem.RatTensor, path irgra
 		}
 		return b.Bytes(), nil
 	}
-	doc := jsonout.GradDoc{Header: jsonout.NewHeader(jsonout.KindGrad, nil, fs.Files), Scalar: spec.KindOf[T](), Path: string(path),
-		Loss: jsonout.TensorOf(res.Loss), Grad: jsonout.GradValues{Input: jsonout.TensorOf(res.Input), Params: map[string]jsonout.Tensor{}}}
-	for i, name := range res.Names {
-		doc.Grad.Params[name] = jsonout.TensorOf(res.Params[i])
-	}
+	doc := res.JSON(fs, path)
 	if doc.Stats, err = runStats(o.stats); err != nil {
 		return nil, err
 	}

@@ -68,20 +68,10 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	if res.Err != nil {
 		return files.Err(res.Err)
 	}
-	var binding *jsonout.PlanBinding
-	if res.Accepted {
-		// An accepted plan is a choice; binding says whether runtime
-		// handlers exist for it.
-		binding = &jsonout.PlanBinding{Kernels: res.Plan.KernelCount()}
-		if _, err := backend.Bind(res.Plan, providers); err != nil {
-			binding.Error = strings.TrimPrefix(err.Error(), "backend: bind: ")
-		} else {
-			binding.OK = true
-		}
-	}
+	binding := res.Bind(providers)
 	var b strings.Builder
 	if *asJSON {
-		if err := jsonout.Write(&b, planDoc(res, binding, inputs)); err != nil {
+		if err := jsonout.Write(&b, res.JSON(binding, inputs)); err != nil {
 			return err
 		}
 	} else {
@@ -108,23 +98,4 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 		return cli.Failf("plan accepted on profile %s but its capsules do not bind: %s", prof.Name, binding.Error)
 	}
 	return nil
-}
-
-// planDoc is the plan as a tlcheck.plan.v1 document. It holds when the
-// plan is accepted and its capsules bind.
-func planDoc(res *backend.PlanResult, binding *jsonout.PlanBinding, inputs []jsonout.Input) jsonout.PlanDoc {
-	d := jsonout.PlanDoc{Header: jsonout.NewHeader(jsonout.KindPlan, nil, inputs), Profile: res.Plan.Profile, Nodes: []jsonout.PlanNode{},
-		Accepted: res.Accepted, Verdict: strings.TrimPrefix(res.Plan.Verdict(), "verdict: "), Binding: binding,
-		Holds: res.Accepted && binding != nil && binding.OK}
-	for _, n := range res.Plan.Nodes {
-		pn := jsonout.PlanNode{Node: n.Node, Tag: string(n.Tag), Source: n.Source, Kernels: []jsonout.PlanKernel{}, Reasons: n.Reasons}
-		if pn.Reasons == nil {
-			pn.Reasons = []string{}
-		}
-		for _, k := range n.Kernels {
-			pn.Kernels = append(pn.Kernels, jsonout.PlanKernel{Op: k.Op, Capsule: k.Capsule.Name, Provider: k.Capsule.Provider, Reduction: string(k.Capsule.Reduction)})
-		}
-		d.Nodes = append(d.Nodes, pn)
-	}
-	return d
 }

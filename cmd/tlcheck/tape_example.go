@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -30,60 +31,23 @@ func runTapeExample(args []string, stdout, _ io.Writer) error {
 	return tapeExample[spec.Rat](stdout, *detach, *asJSON)
 }
 
-// tapeExample records z = x⊙x + x⊙x (optionally detaching the second
-// product), ℓ = Σz at x = (3, −1.5), prints the node list, the loss and the
-// gradient, and checks the gradient against the closed form 4x (2x when
-// detached), computed independently of the tape.
+// tapeExample prints the chapter's tape over T (tape.RecordChapter): the
+// node list, the loss and the gradient, and the closed form it is checked
+// against.
 func tapeExample[T spec.Scalar[T]](w io.Writer, detach, asJSON bool) error {
-	t := tape.New[T](nil)
-	xv := spec.Vector(spec.Const[T](3), spec.ConstRat[T](-3, 2))
-	x, err := t.Param("x", xv)
+	c, err := tape.RecordChapter[T](detach)
 	if err != nil {
-		return err
-	}
-	a, err := t.Apply("mul", nil, x, x)
-	if err != nil {
-		return err
-	}
-	b, err := t.Apply("mul", nil, x, x)
-	if err != nil {
-		return err
-	}
-	if detach {
-		if b, err = t.Detach(b); err != nil {
-			return err
+		if errors.Is(err, tape.ErrChapterUnreached) {
+			return cli.Failf("%v", err)
 		}
-	}
-	z, err := t.Apply("add", nil, a, b)
-	if err != nil {
 		return err
 	}
-	l, err := t.Apply("sum", nil, z)
-	if err != nil {
-		return err
-	}
-	g, err := t.BackwardScalar(l)
-	if err != nil {
-		return err
-	}
-	loss, _ := t.Value(l)
-	gx, ok := g.Get(x)
-	if !ok {
-		return cli.Failf("node 0 (x) was not reached by the reverse sweep")
-	}
-	k := int64(4)
-	if detach {
-		k = 2
-	}
-	want := spec.ScaleT(spec.Const[T](k), xv)
-	holds := spec.SameTensor(gx, want)
+	l, t, gx, k, want, holds := c.Output, c.Tape, c.Grad, c.K, c.Want, c.Holds
 	if asJSON {
 		doc := jsonout.TapeExampleDoc{Header: jsonout.NewHeader(jsonout.KindTapeExample, nil, nil), Scalar: spec.KindOf[T](), Detach: detach,
-			Output: int(l), TapeLen: t.Len(), Loss: jsonout.TensorOf(loss), Grad: jsonout.TensorOf(gx), Reached: []int{},
+			Output: l, TapeLen: t.Len(), Loss: jsonout.TensorOf(c.Loss), Grad: jsonout.TensorOf(gx), Reached: []int{},
 			ClosedForm: fmt.Sprintf("%dx", k), Want: jsonout.TensorOf(want), Holds: holds}
-		for _, id := range g.ReachedIDs() {
-			doc.Reached = append(doc.Reached, int(id))
-		}
+		doc.Reached = append(doc.Reached, c.Reached...)
 		if err := jsonout.Write(w, doc); err != nil {
 			return err
 		}
@@ -91,9 +55,9 @@ func tapeExample[T spec.Scalar[T]](w io.Writer, detach, asJSON bool) error {
 		fmt.Fprintf(w, "scalar=%s\n", spec.KindOf[T]())
 		fmt.Fprintf(w, "(%d, %d)\n", l, t.Len())
 		fmt.Fprintln(w, t.NodeList())
-		fmt.Fprintf(w, "loss = %s\n", loss)
+		fmt.Fprintf(w, "loss = %s\n", c.Loss)
 		fmt.Fprintf(w, "grad x = %s\n", gx)
-		fmt.Fprintf(w, "reached = %v\n", g.ReachedIDs())
+		fmt.Fprintf(w, "reached = %v\n", c.Reached)
 		fmt.Fprintf(w, "closed form %dx = %s\n", k, want)
 	}
 	if !holds {
