@@ -143,17 +143,81 @@ func ones(r int) []int {
 }
 
 // planWin checks the window of a against the parents' shapes and
-// resolves it.
+// resolves it: the window's own fields (winParams), the input's rank, the
+// conv channel and group rules (convChannels), the output spatial extents
+// (winOutExtents), the output shape, the work bound (winWorkBound) and,
+// for max pools and averages without count_include_pad, that every window
+// holds an input element (poolWindowsHoldInput).
 func planWin(kind winKind, a *Attrs, in []Shape) (*winGeom, error) {
 	w := a.Window
 	if w == nil {
 		return nil, fmt.Errorf("missing window geometry (Attrs.Window)")
 	}
+	dil, pads, opad, err := winParams(kind, w)
+	if err != nil {
+		return nil, err
+	}
+	r := len(w.Kernel)
+	g := &winGeom{kind: kind, r: r, k: w.Kernel, s: w.Stride, d: dil, pb: pads[:r], pe: pads[r:], cin: 1, cout: 1, groups: 1}
+	x := in[0]
+	need := r
+	if kind.isConv() {
+		need = r + 1
+	}
+	if len(x) < need {
+		return nil, fmt.Errorf("%s over %d spatial axes needs an input of rank ≥ %d, got %v", kind.name(), r, need, x)
+	}
+	sp := len(x) - r
+	inSp := []int(x[sp:])
+	g.lead = prod(x[:sp])
+	if kind.isConv() {
+		g.lead = prod(x[:sp-1])
+		if err := g.convChannels(w, in); err != nil {
+			return nil, err
+		}
+	}
+	outSp, err := winOutExtents(kind, w, inSp, dil, pads, opad)
+	if err != nil {
+		return nil, err
+	}
+	if kind == winConvT {
+		g.small, g.big = inSp, outSp
+	} else {
+		g.small, g.big = outSp, inSp
+	}
+	g.out = x[:sp].Clone()
+	if kind.isConv() {
+		g.out[sp-1] = g.cout
+	}
+	g.out = append(g.out, outSp...)
+	if _, err := g.out.Check(0); err != nil {
+		return nil, fmt.Errorf("output %w", err)
+	}
+	if err := winWorkBound(kind, g.small, w.Kernel); err != nil {
+		return nil, err
+	}
+	if kind.isMax() || (kind == winAvgPoolND && !w.CountIncludePad) {
+		if err := g.poolWindowsHoldInput(inSp, outSp); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// winParams checks the window's own fields for kind and returns the
+// dilation, pads and output padding with their defaults filled in: the
+// kernel has r = len(Kernel) spatial axes, 1 ≤ r ≤ MaxRank; the fields
+// kind does not read are unset (Groups outside the convs, OutputPadding
+// outside conv_transpose, Dilation for max_pool and avg_pool, CeilMode
+// outside max_pool_nd and avg_pool_nd, CountIncludePad outside
+// avg_pool_nd); kernel, stride and dilation (default all 1) have r entries
+// in [1, maxWindowInt], pads (default 2r zeros, every begin then every
+// end) and output_padding (default r zeros) entries in [0, maxWindowInt].
+func winParams(kind winKind, w *Window) (dil, pads, opad []int, err error) {
 	r := len(w.Kernel)
 	if r == 0 || r > MaxRank {
-		return nil, fmt.Errorf("window kernel needs 1 to %d spatial axes, got %d", MaxRank, r)
+		return nil, nil, nil, fmt.Errorf("window kernel needs 1 to %d spatial axes, got %d", MaxRank, r)
 	}
-	// Fields the primitive does not read must be unset.
 	stray := ""
 	switch {
 	case !kind.isConv() && w.Groups != 0:
@@ -168,9 +232,9 @@ func planWin(kind winKind, a *Attrs, in []Shape) (*winGeom, error) {
 		stray = "CountIncludePad"
 	}
 	if stray != "" {
-		return nil, fmt.Errorf("%s takes no window %s", kind.name(), stray)
+		return nil, nil, nil, fmt.Errorf("%s takes no window %s", kind.name(), stray)
 	}
-	dil, pads, opad := w.Dilation, w.Pads, w.OutputPadding
+	dil, pads, opad = w.Dilation, w.Pads, w.OutputPadding
 	if dil == nil {
 		dil = ones(r)
 	}
@@ -187,129 +251,155 @@ func planWin(kind winKind, a *Attrs, in []Shape) (*winGeom, error) {
 		lo   int
 	}{{"kernel", w.Kernel, r, 1}, {"stride", w.Stride, r, 1}, {"pads", pads, 2 * r, 0}, {"dilation", dil, r, 1}, {"output_padding", opad, r, 0}} {
 		if err := winInts(f.name, f.xs, f.n, f.lo); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return dil, pads, opad, nil
+}
+
+// convChannels applies a conv's or conv_transpose's channel and group
+// rules to g, whose r spatial axes end the input in[0] after its channel
+// axis, and sets g.groups, g.cin and g.cout. Groups is in
+// [1, maxWindowInt]; the weight in[1] has rank r+2 and the kernel as its
+// spatial extents; groups divides the cin input channels. conv's weight is
+// [cout, cin/groups, kernel…]; conv_transpose's is
+// [cin, cout/groups, kernel…], so cout = weight[1]·groups. groups divides
+// cout, and a bias in[2], when present, is [cout].
+func (g *winGeom) convChannels(w *Window, in []Shape) error {
+	x, ws, r := in[0], in[1], g.r
+	if w.Groups < 1 || w.Groups > maxWindowInt {
+		return fmt.Errorf("groups %d is outside [1, %d]", w.Groups, maxWindowInt)
+	}
+	g.groups, g.cin = w.Groups, x[len(x)-r-1]
+	if len(ws) != r+2 {
+		return fmt.Errorf("weight has shape %v, expected rank %d", ws, r+2)
+	}
+	if !Shape(ws[2:]).Equal(Shape(w.Kernel)) {
+		return fmt.Errorf("weight has shape %v, but the kernel is %v", ws, w.Kernel)
+	}
+	if g.cin%g.groups != 0 {
+		return fmt.Errorf("groups %d does not divide the %d input channels of %v", g.groups, g.cin, x)
+	}
+	if g.kind == winConv {
+		g.cout = ws[0]
+		if ws[1] != g.cin/g.groups {
+			return fmt.Errorf("weight has shape %v, expected [out_channels, %d, kernel…] for %d input channels in %d groups", ws, g.cin/g.groups, g.cin, g.groups)
+		}
+	} else {
+		if ws[0] != g.cin {
+			return fmt.Errorf("weight has shape %v, expected [%d, out_channels/groups, kernel…]", ws, g.cin)
+		}
+		g.cout = ws[1] * g.groups
+	}
+	if g.cout%g.groups != 0 {
+		return fmt.Errorf("groups %d does not divide the %d output channels", g.groups, g.cout)
+	}
+	if len(in) > 2 && !in[2].Equal(Shape{g.cout}) {
+		return fmt.Errorf("bias has shape %v, expected [%d]", in[2], g.cout)
+	}
+	return nil
+}
+
+// winOutExtents returns the output spatial extents of kind over the input
+// spatial extents inSp, axis by axis, with the dilation, pads (every
+// begin, then every end) and output padding already defaulted: a
+// conv_transpose axis by convTExtent, any other by slideExtent.
+func winOutExtents(kind winKind, w *Window, inSp, dil, pads, opad []int) ([]int, error) {
+	r := len(inSp)
+	outSp := make([]int, r)
+	for d := 0; d < r; d++ {
+		var err error
+		if kind == winConvT {
+			outSp[d], err = convTExtent(d, inSp[d], w.Kernel[d], w.Stride[d], dil[d], pads[d], pads[r+d], opad[d])
+		} else {
+			outSp[d], err = slideExtent(kind, d, inSp[d], w.Kernel[d], w.Stride[d], dil[d], pads[d], pads[r+d], w.CeilMode)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
-	g := &winGeom{kind: kind, r: r, k: w.Kernel, s: w.Stride, d: dil, pb: pads[:r], pe: pads[r:], cin: 1, cout: 1, groups: 1}
-	x := in[0]
-	need := r
-	if kind.isConv() {
-		need = r + 1
+	return outSp, nil
+}
+
+// convTExtent returns conv_transpose's output extent on spatial axis d of
+// input extent n, kernel k, stride s, dilation dl, pads pb (begin) and pe
+// (end) and output padding op: (n−1)·s − pb − pe + dl·(k−1) + 1 + op,
+// which must be positive, or 0 for an empty input. op must be smaller than
+// s or dl.
+func convTExtent(d, n, k, s, dl, pb, pe, op int) (int, error) {
+	if op >= s && op >= dl {
+		return 0, fmt.Errorf("output_padding %d on spatial axis %d must be smaller than the stride %d or the dilation %d", op, d, s, dl)
 	}
-	if len(x) < need {
-		return nil, fmt.Errorf("%s over %d spatial axes needs an input of rank ≥ %d, got %v", kind.name(), r, need, x)
+	if n == 0 {
+		return 0, nil // no input position, no window: an empty output
 	}
-	sp := len(x) - r
-	inSp := []int(x[sp:])
-	g.lead = prod(x[:sp])
-	var outSp []int
-	if kind.isConv() {
-		g.lead = prod(x[:sp-1])
-		if w.Groups < 1 || w.Groups > maxWindowInt {
-			return nil, fmt.Errorf("groups %d is outside [1, %d]", w.Groups, maxWindowInt)
-		}
-		g.groups, g.cin = w.Groups, x[sp-1]
-		ws := in[1]
-		if len(ws) != r+2 {
-			return nil, fmt.Errorf("weight has shape %v, expected rank %d", ws, r+2)
-		}
-		if !Shape(ws[2:]).Equal(Shape(w.Kernel)) {
-			return nil, fmt.Errorf("weight has shape %v, but the kernel is %v", ws, w.Kernel)
-		}
-		if g.cin%g.groups != 0 {
-			return nil, fmt.Errorf("groups %d does not divide the %d input channels of %v", g.groups, g.cin, x)
-		}
-		if kind == winConv {
-			g.cout = ws[0]
-			if ws[1] != g.cin/g.groups {
-				return nil, fmt.Errorf("weight has shape %v, expected [out_channels, %d, kernel…] for %d input channels in %d groups", ws, g.cin/g.groups, g.cin, g.groups)
-			}
-		} else {
-			if ws[0] != g.cin {
-				return nil, fmt.Errorf("weight has shape %v, expected [%d, out_channels/groups, kernel…]", ws, g.cin)
-			}
-			g.cout = ws[1] * g.groups
-		}
-		if g.cout%g.groups != 0 {
-			return nil, fmt.Errorf("groups %d does not divide the %d output channels", g.groups, g.cout)
-		}
-		if len(in) > 2 && !in[2].Equal(Shape{g.cout}) {
-			return nil, fmt.Errorf("bias has shape %v, expected [%d]", in[2], g.cout)
+	m := (n-1)*s - pb - pe + dl*(k-1) + 1 + op
+	if m < 1 {
+		return 0, fmt.Errorf("conv_transpose output extent %d on spatial axis %d is not positive", m, d)
+	}
+	return m, nil
+}
+
+// slideExtent returns the output extent, on spatial axis d, of a conv or
+// pool window of kernel k and dilation dl (extent e = dl·(k−1) + 1) slid
+// with stride s over an input extent n padded by pb (begin) and pe (end):
+// ⌊(n + pb + pe − e)/s⌋ + 1, where e must not exceed the padded extent.
+// With ceilMode it rounds up instead, less the last window when that one
+// starts in the end padding. max_pool's and avg_pool's pads must be
+// smaller than the kernel.
+func slideExtent(kind winKind, d, n, k, s, dl, pb, pe int, ceilMode bool) (int, error) {
+	if (kind == winMaxPool || kind == winAvgPool) && (pb >= k || pe >= k) {
+		return 0, fmt.Errorf("padding %d on spatial axis %d must be smaller than the kernel %d", max(pb, pe), d, k)
+	}
+	e := dl*(k-1) + 1
+	span := n + pb + pe
+	if span < e {
+		return 0, fmt.Errorf("window %d on spatial axis %d exceeds the padded extent %d", e, d, span)
+	}
+	m := (span-e)/s + 1
+	if ceilMode {
+		m = (span-e+s-1)/s + 1
+		if (m-1)*s >= n+pb {
+			m--
 		}
 	}
-	outSp = make([]int, r)
-	for d := 0; d < r; d++ {
-		n, k, s, dl, pb, pe := inSp[d], w.Kernel[d], w.Stride[d], dil[d], pads[d], pads[r+d]
-		e := dl*(k-1) + 1
-		if kind == winConvT {
-			if opad[d] >= s && opad[d] >= dl {
-				return nil, fmt.Errorf("output_padding %d on spatial axis %d must be smaller than the stride %d or the dilation %d", opad[d], d, s, dl)
-			}
-			if n == 0 {
-				outSp[d] = 0 // no input position, no window: an empty output
-				continue
-			}
-			m := (n-1)*s - pb - pe + e + opad[d]
-			if m < 1 {
-				return nil, fmt.Errorf("conv_transpose output extent %d on spatial axis %d is not positive", m, d)
-			}
-			outSp[d] = m
-			continue
-		}
-		if (kind == winMaxPool || kind == winAvgPool) && (pb >= k || pe >= k) {
-			return nil, fmt.Errorf("padding %d on spatial axis %d must be smaller than the kernel %d", max(pb, pe), d, k)
-		}
-		span := n + pb + pe
-		if span < e {
-			return nil, fmt.Errorf("window %d on spatial axis %d exceeds the padded extent %d", e, d, span)
-		}
-		m := (span-e)/s + 1
-		if w.CeilMode {
-			m = (span-e+s-1)/s + 1
-			if (m-1)*s >= n+pb {
-				m--
-			}
-		}
-		outSp[d] = m
-	}
-	if kind == winConvT {
-		g.small, g.big = inSp, outSp
-	} else {
-		g.small, g.big = outSp, inSp
-	}
-	g.out = x[:sp].Clone()
-	if kind.isConv() {
-		g.out[sp-1] = g.cout
-	}
-	g.out = append(g.out, outSp...)
-	if _, err := g.out.Check(0); err != nil {
-		return nil, fmt.Errorf("output %w", err)
-	}
-	// The rules walk at most (window positions) · Πkernel relation
-	// entries per channel pair; bound it by the work limit before any
-	// table is built (an IR graph's declared work already counts it).
+	return m, nil
+}
+
+// winWorkBound checks the rules' work against the work limit before any
+// table is built: they walk at most (window positions) · Πkernel relation
+// entries per channel pair, the product of the extents small (the
+// smaller side of the relation) and kernel, saturating at MaxUint64. An
+// IR graph's declared work already counts it.
+func winWorkBound(kind winKind, small, kernel []int) error {
 	work := uint64(1)
-	for _, f := range append(append([]int{}, g.small...), w.Kernel...) {
+	for _, f := range append(append([]int{}, small...), kernel...) {
 		hi, lo := bits.Mul64(work, uint64(max(f, 1)))
 		if work = lo; hi != 0 {
 			work = math.MaxUint64
 		}
 	}
 	if lim := limits.Current().Work; work > uint64(lim) {
-		return nil, limits.Exceeded("work", lim, "%s window of %v positions × kernel %v exceeds the work limit", kind.name(), g.small, w.Kernel)
+		return limits.Exceeded("work", lim, "%s window of %v positions × kernel %v exceeds the work limit", kind.name(), small, kernel)
 	}
-	// A max pool window (and an average without count_include_pad) must
-	// hold a real element.
-	if kind.isMax() || (kind == winAvgPoolND && !w.CountIncludePad) {
-		for d := 0; d < r; d++ {
-			for o := 0; o < outSp[d]; o++ {
-				if lo, hi := axisRange(o*g.s[d]-g.pb[d], g.k[d], g.d[d], inSp[d]); lo >= hi {
-					return nil, fmt.Errorf("the window of output %d on spatial axis %d holds no element of the input (only padding)", o, d)
-				}
+	return nil
+}
+
+// poolWindowsHoldInput checks that the window of every output position,
+// on every spatial axis, holds a real input element and not only padding:
+// output o's window on axis d starts at input index o·stride − pb (begin
+// pad) and takes kernel positions dilation apart within the input extent
+// inSp[d]; outSp are the output extents. A max pool, and an average
+// without count_include_pad, needs it.
+func (g *winGeom) poolWindowsHoldInput(inSp, outSp []int) error {
+	for d := 0; d < g.r; d++ {
+		for o := 0; o < outSp[d]; o++ {
+			if lo, hi := axisRange(o*g.s[d]-g.pb[d], g.k[d], g.d[d], inSp[d]); lo >= hi {
+				return fmt.Errorf("the window of output %d on spatial axis %d holds no element of the input (only padding)", o, d)
 			}
 		}
 	}
-	return g, nil
+	return nil
 }
 
 // axisRange returns the kernel positions [lo, hi) along one axis whose
