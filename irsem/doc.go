@@ -21,6 +21,16 @@
 // …). Every tag has a registry primitive, so every tag has JVP and VJP
 // rules.
 //
+// One name per op, and why five tags differ (issue 29 point 3, decided):
+// the IR tags mul_elem, max_elem, min_elem, layernorm and bernoulli_mask
+// are TorchLean's own spelling in its torchlean.ir.v1 format, which
+// EncodeGraph writes whenever every tag is TorchLean's and which TorchLean
+// itself reads. Renaming them would make those files unreadable by
+// TorchLean, so the tags stay, declared once, in the registry entry's
+// IRForm, and every other name a user sees (check, certificates, the
+// command line, the tlcheck.ir.v1 tags that are ours) is the registry's.
+// TagInfo.Prim is the one mapping between the two.
+//
 // Decoding is strict (unknown, duplicate and missing fields, trailing data
 // and malformed numbers are errors; numbers are read exactly, never through
 // float64; sizes are bounded), and every error is an *Error whose one-line
