@@ -27,8 +27,7 @@ var root = filepath.Join("..", "..")
 // over the limit fails, so the list only shrinks. It is to be empty once
 // those branches are merged.
 var allowed = map[string]int{
-	"cmd/tlcheck/view.go runView": 48,
-	"spec/ops_window.go planWin":  61,
+	"spec/ops_window.go planWin": 61,
 }
 
 // complexity is the cyclomatic complexity of a function body, as the
