@@ -43,10 +43,7 @@ func parseProviders(v string) ([]string, error) {
 }
 
 func runCertify(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlags("certify")
-	if err := addLimits(fs, "certify"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("certify")
 	out := fs.String("out", "", "directory to write the certificates into (required)")
 	seed := fs.Uint64("seed", 0, "generation seed")
 	cases := fs.Int("cases", 20, "cases per certificate")
@@ -55,9 +52,9 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the files written")
 	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
 	partial := fs.Bool("partial", false, "with a model: write the certificates that apply when one does not (a model without range rules has no model_range certificate) and list the rest as \"not certified\"; without it such a model is refused, exit 1, nothing written (a model not exact over the rationals gets model_interval in place of model_composition, and needs no --partial)")
-	mf := addModelFlags(fs, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
+	mf := addModelFlags(fs.FlagSet, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
 	shardFlag := fs.String("shard", "", shardFlagUsage)
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	shard, err := certifyShard(*shardFlag, os.Getenv)
@@ -213,14 +210,11 @@ func printVerify(rep *certificates.Report, err error, w io.Writer) (*certificate
 }
 
 func runVerify(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("verify")
+	fs := newFlags("verify")
 	asJSON := fs.Bool("json", false, "print a tlcheck.verify.v1 JSON document instead of the table")
 	shardFlag := fs.String("shard", "", "I/N: verify a shard directory written by certify --shard I/N (its part of the complete set)")
-	if err := addLimits(fs, "verify"); err != nil {
-		return cli.BadInput(err)
-	}
-	mf := addModelFlags(fs, "verify", "with --input: the torchlean.ir.v1 or tlcheck.ir.v1 graph a model directory must be about (its SHA-256 and the graph it holds are compared)", true)
-	if err := cli.Parse(fs, args, 1); err != nil {
+	mf := addModelFlags(fs.FlagSet, "verify", "with --input: the torchlean.ir.v1 or tlcheck.ir.v1 graph a model directory must be about (its SHA-256 and the graph it holds are compared)", true)
+	if err := fs.parse(args, 1); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

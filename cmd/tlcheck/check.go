@@ -177,10 +177,7 @@ func printCheckTable(w io.Writer, rows []checkRow) {
 const defaultGraphs = 50
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlags("check")
-	if err := addLimits(fs, "check"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("check")
 	opsFlag := fs.String("ops", "all", "all, none, or a comma-separated list of primitives")
 	cases := fs.Int("cases", 100, "cases per primitive")
 	seed := fs.Uint64("seed", 0, "generation seed")
@@ -189,7 +186,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	graphs := fs.Int("graphs", defaultGraphs, "random graphs per graph-level obligation (composition, path sums, sweeps, cross-path, interval soundness, Hessians); 0 skips them")
 	graphObsFlag := fs.String("graph-obligations", "all", "all, or a comma-separated list of graph-level obligations")
 	only := fs.Int("case", -1, "replay: run only case I (of every selected primitive, and of every selected graph obligation unless --graphs 0) instead of the first --cases/--graphs")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if *cases < 1 || *cases > 1_000_000 {

@@ -45,15 +45,12 @@ func oneLine(s string) string {
 }
 
 func runDiff(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("diff")
-	if err := addLimits(fs, "diff"); err != nil {
-		return cli.BadInput(err)
-	}
-	mf := addModelFlags(fs, "diff", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
+	fs := newFlags("diff")
+	mf := addModelFlags(fs.FlagSet, "diff", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	cotangent := fs.String("cotangent", "", "output cotangent tensor file (JSON or TensorProto .pb) for the gradient comparisons, ones when none is given")
 	scalars := fs.String("scalars", "all", "all, or a comma-separated list of rat,f32,f64,binary32,interval")
 	asJSON := fs.Bool("json", false, "print a JSON report")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	sc, err := parseScalars(*scalars)

@@ -18,10 +18,7 @@ import (
 )
 
 func runCompareGrad(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("compare-grad")
-	if err := addLimits(fs, "compare-grad"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("compare-grad")
 	onnxPath := fs.String("onnx", "", "ONNX model file (or use --graph)")
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (instead of --onnx)")
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file (with --graph)")
@@ -32,7 +29,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	asJSON := fs.Bool("json", false, "print a tlcheck.compare-grad.v1 document instead of the report")
 	elements := fs.Bool("elements", false, "with --json: list every checked element (index, recorded value, exact enclosure, bound, verdict)")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if (*onnxPath == "") == (*graph == "") {

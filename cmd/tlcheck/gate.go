@@ -16,10 +16,7 @@ import (
 )
 
 func runGate(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlags("gate")
-	if err := addLimits(fs, "gate"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("gate")
 	out := fs.String("out", "tlcheck-certs", "directory for the certificates")
 	junit := fs.String("junit", "", "also write a JUnit XML report to FILE")
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of a table")
@@ -33,7 +30,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	reportDir := fs.String("report", "", "also write a Markdown summary and a PNG plot of error/bound ratios to DIR")
 	device := fs.String("device", "cpu", "cpu|cuda (cuda adds the CUDA refinement stage)")
 	plantCUDA := fs.String("plant-cuda-bug", "", "self-test: flip a high bit of one CUDA OP result; the gate must fail")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if *cases < 1 || *cases > 1_000_000 {

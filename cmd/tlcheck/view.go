@@ -19,17 +19,14 @@ import (
 var viewDiffHook func(scalar, path string, reg any)
 
 func runView(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("view")
-	if err := addLimits(fs, "view"); err != nil {
-		return cli.BadInput(err)
-	}
-	mf := addModelFlags(fs, "view", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
+	fs := newFlags("view")
+	mf := addModelFlags(fs.FlagSet, "view", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	what := fs.String("what", "tape", "tape (nodes, parent slots, detach cuts)|grads (cotangents, contributions, unreached)|trace (reverse traversal order)|diff (first node where two paths or scalars disagree)")
 	format := fs.String("format", "html", "html (one self-contained page)|svg|dot (Graphviz)")
 	out := fs.String("out", "", "output file (required; - writes a dot file to stdout)")
 	scalar := fs.String("scalar", scalarAuto, "scalar of grads and trace: auto (rat when the model is exact over the rationals at this input, else interval; the page says which)|rat (exact p/q)|interval (enclosures lo..hi)|f32|f64 (shortest decimals)")
 	fold := fs.String("fold", "auto", "fold linear chains: auto (runs of 3 when the graph has more than 200 nodes)|off|N (runs of at least N nodes)")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if err := oneOf("what", *what, "tape", "grads", "trace", "diff"); err != nil {
