@@ -64,7 +64,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return cli.Usagef("certify: --out DIR is required")
 	}
-	if *mf.graph != "" || *mf.onnx != "" {
+	if mf.Graph != "" || mf.ONNX != "" {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		for _, name := range []string{"ops", "providers"} {
@@ -227,12 +227,12 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	// A model named on the command line is read (and refused, exit 2)
 	// before the directory is verified.
 	var model *model.Model
-	if *mf.graph != "" || *mf.onnx != "" || *mf.payload != "" || len(mf.inputs) > 0 || *mf.data != "" {
+	if mf.Graph != "" || mf.ONNX != "" || mf.Payload != "" || len(mf.Inputs) > 0 || mf.Data != "" {
 		if *shardFlag != "" {
 			return cli.Usagef("verify: --shard verifies a part of the built-in suite; a model's directory is never sharded")
 		}
 		var err error
-		if model, err = mf.load(); err != nil {
+		if model, err = mf.Load(); err != nil {
 			return err
 		}
 	}
@@ -357,7 +357,7 @@ type modelCertOpts struct {
 // directory that looks complete exists; with --partial the certificates
 // that apply are written and each missing one is listed ("not certified:
 // KIND: why", on stdout, or on stderr beside --json).
-func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) error {
+func certifyModel(mf *model.Spec, mo modelCertOpts, stdout, stderr io.Writer) error {
 	out, seed, cases := mo.out, mo.seed, mo.cases
 	if err := checkCertCases(cases); err != nil {
 		return err
@@ -369,7 +369,7 @@ func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) er
 	if err := certificates.CheckOutputDir(out, o.Overwrite); err != nil {
 		return cli.Usagef("--out: %v", err)
 	}
-	files, err := mf.load()
+	files, err := mf.Load()
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files, err := mf.load()
+	files, err := mf.Load()
 	if err != nil {
 		return err
 	}

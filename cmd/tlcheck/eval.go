@@ -32,7 +32,7 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("path", *path, model.EvalPaths...); err != nil {
 		return err
 	}
-	files, err := mf.load()
+	files, err := mf.Load()
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("path", *path, string(irgrad.PathTape), string(irgrad.PathTypedGraph)); err != nil {
 		return err
 	}
-	files, err := mf.load()
+	files, err := mf.Load()
 	if err != nil {
 		return err
 	}

@@ -31,9 +31,8 @@ func runImport(args []string, stdout, _ io.Writer) error {
 	if err := model.CheckImportDir(*out, *force); err != nil {
 		return err
 	}
-	empty := ""
-	mf := &modelFlags{cmd: "import", graph: &empty, payload: &empty, onnx: modelPath, inputs: inputs, data: data}
-	files, err := mf.loadGraph()
+	mf := &model.Spec{Cmd: "import", ONNX: *modelPath, Inputs: inputs, Data: *data}
+	files, err := mf.LoadGraph()
 	if err != nil {
 		return err
 	}

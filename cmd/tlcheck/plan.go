@@ -56,7 +56,7 @@ func runPlan(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	files, err := mf.loadGraph()
+	files, err := mf.LoadGraph()
 	if err != nil {
 		return err
 	}

@@ -48,7 +48,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if *out == "-" && *format != "dot" {
 		return cli.Usagef("view: --out - (stdout) is for --format dot only; write %s to a file", *format)
 	}
-	hasInput := len(mf.inputs) > 0 || *mf.data != ""
+	hasInput := mf.HasInput()
 	if *what != "tape" && !hasInput {
 		return cli.Usagef("view: --what %s needs --input (or --data with --onnx)", *what)
 	}
@@ -58,9 +58,9 @@ func runView(args []string, stdout, _ io.Writer) error {
 	var files *model.Model
 	var err error
 	if hasInput {
-		files, err = mf.load()
+		files, err = mf.Load()
 	} else {
-		files, err = mf.loadGraph()
+		files, err = mf.LoadGraph()
 	}
 	if err != nil {
 		return err
