@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 
 	"github.com/tlcheck/tlcheck/cuda"
@@ -73,28 +71,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if err := gate.CheckOutputs(*out, *junit, *reportDir); err != nil {
 		return err
 	}
-	// undelivered: a report that cannot be written is exit 2, and a run
-	// that exits 2 leaves none of the outputs it created itself (the
-	// certificate directory, the report directory, the JUnit file);
-	// what existed before the run stays.
-	var fresh []string
-	for _, p := range []string{*out, *reportDir, *junit} {
-		if _, err := os.Lstat(p); p != "" && errors.Is(err, os.ErrNotExist) {
-			fresh = append(fresh, p)
-		}
-	}
-	undelivered := func(err error) error {
-		for _, p := range fresh {
-			os.RemoveAll(p)
-		}
+	res, err := gate.RunDelivered(c, stdout, *junit, *reportDir, *asJSON)
+	if err != nil {
 		return err
-	}
-	res, fault := gate.Run(c)
-	if fault != nil {
-		return undelivered(cli.BadInput(fault))
-	}
-	if err := res.Deliver(stdout, *junit, *reportDir, *asJSON); err != nil {
-		return undelivered(err)
 	}
 	if !res.Holds {
 		return cli.Failf("gate: %s", cli.Count(res.Failures(), "failure", "failures"))
