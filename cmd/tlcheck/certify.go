@@ -153,12 +153,7 @@ func writeCertifyJSON(w io.Writer, dir string, m *certificates.Manifest, inputs 
 	if err != nil {
 		return cli.Failf("certify: reading back %s: %v", certificates.ManifestName, err)
 	}
-	doc := jsonout.CertifyDoc{Header: jsonout.NewHeader(jsonout.KindCertify, jsonout.Seed(m.Seed), inputs), Directory: dir, Cases: m.Cases,
-		ManifestSHA256: jsonout.SHA256(data), Files: make([]jsonout.CertifyFile, len(m.Files))}
-	for i, f := range m.Files {
-		doc.Files[i] = jsonout.CertifyFile{Path: f.Path, Kind: f.Kind, SHA256: f.SHA256}
-	}
-	return jsonout.Write(w, doc)
+	return jsonout.Write(w, m.CertifyDoc(dir, data, inputs))
 }
 
 // certifyDir writes the full certificate suite with a progress bar on a
@@ -267,7 +262,7 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 		if model != nil {
 			given = model.Files
 		}
-		if err := writeVerifyJSON(stdout, fs.Arg(0), rep, given); err != nil {
+		if err := jsonout.Write(stdout, rep.VerifyDoc(fs.Arg(0), given)); err != nil {
 			return err
 		}
 		return verifyFailure(rep)
@@ -281,35 +276,6 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "verified %s, %s: every claim re-derived\n", cli.Count(len(rep.Files), "file", "files"), cli.Count(total, "case", "cases"))
 	return nil
-}
-
-// writeVerifyJSON prints the verdicts as a tlcheck.verify.v1 document:
-// the seed is the manifest's, the input the manifest with the SHA-256 of
-// its bytes (read again here: the verifier does not expose the bytes it
-// read, so a manifest replaced in between would be hashed as found now).
-func writeVerifyJSON(w io.Writer, dir string, rep *certificates.Report, given []jsonout.Input) error {
-	var seed *uint64
-	if rep.Manifest != nil {
-		seed = jsonout.Seed(rep.Manifest.Seed)
-	}
-	var inputs []jsonout.Input
-	path := filepath.Join(dir, certificates.ManifestName)
-	if data, err := os.ReadFile(path); err == nil {
-		inputs = append(inputs, jsonout.Input{Role: "manifest", Path: path, SHA256: jsonout.SHA256(data)})
-	}
-	inputs = append(inputs, given...) // the model files verify --onnx/--graph was given
-	doc := jsonout.VerifyDoc{Header: jsonout.NewHeader(jsonout.KindVerify, seed, inputs), Directory: dir, Files: make([]jsonout.VerifyFile, len(rep.Files))}
-	for i, f := range rep.Files {
-		vf := jsonout.VerifyFile{Path: f.Path, Kind: f.Kind, Cases: f.Cases, Holds: f.Err == nil}
-		if f.Err != nil {
-			vf.Error = f.Err.Error()
-			doc.Failures++
-		}
-		doc.Cases += f.Cases
-		doc.Files[i] = vf
-	}
-	doc.Holds = doc.Failures == 0 && len(rep.Files) > 0
-	return jsonout.Write(w, doc)
 }
 
 // verifyFailure is verify's verdict on a report with failures: exit 1
