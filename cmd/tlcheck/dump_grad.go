@@ -7,13 +7,11 @@ package main
 
 import (
 	"io"
-	"os"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/compare"
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
-	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/model"
 )
 
@@ -79,19 +77,11 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var doc *compare.Dump
-	gradsArg := strings.Join(grads, " ")
-	if strings.HasSuffix(grads[0], ".pb") {
-		doc, err = compare.ReadDumpPB(grads)
-	} else if len(grads) > 1 {
+	if !strings.HasSuffix(grads[0], ".pb") && len(grads) > 1 {
 		return cli.Usagef("compare-grad: --grads given %d times: a tlcheck.grads.v1 JSON dump is one file (repeat --grads for .pb tensors only)", len(grads))
-	} else {
-		var f *os.File
-		if f, err = safeio.Open(grads[0]); err == nil {
-			doc, err = compare.ReadDump(f)
-			f.Close()
-		}
 	}
+	gradsArg := strings.Join(grads, " ")
+	doc, err := compare.ReadDumpFiles(grads)
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
