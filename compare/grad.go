@@ -13,6 +13,7 @@ import (
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/internal/strictjson"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
@@ -91,6 +92,21 @@ func ReadDump(r io.Reader) (*Dump, error) {
 		}
 	}
 	return &d, nil
+}
+
+// ReadDumpFiles reads the gradients in paths: ONNX TensorProto files
+// (ReadDumpPB) when the first ends in .pb, else the one tlcheck.grads.v1
+// JSON dump paths[0] (ReadDump), opened as safeio.Open does.
+func ReadDumpFiles(paths []string) (*Dump, error) {
+	if strings.HasSuffix(paths[0], ".pb") {
+		return ReadDumpPB(paths)
+	}
+	f, err := safeio.Open(paths[0])
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadDump(f)
 }
 
 // ReadDumpPB reads gradients as ONNX TensorProto files, each float32

@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -105,4 +106,30 @@ func NewCUDA(device, plant string, newProvider func(cuda.Options) (backend.Provi
 		}
 	}
 	return g, nil
+}
+
+// RunDelivered runs the gate (Run) and delivers its result to stdout,
+// junit and reportDir (Deliver); a device fault is bad input. Either, or
+// a report that cannot be written, leaves none of the outputs the run
+// created itself (c.Out, reportDir, junit): what existed before it stays.
+func RunDelivered(c Config, stdout io.Writer, junit, reportDir string, asJSON bool) (*Result, error) {
+	var fresh []string
+	for _, p := range []string{c.Out, reportDir, junit} {
+		if _, err := os.Lstat(p); p != "" && errors.Is(err, os.ErrNotExist) {
+			fresh = append(fresh, p)
+		}
+	}
+	res, err := Run(c)
+	if err != nil {
+		err = cli.BadInput(err)
+	} else {
+		err = res.Deliver(stdout, junit, reportDir, asJSON)
+	}
+	if err != nil {
+		for _, p := range fresh {
+			os.RemoveAll(p)
+		}
+		return nil, err
+	}
+	return res, nil
 }

@@ -28,6 +28,8 @@
 //
 // Before a run, CheckOutputs checks the paths it will write and NewCUDA
 // resolves the device; after it, Result.Deliver writes its outputs.
+// RunDelivered runs and delivers, and removes what the run created
+// when it cannot deliver.
 package gate
 
 import (

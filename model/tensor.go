@@ -228,3 +228,18 @@ func Unpack[T any](vals []onnx.IOValue, data []T) ([][]T, error) {
 	}
 	return out, nil
 }
+
+// ReadCotangent reads the output cotangent file path (JSON or TensorProto
+// .pb) as exact values of the output's shape, and adds it to m.Files.
+func (m *Model) ReadCotangent(path string) (*irsem.RatTensor, error) {
+	tf, err := ReadTensorFile("cotangent", path, &m.Files)
+	if err != nil {
+		return nil, err
+	}
+	out := m.Graph.Nodes[m.Graph.OutputID]
+	ct, err := tf.Rats("cotangent", fmt.Sprintf("node %d (output)", out.ID), out.Shape)
+	if err != nil {
+		return nil, err
+	}
+	return &ct, nil
+}

@@ -1,12 +1,28 @@
 package view
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // FoldAuto is the node count above which Fold with minRun 0 folds chains.
 const FoldAuto = 200
 
 // autoRun is the shortest run folded when folding is automatic.
 const autoRun = 3
+
+// ParseFold reads a --fold value as Fold's minRun: "auto" is 0, "off"
+// is -1, and N ≥ 1 is N; ok is false for anything else.
+func ParseFold(s string) (minRun int, ok bool) {
+	switch s {
+	case "auto":
+		return 0, true
+	case "off":
+		return -1, true
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 1
+}
 
 // Fold replaces every maximal run of at least minRun chain nodes by one
 // box and returns how many nodes were folded. A chain node has exactly

@@ -328,6 +328,18 @@ func SVG(w io.Writer, m *Model, lay *Layout) error {
 
 func dotQuote(s string) string { return strconv.Quote(s) }
 
+// Render writes m in format: "dot" (DOT), "svg" (SVG) or else one HTML
+// page (HTML), the latter two laid out by Place.
+func Render(w io.Writer, m *Model, format string) error {
+	switch format {
+	case "dot":
+		return DOT(w, m)
+	case "svg":
+		return SVG(w, m, Place(m))
+	}
+	return HTML(w, m, Place(m))
+}
+
 // DOT writes m as a Graphviz digraph: box n<ID> per node (dashed for
 // detach and unreached, red for the highlighted one), one edge per slot
 // (dashed orange for a cut one), labelled as in the SVG.

@@ -131,10 +131,8 @@ func lastLine(s string) string {
 // tape and the typed graph and requires identical results: the same
 // rationals, or the same interval endpoints bit for bit.
 func gradPathsAgree(dir string) error {
-	mf := &modelFlags{cmd: "grad", graph: new(string), payload: new(string), onnx: new(string), data: new(string)}
-	*mf.onnx = filepath.Join(dir, "model.onnx")
-	*mf.data = filepath.Join(dir, "test_data_set_0")
-	files, err := mf.load()
+	mf := &model.Spec{Cmd: "grad", ONNX: filepath.Join(dir, "model.onnx"), Data: filepath.Join(dir, "test_data_set_0")}
+	files, err := mf.Load()
 	if err != nil {
 		return err
 	}

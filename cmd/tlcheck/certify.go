@@ -43,10 +43,7 @@ func parseProviders(v string) ([]string, error) {
 }
 
 func runCertify(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlags("certify")
-	if err := addLimits(fs, "certify"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("certify")
 	out := fs.String("out", "", "directory to write the certificates into (required)")
 	seed := fs.Uint64("seed", 0, "generation seed")
 	cases := fs.Int("cases", 20, "cases per certificate")
@@ -55,9 +52,9 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the files written")
 	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
 	partial := fs.Bool("partial", false, "with a model: write the certificates that apply when one does not (a model without range rules has no model_range certificate) and list the rest as \"not certified\"; without it such a model is refused, exit 1, nothing written (a model not exact over the rationals gets model_interval in place of model_composition, and needs no --partial)")
-	mf := addModelFlags(fs, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
+	mf := addModelFlags(fs.FlagSet, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
 	shardFlag := fs.String("shard", "", shardFlagUsage)
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	shard, err := certifyShard(*shardFlag, os.Getenv)
@@ -67,7 +64,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if *out == "" {
 		return cli.Usagef("certify: --out DIR is required")
 	}
-	if *mf.graph != "" || *mf.onnx != "" {
+	if mf.Graph != "" || mf.ONNX != "" {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		for _, name := range []string{"ops", "providers"} {
@@ -156,12 +153,7 @@ func writeCertifyJSON(w io.Writer, dir string, m *certificates.Manifest, inputs 
 	if err != nil {
 		return cli.Failf("certify: reading back %s: %v", certificates.ManifestName, err)
 	}
-	doc := jsonout.CertifyDoc{Header: jsonout.NewHeader(jsonout.KindCertify, jsonout.Seed(m.Seed), inputs), Directory: dir, Cases: m.Cases,
-		ManifestSHA256: jsonout.SHA256(data), Files: make([]jsonout.CertifyFile, len(m.Files))}
-	for i, f := range m.Files {
-		doc.Files[i] = jsonout.CertifyFile{Path: f.Path, Kind: f.Kind, SHA256: f.SHA256}
-	}
-	return jsonout.Write(w, doc)
+	return jsonout.Write(w, m.CertifyDoc(dir, data, inputs))
 }
 
 // certifyDir writes the full certificate suite with a progress bar on a
@@ -213,14 +205,11 @@ func printVerify(rep *certificates.Report, err error, w io.Writer) (*certificate
 }
 
 func runVerify(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("verify")
+	fs := newFlags("verify")
 	asJSON := fs.Bool("json", false, "print a tlcheck.verify.v1 JSON document instead of the table")
 	shardFlag := fs.String("shard", "", "I/N: verify a shard directory written by certify --shard I/N (its part of the complete set)")
-	if err := addLimits(fs, "verify"); err != nil {
-		return cli.BadInput(err)
-	}
-	mf := addModelFlags(fs, "verify", "with --input: the torchlean.ir.v1 or tlcheck.ir.v1 graph a model directory must be about (its SHA-256 and the graph it holds are compared)", true)
-	if err := cli.Parse(fs, args, 1); err != nil {
+	mf := addModelFlags(fs.FlagSet, "verify", "with --input: the torchlean.ir.v1 or tlcheck.ir.v1 graph a model directory must be about (its SHA-256 and the graph it holds are compared)", true)
+	if err := fs.parse(args, 1); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -233,12 +222,12 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	// A model named on the command line is read (and refused, exit 2)
 	// before the directory is verified.
 	var model *model.Model
-	if *mf.graph != "" || *mf.onnx != "" || *mf.payload != "" || len(mf.inputs) > 0 || *mf.data != "" {
+	if mf.Graph != "" || mf.ONNX != "" || mf.Payload != "" || len(mf.Inputs) > 0 || mf.Data != "" {
 		if *shardFlag != "" {
 			return cli.Usagef("verify: --shard verifies a part of the built-in suite; a model's directory is never sharded")
 		}
 		var err error
-		if model, err = mf.load(); err != nil {
+		if model, err = mf.Load(); err != nil {
 			return err
 		}
 	}
@@ -273,7 +262,7 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 		if model != nil {
 			given = model.Files
 		}
-		if err := writeVerifyJSON(stdout, fs.Arg(0), rep, given); err != nil {
+		if err := jsonout.Write(stdout, rep.VerifyDoc(fs.Arg(0), given)); err != nil {
 			return err
 		}
 		return verifyFailure(rep)
@@ -287,35 +276,6 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "verified %s, %s: every claim re-derived\n", cli.Count(len(rep.Files), "file", "files"), cli.Count(total, "case", "cases"))
 	return nil
-}
-
-// writeVerifyJSON prints the verdicts as a tlcheck.verify.v1 document:
-// the seed is the manifest's, the input the manifest with the SHA-256 of
-// its bytes (read again here: the verifier does not expose the bytes it
-// read, so a manifest replaced in between would be hashed as found now).
-func writeVerifyJSON(w io.Writer, dir string, rep *certificates.Report, given []jsonout.Input) error {
-	var seed *uint64
-	if rep.Manifest != nil {
-		seed = jsonout.Seed(rep.Manifest.Seed)
-	}
-	var inputs []jsonout.Input
-	path := filepath.Join(dir, certificates.ManifestName)
-	if data, err := os.ReadFile(path); err == nil {
-		inputs = append(inputs, jsonout.Input{Role: "manifest", Path: path, SHA256: jsonout.SHA256(data)})
-	}
-	inputs = append(inputs, given...) // the model files verify --onnx/--graph was given
-	doc := jsonout.VerifyDoc{Header: jsonout.NewHeader(jsonout.KindVerify, seed, inputs), Directory: dir, Files: make([]jsonout.VerifyFile, len(rep.Files))}
-	for i, f := range rep.Files {
-		vf := jsonout.VerifyFile{Path: f.Path, Kind: f.Kind, Cases: f.Cases, Holds: f.Err == nil}
-		if f.Err != nil {
-			vf.Error = f.Err.Error()
-			doc.Failures++
-		}
-		doc.Cases += f.Cases
-		doc.Files[i] = vf
-	}
-	doc.Holds = doc.Failures == 0 && len(rep.Files) > 0
-	return jsonout.Write(w, doc)
 }
 
 // verifyFailure is verify's verdict on a report with failures: exit 1
@@ -363,7 +323,7 @@ type modelCertOpts struct {
 // directory that looks complete exists; with --partial the certificates
 // that apply are written and each missing one is listed ("not certified:
 // KIND: why", on stdout, or on stderr beside --json).
-func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) error {
+func certifyModel(mf *model.Spec, mo modelCertOpts, stdout, stderr io.Writer) error {
 	out, seed, cases := mo.out, mo.seed, mo.cases
 	if err := checkCertCases(cases); err != nil {
 		return err
@@ -375,7 +335,7 @@ func certifyModel(mf *modelFlags, mo modelCertOpts, stdout, stderr io.Writer) er
 	if err := certificates.CheckOutputDir(out, o.Overwrite); err != nil {
 		return cli.Usagef("--out: %v", err)
 	}
-	files, err := mf.load()
+	files, err := mf.Load()
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -53,63 +52,6 @@ func parseOps(v string) ([]string, error) {
 	return out, nil
 }
 
-func worstString(r *obligations.Result) string {
-	if r.Cases == 0 {
-		return "-"
-	}
-	// An exact primitive's derivative obligation is decided with == over
-	// Dual[Rat] (dual-rat): exact, like the other Rat laws; the interval
-	// derivative oracle (dual-interval) reports its relative resolution.
-	interval := r.Obligation == obligations.Derivative && (r.Oracles[obligations.OracleDualInterval] > 0 || r.Oracles[obligations.OracleInconclusive] > 0)
-	switch {
-	case interval:
-		s := "rel=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
-		if n := r.Oracles[obligations.OracleInconclusive]; n > 0 {
-			s += " inconclusive=" + strconv.Itoa(n)
-		}
-		return s
-	case r.Oracles[obligations.OracleInterval] > 0 && r.Obligation == obligations.Adjointness:
-		return "width=" + strconv.FormatFloat(r.Worst, 'g', 3, 64)
-	case r.Obligation == obligations.Adjointness:
-		return "bits=" + strconv.Itoa(int(r.Worst))
-	}
-	if r.Oracles[obligations.OracleInterval] > 0 {
-		return "overlap"
-	}
-	return "exact"
-}
-
-// checkResult is r as a JSON record: the same cases as worstString, each
-// measure a number in its own field.
-func checkResult(op string, r *obligations.Result) jsonout.CheckResult {
-	out := jsonout.CheckResult{Op: op, Obligation: string(r.Obligation), Cases: r.Cases, Oracles: map[string]int{}, Holds: r.Holds()}
-	for o, n := range r.Oracles {
-		out.Oracles[string(o)] = n
-	}
-	if r.Cases == 0 {
-		return out
-	}
-	worst := jsonout.Number(r.Worst)
-	interval := r.Obligation == obligations.Derivative && (r.Oracles[obligations.OracleDualInterval] > 0 || r.Oracles[obligations.OracleInconclusive] > 0)
-	switch {
-	case interval:
-		out.WorstRel = &worst
-		if n := r.Oracles[obligations.OracleInconclusive]; n > 0 {
-			out.Inconclusive = &n
-		}
-	case r.Oracles[obligations.OracleInterval] > 0 && r.Obligation == obligations.Adjointness:
-		out.WorstWidth = &worst
-	case r.Obligation == obligations.Adjointness:
-		bits := int(r.Worst)
-		out.WorstBits = &bits
-	case r.Oracles[obligations.OracleInterval] > 0:
-		out.Agreement = "overlap"
-	default:
-		out.Agreement = "exact"
-	}
-	return out
-}
-
 // checkRun is a check run: what it covers, and the primitive whose
 // fault was planted (for the replay commands).
 type checkRun struct {
@@ -132,7 +74,7 @@ func runChecksGraphs(reg obligations.Registries, c checkRun, progress *cli.Progr
 		op := res[0].Op
 		decided := false
 		for _, r := range res {
-			row := checkRow{CheckResult: checkResult(op, r), Oracle: r.OracleSummary(), Worst: worstString(r)}
+			row := checkRow{CheckResult: r.CheckResult(op), Oracle: r.OracleSummary(), Worst: r.WorstText()}
 			if r.Failure != nil {
 				row.Failure = r.Failure.Error()
 				row.Replay = replayCommand(op, r.Obligation, c, r.Failure)
@@ -177,10 +119,7 @@ func printCheckTable(w io.Writer, rows []checkRow) {
 const defaultGraphs = 50
 
 func runCheck(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlags("check")
-	if err := addLimits(fs, "check"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("check")
 	opsFlag := fs.String("ops", "all", "all, none, or a comma-separated list of primitives")
 	cases := fs.Int("cases", 100, "cases per primitive")
 	seed := fs.Uint64("seed", 0, "generation seed")
@@ -189,7 +128,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	graphs := fs.Int("graphs", defaultGraphs, "random graphs per graph-level obligation (composition, path sums, sweeps, cross-path, interval soundness, Hessians); 0 skips them")
 	graphObsFlag := fs.String("graph-obligations", "all", "all, or a comma-separated list of graph-level obligations")
 	only := fs.Int("case", -1, "replay: run only case I (of every selected primitive, and of every selected graph obligation unless --graphs 0) instead of the first --cases/--graphs")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if *cases < 1 || *cases > 1_000_000 {

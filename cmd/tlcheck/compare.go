@@ -19,17 +19,14 @@ import (
 // but print a warning line (and the JSON verdict "inconclusive");
 // --strict makes them exit 1.
 func runCompare(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("compare")
-	if err := addLimits(fs, "compare"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("compare")
 	modelPath := fs.String("onnx", "", "ONNX model file (required)")
 	data := fs.String("data", "", "a recorded data set directory (input_N.pb, output_N.pb), or a directory of test_data_set_* directories (required)")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's elementary functions (exp, tanh, …), in binary32 ulps")
 	strict := fs.Bool("strict", false, "exit 1 when an element is inconclusive (by default inconclusive elements only warn)")
 	asJSON := fs.Bool("json", false, "print a tlcheck.compare.v1 document")
 	stats := fs.Bool("stats", false, statsUsage)
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if *stats && !*asJSON {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/obligations"
 )
 
@@ -38,44 +37,28 @@ func parseScalars(v string) ([]string, error) {
 	return out, nil
 }
 
-// oneLine keeps the first line of a multi-line message.
-func oneLine(s string) string {
-	first, _, _ := strings.Cut(s, "\n")
-	return first
-}
-
 func runDiff(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("diff")
-	if err := addLimits(fs, "diff"); err != nil {
-		return cli.BadInput(err)
-	}
-	mf := addModelFlags(fs, "diff", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
+	fs := newFlags("diff")
+	mf := addModelFlags(fs.FlagSet, "diff", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	cotangent := fs.String("cotangent", "", "output cotangent tensor file (JSON or TensorProto .pb) for the gradient comparisons, ones when none is given")
 	scalars := fs.String("scalars", "all", "all, or a comma-separated list of rat,f32,f64,binary32,interval")
 	asJSON := fs.Bool("json", false, "print a JSON report")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	sc, err := parseScalars(*scalars)
 	if err != nil {
 		return err
 	}
-	files, err := mf.load()
+	files, err := mf.Load()
 	if err != nil {
 		return err
 	}
 	opts := obligations.DiffOptions{Scalars: sc, RegistryHook: diffRegistryHook}
 	if *cotangent != "" {
-		tf, err := model.ReadTensorFile("cotangent", *cotangent, &files.Files)
-		if err != nil {
+		if opts.Seed, err = files.ReadCotangent(*cotangent); err != nil {
 			return err
 		}
-		out := files.Graph.Nodes[files.Graph.OutputID]
-		ct, err := tf.Rats("cotangent", fmt.Sprintf("node %d (output)", out.ID), out.Shape)
-		if err != nil {
-			return err
-		}
-		opts.Seed = &ct
 	}
 	rep, err := obligations.DiffIR(files.Graph, files.Payload, files.Input, opts)
 	if err != nil {
@@ -89,7 +72,7 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		if err := writeDiffJSON(stdout, files, rep); err != nil {
+		if err := jsonout.Write(stdout, rep.Doc(len(files.Graph.Nodes), files.Files)); err != nil {
 			return err
 		}
 	} else {
@@ -139,21 +122,4 @@ func printDiff(w io.Writer, nodes int, rep *obligations.DiffReport) {
 	if len(rep.Checks) > 0 {
 		fmt.Fprintf(w, "\nall paths agree (%s)\n", cli.Count(len(rep.Checks), "comparison", "comparisons"))
 	}
-}
-
-func writeDiffJSON(w io.Writer, files *model.Model, rep *obligations.DiffReport) error {
-	out := jsonout.DiffDoc{Header: jsonout.NewHeader(jsonout.KindDiff, nil, files.Files), GraphSHA256: rep.Hash, Nodes: len(files.Graph.Nodes),
-		Agree: rep.OK(), Checks: []jsonout.DiffCheck{}, Skipped: rep.Skipped}
-	if out.Skipped == nil {
-		out.Skipped = []string{}
-	}
-	for _, c := range rep.Checks {
-		j := jsonout.DiffCheck{Scalar: c.Scalar, What: c.What, A: c.A, B: c.B, Nodes: c.Nodes, Agree: c.Failure == nil}
-		if f := c.Failure; f != nil {
-			j.Failure = &jsonout.DiffFailure{Obligation: string(f.Obligation), Node: f.Node, Op: f.Op, Element: f.Element,
-				LHS: f.LHS, RHS: f.RHS, Detail: f.Detail, Message: oneLine(f.Error())}
-		}
-		out.Checks = append(out.Checks, j)
-	}
-	return jsonout.Write(w, out)
 }

@@ -7,21 +7,16 @@ package main
 
 import (
 	"io"
-	"os"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/compare"
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
-	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/model"
 )
 
 func runCompareGrad(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("compare-grad")
-	if err := addLimits(fs, "compare-grad"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("compare-grad")
 	onnxPath := fs.String("onnx", "", "ONNX model file (or use --graph)")
 	graph := fs.String("graph", "", "torchlean.ir.v1 graph file (instead of --onnx)")
 	payload := fs.String("payload", "", "tlcheck.payload.v1 payload file (with --graph)")
@@ -32,7 +27,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	asJSON := fs.Bool("json", false, "print a tlcheck.compare-grad.v1 document instead of the report")
 	elements := fs.Bool("elements", false, "with --json: list every checked element (index, recorded value, exact enclosure, bound, verdict)")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if (*onnxPath == "") == (*graph == "") {
@@ -82,19 +77,11 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var doc *compare.Dump
-	gradsArg := strings.Join(grads, " ")
-	if strings.HasSuffix(grads[0], ".pb") {
-		doc, err = compare.ReadDumpPB(grads)
-	} else if len(grads) > 1 {
+	if !strings.HasSuffix(grads[0], ".pb") && len(grads) > 1 {
 		return cli.Usagef("compare-grad: --grads given %d times: a tlcheck.grads.v1 JSON dump is one file (repeat --grads for .pb tensors only)", len(grads))
-	} else {
-		var f *os.File
-		if f, err = safeio.Open(grads[0]); err == nil {
-			doc, err = compare.ReadDump(f)
-			f.Close()
-		}
 	}
+	gradsArg := strings.Join(grads, " ")
+	doc, err := compare.ReadDumpFiles(grads)
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}

@@ -13,17 +13,14 @@ import (
 )
 
 func runEval(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("eval")
-	if err := addLimits(fs, "eval"); err != nil {
-		return cli.BadInput(err)
-	}
-	mf := addModelFlags(fs, "eval", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
+	fs := newFlags("eval")
+	mf := addModelFlags(fs.FlagSet, "eval", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	scalar := fs.String("scalar", scalarAuto, "auto (rat when the model is exact over the rationals at this input, else interval enclosures; the text output's first line says which)|rat|interval|binary32|f32|f64")
 	path := fs.String("path", "ir", "ir (DenoteAll)|forward-graph|tape|typed-graph (tape and typed-graph record registry primitives only: a conv or pool node needs ir or forward-graph)")
 	all := fs.Bool("all", false, "print every node's value, not only the output's")
 	asJSON := fs.Bool("json", false, "print JSON")
 	stats := fs.Bool("stats", false, statsUsage)
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if *stats && !*asJSON {
@@ -35,7 +32,7 @@ func runEval(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("path", *path, model.EvalPaths...); err != nil {
 		return err
 	}
-	files, err := mf.load()
+	files, err := mf.Load()
 	if err != nil {
 		return err
 	}

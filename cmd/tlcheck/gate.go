@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 
 	"github.com/tlcheck/tlcheck/cuda"
@@ -16,10 +14,7 @@ import (
 )
 
 func runGate(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlags("gate")
-	if err := addLimits(fs, "gate"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("gate")
 	out := fs.String("out", "tlcheck-certs", "directory for the certificates")
 	junit := fs.String("junit", "", "also write a JUnit XML report to FILE")
 	asJSON := fs.Bool("json", false, "print the result as JSON instead of a table")
@@ -33,7 +28,7 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	reportDir := fs.String("report", "", "also write a Markdown summary and a PNG plot of error/bound ratios to DIR")
 	device := fs.String("device", "cpu", "cpu|cuda (cuda adds the CUDA refinement stage)")
 	plantCUDA := fs.String("plant-cuda-bug", "", "self-test: flip a high bit of one CUDA OP result; the gate must fail")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if *cases < 1 || *cases > 1_000_000 {
@@ -76,28 +71,9 @@ func runGate(args []string, stdout, stderr io.Writer) error {
 	if err := gate.CheckOutputs(*out, *junit, *reportDir); err != nil {
 		return err
 	}
-	// undelivered: a report that cannot be written is exit 2, and a run
-	// that exits 2 leaves none of the outputs it created itself (the
-	// certificate directory, the report directory, the JUnit file);
-	// what existed before the run stays.
-	var fresh []string
-	for _, p := range []string{*out, *reportDir, *junit} {
-		if _, err := os.Lstat(p); p != "" && errors.Is(err, os.ErrNotExist) {
-			fresh = append(fresh, p)
-		}
-	}
-	undelivered := func(err error) error {
-		for _, p := range fresh {
-			os.RemoveAll(p)
-		}
+	res, err := gate.RunDelivered(c, stdout, *junit, *reportDir, *asJSON)
+	if err != nil {
 		return err
-	}
-	res, fault := gate.Run(c)
-	if fault != nil {
-		return undelivered(cli.BadInput(fault))
-	}
-	if err := res.Deliver(stdout, *junit, *reportDir, *asJSON); err != nil {
-		return undelivered(err)
 	}
 	if !res.Holds {
 		return cli.Failf("gate: %s", cli.Count(res.Failures(), "failure", "failures"))

@@ -14,18 +14,15 @@ import (
 )
 
 func runGrad(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("grad")
-	if err := addLimits(fs, "grad"); err != nil {
-		return cli.BadInput(err)
-	}
-	mf := addModelFlags(fs, "grad", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
+	fs := newFlags("grad")
+	mf := addModelFlags(fs.FlagSet, "grad", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	cotangent := listFlag{}
 	fs.Var(&cotangent, "cotangent", "output cotangent tensor file (JSON or TensorProto .pb; for an ONNX model with several outputs, one per output in order): the gradient is that of ⟨cotangent, output⟩; none: all ones, the gradient of the sum of the outputs")
 	scalar := fs.String("scalar", "auto", "auto (rat when the model is exact over the rationals at this input, else interval enclosures)|rat|interval|f32|f64")
 	path := fs.String("path", "tape", "tape (recorded directly on an eager tape)|typed-graph (the lowered typed graph's reverse sweep)")
 	asJSON := fs.Bool("json", false, `print a tlcheck.grad.v1 document: {…,"loss":T,"grad":{"input":T,"params":{NAME:T,…}}} (NAME: node<ID>.<field>, or the initializer's name for an ONNX model)`)
 	stats := fs.Bool("stats", false, statsUsage)
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if *stats && !*asJSON {
@@ -37,7 +34,7 @@ func runGrad(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("path", *path, string(irgrad.PathTape), string(irgrad.PathTypedGraph)); err != nil {
 		return err
 	}
-	files, err := mf.load()
+	files, err := mf.Load()
 	if err != nil {
 		return err
 	}

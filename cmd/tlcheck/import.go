@@ -11,10 +11,7 @@ import (
 )
 
 func runImport(args []string, stdout, _ io.Writer) error {
-	flags := cli.NewFlags("import")
-	if err := addLimits(flags, "import"); err != nil {
-		return cli.BadInput(err)
-	}
+	flags := newFlags("import")
 	modelPath := flags.String("onnx", "", "ONNX model file to import (required)")
 	out := flags.String("out", "", "directory to write graph.json, payload.json and onnx-map.json into (required)")
 	force := flags.Bool("force", false, "write into a non-empty --out directory, replacing those three files (without it, import refuses one)")
@@ -22,7 +19,7 @@ func runImport(args []string, stdout, _ io.Writer) error {
 	flags.Var(&inputs, "input", "a TensorProto .pb per graph input, in order, to bind the model's integer inputs (an Embedding's indices) at import")
 	data := flags.String("data", "", "a recorded data set directory whose input_N.pb bind the integer inputs (instead of --input)")
 	asJSON := flags.Bool("json", false, "print a tlcheck.import.v1 document listing the files written with their SHA-256")
-	if err := cli.Parse(flags, args, 0); err != nil {
+	if err := flags.parse(args, 0); err != nil {
 		return err
 	}
 	if *modelPath == "" {
@@ -34,9 +31,8 @@ func runImport(args []string, stdout, _ io.Writer) error {
 	if err := model.CheckImportDir(*out, *force); err != nil {
 		return err
 	}
-	empty := ""
-	mf := &modelFlags{cmd: "import", graph: &empty, payload: &empty, onnx: modelPath, inputs: inputs, data: data}
-	files, err := mf.loadGraph()
+	mf := &model.Spec{Cmd: "import", ONNX: *modelPath, Inputs: inputs, Data: *data}
+	files, err := mf.LoadGraph()
 	if err != nil {
 		return err
 	}

@@ -56,14 +56,11 @@ func leanErr(err error) error {
 }
 
 func runLeanAudit(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("lean audit")
-	if err := addLimits(fs, "lean"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("lean audit")
 	export := fs.String("export", "", "the lean4export NDJSON file to audit (required)")
 	lock := fs.String("lock", "", "compare statement hashes with this lock file (lean/statements.lock)")
 	theorems := fs.String("theorems", "", "comma-separated theorems to audit (default: the lock's, else every theorem in the export)")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if *export == "" {
@@ -118,13 +115,10 @@ func runLeanEmit(args []string, stdout, _ io.Writer) error {
 }
 
 func runLeanCheck(args []string, stdout, stderr io.Writer) error {
-	fs := cli.NewFlags("lean check")
-	if err := addLimits(fs, "lean"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("lean check")
 	project := fs.String("project", "lean", "the Lake project directory")
 	writeLock := fs.Bool("lock", false, "write PROJECT/statements.lock from this run instead of comparing with it")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	findings, err := leanbridge.Check(*project, *writeLock, stdout, stderr)

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/limits"
 )
 
@@ -92,4 +93,27 @@ func printLimitsHelp(w io.Writer) error {
 	})
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cmdFlags is a command's flag set with the --max-NAME flags of the
+// limits it reads; err is addLimits' error, which parse reports.
+type cmdFlags struct {
+	*flag.FlagSet
+	err error
+}
+
+// newFlags returns the flag set of the command name (cli.NewFlags) with
+// the limit flags of the command its first word names (addLimits).
+func newFlags(name string) *cmdFlags {
+	fs := cli.NewFlags(name)
+	return &cmdFlags{fs, addLimits(fs, strings.Fields(name)[0])}
+}
+
+// parse reports a limit the environment sets badly as bad input, else
+// parses args as cli.Parse does.
+func (f *cmdFlags) parse(args []string, nargs int) error {
+	if f.err != nil {
+		return cli.BadInput(f.err)
+	}
+	return cli.Parse(f.FlagSet, args, nargs)
 }

@@ -19,12 +19,9 @@ import (
 // naming the shard directory and the field. Nothing is written to OUT on
 // any error.
 func runMerge(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("merge")
+	fs := newFlags("merge")
 	asJSON := fs.Bool("json", false, "print a tlcheck.certify.v1 JSON document listing the merged files")
-	if err := addLimits(fs, "merge"); err != nil {
-		return cli.BadInput(err)
-	}
-	if err := cli.Parse(fs, args, math.MaxInt); err != nil {
+	if err := fs.parse(args, math.MaxInt); err != nil {
 		return err
 	}
 	if fs.NArg() < 2 {

@@ -45,21 +45,18 @@ func planProfile(name string) (*backend.Profile, *backend.Providers, error) {
 }
 
 func runPlan(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("plan")
-	if err := addLimits(fs, "plan"); err != nil {
-		return cli.BadInput(err)
-	}
-	mf := addModelFlags(fs, "plan", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
+	fs := newFlags("plan")
+	mf := addModelFlags(fs.FlagSet, "plan", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	profile := fs.String("profile", backend.ProfileCheckedCPU, strings.Join(planProfiles(), "|"))
 	asJSON := fs.Bool("json", false, "print a tlcheck.plan.v1 JSON document instead of the report")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	prof, providers, err := planProfile(*profile)
 	if err != nil {
 		return err
 	}
-	files, err := mf.loadGraph()
+	files, err := mf.LoadGraph()
 	if err != nil {
 		return err
 	}

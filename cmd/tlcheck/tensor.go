@@ -17,12 +17,9 @@ import (
 // denotes, an integer element itself; a NaN or an infinity has no exact
 // value and is refused, naming the element index.
 func runTensor(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("tensor")
-	if err := addLimits(fs, "tensor"); err != nil {
-		return cli.BadInput(err)
-	}
+	fs := newFlags("tensor")
 	out := fs.String("out", "", "write the JSON tensor to this file instead of stdout")
-	if err := cli.Parse(fs, args, 1); err != nil {
+	if err := fs.parse(args, 1); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -6,14 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/cli"
-	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/obligations"
-	"github.com/tlcheck/tlcheck/spec"
 	"github.com/tlcheck/tlcheck/view"
 )
 
@@ -22,17 +19,14 @@ import (
 var viewDiffHook func(scalar, path string, reg any)
 
 func runView(args []string, stdout, _ io.Writer) error {
-	fs := cli.NewFlags("view")
-	if err := addLimits(fs, "view"); err != nil {
-		return cli.BadInput(err)
-	}
-	mf := addModelFlags(fs, "view", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
+	fs := newFlags("view")
+	mf := addModelFlags(fs.FlagSet, "view", "torchlean.ir.v1 or tlcheck.ir.v1 graph file (this or --onnx is required)", true)
 	what := fs.String("what", "tape", "tape (nodes, parent slots, detach cuts)|grads (cotangents, contributions, unreached)|trace (reverse traversal order)|diff (first node where two paths or scalars disagree)")
 	format := fs.String("format", "html", "html (one self-contained page)|svg|dot (Graphviz)")
 	out := fs.String("out", "", "output file (required; - writes a dot file to stdout)")
 	scalar := fs.String("scalar", scalarAuto, "scalar of grads and trace: auto (rat when the model is exact over the rationals at this input, else interval; the page says which)|rat (exact p/q)|interval (enclosures lo..hi)|f32|f64 (shortest decimals)")
 	fold := fs.String("fold", "auto", "fold linear chains: auto (runs of 3 when the graph has more than 200 nodes)|off|N (runs of at least N nodes)")
-	if err := cli.Parse(fs, args, 0); err != nil {
+	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
 	if err := oneOf("what", *what, "tape", "grads", "trace", "diff"); err != nil {
@@ -44,17 +38,9 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("scalar", *scalar, scalarAuto, "rat", "interval", "f32", "f64"); err != nil {
 		return err
 	}
-	minRun := 0
-	switch *fold {
-	case "auto":
-	case "off":
-		minRun = -1
-	default:
-		n, err := strconv.Atoi(*fold)
-		if err != nil || n < 1 {
-			return cli.Usagef("--fold: unknown value %q (want auto|off|N with N ≥ 1)", *fold)
-		}
-		minRun = n
+	minRun, ok := view.ParseFold(*fold)
+	if !ok {
+		return cli.Usagef("--fold: unknown value %q (want auto|off|N with N ≥ 1)", *fold)
 	}
 	if *out == "" {
 		return cli.Usagef("view: --out is required")
@@ -62,7 +48,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 	if *out == "-" && *format != "dot" {
 		return cli.Usagef("view: --out - (stdout) is for --format dot only; write %s to a file", *format)
 	}
-	hasInput := len(mf.inputs) > 0 || *mf.data != ""
+	hasInput := mf.HasInput()
 	if *what != "tape" && !hasInput {
 		return cli.Usagef("view: --what %s needs --input (or --data with --onnx)", *what)
 	}
@@ -72,14 +58,14 @@ func runView(args []string, stdout, _ io.Writer) error {
 	var files *model.Model
 	var err error
 	if hasInput {
-		files, err = mf.load()
+		files, err = mf.Load()
 	} else {
-		files, err = mf.loadGraph()
+		files, err = mf.LoadGraph()
 	}
 	if err != nil {
 		return err
 	}
-	g, p, x, src := files.Graph, files.Payload, files.Input, files.GraphPath
+	g, src := files.Graph, files.GraphPath
 	var origin []string
 	if files.ONNX != nil {
 		origin = files.ONNX.Imported.Origin
@@ -94,51 +80,22 @@ func runView(args []string, stdout, _ io.Writer) error {
 	// addParams draws the parameters after folding (view.AddParams), over
 	// the scalar the values were computed over.
 	var addParams func() error
-	switch m.What {
-	case view.Tape, view.Grads, view.Trace:
+	if m.What == view.Diff {
+		failure, err = viewDiff(m, files, *out)
+	} else {
 		sc := *scalar
 		if hasInput && sc == scalarAuto {
 			var why string
 			sc, why = files.AutoScalar()
 			m.Notes = append(m.Notes, strings.TrimSuffix(scalarLine(sc, why), "\n")+", chosen by --scalar auto")
 		}
-		withGrads := m.What != view.Tape
-		po := paramOptions(files)
-		switch {
-		case !hasInput:
-			addParams = func() error { return view.AddParamValues(m, g, p, po) }
-		case sc == "interval":
-			addParams, err = view.Annotate(m, g, p, irsem.ConvertTensor[spec.Interval](x), withGrads, po)
-		case sc == "f32":
-			addParams, err = view.Annotate(m, g, p, irsem.ConvertTensor[spec.F32](x), withGrads, po)
-		case sc == "f64":
-			addParams, err = view.Annotate(m, g, p, irsem.ConvertTensor[spec.F64](x), withGrads, po)
-		default:
-			if err = model.RatBudget(g, p, irsem.ConvertTensor[spec.Rat](x)); err == nil {
-				addParams, err = view.Annotate(m, g, p, irsem.ConvertTensor[spec.Rat](x), withGrads, po)
-			}
-		}
+		addParams, err = files.AnnotateView(m, sc, hasInput)
 		if err != nil {
-			return cli.Usagef("%s: %v", src, err)
+			err = cli.Usagef("%s: %v", src, err)
 		}
-		if withGrads {
-			m.Notes = append(m.Notes, "reverse pass of the eager tape from the output, seeded with ones of its shape")
-		}
-	case view.Diff:
-		rep, err := view.AddDiff(m, g, p, x, obligations.DiffOptions{RegistryHook: viewDiffHook})
-		if err != nil {
-			var bad *obligations.BadInputError
-			if errors.As(err, &bad) {
-				return cli.Usagef("view: %s: %v", src, bad.Err)
-			}
-			return cli.Usagef("view: %s: %v", src, err)
-		}
-		if len(rep.Checks) == 0 {
-			return cli.Usagef("view: no comparison applies to this graph and input")
-		}
-		if d := m.Diff; d.Found {
-			failure = cli.Failf("view: %s vs %s disagree over %s on %s at node %d (%s): %s vs %s (picture written to %s)", d.A, d.B, d.Scalar, d.What, d.Node, d.Op, d.LHS, d.RHS, *out)
-		}
+	}
+	if err != nil {
+		return err
 	}
 	m.Fold(minRun) // the page's summary says how many nodes were folded
 	if addParams != nil {
@@ -156,15 +113,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 		return cli.Usagef("%s: %v; fold chains (--fold) or view a smaller graph", src, err)
 	}
 	var b bytes.Buffer
-	switch *format {
-	case "dot":
-		err = view.DOT(&b, m)
-	case "svg":
-		err = view.SVG(&b, m, view.Place(m))
-	default:
-		err = view.HTML(&b, m, view.Place(m))
-	}
-	if err != nil {
+	if err := view.Render(&b, m, *format); err != nil {
 		return err
 	}
 	if *out == "-" {
@@ -181,22 +130,25 @@ func runView(args []string, stdout, _ io.Writer) error {
 	return failure
 }
 
-// paramOptions names an ONNX model's parameters by their initializers and
-// differentiates its const nodes (initializers) as tlcheck grad does.
-func paramOptions(files *model.Model) view.ParamOptions {
-	o := view.ParamOptions{ConstParams: files.ONNX != nil}
-	if files.ONNX != nil {
-		type key struct {
-			node  int
-			field string
+// viewDiff draws on m the first node where two of the model's paths or
+// scalars disagree at its input (view.AddDiff); the error is a usage
+// error when no comparison applies or the input is bad, and failure the
+// disagreement, naming out, the picture's file.
+func viewDiff(m *view.Model, files *model.Model, out string) (failure, err error) {
+	src := files.GraphPath
+	rep, err := view.AddDiff(m, files.Graph, files.Payload, files.Input, obligations.DiffOptions{RegistryHook: viewDiffHook})
+	if err != nil {
+		var bad *obligations.BadInputError
+		if errors.As(err, &bad) {
+			return nil, cli.Usagef("view: %s: %v", src, bad.Err)
 		}
-		names := map[key]string{}
-		for _, init := range files.ONNX.Imported.Initializers {
-			for _, u := range init.Uses {
-				names[key{u.Node, u.Field}] = init.Name
-			}
-		}
-		o.Name = func(node int, field string) string { return names[key{node, field}] }
+		return nil, cli.Usagef("view: %s: %v", src, err)
 	}
-	return o
+	if len(rep.Checks) == 0 {
+		return nil, cli.Usagef("view: no comparison applies to this graph and input")
+	}
+	if d := m.Diff; d.Found {
+		failure = cli.Failf("view: %s vs %s disagree over %s on %s at node %d (%s): %s vs %s (picture written to %s)", d.A, d.B, d.Scalar, d.What, d.Node, d.Op, d.LHS, d.RHS, out)
+	}
+	return failure, nil
 }
