@@ -49,7 +49,8 @@ type File struct{ Role, Path string }
 // gradients res of the model named modelName (every element listed when
 // elements is set). The files read are hashed again here (the model, inputs and dump were decoded to their
 // end, so the hash covers what was judged unless a file changed since).
-func GradsJSON(modelName string, ulps int, res []Grad, elements bool, read []File) (string, error) {
+// profile is the runtime profile that decided ("" for the default, ieee).
+func GradsJSON(modelName string, ulps int, profile string, res []Grad, elements bool, read []File) (string, error) {
 	tensors := make([]jsonout.CompareGradTensor, len(res))
 	for i, g := range res {
 		tensors[i] = g.JSON(elements)
@@ -65,7 +66,7 @@ func GradsJSON(modelName string, ulps int, res []Grad, elements bool, read []Fil
 		}
 		inputs = append(inputs, jsonout.Input{Role: f.Role, Path: f.Path, SHA256: h})
 	}
-	doc := jsonout.CompareGradDoc{Header: jsonout.NewHeader(jsonout.KindCompareGrad, nil, inputs), Model: modelName, ULPs: ulps, Grads: tensors}
+	doc := jsonout.CompareGradDoc{Header: jsonout.NewHeader(jsonout.KindCompareGrad, nil, inputs), Model: modelName, ULPs: ulps, Profile: profile, Grads: tensors}
 	if doc.Grads == nil {
 		doc.Grads = []jsonout.CompareGradTensor{}
 	}

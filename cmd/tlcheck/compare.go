@@ -23,6 +23,7 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	modelPath := fs.String("onnx", "", "ONNX model file (required)")
 	data := fs.String("data", "", "a recorded data set directory (input_N.pb, output_N.pb), or a directory of test_data_set_* directories (required)")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's elementary functions (exp, tanh, …), in binary32 ulps")
+	profile := fs.String("profile", fpbound.ProfileIEEE, profileUsage)
 	strict := fs.Bool("strict", false, "exit 1 when an element is inconclusive (by default inconclusive elements only warn)")
 	asJSON := fs.Bool("json", false, "print a tlcheck.compare.v1 document")
 	stats := fs.Bool("stats", false, statsUsage)
@@ -41,6 +42,9 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	if *ulps < 1 {
 		return cli.Usagef("--ulps must be ≥ 1, got %d", *ulps)
 	}
+	if err := oneOf("profile", *profile, fpbound.Profiles()...); err != nil {
+		return err
+	}
 	sets, err := model.DataSets(*data)
 	if err != nil {
 		return err
@@ -48,7 +52,7 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	var inputs []jsonout.Input
 	var reps []compare.Set
 	for _, dir := range sets {
-		rep, err := compare.RecordedDir(*modelPath, dir, fpbound.Options{ULPs: *ulps}, &inputs)
+		rep, err := compare.RecordedDir(*modelPath, dir, fpbound.Options{ULPs: *ulps, Profile: *profile}, &inputs)
 		if err != nil {
 			return err
 		}
@@ -58,6 +62,7 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	var b bytes.Buffer
 	if *asJSON {
 		doc := compare.Doc(*modelPath, *ulps, *strict, reps, inputs)
+		doc.Profile = profileField(*profile)
 		var err error
 		if doc.Stats, err = runStats(*stats); err != nil {
 			return err
@@ -78,4 +83,15 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 		return cli.Failf("compare: %s inconclusive (--strict)", cli.Count(inconc, "element", "elements"))
 	}
 	return nil
+}
+
+// profileUsage is the help of compare's and compare-grad's --profile.
+const profileUsage = "runtime profile of the elementary functions: ieee (every function within --ulps)|onnxruntime-cpu|pytorch-cpu (a library function within ulps plus an absolute term, docs/fpbound-profiles.md)"
+
+// profileField is a JSON document's "profile": absent for the default.
+func profileField(name string) string {
+	if name == fpbound.ProfileIEEE {
+		return ""
+	}
+	return name
 }

@@ -27,6 +27,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	asJSON := fs.Bool("json", false, "print a tlcheck.compare-grad.v1 document instead of the report")
 	elements := fs.Bool("elements", false, "with --json: list every checked element (index, recorded value, exact enclosure, bound, verdict)")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
+	profile := fs.String("profile", fpbound.ProfileIEEE, profileUsage)
 	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
@@ -41,6 +42,9 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	}
 	if *ulps < 1 || *ulps > fpbound.MaxULPs {
 		return cli.Usagef("--ulps: %d is not between 1 and %d", *ulps, fpbound.MaxULPs)
+	}
+	if err := oneOf("profile", *profile, fpbound.Profiles()...); err != nil {
+		return err
 	}
 	var m *compare.GradModel
 	var err error
@@ -85,7 +89,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
-	res, err := compare.Grads(m, doc, fpbound.Options{ULPs: *ulps})
+	res, err := compare.Grads(m, doc, fpbound.Options{ULPs: *ulps, Profile: *profile})
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
@@ -98,7 +102,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 		for _, p := range grads {
 			read = append(read, compare.File{Role: "grads", Path: p})
 		}
-		if rep, err = compare.GradsJSON(*onnxPath+*graph, *ulps, res, *elements, read); err != nil {
+		if rep, err = compare.GradsJSON(*onnxPath+*graph, *ulps, profileField(*profile), res, *elements, read); err != nil {
 			return err
 		}
 	}

@@ -286,6 +286,7 @@ type CompareDoc struct {
 	Header
 	Model        string       `json:"model"`
 	ULPs         int          `json:"ulps"`
+	Profile      string       `json:"profile,omitempty"` // the runtime profile (fpbound.Profiles), absent for the default "ieee"
 	Strict       bool         `json:"strict"`
 	Sets         []CompareSet `json:"sets"`
 	Holds        int          `json:"holds"`
@@ -304,6 +305,7 @@ type CompareGradDoc struct {
 	Header
 	Model        string              `json:"model"`
 	ULPs         int                 `json:"ulps"`
+	Profile      string              `json:"profile,omitempty"` // the runtime profile (fpbound.Profiles), absent for the default "ieee"
 	Grads        []CompareGradTensor `json:"grads"`
 	Holds        int                 `json:"holds"`
 	Fails        int                 `json:"fails"`
