@@ -89,7 +89,7 @@ func runView(args []string, stdout, _ io.Writer) error {
 			sc, why = files.AutoScalar()
 			m.Notes = append(m.Notes, strings.TrimSuffix(scalarLine(sc, why), "\n")+", chosen by --scalar auto")
 		}
-		addParams, err = files.AnnotateView(m, sc, hasInput)
+		addParams, err = view.AnnotateModel(m, files, sc, hasInput)
 		if err != nil {
 			err = cli.Usagef("%s: %v", src, err)
 		}
