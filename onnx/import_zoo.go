@@ -20,24 +20,9 @@ func zooOps() map[string]opImporter {
 }
 
 func importGatherElements(c *nctx) error {
-	if err := c.oneOutput(2, 2); err != nil {
-		return err
-	}
-	v, err := c.in(0)
+	v, iv, ax, err := gatherOperands(c)
 	if err != nil {
 		return err
-	}
-	iv, err := c.constInts(1)
-	if err != nil {
-		return err
-	}
-	a, err := c.attrInt("axis", 0)
-	if err != nil {
-		return err
-	}
-	ax, err := normAxis(a, len(v.shape))
-	if err != nil {
-		return c.errf(attrField("axis"), "%v", err)
 	}
 	flat, err := gatherElementsIndex(c, v.shape, iv, ax)
 	if err != nil {

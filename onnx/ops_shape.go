@@ -644,25 +644,33 @@ func importSlice(c *nctx) error {
 	return nil
 }
 
-func importGather(c *nctx) error {
-	if err := c.oneOutput(2, 2); err != nil {
-		return err
+// gatherOperands reads the operands Gather and GatherElements share: the
+// data (input 0), the constant integer indices (input 1) and the axis
+// attribute normalised against the data's rank.
+func gatherOperands(c *nctx) (v, iv *value, ax int, err error) {
+	if err = c.oneOutput(2, 2); err != nil {
+		return nil, nil, 0, err
 	}
-	v, err := c.in(0)
-	if err != nil {
-		return err
+	if v, err = c.in(0); err != nil {
+		return nil, nil, 0, err
 	}
-	iv, err := c.constInts(1)
-	if err != nil {
-		return err
+	if iv, err = c.constInts(1); err != nil {
+		return nil, nil, 0, err
 	}
 	a, err := c.attrInt("axis", 0)
 	if err != nil {
-		return err
+		return nil, nil, 0, err
 	}
-	ax, err := normAxis(a, len(v.shape))
+	if ax, err = normAxis(a, len(v.shape)); err != nil {
+		return nil, nil, 0, c.errf(attrField("axis"), "%v", err)
+	}
+	return v, iv, ax, nil
+}
+
+func importGather(c *nctx) error {
+	v, iv, ax, err := gatherOperands(c)
 	if err != nil {
-		return c.errf(attrField("axis"), "%v", err)
+		return err
 	}
 	n := v.shape[ax]
 	idx := make([]int, len(iv.ints))
