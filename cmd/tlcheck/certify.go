@@ -53,11 +53,11 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
 	partial := fs.Bool("partial", false, "with a model: write the certificates that apply when one does not (a model without range rules has no model_range certificate) and list the rest as \"not certified\"; without it such a model is refused, exit 1, nothing written (a model not exact over the rationals gets model_interval in place of model_composition, and needs no --partial)")
 	mf := addModelFlags(fs.FlagSet, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
-	shardFlag := fs.String("shard", "", shardFlagUsage)
+	shardFlag := fs.String("shard", "", certificates.ShardFlagUsage)
 	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
-	shard, err := certifyShard(*shardFlag, os.Getenv)
+	shard, err := certificates.SelectShard(*shardFlag, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -104,7 +104,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	}
 	// Bazel's protocol: the status file says the tool shards, whether or
 	// not this shard then passes.
-	if err := touchShardStatus(shard, os.Getenv); err != nil {
+	if err := certificates.TouchShardStatus(shard, os.Getenv); err != nil {
 		return err
 	}
 	m, err := certifyDir(*out, o, stderr)
@@ -234,7 +234,7 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	var rep *certificates.Report
 	var err error
 	if *shardFlag != "" {
-		sh, perr := parseShard("--shard", *shardFlag)
+		sh, perr := certificates.ParseShard("--shard", *shardFlag)
 		if perr != nil {
 			return perr
 		}
