@@ -16,31 +16,8 @@ import (
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/obligations"
 )
-
-// parseProviders validates --providers.
-func parseProviders(v string) ([]string, error) {
-	known := certificates.Providers()
-	if v == "all" {
-		return nil, nil
-	}
-	list, err := cli.List("providers", v)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, p := range list {
-		ok := false
-		for _, k := range known {
-			ok = ok || k == p
-		}
-		if !ok {
-			return nil, cli.Usagef("--providers: unknown provider %q (known: %s)", p, strings.Join(known, ","))
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
 
 func runCertify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("certify")
@@ -83,7 +60,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if err := checkCertCases(*cases); err != nil {
 		return err
 	}
-	ops, err := parseOps(*opsFlag)
+	ops, err := obligations.ParseOps(*opsFlag)
 	if err != nil {
 		return err
 	}
@@ -91,7 +68,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 		// certificates.Options reads nil as every primitive.
 		return cli.Usagef("--ops none: certify needs at least one primitive (all, or a comma-separated list)")
 	}
-	provs, err := parseProviders(*provFlag)
+	provs, err := certificates.ParseProviders(*provFlag)
 	if err != nil {
 		return err
 	}
