@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/tlcheck/tlcheck/certificates"
@@ -57,7 +55,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if *partial {
 		return cli.Usagef("certify: --partial goes with a model (--graph or --onnx): the built-in suite is always whole")
 	}
-	if err := checkCertCases(*cases); err != nil {
+	if err := certificates.CheckCases(*cases); err != nil {
 		return err
 	}
 	ops, err := obligations.ParseOps(*opsFlag)
@@ -99,29 +97,6 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// checkCertCases validates --cases: at least 1, at most the cert-cases
-// limit.
-func checkCertCases(cases int) error {
-	if cases < 1 {
-		return cli.Usagef("--cases must be at least 1, got %d", cases)
-	}
-	if max := limits.Current().CertCases; cases > max {
-		return cli.BadInput(fmt.Errorf("--cases: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", cases)))
-	}
-	return nil
-}
-
-// certifyErr is certify's exit for a failed Certify: bad input (exit 2)
-// for an output directory it cannot or will not write, a failed claim
-// (exit 1) otherwise.
-func certifyErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {
-		return cli.Usagef("certify: %v", err)
-	}
-	return cli.Failf("certify: %v", err)
-}
-
 // writeCertifyJSON prints the files certify wrote, as the manifest lists
 // them, and the SHA-256 of the manifest as written (read back); inputs,
 // for a model, are the files it was made from (the header's inputs).
@@ -147,7 +122,7 @@ func certifyDirWith(suite *certificates.Suite, dir string, o certificates.Option
 	m, err := suite.Certify(dir, o)
 	prog.Done()
 	if err != nil {
-		return nil, certifyErr(err)
+		return nil, certificates.CertifyErr(err)
 	}
 	return m, nil
 }
@@ -283,26 +258,11 @@ type modelCertOpts struct {
 }
 
 // certifyModel writes a user's model's certificate directory
-// (certificates.ModelSuite): the local adjointness of every primitive the
-// model applies, the composition law on the model at the input (when it is
-// exact over the rationals) and a range certificate over the input ± 1/8
-// (when the model has range rules); each file carries the IR graph and
-// payload inline, so `tlcheck verify DIR` needs neither the model file nor
-// the input.
-//
-// A model that is not exact over the rationals at its input (a batch
-// norm's sqrt takes it out of them) has no model_composition certificate;
-// model_interval, the interval enclosure of its output, is written in its
-// place and a "certified: model_interval in place of model_composition:
-// why" line says so. A certificate that does not apply at all is never
-// skipped silently: without --partial the model is refused with
-// exit 1 before anything is written, naming what would be missing, so no
-// directory that looks complete exists; with --partial the certificates
-// that apply are written and each missing one is listed ("not certified:
-// KIND: why", on stdout, or on stderr beside --json).
+// (certificates.CertifyModel) and prints its notes, the certificates not
+// written (beside --json, on stderr) and what it wrote.
 func certifyModel(mf *model.Spec, mo modelCertOpts, stdout, stderr io.Writer) error {
 	out, seed, cases := mo.out, mo.seed, mo.cases
-	if err := checkCertCases(cases); err != nil {
+	if err := certificates.CheckCases(cases); err != nil {
 		return err
 	}
 	o := certificates.Options{Seed: seed, Cases: cases, Providers: []string{}}
@@ -316,40 +276,19 @@ func certifyModel(mf *model.Spec, mo modelCertOpts, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	m := &certificates.Model{Name: filepath.Base(files.GraphPath), Graph: files.Graph, Payload: files.Payload, Input: files.Input}
-	suite, skipped, err := certificates.ModelSuite(m, seed)
+	man, notes, skipped, err := certificates.CertifyModel(files, out, o, mo.partial, stderr)
 	if err != nil {
-		return files.Err(err)
+		return err
 	}
-	if len(skipped) > 0 && !mo.partial {
-		return cli.Failf("certify: not certified: %s; nothing written (--partial writes the certificates that apply)", strings.Join(skipped, "; "))
-	}
-	if o.Ops, err = certificates.ModelOps(m); err != nil {
-		return files.Err(err)
-	}
-	if len(o.Ops) == 0 {
-		return cli.Usagef("certify: the model applies no registry primitive: nothing to certify")
-	}
-	o.Sources = certSources(files.Files)
-	prog := cli.NewProgress(stderr, "certify", suite.Subjects(o))
-	o.Progress = prog.Step
-	man, err := suite.Certify(out, o)
-	prog.Done()
-	if limits.IsLimit(err) {
-		return files.Err(err) // a budget: bad input, naming the node, as eval
-	}
-	if err != nil {
-		return certifyErr(err)
-	}
-	notes := stdout
+	w := stdout
 	if mo.json {
-		notes = stderr
+		w = stderr
 	}
-	for _, s := range suite.Notes() {
-		fmt.Fprintf(notes, "certified: %s\n", s)
+	for _, s := range notes {
+		fmt.Fprintf(w, "certified: %s\n", s)
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(notes, "not certified: %s\n", s)
+		fmt.Fprintf(w, "not certified: %s\n", s)
 	}
 	if mo.json {
 		return writeCertifyJSON(stdout, out, man, files.Files)
