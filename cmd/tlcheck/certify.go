@@ -12,7 +12,6 @@ import (
 	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/obligations"
 )
@@ -217,9 +216,9 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 		if err := jsonout.Write(stdout, rep.VerifyDoc(fs.Arg(0), given)); err != nil {
 			return err
 		}
-		return verifyFailure(rep)
+		return rep.Verdict()
 	}
-	if err := verifyFailure(rep); err != nil {
+	if err := rep.Verdict(); err != nil {
 		return err
 	}
 	total := 0
@@ -228,25 +227,6 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "verified %s, %s: every claim re-derived\n", cli.Count(len(rep.Files), "file", "files"), cli.Count(total, "case", "cases"))
 	return nil
-}
-
-// verifyFailure is verify's verdict on a report with failures: exit 1
-// naming the first — unless re-deriving a claim exceeded a limit
-// (limits.IsLimit), which is bad input, exit 2, naming that one, as the
-// limits doc says of every limit (certify refuses the same input with
-// the same budgets).
-func verifyFailure(rep *certificates.Report) error {
-	f := rep.Failures()
-	if len(f) == 0 {
-		return nil
-	}
-	for _, r := range f {
-		if limits.IsLimit(r.Err) {
-			return cli.BadInput(fmt.Errorf("verify: %w", r.Err)) // a FieldError names the file
-		}
-	}
-	failed, files := rep.FileCounts()
-	return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
 }
 
 // modelCertOpts are certify's flags for a user's model.
