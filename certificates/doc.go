@@ -28,7 +28,10 @@
 // for tying a model directory to the files it was made from. A verifier
 // file calls producer code only to regenerate the recorded inputs from
 // the seed (the draws), and where the kinds below say so
-// (TestVerifierIndependent).
+// (TestVerifierIndependent). What certify's command line configures is
+// here too: flags.go parses --providers, shardenv.go chooses the shard
+// (--shard or the batch engines' variables), modelrun.go certifies a
+// user's model.
 //
 // Seeding: every case is drawn from spec.CaseSeed(seed, label, i), the
 // seed function tlcheck check uses, with label the primitive's name for

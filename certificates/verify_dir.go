@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/internal/version"
@@ -386,4 +387,23 @@ func (s *Suite) VerifyShard(dir string, sh Shard) (*Report, error) {
 		return nil, err
 	}
 	return s.verify(dir, &sh)
+}
+
+// Verdict returns verify's verdict on r: nil without failures; else exit 1
+// naming the first — unless re-deriving a claim exceeded a limit
+// (limits.IsLimit), which is bad input, exit 2, naming that one, as the
+// limits doc says of every limit (certify refuses the same input with
+// the same budgets).
+func (r *Report) Verdict() error {
+	f := r.Failures()
+	if len(f) == 0 {
+		return nil
+	}
+	for _, fr := range f {
+		if limits.IsLimit(fr.Err) {
+			return cli.BadInput(fmt.Errorf("verify: %w", fr.Err)) // a FieldError names the file
+		}
+	}
+	failed, files := r.FileCounts()
+	return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
 }

@@ -276,6 +276,46 @@ func GradModelIR(fs *model.Model) (*GradModel, error) {
 	return m, nil
 }
 
+// LoadGradModel loads compare-grad's model: the ONNX model at onnxPath
+// with its runtime inputs (the files inputs, or the input_*.pb of the
+// recorded data set directory data), or the torchlean.ir.v1 graph with
+// its payload and its one input. It returns the model and the input files
+// read; a misuse of the inputs is a usage error.
+func LoadGradModel(onnxPath, graph, payload, data string, inputs []string) (*GradModel, []string, error) {
+	if onnxPath != "" {
+		in := inputs
+		if data != "" {
+			if len(inputs) > 0 {
+				return nil, nil, cli.Usagef("compare-grad: --input and --data both name the inputs; give one")
+			}
+			var err error
+			if in, err = model.DataFiles("data", data, "input"); err != nil {
+				return nil, nil, err
+			}
+		}
+		im, x, err := model.ImportPB(onnxPath, in)
+		if err != nil {
+			return nil, nil, err
+		}
+		m, err := GradModelONNX(onnxPath, im, x)
+		return m, in, err
+	}
+	switch {
+	case data != "":
+		return nil, nil, cli.Usagef("compare-grad: --data is a recorded ONNX data set: it goes with --onnx")
+	case len(inputs) > 1:
+		return nil, nil, cli.Usagef("compare-grad: --input given %d times: a torchlean.ir.v1 graph has one input", len(inputs))
+	case len(inputs) == 0:
+		return nil, nil, cli.Usagef("compare-grad: --input is required")
+	}
+	files, err := model.LoadIR("compare-grad", graph, payload, inputs[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := GradModelIR(files)
+	return m, inputs, err
+}
+
 // Seed packs the dump's cotangent (default: ones) into the IR output's
 // shape.
 func (m *GradModel) Seed(doc *Dump) (irsem.RatTensor, error) {

@@ -1,46 +1,20 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/model"
+	"github.com/tlcheck/tlcheck/obligations"
 )
-
-// parseProviders validates --providers.
-func parseProviders(v string) ([]string, error) {
-	known := certificates.Providers()
-	if v == "all" {
-		return nil, nil
-	}
-	list, err := cli.List("providers", v)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, p := range list {
-		ok := false
-		for _, k := range known {
-			ok = ok || k == p
-		}
-		if !ok {
-			return nil, cli.Usagef("--providers: unknown provider %q (known: %s)", p, strings.Join(known, ","))
-		}
-		out = append(out, p)
-	}
-	return out, nil
-}
 
 func runCertify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("certify")
@@ -53,11 +27,11 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "empty a non-empty --out directory first (without it, certify refuses one)")
 	partial := fs.Bool("partial", false, "with a model: write the certificates that apply when one does not (a model without range rules has no model_range certificate) and list the rest as \"not certified\"; without it such a model is refused, exit 1, nothing written (a model not exact over the rationals gets model_interval in place of model_composition, and needs no --partial)")
 	mf := addModelFlags(fs.FlagSet, "certify", "with --input: certify this torchlean.ir.v1 or tlcheck.ir.v1 graph (a user's model) instead of the built-in subjects", true)
-	shardFlag := fs.String("shard", "", shardFlagUsage)
+	shardFlag := fs.String("shard", "", certificates.ShardFlagUsage)
 	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
-	shard, err := certifyShard(*shardFlag, os.Getenv)
+	shard, err := certificates.SelectShard(*shardFlag, os.Getenv)
 	if err != nil {
 		return err
 	}
@@ -80,10 +54,10 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	if *partial {
 		return cli.Usagef("certify: --partial goes with a model (--graph or --onnx): the built-in suite is always whole")
 	}
-	if err := checkCertCases(*cases); err != nil {
+	if err := certificates.CheckCases(*cases); err != nil {
 		return err
 	}
-	ops, err := parseOps(*opsFlag)
+	ops, err := obligations.ParseOps(*opsFlag)
 	if err != nil {
 		return err
 	}
@@ -91,7 +65,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 		// certificates.Options reads nil as every primitive.
 		return cli.Usagef("--ops none: certify needs at least one primitive (all, or a comma-separated list)")
 	}
-	provs, err := parseProviders(*provFlag)
+	provs, err := certificates.ParseProviders(*provFlag)
 	if err != nil {
 		return err
 	}
@@ -104,7 +78,7 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	}
 	// Bazel's protocol: the status file says the tool shards, whether or
 	// not this shard then passes.
-	if err := touchShardStatus(shard, os.Getenv); err != nil {
+	if err := certificates.TouchShardStatus(shard, os.Getenv); err != nil {
 		return err
 	}
 	m, err := certifyDir(*out, o, stderr)
@@ -120,29 +94,6 @@ func runCertify(args []string, stdout, stderr io.Writer) error {
 	}
 	_, err = fmt.Fprintf(stdout, "wrote %s and %s to %s (seed %d, %s each)\n", cli.Count(len(m.Files), "certificate file", "certificate files"), certificates.ManifestName, *out, *seed, cli.Count(*cases, "case", "cases"))
 	return err
-}
-
-// checkCertCases validates --cases: at least 1, at most the cert-cases
-// limit.
-func checkCertCases(cases int) error {
-	if cases < 1 {
-		return cli.Usagef("--cases must be at least 1, got %d", cases)
-	}
-	if max := limits.Current().CertCases; cases > max {
-		return cli.BadInput(fmt.Errorf("--cases: %w", limits.Exceeded("cert-cases", int64(max), "%d cases per certificate", cases)))
-	}
-	return nil
-}
-
-// certifyErr is certify's exit for a failed Certify: bad input (exit 2)
-// for an output directory it cannot or will not write, a failed claim
-// (exit 1) otherwise.
-func certifyErr(err error) error {
-	var pe *os.PathError
-	if errors.As(err, &pe) || errors.Is(err, certificates.ErrNotEmpty) {
-		return cli.Usagef("certify: %v", err)
-	}
-	return cli.Failf("certify: %v", err)
 }
 
 // writeCertifyJSON prints the files certify wrote, as the manifest lists
@@ -170,7 +121,7 @@ func certifyDirWith(suite *certificates.Suite, dir string, o certificates.Option
 	m, err := suite.Certify(dir, o)
 	prog.Done()
 	if err != nil {
-		return nil, certifyErr(err)
+		return nil, certificates.CertifyErr(err)
 	}
 	return m, nil
 }
@@ -234,7 +185,7 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	var rep *certificates.Report
 	var err error
 	if *shardFlag != "" {
-		sh, perr := parseShard("--shard", *shardFlag)
+		sh, perr := certificates.ParseShard("--shard", *shardFlag)
 		if perr != nil {
 			return perr
 		}
@@ -265,9 +216,9 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 		if err := jsonout.Write(stdout, rep.VerifyDoc(fs.Arg(0), given)); err != nil {
 			return err
 		}
-		return verifyFailure(rep)
+		return rep.Verdict()
 	}
-	if err := verifyFailure(rep); err != nil {
+	if err := rep.Verdict(); err != nil {
 		return err
 	}
 	total := 0
@@ -276,25 +227,6 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "verified %s, %s: every claim re-derived\n", cli.Count(len(rep.Files), "file", "files"), cli.Count(total, "case", "cases"))
 	return nil
-}
-
-// verifyFailure is verify's verdict on a report with failures: exit 1
-// naming the first — unless re-deriving a claim exceeded a limit
-// (limits.IsLimit), which is bad input, exit 2, naming that one, as the
-// limits doc says of every limit (certify refuses the same input with
-// the same budgets).
-func verifyFailure(rep *certificates.Report) error {
-	f := rep.Failures()
-	if len(f) == 0 {
-		return nil
-	}
-	for _, r := range f {
-		if limits.IsLimit(r.Err) {
-			return cli.BadInput(fmt.Errorf("verify: %w", r.Err)) // a FieldError names the file
-		}
-	}
-	failed, files := rep.FileCounts()
-	return cli.Failf("verify: %d of %d files %s; first: %v", failed, files, cli.Agree(failed, "fails", "fail"), f[0].Err)
 }
 
 // modelCertOpts are certify's flags for a user's model.
@@ -306,26 +238,11 @@ type modelCertOpts struct {
 }
 
 // certifyModel writes a user's model's certificate directory
-// (certificates.ModelSuite): the local adjointness of every primitive the
-// model applies, the composition law on the model at the input (when it is
-// exact over the rationals) and a range certificate over the input ± 1/8
-// (when the model has range rules); each file carries the IR graph and
-// payload inline, so `tlcheck verify DIR` needs neither the model file nor
-// the input.
-//
-// A model that is not exact over the rationals at its input (a batch
-// norm's sqrt takes it out of them) has no model_composition certificate;
-// model_interval, the interval enclosure of its output, is written in its
-// place and a "certified: model_interval in place of model_composition:
-// why" line says so. A certificate that does not apply at all is never
-// skipped silently: without --partial the model is refused with
-// exit 1 before anything is written, naming what would be missing, so no
-// directory that looks complete exists; with --partial the certificates
-// that apply are written and each missing one is listed ("not certified:
-// KIND: why", on stdout, or on stderr beside --json).
+// (certificates.CertifyModel) and prints its notes, the certificates not
+// written (beside --json, on stderr) and what it wrote.
 func certifyModel(mf *model.Spec, mo modelCertOpts, stdout, stderr io.Writer) error {
 	out, seed, cases := mo.out, mo.seed, mo.cases
-	if err := checkCertCases(cases); err != nil {
+	if err := certificates.CheckCases(cases); err != nil {
 		return err
 	}
 	o := certificates.Options{Seed: seed, Cases: cases, Providers: []string{}}
@@ -339,40 +256,19 @@ func certifyModel(mf *model.Spec, mo modelCertOpts, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	m := &certificates.Model{Name: filepath.Base(files.GraphPath), Graph: files.Graph, Payload: files.Payload, Input: files.Input}
-	suite, skipped, err := certificates.ModelSuite(m, seed)
+	man, notes, skipped, err := certificates.CertifyModel(files, out, o, mo.partial, stderr)
 	if err != nil {
-		return files.Err(err)
+		return err
 	}
-	if len(skipped) > 0 && !mo.partial {
-		return cli.Failf("certify: not certified: %s; nothing written (--partial writes the certificates that apply)", strings.Join(skipped, "; "))
-	}
-	if o.Ops, err = certificates.ModelOps(m); err != nil {
-		return files.Err(err)
-	}
-	if len(o.Ops) == 0 {
-		return cli.Usagef("certify: the model applies no registry primitive: nothing to certify")
-	}
-	o.Sources = certSources(files.Files)
-	prog := cli.NewProgress(stderr, "certify", suite.Subjects(o))
-	o.Progress = prog.Step
-	man, err := suite.Certify(out, o)
-	prog.Done()
-	if limits.IsLimit(err) {
-		return files.Err(err) // a budget: bad input, naming the node, as eval
-	}
-	if err != nil {
-		return certifyErr(err)
-	}
-	notes := stdout
+	w := stdout
 	if mo.json {
-		notes = stderr
+		w = stderr
 	}
-	for _, s := range suite.Notes() {
-		fmt.Fprintf(notes, "certified: %s\n", s)
+	for _, s := range notes {
+		fmt.Fprintf(w, "certified: %s\n", s)
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(notes, "not certified: %s\n", s)
+		fmt.Fprintf(w, "not certified: %s\n", s)
 	}
 	if mo.json {
 		return writeCertifyJSON(stdout, out, man, files.Files)

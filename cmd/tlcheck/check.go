@@ -22,36 +22,6 @@ type checkRow struct {
 	Worst  string // the worst measure as the table prints it
 }
 
-// parseOps resolves --ops against the registry.
-func parseOps(v string) ([]string, error) {
-	all := make([]string, 0)
-	for _, info := range spec.Infos() {
-		all = append(all, info.Name)
-	}
-	if v == "all" {
-		return all, nil
-	}
-	if v == "none" {
-		return nil, nil
-	}
-	names, err := cli.List("ops", v)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	seen := map[string]bool{}
-	for _, name := range names {
-		if _, err := spec.Info(name); err != nil {
-			return nil, cli.Usagef("--ops: unknown primitive %q (known: %s)", name, strings.Join(all, ","))
-		}
-		if !seen[name] {
-			out = append(out, name)
-			seen[name] = true
-		}
-	}
-	return out, nil
-}
-
 // checkRun is a check run: what it covers, and the primitive whose
 // fault was planted (for the replay commands).
 type checkRun struct {
@@ -137,7 +107,7 @@ func runCheck(args []string, stdout, stderr io.Writer) error {
 	if *only < -1 || *only > 1_000_000 {
 		return cli.Usagef("--case must be between 0 and 1000000, got %d", *only)
 	}
-	ops, err := parseOps(*opsFlag)
+	ops, err := obligations.ParseOps(*opsFlag)
 	if err != nil {
 		return err
 	}

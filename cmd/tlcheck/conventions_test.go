@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	// The tests choose their shards themselves: a test run inside a
 	// sharded batch job (Bazel, a Kubernetes Indexed Job) must not make
 	// every in-process certify a shard.
-	for _, v := range []string{envShardIndex, envTotalShards, envJobIndex, envShardStatus} {
+	for _, v := range []string{certificates.EnvShardIndex, certificates.EnvTotalShards, certificates.EnvJobIndex, certificates.EnvShardStatus} {
 		os.Unsetenv(v)
 	}
 	before, err := treeNames(".")

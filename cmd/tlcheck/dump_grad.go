@@ -12,7 +12,6 @@ import (
 	"github.com/tlcheck/tlcheck/compare"
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
-	"github.com/tlcheck/tlcheck/model"
 )
 
 func runCompareGrad(args []string, stdout, _ io.Writer) error {
@@ -46,38 +45,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	if err := oneOf("profile", *profile, fpbound.Profiles()...); err != nil {
 		return err
 	}
-	var m *compare.GradModel
-	var err error
-	in := []string(inputs)
-	if *onnxPath != "" {
-		if *data != "" {
-			if len(inputs) > 0 {
-				return cli.Usagef("compare-grad: --input and --data both name the inputs; give one")
-			}
-			if in, err = model.DataFiles("data", *data, "input"); err != nil {
-				return err
-			}
-		}
-		im, x, ierr := model.ImportPB(*onnxPath, in)
-		if ierr != nil {
-			return ierr
-		}
-		m, err = compare.GradModelONNX(*onnxPath, im, x)
-	} else {
-		switch {
-		case *data != "":
-			return cli.Usagef("compare-grad: --data is a recorded ONNX data set: it goes with --onnx")
-		case len(inputs) > 1:
-			return cli.Usagef("compare-grad: --input given %d times: a torchlean.ir.v1 graph has one input", len(inputs))
-		case len(inputs) == 0:
-			return cli.Usagef("compare-grad: --input is required")
-		}
-		fs, lerr := model.LoadIR("compare-grad", *graph, *payload, inputs[0])
-		if lerr != nil {
-			return lerr
-		}
-		m, err = compare.GradModelIR(fs)
-	}
+	m, in, err := compare.LoadGradModel(*onnxPath, *graph, *payload, *data, inputs)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/jsonschema"
 )
 
@@ -54,14 +55,14 @@ func certifyShardsAsProcesses(t *testing.T, root string, n int) []string {
 	for i := range n {
 		dir := filepath.Join(root, fmt.Sprintf("shard-%d-of-%d", i, n))
 		args := append([]string{"certify", "--out", dir}, shardTestArgs...)
-		env := append(os.Environ(), mainEnv+"=1", envShardIndex+"=", envJobIndex+"=", envTotalShards+"=", envShardStatus+"=")
+		env := append(os.Environ(), mainEnv+"=1", certificates.EnvShardIndex+"=", certificates.EnvJobIndex+"=", certificates.EnvTotalShards+"=", certificates.EnvShardStatus+"=")
 		switch i % 3 {
 		case 0:
 			args = append(args, "--shard", fmt.Sprintf("%d/%d", i, n))
 		case 1:
-			env = append(env, fmt.Sprintf("%s=%d", envShardIndex, i), fmt.Sprintf("%s=%d", envTotalShards, n))
+			env = append(env, fmt.Sprintf("%s=%d", certificates.EnvShardIndex, i), fmt.Sprintf("%s=%d", certificates.EnvTotalShards, n))
 		case 2:
-			env = append(env, fmt.Sprintf("%s=%d", envJobIndex, i), fmt.Sprintf("%s=%d", envTotalShards, n))
+			env = append(env, fmt.Sprintf("%s=%d", certificates.EnvJobIndex, i), fmt.Sprintf("%s=%d", certificates.EnvTotalShards, n))
 		}
 		cmd := exec.Command(os.Args[0], args...)
 		cmd.Env = env
@@ -363,50 +364,6 @@ func rehash(t *testing.T, dir, rel string, edit func([]byte) []byte) {
 	os.WriteFile(mp, m2, 0o644)
 }
 
-// TestCertifyShardSelection: the shard comes from --shard, else from
-// Bazel's TEST_SHARD_INDEX or Kubernetes' JOB_COMPLETION_INDEX with
-// TEST_TOTAL_SHARDS; the flag wins; an index without a count, a count
-// without an index and out-of-range or malformed values are usage errors.
-func TestCertifyShardSelection(t *testing.T) {
-	cases := []struct {
-		flag      string
-		env       map[string]string
-		want      string // I/N, "" for unsharded
-		errSubstr string
-	}{
-		{"", nil, "", ""},
-		{"2/5", nil, "2/5", ""},
-		{"0/1", map[string]string{envJobIndex: "3"}, "0/1", ""},
-		{"1/2", map[string]string{envShardIndex: "0", envTotalShards: "4"}, "1/2", ""},
-		{"", map[string]string{envShardIndex: "3", envTotalShards: "4"}, "3/4", ""},
-		{"", map[string]string{envJobIndex: "6", envTotalShards: "7"}, "6/7", ""},
-		{"", map[string]string{envShardIndex: "1", envJobIndex: "2", envTotalShards: "3"}, "1/3", ""},
-		{"", map[string]string{envJobIndex: "2"}, "", "TEST_TOTAL_SHARDS is not"},
-		{"", map[string]string{envShardIndex: "2"}, "", "TEST_TOTAL_SHARDS is not"},
-		{"", map[string]string{envTotalShards: "2"}, "", "neither TEST_SHARD_INDEX nor JOB_COMPLETION_INDEX"},
-		{"", map[string]string{envJobIndex: "7", envTotalShards: "7"}, "", "out of range"},
-		{"3/3", nil, "", "out of range"},
-		{"0/0", nil, "", "out of range"},
-		{"-1/2", nil, "", "not I/N"},
-		{"1", nil, "", "not I/N"},
-		{"a/2", nil, "", "not I/N"},
-		{"1/99999999999", nil, "", "not I/N"},
-	}
-	for _, c := range cases {
-		got, err := certifyShard(c.flag, func(k string) string { return c.env[k] })
-		switch {
-		case c.errSubstr != "":
-			if err == nil || !strings.Contains(err.Error(), c.errSubstr) {
-				t.Errorf("flag %q env %v: error %v, want one containing %q", c.flag, c.env, err, c.errSubstr)
-			}
-		case err != nil:
-			t.Errorf("flag %q env %v: %v", c.flag, c.env, err)
-		case c.want == "" && got.Sharded(), c.want != "" && got.String() != c.want:
-			t.Errorf("flag %q env %v: shard %v, want %q", c.flag, c.env, got, c.want)
-		}
-	}
-}
-
 // TestCertifyShardCLI: an out-of-range --shard exits 2 before writing
 // anything; with TEST_SHARD_STATUS_FILE set a sharded certify creates it
 // (Bazel's sign that the test understands sharding).
@@ -420,9 +377,9 @@ func TestCertifyShardCLI(t *testing.T) {
 		t.Fatal("a refused certify created --out")
 	}
 	status := filepath.Join(t.TempDir(), "shard-status")
-	t.Setenv(envShardStatus, status)
-	t.Setenv(envShardIndex, "1")
-	t.Setenv(envTotalShards, "2")
+	t.Setenv(certificates.EnvShardStatus, status)
+	t.Setenv(certificates.EnvShardIndex, "1")
+	t.Setenv(certificates.EnvTotalShards, "2")
 	if code, stdout, stderr := runCmd("certify", "--out", out, "--ops", "mul", "--providers", "reference", "--cases", "1"); code != 0 || !strings.Contains(stdout, "shard 1/2") {
 		t.Fatalf("certify from the environment: exit %d\n%s%s", code, stdout, stderr)
 	}

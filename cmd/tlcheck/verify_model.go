@@ -11,16 +11,6 @@ import (
 	"github.com/tlcheck/tlcheck/model"
 )
 
-// certSources are the files certify read a model from, as the manifest
-// records them (certificates.Source: role, base name, SHA-256).
-func certSources(inputs []jsonout.Input) []certificates.Source {
-	out := make([]certificates.Source, len(inputs))
-	for i, in := range inputs {
-		out[i] = certificates.NewSource(in.Role, in.Path, in.SHA256)
-	}
-	return out
-}
-
 // givenSources are the files given to verify, with their paths as given
 // (for the messages) and their SHA-256.
 func givenSources(inputs []jsonout.Input) []certificates.Source {
