@@ -40,6 +40,17 @@ var digestNormalisers = []struct {
 	// onnx-map.json names the model's path) hashes differently each run;
 	// every file written is digested on its own, after normalising.
 	{regexp.MustCompile(`"sha256": "[0-9a-f]{64}"`), `"sha256": "H"`},
+	// The same in JUnit's system-out ("sha256 <hex>"): the certify stage's
+	// items name each file's hash; the files are digested on their own.
+	{regexp.MustCompile(`sha256 [0-9a-f]{64}`), "sha256 H"},
+	// binary32 NaN payloads (exponent all ones, fraction non-zero) in
+	// recorded bits: when two operands are NaN, IEEE 754 does not say
+	// whose payload the result carries, and the compiled code decides (the
+	// race build orders the operands of the same float32 additions
+	// differently, so refinement certificates record other NaN bits). Every
+	// NaN is one placeholder; ±∞ (0x7f800000, 0xff800000) and every
+	// finite value keep their bits.
+	{regexp.MustCompile(`"0x[7f]f(8[0-9a-f]{4}[1-9a-f]|8[0-9a-f]{3}[1-9a-f][0-9a-f]|8[0-9a-f]{2}[1-9a-f][0-9a-f]{2}|8[0-9a-f][1-9a-f][0-9a-f]{3}|8[1-9a-f][0-9a-f]{4}|[9a-f][0-9a-f]{5})"`), `"NaN32"`},
 	// JUnit time attributes.
 	{regexp.MustCompile(`time="[0-9.eE+-]+"`), `time="0"`},
 	// The gate table's seconds column: "stage  items  failed  seconds  verdict".
@@ -286,6 +297,13 @@ func TestDigestNormalisersMaskOnlyNoise(t *testing.T) {
 		{"| verify | 75 | 0 | 0.13 |", "| verify | 75 | 1 | 0.13 |", false},
 		{"element 0 is -323607.44 (GOMAXPROCS 2)", "element 0 is -323607.44 (GOMAXPROCS 1)", true},
 		{"element 0 is -323607.44 (GOMAXPROCS 2)", "element 0 is -323607.45 (GOMAXPROCS 2)", false},
+		{`"bits": ["0xffe59464"]`, `"bits": ["0x7fdde581"]`, true},
+		{`"bits": ["0x7fc00000"]`, `"bits": ["0xff800001"]`, true},
+		{`"bits": ["0x7f800000"]`, `"bits": ["0xff800000"]`, false},
+		{`"bits": ["0x7f800000"]`, `"bits": ["0x7fc00000"]`, false},
+		{`"bits": ["0x7f7fffff"]`, `"bits": ["0x7fc00000"]`, false},
+		{`"bits": ["0x3f800000"]`, `"bits": ["0x3f800001"]`, false},
+		{"<system-out>sha256 3449193b581cde79e921c3fe75a677743cffbb3bed26935e8cc57bc2b3869cae</system-out>", "<system-out>sha256 74c5f76a517a41133b046fbf8463fd166f219dbeb32f84b63311bb1a74e913b6</system-out>", true},
 	}
 	for i, c := range cases {
 		if same := digest([]byte(c.a)) == digest([]byte(c.b)); same != c.same {
