@@ -379,36 +379,28 @@ func boolean(where string, v json.RawMessage) (bool, error) {
 
 // name, level and expr check a reference to an index already defined.
 func (p *parser) name(where string, v json.RawMessage) (int, error) {
-	n, err := nat(where, v)
-	if err != nil {
-		return 0, err
-	}
-	if n >= len(p.e.names) {
-		return 0, fmt.Errorf("%s: name %d is not defined yet (a forward or dangling reference; %d names so far)", where, n, len(p.e.names))
-	}
-	return n, nil
+	return ref(where, v, "name", "names", len(p.e.names))
 }
 
 func (p *parser) level(where string, v json.RawMessage) (int, error) {
-	n, err := nat(where, v)
-	if err != nil {
-		return 0, err
-	}
-	if n >= len(p.e.lvls) {
-		return 0, fmt.Errorf("%s: level %d is not defined yet (a forward or dangling reference; %d levels so far)", where, n, len(p.e.lvls))
-	}
-	return n, nil
+	return ref(where, v, "level", "levels", len(p.e.lvls))
 }
 
 func (p *parser) expr(where string, v json.RawMessage) (int, error) {
-	n, err := nat(where, v)
+	return ref(where, v, "expression", "expressions", len(p.e.exprs))
+}
+
+// ref reads an index into a table of n entries of the kind (one, many
+// spell it), refusing one not defined yet.
+func ref(where string, v json.RawMessage, one, many string, n int) (int, error) {
+	k, err := nat(where, v)
 	if err != nil {
 		return 0, err
 	}
-	if n >= len(p.e.exprs) {
-		return 0, fmt.Errorf("%s: expression %d is not defined yet (a forward or dangling reference; %d expressions so far)", where, n, len(p.e.exprs))
+	if k >= n {
+		return 0, fmt.Errorf("%s: %s %d is not defined yet (a forward or dangling reference; %d %s so far)", where, one, k, n, many)
 	}
-	return n, nil
+	return k, nil
 }
 
 func (p *parser) names(where string, v json.RawMessage) ([]int, error) {
