@@ -31,11 +31,19 @@
 // A certificate with a node Lean has no semantics for (or a graph over
 // MaxCompNodes, or over the caps) is skipped with the reason.
 //
+// The window primitives (conv, conv_transpose, the four pools) carry the
+// registry's Window attribute as the AdjCase fields kernel, stride,
+// dilation, pads, groups and countPad (leanWindow); Lean reads the lead,
+// channel and spatial extents from the shapes and the output shape
+// (Tlcheck.Attr.convG, convTG, poolG), so ceil_mode and output_padding
+// enter only through the output extents the registry computed.
+//
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (the norms, the window primitives, pad, gather, shrink, the
-// seeded draws, and the interval-oracle primitives: Lean has no semantics
-// for them yet); refinement and range (binary32 and interval
-// claims over floats, which Lean core cannot compute in the kernel).
+// Covered (the norms, dropout, the seeded draws, and the interval-oracle
+// primitives: Lean has no semantics for them, or the certificate records
+// a seed where Lean needs the mask); refinement and range (binary32 and
+// interval claims over floats, which Lean core cannot compute in the
+// kernel).
 //
 // Emit checks what it reads (the manifest's SHA-256 of each file, the
 // format, strict JSON, canonical rationals, shapes against value counts)
@@ -63,7 +71,47 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "gather", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "flatten", "gather", "inv", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+
+// windowOps are the covered primitives that read the registry's window
+// geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
+// dilation, pads, groups and countPad fields.
+var windowOps = map[string]bool{"conv": true, "conv_transpose": true, "max_pool": true, "max_pool_nd": true, "avg_pool": true, "avg_pool_nd": true}
+
+// leanWindow renders the window geometry w of a window primitive as the
+// Lean fields kernel, stride, dilation, pads, groups and countPad (a
+// leading ", " and no braces), the registry's fields unchanged: an empty
+// dilation is all 1 and empty pads all 0 in Lean as in the registry, and
+// groups is 1 where the primitive has none (the pools). The output
+// extents are not written: Lean reads them from the output shape, as the
+// registry's planWin computed them (ceil_mode and output_padding enter
+// only there). Lengths and signs are checked, never repaired: a kernel of
+// r entries needs r strides, 0 or r dilations and 0 or 2r pads.
+func leanWindow(w *spec.Window) (string, error) {
+	if w == nil {
+		return "", fmt.Errorf("window: missing (a window primitive needs its geometry)")
+	}
+	r := len(w.Kernel)
+	if r == 0 || len(w.Stride) != r || (len(w.Dilation) != 0 && len(w.Dilation) != r) || (len(w.Pads) != 0 && len(w.Pads) != 2*r) {
+		return "", fmt.Errorf("window: kernel %d, stride %d, dilation %d and pads %d entries (want r ≥ 1, r, 0 or r, 0 or 2r)", r, len(w.Stride), len(w.Dilation), len(w.Pads))
+	}
+	for f, xs := range [4][]int{w.Kernel, w.Stride, w.Dilation, w.Pads} {
+		for i, x := range xs {
+			if x < 0 {
+				return "", fmt.Errorf("window: field %s element %d is negative", [4]string{"kernel", "stride", "dilation", "pads"}[f], i)
+			}
+		}
+	}
+	groups := w.Groups
+	if groups == 0 {
+		groups = 1
+	}
+	if groups < 0 {
+		return "", fmt.Errorf("window: negative groups")
+	}
+	return fmt.Sprintf(", kernel := %s, stride := %s, dilation := %s, pads := %s, groups := %d, countPad := %t",
+		nats(w.Kernel), nats(w.Stride), nats(w.Dilation), nats(w.Pads), groups, w.CountIncludePad), nil
+}
 
 // leanAttrs maps a certificate's attributes onto Tlcheck.Attr's fields:
 // c, lo, hi, axis2 and perm are the registry's own, except that gather's
@@ -152,7 +200,48 @@ func caseWork(op string, c *certificates.AdjointCase) int {
 			w += len(c.Delta.Values) * s[len(s)-1]
 		}
 	}
+	if windowOps[op] {
+		w += windowWork(op, c)
+	}
 	return w
+}
+
+// windowWork bounds the terms Window.lean's maps list for one case: conv
+// at most cin/groups·Πkernel per output, conv_transpose cout/groups·Πkernel
+// per input element, an average pool Πkernel per output; a max pool
+// rescans its slice's whole window relation (at most outputs·Πkernel
+// triples) for every triple, so (outputs·Πkernel)².
+func windowWork(op string, c *certificates.AdjointCase) int {
+	if c.Attrs.Window == nil {
+		return 0
+	}
+	k := 1
+	for _, x := range c.Attrs.Window.Kernel {
+		k *= max(x, 1)
+		if k > MaxModuleWork {
+			return MaxModuleWork + 1
+		}
+	}
+	out, per := len(c.Delta.Values), 1
+	switch op {
+	case "conv":
+		if len(c.Inputs) > 1 && len(c.Inputs[1].Shape) > 1 {
+			per = c.Inputs[1].Shape[1]
+		}
+	case "conv_transpose":
+		if len(c.Inputs) > 1 && len(c.Inputs[1].Shape) > 1 {
+			out, per = len(c.Inputs[0].Values), c.Inputs[1].Shape[1]
+		}
+	case "max_pool", "max_pool_nd":
+		if n := out * k; n <= MaxModuleWork {
+			return n * n
+		}
+		return MaxModuleWork + 1
+	}
+	if n := out * k; n <= MaxModuleWork && per <= MaxModuleWork {
+		return n * per
+	}
+	return MaxModuleWork + 1
 }
 
 func covered(op string) bool {
@@ -416,6 +505,12 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 				return nil, fmt.Errorf("%s.attrs.%s: %v", at, [3]string{"c", "lo", "hi"}[j], err)
 			}
 		}
+		win := ""
+		if windowOps[f.Op] {
+			if win, err = leanWindow(c.Attrs.Window); err != nil {
+				return nil, fmt.Errorf("%s.attrs.%v", at, err)
+			}
+		}
 		lhs, err := Rat(c.LHS)
 		if err != nil {
 			return nil, fmt.Errorf("%s.lhs: %v", at, err)
@@ -428,8 +523,8 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if i == len(f.Cases)-1 {
 			sep = ""
 		}
-		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, lhs := %s, rhs := %s }%s\n",
-			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, aaxis2, nats(aperm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
+		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, lhs := %s, rhs := %s%s }%s\n",
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, aaxis2, nats(aperm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, win, sep)
 	}
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")

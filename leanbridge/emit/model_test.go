@@ -606,6 +606,9 @@ func TestLeanSpecModel(t *testing.T) {
 		return v
 	}
 	for _, op := range Covered {
+		if windowOps[op] { // transcribed from the emitted modules in window_test.go
+			continue
+		}
 		data, err := os.ReadFile(filepath.Join(dir, "adjointness", op+".json"))
 		if err != nil {
 			t.Fatal(err)
