@@ -48,13 +48,16 @@ structure AdjCase where
   pads : List Nat := []
   groups : Nat := 1
   countPad : Bool := false
+  /-- dropout's drop probability and keep mask (`Attr.p`, `Attr.mask`). -/
+  p : Rat := 0
+  mask : List Rat := []
 
 /-- The attributes of a case; the output shape is the cotangent's. -/
 def AdjCase.attr (k : AdjCase) : Attr :=
   { c := k.c, lo := k.lo, hi := k.hi, axis := k.axis, shape := k.shapes.headD [], axis2 := k.axis2,
     perm := k.perm, start := k.start, stop := k.stop, toShape := k.toShape, values := k.values,
     shapes := k.shapes, kernel := k.kernel, stride := k.stride, dilation := k.dilation, pads := k.pads,
-    groups := k.groups, countPad := k.countPad, outShape := k.outShape }
+    groups := k.groups, countPad := k.countPad, outShape := k.outShape, p := k.p, mask := k.mask }
 
 /-- Every tensor has its shape's element count. -/
 def sizesOk : List (List Nat) → List (List Rat) → Bool

@@ -513,6 +513,15 @@ def maxJvp (q : Pool) (x dx : List Rat) : List Rat := tapply q.outSize (q.taps (
 def maxVjp (q : Pool) (x δ : List Rat) : List (List Rat) := [tapplyT q.inSize (q.taps (q.maxWeight x)) δ]
 end Pool
 
+/-- dropout at drop probability p with its recorded 0/1 keep mask:
+x ⊙ mask / (1 − p) (p = 1: zeros, by Lean's 1 / 0 = 0). `Tlcheck.Dropout`
+proves its laws. -/
+def dropoutFwd (p : Rat) (mask x : List Rat) : List Rat := smul (1 / (1 - p)) (pmul mask x)
+/-- Its JVP: the same linear map on the tangent. -/
+def dropoutJvp (p : Rat) (mask _x dx : List Rat) : List Rat := dropoutFwd p mask dx
+/-- Its VJP: the same map on the cotangent (the registry's reverse rule). -/
+def dropoutVjp (p : Rat) (mask _x δ : List Rat) : List (List Rat) := [dropoutFwd p mask δ]
+
 /-- An axis as the registry reads it: a negative axis counts from the end. -/
 def normAxis (r : Nat) (a : Int) : Nat := if a < 0 then (a + r).toNat else a.toNat
 
@@ -549,6 +558,10 @@ structure Attr where
   groups : Nat := 1
   countPad : Bool := false
   outShape : List Nat := []
+  /-- dropout's drop probability and its 0/1 keep mask, replayed by the
+  emitter from the certificate's seed with the registry's own draw. -/
+  p : Rat := 0
+  mask : List Rat := []
 
 namespace Attr
 /-- The normalized axis. -/
@@ -773,7 +786,7 @@ inductive Prim where
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
   | permute | transpose | slice | broadcast_to | const | concat | linear | matmul | sign
   | gather | shrink | pad
-  | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd
+  | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd | dropout
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -822,6 +835,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .max_pool_nd, a, [x] => a.poolG.maxFwd x
   | .avg_pool, a, [x] => a.poolG.avgFwd a.poolG.divPad x
   | .avg_pool_nd, a, [x] => a.poolG.avgFwd a.avgDiv x
+  | .dropout, a, [x] => dropoutFwd a.p a.mask x
   | _, _, _ => []
 
 /-- JVP: the tangent of the output for input tangents `dxs`. -/
@@ -872,6 +886,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .max_pool_nd, a, [x], [dx] => a.poolG.maxJvp x dx
   | .avg_pool, a, [x], [dx] => a.poolG.avgJvp a.poolG.divPad x dx
   | .avg_pool_nd, a, [x], [dx] => a.poolG.avgJvp a.avgDiv x dx
+  | .dropout, a, [x], [dx] => dropoutJvp a.p a.mask x dx
   | _, _, _, _ => []
 
 /-- VJP: one cotangent contribution per input for the output cotangent δ. -/
@@ -924,6 +939,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .max_pool_nd, a, [x], δ => a.poolG.maxVjp x δ
   | .avg_pool, a, [x], δ => a.poolG.avgVjp a.poolG.divPad x δ
   | .avg_pool_nd, a, [x], δ => a.poolG.avgVjp a.avgDiv x δ
+  | .dropout, a, [x], δ => dropoutVjp a.p a.mask x δ
   | _, _, _, _ => []
 
 /-- Number of inputs. -/

@@ -38,8 +38,12 @@
 // (Tlcheck.Attr.convG, convTG, poolG), so ceil_mode and output_padding
 // enter only through the output extents the registry computed.
 //
+// dropout's certificates record the seed, not the mask: the emitter
+// replays the registry's own draw into the AdjCase fields p and mask
+// (leanDropout), and Lean checks the claim at that mask.
+//
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (the norms, dropout, the seeded draws, and the interval-oracle
+// Covered (the norms, the seeded draws, and the interval-oracle
 // primitives: Lean has no semantics for them, or the certificate records
 // a seed where Lean needs the mask); refinement and range (binary32 and
 // interval claims over floats, which Lean core cannot compute in the
@@ -71,12 +75,52 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "flatten", "gather", "inv", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "inv", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
 
 // windowOps are the covered primitives that read the registry's window
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
 // dilation, pads, groups and countPad fields.
 var windowOps = map[string]bool{"conv": true, "conv_transpose": true, "max_pool": true, "max_pool_nd": true, "avg_pool": true, "avg_pool_nd": true}
+
+// ratReg is the registry whose bernoulli_mask replays dropout's draw.
+var ratReg = spec.Default[spec.Rat]()
+
+// leanDropout renders dropout's drop probability and keep mask as the
+// Lean fields p and mask (a leading ", "). The certificate records the
+// seed, not the mask: the mask is the registry's own draw, replayed by its
+// bernoulli_mask forward on the input's shape (element i kept when
+// spec.UniformRat(seed, i) ≥ p, the draw dropoutApply uses), never a
+// second copy of the generator.
+func leanDropout(a certificates.Attrs, x certificates.Tensor) (string, error) {
+	pv, ok := new(big.Rat).SetString(a.P)
+	if a.P == "" || !ok {
+		return "", fmt.Errorf("p: %q is not a rational", limitStr(a.P))
+	}
+	p, err := Rat(a.P)
+	if err != nil {
+		return "", fmt.Errorf("p: %v", err)
+	}
+	bm, err := ratReg.Lookup("bernoulli_mask")
+	if err != nil {
+		return "", err
+	}
+	z, err := spec.Zeros[spec.Rat](spec.Shape(x.Shape))
+	if err != nil {
+		return "", fmt.Errorf("inputs[0]: %v", err)
+	}
+	m, err := bm.Forward(&spec.Attrs{P: pv, Seed: a.Seed}, []spec.Tensor[spec.Rat]{z})
+	if err != nil {
+		return "", fmt.Errorf("replaying the mask: %v", err)
+	}
+	mask := make([]string, len(m.Data))
+	for i, v := range m.Data {
+		mask[i] = "mkRat 0 1"
+		if v.Big().Sign() != 0 {
+			mask[i] = "mkRat 1 1"
+		}
+	}
+	return ", p := " + p + ", mask := [" + strings.Join(mask, ", ") + "]", nil
+}
 
 // leanWindow renders the window geometry w of a window primitive as the
 // Lean fields kernel, stride, dilation, pads, groups and countPad (a
@@ -508,6 +552,11 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		win := ""
 		if windowOps[f.Op] {
 			if win, err = leanWindow(c.Attrs.Window); err != nil {
+				return nil, fmt.Errorf("%s.attrs.%v", at, err)
+			}
+		}
+		if f.Op == "dropout" && len(c.Inputs) == 1 {
+			if win, err = leanDropout(c.Attrs, c.Inputs[0]); err != nil {
 				return nil, fmt.Errorf("%s.attrs.%v", at, err)
 			}
 		}

@@ -11,6 +11,7 @@ import Tlcheck.Certs.Adjointness.conv
 import Tlcheck.Certs.Adjointness.conv_transpose
 import Tlcheck.Certs.Adjointness.detach
 import Tlcheck.Certs.Adjointness.div
+import Tlcheck.Certs.Adjointness.dropout
 import Tlcheck.Certs.Adjointness.flatten
 import Tlcheck.Certs.Adjointness.gather
 import Tlcheck.Certs.Adjointness.inv
