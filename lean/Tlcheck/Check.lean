@@ -51,13 +51,15 @@ structure AdjCase where
   /-- dropout's drop probability and keep mask (`Attr.p`, `Attr.mask`). -/
   p : Rat := 0
   mask : List Rat := []
+  /-- ε of the normalisations (`Attr.eps`). -/
+  eps : Rat := 0
 
 /-- The attributes of a case; the output shape is the cotangent's. -/
 def AdjCase.attr (k : AdjCase) : Attr :=
   { c := k.c, lo := k.lo, hi := k.hi, axis := k.axis, shape := k.shapes.headD [], axis2 := k.axis2,
     perm := k.perm, start := k.start, stop := k.stop, toShape := k.toShape, values := k.values,
     shapes := k.shapes, kernel := k.kernel, stride := k.stride, dilation := k.dilation, pads := k.pads,
-    groups := k.groups, countPad := k.countPad, outShape := k.outShape, p := k.p, mask := k.mask }
+    groups := k.groups, countPad := k.countPad, outShape := k.outShape, p := k.p, mask := k.mask, eps := k.eps }
 
 /-- Every tensor has its shape's element count. -/
 def sizesOk : List (List Nat) → List (List Rat) → Bool

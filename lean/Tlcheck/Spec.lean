@@ -562,6 +562,10 @@ structure Attr where
   emitter from the certificate's seed with the registry's own draw. -/
   p : Rat := 0
   mask : List Rat := []
+  /-- ε of layer_norm, instance_norm and batch_norm_eval (the registry's
+  default 1/100000 written out by the emitter when the certificate has
+  none). -/
+  eps : Rat := 0
 
 namespace Attr
 /-- The normalized axis. -/
@@ -778,6 +782,108 @@ def concatIdx (a : Attr) : List Nat :=
     concatSrc a.ax (unflat a.concatShape i) a.shapes (nthN (unflat a.concatShape i) a.ax) 0)
 end Attr
 
+/-! ## The normalisations (`Tlcheck.Norm` proves their adjointness)
+
+Each is, at fixed inputs, a linear map of its tangents given by one tap
+list per input (`tapplyAll`), its VJP the transposes (`tapplyTAll`). The
+square root is `ratSqrt`, exact on the square rationals the registry's
+exact sqrt accepts (it refuses the others, so they are never certified). -/
+
+/-- Σₖ tapply (tapsₖ) dxₖ into m outputs, over the common prefix. -/
+def tapplyAll (m : Nat) : List (List Tap) → List (List Rat) → List Rat
+  | es :: ess, dx :: dxs => padd (tapply m es dx) (tapplyAll m ess dxs)
+  | _, _ => zerosN m
+
+/-- The transposes, input k into nₖ elements. -/
+def tapplyTAll : List Nat → List (List Tap) → List Rat → List (List Rat)
+  | n :: ns, es :: ess, d => tapplyT n es d :: tapplyTAll ns ess d
+  | _, _, _ => []
+
+/-- Element k of a list of tensors, [] past its end. -/
+def nthRL : List (List Rat) → Nat → List Rat
+  | [], _ => []
+  | a :: _, 0 => a
+  | _ :: as, k + 1 => nthRL as k
+
+/-- Element j of the optional parameter k (the inputs after x), d when
+the parameter is absent (γ = 1, β = 0 as the registry defaults them). -/
+def parOr (ps : List (List Rat)) (k : Nat) (d : Rat) (j : Nat) : Rat :=
+  if k < ps.length then nth (nthRL ps k) j else d
+
+/-- A lane's mean Σ xᵢ / K over its flat positions. -/
+def laneMean (x : List Rat) (ps : List Nat) : Rat := total (gather ps x) / (ps.length : Rat)
+/-- A lane's biased variance Σ (xᵢ − μ)² / K. -/
+def laneVar (x : List Rat) (ps : List Nat) : Rat :=
+  total (pmap (fun v => (v - laneMean x ps) * (v - laneMean x ps)) (gather ps x)) / (ps.length : Rat)
+/-- s = 1 / sqrt(σ² + ε). -/
+def laneInv (eps : Rat) (x : List Rat) (ps : List Nat) : Rat := 1 / ratSqrt (laneVar x ps + eps)
+/-- x̂ at flat index i of the lane ps: (xᵢ − μ)·s. -/
+def laneHat (eps : Rat) (x : List Rat) (ps : List Nat) (i : Nat) : Rat := (nth x i - laneMean x ps) * laneInv eps x ps
+
+/-- A lane normalisation (layer_norm, instance_norm): n elements, the lane
+(flat positions) of each flat index, and the index of its γ and β. -/
+structure NormG where
+  n : Nat
+  lane : Nat → List Nat
+  par : Nat → Nat
+
+namespace NormG
+def hat (q : NormG) (eps : Rat) (x : List Rat) (i : Nat) : Rat := laneHat eps x (q.lane i) i
+/-- y = x̂·γ + β. -/
+def fwd (q : NormG) (eps : Rat) (x : List Rat) (g b : Nat → Rat) : List Rat :=
+  (upto q.n).map (fun i => q.hat eps x i * g (q.par i) + b (q.par i))
+/-- ∂yᵢ/∂xⱼ = γ·s·([i = j] − 1/K − x̂ᵢ·x̂ⱼ/K) for j in i's lane of K. -/
+def xTaps (q : NormG) (eps : Rat) (x : List Rat) (g : Nat → Rat) : List Tap :=
+  forN q.n (fun i => (q.lane i).map (fun j =>
+    Tap.mk i j (g (q.par i) * laneInv eps x (q.lane i) *
+      ((if i = j then (1 : Rat) else 0) - 1 / ((q.lane i).length : Rat) -
+        q.hat eps x i * q.hat eps x j / ((q.lane i).length : Rat)))))
+/-- ∂yᵢ/∂γ = x̂ᵢ, ∂yᵢ/∂β = 1, at the parameter index of i. -/
+def gTaps (q : NormG) (eps : Rat) (x : List Rat) : List Tap := (upto q.n).map (fun i => Tap.mk i (q.par i) (q.hat eps x i))
+def bTaps (q : NormG) : List Tap := (upto q.n).map (fun i => Tap.mk i (q.par i) 1)
+/-- The tap lists of x, γ and β. -/
+def taps (q : NormG) (eps : Rat) (x : List Rat) (g : Nat → Rat) : List (List Tap) :=
+  [q.xTaps eps x g, q.gTaps eps x, q.bTaps]
+end NormG
+
+namespace Attr
+/-- layer_norm's lanes: along the axis, in the [A, K, B] view; γ, β by
+the position along it. -/
+def lnG (a : Attr) : NormG :=
+  { n := size a.shape,
+    lane := fun i => (upto a.dimK).map (fun k => (i / (a.dimK * a.dimB) * a.dimK + k) * a.dimB + i % a.dimB),
+    par := fun i => i / a.dimB % a.dimK }
+/-- instance_norm's spatial size S: x is [N, C, spatial…]. -/
+def inS (a : Attr) : Nat := size (a.shape.drop 2)
+/-- instance_norm's lanes: the S positions of each (n, c), the [N·C, S]
+view; γ, β by the channel. -/
+def inG (a : Attr) : NormG :=
+  { n := size a.shape, lane := fun i => (upto a.inS).map (fun j => i / a.inS * a.inS + j),
+    par := fun i => i / a.inS % nthN a.shape 1 }
+/-- batch_norm_eval's channel of flat index i (the axis's extent C and
+the elements after it). -/
+def bnCh (a : Attr) (i : Nat) : Nat := i / size (a.shape.drop (a.ax + 1)) % nthN a.shape a.ax
+/-- max(σ²_c, 0) + ε and its square root s_c (the inputs after x: μ, σ², γ, β). -/
+def bnVpos (a : Attr) (ps : List (List Rat)) (c : Nat) : Rat := reluS (parOr ps 1 0 c) + a.eps
+def bnStd (a : Attr) (ps : List (List Rat)) (c : Nat) : Rat := ratSqrt (a.bnVpos ps c)
+/-- q = (x − μ_c)/s_c. -/
+def bnQ (a : Attr) (x : List Rat) (ps : List (List Rat)) (i : Nat) : Rat :=
+  (nth x i - parOr ps 0 0 (a.bnCh i)) / a.bnStd ps (a.bnCh i)
+/-- y = q·γ_c + β_c. -/
+def bnFwd (a : Attr) (x : List Rat) (ps : List (List Rat)) : List Rat :=
+  (upto (size a.shape)).map (fun i => a.bnQ x ps i * parOr ps 2 1 (a.bnCh i) + parOr ps 3 0 (a.bnCh i))
+/-- The partials of x, μ, σ², γ, β: γ/s, −γ/s, −q·γ·step(σ²)/(2(max(σ², 0) + ε)), q, 1
+(the registry's, `spec/ops_channel_norm.go`). -/
+def bnTaps (a : Attr) (x : List Rat) (ps : List (List Rat)) : List (List Tap) :=
+  [(upto (size a.shape)).map (fun i => Tap.mk i i (parOr ps 2 1 (a.bnCh i) / a.bnStd ps (a.bnCh i))),
+   (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i) (-(parOr ps 2 1 (a.bnCh i) / a.bnStd ps (a.bnCh i)))),
+   (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i)
+     (-(a.bnQ x ps i * parOr ps 2 1 (a.bnCh i) * reluD (parOr ps 1 0 (a.bnCh i))) /
+       (a.bnVpos ps (a.bnCh i) + a.bnVpos ps (a.bnCh i)))),
+   (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i) (a.bnQ x ps i)),
+   (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i) 1)]
+end Attr
+
 /-- The exact primitives with a Lean semantics. The names are the
 registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
@@ -787,6 +893,7 @@ inductive Prim where
   | permute | transpose | slice | broadcast_to | const | concat | linear | matmul | sign
   | gather | shrink | pad
   | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd | dropout
+  | layer_norm | instance_norm | batch_norm_eval
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -836,6 +943,9 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .avg_pool, a, [x] => a.poolG.avgFwd a.poolG.divPad x
   | .avg_pool_nd, a, [x] => a.poolG.avgFwd a.avgDiv x
   | .dropout, a, [x] => dropoutFwd a.p a.mask x
+  | .layer_norm, a, x :: ps => a.lnG.fwd a.eps x (parOr ps 0 1) (parOr ps 1 0)
+  | .instance_norm, a, x :: ps => a.inG.fwd a.eps x (parOr ps 0 1) (parOr ps 1 0)
+  | .batch_norm_eval, a, x :: ps => a.bnFwd x ps
   | _, _, _ => []
 
 /-- JVP: the tangent of the output for input tangents `dxs`. -/
@@ -887,6 +997,9 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .avg_pool, a, [x], [dx] => a.poolG.avgJvp a.poolG.divPad x dx
   | .avg_pool_nd, a, [x], [dx] => a.poolG.avgJvp a.avgDiv x dx
   | .dropout, a, [x], [dx] => dropoutJvp a.p a.mask x dx
+  | .layer_norm, a, x :: ps, dxs => tapplyAll a.lnG.n ((a.lnG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) dxs
+  | .instance_norm, a, x :: ps, dxs => tapplyAll a.inG.n ((a.inG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) dxs
+  | .batch_norm_eval, a, x :: ps, dxs => tapplyAll (size a.shape) ((a.bnTaps x ps).take (ps.length + 1)) dxs
   | _, _, _, _ => []
 
 /-- VJP: one cotangent contribution per input for the output cotangent δ. -/
@@ -940,12 +1053,18 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .avg_pool, a, [x], δ => a.poolG.avgVjp a.poolG.divPad x δ
   | .avg_pool_nd, a, [x], δ => a.poolG.avgVjp a.avgDiv x δ
   | .dropout, a, [x], δ => dropoutVjp a.p a.mask x δ
+  | .layer_norm, a, x :: ps, δ =>
+    tapplyTAll (a.shapes.map size) ((a.lnG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) δ
+  | .instance_norm, a, x :: ps, δ =>
+    tapplyTAll (a.shapes.map size) ((a.inG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) δ
+  | .batch_norm_eval, a, x :: ps, δ => tapplyTAll (a.shapes.map size) ((a.bnTaps x ps).take (ps.length + 1)) δ
   | _, _, _, _ => []
 
 /-- Number of inputs. -/
 def arity : Prim → Nat
   | .add | .sub | .mul | .div | .max | .min | .mse_loss | .matmul => 2
-  | .linear | .conv | .conv_transpose => 3
+  | .linear | .conv | .conv_transpose | .layer_norm | .instance_norm => 3
+  | .batch_norm_eval => 5
   | .const => 0
   | _ => 1
 
@@ -956,6 +1075,8 @@ def arityOk : Prim → Nat → Bool
   | .concat, n => decide (1 ≤ n)
   | .conv, n => decide (2 ≤ n ∧ n ≤ 3)
   | .conv_transpose, n => decide (2 ≤ n ∧ n ≤ 3)
+  | .layer_norm, n => decide (1 ≤ n ∧ n ≤ 3)
+  | .batch_norm_eval, n => decide (3 ≤ n ∧ n ≤ 5)
   | p, n => decide (n = p.arity)
 
 end Prim

@@ -42,8 +42,13 @@
 // replays the registry's own draw into the AdjCase fields p and mask
 // (leanDropout), and Lean checks the claim at that mask.
 //
+// The normalisations (layer_norm, instance_norm, batch_norm_eval) carry
+// ε as the AdjCase field eps (the registry's default when the
+// certificate has none); Lean's ratSqrt is exact on the square rationals
+// the registry's exact sqrt accepts, the only ones it certifies.
+//
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (the norms, the seeded draws, and the interval-oracle
+// Covered (reduce_prod, the seeded draws, and the interval-oracle
 // primitives: Lean has no semantics for them, or the certificate records
 // a seed where Lean needs the mask); refinement and range (binary32 and
 // interval claims over floats, which Lean core cannot compute in the
@@ -75,12 +80,29 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "inv", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
 
 // windowOps are the covered primitives that read the registry's window
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
 // dilation, pads, groups and countPad fields.
 var windowOps = map[string]bool{"conv": true, "conv_transpose": true, "max_pool": true, "max_pool_nd": true, "avg_pool": true, "avg_pool_nd": true}
+
+// normOps are the covered normalisations, which read ε (Tlcheck.Attr.eps).
+var normOps = map[string]bool{"layer_norm": true, "instance_norm": true, "batch_norm_eval": true}
+
+// leanEps renders a normalisation's ε as the Lean field eps (a leading
+// ", "): the certificate's, or the registry's default
+// (spec.DefaultNormEps) when it records none, as the registry reads it.
+func leanEps(e string) (string, error) {
+	if e == "" {
+		e = spec.DefaultNormEps().RatString()
+	}
+	r, err := Rat(e)
+	if err != nil {
+		return "", err
+	}
+	return ", eps := " + r, nil
+}
 
 // ratReg is the registry whose bernoulli_mask replays dropout's draw.
 var ratReg = spec.Default[spec.Rat]()
@@ -553,6 +575,11 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if windowOps[f.Op] {
 			if win, err = leanWindow(c.Attrs.Window); err != nil {
 				return nil, fmt.Errorf("%s.attrs.%v", at, err)
+			}
+		}
+		if normOps[f.Op] {
+			if win, err = leanEps(c.Attrs.Eps); err != nil {
+				return nil, fmt.Errorf("%s.attrs.eps: %v", at, err)
 			}
 		}
 		if f.Op == "dropout" && len(c.Inputs) == 1 {

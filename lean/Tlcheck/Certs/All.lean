@@ -3,6 +3,7 @@ import Tlcheck.Certs.Adjointness.abs
 import Tlcheck.Certs.Adjointness.add
 import Tlcheck.Certs.Adjointness.avg_pool
 import Tlcheck.Certs.Adjointness.avg_pool_nd
+import Tlcheck.Certs.Adjointness.batch_norm_eval
 import Tlcheck.Certs.Adjointness.broadcast_to
 import Tlcheck.Certs.Adjointness.clamp
 import Tlcheck.Certs.Adjointness.concat
@@ -14,7 +15,9 @@ import Tlcheck.Certs.Adjointness.div
 import Tlcheck.Certs.Adjointness.dropout
 import Tlcheck.Certs.Adjointness.flatten
 import Tlcheck.Certs.Adjointness.gather
+import Tlcheck.Certs.Adjointness.instance_norm
 import Tlcheck.Certs.Adjointness.inv
+import Tlcheck.Certs.Adjointness.layer_norm
 import Tlcheck.Certs.Adjointness.linear
 import Tlcheck.Certs.Adjointness.matmul
 import Tlcheck.Certs.Adjointness.max
