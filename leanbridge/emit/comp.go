@@ -278,13 +278,34 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 // compPrim maps the IR tags with a Lean semantics to Tlcheck.Prim
 // constructors: the registry primitive irsem gives the tag, when it is
 // Covered (linear, whose W and b come from the payload, is mapped by
-// compCaseLean itself).
-func compPrim(op irsem.Op) (string, bool) {
-	info, ok := irsem.LookupTag(op)
-	if !ok || info.Prim == "" || info.Prim == "linear" || !covered(info.Prim) {
-		return "", false
+// compCaseLean itself). It also says when the primitive is covered but
+// its node is not written in compositions yet (notInComp).
+func compPrim(op irsem.Op) (prim string, ok bool, notInComp string) {
+	info, found := irsem.LookupTag(op)
+	if !found || info.Prim == "" || info.Prim == "linear" || !covered(info.Prim) {
+		return "", false, ""
 	}
-	return info.Prim, true
+	if why := notInComposition(info.Prim); why != "" {
+		return info.Prim, false, why
+	}
+	return info.Prim, true, ""
+}
+
+// notInComposition says why a covered primitive's IR node is not written
+// into a composition case: compNode writes no window geometry (and conv's
+// W and b live in the payload), no ε and γ/β from the payload for the
+// norms, and no replayed mask for dropout — a node without them would be
+// a claim the kernel refuses, so the case is skipped with the reason.
+func notInComposition(prim string) string {
+	switch {
+	case windowOps[prim]:
+		return "window primitives are emitted in adjointness certificates only (the node's geometry is not written in compositions yet)"
+	case normOps[prim]:
+		return "normalisations are emitted in adjointness certificates only (ε, γ and β from the payload are not written in compositions yet)"
+	case prim == "dropout":
+		return "dropout is emitted in adjointness certificates only (the replayed mask is not written in compositions yet)"
+	}
+	return ""
 }
 
 // compNode is one node's constructor and Attr literal. A leaf (const,
@@ -315,7 +336,11 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 		}
 	default:
 		var ok bool
-		if prim, ok = compPrim(k.Op); !ok {
+		var why string
+		if prim, ok, why = compPrim(k.Op); !ok {
+			if why != "" {
+				return "", "", why, nil
+			}
 			return "", "", "no Lean semantics for this tag yet", nil
 		}
 		switch prim {

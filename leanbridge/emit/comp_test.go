@@ -486,3 +486,37 @@ func TestEmitModelComposition(t *testing.T) {
 		t.Errorf("a 31-node graph: %d cases emitted, skipped %v, want %q", len(cases), skipped, want)
 	}
 }
+
+// TestCompositionSkipsWindowNodes: a covered primitive whose node
+// compNode does not write in full (a window pool's geometry) is skipped
+// with the reason, never emitted as a claim the kernel would refuse.
+func TestCompositionSkipsWindowNodes(t *testing.T) {
+	g, err := irsem.DecodeGraph([]byte(`{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 2, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [1, 4]},
+  {"id": 1, "kind": "max_pool_nd", "parents": [0], "shape": [1, 2], "kernel": [2], "stride": [2], "pads": [0, 0], "dilation": [1], "ceil_mode": false},
+  {"id": 2, "kind": "relu", "parents": [1], "shape": [1, 2]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := irsem.DecodeTensor([]byte(`{"shape": [1, 4], "values": ["1", "-2", "3", "1/2"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: "pool", Graph: g, Input: x}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped := modelComp(t, dir)
+	want := "model_composition.json (node 1 (max_pool_nd): " + notInComposition("max_pool_nd") + ")"
+	found := false
+	for _, sk := range skipped {
+		found = found || sk == want
+	}
+	if cases != nil || !found || notInComposition("max_pool_nd") == "" {
+		t.Errorf("a max_pool_nd graph: %d cases emitted, skipped %v, want %q", len(cases), skipped, want)
+	}
+}

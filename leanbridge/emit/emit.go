@@ -28,8 +28,10 @@
 // Graph.fwd and Graph.rev over nodes built from Prim.jvp and Prim.vjp;
 // Tlcheck.Comp.comp_adjoint is the bridge to every seed and tangent.
 // Constant leaves (const, rand_uniform) are Prim.const with their value.
-// A certificate with a node Lean has no semantics for (or a graph over
-// MaxCompNodes, or over the caps) is skipped with the reason.
+// A certificate with a node Lean has no semantics for, or whose
+// attributes the composition emitter does not write yet (a window,
+// normalisation or dropout node: notInComposition), or a graph over
+// MaxCompNodes or the caps, is skipped with the reason.
 //
 // The window primitives (conv, conv_transpose, the four pools) carry the
 // registry's Window attribute as the AdjCase fields kernel, stride,

@@ -458,6 +458,21 @@ func TestWindowClaims(t *testing.T) {
 				t.Errorf("%s case %d: %v", op, i, err)
 				continue
 			}
+			if strings.HasPrefix(op, "max") {
+				// The tie rule's weights (Pool.maxWeight) sum to 1 over
+				// every output's window: 1/t on each of the t maxima.
+				q := c.pool()
+				out, _ := q.sizes()
+				sums := mzeros(out)
+				for _, e := range q.maxTaps(c.xs[0]) {
+					sums[e.o] = add(sums[e.o], e.w)
+				}
+				for o, s := range sums {
+					if s.Cmp(rat(1, 1)) != 0 {
+						t.Errorf("%s case %d output %d: the tie weights sum to %s", op, i, o, s.RatString())
+					}
+				}
+			}
 			w := &spec.Window{Kernel: c.kernel, Stride: c.stride, Dilation: c.dilation, Pads: c.pad, CountIncludePad: c.countPad}
 			if op == "conv" || op == "conv_transpose" {
 				w.Groups = c.groups
