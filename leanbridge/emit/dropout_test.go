@@ -126,3 +126,15 @@ func TestDropoutEmitted(t *testing.T) {
 		t.Errorf("planted masks caught: %d flipped, %d reseeded cases (want some of each)", flipped, reseeded)
 	}
 }
+
+// TestLeanDropoutRejects: a drop probability the registry refuses is
+// refused with the field named.
+func TestLeanDropoutRejects(t *testing.T) {
+	x := certificates.Tensor{Shape: []int{2}, Values: []string{"1", "2"}}
+	for _, tc := range []struct{ p, want string }{{"", "p: \"\""}, {"1/x", "p: "}, {"2", "replaying the mask"}, {"-1/2", "replaying the mask"}} {
+		_, err := leanDropout(certificates.Attrs{P: tc.p, Seed: 3}, x)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("p %q: %v, want an error naming %q", tc.p, err, tc.want)
+		}
+	}
+}

@@ -586,7 +586,7 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		}
 		if f.Op == "dropout" && len(c.Inputs) == 1 {
 			if win, err = leanDropout(c.Attrs, c.Inputs[0]); err != nil {
-				return nil, fmt.Errorf("%s.attrs.%v", at, err)
+				return nil, fmt.Errorf("%s.attrs: dropout %v", at, err)
 			}
 		}
 		lhs, err := Rat(c.LHS)

@@ -610,3 +610,36 @@ func TestWindowClaimsCatchPlantedGeometry(t *testing.T) {
 		}
 	}
 }
+
+// TestLeanWindowRejects: a window geometry Lean would read differently
+// from the registry is refused with the field named, never repaired.
+func TestLeanWindowRejects(t *testing.T) {
+	for _, tc := range []struct {
+		w    *spec.Window
+		want string
+	}{
+		{nil, "window: missing"},
+		{&spec.Window{}, "kernel 0"},
+		{&spec.Window{Kernel: []int{2}, Stride: []int{1, 1}}, "stride 2"},
+		{&spec.Window{Kernel: []int{2}, Stride: []int{1}, Pads: []int{1}}, "pads 1"},
+		{&spec.Window{Kernel: []int{2}, Stride: []int{1}, Dilation: []int{1, 1}}, "dilation 2"},
+		{&spec.Window{Kernel: []int{2}, Stride: []int{-1}}, "field stride element 0 is negative"},
+		{&spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 1}, Pads: []int{0, 0, 0, -1}}, "field pads element 3 is negative"},
+		{&spec.Window{Kernel: []int{2}, Stride: []int{1}, Groups: -1}, "negative groups"},
+	} {
+		_, err := leanWindow(tc.w)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want an error naming %q", tc.w, err, tc.want)
+		}
+	}
+	if s, err := leanWindow(&spec.Window{Kernel: []int{3, 1}, Stride: []int{1, 2}, Pads: []int{0, 2, 2, 0}}); err != nil ||
+		s != ", kernel := [3, 1], stride := [1, 2], dilation := [], pads := [0, 2, 2, 0], groups := 1, countPad := false" {
+		t.Errorf("a pool's window: %q, %v", s, err)
+	}
+	if _, err := leanEps("x"); err == nil {
+		t.Error("ε \"x\" accepted")
+	}
+	if s, err := leanEps(""); err != nil || s != ", eps := mkRat 1 100000" {
+		t.Errorf("the default ε: %q, %v (the registry's is %s)", s, err, spec.DefaultNormEps().RatString())
+	}
+}
