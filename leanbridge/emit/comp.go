@@ -177,6 +177,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 	// the payload, Prim.linear as inputs, so each linear node is preceded
 	// by two constant leaves holding them.
 	idx := make([]int, len(g.Nodes))
+	var apps []irsem.Application // irsem.Applications, read once a pool node needs its geometry
 	line := func(prim string, parents []int, value []string, attr string) error {
 		v, err := rats(value)
 		if err != nil {
@@ -226,7 +227,20 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 			idx[id] = k
 			continue
 		}
-		prim, attr, skip, err := compNode(g, n, vals)
+		var win *spec.Window
+		if info, ok := irsem.LookupTag(n.Kind.Op); ok && poolOps[info.Prim] {
+			// The registry's geometry of the node, as irsem's own
+			// application gives it (padding turned into pads).
+			if apps == nil {
+				if apps, err = irsem.Applications(g, p); err != nil {
+					return "", 0, "", fmt.Errorf("%s: %v", at, err)
+				}
+			}
+			if st := apps[id].Steps; len(st) == 1 && st[0].Attrs != nil {
+				win = st[0].Attrs.Window
+			}
+		}
+		prim, attr, skip, err := compNode(g, n, vals, win)
 		if err != nil {
 			return "", 0, "", fmt.Errorf("%s.graph: node %d (%s): %v", at, id, n.Kind.Op, err)
 		}
@@ -237,6 +251,11 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 			if s := g.Nodes[n.Parents[0]].Shape; len(s) > 0 {
 				work += 3 * len(vals[id].Data) * s[len(s)-1]
 			}
+		}
+		if poolOps[prim] && win != nil {
+			// The pool's taps, as windowWork counts them for an
+			// adjointness case (a max pool rescans its window relation).
+			work += windowWork(prim, &certificates.AdjointCase{Delta: certificates.RatTensor(vals[id]), Attrs: certificates.Attrs{Window: win}})
 		}
 		if err := line(prim, ps, out, attr); err != nil {
 			return "", 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
@@ -298,8 +317,8 @@ func compPrim(op irsem.Op) (prim string, ok bool, notInComp string) {
 // a claim the kernel refuses, so the case is skipped with the reason.
 func notInComposition(prim string) string {
 	switch {
-	case windowOps[prim]:
-		return "window primitives are emitted in adjointness certificates only (the node's geometry is not written in compositions yet)"
+	case prim == "conv" || prim == "conv_transpose":
+		return "conv and conv_transpose are emitted in adjointness certificates only (W and b from the payload are not written in compositions yet)"
 	case normOps[prim]:
 		return "normalisations are emitted in adjointness certificates only (ε, γ and β from the payload are not written in compositions yet)"
 	case prim == "dropout":
@@ -311,7 +330,7 @@ func notInComposition(prim string) string {
 // compNode is one node's constructor and Attr literal. A leaf (const,
 // rand_uniform) is Prim.const with its value as the attribute values: a
 // constant, whatever drew it.
-func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim, attr, skip string, err error) {
+func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat], win *spec.Window) (prim, attr, skip string, err error) {
 	var shapes []string
 	for _, q := range n.Parents {
 		shapes = append(shapes, nats(g.Nodes[q].Shape))
@@ -326,6 +345,7 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 		perm, toShape []int
 		start, stop   int
 		values        string
+		window        string // the pools' geometry and output shape (leanWindow)
 	}{c: "0", lo: "0", hi: "0", values: "[]"}
 	k := &n.Kind
 	switch {
@@ -385,6 +405,11 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 				return "", "", "", err
 			}
 			a.perm, a.c = k.Widths, k.Value.String()
+		case "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd":
+			if a.window, err = leanWindow(win); err != nil {
+				return "", "", "", err
+			}
+			a.window += ", outShape := " + nats(n.Shape)
 		}
 	}
 	var lit [3]string
@@ -393,7 +418,7 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 			return "", "", "", fmt.Errorf("attribute %s: %v", [3]string{"c", "lo", "hi"}[j], err)
 		}
 	}
-	attr = fmt.Sprintf("{ c := %s, lo := %s, hi := %s, axis := %d, shape := %s, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, shapes := [%s] }",
-		lit[0], lit[1], lit[2], a.axis, first, a.axis2, nats(a.perm), a.start, a.stop, nats(a.toShape), a.values, strings.Join(shapes, ", "))
+	attr = fmt.Sprintf("{ c := %s, lo := %s, hi := %s, axis := %d, shape := %s, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, shapes := [%s]%s }",
+		lit[0], lit[1], lit[2], a.axis, first, a.axis2, nats(a.perm), a.start, a.stop, nats(a.toShape), a.values, strings.Join(shapes, ", "), a.window)
 	return prim, attr, "", nil
 }

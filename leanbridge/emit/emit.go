@@ -29,8 +29,9 @@
 // Tlcheck.Comp.comp_adjoint is the bridge to every seed and tangent.
 // Constant leaves (const, rand_uniform) are Prim.const with their value.
 // A certificate with a node Lean has no semantics for, or whose
-// attributes the composition emitter does not write yet (a window,
-// normalisation or dropout node: notInComposition), or a graph over
+// attributes the composition emitter does not write yet (a conv,
+// conv_transpose, normalisation or dropout node: notInComposition), or a
+// graph over
 // MaxCompNodes or the caps, is skipped with the reason.
 //
 // The window primitives (conv, conv_transpose, the four pools) carry the
@@ -88,6 +89,10 @@ var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
 // dilation, pads, groups and countPad fields.
 var windowOps = map[string]bool{"conv": true, "conv_transpose": true, "max_pool": true, "max_pool_nd": true, "avg_pool": true, "avg_pool_nd": true}
+
+// poolOps are the window primitives without parameters, which
+// compositions also emit (their geometry from irsem.Applications).
+var poolOps = map[string]bool{"max_pool": true, "max_pool_nd": true, "avg_pool": true, "avg_pool_nd": true}
 
 // normOps are the covered normalisations, which read ε (Tlcheck.Attr.eps).
 var normOps = map[string]bool{"layer_norm": true, "instance_norm": true, "batch_norm_eval": true}
