@@ -227,18 +227,9 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 			idx[id] = k
 			continue
 		}
-		var win *spec.Window
-		if info, ok := irsem.LookupTag(n.Kind.Op); ok && poolOps[info.Prim] {
-			// The registry's geometry of the node, as irsem's own
-			// application gives it (padding turned into pads).
-			if apps == nil {
-				if apps, err = irsem.Applications(g, p); err != nil {
-					return "", 0, "", fmt.Errorf("%s: %v", at, err)
-				}
-			}
-			if st := apps[id].Steps; len(st) == 1 && st[0].Attrs != nil {
-				win = st[0].Attrs.Window
-			}
+		win, err := nodeWindow(&apps, g, p, id)
+		if err != nil {
+			return "", 0, "", fmt.Errorf("%s: %v", at, err)
 		}
 		prim, attr, skip, err := compNode(g, n, vals, win)
 		if err != nil {
@@ -247,16 +238,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 		if skip != "" {
 			return "", 0, fmt.Sprintf("node %d (%s): %s", id, n.Kind.Op, skip), nil
 		}
-		if prim == "matmul" {
-			if s := g.Nodes[n.Parents[0]].Shape; len(s) > 0 {
-				work += 3 * len(vals[id].Data) * s[len(s)-1]
-			}
-		}
-		if poolOps[prim] && win != nil {
-			// The pool's taps, as windowWork counts them for an
-			// adjointness case (a max pool rescans its window relation).
-			work += windowWork(prim, &certificates.AdjointCase{Delta: certificates.RatTensor(vals[id]), Attrs: certificates.Attrs{Window: win}})
-		}
+		work += nodeWork(prim, g, n, vals[id], win)
 		if err := line(prim, ps, out, attr); err != nil {
 			return "", 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
 		}
@@ -292,6 +274,43 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 	s := fmt.Sprintf("  { x := %s, out := %d, dx := %s, cot := %s, lhs := %s, rhs := %s,\n    nodes := [\n%s] }",
 		xs, idx[g.OutputID], dxs, cots, lhs, rhs, strings.Join(nodes, ",\n"))
 	return s, work, "", nil
+}
+
+// nodeWindow is the registry window of a pool node, as irsem's own
+// application of the node gives it (the IR's symmetric padding turned
+// into pads), reading the applications once into *apps; nil for every
+// other node.
+func nodeWindow(apps *[]irsem.Application, g *irsem.Graph, p *irsem.Payload, id int) (*spec.Window, error) {
+	info, ok := irsem.LookupTag(g.Nodes[id].Kind.Op)
+	if !ok || !poolOps[info.Prim] {
+		return nil, nil
+	}
+	if *apps == nil {
+		a, err := irsem.Applications(g, p)
+		if err != nil {
+			return nil, err
+		}
+		*apps = a
+	}
+	if st := (*apps)[id].Steps; len(st) == 1 && st[0].Attrs != nil {
+		return st[0].Attrs.Window, nil
+	}
+	return nil, nil
+}
+
+// nodeWork is a node's kernel work beyond its value: matmul's
+// contraction view, and a pool's taps as windowWork counts them for an
+// adjointness case (a max pool rescans its window relation).
+func nodeWork(prim string, g *irsem.Graph, n *irsem.Node, val spec.Tensor[spec.Rat], win *spec.Window) int {
+	switch {
+	case prim == "matmul":
+		if s := g.Nodes[n.Parents[0]].Shape; len(s) > 0 {
+			return 3 * len(val.Data) * s[len(s)-1]
+		}
+	case poolOps[prim] && win != nil:
+		return windowWork(prim, &certificates.AdjointCase{Delta: certificates.RatTensor(val), Attrs: certificates.Attrs{Window: win}})
+	}
+	return 0
 }
 
 // compPrim maps the IR tags with a Lean semantics to Tlcheck.Prim
