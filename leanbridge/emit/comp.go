@@ -194,6 +194,19 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 		}
 		out := certificates.RatTensor(vals[id]).Values
 		work += 3 * len(vals[id].Data)
+		st, err := windowStep(&apps, g, p, id)
+		if err != nil {
+			return "", 0, "", fmt.Errorf("%s: %v", at, err)
+		}
+		if st != nil && (st.Prim == "conv" || st.Prim == "conv_transpose") {
+			w, err := convLines(line, func() int { return len(nodes) }, st, g.Nodes[n.Parents[0]].Shape, ps[0], out, n.Shape)
+			if err != nil {
+				return "", 0, "", fmt.Errorf("%s: node %d (%s): %v", at, id, st.Prim, err)
+			}
+			work += w
+			idx[id] = len(nodes)
+			continue
+		}
 		if n.Kind.Op == "linear" {
 			e := p.Entry(id)
 			if e == nil || e.W == nil || e.B == nil || len(n.Parents) != 1 {
@@ -201,8 +214,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 			}
 			leaf := func(t spec.Tensor[spec.Rat]) (string, []string, error) {
 				v, err := rats(certificates.RatTensor(t).Values)
-				return fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := [], axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := %s, shapes := [] }", v),
-					certificates.RatTensor(t).Values, err
+				return leafAttr(v), certificates.RatTensor(t).Values, err
 			}
 			for _, t := range []spec.Tensor[spec.Rat]{*e.W, *e.B} {
 				attr, v, err := leaf(t)
@@ -227,9 +239,9 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 			idx[id] = k
 			continue
 		}
-		win, err := nodeWindow(&apps, g, p, id)
-		if err != nil {
-			return "", 0, "", fmt.Errorf("%s: %v", at, err)
+		var win *spec.Window
+		if st != nil {
+			win = st.Attrs.Window
 		}
 		prim, attr, skip, err := compNode(g, n, vals, win)
 		if err != nil {
@@ -276,13 +288,14 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 	return s, work, "", nil
 }
 
-// nodeWindow is the registry window of a pool node, as irsem's own
-// application of the node gives it (the IR's symmetric padding turned
-// into pads), reading the applications once into *apps; nil for every
-// other node.
-func nodeWindow(apps *[]irsem.Application, g *irsem.Graph, p *irsem.Payload, id int) (*spec.Window, error) {
+// windowStep is the registry step of a window node (a pool, conv or
+// conv_transpose), as irsem's own application of the node gives it: its
+// window (the IR's symmetric padding turned into pads) and, for the
+// convs, W and b from the payload. It reads the applications once into
+// *apps; nil for every other node.
+func windowStep(apps *[]irsem.Application, g *irsem.Graph, p *irsem.Payload, id int) (*irsem.Step, error) {
 	info, ok := irsem.LookupTag(g.Nodes[id].Kind.Op)
-	if !ok || !poolOps[info.Prim] {
+	if !ok || !windowOps[info.Prim] {
 		return nil, nil
 	}
 	if *apps == nil {
@@ -292,10 +305,54 @@ func nodeWindow(apps *[]irsem.Application, g *irsem.Graph, p *irsem.Payload, id 
 		}
 		*apps = a
 	}
-	if st := (*apps)[id].Steps; len(st) == 1 && st[0].Attrs != nil {
-		return st[0].Attrs.Window, nil
+	if st := (*apps)[id].Steps; len(st) == 1 && st[0].Attrs != nil && st[0].Attrs.Window != nil {
+		return &st[0], nil
 	}
-	return nil, nil
+	return nil, fmt.Errorf("node %d: no window step", id)
+}
+
+// leafAttr is the Attr literal of a constant leaf with the given values.
+func leafAttr(values string) string {
+	return fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := [], axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := %s, shapes := [] }", values)
+}
+
+// convLines writes a conv or conv_transpose node the way linear is
+// written: its payload parameters (W, and b when the payload has one) as
+// constant leaves before it, then Prim.conv/conv_transpose over (x, W[, b])
+// with the window fields and the node's shape as outShape. count is the
+// number of nodes written so far (the index of the last one). It returns
+// the kernel work.
+func convLines(line func(string, []int, []string, string) error, count func() int, st *irsem.Step, xShape spec.Shape, parent int, out []string, outShape spec.Shape) (int, error) {
+	parents, shapes, work := []int{parent}, []string{nats(xShape)}, 0
+	var ins []certificates.Tensor
+	ins = append(ins, certificates.Tensor{Shape: xShape})
+	for _, a := range st.Args[1:] {
+		if a.Source != irsem.ArgParam || a.Value == nil {
+			return 0, fmt.Errorf("parameter %s missing from the payload", a.Param)
+		}
+		vs := certificates.RatTensor(*a.Value).Values
+		v, err := rats(vs)
+		if err == nil {
+			err = line("const", nil, vs, leafAttr(v))
+		}
+		if err != nil {
+			return 0, fmt.Errorf("parameter %s: %v", a.Param, err)
+		}
+		parents, shapes = append(parents, count()), append(shapes, nats(a.Shape))
+		ins = append(ins, certificates.Tensor{Shape: a.Shape, Values: vs})
+		work += 3 * len(vs)
+	}
+	win, err := leanWindow(st.Attrs.Window)
+	if err != nil {
+		return 0, err
+	}
+	attr := fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := %s, axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := [], shapes := [%s]%s, outShape := %s }",
+		nats(xShape), strings.Join(shapes, ", "), win, nats(outShape))
+	if err := line(st.Prim, parents, out, attr); err != nil {
+		return 0, err
+	}
+	ins[0].Values = make([]string, xShape.Size())
+	return work + windowWork(st.Prim, &certificates.AdjointCase{Inputs: ins, Delta: certificates.Tensor{Values: out}, Attrs: certificates.Attrs{Window: st.Attrs.Window}}), nil
 }
 
 // nodeWork is a node's kernel work beyond its value: matmul's
@@ -336,8 +393,6 @@ func compPrim(op irsem.Op) (prim string, ok bool, notInComp string) {
 // a claim the kernel refuses, so the case is skipped with the reason.
 func notInComposition(prim string) string {
 	switch {
-	case prim == "conv" || prim == "conv_transpose":
-		return "conv and conv_transpose are emitted in adjointness certificates only (W and b from the payload are not written in compositions yet)"
 	case normOps[prim]:
 		return "normalisations are emitted in adjointness certificates only (ε, γ and β from the payload are not written in compositions yet)"
 	case prim == "dropout":

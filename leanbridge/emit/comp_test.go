@@ -208,7 +208,7 @@ func fwdKnown(prim string) bool {
 	switch prim {
 	case "add", "sub", "neg", "scale", "sum", "reduce_sum", "reduce_mean", "reshape", "flatten", "permute",
 		"transpose", "slice", "broadcast_to", "concat", "gather", "relu", "abs", "max", "min",
-		"mul", "matmul", "linear", "const", "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd":
+		"mul", "matmul", "linear", "const", "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd", "conv", "conv_transpose":
 		return true
 	}
 	return false
@@ -563,14 +563,69 @@ func TestCompositionPools(t *testing.T) {
 			t.Errorf("case %d: stride 1 written for stride 2 leaves the case true", i)
 		}
 	}
-	for _, op := range []string{"conv", "conv_transpose", "layer_norm", "instance_norm", "batch_norm_eval", "dropout"} {
+	for _, op := range []string{"layer_norm", "instance_norm", "batch_norm_eval", "dropout"} {
 		if notInComposition(op) == "" {
 			t.Errorf("%s: written in compositions without its attributes", op)
 		}
 	}
-	for op := range poolOps {
+	for op := range windowOps {
 		if notInComposition(op) != "" {
 			t.Errorf("%s: skipped in compositions", op)
+		}
+	}
+}
+
+// TestCompositionConv: a conv node takes W and b from the payload, as
+// linear does: two constant leaves before Prim.conv over (x, W, b), whose
+// cases the transcription finds true; a wrong dilation written for the
+// conv makes a case false.
+func TestCompositionConv(t *testing.T) {
+	g, err := irsem.DecodeGraph([]byte(`{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 2, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [1, 2, 4]},
+  {"id": 1, "kind": "conv", "parents": [0], "shape": [1, 2, 3], "kernel": [2], "stride": [1], "padding": [0], "dilation": [1], "groups": 1, "in_channels": 2, "out_channels": 2},
+  {"id": 2, "kind": "relu", "parents": [1], "shape": [1, 2, 3]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := irsem.DecodePayload([]byte(`{"format": "tlcheck.payload.v1", "entries": {"1": {"W": {"shape": [2, 2, 2], "values": ["1", "-1/2", "2", "1/3", "-1", "1/4", "1/2", "3"]}, "b": {"shape": [2], "values": ["1/5", "-1"]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := irsem.DecodeTensor([]byte(`{"shape": [1, 2, 4], "values": ["1", "-2", "1/2", "3", "0", "2", "-1/3", "1"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: "conv", Graph: g, Payload: p, Input: x}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped := modelComp(t, dir)
+	if len(cases) != 2 {
+		t.Fatalf("%d cases emitted (skipped %v), want 2", len(cases), skipped)
+	}
+	for i, c := range cases {
+		var prims []string
+		for _, nd := range c.nodes {
+			prims = append(prims, nd.prim)
+		}
+		if got := strings.Join(prims, ","); got != "const,const,conv,relu" || fmt.Sprint(c.nodes[2].parents) != "[0 1 2]" || c.nodes[2].attr.win == nil {
+			t.Fatalf("case %d: nodes %s, conv parents %v", i, got, c.nodes[2].parents)
+		}
+		if err := compHolds(c); err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+		bad := c
+		bad.nodes = append([]readNode(nil), c.nodes...)
+		w := *c.nodes[2].attr.win
+		w.dilation = []int{2}
+		w.outShape = []int{1, 2, 3}
+		bad.nodes[2].attr.win = &w
+		if compHolds(bad) == nil {
+			t.Errorf("case %d: dilation 2 written for dilation 1 leaves the case true", i)
 		}
 	}
 }

@@ -27,11 +27,12 @@
 // Tlcheck.Graph.rev_adjoint at the case's seed and tangent, computed by
 // Graph.fwd and Graph.rev over nodes built from Prim.jvp and Prim.vjp;
 // Tlcheck.Comp.comp_adjoint is the bridge to every seed and tangent.
-// Constant leaves (const, rand_uniform) are Prim.const with their value.
+// Constant leaves (const, rand_uniform) are Prim.const with their value;
+// the window nodes carry the geometry irsem.Applications gives them, and
+// conv's W and b become constant leaves before it, as linear's do.
 // A certificate with a node Lean has no semantics for, or whose
-// attributes the composition emitter does not write yet (a conv,
-// conv_transpose, normalisation or dropout node: notInComposition), or a
-// graph over
+// attributes the composition emitter does not write yet (a
+// normalisation or dropout node: notInComposition), or a graph over
 // MaxCompNodes or the caps, is skipped with the reason.
 //
 // The window primitives (conv, conv_transpose, the four pools) carry the
