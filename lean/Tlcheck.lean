@@ -8,4 +8,5 @@ import Tlcheck.Graph
 import Tlcheck.Comp
 import Tlcheck.Window
 import Tlcheck.Dropout
+import Tlcheck.Norm
 import Tlcheck.Certs.All

@@ -40,11 +40,26 @@ structure AdjCase where
   values : List Rat
   lhs : Rat
   rhs : Rat
+  /-- The window geometry (conv, conv_transpose, the pools: `Attr`'s
+  fields of the same names); the defaults elsewhere. -/
+  kernel : List Nat := []
+  stride : List Nat := []
+  dilation : List Nat := []
+  pads : List Nat := []
+  groups : Nat := 1
+  countPad : Bool := false
+  /-- dropout's drop probability and keep mask (`Attr.p`, `Attr.mask`). -/
+  p : Rat := 0
+  mask : List Rat := []
+  /-- ε of the normalisations (`Attr.eps`). -/
+  eps : Rat := 0
 
-/-- The attributes of a case. -/
+/-- The attributes of a case; the output shape is the cotangent's. -/
 def AdjCase.attr (k : AdjCase) : Attr :=
-  ⟨k.c, k.lo, k.hi, k.axis, k.shapes.headD [], k.axis2, k.perm, k.start, k.stop, k.toShape, k.values,
-    k.shapes⟩
+  { c := k.c, lo := k.lo, hi := k.hi, axis := k.axis, shape := k.shapes.headD [], axis2 := k.axis2,
+    perm := k.perm, start := k.start, stop := k.stop, toShape := k.toShape, values := k.values,
+    shapes := k.shapes, kernel := k.kernel, stride := k.stride, dilation := k.dilation, pads := k.pads,
+    groups := k.groups, countPad := k.countPad, outShape := k.outShape, p := k.p, mask := k.mask, eps := k.eps }
 
 /-- Every tensor has its shape's element count. -/
 def sizesOk : List (List Nat) → List (List Rat) → Bool

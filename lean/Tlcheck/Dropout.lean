@@ -16,22 +16,21 @@ mask / (1 − p) — Lean's `1 / 0 = 0` gives p = 1 its zeros — so:
 * `dropout_taylor`: linear along every line, `fwd (x + t·v) = fwd x + t·fwd v`;
 * `dropout_vjp_linear`: the VJP is linear in δ and maps zero to zeros.
 
+`dropoutFwd`, `dropoutJvp` and `dropoutVjp` are defined in `Tlcheck.Spec`
+and are `Prim.dropout` at `Attr.p` and `Attr.mask` (`dropout_prim_adjoint`).
+The certificates record the seed, not the mask: `tlcheck lean emit`
+replays the registry's own draw (its `bernoulli_mask` forward: element i
+kept when `spec.UniformRat(seed, i)` ≥ p) into `mask`. The kernel checks
+the claim at that mask; that the mask is the seed's draw is the emitter's
+(Go) part, not a Lean theorem — Lean has no splitmix64.
+
 The seeded `rand_uniform`, `bernoulli_mask` and `keep_mask` are, as
 functions of their recorded values, constants with zero tangent
-(`Prim.const` in `Comp.lean`'s graphs). Not emitted: the certificates
-record the seed, not the mask, so the emitter would first have to replay
-the registry's draw (splitmix64, `spec.UniformRat`) into the mask.
+(`Prim.const` in `Comp.lean`'s graphs).
 -/
 
 namespace Tlcheck
 set_option autoImplicit false
-
-/-- dropout at drop probability p with the recorded 0/1 mask. -/
-def dropoutFwd (p : Rat) (mask x : List Rat) : List Rat := smul (1 / (1 - p)) (pmul mask x)
-/-- Its JVP: the same linear map on the tangent. -/
-def dropoutJvp (p : Rat) (mask _x dx : List Rat) : List Rat := dropoutFwd p mask dx
-/-- Its VJP: the same map on the cotangent (the registry's reverse rule). -/
-def dropoutVjp (p : Rat) (mask _x δ : List Rat) : List (List Rat) := [dropoutFwd p mask δ]
 
 theorem dropout_adjoint (p : Rat) (mask x dx δ : List Rat) :
     dot (dropoutJvp p mask x dx) δ = dotAll [dx] (dropoutVjp p mask x δ) := by
@@ -74,6 +73,13 @@ theorem dropout_all (mask x : List Rat) : dropoutFwd 1 mask x = zeros (pmul mask
   show smul (1 / (1 - 1)) (pmul mask x) = zeros (pmul mask x)
   have h : (1 : Rat) / (1 - 1) = 0 := by decide +kernel
   rw [h, zeros_eq_smul0 (pmul mask x)]
+
+/-- dropout as `Prim.dropout`: the law in the form the checker's `Claim`
+states it. -/
+theorem dropout_prim_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .dropout a [x] [dx]) δ = dotAll [dx] (Prim.vjp .dropout a [x] δ) := by
+  show dot (dropoutJvp a.p a.mask x dx) δ = dotAll [dx] (dropoutVjp a.p a.mask x δ)
+  exact dropout_adjoint a.p a.mask x dx δ
 
 /-- An instance: p = 1/2, mask [1, 0, 1], x = [1, 2, 3] ↦ [2, 0, 6]. -/
 theorem dropout_instance : dropoutFwd (1 / 2) [1, 0, 1] [1, 2, 3] = [2, 0, 6] := by decide +kernel

@@ -229,6 +229,299 @@ def bumpN : List Nat → Nat → Nat → List Nat
   | n :: ns, 0, v => (n + v) :: ns
   | n :: ns, k + 1, v => n :: bumpN ns k v
 
+/-! ## The window primitives (`Tlcheck.Window` proves their laws)
+
+Sparse linear maps: -/
+
+/-- One entry of a sparse linear map: output `o` receives `w · x[i]`. -/
+structure Tap where
+  o : Nat
+  i : Nat
+  w : Rat
+
+/-- y = Σ over the entries of w · x[i], added at o, into m outputs (an
+entry naming an output at or past m adds nothing; an input past the end
+reads 0). -/
+def tapply (m : Nat) : List Tap → List Rat → List Rat
+  | [], _ => zerosN m
+  | e :: es, x => addAt (tapply m es x) e.o (e.w * nth x e.i)
+
+/-- The transpose into n inputs: x̄[i] receives w · δ[o] for every entry. -/
+def tapplyT (n : Nat) : List Tap → List Rat → List Rat
+  | [], _ => zerosN n
+  | e :: es, d => addAt (tapplyT n es d) e.i (e.w * nth d e.o)
+
+/-- One spatial axis: S small positions, B big positions, kernel k, stride
+s, dilation dl, begin padding pb and end padding pe (pe only enters
+avg_pool's divisor; the output extent is part of S or B, as the registry's
+`planWin` computes it). -/
+structure Axis where
+  S : Nat
+  B : Nat
+  k : Nat
+  s : Nat
+  dl : Nat
+  pb : Nat
+  pe : Nat
+
+/-- A triple of the relation: flat small, kernel and big positions. -/
+structure Win where
+  sm : Nat
+  j : Nat
+  bg : Nat
+
+namespace Axis
+
+/-- The triples of small position sm for kernel positions j, …, j + n − 1
+whose big position is inside [0, B). -/
+def kRow (g : Axis) (sm : Nat) : Nat → Nat → List Win
+  | _, 0 => []
+  | j, n + 1 =>
+    if g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B then
+      Win.mk sm j (sm * g.s + j * g.dl - g.pb) :: kRow g sm (j + 1) n
+    else kRow g sm (j + 1) n
+
+/-- The triples of small positions sm, …, sm + n − 1 (sm ascending, then j). -/
+def rows (g : Axis) : Nat → Nat → List Win
+  | _, 0 => []
+  | sm, n + 1 => kRow g sm 0 g.k ++ rows g (sm + 1) n
+
+/-- The relation of one axis. -/
+def taps (g : Axis) : List Win := rows g 0 g.S
+
+end Axis
+
+/-- The small, kernel and big element counts of several axes. -/
+def smallSize : List Axis → Nat
+  | [] => 1
+  | g :: gs => g.S * smallSize gs
+def kernelSize : List Axis → Nat
+  | [] => 1
+  | g :: gs => g.k * kernelSize gs
+def bigSize : List Axis → Nat
+  | [] => 1
+  | g :: gs => g.B * bigSize gs
+
+/-- u after t in row-major order, the later axes' extents S, K, B. -/
+def Win.cross (S K B : Nat) (t u : Win) : Win :=
+  Win.mk (t.sm * S + u.sm) (t.j * K + u.j) (t.bg * B + u.bg)
+
+/-- Every t of ts crossed with every u of us (t slowest). -/
+def crossAll (S K B : Nat) (us : List Win) : List Win → List Win
+  | [] => []
+  | t :: ts => us.map (Win.cross S K B t) ++ crossAll S K B us ts
+
+/-- The relation of several spatial axes, the first slowest (the
+registry's row-major flat positions). -/
+def winTaps : List Axis → List Win
+  | [] => [Win.mk 0 0 0]
+  | g :: gs => crossAll (smallSize gs) (kernelSize gs) (bigSize gs) (winTaps gs) g.taps
+
+/-- A term of a bilinear map: output p receives W[q]·x[r]. -/
+structure Mono where
+  p : Nat
+  q : Nat
+  r : Nat
+
+/-- The map x ↦ Σ W[q]·x[r] at fixed W, as taps. -/
+def xTaps (w : List Rat) : List Mono → List Tap
+  | [] => []
+  | t :: ts => Tap.mk t.p t.r (nth w t.q) :: xTaps w ts
+
+/-- The map W ↦ Σ W[q]·x[r] at fixed x, as taps. -/
+def wTaps (x : List Rat) : List Mono → List Tap
+  | [] => []
+  | t :: ts => Tap.mk t.p t.q (nth x t.r) :: wTaps x ts
+
+/-- A bilinear map with a bias: the element counts of y, x, W and b, the
+terms, and the bias index of each output (its channel). -/
+structure Bil where
+  ySize : Nat
+  xSize : Nat
+  wSize : Nat
+  bSize : Nat
+  terms : List Mono
+  bIdx : List Nat
+
+/-- y = Σ_{(p, q, r)} W[q]·x[r] at p, plus b[bIdx p]. -/
+def bilFwd (B : Bil) (x w b : List Rat) : List Rat :=
+  padd (tapply B.ySize (xTaps w B.terms) x) (gather B.bIdx b)
+
+/-- The JVP: W·dx + dW·x + db (the product rule, term by term). -/
+def bilJvp (B : Bil) (x w dx dw db : List Rat) : List Rat :=
+  padd (padd (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (wTaps x B.terms) dw)) (gather B.bIdx db)
+
+/-- The VJP: the transposes of the two linear maps, and the bias's scatter. -/
+def bilVjp (B : Bil) (x w δ : List Rat) : List (List Rat) :=
+  [tapplyT B.xSize (xTaps w B.terms) δ, tapplyT B.wSize (wTaps x B.terms) δ, scatter B.bSize B.bIdx δ]
+
+/-- f k ++ f (k + 1) ++ … ++ f (k + n − 1). -/
+def forFrom {α : Type} (f : Nat → List α) : Nat → Nat → List α
+  | _, 0 => []
+  | k, n + 1 => f k ++ forFrom f (k + 1) n
+
+/-- f 0 ++ … ++ f (n − 1). -/
+def forN {α : Type} (n : Nat) (f : Nat → List α) : List α := forFrom f 0 n
+
+/-- conv (the registry's, `spec/ops_window.go`): x of shape
+[lead…, cin, in…], W of shape [cout, cin/groups, kernel…], b of shape
+[cout], y of shape [lead…, cout, out…]; each axis's small side is the
+output (`S` = out), its big side the input (`B` = in). `lead` is the
+product of the axes before the channel axis. -/
+structure Conv where
+  lead : Nat
+  cin : Nat
+  cout : Nat
+  groups : Nat
+  axes : List Axis
+
+namespace Conv
+/-- Input and output channels per group. -/
+def cg (c : Conv) : Nat := c.cin / c.groups
+def cog (c : Conv) : Nat := c.cout / c.groups
+
+/-- conv as a sum of products: output (l, co, o) receives
+W[co, ch, j]·x[l, (co / cog)·cg + ch, i] for every channel ch < cg of co's
+group and every triple (o, j, i) of the window relation. -/
+def terms (c : Conv) : List Mono :=
+  let ws := winTaps c.axes
+  let S := smallSize c.axes
+  let K := kernelSize c.axes
+  let Bi := bigSize c.axes
+  forN c.lead (fun l => forN c.cout (fun co => forN c.cg (fun ch =>
+    ws.map (fun t => Mono.mk ((l * c.cout + co) * S + t.sm) ((co * c.cg + ch) * K + t.j)
+      ((l * c.cin + co / c.cog * c.cg + ch) * Bi + t.bg)))))
+
+/-- conv as a bilinear map with a bias: output p reads b[p / S mod cout]. -/
+def bil (c : Conv) : Bil :=
+  { ySize := c.lead * c.cout * smallSize c.axes, xSize := c.lead * c.cin * bigSize c.axes,
+    wSize := c.cout * c.cg * kernelSize c.axes, bSize := c.cout, terms := c.terms,
+    bIdx := (upto (c.lead * c.cout * smallSize c.axes)).map (fun p => p / smallSize c.axes % c.cout) }
+end Conv
+
+/-- conv_transpose (the registry's): x of shape [lead…, cin, in…], W of
+shape [cin, cout/groups, kernel…], b of shape [cout], y of shape
+[lead…, cout, out…]; each axis's small side is the input (`S` = in), its
+big side the output (`B` = out, (in − 1)·s − pb − pe + dl·(k − 1) + 1 +
+output_padding, as the registry's `planWin` computes it). -/
+structure ConvT where
+  lead : Nat
+  cin : Nat
+  cout : Nat
+  groups : Nat
+  axes : List Axis
+
+namespace ConvT
+def cg (c : ConvT) : Nat := c.cin / c.groups
+def cog (c : ConvT) : Nat := c.cout / c.groups
+
+/-- conv_transpose as a sum of products: output (l, co, bg) receives
+x[l, ci, sm]·W[ci, co mod cog, j] for ci = (co / cog)·cg + ch, ch < cg, and
+every triple (sm, j, bg) of the window relation — conv's relation read
+from the other side. -/
+def terms (c : ConvT) : List Mono :=
+  let ws := winTaps c.axes
+  let S := smallSize c.axes
+  let K := kernelSize c.axes
+  let Bo := bigSize c.axes
+  forN c.lead (fun l => forN c.cout (fun co => forN c.cg (fun ch =>
+    ws.map (fun t => Mono.mk ((l * c.cout + co) * Bo + t.bg)
+      (((co / c.cog * c.cg + ch) * c.cog + co % c.cog) * K + t.j)
+      ((l * c.cin + co / c.cog * c.cg + ch) * S + t.sm)))))
+
+def bil (c : ConvT) : Bil :=
+  { ySize := c.lead * c.cout * bigSize c.axes, xSize := c.lead * c.cin * smallSize c.axes,
+    wSize := c.cin * c.cog * kernelSize c.axes, bSize := c.cout, terms := c.terms,
+    bIdx := (upto (c.lead * c.cout * bigSize c.axes)).map (fun p => p / bigSize c.axes % c.cout) }
+end ConvT
+
+/-- A pool: `lead` independent slices (the product of the axes before the
+spatial ones), each pooled over the spatial axes; each axis's small side
+is the output, its big side the input. -/
+structure Pool where
+  lead : Nat
+  axes : List Axis
+
+/-- The number of triples of output position o. -/
+def countSm (o : Nat) : List Win → Nat
+  | [] => 0
+  | t :: ts => (if t.sm = o then 1 else 0) + countSm o ts
+
+/-- One axis: the kernel positions j < k of output o inside the padded
+input, o·s + j·dl < B + pb + pe (count_include_pad's count). -/
+def Axis.padCount (g : Axis) (o : Nat) : Nat :=
+  ((upto g.k).filter (fun j => decide (o * g.s + j * g.dl < g.B + g.pb + g.pe))).length
+
+/-- The product of the per-axis counts at a multi-index. -/
+def padCountAll : List Axis → List Nat → Nat
+  | g :: gs, o :: os => g.padCount o * padCountAll gs os
+  | _, _ => 1
+
+/-- The window values of output o of slice l, in the relation's order. -/
+def window (x : List Rat) (Bi l o : Nat) : List Win → List Rat
+  | [] => []
+  | t :: ts => if t.sm = o then nth x (l * Bi + t.bg) :: window x Bi l o ts else window x Bi l o ts
+
+/-- The maximum of a list: the left fold of `maxS` from its first element
+(0 when empty; the registry refuses a window with no real element). -/
+def maxL : List Rat → Rat
+  | [] => 0
+  | a :: as => as.foldl maxS a
+
+/-- How many entries equal m. -/
+def countEq (m : Rat) : List Rat → Nat
+  | [] => 0
+  | a :: as => (if a = m then 1 else 0) + countEq m as
+
+namespace Pool
+def outSize (q : Pool) : Nat := q.lead * smallSize q.axes
+def inSize (q : Pool) : Nat := q.lead * bigSize q.axes
+
+/-- The window relation of every slice as taps of weight f l t. -/
+def taps (q : Pool) (f : Nat → Win → Rat) : List Tap :=
+  let S := smallSize q.axes
+  let Bi := bigSize q.axes
+  let ws := winTaps q.axes
+  forN q.lead (fun l => ws.map (fun t => Tap.mk (l * S + t.sm) (l * Bi + t.bg) (f l t)))
+
+/-- avg_pool_nd without count_include_pad: the real positions of the window. -/
+def divReal (q : Pool) (o : Nat) : Nat := countSm o (winTaps q.axes)
+/-- avg_pool, and avg_pool_nd with count_include_pad: the positions inside
+the padded input (for avg_pool, whose padding is below the kernel and
+whose windows lie inside the padded input, the kernel size). -/
+def divPad (q : Pool) (o : Nat) : Nat := padCountAll q.axes (unflat (q.axes.map Axis.S) o)
+
+/-- The average pool with divisor D: weight 1/D(o) on every triple. -/
+def avgTaps (q : Pool) (D : Nat → Nat) : List Tap := q.taps (fun _ t => 1 / (D t.sm : Rat))
+def avgFwd (q : Pool) (D : Nat → Nat) (x : List Rat) : List Rat := tapply q.outSize (q.avgTaps D) x
+def avgJvp (q : Pool) (D : Nat → Nat) (_x dx : List Rat) : List Rat := tapply q.outSize (q.avgTaps D) dx
+def avgVjp (q : Pool) (D : Nat → Nat) (_x δ : List Rat) : List (List Rat) := [tapplyT q.inSize (q.avgTaps D) δ]
+
+/-- The maximum of output o of slice l. -/
+def winMax (q : Pool) (x : List Rat) (l o : Nat) : Rat := maxL (window x (bigSize q.axes) l o (winTaps q.axes))
+
+/-- The max pool's tie rule: weight 1/t on each of the t window positions
+attaining the maximum, 0 on the others. -/
+def maxWeight (q : Pool) (x : List Rat) (l : Nat) (t : Win) : Rat :=
+  if nth x (l * bigSize q.axes + t.bg) = q.winMax x l t.sm then
+    1 / (countEq (q.winMax x l t.sm) (window x (bigSize q.axes) l t.sm (winTaps q.axes)) : Rat)
+  else 0
+
+def maxFwd (q : Pool) (x : List Rat) : List Rat :=
+  (upto q.outSize).map (fun p => q.winMax x (p / smallSize q.axes) (p % smallSize q.axes))
+def maxJvp (q : Pool) (x dx : List Rat) : List Rat := tapply q.outSize (q.taps (q.maxWeight x)) dx
+def maxVjp (q : Pool) (x δ : List Rat) : List (List Rat) := [tapplyT q.inSize (q.taps (q.maxWeight x)) δ]
+end Pool
+
+/-- dropout at drop probability p with its recorded 0/1 keep mask:
+x ⊙ mask / (1 − p) (p = 1: zeros, by Lean's 1 / 0 = 0). `Tlcheck.Dropout`
+proves its laws. -/
+def dropoutFwd (p : Rat) (mask x : List Rat) : List Rat := smul (1 / (1 - p)) (pmul mask x)
+/-- Its JVP: the same linear map on the tangent. -/
+def dropoutJvp (p : Rat) (mask _x dx : List Rat) : List Rat := dropoutFwd p mask dx
+/-- Its VJP: the same map on the cotangent (the registry's reverse rule). -/
+def dropoutVjp (p : Rat) (mask _x δ : List Rat) : List (List Rat) := [dropoutFwd p mask δ]
+
 /-- An axis as the registry reads it: a negative axis counts from the end. -/
 def normAxis (r : Nat) (a : Int) : Nat := if a < 0 then (a + r).toNat else a.toNat
 
@@ -250,6 +543,29 @@ structure Attr where
   toShape : List Nat
   values : List Rat
   shapes : List (List Nat)
+  /-- The window geometry of conv, conv_transpose and the pools (the
+  registry's `Window`): the kernel, the strides, the dilations (empty: all
+  1), the pads (every begin, then every end; empty: all 0), the groups,
+  whether an average pool divides by the positions inside the padded input
+  (`avg_pool` always, `avg_pool_nd` with count_include_pad), and the output
+  shape, whose spatial extents are the registry's `planWin`'s (ceil_mode and
+  output_padding enter only through them). Defaults for every other
+  primitive. -/
+  kernel : List Nat := []
+  stride : List Nat := []
+  dilation : List Nat := []
+  pads : List Nat := []
+  groups : Nat := 1
+  countPad : Bool := false
+  outShape : List Nat := []
+  /-- dropout's drop probability and its 0/1 keep mask, replayed by the
+  emitter from the certificate's seed with the registry's own draw. -/
+  p : Rat := 0
+  mask : List Rat := []
+  /-- ε of layer_norm, instance_norm and batch_norm_eval (the registry's
+  default 1/100000 written out by the emitter when the certificate has
+  none). -/
+  eps : Rat := 0
 
 namespace Attr
 /-- The normalized axis. -/
@@ -384,6 +700,38 @@ def linSb (a : Attr) : Nat := size (nthL a.shapes 2)
 
 end Attr
 
+namespace Attr
+/-- The number of spatial axes of a window primitive. -/
+def winR (a : Attr) : Nat := a.kernel.length
+/-- The first spatial axis of the input: the spatial axes end the shape. -/
+def winSp (a : Attr) : Nat := a.shape.length - a.winR
+/-- The dilation of spatial axis d, 1 when none is given. -/
+def winDil (a : Attr) (d : Nat) : Nat := if a.dilation.length = 0 then 1 else nthN a.dilation d
+/-- Spatial axis d of the relation: the input extent is the first input's,
+the output extent the output shape's; the small side is the output when
+`outSmall` (conv and the pools), the input otherwise (conv_transpose). -/
+def winAxis (a : Attr) (outSmall : Bool) (d : Nat) : Axis :=
+  { S := if outSmall then nthN a.outShape (a.winSp + d) else nthN a.shape (a.winSp + d),
+    B := if outSmall then nthN a.shape (a.winSp + d) else nthN a.outShape (a.winSp + d),
+    k := nthN a.kernel d, s := nthN a.stride d, dl := a.winDil d,
+    pb := nthN a.pads d, pe := nthN a.pads (a.winR + d) }
+/-- Every spatial axis, the first slowest. -/
+def winAxes (a : Attr) (outSmall : Bool) : List Axis := (upto a.winR).map (a.winAxis outSmall)
+/-- conv's geometry: x [lead…, cin, in…], W [cout, cin/groups, kernel…]. -/
+def convG (a : Attr) : Conv :=
+  { lead := size (a.shape.take (a.winSp - 1)), cin := nthN a.shape (a.winSp - 1),
+    cout := nthN (nthL a.shapes 1) 0, groups := a.groups, axes := a.winAxes true }
+/-- conv_transpose's geometry: x [lead…, cin, in…], W [cin, cout/groups, kernel…]. -/
+def convTG (a : Attr) : ConvT :=
+  { lead := size (a.shape.take (a.winSp - 1)), cin := nthN a.shape (a.winSp - 1),
+    cout := nthN (nthL a.shapes 1) 1 * a.groups, groups := a.groups, axes := a.winAxes false }
+/-- A pool's geometry: x [lead…, in…]. -/
+def poolG (a : Attr) : Pool := { lead := size (a.shape.take a.winSp), axes := a.winAxes true }
+/-- The average pools' divisor: the positions inside the padded input
+(`countPad`) or the real ones. -/
+def avgDiv (a : Attr) : Nat → Nat := if a.countPad then a.poolG.divPad else a.poolG.divReal
+end Attr
+
 /-- The last element of a list of naturals, 0 when empty. -/
 def lastN (l : List Nat) : Nat := nthN l (l.length - 1)
 
@@ -434,6 +782,108 @@ def concatIdx (a : Attr) : List Nat :=
     concatSrc a.ax (unflat a.concatShape i) a.shapes (nthN (unflat a.concatShape i) a.ax) 0)
 end Attr
 
+/-! ## The normalisations (`Tlcheck.Norm` proves their adjointness)
+
+Each is, at fixed inputs, a linear map of its tangents given by one tap
+list per input (`tapplyAll`), its VJP the transposes (`tapplyTAll`). The
+square root is `ratSqrt`, exact on the square rationals the registry's
+exact sqrt accepts (it refuses the others, so they are never certified). -/
+
+/-- Σₖ tapply (tapsₖ) dxₖ into m outputs, over the common prefix. -/
+def tapplyAll (m : Nat) : List (List Tap) → List (List Rat) → List Rat
+  | es :: ess, dx :: dxs => padd (tapply m es dx) (tapplyAll m ess dxs)
+  | _, _ => zerosN m
+
+/-- The transposes, input k into nₖ elements. -/
+def tapplyTAll : List Nat → List (List Tap) → List Rat → List (List Rat)
+  | n :: ns, es :: ess, d => tapplyT n es d :: tapplyTAll ns ess d
+  | _, _, _ => []
+
+/-- Element k of a list of tensors, [] past its end. -/
+def nthRL : List (List Rat) → Nat → List Rat
+  | [], _ => []
+  | a :: _, 0 => a
+  | _ :: as, k + 1 => nthRL as k
+
+/-- Element j of the optional parameter k (the inputs after x), d when
+the parameter is absent (γ = 1, β = 0 as the registry defaults them). -/
+def parOr (ps : List (List Rat)) (k : Nat) (d : Rat) (j : Nat) : Rat :=
+  if k < ps.length then nth (nthRL ps k) j else d
+
+/-- A lane's mean Σ xᵢ / K over its flat positions. -/
+def laneMean (x : List Rat) (ps : List Nat) : Rat := total (gather ps x) / (ps.length : Rat)
+/-- A lane's biased variance Σ (xᵢ − μ)² / K. -/
+def laneVar (x : List Rat) (ps : List Nat) : Rat :=
+  total (pmap (fun v => (v - laneMean x ps) * (v - laneMean x ps)) (gather ps x)) / (ps.length : Rat)
+/-- s = 1 / sqrt(σ² + ε). -/
+def laneInv (eps : Rat) (x : List Rat) (ps : List Nat) : Rat := 1 / ratSqrt (laneVar x ps + eps)
+/-- x̂ at flat index i of the lane ps: (xᵢ − μ)·s. -/
+def laneHat (eps : Rat) (x : List Rat) (ps : List Nat) (i : Nat) : Rat := (nth x i - laneMean x ps) * laneInv eps x ps
+
+/-- A lane normalisation (layer_norm, instance_norm): n elements, the lane
+(flat positions) of each flat index, and the index of its γ and β. -/
+structure NormG where
+  n : Nat
+  lane : Nat → List Nat
+  par : Nat → Nat
+
+namespace NormG
+def hat (q : NormG) (eps : Rat) (x : List Rat) (i : Nat) : Rat := laneHat eps x (q.lane i) i
+/-- y = x̂·γ + β. -/
+def fwd (q : NormG) (eps : Rat) (x : List Rat) (g b : Nat → Rat) : List Rat :=
+  (upto q.n).map (fun i => q.hat eps x i * g (q.par i) + b (q.par i))
+/-- ∂yᵢ/∂xⱼ = γ·s·([i = j] − 1/K − x̂ᵢ·x̂ⱼ/K) for j in i's lane of K. -/
+def xTaps (q : NormG) (eps : Rat) (x : List Rat) (g : Nat → Rat) : List Tap :=
+  forN q.n (fun i => (q.lane i).map (fun j =>
+    Tap.mk i j (g (q.par i) * laneInv eps x (q.lane i) *
+      ((if i = j then (1 : Rat) else 0) - 1 / ((q.lane i).length : Rat) -
+        q.hat eps x i * q.hat eps x j / ((q.lane i).length : Rat)))))
+/-- ∂yᵢ/∂γ = x̂ᵢ, ∂yᵢ/∂β = 1, at the parameter index of i. -/
+def gTaps (q : NormG) (eps : Rat) (x : List Rat) : List Tap := (upto q.n).map (fun i => Tap.mk i (q.par i) (q.hat eps x i))
+def bTaps (q : NormG) : List Tap := (upto q.n).map (fun i => Tap.mk i (q.par i) 1)
+/-- The tap lists of x, γ and β. -/
+def taps (q : NormG) (eps : Rat) (x : List Rat) (g : Nat → Rat) : List (List Tap) :=
+  [q.xTaps eps x g, q.gTaps eps x, q.bTaps]
+end NormG
+
+namespace Attr
+/-- layer_norm's lanes: along the axis, in the [A, K, B] view; γ, β by
+the position along it. -/
+def lnG (a : Attr) : NormG :=
+  { n := size a.shape,
+    lane := fun i => (upto a.dimK).map (fun k => (i / (a.dimK * a.dimB) * a.dimK + k) * a.dimB + i % a.dimB),
+    par := fun i => i / a.dimB % a.dimK }
+/-- instance_norm's spatial size S: x is [N, C, spatial…]. -/
+def inS (a : Attr) : Nat := size (a.shape.drop 2)
+/-- instance_norm's lanes: the S positions of each (n, c), the [N·C, S]
+view; γ, β by the channel. -/
+def inG (a : Attr) : NormG :=
+  { n := size a.shape, lane := fun i => (upto a.inS).map (fun j => i / a.inS * a.inS + j),
+    par := fun i => i / a.inS % nthN a.shape 1 }
+/-- batch_norm_eval's channel of flat index i (the axis's extent C and
+the elements after it). -/
+def bnCh (a : Attr) (i : Nat) : Nat := i / size (a.shape.drop (a.ax + 1)) % nthN a.shape a.ax
+/-- max(σ²_c, 0) + ε and its square root s_c (the inputs after x: μ, σ², γ, β). -/
+def bnVpos (a : Attr) (ps : List (List Rat)) (c : Nat) : Rat := reluS (parOr ps 1 0 c) + a.eps
+def bnStd (a : Attr) (ps : List (List Rat)) (c : Nat) : Rat := ratSqrt (a.bnVpos ps c)
+/-- q = (x − μ_c)/s_c. -/
+def bnQ (a : Attr) (x : List Rat) (ps : List (List Rat)) (i : Nat) : Rat :=
+  (nth x i - parOr ps 0 0 (a.bnCh i)) / a.bnStd ps (a.bnCh i)
+/-- y = q·γ_c + β_c. -/
+def bnFwd (a : Attr) (x : List Rat) (ps : List (List Rat)) : List Rat :=
+  (upto (size a.shape)).map (fun i => a.bnQ x ps i * parOr ps 2 1 (a.bnCh i) + parOr ps 3 0 (a.bnCh i))
+/-- The partials of x, μ, σ², γ, β: γ/s, −γ/s, −q·γ·step(σ²)/(2(max(σ², 0) + ε)), q, 1
+(the registry's, `spec/ops_channel_norm.go`). -/
+def bnTaps (a : Attr) (x : List Rat) (ps : List (List Rat)) : List (List Tap) :=
+  [(upto (size a.shape)).map (fun i => Tap.mk i i (parOr ps 2 1 (a.bnCh i) / a.bnStd ps (a.bnCh i))),
+   (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i) (-(parOr ps 2 1 (a.bnCh i) / a.bnStd ps (a.bnCh i)))),
+   (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i)
+     (-(a.bnQ x ps i * parOr ps 2 1 (a.bnCh i) * reluD (parOr ps 1 0 (a.bnCh i))) /
+       (a.bnVpos ps (a.bnCh i) + a.bnVpos ps (a.bnCh i)))),
+   (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i) (a.bnQ x ps i)),
+   (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i) 1)]
+end Attr
+
 /-- The exact primitives with a Lean semantics. The names are the
 registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
@@ -442,6 +892,8 @@ inductive Prim where
   | sum | reduce_sum | reduce_mean | mse_loss | reshape | flatten | detach
   | permute | transpose | slice | broadcast_to | const | concat | linear | matmul | sign
   | gather | shrink | pad
+  | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd | dropout
+  | layer_norm | instance_norm | batch_norm_eval
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -482,6 +934,18 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (Tlcheck.gather a.mmGa x) (Tlcheck.gather a.mmGb y))
   | .linear, a, [x, w, b] =>
     padd (reduceAKB a.linN 1 (a.linB * a.linM) (pmul (Tlcheck.gather a.linGx x) (Tlcheck.gather a.linGw w))) (Tlcheck.gather a.linGb b)
+  | .conv, a, [x, w] => bilFwd a.convG.bil x w (zerosN a.convG.cout)
+  | .conv, a, [x, w, b] => bilFwd a.convG.bil x w b
+  | .conv_transpose, a, [x, w] => bilFwd a.convTG.bil x w (zerosN a.convTG.cout)
+  | .conv_transpose, a, [x, w, b] => bilFwd a.convTG.bil x w b
+  | .max_pool, a, [x] => a.poolG.maxFwd x
+  | .max_pool_nd, a, [x] => a.poolG.maxFwd x
+  | .avg_pool, a, [x] => a.poolG.avgFwd a.poolG.divPad x
+  | .avg_pool_nd, a, [x] => a.poolG.avgFwd a.avgDiv x
+  | .dropout, a, [x] => dropoutFwd a.p a.mask x
+  | .layer_norm, a, x :: ps => a.lnG.fwd a.eps x (parOr ps 0 1) (parOr ps 1 0)
+  | .instance_norm, a, x :: ps => a.inG.fwd a.eps x (parOr ps 0 1) (parOr ps 1 0)
+  | .batch_norm_eval, a, x :: ps => a.bnFwd x ps
   | _, _, _ => []
 
 /-- JVP: the tangent of the output for input tangents `dxs`. -/
@@ -524,6 +988,18 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
     padd (reduceAKB a.linN 1 (a.linB * a.linM)
         (padd (pmul (Tlcheck.gather a.linGx dx) (Tlcheck.gather a.linGw w)) (pmul (Tlcheck.gather a.linGx x) (Tlcheck.gather a.linGw dw))))
       (Tlcheck.gather a.linGb db)
+  | .conv, a, [x, w], [dx, dw] => bilJvp a.convG.bil x w dx dw (zerosN a.convG.cout)
+  | .conv, a, [x, w, _], [dx, dw, db] => bilJvp a.convG.bil x w dx dw db
+  | .conv_transpose, a, [x, w], [dx, dw] => bilJvp a.convTG.bil x w dx dw (zerosN a.convTG.cout)
+  | .conv_transpose, a, [x, w, _], [dx, dw, db] => bilJvp a.convTG.bil x w dx dw db
+  | .max_pool, a, [x], [dx] => a.poolG.maxJvp x dx
+  | .max_pool_nd, a, [x], [dx] => a.poolG.maxJvp x dx
+  | .avg_pool, a, [x], [dx] => a.poolG.avgJvp a.poolG.divPad x dx
+  | .avg_pool_nd, a, [x], [dx] => a.poolG.avgJvp a.avgDiv x dx
+  | .dropout, a, [x], [dx] => dropoutJvp a.p a.mask x dx
+  | .layer_norm, a, x :: ps, dxs => tapplyAll a.lnG.n ((a.lnG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) dxs
+  | .instance_norm, a, x :: ps, dxs => tapplyAll a.inG.n ((a.inG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) dxs
+  | .batch_norm_eval, a, x :: ps, dxs => tapplyAll (size a.shape) ((a.bnTaps x ps).take (ps.length + 1)) dxs
   | _, _, _, _ => []
 
 /-- VJP: one cotangent contribution per input for the output cotangent δ. -/
@@ -566,19 +1042,41 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
     [scatter a.linSx a.linGx (pmul (Tlcheck.gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
       scatter a.linSw a.linGw (pmul (Tlcheck.gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
       scatter a.linSb a.linGb δ]
+  | .conv, a, [x, w], δ =>
+    [tapplyT a.convG.bil.xSize (xTaps w a.convG.bil.terms) δ, tapplyT a.convG.bil.wSize (wTaps x a.convG.bil.terms) δ]
+  | .conv, a, [x, w, _], δ => bilVjp a.convG.bil x w δ
+  | .conv_transpose, a, [x, w], δ =>
+    [tapplyT a.convTG.bil.xSize (xTaps w a.convTG.bil.terms) δ, tapplyT a.convTG.bil.wSize (wTaps x a.convTG.bil.terms) δ]
+  | .conv_transpose, a, [x, w, _], δ => bilVjp a.convTG.bil x w δ
+  | .max_pool, a, [x], δ => a.poolG.maxVjp x δ
+  | .max_pool_nd, a, [x], δ => a.poolG.maxVjp x δ
+  | .avg_pool, a, [x], δ => a.poolG.avgVjp a.poolG.divPad x δ
+  | .avg_pool_nd, a, [x], δ => a.poolG.avgVjp a.avgDiv x δ
+  | .dropout, a, [x], δ => dropoutVjp a.p a.mask x δ
+  | .layer_norm, a, x :: ps, δ =>
+    tapplyTAll (a.shapes.map size) ((a.lnG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) δ
+  | .instance_norm, a, x :: ps, δ =>
+    tapplyTAll (a.shapes.map size) ((a.inG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) δ
+  | .batch_norm_eval, a, x :: ps, δ => tapplyTAll (a.shapes.map size) ((a.bnTaps x ps).take (ps.length + 1)) δ
   | _, _, _, _ => []
 
 /-- Number of inputs. -/
 def arity : Prim → Nat
   | .add | .sub | .mul | .div | .max | .min | .mse_loss | .matmul => 2
-  | .linear => 3
+  | .linear | .conv | .conv_transpose | .layer_norm | .instance_norm => 3
+  | .batch_norm_eval => 5
   | .const => 0
   | _ => 1
 
-/-- The number of inputs is right: concat takes one or more, the others
-their arity. -/
+/-- The number of inputs is right: concat takes one or more, conv and
+conv_transpose two or three (the bias is optional), the others their
+arity. -/
 def arityOk : Prim → Nat → Bool
   | .concat, n => decide (1 ≤ n)
+  | .conv, n => decide (2 ≤ n ∧ n ≤ 3)
+  | .conv_transpose, n => decide (2 ≤ n ∧ n ≤ 3)
+  | .layer_norm, n => decide (1 ≤ n ∧ n ≤ 3)
+  | .batch_norm_eval, n => decide (3 ≤ n ∧ n ≤ 5)
   | p, n => decide (n = p.arity)
 
 end Prim

@@ -51,33 +51,18 @@ registry's channel rules (`Conv.terms_inside`, `ConvT.terms_inside`).
 
 Kernel-checked instances against values computed by hand from the
 registry's definitions (`spec/doc.go`, "Window primitives") close the
-module. These primitives are not constructors of `Prim` yet: the emitter
-(`certificates/leanemit`) does not write their certificates, so nothing
-here is reached by `decide +kernel` on certificate data.
+module. The definitions live in `Tlcheck.Spec`, before `Prim`, whose
+constructors `conv`, `conv_transpose`, `max_pool`, `max_pool_nd`,
+`avg_pool` and `avg_pool_nd` are these maps at the geometry
+`Attr.convG`/`convTG`/`poolG`; `tlcheck lean emit` writes their
+certificates, and `*_prim_adjoint` below state the laws for the
+constructors.
 -/
 
 namespace Tlcheck
 set_option autoImplicit false
 
 /-! ## Sparse linear maps -/
-
-/-- One entry of a sparse linear map: output `o` receives `w · x[i]`. -/
-structure Tap where
-  o : Nat
-  i : Nat
-  w : Rat
-
-/-- y = Σ over the entries of w · x[i], added at o, into m outputs (an
-entry naming an output at or past m adds nothing; an input past the end
-reads 0). -/
-def tapply (m : Nat) : List Tap → List Rat → List Rat
-  | [], _ => zerosN m
-  | e :: es, x => addAt (tapply m es x) e.o (e.w * nth x e.i)
-
-/-- The transpose into n inputs: x̄[i] receives w · δ[o] for every entry. -/
-def tapplyT (n : Nat) : List Tap → List Rat → List Rat
-  | [], _ => zerosN n
-  | e :: es, d => addAt (tapplyT n es d) e.i (e.w * nth d e.o)
 
 theorem length_tapply (m : Nat) : ∀ (es : List Tap) (x : List Rat), (tapply m es x).length = m
   | [], _ => length_zerosN m
@@ -211,43 +196,7 @@ theorem tapplyT_linear (n : Nat) (es : List Tap) (k : Rat) (d₁ d₂ : List Rat
 
 /-! ## The window relation -/
 
-/-- One spatial axis: S small positions, B big positions, kernel k, stride
-s, dilation dl, begin padding pb and end padding pe (pe only enters
-avg_pool's divisor; the output extent is part of S or B, as the registry's
-`planWin` computes it). -/
-structure Axis where
-  S : Nat
-  B : Nat
-  k : Nat
-  s : Nat
-  dl : Nat
-  pb : Nat
-  pe : Nat
-
-/-- A triple of the relation: flat small, kernel and big positions. -/
-structure Win where
-  sm : Nat
-  j : Nat
-  bg : Nat
-
 namespace Axis
-
-/-- The triples of small position sm for kernel positions j, …, j + n − 1
-whose big position is inside [0, B). -/
-def kRow (g : Axis) (sm : Nat) : Nat → Nat → List Win
-  | _, 0 => []
-  | j, n + 1 =>
-    if g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B then
-      Win.mk sm j (sm * g.s + j * g.dl - g.pb) :: kRow g sm (j + 1) n
-    else kRow g sm (j + 1) n
-
-/-- The triples of small positions sm, …, sm + n − 1 (sm ascending, then j). -/
-def rows (g : Axis) : Nat → Nat → List Win
-  | _, 0 => []
-  | sm, n + 1 => kRow g sm 0 g.k ++ rows g (sm + 1) n
-
-/-- The relation of one axis. -/
-def taps (g : Axis) : List Win := rows g 0 g.S
 
 theorem kRow_succ (g : Axis) (sm j n : Nat) : g.kRow sm j (n + 1) =
     if g.pb ≤ sm * g.s + j * g.dl ∧ sm * g.s + j * g.dl - g.pb < g.B then
@@ -255,32 +204,6 @@ theorem kRow_succ (g : Axis) (sm j n : Nat) : g.kRow sm j (n + 1) =
     else g.kRow sm (j + 1) n := rfl
 
 end Axis
-
-/-- The small, kernel and big element counts of several axes. -/
-def smallSize : List Axis → Nat
-  | [] => 1
-  | g :: gs => g.S * smallSize gs
-def kernelSize : List Axis → Nat
-  | [] => 1
-  | g :: gs => g.k * kernelSize gs
-def bigSize : List Axis → Nat
-  | [] => 1
-  | g :: gs => g.B * bigSize gs
-
-/-- u after t in row-major order, the later axes' extents S, K, B. -/
-def Win.cross (S K B : Nat) (t u : Win) : Win :=
-  Win.mk (t.sm * S + u.sm) (t.j * K + u.j) (t.bg * B + u.bg)
-
-/-- Every t of ts crossed with every u of us (t slowest). -/
-def crossAll (S K B : Nat) (us : List Win) : List Win → List Win
-  | [] => []
-  | t :: ts => us.map (Win.cross S K B t) ++ crossAll S K B us ts
-
-/-- The relation of several spatial axes, the first slowest (the
-registry's row-major flat positions). -/
-def winTaps : List Axis → List Win
-  | [] => [Win.mk 0 0 0]
-  | g :: gs => crossAll (smallSize gs) (kernelSize gs) (bigSize gs) (winTaps gs) g.taps
 
 /-! ### In bounds -/
 
@@ -432,44 +355,6 @@ theorem winTaps_inside : ∀ gs : List Axis,
       g.taps (taps_inside g)
 
 /-! ## conv and conv_transpose: bilinear maps with a bias -/
-
-/-- A term of a bilinear map: output p receives W[q]·x[r]. -/
-structure Mono where
-  p : Nat
-  q : Nat
-  r : Nat
-
-/-- The map x ↦ Σ W[q]·x[r] at fixed W, as taps. -/
-def xTaps (w : List Rat) : List Mono → List Tap
-  | [] => []
-  | t :: ts => Tap.mk t.p t.r (nth w t.q) :: xTaps w ts
-
-/-- The map W ↦ Σ W[q]·x[r] at fixed x, as taps. -/
-def wTaps (x : List Rat) : List Mono → List Tap
-  | [] => []
-  | t :: ts => Tap.mk t.p t.q (nth x t.r) :: wTaps x ts
-
-/-- A bilinear map with a bias: the element counts of y, x, W and b, the
-terms, and the bias index of each output (its channel). -/
-structure Bil where
-  ySize : Nat
-  xSize : Nat
-  wSize : Nat
-  bSize : Nat
-  terms : List Mono
-  bIdx : List Nat
-
-/-- y = Σ_{(p, q, r)} W[q]·x[r] at p, plus b[bIdx p]. -/
-def bilFwd (B : Bil) (x w b : List Rat) : List Rat :=
-  padd (tapply B.ySize (xTaps w B.terms) x) (gather B.bIdx b)
-
-/-- The JVP: W·dx + dW·x + db (the product rule, term by term). -/
-def bilJvp (B : Bil) (x w dx dw db : List Rat) : List Rat :=
-  padd (padd (tapply B.ySize (xTaps w B.terms) dx) (tapply B.ySize (wTaps x B.terms) dw)) (gather B.bIdx db)
-
-/-- The VJP: the transposes of the two linear maps, and the bias's scatter. -/
-def bilVjp (B : Bil) (x w δ : List Rat) : List (List Rat) :=
-  [tapplyT B.xSize (xTaps w B.terms) δ, tapplyT B.wSize (wTaps x B.terms) δ, scatter B.bSize B.bIdx δ]
 
 /-- Adjointness of every bilinear map with a bias (conv, conv_transpose):
 ⟨jvp (dx, dW, db), δ⟩ = ⟨dx, x̄⟩ + ⟨dW, W̄⟩ + ⟨db, b̄⟩. -/
@@ -635,14 +520,6 @@ theorem bil_vjp_linear (B : Bil) (k : Rat) (x w δ₁ δ₂ : List Rat) (h : δ�
 
 /-! ## The six primitives -/
 
-/-- f k ++ f (k + 1) ++ … ++ f (k + n − 1). -/
-def forFrom {α : Type} (f : Nat → List α) : Nat → Nat → List α
-  | _, 0 => []
-  | k, n + 1 => f k ++ forFrom f (k + 1) n
-
-/-- f 0 ++ … ++ f (n − 1). -/
-def forN {α : Type} (n : Nat) (f : Nat → List α) : List α := forFrom f 0 n
-
 theorem forFrom_allT {α : Type} (P : α → Prop) (f : Nat → List α) (N : Nat) (H : ∀ i, i < N → AllT P (f i)) :
     ∀ (k n : Nat), k + n ≤ N → AllT P (forFrom f k n)
   | _, 0, _ => True.intro
@@ -684,40 +561,7 @@ theorem chan_idx_lt (lead cin n l c i : Nat) (hl : l < lead) (hc : c < cin) (hi 
     (l * cin + c) * n + i < lead * cin * n :=
   idx_lt_mul n i hi (lead * cin) (l * cin + c) (idx_lt_mul cin c hc lead l hl)
 
-/-- conv (the registry's, `spec/ops_window.go`): x of shape
-[lead…, cin, in…], W of shape [cout, cin/groups, kernel…], b of shape
-[cout], y of shape [lead…, cout, out…]; each axis's small side is the
-output (`S` = out), its big side the input (`B` = in). `lead` is the
-product of the axes before the channel axis. -/
-structure Conv where
-  lead : Nat
-  cin : Nat
-  cout : Nat
-  groups : Nat
-  axes : List Axis
-
 namespace Conv
-/-- Input and output channels per group. -/
-def cg (c : Conv) : Nat := c.cin / c.groups
-def cog (c : Conv) : Nat := c.cout / c.groups
-
-/-- conv as a sum of products: output (l, co, o) receives
-W[co, ch, j]·x[l, (co / cog)·cg + ch, i] for every channel ch < cg of co's
-group and every triple (o, j, i) of the window relation. -/
-def terms (c : Conv) : List Mono :=
-  let ws := winTaps c.axes
-  let S := smallSize c.axes
-  let K := kernelSize c.axes
-  let Bi := bigSize c.axes
-  forN c.lead (fun l => forN c.cout (fun co => forN c.cg (fun ch =>
-    ws.map (fun t => Mono.mk ((l * c.cout + co) * S + t.sm) ((co * c.cg + ch) * K + t.j)
-      ((l * c.cin + co / c.cog * c.cg + ch) * Bi + t.bg)))))
-
-/-- conv as a bilinear map with a bias: output p reads b[p / S mod cout]. -/
-def bil (c : Conv) : Bil :=
-  { ySize := c.lead * c.cout * smallSize c.axes, xSize := c.lead * c.cin * bigSize c.axes,
-    wSize := c.cout * c.cg * kernelSize c.axes, bSize := c.cout, terms := c.terms,
-    bIdx := (upto (c.lead * c.cout * smallSize c.axes)).map (fun p => p / smallSize c.axes % c.cout) }
 
 theorem length_bIdx (c : Conv) : c.bil.bIdx.length = c.bil.ySize := by
   first
@@ -751,40 +595,7 @@ theorem terms_inside (c : Conv) (hin : c.cin = c.groups * c.cg) (hout : c.cout =
   exact chan_idx_lt c.lead c.cin (bigSize c.axes) l (co / c.cog * c.cg + ch) t.bg hl hci ht'.2.2
 end Conv
 
-/-- conv_transpose (the registry's): x of shape [lead…, cin, in…], W of
-shape [cin, cout/groups, kernel…], b of shape [cout], y of shape
-[lead…, cout, out…]; each axis's small side is the input (`S` = in), its
-big side the output (`B` = out, (in − 1)·s − pb − pe + dl·(k − 1) + 1 +
-output_padding, as the registry's `planWin` computes it). -/
-structure ConvT where
-  lead : Nat
-  cin : Nat
-  cout : Nat
-  groups : Nat
-  axes : List Axis
-
 namespace ConvT
-def cg (c : ConvT) : Nat := c.cin / c.groups
-def cog (c : ConvT) : Nat := c.cout / c.groups
-
-/-- conv_transpose as a sum of products: output (l, co, bg) receives
-x[l, ci, sm]·W[ci, co mod cog, j] for ci = (co / cog)·cg + ch, ch < cg, and
-every triple (sm, j, bg) of the window relation — conv's relation read
-from the other side. -/
-def terms (c : ConvT) : List Mono :=
-  let ws := winTaps c.axes
-  let S := smallSize c.axes
-  let K := kernelSize c.axes
-  let Bo := bigSize c.axes
-  forN c.lead (fun l => forN c.cout (fun co => forN c.cg (fun ch =>
-    ws.map (fun t => Mono.mk ((l * c.cout + co) * Bo + t.bg)
-      (((co / c.cog * c.cg + ch) * c.cog + co % c.cog) * K + t.j)
-      ((l * c.cin + co / c.cog * c.cg + ch) * S + t.sm)))))
-
-def bil (c : ConvT) : Bil :=
-  { ySize := c.lead * c.cout * bigSize c.axes, xSize := c.lead * c.cin * smallSize c.axes,
-    wSize := c.cin * c.cog * kernelSize c.axes, bSize := c.cout, terms := c.terms,
-    bIdx := (upto (c.lead * c.cout * bigSize c.axes)).map (fun p => p / bigSize c.axes % c.cout) }
 
 theorem length_bIdx (c : ConvT) : c.bil.bIdx.length = c.bil.ySize := by
   first
@@ -863,83 +674,6 @@ theorem conv_transpose_vjp_linear (c : ConvT) (k : Rat) (x w δ₁ δ₂ : List 
 
 /-! ### The pools -/
 
-/-- A pool: `lead` independent slices (the product of the axes before the
-spatial ones), each pooled over the spatial axes; each axis's small side
-is the output, its big side the input. -/
-structure Pool where
-  lead : Nat
-  axes : List Axis
-
-/-- The number of triples of output position o. -/
-def countSm (o : Nat) : List Win → Nat
-  | [] => 0
-  | t :: ts => (if t.sm = o then 1 else 0) + countSm o ts
-
-/-- One axis: the kernel positions j < k of output o inside the padded
-input, o·s + j·dl < B + pb + pe (count_include_pad's count). -/
-def Axis.padCount (g : Axis) (o : Nat) : Nat :=
-  ((upto g.k).filter (fun j => decide (o * g.s + j * g.dl < g.B + g.pb + g.pe))).length
-
-/-- The product of the per-axis counts at a multi-index. -/
-def padCountAll : List Axis → List Nat → Nat
-  | g :: gs, o :: os => g.padCount o * padCountAll gs os
-  | _, _ => 1
-
-/-- The window values of output o of slice l, in the relation's order. -/
-def window (x : List Rat) (Bi l o : Nat) : List Win → List Rat
-  | [] => []
-  | t :: ts => if t.sm = o then nth x (l * Bi + t.bg) :: window x Bi l o ts else window x Bi l o ts
-
-/-- The maximum of a list: the left fold of `maxS` from its first element
-(0 when empty; the registry refuses a window with no real element). -/
-def maxL : List Rat → Rat
-  | [] => 0
-  | a :: as => as.foldl maxS a
-
-/-- How many entries equal m. -/
-def countEq (m : Rat) : List Rat → Nat
-  | [] => 0
-  | a :: as => (if a = m then 1 else 0) + countEq m as
-
-namespace Pool
-def outSize (q : Pool) : Nat := q.lead * smallSize q.axes
-def inSize (q : Pool) : Nat := q.lead * bigSize q.axes
-
-/-- The window relation of every slice as taps of weight f l t. -/
-def taps (q : Pool) (f : Nat → Win → Rat) : List Tap :=
-  let S := smallSize q.axes
-  let Bi := bigSize q.axes
-  let ws := winTaps q.axes
-  forN q.lead (fun l => ws.map (fun t => Tap.mk (l * S + t.sm) (l * Bi + t.bg) (f l t)))
-
-/-- avg_pool_nd without count_include_pad: the real positions of the window. -/
-def divReal (q : Pool) (o : Nat) : Nat := countSm o (winTaps q.axes)
-/-- avg_pool, and avg_pool_nd with count_include_pad: the positions inside
-the padded input (for avg_pool, whose padding is below the kernel and
-whose windows lie inside the padded input, the kernel size). -/
-def divPad (q : Pool) (o : Nat) : Nat := padCountAll q.axes (unflat (q.axes.map Axis.S) o)
-
-/-- The average pool with divisor D: weight 1/D(o) on every triple. -/
-def avgTaps (q : Pool) (D : Nat → Nat) : List Tap := q.taps (fun _ t => 1 / (D t.sm : Rat))
-def avgFwd (q : Pool) (D : Nat → Nat) (x : List Rat) : List Rat := tapply q.outSize (q.avgTaps D) x
-def avgJvp (q : Pool) (D : Nat → Nat) (_x dx : List Rat) : List Rat := tapply q.outSize (q.avgTaps D) dx
-def avgVjp (q : Pool) (D : Nat → Nat) (_x δ : List Rat) : List (List Rat) := [tapplyT q.inSize (q.avgTaps D) δ]
-
-/-- The maximum of output o of slice l. -/
-def winMax (q : Pool) (x : List Rat) (l o : Nat) : Rat := maxL (window x (bigSize q.axes) l o (winTaps q.axes))
-
-/-- The max pool's tie rule: weight 1/t on each of the t window positions
-attaining the maximum, 0 on the others. -/
-def maxWeight (q : Pool) (x : List Rat) (l : Nat) (t : Win) : Rat :=
-  if nth x (l * bigSize q.axes + t.bg) = q.winMax x l t.sm then
-    1 / (countEq (q.winMax x l t.sm) (window x (bigSize q.axes) l t.sm (winTaps q.axes)) : Rat)
-  else 0
-
-def maxFwd (q : Pool) (x : List Rat) : List Rat :=
-  (upto q.outSize).map (fun p => q.winMax x (p / smallSize q.axes) (p % smallSize q.axes))
-def maxJvp (q : Pool) (x dx : List Rat) : List Rat := tapply q.outSize (q.taps (q.maxWeight x)) dx
-def maxVjp (q : Pool) (x δ : List Rat) : List (List Rat) := [tapplyT q.inSize (q.taps (q.maxWeight x)) δ]
-end Pool
 
 /-- avg_pool and avg_pool_nd: adjointness, for every divisor. -/
 theorem avg_pool_adjoint (q : Pool) (D : Nat → Nat) (x dx δ : List Rat)
@@ -978,6 +712,100 @@ theorem max_pool_vjp_linear (q : Pool) (k : Rat) (x δ₁ δ₂ : List Rat) (h :
     tapplyT q.inSize (q.taps (q.maxWeight x)) (smul k δ₁) = smul k (tapplyT q.inSize (q.taps (q.maxWeight x)) δ₁) ∧
     tapplyT q.inSize (q.taps (q.maxWeight x)) (zeros δ₁) = zerosN q.inSize :=
   tapplyT_linear q.inSize (q.taps (q.maxWeight x)) k δ₁ δ₂ h
+
+/-! ## The constructors of `Prim`
+
+`Prim.conv`, `Prim.conv_transpose`, `Prim.max_pool`, `Prim.max_pool_nd`,
+`Prim.avg_pool` and `Prim.avg_pool_nd` are the maps above at the geometry
+`Attr.convG`, `Attr.convTG` and `Attr.poolG` read from the registry's
+`Window` attribute and the shapes (`Tlcheck.Spec`); without a bias, conv
+and conv_transpose use the zero bias and return the two VJPs of x and W.
+Their adjointness, in the form the checker's `Claim` states it: -/
+
+/-- conv with a bias, as `Prim.conv`. -/
+theorem conv_prim_adjoint (a : Attr) (x w b dx dw db δ : List Rat)
+    (hx : dx.length = a.convG.bil.xSize) (hw : dw.length = a.convG.bil.wSize) (hb : db.length = a.convG.bil.bSize)
+    (hδ : δ.length = a.convG.bil.ySize) :
+    dot (Prim.jvp .conv a [x, w, b] [dx, dw, db]) δ = dotAll [dx, dw, db] (Prim.vjp .conv a [x, w, b] δ) := by
+  show dot (bilJvp a.convG.bil x w dx dw db) δ = dotAll [dx, dw, db] (bilVjp a.convG.bil x w δ)
+  exact conv_adjoint a.convG x w dx dw db δ hx hw hb hδ
+
+/-- conv_transpose with a bias, as `Prim.conv_transpose`. -/
+theorem conv_transpose_prim_adjoint (a : Attr) (x w b dx dw db δ : List Rat)
+    (hx : dx.length = a.convTG.bil.xSize) (hw : dw.length = a.convTG.bil.wSize)
+    (hb : db.length = a.convTG.bil.bSize) (hδ : δ.length = a.convTG.bil.ySize) :
+    dot (Prim.jvp .conv_transpose a [x, w, b] [dx, dw, db]) δ =
+      dotAll [dx, dw, db] (Prim.vjp .conv_transpose a [x, w, b] δ) := by
+  show dot (bilJvp a.convTG.bil x w dx dw db) δ = dotAll [dx, dw, db] (bilVjp a.convTG.bil x w δ)
+  exact conv_transpose_adjoint a.convTG x w dx dw db δ hx hw hb hδ
+
+/-- Dropping the zero bias's term: ⟨dx, u⟩ + (⟨dw, v⟩ + (⟨0, z⟩ + 0)) =
+⟨dx, u⟩ + (⟨dw, v⟩ + 0). -/
+theorem drop_zero_bias (n : Nat) (dx dw u v z : List Rat) :
+    dotAll [dx, dw, zerosN n] [u, v, z] = dotAll [dx, dw] [u, v] := by
+  show dot dx u + (dot dw v + (dot (zerosN n) z + 0)) = dot dx u + (dot dw v + 0)
+  rw [dot_zerosN_left n z, Rat.zero_add]
+
+/-- conv without a bias, as `Prim.conv` (the bias of zeros). -/
+theorem conv_prim_adjoint_nobias (a : Attr) (x w dx dw δ : List Rat)
+    (hx : dx.length = a.convG.bil.xSize) (hw : dw.length = a.convG.bil.wSize) (hδ : δ.length = a.convG.bil.ySize) :
+    dot (Prim.jvp .conv a [x, w] [dx, dw]) δ = dotAll [dx, dw] (Prim.vjp .conv a [x, w] δ) := by
+  show dot (bilJvp a.convG.bil x w dx dw (zerosN a.convG.cout)) δ =
+    dotAll [dx, dw] [tapplyT a.convG.bil.xSize (xTaps w a.convG.bil.terms) δ,
+      tapplyT a.convG.bil.wSize (wTaps x a.convG.bil.terms) δ]
+  rw [conv_adjoint a.convG x w dx dw (zerosN a.convG.cout) δ hx hw (length_zerosN a.convG.cout) hδ]
+  exact drop_zero_bias a.convG.cout dx dw _ _ _
+
+/-- conv_transpose without a bias, as `Prim.conv_transpose`. -/
+theorem conv_transpose_prim_adjoint_nobias (a : Attr) (x w dx dw δ : List Rat)
+    (hx : dx.length = a.convTG.bil.xSize) (hw : dw.length = a.convTG.bil.wSize)
+    (hδ : δ.length = a.convTG.bil.ySize) :
+    dot (Prim.jvp .conv_transpose a [x, w] [dx, dw]) δ = dotAll [dx, dw] (Prim.vjp .conv_transpose a [x, w] δ) := by
+  show dot (bilJvp a.convTG.bil x w dx dw (zerosN a.convTG.cout)) δ =
+    dotAll [dx, dw] [tapplyT a.convTG.bil.xSize (xTaps w a.convTG.bil.terms) δ,
+      tapplyT a.convTG.bil.wSize (wTaps x a.convTG.bil.terms) δ]
+  rw [conv_transpose_adjoint a.convTG x w dx dw (zerosN a.convTG.cout) δ hx hw (length_zerosN a.convTG.cout) hδ]
+  exact drop_zero_bias a.convTG.cout dx dw _ _ _
+
+/-- max_pool, as `Prim.max_pool` (padding positions are outside every
+window; the tie rule's 1/t weights). -/
+theorem max_pool_prim_adjoint (a : Attr) (x dx δ : List Rat)
+    (hx : dx.length = a.poolG.inSize) (hδ : δ.length = a.poolG.outSize) :
+    dot (Prim.jvp .max_pool a [x] [dx]) δ = dotAll [dx] (Prim.vjp .max_pool a [x] δ) := by
+  show dot (a.poolG.maxJvp x dx) δ = dotAll [dx] (a.poolG.maxVjp x δ)
+  exact max_pool_adjoint a.poolG x dx δ hx hδ
+
+/-- max_pool_nd, as `Prim.max_pool_nd`: the same map (dilation and
+ceil_mode enter through the geometry). -/
+theorem max_pool_nd_adjoint (a : Attr) (x dx δ : List Rat)
+    (hx : dx.length = a.poolG.inSize) (hδ : δ.length = a.poolG.outSize) :
+    dot (Prim.jvp .max_pool_nd a [x] [dx]) δ = dotAll [dx] (Prim.vjp .max_pool_nd a [x] δ) := by
+  show dot (a.poolG.maxJvp x dx) δ = dotAll [dx] (a.poolG.maxVjp x δ)
+  exact max_pool_adjoint a.poolG x dx δ hx hδ
+
+/-- avg_pool, as `Prim.avg_pool`: the divisor is the positions inside the
+padded input. -/
+theorem avg_pool_prim_adjoint (a : Attr) (x dx δ : List Rat)
+    (hx : dx.length = a.poolG.inSize) (hδ : δ.length = a.poolG.outSize) :
+    dot (Prim.jvp .avg_pool a [x] [dx]) δ = dotAll [dx] (Prim.vjp .avg_pool a [x] δ) := by
+  show dot (a.poolG.avgJvp a.poolG.divPad x dx) δ = dotAll [dx] (a.poolG.avgVjp a.poolG.divPad x δ)
+  exact avg_pool_adjoint a.poolG a.poolG.divPad x dx δ hx hδ
+
+/-- avg_pool_nd, as `Prim.avg_pool_nd`: the divisor `Attr.avgDiv`
+(count_include_pad or the real positions). -/
+theorem avg_pool_nd_adjoint (a : Attr) (x dx δ : List Rat)
+    (hx : dx.length = a.poolG.inSize) (hδ : δ.length = a.poolG.outSize) :
+    dot (Prim.jvp .avg_pool_nd a [x] [dx]) δ = dotAll [dx] (Prim.vjp .avg_pool_nd a [x] δ) := by
+  show dot (a.poolG.avgJvp a.avgDiv x dx) δ = dotAll [dx] (a.poolG.avgVjp a.avgDiv x δ)
+  exact avg_pool_adjoint a.poolG a.avgDiv x dx δ hx hδ
+
+/-- The geometry read from a gate case (conv1d, x [2, 4]: 2 channels of 4
+positions; W [4, 1, 3] in 2 groups; kernel 3, dilation 2, pads 0 and 2;
+output [4, 2]): 4 output channels of 2 positions, 8 outputs. -/
+theorem convG_instance :
+    (Attr.convG { c := 0, lo := 0, hi := 0, axis := 0, shape := [2, 4], axis2 := 0, perm := [], start := 0, stop := 0,
+      toShape := [], values := [], shapes := [[2, 4], [4, 1, 3]], kernel := [3], stride := [1], dilation := [2],
+      pads := [0, 2], groups := 2, outShape := [4, 2] }).bil.ySize = 8 := by decide +kernel
 
 /-! ## Instances, checked by the kernel against values computed by hand
 from the registry's definitions (`spec/doc.go`, "Window primitives") -/

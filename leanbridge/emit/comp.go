@@ -177,6 +177,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 	// the payload, Prim.linear as inputs, so each linear node is preceded
 	// by two constant leaves holding them.
 	idx := make([]int, len(g.Nodes))
+	var apps []irsem.Application // irsem.Applications, read once a pool node needs its geometry
 	line := func(prim string, parents []int, value []string, attr string) error {
 		v, err := rats(value)
 		if err != nil {
@@ -193,6 +194,19 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 		}
 		out := certificates.RatTensor(vals[id]).Values
 		work += 3 * len(vals[id].Data)
+		st, err := windowStep(&apps, g, p, id)
+		if err != nil {
+			return "", 0, "", fmt.Errorf("%s: %v", at, err)
+		}
+		if st != nil && (st.Prim == "conv" || st.Prim == "conv_transpose") {
+			w, err := convLines(line, func() int { return len(nodes) }, st, g.Nodes[n.Parents[0]].Shape, ps[0], out, n.Shape)
+			if err != nil {
+				return "", 0, "", fmt.Errorf("%s: node %d (%s): %v", at, id, st.Prim, err)
+			}
+			work += w
+			idx[id] = len(nodes)
+			continue
+		}
 		if n.Kind.Op == "linear" {
 			e := p.Entry(id)
 			if e == nil || e.W == nil || e.B == nil || len(n.Parents) != 1 {
@@ -200,8 +214,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 			}
 			leaf := func(t spec.Tensor[spec.Rat]) (string, []string, error) {
 				v, err := rats(certificates.RatTensor(t).Values)
-				return fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := [], axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := %s, shapes := [] }", v),
-					certificates.RatTensor(t).Values, err
+				return leafAttr(v), certificates.RatTensor(t).Values, err
 			}
 			for _, t := range []spec.Tensor[spec.Rat]{*e.W, *e.B} {
 				attr, v, err := leaf(t)
@@ -226,18 +239,18 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 			idx[id] = k
 			continue
 		}
-		prim, attr, skip, err := compNode(g, n, vals)
+		var win *spec.Window
+		if st != nil {
+			win = st.Attrs.Window
+		}
+		prim, attr, skip, err := compNode(g, n, vals, win)
 		if err != nil {
 			return "", 0, "", fmt.Errorf("%s.graph: node %d (%s): %v", at, id, n.Kind.Op, err)
 		}
 		if skip != "" {
 			return "", 0, fmt.Sprintf("node %d (%s): %s", id, n.Kind.Op, skip), nil
 		}
-		if prim == "matmul" {
-			if s := g.Nodes[n.Parents[0]].Shape; len(s) > 0 {
-				work += 3 * len(vals[id].Data) * s[len(s)-1]
-			}
-		}
+		work += nodeWork(prim, g, n, vals[id], win)
 		if err := line(prim, ps, out, attr); err != nil {
 			return "", 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
 		}
@@ -275,22 +288,123 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 	return s, work, "", nil
 }
 
+// windowStep is the registry step of a window node (a pool, conv or
+// conv_transpose), as irsem's own application of the node gives it: its
+// window (the IR's symmetric padding turned into pads) and, for the
+// convs, W and b from the payload. It reads the applications once into
+// *apps; nil for every other node.
+func windowStep(apps *[]irsem.Application, g *irsem.Graph, p *irsem.Payload, id int) (*irsem.Step, error) {
+	info, ok := irsem.LookupTag(g.Nodes[id].Kind.Op)
+	if !ok || !windowOps[info.Prim] {
+		return nil, nil
+	}
+	if *apps == nil {
+		a, err := irsem.Applications(g, p)
+		if err != nil {
+			return nil, err
+		}
+		*apps = a
+	}
+	if st := (*apps)[id].Steps; len(st) == 1 && st[0].Attrs != nil && st[0].Attrs.Window != nil {
+		return &st[0], nil
+	}
+	return nil, fmt.Errorf("node %d: no window step", id)
+}
+
+// leafAttr is the Attr literal of a constant leaf with the given values.
+func leafAttr(values string) string {
+	return fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := [], axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := %s, shapes := [] }", values)
+}
+
+// convLines writes a conv or conv_transpose node the way linear is
+// written: its payload parameters (W, and b when the payload has one) as
+// constant leaves before it, then Prim.conv/conv_transpose over (x, W[, b])
+// with the window fields and the node's shape as outShape. count is the
+// number of nodes written so far (the index of the last one). It returns
+// the kernel work.
+func convLines(line func(string, []int, []string, string) error, count func() int, st *irsem.Step, xShape spec.Shape, parent int, out []string, outShape spec.Shape) (int, error) {
+	parents, shapes, work := []int{parent}, []string{nats(xShape)}, 0
+	var ins []certificates.Tensor
+	ins = append(ins, certificates.Tensor{Shape: xShape})
+	for _, a := range st.Args[1:] {
+		if a.Source != irsem.ArgParam || a.Value == nil {
+			return 0, fmt.Errorf("parameter %s missing from the payload", a.Param)
+		}
+		vs := certificates.RatTensor(*a.Value).Values
+		v, err := rats(vs)
+		if err == nil {
+			err = line("const", nil, vs, leafAttr(v))
+		}
+		if err != nil {
+			return 0, fmt.Errorf("parameter %s: %v", a.Param, err)
+		}
+		parents, shapes = append(parents, count()), append(shapes, nats(a.Shape))
+		ins = append(ins, certificates.Tensor{Shape: a.Shape, Values: vs})
+		work += 3 * len(vs)
+	}
+	win, err := leanWindow(st.Attrs.Window)
+	if err != nil {
+		return 0, err
+	}
+	attr := fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := %s, axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := [], shapes := [%s]%s, outShape := %s }",
+		nats(xShape), strings.Join(shapes, ", "), win, nats(outShape))
+	if err := line(st.Prim, parents, out, attr); err != nil {
+		return 0, err
+	}
+	ins[0].Values = make([]string, xShape.Size())
+	return work + windowWork(st.Prim, &certificates.AdjointCase{Inputs: ins, Delta: certificates.Tensor{Values: out}, Attrs: certificates.Attrs{Window: st.Attrs.Window}}), nil
+}
+
+// nodeWork is a node's kernel work beyond its value: matmul's
+// contraction view, and a pool's taps as windowWork counts them for an
+// adjointness case (a max pool rescans its window relation).
+func nodeWork(prim string, g *irsem.Graph, n *irsem.Node, val spec.Tensor[spec.Rat], win *spec.Window) int {
+	switch {
+	case prim == "matmul":
+		if s := g.Nodes[n.Parents[0]].Shape; len(s) > 0 {
+			return 3 * len(val.Data) * s[len(s)-1]
+		}
+	case poolOps[prim] && win != nil:
+		return windowWork(prim, &certificates.AdjointCase{Delta: certificates.RatTensor(val), Attrs: certificates.Attrs{Window: win}})
+	}
+	return 0
+}
+
 // compPrim maps the IR tags with a Lean semantics to Tlcheck.Prim
 // constructors: the registry primitive irsem gives the tag, when it is
 // Covered (linear, whose W and b come from the payload, is mapped by
-// compCaseLean itself).
-func compPrim(op irsem.Op) (string, bool) {
-	info, ok := irsem.LookupTag(op)
-	if !ok || info.Prim == "" || info.Prim == "linear" || !covered(info.Prim) {
-		return "", false
+// compCaseLean itself). It also says when the primitive is covered but
+// its node is not written in compositions yet (notInComp).
+func compPrim(op irsem.Op) (prim string, ok bool, notInComp string) {
+	info, found := irsem.LookupTag(op)
+	if !found || info.Prim == "" || info.Prim == "linear" || !covered(info.Prim) {
+		return "", false, ""
 	}
-	return info.Prim, true
+	if why := notInComposition(info.Prim); why != "" {
+		return info.Prim, false, why
+	}
+	return info.Prim, true, ""
+}
+
+// notInComposition says why a covered primitive's IR node is not written
+// into a composition case: compNode writes no window geometry (and conv's
+// W and b live in the payload), no ε and γ/β from the payload for the
+// norms, and no replayed mask for dropout — a node without them would be
+// a claim the kernel refuses, so the case is skipped with the reason.
+func notInComposition(prim string) string {
+	switch {
+	case normOps[prim]:
+		return "normalisations are emitted in adjointness certificates only (ε, γ and β from the payload are not written in compositions yet)"
+	case prim == "dropout":
+		return "dropout is emitted in adjointness certificates only (the replayed mask is not written in compositions yet)"
+	}
+	return ""
 }
 
 // compNode is one node's constructor and Attr literal. A leaf (const,
 // rand_uniform) is Prim.const with its value as the attribute values: a
 // constant, whatever drew it.
-func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim, attr, skip string, err error) {
+func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat], win *spec.Window) (prim, attr, skip string, err error) {
 	var shapes []string
 	for _, q := range n.Parents {
 		shapes = append(shapes, nats(g.Nodes[q].Shape))
@@ -305,6 +419,7 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 		perm, toShape []int
 		start, stop   int
 		values        string
+		window        string // the pools' geometry and output shape (leanWindow)
 	}{c: "0", lo: "0", hi: "0", values: "[]"}
 	k := &n.Kind
 	switch {
@@ -315,7 +430,11 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 		}
 	default:
 		var ok bool
-		if prim, ok = compPrim(k.Op); !ok {
+		var why string
+		if prim, ok, why = compPrim(k.Op); !ok {
+			if why != "" {
+				return "", "", why, nil
+			}
 			return "", "", "no Lean semantics for this tag yet", nil
 		}
 		switch prim {
@@ -360,6 +479,11 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 				return "", "", "", err
 			}
 			a.perm, a.c = k.Widths, k.Value.String()
+		case "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd":
+			if a.window, err = leanWindow(win); err != nil {
+				return "", "", "", err
+			}
+			a.window += ", outShape := " + nats(n.Shape)
 		}
 	}
 	var lit [3]string
@@ -368,7 +492,7 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat]) (prim
 			return "", "", "", fmt.Errorf("attribute %s: %v", [3]string{"c", "lo", "hi"}[j], err)
 		}
 	}
-	attr = fmt.Sprintf("{ c := %s, lo := %s, hi := %s, axis := %d, shape := %s, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, shapes := [%s] }",
-		lit[0], lit[1], lit[2], a.axis, first, a.axis2, nats(a.perm), a.start, a.stop, nats(a.toShape), a.values, strings.Join(shapes, ", "))
+	attr = fmt.Sprintf("{ c := %s, lo := %s, hi := %s, axis := %d, shape := %s, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, shapes := [%s]%s }",
+		lit[0], lit[1], lit[2], a.axis, first, a.axis2, nats(a.perm), a.start, a.stop, nats(a.toShape), a.values, strings.Join(shapes, ", "), a.window)
 	return prim, attr, "", nil
 }

@@ -22,7 +22,7 @@ const ratLit = `mkRat \(?-?[0-9]+\)? [0-9]+`
 var (
 	compHeadRE = regexp.MustCompile(`^  \{ x := \[(.*)\], out := ([0-9]+), dx := \[(.*)\], cot := \[(.*)\], lhs := (` + ratLit + `), rhs := (` + ratLit + `),$`)
 	compNodeRE = regexp.MustCompile(`^      \{ prim := \.([a-z_]+), parents := \[([0-9, ]*)\], value := \[(.*)\],$`)
-	compAttrRE = regexp.MustCompile(`^        attr := \{ c := (` + ratLit + `), lo := (` + ratLit + `), hi := (` + ratLit + `), axis := (-?[0-9]+), shape := \[([0-9, ]*)\], axis2 := (-?[0-9]+), perm := \[([0-9, ]*)\], start := ([0-9]+), stop := ([0-9]+), toShape := \[([0-9, ]*)\], values := \[(.*)\], shapes := \[(.*)\] \} \}(,|\] \},?)$`)
+	compAttrRE = regexp.MustCompile(`^        attr := \{ c := (` + ratLit + `), lo := (` + ratLit + `), hi := (` + ratLit + `), axis := (-?[0-9]+), shape := \[([0-9, ]*)\], axis2 := (-?[0-9]+), perm := \[([0-9, ]*)\], start := ([0-9]+), stop := ([0-9]+), toShape := \[([0-9, ]*)\], values := \[(.*)\], shapes := \[(.*?)\]((?:, kernel := .*, outShape := \[[0-9, ]*\])?) \} \}(,|\] \},?)$`)
 	compThmRE  = regexp.MustCompile(`^theorem cert : checkComps cases = true := by decide \+kernel$`)
 	compOkRE   = regexp.MustCompile(`^theorem cert_ok : ∀ k ∈ cases, CompClaim k := checkComps_sound cases cert$`)
 )
@@ -93,9 +93,12 @@ func readComp(t *testing.T, src string) []readCase {
 				for _, s := range splitTop(am[12]) {
 					a.shapes = append(a.shapes, readInts(t, strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")))
 				}
+				if am[13] != "" {
+					a.win = readPoolWindow(t, am[13])
+				}
 				c.nodes = append(c.nodes, readNode{prim: nm[1], parents: readInts(t, nm[2]), value: readVec(t, "["+nm[3]+"]"), attr: a})
 				i += 2
-				if am[13] != "," {
+				if am[14] != "," {
 					i-- // the case ends on this node's attribute line
 					break
 				}
@@ -193,6 +196,10 @@ func compFwd(prim string, a mattr, xs []vec) (vec, bool) {
 	case "const":
 		return a.values, true
 	}
+	if a.win != nil {
+		fwd, _, _ := windowEval(prim, a.poolCase(xs, xs, nil))
+		return fwd, true
+	}
 	return nil, false
 }
 
@@ -201,10 +208,34 @@ func fwdKnown(prim string) bool {
 	switch prim {
 	case "add", "sub", "neg", "scale", "sum", "reduce_sum", "reduce_mean", "reshape", "flatten", "permute",
 		"transpose", "slice", "broadcast_to", "concat", "gather", "relu", "abs", "max", "min",
-		"mul", "matmul", "linear", "const":
+		"mul", "matmul", "linear", "const", "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd", "conv", "conv_transpose":
 		return true
 	}
 	return false
+}
+
+var poolWinRE = regexp.MustCompile(`^, kernel := \[([0-9, ]*)\], stride := \[([0-9, ]*)\], dilation := \[([0-9, ]*)\], pads := \[([0-9, ]*)\], groups := ([0-9]+), countPad := (true|false), outShape := \[([0-9, ]*)\]$`)
+
+// readPoolWindow reads a pool node's window fields back as a wCase
+// template (window_test.go's transcription evaluates it).
+func readPoolWindow(t *testing.T, s string) *wCase {
+	t.Helper()
+	m := poolWinRE.FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("unreadable pool window %q", s)
+	}
+	c := &wCase{kernel: readInts(t, m[1]), stride: readInts(t, m[2]), dilation: readInts(t, m[3]), pad: readInts(t, m[4]),
+		countPad: m[6] == "true", outShape: readInts(t, m[7])}
+	fmt.Sscan(m[5], &c.groups)
+	return c
+}
+
+// poolCase is the node's window case at the parents' values xs, tangents
+// dxs and cotangent d.
+func (a mattr) poolCase(xs, dxs []vec, d vec) *wCase {
+	c := *a.win
+	c.shapes, c.xs, c.dxs, c.delta = a.shapes, xs, dxs, d
+	return &c
 }
 
 // compHolds is what the kernel's checkComp would say of the sweeps part
@@ -484,5 +515,117 @@ func TestEmitModelComposition(t *testing.T) {
 	}
 	if cases != nil || !found {
 		t.Errorf("a 31-node graph: %d cases emitted, skipped %v, want %q", len(cases), skipped, want)
+	}
+}
+
+// TestCompositionPools: a model with a pool node becomes a
+// ModelComposition whose cases the transcription (window_test.go's, on the
+// emitted window fields) finds true; a wrong stride written for the pool
+// makes a case false; conv, conv_transpose, the norms and dropout are
+// still skipped in compositions with the reason.
+func TestCompositionPools(t *testing.T) {
+	g, err := irsem.DecodeGraph([]byte(`{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 2, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [1, 4]},
+  {"id": 1, "kind": "max_pool_nd", "parents": [0], "shape": [1, 2], "kernel": [2], "stride": [2], "pads": [0, 0], "dilation": [1], "ceil_mode": false},
+  {"id": 2, "kind": "avg_pool", "parents": [1], "shape": [1, 2], "kernel": [1], "stride": [1], "padding": [0]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := irsem.DecodeTensor([]byte(`{"shape": [1, 4], "values": ["1", "-2", "1/2", "3"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: "pool", Graph: g, Input: x}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped := modelComp(t, dir)
+	if len(cases) != 2 {
+		t.Fatalf("%d cases emitted (skipped %v), want 2", len(cases), skipped)
+	}
+	for i, c := range cases {
+		if got := c.nodes[0].prim + "," + c.nodes[1].prim; got != "max_pool_nd,avg_pool" || c.nodes[0].attr.win == nil {
+			t.Fatalf("case %d: nodes %s", i, got)
+		}
+		if err := compHolds(c); err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+		bad := c
+		bad.nodes = append([]readNode(nil), c.nodes...)
+		w := *c.nodes[0].attr.win
+		w.stride = []int{1}
+		bad.nodes[0].attr.win = &w
+		if compHolds(bad) == nil {
+			t.Errorf("case %d: stride 1 written for stride 2 leaves the case true", i)
+		}
+	}
+	for _, op := range []string{"layer_norm", "instance_norm", "batch_norm_eval", "dropout"} {
+		if notInComposition(op) == "" {
+			t.Errorf("%s: written in compositions without its attributes", op)
+		}
+	}
+	for op := range windowOps {
+		if notInComposition(op) != "" {
+			t.Errorf("%s: skipped in compositions", op)
+		}
+	}
+}
+
+// TestCompositionConv: a conv node takes W and b from the payload, as
+// linear does: two constant leaves before Prim.conv over (x, W, b), whose
+// cases the transcription finds true; a wrong dilation written for the
+// conv makes a case false.
+func TestCompositionConv(t *testing.T) {
+	g, err := irsem.DecodeGraph([]byte(`{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 2, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [1, 2, 4]},
+  {"id": 1, "kind": "conv", "parents": [0], "shape": [1, 2, 3], "kernel": [2], "stride": [1], "padding": [0], "dilation": [1], "groups": 1, "in_channels": 2, "out_channels": 2},
+  {"id": 2, "kind": "relu", "parents": [1], "shape": [1, 2, 3]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := irsem.DecodePayload([]byte(`{"format": "tlcheck.payload.v1", "entries": {"1": {"W": {"shape": [2, 2, 2], "values": ["1", "-1/2", "2", "1/3", "-1", "1/4", "1/2", "3"]}, "b": {"shape": [2], "values": ["1/5", "-1"]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := irsem.DecodeTensor([]byte(`{"shape": [1, 2, 4], "values": ["1", "-2", "1/2", "3", "0", "2", "-1/3", "1"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: "conv", Graph: g, Payload: p, Input: x}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped := modelComp(t, dir)
+	if len(cases) != 2 {
+		t.Fatalf("%d cases emitted (skipped %v), want 2", len(cases), skipped)
+	}
+	for i, c := range cases {
+		var prims []string
+		for _, nd := range c.nodes {
+			prims = append(prims, nd.prim)
+		}
+		if got := strings.Join(prims, ","); got != "const,const,conv,relu" || fmt.Sprint(c.nodes[2].parents) != "[0 1 2]" || c.nodes[2].attr.win == nil {
+			t.Fatalf("case %d: nodes %s, conv parents %v", i, got, c.nodes[2].parents)
+		}
+		if err := compHolds(c); err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+		bad := c
+		bad.nodes = append([]readNode(nil), c.nodes...)
+		w := *c.nodes[2].attr.win
+		w.dilation = []int{2}
+		w.outShape = []int{1, 2, 3}
+		bad.nodes[2].attr.win = &w
+		if compHolds(bad) == nil {
+			t.Errorf("case %d: dilation 2 written for dilation 1 leaves the case true", i)
+		}
 	}
 }

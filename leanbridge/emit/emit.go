@@ -27,15 +27,36 @@
 // Tlcheck.Graph.rev_adjoint at the case's seed and tangent, computed by
 // Graph.fwd and Graph.rev over nodes built from Prim.jvp and Prim.vjp;
 // Tlcheck.Comp.comp_adjoint is the bridge to every seed and tangent.
-// Constant leaves (const, rand_uniform) are Prim.const with their value.
-// A certificate with a node Lean has no semantics for (or a graph over
-// MaxCompNodes, or over the caps) is skipped with the reason.
+// Constant leaves (const, rand_uniform) are Prim.const with their value;
+// the window nodes carry the geometry irsem.Applications gives them, and
+// conv's W and b become constant leaves before it, as linear's do.
+// A certificate with a node Lean has no semantics for, or whose
+// attributes the composition emitter does not write yet (a
+// normalisation or dropout node: notInComposition), or a graph over
+// MaxCompNodes or the caps, is skipped with the reason.
+//
+// The window primitives (conv, conv_transpose, the four pools) carry the
+// registry's Window attribute as the AdjCase fields kernel, stride,
+// dilation, pads, groups and countPad (leanWindow); Lean reads the lead,
+// channel and spatial extents from the shapes and the output shape
+// (Tlcheck.Attr.convG, convTG, poolG), so ceil_mode and output_padding
+// enter only through the output extents the registry computed.
+//
+// dropout's certificates record the seed, not the mask: the emitter
+// replays the registry's own draw into the AdjCase fields p and mask
+// (leanDropout), and Lean checks the claim at that mask.
+//
+// The normalisations (layer_norm, instance_norm, batch_norm_eval) carry
+// ε as the AdjCase field eps (the registry's default when the
+// certificate has none); Lean's ratSqrt is exact on the square rationals
+// the registry's exact sqrt accepts, the only ones it certifies.
 //
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (the norms, the window primitives, pad, gather, shrink, the
-// seeded draws, and the interval-oracle primitives: Lean has no semantics
-// for them yet); refinement and range (binary32 and interval
-// claims over floats, which Lean core cannot compute in the kernel).
+// Covered (reduce_prod, the seeded draws, and the interval-oracle
+// primitives: Lean has no semantics for them, or the certificate records
+// a seed where Lean needs the mask); refinement and range (binary32 and
+// interval claims over floats, which Lean core cannot compute in the
+// kernel).
 //
 // Emit checks what it reads (the manifest's SHA-256 of each file, the
 // format, strict JSON, canonical rationals, shapes against value counts)
@@ -63,7 +84,108 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "broadcast_to", "clamp", "concat", "const", "detach", "div", "flatten", "gather", "inv", "linear", "matmul", "max", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+
+// windowOps are the covered primitives that read the registry's window
+// geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
+// dilation, pads, groups and countPad fields.
+var windowOps = map[string]bool{"conv": true, "conv_transpose": true, "max_pool": true, "max_pool_nd": true, "avg_pool": true, "avg_pool_nd": true}
+
+// poolOps are the window primitives without parameters, which
+// compositions also emit (their geometry from irsem.Applications).
+var poolOps = map[string]bool{"max_pool": true, "max_pool_nd": true, "avg_pool": true, "avg_pool_nd": true}
+
+// normOps are the covered normalisations, which read ε (Tlcheck.Attr.eps).
+var normOps = map[string]bool{"layer_norm": true, "instance_norm": true, "batch_norm_eval": true}
+
+// leanEps renders a normalisation's ε as the Lean field eps (a leading
+// ", "): the certificate's, or the registry's default
+// (spec.DefaultNormEps) when it records none, as the registry reads it.
+func leanEps(e string) (string, error) {
+	if e == "" {
+		e = spec.DefaultNormEps().RatString()
+	}
+	r, err := Rat(e)
+	if err != nil {
+		return "", err
+	}
+	return ", eps := " + r, nil
+}
+
+// ratReg is the registry whose bernoulli_mask replays dropout's draw.
+var ratReg = spec.Default[spec.Rat]()
+
+// leanDropout renders dropout's drop probability and keep mask as the
+// Lean fields p and mask (a leading ", "). The certificate records the
+// seed, not the mask: the mask is the registry's own draw, replayed by its
+// bernoulli_mask forward on the input's shape (element i kept when
+// spec.UniformRat(seed, i) ≥ p, the draw dropoutApply uses), never a
+// second copy of the generator.
+func leanDropout(a certificates.Attrs, x certificates.Tensor) (string, error) {
+	pv, ok := new(big.Rat).SetString(a.P)
+	if a.P == "" || !ok {
+		return "", fmt.Errorf("p: %q is not a rational", limitStr(a.P))
+	}
+	p, err := Rat(a.P)
+	if err != nil {
+		return "", fmt.Errorf("p: %v", err)
+	}
+	bm, err := ratReg.Lookup("bernoulli_mask")
+	if err != nil {
+		return "", err
+	}
+	z, err := spec.Zeros[spec.Rat](spec.Shape(x.Shape))
+	if err != nil {
+		return "", fmt.Errorf("inputs[0]: %v", err)
+	}
+	m, err := bm.Forward(&spec.Attrs{P: pv, Seed: a.Seed}, []spec.Tensor[spec.Rat]{z})
+	if err != nil {
+		return "", fmt.Errorf("replaying the mask: %v", err)
+	}
+	mask := make([]string, len(m.Data))
+	for i, v := range m.Data {
+		mask[i] = "mkRat 0 1"
+		if v.Big().Sign() != 0 {
+			mask[i] = "mkRat 1 1"
+		}
+	}
+	return ", p := " + p + ", mask := [" + strings.Join(mask, ", ") + "]", nil
+}
+
+// leanWindow renders the window geometry w of a window primitive as the
+// Lean fields kernel, stride, dilation, pads, groups and countPad (a
+// leading ", " and no braces), the registry's fields unchanged: an empty
+// dilation is all 1 and empty pads all 0 in Lean as in the registry, and
+// groups is 1 where the primitive has none (the pools). The output
+// extents are not written: Lean reads them from the output shape, as the
+// registry's planWin computed them (ceil_mode and output_padding enter
+// only there). Lengths and signs are checked, never repaired: a kernel of
+// r entries needs r strides, 0 or r dilations and 0 or 2r pads.
+func leanWindow(w *spec.Window) (string, error) {
+	if w == nil {
+		return "", fmt.Errorf("window: missing (a window primitive needs its geometry)")
+	}
+	r := len(w.Kernel)
+	if r == 0 || len(w.Stride) != r || (len(w.Dilation) != 0 && len(w.Dilation) != r) || (len(w.Pads) != 0 && len(w.Pads) != 2*r) {
+		return "", fmt.Errorf("window: kernel %d, stride %d, dilation %d and pads %d entries (want r ≥ 1, r, 0 or r, 0 or 2r)", r, len(w.Stride), len(w.Dilation), len(w.Pads))
+	}
+	for f, xs := range [4][]int{w.Kernel, w.Stride, w.Dilation, w.Pads} {
+		for i, x := range xs {
+			if x < 0 {
+				return "", fmt.Errorf("window: field %s element %d is negative", [4]string{"kernel", "stride", "dilation", "pads"}[f], i)
+			}
+		}
+	}
+	groups := w.Groups
+	if groups == 0 {
+		groups = 1
+	}
+	if groups < 0 {
+		return "", fmt.Errorf("window: negative groups")
+	}
+	return fmt.Sprintf(", kernel := %s, stride := %s, dilation := %s, pads := %s, groups := %d, countPad := %t",
+		nats(w.Kernel), nats(w.Stride), nats(w.Dilation), nats(w.Pads), groups, w.CountIncludePad), nil
+}
 
 // leanAttrs maps a certificate's attributes onto Tlcheck.Attr's fields:
 // c, lo, hi, axis2 and perm are the registry's own, except that gather's
@@ -152,7 +274,48 @@ func caseWork(op string, c *certificates.AdjointCase) int {
 			w += len(c.Delta.Values) * s[len(s)-1]
 		}
 	}
+	if windowOps[op] {
+		w += windowWork(op, c)
+	}
 	return w
+}
+
+// windowWork bounds the terms Window.lean's maps list for one case: conv
+// at most cin/groups·Πkernel per output, conv_transpose cout/groups·Πkernel
+// per input element, an average pool Πkernel per output; a max pool
+// rescans its slice's whole window relation (at most outputs·Πkernel
+// triples) for every triple, so (outputs·Πkernel)².
+func windowWork(op string, c *certificates.AdjointCase) int {
+	if c.Attrs.Window == nil {
+		return 0
+	}
+	k := 1
+	for _, x := range c.Attrs.Window.Kernel {
+		k *= max(x, 1)
+		if k > MaxModuleWork {
+			return MaxModuleWork + 1
+		}
+	}
+	out, per := len(c.Delta.Values), 1
+	switch op {
+	case "conv":
+		if len(c.Inputs) > 1 && len(c.Inputs[1].Shape) > 1 {
+			per = c.Inputs[1].Shape[1]
+		}
+	case "conv_transpose":
+		if len(c.Inputs) > 1 && len(c.Inputs[1].Shape) > 1 {
+			out, per = len(c.Inputs[0].Values), c.Inputs[1].Shape[1]
+		}
+	case "max_pool", "max_pool_nd":
+		if n := out * k; n <= MaxModuleWork {
+			return n * n
+		}
+		return MaxModuleWork + 1
+	}
+	if n := out * k; n <= MaxModuleWork && per <= MaxModuleWork {
+		return n * per
+	}
+	return MaxModuleWork + 1
 }
 
 func covered(op string) bool {
@@ -416,6 +579,22 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 				return nil, fmt.Errorf("%s.attrs.%s: %v", at, [3]string{"c", "lo", "hi"}[j], err)
 			}
 		}
+		win := ""
+		if windowOps[f.Op] {
+			if win, err = leanWindow(c.Attrs.Window); err != nil {
+				return nil, fmt.Errorf("%s.attrs.%v", at, err)
+			}
+		}
+		if normOps[f.Op] {
+			if win, err = leanEps(c.Attrs.Eps); err != nil {
+				return nil, fmt.Errorf("%s.attrs.eps: %v", at, err)
+			}
+		}
+		if f.Op == "dropout" && len(c.Inputs) == 1 {
+			if win, err = leanDropout(c.Attrs, c.Inputs[0]); err != nil {
+				return nil, fmt.Errorf("%s.attrs: dropout %v", at, err)
+			}
+		}
 		lhs, err := Rat(c.LHS)
 		if err != nil {
 			return nil, fmt.Errorf("%s.lhs: %v", at, err)
@@ -428,8 +607,8 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		if i == len(f.Cases)-1 {
 			sep = ""
 		}
-		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, lhs := %s, rhs := %s }%s\n",
-			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, aaxis2, nats(aperm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, sep)
+		fmt.Fprintf(&b, "  { shapes := [%s], xs := [%s], dxs := [%s], outShape := %s, delta := %s, c := %s, lo := %s, hi := %s, axis := %d, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, lhs := %s, rhs := %s%s }%s\n",
+			strings.Join(shapes, ", "), strings.Join(xs, ", "), strings.Join(dxs, ", "), nats(c.Delta.Shape), delta, attr[0], attr[1], attr[2], c.Attrs.Axis, aaxis2, nats(aperm), c.Attrs.Start, c.Attrs.End, nats(c.Attrs.Shape), vals, lhs, rhs, win, sep)
 	}
 	b.WriteString("]\n\n")
 	b.WriteString("set_option maxRecDepth 100000 in\n")

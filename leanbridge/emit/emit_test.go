@@ -29,7 +29,7 @@ func certDir(t *testing.T) string {
 
 // The small reader of the subset Emit writes: one case per line.
 var (
-	caseRE   = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := (mkRat \(?-?[0-9]+\)? [0-9]+), lo := (mkRat \(?-?[0-9]+\)? [0-9]+), hi := (mkRat \(?-?[0-9]+\)? [0-9]+), axis := (-?[0-9]+), axis2 := -?[0-9]+, perm := \[[0-9, ]*\], start := [0-9]+, stop := [0-9]+, toShape := \[[0-9, ]*\], values := \[.*\], lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+) \},?$`)
+	caseRE   = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := (mkRat \(?-?[0-9]+\)? [0-9]+), lo := (mkRat \(?-?[0-9]+\)? [0-9]+), hi := (mkRat \(?-?[0-9]+\)? [0-9]+), axis := (-?[0-9]+), axis2 := -?[0-9]+, perm := \[[0-9, ]*\], start := [0-9]+, stop := [0-9]+, toShape := \[[0-9, ]*\], values := \[.*\], lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+)((?:, kernel := \[[0-9, ]*\], stride := \[[0-9, ]*\], dilation := \[[0-9, ]*\], pads := \[[0-9, ]*\], groups := [0-9]+, countPad := (?:true|false)|, p := mkRat [0-9]+ [0-9]+, mask := \[[mkRat 01,]*\]|, eps := mkRat [0-9]+ [0-9]+)?) \},?$`)
 	ratLitRE = regexp.MustCompile(`^mkRat (?:\((-[0-9]+)\)|([0-9]+)) ([0-9]+)$`)
 	thmRE    = regexp.MustCompile(`^theorem cert : checkAll Prim\.([a-z_]+) cases = true := by decide \+kernel$`)
 )
@@ -374,6 +374,60 @@ func TestEmitWorkCap(t *testing.T) {
 		}
 		if w > MaxModuleWork/16 {
 			t.Errorf("%s: the gate's certificate has work %d, within 16× of the cap %d", op, w, MaxModuleWork)
+		}
+	}
+}
+
+// statedOnly are the exact registry primitives with a Lean semantics and
+// an adjointness theorem (`<op>_adjoint`) that are not constructors of
+// Prim, so not emitted.
+var statedOnly []string
+
+var coverageRE = regexp.MustCompile(`\*\*Coverage:\*\* ([0-9]+) exact registry primitives; ([0-9]+) constructors of ` + "`Prim`" + `,\s+emitted; stated in Lean but not emitted:\s+([a-z_, ]+); ([0-9]+) of ([0-9]+)\s+stated\.`)
+
+// TestReadmeCoverage: lean/README.md's coverage counts are the measured
+// ones — the registry's exact primitives, Covered, and statedOnly (each
+// exact, not covered, its adjointness theorem declared in lean/Tlcheck).
+func TestReadmeCoverage(t *testing.T) {
+	exact := map[string]bool{}
+	for _, info := range spec.Infos() {
+		if info.Exact {
+			exact[info.Name] = true
+		}
+	}
+	var lean strings.Builder
+	files, _ := filepath.Glob(filepath.Join("..", "..", "lean", "Tlcheck", "*.lean"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lean.Write(b)
+	}
+	for _, op := range statedOnly {
+		if !exact[op] || covered(op) {
+			t.Errorf("%s: stated-only, but exact %v, covered %v", op, exact[op], covered(op))
+		}
+		if !strings.Contains(lean.String(), "theorem "+op+"_adjoint ") {
+			t.Errorf("%s: no theorem %s_adjoint in lean/Tlcheck", op, op)
+		}
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "lean", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := coverageRE.FindStringSubmatch(string(data))
+	if m == nil {
+		t.Fatal("lean/README.md: no **Coverage:** paragraph in the measured form")
+	}
+	stated, only := len(Covered)+len(statedOnly), strings.Join(statedOnly, ", ")
+	if only == "" {
+		only = "none"
+	}
+	want := []string{fmt.Sprint(len(exact)), fmt.Sprint(len(Covered)), only, fmt.Sprint(stated), fmt.Sprint(len(exact))}
+	for i, w := range want {
+		if m[i+1] != w {
+			t.Errorf("lean/README.md coverage field %d reads %q, measured %q", i+1, m[i+1], w)
 		}
 	}
 }

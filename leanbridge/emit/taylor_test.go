@@ -47,12 +47,9 @@ import (
 // taylorCases is the number of random instances per primitive.
 const taylorCases = 12
 
-// ratReg and dualReg are the reference registries over Rat and dual
-// numbers over Rat.
-var (
-	ratReg  = spec.Default[spec.Rat]()
-	dualReg = spec.Default[spec.Dual[spec.Rat]]()
-)
+// dualReg is the reference registry over dual numbers over Rat (ratReg,
+// over Rat, is emit.go's).
+var dualReg = spec.Default[spec.Dual[spec.Rat]]()
 
 // lineEval evaluates p's forward at xs + t·dxs over Rat.
 func lineEval(p *spec.Prim[spec.Rat], a *spec.Attrs, xs, dxs []spec.Tensor[spec.Rat], t spec.Rat) (spec.Tensor[spec.Rat], error) {

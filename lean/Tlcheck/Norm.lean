@@ -1,0 +1,108 @@
+import Tlcheck.Spec
+import Tlcheck.Adjoint
+import Tlcheck.Window
+
+/-!
+# The normalisations: layer_norm, instance_norm, batch_norm_eval
+
+`Tlcheck.Spec` gives the three as the registry computes them
+(`spec/ops_norm.go`, `spec/ops_channel_norm.go`): at fixed inputs, each
+JVP is a linear map of the tangents given by one tap list per input
+(`tapplyAll`), whose entries are the registry's partial derivatives —
+
+* layer_norm and instance_norm, per lane of K elements with
+  s = 1/sqrt(σ² + ε) and x̂ = (x − μ)·s: ∂yᵢ/∂xⱼ = γ·s·([i = j] − 1/K −
+  x̂ᵢx̂ⱼ/K), ∂yᵢ/∂γ = x̂ᵢ, ∂yᵢ/∂β = 1 (`NormG.xTaps`, `gTaps`, `bTaps`);
+* batch_norm_eval, per channel with s = sqrt(max(σ², 0) + ε) and
+  q = (x − μ)/s: γ/s, −γ/s, −q·γ·step(σ²)/(2(max(σ², 0) + ε)), q, 1
+  (`Attr.bnTaps`) —
+
+and the VJP is the transposes (`tapplyTAll`). `tapplyAll_adjoint` is the
+law for every such family of tap lists; `layer_norm_adjoint`,
+`instance_norm_adjoint` and `batch_norm_eval_adjoint` are it at the
+primitives.
+
+What is not here: a Taylor statement tying the partials to the forward.
+The forward reads ratSqrt of a rational function of the lane, exact only
+where σ² + ε is a square rational; along a line x + t·v it is not, for
+almost every t, so the identity `fwd (x + t·v) = fwd x + t·jvp + t²·R`
+has no exact rational form — it would need a field with square roots
+(or an implicit statement: s(t)²·(σ²(t) + ε) = 1 differentiated
+implicitly), not written. The Go mirror `leanbridge/emit/taylor_test.go`
+checks the first-order identity over dual numbers for the three on
+random instances; here, the kernel checks the emitted certificates'
+claims at the recorded inputs.
+-/
+
+namespace Tlcheck
+set_option autoImplicit false
+
+/-- Lengths match: one tap list and one tangent per input, tangent k of
+nₖ elements. -/
+def LensOk : List Nat → List (List Tap) → List (List Rat) → Prop
+  | [], [], [] => True
+  | n :: ns, _ :: ess, dx :: dxs => dx.length = n ∧ LensOk ns ess dxs
+  | _, _, _ => False
+
+theorem length_tapplyAll (m : Nat) : ∀ (ess : List (List Tap)) (dxs : List (List Rat)), (tapplyAll m ess dxs).length = m
+  | [], _ => length_zerosN m
+  | _ :: _, [] => length_zerosN m
+  | es :: ess, dx :: dxs => by
+    show (padd (tapply m es dx) (tapplyAll m ess dxs)).length = m
+    rw [length_padd_eq (tapply m es dx) (tapplyAll m ess dxs) (by rw [length_tapply, length_tapplyAll m ess dxs]),
+      length_tapply]
+
+/-- The law of every linear map given by tap lists: ⟨Σₖ tapply esₖ dxₖ, δ⟩ =
+Σₖ ⟨dxₖ, tapplyT esₖ δ⟩ (from `tapply_adjoint`, input by input). -/
+theorem tapplyAll_adjoint (m : Nat) (δ : List Rat) (hδ : δ.length = m) :
+    ∀ (ns : List Nat) (ess : List (List Tap)) (dxs : List (List Rat)), LensOk ns ess dxs →
+      dot (tapplyAll m ess dxs) δ = dotAll dxs (tapplyTAll ns ess δ)
+  | [], [], [], _ => by
+    show dot (zerosN m) δ = 0
+    exact dot_zerosN_left m δ
+  | n :: ns, es :: ess, dx :: dxs, h => by
+    show dot (padd (tapply m es dx) (tapplyAll m ess dxs)) δ = dot dx (tapplyT n es δ) + dotAll dxs (tapplyTAll ns ess δ)
+    rw [dot_padd (tapply m es dx) (tapplyAll m ess dxs) δ (by rw [length_tapply, length_tapplyAll]),
+      tapply_adjoint m n es dx δ h.1 hδ, tapplyAll_adjoint m δ hδ ns ess dxs h.2]
+  | [], [], _ :: _, h => (h : False).elim
+  | [], _ :: _, [], h => (h : False).elim
+  | [], _ :: _, _ :: _, h => (h : False).elim
+  | _ :: _, [], [], h => (h : False).elim
+  | _ :: _, [], _ :: _, h => (h : False).elim
+  | _ :: _, _ :: _, [], h => (h : False).elim
+
+/-- layer_norm (with 0, 1 or 2 of γ, β): the registry's JVP and VJP are adjoint. -/
+theorem layer_norm_adjoint (a : Attr) (x : List Rat) (ps dxs : List (List Rat)) (δ : List Rat)
+    (h : LensOk (a.shapes.map size) ((a.lnG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) dxs)
+    (hδ : δ.length = a.lnG.n) :
+    dot (Prim.jvp .layer_norm a (x :: ps) dxs) δ = dotAll dxs (Prim.vjp .layer_norm a (x :: ps) δ) := by
+  show dot (tapplyAll a.lnG.n ((a.lnG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) dxs) δ =
+    dotAll dxs (tapplyTAll (a.shapes.map size) ((a.lnG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) δ)
+  exact tapplyAll_adjoint a.lnG.n δ hδ _ _ dxs h
+
+/-- instance_norm (x, γ, β). -/
+theorem instance_norm_adjoint (a : Attr) (x : List Rat) (ps dxs : List (List Rat)) (δ : List Rat)
+    (h : LensOk (a.shapes.map size) ((a.inG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) dxs)
+    (hδ : δ.length = a.inG.n) :
+    dot (Prim.jvp .instance_norm a (x :: ps) dxs) δ = dotAll dxs (Prim.vjp .instance_norm a (x :: ps) δ) := by
+  show dot (tapplyAll a.inG.n ((a.inG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) dxs) δ =
+    dotAll dxs (tapplyTAll (a.shapes.map size) ((a.inG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1)) δ)
+  exact tapplyAll_adjoint a.inG.n δ hδ _ _ dxs h
+
+/-- batch_norm_eval (x, μ, σ² and optionally γ, β). -/
+theorem batch_norm_eval_adjoint (a : Attr) (x : List Rat) (ps dxs : List (List Rat)) (δ : List Rat)
+    (h : LensOk (a.shapes.map size) ((a.bnTaps x ps).take (ps.length + 1)) dxs)
+    (hδ : δ.length = size a.shape) :
+    dot (Prim.jvp .batch_norm_eval a (x :: ps) dxs) δ = dotAll dxs (Prim.vjp .batch_norm_eval a (x :: ps) δ) := by
+  show dot (tapplyAll (size a.shape) ((a.bnTaps x ps).take (ps.length + 1)) dxs) δ =
+    dotAll dxs (tapplyTAll (a.shapes.map size) ((a.bnTaps x ps).take (ps.length + 1)) δ)
+  exact tapplyAll_adjoint (size a.shape) δ hδ _ _ dxs h
+
+/-- An instance against the registry's rule by hand: layer_norm of the
+lane [1, 3] (μ = 2, σ² = 1, ε = 0, s = 1) is [−1, 1]. -/
+theorem layer_norm_instance :
+    (Attr.lnG { c := 0, lo := 0, hi := 0, axis := -1, shape := [2], axis2 := 0, perm := [], start := 0, stop := 0,
+      toShape := [], values := [], shapes := [[2]] }).fwd 0 [1, 3] (parOr [] 0 1) (parOr [] 1 0) = [-1, 1] := by
+  decide +kernel
+
+end Tlcheck

@@ -1,0 +1,311 @@
+package emit
+
+import (
+	"fmt"
+	"math/big"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// A Go transcription of the normalisations as lean/Tlcheck/Spec.lean
+// states them (laneMean, laneVar, laneInv, NormG and its taps,
+// Attr.lnG/inG/bnTaps, tapplyAll/tapplyTAll), evaluated exactly on the
+// lines Emit writes: the claim each `decide +kernel` asserts, re-evaluated.
+
+var normLineRE = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := .*, axis := (-?[0-9]+), axis2 := .*, lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+), eps := (mkRat [0-9]+ [0-9]+) \},?$`)
+
+type nCase struct {
+	shapes        [][]int
+	xs, dxs       []vec
+	outShape      []int
+	delta         vec
+	axis          int
+	lhs, rhs, eps *big.Rat
+}
+
+func readNormCases(t *testing.T, src string) []nCase {
+	t.Helper()
+	var out []nCase
+	for _, line := range strings.Split(src, "\n") {
+		if !strings.HasPrefix(line, "  {") {
+			continue
+		}
+		m := normLineRE.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("unreadable normalisation case line %q", line)
+		}
+		c := nCase{outShape: readInts(t, m[4]), delta: readVec(t, m[5]), lhs: readRat(t, m[7]), rhs: readRat(t, m[8]), eps: readRat(t, m[9])}
+		fmt.Sscan(m[6], &c.axis)
+		for _, s := range splitTop(m[1]) {
+			c.shapes = append(c.shapes, readInts(t, strings.Trim(s, "[]")))
+		}
+		for _, s := range splitTop(m[2]) {
+			c.xs = append(c.xs, readVec(t, s))
+		}
+		for _, s := range splitTop(m[3]) {
+			c.dxs = append(c.dxs, readVec(t, s))
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// ratSqrt is Spec.lean's: ⌊√num⌋ / ⌊√den⌋ (a negative numerator reads 0).
+func ratSqrt(q *big.Rat) *big.Rat {
+	n := new(big.Int).Set(q.Num())
+	if n.Sign() < 0 {
+		n.SetInt64(0)
+	}
+	d := new(big.Int).Sqrt(q.Denom())
+	if d.Sign() == 0 {
+		return rat(0, 1)
+	}
+	return new(big.Rat).SetFrac(new(big.Int).Sqrt(n), d)
+}
+
+// ldiv is Lean's division on Rat: a / 0 = 0.
+func ldiv(a, b *big.Rat) *big.Rat {
+	if b.Sign() == 0 {
+		return rat(0, 1)
+	}
+	return new(big.Rat).Quo(a, b)
+}
+
+func laneMean(x vec, ps []int) *big.Rat {
+	s := rat(0, 1)
+	for _, p := range ps {
+		s = add(s, nthR(x, p))
+	}
+	return ldiv(s, rat(int64(len(ps)), 1))
+}
+
+func laneInv(eps *big.Rat, x vec, ps []int) *big.Rat {
+	m, v := laneMean(x, ps), rat(0, 1)
+	for _, p := range ps {
+		d := new(big.Rat).Sub(nthR(x, p), m)
+		v = add(v, mul(d, d))
+	}
+	return ldiv(rat(1, 1), ratSqrt(add(ldiv(v, rat(int64(len(ps)), 1)), eps)))
+}
+
+func laneHat(eps *big.Rat, x vec, ps []int, i int) *big.Rat {
+	return mul(new(big.Rat).Sub(nthR(x, i), laneMean(x, ps)), laneInv(eps, x, ps))
+}
+
+// parOr is Spec.lean's: parameter k of the inputs after x, d when absent.
+func parOr(ps []vec, k int, d *big.Rat, j int) *big.Rat {
+	if k < len(ps) {
+		return nthR(ps[k], j)
+	}
+	return d
+}
+
+// normG is Tlcheck.NormG: the lane and parameter index of a flat index.
+type normG struct {
+	n    int
+	lane func(i int) []int
+	par  func(i int) int
+}
+
+func (c *nCase) normG(op string) normG {
+	shape := c.shapes[0]
+	if op == "instance_norm" {
+		S := size(shape[min(2, len(shape)):])
+		return normG{size(shape), func(i int) []int {
+			var out []int
+			for j := 0; j < S; j++ {
+				out = append(out, ndiv(i, S)*S+j)
+			}
+			return out
+		}, func(i int) int { return nmod(ndiv(i, S), nthN(shape, 1)) }}
+	}
+	ax := normAx(len(shape), c.axis)
+	K, B := nthN(shape, ax), size(shape[min(ax+1, len(shape)):])
+	return normG{size(shape), func(i int) []int {
+		var out []int
+		for k := 0; k < K; k++ {
+			out = append(out, (ndiv(i, K*B)*K+k)*B+nmod(i, B))
+		}
+		return out
+	}, func(i int) int { return nmod(ndiv(i, B), K) }}
+}
+
+// normTaps is NormG.taps (layer_norm, instance_norm) or Attr.bnTaps, and
+// the forward.
+func (c *nCase) normTaps(op string) (n int, fwd vec, taps [][]wTap) {
+	x, ps := c.xs[0], c.xs[1:]
+	one, zero := rat(1, 1), rat(0, 1)
+	if op == "batch_norm_eval" {
+		shape := c.shapes[0]
+		ax := normAx(len(shape), c.axis)
+		ch := func(i int) int { return nmod(ndiv(i, size(shape[min(ax+1, len(shape)):])), nthN(shape, ax)) }
+		vpos := func(k int) *big.Rat {
+			v := parOr(ps, 1, zero, k)
+			if v.Sign() < 0 {
+				v = zero
+			}
+			return add(v, c.eps)
+		}
+		std := func(k int) *big.Rat { return ratSqrt(vpos(k)) }
+		q := func(i int) *big.Rat { return ldiv(new(big.Rat).Sub(nthR(x, i), parOr(ps, 0, zero, ch(i))), std(ch(i))) }
+		n = size(shape)
+		taps = make([][]wTap, 5)
+		for i := 0; i < n; i++ {
+			k := ch(i)
+			g := parOr(ps, 2, one, k)
+			fwd = append(fwd, add(mul(q(i), g), parOr(ps, 3, zero, k)))
+			step := zero
+			if parOr(ps, 1, zero, k).Sign() > 0 {
+				step = one
+			}
+			taps[0] = append(taps[0], wTap{i, i, ldiv(g, std(k))})
+			taps[1] = append(taps[1], wTap{i, k, neg(ldiv(g, std(k)))})
+			taps[2] = append(taps[2], wTap{i, k, ldiv(neg(mul(mul(q(i), g), step)), add(vpos(k), vpos(k)))})
+			taps[3] = append(taps[3], wTap{i, k, q(i)})
+			taps[4] = append(taps[4], wTap{i, k, one})
+		}
+		return n, fwd, taps
+	}
+	q := c.normG(op)
+	taps = make([][]wTap, 3)
+	for i := 0; i < q.n; i++ {
+		ln, p := q.lane(i), q.par(i)
+		g, K := parOr(ps, 0, one, p), rat(int64(len(ln)), 1)
+		hi := laneHat(c.eps, x, ln, i)
+		fwd = append(fwd, add(mul(hi, g), parOr(ps, 1, zero, p)))
+		for _, j := range ln {
+			kron := zero
+			if i == j {
+				kron = one
+			}
+			w := new(big.Rat).Sub(new(big.Rat).Sub(kron, ldiv(one, K)), ldiv(mul(hi, laneHat(c.eps, x, ln, j)), K))
+			taps[0] = append(taps[0], wTap{i, j, mul(mul(g, laneInv(c.eps, x, ln)), w)})
+		}
+		taps[1] = append(taps[1], wTap{i, p, hi})
+		taps[2] = append(taps[2], wTap{i, p, one})
+	}
+	return q.n, fwd, taps
+}
+
+// normClaim is shapesOk and Claim of the case; nil when they hold.
+func normClaim(op string, c *nCase) error {
+	lo, hi := map[string][2]int{"layer_norm": {1, 3}, "instance_norm": {3, 3}, "batch_norm_eval": {3, 5}}[op][0], map[string][2]int{"layer_norm": {1, 3}, "instance_norm": {3, 3}, "batch_norm_eval": {3, 5}}[op][1]
+	if len(c.xs) < lo || len(c.xs) > hi || len(c.shapes) != len(c.xs) || len(c.dxs) != len(c.xs) {
+		return fmt.Errorf("arity: %d inputs", len(c.xs))
+	}
+	for k := range c.xs {
+		if len(c.xs[k]) != size(c.shapes[k]) || len(c.dxs[k]) != size(c.shapes[k]) {
+			return fmt.Errorf("input %d: sizes", k)
+		}
+	}
+	n, fwd, taps := c.normTaps(op)
+	taps = taps[:min(len(taps), len(c.xs))]
+	if m := size(c.outShape); len(c.delta) != m || len(fwd) != m {
+		return fmt.Errorf("δ has %d values, the forward %d, the output shape %v", len(c.delta), len(fwd), c.outShape)
+	}
+	jv := mzeros(n)
+	for k := range taps {
+		jv = mpadd(jv, tapply(n, taps[k], c.dxs[k]))
+	}
+	rhs := rat(0, 1)
+	for k := range taps {
+		rhs = add(rhs, mdot(c.dxs[k], tapplyT(size(c.shapes[k]), taps[k], c.delta)))
+	}
+	if lhs := mdot(jv, c.delta); lhs.Cmp(c.lhs) != 0 || rhs.Cmp(c.rhs) != 0 || c.lhs.Cmp(c.rhs) != 0 {
+		return fmt.Errorf("Lean's semantics give %s = %s, the case records %s = %s", lhs.RatString(), rhs.RatString(), c.lhs.RatString(), c.rhs.RatString())
+	}
+	return nil
+}
+
+func normModules(t *testing.T) map[string]string {
+	t.Helper()
+	r, err := Emit(certDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, m := range r.Modules {
+		if op := strings.TrimSuffix(strings.TrimPrefix(m.Path, "Adjointness/"), ".lean"); normOps[op] {
+			out[op] = string(m.Bytes)
+		}
+	}
+	if len(out) != len(normOps) {
+		t.Fatalf("%d normalisation modules emitted, want %d", len(out), len(normOps))
+	}
+	return out
+}
+
+// TestNormClaims: every emitted case of layer_norm, instance_norm and
+// batch_norm_eval satisfies its claim, re-evaluated on the emitted text,
+// and the transcription's forward is the registry's own Forward on the
+// same inputs, axis and ε (an independent implementation).
+func TestNormClaims(t *testing.T) {
+	for op, src := range normModules(t) {
+		p, err := ratReg.Lookup(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := readNormCases(t, src)
+		for i := range cases {
+			c := &cases[i]
+			if err := normClaim(op, c); err != nil {
+				t.Errorf("%s case %d: %v", op, i, err)
+				continue
+			}
+			var xs []spec.Tensor[spec.Rat]
+			for k := range c.xs {
+				data := make([]spec.Rat, len(c.xs[k]))
+				for j, v := range c.xs[k] {
+					data[j] = spec.RatFromBig(v)
+				}
+				x, err := spec.NewTensor(spec.Shape(c.shapes[k]), data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				xs = append(xs, x)
+			}
+			y, err := p.Forward(&spec.Attrs{Axis: c.axis, Eps: c.eps}, xs)
+			if err != nil {
+				t.Fatalf("%s case %d: the registry's forward: %v", op, i, err)
+			}
+			_, fwd, _ := c.normTaps(op)
+			for j := range fwd {
+				if j >= len(y.Data) || fwd[j].Cmp(y.Data[j].Big()) != 0 {
+					t.Errorf("%s case %d: Lean's forward element %d differs from the registry's", op, i, j)
+					break
+				}
+			}
+		}
+	}
+}
+
+// TestNormClaimsCatchPlantedFaults: an emitter that writes a wrong ε or a
+// wrong axis makes some case's claim false — the kernel would refuse.
+func TestNormClaimsCatchPlantedFaults(t *testing.T) {
+	mods := normModules(t)
+	plants := []struct {
+		name string
+		re   *regexp.Regexp
+		repl string
+		ops  []string
+	}{
+		{"ε with a digit 1 appended to its numerator", regexp.MustCompile(`eps := mkRat ([0-9]+) ([0-9]+)`), "eps := mkRat ${1}1 ${2}", []string{"layer_norm", "instance_norm", "batch_norm_eval"}},
+		{"axis 0", regexp.MustCompile(`axis := -?[0-9]+,`), "axis := 0,", []string{"layer_norm", "batch_norm_eval"}},
+	}
+	for _, pl := range plants {
+		for _, op := range pl.ops {
+			caught := 0
+			for _, c := range readNormCases(t, pl.re.ReplaceAllString(mods[op], pl.repl)) {
+				if normClaim(op, &c) != nil {
+					caught++
+				}
+			}
+			if caught == 0 {
+				t.Errorf("%s: the planted fault %q leaves every case's claim true", op, pl.name)
+			}
+		}
+	}
+}
