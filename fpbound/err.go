@@ -42,6 +42,11 @@ type ErrOf[F format] struct {
 	e float64 // the bound; for a pending sum Σ Eᵢ (without the sum's own rounding)
 	s float64 // pending sums only: an upper bound of Σ|t̃ᵢ|
 	n int64   // pending sums only: the number of terms (≥ 2); 0 otherwise
+	// big, pending sums only: for some term i*, |t̃_{i*}| ≤ big and
+	// Σ_{i≠i*} |t̃ᵢ| ≤ s − big (doc.go, "Sums", near the top of the
+	// range); 0 when not known (a sum whose terms' bounds are all 0 needs
+	// no such fact).
+	big float64
 }
 
 // Err is the bound for binary32 evaluations (u = 2^-24): the scalar of
@@ -110,19 +115,43 @@ func (v ErrOf[F]) close() ErrOf[F] {
 		return v
 	}
 	c := constsOf[F]()
-	g := c.gamma(v.n - 1)
-	if !c.fits(mulUp(addUp(1, g), v.s)) {
+	if !c.sumFits(v.n, v.s, v.big) {
 		return unbounded[F](v.x)
 	}
-	return ErrOf[F]{x: v.x, e: addUp(v.e, mulUp(g, v.s))}
+	return ErrOf[F]{x: v.x, e: addUp(v.e, mulUp(c.gamma(v.n-1), v.s))}
 }
 
-// term returns v as the terms of a sum: its error, Σ|t̃ᵢ| and term count.
-func (v ErrOf[F]) term() (e, s float64, n int64) {
-	if v.n >= 2 {
-		return v.e, v.s, v.n
+// sumFits reports that no addition of any evaluation tree of a pending
+// sum of n ≥ 2 terms overflows (doc.go, "Sums"): with Σ|t̃ᵢ| ≤ s, every
+// exact result of an addition of the tree is at most (1+γ_{n−2})·s in
+// magnitude; and when one term is at most big and the others sum to at
+// most s − big (big > 0), at most max(big, maxFinite) + (1+γ_{n−2})·(s −
+// big): one operand of the addition holds no term but the largest, and the
+// other is that term itself or a finite rounded result. Either below Ω
+// suffices.
+func (c *consts) sumFits(n int64, s, big float64) bool {
+	g1 := addUp(1, c.gamma(n-2))
+	if c.fits(mulUp(g1, s)) {
+		return true
 	}
-	return v.e, addUp(mag(v.x), v.e), 1
+	if !(big > 0) || math.IsInf(s, 1) {
+		return false
+	}
+	rest := 0.0
+	if s > big {
+		rest = up(s - big)
+	}
+	return c.fits(addUp(max(big, c.maxFinite), mulUp(g1, rest)))
+}
+
+// term returns v as the terms of a sum: its error, Σ|t̃ᵢ|, its term
+// count and the bound of its largest term (see ErrOf.big).
+func (v ErrOf[F]) term() (e, s float64, n int64, big float64) {
+	if v.n >= 2 {
+		return v.e, v.s, v.n, v.big
+	}
+	s = addUp(mag(v.x), v.e)
+	return v.e, s, 1, s
 }
 
 // rounded finishes one rounded operation (×, ÷) whose exact result on the
@@ -174,9 +203,12 @@ func (v ErrOf[F]) Add(w ErrOf[F]) ErrOf[F] {
 	case v.exactZero():
 		return w
 	}
-	e1, s1, n1 := v.term()
-	e2, s2, n2 := w.term()
-	return ErrOf[F]{x: v.x.Add(w.x), e: addUp(e1, e2), s: addUp(s1, s2), n: n1 + n2}
+	e1, s1, n1, b1 := v.term()
+	e2, s2, n2, b2 := w.term()
+	// Either side's largest term serves as i* (the other side's terms
+	// join the rest), so the larger known one does; 0 is "not known".
+	big := max(b1, b2)
+	return ErrOf[F]{x: v.x.Add(w.x), e: addUp(e1, e2), s: addUp(s1, s2), n: n1 + n2, big: big}
 }
 
 // Sub returns the pending sum v + (−w).
@@ -470,7 +502,8 @@ func (v ErrOf[F]) IsZero() bool { return v.exactZero() }
 // Same reports identical fields (bit equality of the floats).
 func (v ErrOf[F]) Same(w ErrOf[F]) bool {
 	return v.x.Same(w.x) && math.Float64bits(v.e) == math.Float64bits(w.e) &&
-		math.Float64bits(v.s) == math.Float64bits(w.s) && v.n == w.n
+		math.Float64bits(v.s) == math.Float64bits(w.s) && v.n == w.n &&
+		math.Float64bits(v.big) == math.Float64bits(w.big)
 }
 
 // FromInt returns the integer n: exact, with the bound |n − fl(n)|, fl
