@@ -271,6 +271,35 @@
 // √E_x) + u·mag √H. H reaching below 0 (the runtime might take the root of
 // a negative number) gives +∞.
 //
+// Squares and lower bounds. Two facts that the intervals alone lose,
+// which make layer norm's divisor √(σ² + ε) bounded away from 0 when the
+// hull of σ² reaches below 0 (the deviations' hulls straddle 0). (a)
+// Identity: every Add (Sub) result gets a fresh id, which copies of it
+// keep (a tensor operation that moves it, a second consumer, closing
+// it); Neg and every other operation make a value without one. Under
+// M2 each scalar operation of a formula is performed once and its value
+// read by each consumer, so two operands with the same id are one
+// runtime value â, and their product is â·â: its exact value lies in
+// the square's range [mig X², mag X²] (not X·X, whose lower end is
+// negative when X contains 0), and every computed value (fl(â²), or the
+// fused â² itself) is ≥ 0. (b) Lower bounds: a value may record lb ≤
+// every computed value. Mul records 0 for a square and for factors whose
+// computed values are ≥ 0 (fl is monotone, fl(0) = 0); Abs records 0; Div
+// records 0 for â ≥ 0 over b̂ > 0. A sum whose every term t has a lower
+// bound L_t ≥ 0 (the hull's X.Lo − E or lb) records max_t ℓ_t, ℓ_t =
+// max(0, L_t·(1 − u) − η): every partial sum of every tree is ≥ 0 (a
+// rounding of a non-negative value is non-negative), so each addition
+// fl(p + q) with q ≥ 0 is ≥ fl(p), and the root is ≥ fl(t) ≥ ℓ_t for each
+// leaf t (a closed value is its own rounding; a fused product enters as
+// fl(âb̂ + q) ≥ fl(âb̂) ≥ âb̂(1 − u) − η). So σ² + ε̂ is ≥ ε̂(1 − u) − η.
+// Sqrt records √l·(1 − u) for an argument ≥ l (correctly rounded,
+// monotone), and uses l in place of the hull's lower end: the computed
+// arguments lie in [l, H.Hi], the exact one in X (required ≥ 0), so the
+// mean value theorem runs over [min(X.Lo, l), H.Hi]. Div uses a
+// divisor's lower bound l > 0 as m (when X_b excludes 0): every computed
+// divisor has |b̂| ≥ l. The first-order sweep's interval scalar applies
+// (a) as well (adj: the square of one box value is its square's range).
+//
 // Compare (branches). The registry's rules branch on comparisons (raw
 // log's domain check, sigmoid's sign split, softplus's, safe_log's tail).
 // Compare is decided only when the hulls do not overlap, or both values
