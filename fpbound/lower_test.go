@@ -1,6 +1,7 @@
 package fpbound
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -60,8 +61,10 @@ func TestSquaresAreOneValue(t *testing.T) {
 // lower bound of the computed sum of squares — gets a finite bound, and
 // it holds: every float32 evaluation of the registry's formula (left
 // folds, spec.F32) at inputs drawn within the bounds lies within it of
-// the exact value (enclosed over spec.Interval at the exact inputs). The
-// control row is a divisor with no such fact (a sum of products of
+// the exact value (enclosed over spec.Interval at the exact inputs), and
+// so does every summation order the model allows (the tree scalar:
+// reversed, pairwise, random, 8 accumulators; with and without fused
+// multiply-adds). The control row is a divisor with no such fact (a sum of products of
 // distinct values plus ε): still +∞.
 func TestLayerNormDivisor(t *testing.T) {
 	ln, err := spec.Default[Err]().Lookup("layer_norm")
@@ -70,6 +73,8 @@ func TestLayerNormDivisor(t *testing.T) {
 	}
 	lnF, _ := spec.Default[spec.F32]().Lookup("layer_norm")
 	lnI, _ := spec.Default[spec.Interval]().Lookup("layer_norm")
+	lnT, _ := spec.Default[tree]().Lookup("layer_norm")
+	defer func() { treePolicy, treeFMA = polLeft, false }()
 	r := rand.New(rand.NewPCG(21, 6))
 	for _, tc := range []struct {
 		name string
@@ -100,21 +105,41 @@ func TestLayerNormDivisor(t *testing.T) {
 				t.Fatalf("%s: element %d unbounded", tc.name, i)
 			}
 		}
-		for range 300 {
+		check := func(how string, i int, got float64) {
+			x := ex.Data[i]
+			d := max(x.Lo-got, got-x.Hi, 0)
+			if !(d <= y.Data[i].Bound()) {
+				t.Fatalf("%s, %s: element %d: float32 %g is %g from [%g, %g], bound %g", tc.name, how, i, got, d, x.Lo, x.Hi, y.Data[i].Bound())
+			}
+		}
+		for k := range 300 {
 			xf := spec.Tensor[spec.F32]{Shape: spec.Shape{n}, Data: make([]spec.F32, n)}
+			xt := spec.Tensor[tree]{Shape: spec.Shape{n}, Data: make([]tree, n)}
 			for i, v := range tc.x {
-				xf.Data[i] = spec.F32(float32(v + tc.e*(2*r.Float64()-1)*0.999))
+				f := float32(v + tc.e*(2*r.Float64()-1)*0.999)
+				xf.Data[i] = spec.F32(f)
+				xt.Data[i] = tree{}.FromRat(new(big.Rat).SetFloat64(float64(f)))
 			}
 			yf, err := lnF.Apply(&spec.Attrs{}, []spec.Tensor[spec.F32]{xf})
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i, v := range yf.Data {
-				got := float64(v)
-				x := ex.Data[i]
-				d := max(x.Lo-got, got-x.Hi, 0)
-				if !(d <= y.Data[i].Bound()) {
-					t.Fatalf("%s: element %d: float32 %g is %g from [%g, %g], bound %g", tc.name, i, got, d, x.Lo, x.Hi, y.Data[i].Bound())
+				check("left folds", i, float64(v))
+			}
+			if k%10 != 0 {
+				continue
+			}
+			for _, pol := range []policy{polLeft, polReverse, polPairwise, polRandom, polBlocked8} {
+				for _, fma := range []bool{false, true} {
+					treePolicy, treeFMA = pol, fma
+					yt, err := lnT.Apply(&spec.Attrs{}, []spec.Tensor[tree]{xt})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i, v := range yt.Data {
+						check(fmt.Sprintf("policy %d, fma %v", pol, fma), i, float64(float32(v.val())))
+					}
 				}
 			}
 		}
