@@ -297,7 +297,8 @@
 // arguments lie in [l, H.Hi], the exact one in X (required ≥ 0), so the
 // mean value theorem runs over [min(X.Lo, l), H.Hi]. Div uses a
 // divisor's lower bound l > 0 as m (when X_b excludes 0): every computed
-// divisor has |b̂| ≥ l. The first-order sweep's interval scalar applies
+// divisor has |b̂| ≥ l. A value whose bound is +∞ has no lower bound (its
+// computed value may be NaN). The first-order sweep's interval scalar applies
 // (a) as well (adj: the square of one box value is its square's range).
 //
 // Compare (branches). The registry's rules branch on comparisons (raw

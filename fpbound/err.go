@@ -69,10 +69,11 @@ var ids atomic.Uint64
 func fresh() uint64 { return ids.Add(1) }
 
 // lower returns a lower bound of every modelled evaluation of the closed
-// value v: the hull's, raised to lb when that is known.
+// value v: the hull's, raised to lb when that is known and the bound is
+// finite (an unbounded value may be computed as NaN, below nothing).
 func (v ErrOf[F]) lower() float64 {
 	l := v.hull().Lo
-	if v.hasLB {
+	if v.hasLB && !math.IsInf(v.e, 1) {
 		l = max(l, v.lb)
 	}
 	return l
@@ -376,7 +377,11 @@ func (v ErrOf[F]) Div(w ErrOf[F]) (ErrOf[F], error) {
 // Every computed |â| is ≥ 0.
 func (v ErrOf[F]) Abs() ErrOf[F] {
 	a := v.close()
-	return ErrOf[F]{x: a.x.Abs(), e: a.e}.withLB(0)
+	r := ErrOf[F]{x: a.x.Abs(), e: a.e}
+	if !math.IsInf(a.e, 1) {
+		r = r.withLB(0)
+	}
+	return r
 }
 
 // Max is 1-Lipschitz in the maximum norm and exact:
