@@ -24,7 +24,16 @@ import (
 // Step and Sign, whose interval values on a straddling box are [0, 1] and
 // [−1, 1], the hull of the one-sided derivatives. The watch is package
 // state read around one evaluation under evalMu.
-type adj struct{ iv spec.Interval }
+//
+// A sum (Add, Sub) gets a fresh id, which copies keep, and Mul of two
+// operands with the same non-zero id — one value times itself, as in
+// layer_norm's (x − μ)·(x − μ) — is the square's range, never negative
+// (doc.go, "Squares and lower bounds"): without it the variance of a box
+// that straddles the mean would reach below 0 and its √(σ² + ε) to 0.
+type adj struct {
+	iv spec.Interval
+	id uint64
+}
 
 var (
 	adjForward   atomic.Bool  // a forward rule is running (else a VJP rule)
@@ -39,14 +48,19 @@ func jump() {
 	}
 }
 
-func (a adj) Add(b adj) adj   { return adj{a.iv.Add(b.iv)} }
-func (a adj) Sub(b adj) adj   { return adj{a.iv.Sub(b.iv)} }
-func (a adj) Mul(b adj) adj   { return adj{a.iv.Mul(b.iv)} }
-func (a adj) Neg() adj        { return adj{a.iv.Neg()} }
-func (a adj) Abs() adj        { return adj{a.iv.Abs()} }
-func (a adj) Max(b adj) adj   { return adj{a.iv.Max(b.iv)} }
-func (a adj) Min(b adj) adj   { return adj{a.iv.Min(b.iv)} }
-func (a adj) Relu() adj       { return adj{a.iv.Relu()} }
+func (a adj) Add(b adj) adj { return adj{a.iv.Add(b.iv), fresh()} }
+func (a adj) Sub(b adj) adj { return adj{a.iv.Sub(b.iv), fresh()} }
+func (a adj) Mul(b adj) adj {
+	if a.id != 0 && a.id == b.id {
+		return adj{iv: square(a.iv)}
+	}
+	return adj{iv: a.iv.Mul(b.iv)}
+}
+func (a adj) Neg() adj        { return adj{iv: a.iv.Neg()} }
+func (a adj) Abs() adj        { return adj{iv: a.iv.Abs()} }
+func (a adj) Max(b adj) adj   { return adj{iv: a.iv.Max(b.iv)} }
+func (a adj) Min(b adj) adj   { return adj{iv: a.iv.Min(b.iv)} }
+func (a adj) Relu() adj       { return adj{iv: a.iv.Relu()} }
 func (a adj) IsZero() bool    { return a.iv.IsZero() }
 func (a adj) Same(b adj) bool { return a.iv.Same(b.iv) }
 func (a adj) Float64() float64 {
@@ -55,30 +69,30 @@ func (a adj) Float64() float64 {
 func (a adj) String() string { return a.iv.String() }
 func (adj) Kind() string     { return "fpbound.adj" }
 func (a adj) Clamp(lo, hi adj) adj {
-	return adj{a.iv.Clamp(lo.iv, hi.iv)}
+	return adj{iv: a.iv.Clamp(lo.iv, hi.iv)}
 }
-func (a adj) Div(b adj) (adj, error) { r, err := a.iv.Div(b.iv); return adj{r}, err }
+func (a adj) Div(b adj) (adj, error) { r, err := a.iv.Div(b.iv); return adj{iv: r}, err }
 func (a adj) Sign() adj {
 	r := a.iv.Sign()
 	if r.Lo != r.Hi {
 		jump()
 	}
-	return adj{r}
+	return adj{iv: r}
 }
 func (a adj) Step() adj {
 	r := a.iv.Step()
 	if r.Lo != r.Hi {
 		jump()
 	}
-	return adj{r}
+	return adj{iv: r}
 }
-func (a adj) Sqrt() (adj, error)  { r, err := a.iv.Sqrt(); return adj{r}, err }
-func (a adj) Exp() (adj, error)   { r, err := a.iv.Exp(); return adj{r}, err }
-func (a adj) Log() (adj, error)   { r, err := a.iv.Log(); return adj{r}, err }
-func (a adj) Log1p() (adj, error) { r, err := a.iv.Log1p(); return adj{r}, err }
-func (a adj) Tanh() (adj, error)  { r, err := a.iv.Tanh(); return adj{r}, err }
-func (a adj) Sin() (adj, error)   { r, err := a.iv.Sin(); return adj{r}, err }
-func (a adj) Cos() (adj, error)   { r, err := a.iv.Cos(); return adj{r}, err }
+func (a adj) Sqrt() (adj, error)  { r, err := a.iv.Sqrt(); return adj{iv: r}, err }
+func (a adj) Exp() (adj, error)   { r, err := a.iv.Exp(); return adj{iv: r}, err }
+func (a adj) Log() (adj, error)   { r, err := a.iv.Log(); return adj{iv: r}, err }
+func (a adj) Log1p() (adj, error) { r, err := a.iv.Log1p(); return adj{iv: r}, err }
+func (a adj) Tanh() (adj, error)  { r, err := a.iv.Tanh(); return adj{iv: r}, err }
+func (a adj) Sin() (adj, error)   { r, err := a.iv.Sin(); return adj{iv: r}, err }
+func (a adj) Cos() (adj, error)   { r, err := a.iv.Cos(); return adj{iv: r}, err }
 
 // Compare is spec.Interval's; an undecided comparison inside a rule of a
 // primitive that is not Smooth voids the sweep (see adj). Inside a Smooth
@@ -92,5 +106,5 @@ func (a adj) Compare(b adj) (int, bool) {
 	}
 	return c, ok
 }
-func (adj) FromInt(n int64) adj    { return adj{spec.Interval{}.FromInt(n)} }
-func (adj) FromRat(r *big.Rat) adj { return adj{spec.Interval{}.FromRat(r)} }
+func (adj) FromInt(n int64) adj    { return adj{iv: spec.Interval{}.FromInt(n)} }
+func (adj) FromRat(r *big.Rat) adj { return adj{iv: spec.Interval{}.FromRat(r)} }

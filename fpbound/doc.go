@@ -144,7 +144,8 @@
 //	                 or, for a product term it fuses, the exact product âb̂
 //	                 of two closed values — with
 //	                 Σ|t̃ᵢ − tᵢ| + 2^-149·(number of fused terms) ≤ E
-//	                 and Σ|t̃ᵢ| ≤ S.
+//	                 and Σ|t̃ᵢ| ≤ S; and, when B > 0 is recorded, for
+//	                 some term i*, |t̃_{i*}| ≤ B and Σ_{i≠i*}|t̃ᵢ| ≤ S − B.
 //
 // Every float64 computed on bounds is rounded upward (round.go: the
 // float64 operation rounds to nearest, and the next float64 towards +∞ is
@@ -157,9 +158,11 @@
 // format: binary32 dyadics for Err; every float64, and more, for Err64).
 //
 // Add, Sub, Neg (Sums). A closed operand enters as one term: (X, E,
-// mag X + E, 1) satisfies the pending invariant since |t̃ − t| ≤ E and
-// |t̃| ≤ |t| + E. Adding two values concatenates their term lists: X₁ +
-// X₂ (interval sum) encloses the exact sum, and the E's and S's add.
+// mag X + E, 1) with B = S satisfies the pending invariant since |t̃ − t|
+// ≤ E and |t̃| ≤ |t| + E. Adding two values concatenates their term lists:
+// X₁ + X₂ (interval sum) encloses the exact sum, and the E's and S's add;
+// B = max(B₁, B₂) (if B₁ is the larger, i* = i₁* and the rest is at most
+// (S₁ − B₁) + S₂ ≤ S − B; a side without B contributes none).
 // Negation negates every term exactly. An exact-zero operand (X = [0,0],
 // E = 0) is dropped: the runtime's 0 + v̂ is v̂ exactly (and a fused 0·ŵ
 // adds exactly 0 for a finite ŵ). Under M2(a) the runtime sums the
@@ -174,9 +177,32 @@
 //	|Π(1+δⱼ) − 1| ≤ γ_{n−1}, so |ŝ − Σt̃ᵢ| ≤ γ_{n−1}·Σ|t̃ᵢ| +
 //	Σ_f 2^-150·(1+u)^{n−2}, and (1+u)^{n−2} ≤ e^{1/2} < 2 for n ≤ 2^23,
 //	i.e. n·u ≤ 1/2 (beyond that γ is taken as +∞). Hence |ŝ − x| ≤ Σ|t̃ᵢ − tᵢ| +
-//	2^-149·(fused) + γ_{n−1}·S ≤ E + γ_{n−1}·S. No partial sum overflows:
-//	each is at most (1+γ_{n−1})·S in magnitude, and the bound is +∞ unless
-//	that is < Ω.
+//	2^-149·(fused) + γ_{n−1}·S ≤ E + γ_{n−1}·S.
+//
+// Overflow, and the top of the range. The expansion needs every addition
+// of the tree to have an exact result (the sum of its two operands as
+// computed) of magnitude < Ω. The operands of an addition are the partial
+// sums of two disjoint sets of leaves, k₁ + k₂ ≤ n of them, each computed
+// by at most kᵢ − 1 roundings, so the exact result is at most
+// (1+u)^{n−2}·S ≤ (1+γ_{n−2})·S (plus η terms of at most 2^-149 each,
+// which vanish beside the float64 spacing of Ω); that below Ω suffices.
+// That test cannot admit an additive mask: torch.finfo(float32).min =
+// −(2^128 − 2^104) plus a score x has S ≥ 2^128 − 2^104 + |x|, and
+// (1+γ₁)·S ≥ Ω for n ≥ 3 (the softmax's x + m − max), although no tree
+// overflows. The sharper test: when B is recorded, one operand of any
+// addition contains no leaf i* (it is bounded by (1+γ_{n−2})·(S − B)) and
+// the other is either the leaf i* (|t̃_{i*}| ≤ B) or a rounded partial sum,
+// which, its own addition not overflowing (induction from the leaves up),
+// is a finite value of the format, |·| ≤ maxFinite = 2^128 − 2^104. So
+// every exact result is at most max(B, maxFinite) + (1+γ_{n−2})·(S − B),
+// and that below Ω suffices as well. Ω is exact: round to nearest gives
+// ±∞ exactly from 2^128 − 2^103 (the midpoint between maxFinite and 2^128,
+// which ties to the even 2^128) on, so a result of magnitude in
+// [maxFinite, Ω) rounds to ±maxFinite, within ½ulp = 2^103 ≤ u·|r|: the
+// standard model holds up to Ω, and γ_{n−1}·S is the charge for every
+// tree. Otherwise the bound is +∞. (A computed −finfo.min + x is thus
+// within u·2^128 ≈ 2·10³¹ of its exact value: a large absolute bound, but
+// a finite one, and the masked softmax turns it into nothing, below.)
 //
 // This is the classical bound for any summation order (Higham §4.2, and
 // for inner products with or without FMA §3.1, Lemmas 3.1 and 3.3): a dot product
@@ -226,11 +252,54 @@
 // E = L·E_x + k·(2^-23·mag f(H) + 2^-149). log (log1p) with H reaching 0
 // (−1), and a result that may reach Ω, give +∞.
 //
+// The masked softmax. A softmax over scores with an additive finfo.min
+// mask computes, for a masked entry, exp(x̂ − m̂) with x̂ − m̂ a three-term
+// sum bounded as above: its hull H lies below −2^127 (−maxFinite plus a
+// score, minus the row maximum, within γ₂·2^128 < 2^106 of that). So
+// L = e^{H.Hi} is below the least float64 (the bound arithmetic rounds it
+// up to 2^-1074), and the library's value is within k ulps of a real
+// number below 2^-149/2: it lies in [0, k·2^-149], and E ≤ 2^-1074·E_x +
+// k·(2^-23·2^-1074 + 2^-149). That is what M3 says of it — not that it is
+// 0 (a library within k > ½ ulp may return a subnormal), though every
+// library M3 cites returns 0 — and the bound charges it: the sum of the
+// row's exponentials and each quotient then carry an absolute k·2^-149
+// per masked entry, against values of order 1.
+//
 // Sqrt. |√p − √q| ≤ min(|p − q|/(2√H.Lo), √|p − q|) for p, q ∈ H ⊆ [0, ∞),
 // and the root is correctly rounded and never subnormal (√(2^-149) and
 // √(2^-1074) are normal): E = min(E_x/(2√H.Lo),
 // √E_x) + u·mag √H. H reaching below 0 (the runtime might take the root of
 // a negative number) gives +∞.
+//
+// Squares and lower bounds. Two facts that the intervals alone lose,
+// which make layer norm's divisor √(σ² + ε) bounded away from 0 when the
+// hull of σ² reaches below 0 (the deviations' hulls straddle 0). (a)
+// Identity: every Add (Sub) result gets a fresh id, which copies of it
+// keep (a tensor operation that moves it, a second consumer, closing
+// it); Neg and every other operation make a value without one. Under
+// M2 each scalar operation of a formula is performed once and its value
+// read by each consumer, so two operands with the same id are one
+// runtime value â, and their product is â·â: its exact value lies in
+// the square's range [mig X², mag X²] (not X·X, whose lower end is
+// negative when X contains 0), and every computed value (fl(â²), or the
+// fused â² itself) is ≥ 0. (b) Lower bounds: a value may record lb ≤
+// every computed value. Mul records 0 for a square and for factors whose
+// computed values are ≥ 0 (fl is monotone, fl(0) = 0); Abs records 0; Div
+// records 0 for â ≥ 0 over b̂ > 0. A sum whose every term t has a lower
+// bound L_t ≥ 0 (the hull's X.Lo − E or lb) records max_t ℓ_t, ℓ_t =
+// max(0, L_t·(1 − u) − η): every partial sum of every tree is ≥ 0 (a
+// rounding of a non-negative value is non-negative), so each addition
+// fl(p + q) with q ≥ 0 is ≥ fl(p), and the root is ≥ fl(t) ≥ ℓ_t for each
+// leaf t (a closed value is its own rounding; a fused product enters as
+// fl(âb̂ + q) ≥ fl(âb̂) ≥ âb̂(1 − u) − η). So σ² + ε̂ is ≥ ε̂(1 − u) − η.
+// Sqrt records √l·(1 − u) for an argument ≥ l (correctly rounded,
+// monotone), and uses l in place of the hull's lower end: the computed
+// arguments lie in [l, H.Hi], the exact one in X (required ≥ 0), so the
+// mean value theorem runs over [min(X.Lo, l), H.Hi]. Div uses a
+// divisor's lower bound l > 0 as m (when X_b excludes 0): every computed
+// divisor has |b̂| ≥ l. A value whose bound is +∞ has no lower bound (its
+// computed value may be NaN). The first-order sweep's interval scalar applies
+// (a) as well (adj: the square of one box value is its square's range).
 //
 // Compare (branches). The registry's rules branch on comparisons (raw
 // log's domain check, sigmoid's sign split, softplus's, safe_log's tail).

@@ -42,6 +42,55 @@ type ErrOf[F format] struct {
 	e float64 // the bound; for a pending sum Σ Eᵢ (without the sum's own rounding)
 	s float64 // pending sums only: an upper bound of Σ|t̃ᵢ|
 	n int64   // pending sums only: the number of terms (≥ 2); 0 otherwise
+	// big, pending sums only: for some term i*, |t̃_{i*}| ≤ big and
+	// Σ_{i≠i*} |t̃ᵢ| ≤ s − big (doc.go, "Sums", near the top of the
+	// range); 0 when not known (a sum whose terms' bounds are all 0 needs
+	// no such fact).
+	big float64
+	// id names the runtime value v stands for: copies of v (a tensor
+	// operation that moves it, a second consumer) keep it, and a value
+	// whose id is not 0 was made by one operation of a formula (Add:
+	// every new sum gets a fresh id), so two operands with the same
+	// non-zero id are one runtime value (doc.go, "Squares and lower
+	// bounds"). 0: no identity known.
+	id uint64
+	// lb, when hasLB: every modelled evaluation's value v̂ is ≥ lb (for a
+	// pending sum, its rounded sum in every tree). A lower bound of the
+	// computed value that the hull X − E may not show (a sum of squares
+	// plus ε > 0 is ≥ ε̂ whatever its error bound).
+	lb    float64
+	hasLB bool
+}
+
+// ids hands out the ids of new sums (see ErrOf.id and adj.id).
+var ids atomic.Uint64
+
+// fresh returns a new non-zero id.
+func fresh() uint64 { return ids.Add(1) }
+
+// lower returns a lower bound of every modelled evaluation of the closed
+// value v: the hull's, raised to lb when that is known and the bound is
+// finite (an unbounded value may be computed as NaN, below nothing).
+func (v ErrOf[F]) lower() float64 {
+	l := v.hull().Lo
+	if v.hasLB && !math.IsInf(v.e, 1) {
+		l = max(l, v.lb)
+	}
+	return l
+}
+
+// withLB records the lower bound l ≥ 0 of every computed value of v.
+func (v ErrOf[F]) withLB(l float64) ErrOf[F] {
+	v.lb, v.hasLB = l, true
+	return v
+}
+
+// square returns {a² : a ∈ x}: x·x, whose lower end is raised to 0 when x
+// contains 0 (a square is never negative).
+func square(x spec.Interval) spec.Interval {
+	y := x.Mul(x)
+	y.Lo = max(y.Lo, 0)
+	return y
 }
 
 // Err is the bound for binary32 evaluations (u = 2^-24): the scalar of
@@ -110,19 +159,43 @@ func (v ErrOf[F]) close() ErrOf[F] {
 		return v
 	}
 	c := constsOf[F]()
-	g := c.gamma(v.n - 1)
-	if !c.fits(mulUp(addUp(1, g), v.s)) {
+	if !c.sumFits(v.n, v.s, v.big) {
 		return unbounded[F](v.x)
 	}
-	return ErrOf[F]{x: v.x, e: addUp(v.e, mulUp(g, v.s))}
+	return ErrOf[F]{x: v.x, e: addUp(v.e, mulUp(c.gamma(v.n-1), v.s)), id: v.id, lb: v.lb, hasLB: v.hasLB}
 }
 
-// term returns v as the terms of a sum: its error, Σ|t̃ᵢ| and term count.
-func (v ErrOf[F]) term() (e, s float64, n int64) {
-	if v.n >= 2 {
-		return v.e, v.s, v.n
+// sumFits reports that no addition of any evaluation tree of a pending
+// sum of n ≥ 2 terms overflows (doc.go, "Sums"): with Σ|t̃ᵢ| ≤ s, every
+// exact result of an addition of the tree is at most (1+γ_{n−2})·s in
+// magnitude; and when one term is at most big and the others sum to at
+// most s − big (big > 0), at most max(big, maxFinite) + (1+γ_{n−2})·(s −
+// big): one operand of the addition holds no term but the largest, and the
+// other is that term itself or a finite rounded result. Either below Ω
+// suffices.
+func (c *consts) sumFits(n int64, s, big float64) bool {
+	g1 := addUp(1, c.gamma(n-2))
+	if c.fits(mulUp(g1, s)) {
+		return true
 	}
-	return v.e, addUp(mag(v.x), v.e), 1
+	if !(big > 0) || math.IsInf(s, 1) {
+		return false
+	}
+	rest := 0.0
+	if s > big {
+		rest = up(s - big)
+	}
+	return c.fits(addUp(max(big, c.maxFinite), mulUp(g1, rest)))
+}
+
+// term returns v as the terms of a sum: its error, Σ|t̃ᵢ|, its term
+// count and the bound of its largest term (see ErrOf.big).
+func (v ErrOf[F]) term() (e, s float64, n int64, big float64) {
+	if v.n >= 2 {
+		return v.e, v.s, v.n, v.big
+	}
+	s = addUp(mag(v.x), v.e)
+	return v.e, s, 1, s
 }
 
 // rounded finishes one rounded operation (×, ÷) whose exact result on the
@@ -174,16 +247,52 @@ func (v ErrOf[F]) Add(w ErrOf[F]) ErrOf[F] {
 	case v.exactZero():
 		return w
 	}
-	e1, s1, n1 := v.term()
-	e2, s2, n2 := w.term()
-	return ErrOf[F]{x: v.x.Add(w.x), e: addUp(e1, e2), s: addUp(s1, s2), n: n1 + n2}
+	e1, s1, n1, b1 := v.term()
+	e2, s2, n2, b2 := w.term()
+	// Either side's largest term serves as i* (the other side's terms
+	// join the rest), so the larger known one does; 0 is "not known".
+	big := max(b1, b2)
+	r := ErrOf[F]{x: v.x.Add(w.x), e: addUp(e1, e2), s: addUp(s1, s2), n: n1 + n2, big: big, id: fresh()}
+	// A sum of terms that are all ≥ 0 is, in every tree, at least each
+	// term that is a value of the format (doc.go, "Squares and lower
+	// bounds"): lb is the larger of the two sides' lower bounds.
+	if l1, l2 := v.termLower(), w.termLower(); l1 >= 0 && l2 >= 0 {
+		r = r.withLB(max(l1, l2))
+	}
+	return r
+}
+
+// termLower is what v contributes to the lower bound of a sum it is a
+// term of (doc.go, "Squares and lower bounds"): for a pending sum, its
+// lb (−∞ without one); for a closed value with lower() = L ≥ 0, a lower
+// bound of fl(t) for every t ≥ L, max(0, L·(1 − u) − η) — the computed
+// value is ≥ L, and a fused product âb̂ ≥ L (|âb̂ − ab| ≤ E) enters the
+// sum's rounded result as at least fl(âb̂); −∞ when L < 0.
+func (v ErrOf[F]) termLower() float64 {
+	if v.n >= 2 {
+		if v.hasLB {
+			return v.lb
+		}
+		return math.Inf(-1)
+	}
+	l := v.lower()
+	if !(l >= 0) {
+		return math.Inf(-1)
+	}
+	c := constsOf[F]()
+	return max(0, down(down(l*(1-c.u))-c.eta))
 }
 
 // Sub returns the pending sum v + (−w).
 func (v ErrOf[F]) Sub(w ErrOf[F]) ErrOf[F] { return v.Add(w.Neg()) }
 
 // Neg negates v exactly (a pending sum stays pending: −Σtᵢ = Σ(−tᵢ)).
-func (v ErrOf[F]) Neg() ErrOf[F] { v.x = v.x.Neg(); return v }
+// −v is another value than v (its id is dropped) and has no lower bound.
+func (v ErrOf[F]) Neg() ErrOf[F] {
+	v.x = v.x.Neg()
+	v.id, v.lb, v.hasLB = 0, 0, false
+	return v
+}
 
 // Mul bounds a rounded product: |âb̂ − ab| ≤ |a|·E_b + |b|·E_a + E_a·E_b
 // over the magnitudes of the enclosures, then one rounding with the
@@ -204,13 +313,25 @@ func (v ErrOf[F]) Mul(w ErrOf[F]) ErrOf[F] {
 		return ErrOf[F]{}
 	}
 	x := a.x.Mul(b.x)
+	sq := a.id != 0 && a.id == b.id // one runtime value times itself
+	if sq {
+		x = square(a.x)
+	}
 	ma, mb := mag(a.x), mag(b.x)
 	p := addUp(addUp(mulUp(ma, b.e), mulUp(mb, a.e)), mulUp(a.e, b.e))
 	c := constsOf[F]()
+	var r ErrOf[F]
 	if a.pow2() || b.pow2() {
-		return scaled[F](c, x, p, c.sub)
+		r = scaled[F](c, x, p, c.sub)
+	} else {
+		r = rounded[F](c, x, p, c.sub)
 	}
-	return rounded[F](c, x, p, c.sub)
+	// â·â ≥ 0, and â·b̂ ≥ 0 for â, b̂ ≥ 0: the exact product of the
+	// computed factors and its rounding (monotone, fl(0) = 0) are ≥ 0.
+	if !math.IsInf(r.e, 1) && (sq || (a.lower() >= 0 && b.lower() >= 0)) {
+		r = r.withLB(0)
+	}
+	return r
 }
 
 // Div bounds a rounded quotient (doc.go, "Quotients"): when every modelled
@@ -227,6 +348,10 @@ func (v ErrOf[F]) Div(w ErrOf[F]) (ErrOf[F], error) {
 		return a.Neg(), nil
 	}
 	m := subDown(mig(b.x), b.e)
+	lb := b.lower() // every computed divisor is ≥ lb
+	if mig(b.x) > 0 && lb > m {
+		m = lb
+	}
 	if !(m > 0) {
 		return unbounded[F](x), nil
 	}
@@ -235,14 +360,29 @@ func (v ErrOf[F]) Div(w ErrOf[F]) (ErrOf[F], error) {
 	}
 	p := divUp(addUp(a.e, mulUp(mag(x), b.e)), m)
 	c := constsOf[F]()
+	var r ErrOf[F]
 	if b.pow2() {
-		return scaled[F](c, x, p, c.eta), nil
+		r = scaled[F](c, x, p, c.eta)
+	} else {
+		r = rounded[F](c, x, p, c.eta)
 	}
-	return rounded[F](c, x, p, c.eta), nil
+	// â ≥ 0 and b̂ > 0: â/b̂ ≥ 0, and so is its rounding.
+	if !math.IsInf(r.e, 1) && a.lower() >= 0 && lb > 0 {
+		r = r.withLB(0)
+	}
+	return r, nil
 }
 
 // Abs is 1-Lipschitz and exact.
-func (v ErrOf[F]) Abs() ErrOf[F] { a := v.close(); return ErrOf[F]{x: a.x.Abs(), e: a.e} }
+// Every computed |â| is ≥ 0.
+func (v ErrOf[F]) Abs() ErrOf[F] {
+	a := v.close()
+	r := ErrOf[F]{x: a.x.Abs(), e: a.e}
+	if !math.IsInf(a.e, 1) {
+		r = r.withLB(0)
+	}
+	return r
+}
 
 // Max is 1-Lipschitz in the maximum norm and exact:
 // |max(â,b̂) − max(a,b)| ≤ max(|â−a|, |b̂−b|). When the hulls are
@@ -418,18 +558,30 @@ func (v ErrOf[F]) Sqrt() (ErrOf[F], error) {
 		return unbounded[F](spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
 	}
 	x, _ := a.x.Sqrt()
-	if !(h.Lo >= 0) || math.IsInf(h.Hi, 1) {
+	// Every computed argument is ≥ l; the exact one is ≥ X.Lo: the mean
+	// value theorem runs over [min(X.Lo, l), H.Hi].
+	l := a.lower()
+	if !(l >= 0) || a.x.Lo < 0 || math.IsInf(h.Hi, 1) {
 		return unbounded[F](x), nil
 	}
+	h.Lo = l
 	fh, _ := h.Sqrt()
 	p := 0.0
 	if a.e > 0 {
 		p = up(math.Sqrt(a.e))
 	}
-	if h.Lo > 0 && p > 0 {
-		p = min(p, divUp(a.e, down(2*down(math.Sqrt(h.Lo)))))
+	if lo := min(a.x.Lo, l); lo > 0 && p > 0 {
+		p = min(p, divUp(a.e, down(2*down(math.Sqrt(lo)))))
 	}
-	return ErrOf[F]{x: x, e: addUp(p, mulUp(constsOf[F]().u, mag(fh)))}, nil
+	r := ErrOf[F]{x: x, e: addUp(p, mulUp(constsOf[F]().u, mag(fh)))}
+	// fl(√â) ≥ fl(√l) ≥ √l·(1 − u) for â ≥ l (correctly rounded, monotone,
+	// never subnormal).
+	if l > 0 {
+		r = r.withLB(down(down(math.Sqrt(l)) * down(1-constsOf[F]().u)))
+	} else {
+		r = r.withLB(0)
+	}
+	return r, nil
 }
 
 // undecided counts the comparisons that could not be decided (see
@@ -470,7 +622,9 @@ func (v ErrOf[F]) IsZero() bool { return v.exactZero() }
 // Same reports identical fields (bit equality of the floats).
 func (v ErrOf[F]) Same(w ErrOf[F]) bool {
 	return v.x.Same(w.x) && math.Float64bits(v.e) == math.Float64bits(w.e) &&
-		math.Float64bits(v.s) == math.Float64bits(w.s) && v.n == w.n
+		math.Float64bits(v.s) == math.Float64bits(w.s) && v.n == w.n &&
+		math.Float64bits(v.big) == math.Float64bits(w.big) &&
+		math.Float64bits(v.lb) == math.Float64bits(w.lb) && v.hasLB == w.hasLB
 }
 
 // FromInt returns the integer n: exact, with the bound |n − fl(n)|, fl

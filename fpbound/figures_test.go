@@ -58,12 +58,14 @@ func TestFigures(t *testing.T) {
 		}
 		cases = append(cases, n)
 	}
-	for _, bl := range blocks {
-		n, err := nets.GPT2(uint64(300+bl), 4, 8, 2, bl, nets.Default)
-		if err != nil {
-			t.Fatal(err)
+	for _, mask := range []nets.Mask{nets.HardMask, nets.FinfoMin} {
+		for _, bl := range blocks {
+			n, err := nets.GPT2(uint64(300+bl), 4, 8, 2, bl, nets.Default, mask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases = append(cases, n)
 		}
-		cases = append(cases, n)
 	}
 	for _, n := range cases {
 		t.Run(n.Name, func(t *testing.T) { figure(t, n, long) })

@@ -444,7 +444,7 @@ func localErr[F format](g *irsem.Graph, j int, apps []irsem.Application, nodes [
 func boxTensor(g *irsem.Graph, nodes []foNode, q int) spec.Tensor[adj] {
 	d := make([]adj, len(nodes[q].box))
 	for m, b := range nodes[q].box {
-		d[m] = adj{b}
+		d[m] = adj{iv: b}
 	}
 	return spec.Tensor[adj]{Shape: g.Nodes[q].Shape, Data: d}
 }
@@ -502,7 +502,7 @@ func forwardSteps(g *irsem.Graph, j int, nodes []foNode, reg *spec.Registry[adj]
 func sweep(g *irsem.Graph, nodes []foNode, j, m int, reg *spec.Registry[adj]) (float64, float64, string, error) {
 	cot := make([]spec.Tensor[adj], j+1)
 	seed := make([]adj, len(nodes[j].box))
-	seed[m] = adj{spec.Interval{Lo: 1, Hi: 1}}
+	seed[m] = adj{iv: spec.Interval{Lo: 1, Hi: 1}}
 	cot[j] = spec.Tensor[adj]{Shape: g.Nodes[j].Shape, Data: seed}
 	total, ss := 0.0, 0.0
 	for k := j; k >= 0; k-- {

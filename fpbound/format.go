@@ -20,6 +20,7 @@ import (
 //	sub        the least positive subnormal 2^(emin−p+1)   2^-149        2^-1074
 //	ulpFactor  ulp(y) ≤ ulpFactor·|y| for normal y, 2^(1−p) 2^-23        2^-52
 //	Ω          round to nearest overflows iff |r| ≥ Ω      2^128−2^103   2^1024−2^970
+//	maxFinite  the largest finite value (2−2^(1−p))·2^emax  2^128−2^104   2^1024−2^971
 //	maxTerms   the largest k with k·u ≤ 1/2, 2^(p−1)       2^23          2^52
 //	maxInt     every integer of magnitude ≤ 2^p is held    2^24          2^53
 //
@@ -56,6 +57,11 @@ type consts struct {
 	// MaxFloat64 = 2^1024 − 2^971, so there omega is +∞ (every finite
 	// float64 is < Ω).
 	omega float64
+	// maxFinite is the largest finite value of the format, (2 −
+	// 2^(1−p))·2^emax: every finite value the format holds is at most
+	// this in magnitude. It is a float64 in every format (binary64's is
+	// MaxFloat64), and maxFinite < Ω.
+	maxFinite float64
 	// maxTerms is 2^(p−1), the largest k with k·u ≤ 1/2.
 	maxTerms int64
 	// maxInt is 2^p: every integer of magnitude ≤ maxInt is a value of the
@@ -69,9 +75,9 @@ func (c *consts) fits(m float64) bool { return m < c.omega }
 
 var (
 	consts32 = consts{u: 0x1p-24, eta: 0x1p-150, sub: 0x1p-149, ulpFactor: 0x1p-23,
-		omega: omega32, maxTerms: 1 << 23, maxInt: 1 << 24}
+		omega: omega32, maxFinite: math.MaxFloat32, maxTerms: 1 << 23, maxInt: 1 << 24}
 	consts64 = consts{u: 0x1p-53, eta: 0x1p-1074, sub: 0x1p-1074, ulpFactor: 0x1p-52,
-		omega: math.Inf(1), maxTerms: 1 << 52, maxInt: 1 << 53}
+		omega: math.Inf(1), maxFinite: math.MaxFloat64, maxTerms: 1 << 52, maxInt: 1 << 53}
 )
 
 // binary32 is IEEE 754 binary32 (float32): p = 24, emin = −126.

@@ -42,9 +42,9 @@ type bfloat16 struct{}
 
 var (
 	consts16 = consts{u: 0x1p-11, eta: 0x1p-25, sub: 0x1p-24, ulpFactor: 0x1p-10,
-		omega: 0x1p16 - 0x1p4, maxTerms: 1 << 10, maxInt: 1 << 11}
+		omega: 0x1p16 - 0x1p4, maxFinite: 0x1p16 - 0x1p5, maxTerms: 1 << 10, maxInt: 1 << 11}
 	constsBF16 = consts{u: 0x1p-8, eta: 0x1p-134, sub: 0x1p-133, ulpFactor: 0x1p-7,
-		omega: 0x1p128 - 0x1p119, maxTerms: 1 << 7, maxInt: 1 << 8}
+		omega: 0x1p128 - 0x1p119, maxFinite: 0x1p128 - 0x1p120, maxTerms: 1 << 7, maxInt: 1 << 8}
 )
 
 func (binary16) consts() *consts { return &consts16 }

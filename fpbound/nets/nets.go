@@ -36,6 +36,26 @@ func (i Init) String() string {
 	return "default"
 }
 
+// Mask names how GPT2's attention masks the future positions.
+type Mask int
+
+const (
+	// HardMask is hard_masked_softmax: the masked entries take no part.
+	HardMask Mask = iota
+	// FinfoMin is the additive mask Hugging Face models build: a const
+	// tensor of 0 (allowed) and torch.finfo(float32).min = −(2 − 2⁻²³)·2¹²⁷
+	// (masked) added to the scores before a plain softmax.
+	FinfoMin
+)
+
+// String names the mask.
+func (m Mask) String() string {
+	if m == FinfoMin {
+		return "finfo.min mask"
+	}
+	return "hard mask"
+}
+
 // Net is one generated network: the graph, its payload and one input.
 type Net struct {
 	Name    string
@@ -148,12 +168,11 @@ func ConvStack(seed uint64, channels, size, depth int, init Init) (*Net, error) 
 //	x ← x + Wo·attn(LN₁(x)),  attn = causal softmax(q·kᵀ/√dₕ)·v per head
 //	x ← x + W₂·gelu(W₁·LN₂(x))          (W₁: d → 4d, tanh-approximate gelu)
 //
-// The causal mask is hard (hard_masked_softmax: the masked entries take no
-// part), LayerNorm's γ and β are 1 + N(0, 0.1²) and N(0, 0.1²), ε = 10⁻⁵,
+// The causal mask is mask (HardMask or FinfoMin), LayerNorm's γ and β are 1 + N(0, 0.1²) and N(0, 0.1²), ε = 10⁻⁵,
 // and the linear layers use init.
-func GPT2(seed uint64, t, d, heads, blocks int, init Init) (*Net, error) {
-	if t < 1 || heads < 1 || d%heads != 0 || blocks < 1 {
-		return nil, fmt.Errorf("nets: GPT-2 stack t %d, d %d, heads %d, blocks %d: want t, heads, blocks ≥ 1 and heads dividing d", t, d, heads, blocks)
+func GPT2(seed uint64, t, d, heads, blocks int, init Init, mask Mask) (*Net, error) {
+	if t < 1 || heads < 1 || d%heads != 0 || blocks < 1 || (mask != HardMask && mask != FinfoMin) {
+		return nil, fmt.Errorf("nets: GPT-2 stack t %d, d %d, heads %d, blocks %d, mask %d: want t, heads, blocks ≥ 1, heads dividing d and a known mask", t, d, heads, blocks, mask)
 	}
 	dh := d / heads
 	scale := 0
@@ -195,6 +214,26 @@ func GPT2(seed uint64, t, d, heads, blocks int, init Init) (*Net, error) {
 		}
 	}
 	htt := spec.Shape{heads, t, t}
+	var additive irsem.RatTensor // FinfoMin: 0 where allowed, finfo.min elsewhere
+	if mask == FinfoMin {
+		additive = irsem.RatTensor{Shape: htt.Clone(), Data: make([]spec.Rat, len(allowed))}
+		for i, ok := range allowed {
+			if !ok {
+				additive.Data[i] = binary32(-math.MaxFloat32)
+			}
+		}
+	}
+	softmax := func(s int) int {
+		if mask == HardMask {
+			return b.node(irsem.Kind{Op: irsem.OpHardMaskedSoftmax, Mask: &irsem.HardMask{Shape: htt.Clone(), Allowed: allowed}}, htt.Clone(), s)
+		}
+		m := b.node(irsem.Kind{Op: irsem.OpConst, ValueShape: htt.Clone()}, htt.Clone())
+		v := additive
+		v.Data = append([]spec.Rat(nil), additive.Data...)
+		b.p.Entries[m] = &irsem.Params{Value: &v}
+		s = b.node(irsem.Kind{Op: irsem.OpAdd}, htt.Clone(), s, m)
+		return b.node(irsem.Kind{Op: irsem.OpSoftmax, Axis: 2}, htt.Clone(), s)
+	}
 	x := 0
 	for l := 0; l < blocks; l++ {
 		h := ln(x)
@@ -203,7 +242,7 @@ func GPT2(seed uint64, t, d, heads, blocks int, init Init) (*Net, error) {
 		v := split(lin(h, d, d), []int{1, 0, 2}, spec.Shape{heads, t, dh})
 		s := b.node(irsem.Kind{Op: irsem.OpMatmul}, htt.Clone(), q, k)
 		s = b.node(irsem.Kind{Op: irsem.OpScale, C: spec.NewRat(1, int64(scale))}, htt.Clone(), s)
-		pr := b.node(irsem.Kind{Op: irsem.OpHardMaskedSoftmax, Mask: &irsem.HardMask{Shape: htt.Clone(), Allowed: allowed}}, htt.Clone(), s)
+		pr := softmax(s)
 		a := b.node(irsem.Kind{Op: irsem.OpMatmul}, spec.Shape{heads, t, dh}, pr, v)
 		a = b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0, 2}}, heads3.Clone(), a)
 		a = b.node(irsem.Kind{Op: irsem.OpReshape, InShape: heads3.Clone(), OutShape: td.Clone()}, td.Clone(), a)
@@ -214,5 +253,5 @@ func GPT2(seed uint64, t, d, heads, blocks int, init Init) (*Net, error) {
 		x = b.node(irsem.Kind{Op: irsem.OpAdd}, td.Clone(), x, lin(m, 4*d, d))
 	}
 	in := b.tensor(td.Clone(), b.r.NormFloat64)
-	return &Net{Name: fmt.Sprintf("GPT-2 pre-LN stack T=%d d=%d %d heads, %d blocks (%s init)", t, d, heads, blocks, init), Graph: b.g, Payload: b.p, Input: in}, nil
+	return &Net{Name: fmt.Sprintf("GPT-2 pre-LN stack T=%d d=%d %d heads, %d blocks (%s init, %s)", t, d, heads, blocks, init, mask), Graph: b.g, Payload: b.p, Input: in}, nil
 }

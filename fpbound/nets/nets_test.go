@@ -19,7 +19,8 @@ func TestNets(t *testing.T) {
 		{"relu mlp", func(s uint64) (*Net, error) { return MLP(s, 8, 3, irsem.OpRelu, Default) }, spec.Shape{8}},
 		{"tanh mlp kaiming", func(s uint64) (*Net, error) { return MLP(s, 8, 0, irsem.OpTanh, Kaiming) }, spec.Shape{8}},
 		{"conv", func(s uint64) (*Net, error) { return ConvStack(s, 2, 3, 2, Default) }, spec.Shape{1, 2, 3, 3}},
-		{"gpt2", func(s uint64) (*Net, error) { return GPT2(s, 3, 8, 2, 2, Default) }, spec.Shape{3, 8}},
+		{"gpt2", func(s uint64) (*Net, error) { return GPT2(s, 3, 8, 2, 2, Default, HardMask) }, spec.Shape{3, 8}},
+		{"gpt2 finfo.min", func(s uint64) (*Net, error) { return GPT2(s, 3, 8, 2, 2, Default, FinfoMin) }, spec.Shape{3, 8}},
 	}
 	for _, tc := range build {
 		n, err := tc.f(1)
@@ -49,8 +50,9 @@ func TestNets(t *testing.T) {
 		func() (*Net, error) { return MLP(1, 0, 1, irsem.OpRelu, Default) },
 		func() (*Net, error) { return MLP(1, 4, 1, irsem.OpExp, Default) },
 		func() (*Net, error) { return ConvStack(1, 2, 3, 0, Default) },
-		func() (*Net, error) { return GPT2(1, 4, 6, 2, 1, Default) }, // head width 3
-		func() (*Net, error) { return GPT2(1, 4, 8, 3, 1, Default) }, // 3 ∤ 8
+		func() (*Net, error) { return GPT2(1, 4, 6, 2, 1, Default, HardMask) }, // head width 3
+		func() (*Net, error) { return GPT2(1, 4, 8, 3, 1, Default, HardMask) }, // 3 ∤ 8
+		func() (*Net, error) { return GPT2(1, 4, 8, 2, 1, Default, Mask(2)) },  // no such mask
 	} {
 		if _, err := bad(); err == nil {
 			t.Error("bad sizes accepted")
