@@ -3,6 +3,7 @@ package obligations
 import (
 	"fmt"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -96,8 +97,8 @@ func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Regi
 		return Outcome{}, fmt.Errorf("%s over %s on box %s: %w", inst.Op, spec.KindOf[I](), bx, err)
 	}
 	at := &casegen.Instance{Op: inst.Op, Attrs: inst.Attrs, Xs: bx.P, Domains: inst.Domains}
-	fail := func(o Oracle, k int, lhs, rhs, detail string) *Failure {
-		return &Failure{Op: inst.Op, Obligation: IntervalEnclosure, Oracle: o, Element: k, Inst: at,
+	fail := func(o Oracle, k int, lhs, rhs, detail string) *counterexample.Failure {
+		return &counterexample.Failure{Op: inst.Op, Law: string(IntervalEnclosure), Oracle: string(o), Element: k, Inputs: at.Xs, Attrs: attrsOf(at),
 			LHS: lhs, RHS: rhs, Detail: detail + " on box " + bx.String()}
 	}
 	pr, err := rat.Lookup(inst.Op)
@@ -116,7 +117,7 @@ func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Regi
 		}
 		return Outcome{Oracle: OracleRat}, nil
 	} else if !inexact(err) {
-		return Outcome{}, fmt.Errorf("%s at %s: %w", inst.Op, formatTensors(bx.P), err)
+		return Outcome{}, fmt.Errorf("%s at %s: %w", inst.Op, counterexample.FormatTensors(bx.P), err)
 	}
 	ip := make([]spec.Tensor[I], len(bx.P))
 	for i := range bx.P {
@@ -127,7 +128,7 @@ func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Regi
 		if inexact(err) {
 			return Outcome{Oracle: OracleInconclusive}, nil
 		}
-		return Outcome{}, fmt.Errorf("%s over %s at %s: %w", inst.Op, spec.KindOf[I](), formatTensors(bx.P), err)
+		return Outcome{}, fmt.Errorf("%s over %s at %s: %w", inst.Op, spec.KindOf[I](), counterexample.FormatTensors(bx.P), err)
 	}
 	if len(yp.Data) != len(yb.Data) {
 		return Outcome{}, fmt.Errorf("%s: %d elements at the point, %d on the box", inst.Op, len(yp.Data), len(yb.Data))

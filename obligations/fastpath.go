@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -131,8 +132,8 @@ func fastPathOver[T spec.Scalar[T]](reg *spec.Registry[T], inst *casegen.Instanc
 	gxs, gdx, gd := wrap(xs), wrap(tdx), spec.Convert(td, wrapPlain[T])
 	var z T
 	kind := z.Kind()
-	fail := func(what string, el int, a, b string) *Failure {
-		return &Failure{Op: inst.Op, Obligation: FastPath, Oracle: OracleBits, Element: el, Inst: inst, Dx: dxs, Delta: d,
+	fail := func(what string, el int, a, b string) *counterexample.Failure {
+		return &counterexample.Failure{Op: inst.Op, Law: string(FastPath), Oracle: string(OracleBits), Element: el, Inputs: inst.Xs, Attrs: attrsOf(inst), Dx: dxs, Delta: d,
 			LHS: kind + " " + what + "=" + a, RHS: "generic rule=" + b,
 			Detail: "the " + kind + " rule (its scalar-specialised path) and the generic rule over the same scalar differ"}
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -98,7 +99,7 @@ func (f *GraphFailure) Error() string {
 		fmt.Fprintf(&b, "\ngraph:\n%s", f.Recipe)
 	}
 	if f.Inputs != nil {
-		fmt.Fprintf(&b, "\ninputs: %s", formatTensors(f.Inputs))
+		fmt.Fprintf(&b, "\ninputs: %s", counterexample.FormatTensors(f.Inputs))
 	}
 	if f.Extra != "" {
 		fmt.Fprintf(&b, "\n%s", f.Extra)
@@ -171,7 +172,7 @@ func CheckGraphComposition(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, 
 	}
 	fail := func(f *GraphFailure) error {
 		f.Obligation, f.Scalar, f.Recipe, f.Inputs = GraphComposition, "rat", rc, tc.Inputs
-		f.Extra = fmt.Sprintf("dx: %s\nseed: %v", formatTensors(dx), seed)
+		f.Extra = fmt.Sprintf("dx: %s\nseed: %v", counterexample.FormatTensors(dx), seed)
 		return f
 	}
 	jv, err := g.JVPCtx(tc.Inputs, dx)
@@ -217,7 +218,7 @@ func CheckGraphComposition(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, 
 	if !lhs.Same(rhs) {
 		f := localizeComposition(g, tc.Inputs, jv)
 		f.Sides = "dotList(jvpCtx, init) vs dotList(dx, backpropAllFrom(init))"
-		f.Detail = fmt.Sprintf("graph law: %s ≠ %s; init %s", lhs, rhs, formatTensors(init))
+		f.Detail = fmt.Sprintf("graph law: %s ≠ %s; init %s", lhs, rhs, counterexample.FormatTensors(init))
 		if f.Node < 0 {
 			f.LHS, f.RHS = lhs.String(), rhs.String()
 		}
@@ -653,7 +654,7 @@ func CheckHessian(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, v, w []sp
 	}
 	if !lhs.Same(rhs) {
 		return fail(&GraphFailure{Obligation: HVPSymmetry, Sides: "⟨Hv,w⟩ vs ⟨v,Hw⟩", Element: -1, LHS: lhs.String(), RHS: rhs.String(),
-			Extra: fmt.Sprintf("v: %s\nw: %s", formatTensors(v), formatTensors(w))})
+			Extra: fmt.Sprintf("v: %s\nw: %s", counterexample.FormatTensors(v), counterexample.FormatTensors(w))})
 	}
 	// The HVP agrees with the assembled Hessian: (Hv)_i = Σ_j H[i][j]·v_j.
 	for i := range h {
@@ -668,7 +669,7 @@ func CheckHessian(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, v, w []sp
 			}
 			if !s.Same(hv[i].Data[a]) {
 				return fail(&GraphFailure{Obligation: HVPSymmetry, Sides: fmt.Sprintf("(Hv)[%d] from hvp vs from the Hessian", i), Element: a,
-					LHS: hv[i].Data[a].String(), RHS: s.String(), Extra: fmt.Sprintf("v: %s", formatTensors(v))})
+					LHS: hv[i].Data[a].String(), RHS: s.String(), Extra: fmt.Sprintf("v: %s", counterexample.FormatTensors(v))})
 			}
 		}
 	}
