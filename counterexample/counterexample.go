@@ -2,9 +2,12 @@
 // a contract provably fails: the counterexample that every checker of the
 // tree returns, whether it decided a local law of a primitive
 // (obligations: adjointness ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩, linearity,
-// zero preservation, the derivative), a user's op under check.Find (which
-// adds the seed and case that reproduce it), or a provider's kernel against
-// the exact semantics within a proven rounding bound (refine).
+// zero preservation, the derivative), a graph-level law (obligations: the
+// composition theorem, path sums, sweep and cross-path agreement, interval
+// soundness; diffrun: every execution path of one IR graph agrees), a
+// user's op under check.Find (which adds the seed and case that reproduce
+// it), or a provider's kernel against the exact semantics within a proven
+// rounding bound (refine).
 //
 // A Failure is a verdict "fails", so it carries what makes the verdict
 // checkable by hand: the law and the oracle that decided it, the op, the
@@ -21,12 +24,16 @@ import (
 )
 
 // Failure is a counterexample: which law failed for which op, where, on
-// which exact inputs. Three kinds share it, told apart by the fields set:
+// which exact inputs. Four kinds share it, told apart by the fields set:
 //
 //   - a law's failure (Law and Oracle set, Provider ""): LHS ≠ RHS exactly
 //     (oracle "rat") or as disjoint enclosures (the interval oracles), at
 //     Element of the result, on Inputs (with Attrs, tangents Dx and
 //     cotangent Delta where the law has them);
+//   - a graph law's failure (Oracle "", Provider ""): the two Sides
+//     compared over Scalar differ at Node (with its Op; −1 for the whole
+//     graph) and Element, LHS ≠ RHS, on the Graph and its Inputs, Extra
+//     holding further exact data;
 //   - a refinement failure (Provider set): the provider's encoding Got of
 //     Element in case Case (input kind Kind) breaks Law, the refinement
 //     rule of the capsule (|Got − exact| = AbsError > Bound for the bound
@@ -59,6 +66,17 @@ type Failure struct {
 	LHS, RHS string
 	Detail   string
 
+	// Node is the graph law's node (an entry id or an IR node id), −1 for
+	// a law about the whole graph that could not be localized; Sides names
+	// what was compared ("tape vs typed-graph"), Scalar the scalar it ran
+	// over, Graph the generated graph as printed ("" when none), Extra
+	// further exact data (tangents, seed), already printed.
+	Node   int
+	Sides  string
+	Scalar string
+	Graph  string
+	Extra  string
+
 	// Provider and Capsule are the kernel a refinement failure convicts,
 	// Kind the family of its generated inputs, Got its binary32 encoding
 	// of Element, AbsError and Bound |provider − exact| and the bound.
@@ -84,6 +102,14 @@ type Failure struct {
 //
 //	refine: sum on provider fast_cpu (capsule fast_cpu.sum), case 3 (wide), element 0: reason
 //
+// a graph law's failure a first line with the place and both sides, then
+// the graph, the inputs and the extra data,
+//
+//	cross-path fails at node 2 (exp) element 0 over f32 [tape vs typed-graph]: 1 ≠ 2
+//	graph:
+//	…
+//	inputs: (…)
+//
 // and an ill-formed case its error.
 func (f *Failure) Error() string {
 	switch {
@@ -91,6 +117,8 @@ func (f *Failure) Error() string {
 		return f.refinement()
 	case f.Law == "" && f.Err != nil:
 		return f.Err.Error()
+	case f.Oracle == "":
+		return f.graph()
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s fails for %s (oracle %s)", f.Law, f.Op, f.Oracle)
@@ -112,6 +140,38 @@ func (f *Failure) Error() string {
 	}
 	if f.Delta.Shape != nil {
 		fmt.Fprintf(&b, " δ %s", f.Delta)
+	}
+	return b.String()
+}
+
+// graph prints a graph law's failure.
+func (f *Failure) graph() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s fails", f.Law)
+	if f.Node >= 0 {
+		fmt.Fprintf(&b, " at node %d (%s)", f.Node, f.Op)
+	}
+	if f.Element >= 0 {
+		fmt.Fprintf(&b, " element %d", f.Element)
+	}
+	if f.Scalar != "" {
+		fmt.Fprintf(&b, " over %s", f.Scalar)
+	}
+	if f.Sides != "" {
+		fmt.Fprintf(&b, " [%s]", f.Sides)
+	}
+	fmt.Fprintf(&b, ": %s ≠ %s", f.LHS, f.RHS)
+	if f.Detail != "" {
+		fmt.Fprintf(&b, " (%s)", f.Detail)
+	}
+	if f.Graph != "" {
+		fmt.Fprintf(&b, "\ngraph:\n%s", f.Graph)
+	}
+	if f.Inputs != nil {
+		fmt.Fprintf(&b, "\ninputs: %s", FormatTensors(f.Inputs))
+	}
+	if f.Extra != "" {
+		fmt.Fprintf(&b, "\n%s", f.Extra)
 	}
 	return b.String()
 }

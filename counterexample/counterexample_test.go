@@ -33,6 +33,11 @@ func TestError(t *testing.T) {
 			"refine: sum on provider fast_cpu (capsule fast_cpu.sum), case 3 (wide), element 0: too far"},
 		{"refinement, provider error", Failure{Op: "sum", Provider: "p", Capsule: "p.sum", Kind: "normal", Case: 0, Element: -1, Detail: "the provider failed: boom"},
 			"refine: sum on provider p (capsule p.sum), case 0 (normal): the provider failed: boom"},
+		{"graph law, located", Failure{Law: "cross-path", Node: 2, Op: "exp", Element: 0, Scalar: "f32", Sides: "tape vs typed-graph", LHS: "1", RHS: "2",
+			Detail: "d", Graph: "g0 = x", Inputs: []spec.Tensor[spec.Rat]{s}, Extra: "seed: 3"},
+			"cross-path fails at node 2 (exp) element 0 over f32 [tape vs typed-graph]: 1 ≠ 2 (d)\ngraph:\ng0 = x\ninputs: (" + s.String() + ")\nseed: 3"},
+		{"graph law, whole graph", Failure{Law: "path-sum", Node: -1, Element: -1, LHS: "a", RHS: "b"},
+			"path-sum fails: a ≠ b"},
 		{"ill-formed case", Failure{Err: cause, Seed: 7, Case: 2}, "mul: Shape drew [2] [3]"},
 		// A law's counterexample that also records a seed and case prints
 		// the law's line: the seed and case are printed by the caller.

@@ -172,14 +172,14 @@ func CheckIntervalBoxOver[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *casegen.
 	}
 	for id := range exact {
 		if !exact[id].Shape.Equal(iv[id].Shape) {
-			return &GraphFailure{Obligation: IntervalSoundness, Sides: "rat vs interval", Node: id, Op: string(gc.Graph.Nodes[id].Kind.Op), Element: -1,
-				LHS: exact[id].Shape.String(), RHS: iv[id].Shape.String(), Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{bx.P[0]}}
+			return &counterexample.Failure{Law: string(IntervalSoundness), Sides: "rat vs interval", Node: id, Op: string(gc.Graph.Nodes[id].Kind.Op), Element: -1,
+				LHS: exact[id].Shape.String(), RHS: iv[id].Shape.String(), Graph: recipeText(gc.Recipe), Inputs: []spec.Tensor[spec.Rat]{bx.P[0]}}
 		}
 		for i, r := range exact[id].Data {
 			if e := alg.Lower(iv[id].Data[i]); !e.Contains(r.Big()) {
-				return &GraphFailure{Obligation: IntervalSoundness, Sides: "exact value at p ∈ enclosure over the box", Scalar: spec.KindOf[I](), Node: id,
+				return &counterexample.Failure{Law: string(IntervalSoundness), Sides: "exact value at p ∈ enclosure over the box", Scalar: spec.KindOf[I](), Node: id,
 					Op: string(gc.Graph.Nodes[id].Kind.Op), Element: i, LHS: r.String(), RHS: e.String(),
-					Detail: "the exact value lies outside its enclosure", Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{bx.P[0]},
+					Detail: "the exact value lies outside its enclosure", Graph: recipeText(gc.Recipe), Inputs: []spec.Tensor[spec.Rat]{bx.P[0]},
 					Extra: "input box " + bx.String()}
 			}
 		}
@@ -205,9 +205,9 @@ func pointVsBox[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *casegen.GraphCase,
 		for i := range ip[id].Data {
 			q, e := alg.Lower(ip[id].Data[i]), alg.Lower(iv[id].Data[i])
 			if e.Hi < q.Lo || q.Hi < e.Lo {
-				return &GraphFailure{Obligation: IntervalSoundness, Sides: "enclosure at p vs enclosure over the box", Scalar: spec.KindOf[I](), Node: id,
+				return &counterexample.Failure{Law: string(IntervalSoundness), Sides: "enclosure at p vs enclosure over the box", Scalar: spec.KindOf[I](), Node: id,
 					Op: string(gc.Graph.Nodes[id].Kind.Op), Element: i, LHS: q.String(), RHS: e.String(),
-					Detail: "two enclosures of the node's value at p are disjoint", Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{bx.P[0]},
+					Detail: "two enclosures of the node's value at p are disjoint", Graph: recipeText(gc.Recipe), Inputs: []spec.Tensor[spec.Rat]{bx.P[0]},
 					Extra: "input box " + bx.String()}
 			}
 		}

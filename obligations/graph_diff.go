@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
@@ -63,7 +64,7 @@ type DiffCheck struct {
 	// Nodes counts the nodes (or context entries) compared.
 	Nodes int
 	// Failure is the first disagreement, nil when the sides agree.
-	Failure *GraphFailure
+	Failure *counterexample.Failure
 }
 
 // DiffReport is everything DiffIR ran.
@@ -225,8 +226,8 @@ func DiffIR(g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], o Dif
 }
 
 // nodeFailure completes a failure with the IR node's tag and the input.
-func nodeFailure(f *GraphFailure, g *irsem.Graph, input spec.Tensor[spec.Rat]) *GraphFailure {
-	f.Obligation = CrossPath
+func nodeFailure(f *counterexample.Failure, g *irsem.Graph, input spec.Tensor[spec.Rat]) *counterexample.Failure {
+	f.Law = string(CrossPath)
 	if f.Node >= 0 && f.Node < len(g.Nodes) {
 		f.Op = string(g.Nodes[f.Node].Kind.Op)
 	}
@@ -249,7 +250,7 @@ func compareTables[T spec.Scalar[T]](rep *DiffReport, g *irsem.Graph, input spec
 		}
 		c.Nodes++
 		if id >= len(y) {
-			c.Failure = nodeFailure(&GraphFailure{Sides: a + " vs " + b, Scalar: scalar, Node: id, Element: -1, LHS: "a value", RHS: "none"}, g, input)
+			c.Failure = nodeFailure(&counterexample.Failure{Sides: a + " vs " + b, Scalar: scalar, Node: id, Element: -1, LHS: "a value", RHS: "none"}, g, input)
 			break
 		}
 		if f := tensorDiff(CrossPath, a+" "+what+" vs "+b, id, "", x[id], y[id], sameBits[T]); f != nil {
@@ -268,7 +269,7 @@ func pathError(rep *DiffReport, g *irsem.Graph, input spec.Tensor[spec.Rat], sca
 	if errors.As(err, &ie) {
 		node = ie.Node
 	}
-	f := nodeFailure(&GraphFailure{Sides: a + " " + what + " vs " + b, Scalar: scalar, Node: node, Element: -1, LHS: "a value", RHS: "error: " + err.Error()}, g, input)
+	f := nodeFailure(&counterexample.Failure{Sides: a + " " + what + " vs " + b, Scalar: scalar, Node: node, Element: -1, LHS: "a value", RHS: "error: " + err.Error()}, g, input)
 	rep.Checks = append(rep.Checks, DiffCheck{Scalar: scalar, What: what, A: a, B: b, Failure: f})
 }
 
@@ -435,14 +436,14 @@ func crossBits(rep *DiffReport, g *irsem.Graph, what string, b32 []spec.Tensor[s
 	c := DiffCheck{Scalar: "binary32~f32", What: what, A: "binary32", B: "f32", Nodes: len(b32)}
 	for id := range b32 {
 		if len(b32[id].Data) != len(f32[id].Data) {
-			c.Failure = &GraphFailure{Obligation: CrossPath, Sides: "binary32 vs f32 " + what, Node: id, Op: string(g.Nodes[id].Kind.Op), Element: -1,
+			c.Failure = &counterexample.Failure{Law: string(CrossPath), Sides: "binary32 vs f32 " + what, Node: id, Op: string(g.Nodes[id].Kind.Op), Element: -1,
 				LHS: b32[id].Shape.String(), RHS: f32[id].Shape.String()}
 			break
 		}
 		for i := range b32[id].Data {
 			x, y := b32[id].Data[i].Float32(), float32(f32[id].Data[i])
 			if math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
-				c.Failure = &GraphFailure{Obligation: CrossPath, Sides: "binary32 vs f32 " + what + ", bit for bit", Scalar: "binary32~f32",
+				c.Failure = &counterexample.Failure{Law: string(CrossPath), Sides: "binary32 vs f32 " + what + ", bit for bit", Scalar: "binary32~f32",
 					Node: id, Op: string(g.Nodes[id].Kind.Op), Element: i,
 					LHS: fmt.Sprintf("%s (0x%08x)", b32[id].Data[i], math.Float32bits(x)), RHS: fmt.Sprintf("%s (0x%08x)", f32[id].Data[i], math.Float32bits(y))}
 				break
@@ -460,7 +461,7 @@ func crossBits(rep *DiffReport, g *irsem.Graph, what string, b32 []spec.Tensor[s
 func containment(rep *DiffReport, g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], exact []spec.Tensor[spec.Rat]) {
 	c := DiffCheck{Scalar: "interval", What: "containment", A: "rat", B: "interval", Nodes: len(exact)}
 	err := CheckIntervalSoundness(&casegen.GraphCase{Graph: g, Payload: p, Input: input})
-	var f *GraphFailure
+	var f *counterexample.Failure
 	switch {
 	case errors.As(err, &f):
 		c.Failure = f
@@ -474,7 +475,7 @@ func containment(rep *DiffReport, g *irsem.Graph, p *irsem.Payload, input spec.T
 // CheckIRCrossPath decides cross-path agreement on a generated IR graph:
 // DiffIR over every scalar that applies, with the seed given (nil: ones),
 // must agree everywhere. The first disagreement is returned as a
-// *GraphFailure carrying the recipe.
+// *counterexample.Failure carrying the recipe.
 func CheckIRCrossPath(gc *casegen.GraphCase, seed *spec.Tensor[spec.Rat]) (*DiffReport, error) {
 	rep, err := DiffIR(gc.Graph, gc.Payload, gc.Input, DiffOptions{Seed: seed})
 	if err != nil {
@@ -482,7 +483,7 @@ func CheckIRCrossPath(gc *casegen.GraphCase, seed *spec.Tensor[spec.Rat]) (*Diff
 	}
 	if c := rep.First(); c != nil {
 		f := *c.Failure
-		f.Recipe = gc.Recipe
+		f.Graph = recipeText(gc.Recipe)
 		return rep, &f
 	}
 	return rep, nil
