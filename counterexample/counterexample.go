@@ -197,3 +197,20 @@ func FormatTensors(ts []spec.Tensor[spec.Rat]) string {
 	}
 	return "(" + strings.Join(parts, ", ") + ")"
 }
+
+// TensorDiff returns the graph law's counterexample at the first element
+// where lhs and rhs differ under same (the two sides compared over T, at
+// node with op), or nil when they agree; differing shapes are element −1
+// with the shapes as the two sides.
+func TensorDiff[T spec.Scalar[T]](law, sides string, node int, op string, lhs, rhs spec.Tensor[T], same func(a, b T) bool) *Failure {
+	i, ok := spec.FirstDiff(lhs, rhs, same)
+	switch {
+	case ok:
+		return nil
+	case i < 0:
+		return &Failure{Law: law, Sides: sides, Scalar: spec.KindOf[T](), Node: node, Op: op, Element: -1,
+			LHS: "shape " + lhs.Shape.String(), RHS: "shape " + rhs.Shape.String()}
+	}
+	return &Failure{Law: law, Sides: sides, Scalar: spec.KindOf[T](), Node: node, Op: op, Element: i,
+		LHS: lhs.Data[i].String(), RHS: rhs.Data[i].String()}
+}

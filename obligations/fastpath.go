@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/tlcheck/tlcheck/counterexample"
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -84,7 +85,7 @@ func (x Plain[T]) Float64() float64                    { return x.V.Float64() }
 func (x Plain[T]) String() string                      { return x.V.String() }
 func (x Plain[T]) Kind() string                        { return x.V.Kind() }
 func wrapPlain[T spec.Scalar[T]](v T) Plain[T]         { return Plain[T]{v} }
-func samePlain[T spec.Scalar[T]](a T, b Plain[T]) bool { return sameBits(a, b.V) }
+func samePlain[T spec.Scalar[T]](a T, b Plain[T]) bool { return diffrun.SameBits(a, b.V) }
 
 // CheckFastPath decides the fast-path obligation of one instance over F64
 // and F32 (see FastPath), with the tangents dx and cotangent δ of the

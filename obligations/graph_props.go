@@ -3,9 +3,9 @@ package obligations
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/tlcheck/tlcheck/counterexample"
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -36,10 +36,10 @@ const (
 	SweepSingular Obligation = "sweep-singular"
 	// CrossPath: the execution paths agree node by node (forward values
 	// and gradients).
-	CrossPath Obligation = "cross-path"
+	CrossPath Obligation = diffrun.CrossPath
 	// IntervalSoundness: the exact value of every node lies in the
 	// interval the same graph denotes over spec.Interval.
-	IntervalSoundness Obligation = "interval-soundness"
+	IntervalSoundness Obligation = diffrun.IntervalSoundness
 	// HessianSymmetry: H[i][j][a,b] = H[j][i][b,a] exactly over Rat.
 	HessianSymmetry Obligation = "hessian-symmetry"
 	// HVPSymmetry: ⟨Hv, w⟩ = ⟨v, Hw⟩ exactly over Rat.
@@ -68,35 +68,7 @@ func onehot(s spec.Shape, i int) spec.Tensor[spec.Rat] {
 	return t
 }
 
-// firstDiffT is spec.FirstDiff with tensorDiff's codes: −1 when x and y
-// agree, −2 when their shapes differ, else the first differing element.
-func firstDiffT[T spec.Scalar[T]](x, y spec.Tensor[T], same func(a, b T) bool) int {
-	switch i, ok := spec.FirstDiff(x, y, same); {
-	case ok:
-		return -1
-	case i < 0:
-		return -2
-	default:
-		return i
-	}
-}
-
 func sameRat(a, b spec.Rat) bool { return a.Same(b) }
-
-// tensorDiff builds a failure for the first element where want and got
-// differ (nil when they agree). A shape mismatch is element -1.
-func tensorDiff[T spec.Scalar[T]](ob Obligation, sides string, id int, op string, lhs, rhs spec.Tensor[T], same func(a, b T) bool) *counterexample.Failure {
-	i := firstDiffT(lhs, rhs, same)
-	switch i {
-	case -1:
-		return nil
-	case -2:
-		return &counterexample.Failure{Law: string(ob), Sides: sides, Scalar: spec.KindOf[T](), Node: id, Op: op, Element: -1,
-			LHS: "shape " + lhs.Shape.String(), RHS: "shape " + rhs.Shape.String()}
-	}
-	return &counterexample.Failure{Law: string(ob), Sides: sides, Scalar: spec.KindOf[T](), Node: id, Op: op, Element: i,
-		LHS: lhs.Data[i].String(), RHS: rhs.Data[i].String()}
-}
 
 // CheckGraphComposition decides the graph theorem of §3 on a typed
 // recipe built with reg (nil: the reference registry): for tangents dx
@@ -369,7 +341,7 @@ func CheckPathSum(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec
 		total += c
 	}
 	for id := range want {
-		f := tensorDiff(PathSum, "tape sweep vs explicit path sum", id, rc.OpOf(id), got[id], want[id], sameRat)
+		f := counterexample.TensorDiff(string(PathSum), "tape sweep vs explicit path sum", id, rc.OpOf(id), got[id], want[id], sameRat)
 		if f == nil && reached[id] != (count[id] > 0) {
 			f = &counterexample.Failure{Law: string(PathSum), Sides: "tape sweep vs explicit path sum", Scalar: "rat", Node: id, Op: rc.OpOf(id), Element: -1,
 				LHS: fmt.Sprintf("reached=%v", reached[id]), RHS: fmt.Sprintf("%d paths", count[id])}
@@ -409,7 +381,7 @@ func CheckSweeps(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec.
 		return fmt.Errorf("from-all: %w", err)
 	}
 	for id := range dense {
-		if f := tensorDiff(SweepAgreement, "tape dense-all vs tape from-all", id, rc.OpOf(id), dense[id], all[id], sameRat); f != nil {
+		if f := counterexample.TensorDiff(string(SweepAgreement), "tape dense-all vs tape from-all", id, rc.OpOf(id), dense[id], all[id], sameRat); f != nil {
 			return fail(f)
 		}
 	}
@@ -433,7 +405,7 @@ func CheckSweeps(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec.
 		return fmt.Errorf("backpropAllCtx: %w", err)
 	}
 	for id := range rc.Ctx {
-		if f := tensorDiff(SweepAgreement, "typed-graph skipping sweep vs backpropAllCtx", id, rc.OpOf(id), skip[id], every[id], sameRat); f != nil {
+		if f := counterexample.TensorDiff(string(SweepAgreement), "typed-graph skipping sweep vs backpropAllCtx", id, rc.OpOf(id), skip[id], every[id], sameRat); f != nil {
 			return fail(f)
 		}
 	}
@@ -509,7 +481,7 @@ func CheckSingularSweep(tc *casegen.TypedCase, k int) error {
 		if anc[id] || id == s+1 {
 			continue
 		}
-		if f := tensorDiff(SweepSingular, "skipping sweep vs every-node sweep off the singular branch", id, rc.OpOf(id), skip[id], every[id], eqF32); f != nil {
+		if f := counterexample.TensorDiff(string(SweepSingular), "skipping sweep vs every-node sweep off the singular branch", id, rc.OpOf(id), skip[id], every[id], eqF32); f != nil {
 			return fail(f)
 		}
 	}
@@ -518,31 +490,16 @@ func CheckSingularSweep(tc *casegen.TypedCase, k int) error {
 
 // CheckIntervalSoundness decides that the exact value of every node of
 // an exact IR graph lies in the interval the same graph denotes over
-// spec.Interval (irsem.DenoteAll over both scalars, the input enclosed
-// with FromRat), element by element with Interval.Contains.
+// spec.Interval: diffrun.Containment on the case, its counterexample
+// carrying the generated graph.
 func CheckIntervalSoundness(gc *casegen.GraphCase) error {
-	exact, err := irsem.DenoteAll(gc.Graph, gc.Payload, gc.Input)
-	if err != nil {
-		return fmt.Errorf("denote over rat: %w", err)
+	err := diffrun.Containment(gc.Graph, gc.Payload, gc.Input)
+	if f, ok := err.(*counterexample.Failure); ok {
+		c := *f
+		c.Graph = recipeText(gc.Recipe)
+		return &c
 	}
-	iv, err := irsem.DenoteAll(gc.Graph, gc.Payload, spec.Convert(gc.Input, irsem.FromRat[spec.Interval]))
-	if err != nil {
-		return fmt.Errorf("denote over interval: %w", err)
-	}
-	for id := range exact {
-		if !exact[id].Shape.Equal(iv[id].Shape) {
-			return &counterexample.Failure{Law: string(IntervalSoundness), Sides: "rat vs interval", Node: id, Op: string(gc.Graph.Nodes[id].Kind.Op), Element: -1,
-				LHS: exact[id].Shape.String(), RHS: iv[id].Shape.String(), Graph: recipeText(gc.Recipe), Inputs: []spec.Tensor[spec.Rat]{gc.Input}}
-		}
-		for i, r := range exact[id].Data {
-			if !iv[id].Data[i].Contains(r.Big()) {
-				return &counterexample.Failure{Law: string(IntervalSoundness), Sides: "exact value ∈ interval", Scalar: "interval", Node: id,
-					Op: string(gc.Graph.Nodes[id].Kind.Op), Element: i, LHS: r.String(), RHS: iv[id].Data[i].String(),
-					Detail: "the exact value lies outside its enclosure", Graph: recipeText(gc.Recipe), Inputs: []spec.Tensor[spec.Rat]{gc.Input}}
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 // CheckHessian decides, on a typed recipe with a scalar result over Rat
@@ -624,22 +581,6 @@ func CheckHessian(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, v, w []sp
 	return nil
 }
 
-// sameBits reports equality for the float scalars with any two NaNs
-// equal (Go does not specify which NaN a NaN result carries) and
-// otherwise bit for bit; for other scalars it is Same.
-func sameBits[T spec.Scalar[T]](a, b T) bool {
-	if a.Same(b) {
-		return true
-	}
-	fa, fb := a.Float64(), b.Float64()
-	return math.IsNaN(fa) && math.IsNaN(fb)
-}
-
-// sameValue is sameBits with +0 equal to −0.
-func sameValue[T spec.Scalar[T]](a, b T) bool {
-	return sameBits(a, b) || (a.IsZero() && b.IsZero())
-}
-
 // CheckTypedCrossPath decides, on a typed recipe over the scalar T, that
 // the eager tape and the typed graph agree: forward values entry by entry,
 // and the cotangents of the dense-all sweep from the result with seed
@@ -676,7 +617,7 @@ func CheckTypedCrossPath[T spec.Scalar[T]](reg *spec.Registry[T], tc *casegen.Ty
 	}
 	for id := range vals {
 		tv, _ := tp.Value(id)
-		if f := tensorDiff(CrossPath, "tape vs typed-graph forward", id, rc.OpOf(id), tv, vals[id], sameBits[T]); f != nil {
+		if f := counterexample.TensorDiff(string(CrossPath), "tape vs typed-graph forward", id, rc.OpOf(id), tv, vals[id], diffrun.SameBits[T]); f != nil {
 			return fail(f)
 		}
 	}
@@ -693,10 +634,27 @@ func CheckTypedCrossPath[T spec.Scalar[T]](reg *spec.Registry[T], tc *casegen.Ty
 		if !nd.RequiresGrad {
 			continue
 		}
-		if f := tensorDiff(CrossPath, "tape vs typed-graph gradient", id, rc.OpOf(id), tg[id], gg[id], sameBits[T]); f != nil {
+		if f := counterexample.TensorDiff(string(CrossPath), "tape vs typed-graph gradient", id, rc.OpOf(id), tg[id], gg[id], diffrun.SameBits[T]); f != nil {
 			f.Extra = fmt.Sprintf("seed: %v", seed)
 			return fail(f)
 		}
 	}
 	return nil
+}
+
+// CheckIRCrossPath decides cross-path agreement on a generated IR graph:
+// diffrun.DiffIR over every scalar that applies, with the seed given (nil: ones),
+// must agree everywhere. The first disagreement is returned as a
+// *counterexample.Failure carrying the recipe.
+func CheckIRCrossPath(gc *casegen.GraphCase, seed *spec.Tensor[spec.Rat]) (*diffrun.DiffReport, error) {
+	rep, err := diffrun.DiffIR(gc.Graph, gc.Payload, gc.Input, diffrun.DiffOptions{Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	if c := rep.First(); c != nil {
+		f := *c.Failure
+		f.Graph = recipeText(gc.Recipe)
+		return rep, &f
+	}
+	return rep, nil
 }

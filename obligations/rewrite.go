@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/counterexample"
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/rewrite"
@@ -146,7 +147,7 @@ func bitsMapped[T spec.Scalar[T]](res *rewrite.Result, g *irsem.Graph, p *irsem.
 	if err != nil {
 		return true, fmt.Errorf("optimised graph over %s: %w", scalar, err)
 	}
-	return true, compareMapped(res, gv, hv, sameBits[T], fail, scalar)
+	return true, compareMapped(res, gv, hv, diffrun.SameBits[T], fail, scalar)
 }
 
 // checkRewriteCase draws a graph from either stream (exact or not),

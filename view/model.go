@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -87,7 +87,7 @@ type Edge struct {
 }
 
 // DiffInfo is the first disagreement between two paths (or scalars), as
-// obligations.DiffIR reports it, plus the comparisons that agreed.
+// diffrun.DiffIR reports it, plus the comparisons that agreed.
 type DiffInfo struct {
 	// Found is false when every comparison agreed.
 	Found        bool
@@ -276,11 +276,11 @@ func checkSum[T spec.Scalar[T]](ct spec.Tensor[T], cs []spec.Tensor[T]) error {
 	return nil
 }
 
-// AddDiff runs obligations.DiffIR on g (the comparisons of tlcheck diff)
+// AddDiff runs diffrun.DiffIR on g (the comparisons of tlcheck diff)
 // and records the first disagreement in m: the node it names is
 // highlighted, and the comparisons that agreed are listed.
-func AddDiff(m *Model, g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat], o obligations.DiffOptions) (*obligations.DiffReport, error) {
-	rep, err := obligations.DiffIR(g, p, x, o)
+func AddDiff(m *Model, g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat], o diffrun.DiffOptions) (*diffrun.DiffReport, error) {
+	rep, err := diffrun.DiffIR(g, p, x, o)
 	if err != nil {
 		return nil, err
 	}

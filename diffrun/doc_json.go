@@ -1,4 +1,4 @@
-package obligations
+package diffrun
 
 import (
 	"strings"
