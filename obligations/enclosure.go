@@ -200,7 +200,7 @@ func pointVsBox[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *casegen.GraphCase,
 	}
 	for id := range ip {
 		if len(ip[id].Data) != len(iv[id].Data) {
-			return fmt.Errorf("node %d: %d elements at the point, %d over the box", id, len(ip[id].Data), len(iv[id].Data))
+			return spec.NewNodeError(id, "", fmt.Sprintf("%d elements at the point, %d over the box", len(ip[id].Data), len(iv[id].Data)), nil)
 		}
 		for i := range ip[id].Data {
 			q, e := alg.Lower(ip[id].Data[i]), alg.Lower(iv[id].Data[i])

@@ -252,10 +252,10 @@ func PathSums(reg *spec.Registry[spec.Rat], t *tape.Tape[spec.Rat], out int, see
 			dxs[slot] = onehot(xs[slot].Shape, c)
 			col, err := p.JVP(nd.Attrs, xs, nd.Value, dxs)
 			if err != nil {
-				return nil, fmt.Errorf("node %d (%s): jvp: %w", id, nd.Op, err)
+				return nil, spec.NewNodeError(id, nd.Op, "jvp", err)
 			}
 			if len(col.Data) != len(j) {
-				return nil, fmt.Errorf("node %d (%s): jvp has %d elements, the value %d", id, nd.Op, len(col.Data), len(j))
+				return nil, spec.NewNodeError(id, nd.Op, fmt.Sprintf("jvp has %d elements, the value %d", len(col.Data), len(j)), nil)
 			}
 			for r := range j {
 				j[r][c] = col.Data[r]

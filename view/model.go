@@ -232,7 +232,7 @@ func AddGrads[T spec.Scalar[T]](m *Model, g *irsem.Graph, p *irsem.Payload, x sp
 			k := [2]int{c, par}
 			idx := edgeAt[k]
 			if len(idx) == 0 {
-				return fmt.Errorf("node %d (%s): a contribution reaches node %d, which it does not read", c, m.Nodes[c].Op, par)
+				return spec.NewNodeError(c, m.Nodes[c].Op, fmt.Sprintf("a contribution reaches node %d, which it does not read", par), nil)
 			}
 			j := min(used[k], len(idx)-1)
 			used[k]++
@@ -254,7 +254,7 @@ func AddGrads[T spec.Scalar[T]](m *Model, g *irsem.Graph, p *irsem.Payload, x sp
 		}
 		ct, _ := gs.Get(run.Nodes[i])
 		if err := checkSum(ct, recv[i]); err != nil {
-			return fmt.Errorf("node %d (%s): %w", i, m.Nodes[i].Op, err)
+			return spec.NewNodeError(i, m.Nodes[i].Op, "", err)
 		}
 	}
 	return nil
