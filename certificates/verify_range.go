@@ -125,7 +125,7 @@ func rederiveRange(file string, f *RangeFile, g *irsem.Graph, p *irsem.Payload, 
 	}
 	if _, err := ranges.CheckWith(cert, ranges.Options{Seed: f.SampleSeed, Providers: backend.DefaultProviders(), Exact: true}); err != nil {
 		field := "trace"
-		var re *ranges.Error
+		var re *spec.NodeError
 		if errors.As(err, &re) && re.Node >= 0 {
 			field = fmt.Sprintf("trace[%d]", re.Node)
 			if re.Elem >= 0 {

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"slices"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -265,28 +266,6 @@ func newChecker(p Primitive, opts Options) (*checker, error) {
 	return c, nil
 }
 
-// Failure is a counterexample: the obligation's failure (with the exact
-// inputs, tangents and cotangent) and where the case came from.
-type Failure struct {
-	// Obligation is the failing law's failure, or nil when the case is
-	// ill-formed (Err).
-	Obligation *obligations.Failure
-	// Err is an error that is no law's verdict: a rule that failed on
-	// data it should accept, or produced the wrong shape.
-	Err error
-	// Seed and Case locate Find's case before shrinking (Case −1 under
-	// rapid, whose replay line locates it).
-	Seed uint64
-	Case int
-}
-
-func (f *Failure) Error() string {
-	if f.Obligation != nil {
-		return f.Obligation.Error()
-	}
-	return f.Err.Error()
-}
-
 // runCase draws one case from src and decides the checker's obligations
 // (all of Obligations unless restricted); it returns the first failure
 // in Obligations order, or nil. Every draw happens whichever obligations
@@ -325,17 +304,17 @@ func (c *checker) runCase(src Source) (decided map[obligations.Obligation]obliga
 	}
 	if on(obligations.JVPLinearity) || on(obligations.VJPLinearity) {
 		o1, o2, err := c.regs.CheckLinearity(inst, a, b, dxs, v, d, dv)
-		var f *obligations.Failure
+		var f *counterexample.Failure
 		switch {
 		case err == nil:
 			note(obligations.JVPLinearity, o1, nil)
 			note(obligations.VJPLinearity, o2, nil)
-		case errors.As(err, &f) && f.Obligation == obligations.VJPLinearity:
+		case errors.As(err, &f) && obligations.Obligation(f.Law) == obligations.VJPLinearity:
 			note(obligations.JVPLinearity, o1, nil)
 			if on(obligations.VJPLinearity) {
 				note(obligations.VJPLinearity, o2, err)
 			}
-		case errors.As(err, &f) && f.Obligation == obligations.JVPLinearity && !on(obligations.JVPLinearity):
+		case errors.As(err, &f) && obligations.Obligation(f.Law) == obligations.JVPLinearity && !on(obligations.JVPLinearity):
 			// VJP linearity was not reached; the case decides neither.
 		default:
 			note(obligations.JVPLinearity, o1, err)
@@ -396,16 +375,17 @@ func (c *checker) draw(seed uint64, i int) (*casegen.Instance, []spec.Tensor[spe
 	return dr.inst, dr.dxs, dr.d, err
 }
 
-// asFailure wraps a case's error.
-func asFailure(err error, seed uint64, i int) *Failure {
-	f := &Failure{Seed: seed, Case: i}
-	var of *obligations.Failure
-	if errors.As(err, &of) {
-		f.Obligation = of
-	} else {
-		f.Err = err
+// asFailure locates a case's error at case i of seed: a law's
+// counterexample (a copy) takes the seed and case; any other error is an
+// ill-formed case's.
+func asFailure(err error, seed uint64, i int) *counterexample.Failure {
+	var of *counterexample.Failure
+	if errors.As(err, &of) && of.Law != "" {
+		f := *of
+		f.Seed, f.Case = seed, i
+		return &f
 	}
-	return f
+	return &counterexample.Failure{Err: err, Seed: seed, Case: i}
 }
 
 // derivativeTangents returns the tangents the derivative obligation uses,

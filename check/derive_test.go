@@ -151,7 +151,7 @@ func TestDerivedJVP(t *testing.T) {
 				return
 			}
 			f := rep.Failure
-			if f == nil || f.Obligation == nil || f.Obligation.Obligation != obligations.Adjointness || f.Obligation.Oracle != tc.oracle {
+			if f == nil || obligations.Obligation(f.Law) != obligations.Adjointness || obligations.Oracle(f.Oracle) != tc.oracle {
 				t.Fatalf("planted wrong VJP: got %v, want an adjointness failure over %s", f, tc.oracle)
 			}
 		})

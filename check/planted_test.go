@@ -110,7 +110,7 @@ func TestPlantedFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if rep.Failure == nil || rep.Failure.Obligation == nil || rep.Failure.Obligation.Obligation != tc.ob {
+			if rep.Failure == nil || obligations.Obligation(rep.Failure.Law) != tc.ob {
 				t.Fatalf("fault %d not caught by %s: %v", tc.f, tc.ob, rep.Failure)
 			}
 			// With every obligation on, the fault is still caught.
@@ -133,12 +133,12 @@ func TestPlantedFaults(t *testing.T) {
 // and the forward's derivative dx.
 func TestDoubledDerivativeCounterexample(t *testing.T) {
 	rep, _ := check.Find(faulty(doubledAll), check.Options{})
-	f := rep.Failure.Obligation
-	if f == nil || f.Obligation != obligations.Derivative {
+	f := rep.Failure
+	if f == nil || obligations.Obligation(f.Law) != obligations.Derivative {
 		t.Fatalf("got %v", rep.Failure)
 	}
 	// Off a tie max(a,b) has derivative dx of the larger parent.
-	a, b := f.Inst.Xs[0].Data[f.Element], f.Inst.Xs[1].Data[f.Element]
+	a, b := f.Inputs[0].Data[f.Element], f.Inputs[1].Data[f.Element]
 	if a.Same(b) {
 		t.Fatalf("derivative counterexample at a tie %v: the oracle must be inconclusive there (%v)", a, f)
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -29,7 +30,7 @@ type Report struct {
 	Decided map[string]map[string]int `json:"decided"`
 	// Failure is the (shrunk) counterexample, nil when every law held on
 	// every decided case.
-	Failure *Failure `json:"-"`
+	Failure *counterexample.Failure `json:"-"`
 	// Counterexample is Failure's one-line form ("" when none).
 	Counterexample string `json:"counterexample,omitempty"`
 	// Certificate is the certificate directory written (CertPath), ""
@@ -301,12 +302,12 @@ func sameFault(first, err error) bool {
 	if err == nil {
 		return false
 	}
-	var a, b *obligations.Failure
-	fa, fb := errors.As(first, &a), errors.As(err, &b)
+	var a, b *counterexample.Failure
+	fa, fb := errors.As(first, &a) && a.Law != "", errors.As(err, &b) && b.Law != ""
 	if fa != fb {
 		return false
 	}
-	return !fa || a.Obligation == b.Obligation
+	return !fa || a.Law == b.Law
 }
 
 // shrinkBudget bounds the replays one shrink may run.

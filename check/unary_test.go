@@ -113,7 +113,7 @@ func TestUnaryOps(t *testing.T) {
 		t.Errorf("softplus oracles: %v", rep.Decided)
 	}
 	rep, _ = check.Find(softplus(true), check.Options{})
-	if f := rep.Failure; f == nil || f.Obligation == nil || f.Obligation.Obligation != obligations.Derivative {
+	if f := rep.Failure; f == nil || obligations.Obligation(f.Law) != obligations.Derivative {
 		t.Errorf("wrong softplus derivative: %v", rep.Failure)
 	}
 	if rep, _ = check.Find(leaky(false), check.Options{}); rep.Failure != nil {
@@ -121,12 +121,12 @@ func TestUnaryOps(t *testing.T) {
 	}
 	rep, _ = check.Find(leaky(true), check.Options{})
 	f := rep.Failure
-	if f == nil || f.Obligation == nil || f.Obligation.Obligation != obligations.Adjointness {
+	if f == nil || obligations.Obligation(f.Law) != obligations.Adjointness {
 		t.Fatalf("leaky wrong at kink: %v", f)
 	}
 	// Shrunk: one element at the kink 0, where ⟨jvp,δ⟩ = dx·δ/4 and
 	// ⟨dx,vjp⟩ = dx·δ.
-	x := f.Obligation.Inst.Xs[0]
+	x := f.Inputs[0]
 	if len(x.Data) != 1 || !x.Data[0].IsZero() {
 		t.Errorf("shrunk input %v, want one element at the kink 0", x)
 	}

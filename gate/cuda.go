@@ -7,6 +7,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/internal/report"
@@ -113,7 +114,7 @@ func (g *CUDA) check(cat *backend.Catalog, p backend.Provider, op string, c Conf
 	if err != nil {
 		return capsule, nil, err
 	}
-	var f *refine.Failure
+	var f *counterexample.Failure
 	if errors.As(res.Failure, &f) && f.Element < 0 {
 		return capsule, nil, res.Failure
 	}

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -36,53 +36,13 @@ const (
 	OracleInconclusive Oracle = "inconclusive"
 )
 
-// Failure is a counterexample: which law failed for which op, where, on
-// which exact inputs.
-type Failure struct {
-	Op         string
-	Obligation Obligation
-	Oracle     Oracle
-	Element    int // the first differing element, or -1 for a scalar law
-	Inst       *casegen.Instance
-	Dx         []spec.Tensor[spec.Rat]
-	Delta      spec.Tensor[spec.Rat]
-	LHS, RHS   string
-	Detail     string
-}
-
-// Error prints the counterexample on one line: obligation, op, element,
-// both sides, and the exact inputs.
-func (f *Failure) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s fails for %s (oracle %s)", f.Obligation, f.Op, f.Oracle)
-	if f.Element >= 0 {
-		fmt.Fprintf(&b, " at element %d", f.Element)
+// attrsOf prints the instance's attributes for its counterexample ("" when
+// it has none).
+func attrsOf(inst *casegen.Instance) string {
+	if inst.Attrs == nil {
+		return ""
 	}
-	fmt.Fprintf(&b, ": %s ≠ %s", f.LHS, f.RHS)
-	if f.Detail != "" {
-		fmt.Fprintf(&b, " (%s)", f.Detail)
-	}
-	if f.Inst != nil {
-		fmt.Fprintf(&b, "; inputs %s", formatTensors(f.Inst.Xs))
-		if f.Inst.Attrs != nil {
-			fmt.Fprintf(&b, " attrs %s", casegen.FormatAttrs(f.Inst.Attrs))
-		}
-	}
-	if f.Dx != nil {
-		fmt.Fprintf(&b, " dx %s", formatTensors(f.Dx))
-	}
-	if f.Delta.Shape != nil {
-		fmt.Fprintf(&b, " δ %s", f.Delta)
-	}
-	return b.String()
-}
-
-func formatTensors(ts []spec.Tensor[spec.Rat]) string {
-	parts := make([]string, len(ts))
-	for i, t := range ts {
-		parts[i] = t.String()
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
+	return casegen.FormatAttrs(inst.Attrs)
 }
 
 // Outcome is the result of checking one instance: which oracle decided,
@@ -170,8 +130,8 @@ func DefaultRegistries() Registries {
 // instance: exactly over Rat when the primitive has exact semantics at
 // these inputs, otherwise by overlap of interval enclosures.
 func (r Registries) CheckAdjointness(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], d spec.Tensor[spec.Rat]) (Outcome, error) {
-	fail := func(o Oracle, lhs, rhs, detail string) *Failure {
-		return &Failure{Op: inst.Op, Obligation: Adjointness, Oracle: o, Element: -1, Inst: inst, Dx: dxs, Delta: d, LHS: lhs, RHS: rhs, Detail: detail}
+	fail := func(o Oracle, lhs, rhs, detail string) *counterexample.Failure {
+		return &counterexample.Failure{Op: inst.Op, Law: string(Adjointness), Oracle: string(o), Element: -1, Inputs: inst.Xs, Attrs: attrsOf(inst), Dx: dxs, Delta: d, LHS: lhs, RHS: rhs, Detail: detail}
 	}
 	p, err := r.Rat.Lookup(inst.Op)
 	if err != nil {
@@ -234,8 +194,8 @@ func unbounded(x spec.Interval) bool {
 // rationals (Exact, not Partial) whose rules raised a domain error over
 // Rat: the declaration or the rule is wrong, and no interval fallback may
 // hide it.
-func totalDomainError(inst *casegen.Instance, ob Obligation, err error) *Failure {
-	return &Failure{Op: inst.Op, Obligation: ob, Oracle: OracleRat, Element: -1, Inst: inst, LHS: "domain error", RHS: "a value",
+func totalDomainError(inst *casegen.Instance, ob Obligation, err error) *counterexample.Failure {
+	return &counterexample.Failure{Op: inst.Op, Law: string(ob), Oracle: string(OracleRat), Element: -1, Inputs: inst.Xs, Attrs: attrsOf(inst), LHS: "domain error", RHS: "a value",
 		Detail: "the op is declared total over the rationals (Exact, not Partial), but its rules fail over Rat: " + err.Error()}
 }
 
@@ -323,7 +283,7 @@ func linearityOver[T spec.Scalar[T]](p *spec.Prim[T], inst *casegen.Instance, a,
 		return out
 	}
 	fail := func(ob Obligation, el int, lhs, rhs T) error {
-		return &Failure{Op: inst.Op, Obligation: ob, Oracle: oracle, Element: el, Inst: inst, Dx: u, Delta: du,
+		return &counterexample.Failure{Op: inst.Op, Law: string(ob), Oracle: string(oracle), Element: el, Inputs: inst.Xs, Attrs: attrsOf(inst), Dx: u, Delta: du,
 			LHS: lhs.String(), RHS: rhs.String(), Detail: fmt.Sprintf("a=%s b=%s", a, b)}
 	}
 	// JVP linearity.
@@ -409,22 +369,22 @@ func zeroOver[T spec.Scalar[T]](p *spec.Prim[T], inst *casegen.Instance, oracle 
 	}
 	gs, err := p.VJP(inst.Attrs, xs, y, spec.ZerosLike(y))
 	if err != nil {
-		return Outcome{Oracle: oracle}, &Failure{Op: inst.Op, Obligation: ZeroPreservation, Oracle: oracle, Element: -1, Inst: inst,
+		return Outcome{Oracle: oracle}, &counterexample.Failure{Op: inst.Op, Law: string(ZeroPreservation), Oracle: string(oracle), Element: -1, Inputs: inst.Xs, Attrs: attrsOf(inst),
 			LHS: "vjp(x,0) fails", RHS: "zeros", Detail: err.Error()}
 	}
 	if len(gs) != len(xs) {
-		return Outcome{Oracle: oracle}, &Failure{Op: inst.Op, Obligation: ZeroPreservation, Oracle: oracle, Element: -1, Inst: inst,
+		return Outcome{Oracle: oracle}, &counterexample.Failure{Op: inst.Op, Law: string(ZeroPreservation), Oracle: string(oracle), Element: -1, Inputs: inst.Xs, Attrs: attrsOf(inst),
 			LHS: fmt.Sprintf("%d contributions", len(gs)), RHS: fmt.Sprintf("%d parents", len(xs))}
 	}
 	flat := 0
 	for k, g := range gs {
 		if !g.Shape.Equal(xs[k].Shape) {
-			return Outcome{Oracle: oracle}, &Failure{Op: inst.Op, Obligation: ZeroPreservation, Oracle: oracle, Element: -1, Inst: inst,
+			return Outcome{Oracle: oracle}, &counterexample.Failure{Op: inst.Op, Law: string(ZeroPreservation), Oracle: string(oracle), Element: -1, Inputs: inst.Xs, Attrs: attrsOf(inst),
 				LHS: "contribution shape " + g.Shape.String(), RHS: "parent shape " + xs[k].Shape.String()}
 		}
 		for i, v := range g.Data {
 			if !v.IsZero() {
-				return Outcome{Oracle: oracle}, &Failure{Op: inst.Op, Obligation: ZeroPreservation, Oracle: oracle, Element: flat + i, Inst: inst,
+				return Outcome{Oracle: oracle}, &counterexample.Failure{Op: inst.Op, Law: string(ZeroPreservation), Oracle: string(oracle), Element: flat + i, Inputs: inst.Xs, Attrs: attrsOf(inst),
 					LHS: v.String(), RHS: "0"}
 			}
 		}

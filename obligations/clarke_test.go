@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -48,15 +49,15 @@ func TestClarkeCatchesWrongConvention(t *testing.T) {
 	}
 	r.DualRat.Override(&badd)
 	_, err := r.CheckDerivativeExact(inst, dxs)
-	var f *Failure
+	var f *counterexample.Failure
 	if err == nil || !strings.Contains(err.Error(), "Clarke") || !asFailure(err, &f) || f.Element != 1 {
 		t.Fatalf("relu′(0) = 2 in both the JVP and the dual forward: %v, want a Clarke failure at element 1", err)
 	}
 }
 
-// asFailure is errors.As for a *Failure returned directly.
-func asFailure(err error, f **Failure) bool {
-	x, ok := err.(*Failure)
+// asFailure is errors.As for a *counterexample.Failure returned directly.
+func asFailure(err error, f **counterexample.Failure) bool {
+	x, ok := err.(*counterexample.Failure)
 	*f = x
 	return ok
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -54,8 +55,8 @@ func (r Registries) CheckDerivative(inst *casegen.Instance, dxs []spec.Tensor[sp
 	for k := range D {
 		d, j := D[k], J[k]
 		if d.Hi < j.Lo || j.Hi < d.Lo {
-			return Outcome{Oracle: OracleDualInterval}, &Failure{Op: inst.Op, Obligation: Derivative, Oracle: OracleDualInterval,
-				Element: k, Inst: inst, Dx: dxs, LHS: "jvp∈" + j.String(), RHS: "f′(x)·dx∈" + d.String(),
+			return Outcome{Oracle: OracleDualInterval}, &counterexample.Failure{Op: inst.Op, Law: string(Derivative), Oracle: string(OracleDualInterval),
+				Element: k, Inputs: inst.Xs, Attrs: attrsOf(inst), Dx: dxs, LHS: "jvp∈" + j.String(), RHS: "f′(x)·dx∈" + d.String(),
 				Detail: "disjoint enclosures: the JVP rule differs from the forward rule's derivative by about " +
 					spec.F64(gapOf(d, j)).String() + " or more"}
 		}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -67,8 +68,8 @@ var clarkeRadius = big.NewRat(1, 1<<20)
 // op the case falls back to the interval derivative oracle
 // (CheckDerivative's DualInterval enclosures).
 func (r Registries) CheckDerivativeExact(inst *casegen.Instance, dxs []spec.Tensor[spec.Rat]) (Outcome, error) {
-	fail := func(el int, lhs, rhs, detail string) *Failure {
-		return &Failure{Op: inst.Op, Obligation: Derivative, Oracle: OracleDualRat, Element: el, Inst: inst, Dx: dxs, LHS: lhs, RHS: rhs, Detail: detail}
+	fail := func(el int, lhs, rhs, detail string) *counterexample.Failure {
+		return &counterexample.Failure{Op: inst.Op, Law: string(Derivative), Oracle: string(OracleDualRat), Element: el, Inputs: inst.Xs, Attrs: attrsOf(inst), Dx: dxs, LHS: lhs, RHS: rhs, Detail: detail}
 	}
 	p, err := r.Rat.Lookup(inst.Op)
 	if err != nil {
@@ -167,7 +168,7 @@ func (r Registries) checkClarke(inst *casegen.Instance, dxs []spec.Tensor[spec.R
 			continue
 		}
 		if !c.Contains(J.Data[k].Big()) {
-			return &Failure{Op: inst.Op, Obligation: Derivative, Oracle: OracleDualRat, Element: k, Inst: inst, Dx: dxs,
+			return &counterexample.Failure{Op: inst.Op, Law: string(Derivative), Oracle: string(OracleDualRat), Element: k, Inputs: inst.Xs, Attrs: attrsOf(inst), Dx: dxs,
 				LHS: "jvp=" + J.Data[k].String(), RHS: "∂f(x)·dx⊆" + c.String(),
 				Detail: "the JVP lies outside the Clarke generalised derivative (enclosed over x ± 2⁻²⁰)"}
 		}

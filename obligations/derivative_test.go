@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -73,7 +74,7 @@ func TestDerivativeCatchesPlantedFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var f *Failure
+			var f *counterexample.Failure
 			for _, rr := range res {
 				switch {
 				case rr.Obligation == Derivative && !errors.As(rr.Failure, &f):
@@ -83,7 +84,7 @@ func TestDerivativeCatchesPlantedFaults(t *testing.T) {
 					t.Fatalf("%s fails though only the derivative oracle's rules were planted: %v", rr.Obligation, rr.Failure)
 				}
 			}
-			if f.Op != pl.op || f.Oracle != OracleDualInterval || f.Element < 0 ||
+			if f.Op != pl.op || Oracle(f.Oracle) != OracleDualInterval || f.Element < 0 ||
 				!strings.Contains(f.Error(), "derivative fails for "+pl.op) || !strings.Contains(f.Error(), "disjoint enclosures") {
 				t.Fatalf("counterexample %q", f.Error())
 			}

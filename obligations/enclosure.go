@@ -3,6 +3,7 @@ package obligations
 import (
 	"fmt"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -96,8 +97,8 @@ func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Regi
 		return Outcome{}, fmt.Errorf("%s over %s on box %s: %w", inst.Op, spec.KindOf[I](), bx, err)
 	}
 	at := &casegen.Instance{Op: inst.Op, Attrs: inst.Attrs, Xs: bx.P, Domains: inst.Domains}
-	fail := func(o Oracle, k int, lhs, rhs, detail string) *Failure {
-		return &Failure{Op: inst.Op, Obligation: IntervalEnclosure, Oracle: o, Element: k, Inst: at,
+	fail := func(o Oracle, k int, lhs, rhs, detail string) *counterexample.Failure {
+		return &counterexample.Failure{Op: inst.Op, Law: string(IntervalEnclosure), Oracle: string(o), Element: k, Inputs: at.Xs, Attrs: attrsOf(at),
 			LHS: lhs, RHS: rhs, Detail: detail + " on box " + bx.String()}
 	}
 	pr, err := rat.Lookup(inst.Op)
@@ -116,7 +117,7 @@ func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Regi
 		}
 		return Outcome{Oracle: OracleRat}, nil
 	} else if !inexact(err) {
-		return Outcome{}, fmt.Errorf("%s at %s: %w", inst.Op, formatTensors(bx.P), err)
+		return Outcome{}, fmt.Errorf("%s at %s: %w", inst.Op, counterexample.FormatTensors(bx.P), err)
 	}
 	ip := make([]spec.Tensor[I], len(bx.P))
 	for i := range bx.P {
@@ -127,7 +128,7 @@ func CheckEnclosureOver[I spec.Scalar[I]](alg IntervalAlgebra[I], rat *spec.Regi
 		if inexact(err) {
 			return Outcome{Oracle: OracleInconclusive}, nil
 		}
-		return Outcome{}, fmt.Errorf("%s over %s at %s: %w", inst.Op, spec.KindOf[I](), formatTensors(bx.P), err)
+		return Outcome{}, fmt.Errorf("%s over %s at %s: %w", inst.Op, spec.KindOf[I](), counterexample.FormatTensors(bx.P), err)
 	}
 	if len(yp.Data) != len(yb.Data) {
 		return Outcome{}, fmt.Errorf("%s: %d elements at the point, %d on the box", inst.Op, len(yp.Data), len(yb.Data))
@@ -171,14 +172,14 @@ func CheckIntervalBoxOver[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *casegen.
 	}
 	for id := range exact {
 		if !exact[id].Shape.Equal(iv[id].Shape) {
-			return &GraphFailure{Obligation: IntervalSoundness, Sides: "rat vs interval", Node: id, Op: string(gc.Graph.Nodes[id].Kind.Op), Element: -1,
-				LHS: exact[id].Shape.String(), RHS: iv[id].Shape.String(), Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{bx.P[0]}}
+			return &counterexample.Failure{Law: string(IntervalSoundness), Sides: "rat vs interval", Node: id, Op: string(gc.Graph.Nodes[id].Kind.Op), Element: -1,
+				LHS: exact[id].Shape.String(), RHS: iv[id].Shape.String(), Graph: recipeText(gc.Recipe), Inputs: []spec.Tensor[spec.Rat]{bx.P[0]}}
 		}
 		for i, r := range exact[id].Data {
 			if e := alg.Lower(iv[id].Data[i]); !e.Contains(r.Big()) {
-				return &GraphFailure{Obligation: IntervalSoundness, Sides: "exact value at p ∈ enclosure over the box", Scalar: spec.KindOf[I](), Node: id,
+				return &counterexample.Failure{Law: string(IntervalSoundness), Sides: "exact value at p ∈ enclosure over the box", Scalar: spec.KindOf[I](), Node: id,
 					Op: string(gc.Graph.Nodes[id].Kind.Op), Element: i, LHS: r.String(), RHS: e.String(),
-					Detail: "the exact value lies outside its enclosure", Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{bx.P[0]},
+					Detail: "the exact value lies outside its enclosure", Graph: recipeText(gc.Recipe), Inputs: []spec.Tensor[spec.Rat]{bx.P[0]},
 					Extra: "input box " + bx.String()}
 			}
 		}
@@ -199,14 +200,14 @@ func pointVsBox[I spec.Scalar[I]](alg IntervalAlgebra[I], gc *casegen.GraphCase,
 	}
 	for id := range ip {
 		if len(ip[id].Data) != len(iv[id].Data) {
-			return fmt.Errorf("node %d: %d elements at the point, %d over the box", id, len(ip[id].Data), len(iv[id].Data))
+			return spec.NewNodeError(id, "", fmt.Sprintf("%d elements at the point, %d over the box", len(ip[id].Data), len(iv[id].Data)), nil)
 		}
 		for i := range ip[id].Data {
 			q, e := alg.Lower(ip[id].Data[i]), alg.Lower(iv[id].Data[i])
 			if e.Hi < q.Lo || q.Hi < e.Lo {
-				return &GraphFailure{Obligation: IntervalSoundness, Sides: "enclosure at p vs enclosure over the box", Scalar: spec.KindOf[I](), Node: id,
+				return &counterexample.Failure{Law: string(IntervalSoundness), Sides: "enclosure at p vs enclosure over the box", Scalar: spec.KindOf[I](), Node: id,
 					Op: string(gc.Graph.Nodes[id].Kind.Op), Element: i, LHS: q.String(), RHS: e.String(),
-					Detail: "two enclosures of the node's value at p are disjoint", Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{bx.P[0]},
+					Detail: "two enclosures of the node's value at p are disjoint", Graph: recipeText(gc.Recipe), Inputs: []spec.Tensor[spec.Rat]{bx.P[0]},
 					Extra: "input box " + bx.String()}
 			}
 		}

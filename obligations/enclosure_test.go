@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -85,8 +86,8 @@ func TestCheckEnclosure(t *testing.T) {
 				}
 				return
 			}
-			var f *Failure
-			if !errors.As(err, &f) || f.Obligation != IntervalEnclosure || f.Element != 0 {
+			var f *counterexample.Failure
+			if !errors.As(err, &f) || Obligation(f.Law) != IntervalEnclosure || f.Element != 0 {
 				t.Fatalf("want an interval-enclosure failure at element 0, got %v", err)
 			}
 			if !strings.Contains(err.Error(), c.fail) {

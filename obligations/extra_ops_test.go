@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -69,7 +70,7 @@ func TestPlantedProdQuotientCaught(t *testing.T) {
 	}
 	caught := false
 	for _, rr := range res {
-		var f *Failure
+		var f *counterexample.Failure
 		switch {
 		case rr.Obligation == Derivative:
 			caught = errors.As(rr.Failure, &f) && f.Op == "reduce_prod"

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/big"
 
+	"github.com/tlcheck/tlcheck/counterexample"
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -83,7 +85,7 @@ func (x Plain[T]) Float64() float64                    { return x.V.Float64() }
 func (x Plain[T]) String() string                      { return x.V.String() }
 func (x Plain[T]) Kind() string                        { return x.V.Kind() }
 func wrapPlain[T spec.Scalar[T]](v T) Plain[T]         { return Plain[T]{v} }
-func samePlain[T spec.Scalar[T]](a T, b Plain[T]) bool { return sameBits(a, b.V) }
+func samePlain[T spec.Scalar[T]](a T, b Plain[T]) bool { return diffrun.SameBits(a, b.V) }
 
 // CheckFastPath decides the fast-path obligation of one instance over F64
 // and F32 (see FastPath), with the tangents dx and cotangent δ of the
@@ -131,8 +133,8 @@ func fastPathOver[T spec.Scalar[T]](reg *spec.Registry[T], inst *casegen.Instanc
 	gxs, gdx, gd := wrap(xs), wrap(tdx), spec.Convert(td, wrapPlain[T])
 	var z T
 	kind := z.Kind()
-	fail := func(what string, el int, a, b string) *Failure {
-		return &Failure{Op: inst.Op, Obligation: FastPath, Oracle: OracleBits, Element: el, Inst: inst, Dx: dxs, Delta: d,
+	fail := func(what string, el int, a, b string) *counterexample.Failure {
+		return &counterexample.Failure{Op: inst.Op, Law: string(FastPath), Oracle: string(OracleBits), Element: el, Inputs: inst.Xs, Attrs: attrsOf(inst), Dx: dxs, Delta: d,
 			LHS: kind + " " + what + "=" + a, RHS: "generic rule=" + b,
 			Detail: "the " + kind + " rule (its scalar-specialised path) and the generic rule over the same scalar differ"}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -79,10 +80,10 @@ func TestFastPathFaultsCaught(t *testing.T) {
 				}
 				caught := false
 				for _, rr := range res {
-					var f *Failure
+					var f *counterexample.Failure
 					switch {
 					case rr.Obligation == FastPath:
-						caught = errors.As(rr.Failure, &f) && f.Obligation == FastPath
+						caught = errors.As(rr.Failure, &f) && Obligation(f.Law) == FastPath
 					case rr.Failure != nil:
 						t.Fatalf("seed %d: %s fails though only the F64 rule was planted: %v", seed, rr.Obligation, rr.Failure)
 					}

@@ -26,7 +26,7 @@ const (
 	WideSweepAgreement Obligation = "sweep-agreement-all-ops"
 	// WideCrossPath is CrossPath on wide graphs: the eager tape against
 	// the typed graph over Rat (exact primitives) or over F64 and F32
-	// (zero-preserving ones), bit for bit, and DiffIR on a wide IR graph.
+	// (zero-preserving ones), bit for bit, and diffrun.DiffIR on a wide IR graph.
 	WideCrossPath Obligation = "cross-path-all-ops"
 	// WideIntervalSoundness is IntervalSoundness on wide IR graphs of
 	// exact primitives.

@@ -3,9 +3,9 @@ package obligations
 import (
 	"errors"
 	"fmt"
-	"math"
-	"strings"
 
+	"github.com/tlcheck/tlcheck/counterexample"
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -36,74 +36,23 @@ const (
 	SweepSingular Obligation = "sweep-singular"
 	// CrossPath: the execution paths agree node by node (forward values
 	// and gradients).
-	CrossPath Obligation = "cross-path"
+	CrossPath Obligation = diffrun.CrossPath
 	// IntervalSoundness: the exact value of every node lies in the
 	// interval the same graph denotes over spec.Interval.
-	IntervalSoundness Obligation = "interval-soundness"
+	IntervalSoundness Obligation = diffrun.IntervalSoundness
 	// HessianSymmetry: H[i][j][a,b] = H[j][i][b,a] exactly over Rat.
 	HessianSymmetry Obligation = "hessian-symmetry"
 	// HVPSymmetry: ⟨Hv, w⟩ = ⟨v, Hw⟩ exactly over Rat.
 	HVPSymmetry Obligation = "hvp-symmetry"
 )
 
-// GraphFailure is a counterexample to a global obligation: which law,
-// which two sides were compared, where (entry id, its primitive, the
-// element index), both values, and the graph and inputs as exact
-// rationals.
-type GraphFailure struct {
-	Obligation Obligation
-	// Sides names what was compared, e.g. "tape vs typed-graph".
-	Sides string
-	// Scalar is the scalar kind the comparison ran over.
-	Scalar string
-	// Node is the entry id (or IR node id), -1 for a law about the whole
-	// graph that could not be localized.
-	Node int
-	// Op is the node's primitive ("" when Node is -1).
-	Op string
-	// Element is the row-major element index, -1 for a scalar law.
-	Element  int
-	LHS, RHS string
-	Detail   string
-	// Recipe is the generated graph, when there is one.
-	Recipe *casegen.Recipe
-	// Inputs are the context values as exact rationals.
-	Inputs []spec.Tensor[spec.Rat]
-	// Extra holds further exact data (tangents, seed), already printed.
-	Extra string
-}
-
-// Error prints the counterexample: a first line with the obligation, the
-// place and both sides, then the graph and the inputs.
-func (f *GraphFailure) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s fails", f.Obligation)
-	if f.Node >= 0 {
-		fmt.Fprintf(&b, " at node %d (%s)", f.Node, f.Op)
+// recipeText prints a generated graph for its counterexample ("" when
+// there is none).
+func recipeText(rc *casegen.Recipe) string {
+	if rc == nil {
+		return ""
 	}
-	if f.Element >= 0 {
-		fmt.Fprintf(&b, " element %d", f.Element)
-	}
-	if f.Scalar != "" {
-		fmt.Fprintf(&b, " over %s", f.Scalar)
-	}
-	if f.Sides != "" {
-		fmt.Fprintf(&b, " [%s]", f.Sides)
-	}
-	fmt.Fprintf(&b, ": %s ≠ %s", f.LHS, f.RHS)
-	if f.Detail != "" {
-		fmt.Fprintf(&b, " (%s)", f.Detail)
-	}
-	if f.Recipe != nil {
-		fmt.Fprintf(&b, "\ngraph:\n%s", f.Recipe)
-	}
-	if f.Inputs != nil {
-		fmt.Fprintf(&b, "\ninputs: %s", formatTensors(f.Inputs))
-	}
-	if f.Extra != "" {
-		fmt.Fprintf(&b, "\n%s", f.Extra)
-	}
-	return b.String()
+	return rc.String()
 }
 
 // ErrTooManyPaths is returned by CheckPathSum when a graph has more paths
@@ -119,35 +68,7 @@ func onehot(s spec.Shape, i int) spec.Tensor[spec.Rat] {
 	return t
 }
 
-// firstDiffT is spec.FirstDiff with tensorDiff's codes: −1 when x and y
-// agree, −2 when their shapes differ, else the first differing element.
-func firstDiffT[T spec.Scalar[T]](x, y spec.Tensor[T], same func(a, b T) bool) int {
-	switch i, ok := spec.FirstDiff(x, y, same); {
-	case ok:
-		return -1
-	case i < 0:
-		return -2
-	default:
-		return i
-	}
-}
-
 func sameRat(a, b spec.Rat) bool { return a.Same(b) }
-
-// tensorDiff builds a failure for the first element where want and got
-// differ (nil when they agree). A shape mismatch is element -1.
-func tensorDiff[T spec.Scalar[T]](ob Obligation, sides string, id int, op string, lhs, rhs spec.Tensor[T], same func(a, b T) bool) *GraphFailure {
-	i := firstDiffT(lhs, rhs, same)
-	switch i {
-	case -1:
-		return nil
-	case -2:
-		return &GraphFailure{Obligation: ob, Sides: sides, Scalar: spec.KindOf[T](), Node: id, Op: op, Element: -1,
-			LHS: "shape " + lhs.Shape.String(), RHS: "shape " + rhs.Shape.String()}
-	}
-	return &GraphFailure{Obligation: ob, Sides: sides, Scalar: spec.KindOf[T](), Node: id, Op: op, Element: i,
-		LHS: lhs.Data[i].String(), RHS: rhs.Data[i].String()}
-}
 
 // CheckGraphComposition decides the graph theorem of §3 on a typed
 // recipe built with reg (nil: the reference registry): for tangents dx
@@ -169,9 +90,9 @@ func CheckGraphComposition(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, 
 	if err != nil {
 		return err
 	}
-	fail := func(f *GraphFailure) error {
-		f.Obligation, f.Scalar, f.Recipe, f.Inputs = GraphComposition, "rat", rc, tc.Inputs
-		f.Extra = fmt.Sprintf("dx: %s\nseed: %v", formatTensors(dx), seed)
+	fail := func(f *counterexample.Failure) error {
+		f.Law, f.Scalar, f.Graph, f.Inputs = string(GraphComposition), "rat", recipeText(rc), tc.Inputs
+		f.Extra = fmt.Sprintf("dx: %s\nseed: %v", counterexample.FormatTensors(dx), seed)
 		return f
 	}
 	jv, err := g.JVPCtx(tc.Inputs, dx)
@@ -217,7 +138,7 @@ func CheckGraphComposition(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, 
 	if !lhs.Same(rhs) {
 		f := localizeComposition(g, tc.Inputs, jv)
 		f.Sides = "dotList(jvpCtx, init) vs dotList(dx, backpropAllFrom(init))"
-		f.Detail = fmt.Sprintf("graph law: %s ≠ %s; init %s", lhs, rhs, formatTensors(init))
+		f.Detail = fmt.Sprintf("graph law: %s ≠ %s; init %s", lhs, rhs, counterexample.FormatTensors(init))
 		if f.Node < 0 {
 			f.LHS, f.RHS = lhs.String(), rhs.String()
 		}
@@ -229,10 +150,10 @@ func CheckGraphComposition(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, 
 // localizeComposition finds the first node whose local adjointness law
 // fails for a one-hot cotangent, at the tangents jv of the graph's own
 // forward mode.
-func localizeComposition(g *typedgraph.Graph[spec.Rat], inputs, jv []spec.Tensor[spec.Rat]) *GraphFailure {
+func localizeComposition(g *typedgraph.Graph[spec.Rat], inputs, jv []spec.Tensor[spec.Rat]) *counterexample.Failure {
 	vals, err := g.Eval(inputs)
 	if err != nil {
-		return &GraphFailure{Node: -1, Element: -1}
+		return &counterexample.Failure{Node: -1, Element: -1}
 	}
 	for id := g.CtxLen(); id < g.Len(); id++ {
 		n, err := g.Node(id)
@@ -253,12 +174,12 @@ func localizeComposition(g *typedgraph.Graph[spec.Rat], inputs, jv []spec.Tensor
 				break
 			}
 			if !jn.Data[k].Same(rhs) {
-				return &GraphFailure{Node: id, Op: n.Op(), Element: k,
+				return &counterexample.Failure{Node: id, Op: n.Op(), Element: k,
 					LHS: "⟨jvp,e_k⟩=" + jn.Data[k].String(), RHS: "Σ⟨dctx,vjp(e_k)⟩=" + rhs.String()}
 			}
 		}
 	}
-	return &GraphFailure{Node: -1, Element: -1}
+	return &counterexample.Failure{Node: -1, Element: -1}
 }
 
 // Sweep is a reverse sweep of a tape from output out with cotangent seed:
@@ -331,10 +252,10 @@ func PathSums(reg *spec.Registry[spec.Rat], t *tape.Tape[spec.Rat], out int, see
 			dxs[slot] = onehot(xs[slot].Shape, c)
 			col, err := p.JVP(nd.Attrs, xs, nd.Value, dxs)
 			if err != nil {
-				return nil, fmt.Errorf("node %d (%s): jvp: %w", id, nd.Op, err)
+				return nil, spec.NewNodeError(id, nd.Op, "jvp", err)
 			}
 			if len(col.Data) != len(j) {
-				return nil, fmt.Errorf("node %d (%s): jvp has %d elements, the value %d", id, nd.Op, len(col.Data), len(j))
+				return nil, spec.NewNodeError(id, nd.Op, fmt.Sprintf("jvp has %d elements, the value %d", len(col.Data), len(j)), nil)
 			}
 			for r := range j {
 				j[r][c] = col.Data[r]
@@ -420,13 +341,13 @@ func CheckPathSum(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec
 		total += c
 	}
 	for id := range want {
-		f := tensorDiff(PathSum, "tape sweep vs explicit path sum", id, rc.OpOf(id), got[id], want[id], sameRat)
+		f := counterexample.TensorDiff(string(PathSum), "tape sweep vs explicit path sum", id, rc.OpOf(id), got[id], want[id], sameRat)
 		if f == nil && reached[id] != (count[id] > 0) {
-			f = &GraphFailure{Obligation: PathSum, Sides: "tape sweep vs explicit path sum", Scalar: "rat", Node: id, Op: rc.OpOf(id), Element: -1,
+			f = &counterexample.Failure{Law: string(PathSum), Sides: "tape sweep vs explicit path sum", Scalar: "rat", Node: id, Op: rc.OpOf(id), Element: -1,
 				LHS: fmt.Sprintf("reached=%v", reached[id]), RHS: fmt.Sprintf("%d paths", count[id])}
 		}
 		if f != nil {
-			f.Recipe, f.Inputs = rc, tc.Inputs
+			f.Graph, f.Inputs = recipeText(rc), tc.Inputs
 			f.Detail = fmt.Sprintf("%d paths end at node %d", count[id], id)
 			f.Extra = fmt.Sprintf("seed: %v", seed)
 			return total, f
@@ -443,8 +364,8 @@ func CheckPathSum(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec
 // zero-preserving, which is the case for the exact rules over Rat.
 func CheckSweeps(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec.Tensor[spec.Rat]) error {
 	rc := tc.Recipe
-	fail := func(f *GraphFailure) error {
-		f.Recipe, f.Inputs, f.Extra = rc, tc.Inputs, fmt.Sprintf("seed: %v", seed)
+	fail := func(f *counterexample.Failure) error {
+		f.Graph, f.Inputs, f.Extra = recipeText(rc), tc.Inputs, fmt.Sprintf("seed: %v", seed)
 		return f
 	}
 	tp, err := casegen.RecordTape(rc, reg, tc.Inputs)
@@ -460,7 +381,7 @@ func CheckSweeps(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec.
 		return fmt.Errorf("from-all: %w", err)
 	}
 	for id := range dense {
-		if f := tensorDiff(SweepAgreement, "tape dense-all vs tape from-all", id, rc.OpOf(id), dense[id], all[id], sameRat); f != nil {
+		if f := counterexample.TensorDiff(string(SweepAgreement), "tape dense-all vs tape from-all", id, rc.OpOf(id), dense[id], all[id], sameRat); f != nil {
 			return fail(f)
 		}
 	}
@@ -484,7 +405,7 @@ func CheckSweeps(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, seed spec.
 		return fmt.Errorf("backpropAllCtx: %w", err)
 	}
 	for id := range rc.Ctx {
-		if f := tensorDiff(SweepAgreement, "typed-graph skipping sweep vs backpropAllCtx", id, rc.OpOf(id), skip[id], every[id], sameRat); f != nil {
+		if f := counterexample.TensorDiff(string(SweepAgreement), "typed-graph skipping sweep vs backpropAllCtx", id, rc.OpOf(id), skip[id], every[id], sameRat); f != nil {
 			return fail(f)
 		}
 	}
@@ -507,8 +428,8 @@ func eqF32(a, b spec.F32) bool { return a == b || (isNaN32(a) && isNaN32(b)) }
 // (by value) on every node that is not an ancestor of s.
 func CheckSingularSweep(tc *casegen.TypedCase, k int) error {
 	rc, a, s := casegen.SingularBranch(tc.Recipe, k)
-	fail := func(f *GraphFailure) error {
-		f.Obligation, f.Scalar, f.Recipe, f.Inputs = SweepSingular, "f32", rc, tc.Inputs
+	fail := func(f *counterexample.Failure) error {
+		f.Law, f.Scalar, f.Graph, f.Inputs = string(SweepSingular), "f32", recipeText(rc), tc.Inputs
 		return f
 	}
 	tp, err := casegen.RecordTape(rc, nil, casegen.ConvertInputs[spec.F32](tc.Inputs))
@@ -528,7 +449,7 @@ func CheckSingularSweep(tc *casegen.TypedCase, k int) error {
 	for id := range skip {
 		for i, v := range skip[id].Data {
 			if isNaN32(v) {
-				return fail(&GraphFailure{Sides: "skipping sweep", Node: id, Op: rc.OpOf(id), Element: i, LHS: "NaN", RHS: "a number",
+				return fail(&counterexample.Failure{Sides: "skipping sweep", Node: id, Op: rc.OpOf(id), Element: i, LHS: "NaN", RHS: "a number",
 					Detail: "the skipping sweep produced NaN"})
 			}
 		}
@@ -536,7 +457,7 @@ func CheckSingularSweep(tc *casegen.TypedCase, k int) error {
 	for _, id := range []int{s, a} {
 		for i, v := range every[id].Data {
 			if !isNaN32(v) {
-				return fail(&GraphFailure{Sides: "every-node sweep", Node: id, Op: rc.OpOf(id), Element: i, LHS: v.String(), RHS: "NaN",
+				return fail(&counterexample.Failure{Sides: "every-node sweep", Node: id, Op: rc.OpOf(id), Element: i, LHS: v.String(), RHS: "NaN",
 					Detail: "the every-node sweep did not run inv's VJP at the singular point"})
 			}
 		}
@@ -560,7 +481,7 @@ func CheckSingularSweep(tc *casegen.TypedCase, k int) error {
 		if anc[id] || id == s+1 {
 			continue
 		}
-		if f := tensorDiff(SweepSingular, "skipping sweep vs every-node sweep off the singular branch", id, rc.OpOf(id), skip[id], every[id], eqF32); f != nil {
+		if f := counterexample.TensorDiff(string(SweepSingular), "skipping sweep vs every-node sweep off the singular branch", id, rc.OpOf(id), skip[id], every[id], eqF32); f != nil {
 			return fail(f)
 		}
 	}
@@ -569,31 +490,16 @@ func CheckSingularSweep(tc *casegen.TypedCase, k int) error {
 
 // CheckIntervalSoundness decides that the exact value of every node of
 // an exact IR graph lies in the interval the same graph denotes over
-// spec.Interval (irsem.DenoteAll over both scalars, the input enclosed
-// with FromRat), element by element with Interval.Contains.
+// spec.Interval: diffrun.Containment on the case, its counterexample
+// carrying the generated graph.
 func CheckIntervalSoundness(gc *casegen.GraphCase) error {
-	exact, err := irsem.DenoteAll(gc.Graph, gc.Payload, gc.Input)
-	if err != nil {
-		return fmt.Errorf("denote over rat: %w", err)
+	err := diffrun.Containment(gc.Graph, gc.Payload, gc.Input)
+	if f, ok := err.(*counterexample.Failure); ok {
+		c := *f
+		c.Graph = recipeText(gc.Recipe)
+		return &c
 	}
-	iv, err := irsem.DenoteAll(gc.Graph, gc.Payload, spec.Convert(gc.Input, irsem.FromRat[spec.Interval]))
-	if err != nil {
-		return fmt.Errorf("denote over interval: %w", err)
-	}
-	for id := range exact {
-		if !exact[id].Shape.Equal(iv[id].Shape) {
-			return &GraphFailure{Obligation: IntervalSoundness, Sides: "rat vs interval", Node: id, Op: string(gc.Graph.Nodes[id].Kind.Op), Element: -1,
-				LHS: exact[id].Shape.String(), RHS: iv[id].Shape.String(), Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{gc.Input}}
-		}
-		for i, r := range exact[id].Data {
-			if !iv[id].Data[i].Contains(r.Big()) {
-				return &GraphFailure{Obligation: IntervalSoundness, Sides: "exact value ∈ interval", Scalar: "interval", Node: id,
-					Op: string(gc.Graph.Nodes[id].Kind.Op), Element: i, LHS: r.String(), RHS: iv[id].Data[i].String(),
-					Detail: "the exact value lies outside its enclosure", Recipe: gc.Recipe, Inputs: []spec.Tensor[spec.Rat]{gc.Input}}
-			}
-		}
-	}
-	return nil
+	return err
 }
 
 // CheckHessian decides, on a typed recipe with a scalar result over Rat
@@ -605,8 +511,8 @@ func CheckIntervalSoundness(gc *casegen.GraphCase) error {
 // failure is the row-major index a·size(input j)+b into block [i][j].
 func CheckHessian(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, v, w []spec.Tensor[spec.Rat]) error {
 	rc := tc.Recipe
-	fail := func(f *GraphFailure) error {
-		f.Scalar, f.Recipe, f.Inputs, f.Node = "rat", rc, tc.Inputs, -1
+	fail := func(f *counterexample.Failure) error {
+		f.Scalar, f.Graph, f.Inputs, f.Node = "rat", recipeText(rc), tc.Inputs, -1
 		return f
 	}
 	g, err := casegen.BuildTyped(rc, reg)
@@ -628,7 +534,7 @@ func CheckHessian(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, v, w []sp
 				for b := 0; b < nj; b++ {
 					x, y := h[i][j].Data[a*nj+b], h[j][i].Data[b*ni+a]
 					if !x.Same(y) {
-						return fail(&GraphFailure{Obligation: HessianSymmetry, Sides: fmt.Sprintf("H[%d][%d][%d,%d] vs H[%d][%d][%d,%d]", i, j, a, b, j, i, b, a),
+						return fail(&counterexample.Failure{Law: string(HessianSymmetry), Sides: fmt.Sprintf("H[%d][%d][%d,%d] vs H[%d][%d][%d,%d]", i, j, a, b, j, i, b, a),
 							Element: a*nj + b, LHS: x.String(), RHS: y.String()})
 					}
 				}
@@ -652,8 +558,8 @@ func CheckHessian(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, v, w []sp
 		return err
 	}
 	if !lhs.Same(rhs) {
-		return fail(&GraphFailure{Obligation: HVPSymmetry, Sides: "⟨Hv,w⟩ vs ⟨v,Hw⟩", Element: -1, LHS: lhs.String(), RHS: rhs.String(),
-			Extra: fmt.Sprintf("v: %s\nw: %s", formatTensors(v), formatTensors(w))})
+		return fail(&counterexample.Failure{Law: string(HVPSymmetry), Sides: "⟨Hv,w⟩ vs ⟨v,Hw⟩", Element: -1, LHS: lhs.String(), RHS: rhs.String(),
+			Extra: fmt.Sprintf("v: %s\nw: %s", counterexample.FormatTensors(v), counterexample.FormatTensors(w))})
 	}
 	// The HVP agrees with the assembled Hessian: (Hv)_i = Σ_j H[i][j]·v_j.
 	for i := range h {
@@ -667,28 +573,12 @@ func CheckHessian(reg *spec.Registry[spec.Rat], tc *casegen.TypedCase, v, w []sp
 				}
 			}
 			if !s.Same(hv[i].Data[a]) {
-				return fail(&GraphFailure{Obligation: HVPSymmetry, Sides: fmt.Sprintf("(Hv)[%d] from hvp vs from the Hessian", i), Element: a,
-					LHS: hv[i].Data[a].String(), RHS: s.String(), Extra: fmt.Sprintf("v: %s", formatTensors(v))})
+				return fail(&counterexample.Failure{Law: string(HVPSymmetry), Sides: fmt.Sprintf("(Hv)[%d] from hvp vs from the Hessian", i), Element: a,
+					LHS: hv[i].Data[a].String(), RHS: s.String(), Extra: fmt.Sprintf("v: %s", counterexample.FormatTensors(v))})
 			}
 		}
 	}
 	return nil
-}
-
-// sameBits reports equality for the float scalars with any two NaNs
-// equal (Go does not specify which NaN a NaN result carries) and
-// otherwise bit for bit; for other scalars it is Same.
-func sameBits[T spec.Scalar[T]](a, b T) bool {
-	if a.Same(b) {
-		return true
-	}
-	fa, fb := a.Float64(), b.Float64()
-	return math.IsNaN(fa) && math.IsNaN(fb)
-}
-
-// sameValue is sameBits with +0 equal to −0.
-func sameValue[T spec.Scalar[T]](a, b T) bool {
-	return sameBits(a, b) || (a.IsZero() && b.IsZero())
 }
 
 // CheckTypedCrossPath decides, on a typed recipe over the scalar T, that
@@ -700,8 +590,8 @@ func sameValue[T spec.Scalar[T]](a, b T) bool {
 // NaN).
 func CheckTypedCrossPath[T spec.Scalar[T]](reg *spec.Registry[T], tc *casegen.TypedCase, seed spec.Tensor[spec.Rat]) error {
 	rc := tc.Recipe
-	fail := func(f *GraphFailure) error {
-		f.Obligation, f.Recipe, f.Inputs = CrossPath, rc, tc.Inputs
+	fail := func(f *counterexample.Failure) error {
+		f.Law, f.Graph, f.Inputs = string(CrossPath), recipeText(rc), tc.Inputs
 		return f
 	}
 	in := casegen.ConvertInputs[T](tc.Inputs)
@@ -727,7 +617,7 @@ func CheckTypedCrossPath[T spec.Scalar[T]](reg *spec.Registry[T], tc *casegen.Ty
 	}
 	for id := range vals {
 		tv, _ := tp.Value(id)
-		if f := tensorDiff(CrossPath, "tape vs typed-graph forward", id, rc.OpOf(id), tv, vals[id], sameBits[T]); f != nil {
+		if f := counterexample.TensorDiff(string(CrossPath), "tape vs typed-graph forward", id, rc.OpOf(id), tv, vals[id], diffrun.SameBits[T]); f != nil {
 			return fail(f)
 		}
 	}
@@ -744,10 +634,27 @@ func CheckTypedCrossPath[T spec.Scalar[T]](reg *spec.Registry[T], tc *casegen.Ty
 		if !nd.RequiresGrad {
 			continue
 		}
-		if f := tensorDiff(CrossPath, "tape vs typed-graph gradient", id, rc.OpOf(id), tg[id], gg[id], sameBits[T]); f != nil {
+		if f := counterexample.TensorDiff(string(CrossPath), "tape vs typed-graph gradient", id, rc.OpOf(id), tg[id], gg[id], diffrun.SameBits[T]); f != nil {
 			f.Extra = fmt.Sprintf("seed: %v", seed)
 			return fail(f)
 		}
 	}
 	return nil
+}
+
+// CheckIRCrossPath decides cross-path agreement on a generated IR graph:
+// diffrun.DiffIR over every scalar that applies, with the seed given (nil: ones),
+// must agree everywhere. The first disagreement is returned as a
+// *counterexample.Failure carrying the recipe.
+func CheckIRCrossPath(gc *casegen.GraphCase, seed *spec.Tensor[spec.Rat]) (*diffrun.DiffReport, error) {
+	rep, err := diffrun.DiffIR(gc.Graph, gc.Payload, gc.Input, diffrun.DiffOptions{Seed: seed})
+	if err != nil {
+		return nil, err
+	}
+	if c := rep.First(); c != nil {
+		f := *c.Failure
+		f.Graph = recipeText(gc.Recipe)
+		return rep, &f
+	}
+	return rep, nil
 }

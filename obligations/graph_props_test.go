@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -80,7 +81,7 @@ func TestGraphCompositionCatchesSignFlip(t *testing.T) {
 		dx := casegen.GenInputs(src, tc.Recipe.Ctx, "dx")
 		sd := casegen.GenTensor(src, tc.Recipe.Shapes[tc.Recipe.Result], casegen.Any, "seed")
 		err := CheckGraphComposition(reg, tc, dx, sd, nil)
-		var f *GraphFailure
+		var f *counterexample.Failure
 		if errors.As(err, &f) {
 			if f.Op != "mul" || f.Element < 0 {
 				t.Fatalf("failure not localized to a mul element: %v", err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -56,7 +57,7 @@ func TestNoSilentPass(t *testing.T) {
 		if rr.Obligation != Adjointness {
 			continue
 		}
-		var f *Failure
+		var f *counterexample.Failure
 		if !errors.As(rr.Failure, &f) || !strings.Contains(f.Error(), "declared total over the rationals") {
 			t.Fatalf("total abs with a domain error over Rat: %+v, want a failure naming the declaration", rr)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -59,7 +60,7 @@ func TestPlantedSignFlipCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var f *Failure
+		var f *counterexample.Failure
 		if res[0].Obligation != Adjointness || !errors.As(res[0].Failure, &f) || f.Op != op {
 			t.Fatalf("%s: planted sign flip not caught: %+v", op, res[0])
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -176,7 +177,7 @@ func plantedConsistent() []struct {
 
 // TestConsistentFaultsCaught: each consistent fault is caught by the
 // derivative obligation at the gate's default 100 cases, at seed 0 and
-// at every seed 1–20, with a *Failure naming the derivative obligation.
+// at every seed 1–20, with a *counterexample.Failure naming the derivative obligation.
 func TestConsistentFaultsCaught(t *testing.T) {
 	for _, pl := range plantedConsistent() {
 		t.Run(pl.op, func(t *testing.T) {
@@ -187,8 +188,8 @@ func TestConsistentFaultsCaught(t *testing.T) {
 				}
 				caught := false
 				for _, rr := range res {
-					var f *Failure
-					if rr.Obligation == Derivative && errors.As(rr.Failure, &f) && f.Obligation == Derivative {
+					var f *counterexample.Failure
+					if rr.Obligation == Derivative && errors.As(rr.Failure, &f) && Obligation(f.Law) == Derivative {
 						caught = true
 					}
 				}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -98,8 +99,8 @@ func TestPlantedScatterFaultsCaught(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var f *Failure
-		if res[0].Obligation != Adjointness || !errors.As(res[0].Failure, &f) || f.Op != c.op || f.Oracle != OracleRat {
+		var f *counterexample.Failure
+		if res[0].Obligation != Adjointness || !errors.As(res[0].Failure, &f) || f.Op != c.op || Oracle(f.Oracle) != OracleRat {
 			t.Errorf("%s: planted scatter fault not caught exactly: %+v", c.op, res[0])
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/counterexample"
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/rewrite"
@@ -48,7 +50,7 @@ func CheckRewrite(opt rewrite.Optimizer, g *irsem.Graph, p *irsem.Payload, x spe
 		rules = append(rules, fmt.Sprintf("%s@%d", a.Rule.Name, a.Node))
 	}
 	fail := func(scalar string, node, elem int, lhs, rhs string) error {
-		f := &GraphFailure{Obligation: RewriteAgreement, Sides: "unoptimised vs optimised graph", Scalar: scalar,
+		f := &counterexample.Failure{Law: string(RewriteAgreement), Sides: "unoptimised vs optimised graph", Scalar: scalar,
 			Node: node, Op: string(g.Nodes[node].Kind.Op), Element: elem, LHS: lhs, RHS: rhs,
 			Detail: fmt.Sprintf("rewrites fired: %s", strings.Join(rules, " ")), Inputs: []spec.Tensor[spec.Rat]{x}}
 		if b, err := irsem.EncodeGraph(g); err == nil {
@@ -145,7 +147,7 @@ func bitsMapped[T spec.Scalar[T]](res *rewrite.Result, g *irsem.Graph, p *irsem.
 	if err != nil {
 		return true, fmt.Errorf("optimised graph over %s: %w", scalar, err)
 	}
-	return true, compareMapped(res, gv, hv, sameBits[T], fail, scalar)
+	return true, compareMapped(res, gv, hv, diffrun.SameBits[T], fail, scalar)
 }
 
 // checkRewriteCase draws a graph from either stream (exact or not),

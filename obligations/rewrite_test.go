@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/rewrite"
@@ -49,8 +50,8 @@ func TestRewriteCatchesGorgoniaCSE(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := CheckRewrite(gorgoniaCSE, g, nil, x)
-	var f *GraphFailure
-	if !errors.As(err, &f) || f.Obligation != RewriteAgreement || f.Node != 2 {
+	var f *counterexample.Failure
+	if !errors.As(err, &f) || Obligation(f.Law) != RewriteAgreement || f.Node != 2 {
 		t.Fatalf("planted softmax/log_softmax merge: got %v, want a rewrite failure at node 2", err)
 	}
 	if d, err := CheckRewrite(rewrite.Optimizer{}, g, nil, x); err != nil || !d {
@@ -124,7 +125,7 @@ func TestRewriteCatchesWrongRule(t *testing.T) {
 	x, _ := spec.Zeros[spec.Rat](s)
 	x.Data[0] = spec.NewRat(-1, 1)
 	_, err := CheckRewrite(gorgoniaCSE, g, nil, x)
-	var f *GraphFailure
+	var f *counterexample.Failure
 	if !errors.As(err, &f) || f.Scalar != "rat" {
 		t.Fatalf("relu/abs merge: got %v, want a rat failure", err)
 	}

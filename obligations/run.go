@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -17,7 +18,7 @@ type Result struct {
 	Cases      int            // instances decided (inconclusive ones excluded)
 	Oracles    map[Oracle]int // how many cases each oracle decided, and how many were OracleInconclusive
 	Worst      float64        // the largest measure seen (see Outcome)
-	Failure    error          // the first failure (a *Failure) or error, nil when the law held on every case
+	Failure    error          // the first failure (a *counterexample.Failure) or error, nil when the law held on every case
 }
 
 // OracleSummary prints the oracles used, e.g. "rat" or "rat+interval".
@@ -184,12 +185,12 @@ func (r Registries) checkOpCase(op string, obs []Obligation, pos map[Obligation]
 	v, dv := casegen.Tangents(src, inst, shape)
 	a, b := casegen.GenRat(src, casegen.Any, "a"), casegen.GenRat(src, casegen.Any, "b")
 	o1, o2, err := r.CheckLinearity(inst, a, b, dxs, v, d, dv)
-	var f *Failure
+	var f *counterexample.Failure
 	switch {
 	case err == nil:
 		record(JVPLinearity, o1, nil)
 		record(VJPLinearity, o2, nil)
-	case errors.As(err, &f) && f.Obligation == VJPLinearity:
+	case errors.As(err, &f) && f.Law == string(VJPLinearity):
 		record(JVPLinearity, o1, nil)
 		record(VJPLinearity, o2, err)
 	default:

@@ -143,11 +143,11 @@ func Check(c *Certificate) (*Report, error) { return CheckWith(c, Options{}) }
 // sample point.
 func CheckWith(c *Certificate, o Options) (*Report, error) {
 	if c == nil {
-		return nil, &Error{Node: -1, Elem: -1, Msg: "no certificate"}
+		return nil, unplaced("no certificate", nil)
 	}
 	g := c.Graph
 	if g == nil {
-		return nil, &Error{Node: -1, Elem: -1, Msg: "certificate has no graph"}
+		return nil, unplaced("certificate has no graph", nil)
 	}
 	if err := g.Check(); err != nil {
 		return nil, err
@@ -165,10 +165,10 @@ func CheckWith(c *Certificate, o Options) (*Report, error) {
 	}
 	prof, err := resolve(c.Profile)
 	if err != nil {
-		return nil, &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("certificate profile %q", c.Profile), Err: err}
+		return nil, unplaced(fmt.Sprintf("certificate profile %q", c.Profile), err)
 	}
 	if prof == nil {
-		return nil, &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("certificate profile %q resolves to no profile", c.Profile)}
+		return nil, unplaced(fmt.Sprintf("certificate profile %q resolves to no profile", c.Profile), nil)
 	}
 	plan, err := PlanKernels(g, prof)
 	if err != nil {
@@ -206,7 +206,7 @@ func CheckWith(c *Certificate, o Options) (*Report, error) {
 	var bound *backend.BoundPlan
 	if o.Providers != nil {
 		if bound, err = backend.Bind(plan, o.Providers); err != nil {
-			return nil, &Error{Node: -1, Elem: -1, Msg: "binding the kernel plan", Err: err}
+			return nil, unplaced("binding the kernel plan", err)
 		}
 	}
 	if err := replay(g, c.Payload, box, nodes, o, rep); err != nil {
@@ -226,14 +226,14 @@ func decodeBox(g *irsem.Graph, bits []Bits32) (Interval32Tensor, error) {
 	in := &g.Nodes[g.InputID]
 	s := shapeOrScalar(in.Shape)
 	if len(bits) != s.Size() {
-		return Interval32Tensor{}, &Error{Node: in.ID, Tag: in.Kind.Op, Elem: -1,
+		return Interval32Tensor{}, &spec.NodeError{Node: in.ID, Op: string(in.Kind.Op), Elem: -1,
 			Msg: fmt.Sprintf("certificate box has %d elements; the input has shape %v (%d elements)", len(bits), s, s.Size())}
 	}
 	box := Interval32Tensor{Shape: s.Clone(), Data: make([]Interval32, len(bits))}
 	for i, b := range bits {
 		x, err := b.Interval()
 		if err != nil {
-			return Interval32Tensor{}, &Error{Node: in.ID, Tag: in.Kind.Op, Elem: i, Msg: "certificate box " + b.String(), Err: err}
+			return Interval32Tensor{}, &spec.NodeError{Node: in.ID, Op: string(in.Kind.Op), Elem: i, Msg: "certificate box " + b.String(), Err: err}
 		}
 		box.Data[i] = x
 	}
@@ -244,11 +244,11 @@ func decodeBox(g *irsem.Graph, bits []Bits32) (Interval32Tensor, error) {
 // ones.
 func compareNames(g *irsem.Graph, what string, claimed, rebuilt []string, how string) error {
 	if len(claimed) != len(rebuilt) {
-		return &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("certificate lists %d %s names for %d nodes", len(claimed), what, len(rebuilt))}
+		return unplaced(fmt.Sprintf("certificate lists %d %s names for %d nodes", len(claimed), what, len(rebuilt)), nil)
 	}
 	for i := range claimed {
 		if claimed[i] != rebuilt[i] {
-			return &Error{Node: i, Tag: g.Nodes[i].Kind.Op, Elem: -1,
+			return &spec.NodeError{Node: i, Op: string(g.Nodes[i].Kind.Op), Elem: -1,
 				Msg: fmt.Sprintf("certificate names %s %q; %s: %q", what, claimed[i], how, rebuilt[i])}
 		}
 	}
@@ -259,12 +259,12 @@ func compareNames(g *irsem.Graph, what string, claimed, rebuilt []string, how st
 // re-plan's, node by node.
 func compareCapsules(g *irsem.Graph, claimed [][]string, plan *backend.GraphKernelPlan) error {
 	if len(claimed) != len(plan.Nodes) {
-		return &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("certificate lists capsules for %d nodes, the graph has %d", len(claimed), len(plan.Nodes))}
+		return unplaced(fmt.Sprintf("certificate lists capsules for %d nodes, the graph has %d", len(claimed), len(plan.Nodes)), nil)
 	}
 	for i := range plan.Nodes {
 		want := capsuleNames(&plan.Nodes[i])
 		if strings.Join(claimed[i], ",") != strings.Join(want, ",") || len(claimed[i]) != len(want) {
-			return &Error{Node: i, Tag: g.Nodes[i].Kind.Op, Elem: -1,
+			return &spec.NodeError{Node: i, Op: string(g.Nodes[i].Kind.Op), Elem: -1,
 				Msg: fmt.Sprintf("certificate names capsules [%s]; re-planned under profile %s: [%s]", strings.Join(claimed[i], " "), plan.Profile, strings.Join(want, " "))}
 		}
 	}
@@ -274,21 +274,21 @@ func compareCapsules(g *irsem.Graph, claimed [][]string, plan *backend.GraphKern
 // compareTrace compares the claimed trace with the rebuilt one bit for bit.
 func compareTrace(g *irsem.Graph, claimed [][]Bits32, nodes []NodeTrace, rep *Report) error {
 	if len(claimed) != len(nodes) {
-		return &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("certificate trace has %d nodes, the graph %d", len(claimed), len(nodes))}
+		return unplaced(fmt.Sprintf("certificate trace has %d nodes, the graph %d", len(claimed), len(nodes)), nil)
 	}
 	for i, nt := range nodes {
 		tag := g.Nodes[i].Kind.Op
 		if len(claimed[i]) != len(nt.Enclosures) {
-			return &Error{Node: i, Tag: tag, Elem: -1,
+			return &spec.NodeError{Node: i, Op: string(tag), Elem: -1,
 				Msg: fmt.Sprintf("certificate trace has %d enclosures, the node %d elements", len(claimed[i]), len(nt.Enclosures))}
 		}
 		for j, e := range nt.Enclosures {
 			want, got := e.Bits(), claimed[i][j]
 			if got.Lo != want.Lo {
-				return &Error{Node: i, Tag: tag, Elem: j, Msg: fmt.Sprintf("lo claimed 0x%08x, rebuilt 0x%08x", got.Lo, want.Lo)}
+				return &spec.NodeError{Node: i, Op: string(tag), Elem: j, Msg: fmt.Sprintf("lo claimed 0x%08x, rebuilt 0x%08x", got.Lo, want.Lo)}
 			}
 			if got.Hi != want.Hi {
-				return &Error{Node: i, Tag: tag, Elem: j, Msg: fmt.Sprintf("hi claimed 0x%08x, rebuilt 0x%08x", got.Hi, want.Hi)}
+				return &spec.NodeError{Node: i, Op: string(tag), Elem: j, Msg: fmt.Sprintf("hi claimed 0x%08x, rebuilt 0x%08x", got.Hi, want.Hi)}
 			}
 		}
 		rep.Elements += len(nt.Enclosures)
@@ -377,16 +377,16 @@ func replayKernels(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, nodes
 		}
 		vals, err := bound.Execute(g, p, in)
 		if err != nil {
-			return &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("sample %s: kernel plan execution failed", sp.what), Err: err}
+			return unplaced(fmt.Sprintf("sample %s: kernel plan execution failed", sp.what), err)
 		}
 		for i, nt := range nodes {
 			if len(vals[i].Data) != len(nt.Enclosures) {
-				return &Error{Node: i, Tag: nt.Tag, Elem: -1,
+				return &spec.NodeError{Node: i, Op: string(nt.Tag), Elem: -1,
 					Msg: fmt.Sprintf("sample %s: kernel value has %d elements, the trace %d", sp.what, len(vals[i].Data), len(nt.Enclosures))}
 			}
 			for j, v := range vals[i].Data {
 				if e := nt.Enclosures[j]; !e.Contains(float32(v)) {
-					return &Error{Node: i, Tag: nt.Tag, Elem: j,
+					return &spec.NodeError{Node: i, Op: string(nt.Tag), Elem: j,
 						Msg: fmt.Sprintf("sample %s: kernel value %s (0x%08x) of %s outside enclosure %s %s",
 							sp.what, v, math.Float32bits(float32(v)), strings.Join(kernelNames(nt.Kernels), ", "), e, e.Bits())}
 				}
@@ -434,17 +434,17 @@ func replay(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, nodes []Node
 		}
 		vals, err := irsem.DenoteAll(g, p, in)
 		if err != nil {
-			return &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("sample %s: binary32 replay failed", sp.what), Err: err}
+			return unplaced(fmt.Sprintf("sample %s: binary32 replay failed", sp.what), err)
 		}
 		for i, nt := range nodes {
 			if len(vals[i].Data) != len(nt.Enclosures) {
-				return &Error{Node: i, Tag: nt.Tag, Elem: -1,
+				return &spec.NodeError{Node: i, Op: string(nt.Tag), Elem: -1,
 					Msg: fmt.Sprintf("sample %s: binary32 value has %d elements, the trace %d", sp.what, len(vals[i].Data), len(nt.Enclosures))}
 			}
 			for j, v := range vals[i].Data {
 				e := nt.Enclosures[j]
 				if f := v.Float32(); !e.Contains(f) {
-					return &Error{Node: i, Tag: nt.Tag, Elem: j,
+					return &spec.NodeError{Node: i, Op: string(nt.Tag), Elem: j,
 						Msg: fmt.Sprintf("sample %s: binary32 value %s (0x%08x) outside enclosure %s %s", sp.what, v, v.Bits(), e, e.Bits())}
 				}
 			}
@@ -457,7 +457,7 @@ func replay(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, nodes []Node
 		for i, f := range sp.x {
 			r, err := spec.RatFromFloat64(float64(f))
 			if err != nil {
-				return &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("sample %s element %d", sp.what, i), Err: err}
+				return unplaced(fmt.Sprintf("sample %s element %d", sp.what, i), err)
 			}
 			rin.Data[i] = r
 		}
@@ -468,7 +468,7 @@ func replay(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, nodes []Node
 		for i, nt := range nodes {
 			for j, v := range rvals[i].Data {
 				if j >= len(nt.Enclosures) || !nt.Enclosures[j].ContainsRat(v.Big()) {
-					return &Error{Node: i, Tag: nt.Tag, Elem: j,
+					return &spec.NodeError{Node: i, Op: string(nt.Tag), Elem: j,
 						Msg: fmt.Sprintf("sample %s: exact value %s outside enclosure", sp.what, ratShort(v.Big()))}
 				}
 			}

@@ -96,11 +96,11 @@ func TestCheckRejectsEveryFlippedBit(t *testing.T) {
 						e.Lo = now
 					}
 					_, err := CheckWith(d, Options{Samples: -1})
-					want := fmt.Sprintf("node %d (%s) element %d: %s claimed 0x%08x, rebuilt 0x%08x", id, tg.g.Nodes[id].Kind.Op, j, end, now, was)
+					want := fmt.Sprintf("node %d (%s): element %d: %s claimed 0x%08x, rebuilt 0x%08x", id, tg.g.Nodes[id].Kind.Op, j, end, now, was)
 					if err == nil || err.Error() != want {
 						t.Fatalf("flip bit %d: got %v\nwant %s", bit, err, want)
 					}
-					var re *Error
+					var re *spec.NodeError
 					if !errors.As(err, &re) || re.Node != id || re.Elem != j {
 						t.Fatalf("flip bit %d: error %#v", bit, err)
 					}
@@ -125,7 +125,7 @@ func TestCheckSignedZeroCounts(t *testing.T) {
 	}
 	d.Trace[2][0].Lo = 0x80000000
 	_, err := Check(d)
-	if err == nil || err.Error() != "node 2 (relu) element 0: lo claimed 0x80000000, rebuilt 0x00000000" {
+	if err == nil || err.Error() != "node 2 (relu): element 0: lo claimed 0x80000000, rebuilt 0x00000000" {
 		t.Errorf("−0 accepted or misreported: %v", err)
 	}
 }
@@ -146,9 +146,9 @@ func TestCheckRejectsTamperedCertificates(t *testing.T) {
 		{"nil graph", func(d *Certificate) { d.Graph = nil }, Options{}, "ranges: certificate has no graph"},
 		{"other graph", func(d *Certificate) { d.Graph = quad }, Options{}, "node 1 (mul_elem): "},
 		{"missing payload", func(d *Certificate) { d.Payload = nil }, Options{}, "node 1 (linear): missing linear payload for node 1"},
-		{"box wider", func(d *Certificate) { d.Box[0].Hi = math.Float32bits(2) }, Options{}, "node 0 (input) element 0: hi claimed 0x3f800000, rebuilt 0x40000000"},
-		{"box NaN", func(d *Certificate) { d.Box[1].Lo = 0x7fc00000 }, Options{}, "node 0 (input) element 1: certificate box [0x7fc00000, 0x3f800000]: interval [NaN, 1] has a non-finite endpoint"},
-		{"box crossed", func(d *Certificate) { d.Box[1].Lo = math.Float32bits(3) }, Options{}, "node 0 (input) element 1: certificate box [0x40400000, 0x3f800000]: interval [3, 1] has lo > hi"},
+		{"box wider", func(d *Certificate) { d.Box[0].Hi = math.Float32bits(2) }, Options{}, "node 0 (input): element 0: hi claimed 0x3f800000, rebuilt 0x40000000"},
+		{"box NaN", func(d *Certificate) { d.Box[1].Lo = 0x7fc00000 }, Options{}, "node 0 (input): element 1: certificate box [0x7fc00000, 0x3f800000]: interval [NaN, 1] has a non-finite endpoint"},
+		{"box crossed", func(d *Certificate) { d.Box[1].Lo = math.Float32bits(3) }, Options{}, "node 0 (input): element 1: certificate box [0x40400000, 0x3f800000]: interval [3, 1] has lo > hi"},
 		{"box short", func(d *Certificate) { d.Box = d.Box[:1] }, Options{}, "node 0 (input): certificate box has 1 elements; the input has shape [2] (2 elements)"},
 		{"unknown profile", func(d *Certificate) { d.Profile = "fastest" }, Options{}, `ranges: certificate profile "fastest": `},
 		{"nil profile", func(d *Certificate) {}, Options{Profiles: func(string) (*backend.Profile, error) { return nil, nil }}, `ranges: certificate profile "checked_cpu" resolves to no profile`},
@@ -163,7 +163,7 @@ func TestCheckRejectsTamperedCertificates(t *testing.T) {
 			p := loadPayload(t, "../examples/mlp.payload.json")
 			p.Entries[3].B.Data[0] = spec.NewRat(1, 4)
 			d.Payload = p
-		}, Options{}, "node 3 (linear) element 0: lo claimed"},
+		}, Options{}, "node 3 (linear): element 0: lo claimed"},
 		// The same certificate checked against a profile whose linear
 		// capsule is implementation-defined: the re-plan differs.
 		{"profile now implementation-defined", func(d *Certificate) {}, Options{Profiles: func(string) (*backend.Profile, error) {
@@ -207,7 +207,7 @@ func TestReplayCatchesValuesOutsideTheTrace(t *testing.T) {
 	out := nodes[3].Enclosures[0]
 	nodes[3].Enclosures = []Interval32{{out.Lo, out.Lo}}
 	err = replay(tg.g, tg.p, box, nodes, Options{}, &Report{})
-	if err == nil || !strings.HasPrefix(err.Error(), "node 3 (linear) element 0: sample corner 0: binary32 value ") ||
+	if err == nil || !strings.HasPrefix(err.Error(), "node 3 (linear): element 0: sample corner 0: binary32 value ") ||
 		!strings.Contains(err.Error(), "outside enclosure") {
 		t.Errorf("got %v", err)
 	}
@@ -302,7 +302,7 @@ func TestCheckRunsBoundKernels(t *testing.T) {
 	c := produce(t, tg, mustBox(t, spec.Shape{2}, []float32{-1, -1}, []float32{1, 1}))
 	_, err = CheckWith(c, Options{Providers: faulty})
 	if err == nil ||
-		!strings.HasPrefix(err.Error(), "node 2 (relu) element 3: sample corner 0: kernel value ") ||
+		!strings.HasPrefix(err.Error(), "node 2 (relu): element 3: sample corner 0: kernel value ") ||
 		!strings.Contains(err.Error(), "of reference.relu outside enclosure") {
 		t.Errorf("planted relu fault: %v", err)
 	}

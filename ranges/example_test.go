@@ -59,5 +59,5 @@ func Example() {
 	// node 3 add      registry:add reference.add    [[0, 8] [0.5, 0.5]]
 	// node 4 sum      registry:sum reference.sum    [[0.5, 8.5]]
 	// check: <nil> points replayed: 21 fixed-left: [node 4 (sum): reference.sum]
-	// node 4 (sum) element 0: hi claimed 0x41080001, rebuilt 0x41080000
+	// node 4 (sum): element 0: hi claimed 0x41080001, rebuilt 0x41080000
 }

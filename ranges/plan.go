@@ -6,6 +6,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
 )
 
 // PlanKernels plans g against profile prof with backend.Plan and returns
@@ -17,17 +18,17 @@ import (
 // the first rejected node it reaches.
 func PlanKernels(g *irsem.Graph, prof *backend.Profile) (*backend.GraphKernelPlan, error) {
 	if g == nil {
-		return nil, &Error{Node: -1, Elem: -1, Msg: "no graph"}
+		return nil, unplaced("no graph", nil)
 	}
 	if prof == nil {
-		return nil, &Error{Node: -1, Elem: -1, Msg: "no profile"}
+		return nil, unplaced("no profile", nil)
 	}
 	r := backend.Plan(g, prof)
 	if r.Err != nil {
 		return nil, r.Err
 	}
 	if r.Plan == nil {
-		return nil, &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("profile %q planned nothing", prof.Name)}
+		return nil, unplaced(fmt.Sprintf("profile %q planned nothing", prof.Name), nil)
 	}
 	return r.Plan, nil
 }
@@ -37,15 +38,15 @@ func PlanKernels(g *irsem.Graph, prof *backend.Profile) (*backend.GraphKernelPla
 // to (irsem.PlanApplications), each with a capsule for its op.
 func checkPlan(g *irsem.Graph, plan *backend.GraphKernelPlan, apps []irsem.Application) error {
 	if plan == nil {
-		return &Error{Node: -1, Elem: -1, Msg: "no kernel plan"}
+		return unplaced("no kernel plan", nil)
 	}
 	if len(plan.Nodes) != len(g.Nodes) {
-		return &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("kernel plan has %d entries for %d nodes", len(plan.Nodes), len(g.Nodes))}
+		return unplaced(fmt.Sprintf("kernel plan has %d entries for %d nodes", len(plan.Nodes), len(g.Nodes)), nil)
 	}
 	for i := range g.Nodes {
 		n, np := &g.Nodes[i], &plan.Nodes[i]
 		if np.Node != i || np.Tag != n.Kind.Op {
-			return &Error{Node: i, Tag: n.Kind.Op, Elem: -1,
+			return &spec.NodeError{Node: i, Op: string(n.Kind.Op), Elem: -1,
 				Msg: fmt.Sprintf("kernel plan entry %d is for node %d (%s)", i, np.Node, np.Tag)}
 		}
 		if !np.Accepted() {
@@ -56,12 +57,12 @@ func checkPlan(g *irsem.Graph, plan *backend.GraphKernelPlan, apps []irsem.Appli
 		for k, kn := range np.Kernels {
 			got[k] = kn.Op
 			if kn.Capsule.Op != kn.Op {
-				return &Error{Node: i, Tag: n.Kind.Op, Elem: -1,
+				return &spec.NodeError{Node: i, Op: string(n.Kind.Op), Elem: -1,
 					Msg: fmt.Sprintf("kernel plan selects capsule %q for op %q, which implements %q", kn.Capsule.Name, kn.Op, kn.Capsule.Op)}
 			}
 		}
 		if strings.Join(got, ",") != strings.Join(want, ",") {
-			return &Error{Node: i, Tag: n.Kind.Op, Elem: -1,
+			return &spec.NodeError{Node: i, Op: string(n.Kind.Op), Elem: -1,
 				Msg: fmt.Sprintf("kernel plan runs [%s], the node needs [%s]", strings.Join(got, ","), strings.Join(want, ","))}
 		}
 	}
@@ -78,13 +79,13 @@ func requireFixedLeft(n *irsem.Node, rule string, np *backend.NodePlan) error {
 			continue
 		}
 		if k.Capsule.Reduction != backend.ReductionFixedLeft {
-			return &Error{Node: n.ID, Tag: n.Kind.Op, Elem: -1, Rule: rule,
+			return &spec.NodeError{Node: n.ID, Op: string(n.Kind.Op), Elem: -1, Rule: rule,
 				Msg: fmt.Sprintf("range rule %s requires a fixed-left capsule; selected %s is %s", rule, k.Capsule.Name, k.Capsule.Reduction)}
 		}
 		found = true
 	}
 	if !found {
-		return &Error{Node: n.ID, Tag: n.Kind.Op, Elem: -1, Rule: rule,
+		return &spec.NodeError{Node: n.ID, Op: string(n.Kind.Op), Elem: -1, Rule: rule,
 			Msg: fmt.Sprintf("range rule %s requires a fixed-left capsule; the plan selects no reduction kernel", rule)}
 	}
 	return nil

@@ -112,7 +112,7 @@ func randomGraph(seed uint64, steps int) (*irsem.Graph, *irsem.Payload) {
 // legitimate reports whether a trace failure is one a rule is entitled to:
 // an undefined or unbounded enclosure, not an internal or shape error.
 func legitimate(err error) bool {
-	var e *Error
+	var e *spec.NodeError
 	if !errors.As(err, &e) || e.Node < 0 {
 		return false
 	}

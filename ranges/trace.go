@@ -55,7 +55,7 @@ type NodeTrace struct {
 //
 //	node 4 (sum): range rule sumLeft requires a fixed-left capsule; selected fast_cpu.sum is implementation-defined
 //
-// Every error is an *Error naming the node.
+// Every error that concerns a node is a *spec.NodeError naming it.
 func Trace(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *backend.GraphKernelPlan) ([][]Interval32, error) {
 	nodes, err := TraceNodes(g, p, box, plan)
 	if err != nil {
@@ -71,7 +71,7 @@ func Trace(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *backend
 // TraceNodes is Trace with each node's rule and capsule.
 func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *backend.GraphKernelPlan) ([]NodeTrace, error) {
 	if g == nil {
-		return nil, &Error{Node: -1, Elem: -1, Msg: "no graph"}
+		return nil, unplaced("no graph", nil)
 	}
 	if err := g.Check(); err != nil {
 		return nil, err
@@ -97,12 +97,12 @@ func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *ba
 		nt := NodeTrace{ID: i, Tag: n.Kind.Op, Kernels: append([]backend.PlannedKernel(nil), np.Kernels...)}
 		r, ok := table().index[n.Kind.Op]
 		if !ok {
-			return nil, &Error{Node: i, Tag: n.Kind.Op, Elem: -1,
+			return nil, &spec.NodeError{Node: i, Op: string(n.Kind.Op), Elem: -1,
 				Msg: fmt.Sprintf("no range rule for tag %q; unsupported operations fail rather than widen to [-inf, inf]", n.Kind.Op)}
 		}
 		nt.Rule = r.Rule
 		if !np.Accepted() {
-			return nil, &Error{Node: i, Tag: n.Kind.Op, Elem: -1, Rule: r.Rule,
+			return nil, &spec.NodeError{Node: i, Op: string(n.Kind.Op), Elem: -1, Rule: r.Rule,
 				Msg: "the kernel plan rejects it: " + strings.Join(np.Reasons, "; ")}
 		}
 		if r.FixedLeft {
@@ -120,12 +120,12 @@ func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *ba
 		}
 		nt.Rule = c.rule
 		if want := shapeOrScalar(n.Shape).Size(); len(v) != want {
-			return nil, &Error{Node: i, Tag: n.Kind.Op, Elem: -1, Rule: r.Rule,
+			return nil, &spec.NodeError{Node: i, Op: string(n.Kind.Op), Elem: -1, Rule: r.Rule,
 				Msg: fmt.Sprintf("range rule %s produced %d enclosures for shape %v (%d elements)", r.Rule, len(v), n.Shape, want)}
 		}
 		for j, x := range v {
 			if err := x.Valid(); err != nil { // unreachable: every operation checks
-				return nil, &Error{Node: i, Tag: n.Kind.Op, Elem: j, Rule: r.Rule, Msg: "range rule " + r.Rule, Err: err}
+				return nil, &spec.NodeError{Node: i, Op: string(n.Kind.Op), Elem: j, Rule: r.Rule, Msg: "range rule " + r.Rule, Err: err}
 			}
 		}
 		vals[i] = v
@@ -137,7 +137,7 @@ func TraceNodes(g *irsem.Graph, p *irsem.Payload, box Interval32Tensor, plan *ba
 
 // ruleError places a rule's failure at its node (and element).
 func ruleError(n *irsem.Node, rule string, err error) error {
-	e := &Error{Node: n.ID, Tag: n.Kind.Op, Elem: -1, Rule: rule, Msg: "range rule " + rule, Err: err}
+	e := &spec.NodeError{Node: n.ID, Op: string(n.Kind.Op), Elem: -1, Rule: rule, Msg: "range rule " + rule, Err: err}
 	var ee *elemError
 	if errors.As(err, &ee) {
 		e.Elem, e.Err = ee.elem, ee.err
@@ -153,7 +153,7 @@ func checkBudget(g *irsem.Graph) error {
 		sz := shapeOrScalar(n.Shape).Size()
 		total += sz
 		if total > MaxTraceElements {
-			return &Error{Node: i, Tag: n.Kind.Op, Elem: -1,
+			return &spec.NodeError{Node: i, Op: string(n.Kind.Op), Elem: -1,
 				Msg: fmt.Sprintf("the graph's values exceed %d elements in all", MaxTraceElements)}
 		}
 		var k int
@@ -171,7 +171,7 @@ func checkBudget(g *irsem.Graph) error {
 		}
 		if k > 0 {
 			if sz > MaxTraceWork/k || work+sz*k > MaxTraceWork {
-				return &Error{Node: i, Tag: n.Kind.Op, Elem: -1,
+				return &spec.NodeError{Node: i, Op: string(n.Kind.Op), Elem: -1,
 					Msg: fmt.Sprintf("the graph's products exceed %d multiply-adds in all", MaxTraceWork)}
 			}
 			work += sz * k
@@ -194,7 +194,7 @@ func BoxFromFloat32(shape spec.Shape, lo, hi []float32) (Interval32Tensor, error
 	for i := range out.Data {
 		x, err := NewInterval32(lo[i], hi[i])
 		if err != nil {
-			return Interval32Tensor{}, &Error{Node: -1, Elem: -1, Msg: fmt.Sprintf("box element %d", i), Err: err}
+			return Interval32Tensor{}, unplaced(fmt.Sprintf("box element %d", i), err)
 		}
 		out.Data[i] = x
 	}

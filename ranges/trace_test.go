@@ -1,6 +1,7 @@
 package ranges
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -135,17 +136,17 @@ func TestTraceFailures(t *testing.T) {
 		want   string
 	}{
 		{"inv through 0", one("inv"), "", []float32{1, -1}, []float32{2, 1},
-			"node 1 (inv) element 1: range rule registry:inv: divisor [-1, 1] contains 0"},
+			"node 1 (inv): element 1: range rule registry:inv: divisor [-1, 1] contains 0"},
 		{"inv touching 0", one("inv"), "", []float32{0, 1}, []float32{1, 1},
-			"node 1 (inv) element 0: range rule registry:inv: divisor [0, 1] contains 0"},
+			"node 1 (inv): element 0: range rule registry:inv: divisor [0, 1] contains 0"},
 		{"exp overflow", one("exp"), "", []float32{0, 0}, []float32{1, 100},
-			"node 1 (exp) element 1: range rule registry:exp: enclosure"},
+			"node 1 (exp): element 1: range rule registry:exp: enclosure"},
 		{"log of 0", one("log"), "", []float32{1, 0}, []float32{2, 3},
-			"node 1 (log) element 1: range rule registry:log: on [0, 0]: log of [0, 0]: raw log requires x > 0"},
+			"node 1 (log): element 1: range rule registry:log: on [0, 0]: log of [0, 0]: raw log requires x > 0"},
 		{"add overflow", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[2]},
   {"id":1,"kind":"add","parents":[0,0],"shape":[2]}]}`, "", []float32{0, 0}, []float32{1, math.MaxFloat32},
-			"node 1 (add) element 1: range rule registry:add: enclosure"},
+			"node 1 (add): element 1: range rule registry:add: enclosure"},
 		{"layernorm with eps 0 on a point", `{"format":"torchlean.ir.v1","input_id":0,"output_id":1,"nodes":[
   {"id":0,"kind":"input","parents":[],"shape":[2]},
   {"id":1,"kind":"layernorm","parents":[0],"shape":[2],"axis":0}]}`,
@@ -184,11 +185,11 @@ func TestTraceBadArguments(t *testing.T) {
 		{"NaN box", func() error {
 			_, err := Trace(quad, nil, Interval32Tensor{Shape: spec.Shape{2}, Data: []Interval32{{0, 1}, {nan, 1}}}, plan)
 			return err
-		}, "node 0 (input) element 1: range rule source: input box: interval [NaN, 1] has a non-finite endpoint"},
+		}, "node 0 (input): element 1: range rule source: input box: interval [NaN, 1] has a non-finite endpoint"},
 		{"crossed box", func() error {
 			_, err := Trace(quad, nil, Interval32Tensor{Shape: spec.Shape{2}, Data: []Interval32{{1, 0}, {0, 1}}}, plan)
 			return err
-		}, "node 0 (input) element 0: range rule source: input box: interval [1, 0] has lo > hi"},
+		}, "node 0 (input): element 0: range rule source: input box: interval [1, 0] has lo > hi"},
 		{"missing payload", func() error {
 			_, err := Trace(mlp, nil, good, mustPlan(t, mlp, backend.CheckedCPU()))
 			return err
@@ -291,5 +292,28 @@ func TestTraceLimits(t *testing.T) {
 	_, err = Trace(g, nil, box, mustPlan(t, g, backend.CheckedCPU()))
 	if err == nil || err.Error() != "node 2 (matmul): the graph's products exceed 16777216 multiply-adds in all" {
 		t.Errorf("work: %v", err)
+	}
+}
+
+// TestTraceErrorPlacesTheRule: a rule that cannot enclose one element
+// (log over [-1, 1] ∌ only positive values) is reported as the tree's
+// node-located error at the node, its tag, the element and the rule,
+// in NodeError's one-line layout.
+func TestTraceErrorPlacesTheRule(t *testing.T) {
+	g := &irsem.Graph{InputID: 0, OutputID: 1, Nodes: []irsem.Node{
+		{ID: 0, Kind: irsem.Kind{Op: irsem.OpInput}, Parents: []int{}, Shape: spec.Shape{2}},
+		{ID: 1, Kind: irsem.Kind{Op: irsem.OpLog}, Parents: []int{0}, Shape: spec.Shape{2}},
+	}}
+	box := mustBox(t, spec.Shape{2}, []float32{1, -1}, []float32{2, 1})
+	_, err := Trace(g, nil, box, mustPlan(t, g, backend.CheckedCPU()))
+	var e *spec.NodeError
+	if !errors.As(err, &e) {
+		t.Fatalf("err %v, want a *spec.NodeError", err)
+	}
+	if e.Node != 1 || e.Op != "log" || e.Elem != 1 || e.Rule == "" || e.Msg != "range rule "+e.Rule {
+		t.Fatalf("error %#v", e)
+	}
+	if want := "node 1 (log): element 1: range rule " + e.Rule + ": "; !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+		t.Errorf("text %q, want prefix %q", err, want)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -162,8 +163,9 @@ type Case struct {
 	WorstElement int
 	WorstFloat   float64
 	// Failure is the first failing element (or the provider's error);
-	// nil when the case holds.
-	Failure *Failure
+	// nil when the case holds. Its Law is the element's Rule, its Kind
+	// the case's input kind, and Detail the full explanation.
+	Failure *counterexample.Failure
 }
 
 // Result is the outcome of Check for one (provider, op) pair.
@@ -181,37 +183,9 @@ type Result struct {
 	WorstCase  int
 	WorstFloat float64
 	// Failures counts failing cases; Failure is the first one (a
-	// *Failure), nil when every case holds.
+	// *counterexample.Failure), nil when every case holds.
 	Failures int
 	Failure  error
-}
-
-// Failure describes a refinement failure: which op, provider, capsule,
-// case and element, under which rule, and why.
-type Failure struct {
-	Op, Provider, Capsule string
-	Case                  int
-	Kind                  Kind
-	// Element is the failing output element, −1 when the provider
-	// returned an error.
-	Element int
-	Rule    Rule
-	// Got is the provider's encoding of the element.
-	Got uint32
-	// AbsError and Bound are |provider − exact| and the bound
-	// (RuleBound).
-	AbsError, Bound spec.Rat
-	// Reason is the full explanation.
-	Reason string
-}
-
-// Error names op, provider, capsule, case, element and the reason.
-func (f *Failure) Error() string {
-	where := fmt.Sprintf("case %d (%s)", f.Case, f.Kind)
-	if f.Element >= 0 {
-		where += fmt.Sprintf(", element %d", f.Element)
-	}
-	return fmt.Sprintf("refine: %s on provider %s (capsule %s), %s: %s", f.Op, f.Provider, f.Capsule, where, f.Reason)
 }
 
 // Options configures CheckOptions.
@@ -285,7 +259,7 @@ func CheckOptions(b *backend.Binding, op string, o Options) (*Result, error) {
 		}
 		c.Index, c.Kind, c.Seed = i, k, o.Seed
 		if c.Failure != nil {
-			c.Failure.Case, c.Failure.Kind = i, k
+			c.Failure.Case, c.Failure.Kind = i, string(k)
 			res.Failures++
 			if res.Failure == nil {
 				res.Failure = c.Failure
@@ -321,7 +295,7 @@ func CheckCapsule(cat *backend.Catalog, ps *backend.Providers, name string, o Op
 // through ps, re-executes the provider on the recorded inputs, recomputes
 // the exact values, bounds, ratios and verdicts, and compares every
 // recorded field with the recomputed one. It returns an error naming the
-// first field that differs, the *Failure of a case that does not hold, or
+// first field that differs, the *counterexample.Failure of a case that does not hold, or
 // nil.
 func Recheck(c Case, cat *backend.Catalog, ps *backend.Providers) error {
 	capsule, ok := cat.Lookup(c.Capsule)
@@ -355,7 +329,7 @@ func Recheck(c Case, cat *backend.Catalog, ps *backend.Providers) error {
 		return fmt.Errorf("refine: recheck case %d (%s): %w", c.Index, c.Capsule, err)
 	}
 	if re.Failure != nil {
-		re.Failure.Case, re.Failure.Kind = c.Index, c.Kind
+		re.Failure.Case, re.Failure.Kind = c.Index, string(c.Kind)
 		return re.Failure
 	}
 	return nil
@@ -569,8 +543,8 @@ func evaluate(b *backend.Binding, op string, axis int, in []Bits) (*Case, error)
 	y, err := b.Execute(attrs, f32)
 	if err != nil {
 		c.Output = Bits{Shape: outShape.Clone()}
-		c.Failure = &Failure{Op: op, Provider: c.Provider, Capsule: c.Capsule, Element: -1,
-			Reason: fmt.Sprintf("the provider failed: %v", err)}
+		c.Failure = &counterexample.Failure{Op: op, Provider: c.Provider, Capsule: c.Capsule, Element: -1,
+			Detail: fmt.Sprintf("the provider failed: %v", err)}
 		return c, nil
 	}
 	c.Output = BitsOf(y)
@@ -617,8 +591,8 @@ func evaluate(b *backend.Binding, op string, axis int, in []Bits) (*Case, error)
 			}
 		}
 		if why != "" && c.Failure == nil {
-			c.Failure = &Failure{Op: op, Provider: c.Provider, Capsule: c.Capsule, Element: e, Rule: el.Rule,
-				Got: got, AbsError: el.Error, Bound: el.Bound, Reason: why}
+			c.Failure = &counterexample.Failure{Op: op, Provider: c.Provider, Capsule: c.Capsule, Element: e, Law: string(el.Rule),
+				Got: got, AbsError: el.Error, Bound: el.Bound, Detail: why}
 		}
 		if c.WorstElement < 0 || ratCmp(el.Ratio, c.Worst) > 0 {
 			c.Worst, c.WorstElement = el.Ratio, e

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/refine"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -294,7 +295,7 @@ func TestPlantedBoundBug(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var f *refine.Failure
+			var f *counterexample.Failure
 			if !errors.As(res.Failure, &f) {
 				t.Fatalf("planted bug not caught: %v", res.Failure)
 			}
@@ -305,7 +306,7 @@ func TestPlantedBoundBug(t *testing.T) {
 					t.Errorf("failure %q lacks %q", msg, want)
 				}
 			}
-			if f.Element != tc.element || f.Rule != refine.RuleBound || !ratGT(f.AbsError, f.Bound) {
+			if f.Element != tc.element || refine.Rule(f.Law) != refine.RuleBound || !ratGT(f.AbsError, f.Bound) {
 				t.Errorf("failure %+v", f)
 			}
 			// Recheck with the honest provider rejects the record: the
@@ -346,8 +347,8 @@ func TestPlantedFixedLeftBug(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var f *refine.Failure
-			if !errors.As(res.Failure, &f) || f.Rule != refine.RuleBitExact || f.Element != 0 {
+			var f *counterexample.Failure
+			if !errors.As(res.Failure, &f) || refine.Rule(f.Law) != refine.RuleBitExact || f.Element != 0 {
 				t.Fatalf("one-ulp fault: %v", res.Failure)
 			}
 			if !strings.Contains(f.Error(), "differs from the binary32 replay") || !strings.Contains(f.Error(), "provider reference") {
@@ -416,7 +417,7 @@ func TestRecheckDetectsTampering(t *testing.T) {
 		{"worst", orig, func(c *refine.Case) { c.Worst = spec.Rat{} }, "worst"},
 		{"worst element", orig, func(c *refine.Case) { c.WorstElement = 7 }, "worst_element"},
 		{"worst float", orig, func(c *refine.Case) { c.WorstFloat = 0.5 }, "worst_float"},
-		{"failure flag", orig, func(c *refine.Case) { c.Failure = &refine.Failure{} }, "failure"},
+		{"failure flag", orig, func(c *refine.Case) { c.Failure = &counterexample.Failure{} }, "failure"},
 		{"policy", orig, func(c *refine.Case) { c.Policy = backend.ReductionFixedLeft }, "policy"},
 		{"provider", orig, func(c *refine.Case) { c.Provider = "reference" }, "provider"},
 		{"op", orig, func(c *refine.Case) { c.Op = "sum" }, "op"},

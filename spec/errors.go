@@ -37,6 +37,10 @@ type NodeError struct {
 	Field string
 	// Elem is the element index concerned, or −1 when none.
 	Elem int
+	// Rule is the rule concerned where a path derives a node's value by
+	// a named rule (the range rule of package ranges), "" otherwise; the
+	// message names it too, so the text does not print it again.
+	Rule string
 	// Msg says what went wrong ("" when Err says it all).
 	Msg string
 	// Err is the wrapped cause, or nil.

@@ -25,7 +25,7 @@
 // products contribute x to each slot and the leaf's cotangent is 4x, and
 // with the second product detached it is still in the graph, unreached,
 // its edge into detach cut, and the leaf's cotangent is 2x = (6, −3) at
-// x = (3, −3/2). AddDiff runs obligations.DiffIR (the comparisons of
+// x = (3, −3/2). AddDiff runs diffrun.DiffIR (the comparisons of
 // tlcheck diff; nothing is re-implemented here) and highlights the node
 // of the first disagreement, with both sides' values and the comparisons
 // that agreed. Values print as the scalar prints them: exact p/q over

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/obligations"
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -87,7 +87,7 @@ func TestTextInsideBoxes(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.What = Diff
-		if _, err := AddDiff(m, g, nil, quadX(), obligations.DiffOptions{RegistryHook: plantReluShift}); err != nil {
+		if _, err := AddDiff(m, g, nil, quadX(), diffrun.DiffOptions{RegistryHook: plantReluShift}); err != nil {
 			t.Fatal(err)
 		}
 		models = append(models, m)

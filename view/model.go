@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -87,7 +87,7 @@ type Edge struct {
 }
 
 // DiffInfo is the first disagreement between two paths (or scalars), as
-// obligations.DiffIR reports it, plus the comparisons that agreed.
+// diffrun.DiffIR reports it, plus the comparisons that agreed.
 type DiffInfo struct {
 	// Found is false when every comparison agreed.
 	Found        bool
@@ -232,7 +232,7 @@ func AddGrads[T spec.Scalar[T]](m *Model, g *irsem.Graph, p *irsem.Payload, x sp
 			k := [2]int{c, par}
 			idx := edgeAt[k]
 			if len(idx) == 0 {
-				return fmt.Errorf("node %d (%s): a contribution reaches node %d, which it does not read", c, m.Nodes[c].Op, par)
+				return spec.NewNodeError(c, m.Nodes[c].Op, fmt.Sprintf("a contribution reaches node %d, which it does not read", par), nil)
 			}
 			j := min(used[k], len(idx)-1)
 			used[k]++
@@ -254,7 +254,7 @@ func AddGrads[T spec.Scalar[T]](m *Model, g *irsem.Graph, p *irsem.Payload, x sp
 		}
 		ct, _ := gs.Get(run.Nodes[i])
 		if err := checkSum(ct, recv[i]); err != nil {
-			return fmt.Errorf("node %d (%s): %w", i, m.Nodes[i].Op, err)
+			return spec.NewNodeError(i, m.Nodes[i].Op, "", err)
 		}
 	}
 	return nil
@@ -276,11 +276,11 @@ func checkSum[T spec.Scalar[T]](ct spec.Tensor[T], cs []spec.Tensor[T]) error {
 	return nil
 }
 
-// AddDiff runs obligations.DiffIR on g (the comparisons of tlcheck diff)
+// AddDiff runs diffrun.DiffIR on g (the comparisons of tlcheck diff)
 // and records the first disagreement in m: the node it names is
 // highlighted, and the comparisons that agreed are listed.
-func AddDiff(m *Model, g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat], o obligations.DiffOptions) (*obligations.DiffReport, error) {
-	rep, err := obligations.DiffIR(g, p, x, o)
+func AddDiff(m *Model, g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat], o diffrun.DiffOptions) (*diffrun.DiffReport, error) {
+	rep, err := diffrun.DiffIR(g, p, x, o)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/irsem"
-	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -418,7 +418,7 @@ func TestDiffView(t *testing.T) {
 			t.Fatal(err)
 		}
 		m.What = Diff
-		o := obligations.DiffOptions{}
+		o := diffrun.DiffOptions{}
 		if planted {
 			o.RegistryHook = plantReluShift
 		}

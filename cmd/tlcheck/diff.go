@@ -7,9 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
-	"github.com/tlcheck/tlcheck/obligations"
 )
 
 // diffRegistryHook, when set (by tests only), receives a private registry
@@ -26,7 +26,7 @@ func parseScalars(v string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	known := obligations.DiffScalars()
+	known := diffrun.DiffScalars()
 	var out []string
 	for _, s := range list {
 		if err := oneOf("scalars", s, known...); err != nil {
@@ -54,15 +54,15 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := obligations.DiffOptions{Scalars: sc, RegistryHook: diffRegistryHook}
+	opts := diffrun.DiffOptions{Scalars: sc, RegistryHook: diffRegistryHook}
 	if *cotangent != "" {
 		if opts.Seed, err = files.ReadCotangent(*cotangent); err != nil {
 			return err
 		}
 	}
-	rep, err := obligations.DiffIR(files.Graph, files.Payload, files.Input, opts)
+	rep, err := diffrun.DiffIR(files.Graph, files.Payload, files.Input, opts)
 	if err != nil {
-		var bad *obligations.BadInputError
+		var bad *diffrun.BadInputError
 		if errors.As(err, &bad) {
 			if files.ONNX != nil {
 				return files.Err(bad.Err)
@@ -100,7 +100,7 @@ func runDiff(args []string, stdout, _ io.Writer) error {
 	return nil
 }
 
-func printDiff(w io.Writer, nodes int, rep *obligations.DiffReport) {
+func printDiff(w io.Writer, nodes int, rep *diffrun.DiffReport) {
 	fmt.Fprintf(w, "graph sha256:%s (%s)\n\n", rep.Hash, cli.Count(nodes, "node", "nodes"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "scalar\tcomparison\tpaths\tnodes\tresult")

@@ -8,9 +8,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/diffrun"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/model"
-	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/view"
 )
 
@@ -136,9 +136,9 @@ func runView(args []string, stdout, _ io.Writer) error {
 // disagreement, naming out, the picture's file.
 func viewDiff(m *view.Model, files *model.Model, out string) (failure, err error) {
 	src := files.GraphPath
-	rep, err := view.AddDiff(m, files.Graph, files.Payload, files.Input, obligations.DiffOptions{RegistryHook: viewDiffHook})
+	rep, err := view.AddDiff(m, files.Graph, files.Payload, files.Input, diffrun.DiffOptions{RegistryHook: viewDiffHook})
 	if err != nil {
-		var bad *obligations.BadInputError
+		var bad *diffrun.BadInputError
 		if errors.As(err, &bad) {
 			return nil, cli.Usagef("view: %s: %v", src, bad.Err)
 		}

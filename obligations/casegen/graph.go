@@ -1037,7 +1037,7 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 		id := k + 1
 		info, err := spec.Info(st.Op)
 		if err != nil || info.IR == nil {
-			return nil, nil, fmt.Errorf("node %d: primitive %s has no IR tag", id, st.Op)
+			return nil, nil, spec.NewNodeError(id, "", "primitive "+st.Op+" has no IR tag", nil)
 		}
 		tag := irsem.Op(info.IR.Tag)
 		kind := irsem.Kind{Op: tag}
@@ -1069,7 +1069,7 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 			p.Entries[id] = &irsem.Params{Value: &v}
 		case irsem.OpLinear:
 			if st.W == nil || st.B == nil {
-				return nil, nil, fmt.Errorf("node %d: linear step without W and b", id)
+				return nil, nil, spec.NewNodeError(id, "", "linear step without W and b", nil)
 			}
 			w, b := st.W.Clone(), st.B.Clone()
 			p.Entries[id] = &irsem.Params{W: &w, B: &b}

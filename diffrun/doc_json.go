@@ -1,4 +1,4 @@
-package obligations
+package diffrun
 
 import (
 	"strings"
@@ -19,7 +19,7 @@ func (rep *DiffReport) Doc(nodes int, inputs []jsonout.Input) jsonout.DiffDoc {
 		j := jsonout.DiffCheck{Scalar: c.Scalar, What: c.What, A: c.A, B: c.B, Nodes: c.Nodes, Agree: c.Failure == nil}
 		if f := c.Failure; f != nil {
 			message, _, _ := strings.Cut(f.Error(), "\n")
-			j.Failure = &jsonout.DiffFailure{Obligation: string(f.Obligation), Node: f.Node, Op: f.Op, Element: f.Element,
+			j.Failure = &jsonout.DiffFailure{Obligation: f.Law, Node: f.Node, Op: f.Op, Element: f.Element,
 				LHS: f.LHS, RHS: f.RHS, Detail: f.Detail, Message: message}
 		}
 		out.Checks = append(out.Checks, j)

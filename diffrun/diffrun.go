@@ -1,4 +1,25 @@
-package obligations
+// Package diffrun is the differential runner behind tlcheck diff and
+// tlcheck view: it runs one IR graph, with its payload and input, through
+// every execution path the tree has — the IR semantics (irsem.DenoteAll),
+// the forward graph (irsem.LowerForward), the typed graph (irgrad.Lower),
+// the eager tape, the typed graph's checked lowering onto the tape, and
+// the every-node sweep — over the exact rationals, F32, F64, the
+// soft-float Binary32 and intervals, and compares them node by node
+// (forward values, gradients from the output, gradients of the input and
+// every payload parameter).
+//
+// The law it decides is cross-path agreement (CrossPath): over Rat every path
+// must give the same exact value, over the float scalars the same bits
+// (any NaN equals any NaN; SameBits), the soft-float Binary32 must equal
+// the hardware F32 bit for bit, and every exact value must lie in its
+// interval enclosure (IntervalSoundness). Each is an identity of deterministic computations,
+// so a disagreement is a proof that some path is wrong: a verdict "fails"
+// names the node, the element and both values (a counterexample.Failure).
+// "Agree" holds for the graph, payload and input run, nothing more.
+//
+// obligations decides the same law on generated graphs (CheckIRCrossPath)
+// and keeps the other laws; this package knows nothing of generators.
+package diffrun
 
 import (
 	"errors"
@@ -6,11 +27,20 @@ import (
 	"math"
 	"strings"
 
+	"github.com/tlcheck/tlcheck/counterexample"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
-	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
+)
+
+// The laws DiffIR decides (obligations.CrossPath and
+// obligations.IntervalSoundness).
+const (
+	// CrossPath: every execution path agrees node by node.
+	CrossPath = "cross-path"
+	// IntervalSoundness: every exact value lies in its interval enclosure.
+	IntervalSoundness = "interval-soundness"
 )
 
 // The execution paths DiffIR runs on one IR graph.
@@ -63,7 +93,7 @@ type DiffCheck struct {
 	// Nodes counts the nodes (or context entries) compared.
 	Nodes int
 	// Failure is the first disagreement, nil when the sides agree.
-	Failure *GraphFailure
+	Failure *counterexample.Failure
 }
 
 // DiffReport is everything DiffIR ran.
@@ -225,8 +255,8 @@ func DiffIR(g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], o Dif
 }
 
 // nodeFailure completes a failure with the IR node's tag and the input.
-func nodeFailure(f *GraphFailure, g *irsem.Graph, input spec.Tensor[spec.Rat]) *GraphFailure {
-	f.Obligation = CrossPath
+func nodeFailure(f *counterexample.Failure, g *irsem.Graph, input spec.Tensor[spec.Rat]) *counterexample.Failure {
+	f.Law = CrossPath
 	if f.Node >= 0 && f.Node < len(g.Nodes) {
 		f.Op = string(g.Nodes[f.Node].Kind.Op)
 	}
@@ -249,10 +279,10 @@ func compareTables[T spec.Scalar[T]](rep *DiffReport, g *irsem.Graph, input spec
 		}
 		c.Nodes++
 		if id >= len(y) {
-			c.Failure = nodeFailure(&GraphFailure{Sides: a + " vs " + b, Scalar: scalar, Node: id, Element: -1, LHS: "a value", RHS: "none"}, g, input)
+			c.Failure = nodeFailure(&counterexample.Failure{Sides: a + " vs " + b, Scalar: scalar, Node: id, Element: -1, LHS: "a value", RHS: "none"}, g, input)
 			break
 		}
-		if f := tensorDiff(CrossPath, a+" "+what+" vs "+b, id, "", x[id], y[id], sameBits[T]); f != nil {
+		if f := counterexample.TensorDiff(CrossPath, a+" "+what+" vs "+b, id, "", x[id], y[id], SameBits[T]); f != nil {
 			c.Failure = nodeFailure(f, g, input)
 			break
 		}
@@ -268,7 +298,7 @@ func pathError(rep *DiffReport, g *irsem.Graph, input spec.Tensor[spec.Rat], sca
 	if errors.As(err, &ie) {
 		node = ie.Node
 	}
-	f := nodeFailure(&GraphFailure{Sides: a + " " + what + " vs " + b, Scalar: scalar, Node: node, Element: -1, LHS: "a value", RHS: "error: " + err.Error()}, g, input)
+	f := nodeFailure(&counterexample.Failure{Sides: a + " " + what + " vs " + b, Scalar: scalar, Node: node, Element: -1, LHS: "a value", RHS: "error: " + err.Error()}, g, input)
 	rep.Checks = append(rep.Checks, DiffCheck{Scalar: scalar, What: what, A: a, B: b, Failure: f})
 }
 
@@ -405,12 +435,12 @@ func diffOver[T spec.Scalar[T]](rep *DiffReport, scalar string, g *irsem.Graph, 
 			continue
 		}
 		c := DiffCheck{Scalar: scalar, What: "context-gradient", A: PathTape, B: string(path), Nodes: len(base)}
-		same, detail := sameBits[T], ""
+		same, detail := SameBits[T], ""
 		if path == irgrad.PathLoweredTape && scalar != "rat" {
 			// The checked lowering sends explicit zero contributions through
 			// stop-gradient and constant nodes, so VJPs run on synthetic
 			// zero cotangents: −0 may arrive where the tape leaves +0.
-			same, detail = sameValue[T], "; compared by value (±0 equal): the lowered tape runs VJPs on synthetic zero cotangents, so a NaN here is a zero-preservation failure at a singular point"
+			same, detail = SameValue[T], "; compared by value (±0 equal): the lowered tape runs VJPs on synthetic zero cotangents, so a NaN here is a zero-preservation failure at a singular point"
 		}
 		for i := range base {
 			name := irgrad.InputName
@@ -418,7 +448,7 @@ func diffOver[T spec.Scalar[T]](rep *DiffReport, scalar string, g *irsem.Graph, 
 			if i > 0 {
 				name, node = lt.Params[i-1].Name, lt.Params[i-1].Node
 			}
-			if f := tensorDiff(CrossPath, "tape vs "+string(path)+" cotangent of "+name, node, "", base[i], cg[i], same); f != nil {
+			if f := counterexample.TensorDiff(CrossPath, "tape vs "+string(path)+" cotangent of "+name, node, "", base[i], cg[i], same); f != nil {
 				c.Failure = nodeFailure(f, g, input)
 				c.Failure.Detail = "context entry " + name + detail
 				break
@@ -435,14 +465,14 @@ func crossBits(rep *DiffReport, g *irsem.Graph, what string, b32 []spec.Tensor[s
 	c := DiffCheck{Scalar: "binary32~f32", What: what, A: "binary32", B: "f32", Nodes: len(b32)}
 	for id := range b32 {
 		if len(b32[id].Data) != len(f32[id].Data) {
-			c.Failure = &GraphFailure{Obligation: CrossPath, Sides: "binary32 vs f32 " + what, Node: id, Op: string(g.Nodes[id].Kind.Op), Element: -1,
+			c.Failure = &counterexample.Failure{Law: CrossPath, Sides: "binary32 vs f32 " + what, Node: id, Op: string(g.Nodes[id].Kind.Op), Element: -1,
 				LHS: b32[id].Shape.String(), RHS: f32[id].Shape.String()}
 			break
 		}
 		for i := range b32[id].Data {
 			x, y := b32[id].Data[i].Float32(), float32(f32[id].Data[i])
 			if math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
-				c.Failure = &GraphFailure{Obligation: CrossPath, Sides: "binary32 vs f32 " + what + ", bit for bit", Scalar: "binary32~f32",
+				c.Failure = &counterexample.Failure{Law: CrossPath, Sides: "binary32 vs f32 " + what + ", bit for bit", Scalar: "binary32~f32",
 					Node: id, Op: string(g.Nodes[id].Kind.Op), Element: i,
 					LHS: fmt.Sprintf("%s (0x%08x)", b32[id].Data[i], math.Float32bits(x)), RHS: fmt.Sprintf("%s (0x%08x)", f32[id].Data[i], math.Float32bits(y))}
 				break
@@ -459,8 +489,8 @@ func crossBits(rep *DiffReport, g *irsem.Graph, what string, b32 []spec.Tensor[s
 // enclosure.
 func containment(rep *DiffReport, g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat], exact []spec.Tensor[spec.Rat]) {
 	c := DiffCheck{Scalar: "interval", What: "containment", A: "rat", B: "interval", Nodes: len(exact)}
-	err := CheckIntervalSoundness(&casegen.GraphCase{Graph: g, Payload: p, Input: input})
-	var f *GraphFailure
+	err := Containment(g, p, input)
+	var f *counterexample.Failure
 	switch {
 	case errors.As(err, &f):
 		c.Failure = f
@@ -471,19 +501,49 @@ func containment(rep *DiffReport, g *irsem.Graph, p *irsem.Payload, input spec.T
 	rep.Checks = append(rep.Checks, c)
 }
 
-// CheckIRCrossPath decides cross-path agreement on a generated IR graph:
-// DiffIR over every scalar that applies, with the seed given (nil: ones),
-// must agree everywhere. The first disagreement is returned as a
-// *GraphFailure carrying the recipe.
-func CheckIRCrossPath(gc *casegen.GraphCase, seed *spec.Tensor[spec.Rat]) (*DiffReport, error) {
-	rep, err := DiffIR(gc.Graph, gc.Payload, gc.Input, DiffOptions{Seed: seed})
+// SameBits is the runner's equality for the float scalars: any two NaNs
+// are equal (Go does not specify which NaN a NaN result carries) and
+// otherwise bit for bit; for other scalars it is Same.
+func SameBits[T spec.Scalar[T]](a, b T) bool {
+	if a.Same(b) {
+		return true
+	}
+	fa, fb := a.Float64(), b.Float64()
+	return math.IsNaN(fa) && math.IsNaN(fb)
+}
+
+// SameValue is SameBits with +0 equal to −0.
+func SameValue[T spec.Scalar[T]](a, b T) bool {
+	return SameBits(a, b) || (a.IsZero() && b.IsZero())
+}
+
+// Containment decides (law IntervalSoundness) that the exact value of every node of
+// an exact IR graph lies in the interval the same graph denotes over
+// spec.Interval (irsem.DenoteAll over both scalars, the input enclosed
+// with FromRat), element by element with Interval.Contains. Interval arithmetic
+// encloses every exact result (spec.Interval rounds outward), so a value
+// outside its enclosure proves the interval rules (or the semantics) wrong.
+func Containment(g *irsem.Graph, p *irsem.Payload, input spec.Tensor[spec.Rat]) error {
+	exact, err := irsem.DenoteAll(g, p, input)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("denote over rat: %w", err)
 	}
-	if c := rep.First(); c != nil {
-		f := *c.Failure
-		f.Recipe = gc.Recipe
-		return rep, &f
+	iv, err := irsem.DenoteAll(g, p, spec.Convert(input, irsem.FromRat[spec.Interval]))
+	if err != nil {
+		return fmt.Errorf("denote over interval: %w", err)
 	}
-	return rep, nil
+	for id := range exact {
+		if !exact[id].Shape.Equal(iv[id].Shape) {
+			return &counterexample.Failure{Law: IntervalSoundness, Sides: "rat vs interval", Node: id, Op: string(g.Nodes[id].Kind.Op), Element: -1,
+				LHS: exact[id].Shape.String(), RHS: iv[id].Shape.String(), Inputs: []spec.Tensor[spec.Rat]{input}}
+		}
+		for i, r := range exact[id].Data {
+			if !iv[id].Data[i].Contains(r.Big()) {
+				return &counterexample.Failure{Law: IntervalSoundness, Sides: "exact value ∈ interval", Scalar: "interval", Node: id,
+					Op: string(g.Nodes[id].Kind.Op), Element: i, LHS: r.String(), RHS: iv[id].Data[i].String(),
+					Detail: "the exact value lies outside its enclosure", Inputs: []spec.Tensor[spec.Rat]{input}}
+			}
+		}
+	}
+	return nil
 }
