@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -174,6 +175,9 @@ func TestHostileSpecialFiles(t *testing.T) {
 				args[i] = strings.ReplaceAll(a, "BAD", bad)
 			}
 			says := k.says
+			if k.name == "zero" && slices.Contains(row, "BADDATA") {
+				says = "out of the directory" // a data set's entry must resolve inside it (safeio.StatIn)
+			}
 			if row[0] == "verify" && len(row) == 2 || row[0] == "merge" {
 				if k.name == "directory" {
 					continue // a directory is what these read: certificates' tests cover hostile ones
