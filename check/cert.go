@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -111,4 +112,73 @@ func Verify(dir string, ops ...Primitive) (*certificates.Report, error) {
 		return rep, fmt.Errorf("check: Verify %s: %d of %d files fail; first: %w", dir, len(f), len(rep.Files), f[0].Err)
 	}
 	return rep, nil
+}
+
+// VerifyModel is Verify for the certificate directory of a user's model
+// (tlcheck certify --onnx M or --graph G, certificates.CertifyModel), tied
+// to the model files named by files — the Go form of
+// tlcheck verify --onnx M --input X DIR (issue 26 point 4). Verify stays
+// the function for a primitive's directory; this one takes the model.
+//
+// The files are read first (files.Load: the model and its input, checked
+// against each other; an unreadable file is an error with a nil report).
+// The directory then goes through the verifier tlcheck verify runs
+// (certificates.FullSuite().Verify): every claim re-derived, nothing
+// recorded trusted. A directory that verifies is then tied to the files,
+// in two halves (tieModel):
+//
+//   - digests: the SHA-256 of every file read must be the one the manifest
+//     records for it, role for role and in order (certificates.MatchSources;
+//     a *certificates.SourceMismatch otherwise). A manifest that records
+//     none (certificates.ErrNoSources, written before digests were) is
+//     tied by the second half alone.
+//   - the sound half: every model certificate carries its graph and
+//     payload inline and is bound to the manifest by its SHA-256, so its
+//     graph_hash (irsem.GraphHash) must be the hash of the graph and
+//     payload the given files import to, and its input (or range centre)
+//     the given input exactly (certificates.MatchModel; a
+//     *certificates.ModelMismatch otherwise). The manifest's digests bind
+//     nothing inside the directory — a forger may rewrite them — but a
+//     model that differs in one weight imports to another graph hash, so
+//     a certificate about it fails here whatever its manifest says.
+//
+// The error is nil exactly when the directory verifies and is about these
+// files; errors.As finds the *certificates.FieldError of a failing file,
+// or the *SourceMismatch / *ModelMismatch of a directory about other files.
+func VerifyModel(dir string, files model.Spec) (*certificates.Report, error) {
+	return verifyModel(dir, files, tieModel)
+}
+
+// verifyModel is VerifyModel with the tie given (a test plants one that
+// skips a comparison).
+func verifyModel(dir string, files model.Spec, tie func(dir string, man *certificates.Manifest, m *model.Model) error) (*certificates.Report, error) {
+	m, err := files.Load()
+	if err != nil {
+		return nil, fmt.Errorf("check: VerifyModel: %w", err)
+	}
+	rep, err := certificates.FullSuite().Verify(dir)
+	if err != nil {
+		return nil, fmt.Errorf("check: VerifyModel: %w", err)
+	}
+	if f := rep.Failures(); len(f) > 0 {
+		return rep, fmt.Errorf("check: VerifyModel %s: %d of %d files fail; first: %w", dir, len(f), len(rep.Files), f[0].Err)
+	}
+	if err := tie(dir, rep.Manifest, m); err != nil {
+		return rep, fmt.Errorf("check: VerifyModel %s: %w", dir, err)
+	}
+	return rep, nil
+}
+
+// tieModel ties a verified model directory to the loaded files m: the
+// digests the manifest records (when it records any) and the graph hash
+// and input of every model certificate (see VerifyModel).
+func tieModel(dir string, man *certificates.Manifest, m *model.Model) error {
+	given := make([]certificates.Source, len(m.Files))
+	for i, in := range m.Files {
+		given[i] = certificates.Source{Role: in.Role, Name: in.Path, SHA256: in.SHA256}
+	}
+	if err := certificates.MatchSources(man, given); err != nil && !errors.Is(err, certificates.ErrNoSources) {
+		return err
+	}
+	return certificates.MatchModel(dir, man, &certificates.Model{Graph: m.Graph, Payload: m.Payload, Input: m.Input})
 }

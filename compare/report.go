@@ -14,6 +14,7 @@ import (
 	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
+	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/model"
 )
 
@@ -91,12 +92,13 @@ func GradsText(res []Grad) (string, int) {
 	var b strings.Builder
 	failed := 0
 	for _, g := range res {
+		name := limits.Escape(g.Name) // a name from the model: no terminal control passes
 		switch g.Status {
 		case Constant:
-			fmt.Fprintf(&b, "%s %v: not checked: the IR reads it as a constant, which has no gradient there\n", g.Name, g.Shape)
+			fmt.Fprintf(&b, "%s %v: not checked: the IR reads it as a constant, which has no gradient there\n", name, g.Shape)
 			continue
 		case NotGiven:
-			fmt.Fprintf(&b, "%s %v: not given\n", g.Name, g.Shape)
+			fmt.Fprintf(&b, "%s %v: not given\n", name, g.Shape)
 			continue
 		}
 		els := g.Elements
@@ -107,7 +109,7 @@ func GradsText(res []Grad) (string, int) {
 				worst = max(worst, el.Dist.Hi/el.Bound)
 			}
 		}
-		fmt.Fprintf(&b, "%s %v: %d holds, %d fails, %d inconclusive; worst error/bound %.3g", g.Name, g.Shape, s.Holds, s.Fails, s.Inconclusive, worst)
+		fmt.Fprintf(&b, "%s %v: %d holds, %d fails, %d inconclusive; worst error/bound %.3g", name, g.Shape, s.Holds, s.Fails, s.Inconclusive, worst)
 		if s.FirstFail >= 0 {
 			failed++
 			el := els[s.FirstFail]

@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -172,7 +173,10 @@ func ReadGraph(graphPath, payloadPath string) (*Model, error) {
 
 // DataFiles lists DIR/PREFIX_0.pb, PREFIX_1.pb, … up to the first index
 // that does not exist; for the prefix "input" at least the first must.
-// flagName is the flag that named dir.
+// flagName is the flag that named dir. A data set directory is walked, not
+// named file by file, so each entry must resolve inside it
+// (safeio.StatIn): a symbolic link out of the directory, a loop or a
+// dangling link is refused, naming the entry — never skipped as absent.
 func DataFiles(flagName, dir, prefix string) ([]string, error) {
 	st, err := os.Stat(dir)
 	if err != nil || !st.IsDir() {
@@ -184,9 +188,13 @@ func DataFiles(flagName, dir, prefix string) ([]string, error) {
 	}
 	var out []string
 	for i := 0; ; i++ {
-		p := filepath.Join(dir, fmt.Sprintf("%s_%d.pb", prefix, i))
-		if _, err := os.Stat(p); err != nil {
+		name := fmt.Sprintf("%s_%d.pb", prefix, i)
+		p := filepath.Join(dir, name)
+		if _, err := os.Lstat(p); err != nil {
 			break
+		}
+		if _, err := safeio.StatIn(dir, name); err != nil {
+			return nil, cli.Usagef("--%s %s: %s %v", flagName, dir, name, err)
 		}
 		out = append(out, p)
 	}
@@ -208,8 +216,8 @@ func DataSets(dir string) ([]string, error) {
 		return nil, cli.Usagef("--data %s: not a directory", dir)
 	}
 	for _, f := range []string{"input_0.pb", "output_0.pb"} {
-		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-			return []string{dir}, nil
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
+			return []string{dir}, nil // DataFiles judges its entries
 		}
 	}
 	ents, err := os.ReadDir(dir)
@@ -218,9 +226,22 @@ func DataSets(dir string) ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "test_data_set_") {
-			out = append(out, filepath.Join(dir, e.Name()))
+		if !strings.HasPrefix(e.Name(), "test_data_set_") {
+			continue
 		}
+		if e.Type()&fs.ModeSymlink != 0 {
+			// A linked data set is read only when it stays inside dir.
+			fi, err := safeio.StatIn(dir, e.Name())
+			if err != nil {
+				return nil, cli.Usagef("--data %s: %s %v", dir, e.Name(), err)
+			}
+			if !fi.IsDir() {
+				continue
+			}
+		} else if !e.IsDir() {
+			continue
+		}
+		out = append(out, filepath.Join(dir, e.Name()))
 	}
 	sort.Strings(out)
 	if len(out) == 0 {

@@ -174,8 +174,8 @@ func (d *dec) model(data []byte) (*Model, error) {
 			m.IRVersion = int64(v)
 			return err
 		case 2:
-			b, err := f.bytes()
-			m.ProducerName = string(b)
+			b, err := f.text()
+			m.ProducerName = b
 			return err
 		case 7:
 			b, err := f.bytes()
@@ -241,8 +241,8 @@ func (d *dec) opset(b []byte) (OpsetID, error) {
 	err := d.scan(b, opsetFields, func(f *field) error {
 		switch f.num {
 		case 1:
-			s, err := f.bytes()
-			o.Domain = string(s)
+			s, err := f.text()
+			o.Domain = s
 			return err
 		case 2:
 			v, err := f.varint()
@@ -261,8 +261,8 @@ func (d *dec) graph(b []byte) (*Graph, error) {
 	err := d.scan(b, graphFields, func(f *field) error {
 		switch f.num {
 		case 2:
-			s, err := f.bytes()
-			g.Name = string(s)
+			s, err := f.text()
+			g.Name = s
 			return err
 		case 1:
 			s, err := f.bytes()
@@ -386,7 +386,7 @@ func (d *dec) node(b []byte, index int, cut bool) (*Node, error) {
 	err := d.scan(b, nodeFields, func(f *field) error {
 		switch f.num {
 		case 1, 2:
-			s, err := f.bytes()
+			s, err := f.text()
 			if err != nil {
 				return err
 			}
@@ -400,13 +400,13 @@ func (d *dec) node(b []byte, index int, cut bool) (*Node, error) {
 			if err := d.useName(); err != nil {
 				return err
 			}
-			*list = append(*list, string(s))
+			*list = append(*list, s)
 		case 3, 4, 7:
-			s, err := f.bytes()
+			s, err := f.text()
 			if err != nil {
 				return err
 			}
-			*map[protowire.Number]*string{3: &n.Name, 4: &n.OpType, 7: &n.Domain}[f.num] = string(s)
+			*map[protowire.Number]*string{3: &n.Name, 4: &n.OpType, 7: &n.Domain}[f.num] = s
 		case 5:
 			s, err := f.bytes()
 			if err != nil {
@@ -473,8 +473,8 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 		}
 		switch f.num {
 		case 1:
-			s, err := f.bytes()
-			a.Name = string(s)
+			s, err := f.text()
+			a.Name = s
 			return err
 		case 20:
 			v, err := f.int32v()
@@ -597,8 +597,8 @@ func (d *dec) valueInfo(b []byte, kind string, index int, cut bool) (*ValueInfo,
 	err := d.scan(b, valueInfoFields, func(f *field) error {
 		switch f.num {
 		case 1:
-			s, err := f.bytes()
-			v.Name = string(s)
+			s, err := f.text()
+			v.Name = s
 			return err
 		case 2:
 			s, err := f.bytes()
@@ -653,11 +653,11 @@ func (d *dec) valueInfo(b []byte, kind string, index int, cut bool) (*ValueInfo,
 									dim = Dim{Value: int64(x)}
 									return nil
 								}
-								s, err := f.bytes()
+								s, err := f.text()
 								if err != nil {
 									return err
 								}
-								dim = Dim{Param: string(s)}
+								dim = Dim{Param: s}
 								if len(s) == 0 {
 									dim.Value = -1
 								}

@@ -104,6 +104,13 @@ func TestRejectModels(t *testing.T) {
 		{"initializer twice", model(13, graphB{nodes: reluGraph().nodes, inputs: reluGraph().inputs, outputs: reluGraph().outputs,
 			inits: []pb{floatTensor("w", []int64{1}, 1), floatTensor("w", []int64{1}, 2)}}.enc()), []string{`graph: initializer "w" appears twice`}},
 		{"unnamed initializer", withInit(floatTensor("", []int64{1}, 1)), []string{"initializer #0: field name (8): missing"}},
+		// Names that are not UTF-8 (import would write them as JSON with
+		// U+FFFD: two names could become one).
+		{"node input not UTF-8", withNodes(node("r", "Relu", []string{"x\xff"}, []string{"y"})), []string{`field input (1): not UTF-8 ("x\xff")`}},
+		{"node output not UTF-8", withNodes(node("r", "Relu", []string{"x"}, []string{"y\xfe"})), []string{`field output (2): not UTF-8`}},
+		{"op_type not UTF-8", withNodes(node("r", "Re\xfflu", []string{"x"}, []string{"y"})), []string{`field op_type (4): not UTF-8`}},
+		{"initializer name not UTF-8", withInit(floatTensor("w\xff", []int64{1}, 1)), []string{`field name (8): not UTF-8`}},
+		{"value name not UTF-8", withValue(pb(nil).str(1, "v\xff")), []string{`field name (1): not UTF-8`}},
 		{"node without op_type", withNodes(pb(nil).str(1, "x").str(2, "y").str(3, "n")), []string{`node "n": field op_type (4): missing`}},
 		{"sparse initializer", model(13, reluGraph().enc().msg(15, pb(nil))), []string{"graph: byte", "field sparse_initializer (15): sparse initializers are not supported"}},
 		{"no graph", pb(nil).int(1, 8), []string{"model: field graph (7): missing"}},

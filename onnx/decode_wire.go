@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"unicode/utf8"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -192,6 +193,22 @@ func (f *field) bytes() ([]byte, error) {
 		return nil, wrongType(f, "length-delimited")
 	}
 	return f.b, nil
+}
+
+// text is the value of a string field the reader keeps (a name, an op
+// type, a domain): it must be UTF-8, as protobuf's string type requires
+// and every ONNX writer produces. Kept as bytes, a name that is not would
+// be written by import as JSON with U+FFFD in place of each bad byte, so
+// that two distinct names could become one.
+func (f *field) text() (string, error) {
+	b, err := f.bytes()
+	if err != nil {
+		return "", err
+	}
+	if !utf8.Valid(b) {
+		return "", fmt.Errorf("not UTF-8 (%s): a name must be text", limits.Quote(string(b)))
+	}
+	return string(b), nil
 }
 
 // varint is the value of a varint field.

@@ -59,11 +59,15 @@
 // field is skipped according to its wire type (groups included, their
 // nesting bounded by protowire's recursion limit); a scalar given twice
 // keeps its last value. A known field with the wrong wire type is an
-// error. Two deviations, both refusals of files no ONNX writer produces: an
-// embedded message that protobuf would merge from two occurrences (a
+// error. Three deviations, all refusals of files no ONNX writer produces:
+// an embedded message that protobuf would merge from two occurrences (a
 // second graph, a second type of a value, a second tensor of an
 // attribute) is an error, and so is a
-// tensor whose data is given both as raw_data and as a typed field.
+// tensor whose data is given both as raw_data and as a typed field, and a
+// string field the reader keeps (a name, an op type, a domain, a dimension
+// parameter) that is not UTF-8 — import writes names into JSON, where each
+// bad byte would become U+FFFD and two names could become one. (A STRING
+// attribute is bytes in ONNX and is not checked.)
 //
 // The reader never descends into a nested graph: a GRAPH or GRAPHS
 // attribute (the bodies of If, Loop, Scan) is kept with its type and no

@@ -268,8 +268,8 @@ func (sc *tensorScan) field(f *field) error {
 		_, err := f.bytes()
 		return err
 	case 8:
-		s, err := f.bytes()
-		sc.t.Name = string(s)
+		s, err := f.text()
+		sc.t.Name = s
 		return err
 	case 9:
 		s, err := f.bytes()

@@ -719,7 +719,16 @@ func (w wireTensor) tensor(what string) (Tensor64, error) {
 		if d < 0 {
 			return Tensor64{}, fmt.Errorf("protocol: %s: negative extent in shape %v", what, w.Shape)
 		}
+		// The product is compared with len(Data), which fits in an int:
+		// one past it is enough to refuse, and never overflows.
+		if d != 0 && n > (len(w.Data)+1)/d+1 {
+			n = len(w.Data) + 1
+			continue
+		}
 		n *= d
+		if n > len(w.Data) {
+			n = len(w.Data) + 1
+		}
 	}
 	if n != len(w.Data) {
 		return Tensor64{}, fmt.Errorf("protocol: %s: shape %v holds %d elements, data has %d", what, w.Shape, n, len(w.Data))

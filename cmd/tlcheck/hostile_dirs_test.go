@@ -10,7 +10,8 @@ import (
 
 // TestHostileDirectories: the rows of the hostile-input table for
 // certificate and shard directories (issue 26 acceptance): a file, a
-// subdirectory or the manifest as a symbolic link out of the tree, a
+// subdirectory or the manifest as a symbolic link out of the tree, as a
+// link loop or a dangling link, a
 // truncated or non-UTF-8 manifest, duplicate keys, deep nesting, huge
 // claimed counts and a manifest of 1 GiB (sparse) — each under verify,
 // verify --shard and merge, as a process, within the table's wall and
@@ -111,6 +112,21 @@ func TestHostileDirectories(t *testing.T) {
 		}, 1, 2, "mul.json"},
 		{"manifest a symlink out of the tree", func(d string) {
 			replace(filepath.Join(d, "manifest.json"), link(filepath.Join(outside, "manifest.json")))
+		}, 2, 2, "manifest"},
+		{"certificate file a symlink loop", func(d string) {
+			replace(filepath.Join(d, "adjointness", "mul.json"), link("mul.json"))
+		}, 1, 2, "mul.json"},
+		{"certificate file a dangling symlink", func(d string) {
+			replace(filepath.Join(d, "adjointness", "mul.json"), link("nothing.json"))
+		}, 1, 2, "mul.json"},
+		{"kind directory a symlink loop", func(d string) {
+			replace(filepath.Join(d, "adjointness"), link("adjointness"))
+		}, 1, 2, "mul.json"},
+		{"manifest a symlink loop", func(d string) {
+			replace(filepath.Join(d, "manifest.json"), link("manifest.json"))
+		}, 2, 2, "manifest"},
+		{"manifest a dangling symlink", func(d string) {
+			replace(filepath.Join(d, "manifest.json"), link(filepath.Join(outside, "nothing.json")))
 		}, 2, 2, "manifest"},
 		{"manifest truncated", func(d string) { editManifest(d, func(s string) string { return s[:len(s)/2] }) }, 1, 2, "manifest.json"},
 		{"manifest not UTF-8", func(d string) {

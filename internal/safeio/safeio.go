@@ -19,6 +19,22 @@
 // larger than its byte budget by its size before allocating, and reads at
 // most one byte past the budget, so a file growing while read cannot make
 // it allocate more.
+//
+// # Symbolic links
+//
+// A file named on the command line may be a symbolic link, wherever it
+// leads: the user chose it (a link to a model kept elsewhere is ordinary),
+// so Open follows it. A link that leads nowhere (dangling) or to itself
+// (a loop) is refused with one error naming which. The risk of links is
+// elsewhere: in a directory tlcheck walks (a recorded data set, a
+// certificate or shard directory), whose entries the user did not name one
+// by one and which may come, whole, from an untrusted source. There
+// "inside the tree" means inside the directory that was named: an entry is
+// read only when it resolves inside that directory (StatIn, os.Root's
+// rule: links are followed while they stay in it), so a link out of it,
+// a loop or a dangling link is refused, each named. Paths named inside
+// files are not followed at all (an ONNX tensor's external_data is refused
+// by the onnx reader).
 package safeio
 
 import (
@@ -27,7 +43,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"syscall"
 )
 
 // NotRegularError reports a path that is not a regular file.
@@ -70,7 +89,7 @@ func Open(path string) (*os.File, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
-		return fail(err)
+		return fail(linkReason(path, err))
 	}
 	if !fi.Mode().IsRegular() {
 		return fail(&NotRegularError{Mode: fi.Mode()})
@@ -166,4 +185,84 @@ func unwrapPath(err error) error {
 		return pe.Err
 	}
 	return err
+}
+
+// DanglingError reports a symbolic link whose target does not exist.
+type DanglingError struct {
+	Target string // the link's target as written in it
+}
+
+func (e *DanglingError) Error() string {
+	return "is a dangling symbolic link (its target " + strconv.Quote(e.Target) + " does not exist)"
+}
+
+// LoopError reports a symbolic link that leads back to itself.
+type LoopError struct{}
+
+func (e *LoopError) Error() string {
+	return "is a symbolic link loop (too many levels of symbolic links)"
+}
+
+// EscapeError reports an entry of a walked directory that resolves outside
+// that directory.
+type EscapeError struct{}
+
+func (e *EscapeError) Error() string {
+	return "is a symbolic link out of the directory (only entries inside it are read)"
+}
+
+// linkReason words the error of a failed Stat of path when path is a
+// symbolic link: a dangling link or a loop. Any other error is returned
+// as it is.
+func linkReason(path string, err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return &LoopError{}
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	li, lerr := os.Lstat(path)
+	if lerr != nil || li.Mode()&fs.ModeSymlink == 0 {
+		return err
+	}
+	target, rerr := os.Readlink(path)
+	if rerr != nil {
+		return err
+	}
+	return &DanglingError{Target: target}
+}
+
+// StatIn examines the entry name (a relative path) of the directory dir
+// as a reader of that directory may use it (see the package doc): it
+// follows symbolic links only while they stay inside dir (os.Root), and
+// refuses a link out of dir (*EscapeError), a loop (*LoopError) and a
+// dangling link (*DanglingError); the caller judges the type of what it
+// resolves to (a data set's entries are opened with Open). dir itself may be a link
+// (the user named it). The check is made when the directory is listed;
+// the entry is then opened by its path with Open, so a directory changed
+// concurrently by another process is outside what it guards (the threat
+// is a hostile directory, not a racing one). Its errors do not repeat the
+// path.
+func StatIn(dir, name string) (fs.FileInfo, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, unwrapPath(err)
+	}
+	defer root.Close()
+	fi, err := root.Stat(name)
+	if err == nil {
+		return fi, nil
+	}
+	// It does not resolve inside dir: if it resolves at all, a link
+	// leads out (os.Root refuses it, whatever lies there); else a loop, a
+	// dangling link, or nothing there.
+	p := filepath.Join(dir, name)
+	_, serr := os.Stat(p)
+	if serr == nil {
+		return nil, &EscapeError{}
+	}
+	if r := linkReason(p, serr); r != serr {
+		return nil, r
+	}
+	return nil, unwrapPath(err)
 }

@@ -137,3 +137,103 @@ func TestReadAllGrowing(t *testing.T) {
 		t.Fatal("grown file accepted")
 	}
 }
+
+// TestLinks: a link named directly is followed wherever it leads (Open);
+// inside a walked directory (StatIn) only a link that stays inside is.
+// A loop and a dangling link are refused, each named, by both.
+func TestLinks(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("symbolic links need privileges")
+	}
+	base := t.TempDir()
+	dir, outside := filepath.Join(base, "dir"), filepath.Join(base, "outside")
+	for _, d := range []string{dir, outside, filepath.Join(dir, "sub")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{filepath.Join(dir, "real.pb"), filepath.Join(outside, "secret.pb")} {
+		if err := os.WriteFile(p, []byte("data"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	links := map[string]string{
+		"inside.pb":     "real.pb",
+		"sub/up.pb":     "../real.pb",
+		"out.pb":        filepath.Join(outside, "secret.pb"),
+		"outrel.pb":     "../outside/secret.pb",
+		"loop.pb":       "loop2.pb",
+		"loop2.pb":      "loop.pb",
+		"dangling.pb":   "nothing.pb",
+		"outdir":        outside,
+		"danglingout":   filepath.Join(outside, "nothing.pb"),
+		"sub/escape.pb": "../../outside/secret.pb",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Skipf("symlink: %v", err)
+		}
+	}
+	type want int
+	const (
+		ok want = iota
+		escape
+		loop
+		dangling
+	)
+	rows := []struct {
+		name       string
+		open, stat want // Open of dir/name; StatIn(dir, name)
+	}{
+		{"real.pb", ok, ok},
+		{"inside.pb", ok, ok},
+		{"sub/up.pb", ok, ok},
+		{"out.pb", ok, escape},
+		{"outrel.pb", ok, escape},
+		{"sub/escape.pb", ok, escape},
+		{"outdir/secret.pb", ok, escape},
+		{"loop.pb", loop, loop},
+		{"dangling.pb", dangling, dangling},
+		{"danglingout", dangling, dangling},
+	}
+	judge := func(err error) want {
+		var e *EscapeError
+		var l *LoopError
+		var d *DanglingError
+		switch {
+		case err == nil:
+			return ok
+		case errors.As(err, &e):
+			return escape
+		case errors.As(err, &l):
+			return loop
+		case errors.As(err, &d):
+			return dangling
+		}
+		return -1
+	}
+	for _, r := range rows {
+		f, err := Open(filepath.Join(dir, r.name))
+		if err == nil {
+			f.Close()
+		}
+		if got := judge(err); got != r.open {
+			t.Errorf("Open(%s): %v, want kind %d", r.name, err, r.open)
+		}
+		if err != nil && strings.Count(err.Error(), "\n") != 0 {
+			t.Errorf("Open(%s): error of several lines: %q", r.name, err)
+		}
+		_, err = StatIn(dir, r.name)
+		if got := judge(err); got != r.stat {
+			t.Errorf("StatIn(%s): %v, want kind %d", r.name, err, r.stat)
+		}
+	}
+	// The directory itself may be a link: the user named it.
+	ln := filepath.Join(base, "dirlink")
+	if err := os.Symlink(dir, ln); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := StatIn(ln, "inside.pb"); err != nil {
+		t.Errorf("StatIn through a linked directory: %v", err)
+	}
+}
