@@ -78,14 +78,15 @@ const (
 	OpInstanceNorm Op = "instance_norm"
 )
 
-// Wire attribute field names: Go names for the attributes the registry
-// declares (spec.AttrSpecs, which states each one's type and meaning; a
-// test holds these constants to it). Each tag reads exactly the
+// Wire attribute field names: Go names for the declared attributes
+// (spec.AttrSpecs, which states each one's type, limit and meaning; a
+// test holds these constants to it) that the graph checks name in their
+// errors. The codec needs none of them: it reads and writes every
+// attribute by its declaration (attrs.go). Each tag reads exactly the
 // attributes its TagInfo.Attrs lists, and the canonical encoding writes
 // them in that order.
 const (
 	AttrValueShape  = "value_shape"  // const: the constant's shape (equals the node's shape)
-	AttrSeed        = "seed"         // rand_uniform, bernoulli_mask: the splitmix64 stream key
 	AttrAxis        = "axis"         // reduce_sum, reduce_mean, softmax, layernorm, concat
 	AttrAxis1       = "axis1"        // transpose: first axis
 	AttrAxis2       = "axis2"        // transpose: second axis
@@ -105,30 +106,8 @@ const (
 	AttrInChannels  = "in_channels"  // conv, conv_transpose: input channels (extent of the channel axis)
 	AttrOutChannels = "out_channels" // conv, conv_transpose: output channels
 
-	AttrPads            = "pads"              // conv_transpose, max_pool_nd, avg_pool_nd: 2 per spatial axis, every begin then every end (ONNX order)
-	AttrCeilMode        = "ceil_mode"         // max_pool_nd, avg_pool_nd: round the output extent up (JSON boolean)
-	AttrCountIncludePad = "count_include_pad" // avg_pool_nd: divide by the window positions inside the padded input (JSON boolean)
-	AttrOutputPadding   = "output_padding"    // conv_transpose: extra output extent at the end of each spatial axis
-
-	// The attributes of the tlcheck.ir.v1 superset tags of package spec's
-	// other primitives (pad, gather, lrn, shrink, the IR forms of scale,
-	// clamp and slice). A rational attribute is a JSON string in the
-	// payload's rational grammar ("1/2", "-3").
-	AttrWidths       = "widths"        // pad: 2·rank naturals, every begin then every end
-	AttrMode         = "mode"          // pad: "constant", "reflect" or "edge"
-	AttrValue        = "value"         // pad: the constant-mode fill, a rational (0 in the other modes)
-	AttrIndicesShape = "indices_shape" // gather: the shape of the constant indices
-	AttrIndices      = "indices"       // gather: the indices, naturals < the extent of axis, row-major
-	AttrSize         = "size"          // lrn: the channel window (a positive natural)
-	AttrAlpha        = "alpha"         // lrn: α, a rational
-	AttrBeta         = "beta"          // lrn: β, a rational
-	AttrBias         = "bias"          // lrn: the bias k; shrink: its bias; rationals
-	AttrC            = "c"             // scale: the factor, a rational
-	AttrLo           = "lo"            // clamp: the lower bound, a rational
-	AttrHi           = "hi"            // clamp: the upper bound, a rational
-	AttrLambd        = "lambd"         // shrink: the threshold λ, a rational
-	AttrStart        = "start"         // slice: the first index on axis
-	AttrEnd          = "end"           // slice: one past the last index on axis
+	AttrPads          = "pads"           // conv_transpose, max_pool_nd, avg_pool_nd: 2 per spatial axis, every begin then every end (ONNX order)
+	AttrOutputPadding = "output_padding" // conv_transpose: extra output extent at the end of each spatial axis
 )
 
 // Payload parameter names: the fields of one payload entry.
@@ -299,7 +278,12 @@ func contains(xs []string, x string) bool {
 // Kind is a node's operation: the tag and its static attributes. Each tag
 // reads only the fields its TagInfo.Attrs names (the comment on each field
 // says which); Graph.Check rejects a Kind that sets any other field, so
-// that the canonical encoding loses nothing.
+// that the canonical encoding loses nothing. Every field but Op and
+// Window holds one attribute declared in spec.AttrSpecs, and Window's
+// fields the window attributes: the field named by the declaration's
+// AttrSpec.Field, or the attribute's name in mixed caps for one only the
+// IR spells, of its declared type's Go type (attrs.go; a test holds
+// them). The codec, Clone and Equal go by the declaration.
 type Kind struct {
 	// Op is the tag.
 	Op Op
@@ -380,52 +364,11 @@ func cloneInts(xs []int) []int {
 // Clone returns a deep copy of the kind.
 func (k Kind) Clone() Kind {
 	c := k
-	c.ValueShape = cloneShape(k.ValueShape)
-	c.Perm = cloneInts(k.Perm)
-	c.FromShape, c.ToShape = cloneShape(k.FromShape), cloneShape(k.ToShape)
-	c.InShape, c.OutShape = cloneShape(k.InShape), cloneShape(k.OutShape)
-	if k.Mask != nil {
-		c.Mask = &HardMask{Shape: cloneShape(k.Mask.Shape), Allowed: append([]bool{}, k.Mask.Allowed...)}
-	}
 	c.Window = k.Window.Clone()
-	c.cloneSupersetAttrs(k)
-	return c
-}
-
-// cloneSupersetAttrs deep-copies the attributes of the superset tags of spec's
-// other primitives (spec.Rat has value semantics: nothing to copy).
-func (c *Kind) cloneSupersetAttrs(k Kind) {
-	c.Widths, c.Indices = cloneInts(k.Widths), cloneInts(k.Indices)
-	c.IndicesShape = cloneShape(k.IndicesShape)
-}
-
-// equalSupersetAttrs compares the attributes of the superset tags of spec's
-// other primitives.
-func (k Kind) equalSupersetAttrs(o Kind) bool {
-	return intsEqual(k.Widths, o.Widths) && k.Mode == o.Mode && k.Value.Same(o.Value) &&
-		intsEqual(k.IndicesShape, o.IndicesShape) && intsEqual(k.Indices, o.Indices) &&
-		k.Size == o.Size && k.Alpha.Same(o.Alpha) && k.Beta.Same(o.Beta) && k.Bias.Same(o.Bias) &&
-		k.C.Same(o.C) && k.Lo.Same(o.Lo) && k.Hi.Same(o.Hi) && k.Lambd.Same(o.Lambd) &&
-		k.Start == o.Start && k.End == o.End
-}
-
-// supersetAttrFields lists the superset attributes of spec's other primitives
-// with whether k sets them (a zero rational or integer is not "set": it
-// is what a tag that does not read the field holds).
-func (k Kind) supersetAttrFields() []struct {
-	name string
-	set  bool
-} {
-	return []struct {
-		name string
-		set  bool
-	}{
-		{AttrWidths, len(k.Widths) > 0}, {AttrMode, k.Mode != ""}, {AttrValue, !k.Value.IsZero()},
-		{AttrIndicesShape, len(k.IndicesShape) > 0}, {AttrIndices, len(k.Indices) > 0},
-		{AttrSize, k.Size != 0}, {AttrAlpha, !k.Alpha.IsZero()}, {AttrBeta, !k.Beta.IsZero()}, {AttrBias, !k.Bias.IsZero()},
-		{AttrC, !k.C.IsZero()}, {AttrLo, !k.Lo.IsZero()}, {AttrHi, !k.Hi.IsZero()}, {AttrLambd, !k.Lambd.IsZero()},
-		{AttrStart, k.Start != 0}, {AttrEnd, k.End != 0},
+	for i := range attrSlots {
+		attrSlots[i].cloneValue(&c)
 	}
+	return c
 }
 
 func cloneShape(s spec.Shape) spec.Shape {
@@ -451,92 +394,38 @@ func intsEqual(a, b []int) bool {
 // Equal reports whether two kinds are the same operation with the same
 // attributes (a nil slice equals an empty one).
 func (k Kind) Equal(o Kind) bool {
-	if k.Op != o.Op || k.Seed != o.Seed || k.Axis != o.Axis || k.Axis1 != o.Axis1 || k.Axis2 != o.Axis2 ||
-		k.ChannelAxis != o.ChannelAxis || k.Channels != o.Channels {
+	if k.Op != o.Op || (k.Window == nil) != (o.Window == nil) {
 		return false
 	}
-	if !intsEqual(k.ValueShape, o.ValueShape) || !intsEqual(k.Perm, o.Perm) ||
-		!intsEqual(k.FromShape, o.FromShape) || !intsEqual(k.ToShape, o.ToShape) ||
-		!intsEqual(k.InShape, o.InShape) || !intsEqual(k.OutShape, o.OutShape) {
-		return false
-	}
-	if (k.Mask == nil) != (o.Mask == nil) || (k.Window == nil) != (o.Window == nil) {
-		return false
-	}
-	if k.Mask != nil {
-		if !intsEqual(k.Mask.Shape, o.Mask.Shape) || len(k.Mask.Allowed) != len(o.Mask.Allowed) {
-			return false
-		}
-		for i := range k.Mask.Allowed {
-			if k.Mask.Allowed[i] != o.Mask.Allowed[i] {
-				return false
-			}
-		}
-	}
-	if !k.equalSupersetAttrs(o) {
-		return false
-	}
-	if k.Window != nil {
-		a, b := k.Window, o.Window
-		if !intsEqual(a.Kernel, b.Kernel) || !intsEqual(a.Stride, b.Stride) || !intsEqual(a.Padding, b.Padding) ||
-			!intsEqual(a.Dilation, b.Dilation) || a.Groups != b.Groups || a.InChannels != b.InChannels || a.OutChannels != b.OutChannels ||
-			!intsEqual(a.Pads, b.Pads) || a.CeilMode != b.CeilMode || a.CountIncludePad != b.CountIncludePad || !intsEqual(a.OutputPadding, b.OutputPadding) {
+	for i := range attrSlots {
+		if !attrSlots[i].equal(&k, &o) {
 			return false
 		}
 	}
 	return true
 }
 
-// strayAttr returns the wire name of the first attribute field that k sets
-// although its tag does not read it, or "".
+// strayAttr returns the wire name of the first attribute (in declaration
+// order) that k sets although its tag does not read it, or "". A window
+// on a tag that reads no window field is reported by the first window
+// field's name.
 func (k Kind) strayAttr(o *TagInfo) string {
-	type field struct {
-		name string
-		set  bool
-	}
-	fs := []field{
-		{AttrValueShape, len(k.ValueShape) > 0},
-		{AttrSeed, k.Seed != 0},
-		{AttrAxis, k.Axis != 0},
-		{AttrAxis1, k.Axis1 != 0},
-		{AttrAxis2, k.Axis2 != 0},
-		{AttrPerm, len(k.Perm) > 0},
-		{AttrFromShape, len(k.FromShape) > 0},
-		{AttrToShape, len(k.ToShape) > 0},
-		{AttrInShape, len(k.InShape) > 0},
-		{AttrOutShape, len(k.OutShape) > 0},
-		{AttrMask, k.Mask != nil},
-		{AttrChannelAxis, k.ChannelAxis != 0},
-		{AttrChannels, k.Channels != 0},
-		{AttrKernel, k.Window != nil},
-	}
-	for _, f := range fs {
-		if f.set && !o.hasAttr(f.name) {
-			return f.name
-		}
-	}
-	for _, f := range k.supersetAttrFields() {
-		if f.set && !o.hasAttr(f.name) {
-			return f.name
-		}
-	}
-	if w := k.Window; w != nil {
-		for _, f := range []field{
-			{AttrStride, len(w.Stride) > 0},
-			{AttrPadding, len(w.Padding) > 0},
-			{AttrPads, len(w.Pads) > 0},
-			{AttrDilation, len(w.Dilation) > 0},
-			{AttrOutputPadding, len(w.OutputPadding) > 0},
-			{AttrGroups, w.Groups != 0},
-			{AttrInChannels, w.InChannels != 0},
-			{AttrOutChannels, w.OutChannels != 0},
-			{AttrCeilMode, w.CeilMode},
-			{AttrCountIncludePad, w.CountIncludePad},
-		} {
-			if f.set && !o.hasAttr(f.name) {
-				return f.name
+	firstWindow := ""
+	readsWindow := false
+	for i := range attrSlots {
+		s := &attrSlots[i]
+		if s.window {
+			if firstWindow == "" {
+				firstWindow = s.Name
 			}
+			readsWindow = readsWindow || o.hasAttr(s.Name)
 		}
+		if s.set(&k) && !o.hasAttr(s.Name) {
+			return s.Name
+		}
+	}
+	if k.Window != nil && !readsWindow {
+		return firstWindow
 	}
 	return ""
 }
