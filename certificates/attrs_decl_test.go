@@ -52,7 +52,7 @@ type Attrs struct {
 		if !ok {
 			return nil, fmt.Errorf("attribute %q: a certificate has no spelling of type %s", a.Name, a.Type)
 		}
-		fmt.Fprintf(&b, "\t// %s, %s: %s.\n\t%s %s `json:\"%s,omitempty\"`\n", a.Field, a.Type, a.Doc, a.Field, t, a.Name)
+		fmt.Fprintf(&b, "\t// %s holds %q (%s): %s.\n\t%s %s `json:\"%s,omitempty\"`\n", a.Field, a.Name, a.Type, a.Doc, a.Field, t, a.Name)
 	}
 	b.WriteString("}\n")
 	return format.Source(b.Bytes())
@@ -102,8 +102,9 @@ func TestAttrsDeclared(t *testing.T) {
 	}
 }
 
-// TestAttrsRoundTrip encodes attributes that set every declared field and
-// decodes them back unchanged.
+// TestAttrsRoundTrip encodes fixed attributes (every field declared when
+// the test was written; TestAttrsRoundTripProperty draws every field the
+// declaration has now) and decodes them back unchanged.
 func TestAttrsRoundTrip(t *testing.T) {
 	q := func(a, b int64) *big.Rat { return big.NewRat(a, b) }
 	a := &spec.Attrs{Axis: 1, Axis2: 2, Shape: spec.Shape{2, 3}, Perm: []int{1, 0}, Start: 1, End: 3,
@@ -111,12 +112,6 @@ func TestAttrsRoundTrip(t *testing.T) {
 		Window: &spec.Window{Kernel: []int{2}, Stride: []int{1}, Pads: []int{0, 1}, Dilation: []int{1}, OutputPadding: []int{0}, Groups: 1, CeilMode: true, CountIncludePad: true},
 		Widths: []int{1, 1}, Mode: "reflect", Value: q(5, 7), Indices: []int{0, 2}, IndicesShape: spec.Shape{2}, Size: 3,
 		Alpha: q(1, 10), Beta: q(3, 4), Bias: q(2, 1), Lambd: q(1, 2), Mask: []bool{true, false}}
-	v := reflect.ValueOf(a).Elem()
-	for i := range v.NumField() {
-		if v.Field(i).IsZero() {
-			t.Fatalf("the test leaves spec.Attrs.%s unset", v.Type().Field(i).Name)
-		}
-	}
 	got, err := EncodeAttrs(a).decode("f", "attrs")
 	if err != nil {
 		t.Fatal(err)

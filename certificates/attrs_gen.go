@@ -10,54 +10,54 @@ import "github.com/tlcheck/tlcheck/spec"
 // strings. EncodeAttrs and decode convert field by field as the
 // declaration's types say.
 type Attrs struct {
-	// Axis, natural: the axis of reduce_sum, reduce_mean, reduce_prod, softmax, log_softmax, concat, slice, gather; the first normalized axis of layer_norm; batch_norm_eval's channel axis; transpose's first axis.
+	// Axis holds "axis" (natural): the axis of reduce_sum, reduce_mean, reduce_prod, softmax, log_softmax, concat, slice, gather; the first normalized axis of layer_norm; batch_norm_eval's channel axis; transpose's first axis.
 	Axis int `json:"axis,omitempty"`
-	// Axis2, natural: transpose: the second axis.
+	// Axis2 holds "axis2" (natural): transpose: the second axis.
 	Axis2 int `json:"axis2,omitempty"`
-	// Shape, shape: reshape, flatten, broadcast_to: the target shape; const, rand_uniform, keep_mask: the value's shape.
+	// Shape holds "shape" (shape): reshape, flatten, broadcast_to: the target shape; const, rand_uniform, keep_mask: the value's shape.
 	Shape []int `json:"shape,omitempty"`
-	// Perm, naturals: permute: output axis i is input axis perm[i].
+	// Perm holds "perm" (naturals): permute: output axis i is input axis perm[i].
 	Perm []int `json:"perm,omitempty"`
-	// Start, natural: slice: the first index on axis.
+	// Start holds "start" (natural): slice: the first index on axis.
 	Start int `json:"start,omitempty"`
-	// End, natural: slice: one past the last index on axis.
+	// End holds "end" (natural): slice: one past the last index on axis.
 	End int `json:"end,omitempty"`
-	// C, rational: scale: the factor.
+	// C holds "c" (rational): scale: the factor.
 	C string `json:"c,omitempty"`
-	// Lo, rational: clamp: the lower bound.
+	// Lo holds "lo" (rational): clamp: the lower bound.
 	Lo string `json:"lo,omitempty"`
-	// Hi, rational: clamp: the upper bound.
+	// Hi holds "hi" (rational): clamp: the upper bound.
 	Hi string `json:"hi,omitempty"`
-	// Eps, rational: safe_log, layer_norm, batch_norm_eval, instance_norm: ε (the IR gives it as a parent or a payload parameter).
+	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm: ε (the IR gives it as a parent or a payload parameter).
 	Eps string `json:"eps,omitempty"`
-	// P, rational: bernoulli_mask, dropout: the drop probability.
+	// P holds "p" (rational): bernoulli_mask, dropout: the drop probability.
 	P string `json:"p,omitempty"`
-	// Seed, uint64: rand_uniform, bernoulli_mask, keep_mask, dropout: the splitmix64 stream key of the draw.
+	// Seed holds "seed" (uint64): rand_uniform, bernoulli_mask, keep_mask, dropout: the splitmix64 stream key of the draw.
 	Seed uint64 `json:"seed,omitempty"`
-	// Values, rationals: const: the values, row-major (the IR gives them as the payload's value).
+	// Values holds "values" (rationals): const: the values, row-major (the IR gives them as the payload's value).
 	Values []string `json:"values,omitempty"`
-	// Window, window: conv, conv_transpose and the pools: the geometry (the IR spells its fields as attributes of their own).
+	// Window holds "window" (window): conv, conv_transpose and the pools: the geometry (the IR spells its fields as attributes of their own).
 	Window *spec.Window `json:"window,omitempty"`
-	// Widths, naturals: pad: 2·rank naturals, every axis's begin width, then every end width.
+	// Widths holds "widths" (naturals): pad: 2·rank naturals, every axis's begin width, then every end width.
 	Widths []int `json:"widths,omitempty"`
-	// Mode, string: pad: "constant", "reflect" or "edge".
+	// Mode holds "mode" (string): pad: how the border is filled (its values: Limit).
 	Mode string `json:"mode,omitempty"`
-	// Value, rational: pad: the fill value of constant mode.
+	// Value holds "value" (rational): pad: the fill value of constant mode.
 	Value string `json:"value,omitempty"`
-	// Indices, naturals: gather: the constant indices, row-major over indices_shape, each below the extent of axis.
+	// Indices holds "indices" (naturals): gather: the constant indices, row-major over indices_shape, each below the extent of axis.
 	Indices []int `json:"indices,omitempty"`
-	// IndicesShape, shape: gather: the indices' shape.
+	// IndicesShape holds "indices_shape" (shape): gather: the indices' shape.
 	IndicesShape []int `json:"indices_shape,omitempty"`
-	// Size, natural: lrn: the channel window.
+	// Size holds "size" (natural): lrn: the channel window.
 	Size int `json:"size,omitempty"`
-	// Alpha, rational: lrn: α in y = x/(bias + α/size·Σx²)^β.
+	// Alpha holds "alpha" (rational): lrn: α in y = x/(bias + α/size·Σx²)^β.
 	Alpha string `json:"alpha,omitempty"`
-	// Beta, rational: lrn: β.
+	// Beta holds "beta" (rational): lrn: β.
 	Beta string `json:"beta,omitempty"`
-	// Bias, rational: lrn: the bias k; shrink: the bias.
+	// Bias holds "bias" (rational): lrn: the bias k; shrink: the bias.
 	Bias string `json:"bias,omitempty"`
-	// Lambd, rational: shrink: the threshold λ.
+	// Lambd holds "lambd" (rational): shrink: the threshold λ.
 	Lambd string `json:"lambd,omitempty"`
-	// Mask, booleans: hard_masked_softmax: true where the entry takes part, row-major over the input (the IR spells it {"shape":[…],"allowed":[…]}).
+	// Mask holds "mask" (booleans): hard_masked_softmax: true where the entry takes part, row-major over the input (the IR spells it {"shape":[…],"allowed":[…]}).
 	Mask []bool `json:"mask,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
@@ -34,6 +35,12 @@ import (
 //	string    string      a JSON string, one of Limit.Values
 //	boolean   bool        true or false
 //	booleans  *HardMask   {"shape":[…],"allowed":[true,…]}: a mask and its shape
+//
+// Kind itself is generated from the declaration (kind_gen.go): a new IR
+// attribute is a row of spec.AttrSpecs, its spec.Attrs field, and go
+// generate.
+
+//go:generate go test -run ^TestKindGenerated$ -update-kind
 
 // attrSlot is one declared IR attribute and where a Kind holds it.
 type attrSlot struct {
@@ -47,14 +54,25 @@ type attrSlot struct {
 	registry int
 }
 
-// attrSlots lists the declared IR attributes in declaration order;
-// slotByName indexes them.
-var attrSlots, slotByName = mustSlots(spec.AttrSpecs())
+// attrSlots lists the declared IR attributes in declaration order, and
+// slotByName indexes them, built on first use (so that a test binary
+// whose Kind is behind the declaration still starts: go generate runs
+// one to regenerate kind_gen.go).
+var attrSlots = sync.OnceValues(func() ([]attrSlot, map[string]*attrSlot) {
+	return mustSlots(spec.AttrSpecs())
+})
+
+// slotByName returns the slot of the declared IR attribute called name,
+// or nil.
+func slotByName(name string) *attrSlot {
+	_, by := attrSlots()
+	return by[name]
+}
 
 // mustSlots is slotsFor of the build's declaration: a declared IR
 // attribute that no Kind field holds, or one whose field has another Go
-// type, is a defect of the build (TestKindHoldsEveryIRAttr names it), not
-// of an input.
+// type, is a defect of the build (TestKindHoldsEveryIRAttr names it; go
+// generate mends it), not of an input.
 func mustSlots(decl []spec.AttrSpec) ([]attrSlot, map[string]*attrSlot) {
 	out, err := slotsFor(decl)
 	if err != nil {
@@ -383,7 +401,7 @@ func (s *attrSlot) fromRegistry(k *Kind, a *spec.Attrs) {
 func registrySlots(o *TagInfo) []*attrSlot {
 	var out []*attrSlot
 	for _, name := range o.Attrs {
-		if s := slotByName[name]; s != nil && s.registry >= 0 {
+		if s := slotByName(name); s != nil && s.registry >= 0 {
 			out = append(out, s)
 		}
 	}

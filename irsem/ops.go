@@ -275,78 +275,6 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// Kind is a node's operation: the tag and its static attributes. Each tag
-// reads only the fields its TagInfo.Attrs names (the comment on each field
-// says which); Graph.Check rejects a Kind that sets any other field, so
-// that the canonical encoding loses nothing. Every field but Op and
-// Window holds one attribute declared in spec.AttrSpecs, and Window's
-// fields the window attributes: the field named by the declaration's
-// AttrSpec.Field, or the attribute's name in mixed caps for one only the
-// IR spells, of its declared type's Go type (attrs.go; a test holds
-// them). The codec, Clone and Equal go by the declaration.
-type Kind struct {
-	// Op is the tag.
-	Op Op
-	// ValueShape is const's value_shape.
-	ValueShape spec.Shape
-	// Seed is the stream key of rand_uniform and bernoulli_mask.
-	Seed uint64
-	// Axis is the axis of reduce_sum, reduce_mean, softmax, concat, and
-	// the first normalized axis of layernorm.
-	Axis int
-	// Axis1 and Axis2 are transpose's axes.
-	Axis1, Axis2 int
-	// Perm is permute's permutation.
-	Perm []int
-	// FromShape and ToShape are broadcast_to's shapes.
-	FromShape, ToShape spec.Shape
-	// InShape is the parent shape of reshape and flatten; OutShape is
-	// reshape's target.
-	InShape, OutShape spec.Shape
-	// Mask is hard_masked_softmax's mask.
-	Mask *HardMask
-	// ChannelAxis and Channels are batch_norm_eval's channel axis and its
-	// extent.
-	ChannelAxis, Channels int
-	// Window is the geometry of the window tags: conv, conv_transpose,
-	// max_pool, max_pool_nd, avg_pool, avg_pool_nd. Each tag reads the
-	// fields its wire attributes name and leaves the others zero:
-	//
-	//   - Kernel, Stride: every window tag, one entry per spatial axis.
-	//   - Padding: conv, max_pool, avg_pool (TorchLean), symmetric, one
-	//     entry per spatial axis.
-	//   - Pads: conv_transpose, max_pool_nd, avg_pool_nd, 2 per spatial
-	//     axis: every begin, then every end (ONNX order).
-	//   - Dilation: conv, conv_transpose, max_pool_nd, avg_pool_nd.
-	//   - Groups, InChannels, OutChannels: conv, conv_transpose. The
-	//     channel axis is the one just before the spatial axes, so a 2-D
-	//     conv reads NCHW (or CHW), and every axis before it is mapped
-	//     independently.
-	//   - OutputPadding: conv_transpose.
-	//   - CeilMode: max_pool_nd, avg_pool_nd; CountIncludePad: avg_pool_nd.
-	Window *spec.Window
-
-	// Widths, Mode and Value are pad's widths (2·rank: every begin, then
-	// every end), mode and constant-mode fill value.
-	Widths []int
-	Mode   string
-	Value  spec.Rat
-	// IndicesShape and Indices are gather's constant indices (on Axis).
-	IndicesShape spec.Shape
-	Indices      []int
-	// Size, Alpha, Beta and Bias are lrn's; Bias is also shrink's.
-	Size              int
-	Alpha, Beta, Bias spec.Rat
-	// C is scale's factor.
-	C spec.Rat
-	// Lo and Hi are clamp's bounds.
-	Lo, Hi spec.Rat
-	// Lambd is shrink's threshold λ.
-	Lambd spec.Rat
-	// Start and End are slice's range [Start, End) on Axis.
-	Start, End int
-}
-
 // HardMask is hard_masked_softmax's static mask: row-major, true where the
 // entry takes part in the softmax. Its Shape must equal the node's shape.
 type HardMask struct {
@@ -365,8 +293,9 @@ func cloneInts(xs []int) []int {
 func (k Kind) Clone() Kind {
 	c := k
 	c.Window = k.Window.Clone()
-	for i := range attrSlots {
-		attrSlots[i].cloneValue(&c)
+	slots, _ := attrSlots()
+	for i := range slots {
+		slots[i].cloneValue(&c)
 	}
 	return c
 }
@@ -397,8 +326,9 @@ func (k Kind) Equal(o Kind) bool {
 	if k.Op != o.Op || (k.Window == nil) != (o.Window == nil) {
 		return false
 	}
-	for i := range attrSlots {
-		if !attrSlots[i].equal(&k, &o) {
+	slots, _ := attrSlots()
+	for i := range slots {
+		if !slots[i].equal(&k, &o) {
 			return false
 		}
 	}
@@ -412,8 +342,9 @@ func (k Kind) Equal(o Kind) bool {
 func (k Kind) strayAttr(o *TagInfo) string {
 	firstWindow := ""
 	readsWindow := false
-	for i := range attrSlots {
-		s := &attrSlots[i]
+	slots, _ := attrSlots()
+	for i := range slots {
+		s := &slots[i]
 		if s.window {
 			if firstWindow == "" {
 				firstWindow = s.Name

@@ -247,7 +247,7 @@ func decodeNodeField(n *Node, info *TagInfo, f jfield, budget *ratBudget) error 
 		}
 		return errors.New("unknown field")
 	}
-	return slotByName[f.key].decode(k, f.raw, budget)
+	return slotByName(f.key).decode(k, f.raw, budget)
 }
 
 // decodeBool reads a JSON boolean (true or false, nothing else).
@@ -392,7 +392,7 @@ func appendNode(b []byte, n *Node) []byte {
 		b = append(b, ',')
 		b = strconv.AppendQuote(b, a)
 		b = append(b, ':')
-		b = slotByName[a].appendValue(b, k)
+		b = slotByName(a).appendValue(b, k)
 	}
 	return append(b, '}')
 }

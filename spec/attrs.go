@@ -102,7 +102,7 @@ var attrSpecs = []AttrSpec{
 	{"values", "Values", false, AttrRats, "nil", "const: the values, row-major (the IR gives them as the payload's value)", ranked},
 	{"window", "Window", false, AttrWindow, "nil", "conv, conv_transpose and the pools: the geometry (the IR spells its fields as attributes of their own)", ranked},
 	{"widths", "Widths", true, AttrNats, "nil", "pad: 2·rank naturals, every axis's begin width, then every end width", pairs},
-	{"mode", "Mode", true, AttrString, `""`, `pad: "constant", "reflect" or "edge"`, padModes},
+	{"mode", "Mode", true, AttrString, `""`, "pad: how the border is filled (its values: Limit)", padModes},
 	{"value", "Value", true, AttrRat, "nil (0)", "pad: the fill value of constant mode", ranked},
 	{"indices", "Indices", true, AttrNats, "nil", "gather: the constant indices, row-major over indices_shape, each below the extent of axis", elements},
 	{"indices_shape", "IndicesShape", true, AttrShape, "nil", "gather: the indices' shape", ranked},
