@@ -99,39 +99,19 @@ func (e Enclosure) decode(file, field string) (spec.Interval, error) {
 	return spec.Interval{Lo: out[0], Hi: out[1]}, nil
 }
 
-// Attrs are a primitive application's attributes in a certificate: the
-// fields of spec.Attrs under the names spec.AttrSpecs declares, in its
-// order, each omitted when unset; constants are exact rationals as "p/q"
-// strings. EncodeAttrs and decode convert field by field as the
-// declaration's types say, and a test holds the JSON names to it.
-type Attrs struct {
-	Axis   int          `json:"axis,omitempty"`
-	Axis2  int          `json:"axis2,omitempty"`
-	Shape  []int        `json:"shape,omitempty"`
-	Perm   []int        `json:"perm,omitempty"`
-	Start  int          `json:"start,omitempty"`
-	End    int          `json:"end,omitempty"`
-	C      string       `json:"c,omitempty"`
-	Lo     string       `json:"lo,omitempty"`
-	Hi     string       `json:"hi,omitempty"`
-	Eps    string       `json:"eps,omitempty"`
-	P      string       `json:"p,omitempty"`
-	Seed   uint64       `json:"seed,omitempty"`
-	Values []string     `json:"values,omitempty"`
-	Window *spec.Window `json:"window,omitempty"`
-	// The attributes of pad, gather, lrn, shrink and hard_masked_softmax.
-	Widths       []int  `json:"widths,omitempty"`
-	Mode         string `json:"mode,omitempty"`
-	Value        string `json:"value,omitempty"`
-	Indices      []int  `json:"indices,omitempty"`
-	IndicesShape []int  `json:"indices_shape,omitempty"`
-	Size         int    `json:"size,omitempty"`
-	Alpha        string `json:"alpha,omitempty"`
-	Beta         string `json:"beta,omitempty"`
-	Bias         string `json:"bias,omitempty"`
-	Lambd        string `json:"lambd,omitempty"`
-	Mask         []bool `json:"mask,omitempty"`
-}
+// Attrs, a primitive application's attributes in a certificate, is
+// generated from the registry's declaration (spec.AttrSpecs) into
+// attrs_gen.go: one field per attribute that spec.Attrs holds, in
+// declaration order, under its declared name, of the Go type its declared
+// type is spelled with in JSON. Generated, not encoded generically, for
+// two reasons: readers of certificates (the Lean emitter) read the
+// attributes as typed fields, and encoding/json writes a struct's members
+// in field order, omitting the unset, so the certificate bytes are those
+// of the hand-written struct the file replaced, by construction.
+// TestAttrsGenerated fails when the file is not what the declaration
+// generates; regenerate it with go generate.
+//
+//go:generate go test -run ^TestAttrsGenerated$ -update-attrs
 
 // attrFields lists the declared attributes that spec.Attrs holds in a
 // field of its own, in declaration order.

@@ -244,39 +244,28 @@ func checkAxis(field string, axis, rank int) error {
 func primAttrs(n *Node) *spec.Attrs {
 	k := &n.Kind
 	a := &spec.Attrs{}
+	if o, ok := lookup(k.Op); ok {
+		registryAttrs(k, o, a)
+	}
+	// The attributes only the IR spells, and what a tag takes from the
+	// node itself.
 	switch k.Op {
-	default:
-		// A tag whose only axis is "axis" passes it to its primitive's Axis
-		// (reduce_sum, reduce_mean, softmax, concat, and any registry
-		// primitive whose IR form lists it).
-		if o, ok := lookup(k.Op); ok {
-			if o.hasAttr(AttrAxis) {
-				a.Axis = k.Axis
-			}
-			regopsAttrs(k, o, a)
-		}
 	case OpTranspose:
-		a.Axis, a.Axis2 = k.Axis1, k.Axis2
-	case OpPermute:
-		a.Perm = k.Perm
+		a.Axis = k.Axis1
 	case OpBroadcastTo:
 		a.Shape = shapeOrScalar(k.ToShape)
 	case OpReshape:
 		a.Shape = shapeOrScalar(k.OutShape)
 	case OpRandUniform:
-		a.Shape, a.Seed = n.Shape, k.Seed
+		a.Shape = n.Shape
 	case OpConst:
 		a.Shape = shapeOrScalar(k.ValueShape)
 	case OpLayerNorm:
 		a.Axis = 1 // the evaluator works on the [outer, inner] view
 	case OpBatchNormEval:
 		a.Axis = k.ChannelAxis
-	case OpHardMaskedSoftmax:
-		if k.Mask != nil {
-			a.Mask = append([]bool(nil), k.Mask.Allowed...)
-		}
 	case OpBernoulliMask:
-		a.Shape, a.Seed = n.Shape.Clone(), k.Seed
+		a.Shape = n.Shape.Clone()
 	}
 	if isWindowOp(k.Op) {
 		a.Window = specWindow(k.Op, k.Window)

@@ -78,14 +78,15 @@ const (
 	OpInstanceNorm Op = "instance_norm"
 )
 
-// Wire attribute field names: Go names for the attributes the registry
-// declares (spec.AttrSpecs, which states each one's type and meaning; a
-// test holds these constants to it). Each tag reads exactly the
+// Wire attribute field names: Go names for the declared attributes
+// (spec.AttrSpecs, which states each one's type, limit and meaning; a
+// test holds these constants to it) that the graph checks name in their
+// errors. The codec needs none of them: it reads and writes every
+// attribute by its declaration (attrs.go). Each tag reads exactly the
 // attributes its TagInfo.Attrs lists, and the canonical encoding writes
 // them in that order.
 const (
 	AttrValueShape  = "value_shape"  // const: the constant's shape (equals the node's shape)
-	AttrSeed        = "seed"         // rand_uniform, bernoulli_mask: the splitmix64 stream key
 	AttrAxis        = "axis"         // reduce_sum, reduce_mean, softmax, layernorm, concat
 	AttrAxis1       = "axis1"        // transpose: first axis
 	AttrAxis2       = "axis2"        // transpose: second axis
@@ -105,30 +106,8 @@ const (
 	AttrInChannels  = "in_channels"  // conv, conv_transpose: input channels (extent of the channel axis)
 	AttrOutChannels = "out_channels" // conv, conv_transpose: output channels
 
-	AttrPads            = "pads"              // conv_transpose, max_pool_nd, avg_pool_nd: 2 per spatial axis, every begin then every end (ONNX order)
-	AttrCeilMode        = "ceil_mode"         // max_pool_nd, avg_pool_nd: round the output extent up (JSON boolean)
-	AttrCountIncludePad = "count_include_pad" // avg_pool_nd: divide by the window positions inside the padded input (JSON boolean)
-	AttrOutputPadding   = "output_padding"    // conv_transpose: extra output extent at the end of each spatial axis
-
-	// The attributes of the tlcheck.ir.v1 superset tags of package spec's
-	// other primitives (pad, gather, lrn, shrink, the IR forms of scale,
-	// clamp and slice). A rational attribute is a JSON string in the
-	// payload's rational grammar ("1/2", "-3").
-	AttrWidths       = "widths"        // pad: 2·rank naturals, every begin then every end
-	AttrMode         = "mode"          // pad: "constant", "reflect" or "edge"
-	AttrValue        = "value"         // pad: the constant-mode fill, a rational (0 in the other modes)
-	AttrIndicesShape = "indices_shape" // gather: the shape of the constant indices
-	AttrIndices      = "indices"       // gather: the indices, naturals < the extent of axis, row-major
-	AttrSize         = "size"          // lrn: the channel window (a positive natural)
-	AttrAlpha        = "alpha"         // lrn: α, a rational
-	AttrBeta         = "beta"          // lrn: β, a rational
-	AttrBias         = "bias"          // lrn: the bias k; shrink: its bias; rationals
-	AttrC            = "c"             // scale: the factor, a rational
-	AttrLo           = "lo"            // clamp: the lower bound, a rational
-	AttrHi           = "hi"            // clamp: the upper bound, a rational
-	AttrLambd        = "lambd"         // shrink: the threshold λ, a rational
-	AttrStart        = "start"         // slice: the first index on axis
-	AttrEnd          = "end"           // slice: one past the last index on axis
+	AttrPads          = "pads"           // conv_transpose, max_pool_nd, avg_pool_nd: 2 per spatial axis, every begin then every end (ONNX order)
+	AttrOutputPadding = "output_padding" // conv_transpose: extra output extent at the end of each spatial axis
 )
 
 // Payload parameter names: the fields of one payload entry.
@@ -296,73 +275,6 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// Kind is a node's operation: the tag and its static attributes. Each tag
-// reads only the fields its TagInfo.Attrs names (the comment on each field
-// says which); Graph.Check rejects a Kind that sets any other field, so
-// that the canonical encoding loses nothing.
-type Kind struct {
-	// Op is the tag.
-	Op Op
-	// ValueShape is const's value_shape.
-	ValueShape spec.Shape
-	// Seed is the stream key of rand_uniform and bernoulli_mask.
-	Seed uint64
-	// Axis is the axis of reduce_sum, reduce_mean, softmax, concat, and
-	// the first normalized axis of layernorm.
-	Axis int
-	// Axis1 and Axis2 are transpose's axes.
-	Axis1, Axis2 int
-	// Perm is permute's permutation.
-	Perm []int
-	// FromShape and ToShape are broadcast_to's shapes.
-	FromShape, ToShape spec.Shape
-	// InShape is the parent shape of reshape and flatten; OutShape is
-	// reshape's target.
-	InShape, OutShape spec.Shape
-	// Mask is hard_masked_softmax's mask.
-	Mask *HardMask
-	// ChannelAxis and Channels are batch_norm_eval's channel axis and its
-	// extent.
-	ChannelAxis, Channels int
-	// Window is the geometry of the window tags: conv, conv_transpose,
-	// max_pool, max_pool_nd, avg_pool, avg_pool_nd. Each tag reads the
-	// fields its wire attributes name and leaves the others zero:
-	//
-	//   - Kernel, Stride: every window tag, one entry per spatial axis.
-	//   - Padding: conv, max_pool, avg_pool (TorchLean), symmetric, one
-	//     entry per spatial axis.
-	//   - Pads: conv_transpose, max_pool_nd, avg_pool_nd, 2 per spatial
-	//     axis: every begin, then every end (ONNX order).
-	//   - Dilation: conv, conv_transpose, max_pool_nd, avg_pool_nd.
-	//   - Groups, InChannels, OutChannels: conv, conv_transpose. The
-	//     channel axis is the one just before the spatial axes, so a 2-D
-	//     conv reads NCHW (or CHW), and every axis before it is mapped
-	//     independently.
-	//   - OutputPadding: conv_transpose.
-	//   - CeilMode: max_pool_nd, avg_pool_nd; CountIncludePad: avg_pool_nd.
-	Window *spec.Window
-
-	// Widths, Mode and Value are pad's widths (2·rank: every begin, then
-	// every end), mode and constant-mode fill value.
-	Widths []int
-	Mode   string
-	Value  spec.Rat
-	// IndicesShape and Indices are gather's constant indices (on Axis).
-	IndicesShape spec.Shape
-	Indices      []int
-	// Size, Alpha, Beta and Bias are lrn's; Bias is also shrink's.
-	Size              int
-	Alpha, Beta, Bias spec.Rat
-	// C is scale's factor.
-	C spec.Rat
-	// Lo and Hi are clamp's bounds.
-	Lo, Hi spec.Rat
-	// Lambd is shrink's threshold λ.
-	Lambd spec.Rat
-	// Start and End are slice's range [Start, End) on Axis.
-	Start, End int
-}
-
 // HardMask is hard_masked_softmax's static mask: row-major, true where the
 // entry takes part in the softmax. Its Shape must equal the node's shape.
 type HardMask struct {
@@ -380,52 +292,12 @@ func cloneInts(xs []int) []int {
 // Clone returns a deep copy of the kind.
 func (k Kind) Clone() Kind {
 	c := k
-	c.ValueShape = cloneShape(k.ValueShape)
-	c.Perm = cloneInts(k.Perm)
-	c.FromShape, c.ToShape = cloneShape(k.FromShape), cloneShape(k.ToShape)
-	c.InShape, c.OutShape = cloneShape(k.InShape), cloneShape(k.OutShape)
-	if k.Mask != nil {
-		c.Mask = &HardMask{Shape: cloneShape(k.Mask.Shape), Allowed: append([]bool{}, k.Mask.Allowed...)}
-	}
 	c.Window = k.Window.Clone()
-	c.cloneSupersetAttrs(k)
-	return c
-}
-
-// cloneSupersetAttrs deep-copies the attributes of the superset tags of spec's
-// other primitives (spec.Rat has value semantics: nothing to copy).
-func (c *Kind) cloneSupersetAttrs(k Kind) {
-	c.Widths, c.Indices = cloneInts(k.Widths), cloneInts(k.Indices)
-	c.IndicesShape = cloneShape(k.IndicesShape)
-}
-
-// equalSupersetAttrs compares the attributes of the superset tags of spec's
-// other primitives.
-func (k Kind) equalSupersetAttrs(o Kind) bool {
-	return intsEqual(k.Widths, o.Widths) && k.Mode == o.Mode && k.Value.Same(o.Value) &&
-		intsEqual(k.IndicesShape, o.IndicesShape) && intsEqual(k.Indices, o.Indices) &&
-		k.Size == o.Size && k.Alpha.Same(o.Alpha) && k.Beta.Same(o.Beta) && k.Bias.Same(o.Bias) &&
-		k.C.Same(o.C) && k.Lo.Same(o.Lo) && k.Hi.Same(o.Hi) && k.Lambd.Same(o.Lambd) &&
-		k.Start == o.Start && k.End == o.End
-}
-
-// supersetAttrFields lists the superset attributes of spec's other primitives
-// with whether k sets them (a zero rational or integer is not "set": it
-// is what a tag that does not read the field holds).
-func (k Kind) supersetAttrFields() []struct {
-	name string
-	set  bool
-} {
-	return []struct {
-		name string
-		set  bool
-	}{
-		{AttrWidths, len(k.Widths) > 0}, {AttrMode, k.Mode != ""}, {AttrValue, !k.Value.IsZero()},
-		{AttrIndicesShape, len(k.IndicesShape) > 0}, {AttrIndices, len(k.Indices) > 0},
-		{AttrSize, k.Size != 0}, {AttrAlpha, !k.Alpha.IsZero()}, {AttrBeta, !k.Beta.IsZero()}, {AttrBias, !k.Bias.IsZero()},
-		{AttrC, !k.C.IsZero()}, {AttrLo, !k.Lo.IsZero()}, {AttrHi, !k.Hi.IsZero()}, {AttrLambd, !k.Lambd.IsZero()},
-		{AttrStart, k.Start != 0}, {AttrEnd, k.End != 0},
+	slots, _ := attrSlots()
+	for i := range slots {
+		slots[i].cloneValue(&c)
 	}
+	return c
 }
 
 func cloneShape(s spec.Shape) spec.Shape {
@@ -451,92 +323,40 @@ func intsEqual(a, b []int) bool {
 // Equal reports whether two kinds are the same operation with the same
 // attributes (a nil slice equals an empty one).
 func (k Kind) Equal(o Kind) bool {
-	if k.Op != o.Op || k.Seed != o.Seed || k.Axis != o.Axis || k.Axis1 != o.Axis1 || k.Axis2 != o.Axis2 ||
-		k.ChannelAxis != o.ChannelAxis || k.Channels != o.Channels {
+	if k.Op != o.Op || (k.Window == nil) != (o.Window == nil) {
 		return false
 	}
-	if !intsEqual(k.ValueShape, o.ValueShape) || !intsEqual(k.Perm, o.Perm) ||
-		!intsEqual(k.FromShape, o.FromShape) || !intsEqual(k.ToShape, o.ToShape) ||
-		!intsEqual(k.InShape, o.InShape) || !intsEqual(k.OutShape, o.OutShape) {
-		return false
-	}
-	if (k.Mask == nil) != (o.Mask == nil) || (k.Window == nil) != (o.Window == nil) {
-		return false
-	}
-	if k.Mask != nil {
-		if !intsEqual(k.Mask.Shape, o.Mask.Shape) || len(k.Mask.Allowed) != len(o.Mask.Allowed) {
-			return false
-		}
-		for i := range k.Mask.Allowed {
-			if k.Mask.Allowed[i] != o.Mask.Allowed[i] {
-				return false
-			}
-		}
-	}
-	if !k.equalSupersetAttrs(o) {
-		return false
-	}
-	if k.Window != nil {
-		a, b := k.Window, o.Window
-		if !intsEqual(a.Kernel, b.Kernel) || !intsEqual(a.Stride, b.Stride) || !intsEqual(a.Padding, b.Padding) ||
-			!intsEqual(a.Dilation, b.Dilation) || a.Groups != b.Groups || a.InChannels != b.InChannels || a.OutChannels != b.OutChannels ||
-			!intsEqual(a.Pads, b.Pads) || a.CeilMode != b.CeilMode || a.CountIncludePad != b.CountIncludePad || !intsEqual(a.OutputPadding, b.OutputPadding) {
+	slots, _ := attrSlots()
+	for i := range slots {
+		if !slots[i].equal(&k, &o) {
 			return false
 		}
 	}
 	return true
 }
 
-// strayAttr returns the wire name of the first attribute field that k sets
-// although its tag does not read it, or "".
+// strayAttr returns the wire name of the first attribute (in declaration
+// order) that k sets although its tag does not read it, or "". A window
+// on a tag that reads no window field is reported by the first window
+// field's name.
 func (k Kind) strayAttr(o *TagInfo) string {
-	type field struct {
-		name string
-		set  bool
-	}
-	fs := []field{
-		{AttrValueShape, len(k.ValueShape) > 0},
-		{AttrSeed, k.Seed != 0},
-		{AttrAxis, k.Axis != 0},
-		{AttrAxis1, k.Axis1 != 0},
-		{AttrAxis2, k.Axis2 != 0},
-		{AttrPerm, len(k.Perm) > 0},
-		{AttrFromShape, len(k.FromShape) > 0},
-		{AttrToShape, len(k.ToShape) > 0},
-		{AttrInShape, len(k.InShape) > 0},
-		{AttrOutShape, len(k.OutShape) > 0},
-		{AttrMask, k.Mask != nil},
-		{AttrChannelAxis, k.ChannelAxis != 0},
-		{AttrChannels, k.Channels != 0},
-		{AttrKernel, k.Window != nil},
-	}
-	for _, f := range fs {
-		if f.set && !o.hasAttr(f.name) {
-			return f.name
-		}
-	}
-	for _, f := range k.supersetAttrFields() {
-		if f.set && !o.hasAttr(f.name) {
-			return f.name
-		}
-	}
-	if w := k.Window; w != nil {
-		for _, f := range []field{
-			{AttrStride, len(w.Stride) > 0},
-			{AttrPadding, len(w.Padding) > 0},
-			{AttrPads, len(w.Pads) > 0},
-			{AttrDilation, len(w.Dilation) > 0},
-			{AttrOutputPadding, len(w.OutputPadding) > 0},
-			{AttrGroups, w.Groups != 0},
-			{AttrInChannels, w.InChannels != 0},
-			{AttrOutChannels, w.OutChannels != 0},
-			{AttrCeilMode, w.CeilMode},
-			{AttrCountIncludePad, w.CountIncludePad},
-		} {
-			if f.set && !o.hasAttr(f.name) {
-				return f.name
+	firstWindow := ""
+	readsWindow := false
+	slots, _ := attrSlots()
+	for i := range slots {
+		s := &slots[i]
+		if s.window {
+			if firstWindow == "" {
+				firstWindow = s.Name
 			}
+			readsWindow = readsWindow || o.hasAttr(s.Name)
 		}
+		if s.set(&k) && !o.hasAttr(s.Name) {
+			return s.Name
+		}
+	}
+	if k.Window != nil && !readsWindow {
+		return firstWindow
 	}
 	return ""
 }

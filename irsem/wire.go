@@ -57,14 +57,11 @@ func supersetErr(i int, op Op) *Error {
 //
 // Every node has exactly the members id, kind, parents, shape and the
 // attributes its tag lists in TagInfo.Attrs (all of them required, none
-// other allowed): value_shape, seed, axis, axis1, axis2, perm, from_shape,
-// to_shape, in_shape, out_shape, mask ({"shape":[…],"allowed":[bools]}),
-// channel_axis, channels, kernel, stride, padding, dilation, groups,
-// in_channels, out_channels, and those of the tlcheck.ir.v1 superset tags
-// (widths, mode, value, indices_shape, indices, size, alpha, beta, bias,
-// c, lo, hi, lambd, start, end, …). Integers are plain JSON naturals (no
-// sign, fraction or exponent); seed is a natural below 2^64; a rational
-// attribute is a JSON string in the payload's rational grammar.
+// other allowed), each declared in spec.AttrSpecs and spelled as its
+// declared type says (attrs.go): integers are plain JSON naturals (no
+// sign, fraction or exponent) within the declared limit; a uint64 (seed)
+// is a natural below 2^64; a rational attribute is a JSON string in the
+// payload's rational grammar; a mask is {"shape":[…],"allowed":[bools]}.
 
 // ReadGraph reads a torchlean.ir.v1 or tlcheck.ir.v1 document from r (at most
 // MaxDocumentBytes) and decodes it with DecodeGraph.
@@ -250,65 +247,7 @@ func decodeNodeField(n *Node, info *TagInfo, f jfield, budget *ratBudget) error 
 		}
 		return errors.New("unknown field")
 	}
-	win := func() *spec.Window {
-		if k.Window == nil {
-			k.Window = &spec.Window{}
-		}
-		return k.Window
-	}
-	switch f.key {
-	case AttrValueShape:
-		k.ValueShape, err = decodeShape(f.raw)
-	case AttrSeed:
-		k.Seed, err = decodeUint(f.raw, ^uint64(0))
-	case AttrAxis:
-		k.Axis, err = decodeInt(f.raw, MaxAttrInt)
-	case AttrAxis1:
-		k.Axis1, err = decodeInt(f.raw, MaxAttrInt)
-	case AttrAxis2:
-		k.Axis2, err = decodeInt(f.raw, MaxAttrInt)
-	case AttrChannelAxis:
-		k.ChannelAxis, err = decodeInt(f.raw, MaxAttrInt)
-	case AttrChannels:
-		k.Channels, err = decodeInt(f.raw, maxExtent)
-	case AttrPerm:
-		k.Perm, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
-	case AttrFromShape:
-		k.FromShape, err = decodeShape(f.raw)
-	case AttrToShape:
-		k.ToShape, err = decodeShape(f.raw)
-	case AttrInShape:
-		k.InShape, err = decodeShape(f.raw)
-	case AttrOutShape:
-		k.OutShape, err = decodeShape(f.raw)
-	case AttrMask:
-		k.Mask, err = decodeMask(f.raw)
-	case AttrKernel:
-		win().Kernel, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
-	case AttrStride:
-		win().Stride, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
-	case AttrPadding:
-		win().Padding, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
-	case AttrDilation:
-		win().Dilation, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
-	case AttrGroups:
-		win().Groups, err = decodeInt(f.raw, MaxAttrInt)
-	case AttrInChannels:
-		win().InChannels, err = decodeInt(f.raw, maxExtent)
-	case AttrOutChannels:
-		win().OutChannels, err = decodeInt(f.raw, MaxAttrInt)
-	case AttrPads:
-		win().Pads, err = decodeInts(f.raw, MaxAttrInt, 2*spec.MaxRank)
-	case AttrOutputPadding:
-		win().OutputPadding, err = decodeInts(f.raw, MaxAttrInt, spec.MaxRank)
-	case AttrCeilMode:
-		win().CeilMode, err = decodeBool(f.raw)
-	case AttrCountIncludePad:
-		win().CountIncludePad, err = decodeBool(f.raw)
-	default:
-		err = decodeSupersetAttr(k, f, budget)
-	}
-	return err
+	return slotByName(f.key).decode(k, f.raw, budget)
 }
 
 // decodeBool reads a JSON boolean (true or false, nothing else).
@@ -320,62 +259,6 @@ func decodeBool(raw []byte) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("expected true or false, got %s", strconv.Quote(snippet(bytes.TrimSpace(raw))))
-}
-
-// decodeSupersetAttr reads one attribute of the superset tags of spec's
-// other primitives.
-func decodeSupersetAttr(k *Kind, f jfield, budget *ratBudget) error {
-	var err error
-	switch f.key {
-	case AttrWidths:
-		k.Widths, err = decodeInts(f.raw, MaxAttrInt, 2*spec.MaxRank)
-	case AttrMode:
-		k.Mode, err = decodeString(f.raw)
-		if err == nil && k.Mode != "constant" && k.Mode != "reflect" && k.Mode != "edge" {
-			err = fmt.Errorf("expected \"constant\", \"reflect\" or \"edge\", got %s", limits.Quote(k.Mode))
-		}
-	case AttrIndicesShape:
-		k.IndicesShape, err = decodeShape(f.raw)
-	case AttrIndices:
-		lim := min(limits.Current().GraphElements, MaxTotalElements)
-		k.Indices, err = decodeInts(f.raw, maxExtent, int(lim))
-		if isTooMany(err) {
-			err = limits.Exceeded("graph-elements", lim, "more than %d gather indices", lim)
-		}
-	case AttrSize:
-		k.Size, err = decodeInt(f.raw, MaxAttrInt)
-	case AttrStart:
-		k.Start, err = decodeInt(f.raw, maxExtent)
-	case AttrEnd:
-		k.End, err = decodeInt(f.raw, maxExtent)
-	case AttrValue, AttrAlpha, AttrBeta, AttrBias, AttrC, AttrLo, AttrHi, AttrLambd:
-		var r spec.Rat
-		if r, err = decodeAttrRational(f.raw, budget); err == nil {
-			*supersetRat(k, f.key) = r
-		}
-	}
-	return err
-}
-
-// supersetRat is the Kind field of a rational attribute.
-func supersetRat(k *Kind, name string) *spec.Rat {
-	switch name {
-	case AttrValue:
-		return &k.Value
-	case AttrAlpha:
-		return &k.Alpha
-	case AttrBeta:
-		return &k.Beta
-	case AttrBias:
-		return &k.Bias
-	case AttrC:
-		return &k.C
-	case AttrLo:
-		return &k.Lo
-	case AttrHi:
-		return &k.Hi
-	}
-	return &k.Lambd
 }
 
 // decodeAttrRational reads a rational attribute: a JSON string in the
@@ -509,92 +392,7 @@ func appendNode(b []byte, n *Node) []byte {
 		b = append(b, ',')
 		b = strconv.AppendQuote(b, a)
 		b = append(b, ':')
-		switch a {
-		case AttrValueShape:
-			b = appendInts(b, k.ValueShape)
-		case AttrSeed:
-			b = strconv.AppendUint(b, k.Seed, 10)
-		case AttrAxis:
-			b = strconv.AppendInt(b, int64(k.Axis), 10)
-		case AttrAxis1:
-			b = strconv.AppendInt(b, int64(k.Axis1), 10)
-		case AttrAxis2:
-			b = strconv.AppendInt(b, int64(k.Axis2), 10)
-		case AttrChannelAxis:
-			b = strconv.AppendInt(b, int64(k.ChannelAxis), 10)
-		case AttrChannels:
-			b = strconv.AppendInt(b, int64(k.Channels), 10)
-		case AttrPerm:
-			b = appendInts(b, k.Perm)
-		case AttrFromShape:
-			b = appendInts(b, k.FromShape)
-		case AttrToShape:
-			b = appendInts(b, k.ToShape)
-		case AttrInShape:
-			b = appendInts(b, k.InShape)
-		case AttrOutShape:
-			b = appendInts(b, k.OutShape)
-		case AttrMask:
-			b = append(b, `{"shape":`...)
-			b = appendInts(b, k.Mask.Shape)
-			b = append(b, `,"allowed":[`...)
-			for j, v := range k.Mask.Allowed {
-				if j > 0 {
-					b = append(b, ',')
-				}
-				b = strconv.AppendBool(b, v)
-			}
-			b = append(b, "]}"...)
-		case AttrKernel:
-			b = appendInts(b, k.Window.Kernel)
-		case AttrStride:
-			b = appendInts(b, k.Window.Stride)
-		case AttrPadding:
-			b = appendInts(b, k.Window.Padding)
-		case AttrDilation:
-			b = appendInts(b, k.Window.Dilation)
-		case AttrGroups:
-			b = strconv.AppendInt(b, int64(k.Window.Groups), 10)
-		case AttrInChannels:
-			b = strconv.AppendInt(b, int64(k.Window.InChannels), 10)
-		case AttrOutChannels:
-			b = strconv.AppendInt(b, int64(k.Window.OutChannels), 10)
-		case AttrPads:
-			b = appendInts(b, k.Window.Pads)
-		case AttrOutputPadding:
-			b = appendInts(b, k.Window.OutputPadding)
-		case AttrCeilMode:
-			b = strconv.AppendBool(b, k.Window.CeilMode)
-		case AttrCountIncludePad:
-			b = strconv.AppendBool(b, k.Window.CountIncludePad)
-		default:
-			b = appendSupersetAttr(b, k, a)
-		}
+		b = slotByName(a).appendValue(b, k)
 	}
 	return append(b, '}')
-}
-
-// appendSupersetAttr writes one attribute value of the superset tags of
-// spec's other primitives; a rational as the JSON string of its reduced
-// "p/q" (or "p").
-func appendSupersetAttr(b []byte, k *Kind, a string) []byte {
-	switch a {
-	case AttrWidths:
-		return appendInts(b, k.Widths)
-	case AttrMode:
-		return strconv.AppendQuote(b, k.Mode)
-	case AttrIndicesShape:
-		return appendInts(b, k.IndicesShape)
-	case AttrIndices:
-		return appendInts(b, k.Indices)
-	case AttrSize:
-		return strconv.AppendInt(b, int64(k.Size), 10)
-	case AttrStart:
-		return strconv.AppendInt(b, int64(k.Start), 10)
-	case AttrEnd:
-		return strconv.AppendInt(b, int64(k.End), 10)
-	case AttrValue, AttrAlpha, AttrBeta, AttrBias, AttrC, AttrLo, AttrHi, AttrLambd:
-		return strconv.AppendQuote(b, supersetRat(k, a).String())
-	}
-	return b
 }

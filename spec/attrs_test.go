@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"fmt"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -82,5 +84,78 @@ func TestUndeclaredAttrRejected(t *testing.T) {
 	}
 	if _, ok := LookupAttr("lambd"); !ok {
 		t.Error("lambd is not declared")
+	}
+}
+
+// attrGoType is the Go type that holds an attribute of each declared type
+// in Attrs (and Window), written here from the type's definition.
+var attrGoType = map[AttrType]reflect.Type{
+	AttrNat: reflect.TypeFor[int](), AttrUint64: reflect.TypeFor[uint64](), AttrNats: reflect.TypeFor[[]int](),
+	AttrShape: reflect.TypeFor[Shape](), AttrRat: reflect.TypeFor[*big.Rat](), AttrRats: reflect.TypeFor[[]*big.Rat](),
+	AttrString: reflect.TypeFor[string](), AttrBool: reflect.TypeFor[bool](), AttrBools: reflect.TypeFor[[]bool](),
+	AttrWindow: reflect.TypeFor[*Window](),
+}
+
+// checkAttrTypes reports the first declared attribute whose holding field
+// has another Go type than its declared type's, or whose limit does not
+// fit its type.
+func checkAttrTypes(decl []AttrSpec) error {
+	for _, a := range decl {
+		want, ok := attrGoType[a.Type]
+		if !ok {
+			return fmt.Errorf("attribute %q: unknown type %q", a.Name, a.Type)
+		}
+		if a.Type == AttrString && len(a.Limit.Values) == 0 {
+			return fmt.Errorf("attribute %q: a string declares its values", a.Name)
+		}
+		if a.Type != AttrString && a.Limit.Values != nil {
+			return fmt.Errorf("attribute %q: only a string has values", a.Name)
+		}
+		if a.Field == "" {
+			continue
+		}
+		holder, name := reflect.TypeFor[Attrs](), a.Field
+		if w, ok := strings.CutPrefix(a.Field, "Window."); ok {
+			holder, name = reflect.TypeFor[Window](), w
+		}
+		f, ok := holder.FieldByName(name)
+		if !ok {
+			return fmt.Errorf("attribute %q: no field %s", a.Name, a.Field)
+		}
+		if f.Type != want {
+			return fmt.Errorf("attribute %q is declared %s, but %s is a %v", a.Name, a.Type, a.Field, f.Type)
+		}
+	}
+	return nil
+}
+
+// TestAttrTypesDeclared holds every declared type to the field that holds
+// it, and plants swapped types and misplaced limits to see each caught.
+func TestAttrTypesDeclared(t *testing.T) {
+	if err := checkAttrTypes(AttrSpecs()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*AttrSpec)
+	}{
+		{"lambd", func(a *AttrSpec) { a.Type = AttrNat }},
+		{"axis", func(a *AttrSpec) { a.Type = AttrUint64 }},
+		{"seed", func(a *AttrSpec) { a.Type = AttrNat }},
+		{"shape", func(a *AttrSpec) { a.Type = AttrNats }},
+		{"values", func(a *AttrSpec) { a.Type = AttrRat }},
+		{"ceil_mode", func(a *AttrSpec) { a.Type = AttrBools }},
+		{"mode", func(a *AttrSpec) { a.Limit.Values = nil }},
+		{"size", func(a *AttrSpec) { a.Limit.Values = []string{"1"} }},
+	} {
+		d := AttrSpecs()
+		for i := range d {
+			if d[i].Name == c.name {
+				c.edit(&d[i])
+			}
+		}
+		if err := checkAttrTypes(d); err == nil {
+			t.Errorf("planted fault in %s not caught", c.name)
+		}
 	}
 }
