@@ -46,7 +46,7 @@ func TestAttrsRoundTrip(t *testing.T) {
 			t.Fatalf("the test leaves spec.Attrs.%s unset", v.Type().Field(i).Name)
 		}
 	}
-	got, err := EncodeAttrs(a).decode("f", "attrs")
+	got, err := EncodeAttrs(a).Decode("f", "attrs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestAttrsRoundTrip(t *testing.T) {
 	}
 	// gather over scalar indices: indices_shape [] is omitted and read back.
 	s := &spec.Attrs{Indices: []int{1}, IndicesShape: spec.Shape{}}
-	if got, err := EncodeAttrs(s).decode("f", "attrs"); err != nil || got.IndicesShape == nil {
+	if got, err := EncodeAttrs(s).Decode("f", "attrs"); err != nil || got.IndicesShape == nil {
 		t.Errorf("scalar indices: got %+v, %v", got, err)
 	}
 }

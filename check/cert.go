@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/certificates/verify"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -92,7 +93,7 @@ func dropCert(certDir string, p Primitive) error {
 // malformed primitive, an unreadable directory and a directory of
 // primitives not among ops (certificates.UnknownOpsError) are errors with
 // a nil report.
-func Verify(dir string, ops ...Primitive) (*certificates.Report, error) {
+func Verify(dir string, ops ...Primitive) (*verify.Report, error) {
 	s := certificates.NewSuite()
 	for _, p := range ops {
 		c, err := newChecker(p, Options{})
@@ -103,7 +104,7 @@ func Verify(dir string, ops ...Primitive) (*certificates.Report, error) {
 			return nil, fmt.Errorf("check: Verify: %w", err)
 		}
 	}
-	rep, err := s.Verify(dir)
+	rep, err := verify.Dir(s, dir)
 	if err != nil {
 		return nil, fmt.Errorf("check: Verify: %w", err)
 	}
