@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/spec"
 )

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )

@@ -5,9 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/cuda"
 	"github.com/tlcheck/tlcheck/refine"
 )

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/safeio"

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )

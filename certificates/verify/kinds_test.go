@@ -14,9 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/refine"

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/spec"
 )
 

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/internal/strictjson"
 	"github.com/tlcheck/tlcheck/spec"
 )

@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/ranges"
 	"github.com/tlcheck/tlcheck/spec"

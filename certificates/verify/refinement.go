@@ -8,9 +8,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/refine"
 	"github.com/tlcheck/tlcheck/spec"
 )

@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/tlcheck/tlcheck/certificates"
-
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
