@@ -120,6 +120,7 @@ func inlineGraph(g *irsem.Graph, p *irsem.Payload) (hash string, gdoc, pdoc []by
 	return hash, gdoc, pdoc, nil
 }
 
+// PayloadOrEmpty is p, or the empty payload for a graph without one.
 func PayloadOrEmpty(p *irsem.Payload) *irsem.Payload {
 	if p == nil {
 		return &irsem.Payload{Entries: map[int]*irsem.Params{}}

@@ -91,7 +91,7 @@ type Writer struct {
 // sharded run a file of another shard is dropped (producers skip such
 // files before producing them; this keeps any producer within its shard).
 func (w *Writer) Put(rel, kind string, v any) error {
-	if !PathRE.MatchString(rel) {
+	if !pathRE.MatchString(rel) {
 		return fmt.Errorf("certificate path %q is not in the safe alphabet", rel)
 	}
 	if !w.shard.Has(rel) {
@@ -420,7 +420,7 @@ func outputEntries(dir string, ov Overwrite) ([]os.DirEntry, error) {
 // non-ASCII character escaped and at most 80 bytes, so a name cannot
 // forge a line of output.
 func QuoteName(name string) string {
-	if PathRE.MatchString(name) || nameRE.MatchString(name) {
+	if pathRE.MatchString(name) || nameRE.MatchString(name) {
 		return name
 	}
 	if len(name) > 80 {

@@ -10,8 +10,11 @@ import (
 	"io"
 	"math/big"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/strictjson"
+	"github.com/tlcheck/tlcheck/refine"
 )
 
 // Format is the certificate format tag.
@@ -54,11 +57,11 @@ const MaxFileBytes = 64 << 20
 
 var (
 	nameRE = regexp.MustCompile(`^[A-Za-z0-9_.:\-]{1,128}$`)
-	PathRE = regexp.MustCompile(`^[a-z0-9_]{1,32}(/[A-Za-z0-9_.:\-]{1,128})?\.json$`)
+	pathRE = regexp.MustCompile(`^[a-z0-9_]{1,32}(/[A-Za-z0-9_.:\-]{1,128})?\.json$`)
 	ratRE  = regexp.MustCompile(`^-?[0-9]+(/[0-9]+)?$`)
 	bitsRE = regexp.MustCompile(`^0x[0-9a-f]{8}$`)
-	HexRE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	// kindDirRE is a certificate path's directory (PathRE's first part).
+	hexRE  = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// kindDirRE is a certificate path's directory (pathRE's first part).
 	kindDirRE = regexp.MustCompile(`^[a-z0-9_]{1,32}$`)
 )
 
@@ -92,6 +95,9 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("%s: field %s: %s", EscapeLine(e.File), EscapeLine(field), EscapeLine(e.Msg))
 }
 
+// FieldErr is the *FieldError of file and field with the formatted
+// message; an error among args is kept for errors.As (a limits.Error
+// stays one).
 func FieldErr(file, field, format string, args ...any) error {
 	e := &FieldError{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
 	for _, a := range args {
@@ -102,6 +108,14 @@ func FieldErr(file, field, format string, args ...any) error {
 	}
 	return e
 }
+
+// SafePath reports whether p is a certificate path in the safe alphabet:
+// a kind's directory, at most one safe name below it, ending in .json.
+func SafePath(p string) bool { return pathRE.MatchString(p) }
+
+// IsSHA256Hex reports whether s is a SHA-256 digest as certificates spell
+// it: 64 lowercase hex digits.
+func IsSHA256Hex(s string) bool { return hexRE.MatchString(s) }
 
 // CheckName validates a name against the safe alphabet.
 func CheckName(file, field, v string) error {
@@ -138,6 +152,7 @@ func CheckBits(file, field, v string) error {
 	return nil
 }
 
+// Truncate shortens s to 40 bytes (and an ellipsis) for messages.
 func Truncate(s string) string {
 	if len(s) > 40 {
 		return s[:40] + "…"
@@ -278,4 +293,35 @@ func CheckSafeJSON(file, field string, raw json.RawMessage) error {
 			return FieldErr(file, field, "string %q is neither a safe-alphabet name nor an exact rational", Truncate(s))
 		}
 	}
+}
+
+// classNames spell refine's element classes in a refinement certificate.
+var classNames = map[refine.Class]string{
+	refine.ClassFinite: "finite", refine.ClassPosInf: "pos_inf", refine.ClassNegInf: "neg_inf", refine.ClassNaN: "nan",
+}
+
+// ClassName is a class as a certificate spells it ("finite", "pos_inf",
+// "neg_inf", "nan").
+func ClassName(c refine.Class) string {
+	if s, ok := classNames[c]; ok {
+		return s
+	}
+	return string(c)
+}
+
+// ClassOfName is the class a certificate spells s (ClassName's inverse).
+func ClassOfName(s string) (refine.Class, bool) {
+	for c, n := range classNames {
+		if n == s {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// DisplayFloat renders an exact ratio for display: six significant
+// digits, the exponent without '+' so that it stays in the safe alphabet.
+func DisplayFloat(r *big.Rat) string {
+	f, _ := r.Float64()
+	return strings.Replace(strconv.FormatFloat(f, 'g', 6, 64), "e+", "e", 1)
 }

@@ -132,6 +132,8 @@ func RangeBox(x spec.Tensor[spec.Rat]) (ranges.Interval32Tensor, error) {
 	return box, nil
 }
 
+// SampleSeed is the seed of a range certificate's sample points:
+// spec.CaseSeed(seed, "range.NAME", 0).
 func SampleSeed(seed uint64, name string) uint64 { return spec.CaseSeed(seed, KindRange+"."+name, 0) }
 
 func enc32(b ranges.Bits32) Enclosure32 {

@@ -2,10 +2,7 @@ package certificates
 
 import (
 	"fmt"
-	"math/big"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/refine"
@@ -90,17 +87,6 @@ type RefinementFile struct {
 
 // Class spellings in certificates (the refine spellings "+inf"/"-inf"
 // are outside the safe alphabet).
-var ClassNames = map[refine.Class]string{
-	refine.ClassFinite: "finite", refine.ClassPosInf: "pos_inf", refine.ClassNegInf: "neg_inf", refine.ClassNaN: "nan",
-}
-
-func ClassName(c refine.Class) string {
-	if s, ok := ClassNames[c]; ok {
-		return s
-	}
-	return string(c)
-}
-
 // refinementEnv carries the providers the refinement certificates are
 // produced and verified with.
 type refinementEnv struct {
@@ -165,6 +151,8 @@ func refinementPairs(o Options) ([][2]string, error) {
 	return out, nil
 }
 
+// RefinementPath is the path of the refinement certificate of op on
+// provider: refinement/PROVIDER.OP.json.
 func RefinementPath(provider, op string) string {
 	return KindRefinement + "/" + provider + "." + op + ".json"
 }
@@ -252,11 +240,4 @@ func encodeBits(b refine.Bits) BitsTensor {
 		out.Bits[i] = fmt.Sprintf("0x%08x", u)
 	}
 	return out
-}
-
-// DisplayFloat renders an exact ratio for display: six significant
-// digits, the exponent without '+' so that it stays in the safe alphabet.
-func DisplayFloat(r *big.Rat) string {
-	f, _ := r.Float64()
-	return strings.Replace(strconv.FormatFloat(f, 'g', 6, 64), "e+", "e", 1)
 }

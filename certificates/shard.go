@@ -82,7 +82,7 @@ type ShardManifest struct {
 	Files        []FileEntry `json:"files"`
 }
 
-// manifest is the certificate manifest the shard's options state, with
+// Manifest is the certificate manifest the shard's options state, with
 // the shard's files.
 func (sm *ShardManifest) Manifest() *Manifest {
 	return &Manifest{Format: ManifestFormat, ToolVersion: sm.ToolVersion, RegistryHash: sm.RegistryHash, Seed: sm.Seed, Cases: sm.Cases,
@@ -247,7 +247,7 @@ func (s *Suite) readShard(dir string) (*shardRead, error) {
 	listed := map[string]bool{}
 	for i, e := range sm.Files {
 		field := fmt.Sprintf("files[%d]", i)
-		if !PathRE.MatchString(e.Path) {
+		if !pathRE.MatchString(e.Path) {
 			return nil, mergeErr(dir, ManifestName, field+".path", "%s is not a safe certificate path", QuoteName(Truncate(e.Path)))
 		}
 		if i > 0 && sm.Files[i-1].Path >= e.Path {
@@ -260,7 +260,7 @@ func (s *Suite) readShard(dir string) (*shardRead, error) {
 		if e.Kind != kind {
 			return nil, mergeErr(dir, ManifestName, field+".kind", "%q, but %s is of kind %s", Truncate(e.Kind), e.Path, kind)
 		}
-		if !HexRE.MatchString(e.SHA256) {
+		if !hexRE.MatchString(e.SHA256) {
 			return nil, mergeErr(dir, ManifestName, field+".sha256", "%q is not a lowercase hex SHA-256", Truncate(e.SHA256))
 		}
 		listed[e.Path] = true

@@ -68,7 +68,7 @@ func checkSources(file, field string, l []Source) error {
 		if err := CheckName(file, at+".name", s.Name); err != nil {
 			return err
 		}
-		if !HexRE.MatchString(s.SHA256) {
+		if !hexRE.MatchString(s.SHA256) {
 			return FieldErr(file, at+".sha256", "%q is not a lowercase hex SHA-256", Truncate(s.SHA256))
 		}
 		var ok bool

@@ -107,7 +107,7 @@ func staleDir(p string) bool {
 }
 
 // onlyOurFiles reports whether every entry under dir is a regular file at
-// a certificate path (PathRE) or manifest.json, or a directory above one
+// a certificate path (pathRE) or manifest.json, or a directory above one
 // ([a-z0-9_]{1,32}, the kind directories).
 func onlyOurFiles(dir string) bool {
 	ok := true
@@ -125,7 +125,7 @@ func onlyOurFiles(dir string) bool {
 		switch {
 		case rel == ".":
 		case d.IsDir() && kindDirRE.MatchString(rel):
-		case d.Type().IsRegular() && (rel == ManifestName || PathRE.MatchString(rel)):
+		case d.Type().IsRegular() && (rel == ManifestName || pathRE.MatchString(rel)):
 		default:
 			ok = false
 			return filepath.SkipAll

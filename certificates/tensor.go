@@ -60,6 +60,8 @@ func (t Tensor) Decode(file, field string) (spec.Tensor[spec.Rat], error) {
 	return out, nil
 }
 
+// DecodeTensors decodes each tensor of ts (Tensor.Decode), naming
+// field[i] on failure.
 func DecodeTensors(file, field string, ts []Tensor) ([]spec.Tensor[spec.Rat], error) {
 	out := make([]spec.Tensor[spec.Rat], len(ts))
 	for i, t := range ts {

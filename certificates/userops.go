@@ -50,12 +50,14 @@ type OpTable struct {
 	user map[string]UserOp
 }
 
-// userOp returns the user's primitive op, if AddOps added it.
+// UserOp returns the user's primitive op, if AddOps added it.
 func (t *OpTable) UserOp(op string) (UserOp, bool) {
 	u, ok := t.user[op]
 	return u, ok
 }
 
+// Rat is op's primitive over spec.Rat: a user's primitive's rules, or
+// the reference registry's.
 func (t *OpTable) Rat(op string) (*spec.Prim[spec.Rat], error) {
 	if u, ok := t.UserOp(op); ok {
 		return u.Regs.Rat.Lookup(op)
@@ -63,6 +65,7 @@ func (t *OpTable) Rat(op string) (*spec.Prim[spec.Rat], error) {
 	return spec.Default[spec.Rat]().Lookup(op)
 }
 
+// Interval is op's primitive over spec.Interval, as Rat.
 func (t *OpTable) Interval(op string) (*spec.Prim[spec.Interval], error) {
 	if u, ok := t.UserOp(op); ok {
 		return u.Regs.Interval.Lookup(op)
@@ -70,13 +73,13 @@ func (t *OpTable) Interval(op string) (*spec.Prim[spec.Interval], error) {
 	return spec.Default[spec.Interval]().Lookup(op)
 }
 
-// known reports whether op is a built-in or an added primitive.
+// Known reports whether op is a built-in or an added primitive.
 func (t *OpTable) Known(op string) bool {
 	_, err := t.Rat(op)
 	return err == nil
 }
 
-// hash is the registry hash of a directory certifying ops: the reference
+// Hash is the registry hash of a directory certifying ops: the reference
 // registry's (spec.RegistryHash) extended by the facts of the user's
 // primitives among ops (spec.RegistryHashWith) — so a directory of
 // built-in primitives keeps the reference hash, and a user's directory
@@ -93,7 +96,7 @@ func (t *OpTable) Hash(ops []string) string {
 	return spec.RegistryHashWith(extra...)
 }
 
-// draw regenerates case i of op from the seed: the registry's generator
+// Draw regenerates case i of op from the seed: the registry's generator
 // for a built-in primitive (adjointInstance), the primitive's Draw for a
 // user's.
 func (t *OpTable) Draw(op string, seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {

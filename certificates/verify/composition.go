@@ -86,7 +86,7 @@ func dualJVP(g *irsem.Graph, p *irsem.Payload, x, dx spec.Tensor[spec.Rat]) (spe
 // binds them to its recorded graph_hash: the hash must be a lowercase hex
 // SHA-256 and equal irsem.GraphHash of what was decoded.
 func hashedInlineGraph(file, graphHash string, graph, payload json.RawMessage) (*irsem.Graph, *irsem.Payload, error) {
-	if !certificates.HexRE.MatchString(graphHash) {
+	if !certificates.IsSHA256Hex(graphHash) {
 		return nil, nil, certificates.FieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", certificates.Truncate(graphHash))
 	}
 	g, p, err := decodeInlineGraph(file, "", graph, payload)
@@ -184,7 +184,7 @@ func verifyComposition(file string, f *certificates.CompositionFile, m *certific
 		if c.Seed != cs {
 			return 0, seedErr(certificates.FieldErr(file, at+".seed", "%d, the manifest's seed gives %d", c.Seed, cs))
 		}
-		if !certificates.HexRE.MatchString(c.GraphHash) {
+		if !certificates.IsSHA256Hex(c.GraphHash) {
 			return 0, certificates.FieldErr(file, at+".graph_hash", "%q is not a lowercase hex SHA-256", certificates.Truncate(c.GraphHash))
 		}
 		g, p, err := decodeInlineGraph(file, at, c.Graph, c.Payload)

@@ -174,7 +174,7 @@ func (c *checker) verify(dir string, sh *certificates.Shard) (*Report, error) {
 	}
 	listed := map[string]bool{}
 	for _, e := range m.Files {
-		if certificates.PathRE.MatchString(e.Path) {
+		if certificates.SafePath(e.Path) {
 			listed[e.Path] = true
 		}
 	}
@@ -190,7 +190,7 @@ func (c *checker) verify(dir string, sh *certificates.Shard) (*Report, error) {
 	missing, extra := c.s.Completeness(m, sh)
 	for _, i := range extra {
 		// (Unsafe paths and unknown kinds fail in verifyEntry already.)
-		if _, known := c.verifiers[m.Files[i].Kind]; known && certificates.PathRE.MatchString(m.Files[i].Path) {
+		if _, known := c.verifiers[m.Files[i].Kind]; known && certificates.SafePath(m.Files[i].Path) {
 			rep.fail(certificates.ManifestName, "manifest", certificates.FieldErr(certificates.ManifestName, fmt.Sprintf("files[%d].path", i), "%s is not part of a complete directory for the manifest's kinds, ops and providers", m.Files[i].Path))
 		}
 	}
@@ -355,7 +355,7 @@ func (c *checker) verifyEntry(root *os.Root, m *certificates.Manifest, i int) en
 		out.results = append(out.results, FileResult{Path: path, Kind: kind, Err: err})
 		return out
 	}
-	if !certificates.PathRE.MatchString(e.Path) {
+	if !certificates.SafePath(e.Path) {
 		return fail(certificates.ManifestName, "manifest", certificates.FieldErr(certificates.ManifestName, field+".path", "%s is not a safe certificate path", certificates.QuoteName(certificates.Truncate(e.Path))))
 	}
 	if i > 0 && m.Files[i-1].Path >= e.Path {

@@ -34,7 +34,7 @@ var (
 		"CompositionInstance": true, "ModelTangents": true, "LoadExample": true, "RangeBox": true,
 		"RangeRadius": true, "SampleSeed": true, "IntervalOutput": true, "TapeVJP": true,
 		"RefinementCapsule": true, "RefinementPath": true, "PayloadOrEmpty": true, "KnownProvider": true,
-		"Providers": true, "OptionalProviders": true, "ClassName": true, "DisplayFloat": true,
+		"Providers": true, "OptionalProviders": true,
 		"ReadRegular": true, "StatReason": true, "EscapeLine": true, "QuoteName": true,
 	}
 	// forbiddenSel are producer entry points, whatever they are selected

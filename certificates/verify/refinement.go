@@ -14,16 +14,6 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// classOfName is the class a certificate spells s (ClassName's inverse).
-func classOfName(s string) (refine.Class, bool) {
-	for c, n := range certificates.ClassNames {
-		if n == s {
-			return c, true
-		}
-	}
-	return "", false
-}
-
 // decodeBits checks and converts a certificate bit tensor.
 func decodeBits(t certificates.BitsTensor, file, field string) (refine.Bits, error) {
 	s := spec.Shape(t.Shape)
@@ -717,7 +707,7 @@ func (r *refinementCheck) checkAllowed(j int, rule refine.Rule) error {
 	}
 	ok := false
 	for k, a := range el.Allowed {
-		ac, known := classOfName(a)
+		ac, known := certificates.ClassOfName(a)
 		if !known {
 			return r.fail(fmt.Sprintf(".elements[%d].allowed[%d]", j, k), "unknown class %q", certificates.Truncate(a))
 		}
@@ -757,7 +747,7 @@ func reconstructCase(c *certificates.RefinementCase, in []refine.Bits, out refin
 		rc.Replay = &refine.Bits{Shape: out.Shape.Clone(), Data: replay}
 	}
 	for _, el := range c.Elements {
-		cls, _ := classOfName(el.Class)
+		cls, _ := certificates.ClassOfName(el.Class)
 		re := refine.Element{Index: el.Index, Rule: refine.Rule(el.Rule), Class: cls}
 		for _, x := range []struct {
 			v   string
@@ -770,7 +760,7 @@ func reconstructCase(c *certificates.RefinementCase, in []refine.Bits, out refin
 			*x.dst = spec.RatFromBig(r)
 		}
 		for _, a := range el.Allowed {
-			ac, _ := classOfName(a)
+			ac, _ := certificates.ClassOfName(a)
 			re.Allowed = append(re.Allowed, ac)
 		}
 		rc.Elements = append(rc.Elements, re)
