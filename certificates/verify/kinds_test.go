@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -93,43 +92,6 @@ func TestFullDefaults(t *testing.T) {
 	if _, err := s.Certify(t.TempDir(), certificates.Options{Seed: 1, Cases: 1, Ops: []string{"sum"}, Providers: []string{"cuda"}}); err == nil || !strings.Contains(err.Error(), "unknown provider") {
 		t.Fatalf("unknown provider: %v", err)
 	}
-}
-
-// TestFullDeterministic: the same seed gives byte-identical files,
-// whatever GOMAXPROCS is.
-func TestFullDeterministic(t *testing.T) {
-	t.Parallel()
-	a, b := t.TempDir(), t.TempDir()
-	ma := certifyFull(t, a, certificates.FullSuite(), fullOptions)
-	old := runtime.GOMAXPROCS(1)
-	certifyFull(t, b, certificates.FullSuite(), fullOptions)
-	runtime.GOMAXPROCS(old)
-	for _, rel := range append([]string{certificates.ManifestName}, paths(ma)...) {
-		x, err1 := os.ReadFile(filepath.Join(a, rel))
-		y, err2 := os.ReadFile(filepath.Join(b, rel))
-		if err1 != nil || err2 != nil || !bytes.Equal(x, y) {
-			t.Fatalf("%s differs between two runs with the same seed (%v %v)", rel, err1, err2)
-		}
-	}
-	c := t.TempDir()
-	o := fullOptions
-	o.Seed++
-	certifyFull(t, c, certificates.FullSuite(), o)
-	for _, rel := range []string{certificates.CompositionName, "refinement/fast_cpu.sum.json", "range/quad.json"} {
-		x, _ := os.ReadFile(filepath.Join(a, rel))
-		y, _ := os.ReadFile(filepath.Join(c, rel))
-		if bytes.Equal(x, y) {
-			t.Fatalf("%s does not depend on the seed", rel)
-		}
-	}
-}
-
-func paths(m *certificates.Manifest) []string {
-	var out []string
-	for _, e := range m.Files {
-		out = append(out, e.Path)
-	}
-	return out
 }
 
 // TestEveryNumberEditRejectedNewKinds edits every number of every
