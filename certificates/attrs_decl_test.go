@@ -112,7 +112,13 @@ func TestAttrsRoundTrip(t *testing.T) {
 		Window: &spec.Window{Kernel: []int{2}, Stride: []int{1}, Pads: []int{0, 1}, Dilation: []int{1}, OutputPadding: []int{0}, Groups: 1, CeilMode: true, CountIncludePad: true},
 		Widths: []int{1, 1}, Mode: "reflect", Value: q(5, 7), Indices: []int{0, 2}, IndicesShape: spec.Shape{2}, Size: 3,
 		Alpha: q(1, 10), Beta: q(3, 4), Bias: q(2, 1), Lambd: q(1, 2), Mask: []bool{true, false}}
-	got, err := EncodeAttrs(a).decode("f", "attrs")
+	v := reflect.ValueOf(a).Elem()
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("the test leaves spec.Attrs.%s unset", v.Type().Field(i).Name)
+		}
+	}
+	got, err := EncodeAttrs(a).Decode("f", "attrs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +127,7 @@ func TestAttrsRoundTrip(t *testing.T) {
 	}
 	// gather over scalar indices: indices_shape [] is omitted and read back.
 	s := &spec.Attrs{Indices: []int{1}, IndicesShape: spec.Shape{}}
-	if got, err := EncodeAttrs(s).decode("f", "attrs"); err != nil || got.IndicesShape == nil {
+	if got, err := EncodeAttrs(s).Decode("f", "attrs"); err != nil || got.IndicesShape == nil {
 		t.Errorf("scalar indices: got %+v, %v", got, err)
 	}
 }
@@ -229,7 +235,7 @@ func TestAttrsRoundTripProperty(t *testing.T) {
 		if err := json.Unmarshal(got, &c); err != nil {
 			t.Fatal(err)
 		}
-		back, err := c.decode("f", "attrs")
+		back, err := c.Decode("f", "attrs")
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
 		}

@@ -53,11 +53,11 @@ type CompositionFile struct {
 	Cases []CompositionCase `json:"cases"`
 }
 
-// compositionInstance draws case i: the graph, payload and input from the
+// CompositionInstance draws case i: the graph, payload and input from the
 // case seed spec.CaseSeed(seed, "composition", i), then the tangent and the
 // cotangent from the second family spec.CaseSeed(seed,
 // "composition.tangents", i).
-func compositionInstance(seed uint64, i int) (uint64, *casegen.GraphCase, spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+func CompositionInstance(seed uint64, i int) (uint64, *casegen.GraphCase, spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
 	cs := spec.CaseSeed(seed, KindComposition, i)
 	gc, err := casegen.GraphSeed(cs, compositionGraphs)
 	if err != nil {
@@ -79,7 +79,7 @@ func compositionInstance(seed uint64, i int) (uint64, *casegen.GraphCase, spec.T
 func ProduceComposition(cases int, seed uint64) (*CompositionFile, error) {
 	f := &CompositionFile{Header: Header{Format: Format, Kind: KindComposition}}
 	for i := range cases {
-		cs, gc, dx, cot, err := compositionInstance(seed, i)
+		cs, gc, dx, cot, err := CompositionInstance(seed, i)
 		if err != nil {
 			return nil, fmt.Errorf("composition case %d (seed %d): %w", i, cs, err)
 		}
@@ -114,13 +114,14 @@ func inlineGraph(g *irsem.Graph, p *irsem.Payload) (hash string, gdoc, pdoc []by
 	if gdoc, err = irsem.EncodeGraph(g); err != nil {
 		return "", nil, nil, err
 	}
-	if pdoc, err = irsem.EncodePayload(payloadOrEmpty(p)); err != nil {
+	if pdoc, err = irsem.EncodePayload(PayloadOrEmpty(p)); err != nil {
 		return "", nil, nil, err
 	}
 	return hash, gdoc, pdoc, nil
 }
 
-func payloadOrEmpty(p *irsem.Payload) *irsem.Payload {
+// PayloadOrEmpty is p, or the empty payload for a graph without one.
+func PayloadOrEmpty(p *irsem.Payload) *irsem.Payload {
 	if p == nil {
 		return &irsem.Payload{Entries: map[int]*irsem.Params{}}
 	}
@@ -181,4 +182,20 @@ func produceCompositionFile(w *Writer, o Options) error {
 		o.Progress()
 	}
 	return nil
+}
+
+// TapeVJP is the verifier's VJP side: irgrad's direct tape recording and
+// the tape's dense sweep (PathTape), not the typed graph. The producer runs
+// it too, before the typed graph, to apply the budgets the verifier will
+// apply (budgetSides).
+func TapeVJP(g *irsem.Graph, p *irsem.Payload, x, cot spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) {
+	l, err := irgrad.Lower[spec.Rat](nil, g, p)
+	if err != nil {
+		return spec.Tensor[spec.Rat]{}, err
+	}
+	gr, err := l.VJP(irgrad.PathTape, x, cot)
+	if err != nil {
+		return spec.Tensor[spec.Rat]{}, err
+	}
+	return gr.Input, nil
 }

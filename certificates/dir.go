@@ -7,12 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 
+	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/internal/safeio"
 	"github.com/tlcheck/tlcheck/internal/version"
@@ -75,10 +77,6 @@ var ErrNotEmpty = errors.New("output directory is not empty")
 // the calls.
 type Producer func(w *Writer, o Options) error
 
-// Verifier re-derives every claim of one certificate file of its kind and
-// returns the number of cases it checked.
-type Verifier func(file string, data []byte, m *Manifest) (int, error)
-
 // Writer accumulates certificate files for a directory. It is safe for
 // concurrent use.
 type Writer struct {
@@ -99,11 +97,11 @@ func (w *Writer) Put(rel, kind string, v any) error {
 	if !w.shard.Has(rel) {
 		return nil
 	}
-	data, err := encode(v)
+	data, err := Encode(v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", rel, err)
 	}
-	if err := checkSafeJSON(rel, "", data); err != nil {
+	if err := CheckSafeJSON(rel, "", data); err != nil {
 		return err
 	}
 	full := filepath.Join(w.dir, filepath.FromSlash(rel))
@@ -142,10 +140,15 @@ func putEach(w *Writer, o Options, kind string, n int, path func(k int) string, 
 }
 
 // Suite is the set of certificate kinds a build knows how to produce and
-// verify.
+// what a complete directory of each holds (Expect); the independent
+// verifier (package certificates/verify) re-derives the claims of the
+// kinds a suite knows, with the rules (Ops) and providers (ProviderSet)
+// the suite was made with.
 type Suite struct {
 	producers []Producer
-	verifiers map[string]Verifier
+	// providers are the refinement certificates' providers (nil:
+	// backend.FastProviders; FullSuiteWith).
+	providers *backend.Providers
 	// subjects count the progress steps of the registered kinds beyond
 	// adjointness (see Subjects).
 	subjects []func(Options) int
@@ -155,7 +158,7 @@ type Suite struct {
 	expect map[string]func(Options) ([]string, error)
 	// ops is where the adjointness producer and verifier take rules
 	// from: the reference registry, extended by AddOps.
-	ops opTable
+	ops OpTable
 	// notes say, for a model suite, which kind is written in place of
 	// which and why (Notes).
 	notes []string
@@ -163,7 +166,7 @@ type Suite struct {
 
 // NewSuite returns the suite with the built-in adjointness kind.
 func NewSuite() *Suite {
-	s := &Suite{verifiers: map[string]Verifier{}, expect: map[string]func(Options) ([]string, error){}}
+	s := &Suite{expect: map[string]func(Options) ([]string, error){}}
 	s.kinds = append(s.kinds, KindAdjointness)
 	s.expect[KindAdjointness] = func(o Options) ([]string, error) {
 		var out []string
@@ -173,32 +176,41 @@ func NewSuite() *Suite {
 		return out, nil
 	}
 	s.producers = append(s.producers, s.produceAdjointnessFiles)
-	s.verifiers[KindAdjointness] = func(file string, data []byte, m *Manifest) (int, error) {
-		var f AdjointnessFile
-		if err := decodeStrict(file, data, &f); err != nil {
-			return 0, err
-		}
-		return verifyAdjointness(&s.ops, file, &f, m)
-	}
 	return s
 }
 
-// Register adds a kind's producer and verifier. A kind also needs Expect
-// before its directories can verify: without it no complete directory of
-// the kind can be stated.
-func (s *Suite) Register(kind string, p Producer, v Verifier) {
-	if p != nil {
-		s.producers = append(s.producers, p)
-	}
-	if _, ok := s.verifiers[kind]; !ok {
+// Register adds a kind's producer. A kind also needs Expect before its
+// directories can verify: without it no complete directory of the kind
+// can be stated (Knows).
+func (s *Suite) Register(kind string, p Producer) {
+	s.producers = append(s.producers, p)
+	if !slices.Contains(s.kinds, kind) {
 		s.kinds = append(s.kinds, kind)
 	}
-	s.verifiers[kind] = v
+}
+
+// Knows reports whether s states what a complete directory of kind holds
+// (Expect): the kinds a manifest may name for s, and whose files the
+// verifier re-derives.
+func (s *Suite) Knows(kind string) bool {
+	_, ok := s.expect[kind]
+	return ok
+}
+
+// Ops is the table the adjointness producer and verifier take rules
+// from: the reference registry, extended by AddOps.
+func (s *Suite) Ops() *OpTable { return &s.ops }
+
+// ProviderSet is the set of providers the refinement certificates are
+// produced and verified with (FullSuiteWith; backend.FastProviders by
+// default).
+func (s *Suite) ProviderSet() *backend.Providers {
+	return refinementEnv{providers: s.providers}.set()
 }
 
 // Expect sets the files of kind a complete directory holds for the
 // options o (resolved: o.Ops and o.Providers as the manifest lists them):
-// Certify's producer writes exactly these paths, and Verify fails naming
+// Certify's producer writes exactly these paths, and verify.Dir fails naming
 // each one that is missing and each listed file that is not one of them.
 func (s *Suite) Expect(kind string, files func(o Options) ([]string, error)) {
 	s.expect[kind] = files
@@ -226,7 +238,7 @@ func resolve(o Options) (Options, error) {
 		seen := map[string]bool{}
 		for _, n := range l.names {
 			if seen[n] {
-				return o, fmt.Errorf("certify: %s %q listed twice", l.what, truncate(n))
+				return o, fmt.Errorf("certify: %s %q listed twice", l.what, Truncate(n))
 			}
 			seen[n] = true
 		}
@@ -244,7 +256,7 @@ func (s *Suite) produceAdjointnessFiles(w *Writer, o Options) error {
 		}
 	}
 	return putEach(w, o, KindAdjointness, len(ops), func(k int) string { return adjointnessPath(ops[k]) }, func(k int) (any, error) {
-		u, user := s.ops.userOp(ops[k])
+		u, user := s.ops.UserOp(ops[k])
 		if !user {
 			return ProduceAdjointness(ops[k], o.Cases, o.Seed)
 		}
@@ -268,7 +280,7 @@ func (s *Suite) produceAdjointnessFiles(w *Writer, o Options) error {
 // each file is a function of the options alone, files are produced on a
 // worker pool and the manifest lists them sorted by path. The manifest
 // states the resolved options (seed, cases, kinds, ops, providers), from
-// which Verify derives the complete file set; Certify checks that it
+// which verify.Dir derives the complete file set; Certify checks that it
 // wrote exactly that set.
 //
 // With o.Shard set, Certify writes only the files of that shard and a
@@ -330,13 +342,13 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 	// options or the suite name them in: one directory per set of
 	// options, and a reordered list is a tampered manifest
 	// (checkManifestOptions refuses it).
-	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: s.ops.hash(ro.Ops), Seed: o.Seed, Cases: o.Cases,
+	m := &Manifest{Format: ManifestFormat, ToolVersion: version.Version, RegistryHash: s.ops.Hash(ro.Ops), Seed: o.Seed, Cases: o.Cases,
 		Kinds: sorted(s.kinds), Ops: sorted(ro.Ops), Providers: sorted(ro.Providers), Sources: o.Sources, Files: w.files}
 	var sh *Shard
 	if o.Shard.Sharded() {
 		sh = &o.Shard
 	}
-	if missing, extra := s.completeness(m, sh); len(missing) > 0 || len(extra) > 0 {
+	if missing, extra := s.Completeness(m, sh); len(missing) > 0 || len(extra) > 0 {
 		return nil, fmt.Errorf("certify: the producers wrote %d files the manifest's options do not call for and missed %d (%v %v)", len(extra), len(missing), extra, missing)
 	}
 	var v any = m
@@ -349,7 +361,7 @@ func (s *Suite) Certify(dir string, o Options) (*Manifest, error) {
 		v = &ShardManifest{Format: ShardManifestFormat, ToolVersion: m.ToolVersion, RegistryHash: m.RegistryHash, Seed: m.Seed, Cases: m.Cases,
 			Kinds: m.Kinds, Ops: m.Ops, Providers: m.Providers, Shard: *sh, Files: m.Files}
 	}
-	data, err := encode(v)
+	data, err := Encode(v)
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +395,7 @@ func outputEntries(dir string, ov Overwrite) ([]os.DirEntry, error) {
 		return nil, err
 	}
 	if !fi.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", quoteName(dir))
+		return nil, fmt.Errorf("%s is not a directory", QuoteName(dir))
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil || len(entries) == 0 {
@@ -398,16 +410,16 @@ func outputEntries(dir string, ov Overwrite) ([]os.DirEntry, error) {
 			return nil, err
 		}
 	default:
-		return nil, fmt.Errorf("%w: %s (certify --force replaces a directory tlcheck wrote)", ErrNotEmpty, quoteName(dir))
+		return nil, fmt.Errorf("%w: %s (certify --force replaces a directory tlcheck wrote)", ErrNotEmpty, QuoteName(dir))
 	}
 	return entries, nil
 }
 
-// quoteName renders a name for a message or a report line: as it is when
+// QuoteName renders a name for a message or a report line: as it is when
 // it is a safe certificate path or name, else Go-quoted with every control and
 // non-ASCII character escaped and at most 80 bytes, so a name cannot
 // forge a line of output.
-func quoteName(name string) string {
+func QuoteName(name string) string {
 	if pathRE.MatchString(name) || nameRE.MatchString(name) {
 		return name
 	}
@@ -418,9 +430,9 @@ func quoteName(name string) string {
 	return strconv.QuoteToASCII(name)
 }
 
-// escapeLine escapes every control or non-printable character of s in Go
+// EscapeLine escapes every control or non-printable character of s in Go
 // syntax (\n, \x1b, \u2028), so that s stays on one line of output.
-func escapeLine(s string) string {
+func EscapeLine(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		if unicode.IsPrint(r) || r == ' ' {
@@ -433,9 +445,9 @@ func escapeLine(s string) string {
 	return b.String()
 }
 
-// statReason is the reason of a file-system error without the path it
+// StatReason is the reason of a file-system error without the path it
 // names (the caller names the file, quoted).
-func statReason(err error) string {
+func StatReason(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
@@ -443,13 +455,13 @@ func statReason(err error) string {
 	return err.Error()
 }
 
-// readRegular reads rel from root: only a regular file, reached without
+// ReadRegular reads rel from root: only a regular file, reached without
 // a symbolic link in any component, of at most MaxFileBytes. The type is
 // checked with Lstat before opening — so a FIFO or device is never
 // opened and cannot block — and again on the open file (opened with
 // O_NOFOLLOW|O_NONBLOCK where the system has them), which must be the
 // file Lstat saw.
-func readRegular(root *os.Root, rel string) ([]byte, error) {
+func ReadRegular(root *os.Root, rel string) ([]byte, error) {
 	parts := strings.Split(rel, "/")
 	for i := range parts[:len(parts)-1] {
 		d := strings.Join(parts[:i+1], "/")
@@ -458,7 +470,7 @@ func readRegular(root *os.Root, rel string) ([]byte, error) {
 			return nil, err
 		}
 		if !fi.IsDir() {
-			return nil, fmt.Errorf("%s is %s, not a directory", quoteName(d), safeio.Describe(fi.Mode()))
+			return nil, fmt.Errorf("%s is %s, not a directory", QuoteName(d), safeio.Describe(fi.Mode()))
 		}
 	}
 	fi, err := root.Lstat(rel)
@@ -493,17 +505,17 @@ func readRegular(root *os.Root, rel string) ([]byte, error) {
 	return data, nil
 }
 
-// completeness compares the manifest's files with the complete set its
+// Completeness compares the manifest's files with the complete set its
 // kinds, ops, providers, seed and cases call for: the expected paths not
-// listed, and the indices of listed files not expected (or of a kind
-// that states no complete set). With sh set, the complete set is
-// restricted to the shard sh's part.
-func (s *Suite) completeness(m *Manifest, sh *Shard) (missing []FileResult, extra []int) {
+// listed (each with its kind, without a hash), and the indices of listed
+// files not expected (or of a kind that states no complete set). With sh
+// set, the complete set is restricted to the shard sh's part.
+func (s *Suite) Completeness(m *Manifest, sh *Shard) (missing []FileEntry, extra []int) {
 	var part Shard
 	if sh != nil {
 		part = *sh
 	}
-	want := s.expectedFiles(m, part)
+	want := s.ExpectedFiles(m, part)
 	var order []string
 	for p := range want {
 		order = append(order, p)
@@ -518,53 +530,52 @@ func (s *Suite) completeness(m *Manifest, sh *Shard) (missing []FileResult, extr
 	sort.Strings(order)
 	for _, p := range order {
 		if !listed[p] {
-			missing = append(missing, FileResult{Path: p, Kind: want[p], Err: fieldErr(ManifestName, "files",
-				"%s is missing: a complete directory for the manifest's seed, cases, kinds, ops and providers lists it", p)})
+			missing = append(missing, FileEntry{Path: p, Kind: want[p]})
 		}
 	}
 	return missing, extra
 }
 
-// checkManifestOptions validates what the manifest states beyond its
+// CheckManifestOptions validates what the manifest states beyond its
 // files: known kinds with a complete file set, known and distinct ops and
 // providers.
-func (s *Suite) checkManifestOptions(m *Manifest) error {
+func (s *Suite) CheckManifestOptions(m *Manifest) error {
 	if m.Cases < 1 {
-		return fieldErr(ManifestName, "cases", "%d: at least one case per certificate", m.Cases)
+		return FieldErr(ManifestName, "cases", "%d: at least one case per certificate", m.Cases)
 	}
 	if err := checkSources(ManifestName, "sources", m.Sources); err != nil {
 		return err
 	}
 	if m.Sources != nil && !IsModelDir(m) {
-		return fieldErr(ManifestName, "sources", "recorded, but the directory certifies no model (its kinds name no model kind)")
+		return FieldErr(ManifestName, "sources", "recorded, but the directory certifies no model (its kinds name no model kind)")
 	}
 	for _, l := range []struct {
 		field string
 		names []string
 		known func(string) bool
 	}{
-		{"kinds", m.Kinds, func(k string) bool { _, v := s.verifiers[k]; _, e := s.expect[k]; return v && e }},
-		{"ops", m.Ops, s.ops.known},
-		{"providers", m.Providers, knownProvider},
+		{"kinds", m.Kinds, s.Knows},
+		{"ops", m.Ops, s.ops.Known},
+		{"providers", m.Providers, KnownProvider},
 	} {
 		if len(l.names) == 0 && l.field != "providers" {
-			return fieldErr(ManifestName, l.field, "empty: a certificate directory certifies at least one")
+			return FieldErr(ManifestName, l.field, "empty: a certificate directory certifies at least one")
 		}
 		seen := map[string]bool{}
 		for i, n := range l.names {
 			at := fmt.Sprintf("%s[%d]", l.field, i)
-			if err := checkName(ManifestName, at, n); err != nil {
+			if err := CheckName(ManifestName, at, n); err != nil {
 				return err
 			}
 			if seen[n] {
-				return fieldErr(ManifestName, at, "%q listed twice", n)
+				return FieldErr(ManifestName, at, "%q listed twice", n)
 			}
 			seen[n] = true
 			if i > 0 && l.names[i-1] > n {
-				return fieldErr(ManifestName, at, "%q after %q: the %s are not in sorted order (reordered manifest; certify writes every list sorted)", n, l.names[i-1], l.field)
+				return FieldErr(ManifestName, at, "%q after %q: the %s are not in sorted order (reordered manifest; certify writes every list sorted)", n, l.names[i-1], l.field)
 			}
 			if !l.known(n) {
-				return fieldErr(ManifestName, at, "%q is not known to this build", n)
+				return FieldErr(ManifestName, at, "%q is not known to this build", n)
 			}
 		}
 	}

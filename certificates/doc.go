@@ -9,29 +9,23 @@
 // model_composition.json or model_interval.json, model_range.json). Every file records
 // the inputs of each case together with the claimed results.
 //
-// The verifier re-derives every claim from the recorded inputs alone,
-// along a different code path from the producer: inner products are
-// recomputed from the registry rules directly (not through the
-// obligations package), the JVP side of a composition claim is recomputed
-// by forward evaluation over dual numbers (not by the JVP rules), provider
-// outputs are re-executed, exact values and bounds recomputed, and range
-// traces rebuilt. A recorded result is never trusted: it is only compared
-// with what the verifier derived, and the first disagreement is reported
-// with the file and the JSON path of the field. Inputs are bound to the
-// manifest's seed: the verifier regenerates them and compares.
+// The independent verifier is package certificates/verify (verify.Dir,
+// verify.Shard): it re-derives every claim from the recorded inputs alone,
+// along a different code path from the producers here, and imports this
+// package only for the format — the file types, their strict decoding and
+// canonical encoding, hashing and the safe alphabet (format.go,
+// tensor.go) — and for the shared code its doc names (the seeded draws
+// that regenerate recorded inputs, above all).
 //
-// Layout: the format types and the producers are in the files named by
-// kind (adjoint.go, composition.go, refinement.go, rangecert.go, model.go,
-// interval_model.go), the directory writer in dir.go; the verifier is in
-// the verify_*.go files, one per kind, with verify_dir.go for the
-// directory (manifest, completeness, the report) and verify_sources.go
-// for tying a model directory to the files it was made from. A verifier
-// file calls producer code only to regenerate the recorded inputs from
-// the seed (the draws), and where the kinds below say so
-// (TestVerifierIndependent). What certify's command line configures is
-// here too: flags.go parses --providers, shardenv.go chooses the shard
-// (--shard or the batch engines' variables), modelrun.go certifies a
-// user's model.
+// Layout: the format is in format.go and tensor.go, and each kind's file
+// type beside its producer in the files named by kind (adjoint.go,
+// composition.go, refinement.go, rangecert.go, model.go,
+// interval_model.go); the directory writer and the Suite (what a complete
+// directory holds: Expect, Completeness, CheckManifestOptions) are in
+// dir.go, sources.go records the files a model directory was made from.
+// What certify's command line configures is here too: flags.go parses
+// --providers, shardenv.go chooses the shard (--shard or the batch
+// engines' variables), modelrun.go certifies a user's model.
 //
 // Seeding: every case is drawn from spec.CaseSeed(seed, label, i), the
 // seed function tlcheck check uses, with label the primitive's name for
@@ -42,7 +36,7 @@
 // "refine/OP" for refinement inputs. Format v2 introduced this; v1 files
 // (seeded otherwise) are rejected as a foreign version.
 //
-// Parallelism: Certify produces files, and Verify verifies them, on a
+// Parallelism: Certify produces files, and verify.Dir verifies them, on a
 // worker pool of GOMAXPROCS goroutines (internal/par). Each file is a
 // function of the options alone, the manifest lists files sorted by path
 // and the report keeps manifest order, so directories and reports are
@@ -89,8 +83,8 @@
 // it to the table the adjointness producer and verifier take rules from
 // (the reference registry otherwise), the manifest's registry_hash is
 // spec.RegistryHashWith over the facts of the user's primitives it
-// certifies, and check.Verify re-derives the directory through this
-// verifier. Find's cases are seeded (spec.CaseSeed(seed, NAME, i)) and
+// certifies, and check.Verify re-derives the directory through the
+// verifier (package verify). Find's cases are seeded (spec.CaseSeed(seed, NAME, i)) and
 // regenerated with the primitive's own generator; rapid's cases (check.Op)
 // are not, and the file says so ("draw": "recorded", never allowed for a
 // built-in primitive): its claims are recomputed from the recorded inputs
@@ -99,7 +93,7 @@
 // (UnknownOpsError) instead of reporting claims it cannot recompute.
 //
 // One reading: a certificate file or manifest is accepted only in the
-// exact bytes the writer gives its value (decodeStrict: strictjson's
+// exact bytes the writer gives its value (DecodeStrict: strictjson's
 // reader — unknown, case-variant and duplicate keys, missing or null
 // required fields — then a byte comparison with the re-encoding), with
 // every rational in its canonical spelling and every adjointness case
@@ -123,7 +117,7 @@
 // N. Certify with Options.Shard = I/N produces only the files of shard I
 // and a shard manifest (tlcheck.shard.v1: the manifest's options plus the
 // shard), checking that it wrote exactly shard I's part of the complete
-// set; VerifyShard verifies such a directory with completeness restricted
+// set; verify.Shard verifies such a directory with completeness restricted
 // to that part. Merge joins shards 0 … N−1 into a directory byte-identical
 // to the unsharded run's. The argument: the complete file set is a
 // function of the options (Expect); ShardOf is a function of the path and

@@ -10,8 +10,11 @@ import (
 	"io"
 	"math/big"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/internal/strictjson"
+	"github.com/tlcheck/tlcheck/refine"
 )
 
 // Format is the certificate format tag.
@@ -21,9 +24,9 @@ import (
 // check. A v1 file is rejected as a foreign version.
 const Format = "tlcheck.cert.v2"
 
-// previousFormat is the format tag before v2, named in the error that
+// PreviousFormat is the format tag before v2, named in the error that
 // rejects it.
-const previousFormat = "tlcheck.cert.v1"
+const PreviousFormat = "tlcheck.cert.v1"
 
 // ManifestFormat is the manifest format tag.
 //
@@ -32,8 +35,8 @@ const previousFormat = "tlcheck.cert.v1"
 // manifest did not state it and is rejected as a previous version.
 const ManifestFormat = "tlcheck.manifest.v2"
 
-// previousManifestFormat is the manifest format before v2.
-const previousManifestFormat = "tlcheck.manifest.v1"
+// PreviousManifestFormat is the manifest format before v2.
+const PreviousManifestFormat = "tlcheck.manifest.v1"
 
 // ManifestName is the manifest's file name in a certificate directory.
 const ManifestName = "manifest.json"
@@ -87,12 +90,15 @@ func (e *FieldError) Error() string {
 		field = field[:200] + "…"
 	}
 	if field == "" {
-		return fmt.Sprintf("%s: %s", escapeLine(e.File), escapeLine(e.Msg))
+		return fmt.Sprintf("%s: %s", EscapeLine(e.File), EscapeLine(e.Msg))
 	}
-	return fmt.Sprintf("%s: field %s: %s", escapeLine(e.File), escapeLine(field), escapeLine(e.Msg))
+	return fmt.Sprintf("%s: field %s: %s", EscapeLine(e.File), EscapeLine(field), EscapeLine(e.Msg))
 }
 
-func fieldErr(file, field, format string, args ...any) error {
+// FieldErr is the *FieldError of file and field with the formatted
+// message; an error among args is kept for errors.As (a limits.Error
+// stays one).
+func FieldErr(file, field, format string, args ...any) error {
 	e := &FieldError{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
 	for _, a := range args {
 		if err, ok := a.(error); ok {
@@ -103,52 +109,61 @@ func fieldErr(file, field, format string, args ...any) error {
 	return e
 }
 
-// checkName validates a name against the safe alphabet.
-func checkName(file, field, v string) error {
+// SafePath reports whether p is a certificate path in the safe alphabet:
+// a kind's directory, at most one safe name below it, ending in .json.
+func SafePath(p string) bool { return pathRE.MatchString(p) }
+
+// IsSHA256Hex reports whether s is a SHA-256 digest as certificates spell
+// it: 64 lowercase hex digits.
+func IsSHA256Hex(s string) bool { return hexRE.MatchString(s) }
+
+// CheckName validates a name against the safe alphabet.
+func CheckName(file, field, v string) error {
 	if !nameRE.MatchString(v) {
-		return fieldErr(file, field, "%q is not in the safe alphabet [A-Za-z0-9_.:-]{1,128}", truncate(v))
+		return FieldErr(file, field, "%q is not in the safe alphabet [A-Za-z0-9_.:-]{1,128}", Truncate(v))
 	}
 	return nil
 }
 
-// checkRat validates an exact rational spelling: the safe alphabet and
+// CheckRat validates an exact rational spelling: the safe alphabet and
 // the one canonical spelling big.Rat.RatString gives — lowest terms, a
 // positive denominator other than 1 written only when it is not 1, no
 // leading zeros, no "-0" — so that "2/4", "-0", "01" and "1/1" are refused
 // and every rational has exactly one spelling.
-func checkRat(file, field, v string) error {
+func CheckRat(file, field, v string) error {
 	if len(v) > maxRatLen || !ratRE.MatchString(v) {
-		return fieldErr(file, field, "%q is not an exact rational p or p/q", truncate(v))
+		return FieldErr(file, field, "%q is not an exact rational p or p/q", Truncate(v))
 	}
 	r, ok := new(big.Rat).SetString(v)
 	if !ok {
-		return fieldErr(file, field, "%q is not an exact rational p or p/q", truncate(v))
+		return FieldErr(file, field, "%q is not an exact rational p or p/q", Truncate(v))
 	}
 	if c := r.RatString(); c != v {
-		return fieldErr(file, field, "%q is not the canonical spelling of its rational (%s)", truncate(v), truncate(c))
+		return FieldErr(file, field, "%q is not the canonical spelling of its rational (%s)", Truncate(v), Truncate(c))
 	}
 	return nil
 }
 
-// checkBits validates a binary32 bit pattern spelling.
-func checkBits(file, field, v string) error {
+// CheckBits validates a binary32 bit pattern spelling.
+func CheckBits(file, field, v string) error {
 	if !bitsRE.MatchString(v) {
-		return fieldErr(file, field, "%q is not a binary32 bit pattern 0x%%08x", truncate(v))
+		return FieldErr(file, field, "%q is not a binary32 bit pattern 0x%%08x", Truncate(v))
 	}
 	return nil
 }
 
-func truncate(s string) string {
+// Truncate shortens s to 40 bytes (and an ellipsis) for messages.
+func Truncate(s string) string {
 	if len(s) > 40 {
 		return s[:40] + "…"
 	}
 	return s
 }
 
-// encode renders v as indented JSON with a trailing newline. encoding/json
+// Encode renders v as indented JSON with a trailing newline. encoding/json
 // writes struct fields in declaration order and map keys sorted, so the
 // bytes are a pure function of v.
-func encode(v any) ([]byte, error) {
+func Encode(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -159,7 +174,7 @@ func encode(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// decodeStrict decodes exactly one JSON value into v with the one strict
+// DecodeStrict decodes exactly one JSON value into v with the one strict
 // reader (strictjson.Decode): unknown fields, case variants of field
 // names, duplicate keys, missing required fields, wrong JSON types and
 // trailing data are errors naming the file and JSON field. It then
@@ -167,14 +182,14 @@ func encode(v any) ([]byte, error) {
 // read (strictjson.Spelling): the writer's output is the only accepted
 // spelling, so whitespace padding, reordered members, an optional member
 // written with its zero value and numbers in another notation are refused
-// too. (Canonical rationals inside strings are checkRat's part.)
-func decodeStrict(file string, data []byte, v any) error {
+// too. (Canonical rationals inside strings are CheckRat's part.)
+func DecodeStrict(file string, data []byte, v any) error {
 	if err := strictjson.Decode(data, v); err != nil {
 		return strictErr(file, err)
 	}
-	canon, err := encode(v)
+	canon, err := Encode(v)
 	if err != nil {
-		return fieldErr(file, "", "cannot re-encode: %v", err)
+		return FieldErr(file, "", "cannot re-encode: %v", err)
 	}
 	if err := strictjson.Spelling(data, canon); err != nil {
 		return strictErr(file, err)
@@ -186,35 +201,35 @@ func decodeStrict(file string, data []byte, v any) error {
 func strictErr(file string, err error) error {
 	var se *strictjson.Error
 	if errors.As(err, &se) {
-		return fieldErr(file, se.Path, "%s", se.Msg)
+		return FieldErr(file, se.Path, "%s", se.Msg)
 	}
-	return fieldErr(file, "", "%v", err)
+	return FieldErr(file, "", "%v", err)
 }
 
-// jsonUnmarshalLoose decodes exactly one JSON value into v with
+// UnmarshalLoose decodes exactly one JSON value into v with
 // encoding/json's rules (unknown fields allowed); only decodeHeader's
 // probe uses it, and the strict decode of the whole file follows it.
-func jsonUnmarshalLoose(file string, data []byte, v any) error {
+func UnmarshalLoose(file string, data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(v); err != nil {
 		var se *json.SyntaxError
 		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &te):
-			return fieldErr(file, te.Field, "wrong JSON type: %s where %s was expected", te.Value, te.Type)
+			return FieldErr(file, te.Field, "wrong JSON type: %s where %s was expected", te.Value, te.Type)
 		case errors.As(err, &se):
-			return fieldErr(file, "", "malformed JSON at byte %d: %v", se.Offset, err)
+			return FieldErr(file, "", "malformed JSON at byte %d: %v", se.Offset, err)
 		case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-			return fieldErr(file, "", "truncated JSON")
+			return FieldErr(file, "", "truncated JSON")
 		}
-		return fieldErr(file, "", "malformed: %v", err)
+		return FieldErr(file, "", "malformed: %v", err)
 	}
 	if dec.More() {
-		return fieldErr(file, "", "trailing data after the certificate")
+		return FieldErr(file, "", "trailing data after the certificate")
 	}
 	var extra json.RawMessage
 	if err := dec.Decode(&extra); err != io.EOF {
-		return fieldErr(file, "", "trailing data after the certificate")
+		return FieldErr(file, "", "trailing data after the certificate")
 	}
 	return nil
 }
@@ -259,11 +274,11 @@ type Manifest struct {
 	Files   []FileEntry `json:"files"`
 }
 
-// checkSafeJSON checks that every string of an inline JSON document (keys
+// CheckSafeJSON checks that every string of an inline JSON document (keys
 // and values) is a safe-alphabet name or an exact rational.
-func checkSafeJSON(file, field string, raw json.RawMessage) error {
+func CheckSafeJSON(file, field string, raw json.RawMessage) error {
 	if len(raw) == 0 {
-		return fieldErr(file, field, "missing")
+		return FieldErr(file, field, "missing")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	for {
@@ -272,10 +287,41 @@ func checkSafeJSON(file, field string, raw json.RawMessage) error {
 			return nil
 		}
 		if err != nil {
-			return fieldErr(file, field, "malformed inline document: %v", err)
+			return FieldErr(file, field, "malformed inline document: %v", err)
 		}
 		if s, ok := tok.(string); ok && !nameRE.MatchString(s) && (len(s) > maxRatLen || !ratRE.MatchString(s)) {
-			return fieldErr(file, field, "string %q is neither a safe-alphabet name nor an exact rational", truncate(s))
+			return FieldErr(file, field, "string %q is neither a safe-alphabet name nor an exact rational", Truncate(s))
 		}
 	}
+}
+
+// classNames spell refine's element classes in a refinement certificate.
+var classNames = map[refine.Class]string{
+	refine.ClassFinite: "finite", refine.ClassPosInf: "pos_inf", refine.ClassNegInf: "neg_inf", refine.ClassNaN: "nan",
+}
+
+// ClassName is a class as a certificate spells it ("finite", "pos_inf",
+// "neg_inf", "nan").
+func ClassName(c refine.Class) string {
+	if s, ok := classNames[c]; ok {
+		return s
+	}
+	return string(c)
+}
+
+// ClassOfName is the class a certificate spells s (ClassName's inverse).
+func ClassOfName(s string) (refine.Class, bool) {
+	for c, n := range classNames {
+		if n == s {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// DisplayFloat renders an exact ratio for display: six significant
+// digits, the exponent without '+' so that it stays in the safe alphabet.
+func DisplayFloat(r *big.Rat) string {
+	f, _ := r.Float64()
+	return strings.Replace(strconv.FormatFloat(f, 'g', 6, 64), "e+", "e", 1)
 }

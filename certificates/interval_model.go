@@ -75,21 +75,21 @@ type ModelIntervalFile struct {
 	Output    IntervalTensor  `json:"output"`
 }
 
-// intervalOutput evaluates g with payload p over spec.Interval at the
+// IntervalOutput evaluates g with payload p over spec.Interval at the
 // exact input x and returns the output node's enclosure.
-func intervalOutput(g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat]) (spec.Tensor[spec.Interval], error) {
+func IntervalOutput(g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat]) (spec.Tensor[spec.Interval], error) {
 	return irsem.Denote(g, p, irsem.ConvertTensor[spec.Interval](x))
 }
 
 // ProduceModelInterval evaluates m over intervals at its input and
 // returns the certificate of the output's enclosure.
 func ProduceModelInterval(m *Model) (*ModelIntervalFile, error) {
-	p := payloadOrEmpty(m.Payload)
+	p := PayloadOrEmpty(m.Payload)
 	hash, gdoc, pdoc, err := inlineGraph(m.Graph, p)
 	if err != nil {
 		return nil, err
 	}
-	y, err := intervalOutput(m.Graph, p, m.Input)
+	y, err := IntervalOutput(m.Graph, p, m.Input)
 	if err != nil {
 		return nil, fmt.Errorf("model interval: %w", err)
 	}
@@ -109,7 +109,7 @@ func producedModelInterval(m *Model) (*ModelIntervalFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := encode(f)
+	data, err := Encode(f)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +130,7 @@ func (s *Suite) registerModelInterval(f *ModelIntervalFile) {
 			o.Progress()
 		}
 		return nil
-	}, verifyModelIntervalFile)
+	})
 	s.Expect(KindModelInterval, modelFile(ModelIntervalName))
 	s.subjects = append(s.subjects, func(Options) int { return 1 })
 }

@@ -3,5 +3,5 @@
 package certificates
 
 // openNoFollow is empty where the system has no O_NOFOLLOW/O_NONBLOCK;
-// readRegular's Lstat checks before and after opening still apply.
+// ReadRegular's Lstat checks before and after opening still apply.
 const openNoFollow = 0

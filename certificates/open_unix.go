@@ -4,6 +4,6 @@ package certificates
 
 import "syscall"
 
-// openNoFollow are the extra open flags of readRegular: do not follow a
+// openNoFollow are the extra open flags of ReadRegular: do not follow a
 // final symbolic link, and do not block opening a FIFO.
 const openNoFollow = syscall.O_NOFOLLOW | syscall.O_NONBLOCK

@@ -19,16 +19,19 @@ import (
 //go:embed examples/*.json
 var exampleFS embed.FS
 
-// rangeExample is one graph certified by a range certificate: the example
+// RangeExample is one graph certified by a range certificate: the example
 // graph, its payload (empty when it has none) and its example input, the
 // centre of the box.
-type rangeExample struct {
+type RangeExample struct {
 	name                  string
 	graph, payload, input string // paths in exampleFS ("" for no payload)
 }
 
-// rangeExamples lists the range certificates, one file each.
-var rangeExamples = []rangeExample{
+// Name is the example's name: the range certificate's name and file stem.
+func (e RangeExample) Name() string { return e.name }
+
+// RangeExamples lists the range certificates, one file each.
+var RangeExamples = []RangeExample{
 	{name: "mlp", graph: "examples/mlp.ir.json", payload: "examples/mlp.payload.json", input: "examples/mlp.input.json"},
 	{name: "quad", graph: "examples/quad.ir.json", input: "examples/quad.input.json"},
 }
@@ -38,9 +41,9 @@ var rangeExamples = []rangeExample{
 // reductions.
 const RangeProfile = "checked_cpu"
 
-// rangeRadius is the half-width of the input box around the example
+// RangeRadius is the half-width of the input box around the example
 // input: each element ranges over [x − 1/8, x + 1/8].
-var rangeRadius = big.NewRat(1, 8)
+var RangeRadius = big.NewRat(1, 8)
 
 // Enclosure32 is an Interval32 as the bit patterns of its binary32
 // endpoints, "0x%08x".
@@ -79,8 +82,8 @@ type RangeFile struct {
 	SampleSeed uint64 `json:"sample_seed"`
 }
 
-// loadExample decodes an embedded example.
-func loadExample(ex rangeExample) (*irsem.Graph, *irsem.Payload, spec.Tensor[spec.Rat], error) {
+// LoadExample decodes an embedded example.
+func LoadExample(ex RangeExample) (*irsem.Graph, *irsem.Payload, spec.Tensor[spec.Rat], error) {
 	var z spec.Tensor[spec.Rat]
 	gdoc, err := exampleFS.ReadFile(ex.graph)
 	if err != nil {
@@ -90,7 +93,7 @@ func loadExample(ex rangeExample) (*irsem.Graph, *irsem.Payload, spec.Tensor[spe
 	if err != nil {
 		return nil, nil, z, fmt.Errorf("%s: %w", ex.graph, err)
 	}
-	p := payloadOrEmpty(nil)
+	p := PayloadOrEmpty(nil)
 	if ex.payload != "" {
 		pdoc, err := exampleFS.ReadFile(ex.payload)
 		if err != nil {
@@ -111,16 +114,16 @@ func loadExample(ex rangeExample) (*irsem.Graph, *irsem.Payload, spec.Tensor[spe
 	return g, p, x, nil
 }
 
-// rangeBox encloses [x − r, x + r] element by element on the binary32
+// RangeBox encloses [x − r, x + r] element by element on the binary32
 // grid (outward).
-func rangeBox(x spec.Tensor[spec.Rat]) (ranges.Interval32Tensor, error) {
+func RangeBox(x spec.Tensor[spec.Rat]) (ranges.Interval32Tensor, error) {
 	box := ranges.Interval32Tensor{Shape: x.Shape.Clone(), Data: make([]ranges.Interval32, len(x.Data))}
 	for i, v := range x.Data {
-		lo, err := ranges.EncloseRat(new(big.Rat).Sub(v.Big(), rangeRadius))
+		lo, err := ranges.EncloseRat(new(big.Rat).Sub(v.Big(), RangeRadius))
 		if err != nil {
 			return box, fmt.Errorf("element %d: %w", i, err)
 		}
-		hi, err := ranges.EncloseRat(new(big.Rat).Add(v.Big(), rangeRadius))
+		hi, err := ranges.EncloseRat(new(big.Rat).Add(v.Big(), RangeRadius))
 		if err != nil {
 			return box, fmt.Errorf("element %d: %w", i, err)
 		}
@@ -129,7 +132,9 @@ func rangeBox(x spec.Tensor[spec.Rat]) (ranges.Interval32Tensor, error) {
 	return box, nil
 }
 
-func sampleSeed(seed uint64, name string) uint64 { return spec.CaseSeed(seed, KindRange+"."+name, 0) }
+// SampleSeed is the seed of a range certificate's sample points:
+// spec.CaseSeed(seed, "range.NAME", 0).
+func SampleSeed(seed uint64, name string) uint64 { return spec.CaseSeed(seed, KindRange+"."+name, 0) }
 
 func enc32(b ranges.Bits32) Enclosure32 {
 	return Enclosure32{Lo: fmt.Sprintf("0x%08x", b.Lo), Hi: fmt.Sprintf("0x%08x", b.Hi)}
@@ -138,7 +143,7 @@ func enc32(b ranges.Bits32) Enclosure32 {
 // ProduceRange traces the named example over its box under checked_cpu
 // with ranges.Produce and returns the certificate.
 func ProduceRange(name string, seed uint64) (*RangeFile, error) {
-	for _, ex := range rangeExamples {
+	for _, ex := range RangeExamples {
 		if ex.name == name {
 			return produceRange(ex, seed)
 		}
@@ -146,8 +151,8 @@ func ProduceRange(name string, seed uint64) (*RangeFile, error) {
 	return nil, fmt.Errorf("range: no example %q", name)
 }
 
-func produceRange(ex rangeExample, seed uint64) (*RangeFile, error) {
-	g, p, x, err := loadExample(ex)
+func produceRange(ex RangeExample, seed uint64) (*RangeFile, error) {
+	g, p, x, err := LoadExample(ex)
 	if err != nil {
 		return nil, fmt.Errorf("range %s: %w", ex.name, err)
 	}
@@ -156,10 +161,10 @@ func produceRange(ex rangeExample, seed uint64) (*RangeFile, error) {
 
 // produceRangeOf traces g with payload p over the box around x under
 // checked_cpu (ranges.Produce) and returns the certificate of the given
-// kind and name; its sample seed is sampleSeed(seed, name).
+// kind and name; its sample seed is SampleSeed(seed, name).
 func produceRangeOf(name, kind string, g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat], seed uint64) (*RangeFile, error) {
-	ex := rangeExample{name: name}
-	box, err := rangeBox(x)
+	ex := RangeExample{name: name}
+	box, err := RangeBox(x)
 	if err != nil {
 		return nil, fmt.Errorf("range %s: box: %w", ex.name, err)
 	}
@@ -177,8 +182,8 @@ func produceRangeOf(name, kind string, g *irsem.Graph, p *irsem.Payload, x spec.
 	}
 	f := &RangeFile{
 		Header: Header{Format: Format, Kind: kind}, Name: ex.name, GraphHash: hash,
-		Graph: gdoc, Payload: pdoc, Centre: RatTensor(x), Radius: rangeRadius.RatString(),
-		Profile: cert.Profile, Rules: cert.Rules, SampleSeed: sampleSeed(seed, ex.name),
+		Graph: gdoc, Payload: pdoc, Centre: RatTensor(x), Radius: RangeRadius.RatString(),
+		Profile: cert.Profile, Rules: cert.Rules, SampleSeed: SampleSeed(seed, ex.name),
 		Capsules: make([][]string, len(cert.Capsules)), Trace: make([][]Enclosure32, len(cert.Trace)),
 	}
 	f.Box = []Enclosure32{} // never null, even for an input of no elements
@@ -198,8 +203,8 @@ func produceRangeOf(name, kind string, g *irsem.Graph, p *irsem.Payload, x spec.
 }
 
 func produceRangeFiles(w *Writer, o Options) error {
-	return putEach(w, o, KindRange, len(rangeExamples), func(k int) string { return rangePath(rangeExamples[k].name) }, func(k int) (any, error) {
-		return produceRange(rangeExamples[k], o.Seed)
+	return putEach(w, o, KindRange, len(RangeExamples), func(k int) string { return rangePath(RangeExamples[k].name) }, func(k int) (any, error) {
+		return produceRange(RangeExamples[k], o.Seed)
 	})
 }
 
@@ -209,7 +214,7 @@ func rangePath(name string) string { return KindRange + "/" + name + ".json" }
 // shipped example, whatever the options.
 func expectedRangeFiles(Options) ([]string, error) {
 	var out []string
-	for _, ex := range rangeExamples {
+	for _, ex := range RangeExamples {
 		out = append(out, rangePath(ex.name))
 	}
 	return out, nil

@@ -2,10 +2,7 @@ package certificates
 
 import (
 	"fmt"
-	"math/big"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/refine"
@@ -90,17 +87,6 @@ type RefinementFile struct {
 
 // Class spellings in certificates (the refine spellings "+inf"/"-inf"
 // are outside the safe alphabet).
-var classNames = map[refine.Class]string{
-	refine.ClassFinite: "finite", refine.ClassPosInf: "pos_inf", refine.ClassNegInf: "neg_inf", refine.ClassNaN: "nan",
-}
-
-func className(c refine.Class) string {
-	if s, ok := classNames[c]; ok {
-		return s
-	}
-	return string(c)
-}
-
 // refinementEnv carries the providers the refinement certificates are
 // produced and verified with.
 type refinementEnv struct {
@@ -117,10 +103,10 @@ func (e refinementEnv) set() *backend.Providers {
 	return backend.FastProviders()
 }
 
-// refinementCapsule resolves the capsule certified for a provider and op:
+// RefinementCapsule resolves the capsule certified for a provider and op:
 // the reference capsule is what the checked_cpu profile selects (from the
 // reference catalog), the fast one is fast_cpu.OP of backend.FastCatalog.
-func refinementCapsule(provider, op string) (backend.Capsule, error) {
+func RefinementCapsule(provider, op string) (backend.Capsule, error) {
 	switch provider {
 	case backend.ProviderReference:
 		sel, err := backend.CheckedCPU().Select(op)
@@ -165,7 +151,9 @@ func refinementPairs(o Options) ([][2]string, error) {
 	return out, nil
 }
 
-func refinementPath(provider, op string) string {
+// RefinementPath is the path of the refinement certificate of op on
+// provider: refinement/PROVIDER.OP.json.
+func RefinementPath(provider, op string) string {
 	return KindRefinement + "/" + provider + "." + op + ".json"
 }
 
@@ -174,7 +162,7 @@ func (e refinementEnv) produce(w *Writer, o Options) error {
 	if err != nil {
 		return err
 	}
-	return putEach(w, o, KindRefinement, len(pairs), func(k int) string { return refinementPath(pairs[k][0], pairs[k][1]) }, func(k int) (any, error) {
+	return putEach(w, o, KindRefinement, len(pairs), func(k int) string { return RefinementPath(pairs[k][0], pairs[k][1]) }, func(k int) (any, error) {
 		return e.produceOne(pairs[k][0], pairs[k][1], o.Cases, o.Seed)
 	})
 }
@@ -186,8 +174,16 @@ func ProduceRefinement(provider, op string, cases int, seed uint64) (*Refinement
 	return refinementEnv{}.produceOne(provider, op, cases, seed)
 }
 
+// ProduceUncheckedRefinement is ProduceRefinement through the providers
+// ps, writing the certificate even when a case fails (recording the
+// faulty output): the material of the verifier's tests, which must reject
+// it; certify never writes one.
+func ProduceUncheckedRefinement(ps *backend.Providers, provider, op string, cases int, seed uint64) (*RefinementFile, error) {
+	return refinementEnv{providers: ps, allowFailures: true}.produceOne(provider, op, cases, seed)
+}
+
 func (e refinementEnv) produceOne(provider, op string, cases int, seed uint64) (*RefinementFile, error) {
-	capsule, err := refinementCapsule(provider, op)
+	capsule, err := RefinementCapsule(provider, op)
 	if err != nil {
 		return nil, fmt.Errorf("refinement %s.%s: %w", provider, op, err)
 	}
@@ -206,7 +202,7 @@ func (e refinementEnv) produceOne(provider, op string, cases int, seed uint64) (
 		Header: Header{Format: Format, Kind: KindRefinement},
 		Op:     op, Provider: res.Provider, Capsule: res.Capsule, Policy: string(res.Policy),
 		Evidence: string(res.Obligation.Evidence), Seed: seed, Cases: []RefinementCase{},
-		Worst: res.Worst.String(), WorstCase: res.WorstCase, WorstFloat: displayFloat(res.Worst.Big()),
+		Worst: res.Worst.String(), WorstCase: res.WorstCase, WorstFloat: DisplayFloat(res.Worst.Big()),
 	}
 	for _, c := range res.Cases {
 		rc := RefinementCase{
@@ -224,12 +220,12 @@ func (e refinementEnv) produceOne(provider, op string, cases int, seed uint64) (
 		}
 		for _, el := range c.Elements {
 			re := RefinementElement{
-				Index: el.Index, Rule: string(el.Rule), Class: className(el.Class),
+				Index: el.Index, Rule: string(el.Rule), Class: ClassName(el.Class),
 				Exact: el.Exact.String(), AbsSum: el.AbsSum.String(), Bound: el.Bound.String(),
-				Error: el.Error.String(), Ratio: el.Ratio.String(), RatioFloat: displayFloat(el.Ratio.Big()),
+				Error: el.Error.String(), Ratio: el.Ratio.String(), RatioFloat: DisplayFloat(el.Ratio.Big()),
 			}
 			for _, a := range el.Allowed {
-				re.Allowed = append(re.Allowed, className(a))
+				re.Allowed = append(re.Allowed, ClassName(a))
 			}
 			rc.Elements = append(rc.Elements, re)
 		}
@@ -244,11 +240,4 @@ func encodeBits(b refine.Bits) BitsTensor {
 		out.Bits[i] = fmt.Sprintf("0x%08x", u)
 	}
 	return out
-}
-
-// displayFloat renders an exact ratio for display: six significant
-// digits, the exponent without '+' so that it stays in the safe alphabet.
-func displayFloat(r *big.Rat) string {
-	f, _ := r.Float64()
-	return strings.Replace(strconv.FormatFloat(f, 'g', 6, 64), "e+", "e", 1)
 }

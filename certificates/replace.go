@@ -63,13 +63,13 @@ func stageDir(dir string) (string, func(), error) {
 // holds a manifest.json (a regular file) whose "files" list names, as
 // local slash paths, every other regular file under it, and holds no
 // other file, no symbolic link and no directory that is not the parent of
-// a listed file. It reads the manifest only for its list (Verify reads it
+// a listed file. It reads the manifest only for its list (verify.Dir reads it
 // strictly); a manifest that lists a user's file makes that file
 // replaceable, which only someone able to write the manifest can arrange.
 func ownedDir(dir string) error {
 	data, err := readRegularPath(filepath.Join(dir, ManifestName))
 	if err != nil {
-		return fmt.Errorf("%s holds files but no readable %s (%s), so it is not a certificate directory this command may replace: choose another output directory", quoteName(dir), ManifestName, statReason(err))
+		return fmt.Errorf("%s holds files but no readable %s (%s), so it is not a certificate directory this command may replace: choose another output directory", QuoteName(dir), ManifestName, StatReason(err))
 	}
 	var m struct {
 		Files []struct {
@@ -77,12 +77,12 @@ func ownedDir(dir string) error {
 		} `json:"files"`
 	}
 	if err := json.Unmarshal(data, &m); err != nil || m.Files == nil {
-		return fmt.Errorf("%s: its %s is not a certificate manifest, so the directory is not one this command may replace: choose another output directory", quoteName(dir), ManifestName)
+		return fmt.Errorf("%s: its %s is not a certificate manifest, so the directory is not one this command may replace: choose another output directory", QuoteName(dir), ManifestName)
 	}
 	files, dirs := map[string]bool{ManifestName: true}, map[string]bool{}
 	for _, f := range m.Files {
 		if !filepath.IsLocal(f.Path) || strings.Contains(f.Path, "\\") {
-			return fmt.Errorf("%s: its %s lists %s, not a local path", quoteName(dir), ManifestName, quoteName(f.Path))
+			return fmt.Errorf("%s: its %s lists %s, not a local path", QuoteName(dir), ManifestName, QuoteName(f.Path))
 		}
 		files[f.Path] = true
 		for d := filepath.Dir(f.Path); d != "."; d = filepath.Dir(d) {
@@ -104,7 +104,7 @@ func ownedDir(dir string) error {
 		case d.Type().IsRegular() && files[rel]:
 			return nil
 		}
-		return fmt.Errorf("%w: %s holds %s, which its %s does not list: tlcheck replaces only a directory it wrote, and never removes a file it did not write (move it, or choose another output directory)", ErrNotEmpty, quoteName(dir), quoteName(rel), ManifestName)
+		return fmt.Errorf("%w: %s holds %s, which its %s does not list: tlcheck replaces only a directory it wrote, and never removes a file it did not write (move it, or choose another output directory)", ErrNotEmpty, QuoteName(dir), QuoteName(rel), ManifestName)
 	})
 }
 
@@ -116,7 +116,7 @@ func readRegularPath(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer root.Close()
-	return readRegular(root, filepath.Base(path))
+	return ReadRegular(root, filepath.Base(path))
 }
 
 // installDir puts the finished directory tmp in dir's place (see above);
@@ -130,7 +130,7 @@ func installDir(tmp, dir string) error {
 		return err
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory", quoteName(dir))
+		return fmt.Errorf("%s is not a directory", QuoteName(dir))
 	}
 	if err := renameOverEmpty(tmp, dir); err == nil { // dir was empty
 		return nil

@@ -20,7 +20,7 @@ import (
 // ShardManifestFormat is the manifest format of a shard directory: the
 // fields of tlcheck.manifest.v2 plus the shard (index, count), listing
 // only the shard's files. A shard directory is not a certificate directory
-// (it is incomplete by design): Verify refuses it, VerifyShard and Merge
+// (it is incomplete by design): verify.Dir refuses it, verify.Shard and Merge
 // read it.
 const ShardManifestFormat = "tlcheck.shard.v1"
 
@@ -82,16 +82,16 @@ type ShardManifest struct {
 	Files        []FileEntry `json:"files"`
 }
 
-// manifest is the certificate manifest the shard's options state, with
+// Manifest is the certificate manifest the shard's options state, with
 // the shard's files.
-func (sm *ShardManifest) manifest() *Manifest {
+func (sm *ShardManifest) Manifest() *Manifest {
 	return &Manifest{Format: ManifestFormat, ToolVersion: sm.ToolVersion, RegistryHash: sm.RegistryHash, Seed: sm.Seed, Cases: sm.Cases,
 		Kinds: sm.Kinds, Ops: sm.Ops, Providers: sm.Providers, Files: sm.Files}
 }
 
-// expectedFiles lists every file (path → kind) a complete directory holds
+// ExpectedFiles lists every file (path → kind) a complete directory holds
 // for m's options, restricted to shard sh.
-func (s *Suite) expectedFiles(m *Manifest, sh Shard) map[string]string {
+func (s *Suite) ExpectedFiles(m *Manifest, sh Shard) map[string]string {
 	o := Options{Seed: m.Seed, Cases: m.Cases, Ops: m.Ops, Providers: m.Providers}
 	want := map[string]string{}
 	for _, k := range m.Kinds {
@@ -120,7 +120,7 @@ func (s *Suite) subjectsIn(o Options, sh Shard) int {
 		return 0
 	}
 	m := &Manifest{Seed: ro.Seed, Cases: ro.Cases, Kinds: s.kinds, Ops: ro.Ops, Providers: ro.Providers}
-	return len(s.expectedFiles(m, sh))
+	return len(s.ExpectedFiles(m, sh))
 }
 
 // MergeError is a Merge failure: the shard directory (or OUT), the file
@@ -146,12 +146,12 @@ func (e *MergeError) Error() string {
 		b.WriteString("shard directory " + dirName(e.Dir))
 	}
 	if e.File != "" {
-		b.WriteString(": " + escapeLine(e.File))
+		b.WriteString(": " + EscapeLine(e.File))
 	}
 	if e.Field != "" {
-		b.WriteString(": field " + escapeLine(e.Field))
+		b.WriteString(": field " + EscapeLine(e.Field))
 	}
-	b.WriteString(": " + escapeLine(e.Msg))
+	b.WriteString(": " + EscapeLine(e.Msg))
 	return b.String()
 }
 
@@ -167,7 +167,7 @@ func dirName(d string) string {
 	if plain {
 		return d
 	}
-	return quoteName(d)
+	return QuoteName(d)
 }
 
 func mergeErr(dir, file, field, format string, args ...any) *MergeError {
@@ -184,14 +184,14 @@ type shardRead struct {
 // readShardManifest reads and checks dir's shard manifest against this
 // build (format, tool version, registry hash, limits, known options).
 func (s *Suite) readShardManifest(root *os.Root, dir string) (*ShardManifest, error) {
-	mdata, err := readRegular(root, ManifestName)
+	mdata, err := ReadRegular(root, ManifestName)
 	if err != nil {
-		return nil, mergeErr(dir, ManifestName, "", "cannot read: %s", escapeLine(statReason(err)))
+		return nil, mergeErr(dir, ManifestName, "", "cannot read: %s", EscapeLine(StatReason(err)))
 	}
 	var probe struct {
 		Format *string `json:"format"`
 	}
-	if err := jsonUnmarshalLoose(ManifestName, mdata, &probe); err != nil {
+	if err := UnmarshalLoose(ManifestName, mdata, &probe); err != nil {
 		return nil, mergeErr(dir, "", "", "%v", err)
 	}
 	switch {
@@ -200,24 +200,24 @@ func (s *Suite) readShardManifest(root *os.Root, dir string) (*ShardManifest, er
 	case *probe.Format == ManifestFormat:
 		return nil, mergeErr(dir, ManifestName, "format", "%s is a complete certificate directory, not a shard (certify --shard I/N writes %s)", ManifestFormat, ShardManifestFormat)
 	case *probe.Format != ShardManifestFormat:
-		return nil, mergeErr(dir, ManifestName, "format", "unknown shard manifest version %q (this build reads %s)", truncate(*probe.Format), ShardManifestFormat)
+		return nil, mergeErr(dir, ManifestName, "format", "unknown shard manifest version %q (this build reads %s)", Truncate(*probe.Format), ShardManifestFormat)
 	}
 	var sm ShardManifest
-	if err := decodeStrict(ManifestName, mdata, &sm); err != nil {
+	if err := DecodeStrict(ManifestName, mdata, &sm); err != nil {
 		return nil, mergeErr(dir, "", "", "%v", err)
 	}
 	switch {
 	case sm.ToolVersion != version.Version:
-		return nil, mergeErr(dir, ManifestName, "tool_version", "shard written by tlcheck %q; this is %s", truncate(sm.ToolVersion), version.Version)
+		return nil, mergeErr(dir, ManifestName, "tool_version", "shard written by tlcheck %q; this is %s", Truncate(sm.ToolVersion), version.Version)
 	case sm.RegistryHash != spec.RegistryHash():
-		return nil, mergeErr(dir, ManifestName, "registry_hash", "shard made with registry %s; this build's registry is %s", truncate(sm.RegistryHash), spec.RegistryHash())
+		return nil, mergeErr(dir, ManifestName, "registry_hash", "shard made with registry %s; this build's registry is %s", Truncate(sm.RegistryHash), spec.RegistryHash())
 	case sm.Cases > limits.Current().CertCases:
 		return nil, mergeErr(dir, ManifestName, "cases", "%v", limits.Exceeded("cert-cases", int64(limits.Current().CertCases), "%d cases per certificate", sm.Cases))
 	}
 	if err := sm.Shard.Check(); err != nil {
 		return nil, mergeErr(dir, ManifestName, "shard", "%v", err)
 	}
-	if err := s.checkManifestOptions(sm.manifest()); err != nil {
+	if err := s.CheckManifestOptions(sm.Manifest()); err != nil {
 		return nil, mergeErr(dir, "", "", "%v", err)
 	}
 	return &sm, nil
@@ -229,26 +229,26 @@ func (s *Suite) readShardManifest(root *os.Root, dir string) (*ShardManifest, er
 func (s *Suite) readShard(dir string) (*shardRead, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, mergeErr(dir, "", "", "%s", escapeLine(statReason(err)))
+		return nil, mergeErr(dir, "", "", "%s", EscapeLine(StatReason(err)))
 	}
 	if !st.IsDir() {
 		return nil, mergeErr(dir, "", "", "not a directory")
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return nil, mergeErr(dir, "", "", "%s", escapeLine(statReason(err)))
+		return nil, mergeErr(dir, "", "", "%s", EscapeLine(StatReason(err)))
 	}
 	defer root.Close()
 	sm, err := s.readShardManifest(root, dir)
 	if err != nil {
 		return nil, err
 	}
-	want := s.expectedFiles(sm.manifest(), sm.Shard)
+	want := s.ExpectedFiles(sm.Manifest(), sm.Shard)
 	listed := map[string]bool{}
 	for i, e := range sm.Files {
 		field := fmt.Sprintf("files[%d]", i)
 		if !pathRE.MatchString(e.Path) {
-			return nil, mergeErr(dir, ManifestName, field+".path", "%s is not a safe certificate path", quoteName(truncate(e.Path)))
+			return nil, mergeErr(dir, ManifestName, field+".path", "%s is not a safe certificate path", QuoteName(Truncate(e.Path)))
 		}
 		if i > 0 && sm.Files[i-1].Path >= e.Path {
 			return nil, mergeErr(dir, ManifestName, field+".path", "files are not in sorted order (reordered or repeated)")
@@ -258,10 +258,10 @@ func (s *Suite) readShard(dir string) (*shardRead, error) {
 			return nil, mergeErr(dir, ManifestName, field+".path", "%s is not a file of shard %s for the manifest's kinds, ops and providers", e.Path, sm.Shard)
 		}
 		if e.Kind != kind {
-			return nil, mergeErr(dir, ManifestName, field+".kind", "%q, but %s is of kind %s", truncate(e.Kind), e.Path, kind)
+			return nil, mergeErr(dir, ManifestName, field+".kind", "%q, but %s is of kind %s", Truncate(e.Kind), e.Path, kind)
 		}
 		if !hexRE.MatchString(e.SHA256) {
-			return nil, mergeErr(dir, ManifestName, field+".sha256", "%q is not a lowercase hex SHA-256", truncate(e.SHA256))
+			return nil, mergeErr(dir, ManifestName, field+".sha256", "%q is not a lowercase hex SHA-256", Truncate(e.SHA256))
 		}
 		listed[e.Path] = true
 	}
@@ -279,22 +279,22 @@ func (s *Suite) readShard(dir string) (*shardRead, error) {
 }
 
 // copyShard copies the files of shard r into tmp, one at a time: each is
-// read once (readRegular), its SHA-256 compared with the manifest's claim
+// read once (ReadRegular), its SHA-256 compared with the manifest's claim
 // (a mismatch is Tampered), and the bytes checked are the bytes written.
 // A file in the shard directory that its manifest does not list fails.
 func copyShard(r *shardRead, tmp string) error {
 	dir := r.dir
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return mergeErr(dir, "", "", "%s", escapeLine(statReason(err)))
+		return mergeErr(dir, "", "", "%s", EscapeLine(StatReason(err)))
 	}
 	defer root.Close()
 	listed := map[string]bool{}
 	for i, e := range r.sm.Files {
 		listed[e.Path] = true
-		data, err := readRegular(root, e.Path)
+		data, err := ReadRegular(root, e.Path)
 		if err != nil {
-			return mergeErr(dir, e.Path, "", "cannot read: %s", escapeLine(statReason(err)))
+			return mergeErr(dir, e.Path, "", "cannot read: %s", EscapeLine(StatReason(err)))
 		}
 		if got := Sum(data); got != e.SHA256 {
 			me := mergeErr(dir, ManifestName, fmt.Sprintf("files[%d].sha256", i), "%s does not match the SHA-256 of %s (%s): the file was edited", e.SHA256, e.Path, got)
@@ -318,10 +318,10 @@ func copyShard(r *shardRead, tmp string) error {
 		rel = filepath.ToSlash(rel)
 		switch {
 		case err != nil:
-			walkErr = mergeErr(dir, quoteName(rel), "", "cannot list: %s", escapeLine(statReason(err)))
+			walkErr = mergeErr(dir, QuoteName(rel), "", "cannot list: %s", EscapeLine(StatReason(err)))
 		case rel == "." || d.IsDir() || rel == ManifestName || listed[rel]:
 		default:
-			walkErr = mergeErr(dir, quoteName(rel), "", "file is not listed in the shard manifest")
+			walkErr = mergeErr(dir, QuoteName(rel), "", "file is not listed in the shard manifest")
 		}
 		return nil
 	})
@@ -407,12 +407,12 @@ func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
 		m.Files = append(m.Files, r.sm.Files...)
 	}
 	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Path < m.Files[j].Path })
-	if missing, extra := s.completeness(m, nil); len(missing) > 0 || len(extra) > 0 {
+	if missing, extra := s.Completeness(m, nil); len(missing) > 0 || len(extra) > 0 {
 		// Unreachable when every shard lists exactly its part; kept as
 		// the theorem's check.
 		return nil, mergeErr(shards[0].dir, ManifestName, "files", "the shards' union is not the complete set (%d missing, %d extra)", len(missing), len(extra))
 	}
-	mdata, err := encode(m)
+	mdata, err := Encode(m)
 	if err != nil {
 		return nil, err
 	}
@@ -432,7 +432,7 @@ func (s *Suite) Merge(out string, dirs []string) (*Manifest, error) {
 		if shardErr != nil {
 			return nil, shardErr
 		}
-		return nil, &MergeError{Dir: out, Msg: escapeLine(err.Error()), Out: true}
+		return nil, &MergeError{Dir: out, Msg: EscapeLine(err.Error()), Out: true}
 	}
 	return m, nil
 }

@@ -61,15 +61,15 @@ func checkSources(file, field string, l []Source) error {
 		return nil
 	}
 	if len(l) == 0 {
-		return fieldErr(file, field, "empty: omitted when nothing is recorded")
+		return FieldErr(file, field, "empty: omitted when nothing is recorded")
 	}
 	for i, s := range l {
 		at := fmt.Sprintf("%s[%d]", field, i)
-		if err := checkName(file, at+".name", s.Name); err != nil {
+		if err := CheckName(file, at+".name", s.Name); err != nil {
 			return err
 		}
 		if !hexRE.MatchString(s.SHA256) {
-			return fieldErr(file, at+".sha256", "%q is not a lowercase hex SHA-256", truncate(s.SHA256))
+			return FieldErr(file, at+".sha256", "%q is not a lowercase hex SHA-256", Truncate(s.SHA256))
 		}
 		var ok bool
 		switch s.Role {
@@ -80,10 +80,10 @@ func checkSources(file, field string, l []Source) error {
 		case SourceInput:
 			ok = i > 0
 		default:
-			return fieldErr(file, at+".role", "%q is not a source role (onnx, graph, payload, input)", truncate(s.Role))
+			return FieldErr(file, at+".role", "%q is not a source role (onnx, graph, payload, input)", Truncate(s.Role))
 		}
 		if !ok {
-			return fieldErr(file, at+".role", "%q out of place: the model file comes first (onnx, or graph then payload), then the inputs", s.Role)
+			return FieldErr(file, at+".role", "%q out of place: the model file comes first (onnx, or graph then payload), then the inputs", s.Role)
 		}
 	}
 	return nil

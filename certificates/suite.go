@@ -22,16 +22,17 @@ func FullSuite() *Suite {
 // (refine.FlipBit) to confirm that certify, or verify, then fails.
 func FullSuiteWith(ps *backend.Providers) *Suite {
 	s := NewSuite()
-	s.Register(KindComposition, produceCompositionFile, verifyCompositionFile)
+	s.providers = ps
+	s.Register(KindComposition, produceCompositionFile)
 	s.Expect(KindComposition, func(Options) ([]string, error) { return []string{CompositionName}, nil })
 	s.subjects = append(s.subjects, func(Options) int { return 1 })
 	env := refinementEnv{providers: ps}
-	s.Register(KindRefinement, env.produce, env.verifyFile)
+	s.Register(KindRefinement, env.produce)
 	s.Expect(KindRefinement, func(o Options) ([]string, error) {
 		pairs, err := refinementPairs(o)
 		var out []string
 		for _, p := range pairs {
-			out = append(out, refinementPath(p[0], p[1]))
+			out = append(out, RefinementPath(p[0], p[1]))
 		}
 		return out, err
 	})
@@ -42,9 +43,9 @@ func FullSuiteWith(ps *backend.Providers) *Suite {
 		}
 		return len(pairs)
 	})
-	s.Register(KindRange, produceRangeFiles, verifyRangeFile)
+	s.Register(KindRange, produceRangeFiles)
 	s.Expect(KindRange, expectedRangeFiles)
-	s.subjects = append(s.subjects, func(Options) int { return len(rangeExamples) })
+	s.subjects = append(s.subjects, func(Options) int { return len(RangeExamples) })
 	// A user's model's directory (ModelSuite) verifies here too.
 	s.acceptModelKinds()
 	return s
@@ -64,8 +65,8 @@ func Providers() []string { return []string{backend.ProviderReference, backend.P
 // run to run).
 func OptionalProviders() []string { return []string{backend.ProviderNativeCUDA} }
 
-// knownProvider reports whether p is in Providers or OptionalProviders.
-func knownProvider(p string) bool {
+// KnownProvider reports whether p is in Providers or OptionalProviders.
+func KnownProvider(p string) bool {
 	return slices.Contains(Providers(), p) || slices.Contains(OptionalProviders(), p)
 }
 
@@ -93,7 +94,7 @@ func selectedProviders(o Options) ([]string, error) {
 		return Providers(), nil
 	}
 	for _, p := range o.Providers {
-		if !knownProvider(p) {
+		if !KnownProvider(p) {
 			return nil, fmt.Errorf("certify: unknown provider %q (known: %v, and on request %v)", p, Providers(), OptionalProviders())
 		}
 	}

@@ -27,31 +27,31 @@ func RatTensor(t spec.Tensor[spec.Rat]) Tensor {
 	return out
 }
 
-// decodeRat parses a safe-alphabet rational.
-func decodeRat(file, field, v string) (spec.Rat, error) {
-	if err := checkRat(file, field, v); err != nil {
+// DecodeRat parses a safe-alphabet rational.
+func DecodeRat(file, field, v string) (spec.Rat, error) {
+	if err := CheckRat(file, field, v); err != nil {
 		return spec.Rat{}, err
 	}
 	r, ok := new(big.Rat).SetString(v)
 	if !ok {
-		return spec.Rat{}, fieldErr(file, field, "malformed rational %q", truncate(v))
+		return spec.Rat{}, FieldErr(file, field, "malformed rational %q", Truncate(v))
 	}
 	return spec.RatFromBig(r), nil
 }
 
-// decode checks and converts a certificate tensor.
-func (t Tensor) decode(file, field string) (spec.Tensor[spec.Rat], error) {
+// Decode checks and converts a certificate tensor.
+func (t Tensor) Decode(file, field string) (spec.Tensor[spec.Rat], error) {
 	s := spec.Shape(t.Shape)
 	n, err := s.Check(0)
 	if err != nil {
-		return spec.Tensor[spec.Rat]{}, fieldErr(file, field+".shape", "%v", err)
+		return spec.Tensor[spec.Rat]{}, FieldErr(file, field+".shape", "%v", err)
 	}
 	if len(t.Values) != n {
-		return spec.Tensor[spec.Rat]{}, fieldErr(file, field+".values", "%d values for shape %v (want %d)", len(t.Values), s, n)
+		return spec.Tensor[spec.Rat]{}, FieldErr(file, field+".values", "%d values for shape %v (want %d)", len(t.Values), s, n)
 	}
 	out, _ := spec.Zeros[spec.Rat](s)
 	for i, v := range t.Values {
-		r, err := decodeRat(file, fmt.Sprintf("%s.values[%d]", field, i), v)
+		r, err := DecodeRat(file, fmt.Sprintf("%s.values[%d]", field, i), v)
 		if err != nil {
 			return out, err
 		}
@@ -60,10 +60,12 @@ func (t Tensor) decode(file, field string) (spec.Tensor[spec.Rat], error) {
 	return out, nil
 }
 
-func decodeTensors(file, field string, ts []Tensor) ([]spec.Tensor[spec.Rat], error) {
+// DecodeTensors decodes each tensor of ts (Tensor.Decode), naming
+// field[i] on failure.
+func DecodeTensors(file, field string, ts []Tensor) ([]spec.Tensor[spec.Rat], error) {
 	out := make([]spec.Tensor[spec.Rat], len(ts))
 	for i, t := range ts {
-		v, err := t.decode(file, fmt.Sprintf("%s[%d]", field, i))
+		v, err := t.Decode(file, fmt.Sprintf("%s[%d]", field, i))
 		if err != nil {
 			return nil, err
 		}
@@ -85,12 +87,14 @@ func IntervalEnclosure(iv spec.Interval) Enclosure {
 	return Enclosure{Lo: fmt.Sprintf("0x%016x", math.Float64bits(iv.Lo)), Hi: fmt.Sprintf("0x%016x", math.Float64bits(iv.Hi))}
 }
 
-func (e Enclosure) decode(file, field string) (spec.Interval, error) {
+// Decode checks and converts a certificate enclosure: two binary64 bit
+// patterns, lo ≤ hi.
+func (e Enclosure) Decode(file, field string) (spec.Interval, error) {
 	var out [2]float64
 	for i, v := range []string{e.Lo, e.Hi} {
 		f := field + [2]string{".lo", ".hi"}[i]
 		if !bits64RE.MatchString(v) {
-			return spec.Interval{}, fieldErr(file, f, "%q is not a float64 bit pattern 0x%%016x", truncate(v))
+			return spec.Interval{}, FieldErr(file, f, "%q is not a float64 bit pattern 0x%%016x", Truncate(v))
 		}
 		var u uint64
 		fmt.Sscanf(v[2:], "%x", &u)
@@ -173,7 +177,9 @@ func copyValue(v reflect.Value, t reflect.Type) reflect.Value {
 	return c
 }
 
-func (a Attrs) decode(file, field string) (*spec.Attrs, error) {
+// Decode checks and converts a certificate's attributes into the
+// registry's spec.Attrs.
+func (a Attrs) Decode(file, field string) (*spec.Attrs, error) {
 	out := &spec.Attrs{}
 	src, dst := reflect.ValueOf(a), reflect.ValueOf(out).Elem()
 	decl := attrFields()
@@ -187,7 +193,7 @@ func (a Attrs) decode(file, field string) (*spec.Attrs, error) {
 		if v == "" {
 			continue
 		}
-		r, err := decodeRat(file, field+"."+at.Name, v)
+		r, err := DecodeRat(file, field+"."+at.Name, v)
 		if err != nil {
 			return nil, err
 		}
@@ -199,7 +205,7 @@ func (a Attrs) decode(file, field string) (*spec.Attrs, error) {
 		}
 		d := dst.FieldByName(at.Field)
 		for i, v := range src.FieldByName(at.Field).Interface().([]string) {
-			r, err := decodeRat(file, fmt.Sprintf("%s.%s[%d]", field, at.Name, i), v)
+			r, err := DecodeRat(file, fmt.Sprintf("%s.%s[%d]", field, at.Name, i), v)
 			if err != nil {
 				return nil, err
 			}

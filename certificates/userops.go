@@ -43,48 +43,51 @@ type UserOp struct {
 	Recorded bool
 }
 
-// opTable is where a Suite takes primitives' rules from: the reference
+// OpTable is where a Suite takes primitives' rules from: the reference
 // registry, extended by the user's primitives of AddOps. The zero value is
 // the reference registry alone.
-type opTable struct {
+type OpTable struct {
 	user map[string]UserOp
 }
 
-// userOp returns the user's primitive op, if AddOps added it.
-func (t *opTable) userOp(op string) (UserOp, bool) {
+// UserOp returns the user's primitive op, if AddOps added it.
+func (t *OpTable) UserOp(op string) (UserOp, bool) {
 	u, ok := t.user[op]
 	return u, ok
 }
 
-func (t *opTable) rat(op string) (*spec.Prim[spec.Rat], error) {
-	if u, ok := t.userOp(op); ok {
+// Rat is op's primitive over spec.Rat: a user's primitive's rules, or
+// the reference registry's.
+func (t *OpTable) Rat(op string) (*spec.Prim[spec.Rat], error) {
+	if u, ok := t.UserOp(op); ok {
 		return u.Regs.Rat.Lookup(op)
 	}
 	return spec.Default[spec.Rat]().Lookup(op)
 }
 
-func (t *opTable) interval(op string) (*spec.Prim[spec.Interval], error) {
-	if u, ok := t.userOp(op); ok {
+// Interval is op's primitive over spec.Interval, as Rat.
+func (t *OpTable) Interval(op string) (*spec.Prim[spec.Interval], error) {
+	if u, ok := t.UserOp(op); ok {
 		return u.Regs.Interval.Lookup(op)
 	}
 	return spec.Default[spec.Interval]().Lookup(op)
 }
 
-// known reports whether op is a built-in or an added primitive.
-func (t *opTable) known(op string) bool {
-	_, err := t.rat(op)
+// Known reports whether op is a built-in or an added primitive.
+func (t *OpTable) Known(op string) bool {
+	_, err := t.Rat(op)
 	return err == nil
 }
 
-// hash is the registry hash of a directory certifying ops: the reference
+// Hash is the registry hash of a directory certifying ops: the reference
 // registry's (spec.RegistryHash) extended by the facts of the user's
 // primitives among ops (spec.RegistryHashWith) — so a directory of
 // built-in primitives keeps the reference hash, and a user's directory
 // names exactly the primitives it certifies, whatever else AddOps added.
-func (t *opTable) hash(ops []string) string {
+func (t *OpTable) Hash(ops []string) string {
 	var extra []*spec.OpInfo
 	for _, op := range ops {
-		if u, ok := t.userOp(op); ok {
+		if u, ok := t.UserOp(op); ok {
 			if p, err := u.Regs.Rat.Lookup(op); err == nil {
 				extra = append(extra, p.OpInfo)
 			}
@@ -93,11 +96,11 @@ func (t *opTable) hash(ops []string) string {
 	return spec.RegistryHashWith(extra...)
 }
 
-// draw regenerates case i of op from the seed: the registry's generator
+// Draw regenerates case i of op from the seed: the registry's generator
 // for a built-in primitive (adjointInstance), the primitive's Draw for a
 // user's.
-func (t *opTable) draw(op string, seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
-	if u, ok := t.userOp(op); ok {
+func (t *OpTable) Draw(op string, seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+	if u, ok := t.UserOp(op); ok {
 		return u.Draw(seed, i)
 	}
 	return adjointInstance(op, seed, i)
@@ -107,14 +110,14 @@ func (t *opTable) draw(op string, seed uint64, i int) (*casegen.Instance, []spec
 // primitives ops beside the built-in ones: Certify with Options.Ops
 // naming them writes adjointness/NAME.json with their cases (the
 // manifest's registry_hash is spec.RegistryHashWith over their facts), and
-// Verify recomputes every claim with their rules — the same verifier, only
+// verify.Dir recomputes every claim with their rules — the same verifier, only
 // the table it takes rules from is extended. It rejects, naming the field,
 // an unsafe or built-in name, a name added twice, and registries that lack
 // the primitive or a Draw that is nil.
 func (s *Suite) AddOps(ops ...UserOp) error {
 	for _, u := range ops {
 		bad := func(field, format string, args ...any) error {
-			return fmt.Errorf("certificates: AddOps %s: field %s: %s", quoteName(u.Name), field, fmt.Sprintf(format, args...))
+			return fmt.Errorf("certificates: AddOps %s: field %s: %s", QuoteName(u.Name), field, fmt.Sprintf(format, args...))
 		}
 		switch {
 		case !nameRE.MatchString(u.Name):
@@ -146,7 +149,7 @@ func (s *Suite) AddOps(ops ...UserOp) error {
 	return nil
 }
 
-// UnknownOpsError is Verify's error for a directory that certifies
+// UnknownOpsError is verify.Dir's error for a directory that certifies
 // primitives the verifier does not know — a user's own (package check),
 // whose rules are Go code in the user's tests — under a registry hash
 // other than the verifier's: no claim about them can be recomputed, so
@@ -165,21 +168,21 @@ func (e *UnknownOpsError) Error() string {
 			names = append(names, fmt.Sprintf("and %d more", len(e.Ops)-i))
 			break
 		}
-		names = append(names, quoteName(op))
+		names = append(names, QuoteName(op))
 	}
 	what := "primitive"
 	if len(e.Ops) > 1 {
 		what = "primitives"
 	}
 	return fmt.Sprintf("%s: %s certifies the %s %s, unknown to this build: a user's own primitive (package check), whose rules this verifier cannot recompute; verify the directory with check.Verify(dir, primitive) in the go test that declares it",
-		quoteName(e.Dir), ManifestName, what, strings.Join(names, ", "))
+		QuoteName(e.Dir), ManifestName, what, strings.Join(names, ", "))
 }
 
-// unknownOps lists the manifest ops s does not know, sorted and distinct.
-func (s *Suite) unknownOps(ops []string) []string {
+// UnknownOps lists the manifest ops s does not know, sorted and distinct.
+func (s *Suite) UnknownOps(ops []string) []string {
 	set := map[string]bool{}
 	for _, op := range ops {
-		if !s.ops.known(op) {
+		if !s.ops.Known(op) {
 			set[op] = true
 		}
 	}

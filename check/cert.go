@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/certificates/verify"
 	"github.com/tlcheck/tlcheck/model"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -93,7 +94,7 @@ func dropCert(certDir string, p Primitive) error {
 // malformed primitive, an unreadable directory and a directory of
 // primitives not among ops (certificates.UnknownOpsError) are errors with
 // a nil report.
-func Verify(dir string, ops ...Primitive) (*certificates.Report, error) {
+func Verify(dir string, ops ...Primitive) (*verify.Report, error) {
 	s := certificates.NewSuite()
 	for _, p := range ops {
 		c, err := newChecker(p, Options{})
@@ -104,7 +105,7 @@ func Verify(dir string, ops ...Primitive) (*certificates.Report, error) {
 			return nil, fmt.Errorf("check: Verify: %w", err)
 		}
 	}
-	rep, err := s.Verify(dir)
+	rep, err := verify.Dir(s, dir)
 	if err != nil {
 		return nil, fmt.Errorf("check: Verify: %w", err)
 	}
@@ -123,21 +124,21 @@ func Verify(dir string, ops ...Primitive) (*certificates.Report, error) {
 // The files are read first (files.Load: the model and its input, checked
 // against each other; an unreadable file is an error with a nil report).
 // The directory then goes through the verifier tlcheck verify runs
-// (certificates.FullSuite().Verify): every claim re-derived, nothing
+// (verify.Dir): every claim re-derived, nothing
 // recorded trusted. A directory that verifies is then tied to the files,
 // in two halves (tieModel):
 //
 //   - digests: the SHA-256 of every file read must be the one the manifest
-//     records for it, role for role and in order (certificates.MatchSources;
-//     a *certificates.SourceMismatch otherwise). A manifest that records
+//     records for it, role for role and in order (verify.MatchSources;
+//     a *verify.SourceMismatch otherwise). A manifest that records
 //     none (certificates.ErrNoSources, written before digests were) is
 //     tied by the second half alone.
 //   - the sound half: every model certificate carries its graph and
 //     payload inline and is bound to the manifest by its SHA-256, so its
 //     graph_hash (irsem.GraphHash) must be the hash of the graph and
 //     payload the given files import to, and its input (or range centre)
-//     the given input exactly (certificates.MatchModel; a
-//     *certificates.ModelMismatch otherwise). The manifest's digests bind
+//     the given input exactly (verify.MatchModel; a
+//     *verify.ModelMismatch otherwise). The manifest's digests bind
 //     nothing inside the directory — a forger may rewrite them — but a
 //     model that differs in one weight imports to another graph hash, so
 //     a certificate about it fails here whatever its manifest says.
@@ -145,18 +146,18 @@ func Verify(dir string, ops ...Primitive) (*certificates.Report, error) {
 // The error is nil exactly when the directory verifies and is about these
 // files; errors.As finds the *certificates.FieldError of a failing file,
 // or the *SourceMismatch / *ModelMismatch of a directory about other files.
-func VerifyModel(dir string, files model.Spec) (*certificates.Report, error) {
+func VerifyModel(dir string, files model.Spec) (*verify.Report, error) {
 	return verifyModel(dir, files, tieModel)
 }
 
 // verifyModel is VerifyModel with the tie given (a test plants one that
 // skips a comparison).
-func verifyModel(dir string, files model.Spec, tie func(dir string, man *certificates.Manifest, m *model.Model) error) (*certificates.Report, error) {
+func verifyModel(dir string, files model.Spec, tie func(dir string, man *certificates.Manifest, m *model.Model) error) (*verify.Report, error) {
 	m, err := files.Load()
 	if err != nil {
 		return nil, fmt.Errorf("check: VerifyModel: %w", err)
 	}
-	rep, err := certificates.FullSuite().Verify(dir)
+	rep, err := verify.Dir(certificates.FullSuite(), dir)
 	if err != nil {
 		return nil, fmt.Errorf("check: VerifyModel: %w", err)
 	}
@@ -177,8 +178,8 @@ func tieModel(dir string, man *certificates.Manifest, m *model.Model) error {
 	for i, in := range m.Files {
 		given[i] = certificates.Source{Role: in.Role, Name: in.Path, SHA256: in.SHA256}
 	}
-	if err := certificates.MatchSources(man, given); err != nil && !errors.Is(err, certificates.ErrNoSources) {
+	if err := verify.MatchSources(man, given); err != nil && !errors.Is(err, certificates.ErrNoSources) {
 		return err
 	}
-	return certificates.MatchModel(dir, man, &certificates.Model{Graph: m.Graph, Payload: m.Payload, Input: m.Input})
+	return verify.MatchModel(dir, man, &certificates.Model{Graph: m.Graph, Payload: m.Payload, Input: m.Input})
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/certificates/verify"
 	"github.com/tlcheck/tlcheck/model"
 )
 
@@ -126,8 +127,8 @@ func TestVerifyModel(t *testing.T) {
 	type want int
 	const (
 		holds      want = iota
-		sourceDiff      // a *certificates.SourceMismatch
-		modelDiff       // a *certificates.ModelMismatch
+		sourceDiff      // a *verify.SourceMismatch
+		modelDiff       // a *verify.ModelMismatch
 	)
 	cases := []struct {
 		name  string
@@ -141,11 +142,11 @@ func TestVerifyModel(t *testing.T) {
 		{"the weight-changed model's certificate with forged digests", forged, orig, modelDiff},
 		{"the original certificate, the graph file with a trailing space", good, spaced, sourceDiff},
 	}
-	judge := func(t *testing.T, verify func(string, model.Spec) (*certificates.Report, error)) (wrong []string) {
+	judge := func(t *testing.T, verifyFn func(string, model.Spec) (*verify.Report, error)) (wrong []string) {
 		for _, c := range cases {
-			rep, err := verify(c.dir, c.files)
-			var sm *certificates.SourceMismatch
-			var mm *certificates.ModelMismatch
+			rep, err := verifyFn(c.dir, c.files)
+			var sm *verify.SourceMismatch
+			var mm *verify.ModelMismatch
 			ok := false
 			switch c.want {
 			case holds:
@@ -175,14 +176,14 @@ func TestVerifyModel(t *testing.T) {
 			for i, in := range m.Files {
 				given[i] = certificates.Source{Role: in.Role, Name: in.Path, SHA256: in.SHA256}
 			}
-			return certificates.MatchSources(man, given)
+			return verify.MatchSources(man, given)
 		}},
 		{"graph hash only (digests skipped)", func(dir string, man *certificates.Manifest, m *model.Model) error {
-			return certificates.MatchModel(dir, man, &certificates.Model{Graph: m.Graph, Payload: m.Payload, Input: m.Input})
+			return verify.MatchModel(dir, man, &certificates.Model{Graph: m.Graph, Payload: m.Payload, Input: m.Input})
 		}},
 	}
 	for _, p := range planted {
-		fault := func(dir string, files model.Spec) (*certificates.Report, error) {
+		fault := func(dir string, files model.Spec) (*verify.Report, error) {
 			return verifyModel(dir, files, p.tie)
 		}
 		wrong := judge(t, fault)

@@ -27,11 +27,11 @@ fuzz ./onnx/ FuzzDecode
 fuzz ./onnx/ FuzzDecodeTensor
 fuzz ./onnx/ FuzzImport
 fuzz ./leanbridge/lean4export/ FuzzParse
-fuzz ./certificates/ FuzzVerifyFile
-fuzz ./certificates/ FuzzVerifyAdjointness
-fuzz ./certificates/ FuzzVerifyComposition
-fuzz ./certificates/ FuzzVerifyRefinement
-fuzz ./certificates/ FuzzVerifyRange
+fuzz ./certificates/verify/ FuzzVerifyFile
+fuzz ./certificates/verify/ FuzzVerifyAdjointness
+fuzz ./certificates/verify/ FuzzVerifyComposition
+fuzz ./certificates/verify/ FuzzVerifyRefinement
+fuzz ./certificates/verify/ FuzzVerifyRange
 fuzz ./irsem/ FuzzDecodeGraph
 fuzz ./irsem/ FuzzDecodePayload
 fuzz ./irsem/ FuzzDecodeTensor

@@ -18,6 +18,7 @@ go test -count=1 -run 'ParseLeanBytes|ParseLimits' ./leanbridge/lean4export/
 go test -count=1 -run 'TestEscape|TestQuote' ./limits/
 go test -count=1 -run 'TestReportOneLine' ./internal/cli/
 go test -count=1 -run 'FuzzReadGrads' ./compare/
-go test -count=1 -run 'TestOutputDirectory|TestRemoveStale|TestMatchSources|TestCheckSources|TestManifestListsSorted' ./certificates/
+go test -count=1 -run 'TestRemoveStale|TestCheckSources' ./certificates/
+go test -count=1 -run 'TestOutputDirectory|TestMatchSources|TestManifestListsSorted' ./certificates/verify/
 go test -count=1 -run 'Hostile|CertifyKilled|CertifyOutputDirectory|GateOwnsItsDirectory|Adapters|GradsLayout|VerifyTiesModel|CertifyRatBudget|ErrorLinesEscaped|CertCasesLimit' ./cmd/tlcheck/
 echo "stage-hostile: ok in $(( $(date +%s) - start )) s"

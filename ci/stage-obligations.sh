@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
 go test ./obligations -count=1 -run 'TestConsistentFaultsCaught|TestClarkeCatchesWrongConvention|TestFastPathFaultsCaught|TestPlainIsGeneric|TestNoSilentPass|TestGradIntervalFlatRegionMaxPool|TestRegopsDecidedExactly|TestReferenceRegistryHolds'
-go test ./certificates -count=1 -run 'TestKWayMaxPoolTieVerifies'
+go test ./certificates/verify -count=1 -run 'TestKWayMaxPoolTieVerifies'
 go test ./refine -count=1 -run 'TestDeclaredOrder'
 go test ./spec -count=1 -run 'TestMaxPoolDualKWayTie|TestMaxOfFoldUnchanged|TestMaxPoolIntervalUndecidedHull|TestReduceMeanEmptyAxisEmptyOutput|TestWindowErrors'
 echo "stage-obligations: ok in $(( $(date +%s) - start ))s"

@@ -21,6 +21,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/certificates/verify"
 	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/obligations"
@@ -347,7 +348,7 @@ func TestCertificates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := s.Verify(dir)
+	rep, err := verify.Dir(s, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +370,7 @@ func TestCertificates(t *testing.T) {
 	if err := os.WriteFile(file, tampered, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err = s.Verify(dir)
+	rep, err = verify.Dir(s, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

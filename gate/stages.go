@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/certificates/verify"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/obligations"
@@ -91,7 +92,7 @@ func certifyStage(c Config) Stage {
 func verifyStage(c Config) Stage {
 	st := Stage{Name: "verify"}
 	suite, _ := c.suite()
-	rep, err := suite.Verify(c.Out)
+	rep, err := verify.Dir(suite, c.Out)
 	if err != nil {
 		st.Err = "verify: " + err.Error()
 		return st

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/certificates/verify"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/model"
@@ -127,18 +128,18 @@ func certifyDirWith(suite *certificates.Suite, dir string, o certificates.Option
 }
 
 // verifyDir verifies a directory and prints one line per file.
-func verifyDir(dir string, w io.Writer) (*certificates.Report, error) {
+func verifyDir(dir string, w io.Writer) (*verify.Report, error) {
 	return verifyDirWith(certificates.FullSuite(), dir, w)
 }
 
 // verifyDirWith is verifyDir with the suite given.
-func verifyDirWith(suite *certificates.Suite, dir string, w io.Writer) (*certificates.Report, error) {
-	rep, err := suite.Verify(dir)
+func verifyDirWith(suite *certificates.Suite, dir string, w io.Writer) (*verify.Report, error) {
+	rep, err := verify.Dir(suite, dir)
 	return printVerify(rep, err, w)
 }
 
 // printVerify prints a verification report as a table, one line per file.
-func printVerify(rep *certificates.Report, err error, w io.Writer) (*certificates.Report, error) {
+func printVerify(rep *verify.Report, err error, w io.Writer) (*verify.Report, error) {
 	if err != nil {
 		return nil, cli.Usagef("verify: %v", err)
 	}
@@ -182,14 +183,14 @@ func runVerify(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 	}
-	var rep *certificates.Report
+	var rep *verify.Report
 	var err error
 	if *shardFlag != "" {
 		sh, perr := certificates.ParseShard("--shard", *shardFlag)
 		if perr != nil {
 			return perr
 		}
-		r, verr := certificates.FullSuite().VerifyShard(fs.Arg(0), sh)
+		r, verr := verify.Shard(certificates.FullSuite(), fs.Arg(0), sh)
 		rep, err = printVerify(r, verr, table)
 	} else {
 		rep, err = verifyDir(fs.Arg(0), table)

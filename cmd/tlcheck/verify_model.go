@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/certificates/verify"
 	"github.com/tlcheck/tlcheck/internal/cli"
 	"github.com/tlcheck/tlcheck/internal/jsonout"
 	"github.com/tlcheck/tlcheck/model"
@@ -50,8 +51,8 @@ func verifyModelGiven(files *model.Model, dir string, m *certificates.Manifest, 
 		return nil // the manifest failed: the report says why
 	}
 	given := givenSources(files.Files)
-	err := certificates.MatchSources(m, given)
-	var sm *certificates.SourceMismatch
+	err := verify.MatchSources(m, given)
+	var sm *verify.SourceMismatch
 	switch {
 	case errors.As(err, &sm):
 		return cli.Failf("verify: %v", err)
@@ -61,8 +62,8 @@ func verifyModelGiven(files *model.Model, dir string, m *certificates.Manifest, 
 		return cli.Failf("verify: %v", err)
 	}
 	model := &certificates.Model{Graph: files.Graph, Payload: files.Payload, Input: files.Input}
-	if err := certificates.MatchModel(dir, m, model); err != nil {
-		var mm *certificates.ModelMismatch
+	if err := verify.MatchModel(dir, m, model); err != nil {
+		var mm *verify.ModelMismatch
 		if errors.As(err, &mm) {
 			return cli.Failf("verify: --%s %s: %v", given[0].Role, given[0].Name, err)
 		}

@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"bytes"
@@ -8,11 +8,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/certificates"
 )
 
-func certifyTo(t *testing.T, dir string) *Manifest {
+func certifyTo(t *testing.T, dir string) *certificates.Manifest {
 	t.Helper()
-	m, err := NewSuite().Certify(dir, Options{Seed: 7, Cases: 3, Ops: []string{"mul", "tanh", "matmul", "relu"}})
+	m, err := certificates.NewSuite().Certify(dir, certificates.Options{Seed: 7, Cases: 3, Ops: []string{"mul", "tanh", "matmul", "relu"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +23,7 @@ func certifyTo(t *testing.T, dir string) *Manifest {
 
 func verifyDir(t *testing.T, dir string) *Report {
 	t.Helper()
-	rep, err := NewSuite().Verify(dir)
+	rep, err := Dir(certificates.NewSuite(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +41,7 @@ func TestCertifyVerify(t *testing.T) {
 	if f := rep.Failures(); len(f) != 0 {
 		t.Fatalf("fresh certificates fail: %v", f[0].Err)
 	}
-	if rep.Cases()[KindAdjointness] != 12 {
+	if rep.Cases()[certificates.KindAdjointness] != 12 {
 		t.Fatalf("cases %v", rep.Cases())
 	}
 }
@@ -50,7 +52,7 @@ func TestDeterministic(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	certifyTo(t, a)
 	certifyTo(t, b)
-	for _, rel := range []string{ManifestName, "adjointness/mul.json", "adjointness/tanh.json"} {
+	for _, rel := range []string{certificates.ManifestName, "adjointness/mul.json", "adjointness/tanh.json"} {
 		x, _ := os.ReadFile(filepath.Join(a, rel))
 		y, _ := os.ReadFile(filepath.Join(b, rel))
 		if !bytes.Equal(x, y) {
@@ -96,8 +98,8 @@ func TestEveryNumberEditRejected(t *testing.T) {
 				if len(fails) == 0 {
 					t.Fatalf("%s: editing the number at byte %d (%q) went undetected", e.Path, loc[0], orig[loc[0]:loc[1]])
 				}
-				var fe *FieldError
-				if !errors.As(fails[0].Err, &fe) || (fe.File != e.Path && fe.File != ManifestName) {
+				var fe *certificates.FieldError
+				if !errors.As(fails[0].Err, &fe) || (fe.File != e.Path && fe.File != certificates.ManifestName) {
 					t.Fatalf("%s: failure does not name the file: %v", e.Path, fails[0].Err)
 				}
 			}
@@ -132,7 +134,7 @@ func TestCorruptions(t *testing.T) {
 			os.WriteFile(p, bytes.Replace(b, []byte(`"tlcheck.cert.v2"`), []byte(`"tlcheck.cert.v1"`), 1), 0o644)
 		}, "tlcheck.cert.v1 is the previous certificate format"},
 		{"registry hash", func(dir string) {
-			p := filepath.Join(dir, ManifestName)
+			p := filepath.Join(dir, certificates.ManifestName)
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, regexp.MustCompile(`"registry_hash": "[0-9a-f]{4}`).ReplaceAll(b, []byte(`"registry_hash": "0000`)), 0o644)
 		}, "registry_hash"},
@@ -143,7 +145,7 @@ func TestCorruptions(t *testing.T) {
 			os.Remove(filepath.Join(dir, "adjointness/relu.json"))
 		}, "cannot read"},
 		{"reordered manifest", func(dir string) {
-			p := filepath.Join(dir, ManifestName)
+			p := filepath.Join(dir, certificates.ManifestName)
 			b, _ := os.ReadFile(p)
 			s := strings.Replace(string(b), "adjointness/matmul.json", "adjointness/zzz.json", 1)
 			os.WriteFile(p, []byte(s), 0o644)
@@ -166,12 +168,12 @@ func TestCorruptions(t *testing.T) {
 		// encoding/json would read both of these as the manifest's seed;
 		// one reading means they are refused.
 		{"case-variant key", func(dir string) {
-			p := filepath.Join(dir, ManifestName)
+			p := filepath.Join(dir, certificates.ManifestName)
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, bytes.Replace(b, []byte(`"seed":`), []byte(`"Seed":`), 1), 0o644)
 		}, "field Seed: unknown field"},
 		{"duplicate key", func(dir string) {
-			p := filepath.Join(dir, ManifestName)
+			p := filepath.Join(dir, certificates.ManifestName)
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, bytes.Replace(b, []byte(`"seed":`), []byte(`"seed": 7, "seed":`), 1), 0o644)
 		}, "field seed: duplicate field"},
@@ -195,10 +197,10 @@ func TestCorruptions(t *testing.T) {
 
 func TestVerifyNotADirectory(t *testing.T) {
 	t.Parallel()
-	if _, err := NewSuite().Verify(filepath.Join(t.TempDir(), "nope")); err == nil {
+	if _, err := Dir(certificates.NewSuite(), filepath.Join(t.TempDir(), "nope")); err == nil {
 		t.Fatal("missing directory accepted")
 	}
-	if _, err := NewSuite().Verify(t.TempDir()); !errors.Is(err, ErrNoManifest) {
+	if _, err := Dir(certificates.NewSuite(), t.TempDir()); !errors.Is(err, certificates.ErrNoManifest) {
 		t.Fatalf("empty directory: %v", err)
 	}
 }

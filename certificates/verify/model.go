@@ -1,9 +1,10 @@
-package certificates
+package verify
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -14,12 +15,12 @@ import (
 // verifyComposition does — the JVP side by forward evaluation over dual
 // numbers, the VJP side along irgrad's tape path — and compared with the
 // recorded ones and with each other, exactly.
-func verifyModelComposition(file string, f *ModelCompositionFile, m *Manifest) (int, error) {
-	if err := checkName(file, "model", f.Model); err != nil {
+func verifyModelComposition(file string, f *certificates.ModelCompositionFile, m *certificates.Manifest) (int, error) {
+	if err := certificates.CheckName(file, "model", f.Model); err != nil {
 		return 0, err
 	}
 	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
-		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
+		return 0, certificates.FieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
 	}
 	g, p, err := hashedInlineGraph(file, f.GraphHash, f.Graph, f.Payload)
 	if err != nil {
@@ -32,15 +33,15 @@ func verifyModelComposition(file string, f *ModelCompositionFile, m *Manifest) (
 	out := g.Nodes[g.OutputID].Shape
 	for i, c := range f.Cases {
 		at := fmt.Sprintf("cases[%d]", i)
-		dx, err := c.Dx.decode(file, at+".dx")
+		dx, err := c.Dx.Decode(file, at+".dx")
 		if err != nil {
 			return 0, err
 		}
-		cot, err := c.Cotangent.decode(file, at+".cotangent")
+		cot, err := c.Cotangent.Decode(file, at+".cotangent")
 		if err != nil {
 			return 0, err
 		}
-		gdx, gcot := modelTangents(m.Seed, i, x.Shape, out)
+		gdx, gcot := certificates.ModelTangents(m.Seed, i, x.Shape, out)
 		if err := sameTensors(file, at+".dx", []spec.Tensor[spec.Rat]{dx}, []spec.Tensor[spec.Rat]{gdx}); err != nil {
 			return 0, seedErr(err)
 		}
@@ -59,9 +60,9 @@ func verifyModelComposition(file string, f *ModelCompositionFile, m *Manifest) (
 // against graph_hash), the centre to the graph's input shape and the
 // sample seed to the manifest's seed and the model's name, then re-derives
 // every claim as for a shipped example (rederiveRange).
-func verifyModelRange(file string, f *RangeFile, m *Manifest) (int, error) {
+func verifyModelRange(file string, f *certificates.RangeFile, m *certificates.Manifest) (int, error) {
 	for _, n := range []struct{ field, v string }{{"name", f.Name}, {"profile", f.Profile}} {
-		if err := checkName(file, n.field, n.v); err != nil {
+		if err := certificates.CheckName(file, n.field, n.v); err != nil {
 			return 0, err
 		}
 	}
@@ -73,27 +74,27 @@ func verifyModelRange(file string, f *RangeFile, m *Manifest) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if want := sampleSeed(m.Seed, f.Name); f.SampleSeed != want {
-		return 0, seedErr(fieldErr(file, "sample_seed", "%d, the manifest's seed gives %d", f.SampleSeed, want))
+	if want := certificates.SampleSeed(m.Seed, f.Name); f.SampleSeed != want {
+		return 0, seedErr(certificates.FieldErr(file, "sample_seed", "%d, the manifest's seed gives %d", f.SampleSeed, want))
 	}
 	return rederiveRange(file, f, g, p, x)
 }
 
-func verifyModelCompositionFile(file string, data []byte, m *Manifest) (int, error) {
-	var f ModelCompositionFile
-	if err := decodeStrict(file, data, &f); err != nil {
+func verifyModelCompositionFile(file string, data []byte, m *certificates.Manifest) (int, error) {
+	var f certificates.ModelCompositionFile
+	if err := certificates.DecodeStrict(file, data, &f); err != nil {
 		return 0, err
 	}
 	return verifyModelComposition(file, &f, m)
 }
 
-func verifyModelRangeFile(file string, data []byte, m *Manifest) (int, error) {
-	var f RangeFile
-	if err := decodeStrict(file, data, &f); err != nil {
+func verifyModelRangeFile(file string, data []byte, m *certificates.Manifest) (int, error) {
+	var f certificates.RangeFile
+	if err := certificates.DecodeStrict(file, data, &f); err != nil {
 		return 0, err
 	}
-	if f.Kind != KindModelRange {
-		return 0, fieldErr(file, "kind", "%q, want %q", truncate(f.Kind), KindModelRange)
+	if f.Kind != certificates.KindModelRange {
+		return 0, certificates.FieldErr(file, "kind", "%q, want %q", certificates.Truncate(f.Kind), certificates.KindModelRange)
 	}
 	return verifyModelRange(file, &f, m)
 }
@@ -104,8 +105,8 @@ func verifyModelRangeFile(file string, data []byte, m *Manifest) (int, error) {
 // graph's, then every element's recorded enclosure against the recomputed
 // one: containment first, then equality. It counts one case per output
 // element.
-func verifyModelInterval(file string, f *ModelIntervalFile) (int, error) {
-	if err := checkName(file, "model", f.Model); err != nil {
+func verifyModelInterval(file string, f *certificates.ModelIntervalFile) (int, error) {
+	if err := certificates.CheckName(file, "model", f.Model); err != nil {
 		return 0, err
 	}
 	g, p, err := hashedInlineGraph(file, f.GraphHash, f.Graph, f.Payload)
@@ -118,40 +119,40 @@ func verifyModelInterval(file string, f *ModelIntervalFile) (int, error) {
 	}
 	out := g.Nodes[g.OutputID].Shape
 	if !spec.Shape(f.Output.Shape).Equal(out) {
-		return 0, fieldErr(file, "output.shape", "%v, the graph's output has shape %v", spec.Shape(f.Output.Shape), out)
+		return 0, certificates.FieldErr(file, "output.shape", "%v, the graph's output has shape %v", spec.Shape(f.Output.Shape), out)
 	}
 	n, err := out.Check(0)
 	if err != nil {
-		return 0, fieldErr(file, "output.shape", "%v", err)
+		return 0, certificates.FieldErr(file, "output.shape", "%v", err)
 	}
 	if len(f.Output.Values) != n {
-		return 0, fieldErr(file, "output.values", "%d values for shape %v (want %d)", len(f.Output.Values), out, n)
+		return 0, certificates.FieldErr(file, "output.values", "%d values for shape %v (want %d)", len(f.Output.Values), out, n)
 	}
 	rec := make([]spec.Interval, n)
 	for i, e := range f.Output.Values {
 		at := fmt.Sprintf("output.values[%d]", i)
-		iv, err := e.decode(file, at)
+		iv, err := e.Decode(file, at)
 		if err != nil {
 			return 0, err
 		}
 		if math.IsNaN(iv.Lo) || math.IsNaN(iv.Hi) || !(iv.Lo <= iv.Hi) || math.IsInf(iv.Lo, 1) || math.IsInf(iv.Hi, -1) {
-			return 0, fieldErr(file, at, "[%v, %v] is not an interval (lo ≤ hi, no NaN, lo ≠ +Inf, hi ≠ −Inf)", iv.Lo, iv.Hi)
+			return 0, certificates.FieldErr(file, at, "[%v, %v] is not an interval (lo ≤ hi, no NaN, lo ≠ +Inf, hi ≠ −Inf)", iv.Lo, iv.Hi)
 		}
 		rec[i] = iv
 	}
-	y, err := intervalOutput(g, p, x)
+	y, err := certificates.IntervalOutput(g, p, x)
 	if err != nil {
-		return 0, fieldErr(file, "output", "the interval evaluation failed: %v", err)
+		return 0, certificates.FieldErr(file, "output", "the interval evaluation failed: %v", err)
 	}
 	idx := func(i int) string { return multiIndex(out, i) }
 	for i, r := range rec {
 		got := y.Data[i]
 		at := fmt.Sprintf("output.values[%d]", i)
 		if !(r.Lo <= got.Lo && got.Hi <= r.Hi) {
-			return 0, fieldErr(file, at, "element %s: the recorded [%v, %v] does not contain the interval evaluation's [%v, %v]: the claim is not proved", idx(i), r.Lo, r.Hi, got.Lo, got.Hi)
+			return 0, certificates.FieldErr(file, at, "element %s: the recorded [%v, %v] does not contain the interval evaluation's [%v, %v]: the claim is not proved", idx(i), r.Lo, r.Hi, got.Lo, got.Hi)
 		}
 		if math.Float64bits(r.Lo) != math.Float64bits(got.Lo) || math.Float64bits(r.Hi) != math.Float64bits(got.Hi) {
-			return 0, fieldErr(file, at, "element %s: the recorded [%v, %v] is wider than the interval evaluation's [%v, %v]: not this build's evaluation (edited, or another math library: certify again here)", idx(i), r.Lo, r.Hi, got.Lo, got.Hi)
+			return 0, certificates.FieldErr(file, at, "element %s: the recorded [%v, %v] is wider than the interval evaluation's [%v, %v]: not this build's evaluation (edited, or another math library: certify again here)", idx(i), r.Lo, r.Hi, got.Lo, got.Hi)
 		}
 	}
 	return n, nil
@@ -179,9 +180,9 @@ func multiIndex(s spec.Shape, i int) string {
 	return out + ")"
 }
 
-func verifyModelIntervalFile(file string, data []byte, _ *Manifest) (int, error) {
-	var f ModelIntervalFile
-	if err := decodeStrict(file, data, &f); err != nil {
+func verifyModelIntervalFile(file string, data []byte, _ *certificates.Manifest) (int, error) {
+	var f certificates.ModelIntervalFile
+	if err := certificates.DecodeStrict(file, data, &f); err != nil {
 		return 0, err
 	}
 	return verifyModelInterval(file, &f)

@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"os"
@@ -6,32 +6,33 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
 // userModel is the shipped MLP example as a user's model (linear → relu →
 // linear: exact over Rat, with range rules).
-func userModel(t *testing.T) *Model {
+func userModel(t *testing.T) *certificates.Model {
 	t.Helper()
-	g, p, x, err := loadExample(rangeExamples[0])
+	g, p, x, err := certificates.LoadExample(certificates.RangeExamples[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Model{Name: "my model.onnx", Graph: g, Payload: p, Input: x}
+	return &certificates.Model{Name: "my model.onnx", Graph: g, Payload: p, Input: x}
 }
 
-func certifyModel(t *testing.T, m *Model, dir string, seed uint64) (*Manifest, []string) {
+func certifyModel(t *testing.T, m *certificates.Model, dir string, seed uint64) (*certificates.Manifest, []string) {
 	t.Helper()
-	s, skipped, err := ModelSuite(m, seed)
+	s, skipped, err := certificates.ModelSuite(m, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ops, err := ModelOps(m)
+	ops, err := certificates.ModelOps(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	man, err := s.Certify(dir, Options{Seed: seed, Cases: 3, Ops: ops, Providers: []string{}})
+	man, err := s.Certify(dir, certificates.Options{Seed: seed, Cases: 3, Ops: ops, Providers: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,33 +60,33 @@ func TestModelCertifyVerify(t *testing.T) {
 	if got, want := strings.Join(paths, ","), "adjointness/linear.json,adjointness/relu.json,model_composition.json,model_range.json"; got != want {
 		t.Fatalf("files %s, want %s", got, want)
 	}
-	rep, err := FullSuite().Verify(dir)
+	rep, err := Dir(certificates.FullSuite(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f := rep.Failures(); len(f) != 0 {
 		t.Fatalf("fresh model certificates fail: %v", f[0].Err)
 	}
-	if rep.Cases()[KindModelComposition] != 3 || rep.Cases()[KindModelRange] != 4 {
+	if rep.Cases()[certificates.KindModelComposition] != 3 || rep.Cases()[certificates.KindModelRange] != 4 {
 		t.Fatalf("cases %v (want 3 composition cases, 4 range nodes)", rep.Cases())
 	}
-	data, err := os.ReadFile(filepath.Join(dir, ModelCompositionName))
+	data, err := os.ReadFile(filepath.Join(dir, certificates.ModelCompositionName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(data), `"my_model.onnx"`) {
 		t.Fatalf("the model's name is not recorded in the safe alphabet")
 	}
-	rdata, err := os.ReadFile(filepath.Join(dir, ModelRangeName))
+	rdata, err := os.ReadFile(filepath.Join(dir, certificates.ModelRangeName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mc ModelCompositionFile
-	if err := decodeStrict(ModelCompositionName, data, &mc); err != nil {
+	var mc certificates.ModelCompositionFile
+	if err := certificates.DecodeStrict(certificates.ModelCompositionName, data, &mc); err != nil {
 		t.Fatal(err)
 	}
-	var rf RangeFile
-	if err := decodeStrict(ModelRangeName, rdata, &rf); err != nil {
+	var rf certificates.RangeFile
+	if err := certificates.DecodeStrict(certificates.ModelRangeName, rdata, &rf); err != nil {
 		t.Fatal(err)
 	}
 	mm := *man
@@ -93,34 +94,34 @@ func TestModelCertifyVerify(t *testing.T) {
 		name, file, wantField string
 		run                   func() error
 	}{
-		{"lhs", ModelCompositionName, "cases[1].lhs", func() error {
+		{"lhs", certificates.ModelCompositionName, "cases[1].lhs", func() error {
 			f := mc
-			f.Cases = append([]ModelCompositionCase{}, mc.Cases...)
+			f.Cases = append([]certificates.ModelCompositionCase{}, mc.Cases...)
 			f.Cases[1].LHS = "12345"
-			_, err := verifyModelComposition(ModelCompositionName, &f, &mm)
+			_, err := verifyModelComposition(certificates.ModelCompositionName, &f, &mm)
 			return err
 		}},
-		{"weight", ModelCompositionName, "graph_hash", func() error {
+		{"weight", certificates.ModelCompositionName, "graph_hash", func() error {
 			f := mc
 			f.Payload = []byte(strings.Replace(string(mc.Payload), `"1/2"`, `"1/3"`, 1))
 			if string(f.Payload) == string(mc.Payload) {
 				t.Fatal("the payload has no 1/2 to plant a fault in")
 			}
-			_, err := verifyModelComposition(ModelCompositionName, &f, &mm)
+			_, err := verifyModelComposition(certificates.ModelCompositionName, &f, &mm)
 			return err
 		}},
-		{"dx", ModelCompositionName, "cases[0].dx[0].values[0]", func() error {
+		{"dx", certificates.ModelCompositionName, "cases[0].dx[0].values[0]", func() error {
 			f := mc
-			f.Cases = append([]ModelCompositionCase{}, mc.Cases...)
-			f.Cases[0].Dx = Tensor{Shape: mc.Cases[0].Dx.Shape, Values: append([]string{"77"}, mc.Cases[0].Dx.Values[1:]...)}
-			_, err := verifyModelComposition(ModelCompositionName, &f, &mm)
+			f.Cases = append([]certificates.ModelCompositionCase{}, mc.Cases...)
+			f.Cases[0].Dx = certificates.Tensor{Shape: mc.Cases[0].Dx.Shape, Values: append([]string{"77"}, mc.Cases[0].Dx.Values[1:]...)}
+			_, err := verifyModelComposition(certificates.ModelCompositionName, &f, &mm)
 			return err
 		}},
-		{"trace", ModelRangeName, "trace[3][0].hi", func() error {
+		{"trace", certificates.ModelRangeName, "trace[3][0].hi", func() error {
 			f := rf
-			f.Trace = append([][]Enclosure32{}, rf.Trace...)
-			f.Trace[3] = []Enclosure32{{Lo: rf.Trace[3][0].Lo, Hi: "0x00000000"}}
-			_, err := verifyModelRange(ModelRangeName, &f, &mm)
+			f.Trace = append([][]certificates.Enclosure32{}, rf.Trace...)
+			f.Trace[3] = []certificates.Enclosure32{{Lo: rf.Trace[3][0].Lo, Hi: "0x00000000"}}
+			_, err := verifyModelRange(certificates.ModelRangeName, &f, &mm)
 			return err
 		}},
 	}
@@ -143,16 +144,16 @@ func TestModelSuiteSkipsInexact(t *testing.T) {
 		{ID: 1, Kind: irsem.Kind{Op: irsem.OpTanh}, Parents: []int{0}, Shape: spec.Shape{2}},
 	}}
 	x, _ := spec.NewTensor(spec.Shape{2}, []spec.Rat{spec.NewRat(1, 1), spec.NewRat(-2, 1)})
-	m := &Model{Name: "t", Graph: g, Input: x}
+	m := &certificates.Model{Name: "t", Graph: g, Input: x}
 	dir := t.TempDir()
 	man, skipped := certifyModel(t, m, dir, 1)
 	if len(skipped) != 0 {
 		t.Fatalf("skipped %v", skipped)
 	}
-	if len(man.Files) != 3 || man.Files[1].Path != ModelIntervalName || man.Files[2].Path != ModelRangeName {
+	if len(man.Files) != 3 || man.Files[1].Path != certificates.ModelIntervalName || man.Files[2].Path != certificates.ModelRangeName {
 		t.Fatalf("files %v", man.Files)
 	}
-	rep, err := FullSuite().Verify(dir)
+	rep, err := Dir(certificates.FullSuite(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +161,7 @@ func TestModelSuiteSkipsInexact(t *testing.T) {
 		t.Fatalf("%v", f[0].Err)
 	}
 	bad, _ := spec.NewTensor(spec.Shape{3}, []spec.Rat{spec.NewRat(1, 1), spec.NewRat(1, 1), spec.NewRat(1, 1)})
-	if _, _, err := ModelSuite(&Model{Graph: g, Input: bad}, 1); err == nil {
+	if _, _, err := certificates.ModelSuite(&certificates.Model{Graph: g, Input: bad}, 1); err == nil {
 		t.Fatal("an input of the wrong shape was accepted")
 	}
 }
@@ -181,18 +182,18 @@ func TestModelEmptyInput(t *testing.T) {
 	p := &irsem.Payload{Entries: map[int]*irsem.Params{1: {Value: &c}}}
 	x, _ := spec.NewTensor(spec.Shape{0}, []spec.Rat{})
 	dir := t.TempDir()
-	man, skipped := certifyModel(t, &Model{Name: "embedding", Graph: g, Payload: p, Input: x}, dir, 2)
+	man, skipped := certifyModel(t, &certificates.Model{Name: "embedding", Graph: g, Payload: p, Input: x}, dir, 2)
 	if len(skipped) != 0 || len(man.Files) != 4 {
 		t.Fatalf("skipped %v, files %v", skipped, man.Files)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, ModelRangeName))
+	data, err := os.ReadFile(filepath.Join(dir, certificates.ModelRangeName))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(data), `"box": []`) {
 		t.Errorf("the empty box is not []")
 	}
-	rep, err := FullSuite().Verify(dir)
+	rep, err := Dir(certificates.FullSuite(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

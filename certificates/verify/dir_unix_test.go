@@ -1,6 +1,6 @@
 //go:build unix
 
-package certificates
+package verify
 
 import (
 	"os"
@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tlcheck/tlcheck/certificates"
 )
 
 // TestFIFONeverBlocks: a FIFO at a listed path (a tar bundle can carry
@@ -17,7 +19,7 @@ import (
 func TestFIFONeverBlocks(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+	if _, err := certificates.NewSuite().Certify(dir, oneReadOptions); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "adjointness/mul.json")
@@ -30,7 +32,7 @@ func TestFIFONeverBlocks(t *testing.T) {
 	}
 	done := make(chan *Report, 1)
 	go func() {
-		rep, err := NewSuite().Verify(dir)
+		rep, err := Dir(certificates.NewSuite(), dir)
 		if err != nil {
 			t.Error(err)
 		}

@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/certificates"
 )
 
 // TestShardOf: the partition's residues for a few unit names, computed
@@ -23,16 +25,16 @@ func TestShardOf(t *testing.T) {
 	}
 	for _, c := range cases {
 		for n, want := range map[int]int{1: 0, 2: c.n2, 3: c.n3, 7: c.n7} {
-			if got := ShardOf(c.unit, n); got != want {
+			if got := certificates.ShardOf(c.unit, n); got != want {
 				t.Errorf("ShardOf(%q, %d) = %d, want %d", c.unit, n, got, want)
 			}
-			sh := Shard{Index: want, Count: n}
-			if !sh.Has(c.unit) || (n > 1 && (Shard{Index: (want + 1) % n, Count: n}).Has(c.unit)) {
+			sh := certificates.Shard{Index: want, Count: n}
+			if !sh.Has(c.unit) || (n > 1 && (certificates.Shard{Index: (want + 1) % n, Count: n}).Has(c.unit)) {
 				t.Errorf("%q: Has disagrees with ShardOf for n=%d", c.unit, n)
 			}
 		}
 	}
-	for _, sh := range []Shard{{0, 0}, {-1, 2}, {2, 2}, {5, 3}} {
+	for _, sh := range []certificates.Shard{{Index: 0, Count: 0}, {Index: -1, Count: 2}, {Index: 2, Count: 2}, {Index: 5, Count: 3}} {
 		if sh.Check() == nil {
 			t.Errorf("Shard %v passed Check", sh)
 		}
@@ -45,8 +47,8 @@ func TestShardOf(t *testing.T) {
 // another index; a file edited after certify makes Merge fail as
 // Tampered and leaves OUT absent.
 func TestCertifyShardsMerge(t *testing.T) {
-	s := FullSuite()
-	o := Options{Seed: 3, Cases: 1, Ops: []string{"mul", "add", "tanh", "relu"}, Providers: []string{"reference"}}
+	s := certificates.FullSuite()
+	o := certificates.Options{Seed: 3, Cases: 1, Ops: []string{"mul", "add", "tanh", "relu"}, Providers: []string{"reference"}}
 	root := t.TempDir()
 	full := filepath.Join(root, "full")
 	if _, err := s.Certify(full, o); err != nil {
@@ -58,7 +60,7 @@ func TestCertifyShardsMerge(t *testing.T) {
 		total := 0
 		for i := range n {
 			so := o
-			so.Shard = Shard{Index: i, Count: n}
+			so.Shard = certificates.Shard{Index: i, Count: n}
 			d := filepath.Join(root, "n", string(rune('0'+n)), string(rune('0'+i)))
 			m, err := s.Certify(d, so)
 			if err != nil {
@@ -68,14 +70,14 @@ func TestCertifyShardsMerge(t *testing.T) {
 			if s.Subjects(so) != len(m.Files) {
 				t.Errorf("shard %v: Subjects %d, files %d", so.Shard, s.Subjects(so), len(m.Files))
 			}
-			rep, err := s.VerifyShard(d, so.Shard)
+			rep, err := Shard(s, d, so.Shard)
 			if err != nil || len(rep.Failures()) > 0 {
 				t.Fatalf("VerifyShard %v: %v %v", so.Shard, err, rep.Failures())
 			}
-			if rep, _ := s.Verify(d); rep == nil || len(rep.Failures()) == 0 {
+			if rep, _ := Dir(s, d); rep == nil || len(rep.Failures()) == 0 {
 				t.Errorf("Verify accepted shard directory %v", so.Shard)
 			}
-			if rep, _ := s.VerifyShard(d, Shard{Index: (i + 1) % n, Count: n}); rep == nil || len(rep.Failures()) == 0 {
+			if rep, _ := Shard(s, d, certificates.Shard{Index: (i + 1) % n, Count: n}); rep == nil || len(rep.Failures()) == 0 {
 				t.Errorf("VerifyShard under another index accepted %v", so.Shard)
 			}
 			dirs = append(dirs, d)
@@ -102,13 +104,13 @@ func TestCertifyShardsMerge(t *testing.T) {
 			for _, d := range dirs {
 				files := treeBytes(t, d)
 				for p, b := range files {
-					if p == ManifestName {
+					if p == certificates.ManifestName {
 						continue
 					}
 					os.WriteFile(filepath.Join(d, p), append(b, ' '), 0o644)
 					out2 := filepath.Join(root, "merged", "tampered")
 					_, err := s.Merge(out2, dirs)
-					var me *MergeError
+					var me *certificates.MergeError
 					if !errors.As(err, &me) || !me.Tampered || me.Dir != d || !strings.Contains(me.Field, "sha256") {
 						t.Fatalf("tampered %s/%s: %v", d, p, err)
 					}

@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"encoding/json"
@@ -7,19 +7,21 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/certificates"
 )
 
 // fuzzKinds are the kinds the fuzz targets feed, in FuzzVerifyFile's
 // selector order.
-var fuzzKinds = []string{KindAdjointness, KindComposition, KindRefinement, KindRange}
+var fuzzKinds = []string{certificates.KindAdjointness, certificates.KindComposition, certificates.KindRefinement, certificates.KindRange}
 
 // fuzzSetup certifies a small full suite and adds its files of the given
 // kinds to the corpus; it returns the suite and the manifest the fuzzed
 // files are verified against.
-func fuzzSetup(f *testing.F, kinds []string, withSelector bool) (*Suite, *Manifest) {
+func fuzzSetup(f *testing.F, kinds []string, withSelector bool) (*certificates.Suite, *certificates.Manifest) {
 	dir := f.TempDir()
-	s := FullSuite()
-	m, err := s.Certify(dir, Options{Seed: 2, Cases: 2, Ops: []string{"mul", "relu", "sum"}})
+	s := certificates.FullSuite()
+	m, err := s.Certify(dir, certificates.Options{Seed: 2, Cases: 2, Ops: []string{"mul", "relu", "sum"}})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -51,34 +53,34 @@ func fuzzPath(kind string, data []byte) string {
 	}
 	_ = json.Unmarshal(data, &probe)
 	safe := func(s, def string) string {
-		if nameRE.MatchString(s) {
+		if certificates.CheckName("", "", s) == nil {
 			return s
 		}
 		return def
 	}
 	switch kind {
-	case KindAdjointness:
+	case certificates.KindAdjointness:
 		return "adjointness/" + safe(probe.Op, "mul") + ".json"
-	case KindRefinement:
-		return refinementPath(safe(probe.Provider, "fast_cpu"), safe(probe.Op, "sum"))
-	case KindRange:
+	case certificates.KindRefinement:
+		return certificates.RefinementPath(safe(probe.Provider, "fast_cpu"), safe(probe.Op, "sum"))
+	case certificates.KindRange:
 		return "range/" + safe(probe.Name, "quad") + ".json"
 	}
-	return CompositionName
+	return certificates.CompositionName
 }
 
 // fuzzVerify runs kind's verifier on data: it must not panic, and every
 // rejection must be a FieldError naming the file.
-func fuzzVerify(t *testing.T, s *Suite, m *Manifest, kind string, data []byte) {
+func fuzzVerify(t *testing.T, s *certificates.Suite, m *certificates.Manifest, kind string, data []byte) {
 	path := fuzzPath(kind, data)
-	n, err := verifyData(s.verifiers[kind], path, kind, data, m)
+	n, err := verifyData(newChecker(s).verifiers[kind], path, kind, data, m)
 	if err == nil {
 		if n < 1 {
 			t.Fatalf("%s accepted with %d cases", path, n)
 		}
 		return
 	}
-	var fe *FieldError
+	var fe *certificates.FieldError
 	if !errors.As(err, &fe) || fe.File != path {
 		t.Fatalf("%s: rejection is not a FieldError naming the file: %v", path, err)
 	}
@@ -107,13 +109,13 @@ func fuzzOneKind(f *testing.F, kind string) {
 }
 
 // FuzzVerifyAdjointness is FuzzVerifyFile for adjointness certificates.
-func FuzzVerifyAdjointness(f *testing.F) { fuzzOneKind(f, KindAdjointness) }
+func FuzzVerifyAdjointness(f *testing.F) { fuzzOneKind(f, certificates.KindAdjointness) }
 
 // FuzzVerifyComposition is FuzzVerifyFile for composition certificates.
-func FuzzVerifyComposition(f *testing.F) { fuzzOneKind(f, KindComposition) }
+func FuzzVerifyComposition(f *testing.F) { fuzzOneKind(f, certificates.KindComposition) }
 
 // FuzzVerifyRefinement is FuzzVerifyFile for refinement certificates.
-func FuzzVerifyRefinement(f *testing.F) { fuzzOneKind(f, KindRefinement) }
+func FuzzVerifyRefinement(f *testing.F) { fuzzOneKind(f, certificates.KindRefinement) }
 
 // FuzzVerifyRange is FuzzVerifyFile for range certificates.
-func FuzzVerifyRange(f *testing.F) { fuzzOneKind(f, KindRange) }
+func FuzzVerifyRange(f *testing.F) { fuzzOneKind(f, certificates.KindRange) }

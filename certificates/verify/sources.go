@@ -1,9 +1,10 @@
-package certificates
+package verify
 
 import (
 	"fmt"
 	"os"
 
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -12,21 +13,21 @@ import (
 // records: a different digest, a different role, or a file too many or
 // too few.
 type SourceMismatch struct {
-	Given    Source // the file given (Name holds its path as given); Role "" when none is given at this place
-	Recorded Source // the certificate's source at this place; Role "" when none is recorded
+	Given    certificates.Source // the file given (Name holds its path as given); Role "" when none is given at this place
+	Recorded certificates.Source // the certificate's source at this place; Role "" when none is recorded
 }
 
 func (e *SourceMismatch) Error() string {
 	g, r := e.Given, e.Recorded
 	switch {
 	case r.Role == "":
-		return fmt.Sprintf("--%s %s: the certificate records no such file (it was made from fewer inputs): the certificate is not about these files", g.Role, quoteName(g.Name))
+		return fmt.Sprintf("--%s %s: the certificate records no such file (it was made from fewer inputs): the certificate is not about these files", g.Role, certificates.QuoteName(g.Name))
 	case g.Role == "":
 		return fmt.Sprintf("the certificate records %s %s (SHA-256 %s), which was not given: give every file certify read, in the same order", r.Role, r.Name, r.SHA256)
 	case g.Role != r.Role:
-		return fmt.Sprintf("--%s %s: the certificate records %s %s (SHA-256 %s) in its place: the certificate is not about this model", g.Role, quoteName(g.Name), r.Role, r.Name, r.SHA256)
+		return fmt.Sprintf("--%s %s: the certificate records %s %s (SHA-256 %s) in its place: the certificate is not about this model", g.Role, certificates.QuoteName(g.Name), r.Role, r.Name, r.SHA256)
 	}
-	return fmt.Sprintf("--%s %s: SHA-256 %s, but the certificate records %s for %s: the certificate is not about this file", g.Role, quoteName(g.Name), g.SHA256, r.SHA256, r.Name)
+	return fmt.Sprintf("--%s %s: SHA-256 %s, but the certificate records %s for %s: the certificate is not about this file", g.Role, certificates.QuoteName(g.Name), g.SHA256, r.SHA256, r.Name)
 }
 
 // MatchSources checks that given — the files a verifier was handed, each
@@ -34,12 +35,12 @@ func (e *SourceMismatch) Error() string {
 // files m records, role for role and digest for digest, in order. It
 // returns ErrNoSources when m records none, and a *SourceMismatch at the
 // first place they differ.
-func MatchSources(m *Manifest, given []Source) error {
+func MatchSources(m *certificates.Manifest, given []certificates.Source) error {
 	if m == nil || len(m.Sources) == 0 {
-		return ErrNoSources
+		return certificates.ErrNoSources
 	}
 	for i := range max(len(given), len(m.Sources)) {
-		var g, r Source
+		var g, r certificates.Source
 		if i < len(given) {
 			g = given[i]
 		}
@@ -74,55 +75,55 @@ func (e *ModelMismatch) Error() string {
 // graph and payload, and its input (model_composition) or centre
 // (model_range) or input (model_interval) equals the model's input exactly. The first difference is
 // a *ModelMismatch; a directory with no model file is an error.
-func MatchModel(dir string, m *Manifest, model *Model) error {
-	hash, err := irsem.GraphHash(model.Graph, payloadOrEmpty(model.Payload))
+func MatchModel(dir string, m *certificates.Manifest, model *certificates.Model) error {
+	hash, err := irsem.GraphHash(model.Graph, certificates.PayloadOrEmpty(model.Payload))
 	if err != nil {
 		return fmt.Errorf("the given model: %w", err)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return fmt.Errorf("%s: %s", quoteName(dir), escapeLine(statReason(err)))
+		return fmt.Errorf("%s: %s", certificates.QuoteName(dir), certificates.EscapeLine(certificates.StatReason(err)))
 	}
 	defer root.Close()
 	n := 0
 	for _, e := range m.Files {
-		if e.Path != ModelCompositionName && e.Path != ModelRangeName && e.Path != ModelIntervalName {
+		if e.Path != certificates.ModelCompositionName && e.Path != certificates.ModelRangeName && e.Path != certificates.ModelIntervalName {
 			continue
 		}
-		data, err := readRegular(root, e.Path)
+		data, err := certificates.ReadRegular(root, e.Path)
 		if err != nil {
-			return fieldErr(e.Path, "", "cannot read: %s", escapeLine(statReason(err)))
+			return certificates.FieldErr(e.Path, "", "cannot read: %s", certificates.EscapeLine(certificates.StatReason(err)))
 		}
-		if Sum(data) != e.SHA256 {
-			return fieldErr(ManifestName, "files", "%s does not match its SHA-256: verify the directory first", e.Path)
+		if certificates.Sum(data) != e.SHA256 {
+			return certificates.FieldErr(certificates.ManifestName, "files", "%s does not match its SHA-256: verify the directory first", e.Path)
 		}
 		var rec string
-		var in Tensor
+		var in certificates.Tensor
 		field := "input"
 		switch e.Path {
-		case ModelCompositionName:
-			var f ModelCompositionFile
-			if err := decodeStrict(e.Path, data, &f); err != nil {
+		case certificates.ModelCompositionName:
+			var f certificates.ModelCompositionFile
+			if err := certificates.DecodeStrict(e.Path, data, &f); err != nil {
 				return err
 			}
 			rec, in = f.GraphHash, f.Input
-		case ModelIntervalName:
-			var f ModelIntervalFile
-			if err := decodeStrict(e.Path, data, &f); err != nil {
+		case certificates.ModelIntervalName:
+			var f certificates.ModelIntervalFile
+			if err := certificates.DecodeStrict(e.Path, data, &f); err != nil {
 				return err
 			}
 			rec, in = f.GraphHash, f.Input
 		default:
-			var f RangeFile
-			if err := decodeStrict(e.Path, data, &f); err != nil {
+			var f certificates.RangeFile
+			if err := certificates.DecodeStrict(e.Path, data, &f); err != nil {
 				return err
 			}
 			rec, in, field = f.GraphHash, f.Centre, "centre"
 		}
 		if rec != hash {
-			return &ModelMismatch{File: e.Path, Field: "graph_hash", Recorded: "graph and payload hash " + truncate(rec), Given: hash}
+			return &ModelMismatch{File: e.Path, Field: "graph_hash", Recorded: "graph and payload hash " + certificates.Truncate(rec), Given: hash}
 		}
-		x, err := in.decode(e.Path, field)
+		x, err := in.Decode(e.Path, field)
 		if err != nil {
 			return err
 		}
@@ -132,7 +133,7 @@ func MatchModel(dir string, m *Manifest, model *Model) error {
 		n++
 	}
 	if n == 0 {
-		return fmt.Errorf("%s: the directory holds no model certificate (model_composition, model_interval or model_range): it is not about a model", quoteName(dir))
+		return fmt.Errorf("%s: the directory holds no model certificate (model_composition, model_interval or model_range): it is not about a model", certificates.QuoteName(dir))
 	}
 	return nil
 }
@@ -140,9 +141,9 @@ func MatchModel(dir string, m *Manifest, model *Model) error {
 // ratTensorSum names an exact tensor in a message: the SHA-256 of its
 // certificate encoding (shape and canonical values).
 func ratTensorSum(t spec.Tensor[spec.Rat]) string {
-	data, err := encode(RatTensor(t))
+	data, err := certificates.Encode(certificates.RatTensor(t))
 	if err != nil {
 		return "?"
 	}
-	return Sum(data)
+	return certificates.Sum(data)
 }

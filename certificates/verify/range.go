@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"errors"
@@ -8,16 +8,19 @@ import (
 	"strings"
 
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/ranges"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-func (e Enclosure32) decode(file, field string) (ranges.Bits32, error) {
+// decodeEnclosure32 checks and converts a range certificate's binary32
+// enclosure.
+func decodeEnclosure32(e certificates.Enclosure32, file, field string) (ranges.Bits32, error) {
 	var out ranges.Bits32
 	for k, v := range []string{e.Lo, e.Hi} {
 		f := field + [2]string{".lo", ".hi"}[k]
-		if err := checkBits(file, f, v); err != nil {
+		if err := certificates.CheckBits(file, f, v); err != nil {
 			return out, err
 		}
 		u, _ := strconv.ParseUint(v[2:], 16, 32)
@@ -30,9 +33,9 @@ func (e Enclosure32) decode(file, field string) (ranges.Bits32, error) {
 	return out, nil
 }
 
-func verifyRangeFile(file string, data []byte, m *Manifest) (int, error) {
-	var f RangeFile
-	if err := decodeStrict(file, data, &f); err != nil {
+func verifyRangeFile(file string, data []byte, m *certificates.Manifest) (int, error) {
+	var f certificates.RangeFile
+	if err := certificates.DecodeStrict(file, data, &f); err != nil {
 		return 0, err
 	}
 	return verifyRange(file, &f, m)
@@ -52,47 +55,47 @@ func verifyRangeFile(file string, data []byte, m *Manifest) (int, error) {
 // of every node at the centre and at the all-low and all-high corners
 // (irsem.DenoteAll over spec.Rat) lies in its recorded enclosure. It
 // counts one case per node.
-func verifyRange(file string, f *RangeFile, m *Manifest) (int, error) {
+func verifyRange(file string, f *certificates.RangeFile, m *certificates.Manifest) (int, error) {
 	for _, n := range []struct{ field, v string }{{"name", f.Name}, {"profile", f.Profile}} {
-		if err := checkName(file, n.field, n.v); err != nil {
+		if err := certificates.CheckName(file, n.field, n.v); err != nil {
 			return 0, err
 		}
 	}
-	var ex *rangeExample
-	for i := range rangeExamples {
-		if rangeExamples[i].name == f.Name {
-			ex = &rangeExamples[i]
+	var ex *certificates.RangeExample
+	for i := range certificates.RangeExamples {
+		if certificates.RangeExamples[i].Name() == f.Name {
+			ex = &certificates.RangeExamples[i]
 		}
 	}
 	if ex == nil {
-		return 0, fieldErr(file, "name", "no shipped example %q", f.Name)
+		return 0, certificates.FieldErr(file, "name", "no shipped example %q", f.Name)
 	}
-	if want := KindRange + "/" + f.Name + ".json"; file != want {
-		return 0, fieldErr(file, "name", "the certificate of %s must be stored as %s", f.Name, want)
+	if want := certificates.KindRange + "/" + f.Name + ".json"; file != want {
+		return 0, certificates.FieldErr(file, "name", "the certificate of %s must be stored as %s", f.Name, want)
 	}
 	g, p, err := hashedInlineGraph(file, f.GraphHash, f.Graph, f.Payload)
 	if err != nil {
 		return 0, err
 	}
-	eg, ep, ex0, err := loadExample(*ex)
+	eg, ep, ex0, err := certificates.LoadExample(*ex)
 	if err != nil {
-		return 0, fieldErr(file, "name", "embedded example: %v", err)
+		return 0, certificates.FieldErr(file, "name", "embedded example: %v", err)
 	}
 	if !eg.Equal(g) {
-		return 0, fieldErr(file, "graph", "differs from the shipped example %s", f.Name)
+		return 0, certificates.FieldErr(file, "graph", "differs from the shipped example %s", f.Name)
 	}
 	if !ep.Equal(p) {
-		return 0, fieldErr(file, "payload", "differs from the shipped example %s", f.Name)
+		return 0, certificates.FieldErr(file, "payload", "differs from the shipped example %s", f.Name)
 	}
-	x, err := f.Centre.decode(file, "centre")
+	x, err := f.Centre.Decode(file, "centre")
 	if err != nil {
 		return 0, err
 	}
 	if err := sameTensors(file, "centre", []spec.Tensor[spec.Rat]{x}, []spec.Tensor[spec.Rat]{ex0}); err != nil {
 		return 0, err
 	}
-	if f.SampleSeed != sampleSeed(m.Seed, f.Name) {
-		return 0, seedErr(fieldErr(file, "sample_seed", "%d, the manifest's seed gives %d", f.SampleSeed, sampleSeed(m.Seed, f.Name)))
+	if f.SampleSeed != certificates.SampleSeed(m.Seed, f.Name) {
+		return 0, seedErr(certificates.FieldErr(file, "sample_seed", "%d, the manifest's seed gives %d", f.SampleSeed, certificates.SampleSeed(m.Seed, f.Name)))
 	}
 	return rederiveRange(file, f, g, p, x)
 }
@@ -104,16 +107,16 @@ func verifyRange(file string, f *RangeFile, m *Manifest) (int, error) {
 // and hash): radius and profile, the box, the capsules, rules and trace
 // rebuilt and compared, ranges.CheckWith, and exact containment at the
 // centre and the extreme corners (see verifyRange).
-func rederiveRange(file string, f *RangeFile, g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat]) (int, error) {
-	if err := cmpRat(file, "radius", f.Radius, rangeRadius); err != nil {
+func rederiveRange(file string, f *certificates.RangeFile, g *irsem.Graph, p *irsem.Payload, x spec.Tensor[spec.Rat]) (int, error) {
+	if err := cmpRat(file, "radius", f.Radius, certificates.RangeRadius); err != nil {
 		return 0, err
 	}
-	if err := cmpStr(file, "profile", f.Profile, RangeProfile); err != nil {
+	if err := cmpStr(file, "profile", f.Profile, certificates.RangeProfile); err != nil {
 		return 0, err
 	}
-	box, err := rangeBox(x)
+	box, err := certificates.RangeBox(x)
 	if err != nil {
-		return 0, fieldErr(file, "box", "%v", err)
+		return 0, certificates.FieldErr(file, "box", "%v", err)
 	}
 	cert := &ranges.Certificate{Graph: g, Payload: p, Profile: f.Profile}
 	if cert.Box, err = checkRangeBox(file, f, box); err != nil {
@@ -132,7 +135,7 @@ func rederiveRange(file string, f *RangeFile, g *irsem.Graph, p *irsem.Payload, 
 				field = fmt.Sprintf("trace[%d][%d]", re.Node, re.Elem)
 			}
 		}
-		return 0, fieldErr(file, field, "ranges.Check: %v", err)
+		return 0, certificates.FieldErr(file, field, "ranges.Check: %v", err)
 	}
 	if err := rangeContainsExact(file, cert, x); err != nil {
 		return 0, err
@@ -142,19 +145,19 @@ func rederiveRange(file string, f *RangeFile, g *irsem.Graph, p *irsem.Payload, 
 
 // checkRangeBox decodes the recorded box and requires the binary32
 // enclosure of [centre − radius, centre + radius], element by element.
-func checkRangeBox(file string, f *RangeFile, box ranges.Interval32Tensor) ([]ranges.Bits32, error) {
+func checkRangeBox(file string, f *certificates.RangeFile, box ranges.Interval32Tensor) ([]ranges.Bits32, error) {
 	if len(f.Box) != len(box.Data) {
-		return nil, fieldErr(file, "box", "%d enclosures for %d input elements", len(f.Box), len(box.Data))
+		return nil, certificates.FieldErr(file, "box", "%d enclosures for %d input elements", len(f.Box), len(box.Data))
 	}
 	out := make([]ranges.Bits32, len(f.Box))
 	for i, e := range f.Box {
 		field := fmt.Sprintf("box[%d]", i)
-		b, err := e.decode(file, field)
+		b, err := decodeEnclosure32(e, file, field)
 		if err != nil {
 			return nil, err
 		}
 		if want := box.Data[i].Bits(); b != want {
-			return nil, fieldErr(file, field, "recorded %s, [centre − radius, centre + radius] gives %s", b, want)
+			return nil, certificates.FieldErr(file, field, "recorded %s, [centre − radius, centre + radius] gives %s", b, want)
 		}
 		out[i] = b
 	}
@@ -165,21 +168,21 @@ func checkRangeBox(file string, f *RangeFile, box ranges.Interval32Tensor) ([]ra
 // rebuilds its trace over box, naming the first recorded capsule, rule
 // or enclosure that differs; it fills cert's capsules, rules and trace
 // and returns the number of nodes.
-func rebuildRangeTrace(file string, f *RangeFile, cert *ranges.Certificate, box ranges.Interval32Tensor) (int, error) {
-	prof, err := backend.ProfileNamed(RangeProfile)
+func rebuildRangeTrace(file string, f *certificates.RangeFile, cert *ranges.Certificate, box ranges.Interval32Tensor) (int, error) {
+	prof, err := backend.ProfileNamed(certificates.RangeProfile)
 	if err != nil {
-		return 0, fieldErr(file, "profile", "%v", err)
+		return 0, certificates.FieldErr(file, "profile", "%v", err)
 	}
 	plan, err := ranges.PlanKernels(cert.Graph, prof)
 	if err != nil {
-		return 0, fieldErr(file, "capsules", "re-planning failed: %v", err)
+		return 0, certificates.FieldErr(file, "capsules", "re-planning failed: %v", err)
 	}
 	nodes, err := ranges.TraceNodes(cert.Graph, cert.Payload, box, plan)
 	if err != nil {
-		return 0, fieldErr(file, "trace", "rebuilding the trace failed: %v", err)
+		return 0, certificates.FieldErr(file, "trace", "rebuilding the trace failed: %v", err)
 	}
 	if len(f.Capsules) != len(nodes) || len(f.Rules) != len(nodes) || len(f.Trace) != len(nodes) {
-		return 0, fieldErr(file, "trace", "%d capsule lists, %d rules and %d node traces for %d nodes", len(f.Capsules), len(f.Rules), len(f.Trace), len(nodes))
+		return 0, certificates.FieldErr(file, "trace", "%d capsule lists, %d rules and %d node traces for %d nodes", len(f.Capsules), len(f.Rules), len(f.Trace), len(nodes))
 	}
 	cert.Capsules, cert.Rules, cert.Trace = make([][]string, len(nodes)), make([]string, len(nodes)), make([][]ranges.Bits32, len(nodes))
 	for i := range nodes {
@@ -192,13 +195,13 @@ func rebuildRangeTrace(file string, f *RangeFile, cert *ranges.Certificate, box 
 
 // checkRangeNode compares node i's recorded capsules, rule and
 // enclosures with the rebuilt ones and copies them into cert.
-func checkRangeNode(file string, f *RangeFile, cert *ranges.Certificate, i int, nt *ranges.NodeTrace) error {
+func checkRangeNode(file string, f *certificates.RangeFile, cert *ranges.Certificate, i int, nt *ranges.NodeTrace) error {
 	field := fmt.Sprintf("capsules[%d]", i)
 	if len(f.Capsules[i]) != len(nt.Kernels) {
-		return fieldErr(file, field, "%d capsules, the re-plan selects %d", len(f.Capsules[i]), len(nt.Kernels))
+		return certificates.FieldErr(file, field, "%d capsules, the re-plan selects %d", len(f.Capsules[i]), len(nt.Kernels))
 	}
 	for k, name := range f.Capsules[i] {
-		if err := checkName(file, fmt.Sprintf("%s[%d]", field, k), name); err != nil {
+		if err := certificates.CheckName(file, fmt.Sprintf("%s[%d]", field, k), name); err != nil {
 			return err
 		}
 		if err := cmpStr(file, fmt.Sprintf("%s[%d]", field, k), name, nt.Kernels[k].Capsule.Name); err != nil {
@@ -206,7 +209,7 @@ func checkRangeNode(file string, f *RangeFile, cert *ranges.Certificate, i int, 
 		}
 	}
 	cert.Capsules[i] = f.Capsules[i]
-	if err := checkName(file, fmt.Sprintf("rules[%d]", i), f.Rules[i]); err != nil {
+	if err := certificates.CheckName(file, fmt.Sprintf("rules[%d]", i), f.Rules[i]); err != nil {
 		return err
 	}
 	if err := cmpStr(file, fmt.Sprintf("rules[%d]", i), f.Rules[i], nt.Rule); err != nil {
@@ -214,21 +217,21 @@ func checkRangeNode(file string, f *RangeFile, cert *ranges.Certificate, i int, 
 	}
 	cert.Rules[i] = f.Rules[i]
 	if len(f.Trace[i]) != len(nt.Enclosures) {
-		return fieldErr(file, fmt.Sprintf("trace[%d]", i), "%d enclosures, node %d has %d elements", len(f.Trace[i]), i, len(nt.Enclosures))
+		return certificates.FieldErr(file, fmt.Sprintf("trace[%d]", i), "%d enclosures, node %d has %d elements", len(f.Trace[i]), i, len(nt.Enclosures))
 	}
 	cert.Trace[i] = make([]ranges.Bits32, len(nt.Enclosures))
 	for j, e := range f.Trace[i] {
 		field := fmt.Sprintf("trace[%d][%d]", i, j)
-		b, err := e.decode(file, field)
+		b, err := decodeEnclosure32(e, file, field)
 		if err != nil {
 			return err
 		}
 		want := nt.Enclosures[j].Bits()
 		if b.Lo != want.Lo {
-			return fieldErr(file, field+".lo", "recorded 0x%08x, rebuilt 0x%08x", b.Lo, want.Lo)
+			return certificates.FieldErr(file, field+".lo", "recorded 0x%08x, rebuilt 0x%08x", b.Lo, want.Lo)
 		}
 		if b.Hi != want.Hi {
-			return fieldErr(file, field+".hi", "recorded 0x%08x, rebuilt 0x%08x", b.Hi, want.Hi)
+			return certificates.FieldErr(file, field+".hi", "recorded 0x%08x, rebuilt 0x%08x", b.Hi, want.Hi)
 		}
 		cert.Trace[i][j] = b
 	}
@@ -245,7 +248,7 @@ func rangeContainsExact(file string, cert *ranges.Certificate, x spec.Tensor[spe
 		l, okL := binary32Value(b.Lo)
 		h, okH := binary32Value(b.Hi)
 		if !okL || !okH {
-			return fieldErr(file, fmt.Sprintf("box[%d]", i), "non-finite endpoint")
+			return certificates.FieldErr(file, fmt.Sprintf("box[%d]", i), "non-finite endpoint")
 		}
 		lo.Data[i], hi.Data[i] = spec.RatFromBig(l), spec.RatFromBig(h)
 	}
@@ -279,19 +282,19 @@ func rangeContainsAt(file string, cert *ranges.Certificate, name string, x spec.
 		return intervalContained(file, g, p, name, x, cert.Trace)
 	}
 	if err != nil {
-		return fieldErr(file, "graph", "exact evaluation at the %s: %v", name, err)
+		return certificates.FieldErr(file, "graph", "exact evaluation at the %s: %v", name, err)
 	}
 	for i, v := range vals {
 		for j, r := range v.Data {
 			if j >= len(cert.Trace[i]) {
-				return fieldErr(file, fmt.Sprintf("trace[%d]", i), "node %d has %d values, %d enclosures", i, len(v.Data), len(cert.Trace[i]))
+				return certificates.FieldErr(file, fmt.Sprintf("trace[%d]", i), "node %d has %d values, %d enclosures", i, len(v.Data), len(cert.Trace[i]))
 			}
 			b := cert.Trace[i][j]
 			l, okL := binary32Value(b.Lo)
 			h, okH := binary32Value(b.Hi)
 			if !okL || !okH || r.Big().Cmp(l) < 0 || r.Big().Cmp(h) > 0 {
-				return fieldErr(file, fmt.Sprintf("trace[%d][%d]", i, j), "the exact value %s at the %s lies outside [%g, %g]",
-					truncate(r.String()), name, math.Float32frombits(b.Lo), math.Float32frombits(b.Hi))
+				return certificates.FieldErr(file, fmt.Sprintf("trace[%d][%d]", i, j), "the exact value %s at the %s lies outside [%g, %g]",
+					certificates.Truncate(r.String()), name, math.Float32frombits(b.Lo), math.Float32frombits(b.Hi))
 			}
 		}
 	}
@@ -316,17 +319,17 @@ func exactGraph(g *irsem.Graph) bool {
 func intervalContained(file string, g *irsem.Graph, p *irsem.Payload, name string, x spec.Tensor[spec.Rat], trace [][]ranges.Bits32) error {
 	vals, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[spec.Interval](x))
 	if err != nil {
-		return fieldErr(file, "graph", "interval evaluation at the %s: %v", name, err)
+		return certificates.FieldErr(file, "graph", "interval evaluation at the %s: %v", name, err)
 	}
 	for i, v := range vals {
 		for j, iv := range v.Data {
 			if i >= len(trace) || j >= len(trace[i]) {
-				return fieldErr(file, fmt.Sprintf("trace[%d]", i), "node %d has %d values, fewer enclosures", i, len(v.Data))
+				return certificates.FieldErr(file, fmt.Sprintf("trace[%d]", i), "node %d has %d values, fewer enclosures", i, len(v.Data))
 			}
 			b := trace[i][j]
 			l, h := float64(math.Float32frombits(b.Lo)), float64(math.Float32frombits(b.Hi))
 			if !(iv.Lo >= l && iv.Hi <= h) {
-				return fieldErr(file, fmt.Sprintf("trace[%d][%d]", i, j), "the exact value at the %s, enclosed by %s, is not shown inside [%g, %g]", name, iv, l, h)
+				return certificates.FieldErr(file, fmt.Sprintf("trace[%d][%d]", i, j), "the exact value at the %s, enclosed by %s, is not shown inside [%g, %g]", name, iv, l, h)
 			}
 		}
 	}

@@ -1,11 +1,11 @@
-package certificates
+package verify
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 
-	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -82,26 +82,12 @@ func dualJVP(g *irsem.Graph, p *irsem.Payload, x, dx spec.Tensor[spec.Rat]) (spe
 	return t, nil
 }
 
-// tapeVJP is the verifier's VJP side: irgrad's direct tape recording and
-// the tape's dense sweep (PathTape), not the typed graph.
-func tapeVJP(g *irsem.Graph, p *irsem.Payload, x, cot spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) {
-	l, err := irgrad.Lower[spec.Rat](nil, g, p)
-	if err != nil {
-		return spec.Tensor[spec.Rat]{}, err
-	}
-	gr, err := l.VJP(irgrad.PathTape, x, cot)
-	if err != nil {
-		return spec.Tensor[spec.Rat]{}, err
-	}
-	return gr.Input, nil
-}
-
 // hashedInlineGraph decodes a certificate's inline graph and payload and
 // binds them to its recorded graph_hash: the hash must be a lowercase hex
 // SHA-256 and equal irsem.GraphHash of what was decoded.
 func hashedInlineGraph(file, graphHash string, graph, payload json.RawMessage) (*irsem.Graph, *irsem.Payload, error) {
-	if !hexRE.MatchString(graphHash) {
-		return nil, nil, fieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", truncate(graphHash))
+	if !certificates.IsSHA256Hex(graphHash) {
+		return nil, nil, certificates.FieldErr(file, "graph_hash", "%q is not a lowercase hex SHA-256", certificates.Truncate(graphHash))
 	}
 	g, p, err := decodeInlineGraph(file, "", graph, payload)
 	if err != nil {
@@ -109,23 +95,23 @@ func hashedInlineGraph(file, graphHash string, graph, payload json.RawMessage) (
 	}
 	hash, err := irsem.GraphHash(g, p)
 	if err != nil {
-		return nil, nil, fieldErr(file, "graph", "%v", err)
+		return nil, nil, certificates.FieldErr(file, "graph", "%v", err)
 	}
 	if hash != graphHash {
-		return nil, nil, fieldErr(file, "graph_hash", "recorded %s, the inline graph and payload hash to %s", graphHash, hash)
+		return nil, nil, certificates.FieldErr(file, "graph_hash", "recorded %s, the inline graph and payload hash to %s", graphHash, hash)
 	}
 	return g, p, nil
 }
 
 // inputOf decodes the exact input tensor t recorded in field of a
 // certificate and checks its shape against g's input node.
-func inputOf(file, field string, t Tensor, g *irsem.Graph) (spec.Tensor[spec.Rat], error) {
-	x, err := t.decode(file, field)
+func inputOf(file, field string, t certificates.Tensor, g *irsem.Graph) (spec.Tensor[spec.Rat], error) {
+	x, err := t.Decode(file, field)
 	if err != nil {
 		return spec.Tensor[spec.Rat]{}, err
 	}
 	if in := g.Nodes[g.InputID].Shape; !x.Shape.Equal(in) {
-		return spec.Tensor[spec.Rat]{}, fieldErr(file, field+".shape", "%v, the graph's input has shape %v", x.Shape, in)
+		return spec.Tensor[spec.Rat]{}, certificates.FieldErr(file, field+".shape", "%v, the graph's input has shape %v", x.Shape, in)
 	}
 	return x, nil
 }
@@ -138,25 +124,25 @@ func decodeInlineGraph(file, at string, graph, payload json.RawMessage) (*irsem.
 	if pre != "" {
 		pre += "."
 	}
-	if err := checkSafeJSON(file, pre+"graph", graph); err != nil {
+	if err := certificates.CheckSafeJSON(file, pre+"graph", graph); err != nil {
 		return nil, nil, err
 	}
-	if err := checkSafeJSON(file, pre+"payload", payload); err != nil {
+	if err := certificates.CheckSafeJSON(file, pre+"payload", payload); err != nil {
 		return nil, nil, err
 	}
 	g, err := irsem.DecodeGraph(graph)
 	if err != nil {
-		return nil, nil, fieldErr(file, pre+"graph", "%v", err)
+		return nil, nil, certificates.FieldErr(file, pre+"graph", "%v", err)
 	}
 	if err := g.Check(); err != nil {
-		return nil, nil, fieldErr(file, pre+"graph", "%v", err)
+		return nil, nil, certificates.FieldErr(file, pre+"graph", "%v", err)
 	}
 	p, err := irsem.DecodePayload(payload)
 	if err != nil {
-		return nil, nil, fieldErr(file, pre+"payload", "%v", err)
+		return nil, nil, certificates.FieldErr(file, pre+"payload", "%v", err)
 	}
 	if err := irsem.CheckPayload(g, p); err != nil {
-		return nil, nil, fieldErr(file, pre+"payload", "%v", err)
+		return nil, nil, certificates.FieldErr(file, pre+"payload", "%v", err)
 	}
 	for _, d := range []struct {
 		name string
@@ -168,11 +154,11 @@ func decodeInlineGraph(file, at string, graph, payload json.RawMessage) (*irsem.
 	} {
 		canon, err := d.enc()
 		if err != nil {
-			return nil, nil, fieldErr(file, pre+d.name, "%v", err)
+			return nil, nil, certificates.FieldErr(file, pre+d.name, "%v", err)
 		}
 		var a, b bytes.Buffer
 		if json.Compact(&a, d.raw) != nil || json.Compact(&b, canon) != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
-			return nil, nil, fieldErr(file, pre+d.name, "not the canonical encoding of the %s it decodes to", d.name)
+			return nil, nil, certificates.FieldErr(file, pre+d.name, "not the canonical encoding of the %s it decodes to", d.name)
 		}
 	}
 	return g, p, nil
@@ -186,20 +172,20 @@ func decodeInlineGraph(file, at string, graph, payload json.RawMessage) (*irsem.
 // payload, input, tangent and cotangent (binding seed and graph), then
 // recomputes the JVP side by forward evaluation over dual numbers
 // (dualJVP, no JVP rule involved) and the VJP side along irgrad's tape
-// path (tapeVJP, not the typed graph the producer used). Both must equal
+// path (TapeVJP, not the typed graph the producer used). Both must equal
 // the recorded sides exactly, and each other.
-func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error) {
+func verifyComposition(file string, f *certificates.CompositionFile, m *certificates.Manifest) (int, error) {
 	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
-		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
+		return 0, certificates.FieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
 	}
 	for i, c := range f.Cases {
 		at := fmt.Sprintf("cases[%d]", i)
-		cs := spec.CaseSeed(m.Seed, KindComposition, i)
+		cs := spec.CaseSeed(m.Seed, certificates.KindComposition, i)
 		if c.Seed != cs {
-			return 0, seedErr(fieldErr(file, at+".seed", "%d, the manifest's seed gives %d", c.Seed, cs))
+			return 0, seedErr(certificates.FieldErr(file, at+".seed", "%d, the manifest's seed gives %d", c.Seed, cs))
 		}
-		if !hexRE.MatchString(c.GraphHash) {
-			return 0, fieldErr(file, at+".graph_hash", "%q is not a lowercase hex SHA-256", truncate(c.GraphHash))
+		if !certificates.IsSHA256Hex(c.GraphHash) {
+			return 0, certificates.FieldErr(file, at+".graph_hash", "%q is not a lowercase hex SHA-256", certificates.Truncate(c.GraphHash))
 		}
 		g, p, err := decodeInlineGraph(file, at, c.Graph, c.Payload)
 		if err != nil {
@@ -207,32 +193,32 @@ func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error
 		}
 		hash, err := irsem.GraphHash(g, p)
 		if err != nil {
-			return 0, fieldErr(file, at+".graph", "%v", err)
+			return 0, certificates.FieldErr(file, at+".graph", "%v", err)
 		}
 		if hash != c.GraphHash {
-			return 0, fieldErr(file, at+".graph_hash", "recorded %s, the inline graph and payload hash to %s", c.GraphHash, hash)
+			return 0, certificates.FieldErr(file, at+".graph_hash", "recorded %s, the inline graph and payload hash to %s", c.GraphHash, hash)
 		}
-		x, err := c.Input.decode(file, at+".input")
+		x, err := c.Input.Decode(file, at+".input")
 		if err != nil {
 			return 0, err
 		}
-		dx, err := c.Dx.decode(file, at+".dx")
+		dx, err := c.Dx.Decode(file, at+".dx")
 		if err != nil {
 			return 0, err
 		}
-		cot, err := c.Cotangent.decode(file, at+".cotangent")
+		cot, err := c.Cotangent.Decode(file, at+".cotangent")
 		if err != nil {
 			return 0, err
 		}
-		_, gc, gdx, gcot, err := compositionInstance(m.Seed, i)
+		_, gc, gdx, gcot, err := certificates.CompositionInstance(m.Seed, i)
 		if err != nil {
-			return 0, fieldErr(file, at, "cannot regenerate the case: %v", err)
+			return 0, certificates.FieldErr(file, at, "cannot regenerate the case: %v", err)
 		}
 		if !gc.Graph.Equal(g) {
-			return 0, seedErr(fieldErr(file, at+".graph", "differs from the graph the case seed generates"))
+			return 0, seedErr(certificates.FieldErr(file, at+".graph", "differs from the graph the case seed generates"))
 		}
-		if !payloadOrEmpty(gc.Payload).Equal(p) {
-			return 0, seedErr(fieldErr(file, at+".payload", "differs from the payload the case seed generates"))
+		if !certificates.PayloadOrEmpty(gc.Payload).Equal(p) {
+			return 0, seedErr(certificates.FieldErr(file, at+".payload", "differs from the payload the case seed generates"))
 		}
 		if err := sameTensors(file, at+".input", []spec.Tensor[spec.Rat]{x}, []spec.Tensor[spec.Rat]{gc.Input}); err != nil {
 			return 0, err
@@ -253,47 +239,47 @@ func verifyComposition(file string, f *CompositionFile, m *Manifest) (int, error
 // rederiveCompositionSides recomputes both sides of the composition law
 // on g with payload p at x — the JVP side ⟨JVP(x; dx), cot⟩ by forward
 // evaluation over dual numbers (dualJVP, no JVP rule involved), the VJP
-// side ⟨dx, VJP(x; cot)⟩ along irgrad's tape path (tapeVJP) — and requires
+// side ⟨dx, VJP(x; cot)⟩ along irgrad's tape path (TapeVJP) — and requires
 // the recorded sides lhs and rhs (of the case at JSON path at), exactly
 // and canonically spelt, and their equality.
 func rederiveCompositionSides(file, at string, g *irsem.Graph, p *irsem.Payload, x, dx, cot spec.Tensor[spec.Rat], recLHS, recRHS string) error {
 	jv, err := dualJVP(g, p, x, dx)
 	if err != nil {
-		return fieldErr(file, at+".lhs", "forward evaluation over dual numbers failed: %v", err)
+		return certificates.FieldErr(file, at+".lhs", "forward evaluation over dual numbers failed: %v", err)
 	}
 	lhs, err := spec.Dot(jv, cot)
 	if err != nil {
-		return fieldErr(file, at+".cotangent", "%v", err)
+		return certificates.FieldErr(file, at+".cotangent", "%v", err)
 	}
-	vj, err := tapeVJP(g, p, x, cot)
+	vj, err := certificates.TapeVJP(g, p, x, cot)
 	if err != nil {
-		return fieldErr(file, at+".rhs", "the tape's reverse sweep failed: %v", err)
+		return certificates.FieldErr(file, at+".rhs", "the tape's reverse sweep failed: %v", err)
 	}
 	rhs, err := spec.Dot(dx, vj)
 	if err != nil {
-		return fieldErr(file, at+".dx", "%v", err)
+		return certificates.FieldErr(file, at+".dx", "%v", err)
 	}
 	for _, s := range []struct {
 		name, rec string
 		got       spec.Rat
 	}{{"lhs", recLHS, lhs}, {"rhs", recRHS, rhs}} {
-		rec, err := decodeRat(file, at+"."+s.name, s.rec)
+		rec, err := certificates.DecodeRat(file, at+"."+s.name, s.rec)
 		if err != nil {
 			return err
 		}
 		if !rec.Same(s.got) || s.rec != s.got.String() {
-			return fieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", truncate(s.rec), s.got)
+			return certificates.FieldErr(file, at+"."+s.name, "recorded %s, recomputed %s", certificates.Truncate(s.rec), s.got)
 		}
 	}
 	if !lhs.Same(rhs) {
-		return fieldErr(file, at, "composition fails: ⟨JVP(dx), cotangent⟩ = %s ≠ ⟨dx, VJP(cotangent)⟩ = %s", lhs, rhs)
+		return certificates.FieldErr(file, at, "composition fails: ⟨JVP(dx), cotangent⟩ = %s ≠ ⟨dx, VJP(cotangent)⟩ = %s", lhs, rhs)
 	}
 	return nil
 }
 
-func verifyCompositionFile(file string, data []byte, m *Manifest) (int, error) {
-	var f CompositionFile
-	if err := decodeStrict(file, data, &f); err != nil {
+func verifyCompositionFile(file string, data []byte, m *certificates.Manifest) (int, error) {
+	var f certificates.CompositionFile
+	if err := certificates.DecodeStrict(file, data, &f); err != nil {
 		return 0, err
 	}
 	return verifyComposition(file, &f, m)

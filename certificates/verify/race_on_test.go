@@ -1,6 +1,6 @@
 //go:build race
 
-package certificates
+package verify
 
 // raceEnabled is true when the tests run under the race detector (go test
 // -race), where every memory access is instrumented and the exhaustive

@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/cuda"
 	"github.com/tlcheck/tlcheck/refine"
 )
@@ -28,18 +29,18 @@ func cudaSet(t *testing.T, p backend.Provider) *backend.Providers {
 // that has gone wrong is caught by re-execution.
 func TestCUDARefinementCertificates(t *testing.T) {
 	t.Parallel()
-	o := Options{Seed: 5, Cases: 3, Ops: []string{"sum", "matmul"},
+	o := certificates.Options{Seed: 5, Cases: 3, Ops: []string{"sum", "matmul"},
 		Providers: []string{backend.ProviderReference, backend.ProviderFastCPU, backend.ProviderNativeCUDA}}
 	dir := t.TempDir()
-	certifyFull(t, dir, FullSuiteWith(cudaSet(t, cuda.NewEmulatedProvider(cuda.Options{AtomicSum: true}))), o)
+	certifyFull(t, dir, certificates.FullSuiteWith(cudaSet(t, cuda.NewEmulatedProvider(cuda.Options{AtomicSum: true}))), o)
 	for _, c := range []struct {
 		name string
-		s    *Suite
+		s    *certificates.Suite
 	}{
-		{"re-executed", FullSuiteWith(cudaSet(t, cuda.NewEmulatedProvider(cuda.Options{})))},
-		{"re-derived (no CUDA provider)", FullSuite()},
+		{"re-executed", certificates.FullSuiteWith(cudaSet(t, cuda.NewEmulatedProvider(cuda.Options{})))},
+		{"re-derived (no CUDA provider)", certificates.FullSuite()},
 	} {
-		rep, err := c.s.Verify(dir)
+		rep, err := Dir(c.s, dir)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -57,26 +58,20 @@ func TestCUDARefinementCertificates(t *testing.T) {
 		}
 	}
 
-	// Not certified unless named.
-	if pairs, _ := refinementPairs(Options{Ops: []string{"sum"}}); len(pairs) != len(Providers()) {
-		t.Errorf("default pairs %v", pairs)
-	}
-
 	// A recorded output beyond the bound, checked with no CUDA provider.
 	bad, _ := refine.NewFlipBit(cuda.NewEmulatedProvider(cuda.Options{}), "sum", 0, 20)
-	env := refinementEnv{providers: cudaSet(t, bad), allowFailures: true}
-	f, err := env.produceOne(backend.ProviderNativeCUDA, "sum", o.Cases, o.Seed)
+	f, err := certificates.ProduceUncheckedRefinement(cudaSet(t, bad), backend.ProviderNativeCUDA, "sum", o.Cases, o.Seed)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fe *FieldError
-	_, err = refinementEnv{}.verify("refinement/native-cuda.sum.json", f, &Manifest{Seed: o.Seed, Cases: o.Cases})
+	var fe *certificates.FieldError
+	_, err = refinementEnv{providers: backend.FastProviders()}.verify("refinement/native-cuda.sum.json", f, &certificates.Manifest{Seed: o.Seed, Cases: o.Cases})
 	if !errors.As(err, &fe) || fe.Field != "cases[0].elements[0].error" || !strings.Contains(err.Error(), "exceeds the bound") {
 		t.Fatalf("re-derivation: %v", err)
 	}
 
 	// An honest certificate re-executed on a provider gone wrong.
-	rep, err := FullSuiteWith(cudaSet(t, bad)).Verify(dir)
+	rep, err := Dir(certificates.FullSuiteWith(cudaSet(t, bad)), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

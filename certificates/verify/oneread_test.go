@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlcheck/tlcheck/internal/strictjson"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -20,7 +20,7 @@ import (
 
 // oneReadOptions certifies a rat-oracle op (mul), an interval-oracle op
 // (tanh) and two more, adjointness only.
-var oneReadOptions = Options{Seed: 7, Cases: 3, Ops: []string{"mul", "tanh", "matmul", "relu"}}
+var oneReadOptions = certificates.Options{Seed: 7, Cases: 3, Ops: []string{"mul", "tanh", "matmul", "relu"}}
 
 // rewrite replaces file rel of dir by f(its bytes) and recomputes its
 // hash in the manifest (textually, so that an edit of the manifest itself
@@ -39,12 +39,12 @@ func rewrite(t *testing.T, dir, rel string, f func([]byte) []byte) {
 	if err := os.WriteFile(p, mod, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if rel == ManifestName {
+	if rel == certificates.ManifestName {
 		return
 	}
-	mp := filepath.Join(dir, ManifestName)
+	mp := filepath.Join(dir, certificates.ManifestName)
 	m, _ := os.ReadFile(mp)
-	os.WriteFile(mp, bytes.ReplaceAll(m, []byte(Sum(old)), []byte(Sum(mod))), 0o644)
+	os.WriteFile(mp, bytes.ReplaceAll(m, []byte(certificates.Sum(old)), []byte(certificates.Sum(mod))), 0o644)
 }
 
 // replaceOnce replaces the first occurrence of old, failing the test when
@@ -60,14 +60,14 @@ func replaceOnce(t *testing.T, old, new string) func([]byte) []byte {
 
 // editAdjoint decodes an adjointness file, applies f and re-encodes it in
 // the writer's own spelling: the edit is semantic only.
-func editAdjoint(t *testing.T, f func(*AdjointnessFile)) func([]byte) []byte {
+func editAdjoint(t *testing.T, f func(*certificates.AdjointnessFile)) func([]byte) []byte {
 	return func(b []byte) []byte {
-		var a AdjointnessFile
+		var a certificates.AdjointnessFile
 		if err := json.Unmarshal(b, &a); err != nil {
 			t.Fatal(err)
 		}
 		f(&a)
-		out, err := encode(&a)
+		out, err := certificates.Encode(&a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,14 +76,14 @@ func editAdjoint(t *testing.T, f func(*AdjointnessFile)) func([]byte) []byte {
 }
 
 // editManifest is editAdjoint for the manifest.
-func editManifest(t *testing.T, f func(*Manifest)) func([]byte) []byte {
+func editManifest(t *testing.T, f func(*certificates.Manifest)) func([]byte) []byte {
 	return func(b []byte) []byte {
-		var m Manifest
+		var m certificates.Manifest
 		if err := json.Unmarshal(b, &m); err != nil {
 			t.Fatal(err)
 		}
 		f(&m)
-		out, err := encode(&m)
+		out, err := certificates.Encode(&m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func editManifest(t *testing.T, f func(*Manifest)) func([]byte) []byte {
 // field whose message contains msg.
 func failureAt(rep *Report, file, field, msg string) bool {
 	for _, f := range rep.Failures() {
-		var fe *FieldError
+		var fe *certificates.FieldError
 		if errors.As(f.Err, &fe) && fe.File == file && fe.Field == field && strings.Contains(fe.Msg, msg) {
 			return true
 		}
@@ -138,35 +138,35 @@ func TestOneReading(t *testing.T) {
 				return regexp.MustCompile(`("delta": \{\n *)"shape": \[[^\]]*\],\n *`).ReplaceAll(b, []byte("$1"))
 			}
 		}, mul, "cases[0].delta.shape", "missing field"},
-		{"null for a required field", mul, editAdjointT(func(a *AdjointnessFile) { a.Cases[1].Delta.Shape = nil }), mul, "cases[1].delta.shape", "null where a value is required"},
-		{"manifest: duplicate seed", ManifestName, func(t *testing.T) func([]byte) []byte {
+		{"null for a required field", mul, editAdjointT(func(a *certificates.AdjointnessFile) { a.Cases[1].Delta.Shape = nil }), mul, "cases[1].delta.shape", "null where a value is required"},
+		{"manifest: duplicate seed", certificates.ManifestName, func(t *testing.T) func([]byte) []byte {
 			return replaceOnce(t, `"seed": 7`, `"seed": 8, "seed": 7`)
-		}, ManifestName, "seed", "duplicate field"},
-		{"manifest: duplicate sha256", ManifestName, func(t *testing.T) func([]byte) []byte {
+		}, certificates.ManifestName, "seed", "duplicate field"},
+		{"manifest: duplicate sha256", certificates.ManifestName, func(t *testing.T) func([]byte) []byte {
 			return replaceOnce(t, `"sha256": `, `"sha256": "`+strings.Repeat("0", 64)+`", "sha256": `)
-		}, ManifestName, "files[0].sha256", "duplicate field"},
-		{"manifest: case-variant path", ManifestName, func(t *testing.T) func([]byte) []byte {
+		}, certificates.ManifestName, "files[0].sha256", "duplicate field"},
+		{"manifest: case-variant path", certificates.ManifestName, func(t *testing.T) func([]byte) []byte {
 			return replaceOnce(t, `"path": `, `"PATH": "adjointness/zzz.json", "path": `)
-		}, ManifestName, "files[0].PATH", "unknown field"},
-		{"manifest: zero-valued key deleted", ManifestName, func(t *testing.T) func([]byte) []byte {
+		}, certificates.ManifestName, "files[0].PATH", "unknown field"},
+		{"manifest: zero-valued key deleted", certificates.ManifestName, func(t *testing.T) func([]byte) []byte {
 			return func(b []byte) []byte { return regexp.MustCompile(`\n *"cases": 3,`).ReplaceAll(b, nil) }
-		}, ManifestName, "cases", "missing field"},
-		{"manifest: previous version", ManifestName, func(t *testing.T) func([]byte) []byte {
+		}, certificates.ManifestName, "cases", "missing field"},
+		{"manifest: previous version", certificates.ManifestName, func(t *testing.T) func([]byte) []byte {
 			return replaceOnce(t, `"tlcheck.manifest.v2"`, `"tlcheck.manifest.v1"`)
-		}, ManifestName, "format", "previous manifest format"},
+		}, certificates.ManifestName, "format", "previous manifest format"},
 		// Extra claims of the other oracle: in the writer's spelling, so
 		// only the claims check can refuse them.
-		{"lhs_enclosure on a rational case", mul, editAdjointT(func(a *AdjointnessFile) {
-			e := IntervalEnclosure(spec.Interval{})
+		{"lhs_enclosure on a rational case", mul, editAdjointT(func(a *certificates.AdjointnessFile) {
+			e := certificates.IntervalEnclosure(spec.Interval{})
 			a.Cases[0].LHSEnclosure = &e
 		}), mul, "cases[0].lhs_enclosure", "another oracle"},
-		{"lhs on an interval case", tanh, editAdjointT(func(a *AdjointnessFile) { a.Cases[2].LHS = "1" }), tanh, "cases[2].lhs", "another oracle"},
-		{"rational case without rhs", mul, editAdjointT(func(a *AdjointnessFile) { a.Cases[0].RHS = "" }), mul, "cases[0].rhs", "missing"},
+		{"lhs on an interval case", tanh, editAdjointT(func(a *certificates.AdjointnessFile) { a.Cases[2].LHS = "1" }), tanh, "cases[2].lhs", "another oracle"},
+		{"rational case without rhs", mul, editAdjointT(func(a *certificates.AdjointnessFile) { a.Cases[0].RHS = "" }), mul, "cases[0].rhs", "missing"},
 		// Non-canonical rationals.
-		{"2/4", mul, editAdjointT(func(a *AdjointnessFile) { a.Cases[0].Inputs[0].Values[0] = "2/4" }), mul, "cases[0].inputs[0].values[0]", "canonical"},
-		{"-0", mul, editAdjointT(func(a *AdjointnessFile) { a.Cases[0].Dx[0].Values[0] = "-0" }), mul, "cases[0].dx[0].values[0]", "canonical"},
-		{"01", mul, editAdjointT(func(a *AdjointnessFile) { a.Cases[1].Delta.Values[0] = "01" }), mul, "cases[1].delta.values[0]", "canonical"},
-		{"1/1", mul, editAdjointT(func(a *AdjointnessFile) { a.Cases[2].LHS = "1/1" }), mul, "cases[2].lhs", "canonical"},
+		{"2/4", mul, editAdjointT(func(a *certificates.AdjointnessFile) { a.Cases[0].Inputs[0].Values[0] = "2/4" }), mul, "cases[0].inputs[0].values[0]", "canonical"},
+		{"-0", mul, editAdjointT(func(a *certificates.AdjointnessFile) { a.Cases[0].Dx[0].Values[0] = "-0" }), mul, "cases[0].dx[0].values[0]", "canonical"},
+		{"01", mul, editAdjointT(func(a *certificates.AdjointnessFile) { a.Cases[1].Delta.Values[0] = "01" }), mul, "cases[1].delta.values[0]", "canonical"},
+		{"1/1", mul, editAdjointT(func(a *certificates.AdjointnessFile) { a.Cases[2].LHS = "1/1" }), mul, "cases[2].lhs", "canonical"},
 		// Spelling: whitespace, a zero-valued optional key, a number in
 		// another notation.
 		{"whitespace padding", mul, func(t *testing.T) func([]byte) []byte {
@@ -178,15 +178,15 @@ func TestOneReading(t *testing.T) {
 		{"zero-valued optional key", mul, func(t *testing.T) func([]byte) []byte {
 			return replaceOnce(t, `"attrs": {}`, `"attrs": {"axis": 0}`)
 		}, mul, "cases[0].attrs.axis", "not the writer's spelling"},
-		{"number in another notation", ManifestName, func(t *testing.T) func([]byte) []byte {
+		{"number in another notation", certificates.ManifestName, func(t *testing.T) func([]byte) []byte {
 			return replaceOnce(t, `"cases": 3`, `"cases": 3.0`)
-		}, ManifestName, "cases", "3.0"},
+		}, certificates.ManifestName, "cases", "3.0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+			if _, err := certificates.NewSuite().Certify(dir, oneReadOptions); err != nil {
 				t.Fatal(err)
 			}
 			rewrite(t, dir, c.file, c.edit(t))
@@ -199,66 +199,8 @@ func TestOneReading(t *testing.T) {
 }
 
 // editAdjointT adapts editAdjoint to the table's signature.
-func editAdjointT(f func(*AdjointnessFile)) func(t *testing.T) func([]byte) []byte {
+func editAdjointT(f func(*certificates.AdjointnessFile)) func(t *testing.T) func([]byte) []byte {
 	return func(t *testing.T) func([]byte) []byte { return editAdjoint(t, f) }
-}
-
-// TestCheckRatCanonical: the one spelling of each rational, derived by
-// hand.
-func TestCheckRatCanonical(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		in string
-		ok bool
-	}{
-		{"0", true}, {"-0", false}, {"00", false}, {"1", true}, {"01", false}, {"-01", false},
-		{"1/1", false}, {"2/4", false}, {"1/2", true}, {"-1/2", true}, {"1/-2", false}, {"3/6", false},
-		{"-7/2", true}, {"7/02", false}, {"0/5", false}, {"1/0", false}, {"+1", false}, {" 1", false},
-		{"12345678901234567891/3", true}, {"12345678901234567890/3", false}, {"6/9", false}, {"2/3", true},
-	} {
-		err := checkRat("f.json", "x", c.in)
-		if (err == nil) != c.ok {
-			t.Errorf("checkRat(%q) = %v, want ok=%v", c.in, err, c.ok)
-		}
-	}
-}
-
-// TestRoundTrip: on every file certify writes, the strict reading
-// re-serialises to exactly the bytes read.
-func TestRoundTrip(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	m := certifyFull(t, dir, FullSuite(), fullOptions)
-	typed := map[string]func() any{
-		KindAdjointness: func() any { return new(AdjointnessFile) },
-		KindComposition: func() any { return new(CompositionFile) },
-		KindRefinement:  func() any { return new(RefinementFile) },
-		KindRange:       func() any { return new(RangeFile) },
-		"manifest":      func() any { return new(Manifest) },
-	}
-	files := append([]FileEntry{{Path: ManifestName, Kind: "manifest"}}, m.Files...)
-	kinds := map[string]bool{}
-	for _, e := range files {
-		data, err := os.ReadFile(filepath.Join(dir, e.Path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := typed[e.Kind]()
-		if err := strictjson.Decode(data, v); err != nil {
-			t.Fatalf("%s: %v", e.Path, err)
-		}
-		out, err := encode(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(out, data) {
-			t.Fatalf("%s: parse → re-serialise is not the identity", e.Path)
-		}
-		kinds[e.Kind] = true
-	}
-	if len(kinds) != len(typed) {
-		t.Fatalf("round trip covered kinds %v, want all of %d", kinds, len(typed))
-	}
 }
 
 // TestErrorsStayOnOneLine: a key with a newline and a megabyte-long key,
@@ -268,7 +210,7 @@ func TestErrorsStayOnOneLine(t *testing.T) {
 	t.Parallel()
 	for _, key := range []string{`x\nok  adjointness  adjointness/mul.json  3 cases`, strings.Repeat("k", 1<<20)} {
 		dir := t.TempDir()
-		if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+		if _, err := certificates.NewSuite().Certify(dir, oneReadOptions); err != nil {
 			t.Fatal(err)
 		}
 		rewrite(t, dir, "adjointness/mul.json", replaceOnce(t, `"op": "mul"`, `"op": "mul", "`+key+`": 1`))

@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -17,7 +18,7 @@ import (
 // axis 1) with μ = (0, 1), σ² = (7/4, 1/2), ε = 1/4, γ = (1, 2),
 // β = (0, 1/3), at x = (1, 3): σ² + ε = (2, 3/4), so the exact output is
 // (1/√2, 8/√3 + 1/3) — irrational, no model_composition certificate.
-func batchNormModel(t *testing.T) *Model {
+func batchNormModel(t *testing.T) *certificates.Model {
 	t.Helper()
 	g := &irsem.Graph{InputID: 0, OutputID: 1, Nodes: []irsem.Node{
 		{ID: 0, Kind: irsem.Kind{Op: irsem.OpInput}, Parents: []int{}, Shape: spec.Shape{1, 2}},
@@ -39,7 +40,7 @@ func batchNormModel(t *testing.T) *Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Model{Name: "batch norm.onnx", Graph: g, Payload: p, Input: x}
+	return &certificates.Model{Name: "batch norm.onnx", Graph: g, Payload: p, Input: x}
 }
 
 // encloses says, in exact arithmetic and without the interval code, that
@@ -65,7 +66,7 @@ func encloses(lo, hi float64, xmu, gamma, s, beta *big.Rat) bool {
 func TestModelIntervalCertificate(t *testing.T) {
 	t.Parallel()
 	m := batchNormModel(t)
-	s, skipped, err := ModelSuite(m, 3)
+	s, skipped, err := certificates.ModelSuite(m, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,24 +82,24 @@ func TestModelIntervalCertificate(t *testing.T) {
 	for _, f := range man.Files {
 		paths = append(paths, f.Path)
 	}
-	if got := strings.Join(paths, ","); !strings.Contains(got, "adjointness/batch_norm_eval.json") || !strings.Contains(got, ModelIntervalName) || strings.Contains(got, ModelCompositionName) {
+	if got := strings.Join(paths, ","); !strings.Contains(got, "adjointness/batch_norm_eval.json") || !strings.Contains(got, certificates.ModelIntervalName) || strings.Contains(got, certificates.ModelCompositionName) {
 		t.Fatalf("files %s", got)
 	}
-	rep, err := FullSuite().Verify(dir)
+	rep, err := Dir(certificates.FullSuite(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f := rep.Failures(); len(f) != 0 {
 		t.Fatalf("a fresh interval certificate fails: %v", f[0].Err)
 	}
-	if rep.Cases()[KindModelInterval] != 2 {
+	if rep.Cases()[certificates.KindModelInterval] != 2 {
 		t.Fatalf("cases %v, want 2 output elements", rep.Cases())
 	}
-	data, err := os.ReadFile(filepath.Join(dir, ModelIntervalName))
+	data, err := os.ReadFile(filepath.Join(dir, certificates.ModelIntervalName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f ModelIntervalFile
+	var f certificates.ModelIntervalFile
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestModelIntervalCertificate(t *testing.T) {
 		t.Fatalf("%d output enclosures", len(f.Output.Values))
 	}
 	for i, w := range want {
-		iv, err := f.Output.Values[i].decode(ModelIntervalName, "v")
+		iv, err := f.Output.Values[i].Decode(certificates.ModelIntervalName, "v")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -133,37 +134,37 @@ func TestModelIntervalCertificate(t *testing.T) {
 func TestModelIntervalTamper(t *testing.T) {
 	t.Parallel()
 	m := batchNormModel(t)
-	good, err := ProduceModelInterval(m)
+	good, err := certificates.ProduceModelInterval(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := verifyModelInterval(ModelIntervalName, good); err != nil {
+	if _, err := verifyModelInterval(certificates.ModelIntervalName, good); err != nil {
 		t.Fatalf("the fresh certificate fails: %v", err)
 	}
-	bits := func(v float64) string { return IntervalEnclosure(spec.Interval{Lo: v, Hi: v}).Lo }
-	iv0, _ := good.Output.Values[0].decode("", "")
-	edit := func(f func(*ModelIntervalFile)) *ModelIntervalFile {
+	bits := func(v float64) string { return certificates.IntervalEnclosure(spec.Interval{Lo: v, Hi: v}).Lo }
+	iv0, _ := good.Output.Values[0].Decode("", "")
+	edit := func(f func(*certificates.ModelIntervalFile)) *certificates.ModelIntervalFile {
 		c := *good
-		c.Output.Values = append([]Enclosure{}, good.Output.Values...)
+		c.Output.Values = append([]certificates.Enclosure{}, good.Output.Values...)
 		f(&c)
 		return &c
 	}
 	cases := []struct {
 		name, field, want string
-		f                 *ModelIntervalFile
+		f                 *certificates.ModelIntervalFile
 	}{
-		{"narrowed lo", "output.values[0]", "does not contain", edit(func(c *ModelIntervalFile) { c.Output.Values[0].Lo = c.Output.Values[0].Hi })},
-		{"narrowed hi", "output.values[1]", "does not contain", edit(func(c *ModelIntervalFile) { c.Output.Values[1].Hi = c.Output.Values[1].Lo })},
-		{"widened hi", "output.values[0]", "wider than", edit(func(c *ModelIntervalFile) { c.Output.Values[0].Hi = bits(math.Nextafter(iv0.Hi, 2)) })},
-		{"not an interval", "output.values[0]", "not an interval", edit(func(c *ModelIntervalFile) { c.Output.Values[0].Lo = bits(math.NaN()) })},
-		{"payload", "graph_hash", "hash to", edit(func(c *ModelIntervalFile) {
+		{"narrowed lo", "output.values[0]", "does not contain", edit(func(c *certificates.ModelIntervalFile) { c.Output.Values[0].Lo = c.Output.Values[0].Hi })},
+		{"narrowed hi", "output.values[1]", "does not contain", edit(func(c *certificates.ModelIntervalFile) { c.Output.Values[1].Hi = c.Output.Values[1].Lo })},
+		{"widened hi", "output.values[0]", "wider than", edit(func(c *certificates.ModelIntervalFile) { c.Output.Values[0].Hi = bits(math.Nextafter(iv0.Hi, 2)) })},
+		{"not an interval", "output.values[0]", "not an interval", edit(func(c *certificates.ModelIntervalFile) { c.Output.Values[0].Lo = bits(math.NaN()) })},
+		{"payload", "graph_hash", "hash to", edit(func(c *certificates.ModelIntervalFile) {
 			c.Payload = json.RawMessage(strings.Replace(string(c.Payload), `"7/4"`, `"3/4"`, 1))
 		})},
-		{"shape", "output.shape", "output has shape", edit(func(c *ModelIntervalFile) { c.Output.Shape = []int{2} })},
+		{"shape", "output.shape", "output has shape", edit(func(c *certificates.ModelIntervalFile) { c.Output.Shape = []int{2} })},
 	}
 	for _, c := range cases {
-		_, err := verifyModelInterval(ModelIntervalName, c.f)
-		if err == nil || !strings.Contains(err.Error(), ModelIntervalName+": field "+c.field+":") || !strings.Contains(err.Error(), c.want) {
+		_, err := verifyModelInterval(certificates.ModelIntervalName, c.f)
+		if err == nil || !strings.Contains(err.Error(), certificates.ModelIntervalName+": field "+c.field+":") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want a failure at field %s saying %q", c.name, err, c.field, c.want)
 		}
 	}
@@ -172,13 +173,13 @@ func TestModelIntervalTamper(t *testing.T) {
 	dir := t.TempDir()
 	certifyModel(t, m, dir, 3)
 	lo0 := good.Output.Values[0].Lo
-	rewrite(t, dir, ModelIntervalName, replaceOnce(t, `"lo": "`+lo0+`"`, `"lo": "`+bits(math.Nextafter(iv0.Lo, 2))+`"`))
-	rep, err := FullSuite().Verify(dir)
+	rewrite(t, dir, certificates.ModelIntervalName, replaceOnce(t, `"lo": "`+lo0+`"`, `"lo": "`+bits(math.Nextafter(iv0.Lo, 2))+`"`))
+	rep, err := Dir(certificates.FullSuite(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fails := rep.Failures()
-	if len(fails) != 1 || fails[0].Path != ModelIntervalName || !strings.Contains(fails[0].Err.Error(), "field output.values[0]: element (0, 0)") {
+	if len(fails) != 1 || fails[0].Path != certificates.ModelIntervalName || !strings.Contains(fails[0].Err.Error(), "field output.values[0]: element (0, 0)") {
 		t.Fatalf("an edited bound: failures %v", fails)
 	}
 }

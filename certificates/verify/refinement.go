@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"errors"
@@ -9,33 +9,24 @@ import (
 	"strconv"
 
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/refine"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// classOfName is the class a certificate spells s (className's inverse).
-func classOfName(s string) (refine.Class, bool) {
-	for c, n := range classNames {
-		if n == s {
-			return c, true
-		}
-	}
-	return "", false
-}
-
-// decode checks and converts a certificate bit tensor.
-func (t BitsTensor) decode(file, field string) (refine.Bits, error) {
+// decodeBits checks and converts a certificate bit tensor.
+func decodeBits(t certificates.BitsTensor, file, field string) (refine.Bits, error) {
 	s := spec.Shape(t.Shape)
 	n, err := s.Check(0)
 	if err != nil {
-		return refine.Bits{}, fieldErr(file, field+".shape", "%v", err)
+		return refine.Bits{}, certificates.FieldErr(file, field+".shape", "%v", err)
 	}
 	if len(t.Bits) != n {
-		return refine.Bits{}, fieldErr(file, field+".bits", "%d encodings for shape %v (want %d)", len(t.Bits), s, n)
+		return refine.Bits{}, certificates.FieldErr(file, field+".bits", "%d encodings for shape %v (want %d)", len(t.Bits), s, n)
 	}
 	out := refine.Bits{Shape: s.Clone(), Data: make([]uint32, n)}
 	for i, v := range t.Bits {
-		if err := checkBits(file, fmt.Sprintf("%s.bits[%d]", field, i), v); err != nil {
+		if err := certificates.CheckBits(file, fmt.Sprintf("%s.bits[%d]", field, i), v); err != nil {
 			return out, err
 		}
 		u, _ := strconv.ParseUint(v[2:], 16, 32)
@@ -145,32 +136,38 @@ func applyOver[T spec.Scalar[T]](op string, axis int, in []refine.Bits, conv fun
 // cmpRat compares a recorded rational with the recomputed one, as text
 // (the recorded spelling must be the canonical one).
 func cmpRat(file, field, rec string, got *big.Rat) error {
-	if err := checkRat(file, field, rec); err != nil {
+	if err := certificates.CheckRat(file, field, rec); err != nil {
 		return err
 	}
 	if want := got.RatString(); rec != want {
-		return fieldErr(file, field, "recorded %s, recomputed %s", truncate(rec), truncate(want))
+		return certificates.FieldErr(file, field, "recorded %s, recomputed %s", certificates.Truncate(rec), certificates.Truncate(want))
 	}
 	return nil
 }
 
 func cmpStr(file, field, rec, want string) error {
 	if rec != want {
-		return fieldErr(file, field, "recorded %q, recomputed %q", truncate(rec), truncate(want))
+		return certificates.FieldErr(file, field, "recorded %q, recomputed %q", certificates.Truncate(rec), certificates.Truncate(want))
 	}
 	return nil
 }
 
 func cmpInt(file, field string, rec, want int) error {
 	if rec != want {
-		return fieldErr(file, field, "recorded %d, recomputed %d", rec, want)
+		return certificates.FieldErr(file, field, "recorded %d, recomputed %d", rec, want)
 	}
 	return nil
 }
 
-func (e refinementEnv) verifyFile(file string, data []byte, m *Manifest) (int, error) {
-	var f RefinementFile
-	if err := decodeStrict(file, data, &f); err != nil {
+// refinementEnv carries the providers the refinement certificates are
+// verified with (the suite's: certificates.Suite.ProviderSet).
+type refinementEnv struct {
+	providers *backend.Providers
+}
+
+func (e refinementEnv) verifyFile(file string, data []byte, m *certificates.Manifest) (int, error) {
+	var f certificates.RefinementFile
+	if err := certificates.DecodeStrict(file, data, &f); err != nil {
 		return 0, err
 	}
 	return e.verify(file, &f, m)
@@ -200,27 +197,27 @@ func (e refinementEnv) verifyFile(file string, data []byte, m *Manifest) (int, e
 //     overflow cases) are re-derived by refine.Recheck on the case
 //     reconstructed from the certificate: that one rule family shares code
 //     with the producer.
-func (e refinementEnv) verify(file string, f *RefinementFile, m *Manifest) (int, error) {
+func (e refinementEnv) verify(file string, f *certificates.RefinementFile, m *certificates.Manifest) (int, error) {
 	for _, n := range []struct{ field, v string }{
 		{"op", f.Op}, {"provider", f.Provider}, {"capsule", f.Capsule}, {"policy", f.Policy},
 		{"evidence", f.Evidence}, {"worst_float", f.WorstFloat},
 	} {
-		if err := checkName(file, n.field, n.v); err != nil {
+		if err := certificates.CheckName(file, n.field, n.v); err != nil {
 			return 0, err
 		}
 	}
 	if !slices.Contains(refine.Ops(), f.Op) {
-		return 0, fieldErr(file, "op", "%q has no refinement rules (known: %v)", f.Op, refine.Ops())
+		return 0, certificates.FieldErr(file, "op", "%q has no refinement rules (known: %v)", f.Op, refine.Ops())
 	}
-	if !knownProvider(f.Provider) {
-		return 0, fieldErr(file, "provider", "unknown provider %q (known: %v, %v)", f.Provider, Providers(), OptionalProviders())
+	if !certificates.KnownProvider(f.Provider) {
+		return 0, certificates.FieldErr(file, "provider", "unknown provider %q (known: %v, %v)", f.Provider, certificates.Providers(), certificates.OptionalProviders())
 	}
-	if want := refinementPath(f.Provider, f.Op); file != want {
-		return 0, fieldErr(file, "op", "a certificate of %s.%s must be stored as %s", f.Provider, f.Op, want)
+	if want := certificates.RefinementPath(f.Provider, f.Op); file != want {
+		return 0, certificates.FieldErr(file, "op", "a certificate of %s.%s must be stored as %s", f.Provider, f.Op, want)
 	}
-	capsule, err := refinementCapsule(f.Provider, f.Op)
+	capsule, err := certificates.RefinementCapsule(f.Provider, f.Op)
 	if err != nil {
-		return 0, fieldErr(file, "capsule", "%v", err)
+		return 0, certificates.FieldErr(file, "capsule", "%v", err)
 	}
 	if err := cmpStr(file, "capsule", f.Capsule, capsule.Name); err != nil {
 		return 0, err
@@ -230,16 +227,16 @@ func (e refinementEnv) verify(file string, f *RefinementFile, m *Manifest) (int,
 	}
 	ob, err := refine.Discharge(capsule, backend.AssuranceChecked)
 	if err != nil {
-		return 0, fieldErr(file, "evidence", "%v", err)
+		return 0, certificates.FieldErr(file, "evidence", "%v", err)
 	}
 	if err := cmpStr(file, "evidence", f.Evidence, string(ob.Evidence)); err != nil {
 		return 0, err
 	}
 	if f.Seed != m.Seed {
-		return 0, seedErr(fieldErr(file, "seed", "%d, the manifest's seed is %d", f.Seed, m.Seed))
+		return 0, seedErr(certificates.FieldErr(file, "seed", "%d, the manifest's seed is %d", f.Seed, m.Seed))
 	}
 	if len(f.Cases) == 0 || len(f.Cases) != m.Cases {
-		return 0, fieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
+		return 0, certificates.FieldErr(file, "cases", "%d cases, the manifest promises %d", len(f.Cases), m.Cases)
 	}
 	// Cheap structural checks first, so that a file of junk cases is
 	// rejected before the inputs are regenerated.
@@ -254,20 +251,20 @@ func (e refinementEnv) verify(file string, f *RefinementFile, m *Manifest) (int,
 			return 0, err
 		}
 	}
-	ps := e.set()
+	ps := e.providers
 	b, err := ps.Bind(capsule)
 	var missing *backend.MissingProviderError
 	switch {
-	case err != nil && slices.Contains(OptionalProviders(), f.Provider) && errors.As(err, &missing):
+	case err != nil && slices.Contains(certificates.OptionalProviders(), f.Provider) && errors.As(err, &missing):
 		// An optional provider absent here (no GPU): the case is
 		// re-derived from its recorded output, not re-executed.
 		b = nil
 	case err != nil:
-		return 0, fieldErr(file, "capsule", "cannot bind %s: %v", capsule.Name, err)
+		return 0, certificates.FieldErr(file, "capsule", "cannot bind %s: %v", capsule.Name, err)
 	}
 	gen, err := refine.GenerateInputs(f.Op, refine.Options{Cases: m.Cases, Seed: m.Seed})
 	if err != nil {
-		return 0, fieldErr(file, "cases", "cannot regenerate the inputs: %v", err)
+		return 0, certificates.FieldErr(file, "cases", "cannot regenerate the inputs: %v", err)
 	}
 	fileWorst, fileWorstCase := new(big.Rat), -1
 	for i := range f.Cases {
@@ -286,7 +283,7 @@ func (e refinementEnv) verify(file string, f *RefinementFile, m *Manifest) (int,
 	if err := cmpInt(file, "worst_case", f.WorstCase, fileWorstCase); err != nil {
 		return 0, err
 	}
-	if err := cmpStr(file, "worst_float", f.WorstFloat, displayFloat(fileWorst)); err != nil {
+	if err := cmpStr(file, "worst_float", f.WorstFloat, certificates.DisplayFloat(fileWorst)); err != nil {
 		return 0, err
 	}
 	return len(f.Cases), nil
@@ -299,8 +296,8 @@ type refinementCheck struct {
 	e       refinementEnv
 	file    string
 	at      string // the case's JSON path, cases[i]
-	f       *RefinementFile
-	c       *RefinementCase
+	f       *certificates.RefinementFile
+	c       *certificates.RefinementCase
 	capsule backend.Capsule
 	in      []refine.Bits // the recorded inputs, bound to the seed
 	shapes  []spec.Shape
@@ -311,7 +308,7 @@ type refinementCheck struct {
 }
 
 func (r *refinementCheck) fail(field, format string, args ...any) error {
-	return fieldErr(r.file, r.at+field, format, args...)
+	return certificates.FieldErr(r.file, r.at+field, format, args...)
 }
 
 // verifyCase re-derives one case and returns its worst ratio and element.
@@ -319,8 +316,8 @@ func (r *refinementCheck) fail(field, format string, args ...any) error {
 // the header and the inputs (bound to the seed), the provider's output
 // (re-executed), the term counts and γ, the binary32 replay, every
 // element, the case's worst, and the class and overflow rules (Recheck).
-func (e refinementEnv) verifyCase(file string, i int, f *RefinementFile, c *RefinementCase, gen *refine.Case,
-	b *backend.Binding, capsule backend.Capsule, m *Manifest) (*big.Rat, int, error) {
+func (e refinementEnv) verifyCase(file string, i int, f *certificates.RefinementFile, c *certificates.RefinementCase, gen *refine.Case,
+	b *backend.Binding, capsule backend.Capsule, m *certificates.Manifest) (*big.Rat, int, error) {
 	r := &refinementCheck{e: e, file: file, at: fmt.Sprintf("cases[%d]", i), f: f, c: c, capsule: capsule}
 	if err := r.checkHeader(i, gen); err != nil {
 		return nil, 0, err
@@ -383,7 +380,7 @@ func (r *refinementCheck) checkHeader(i int, gen *refine.Case) error {
 		{".op", c.Op, f.Op}, {".provider", c.Provider, f.Provider}, {".capsule", c.Capsule, f.Capsule},
 		{".policy", c.Policy, f.Policy}, {".input_kind", c.InputKind, string(gen.Kind)},
 	} {
-		if err := checkName(r.file, r.at+n.field, n.rec); err != nil {
+		if err := certificates.CheckName(r.file, r.at+n.field, n.rec); err != nil {
 			return err
 		}
 		if err := cmpStr(r.file, r.at+n.field, n.rec, n.want); err != nil {
@@ -407,17 +404,17 @@ func (r *refinementCheck) checkInputs(gen *refine.Case) (nonFinite bool, err err
 	r.shapes = make([]spec.Shape, len(c.Inputs))
 	for k := range c.Inputs {
 		field := fmt.Sprintf("%s.inputs[%d]", r.at, k)
-		x, err := c.Inputs[k].decode(r.file, field)
+		x, err := decodeBits(c.Inputs[k], r.file, field)
 		if err != nil {
 			return false, err
 		}
 		g := gen.Inputs[k]
 		if !x.Shape.Equal(g.Shape) {
-			return false, fieldErr(r.file, field+".shape", "%v, the seed generates %v", x.Shape, g.Shape)
+			return false, certificates.FieldErr(r.file, field+".shape", "%v, the seed generates %v", x.Shape, g.Shape)
 		}
 		for j := range x.Data {
 			if x.Data[j] != g.Data[j] {
-				return false, fieldErr(r.file, fmt.Sprintf("%s.bits[%d]", field, j), "0x%08x, the seed generates 0x%08x", x.Data[j], g.Data[j])
+				return false, certificates.FieldErr(r.file, fmt.Sprintf("%s.bits[%d]", field, j), "0x%08x, the seed generates 0x%08x", x.Data[j], g.Data[j])
 			}
 			nonFinite = nonFinite || !finite32(x.Data[j])
 		}
@@ -439,7 +436,7 @@ func (r *refinementCheck) checkOutput(b *backend.Binding) error {
 	if err != nil {
 		return r.fail(".inputs", "%v", err)
 	}
-	out, err := c.Output.decode(r.file, r.at+".output")
+	out, err := decodeBits(c.Output, r.file, r.at+".output")
 	if err != nil {
 		return err
 	}
@@ -451,7 +448,7 @@ func (r *refinementCheck) checkOutput(b *backend.Binding) error {
 	case b == nil:
 		// Re-derivation only (see OptionalProviders).
 		return nil
-	case slices.Contains(OptionalProviders(), f.Provider):
+	case slices.Contains(certificates.OptionalProviders(), f.Provider):
 		return r.reexecuteOnDevice(b)
 	}
 	return r.reexecute(b)
@@ -569,7 +566,7 @@ func (r *refinementCheck) checkReplay(needed bool) error {
 	if c.Replay == nil {
 		return r.fail(".replay", "missing (a fixed-left capsule or a non-finite input needs the binary32 replay)")
 	}
-	rec, err := c.Replay.decode(r.file, r.at+".replay")
+	rec, err := decodeBits(*c.Replay, r.file, r.at+".replay")
 	if err != nil {
 		return err
 	}
@@ -609,7 +606,7 @@ func (r *refinementCheck) checkElement(j int, sem *refinementSemantics, fixed bo
 		return nil, "", err
 	}
 	cls := termClass(float64(sem.class.Data[j]))
-	if err := cmpStr(r.file, ef+".class", el.Class, className(cls)); err != nil {
+	if err := cmpStr(r.file, ef+".class", el.Class, certificates.ClassName(cls)); err != nil {
 		return nil, "", err
 	}
 	s, sAbs := sem.exact.Data[j].Big(), sem.abs.Data[j].Big()
@@ -635,16 +632,16 @@ func (r *refinementCheck) checkElement(j int, sem *refinementSemantics, fixed bo
 			return nil, "", err
 		}
 	}
-	if err := checkName(r.file, ef+".ratio_float", el.RatioFloat); err != nil {
+	if err := certificates.CheckName(r.file, ef+".ratio_float", el.RatioFloat); err != nil {
 		return nil, "", err
 	}
-	if err := cmpStr(r.file, ef+".ratio_float", el.RatioFloat, displayFloat(d.ratio)); err != nil {
+	if err := cmpStr(r.file, ef+".ratio_float", el.RatioFloat, certificates.DisplayFloat(d.ratio)); err != nil {
 		return nil, "", err
 	}
 	got := r.out.Data[j]
 	if d.rule == refine.RuleBound && d.err.Cmp(d.bound) > 0 {
 		return nil, "", r.fail(fmt.Sprintf(".elements[%d].error", j), "|provider − exact| = %s exceeds the bound %s (op %s, provider %s, capsule %s, element %d: provider 0x%08x, exact %s)",
-			truncate(d.err.RatString()), truncate(d.bound.RatString()), r.f.Op, r.f.Provider, r.f.Capsule, j, got, truncate(s.RatString()))
+			certificates.Truncate(d.err.RatString()), certificates.Truncate(d.bound.RatString()), r.f.Op, r.f.Provider, r.f.Capsule, j, got, certificates.Truncate(s.RatString()))
 	}
 	if err := r.checkAllowed(j, d.rule); err != nil {
 		return nil, "", err
@@ -710,15 +707,15 @@ func (r *refinementCheck) checkAllowed(j int, rule refine.Rule) error {
 	}
 	ok := false
 	for k, a := range el.Allowed {
-		ac, known := classOfName(a)
+		ac, known := certificates.ClassOfName(a)
 		if !known {
-			return r.fail(fmt.Sprintf(".elements[%d].allowed[%d]", j, k), "unknown class %q", truncate(a))
+			return r.fail(fmt.Sprintf(".elements[%d].allowed[%d]", j, k), "unknown class %q", certificates.Truncate(a))
 		}
 		ok = ok || ac == refine.ClassOf(got)
 	}
 	if !ok {
 		return r.fail(fmt.Sprintf(".elements[%d].allowed", j), "provider gives %s (0x%08x), not among the admitted classes (op %s, provider %s, element %d)",
-			className(refine.ClassOf(got)), got, r.f.Op, r.f.Provider, j)
+			certificates.ClassName(refine.ClassOf(got)), got, r.f.Op, r.f.Provider, j)
 	}
 	return nil
 }
@@ -730,7 +727,7 @@ func (r *refinementCheck) recheck(seed uint64, worst *big.Rat, worstEl int) erro
 	if err != nil {
 		return r.fail("", "%v", err)
 	}
-	if err := refine.Recheck(rc, backend.FastCatalog(), r.e.set()); err != nil {
+	if err := refine.Recheck(rc, backend.FastCatalog(), r.e.providers); err != nil {
 		return r.fail("", "refine.Recheck (class and overflow rules): %v", err)
 	}
 	return nil
@@ -738,7 +735,7 @@ func (r *refinementCheck) recheck(seed uint64, worst *big.Rat, worstEl int) erro
 
 // reconstructCase rebuilds the refine.Case a certificate case records,
 // from fields the verifier has already checked, for refine.Recheck.
-func reconstructCase(c *RefinementCase, in []refine.Bits, out refine.Bits, replay []uint32, seed uint64, gamma, worst *big.Rat, worstEl int) (refine.Case, error) {
+func reconstructCase(c *certificates.RefinementCase, in []refine.Bits, out refine.Bits, replay []uint32, seed uint64, gamma, worst *big.Rat, worstEl int) (refine.Case, error) {
 	rc := refine.Case{
 		Index: c.Index, Kind: refine.Kind(c.InputKind), Seed: seed,
 		Op: c.Op, Provider: c.Provider, Capsule: c.Capsule, Policy: backend.Reduction(c.Policy), Axis: c.Axis,
@@ -750,7 +747,7 @@ func reconstructCase(c *RefinementCase, in []refine.Bits, out refine.Bits, repla
 		rc.Replay = &refine.Bits{Shape: out.Shape.Clone(), Data: replay}
 	}
 	for _, el := range c.Elements {
-		cls, _ := classOfName(el.Class)
+		cls, _ := certificates.ClassOfName(el.Class)
 		re := refine.Element{Index: el.Index, Rule: refine.Rule(el.Rule), Class: cls}
 		for _, x := range []struct {
 			v   string
@@ -758,12 +755,12 @@ func reconstructCase(c *RefinementCase, in []refine.Bits, out refine.Bits, repla
 		}{{el.Exact, &re.Exact}, {el.AbsSum, &re.AbsSum}, {el.Bound, &re.Bound}, {el.Error, &re.Error}, {el.Ratio, &re.Ratio}} {
 			r, ok := new(big.Rat).SetString(x.v)
 			if !ok {
-				return rc, fmt.Errorf("malformed rational %q", truncate(x.v))
+				return rc, fmt.Errorf("malformed rational %q", certificates.Truncate(x.v))
 			}
 			*x.dst = spec.RatFromBig(r)
 		}
 		for _, a := range el.Allowed {
-			ac, _ := classOfName(a)
+			ac, _ := certificates.ClassOfName(a)
 			re.Allowed = append(re.Allowed, ac)
 		}
 		rc.Elements = append(rc.Elements, re)

@@ -1,8 +1,9 @@
-package certificates
+package verify
 
 import (
 	"testing"
 
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -55,17 +56,17 @@ func TestKWayMaxPoolTieVerifies(t *testing.T) {
 		for i, v := range c.values {
 			x.Data[i] = spec.NewRat(v, 1)
 		}
-		m := &Model{Name: "ties", Graph: g, Payload: p, Input: x}
+		m := &certificates.Model{Name: "ties", Graph: g, Payload: p, Input: x}
 		dir := t.TempDir()
 		certifyModel(t, m, dir, 0)
-		rep, err := FullSuite().Verify(dir)
+		rep, err := Dir(certificates.FullSuite(), dir)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		if f := rep.Failures(); len(f) != 0 {
 			t.Errorf("%s: a correct k-way tie fails verify: %v", c.name, f[0].Err)
 		}
-		if rep.Cases()[KindModelComposition] == 0 {
+		if rep.Cases()[certificates.KindModelComposition] == 0 {
 			t.Errorf("%s: no composition case verified", c.name)
 		}
 	}

@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/certificates"
 	"github.com/tlcheck/tlcheck/obligations"
 	"github.com/tlcheck/tlcheck/obligations/casegen"
 	"github.com/tlcheck/tlcheck/spec"
@@ -39,7 +40,7 @@ func scaleRules[T spec.Scalar[T]](info *spec.OpInfo, c, vc int64) *spec.Prim[T] 
 // userTwice is a user's primitive "twice" (y = 2x) in private registries,
 // its VJP multiplying by vjp; case i is drawn from spec.CaseSeed(seed,
 // "twice", i): x, dx and δ of shape [3].
-func userTwice(t *testing.T, vjp int64) UserOp {
+func userTwice(t *testing.T, vjp int64) certificates.UserOp {
 	t.Helper()
 	info := func() *spec.OpInfo {
 		return &spec.OpInfo{Name: "twice", MinArity: 1, MaxArity: 1, Exact: true, Linear: true, Smooth: true,
@@ -49,7 +50,7 @@ func userTwice(t *testing.T, vjp int64) UserOp {
 	if err := errors.Join(regs.Rat.Register(scaleRules[spec.Rat](info(), 2, vjp)), regs.Interval.Register(scaleRules[spec.Interval](info(), 2, vjp))); err != nil {
 		t.Fatal(err)
 	}
-	return UserOp{Name: "twice", Regs: regs, Draw: func(seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
+	return certificates.UserOp{Name: "twice", Regs: regs, Draw: func(seed uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
 		src := casegen.NewRandSource(spec.CaseSeed(seed, "twice", i))
 		s := spec.Shape{3}
 		x := casegen.GenTensor(src, s, casegen.Any, "x")
@@ -59,9 +60,9 @@ func userTwice(t *testing.T, vjp int64) UserOp {
 	}}
 }
 
-func suiteWith(t *testing.T, ops ...UserOp) *Suite {
+func suiteWith(t *testing.T, ops ...certificates.UserOp) *certificates.Suite {
 	t.Helper()
-	s := NewSuite()
+	s := certificates.NewSuite()
 	if err := s.AddOps(ops...); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func suiteWith(t *testing.T, ops ...UserOp) *Suite {
 func TestUserOpCertifyVerify(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	m, err := suiteWith(t, userTwice(t, 2)).Certify(dir, Options{Seed: 5, Cases: 4, Ops: []string{"mul", "twice"}, Providers: []string{}})
+	m, err := suiteWith(t, userTwice(t, 2)).Certify(dir, certificates.Options{Seed: 5, Cases: 4, Ops: []string{"mul", "twice"}, Providers: []string{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,13 +85,13 @@ func TestUserOpCertifyVerify(t *testing.T) {
 	if m.RegistryHash != spec.RegistryHashWith(info.OpInfo) || m.RegistryHash == spec.RegistryHash() {
 		t.Errorf("registry hash %s: not the reference registry extended by twice", m.RegistryHash)
 	}
-	rep, err := suiteWith(t, userTwice(t, 2)).Verify(dir)
-	if err != nil || len(rep.Failures()) != 0 || rep.Cases()[KindAdjointness] != 8 {
+	rep, err := Dir(suiteWith(t, userTwice(t, 2)), dir)
+	if err != nil || len(rep.Failures()) != 0 || rep.Cases()[certificates.KindAdjointness] != 8 {
 		t.Fatalf("verify: %v %+v", err, rep)
 	}
-	var f AdjointnessFile
+	var f certificates.AdjointnessFile
 	b, _ := os.ReadFile(filepath.Join(dir, "adjointness/twice.json"))
-	if err := decodeStrict("twice.json", b, &f); err != nil {
+	if err := certificates.DecodeStrict("twice.json", b, &f); err != nil {
 		t.Fatal(err)
 	}
 	for i, c := range f.Cases {
@@ -105,17 +106,17 @@ func TestUserOpCertifyVerify(t *testing.T) {
 		}
 	}
 
-	_, err = NewSuite().Verify(dir)
-	var ue *UnknownOpsError
+	_, err = Dir(certificates.NewSuite(), dir)
+	var ue *certificates.UnknownOpsError
 	if !errors.As(err, &ue) || len(ue.Ops) != 1 || ue.Ops[0] != "twice" || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "check.Verify") {
 		t.Errorf("reference verifier: %v", err)
 	}
 
-	rep, err = suiteWith(t, userTwice(t, 3)).Verify(dir)
+	rep, err = Dir(suiteWith(t, userTwice(t, 3)), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fe *FieldError
+	var fe *certificates.FieldError
 	if fs := rep.Failures(); len(fs) != 1 || !errors.As(fs[0].Err, &fe) || fe.File != "adjointness/twice.json" || fe.Field != "cases[0].rhs" {
 		t.Errorf("a different VJP: %+v", rep.Failures())
 	}
@@ -134,31 +135,31 @@ func TestUserOpRecorded(t *testing.T) {
 	rec.Draw = func(_ uint64, i int) (*casegen.Instance, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], error) {
 		return seeded(1000, i) // not what the manifest's seed draws
 	}
-	if _, err := suiteWith(t, rec).Certify(dir, Options{Seed: 0, Cases: 3, Ops: []string{"twice"}, Providers: []string{}}); err != nil {
+	if _, err := suiteWith(t, rec).Certify(dir, certificates.Options{Seed: 0, Cases: 3, Ops: []string{"twice"}, Providers: []string{}}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, "adjointness/twice.json"))
 	if !bytes.Contains(b, []byte(`"draw": "recorded"`)) {
 		t.Fatalf("no draw mark:\n%s", b)
 	}
-	if rep, err := suiteWith(t, userTwice(t, 2)).Verify(dir); err != nil || len(rep.Failures()) != 0 {
+	if rep, err := Dir(suiteWith(t, userTwice(t, 2)), dir); err != nil || len(rep.Failures()) != 0 {
 		t.Fatalf("recorded cases: %v %+v", err, rep.Failures())
 	}
 
 	bdir := t.TempDir()
-	if _, err := NewSuite().Certify(bdir, Options{Seed: 1, Cases: 2, Ops: []string{"mul"}, Providers: []string{}}); err != nil {
+	if _, err := certificates.NewSuite().Certify(bdir, certificates.Options{Seed: 1, Cases: 2, Ops: []string{"mul"}, Providers: []string{}}); err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(bdir, "adjointness/mul.json")
 	old, _ := os.ReadFile(p)
 	edited := bytes.Replace(old, []byte(`"op": "mul",`), []byte(`"op": "mul",`+"\n"+` "draw": "recorded",`), 1)
-	mp := filepath.Join(bdir, ManifestName)
+	mp := filepath.Join(bdir, certificates.ManifestName)
 	mb, _ := os.ReadFile(mp)
-	if err := errors.Join(os.WriteFile(p, edited, 0o644), os.WriteFile(mp, bytes.Replace(mb, []byte(Sum(old)), []byte(Sum(edited)), 1), 0o644)); err != nil {
+	if err := errors.Join(os.WriteFile(p, edited, 0o644), os.WriteFile(mp, bytes.Replace(mb, []byte(certificates.Sum(old)), []byte(certificates.Sum(edited)), 1), 0o644)); err != nil {
 		t.Fatal(err)
 	}
 	rep := verifyDir(t, bdir)
-	var fe *FieldError
+	var fe *certificates.FieldError
 	if fs := rep.Failures(); len(fs) != 1 || !errors.As(fs[0].Err, &fe) || fe.Field != "draw" {
 		t.Errorf("built-in file marked recorded: %+v", rep.Failures())
 	}
@@ -171,7 +172,7 @@ func TestUnknownOpSameHash(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	certifyTo(t, dir)
-	p := filepath.Join(dir, ManifestName)
+	p := filepath.Join(dir, certificates.ManifestName)
 	b, _ := os.ReadFile(p)
 	// The first op (the list is sorted) becomes zzz: it is refused as
 	// unknown before its place in the order is.
@@ -182,7 +183,7 @@ func TestUnknownOpSameHash(t *testing.T) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := NewSuite().Verify(dir)
+	rep, err := Dir(certificates.NewSuite(), dir)
 	if err != nil {
 		t.Fatalf("refused: %v", err)
 	}
@@ -201,22 +202,22 @@ func TestAddOpsRejects(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		field string
-		edit  func(*UserOp)
+		edit  func(*certificates.UserOp)
 	}{
-		{"Name", func(u *UserOp) { u.Name = "a b" }},
-		{"Name", func(u *UserOp) { u.Name = "mul" }},
-		{"Regs", func(u *UserOp) { u.Regs.Rat = spec.Default[spec.Rat]() }},
-		{"Regs", func(u *UserOp) { u.Regs.Interval = nil }},
-		{"Regs.Rat", func(u *UserOp) { u.Regs.Rat = spec.New[spec.Rat]() }},
-		{"Draw", func(u *UserOp) { u.Draw = nil }},
+		{"Name", func(u *certificates.UserOp) { u.Name = "a b" }},
+		{"Name", func(u *certificates.UserOp) { u.Name = "mul" }},
+		{"Regs", func(u *certificates.UserOp) { u.Regs.Rat = spec.Default[spec.Rat]() }},
+		{"Regs", func(u *certificates.UserOp) { u.Regs.Interval = nil }},
+		{"Regs.Rat", func(u *certificates.UserOp) { u.Regs.Rat = spec.New[spec.Rat]() }},
+		{"Draw", func(u *certificates.UserOp) { u.Draw = nil }},
 	} {
 		u := userTwice(t, 2)
 		tc.edit(&u)
-		if err := NewSuite().AddOps(u); err == nil || !strings.Contains(err.Error(), "field "+tc.field+":") {
+		if err := certificates.NewSuite().AddOps(u); err == nil || !strings.Contains(err.Error(), "field "+tc.field+":") {
 			t.Errorf("%s: %v", tc.field, err)
 		}
 	}
-	s := NewSuite()
+	s := certificates.NewSuite()
 	if err := s.AddOps(userTwice(t, 2), userTwice(t, 2)); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Errorf("added twice: %v", err)
 	}

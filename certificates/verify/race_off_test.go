@@ -1,6 +1,6 @@
 //go:build !race
 
-package certificates
+package verify
 
 // raceEnabled is true when the tests run under the race detector; see
 // race_on_test.go.

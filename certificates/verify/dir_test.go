@@ -1,4 +1,4 @@
-package certificates
+package verify
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/certificates"
 )
 
 // TestCompleteness: the manifest states what a complete directory holds;
@@ -27,14 +29,14 @@ func TestCompleteness(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+			if _, err := certificates.NewSuite().Certify(dir, oneReadOptions); err != nil {
 				t.Fatal(err)
 			}
 			for _, rel := range c.drop {
 				os.Remove(filepath.Join(dir, rel))
 			}
-			rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) {
-				var keep []FileEntry
+			rewrite(t, dir, certificates.ManifestName, editManifest(t, func(m *certificates.Manifest) {
+				var keep []certificates.FileEntry
 				for _, e := range m.Files {
 					drop := false
 					for _, d := range c.drop {
@@ -64,32 +66,32 @@ func TestCompleteness(t *testing.T) {
 	// A listed file the options do not call for (with a valid
 	// certificate: the op is real, only not in the manifest's ops).
 	dir := t.TempDir()
-	if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+	if _, err := certificates.NewSuite().Certify(dir, oneReadOptions); err != nil {
 		t.Fatal(err)
 	}
-	rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Ops = []string{"matmul", "mul", "tanh"} })) // drops relu, files[2] (sorted: matmul, mul, relu, tanh)
-	if rep := verifyDir(t, dir); !failureAt(rep, ManifestName, "files[2].path", "not part of a complete directory") {
+	rewrite(t, dir, certificates.ManifestName, editManifest(t, func(m *certificates.Manifest) { m.Ops = []string{"matmul", "mul", "tanh"} })) // drops relu, files[2] (sorted: matmul, mul, relu, tanh)
+	if rep := verifyDir(t, dir); !failureAt(rep, certificates.ManifestName, "files[2].path", "not part of a complete directory") {
 		t.Errorf("an uncalled-for file is accepted: %v", rep.Failures())
 	}
 	// The manifest's options themselves are checked.
 	for _, c := range []struct {
 		name  string
-		edit  func(*Manifest)
+		edit  func(*certificates.Manifest)
 		field string
 	}{
-		{"unknown op", func(m *Manifest) { m.Ops[0] = "nosuchop" }, "ops[0]"},
-		{"repeated op", func(m *Manifest) { m.Ops[1] = m.Ops[0] }, "ops[1]"},
-		{"no kinds", func(m *Manifest) { m.Kinds = []string{} }, "kinds"},
-		{"unknown provider", func(m *Manifest) { m.Providers = []string{"cuda"} }, "providers[0]"},
-		{"reordered ops", func(m *Manifest) { m.Ops[0], m.Ops[1] = m.Ops[1], m.Ops[0] }, "ops[1]"},
-		{"reordered providers", func(m *Manifest) { m.Providers[0], m.Providers[1] = m.Providers[1], m.Providers[0] }, "providers[1]"},
+		{"unknown op", func(m *certificates.Manifest) { m.Ops[0] = "nosuchop" }, "ops[0]"},
+		{"repeated op", func(m *certificates.Manifest) { m.Ops[1] = m.Ops[0] }, "ops[1]"},
+		{"no kinds", func(m *certificates.Manifest) { m.Kinds = []string{} }, "kinds"},
+		{"unknown provider", func(m *certificates.Manifest) { m.Providers = []string{"cuda"} }, "providers[0]"},
+		{"reordered ops", func(m *certificates.Manifest) { m.Ops[0], m.Ops[1] = m.Ops[1], m.Ops[0] }, "ops[1]"},
+		{"reordered providers", func(m *certificates.Manifest) { m.Providers[0], m.Providers[1] = m.Providers[1], m.Providers[0] }, "providers[1]"},
 	} {
 		dir := t.TempDir()
-		if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+		if _, err := certificates.NewSuite().Certify(dir, oneReadOptions); err != nil {
 			t.Fatal(err)
 		}
-		rewrite(t, dir, ManifestName, editManifest(t, c.edit))
-		if rep := verifyDir(t, dir); !failureAt(rep, ManifestName, c.field, "") {
+		rewrite(t, dir, certificates.ManifestName, editManifest(t, c.edit))
+		if rep := verifyDir(t, dir); !failureAt(rep, certificates.ManifestName, c.field, "") {
 			t.Errorf("%s: no failure at manifest.json %s: %v", c.name, c.field, rep.Failures())
 		}
 	}
@@ -102,12 +104,12 @@ func TestCompleteness(t *testing.T) {
 func TestManifestListsSorted(t *testing.T) {
 	t.Parallel()
 	var got [][]byte
-	for _, o := range []Options{
+	for _, o := range []certificates.Options{
 		{Seed: 3, Cases: 1, Ops: []string{"tanh", "mul", "relu"}, Providers: []string{}},
 		{Seed: 3, Cases: 1, Ops: []string{"relu", "tanh", "mul"}, Providers: []string{}},
 	} {
 		dir := t.TempDir()
-		m, err := FullSuite().Certify(dir, o)
+		m, err := certificates.FullSuite().Certify(dir, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,16 +120,16 @@ func TestManifestListsSorted(t *testing.T) {
 				}
 			}
 		}
-		data, err := os.ReadFile(filepath.Join(dir, ManifestName))
+		data, err := os.ReadFile(filepath.Join(dir, certificates.ManifestName))
 		if err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, data)
-		if rep, err := FullSuite().Verify(dir); err != nil || len(rep.Failures()) > 0 {
+		if rep, err := Dir(certificates.FullSuite(), dir); err != nil || len(rep.Failures()) > 0 {
 			t.Fatalf("sorted manifest does not verify: %v %v", err, rep.Failures())
 		}
-		rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Kinds[0], m.Kinds[1] = m.Kinds[1], m.Kinds[0] }))
-		if rep, err := FullSuite().Verify(dir); err != nil || !failureAt(rep, ManifestName, "kinds[1]", "not in sorted order") {
+		rewrite(t, dir, certificates.ManifestName, editManifest(t, func(m *certificates.Manifest) { m.Kinds[0], m.Kinds[1] = m.Kinds[1], m.Kinds[0] }))
+		if rep, err := Dir(certificates.FullSuite(), dir); err != nil || !failureAt(rep, certificates.ManifestName, "kinds[1]", "not in sorted order") {
 			t.Errorf("reordered kinds accepted: %v %v", err, rep.Failures())
 		}
 	}
@@ -142,32 +144,32 @@ func TestManifestListsSorted(t *testing.T) {
 func TestManifestSeed(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+	if _, err := certificates.NewSuite().Certify(dir, oneReadOptions); err != nil {
 		t.Fatal(err)
 	}
-	rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Seed = 8 }))
-	if rep := verifyDir(t, dir); !failureAt(rep, ManifestName, "seed", "the manifest's seed was edited") {
+	rewrite(t, dir, certificates.ManifestName, editManifest(t, func(m *certificates.Manifest) { m.Seed = 8 }))
+	if rep := verifyDir(t, dir); !failureAt(rep, certificates.ManifestName, "seed", "the manifest's seed was edited") {
 		t.Fatalf("tampered seed not reported against manifest.json: %v", rep.Failures())
 	}
 	// The control: only mul's inputs differ from the seed.
 	dir = t.TempDir()
-	if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+	if _, err := certificates.NewSuite().Certify(dir, oneReadOptions); err != nil {
 		t.Fatal(err)
 	}
-	rewrite(t, dir, "adjointness/mul.json", editAdjoint(t, func(a *AdjointnessFile) {
+	rewrite(t, dir, "adjointness/mul.json", editAdjoint(t, func(a *certificates.AdjointnessFile) {
 		a.Cases[0].Inputs[0].Values[0] = "12345"
 	}))
 	rep := verifyDir(t, dir)
-	if failureAt(rep, ManifestName, "seed", "") || !failureAt(rep, "adjointness/mul.json", "cases[0].inputs[0].values[0]", "the seed generates") || len(rep.Failures()) != 1 {
+	if failureAt(rep, certificates.ManifestName, "seed", "") || !failureAt(rep, "adjointness/mul.json", "cases[0].inputs[0].values[0]", "the seed generates") || len(rep.Failures()) != 1 {
 		t.Fatalf("one edited file: want its own failure only, got %v", rep.Failures())
 	}
 	// FullSuite: every kind's seed binding (composition, refinement,
 	// range) joins the attribution.
 	dir = t.TempDir()
-	certifyFull(t, dir, FullSuite(), fullOptions)
-	rewrite(t, dir, ManifestName, editManifest(t, func(m *Manifest) { m.Seed++ }))
-	rep, err := FullSuite().Verify(dir)
-	if err != nil || !failureAt(rep, ManifestName, "seed", "none of the 10 certificate files") {
+	certifyFull(t, dir, certificates.FullSuite(), fullOptions)
+	rewrite(t, dir, certificates.ManifestName, editManifest(t, func(m *certificates.Manifest) { m.Seed++ }))
+	rep, err := Dir(certificates.FullSuite(), dir)
+	if err != nil || !failureAt(rep, certificates.ManifestName, "seed", "none of the 10 certificate files") {
 		t.Fatalf("full suite, tampered seed: %v %v", err, rep.Failures())
 	}
 }
@@ -202,10 +204,10 @@ func TestOnlyRegularFiles(t *testing.T) {
 		}, "adjointness/mul.json", "adjointness is a symbolic link, not a directory"},
 		{"oversized", func(t *testing.T, dir, outside string) {
 			// A sparse file: the size cap is checked before reading.
-			if err := os.Truncate(filepath.Join(dir, "adjointness/mul.json"), MaxFileBytes+1); err != nil {
+			if err := os.Truncate(filepath.Join(dir, "adjointness/mul.json"), certificates.MaxFileBytes+1); err != nil {
 				t.Fatal(err)
 			}
-		}, "adjointness/mul.json", fmt.Sprintf("larger than %d bytes", MaxFileBytes)},
+		}, "adjointness/mul.json", fmt.Sprintf("larger than %d bytes", certificates.MaxFileBytes)},
 		{"name that forges a report line", func(t *testing.T, dir, outside string) {
 			name := "x\nok  adjointness  adjointness/mul.json  3 cases\x1b[2K"
 			if err := os.WriteFile(filepath.Join(dir, "adjointness", name), []byte("{}"), 0o644); err != nil {
@@ -217,7 +219,7 @@ func TestOnlyRegularFiles(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			dir, outside := t.TempDir(), t.TempDir()
-			if _, err := NewSuite().Certify(dir, oneReadOptions); err != nil {
+			if _, err := certificates.NewSuite().Certify(dir, oneReadOptions); err != nil {
 				t.Fatal(err)
 			}
 			c.mutate(t, dir, outside)
@@ -257,11 +259,11 @@ func copyFile(t *testing.T, from, to string) {
 // beside the directory.
 func TestOutputDirectory(t *testing.T) {
 	t.Parallel()
-	o := Options{Seed: 1, Cases: 1, Ops: []string{"mul"}}
-	certify := func(dir string, ov Overwrite) error {
+	o := certificates.Options{Seed: 1, Cases: 1, Ops: []string{"mul"}}
+	certify := func(dir string, ov certificates.Overwrite) error {
 		o := o
 		o.Overwrite = ov
-		_, err := NewSuite().Certify(dir, o)
+		_, err := certificates.NewSuite().Certify(dir, o)
 		return err
 	}
 	parent := t.TempDir()
@@ -269,10 +271,10 @@ func TestOutputDirectory(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := certify(dir, OverwriteRefuse); err != nil {
+	if err := certify(dir, certificates.OverwriteRefuse); err != nil {
 		t.Fatalf("an empty directory: %v", err)
 	}
-	for _, ov := range []Overwrite{OverwriteForce, OverwriteCertificates, OverwriteCertificates} {
+	for _, ov := range []certificates.Overwrite{certificates.OverwriteForce, certificates.OverwriteCertificates, certificates.OverwriteCertificates} {
 		if err := certify(dir, ov); err != nil {
 			t.Fatalf("overwrite %d of tlcheck's own directory: %v", ov, err)
 		}
@@ -282,8 +284,8 @@ func TestOutputDirectory(t *testing.T) {
 	}
 	stale := filepath.Join(dir, "adjointness", "stale.json")
 	os.WriteFile(stale, []byte("{}"), 0o644)
-	for _, ov := range []Overwrite{OverwriteRefuse, OverwriteForce, OverwriteCertificates} {
-		if err := certify(dir, ov); !errors.Is(err, ErrNotEmpty) || CheckOutputDir(dir, ov) == nil {
+	for _, ov := range []certificates.Overwrite{certificates.OverwriteRefuse, certificates.OverwriteForce, certificates.OverwriteCertificates} {
+		if err := certify(dir, ov); !errors.Is(err, certificates.ErrNotEmpty) || certificates.CheckOutputDir(dir, ov) == nil {
 			t.Fatalf("overwrite %d of a directory with an unlisted file: %v", ov, err)
 		}
 		if _, err := os.Stat(stale); err != nil {
@@ -299,8 +301,8 @@ func TestOutputDirectory(t *testing.T) {
 		for p, body := range files {
 			os.WriteFile(filepath.Join(other, p), []byte(body), 0o644)
 		}
-		for _, ov := range []Overwrite{OverwriteForce, OverwriteCertificates} {
-			if err := certify(other, ov); !errors.Is(err, ErrNotEmpty) {
+		for _, ov := range []certificates.Overwrite{certificates.OverwriteForce, certificates.OverwriteCertificates} {
+			if err := certify(other, ov); !errors.Is(err, certificates.ErrNotEmpty) {
 				t.Errorf("%s, overwrite %d: %v", name, ov, err)
 			}
 			if b, err := os.ReadFile(filepath.Join(other, "notes.txt")); err != nil || string(b) != "mine" {
