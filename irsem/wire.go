@@ -387,6 +387,16 @@ func appendNode(b []byte, n *Node) []byte {
 	b = appendInts(b, n.Parents)
 	b = append(b, `,"shape":`...)
 	b = appendInts(b, n.Shape)
+	return append(k.AppendAttrs(b), '}')
+}
+
+// AppendAttrs appends to b the canonical wire spelling of k's attributes:
+// for each attribute its tag declares, in declaration order,
+// `,"name":value` exactly as a graph file writes it. Two kinds that are
+// Equal append the same bytes, so the spelling serves as a hash key (the
+// CSE pass's); a new attribute declared in spec.AttrSpecs is spelled with
+// no edit here or there.
+func (k *Kind) AppendAttrs(b []byte) []byte {
 	info, _ := lookup(k.Op)
 	for _, a := range info.Attrs {
 		b = append(b, ',')
@@ -394,5 +404,5 @@ func appendNode(b []byte, n *Node) []byte {
 		b = append(b, ':')
 		b = slotByName(a).appendValue(b, k)
 	}
-	return append(b, '}')
+	return b
 }

@@ -161,11 +161,14 @@ type Optimizer struct {
 	DropDead bool
 }
 
-// Hash is the default CSE hash: FNV-64a of the tag, every attribute, the
-// parents, the shape and the payload values.
+// Hash is the default CSE hash: FNV-64a of the tag, the parents, the
+// shape, the attributes in their canonical wire spelling
+// (irsem.Kind.AppendAttrs, so a new attribute is hashed with no edit
+// here) and the payload values.
 func Hash(n *irsem.Node, p *irsem.Params) uint64 {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s|%v|%v|%+v", n.Kind.Op, n.Parents, n.Shape, kindFields(n.Kind))
+	fmt.Fprintf(h, "%s|%v|%v|", n.Kind.Op, n.Parents, n.Shape)
+	h.Write(n.Kind.AppendAttrs(nil))
 	if p != nil {
 		for _, t := range []*irsem.RatTensor{p.Value, p.W, p.B, p.Gamma, p.Beta, p.Mean, p.Var} {
 			if t == nil {
@@ -186,22 +189,6 @@ func Hash(n *irsem.Node, p *irsem.Params) uint64 {
 	binary.LittleEndian.PutUint64(b[:], uint64(len(n.Parents)))
 	h.Write(b[:])
 	return h.Sum64()
-}
-
-// kindFields spells a Kind's attributes without pointers (so the
-// spelling, not an address, is hashed).
-func kindFields(k irsem.Kind) string {
-	s := fmt.Sprintf("%v|%d|%d|%d,%d|%v|%v|%v|%v|%v|%d,%d|%v|%s|%s|%v|%v|%d|%s,%s,%s|%s|%s,%s|%s|%d,%d",
-		k.ValueShape, k.Seed, k.Axis, k.Axis1, k.Axis2, k.Perm, k.FromShape, k.ToShape, k.InShape, k.OutShape,
-		k.ChannelAxis, k.Channels, k.Widths, k.Mode, k.Value, k.IndicesShape, k.Indices, k.Size,
-		k.Alpha, k.Beta, k.Bias, k.C, k.Lo, k.Hi, k.Lambd, k.Start, k.End)
-	if k.Window != nil {
-		s += fmt.Sprintf("|w%+v", *k.Window)
-	}
-	if k.Mask != nil {
-		s += fmt.Sprintf("|m%+v", *k.Mask)
-	}
-	return s
 }
 
 // SameNode is the default structural comparison: the same tag and

@@ -27,6 +27,15 @@ import (
 // node locates it with AtNode. Build values with NewNodeError or the
 // helpers, or set Elem to −1 explicitly in a literal: the zero Elem is
 // element 0.
+//
+// Three error types locate something else and stay their own, by
+// decision: onnx.ImportError names an ONNX node by its name in the .onnx
+// file (an IR node id does not exist before the import has built the
+// graph); typedgraph's ShapeError and IDError report a Go caller's misuse
+// of the typed-graph builder by the builder's entry ids (the caller's own
+// program, not a user's graph file), with the expected and found shapes
+// as typed fields. Every failure at a node of an IR graph — whichever
+// path found it — is a NodeError.
 type NodeError struct {
 	// Node is the node id in the user's graph, or −1 when the error is not
 	// (yet) located at a node.
