@@ -51,6 +51,8 @@ func regopsAttrs(k *Kind, o *TagInfo, a *spec.Attrs) {
 			a.Start = k.Start
 		case AttrEnd:
 			a.End = k.End
+		case AttrOutShape: // tile (reshape sets it in primAttrs)
+			a.Shape = shapeOrScalar(k.OutShape).Clone()
 		}
 	}
 }
@@ -103,6 +105,8 @@ func (k *Kind) SetRegistryAttrs(a *spec.Attrs) {
 			k.Start = a.Start
 		case AttrEnd:
 			k.End = a.End
+		case AttrOutShape: // tile; reshape's out_shape is its Attrs.Shape too
+			k.OutShape = cloneShape(a.Shape)
 		}
 	}
 }

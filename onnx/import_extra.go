@@ -1,6 +1,9 @@
 package onnx
 
-import "github.com/tlcheck/tlcheck/irsem"
+import (
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+)
 
 // The ONNX mappings of the registry primitives added for issue 25's
 // missing ops (spec's ops_extra_*.go):
@@ -13,6 +16,7 @@ import "github.com/tlcheck/tlcheck/irsem"
 //	              refused when the graph is evaluated, naming the node and
 //	              element); a uniform constant exponent keeps importPow's
 //	              exact forms (products, inv, sqrt, exp∘scale∘log)
+//	Tile    [6]   the registry's tile (importTile, ops_shape.go)
 //
 // ReduceProd stays the left fold of mul_elem over the slices of each
 // reduced axis (ops_reduce2.go): it handles several axes, keepdims and
@@ -30,6 +34,7 @@ func extraOps() map[string]opImporter {
 const (
 	opAsinh irsem.Op = "asinh"
 	opPow   irsem.Op = "pow"
+	opTile  irsem.Op = "tile"
 )
 
 // importPowTensor is Pow with a tensor exponent: pow(x, y) on the
@@ -66,4 +71,12 @@ func (v *value) uniform() bool {
 		}
 	}
 	return true
+}
+
+// tile repeats x to the output shape out (each extent a multiple of x's).
+func (b *imp) tile(x int, out spec.Shape) (int, error) {
+	if err := available(opTile, "newops"); err != nil {
+		return 0, err
+	}
+	return b.emit(irsem.Kind{Op: opTile, OutShape: out.Clone()}, out, x), nil
 }

@@ -73,3 +73,44 @@ func TestImportPowTensorRefusesBase(t *testing.T) {
 		t.Fatalf("Pow(-1, 2) with a tensor exponent: %v, want the base refusal", err)
 	}
 }
+
+// TestImportTile: ONNX Tile becomes one node of the registry's tile (none
+// when every repeat is 1), whose values are numpy.tile's: output (i, j)
+// is input (i mod 2, j mod 3), spelled here as a loop of its own.
+func TestImportTile(t *testing.T) {
+	xs := []float32{1, -2, 0.5, 4, 0.25, -8}
+	cases := []struct {
+		reps  []int64
+		shape spec.Shape
+		nodes int // tile nodes expected
+	}{
+		{[]int64{2, 2}, spec.Shape{4, 6}, 1},
+		{[]int64{1, 3}, spec.Shape{2, 9}, 1},
+		{[]int64{1, 1}, spec.Shape{2, 3}, 0},
+		{[]int64{0, 2}, spec.Shape{0, 6}, 1},
+	}
+	for _, tc := range cases {
+		m := newMG(13).in("x", 2, 3).initI("r", dims(2), tc.reps...).op("Tile", ins("x", "r"), ins("y")).out("y").model()
+		im, outs := evalF64(t, m, Options{}, floatsTensor(dims(2, 3), xs...))
+		n := 0
+		for _, nd := range im.Graph.Nodes {
+			if nd.Kind.Op == opTile {
+				n++
+			}
+		}
+		if n != tc.nodes {
+			t.Errorf("repeats %v: %d tile nodes, want %d", tc.reps, n, tc.nodes)
+		}
+		y := outs[0]
+		if !y.Shape.Equal(tc.shape) {
+			t.Fatalf("repeats %v: shape %v, want %v", tc.reps, y.Shape, tc.shape)
+		}
+		for i := 0; i < tc.shape[0]; i++ {
+			for j := 0; j < tc.shape[1]; j++ {
+				if want := float64(xs[(i%2)*3+j%3]); float64(y.Data[i*tc.shape[1]+j]) != want {
+					t.Errorf("repeats %v: y[%d,%d] = %v, want %v", tc.reps, i, j, y.Data[i*tc.shape[1]+j], want)
+				}
+			}
+		}
+	}
+}

@@ -51,6 +51,8 @@ func sampleCases() []sampleCase {
 		{op: "reduce_prod", attrs: &Attrs{Axis: 1}, shapes: []Shape{{2, 3, 2}}},
 		{op: "mse_loss", shapes: []Shape{{3}, {3}}},
 		{op: "bce_with_logits", shapes: []Shape{{2, 3}, {2, 3}}},
+		{op: "tile", attrs: &Attrs{Shape: Shape{4, 3}}, shapes: []Shape{{2, 1}}},
+		{op: "tile", attrs: &Attrs{Shape: Shape{2, 0, 6}}, shapes: []Shape{{1, 0, 3}}},
 		{op: "matmul", shapes: []Shape{{2, 3}, {3, 4}}},
 		{op: "matmul", shapes: []Shape{{3}, {3}}},
 		{op: "matmul", shapes: []Shape{{2, 1, 2, 3}, {4, 3, 2}}},

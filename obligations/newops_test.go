@@ -1,0 +1,86 @@
+package obligations
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// newOpPlant is a fault planted in one of issue 25's added primitives
+// (tile, scatter, l2_normalize, sinc, renorm) over Rat, and the
+// obligation that must catch it.
+type newOpPlant struct {
+	name string
+	op   string
+	want Obligation
+	// plant returns the faulty primitive, built from the reference one.
+	plant func(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat]
+}
+
+// tileLastCopyVJP is the accumulate-or-assign bug of an index map's
+// adjoint: each input element takes the cotangent of its last copy only,
+// not the sum over its copies (the JVP is left correct).
+func tileLastCopyVJP(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
+	p.VJP = func(a *spec.Attrs, xs []spec.Tensor[spec.Rat], y, dy spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], error) {
+		x := xs[0]
+		g, _ := spec.Zeros[spec.Rat](x.Shape)
+		ost, ist := y.Shape.Strides(), x.Shape.Strides()
+		for o := range dy.Data {
+			i, rem := 0, o
+			for d := range y.Shape {
+				c := rem / ost[d]
+				rem -= c * ost[d]
+				i += (c % x.Shape[d]) * ist[d]
+			}
+			g.Data[i] = dy.Data[o]
+		}
+		return []spec.Tensor[spec.Rat]{g}, nil
+	}
+	return &p
+}
+
+func newOpPlants() []newOpPlant {
+	return []newOpPlant{
+		{name: "tile vjp keeps the last copy", op: "tile", want: Adjointness, plant: tileLastCopyVJP},
+	}
+}
+
+// TestPlantedNewOpsCaught: each planted fault is a FAILS of the named
+// obligation on the op, and the reference rules hold on the same cases.
+func TestPlantedNewOpsCaught(t *testing.T) {
+	for _, c := range newOpPlants() {
+		t.Run(c.name, func(t *testing.T) {
+			r := DefaultRegistries()
+			r.Rat = spec.New[spec.Rat]()
+			p, err := r.Rat.Lookup(c.op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Rat.Override(c.plant(*p))
+			res, err := r.CheckOp(c.op, 200, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			caught := false
+			for _, rr := range res {
+				var f *Failure
+				if rr.Obligation == c.want && errors.As(rr.Failure, &f) && f.Op == c.op {
+					caught = true
+				}
+			}
+			if !caught {
+				t.Fatalf("%s: the %s obligation did not catch the plant", c.op, c.want)
+			}
+			res, err = DefaultRegistries().CheckOp(c.op, 200, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, rr := range res {
+				if rr.Failure != nil {
+					t.Errorf("reference %s fails %s: %v", c.op, rr.Obligation, rr.Failure)
+				}
+			}
+		})
+	}
+}
