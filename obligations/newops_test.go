@@ -40,9 +40,26 @@ func tileLastCopyVJP(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
 	return &p
 }
 
+// scatterKeepsOverwritten is the VJP bug of an overwrite: the data's
+// cotangent passes δ through unchanged, as if the written positions still
+// depended on x.
+func scatterKeepsOverwritten(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
+	ref := p.VJP
+	p.VJP = func(a *spec.Attrs, xs []spec.Tensor[spec.Rat], y, dy spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], error) {
+		g, err := ref(a, xs, y, dy)
+		if err != nil {
+			return nil, err
+		}
+		g[0] = spec.Tensor[spec.Rat]{Shape: dy.Shape.Clone(), Data: append([]spec.Rat(nil), dy.Data...)}
+		return g, nil
+	}
+	return &p
+}
+
 func newOpPlants() []newOpPlant {
 	return []newOpPlant{
 		{name: "tile vjp keeps the last copy", op: "tile", want: Adjointness, plant: tileLastCopyVJP},
+		{name: "scatter vjp keeps the overwritten cotangent", op: "scatter", want: Adjointness, plant: scatterKeepsOverwritten},
 	}
 }
 

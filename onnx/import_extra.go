@@ -17,6 +17,12 @@ import (
 //	              element); a uniform constant exponent keeps importPow's
 //	              exact forms (products, inv, sqrt, exp∘scale∘log)
 //	Tile    [6]   the registry's tile (importTile, ops_shape.go)
+//	ScatterElements [11, 16, 18]  with constant indices and reduction
+//	              "none": the registry's scatter(data, updates); a position
+//	              written twice is refused (the operator leaves it
+//	              undefined), and so are the reductions add, mul, max, min
+//	ScatterND [11] with reduction "none": scatter along axis 0 of the
+//	              flattened data (importScatterND, ops_scatter.go)
 //
 // ReduceProd stays the left fold of mul_elem over the slices of each
 // reduced axis (ops_reduce2.go): it handles several axes, keepdims and
@@ -26,15 +32,17 @@ import (
 // well.
 func extraOps() map[string]opImporter {
 	return map[string]opImporter{
-		"Asinh": unaryOp(opAsinh),
+		"Asinh":           unaryOp(opAsinh),
+		"ScatterElements": importScatterElements,
 	}
 }
 
 // The registry's tags of the extra primitives.
 const (
-	opAsinh irsem.Op = "asinh"
-	opPow   irsem.Op = "pow"
-	opTile  irsem.Op = "tile"
+	opAsinh   irsem.Op = "asinh"
+	opPow     irsem.Op = "pow"
+	opTile    irsem.Op = "tile"
+	opScatter irsem.Op = "scatter"
 )
 
 // importPowTensor is Pow with a tensor exponent: pow(x, y) on the
@@ -79,4 +87,76 @@ func (b *imp) tile(x int, out spec.Shape) (int, error) {
 		return 0, err
 	}
 	return b.emit(irsem.Kind{Op: opTile, OutShape: out.Clone()}, out, x), nil
+}
+
+// scatterFlat writes the m flat updates u into the n flat data d at the
+// distinct positions target: scatter along axis 0.
+func (b *imp) scatterFlat(d, u int, n int, target []int) (int, error) {
+	if err := available(opScatter, "newops"); err != nil {
+		return 0, err
+	}
+	k := irsem.Kind{Op: opScatter, IndicesShape: spec.Shape{len(target)}, Indices: append([]int(nil), target...)}
+	return b.emit(k, spec.Shape{n}, d, u), nil
+}
+
+// importScatterElements: ScatterElements with constant indices and
+// reduction "none" onto the registry's scatter. Negative indices count
+// from the end of axis; duplicate targets are refused by name.
+func importScatterElements(c *nctx) error {
+	if err := c.oneOutput(3, 3); err != nil {
+		return err
+	}
+	if c.b.opset >= 16 {
+		red, err := c.attrString("reduction", "none")
+		if err != nil {
+			return err
+		}
+		if red != "none" {
+			return c.errf(attrField("reduction"), "%q is not supported (reduction none maps onto scatter)", red)
+		}
+	}
+	dv, d, err := c.float(0)
+	if err != nil {
+		return err
+	}
+	iv, err := c.constInts(1)
+	if err != nil {
+		return err
+	}
+	uv, u, err := c.float(2)
+	if err != nil {
+		return err
+	}
+	a, err := c.attrInt("axis", 0)
+	if err != nil {
+		return err
+	}
+	ax, err := normAxis(a, len(dv.shape))
+	if err != nil {
+		return c.errf(attrField("axis"), "%v", err)
+	}
+	if !uv.shape.Equal(iv.shape) {
+		return c.errf(c.inField(2), "shape %v, expected the indices' shape %v", uv.shape, iv.shape)
+	}
+	n := dv.shape[ax]
+	idx := make([]int, len(iv.ints))
+	for i, k := range iv.ints {
+		if k < 0 {
+			k += int64(n)
+		}
+		if k < 0 || k >= int64(n) {
+			return c.errf(c.inField(1), "element %d is %d, outside [-%d, %d)", i, iv.ints[i], n, n)
+		}
+		idx[i] = int(k)
+	}
+	sa := &spec.Attrs{Axis: ax, IndicesShape: iv.shape.Clone(), Indices: idx}
+	if _, err := spec.ScatterTargets(sa, dv.shape); err != nil {
+		return c.errf(c.inField(1), "%v", err)
+	}
+	if err := available(opScatter, "newops"); err != nil {
+		return c.wrap("", err)
+	}
+	k := irsem.Kind{Op: opScatter, Axis: ax, IndicesShape: sa.IndicesShape, Indices: idx}
+	c.out(0, c.b.emit(k, dv.shape, d, u), dv.shape, dv.dt)
+	return nil
 }

@@ -90,6 +90,7 @@
 //	Gather                 gather with constant indices (negatives normalised); on an integer constant folded
 //	Expand                 broadcast_to of the bidirectional broadcast of the input shape and the constant shape
 //	Tile                   tile (the registry primitive) to extent in·repeats per axis
+//	ScatterElements        scatter (reduction none, constant indices, duplicate targets refused; import_extra.go)
 //	Constant               a const node on first use as float data (value, value_float(s), value_int(s); the sparse and
 //	                       string forms are refused)
 //	ConstantOfShape        a constant of the constant shape filled with value (default float 0)

@@ -53,6 +53,8 @@ func sampleCases() []sampleCase {
 		{op: "bce_with_logits", shapes: []Shape{{2, 3}, {2, 3}}},
 		{op: "tile", attrs: &Attrs{Shape: Shape{4, 3}}, shapes: []Shape{{2, 1}}},
 		{op: "tile", attrs: &Attrs{Shape: Shape{2, 0, 6}}, shapes: []Shape{{1, 0, 3}}},
+		{op: "scatter", attrs: &Attrs{Axis: 1, IndicesShape: Shape{2, 2}, Indices: []int{2, 0, 1, 2}}, shapes: []Shape{{2, 3}, {2, 2}}},
+		{op: "scatter", attrs: &Attrs{Axis: -2, IndicesShape: Shape{1, 3}, Indices: []int{1, 0, 1}}, shapes: []Shape{{2, 3}, {1, 3}}},
 		{op: "matmul", shapes: []Shape{{2, 3}, {3, 4}}},
 		{op: "matmul", shapes: []Shape{{3}, {3}}},
 		{op: "matmul", shapes: []Shape{{2, 1, 2, 3}, {4, 3, 2}}},

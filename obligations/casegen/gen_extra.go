@@ -8,6 +8,7 @@ import "github.com/tlcheck/tlcheck/spec"
 var extraStructural = map[string]genFunc{
 	"reduce_prod": reduceGen,
 	"tile":        tileGen,
+	"scatter":     scatterGen,
 	// pow: the base (the first parent) is positive, the exponent any.
 	"pow": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
 		s := GenShape(src, 0, 3, "shape")
@@ -24,4 +25,30 @@ func tileGen(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
 		out[d] *= src.Intn(3, "repeats")
 	}
 	return &spec.Attrs{Shape: out}, []spec.Shape{s}, []Domain{Any}
+}
+
+// scatterGen draws data of rank 1–3, an axis, an indices shape within the
+// data's extents (at most the axis extent along it) and distinct targets
+// in every lane: index = (coordinate + shift) mod extent, reversed at
+// random, so that no position is written twice (scatter refuses that).
+func scatterGen(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+	s := GenShape(src, 1, 3, "shape")
+	ax := src.Intn(len(s), "axis")
+	is := s.Clone()
+	for d := range is {
+		is[d] = src.Intn(s[d]+1, "indices_shape")
+	}
+	n := s[ax]
+	shift, rev := src.Intn(n+1, "shift"), src.Intn(2, "reverse") == 1
+	st := is.Strides()
+	idx := make([]int, is.Size())
+	for e := range idx {
+		c := (e / st[ax]) % is[ax]
+		if rev {
+			c = is[ax] - 1 - c
+		}
+		idx[e] = (c + shift) % n
+	}
+	a := &spec.Attrs{Axis: ax - len(s)*src.Intn(2, "axis.neg"), IndicesShape: is, Indices: idx}
+	return a, []spec.Shape{s, is}, []Domain{Any, Any}
 }
