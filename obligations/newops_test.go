@@ -56,10 +56,49 @@ func scatterKeepsOverwritten(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
 	return &p
 }
 
+// l2ConstantNorm is the bug of treating the norm as a constant: dy =
+// dx/m in the JVP and g = δ/m in the VJP, consistently (adjointness
+// cannot see it; the exact derivative obligation must).
+func l2ConstantNorm(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
+	fwd := p.Forward
+	scaled := func(a *spec.Attrs, x, d spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) {
+		// d/m = d·(y/x) lane by lane: forward of x, and m = x_j/y_j where y_j ≠ 0.
+		y, err := fwd(a, []spec.Tensor[spec.Rat]{x})
+		if err != nil {
+			return y, err
+		}
+		ax, _ := spec.NormAxis(a.Axis, x.Shape.Rank())
+		l := spec.LanesOf(x.Shape, ax)
+		out, _ := spec.Zeros[spec.Rat](x.Shape)
+		for k := 0; k < l.Count(); k++ {
+			b := l.Base(k)
+			inv := spec.Rat{}
+			for j := 0; j < l.N; j++ {
+				if i := b + j*l.Inner; !x.Data[i].IsZero() {
+					inv, _ = y.Data[i].Div(x.Data[i])
+				}
+			}
+			for j := 0; j < l.N; j++ {
+				out.Data[b+j*l.Inner] = d.Data[b+j*l.Inner].Mul(inv)
+			}
+		}
+		return out, nil
+	}
+	p.JVP = func(a *spec.Attrs, xs []spec.Tensor[spec.Rat], _ spec.Tensor[spec.Rat], dxs []spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) {
+		return scaled(a, xs[0], dxs[0])
+	}
+	p.VJP = func(a *spec.Attrs, xs []spec.Tensor[spec.Rat], _, dy spec.Tensor[spec.Rat]) ([]spec.Tensor[spec.Rat], error) {
+		g, err := scaled(a, xs[0], dy)
+		return []spec.Tensor[spec.Rat]{g}, err
+	}
+	return &p
+}
+
 func newOpPlants() []newOpPlant {
 	return []newOpPlant{
 		{name: "tile vjp keeps the last copy", op: "tile", want: Adjointness, plant: tileLastCopyVJP},
 		{name: "scatter vjp keeps the overwritten cotangent", op: "scatter", want: Adjointness, plant: scatterKeepsOverwritten},
+		{name: "l2_normalize treats the norm as a constant", op: "l2_normalize", want: Derivative, plant: l2ConstantNorm},
 	}
 }
 

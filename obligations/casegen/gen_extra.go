@@ -1,6 +1,10 @@
 package casegen
 
-import "github.com/tlcheck/tlcheck/spec"
+import (
+	"math/big"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
 
 // extraStructural holds the generators of the primitives of spec's
 // ops_extra_*.go files (issue 25's missing ops) whose applications need
@@ -9,6 +13,13 @@ var extraStructural = map[string]genFunc{
 	"reduce_prod": reduceGen,
 	"tile":        tileGen,
 	"scatter":     scatterGen,
+	// l2_normalize: ε ∈ {0, 1, 5}; regopsFixup makes every lane's norm
+	// rational (5 meets the lanes (3t, 4t) at t = 1: the tie).
+	"l2_normalize": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 1, 3, "shape")
+		eps := []*big.Rat{nil, big.NewRat(1, 1), big.NewRat(5, 1)}[src.Intn(3, "eps")]
+		return &spec.Attrs{Axis: axisOf(src, s), Eps: eps}, []spec.Shape{s}, []Domain{Any}
+	},
 	// pow: the base (the first parent) is positive, the exponent any.
 	"pow": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
 		s := GenShape(src, 0, 3, "shape")
@@ -51,4 +62,31 @@ func scatterGen(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
 	}
 	a := &spec.Attrs{Axis: ax - len(s)*src.Intn(2, "axis.neg"), IndicesShape: is, Indices: idx}
 	return a, []spec.Shape{s, is}, []Domain{Any, Any}
+}
+
+// l2Fixup makes every lane of l2_normalize's input have a rational norm:
+// a lane of one element keeps it; a longer lane becomes (3t, 4t, 0, …)
+// with t its first element (norm 5|t|; t = 0 gives a zero lane, t = ±1 the
+// tie with ε = 5).
+func l2Fixup(a *spec.Attrs, x spec.Tensor[spec.Rat]) {
+	ax, err := spec.NormAxis(a.Axis, x.Shape.Rank())
+	if err != nil {
+		return
+	}
+	l := spec.LanesOf(x.Shape, ax)
+	for k := 0; k < l.Count(); k++ {
+		b := l.Base(k)
+		t := x.Data[b]
+		if t.IsZero() && (a.Eps == nil || a.Eps.Sign() == 0) {
+			t = spec.NewRat(1, 1) // a zero lane with ε = 0 has no value
+		}
+		for j := 0; j < l.N; j++ {
+			x.Data[b+j*l.Inner] = spec.Rat{}
+		}
+		if l.N == 1 {
+			x.Data[b] = t
+			continue
+		}
+		x.Data[b], x.Data[b+l.Inner] = t.Mul(spec.NewRat(3, 1)), t.Mul(spec.NewRat(4, 1))
+	}
 }
