@@ -254,7 +254,7 @@ func primAttrs(n *Node) *spec.Attrs {
 		a.Axis = k.Axis1
 	case OpBroadcastTo:
 		a.Shape = shapeOrScalar(k.ToShape)
-	case OpReshape:
+	case OpReshape, "tile":
 		a.Shape = shapeOrScalar(k.OutShape)
 	case OpRandUniform:
 		a.Shape = n.Shape

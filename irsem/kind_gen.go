@@ -77,7 +77,7 @@ type Kind struct {
 	ToShape spec.Shape
 	// InShape holds "in_shape" (shape): the IR's reshape, flatten: the parent's shape.
 	InShape spec.Shape
-	// OutShape holds "out_shape" (shape): the IR's reshape: the target shape (Attrs.Shape).
+	// OutShape holds "out_shape" (shape): the IR's reshape and tile: the target shape (Attrs.Shape).
 	OutShape spec.Shape
 	// ChannelAxis holds "channel_axis" (natural): the IR's batch_norm_eval: the channel axis (Attrs.Axis).
 	ChannelAxis int

@@ -397,7 +397,10 @@ func appendNode(b []byte, n *Node) []byte {
 // CSE pass's); a new attribute declared in spec.AttrSpecs is spelled with
 // no edit here or there.
 func (k *Kind) AppendAttrs(b []byte) []byte {
-	info, _ := lookup(k.Op)
+	info, ok := lookup(k.Op)
+	if !ok { // not a tag: no attribute is declared for it
+		return b
+	}
 	for _, a := range info.Attrs {
 		b = append(b, ',')
 		b = strconv.AppendQuote(b, a)

@@ -89,7 +89,8 @@
 //	                       [opset < 10: attributes starts/ends/axes; from 10: constant inputs with steps]
 //	Gather                 gather with constant indices (negatives normalised); on an integer constant folded
 //	Expand                 broadcast_to of the bidirectional broadcast of the input shape and the constant shape
-//	Tile                   per axis: concat of the copies (up to 16), gather of i mod n beyond, slice to 0 for 0 repeats
+//	Tile                   tile (the registry primitive) to extent in·repeats per axis
+//	ScatterElements        scatter (reduction none, constant indices, duplicate targets refused; import_extra.go)
 //	Constant               a const node on first use as float data (value, value_float(s), value_int(s); the sparse and
 //	                       string forms are refused)
 //	ConstantOfShape        a constant of the constant shape filled with value (default float 0)

@@ -14,9 +14,9 @@ const maxScatterMatrix = 1 << 22
 // data[i₁, …, i_k, :…] that updates [q₁…, data.shape[k:]…] write. With
 // p(u) the flat data position update element u lands on:
 //
-//	none (default)  out[p] = u at every written p: a selection (gather from the
-//	                concatenated flat data and updates); a position written twice is
-//	                refused (the operator leaves the result undefined)
+//	none (default)  out[p] = u at every written p: the registry's scatter along
+//	                axis 0 of the flat data; a position written twice is refused
+//	                (the operator leaves the result undefined)
 //	add             out = data + Σ_{u: p(u) = p} u: the updates times a constant 0/1
 //	                matrix (exact sums, repeated positions included)
 //	mul             out[p] = data[p]·u at each written p (selection of the updates
@@ -125,7 +125,7 @@ func importScatterND(c *nctx) error {
 		}
 		switch red {
 		case "none":
-			out, err = sel(fd)
+			out, err = c.b.scatterFlat(fd, fu, n, target)
 		case "mul":
 			var g int
 			if g, err = sel(c.b.constScalar(spec.NewRat(1, 1), spec.Shape{n})); err == nil {

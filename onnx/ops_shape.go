@@ -749,12 +749,9 @@ func importExpand(c *nctx) error {
 	return nil
 }
 
-// maxTileConcat bounds the copies Tile writes as one concat; more repeats
-// are a gather of the indices i mod n.
-const maxTileConcat = 16
-
-// importTile: per axis, the concatenation of the repeated copies (a
-// gather for more than maxTileConcat repeats, a slice to extent 0 for 0).
+// importTile: the registry's tile with output extent in_d·repeats_d on
+// every axis (x itself when every repeat is 1). tile is an index map, so
+// the import is exact and its VJP sums the copies.
 func importTile(c *nctx) error {
 	if err := c.oneOutput(2, 2); err != nil {
 		return err
@@ -775,35 +772,15 @@ func importTile(c *nctx) error {
 		if r < 0 || r > int64(spec.DefaultMaxElements) {
 			return c.errf(c.inField(1), "entry %d is %d", ax, r)
 		}
-		if r == 1 {
-			continue
-		}
-		ns := s.Clone()
-		ns[ax] *= int(r)
-		if _, err := ns.Check(0); err != nil {
+		s[ax] *= int(r)
+		if _, err := s.Check(0); err != nil {
 			return c.errf(c.inField(1), "%v", err)
 		}
-		switch {
-		case r == 0:
-			x, err = c.b.slice(x, s, ax, 0, 0)
-		case r <= maxTileConcat:
-			ids := make([]int, r)
-			shapes := make([]spec.Shape, r)
-			for i := range ids {
-				ids[i], shapes[i] = x, s
-			}
-			x, _ = c.b.concat(ids, shapes, ax)
-		default:
-			idx := make([]int, ns[ax])
-			for i := range idx {
-				idx[i] = i % s[ax]
-			}
-			x, _, err = c.b.gather(x, s, ax, idx, spec.Shape{len(idx)})
-		}
-		if err != nil {
+	}
+	if !s.Equal(v.shape) {
+		if x, err = c.b.tile(x, s); err != nil {
 			return c.wrap("", err)
 		}
-		s = ns
 	}
 	c.out(0, x, s, v.dt)
 	return nil

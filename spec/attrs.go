@@ -130,7 +130,7 @@ var attrSpecs = []AttrSpec{
 	{"from_shape", "", true, AttrShape, "", "the IR's broadcast_to: the parent's shape", ranked},
 	{"to_shape", "", true, AttrShape, "", "the IR's broadcast_to: the target shape (Attrs.Shape)", ranked},
 	{"in_shape", "", true, AttrShape, "", "the IR's reshape, flatten: the parent's shape", ranked},
-	{"out_shape", "", true, AttrShape, "", "the IR's reshape: the target shape (Attrs.Shape)", ranked},
+	{"out_shape", "", true, AttrShape, "", "the IR's reshape and tile: the target shape (Attrs.Shape)", ranked},
 	{"channel_axis", "", true, AttrNat, "", "the IR's batch_norm_eval: the channel axis (Attrs.Axis)", ranked},
 	{"channels", "", true, AttrNat, "", "the IR's batch_norm_eval, instance_norm: the channel axis's extent", extent},
 }

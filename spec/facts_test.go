@@ -209,6 +209,8 @@ var partialWitnesses = map[string]struct {
 	"lrn": {&Attrs{Size: 1, Bias: big.NewRat(-1, 1)}, [][]int64{{1}}, []Shape{{1, 1}}},
 	// base 0: x^y = exp(y·ln x) is refused for x ≤ 0 over every scalar.
 	"pow": {nil, [][]int64{{0}, {2}}, nil},
+	// The lane (1, 1) has norm √2, irrational; a zero lane with ε = 0 divides by 0.
+	"l2_normalize": {&Attrs{Axis: -1}, [][]int64{{1, 1}}, nil},
 }
 
 // TestSafeLogPartialOverFloats: safe_log is Partial for a reason that is

@@ -131,6 +131,8 @@ func keepMaskGen(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
 // 1/2 or 3/2), instance_norm's spatial pairs distinct (σ ≠ 0).
 func regopsFixup(src Source, op string, a *spec.Attrs, xs []spec.Tensor[spec.Rat]) {
 	switch op {
+	case "l2_normalize":
+		l2Fixup(a, xs[0])
 	case "batch_norm_eval":
 		v := xs[2].Data
 		for c := range v {

@@ -1056,6 +1056,8 @@ func (r *Recipe) IRGraph() (*irsem.Graph, *irsem.Payload, error) {
 			kind.FromShape, kind.ToShape = r.Shapes[st.In[0]].Clone(), a.Shape.Clone()
 		case irsem.OpReshape:
 			kind.InShape, kind.OutShape = r.Shapes[st.In[0]].Clone(), a.Shape.Clone()
+		case "tile": // the IR spells the registry's Shape as out_shape
+			kind.OutShape = a.Shape.Clone()
 		case irsem.OpFlatten:
 			kind.InShape = r.Shapes[st.In[0]].Clone()
 		case irsem.OpRandUniform:

@@ -1,0 +1,139 @@
+package spec
+
+import (
+	"fmt"
+	"math/big"
+)
+
+// l2_normalize is F.normalize(x, p=2, dim=Axis, eps=Eps) and ONNX's
+// LpNormalization with p = 2 (ε = 0): along each lane x_0, …, x_{n−1},
+//
+//	s = Σ_j x_j²  (a left fold from 0),  ν = √s,  m = max(ν, ε),  y_j = x_j / m.
+//
+// With w the max's weight on ν (1 if ν > ε, 0 if ν < ε, ½ at the tie ν = ε,
+// the registry's max convention) and p = Σ_j y_j·dx_j,
+//
+//	dy_j = (dx_j − w·p·y_j) / m,
+//
+// because dm = w·dν and dν = Σ_j x_j dx_j / ν = p·m/ν, and w ≠ 0 only where
+// m = ν. The Jacobian (I − w·y yᵀ)/m is symmetric, so the VJP is the same
+// expression in δ. The rule never divides by ν itself: a zero lane with
+// ε > 0 has the derivative I/ε (torch and JAX give NaN there). A zero lane
+// with ε = 0 divides by m = 0, refused over Rat (the rule is Partial).
+// Exact over Rat where every lane's norm is rational (√ of a non-square
+// is refused); Accumulates (the sum of squares); not zero-preserving (1/m
+// overflows for tiny lanes when ε = 0); not Smooth (the tie ν = ε).
+
+// l2Lanes resolves the axis and ε of an application.
+func l2Lanes[T Scalar[T]](a *Attrs, s Shape) (Lanes, T, error) {
+	var eps T
+	ax, err := normAxis(a.Axis, s.Rank())
+	if err != nil {
+		return Lanes{}, eps, err
+	}
+	e := a.Eps
+	if e == nil {
+		e = new(big.Rat)
+	}
+	if e.Sign() < 0 {
+		return Lanes{}, eps, fmt.Errorf("eps %s is negative", e.RatString())
+	}
+	return LanesOf(s, ax), rc[T](e), nil
+}
+
+// l2Lane returns the lane's divisor m = max(ν, ε) and the max's weight w
+// on ν.
+func l2Lane[T Scalar[T]](x []T, b, n, in int, eps T) (m, w T, err error) {
+	var s T
+	for j := 0; j < n; j++ {
+		v := x[b+j*in]
+		s = s.Add(v.Mul(v))
+	}
+	nu, err := s.Sqrt()
+	if err != nil {
+		return m, w, err
+	}
+	h := rc[T](big.NewRat(1, 2))
+	return nu.Max(eps), h.Add(h.Mul(nu.Sub(eps).Sign())), nil
+}
+
+// l2Tangent maps a lane's tangent (or cotangent) d to (d − w·(y·d)·y)/m.
+func l2Tangent[T Scalar[T]](a *Attrs, x, d Tensor[T], name string) (Tensor[T], error) {
+	l, eps, err := l2Lanes[T](a, x.Shape)
+	if err != nil {
+		return Tensor[T]{}, err
+	}
+	out := zerosOf[T](x.Shape)
+	y := make([]T, l.N)
+	for k := 0; k < l.Count(); k++ {
+		b := l.Base(k)
+		m, w, err := l2Lane(x.Data, b, l.N, l.Inner, eps)
+		if err != nil {
+			return Tensor[T]{}, err
+		}
+		var p T
+		for j := 0; j < l.N; j++ {
+			if y[j], err = x.Data[b+j*l.Inner].Div(m); err != nil {
+				return Tensor[T]{}, fmt.Errorf("%s: lane %d: %w", name, k, err)
+			}
+			p = p.Add(y[j].Mul(d.Data[b+j*l.Inner]))
+		}
+		for j := 0; j < l.N; j++ {
+			if out.Data[b+j*l.Inner], err = d.Data[b+j*l.Inner].Sub(w.Mul(p).Mul(y[j])).Div(m); err != nil {
+				return Tensor[T]{}, err
+			}
+		}
+	}
+	return out, nil
+}
+
+func l2NormalizePrim[T Scalar[T]]() *Prim[T] {
+	info := &OpInfo{Name: "l2_normalize", MinArity: 1, MaxArity: 1, Attrs: []string{"Axis", "Eps"},
+		Exact: true, Partial: true, Accumulates: true,
+		Ties: "m = max(‖x‖₂, ε): at ‖x‖₂ = ε the max's ½/½", Shape: func(a *Attrs, in []Shape) (Shape, error) {
+			if _, err := normAxis(a.Axis, len(in[0])); err != nil {
+				return nil, err
+			}
+			return in[0].Clone(), nil
+		},
+		Doc: "x / max(‖x‖₂, ε) along Axis (F.normalize; ONNX LpNormalization p=2 with ε = 0); dy = (dx − w(y·dx)y)/m, w the max's weight on ‖x‖₂"}
+	return &Prim[T]{OpInfo: info,
+		Forward: func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
+			x := xs[0]
+			l, eps, err := l2Lanes[T](a, x.Shape)
+			if err != nil {
+				return Tensor[T]{}, err
+			}
+			out := zerosOf[T](x.Shape)
+			for k := 0; k < l.Count(); k++ {
+				b := l.Base(k)
+				m, _, err := l2Lane(x.Data, b, l.N, l.Inner, eps)
+				if err != nil {
+					return Tensor[T]{}, err
+				}
+				for j := 0; j < l.N; j++ {
+					if out.Data[b+j*l.Inner], err = x.Data[b+j*l.Inner].Div(m); err != nil {
+						return Tensor[T]{}, fmt.Errorf("lane %d: %w", k, err)
+					}
+				}
+			}
+			return out, nil
+		},
+		JVP: func(a *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
+			if err := checkTangents(info.Name, xs, dxs); err != nil {
+				return Tensor[T]{}, err
+			}
+			return l2Tangent(a, xs[0], dxs[0], "jvp")
+		},
+		VJP: func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			g, err := l2Tangent(a, xs[0], dy, "vjp")
+			if err != nil {
+				return nil, err
+			}
+			return []Tensor[T]{g}, nil
+		},
+	}
+}
