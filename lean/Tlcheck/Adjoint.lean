@@ -531,6 +531,13 @@ theorem broadcast_to_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = si
   show dot (gather a.bcastIdx dx) δ = dot dx (scatter (size a.shape) a.bcastIdx δ) + 0
   rw [gather_adjoint (size a.shape) a.bcastIdx dx δ h, Rat.add_zero]
 
+/-- tile: a gather along `Attr.tileIdx` (each output coordinate reduced
+modulo the input's extent); the VJP sums the copies back (the scatter). -/
+theorem tile_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .tile a [x] [dx]) δ = dotAll [dx] (Prim.vjp .tile a [x] δ) := by
+  show dot (gather a.tileIdx dx) δ = dot dx (scatter (size a.shape) a.tileIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.tileIdx dx δ h, Rat.add_zero]
+
 /-- The registry's gather (constant indices along the axis): a gather
 along `Attr.gatherIdx`, its VJP the scatter along the same list. -/
 theorem gather_op_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
@@ -1174,6 +1181,12 @@ theorem broadcast_to_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) 
     Prim.vjp .broadcast_to a [x] (smul k δ₁) = smulAll k (Prim.vjp .broadcast_to a [x] δ₁) ∧
     Prim.vjp .broadcast_to a [x] (zeros δ₁) = zerosAll (Prim.vjp .broadcast_to a [x] δ₁) :=
   index_vjp_linear (size a.shape) a.bcastIdx k δ₁ δ₂ h
+
+theorem tile_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .tile a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .tile a [x] δ₁) (Prim.vjp .tile a [x] δ₂) ∧
+    Prim.vjp .tile a [x] (smul k δ₁) = smulAll k (Prim.vjp .tile a [x] δ₁) ∧
+    Prim.vjp .tile a [x] (zeros δ₁) = zerosAll (Prim.vjp .tile a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.tileIdx k δ₁ δ₂ h
 
 theorem gather_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
     Prim.vjp .gather a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .gather a [x] δ₁) (Prim.vjp .gather a [x] δ₂) ∧

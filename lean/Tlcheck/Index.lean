@@ -12,7 +12,7 @@ as gathers along index lists built from the shapes and attributes, and
   element k (k < N) is the input's element `f k` — so each op's output
   element k is the input element its defining formula names
   (`slice_reads`, `permute_reads`, `transpose_reads`, `broadcast_to_reads`,
-  `concat_reads`, `gather_op_reads`), in row-major coordinates;
+  `concat_reads`, `gather_op_reads`, `tile_reads`), in row-major coordinates;
 * `wsum_unflat`: those coordinates are row-major: for i < size s, the
   multi-index `unflat s i` weighted by `strides s` is i again, so
   `unflat` and `wsum · (strides s)` are the flat ↔ multi-index bijection
@@ -21,9 +21,10 @@ as gathers along index lists built from the shapes and attributes, and
   numpy's `transpose`, `swapaxes`, slicing, `broadcast_to` and
   `concatenate` on `arange`): `transpose_idx_2x3`, `transpose_idx_neg`,
   `permute_idx_201`, `slice_idx_axis1`, `broadcast_idx_31_234`,
-  `concat_idx_axis1`, and `gather_idx_take` (numpy's `take`).
+  `concat_idx_axis1`, `gather_idx_take` (numpy's `take`), and
+  `tile_idx_23_46`, `tile_idx_21_23` (numpy's `tile`, written out by hand).
 
-In bounds (`sliceIdx_lt`, `gatherIdx_lt`, `bcastIdx_lt`): under the
+In bounds (`sliceIdx_lt`, `gatherIdx_lt`, `bcastIdx_lt`, `tileIdx_lt`): under the
 registry's own shape rules (slice: stop ≤ shape[axis]; gather: the axis
 below the rank, every index below its extent; broadcast_to: rank ≤ the
 target's, each extent 1 or the target's, aligned right) every entry of the index list is below the
@@ -121,6 +122,17 @@ theorem broadcast_to_reads (a : Attr) (x : List Rat) (k : Nat) (hk : k < size a.
   gather_reads (size a.toShape)
     (fun i => wsum ((upto a.shape.length).map (fun d =>
       if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape i) (a.toShape.length - a.shape.length + d)))
+      (strides a.shape)) x k hk
+
+/-- tile: output element k (multi-index m in the output shape `toShape`)
+is the input element whose coordinate d is m[d] mod shape[d] (the
+registry's `tileMap`). -/
+theorem tile_reads (a : Attr) (x : List Rat) (k : Nat) (hk : k < size a.toShape) :
+    nth (Prim.fwd .tile a [x]) k =
+      nth x (wsum ((upto a.shape.length).map (fun d => nthN (unflat a.toShape k) d % nthN a.shape d))
+        (strides a.shape)) :=
+  gather_reads (size a.toShape)
+    (fun i => wsum ((upto a.shape.length).map (fun d => nthN (unflat a.toShape i) d % nthN a.shape d))
       (strides a.shape)) x k hk
 
 /-- concat: output element k (multi-index m) is element `concatSrc` of the
@@ -308,6 +320,24 @@ theorem bcastIdx_lt (a : Attr) (hlen : a.shape.length ≤ a.toShape.length)
         | inr h => exact h
       rw [h2]
       exact below_nth (unflat a.toShape k) a.toShape (unflat_below a.toShape k hk) _ (by omega)
+
+/-- tile in bounds: when every extent of the input is positive (an empty
+input axis has only the empty output extent under the registry's rule, so
+then there is no k), every entry of the index list is below the input's
+size — coordinate d of the source is a remainder modulo shape[d]. -/
+theorem tileIdx_lt (a : Attr) (hpos : ∀ d, d < a.shape.length → 0 < nthN a.shape d)
+    (k : Nat) (hk : k < size a.toShape) : nthN a.tileIdx k < size a.shape := by
+  have e : nthN a.tileIdx k = wsum ((upto a.shape.length).map (fun d =>
+      nthN (unflat a.toShape k) d % nthN a.shape d)) (strides a.shape) :=
+    nthN_upto_map _ (size a.toShape) k hk
+  rw [e]
+  apply wsum_lt
+  refine below_of_nth _ a.shape ?_ ?_
+  · exact length_idx _ _
+  · intro d hd
+    rw [nthN_upto_map _ a.shape.length d hd]
+    show nthN (unflat a.toShape k) d % nthN a.shape d < nthN a.shape d
+    exact Nat.mod_lt _ (hpos d hd)
 
 /-- concat in bounds, block by block: if p is below the inputs' total
 extent along the axis and, for every input s and every q below its extent
@@ -653,6 +683,15 @@ theorem broadcast_idx_31_234 : Attr.bcastIdx { attr0 with shape := [3, 1], toSha
 of `arange(4)` and `4 + arange(6)`. -/
 theorem concat_idx_axis1 : Attr.concatIdx { attr0 with shape := [2, 2], axis := 1, shapes := [[2, 2], [2, 3]] } =
     [0, 1, 4, 5, 6, 2, 3, 7, 8, 9] := by decide +kernel
+
+/-- tile of [2, 3] to [4, 6] (numpy `tile(arange(6).reshape(2, 3), (2, 2))`,
+written out by hand: rows [0 1 2 0 1 2], [3 4 5 3 4 5], twice). -/
+theorem tile_idx_23_46 : Attr.tileIdx { attr0 with shape := [2, 3], toShape := [4, 6] } =
+    [0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5] := by decide +kernel
+
+/-- tile of [2, 1] to [2, 3] (numpy `tile(arange(2).reshape(2, 1), (1, 3))`). -/
+theorem tile_idx_21_23 : Attr.tileIdx { attr0 with shape := [2, 1], toShape := [2, 3] } =
+    [0, 0, 0, 1, 1, 1] := by decide +kernel
 
 /-- gather of [2, 3, 2] along axis 1 at [2, 0, 2, 1]: numpy `take(·, [2, 0, 2, 1], axis=1)`. -/
 theorem gather_idx_take : Attr.gatherIdx { attr0 with shape := [2, 3, 2], axis := 1, perm := [2, 0, 2, 1] } =

@@ -599,6 +599,15 @@ def bcastIdx (a : Attr) : List Nat :=
       if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape i) (a.toShape.length - a.shape.length + d)))
       (strides a.shape))
 
+/-- tile (ONNX Tile, torch repeat; the registry's `tileMap`): the output
+shape is `toShape` (the registry's attribute `Shape`), of the input's rank,
+each extent a multiple of the input's; output coordinate d reads input
+coordinate m[d] mod shape[d]. -/
+def tileIdx (a : Attr) : List Nat :=
+  (upto (size a.toShape)).map (fun i =>
+    wsum ((upto a.shape.length).map (fun d => nthN (unflat a.toShape i) d % nthN a.shape d))
+      (strides a.shape))
+
 /-- gather (the registry's, constant indices along the axis; the indices
 are the attribute `perm`, naturals below the axis extent): the output
 [A, J, B] (J indices) reads the input [A, K, B] at index[j]: output flat
@@ -894,6 +903,7 @@ inductive Prim where
   | gather | shrink | pad
   | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd | dropout
   | layer_norm | instance_norm | batch_norm_eval
+  | tile
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -929,6 +939,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .transpose, a, [x] => Tlcheck.gather a.transposeIdx x
   | .slice, a, [x] => Tlcheck.gather a.sliceIdx x
   | .broadcast_to, a, [x] => Tlcheck.gather a.bcastIdx x
+  | .tile, a, [x] => Tlcheck.gather a.tileIdx x
   | .const, a, [] => a.values
   | .concat, a, xs => Tlcheck.gather a.concatIdx (catAll xs)
   | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (Tlcheck.gather a.mmGa x) (Tlcheck.gather a.mmGb y))
@@ -979,6 +990,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .transpose, a, [_], [dx] => Tlcheck.gather a.transposeIdx dx
   | .slice, a, [_], [dx] => Tlcheck.gather a.sliceIdx dx
   | .broadcast_to, a, [_], [dx] => Tlcheck.gather a.bcastIdx dx
+  | .tile, a, [_], [dx] => Tlcheck.gather a.tileIdx dx
   | .const, a, [], [] => zeros a.values
   | .concat, a, _, dxs => Tlcheck.gather a.concatIdx (catAll dxs)
   | .matmul, a, [x, y], [dx, dy] =>
@@ -1034,6 +1046,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .transpose, a, [_], δ => [scatter (size a.shape) a.transposeIdx δ]
   | .slice, a, [_], δ => [scatter (size a.shape) a.sliceIdx δ]
   | .broadcast_to, a, [_], δ => [scatter (size a.shape) a.bcastIdx δ]
+  | .tile, a, [_], δ => [scatter (size a.shape) a.tileIdx δ]
   | .concat, a, _, δ => splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ)
   | .matmul, a, [x, y], δ =>
     [scatter (size (nthL a.shapes 0)) a.mmGa (pmul (Tlcheck.gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),

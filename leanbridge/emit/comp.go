@@ -460,6 +460,8 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat], win *
 			a.perm = k.Perm
 		case "broadcast_to":
 			a.toShape = k.ToShape
+		case "tile": // the output shape is Attr.toShape
+			a.toShape = k.OutShape
 		case "gather": // the indices are Attr.perm (leanAttrs)
 			for _, q := range k.Indices {
 				if q < 0 {

@@ -84,7 +84,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
 
 // windowOps are the covered primitives that read the registry's window
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,

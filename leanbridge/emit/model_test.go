@@ -269,6 +269,8 @@ func (a mattr) index(op string) ([]int, bool) {
 			g[i] = (sdiv(i, J*B)*K+nthN(a.perm, smod(sdiv(i, B), J)))*B + smod(i, B)
 		}
 		return g, true
+	case "tile": // Attr.tileIdx: output coordinate d reads m[d] mod shape[d] (Lean's n % 0 = n)
+		return tileIdx(a.shape, a.toShape), true
 	case "broadcast_to":
 		g := make([]int, size(a.toShape))
 		off := len(a.toShape) - len(a.shape)

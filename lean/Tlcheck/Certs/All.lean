@@ -41,5 +41,6 @@ import Tlcheck.Certs.Adjointness.sqrt
 import Tlcheck.Certs.Adjointness.square
 import Tlcheck.Certs.Adjointness.sub
 import Tlcheck.Certs.Adjointness.sum
+import Tlcheck.Certs.Adjointness.tile
 import Tlcheck.Certs.Adjointness.transpose
 import Tlcheck.Certs.Composition

@@ -1,0 +1,228 @@
+package emit
+
+import (
+	"encoding/json"
+	"math/big"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// idxLineRE reads an emitted index-map case back: shapes, xs, dxs,
+// outShape, delta, perm, toShape, lhs, rhs.
+var idxLineRE = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := .*, axis := (-?[0-9]+), axis2 := -?[0-9]+, perm := \[([0-9, ]*)\], start := [0-9]+, stop := [0-9]+, toShape := \[([0-9, ]*)\], values := \[.*\], lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+) \},?$`)
+
+// idxCase is one emitted case of tile or scatter, read from its Lean line.
+type idxCase struct {
+	shapes             [][]int
+	xs, dxs            []vec
+	delta              vec
+	out, perm, toShape []int
+	axis               int
+	lhs, rhs           *big.Rat
+}
+
+func readIdxCases(t *testing.T, src string) []idxCase {
+	t.Helper()
+	var out []idxCase
+	for _, line := range strings.Split(src, "\n") {
+		if !strings.HasPrefix(line, "  {") {
+			continue
+		}
+		m := idxLineRE.FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("unreadable case line %q", line)
+		}
+		var c idxCase
+		for _, s := range splitTop(m[1]) {
+			c.shapes = append(c.shapes, readInts(t, strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")))
+		}
+		for _, s := range splitTop(m[2]) {
+			c.xs = append(c.xs, readVec(t, s))
+		}
+		for _, s := range splitTop(m[3]) {
+			c.dxs = append(c.dxs, readVec(t, s))
+		}
+		c.out, c.delta = readInts(t, m[4]), readVec(t, "["+m[5]+"]")
+		c.axis = atoiT(t, m[6])
+		c.perm, c.toShape = readInts(t, m[7]), readInts(t, m[8])
+		c.lhs, c.rhs = readRat(t, m[9]), readRat(t, m[10])
+		out = append(out, c)
+	}
+	return out
+}
+
+func atoiT(t *testing.T, s string) int {
+	t.Helper()
+	r, ok := new(big.Int).SetString(s, 10)
+	if !ok {
+		t.Fatalf("not an integer: %q", s)
+	}
+	return int(r.Int64())
+}
+
+// tileIdx is Attr.tileIdx transcribed: output i (multi-index m in the
+// output shape) reads wsum (m[d] mod shape[d])_d (strides shape); Lean's
+// n % 0 = n.
+func tileIdx(shape, out []int) []int {
+	g := make([]int, size(out))
+	for i := range g {
+		m := unflat(out, i)
+		src := make([]int, len(shape))
+		for d := range src {
+			if shape[d] == 0 {
+				src[d] = nthN(m, d)
+			} else {
+				src[d] = nthN(m, d) % shape[d]
+			}
+		}
+		g[i] = wsum(src, mstrides(shape))
+	}
+	return g
+}
+
+// emittedModule returns the emitted module text of op and its certificate.
+func emittedModule(t *testing.T, op string) (string, *certificates.AdjointnessFile) {
+	t.Helper()
+	dir := certDir(t)
+	r, err := Emit(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src string
+	for _, m := range r.Modules {
+		if m.Path == "Adjointness/"+op+".lean" {
+			src = string(m.Bytes)
+		}
+	}
+	if src == "" {
+		t.Fatalf("no %s module emitted", op)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "adjointness", op+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f certificates.AdjointnessFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	return src, &f
+}
+
+// gatherClaim is shapesOk and Claim of a one-input gather primitive
+// (fwd = jvp = gather g, vjp = [scatter (size shape) g δ]) on an emitted case.
+func gatherClaim(c idxCase, g []int) bool {
+	if len(c.xs) != 1 || len(c.dxs) != 1 || len(c.shapes) != 1 {
+		return false
+	}
+	n := size(c.shapes[0])
+	if len(c.xs[0]) != n || len(c.dxs[0]) != n || len(c.delta) != size(c.out) || len(g) != size(c.out) {
+		return false
+	}
+	l, r := mdot(mgather(g, c.dxs[0]), c.delta), mdot(c.dxs[0], mscatter(n, g, c.delta))
+	return l.Cmp(c.lhs) == 0 && r.Cmp(c.rhs) == 0 && c.lhs.Cmp(c.rhs) == 0
+}
+
+// registryForward is spec's own forward of op over Rat on the case's inputs.
+func registryForward(t *testing.T, op string, a *spec.Attrs, shapes [][]int, xs []vec) vec {
+	t.Helper()
+	p, err := ratReg.Lookup(op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ins []spec.Tensor[spec.Rat]
+	for k := range xs {
+		data := make([]spec.Rat, len(xs[k]))
+		for j, v := range xs[k] {
+			data[j] = spec.RatFromBig(v)
+		}
+		x, err := spec.NewTensor(spec.Shape(shapes[k]), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, x)
+	}
+	y, err := p.Forward(a, ins)
+	if err != nil {
+		t.Fatalf("%s: the registry refuses an emitted case: %v", op, err)
+	}
+	out := make(vec, len(y.Data))
+	for j, v := range y.Data {
+		out[j] = v.Big()
+	}
+	return out
+}
+
+// TestTileEmitted: every emitted tile case, read back from the module
+// text, has shapesOk and Claim true under the transcription of
+// Attr.tileIdx; the transcribed forward (gather along tileIdx) equals the
+// registry's own forward on the same input; and a planted wrong tile
+// index (one entry moved to the next input element, or the coordinate
+// reduced modulo the wrong axis's extent) makes some claim or forward
+// comparison fail.
+func TestTileEmitted(t *testing.T) {
+	src, f := emittedModule(t, "tile")
+	cases := readIdxCases(t, src)
+	if len(cases) != len(f.Cases) || len(cases) == 0 {
+		t.Fatalf("%d cases emitted, the certificate has %d", len(cases), len(f.Cases))
+	}
+	agrees := func(c idxCase, g []int) bool {
+		want := registryForward(t, "tile", &spec.Attrs{Shape: spec.Shape(c.toShape)}, c.shapes, c.xs)
+		return gatherClaim(c, g) && sameVec(mgather(g, c.xs[0]), want)
+	}
+	moved, swapped := 0, 0
+	for i, c := range cases {
+		if !sameInts(c.toShape, c.out) {
+			t.Errorf("case %d: toShape %v, the output shape %v", i, c.toShape, c.out)
+		}
+		g := tileIdx(c.shapes[0], c.toShape)
+		if !agrees(c, g) {
+			t.Errorf("case %d: the claim or the forward disagrees at the transcribed index list", i)
+		}
+		if len(g) > 0 && size(c.shapes[0]) > 1 {
+			bad := append([]int(nil), g...)
+			bad[len(bad)/2] = (bad[len(bad)/2] + 1) % size(c.shapes[0])
+			if !agrees(c, bad) {
+				moved++
+			}
+		}
+		if s := c.shapes[0]; len(s) >= 2 && s[0] != s[len(s)-1] {
+			rev := make([]int, len(s)) // the extents reversed: coordinates reduced modulo the wrong axis
+			for d := range s {
+				rev[d] = s[len(s)-1-d]
+			}
+			bad := make([]int, len(g))
+			for j := range bad {
+				m := unflat(c.toShape, j)
+				src := make([]int, len(s))
+				for d := range src {
+					src[d] = nthN(m, d) % max(rev[d], 1)
+				}
+				bad[j] = wsum(src, mstrides(s))
+			}
+			if !sameInts(bad, g) && !agrees(c, bad) {
+				swapped++
+			}
+		}
+	}
+	if moved == 0 || swapped == 0 {
+		t.Errorf("planted tile faults caught: %d moved entries, %d wrong moduli (want some of each)", moved, swapped)
+	}
+}
+
+func sameInts(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
