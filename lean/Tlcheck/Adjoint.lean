@@ -599,6 +599,18 @@ theorem concat_adjoint (a : Attr) (xs dxs : List (List Rat)) (δ : List Rat)
   rw [gather_adjoint (totalSize a.shapes) a.concatIdx (catAll dxs) δ (length_catAll a.shapes dxs h),
     dot_catAll a.shapes dxs _ h (length_scatter (totalSize a.shapes) a.concatIdx δ)]
 
+/-- scatter (ScatterElements, reduction none): a gather from x ++ u along
+`Attr.scatterIdx`; the VJP scatters δ back and splits it by the two
+shapes (x's cotangent is δ with the written positions zeroed, u's is δ at
+the targets). The same law as concat's. -/
+theorem scatter_op_adjoint (a : Attr) (xs dxs : List (List Rat)) (δ : List Rat)
+    (h : SizesMatch a.shapes dxs) :
+    dot (Prim.jvp .scatter a xs dxs) δ = dotAll dxs (Prim.vjp .scatter a xs δ) := by
+  show dot (gather a.scatterIdx (catAll dxs)) δ =
+    dotAll dxs (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ))
+  rw [gather_adjoint (totalSize a.shapes) a.scatterIdx (catAll dxs) δ (length_catAll a.shapes dxs h),
+    dot_catAll a.shapes dxs _ h (length_scatter (totalSize a.shapes) a.scatterIdx δ)]
+
 /-! ## linear
 
 linear(x, W, b) = reduce_sum over the last axis of the [B, m, n] view
@@ -1372,6 +1384,29 @@ theorem concat_vjp_linear (a : Attr) (k : Rat) (xs : List (List Rat)) (δ₁ δ�
     rw [zeros_eq_smul0 δ₁, scatter_smul (totalSize a.shapes) 0 a.concatIdx δ₁,
       splitBy_smul 0 a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁),
       smulAll_zero (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁))]
+
+/-- scatter: its VJP is linear in δ (cotangents of one length) and maps zero to zeros. -/
+theorem scatter_op_vjp_linear (a : Attr) (k : Rat) (xs : List (List Rat)) (δ₁ δ₂ : List Rat)
+    (h : δ₁.length = δ₂.length) :
+    Prim.vjp .scatter a xs (padd δ₁ δ₂) = paddAll (Prim.vjp .scatter a xs δ₁) (Prim.vjp .scatter a xs δ₂) ∧
+    Prim.vjp .scatter a xs (smul k δ₁) = smulAll k (Prim.vjp .scatter a xs δ₁) ∧
+    Prim.vjp .scatter a xs (zeros δ₁) = zerosAll (Prim.vjp .scatter a xs δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx (padd δ₁ δ₂)) =
+      paddAll (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁))
+        (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₂))
+    rw [scatter_padd (totalSize a.shapes) a.scatterIdx δ₁ δ₂ h,
+      splitBy_padd a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁)
+        (scatter (totalSize a.shapes) a.scatterIdx δ₂) (by rw [length_scatter, length_scatter])]
+  · show splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx (smul k δ₁)) =
+      smulAll k (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁))
+    rw [scatter_smul (totalSize a.shapes) k a.scatterIdx δ₁,
+      splitBy_smul k a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁)]
+  · show splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx (zeros δ₁)) =
+      zerosAll (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁))
+    rw [zeros_eq_smul0 δ₁, scatter_smul (totalSize a.shapes) 0 a.scatterIdx δ₁,
+      splitBy_smul 0 a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁),
+      smulAll_zero (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁))]
 
 theorem length_pmul_congr : ∀ (f u v : List Rat), u.length = v.length → (pmul f u).length = (pmul f v).length
   | [], _, _, _ => rfl

@@ -517,6 +517,8 @@ theorem flatten_jvp_is_fwd (a : Attr) (x v : List Rat) :
     Prim.jvp .flatten a [x] [v] = Prim.fwd .flatten a [v] := rfl
 theorem concat_jvp_is_fwd (a : Attr) (xs dxs : List (List Rat)) :
     Prim.jvp .concat a xs dxs = Prim.fwd .concat a dxs := rfl
+theorem scatter_op_jvp_is_fwd (a : Attr) (xs dxs : List (List Rat)) :
+    Prim.jvp .scatter a xs dxs = Prim.fwd .scatter a dxs := rfl
 
 /-- permute is linear along every line: fwd(x + t·v) = fwd x + t·jvp x v. -/
 theorem permute_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :

@@ -12,7 +12,8 @@ as gathers along index lists built from the shapes and attributes, and
   element k (k < N) is the input's element `f k` — so each op's output
   element k is the input element its defining formula names
   (`slice_reads`, `permute_reads`, `transpose_reads`, `broadcast_to_reads`,
-  `concat_reads`, `gather_op_reads`, `tile_reads`), in row-major coordinates;
+  `concat_reads`, `gather_op_reads`, `tile_reads`, `scatter_op_reads` with
+  `scatterSrc_written`, `scatterSrc_unwritten` and `findTgt_hit`), in row-major coordinates;
 * `wsum_unflat`: those coordinates are row-major: for i < size s, the
   multi-index `unflat s i` weighted by `strides s` is i again, so
   `unflat` and `wsum · (strides s)` are the flat ↔ multi-index bijection
@@ -22,7 +23,8 @@ as gathers along index lists built from the shapes and attributes, and
   `concatenate` on `arange`): `transpose_idx_2x3`, `transpose_idx_neg`,
   `permute_idx_201`, `slice_idx_axis1`, `broadcast_idx_31_234`,
   `concat_idx_axis1`, `gather_idx_take` (numpy's `take`), and
-  `tile_idx_23_46`, `tile_idx_21_23` (numpy's `tile`, written out by hand).
+  `tile_idx_23_46`, `tile_idx_21_23` (numpy's `tile`, written out by hand),
+  `scatter_idx_23` (torch's `scatter`, by hand).
 
 In bounds (`sliceIdx_lt`, `gatherIdx_lt`, `bcastIdx_lt`, `tileIdx_lt`): under the
 registry's own shape rules (slice: stop ≤ shape[axis]; gather: the axis
@@ -143,6 +145,56 @@ theorem concat_reads (a : Attr) (xs : List (List Rat)) (k : Nat) (hk : k < size 
       nth (catAll xs) (concatSrc a.ax (unflat a.concatShape k) a.shapes (nthN (unflat a.concatShape k) a.ax) 0) :=
   gather_reads (size a.concatShape)
     (fun i => concatSrc a.ax (unflat a.concatShape i) a.shapes (nthN (unflat a.concatShape i) a.ax) 0) (catAll xs) k hk
+
+/-- scatter: output position k reads `scatterSrc k` of x ++ u — u's
+element e when update e (at its multi-index in the indices' shape, with
+index[e] on the axis) writes k, else x's element k. -/
+theorem scatter_op_reads (a : Attr) (xs : List (List Rat)) (k : Nat) (hk : k < size a.shape) :
+    nth (Prim.fwd .scatter a xs) k = nth (catAll xs) (a.scatterSrc k) :=
+  gather_reads (size a.shape) a.scatterSrc (catAll xs) k hk
+
+/-- The two cases of `scatterSrc`: a written position reads the update
+(past x's elements), an unwritten one reads x. -/
+theorem scatterSrc_written (a : Attr) (k e : Nat) (h : findTgt k a.scatterTgts 0 = some e) :
+    a.scatterSrc k = size a.shape + e := by
+  show (match findTgt k a.scatterTgts 0 with
+    | some e => size a.shape + e
+    | none => k) = size a.shape + e
+  rw [h] <;> exact rfl
+
+theorem scatterSrc_unwritten (a : Attr) (k : Nat) (h : findTgt k a.scatterTgts 0 = none) :
+    a.scatterSrc k = k := by
+  show (match findTgt k a.scatterTgts 0 with
+    | some e => size a.shape + e
+    | none => k) = k
+  rw [h] <;> exact rfl
+
+/-- `findTgt` finds a writer of p: its answer e (searching from e₀) is an
+entry of the target list whose target is p. -/
+theorem findTgt_hit (p : Nat) : ∀ (ts : List Nat) (e₀ e : Nat), findTgt p ts e₀ = some e →
+    e₀ ≤ e ∧ nthN ts (e - e₀) = p
+  | [], e₀, _, h => by
+    have h0 : findTgt p [] e₀ = none := rfl
+    rw [h0] at h
+    first
+      | exact Option.noConfusion h
+      | cases h
+  | t :: ts, e₀, e, h => by
+    by_cases ht : t = p
+    · have h1 : findTgt p (t :: ts) e₀ = some e₀ := by
+        show (if t = p then some e₀ else findTgt p ts (e₀ + 1)) = some e₀
+        rw [if_pos ht]
+      have he : e₀ = e := Option.some.inj (h1.symm.trans h)
+      rw [← he, Nat.sub_self]
+      exact ⟨Nat.le_refl e₀, ht⟩
+    · have h1 : findTgt p (t :: ts) e₀ = findTgt p ts (e₀ + 1) := by
+        show (if t = p then some e₀ else findTgt p ts (e₀ + 1)) = findTgt p ts (e₀ + 1)
+        rw [if_neg ht]
+      have ih := findTgt_hit p ts (e₀ + 1) e (h1.symm.trans h)
+      have ih1 : e₀ + 1 ≤ e := ih.1
+      have hsub : e - e₀ = (e - (e₀ + 1)) + 1 := by omega
+      rw [hsub]
+      exact ⟨by omega, ih.2⟩
 
 /-- gather (the registry's, constant indices `perm` along the axis): output
 element k, at (p, j, r) in the [A, J, B] view, is input element
@@ -692,6 +744,13 @@ theorem tile_idx_23_46 : Attr.tileIdx { attr0 with shape := [2, 3], toShape := [
 /-- tile of [2, 1] to [2, 3] (numpy `tile(arange(2).reshape(2, 1), (1, 3))`). -/
 theorem tile_idx_21_23 : Attr.tileIdx { attr0 with shape := [2, 1], toShape := [2, 3] } =
     [0, 0, 0, 1, 1, 1] := by decide +kernel
+
+/-- scatter into [2, 3] along axis 1 at indices [[2], [0]] (shape [2, 1]):
+torch `x.scatter(1, [[2], [0]], u)` writes y[0, 2] = u[0, 0] and
+y[1, 0] = u[1, 0]; in x ++ u (six then two elements) positions 2 and 3
+read 6 and 7, the rest x (by hand). -/
+theorem scatter_idx_23 : Attr.scatterIdx { attr0 with shape := [2, 3], axis := 1, perm := [2, 0],
+    shapes := [[2, 3], [2, 1]] } = [0, 1, 6, 7, 4, 5] := by decide +kernel
 
 /-- gather of [2, 3, 2] along axis 1 at [2, 0, 2, 1]: numpy `take(·, [2, 0, 2, 1], axis=1)`. -/
 theorem gather_idx_take : Attr.gatherIdx { attr0 with shape := [2, 3, 2], axis := 1, perm := [2, 0, 2, 1] } =

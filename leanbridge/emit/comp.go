@@ -462,7 +462,7 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat], win *
 			a.toShape = k.ToShape
 		case "tile": // the output shape is Attr.toShape
 			a.toShape = k.OutShape
-		case "gather": // the indices are Attr.perm (leanAttrs)
+		case "gather", "scatter": // the indices are Attr.perm (leanAttrs)
 			for _, q := range k.Indices {
 				if q < 0 {
 					return "", "", "", fmt.Errorf("negative index")

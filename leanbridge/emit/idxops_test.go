@@ -226,3 +226,125 @@ func sameInts(a, b []int) bool {
 	}
 	return true
 }
+
+// shapeAt is nthL: shape j of a list, [] past its end.
+func shapeAt(ss [][]int, j int) []int {
+	if j < len(ss) {
+		return ss[j]
+	}
+	return nil
+}
+
+// scatterTargets is Attr.scatterTgts transcribed: update e (multi-index m
+// in the indices' shape is) writes the data position m with index[e] on
+// the axis, flat in the data's shape.
+func scatterTargets(shape, is []int, ax int, idx []int) []int {
+	t := make([]int, size(is))
+	for e := range t {
+		m := unflat(is, e)
+		if ax < len(m) {
+			m[ax] = nthN(idx, e)
+		}
+		t[e] = wsum(m, mstrides(shape))
+	}
+	return t
+}
+
+// scatterIdx is Attr.scatterIdx transcribed: data position p reads
+// size(shape) + e for the first update e writing p, else p.
+func scatterIdx(shape, is []int, ax int, idx []int) []int {
+	return scatterIdxOf(size(shape), scatterTargets(shape, is, ax, idx))
+}
+
+func scatterIdxOf(n int, t []int) []int {
+	g := make([]int, n)
+	for p := range g {
+		g[p] = p
+		for e, q := range t {
+			if q == p {
+				g[p] = n + e
+				break
+			}
+		}
+	}
+	return g
+}
+
+// scatterClaim is shapesOk and Claim of Prim.scatter on an emitted case
+// along the source list g: jvp = gather g (dx ++ du), vjp = the scatter of
+// δ into size x + size u entries, split by the two shapes.
+func scatterClaim(c idxCase, g []int) bool {
+	if len(c.xs) != 2 || len(c.dxs) != 2 || len(c.shapes) != 2 {
+		return false
+	}
+	for k := range c.xs {
+		if len(c.xs[k]) != size(c.shapes[k]) || len(c.dxs[k]) != size(c.shapes[k]) {
+			return false
+		}
+	}
+	if len(g) != size(c.out) || len(c.delta) != size(c.out) {
+		return false
+	}
+	cat := append(append(vec(nil), c.dxs[0]...), c.dxs[1]...)
+	sc := mscatter(len(cat), g, c.delta)
+	n := len(c.dxs[0])
+	l := mdot(mgather(g, cat), c.delta)
+	r := add(mdot(c.dxs[0], sc[:n]), mdot(c.dxs[1], sc[n:]))
+	return l.Cmp(c.lhs) == 0 && r.Cmp(c.rhs) == 0 && c.lhs.Cmp(c.rhs) == 0
+}
+
+// TestScatterEmitted: every emitted scatter case, read back from the
+// module text, has shapesOk and Claim true under the transcription of
+// Attr.scatterIdx; the transcribed forward (a gather from x ++ u) equals
+// the registry's own forward; the VJP's two parts are the registry's rule
+// written out (x's cotangent δ with the written positions zeroed, u's δ
+// at the targets); and a planted scatter that writes one position off
+// (every target moved by one along the flat data) disagrees with the
+// registry's forward on some case.
+func TestScatterEmitted(t *testing.T) {
+	src, f := emittedModule(t, "scatter")
+	cases := readIdxCases(t, src)
+	if len(cases) != len(f.Cases) || len(cases) == 0 {
+		t.Fatalf("%d cases emitted, the certificate has %d", len(cases), len(f.Cases))
+	}
+	off := 0
+	for i, c := range cases {
+		if len(c.shapes) != 2 {
+			t.Fatalf("case %d: %d shapes", i, len(c.shapes))
+		}
+		ax := normAx(len(c.shapes[0]), c.axis)
+		tg := scatterTargets(c.shapes[0], c.shapes[1], ax, c.perm)
+		g := scatterIdxOf(size(c.shapes[0]), tg)
+		if !scatterClaim(c, g) {
+			t.Errorf("case %d: shapesOk or the claim is false at the transcribed index list", i)
+		}
+		cat := append(append(vec(nil), c.xs[0]...), c.xs[1]...)
+		want := registryForward(t, "scatter", &spec.Attrs{Axis: c.axis, IndicesShape: spec.Shape(c.shapes[1]), Indices: c.perm}, c.shapes, c.xs)
+		if !sameVec(mgather(g, cat), want) {
+			t.Errorf("case %d: the transcribed forward %v, the registry's %v", i, mgather(g, cat), want)
+		}
+		// The registry's VJP rule, written out: ḡ_x = δ with the written
+		// positions zeroed, ḡ_u[e] = δ[t(e)].
+		sc := mscatter(len(cat), g, c.delta)
+		gx, gu := append(vec(nil), c.delta...), make(vec, len(tg))
+		for e, p := range tg {
+			gu[e], gx[p] = c.delta[p], rat(0, 1)
+		}
+		n := size(c.shapes[0])
+		if !sameVec(sc[:n], gx) || !sameVec(sc[n:], gu) {
+			t.Errorf("case %d: the scatter of δ is not the registry's VJP rule", i)
+		}
+		if len(tg) > 0 && n > 1 {
+			moved := make([]int, len(tg))
+			for e, p := range tg {
+				moved[e] = (p + 1) % n
+			}
+			if !sameVec(mgather(scatterIdxOf(n, moved), cat), want) {
+				off++
+			}
+		}
+	}
+	if off == 0 {
+		t.Error("a scatter writing one position off agrees with the registry on every case")
+	}
+}

@@ -34,6 +34,7 @@ import Tlcheck.Certs.Adjointness.reduce_sum
 import Tlcheck.Certs.Adjointness.relu
 import Tlcheck.Certs.Adjointness.reshape
 import Tlcheck.Certs.Adjointness.scale
+import Tlcheck.Certs.Adjointness.scatter
 import Tlcheck.Certs.Adjointness.shrink
 import Tlcheck.Certs.Adjointness.sign
 import Tlcheck.Certs.Adjointness.slice
