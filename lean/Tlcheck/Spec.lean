@@ -924,6 +924,33 @@ def bnTaps (a : Attr) (x : List Rat) (ps : List (List Rat)) : List (List Tap) :=
    (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i) 1)]
 end Attr
 
+/-- Π of a lane (the empty product is 1). Over `Rat` the registry's left
+fold from 1 has the same value. -/
+def prodL : List Rat → Rat
+  | [] => 1
+  | x :: xs => x * prodL xs
+
+/-- The tap lists of the outputs, concatenated. -/
+def joinTaps : List (List Tap) → List Tap
+  | [] => []
+  | t :: ts => t ++ joinTaps ts
+
+namespace Attr
+/-- reduce_prod along the axis (removed; the registry's `reduceProdPrim`):
+output o of the [A, B] result, at p = o / B and r = o % B, is the product
+of the lane x[p, j, r], j < K, of the [A, K, B] view; lane element j is
+flat (p·K + j)·B + r. -/
+def rpSrc (a : Attr) (o j : Nat) : Nat := (o / a.dimB * a.dimK + j) * a.dimB + o % a.dimB
+def rpLane (a : Attr) (x : List Rat) (o : Nat) : List Rat := (upto a.dimK).map (fun j => nth x (a.rpSrc o j))
+def rpFwd (a : Attr) (x : List Rat) : List Rat :=
+  (upto (a.dimA * a.dimB)).map (fun o => prodL (a.rpLane x o))
+/-- The partials: ∂y_o/∂x[p, j, r] = Π_{i≠j} lane_i = (Π_{i<j} lane_i)·(Π_{i>j} lane_i),
+the registry's P_j·S_{j+1} (prefix and suffix products, exact with zeros). -/
+def rpTaps (a : Attr) (x : List Rat) : List Tap :=
+  joinTaps ((upto (a.dimA * a.dimB)).map (fun o => (upto a.dimK).map (fun j =>
+    Tap.mk o (a.rpSrc o j) (prodL ((a.rpLane x o).take j) * prodL ((a.rpLane x o).drop (j + 1))))))
+end Attr
+
 /-- The exact primitives with a Lean semantics. The names are the
 registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
@@ -934,7 +961,7 @@ inductive Prim where
   | gather | shrink | pad
   | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd | dropout
   | layer_norm | instance_norm | batch_norm_eval
-  | tile | scatter
+  | tile | scatter | reduce_prod
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -972,6 +999,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .broadcast_to, a, [x] => Tlcheck.gather a.bcastIdx x
   | .tile, a, [x] => Tlcheck.gather a.tileIdx x
   | .scatter, a, xs => Tlcheck.gather a.scatterIdx (catAll xs)
+  | .reduce_prod, a, [x] => a.rpFwd x
   | .const, a, [] => a.values
   | .concat, a, xs => Tlcheck.gather a.concatIdx (catAll xs)
   | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (Tlcheck.gather a.mmGa x) (Tlcheck.gather a.mmGb y))
@@ -1024,6 +1052,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .broadcast_to, a, [_], [dx] => Tlcheck.gather a.bcastIdx dx
   | .tile, a, [_], [dx] => Tlcheck.gather a.tileIdx dx
   | .scatter, a, _, dxs => Tlcheck.gather a.scatterIdx (catAll dxs)
+  | .reduce_prod, a, [x], [dx] => tapply (a.dimA * a.dimB) (a.rpTaps x) dx
   | .const, a, [], [] => zeros a.values
   | .concat, a, _, dxs => Tlcheck.gather a.concatIdx (catAll dxs)
   | .matmul, a, [x, y], [dx, dy] =>
@@ -1081,6 +1110,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .broadcast_to, a, [_], δ => [Tlcheck.scatter (size a.shape) a.bcastIdx δ]
   | .tile, a, [_], δ => [Tlcheck.scatter (size a.shape) a.tileIdx δ]
   | .scatter, a, _, δ => splitBy a.shapes (Tlcheck.scatter (totalSize a.shapes) a.scatterIdx δ)
+  | .reduce_prod, a, [x], δ => [tapplyT (size a.shape) (a.rpTaps x) δ]
   | .concat, a, _, δ => splitBy a.shapes (Tlcheck.scatter (totalSize a.shapes) a.concatIdx δ)
   | .matmul, a, [x, y], δ =>
     [Tlcheck.scatter (size (nthL a.shapes 0)) a.mmGa (pmul (Tlcheck.gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),

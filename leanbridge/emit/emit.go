@@ -52,7 +52,7 @@
 // the registry's exact sqrt accepts, the only ones it certifies.
 //
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (reduce_prod, the seeded draws, and the interval-oracle
+// Covered (l2_normalize, the seeded draws, and the interval-oracle
 // primitives: Lean has no semantics for them, or the certificate records
 // a seed where Lean needs the mask); refinement and range (binary32 and
 // interval claims over floats, which Lean core cannot compute in the
@@ -84,7 +84,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
 
 // windowOps are the covered primitives that read the registry's window
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
@@ -277,6 +277,12 @@ func caseWork(op string, c *certificates.AdjointCase) int {
 	}
 	if windowOps[op] {
 		w += windowWork(op, c)
+	}
+	if op == "reduce_prod" && len(c.Inputs) > 0 { // Prod.lean's taps: one per input element, each a product over its lane
+		s := c.Inputs[0].Shape
+		if ax := c.Attrs.Axis; ax >= -len(s) && ax < len(s) {
+			w += len(c.Inputs[0].Values) * s[(ax+len(s))%len(s)]
+		}
 	}
 	return w
 }

@@ -348,3 +348,134 @@ func TestScatterEmitted(t *testing.T) {
 		t.Error("a scatter writing one position off agrees with the registry on every case")
 	}
 }
+
+// rpTap is one entry of Attr.rpTaps: output o, input i, weight w.
+type rpTap struct {
+	o, i int
+	w    *big.Rat
+}
+
+func prodOf(l vec) *big.Rat {
+	p := rat(1, 1)
+	for _, v := range l {
+		p = mul(p, v)
+	}
+	return p
+}
+
+// rpEval transcribes Prim.reduce_prod: the [A, K, B] view of the axis
+// (mattr.dims), output o's lane x[(o/B·K + j)·B + o%B], its product, and
+// the taps whose weight is partial(lane, j) — Spec.lean's prefix times
+// suffix product, or a planted rule.
+func rpEval(shape []int, axis int, x vec, partial func(lane vec, j int) *big.Rat) (fwd vec, taps []rpTap) {
+	A, K, B := mattr{shape: shape, axis: axis}.dims()
+	for o := 0; o < A*B; o++ {
+		lane, src := make(vec, K), make([]int, K)
+		for j := range lane {
+			src[j] = (sdiv(o, B)*K+j)*B + smod(o, B)
+			lane[j] = rat(0, 1)
+			if src[j] < len(x) {
+				lane[j] = x[src[j]]
+			}
+		}
+		fwd = append(fwd, prodOf(lane))
+		for j := range lane {
+			taps = append(taps, rpTap{o, src[j], partial(lane, j)})
+		}
+	}
+	return fwd, taps
+}
+
+func rpPartial(lane vec, j int) *big.Rat { return mul(prodOf(lane[:j]), prodOf(lane[j+1:])) }
+
+// rpClaim is shapesOk and Claim of Prim.reduce_prod at the taps.
+func rpClaim(c idxCase, fwd vec, taps []rpTap) bool {
+	if len(c.xs) != 1 || len(c.dxs) != 1 || len(c.shapes) != 1 {
+		return false
+	}
+	n, m := size(c.shapes[0]), size(c.out)
+	if len(c.xs[0]) != n || len(c.dxs[0]) != n || len(c.delta) != m || len(fwd) != m {
+		return false
+	}
+	jv, vj := mzeros(m), mzeros(n)
+	for _, e := range taps {
+		if e.o < m && e.i < n {
+			jv[e.o] = add(jv[e.o], mul(e.w, c.dxs[0][e.i]))
+			vj[e.i] = add(vj[e.i], mul(e.w, c.delta[e.o]))
+		}
+	}
+	l, r := mdot(jv, c.delta), mdot(c.dxs[0], vj)
+	return l.Cmp(c.lhs) == 0 && r.Cmp(c.rhs) == 0 && c.lhs.Cmp(c.rhs) == 0
+}
+
+// TestReduceProdEmitted: every emitted reduce_prod case, read back from
+// the module text, has shapesOk and Claim true under the transcription of
+// Attr.rpFwd and Attr.rpTaps; the transcribed forward equals the
+// registry's own; the JVP through the taps equals the registry's JVP; and
+// planted partials (the prefix product alone, dropping the suffix; and
+// y / x_j, which is 0/0 — here 0 — at a zero) make some claim false.
+func TestReduceProdEmitted(t *testing.T) {
+	src, f := emittedModule(t, "reduce_prod")
+	cases := readIdxCases(t, src)
+	if len(cases) != len(f.Cases) || len(cases) == 0 {
+		t.Fatalf("%d cases emitted, the certificate has %d", len(cases), len(f.Cases))
+	}
+	p, err := ratReg.Lookup("reduce_prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix, quotient := 0, 0
+	for i, c := range cases {
+		fwd, taps := rpEval(c.shapes[0], c.axis, c.xs[0], rpPartial)
+		if !rpClaim(c, fwd, taps) {
+			t.Errorf("case %d: shapesOk or the claim is false under the transcription", i)
+		}
+		a := &spec.Attrs{Axis: c.axis}
+		if want := registryForward(t, "reduce_prod", a, c.shapes, c.xs); !sameVec(fwd, want) {
+			t.Errorf("case %d: the transcribed forward %v, the registry's %v", i, fwd, want)
+		}
+		toT := func(v vec) spec.Tensor[spec.Rat] {
+			data := make([]spec.Rat, len(v))
+			for j := range v {
+				data[j] = spec.RatFromBig(v[j])
+			}
+			x, err := spec.NewTensor(spec.Shape(c.shapes[0]), data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return x
+		}
+		y, err := p.Forward(a, []spec.Tensor[spec.Rat]{toT(c.xs[0])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		jv, err := p.JVP(a, []spec.Tensor[spec.Rat]{toT(c.xs[0])}, y, []spec.Tensor[spec.Rat]{toT(c.dxs[0])})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine := mzeros(len(fwd))
+		for _, e := range taps {
+			mine[e.o] = add(mine[e.o], mul(e.w, c.dxs[0][e.i]))
+		}
+		for j := range mine {
+			if mine[j].Cmp(jv.Data[j].Big()) != 0 {
+				t.Errorf("case %d: the taps' JVP element %d is %s, the registry's %s", i, j, mine[j].RatString(), jv.Data[j].Big().RatString())
+				break
+			}
+		}
+		if _, bad := rpEval(c.shapes[0], c.axis, c.xs[0], func(l vec, j int) *big.Rat { return prodOf(l[:j]) }); !rpClaim(c, fwd, bad) {
+			prefix++
+		}
+		if _, bad := rpEval(c.shapes[0], c.axis, c.xs[0], func(l vec, j int) *big.Rat {
+			if l[j].Sign() == 0 {
+				return rat(0, 1)
+			}
+			return div(prodOf(l), l[j])
+		}); !rpClaim(c, fwd, bad) {
+			quotient++
+		}
+	}
+	if prefix == 0 || quotient == 0 {
+		t.Errorf("planted partials caught: %d without the suffix, %d as y/x_j (which differs only where a lane has a zero); want some of each", prefix, quotient)
+	}
+}

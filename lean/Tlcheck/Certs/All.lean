@@ -30,6 +30,7 @@ import Tlcheck.Certs.Adjointness.neg
 import Tlcheck.Certs.Adjointness.pad
 import Tlcheck.Certs.Adjointness.permute
 import Tlcheck.Certs.Adjointness.reduce_mean
+import Tlcheck.Certs.Adjointness.reduce_prod
 import Tlcheck.Certs.Adjointness.reduce_sum
 import Tlcheck.Certs.Adjointness.relu
 import Tlcheck.Certs.Adjointness.reshape
