@@ -157,17 +157,21 @@ theorem scatter_op_reads (a : Attr) (xs : List (List Rat)) (k : Nat) (hk : k < s
 (past x's elements), an unwritten one reads x. -/
 theorem scatterSrc_written (a : Attr) (k e : Nat) (h : findTgt k a.scatterTgts 0 = some e) :
     a.scatterSrc k = size a.shape + e := by
-  show (match findTgt k a.scatterTgts 0 with
-    | some e => size a.shape + e
-    | none => k) = size a.shape + e
-  rw [h] <;> exact rfl
+  first
+    | (show (match findTgt k a.scatterTgts 0 with
+        | some e => size a.shape + e
+        | none => k) = size a.shape + e
+       rw [h] <;> exact rfl)
+    | (unfold Attr.scatterSrc; rw [h] <;> exact rfl)
 
 theorem scatterSrc_unwritten (a : Attr) (k : Nat) (h : findTgt k a.scatterTgts 0 = none) :
     a.scatterSrc k = k := by
-  show (match findTgt k a.scatterTgts 0 with
-    | some e => size a.shape + e
-    | none => k) = k
-  rw [h] <;> exact rfl
+  first
+    | (show (match findTgt k a.scatterTgts 0 with
+        | some e => size a.shape + e
+        | none => k) = k
+       rw [h] <;> exact rfl)
+    | (unfold Attr.scatterSrc; rw [h] <;> exact rfl)
 
 /-- `findTgt` finds a writer of p: its answer e (searching from e₀) is an
 entry of the target list whose target is p. -/
