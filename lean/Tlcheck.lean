@@ -9,4 +9,5 @@ import Tlcheck.Comp
 import Tlcheck.Window
 import Tlcheck.Dropout
 import Tlcheck.Norm
+import Tlcheck.Prod
 import Tlcheck.Certs.All

@@ -531,6 +531,13 @@ theorem broadcast_to_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = si
   show dot (gather a.bcastIdx dx) δ = dot dx (scatter (size a.shape) a.bcastIdx δ) + 0
   rw [gather_adjoint (size a.shape) a.bcastIdx dx δ h, Rat.add_zero]
 
+/-- tile: a gather along `Attr.tileIdx` (each output coordinate reduced
+modulo the input's extent); the VJP sums the copies back (the scatter). -/
+theorem tile_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
+    dot (Prim.jvp .tile a [x] [dx]) δ = dotAll [dx] (Prim.vjp .tile a [x] δ) := by
+  show dot (gather a.tileIdx dx) δ = dot dx (scatter (size a.shape) a.tileIdx δ) + 0
+  rw [gather_adjoint (size a.shape) a.tileIdx dx δ h, Rat.add_zero]
+
 /-- The registry's gather (constant indices along the axis): a gather
 along `Attr.gatherIdx`, its VJP the scatter along the same list. -/
 theorem gather_op_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape) :
@@ -591,6 +598,18 @@ theorem concat_adjoint (a : Attr) (xs dxs : List (List Rat)) (δ : List Rat)
     dotAll dxs (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ))
   rw [gather_adjoint (totalSize a.shapes) a.concatIdx (catAll dxs) δ (length_catAll a.shapes dxs h),
     dot_catAll a.shapes dxs _ h (length_scatter (totalSize a.shapes) a.concatIdx δ)]
+
+/-- scatter (ScatterElements, reduction none): a gather from x ++ u along
+`Attr.scatterIdx`; the VJP scatters δ back and splits it by the two
+shapes (x's cotangent is δ with the written positions zeroed, u's is δ at
+the targets). The same law as concat's. -/
+theorem scatter_op_adjoint (a : Attr) (xs dxs : List (List Rat)) (δ : List Rat)
+    (h : SizesMatch a.shapes dxs) :
+    dot (Prim.jvp .scatter a xs dxs) δ = dotAll dxs (Prim.vjp .scatter a xs δ) := by
+  show dot (gather a.scatterIdx (catAll dxs)) δ =
+    dotAll dxs (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ))
+  rw [gather_adjoint (totalSize a.shapes) a.scatterIdx (catAll dxs) δ (length_catAll a.shapes dxs h),
+    dot_catAll a.shapes dxs _ h (length_scatter (totalSize a.shapes) a.scatterIdx δ)]
 
 /-! ## linear
 
@@ -1175,6 +1194,12 @@ theorem broadcast_to_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) 
     Prim.vjp .broadcast_to a [x] (zeros δ₁) = zerosAll (Prim.vjp .broadcast_to a [x] δ₁) :=
   index_vjp_linear (size a.shape) a.bcastIdx k δ₁ δ₂ h
 
+theorem tile_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .tile a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .tile a [x] δ₁) (Prim.vjp .tile a [x] δ₂) ∧
+    Prim.vjp .tile a [x] (smul k δ₁) = smulAll k (Prim.vjp .tile a [x] δ₁) ∧
+    Prim.vjp .tile a [x] (zeros δ₁) = zerosAll (Prim.vjp .tile a [x] δ₁) :=
+  index_vjp_linear (size a.shape) a.tileIdx k δ₁ δ₂ h
+
 theorem gather_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
     Prim.vjp .gather a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .gather a [x] δ₁) (Prim.vjp .gather a [x] δ₂) ∧
     Prim.vjp .gather a [x] (smul k δ₁) = smulAll k (Prim.vjp .gather a [x] δ₁) ∧
@@ -1359,6 +1384,29 @@ theorem concat_vjp_linear (a : Attr) (k : Rat) (xs : List (List Rat)) (δ₁ δ�
     rw [zeros_eq_smul0 δ₁, scatter_smul (totalSize a.shapes) 0 a.concatIdx δ₁,
       splitBy_smul 0 a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁),
       smulAll_zero (splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ₁))]
+
+/-- scatter: its VJP is linear in δ (cotangents of one length) and maps zero to zeros. -/
+theorem scatter_op_vjp_linear (a : Attr) (k : Rat) (xs : List (List Rat)) (δ₁ δ₂ : List Rat)
+    (h : δ₁.length = δ₂.length) :
+    Prim.vjp .scatter a xs (padd δ₁ δ₂) = paddAll (Prim.vjp .scatter a xs δ₁) (Prim.vjp .scatter a xs δ₂) ∧
+    Prim.vjp .scatter a xs (smul k δ₁) = smulAll k (Prim.vjp .scatter a xs δ₁) ∧
+    Prim.vjp .scatter a xs (zeros δ₁) = zerosAll (Prim.vjp .scatter a xs δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx (padd δ₁ δ₂)) =
+      paddAll (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁))
+        (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₂))
+    rw [scatter_padd (totalSize a.shapes) a.scatterIdx δ₁ δ₂ h,
+      splitBy_padd a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁)
+        (scatter (totalSize a.shapes) a.scatterIdx δ₂) (by rw [length_scatter, length_scatter])]
+  · show splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx (smul k δ₁)) =
+      smulAll k (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁))
+    rw [scatter_smul (totalSize a.shapes) k a.scatterIdx δ₁,
+      splitBy_smul k a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁)]
+  · show splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx (zeros δ₁)) =
+      zerosAll (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁))
+    rw [zeros_eq_smul0 δ₁, scatter_smul (totalSize a.shapes) 0 a.scatterIdx δ₁,
+      splitBy_smul 0 a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁),
+      smulAll_zero (splitBy a.shapes (scatter (totalSize a.shapes) a.scatterIdx δ₁))]
 
 theorem length_pmul_congr : ∀ (f u v : List Rat), u.length = v.length → (pmul f u).length = (pmul f v).length
   | [], _, _, _ => rfl

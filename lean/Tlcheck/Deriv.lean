@@ -509,12 +509,16 @@ theorem slice_jvp_is_fwd (a : Attr) (x v : List Rat) :
     Prim.jvp .slice a [x] [v] = Prim.fwd .slice a [v] := rfl
 theorem broadcast_to_jvp_is_fwd (a : Attr) (x v : List Rat) :
     Prim.jvp .broadcast_to a [x] [v] = Prim.fwd .broadcast_to a [v] := rfl
+theorem tile_jvp_is_fwd (a : Attr) (x v : List Rat) :
+    Prim.jvp .tile a [x] [v] = Prim.fwd .tile a [v] := rfl
 theorem reshape_jvp_is_fwd (a : Attr) (x v : List Rat) :
     Prim.jvp .reshape a [x] [v] = Prim.fwd .reshape a [v] := rfl
 theorem flatten_jvp_is_fwd (a : Attr) (x v : List Rat) :
     Prim.jvp .flatten a [x] [v] = Prim.fwd .flatten a [v] := rfl
 theorem concat_jvp_is_fwd (a : Attr) (xs dxs : List (List Rat)) :
     Prim.jvp .concat a xs dxs = Prim.fwd .concat a dxs := rfl
+theorem scatter_op_jvp_is_fwd (a : Attr) (xs dxs : List (List Rat)) :
+    Prim.jvp .scatter a xs dxs = Prim.fwd .scatter a dxs := rfl
 
 /-- permute is linear along every line: fwd(x + t·v) = fwd x + t·jvp x v. -/
 theorem permute_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
@@ -536,6 +540,12 @@ theorem broadcast_to_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length 
     Prim.fwd .broadcast_to a [along t x v] =
       padd (Prim.fwd .broadcast_to a [x]) (smul t (Prim.jvp .broadcast_to a [x] [v])) :=
   gather_along a.bcastIdx t x v h
+
+/-- tile is linear along every line (a gather). -/
+theorem tile_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .tile a [along t x v] =
+      padd (Prim.fwd .tile a [x]) (smul t (Prim.jvp .tile a [x] [v])) :=
+  gather_along a.tileIdx t x v h
 
 /-- sum: Σ(x + t·v) = Σx + t·Σv. -/
 theorem total_along (t : Rat) : ∀ x v : List Rat, x.length = v.length →

@@ -12,7 +12,8 @@ as gathers along index lists built from the shapes and attributes, and
   element k (k < N) is the input's element `f k` — so each op's output
   element k is the input element its defining formula names
   (`slice_reads`, `permute_reads`, `transpose_reads`, `broadcast_to_reads`,
-  `concat_reads`, `gather_op_reads`), in row-major coordinates;
+  `concat_reads`, `gather_op_reads`, `tile_reads`, `scatter_op_reads` with
+  `scatterSrc_written`, `scatterSrc_unwritten` and `findTgt_hit`), in row-major coordinates;
 * `wsum_unflat`: those coordinates are row-major: for i < size s, the
   multi-index `unflat s i` weighted by `strides s` is i again, so
   `unflat` and `wsum · (strides s)` are the flat ↔ multi-index bijection
@@ -21,9 +22,11 @@ as gathers along index lists built from the shapes and attributes, and
   numpy's `transpose`, `swapaxes`, slicing, `broadcast_to` and
   `concatenate` on `arange`): `transpose_idx_2x3`, `transpose_idx_neg`,
   `permute_idx_201`, `slice_idx_axis1`, `broadcast_idx_31_234`,
-  `concat_idx_axis1`, and `gather_idx_take` (numpy's `take`).
+  `concat_idx_axis1`, `gather_idx_take` (numpy's `take`), and
+  `tile_idx_23_46`, `tile_idx_21_23` (numpy's `tile`, written out by hand),
+  `scatter_idx_23` (torch's `scatter`, by hand).
 
-In bounds (`sliceIdx_lt`, `gatherIdx_lt`, `bcastIdx_lt`): under the
+In bounds (`sliceIdx_lt`, `gatherIdx_lt`, `bcastIdx_lt`, `tileIdx_lt`): under the
 registry's own shape rules (slice: stop ≤ shape[axis]; gather: the axis
 below the rank, every index below its extent; broadcast_to: rank ≤ the
 target's, each extent 1 or the target's, aligned right) every entry of the index list is below the
@@ -123,6 +126,17 @@ theorem broadcast_to_reads (a : Attr) (x : List Rat) (k : Nat) (hk : k < size a.
       if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape i) (a.toShape.length - a.shape.length + d)))
       (strides a.shape)) x k hk
 
+/-- tile: output element k (multi-index m in the output shape `toShape`)
+is the input element whose coordinate d is m[d] mod shape[d] (the
+registry's `tileMap`). -/
+theorem tile_reads (a : Attr) (x : List Rat) (k : Nat) (hk : k < size a.toShape) :
+    nth (Prim.fwd .tile a [x]) k =
+      nth x (wsum ((upto a.shape.length).map (fun d => nthN (unflat a.toShape k) d % nthN a.shape d))
+        (strides a.shape)) :=
+  gather_reads (size a.toShape)
+    (fun i => wsum ((upto a.shape.length).map (fun d => nthN (unflat a.toShape i) d % nthN a.shape d))
+      (strides a.shape)) x k hk
+
 /-- concat: output element k (multi-index m) is element `concatSrc` of the
 flat concatenation: the input whose block along the axis holds m[axis],
 at m with the axis coordinate shifted into that input. -/
@@ -131,6 +145,60 @@ theorem concat_reads (a : Attr) (xs : List (List Rat)) (k : Nat) (hk : k < size 
       nth (catAll xs) (concatSrc a.ax (unflat a.concatShape k) a.shapes (nthN (unflat a.concatShape k) a.ax) 0) :=
   gather_reads (size a.concatShape)
     (fun i => concatSrc a.ax (unflat a.concatShape i) a.shapes (nthN (unflat a.concatShape i) a.ax) 0) (catAll xs) k hk
+
+/-- scatter: output position k reads `scatterSrc k` of x ++ u — u's
+element e when update e (at its multi-index in the indices' shape, with
+index[e] on the axis) writes k, else x's element k. -/
+theorem scatter_op_reads (a : Attr) (xs : List (List Rat)) (k : Nat) (hk : k < size a.shape) :
+    nth (Prim.fwd .scatter a xs) k = nth (catAll xs) (a.scatterSrc k) :=
+  gather_reads (size a.shape) a.scatterSrc (catAll xs) k hk
+
+/-- The two cases of `scatterSrc`: a written position reads the update
+(past x's elements), an unwritten one reads x. -/
+theorem scatterSrc_written (a : Attr) (k e : Nat) (h : findTgt k a.scatterTgts 0 = some e) :
+    a.scatterSrc k = size a.shape + e := by
+  first
+    | (show (match findTgt k a.scatterTgts 0 with
+        | some e => size a.shape + e
+        | none => k) = size a.shape + e
+       rw [h] <;> exact rfl)
+    | (unfold Attr.scatterSrc; rw [h] <;> exact rfl)
+
+theorem scatterSrc_unwritten (a : Attr) (k : Nat) (h : findTgt k a.scatterTgts 0 = none) :
+    a.scatterSrc k = k := by
+  first
+    | (show (match findTgt k a.scatterTgts 0 with
+        | some e => size a.shape + e
+        | none => k) = k
+       rw [h] <;> exact rfl)
+    | (unfold Attr.scatterSrc; rw [h] <;> exact rfl)
+
+/-- `findTgt` finds a writer of p: its answer e (searching from e₀) is an
+entry of the target list whose target is p. -/
+theorem findTgt_hit (p : Nat) : ∀ (ts : List Nat) (e₀ e : Nat), findTgt p ts e₀ = some e →
+    e₀ ≤ e ∧ nthN ts (e - e₀) = p
+  | [], e₀, _, h => by
+    have h0 : findTgt p [] e₀ = none := rfl
+    rw [h0] at h
+    first
+      | exact Option.noConfusion h
+      | cases h
+  | t :: ts, e₀, e, h => by
+    by_cases ht : t = p
+    · have h1 : findTgt p (t :: ts) e₀ = some e₀ := by
+        show (if t = p then some e₀ else findTgt p ts (e₀ + 1)) = some e₀
+        rw [if_pos ht]
+      have he : e₀ = e := Option.some.inj (h1.symm.trans h)
+      rw [← he, Nat.sub_self]
+      exact ⟨Nat.le_refl e₀, ht⟩
+    · have h1 : findTgt p (t :: ts) e₀ = findTgt p ts (e₀ + 1) := by
+        show (if t = p then some e₀ else findTgt p ts (e₀ + 1)) = findTgt p ts (e₀ + 1)
+        rw [if_neg ht]
+      have ih := findTgt_hit p ts (e₀ + 1) e (h1.symm.trans h)
+      have ih1 : e₀ + 1 ≤ e := ih.1
+      have hsub : e - e₀ = (e - (e₀ + 1)) + 1 := by omega
+      rw [hsub]
+      exact ⟨by omega, ih.2⟩
 
 /-- gather (the registry's, constant indices `perm` along the axis): output
 element k, at (p, j, r) in the [A, J, B] view, is input element
@@ -308,6 +376,24 @@ theorem bcastIdx_lt (a : Attr) (hlen : a.shape.length ≤ a.toShape.length)
         | inr h => exact h
       rw [h2]
       exact below_nth (unflat a.toShape k) a.toShape (unflat_below a.toShape k hk) _ (by omega)
+
+/-- tile in bounds: when every extent of the input is positive (an empty
+input axis has only the empty output extent under the registry's rule, so
+then there is no k), every entry of the index list is below the input's
+size — coordinate d of the source is a remainder modulo shape[d]. -/
+theorem tileIdx_lt (a : Attr) (hpos : ∀ d, d < a.shape.length → 0 < nthN a.shape d)
+    (k : Nat) (hk : k < size a.toShape) : nthN a.tileIdx k < size a.shape := by
+  have e : nthN a.tileIdx k = wsum ((upto a.shape.length).map (fun d =>
+      nthN (unflat a.toShape k) d % nthN a.shape d)) (strides a.shape) :=
+    nthN_upto_map _ (size a.toShape) k hk
+  rw [e]
+  apply wsum_lt
+  refine below_of_nth _ a.shape ?_ ?_
+  · exact length_idx _ _
+  · intro d hd
+    rw [nthN_upto_map _ a.shape.length d hd]
+    show nthN (unflat a.toShape k) d % nthN a.shape d < nthN a.shape d
+    exact Nat.mod_lt _ (hpos d hd)
 
 /-- concat in bounds, block by block: if p is below the inputs' total
 extent along the axis and, for every input s and every q below its extent
@@ -653,6 +739,22 @@ theorem broadcast_idx_31_234 : Attr.bcastIdx { attr0 with shape := [3, 1], toSha
 of `arange(4)` and `4 + arange(6)`. -/
 theorem concat_idx_axis1 : Attr.concatIdx { attr0 with shape := [2, 2], axis := 1, shapes := [[2, 2], [2, 3]] } =
     [0, 1, 4, 5, 6, 2, 3, 7, 8, 9] := by decide +kernel
+
+/-- tile of [2, 3] to [4, 6] (numpy `tile(arange(6).reshape(2, 3), (2, 2))`,
+written out by hand: rows [0 1 2 0 1 2], [3 4 5 3 4 5], twice). -/
+theorem tile_idx_23_46 : Attr.tileIdx { attr0 with shape := [2, 3], toShape := [4, 6] } =
+    [0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5, 0, 1, 2, 0, 1, 2, 3, 4, 5, 3, 4, 5] := by decide +kernel
+
+/-- tile of [2, 1] to [2, 3] (numpy `tile(arange(2).reshape(2, 1), (1, 3))`). -/
+theorem tile_idx_21_23 : Attr.tileIdx { attr0 with shape := [2, 1], toShape := [2, 3] } =
+    [0, 0, 0, 1, 1, 1] := by decide +kernel
+
+/-- scatter into [2, 3] along axis 1 at indices [[2], [0]] (shape [2, 1]):
+torch `x.scatter(1, [[2], [0]], u)` writes y[0, 2] = u[0, 0] and
+y[1, 0] = u[1, 0]; in x ++ u (six then two elements) positions 2 and 3
+read 6 and 7, the rest x (by hand). -/
+theorem scatter_idx_23 : Attr.scatterIdx { attr0 with shape := [2, 3], axis := 1, perm := [2, 0],
+    shapes := [[2, 3], [2, 1]] } = [0, 1, 6, 7, 4, 5] := by decide +kernel
 
 /-- gather of [2, 3, 2] along axis 1 at [2, 0, 2, 1]: numpy `take(·, [2, 0, 2, 1], axis=1)`. -/
 theorem gather_idx_take : Attr.gatherIdx { attr0 with shape := [2, 3, 2], axis := 1, perm := [2, 0, 2, 1] } =

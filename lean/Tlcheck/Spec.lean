@@ -599,6 +599,15 @@ def bcastIdx (a : Attr) : List Nat :=
       if nthN a.shape d = 1 then 0 else nthN (unflat a.toShape i) (a.toShape.length - a.shape.length + d)))
       (strides a.shape))
 
+/-- tile (ONNX Tile, torch repeat; the registry's `tileMap`): the output
+shape is `toShape` (the registry's attribute `Shape`), of the input's rank,
+each extent a multiple of the input's; output coordinate d reads input
+coordinate m[d] mod shape[d]. -/
+def tileIdx (a : Attr) : List Nat :=
+  (upto (size a.toShape)).map (fun i =>
+    wsum ((upto a.shape.length).map (fun d => nthN (unflat a.toShape i) d % nthN a.shape d))
+      (strides a.shape))
+
 /-- gather (the registry's, constant indices along the axis; the indices
 are the attribute `perm`, naturals below the axis extent): the output
 [A, J, B] (J indices) reads the input [A, K, B] at index[j]: output flat
@@ -679,6 +688,37 @@ def nthL : List (List Nat) → Nat → List Nat
   | [], _ => []
   | a :: _, 0 => a
   | _ :: as, j + 1 => nthL as j
+
+/-- scatter (ONNX ScatterElements, reduction none; the registry's
+`ScatterTargets`): the data x has shape `shape`, the updates u the
+indices' shape `shapes[1]`, the constant indices are the attribute `perm`
+(naturals below the axis extent) and the axis `axis`. Update element e,
+at multi-index m in the indices' shape, writes the data position with
+m's coordinates except index[e] on the axis. -/
+def Attr.scatterTgt (a : Attr) (e : Nat) : Nat :=
+  wsum (setN (unflat (nthL a.shapes 1) e) a.ax (nthN a.perm e)) (strides a.shape)
+
+/-- The targets of every update element, in row-major order. -/
+def Attr.scatterTgts (a : Attr) : List Nat :=
+  (upto (size (nthL a.shapes 1))).map a.scatterTgt
+
+/-- The first update entry (counted from e) whose target is p, if any. -/
+def findTgt (p : Nat) : List Nat → Nat → Option Nat
+  | [], _ => none
+  | t :: ts, e => if t = p then some e else findTgt p ts (e + 1)
+
+/-- scatter as a gather from the concatenation x ++ u: output position p
+reads u's element e (flat index size shape + e) when update e writes p,
+else x's element p. (The registry refuses duplicate targets, so at most
+one e writes p; `findTgt` takes the first.) -/
+def Attr.scatterSrc (a : Attr) (p : Nat) : Nat :=
+  match findTgt p a.scatterTgts 0 with
+  | some e => size a.shape + e
+  | none => p
+
+/-- scatter's index list: one source per data position. -/
+def Attr.scatterIdx (a : Attr) : List Nat :=
+  (upto (size a.shape)).map a.scatterSrc
 
 namespace Attr
 /-- linear(x, W, b) with W of shape [m, n] and x of shape [n] or [B, n]:
@@ -884,6 +924,33 @@ def bnTaps (a : Attr) (x : List Rat) (ps : List (List Rat)) : List (List Tap) :=
    (upto (size a.shape)).map (fun i => Tap.mk i (a.bnCh i) 1)]
 end Attr
 
+/-- Π of a lane (the empty product is 1). Over `Rat` the registry's left
+fold from 1 has the same value. -/
+def prodL : List Rat → Rat
+  | [] => 1
+  | x :: xs => x * prodL xs
+
+/-- The tap lists of the outputs, concatenated. -/
+def joinTaps : List (List Tap) → List Tap
+  | [] => []
+  | t :: ts => t ++ joinTaps ts
+
+namespace Attr
+/-- reduce_prod along the axis (removed; the registry's `reduceProdPrim`):
+output o of the [A, B] result, at p = o / B and r = o % B, is the product
+of the lane x[p, j, r], j < K, of the [A, K, B] view; lane element j is
+flat (p·K + j)·B + r. -/
+def rpSrc (a : Attr) (o j : Nat) : Nat := (o / a.dimB * a.dimK + j) * a.dimB + o % a.dimB
+def rpLane (a : Attr) (x : List Rat) (o : Nat) : List Rat := (upto a.dimK).map (fun j => nth x (a.rpSrc o j))
+def rpFwd (a : Attr) (x : List Rat) : List Rat :=
+  (upto (a.dimA * a.dimB)).map (fun o => prodL (a.rpLane x o))
+/-- The partials: ∂y_o/∂x[p, j, r] = Π_{i≠j} lane_i = (Π_{i<j} lane_i)·(Π_{i>j} lane_i),
+the registry's P_j·S_{j+1} (prefix and suffix products, exact with zeros). -/
+def rpTaps (a : Attr) (x : List Rat) : List Tap :=
+  joinTaps ((upto (a.dimA * a.dimB)).map (fun o => (upto a.dimK).map (fun j =>
+    Tap.mk o (a.rpSrc o j) (prodL ((a.rpLane x o).take j) * prodL ((a.rpLane x o).drop (j + 1))))))
+end Attr
+
 /-- The exact primitives with a Lean semantics. The names are the
 registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
@@ -894,6 +961,7 @@ inductive Prim where
   | gather | shrink | pad
   | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd | dropout
   | layer_norm | instance_norm | batch_norm_eval
+  | tile | scatter | reduce_prod
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -929,6 +997,9 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .transpose, a, [x] => Tlcheck.gather a.transposeIdx x
   | .slice, a, [x] => Tlcheck.gather a.sliceIdx x
   | .broadcast_to, a, [x] => Tlcheck.gather a.bcastIdx x
+  | .tile, a, [x] => Tlcheck.gather a.tileIdx x
+  | .scatter, a, xs => Tlcheck.gather a.scatterIdx (catAll xs)
+  | .reduce_prod, a, [x] => a.rpFwd x
   | .const, a, [] => a.values
   | .concat, a, xs => Tlcheck.gather a.concatIdx (catAll xs)
   | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (Tlcheck.gather a.mmGa x) (Tlcheck.gather a.mmGb y))
@@ -979,6 +1050,9 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .transpose, a, [_], [dx] => Tlcheck.gather a.transposeIdx dx
   | .slice, a, [_], [dx] => Tlcheck.gather a.sliceIdx dx
   | .broadcast_to, a, [_], [dx] => Tlcheck.gather a.bcastIdx dx
+  | .tile, a, [_], [dx] => Tlcheck.gather a.tileIdx dx
+  | .scatter, a, _, dxs => Tlcheck.gather a.scatterIdx (catAll dxs)
+  | .reduce_prod, a, [x], [dx] => tapply (a.dimA * a.dimB) (a.rpTaps x) dx
   | .const, a, [], [] => zeros a.values
   | .concat, a, _, dxs => Tlcheck.gather a.concatIdx (catAll dxs)
   | .matmul, a, [x, y], [dx, dy] =>
@@ -1020,8 +1094,8 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .abs, _, [x], δ => [pmul (pmap absD x) δ]
   | .sign, _, [x], δ => [pmul (pmap signD x) δ]
   | .shrink, a, [x], δ => [pmul (pmap (shrinkD a.lo) x) δ]
-  | .gather, a, [_], δ => [scatter (size a.shape) a.gatherIdx δ]
-  | .pad, a, [_], δ => [scatter (size a.shape) a.padIdx δ]
+  | .gather, a, [_], δ => [Tlcheck.scatter (size a.shape) a.gatherIdx δ]
+  | .pad, a, [_], δ => [Tlcheck.scatter (size a.shape) a.padIdx δ]
   | .sum, _, [x], d :: _ => [bcast d x]
   | .reduce_sum, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA δ]
   | .reduce_mean, a, [_], δ => [bcastAKB a.dimK a.dimB a.dimA (smul (1 / (a.dimK : Rat)) δ)]
@@ -1030,18 +1104,21 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .reshape, _, [_], δ => [δ]
   | .flatten, _, [_], δ => [δ]
   | .detach, _, [x], _ => [zeros x]
-  | .permute, a, [_], δ => [scatter (size a.shape) a.permuteIdx δ]
-  | .transpose, a, [_], δ => [scatter (size a.shape) a.transposeIdx δ]
-  | .slice, a, [_], δ => [scatter (size a.shape) a.sliceIdx δ]
-  | .broadcast_to, a, [_], δ => [scatter (size a.shape) a.bcastIdx δ]
-  | .concat, a, _, δ => splitBy a.shapes (scatter (totalSize a.shapes) a.concatIdx δ)
+  | .permute, a, [_], δ => [Tlcheck.scatter (size a.shape) a.permuteIdx δ]
+  | .transpose, a, [_], δ => [Tlcheck.scatter (size a.shape) a.transposeIdx δ]
+  | .slice, a, [_], δ => [Tlcheck.scatter (size a.shape) a.sliceIdx δ]
+  | .broadcast_to, a, [_], δ => [Tlcheck.scatter (size a.shape) a.bcastIdx δ]
+  | .tile, a, [_], δ => [Tlcheck.scatter (size a.shape) a.tileIdx δ]
+  | .scatter, a, _, δ => splitBy a.shapes (Tlcheck.scatter (totalSize a.shapes) a.scatterIdx δ)
+  | .reduce_prod, a, [x], δ => [tapplyT (size a.shape) (a.rpTaps x) δ]
+  | .concat, a, _, δ => splitBy a.shapes (Tlcheck.scatter (totalSize a.shapes) a.concatIdx δ)
   | .matmul, a, [x, y], δ =>
-    [scatter (size (nthL a.shapes 0)) a.mmGa (pmul (Tlcheck.gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),
-      scatter (size (nthL a.shapes 1)) a.mmGb (pmul (Tlcheck.gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ))]
+    [Tlcheck.scatter (size (nthL a.shapes 0)) a.mmGa (pmul (Tlcheck.gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),
+      Tlcheck.scatter (size (nthL a.shapes 1)) a.mmGb (pmul (Tlcheck.gather a.mmGa x) (bcastAKB a.mmK 1 a.mmOut δ))]
   | .linear, a, [x, w, _], δ =>
-    [scatter a.linSx a.linGx (pmul (Tlcheck.gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
-      scatter a.linSw a.linGw (pmul (Tlcheck.gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
-      scatter a.linSb a.linGb δ]
+    [Tlcheck.scatter a.linSx a.linGx (pmul (Tlcheck.gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
+      Tlcheck.scatter a.linSw a.linGw (pmul (Tlcheck.gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ)),
+      Tlcheck.scatter a.linSb a.linGb δ]
   | .conv, a, [x, w], δ =>
     [tapplyT a.convG.bil.xSize (xTaps w a.convG.bil.terms) δ, tapplyT a.convG.bil.wSize (wTaps x a.convG.bil.terms) δ]
   | .conv, a, [x, w, _], δ => bilVjp a.convG.bil x w δ
@@ -1062,7 +1139,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
 
 /-- Number of inputs. -/
 def arity : Prim → Nat
-  | .add | .sub | .mul | .div | .max | .min | .mse_loss | .matmul => 2
+  | .add | .sub | .mul | .div | .max | .min | .mse_loss | .matmul | .scatter => 2
   | .linear | .conv | .conv_transpose | .layer_norm | .instance_norm => 3
   | .batch_norm_eval => 5
   | .const => 0

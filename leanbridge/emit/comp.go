@@ -442,7 +442,7 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat], win *
 			a.c = k.C.String()
 		case "clamp":
 			a.lo, a.hi = k.Lo.String(), k.Hi.String()
-		case "reduce_sum", "reduce_mean", "concat":
+		case "reduce_sum", "reduce_mean", "reduce_prod", "concat":
 			a.axis = k.Axis
 		case "slice":
 			if k.Start < 0 || k.End < 0 {
@@ -460,7 +460,9 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat], win *
 			a.perm = k.Perm
 		case "broadcast_to":
 			a.toShape = k.ToShape
-		case "gather": // the indices are Attr.perm (leanAttrs)
+		case "tile": // the output shape is Attr.toShape
+			a.toShape = k.OutShape
+		case "gather", "scatter": // the indices are Attr.perm (leanAttrs)
 			for _, q := range k.Indices {
 				if q < 0 {
 					return "", "", "", fmt.Errorf("negative index")

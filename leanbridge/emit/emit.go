@@ -52,7 +52,7 @@
 // the registry's exact sqrt accepts, the only ones it certifies.
 //
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (reduce_prod, the seeded draws, and the interval-oracle
+// Covered (l2_normalize, the seeded draws, and the interval-oracle
 // primitives: Lean has no semantics for them, or the certificate records
 // a seed where Lean needs the mask); refinement and range (binary32 and
 // interval claims over floats, which Lean core cannot compute in the
@@ -84,7 +84,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_sum", "relu", "reshape", "scale", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
 
 // windowOps are the covered primitives that read the registry's window
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
@@ -189,13 +189,14 @@ func leanWindow(w *spec.Window) (string, error) {
 
 // leanAttrs maps a certificate's attributes onto Tlcheck.Attr's fields:
 // c, lo, hi, axis2 and perm are the registry's own, except that gather's
-// constant indices are perm, shrink's bias and threshold λ are c and lo
+// and scatter's constant indices are perm (scatter's indices' shape is
+// its updates' shape, shapes[1]), shrink's bias and threshold λ are c and lo
 // (λ defaults to 1/2 and the bias to 0, as in the registry), and pad's
 // widths, mode and fill value are perm, axis2 (padMode) and c.
 func leanAttrs(op string, a certificates.Attrs) (c, lo, hi string, axis2 int, perm []int, err error) {
 	c, lo, hi, axis2, perm = a.C, a.Lo, a.Hi, a.Axis2, a.Perm
 	switch op {
-	case "gather":
+	case "gather", "scatter":
 		perm = a.Indices
 	case "shrink":
 		c, lo = a.Bias, a.Lambd
@@ -276,6 +277,12 @@ func caseWork(op string, c *certificates.AdjointCase) int {
 	}
 	if windowOps[op] {
 		w += windowWork(op, c)
+	}
+	if op == "reduce_prod" && len(c.Inputs) > 0 { // Prod.lean's taps: one per input element, each a product over its lane
+		s := c.Inputs[0].Shape
+		if ax := c.Attrs.Axis; ax >= -len(s) && ax < len(s) {
+			w += len(c.Inputs[0].Values) * s[(ax+len(s))%len(s)]
+		}
 	}
 	return w
 }

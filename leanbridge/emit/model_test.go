@@ -269,6 +269,10 @@ func (a mattr) index(op string) ([]int, bool) {
 			g[i] = (sdiv(i, J*B)*K+nthN(a.perm, smod(sdiv(i, B), J)))*B + smod(i, B)
 		}
 		return g, true
+	case "scatter": // Attr.scatterIdx: a gather from x ++ u
+		return scatterIdx(a.shape, shapeAt(a.shapes, 1), normAx(len(a.shape), a.axis), a.perm), true
+	case "tile": // Attr.tileIdx: output coordinate d reads m[d] mod shape[d] (Lean's n % 0 = n)
+		return tileIdx(a.shape, a.toShape), true
 	case "broadcast_to":
 		g := make([]int, size(a.toShape))
 		off := len(a.toShape) - len(a.shape)
@@ -512,7 +516,7 @@ func jvpVJP(op string, a mattr, xs, dxs []vec, d vec) (jv vec, vj []vec) {
 			cat = append(cat, dx...)
 		}
 		n := size(a.shape)
-		if op == "concat" {
+		if op == "concat" || op == "scatter" {
 			n = len(cat)
 		}
 		for _, j := range g {
@@ -529,7 +533,7 @@ func jvpVJP(op string, a mattr, xs, dxs []vec, d vec) (jv vec, vj []vec) {
 			}
 		}
 		vj = []vec{sc}
-		if op == "concat" {
+		if op == "concat" || op == "scatter" {
 			vj = nil
 			for _, s := range a.shapes {
 				k := min(size(s), len(sc))
@@ -609,7 +613,7 @@ func TestLeanSpecModel(t *testing.T) {
 		return v
 	}
 	for _, op := range Covered {
-		if windowOps[op] || normOps[op] || op == "dropout" { // transcribed from the emitted modules in window_test.go, norm_test.go, dropout_test.go
+		if windowOps[op] || normOps[op] || op == "dropout" || op == "reduce_prod" { // transcribed from the emitted modules in window_test.go, norm_test.go, dropout_test.go, idxops_test.go
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, "adjointness", op+".json"))
@@ -628,7 +632,7 @@ func TestLeanSpecModel(t *testing.T) {
 			a := mattr{c: r0(c.Attrs.C), lo: r0(c.Attrs.Lo), hi: r0(c.Attrs.Hi), axis: c.Attrs.Axis, axis2: c.Attrs.Axis2,
 				perm: c.Attrs.Perm, start: c.Attrs.Start, stop: c.Attrs.End, toShape: c.Attrs.Shape}
 			switch op { // the emitter's mapping onto Attr's fields, written out again
-			case "gather":
+			case "gather", "scatter":
 				a.perm = c.Attrs.Indices
 			case "shrink":
 				a.c, a.lo = r0(c.Attrs.Bias), r0(c.Attrs.Lambd)
@@ -654,7 +658,7 @@ func TestLeanSpecModel(t *testing.T) {
 			switch op {
 			case "const":
 				arity = 0
-			case "add", "sub", "mul", "div", "max", "min", "mse_loss", "matmul":
+			case "add", "sub", "mul", "div", "max", "min", "mse_loss", "matmul", "scatter":
 				arity = 2
 			case "linear":
 				arity = 3

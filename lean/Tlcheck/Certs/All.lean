@@ -30,10 +30,12 @@ import Tlcheck.Certs.Adjointness.neg
 import Tlcheck.Certs.Adjointness.pad
 import Tlcheck.Certs.Adjointness.permute
 import Tlcheck.Certs.Adjointness.reduce_mean
+import Tlcheck.Certs.Adjointness.reduce_prod
 import Tlcheck.Certs.Adjointness.reduce_sum
 import Tlcheck.Certs.Adjointness.relu
 import Tlcheck.Certs.Adjointness.reshape
 import Tlcheck.Certs.Adjointness.scale
+import Tlcheck.Certs.Adjointness.scatter
 import Tlcheck.Certs.Adjointness.shrink
 import Tlcheck.Certs.Adjointness.sign
 import Tlcheck.Certs.Adjointness.slice
@@ -41,5 +43,6 @@ import Tlcheck.Certs.Adjointness.sqrt
 import Tlcheck.Certs.Adjointness.square
 import Tlcheck.Certs.Adjointness.sub
 import Tlcheck.Certs.Adjointness.sum
+import Tlcheck.Certs.Adjointness.tile
 import Tlcheck.Certs.Adjointness.transpose
 import Tlcheck.Certs.Composition
