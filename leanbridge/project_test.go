@@ -24,8 +24,11 @@ func TestTheoremsExist(t *testing.T) {
 	var want []string
 	for _, op := range emit.Covered {
 		adj := "Tlcheck." + op + "_adjoint"
-		if op == "gather" { // Tlcheck.gather_adjoint is the lemma for every index list
+		switch op {
+		case "gather": // Tlcheck.gather_adjoint is the lemma for every index list
 			adj = "Tlcheck.gather_op_adjoint"
+		case "scatter": // Tlcheck.scatter is the list function gather's VJP writes with
+			adj = "Tlcheck.scatter_op_adjoint"
 		}
 		want = append(want, "Tlcheck.Certs.Adjointness."+op+".cert", "Tlcheck.Certs.Adjointness."+op+".cert_ok", adj)
 	}
