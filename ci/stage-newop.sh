@@ -32,7 +32,6 @@ ranges.TestSoundness ranges/superset_test.go
 internal/docs.TestReadmePrimitiveCount README.md
 leanbridge/emit.TestEmitComposition lean/Tlcheck/Spec.lean
 leanbridge/emit.TestEmitReadsBack lean/Tlcheck/Spec.lean
-rapidtests.TestCommittedFailFiles rapidtests/testdata/rapid/PlantedSessionCheck/*.fail
 cmd/tlcheck.TestOutputDigests cmd/tlcheck/testdata/digests.txt
 "
 

@@ -76,6 +76,17 @@ func (x Plain[T]) Erf() (Plain[T], error) {
 func (x Plain[T]) ErfDeriv() (Plain[T], error) {
 	return x.lift(func() (T, error) { return spec.ErfDerivOf(x.V) })
 }
+
+// Sinc and SincDeriv are T's own (spec.SincOf, spec.SincDerivOf): the
+// float scalars evaluate sinc′ by its series near 0.
+func (x Plain[T]) Sinc() (Plain[T], error) {
+	return x.lift(func() (T, error) { return spec.SincOf(x.V) })
+}
+
+func (x Plain[T]) SincDeriv() (Plain[T], error) {
+	return x.lift(func() (T, error) { return spec.SincDerivOf(x.V) })
+}
+
 func (x Plain[T]) Compare(y Plain[T]) (int, bool)      { return x.V.Compare(y.V) }
 func (x Plain[T]) IsZero() bool                        { return x.V.IsZero() }
 func (x Plain[T]) Same(y Plain[T]) bool                { return x.V.Same(y.V) }

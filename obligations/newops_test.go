@@ -17,6 +17,38 @@ type newOpPlant struct {
 	want Obligation
 	// plant returns the faulty primitive, built from the reference one.
 	plant func(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat]
+	// plantDual, when set, plants the fault in the dual-interval registry
+	// too: the derivative obligation of an op without exact semantics
+	// (sinc) runs there.
+	plantDual func(p spec.Prim[DualInterval]) *spec.Prim[DualInterval]
+}
+
+// negatedDerivative flips the sign of the derivative consistently in the
+// JVP and the VJP (sinc′ → −sinc′): adjointness and linearity hold, only
+// the derivative obligation can see it.
+func negatedDerivative[T spec.Scalar[T]](p spec.Prim[T]) *spec.Prim[T] {
+	jvp, vjp := p.JVP, p.VJP
+	p.JVP = func(a *spec.Attrs, xs []spec.Tensor[T], y spec.Tensor[T], dxs []spec.Tensor[T]) (spec.Tensor[T], error) {
+		j, err := jvp(a, xs, y, dxs)
+		if err != nil {
+			return j, err
+		}
+		return spec.Map(j, func(v T) (T, error) { return v.Neg(), nil })
+	}
+	p.VJP = func(a *spec.Attrs, xs []spec.Tensor[T], y, dy spec.Tensor[T]) ([]spec.Tensor[T], error) {
+		g, err := vjp(a, xs, y, dy)
+		if err != nil {
+			return nil, err
+		}
+		for i := range g {
+			if g[i], err = spec.Map(g[i], func(v T) (T, error) { return v.Neg(), nil }); err != nil {
+				return nil, err
+			}
+		}
+		return g, nil
+	}
+	p.Unary = nil
+	return &p
 }
 
 // tileLastCopyVJP is the accumulate-or-assign bug of an index map's
@@ -100,6 +132,7 @@ func newOpPlants() []newOpPlant {
 		{name: "tile vjp keeps the last copy", op: "tile", want: Adjointness, plant: tileLastCopyVJP},
 		{name: "scatter vjp keeps the overwritten cotangent", op: "scatter", want: Adjointness, plant: scatterKeepsOverwritten},
 		{name: "l2_normalize treats the norm as a constant", op: "l2_normalize", want: Derivative, plant: l2ConstantNorm},
+		{name: "sinc′ sign flipped", op: "sinc", want: Derivative, plant: negatedDerivative[spec.Rat], plantDual: negatedDerivative[DualInterval]},
 	}
 }
 
@@ -115,6 +148,14 @@ func TestPlantedNewOpsCaught(t *testing.T) {
 				t.Fatal(err)
 			}
 			r.Rat.Override(c.plant(*p))
+			if c.plantDual != nil {
+				r.Dual = spec.New[DualInterval]()
+				q, err := r.Dual.Lookup(c.op)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Dual.Override(c.plantDual(*q))
+			}
 			res, err := r.CheckOp(c.op, 200, 1, nil)
 			if err != nil {
 				t.Fatal(err)

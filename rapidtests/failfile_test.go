@@ -118,6 +118,12 @@ func TestCommittedFailFiles(t *testing.T) {
 		}
 		for _, f := range files {
 			t.Run(filepath.Base(f), func(t *testing.T) {
+				if testing.Short() {
+					// rapid halves Repeat's steps (and checks) under -short, so a
+					// draw recorded by a full run replays as another draw: the
+					// replay is judged in a full run only (CI's go test ./...).
+					t.Skip("-short: rapid draws differently under -short; replayed in a full run")
+				}
 				data, err := os.ReadFile(f)
 				if err != nil {
 					t.Fatal(err)

@@ -37,6 +37,7 @@ func sampleCases() []sampleCase {
 		{op: "gelu", shapes: []Shape{{3}}},
 		{op: "erf", shapes: []Shape{{3}}},
 		{op: "asinh", shapes: []Shape{{5}}},
+		{op: "sinc", shapes: []Shape{{5}}},
 		{op: "pow", shapes: []Shape{{2, 2}, {2, 2}}, pos: true},
 		{op: "softplus", shapes: []Shape{{3}}},
 		{op: "exp", shapes: []Shape{{3}}},
