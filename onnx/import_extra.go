@@ -103,27 +103,14 @@ func (b *imp) scatterFlat(d, u int, n int, target []int) (int, error) {
 // reduction "none" onto the registry's scatter. Negative indices count
 // from the end of axis; duplicate targets are refused by name.
 func importScatterElements(c *nctx) error {
-	if err := c.oneOutput(3, 3); err != nil {
-		return err
-	}
-	if c.b.opset >= 16 {
-		red, err := c.attrString("reduction", "none")
-		if err != nil {
-			return err
-		}
-		if red != "none" {
-			return c.errf(attrField("reduction"), "%q is not supported (reduction none maps onto scatter)", red)
-		}
-	}
-	dv, d, err := c.float(0)
+	red, err := scatterReduction(c)
 	if err != nil {
 		return err
 	}
-	iv, err := c.constInts(1)
-	if err != nil {
-		return err
+	if red != "none" {
+		return c.errf(attrField("reduction"), "%q is not supported (reduction none maps onto scatter)", red)
 	}
-	uv, u, err := c.float(2)
+	dv, d, iv, uv, u, err := scatterOperands(c)
 	if err != nil {
 		return err
 	}
@@ -138,16 +125,9 @@ func importScatterElements(c *nctx) error {
 	if !uv.shape.Equal(iv.shape) {
 		return c.errf(c.inField(2), "shape %v, expected the indices' shape %v", uv.shape, iv.shape)
 	}
-	n := dv.shape[ax]
-	idx := make([]int, len(iv.ints))
-	for i, k := range iv.ints {
-		if k < 0 {
-			k += int64(n)
-		}
-		if k < 0 || k >= int64(n) {
-			return c.errf(c.inField(1), "element %d is %d, outside [-%d, %d)", i, iv.ints[i], n, n)
-		}
-		idx[i] = int(k)
+	idx, err := c.indicesWithin(iv, dv.shape[ax])
+	if err != nil {
+		return err
 	}
 	sa := &spec.Attrs{Axis: ax, IndicesShape: iv.shape.Clone(), Indices: idx}
 	if _, err := spec.ScatterTargets(sa, dv.shape); err != nil {

@@ -71,20 +71,17 @@ func gatherElementsIndex(c *nctx, s spec.Shape, iv *value, ax int) ([]int, error
 	for d, m := len(s)-1, 1; d >= 0; d-- {
 		stride[d], m = m, m*s[d]
 	}
-	flat := make([]int, len(iv.ints))
+	idx, err := c.indicesWithin(iv, s[ax])
+	if err != nil {
+		return nil, err
+	}
+	flat := make([]int, len(idx))
 	pos := make([]int, len(s))
-	n := int64(s[ax])
-	for i, k := range iv.ints {
-		if k < 0 {
-			k += n
-		}
-		if k < 0 || k >= n {
-			return nil, c.errf(c.inField(1), "element %d is %d, outside [-%d, %d)", i, iv.ints[i], n, n)
-		}
+	for i, k := range idx {
 		f := 0
 		for d := range s {
 			if d == ax {
-				f += int(k) * stride[d]
+				f += k * stride[d]
 			} else {
 				f += pos[d] * stride[d]
 			}

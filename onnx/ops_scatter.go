@@ -9,6 +9,32 @@ import (
 // reduction add and repeated indices is written with.
 const maxScatterMatrix = 1 << 22
 
+// scatterReduction checks a Scatter* node's arity (data, indices,
+// updates; one output) and reads its reduction ("none" before opset 16,
+// which has no such attribute).
+func scatterReduction(c *nctx) (string, error) {
+	if err := c.oneOutput(3, 3); err != nil {
+		return "", err
+	}
+	if c.b.opset < 16 {
+		return "none", nil
+	}
+	return c.attrString("reduction", "none")
+}
+
+// scatterOperands reads a Scatter* node's float data (input 0), constant
+// indices (input 1) and float updates (input 2).
+func scatterOperands(c *nctx) (dv *value, d int, iv, uv *value, u int, err error) {
+	if dv, d, err = c.float(0); err != nil {
+		return
+	}
+	if iv, err = c.constInts(1); err != nil {
+		return
+	}
+	uv, u, err = c.float(2)
+	return
+}
+
 // importScatterND: ScatterND [11] with constant indices (an initializer,
 // a Constant or a bound integer input). indices [q₁…, k] name slices
 // data[i₁, …, i_k, :…] that updates [q₁…, data.shape[k:]…] write. With
@@ -25,15 +51,9 @@ const maxScatterMatrix = 1 << 22
 //
 // mul, max and min with a position written twice are refused.
 func importScatterND(c *nctx) error {
-	if err := c.oneOutput(3, 3); err != nil {
+	red, err := scatterReduction(c)
+	if err != nil {
 		return err
-	}
-	red := "none"
-	if c.b.opset >= 16 {
-		var err error
-		if red, err = c.attrString("reduction", "none"); err != nil {
-			return err
-		}
 	}
 	switch red {
 	case "none", "add", "mul":
@@ -44,15 +64,7 @@ func importScatterND(c *nctx) error {
 	default:
 		return c.errf(attrField("reduction"), "%q is not supported", red)
 	}
-	dv, d, err := c.float(0)
-	if err != nil {
-		return err
-	}
-	iv, err := c.constInts(1)
-	if err != nil {
-		return err
-	}
-	uv, u, err := c.float(2)
+	dv, d, iv, uv, u, err := scatterOperands(c)
 	if err != nil {
 		return err
 	}

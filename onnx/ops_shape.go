@@ -667,21 +667,31 @@ func gatherOperands(c *nctx) (v, iv *value, ax int, err error) {
 	return v, iv, ax, nil
 }
 
-func importGather(c *nctx) error {
-	v, iv, ax, err := gatherOperands(c)
-	if err != nil {
-		return err
-	}
-	n := v.shape[ax]
+// indicesWithin reads the constant indices iv (input 1) along an axis of
+// extent n: a negative index counts from the end (k + n), and one outside
+// [−n, n) is refused naming its element.
+func (c *nctx) indicesWithin(iv *value, n int) ([]int, error) {
 	idx := make([]int, len(iv.ints))
 	for i, k := range iv.ints {
 		if k < 0 {
 			k += int64(n)
 		}
 		if k < 0 || k >= int64(n) {
-			return c.errf(c.inField(1), "element %d is %d, outside [-%d, %d)", i, iv.ints[i], n, n)
+			return nil, c.errf(c.inField(1), "element %d is %d, outside [-%d, %d)", i, iv.ints[i], n, n)
 		}
 		idx[i] = int(k)
+	}
+	return idx, nil
+}
+
+func importGather(c *nctx) error {
+	v, iv, ax, err := gatherOperands(c)
+	if err != nil {
+		return err
+	}
+	idx, err := c.indicesWithin(iv, v.shape[ax])
+	if err != nil {
+		return err
 	}
 	out := append(append(v.shape[:ax:ax].Clone(), iv.shape...), v.shape[ax+1:]...)
 	if _, err := out.Check(0); err != nil {

@@ -186,17 +186,8 @@ func scatterPrim[T Scalar[T]]() *Prim[T] {
 		}
 		return scatterApply(xs[0], xs[1], t), nil
 	}
-	return &Prim[T]{OpInfo: info, Forward: fwd,
-		JVP: func(a *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
-			if err := checkTangents(info.Name, xs, dxs); err != nil {
-				return Tensor[T]{}, err
-			}
-			return fwd(a, dxs)
-		},
-		VJP: func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
-			if err := checkCotangent(info.Name, y, dy); err != nil {
-				return nil, err
-			}
+	return jointlyLinearPrim(info, fwd,
+		func(a *Attrs, xs []Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
 			t, err := ScatterTargets(a, xs[0].Shape)
 			if err != nil {
 				return nil, err
@@ -209,6 +200,5 @@ func scatterPrim[T Scalar[T]]() *Prim[T] {
 				gx.Data[p] = zero
 			}
 			return []Tensor[T]{gx, gu}, nil
-		},
-	}
+		})
 }

@@ -107,25 +107,40 @@ func spreadLanes[T Scalar[T]](d Tensor[T], s Shape, axis int, scale *T) Tensor[T
 func linearUnaryPrim[T Scalar[T]](info *OpInfo,
 	fwd func(a *Attrs, x Tensor[T]) (Tensor[T], error),
 	adj func(a *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error)) *Prim[T] {
-	info.MinArity, info.MaxArity, info.Linear, info.Smooth = 1, 1, true, true
-	return &Prim[T]{
-		OpInfo:  info,
-		Forward: func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) { return fwd(a, xs[0]) },
-		JVP: func(a *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
-			if err := checkTangents(info.Name, xs, dxs); err != nil {
-				return Tensor[T]{}, err
-			}
-			return fwd(a, dxs[0])
-		},
-		VJP: func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
-			if err := checkCotangent(info.Name, y, dy); err != nil {
-				return nil, err
-			}
+	info.MinArity, info.MaxArity = 1, 1
+	return jointlyLinearPrim(info,
+		func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) { return fwd(a, xs[0]) },
+		func(a *Attrs, xs []Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
 			g, err := adj(a, xs[0], dy)
 			if err != nil {
 				return nil, err
 			}
 			return []Tensor[T]{g}, nil
+		})
+}
+
+// jointlyLinearPrim builds a primitive that is linear in all its arguments
+// together, y = L(x₁, …, x_n): its JVP is the forward rule applied to the
+// tangents, L(dx₁, …, dx_n), and its VJP is adj, the transpose Lᵀ(δ)
+// (one cotangent per argument). It marks info Linear and Smooth.
+func jointlyLinearPrim[T Scalar[T]](info *OpInfo,
+	fwd func(a *Attrs, xs []Tensor[T]) (Tensor[T], error),
+	adj func(a *Attrs, xs []Tensor[T], dy Tensor[T]) ([]Tensor[T], error)) *Prim[T] {
+	info.Linear, info.Smooth = true, true
+	return &Prim[T]{
+		OpInfo:  info,
+		Forward: fwd,
+		JVP: func(a *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
+			if err := checkTangents(info.Name, xs, dxs); err != nil {
+				return Tensor[T]{}, err
+			}
+			return fwd(a, dxs)
+		},
+		VJP: func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			return adj(a, xs, dy)
 		},
 	}
 }

@@ -372,21 +372,10 @@ func concatPrim[T Scalar[T]]() *Prim[T] {
 		}
 		return out, nil
 	}
-	return &Prim[T]{
-		OpInfo:  info,
-		Forward: fwd,
-		JVP: func(a *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
-			if err := checkTangents(info.Name, xs, dxs); err != nil {
-				return Tensor[T]{}, err
-			}
-			return fwd(a, dxs)
-		},
-		VJP: func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
-			if err := checkCotangent(info.Name, y, dy); err != nil {
-				return nil, err
-			}
-			ax, _ := normAxis(a.Axis, len(y.Shape))
-			ol := LanesOf(y.Shape, ax)
+	return jointlyLinearPrim(info, fwd,
+		func(a *Attrs, xs []Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
+			ax, _ := normAxis(a.Axis, len(dy.Shape))
+			ol := LanesOf(dy.Shape, ax)
 			outs := make([]Tensor[T], len(xs))
 			off := 0
 			for i, x := range xs {
@@ -401,6 +390,5 @@ func concatPrim[T Scalar[T]]() *Prim[T] {
 				outs[i] = g
 			}
 			return outs, nil
-		},
-	}
+		})
 }
