@@ -1,5 +1,6 @@
 import Tlcheck.Spec
 import Tlcheck.Adjoint
+import Tlcheck.Deriv
 import Tlcheck.Window
 
 /-!
@@ -16,16 +17,28 @@ JVP at x is the sparse linear map whose entries are the partials
 linear in δ and maps zero to zeros (`reduce_prod_vjp_linear`, from
 `tapplyT_linear`).
 
-The partials are tied to the forward only at one element:
-`prodL_cons_along` says the product moves along its first element
-exactly by t times that element's partial (the product of the rest). The
-full Taylor identity along a direction of the whole lane (degree K in t,
-the remainder the sum of the higher elementary symmetric terms) is not
-written. The Go mirror `leanbridge/emit/taylor_test.go` checks the
-registry's reduce_prod against its polynomial interpolation in t, and
-`leanbridge/emit/idxops_test.go` (`TestReduceProdEmitted`) re-evaluates
-every emitted case's claim from the module text and compares the forward
-with the registry's.
+The partials are the derivative of the forward, exactly, along any
+direction of the whole lane (`prodL_taylor`): with `prodD` the product
+rule (Σⱼ vⱼ·Π_{i≠j} xᵢ, by recursion on the lane) and `prodR` the
+remainder, both explicit and structurally recursive,
+
+    Π (x + t·v) = Π x + t · prodD x v + t² · prodR t x v,
+
+for all lanes x, v of one length and every t — the lane's product is a
+polynomial in t of degree K, and `prodR` is its part of degree ≥ 2
+divided by t². `prodW_dot_one` says the registry's partials (the prefix
+product times the suffix product, as `Attr.rpTaps` weights them) applied
+to v are exactly `prodD x v`, so the JVP the taps compute on each output
+is the derivative of that output's product. `prodL_cons_along` is the
+special case of a direction along the first element only. The glue from
+an output of `Prim.fwd .reduce_prod` at x + t•v to its lane (the lane of
+`along t x v` is `along t` of the lanes) is not written here; the Go
+mirror `leanbridge/emit/taylor_test.go` (`TestReduceProdLaneTaylor`)
+checks the two identities over `Rat` on random lanes (zeros included),
+that `prodD` of each output's lane is the registry's own JVP of
+reduce_prod, and that planted wrong rules fail; `TestReduceProdEmitted`
+(`idxops_test.go`) re-evaluates every emitted case's claim from the
+module text and compares the forward with the registry's.
 -/
 
 namespace Tlcheck
@@ -77,6 +90,127 @@ theorem reduce_prod_taps_instance :
     (Attr.rpTaps { c := 0, lo := 0, hi := 0, axis := 1, shape := [2, 3], axis2 := 0, perm := [],
       start := 0, stop := 0, toShape := [], values := [], shapes := [[2, 3]] } [1, 2, 3, 4, 0, 5]).map Tap.w =
       [6, 3, 2, 0, 20, 0] := by
+  decide +kernel
+
+/-! ## The exact Taylor identity of a lane's product -/
+
+/-- The product rule along v: Σⱼ vⱼ · Π_{i≠j} xᵢ, by recursion on the
+lane (the head's partial is the product of the tail; the tail's partials
+are scaled by the head). Lanes of unequal length are truncated. -/
+def prodD : List Rat → List Rat → Rat
+  | x :: xs, v :: vs => v * prodL xs + x * prodD xs vs
+  | _, _ => 0
+
+/-- The remainder of the lane's product along x + t·v: its terms of
+degree ≥ 2 in t, divided by t² (`prodL_taylor`). -/
+def prodR (t : Rat) : List Rat → List Rat → Rat
+  | x :: xs, v :: vs => v * prodD xs vs + (x + t * v) * prodR t xs vs
+  | _, _ => 0
+
+/-- a·(b·c) = b·(a·c), from `Rat.mul_assoc` and `Rat.mul_comm` (core has
+no `Rat.mul_left_comm` at the pinned release). -/
+theorem rmul_left_comm (a b c : Rat) : a * (b * c) = b * (a * c) := by
+  rw [← Rat.mul_assoc a b c, Rat.mul_comm a b, Rat.mul_assoc b a c]
+
+/-- The scalar step: (x + t·v)·(P + t·J + t²·R) = x·P + t·(v·P + x·J) +
+t²·(v·J + (x + t·v)·R), an explicit rewrite chain (both sides brought to
+xP + t(vP) + t(xJ) + t²(vJ) + t²((x + tv)R), then reassociated). -/
+theorem prod_step (x v t P J R : Rat) :
+    (x + t * v) * (P + t * J + t * t * R) =
+      x * P + t * (v * P + x * J) + t * t * (v * J + (x + t * v) * R) := by
+  first
+    | (rw [Rat.mul_add (x + t * v) (P + t * J) (t * t * R), Rat.mul_add (x + t * v) P (t * J),
+          Rat.add_mul x (t * v) P, Rat.add_mul x (t * v) (t * J), Rat.mul_assoc t v P,
+          rmul_left_comm x t J, Rat.mul_assoc t v (t * J), rmul_left_comm v t J,
+          ← Rat.mul_assoc t t (v * J), rmul_left_comm (x + t * v) (t * t) R,
+          Rat.mul_add t (v * P) (x * J), Rat.mul_add (t * t) (v * J) ((x + t * v) * R),
+          ← Rat.add_assoc (x * P + t * (v * P)) (t * (x * J)) (t * t * (v * J)),
+          Rat.add_assoc (x * P) (t * (v * P)) (t * (x * J)),
+          Rat.add_assoc (x * P + (t * (v * P) + t * (x * J))) (t * t * (v * J)) (t * t * ((x + t * v) * R))]
+       done)
+    | grind
+
+/-- reduce_prod's exact Taylor identity on one lane: for lanes x, v of
+one length and every t, Π (x + t·v) = Π x + t · prodD x v + t² · prodR t x v.
+A wrong product rule makes it false: with the tail's partials left
+unscaled (`v * prodL xs + prodD xs vs`), x = [2, 3], v = [0, 1], t = 1
+reads 2·4 = 6 + 1·1 + 0, i.e. 8 = 7. -/
+theorem prodL_taylor (t : Rat) : ∀ xs vs : List Rat, xs.length = vs.length →
+    prodL (along t xs vs) = prodL xs + t * prodD xs vs + t * t * prodR t xs vs
+  | [], [], _ => by
+    show (1 : Rat) = 1 + t * 0 + t * t * 0
+    rw [Rat.mul_zero, Rat.mul_zero, Rat.add_zero, Rat.add_zero]
+  | [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
+  | x :: xs, v :: vs, h => by
+    show (x + t * v) * prodL (along t xs vs) =
+      x * prodL xs + t * (v * prodL xs + x * prodD xs vs) + t * t * (v * prodD xs vs + (x + t * v) * prodR t xs vs)
+    rw [prodL_taylor t xs vs (Nat.succ.inj h)]
+    exact prod_step x v t (prodL xs) (prodD xs vs) (prodR t xs vs)
+
+/-- Mapping two pointwise equal functions gives one list. -/
+theorem map_ext (f g : Nat → Rat) (hfg : ∀ j, f j = g j) : ∀ l : List Nat, l.map f = l.map g
+  | [] => rfl
+  | j :: js => by
+    show f j :: js.map f = g j :: js.map g
+    rw [hfg j, map_ext f g hfg js]
+
+/-- Shifting the start of `uptoFrom` by one is mapping through j + 1. -/
+theorem uptoFrom_succ_map (f : Nat → Rat) : ∀ n k : Nat,
+    (uptoFrom (k + 1) n).map f = (uptoFrom k n).map (fun j => f (j + 1))
+  | 0, _ => rfl
+  | n + 1, k => by
+    show f (k + 1) :: (uptoFrom (k + 1 + 1) n).map f = f (k + 1) :: (uptoFrom (k + 1) n).map (fun j => f (j + 1))
+    rw [uptoFrom_succ_map f n (k + 1)]
+
+/-- The partials as `Attr.rpTaps` weights them (prefix product times
+suffix product), scaled by c, applied to v: c · prodD x v. -/
+theorem prodW_dot : ∀ (c : Rat) (xs vs : List Rat), xs.length = vs.length →
+    dot ((upto xs.length).map (fun j => c * prodL (xs.take j) * prodL (xs.drop (j + 1)))) vs = c * prodD xs vs
+  | c, [], [], _ => by
+    show (0 : Rat) = c * 0
+    rw [Rat.mul_zero]
+  | _, [], _ :: _, h => absurd h (nil_ne_cons_length _ _)
+  | _, _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
+  | c, x :: xs, v :: vs, h => by
+    show c * 1 * prodL xs * v +
+        dot ((uptoFrom (0 + 1) xs.length).map
+          (fun j => c * prodL ((x :: xs).take j) * prodL ((x :: xs).drop (j + 1)))) vs =
+      c * (v * prodL xs + x * prodD xs vs)
+    rw [uptoFrom_succ_map (fun j => c * prodL ((x :: xs).take j) * prodL ((x :: xs).drop (j + 1))) xs.length 0]
+    show c * 1 * prodL xs * v +
+        dot ((upto xs.length).map (fun j => c * (x * prodL (xs.take j)) * prodL (xs.drop (j + 1)))) vs =
+      c * (v * prodL xs + x * prodD xs vs)
+    rw [map_ext (fun j => c * (x * prodL (xs.take j)) * prodL (xs.drop (j + 1)))
+        (fun j => c * x * prodL (xs.take j) * prodL (xs.drop (j + 1)))
+        (fun j => by
+          show c * (x * prodL (xs.take j)) * prodL (xs.drop (j + 1)) =
+            c * x * prodL (xs.take j) * prodL (xs.drop (j + 1))
+          rw [Rat.mul_assoc c x (prodL (xs.take j))])
+        (upto xs.length),
+      prodW_dot (c * x) xs vs (Nat.succ.inj h),
+      Rat.mul_one c, Rat.mul_add c (v * prodL xs) (x * prodD xs vs), Rat.mul_assoc c x (prodD xs vs),
+      Rat.mul_assoc c (prodL xs) v, Rat.mul_comm (prodL xs) v]
+
+/-- The registry's partials of a lane (prefix times suffix product, the
+weights of `Attr.rpTaps` on that lane) applied to v are the product rule
+`prodD`: so each output of reduce_prod's JVP is the t-coefficient of
+`prodL_taylor` on its lane. -/
+theorem prodW_dot_one (xs vs : List Rat) (h : xs.length = vs.length) :
+    dot ((upto xs.length).map (fun j => prodL (xs.take j) * prodL (xs.drop (j + 1)))) vs = prodD xs vs := by
+  rw [map_ext (fun j => prodL (xs.take j) * prodL (xs.drop (j + 1)))
+      (fun j => 1 * prodL (xs.take j) * prodL (xs.drop (j + 1)))
+      (fun j => by
+        show prodL (xs.take j) * prodL (xs.drop (j + 1)) = 1 * prodL (xs.take j) * prodL (xs.drop (j + 1))
+        rw [Rat.one_mul])
+      (upto xs.length),
+    prodW_dot 1 xs vs h, Rat.one_mul]
+
+/-- An instance by hand: Π ([2, 3] + t·[5, 7]) at t = 1 is 7·10 = 70 =
+6 + 1·(5·3 + 2·7) + 1·(5·7 + 0) = 6 + 29 + 35, and the partials [3, 2]
+applied to [5, 7] give 29. -/
+theorem prodL_taylor_instance :
+    prodL (along 1 [2, 3] [5, 7]) = 70 ∧ prodD [2, 3] [5, 7] = 29 ∧ prodR 1 [2, 3] [5, 7] = 35 := by
   decide +kernel
 
 end Tlcheck
