@@ -882,4 +882,143 @@ theorem max_pool_instance : (poolK2 5).maxFwd [1, 3, 2, 5, 4] = [3, 3, 5, 5] := 
 [1, 0, 0] enters output 0 with weight 1/2; output 1's maximum is x₁ alone. -/
 theorem max_pool_tie_instance : (poolK2 3).maxJvp [2, 2, 1] [1, 0, 0] = [1 / 2, 0] := by decide +kernel
 
+/-! ## The tie rule's weights sum to 1 over every window
+
+`Pool.maxWeight` gives each of the t window positions attaining the
+maximum the weight 1/t, the others 0; the JVP's taps of output l·S + o are
+exactly the triples of `winTaps` with small index o, at these weights. So
+the sum below is the sum of the weights of one output's taps, and
+`maxWeight_sum_one` says it is 1 whenever the window has an element (the
+registry refuses a window with none): the max pools' JVP is a convex
+combination of the tied tangents, the tie rule the registry documents. -/
+
+/-- Σ of g over the triples of output o (those with `t.sm = o`). -/
+def sumSm (o : Nat) (g : Win → Rat) : List Win → Rat
+  | [] => 0
+  | t :: ts => (if t.sm = o then g t else 0) + sumSm o g ts
+
+/-- n copies of k, added. -/
+def nsum (k : Rat) : Nat → Rat
+  | 0 => 0
+  | n + 1 => k + nsum k n
+
+theorem nsum_one_add (k : Rat) (c : Nat) : nsum k (1 + c) = k + nsum k c :=
+  (congrArg (nsum k) (Nat.add_comm 1 c)).trans rfl
+
+/-- Summing "k where the position holds m, else 0" over output o's triples
+adds k once per element of o's window equal to m. -/
+theorem sumSm_ties (x : List Rat) (Bi l o : Nat) (m k : Rat) : ∀ ws : List Win,
+    sumSm o (fun t => if nth x (l * Bi + t.bg) = m then k else 0) ws = nsum k (countEq m (window x Bi l o ws))
+  | [] => rfl
+  | t :: ts => by
+    show (if t.sm = o then (if nth x (l * Bi + t.bg) = m then k else 0) else 0) +
+        sumSm o (fun t => if nth x (l * Bi + t.bg) = m then k else 0) ts =
+      nsum k (countEq m (if t.sm = o then nth x (l * Bi + t.bg) :: window x Bi l o ts else window x Bi l o ts))
+    rw [sumSm_ties x Bi l o m k ts]
+    by_cases hs : t.sm = o
+    · rw [if_pos hs, if_pos hs]
+      show (if nth x (l * Bi + t.bg) = m then k else 0) + nsum k (countEq m (window x Bi l o ts)) =
+        nsum k ((if nth x (l * Bi + t.bg) = m then 1 else 0) + countEq m (window x Bi l o ts))
+      by_cases hv : nth x (l * Bi + t.bg) = m
+      · rw [if_pos hv, if_pos hv]
+        exact (nsum_one_add k (countEq m (window x Bi l o ts))).symm
+      · rw [if_neg hv, if_neg hv, Rat.zero_add, Nat.zero_add]
+    · rw [if_neg hs, if_neg hs, Rat.zero_add]
+
+/-- The sum over output o's triples reads g only at those triples. -/
+theorem sumSm_congr (o : Nat) (g g' : Win → Rat) (h : ∀ t : Win, t.sm = o → g t = g' t) :
+    ∀ ws : List Win, sumSm o g ws = sumSm o g' ws
+  | [] => rfl
+  | t :: ts => by
+    show (if t.sm = o then g t else 0) + sumSm o g ts = (if t.sm = o then g' t else 0) + sumSm o g' ts
+    rw [sumSm_congr o g g' h ts]
+    by_cases hs : t.sm = o
+    · rw [if_pos hs, if_pos hs, h t hs]
+    · rw [if_neg hs, if_neg hs]
+
+/-- The tie weights of output o of slice l add up to c copies of 1/c, c
+the number of window positions attaining the maximum. -/
+theorem maxWeight_sum (q : Pool) (x : List Rat) (l o : Nat) :
+    sumSm o (q.maxWeight x l) (winTaps q.axes) =
+      nsum (1 / (countEq (q.winMax x l o) (window x (bigSize q.axes) l o (winTaps q.axes)) : Rat))
+        (countEq (q.winMax x l o) (window x (bigSize q.axes) l o (winTaps q.axes))) := by
+  rw [sumSm_congr o (q.maxWeight x l)
+      (fun t => if nth x (l * bigSize q.axes + t.bg) = q.winMax x l o then
+        1 / (countEq (q.winMax x l o) (window x (bigSize q.axes) l o (winTaps q.axes)) : Rat) else 0)
+      (fun t ht => by
+        show (if nth x (l * bigSize q.axes + t.bg) = q.winMax x l t.sm then
+            1 / (countEq (q.winMax x l t.sm) (window x (bigSize q.axes) l t.sm (winTaps q.axes)) : Rat) else 0) =
+          (if nth x (l * bigSize q.axes + t.bg) = q.winMax x l o then
+            1 / (countEq (q.winMax x l o) (window x (bigSize q.axes) l o (winTaps q.axes)) : Rat) else 0)
+        rw [ht])
+      (winTaps q.axes)]
+  exact sumSm_ties x (bigSize q.axes) l o (q.winMax x l o) _ (winTaps q.axes)
+
+/-- The left fold of `maxS` is attained: it equals an element of the list
+it folds (with its start). -/
+theorem foldl_maxS_attained : ∀ (bs : List Rat) (a : Rat), 1 ≤ countEq (bs.foldl maxS a) (a :: bs)
+  | [], a => by
+    have h : (if a = a then 1 else 0) = 1 := if_pos (rfl : a = a)
+    show 1 ≤ (if a = a then 1 else 0) + countEq a []
+    omega
+  | b :: bs, a => by
+    have ih := foldl_maxS_attained bs (maxS a b)
+    show 1 ≤ countEq (bs.foldl maxS (maxS a b)) (a :: b :: bs)
+    by_cases hab : a < b
+    · have hm : maxS a b = b := if_pos hab
+      rw [hm] at ih ⊢
+      have ih' : 1 ≤ (if b = bs.foldl maxS b then 1 else 0) + countEq (bs.foldl maxS b) bs := ih
+      show 1 ≤ (if a = bs.foldl maxS b then 1 else 0) +
+        ((if b = bs.foldl maxS b then 1 else 0) + countEq (bs.foldl maxS b) bs)
+      omega
+    · have hm : maxS a b = a := if_neg hab
+      rw [hm] at ih ⊢
+      have ih' : 1 ≤ (if a = bs.foldl maxS a then 1 else 0) + countEq (bs.foldl maxS a) bs := ih
+      show 1 ≤ (if a = bs.foldl maxS a then 1 else 0) +
+        ((if b = bs.foldl maxS a then 1 else 0) + countEq (bs.foldl maxS a) bs)
+      omega
+
+/-- The maximum of a non-empty list is one of its elements. -/
+theorem maxL_attained : ∀ w : List Rat, w ≠ [] → 1 ≤ countEq (maxL w) w
+  | [], h => absurd rfl h
+  | a :: as, _ => foldl_maxS_attained as a
+
+/-- ↑(n + 1) = ↑n + 1 in `Rat`: core's `NatCast Rat` is `Rat.ofInt` of
+the `Int` cast, so this is `Int.natCast_add` then `Rat.intCast_add`. -/
+theorem natRat_succ (n : Nat) : ((n + 1 : Nat) : Rat) = (n : Rat) + 1 :=
+  (congrArg (fun i : Int => (i : Rat)) (Int.natCast_add n 1)).trans (Rat.intCast_add (n : Int) ((1 : Nat) : Int))
+
+theorem nsum_eq_mul (k : Rat) : ∀ n : Nat, nsum k n = (n : Rat) * k
+  | 0 => (Rat.zero_mul k).symm
+  | n + 1 => by
+    show k + nsum k n = ((n + 1 : Nat) : Rat) * k
+    rw [nsum_eq_mul k n, natRat_succ n, Rat.add_mul, Rat.one_mul, Rat.add_comm k ((n : Rat) * k)]
+
+/-- A positive count is a non-zero rational (its numerator is the count). -/
+theorem natRat_ne_zero (c : Nat) (hc : 1 ≤ c) : (c : Rat) ≠ 0 := fun h => by
+  have h1 : (c : Rat).num = (c : Int) := rfl
+  have h2 : (c : Rat).num = 0 := (congrArg Rat.num h).trans Rat.zero_num
+  omega
+
+/-- c copies of 1/c add up to 1 (c ≥ 1). -/
+theorem nsum_inv (c : Nat) (hc : 1 ≤ c) : nsum (1 / (c : Rat)) c = 1 := by
+  rw [nsum_eq_mul, Rat.div_def, Rat.one_mul]
+  exact Rat.mul_inv_cancel (c : Rat) (natRat_ne_zero c hc)
+
+/-- **The tie weights sum to 1**: over every output o of every slice l
+whose window has an element, the max pools' tie weights (1/t on each of
+the t positions attaining the maximum) add up to exactly 1. -/
+theorem maxWeight_sum_one (q : Pool) (x : List Rat) (l o : Nat)
+    (h : window x (bigSize q.axes) l o (winTaps q.axes) ≠ []) :
+    sumSm o (q.maxWeight x l) (winTaps q.axes) = 1 := by
+  rw [maxWeight_sum q x l o]
+  exact nsum_inv _ (maxL_attained _ h)
+
+/-- An instance: x = [2, 2, 1] under kernel 2, stride 1: output 0's window
+[2, 2] ties (1/2 + 1/2), output 1's window [2, 1] does not (1 + 0). -/
+theorem maxWeight_sum_instance :
+    sumSm 0 ((poolK2 3).maxWeight [2, 2, 1] 0) (winTaps (poolK2 3).axes) = 1 ∧
+      sumSm 1 ((poolK2 3).maxWeight [2, 2, 1] 0) (winTaps (poolK2 3).axes) = 1 := by
+  decide +kernel
+
 end Tlcheck

@@ -1,0 +1,157 @@
+package emit
+
+import (
+	"math/big"
+	"math/rand/v2"
+	"testing"
+)
+
+// This file is the Go mirror of Window.lean's maxWeight_sum_one: on
+// every output of every slice whose window has an element, the max pools'
+// tie weights (Pool.maxWeight: 1/t on each of the t positions attaining
+// the window's maximum, 0 elsewhere) add up to exactly 1 — and, as the
+// Lean proof goes, the count t is at least 1 (maxL_attained). Pools are
+// random (one or two axes, stride, dilation, padding, one or two slices)
+// and inputs are drawn from {0, 1, 2}, so most windows tie. Planted tie
+// rules that the identity must reject: weight 1 on every maximum, and
+// 1/|window| on every maximum.
+
+// tieRule is a tie weight of position value a in a window w with maximum m.
+type tieRule func(a, m *big.Rat, w vec) *big.Rat
+
+// leanTie is Pool.maxWeight's rule.
+func leanTie(a, m *big.Rat, w vec) *big.Rat {
+	if a.Cmp(m) != 0 {
+		return rat(0, 1)
+	}
+	n := 0
+	for _, b := range w {
+		if b.Cmp(m) == 0 {
+			n++
+		}
+	}
+	return rat(1, int64(n))
+}
+
+// randPool draws a pool whose every axis has at least one output.
+func randPool(r *rand.Rand) *pool {
+	var gs []wAxis
+	for d := r.IntN(2) + 1; d > 0; d-- {
+		g := wAxis{B: r.IntN(4) + 1, k: r.IntN(3) + 1, s: r.IntN(2) + 1, dl: r.IntN(2) + 1}
+		g.pb, g.pe = r.IntN(g.k), r.IntN(g.k)
+		span := (g.k-1)*g.dl + 1
+		if g.B+g.pb+g.pe < span {
+			g.pe += span - (g.B + g.pb + g.pe)
+		}
+		g.S = (g.B+g.pb+g.pe-span)/g.s + 1
+		gs = append(gs, g)
+	}
+	return &pool{lead: r.IntN(2) + 1, gs: gs, ws: winTaps(gs)}
+}
+
+// tieSums is, for every slice l and output o with a non-empty window,
+// sumSm o (maxWeight x l) (winTaps axes) under rule: the weights of the
+// triples with small index o; it also returns the counts t.
+func tieSums(q *pool, x vec, rule tieRule) (sums []*big.Rat, counts []int) {
+	S, _, B := axSizes(q.gs)
+	for l := 0; l < q.lead; l++ {
+		for o := 0; o < S; o++ {
+			w := q.window(x, l, o)
+			if len(w) == 0 {
+				continue
+			}
+			m := q.winMax(x, l, o)
+			s, t := rat(0, 1), 0
+			for _, tr := range q.ws {
+				if tr.sm == o {
+					s = add(s, rule(nthR(x, l*B+tr.bg), m, w))
+				}
+			}
+			for _, a := range w {
+				if a.Cmp(m) == 0 {
+					t++
+				}
+			}
+			sums, counts = append(sums, s), append(counts, t)
+		}
+	}
+	return sums, counts
+}
+
+func TestTieWeightsSumToOne(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 6))
+	type instance struct {
+		q *pool
+		x vec
+	}
+	var insts []instance
+	ties, empty := 0, 0
+	for n := 0; n < 200; n++ {
+		q := randPool(r)
+		_, in := q.sizes()
+		x := make(vec, in)
+		for i := range x {
+			x[i] = rat(r.Int64N(3), 1)
+		}
+		insts = append(insts, instance{q, x})
+	}
+	// The Lean instance maxWeight_sum_instance: kernel 2, stride 1 over [2, 2, 1].
+	insts = append(insts, instance{&pool{lead: 1, gs: []wAxis{{S: 2, B: 3, k: 2, s: 1, dl: 1}}, ws: winTaps([]wAxis{{S: 2, B: 3, k: 2, s: 1, dl: 1}})}, vec{rat(2, 1), rat(2, 1), rat(1, 1)}})
+	for i, in := range insts {
+		sums, counts := tieSums(in.q, in.x, leanTie)
+		if len(sums) == 0 {
+			// Every window lies in the padding (the registry refuses such a
+			// geometry); nothing to sum.
+			empty++
+			continue
+		}
+		for o, s := range sums {
+			if counts[o] < 1 {
+				t.Errorf("instance %d output %d: the maximum is attained %d times", i, o, counts[o])
+			}
+			if counts[o] > 1 {
+				ties++
+			}
+			if s.Cmp(rat(1, 1)) != 0 {
+				t.Errorf("instance %d output %d: the tie weights sum to %s", i, o, s.RatString())
+			}
+		}
+	}
+	if empty > len(insts)/4 {
+		t.Fatalf("%d of %d instances have no window", empty, len(insts))
+	}
+	if ties == 0 {
+		t.Fatal("no window ties: the instances do not exercise the tie rule")
+	}
+	planted := []struct {
+		name string
+		rule tieRule
+	}{
+		{"weight 1 on every maximum", func(a, m *big.Rat, _ vec) *big.Rat {
+			if a.Cmp(m) == 0 {
+				return rat(1, 1)
+			}
+			return rat(0, 1)
+		}},
+		{"1/|window| on every maximum", func(a, m *big.Rat, w vec) *big.Rat {
+			if a.Cmp(m) == 0 {
+				return rat(1, int64(len(w)))
+			}
+			return rat(0, 1)
+		}},
+	}
+	for _, p := range planted {
+		caught := false
+		for _, in := range insts {
+			sums, _ := tieSums(in.q, in.x, p.rule)
+			for _, s := range sums {
+				if s.Cmp(rat(1, 1)) != 0 {
+					caught = true
+				}
+			}
+		}
+		if !caught {
+			t.Errorf("planted tie rule %q: every sum is 1", p.name)
+		}
+	}
+}
