@@ -846,7 +846,7 @@ theorem zeros_bcast (d : Rat) : ∀ a : List Rat, zeros (bcast d a) = zeros a
     rw [zeros_bcast d as]
 
 /-- smul by a sum, a product or zero, with the scalar identity left as a
-side goal (closed by `grind` at the use). -/
+side goal (closed at the use by a term, `grind` its fallback arm). -/
 theorem smul_add_left (p q r : Rat) (h : p = q + r) :
     ∀ a : List Rat, smul p a = padd (smul q a) (smul r a)
   | [] => rfl
@@ -985,18 +985,33 @@ theorem mse_loss_vjp_linear (a : Attr) (k d e : Rat) (x y : List Rat) :
       [padd (smul (2 / mseN x.length * d) (resid x y)) (smul (2 / mseN x.length * e) (resid x y)),
         padd (smul (-(2 / mseN x.length * d)) (resid x y)) (smul (-(2 / mseN x.length * e)) (resid x y))]
     rw [smul_add_left (2 / mseN x.length * (d + e)) (2 / mseN x.length * d) (2 / mseN x.length * e)
-        (by grind) (resid x y),
+        (by first | exact Rat.mul_add (2 / mseN x.length) d e | grind) (resid x y),
       smul_add_left (-(2 / mseN x.length * (d + e))) (-(2 / mseN x.length * d)) (-(2 / mseN x.length * e))
-        (by grind) (resid x y)]
+        (by
+          first
+            | exact (congrArg (fun z : Rat => -z) (Rat.mul_add (2 / mseN x.length) d e)).trans
+                (neg_add' (2 / mseN x.length * d) (2 / mseN x.length * e))
+            | grind) (resid x y)]
   · show [smul (2 / mseN x.length * (k * d)) (resid x y), smul (-(2 / mseN x.length * (k * d))) (resid x y)] =
       [smul k (smul (2 / mseN x.length * d) (resid x y)), smul k (smul (-(2 / mseN x.length * d)) (resid x y))]
-    rw [smul_mul_left (2 / mseN x.length * (k * d)) k (2 / mseN x.length * d) (by grind) (resid x y),
-      smul_mul_left (-(2 / mseN x.length * (k * d))) k (-(2 / mseN x.length * d)) (by grind) (resid x y)]
+    rw [smul_mul_left (2 / mseN x.length * (k * d)) k (2 / mseN x.length * d)
+        (by first | exact rmul_left_comm (2 / mseN x.length) k d | grind) (resid x y),
+      smul_mul_left (-(2 / mseN x.length * (k * d))) k (-(2 / mseN x.length * d))
+        (by
+          first
+            | exact (congrArg (fun z : Rat => -z) (rmul_left_comm (2 / mseN x.length) k d)).trans
+                (Rat.mul_neg k (2 / mseN x.length * d)).symm
+            | grind) (resid x y)]
   · show [smul (2 / mseN x.length * 0) (resid x y), smul (-(2 / mseN x.length * 0)) (resid x y)] =
       [zeros (smul (2 / mseN x.length * d) (resid x y)), zeros (smul (-(2 / mseN x.length * d)) (resid x y))]
     rw [zeros_smul (2 / mseN x.length * d) (resid x y), zeros_smul (-(2 / mseN x.length * d)) (resid x y),
-      smul_zero_left (2 / mseN x.length * 0) (by grind) (resid x y),
-      smul_zero_left (-(2 / mseN x.length * 0)) (by grind) (resid x y)]
+      smul_zero_left (2 / mseN x.length * 0) (by first | exact Rat.mul_zero (2 / mseN x.length) | grind) (resid x y),
+      smul_zero_left (-(2 / mseN x.length * 0))
+        (by
+          first
+            | exact (congrArg (fun z : Rat => -z) (Rat.mul_zero (2 / mseN x.length))).trans
+                (by decide +kernel : -(0 : Rat) = 0)
+            | grind) (resid x y)]
 
 theorem sum_vjp_linear (a : Attr) (k d e : Rat) (x : List Rat) :
     Prim.vjp .sum a [x] [d + e] = paddAll (Prim.vjp .sum a [x] [d]) (Prim.vjp .sum a [x] [e]) ∧

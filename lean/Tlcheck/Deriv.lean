@@ -39,8 +39,10 @@ numerically on the registry's own rules and fails on the planted rule.
 Proof style: induction on lists with `show` for definitional unfolding and
 `rw` with the scalar step; the scalar steps of the piecewise-linear rules are
 explicit `if_pos`/`if_neg` rewrites followed by core `Rat` lemmas. The ring
-and field identities of the polynomial and rational steps (`*_step`) are
-closed by `grind`, whose commutative-ring normaliser (with the core instance
+identities `mul_step` and `square_step` are explicit rewrite chains (every
+rewrite given its arguments), with `grind` only as the fallback arm of a
+`first`; the field identities `inv_step` and `div_step` are still closed by
+`grind`, whose commutative-ring normaliser (with the core instance
 `Lean.Grind.Field Rat`) decides such identities; each is a single equation
 in at most five variables.
 -/
@@ -89,12 +91,6 @@ theorem all4_true : ∀ x y dx dy : List Rat, All4 (fun _ _ _ _ => True) x y dx 
 
 /-- `<` is irreflexive on `Rat` (from `Rat.ne_of_lt`). -/
 theorem rlt_irrefl (a : Rat) : ¬ a < a := fun h => Rat.ne_of_lt h rfl
-
-/-- −(a + c) = −a + −c, by cancelling a + c (core has `Rat.add_right_cancel`). -/
-theorem neg_add' (a c : Rat) : -(a + c) = -a + -c := by
-  apply Rat.add_right_cancel (a + c)
-  rw [Rat.neg_add_cancel, Rat.add_assoc, Rat.add_left_comm (-c) a c, Rat.neg_add_cancel c,
-    Rat.add_zero, Rat.neg_add_cancel]
 
 /-! ## The two lifting lemmas -/
 
@@ -150,14 +146,32 @@ theorem smul_pmap (c : Rat) : ∀ l : List Rat, smul c l = pmap (fun a => c * a)
 
 /-! ## Scalar steps (ring and field identities) -/
 
-theorem square_step (t a b : Rat) :
-    (a + t * b) * (a + t * b) = a * a + t * (squareD a * b) + t * t * (b * b) := by
-  unfold squareD
-  grind
-
+/-- (a + t·c)(b + t·e) = ab + t(bc + ae) + t²(ce): distribute, bring each
+monomial to `t * (…)` or `t * t * (…)`, reassociate the four-term sum. -/
 theorem mul_step (t a b c e : Rat) :
     (a + t * c) * (b + t * e) = a * b + t * (b * c + a * e) + t * t * (c * e) := by
-  grind
+  first
+    | (rw [Rat.mul_add (a + t * c) b (t * e), Rat.add_mul a (t * c) b, Rat.add_mul a (t * c) (t * e),
+          Rat.mul_assoc t c b, Rat.mul_comm c b, rmul_left_comm a t e, Rat.mul_assoc t c (t * e),
+          rmul_left_comm c t e, ← Rat.mul_assoc t t (c * e), Rat.mul_add t (b * c) (a * e),
+          ← Rat.add_assoc (a * b + t * (b * c)) (t * (a * e)) (t * t * (c * e)),
+          Rat.add_assoc (a * b) (t * (b * c)) (t * (a * e))]
+       done)
+    | grind
+
+/-- 2·a·b = ab + ab (`(2 : Rat) = 1 + 1` by the kernel's arithmetic). -/
+theorem two_mul_mul (a b : Rat) : 2 * a * b = a * b + a * b := by
+  have h2 : (2 : Rat) = 1 + 1 := by decide +kernel
+  rw [Rat.mul_assoc 2 a b, h2, Rat.add_mul 1 1 (a * b), Rat.one_mul (a * b)]
+
+/-- square is mul on the diagonal: (a + t·b)² = a² + t·(2a·b) + t²·b². -/
+theorem square_step (t a b : Rat) :
+    (a + t * b) * (a + t * b) = a * a + t * (squareD a * b) + t * t * (b * b) := by
+  first
+    | (rw [mul_step t a a b b]
+       show a * a + t * (a * b + a * b) + t * t * (b * b) = a * a + t * (2 * a * b) + t * t * (b * b)
+       rw [two_mul_mul a b])
+    | (unfold squareD; grind)
 
 theorem scale_step (k t a b : Rat) :
     k * (a + t * b) = k * a + t * (k * b) + t * t * 0 := by

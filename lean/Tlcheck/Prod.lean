@@ -107,11 +107,6 @@ def prodR (t : Rat) : List Rat → List Rat → Rat
   | x :: xs, v :: vs => v * prodD xs vs + (x + t * v) * prodR t xs vs
   | _, _ => 0
 
-/-- a·(b·c) = b·(a·c), from `Rat.mul_assoc` and `Rat.mul_comm` (core has
-no `Rat.mul_left_comm` at the pinned release). -/
-theorem rmul_left_comm (a b c : Rat) : a * (b * c) = b * (a * c) := by
-  rw [← Rat.mul_assoc a b c, Rat.mul_comm a b, Rat.mul_assoc b a c]
-
 /-- The scalar step: (x + t·v)·(P + t·J + t²·R) = x·P + t·(v·P + x·J) +
 t²·(v·J + (x + t·v)·R), an explicit rewrite chain (both sides brought to
 xP + t(vP) + t(xJ) + t²(vJ) + t²((x + tv)R), then reassociated). -/

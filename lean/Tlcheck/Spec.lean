@@ -1164,6 +1164,17 @@ theorem nil_ne_cons_length {α : Type} (b : α) (bs : List α) :
     ([] : List α).length ≠ (b :: bs).length :=
   fun h => Nat.succ_ne_zero bs.length h.symm
 
+/-- −(a + c) = −a + −c, by cancelling a + c (core has `Rat.add_right_cancel`). -/
+theorem neg_add' (a c : Rat) : -(a + c) = -a + -c := by
+  apply Rat.add_right_cancel (a + c)
+  rw [Rat.neg_add_cancel, Rat.add_assoc, Rat.add_left_comm (-c) a c, Rat.neg_add_cancel c,
+    Rat.add_zero, Rat.neg_add_cancel]
+
+/-- a·(b·c) = b·(a·c), from `Rat.mul_assoc` and `Rat.mul_comm` (core has
+no `Rat.mul_left_comm` in the stored `Init/Data/Rat/Lemmas.lean`). -/
+theorem rmul_left_comm (a b c : Rat) : a * (b * c) = b * (a * c) := by
+  rw [← Rat.mul_assoc a b c, Rat.mul_comm a b, Rat.mul_assoc b a c]
+
 /-- Σₖ ⟨uₖ, vₖ⟩ over paired lists of tensors. -/
 def dotAll : List (List Rat) → List (List Rat) → Rat
   | u :: us, v :: vs => dot u v + dotAll us vs
