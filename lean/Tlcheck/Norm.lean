@@ -3,7 +3,7 @@ import Tlcheck.Adjoint
 import Tlcheck.Window
 
 /-!
-# The normalisations: layer_norm, instance_norm, batch_norm_eval
+# The normalisations: layer_norm, instance_norm, batch_norm_eval, l2_normalize
 
 `Tlcheck.Spec` gives the three as the registry computes them
 (`spec/ops_norm.go`, `spec/ops_channel_norm.go`): at fixed inputs, each
@@ -17,12 +17,19 @@ JVP is a linear map of the tangents given by one tap list per input
   q = (x − μ)/s: γ/s, −γ/s, −q·γ·step(σ²)/(2(max(σ², 0) + ε)), q, 1
   (`Attr.bnTaps`) —
 
-and the VJP is the transposes (`tapplyTAll`). `tapplyAll_adjoint` is the
+and the VJP is the transposes (`tapplyTAll`). l2_normalize (one input)
+is a single tap list: per lane, with ν = ‖x‖₂, m = max(ν, ε), y = x/m and
+w the max's weight on ν (1, ½ at ν = ε, 0), ∂yᵢ/∂xⱼ = ([i = j] − w·yᵢyⱼ)/m
+(`Attr.l2Taps`, the registry's (dx − w(y·dx)y)/m entry by entry), its VJP
+the transpose (`l2_normalize_adjoint`, `l2_normalize_vjp_linear`); the
+registry's exact instances are the lanes of rational norm, where `ratSqrt`
+is exact. `tapplyAll_adjoint` is the
 law for every such family of tap lists; `layer_norm_adjoint`,
 `instance_norm_adjoint` and `batch_norm_eval_adjoint` are it at the
 primitives.
 
-What is not here: a Taylor statement tying the partials to the forward.
+What is not here: a Taylor statement tying the partials to the forward
+(for l2_normalize too: ‖x + t·v‖₂ is rational for almost no t).
 The forward reads ratSqrt of a rational function of the lane, exact only
 where σ² + ε is a square rational; along a line x + t·v it is not, for
 almost every t, so the identity `fwd (x + t·v) = fwd x + t·jvp + t²·R`
@@ -103,6 +110,46 @@ lane [1, 3] (μ = 2, σ² = 1, ε = 0, s = 1) is [−1, 1]. -/
 theorem layer_norm_instance :
     (Attr.lnG { c := 0, lo := 0, hi := 0, axis := -1, shape := [2], axis2 := 0, perm := [], start := 0, stop := 0,
       toShape := [], values := [], shapes := [[2]] }).fwd 0 [1, 3] (parOr [] 0 1) (parOr [] 1 0) = [-1, 1] := by
+  decide +kernel
+
+/-! ## l2_normalize -/
+
+/-- l2_normalize: ⟨jvp x dx, δ⟩ = ⟨dx, vjp x δ⟩ for every x (the taps at x). -/
+theorem l2_normalize_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape)
+    (hδ : δ.length = size a.shape) :
+    dot (Prim.jvp .l2_normalize a [x] [dx]) δ = dotAll [dx] (Prim.vjp .l2_normalize a [x] δ) := by
+  show dot (tapply (size a.shape) (a.l2Taps x) dx) δ = dot dx (tapplyT (size a.shape) (a.l2Taps x) δ) + 0
+  rw [tapply_adjoint (size a.shape) (size a.shape) (a.l2Taps x) dx δ h hδ, Rat.add_zero]
+
+/-- l2_normalize: its VJP is linear in δ (cotangents of one length) and maps zero to zeros. -/
+theorem l2_normalize_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .l2_normalize a [x] (padd δ₁ δ₂) =
+      paddAll (Prim.vjp .l2_normalize a [x] δ₁) (Prim.vjp .l2_normalize a [x] δ₂) ∧
+    Prim.vjp .l2_normalize a [x] (smul k δ₁) = smulAll k (Prim.vjp .l2_normalize a [x] δ₁) ∧
+    Prim.vjp .l2_normalize a [x] (zeros δ₁) = zerosAll (Prim.vjp .l2_normalize a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [tapplyT (size a.shape) (a.l2Taps x) (padd δ₁ δ₂)] =
+      [padd (tapplyT (size a.shape) (a.l2Taps x) δ₁) (tapplyT (size a.shape) (a.l2Taps x) δ₂)]
+    rw [tapplyT_padd (size a.shape) δ₁ δ₂ h (a.l2Taps x)]
+  · show [tapplyT (size a.shape) (a.l2Taps x) (smul k δ₁)] = [smul k (tapplyT (size a.shape) (a.l2Taps x) δ₁)]
+    rw [tapplyT_smul (size a.shape) k δ₁ (a.l2Taps x)]
+  · show [tapplyT (size a.shape) (a.l2Taps x) (zeros δ₁)] = [zeros (tapplyT (size a.shape) (a.l2Taps x) δ₁)]
+    rw [tapplyT_zeros (size a.shape) δ₁ (a.l2Taps x),
+      zeros_eq_zerosN (tapplyT (size a.shape) (a.l2Taps x) δ₁), length_tapplyT]
+
+/-- Instances against the registry's rule by hand: the lane [3, 4] has
+ν = 5. With ε = 0 it maps to [3/5, 4/5] with partials (I − y yᵀ)/5 =
+[16, −12; −12, 9]/125; with ε = 5 (the tie ν = ε, weight ½) the partials
+are (I − ½ y yᵀ)/5 = [41/250, −6/125; −6/125, 17/125]. -/
+theorem l2_normalize_instance :
+    Prim.fwd .l2_normalize { c := 0, lo := 0, hi := 0, axis := -1, shape := [2], axis2 := 0, perm := [],
+      start := 0, stop := 0, toShape := [], values := [], shapes := [[2]] } [[3, 4]] = [3 / 5, 4 / 5] ∧
+    (Attr.l2Taps { c := 0, lo := 0, hi := 0, axis := -1, shape := [2], axis2 := 0, perm := [],
+      start := 0, stop := 0, toShape := [], values := [], shapes := [[2]] } [3, 4]).map Tap.w =
+      [16 / 125, -12 / 125, -12 / 125, 9 / 125] ∧
+    (Attr.l2Taps { c := 0, lo := 0, hi := 0, axis := -1, shape := [2], axis2 := 0, perm := [],
+      start := 0, stop := 0, toShape := [], values := [], shapes := [[2]], eps := 5 } [3, 4]).map Tap.w =
+      [41 / 250, -6 / 125, -6 / 125, 17 / 125] := by
   decide +kernel
 
 end Tlcheck

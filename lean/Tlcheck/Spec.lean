@@ -564,7 +564,7 @@ structure Attr where
   mask : List Rat := []
   /-- ε of layer_norm, instance_norm and batch_norm_eval (the registry's
   default 1/100000 written out by the emitter when the certificate has
-  none). -/
+  none) and of l2_normalize (its default 0, written out likewise). -/
   eps : Rat := 0
 
 namespace Attr
@@ -949,6 +949,23 @@ the registry's P_j·S_{j+1} (prefix and suffix products, exact with zeros). -/
 def rpTaps (a : Attr) (x : List Rat) : List Tap :=
   joinTaps ((upto (a.dimA * a.dimB)).map (fun o => (upto a.dimK).map (fun j =>
     Tap.mk o (a.rpSrc o j) (prodL ((a.rpLane x o).take j) * prodL ((a.rpLane x o).drop (j + 1))))))
+/-- l2_normalize (the registry's, `spec/ops_extra_norm.go`): along the
+axis, on the lanes of the [A, K, B] view (`lnG`'s), ν = √(Σ_j x_j²) —
+`ratSqrt`, exact on the square rationals, the only lanes whose norm the
+registry's exact sqrt accepts and so the only ones it certifies —, the
+divisor m = max(ν, ε) and y_i = x_i / m. -/
+def l2Nu (a : Attr) (x : List Rat) (i : Nat) : Rat := ratSqrt (total (pmap (fun v => v * v) (gather (a.lnG.lane i) x)))
+def l2M (a : Attr) (x : List Rat) (i : Nat) : Rat := maxS (a.l2Nu x i) a.eps
+/-- The max's weight on ν: 1 if ν > ε, ½ at the tie ν = ε, 0 below (`maxDa`,
+the registry's max convention). -/
+def l2W (a : Attr) (x : List Rat) (i : Nat) : Rat := maxDa (a.l2Nu x i) a.eps
+def l2Y (a : Attr) (x : List Rat) (i : Nat) : Rat := nth x i / a.l2M x i
+def l2Fwd (a : Attr) (x : List Rat) : List Rat := (upto (size a.shape)).map (fun i => a.l2Y x i)
+/-- The partials ∂y_i/∂x_j = ([i = j] − w·y_i·y_j)/m for j in i's lane: the
+registry's dy = (dx − w·(y·dx)·y)/m, entry by entry. -/
+def l2Taps (a : Attr) (x : List Rat) : List Tap :=
+  forN (size a.shape) (fun i => (a.lnG.lane i).map (fun j =>
+    Tap.mk i j (((if i = j then (1 : Rat) else 0) - a.l2W x i * a.l2Y x i * a.l2Y x j) / a.l2M x i)))
 end Attr
 
 /-- The exact primitives with a Lean semantics. The names are the
@@ -961,7 +978,7 @@ inductive Prim where
   | gather | shrink | pad
   | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd | dropout
   | layer_norm | instance_norm | batch_norm_eval
-  | tile | scatter | reduce_prod
+  | tile | scatter | reduce_prod | l2_normalize
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -1000,6 +1017,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .tile, a, [x] => Tlcheck.gather a.tileIdx x
   | .scatter, a, xs => Tlcheck.gather a.scatterIdx (catAll xs)
   | .reduce_prod, a, [x] => a.rpFwd x
+  | .l2_normalize, a, [x] => a.l2Fwd x
   | .const, a, [] => a.values
   | .concat, a, xs => Tlcheck.gather a.concatIdx (catAll xs)
   | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (Tlcheck.gather a.mmGa x) (Tlcheck.gather a.mmGb y))
@@ -1053,6 +1071,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .tile, a, [_], [dx] => Tlcheck.gather a.tileIdx dx
   | .scatter, a, _, dxs => Tlcheck.gather a.scatterIdx (catAll dxs)
   | .reduce_prod, a, [x], [dx] => tapply (a.dimA * a.dimB) (a.rpTaps x) dx
+  | .l2_normalize, a, [x], [dx] => tapply (size a.shape) (a.l2Taps x) dx
   | .const, a, [], [] => zeros a.values
   | .concat, a, _, dxs => Tlcheck.gather a.concatIdx (catAll dxs)
   | .matmul, a, [x, y], [dx, dy] =>
@@ -1111,6 +1130,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .tile, a, [_], δ => [Tlcheck.scatter (size a.shape) a.tileIdx δ]
   | .scatter, a, _, δ => splitBy a.shapes (Tlcheck.scatter (totalSize a.shapes) a.scatterIdx δ)
   | .reduce_prod, a, [x], δ => [tapplyT (size a.shape) (a.rpTaps x) δ]
+  | .l2_normalize, a, [x], δ => [tapplyT (size a.shape) (a.l2Taps x) δ]
   | .concat, a, _, δ => splitBy a.shapes (Tlcheck.scatter (totalSize a.shapes) a.concatIdx δ)
   | .matmul, a, [x, y], δ =>
     [Tlcheck.scatter (size (nthL a.shapes 0)) a.mmGa (pmul (Tlcheck.gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),

@@ -46,14 +46,15 @@
 // replays the registry's own draw into the AdjCase fields p and mask
 // (leanDropout), and Lean checks the claim at that mask.
 //
-// The normalisations (layer_norm, instance_norm, batch_norm_eval) carry
-// ε as the AdjCase field eps (the registry's default when the
-// certificate has none); Lean's ratSqrt is exact on the square rationals
-// the registry's exact sqrt accepts, the only ones it certifies.
+// The normalisations (layer_norm, instance_norm, batch_norm_eval,
+// l2_normalize) carry ε as the AdjCase field eps (the registry's default
+// when the certificate has none: 1/100000, and 0 for l2_normalize); Lean's
+// ratSqrt is exact on the square rationals the registry's exact sqrt
+// accepts, the only ones it certifies (for l2_normalize, the lanes of
+// rational norm).
 //
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (l2_normalize, the seeded draws, and the interval-oracle
-// primitives: Lean has no semantics for them, or the certificate records
+// Covered (the seeded draws, and the interval-oracle primitives: Lean has no semantics for them, or the certificate records
 // a seed where Lean needs the mask); refinement and range (binary32 and
 // interval claims over floats, which Lean core cannot compute in the
 // kernel).
@@ -84,7 +85,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "l2_normalize", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
 
 // windowOps are the covered primitives that read the registry's window
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
@@ -96,14 +97,18 @@ var windowOps = map[string]bool{"conv": true, "conv_transpose": true, "max_pool"
 var poolOps = map[string]bool{"max_pool": true, "max_pool_nd": true, "avg_pool": true, "avg_pool_nd": true}
 
 // normOps are the covered normalisations, which read ε (Tlcheck.Attr.eps).
-var normOps = map[string]bool{"layer_norm": true, "instance_norm": true, "batch_norm_eval": true}
+var normOps = map[string]bool{"layer_norm": true, "instance_norm": true, "batch_norm_eval": true, "l2_normalize": true}
 
-// leanEps renders a normalisation's ε as the Lean field eps (a leading
-// ", "): the certificate's, or the registry's default
-// (spec.DefaultNormEps) when it records none, as the registry reads it.
-func leanEps(e string) (string, error) {
+// leanEps renders op's ε as the Lean field eps (a leading ", "): the
+// certificate's, or the registry's default when it records none, as the
+// registry reads it — spec.DefaultNormEps for the mean-and-variance norms,
+// 0 for l2_normalize (spec's l2Lanes).
+func leanEps(op, e string) (string, error) {
 	if e == "" {
 		e = spec.DefaultNormEps().RatString()
+		if op == "l2_normalize" {
+			e = "0"
+		}
 	}
 	r, err := Rat(e)
 	if err != nil {
@@ -278,10 +283,17 @@ func caseWork(op string, c *certificates.AdjointCase) int {
 	if windowOps[op] {
 		w += windowWork(op, c)
 	}
-	if op == "reduce_prod" && len(c.Inputs) > 0 { // Prod.lean's taps: one per input element, each a product over its lane
+	if (op == "reduce_prod" || op == "l2_normalize") && len(c.Inputs) > 0 {
+		// Prod.lean's taps: one per input element, each a product over its
+		// lane; Spec.lean's l2Taps: K per element, each reading the lane's
+		// norm (K elements) three times.
 		s := c.Inputs[0].Shape
 		if ax := c.Attrs.Axis; ax >= -len(s) && ax < len(s) {
-			w += len(c.Inputs[0].Values) * s[(ax+len(s))%len(s)]
+			k := s[(ax+len(s))%len(s)]
+			if op == "l2_normalize" {
+				k *= 3 * k
+			}
+			w += len(c.Inputs[0].Values) * k
 		}
 	}
 	return w
@@ -593,7 +605,7 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 			}
 		}
 		if normOps[f.Op] {
-			if win, err = leanEps(c.Attrs.Eps); err != nil {
+			if win, err = leanEps(f.Op, c.Attrs.Eps); err != nil {
 				return nil, fmt.Errorf("%s.attrs.eps: %v", at, err)
 			}
 		}

@@ -31,7 +31,7 @@ func certDir(t *testing.T) string {
 var (
 	caseRE   = regexp.MustCompile(`^  \{ shapes := \[(.*)\], xs := \[(.*)\], dxs := \[(.*)\], outShape := \[([0-9, ]*)\], delta := \[(.*)\], c := (mkRat \(?-?[0-9]+\)? [0-9]+), lo := (mkRat \(?-?[0-9]+\)? [0-9]+), hi := (mkRat \(?-?[0-9]+\)? [0-9]+), axis := (-?[0-9]+), axis2 := -?[0-9]+, perm := \[[0-9, ]*\], start := [0-9]+, stop := [0-9]+, toShape := \[[0-9, ]*\], values := \[.*\], lhs := (mkRat \(?-?[0-9]+\)? [0-9]+), rhs := (mkRat \(?-?[0-9]+\)? [0-9]+)((?:, kernel := \[[0-9, ]*\], stride := \[[0-9, ]*\], dilation := \[[0-9, ]*\], pads := \[[0-9, ]*\], groups := [0-9]+, countPad := (?:true|false)|, p := mkRat [0-9]+ [0-9]+, mask := \[[mkRat 01,]*\]|, eps := mkRat [0-9]+ [0-9]+)?) \},?$`)
 	ratLitRE = regexp.MustCompile(`^mkRat (?:\((-[0-9]+)\)|([0-9]+)) ([0-9]+)$`)
-	thmRE    = regexp.MustCompile(`^theorem cert : checkAll Prim\.([a-z_]+) cases = true := by decide \+kernel$`)
+	thmRE    = regexp.MustCompile(`^theorem cert : checkAll Prim\.([a-z0-9_]+) cases = true := by decide \+kernel$`)
 )
 
 // readRat reads back "mkRat p q" as an exact rational.

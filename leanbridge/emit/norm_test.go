@@ -169,6 +169,9 @@ func (c *nCase) normTaps(op string) (n int, fwd vec, taps [][]wTap) {
 		}
 		return n, fwd, taps
 	}
+	if op == "l2_normalize" {
+		return c.l2Taps()
+	}
 	q := c.normG(op)
 	taps = make([][]wTap, 3)
 	for i := 0; i < q.n; i++ {
@@ -190,9 +193,48 @@ func (c *nCase) normTaps(op string) (n int, fwd vec, taps [][]wTap) {
 	return q.n, fwd, taps
 }
 
+// l2Taps is Attr.l2Taps and Attr.l2Fwd: on lnG's lanes, ν = ratSqrt of
+// the lane's sum of squares, m = maxS ν ε, w = maxDa ν ε, y = x/m, and the
+// entries ([i = j] − w·yᵢ·yⱼ)/m.
+func (c *nCase) l2Taps() (n int, fwd vec, taps [][]wTap) {
+	x, q := c.xs[0], c.normG("l2_normalize")
+	one, zero := rat(1, 1), rat(0, 1)
+	mw := func(i int) (m, w *big.Rat) {
+		s := rat(0, 1)
+		for _, p := range q.lane(i) {
+			s = add(s, mul(nthR(x, p), nthR(x, p)))
+		}
+		nu := ratSqrt(s)
+		switch {
+		case lt(nu, c.eps):
+			return c.eps, zero
+		case lt(c.eps, nu):
+			return nu, one
+		}
+		return nu, rat(1, 2)
+	}
+	y := func(i int) *big.Rat { m, _ := mw(i); return ldiv(nthR(x, i), m) }
+	taps = make([][]wTap, 1)
+	for i := 0; i < q.n; i++ {
+		m, w := mw(i)
+		fwd = append(fwd, y(i))
+		for _, j := range q.lane(i) {
+			kron := zero
+			if i == j {
+				kron = one
+			}
+			taps[0] = append(taps[0], wTap{i, j, ldiv(new(big.Rat).Sub(kron, mul(mul(w, y(i)), y(j))), m)})
+		}
+	}
+	return q.n, fwd, taps
+}
+
+// normArity is Prim.arityOk's range of input counts per normalisation.
+var normArity = map[string][2]int{"layer_norm": {1, 3}, "instance_norm": {3, 3}, "batch_norm_eval": {3, 5}, "l2_normalize": {1, 1}}
+
 // normClaim is shapesOk and Claim of the case; nil when they hold.
 func normClaim(op string, c *nCase) error {
-	lo, hi := map[string][2]int{"layer_norm": {1, 3}, "instance_norm": {3, 3}, "batch_norm_eval": {3, 5}}[op][0], map[string][2]int{"layer_norm": {1, 3}, "instance_norm": {3, 3}, "batch_norm_eval": {3, 5}}[op][1]
+	lo, hi := normArity[op][0], normArity[op][1]
 	if len(c.xs) < lo || len(c.xs) > hi || len(c.shapes) != len(c.xs) || len(c.dxs) != len(c.xs) {
 		return fmt.Errorf("arity: %d inputs", len(c.xs))
 	}
@@ -238,8 +280,8 @@ func normModules(t *testing.T) map[string]string {
 	return out
 }
 
-// TestNormClaims: every emitted case of layer_norm, instance_norm and
-// batch_norm_eval satisfies its claim, re-evaluated on the emitted text,
+// TestNormClaims: every emitted case of layer_norm, instance_norm,
+// batch_norm_eval and l2_normalize satisfies its claim, re-evaluated on the emitted text,
 // and the transcription's forward is the registry's own Forward on the
 // same inputs, axis and ε (an independent implementation).
 func TestNormClaims(t *testing.T) {
@@ -271,10 +313,37 @@ func TestNormClaims(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s case %d: the registry's forward: %v", op, i, err)
 			}
-			_, fwd, _ := c.normTaps(op)
+			n, fwd, taps := c.normTaps(op)
 			for j := range fwd {
 				if j >= len(y.Data) || fwd[j].Cmp(y.Data[j].Big()) != 0 {
 					t.Errorf("%s case %d: Lean's forward element %d differs from the registry's", op, i, j)
+					break
+				}
+			}
+			// The JVP through the taps is the registry's own JVP.
+			var dxs []spec.Tensor[spec.Rat]
+			for k := range c.dxs {
+				data := make([]spec.Rat, len(c.dxs[k]))
+				for j, v := range c.dxs[k] {
+					data[j] = spec.RatFromBig(v)
+				}
+				dx, err := spec.NewTensor(spec.Shape(c.shapes[k]), data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dxs = append(dxs, dx)
+			}
+			jv, err := p.JVP(&spec.Attrs{Axis: c.axis, Eps: c.eps}, xs, y, dxs)
+			if err != nil {
+				t.Fatalf("%s case %d: the registry's JVP: %v", op, i, err)
+			}
+			mine := mzeros(n)
+			for k := range taps[:min(len(taps), len(c.dxs))] {
+				mine = mpadd(mine, tapply(n, taps[k], c.dxs[k]))
+			}
+			for j := range mine {
+				if j >= len(jv.Data) || mine[j].Cmp(jv.Data[j].Big()) != 0 {
+					t.Errorf("%s case %d: the taps' JVP element %d differs from the registry's", op, i, j)
 					break
 				}
 			}
@@ -292,8 +361,8 @@ func TestNormClaimsCatchPlantedFaults(t *testing.T) {
 		repl string
 		ops  []string
 	}{
-		{"ε with a digit 1 appended to its numerator", regexp.MustCompile(`eps := mkRat ([0-9]+) ([0-9]+)`), "eps := mkRat ${1}1 ${2}", []string{"layer_norm", "instance_norm", "batch_norm_eval"}},
-		{"axis 0", regexp.MustCompile(`axis := -?[0-9]+,`), "axis := 0,", []string{"layer_norm", "batch_norm_eval"}},
+		{"ε with a digit 1 appended to its numerator", regexp.MustCompile(`eps := mkRat ([0-9]+) ([0-9]+)`), "eps := mkRat ${1}1 ${2}", []string{"layer_norm", "instance_norm", "batch_norm_eval", "l2_normalize"}},
+		{"axis 0", regexp.MustCompile(`axis := -?[0-9]+,`), "axis := 0,", []string{"layer_norm", "batch_norm_eval", "l2_normalize"}},
 	}
 	for _, pl := range plants {
 		for _, op := range pl.ops {
@@ -306,6 +375,33 @@ func TestNormClaimsCatchPlantedFaults(t *testing.T) {
 			if caught == 0 {
 				t.Errorf("%s: the planted fault %q leaves every case's claim true", op, pl.name)
 			}
+		}
+	}
+}
+
+// TestL2NormalizeInstance: Norm.lean's l2_normalize_instance, by the
+// transcription: the lane [3, 4] (ν = 5) maps to [3/5, 4/5] with partials
+// [16, −12; −12, 9]/125 at ε = 0 and, at the tie ε = 5 (weight ½),
+// [41/250, −6/125; −6/125, 17/125].
+func TestL2NormalizeInstance(t *testing.T) {
+	for _, tc := range []struct {
+		eps  *big.Rat
+		want vec
+	}{
+		{rat(0, 1), vec{rat(16, 125), rat(-12, 125), rat(-12, 125), rat(9, 125)}},
+		{rat(5, 1), vec{rat(41, 250), rat(-6, 125), rat(-6, 125), rat(17, 125)}},
+	} {
+		c := &nCase{shapes: [][]int{{2}}, xs: []vec{{rat(3, 1), rat(4, 1)}}, axis: -1, eps: tc.eps}
+		_, fwd, taps := c.l2Taps()
+		if tc.eps.Sign() == 0 && !sameVec(fwd, vec{rat(3, 5), rat(4, 5)}) {
+			t.Errorf("ε = 0: forward %v", fwd)
+		}
+		var got vec
+		for _, e := range taps[0] {
+			got = append(got, e.w)
+		}
+		if !sameVec(got, tc.want) {
+			t.Errorf("ε = %s: partials %v, want %v", tc.eps.RatString(), got, tc.want)
 		}
 	}
 }

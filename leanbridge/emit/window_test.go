@@ -636,10 +636,13 @@ func TestLeanWindowRejects(t *testing.T) {
 		s != ", kernel := [3, 1], stride := [1, 2], dilation := [], pads := [0, 2, 2, 0], groups := 1, countPad := false" {
 		t.Errorf("a pool's window: %q, %v", s, err)
 	}
-	if _, err := leanEps("x"); err == nil {
+	if _, err := leanEps("layer_norm", "x"); err == nil {
 		t.Error("ε \"x\" accepted")
 	}
-	if s, err := leanEps(""); err != nil || s != ", eps := mkRat 1 100000" {
+	if s, err := leanEps("layer_norm", ""); err != nil || s != ", eps := mkRat 1 100000" {
 		t.Errorf("the default ε: %q, %v (the registry's is %s)", s, err, spec.DefaultNormEps().RatString())
+	}
+	if s, err := leanEps("l2_normalize", ""); err != nil || s != ", eps := mkRat 0 1" {
+		t.Errorf("l2_normalize's default ε: %q, %v (the registry's is 0)", s, err)
 	}
 }

@@ -17,6 +17,7 @@ import Tlcheck.Certs.Adjointness.flatten
 import Tlcheck.Certs.Adjointness.gather
 import Tlcheck.Certs.Adjointness.instance_norm
 import Tlcheck.Certs.Adjointness.inv
+import Tlcheck.Certs.Adjointness.l2_normalize
 import Tlcheck.Certs.Adjointness.layer_norm
 import Tlcheck.Certs.Adjointness.linear
 import Tlcheck.Certs.Adjointness.matmul
