@@ -24,9 +24,15 @@ kept when `spec.UniformRat(seed, i)` ≥ p) into `mask`. The kernel checks
 the claim at that mask; that the mask is the seed's draw is the emitter's
 (Go) part, not a Lean theorem — Lean has no splitmix64.
 
-The seeded `rand_uniform`, `bernoulli_mask` and `keep_mask` are, as
-functions of their recorded values, constants with zero tangent
-(`Prim.const` in `Comp.lean`'s graphs).
+The seeded draws `rand_uniform`, `bernoulli_mask` and `keep_mask` are
+constructors of `Prim` too: as functions of the draw — replayed by the
+emitter with the registry's own forward from the recorded seed, shape, p
+and inputs, and written as the data `Attr.values` — each is a constant of
+its inputs, with zero tangent and zero contributions (the registry's
+NoGrad rule): `rand_uniform_adjoint`, `bernoulli_mask_adjoint`,
+`keep_mask_adjoint`, and `draws_fwd` (the forward is the recorded draw).
+The draw itself is the emitter's Go part, as dropout's mask is. In
+`Comp.lean`'s graphs a draw node is still `Prim.const` with its value.
 -/
 
 namespace Tlcheck
@@ -83,5 +89,33 @@ theorem dropout_prim_adjoint (a : Attr) (x dx δ : List Rat) :
 
 /-- An instance: p = 1/2, mask [1, 0, 1], x = [1, 2, 3] ↦ [2, 0, 6]. -/
 theorem dropout_instance : dropoutFwd (1 / 2) [1, 0, 1] [1, 2, 3] = [2, 0, 6] := by decide +kernel
+
+/-! ## The seeded draws, as functions of their recorded values -/
+
+/-- rand_uniform (no inputs): the tangent is zero, so ⟨jvp, δ⟩ = 0 = the
+empty sum of contributions. -/
+theorem rand_uniform_adjoint (a : Attr) (δ : List Rat) :
+    dot (Prim.jvp .rand_uniform a [] []) δ = dotAll [] (Prim.vjp .rand_uniform a [] δ) := by
+  show dot (zeros a.values) δ = 0
+  rw [dot_zeros_left a.values δ]
+
+/-- bernoulli_mask (one input, piecewise constant in it): zero tangent and
+a zero contribution to the input. -/
+theorem bernoulli_mask_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .bernoulli_mask a [x] [dx]) δ = dotAll [dx] (Prim.vjp .bernoulli_mask a [x] δ) := by
+  show dot (zeros a.values) δ = dot dx (zeros x) + 0
+  rw [dot_zeros_left a.values δ, dot_zeros_right dx x, Rat.add_zero]
+
+/-- keep_mask (the scalar keep probability as its input): as bernoulli_mask. -/
+theorem keep_mask_adjoint (a : Attr) (x dx δ : List Rat) :
+    dot (Prim.jvp .keep_mask a [x] [dx]) δ = dotAll [dx] (Prim.vjp .keep_mask a [x] δ) := by
+  show dot (zeros a.values) δ = dot dx (zeros x) + 0
+  rw [dot_zeros_left a.values δ, dot_zeros_right dx x, Rat.add_zero]
+
+/-- The three forwards are the recorded draw, whatever the input's values. -/
+theorem draws_fwd (a : Attr) (x : List Rat) :
+    Prim.fwd .rand_uniform a [] = a.values ∧ Prim.fwd .bernoulli_mask a [x] = a.values ∧
+      Prim.fwd .keep_mask a [x] = a.values :=
+  ⟨rfl, rfl, rfl⟩
 
 end Tlcheck

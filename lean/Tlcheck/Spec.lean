@@ -979,6 +979,7 @@ inductive Prim where
   | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd | dropout
   | layer_norm | instance_norm | batch_norm_eval
   | tile | scatter | reduce_prod | l2_normalize
+  | rand_uniform | bernoulli_mask | keep_mask
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -1019,6 +1020,9 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .reduce_prod, a, [x] => a.rpFwd x
   | .l2_normalize, a, [x] => a.l2Fwd x
   | .const, a, [] => a.values
+  | .rand_uniform, a, [] => a.values
+  | .bernoulli_mask, a, [_] => a.values
+  | .keep_mask, a, [_] => a.values
   | .concat, a, xs => Tlcheck.gather a.concatIdx (catAll xs)
   | .matmul, a, [x, y] => reduceAKB a.mmK 1 a.mmOut (pmul (Tlcheck.gather a.mmGa x) (Tlcheck.gather a.mmGb y))
   | .linear, a, [x, w, b] =>
@@ -1073,6 +1077,9 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .reduce_prod, a, [x], [dx] => tapply (a.dimA * a.dimB) (a.rpTaps x) dx
   | .l2_normalize, a, [x], [dx] => tapply (size a.shape) (a.l2Taps x) dx
   | .const, a, [], [] => zeros a.values
+  | .rand_uniform, a, [], [] => zeros a.values
+  | .bernoulli_mask, a, [_], [_] => zeros a.values
+  | .keep_mask, a, [_], [_] => zeros a.values
   | .concat, a, _, dxs => Tlcheck.gather a.concatIdx (catAll dxs)
   | .matmul, a, [x, y], [dx, dy] =>
     reduceAKB a.mmK 1 a.mmOut
@@ -1130,6 +1137,8 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .tile, a, [_], δ => [Tlcheck.scatter (size a.shape) a.tileIdx δ]
   | .scatter, a, _, δ => splitBy a.shapes (Tlcheck.scatter (totalSize a.shapes) a.scatterIdx δ)
   | .reduce_prod, a, [x], δ => [tapplyT (size a.shape) (a.rpTaps x) δ]
+  | .bernoulli_mask, _, [x], _ => [zeros x]
+  | .keep_mask, _, [x], _ => [zeros x]
   | .l2_normalize, a, [x], δ => [tapplyT (size a.shape) (a.l2Taps x) δ]
   | .concat, a, _, δ => splitBy a.shapes (Tlcheck.scatter (totalSize a.shapes) a.concatIdx δ)
   | .matmul, a, [x, y], δ =>
@@ -1162,7 +1171,7 @@ def arity : Prim → Nat
   | .add | .sub | .mul | .div | .max | .min | .mse_loss | .matmul | .scatter => 2
   | .linear | .conv | .conv_transpose | .layer_norm | .instance_norm => 3
   | .batch_norm_eval => 5
-  | .const => 0
+  | .const | .rand_uniform => 0
   | _ => 1
 
 /-- The number of inputs is right: concat takes one or more, conv and

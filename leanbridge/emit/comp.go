@@ -438,6 +438,10 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat], win *
 			return "", "", "no Lean semantics for this tag yet", nil
 		}
 		switch prim {
+		case "rand_uniform", "bernoulli_mask", "keep_mask": // the draw as data, as emit.go's leanDraw writes it
+			if a.values, err = rats(certificates.RatTensor(vals[n.ID]).Values); err != nil {
+				return "", "", "", err
+			}
 		case "scale":
 			a.c = k.C.String()
 		case "clamp":

@@ -53,9 +53,14 @@
 // accepts, the only ones it certifies (for l2_normalize, the lanes of
 // rational norm).
 //
+// The seeded draws (rand_uniform, bernoulli_mask, keep_mask) record the
+// seed too: the emitter replays the draw with the registry's own forward
+// (leanDraw) into the AdjCase field values, which Lean reads as the
+// forward; the tangent and the contributions are zero.
+//
 // Not emitted, and why: adjointness certificates of primitives outside
-// Covered (the seeded draws, and the interval-oracle primitives: Lean has no semantics for them, or the certificate records
-// a seed where Lean needs the mask); refinement and range (binary32 and
+// Covered (the interval-oracle primitives: Lean has no exact semantics
+// for them); refinement and range (binary32 and
 // interval claims over floats, which Lean core cannot compute in the
 // kernel).
 //
@@ -85,7 +90,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "l2_normalize", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "bernoulli_mask", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "keep_mask", "l2_normalize", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "rand_uniform", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
 
 // windowOps are the covered primitives that read the registry's window
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
@@ -119,6 +124,54 @@ func leanEps(op, e string) (string, error) {
 
 // ratReg is the registry whose bernoulli_mask replays dropout's draw.
 var ratReg = spec.Default[spec.Rat]()
+
+// drawOps are the covered seeded draws. Their certificates record the
+// seed (and shape and p), not the draw; Lean reads the draw as the data
+// Attr.values (Prim.rand_uniform, bernoulli_mask, keep_mask).
+var drawOps = map[string]bool{"rand_uniform": true, "bernoulli_mask": true, "keep_mask": true}
+
+// leanDraw replays a seeded draw with the registry's own forward on the
+// case's inputs and recorded attributes (seed, shape, p) — never a second
+// copy of the generator — and renders it as a Lean list of rationals.
+func leanDraw(op string, c *certificates.AdjointCase) (string, error) {
+	p, err := ratReg.Lookup(op)
+	if err != nil {
+		return "", err
+	}
+	a := &spec.Attrs{Seed: c.Attrs.Seed, Shape: spec.Shape(c.Attrs.Shape)}
+	if c.Attrs.P != "" {
+		pv, ok := new(big.Rat).SetString(c.Attrs.P)
+		if !ok {
+			return "", fmt.Errorf("p: %q is not a rational", limitStr(c.Attrs.P))
+		}
+		a.P = pv
+	}
+	var xs []spec.Tensor[spec.Rat]
+	for k, in := range c.Inputs {
+		data := make([]spec.Rat, len(in.Values))
+		for i, v := range in.Values {
+			r, ok := new(big.Rat).SetString(v)
+			if !ok {
+				return "", fmt.Errorf("inputs[%d].values[%d]: %q is not a rational", k, i, limitStr(v))
+			}
+			data[i] = spec.RatFromBig(r)
+		}
+		x, err := spec.NewTensor(spec.Shape(in.Shape), data)
+		if err != nil {
+			return "", fmt.Errorf("inputs[%d]: %v", k, err)
+		}
+		xs = append(xs, x)
+	}
+	y, err := p.Forward(a, xs)
+	if err != nil {
+		return "", fmt.Errorf("replaying the draw: %v", err)
+	}
+	vs := make([]string, len(y.Data))
+	for i, v := range y.Data {
+		vs[i] = v.Big().RatString()
+	}
+	return rats(vs)
+}
 
 // leanDropout renders dropout's drop probability and keep mask as the
 // Lean fields p and mask (a leading ", "). The certificate records the
@@ -588,6 +641,11 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 		vals, err := rats(c.Attrs.Values)
 		if err != nil {
 			return nil, fmt.Errorf("%s.attrs.values: %v", at, err)
+		}
+		if drawOps[f.Op] {
+			if vals, err = leanDraw(f.Op, &c); err != nil {
+				return nil, fmt.Errorf("%s: %s %v", at, f.Op, err)
+			}
 		}
 		var attr [3]string
 		for j, v := range [3]string{ac, alo, ahi} {

@@ -4,6 +4,7 @@ import Tlcheck.Certs.Adjointness.add
 import Tlcheck.Certs.Adjointness.avg_pool
 import Tlcheck.Certs.Adjointness.avg_pool_nd
 import Tlcheck.Certs.Adjointness.batch_norm_eval
+import Tlcheck.Certs.Adjointness.bernoulli_mask
 import Tlcheck.Certs.Adjointness.broadcast_to
 import Tlcheck.Certs.Adjointness.clamp
 import Tlcheck.Certs.Adjointness.concat
@@ -17,6 +18,7 @@ import Tlcheck.Certs.Adjointness.flatten
 import Tlcheck.Certs.Adjointness.gather
 import Tlcheck.Certs.Adjointness.instance_norm
 import Tlcheck.Certs.Adjointness.inv
+import Tlcheck.Certs.Adjointness.keep_mask
 import Tlcheck.Certs.Adjointness.l2_normalize
 import Tlcheck.Certs.Adjointness.layer_norm
 import Tlcheck.Certs.Adjointness.linear
@@ -30,6 +32,7 @@ import Tlcheck.Certs.Adjointness.mul
 import Tlcheck.Certs.Adjointness.neg
 import Tlcheck.Certs.Adjointness.pad
 import Tlcheck.Certs.Adjointness.permute
+import Tlcheck.Certs.Adjointness.rand_uniform
 import Tlcheck.Certs.Adjointness.reduce_mean
 import Tlcheck.Certs.Adjointness.reduce_prod
 import Tlcheck.Certs.Adjointness.reduce_sum
