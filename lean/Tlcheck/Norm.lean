@@ -105,6 +105,56 @@ theorem batch_norm_eval_adjoint (a : Attr) (x : List Rat) (ps dxs : List (List R
     dotAll dxs (tapplyTAll (a.shapes.map size) ((a.bnTaps x ps).take (ps.length + 1)) δ)
   exact tapplyAll_adjoint (size a.shape) δ hδ _ _ dxs h
 
+/-- The transposes of a family of tap lists are linear in δ (cotangents of
+one length) and map zero to zeros, list by list (`tapplyT_padd`,
+`tapplyT_smul`, `tapplyT_zeros`). -/
+theorem tapplyTAll_linear (k : Rat) (δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    ∀ (ns : List Nat) (ess : List (List Tap)),
+      tapplyTAll ns ess (padd δ₁ δ₂) = paddAll (tapplyTAll ns ess δ₁) (tapplyTAll ns ess δ₂) ∧
+      tapplyTAll ns ess (smul k δ₁) = smulAll k (tapplyTAll ns ess δ₁) ∧
+      tapplyTAll ns ess (zeros δ₁) = zerosAll (tapplyTAll ns ess δ₁)
+  | n :: ns, es :: ess => by
+    have ih := tapplyTAll_linear k δ₁ δ₂ h ns ess
+    refine ⟨?_, ?_, ?_⟩
+    · show tapplyT n es (padd δ₁ δ₂) :: tapplyTAll ns ess (padd δ₁ δ₂) =
+        padd (tapplyT n es δ₁) (tapplyT n es δ₂) :: paddAll (tapplyTAll ns ess δ₁) (tapplyTAll ns ess δ₂)
+      rw [tapplyT_padd n δ₁ δ₂ h es, ih.1]
+    · show tapplyT n es (smul k δ₁) :: tapplyTAll ns ess (smul k δ₁) =
+        smul k (tapplyT n es δ₁) :: smulAll k (tapplyTAll ns ess δ₁)
+      rw [tapplyT_smul n k δ₁ es, ih.2.1]
+    · show tapplyT n es (zeros δ₁) :: tapplyTAll ns ess (zeros δ₁) =
+        zeros (tapplyT n es δ₁) :: zerosAll (tapplyTAll ns ess δ₁)
+      rw [tapplyT_zeros n δ₁ es, ih.2.2, zeros_eq_zerosN (tapplyT n es δ₁), length_tapplyT]
+  | [], _ => ⟨rfl, rfl, rfl⟩
+  | _ :: _, [] => ⟨rfl, rfl, rfl⟩
+
+/-- layer_norm: its VJP is linear in δ and maps zero to zeros. -/
+theorem layer_norm_vjp_linear (a : Attr) (k : Rat) (x : List Rat) (ps : List (List Rat)) (δ₁ δ₂ : List Rat)
+    (h : δ₁.length = δ₂.length) :
+    Prim.vjp .layer_norm a (x :: ps) (padd δ₁ δ₂) =
+      paddAll (Prim.vjp .layer_norm a (x :: ps) δ₁) (Prim.vjp .layer_norm a (x :: ps) δ₂) ∧
+    Prim.vjp .layer_norm a (x :: ps) (smul k δ₁) = smulAll k (Prim.vjp .layer_norm a (x :: ps) δ₁) ∧
+    Prim.vjp .layer_norm a (x :: ps) (zeros δ₁) = zerosAll (Prim.vjp .layer_norm a (x :: ps) δ₁) :=
+  tapplyTAll_linear k δ₁ δ₂ h (a.shapes.map size) ((a.lnG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1))
+
+/-- instance_norm: its VJP is linear in δ and maps zero to zeros. -/
+theorem instance_norm_vjp_linear (a : Attr) (k : Rat) (x : List Rat) (ps : List (List Rat)) (δ₁ δ₂ : List Rat)
+    (h : δ₁.length = δ₂.length) :
+    Prim.vjp .instance_norm a (x :: ps) (padd δ₁ δ₂) =
+      paddAll (Prim.vjp .instance_norm a (x :: ps) δ₁) (Prim.vjp .instance_norm a (x :: ps) δ₂) ∧
+    Prim.vjp .instance_norm a (x :: ps) (smul k δ₁) = smulAll k (Prim.vjp .instance_norm a (x :: ps) δ₁) ∧
+    Prim.vjp .instance_norm a (x :: ps) (zeros δ₁) = zerosAll (Prim.vjp .instance_norm a (x :: ps) δ₁) :=
+  tapplyTAll_linear k δ₁ δ₂ h (a.shapes.map size) ((a.inG.taps a.eps x (parOr ps 0 1)).take (ps.length + 1))
+
+/-- batch_norm_eval: its VJP is linear in δ and maps zero to zeros. -/
+theorem batch_norm_eval_vjp_linear (a : Attr) (k : Rat) (x : List Rat) (ps : List (List Rat)) (δ₁ δ₂ : List Rat)
+    (h : δ₁.length = δ₂.length) :
+    Prim.vjp .batch_norm_eval a (x :: ps) (padd δ₁ δ₂) =
+      paddAll (Prim.vjp .batch_norm_eval a (x :: ps) δ₁) (Prim.vjp .batch_norm_eval a (x :: ps) δ₂) ∧
+    Prim.vjp .batch_norm_eval a (x :: ps) (smul k δ₁) = smulAll k (Prim.vjp .batch_norm_eval a (x :: ps) δ₁) ∧
+    Prim.vjp .batch_norm_eval a (x :: ps) (zeros δ₁) = zerosAll (Prim.vjp .batch_norm_eval a (x :: ps) δ₁) :=
+  tapplyTAll_linear k δ₁ δ₂ h (a.shapes.map size) ((a.bnTaps x ps).take (ps.length + 1))
+
 /-- An instance against the registry's rule by hand: layer_norm of the
 lane [1, 3] (μ = 2, σ² = 1, ε = 0, s = 1) is [−1, 1]. -/
 theorem layer_norm_instance :

@@ -405,3 +405,103 @@ func TestL2NormalizeInstance(t *testing.T) {
 		}
 	}
 }
+
+// TestNormVJPLinear mirrors Norm.lean's tapplyTAll_linear and the
+// <norm>_vjp_linear theorems: on every emitted normalisation case, the
+// transcribed VJP (the taps' transposes) is linear in δ and maps zero to
+// zeros (δ and a second cotangent δ' of one length, k = −3/2), and it is
+// the registry's own VJP at δ. A planted affine rule (the VJP plus 1 in
+// every entry) fails the laws.
+func TestNormVJPLinear(t *testing.T) {
+	vjpOf := func(c *nCase, op string, d vec) []vec {
+		_, _, taps := c.normTaps(op)
+		taps = taps[:min(len(taps), len(c.xs))]
+		out := make([]vec, len(taps))
+		for k := range taps {
+			out[k] = tapplyT(size(c.shapes[k]), taps[k], d)
+		}
+		return out
+	}
+	affine := func(c *nCase, op string, d vec) []vec {
+		out := vjpOf(c, op, d)
+		for k := range out {
+			for j := range out[k] {
+				out[k][j] = add(out[k][j], rat(1, 1))
+			}
+		}
+		return out
+	}
+	laws := func(c *nCase, op string, v func(*nCase, string, vec) []vec) bool {
+		d1 := c.delta
+		d2 := make(vec, len(d1))
+		for j := range d1 {
+			d2[j] = add(d1[len(d1)-1-j], rat(int64(j%3), 2))
+		}
+		k := rat(-3, 2)
+		a, b, s, z := v(c, op, d1), v(c, op, d2), v(c, op, mpadd(d1, d2)), v(c, op, mzeros(len(d1)))
+		ks := v(c, op, msmul(k, d1))
+		for i := range a {
+			if !sameVec(s[i], mpadd(a[i], b[i])) || !sameVec(ks[i], msmul(k, a[i])) || !sameVec(z[i], mzeros(len(a[i]))) {
+				return false
+			}
+		}
+		return true
+	}
+	for op, src := range normModules(t) {
+		p, err := ratReg.Lookup(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		planted := 0
+		for i, c := range readNormCases(t, src) {
+			if !laws(&c, op, vjpOf) {
+				t.Errorf("%s case %d: the transcribed VJP is not linear in δ", op, i)
+			}
+			if !laws(&c, op, affine) {
+				planted++
+			}
+			var xs []spec.Tensor[spec.Rat]
+			for k := range c.xs {
+				data := make([]spec.Rat, len(c.xs[k]))
+				for j, v := range c.xs[k] {
+					data[j] = spec.RatFromBig(v)
+				}
+				x, err := spec.NewTensor(spec.Shape(c.shapes[k]), data)
+				if err != nil {
+					t.Fatal(err)
+				}
+				xs = append(xs, x)
+			}
+			a := &spec.Attrs{Axis: c.axis, Eps: c.eps}
+			y, err := p.Forward(a, xs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := make([]spec.Rat, len(c.delta))
+			for j, v := range c.delta {
+				data[j] = spec.RatFromBig(v)
+			}
+			dy, err := spec.NewTensor(y.Shape, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := p.VJP(a, xs, y, dy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mine := vjpOf(&c, op, c.delta)
+			for k := range mine {
+				got := make(vec, len(g[k].Data))
+				for j := range got {
+					got[j] = g[k].Data[j].Big()
+				}
+				if !sameVec(mine[k], got) {
+					t.Errorf("%s case %d: the transcribed VJP of input %d differs from the registry's", op, i, k)
+				}
+			}
+		}
+		if planted == 0 {
+			t.Errorf("%s: the planted affine VJP passes the linearity laws on every case", op)
+		}
+	}
+}
