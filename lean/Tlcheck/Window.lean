@@ -980,7 +980,7 @@ theorem foldl_maxS_attained : ∀ (bs : List Rat) (a : Rat), 1 ≤ countEq (bs.f
 
 /-- The maximum of a non-empty list is one of its elements. -/
 theorem maxL_attained : ∀ w : List Rat, w ≠ [] → 1 ≤ countEq (maxL w) w
-  | [], h => absurd rfl h
+  | [], h => (h rfl).elim
   | a :: as, _ => foldl_maxS_attained as a
 
 /-- ↑(n + 1) = ↑n + 1 in `Rat`: core's `NatCast Rat` is `Rat.ofInt` of
