@@ -193,7 +193,7 @@ func compFwd(prim string, a mattr, xs []vec) (vec, bool) {
 	case "linear":
 		jv, _ := jvpVJP(prim, a, xs, []vec{xs[0], mzeros(len(xs[1])), xs[2]}, nil)
 		return jv, true
-	case "const":
+	case "const", "rand_uniform", "bernoulli_mask", "keep_mask": // Spec.lean: the forward is Attr.values
 		return a.values, true
 	}
 	if a.win != nil {
@@ -208,7 +208,7 @@ func fwdKnown(prim string) bool {
 	switch prim {
 	case "add", "sub", "neg", "scale", "sum", "reduce_sum", "reduce_mean", "reshape", "flatten", "permute",
 		"transpose", "slice", "broadcast_to", "concat", "gather", "relu", "abs", "max", "min",
-		"mul", "matmul", "linear", "const", "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd", "conv", "conv_transpose":
+		"mul", "matmul", "linear", "const", "rand_uniform", "bernoulli_mask", "keep_mask", "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd", "conv", "conv_transpose":
 		return true
 	}
 	return false

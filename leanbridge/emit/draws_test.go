@@ -2,10 +2,13 @@ package emit
 
 import (
 	"math/big"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -129,6 +132,63 @@ func TestDrawsEmitted(t *testing.T) {
 		}
 		if nextSeed == 0 || flipped == 0 {
 			t.Errorf("%s: planted draws caught: %d with the next seed, %d with no draw written; want some of each", op, nextSeed, flipped)
+		}
+	}
+}
+
+// TestCompositionDraws: a model whose keep mask is drawn from its input q
+// (IR tag bernoulli_mask with a parent, the registry's keep_mask) has its
+// mask node written as Prim.keep_mask carrying the recorded draw as its
+// values — the forward Lean checks against the recorded value — and the
+// case holds under the transcription of the sweeps (the draw's tangent and
+// contributions are zero, so the sides are those of the sum alone: 0).
+func TestCompositionDraws(t *testing.T) {
+	g, err := irsem.DecodeGraph([]byte(`{"format":"torchlean.ir.v1","input_id":0,"output_id":2,"nodes":[
+  {"id":0,"kind":"input","parents":[],"shape":[]},
+  {"id":1,"kind":"bernoulli_mask","parents":[0],"shape":[4],"seed":7},
+  {"id":2,"kind":"sum","parents":[1],"shape":[]}
+]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := irsem.DecodeTensor([]byte(`{"shape":[],"values":["1/2"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: "draw", Graph: g, Input: x}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 3}); err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped := modelComp(t, dir)
+	if len(cases) == 0 {
+		t.Fatalf("no composition case emitted (skipped: %v)", skipped)
+	}
+	want := drawReplay("keep_mask", 7, 4, rat(1, 2)) // keep where the draw is ≥ 1 − q = 1/2
+	for i, c := range cases {
+		if len(c.nodes) != 2 || c.nodes[0].prim != "keep_mask" {
+			t.Fatalf("case %d: nodes %+v, want keep_mask then sum", i, c.nodes)
+		}
+		if !sameVec(c.nodes[0].value, want) || !sameVec(c.nodes[0].attr.values, want) {
+			t.Errorf("case %d: the mask node's value %v and values %v, the replayed draw %v", i, c.nodes[0].value, c.nodes[0].attr.values, want)
+		}
+		if err := compHolds(c); err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+		// Planted: the mask node's values not the recorded draw (one
+		// element flipped) — Prim.fwd differs from the recorded value.
+		bad := c
+		bad.nodes = append([]readNode{}, c.nodes...)
+		bad.nodes[0].attr.values = append(vec{}, want...)
+		bad.nodes[0].attr.values[0] = new(big.Rat).Sub(rat(1, 1), want[0])
+		if compHolds(bad) == nil {
+			t.Errorf("case %d: a mask node whose values are not its recorded draw passes", i)
+		}
+		if c.lhs.Sign() != 0 || c.rhs.Sign() != 0 {
+			t.Errorf("case %d: sides %s, %s; a drawn mask has zero tangent", i, c.lhs.RatString(), c.rhs.RatString())
 		}
 	}
 }

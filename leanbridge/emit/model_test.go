@@ -587,8 +587,10 @@ func jvpVJP(op string, a mattr, xs, dxs []vec, d vec) (jv vec, vj []vec) {
 			}
 		case "reshape", "flatten":
 			jv, vj = dxs[0], []vec{d}
-		case "const":
+		case "const", "rand_uniform":
 			jv = mzeros(len(a.values))
+		case "bernoulli_mask", "keep_mask": // the seeded draws: zero tangent, zero contribution
+			jv, vj = mzeros(len(a.values)), []vec{mzeros(len(xs[0]))}
 		case "detach":
 			jv, vj = mzeros(len(dxs[0])), []vec{mzeros(len(xs[0]))}
 		}
