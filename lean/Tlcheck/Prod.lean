@@ -30,9 +30,13 @@ divided by t². `prodW_dot_one` says the registry's partials (the prefix
 product times the suffix product, as `Attr.rpTaps` weights them) applied
 to v are exactly `prodD x v`, so the JVP the taps compute on each output
 is the derivative of that output's product. `prodL_cons_along` is the
-special case of a direction along the first element only. The glue from
-an output of `Prim.fwd .reduce_prod` at x + t•v to its lane (the lane of
-`along t x v` is `along t` of the lanes) is not written here; the Go
+special case of a direction along the first element only. At the primitive,
+`reduce_prod_taylor` says every output of `Prim.fwd .reduce_prod` at
+x + t•v is that identity on its lanes (`rpLane_along`: the lane of
+`along t x v` is `along t` of the lanes). Not written: that the JVP's
+`tapply` over `Attr.rpTaps` sums each output's taps to `prodD` of its
+lanes (the taps are grouped by output; `prodW_dot_one` is the per-lane
+sum). The Go
 mirror `leanbridge/emit/taylor_test.go` (`TestReduceProdLaneTaylor`)
 checks the two identities over `Rat` on random lanes (zeros included),
 that `prodD` of each output's lane is the registry's own JVP of
@@ -200,6 +204,46 @@ theorem prodW_dot_one (xs vs : List Rat) (h : xs.length = vs.length) :
         rw [Rat.one_mul])
       (upto xs.length),
     prodW_dot 1 xs vs h, Rat.one_mul]
+
+/-- A mapped list of rationals is as long as the list mapped. -/
+theorem length_map_rat (f : Nat → Rat) : ∀ l : List Nat, (l.map f).length = l.length
+  | [] => rfl
+  | _ :: js => congrArg (fun n => n + 1) (length_map_rat f js)
+
+/-- Reading positions of x + t·v is x's reading plus t times v's. -/
+theorem map_nth_along (t : Rat) (x v : List Rat) (h : x.length = v.length) (f : Nat → Nat) :
+    ∀ l : List Nat, l.map (fun j => nth (along t x v) (f j)) =
+      along t (l.map (fun j => nth x (f j))) (l.map (fun j => nth v (f j)))
+  | [] => rfl
+  | j :: js => by
+    show nth (along t x v) (f j) :: js.map (fun j => nth (along t x v) (f j)) =
+      (nth x (f j) + t * nth v (f j)) :: along t (js.map (fun j => nth x (f j))) (js.map (fun j => nth v (f j)))
+    rw [gather_along.nth_along t x v h (f j), map_nth_along t x v h f js]
+
+/-- The lane of x + t·v is the line through the lanes of x and v. -/
+theorem rpLane_along (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) (o : Nat) :
+    a.rpLane (along t x v) o = along t (a.rpLane x o) (a.rpLane v o) :=
+  map_nth_along t x v h (a.rpSrc o) (upto a.dimK)
+
+/-- **reduce_prod's exact Taylor identity** at the primitive: along x + t·v
+(x, v of one length) every output is its lane's product, and so is
+Π lane + t · prodD lane (v's lane) + t² · prodR — the t-coefficient being,
+by `prodW_dot_one`, the registry's partials applied to v's lane, which is
+what `Attr.rpTaps` gives the JVP. -/
+theorem reduce_prod_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length = v.length) :
+    Prim.fwd .reduce_prod a [along t x v] =
+      (upto (a.dimA * a.dimB)).map (fun o => prodL (a.rpLane x o) + t * prodD (a.rpLane x o) (a.rpLane v o) +
+        t * t * prodR t (a.rpLane x o) (a.rpLane v o)) := by
+  show (upto (a.dimA * a.dimB)).map (fun o => prodL (a.rpLane (along t x v) o)) = _
+  exact map_ext _ _ (fun o => by
+      show prodL (a.rpLane (along t x v) o) =
+        prodL (a.rpLane x o) + t * prodD (a.rpLane x o) (a.rpLane v o) + t * t * prodR t (a.rpLane x o) (a.rpLane v o)
+      rw [rpLane_along a t x v h o]
+      refine prodL_taylor t (a.rpLane x o) (a.rpLane v o) ?_
+      show ((upto a.dimK).map (fun j => nth x (a.rpSrc o j))).length =
+        ((upto a.dimK).map (fun j => nth v (a.rpSrc o j))).length
+      rw [length_map_rat (fun j => nth x (a.rpSrc o j)) (upto a.dimK),
+        length_map_rat (fun j => nth v (a.rpSrc o j)) (upto a.dimK)]) _
 
 /-- An instance by hand: Π ([2, 3] + t·[5, 7]) at t = 1 is 7·10 = 70 =
 6 + 1·(5·3 + 2·7) + 1·(5·7 + 0) = 6 + 29 + 35, and the partials [3, 2]

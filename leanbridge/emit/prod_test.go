@@ -147,7 +147,8 @@ func TestReduceProdLaneTaylor(t *testing.T) {
 }
 
 // TestReduceProdLaneIsRegistryJVP: on random [A, K, B] tensors (zeros
-// included) the registry's JVP of reduce_prod along axis 1, output o, is
+// included) the registry's forward at x + t·v is reduce_prod_taylor's
+// lane identity output by output, and its JVP of reduce_prod along axis 1, output o, is
 // prodD of o's lane and tangent lane (Attr.rpSrc's addressing), and its
 // forward is Π of the lane.
 func TestReduceProdLaneIsRegistryJVP(t *testing.T) {
@@ -176,6 +177,13 @@ func TestReduceProdLaneIsRegistryJVP(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// reduce_prod_taylor: the registry's forward at x + t·v is, output
+		// by output, Π lane + t·prodD + t²·prodR of x's and v's lanes.
+		tt := rat(r.Int64N(9)-4, r.Int64N(3)+1)
+		yl, err := p.Forward(a, []spec.Tensor[spec.Rat]{toT(alongV(tt, x, v))})
+		if err != nil {
+			t.Fatal(err)
+		}
 		jv, err := p.JVP(a, []spec.Tensor[spec.Rat]{toT(x)}, y, []spec.Tensor[spec.Rat]{toT(v)})
 		if err != nil {
 			t.Fatal(err)
@@ -188,6 +196,10 @@ func TestReduceProdLaneIsRegistryJVP(t *testing.T) {
 			for j := 0; j < K; j++ {
 				src := (o/B*K+j)*B + o%B
 				xl[j], vl[j] = x[src], v[src]
+			}
+			taylor := add(add(prodOf(xl), mul(tt, prodD(nil, xl, vl))), mul(mul(tt, tt), prodR(prodD)(tt, xl, vl)))
+			if yl.Data[o].Big().Cmp(taylor) != 0 {
+				t.Fatalf("shape %v output %d: the registry's forward at x + %s·v is %s, the lane identity %s", shape, o, tt.RatString(), yl.Data[o].Big().RatString(), taylor.RatString())
 			}
 			if want := prodD(nil, xl, vl); jv.Data[o].Big().Cmp(want) != 0 {
 				t.Fatalf("shape %v output %d: the registry's JVP %s, prodD of the lane %s", shape, o, jv.Data[o].Big().RatString(), want.RatString())
