@@ -1014,6 +1014,86 @@ theorem maxWeight_sum_one (q : Pool) (x : List Rat) (l o : Nat)
   rw [maxWeight_sum q x l o]
   exact nsum_inv _ (maxL_attained _ h)
 
+/-! ## The max pools between ties: exact linearity along a segment
+
+A window's maximum is `maxL` of its values (the pool's forward, output by
+output: `Pool.winMax`). `maxL_along_linear` says that along x + t·v, for
+every t at which one position p of the window is a maximum both at x and
+at x + t·v, the output moves exactly by t times v's value at p: the max
+pool is linear on every segment on which the attaining position does not
+change — between ties, near an x whose window maximum is unique, the
+derivative is the tangent at the argmax, which is the JVP's weight 1 on
+it and 0 elsewhere (`maxWeight` with one maximum). -/
+
+theorem maxS_ge_left (a b : Rat) : a ≤ maxS a b := by
+  by_cases h : a < b
+  · have hm : maxS a b = b := if_pos h
+    exact Eq.mpr (congrArg (fun m => a ≤ m) hm) (Rat.le_of_lt h)
+  · have hm : maxS a b = a := if_neg h
+    exact Eq.mpr (congrArg (fun m => a ≤ m) hm) Rat.le_refl
+
+theorem maxS_ge_right (a b : Rat) : b ≤ maxS a b := by
+  by_cases h : a < b
+  · have hm : maxS a b = b := if_pos h
+    exact Eq.mpr (congrArg (fun m => b ≤ m) hm) Rat.le_refl
+  · have hm : maxS a b = a := if_neg h
+    exact Eq.mpr (congrArg (fun m => b ≤ m) hm) (Rat.not_lt.mp h)
+
+/-- The fold is at least its start. -/
+theorem foldl_maxS_ge_start : ∀ (bs : List Rat) (a : Rat), a ≤ bs.foldl maxS a
+  | [], _ => Rat.le_refl
+  | b :: bs, a => Rat.le_trans (maxS_ge_left a b) (foldl_maxS_ge_start bs (maxS a b))
+
+/-- The fold is at least every element folded. -/
+theorem foldl_maxS_ge : ∀ (bs : List Rat) (a : Rat) (i : Nat), i < bs.length → nth bs i ≤ bs.foldl maxS a
+  | [], _, _, h => absurd h (Nat.not_lt_zero _)
+  | b :: bs, a, 0, _ => Rat.le_trans (maxS_ge_right a b) (foldl_maxS_ge_start bs (maxS a b))
+  | _ :: bs, a, i + 1, h => foldl_maxS_ge bs _ i (Nat.lt_of_succ_lt_succ h)
+
+/-- The fold is one of the values it folds (at a position of the list
+with its start). -/
+theorem foldl_maxS_mem : ∀ (bs : List Rat) (a : Rat),
+    ∃ q : Nat, q < bs.length + 1 ∧ bs.foldl maxS a = nth (a :: bs) q
+  | [], _ => ⟨0, Nat.succ_pos 0, rfl⟩
+  | b :: bs, a => by
+    obtain ⟨q, hq, he⟩ := foldl_maxS_mem bs (maxS a b)
+    cases q with
+    | zero =>
+      by_cases h : a < b
+      · have hm : maxS a b = b := if_pos h
+        exact ⟨1, by show 1 < bs.length + 1 + 1; omega, he.trans hm⟩
+      · have hm : maxS a b = a := if_neg h
+        exact ⟨0, by show 0 < bs.length + 1 + 1; omega, he.trans hm⟩
+    | succ q =>
+      exact ⟨q + 2, by show q + 2 < bs.length + 1 + 1; omega, he⟩
+
+/-- A position at which every element is at most its value holds the maximum. -/
+theorem maxL_eq_of_ge : ∀ (l : List Rat) (p : Nat), p < l.length →
+    (∀ i : Nat, i < l.length → nth l i ≤ nth l p) → maxL l = nth l p
+  | [], _, hp, _ => absurd hp (Nat.not_lt_zero _)
+  | a :: as, p, hp, hge => by
+    show as.foldl maxS a = nth (a :: as) p
+    obtain ⟨q, hq, he⟩ := foldl_maxS_mem as a
+    have hup : as.foldl maxS a ≤ nth (a :: as) p := by
+      rw [he]
+      exact hge q hq
+    have hlo : nth (a :: as) p ≤ as.foldl maxS a := by
+      cases p with
+      | zero => exact foldl_maxS_ge_start as a
+      | succ p => exact foldl_maxS_ge as a p (Nat.lt_of_succ_lt_succ hp)
+    exact Rat.le_antisymm hup hlo
+
+/-- **Exact linearity between ties**: if position p of a window w is a
+maximum at w and at w + t·v (lists of one length), the maximum moves by
+exactly t·v_p. -/
+theorem maxL_along_linear (t : Rat) (w v : List Rat) (h : w.length = v.length) (p : Nat) (hp : p < w.length)
+    (hw : ∀ i : Nat, i < w.length → nth w i ≤ nth w p)
+    (hwt : ∀ i : Nat, i < w.length → nth (along t w v) i ≤ nth (along t w v) p) :
+    maxL (along t w v) = maxL w + t * nth v p := by
+  have hl : (along t w v).length = w.length := length_along t w v h
+  rw [maxL_eq_of_ge (along t w v) p (Nat.lt_of_lt_of_eq hp hl.symm) (fun i hi => hwt i (Nat.lt_of_lt_of_eq hi hl)),
+    maxL_eq_of_ge w p hp hw, gather_along.nth_along t w v h p]
+
 /-- An instance: x = [2, 2, 1] under kernel 2, stride 1: output 0's window
 [2, 2] ties (1/2 + 1/2), output 1's window [2, 1] does not (1 + 0). -/
 theorem maxWeight_sum_instance :

@@ -155,3 +155,72 @@ func TestTieWeightsSumToOne(t *testing.T) {
 		}
 	}
 }
+
+// maxLGo is Spec.lean's maxL: the left fold of maxS (if a < b then b
+// else a) from the first element, 0 when empty.
+func maxLGo(w vec) *big.Rat {
+	if len(w) == 0 {
+		return rat(0, 1)
+	}
+	m := w[0]
+	for _, a := range w[1:] {
+		if lt(m, a) {
+			m = a
+		}
+	}
+	return m
+}
+
+// TestMaxLinearBetweenTies mirrors Window.lean's maxL_along_linear: on
+// random windows w, tangents v and steps t, wherever a position p is a
+// maximum both of w and of w + t·v, maxL(w + t·v) = maxL w + t·v_p; a
+// planted slope (v at the first position, or the mean of v) fails that,
+// and where no such p exists the identity can fail (the hypothesis is
+// needed: the max pool bends at a change of argmax).
+func TestMaxLinearBetweenTies(t *testing.T) {
+	r := rand.New(rand.NewPCG(27, 7))
+	held, first, mean, bent := 0, 0, 0, 0
+	for n := 0; n < 2000; n++ {
+		k := r.IntN(5) + 1
+		w, v := make(vec, k), make(vec, k)
+		for i := range w {
+			w[i], v[i] = rat(r.Int64N(7)-3, 1), rat(r.Int64N(9)-4, r.Int64N(2)+1)
+		}
+		tt := rat(r.Int64N(7)-3, r.Int64N(4)+1)
+		wt := alongV(tt, w, v)
+		p := -1
+		for q := range w {
+			if w[q].Cmp(maxLGo(w)) == 0 && wt[q].Cmp(maxLGo(wt)) == 0 {
+				p = q
+				break
+			}
+		}
+		if p < 0 {
+			// No common maximum: linearity with any slope at an argmax of w may fail.
+			for q := range w {
+				if w[q].Cmp(maxLGo(w)) == 0 && maxLGo(wt).Cmp(add(maxLGo(w), mul(tt, v[q]))) != 0 {
+					bent++
+					break
+				}
+			}
+			continue
+		}
+		held++
+		if got, want := maxLGo(wt), add(maxLGo(w), mul(tt, v[p])); got.Cmp(want) != 0 {
+			t.Fatalf("w %v, v %v, t %s, p %d: maxL(w + t·v) = %s, maxL w + t·v_p = %s", w, v, tt.RatString(), p, got.RatString(), want.RatString())
+		}
+		if maxLGo(wt).Cmp(add(maxLGo(w), mul(tt, v[0]))) != 0 {
+			first++
+		}
+		s := rat(0, 1)
+		for _, a := range v {
+			s = add(s, a)
+		}
+		if maxLGo(wt).Cmp(add(maxLGo(w), mul(tt, div(s, rat(int64(k), 1))))) != 0 {
+			mean++
+		}
+	}
+	if held == 0 || first == 0 || mean == 0 || bent == 0 {
+		t.Errorf("cases: %d with a common maximum; planted slopes caught: %d (v at the first position), %d (the mean of v); %d bent without one; want some of each", held, first, mean, bent)
+	}
+}
