@@ -41,8 +41,8 @@ Proof style: induction on lists with `show` for definitional unfolding and
 explicit `if_pos`/`if_neg` rewrites followed by core `Rat` lemmas. The ring
 identities `mul_step` and `square_step` are explicit rewrite chains (every
 rewrite given its arguments), with `grind` only as the fallback arm of a
-`first`; the field identities `inv_step` and `div_step` are still closed by
-`grind`, whose commutative-ring normaliser (with the core instance
+`first`; so is the field identity `inv_step` (both sides times a²(a + t·b),
+then `rmul_right_cancel`); `div_step` is still closed by `grind`, whose commutative-ring normaliser (with the core instance
 `Lean.Grind.Field Rat`) decides such identities; each is a single equation
 in at most five variables.
 -/
@@ -177,12 +177,59 @@ theorem scale_step (k t a b : Rat) :
     k * (a + t * b) = k * a + t * (k * b) + t * t * 0 := by
   rw [Rat.mul_add, Rat.mul_zero, Rat.add_zero, ← Rat.mul_assoc k t b, Rat.mul_comm k t, Rat.mul_assoc t k b]
 
+/-- Cancelling a non-zero right factor (`Rat.mul_inv_cancel`). -/
+theorem rmul_right_cancel (p q m : Rat) (hm : m ≠ 0) (h : p * m = q * m) : p = q := by
+  have hp : p * m * m⁻¹ = p := by rw [Rat.mul_assoc p m m⁻¹, Rat.mul_inv_cancel m hm, Rat.mul_one]
+  have hq : q * m * m⁻¹ = q := by rw [Rat.mul_assoc q m m⁻¹, Rat.mul_inv_cancel m hm, Rat.mul_one]
+  exact hp.symm.trans ((congrArg (fun z => z * m⁻¹) h).trans hq)
+
+/-- p / m · m = p for m ≠ 0 (`Rat.div_def`, `Rat.inv_mul_cancel`). -/
+theorem rdiv_mul_cancel (p m : Rat) (hm : m ≠ 0) : p / m * m = p := by
+  rw [Rat.div_def p m, Rat.mul_assoc p m⁻¹ m, Rat.inv_mul_cancel m hm, Rat.mul_one]
+
+/-- A product of non-zero rationals is non-zero (`Rat.mul_eq_zero`). -/
+theorem rmul_ne_zero {p q : Rat} (hp : p ≠ 0) (hq : q ≠ 0) : p * q ≠ 0 :=
+  fun h => (Rat.mul_eq_zero.mp h).elim hp hq
+
 /-- inv: 1/(a + t·b) = 1/a − t·b/a² + t²·b²/(a²·(a + t·b)) where a ≠ 0 and
-a + t·b ≠ 0. -/
+a + t·b ≠ 0. Both sides times M = a²·(a + t·b) (non-zero) are a²: the left
+by cancelling a + t·b, the right term by term (`h1`, `h2`, `h3`) and then
+by cancelling t·ab and t²b²; so they are equal (`rmul_right_cancel`). -/
 theorem inv_step (t a b : Rat) (ha : a ≠ 0) (hat : a + t * b ≠ 0) :
     1 / (a + t * b) = 1 / a + t * (invD a * b) + t * t * (b * b / (a * a * (a + t * b))) := by
-  unfold invD
-  grind
+  first
+    | (have haa : a * a ≠ 0 := rmul_ne_zero ha ha
+       have hM : a * a * (a + t * b) ≠ 0 := rmul_ne_zero haa hat
+       have hL : 1 / (a + t * b) * (a * a * (a + t * b)) = a * a := by
+         rw [rmul_left_comm (1 / (a + t * b)) (a * a) (a + t * b), rdiv_mul_cancel 1 (a + t * b) hat,
+           Rat.mul_one (a * a)]
+       have h1 : 1 / a * (a * a * (a + t * b)) = a * a + t * (a * b) := by
+         rw [Rat.mul_assoc a a (a + t * b), ← Rat.mul_assoc (1 / a) a (a * (a + t * b)), rdiv_mul_cancel 1 a ha,
+           Rat.one_mul (a * (a + t * b)), Rat.mul_add a a (t * b), rmul_left_comm a t b]
+       have h2 : t * (-(1 / (a * a)) * b) * (a * a * (a + t * b)) = -(t * (a * b) + t * t * (b * b)) := by
+         rw [Rat.neg_mul (1 / (a * a)) b, Rat.mul_neg t (1 / (a * a) * b),
+           Rat.neg_mul (t * (1 / (a * a) * b)) (a * a * (a + t * b)),
+           Rat.mul_assoc t (1 / (a * a) * b) (a * a * (a + t * b)),
+           Rat.mul_assoc (1 / (a * a)) b (a * a * (a + t * b)), rmul_left_comm b (a * a) (a + t * b),
+           ← Rat.mul_assoc (1 / (a * a)) (a * a) (b * (a + t * b)), rdiv_mul_cancel 1 (a * a) haa,
+           Rat.one_mul (b * (a + t * b)), Rat.mul_add b a (t * b), Rat.mul_add t (b * a) (b * (t * b)),
+           Rat.mul_comm b a, rmul_left_comm b t b, ← Rat.mul_assoc t t (b * b)]
+       have h3 : t * t * (b * b / (a * a * (a + t * b))) * (a * a * (a + t * b)) = t * t * (b * b) := by
+         rw [Rat.mul_assoc (t * t) (b * b / (a * a * (a + t * b))) (a * a * (a + t * b)),
+           rdiv_mul_cancel (b * b) (a * a * (a + t * b)) hM]
+       have hR : (1 / a + t * (-(1 / (a * a)) * b) + t * t * (b * b / (a * a * (a + t * b)))) *
+           (a * a * (a + t * b)) = a * a := by
+         rw [Rat.add_mul (1 / a + t * (-(1 / (a * a)) * b)) (t * t * (b * b / (a * a * (a + t * b))))
+             (a * a * (a + t * b)),
+           Rat.add_mul (1 / a) (t * (-(1 / (a * a)) * b)) (a * a * (a + t * b)), h1, h2, h3,
+           neg_add' (t * (a * b)) (t * t * (b * b)),
+           Rat.add_assoc (a * a) (t * (a * b)) (-(t * (a * b)) + -(t * t * (b * b))),
+           ← Rat.add_assoc (t * (a * b)) (-(t * (a * b))) (-(t * t * (b * b))), Rat.add_neg_cancel (t * (a * b)),
+           Rat.zero_add (-(t * t * (b * b))), Rat.add_assoc (a * a) (-(t * t * (b * b))) (t * t * (b * b)),
+           Rat.neg_add_cancel (t * t * (b * b)), Rat.add_zero (a * a)]
+       unfold invD
+       exact rmul_right_cancel _ _ _ hM (hL.trans hR.symm))
+    | (unfold invD; grind)
 
 /-- div: (a + t·c)/(b + t·e) = a/b + t·(c/b − a·e/b²) + t²·e·(a·e − b·c)/(b²·(b + t·e))
 where b ≠ 0 and b + t·e ≠ 0. -/
