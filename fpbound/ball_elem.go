@@ -243,19 +243,176 @@ func (x Ball) Sqrt() (Ball, error) {
 	return f, nil
 }
 
-// Sin and Cos evaluate through spec.Interval's enclosures (its trusted
-// boundary: Go's float64 library within 2 ulps) and are counted as
-// fallbacks (Centre.Fallback).
-func (x Ball) Sin() (Ball, error) { return x.fallback("sin", spec.Interval.Sin) }
+// atanSeries encloses atan z = Σ_j (−1)^j z^(2j+1)/(2j+1) for a ball z
+// with |z| < 2^ez ≤ ½: the alternating series' terms decrease, so the
+// remainder after j = N is at most |z|^(2N+3)/(2N+3) < 2^(ez(2N+3)).
+func atanSeries(z Ball, ez int, wp uint) Ball {
+	n := max((int(wp+2)/(-ez)-3)/2+1, 0)
+	z2 := z.mul(z, wp).Neg()
+	pw, sum := z, z
+	for j := 1; j <= n; j++ {
+		pw = pw.mul(z2, wp)
+		sum = sum.add(pw.div(Ball{m: newF(64).SetInt64(int64(2*j + 1))}, wp), wp)
+	}
+	sum.r = addUp(sum.r, pow2Up(ez*(2*n+3)))
+	return sum
+}
+
+// pi encloses π = 16·atan(1/5) − 4·atan(1/239) (Machin), cached per
+// working precision.
+var (
+	piMu    sync.Mutex
+	piCache = map[uint]Ball{}
+)
+
+func pi(wp uint) Ball {
+	piMu.Lock()
+	defer piMu.Unlock()
+	if b, ok := piCache[wp]; ok {
+		return b
+	}
+	one := Ball{m: newF(wp).SetInt64(1)}
+	inv := func(n int64) Ball { return one.div(Ball{m: newF(64).SetInt64(n)}, wp) }
+	a := atanSeries(inv(5), -2, wp).mul(Ball{m: newF(64).SetInt64(16)}, wp)
+	b := atanSeries(inv(239), -7, wp).mul(Ball{m: newF(64).SetInt64(4)}, wp)
+	v := a.add(b.Neg(), wp)
+	piCache[wp] = v
+	return v
+}
+
+// maxTrigExp bounds the arguments sin and cos reduce: |x| < 2^40.
+const maxTrigExp = 40
+
+// sinCosPoint encloses sin x and cos x for an exact x with |x| < 2^40:
+// k = x/(π/2) rounded to an integer, t = x − k·π/2 in ball arithmetic
+// (|t| < 0.8), the Taylor series of sin t and cos t, alternating with
+// decreasing terms for |t| < 1, each with the remainder bounded by its
+// next term; then the quadrant k mod 4.
+func sinCosPoint(x *big.Float, p uint) (sin, cos Ball) {
+	e := x.MantExp(nil)
+	wp := p + guard + uint(max(e, 0))
+	half := pi(wp)
+	half = Ball{m: new(big.Float).SetMantExp(half.mid(), -1), r: mulUp(half.r, 0.5)}
+	q := newF(uint(max(e, 0))+64).Quo(x, half.mid())
+	if q.Sign() >= 0 {
+		q.Add(q, big.NewFloat(0.5))
+	} else {
+		q.Sub(q, big.NewFloat(0.5))
+	}
+	k, _ := q.Int(nil)
+	kb := Ball{m: newF(uint(k.BitLen()) + 64).SetInt(k)}
+	t := Ball{m: x}.add(half.mul(kb, wp).Neg(), wp)
+	t2 := t.mul(t, wp).Neg()
+	series := func(first Ball, from int64) Ball {
+		term, sum := first, first
+		for j := from; ; j += 2 {
+			term = term.mul(t2, wp).div(Ball{m: newF(64).SetInt64(j * (j + 1))}, wp)
+			if b := addUp(magUp(term.mid()), term.r); b < pow2Up(-int(wp)-4) || j > 4*int64(wp) {
+				sum.r = addUp(sum.r, b)
+				return sum
+			}
+			sum = sum.add(term, wp)
+		}
+	}
+	s := series(t, 2)
+	c := series(Ball{m: newF(wp).SetInt64(1)}, 1)
+	switch new(big.Int).And(k, big.NewInt(3)).Int64() {
+	case 1:
+		return c, s.Neg()
+	case 2:
+		return s.Neg(), c.Neg()
+	case 3:
+		return c.Neg(), s
+	}
+	return s, c
+}
+
+// Sin encloses sin X: sin m ± r (|sin′| ≤ 1), clamped to [−1, 1] by
+// the whole line; |m| ≥ 2^40 evaluates over spec.Interval (a fallback).
+func (x Ball) Sin() (Ball, error) { return x.trig(false) }
 
 // Cos: see Sin.
-func (x Ball) Cos() (Ball, error) { return x.fallback("cos", spec.Interval.Cos) }
+func (x Ball) Cos() (Ball, error) { return x.trig(true) }
 
-// Erf: see Sin (spec.Interval's erf).
-func (x Ball) Erf() (Ball, error) { return x.fallback("erf", spec.Interval.Erf) }
+func (x Ball) trig(cos bool) (Ball, error) {
+	switch {
+	case x.unbounded():
+		return fromEnds(big.NewFloat(-1), big.NewFloat(1), 64), nil
+	case x.mid().Sign() != 0 && x.mid().MantExp(nil) > maxTrigExp:
+		if cos {
+			return x.fallback("cos", spec.Interval.Cos)
+		}
+		return x.fallback("sin", spec.Interval.Sin)
+	}
+	s, c := sinCosPoint(x.mid(), bprec())
+	if cos {
+		s = c
+	}
+	s.r = addUp(s.r, x.r)
+	return s, nil
+}
 
-// ErfDeriv is (2/√π)·e^(−x²) through spec.Interval: see Sin.
-func (x Ball) ErfDeriv() (Ball, error) { return x.fallback("erf", spec.Interval.ErfDeriv) }
+// twoOverSqrtPi encloses 2/√π from π's ball: √ by sqrtPoint at the
+// midpoint plus r_π/(2√3) ≤ r_π/2 (π > 3), then the ball quotient.
+func twoOverSqrtPi(wp uint) Ball {
+	pb := pi(wp)
+	s := sqrtPoint(pb.mid(), wp)
+	s.r = addUp(s.r, mulUp(pb.r, 0.5))
+	return Ball{m: newF(wp).SetInt64(2)}.div(s, wp)
+}
+
+// maxErfArg bounds the arguments erf's series is summed at: |x| ≤ 4.
+const maxErfArg = 4
+
+// erfPoint encloses erf x for an exact |x| ≤ 4: (2/√π)·Σ_n (−1)^n
+// x^(2n+1)/(n!·(2n+1)). The terms' ratio is below x²/(n+1), so from n ≥
+// x² on they decrease and the alternating remainder is at most the first
+// omitted term; the largest term, below e^(x²) < 2^24, sets the extra
+// working precision.
+func erfPoint(x *big.Float, p uint) Ball {
+	if x.Sign() == 0 {
+		return Ball{}
+	}
+	wp := p + guard + 24
+	xb := Ball{m: x}
+	x2 := xb.mul(xb, wp).Neg()
+	x2f, _ := x.Float64()
+	x2f *= x2f
+	pw, sum := xb, xb
+	for n := int64(1); ; n++ {
+		pw = pw.mul(x2, wp).div(Ball{m: newF(64).SetInt64(n)}, wp)
+		term := pw.div(Ball{m: newF(64).SetInt64(2*n + 1)}, wp)
+		if b := addUp(magUp(term.mid()), term.r); float64(n) >= x2f+1 && b < pow2Up(-int(wp)-4) {
+			sum.r = addUp(sum.r, b)
+			break
+		}
+		sum = sum.add(term, wp)
+	}
+	return sum.mul(twoOverSqrtPi(wp), wp)
+}
+
+// Erf encloses erf X: erf m ± (2/√π)·r (|erf′| ≤ 2/√π < 1.1284); |m| > 4
+// evaluates over spec.Interval (a fallback, named in Centre.Fallback).
+func (x Ball) Erf() (Ball, error) {
+	if x.unbounded() {
+		return fromEnds(big.NewFloat(-1), big.NewFloat(1), 64), nil
+	}
+	if new(big.Float).Abs(x.mid()).Cmp(big.NewFloat(maxErfArg)) > 0 {
+		return x.fallback("erf", spec.Interval.Erf)
+	}
+	f := erfPoint(x.mid(), bprec())
+	f.r = addUp(f.r, mulUp(1.1284, x.r))
+	return f, nil
+}
+
+// ErfDeriv is (2/√π)·e^(−X²) in ball arithmetic.
+func (x Ball) ErfDeriv() (Ball, error) {
+	e, err := x.Mul(x).Neg().Exp()
+	if err != nil {
+		return whole, err
+	}
+	return e.Mul(twoOverSqrtPi(bprec() + guard)), nil
+}
 
 // fallbacks counts the elements a function was evaluated over float64
 // intervals, during one ballCentre evaluation (under ballMu).

@@ -12,14 +12,21 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// Constants to 50 decimals (OEIS A001113, A002162, A002391, A002193,
-// A002392), independent of the series ball_elem.go sums.
+// Published 50-decimal values (OEIS A001113 e, A002162 ln 2, A002391
+// ln 3, A002193 √2, A002392 ln 10, A049469 sin 1, A049470 cos 1; erf 1
+// and erf ½ from standard tables), independent of the series
+// ball_elem.go sums; other hand values are derived from them by rational
+// identities.
 const (
 	eDigits    = "2.71828182845904523536028747135266249775724709369995"
 	ln2Digits  = "0.69314718055994530941723212145817656807550013436026"
 	ln3Digits  = "1.09861228866810969139524523692252570464749055782275"
 	sqrt2Dig   = "1.41421356237309504880168872420969807856967187537694"
 	ln10Digits = "2.30258509299404568401799145468436420760110148862877"
+	sin1Digits = "0.84147098480789650665250232163029899962256306079837"
+	cos1Digits = "0.54030230586813971740093660744297660373231042061792"
+	erf1Digits = "0.84270079294971486934122063508260925929606699796630"
+	erfHalfDig = "0.52049987781304653768274665389196452873645157575796"
 )
 
 func decRat(s string) *big.Rat {
@@ -59,6 +66,13 @@ func powRat(q *big.Rat, n int) *big.Rat {
 		r.Mul(r, q)
 	}
 	return r
+}
+
+// cos4 is cos 4 = 2·cos²2 − 1, cos 2 = cos²1 − sin²1.
+func cos4() *big.Rat {
+	s, c := decRat(sin1Digits), decRat(cos1Digits)
+	c2 := new(big.Rat).Sub(new(big.Rat).Mul(c, c), new(big.Rat).Mul(s, s))
+	return new(big.Rat).Sub(new(big.Rat).Mul(big.NewRat(2, 1), new(big.Rat).Mul(c2, c2)), big.NewRat(1, 1))
 }
 
 // tanhOf is (e^(2x) − 1)/(e^(2x) + 1) for e^(2x) = E.
@@ -106,6 +120,13 @@ func handCases() []struct {
 		{"log1p(1)", Ball.Log1p, big.NewRat(1, 1), ln2},
 		{"sqrt(2)", Ball.Sqrt, big.NewRat(2, 1), decRat(sqrt2Dig)},
 		{"sqrt(1/2)", Ball.Sqrt, big.NewRat(1, 2), new(big.Rat).Quo(decRat(sqrt2Dig), big.NewRat(2, 1))},
+		{"sin(1)", Ball.Sin, big.NewRat(1, 1), decRat(sin1Digits)},
+		{"cos(1)", Ball.Cos, big.NewRat(1, 1), decRat(cos1Digits)},
+		{"sin(-1)", Ball.Sin, big.NewRat(-1, 1), new(big.Rat).Neg(decRat(sin1Digits))},
+		{"sin(2) = 2·sin(1)·cos(1)", Ball.Sin, big.NewRat(2, 1), new(big.Rat).Mul(big.NewRat(2, 1), new(big.Rat).Mul(decRat(sin1Digits), decRat(cos1Digits)))},
+		{"cos(4) = 2·cos²(2) − 1", Ball.Cos, big.NewRat(4, 1), cos4()},
+		{"erf(1)", Ball.Erf, big.NewRat(1, 1), decRat(erf1Digits)},
+		{"erf(-1/2)", Ball.Erf, big.NewRat(-1, 2), new(big.Rat).Neg(decRat(erfHalfDig))},
 		{"sqrt(9/4)", Ball.Sqrt, big.NewRat(9, 4), big.NewRat(3, 2)},
 	}
 }
@@ -182,7 +203,9 @@ func TestBallOpsContain(t *testing.T) {
 			return new(big.Rat).Quo(a, b)
 		}},
 		{"max", Ball.Max, func(a, b *big.Rat) *big.Rat { return maxRat(a, b) }},
-		{"min", Ball.Min, func(a, b *big.Rat) *big.Rat { return new(big.Rat).Neg(maxRat(new(big.Rat).Neg(a), new(big.Rat).Neg(b))) }},
+		{"min", Ball.Min, func(a, b *big.Rat) *big.Rat {
+			return new(big.Rat).Neg(maxRat(new(big.Rat).Neg(a), new(big.Rat).Neg(b)))
+		}},
 		{"abs", func(a, _ Ball) Ball { return a.Abs() }, func(a, _ *big.Rat) *big.Rat { return new(big.Rat).Abs(a) }},
 		{"relu", func(a, _ Ball) Ball { return a.Relu() }, func(a, _ *big.Rat) *big.Rat { return maxRat(a, new(big.Rat)) }},
 		{"sign", func(a, _ Ball) Ball { return a.Sign() }, func(a, _ *big.Rat) *big.Rat { return big.NewRat(int64(a.Sign()), 1) }},
@@ -252,6 +275,9 @@ func TestBallFunctionsContain(t *testing.T) {
 		{"log1p", Ball.Log1p, math.Log1p, []float64{-0.5, 0.01, 2}},
 		{"tanh", Ball.Tanh, math.Tanh, []float64{-5, -0.1, 0.3, 2}},
 		{"sqrt", Ball.Sqrt, math.Sqrt, []float64{0.01, 2, 1e4}},
+		{"sin", Ball.Sin, math.Sin, []float64{-7, 0.5, 100, 1e6}},
+		{"cos", Ball.Cos, math.Cos, []float64{-7, 0, 3, 1e6}},
+		{"erf", Ball.Erf, math.Erf, []float64{-3.5, -0.2, 1, 4}},
 	}
 	const r = 0x1p-20
 	for _, fn := range fns {
@@ -376,20 +402,20 @@ func TestBallDeterministic(t *testing.T) {
 }
 
 // TestBallFallbackNamed: a function without a high-precision enclosure
-// (sin) is evaluated over spec.Interval, still contains the value, and is
+// (erf beyond |x| = 4) is evaluated over spec.Interval, still contains the value, and is
 // named.
 func TestBallFallbackNamed(t *testing.T) {
 	withPrec(128, func() {
 		clear(fallbacks)
-		b, err := Ball{}.FromInt(1).Sin()
+		b, err := Ball{}.FromInt(5).Erf()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !consistent(b, new(big.Rat).SetFloat64(math.Sin(1)), decRat("1e-15")) {
-			t.Fatalf("sin(1) ball %v", b)
+		if !consistent(b, new(big.Rat).SetFloat64(math.Erf(5)), decRat("1e-15")) {
+			t.Fatalf("erf(5) ball %v", b)
 		}
-		if got := fallbackNames(); len(got) != 1 || got[0] != "sin" {
-			t.Fatalf("fallbacks %v, want [sin]", got)
+		if got := fallbackNames(); len(got) != 1 || got[0] != "erf" {
+			t.Fatalf("fallbacks %v, want [erf]", got)
 		}
 		clear(fallbacks)
 	})
