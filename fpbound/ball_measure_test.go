@@ -36,6 +36,10 @@ func TestBallGPT2Widths(t *testing.T) {
 				t.Fatal(err)
 			}
 			tb := time.Since(t0)
+			_, rad, _, err := ballEval(n.Graph, n.Payload, n.Input, c.Prec)
+			if err != nil {
+				t.Fatal(err)
+			}
 			out := ivs[n.Graph.OutputID].Data
 			var wi, wb []float64
 			for i, iv := range out {
@@ -44,8 +48,8 @@ func TestBallGPT2Widths(t *testing.T) {
 				wi = append(wi, (iv.Hi-iv.Lo)/m)
 				wb = append(wb, (b.Hi-b.Lo)/m)
 			}
-			t.Logf("%s: interval rel width median %.3g max %.3g (%v); ball median %.3g max %.3g at %d bits (%v) fallback %v",
-				n.Name, median(wi), maxOf(wi), tiv, median(wb), maxOf(wb), c.Prec, tb, c.Fallback)
+			t.Logf("%s: interval rel width median %.3g max %.3g (%v); ball median %.3g max %.3g at %d bits (radius/max(1,|mid|) ≤ %.3g; %v) fallback %v",
+				n.Name, median(wi), maxOf(wi), tiv, median(wb), maxOf(wb), c.Prec, rad, tb, c.Fallback)
 		}
 	}
 }
