@@ -633,7 +633,9 @@
 // is a float64 interval that contains the exact value. The precision
 // starts at 128 bits and doubles (to 1024) while the output's largest
 // relative radius at least halves and some output element is wider than
-// two float64 ulps; each evaluation is sound, and the last is kept. The
+// two float64 ulps, within a work cap (a graph above it even at 128 bits
+// keeps the interval enclosure); each evaluation is sound, and the last is
+// kept. The
 // evaluation is sequential over big.Float, so its bytes do not depend on
 // GOMAXPROCS. Unlike a float64 interval evaluation, whose radius starts at
 // 2^-53 and grows by the dependency of correlated operands (layer norm's
