@@ -99,7 +99,7 @@ func ballEval(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, prec uint
 	defer ballMu.Unlock()
 	ballPrec.Store(uint32(prec))
 	defer ballPrec.Store(defaultBallPrec)
-	clear(fallbacks)
+	clearFallbacks()
 	all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[Ball](input))
 	if err != nil {
 		return nil, 0, false, err

@@ -415,11 +415,17 @@ func (x Ball) ErfDeriv() (Ball, error) {
 }
 
 // fallbacks counts the elements a function was evaluated over float64
-// intervals, during one ballCentre evaluation (under ballMu).
-var fallbacks = map[string]int{}
+// intervals; ballEval clears and reads it around one evaluation (under
+// ballMu), fbMu guards it against Ball used elsewhere.
+var (
+	fbMu      sync.Mutex
+	fallbacks = map[string]int{}
+)
 
 func (x Ball) fallback(name string, f func(spec.Interval) (spec.Interval, error)) (Ball, error) {
+	fbMu.Lock()
 	fallbacks[name]++
+	fbMu.Unlock()
 	iv, err := f(x.Interval())
 	if err != nil {
 		return whole, err
@@ -427,8 +433,17 @@ func (x Ball) fallback(name string, f func(spec.Interval) (spec.Interval, error)
 	return fromInterval(iv, bprec()), nil
 }
 
+// clearFallbacks empties the counts.
+func clearFallbacks() {
+	fbMu.Lock()
+	clear(fallbacks)
+	fbMu.Unlock()
+}
+
 // fallbackNames lists the counted fallbacks, sorted.
 func fallbackNames() []string {
+	fbMu.Lock()
+	defer fbMu.Unlock()
 	var s []string
 	for k := range fallbacks {
 		s = append(s, k)

@@ -406,7 +406,7 @@ func TestBallDeterministic(t *testing.T) {
 // named.
 func TestBallFallbackNamed(t *testing.T) {
 	withPrec(128, func() {
-		clear(fallbacks)
+		clearFallbacks()
 		b, err := Ball{}.FromInt(5).Erf()
 		if err != nil {
 			t.Fatal(err)
@@ -417,7 +417,7 @@ func TestBallFallbackNamed(t *testing.T) {
 		if got := fallbackNames(); len(got) != 1 || got[0] != "erf" {
 			t.Fatalf("fallbacks %v, want [erf]", got)
 		}
-		clear(fallbacks)
+		clearFallbacks()
 	})
 }
 
