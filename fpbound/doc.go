@@ -91,9 +91,10 @@
 //
 // "Exact" is the real-number value of the same registry formulas on the
 // exact data (spec.Rat where the graph is rational, enclosed by
-// spec.Interval otherwise; the enclosures of exp, log, … rest on
-// spec.Interval's documented trusted boundary, Go's float64 math library
-// within 2 ulps).
+// spec.Interval otherwise — in Compare intersected with the high-precision
+// ball centre, "The ball centre"; the interval enclosures of exp, log, …
+// rest on spec.Interval's documented trusted boundary, Go's float64 math
+// library within 2 ulps).
 //
 // Where a runtime uses another formula, the verdict is relative to this
 // model, not to that runtime: PyTorch's eval-mode batch norm folds
@@ -574,4 +575,72 @@
 // |Σ A·e| below λ·√(Σ (mag A·ē)²) with probability at least 1 − 10⁻³ for
 // λ = √(2·ln 2000) ≤ 3.9; Estimate is the smaller of that and F. Real
 // rounding errors are neither independent nor mean-zero in general.
+//
+// # The ball centre
+//
+// Where a graph is not exact over spec.Rat, Compare intersects each
+// element's exact enclosure with BallCentre's, a second sound enclosure of
+// the same exact value (the real value of the registry's formulas on the
+// exact data). BallCentre runs the registry's forward rules over Ball
+// (irsem.DenoteAll; no per-op table): a ball [m ± r] is a midpoint m,
+// a math/big.Float of precision p, and a radius r, a float64 rounded
+// upward (round.go). Its theorem: every Ball an operation returns contains
+// the exact result of that operation applied to any reals of its
+// operands' balls, so by induction over the evaluation every node's ball
+// contains its exact value. The cases:
+//
+//   - Rounding. big.Float's Add, Sub, Mul, Quo, SetRat and SetInt64 round
+//     to nearest at the result's precision p (math/big documents every
+//     operation correctly rounded), so a result m = f·2^e, ½ ≤ |f| < 1,
+//     is within half an ulp of the exact one; the radius is charged a
+//     whole ulp, 2^(e−p) (0 when big.Float reports it exact; 2^-1074 when
+//     it is below the float64 range). big.Float has no underflow or
+//     overflow in the ranges met (exponents to ±2^31).
+//   - Arithmetic. (m₁+a) ± (m₂+b) − (m₁ ± m₂) = a ± b: r = r₁ + r₂;
+//     (m₁+a)(m₂+b) − m₁m₂ = m₁b + m₂a + ab: r = |m₁|r₂ + |m₂|r₁ + r₁r₂; for
+//     |m₂| > r₂, (m₁+a)/(m₂+b) − m₁/m₂ = (a − (m₁/m₂)b)/(m₂+b): r = (r₁ +
+//     |m₁/m₂|·r₂)/(|m₂| − r₂); a divisor ball that may hold 0 gives the
+//     whole line (as spec.Interval does). Max, Min, Abs, Relu, Clamp,
+//     Sign and Step pick an operand where the order is decided, else a
+//     ball around the hull of their range; Compare is decided only for
+//     disjoint balls or equal exact points, as spec.Interval's, so every
+//     registry rule that branches is sound over Ball as over Interval.
+//   - Functions. f(m ± r) ⊆ f(m) ± L·r with L ≥ sup |f′| over the ball
+//     (the mean value theorem): exp e^m·(e^r − 1) (≤ 2r for r ≤ ½), log
+//     1/lo, tanh, sin, cos 1, erf 2/√π, √ 1/(2√lo) (a ball reaching 0
+//     is the hull [0, √hi], |√a − √b| ≤ √|a − b|). f(m) at the exact
+//     point m is a ball computed in ball arithmetic at p + 32 bits or more,
+//     plus the truncation remainder of its series:
+//     e^m = (e^y)^(2^s), |y| < 2^-8, Σ_{k≤N} y^k/k! with Lagrange's
+//     remainder |y|^(N+1)e^|y|/(N+1)! < 2·2^(−8(N+1)); ln m = k·ln 2 +
+//     2·atanh z, z = (f−1)/(f+1) for m = f·2^k, f ∈ [0.707, 1.415), and
+//     ln 2 = 2·atanh(1/3), with 2·Σ_{j>N} |z|^(2j+1)/(2j+1) ≤
+//     2|z|^(2N+3)/(1 − z²); tanh m = sign(m)(1 − E)/(1 + E), E =
+//     e^(−2|m|); √m by big.Float's root s and the residual, |√m − s| =
+//     |m − s²|/(√m + s) ≤ |m − s²|/s; π = 16·atan(1/5) − 4·atan(1/239)
+//     (Machin) and sin, cos after reducing m by k·π/2 in ball arithmetic
+//     (|t| < 0.8), erf m = (2/√π)·Σ (−1)^n m^(2n+1)/(n!(2n+1)) for |m| ≤ 4:
+//     alternating series whose terms decrease from the truncation on, each
+//     with the remainder bounded by its first omitted term (Abramowitz and
+//     Stegun, 4.2.1, 4.1.27, 4.4.42, 4.3.65–66, 7.1.5; Knopp's alternating series
+//     test). e^x for a ball below −2^20 is [0 ± 2^-1074] (e^(−2^20) <
+//     2^-1074: an additive finfo.min mask's exponentials).
+//   - Fallback. erf beyond |m| = 4 and sin, cos beyond |m| = 2^40 are
+//     evaluated over spec.Interval, which rests on its trusted boundary
+//     (Go's float64 library within 2 ulps); Centre.Fallback names them.
+//
+// Ball.Interval rounds m − r down and m + r up to float64, so the result
+// is a float64 interval that contains the exact value. The precision
+// starts at 128 bits and doubles (to 1024) while the output's largest
+// relative radius at least halves and some output element is wider than
+// two float64 ulps, within a work cap (a graph above it even at 128 bits
+// keeps the interval enclosure); each evaluation is sound, and the last is
+// kept. The
+// evaluation is sequential over big.Float, so its bytes do not depend on
+// GOMAXPROCS. Unlike a float64 interval evaluation, whose radius starts at
+// 2^-53 and grows by the dependency of correlated operands (layer norm's
+// x − μ) at every block, the ball's starts at 2^-p: on the 12-block GPT-2
+// stack (docs/bounds.md) the radius grows by about 2^10 per block and
+// stays below 10⁻⁴⁰ of the value at 256 bits, where the interval
+// evaluation is [−∞, +∞].
 package fpbound
