@@ -325,6 +325,9 @@ func (r *foRun[F]) sweeps(j int) error {
 		}
 		if err == nil {
 			r.spent += dc
+			if sweepSeen != nil && reason == "" {
+				sweepSeen(j, r.nodes, b)
+			}
 			r.record(j, b, ss, resid, reason)
 			return nil
 		}

@@ -24,6 +24,15 @@ const maxDense = 1 << 22
 // costs about a sixteenth of an interval operation of the sweep scalar.
 const denseDiscount = 16
 
+// sweepFault plants a fault in the dense sweep, for the tests that must
+// catch it (0 in every other use): 1 transposes every square dense
+// Jacobian, 2 replaces every diagonal Jacobian by the identity (as if
+// every elementwise node were the identity).
+var sweepFault int
+
+// sweepSeen, when set (tests only), receives every dense sweep's bounds.
+var sweepSeen func(j int, nodes []foNode, bound []float64)
+
 // tiny is the smallest tame magnitude of package enclose (2⁻³⁰⁰).
 const tiny = 0x1p-300
 
@@ -68,7 +77,6 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	for m := 0; m < nk; m++ {
 		seed[m] = adj{iv: spec.Interval{Lo: 1, Hi: 1}}
 		pc, err := nodeVJP(g, nodes, k, spec.Tensor[adj]{Shape: g.Nodes[k].Shape, Data: seed}, r.reg)
-		seed[m] = adj{}
 		if err != nil {
 			return nil, fmt.Sprintf("node %d (%s): %v", k, g.Nodes[k].Kind.Op, err), nil
 		}
@@ -86,9 +94,12 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 				row[2*i], row[2*i+1] = v.iv.Lo, v.iv.Hi
 			}
 		}
+		// After reading: a rule may return the cotangent's own storage.
+		seed[m] = adj{}
 	}
 	js := make([]jac, len(ps))
 	for t, q := range ps {
+		plant(pairs[t], nk, len(nodes[q].box))
 		js[t] = toJac(pairs[t], nk, len(nodes[q].box))
 		if js[t].p.C == nil && !js[t].zero {
 			return nil, "", errDense(fmt.Sprintf("node %d: a Jacobian entry is not tame", k))
@@ -96,6 +107,33 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	}
 	r.jac[k] = js
 	return js, "", nil
+}
+
+// plant applies sweepFault 1 or 2 to a Jacobian's pairs.
+func plant(pairs []float64, rows, cols int) {
+	if rows != cols || sweepFault < 1 || sweepFault > 2 {
+		return
+	}
+	diag := true
+	for e := 0; e < rows*cols; e++ {
+		if e/cols != e%cols && (pairs[2*e] != 0 || pairs[2*e+1] != 0) {
+			diag = false
+		}
+	}
+	switch {
+	case sweepFault == 1 && !diag:
+		for a := 0; a < rows; a++ {
+			for b := a + 1; b < cols; b++ {
+				x, y := 2*(a*cols+b), 2*(b*cols+a)
+				pairs[x], pairs[y] = pairs[y], pairs[x]
+				pairs[x+1], pairs[y+1] = pairs[y+1], pairs[x+1]
+			}
+		}
+	case sweepFault == 2 && diag:
+		for a := 0; a < rows; a++ {
+			pairs[2*(a*cols+a)], pairs[2*(a*cols+a)+1] = 1, 1
+		}
+	}
 }
 
 // toJac converts interleaved interval pairs of a rows × cols Jacobian to
@@ -295,8 +333,12 @@ func propagate(s *adjMat, J *jac, dst *adjMat, o int) error {
 				}
 				v := x * J.p.C[i]
 				c[a*n+i] = v
-				// |fl(x·y) − x·y| ≤ 2u·|fl(x·y)| + 2⁻¹⁰⁷⁴ (normal or not)
-				e := addUp(mulUp(0x1p-52, math.Abs(v)), 0x1p-1074)
+				// |fl(x·y) − x·y| ≤ 2u·|fl(x·y)| + 2⁻¹⁰⁷⁴ (normal or
+				// not); 0 for y = 0
+				e := 0.0
+				if v != 0 || J.p.C[i] != 0 {
+					e = addUp(mulUp(0x1p-52, math.Abs(v)), 0x1p-1074)
+				}
 				if J.p.R != nil {
 					e = addUp(e, mulUp(math.Abs(x), J.p.R[i]))
 				}
