@@ -521,9 +521,11 @@
 // bound: a second-order term (u·F or Jʳ·F, with Jʳ itself of the order
 // of the boxes' widths), which is why depth does not wrap. Centres below
 // 2⁻³⁰⁰ move into R and radii below it rise to it (enclose's tameness);
-// a plane past maxDense elements, or a value above 2³⁰⁰, leaves the node
-// to the interval sweep. Options.SweepWork counts a dense sweep as its
-// interval operations divided by 16.
+// a plane past maxDense elements (or Jacobians past maxDenseTotal in
+// all), or a value above 2³⁰⁰, leaves the node to the interval sweep.
+// Options.SweepWork counts a dense sweep as its interval operations
+// divided by 16, and a node's local Jacobians as the n_k VJP runs they
+// take (past twice the budget, the interval sweep).
 //
 // # Dense linear layers
 //

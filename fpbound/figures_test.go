@@ -92,7 +92,11 @@ func TestFigures(t *testing.T) {
 // error that is not flagged is logged, not an error: the table reports it.
 func figure(t *testing.T, n *nets.Net, depth int, long bool) {
 	g, p, x := n.Graph, n.Payload, n.Input
-	sh, err := SharpBounds(g, p, x, Options{})
+	o := Options{}
+	if long {
+		o.SweepWork = 1 << 30 // the deep rows: see docs/bounds.md, Cost
+	}
+	sh, err := SharpBounds(g, p, x, o)
 	if err != nil {
 		t.Fatal(err)
 	}

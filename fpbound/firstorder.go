@@ -233,6 +233,7 @@ type foRun[F format] struct {
 	spent     int64
 	fusedVals []spec.Tensor[ErrOf[F]]
 	jac       [][]jac // each node's local Jacobians, once computed (sweep.go)
+	denseKept int     // the elements of the Jacobians in jac
 	out       []foOut // the output's elements, once swept
 }
 
@@ -367,14 +368,17 @@ func (r *foRun[F]) sweeps(j int) error {
 }
 
 // record stores a dense sweep's results for node j (a reason: every
-// element +∞).
+// element +∞; an element whose bound is +∞ gets its own reason).
 func (r *foRun[F]) record(j int, b, ss, resid []float64, reason string) {
 	for m := range r.nodes[j].e {
-		if reason != "" {
+		switch {
+		case reason != "":
 			r.record1(j, m, inf, inf, 0, reason)
-			continue
+		case math.IsInf(b[m], 1):
+			r.record1(j, m, inf, inf, 0, fmt.Sprintf("node %d: an adjoint is unbounded on the boxes", j))
+		default:
+			r.record1(j, m, b[m], ss[m], resid[m], "")
 		}
-		r.record1(j, m, b[m], ss[m], resid[m], "")
 	}
 }
 
