@@ -464,6 +464,70 @@
 // enclosed in the nearest float64 interval; otherwise it is the interval
 // evaluation, intersected with the classic X.
 //
+// # Dense sweep
+//
+// The sweeps of "First-order bound" run, where the planes fit, as one
+// dense sweep per node instead of one interval sweep per element (Rump's
+// midpoint–radius argument, as package enclose uses for products). Its
+// result F_j (per element of node j) satisfies the same claim as the
+// interval sweep's, so "Boxes" and the verdicts use it unchanged.
+//
+// Local Jacobians. For each node k, once, its local Jacobian J_{k,t}
+// with respect to parent t is enclosed elementwise in midpoint–radius
+// planes ⟨Jᶜ, Jʳ⟩ (enclose.FromPairs): row m is the parent-t
+// contribution of the registry's VJP rules of node k, run over
+// spec.Interval (adj) on the boxes with the one-hot cotangent e_m. By
+// "Kinks and discontinuities" every Clarke Jacobian of f_k at a point of
+// the parents' boxes lies in it (a decided kink gives a point: relu's
+// derivative is exactly 0 or 1). A Jacobian whose off-diagonal entries
+// are all the point 0 is kept as its diagonal.
+//
+// The sweep. Fix node j and any choice of Jacobians J_{c,k}, each a
+// Clarke Jacobian of f_c at a point of the boxes (so within the
+// enclosures, which are computed once and shared by every sweep). The exact
+// adjoints of j's elements (a matrix per node, elements of j × elements of
+// k) satisfy A_j = I and A_k = Σ_c A_c·J_{c,k} over the children c ≤ j.
+// The sweep computes float64 matrices Ĉ_k = fl(Σ_c Ĉ_c·Jᶜ_{c,k}) (enclose
+// products, or a scaled column for a diagonal), Ĉ_j = I, and for each
+// node a bound ρ_k ≥ |r_k| elementwise of its local residual
+//
+//	r_k = Σ_c Ĉ_c·(J_{c,k} − Jᶜ_{c,k}) + (Σ_c Ĉ_c·Jᶜ_{c,k} − Ĉ_k),
+//
+// namely Σ_c |Ĉ_c|·Jʳ_{c,k} plus the product's rounding (enclose's
+// theorem with a point left operand; for a diagonal, |fl(xy) − xy| ≤
+// 2u|fl(xy)| + 2⁻¹⁰⁷⁴) plus the rounding of adding the children's
+// products (exact, by TwoSum), each bound rounded upward. Then Δ_k =
+// A_k − Ĉ_k obeys Δ_j = 0, Δ_k = Σ_c Δ_c·J_{c,k} + r_k, whose solution is
+// Δ_k = Σ_{k ≤ m ≤ j} r_m·P_{m→k} with P_{m→k} = ∂v_m/∂v_k the sum over
+// paths of the chosen Jacobians' products (P_{k→k} = I; substitute and
+// regroup by the last edge). Each column i of r_m is settled in one of two
+// ways:
+//
+//   - charged, where node m's own F_{m,i} is known (its sweep ran
+//     earlier, in id order): Σ_k |(r_m·P_{m→k})_{·}|·ē_k ≤ Σ_i ρ_{m,·i}·
+//     Σ_k |P_{m→k}[i,·]|·ē_k ≤ Σ_i ρ_{m,·i}·F_{m,i}, because F_m bounds
+//     Σ_k |P_{m→k}|·ē_k for every such choice (induction over m: the
+//     interval sweep's adjoints contain every such product, and this
+//     argument is the induction step);
+//   - carried otherwise, as a radius R_k ≥ |Σ_{m carried} r_m·P_{m→k}|,
+//     propagated by R_q += R_k·(|Jᶜ| + Jʳ) (an enclose product of
+//     non-negative planes, its upper endpoint).
+//
+// So, for element o of node j, Σ_k Σ_i |A_k[o,i]|·ē_{k,i} ≤ Σ_k Σ_i
+// (|Ĉ_k[o,i]| + R_k[o,i])·ē_{k,i} + Σ_m Σ_i ρ_m[o,i]·F_{m,i} = F_{j,o},
+// every sum rounded upward; the convex hull of Clarke's chain rule
+// changes nothing (the left side is convex in the Jacobians). The radii
+// that grow by ‖|J|‖ per layer in an interval (or plain midpoint–radius)
+// sweep are here the residuals, each multiplied once by a first-order
+// bound: a second-order term (u·F or Jʳ·F, with Jʳ itself of the order
+// of the boxes' widths), which is why depth does not wrap. Centres below
+// 2⁻³⁰⁰ move into R and radii below it rise to it (enclose's tameness);
+// a plane past maxDense elements (or Jacobians past maxDenseTotal in
+// all), or a value above 2³⁰⁰, leaves the node to the interval sweep.
+// Options.SweepWork counts a dense sweep as its interval operations
+// divided by 16, and a node's local Jacobians as the n_k VJP runs they
+// take (past twice the budget, the interval sweep).
+//
 // # Dense linear layers
 //
 // A linear node y = x·Wᵀ + b whose weights and bias are exact points

@@ -72,6 +72,7 @@ type foNode struct {
 	local []float64            // e_j per element; nil: all zero
 	x     []spec.Interval      // the exact enclosure
 	e     []float64            // the current bound E_j per element
+	fo    []float64            // the first-order bound F_j per element (nil: not swept)
 	err   bool                 // some ancestor (or the node) has a local error
 	kids  int
 }
@@ -189,6 +190,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		reg: spec.Default[adj](), regE: errRegistryOrDefault[F](o.Profile),
 		budget:    o.SweepWork,
 		fusedVals: make([]spec.Tensor[ErrOf[F]], n),
+		jac:       make([][]jac, n),
 	}
 	if r.budget == 0 {
 		r.budget = DefaultSweepWork
@@ -230,6 +232,8 @@ type foRun[F format] struct {
 	budget    int64 // the sweeps' work budget (Options.SweepWork)
 	spent     int64
 	fusedVals []spec.Tensor[ErrOf[F]]
+	jac       [][]jac // each node's local Jacobians, once computed (sweep.go)
+	denseKept int     // the elements of the Jacobians in jac
 	out       []foOut // the output's elements, once swept
 }
 
@@ -302,51 +306,103 @@ func (r *foRun[F]) forward(j int) (string, error) {
 }
 
 // sweeps runs the sweeps from every element of node j within the
-// budget: E_j, and the box X_j ± E_j; at the output, the results.
+// budget: F_j and E_j, and the box X_j ± E_j; at the output, the results.
+// The dense sweep (sweep.go) runs where it applies, the interval sweep of
+// each element elsewhere.
 func (r *foRun[F]) sweeps(j int) error {
 	g, nd := r.g, &r.nodes[j]
 	isOut := j == g.OutputID
 	per := prefixWork(g, j)
+	if isOut {
+		r.out = make([]foOut, len(nd.e))
+	} else if !nd.err {
+		return nil
+	}
 	cost := int64(len(nd.e)) * per
-	if !isOut && (r.spent+cost > r.budget || !nd.err) {
+	if dc := max(cost/denseDiscount, 1); r.spent+dc <= r.budget || (isOut && r.spent+dc <= 2*r.budget) {
+		b, ss, resid, reason, err := r.denseSweep(j)
+		if _, na := err.(errDense); err != nil && !na {
+			return err
+		}
+		if err == nil {
+			r.spent += dc
+			if sweepSeen != nil && reason == "" {
+				sweepSeen(j, r.nodes, b)
+			}
+			r.record(j, b, ss, resid, reason)
+			return nil
+		}
+	}
+	if !isOut && r.spent+cost > r.budget {
 		return nil
 	}
 	if !isOut {
 		r.spent += cost
-	} else {
-		r.out = make([]foOut, len(nd.e))
 	}
+	b := make([]float64, len(nd.e))
+	ss := make([]float64, len(nd.e))
+	reasons := make([]string, len(nd.e))
 	for m := range nd.e {
 		if isOut {
 			// The output's sweeps may spend up to twice the budget in
 			// all; past it an element keeps the classic bound.
 			if r.spent+per > 2*r.budget {
-				r.out[m] = foOut{x: nd.x[m], bound: inf, estimate: inf, reason: "the sweep budget (Options.SweepWork) is spent"}
+				b[m], reasons[m] = inf, "the sweep budget (Options.SweepWork) is spent"
 				continue
 			}
 			r.spent += per
 		}
-		b, ss, reason, err := sweep(g, r.nodes, j, m, r.reg)
+		var err error
+		b[m], ss[m], reasons[m], err = sweep(g, r.nodes, j, m, r.reg)
 		if err != nil {
 			if limits.IsLimit(err) {
 				return err
 			}
-			b, reason = inf, err.Error()
-		}
-		if isOut {
-			r.out[m] = foOut{x: nd.x[m], bound: b, estimate: inf, reason: reason}
-			if !math.IsInf(b, 1) {
-				r.out[m].estimate = min(b, mulUp(hoeffding, up(math.Sqrt(ss))))
-			}
-		}
-		if b < nd.e[m] {
-			nd.e[m] = b
-			if bx, ok := intersect(nd.box[m], widen(nd.x[m], b)); ok {
-				nd.box[m] = bx
-			}
+			b[m], reasons[m] = inf, err.Error()
 		}
 	}
+	for m := range b {
+		r.record1(j, m, b[m], ss[m], 0, reasons[m])
+	}
 	return nil
+}
+
+// record stores a dense sweep's results for node j (a reason: every
+// element +∞; an element whose bound is +∞ gets its own reason).
+func (r *foRun[F]) record(j int, b, ss, resid []float64, reason string) {
+	for m := range r.nodes[j].e {
+		switch {
+		case reason != "":
+			r.record1(j, m, inf, inf, 0, reason)
+		case math.IsInf(b[m], 1):
+			r.record1(j, m, inf, inf, 0, fmt.Sprintf("node %d: an adjoint is unbounded on the boxes", j))
+		default:
+			r.record1(j, m, b[m], ss[m], resid[m], "")
+		}
+	}
+}
+
+// record1 stores element m's first-order bound b of node j: F_j, E_j and
+// the box, and at the output the result (estimate: Hoeffding's figure for
+// Σ(mag A·ē)² = ss, plus the settled residuals resid).
+func (r *foRun[F]) record1(j, m int, b, ss, resid float64, reason string) {
+	nd := &r.nodes[j]
+	if nd.fo == nil {
+		nd.fo = make([]float64, len(nd.e))
+	}
+	nd.fo[m] = b
+	if j == r.g.OutputID {
+		r.out[m] = foOut{x: nd.x[m], bound: b, estimate: inf, reason: reason}
+		if !math.IsInf(b, 1) {
+			r.out[m].estimate = min(b, addUp(mulUp(hoeffding, up(math.Sqrt(ss))), resid))
+		}
+	}
+	if b < nd.e[m] {
+		nd.e[m] = b
+		if bx, ok := intersect(nd.box[m], widen(nd.x[m], b)); ok {
+			nd.box[m] = bx
+		}
+	}
 }
 
 // widen returns [x.Lo − e, x.Hi + e] rounded outward (the whole line for

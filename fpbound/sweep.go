@@ -1,0 +1,430 @@
+package fpbound
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/tlcheck/tlcheck/enclose"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// The dense sweep (doc.go, "Dense sweep"): every element of a node swept
+// at once, the adjoints a matrix (elements × node width) on float64
+// planes, one enclose product per local Jacobian, the rounding of the
+// centres charged against the first-order bounds of the nodes already
+// swept.
+
+// maxDense caps the elements of one dense plane (a local Jacobian n_k×n_q
+// or an adjoint matrix), and maxDenseTotal those of all the Jacobians kept
+// for one evaluation; past them the interval sweep runs instead.
+const (
+	maxDense      = 1 << 20
+	maxDenseTotal = 1 << 24
+)
+
+// denseDiscount converts a dense sweep's multiply-adds into the interval
+// operations Options.SweepWork counts: a float64 multiply-add on planes
+// costs about a sixteenth of an interval operation of the sweep scalar.
+const denseDiscount = 16
+
+// sweepFault plants a fault in the dense sweep, for the tests that must
+// catch it (0 in every other use): 1 transposes every square dense
+// Jacobian, 2 replaces every diagonal Jacobian by the identity (as if
+// every elementwise node were the identity).
+var sweepFault int
+
+// sweepSeen, when set (tests only), receives every dense sweep's bounds.
+var sweepSeen func(j int, nodes []foNode, bound []float64)
+
+// tiny is the smallest tame magnitude of package enclose (2⁻³⁰⁰).
+const tiny = 0x1p-300
+
+// jac is one local Jacobian J_{k,t} = ∂(node k)/∂(parent t) over the
+// boxes, rows × cols, in midpoint–radius form: every Clarke Jacobian of
+// f_k at a point of the parents' boxes lies in ⟨P.C, P.R⟩ elementwise.
+// diag: the Jacobian is diagonal and P holds its diagonal; zero: J = 0.
+type jac struct {
+	rows, cols int
+	p          enclose.Planes
+	diag, zero bool
+}
+
+// errDense is the reason the dense sweep does not apply (too large, or
+// not tame): the interval sweep then runs.
+type errDense string
+
+func (e errDense) Error() string { return string(e) }
+
+// jacobians returns node k's local Jacobians, one per parent position,
+// computed once from the registry's VJP rules over adj on the boxes, one
+// one-hot cotangent per element of the node (row m of J_{k,t} is the
+// contribution to parent t of the cotangent e_m). A reason means no
+// first-order bound (a derivative rule void on the boxes); errDense means
+// the dense sweep does not apply.
+func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
+	if r.jac[k] != nil {
+		return r.jac[k], "", nil
+	}
+	g, nodes := r.g, r.nodes
+	nk := len(nodes[k].box)
+	ps := g.Nodes[k].Parents
+	pairs := make([][]float64, len(ps))
+	size := 0
+	for t, q := range ps {
+		nq := len(nodes[q].box)
+		if nk > maxDense/max(nq, 1) || r.denseKept+size+nk*nq > maxDenseTotal {
+			return nil, "", errDense(fmt.Sprintf("node %d: a %d×%d Jacobian", k, nk, nq))
+		}
+		size += nk * nq
+		pairs[t] = make([]float64, 2*nk*nq)
+	}
+	// nk VJP runs over intervals, counted against the sweep budget.
+	work := int64(nk) * max(prefixWork(g, k)-prefixWork(g, k-1), 1)
+	if r.spent+work > 2*r.budget {
+		return nil, "", errDense("the local Jacobians would spend the sweep budget")
+	}
+	r.spent += work
+	r.denseKept += size
+	seed := make([]adj, nk)
+	for m := 0; m < nk; m++ {
+		seed[m] = adj{iv: spec.Interval{Lo: 1, Hi: 1}}
+		pc, err := nodeVJP(g, nodes, k, spec.Tensor[adj]{Shape: g.Nodes[k].Shape, Data: seed}, r.reg)
+		if err != nil {
+			return nil, fmt.Sprintf("node %d (%s): %v", k, g.Nodes[k].Kind.Op, err), nil
+		}
+		if adjVoid.Load() != 0 {
+			adjVoid.Store(0)
+			return nil, fmt.Sprintf("node %d (%s): a derivative rule could not be decided on the boxes (a kink or tie inside them)", k, g.Nodes[k].Kind.Op), nil
+		}
+		for t := range ps {
+			if pc[t].Data == nil {
+				continue
+			}
+			nq := len(nodes[ps[t]].box)
+			row := pairs[t][2*m*nq : 2*(m+1)*nq]
+			for i, v := range pc[t].Data {
+				row[2*i], row[2*i+1] = v.iv.Lo, v.iv.Hi
+			}
+		}
+		// After reading: a rule may return the cotangent's own storage.
+		seed[m] = adj{}
+	}
+	js := make([]jac, len(ps))
+	for t, q := range ps {
+		plant(pairs[t], nk, len(nodes[q].box))
+		js[t] = toJac(pairs[t], nk, len(nodes[q].box))
+		if js[t].p.C == nil && !js[t].zero {
+			return nil, "", errDense(fmt.Sprintf("node %d: a Jacobian entry is not tame", k))
+		}
+	}
+	r.jac[k] = js
+	return js, "", nil
+}
+
+// plant applies sweepFault 1 or 2 to a Jacobian's pairs.
+func plant(pairs []float64, rows, cols int) {
+	if rows != cols || sweepFault < 1 || sweepFault > 2 {
+		return
+	}
+	diag := true
+	for e := 0; e < rows*cols; e++ {
+		if e/cols != e%cols && (pairs[2*e] != 0 || pairs[2*e+1] != 0) {
+			diag = false
+		}
+	}
+	switch {
+	case sweepFault == 1 && !diag:
+		for a := 0; a < rows; a++ {
+			for b := a + 1; b < cols; b++ {
+				x, y := 2*(a*cols+b), 2*(b*cols+a)
+				pairs[x], pairs[y] = pairs[y], pairs[x]
+				pairs[x+1], pairs[y+1] = pairs[y+1], pairs[x+1]
+			}
+		}
+	case sweepFault == 2 && diag:
+		for a := 0; a < rows; a++ {
+			pairs[2*(a*cols+a)], pairs[2*(a*cols+a)+1] = 1, 1
+		}
+	}
+}
+
+// toJac converts interleaved interval pairs of a rows × cols Jacobian to
+// planes: the zero Jacobian, its diagonal (every off-diagonal entry the
+// point 0), or the dense matrix; P.C nil (not zero) when an entry is not
+// tame.
+func toJac(pairs []float64, rows, cols int) jac {
+	j := jac{rows: rows, cols: cols, zero: true, diag: rows == cols}
+	for i := 0; i < len(pairs); i += 2 {
+		if pairs[i] != 0 || pairs[i+1] != 0 {
+			j.zero = false
+			if e := i / 2; e/cols != e%cols {
+				j.diag = false
+			}
+		}
+	}
+	if j.zero {
+		return j
+	}
+	if j.diag {
+		d := make([]float64, 2*rows)
+		for i := 0; i < rows; i++ {
+			d[2*i], d[2*i+1] = pairs[2*(i*cols+i)], pairs[2*(i*cols+i)+1]
+		}
+		pairs = d
+	}
+	p := enclose.Make(len(pairs) / 2)
+	if !enclose.FromPairs(pairs, p) {
+		return jac{rows: rows, cols: cols}
+	}
+	if p.Point() {
+		p.R = nil
+	}
+	j.p = p
+	return j
+}
+
+// adjMat is the adjoint of one node in a dense sweep from node j: for
+// element o of node j and i of this node, the exact adjoint lies within
+// c[o,i] ± (rad[o,i] + the part of rho[o,i] not yet settled); rho bounds
+// the rounding and the Jacobians' radii of this node's own products
+// (doc.go, "Dense sweep"), rad what was carried from the nodes above.
+type adjMat struct {
+	c, rho, rad []float64
+	set         bool // c holds a contribution
+}
+
+// denseSweep is the dense sweep from node j: for every element o of node
+// j the bound F_o ≥ Σ_k Σ_i mag(A_{k,o,i})·ē_{k,i} plus the settled
+// residuals, Σ (mag(A)·ē)² for the estimate, and the settled residuals (doc.go, "Dense sweep").
+// A non-empty reason means no first-order bound exists for the evaluation;
+// errDense that the dense sweep does not apply.
+func (r *foRun[F]) denseSweep(j int) (bound, ss, resid []float64, reason string, err error) {
+	g, nodes := r.g, r.nodes
+	o := len(nodes[j].box)
+	if o > maxDense/max(o, 1) {
+		return nil, nil, nil, "", errDense("too many elements")
+	}
+	st := make([]*adjMat, j+1)
+	id := make([]float64, o*o)
+	for i := 0; i < o; i++ {
+		id[i*o+i] = 1
+	}
+	st[j] = &adjMat{c: id, set: true}
+	bound, ss = make([]float64, o), make([]float64, o)
+	resid = make([]float64, o)
+	for k := j; k >= 0; k-- {
+		s := st[k]
+		if s == nil {
+			continue
+		}
+		st[k] = nil
+		nd := &nodes[k]
+		n := len(nd.box)
+		r.settle(s, nd, o, n, resid)
+		if nd.local != nil {
+			for a := 0; a < o; a++ {
+				for i, e := range nd.local {
+					if e == 0 {
+						continue
+					}
+					m := math.Abs(s.c[a*n+i])
+					if s.rad != nil {
+						m = addUp(m, s.rad[a*n+i])
+					}
+					t := mulUp(m, e)
+					bound[a] = addUp(bound[a], t)
+					ss[a] = addUp(ss[a], mulUp(t, t))
+				}
+			}
+		}
+		if nd.app.Source || g.Nodes[k].Kind.Op == irsem.OpInput {
+			continue
+		}
+		reach := false
+		for _, q := range g.Nodes[k].Parents {
+			reach = reach || nodes[q].err
+		}
+		if !reach {
+			continue
+		}
+		js, reason, err := r.jacobians(k)
+		if reason != "" || err != nil {
+			return nil, nil, nil, reason, err
+		}
+		if err := lift(s); err != nil {
+			return nil, nil, nil, "", err
+		}
+		for t, q := range g.Nodes[k].Parents {
+			if !nodes[q].err || js[t].zero {
+				continue
+			}
+			if st[q] == nil {
+				nq := len(nodes[q].box)
+				if o > maxDense/max(nq, 1) {
+					return nil, nil, nil, "", errDense("an adjoint matrix too large")
+				}
+				st[q] = &adjMat{c: make([]float64, o*nq), rho: make([]float64, o*nq)}
+			}
+			if err := propagate(s, &js[t], st[q], o); err != nil {
+				return nil, nil, nil, "", err
+			}
+		}
+	}
+	for a := range bound {
+		bound[a] = addUp(bound[a], resid[a]) // +∞: see record
+	}
+	return bound, ss, resid, "", nil
+}
+
+// settle disposes of node k's residual bound rho: element i's column is
+// charged against node k's own first-order bound F_{k,i} (added to resid,
+// per element of the swept node) where that bound was computed, and is
+// carried on as radius otherwise.
+func (r *foRun[F]) settle(s *adjMat, nd *foNode, o, n int, resid []float64) {
+	if s.rho == nil {
+		return
+	}
+	for a := 0; a < o; a++ {
+		row := s.rho[a*n : (a+1)*n]
+		for i, v := range row {
+			if v == 0 {
+				continue
+			}
+			if nd.fo != nil && !math.IsInf(nd.fo[i], 1) {
+				resid[a] = addUp(resid[a], mulUp(v, nd.fo[i]))
+				continue
+			}
+			if s.rad == nil {
+				s.rad = make([]float64, o*n)
+			}
+			s.rad[a*n+i] = addUp(s.rad[a*n+i], v)
+		}
+	}
+	s.rho = nil
+}
+
+// lift makes s tame for enclose: a centre of magnitude below 2⁻³⁰⁰ moves
+// into the radius, a radius below 2⁻³⁰⁰ rises to it (both only enlarge the
+// set); a centre or radius above 2³⁰⁰ is errDense.
+func lift(s *adjMat) error {
+	for i, c := range s.c {
+		if a := math.Abs(c); a != 0 && a < tiny {
+			if s.rad == nil {
+				s.rad = make([]float64, len(s.c))
+			}
+			s.rad[i] = addUp(s.rad[i], a)
+			s.c[i] = 0
+		} else if a > 1/tiny {
+			return errDense("an adjoint above 2³⁰⁰")
+		}
+	}
+	for i, v := range s.rad {
+		if v != 0 && v < tiny {
+			s.rad[i] = tiny
+		} else if v > 1/tiny {
+			return errDense("an adjoint radius above 2³⁰⁰")
+		}
+	}
+	return nil
+}
+
+// propagate adds s·J to dst: the centre product into dst.c (the rounding
+// of the accumulation, exact by TwoSum, into dst.rho), the product's own
+// rounding and |s.c|·rad(J) into dst.rho, and the carried radius times
+// mag(J) into dst.rad, every bound rounded upward.
+func propagate(s *adjMat, J *jac, dst *adjMat, o int) error {
+	n, nq := J.rows, J.cols
+	var c, rho, rad []float64
+	if J.diag {
+		c, rho = make([]float64, o*n), make([]float64, o*n)
+		for a := 0; a < o; a++ {
+			for i := 0; i < n; i++ {
+				x := s.c[a*n+i]
+				if x == 0 {
+					continue
+				}
+				v := x * J.p.C[i]
+				c[a*n+i] = v
+				// |fl(x·y) − x·y| ≤ 2u·|fl(x·y)| + 2⁻¹⁰⁷⁴ (normal or
+				// not); 0 for y = 0
+				e := 0.0
+				if v != 0 || J.p.C[i] != 0 {
+					e = addUp(mulUp(0x1p-52, math.Abs(v)), 0x1p-1074)
+				}
+				if J.p.R != nil {
+					e = addUp(e, mulUp(math.Abs(x), J.p.R[i]))
+				}
+				rho[a*n+i] = e
+			}
+		}
+		if s.rad != nil {
+			rad = make([]float64, o*n)
+			for a := 0; a < o; a++ {
+				for i := 0; i < n; i++ {
+					m := math.Abs(J.p.C[i])
+					if J.p.R != nil {
+						m = addUp(m, J.p.R[i])
+					}
+					rad[a*n+i] = mulUp(s.rad[a*n+i], m)
+				}
+			}
+		}
+	} else {
+		out := enclose.Make(o * nq)
+		if !enclose.Product(o, nq, n, enclose.Planes{C: s.c}, false, J.p, false, enclose.Planes{}, out) {
+			return errDense("a product is not tame")
+		}
+		c, rho = out.C, out.R
+		if s.rad != nil {
+			mj := make([]float64, len(J.p.C))
+			for i, v := range J.p.C {
+				mj[i] = math.Abs(v)
+				if J.p.R != nil {
+					mj[i] = addUp(mj[i], J.p.R[i])
+				}
+			}
+			pr := enclose.Make(o * nq)
+			if !enclose.Product(o, nq, n, enclose.Planes{C: s.rad}, false, enclose.Planes{C: mj}, false, enclose.Planes{}, pr) {
+				return errDense("a radius product is not tame")
+			}
+			rad = pr.C
+			for i := range rad {
+				rad[i] = addUp(math.Abs(rad[i]), pr.R[i])
+			}
+		}
+	}
+	accumulate(dst, c, rho, rad)
+	return nil
+}
+
+// accumulate adds (c, rho, rad) into dst.
+func accumulate(dst *adjMat, c, rho, rad []float64) {
+	if !dst.set {
+		copy(dst.c, c)
+		dst.set = true
+	} else {
+		for i, b := range c {
+			a := dst.c[i]
+			sum := a + b
+			bb := sum - a
+			if e := math.Abs((a - (sum - bb)) + (b - bb)); e != 0 {
+				dst.rho[i] = addUp(dst.rho[i], e)
+			}
+			dst.c[i] = sum
+		}
+	}
+	for i, v := range rho {
+		if v != 0 {
+			dst.rho[i] = addUp(dst.rho[i], v)
+		}
+	}
+	if rad != nil {
+		if dst.rad == nil {
+			dst.rad = make([]float64, len(dst.c))
+		}
+		for i, v := range rad {
+			dst.rad[i] = addUp(dst.rad[i], v)
+		}
+	}
+}

@@ -1,0 +1,142 @@
+package fpbound
+
+import (
+	"math/big"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// exactSums returns, for every element o of node j of a ReLU MLP (input,
+// then linear and relu nodes), Σ_k Σ_i |A_k[o,i]|·ē_{k,i} over big.Rat,
+// with A_k = ∂v_j/∂v_k at the exact point — the products of the weights
+// and of the relus' 0/1 derivatives, derived here from the exact values,
+// not from the code under test (only the local errors ē are its) — and
+// false when a relu's exact input is 0 (no single derivative).
+func exactSums(g *irsem.Graph, p *irsem.Payload, vals []spec.Tensor[spec.Rat], nodes []foNode, j int) ([]*big.Rat, bool) {
+	n := len(vals[j].Data)
+	a := make([][]*big.Rat, n) // rows: elements of node j; columns: node k's
+	for o := range a {
+		a[o] = make([]*big.Rat, n)
+		for i := range a[o] {
+			a[o][i] = new(big.Rat)
+		}
+		a[o][o].SetInt64(1)
+	}
+	sums := make([]*big.Rat, n)
+	for o := range sums {
+		sums[o] = new(big.Rat)
+	}
+	for k := j; k >= 0; k-- {
+		for o := range a {
+			for i, e := range nodes[k].local {
+				t := new(big.Rat).Abs(a[o][i])
+				sums[o].Add(sums[o], t.Mul(t, new(big.Rat).SetFloat64(e)))
+			}
+		}
+		nd := &g.Nodes[k]
+		switch nd.Kind.Op {
+		case irsem.OpInput:
+			return sums, true
+		case irsem.OpRelu:
+			for i, v := range vals[nd.Parents[0]].Data {
+				s := v.Big().Sign()
+				if s == 0 {
+					return nil, false
+				}
+				if s < 0 {
+					for o := range a {
+						a[o][i].SetInt64(0)
+					}
+				}
+			}
+		case irsem.OpLinear:
+			w := p.Entries[k].W
+			out, in := w.Shape[0], w.Shape[1]
+			b := make([][]*big.Rat, n)
+			for o := range b {
+				b[o] = make([]*big.Rat, in)
+				for i := range b[o] {
+					b[o][i] = new(big.Rat)
+					for m := 0; m < out; m++ {
+						b[o][i].Add(b[o][i], new(big.Rat).Mul(a[o][m], w.Data[m*in+i].Big()))
+					}
+				}
+			}
+			a = b
+		default:
+			panic("exactSums: " + nd.Kind.Op)
+		}
+	}
+	return sums, true
+}
+
+// checkSweeps runs SharpBounds on a ReLU MLP and checks every dense
+// sweep's bounds against exactSums: never below, and above by at most a
+// relative 10⁻⁹ (the float64 centres' roundings and their residual
+// charges); and never above the interval sweep's bound (the reference
+// the dense sweep replaced) by more than that. It returns the number of
+// violations and of sweeps checked.
+func checkSweeps(t *testing.T, seed uint64, depth int) (bad, checked int) {
+	t.Helper()
+	g, p, x := mlp(seed, 12, 12, depth, 6, irsem.OpRelu)
+	vals, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[spec.Rat](x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := spec.Default[adj]()
+	sweepSeen = func(j int, nodes []foNode, bound []float64) {
+		sums, ok := exactSums(g, p, vals, nodes, j)
+		if !ok {
+			return
+		}
+		checked++
+		for o, s := range sums {
+			b := new(big.Rat).SetFloat64(bound[o])
+			hi := new(big.Rat).Mul(s, big.NewRat(1e9+1, 1e9))
+			if b.Cmp(s) < 0 || (s.Sign() > 0 && b.Cmp(hi) > 0) {
+				bad++
+				continue
+			}
+			iv, _, reason, err := sweep(g, nodes, j, o, reg)
+			if err != nil || reason != "" {
+				t.Fatalf("node %d element %d: the interval sweep: %v %s", j, o, err, reason)
+			}
+			if bound[o] > iv*(1+1e-9) {
+				bad++
+			}
+		}
+	}
+	defer func() { sweepSeen = nil }()
+	if _, err := SharpBounds(g, p, x, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return bad, checked
+}
+
+// TestDenseSweepExact: on ReLU MLPs (every kink decided, so the adjoint
+// over the boxes is the exact adjoint) the dense sweep's bound of every
+// node equals Σ|A|·ē computed exactly, up to a relative 10⁻⁹, at depths
+// where the interval sweep's adjoints have wrapped; and a dense sweep
+// with a transposed Jacobian, or with the relus' derivatives dropped, is
+// caught.
+func TestDenseSweepExact(t *testing.T) {
+	for _, c := range []struct {
+		seed  uint64
+		depth int
+	}{{1, 1}, {2, 3}, {3, 8}, {4, 16}} {
+		bad, checked := checkSweeps(t, c.seed, c.depth)
+		if checked < c.depth || bad != 0 {
+			t.Errorf("seed %d depth %d: %d of the elements of %d sweeps off the exact sum", c.seed, c.depth, bad, checked)
+		}
+	}
+	for _, fault := range []int{1, 2} {
+		sweepFault = fault
+		bad, checked := checkSweeps(t, 5, 4)
+		sweepFault = 0
+		if checked == 0 || bad == 0 {
+			t.Errorf("planted fault %d not caught (%d sweeps checked)", fault, checked)
+		}
+	}
+}
