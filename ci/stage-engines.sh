@@ -11,8 +11,8 @@
 #
 # Time on the 2-core machine (measured under heavy load from other jobs, so an upper bound):
 # install ~4 min cold (torch's CUDA wheels are a PyPI dependency of the torch wheel, about
-# 3 GB), seconds warm; pytest ~3-4 min (export_grads ~30 s CPU, 1-3 min wall: six torch modules
-# and a JAX MLP (eager and jit) exported, eight compare-grad holds and sixteen one-ulp edits; the pinned
+# 3 GB), seconds warm; pytest ~3-4 min (export_grads ~30 s CPU, 1-3 min wall: seven torch modules
+# and a JAX MLP (eager and jit) exported, nine compare-grad holds and twenty-one one-ulp edits; the pinned
 # findings ~1 min);
 # torch + onnxruntime with 300 random cases ~1 min; jax with 50 ~5 min.
 # It prints its wall time at the end. Needs python3 (3.11) and go.

@@ -24,7 +24,10 @@ torch.autograd.grad —
   * conv1d_prelu  Conv1d → Softsign → AvgPool1d → PReLU → Flatten → Linear → LogSoftmax
   * convt_dw   ConvTranspose2d → Tanh → ZeroPad2d → LeakyReLU → depthwise Conv2d → SELU →
                Sigmoid → Flatten → Linear → Softmax
-  (the last two chain modules the pytorch-converted ONNX tests in ../shared/onnx come from)
+  * elu_softplus  Linear → ELU(0.7) → Linear → Softplus(β = 2, threshold = 1/2) (the exporter
+               writes the threshold as Where(Greater(β·x, threshold), x, Softplus(β·x)/β); the
+               threshold 1/2 puts 3 of its 12 elements on the x side)
+  (the last three chain modules the pytorch-converted ONNX tests in ../shared/onnx come from)
 and a JAX function differentiated with jax.grad —
   * jax_mlp    dense → relu → dense → tanh → dense, in float32. JAX has no ONNX exporter in
                the lock, so its ONNX model is translated here from the function's own jaxpr
@@ -57,7 +60,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-TORCH_MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw")
+TORCH_MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw", "elu_softplus")
 JAX_MODELS = ("jax_mlp", "jax_mlp_jit")
 MODELS = TORCH_MODELS + JAX_MODELS
 
@@ -137,6 +140,9 @@ def torch_model(name: str) -> tuple[Any, Any]:
         return nn.Sequential(nn.ConvTranspose2d(2, 3, 2, stride=2), nn.Tanh(), nn.ZeroPad2d(1), nn.LeakyReLU(0.1),
                              nn.Conv2d(3, 3, 3, groups=3), nn.SELU(), nn.Sigmoid(), nn.Flatten(), nn.Linear(48, 4),
                              nn.Softmax(dim=1)).eval(), torch.randn(1, 2, 2, 2)
+    if name == "elu_softplus":
+        return nn.Sequential(nn.Linear(5, 6), nn.ELU(0.7), nn.Linear(6, 4),
+                             nn.Softplus(beta=2.0, threshold=0.5)).eval(), torch.randn(3, 5)
     raise SystemExit(f"export_grads: unknown torch model {name!r} (models: {', '.join(MODELS)})")
 
 

@@ -21,19 +21,21 @@ import pytest
 from conftest import need
 
 TOOL = Path(__file__).resolve().parents[3] / "tools" / "export_grads.py"
-MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw", "jax_mlp", "jax_mlp_jit")
+MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw", "elu_softplus", "jax_mlp",
+          "jax_mlp_jit")
 # Gradients compare-grad does not check, and why: BatchNorm's running statistics are buffers
-# (PyTorch gives them no gradient, so the dump has none: "not_given"); tlcheck's ONNX import
-# reads LayerNormalization's scale and bias, PRelu's slope and jaxpr literals as constants
-# ("constant").
+# (PyTorch gives them no gradient, so the dump has none: "not_given"), as are the jaxpr's
+# literals (relu's 0.0, const_*). Every parameter is checked, initializers read as data
+# (LayerNormalization's scale and bias, PRelu's slope) included.
 NOT_CHECKED = {
     "conv_bn": {"1.running_mean": "not_given", "1.running_var": "not_given"},
-    "ln_gelu": {"1.weight": "constant", "1.bias": "constant"},
-    "conv1d_prelu": {"3.weight": "constant"},
 }
 # At least this many parameter tensors (besides the input x) are checked per model.
-MIN_PARAMS = {"mlp": 4, "conv_bn": 4, "ln_gelu": 4, "attention": 8, "conv1d_prelu": 4, "convt_dw": 6,
-              "jax_mlp": 6, "jax_mlp_jit": 6}
+MIN_PARAMS = {"mlp": 4, "conv_bn": 4, "ln_gelu": 6, "attention": 8, "conv1d_prelu": 5, "convt_dw": 6,
+              "elu_softplus": 4, "jax_mlp": 6, "jax_mlp_jit": 6}
+# Parameters read as data by the ONNX import (a const node made a parameter): each gets a
+# planted edit of its own, besides the tightest element of the model.
+DATA_PARAMS = (("ln_gelu", "1.weight"), ("ln_gelu", "1.bias"), ("conv1d_prelu", "3.weight"))
 
 
 def tlcheck() -> str:
@@ -95,7 +97,7 @@ def test_compare_grad_holds(exported: Path, model: str) -> None:
     for g in doc["grads"]:
         if g["status"] == "checked":
             assert g["holds"] == len(g["elements"]) > 0, g["name"]
-        elif not g["name"].startswith("const_"):  # jaxpr literals (0.0 of relu): constants
+        elif not g["name"].startswith("const_"):  # jaxpr literals (0.0 of relu): not in the dump
             assert NOT_CHECKED.get(model, {}).get(g["name"]) == g["status"], (g["name"], g["status"])
     names = {g["name"] for g in checked}
     assert "x" in names
@@ -104,12 +106,24 @@ def test_compare_grad_holds(exported: Path, model: str) -> None:
 
 @pytest.mark.parametrize("model", MODELS)
 def test_one_ulp_past_the_bound_fails(exported: Path, model: str, tmp_path: Path) -> None:
-    d = exported / model
+    plant(exported / model, tmp_path, None)
+
+
+@pytest.mark.parametrize("model,param", DATA_PARAMS)
+def test_one_ulp_past_the_bound_fails_on_data_params(exported: Path, model: str, param: str, tmp_path: Path) -> None:
+    plant(exported / model, tmp_path, param)
+
+
+def plant(d: Path, tmp_path: Path, only: str | None) -> None:
+    """Moves the tightest element (of gradient only, when given) one float32 past its bound
+    and asserts compare-grad fails on exactly it; one float32 back it does not fail."""
     _, doc = compare(d)
     # The tightest element: the smallest positive bound (an element with bound 0 is exact,
     # and any change of it fails, which tests less).
     best = None
     for g in doc["grads"]:
+        if only is not None and g["name"] != only:
+            continue
         for el in g.get("elements", []):
             b = el.get("bound")
             if el["verdict"] == "holds" and isinstance(b, float) and b > 0 and (best is None or b < best[2]["bound"]):
