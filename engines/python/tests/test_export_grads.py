@@ -33,6 +33,13 @@ NOT_CHECKED = {
 # At least this many parameter tensors (besides the input x) are checked per model.
 MIN_PARAMS = {"mlp": 4, "conv_bn": 4, "ln_gelu": 6, "attention": 8, "conv1d_prelu": 5, "convt_dw": 6,
               "elu_softplus": 4, "jax_mlp": 6, "jax_mlp_jit": 6}
+# The real models of tools/models (export_grads.ZOO_MODELS): inconclusive elements are allowed
+# and counted (fpbound's bound through a transformer's attention can be +inf); no element may
+# fail, and where some element is decided the planted edit must fail on a decided one. Every
+# element of ViT's dump is inconclusive (its bound is +inf through the attention), so it has no
+# decided element to plant on.
+ZOO = ("zoo_mlp", "zoo_resnet", "zoo_bert", "zoo_vit")
+NONE_DECIDED = {"zoo_vit"}
 # Parameters read as data by the ONNX import (a const node made a parameter): each gets a
 # planted edit of its own, besides the tightest element of the model.
 DATA_PARAMS = (("ln_gelu", "1.weight"), ("ln_gelu", "1.bias"), ("conv1d_prelu", "3.weight"))
@@ -54,7 +61,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     need("onnxscript")
     need("jax")
     out = tmp_path_factory.mktemp("export")
-    p = subprocess.run([sys.executable, str(TOOL), str(out), *MODELS], capture_output=True, text=True, timeout=900)
+    need("transformers")
+    p = subprocess.run([sys.executable, str(TOOL), str(out), *MODELS, *ZOO], capture_output=True, text=True, timeout=1200)
     assert p.returncode == 0, p.stderr[-4000:]
     return out
 
@@ -146,3 +154,24 @@ def plant(d: Path, tmp_path: Path, only: str | None) -> None:
         else:
             assert code == 0 or failing == [], (name, index, failing)
             assert failing == [], (name, index, float(value), failing)
+
+
+@pytest.mark.parametrize("model", ZOO)
+def test_zoo_compare_grad(exported: Path, model: str, tmp_path: Path) -> None:
+    d = exported / model
+    code, doc = compare(d)
+    checked = [g for g in doc["grads"] if g["status"] == "checked"]
+    total = sum(len(g["elements"]) for g in checked)
+    holds = sum(g["holds"] for g in checked)
+    inconclusive = sum(g["inconclusive"] for g in checked)
+    print(f"{model}: {len(checked)} gradients, {total} elements: {holds} hold, {inconclusive} inconclusive")
+    assert code == 0 and doc["fails"] == 0, doc["fails"]
+    assert holds + inconclusive == total > 0
+    for g in doc["grads"]:
+        if g["status"] != "checked":  # BatchNorm's running statistics: buffers, no gradient
+            assert g["status"] == "not_given" and g["name"].endswith(("running_mean", "running_var")), g["name"]
+    if model in NONE_DECIDED:
+        assert holds == 0, "decided now: plant an edit on it (remove it from NONE_DECIDED)"
+        return
+    assert holds > 0
+    plant(d, tmp_path, None)
