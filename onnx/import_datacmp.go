@@ -117,3 +117,10 @@ func (c *nctx) whereMask() (bool, error) {
 	c.out(0, c.b.binary(irsem.OpAdd, ids[1], c.b.binary(irsem.OpMulElem, m, d, s), s), s, vs[0].dt)
 	return true, nil
 }
+
+// readsMask reports whether input i of the node being imported may be a
+// dataCmp mask: a Where's condition, or an Identity (an alias that keeps
+// the mark). Every other reader is refused in nctx.in.
+func (c *nctx) readsMask(i int) bool {
+	return (c.n.OpType == "Where" && i == 0) || c.n.OpType == "Identity"
+}

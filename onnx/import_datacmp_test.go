@@ -107,6 +107,8 @@ func TestImportDataComparisonRefused(t *testing.T) {
 			op("Not", ins("c"), ins("n")).op("Where", ins("n", "x", "x"), ins("y")).out("y").model(), "data-dependent"},
 		{"Equal stays refused", newMG(13).in("x", 2).init("one", dims(), 1).op("Equal", ins("x", "one"), ins("c")).
 			op("Where", ins("c", "x", "x"), ins("y")).out("y").model(), "data-dependent"},
+		{"Cast of it", newMG(13).in("x", 2).init("one", dims(), 1).op("Greater", ins("x", "one"), ins("c")).
+			op("Cast", ins("c"), ins("y"), aI("to", int64(Float))).out("y").model(), "data-dependent"},
 		{"integer branches", newMG(13).in("x", 2).init("one", dims(), 1).initI("i", dims(2), 1, 2).op("Greater", ins("x", "one"), ins("c")).
 			op("Where", ins("c", "i", "i"), ins("y")).out("y").model(), "float branches"},
 	}
