@@ -36,6 +36,10 @@ and a JAX function differentiated with jax.grad —
                graph JAX differentiated, not a copy written by hand.
   * jax_mlp_jit  the same function and weights, its gradients computed under jax.jit (one XLA
                computation, fused and reordered as XLA chooses)
+and the real models of tools/models (tlcheck_models.zoo, seed 0, nothing downloaded), whose
+dumps are judged with inconclusive elements allowed and counted —
+  * zoo_mlp, zoo_resnet, zoo_bert (transformers' BertModel; token ids, an int64 input without
+               gradient), zoo_vit (transformers' ViTModel)
 
 Each MODEL directory holds
   * model.onnx  -- the model, initializers kept (do_constant_folding=False for torch, so
