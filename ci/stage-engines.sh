@@ -21,7 +21,8 @@
 # MLP (eager and jit) and four tools/models zoo models exported, thirteen compare-grad runs and
 # the planted one-ulp edits; the pinned findings ~1 min); torch + onnxruntime with 300 random
 # cases ~1 min; jax with 300: 22.5 min wall / 6.3 min CPU with a cold cache (load 15), warm
-# docs/engines.md "CI"; the compile machine on its sample: docs/engines.md "CI".
+# 6.7 min; the compile machine on its sample ~70 s cold, ~24 s warm. The whole stage with warm
+# caches took 619 s (docs/engines.md "CI").
 # It prints each run's wall time and its own at the end. Needs python3 (3.11) and go.
 set -euo pipefail
 start=$(date +%s)
