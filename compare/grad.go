@@ -198,8 +198,9 @@ func (t DumpTensor) rats(name string) ([]spec.Rat, error) {
 // Target is one named gradient: the IR gradient pieces whose sum it is
 // (an initializer read by several nodes), each a slice of the input
 // gradient (Param −1) or a whole parameter gradient. No parts: an
-// initializer the IR reads only as a constant (an embedding table
-// gathered by a const node), which has no gradient there.
+// initializer the IR reads only as a constant, which has no gradient
+// there (an IR graph's const node; an ONNX initializer's const node is a
+// parameter, GradModel.ConstParams).
 type Target struct {
 	Name  string
 	Shape spec.Shape
@@ -221,15 +222,22 @@ type GradModel struct {
 	Targets []Target
 	Outputs []onnx.IOValue // the outputs (one "output" for an IR graph)
 	What    string         // the flag naming the model file: "--onnx PATH"
+	// ConstParams: every const node's value is a parameter too
+	// (irgrad.LowerOptions.ConstParams, fpbound.Options.ConstParams), so
+	// that an ONNX initializer read as data — LayerNormalization's scale
+	// and bias, PRelu's slope, MatMul's and Add's weights — has its
+	// gradient judged, as the weights of Gemm and Conv are.
+	ConstParams bool
 }
 
 // GradModelONNX names the gradients of an imported ONNX model (path, im)
 // at its packed input x: every float input (a slice of the IR input
 // gradient) and every initializer that some node reads as data (the sum
-// of its uses).
+// of its uses: payload parameters such as Gemm's W, and the initializer's
+// own const node, a parameter under ConstParams).
 func GradModelONNX(path string, im *onnx.Imported, x irsem.RatTensor) (*GradModel, error) {
 	// The parameter list only (float64 lowers every tag, exact or not).
-	l, err := irgrad.Lower[spec.F64](nil, im.Graph, im.Payload)
+	l, err := irgrad.LowerWith[spec.F64](nil, im.Graph, im.Payload, irgrad.LowerOptions{ConstParams: true})
 	if err != nil {
 		return nil, cli.Usagef("--onnx %s: %v", path, err)
 	}
@@ -237,7 +245,7 @@ func GradModelONNX(path string, im *onnx.Imported, x irsem.RatTensor) (*GradMode
 	for i, prm := range l.Params {
 		index[[2]any{prm.Node, prm.Field}] = i
 	}
-	m := &GradModel{Graph: im.Graph, Payload: im.Payload, Input: x, Outputs: im.Outputs, What: "--onnx " + path}
+	m := &GradModel{Graph: im.Graph, Payload: im.Payload, Input: x, Outputs: im.Outputs, What: "--onnx " + path, ConstParams: true}
 	for _, in := range im.Inputs {
 		m.Targets = append(m.Targets, Target{Name: in.Name, Shape: in.Shape, Parts: []Part{{Param: -1, Offset: in.Offset}}})
 	}
@@ -246,13 +254,11 @@ func GradModelONNX(path string, im *onnx.Imported, x irsem.RatTensor) (*GradMode
 		for _, u := range ini.Uses {
 			i, ok := index[[2]any{u.Node, u.Field}]
 			if !ok {
-				continue // a use without a gradient (a const node's value)
+				continue // a use without a gradient (none today: defensive)
 			}
 			t.Parts = append(t.Parts, Part{Param: i})
 		}
 		if len(ini.Uses) > 0 {
-			// No parts: every use is a constant of the IR (a const
-			// node's value), which irgrad gives no gradient.
 			m.Targets = append(m.Targets, t)
 		}
 	}
@@ -393,6 +399,7 @@ func Grads(m *GradModel, doc *Dump, o fpbound.Options) ([]Grad, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.ConstParams = m.ConstParams
 	gr, _, und, err := fpbound.GradErr(m.Graph, m.Payload, m.Input, seed, o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", m.What, err)

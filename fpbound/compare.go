@@ -30,6 +30,13 @@ type Options struct {
 	// (Profiles; "" → ProfileIEEE, today's model M3): doc.go, "Runtime
 	// profiles".
 	Profile string
+	// ConstParams makes GradErr and GradErr64 differentiate w.r.t. every
+	// const node's value as well (irgrad.LowerOptions.ConstParams): an
+	// imported ONNX model's initializers read as data (LayerNormalization's
+	// scale and bias, PRelu's slope, a MatMul's weight), whose gradients
+	// compare-grad then judges. The forward values and every other
+	// gradient are unchanged (irgrad's doc, "Context").
+	ConstParams bool
 }
 
 // MaxULPs bounds Options.ULPs.

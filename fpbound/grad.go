@@ -45,7 +45,7 @@ func gradErr[F format](g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTe
 	if g == nil {
 		return nil, nil, 0, fmt.Errorf("fpbound: nil graph")
 	}
-	l, err := irgrad.Lower[ErrOf[F]](errRegistry[F](o.Profile), g, p)
+	l, err := irgrad.LowerWith[ErrOf[F]](errRegistry[F](o.Profile), g, p, irgrad.LowerOptions{ConstParams: o.ConstParams})
 	if err != nil {
 		return nil, nil, 0, err
 	}

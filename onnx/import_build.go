@@ -35,6 +35,9 @@ type value struct {
 	ninf  []bool
 	where string // the ONNX node that produced it ("" for graph inputs, initializers)
 	input bool   // a float graph input
+	// mask01: a comparison of computed data, the IR 0/1 mask that only a
+	// Where consumes (import_datacmp.go).
+	mask01 bool
 }
 
 func (v *value) isInt() bool { return !v.dt.IsFloat() }

@@ -194,6 +194,9 @@ func (c *nctx) in(i int) (*value, error) {
 	if !ok {
 		return nil, c.errf(c.inField(i), "no earlier node, initializer or graph input produces it")
 	}
+	if v.mask01 && !c.readsMask(i) {
+		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of a comparison of computed data is data-dependent (only a Where's condition reads one)", c.n.OpType)
+	}
 	return v, nil
 }
 

@@ -123,8 +123,11 @@
 // ReduceSumSquare, ReduceLogSum, ReduceLogSumExp and GlobalMaxPool
 // (ops_reduce2.go); comparisons, logic, Where, Range, Trilu, rounding,
 // integer Div and Mod, ArgMax/ArgMin, NonZero folded on constants and
-// refused as data-dependent on computed values (ops_fold.go); and the −∞
-// additive attention mask carried to hard_masked_softmax (import_mask.go).
+// refused as data-dependent on computed values (ops_fold.go), except a
+// Where whose condition is Greater or Less of computed floats, imported
+// exactly as Y + relu(sign(a − b))·(X − Y) (import_datacmp.go: PyTorch's
+// Softplus with its threshold); and the −∞ additive attention mask carried
+// to hard_masked_softmax (import_mask.go).
 //
 // Gradient (domain ai.onnx.preview.training, the training-only operator
 // of the ONNX test suite): the forward part of the model is imported and

@@ -206,6 +206,9 @@ func boolOf(b bool) xnum {
 // logic ops And, Or, Xor on constants, numpy-broadcast; the result is BOOL.
 func cmpOp(op string) opImporter {
 	return func(c *nctx) error {
+		if ok, err := c.dataCmp(op); ok {
+			return err
+		}
 		if err := c.oneOutput(2, 2); err != nil {
 			return err
 		}
@@ -668,6 +671,9 @@ func (b *imp) selectIR(keep []bool, s spec.Shape, x, y int) (int, error) {
 // the result a masked value: −∞ at the elements chosen from it, which
 // only an Add and a Softmax over the last axis may consume.
 func importWhere(c *nctx) error {
+	if ok, err := c.whereMask(); ok {
+		return err
+	}
 	if err := c.oneOutput(3, 3); err != nil {
 		return err
 	}

@@ -96,7 +96,7 @@ func TestSelectRefused(t *testing.T) {
 		{"Hardmax of a computed value", newMG(13).in("x", 3).op("Neg", ins("x"), ins("n")).
 			op("Hardmax", ins("n"), ins("y")).out("y").model(), Options{Values: vals}, []string{`node "y" (Hardmax)`, `input 0 ("n")`, "data-dependent"}},
 		{"a comparison of a computed value is still refused", newMG(13).in("x", 3).op("Neg", ins("x"), ins("n")).
-			op("Less", ins("n", "x"), ins("b")).op("Where", ins("b", "x", "n"), ins("y")).out("y").model(), Options{Values: vals}, []string{`(Less)`, `input 0 ("n")`, "data-dependent"}},
+			op("LessOrEqual", ins("n", "x"), ins("b")).op("Where", ins("b", "x", "n"), ins("y")).out("y").model(), Options{Values: vals}, []string{`(LessOrEqual)`, `input 0 ("n")`, "data-dependent"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -24,7 +24,10 @@ torch.autograd.grad —
   * conv1d_prelu  Conv1d → Softsign → AvgPool1d → PReLU → Flatten → Linear → LogSoftmax
   * convt_dw   ConvTranspose2d → Tanh → ZeroPad2d → LeakyReLU → depthwise Conv2d → SELU →
                Sigmoid → Flatten → Linear → Softmax
-  (the last two chain modules the pytorch-converted ONNX tests in ../shared/onnx come from)
+  * elu_softplus  Linear → ELU(0.7) → Linear → Softplus(β = 2, threshold = 1/2) (the exporter
+               writes the threshold as Where(Greater(β·x, threshold), x, Softplus(β·x)/β); the
+               threshold 1/2 puts 3 of its 12 elements on the x side)
+  (the last three chain modules the pytorch-converted ONNX tests in ../shared/onnx come from)
 and a JAX function differentiated with jax.grad —
   * jax_mlp    dense → relu → dense → tanh → dense, in float32. JAX has no ONNX exporter in
                the lock, so its ONNX model is translated here from the function's own jaxpr
@@ -33,6 +36,10 @@ and a JAX function differentiated with jax.grad —
                graph JAX differentiated, not a copy written by hand.
   * jax_mlp_jit  the same function and weights, its gradients computed under jax.jit (one XLA
                computation, fused and reordered as XLA chooses)
+and the real models of tools/models (tlcheck_models.zoo, seed 0, nothing downloaded), whose
+dumps are judged with inconclusive elements allowed and counted —
+  * zoo_mlp, zoo_resnet, zoo_bert (transformers' BertModel; token ids, an int64 input without
+               gradient), zoo_vit (transformers' ViTModel)
 
 Each MODEL directory holds
   * model.onnx  -- the model, initializers kept (do_constant_folding=False for torch, so
@@ -57,9 +64,16 @@ from typing import Any, Callable
 
 import numpy as np
 
-TORCH_MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw")
+TORCH_MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw", "elu_softplus")
 JAX_MODELS = ("jax_mlp", "jax_mlp_jit")
-MODELS = TORCH_MODELS + JAX_MODELS
+# The real models of tools/models (tlcheck_models.zoo, seed 0, nothing downloaded): "zoo_" + the
+# zoo's name. Their dumps are judged with inconclusive elements allowed and counted.
+# Not here: GPT-2 (without constant folding its causal-mask slice stays an Equal on data,
+# which the import refuses; with it the exporter folds the weights' transposes, so the
+# parameters are no longer initializers) and Llama (with the dynamo exporter's optimiser off
+# a Cast FLOAT → BOOL in the library's mask code is refused; with it on the weights are folded).
+ZOO_MODELS = ("zoo_mlp", "zoo_resnet", "zoo_bert", "zoo_vit")
+MODELS = TORCH_MODELS + JAX_MODELS + ZOO_MODELS
 
 
 def values(a: np.ndarray) -> list[Any]:
@@ -82,8 +96,11 @@ def write_dump(outdir: str, x_name: str, x: np.ndarray, out_name: str, cot: np.n
                grads: dict[str, np.ndarray]) -> None:
     from onnx import numpy_helper
 
+    x = np.asarray(x)
+    if x.dtype.kind == "f":
+        x = x.astype(np.float32)
     with open(os.path.join(outdir, "input_0.pb"), "wb") as f:
-        f.write(numpy_helper.from_array(np.asarray(x, dtype=np.float32), x_name).SerializeToString())
+        f.write(numpy_helper.from_array(x, x_name).SerializeToString())
     doc = {"format": "tlcheck.grads.v1", "cotangent": {out_name: tensor(cot)},
            "grads": {name: tensor(g) for name, g in grads.items()}}
     with open(os.path.join(outdir, "grads.json"), "w") as f:
@@ -137,27 +154,58 @@ def torch_model(name: str) -> tuple[Any, Any]:
         return nn.Sequential(nn.ConvTranspose2d(2, 3, 2, stride=2), nn.Tanh(), nn.ZeroPad2d(1), nn.LeakyReLU(0.1),
                              nn.Conv2d(3, 3, 3, groups=3), nn.SELU(), nn.Sigmoid(), nn.Flatten(), nn.Linear(48, 4),
                              nn.Softmax(dim=1)).eval(), torch.randn(1, 2, 2, 2)
+    if name == "elu_softplus":
+        return nn.Sequential(nn.Linear(5, 6), nn.ELU(0.7), nn.Linear(6, 4),
+                             nn.Softplus(beta=2.0, threshold=0.5)).eval(), torch.randn(3, 5)
     raise SystemExit(f"export_grads: unknown torch model {name!r} (models: {', '.join(MODELS)})")
+
+
+def zoo_model(name: str) -> tuple[Any, Any, dict[str, Any]]:
+    """The tools/models zoo's model name[4:] (seed 0, eval mode), its one input and its export
+    options: the dynamo exporter as for the models above, except for the ResNet, whose
+    bias-free convolutions the dynamo exporter gives a computed zero bias (which tlcheck's Conv
+    import refuses), exported with TorchScript (dynamo=False, opset 17). export_torch checks
+    that every parameter is still an initializer."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "models"))
+    from tlcheck_models import zoo
+
+    spec = {s.name: s for s in zoo.ZOO}[name[len("zoo_"):]]
+    model, inputs = zoo.build(spec, 0)
+    if name == "zoo_resnet":
+        return model, inputs[0], {"dynamo": False, "opset_version": 17}
+    return model, inputs[0], {}
 
 
 def export_torch(name: str, outdir: str) -> None:
     import onnx
     import torch
 
-    model, x = torch_model(name)
-    model, x = model.float(), x.float()
+    opts: dict[str, Any] = {"optimize": False, "external_data": False}
+    if name in ZOO_MODELS:
+        model, x, zopts = zoo_model(name)
+        opts = {**opts, **zopts}
+        if opts.get("dynamo") is False:
+            del opts["optimize"], opts["external_data"]
+    else:
+        model, x = torch_model(name)
+    model = model.float()
+    if x.is_floating_point():
+        x = x.float()
     path = os.path.join(outdir, "model.onnx")
-    torch.onnx.export(model, (x,), path, input_names=["x"], output_names=["y"],
-                      do_constant_folding=False, export_params=True, optimize=False, external_data=False)
+    opts.setdefault("do_constant_folding", False)
+    torch.onnx.export(model, (x,), path, input_names=["x"], output_names=["y"], export_params=True, **opts)
     inits = {i.name for i in onnx.load(path).graph.initializer}
-    xg = x.clone().requires_grad_(True)
+    xf = x.is_floating_point()  # token ids (an Embedding's indices) have no gradient
+    xg = x.clone().requires_grad_(True) if xf else x
     y = model(xg)
     torch.manual_seed(1)
     cot = torch.randn(y.shape, dtype=torch.float32)
     params = dict(model.named_parameters())
-    gs = torch.autograd.grad(y, [xg] + list(params.values()), grad_outputs=cot)
-    grads = {"x": gs[0].detach().numpy()}
-    for pname, g in zip(params, gs[1:]):
+    gs = torch.autograd.grad(y, ([xg] if xf else []) + list(params.values()), grad_outputs=cot, allow_unused=True)
+    grads = {"x": gs[0].detach().numpy()} if xf else {}
+    for pname, g in zip(params, gs[1:] if xf else gs):
+        if g is None:
+            g = torch.zeros_like(params[pname])  # unused by this forward: its gradient is 0
         if pname not in inits:
             sys.exit(f"export_grads: {name}: parameter {pname} is not an initializer of the exported graph (constant folding?)")
         grads[pname] = g.detach().numpy()

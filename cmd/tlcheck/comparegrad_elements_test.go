@@ -15,7 +15,8 @@ func TestCompareGradElements(t *testing.T) {
 	dir := t.TempDir()
 	om, od := onnxFixture(t)
 	// ∂Σy/∂x of the ONNX fixture is (2, 0) (onnxfixture_test.go): element 0
-	// holds, element 1 (+Inf) fails.
+	// holds, element 1 (+Inf) fails. The initializer w, read as data by
+	// Mul, is a parameter the dump does not give: not_given.
 	grads := writeTemp(t, dir, "grads.json", `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":[2.0,"+Inf"]}}}`)
 	args := []string{"compare-grad", "--json", "--elements", "--onnx", om, "--data", od, "--grads", grads}
 	code, out, errs := runCmd(args...)
@@ -29,7 +30,7 @@ func TestCompareGradElements(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Grads) != 2 || len(doc.Grads[0].Elements) != 2 || doc.Grads[1].Status != "constant" || doc.Grads[1].Elements != nil {
+	if len(doc.Grads) != 2 || len(doc.Grads[0].Elements) != 2 || doc.Grads[1].Status != "not_given" || doc.Grads[1].Elements != nil {
 		t.Fatalf("elements: %+v", doc.Grads)
 	}
 	want := []string{"holds", "fails"}
@@ -49,5 +50,47 @@ func TestCompareGradElements(t *testing.T) {
 	}
 	if code, _, errs := runCmd("compare-grad", "--elements", "--onnx", om, "--data", od, "--grads", grads); code != 2 || errs == "" {
 		t.Errorf("--elements without --json: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestCompareGradInitializerAsData: an initializer that a node reads as
+// data (the fixture's Mul weight w, as LayerNormalization's scale and
+// PRelu's slope are read) has its dumped gradient judged. The fixture is
+// y = relu(x ⊙ w) with x = (3/2, 2), w = (2, −3): x ⊙ w = (3, −6), so
+// ∂Σy/∂w = x ⊙ relu′(x ⊙ w) = (3/2, 0), worked by hand; both elements are
+// exact products of dyadics, so a value one float32 step away fails.
+func TestCompareGradInitializerAsData(t *testing.T) {
+	om, od := onnxFixture(t)
+	cases := []struct {
+		name   string
+		w      string // the dumped ∂Σy/∂w
+		code   int
+		verdic [2]string
+	}{
+		{"exact", `[1.5, 0.0]`, 0, [2]string{"holds", "holds"}},
+		{"one float32 step up", `[1.5000001192092896, 0.0]`, 1, [2]string{"fails", "holds"}},
+		{"the kink's other side", `[1.5, 2.0]`, 1, [2]string{"holds", "fails"}},
+		{"sign flipped", `[-1.5, 0.0]`, 1, [2]string{"fails", "holds"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			grads := writeTemp(t, t.TempDir(), "grads.json", `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":[2.0,0.0]},"w":{"shape":[2],"values":`+tc.w+`}}}`)
+			code, out, errs := runCmd("compare-grad", "--json", "--elements", "--onnx", om, "--data", od, "--grads", grads)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d: %s\n%s", code, tc.code, errs, out)
+			}
+			var doc jsonout.CompareGradDoc
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Grads) != 2 || doc.Grads[1].Name != "w" || doc.Grads[1].Status != "checked" || len(doc.Grads[1].Elements) != 2 {
+				t.Fatalf("grads: %+v", doc.Grads)
+			}
+			for k, el := range doc.Grads[1].Elements {
+				if el.Verdict != tc.verdic[k] {
+					t.Errorf("w[%d]: %s, want %s", k, el.Verdict, tc.verdic[k])
+				}
+			}
+		})
 	}
 }

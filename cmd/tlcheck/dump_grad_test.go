@@ -44,7 +44,7 @@ func sharedONNXDir(t *testing.T) string {
 // compare-grad does.
 func ownGrads(t *testing.T, m *compare.GradModel) *compare.Dump {
 	t.Helper()
-	l, err := irgrad.Lower[spec.F32](nil, m.Graph, m.Payload)
+	l, err := irgrad.LowerWith[spec.F32](nil, m.Graph, m.Payload, irgrad.LowerOptions{ConstParams: m.ConstParams})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestCompareGradShared(t *testing.T) {
 		}
 		// Edit the first element with a finite bound of the first tensor.
 		seed, _ := m.Seed(doc)
-		gr, _, und, err := fpbound.GradErr(m.Graph, m.Payload, m.Input, seed, fpbound.Options{})
+		gr, _, und, err := fpbound.GradErr(m.Graph, m.Payload, m.Input, seed, fpbound.Options{ConstParams: m.ConstParams})
 		if err != nil {
 			t.Fatal(err)
 		}

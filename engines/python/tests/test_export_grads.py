@@ -21,19 +21,28 @@ import pytest
 from conftest import need
 
 TOOL = Path(__file__).resolve().parents[3] / "tools" / "export_grads.py"
-MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw", "jax_mlp", "jax_mlp_jit")
+MODELS = ("mlp", "conv_bn", "ln_gelu", "attention", "conv1d_prelu", "convt_dw", "elu_softplus", "jax_mlp",
+          "jax_mlp_jit")
 # Gradients compare-grad does not check, and why: BatchNorm's running statistics are buffers
-# (PyTorch gives them no gradient, so the dump has none: "not_given"); tlcheck's ONNX import
-# reads LayerNormalization's scale and bias, PRelu's slope and jaxpr literals as constants
-# ("constant").
+# (PyTorch gives them no gradient, so the dump has none: "not_given"), as are the jaxpr's
+# literals (relu's 0.0, const_*). Every parameter is checked, initializers read as data
+# (LayerNormalization's scale and bias, PRelu's slope) included.
 NOT_CHECKED = {
     "conv_bn": {"1.running_mean": "not_given", "1.running_var": "not_given"},
-    "ln_gelu": {"1.weight": "constant", "1.bias": "constant"},
-    "conv1d_prelu": {"3.weight": "constant"},
 }
 # At least this many parameter tensors (besides the input x) are checked per model.
-MIN_PARAMS = {"mlp": 4, "conv_bn": 4, "ln_gelu": 4, "attention": 8, "conv1d_prelu": 4, "convt_dw": 6,
-              "jax_mlp": 6, "jax_mlp_jit": 6}
+MIN_PARAMS = {"mlp": 4, "conv_bn": 4, "ln_gelu": 6, "attention": 8, "conv1d_prelu": 5, "convt_dw": 6,
+              "elu_softplus": 4, "jax_mlp": 6, "jax_mlp_jit": 6}
+# The real models of tools/models (export_grads.ZOO_MODELS): inconclusive elements are allowed
+# and counted (fpbound's bound through a transformer's attention can be +inf); no element may
+# fail, and where some element is decided the planted edit must fail on a decided one. Every
+# element of ViT's dump is inconclusive (its bound is +inf through the attention), so it has no
+# decided element to plant on.
+ZOO = ("zoo_mlp", "zoo_resnet", "zoo_bert", "zoo_vit")
+NONE_DECIDED = {"zoo_vit"}
+# Parameters read as data by the ONNX import (a const node made a parameter): each gets a
+# planted edit of its own, besides the tightest element of the model.
+DATA_PARAMS = (("ln_gelu", "1.weight"), ("ln_gelu", "1.bias"), ("conv1d_prelu", "3.weight"))
 
 
 def tlcheck() -> str:
@@ -52,7 +61,8 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     need("onnxscript")
     need("jax")
     out = tmp_path_factory.mktemp("export")
-    p = subprocess.run([sys.executable, str(TOOL), str(out), *MODELS], capture_output=True, text=True, timeout=900)
+    need("transformers")
+    p = subprocess.run([sys.executable, str(TOOL), str(out), *MODELS, *ZOO], capture_output=True, text=True, timeout=1200)
     assert p.returncode == 0, p.stderr[-4000:]
     return out
 
@@ -95,7 +105,7 @@ def test_compare_grad_holds(exported: Path, model: str) -> None:
     for g in doc["grads"]:
         if g["status"] == "checked":
             assert g["holds"] == len(g["elements"]) > 0, g["name"]
-        elif not g["name"].startswith("const_"):  # jaxpr literals (0.0 of relu): constants
+        elif not g["name"].startswith("const_"):  # jaxpr literals (0.0 of relu): not in the dump
             assert NOT_CHECKED.get(model, {}).get(g["name"]) == g["status"], (g["name"], g["status"])
     names = {g["name"] for g in checked}
     assert "x" in names
@@ -104,12 +114,24 @@ def test_compare_grad_holds(exported: Path, model: str) -> None:
 
 @pytest.mark.parametrize("model", MODELS)
 def test_one_ulp_past_the_bound_fails(exported: Path, model: str, tmp_path: Path) -> None:
-    d = exported / model
+    plant(exported / model, tmp_path, None)
+
+
+@pytest.mark.parametrize("model,param", DATA_PARAMS)
+def test_one_ulp_past_the_bound_fails_on_data_params(exported: Path, model: str, param: str, tmp_path: Path) -> None:
+    plant(exported / model, tmp_path, param)
+
+
+def plant(d: Path, tmp_path: Path, only: str | None) -> None:
+    """Moves the tightest element (of gradient only, when given) one float32 past its bound
+    and asserts compare-grad fails on exactly it; one float32 back it does not fail."""
     _, doc = compare(d)
     # The tightest element: the smallest positive bound (an element with bound 0 is exact,
     # and any change of it fails, which tests less).
     best = None
     for g in doc["grads"]:
+        if only is not None and g["name"] != only:
+            continue
         for el in g.get("elements", []):
             b = el.get("bound")
             if el["verdict"] == "holds" and isinstance(b, float) and b > 0 and (best is None or b < best[2]["bound"]):
@@ -132,3 +154,24 @@ def test_one_ulp_past_the_bound_fails(exported: Path, model: str, tmp_path: Path
         else:
             assert code == 0 or failing == [], (name, index, failing)
             assert failing == [], (name, index, float(value), failing)
+
+
+@pytest.mark.parametrize("model", ZOO)
+def test_zoo_compare_grad(exported: Path, model: str, tmp_path: Path) -> None:
+    d = exported / model
+    code, doc = compare(d)
+    checked = [g for g in doc["grads"] if g["status"] == "checked"]
+    total = sum(len(g["elements"]) for g in checked)
+    holds = sum(g["holds"] for g in checked)
+    inconclusive = sum(g["inconclusive"] for g in checked)
+    print(f"{model}: {len(checked)} gradients, {total} elements: {holds} hold, {inconclusive} inconclusive")
+    assert code == 0 and doc["fails"] == 0, doc["fails"]
+    assert holds + inconclusive == total > 0
+    for g in doc["grads"]:
+        if g["status"] != "checked":  # BatchNorm's running statistics: buffers, no gradient
+            assert g["status"] == "not_given" and g["name"].endswith(("running_mean", "running_var")), g["name"]
+    if model in NONE_DECIDED:
+        assert holds == 0, "decided now: plant an edit on it (remove it from NONE_DECIDED)"
+        return
+    assert holds > 0
+    plant(d, tmp_path, None)
