@@ -392,6 +392,17 @@ theorem reduce_prod_jvp_taps (a : Attr) (x v : List Rat) (o : Nat) (ho : o < a.d
   exact total_indicator o _ _ hother hself (a.dimA * a.dimB) 0 (Nat.zero_le o)
     (Nat.lt_of_lt_of_eq ho (Nat.zero_add (a.dimA * a.dimB)).symm)
 
+/-- `reduce_prod_jvp_taps` at the instance above, by hand: with v = [1, 1, 1,
+2, 1, 1] the partials [6, 3, 2] and [0, 20, 0] give 6 + 3 + 2 = 11 and
+0·2 + 20·1 + 0·1 = 20, and prodD of the lanes is 1·6 + 1·(1·3 + 2·1) = 11
+and 2·0 + 4·(1·5 + 0·1) = 20. -/
+theorem reduce_prod_jvp_instance :
+    Prim.jvp .reduce_prod { c := 0, lo := 0, hi := 0, axis := 1, shape := [2, 3], axis2 := 0, perm := [],
+      start := 0, stop := 0, toShape := [], values := [], shapes := [[2, 3]] } [[1, 2, 3, 4, 0, 5]]
+      [[1, 1, 1, 2, 1, 1]] = [11, 20] ∧
+      prodD [1, 2, 3] [1, 1, 1] = 11 ∧ prodD [4, 0, 5] [2, 1, 1] = 20 := by
+  decide +kernel
+
 /-- An instance by hand: Π ([2, 3] + t·[5, 7]) at t = 1 is 7·10 = 70 =
 6 + 1·(5·3 + 2·7) + 1·(5·7 + 0) = 6 + 29 + 35, and the partials [3, 2]
 applied to [5, 7] give 29. -/

@@ -91,6 +91,21 @@ func TestReduceProdJVPTaps(t *testing.T) {
 	if len(taps) != 2 || taps[0].w.Cmp(rat(3, 1)) != 0 || taps[1].w.Cmp(rat(2, 1)) != 0 || jv[0].Cmp(rat(3, 1)) != 0 {
 		t.Fatalf("hand instance: taps %v, jvp %v; want weights [3 2] and 3", taps, jv)
 	}
+	// Prod.lean's reduce_prod_jvp_instance: shape [2, 3], axis 1,
+	// x = [1, 2, 3, 4, 0, 5], v = [1, 1, 1, 2, 1, 1]: [11, 20] by hand.
+	x6 := vec{rat(1, 1), rat(2, 1), rat(3, 1), rat(4, 1), rat(0, 1), rat(5, 1)}
+	v6 := vec{rat(1, 1), rat(1, 1), rat(1, 1), rat(2, 1), rat(1, 1), rat(1, 1)}
+	_, taps = rpEval([]int{2, 3}, 1, x6, rpPartial)
+	es := make([]wTap, len(taps))
+	for k, e := range taps {
+		es[k] = wTap{e.o, e.i, e.w}
+	}
+	if jv := tapply(2, es, v6); jv[0].Cmp(rat(11, 1)) != 0 || jv[1].Cmp(rat(20, 1)) != 0 {
+		t.Fatalf("reduce_prod_jvp_instance: jvp %v, by hand [11 20]", jv)
+	}
+	if err := rpJVPMatches([]int{2, 3}, 1, x6, v6, rpPartial, 0); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestReduceProdJVPTapsCatchesPlanted(t *testing.T) {
