@@ -41,10 +41,12 @@ Proof style: induction on lists with `show` for definitional unfolding and
 explicit `if_pos`/`if_neg` rewrites followed by core `Rat` lemmas. The ring
 identities `mul_step` and `square_step` are explicit rewrite chains (every
 rewrite given its arguments), with `grind` only as the fallback arm of a
-`first`; so is the field identity `inv_step` (both sides times a²(a + t·b),
-then `rmul_right_cancel`); `div_step` is still closed by `grind`, whose commutative-ring normaliser (with the core instance
-`Lean.Grind.Field Rat`) decides such identities; each is a single equation
-in at most five variables.
+`first`; so are the field identities `inv_step` (both sides times a²(a + t·b),
+then `rmul_right_cancel`) and `div_step` (both sides times b²(b + t·e), the
+numerator identity `div_poly` expanded into five monomials and cancelled by
+`div_cancel_sum`); `grind`, whose commutative-ring normaliser (with the core
+instance `Lean.Grind.Field Rat`) decides such identities, is only their
+fallback arm; each is a single equation in at most five variables.
 -/
 
 namespace Tlcheck
@@ -231,13 +233,97 @@ theorem inv_step (t a b : Rat) (ha : a ≠ 0) (hat : a + t * b ≠ 0) :
        exact rmul_right_cancel _ _ _ hM (hL.trans hR.symm))
     | (unfold invD; grind)
 
+/-- The additive cancellation that ends `div_poly`: R, S and W cancel, p and Q
+remain (`Rat.add_left_comm`, `Rat.add_assoc`, `Rat.add_neg_cancel`,
+`Rat.neg_add_cancel`, `Rat.zero_add`, `Rat.add_zero`). -/
+theorem div_cancel_sum (p R Q S W : Rat) :
+    p + R + (Q + S + (-R + -W)) + (W + -S) = p + Q := by
+  first
+    | (have h : R + (Q + S + (-R + -W)) + (W + -S) = Q := by
+         rw [Rat.add_left_comm R (Q + S) (-R + -W), ← Rat.add_assoc R (-R) (-W), Rat.add_neg_cancel R,
+           Rat.zero_add (-W), Rat.add_assoc (Q + S) (-W) (W + -S), ← Rat.add_assoc (-W) W (-S),
+           Rat.neg_add_cancel W, Rat.zero_add (-S), Rat.add_assoc Q S (-S), Rat.add_neg_cancel S,
+           Rat.add_zero Q]
+       rw [Rat.add_assoc p R (Q + S + (-R + -W)), Rat.add_assoc p (R + (Q + S + (-R + -W))) (W + -S), h])
+    | grind
+
+/-- div's numerator identity, with u = b + t·e: a·(b·u) + t·(c·(b·u) − a·e·u)
++ t²·e·(a·e − b·c) = b²·(a + t·c). Each product is expanded into the monomials
+p = a·b², R = t·(a·(b·e)), Q = t·(c·b²), S = t·(t·(c·(b·e))), W = t·(t·(a·e²))
+(`E1`–`E5`), t is distributed, and `div_cancel_sum` cancels R, S and W. -/
+theorem div_poly (t a b c e : Rat) :
+    a * (b * (b + t * e)) + t * (c * (b * (b + t * e)) + -(a * e * (b + t * e))) +
+        t * t * (e * (a * e - b * c)) = b * b * (a + t * c) := by
+  first
+    | (have E1 : a * (b * (b + t * e)) = a * (b * b) + t * (a * (b * e)) := by
+         rw [Rat.mul_add b b (t * e), Rat.mul_add a (b * b) (b * (t * e)), rmul_left_comm b t e,
+           rmul_left_comm a t (b * e)]
+       have E2 : c * (b * (b + t * e)) = c * (b * b) + t * (c * (b * e)) := by
+         rw [Rat.mul_add b b (t * e), Rat.mul_add c (b * b) (b * (t * e)), rmul_left_comm b t e,
+           rmul_left_comm c t (b * e)]
+       have E3 : a * e * (b + t * e) = a * (b * e) + t * (a * (e * e)) := by
+         rw [Rat.mul_add (a * e) b (t * e), Rat.mul_assoc a e b, Rat.mul_comm e b, rmul_left_comm (a * e) t e,
+           Rat.mul_assoc a e e]
+       have E4 : t * t * (e * (a * e - b * c)) = t * (t * (a * (e * e))) + -(t * (t * (c * (b * e)))) := by
+         rw [Rat.sub_eq_add_neg (a * e) (b * c), Rat.mul_add e (a * e) (-(b * c)), Rat.mul_neg e (b * c),
+           rmul_left_comm e a e, Rat.mul_comm b c, rmul_left_comm e c b, Rat.mul_comm e b,
+           Rat.mul_assoc t t (a * (e * e) + -(c * (b * e))), Rat.mul_add t (a * (e * e)) (-(c * (b * e))),
+           Rat.mul_neg t (c * (b * e)), Rat.mul_add t (t * (a * (e * e))) (-(t * (c * (b * e)))),
+           Rat.mul_neg t (t * (c * (b * e)))]
+       have E5 : b * b * (a + t * c) = a * (b * b) + t * (c * (b * b)) := by
+         rw [Rat.mul_add (b * b) a (t * c), Rat.mul_comm (b * b) a, rmul_left_comm (b * b) t c,
+           Rat.mul_comm (b * b) c]
+       rw [E1, E2, E3, E4, E5, neg_add' (a * (b * e)) (t * (a * (e * e))),
+         Rat.mul_add t (c * (b * b) + t * (c * (b * e))) (-(a * (b * e)) + -(t * (a * (e * e)))),
+         Rat.mul_add t (c * (b * b)) (t * (c * (b * e))),
+         Rat.mul_add t (-(a * (b * e))) (-(t * (a * (e * e)))), Rat.mul_neg t (a * (b * e)),
+         Rat.mul_neg t (t * (a * (e * e)))]
+       exact div_cancel_sum (a * (b * b)) (t * (a * (b * e))) (t * (c * (b * b))) (t * (t * (c * (b * e))))
+         (t * (t * (a * (e * e)))))
+    | grind
+
 /-- div: (a + t·c)/(b + t·e) = a/b + t·(c/b − a·e/b²) + t²·e·(a·e − b·c)/(b²·(b + t·e))
-where b ≠ 0 and b + t·e ≠ 0. -/
+where b ≠ 0 and b + t·e ≠ 0. As `inv_step`: both sides times M = b²·(b + t·e)
+(non-zero) are b²·(a + t·c) — the left by cancelling b + t·e (`hL`), the right
+term by term (`h1`–`h4`, each a cancellation `rdiv_mul_cancel`) and then by
+`div_poly` — so they are equal (`rmul_right_cancel`). -/
 theorem div_step (t a b c e : Rat) (hb : b ≠ 0) (hbt : b + t * e ≠ 0) :
     (a + t * c) / (b + t * e) =
       a / b + t * (divDa a b * c + divDb a b * e) + t * t * (e * (a * e - b * c) / (b * b * (b + t * e))) := by
-  unfold divDa divDb
-  grind
+  first
+    | (show (a + t * c) / (b + t * e) =
+         a / b + t * (1 / b * c + -(a / (b * b)) * e) + t * t * (e * (a * e - b * c) / (b * b * (b + t * e)))
+       have hbb : b * b ≠ 0 := rmul_ne_zero hb hb
+       have hM : b * b * (b + t * e) ≠ 0 := rmul_ne_zero hbb hbt
+       have hL : (a + t * c) / (b + t * e) * (b * b * (b + t * e)) = b * b * (a + t * c) := by
+         rw [rmul_left_comm ((a + t * c) / (b + t * e)) (b * b) (b + t * e),
+           rdiv_mul_cancel (a + t * c) (b + t * e) hbt]
+       have h1 : a / b * (b * b * (b + t * e)) = a * (b * (b + t * e)) := by
+         rw [Rat.mul_assoc b b (b + t * e), ← Rat.mul_assoc (a / b) b (b * (b + t * e)), rdiv_mul_cancel a b hb]
+       have h2 : 1 / b * c * (b * b * (b + t * e)) = c * (b * (b + t * e)) := by
+         rw [Rat.mul_assoc (1 / b) c (b * b * (b + t * e)), Rat.mul_assoc b b (b + t * e),
+           rmul_left_comm c b (b * (b + t * e)), ← Rat.mul_assoc (1 / b) b (c * (b * (b + t * e))),
+           rdiv_mul_cancel 1 b hb, Rat.one_mul (c * (b * (b + t * e)))]
+       have h3 : -(a / (b * b)) * e * (b * b * (b + t * e)) = -(a * e * (b + t * e)) := by
+         rw [Rat.neg_mul (a / (b * b)) e, Rat.neg_mul (a / (b * b) * e) (b * b * (b + t * e)),
+           Rat.mul_assoc (a / (b * b)) e (b * b * (b + t * e)), rmul_left_comm e (b * b) (b + t * e),
+           ← Rat.mul_assoc (a / (b * b)) (b * b) (e * (b + t * e)), rdiv_mul_cancel a (b * b) hbb,
+           ← Rat.mul_assoc a e (b + t * e)]
+       have h4 : t * t * (e * (a * e - b * c) / (b * b * (b + t * e))) * (b * b * (b + t * e)) =
+           t * t * (e * (a * e - b * c)) := by
+         rw [Rat.mul_assoc (t * t) (e * (a * e - b * c) / (b * b * (b + t * e))) (b * b * (b + t * e)),
+           rdiv_mul_cancel (e * (a * e - b * c)) (b * b * (b + t * e)) hM]
+       have hR : (a / b + t * (1 / b * c + -(a / (b * b)) * e) +
+           t * t * (e * (a * e - b * c) / (b * b * (b + t * e)))) * (b * b * (b + t * e)) =
+           b * b * (a + t * c) := by
+         rw [Rat.add_mul (a / b + t * (1 / b * c + -(a / (b * b)) * e))
+             (t * t * (e * (a * e - b * c) / (b * b * (b + t * e)))) (b * b * (b + t * e)),
+           Rat.add_mul (a / b) (t * (1 / b * c + -(a / (b * b)) * e)) (b * b * (b + t * e)),
+           Rat.mul_assoc t (1 / b * c + -(a / (b * b)) * e) (b * b * (b + t * e)),
+           Rat.add_mul (1 / b * c) (-(a / (b * b)) * e) (b * b * (b + t * e)), h1, h2, h3, h4]
+         exact div_poly t a b c e
+       exact rmul_right_cancel _ _ _ hM (hL.trans hR.symm))
+    | (unfold divDa divDb; grind)
 
 /-! ## Polynomial and rational primitives: the Taylor identity -/
 

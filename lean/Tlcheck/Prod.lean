@@ -33,10 +33,11 @@ is the derivative of that output's product. `prodL_cons_along` is the
 special case of a direction along the first element only. At the primitive,
 `reduce_prod_taylor` says every output of `Prim.fwd .reduce_prod` at
 x + t•v is that identity on its lanes (`rpLane_along`: the lane of
-`along t x v` is `along t` of the lanes). Not written: that the JVP's
-`tapply` over `Attr.rpTaps` sums each output's taps to `prodD` of its
-lanes (the taps are grouped by output; `prodW_dot_one` is the per-lane
-sum). The Go
+`along t x v` is `along t` of the lanes). And `reduce_prod_jvp_taps` says
+the JVP's `tapply` over `Attr.rpTaps` sums each output's taps to `prodD` of
+its lanes (output o of `tapply` is the sum of the taps naming o,
+`nth_tapply`; of the outputs' tap groups only o's contributes,
+`total_indicator`; that group is `prodW_dot_one`'s sum). The Go
 mirror `leanbridge/emit/taylor_test.go` (`TestReduceProdLaneTaylor`)
 checks the two identities over `Rat` on random lanes (zeros included),
 that `prodD` of each output's lane is the registry's own JVP of
@@ -244,6 +245,163 @@ theorem reduce_prod_taylor (a : Attr) (t : Rat) (x v : List Rat) (h : x.length =
         ((upto a.dimK).map (fun j => nth v (a.rpSrc o j))).length
       rw [length_map_rat (fun j => nth x (a.rpSrc o j)) (upto a.dimK),
         length_map_rat (fun j => nth v (a.rpSrc o j)) (upto a.dimK)]) _
+
+/-! ## The JVP's taps sum each output to `prodD`
+
+`tapply` adds every tap `w · v[i]` into its output `o`; so output `o` of
+`tapply m es v` is the sum over the taps naming `o` (`nth_tapply`, through
+`nth_addAt`, `nth_zerosN`), written `tapAt o v es`. Over `Attr.rpTaps` that sum
+runs over the outputs' tap groups (`tapAt_join_map`); every group of another
+output adds 0 and output o's own group is the registry's partials applied to
+v's lane (`tapAt_map_mk`), which is `prodD` by `prodW_dot_one`
+(`total_indicator`: the sum over `upto (A·B)` of a function that vanishes off
+o is its value at o). -/
+
+/-- The sum of the taps of output o: Σ over the entries naming o of w · v[i]. -/
+def tapAt (o : Nat) (x : List Rat) : List Tap → Rat
+  | [] => 0
+  | e :: es => tapAt o x es + (if e.o = o then e.w * nth x e.i else 0)
+
+theorem nth_zerosN : ∀ (n o : Nat), nth (zerosN n) o = 0
+  | 0, _ => rfl
+  | _ + 1, 0 => rfl
+  | n + 1, o + 1 => nth_zerosN n o
+
+/-- Reading o after adding d at j (o inside the list): d arrives iff j = o. -/
+theorem nth_addAt : ∀ (u : List Rat) (j o : Nat) (d : Rat), o < u.length →
+    nth (addAt u j d) o = nth u o + (if j = o then d else 0)
+  | [], _, _, _, h => absurd h (Nat.not_lt_zero _)
+  | a :: _, 0, 0, d, _ => by
+    show a + d = a + (if (0 : Nat) = 0 then d else 0)
+    rw [if_pos rfl]
+  | _ :: as, 0, o + 1, d, _ => by
+    show nth as o = nth as o + (if (0 : Nat) = o + 1 then d else 0)
+    rw [if_neg (fun h : (0 : Nat) = o + 1 => Nat.succ_ne_zero o h.symm), Rat.add_zero]
+  | a :: _, j + 1, 0, d, _ => by
+    show a = a + (if j + 1 = 0 then d else 0)
+    rw [if_neg (Nat.succ_ne_zero j), Rat.add_zero]
+  | _ :: as, j + 1, o + 1, d, h => by
+    show nth (addAt as j d) o = nth as o + (if j + 1 = o + 1 then d else 0)
+    rw [nth_addAt as j o d (Nat.lt_of_succ_lt_succ h)]
+    by_cases hjo : j = o
+    · rw [if_pos hjo, if_pos (show j + 1 = o + 1 from congrArg (fun n => n + 1) hjo)]
+    · rw [if_neg hjo, if_neg (fun h' : j + 1 = o + 1 => hjo (Nat.succ.inj h'))]
+
+/-- Output o (o < m) of a sparse linear map is the sum of its taps. -/
+theorem nth_tapply (m o : Nat) (ho : o < m) (x : List Rat) :
+    ∀ es : List Tap, nth (tapply m es x) o = tapAt o x es
+  | [] => nth_zerosN m o
+  | e :: es => by
+    show nth (addAt (tapply m es x) e.o (e.w * nth x e.i)) o =
+      tapAt o x es + (if e.o = o then e.w * nth x e.i else 0)
+    rw [nth_addAt (tapply m es x) e.o o (e.w * nth x e.i) (Nat.lt_of_lt_of_eq ho (length_tapply m es x).symm),
+      nth_tapply m o ho x es]
+
+theorem radd_right_comm (a b c : Rat) : a + b + c = a + c + b := by
+  rw [Rat.add_assoc a b c, Rat.add_comm b c, ← Rat.add_assoc a c b]
+
+theorem tapAt_append (o : Nat) (x : List Rat) :
+    ∀ es fs : List Tap, tapAt o x (es ++ fs) = tapAt o x es + tapAt o x fs
+  | [], fs => by
+    show tapAt o x fs = 0 + tapAt o x fs
+    rw [Rat.zero_add (tapAt o x fs)]
+  | e :: es, fs => by
+    show tapAt o x (es ++ fs) + (if e.o = o then e.w * nth x e.i else 0) =
+      tapAt o x es + (if e.o = o then e.w * nth x e.i else 0) + tapAt o x fs
+    rw [tapAt_append o x es fs]
+    exact radd_right_comm (tapAt o x es) (tapAt o x fs) _
+
+/-- Over groups of taps, output o's sum is the total of the groups' sums. -/
+theorem tapAt_join_map (o : Nat) (x : List Rat) (F : Nat → List Tap) :
+    ∀ l : List Nat, tapAt o x (joinTaps (l.map F)) = total (l.map (fun p => tapAt o x (F p)))
+  | [] => rfl
+  | p :: l => by
+    show tapAt o x (F p ++ joinTaps (l.map F)) = tapAt o x (F p) + total (l.map (fun p => tapAt o x (F p)))
+    rw [tapAt_append o x (F p) (joinTaps (l.map F)), tapAt_join_map o x F l]
+
+/-- A group of taps all naming output p: output o's sum is its weights
+applied to the entries it reads when p = o, and 0 otherwise. -/
+theorem tapAt_map_mk (o p : Nat) (x : List Rat) (g : Nat → Nat) (w : Nat → Rat) :
+    ∀ l : List Nat, tapAt o x (l.map (fun j => Tap.mk p (g j) (w j))) =
+      if p = o then dot (l.map w) (l.map (fun j => nth x (g j))) else 0
+  | [] => by
+    show (0 : Rat) = if p = o then 0 else 0
+    by_cases h : p = o
+    · rw [if_pos h]
+    · rw [if_neg h]
+  | j :: js => by
+    show tapAt o x (js.map (fun j => Tap.mk p (g j) (w j))) + (if p = o then w j * nth x (g j) else 0) =
+      if p = o then w j * nth x (g j) + dot (js.map w) (js.map (fun j => nth x (g j))) else 0
+    rw [tapAt_map_mk o p x g w js]
+    by_cases h : p = o
+    · rw [if_pos h, if_pos h, if_pos h]
+      exact Rat.add_comm _ _
+    · rw [if_neg h, if_neg h, if_neg h, Rat.add_zero]
+
+/-- Σ over k, …, k + n − 1 of a function that vanishes off o, all above o: 0. -/
+theorem total_zero_above (o : Nat) (f : Nat → Rat) (hf : ∀ p, p ≠ o → f p = 0) :
+    ∀ n k : Nat, o < k → total ((uptoFrom k n).map f) = 0
+  | 0, _, _ => rfl
+  | n + 1, k, h => by
+    show f k + total ((uptoFrom (k + 1) n).map f) = 0
+    rw [hf k (by omega), total_zero_above o f hf n (k + 1) (by omega), Rat.add_zero]
+
+/-- Σ over k, …, k + n − 1 (a range holding o) of a function that vanishes
+off o: its value at o. -/
+theorem total_indicator (o : Nat) (c : Rat) (f : Nat → Rat) (hf : ∀ p, p ≠ o → f p = 0) (hc : f o = c) :
+    ∀ n k : Nat, k ≤ o → o < k + n → total ((uptoFrom k n).map f) = c
+  | 0, k, h1, h2 => absurd h2 (by omega)
+  | n + 1, k, h1, h2 => by
+    show f k + total ((uptoFrom (k + 1) n).map f) = c
+    by_cases hk : k = o
+    · rw [hk, hc, total_zero_above o f hf n (o + 1) (by omega), Rat.add_zero]
+    · rw [hf k hk, total_indicator o c f hf hc n (k + 1) (by omega) (by omega), Rat.zero_add]
+
+/-- **reduce_prod's JVP is the product rule on every output**: output o
+(o < A·B) of `tapply` over `Attr.rpTaps x` applied to v is `prodD` of the
+lanes of x and v at o — the t-coefficient of `prodL_taylor`, so with
+`reduce_prod_taylor` the JVP the taps compute is the derivative of the
+forward, output by output. A wrong partial breaks it: with the taps' weight
+the prefix product alone (suffix dropped), the lane x = [2, 3], v = [1, 0]
+gives 1·1 + 2·0 = 1 ≠ prodD = 1·3 + 2·0 = 3. -/
+theorem reduce_prod_jvp_taps (a : Attr) (x v : List Rat) (o : Nat) (ho : o < a.dimA * a.dimB) :
+    nth (Prim.jvp .reduce_prod a [x] [v]) o = prodD (a.rpLane x o) (a.rpLane v o) := by
+  have hlen : (a.rpLane x o).length = (a.rpLane v o).length :=
+    (length_map_rat (fun j => nth x (a.rpSrc o j)) (upto a.dimK)).trans
+      (length_map_rat (fun j => nth v (a.rpSrc o j)) (upto a.dimK)).symm
+  have hK : (a.rpLane x o).length = a.dimK :=
+    (length_map_rat (fun j => nth x (a.rpSrc o j)) (upto a.dimK)).trans (length_upto a.dimK)
+  have hself : tapAt o v ((upto a.dimK).map (fun j => Tap.mk o (a.rpSrc o j)
+      (prodL ((a.rpLane x o).take j) * prodL ((a.rpLane x o).drop (j + 1))))) =
+      prodD (a.rpLane x o) (a.rpLane v o) := by
+    rw [tapAt_map_mk o o v (a.rpSrc o)
+      (fun j => prodL ((a.rpLane x o).take j) * prodL ((a.rpLane x o).drop (j + 1))) (upto a.dimK), if_pos rfl]
+    have hw := prodW_dot_one (a.rpLane x o) (a.rpLane v o) hlen
+    rw [hK] at hw
+    exact hw
+  have hother : ∀ p, p ≠ o → tapAt o v ((upto a.dimK).map (fun j => Tap.mk p (a.rpSrc p j)
+      (prodL ((a.rpLane x p).take j) * prodL ((a.rpLane x p).drop (j + 1))))) = 0 := fun p hp => by
+    rw [tapAt_map_mk o p v (a.rpSrc p)
+      (fun j => prodL ((a.rpLane x p).take j) * prodL ((a.rpLane x p).drop (j + 1))) (upto a.dimK), if_neg hp]
+  show nth (tapply (a.dimA * a.dimB) (a.rpTaps x) v) o = prodD (a.rpLane x o) (a.rpLane v o)
+  rw [nth_tapply (a.dimA * a.dimB) o ho v (a.rpTaps x)]
+  show tapAt o v (joinTaps ((upto (a.dimA * a.dimB)).map (fun p => (upto a.dimK).map (fun j =>
+      Tap.mk p (a.rpSrc p j) (prodL ((a.rpLane x p).take j) * prodL ((a.rpLane x p).drop (j + 1))))))) =
+    prodD (a.rpLane x o) (a.rpLane v o)
+  rw [tapAt_join_map o v _ (upto (a.dimA * a.dimB))]
+  exact total_indicator o _ _ hother hself (a.dimA * a.dimB) 0 (Nat.zero_le o)
+    (Nat.lt_of_lt_of_eq ho (Nat.zero_add (a.dimA * a.dimB)).symm)
+
+/-- `reduce_prod_jvp_taps` at the instance above, by hand: with v = [1, 1, 1,
+2, 1, 1] the partials [6, 3, 2] and [0, 20, 0] give 6 + 3 + 2 = 11 and
+0·2 + 20·1 + 0·1 = 20, and prodD of the lanes is 1·6 + 1·(1·3 + 2·1) = 11
+and 2·0 + 4·(1·5 + 0·1) = 20. -/
+theorem reduce_prod_jvp_instance :
+    Prim.jvp .reduce_prod { c := 0, lo := 0, hi := 0, axis := 1, shape := [2, 3], axis2 := 0, perm := [],
+      start := 0, stop := 0, toShape := [], values := [], shapes := [[2, 3]] } [[1, 2, 3, 4, 0, 5]]
+      [[1, 1, 1, 2, 1, 1]] = [11, 20] ∧
+      prodD [1, 2, 3] [1, 1, 1] = 11 ∧ prodD [4, 0, 5] [2, 1, 1] = 20 := by
+  decide +kernel
 
 /-- An instance by hand: Π ([2, 3] + t·[5, 7]) at t = 1 is 7·10 = 70 =
 6 + 1·(5·3 + 2·7) + 1·(5·7 + 0) = 6 + 29 + 35, and the partials [3, 2]
