@@ -4,22 +4,36 @@ import (
 	"math"
 
 	"github.com/tlcheck/tlcheck/enclose"
+	"github.com/tlcheck/tlcheck/fastcpu"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// LinearDense is the dense path of the linear layer y = x·Wᵀ + b over
-// ErrOf (spec.DenseLinear; doc.go, "Dense linear layers"): with exact
-// point weights and bias it computes, for every output, the pending sum
-// that the element-by-element fold would build, its three sums Σ|W|·E,
-// Σ|W|·|x| and the exact enclosure taken as float64 matrix products on
-// planes (package enclose) instead of one struct operation per
-// multiply-add. It reports false, computing nothing, where it does not
-// apply (a weight or bias that is not an exact point, an operand without
-// a finite bound or with a magnitude outside enclose's tame range, a
-// possible overflow); the generic fold then runs.
-func (ErrOf[F]) LinearDense(x, w, b, y []ErrOf[F], rows, out, in int, withBias bool) bool {
-	return linearDense(x, w, b, y, rows, out, in, withBias, false)
+// LinearDense is the dense path of every product with exact point
+// weights over ErrOf (spec.DenseLinear; doc.go, "Dense linear layers"):
+// the linear layer y = x·Wᵀ + b, and — through src, which gathers the
+// rows×in matrix from x — a convolution's kernel×window dot products and
+// a matmul with one constant operand. With exact point weights and bias
+// it computes, for every output, the pending sum that the element-by-
+// element fold would build, its three sums Σ|W|·E, Σ|W|·|x| and the exact
+// enclosure taken as float64 matrix products on planes (package enclose)
+// instead of one struct operation per multiply-add. It reports false,
+// computing nothing, where it does not apply (a weight or bias that is not
+// an exact point, an operand without a finite bound or with a magnitude
+// outside enclose's tame range, a possible overflow); the generic fold
+// then runs.
+func (ErrOf[F]) LinearDense(x []ErrOf[F], src []int32, w, b, y []ErrOf[F], rows, out, in int, withBias bool) bool {
+	return linearDense(x, src, w, b, y, rows, out, in, withBias, plantNone)
 }
+
+// plant selects a fault that the tests must catch (plantNone in
+// production).
+type plant int
+
+const (
+	plantNone     plant = iota
+	plantRounding       // drop the products' relative rounding term u·Σ|W|·|x|
+	plantRadius         // drop the enclosure's radius: the float64 centre as a point
+)
 
 var (
 	denseLo = math.Ldexp(1, -300)
@@ -51,73 +65,118 @@ func pointOf[F format](v ErrOf[F]) (float64, bool) {
 	return v.x.Lo, a == 0 || (a >= denseLo && a <= denseHi)
 }
 
-// linearDense is LinearDense; plant (tests only) drops the relative
-// rounding term u·Σ|W|·|x| of the products, an unsound bound the tests
-// must catch.
-func linearDense[F format](x, w, b, y []ErrOf[F], rows, out, in int, withBias, plant bool) bool {
-	if rows <= 0 || out <= 0 || in <= 0 || len(x) < rows*in || len(w) < out*in || len(y) < rows*out || (withBias && len(b) < out) {
-		return false
-	}
-	c := constsOf[F]()
-	// Weights: exact tame points; |W| and the number of non-zero weights
-	// of each output row.
-	wc := make([]float64, out*in)
-	cnt := make([]int64, out)
+// denseWeights is W (out×in) as a plane of exact points, |W|, and the
+// number of non-zero weights of each row; ok is false when a weight is
+// not an exact tame point.
+func denseWeights[F format](w []ErrOf[F], out, in int) (wc, wabs []float64, cnt []int64, ok bool) {
+	wc, wabs, cnt = make([]float64, out*in), make([]float64, out*in), make([]int64, out)
 	for i := range wc {
 		v, ok := pointOf(w[i])
 		if !ok {
-			return false
+			return nil, nil, nil, false
 		}
-		wc[i] = v
+		wc[i], wabs[i] = v, math.Abs(v)
 		if v != 0 {
 			cnt[i/in]++
 		}
 	}
-	var bp enclose.Planes
-	bc := make([]float64, out)
-	if withBias {
-		for j := range bc {
-			v, ok := pointOf(b[j])
-			if !ok {
-				return false
-			}
-			bc[j] = v
-		}
-		bp = enclose.Planes{C: bc}
-	}
-	// Inputs: closed, finite bound and enclosure; the endpoint pairs for
-	// the enclosure and, stacked, the planes E (bounds) over M (magnitudes).
-	pairs := make([]float64, 2*rows*in)
-	em := make([]float64, 2*rows*in)
-	for i := 0; i < rows*in; i++ {
+	return wc, wabs, cnt, true
+}
+
+// inputPlanes closes every input and returns its enclosure as planes and,
+// stacked, the planes E (bounds, em[:n]) over M (magnitudes, em[n:]);
+// ok is false for an input without a finite bound or enclosure, or one
+// whose bound or magnitude exceeds 2³⁰⁰.
+func inputPlanes[F format](x []ErrOf[F]) (xp enclose.Planes, em []float64, ok bool) {
+	n := len(x)
+	pairs := make([]float64, 2*n)
+	em = make([]float64, 2*n)
+	for i := range x {
 		v := x[i].close()
 		if math.IsInf(v.e, 1) || math.IsInf(v.x.Lo, 0) || math.IsInf(v.x.Hi, 0) {
-			return false
+			return xp, nil, false
 		}
 		pairs[2*i], pairs[2*i+1] = v.x.Lo, v.x.Hi
 		e, ok1 := liftUp(v.e)
 		m, ok2 := liftUp(mag(v.x))
 		if !ok1 || !ok2 {
-			return false
+			return xp, nil, false
 		}
-		em[i], em[rows*in+i] = e, m
+		em[i], em[n+i] = e, m
 	}
-	xp, ok := enclose.PointsFromPairs(pairs)
+	if xp, ok = enclose.PointsFromPairs(pairs); ok {
+		return xp, em, true
+	}
+	xp = enclose.Make(n)
+	return xp, em, enclose.FromPairs(pairs, xp)
+}
+
+// gather is the n = len(src) element matrix whose element i is element
+// src[i] of (xp, em), or the exact zero (bound and magnitude 0) where
+// src[i] < 0.
+func gather(xp enclose.Planes, em []float64, src []int32) (enclose.Planes, []float64) {
+	n, m := len(src), len(xp.C)
+	gp := enclose.Planes{C: make([]float64, n)}
+	if xp.R != nil {
+		gp.R = make([]float64, n)
+	}
+	gm := make([]float64, 2*n)
+	for i, s := range src {
+		if s < 0 {
+			continue
+		}
+		gp.C[i] = xp.C[s]
+		if xp.R != nil {
+			gp.R[i] = xp.R[s]
+		}
+		gm[i], gm[n+i] = em[s], em[m+int(s)]
+	}
+	return gp, gm
+}
+
+// linearDense is LinearDense with a planted fault (tests only).
+func linearDense[F format](x []ErrOf[F], src []int32, w, b, y []ErrOf[F], rows, out, in int, withBias bool, pl plant) bool {
+	n := rows * in
+	if rows <= 0 || out <= 0 || in <= 0 || len(w) < out*in || len(y) < rows*out || (withBias && len(b) < out) {
+		return false
+	}
+	if (src == nil && len(x) < n) || (src != nil && len(src) < n) {
+		return false
+	}
+	// Weights and bias: exact tame points.
+	wc, wabs, cnt, ok := denseWeights(w, out, in)
 	if !ok {
-		xp = enclose.Make(rows * in)
-		if !enclose.FromPairs(pairs, xp) {
-			return false
-		}
+		return false
 	}
-	wabs := make([]float64, len(wc))
-	for i, v := range wc {
-		wabs[i] = math.Abs(v)
+	var bp enclose.Planes
+	bc := make([]float64, out)
+	if withBias {
+		for j := range bc {
+			if bc[j], ok = pointOf(b[j]); !ok {
+				return false
+			}
+		}
+		bp = enclose.Planes{C: bc}
+	}
+	// Inputs: closed, finite bound and enclosure, gathered by src.
+	if src == nil {
+		x = x[:n]
+	}
+	xp, em, ok := inputPlanes(x)
+	if !ok {
+		return false
+	}
+	if src != nil {
+		xp, em = gather(xp, em, src[:n])
 	}
 	// The exact values: enclose's theorem gives ⟨Ĉ, ρ⟩ ∋ (x·Wᵀ + b) for
 	// every x in the enclosures; ToPairs rounds outward.
 	yp := enclose.Make(rows * out)
 	if !enclose.Product(rows, out, in, xp, false, enclose.Planes{C: wc}, true, bp, yp) {
 		return false
+	}
+	if pl == plantRadius {
+		clear(yp.R)
 	}
 	ypairs := make([]float64, 2*rows*out)
 	enclose.ToPairs(yp, ypairs)
@@ -130,8 +189,56 @@ func linearDense[F format](x, w, b, y []ErrOf[F], rows, out, in int, withBias, p
 	}
 	pqpairs := make([]float64, 4*rows*out)
 	enclose.ToPairs(pq, pqpairs)
+	res, ok := denseCharges[F](ypairs, pqpairs, bc, termCounts(em, wc, cnt, rows, out, in), rows, out, withBias, pl == plantRounding)
+	if !ok {
+		return false
+	}
+	copy(y, res)
+	return true
+}
+
+// termCounts is the number of terms of each output (r, j) that the fold
+// keeps: the k with W[j,k] ≠ 0 whose input is not an exact zero (bound
+// and magnitude 0; the fold drops the exact-zero product, and a gathered
+// padding position is one). Without exact-zero inputs it is the row's
+// count of non-zero weights; otherwise the product of the 0/1 indicator
+// matrices, which float64 computes exactly (integer sums below 2⁵³).
+func termCounts(em, wc []float64, cnt []int64, rows, out, in int) []float64 {
+	n := rows * in
+	nz := make([]float64, n)
+	zeros := false
+	for i := range nz {
+		if em[i] != 0 || em[n+i] != 0 {
+			nz[i] = 1
+		} else {
+			zeros = true
+		}
+	}
+	counts := make([]float64, rows*out)
+	if !zeros {
+		for i := range counts {
+			counts[i] = float64(cnt[i%out])
+		}
+		return counts
+	}
+	wnz := make([]float64, len(wc))
+	for i, v := range wc {
+		if v != 0 {
+			wnz[i] = 1
+		}
+	}
+	fastcpu.Dgemm(false, true, rows, out, in, nz, in, wnz, in, counts, out)
+	return counts
+}
+
+// denseCharges builds the pending sums from the enclosures ypairs, the
+// upper bounds P, Q in pqpairs and the weights' counts (doc.go, "Dense
+// linear layers"); dropU (tests only) drops the relative rounding term
+// u·Q, an unsound bound the tests must catch.
+func denseCharges[F format](ypairs, pqpairs, bc, cnt []float64, rows, out int, withBias, dropU bool) ([]ErrOf[F], bool) {
+	c := constsOf[F]()
 	uq := c.u
-	if plant {
+	if dropU {
 		uq = 0
 	}
 	res := make([]ErrOf[F], rows*out)
@@ -140,12 +247,12 @@ func linearDense[F format](x, w, b, y []ErrOf[F], rows, out, in int, withBias, p
 			i := r*out + j
 			p, q := pqpairs[2*i+1], pqpairs[2*(rows*out+i)+1]
 			if !c.fits(addUp(p, q)) {
-				return false // a product may overflow: the fold says so per term
+				return nil, false // a product may overflow: the fold says so per term
 			}
 			// Σ_k e_k with e_k = |W|E_k + u·(|W||x_k| + |W|E_k) + 2η.
-			e := addUp(addUp(mulUp(addUp(1, c.u), p), mulUp(uq, q)), mulUp(float64(cnt[j]), c.sub))
+			e := addUp(addUp(mulUp(addUp(1, c.u), p), mulUp(uq, q)), mulUp(cnt[i], c.sub))
 			s := addUp(q, e) // Σ_k (|W||x_k| + e_k)
-			n := cnt[j]
+			n := int64(cnt[i])
 			if withBias && bc[j] != 0 {
 				s = addUp(s, math.Abs(bc[j]))
 				n++
@@ -157,6 +264,5 @@ func linearDense[F format](x, w, b, y []ErrOf[F], rows, out, in int, withBias, p
 			res[i] = v
 		}
 	}
-	copy(y, res)
-	return true
+	return res, true
 }

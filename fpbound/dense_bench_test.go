@@ -46,3 +46,28 @@ func BenchmarkCompareNets(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBoundsConvStack times the classic bound (Bounds) of a conv
+// stack the size of a ResNet stage (3×3, 32 channels, 32×32, depth 2),
+// whose convolutions run on the dense path, beside its float32 evaluation.
+func BenchmarkBoundsConvStack(b *testing.B) {
+	n, err := nets.ConvStack(7, 32, 32, 2, nets.Default)
+	if err != nil {
+		b.Fatal(err)
+	}
+	x32 := irsem.ConvertTensor[spec.F32](n.Input)
+	b.Run("f32", func(b *testing.B) {
+		for range b.N {
+			if _, err := irsem.Denote(n.Graph, n.Payload, x32); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("bounds", func(b *testing.B) {
+		for range b.N {
+			if _, err := Bounds(n.Graph, n.Payload, n.Input, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

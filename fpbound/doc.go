@@ -534,28 +534,44 @@
 // (every float32 or float64 model's are) does not run the fold of Mul and
 // Add element by element: ErrOf implements spec.DenseLinear, and
 // LinearDense computes the value the fold would build from the same
-// per-term charges, as three float64 matrix products on planes (package
-// enclose). Fix an output (r, j); write E_k and X_k for the bound and
-// enclosure of input k after closing it (a pending sum is closed first,
-// as Mul does), |x_k| = mag(X_k), w_k = W[j,k]. By "Products" the
-// product term of a non-zero w_k is charged
+// per-term charges, as float64 matrix products on planes (package
+// enclose). Convolutions and matmuls by a constant reduce to the same
+// product, through spec.DenseLinear's gather table src: a conv's output
+// (o, c_out) of group q is the dot product of W's row c_out (n = C_in/groups
+// ·Πk terms, kernel offset by input channel) with the window X[o, ·]
+// gathered from the input (a window position over the padding is an
+// absent term: an exact zero); a conv_transpose's is the same with the
+// transposed relation and W's gathered rows; matmul A·B with B constant is
+// linear with W = Bᵀ, and with A constant its transpose Bᵀ·Aᵀ is. Each
+// output is the fold's dot product of exactly the same terms (the fold's
+// window folds only the positions inside the input, which the gather's
+// exact zeros leave out as the fold's Add would), so what follows, stated
+// for the linear layer, is the argument for every one of them. Fix an
+// output (r, j); write E_k and X_k for the bound and enclosure of input k
+// after closing it (a pending sum is closed first, as Mul does), |x_k| =
+// mag(X_k), w_k = W[j,k]. By "Products" the product term of a non-zero w_k
+// and an input that is not an exact zero is charged
 //
 //	e_k = |w_k|E_k + u·(|w_k||x_k| + |w_k|E_k) + 2η,   |t̃_k| ≤ |w_k||x_k| + e_k
 //
 // (Mul's formula with the weight's bound 0: the cases ±1, 0 and powers of
 // two that Mul special-cases only make its charge smaller, so e_k bounds
-// those too). The sum of the terms and of the bias is a pending sum
-// ("Sums") with bound Σ e_k, magnitude Σ|t̃_k| + |b_j| and n = the number
-// of non-zero weights of row j, plus 1 for a non-zero bias. LinearDense
-// returns that pending sum with
+// those too); a zero weight or an exact-zero input gives the exact zero,
+// which Add drops ("Sums"). The sum of the terms and of the bias is a
+// pending sum with bound Σ e_k, magnitude Σ|t̃_k| + |b_j| and n = n_rj, the
+// number of k with w_k ≠ 0 and input k not an exact zero, plus 1 for a
+// non-zero bias: exactly the fold's count. LinearDense returns that pending
+// sum with
 //
 //   - P ≥ Σ_k |w_k|E_k and Q ≥ Σ_k |w_k||x_k|: the upper endpoints of
 //     enclose's enclosure of the product [E; M]·|W|ᵀ of non-negative
-//     planes (enclose's theorem, with the a-priori γ bound of its
-//     float64 sums; a bound or magnitude below 2⁻³⁰⁰ is raised to 2⁻³⁰⁰
-//     first, which only enlarges it, and one above 2³⁰⁰ leaves the node
-//     to the fold);
-//   - bound e = (1+u)·P + u·Q + n_W·2η and magnitude s = Q + e (+|b_j|),
+//     planes (enclose's theorem, with the a-priori γ_N bound of its
+//     float64 sums, N = the row's length: C_in/groups·Πk for a conv; a
+//     bound or magnitude below 2⁻³⁰⁰ is raised to 2⁻³⁰⁰ first, which only
+//     enlarges it, and one above 2³⁰⁰ leaves the node to the fold);
+//   - n_rj: the float64 product of the 0/1 matrices [input k not an exact
+//     zero] and [w_k ≠ 0]ᵀ, exact (integer sums below 2⁵³);
+//   - bound e = (1+u)·P + u·Q + n_rj·2η and magnitude s = Q + e (+|b_j|),
 //     each operation rounded upward, so e ≥ Σ e_k and s ≥ Σ|t̃_k| + |b_j|;
 //   - enclosure X ⊇ x·Wᵀ + b for every x in the enclosures: enclose's
 //     theorem for the centre-radius product.
@@ -564,15 +580,17 @@
 // the fold's does, and the pending sum is charged γ_{n−1}·s when it is
 // consumed. Overflow: LinearDense leaves the node to the fold (which
 // answers +∞ where it must) unless P + Q < Ω, which bounds every term's
-// |r̂| as "Products" requires. Relation to the fold: the fold drops an
-// input that is an exact zero, so its n may be smaller than n_W (γ is
-// monotone, so the dense bound is then larger, never smaller); otherwise
-// both compute the same real charges, the fold rounding each operation
-// upward and the dense path bounding its float64 sums a priori, and
-// TestLinearDense checks that the dense bound lies above those charges
-// summed exactly (over big.Rat) and within a relative 2⁻³⁰ of the fold's
-// bound. Its enclosure is enclose's, not the fold's interval sum: both
-// contain the exact value, neither is contained in the other in general.
+// |r̂| as "Products" requires. Relation to the fold: both count the same
+// n and compute the same real charges, the fold rounding each operation
+// upward and the dense path bounding its float64 sums a priori;
+// TestLinearDense and TestConvDense (conv and conv_transpose, 1-D to 3-D,
+// strides, dilations, padding, groups, exact-zero and pending inputs)
+// check that the dense bound lies above those charges summed exactly (over
+// big.Rat), counts the fold's n and lies within a relative 2⁻³⁰ of the
+// fold's bound. Its enclosure is enclose's, not the fold's interval sum:
+// both contain the exact value, neither is contained in the other in
+// general. The dense result carries no identity ("Squares and lower
+// bounds"), which only forgoes facts the fold could use, never asserts one.
 //
 // # Runtime profiles
 //

@@ -3,6 +3,7 @@ package irsem
 import (
 	"math/big"
 
+	"github.com/tlcheck/tlcheck/internal/par"
 	"github.com/tlcheck/tlcheck/limits"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -280,6 +281,10 @@ func lastUses(g *Graph) []int {
 // collector can reclaim it: peak memory is that of the live values, not
 // of all of them. The values computed, their order, the checks and every
 // error (the rat-bits-total count included) are the same either way.
+// With more than one worker (GOMAXPROCS) and a graph with independent
+// branches, the nodes run level by level on par's pool (denoteLevels):
+// the same values; on any failure the sequential loop below runs and
+// reports its error.
 func denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], free bool) ([]spec.Tensor[T], error) {
 	if err := g.Check(); err != nil {
 		return nil, err
@@ -296,8 +301,12 @@ func denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], free b
 		}
 	}
 	reg := spec.Default[T]()
+	if _, _, wide := levels(g); wide && par.Workers() > 1 {
+		if vals, ok := denoteLevels(g, p, input, reg, free); ok {
+			return vals, nil
+		}
+	}
 	vals := make([]spec.Tensor[T], len(g.Nodes))
-	xs := make([]spec.Tensor[T], 0, 4)
 	var last []int
 	if free {
 		last = lastUses(g)
@@ -312,19 +321,8 @@ func denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], free b
 			vals[i] = input
 			continue
 		}
-		st, err := buildStep(reg, g, n, p.Entry(i), modeDenote)
+		v, err := evalNode(g, p, reg, vals, i)
 		if err != nil {
-			return nil, err
-		}
-		xs = xs[:0]
-		for _, q := range n.Parents {
-			xs = append(xs, vals[q])
-		}
-		v, err := st(xs)
-		if err != nil {
-			return nil, wrapNode(i, n.Kind.Op, "", err)
-		}
-		if err := checkResult(n, v); err != nil {
 			return nil, err
 		}
 		if bits += spec.RatBitsOf(v); bits > budget {

@@ -108,6 +108,9 @@ func matmulFwd[T Scalar[T]](p *mmPlan, a, b Tensor[T]) Tensor[T] {
 			transposeInto(bt, b.Data[bo:bo+kn], p.K, p.N)
 			last = bo
 		}
+		if denseMatmul(a.Data[ao:ao+mk], bt, out.Data[co:co+mn], p.M, p.N, p.K) {
+			continue
+		}
 		for i := 0; i < p.M; i++ {
 			arow := a.Data[ao+i*p.K : ao+i*p.K+p.K]
 			for j := 0; j < p.N; j++ {
@@ -261,7 +264,7 @@ func linearFwd[T Scalar[T]](x, w, b Tensor[T], withBias bool) Tensor[T] {
 		if withBias {
 			bb = b.Data
 		}
-		if d.LinearDense(x.Data[:rows*in], w.Data, bb, y.Data, rows, out, in, withBias) {
+		if d.LinearDense(x.Data[:rows*in], nil, w.Data, bb, y.Data, rows, out, in, withBias) {
 			return y
 		}
 	}

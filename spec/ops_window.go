@@ -551,6 +551,9 @@ func convFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 	if yd, ok := any(y.Data).([]Interval); ok && convFwdIv(g, any(x.Data).([]Interval), any(w.Data).([]Interval), any(b).([]Interval), yd, false) {
 		return y
 	}
+	if denseConv(g, x.Data, w.Data, b, y.Data, false) {
+		return y
+	}
 	idx := g.index(keySmall)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
@@ -641,6 +644,9 @@ func convBackW[T Scalar[T]](g *winGeom, wShape Shape, x, dy Tensor[T]) Tensor[T]
 func convTFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 	y := zerosOf[T](g.out)
 	if yd, ok := any(y.Data).([]Interval); ok && convFwdIv(g, any(x.Data).([]Interval), any(w.Data).([]Interval), any(b).([]Interval), yd, true) {
+		return y
+	}
+	if denseConv(g, x.Data, w.Data, b, y.Data, true) {
 		return y
 	}
 	idx := g.index(keyBig)

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""ONNX Runtime's float32 forward against ``tlcheck compare``, side by side.
+
+For each seeded model built in the tree (torchvision's ``resnet18``,
+``squeezenet1_0`` or ``alexnet`` with ``weights=None`` after
+``torch.manual_seed(seed)``: no weights are downloaded), exported to ONNX
+(opset 17) with a seeded N(0, 1) input of ``[1, 3, size, size]``, the runner
+
+1. records ONNX Runtime's float32 output (CPU execution provider, 2 intra-op
+   threads) as the data set ``input_0.pb``/``output_0.pb`` that compare
+   judges;
+2. times, interleaved, ``runs`` ONNX Runtime forwards (one ``run`` of a
+   warmed session each) and ``runs`` ``tlcheck compare --json --stats``
+   processes (wall clock, the process started and ended), on the same model
+   and input;
+3. prints one Markdown row per model: min and median of each, the ratios of
+   the medians and of the minima, compare's peak RSS (its ``--stats``) and
+   its verdict counts.
+
+Run (in the engines venv, ``TLCHECK_ENGINES_VENV``)::
+
+    go build -o /tmp/tlcheck ./cmd/tlcheck
+    python tools/perf/side_by_side.py --tlcheck /tmp/tlcheck --size 64 \
+        --model squeezenet --model resnet18 --runs 3
+
+Extra ``--arg`` values are passed to compare (limits such as
+``--arg=--max-rat-work=1e12``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+
+MODELS = ("resnet18", "squeezenet", "alexnet")
+
+
+@dataclass
+class Row:
+    """One model's measurements (seconds, bytes)."""
+
+    model: str
+    size: int
+    ort: list[float]
+    tlcheck: list[float]
+    rss: int
+    verdict: str
+
+    def cells(self) -> list[str]:
+        om, od = min(self.ort), statistics.median(self.ort)
+        tm, td = min(self.tlcheck), statistics.median(self.tlcheck)
+        return [
+            f"{self.model} 1×3×{self.size}×{self.size}",
+            f"{om * 1e3:.1f} / {od * 1e3:.1f} ms",
+            f"{tm:.2f} / {td:.2f} s",
+            f"{td / od:.0f}× / {tm / om:.0f}×",
+            f"{self.rss / 2**20:.0f} MiB",
+            self.verdict,
+        ]
+
+
+HEADER = ["model", "ORT float32 min / median", "compare min / median",
+          "ratio (medians / minima)", "compare peak RSS", "verdict (holds/fails/inconclusive)"]
+
+
+def table(rows: list[Row]) -> str:
+    """The Markdown table of rows."""
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    lines += ["| " + " | ".join(r.cells()) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def build(name: str, size: int, seed: int, out: str):
+    """Exports the seeded model to out/model.onnx; returns its path and the
+    seeded input."""
+    import torch
+    import torchvision
+
+    ctor = {"resnet18": torchvision.models.resnet18,
+            "squeezenet": torchvision.models.squeezenet1_0,
+            "alexnet": torchvision.models.alexnet}[name]
+    torch.manual_seed(seed)
+    m = ctor(weights=None).eval()
+    x = torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(seed))
+    path = os.path.join(out, "model.onnx")
+    with torch.no_grad():
+        torch.onnx.export(m, (x,), path, input_names=["x"], output_names=["y"],
+                          opset_version=17, dynamo=False)
+    return path, x.numpy()
+
+
+def session(path: str):
+    """An ONNX Runtime session on the CPU execution provider, 2 threads."""
+    import onnxruntime as ort
+
+    o = ort.SessionOptions()
+    o.intra_op_num_threads = 2
+    o.inter_op_num_threads = 1
+    return ort.InferenceSession(path, o, providers=["CPUExecutionProvider"])
+
+
+def record(sess, x, data: str) -> None:
+    """Writes input_0.pb and ONNX Runtime's output_0.pb into data."""
+    from onnx import numpy_helper
+
+    os.makedirs(data, exist_ok=True)
+    (y,) = sess.run(None, {"x": x})
+    for name, arr, pb in (("x", x, "input_0.pb"), ("y", y, "output_0.pb")):
+        t = numpy_helper.from_array(arr, name)
+        with open(os.path.join(data, pb), "wb") as f:
+            f.write(t.SerializeToString())
+
+
+def verdict(doc: dict) -> str:
+    """A short summary of compare's --json document: its verdict and the
+    elements that hold, fail and are inconclusive."""
+    counts = "/".join(str(doc.get(k, "?")) for k in ("holds", "fails", "inconclusive"))
+    return f"{doc.get('verdict', '?')} ({counts})"
+
+
+def measure(args, name: str, work: str) -> Row:
+    path, x = build(name, args.size, args.seed, work)
+    sess = session(path)
+    data = os.path.join(work, "data")
+    record(sess, x, data)
+    sess.run(None, {"x": x})  # warm
+    cmd = [args.tlcheck, "compare", "--onnx", path, "--data", data, "--json", "--stats", *args.arg]
+    ort_t, tl_t, rss, doc = [], [], 0, {}
+    for _ in range(args.runs):
+        t0 = time.perf_counter()
+        sess.run(None, {"x": x})
+        ort_t.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        tl_t.append(time.perf_counter() - t0)
+        if p.returncode not in (0, 1):
+            sys.exit(f"{name}: tlcheck compare exited {p.returncode}: {p.stderr.strip()}")
+        doc = json.loads(p.stdout)
+        rss = max(rss, int((doc.get("stats") or {}).get("peak_rss_bytes", 0)))
+    return Row(name, args.size, ort_t, tl_t, rss, verdict(doc))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--tlcheck", required=True, help="the tlcheck binary")
+    ap.add_argument("--model", action="append", choices=MODELS)
+    ap.add_argument("--size", type=int, default=224)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--arg", action="append", default=[], help="an extra compare flag")
+    args = ap.parse_args()
+    if args.runs < 3:
+        sys.exit("--runs must be at least 3")
+    rows = []
+    for name in args.model or ["squeezenet"]:
+        with tempfile.TemporaryDirectory(prefix="tlcheck-perf-") as work:
+            rows.append(measure(args, name, work))
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
