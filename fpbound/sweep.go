@@ -112,7 +112,7 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	}
 	js := make([]jac, len(ps))
 	for t, q := range ps {
-		plant(pairs[t], nk, len(nodes[q].box))
+		plantSweep(pairs[t], nk, len(nodes[q].box))
 		js[t] = toJac(pairs[t], nk, len(nodes[q].box))
 		if js[t].p.C == nil && !js[t].zero {
 			return nil, "", errDense(fmt.Sprintf("node %d: a Jacobian entry is not tame", k))
@@ -122,8 +122,8 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	return js, "", nil
 }
 
-// plant applies sweepFault 1 or 2 to a Jacobian's pairs.
-func plant(pairs []float64, rows, cols int) {
+// plantSweep applies sweepFault 1 or 2 to a Jacobian's pairs.
+func plantSweep(pairs []float64, rows, cols int) {
 	if rows != cols || sweepFault < 1 || sweepFault > 2 {
 		return
 	}
