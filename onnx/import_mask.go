@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"math"
+	"math/big"
 
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
@@ -126,6 +127,9 @@ func (c *nctx) maskedAdd() (done bool, err error) {
 	if _, err := s.Check(0); err != nil {
 		return true, c.errf("input", "%v", err)
 	}
+	if folded, err := c.foldMaskedAdd(a, bv, s); folded || err != nil {
+		return true, err
+	}
 	ninf := make([]bool, s.Size())
 	var ids [2]int
 	for k, v := range []*value{a, bv} {
@@ -174,4 +178,48 @@ func (c *nctx) maskedSoftmax(v *value, ax int) error {
 	id := c.b.emit(k, s, x)
 	c.out(0, id, s, v.dt)
 	return nil
+}
+
+// foldMaskedAdd folds Add(a, b) when both are constants that are no
+// initializer (a causal mask added to a zero bias, as the Attention
+// decompositions build it) and every finite sum is exactly representable
+// in the element type (float32 or float64): then every IEEE evaluation
+// gives that sum (an exact result is never rounded), and −∞ + x = −∞ for
+// every finite x or −∞. Otherwise folded is false and the Add is an IR
+// node as before: a sum that rounds must stay in the IR, whose rounding
+// bound charges it.
+func (c *nctx) foldMaskedAdd(a, b *value, s spec.Shape) (folded bool, err error) {
+	if !a.isK || !b.isK || a.init >= 0 || b.init >= 0 || a.dt != b.dt || (a.dt != Float && a.dt != Double) {
+		return false, nil
+	}
+	xa, xb := elems(a, s), elems(b, s)
+	out := make([]xnum, len(xa))
+	for i := range xa {
+		if xa[i].ninf || xb[i].ninf {
+			out[i] = xnum{ninf: true}
+			continue
+		}
+		r := xa[i].r.Add(xb[i].r)
+		if !representable(r.Big(), a.dt) {
+			return false, nil
+		}
+		out[i] = xnum{r: r}
+	}
+	v, err := c.fromXnums(s, a.dt, out)
+	if err != nil {
+		return true, err
+	}
+	c.outValue(0, v)
+	return true, nil
+}
+
+// representable reports whether r is a finite value of dt (FLOAT or
+// DOUBLE) exactly.
+func representable(r *big.Rat, dt DataType) bool {
+	if dt == Float {
+		f, exact := r.Float32()
+		return exact && !math.IsInf(float64(f), 0)
+	}
+	f, exact := r.Float64()
+	return exact && !math.IsInf(f, 0)
 }

@@ -1,0 +1,87 @@
+package onnx
+
+import "github.com/tlcheck/tlcheck/spec"
+
+// Folding ReduceMax and ReduceMin of a constant.
+//
+// The attention decompositions of opset 23 and later (the _expanded node
+// tests, and exporters that inline Attention) guard a row that the mask
+// blocks entirely: BiasRowMax = ReduceMax(AttnBias, axis −1), then
+// Where(Equal(BiasRowMax, −∞), 0, Softmax(…)). AttnBias is a constant there
+// (ConstantOfShape, or a causal Trilu/Where mask holding −∞), so the
+// maximum is a constant too, and folding it lets Equal and Where fold as
+// well. The fold is exact whatever the runtime: max and min select an
+// element, they never round, so every IEEE 754 evaluation of the operator
+// gives the element the fold gives (−∞ is below every number and the
+// maximum of a row that is −∞ everywhere is −∞, as in IEEE 754). Integer
+// and BOOL constants fold the same way (ONNX's ReduceMax/ReduceMin of BOOL
+// are Or/And).
+//
+// An initializer is never folded here (it stays a payload field a
+// gradient is reported for), and neither is a reduction over an empty
+// axis (ONNX's result there is ±∞ or the type's extreme; the caller
+// refuses it).
+
+// foldReduceMaxMin folds ReduceMax (max true) or ReduceMin of input v when
+// it is a constant that is no initializer; done is false when it is not.
+func (c *nctx) foldReduceMaxMin(v *value, max bool) (done bool, err error) {
+	if !v.isK || v.init >= 0 {
+		return false, nil
+	}
+	axes, keep, noop, err := c.reduceAxes(len(v.shape), 18)
+	if err != nil {
+		return true, err
+	}
+	if noop {
+		c.outValue(0, v)
+		return true, nil
+	}
+	red := make([]bool, len(v.shape))
+	for _, ax := range axes {
+		if v.shape[ax] == 0 {
+			return false, nil
+		}
+		red[ax] = true
+	}
+	ks := v.shape.Clone() // the kept shape: every reduced axis extent 1
+	out := spec.Shape{}   // the output shape
+	for ax := range ks {
+		if red[ax] {
+			ks[ax] = 1
+			if keep {
+				out = append(out, 1)
+			}
+		} else {
+			out = append(out, ks[ax])
+		}
+	}
+	xs := elems(v, v.shape)
+	acc := make([]xnum, ks.Size())
+	seen := make([]bool, len(acc))
+	kst := ks.Strides()
+	idx := make([]int, len(v.shape))
+	for _, x := range xs {
+		o := 0
+		for d, i := range idx {
+			if !red[d] {
+				o += i * kst[d]
+			}
+		}
+		if k := x.cmp(acc[o]); !seen[o] || (max && k > 0) || (!max && k < 0) {
+			acc[o], seen[o] = x, true
+		}
+		for d := len(idx) - 1; d >= 0; d-- {
+			idx[d]++
+			if idx[d] < v.shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	r, err := c.fromXnums(out, v.dt, acc)
+	if err != nil {
+		return true, err
+	}
+	c.outValue(0, r)
+	return true, nil
+}
