@@ -32,7 +32,11 @@ type value struct {
 	grad  bool       // an output of a Gradient node (no IR value)
 	// ninf marks the elements that are −∞ (nil when none): an additive
 	// attention mask. rats (or the IR node) hold 0 there; see irFinite.
-	ninf  []bool
+	ninf []bool
+	// known is the value's elements in every evaluation on the recorded
+	// inputs, for a computed value that ops which never round derive from
+	// constants and recorded inputs (known.go); nil otherwise.
+	known *value
 	where string // the ONNX node that produced it ("" for graph inputs, initializers)
 	input bool   // a float graph input
 }

@@ -97,6 +97,7 @@ func (b *imp) importNode(n *Node) error {
 	if err := f(c); err != nil {
 		return err
 	}
+	c.propagateKnown()
 	for _, a := range n.Attrs {
 		if !c.seen[a.Name] {
 			return c.errf(fmt.Sprintf("attribute %s", limits.Quote(a.Name)), "not supported for %s at opset %d (it would be ignored)", n.OpType, b.opset)

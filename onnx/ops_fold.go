@@ -124,6 +124,9 @@ func (c *nctx) decidedIn(i int) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v.known != nil {
+		return v.known, nil
+	}
 	if v.isK || !v.input {
 		return c.constIn(i)
 	}

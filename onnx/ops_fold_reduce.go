@@ -43,6 +43,19 @@ func (c *nctx) foldReduceMaxMin(v *value, max bool) (done bool, err error) {
 		}
 		red[ax] = true
 	}
+	out, acc := reduceMaxMin(v, red, keep, max)
+	r, err := c.fromXnums(out, v.dt, acc)
+	if err != nil {
+		return true, err
+	}
+	c.outValue(0, r)
+	return true, nil
+}
+
+// reduceMaxMin is the maximum (max true) or minimum of constant v over the
+// axes red marks (each of extent > 0), and its shape (the reduced axes kept
+// as extent 1 when keep is set, dropped otherwise).
+func reduceMaxMin(v *value, red []bool, keep, max bool) (spec.Shape, []xnum) {
 	ks := v.shape.Clone() // the kept shape: every reduced axis extent 1
 	out := spec.Shape{}   // the output shape
 	for ax := range ks {
@@ -78,10 +91,5 @@ func (c *nctx) foldReduceMaxMin(v *value, max bool) (done bool, err error) {
 			idx[d] = 0
 		}
 	}
-	r, err := c.fromXnums(out, v.dt, acc)
-	if err != nil {
-		return true, err
-	}
-	c.outValue(0, r)
-	return true, nil
+	return out, acc
 }
