@@ -278,6 +278,11 @@ func (c *nctx) oneOutput(lo, hi int) error {
 	return c.outputs(1, "a second output")
 }
 
+// outputUsed reports whether output i is given and consumed.
+func (c *nctx) outputUsed(i int) bool {
+	return i < len(c.n.Outputs) && c.n.Outputs[i] != "" && c.b.consumed()[c.n.Outputs[i]]
+}
+
 func (c *nctx) outputs(k int, what string) error {
 	if len(c.n.Outputs) == 0 || c.n.Outputs[0] == "" {
 		return c.errf("output 0", "missing")
