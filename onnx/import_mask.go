@@ -213,13 +213,40 @@ func (c *nctx) foldMaskedAdd(a, b *value, s spec.Shape) (folded bool, err error)
 	return true, nil
 }
 
-// representable reports whether r is a finite value of dt (FLOAT or
-// DOUBLE) exactly.
+// representable reports whether r is a finite value of dt exactly (FLOAT,
+// DOUBLE, FLOAT16: 11 significand bits, exponents −14…15, subnormals
+// down to 2⁻²⁴; BFLOAT16: a binary32 whose low 16 bits are 0); false for
+// any other type.
 func representable(r *big.Rat, dt DataType) bool {
-	if dt == Float {
-		f, exact := r.Float32()
-		return exact && !math.IsInf(float64(f), 0)
+	switch dt {
+	case Double:
+		f, exact := r.Float64()
+		return exact && !math.IsInf(f, 0)
+	case Float, Float16, BFloat16:
+	default:
+		return false
 	}
-	f, exact := r.Float64()
-	return exact && !math.IsInf(f, 0)
+	f, exact := r.Float32()
+	if !exact || math.IsInf(float64(f), 0) {
+		return false
+	}
+	switch dt {
+	case BFloat16:
+		return math.Float32bits(f)&0xFFFF == 0
+	case Float16:
+		if f == 0 {
+			return true
+		}
+		if math.Abs(float64(f)) > 65504 {
+			return false
+		}
+		_, e := math.Frexp(float64(f)) // |f| = m·2^e, m ∈ [1/2, 1)
+		k := e - 11                    // the unit of the last of 11 significand bits
+		if k < -24 {
+			k = -24 // subnormals: multiples of 2⁻²⁴
+		}
+		scaled := math.Ldexp(float64(f), -k)
+		return scaled == math.Trunc(scaled)
+	}
+	return true
 }
