@@ -37,6 +37,7 @@ type value struct {
 	// inputs, for a computed value that ops which never round derive from
 	// constants and recorded inputs (known.go); nil otherwise.
 	known *value
+	noIR  string // why a value with known elements has no IR node ("" otherwise)
 	where string // the ONNX node that produced it ("" for graph inputs, initializers)
 	input bool   // a float graph input
 }
@@ -548,6 +549,9 @@ func (b *imp) irFinite(v *value) (int, error) {
 	}
 	if v.grad {
 		return 0, b.errf("", "%q is an output of a Gradient node, which the IR does not compute", v.name)
+	}
+	if v.noIR != "" {
+		return 0, b.errf("", "%q: %s", v.name, v.noIR)
 	}
 	if !v.isK {
 		return 0, b.errf("", "value %q has no IR node (internal error)", v.name)

@@ -18,13 +18,16 @@ import "github.com/tlcheck/tlcheck/spec"
 // min), min, x))), Shrink (Less(x, Neg(λ))) and Attention with an input
 // mask (Equal(ReduceMax(mask), −∞)) then import on their recorded inputs.
 // Any op that may round (Add, Mul, Exp, …) ends the chain: its result is
-// never known here.
+// never known here — except Add when every finite sum is exactly a value
+// of the element type (a −∞ mask added to an input mask): an exact result
+// is never rounded, and −∞ + x = −∞.
 
 // knownOps are the ops whose output's known elements are derived from
 // their inputs' (see the comment above).
 var knownOps = map[string]bool{
 	"Identity": true, "Cast": true, "CastLike": true, "Reshape": true, "Flatten": true, "Squeeze": true,
 	"Unsqueeze": true, "Neg": true, "Abs": true, "Where": true, "ReduceMax": true, "ReduceMin": true,
+	"Add": true,
 }
 
 // knownIn is input i's value in every evaluation on the recorded inputs
@@ -67,6 +70,8 @@ func (c *nctx) propagateKnown() {
 		xs = c.knownWhere(out.shape)
 	case "ReduceMax", "ReduceMin":
 		xs = c.knownReduce(out.shape)
+	case "Add":
+		xs = c.knownAdd(out.shape, out.dt)
 	default:
 		a := c.knownIn(0)
 		if a == nil || a.dt != out.dt || a.shape.Size() != out.shape.Size() {
@@ -134,4 +139,28 @@ func (c *nctx) knownReduce(s spec.Shape) []xnum {
 		return nil
 	}
 	return xs
+}
+
+// knownAdd is Add's known result of shape s when both operands are known
+// and every finite sum is exactly a value of dt; nil otherwise.
+func (c *nctx) knownAdd(s spec.Shape, dt DataType) []xnum {
+	a, b := c.knownIn(0), c.knownIn(1)
+	if a == nil || b == nil || !a.dt.IsFloat() || !b.dt.IsFloat() {
+		return nil
+	}
+	if bs, err := broadcastShapes(a.shape, b.shape); err != nil || !bs.Equal(s) {
+		return nil
+	}
+	xa, xb := elems(a, s), elems(b, s)
+	for i := range xa {
+		if xa[i].ninf || xb[i].ninf {
+			xa[i] = xnum{ninf: true}
+			continue
+		}
+		xa[i].r = xa[i].r.Add(xb[i].r)
+		if !representable(xa[i].r.Big(), dt) {
+			return nil
+		}
+	}
+	return xa
 }

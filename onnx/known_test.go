@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -54,10 +55,10 @@ func TestKnownThroughExactOps(t *testing.T) {
 	}
 }
 
-// TestKnownStopsAtRounding: an op that may round (Add, Mul, Exp) ends the
-// chain, so a comparison of its result stays refused as data-dependent
-// even on recorded inputs (x + x may round, and the rounding decides the
-// comparison); without Options.Values nothing is known either.
+// TestKnownStopsAtRounding: an op that rounds ends the chain (an Add
+// whose sum is no float32, Exp), so a comparison of its result stays
+// refused as data-dependent even on recorded inputs (the rounding decides
+// the comparison); without Options.Values nothing is known either.
 func TestKnownStopsAtRounding(t *testing.T) {
 	x3 := floatsTensor(dims(3), -1, 1, 3)
 	cmp := func(b *mg) *Model {
@@ -69,7 +70,9 @@ func TestKnownStopsAtRounding(t *testing.T) {
 		m    *Model
 		vals map[string]*Tensor
 	}{
-		{"Add", cmp(newMG(13).in("x", 3).op("Add", ins("x", "x"), ins("a"))), map[string]*Tensor{"x": x3}},
+		// x + 2⁻³⁰ is no float32 for x = ±1, 3: it rounds.
+		{"Add that rounds", cmp(newMG(13).in("x", 3).op("Constant", nil, ins("t"), aT("value", ftensor("", dims(), float32(math.Ldexp(1, -30))))).
+			op("Add", ins("x", "t"), ins("a"))), map[string]*Tensor{"x": x3}},
 		{"Exp", cmp(newMG(13).in("x", 3).op("Exp", ins("x"), ins("a"))), map[string]*Tensor{"x": x3}},
 		{"Neg of an input not recorded", cmp(newMG(13).in("x", 3).op("Neg", ins("x"), ins("a"))), nil},
 	}
@@ -80,5 +83,33 @@ func TestKnownStopsAtRounding(t *testing.T) {
 				t.Fatalf("err = %v, want a data-dependent refusal", err)
 			}
 		})
+	}
+}
+
+// TestKnownMaskedReduceMax: an input mask plus a constant causal −∞ mask
+// (Add is exact here: the finite part of the causal mask is 0) is known;
+// its row maximum holds −∞ and is known with no IR node: Equal decides on
+// it, and a use as float data is refused. By hand: mask rows [1 −2] and
+// [−3 4] plus causal [[0 −∞] [0 0]] = [[1 −∞] [−3 4]], maxima [1 4];
+// Equal(·, 4) = [F T]; y = Where(that, v, Neg v) with v = [3 5]: [−3 5].
+func TestKnownMaskedReduceMax(t *testing.T) {
+	causal := kNinf(dims(2, 2), []float32{0, 0, 0, 0}, 1)
+	base := func() *mg {
+		return newMG(18).in("v", 2).in("m", 2, 2).initI("ax", dims(1), -1).
+			op("Constant", nil, ins("c"), causal).op("Constant", nil, ins("four"), aT("value", ftensor("", dims(), 4))).
+			op("Add", ins("m", "c"), ins("b")).op("ReduceMax", ins("b", "ax"), ins("rm"), aI("keepdims", 0))
+	}
+	vals := map[string]*Tensor{"v": floatsTensor(dims(2), 3, 5), "m": floatsTensor(dims(2, 2), 1, -2, -3, 4)}
+	m := base().op("Equal", ins("rm", "four"), ins("e")).op("Neg", ins("v"), ins("nv")).op("Where", ins("e", "v", "nv"), ins("y")).out("y").model()
+	_, outs := evalRat(t, m, Options{Values: vals}, vals["v"], vals["m"])
+	if got := ratStrings(outs[0].Data); got != "[-3 5]" {
+		t.Fatalf("got %s, want [-3 5]", got)
+	}
+	used := base().op("Add", ins("v", "rm"), ins("y")).out("y").model()
+	if _, err := Import(used, Options{Values: vals}); err == nil || !strings.Contains(err.Error(), "not computed by the IR") {
+		t.Fatalf("a known-only maximum used as data: err = %v, want a refusal", err)
+	}
+	if _, err := Import(m, Options{}); err == nil {
+		t.Fatal("without recorded inputs the maximum of a value holding −∞ imported")
 	}
 }

@@ -25,6 +25,11 @@ import "github.com/tlcheck/tlcheck/spec"
 // foldReduceMaxMin folds ReduceMax (max true) or ReduceMin of input v when
 // it is a constant that is no initializer; done is false when it is not.
 func (c *nctx) foldReduceMaxMin(v *value, max bool) (done bool, err error) {
+	if !v.isK && firstTrue(v.ninf) >= 0 && v.known != nil {
+		// A computed value holding −∞ (an input mask plus a causal one):
+		// the IR cannot compute its maximum, but it is known.
+		return c.knownOnly(v, max)
+	}
 	if !v.isK || v.init >= 0 {
 		return false, nil
 	}
@@ -92,4 +97,35 @@ func reduceMaxMin(v *value, red []bool, keep, max bool) (spec.Shape, []xnum) {
 		}
 	}
 	return out, acc
+}
+
+// knownOnly binds output 0 of ReduceMax or ReduceMin of v, a computed
+// value holding −∞ with known elements, to its known result with no IR
+// node: comparisons decide on it (decidedIn), and a use as float data is
+// refused (value.noIR), since the IR does not compute with −∞.
+func (c *nctx) knownOnly(v *value, max bool) (bool, error) {
+	axes, keep, noop, err := c.reduceAxes(len(v.shape), 18)
+	if err != nil {
+		return true, err
+	}
+	red := make([]bool, len(v.shape))
+	for _, ax := range axes {
+		if v.shape[ax] == 0 {
+			return true, c.errf(attrField("axes"), "reduction over the empty axis %d", ax)
+		}
+		red[ax] = true
+	}
+	k := v.known
+	if !noop {
+		os, xs := reduceMaxMin(v.known, red, keep, max)
+		if k, err = c.fromXnums(os, v.dt, xs); err != nil {
+			return true, err
+		}
+	}
+	if len(c.n.Outputs) > 0 && c.n.Outputs[0] != "" {
+		name := c.n.Outputs[0]
+		c.b.vals[name] = &value{name: name, shape: k.shape.Clone(), dt: v.dt, id: -1, init: -1, known: k, where: c.n.Where(),
+			noIR: c.n.OpType + " of a value holding −∞ is known at import but not computed by the IR; only comparisons may use it"}
+	}
+	return true, nil
 }
