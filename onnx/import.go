@@ -30,8 +30,10 @@ type Options struct {
 	// ArgMax, ArgMin, NonZero, TopK's order and Hardmax's argmax — since
 	// an input is exact in every evaluation (no rounding reaches it), so
 	// their results are the runtime's too. The imported graph then holds
-	// for these values only. A value computed from an input is never
-	// decided this way (its rounding could reorder it) and stays refused.
+	// for these values only. A value computed from an input is decided
+	// this way only when ops that never round compute it (Identity, Neg,
+	// Abs, Where, ReduceMax, …: known.go); after any op that may round it
+	// stays refused (its rounding could reorder it).
 	Values map[string]*Tensor
 }
 

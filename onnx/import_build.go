@@ -32,7 +32,12 @@ type value struct {
 	grad  bool       // an output of a Gradient node (no IR value)
 	// ninf marks the elements that are −∞ (nil when none): an additive
 	// attention mask. rats (or the IR node) hold 0 there; see irFinite.
-	ninf  []bool
+	ninf []bool
+	// known is the value's elements in every evaluation on the recorded
+	// inputs, for a computed value that ops which never round derive from
+	// constants and recorded inputs (known.go); nil otherwise.
+	known *value
+	noIR  string // why a value with known elements has no IR node ("" otherwise)
 	where string // the ONNX node that produced it ("" for graph inputs, initializers)
 	input bool   // a float graph input
 	// mask01: a comparison of computed data, the IR 0/1 mask that only a
@@ -547,6 +552,9 @@ func (b *imp) irFinite(v *value) (int, error) {
 	}
 	if v.grad {
 		return 0, b.errf("", "%q is an output of a Gradient node, which the IR does not compute", v.name)
+	}
+	if v.noIR != "" {
+		return 0, b.errf("", "%q: %s", v.name, v.noIR)
 	}
 	if !v.isK {
 		return 0, b.errf("", "value %q has no IR node (internal error)", v.name)

@@ -2,6 +2,7 @@ package onnx
 
 import (
 	"math"
+	"math/big"
 
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
@@ -126,6 +127,9 @@ func (c *nctx) maskedAdd() (done bool, err error) {
 	if _, err := s.Check(0); err != nil {
 		return true, c.errf("input", "%v", err)
 	}
+	if folded, err := c.foldMaskedAdd(a, bv, s); folded || err != nil {
+		return true, err
+	}
 	ninf := make([]bool, s.Size())
 	var ids [2]int
 	for k, v := range []*value{a, bv} {
@@ -174,4 +178,75 @@ func (c *nctx) maskedSoftmax(v *value, ax int) error {
 	id := c.b.emit(k, s, x)
 	c.out(0, id, s, v.dt)
 	return nil
+}
+
+// foldMaskedAdd folds Add(a, b) when both are constants that are no
+// initializer (a causal mask added to a zero bias, as the Attention
+// decompositions build it) and every finite sum is exactly representable
+// in the element type (float32 or float64): then every IEEE evaluation
+// gives that sum (an exact result is never rounded), and −∞ + x = −∞ for
+// every finite x or −∞. Otherwise folded is false and the Add is an IR
+// node as before: a sum that rounds must stay in the IR, whose rounding
+// bound charges it.
+func (c *nctx) foldMaskedAdd(a, b *value, s spec.Shape) (folded bool, err error) {
+	if !a.isK || !b.isK || a.init >= 0 || b.init >= 0 || a.dt != b.dt || (a.dt != Float && a.dt != Double) {
+		return false, nil
+	}
+	xa, xb := elems(a, s), elems(b, s)
+	out := make([]xnum, len(xa))
+	for i := range xa {
+		if xa[i].ninf || xb[i].ninf {
+			out[i] = xnum{ninf: true}
+			continue
+		}
+		r := xa[i].r.Add(xb[i].r)
+		if !representable(r.Big(), a.dt) {
+			return false, nil
+		}
+		out[i] = xnum{r: r}
+	}
+	v, err := c.fromXnums(s, a.dt, out)
+	if err != nil {
+		return true, err
+	}
+	c.outValue(0, v)
+	return true, nil
+}
+
+// representable reports whether r is a finite value of dt exactly (FLOAT,
+// DOUBLE, FLOAT16: 11 significand bits, exponents −14…15, subnormals
+// down to 2⁻²⁴; BFLOAT16: a binary32 whose low 16 bits are 0); false for
+// any other type.
+func representable(r *big.Rat, dt DataType) bool {
+	switch dt {
+	case Double:
+		f, exact := r.Float64()
+		return exact && !math.IsInf(f, 0)
+	case Float, Float16, BFloat16:
+	default:
+		return false
+	}
+	f, exact := r.Float32()
+	if !exact || math.IsInf(float64(f), 0) {
+		return false
+	}
+	switch dt {
+	case BFloat16:
+		return math.Float32bits(f)&0xFFFF == 0
+	case Float16:
+		if f == 0 {
+			return true
+		}
+		if math.Abs(float64(f)) > 65504 {
+			return false
+		}
+		_, e := math.Frexp(float64(f)) // |f| = m·2^e, m ∈ [1/2, 1)
+		k := e - 11                    // the unit of the last of 11 significand bits
+		if k < -24 {
+			k = -24 // subnormals: multiples of 2⁻²⁴
+		}
+		scaled := math.Ldexp(float64(f), -k)
+		return scaled == math.Trunc(scaled)
+	}
+	return true
 }

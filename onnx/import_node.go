@@ -97,6 +97,7 @@ func (b *imp) importNode(n *Node) error {
 	if err := f(c); err != nil {
 		return err
 	}
+	c.propagateKnown()
 	for _, a := range n.Attrs {
 		if !c.seen[a.Name] {
 			return c.errf(fmt.Sprintf("attribute %s", limits.Quote(a.Name)), "not supported for %s at opset %d (it would be ignored)", n.OpType, b.opset)
@@ -278,6 +279,11 @@ func (c *nctx) oneOutput(lo, hi int) error {
 		return err
 	}
 	return c.outputs(1, "a second output")
+}
+
+// outputUsed reports whether output i is given and consumed.
+func (c *nctx) outputUsed(i int) bool {
+	return i < len(c.n.Outputs) && c.n.Outputs[i] != "" && c.b.consumed()[c.n.Outputs[i]]
 }
 
 func (c *nctx) outputs(k int, what string) error {

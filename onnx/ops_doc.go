@@ -122,12 +122,14 @@
 // with its formula); ReduceMax, ReduceMin, ReduceProd, ReduceL1, ReduceL2,
 // ReduceSumSquare, ReduceLogSum, ReduceLogSumExp and GlobalMaxPool
 // (ops_reduce2.go); comparisons, logic, Where, Range, Trilu, rounding,
-// integer Div and Mod, ArgMax/ArgMin, NonZero folded on constants and
-// refused as data-dependent on computed values (ops_fold.go), except a
-// Where whose condition is Greater or Less of computed floats, imported
-// exactly as Y + relu(sign(a − b))·(X − Y) (import_datacmp.go: PyTorch's
-// Softplus with its threshold); and the −∞ additive attention mask carried
-// to hard_masked_softmax (import_mask.go).
+// integer Div and Mod, ArgMax/ArgMin, NonZero folded on constants, decided
+// on recorded inputs and on values that ops which never round derive from
+// them (known.go), and refused as data-dependent on other computed values
+// (ops_fold.go), except a Where whose condition is Greater or Less of
+// computed floats, imported exactly as Y + relu(sign(a − b))·(X − Y)
+// (import_datacmp.go: PyTorch's Softplus with its threshold); ReduceMax/
+// ReduceMin of a constant folded (ops_fold_reduce.go); and the −∞ additive
+// attention mask carried to hard_masked_softmax (import_mask.go).
 //
 // Gradient (domain ai.onnx.preview.training, the training-only operator
 // of the ONNX test suite): the forward part of the model is imported and

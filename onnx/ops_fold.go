@@ -124,6 +124,9 @@ func (c *nctx) decidedIn(i int) (*value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v.known != nil {
+		return v.known, nil
+	}
 	if v.isK || !v.input {
 		return c.constIn(i)
 	}
@@ -432,9 +435,15 @@ func roundOp(kind string) opImporter {
 	}
 }
 
-// importMod folds Mod of constants: fmod = 0 (integers only) takes the
-// sign of the divisor, a − b·⌊a/b⌋; fmod = 1 the sign of the dividend,
-// a − b·trunc(a/b). A zero divisor is an error naming the element.
+// importMod folds Mod of constants and recorded float inputs (decidedIn):
+// fmod = 0 takes the sign of the divisor, a − b·⌊a/b⌋; fmod = 1 the sign
+// of the dividend, a − b·trunc(a/b). A zero divisor is an error naming the
+// element. With fmod = 1 the remainder of two floats is a float of their
+// format (IEEE 754 remainder-like operations are exact: |r| < |b| and r is
+// a multiple of the smaller of the operands' ulps), so every runtime gives
+// the folded value; with fmod = 0 on floats (opset 28) a − b·⌊a/b⌋ may
+// round, and an element whose exact value is not a FLOAT or DOUBLE is
+// refused.
 func importMod(c *nctx) error {
 	if err := c.oneOutput(2, 2); err != nil {
 		return err
@@ -443,11 +452,11 @@ func importMod(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	a, err := c.constIn(0)
+	a, err := c.decidedIn(0)
 	if err != nil {
 		return err
 	}
-	b, err := c.constIn(1)
+	b, err := c.decidedIn(1)
 	if err != nil {
 		return err
 	}
@@ -473,6 +482,9 @@ func importMod(c *nctx) error {
 			t = floorRat(q.Neg()).Neg()
 		}
 		out[i] = xnum{r: xa[i].r.Sub(xb[i].r.Mul(t))}
+		if a.dt.IsFloat() && !fmod && !representable(out[i].r.Big(), a.dt) {
+			return c.errf("output 0", "element %d: the remainder %s is not a %s (the operator rounds it)", i, out[i].r, a.dt)
+		}
 	}
 	v, err := c.fromXnums(s, a.dt, out)
 	if err != nil {

@@ -132,6 +132,15 @@ func reduce2Op(kind string) opImporter {
 		if err := c.oneOutput(1, 2); err != nil {
 			return err
 		}
+		if kind == "max" || kind == "min" {
+			v, err := c.in(0)
+			if err != nil {
+				return err
+			}
+			if done, err := c.foldReduceMaxMin(v, kind == "max"); done {
+				return err
+			}
+		}
 		v, x, err := c.float(0)
 		if err != nil {
 			return err

@@ -209,15 +209,22 @@ func resizeSizes(c *nctx, s spec.Shape, axes []int, outs spec.Shape, scales []sp
 	return nil
 }
 
-// resizeScales sets outs and scales of axes from the constant scales,
-// each output extent ⌊n·s⌋.
+// resizeScales sets outs and scales of axes from the constant scales (or
+// the recorded values of a scales graph input), each output extent ⌊n·s⌋.
 func resizeScales(c *nctx, s spec.Shape, axes []int, outs spec.Shape, scales []spec.Rat) error {
 	sv, err := c.in(2)
 	if err != nil {
 		return err
 	}
+	if !sv.isK && sv.dt.IsFloat() {
+		// A recorded graph input (Options.Values) is exact in every
+		// evaluation: the graph is then imported for these scales.
+		if d, err := c.decidedIn(2); err == nil {
+			sv = d
+		}
+	}
 	if !sv.isK || !sv.dt.IsFloat() {
-		return c.errf(c.inField(2), "scales must be a constant float tensor")
+		return c.errf(c.inField(2), "scales must be a constant float tensor (or a recorded graph input)")
 	}
 	if len(sv.rats) != len(axes) {
 		return c.errf(c.inField(2), "%d scales for %d axes", len(sv.rats), len(axes))
@@ -230,6 +237,15 @@ func resizeScales(c *nctx, s spec.Shape, axes []int, outs spec.Shape, scales []s
 		m := floorRat(sc.Mul(spec.NewRat(int64(s[ax]), 1))).Big().Num()
 		if !m.IsInt64() || m.Int64() < 1 || m.Int64() > int64(spec.DefaultMaxElements) {
 			return c.errf(c.inField(2), "entry %d gives an output extent %v", k, m)
+		}
+		if ctm, _ := c.attrString("coordinate_transformation_mode", "half_pixel"); ctm == "align_corners" {
+			// The operator reads o·(n − 1)/(n·s − 1) with the
+			// unfloored length n·s (the ONNX reference does): the
+			// mapping here uses the output extent, the same only when
+			// n·s is an integer.
+			if p := sc.Mul(spec.NewRat(int64(s[ax]), 1)); cmpRat(floorRat(p), p) != 0 {
+				return c.errf(c.inField(2), "entry %d: align_corners with the non-integral output length %d·%s is not supported", k, s[ax], sc)
+			}
 		}
 		outs[ax] = int(m.Int64())
 		scales[ax] = sc

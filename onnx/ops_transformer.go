@@ -39,7 +39,9 @@ import (
 //	                          false; a float one added; is_causal: −∞ where j > i + past length;
 //	                          a mask shorter than the keys padded with −∞), softmax over the keys
 //	                          (hard_masked_softmax where −∞ occurs), times V. The qk_matmul_output
-//	                          output is refused when used.
+//	                          output by qk_matmul_output_mode: 0 the scaled scores, 1 after the
+//	                          softcap, 2 after the mask too (refused when the mask puts −∞ in it),
+//	                          3 the softmax.
 func transformerOps() map[string]opImporter {
 	return map[string]opImporter{
 		"LayerNormalization": importLayerNorm, "RMSNormalization": importRMSNorm, "GroupNormalization": importGroupNorm,
@@ -578,7 +580,7 @@ func importAttention(c *nctx) error {
 	if err := c.arity(3, 6); err != nil {
 		return err
 	}
-	if err := c.outputs(3, "the qk_matmul_output output"); err != nil {
+	if err := c.outputs(4, "a fifth output"); err != nil {
 		return err
 	}
 	at, err := attentionAttrs(c)
@@ -631,10 +633,11 @@ func importAttention(c *nctx) error {
 	sl := ks[2]
 	kt, _ := c.b.permute(k, ks, []int{0, 1, 3, 2})
 	ss := spec.Shape{bsz, hq, l, sl}
-	scores, err := c.attentionScores(at, c.b.binary(irsem.OpMatmul, q, kt, ss), ss, e)
+	raw, scores, err := c.attentionScores(at, c.b.binary(irsem.OpMatmul, q, kt, ss), ss, e)
 	if err != nil {
 		return err
 	}
+	qk := map[int64]int{0: raw, 1: scores} // qk_matmul_output by mode
 	ninf, masked := make([]bool, ss.Size()), false
 	if c.present(3) {
 		if scores, ninf, err = c.attentionMask(scores, ss); err != nil {
@@ -651,6 +654,10 @@ func importAttention(c *nctx) error {
 		}
 		masked = true
 	}
+	qk[2] = scores
+	if at.qkMode == 2 && firstTrue(ninf) >= 0 && c.outputUsed(3) {
+		return c.errf("output 3", "qk_matmul_output (mode 2) holds −∞ at element %d (the mask), which the IR does not compute", firstTrue(ninf))
+	}
 	var probs int
 	if masked && firstTrue(ninf) >= 0 {
 		if probs, err = c.hardMaskedSoftmax(scores, ss, ninf); err != nil {
@@ -659,6 +666,8 @@ func importAttention(c *nctx) error {
 	} else {
 		probs = c.b.emit(irsem.Kind{Op: irsem.OpSoftmax, Axis: 3}, ss, scores)
 	}
+	qk[3] = probs
+	c.out(3, qk[at.qkMode], ss, qv.dt)
 	ys := spec.Shape{bsz, hq, l, vs[3]}
 	y := c.b.binary(irsem.OpMatmul, probs, vv, ys)
 	if len(qv.shape) == 3 {
@@ -676,6 +685,7 @@ func importAttention(c *nctx) error {
 type attention struct {
 	causal  bool
 	qh, kvh int64
+	qkMode  int64 // qk_matmul_output_mode
 	scale   *Attribute
 	softcap spec.Rat
 }
@@ -693,8 +703,11 @@ func attentionAttrs(c *nctx) (attention, error) {
 	if at.kvh, err = c.attrInt("kv_num_heads", 0); err != nil {
 		return at, err
 	}
-	if _, err := c.attrInt("qk_matmul_output_mode", 0); err != nil {
+	if at.qkMode, err = c.attrInt("qk_matmul_output_mode", 0); err != nil {
 		return at, err
+	}
+	if at.qkMode < 0 || at.qkMode > 3 {
+		return at, c.errf(attrField("qk_matmul_output_mode"), "%d is not a mode (0 to 3)", at.qkMode)
 	}
 	if _, err := c.attrInt("softmax_precision", 0); err != nil { // the precision of a float evaluation
 		return at, err
@@ -726,26 +739,27 @@ func (c *nctx) attentionPast(k int, ks spec.Shape, vv int, vs spec.Shape, bsz, e
 }
 
 // attentionScores scales the scores Q·Kᵀ (shape ss, head size e) by the
-// scale attribute or 1/√e, then applies the softcap c·tanh(x/c).
-func (c *nctx) attentionScores(at attention, scores int, ss spec.Shape, e int) (int, error) {
+// scale attribute or 1/√e (raw), then applies the softcap c·tanh(x/c).
+func (c *nctx) attentionScores(at attention, scores int, ss spec.Shape, e int) (raw, capped int, err error) {
 	if at.scale != nil {
 		sc, err := c.attrRat("scale", 0)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		scores = c.b.scale(scores, ss, sc)
 	} else {
 		rs := c.b.unary(irsem.OpInv, c.b.unary(irsem.OpSqrt, c.b.constScalar(spec.NewRat(int64(e), 1), ss), ss), ss)
 		scores = c.b.binary(irsem.OpMulElem, scores, rs, ss)
 	}
+	raw = scores
 	if !at.softcap.IsZero() {
 		if cmpRat(at.softcap, spec.Rat{}) < 0 {
-			return 0, c.errf(attrField("softcap"), "negative")
+			return 0, 0, c.errf(attrField("softcap"), "negative")
 		}
 		inv, _ := spec.NewRat(1, 1).Div(at.softcap)
 		scores = c.b.scale(c.b.unary(irsem.OpTanh, c.b.scale(scores, ss, inv), ss), ss, at.softcap)
 	}
-	return scores, nil
+	return raw, scores, nil
 }
 
 // attentionMask applies attn_mask (input 3) to the scores of shape ss: a
