@@ -60,4 +60,6 @@ type Attrs struct {
 	Lambd string `json:"lambd,omitempty"`
 	// Mask holds "mask" (booleans): hard_masked_softmax: true where the entry takes part, row-major over the input (the IR spells it {"shape":[…],"allowed":[…]}).
 	Mask []bool `json:"mask,omitempty"`
+	// Maxnorm holds "maxnorm" (rational): renorm: the bound c ≥ 0 on the 2-norm of each sub-tensor x[…, i, …] along axis.
+	Maxnorm string `json:"maxnorm,omitempty"`
 }

@@ -65,6 +65,8 @@ type Kind struct {
 	Lambd spec.Rat
 	// Mask holds "mask" (booleans): hard_masked_softmax: true where the entry takes part, row-major over the input (the IR spells it {"shape":[…],"allowed":[…]}).
 	Mask *HardMask
+	// Maxnorm holds "maxnorm" (rational): renorm: the bound c ≥ 0 on the 2-norm of each sub-tensor x[…, i, …] along axis.
+	Maxnorm spec.Rat
 	// Window is the geometry of the window tags.
 	Window *spec.Window
 	// ValueShape holds "value_shape" (shape): the IR's const: the constant's shape (Attrs.Shape).

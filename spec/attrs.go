@@ -112,6 +112,7 @@ var attrSpecs = []AttrSpec{
 	{"bias", "Bias", true, AttrRat, "nil (0)", "lrn: the bias k; shrink: the bias", ranked},
 	{"lambd", "Lambd", true, AttrRat, "nil (0)", "shrink: the threshold λ", ranked},
 	{"mask", "Mask", true, AttrBools, "nil", "hard_masked_softmax: true where the entry takes part, row-major over the input (the IR spells it {\"shape\":[…],\"allowed\":[…]})", ranked},
+	{"maxnorm", "Maxnorm", true, AttrRat, "nil (refused; the IR reads an absent one as 0)", "renorm: the bound c ≥ 0 on the 2-norm of each sub-tensor x[…, i, …] along axis", ranked},
 
 	{"kernel", "Window.Kernel", true, AttrNats, "nil", "window primitives: the window extent per spatial axis", ranked},
 	{"stride", "Window.Stride", true, AttrNats, "nil", "window primitives: the step per spatial axis", ranked},
