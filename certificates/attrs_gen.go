@@ -28,7 +28,7 @@ type Attrs struct {
 	Lo string `json:"lo,omitempty"`
 	// Hi holds "hi" (rational): clamp: the upper bound.
 	Hi string `json:"hi,omitempty"`
-	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm: ε (the IR gives it as a parent or a payload parameter).
+	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm, l2_normalize: ε (the IR gives it as a parent or a payload parameter, except l2_normalize's tag, which spells it as an attribute).
 	Eps string `json:"eps,omitempty"`
 	// P holds "p" (rational): bernoulli_mask, dropout: the drop probability.
 	P string `json:"p,omitempty"`

@@ -96,7 +96,7 @@ var attrSpecs = []AttrSpec{
 	{"c", "C", true, AttrRat, "nil (0)", "scale: the factor", ranked},
 	{"lo", "Lo", true, AttrRat, "nil (0)", "clamp: the lower bound", ranked},
 	{"hi", "Hi", true, AttrRat, "nil (0)", "clamp: the upper bound", ranked},
-	{"eps", "Eps", false, AttrRat, "nil (DefaultNormEps, 1/100000)", "safe_log, layer_norm, batch_norm_eval, instance_norm: ε (the IR gives it as a parent or a payload parameter)", ranked},
+	{"eps", "Eps", true, AttrRat, "nil (DefaultNormEps, 1/100000; 0 for l2_normalize)", "safe_log, layer_norm, batch_norm_eval, instance_norm, l2_normalize: ε (the IR gives it as a parent or a payload parameter, except l2_normalize's tag, which spells it as an attribute)", ranked},
 	{"p", "P", false, AttrRat, "nil (0)", "bernoulli_mask, dropout: the drop probability", ranked},
 	{"seed", "Seed", true, AttrUint64, "0", "rand_uniform, bernoulli_mask, keep_mask, dropout: the splitmix64 stream key of the draw", ranked},
 	{"values", "Values", false, AttrRats, "nil", "const: the values, row-major (the IR gives them as the payload's value)", ranked},

@@ -115,6 +115,8 @@ func l2Tangent[T Scalar[T]](a *Attrs, x, d Tensor[T], name string) (Tensor[T], e
 func l2NormalizePrim[T Scalar[T]]() *Prim[T] {
 	info := &OpInfo{Name: "l2_normalize", MinArity: 1, MaxArity: 1, Attrs: []string{"Axis", "Eps"},
 		Exact: true, Partial: true, Accumulates: true,
+		IR: &IRForm{Tag: "l2_normalize", Attrs: []string{"axis", "eps"}, Superset: true,
+			Doc: "x / max(‖x‖₂, eps) along axis (F.normalize with p = 2)"},
 		Ties: "m = max(‖x‖₂, ε): at ‖x‖₂ = ε the max's ½/½", Shape: func(a *Attrs, in []Shape) (Shape, error) {
 			if _, err := normAxis(a.Axis, len(in[0])); err != nil {
 				return nil, err
