@@ -80,7 +80,7 @@ func TestReferenceCatalog(t *testing.T) {
 	}
 	fixedLeft := []string{"sum", "reduce_sum", "reduce_mean", "mse_loss", "matmul", "linear", "softmax", "log_softmax", "layer_norm",
 		"conv", "conv_transpose", "avg_pool", "avg_pool_nd",
-		"instance_norm", "lrn", "hard_masked_softmax", "reduce_prod", "bce_with_logits", "l2_normalize"}
+		"instance_norm", "lrn", "hard_masked_softmax", "reduce_prod", "bce_with_logits", "l2_normalize", "renorm"}
 	p := backend.CheckedCPU()
 	for i, info := range infos {
 		c := caps[i]

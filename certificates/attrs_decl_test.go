@@ -111,7 +111,7 @@ func TestAttrsRoundTrip(t *testing.T) {
 		C: q(1, 2), Lo: q(-1, 1), Hi: q(3, 1), Eps: q(1, 100000), P: q(1, 4), Seed: 7, Values: []*big.Rat{q(1, 3), q(0, 1)},
 		Window: &spec.Window{Kernel: []int{2}, Stride: []int{1}, Pads: []int{0, 1}, Dilation: []int{1}, OutputPadding: []int{0}, Groups: 1, CeilMode: true, CountIncludePad: true},
 		Widths: []int{1, 1}, Mode: "reflect", Value: q(5, 7), Indices: []int{0, 2}, IndicesShape: spec.Shape{2}, Size: 3,
-		Alpha: q(1, 10), Beta: q(3, 4), Bias: q(2, 1), Lambd: q(1, 2), Mask: []bool{true, false}}
+		Alpha: q(1, 10), Beta: q(3, 4), Bias: q(2, 1), Lambd: q(1, 2), Mask: []bool{true, false}, Maxnorm: q(5, 1)}
 	v := reflect.ValueOf(a).Elem()
 	for i := range v.NumField() {
 		if v.Field(i).IsZero() {

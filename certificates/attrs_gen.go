@@ -28,7 +28,7 @@ type Attrs struct {
 	Lo string `json:"lo,omitempty"`
 	// Hi holds "hi" (rational): clamp: the upper bound.
 	Hi string `json:"hi,omitempty"`
-	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm: ε (the IR gives it as a parent or a payload parameter).
+	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm, l2_normalize: ε (the IR gives it as a parent or a payload parameter, except l2_normalize's tag, which spells it as an attribute).
 	Eps string `json:"eps,omitempty"`
 	// P holds "p" (rational): bernoulli_mask, dropout: the drop probability.
 	P string `json:"p,omitempty"`
@@ -60,4 +60,6 @@ type Attrs struct {
 	Lambd string `json:"lambd,omitempty"`
 	// Mask holds "mask" (booleans): hard_masked_softmax: true where the entry takes part, row-major over the input (the IR spells it {"shape":[…],"allowed":[…]}).
 	Mask []bool `json:"mask,omitempty"`
+	// Maxnorm holds "maxnorm" (rational): renorm: the bound c ≥ 0 on the 2-norm of each sub-tensor x[…, i, …] along axis.
+	Maxnorm string `json:"maxnorm,omitempty"`
 }

@@ -125,7 +125,7 @@ func TestPlantedDeclarationFaults(t *testing.T) {
 		{"seed declared natural", edit("seed", func(a *spec.AttrSpec) { a.Type = spec.AttrNat }), `"seed" is declared natural`},
 		{"ceil_mode declared natural", edit("ceil_mode", func(a *spec.AttrSpec) { a.Type = spec.AttrNat }), `Window.CeilMode is a bool`},
 		{"mask declared booleans list of the registry", edit("mask", func(a *spec.AttrSpec) { a.Type = spec.AttrNats }), `"mask" is declared naturals`},
-		{"eps made an IR attribute", edit("eps", func(a *spec.AttrSpec) { a.IR = true }), `"eps" has no field Kind.Eps`},
+		{"p made an IR attribute", edit("p", func(a *spec.AttrSpec) { a.IR = true }), `"p" has no field Kind.P`},
 		{"IR-only attribute renamed", edit("from_shape", func(a *spec.AttrSpec) { a.Name = "src_shape" }), `"src_shape" has no field Kind.SrcShape`},
 		{"mode without values", edit("mode", func(a *spec.AttrSpec) { a.Limit.Values = nil }), `"mode" declares no values`},
 		{"field spec.Attrs lacks", edit("size", func(a *spec.AttrSpec) { a.Field = "Sizes" }), `spec.Attrs.Sizes, which does not exist`},

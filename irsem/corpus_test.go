@@ -142,6 +142,10 @@ func opCases(t testing.TB) []opCase {
 			x: rt(t, s(2, 3), "1", "2", "3", "4", "5", "6"), want: rtp(t, s(2, 3), "-1/2", "2", "9", "4", "5", "6")},
 		{name: "tile", g: graphOf(input(2, 1), nd("tile", []int{0}, s(4, 3), func(k *Kind) { k.OutShape = s(4, 3) })),
 			x: rt(t, s(2, 1), "1/2", "-3"), want: rtp(t, s(4, 3), "1/2", "1/2", "1/2", "-3", "-3", "-3", "1/2", "1/2", "1/2", "-3", "-3", "-3")},
+		{name: "renorm", g: graphOf(input(2, 2), nd("renorm", []int{0}, s(2, 2), withAxis(1), func(k *Kind) { k.Maxnorm = spec.NewRat(1, 1) })),
+			x: rt(t, s(2, 2), "3", "1", "4", "0"), want: rtp(t, s(2, 2), "3/5", "1", "4/5", "0")}, // columns (3, 4) clamped to norm 1, (1, 0) at the tie
+		{name: "l2_normalize", g: graphOf(input(2, 2), nd("l2_normalize", []int{0}, s(2, 2), withAxis(1))),
+			x: rt(t, s(2, 2), "3", "4", "0", "5"), want: rtp(t, s(2, 2), "3/5", "4/5", "0", "1")},
 		{name: "sum", g: graphOf(input(2, 3), nd(OpSum, []int{0}, s())), x: reshaped(seq(6), 2, 3), want: rtp(t, s(), "21")},
 		{name: "softmax", g: graphOf(input(2, 2), nd(OpSoftmax, []int{0}, s(2, 2), withAxis(1))), x: rt(t, s(2, 2), "0", "1", "2", "2"),
 			inexact: true, f64: []float64{1 / (1 + math.E), math.E / (1 + math.E), 0.5, 0.5}},

@@ -41,6 +41,8 @@ type Kind struct {
 	Lo spec.Rat
 	// Hi holds "hi" (rational): clamp: the upper bound.
 	Hi spec.Rat
+	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm, l2_normalize: ε (the IR gives it as a parent or a payload parameter, except l2_normalize's tag, which spells it as an attribute).
+	Eps spec.Rat
 	// Seed holds "seed" (uint64): rand_uniform, bernoulli_mask, keep_mask, dropout: the splitmix64 stream key of the draw.
 	Seed uint64
 	// Widths holds "widths" (naturals): pad: 2·rank naturals, every axis's begin width, then every end width.
@@ -65,6 +67,8 @@ type Kind struct {
 	Lambd spec.Rat
 	// Mask holds "mask" (booleans): hard_masked_softmax: true where the entry takes part, row-major over the input (the IR spells it {"shape":[…],"allowed":[…]}).
 	Mask *HardMask
+	// Maxnorm holds "maxnorm" (rational): renorm: the bound c ≥ 0 on the 2-norm of each sub-tensor x[…, i, …] along axis.
+	Maxnorm spec.Rat
 	// Window is the geometry of the window tags.
 	Window *spec.Window
 	// ValueShape holds "value_shape" (shape): the IR's const: the constant's shape (Attrs.Shape).

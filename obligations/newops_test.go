@@ -89,30 +89,28 @@ func scatterKeepsOverwritten(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
 	return &p
 }
 
-// l2ConstantNorm is the bug of treating the norm as a constant: dy =
-// dx/m in the JVP and g = δ/m in the VJP, consistently (adjointness
-// cannot see it; the exact derivative obligation must).
-func l2ConstantNorm(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
+// constantScale is the bug of treating a normalisation's scale as a
+// constant: each group of elements (a lane, a sub-tensor) scales its
+// tangent by the forward rule's ratio y_j/x_j at a nonzero x_j (zero's
+// default where the group is all zero), in the JVP and the VJP alike
+// (adjointness cannot see it; the exact derivative obligation must).
+func constantScale(p spec.Prim[spec.Rat], groups func(a *spec.Attrs, s spec.Shape) [][]int, zero func(a *spec.Attrs) spec.Rat) *spec.Prim[spec.Rat] {
 	fwd := p.Forward
 	scaled := func(a *spec.Attrs, x, d spec.Tensor[spec.Rat]) (spec.Tensor[spec.Rat], error) {
-		// d/m = d·(y/x) lane by lane: forward of x, and m = x_j/y_j where y_j ≠ 0.
 		y, err := fwd(a, []spec.Tensor[spec.Rat]{x})
 		if err != nil {
 			return y, err
 		}
-		ax, _ := spec.NormAxis(a.Axis, x.Shape.Rank())
-		l := spec.LanesOf(x.Shape, ax)
 		out, _ := spec.Zeros[spec.Rat](x.Shape)
-		for k := 0; k < l.Count(); k++ {
-			b := l.Base(k)
-			inv := spec.Rat{}
-			for j := 0; j < l.N; j++ {
-				if i := b + j*l.Inner; !x.Data[i].IsZero() {
-					inv, _ = y.Data[i].Div(x.Data[i])
+		for _, g := range groups(a, x.Shape) {
+			r := zero(a)
+			for _, i := range g {
+				if !x.Data[i].IsZero() {
+					r, _ = y.Data[i].Div(x.Data[i])
 				}
 			}
-			for j := 0; j < l.N; j++ {
-				out.Data[b+j*l.Inner] = d.Data[b+j*l.Inner].Mul(inv)
+			for _, i := range g {
+				out.Data[i] = d.Data[i].Mul(r)
 			}
 		}
 		return out, nil
@@ -127,11 +125,59 @@ func l2ConstantNorm(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
 	return &p
 }
 
+// laneGroups lists l2_normalize's lanes along Axis; subTensorGroups
+// lists renorm's sub-tensors x[…, i, …] (written out here from their
+// definition, not taken from spec).
+func laneGroups(a *spec.Attrs, s spec.Shape) [][]int {
+	ax, _ := spec.NormAxis(a.Axis, s.Rank())
+	l := spec.LanesOf(s, ax)
+	var out [][]int
+	for k := 0; k < l.Count(); k++ {
+		var g []int
+		for j := 0; j < l.N; j++ {
+			g = append(g, l.Base(k)+j*l.Inner)
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func subTensorGroups(a *spec.Attrs, s spec.Shape) [][]int {
+	ax, _ := spec.NormAxis(a.Axis, s.Rank())
+	out := make([][]int, s[ax])
+	for flat := 0; flat < s.Size(); flat++ {
+		i := flat
+		for k := s.Rank() - 1; k > ax; k-- {
+			i /= s[k]
+		}
+		out[i%s[ax]] = append(out[i%s[ax]], flat)
+	}
+	return out
+}
+
+// l2ConstantNorm: dy = dx/m (m = y_j/x_j's inverse; 0 on a zero lane).
+func l2ConstantNorm(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
+	return constantScale(p, laneGroups, func(*spec.Attrs) spec.Rat { return spec.Rat{} })
+}
+
+// renormDropsNorm is the planted fault of docs/ops-extra.md: the norm's
+// dependence on x dropped, dy = s·dx with s = min(1, c/ν) (1 on a zero
+// sub-tensor with c > 0), in both rules.
+func renormDropsNorm(p spec.Prim[spec.Rat]) *spec.Prim[spec.Rat] {
+	return constantScale(p, subTensorGroups, func(a *spec.Attrs) spec.Rat {
+		if a.Maxnorm != nil && a.Maxnorm.Sign() > 0 {
+			return spec.NewRat(1, 1)
+		}
+		return spec.Rat{}
+	})
+}
+
 func newOpPlants() []newOpPlant {
 	return []newOpPlant{
 		{name: "tile vjp keeps the last copy", op: "tile", want: Adjointness, plant: tileLastCopyVJP},
 		{name: "scatter vjp keeps the overwritten cotangent", op: "scatter", want: Adjointness, plant: scatterKeepsOverwritten},
 		{name: "l2_normalize treats the norm as a constant", op: "l2_normalize", want: Derivative, plant: l2ConstantNorm},
+		{name: "renorm drops the norm's dependence on x", op: "renorm", want: Derivative, plant: renormDropsNorm},
 		{name: "sinc′ sign flipped", op: "sinc", want: Derivative, plant: negatedDerivative[spec.Rat], plantDual: negatedDerivative[DualInterval]},
 	}
 }

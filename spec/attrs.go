@@ -96,7 +96,7 @@ var attrSpecs = []AttrSpec{
 	{"c", "C", true, AttrRat, "nil (0)", "scale: the factor", ranked},
 	{"lo", "Lo", true, AttrRat, "nil (0)", "clamp: the lower bound", ranked},
 	{"hi", "Hi", true, AttrRat, "nil (0)", "clamp: the upper bound", ranked},
-	{"eps", "Eps", false, AttrRat, "nil (DefaultNormEps, 1/100000)", "safe_log, layer_norm, batch_norm_eval, instance_norm: ε (the IR gives it as a parent or a payload parameter)", ranked},
+	{"eps", "Eps", true, AttrRat, "nil (DefaultNormEps, 1/100000; 0 for l2_normalize)", "safe_log, layer_norm, batch_norm_eval, instance_norm, l2_normalize: ε (the IR gives it as a parent or a payload parameter, except l2_normalize's tag, which spells it as an attribute)", ranked},
 	{"p", "P", false, AttrRat, "nil (0)", "bernoulli_mask, dropout: the drop probability", ranked},
 	{"seed", "Seed", true, AttrUint64, "0", "rand_uniform, bernoulli_mask, keep_mask, dropout: the splitmix64 stream key of the draw", ranked},
 	{"values", "Values", false, AttrRats, "nil", "const: the values, row-major (the IR gives them as the payload's value)", ranked},
@@ -112,6 +112,7 @@ var attrSpecs = []AttrSpec{
 	{"bias", "Bias", true, AttrRat, "nil (0)", "lrn: the bias k; shrink: the bias", ranked},
 	{"lambd", "Lambd", true, AttrRat, "nil (0)", "shrink: the threshold λ", ranked},
 	{"mask", "Mask", true, AttrBools, "nil", "hard_masked_softmax: true where the entry takes part, row-major over the input (the IR spells it {\"shape\":[…],\"allowed\":[…]})", ranked},
+	{"maxnorm", "Maxnorm", true, AttrRat, "nil (refused; the IR reads an absent one as 0)", "renorm: the bound c ≥ 0 on the 2-norm of each sub-tensor x[…, i, …] along axis", ranked},
 
 	{"kernel", "Window.Kernel", true, AttrNats, "nil", "window primitives: the window extent per spatial axis", ranked},
 	{"stride", "Window.Stride", true, AttrNats, "nil", "window primitives: the step per spatial axis", ranked},

@@ -73,7 +73,7 @@ func TestUndeclaredAttrRejected(t *testing.T) {
 	for _, o := range []*OpInfo{
 		{Name: "shrink2", Attrs: []string{"Lambda"}},
 		{Name: "shrink2", Attrs: []string{"Lambd"}, IR: &IRForm{Tag: "shrink2", Attrs: []string{"lambda"}}},
-		{Name: "shrink2", IR: &IRForm{Tag: "shrink2", Attrs: []string{"eps"}}}, // declared, but not an IR attribute
+		{Name: "shrink2", IR: &IRForm{Tag: "shrink2", Attrs: []string{"p"}}}, // declared, but not an IR attribute
 	} {
 		if err := checkAttrs(o); err == nil {
 			t.Errorf("%+v: undeclared attribute accepted", o)

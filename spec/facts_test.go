@@ -211,6 +211,8 @@ var partialWitnesses = map[string]struct {
 	"pow": {nil, [][]int64{{0}, {2}}, nil},
 	// The lane (1, 1) has norm √2, irrational; a zero lane with ε = 0 divides by 0.
 	"l2_normalize": {&Attrs{Axis: -1}, [][]int64{{1, 1}}, nil},
+	// The sub-tensor x[0, :] = (1, 1) has norm √2 > 1, irrational.
+	"renorm": {&Attrs{Axis: 0, Maxnorm: big.NewRat(1, 1)}, [][]int64{{1, 1}}, []Shape{{1, 2}}},
 }
 
 // TestSafeLogPartialOverFloats: safe_log is Partial for a reason that is

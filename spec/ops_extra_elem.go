@@ -170,5 +170,5 @@ func extraElemPrims[T Scalar[T]]() []*Prim[T] {
 // extraPrims lists the primitives of the ops_extra_*.go files, in
 // registration order.
 func extraPrims[T Scalar[T]]() []*Prim[T] {
-	return append(extraElemPrims[T](), reduceProdPrim[T](), bcePrim[T](), tilePrim[T](), scatterPrim[T](), l2NormalizePrim[T](), sincPrim[T]())
+	return append(extraElemPrims[T](), reduceProdPrim[T](), bcePrim[T](), tilePrim[T](), scatterPrim[T](), l2NormalizePrim[T](), sincPrim[T](), renormPrim[T]())
 }

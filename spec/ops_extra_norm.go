@@ -41,13 +41,17 @@ func l2Lanes[T Scalar[T]](a *Attrs, s Shape) (Lanes, T, error) {
 	return LanesOf(s, ax), rc[T](e), nil
 }
 
-// l2Lane returns the lane's divisor m = max(ν, ε) and the max's weight w
-// on ν.
-func l2Lane[T Scalar[T]](x []T, b, n, in int, eps T) (m, w T, err error) {
+// l2Lane returns the divisor m = max(ν, ε) of the lane x[idx[0]], …,
+// x[idx[n−1]] (ν its 2-norm, the sum of squares a left fold from 0 in idx
+// order) and the max's weight w on ν. renorm shares it, with ε = maxnorm.
+func l2Lane[T Scalar[T]](x []T, idx []int, eps T) (m, w T, err error) {
 	var s T
-	for j := 0; j < n; j++ {
-		v := x[b+j*in]
-		s = s.Add(v.Mul(v))
+	for _, i := range idx {
+		// |x|·|x| = x·x over Rat and, bit for bit, over floats; over
+		// intervals it encloses the square from 0 up where x straddles 0
+		// (x·x would reach below 0 and fail the square root).
+		a := x[i].Abs()
+		s = s.Add(a.Mul(a))
 	}
 	nu, err := s.Sqrt()
 	if err != nil {
@@ -57,6 +61,36 @@ func l2Lane[T Scalar[T]](x []T, b, n, in int, eps T) (m, w T, err error) {
 	return nu.Max(eps), h.Add(h.Mul(nu.Sub(eps).Sign())), nil
 }
 
+// laneIndices lists the flat indices of lane k of l, in order.
+func laneIndices(l Lanes, k int, idx []int) []int {
+	idx = idx[:0]
+	b := l.Base(k)
+	for j := 0; j < l.N; j++ {
+		idx = append(idx, b+j*l.Inner)
+	}
+	return idx
+}
+
+// l2LaneTangent writes (d − w·(y·d)·y)/m into out at the lane idx, with
+// y = x/m and (m, w) from l2Lane.
+func l2LaneTangent[T Scalar[T]](x, d, out []T, idx []int, m, w T) error {
+	y := make([]T, len(idx))
+	var p T
+	var err error
+	for j, i := range idx {
+		if y[j], err = x[i].Div(m); err != nil {
+			return err
+		}
+		p = p.Add(y[j].Mul(d[i]))
+	}
+	for j, i := range idx {
+		if out[i], err = d[i].Sub(w.Mul(p).Mul(y[j])).Div(m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // l2Tangent maps a lane's tangent (or cotangent) d to (d − w·(y·d)·y)/m.
 func l2Tangent[T Scalar[T]](a *Attrs, x, d Tensor[T], name string) (Tensor[T], error) {
 	l, eps, err := l2Lanes[T](a, x.Shape)
@@ -64,24 +98,15 @@ func l2Tangent[T Scalar[T]](a *Attrs, x, d Tensor[T], name string) (Tensor[T], e
 		return Tensor[T]{}, err
 	}
 	out := zerosOf[T](x.Shape)
-	y := make([]T, l.N)
+	var idx []int
 	for k := 0; k < l.Count(); k++ {
-		b := l.Base(k)
-		m, w, err := l2Lane(x.Data, b, l.N, l.Inner, eps)
+		idx = laneIndices(l, k, idx)
+		m, w, err := l2Lane(x.Data, idx, eps)
 		if err != nil {
 			return Tensor[T]{}, err
 		}
-		var p T
-		for j := 0; j < l.N; j++ {
-			if y[j], err = x.Data[b+j*l.Inner].Div(m); err != nil {
-				return Tensor[T]{}, fmt.Errorf("%s: lane %d: %w", name, k, err)
-			}
-			p = p.Add(y[j].Mul(d.Data[b+j*l.Inner]))
-		}
-		for j := 0; j < l.N; j++ {
-			if out.Data[b+j*l.Inner], err = d.Data[b+j*l.Inner].Sub(w.Mul(p).Mul(y[j])).Div(m); err != nil {
-				return Tensor[T]{}, err
-			}
+		if err := l2LaneTangent(x.Data, d.Data, out.Data, idx, m, w); err != nil {
+			return Tensor[T]{}, fmt.Errorf("%s: lane %d: %w", name, k, err)
 		}
 	}
 	return out, nil
@@ -90,6 +115,8 @@ func l2Tangent[T Scalar[T]](a *Attrs, x, d Tensor[T], name string) (Tensor[T], e
 func l2NormalizePrim[T Scalar[T]]() *Prim[T] {
 	info := &OpInfo{Name: "l2_normalize", MinArity: 1, MaxArity: 1, Attrs: []string{"Axis", "Eps"},
 		Exact: true, Partial: true, Accumulates: true,
+		IR: &IRForm{Tag: "l2_normalize", Attrs: []string{"axis", "eps"}, Superset: true,
+			Doc: "x / max(‖x‖₂, eps) along axis (F.normalize with p = 2)"},
 		Ties: "m = max(‖x‖₂, ε): at ‖x‖₂ = ε the max's ½/½", Shape: func(a *Attrs, in []Shape) (Shape, error) {
 			if _, err := normAxis(a.Axis, len(in[0])); err != nil {
 				return nil, err
@@ -105,14 +132,15 @@ func l2NormalizePrim[T Scalar[T]]() *Prim[T] {
 				return Tensor[T]{}, err
 			}
 			out := zerosOf[T](x.Shape)
+			var idx []int
 			for k := 0; k < l.Count(); k++ {
-				b := l.Base(k)
-				m, _, err := l2Lane(x.Data, b, l.N, l.Inner, eps)
+				idx = laneIndices(l, k, idx)
+				m, _, err := l2Lane(x.Data, idx, eps)
 				if err != nil {
 					return Tensor[T]{}, err
 				}
-				for j := 0; j < l.N; j++ {
-					if out.Data[b+j*l.Inner], err = x.Data[b+j*l.Inner].Div(m); err != nil {
+				for _, i := range idx {
+					if out.Data[i], err = x.Data[i].Div(m); err != nil {
 						return Tensor[T]{}, fmt.Errorf("lane %d: %w", k, err)
 					}
 				}

@@ -45,6 +45,7 @@ type Attrs struct {
 	Bias         *big.Rat // lrn: bias; shrink: bias
 	Lambd        *big.Rat // shrink: the threshold λ
 	Mask         []bool   // hard_masked_softmax: true where the entry takes part, row-major over the input
+	Maxnorm      *big.Rat // renorm: the bound c on each sub-tensor's 2-norm (c ≥ 0)
 }
 
 // Clone returns a deep copy of the attributes.
@@ -65,7 +66,7 @@ func (a *Attrs) Clone() *Attrs {
 	b.Widths, b.Indices = append([]int(nil), a.Widths...), append([]int(nil), a.Indices...)
 	b.IndicesShape = a.IndicesShape.Clone()
 	b.Mask = append([]bool(nil), a.Mask...)
-	b.Value, b.Alpha, b.Beta, b.Bias, b.Lambd = cp(a.Value), cp(a.Alpha), cp(a.Beta), cp(a.Bias), cp(a.Lambd)
+	b.Value, b.Alpha, b.Beta, b.Bias, b.Lambd, b.Maxnorm = cp(a.Value), cp(a.Alpha), cp(a.Beta), cp(a.Bias), cp(a.Lambd), cp(a.Maxnorm)
 	if a.Values != nil {
 		b.Values = make([]*big.Rat, len(a.Values))
 		for i, v := range a.Values {

@@ -55,6 +55,13 @@ func sampleCases() []sampleCase {
 		{op: "tile", attrs: &Attrs{Shape: Shape{4, 3}}, shapes: []Shape{{2, 1}}},
 		{op: "l2_normalize", attrs: &Attrs{Axis: -1, Eps: r(1, 2)}, shapes: []Shape{{2, 3}}},
 		{op: "l2_normalize", attrs: &Attrs{Axis: 0}, shapes: []Shape{{2, 2}}, pos: true},
+		// renorm: sub-tensors of one element have rational norms |x|, so the
+		// exact laws run on them (ties at |x| = c included).
+		{op: "renorm", attrs: &Attrs{Axis: 0, Maxnorm: r(1, 1)}, shapes: []Shape{{3}}},
+		{op: "renorm", attrs: &Attrs{Axis: -2, Maxnorm: r(1, 2)}, shapes: []Shape{{2, 1}}},
+		// Sub-tensors of three elements (irrational norms over Rat: checked
+		// over F64), with c = 1/2 below every norm of positive samples.
+		{op: "renorm", attrs: &Attrs{Axis: 0, Maxnorm: r(1, 2)}, shapes: []Shape{{2, 3}}},
 		{op: "tile", attrs: &Attrs{Shape: Shape{2, 0, 6}}, shapes: []Shape{{1, 0, 3}}},
 		{op: "scatter", attrs: &Attrs{Axis: 1, IndicesShape: Shape{2, 2}, Indices: []int{2, 0, 1, 2}}, shapes: []Shape{{2, 3}, {2, 2}}},
 		{op: "scatter", attrs: &Attrs{Axis: -2, IndicesShape: Shape{1, 3}, Indices: []int{1, 0, 1}}, shapes: []Shape{{2, 3}, {1, 3}}},
@@ -174,7 +181,8 @@ func TestAdjointnessRat(t *testing.T) {
 					xs[0].Data[i] = xs[0].Data[i].Mul(xs[0].Data[i])
 				}
 			}
-			if c.op == "layer_norm" || c.op == "batch_norm_eval" || c.op == "instance_norm" || c.op == "l2_normalize" {
+			if c.op == "layer_norm" || c.op == "batch_norm_eval" || c.op == "instance_norm" || c.op == "l2_normalize" ||
+				c.op == "renorm" && c.shapes[0].Size() > c.shapes[0][0] { // renorm: sub-tensors along axis 0 of more than one element
 				// variance+eps must be a perfect square: use lanes (a, a+1, a+2)·k/…
 				// Skip exact check; covered over F64 below.
 				break

@@ -20,6 +20,14 @@ var extraStructural = map[string]genFunc{
 		eps := []*big.Rat{nil, big.NewRat(1, 1), big.NewRat(5, 1)}[src.Intn(3, "eps")]
 		return &spec.Attrs{Axis: axisOf(src, s), Eps: eps}, []spec.Shape{s}, []Domain{Any}
 	},
+	// renorm: c ∈ {0, 1, 5, 5}; regopsFixup makes every sub-tensor's
+	// norm rational (c = 5 meets the sub-tensors (3t, 4t, 0, …) at
+	// t = ±1: the tie).
+	"renorm": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		s := GenShape(src, 1, 3, "shape")
+		c := []*big.Rat{new(big.Rat), big.NewRat(1, 1), big.NewRat(5, 1), big.NewRat(5, 1)}[src.Intn(4, "maxnorm")]
+		return &spec.Attrs{Axis: axisOf(src, s), Maxnorm: c}, []spec.Shape{s}, []Domain{Any}
+	},
 	// pow: the base (the first parent) is positive, the exponent any.
 	"pow": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
 		s := GenShape(src, 0, 3, "shape")
@@ -88,5 +96,30 @@ func l2Fixup(a *spec.Attrs, x spec.Tensor[spec.Rat]) {
 			continue
 		}
 		x.Data[b], x.Data[b+l.Inner] = t.Mul(spec.NewRat(3, 1)), t.Mul(spec.NewRat(4, 1))
+	}
+}
+
+// renormFixup makes every sub-tensor x[…, i, …] of renorm's input have a
+// rational norm: a sub-tensor of one element keeps it; a longer one
+// becomes (3t, 4t, 0, …) in row-major order with t its first element
+// (norm 5|t|; t = ±1 meets the tie with c = 5, t = 0 is a zero
+// sub-tensor).
+func renormFixup(a *spec.Attrs, x spec.Tensor[spec.Rat]) {
+	ax, err := spec.NormAxis(a.Axis, x.Shape.Rank())
+	if err != nil {
+		return
+	}
+	l := spec.LanesOf(x.Shape, ax)
+	n := l.Outer * l.Inner // the elements of a sub-tensor
+	at := func(i, e int) int { return (e/l.Inner*l.N+i)*l.Inner + e%l.Inner }
+	for i := 0; i < l.N; i++ {
+		t := x.Data[at(i, 0)]
+		if n == 1 {
+			continue
+		}
+		for e := 0; e < n; e++ {
+			x.Data[at(i, e)] = spec.Rat{}
+		}
+		x.Data[at(i, 0)], x.Data[at(i, 1)] = t.Mul(spec.NewRat(3, 1)), t.Mul(spec.NewRat(4, 1))
 	}
 }

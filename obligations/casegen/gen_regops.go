@@ -133,6 +133,8 @@ func regopsFixup(src Source, op string, a *spec.Attrs, xs []spec.Tensor[spec.Rat
 	switch op {
 	case "l2_normalize":
 		l2Fixup(a, xs[0])
+	case "renorm":
+		renormFixup(a, xs[0])
 	case "batch_norm_eval":
 		v := xs[2].Data
 		for c := range v {

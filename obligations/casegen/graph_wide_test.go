@@ -1,6 +1,7 @@
 package casegen
 
 import (
+	"math/big"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/irsem"
@@ -126,4 +127,74 @@ func TestWidePlantsTiesAndKinks(t *testing.T) {
 	if kinkZero < 5 || poolTie < 5 {
 		t.Errorf("planted kinks %d, pool inputs with equal values %d over 300 seeds; want ≥ 5 each", kinkZero, poolTie)
 	}
+}
+
+// TestWidePlantsNormTies: the wide stream's exact graphs meet the tie of
+// l2_normalize (a lane with ‖x‖₂ = ε) and of renorm (a sub-tensor with
+// ‖x‖₂ = maxnorm) on some seeds: the squared norm, summed here from the
+// definition, equals the bound squared.
+func TestWidePlantsNormTies(t *testing.T) {
+	ties := map[string]int{}
+	for s := uint64(0); s < 300; s++ {
+		tc, err := GenWideTyped(NewRandSource(s), GraphOptions{Exact: true, Lead: int(s) + 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := BuildTyped(tc.Recipe, spec.Default[spec.Rat]())
+		if err != nil {
+			t.Fatal(err)
+		}
+		vals, err := g.Eval(tc.Inputs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range tc.Recipe.Steps {
+			var bound *big.Rat
+			switch st.Op {
+			case "l2_normalize":
+				bound = st.Attrs.Eps
+			case "renorm":
+				bound = st.Attrs.Maxnorm
+			default:
+				continue
+			}
+			if bound == nil || bound.Sign() == 0 {
+				continue
+			}
+			x := vals[st.In[0]]
+			ax, _ := spec.NormAxis(st.Attrs.Axis, x.Shape.Rank())
+			sq := map[int]*big.Rat{} // group → Σ x²
+			for flat, v := range x.Data {
+				i := flat
+				for k := x.Shape.Rank() - 1; k > ax; k-- {
+					i /= x.Shape[k]
+				}
+				key := i % x.Shape[ax]       // renorm: the sub-tensor index
+				if st.Op == "l2_normalize" { // the lane: every index but ax's
+					inner := 1
+					for k := ax + 1; k < x.Shape.Rank(); k++ {
+						inner *= x.Shape[k]
+					}
+					key = flat/(inner*x.Shape[ax])*inner + flat%inner
+				}
+				if sq[key] == nil {
+					sq[key] = new(big.Rat)
+				}
+				sq[key].Add(sq[key], new(big.Rat).Mul(v.Big(), v.Big()))
+			}
+			b2 := new(big.Rat).Mul(bound, bound)
+			for _, q := range sq {
+				if q.Cmp(b2) == 0 {
+					ties[st.Op]++
+					break
+				}
+			}
+		}
+	}
+	for _, op := range []string{"l2_normalize", "renorm"} {
+		if ties[op] < 1 {
+			t.Errorf("%s: no application at its tie over 300 seeds (ties %v)", op, ties)
+		}
+	}
+	t.Logf("applications at the tie: %v", ties)
 }
