@@ -120,14 +120,10 @@ func ballEval(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, prec uint
 	return c, rad, tight, nil
 }
 
-// ratExact reports that every step of every node of g is exact over
+// ratExact reports that every step of every application is exact over
 // spec.Rat (the registry's OpInfo.Exact), where the exact centre is the
 // rational value and no ball evaluation is needed.
-func ratExact(g *irsem.Graph, p *irsem.Payload) bool {
-	apps, err := irsem.Applications(g, p)
-	if err != nil {
-		return false
-	}
+func ratExact(apps []irsem.Application) bool {
 	for i := range apps {
 		for _, s := range apps[i].Steps {
 			if info, err := spec.Info(s.Prim); err != nil || !info.Exact {
@@ -138,33 +134,6 @@ func ratExact(g *irsem.Graph, p *irsem.Payload) bool {
 	return true
 }
 
-// tightenCentre intersects each element's Exact with the ball centre of
-// the output, for a graph that is not exact over spec.Rat. The ball
-// evaluation failing (its own domain error, the work cap) leaves sh as it
-// is: Exact is then the interval evaluation's, as before.
-func tightenCentre(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, sh []Sharp) error {
-	if ratExact(g, p) {
-		return nil
-	}
-	c, err := BallCentre(g, p, input)
-	if err != nil {
-		if limits.IsLimit(err) && !errors.Is(err, errBallWork) {
-			return err
-		}
-		return nil
-	}
-	out := c.Nodes[g.OutputID]
-	if len(out) != len(sh) {
-		return fmt.Errorf("fpbound: internal error: the ball centre has %d output elements for %d", len(out), len(sh))
-	}
-	for i := range sh {
-		if x, ok := intersect(sh[i].Exact, out[i]); ok {
-			sh[i].Exact = x
-		}
-	}
-	return nil
-}
-
-// errBallWork is the ball evaluation's own work cap: it leaves the
-// interval centre in place and is not a resource limit of the user's.
+// errBallWork is the ball evaluation's own work cap: exactEnclosures then
+// keeps the interval enclosure; it is not a resource limit of the user's.
 var errBallWork = errors.New("the ball evaluation's work cap")

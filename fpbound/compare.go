@@ -272,9 +272,6 @@ func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded [
 	if err != nil {
 		return nil, err
 	}
-	if err := tightenCentre(g, p, input, sh); err != nil {
-		return nil, err
-	}
 	encl := make([]Enclosure, len(sh))
 	for i, s := range sh {
 		encl[i] = s.Enclosure

@@ -461,8 +461,17 @@
 //
 // The exact enclosure. Where every primitive of the graph is exact over
 // spec.Rat the exact value of every node is computed over Rat and
-// enclosed in the nearest float64 interval; otherwise it is the interval
-// evaluation, intersected with the classic X.
+// enclosed in the nearest float64 interval; otherwise it is BallCentre's
+// enclosure of every node ("The ball centre"), or, where the ball
+// evaluation fails or exceeds its work cap, the interval evaluation;
+// either is intersected with the classic X. The boxes stay sound whichever
+// is used: (a) and (c) need only that X_j contain the exact value x_j of
+// node j, since a (partially) perturbed value v satisfies |v − x_j| ≤ E_j
+// (resp. F_j), so v ∈ [x_j ± E_j] ⊆ X_j ± E_j; a ball enclosure contains
+// x_j by its own theorem, as the interval evaluation's does, and the
+// intersection of two sets that contain x_j contains it. (b) does not use
+// X at all. A tighter X only makes the boxes, hence the adjoints' ranges
+// and the residuals, smaller.
 //
 // # Dense sweep
 //
@@ -660,10 +669,11 @@
 //
 // # The ball centre
 //
-// Where a graph is not exact over spec.Rat, Compare intersects each
-// element's exact enclosure with BallCentre's, a second sound enclosure of
-// the same exact value (the real value of the registry's formulas on the
-// exact data). BallCentre runs the registry's forward rules over Ball
+// Where a graph is not exact over spec.Rat, the first-order bound's boxes
+// and Compare's exact enclosure use BallCentre's (the first-order bound,
+// "The exact enclosure"), a second sound enclosure of the same exact
+// value (the real value of the registry's formulas on the exact data).
+// BallCentre runs the registry's forward rules over Ball
 // (irsem.DenoteAll; no per-op table): a ball [m ± r] is a midpoint m,
 // a math/big.Float of precision p, and a radius r, a float64 rounded
 // upward (round.go). Its theorem: every Ball an operation returns contains

@@ -1,6 +1,7 @@
 package fpbound
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -149,7 +150,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		}
 	}
 	// The exact enclosures: over spec.Rat when every step is exact, else
-	// over spec.Interval.
+	// the ball centre, else over spec.Interval.
 	if err := exactEnclosures(g, p, input, apps, nodes); err != nil {
 		reason, err := failed(err, "the exact enclosure failed: "+err.Error())
 		return nil, reason, err
@@ -165,11 +166,11 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	before := undecided.Load()
 	all, err := denoteAll[F](g, p, irsem.ConvertTensor[ErrOf[F]](input), errRegistry[F](o.Profile))
 	if undecided.Load() != before {
-		return nil, "a comparison a registry rule branches on could not be decided", nil
+		return noBound(g, nodes, "a comparison a registry rule branches on could not be decided"), "", nil
 	}
 	if err != nil {
 		reason, err := failed(err, "the evaluation failed: "+err.Error())
-		return nil, reason, err
+		return noBound(g, nodes, reason), "", err
 	}
 	for i := range nodes {
 		nd := &nodes[i]
@@ -197,11 +198,11 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	}
 	for j := range nodes {
 		if reason, err := r.local(j); reason != "" || err != nil {
-			return nil, reason, err
+			return noBound(g, nodes, reason), "", err
 		}
 		if g.Nodes[j].Kind.Op != irsem.OpInput {
 			if reason, err := r.forward(j); reason != "" || err != nil {
-				return nil, reason, err
+				return noBound(g, nodes, reason), "", err
 			}
 		}
 		if err := r.sweeps(j); err != nil {
@@ -209,6 +210,22 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		}
 	}
 	return r.out, "", nil
+}
+
+// noBound is firstOrder's result when no first-order bound exists after
+// the exact enclosures are known (a reason; nil for a resource limit):
+// every element keeps the classic bound, and its exact enclosure is still
+// intersected with the output's.
+func noBound(g *irsem.Graph, nodes []foNode, reason string) []foOut {
+	if reason == "" {
+		return nil
+	}
+	xs := nodes[g.OutputID].x
+	out := make([]foOut, len(xs))
+	for m, x := range xs {
+		out[m] = foOut{x: x, bound: inf, estimate: inf, reason: reason}
+	}
+	return out
 }
 
 // failed returns err when it is a resource limit, else reason: the
@@ -434,18 +451,13 @@ func prefixWork(g *irsem.Graph, j int) int64 {
 
 // exactEnclosures sets nodes[i].x for every node: the exact value over
 // spec.Rat when every primitive of the graph is exact (and the evaluation
-// succeeds), else the interval evaluation.
+// succeeds), else the ball centre (BallCentre) within its work cap, else
+// the interval evaluation. Each is an enclosure of the node's exact value
+// (doc.go, "Boxes").
 func exactEnclosures(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, apps []irsem.Application, nodes []foNode) error {
-	exact := true
-	for i := range apps {
-		for _, s := range apps[i].Steps {
-			if info, err := spec.Info(s.Prim); err != nil || !info.Exact {
-				exact = false
-			}
-		}
-	}
-	if exact {
-		if all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[spec.Rat](input)); err == nil {
+	if ratExact(apps) {
+		all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[spec.Rat](input))
+		if err == nil {
 			for i := range nodes {
 				nodes[i].x = make([]spec.Interval, len(all[i].Data))
 				for m, v := range all[i].Data {
@@ -453,7 +465,19 @@ func exactEnclosures(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, ap
 				}
 			}
 			return nil
-		} else if limits.IsLimit(err) {
+		}
+		if limits.IsLimit(err) {
+			return err
+		}
+	} else {
+		c, err := BallCentre(g, p, input)
+		if err == nil && len(c.Nodes) == len(nodes) {
+			for i := range nodes {
+				nodes[i].x = c.Nodes[i]
+			}
+			return nil
+		}
+		if limits.IsLimit(err) && !errors.Is(err, errBallWork) {
 			return err
 		}
 	}

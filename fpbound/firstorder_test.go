@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/fpbound/nets"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -180,5 +181,55 @@ func BenchmarkSharpMLP4(b *testing.B) {
 		if _, err := SharpBounds(g, p, x, Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestFirstOrderBallBoxes: on the 6-block GPT-2 stack (exp, tanh, √, the
+// finfo.min mask), where the float64 interval enclosure of the exact
+// output is 0.2–2.5 of its value wide (docs/bounds.md, "Point 2"), the
+// first-order boxes are centred on the ball centre: every output's exact
+// enclosure is at most two float64 ulps wide and meets the interval
+// evaluation's (both contain the exact value), the first-order bound is
+// finite, tlcheck's own f32 output holds everywhere, and a planted relative 10⁻³ error in the
+// largest element is the only FAILS.
+func TestFirstOrderBallBoxes(t *testing.T) {
+	n, err := nets.GPT2(306, 4, 8, 2, 6, nets.Default, nets.FinfoMin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, p, x := n.Graph, n.Payload, n.Input
+	ivs, err := irsem.Denote(g, p, irsem.ConvertTensor[spec.Interval](x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := f32Out(t, g, p, x)
+	res, err := Compare(g, p, x, rec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := 0
+	for i, el := range res.Elements {
+		ex := el.Exact
+		if _, ok := intersect(ex, ivs.Data[i]); !ok || ex.Hi > up(up(ex.Lo)) {
+			t.Fatalf("element %d: exact enclosure %v (interval evaluation %v)", i, ex, ivs.Data[i])
+		}
+		if math.IsInf(el.FirstOrder, 1) {
+			t.Fatalf("element %d: first-order bound %g for exact %v", i, el.FirstOrder, ex)
+		}
+		if el.Verdict != Holds {
+			t.Fatalf("element %d: own f32 output %g %v (exact %v, bound %g)", i, el.Recorded, el.Verdict, ex, el.Bound)
+		}
+		if math.Abs(ex.Float64()) > math.Abs(res.Elements[big].Exact.Float64()) {
+			big = i
+		}
+	}
+	bad := append([]float32(nil), rec...)
+	bad[big] = float32(res.Elements[big].Exact.Float64() * (1 + 1e-3))
+	r2, err := Compare(g, p, x, bad, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Elements[big].Verdict != Fails || r2.Fails != 1 {
+		t.Fatalf("planted 10⁻³ at element %d: %v, %d fail", big, r2.Elements[big].Verdict, r2.Fails)
 	}
 }
