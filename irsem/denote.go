@@ -27,6 +27,18 @@ const (
 // isRat reports whether T is the exact rational scalar.
 func isRat[T spec.Scalar[T]]() bool { return spec.KindOf[T]() == "rat" }
 
+// levelSafe reports whether T is one of spec's own value types (F64, F32,
+// Binary32, Interval, Rat), whose rules are pure functions of their
+// operands and so may run concurrently (denoteLevels).
+func levelSafe[T spec.Scalar[T]]() bool {
+	var z T
+	switch any(z).(type) {
+	case spec.F64, spec.F32, spec.Binary32, spec.Interval, spec.Rat:
+		return true
+	}
+	return false
+}
+
 // convertSlice converts the data of an optional exact tensor.
 func convertData[T spec.Scalar[T]](t *RatTensor) []T {
 	if t == nil {
@@ -284,7 +296,12 @@ func lastUses(g *Graph) []int {
 // With more than one worker (GOMAXPROCS) and a graph with independent
 // branches, the nodes run level by level on par's pool (denoteLevels):
 // the same values; on any failure the sequential loop below runs and
-// reports its error.
+// reports its error. Only spec's own value types run in parallel
+// (levelSafe): another Scalar may carry process-wide state its rules
+// update as they run — fpbound's value ids and its sweep's forward/VJP
+// flags, a test scalar's shared random source — which a concurrent
+// schedule would race on and whose results could then depend on the
+// schedule.
 func denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], free bool) ([]spec.Tensor[T], error) {
 	if err := g.Check(); err != nil {
 		return nil, err
@@ -301,7 +318,7 @@ func denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], free b
 		}
 	}
 	reg := spec.Default[T]()
-	if _, _, wide := levels(g); wide && par.Workers() > 1 {
+	if _, _, wide := levels(g); wide && par.Workers() > 1 && levelSafe[T]() {
 		if vals, ok := denoteLevels(g, p, input, reg, free); ok {
 			return vals, nil
 		}

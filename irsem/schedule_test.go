@@ -97,3 +97,26 @@ func TestDenoteSchedules(t *testing.T) {
 		t.Fatal("log of −2 over Rat did not fail")
 	}
 }
+
+// TestLevelSafe: only spec's pure value types take the concurrent schedule;
+// any other Scalar (Dual here; fpbound's error algebra and the tests' random-
+// order scalars likewise) keeps the sequential one, whose order its
+// process-wide state relies on.
+func TestLevelSafe(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		got  bool
+		want bool
+	}{
+		{"F64", levelSafe[spec.F64](), true},
+		{"F32", levelSafe[spec.F32](), true},
+		{"Binary32", levelSafe[spec.Binary32](), true},
+		{"Interval", levelSafe[spec.Interval](), true},
+		{"Rat", levelSafe[spec.Rat](), true},
+		{"Dual[Rat]", levelSafe[spec.Dual[spec.Rat]](), false},
+	} {
+		if c.got != c.want {
+			t.Errorf("levelSafe[%s] = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+}
