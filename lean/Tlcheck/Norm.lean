@@ -3,7 +3,7 @@ import Tlcheck.Adjoint
 import Tlcheck.Window
 
 /-!
-# The normalisations: layer_norm, instance_norm, batch_norm_eval, l2_normalize
+# The normalisations: layer_norm, instance_norm, batch_norm_eval, l2_normalize, renorm
 
 `Tlcheck.Spec` gives the three as the registry computes them
 (`spec/ops_norm.go`, `spec/ops_channel_norm.go`): at fixed inputs, each
@@ -23,7 +23,12 @@ w the max's weight on ν (1, ½ at ν = ε, 0), ∂yᵢ/∂xⱼ = ([i = j] − w
 (`Attr.l2Taps`, the registry's (dx − w(y·dx)y)/m entry by entry), its VJP
 the transpose (`l2_normalize_adjoint`, `l2_normalize_vjp_linear`); the
 registry's exact instances are the lanes of rational norm, where `ratSqrt`
-is exact. `tapplyAll_adjoint` is the
+is exact. renorm (one input, c = maxnorm on `Attr.c`) is the same rule
+on the sub-tensors x[…, k, …] (`Attr.rnLane`) with ε = c, times c:
+∂yᵢ/∂xⱼ = c·([i = j] − w·(xᵢ/m)(xⱼ/m))/m, m = max(ν, c) (`Attr.rnTaps`),
+symmetric, so its VJP (the transpose) is the registry's same expression
+(`renorm_adjoint`, `renorm_vjp_linear`, `renorm_instance` at the tie).
+`tapplyAll_adjoint` is the
 law for every such family of tap lists; `layer_norm_adjoint`,
 `instance_norm_adjoint` and `batch_norm_eval_adjoint` are it at the
 primitives.
@@ -200,6 +205,57 @@ theorem l2_normalize_instance :
     (Attr.l2Taps { c := 0, lo := 0, hi := 0, axis := -1, shape := [2], axis2 := 0, perm := [],
       start := 0, stop := 0, toShape := [], values := [], shapes := [[2]], eps := 5 } [3, 4]).map Tap.w =
       [41 / 250, -6 / 125, -6 / 125, 17 / 125] := by
+  decide +kernel
+
+
+/-! ## renorm -/
+
+/-- renorm: ⟨jvp x dx, δ⟩ = ⟨dx, vjp x δ⟩ for every x (the taps at x;
+the taps are symmetric, so the VJP is the registry's same expression). -/
+theorem renorm_adjoint (a : Attr) (x dx δ : List Rat) (h : dx.length = size a.shape)
+    (hδ : δ.length = size a.shape) :
+    dot (Prim.jvp .renorm a [x] [dx]) δ = dotAll [dx] (Prim.vjp .renorm a [x] δ) := by
+  show dot (tapply (size a.shape) (a.rnTaps x) dx) δ = dot dx (tapplyT (size a.shape) (a.rnTaps x) δ) + 0
+  rw [tapply_adjoint (size a.shape) (size a.shape) (a.rnTaps x) dx δ h hδ, Rat.add_zero]
+
+/-- renorm: its VJP is linear in δ (cotangents of one length) and maps zero to zeros. -/
+theorem renorm_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) (h : δ₁.length = δ₂.length) :
+    Prim.vjp .renorm a [x] (padd δ₁ δ₂) =
+      paddAll (Prim.vjp .renorm a [x] δ₁) (Prim.vjp .renorm a [x] δ₂) ∧
+    Prim.vjp .renorm a [x] (smul k δ₁) = smulAll k (Prim.vjp .renorm a [x] δ₁) ∧
+    Prim.vjp .renorm a [x] (zeros δ₁) = zerosAll (Prim.vjp .renorm a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [tapplyT (size a.shape) (a.rnTaps x) (padd δ₁ δ₂)] =
+      [padd (tapplyT (size a.shape) (a.rnTaps x) δ₁) (tapplyT (size a.shape) (a.rnTaps x) δ₂)]
+    rw [tapplyT_padd (size a.shape) δ₁ δ₂ h (a.rnTaps x)]
+  · show [tapplyT (size a.shape) (a.rnTaps x) (smul k δ₁)] = [smul k (tapplyT (size a.shape) (a.rnTaps x) δ₁)]
+    rw [tapplyT_smul (size a.shape) k δ₁ (a.rnTaps x)]
+  · show [tapplyT (size a.shape) (a.rnTaps x) (zeros δ₁)] = [zeros (tapplyT (size a.shape) (a.rnTaps x) δ₁)]
+    rw [tapplyT_zeros (size a.shape) δ₁ (a.rnTaps x),
+      zeros_eq_zerosN (tapplyT (size a.shape) (a.rnTaps x) δ₁), length_tapplyT]
+
+/-- An instance against the registry's rule by hand, at the tie: x = [3, 6; 4, 8]
+(shape [2, 2]) along axis 1, c = 5. The sub-tensors are the columns:
+(3, 4) with ν = 5 = c (the tie: s = 1, w = ½) and (6, 8) with ν = 10 > c
+(s = ½, w = 1), so y = [3, 3; 4, 4]. With x̂ = (3/5, 4/5) in both, the
+Jacobian s·I − w(c/ν)x̂x̂ᵀ is I − ½x̂x̂ᵀ = [41/50, −6/25; −6/25, 17/25] on
+the first column and ½(I − x̂x̂ᵀ) = [8/25, −6/25; −6/25, 9/50] on the
+second (taps in flat order 0, 1, 2, 3, each over its column). JVP and VJP
+at the all-ones tangent agree (the symmetry): the row sums 29/50, 11/25 and
+2/25, −3/50, in flat order [29/50, 2/25, 11/25, −3/50]. With the tie weight
+1 instead of ½ the first tap would be 16/25, not 41/50. -/
+theorem renorm_instance :
+    Prim.fwd .renorm { c := 5, lo := 0, hi := 0, axis := 1, shape := [2, 2], axis2 := 0, perm := [],
+      start := 0, stop := 0, toShape := [], values := [], shapes := [[2, 2]] } [[3, 6, 4, 8]] = [3, 3, 4, 4] ∧
+    (Attr.rnTaps { c := 5, lo := 0, hi := 0, axis := 1, shape := [2, 2], axis2 := 0, perm := [],
+      start := 0, stop := 0, toShape := [], values := [], shapes := [[2, 2]] } [3, 6, 4, 8]).map Tap.w =
+      [41 / 50, -6 / 25, 8 / 25, -6 / 25, -6 / 25, 17 / 25, -6 / 25, 9 / 50] ∧
+    Prim.jvp .renorm { c := 5, lo := 0, hi := 0, axis := 1, shape := [2, 2], axis2 := 0, perm := [],
+      start := 0, stop := 0, toShape := [], values := [], shapes := [[2, 2]] } [[3, 6, 4, 8]] [[1, 1, 1, 1]] =
+      [29 / 50, 2 / 25, 11 / 25, -3 / 50] ∧
+    Prim.vjp .renorm { c := 5, lo := 0, hi := 0, axis := 1, shape := [2, 2], axis2 := 0, perm := [],
+      start := 0, stop := 0, toShape := [], values := [], shapes := [[2, 2]] } [[3, 6, 4, 8]] [1, 1, 1, 1] =
+      [[29 / 50, 2 / 25, 11 / 25, -3 / 50]] := by
   decide +kernel
 
 end Tlcheck

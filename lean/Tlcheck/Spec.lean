@@ -859,6 +859,9 @@ def laneVar (x : List Rat) (ps : List Nat) : Rat :=
 def laneInv (eps : Rat) (x : List Rat) (ps : List Nat) : Rat := 1 / ratSqrt (laneVar x ps + eps)
 /-- x̂ at flat index i of the lane ps: (xᵢ − μ)·s. -/
 def laneHat (eps : Rat) (x : List Rat) (ps : List Nat) (i : Nat) : Rat := (nth x i - laneMean x ps) * laneInv eps x ps
+/-- A lane's 2-norm √(Σ xᵢ²) over its flat positions (`ratSqrt`: exact on the
+square rationals); l2_normalize's and renorm's ν. -/
+def laneNorm (x : List Rat) (ps : List Nat) : Rat := ratSqrt (total (pmap (fun v => v * v) (gather ps x)))
 
 /-- A lane normalisation (layer_norm, instance_norm): n elements, the lane
 (flat positions) of each flat index, and the index of its γ and β. -/
@@ -954,7 +957,7 @@ axis, on the lanes of the [A, K, B] view (`lnG`'s), ν = √(Σ_j x_j²) —
 `ratSqrt`, exact on the square rationals, the only lanes whose norm the
 registry's exact sqrt accepts and so the only ones it certifies —, the
 divisor m = max(ν, ε) and y_i = x_i / m. -/
-def l2Nu (a : Attr) (x : List Rat) (i : Nat) : Rat := ratSqrt (total (pmap (fun v => v * v) (gather (a.lnG.lane i) x)))
+def l2Nu (a : Attr) (x : List Rat) (i : Nat) : Rat := laneNorm x (a.lnG.lane i)
 def l2M (a : Attr) (x : List Rat) (i : Nat) : Rat := maxS (a.l2Nu x i) a.eps
 /-- The max's weight on ν: 1 if ν > ε, ½ at the tie ν = ε, 0 below (`maxDa`,
 the registry's max convention). -/
@@ -966,6 +969,30 @@ registry's dy = (dx − w·(y·dx)·y)/m, entry by entry. -/
 def l2Taps (a : Attr) (x : List Rat) : List Tap :=
   forN (size a.shape) (fun i => (a.lnG.lane i).map (fun j =>
     Tap.mk i j (((if i = j then (1 : Rat) else 0) - a.l2W x i * a.l2Y x i * a.l2Y x j) / a.l2M x i)))
+/-- renorm (the registry's, `spec/ops_extra_renorm.go`; torch.renorm with
+p = 2, c = maxnorm on `Attr.c`): the lane of flat index i is the
+sub-tensor x[…, k, …] with k = i's index on the axis — in the [A, K, B]
+view every (p, r), flat (p·K + k)·B + r, row-major as the registry's
+`subTensorIndices`. Not l2_normalize's lanes (those fix p and r and run
+over k), but the same rule on them: ν = ‖lane‖₂ (`laneNorm`, exact on the
+square rationals), m = max(ν, c), y = c·x/m, the scale s = min(1, c/ν). -/
+def rnLane (a : Attr) (i : Nat) : List Nat :=
+  forN a.dimA (fun p => (upto a.dimB).map (fun r => (p * a.dimK + i / a.dimB % a.dimK) * a.dimB + r))
+def rnNu (a : Attr) (x : List Rat) (i : Nat) : Rat := laneNorm x (a.rnLane i)
+def rnM (a : Attr) (x : List Rat) (i : Nat) : Rat := maxS (a.rnNu x i) a.c
+/-- The max's weight on ν: 1 if ν > c, ½ at the tie ν = c, 0 below (`maxDa`). -/
+def rnW (a : Attr) (x : List Rat) (i : Nat) : Rat := maxDa (a.rnNu x i) a.c
+/-- x/m: l2_normalize's output at ε = c on the sub-tensor. -/
+def rnY (a : Attr) (x : List Rat) (i : Nat) : Rat := nth x i / a.rnM x i
+def rnFwd (a : Attr) (x : List Rat) : List Rat := (upto (size a.shape)).map (fun i => a.c * a.rnY x i)
+/-- The partials ∂yᵢ/∂xⱼ = c·([i = j] − w·(xᵢ/m)(xⱼ/m))/m for j in i's
+sub-tensor: c times l2_normalize's partials at ε = c — the registry's
+dy = c·(dx − w·p·x/m)/m = s·dx − w(c/ν)(x̂·dx)x̂, entry by entry. Symmetric
+in i and j (i and j share a sub-tensor, so rnM, rnW agree), hence the
+VJP is the same map (its transpose). -/
+def rnTaps (a : Attr) (x : List Rat) : List Tap :=
+  forN (size a.shape) (fun i => (a.rnLane i).map (fun j =>
+    Tap.mk i j (a.c * ((if i = j then (1 : Rat) else 0) - a.rnW x i * a.rnY x i * a.rnY x j) / a.rnM x i)))
 end Attr
 
 /-- The exact primitives with a Lean semantics. The names are the
@@ -978,7 +1005,7 @@ inductive Prim where
   | gather | shrink | pad
   | conv | conv_transpose | max_pool | max_pool_nd | avg_pool | avg_pool_nd | dropout
   | layer_norm | instance_norm | batch_norm_eval
-  | tile | scatter | reduce_prod | l2_normalize
+  | tile | scatter | reduce_prod | l2_normalize | renorm
   | rand_uniform | bernoulli_mask | keep_mask
   deriving DecidableEq, Repr
 
@@ -1019,6 +1046,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .scatter, a, xs => Tlcheck.gather a.scatterIdx (catAll xs)
   | .reduce_prod, a, [x] => a.rpFwd x
   | .l2_normalize, a, [x] => a.l2Fwd x
+  | .renorm, a, [x] => a.rnFwd x
   | .const, a, [] => a.values
   | .rand_uniform, a, [] => a.values
   | .bernoulli_mask, a, [_] => a.values
@@ -1076,6 +1104,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .scatter, a, _, dxs => Tlcheck.gather a.scatterIdx (catAll dxs)
   | .reduce_prod, a, [x], [dx] => tapply (a.dimA * a.dimB) (a.rpTaps x) dx
   | .l2_normalize, a, [x], [dx] => tapply (size a.shape) (a.l2Taps x) dx
+  | .renorm, a, [x], [dx] => tapply (size a.shape) (a.rnTaps x) dx
   | .const, a, [], [] => zeros a.values
   | .rand_uniform, a, [], [] => zeros a.values
   | .bernoulli_mask, a, [_], [_] => zeros a.values
@@ -1140,6 +1169,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .bernoulli_mask, _, [x], _ => [zeros x]
   | .keep_mask, _, [x], _ => [zeros x]
   | .l2_normalize, a, [x], δ => [tapplyT (size a.shape) (a.l2Taps x) δ]
+  | .renorm, a, [x], δ => [tapplyT (size a.shape) (a.rnTaps x) δ]
   | .concat, a, _, δ => splitBy a.shapes (Tlcheck.scatter (totalSize a.shapes) a.concatIdx δ)
   | .matmul, a, [x, y], δ =>
     [Tlcheck.scatter (size (nthL a.shapes 0)) a.mmGa (pmul (Tlcheck.gather a.mmGb y) (bcastAKB a.mmK 1 a.mmOut δ)),

@@ -395,6 +395,8 @@ func notInComposition(prim string) string {
 	switch {
 	case normOps[prim]:
 		return "normalisations are emitted in adjointness certificates only (ε, γ and β from the payload are not written in compositions yet)"
+	case prim == "renorm":
+		return "renorm is emitted in adjointness certificates only (maxnorm is not written in compositions yet)"
 	case prim == "dropout":
 		return "dropout is emitted in adjointness certificates only (the replayed mask is not written in compositions yet)"
 	}

@@ -563,7 +563,7 @@ func TestCompositionPools(t *testing.T) {
 			t.Errorf("case %d: stride 1 written for stride 2 leaves the case true", i)
 		}
 	}
-	for _, op := range []string{"layer_norm", "instance_norm", "batch_norm_eval", "dropout"} {
+	for _, op := range []string{"layer_norm", "instance_norm", "batch_norm_eval", "dropout", "renorm"} {
 		if notInComposition(op) == "" {
 			t.Errorf("%s: written in compositions without its attributes", op)
 		}

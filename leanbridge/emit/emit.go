@@ -51,7 +51,8 @@
 // when the certificate has none: 1/100000, and 0 for l2_normalize); Lean's
 // ratSqrt is exact on the square rationals the registry's exact sqrt
 // accepts, the only ones it certifies (for l2_normalize, the lanes of
-// rational norm).
+// rational norm). renorm carries maxnorm as c (leanAttrs) and the axis;
+// its certified instances are the sub-tensors of rational norm.
 //
 // The seeded draws (rand_uniform, bernoulli_mask, keep_mask) record the
 // seed too: the emitter replays the draw with the registry's own forward
@@ -90,7 +91,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "bernoulli_mask", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "keep_mask", "l2_normalize", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "rand_uniform", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "bernoulli_mask", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "keep_mask", "l2_normalize", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "rand_uniform", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "renorm", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
 
 // windowOps are the covered primitives that read the registry's window
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,
@@ -248,7 +249,8 @@ func leanWindow(w *spec.Window) (string, error) {
 // leanAttrs maps a certificate's attributes onto Tlcheck.Attr's fields:
 // c, lo, hi, axis2 and perm are the registry's own, except that gather's
 // and scatter's constant indices are perm (scatter's indices' shape is
-// its updates' shape, shapes[1]), shrink's bias and threshold λ are c and lo
+// its updates' shape, shapes[1]), renorm's maxnorm is c (required, as in
+// the registry), shrink's bias and threshold λ are c and lo
 // (λ defaults to 1/2 and the bias to 0, as in the registry), and pad's
 // widths, mode and fill value are perm, axis2 (padMode) and c.
 func leanAttrs(op string, a certificates.Attrs) (c, lo, hi string, axis2 int, perm []int, err error) {
@@ -260,6 +262,11 @@ func leanAttrs(op string, a certificates.Attrs) (c, lo, hi string, axis2 int, pe
 		c, lo = a.Bias, a.Lambd
 		if lo == "" {
 			lo = "1/2"
+		}
+	case "renorm":
+		if c = a.Maxnorm; c == "" {
+			err = fmt.Errorf("renorm has no maxnorm (the registry refuses it)")
+			return
 		}
 	case "pad":
 		c, perm = a.Value, a.Widths
@@ -336,7 +343,7 @@ func caseWork(op string, c *certificates.AdjointCase) int {
 	if windowOps[op] {
 		w += windowWork(op, c)
 	}
-	if (op == "reduce_prod" || op == "l2_normalize") && len(c.Inputs) > 0 {
+	if (op == "reduce_prod" || op == "l2_normalize" || op == "renorm") && len(c.Inputs) > 0 {
 		// Prod.lean's taps: one per input element, each a product over its
 		// lane; Spec.lean's l2Taps: K per element, each reading the lane's
 		// norm (K elements) three times.
@@ -344,6 +351,10 @@ func caseWork(op string, c *certificates.AdjointCase) int {
 		if ax := c.Attrs.Axis; ax >= -len(s) && ax < len(s) {
 			k := s[(ax+len(s))%len(s)]
 			if op == "l2_normalize" {
+				k *= 3 * k
+			}
+			if op == "renorm" { // Spec.lean's rnTaps: L = n/K taps per element, each reading the sub-tensor's norm (L elements) three times
+				k = len(c.Inputs[0].Values) / max(k, 1)
 				k *= 3 * k
 			}
 			w += len(c.Inputs[0].Values) * k

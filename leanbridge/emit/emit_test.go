@@ -175,6 +175,8 @@ func TestEmitReadsBack(t *testing.T) {
 				keys, defaults = []string{"bias", "lambd", "hi"}, []string{"0", "1/2", "0"}
 			case "pad": // the fill value rides on c
 				keys = []string{"value", "lo", "hi"}
+			case "renorm": // maxnorm rides on c
+				keys = []string{"maxnorm", "lo", "hi"}
 			}
 			for j, key := range keys {
 				want := defaults[j]

@@ -615,7 +615,7 @@ func TestLeanSpecModel(t *testing.T) {
 		return v
 	}
 	for _, op := range Covered {
-		if windowOps[op] || normOps[op] || drawOps[op] || op == "dropout" || op == "reduce_prod" { // transcribed from the emitted modules in window_test.go, norm_test.go, dropout_test.go, idxops_test.go
+		if windowOps[op] || normOps[op] || drawOps[op] || op == "dropout" || op == "reduce_prod" || op == "renorm" { // transcribed from the emitted modules in window_test.go, norm_test.go, dropout_test.go, idxops_test.go, renorm_test.go
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, "adjointness", op+".json"))

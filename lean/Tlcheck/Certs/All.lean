@@ -37,6 +37,7 @@ import Tlcheck.Certs.Adjointness.reduce_mean
 import Tlcheck.Certs.Adjointness.reduce_prod
 import Tlcheck.Certs.Adjointness.reduce_sum
 import Tlcheck.Certs.Adjointness.relu
+import Tlcheck.Certs.Adjointness.renorm
 import Tlcheck.Certs.Adjointness.reshape
 import Tlcheck.Certs.Adjointness.scale
 import Tlcheck.Certs.Adjointness.scatter
