@@ -91,8 +91,10 @@ func l2LaneTangent[T Scalar[T]](x, d, out []T, idx []int, m, w T) error {
 	return nil
 }
 
-// l2Tangent maps a lane's tangent (or cotangent) d to (d − w·(y·d)·y)/m.
-func l2Tangent[T Scalar[T]](a *Attrs, x, d Tensor[T], name string) (Tensor[T], error) {
+// l2Apply computes, lane by lane, y = x/m (name "": the forward rule) or
+// the tangent (or cotangent) map d ↦ (d − w·(y·d)·y)/m (name "jvp" or
+// "vjp", which prefixes its errors).
+func l2Apply[T Scalar[T]](a *Attrs, x, d Tensor[T], name string) (Tensor[T], error) {
 	l, eps, err := l2Lanes[T](a, x.Shape)
 	if err != nil {
 		return Tensor[T]{}, err
@@ -105,8 +107,16 @@ func l2Tangent[T Scalar[T]](a *Attrs, x, d Tensor[T], name string) (Tensor[T], e
 		if err != nil {
 			return Tensor[T]{}, err
 		}
-		if err := l2LaneTangent(x.Data, d.Data, out.Data, idx, m, w); err != nil {
-			return Tensor[T]{}, fmt.Errorf("%s: lane %d: %w", name, k, err)
+		if name != "" {
+			if err := l2LaneTangent(x.Data, d.Data, out.Data, idx, m, w); err != nil {
+				return Tensor[T]{}, fmt.Errorf("%s: lane %d: %w", name, k, err)
+			}
+			continue
+		}
+		for _, i := range idx {
+			if out.Data[i], err = x.Data[i].Div(m); err != nil {
+				return Tensor[T]{}, fmt.Errorf("lane %d: %w", k, err)
+			}
 		}
 	}
 	return out, nil
@@ -126,38 +136,19 @@ func l2NormalizePrim[T Scalar[T]]() *Prim[T] {
 		Doc: "x / max(‖x‖₂, ε) along Axis (F.normalize; ONNX LpNormalization p=2 with ε = 0); dy = (dx − w(y·dx)y)/m, w the max's weight on ‖x‖₂"}
 	return &Prim[T]{OpInfo: info,
 		Forward: func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
-			x := xs[0]
-			l, eps, err := l2Lanes[T](a, x.Shape)
-			if err != nil {
-				return Tensor[T]{}, err
-			}
-			out := zerosOf[T](x.Shape)
-			var idx []int
-			for k := 0; k < l.Count(); k++ {
-				idx = laneIndices(l, k, idx)
-				m, _, err := l2Lane(x.Data, idx, eps)
-				if err != nil {
-					return Tensor[T]{}, err
-				}
-				for _, i := range idx {
-					if out.Data[i], err = x.Data[i].Div(m); err != nil {
-						return Tensor[T]{}, fmt.Errorf("lane %d: %w", k, err)
-					}
-				}
-			}
-			return out, nil
+			return l2Apply(a, xs[0], Tensor[T]{}, "")
 		},
 		JVP: func(a *Attrs, xs []Tensor[T], _ Tensor[T], dxs []Tensor[T]) (Tensor[T], error) {
 			if err := checkTangents(info.Name, xs, dxs); err != nil {
 				return Tensor[T]{}, err
 			}
-			return l2Tangent(a, xs[0], dxs[0], "jvp")
+			return l2Apply(a, xs[0], dxs[0], "jvp")
 		},
 		VJP: func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error) {
 			if err := checkCotangent(info.Name, y, dy); err != nil {
 				return nil, err
 			}
-			g, err := l2Tangent(a, xs[0], dy, "vjp")
+			g, err := l2Apply(a, xs[0], dy, "vjp")
 			if err != nil {
 				return nil, err
 			}
