@@ -318,9 +318,11 @@ func denote[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], free b
 		}
 	}
 	reg := spec.Default[T]()
-	if _, _, wide := levels(g); wide && par.Workers() > 1 && levelSafe[T]() {
-		if vals, ok := denoteLevels(g, p, input, reg, free); ok {
-			return vals, nil
+	if par.Workers() > 1 && levelSafe[T]() {
+		if lv, depth, wide := levels(g); wide {
+			if vals, ok := denoteLevels(g, p, input, reg, free, lv, depth); ok {
+				return vals, nil
+			}
 		}
 	}
 	vals := make([]spec.Tensor[T], len(g.Nodes))

@@ -31,7 +31,8 @@ func levels(g *Graph) (lv [][]int, depth []int, wide bool) {
 }
 
 // denoteLevels is denote's evaluation with independent branches on both
-// cores: level by level (levels), the nodes of a level on par's pool. Each
+// cores: level by level (lv and depth from levels, computed once by the
+// caller), the nodes of a level on par's pool. Each
 // node's value is the same function of its parents' values as in the
 // sequential loop (the registry's rules are functions of their operands),
 // so every value is identical whatever the schedule and GOMAXPROCS. ok is
@@ -39,8 +40,7 @@ func levels(g *Graph) (lv [][]int, depth []int, wide bool) {
 // computed exceed the rat-bits-total budget: the caller then runs the
 // sequential loop, which reports the error that id order meets first, as
 // before. With free, a value is dropped after the level of its last reader.
-func denoteLevels[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], reg *spec.Registry[T], free bool) (vals []spec.Tensor[T], ok bool) {
-	lv, depth, _ := levels(g)
+func denoteLevels[T spec.Scalar[T]](g *Graph, p *Payload, input spec.Tensor[T], reg *spec.Registry[T], free bool, lv [][]int, depth []int) (vals []spec.Tensor[T], ok bool) {
 	vals = make([]spec.Tensor[T], len(g.Nodes))
 	// lastLv[q]: the deepest level that reads q (−1: none).
 	lastLv := make([]int, len(g.Nodes))

@@ -58,7 +58,8 @@ func sameSchedules[T spec.Scalar[T]](t *testing.T, name string, g *Graph, p *Pay
 		}
 		var lv []spec.Tensor[T]
 		var ok bool
-		atProcs(2, func() { lv, ok = denoteLevels(g, p, x, spec.Default[T](), free) })
+		levs, depth, _ := levels(g)
+		atProcs(2, func() { lv, ok = denoteLevels(g, p, x, spec.Default[T](), free, levs, depth) })
 		if ok != (e1 == nil) {
 			t.Fatalf("%s (free %v): the level evaluation ok=%v, the sequential error %v", name, free, ok, e1)
 		}
