@@ -72,6 +72,23 @@ func splitTop(s string) []string {
 	return out
 }
 
+// readOperands reads an emitted case's operand lists: the shapes
+// ("[[2, 3], [3]]"), the values and the tangents ("[[…], […]]"), one entry
+// per operand.
+func readOperands(t *testing.T, shapes, xs, dxs string) (sh [][]int, x, dx [][]*big.Rat) {
+	t.Helper()
+	for _, s := range splitTop(shapes) {
+		sh = append(sh, readInts(t, strings.Trim(s, "[]")))
+	}
+	for _, s := range splitTop(xs) {
+		x = append(x, readVec(t, s))
+	}
+	for _, s := range splitTop(dxs) {
+		dx = append(dx, readVec(t, s))
+	}
+	return sh, x, dx
+}
+
 func readVec(t *testing.T, s string) []*big.Rat {
 	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(s), "["), "]")
 	var out []*big.Rat

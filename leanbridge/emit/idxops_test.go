@@ -39,15 +39,7 @@ func readIdxCases(t *testing.T, src string) []idxCase {
 			t.Fatalf("unreadable case line %q", line)
 		}
 		var c idxCase
-		for _, s := range splitTop(m[1]) {
-			c.shapes = append(c.shapes, readInts(t, strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")))
-		}
-		for _, s := range splitTop(m[2]) {
-			c.xs = append(c.xs, readVec(t, s))
-		}
-		for _, s := range splitTop(m[3]) {
-			c.dxs = append(c.dxs, readVec(t, s))
-		}
+		c.shapes, c.xs, c.dxs = readOperands(t, m[1], m[2], m[3])
 		c.out, c.delta = readInts(t, m[4]), readVec(t, "["+m[5]+"]")
 		c.axis = atoiT(t, m[6])
 		c.perm, c.toShape = readInts(t, m[7]), readInts(t, m[8])

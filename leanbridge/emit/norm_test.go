@@ -39,15 +39,7 @@ func readNormCases(t *testing.T, src string) []nCase {
 		}
 		c := nCase{outShape: readInts(t, m[4]), delta: readVec(t, m[5]), lhs: readRat(t, m[7]), rhs: readRat(t, m[8]), eps: readRat(t, m[9])}
 		fmt.Sscan(m[6], &c.axis)
-		for _, s := range splitTop(m[1]) {
-			c.shapes = append(c.shapes, readInts(t, strings.Trim(s, "[]")))
-		}
-		for _, s := range splitTop(m[2]) {
-			c.xs = append(c.xs, readVec(t, s))
-		}
-		for _, s := range splitTop(m[3]) {
-			c.dxs = append(c.dxs, readVec(t, s))
-		}
+		c.shapes, c.xs, c.dxs = readOperands(t, m[1], m[2], m[3])
 		out = append(out, c)
 	}
 	return out

@@ -103,15 +103,7 @@ func readWindowCases(t *testing.T, src string) []wCase {
 			kernel: readInts(t, m[8]), stride: readInts(t, m[9]), dilation: readInts(t, m[10]), pad: readInts(t, m[11]),
 			countPad: m[13] == "true"}
 		fmt.Sscan(m[12], &c.groups)
-		for _, s := range splitTop(m[1]) {
-			c.shapes = append(c.shapes, readInts(t, strings.Trim(s, "[]")))
-		}
-		for _, s := range splitTop(m[2]) {
-			c.xs = append(c.xs, readVec(t, s))
-		}
-		for _, s := range splitTop(m[3]) {
-			c.dxs = append(c.dxs, readVec(t, s))
-		}
+		c.shapes, c.xs, c.dxs = readOperands(t, m[1], m[2], m[3])
 		out = append(out, c)
 	}
 	return out
