@@ -5,6 +5,7 @@ import Tlcheck.Deriv
 import Tlcheck.Taylor
 import Tlcheck.Index
 import Tlcheck.Graph
+import Tlcheck.Local
 import Tlcheck.Comp
 import Tlcheck.Window
 import Tlcheck.Dropout

@@ -132,7 +132,8 @@ func vadd(a, b vec) vec {
 // compSides transcribes CompClaim's two sums: Graph.fwd from the tangent
 // (dx at 0, [] elsewhere) and Graph.rev from the seed (cot at out, []
 // elsewhere), each node's JVP and VJP read at its parents' recorded
-// values, as Comp.lean's toNode builds them.
+// values through its lens (lens_test.go's lensMaps), as Comp.lean's
+// toNode builds them.
 func compSides(c readCase) (*big.Rat, *big.Rat, error) {
 	n := len(c.nodes) + 1
 	if c.out >= n {
@@ -154,7 +155,7 @@ func compSides(c readCase) (*big.Rat, *big.Rat, error) {
 			}
 			xs, dxs = append(xs, val(p)), append(dxs, tan[p])
 		}
-		tan[k+1], _ = jvpVJP(nd.prim, nd.attr, xs, dxs, nil)
+		tan[k+1], _ = lensMaps(jvpVJP, nd.prim, nd.attr, xs, nd.value, dxs, nil)
 	}
 	cot := make([]vec, n)
 	cot[c.out] = c.cot
@@ -164,7 +165,7 @@ func compSides(c readCase) (*big.Rat, *big.Rat, error) {
 		for _, p := range nd.parents {
 			xs, dxs = append(xs, val(p)), append(dxs, tan[p])
 		}
-		_, vj := jvpVJP(nd.prim, nd.attr, xs, dxs, cot[k+1])
+		_, vj := lensMaps(jvpVJP, nd.prim, nd.attr, xs, nd.value, dxs, cot[k+1])
 		for j, p := range nd.parents {
 			if j < len(vj) {
 				cot[p] = vadd(cot[p], vj[j])
@@ -238,8 +239,9 @@ func (a mattr) poolCase(xs, dxs []vec, d vec) *wCase {
 	return &c
 }
 
-// compHolds is what the kernel's checkComp would say of the sweeps part
-// and, where compFwd has the forward, of every recorded value.
+// compHolds is what the kernel's checkComp would say of the sweeps part,
+// of every node's lens (lensOk) and, where compFwd has the forward, of
+// every recorded value.
 func compHolds(c readCase) error {
 	for k, nd := range c.nodes {
 		var xs []vec
@@ -252,6 +254,9 @@ func compHolds(c readCase) error {
 		}
 		if want, ok := compFwd(nd.prim, nd.attr, xs); ok && !sameVec(want, nd.value) {
 			return fmt.Errorf("node %d (%s): recorded value is not Prim.fwd of its parents'", k+1, nd.prim)
+		}
+		if ins, out, _ := leanLens(nd.prim, nd.attr, xs, nd.value); !lensOkV(ins, out, xs, nd.value) {
+			return fmt.Errorf("node %d (%s): its lens reads %v→%d, not its recorded lengths", k+1, nd.prim, ins, out)
 		}
 	}
 	l, r, err := compSides(c)
