@@ -25,8 +25,13 @@
 //
 // where CompClaim says the recorded sides are the two sides of
 // Tlcheck.Graph.rev_adjoint at the case's seed and tangent, computed by
-// Graph.fwd and Graph.rev over nodes built from Prim.jvp and Prim.vjp;
-// Tlcheck.Comp.comp_adjoint is the bridge to every seed and tangent.
+// Graph.fwd and Graph.rev over nodes built from Prim.jvp and Prim.vjp
+// (each read through its lens, Tlcheck.Local.primLens, whose lengths the
+// checker demands are the recorded ones), and that they are equal — the
+// kernel evaluates the two sides, and the equality follows from
+// Graph.rev_adjoint with local adjointness discharged for every graph
+// over Prim (Comp.graph_locallyAdjoint); Comp.checkComps_adjoint gives
+// the identity for every seed and tangent.
 // Constant leaves (const, rand_uniform) are Prim.const with their value;
 // the window nodes carry the geometry irsem.Applications gives them, and
 // conv's W and b become constant leaves before it, as linear's do.
