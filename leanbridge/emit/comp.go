@@ -207,6 +207,20 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 			idx[id] = len(nodes)
 			continue
 		}
+		if pst, err := paramStep(&apps, g, p, id); err != nil {
+			return "", 0, "", fmt.Errorf("%s: %v", at, err)
+		} else if pst != nil {
+			w, skip, err := normLines(line, func() int { return len(nodes) }, pst, ps[0], out)
+			if err != nil {
+				return "", 0, "", fmt.Errorf("%s: node %d (%s): %v", at, id, pst.Prim, err)
+			}
+			if skip != "" {
+				return "", 0, fmt.Sprintf("node %d (%s): %s", id, pst.Prim, skip), nil
+			}
+			work += w
+			idx[id] = len(nodes)
+			continue
+		}
 		if n.Kind.Op == "linear" {
 			e := p.Entry(id)
 			if e == nil || e.W == nil || e.B == nil || len(n.Parents) != 1 {
@@ -311,6 +325,133 @@ func windowStep(apps *[]irsem.Application, g *irsem.Graph, p *irsem.Payload, id 
 	return nil, fmt.Errorf("node %d: no window step", id)
 }
 
+// paramOps are the covered primitives a composition writes from irsem's
+// own application of the node, with their ε, maxnorm or replayed mask
+// and their payload parameters as constant leaves (normLines).
+var paramOps = map[string]bool{"layer_norm": true, "instance_norm": true, "batch_norm_eval": true,
+	"l2_normalize": true, "renorm": true, "dropout": true}
+
+// paramStep is the registry step of a node whose primitive is one of
+// paramOps, as irsem.Applications gives it: the one step of that
+// primitive, every other step a reshape (layernorm's view to [outer,
+// inner] and back, which the flat data does not see). nil for every other
+// node.
+func paramStep(apps *[]irsem.Application, g *irsem.Graph, p *irsem.Payload, id int) (*irsem.Step, error) {
+	info, ok := irsem.LookupTag(g.Nodes[id].Kind.Op)
+	if !ok || !paramOps[info.Prim] {
+		return nil, nil
+	}
+	if *apps == nil {
+		a, err := irsem.Applications(g, p)
+		if err != nil {
+			return nil, err
+		}
+		*apps = a
+	}
+	var st *irsem.Step
+	for i, s := range (*apps)[id].Steps {
+		switch {
+		case paramOps[s.Prim] && st == nil:
+			st = &(*apps)[id].Steps[i]
+		case s.Prim != "reshape":
+			return nil, fmt.Errorf("node %d: step %s beside %s", id, s.Prim, info.Prim)
+		}
+	}
+	if st == nil || len(st.Args) == 0 || st.Attrs == nil {
+		return nil, fmt.Errorf("node %d: no %s step", id, info.Prim)
+	}
+	return st, nil
+}
+
+// normLines writes a node of paramOps the way linear's and conv's are
+// written: each parameter argument (γ, β, μ, σ² from the payload, or the
+// registry's defaults γ = 1, the others 0, when it has none) as a constant
+// leaf before it, then the primitive over (x, parameters…) with the step's
+// attributes: the shape x is read at (layernorm's [outer, inner] view), the
+// axis, ε (eps), renorm's maxnorm (c), dropout's p and the mask the
+// registry's bernoulli_mask replays from its seed (leanDropout). count is
+// the number of nodes written so far. It returns the kernel work.
+func normLines(line func(string, []int, []string, string) error, count func() int, st *irsem.Step, parent int, out []string) (int, string, error) {
+	parents, shapes := []int{parent}, []string{nats(st.Args[0].Shape)}
+	work := 3 * len(out)
+	for _, a := range st.Args[1:] {
+		if a.Source != irsem.ArgParam && a.Source != irsem.ArgConst {
+			return 0, "", fmt.Errorf("parameter %s is not a payload value", a.Param)
+		}
+		var vs []string
+		if a.Value != nil {
+			vs = certificates.RatTensor(*a.Value).Values
+		} else {
+			def := "0"
+			if a.Param == irsem.ParamGamma {
+				def = "1"
+			}
+			for i := 0; i < a.Shape.Size(); i++ {
+				vs = append(vs, def)
+			}
+		}
+		v, err := rats(vs)
+		if err == nil {
+			err = line("const", nil, vs, leafAttr(v))
+		}
+		if err != nil {
+			return 0, "", fmt.Errorf("parameter %s: %v", a.Param, err)
+		}
+		parents, shapes = append(parents, count()), append(shapes, nats(a.Shape))
+		work += 3 * len(vs)
+	}
+	c, extra := "0", ""
+	var err error
+	switch st.Prim {
+	case "renorm":
+		if st.Attrs.Maxnorm == nil {
+			return 0, "", fmt.Errorf("renorm has no maxnorm")
+		}
+		c = st.Attrs.Maxnorm.RatString()
+	case "dropout":
+		p := "0"
+		if st.Attrs.P != nil {
+			p = st.Attrs.P.RatString()
+		}
+		if extra, err = leanDropout(certificates.Attrs{P: p, Seed: st.Attrs.Seed}, certificates.Tensor{Shape: st.Args[0].Shape}); err != nil {
+			return 0, "", err
+		}
+	default:
+		e := ""
+		if st.Attrs.Eps != nil {
+			e = st.Attrs.Eps.RatString()
+		}
+		if extra, err = leanEps(st.Prim, e); err != nil {
+			return 0, "", fmt.Errorf("eps: %v", err)
+		}
+	}
+	lc, err := Rat(c)
+	if err != nil {
+		return 0, "", fmt.Errorf("maxnorm: %v", err)
+	}
+	n := st.Args[0].Shape.Size()
+	switch st.Prim { // the taps Spec.lean builds: a lane per element (caseWork's count)
+	case "layer_norm", "l2_normalize":
+		if ax := st.Attrs.Axis; ax >= 0 && ax < len(st.Args[0].Shape) {
+			k := st.Args[0].Shape[ax]
+			work += 3 * n * k * k
+		}
+	case "instance_norm":
+		if len(st.Args[0].Shape) > 2 {
+			k := st.Args[0].Shape[2:].Size()
+			work += 3 * n * k * k
+		}
+	case "renorm":
+		work += 3 * n * n
+	}
+	attr := fmt.Sprintf("{ c := %s, lo := mkRat 0 1, hi := mkRat 0 1, axis := %d, shape := %s, axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := [], shapes := [%s]%s }",
+		lc, st.Attrs.Axis, nats(st.Args[0].Shape), strings.Join(shapes, ", "), extra)
+	if err := line(st.Prim, parents, out, attr); err != nil {
+		return 0, "", err
+	}
+	return work, "", nil
+}
+
 // leafAttr is the Attr literal of a constant leaf with the given values.
 func leafAttr(values string) string {
 	return fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := [], axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := %s, shapes := [] }", values)
@@ -387,19 +528,12 @@ func compPrim(op irsem.Op) (prim string, ok bool, notInComp string) {
 }
 
 // notInComposition says why a covered primitive's IR node is not written
-// into a composition case: compNode writes no window geometry (and conv's
-// W and b live in the payload), no ε and γ/β from the payload for the
-// norms, and no replayed mask for dropout — a node without them would be
-// a claim the kernel refuses, so the case is skipped with the reason.
+// into a composition case. Every covered primitive is written now: the
+// window nodes with their geometry (compNode, convLines), the norms,
+// renorm and dropout from irsem's application with their ε, maxnorm,
+// replayed mask and payload parameters (normLines); the hook stays for a
+// primitive added to Covered before its composition form.
 func notInComposition(prim string) string {
-	switch {
-	case normOps[prim]:
-		return "normalisations are emitted in adjointness certificates only (ε, γ and β from the payload are not written in compositions yet)"
-	case prim == "renorm":
-		return "renorm is emitted in adjointness certificates only (maxnorm is not written in compositions yet)"
-	case prim == "dropout":
-		return "dropout is emitted in adjointness certificates only (the replayed mask is not written in compositions yet)"
-	}
 	return ""
 }
 

@@ -34,11 +34,14 @@
 // the identity for every seed and tangent.
 // Constant leaves (const, rand_uniform) are Prim.const with their value;
 // the window nodes carry the geometry irsem.Applications gives them, and
-// conv's W and b become constant leaves before it, as linear's do.
-// A certificate with a node Lean has no semantics for, or whose
-// attributes the composition emitter does not write yet (a
-// normalisation or dropout node: notInComposition), or a graph over
-// MaxCompNodes or the caps, is skipped with the reason.
+// conv's W and b become constant leaves before it, as linear's do; the
+// normalisations and renorm are written from irsem's application of the
+// node (normLines): γ, β, μ, σ² (the payload's, or the registry's
+// defaults) as constant leaves before the primitive, ε as eps, maxnorm as
+// c, layernorm read at its [outer, inner] view (the reshapes around it do
+// not move the flat data). A certificate with a node Lean has no
+// semantics for, or a graph over MaxCompNodes or the caps, is skipped
+// with the reason.
 //
 // The window primitives (conv, conv_transpose, the four pools) carry the
 // registry's Window attribute as the AdjCase fields kernel, stride,

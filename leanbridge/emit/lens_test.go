@@ -1,9 +1,16 @@
 package emit
 
 import (
+	"fmt"
 	"math/big"
 	"math/rand"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
 )
 
 // The Go transcription of lean/Tlcheck/Local.lean: fit, fitAll and
@@ -83,6 +90,16 @@ func leanLens(prim string, a mattr, xs []vec, v vec) (ins []int, out int, ok boo
 		return one(size(a.shape), A*B)
 	case ar == 1 && oneOf(prim, "permute", "transpose", "slice", "broadcast_to", "tile", "gather", "pad"):
 		return one(size(a.shape), len(v))
+	case ar >= 1 && oneOf(prim, "layer_norm", "instance_norm") && min(3, ar) == len(a.shapes):
+		for _, s := range a.shapes {
+			ins = append(ins, size(s))
+		}
+		return ins, size(a.shape), true
+	case ar >= 1 && prim == "batch_norm_eval" && min(5, ar) == len(a.shapes):
+		for _, s := range a.shapes {
+			ins = append(ins, size(s))
+		}
+		return ins, size(a.shape), true
 	case ar == 1 && oneOf(prim, "l2_normalize", "renorm"):
 		return one(size(a.shape), size(a.shape))
 	case oneOf(prim, "concat", "scatter"):
@@ -354,4 +371,238 @@ func TestLensNoneAndFit(t *testing.T) {
 			t.Errorf("%s at %d inputs: lens %v→%d, want Lens.none", c.prim, len(c.xs), ins, out)
 		}
 	}
+}
+
+// paramJVP is Prim.jvp and Prim.vjp of the primitives a composition writes
+// with ε, maxnorm or a mask (comp.go's normLines): the normalisations as
+// tapplyAll/tapplyTAll over norm_test.go's transcribed taps (taken to the
+// inputs present), l2_normalize's and renorm's single tap list
+// (norm_test.go, renorm_test.go), dropout as smul (1/(1 − p)) (pmul mask ·).
+// It reports false for every other primitive.
+func (a mattr) paramJVP(op string, xs, dxs []vec, d vec) (jv vec, vj []vec, ok bool) {
+	if len(xs) == 0 || len(dxs) < len(xs) {
+		return nil, nil, false
+	}
+	switch {
+	case op == "dropout" && len(xs) == 1:
+		k := rat(0, 1)
+		if a.p != nil {
+			if q := new(big.Rat).Sub(rat(1, 1), a.p); q.Sign() != 0 {
+				k = new(big.Rat).Inv(q)
+			}
+		}
+		return msmul(k, mpmul(a.mask, dxs[0])), []vec{msmul(k, mpmul(a.mask, d))}, true
+	case op == "renorm" && len(xs) == 1:
+		c := rnCase{shape: a.shape, x: xs[0], c: a.c, axis: a.axis, tieW: rat(1, 2)}
+		n, _, taps := c.taps()
+		return tapply(n, taps, dxs[0]), []vec{tapplyT(size(a.shape), taps, d)}, true
+	case normOps[op] && a.eps != nil:
+		c := nCase{shapes: a.shapes, xs: xs, axis: a.axis, eps: a.eps}
+		if len(c.shapes) == 0 {
+			c.shapes = [][]int{a.shape}
+		}
+		n, _, taps := c.normTaps(op)
+		if op == "l2_normalize" {
+			return tapply(n, taps[0], dxs[0]), []vec{tapplyT(size(a.shape), taps[0], d)}, true
+		}
+		taps = taps[:min(len(xs), len(taps))]
+		jv = mzeros(n)
+		for k := range taps {
+			jv = mpadd(jv, tapply(n, taps[k], dxs[k]))
+			vj = append(vj, tapplyT(size(shapeAt(a.shapes, k)), taps[k], d))
+		}
+		return jv, vj, true
+	}
+	return nil, nil, false
+}
+
+// compModel certifies a one-input graph (with its payload, if any) at x
+// and returns its emitted ModelComposition cases.
+func compModel(t *testing.T, graph, payload, x string) []readCase {
+	t.Helper()
+	g, err := irsem.DecodeGraph([]byte(graph))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p *irsem.Payload
+	if payload != "" {
+		if p, err = irsem.DecodePayload([]byte(payload)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, err := irsem.DecodeTensor([]byte(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: "norm", Graph: g, Payload: p, Input: in}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped := modelComp(t, dir)
+	if len(cases) != 2 {
+		t.Fatalf("%d cases emitted (skipped %v), want 2", len(cases), skipped)
+	}
+	return cases
+}
+
+// TestCompositionNorms: a model with a normalisation or renorm node becomes
+// a ModelComposition whose every case the Go transcription of the sweeps
+// (through the lenses, with norm_test.go's and renorm_test.go's taps)
+// finds true: layernorm (γ, β and ε from the payload, γ and β as constant
+// leaves before Prim.layer_norm), batch_norm_eval (μ, σ², and the default
+// γ = 1, β = 0 as leaves), instance_norm, l2_normalize (ε an attribute)
+// and renorm (maxnorm as c). The data make every σ² + ε and every norm a
+// square rational, the only ones the registry certifies exactly. Planted
+// faults: a wrong ε, a wrong γ leaf, a wrong axis and a wrong maxnorm
+// each make a case false, and a wrong rule (the VJP's first contribution
+// doubled) breaks lens_adjoint at the node.
+func TestCompositionNorms(t *testing.T) {
+	type plant struct {
+		name string
+		f    func(c *readCase, k int)
+	}
+	shift := func(v *big.Rat) *big.Rat { return add(v, rat(5, 1)) } // σ² + ε from 4 to 9: ratSqrt 2 → 3
+	cases := []struct {
+		name, graph, payload, x, prim string
+		plants                        []plant
+	}{
+		{"layernorm", `{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 2, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [2, 2]},
+  {"id": 1, "kind": "layernorm", "parents": [0], "shape": [2, 2], "axis": 1},
+  {"id": 2, "kind": "relu", "parents": [1], "shape": [2, 2]}]}`,
+			`{"format": "tlcheck.payload.v1", "entries": {"1": {"gamma": {"shape": [2], "values": ["2", "1/2"]}, "beta": {"shape": [2], "values": ["1", "-1"]}, "eps": "3"}}}`,
+			`{"shape": [2, 2], "values": ["1", "-1", "3", "1"]}`, "layer_norm",
+			[]plant{{"ε", func(c *readCase, k int) { c.nodes[k].attr.eps = shift(c.nodes[k].attr.eps) }},
+				{"γ", func(c *readCase, k int) { c.nodes[k-2].value = vec{rat(3, 1), rat(1, 2)} }}}},
+		{"batch_norm_eval", `{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 1, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [1, 2, 2]},
+  {"id": 1, "kind": "batch_norm_eval", "parents": [0], "shape": [1, 2, 2], "channel_axis": 1, "channels": 2}]}`,
+			`{"format": "tlcheck.payload.v1", "entries": {"1": {"mean": {"shape": [2], "values": ["0", "1"]}, "var": {"shape": [2], "values": ["1", "6"]}, "eps": "3"}}}`,
+			`{"shape": [1, 2, 2], "values": ["1", "-2", "1/2", "3"]}`, "batch_norm_eval",
+			[]plant{{"ε", func(c *readCase, k int) { c.nodes[k].attr.eps = shift(c.nodes[k].attr.eps) }}}},
+		{"instance_norm", `{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 1, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [1, 2, 2]},
+  {"id": 1, "kind": "instance_norm", "parents": [0], "shape": [1, 2, 2], "channels": 2}]}`,
+			`{"format": "tlcheck.payload.v1", "entries": {"1": {"gamma": {"shape": [2], "values": ["1", "2"]}, "beta": {"shape": [2], "values": ["0", "1/3"]}, "eps": "3"}}}`,
+			`{"shape": [1, 2, 2], "values": ["1", "-1", "3", "1"]}`, "instance_norm",
+			[]plant{{"ε", func(c *readCase, k int) { c.nodes[k].attr.eps = shift(c.nodes[k].attr.eps) }}}},
+		{"l2_normalize", `{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 1, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [2, 2]},
+  {"id": 1, "kind": "l2_normalize", "parents": [0], "shape": [2, 2], "axis": 1, "eps": "1"}]}`, "",
+			`{"shape": [2, 2], "values": ["3", "4", "6", "-8"]}`, "l2_normalize",
+			[]plant{{"axis", func(c *readCase, k int) { c.nodes[k].attr.axis = 0 }}}},
+		{"renorm", `{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 1, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [2, 2]},
+  {"id": 1, "kind": "renorm", "parents": [0], "shape": [2, 2], "axis": 0, "maxnorm": "2"}]}`, "",
+			`{"shape": [2, 2], "values": ["3", "4", "0", "1"]}`, "renorm",
+			[]plant{{"maxnorm", func(c *readCase, k int) { c.nodes[k].attr.c = rat(1, 1) }}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cs := compModel(t, tc.graph, tc.payload, tc.x)
+			for i, c := range cs {
+				k := -1
+				for j, nd := range c.nodes {
+					if nd.prim == tc.prim {
+						k = j
+					}
+				}
+				if k < 0 {
+					t.Fatalf("case %d: no Prim.%s node", i, tc.prim)
+				}
+				if err := compHolds(c); err != nil {
+					t.Errorf("case %d: %v", i, err)
+				}
+				// A planted wrong rule: the VJP's first contribution doubled
+				// (a VJP that is not the JVP's transpose) breaks lens_adjoint
+				// at the node's recorded inputs.
+				var xs []vec
+				for _, q := range c.nodes[k].parents {
+					if q == 0 {
+						xs = append(xs, c.x)
+					} else {
+						xs = append(xs, c.nodes[q-1].value)
+					}
+				}
+				doubled := func(op string, a mattr, xs, dxs []vec, d vec) (vec, []vec) {
+					jv, vj := jvpVJP(op, a, xs, dxs, d)
+					if len(vj) > 0 {
+						vj = append([]vec{msmul(rat(2, 1), vj[0])}, vj[1:]...)
+					}
+					return jv, vj
+				}
+				nd := c.nodes[k]
+				rg := rand.New(rand.NewSource(int64(i)))
+				var dxs []vec
+				for _, x := range xs {
+					dxs = append(dxs, randVec(rg, len(x)))
+				}
+				d := randVec(rg, len(nd.value))
+				if l, r := lensSides(jvpVJP, nd.prim, nd.attr, xs, nd.value, dxs, d); l.Cmp(r) != 0 {
+					t.Errorf("case %d: lens_adjoint fails at the recorded inputs: %s ≠ %s", i, l.RatString(), r.RatString())
+				}
+				if l, r := lensSides(doubled, nd.prim, nd.attr, xs, nd.value, dxs, d); l.Cmp(r) == 0 {
+					t.Errorf("case %d: a doubled VJP contribution leaves lens_adjoint true", i)
+				}
+				for _, p := range tc.plants {
+					bad := c
+					bad.nodes = append([]readNode(nil), c.nodes...)
+					p.f(&bad, k)
+					if compHolds(bad) == nil {
+						t.Errorf("case %d: a wrong %s leaves the case true", i, p.name)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestNormLinesDropout: dropout has no IR tag, so no composition holds
+// one; normLines still writes it from a registry step, with the keep mask
+// leanDropout replays from the seed (the adjointness emitter's).
+func TestNormLinesDropout(t *testing.T) {
+	st := &irsem.Step{Prim: "dropout", Attrs: &spec.Attrs{P: big.NewRat(1, 2), Seed: 7},
+		Args: []irsem.Arg{{Source: irsem.ArgParent, Shape: spec.Shape{2, 2}}}}
+	var got string
+	line := func(prim string, parents []int, value []string, attr string) error {
+		got = prim + " " + fmt.Sprint(parents) + " " + attr
+		return nil
+	}
+	if _, _, err := normLines(line, func() int { return 1 }, st, 0, []string{"0", "0", "0", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := leanDropout(certificates.Attrs{P: "1/2", Seed: 7}, certificates.Tensor{Shape: []int{2, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(got, "dropout [0] ") || !strings.HasSuffix(got, want+" }") {
+		t.Errorf("dropout written as %q, want the mask %q", got, want)
+	}
+}
+
+// paramFwd is Prim.fwd of the primitives paramJVP transcribes: the
+// forwards norm_test.go's and renorm_test.go's transcriptions return
+// with their taps, and dropout's smul (1/(1 − p)) (pmul mask x).
+func (a mattr) paramFwd(op string, xs []vec) (vec, bool) {
+	if len(xs) == 0 {
+		return nil, false
+	}
+	switch {
+	case op == "dropout" && len(xs) == 1:
+		jv, _, ok := a.paramJVP(op, xs, xs, nil)
+		return jv, ok
+	case op == "renorm" && len(xs) == 1:
+		c := rnCase{shape: a.shape, x: xs[0], c: a.c, axis: a.axis, tieW: rat(1, 2)}
+		_, fwd, _ := c.taps()
+		return fwd, true
+	case normOps[op] && a.eps != nil:
+		c := nCase{shapes: a.shapes, xs: xs, axis: a.axis, eps: a.eps}
+		_, fwd, _ := c.normTaps(op)
+		return fwd, true
+	}
+	return nil, false
 }

@@ -111,7 +111,10 @@ type mattr struct {
 	toShape     []int
 	values      vec
 	shapes      [][]int
-	win         *wCase // a pool node's window fields (comp_test.go)
+	win         *wCase   // a pool node's window fields (comp_test.go)
+	eps         *big.Rat // a normalisation's ε (comp_test.go)
+	p           *big.Rat // dropout's drop probability (comp_test.go)
+	mask        vec      // dropout's replayed keep mask (comp_test.go)
 }
 
 func nthN(l []int, j int) int {
@@ -504,6 +507,9 @@ func sides(op string, a mattr, xs, dxs []vec, d vec) (*big.Rat, *big.Rat) {
 
 // jvpVJP is Prim.jvp a xs dxs and Prim.vjp a xs d.
 func jvpVJP(op string, a mattr, xs, dxs []vec, d vec) (jv vec, vj []vec) {
+	if pj, pv, ok := a.paramJVP(op, xs, dxs, d); ok {
+		return pj, pv
+	}
 	if a.win != nil {
 		_, jv, vj = windowEval(op, a.poolCase(xs, dxs, d))
 	} else if op == "linear" {
