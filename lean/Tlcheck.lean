@@ -11,4 +11,5 @@ import Tlcheck.Window
 import Tlcheck.Dropout
 import Tlcheck.Norm
 import Tlcheck.Prod
+import Tlcheck.Renorm
 import Tlcheck.Certs.All

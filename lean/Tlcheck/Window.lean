@@ -1101,4 +1101,105 @@ theorem maxWeight_sum_instance :
       sumSm 1 ((poolK2 3).maxWeight [2, 2, 1] 0) (winTaps (poolK2 3).axes) = 1 := by
   decide +kernel
 
+
+/-! ## The max pools between ties, through `Pool.maxFwd`'s own indexing
+
+`maxL_along_linear` is per window list. `Pool.maxFwd` computes output p
+(p < outSize) as `winMax` of slice l = p / S and output position o = p % S
+(S = smallSize axes), i.e. `maxL` of the window `window x Bi l o (winTaps
+axes)` that output reads (`Pool.win`, `maxFwd_nth`). The window of x + t·v
+is the window of x plus t times the window of v (`window_along`), so
+`maxFwd_along_linear` states the linearity at output p of the pool's own
+forward: if position k of output p's window attains the maximum at x and
+at x + t·v, output p moves by exactly t times v's value at that position. -/
+
+/-- Entry k of `(uptoFrom j n).map f` (rationals) is f (j + k). -/
+theorem nth_uptoFrom_map (f : Nat → Rat) : ∀ (j n k : Nat), k < n → nth ((uptoFrom j n).map f) k = f (j + k)
+  | _, 0, _, hk => absurd hk (Nat.not_lt_zero _)
+  | j, _ + 1, 0, _ => by
+    show f j = f (j + 0)
+    rw [Nat.add_zero]
+  | j, n + 1, k + 1, hk => by
+    show nth ((uptoFrom (j + 1) n).map f) k = f (j + (k + 1))
+    rw [nth_uptoFrom_map f (j + 1) n k (Nat.lt_of_succ_lt_succ hk)]
+    first
+      | rw [Nat.add_assoc, Nat.add_comm 1 k]
+      | (congr 1; omega)
+
+/-- Entry k of `(upto N).map f` (rationals) is f k. -/
+theorem nth_upto_map (f : Nat → Rat) (N k : Nat) (hk : k < N) : nth ((upto N).map f) k = f k := by
+  show nth ((uptoFrom 0 N).map f) k = f k
+  rw [nth_uptoFrom_map f 0 N k hk, Nat.zero_add]
+
+/-- The window of x + t·v is the window of x plus t times the window of v. -/
+theorem window_along (t : Rat) (x v : List Rat) (h : x.length = v.length) (Bi l o : Nat) :
+    ∀ ts : List Win, window (along t x v) Bi l o ts = along t (window x Bi l o ts) (window v Bi l o ts)
+  | [] => rfl
+  | w :: ws => by
+    show (if w.sm = o then nth (along t x v) (l * Bi + w.bg) :: window (along t x v) Bi l o ws
+        else window (along t x v) Bi l o ws) =
+      along t (if w.sm = o then nth x (l * Bi + w.bg) :: window x Bi l o ws else window x Bi l o ws)
+        (if w.sm = o then nth v (l * Bi + w.bg) :: window v Bi l o ws else window v Bi l o ws)
+    by_cases hs : w.sm = o
+    · rw [if_pos hs, if_pos hs, if_pos hs]
+      show nth (along t x v) (l * Bi + w.bg) :: window (along t x v) Bi l o ws =
+        (nth x (l * Bi + w.bg) + t * nth v (l * Bi + w.bg)) :: along t (window x Bi l o ws) (window v Bi l o ws)
+      rw [gather_along.nth_along t x v h (l * Bi + w.bg), window_along t x v h Bi l o ws]
+    · rw [if_neg hs, if_neg hs, if_neg hs]
+      exact window_along t x v h Bi l o ws
+
+/-- The windows of two inputs have one length (the spine depends only on
+the relation and the output position). -/
+theorem length_window (x v : List Rat) (Bi l o : Nat) :
+    ∀ ts : List Win, (window x Bi l o ts).length = (window v Bi l o ts).length
+  | [] => rfl
+  | w :: ws => by
+    show (if w.sm = o then nth x (l * Bi + w.bg) :: window x Bi l o ws else window x Bi l o ws).length =
+      (if w.sm = o then nth v (l * Bi + w.bg) :: window v Bi l o ws else window v Bi l o ws).length
+    by_cases hs : w.sm = o
+    · rw [if_pos hs, if_pos hs]
+      show (window x Bi l o ws).length + 1 = (window v Bi l o ws).length + 1
+      rw [length_window x v Bi l o ws]
+    · rw [if_neg hs, if_neg hs]
+      exact length_window x v Bi l o ws
+
+namespace Pool
+/-- The window output p of `maxFwd` reads: slice p / S, output position
+p % S (S = smallSize axes), over the pool's relation. -/
+def win (q : Pool) (x : List Rat) (p : Nat) : List Rat :=
+  window x (bigSize q.axes) (p / smallSize q.axes) (p % smallSize q.axes) (winTaps q.axes)
+end Pool
+
+/-- Output p of the max pool's forward is the maximum of the window it reads. -/
+theorem maxFwd_nth (q : Pool) (x : List Rat) (p : Nat) (hp : p < q.outSize) :
+    nth (q.maxFwd x) p = maxL (q.win x p) := by
+  show nth ((upto q.outSize).map (fun p => q.winMax x (p / smallSize q.axes) (p % smallSize q.axes))) p =
+    maxL (q.win x p)
+  rw [nth_upto_map (fun p => q.winMax x (p / smallSize q.axes) (p % smallSize q.axes)) q.outSize p hp]
+  rfl
+
+/-- **Max-pool linearity between ties, at the pool's own forward**: for
+every output p < outSize of `Pool.maxFwd` and every position k of the
+window output p reads, if k attains that window's maximum at x and at
+x + t·v (x and v of one length), then output p of `maxFwd (x + t·v)` is
+output p of `maxFwd x` plus t times v's value at k — the JVP's weight 1 on
+the argmax when it is unique. -/
+theorem maxFwd_along_linear (q : Pool) (t : Rat) (x v : List Rat) (h : x.length = v.length) (p : Nat)
+    (hp : p < q.outSize) (k : Nat) (hk : k < (q.win x p).length)
+    (hw : ∀ i : Nat, i < (q.win x p).length → nth (q.win x p) i ≤ nth (q.win x p) k)
+    (hwt : ∀ i : Nat, i < (q.win x p).length → nth (q.win (along t x v) p) i ≤ nth (q.win (along t x v) p) k) :
+    nth (q.maxFwd (along t x v)) p = nth (q.maxFwd x) p + t * nth (q.win v p) k := by
+  have hwin : q.win (along t x v) p = along t (q.win x p) (q.win v p) :=
+    window_along t x v h (bigSize q.axes) (p / smallSize q.axes) (p % smallSize q.axes) (winTaps q.axes)
+  have hl : (q.win x p).length = (q.win v p).length :=
+    length_window x v (bigSize q.axes) (p / smallSize q.axes) (p % smallSize q.axes) (winTaps q.axes)
+  have hwt' : ∀ i : Nat, i < (q.win x p).length →
+      nth (along t (q.win x p) (q.win v p)) i ≤ nth (along t (q.win x p) (q.win v p)) k := by
+    intro i hi
+    have hi' := hwt i hi
+    rw [hwin] at hi'
+    exact hi'
+  rw [maxFwd_nth q (along t x v) p hp, maxFwd_nth q x p hp, hwin]
+  exact maxL_along_linear t (q.win x p) (q.win v p) hl k hk hw hwt'
+
 end Tlcheck
