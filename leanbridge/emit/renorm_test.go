@@ -3,6 +3,7 @@ package emit
 import (
 	"fmt"
 	"math/big"
+	"math/rand"
 	"regexp"
 	"strings"
 	"testing"
@@ -27,6 +28,7 @@ type rnCase struct {
 	xsN, dxsN          int // how many inputs and tangents the line lists
 	tieW               *big.Rat
 	lanesOfL2Normalize bool // plant: l2_normalize's lanes instead of the sub-tensors
+	ownSquare          bool // plant: w·yᵢ·yᵢ for w·yᵢ·yⱼ in the partials (not symmetric)
 }
 
 func readRenormCases(t *testing.T, src string) []rnCase {
@@ -105,7 +107,11 @@ func (c *rnCase) taps() (n int, fwd vec, taps []wTap) {
 			if i == j {
 				kron = one
 			}
-			taps = append(taps, wTap{i, j, ldiv(mul(c.c, new(big.Rat).Sub(kron, mul(mul(w, y(i)), y(j)))), m)})
+			yj := y(j)
+			if c.ownSquare {
+				yj = y(i)
+			}
+			taps = append(taps, wTap{i, j, ldiv(mul(c.c, new(big.Rat).Sub(kron, mul(mul(w, y(i)), yj))), m)})
 		}
 	}
 	return n, fwd, taps
@@ -298,5 +304,58 @@ func TestRenormCatchesPlantedFaults(t *testing.T) {
 func TestRenormNoMaxnorm(t *testing.T) {
 	if _, _, _, _, _, err := leanAttrs("renorm", certificates.Attrs{Axis: 1}); err == nil || !strings.Contains(err.Error(), "maxnorm") {
 		t.Errorf("leanAttrs(renorm) without maxnorm: %v", err)
+	}
+}
+
+// TestRenormJacobianSymmetric mirrors Renorm.lean's renorm_jacobian_symm
+// and renorm_zero_preserving on random shapes, axes, maxnorms and inputs
+// (ties included): every tap (i, j, w) of the transcribed rnTaps has its
+// transpose (j, i, w) — so i is in its own sub-tensor, the part Lean does
+// not prove — and the forward of the zero tensor is zero. A planted
+// partial w·yᵢ·yᵢ (for w·yᵢ·yⱼ) is caught as asymmetric.
+func TestRenormJacobianSymmetric(t *testing.T) {
+	r := rand.New(rand.NewSource(27))
+	symmetric := func(c *rnCase) bool {
+		_, _, taps := c.taps()
+		w := map[[2]int]*big.Rat{}
+		for _, e := range taps {
+			w[[2]int{e.o, e.i}] = e.w
+		}
+		for k, v := range w {
+			u, ok := w[[2]int{k[1], k[0]}]
+			if !ok || u.Cmp(v) != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	caught := 0
+	for trial := 0; trial < 60; trial++ {
+		rank := 1 + r.Intn(3)
+		shape := make([]int, rank)
+		for d := range shape {
+			shape[d] = 1 + r.Intn(3)
+		}
+		x := make(vec, size(shape))
+		for i := range x {
+			x[i] = rat(int64(r.Intn(9)-4), 1)
+		}
+		c := rnCase{shape: shape, x: x, c: rat(int64(1+r.Intn(6)), 1), axis: r.Intn(rank), tieW: rat(1, 2)}
+		if !symmetric(&c) {
+			t.Fatalf("shape %v axis %d x %v: the partials are not symmetric", shape, c.axis, x)
+		}
+		zero := c
+		zero.x = mzeros(size(shape))
+		if _, fwd, _ := zero.taps(); !sameVec(fwd, mzeros(size(shape))) {
+			t.Fatalf("shape %v: renorm of zero is %v", shape, fwd)
+		}
+		bad := c
+		bad.ownSquare = true
+		if !symmetric(&bad) {
+			caught++
+		}
+	}
+	if caught == 0 {
+		t.Error("the planted partial w·yᵢ·yᵢ was never caught")
 	}
 }
