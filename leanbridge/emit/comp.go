@@ -194,29 +194,11 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 		}
 		out := certificates.RatTensor(vals[id]).Values
 		work += 3 * len(vals[id].Data)
-		st, err := windowStep(&apps, g, p, id)
+		st, w, done, err := specialLines(&apps, line, func() int { return len(nodes) }, g, p, id, ps, out)
 		if err != nil {
 			return "", 0, "", fmt.Errorf("%s: %v", at, err)
 		}
-		if st != nil && (st.Prim == "conv" || st.Prim == "conv_transpose") {
-			w, err := convLines(line, func() int { return len(nodes) }, st, g.Nodes[n.Parents[0]].Shape, ps[0], out, n.Shape)
-			if err != nil {
-				return "", 0, "", fmt.Errorf("%s: node %d (%s): %v", at, id, st.Prim, err)
-			}
-			work += w
-			idx[id] = len(nodes)
-			continue
-		}
-		if pst, err := paramStep(&apps, g, p, id); err != nil {
-			return "", 0, "", fmt.Errorf("%s: %v", at, err)
-		} else if pst != nil {
-			w, skip, err := normLines(line, func() int { return len(nodes) }, pst, ps[0], out)
-			if err != nil {
-				return "", 0, "", fmt.Errorf("%s: node %d (%s): %v", at, id, pst.Prim, err)
-			}
-			if skip != "" {
-				return "", 0, fmt.Sprintf("node %d (%s): %s", id, pst.Prim, skip), nil
-			}
+		if done {
 			work += w
 			idx[id] = len(nodes)
 			continue
@@ -302,6 +284,35 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 	return s, work, "", nil
 }
 
+// specialLines writes a node whose Lean form irsem's application of it
+// fixes — conv and conv_transpose (convLines), the normalisations and
+// renorm (normLines) — and reports it done, with its kernel work;
+// otherwise it returns the node's window step (a pool's, or nil) for
+// compNode.
+func specialLines(apps *[]irsem.Application, line func(string, []int, []string, string) error, count func() int, g *irsem.Graph, p *irsem.Payload, id int, ps []int, out []string) (*irsem.Step, int, bool, error) {
+	n := &g.Nodes[id]
+	st, err := windowStep(apps, g, p, id)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if st != nil && (st.Prim == "conv" || st.Prim == "conv_transpose") {
+		w, err := convLines(line, count, st, g.Nodes[n.Parents[0]].Shape, ps[0], out, n.Shape)
+		if err != nil {
+			return nil, 0, false, fmt.Errorf("node %d (%s): %v", id, st.Prim, err)
+		}
+		return st, w, true, nil
+	}
+	pst, err := paramStep(apps, g, p, id)
+	if err != nil || pst == nil {
+		return st, 0, false, err
+	}
+	w, err := normLines(line, count, pst, ps[0], out)
+	if err != nil {
+		return nil, 0, false, fmt.Errorf("node %d (%s): %v", id, pst.Prim, err)
+	}
+	return st, w, true, nil
+}
+
 // windowStep is the registry step of a window node (a pool, conv or
 // conv_transpose), as irsem's own application of the node gives it: its
 // window (the IR's symmetric padding turned into pads) and, for the
@@ -371,12 +382,12 @@ func paramStep(apps *[]irsem.Application, g *irsem.Graph, p *irsem.Payload, id i
 // axis, ε (eps), renorm's maxnorm (c), dropout's p and the mask the
 // registry's bernoulli_mask replays from its seed (leanDropout). count is
 // the number of nodes written so far. It returns the kernel work.
-func normLines(line func(string, []int, []string, string) error, count func() int, st *irsem.Step, parent int, out []string) (int, string, error) {
+func normLines(line func(string, []int, []string, string) error, count func() int, st *irsem.Step, parent int, out []string) (int, error) {
 	parents, shapes := []int{parent}, []string{nats(st.Args[0].Shape)}
 	work := 3 * len(out)
 	for _, a := range st.Args[1:] {
 		if a.Source != irsem.ArgParam && a.Source != irsem.ArgConst {
-			return 0, "", fmt.Errorf("parameter %s is not a payload value", a.Param)
+			return 0, fmt.Errorf("parameter %s is not a payload value", a.Param)
 		}
 		var vs []string
 		if a.Value != nil {
@@ -395,7 +406,7 @@ func normLines(line func(string, []int, []string, string) error, count func() in
 			err = line("const", nil, vs, leafAttr(v))
 		}
 		if err != nil {
-			return 0, "", fmt.Errorf("parameter %s: %v", a.Param, err)
+			return 0, fmt.Errorf("parameter %s: %v", a.Param, err)
 		}
 		parents, shapes = append(parents, count()), append(shapes, nats(a.Shape))
 		work += 3 * len(vs)
@@ -405,7 +416,7 @@ func normLines(line func(string, []int, []string, string) error, count func() in
 	switch st.Prim {
 	case "renorm":
 		if st.Attrs.Maxnorm == nil {
-			return 0, "", fmt.Errorf("renorm has no maxnorm")
+			return 0, fmt.Errorf("renorm has no maxnorm")
 		}
 		c = st.Attrs.Maxnorm.RatString()
 	case "dropout":
@@ -414,7 +425,7 @@ func normLines(line func(string, []int, []string, string) error, count func() in
 			p = st.Attrs.P.RatString()
 		}
 		if extra, err = leanDropout(certificates.Attrs{P: p, Seed: st.Attrs.Seed}, certificates.Tensor{Shape: st.Args[0].Shape}); err != nil {
-			return 0, "", err
+			return 0, err
 		}
 	default:
 		e := ""
@@ -422,12 +433,12 @@ func normLines(line func(string, []int, []string, string) error, count func() in
 			e = st.Attrs.Eps.RatString()
 		}
 		if extra, err = leanEps(st.Prim, e); err != nil {
-			return 0, "", fmt.Errorf("eps: %v", err)
+			return 0, fmt.Errorf("eps: %v", err)
 		}
 	}
 	lc, err := Rat(c)
 	if err != nil {
-		return 0, "", fmt.Errorf("maxnorm: %v", err)
+		return 0, fmt.Errorf("maxnorm: %v", err)
 	}
 	n := st.Args[0].Shape.Size()
 	switch st.Prim { // the taps Spec.lean builds: a lane per element (caseWork's count)
@@ -447,9 +458,9 @@ func normLines(line func(string, []int, []string, string) error, count func() in
 	attr := fmt.Sprintf("{ c := %s, lo := mkRat 0 1, hi := mkRat 0 1, axis := %d, shape := %s, axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := [], shapes := [%s]%s }",
 		lc, st.Attrs.Axis, nats(st.Args[0].Shape), strings.Join(shapes, ", "), extra)
 	if err := line(st.Prim, parents, out, attr); err != nil {
-		return 0, "", err
+		return 0, err
 	}
-	return work, "", nil
+	return work, nil
 }
 
 // leafAttr is the Attr literal of a constant leaf with the given values.

@@ -572,7 +572,7 @@ func TestNormLinesDropout(t *testing.T) {
 		got = prim + " " + fmt.Sprint(parents) + " " + attr
 		return nil
 	}
-	if _, _, err := normLines(line, func() int { return 1 }, st, 0, []string{"0", "0", "0", "0"}); err != nil {
+	if _, err := normLines(line, func() int { return 1 }, st, 0, []string{"0", "0", "0", "0"}); err != nil {
 		t.Fatal(err)
 	}
 	want, err := leanDropout(certificates.Attrs{P: "1/2", Seed: 7}, certificates.Tensor{Shape: []int{2, 2}})
