@@ -311,11 +311,16 @@ theorem checkComps_sound : ∀ ks : List CompCase, checkComps ks = true → ∀ 
     | head => exact checkComp_sound k h1
     | tail _ hk' => exact checkComps_sound ks h2 k' hk'
 
-/-- Every case of an accepted certificate satisfies the composition
-identity for **every** seed and tangent, not only the recorded ones. -/
-theorem checkComps_adjoint : ∀ ks : List CompCase, checkComps ks = true → ∀ k ∈ ks, ∀ c e : Nat → List Rat,
+/-- The composition identity of a case for **every** seed c and input
+tangent e: ⟨reverse c, e⟩ = ⟨c, forward e⟩ over the case's graph. -/
+abbrev CompAdjoint (k : CompCase) : Prop :=
+  ∀ c e : Nat → List Rat,
     Graph.sumTo (fun i => dot (Graph.rev listPairing k.graph 1 c i) (e i)) 1 =
       Graph.sumTo (fun i => dot (c i) (Graph.fwd k.graph 1 e i)) (1 + k.graph.length)
+
+/-- Every case of an accepted certificate satisfies the composition
+identity for **every** seed and tangent, not only the recorded ones. -/
+theorem checkComps_adjoint : ∀ ks : List CompCase, checkComps ks = true → ∀ k ∈ ks, CompAdjoint k
   | [], _, _, hk => by
     first
       | nomatch hk

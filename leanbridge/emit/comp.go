@@ -79,7 +79,8 @@ type compCase struct {
 // compModule renders the cases of a composition certificate (kind
 // composition or model_composition) as the module Tlcheck.Certs.<name>:
 // cases : List CompCase, cert : checkComps cases = true by decide
-// +kernel, and cert_ok by checkComps_sound. It returns why not, and no
+// +kernel, cert_ok by checkComps_sound and cert_all (the identity for
+// every seed and tangent) by checkComps_adjoint. It returns why not, and no
 // module, when a case is outside what Lean can state (a tag without a
 // covered primitive, a graph too large): that is a skip, not an error.
 func compModule(path, sum, name string, cases []compCase) (src []byte, skip string, err error) {
@@ -111,6 +112,8 @@ func compModule(path, sum, name string, cases []compCase) (src []byte, skip stri
 	b.WriteString("theorem cert : checkComps cases = true := by decide +kernel\n\n")
 	b.WriteString("/-- Every recorded case's claim, from `cert` by `checkComps_sound`. -/\n")
 	b.WriteString("theorem cert_ok : ∀ k ∈ cases, CompClaim k := checkComps_sound cases cert\n\n")
+	b.WriteString("/-- Every recorded case's identity for every seed and tangent, from `cert` by `checkComps_adjoint`. -/\n")
+	b.WriteString("theorem cert_all : ∀ k ∈ cases, CompAdjoint k := checkComps_adjoint cases cert\n\n")
 	fmt.Fprintf(&b, "end %s\n", ns)
 	if b.Len() > MaxModuleBytes {
 		return nil, fmt.Sprintf("the module would have %d bytes, more than %d", b.Len(), MaxModuleBytes), nil

@@ -27,6 +27,7 @@ var (
 	compMaskRE = regexp.MustCompile(`^, p := (` + ratLit + `), mask := \[([^\]]*)\]$`)
 	compThmRE  = regexp.MustCompile(`^theorem cert : checkComps cases = true := by decide \+kernel$`)
 	compOkRE   = regexp.MustCompile(`^theorem cert_ok : ∀ k ∈ cases, CompClaim k := checkComps_sound cases cert$`)
+	compAllRE  = regexp.MustCompile(`^theorem cert_all : ∀ k ∈ cases, CompAdjoint k := checkComps_adjoint cases cert$`)
 )
 
 type readNode struct {
@@ -60,7 +61,7 @@ func readInts(t *testing.T, s string) []int {
 func readComp(t *testing.T, src string) []readCase {
 	t.Helper()
 	var cases []readCase
-	var thm, ok bool
+	var thm, ok, all bool
 	lines := strings.Split(src, "\n")
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
@@ -69,6 +70,8 @@ func readComp(t *testing.T, src string) []readCase {
 			thm = true
 		case compOkRE.MatchString(line):
 			ok = true
+		case compAllRE.MatchString(line):
+			all = true
 		case strings.HasPrefix(line, "  { x"):
 			m := compHeadRE.FindStringSubmatch(line)
 			if m == nil {
@@ -113,8 +116,8 @@ func readComp(t *testing.T, src string) []readCase {
 			cases = append(cases, c)
 		}
 	}
-	if !thm || !ok {
-		t.Fatalf("the module lacks cert (%v) or cert_ok (%v)", thm, ok)
+	if !thm || !ok || !all {
+		t.Fatalf("the module lacks cert (%v), cert_ok (%v) or cert_all (%v)", thm, ok, all)
 	}
 	return cases
 }

@@ -22,6 +22,7 @@
 //
 //	theorem cert : checkComps cases = true := by decide +kernel
 //	theorem cert_ok : ∀ k ∈ cases, CompClaim k := checkComps_sound cases cert
+//	theorem cert_all : ∀ k ∈ cases, CompAdjoint k := checkComps_adjoint cases cert
 //
 // where CompClaim says the recorded sides are the two sides of
 // Tlcheck.Graph.rev_adjoint at the case's seed and tangent, computed by

@@ -207,4 +207,7 @@ theorem cert : checkComps cases = true := by decide +kernel
 /-- Every recorded case's claim, from `cert` by `checkComps_sound`. -/
 theorem cert_ok : ∀ k ∈ cases, CompClaim k := checkComps_sound cases cert
 
+/-- Every recorded case's identity for every seed and tangent, from `cert` by `checkComps_adjoint`. -/
+theorem cert_all : ∀ k ∈ cases, CompAdjoint k := checkComps_adjoint cases cert
+
 end Tlcheck.Certs.Composition
