@@ -224,3 +224,56 @@ func TestMaxLinearBetweenTies(t *testing.T) {
 		t.Errorf("cases: %d with a common maximum; planted slopes caught: %d (v at the first position), %d (the mean of v); %d bent without one; want some of each", held, first, mean, bent)
 	}
 }
+
+// TestMaxFwdLinearBetweenTies mirrors Window.lean's maxFwd_along_linear at
+// the pool's own indexing, on every emitted max_pool and max_pool_nd case
+// with random tangents and steps: output p of maxFwd is winMax of slice
+// p / S at position p % S (Pool.win), the window of x + t·v is the window
+// of x plus t times v's (window_along), and wherever a window position k
+// is a maximum at x and at x + t·v, output p moves by exactly t·(v's
+// window)ₖ. A planted indexing (slice p % S at position p / S) reads
+// another window and is caught where the two differ.
+func TestMaxFwdLinearBetweenTies(t *testing.T) {
+	mods := windowModules(t)
+	r := rand.New(rand.NewPCG(27, 4))
+	held, planted := 0, 0
+	for _, op := range []string{"max_pool", "max_pool_nd"} {
+		for ci, c := range readWindowCases(t, mods[op]) {
+			q := c.pool()
+			out, _ := q.sizes()
+			S, _, _ := axSizes(q.gs)
+			x := c.xs[0]
+			for trial := 0; trial < 4; trial++ {
+				v := make(vec, len(x))
+				for i := range v {
+					v[i] = rat(r.Int64N(9)-4, r.Int64N(2)+1)
+				}
+				tt := rat(r.Int64N(5)-2, r.Int64N(3)+1)
+				xt := alongV(tt, x, v)
+				for p := 0; p < out; p++ {
+					l, o := ndiv(p, S), nmod(p, S)
+					wx, wv, wt := q.window(x, l, o), q.window(v, l, o), q.window(xt, l, o)
+					if !sameVec(wt, alongV(tt, wx, wv)) {
+						t.Fatalf("%s case %d output %d: window_along fails", op, ci, p)
+					}
+					if l2, o2 := nmod(p, S), ndiv(p, S); (l2 != l || o2 != o) && !sameVec(q.window(x, l2, o2), wx) {
+						planted++
+					}
+					for k := range wx {
+						if wx[k].Cmp(maxLGo(wx)) != 0 || wt[k].Cmp(maxLGo(wt)) != 0 {
+							continue
+						}
+						held++
+						if got, want := q.winMax(xt, l, o), add(q.winMax(x, l, o), mul(tt, wv[k])); got.Cmp(want) != 0 {
+							t.Fatalf("%s case %d output %d position %d: maxFwd(x + t·v) = %s, maxFwd x + t·v = %s", op, ci, p, k, got.RatString(), want.RatString())
+						}
+						break
+					}
+				}
+			}
+		}
+	}
+	if held == 0 || planted == 0 {
+		t.Errorf("outputs with a common maximum: %d; planted indexings caught: %d; want some of each", held, planted)
+	}
+}
