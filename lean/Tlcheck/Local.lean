@@ -104,13 +104,13 @@ theorem fit_nil : ∀ n : Nat, fit n [] = zerosN n
     show (0 : Rat) :: fit n [] = 0 :: zerosN n
     rw [fit_nil n]
 
-/-- fit n l = l when l has length n. -/
 /-- Equal lengths of two cons lists give equal lengths of their tails. -/
 theorem len_cons_cons {α β : Type} (a : α) (as : List α) (b : β) (bs : List β)
     (h : (a :: as).length = (b :: bs).length) : as.length = bs.length := by
   have h' : as.length + 1 = bs.length + 1 := h
   omega
 
+/-- fit n l = l when l has length n. -/
 theorem fit_id : ∀ (n : Nat) (l : List Rat), l.length = n → fit n l = l
   | 0, [], _ => rfl
   | 0, _ :: as, h => absurd h (Nat.succ_ne_zero as.length)
@@ -121,12 +121,13 @@ theorem fit_id : ∀ (n : Nat) (l : List Rat), l.length = n → fit n l = l
     show a :: fit n as = a :: as
     rw [fit_id n as h']
 
-/-- fitAll ns ds = ds when the lengths of ds are ns. -/
+/-- The tensors ds have the lengths ns, one for one. -/
 def LensEq : List Nat → List (List Rat) → Prop
   | [], [] => True
   | n :: ns, d :: ds => d.length = n ∧ LensEq ns ds
   | _, _ => False
 
+/-- fitAll ns ds = ds when the lengths of ds are ns. -/
 theorem fitAll_id : ∀ (ns : List Nat) (ds : List (List Rat)), LensEq ns ds → fitAll ns ds = ds
   | [], [], _ => rfl
   | [], _ :: _, h => (h : False).elim
