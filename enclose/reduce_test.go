@@ -126,3 +126,20 @@ func TestDivPairs(t *testing.T) {
 		t.Error("infinite endpoint or n = 0 not refused")
 	}
 }
+
+// TestTameBits: the bit-pattern test agrees with the definition
+// x = 0 or 2⁻³⁰⁰ ≤ |x| ≤ 2³⁰⁰ at and around both bounds and at the
+// special values.
+func TestTameBits(t *testing.T) {
+	for _, x := range []float64{0, math.Copysign(0, -1), tameLo, math.Nextafter(tameLo, 0), math.Nextafter(tameLo, 1),
+		tameHi, math.Nextafter(tameHi, 0), math.Nextafter(tameHi, math.Inf(1)), 1, math.SmallestNonzeroFloat64,
+		math.MaxFloat64, math.Inf(1), math.NaN()} {
+		for _, v := range []float64{x, -x} {
+			a := math.Abs(v)
+			want := a == 0 || (a >= tameLo && a <= tameHi)
+			if got := tame(v); got != want {
+				t.Errorf("tame(%v) = %v, want %v", v, got, want)
+			}
+		}
+	}
+}
