@@ -39,14 +39,20 @@ func naiveDgemm(transA, transB bool, m, n, k int, a []float64, lda int, b []floa
 // run (AVX-512, AVX2, portable Go, forced in turn), every transposition
 // and sizes around the blocking edges (strips of 4, 6 and 12 rows, panels
 // of 4, 8 and 16 columns, 256-deep k blocks, 128-column groups, fewer
-// than 4 rows), Dgemm's result is bit-identical to the naive left fold,
-// at GOMAXPROCS 1, 2 and 3, and the stride padding of C is untouched.
+// than 4 rows, work above the parallel threshold split by rows and by
+// columns) and twelve random shapes, Dgemm's result is bit-identical to
+// the naive left fold, at GOMAXPROCS 1, 2 and 3, and the stride padding
+// of C is untouched.
 func TestDgemmMatchesNaive(t *testing.T) {
 	sizes := [][3]int{{1, 1, 1}, {3, 5, 7}, {4, 4, 4}, {5, 9, 257}, {17, 131, 300}, {64, 64, 64},
 		{6, 8, 5}, {12, 16, 256}, {13, 17, 257}, {11, 15, 2}, {1, 37, 300}, {2, 9, 513}, {3, 3, 1},
-		{130, 7, 513}, {9, 200, 1}, {6, 3, 0}, {25, 129, 600}, {36, 48, 33}}
+		{130, 7, 513}, {9, 200, 1}, {6, 3, 0}, {25, 129, 600}, {36, 48, 33}, {130, 40, 300}, {40, 300, 200}}
 	if testing.Short() {
 		sizes = sizes[:13]
+	}
+	shapes := rand.New(rand.NewPCG(24, 4)) // random shapes: ragged edges, 1–3 k blocks
+	for range 12 {
+		sizes = append(sizes, [3]int{1 + shapes.IntN(40), 1 + shapes.IntN(70), 1 + shapes.IntN(700)})
 	}
 	withKernels(t, func(t *testing.T) {
 		r := rand.New(rand.NewPCG(24, 1))
