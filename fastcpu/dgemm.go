@@ -275,23 +275,34 @@ func dotRows(x, b []float64, ldb int, c []float64) {
 // packB64 packs columns [q0·nr, q1·nr) ∩ [0, n) and rows [p0, p0+kc) of
 // op(B) (k×n) into bp as q1 − q0 panels of kc rows × nr columns: panel
 // q − q0 holds bp[(q−q0)·kc·nr + p·nr + jj] = b(p0+p, q·nr+jj), zero for
-// columns ≥ n.
+// columns ≥ n. It reads B in storage order (row by row untransposed,
+// column of op(B) by column transposed), so that consecutive reads share
+// cache lines and pages.
 func packB64(nr int, transB bool, q0, q1, p0, kc, n int, b []float64, ldb int, bp []float64) {
-	off := 0
-	for q := q0; q < q1; q++ {
-		j0 := q * nr
-		cols := min(nr, n-j0)
-		for p := p0; p < p0+kc; p++ {
-			dst := bp[off : off+nr : off+nr]
-			if transB {
-				for jj := 0; jj < cols; jj++ {
-					dst[jj] = b[(j0+jj)*ldb+p]
+	bp = bp[:(q1-q0)*kc*nr]
+	if last := q1 - 1; last*nr+nr > n { // a partial panel: zero its padding
+		clear(bp[(last-q0)*kc*nr:])
+	}
+	if transB {
+		for q := q0; q < q1; q++ {
+			panel := bp[(q-q0)*kc*nr : (q-q0+1)*kc*nr]
+			j0 := q * nr
+			for jj := 0; jj < min(nr, n-j0); jj++ {
+				col := b[(j0+jj)*ldb+p0 : (j0+jj)*ldb+p0+kc]
+				for p, v := range col {
+					panel[p*nr+jj] = v
 				}
-			} else {
-				copy(dst[:cols], b[p*ldb+j0:p*ldb+j0+cols])
 			}
-			clear(dst[cols:])
-			off += nr
+		}
+		return
+	}
+	for p := 0; p < kc; p++ {
+		row := b[(p0+p)*ldb : (p0+p)*ldb+n]
+		for q := q0; q < q1; q++ {
+			j0 := q * nr
+			cols := min(nr, n-j0)
+			off := (q-q0)*kc*nr + p*nr
+			copy(bp[off:off+cols], row[j0:j0+cols])
 		}
 	}
 }
