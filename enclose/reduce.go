@@ -37,6 +37,9 @@ func sumPairs(x []float64, outer, n, inner int, mean bool, y []float64, unsound 
 	if unsound {
 		g, f = 0, 1
 	}
+	if inner == 1 {
+		return sumContiguous(x, outer, n, mean, y, g, f)
+	}
 	// acc[4i…4i+3]: the folds of lo, |lo|, hi, |hi| of lane (o, i).
 	acc := make([]float64, 4*inner)
 	for o := 0; o < outer; o++ {
@@ -63,6 +66,31 @@ func sumPairs(x []float64, outer, n, inner int, mean bool, y []float64, unsound 
 			}
 			y[2*(o*inner+i)], y[2*(o*inner+i)+1] = plusZero(lo), plusZero(hi)
 		}
+	}
+	return true
+}
+
+// sumContiguous is sumPairs for contiguous lanes (inner = 1): the same
+// four folds per lane, in four scalar accumulators.
+func sumContiguous(x []float64, outer, n int, mean bool, y []float64, g, f float64) bool {
+	for o := 0; o < outer; o++ {
+		var sLo, aLo, sHi, aHi float64
+		lane := x[2*o*n : 2*(o+1)*n]
+		for j := 0; j+1 < len(lane); j += 2 {
+			lo, hi := lane[j], lane[j+1]
+			sLo = sLo + lo
+			aLo = aLo + math.Abs(lo)
+			sHi = sHi + hi
+			aHi = aHi + math.Abs(hi)
+		}
+		lo, hi, ok := sumBounds(sLo, aLo, sHi, aHi, g, f)
+		if !ok {
+			return false
+		}
+		if mean {
+			lo, hi = down(lo/float64(n)), up(hi/float64(n))
+		}
+		y[2*o], y[2*o+1] = plusZero(lo), plusZero(hi)
 	}
 	return true
 }
