@@ -8,9 +8,9 @@
 // that the sound interval kernels of package enclose run on (AVX-512,
 // AVX2 or portable micro-kernels, every one the naive left fold).
 //
-// The kernels work on plain row-major []float32 slices and import nothing
-// of tlcheck's, so that even the bottom package spec can run its float32
-// matmul on them. Registration as backend capsules and the refinement
+// The kernels work on plain row-major []float32 (Dgemm: []float64) slices
+// and import nothing of tlcheck's, so that even the bottom package spec can
+// run its float32 matmul on them. Registration as backend capsules and the refinement
 // checks live elsewhere.
 //
 // # Rounding and summation order
