@@ -96,6 +96,44 @@
 // operands it is at most the midpoint-radius overestimate Rump bounds by
 // a factor 1.5 over the exact range, plus that rounding bound.
 //
+// # Lane sums
+//
+// SumPairs encloses the sum of n intervals [lo_j, hi_j] (a lane of
+// reduce_sum, reduce_mean or sum) on their endpoints directly: the set of
+// sums is [Σ lo_j, Σ hi_j], so each endpoint is one float64 sum, with its
+// rounding charged a priori. Let g ≥ γ_n (gammaBound) and F = 1 + n·2⁻⁵².
+// It computes the left folds from +0 ŝ = fl(Σ lo_j) and Â = fl(Σ |lo_j|),
+// then
+//
+//	e  = nextUp(fl(F·nextUp(fl(g·Â))))
+//	lo = nextDown(fl(ŝ − e))             (lo = ŝ when Â = 0)
+//
+// and symmetrically hi = nextUp(fl(ŝ′ + e′)) from the folds of hi_j; the
+// mean divides: lo/n rounded down, hi/n rounded up (nextDown(fl(·)),
+// nextUp(fl(·))).
+//
+// Theorem. If every computed value is finite, lo ≤ Σ lo_j and
+// Σ hi_j ≤ hi (and likewise for the mean), for any finite float64
+// endpoints: no tameness is needed.
+//
+// Proof. A rounded addition that does not overflow satisfies the standard
+// model fl(x+y) = (x+y)(1+δ), |δ| ≤ u, underflow included (a sum whose
+// result is subnormal is exact); a finite final fold means no partial sum
+// overflowed (±∞ is absorbing, ∞ − ∞ is NaN). (1) By Higham's bound for
+// recursive summation (§4.2), |ŝ − Σ lo_j| ≤ γ_{n−1} Σ|lo_j| ≤ γ_n·A,
+// A = Σ|lo_j|. (2) Â folds non-negative terms, each addition satisfying
+// fl(x+y) ≥ (x+y)/(1+u), so A ≤ (1+u)^n·Â ≤ F·Â (as for Product's radius,
+// (1+u)^n ≤ 1 + 2nu when nu ≤ 1). (3) nextUp(fl(v)) ≥ v for every finite
+// real v, underflow included (when fl(v) < v no float64 lies strictly
+// between), so e ≥ F·g·Â ≥ γ_n·A ≥ |ŝ − Σ lo_j|. (4) nextDown(fl(w)) ≤ w
+// likewise, so lo ≤ ŝ − e ≤ Σ lo_j; and Â = 0 only when every lo_j is 0
+// (a positive term never rounds to 0), when ŝ = Σ lo_j = 0 exactly.
+// Symmetrically hi ≥ Σ hi_j. (5) Division by n > 0 is
+// monotone, and rounding it down (up) keeps the inequality. ∎
+//
+// DivPairs (the mean's VJP, δ/n broadcast along the lane) is step (5)
+// alone.
+//
 // # Determinism
 //
 // Dgemm computes every element as a fixed left fold whatever the number

@@ -2,6 +2,7 @@ package enclose
 
 import (
 	"math"
+	"sync"
 
 	"github.com/tlcheck/tlcheck/fastcpu"
 )
@@ -25,10 +26,19 @@ var (
 	tameHi = math.Ldexp(1, 300)
 )
 
-// tame reports whether x = 0 or 2⁻³⁰⁰ ≤ |x| ≤ 2³⁰⁰ (false for NaN and ±∞).
+// The bit patterns of tameLo and tameHi: for non-negative float64s (and
+// NaN, whose patterns lie above +∞'s) the order of the patterns as
+// unsigned integers is the order of the values.
+const (
+	tameLoBits = (1023 - 300) << 52
+	tameHiBits = (1023 + 300) << 52
+)
+
+// tame reports whether x = 0 or 2⁻³⁰⁰ ≤ |x| ≤ 2³⁰⁰ (false for NaN and ±∞),
+// comparing |x|'s bit pattern with those of the bounds.
 func tame(x float64) bool {
-	a := math.Abs(x)
-	return a == 0 || (a >= tameLo && a <= tameHi)
+	b := math.Float64bits(x) &^ (1 << 63)
+	return b == 0 || (b >= tameLoBits && b <= tameHiBits)
 }
 
 // Tame reports whether every centre and radius of p is tame (see the
@@ -122,14 +132,16 @@ func FromPairs(pairs []float64, p Planes) bool {
 // not tame (then use FromPairs).
 func PointsFromPairs(pairs []float64) (p Planes, ok bool) {
 	n := len(pairs) / 2
-	for i := 0; i < n; i++ {
-		if lo := pairs[2*i]; lo != pairs[2*i+1] || !tame(lo) {
-			return Planes{}, false
-		}
+	if n > 0 && (pairs[0] != pairs[1] || !tame(pairs[0])) {
+		return Planes{}, false // the common refusal, before allocating
 	}
 	c := make([]float64, n)
 	for i := range c {
-		c[i] = pairs[2*i]
+		lo := pairs[2*i]
+		if lo != pairs[2*i+1] || !tame(lo) {
+			return Planes{}, false
+		}
+		c[i] = lo
 	}
 	return Planes{C: c}, true
 }
@@ -195,6 +207,20 @@ func absInto(dst, src []float64) {
 	}
 }
 
+// scratchPool recycles Product's scratch planes (every element is written
+// before it is read, so reuse never changes a result).
+var scratchPool sync.Pool
+
+// getScratch returns a pooled slice of length n.
+func getScratch(n int) *[]float64 {
+	if p, _ := scratchPool.Get().(*[]float64); p != nil && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]float64, n)
+	return &s
+}
+
 // Product encloses out = op(A)·op(B) + bias, where op(A) is m×k and
 // op(B) is k×n, stored as for fastcpu.Dgemm with tight row strides (A is
 // m×k, or k×m with transA; B is k×n, or n×k with transB); bias is absent
@@ -205,8 +231,8 @@ func absInto(dst, src []float64) {
 //
 // It reports false, having written nothing, when an operand is not tame
 // or the term count N = k (+1 with a bias) exceeds 2⁴⁰; the caller then
-// evaluates by other means. It allocates scratch planes the size of A and
-// B.
+// evaluates by other means. Its scratch planes (the size of A and B, and
+// of the output when B has radii) come from a pool.
 func Product(m, n, k int, a Planes, transA bool, b Planes, transB bool, bias Planes, out Planes) bool {
 	return product(m, n, k, a, transA, b, transB, bias, out, false)
 }
@@ -244,7 +270,9 @@ func product(m, n, k int, a Planes, transA bool, b Planes, transB bool, bias Pla
 	// Centre.
 	fastcpu.Dgemm(transA, transB, m, n, k, a.C, max(lda, 1), b.C, max(ldb, 1), out.C, n)
 	// A′ = Aʳ + g·|Aᶜ| and |Bᶜ|.
-	scratch := make([]float64, len(a.C)+len(b.C))
+	buf := getScratch(len(a.C) + len(b.C))
+	defer scratchPool.Put(buf)
+	scratch := *buf
 	ap, babs := scratch[:len(a.C):len(a.C)], scratch[len(a.C):]
 	if a.R == nil {
 		for i, c := range a.C {
@@ -262,7 +290,9 @@ func product(m, n, k int, a Planes, transA bool, b Planes, transB bool, bias Pla
 		for i, c := range a.C {
 			ap[i] = math.Abs(c) + a.radius(i)
 		}
-		tmp := make([]float64, m*n)
+		tbuf := getScratch(m * n)
+		defer scratchPool.Put(tbuf)
+		tmp := *tbuf
 		fastcpu.Dgemm(transA, transB, m, n, k, ap, max(lda, 1), b.R, max(ldb, 1), tmp, n)
 		for i, v := range tmp {
 			out.R[i] = out.R[i] + v

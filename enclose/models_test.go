@@ -34,10 +34,12 @@ func sharedONNX(t *testing.T) string {
 }
 
 // dense reports whether a node runs on the dense kernels (matmul, linear,
-// conv, conv_transpose).
+// conv, conv_transpose; the lane sums of reduce_sum, reduce_mean and sum
+// from 64 elements on).
 func dense(op irsem.Op) bool {
 	switch op {
-	case irsem.OpMatmul, irsem.OpLinear, irsem.OpConv, irsem.OpConvTranspose:
+	case irsem.OpMatmul, irsem.OpLinear, irsem.OpConv, irsem.OpConvTranspose,
+		irsem.OpReduceSum, irsem.OpReduceMean, irsem.OpSum:
 		return true
 	}
 	return false

@@ -35,50 +35,71 @@ func naiveDgemm(transA, transB bool, m, n, k int, a []float64, lda int, b []floa
 	return c
 }
 
-// TestDgemmMatchesNaive: for every transposition and sizes around the
-// blocking edges (4-row strips, 4-column panels, 256-deep k blocks, 128
-// column groups), Dgemm's result is bit-identical to the naive left fold,
-// at GOMAXPROCS 1, 2 and 3.
+// TestDgemmMatchesNaive: for every micro-kernel family this machine can
+// run (AVX-512, AVX2, portable Go, forced in turn), every transposition
+// and sizes around the blocking edges (strips of 4, 6 and 12 rows, panels
+// of 4, 8 and 16 columns, 256-deep k blocks, 128-column groups, fewer
+// than 4 rows, work above the parallel threshold split by rows and by
+// columns) and twelve random shapes, Dgemm's result is bit-identical to
+// the naive left fold, at GOMAXPROCS 1, 2 and 3, and the stride padding
+// of C is untouched.
 func TestDgemmMatchesNaive(t *testing.T) {
-	r := rand.New(rand.NewPCG(24, 1))
-	sizes := [][3]int{{1, 1, 1}, {3, 5, 7}, {4, 4, 4}, {5, 9, 257}, {17, 131, 300}, {64, 64, 64}, {130, 7, 513}, {9, 200, 1}, {6, 3, 0}}
+	sizes := [][3]int{{1, 1, 1}, {3, 5, 7}, {4, 4, 4}, {5, 9, 257}, {17, 131, 300}, {64, 64, 64},
+		{6, 8, 5}, {12, 16, 256}, {13, 17, 257}, {11, 15, 2}, {1, 37, 300}, {2, 9, 513}, {3, 3, 1},
+		{130, 7, 513}, {9, 200, 1}, {6, 3, 0}, {25, 129, 600}, {36, 48, 33}, {130, 40, 300}, {40, 300, 200}}
 	if testing.Short() {
-		sizes = sizes[:6]
+		sizes = sizes[:13]
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	for _, s := range sizes {
-		m, n, k := s[0], s[1], s[2]
-		for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
-			lda, ldb := k+1, n+2
-			ar, br := m, k
-			if tr[0] {
-				lda, ar = m+1, k
+	shapes := rand.New(rand.NewPCG(24, 4)) // random shapes: ragged edges, 1–3 k blocks
+	for range 12 {
+		sizes = append(sizes, [3]int{1 + shapes.IntN(40), 1 + shapes.IntN(70), 1 + shapes.IntN(700)})
+	}
+	withKernels(t, func(t *testing.T) {
+		r := rand.New(rand.NewPCG(24, 1))
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+		for _, s := range sizes {
+			for _, tr := range [][2]bool{{false, false}, {false, true}, {true, false}, {true, true}} {
+				dgemmCase(t, r, tr, s[0], s[1], s[2])
 			}
-			if tr[1] {
-				ldb, br = k+3, n
+		}
+	})
+}
+
+// dgemmCase runs one product with padded strides at GOMAXPROCS 1, 2 and 3
+// and compares it with naiveDgemm bit for bit.
+func dgemmCase(t *testing.T, r *rand.Rand, tr [2]bool, m, n, k int) {
+	t.Helper()
+	lda, ldb := k+1, n+2
+	ar, br := m, k
+	if tr[0] {
+		lda, ar = m+1, k
+	}
+	if tr[1] {
+		ldb, br = k+3, n
+	}
+	a := make([]float64, ar*lda)
+	b := make([]float64, br*ldb)
+	for i := range a {
+		a[i] = r.NormFloat64() * math.Ldexp(1, r.IntN(40)-20)
+	}
+	for i := range b {
+		b[i] = r.NormFloat64()
+	}
+	want := naiveDgemm(tr[0], tr[1], m, n, k, a, lda, b, ldb)
+	for _, procs := range []int{1, 2, 3} {
+		runtime.GOMAXPROCS(procs)
+		c := make([]float64, m*(n+1))
+		for i := range c {
+			c[i] = math.NaN() // never read; the padding never written
+		}
+		Dgemm(tr[0], tr[1], m, n, k, a, lda, b, ldb, c, n+1)
+		for i := 0; i < m; i++ {
+			if g := c[i*(n+1)+n]; !math.IsNaN(g) {
+				t.Fatalf("m=%d n=%d k=%d trans=%v procs=%d: padding of row %d written (%v)", m, n, k, tr, procs, i, g)
 			}
-			a := make([]float64, ar*lda)
-			b := make([]float64, br*ldb)
-			for i := range a {
-				a[i] = r.NormFloat64() * math.Ldexp(1, r.IntN(40)-20)
-			}
-			for i := range b {
-				b[i] = r.NormFloat64()
-			}
-			want := naiveDgemm(tr[0], tr[1], m, n, k, a, lda, b, ldb)
-			for _, procs := range []int{1, 2, 3} {
-				runtime.GOMAXPROCS(procs)
-				c := make([]float64, m*(n+1))
-				for i := range c {
-					c[i] = math.NaN() // never read
-				}
-				Dgemm(tr[0], tr[1], m, n, k, a, lda, b, ldb, c, n+1)
-				for i := 0; i < m; i++ {
-					for j := 0; j < n; j++ {
-						if g, w := c[i*(n+1)+j], want[i*n+j]; math.Float64bits(g) != math.Float64bits(w) {
-							t.Fatalf("m=%d n=%d k=%d trans=%v procs=%d: c[%d][%d] = %v, want %v", m, n, k, tr, procs, i, j, g, w)
-						}
-					}
+			for j := 0; j < n; j++ {
+				if g, w := c[i*(n+1)+j], want[i*n+j]; math.Float64bits(g) != math.Float64bits(w) {
+					t.Fatalf("m=%d n=%d k=%d trans=%v procs=%d: c[%d][%d] = %v, want %v", m, n, k, tr, procs, i, j, g, w)
 				}
 			}
 		}

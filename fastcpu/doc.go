@@ -4,11 +4,13 @@
 // unrolled, chunked reductions (Sum, Dot) — all with a documented,
 // fixed order — and the implementation-defined product of the fast
 // provider (SgemmFast, SgemmFastNT, LinearFast: fused multiply-add on
-// AVX-512, GotoBLAS-style panel packing).
+// AVX-512, GotoBLAS-style panel packing); and the float64 product Dgemm
+// that the sound interval kernels of package enclose run on (AVX-512,
+// AVX2 or portable micro-kernels, every one the naive left fold).
 //
-// The kernels work on plain row-major []float32 slices and import nothing
-// of tlcheck's, so that even the bottom package spec can run its float32
-// matmul on them. Registration as backend capsules and the refinement
+// The kernels work on plain row-major []float32 (Dgemm: []float64) slices
+// and import nothing of tlcheck's, so that even the bottom package spec can
+// run its float32 matmul on them. Registration as backend capsules and the refinement
 // checks live elsewhere.
 //
 // # Rounding and summation order
@@ -49,6 +51,13 @@
 //   - SgemmFast, SgemmFastNT: at most k roundings per output (the fused
 //     left fold with AVX-512, Sgemm's fold otherwise), so the same γ_k
 //     bound; LinearFast: at most in+1.
+//   - Dgemm (float64, u = 2⁻⁵³): each C element is the left fold over k
+//     from +0 with separately rounded products and sums, on every kernel
+//     family (AVX-512 VMULPD+VADDPD, AVX2 VMULPD+VADDPD, portable Go), so
+//     at most k terms and bit-identical to the naive triple loop on every
+//     machine. No FMA: the portable path would have to fuse too (a
+//     software math.FMA where the hardware has none) for the bits to agree
+//     across machines.
 //   - Sum, Dot: fixed chunks of ChunkLen elements, each summed with eight
 //     interleaved accumulators combined pairwise, chunk results combined
 //     left to right: at most n terms for length n.

@@ -66,8 +66,12 @@ func shapeMeanAxis(a *Attrs, in []Shape) (Shape, error) {
 }
 
 // reduceLanes sums each lane as a left fold from zero, optionally
-// multiplying by scale afterwards.
+// multiplying by scale afterwards (always 1/n); a DenseReduce scalar
+// (Interval) runs its own kernel instead (reduceDense).
 func reduceLanes[T Scalar[T]](x Tensor[T], axis int, scale *T) Tensor[T] {
+	if y, ok := reduceDense(x, axis, scale != nil); ok { // scale is 1/n
+		return y
+	}
 	l := LanesOf(x.Shape, axis)
 	out := zerosOf[T](dropAxis(x.Shape, axis))
 	for m := 0; m < l.Count(); m++ {
@@ -85,8 +89,12 @@ func reduceLanes[T Scalar[T]](x Tensor[T], axis int, scale *T) Tensor[T] {
 }
 
 // spreadLanes broadcasts a reduced tensor back along axis of shape s,
-// optionally multiplying by scale.
+// optionally multiplying by scale (always 1/n); a DenseReduce scalar runs
+// its own kernel instead (spreadDense).
 func spreadLanes[T Scalar[T]](d Tensor[T], s Shape, axis int, scale *T) Tensor[T] {
+	if y, ok := spreadDense(d, s, axis, scale != nil); ok { // scale is 1/n
+		return y
+	}
 	l := LanesOf(s, axis)
 	out := zerosOf[T](s)
 	for m := 0; m < l.Count(); m++ {
@@ -162,7 +170,12 @@ func reducePrims[T Scalar[T]]() []*Prim[T] {
 	}
 	return []*Prim[T]{
 		linearUnaryPrim[T](&OpInfo{Name: "sum", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "sum", Doc: "Σ of every element to a scalar, left fold from 0"}, Gen: GenHint{Graph: 6}, Providers: []string{ProviderFastCPU}, Exact: true, Shape: shapeScalar, Doc: "Σ of every element to a scalar (left fold from 0)"},
-			func(_ *Attrs, x Tensor[T]) (Tensor[T], error) { return Scalar0(SumAll(x)), nil },
+			func(_ *Attrs, x Tensor[T]) (Tensor[T], error) {
+				if y, ok := sumAllDense(x); ok {
+					return Scalar0(y), nil
+				}
+				return Scalar0(SumAll(x)), nil
+			},
 			func(_ *Attrs, x Tensor[T], dy Tensor[T]) (Tensor[T], error) { return Full(x.Shape, dy.Data[0]) }),
 		linearUnaryPrim[T](&OpInfo{Name: "reduce_sum", Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "reduce_sum", Attrs: []string{"axis"}, Doc: "Σ along axis (removed), left fold from 0"}, Gen: GenHint{Graph: 13}, Providers: []string{ProviderFastCPU}, Attrs: []string{"Axis"}, Exact: true, Shape: shapeReduceAxis, Doc: "Σ along an axis (removed)"},
 			func(a *Attrs, x Tensor[T]) (Tensor[T], error) {
