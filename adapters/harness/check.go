@@ -91,9 +91,18 @@ func fmtEnc(b Bound) string {
 		ex = "exact " + ratString(en.Exact.Lo)
 	}
 	if b.f32 {
-		return fmt.Sprintf("%s, bound %.3g (binary32) / %.3g (%d× binary32)", ex, en.Bound, b.Loose.Bound, F32Slack)
+		return fmt.Sprintf("%s, bound %.3g (binary32%s) / %.3g (%d× binary32)", ex, en.Bound, byNote(b.TightBy), b.Loose.Bound, F32Slack)
 	}
-	return fmt.Sprintf("%s, bound %.3g (binary64) / %.3g (binary32)", ex, en.Bound, b.Loose.Bound)
+	return fmt.Sprintf("%s, bound %.3g (binary64%s) / %.3g (binary32%s)", ex, en.Bound, byNote(b.TightBy), b.Loose.Bound, byNote(b.LooseBy))
+}
+
+// byNote names a bound decided by the first-order bound ("" otherwise:
+// the classic bound is the default reading).
+func byNote(by string) string {
+	if by == DecidedFirstOrder {
+		return ", " + DecidedFirstOrder
+	}
+	return ""
 }
 
 func ratString(f float64) string {
