@@ -103,10 +103,10 @@
 // the classic bound loses (x/x, x − x, a softmax's shift, signed sums
 // through a matmul), which on random DAGs of several ops makes it up to
 // 10⁷ times smaller. The conversion is checked, not trusted: the IR
-// graph's classic bound must equal, bit for bit on every element, that of
-// the case's forward pass evaluated node by node over fpbound.Err64 and
-// fpbound.Err, else the case keeps the classic bound (Reference.Sharp says
-// why; the hand-written cases of linear, conv, layer_norm and the pools,
+// graph's evaluation over spec.Interval, and its classic bounds over
+// fpbound.Err64 and fpbound.Err, must equal, bit for bit on every element,
+// those of the case's forward pass evaluated node by node, else the case
+// keeps the classic bound (Reference.Sharp says why; the hand-written cases of linear, conv, layer_norm and the pools,
 // whose IR tags take weights or geometry the case passes otherwise, are
 // such, and each is one primitive on exact inputs, where F equals the
 // classic bound: nothing propagates). A bound that is +∞ claims nothing,

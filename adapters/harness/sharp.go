@@ -101,12 +101,13 @@ func irGraph(g Graph, xs []spec.Tensor[spec.Rat]) (*irsem.Graph, *irsem.Payload,
 // sharpen lowers the forward bounds of ref (its Y) to a sharper sound
 // bound where there is one, per element and per format (package doc, "The
 // sharp bound"). The case's IR graph (irGraph) is bounded with
-// fpbound.SharpBounds64 and fpbound.SharpBounds. Their classic bounds
-// must equal, element by element and bit for bit, the classic bounds of
-// g's forward pass alone evaluated node by node over fpbound.Err64 and
-// fpbound.Err (forwardClassic) — the check that the IR graph computes the
-// same registry formulas on the same data —, or ref keeps its bounds and
-// Sharp says why. The bound of an element is then the least of the
+// fpbound.SharpBounds64 and fpbound.SharpBounds. Two checks that the IR
+// graph computes the same registry formulas on the same data, or ref keeps
+// its bounds and Sharp says why: its evaluation over spec.Interval equals
+// that of g's forward pass node by node (sameIntervals), and its classic
+// bounds equal those of g's forward pass alone evaluated over
+// fpbound.Err64 and fpbound.Err (forwardClassic), element by element and
+// bit for bit. The bound of an element is then the least of the
 // tape's (ref's), the forward pass's classic and the first-order bound,
 // and its exact enclosure the intersection of the two (each contains the
 // exact value).
@@ -120,6 +121,9 @@ func (r *Reference) sharpen(g Graph, xs []spec.Tensor[spec.Rat]) {
 func (r *Reference) trySharpen(g Graph, xs []spec.Tensor[spec.Rat]) string {
 	ig, p, in, err := irGraph(g, xs)
 	if err != nil {
+		return err.Error()
+	}
+	if err := sameIntervals(g, xs, ig, p, in); err != nil {
 		return err.Error()
 	}
 	o := fpbound.Options{ULPs: ULPs}
@@ -160,42 +164,76 @@ func (r *Reference) trySharpen(g Graph, xs []spec.Tensor[spec.Rat]) string {
 // fpbound.Evaluate, and encloses the output's elements: fpbound's classic
 // theorem for that evaluation.
 func forwardClassic[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], enc func(B, int64) fpbound.Enclosure) ([]fpbound.Enclosure, error) {
-	reg := spec.Default[B]()
-	vals := make([]spec.Tensor[B], 0, g.Inputs+len(g.Nodes))
-	for _, x := range xs {
-		vals = append(vals, toB[B](x))
-	}
+	var out spec.Tensor[B]
 	und, err := fpbound.Evaluate(fpbound.Options{ULPs: ULPs}, func() error {
-		for j, n := range g.Nodes {
-			p, err := reg.Lookup(n.Op)
-			if err != nil {
-				return err
-			}
-			a := n.Attrs
-			if a == nil {
-				a = &spec.Attrs{}
-			}
-			ins := make([]spec.Tensor[B], len(n.Args))
-			for k, arg := range n.Args {
-				ins[k] = vals[arg]
-			}
-			y, err := p.Apply(a, ins)
-			if err != nil {
-				return fmt.Errorf("node %d (%s): %w", j, n.Op, err)
-			}
-			vals = append(vals, y)
-		}
-		return nil
+		var err error
+		out, err = forwardValues[B](g, xs)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := vals[len(vals)-1]
 	es := make([]fpbound.Enclosure, len(out.Data))
 	for k, v := range out.Data {
 		es[k] = enc(v, und)
 	}
 	return es, nil
+}
+
+// forwardValues evaluates g's forward pass node by node with the
+// registry's rules over B and returns the output.
+func forwardValues[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat]) (spec.Tensor[B], error) {
+	reg := spec.Default[B]()
+	vals := make([]spec.Tensor[B], 0, g.Inputs+len(g.Nodes))
+	for _, x := range xs {
+		vals = append(vals, toB[B](x))
+	}
+	for j, n := range g.Nodes {
+		p, err := reg.Lookup(n.Op)
+		if err != nil {
+			return spec.Tensor[B]{}, err
+		}
+		a := n.Attrs
+		if a == nil {
+			a = &spec.Attrs{}
+		}
+		ins := make([]spec.Tensor[B], len(n.Args))
+		for k, arg := range n.Args {
+			ins[k] = vals[arg]
+		}
+		y, err := p.Apply(a, ins)
+		if err != nil {
+			return spec.Tensor[B]{}, fmt.Errorf("node %d (%s): %w", j, n.Op, err)
+		}
+		vals = append(vals, y)
+	}
+	return vals[len(vals)-1], nil
+}
+
+// sameIntervals reports whether the IR graph ig evaluated over
+// spec.Interval (irsem.Denote) gives, bit for bit on every output element,
+// what g's forward pass gives over spec.Interval at xs: the identity
+// check that holds whatever the bounds (an evaluation with an undecided
+// comparison has no finite classic bound to compare).
+func sameIntervals(g Graph, xs []spec.Tensor[spec.Rat], ig *irsem.Graph, p *irsem.Payload, in irsem.RatTensor) error {
+	want, err := forwardValues[spec.Interval](g, xs)
+	if err != nil {
+		return err
+	}
+	got, err := irsem.Denote(ig, p, irsem.ConvertTensor[spec.Interval](in))
+	if err != nil {
+		return err
+	}
+	if len(got.Data) != len(want.Data) {
+		return fmt.Errorf("the IR graph has %d outputs for %d", len(got.Data), len(want.Data))
+	}
+	for k := range got.Data {
+		a, b := got.Data[k], want.Data[k]
+		if math.Float64bits(a.Lo) != math.Float64bits(b.Lo) || math.Float64bits(a.Hi) != math.Float64bits(b.Hi) {
+			return fmt.Errorf("element %d: the IR graph's interval evaluation %v differs from the forward pass's %v", k, a, b)
+		}
+	}
+	return nil
 }
 
 type decided struct {

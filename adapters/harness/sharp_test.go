@@ -206,3 +206,35 @@ func TestSharpOne(t *testing.T) {
 		}
 	}
 }
+
+// TestSameIntervalsCatchesWrongGraph: the identity check refuses an IR
+// graph that is not the case's formula — arguments swapped, another
+// primitive, another attribute, another input — and accepts the case's
+// own conversion.
+func TestSameIntervalsCatchesWrongGraph(t *testing.T) {
+	n := func(op string, a *spec.Attrs, args ...int) Node { return Node{Op: op, Attrs: a, Args: args} }
+	x := q(spec.Shape{3}, 1, -2, 3)
+	y := q(spec.Shape{3}, 2, 2, -1)
+	xs := []spec.Tensor[spec.Rat]{x, y}
+	g := Graph{Inputs: 2, Nodes: []Node{n("sin", nil, 0), n("scale", &spec.Attrs{C: big.NewRat(3, 4)}, 2), n("sub", nil, 3, 1)}}
+	for _, tc := range []struct {
+		name  string
+		other Graph
+		xs    []spec.Tensor[spec.Rat]
+		ok    bool
+	}{
+		{"itself", g, xs, true},
+		{"arguments swapped", Graph{Inputs: 2, Nodes: []Node{g.Nodes[0], g.Nodes[1], n("sub", nil, 1, 3)}}, xs, false},
+		{"another primitive", Graph{Inputs: 2, Nodes: []Node{n("cos", nil, 0), g.Nodes[1], g.Nodes[2]}}, xs, false},
+		{"another attribute", Graph{Inputs: 2, Nodes: []Node{g.Nodes[0], n("scale", &spec.Attrs{C: big.NewRat(1, 2)}, 2), g.Nodes[2]}}, xs, false},
+		{"inputs swapped", g, []spec.Tensor[spec.Rat]{y, x}, false},
+	} {
+		ig, p, in, err := irGraph(tc.other, tc.xs)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if err := sameIntervals(g, xs, ig, p, in); (err == nil) != tc.ok {
+			t.Errorf("%s: sameIntervals = %v", tc.name, err)
+		}
+	}
+}
