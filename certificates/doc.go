@@ -1,5 +1,5 @@
 // Package certificates writes what tlcheck checked as deterministic,
-// versioned JSON (format tlcheck.cert.v2) and verifies it independently.
+// versioned JSON (format tlcheck.cert.v3) and verifies it independently.
 //
 // A certificate directory holds a manifest (manifest.json: tool version,
 // registry hash, seed, cases, kinds, ops, providers, and the SHA-256 of
@@ -55,7 +55,16 @@
 //     g/(2^24 − g), errors and ratios, and replays binary32 for fixed-left
 //     capsules. Only the class and overflow rules (NaN, ∞ and overflow
 //     elements) are re-derived with refine.Recheck, code the producer
-//     shares.
+//     shares. The file records the rounding bound its bound and overflow
+//     rules decide with (RoundingBound, format v3): the classic bound, in
+//     binary32, profile ieee, 0 ulps — one primitive on binary32 data,
+//     whose first-order bound is its classic one (package refine, "The
+//     first-order bound"); the verifier derives the four fields anew and
+//     requires them. No other kind rests on an a-priori rounding bound:
+//     adjointness and composition are exact (or interval enclosures of
+//     exact values), model_interval is an interval evaluation of the exact
+//     value, and a range trace follows the one binary32 order operation by
+//     operation (package ranges), so they record none.
 //   - range: the shipped examples (embedded) over the box input ± 1/8,
 //     ranges.Produce under checked_cpu; the verifier re-plans, rebuilds
 //     and compares the trace, runs ranges.CheckWith (binary32, kernel and

@@ -19,14 +19,21 @@ import (
 
 // Format is the certificate format tag.
 //
-// v2 (this build) draws every case from spec.CaseSeed; v1 seeded
-// adjointness cases from SplitMix64(seed) and so disagreed with tlcheck
-// check. A v1 file is rejected as a foreign version.
-const Format = "tlcheck.cert.v2"
+// v3 (this build) records in every certificate whose verdicts rest on an
+// a-priori rounding bound which bound decided and its inputs
+// (RoundingBound: the refinement files), which the verifier recomputes;
+// v2 did not. v2 drew every case from spec.CaseSeed, as v3 does; v1
+// seeded adjointness cases from SplitMix64(seed) and so disagreed with
+// tlcheck check. v1 and v2 files are rejected, naming their version.
+const Format = "tlcheck.cert.v3"
 
-// PreviousFormat is the format tag before v2, named in the error that
+// PreviousFormat is the format tag before v3, named in the error that
 // rejects it.
-const PreviousFormat = "tlcheck.cert.v1"
+const PreviousFormat = "tlcheck.cert.v2"
+
+// FirstFormat is the format tag before v2, named in the error that
+// rejects it.
+const FirstFormat = "tlcheck.cert.v1"
 
 // ManifestFormat is the manifest format tag.
 //

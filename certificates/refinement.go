@@ -5,8 +5,58 @@ import (
 	"slices"
 
 	"github.com/tlcheck/tlcheck/backend"
+	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/refine"
+	"github.com/tlcheck/tlcheck/spec"
 )
+
+// The bounds a certificate's rounding-bound verdicts can rest on, spelled
+// as fpbound.Sharp.Decider spells them: fpbound's classic bound (the
+// standard model carried through the formula, package fpbound, "Proof")
+// and its first-order bound (fpbound, "First-order bound").
+const (
+	BoundClassic    = "classic"
+	BoundFirstOrder = "first-order"
+)
+
+// The formats a rounding bound is stated for.
+const (
+	FormatBinary32 = "binary32"
+	FormatBinary64 = "binary64"
+)
+
+// RoundingBound records which a-priori rounding bound decided a
+// certificate's verdicts and the inputs it was computed with, so that the
+// verifier recomputes the choice and requires the same (format v3).
+type RoundingBound struct {
+	// Kind is the bound that decided: BoundClassic or BoundFirstOrder.
+	Kind string `json:"kind"`
+	// Format is the floating-point format of the evaluations it bounds.
+	Format string `json:"format"`
+	// Profile is the runtime profile of the elementary functions
+	// (fpbound.Profiles; fpbound.ProfileIEEE is the model M3).
+	Profile string `json:"profile"`
+	// ULPs is the library accuracy the bound assumes, in ulps of Format;
+	// 0 when no library function enters the formula.
+	ULPs int `json:"ulps"`
+}
+
+// refinementBound is the rounding bound every RuleBound and RuleOverflow
+// element of a refinement certificate of op decides with (package
+// refine, "The first-order bound"): a case is one primitive on binary32
+// data, whose first-order bound is its classic one, refine's γ_g·Σ|terms|
+// + p·2^-149; refine's ops are sums of products, exact over the
+// rationals, so no library function enters (0 ulps, the ieee profile).
+func refinementBound(op string) (RoundingBound, error) {
+	info, err := spec.Info(op)
+	if err != nil {
+		return RoundingBound{}, err
+	}
+	if !info.Exact {
+		return RoundingBound{}, fmt.Errorf("%s is not exact over the rationals: refine has no bound for it", op)
+	}
+	return RoundingBound{Kind: BoundClassic, Format: FormatBinary32, Profile: fpbound.ProfileIEEE, ULPs: 0}, nil
+}
 
 // BitsTensor is a binary32 tensor in a certificate: its shape and one
 // "0x%08x" encoding per element, row-major, so that signed zeros, NaN
@@ -76,8 +126,11 @@ type RefinementFile struct {
 	// contract (refine.Discharge under the checked assurance policy).
 	Evidence string `json:"evidence"`
 	// Seed is the run seed (the manifest's).
-	Seed  uint64           `json:"seed"`
-	Cases []RefinementCase `json:"cases"`
+	Seed uint64 `json:"seed"`
+	// RoundingBound is the bound the bound and overflow rules decide
+	// with (refinementBound).
+	RoundingBound RoundingBound    `json:"rounding_bound"`
+	Cases         []RefinementCase `json:"cases"`
 	// Worst is the largest case ratio, WorstCase its case (−1 when no
 	// case has an element), WorstFloat its display value.
 	Worst      string `json:"worst"`
@@ -198,9 +251,13 @@ func (e refinementEnv) produceOne(provider, op string, cases int, seed uint64) (
 	if res.Failure != nil && !e.allowFailures {
 		return nil, fmt.Errorf("refinement %s.%s: %d failing cases; first: %w", provider, op, res.Failures, res.Failure)
 	}
+	rb, err := refinementBound(op)
+	if err != nil {
+		return nil, fmt.Errorf("refinement %s.%s: %w", provider, op, err)
+	}
 	f := &RefinementFile{
-		Header: Header{Format: Format, Kind: KindRefinement},
-		Op:     op, Provider: res.Provider, Capsule: res.Capsule, Policy: string(res.Policy),
+		Header: Header{Format: Format, Kind: KindRefinement}, RoundingBound: rb,
+		Op: op, Provider: res.Provider, Capsule: res.Capsule, Policy: string(res.Policy),
 		Evidence: string(res.Obligation.Evidence), Seed: seed, Cases: []RefinementCase{},
 		Worst: res.Worst.String(), WorstCase: res.WorstCase, WorstFloat: DisplayFloat(res.Worst.Big()),
 	}

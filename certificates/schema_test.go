@@ -77,6 +77,7 @@ func TestSchemaMatchesStructs(t *testing.T) {
 		{"modelComposition", ModelCompositionFile{}, ModelCompositionCase{}},
 		{"modelInterval", ModelIntervalFile{}, nil},
 		{"refinementElement", RefinementElement{}, nil},
+		{"roundingBound", RoundingBound{}, nil},
 		{"attrs", Attrs{}, nil},
 	}
 	for _, c := range cases {

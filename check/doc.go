@@ -120,7 +120,7 @@
 //
 // With Options.CertDir set, a check that holds writes the certificate
 // directory CertPath(CertDir, p) = CertDir/<Name> in package
-// certificates' format (tlcheck.manifest.v2 and tlcheck.cert.v2,
+// certificates' format (tlcheck.manifest.v2 and tlcheck.cert.v3,
 // byte-deterministic): manifest.json and adjointness/<Name>.json, whose
 // case i records the inputs x, the tangents dx, the cotangent δ and both
 // sides of ⟨jvp(x,dx), δ⟩ = ⟨dx, vjp(x,δ)⟩ — exact rationals for the

@@ -60,6 +60,21 @@
 // implementation-defined capsule the trace fails, as it does at a tag
 // without a rule.
 //
+// # No a-priori rounding bound decides here
+//
+// A range certificate rests on no a-priori rounding bound — neither
+// fpbound's classic bound nor its first-order one, which bound every
+// evaluation order and every fusion at once: each enclosure contains the
+// binary32 result of the one order the trace follows because every
+// scalar32 operation rounds its interval outward past the round-to-nearest
+// result (step 1 above), not because a bound on |v̂ − x| was charged. So
+// there is no choice of bound to make sharper and none to record: a range
+// certificate has no rounding_bound field (package certificates, format
+// v3), and the checker's containment tests compare enclosures with exact
+// rational values and with the replayed binary32 bits alone. Where a
+// trace is too wide, the fix is a hand-written rule (below), not a
+// sharper error bound.
+//
 // # Hand-written rules, and why
 //
 // A rule is hand-written only where it knows something that the registry

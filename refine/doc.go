@@ -110,6 +110,35 @@
 // underflow term accounting for products that land in (or below) the
 // subnormal range.
 //
+// # The first-order bound
+//
+// Elsewhere a verdict decides with the smaller of two sound bounds, the
+// classic one and fpbound's first-order one (fpbound's doc, "First-order
+// bound"). Here the classic bound B of RuleBound is already the
+// first-order one, so RuleBound decides with it alone and a certificate
+// records it as the bound that decided (certificates.RoundingBound). The
+// argument: a case is one primitive applied to binary32 data, so its graph
+// has one rounded node, the primitive y = f(x), and its inputs, whose
+// local errors are 0 (M1: the data are values of the format). fpbound's
+// first-order bound of an output element is F = Σ_k Σ_i mag(A_{k,i})·ē_{k,i}
+// over the nodes k; every term but the node's own vanishes (ē = 0), and the
+// adjoint of the element with respect to itself is 1. So F = ē, the bound
+// on the local error of f at its computed inputs — which are the exact
+// inputs: F is the classic bound of f on exact data. RuleBound's B is such
+// a local bound (the standard model for one sum of g roundings under any
+// order and any fusion, above), so the first-order bound built on it is B
+// itself: nothing propagates, and no other bound is sharper by that
+// method. Range certificates (package ranges) decide with no a-priori
+// rounding bound at all: their enclosures follow the one binary32 order
+// operation by operation, outward rounded.
+//
+// TestFirstOrderIsClassicOnOnePrimitive checks the statement on fpbound's
+// side: on seeded random binary32 instances of every registry primitive
+// whose IR form is one application of it (54 of 69; refine's matmul,
+// linear, sum and reduce_sum among them), SharpBounds and SharpBounds64
+// give a first-order bound equal to the classic one on every element where
+// the first-order bound is finite.
+//
 // # Evidence
 //
 // Discharge maps a capsule's value evidence to its Obligation under an

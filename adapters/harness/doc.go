@@ -92,6 +92,40 @@
 //	              constants); reported, never a finding;
 //	inconclusive  no finite bound (or an enclosure too wide) at v.
 //
+// # The sharp bound
+//
+// The forward values (obligation forward) are judged against the sharp
+// bound: per element and per format, the least of the classic E above and
+// fpbound's first-order bound F (fpbound's doc, "First-order bound"),
+// computed by fpbound.SharpBounds64 and fpbound.SharpBounds on the case's
+// graph converted to the canonical IR (one input vector; input k is its
+// slice, reshaped: moves of exact values). F keeps the cancellations
+// the classic bound loses (x/x, x − x, a softmax's shift, signed sums
+// through a matmul), which on random DAGs of several ops makes it up to
+// 10⁷ times smaller. The conversion is checked, not trusted: the IR
+// graph's evaluation over spec.Interval, and its classic bounds over
+// fpbound.Err64 and fpbound.Err, must equal, bit for bit on every element,
+// those of the case's forward pass evaluated node by node, else the case
+// keeps the classic bound (Reference.Sharp says why; the hand-written cases of linear, conv, layer_norm and the pools,
+// whose IR tags take weights or geometry the case passes otherwise, are
+// such, and each is one primitive on exact inputs, where F equals the
+// classic bound: nothing propagates). A bound that is +∞ claims nothing,
+// its enclosure included, so the element's enclosure is the intersection
+// of the finite ones'.
+//
+// F32 (F for binary32) bounds binary64 evaluations as E32 does, by the
+// same argument: F's proof uses the local errors ē_j, each the classic
+// bound of one node on points of the boxes (which covers binary64 by the
+// argument above), boxes built from the classic bound, from forward
+// enclosures widened by ē_j and from F itself (each covering binary64 by
+// induction), and the telescoping sum of the exact node functions, which
+// involves no format at all.
+//
+// A forward detail names the bound that decided where it is the
+// first-order one ("bound 6e-08 (binary32, first-order)"). Gradients and
+// tangents keep the classic bound: the reverse pass is fpbound.GradErr's
+// (issue 21, point 3).
+//
 // # Ties: the selection model
 //
 // At a tie the registry's formulas branch on a difference that the bound

@@ -184,7 +184,11 @@ func (e self32) Run(m string, g Graph, xs []Tensor64, cot Tensor64) (Tensor64, [
 			grads[i].Data[k] *= e.scale
 		}
 	}
-	return back(y), grads, nil
+	out := back(y)
+	if e.perturbY != nil {
+		e.perturbY(m, g, out)
+	}
+	return out, grads, nil
 }
 
 // TestFloat32Machine: a float32 machine is judged against the binary32

@@ -16,6 +16,10 @@ import (
 // and Loose for binary32 (fpbound.Err), which also bounds binary64.
 type Bound struct {
 	Tight, Loose fpbound.Enclosure
+	// TightBy and LooseBy name the bound that decided Tight and Loose
+	// (DecidedClassic or DecidedFirstOrder; "" for the bounds no
+	// first-order bound is computed for: gradients, tangents).
+	TightBy, LooseBy string
 	// f32 marks the bound of a float32 machine (Reference.Binary32):
 	// Tight is then the binary32 bound and Loose F32Slack times it.
 	f32 bool
@@ -40,6 +44,9 @@ type Reference struct {
 	// without tangents): what an engine's own JVP (JVPEngine) is judged
 	// against.
 	JVs []Bound
+	// Sharp says why Y keeps the classic bounds (package doc, "The sharp
+	// bound"); "" when fpbound's first-order bound was computed for it.
+	Sharp string
 }
 
 // Binary32 returns the reference as a float32 machine is judged against
@@ -53,7 +60,7 @@ func (r *Reference) Binary32() *Reference {
 	conv := func(b Bound) Bound {
 		l := b.Loose
 		l.Bound *= F32Slack
-		return Bound{Tight: b.Loose, Loose: l, f32: true}
+		return Bound{Tight: b.Loose, Loose: l, f32: true, TightBy: b.LooseBy, LooseBy: b.LooseBy}
 	}
 	convAll := func(bs []Bound) []Bound {
 		if bs == nil {
@@ -65,7 +72,7 @@ func (r *Reference) Binary32() *Reference {
 		}
 		return out
 	}
-	out := &Reference{Y: convAll(r.Y), JV: conv(r.JV), JVs: convAll(r.JVs)}
+	out := &Reference{Y: convAll(r.Y), JV: conv(r.JV), JVs: convAll(r.JVs), Sharp: r.Sharp}
 	for _, g := range r.Grads {
 		out.Grads = append(out.Grads, convAll(g))
 	}
@@ -124,7 +131,21 @@ func evaluate[B spec.Scalar[B]](g Graph, xs []spec.Tensor[spec.Rat], cot spec.Te
 // registry's forward and VJP rules on a tape (reverse mode, the loss
 // sum(mul(y, cot))), and its forward and JVP rules node by node (forward
 // mode).
+//
+// The forward bounds (Y) are the sharp ones: per element the least of the
+// classic bound and fpbound's first-order bound (package doc, "The sharp
+// bound"); the others are classic.
 func NewReference(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat], tangents []spec.Tensor[spec.Rat]) (*Reference, error) {
+	ref, err := classicReference(g, xs, cot, tangents)
+	if err != nil {
+		return nil, err
+	}
+	ref.sharpen(g, xs)
+	return ref, nil
+}
+
+// classicReference is NewReference with the classic bounds alone.
+func classicReference(g Graph, xs []spec.Tensor[spec.Rat], cot spec.Tensor[spec.Rat], tangents []spec.Tensor[spec.Rat]) (*Reference, error) {
 	if err := g.Check(); err != nil {
 		return nil, err
 	}

@@ -14,7 +14,10 @@ type self struct {
 	// perturb, when set, edits machine m's gradients before they are
 	// returned.
 	perturb func(m string, grads []Tensor64)
-	convs   []Convention
+	// perturbY, when set, edits machine m's output y of graph g before
+	// it is returned.
+	perturbY func(m string, g Graph, y Tensor64)
+	convs    []Convention
 }
 
 // Self returns the baseline engine: tlcheck's own registry rules in
@@ -63,5 +66,9 @@ func (e *self) Run(m string, g Graph, xs []Tensor64, cot Tensor64) (Tensor64, []
 	if e.perturb != nil {
 		e.perturb(m, grads)
 	}
-	return back(y), grads, nil
+	out := back(y)
+	if e.perturbY != nil {
+		e.perturbY(m, g, out)
+	}
+	return out, grads, nil
 }

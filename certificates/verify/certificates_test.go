@@ -126,13 +126,18 @@ func TestCorruptions(t *testing.T) {
 		{"unknown version", func(dir string) {
 			p := filepath.Join(dir, "adjointness/mul.json")
 			b, _ := os.ReadFile(p)
-			os.WriteFile(p, bytes.Replace(b, []byte("tlcheck.cert.v2"), []byte("tlcheck.cert.v9"), 1), 0o644)
+			os.WriteFile(p, bytes.Replace(b, []byte("tlcheck.cert.v3"), []byte("tlcheck.cert.v9"), 1), 0o644)
 		}, "unknown certificate version"},
 		{"previous version", func(dir string) {
 			p := filepath.Join(dir, "adjointness/mul.json")
 			b, _ := os.ReadFile(p)
-			os.WriteFile(p, bytes.Replace(b, []byte(`"tlcheck.cert.v2"`), []byte(`"tlcheck.cert.v1"`), 1), 0o644)
-		}, "tlcheck.cert.v1 is the previous certificate format"},
+			os.WriteFile(p, bytes.Replace(b, []byte(`"tlcheck.cert.v3"`), []byte(`"tlcheck.cert.v2"`), 1), 0o644)
+		}, "tlcheck.cert.v2 is the previous certificate format, whose refinement files do not record the rounding bound"},
+		{"first version", func(dir string) {
+			p := filepath.Join(dir, "adjointness/mul.json")
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte(`"tlcheck.cert.v3"`), []byte(`"tlcheck.cert.v1"`), 1), 0o644)
+		}, "tlcheck.cert.v1 is an earlier certificate format"},
 		{"registry hash", func(dir string) {
 			p := filepath.Join(dir, certificates.ManifestName)
 			b, _ := os.ReadFile(p)

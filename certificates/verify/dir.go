@@ -391,8 +391,11 @@ func verifyData(v verifier, path, kind string, data []byte, m *certificates.Mani
 	if err := decodeHeader(path, data, &h); err != nil {
 		return 0, err
 	}
-	if h.Format == certificates.PreviousFormat {
-		return 0, certificates.FieldErr(path, "format", "%s is the previous certificate format, whose cases were seeded differently; this build reads only %s: certify again with this build", certificates.PreviousFormat, certificates.Format)
+	switch h.Format {
+	case certificates.PreviousFormat:
+		return 0, certificates.FieldErr(path, "format", "%s is the previous certificate format, whose refinement files do not record the rounding bound that decided; this build reads only %s: certify again with this build", certificates.PreviousFormat, certificates.Format)
+	case certificates.FirstFormat:
+		return 0, certificates.FieldErr(path, "format", "%s is an earlier certificate format, whose cases were seeded differently; this build reads only %s: certify again with this build", certificates.FirstFormat, certificates.Format)
 	}
 	if h.Format != certificates.Format {
 		return 0, certificates.FieldErr(path, "format", "unknown certificate version %q (this build reads %s)", certificates.Truncate(h.Format), certificates.Format)

@@ -1,5 +1,5 @@
 // Package verify is the independent checker of tlcheck's certificate
-// directories (package certificates: format tlcheck.cert.v2, manifest
+// directories (package certificates: format tlcheck.cert.v3, manifest
 // tlcheck.manifest.v2): Dir re-derives every claim of a complete
 // directory, Shard of a shard directory, MatchSources and MatchModel tie
 // a model directory to the files and the model it was made from.

@@ -91,10 +91,10 @@ func fuzzVerify(t *testing.T, s *certificates.Suite, m *certificates.Manifest, k
 // names the file and field.
 func FuzzVerifyFile(f *testing.F) {
 	s, m := fuzzSetup(f, fuzzKinds, true)
-	f.Add(uint8(0), []byte(`{"format":"tlcheck.cert.v2","kind":"adjointness","op":"mul","cases":[]}`))
-	f.Add(uint8(1), []byte(`{"format":"tlcheck.cert.v2","kind":"composition","cases":[{"graph":{},"payload":null}]}`))
-	f.Add(uint8(2), []byte(`{"format":"tlcheck.cert.v2","kind":"refinement","op":"sum","provider":"fast_cpu"}`))
-	f.Add(uint8(3), []byte(`{"format":"tlcheck.cert.v2","kind":"range","name":"quad","trace":[[{"lo":"0x00000000"}]]}`))
+	f.Add(uint8(0), []byte(`{"format":"tlcheck.cert.v3","kind":"adjointness","op":"mul","cases":[]}`))
+	f.Add(uint8(1), []byte(`{"format":"tlcheck.cert.v3","kind":"composition","cases":[{"graph":{},"payload":null}]}`))
+	f.Add(uint8(2), []byte(`{"format":"tlcheck.cert.v3","kind":"refinement","op":"sum","provider":"fast_cpu"}`))
+	f.Add(uint8(3), []byte(`{"format":"tlcheck.cert.v3","kind":"range","name":"quad","trace":[[{"lo":"0x00000000"}]]}`))
 	f.Fuzz(func(t *testing.T, k uint8, data []byte) {
 		fuzzVerify(t, s, m, fuzzKinds[int(k)%len(fuzzKinds)], data)
 	})
@@ -102,7 +102,7 @@ func FuzzVerifyFile(f *testing.F) {
 
 func fuzzOneKind(f *testing.F, kind string) {
 	s, m := fuzzSetup(f, []string{kind}, false)
-	f.Add([]byte(`{"format":"tlcheck.cert.v2","kind":"` + kind + `"}`))
+	f.Add([]byte(`{"format":"tlcheck.cert.v3","kind":"` + kind + `"}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzVerify(t, s, m, kind, data)
 	})

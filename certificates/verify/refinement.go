@@ -10,6 +10,7 @@ import (
 
 	"github.com/tlcheck/tlcheck/backend"
 	"github.com/tlcheck/tlcheck/certificates"
+	"github.com/tlcheck/tlcheck/fpbound"
 	"github.com/tlcheck/tlcheck/refine"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -193,6 +194,8 @@ func (e refinementEnv) verifyFile(file string, data []byte, m *certificates.Mani
 //     and p·2^-149 (the term counts of refine's documentation), then
 //     error and ratio, and error ≤ bound is checked in big.Rat; a
 //     fixed-left capsule must equal the replay bit for bit.
+//   - The rounding bound that decided (rounding_bound) is derived anew
+//     (checkRoundingBound) and must equal the recorded one.
 //   - Only elements under the class and overflow rules (NaN, ∞ and
 //     overflow cases) are re-derived by refine.Recheck on the case
 //     reconstructed from the certificate: that one rule family shares code
@@ -230,6 +233,9 @@ func (e refinementEnv) verify(file string, f *certificates.RefinementFile, m *ce
 		return 0, certificates.FieldErr(file, "evidence", "%v", err)
 	}
 	if err := cmpStr(file, "evidence", f.Evidence, string(ob.Evidence)); err != nil {
+		return 0, err
+	}
+	if err := checkRoundingBound(file, f); err != nil {
 		return 0, err
 	}
 	if f.Seed != m.Seed {
@@ -766,4 +772,43 @@ func reconstructCase(c *certificates.RefinementCase, in []refine.Bits, out refin
 		rc.Elements = append(rc.Elements, re)
 	}
 	return rc, nil
+}
+
+// checkRoundingBound derives which a-priori bound decides a refinement
+// file's bound and overflow rules, and with what inputs, and requires the
+// recorded rounding_bound to say the same, field by field:
+//
+//   - kind: every case applies one primitive to binary32 data, so its
+//     graph has one rounded node whose inputs carry no error; the
+//     first-order bound Σ mag(A)·ē then has one term, adjoint 1 times the
+//     node's own local bound, which is the classic bound this verifier
+//     recomputes (γ_g·Σ|terms| + p·2^-149): the classic bound decides, and
+//     a file naming the first-order one claims a bound nothing computed;
+//   - format: the inputs and output are binary32 encodings (bits32), so
+//     binary32;
+//   - profile and ulps: the op's registry rules are exact over the
+//     rationals (a sum of products), so no library function enters the
+//     bound: the ieee profile (fpbound's model M3, unused) and 0 ulps.
+func checkRoundingBound(file string, f *certificates.RefinementFile) error {
+	info, err := spec.Info(f.Op)
+	if err != nil {
+		return certificates.FieldErr(file, "op", "%v", err)
+	}
+	if !info.Exact {
+		return certificates.FieldErr(file, "op", "%s is not exact over the rationals: no refinement bound covers its library functions", f.Op)
+	}
+	rb := f.RoundingBound
+	for _, c := range []struct{ field, rec, want, why string }{
+		{"kind", rb.Kind, certificates.BoundClassic, "one primitive on binary32 data: the first-order bound is the classic one, which decides"},
+		{"format", rb.Format, certificates.FormatBinary32, "the cases' inputs and outputs are binary32"},
+		{"profile", rb.Profile, fpbound.ProfileIEEE, "no library function enters a sum of products"},
+	} {
+		if c.rec != c.want {
+			return certificates.FieldErr(file, "rounding_bound."+c.field, "%q, but this verifier derives %q (%s)", certificates.Truncate(c.rec), c.want, c.why)
+		}
+	}
+	if rb.ULPs != 0 {
+		return certificates.FieldErr(file, "rounding_bound.ulps", "%d, but this verifier derives 0 (no library function enters a sum of products)", rb.ULPs)
+	}
+	return nil
 }
