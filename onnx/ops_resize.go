@@ -22,8 +22,15 @@ import (
 // [0, n−1]: a gather. linear takes (1 − r)·v[⌊x⌋] + r·v[⌊x⌋ + 1], r = x −
 // ⌊x⌋, indices clamped to [0, n−1] (the operator's edge padding): a matmul
 // with the constant [n, m] matrix of those weights, the axis moved last.
-// Refused: cubic, tf_crop_and_resize, antialias, exclude_outside, a
-// keep_aspect_ratio_policy other than stretch, computed scales or sizes.
+// cubic (and linear with antialias or exclude_outside) is the same matmul
+// with the weights of the operator's kernel (see kernelWeights): Keys' cubic
+// W(d) = (A+2)|d|³ − (A+3)|d|² + 1 for |d| ≤ 1, A|d|³ − 5A|d|² + 8A|d| − 4A
+// for 1 < |d| < 2, else 0 (A = cubic_coeff_a, default −0.75, its float32
+// value), linear max(0, 1 − |d|). keep_aspect_ratio_policy not_larger
+// (not_smaller) resizes every axis of axes by the least (greatest) of the
+// ratios sizes/extent, to the extent ⌊s·n + ½⌋ (the operator's rounding).
+// Refused: tf_crop_and_resize, antialias with nearest, computed scales or
+// sizes.
 func importResize(c *nctx) error {
 	if c.b.opset < 11 {
 		return c.errf("op_type", "Resize before opset 11 is not supported")
@@ -44,7 +51,7 @@ func importResize(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	outs, scales, err := resizeTargets(c, s, axes)
+	outs, scales, err := resizeTargets(c, s, axes, rz.policy)
 	if err != nil {
 		return err
 	}
@@ -64,8 +71,14 @@ func importResize(c *nctx) error {
 			if x, _, err = c.b.gather(x, cur, ax, idx, spec.Shape{m}); err != nil {
 				return c.wrap("", err)
 			}
-		} else {
+		} else if rz.mode == "linear" && !rz.antialias && !rz.exclude {
 			x = c.b.matmulAxis(x, cur, ax, spec.Shape{n, m}, rz.linear(n, m, sc))
+		} else {
+			w, err := rz.kernelWeights(c, n, m, sc)
+			if err != nil {
+				return err
+			}
+			x = c.b.matmulAxis(x, cur, ax, spec.Shape{n, m}, w)
 		}
 		cur = next
 	}
@@ -74,8 +87,13 @@ func importResize(c *nctx) error {
 }
 
 // A resize holds Resize's supported attributes: mode, the coordinate
-// transformation mode and the nearest mode.
-type resize struct{ mode, ctm, nm string }
+// transformation mode, the nearest mode, cubic_coeff_a, exclude_outside,
+// antialias (opset 18) and keep_aspect_ratio_policy (opset 18).
+type resize struct {
+	mode, ctm, nm, policy string
+	a                     spec.Rat
+	exclude, antialias    bool
+}
 
 // resizeAttrs reads Resize's attributes, refusing what importResize does
 // not support.
@@ -91,22 +109,35 @@ func resizeAttrs(c *nctx) (resize, error) {
 	if rz.nm, err = c.attrString("nearest_mode", "round_prefer_floor"); err != nil {
 		return rz, err
 	}
-	c.allow("cubic_coeff_a", "extrapolation_value")
-	if ex, err := c.attrBool("exclude_outside", false); err != nil || ex {
-		if err != nil {
-			return rz, err
-		}
-		return rz, c.errf(attrField("exclude_outside"), "1 is not supported")
+	c.allow("extrapolation_value") // read by tf_crop_and_resize only, which is refused
+	if rz.a, err = c.attrRat("cubic_coeff_a", -0.75); err != nil {
+		return rz, err
 	}
+	if rz.exclude, err = c.attrBool("exclude_outside", false); err != nil {
+		return rz, err
+	}
+	rz.policy = "stretch"
 	if c.b.opset >= 18 {
-		if err := resizeAttrs18(c); err != nil {
+		if rz.antialias, err = c.attrBool("antialias", false); err != nil {
 			return rz, err
 		}
+		if rz.policy, err = c.attrString("keep_aspect_ratio_policy", "stretch"); err != nil {
+			return rz, err
+		}
+	}
+	switch rz.policy {
+	case "stretch", "not_larger", "not_smaller":
+	default:
+		return rz, c.errf(attrField("keep_aspect_ratio_policy"), "%q is not a policy (stretch, not_larger, not_smaller)", rz.policy)
 	}
 	switch rz.mode {
-	case "nearest", "linear":
+	case "linear", "cubic":
+	case "nearest":
+		if rz.antialias {
+			return rz, c.errf(attrField("antialias"), "1 is not defined for mode nearest")
+		}
 	default:
-		return rz, c.errf(attrField("mode"), "%q is not supported (nearest, linear)", rz.mode)
+		return rz, c.errf(attrField("mode"), "%q is not supported (nearest, linear, cubic)", rz.mode)
 	}
 	switch rz.ctm {
 	case "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric":
@@ -118,24 +149,6 @@ func resizeAttrs(c *nctx) (resize, error) {
 		return rz, c.errf(attrField("coordinate_transformation_mode"), "%q is not supported", rz.ctm)
 	}
 	return rz, nil
-}
-
-// resizeAttrs18 refuses the attributes opset 18 added to Resize:
-// antialias and a keep_aspect_ratio_policy other than stretch.
-func resizeAttrs18(c *nctx) error {
-	if aa, err := c.attrBool("antialias", false); err != nil || aa {
-		if err != nil {
-			return err
-		}
-		return c.errf(attrField("antialias"), "1 is not supported")
-	}
-	if p, err := c.attrString("keep_aspect_ratio_policy", "stretch"); err != nil || p != "stretch" {
-		if err != nil {
-			return err
-		}
-		return c.errf(attrField("keep_aspect_ratio_policy"), "%q is not supported (only stretch)", p)
-	}
-	return nil
 }
 
 // resizeAxes returns the axes Resize resizes among r: the axes attribute
@@ -166,7 +179,7 @@ func resizeAxes(c *nctx, r int) ([]int, error) {
 // resizeTargets returns the output shape and the scale of each axis of s
 // from the constant sizes (input 3) or scales (input 2) given for axes;
 // the other axes keep their extent at scale 1.
-func resizeTargets(c *nctx, s spec.Shape, axes []int) (spec.Shape, []spec.Rat, error) {
+func resizeTargets(c *nctx, s spec.Shape, axes []int, policy string) (spec.Shape, []spec.Rat, error) {
 	scales := make([]spec.Rat, len(s))
 	outs := s.Clone()
 	for i := range scales {
@@ -175,7 +188,7 @@ func resizeTargets(c *nctx, s spec.Shape, axes []int) (spec.Shape, []spec.Rat, e
 	var err error
 	switch {
 	case c.present(3):
-		err = resizeSizes(c, s, axes, outs, scales)
+		err = resizeSizes(c, s, axes, outs, scales, policy)
 	case c.present(2):
 		err = resizeScales(c, s, axes, outs, scales)
 	default:
@@ -190,8 +203,11 @@ func resizeTargets(c *nctx, s spec.Shape, axes []int) (spec.Shape, []spec.Rat, e
 	return outs, scales, nil
 }
 
-// resizeSizes sets outs and scales of axes from the constant sizes.
-func resizeSizes(c *nctx, s spec.Shape, axes []int, outs spec.Shape, scales []spec.Rat) error {
+// resizeSizes sets outs and scales of axes from the constant sizes: by
+// policy stretch each axis to its size; not_larger (not_smaller) takes the
+// least (greatest) ratio s = size/extent over axes for every one of them,
+// with extent ⌊s·n + ½⌋ (round half up, the operator's reference).
+func resizeSizes(c *nctx, s spec.Shape, axes []int, outs spec.Shape, scales []spec.Rat, policy string) error {
 	sv, err := c.constInts(3)
 	if err != nil {
 		return err
@@ -205,6 +221,22 @@ func resizeSizes(c *nctx, s spec.Shape, axes []int, outs spec.Shape, scales []sp
 		}
 		outs[ax] = int(sv.ints[k])
 		scales[ax] = spec.NewRat(sv.ints[k], int64(s[ax]))
+	}
+	if policy == "stretch" || len(axes) == 0 {
+		return nil
+	}
+	sc := scales[axes[0]]
+	for _, ax := range axes[1:] {
+		if d := cmpRat(scales[ax], sc); (policy == "not_larger" && d < 0) || (policy == "not_smaller" && d > 0) {
+			sc = scales[ax]
+		}
+	}
+	for k, ax := range axes {
+		m := floorRat(sc.Mul(spec.NewRat(int64(s[ax]), 1)).Add(spec.NewRat(1, 2))).Big().Num()
+		if !m.IsInt64() || m.Int64() < 1 || m.Int64() > int64(spec.DefaultMaxElements) {
+			return c.errf(c.inField(3), "entry %d: keep_aspect_ratio_policy %s gives the extent %v", k, policy, m)
+		}
+		outs[ax], scales[ax] = int(m.Int64()), sc
 	}
 	return nil
 }
@@ -333,6 +365,117 @@ func (rz resize) linear(n, m int, sc spec.Rat) []spec.Rat {
 		w[i1*m+o] = w[i1*m+o].Add(rr)
 	}
 	return w
+}
+
+// kernel is the interpolation kernel at distance d: Keys' cubic with
+// a = rz.a (mode cubic), else the linear hat max(0, 1 − |d|).
+func (rz resize) kernel(d spec.Rat) spec.Rat {
+	one := spec.NewRat(1, 1)
+	x := d.Abs()
+	if rz.mode != "cubic" {
+		if cmpRat(x, one) >= 0 {
+			return spec.Rat{}
+		}
+		return one.Sub(x)
+	}
+	a := rz.a
+	x2 := x.Mul(x)
+	x3 := x2.Mul(x)
+	switch {
+	case cmpRat(x, one) <= 0: // (a+2)x³ − (a+3)x² + 1
+		return a.Add(spec.NewRat(2, 1)).Mul(x3).Sub(a.Add(spec.NewRat(3, 1)).Mul(x2)).Add(one)
+	case cmpRat(x, spec.NewRat(2, 1)) < 0: // a·x³ − 5a·x² + 8a·x − 4a
+		return a.Mul(x3).Sub(a.Mul(spec.NewRat(5, 1)).Mul(x2)).Add(a.Mul(spec.NewRat(8, 1)).Mul(x)).Sub(a.Mul(spec.NewRat(4, 1)))
+	}
+	return spec.Rat{}
+}
+
+// kernelWeights returns the [n, m] weight matrix of modes cubic and
+// linear (with antialias or exclude_outside) for an axis of extent n
+// resized to m at scale sc, following the operator's reference exactly
+// over the rationals. For output o at x = x(o), let r = x − ⌊x⌋, or r = 1
+// when x is an integer (the reference prefers the left pixel), and f = x −
+// r. With the kernel's radius R (2 cubic, 1 linear) and σ = min(sc, 1)
+// under antialias (else σ = 1), the taps are i = i₀ … 1 − i₀ with i₀ =
+// ⌊−R/σ⌋ + 1, tap i reading input f + i with weight W(σ·(i − r)); under
+// antialias the weights are divided by their sum. exclude_outside sets the
+// weights of taps outside [0, n−1] to 0 and divides by the new sum (when
+// non-zero); the remaining taps are clamped to [0, n−1] (edge padding), a
+// clamped tap adding its weight to the edge row.
+func (rz resize) kernelWeights(c *nctx, n, m int, sc spec.Rat) ([]spec.Rat, error) {
+	one := spec.NewRat(1, 1)
+	sigma, radius := one, spec.NewRat(1, 1)
+	if rz.mode == "cubic" {
+		radius = spec.NewRat(2, 1)
+	}
+	if rz.antialias && cmpRat(sc, one) < 0 {
+		sigma = sc
+	}
+	q, err := radius.Neg().Div(sigma)
+	if err != nil {
+		return nil, c.errf("", "%v", err)
+	}
+	i0 := floorRat(q).Big().Num()
+	if !i0.IsInt64() || i0.Int64() < -1024 {
+		return nil, c.errf(attrField("antialias"), "at scale %s it needs more than 2048 taps", sc)
+	}
+	lo := i0.Int64() + 1
+	taps := int(2 - 2*lo)
+	w := make([]spec.Rat, n*m)
+	ws := make([]spec.Rat, taps)
+	for o := 0; o < m; o++ {
+		xo := rz.coord(o, n, m, sc)
+		f := floorRat(xo)
+		r := xo.Sub(f)
+		if r.IsZero() {
+			r, f = one, f.Sub(one)
+		}
+		fi := f.Big().Num()
+		if !fi.IsInt64() || fi.Int64() < -int64(n)-int64(taps) || fi.Int64() > 2*int64(n)+int64(taps) {
+			return nil, c.errf("", "output %d reads the input coordinate %s, far outside the %d elements", o, xo, n)
+		}
+		sum := spec.Rat{}
+		for t := range ws {
+			ws[t] = rz.kernel(sigma.Mul(spec.NewRat(lo+int64(t), 1).Sub(r)))
+			sum = sum.Add(ws[t])
+		}
+		if rz.antialias {
+			if err := normalize(ws, sum); err != nil {
+				return nil, c.errf("", "output %d: %v", o, err)
+			}
+		}
+		if rz.exclude {
+			sum = spec.Rat{}
+			for t := range ws {
+				if k := fi.Int64() + lo + int64(t); k < 0 || k >= int64(n) {
+					ws[t] = spec.Rat{}
+				}
+				sum = sum.Add(ws[t])
+			}
+			if !sum.IsZero() {
+				if err := normalize(ws, sum); err != nil {
+					return nil, c.errf("", "output %d: %v", o, err)
+				}
+			}
+		}
+		for t, wt := range ws {
+			k := clampIndex(fi.Int64()+lo+int64(t), n)
+			w[k*m+o] = w[k*m+o].Add(wt)
+		}
+	}
+	return w, nil
+}
+
+// normalize divides ws by sum in place.
+func normalize(ws []spec.Rat, sum spec.Rat) error {
+	for t := range ws {
+		q, err := ws[t].Div(sum)
+		if err != nil {
+			return err
+		}
+		ws[t] = q
+	}
+	return nil
 }
 
 // clampIndex clamps i to [0, n−1].
