@@ -14,7 +14,7 @@ import (
 //	half_pixel (default)   (o + ½)/s − ½
 //	pytorch_half_pixel     (o + ½)/s − ½ when m > 1, else 0
 //	half_pixel_symmetric   n/2·(1 − m/(s·n)) + (o + ½)/s − ½        [19]
-//	align_corners          o·(n − 1)/(m − 1) (0 when m = 1)
+//	align_corners          o·(n − 1)/(n·s − 1) (0 when n·s = 1; n·s = m when sizes are given)
 //	asymmetric             o/s
 //
 // nearest takes index round(x) by nearest_mode (round_prefer_floor, the
@@ -29,8 +29,11 @@ import (
 // value), linear max(0, 1 − |d|). keep_aspect_ratio_policy not_larger
 // (not_smaller) resizes every axis of axes by the least (greatest) of the
 // ratios sizes/extent, to the extent ⌊s·n + ½⌋ (the operator's rounding).
-// Refused: tf_crop_and_resize, antialias with nearest, computed scales or
-// sizes.
+// tf_crop_and_resize reads x(o) = s₀(n − 1) + o·(s₁ − s₀)(n − 1)/(n·s − 1)
+// with the axis's roi [s₀, s₁] (a constant or recorded input); an output
+// with x outside [0, n − 1] is extrapolation_value, selected in (see
+// cropKeep). Refused: antialias with nearest, computed scales, sizes or
+// roi.
 func importResize(c *nctx) error {
 	if c.b.opset < 11 {
 		return c.errf("op_type", "Resize before opset 11 is not supported")
@@ -55,14 +58,23 @@ func importResize(c *nctx) error {
 	if err != nil {
 		return err
 	}
+	roi, err := resizeROI(c, rz, len(s), axes)
+	if err != nil {
+		return err
+	}
 	cur := s.Clone()
 	for ax := range s {
 		n, m, sc := s[ax], outs[ax], scales[ax]
-		if n == m && sc.Same(spec.NewRat(1, 1)) {
+		rz.roi = roi[ax]
+		if n == m && sc.Same(spec.NewRat(1, 1)) && rz.roi[0].IsZero() && rz.roi[1].Same(spec.NewRat(1, 1)) {
 			continue
 		}
 		next := cur.Clone()
 		next[ax] = m
+		keep, err := rz.cropKeep(c, n, m, sc)
+		if err != nil {
+			return err
+		}
 		if rz.mode == "nearest" {
 			idx, err := rz.nearest(c, n, m, sc)
 			if err != nil {
@@ -71,7 +83,7 @@ func importResize(c *nctx) error {
 			if x, _, err = c.b.gather(x, cur, ax, idx, spec.Shape{m}); err != nil {
 				return c.wrap("", err)
 			}
-		} else if rz.mode == "linear" && !rz.antialias && !rz.exclude {
+		} else if rz.mode == "linear" && !rz.antialias && !rz.exclude && keep == nil {
 			x = c.b.matmulAxis(x, cur, ax, spec.Shape{n, m}, rz.linear(n, m, sc))
 		} else {
 			w, err := rz.kernelWeights(c, n, m, sc)
@@ -79,6 +91,11 @@ func importResize(c *nctx) error {
 				return err
 			}
 			x = c.b.matmulAxis(x, cur, ax, spec.Shape{n, m}, w)
+		}
+		if keep != nil && firstFalse(keep) >= 0 {
+			if x, err = c.b.selectIR(axisMask(next, ax, keep), next, x, c.b.constScalar(rz.extrap, next)); err != nil {
+				return c.wrap("", err)
+			}
 		}
 		cur = next
 	}
@@ -93,6 +110,8 @@ type resize struct {
 	mode, ctm, nm, policy string
 	a                     spec.Rat
 	exclude, antialias    bool
+	extrap                spec.Rat    // extrapolation_value (tf_crop_and_resize)
+	roi                   [2]spec.Rat // the current axis's roi start and end (tf_crop_and_resize)
 }
 
 // resizeAttrs reads Resize's attributes, refusing what importResize does
@@ -109,7 +128,9 @@ func resizeAttrs(c *nctx) (resize, error) {
 	if rz.nm, err = c.attrString("nearest_mode", "round_prefer_floor"); err != nil {
 		return rz, err
 	}
-	c.allow("extrapolation_value") // read by tf_crop_and_resize only, which is refused
+	if rz.extrap, err = c.attrRat("extrapolation_value", 0); err != nil {
+		return rz, err
+	}
 	if rz.a, err = c.attrRat("cubic_coeff_a", -0.75); err != nil {
 		return rz, err
 	}
@@ -140,7 +161,7 @@ func resizeAttrs(c *nctx) (resize, error) {
 		return rz, c.errf(attrField("mode"), "%q is not supported (nearest, linear, cubic)", rz.mode)
 	}
 	switch rz.ctm {
-	case "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric":
+	case "half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize":
 	case "half_pixel_symmetric":
 		if c.b.opset < 19 {
 			return rz, c.errf(attrField("coordinate_transformation_mode"), "half_pixel_symmetric needs opset 19")
@@ -270,15 +291,6 @@ func resizeScales(c *nctx, s spec.Shape, axes []int, outs spec.Shape, scales []s
 		if !m.IsInt64() || m.Int64() < 1 || m.Int64() > int64(spec.DefaultMaxElements) {
 			return c.errf(c.inField(2), "entry %d gives an output extent %v", k, m)
 		}
-		if ctm, _ := c.attrString("coordinate_transformation_mode", "half_pixel"); ctm == "align_corners" {
-			// The operator reads o·(n − 1)/(n·s − 1) with the
-			// unfloored length n·s (the ONNX reference does): the
-			// mapping here uses the output extent, the same only when
-			// n·s is an integer.
-			if p := sc.Mul(spec.NewRat(int64(s[ax]), 1)); cmpRat(floorRat(p), p) != 0 {
-				return c.errf(c.inField(2), "entry %d: align_corners with the non-integral output length %d·%s is not supported", k, s[ax], sc)
-			}
-		}
 		outs[ax] = int(m.Int64())
 		scales[ax] = sc
 	}
@@ -293,14 +305,28 @@ func (rz resize) coord(o, n, m int, sc spec.Rat) spec.Rat {
 	ro := spec.NewRat(int64(o), 1)
 	switch rz.ctm {
 	case "align_corners":
-		if m == 1 {
+		// The operator's length_resized is the unfloored n·s (the
+		// reference divides by it; with sizes given, s = m/n and it is m).
+		l := sc.Mul(spec.NewRat(int64(n), 1))
+		if l.Same(spec.NewRat(1, 1)) {
 			return spec.Rat{}
 		}
-		q, _ := ro.Mul(spec.NewRat(int64(n-1), 1)).Div(spec.NewRat(int64(m-1), 1))
+		q, _ := ro.Mul(spec.NewRat(int64(n-1), 1)).Div(l.Sub(spec.NewRat(1, 1)))
 		return q
 	case "asymmetric":
 		q, _ := ro.Div(sc)
 		return q
+	case "tf_crop_and_resize":
+		// s₀(n − 1) + o·(s₁ − s₀)(n − 1)/(n·sc − 1), or s₀(n − 1) +
+		// (s₁ − s₀)(n − 1)/2 when n·sc = 1 (roi [s₀, s₁] of this axis)
+		n1 := spec.NewRat(int64(n-1), 1)
+		w := rz.roi[1].Sub(rz.roi[0]).Mul(n1)
+		l := sc.Mul(spec.NewRat(int64(n), 1))
+		if l.Same(spec.NewRat(1, 1)) {
+			return rz.roi[0].Mul(n1).Add(w.Mul(half))
+		}
+		q, _ := ro.Mul(w).Div(l.Sub(spec.NewRat(1, 1)))
+		return rz.roi[0].Mul(n1).Add(q)
 	}
 	if rz.ctm == "pytorch_half_pixel" && m == 1 {
 		return spec.Rat{}
@@ -367,6 +393,90 @@ func (rz resize) linear(n, m int, sc spec.Rat) []spec.Rat {
 	return w
 }
 
+// resizeROI returns each axis's roi [start, end] for tf_crop_and_resize
+// from input 1 (a constant or a recorded graph input: 2·len(axes) values,
+// the starts then the ends); [0, 1] on the other axes and other modes.
+func resizeROI(c *nctx, rz resize, r int, axes []int) ([][2]spec.Rat, error) {
+	roi := make([][2]spec.Rat, r)
+	for i := range roi {
+		roi[i] = [2]spec.Rat{{}, spec.NewRat(1, 1)}
+	}
+	if rz.ctm != "tf_crop_and_resize" {
+		return roi, nil
+	}
+	if !c.present(1) {
+		return nil, c.errf(c.inField(1), "tf_crop_and_resize needs roi")
+	}
+	rv, err := c.in(1)
+	if err != nil {
+		return nil, err
+	}
+	if !rv.isK && rv.dt.IsFloat() {
+		if d, err := c.decidedIn(1); err == nil {
+			rv = d
+		}
+	}
+	if !rv.isK || !rv.dt.IsFloat() || len(rv.rats) != 2*len(axes) {
+		return nil, c.errf(c.inField(1), "roi must be a constant float tensor (or a recorded graph input) of %d values", 2*len(axes))
+	}
+	for k, ax := range axes {
+		roi[ax] = [2]spec.Rat{rv.rats[k], rv.rats[len(axes)+k]}
+	}
+	return roi, nil
+}
+
+// cropKeep returns, under tf_crop_and_resize, which outputs of an axis of
+// extent n resized to m read inside [0, n − 1] (the others take
+// extrapolation_value); nil in the other modes. The test is on the exact
+// coordinate; a runtime computes it in floating point, so a coordinate
+// within 2⁻¹⁶·(|s₀|(n−1) + |x| + 1) of an end, where its rounding could
+// decide the other way, is refused — except on an axis of extent 1,
+// where every term is a multiple of n − 1 = 0 and exact.
+func (rz resize) cropKeep(c *nctx, n, m int, sc spec.Rat) ([]bool, error) {
+	if rz.ctm != "tf_crop_and_resize" {
+		return nil, nil
+	}
+	keep := make([]bool, m)
+	n1 := spec.NewRat(int64(n-1), 1)
+	for o := range keep {
+		x := rz.coord(o, n, m, sc)
+		keep[o] = cmpRat(x, spec.Rat{}) >= 0 && cmpRat(x, n1) <= 0
+		if n == 1 {
+			continue
+		}
+		margin := rz.roi[0].Mul(n1).Abs().Add(x.Abs()).Add(spec.NewRat(1, 1)).Mul(spec.NewRat(1, 1<<16))
+		for _, end := range []spec.Rat{{}, n1} {
+			if cmpRat(x.Sub(end).Abs(), margin) <= 0 {
+				return nil, c.errf(c.inField(1), "output %d reads the coordinate %s, at the crop boundary %s, where a runtime's rounding decides whether it extrapolates", o, x, end)
+			}
+		}
+	}
+	return keep, nil
+}
+
+// firstFalse is the index of the first false in m, or −1.
+func firstFalse(m []bool) int {
+	for i, x := range m {
+		if !x {
+			return i
+		}
+	}
+	return -1
+}
+
+// axisMask is the mask over shape s whose element is keep[its index along ax].
+func axisMask(s spec.Shape, ax int, keep []bool) []bool {
+	inner := 1
+	for _, d := range s[ax+1:] {
+		inner *= d
+	}
+	out := make([]bool, s.Size())
+	for i := range out {
+		out[i] = keep[(i/inner)%s[ax]]
+	}
+	return out
+}
+
 // kernel is the interpolation kernel at distance d: Keys' cubic with
 // a = rz.a (mode cubic), else the linear hat max(0, 1 − |d|).
 func (rz resize) kernel(d spec.Rat) spec.Rat {
@@ -425,6 +535,9 @@ func (rz resize) kernelWeights(c *nctx, n, m int, sc spec.Rat) ([]spec.Rat, erro
 	ws := make([]spec.Rat, taps)
 	for o := 0; o < m; o++ {
 		xo := rz.coord(o, n, m, sc)
+		if rz.ctm == "tf_crop_and_resize" && (cmpRat(xo, spec.Rat{}) < 0 || cmpRat(xo, spec.NewRat(int64(n-1), 1)) > 0) {
+			continue // extrapolated: the column is replaced by extrapolation_value
+		}
 		f := floorRat(xo)
 		r := xo.Sub(f)
 		if r.IsZero() {
