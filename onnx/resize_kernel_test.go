@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/spec"
@@ -88,5 +89,25 @@ func TestResizeKeepAspect(t *testing.T) {
 				t.Errorf("%s, want %v", ratStrings(outs[0].Data), tc.want)
 			}
 		})
+	}
+}
+
+// TestResizeCrop: tf_crop_and_resize on [1 2 4 8] (n = 4) to 3 outputs
+// with roi [1/4, 3/2]: x(o) = (1/4)·3 + o·(5/4)·3/2 = 3/4, 21/8, 9/2. Linear:
+// 1 + 3/4·1 = 7/4; 4 + 5/8·4 = 13/2; 9/2 > 3 takes extrapolation_value 10.
+// roi [0, 1] puts output 2 at x = 3 = n − 1 exactly, where a runtime's
+// rounding of the coordinate decides: refused.
+func TestResizeCrop(t *testing.T) {
+	x := floatsTensor(dims(4), 1, 2, 4, 8)
+	mk := func(lo, hi float32) *Model {
+		return newMG(13).in("x", 4).init("roi", dims(2), lo, hi).initI("z", dims(1), 3).
+			op("Resize", ins("x", "roi", "", "z"), ins("y"), aS("mode", "linear"), aS("coordinate_transformation_mode", "tf_crop_and_resize"), aF("extrapolation_value", 10)).out("y").model()
+	}
+	_, outs := evalRat(t, mk(0.25, 1.5), Options{}, x)
+	if !sameRats(outs[0].Data, rats(t, "7/4", "13/2", "10")) {
+		t.Errorf("%s, want [7/4 13/2 10]", ratStrings(outs[0].Data))
+	}
+	if _, err := Import(mk(0, 1), Options{}); err == nil || !strings.Contains(err.Error(), "crop boundary") {
+		t.Errorf("roi [0 1]: err = %v, want a refusal at the crop boundary", err)
 	}
 }
