@@ -26,7 +26,7 @@ import (
 // a sum of products of the operands' elements, so the value is the
 // operator's Σ over the summed letters, exactly. An extent-1 axis of a
 // letter whose other occurrences are longer is broadcast first. A letter
-// repeated within one term (a diagonal) is refused.
+// repeated within one term takes the diagonal first (einsum.diagonal).
 func importEinsum(c *nctx) error {
 	if err := c.oneOutput(1, -1); err != nil {
 		return err
@@ -131,22 +131,17 @@ func (e *einsum) parse(t string, rank int, what string) ([]rune, error) {
 	if len(out) != rank {
 		return nil, fmt.Errorf("%s %q has %d letters for rank %d", what, t, len(out), rank)
 	}
-	seen := map[rune]bool{}
 	for _, r := range out {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' && has) {
 			return nil, fmt.Errorf("%s %q: %q is not a letter", what, t, r)
 		}
-		if seen[r] {
-			return nil, fmt.Errorf("%s %q repeats %q (a diagonal), which is not supported", what, t, r)
-		}
-		seen[r] = true
 	}
 	return out, nil
 }
 
 // label sets each operand's letters from its term and each letter's
 // extent (the longest; extents must agree or be 1), and returns how many
-// terms name each letter.
+// times the terms name each letter (a repeat within a term counted).
 func (e *einsum) label(terms []string) (map[rune]int, error) {
 	count := map[rune]int{}
 	for i, t := range terms {
@@ -154,9 +149,14 @@ func (e *einsum) label(terms []string) (map[rune]int, error) {
 		if err != nil {
 			return nil, err
 		}
+		for _, r := range ls { // occurrences: a letter repeated in one term is not implicitly output
+			count[r]++
+		}
+		if ls, err = e.diagonal(i, ls); err != nil {
+			return nil, fmt.Errorf("term %d %q: %v", i, t, err)
+		}
 		e.ops[i].labels = ls
 		for k, r := range ls {
-			count[r]++
 			x := e.ops[i].shape[k]
 			if old, ok := e.extent[r]; ok && old != x && old != 1 && x != 1 {
 				return nil, fmt.Errorf("letter %q has extents %d and %d", r, old, x)
@@ -317,4 +317,64 @@ func (e *einsum) contract(acc einsumOperand, j int) einsumOperand {
 		}
 	}
 	return einsumOperand{id: e.c.b.reshape(m, ms, rs), shape: rs, labels: ls}
+}
+
+// diagonal replaces operand i, whose axes carry the letters ls, by its
+// diagonal over each repeated letter: the letters once each, in order of
+// first occurrence, and element [j₁, …] = x[the index with every axis of
+// letter l at j_l] — a gather of those elements (no arithmetic), so
+// Σ over the einsum's letters reads x only where the repeated axes agree,
+// which is the operator's meaning of a repeated subscript. The repeated
+// axes must have one extent. It returns the new letters.
+func (e *einsum) diagonal(i int, ls []rune) ([]rune, error) {
+	op := &e.ops[i]
+	var uniq []rune
+	at := map[rune]int{}
+	for k, r := range ls {
+		if _, ok := at[r]; ok {
+			if op.shape[k] != op.shape[pos(ls, r)] {
+				return nil, fmt.Errorf("the diagonal of %q over axes of extents %d and %d", r, op.shape[pos(ls, r)], op.shape[k])
+			}
+			continue
+		}
+		at[r] = len(uniq)
+		uniq = append(uniq, r)
+	}
+	if len(uniq) == len(ls) {
+		return ls, nil
+	}
+	ns := make(spec.Shape, len(uniq))
+	for u, r := range uniq {
+		ns[u] = op.shape[pos(ls, r)]
+	}
+	st := op.shape.Strides()
+	idx := make([]int, ns.Size())
+	j := make([]int, len(uniq))
+	for f := range idx {
+		rem := f
+		for u := len(uniq) - 1; u >= 0; u-- {
+			j[u] = rem % ns[u]
+			rem /= ns[u]
+		}
+		for k, r := range ls {
+			idx[f] += j[at[r]] * st[k]
+		}
+	}
+	flat := spec.Shape{op.shape.Size()}
+	id, _, err := e.c.b.gather(e.c.b.reshape(op.id, op.shape, flat), flat, 0, idx, ns)
+	if err != nil {
+		return nil, err
+	}
+	op.id, op.shape = id, ns
+	return uniq, nil
+}
+
+// pos is the first index of r in ls.
+func pos(ls []rune, r rune) int {
+	for k, l := range ls {
+		if l == r {
+			return k
+		}
+	}
+	return -1
 }

@@ -49,7 +49,9 @@ func scatterOperands(c *nctx) (dv *value, d int, iv, uv *value, u int, err error
 //	                against ones, then mul_elem); max, min [18] likewise with
 //	                max_elem, min_elem against a selection of the updates against data
 //
-// mul, max and min with a position written twice are refused.
+// mul, max and min with a position written k times reduce it k times,
+// in the order of the updates (the operator's sequential definition; see
+// scatterRounds).
 func importScatterND(c *nctx) error {
 	red, err := scatterReduction(c)
 	if err != nil {
@@ -104,14 +106,15 @@ func importScatterND(c *nctx) error {
 		}
 	}
 	for p, h := range hits {
-		if h > 1 && red != "add" {
+		if h > 1 && red == "none" {
 			return c.errf(c.inField(1), "data element %d is written %d times, which reduction %q leaves undefined here", p, h, red)
 		}
 	}
 	fd := c.b.reshape(d, ds, spec.Shape{n})
 	fu := c.b.reshape(u, us, spec.Shape{m})
 	var out int
-	if red == "add" {
+	switch red {
+	case "add":
 		if int64(n)*int64(m) > maxScatterMatrix {
 			return c.errf("input", "a %d×%d scatter matrix exceeds %d entries", m, n, maxScatterMatrix)
 		}
@@ -121,42 +124,64 @@ func importScatterND(c *nctx) error {
 		}
 		s := c.b.binary(irsem.OpMatmul, fu, c.b.constTensor(spec.Shape{m, n}, w), spec.Shape{n})
 		out = c.b.binary(irsem.OpAdd, fd, s, spec.Shape{n})
-	} else {
-		// g[p] = the update written at p, else other[p].
-		sel := func(other int) (int, error) {
-			cat, cs := c.b.concat([]int{other, fu}, []spec.Shape{{n}, {m}}, 0)
-			idx := make([]int, n)
-			for p := range idx {
-				idx[p] = p
-			}
-			for e, p := range target {
-				idx[p] = n + e
-			}
-			g, _, err := c.b.gather(cat, cs, 0, idx, spec.Shape{n})
-			return g, err
+	case "none":
+		if out, err = c.b.scatterFlat(fd, fu, n, target); err != nil {
+			return c.wrap("", err)
 		}
-		switch red {
-		case "none":
-			out, err = c.b.scatterFlat(fd, fu, n, target)
-		case "mul":
-			var g int
-			if g, err = sel(c.b.constScalar(spec.NewRat(1, 1), spec.Shape{n})); err == nil {
-				out = c.b.binary(irsem.OpMulElem, fd, g, spec.Shape{n})
-			}
-		default:
-			var g int
-			if g, err = sel(fd); err == nil {
-				op := irsem.OpMaxElem
-				if red == "min" {
-					op = irsem.OpMinElem
-				}
-				out = c.b.binary(op, fd, g, spec.Shape{n})
-			}
-		}
-		if err != nil {
+	default:
+		if out, err = c.b.scatterRounds(red, fd, fu, n, target); err != nil {
 			return c.wrap("", err)
 		}
 	}
 	c.out(0, c.b.reshape(out, spec.Shape{n}, ds), ds, dv.dt)
 	return nil
+}
+
+// scatterRounds applies ScatterND's reduction mul, max or min to the flat
+// data fd (n elements) with the flat updates fu written at target, in the
+// operator's order: update elements in index order, so a position written
+// k times is reduced k times, its r-th update in round r. Round r selects,
+// at each position, its r-th update (gather from the concatenation of the
+// neutral operand and the updates: ones for mul, the data for max and
+// min, which max(out, data) = out leaves unchanged) and combines it with
+// the running result: out = op(out, g_r). With no position written twice
+// this is the one round op(fd, g_0).
+func (b *imp) scatterRounds(red string, fd, fu, n int, target []int) (int, error) {
+	m := len(target)
+	op, other := irsem.OpMulElem, fd
+	switch red {
+	case "mul":
+		other = b.constScalar(spec.NewRat(1, 1), spec.Shape{n})
+	case "max":
+		op = irsem.OpMaxElem
+	case "min":
+		op = irsem.OpMinElem
+	}
+	seen := make([]int, n)
+	rank := make([]int, m) // rank[e]: how many earlier updates write target[e]
+	rounds := 0
+	for e, p := range target {
+		rank[e] = seen[p]
+		seen[p]++
+		rounds = max(rounds, seen[p])
+	}
+	cat, cs := b.concat([]int{other, fu}, []spec.Shape{{n}, {m}}, 0)
+	out := fd
+	for r := 0; r < rounds; r++ {
+		idx := make([]int, n)
+		for p := range idx {
+			idx[p] = p
+		}
+		for e, p := range target {
+			if rank[e] == r {
+				idx[p] = n + e
+			}
+		}
+		g, _, err := b.gather(cat, cs, 0, idx, spec.Shape{n})
+		if err != nil {
+			return 0, err
+		}
+		out = b.binary(op, out, g, spec.Shape{n})
+	}
+	return out, nil
 }

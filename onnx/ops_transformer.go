@@ -30,18 +30,22 @@ import (
 //	                          real = cos⊙x₁ − sin⊙x₂, imag = sin⊙x₁ + cos⊙x₂, written back in the same
 //	                          layout; cos and sin are the caches gathered at the constant position_ids
 //	                          (or given per position when position_ids is absent)
-//	Attention           [23]  Q, K, V 4-D [B, H, L, E] or 3-D [B, L, H·E] (q_num_heads, kv_num_heads);
+//	Attention       [23-25]  Q, K, V 4-D [B, H, L, E] or 3-D [B, L, H·E] (q_num_heads, kv_num_heads);
 //	                          K and V after the past_key / past_value concatenation (outputs
 //	                          present_key, present_value); grouped heads repeat each K/V head;
 //	                          scores = scale·(Q·Kᵀ), scale default 1/√E (the exact value: the scale
 //	                          node is 1/√E over the reals, not a rounded constant); softcap c > 0:
 //	                          c·tanh(scores/c); then the mask (a constant boolean attn_mask: −∞ where
-//	                          false; a float one added; is_causal: −∞ where j > i + past length;
-//	                          a mask shorter than the keys padded with −∞), softmax over the keys
-//	                          (hard_masked_softmax where −∞ occurs), times V. The qk_matmul_output
+//	                          false; a float one added; a mask shorter than the keys padded with
+//	                          −∞; the structural mask of attnFrame: is_causal, the opset-25 window
+//	                          left_window_size/right_window_size and the opset-24 padding input
+//	                          nonpad_kv_seqlen, a constant or recorded INT64 [B]), softmax over
+//	                          the keys (hard_masked_softmax where −∞ occurs), times V; a row
+//	                          masked entirely is a zero row (the operator's fully-masked-row
+//	                          guard: a selection of 0, no arithmetic). The qk_matmul_output
 //	                          output by qk_matmul_output_mode: 0 the scaled scores, 1 after the
 //	                          softcap, 2 after the mask too (refused when the mask puts −∞ in it),
-//	                          3 the softmax.
+//	                          3 the softmax after the guard.
 func transformerOps() map[string]opImporter {
 	return map[string]opImporter{
 		"LayerNormalization": importLayerNorm, "RMSNormalization": importRMSNorm, "GroupNormalization": importGroupNorm,
@@ -577,7 +581,11 @@ func (c *nctx) heads4(i int, heads int64, name string) (*value, int, spec.Shape,
 
 // importAttention: Attention (opset 23).
 func importAttention(c *nctx) error {
-	if err := c.arity(3, 6); err != nil {
+	maxIn := 6
+	if c.b.opset >= 24 {
+		maxIn = 7 // nonpad_kv_seqlen
+	}
+	if err := c.arity(3, maxIn); err != nil {
 		return err
 	}
 	if err := c.outputs(4, "a fifth output"); err != nil {
@@ -645,13 +653,11 @@ func importAttention(c *nctx) error {
 		}
 		masked = true
 	}
-	if at.causal {
-		for o := range ninf {
-			i, j := (o/sl)%l, o%sl
-			if j > i+past {
-				ninf[o] = true
-			}
-		}
+	frame, err := c.attentionFrame(at, bsz, l, sl, past)
+	if err != nil {
+		return err
+	}
+	if frame.blocks(ninf, hq) {
 		masked = true
 	}
 	qk[2] = scores
@@ -660,7 +666,7 @@ func importAttention(c *nctx) error {
 	}
 	var probs int
 	if masked && firstTrue(ninf) >= 0 {
-		if probs, err = c.hardMaskedSoftmax(scores, ss, ninf); err != nil {
+		if probs, err = c.guardedSoftmax(scores, ss, ninf); err != nil {
 			return err
 		}
 	} else {
@@ -688,6 +694,8 @@ type attention struct {
 	qkMode  int64 // qk_matmul_output_mode
 	scale   *Attribute
 	softcap spec.Rat
+	// left, right: the sliding window (opset 25; −1 unbounded)
+	left, right int64
 }
 
 // attentionAttrs reads Attention's attributes.
@@ -714,6 +722,20 @@ func attentionAttrs(c *nctx) (attention, error) {
 	}
 	if at.scale, err = c.attr("scale", AttrFloat); err != nil {
 		return at, err
+	}
+	at.left, at.right = -1, -1
+	if c.b.opset >= 25 { // the window attributes exist from opset 25
+		for _, w := range []struct {
+			name string
+			v    *int64
+		}{{"left_window_size", &at.left}, {"right_window_size", &at.right}} {
+			if *w.v, err = c.attrInt(w.name, -1); err != nil {
+				return at, err
+			}
+			if *w.v < -1 {
+				return at, c.errf(attrField(w.name), "%d (−1 or a non-negative count)", *w.v)
+			}
+		}
 	}
 	at.softcap, err = c.attrRat("softcap", 0)
 	return at, err
@@ -816,24 +838,117 @@ func (c *nctx) attentionMask(scores int, ss spec.Shape) (int, []bool, error) {
 	return scores, padded(mv.ninf), nil
 }
 
-// hardMaskedSoftmax emits the softmax over the last axis of the scores
-// (shape ss) with the blocked elements ninf excluded; a row blocked
-// entirely is refused (ONNX's softmax is NaN there).
-func (c *nctx) hardMaskedSoftmax(scores int, ss spec.Shape, ninf []bool) (int, error) {
+// attnFrame is Attention's structural mask over the scores [B, H, L, S]:
+// the causal frontier, the sliding window (opset 25) and the padding of
+// nonpad_kv_seqlen (opset 24), all relative to the per-batch offset
+// (ONNX's operator text): offset = past_sequence_length with past_key,
+// nonpad_kv_seqlen[b] − L with nonpad_kv_seqlen, else 0. Query i of batch
+// b sits at p = offset(b) + i and key j is blocked iff
+//
+//	causal and j > p, or left ≥ 0 and p − j > left, or
+//	right ≥ 0 and j − p > right, or nonpad given and j ≥ nonpad[b].
+type attnFrame struct {
+	causal      bool
+	left, right int64   // −1: unbounded
+	nonpad      []int64 // nil when not given
+	past        int64
+	l, sl       int
+}
+
+// attentionFrame reads nonpad_kv_seqlen (input 6) for a batch of bsz, l
+// queries and sl keys (past of them from past_key).
+func (c *nctx) attentionFrame(at attention, bsz, l, sl, past int) (attnFrame, error) {
+	f := attnFrame{causal: at.causal, left: at.left, right: at.right, past: int64(past), l: l, sl: sl}
+	if !c.present(6) {
+		return f, nil
+	}
+	if c.present(4) {
+		return f, c.errf(c.inField(6), "nonpad_kv_seqlen is not used together with past_key and past_value")
+	}
+	nv, err := c.constInts(6)
+	if err != nil {
+		return f, err
+	}
+	if len(nv.shape) != 1 || nv.shape[0] != bsz {
+		return f, c.errf(c.inField(6), "shape %v, expected [%d] (the batch size)", nv.shape, bsz)
+	}
+	for b, n := range nv.ints {
+		if n < 0 || n > int64(sl) {
+			return f, c.errf(c.inField(6), "element %d is %d, not a count of the %d keys", b, n, sl)
+		}
+	}
+	f.nonpad = nv.ints
+	return f, nil
+}
+
+// blocked reports whether key j is hidden from query i of batch b.
+func (f attnFrame) blocked(b, i, j int) bool {
+	off := f.past
+	if f.nonpad != nil {
+		off = f.nonpad[b] - int64(f.l)
+	}
+	p, jj := off+int64(i), int64(j)
+	switch {
+	case f.causal && jj > p:
+		return true
+	case f.left >= 0 && p-jj > f.left:
+		return true
+	case f.right >= 0 && jj-p > f.right:
+		return true
+	}
+	return f.nonpad != nil && jj >= f.nonpad[b]
+}
+
+// blocks marks in ninf (over [B, hq, L, S]) the elements the frame blocks
+// and reports whether the frame masks at all.
+func (f attnFrame) blocks(ninf []bool, hq int) bool {
+	if !f.causal && f.left < 0 && f.right < 0 && f.nonpad == nil {
+		return false
+	}
+	for o := range ninf {
+		b, i, j := o/(hq*f.l*f.sl), (o/f.sl)%f.l, o%f.sl
+		if f.blocked(b, i, j) {
+			ninf[o] = true
+		}
+	}
+	return true
+}
+
+// guardedSoftmax emits the softmax over the last axis of the scores
+// (shape ss) with the blocked elements ninf excluded (ONNX: exp(−∞) = 0),
+// and the fully-masked-row guard of the operator text: a row blocked
+// entirely is a zero row. That row's softmax is taken over all its
+// elements (any finite value) and then replaced by zeros with a selection,
+// so it is exactly 0 with no arithmetic.
+func (c *nctx) guardedSoftmax(scores int, ss spec.Shape, ninf []bool) (int, error) {
 	sl := ss[3]
 	allowed := make([]bool, len(ninf))
-	for i, m := range ninf {
-		allowed[i] = !m
-	}
+	keep := make([]bool, len(ninf))
+	empty := false
 	for r := 0; r < len(allowed)/sl; r++ {
-		if firstTrue(allowed[r*sl:(r+1)*sl]) < 0 {
-			return 0, c.errf("input", "score row %d is masked entirely: ONNX's softmax is NaN there", r)
+		row := ninf[r*sl : (r+1)*sl]
+		full := true
+		for _, m := range row {
+			full = full && m
 		}
+		for j, m := range row {
+			allowed[r*sl+j] = !m || full
+			keep[r*sl+j] = !full
+		}
+		empty = empty || full
 	}
 	if err := available(irsem.OpHardMaskedSoftmax, "main"); err != nil {
 		return 0, c.wrap("", err)
 	}
-	return c.b.emit(irsem.Kind{Op: irsem.OpHardMaskedSoftmax, Mask: &irsem.HardMask{Shape: ss.Clone(), Allowed: allowed}}, ss, scores), nil
+	p := c.b.emit(irsem.Kind{Op: irsem.OpHardMaskedSoftmax, Mask: &irsem.HardMask{Shape: ss.Clone(), Allowed: allowed}}, ss, scores)
+	if !empty {
+		return p, nil
+	}
+	id, err := c.b.selectIR(keep, ss, p, c.b.constScalar(spec.Rat{}, ss))
+	if err != nil {
+		return 0, c.wrap("", err)
+	}
+	return id, nil
 }
 
 // padWidths pads the last axis of s to extent n at its end.
