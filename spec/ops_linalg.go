@@ -367,9 +367,15 @@ func linearPrim[T Scalar[T]]() *Prim[T] {
 		if out == 0 && in > 0 {
 			rows = len(x.Data) / in
 		}
-		dx, dw, db := zerosOf[T](x.Shape), zerosOf[T](w.Shape), zerosOf[T](xs[2].Shape)
-		linearVJPNeed(x.Data, w.Data, dy.Data, dx.Data, dw.Data, db.Data, rows, out, in, needs(need, 0), needs(need, 1), needs(need, 2))
-		return []Tensor[T]{keep(dx, needs(need, 0)), keep(dw, needs(need, 1)), keep(db, needs(need, 2))}, nil
+		nx, nw, nb := needs(need, 0), needs(need, 1), needs(need, 2)
+		dxs := []Tensor[T]{{}, {}, {}}
+		for t, sh := range []Shape{x.Shape, w.Shape, xs[2].Shape} {
+			if needs(need, t) {
+				dxs[t] = zerosOf[T](sh)
+			}
+		}
+		linearVJPNeed(x.Data, w.Data, dy.Data, dxs[0].Data, dxs[1].Data, dxs[2].Data, rows, out, in, nx, nw, nb)
+		return dxs, nil
 	}
 	return p
 }
@@ -387,7 +393,21 @@ func linearVJP[T Scalar[T]](x, w, dy, dx, dw, db []T, rows, out, in int) {
 // needW and db only with needB, by the same folds.
 func linearVJPNeed[T Scalar[T]](x, w, dy, dx, dw, db []T, rows, out, in int, needX, needW, needB bool) {
 	var zero T
-	if needX {
+	_, isRat := any(zero).(Rat)
+	if needX && rows == 1 && !isRat {
+		// One row: every dx[k] is the fold over j from 0 of W[j,k]·δ[j],
+		// run for all k at once with j outermost — each k's operations
+		// and their order are FoldDot's, without a transposed copy of W.
+		for k := 0; k < in; k++ {
+			dx[k] = zero
+		}
+		for j := 0; j < out; j++ {
+			d, wrow := dy[j], w[j*in:j*in+in]
+			for k := range wrow {
+				dx[k] = dx[k].Add(wrow[k].Mul(d))
+			}
+		}
+	} else if needX {
 		wt := make([]T, in*out) // wt[k*out+j] = W[j,k]
 		transposeInto(wt, w, out, in)
 		for r := 0; r < rows; r++ {
