@@ -562,15 +562,17 @@
 // (|Ĉ_k| + R_k)·F_k per stopped k and goes no further along it. The loss
 // is |Σ_p W_k[o,p]·P[p,i]| ≤ Σ_p |W_k[o,p]|·|P[p,i]|: nothing where W_k
 // is diagonal (an elementwise node's), one product's sign cancellations
-// otherwise. So that losses do not compound, each F_j has a level: 0 for
-// a sweep without cuts, else the largest over its stops of k's level (a
-// diagonal W_k) or k's level + 1. The output and every ⌈√N⌉-th swept node
-// (N the nodes, id order) are swept at level 0 (no cut, residuals charged
-// as above); the others stop at diagonal adjoints of nodes of level ≤ 1
-// and at any node of level 0, so every F_j is within one product's
-// cancellations of the uncut sweep, the output's bound being uncut. Their
-// carried radii cross at most the nodes back to the last level-0 node.
-// The visits fall from Σ_j j to about N^{3/2}.
+// otherwise. By default a sweep cuts only where it loses nothing and
+// carries nothing: at node j's one erroneous parent q when J_{j,q} is
+// diagonal (an elementwise node), so F_j = Σ_i (|Ĉ| + R)·F_q + ē_j with
+// node j alone processed — half the visits of a ReLU MLP. Deeper windows
+// (levels: 0 for an uncut sweep, else the largest over its stops of k's
+// level, + 1 for a non-diagonal W_k; every ⌈√N⌉-th node uncut, the others
+// stopping at level-0 nodes, about N^{3/2} visits instead of Σ_j j) are
+// sound and tested but off: the residuals they carry cross the window
+// multiplied by |J| per node, and on the Kaiming ReLU MLPs the looser
+// boxes straddled more kinks, whose Jʳ so carried grew the output bound
+// 18× at depth 32. The output is always swept uncut.
 //
 // # Dense linear layers
 //

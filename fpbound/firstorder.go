@@ -403,6 +403,14 @@ func (r *foRun[F]) target(j int) (int, int64) {
 	if j == r.g.OutputID {
 		return 0, r.prefix[j]
 	}
+	if !sweepNonDiagonal {
+		// Only the cut at an elementwise node's one erroneous parent:
+		// the sweep processes node j alone, carries nothing further.
+		if q, ok := r.elementwise(j); ok {
+			return 1, max(r.prefix[j]-r.prefix[q], 1)
+		}
+		return 0, r.prefix[j]
+	}
 	stride := sweepStride
 	if stride == 0 {
 		stride = max(1, int(math.Ceil(math.Sqrt(float64(len(r.nodes))))))
@@ -412,6 +420,34 @@ func (r *foRun[F]) target(j int) (int, int64) {
 		return 0, r.prefix[j]
 	}
 	return 1, max(r.prefix[j]-r.prefix[r.lastFull], 1)
+}
+
+// elementwise reports the one parent q an error reaches when node j's
+// local Jacobian to it is diagonal and q's bounds are all finite (a
+// sweep from j then stops at q at once).
+func (r *foRun[F]) elementwise(j int) (int, bool) {
+	q := -1
+	for _, p := range r.g.Nodes[j].Parents {
+		if r.nodes[p].err {
+			if q >= 0 && p != q {
+				return 0, false
+			}
+			q = p
+		}
+	}
+	if q < 0 || !r.nodes[q].foOK || sweepStride == 1 {
+		return 0, false
+	}
+	js, reason, err := r.jacobians(j)
+	if reason != "" || err != nil {
+		return 0, false // the sweep itself meets the same answer
+	}
+	for pt, p := range r.g.Nodes[j].Parents {
+		if p == q && !js[pt].diag && !js[pt].zero {
+			return 0, false
+		}
+	}
+	return q, true
 }
 
 // finish records node j's cut level lvl and whether later sweeps may cut

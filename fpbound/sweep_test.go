@@ -131,10 +131,10 @@ func TestDenseSweepExact(t *testing.T) {
 		seed  uint64
 		depth int
 	}{{1, 1}, {2, 3}, {3, 8}, {4, 16}} {
-		for _, stride := range []int{1, 0} { // every sweep at level 0; the default cuts
-			sweepStride = stride
+		for _, stride := range []int{1, 0, 2} { // every sweep at level 0; the default; non-diagonal cuts too
+			sweepStride, sweepNonDiagonal = stride, stride == 2
 			bad, checked := checkSweeps(t, c.seed, c.depth)
-			sweepStride = 0
+			sweepStride, sweepNonDiagonal = 0, false
 			if checked < c.depth || bad != 0 {
 				t.Errorf("seed %d depth %d stride %d: %d of the elements of %d sweeps off the exact sum", c.seed, c.depth, stride, bad, checked)
 			}
