@@ -48,13 +48,43 @@ func jump() {
 	}
 }
 
-func (a adj) Add(b adj) adj { return adj{a.iv.Add(b.iv), fresh()} }
+// Add, Sub and Mul take a shortcut where an operand is the exact point 0
+// (the one-hot cotangents of the Jacobians are mostly zeros): the result
+// is spec.Interval's, bit for bit — 0 + y is y (with −0 ends made +0, as
+// spec.Interval's constructor does), and every corner product with a 0 is
+// +0 — with the same identities as the general case.
+func (a adj) Add(b adj) adj {
+	if zeroPoint(a.iv) && b.iv.Lo <= b.iv.Hi {
+		return adj{plusZero(b.iv), fresh()}
+	}
+	if zeroPoint(b.iv) && a.iv.Lo <= a.iv.Hi {
+		return adj{plusZero(a.iv), fresh()}
+	}
+	return adj{a.iv.Add(b.iv), fresh()}
+}
 func (a adj) Sub(b adj) adj { return adj{a.iv.Sub(b.iv), fresh()} }
 func (a adj) Mul(b adj) adj {
 	if a.id != 0 && a.id == b.id {
 		return adj{iv: square(a.iv)}
 	}
+	if zeroPoint(a.iv) || zeroPoint(b.iv) {
+		return adj{}
+	}
 	return adj{iv: a.iv.Mul(b.iv)}
+}
+
+// zeroPoint reports x = [0, 0].
+func zeroPoint(x spec.Interval) bool { return x.Lo == 0 && x.Hi == 0 }
+
+// plusZero is x with a −0 end made +0.
+func plusZero(x spec.Interval) spec.Interval {
+	if x.Lo == 0 {
+		x.Lo = 0
+	}
+	if x.Hi == 0 {
+		x.Hi = 0
+	}
+	return x
 }
 func (a adj) Neg() adj        { return adj{iv: a.iv.Neg()} }
 func (a adj) Abs() adj        { return adj{iv: a.iv.Abs()} }
@@ -108,3 +138,15 @@ func (a adj) Compare(b adj) (int, bool) {
 }
 func (adj) FromInt(n int64) adj    { return adj{iv: spec.Interval{}.FromInt(n)} }
 func (adj) FromRat(r *big.Rat) adj { return adj{iv: spec.Interval{}.FromRat(r)} }
+
+// FromSmallFrac is FromRat(p/q) for a dyadic p/q (q a power of two, |p| <
+// 2^53): the exact float64 point p/q (normal: at least 2^-62 in
+// magnitude), which is spec.Interval's FromRat of it; false otherwise
+// (irsem.SmallFracer: a payload's weights convert without a big.Rat).
+func (adj) FromSmallFrac(p, q int64) (adj, bool) {
+	if q <= 0 || q&(q-1) != 0 || p <= -1<<53 || p >= 1<<53 {
+		return adj{}, false
+	}
+	f := float64(p) / float64(q) // exact: p has ≤ 53 bits, q a power of two
+	return adj{iv: spec.Interval{Lo: f, Hi: f}}, true
+}

@@ -485,7 +485,10 @@
 // with respect to parent t is enclosed elementwise in midpoint–radius
 // planes ⟨Jᶜ, Jʳ⟩ (enclose.FromPairs): row m is the parent-t
 // contribution of the registry's VJP rules of node k, run over
-// spec.Interval (adj) on the boxes with the one-hot cotangent e_m. By
+// spec.Interval (adj) on the boxes with the one-hot cotangent e_m
+// (through spec.Prim.VJPNeed: a heavy product computes only the
+// contributions the sweep reads — to the parents an error reaches and to
+// earlier steps — by VJP's own operations, so the rows are VJP's). By
 // "Kinks and discontinuities" every Clarke Jacobian of f_k at a point of
 // the parents' boxes lies in it (a decided kink gives a point: relu's
 // derivative is exactly 0 or 1). A Jacobian whose off-diagonal entries
@@ -536,6 +539,40 @@
 // Options.SweepWork counts a dense sweep as its interval operations
 // divided by 16, and a node's local Jacobians as the n_k VJP runs they
 // take (past twice the budget, the interval sweep).
+//
+// Cuts. Sweeping every intermediate node to the input costs Σ_j j node
+// visits, quadratic in depth. A sweep may instead stop at a node k < j
+// whose F_{k,i} are all finite (its sweep ran earlier) and charge its
+// whole adjoint against them. Fix the set of nodes a sweep stops at and
+// let W be the window adjoints, W_j = I and W_q = Σ_c W_c·J_{c,q} over
+// the children c the sweep processed (not stopped at); then A_q − W_q =
+// Σ_c (A_c − W_c)·J_{c,q} + Σ_{c stopped} W_c·J_{c,q}, whose solution is
+// A_q = [q processed]·W_q + Σ_{k stopped, k ≥ q} W_k·P_{k→q} (regroup
+// each path from q to j by its last stopped node). Hence
+//
+//	Σ_q Σ_i |A_q[o,i]|·ē_{q,i} ≤ Σ_{q processed} Σ_i |W_q[o,i]|·ē_{q,i}
+//	                             + Σ_{k stopped} Σ_p |W_k[o,p]|·F_{k,p},
+//
+// since F_k bounds Σ_q |P_{k→q}[p,·]|·ē_q for every choice of the
+// Jacobians (the induction hypothesis above, which a cut sweep thus
+// keeps). A sweep with cuts settles every residual by carrying it (never
+// charged: a charge ρ_m·F_m covers the paths below m whole, not their
+// parts that a stop regroups), so |W_q| ≤ |Ĉ_q| + R_q for processed and
+// stopped nodes alike, R propagated only through processed ones; it adds
+// (|Ĉ_k| + R_k)·F_k per stopped k and goes no further along it. The loss
+// is |Σ_p W_k[o,p]·P[p,i]| ≤ Σ_p |W_k[o,p]|·|P[p,i]|: nothing where W_k
+// is diagonal (an elementwise node's), one product's sign cancellations
+// otherwise. By default a sweep cuts only where it loses nothing and
+// carries nothing: at node j's one erroneous parent q when J_{j,q} is
+// diagonal (an elementwise node), so F_j = Σ_i (|Ĉ| + R)·F_q + ē_j with
+// node j alone processed — half the visits of a ReLU MLP. Deeper windows
+// (levels: 0 for an uncut sweep, else the largest over its stops of k's
+// level, + 1 for a non-diagonal W_k; every ⌈√N⌉-th node uncut, the others
+// stopping at level-0 nodes, about N^{3/2} visits instead of Σ_j j) are
+// sound and tested but off: the residuals they carry cross the window
+// multiplied by |J| per node, and on the Kaiming ReLU MLPs the looser
+// boxes straddled more kinks, whose Jʳ so carried grew the output bound
+// 18× at depth 32. The output is always swept uncut.
 //
 // # Dense linear layers
 //

@@ -74,6 +74,8 @@ type foNode struct {
 	x     []spec.Interval      // the exact enclosure
 	e     []float64            // the current bound E_j per element
 	fo    []float64            // the first-order bound F_j per element (nil: not swept)
+	foOK  bool                 // every F_j is finite: a sweep may cut at j (sweep.go)
+	lvl   int                  // the non-diagonal cuts below F_j (sweep.go, cutLevel)
 	err   bool                 // some ancestor (or the node) has a local error
 	kids  int
 }
@@ -196,6 +198,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	if r.budget == 0 {
 		r.budget = DefaultSweepWork
 	}
+	r.prefix, r.lastFull = prefixWorks(g), -1
 	for j := range nodes {
 		if reason, err := r.local(j); reason != "" || err != nil {
 			return noBound(g, nodes, reason), "", err
@@ -251,6 +254,9 @@ type foRun[F format] struct {
 	fusedVals []spec.Tensor[ErrOf[F]]
 	jac       [][]jac // each node's local Jacobians, once computed (sweep.go)
 	denseKept int     // the elements of the Jacobians in jac
+	prefix    []int64 // prefixWork of every node
+	swept     int     // the intermediate nodes swept so far (target)
+	lastFull  int     // the last node swept at level 0 with finite bounds (−1: none)
 	out       []foOut // the output's elements, once swept
 }
 
@@ -329,24 +335,26 @@ func (r *foRun[F]) forward(j int) (string, error) {
 func (r *foRun[F]) sweeps(j int) error {
 	g, nd := r.g, &r.nodes[j]
 	isOut := j == g.OutputID
-	per := prefixWork(g, j)
+	per := r.prefix[j]
 	if isOut {
 		r.out = make([]foOut, len(nd.e))
 	} else if !nd.err {
 		return nil
 	}
+	target, window := r.target(j)
 	cost := int64(len(nd.e)) * per
-	if dc := max(cost/denseDiscount, 1); r.spent+dc <= r.budget || (isOut && r.spent+dc <= 2*r.budget) {
-		b, ss, resid, reason, err := r.denseSweep(j)
+	if dc := max(int64(len(nd.e))*window/denseDiscount, 1); r.spent+dc <= r.budget || (isOut && r.spent+dc <= 2*r.budget) {
+		b, ss, resid, lvl, reason, err := r.denseSweep(j, target)
 		if _, na := err.(errDense); err != nil && !na {
 			return err
 		}
 		if err == nil {
 			r.spent += dc
+			r.record(j, b, ss, resid, reason)
+			r.finish(j, target, lvl)
 			if sweepSeen != nil && reason == "" {
 				sweepSeen(j, r.nodes, b)
 			}
-			r.record(j, b, ss, resid, reason)
 			return nil
 		}
 	}
@@ -381,7 +389,82 @@ func (r *foRun[F]) sweeps(j int) error {
 	for m := range b {
 		r.record1(j, m, b[m], ss[m], 0, reasons[m])
 	}
+	r.finish(j, 0, 0)
 	return nil
+}
+
+// target returns the cut level node j's dense sweep may reach (doc.go,
+// "Cuts"): 0, a sweep without cuts, at the output and at every stride-th
+// swept node (stride ⌈√nodes⌉), 1 (one non-diagonal cut, at a level-0
+// node) elsewhere; and the estimated work per element of that sweep: the
+// declared work of the nodes since the last level-0 node for level 1, of
+// the whole prefix otherwise.
+func (r *foRun[F]) target(j int) (int, int64) {
+	if j == r.g.OutputID {
+		return 0, r.prefix[j]
+	}
+	if !sweepNonDiagonal {
+		// Only the cut at an elementwise node's one erroneous parent:
+		// the sweep processes node j alone, carries nothing further.
+		if q, ok := r.elementwise(j); ok {
+			return 1, max(r.prefix[j]-r.prefix[q], 1)
+		}
+		return 0, r.prefix[j]
+	}
+	stride := sweepStride
+	if stride == 0 {
+		stride = max(1, int(math.Ceil(math.Sqrt(float64(len(r.nodes))))))
+	}
+	r.swept++
+	if (r.swept-1)%stride == 0 || r.lastFull < 0 {
+		return 0, r.prefix[j]
+	}
+	return 1, max(r.prefix[j]-r.prefix[r.lastFull], 1)
+}
+
+// elementwise reports the one parent q an error reaches when node j's
+// local Jacobian to it is diagonal and q's bounds are all finite (a
+// sweep from j then stops at q at once).
+func (r *foRun[F]) elementwise(j int) (int, bool) {
+	q := -1
+	for _, p := range r.g.Nodes[j].Parents {
+		if r.nodes[p].err {
+			if q >= 0 && p != q {
+				return 0, false
+			}
+			q = p
+		}
+	}
+	if q < 0 || !r.nodes[q].foOK || sweepStride == 1 {
+		return 0, false
+	}
+	js, reason, err := r.jacobians(j)
+	if reason != "" || err != nil {
+		return 0, false // the sweep itself meets the same answer
+	}
+	for pt, p := range r.g.Nodes[j].Parents {
+		if p == q && !js[pt].diag && !js[pt].zero {
+			return 0, false
+		}
+	}
+	return q, true
+}
+
+// finish records node j's cut level lvl and whether later sweeps may cut
+// at it (every F_j finite); a level-0 node so swept is the next window's
+// floor.
+func (r *foRun[F]) finish(j, target, lvl int) {
+	nd := &r.nodes[j]
+	nd.lvl, nd.foOK = lvl, nd.fo != nil
+	for _, f := range nd.fo {
+		if math.IsInf(f, 1) {
+			nd.foOK = false
+			break
+		}
+	}
+	if target == 0 && nd.foOK {
+		r.lastFull = j
+	}
 }
 
 // record stores a dense sweep's results for node j (a reason: every
@@ -447,6 +530,22 @@ func prefixWork(g *irsem.Graph, j int) int64 {
 		w += irsem.DeclaredWork(nd, in)
 	}
 	return max(w, 1)
+}
+
+// prefixWorks is prefixWork(g, j) for every node j, in one pass.
+func prefixWorks(g *irsem.Graph) []int64 {
+	ws := make([]int64, len(g.Nodes))
+	var w int64
+	for i := range g.Nodes {
+		nd := &g.Nodes[i]
+		in := make([]spec.Shape, len(nd.Parents))
+		for t, q := range nd.Parents {
+			in[t] = g.Nodes[q].Shape
+		}
+		w += irsem.DeclaredWork(nd, in)
+		ws[i] = max(w, 1)
+	}
+	return ws
 }
 
 // exactEnclosures sets nodes[i].x for every node: the exact value over
@@ -668,8 +767,15 @@ func nodeVJP(g *irsem.Graph, nodes []foNode, k int, dy spec.Tensor[adj], reg *sp
 			continue
 		}
 		xs := nd.args[s]
+		// Only the contributions the sweep propagates: to a parent an
+		// error reaches, or to an earlier step (payload parameters' M1
+		// errors are in e_k).
+		need := make([]bool, len(st.Args))
+		for t, arg := range st.Args {
+			need[t] = arg.Source == irsem.ArgStep || (arg.Source == irsem.ArgParent && nodes[ps[arg.Index]].err)
+		}
 		adjNonSmooth.Store(!pr.Smooth)
-		dxs, err := pr.VJP(st.Attrs, xs, nd.steps[s], sc[s])
+		dxs, err := pr.VJPNeed(st.Attrs, xs, nd.steps[s], sc[s], need)
 		adjNonSmooth.Store(false)
 		if err != nil {
 			return nil, err

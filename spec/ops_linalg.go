@@ -134,10 +134,16 @@ func transposeInto[T any](dst, src []T, rows, cols int) {
 // matmulVJP returns dA = δ·Bᵀ and dB = Aᵀ·δ, each a left fold over the
 // contracted index, summed over broadcast batches in batch order.
 func matmulVJP[T Scalar[T]](p *mmPlan, a, b, d Tensor[T]) (Tensor[T], Tensor[T]) {
+	return matmulVJPNeed(p, a, b, d, true, true)
+}
+
+// matmulVJPNeed is matmulVJP computing dA only with needA and dB only with
+// needB (the other nil), by the same folds.
+func matmulVJPNeed[T Scalar[T]](p *mmPlan, a, b, d Tensor[T], needA, needB bool) (Tensor[T], Tensor[T]) {
 	da, db := zerosOf[T](a.Shape), zerosOf[T](b.Shape)
 	if dd, ok := any(da.Data).([]F32); ok {
 		matmulVJPF32(p, any(a.Data).([]F32), any(b.Data).([]F32), any(d.Data).([]F32), dd, any(db.Data).([]F32))
-		return da, db
+		return keep(da, needA), keep(db, needB)
 	}
 	// Each fold is FoldDot over contiguous rows: dA's over δ's row and
 	// B's row, dB's over the columns of A and δ (transposed copies).
@@ -147,12 +153,15 @@ func matmulVJP[T Scalar[T]](p *mmPlan, a, b, d Tensor[T]) (Tensor[T], Tensor[T])
 	var zero T
 	for bt := range p.AIndex {
 		ao, bo, co := p.AIndex[bt]*mk, p.BIndex[bt]*kn, bt*mn
-		for i := 0; i < p.M; i++ {
+		for i := 0; i < p.M && needA; i++ {
 			drow := d.Data[co+i*p.N : co+i*p.N+p.N]
 			for k := 0; k < p.K; k++ {
 				acc := FoldDot(zero, drow, b.Data[bo+k*p.N:bo+k*p.N+p.N])
 				da.Data[ao+i*p.K+k] = da.Data[ao+i*p.K+k].Add(acc)
 			}
+		}
+		if !needB {
+			continue
 		}
 		transposeInto(at, a.Data[ao:ao+mk], p.M, p.K)
 		transposeInto(dt, d.Data[co:co+mn], p.M, p.N)
@@ -164,7 +173,15 @@ func matmulVJP[T Scalar[T]](p *mmPlan, a, b, d Tensor[T]) (Tensor[T], Tensor[T])
 			}
 		}
 	}
-	return da, db
+	return keep(da, needA), keep(db, needB)
+}
+
+// keep is t, or the absent tensor (nil Data) without need.
+func keep[T any](t Tensor[T], need bool) Tensor[T] {
+	if !need {
+		return Tensor[T]{}
+	}
+	return t
 }
 
 func matmulPrim[T Scalar[T]]() *Prim[T] {
@@ -205,6 +222,17 @@ func matmulPrim[T Scalar[T]]() *Prim[T] {
 				return nil, err
 			}
 			da, db := matmulVJP(p, xs[0], xs[1], dy)
+			return []Tensor[T]{da, db}, nil
+		},
+		VJPMasked: func(_ *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T], need []bool) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			p, err := planMatmul(xs[0].Shape, xs[1].Shape)
+			if err != nil {
+				return nil, err
+			}
+			da, db := matmulVJPNeed(p, xs[0], xs[1], dy, needs(need, 0), needs(need, 1))
 			return []Tensor[T]{da, db}, nil
 		},
 	}
@@ -284,7 +312,7 @@ func linearFwd[T Scalar[T]](x, w, b Tensor[T], withBias bool) Tensor[T] {
 func linearPrim[T Scalar[T]]() *Prim[T] {
 	info := &OpInfo{Name: "linear", Contraction: lastAxis, Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "linear", MinArity: 1, MaxArity: 1, Params: []string{"W", "b"}, Required: []string{"W", "b"}, Doc: "Wx+b over the last axis; W[out,in] and b[out] from the payload"}, Gen: GenHint{Graph: 23}, Providers: []string{ProviderFastCPU}, MinArity: 3, MaxArity: 3, Exact: true, Smooth: true, Shape: linearShape,
 		Doc: "Wx+b over the last axis of x; parents (x, W[out,in], b[out])"}
-	return &Prim[T]{
+	p := &Prim[T]{
 		OpInfo: info,
 		Forward: func(_ *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 			return linearFwd(xs[0], xs[1], xs[2], true), nil
@@ -320,6 +348,36 @@ func linearPrim[T Scalar[T]]() *Prim[T] {
 			return []Tensor[T]{dx, dw, db}, nil
 		},
 	}
+	p.VJPMasked = func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T], need []bool) ([]Tensor[T], error) {
+		var zero T
+		switch any(zero).(type) {
+		case F32, Interval: // the fast paths compute all three
+			dxs, err := p.VJP(a, xs, y, dy)
+			if err != nil {
+				return nil, err
+			}
+			return masked(dxs, need), nil
+		}
+		if err := checkCotangent(info.Name, y, dy); err != nil {
+			return nil, err
+		}
+		x, w := xs[0], xs[1]
+		out, in := w.Shape[0], w.Shape[1]
+		rows := len(dy.Data) / max(out, 1)
+		if out == 0 && in > 0 {
+			rows = len(x.Data) / in
+		}
+		nx, nw, nb := needs(need, 0), needs(need, 1), needs(need, 2)
+		dxs := []Tensor[T]{{}, {}, {}}
+		for t, sh := range []Shape{x.Shape, w.Shape, xs[2].Shape} {
+			if needs(need, t) {
+				dxs[t] = zerosOf[T](sh)
+			}
+		}
+		linearVJPNeed(x.Data, w.Data, dy.Data, dxs[0].Data, dxs[1].Data, dxs[2].Data, rows, out, in, nx, nw, nb)
+		return dxs, nil
+	}
+	return p
 }
 
 // linearVJP is the generic linear VJP: dx[r,k] = Σ_j W[j,k]·δ[r,j] (a
@@ -328,19 +386,44 @@ func linearPrim[T Scalar[T]]() *Prim[T] {
 // FoldDot over contiguous slices (W, and for several rows δ and x,
 // transposed).
 func linearVJP[T Scalar[T]](x, w, dy, dx, dw, db []T, rows, out, in int) {
+	linearVJPNeed(x, w, dy, dx, dw, db, rows, out, in, true, true, true)
+}
+
+// linearVJPNeed is linearVJP computing dx only with needX, dW only with
+// needW and db only with needB, by the same folds.
+func linearVJPNeed[T Scalar[T]](x, w, dy, dx, dw, db []T, rows, out, in int, needX, needW, needB bool) {
 	var zero T
-	wt := make([]T, in*out) // wt[k*out+j] = W[j,k]
-	transposeInto(wt, w, out, in)
-	for r := 0; r < rows; r++ {
-		drow := dy[r*out : r*out+out]
+	_, isRat := any(zero).(Rat)
+	if needX && rows == 1 && !isRat {
+		// One row: every dx[k] is the fold over j from 0 of W[j,k]·δ[j],
+		// run for all k at once with j outermost — each k's operations
+		// and their order are FoldDot's, without a transposed copy of W.
 		for k := 0; k < in; k++ {
-			dx[r*in+k] = FoldDot(zero, wt[k*out:k*out+out], drow)
+			dx[k] = zero
+		}
+		for j := 0; j < out; j++ {
+			d, wrow := dy[j], w[j*in:j*in+in]
+			for k := range wrow {
+				dx[k] = dx[k].Add(wrow[k].Mul(d))
+			}
+		}
+	} else if needX {
+		wt := make([]T, in*out) // wt[k*out+j] = W[j,k]
+		transposeInto(wt, w, out, in)
+		for r := 0; r < rows; r++ {
+			drow := dy[r*out : r*out+out]
+			for k := 0; k < in; k++ {
+				dx[r*in+k] = FoldDot(zero, wt[k*out:k*out+out], drow)
+			}
 		}
 	}
-	for j := 0; j < out; j++ {
+	for j := 0; j < out && needB; j++ {
 		for r := 0; r < rows; r++ {
 			db[j] = db[j].Add(dy[r*out+j])
 		}
+	}
+	if !needW {
+		return
 	}
 	if rows == 1 {
 		if dwr, ok := any(dw).([]Rat); ok {

@@ -851,6 +851,33 @@ func convPrim[T Scalar[T]](kind winKind) *Prim[T] {
 			}
 			return out, nil
 		},
+		VJPMasked: func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T], need []bool) ([]Tensor[T], error) {
+			if err := checkCotangent(info.Name, y, dy); err != nil {
+				return nil, err
+			}
+			g, err := plan(a, xs)
+			if err != nil {
+				return nil, err
+			}
+			per := g.smallSize()
+			if kind == winConvT {
+				per = g.bigSize()
+			}
+			out := make([]Tensor[T], 2, 3)
+			if needs(need, 0) {
+				out[0] = backX(g, xs[0].Shape, xs[1], dy)
+			}
+			if needs(need, 1) {
+				out[1] = backW(g, xs[1].Shape, xs[0], dy)
+			}
+			if len(xs) > 2 {
+				out = append(out, Tensor[T]{})
+				if needs(need, 2) {
+					out[2] = biasBack(g, dy, per)
+				}
+			}
+			return out, nil
+		},
 	}
 }
 

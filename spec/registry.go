@@ -174,6 +174,15 @@ type Prim[T Scalar[T]] struct {
 	// VJP maps an output cotangent dy to one contribution per parent, each
 	// of its parent's shape. y is the forward output at xs.
 	VJP func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T]) ([]Tensor[T], error)
+	// VJPMasked, when set, is VJP restricted to the parents t with
+	// need[t] (len(need) = len(xs)): their contributions are VJP's, computed
+	// by the same operations in the same order, and the others are returned
+	// with nil Data. Only the heavy products set it (linear, matmul, conv,
+	// conv_transpose), whose VJP computes a weight's contribution that a
+	// caller propagating to the input alone (fpbound's sweep) never reads.
+	// A Prim that replaces VJP must replace or clear it too; VJPNeed is the
+	// one entry point.
+	VJPMasked func(a *Attrs, xs []Tensor[T], y Tensor[T], dy Tensor[T], need []bool) ([]Tensor[T], error)
 	// Unary and Binary are the scalar rules an elementwise primitive is
 	// built from (at most one is set; nil for every other primitive), so
 	// that a planned kernel can run the registry's own scalar operations
@@ -184,6 +193,33 @@ type Prim[T Scalar[T]] struct {
 	Unary  *UnaryRule[T]
 	Binary *BinaryRule[T]
 }
+
+// VJPNeed is VJPMasked where the primitive has one, else VJP with the
+// contributions of the parents t without need[t] dropped (nil Data).
+func (p *Prim[T]) VJPNeed(a *Attrs, xs []Tensor[T], y, dy Tensor[T], need []bool) ([]Tensor[T], error) {
+	if p.VJPMasked != nil {
+		return p.VJPMasked(a, xs, y, dy, need)
+	}
+	dxs, err := p.VJP(a, xs, y, dy)
+	if err != nil {
+		return nil, err
+	}
+	return masked(dxs, need), nil
+}
+
+// masked drops the contributions of the parents without need (the
+// VJPMasked of a rule whose fast path computes them all).
+func masked[T Scalar[T]](dxs []Tensor[T], need []bool) []Tensor[T] {
+	for t := range dxs {
+		if t < len(need) && !need[t] {
+			dxs[t] = Tensor[T]{}
+		}
+	}
+	return dxs
+}
+
+// needs reports need[t], true past the end of need.
+func needs(need []bool, t int) bool { return t >= len(need) || need[t] }
 
 // CheckArity reports whether n parents suit the primitive.
 func (o *OpInfo) CheckArity(n int) error {
