@@ -29,6 +29,13 @@ type GradBounds struct {
 	Reason         string
 }
 
+// DefaultGradSweepWork is GradErrSharp's Options.SweepWork when none is
+// given: the forward boxes' intermediate sweeps are the boxed bound's
+// main cost (on the tools/models BERT, 2 s at 2^20, 19 s at 2^24 and
+// 170 s at DefaultSweepWork = 2^27 on the shared machine); any budget is
+// sound, a larger one only tightens boxes.
+const DefaultGradSweepWork = 1 << 22
+
 // GradErrSharp is GradErr with the boxed bound beside the classic one
 // (doc.go, "Gradients"): the forward pass's first-order boxes (the
 // machinery of SharpBounds, "Boxes") replace every closed forward value
@@ -49,6 +56,9 @@ func GradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 	k, err := o.ulps()
 	if err != nil {
 		return nil, err
+	}
+	if o.SweepWork == 0 {
+		o.SweepWork = DefaultGradSweepWork
 	}
 	boxes, reason, err := forwardBoxes[binary32](g, p, input, o, k)
 	if err != nil {
@@ -261,7 +271,7 @@ type revRun[F format] struct {
 	// ("" when none did).
 	where string
 	args  [][][]spec.Tensor[ErrOf[F]]
-	outs [][]spec.Tensor[ErrOf[F]]
+	outs  [][]spec.Tensor[ErrOf[F]]
 }
 
 func (r *revRun[F]) forward(input irsem.RatTensor, boxes []fwdBox) (string, error) {
