@@ -377,10 +377,18 @@ type Grad struct {
 }
 
 // Grads judges every gradient of the dump against the model's exact
-// gradient and fpbound's bound (fpbound.GradErr), in the model's target
-// order. A gradient the dump names that the model has not, a shape
-// that differs, or a value that is no number, is an error.
+// gradient and the smaller of fpbound's two sound reverse-mode bounds
+// (fpbound.GradErrSharp: the classic bound and the boxed one), in the
+// model's target order. A gradient the dump names that the model has
+// not, a shape that differs, or a value that is no number, is an error.
 func Grads(m *GradModel, doc *Dump, o fpbound.Options) ([]Grad, error) {
+	return GradsWith(m, doc, o, false)
+}
+
+// GradsWith is Grads; classicOnly judges with the classic bound alone
+// (fpbound.GradErr), the path before the boxed bound, kept for
+// comparison.
+func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]Grad, error) {
 	known := map[string]bool{}
 	for _, t := range m.Targets {
 		known[t.Name] = true
@@ -400,7 +408,7 @@ func Grads(m *GradModel, doc *Dump, o fpbound.Options) ([]Grad, error) {
 		return nil, err
 	}
 	o.ConstParams = m.ConstParams
-	gr, _, und, err := fpbound.GradErr(m.Graph, m.Payload, m.Input, seed, o)
+	gb, err := fpbound.GradErrSharp(m.Graph, m.Payload, m.Input, seed, o, classicOnly)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", m.What, err)
 	}
@@ -423,7 +431,14 @@ func Grads(m *GradModel, doc *Dump, o fpbound.Options) ([]Grad, error) {
 			}
 			g.Elements = make([]fpbound.Element, t.Shape.Size())
 			for k := range g.Elements {
-				g.Elements[k] = fpbound.Judge(rec[k], fpbound.EncloseErr(t.err(gr, k), und))
+				var boxed fpbound.Err
+				if gb.Boxed != nil {
+					boxed = t.err(gb.Boxed, k)
+				}
+				sh := fpbound.GradEnclosure(t.err(gb.Classic, k), gb.ClassicUndecided, boxed, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason)
+				el := fpbound.Judge(rec[k], sh.Enclosure)
+				el.Classic, el.FirstOrder, el.Estimate = sh.Classic, sh.FirstOrder, sh.Estimate
+				g.Elements[k] = el
 			}
 		}
 		out = append(out, g)

@@ -125,6 +125,12 @@ func GradsText(res []Grad) (string, int) {
 		}
 		b.WriteByte('\n')
 		b.WriteString(Summarize(g.Shape, els).Lines("  "))
+		for _, el := range els {
+			if !math.IsInf(el.FirstOrder, 1) {
+				fmt.Fprintf(&b, "  (bound: the boxed bound decides %d of %d elements, the classic one the rest)\n", s.ByFirstOrder, len(els))
+				break
+			}
+		}
 	}
 	return b.String(), failed
 }

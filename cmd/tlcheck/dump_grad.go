@@ -27,7 +27,11 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	elements := fs.Bool("elements", false, "with --json: list every checked element (index, recorded value, exact enclosure, bound, verdict)")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
 	profile := fs.String("profile", fpbound.ProfileIEEE, profileUsage)
+	bound := fs.String("bound", "sharp", "sharp (per element the smaller of the classic and the boxed reverse-mode bound)|classic (the classic bound alone, for comparison)")
 	if err := fs.parse(args, 0); err != nil {
+		return err
+	}
+	if err := oneOf("bound", *bound, "sharp", "classic"); err != nil {
 		return err
 	}
 	if (*onnxPath == "") == (*graph == "") {
@@ -57,7 +61,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}
-	res, err := compare.Grads(m, doc, fpbound.Options{ULPs: *ulps, Profile: *profile})
+	res, err := compare.GradsWith(m, doc, fpbound.Options{ULPs: *ulps, Profile: *profile}, *bound == "classic")
 	if err != nil {
 		return cli.Usagef("--grads %s: %v", gradsArg, err)
 	}

@@ -1,0 +1,528 @@
+package fpbound
+
+import (
+	"fmt"
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"os"
+	"sort"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/fpbound/nets"
+	"github.com/tlcheck/tlcheck/irgrad"
+	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// mlpLayers reads an nets.MLP graph back as its layers: every linear
+// node's W (row-major [out, in]) and b as float32s, and its activation
+// (the next node's op, "" for the last layer). Written from the graph,
+// not from the code under test.
+type mlpLayer struct {
+	id   int
+	w, b []float32
+	n    int
+	act  irsem.Op
+}
+
+func mlpLayers(t *testing.T, n *nets.Net) []mlpLayer {
+	t.Helper()
+	var ls []mlpLayer
+	for i, nd := range n.Graph.Nodes {
+		switch nd.Kind.Op {
+		case irsem.OpLinear:
+			e := n.Payload.Entries[i]
+			ls = append(ls, mlpLayer{id: i, w: f32s(t, e.W.Data), b: f32s(t, e.B.Data), n: nd.Shape[0]})
+		case irsem.OpRelu, irsem.OpTanh:
+			ls[len(ls)-1].act = nd.Kind.Op
+		}
+	}
+	return ls
+}
+
+func f32s(t *testing.T, rs []spec.Rat) []float32 {
+	out := make([]float32, len(rs))
+	for i, r := range rs {
+		f, _ := r.Big().Float64()
+		out[i] = float32(f)
+		if new(big.Rat).SetFloat64(float64(out[i])).Cmp(r.Big()) != 0 {
+			t.Fatalf("value %d is not a binary32 value", i)
+		}
+	}
+	return out
+}
+
+// order is a float32 summation order of the test's own evaluator.
+type order struct {
+	name     string
+	pairwise bool // 8 partial accumulators, reduced pairwise; else sequential
+	fma      bool // products fused into the accumulation, rounded once
+}
+
+var orders = []order{{"sequential", false, false}, {"sequential+fma", false, true}, {"pairwise8", true, false}, {"pairwise8+fma", true, true}}
+
+// gfma32 is a·b + c rounded once to binary32 (exact in big.Float, then
+// one rounding to nearest even).
+func gfma32(a, b, c float32) float32 {
+	x := new(big.Float).SetPrec(200).SetFloat64(float64(a))
+	x.Mul(x, new(big.Float).SetPrec(200).SetFloat64(float64(b)))
+	x.Add(x, new(big.Float).SetPrec(200).SetFloat64(float64(c)))
+	f, _ := x.Float32()
+	return f
+}
+
+// dot32 is Σ_k a_k·b_k + bias in binary32 in order o.
+func dot32(a, b []float32, bias float32, o order) float32 {
+	nacc := 1
+	if o.pairwise {
+		nacc = 8
+	}
+	acc := make([]float32, nacc)
+	for k := range a {
+		i := k % nacc
+		if o.fma {
+			acc[i] = gfma32(a[k], b[k], acc[i])
+		} else {
+			acc[i] += a[k] * b[k]
+		}
+	}
+	for len(acc) > 1 {
+		next := make([]float32, 0, (len(acc)+1)/2)
+		for i := 0; i < len(acc); i += 2 {
+			if i+1 < len(acc) {
+				next = append(next, acc[i]+acc[i+1])
+			} else {
+				next = append(next, acc[i])
+			}
+		}
+		acc = next
+	}
+	return acc[0] + bias
+}
+
+// mlpGrad32 is the float32 gradient of ⟨c, mlp(x)⟩ in order o: the
+// input gradient, then per layer dW (row-major) and db, irgrad's context
+// order. The registry's formulas: linear's VJP dx = Wᵀg, dW = g·xᵀ,
+// db = g; relu's g·step(x); tanh's (1 − y·y)·g.
+func mlpGrad32(ls []mlpLayer, x, c []float32, o order) [][]float32 {
+	ins := make([][]float32, len(ls))
+	outs := make([][]float32, len(ls)) // after the activation
+	h := x
+	for l, ly := range ls {
+		ins[l] = h
+		y := make([]float32, ly.n)
+		for j := range y {
+			y[j] = dot32(ly.w[j*len(h):(j+1)*len(h)], h, ly.b[j], o)
+		}
+		switch ly.act {
+		case irsem.OpRelu:
+			for j := range y {
+				y[j] = max(y[j], 0)
+			}
+		case irsem.OpTanh:
+			for j := range y {
+				y[j] = float32(math.Tanh(float64(y[j])))
+			}
+		}
+		outs[l] = y
+		h = y
+	}
+	grads := make([][]float32, 1+2*len(ls))
+	g := append([]float32{}, c...)
+	for l := len(ls) - 1; l >= 0; l-- {
+		ly := ls[l]
+		switch ly.act {
+		case irsem.OpRelu:
+			for j := range g {
+				if outs[l][j] <= 0 {
+					g[j] = 0
+				}
+			}
+		case irsem.OpTanh:
+			for j := range g {
+				y := outs[l][j]
+				var d float32
+				if o.fma {
+					d = gfma32(-y, y, 1)
+				} else {
+					d = 1 - y*y
+				}
+				g[j] = d * g[j]
+			}
+		}
+		in := ins[l]
+		dw := make([]float32, len(ly.w))
+		for j := range g {
+			for k := range in {
+				dw[j*len(in)+k] = g[j] * in[k]
+			}
+		}
+		grads[1+2*l], grads[2+2*l] = dw, append([]float32{}, g...)
+		dx := make([]float32, len(in))
+		col := make([]float32, len(g))
+		for k := range dx {
+			for j := range g {
+				col[j] = ly.w[j*len(in)+k]
+			}
+			dx[k] = dot32(col, g, 0, o)
+		}
+		g = dx
+	}
+	grads[0] = g
+	return grads
+}
+
+// gradCase is one net with its cotangent and both bounds of every
+// gradient element (input, then the parameters), flattened.
+type gradCase struct {
+	net   *nets.Net
+	ls    []mlpLayer
+	x, c  []float32
+	sharp []Sharp
+}
+
+func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, classicOnly bool) gradCase {
+	t.Helper()
+	n, err := nets.MLP(seed, width, depth, act, nets.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(seed, 7))
+	c := make([]float32, width)
+	cr := make([]spec.Rat, width)
+	for i := range c {
+		c[i] = float32(r.NormFloat64())
+		cr[i] = spec.RatFromBig(new(big.Rat).SetFloat64(float64(c[i])))
+	}
+	seedT := irsem.RatTensor{Shape: spec.Shape{width}, Data: cr}
+	gb, err := GradErrSharp(n.Graph, n.Payload, n.Input, seedT, Options{}, classicOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gc := gradCase{net: n, ls: mlpLayers(t, n), x: f32s(t, n.Input.Data), c: c}
+	add := func(cl Err, bx Err) {
+		gc.sharp = append(gc.sharp, GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason))
+	}
+	for i := range gb.Classic.Input.Data {
+		var b Err
+		if gb.Boxed != nil {
+			b = gb.Boxed.Input.Data[i]
+		}
+		add(gb.Classic.Input.Data[i], b)
+	}
+	for p := range gb.Params {
+		for i := range gb.Classic.Params[p].Data {
+			var b Err
+			if gb.Boxed != nil {
+				b = gb.Boxed.Params[p].Data[i]
+			}
+			add(gb.Classic.Params[p].Data[i], b)
+		}
+	}
+	if len(gb.Params) != 2*len(gc.ls) {
+		t.Fatalf("%d parameters, want %d", len(gb.Params), 2*len(gc.ls))
+	}
+	return gc
+}
+
+func flat32s(gs [][]float32) []float32 {
+	var out []float32
+	for _, g := range gs {
+		out = append(out, g...)
+	}
+	return out
+}
+
+// TestGradSharpSound: on seeded ReLU and tanh MLPs, the float32
+// gradients of the test's own evaluator in four summation orders
+// (sequential and 8 accumulators reduced pairwise, each with and without
+// FMA) never fail against either bound, and hold wherever the bound is
+// finite; the boxed bound is finite everywhere here and never above the
+// classic one.
+func TestGradSharpSound(t *testing.T) {
+	depths := []int{0, 1, 2, 4, 8}
+	if testing.Short() {
+		depths = []int{0, 2}
+	}
+	for _, act := range []irsem.Op{irsem.OpRelu, irsem.OpTanh} {
+		for _, depth := range depths {
+			for seed := uint64(1); seed <= 2; seed++ {
+				gc := newGradCase(t, act, 8, depth, seed, false)
+				for _, o := range orders {
+					got := flat32s(mlpGrad32(gc.ls, gc.x, gc.c, o))
+					if len(got) != len(gc.sharp) {
+						t.Fatalf("%d gradient values, %d bounds", len(got), len(gc.sharp))
+					}
+					for i, s := range gc.sharp {
+						if math.IsInf(s.FirstOrder, 1) {
+							t.Fatalf("%s depth %d seed %d: element %d has no boxed bound: %s", act, depth, seed, i, s.FirstOrderReason)
+						}
+						for _, en := range []Enclosure{s.Enclosure, {Exact: s.Exact, Bound: s.Classic}} {
+							if el := Judge(got[i], en); el.Verdict != Holds {
+								t.Errorf("%s depth %d seed %d %s: element %d = %g is %v against exact %v ± %g", act, depth, seed, o.name, i, got[i], el.Verdict, en.Exact, en.Bound)
+							}
+						}
+					}
+				}
+				for i, s := range gc.sharp {
+					if s.FirstOrder > s.Classic {
+						t.Errorf("%s depth %d seed %d: element %d: boxed bound %g above the classic %g", act, depth, seed, i, s.FirstOrder, s.Classic)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGradSharpPlanted: a relative error of 10⁻³ planted in the largest
+// element of the input gradient of a correct float32 evaluation (width
+// 16) fails against the sharp bound to depth 4, ReLU and tanh; at tanh
+// depth 8 a planted 100% (the value doubled) fails against the sharp bound and not against
+// the classic path alone (classicOnly), which is worse.
+func TestGradSharpPlanted(t *testing.T) {
+	type tc struct {
+		act      irsem.Op
+		depth    int
+		rel      float64
+		classic  bool
+		wantFail bool
+	}
+	cases := []tc{
+		{irsem.OpRelu, 0, 1e-3, false, true}, {irsem.OpRelu, 2, 1e-3, false, true}, {irsem.OpRelu, 4, 1e-3, false, true},
+		{irsem.OpTanh, 0, 1e-3, false, true}, {irsem.OpTanh, 2, 1e-3, false, true}, {irsem.OpTanh, 4, 1e-3, false, true},
+		{irsem.OpTanh, 8, 1, false, true}, {irsem.OpTanh, 8, 1, true, false},
+	}
+	for _, c := range cases {
+		gc := newGradCase(t, c.act, 16, c.depth, 11, c.classic)
+		got := flat32s(mlpGrad32(gc.ls, gc.x, gc.c, orders[0]))
+		k := largestInput(gc, len(gc.x))
+		planted := float32(float64(got[k]) * (1 + c.rel))
+		el := Judge(planted, gc.sharp[k].Enclosure)
+		if (el.Verdict == Fails) != c.wantFail {
+			t.Errorf("%s depth %d classic-only %v: the planted %g (was %g, exact %v, bound %g) is %v", c.act, c.depth, c.classic, planted, got[k], gc.sharp[k].Exact, gc.sharp[k].Bound, el.Verdict)
+		}
+	}
+}
+
+// largestInput is the input-gradient element whose exact enclosure is
+// farthest from 0.
+func largestInput(gc gradCase, n int) int {
+	k := 0
+	for i := 0; i < n; i++ {
+		if mag(gc.sharp[i].Exact) > mag(gc.sharp[k].Exact) {
+			k = i
+		}
+	}
+	return k
+}
+
+// ratGrad is the exact gradient of ⟨c, mlp(x)⟩ of a ReLU MLP over
+// big.Rat, written independently of the registry: the input gradient,
+// then dW and db per layer.
+func ratGrad(ls []mlpLayer, x, c []float32) [][]*big.Rat {
+	r := func(f float32) *big.Rat { return new(big.Rat).SetFloat64(float64(f)) }
+	h := make([]*big.Rat, len(x))
+	for i, v := range x {
+		h[i] = r(v)
+	}
+	ins := make([][]*big.Rat, len(ls))
+	act := make([][]bool, len(ls))
+	for l, ly := range ls {
+		ins[l] = h
+		y := make([]*big.Rat, ly.n)
+		act[l] = make([]bool, ly.n)
+		for j := range y {
+			s := r(ly.b[j])
+			for k := range h {
+				s.Add(s, new(big.Rat).Mul(r(ly.w[j*len(h)+k]), h[k]))
+			}
+			act[l][j] = ly.act != irsem.OpRelu || s.Sign() > 0
+			if !act[l][j] {
+				s = new(big.Rat)
+			}
+			y[j] = s
+		}
+		h = y
+	}
+	out := make([][]*big.Rat, 1+2*len(ls))
+	g := make([]*big.Rat, len(c))
+	for i, v := range c {
+		g[i] = r(v)
+	}
+	for l := len(ls) - 1; l >= 0; l-- {
+		ly, in := ls[l], ins[l]
+		for j := range g {
+			if !act[l][j] {
+				g[j] = new(big.Rat)
+			}
+		}
+		dw := make([]*big.Rat, len(ly.w))
+		for j := range g {
+			for k := range in {
+				dw[j*len(in)+k] = new(big.Rat).Mul(g[j], in[k])
+			}
+		}
+		out[1+2*l], out[2+2*l] = dw, g
+		dx := make([]*big.Rat, len(in))
+		for k := range dx {
+			s := new(big.Rat)
+			for j := range g {
+				s.Add(s, new(big.Rat).Mul(r(ly.w[j*len(in)+k]), g[j]))
+			}
+			dx[k] = s
+		}
+		g = dx
+	}
+	out[0] = g
+	return out
+}
+
+// plantedLinear is the registry over Err with linear's VJP changed by
+// fault: "transposed" reads W's transpose for the input's contribution,
+// "sign" negates it.
+func plantedLinear(t *testing.T, fault string) *spec.Registry[Err] {
+	reg := spec.New[Err]()
+	orig, err := reg.Lookup("linear")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := *orig
+	p.VJP = func(a *spec.Attrs, xs []spec.Tensor[Err], y, dy spec.Tensor[Err]) ([]spec.Tensor[Err], error) {
+		if fault == "transposed" {
+			w := xs[1]
+			n := w.Shape[0]
+			wt := spec.Tensor[Err]{Shape: w.Shape, Data: make([]Err, len(w.Data))}
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					wt.Data[j*n+i] = w.Data[i*n+j]
+				}
+			}
+			xs = append([]spec.Tensor[Err]{xs[0], wt}, xs[2:]...)
+		}
+		dxs, err := orig.VJP(a, xs, y, dy)
+		if err != nil || fault != "sign" {
+			return dxs, err
+		}
+		d := make([]Err, len(dxs[0].Data))
+		for i, v := range dxs[0].Data {
+			d[i] = v.Neg()
+		}
+		dxs[0] = spec.Tensor[Err]{Shape: dxs[0].Shape, Data: d}
+		return dxs, nil
+	}
+	reg.Override(&p)
+	return reg
+}
+
+// TestGradSharpExactAdjoints: the boxed pass's exact enclosure of every
+// gradient element of ReLU MLPs contains the exact gradient computed
+// independently over big.Rat; a transposed or sign-flipped local
+// Jacobian of linear in the pass (a planted fault) is caught by the same
+// check.
+func TestGradSharpExactAdjoints(t *testing.T) {
+	for _, fault := range []string{"", "transposed", "sign"} {
+		for _, depth := range []int{1, 3} {
+			n, err := nets.MLP(5, 6, depth, irsem.OpRelu, nets.Default)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls := mlpLayers(t, n)
+			x := f32s(t, n.Input.Data)
+			c := make([]float32, 6)
+			cr := make([]spec.Rat, 6)
+			for i := range c {
+				c[i] = float32(i+1) / 4
+				cr[i] = spec.NewRat(int64(i+1), 4)
+			}
+			l, err := irgrad.LowerWith[Err](nil, n.Graph, n.Payload, irgrad.LowerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			boxes, reason, err := forwardBoxes[binary32](n.Graph, n.Payload, n.Input, Options{}, DefaultULPs)
+			if err != nil || reason != "" {
+				t.Fatal(err, reason)
+			}
+			reg := spec.Default[Err]()
+			if fault != "" {
+				reg = plantedLinear(t, fault)
+			}
+			gr, _, reason, err := boxedReverse[binary32](n.Graph, n.Payload, n.Input, irsem.RatTensor{Shape: spec.Shape{6}, Data: cr}, l.Params, boxes, reg, DefaultULPs)
+			if err != nil || reason != "" {
+				t.Fatal(err, reason)
+			}
+			exact := ratGrad(ls, x, c)
+			got := [][]Err{gr.Input.Data}
+			for _, p := range gr.Params {
+				got = append(got, p.Data)
+			}
+			missed := 0
+			for i := range exact {
+				for k, e := range exact[i] {
+					iv := got[i][k].close().x
+					lo, hi := new(big.Rat).SetFloat64(iv.Lo), new(big.Rat).SetFloat64(iv.Hi)
+					if e.Cmp(lo) < 0 || e.Cmp(hi) > 0 {
+						missed++
+					}
+				}
+			}
+			if (missed > 0) != (fault != "") {
+				t.Errorf("fault %q depth %d: %d exact gradient elements outside the enclosure", fault, depth, missed)
+			}
+		}
+	}
+}
+
+// TestGradSharpFigures reports, per depth, the medians of bound/actual
+// and bound/|exact| over every gradient element for the classic and the
+// boxed bound, and the smallest planted relative error (a power of 10)
+// in the largest input-gradient element that fails (docs/bounds.md,
+// "Gradients"). Run with -v; GRADFIG_WIDTH sets the width (default 16).
+func TestGradSharpFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("figures")
+	}
+	width := 16
+	if w, err := fmt.Sscan(os.Getenv("GRADFIG_WIDTH"), &width); err != nil || w != 1 {
+		width = 16
+	}
+	for _, act := range []irsem.Op{irsem.OpRelu, irsem.OpTanh} {
+		for _, depth := range []int{0, 1, 2, 4, 8, 16} {
+			gc := newGradCase(t, act, width, depth, 11, false)
+			got := flat32s(mlpGrad32(gc.ls, gc.x, gc.c, orders[0]))
+			var ca, ba, cx, bx []float64
+			for i, s := range gc.sharp {
+				m := (s.Exact.Lo + s.Exact.Hi) / 2
+				act := math.Abs(float64(got[i]) - m)
+				if act > 0 {
+					ca, ba = append(ca, s.Classic/act), append(ba, s.FirstOrder/act)
+				}
+				if m != 0 {
+					cx, bx = append(cx, s.Classic/math.Abs(m)), append(bx, s.FirstOrder/math.Abs(m))
+				}
+			}
+			k := largestInput(gc, len(gc.x))
+			caught := func(bound float64) string {
+				for e := -7; e <= 3; e++ {
+					rel := math.Pow(10, float64(e))
+					en := Enclosure{Exact: gc.sharp[k].Exact, Bound: bound}
+					if Judge(float32(float64(got[k])*(1+rel)), en).Verdict == Fails {
+						return fmt.Sprintf("1e%d", e)
+					}
+				}
+				return "none"
+			}
+			t.Logf("%s width %d depth %2d: bound/actual classic %.2g boxed %.2g; bound/|exact| classic %.2g boxed %.2g; smallest planted caught classic %s boxed %s",
+				act, width, depth, med(ca), med(ba), med(cx), med(bx), caught(gc.sharp[k].Classic), caught(gc.sharp[k].FirstOrder))
+		}
+	}
+}
+
+func med(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64{}, v...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
