@@ -188,17 +188,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		}
 	}
 
-	r := &foRun[F]{
-		g: g, input: input, apps: apps, nodes: nodes,
-		reg: spec.Default[adj](), regE: errRegistryOrDefault[F](o.Profile),
-		budget:    o.SweepWork,
-		fusedVals: make([]spec.Tensor[ErrOf[F]], n),
-		jac:       make([][]jac, n),
-	}
-	if r.budget == 0 {
-		r.budget = DefaultSweepWork
-	}
-	r.prefix, r.lastFull = prefixWorks(g), -1
+	r := newFoRun[F](g, input, apps, nodes, o)
 	for j := range nodes {
 		if reason, err := r.local(j); reason != "" || err != nil {
 			return noBound(g, nodes, reason), "", err
@@ -326,6 +316,25 @@ func (r *foRun[F]) forward(j int) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// newFoRun is the state of one first-order run over the nodes' round-0
+// boxes: the one constructor, so every caller (firstOrder, and the
+// gradient bound's forwardBoxes) starts the sweeps from the same state.
+func newFoRun[F format](g *irsem.Graph, input irsem.RatTensor, apps []irsem.Application, nodes []foNode, o Options) *foRun[F] {
+	n := len(g.Nodes)
+	r := &foRun[F]{
+		g: g, input: input, apps: apps, nodes: nodes,
+		reg: spec.Default[adj](), regE: errRegistryOrDefault[F](o.Profile),
+		budget:    o.SweepWork,
+		fusedVals: make([]spec.Tensor[ErrOf[F]], n),
+		jac:       make([][]jac, n),
+	}
+	if r.budget == 0 {
+		r.budget = DefaultSweepWork
+	}
+	r.prefix, r.lastFull = prefixWorks(g), -1
+	return r
 }
 
 // sweeps runs the sweeps from every element of node j within the

@@ -225,16 +225,7 @@ func forwardBoxes[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTen
 			nd.box[m] = widen(nd.x[m], c.e)
 		}
 	}
-	r := &foRun[F]{
-		g: g, input: input, apps: apps, nodes: nodes,
-		reg: spec.Default[adj](), regE: errRegistryOrDefault[F](o.Profile),
-		budget:    o.SweepWork,
-		fusedVals: make([]spec.Tensor[ErrOf[F]], n),
-		jac:       make([][]jac, n),
-	}
-	if r.budget == 0 {
-		r.budget = DefaultSweepWork
-	}
+	r := newFoRun[F](g, input, apps, nodes, o)
 	for j := range nodes {
 		if reason, err := r.local(j); reason != "" || err != nil {
 			return nil, reason, err
