@@ -113,6 +113,9 @@ func sampleCases() []sampleCase {
 		{op: "lrn", attrs: &Attrs{Size: 2, Alpha: r(1, 3), Beta: r(1, 2), Bias: tiny()}, shapes: []Shape{{1, 3}}},
 		{op: "hard_masked_softmax", attrs: &Attrs{Mask: []bool{true, false, true, false, false, false}}, shapes: []Shape{{2, 3}}},
 		{op: "keep_mask", attrs: &Attrs{Shape: Shape{6}, Seed: 3}, shapes: []Shape{{}}},
+		{op: "round_f16", shapes: []Shape{{5}}},
+		{op: "round_bf16", shapes: []Shape{{2, 3}}},
+		{op: "round_f32", shapes: []Shape{{4}}},
 	}
 }
 
