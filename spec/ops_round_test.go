@@ -286,12 +286,12 @@ func TestRoundScalars(t *testing.T) {
 		f    FloatFormat
 		want float64
 	}{
-		{1 + 0x1p-11, FormatBinary16, 1},             // a tie: to the even 1
+		{1 + 0x1p-11, FormatBinary16, 1},            // a tie: to the even 1
 		{1 + 3*0x1p-11, FormatBinary16, 1 + 0x1p-9}, // a tie: to the even 1 + 2^-9
-		{0x1p-25, FormatBinary16, 0},                 // half the least subnormal: to 0
-		{0x1.8p-25, FormatBinary16, 0x1p-24},         // above half: the least subnormal
-		{65519, FormatBinary16, 65504},               // below Ω
-		{1 + 0x1p-8, FormatBFloat16, 1},              // a tie
+		{0x1p-25, FormatBinary16, 0},                // half the least subnormal: to 0
+		{0x1.8p-25, FormatBinary16, 0x1p-24},        // above half: the least subnormal
+		{65519, FormatBinary16, 65504},              // below Ω
+		{1 + 0x1p-8, FormatBFloat16, 1},             // a tie
 		{-(1 + 3*0x1p-8), FormatBFloat16, -(1 + 0x1p-6)},
 		{1 + 0x1p-24, FormatBinary32, 1},
 		{0.1, FormatBinary32, float64(float32(0.1))},

@@ -229,6 +229,13 @@ func TestJVPAgainstFiniteDifferences(t *testing.T) {
 		if p.NoGrad {
 			continue // stop-gradient by definition, not the derivative of the forward
 		}
+		if strings.HasPrefix(c.op, "round_") {
+			// Piecewise constant with a jump every ulp of its format: a central
+			// difference of width 2·10⁻⁶ straddles one wherever that ulp is
+			// smaller. Its zero derivative is decided by the derivative
+			// obligation (package obligations) and TestRoundScalars instead.
+			continue
+		}
 		for trial := 0; trial < 10; trial++ {
 			xs := make([]Tensor[F64], len(c.shapes))
 			dxs := make([]Tensor[F64], len(c.shapes))
