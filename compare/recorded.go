@@ -79,7 +79,10 @@ func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
 		for _, c := range im.Computed {
 			mixed := c != iv.DataType
 			if iv.DataType == onnx.Float {
-				mixed = c.Is16() // DOUBLE values cannot reach a FLOAT output
+				// A computed DOUBLE value reaches a FLOAT output only through a
+				// narrowing cast (round_f32): binary64 arithmetic under a binary32
+				// bound, a mix too.
+				mixed = c.Is16() || c == onnx.Double
 			}
 			if mixed {
 				return 0, cli.Usagef("--onnx %s: output %q is %v but the graph also computes %v values: the a-priori bound is for one format, not a mix", model, iv.Name, iv.DataType, c)

@@ -245,6 +245,16 @@
 // discontinuity is bounded, not decided. (An unbounded argument gives an
 // unbounded result: its computed value may be NaN.)
 //
+// Cast (round_f16, round_bf16, round_f32: a conversion R to a narrower
+// format T, correctly rounded, so the node adds no rounding beyond R
+// itself). With u_T, η_T and Ω_T the constants of T: R(x) ∈ [R(X.Lo),
+// R(X.Hi)] (R is monotone); E = 0 stays 0; otherwise, unless the hull
+// reaches Ω_T (+∞), E' = min(E + u_T·(mag X + mag H) + 2η_T, the largest
+// distance between R(H) and R(X)) — the u_T and η_T terms charge the jump
+// of R at a tie that x̂ and x may straddle. T and F must nest (binary16
+// and bfloat16 do not: +∞). The lemma, the proof and the first-order
+// treatment (a box that straddles a jump voids it) are in round_cast.go.
+//
 // Elementary functions f ∈ {exp, log, log1p, tanh, sin, cos} (M3). x and
 // x̂ both lie in H, so by the mean value theorem |f(x̂) − f(x)| ≤ L·E with
 // L ≥ sup_H |f′| (exp: e^{H.Hi}; log: 1/H.Lo; log1p: 1/(1+H.Lo); tanh:

@@ -109,6 +109,12 @@ func opCases(t testing.TB) []opCase {
 		inexactCase(t, OpCos, math.Cos),
 		inexactCase(t, OpSoftplus, softplus64),
 		inexactCase(t, "erf", math.Erf),
+		// Casts, worked by hand: binary16 1/3 = 1365·2^-12, 2049 a tie to the
+		// even 2048; bfloat16 1/3 = 171·2^-9, 257 a tie to 256; binary32 1/3
+		// = 11184811·2^-25.
+		unaryCase(t, "round_f16", []string{"1/3", "-1/3", "2049", "65504"}, []string{"1365/4096", "-1365/4096", "2048", "65504"}),
+		unaryCase(t, "round_bf16", []string{"1/3", "257"}, []string{"171/512", "256"}),
+		unaryCase(t, "round_f32", []string{"1/3", "1/2"}, []string{"11184811/33554432", "1/2"}),
 		inexactCase(t, "asinh", math.Asinh),
 		{name: "pow", g: graphOf(input(3), nd(OpConst, nil, s(3), withValueShape(3)), nd("pow", []int{0, 1}, s(3))),
 			p: payloadOf(map[int]*Params{1: {Value: rtp(t, s(3), "2", "-2", "1/2")}}), x: rt(t, s(3), "3/2", "1", "2"), inexact: true,

@@ -132,9 +132,9 @@ type Imported struct {
 	// is exact). fpbound's theorem is for one format, so a DOUBLE output
 	// is judged with the binary64 bound only when DOUBLE is the one type
 	// computed, a FLOAT16 (BFLOAT16) output with the binary16 (bfloat16)
-	// bound when that is; a FLOAT output with the binary32 bound when no
-	// 16-bit value is computed (a DOUBLE value cannot reach it: a cast to
-	// a narrower type is refused).
+	// bound when that is; a FLOAT output with the binary32 bound when
+	// FLOAT is (a computed DOUBLE value reaches it only through a
+	// narrowing cast, import_cast.go: a mix).
 	Computed []DataType
 	// Exact are the integer and boolean graph outputs, each a constant
 	// of the imported graph (folded, or decided on Options.Values): a

@@ -74,7 +74,8 @@ func TestImportBadInput(t *testing.T) {
 		{"gradient of a non-output", newMG(12).in("a", 1).op("Relu", ins("a"), ins("r")).op("Neg", ins("r"), ins("y")).
 			opD("ai.onnx.preview.training", "Gradient", ins("a"), ins("da"), aSs("xs", "a"), aS("y", "r")).out("y", "da").model(), Options{}, []string{`node "da" (ai.onnx.preview.training.Gradient)`, `attribute "y"`}},
 		{"pow with a varying integer exponent", newMG(13).in("x", 2).initI("p", dims(2), 1, 2).op("Pow", ins("x", "p"), ins("y")).out("y").model(), Options{}, []string{`node "y" (Pow)`, `input 1 ("p")`}},
-		{"cast of a float value to a narrower type", newMG(13).inT("x", Double, 2).op("Cast", ins("x"), ins("y"), aI("to", int64(Float))).out("y").model(), Options{}, []string{`node "y" (Cast)`, `attribute "to"`}},
+		// (A cast to a narrower IEEE format is the registry's rounding, import_cast.go; float8 is not modelled.)
+		{"cast of a float value to float8", newMG(19).in("x", 2).op("Cast", ins("x"), ins("y"), aI("to", 17)).out("y").model(), Options{}, []string{`node "y" (Cast)`, `attribute "to"`}},
 		{"integer overflow", newMG(13).in("x", 2).initI("a", dims(1), 1<<62).initI("b", dims(1), 4).op("Mul", ins("a", "b"), ins("m")).op("Reshape", ins("x", "m"), ins("y")).out("y").model(), Options{}, []string{`node "m" (Mul)`, "overflow"}},
 		{"integer division by zero", newMG(13).in("x", 2).initI("a", dims(1), 4).initI("b", dims(1), 0).op("Div", ins("a", "b"), ins("m")).op("Reshape", ins("x", "m"), ins("y")).out("y").model(), Options{}, []string{`node "m" (Div)`, "element 0", "division by zero"}},
 		{"pad mode wrap", newMG(19).in("x", 2).initI("p", dims(2), 1, 1).op("Pad", ins("x", "p"), ins("y"), aS("mode", "wrap")).out("y").model(), Options{}, []string{`node "y" (Pad)`, `attribute "mode"`}},

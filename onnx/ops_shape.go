@@ -958,8 +958,8 @@ func importShape(c *nctx) error {
 // importCast: integer constants are converted at import (to BOOL: non-zero
 // is 1), and so are float constants cast to an integer type (truncation
 // toward zero); a float value cast to its own type, or float32 to float64,
-// is the identity (the same reals). A cast to a narrower float type rounds
-// and is refused.
+// is the identity (the same reals). A cast to a narrower float type is the
+// registry's rounding primitive of that type (import_cast.go).
 func importCast(c *nctx) error {
 	if err := c.oneOutput(1, 1); err != nil {
 		return err
@@ -1057,6 +1057,9 @@ func (c *nctx) castTo(dt DataType) error {
 		w.dt = dt
 		c.outValue(0, &w)
 	default:
+		if done, err := c.castNarrow(v, dt); done || err != nil {
+			return err // a narrowing float cast (import_cast.go)
+		}
 		return c.errf(attrField("to"), "cast from %s to %s is not supported (it would change values the IR computes exactly)", v.dt.String(), dt.String())
 	}
 	return nil

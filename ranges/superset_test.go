@@ -34,7 +34,10 @@ const supersetGraph = `{"format":"tlcheck.ir.v1","input_id":0,"output_id":20,"no
   {"id":27,"kind":"tile","parents":[0],"shape":[4,6],"out_shape":[4,6]},
   {"id":28,"kind":"scatter","parents":[0,9],"shape":[2,3],"axis":0,"indices_shape":[2,2],"indices":[1,0,0,1]},
   {"id":29,"kind":"renorm","parents":[0],"shape":[2,3],"axis":1,"maxnorm":"1"},
-  {"id":30,"kind":"l2_normalize","parents":[0],"shape":[2,3],"axis":1,"eps":"1/2"}
+  {"id":30,"kind":"l2_normalize","parents":[0],"shape":[2,3],"axis":1,"eps":"1/2"},
+  {"id":31,"kind":"round_f16","parents":[2],"shape":[2,3]},
+  {"id":32,"kind":"round_bf16","parents":[7],"shape":[2,3]},
+  {"id":33,"kind":"round_f32","parents":[0],"shape":[2,3]}
 ]}`
 
 const supersetPayload = `{"format":"tlcheck.payload.v1","entries":{

@@ -213,6 +213,18 @@ var partialWitnesses = map[string]struct {
 	"l2_normalize": {&Attrs{Axis: -1}, [][]int64{{1, 1}}, nil},
 	// The sub-tensor x[0, :] = (1, 1) has norm √2 > 1, irrational.
 	"renorm": {&Attrs{Axis: 0, Maxnorm: big.NewRat(1, 1)}, [][]int64{{1, 1}}, []Shape{{1, 2}}},
+	// A cast at its format's overflow threshold Ω has no real value (IEEE: ±∞);
+	// bfloat16's and binary32's lie near 2^128 (partialWitnessScale).
+	"round_f16":  {nil, [][]int64{{65520}}, nil},
+	"round_bf16": {nil, [][]int64{{1}}, nil},
+	"round_f32":  {nil, [][]int64{{1}}, nil},
+}
+
+// partialWitnessScale multiplies a witness's integers, for witnesses
+// beyond int64: 2^128 ≥ Ω of bfloat16 and of binary32.
+var partialWitnessScale = map[string]Rat{
+	"round_bf16": RatFromBig(new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 128))),
+	"round_f32":  RatFromBig(new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 128))),
 }
 
 // TestSafeLogPartialOverFloats: safe_log is Partial for a reason that is
@@ -251,6 +263,9 @@ func TestPartialFlag(t *testing.T) {
 			}
 			for k, v := range vs {
 				xs[i].Data[k] = NewRat(v, 1)
+				if sc, ok := partialWitnessScale[o.Name]; ok {
+					xs[i].Data[k] = xs[i].Data[k].Mul(sc)
+				}
 			}
 		}
 		y, err := p.Apply(w.attrs, xs)

@@ -146,5 +146,6 @@ func builtinPrims[T Scalar[T]]() []*Prim[T] {
 	ps = append(ps, importedPrims[T]()...)
 	ps = append(ps, onnxPrims[T]()...)
 	ps = append(ps, extraPrims[T]()...)
+	ps = append(ps, roundPrims[T]()...)
 	return ps
 }

@@ -113,6 +113,9 @@ func sampleCases() []sampleCase {
 		{op: "lrn", attrs: &Attrs{Size: 2, Alpha: r(1, 3), Beta: r(1, 2), Bias: tiny()}, shapes: []Shape{{1, 3}}},
 		{op: "hard_masked_softmax", attrs: &Attrs{Mask: []bool{true, false, true, false, false, false}}, shapes: []Shape{{2, 3}}},
 		{op: "keep_mask", attrs: &Attrs{Shape: Shape{6}, Seed: 3}, shapes: []Shape{{}}},
+		{op: "round_f16", shapes: []Shape{{5}}},
+		{op: "round_bf16", shapes: []Shape{{2, 3}}},
+		{op: "round_f32", shapes: []Shape{{4}}},
 	}
 }
 
@@ -225,6 +228,13 @@ func TestJVPAgainstFiniteDifferences(t *testing.T) {
 		p, _ := reg.Lookup(c.op)
 		if p.NoGrad {
 			continue // stop-gradient by definition, not the derivative of the forward
+		}
+		if strings.HasPrefix(c.op, "round_") {
+			// Piecewise constant with a jump every ulp of its format: a central
+			// difference of width 2·10⁻⁶ straddles one wherever that ulp is
+			// smaller. Its zero derivative is decided by the derivative
+			// obligation (package obligations) and TestRoundScalars instead.
+			continue
 		}
 		for trial := 0; trial < 10; trial++ {
 			xs := make([]Tensor[F64], len(c.shapes))

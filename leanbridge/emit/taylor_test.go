@@ -406,6 +406,16 @@ func runTaylor(reg *spec.Registry[spec.Rat], dual *spec.Registry[spec.Dual[spec.
 func TestTaylorIdentity(t *testing.T) {
 	for i, op := range exactOps() {
 		t.Run(op, func(t *testing.T) {
+			if !covered(op) {
+				// No Lean semantics, so no derivative theorem whose identity
+				// to check: the casts round_f16, round_bf16, round_f32, whose
+				// difference quotients at x = 0 look linear at every scale
+				// this test samples (R(h) = h for a short dyadic h far above
+				// the format's least subnormal) although R is not
+				// differentiable there; their JVP (0) is decided by the
+				// obligations' derivative check instead.
+				t.Skipf("%s has no Lean semantics (lean/README.md, Coverage)", op)
+			}
 			n, err := runTaylor(ratReg, dualReg, op, uint64(1000*i))
 			if err != nil {
 				t.Fatal(err)
