@@ -173,6 +173,14 @@ def zoo_model(name: str) -> tuple[Any, Any, dict[str, Any]]:
     model, inputs = zoo.build(spec, 0)
     if name == "zoo_resnet":
         return model, inputs[0], {"dynamo": False, "opset_version": 17}
+    if name == "zoo_bert":
+        # nn.Embedding's padding_idx (BertConfig.pad_token_id = 0) is a gradient convention, not a
+        # function: the forward reads row 0 like any other, but autograd zeroes that row's
+        # gradient. The exported ONNX graph is a Gather, whose exact gradient at row 0 is not zero
+        # when token 0 is in the input (seed 0 draws it), so compare-grad FAILS that row -- a true
+        # statement about PyTorch's convention (docs/engines.md). The dump judges the gradient of
+        # the function itself: padding_idx off, which changes neither the weights nor the forward.
+        model.model.embeddings.word_embeddings.padding_idx = None
     return model, inputs[0], {}
 
 
