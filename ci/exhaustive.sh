@@ -11,6 +11,10 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestEveryNumberEditRejected|TestEveryNumberEditRejectedNewKinds|TestVerifyCostLinear)$' ./certificates/verify
 TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^TestHelpLimits$' ./cmd/tlcheck
+TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^TestWideCatchesFaultsOutsideFirstStream$' ./obligations
+TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestGenGraphWellFormed|TestGenTypedBuilds)$' ./obligations/casegen
+TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestSoundness|TestSoundnessRandomGraphs)$' ./ranges
+TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestBinary32FMA|TestBinary32MatchesHardware|TestBinary32ProofModel|TestIntervalElementarySound|TestIntervalFromRatTight|TestIntervalSoundnessFloats|TestIntervalSoundnessRat|TestIntervalTrigExtremaAdversarial|TestStableIntervalSound)$' ./spec
 # fpbound's dense-path sweep over the backend models: the ones whose
 # declared work exceeds 2^22 (it had run in no CI stage before this script)
 TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^TestBackendModelsDense$' ./fpbound
