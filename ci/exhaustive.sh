@@ -15,7 +15,8 @@ TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^TestWideCatchesFaultsOutsideFirstSt
 TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestGenGraphWellFormed|TestGenTypedBuilds)$' ./obligations/casegen
 TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestSoundness|TestSoundnessRandomGraphs)$' ./ranges
 TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestBinary32FMA|TestBinary32MatchesHardware|TestBinary32ProofModel|TestIntervalElementarySound|TestIntervalFromRatTight|TestIntervalSoundnessFloats|TestIntervalSoundnessRat|TestIntervalTrigExtremaAdversarial|TestStableIntervalSound)$' ./spec
-# fpbound's dense-path sweep over the backend models: the ones whose
-# declared work exceeds 2^22 (it had run in no CI stage before this script)
-TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^TestBackendModelsDense$' ./fpbound
+# fpbound: the dense-path sweep over the backend models whose declared
+# work exceeds 2^22 (it had run in no CI stage before this script) and
+# the 1500 random graphs of the soundness test
+TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestBackendModelsDense|TestSoundRandomGraphs)$' ./fpbound
 echo "exhaustive: ok in $(( $(date +%s) - start )) s"
