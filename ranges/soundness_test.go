@@ -97,9 +97,13 @@ func exactTags(g *irsem.Graph) bool {
 
 // TestSoundness is the soundness property: for many random boxes and
 // points in them, the binary32 replay and the exact values lie inside the
-// trace, for graphs that together use every supported tag.
+// trace, for graphs that together use every supported tag: 60 boxes per
+// graph with TLCHECK_EXHAUSTIVE set (CI), 20 by default, 15 under -short.
 func TestSoundness(t *testing.T) {
-	boxes := 60
+	boxes := 20
+	if exhaustive() {
+		boxes = 60
+	}
 	if testing.Short() {
 		boxes = 15
 	}

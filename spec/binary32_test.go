@@ -120,9 +120,15 @@ func (g *b32Gen) pair() (Binary32, Binary32) {
 	return a, b
 }
 
+// b32Iterations is a random test's case count: full with
+// TLCHECK_EXHAUSTIVE set (CI), short under -short, and a quarter of full
+// (at least short) by default.
 func b32Iterations(t testing.TB, full, short int) int {
 	if testing.Short() {
 		return short
+	}
+	if !exhaustive() {
+		return max(full/4, short)
 	}
 	return full
 }

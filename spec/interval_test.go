@@ -65,9 +65,15 @@ func (g *ivGen) operand() (Interval, []*big.Rat) {
 
 func (g *ivGen) pick(ps []*big.Rat) *big.Rat { return ps[g.r.IntN(len(ps))] }
 
+// ivIterations is a random test's case count: full with
+// TLCHECK_EXHAUSTIVE set (CI), short under -short, and a quarter of full
+// (at least short) by default.
 func ivIterations(full, short int) int {
 	if testing.Short() {
 		return short
+	}
+	if !exhaustive() {
+		return max(full/4, short)
 	}
 	return full
 }

@@ -134,7 +134,7 @@ func TestEveryNumberEditRejectedNewKinds(t *testing.T) {
 			t.Fatalf("%s: unedited file fails: %v", e.Path, err)
 		}
 		for i, loc := range numberRE.FindAllIndex(orig, -1) {
-			if i%raceStride() == 0 {
+			if i%editStride() == 0 {
 				all = append(all, edit{e, orig, loc})
 			}
 			edits[e.Kind]++
@@ -169,12 +169,11 @@ func TestEveryNumberEditRejectedNewKinds(t *testing.T) {
 	t.Logf("edits per kind: %v", edits)
 }
 
-// raceStride is 1 normally: every number is edited. Under the race
-// detector it is 16: every 16th number of every file, the first included,
-// so every file and every verifier still runs edited inputs on the worker
-// pool, concurrently, which is what the race detector needs to see; the
-// exhaustive run is the ordinary go test ./... of the same CI, where its
-// verdicts are decided.
+// raceStride is 1 outside the race detector. Under the race detector it
+// is 16: every 16th number of every file, the first included, so every
+// file and every verifier still runs edited inputs on the worker pool,
+// concurrently, which is what the race detector needs to see; every
+// edit's verdict is decided by CI's TLCHECK_EXHAUSTIVE run (editStride).
 func raceStride() int {
 	if raceEnabled {
 		return 16

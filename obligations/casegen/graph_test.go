@@ -7,8 +7,14 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// graphSeeds is how many seeds the generator tests draw per option set.
-const graphSeeds = 3000
+// graphSeeds is how many seeds the generator tests draw per option set:
+// 3000 with TLCHECK_EXHAUSTIVE set (CI), 1000 by default.
+func graphSeeds() uint64 {
+	if exhaustive() {
+		return 3000
+	}
+	return 1000
+}
 
 var genOptionSets = []struct {
 	name string
@@ -30,7 +36,7 @@ func TestGenGraphWellFormed(t *testing.T) {
 			o := set.o.withDefaults()
 			seen := map[irsem.Op]int{}
 			dups := 0
-			for seed := uint64(0); seed < graphSeeds; seed++ {
+			for seed := uint64(0); seed < graphSeeds(); seed++ {
 				gc, err := GraphSeed(seed, set.o)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
@@ -89,7 +95,7 @@ func TestGenGraphWellFormed(t *testing.T) {
 func TestGenTypedBuilds(t *testing.T) {
 	for _, set := range genOptionSets {
 		t.Run(set.name, func(t *testing.T) {
-			for seed := uint64(0); seed < graphSeeds/3; seed++ {
+			for seed := uint64(0); seed < graphSeeds()/3; seed++ {
 				tc, err := GenTyped(NewRandSource(seed), set.o)
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
