@@ -174,19 +174,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		reason, err := failed(err, "the evaluation failed: "+err.Error())
 		return noBound(g, nodes, reason), "", err
 	}
-	for i := range nodes {
-		nd := &nodes[i]
-		nd.e = make([]float64, len(all[i].Data))
-		nd.box = make([]spec.Interval, len(all[i].Data))
-		for m, v := range all[i].Data {
-			c := v.close()
-			if x, ok := intersect(nd.x[m], c.x); ok {
-				nd.x[m] = x
-			}
-			nd.e[m] = c.e
-			nd.box[m] = widen(nd.x[m], c.e)
-		}
-	}
+	roundZeroBoxes(nodes, all)
 
 	r := newFoRun[F](g, input, apps, nodes, o)
 	for j := range nodes {
@@ -316,6 +304,26 @@ func (r *foRun[F]) forward(j int) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// roundZeroBoxes sets round 0 of every node's boxes from the classic
+// bounds all: the exact enclosure x intersected with the Err value's
+// enclosure, its error bound e, and the box x ± e that holds every value
+// an evaluation within the bound can take.
+func roundZeroBoxes[F format](nodes []foNode, all []spec.Tensor[ErrOf[F]]) {
+	for i := range nodes {
+		nd := &nodes[i]
+		nd.e = make([]float64, len(all[i].Data))
+		nd.box = make([]spec.Interval, len(all[i].Data))
+		for m, v := range all[i].Data {
+			c := v.close()
+			if x, ok := intersect(nd.x[m], c.x); ok {
+				nd.x[m] = x
+			}
+			nd.e[m] = c.e
+			nd.box[m] = widen(nd.x[m], c.e)
+		}
+	}
 }
 
 // newFoRun is the state of one first-order run over the nodes' round-0

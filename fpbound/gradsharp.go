@@ -212,19 +212,7 @@ func forwardBoxes[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTen
 	if err != nil {
 		return failedBoxes(err, "the evaluation failed: "+err.Error())
 	}
-	for i := range nodes {
-		nd := &nodes[i]
-		nd.e = make([]float64, len(all[i].Data))
-		nd.box = make([]spec.Interval, len(all[i].Data))
-		for m, v := range all[i].Data {
-			c := v.close()
-			if x, ok := intersect(nd.x[m], c.x); ok {
-				nd.x[m] = x
-			}
-			nd.e[m] = c.e
-			nd.box[m] = widen(nd.x[m], c.e)
-		}
-	}
+	roundZeroBoxes(nodes, all)
 	r := newFoRun[F](g, input, apps, nodes, o)
 	for j := range nodes {
 		if reason, err := r.local(j); reason != "" || err != nil {
