@@ -141,16 +141,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	if err != nil {
 		return nil, "", err
 	}
-	n := len(g.Nodes)
-	nodes := make([]foNode, n)
-	for i := range nodes {
-		nodes[i].app = &apps[i]
-	}
-	for i := range g.Nodes {
-		for _, q := range g.Nodes[i].Parents {
-			nodes[q].kids++
-		}
-	}
+	nodes := newFoNodes(g, apps)
 	// The exact enclosures: over spec.Rat when every step is exact, else
 	// the ball centre, else over spec.Interval.
 	if err := exactEnclosures(g, p, input, apps, nodes); err != nil {
@@ -304,6 +295,21 @@ func (r *foRun[F]) forward(j int) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// newFoNodes is one node state per graph node: its application and the
+// number of its children (parent slots that read it).
+func newFoNodes(g *irsem.Graph, apps []irsem.Application) []foNode {
+	nodes := make([]foNode, len(g.Nodes))
+	for i := range nodes {
+		nodes[i].app = &apps[i]
+	}
+	for i := range g.Nodes {
+		for _, q := range g.Nodes[i].Parents {
+			nodes[q].kids++
+		}
+	}
+	return nodes
 }
 
 // roundZeroBoxes sets round 0 of every node's boxes from the classic

@@ -187,15 +187,7 @@ func forwardBoxes[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTen
 		return nil, "", err
 	}
 	n := len(g.Nodes)
-	nodes := make([]foNode, n)
-	for i := range nodes {
-		nodes[i].app = &apps[i]
-	}
-	for i := range g.Nodes {
-		for _, q := range g.Nodes[i].Parents {
-			nodes[q].kids++
-		}
-	}
+	nodes := newFoNodes(g, apps)
 	if err := exactEnclosures(g, p, input, apps, nodes); err != nil {
 		return failedBoxes(err, "the exact enclosure failed: "+err.Error())
 	}
