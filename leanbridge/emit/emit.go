@@ -32,7 +32,9 @@
 // kernel evaluates the two sides, and the equality follows from
 // Graph.rev_adjoint with local adjointness discharged for every graph
 // over Prim (Comp.graph_locallyAdjoint); Comp.checkComps_adjoint gives
-// the identity for every seed and tangent.
+// the identity for every seed and tangent, and Comp.comp_backprop the
+// same for the sweep that skips unreached nodes (zero preservation
+// discharged for every graph over Prim, Comp.graph_zeroPreserving).
 // Constant leaves (const, rand_uniform) are Prim.const with their value;
 // the window nodes carry the geometry irsem.Applications gives them, and
 // conv's W and b become constant leaves before it, as linear's do; the
