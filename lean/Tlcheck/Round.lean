@@ -110,14 +110,14 @@ theorem roundAll_zeros (f : Fmt) : ∀ x : List Rat, roundAll f (zeros x) = some
   | [] => rfl
   | _ :: as => by
     show consOpt (roundQ f 0) (roundAll f (zeros as)) = some (0 :: zeros as)
-    rw [roundQ_zero f, roundAll_zeros f as]
-    rfl
+    calc consOpt (roundQ f 0) (roundAll f (zeros as)) = consOpt (some 0) (some (zeros as)) := by
+          rw [roundQ_zero f, roundAll_zeros f as]
+      _ = some (0 :: zeros as) := rfl
 
 /-- **round_T preserves zero**: the forward maps the zero tensor to itself. -/
 theorem round_fwd_zeros (f : Fmt) (x : List Rat) : roundFwd f (zeros x) = zeros x := by
   show optL (roundAll f (zeros x)) = zeros x
-  rw [roundAll_zeros f x]
-  rfl
+  exact (congrArg optL (roundAll_zeros f x)).trans (rfl : optL (some (zeros x)) = zeros x)
 
 /-- Zero preservation at the primitive (binary16): the forward maps the
 zero tensor to itself, the VJP's contribution and the JVP are zero
