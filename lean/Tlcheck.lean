@@ -12,4 +12,5 @@ import Tlcheck.Dropout
 import Tlcheck.Norm
 import Tlcheck.Prod
 import Tlcheck.Renorm
+import Tlcheck.Round
 import Tlcheck.Certs.All

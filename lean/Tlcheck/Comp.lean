@@ -120,15 +120,26 @@ attributes, its parents' values `val` and its own recorded value. -/
 def lensOf (val : Nat → List Rat) (n : CNode) : Lens n.prim n.attr (n.parents.map val) :=
   primLens n.prim n.attr (n.parents.map val) n.value
 
+/-- A recorded node's VJP through its lens, with `listPairing`'s zero
+normalised: the zero cotangent `[]` (an unreached node's) gives no
+contributions (`[]`, which `Graph.push` adds as nothing), any other
+cotangent δ the lens's contributions `fitAll ins (vjp (fit out δ))`. The
+two agree as tangents: the lens's contributions at `[]` are zero lists
+(every VJP here is linear), which pair with everything to 0 — what
+`node_adjoint`'s `[]` arm shows directly (both sides 0). -/
+def lensVjp (val : Nat → List Rat) (n : CNode) : List Rat → List (List Rat)
+  | [] => []
+  | d :: ds => fitAll (lensOf val n).ins (n.prim.vjp n.attr (n.parents.map val) (fit (lensOf val n).out (d :: ds)))
+
 /-- The node of `Tlcheck.Graph` for a recorded node: `Prim.jvp` and
 `Prim.vjp` read at the parents' values `val`, through the node's lens
 (tangents fitted to the lens's input lengths, the cotangent and the
 output to its output length; the identity on tangents of those lengths,
-`lens_id`). -/
+`lens_id`), the zero cotangent `[]` sent to no contributions (`lensVjp`). -/
 def toNode (val : Nat → List Rat) (n : CNode) : Graph.Node (List Rat) where
   parents := n.parents
   jvp := fun dxs => fit (lensOf val n).out (n.prim.jvp n.attr (n.parents.map val) (fitAll (lensOf val n).ins dxs))
-  vjp := fun δ => fitAll (lensOf val n).ins (n.prim.vjp n.attr (n.parents.map val) (fit (lensOf val n).out δ))
+  vjp := lensVjp val n
 
 namespace CompCase
 /-- The value of index i: the input at 0, node k's recorded value at k + 1. -/
@@ -246,13 +257,20 @@ theorem pairAll_list : ∀ us vs : List (List Rat), Graph.pairAll listPairing us
 /-- Every recorded node is locally adjoint over `listPairing`, for every
 cotangent and every list of tangents (any lengths): `lens_adjoint` at the
 node's lens. -/
-theorem node_adjoint (val : Nat → List Rat) (n : CNode) (δ : List Rat) (dxs : List (List Rat)) :
-    listPairing.pair δ ((toNode val n).jvp dxs) = Graph.pairAll listPairing ((toNode val n).vjp δ) dxs := by
-  show dot δ (fit (lensOf val n).out (Prim.jvp n.prim n.attr (n.parents.map val) (fitAll (lensOf val n).ins dxs))) =
-    Graph.pairAll listPairing
-      (fitAll (lensOf val n).ins (Prim.vjp n.prim n.attr (n.parents.map val) (fit (lensOf val n).out δ))) dxs
-  rw [pairAll_list]
-  exact lens_adjoint (lensOf val n) δ dxs
+theorem node_adjoint (val : Nat → List Rat) (n : CNode) :
+    ∀ (δ : List Rat) (dxs : List (List Rat)),
+      listPairing.pair δ ((toNode val n).jvp dxs) = Graph.pairAll listPairing ((toNode val n).vjp δ) dxs
+  | [], dxs => by
+    show dot [] (fit (lensOf val n).out (Prim.jvp n.prim n.attr (n.parents.map val) (fitAll (lensOf val n).ins dxs))) =
+      Graph.pairAll listPairing [] dxs
+    exact (dot_nil_left (fit (lensOf val n).out (Prim.jvp n.prim n.attr (n.parents.map val) (fitAll (lensOf val n).ins dxs)))).trans
+      (rfl : (0 : Rat) = Graph.pairAll listPairing [] dxs)
+  | d :: ds, dxs => by
+    show dot (d :: ds) (fit (lensOf val n).out (Prim.jvp n.prim n.attr (n.parents.map val) (fitAll (lensOf val n).ins dxs))) =
+      Graph.pairAll listPairing
+        (fitAll (lensOf val n).ins (Prim.vjp n.prim n.attr (n.parents.map val) (fit (lensOf val n).out (d :: ds)))) dxs
+    rw [pairAll_list]
+    exact lens_adjoint (lensOf val n) (d :: ds) dxs
 
 /-- **`LocallyAdjoint` discharged once for every graph over `Prim`**: the
 nodes `toNode` builds from any recorded nodes, at any values, satisfy
@@ -270,6 +288,29 @@ theorem graph_locallyAdjoint (val : Nat → List Rat) :
 /-- A case's graph is locally adjoint. -/
 theorem comp_locallyAdjoint (k : CompCase) : Graph.LocallyAdjoint listPairing k.graph :=
   graph_locallyAdjoint k.val k.nodes
+
+/-- A node's VJP maps the zero cotangent `[]` to no contributions. -/
+theorem toNode_vjp_nil (val : Nat → List Rat) (n : CNode) : (toNode val n).vjp listPairing.zero = [] := rfl
+
+/-- **`ZeroPreserving` discharged once for every graph over `Prim`**: at
+the zero cotangent `[]` every node `toNode` builds has no contribution
+(`lensVjp`), so every contribution it has there is `[]` — with no
+hypothesis. -/
+theorem graph_zeroPreserving (val : Nat → List Rat) :
+    ∀ ns : List CNode, Graph.ZeroPreserving listPairing (ns.map (toNode val))
+  | [] => True.intro
+  | n :: ns => by
+    show (∀ u ∈ (toNode val n).vjp listPairing.zero, u = listPairing.zero) ∧
+      Graph.ZeroPreserving listPairing (ns.map (toNode val))
+    refine And.intro (fun u hu => ?_) (graph_zeroPreserving val ns)
+    rw [toNode_vjp_nil val n] at hu
+    first
+      | nomatch hu
+      | cases hu
+
+/-- A case's graph is zero-preserving. -/
+theorem comp_zeroPreserving (k : CompCase) : Graph.ZeroPreserving listPairing k.graph :=
+  graph_zeroPreserving k.val k.nodes
 
 /-- **The bridge.** On a case whose graph the checker accepts, local
 adjointness of its nodes gives, by `Graph.rev_adjoint`, the composition
@@ -333,17 +374,14 @@ theorem checkComps_adjoint : ∀ ks : List CompCase, checkComps ks = true → �
     | tail _ hk' => exact checkComps_adjoint ks h2 k' hk'
 
 /-- The same through `Graph.backprop_correct`: the sweep that skips nodes
-whose cotangent is `[]` computes the same input gradient, given zero
-preservation over `listPairing` (every VJP contribution for the
-cotangent `[]` is `[]`; the lens pads a contribution to its input's
-length with zeros, so this holds only where every input length is 0, and
-is not discharged here: the skip test would have to accept zero lists). -/
-theorem comp_backprop (k : CompCase) (hw : nodesOk k.val k.nodes 1 = true)
-    (hz : Graph.ZeroPreserving listPairing k.graph) (c e : Nat → List Rat) :
+whose cotangent is `[]` (`List.isEmpty`: an unreached node) computes the
+same input gradient, for every graph over `Prim` the checker accepts —
+zero preservation is `comp_zeroPreserving`, not a hypothesis. -/
+theorem comp_backprop (k : CompCase) (hw : nodesOk k.val k.nodes 1 = true) (c e : Nat → List Rat) :
     Graph.sumTo (fun i => dot (Graph.revSkip listPairing List.isEmpty k.graph 1 c i) (e i)) 1 =
       Graph.sumTo (fun i => dot (c i) (Graph.fwd k.graph 1 e i)) (1 + k.graph.length) :=
-  Graph.backprop_correct listPairing k.graph 1 c e (nodesOk_wf k.val k.nodes 1 hw) (comp_locallyAdjoint k) hz
-    List.isEmpty isEmpty_nil
+  Graph.backprop_correct listPairing k.graph 1 c e (nodesOk_wf k.val k.nodes 1 hw) (comp_locallyAdjoint k)
+    (comp_zeroPreserving k) List.isEmpty isEmpty_nil
 where
   isEmpty_nil : ∀ v : List Rat, v.isEmpty = true → v = listPairing.zero
     | [], _ => rfl

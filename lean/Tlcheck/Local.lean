@@ -4,6 +4,7 @@ import Tlcheck.Window
 import Tlcheck.Norm
 import Tlcheck.Prod
 import Tlcheck.Dropout
+import Tlcheck.Round
 
 /-!
 # Every primitive's local adjointness, once, on lists of any length
@@ -297,6 +298,9 @@ def primLens : (p : Prim) → (a : Attr) → (vals : List (List Rat)) → (v : L
   | .clamp, a, [x], v => lens1 .clamp a [x] x.length v.length (fun dx δ _ _ => clamp_adjoint a x dx δ)
   | .sqrt, a, [x], v => lens1 .sqrt a [x] x.length v.length (fun dx δ _ _ => sqrt_adjoint a x dx δ)
   | .sign, a, [x], v => lens1 .sign a [x] x.length v.length (fun dx δ _ _ => sign_adjoint a x dx δ)
+  | .round_f16, a, [x], v => lens1 .round_f16 a [x] x.length v.length (fun dx δ _ _ => round_f16_adjoint a x dx δ)
+  | .round_bf16, a, [x], v => lens1 .round_bf16 a [x] x.length v.length (fun dx δ _ _ => round_bf16_adjoint a x dx δ)
+  | .round_f32, a, [x], v => lens1 .round_f32 a [x] x.length v.length (fun dx δ _ _ => round_f32_adjoint a x dx δ)
   | .shrink, a, [x], v => lens1 .shrink a [x] x.length v.length (fun dx δ _ _ => shrink_adjoint a x dx δ)
   | .reshape, a, [x], v => lens1 .reshape a [x] x.length v.length (fun dx δ _ _ => reshape_adjoint a x dx δ)
   | .flatten, a, [x], v => lens1 .flatten a [x] x.length v.length (fun dx δ _ _ => flatten_adjoint a x dx δ)

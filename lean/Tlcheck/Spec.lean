@@ -995,6 +995,111 @@ def rnTaps (a : Attr) (x : List Rat) : List Tap :=
     Tap.mk i j (a.c * ((if i = j then (1 : Rat) else 0) - a.rnW x i * a.rnY x i * a.rnY x j) / a.rnM x i)))
 end Attr
 
+/-! ## The rounding primitives round_f16, round_bf16, round_f32
+
+The registry's exact rule (`spec/ops_round.go`, `FloatFormat.RoundRat`):
+for x ≠ 0 with 2^e ≤ |x| < 2^(e+1), k = max(e, emin) − p + 1 (the quantum
+of x's binade, the subnormal quantum below 2^emin) and
+round_T(x) = sign(x)·n·2^k with n the natural number nearest |x|·2^−k, the
+even one at a tie; round_T(0) = 0. When n·2^k ≥ 2^(emax+1) the conversion
+overflows (IEEE 754 gives ±∞), which over the rationals the registry
+refuses (a `DomainError`: the primitive is partial).
+
+**Overflow in the `Rat` carrier.** ±∞ is no rational, and the registry
+gives no rational value there, so neither does Lean: `roundQ` is `none` at
+an overflow, `roundAll` is `none` for a tensor with an overflowing element,
+and `Prim.fwd` of such a tensor is `[]` — a list whose length no
+non-empty output shape has, so `shapesOk` (adjointness certificates) and
+`Comp`'s recorded-value check refuse every case with an overflowing
+element, as the registry refuses the evaluation. The derivative is 0
+everywhere (`roundD`, the registry's rule: 0 between the jumps, 0 by
+convention at them, as sign′(0) := 0), so the JVP and VJP are the diagonal
+scaling by 0, sign's form. -/
+
+/-- A binary floating-point format with gradual underflow: `prec`
+significant bits (the implicit one included), least normal exponent
+`emin`, greatest exponent `emax` (the registry's `FloatFormat`). -/
+structure Fmt where
+  prec : Nat
+  emin : Int
+  emax : Int
+
+/-- binary16: p = 11, emin = −14, emax = 15 (Ω = 65520). -/
+def Fmt.f16 : Fmt := { prec := 11, emin := -14, emax := 15 }
+/-- bfloat16: p = 8, emin = −126, emax = 127. -/
+def Fmt.bf16 : Fmt := { prec := 8, emin := -126, emax := 127 }
+/-- binary32: p = 24, emin = −126, emax = 127. -/
+def Fmt.f32 : Fmt := { prec := 24, emin := -126, emax := 127 }
+
+/-- 2^k for an integer k, exactly (`mkRat`: GMP in the kernel). -/
+def pow2 (k : Int) : Rat :=
+  if 0 ≤ k then mkRat ((2 ^ k.toNat : Nat) : Int) 1 else mkRat 1 (2 ^ (-k).toNat)
+
+/-- The number of binary digits of n (0 for 0), halving at most `fuel`
+times; structural in the fuel. -/
+def bitLenF : Nat → Nat → Nat
+  | 0, _ => 0
+  | f + 1, n => if n = 0 then 0 else bitLenF f (n / 2) + 1
+
+/-- The number of binary digits of n: fuel n suffices (n has at most n
+digits), and the recursion stops after that many halvings. -/
+def bitLen (n : Nat) : Nat := bitLenF n n
+
+/-- ⌊log₂ a⌋ for a > 0 with a = N/D in lowest terms: with bN, bD the bit
+lengths, 2^(bN−bD−1) < a < 2^(bN−bD+1), so it is e = bN − bD, or e − 1
+when a < 2^e (the registry computes it the same way). -/
+def flog2 (a : Rat) : Int :=
+  if a < pow2 ((bitLen a.num.toNat : Int) - (bitLen a.den : Int)) then
+    (bitLen a.num.toNat : Int) - (bitLen a.den : Int) - 1
+  else (bitLen a.num.toNat : Int) - (bitLen a.den : Int)
+
+/-- The natural number nearest n/d (d > 0), the even one at a tie: with
+q = n / d and r = n % d, q + 1 when 2r > d, q when 2r < d, and at 2r = d
+whichever of q, q + 1 is even. -/
+def rneNat (n d : Nat) : Nat :=
+  if d < 2 * (n % d) then n / d + 1
+  else if 2 * (n % d) = d then (if n / d % 2 = 1 then n / d + 1 else n / d)
+  else n / d
+
+/-- The quantum exponent of a > 0 in format f: k = max(⌊log₂ a⌋, emin) − p + 1. -/
+def roundK (f : Fmt) (a : Rat) : Int := max (flog2 a) f.emin - (f.prec : Int) + 1
+
+/-- |round_T(x)| for a = |x| > 0: n·2^k with n = `rneNat` of a·2^−k. -/
+def roundMag (f : Fmt) (a : Rat) : Rat :=
+  mkRat (rneNat (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den : Int) 1 *
+    pow2 (roundK f a)
+
+/-- **round_T(x)** over the rationals: `some` of the registry's value,
+`none` at an overflow (|round_T(x)| ≥ 2^(emax+1), i.e. |x| ≥ Ω). -/
+def roundQ (f : Fmt) (x : Rat) : Option Rat :=
+  if x = 0 then some 0
+  else if x < 0 then
+    (if pow2 (f.emax + 1) ≤ roundMag f (-x) then none else some (-(roundMag f (-x))))
+  else
+    (if pow2 (f.emax + 1) ≤ roundMag f x then none else some (roundMag f x))
+
+/-- Cons onto an optional list: `none` if either part is. -/
+def consOpt : Option Rat → Option (List Rat) → Option (List Rat)
+  | some y, some ys => some (y :: ys)
+  | _, _ => none
+
+/-- round_T elementwise: `none` when any element overflows. -/
+def roundAll (f : Fmt) : List Rat → Option (List Rat)
+  | [] => some []
+  | a :: as => consOpt (roundQ f a) (roundAll f as)
+
+/-- The list held by an optional list, `[]` for `none`. -/
+def optL : Option (List Rat) → List Rat
+  | some y => y
+  | none => []
+
+/-- round_T's forward on a tensor: the rounded tensor, `[]` (no shape's
+value) at an overflow. -/
+def roundFwd (f : Fmt) (x : List Rat) : List Rat := optL (roundAll f x)
+
+/-- round_T′ = 0 (piecewise constant; 0 at the jumps by the registry's convention). -/
+def roundD (_a : Rat) : Rat := 0
+
 /-- The exact primitives with a Lean semantics. The names are the
 registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
@@ -1007,6 +1112,7 @@ inductive Prim where
   | layer_norm | instance_norm | batch_norm_eval
   | tile | scatter | reduce_prod | l2_normalize | renorm
   | rand_uniform | bernoulli_mask | keep_mask
+  | round_f16 | round_bf16 | round_f32
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -1028,6 +1134,9 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .sqrt, _, [x] => pmap sqrtS x
   | .abs, _, [x] => pmap absS x
   | .sign, _, [x] => pmap signS x
+  | .round_f16, _, [x] => roundFwd Fmt.f16 x
+  | .round_bf16, _, [x] => roundFwd Fmt.bf16 x
+  | .round_f32, _, [x] => roundFwd Fmt.f32 x
   | .shrink, a, [x] => pmap (shrinkS a.lo a.c) x
   | .gather, a, [x] => Tlcheck.gather a.gatherIdx x
   | .pad, a, [x] => padd (Tlcheck.gather a.padIdx x) a.padFill
@@ -1086,6 +1195,9 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .sqrt, _, [x], [dx] => pmul (pmap sqrtD x) dx
   | .abs, _, [x], [dx] => pmul (pmap absD x) dx
   | .sign, _, [x], [dx] => pmul (pmap signD x) dx
+  | .round_f16, _, [x], [dx] => pmul (pmap roundD x) dx
+  | .round_bf16, _, [x], [dx] => pmul (pmap roundD x) dx
+  | .round_f32, _, [x], [dx] => pmul (pmap roundD x) dx
   | .shrink, a, [x], [dx] => pmul (pmap (shrinkD a.lo) x) dx
   | .gather, a, [_], [dx] => Tlcheck.gather a.gatherIdx dx
   | .pad, a, [_], [dx] => Tlcheck.gather a.padIdx dx
@@ -1148,6 +1260,9 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .sqrt, _, [x], δ => [pmul (pmap sqrtD x) δ]
   | .abs, _, [x], δ => [pmul (pmap absD x) δ]
   | .sign, _, [x], δ => [pmul (pmap signD x) δ]
+  | .round_f16, _, [x], δ => [pmul (pmap roundD x) δ]
+  | .round_bf16, _, [x], δ => [pmul (pmap roundD x) δ]
+  | .round_f32, _, [x], δ => [pmul (pmap roundD x) δ]
   | .shrink, a, [x], δ => [pmul (pmap (shrinkD a.lo) x) δ]
   | .gather, a, [_], δ => [Tlcheck.scatter (size a.shape) a.gatherIdx δ]
   | .pad, a, [_], δ => [Tlcheck.scatter (size a.shape) a.padIdx δ]

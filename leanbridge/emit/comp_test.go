@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,7 +144,8 @@ func vadd(a, b vec) vec {
 // (dx at 0, [] elsewhere) and Graph.rev from the seed (cot at out, []
 // elsewhere), each node's JVP and VJP read at its parents' recorded
 // values through its lens (lens_test.go's lensMaps), as Comp.lean's
-// toNode builds them.
+// toNode builds them (a node whose cotangent is [] contributes nothing,
+// lensVjp).
 func compSides(c readCase) (*big.Rat, *big.Rat, error) {
 	n := len(c.nodes) + 1
 	if c.out >= n {
@@ -171,6 +173,9 @@ func compSides(c readCase) (*big.Rat, *big.Rat, error) {
 	cot[c.out] = c.cot
 	for k := len(c.nodes) - 1; k >= 0; k-- {
 		nd := c.nodes[k]
+		if len(cot[k+1]) == 0 {
+			continue // lensVjp: the zero cotangent [] gives no contributions
+		}
 		var xs, dxs []vec
 		for _, p := range nd.parents {
 			xs, dxs = append(xs, val(p)), append(dxs, tan[p])
@@ -641,5 +646,94 @@ func TestCompositionConv(t *testing.T) {
 		if compHolds(bad) == nil {
 			t.Errorf("case %d: dilation 2 written for dilation 1 leaves the case true", i)
 		}
+	}
+}
+
+// compRevInput transcribes the reverse sweep from a seed on every node
+// and returns the input's cotangent (index 0): with skip, Graph.revSkip
+// List.isEmpty over toNode (a node whose cotangent is [] is skipped, and
+// lensVjp gives it no contributions anyway); without, Graph.rev over the
+// lens VJP read at every cotangent, [] included (fitAll ins (vjp (fit out
+// []))), the un-normalised node. atNil, when not nil, replaces a node's
+// contributions at the cotangent [] (a planted VJP that is not
+// zero-preserving).
+func compRevInput(c readCase, seed []vec, skip bool, atNil func(k int, vj []vec) []vec) vec {
+	n := len(c.nodes) + 1
+	val := func(i int) vec {
+		if i == 0 {
+			return c.x
+		}
+		return c.nodes[i-1].value
+	}
+	cot := append([]vec{}, seed...)
+	for k := len(c.nodes) - 1; k >= 0; k-- {
+		nd := c.nodes[k]
+		if skip && len(cot[k+1]) == 0 {
+			continue
+		}
+		var xs, dxs []vec
+		for _, p := range nd.parents {
+			xs, dxs = append(xs, val(p)), append(dxs, nil)
+		}
+		_, vj := lensMaps(jvpVJP, nd.prim, nd.attr, xs, nd.value, dxs, cot[k+1])
+		if atNil != nil && len(cot[k+1]) == 0 {
+			vj = atNil(k, vj)
+		}
+		for j, p := range nd.parents {
+			if j < len(vj) && p < n {
+				cot[p] = vadd(cot[p], vj[j])
+			}
+		}
+	}
+	return cot[0]
+}
+
+// TestCompSkipSweep: on every emitted composition case, for random seeds
+// that leave some nodes unreached ([]), the sweep that skips them
+// (comp_backprop's Graph.revSkip List.isEmpty) gives the input a
+// cotangent whose pairing with a random input tangent is the full
+// sweep's — zero preservation, which graph_zeroPreserving proves for every
+// graph over Prim. Planted fault: a node whose VJP at the zero cotangent
+// contributes ones (not zero-preserving) makes the two sweeps differ.
+func TestCompSkipSweep(t *testing.T) {
+	cases := allCompCases(t)
+	if len(cases) == 0 {
+		t.Fatal("no composition cases")
+	}
+	rng := rand.New(rand.NewSource(28))
+	plant := func(_ int, vj []vec) []vec {
+		out := make([]vec, len(vj))
+		for j, u := range vj {
+			out[j] = pmap(func(*big.Rat) *big.Rat { return rat(1, 1) }, u)
+		}
+		return out
+	}
+	caught, skipped := 0, 0
+	for i, c := range cases {
+		for trial := 0; trial < 4; trial++ {
+			seed := make([]vec, len(c.nodes)+1)
+			for k := 1; k <= len(c.nodes); k++ {
+				if rng.Intn(2) == 0 {
+					seed[k] = randVec(rng, len(c.nodes[k-1].value))
+				} else {
+					skipped++
+				}
+			}
+			e := randVec(rng, len(c.x))
+			full := mdot(compRevInput(c, seed, false, nil), e)
+			skip := mdot(compRevInput(c, seed, true, nil), e)
+			if full.Cmp(skip) != 0 {
+				t.Errorf("case %d: the skipping sweep pairs to %s, the full sweep to %s", i, skip.RatString(), full.RatString())
+			}
+			if bad := mdot(compRevInput(c, seed, false, plant), e); bad.Cmp(skip) != 0 {
+				caught++
+			}
+		}
+	}
+	if skipped == 0 {
+		t.Error("no seed left a node unreached: the skip was never exercised")
+	}
+	if caught == 0 {
+		t.Error("the planted non-zero-preserving VJP was never caught")
 	}
 }

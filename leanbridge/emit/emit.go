@@ -32,7 +32,9 @@
 // kernel evaluates the two sides, and the equality follows from
 // Graph.rev_adjoint with local adjointness discharged for every graph
 // over Prim (Comp.graph_locallyAdjoint); Comp.checkComps_adjoint gives
-// the identity for every seed and tangent.
+// the identity for every seed and tangent, and Comp.comp_backprop the
+// same for the sweep that skips unreached nodes (zero preservation
+// discharged for every graph over Prim, Comp.graph_zeroPreserving).
 // Constant leaves (const, rand_uniform) are Prim.const with their value;
 // the window nodes carry the geometry irsem.Applications gives them, and
 // conv's W and b become constant leaves before it, as linear's do; the
@@ -100,7 +102,7 @@ import (
 // Covered lists the registry primitives whose adjointness certificates
 // are emitted, each the name of a constructor of Tlcheck.Prim
 // (lean/Tlcheck/Spec.lean).
-var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "bernoulli_mask", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "keep_mask", "l2_normalize", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "rand_uniform", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "renorm", "reshape", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
+var Covered = []string{"abs", "add", "avg_pool", "avg_pool_nd", "batch_norm_eval", "bernoulli_mask", "broadcast_to", "clamp", "concat", "const", "conv", "conv_transpose", "detach", "div", "dropout", "flatten", "gather", "instance_norm", "inv", "keep_mask", "l2_normalize", "layer_norm", "linear", "matmul", "max", "max_pool", "max_pool_nd", "min", "mse_loss", "mul", "neg", "pad", "permute", "rand_uniform", "reduce_mean", "reduce_prod", "reduce_sum", "relu", "renorm", "reshape", "round_bf16", "round_f16", "round_f32", "scale", "scatter", "shrink", "sign", "slice", "sqrt", "square", "sub", "sum", "tile", "transpose"}
 
 // windowOps are the covered primitives that read the registry's window
 // geometry (spec.Window), written as Tlcheck.Attr's kernel, stride,

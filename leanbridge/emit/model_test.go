@@ -349,7 +349,7 @@ func partials(op string, a mattr, xs []vec) ([]vec, bool) {
 		}), true
 	case "clamp":
 		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) && lt(x, a.hi)) }), true
-	case "sign":
+	case "sign", "round_f16", "round_bf16", "round_f32": // sign′ = round′ = 0 (roundD)
 		return one(func(*big.Rat) *big.Rat { return rat(0, 1) }), true
 	case "shrink": // the threshold λ is Attr.lo
 		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) || lt(x, neg(a.lo))) }), true
@@ -689,6 +689,12 @@ func TestLeanSpecModel(t *testing.T) {
 				case "reduce_sum", "reduce_mean":
 					A, _, B := a.dims()
 					fwd = A * B
+				case "round_f16", "round_bf16", "round_f32": // roundFwd: [] at an overflow
+					y, ok := leanRoundAll(leanFmtOf(op), xs[0])
+					fwd = len(y)
+					if !ok {
+						fwd = 0
+					}
 				default:
 					fwd = len(xs[0])
 					if arity == 2 {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/obligations/casegen"
@@ -407,14 +408,19 @@ func TestTaylorIdentity(t *testing.T) {
 	for i, op := range exactOps() {
 		t.Run(op, func(t *testing.T) {
 			if !covered(op) {
-				// No Lean semantics, so no derivative theorem whose identity
-				// to check: the casts round_f16, round_bf16, round_f32, whose
-				// difference quotients at x = 0 look linear at every scale
-				// this test samples (R(h) = h for a short dyadic h far above
-				// the format's least subnormal) although R is not
-				// differentiable there; their JVP (0) is decided by the
-				// obligations' derivative check instead.
 				t.Skipf("%s has no Lean semantics (lean/README.md, Coverage)", op)
+			}
+			if strings.HasPrefix(op, "round_") {
+				// The casts round_f16, round_bf16, round_f32 have no
+				// derivative theorem of this form in Lean (Round.lean states
+				// JVP = VJP = 0 entry by entry, `round_jvp_nth`, not local
+				// constancy): they are constant only between adjacent values
+				// of the format, and at the scales this test samples (2^-64
+				// along v) the difference quotients at a small x look
+				// linear (R(h) = h far above the least subnormal) although
+				// R is locally constant at a finer scale. Their JVP (0) is
+				// decided by the obligations' derivative check instead.
+				t.Skipf("%s: no Taylor or local-linearity statement in Lean (Round.lean)", op)
 			}
 			n, err := runTaylor(ratReg, dualReg, op, uint64(1000*i))
 			if err != nil {

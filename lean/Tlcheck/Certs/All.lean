@@ -39,6 +39,9 @@ import Tlcheck.Certs.Adjointness.reduce_sum
 import Tlcheck.Certs.Adjointness.relu
 import Tlcheck.Certs.Adjointness.renorm
 import Tlcheck.Certs.Adjointness.reshape
+import Tlcheck.Certs.Adjointness.round_bf16
+import Tlcheck.Certs.Adjointness.round_f16
+import Tlcheck.Certs.Adjointness.round_f32
 import Tlcheck.Certs.Adjointness.scale
 import Tlcheck.Certs.Adjointness.scatter
 import Tlcheck.Certs.Adjointness.shrink
