@@ -526,3 +526,30 @@ func med(v []float64) float64 {
 	sort.Float64s(s)
 	return s[len(s)/2]
 }
+
+// TestGradDecider: the decider of a gradient element is the bound its
+// verdict used, the smaller of the two, a tie the classic bound's, none
+// when neither is finite; the cases are spelled by hand.
+func TestGradDecider(t *testing.T) {
+	inf := math.Inf(1)
+	cases := []struct {
+		name                  string
+		classic, boxed, bound float64
+		want                  string
+	}{
+		{"boxed smaller", 1e-3, 1e-6, 1e-6, GradByBoxed},
+		{"classic smaller", 1e-6, 1e-3, 1e-6, GradByClassic},
+		{"tie", 2e-5, 2e-5, 2e-5, GradByClassic},
+		{"no boxed bound", 1e-6, inf, 1e-6, GradByClassic},
+		{"only the boxed bound", inf, 1e-6, 1e-6, GradByBoxed},
+		{"neither", inf, inf, inf, GradByNone},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			el := Element{Classic: tc.classic, FirstOrder: tc.boxed, Bound: tc.bound}
+			if got := GradDecider(el); got != tc.want {
+				t.Errorf("GradDecider(classic %g, boxed %g) = %s, want %s", tc.classic, tc.boxed, got, tc.want)
+			}
+		})
+	}
+}
