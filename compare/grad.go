@@ -360,7 +360,7 @@ func (m *GradModel) Seed(doc *Dump) (irsem.RatTensor, error) {
 }
 
 // The status of one gradient (Grad.Status), as the
-// tlcheck.compare-grad.v1 document spells it.
+// tlcheck.compare-grad document spells it.
 const (
 	Checked  = "checked"
 	NotGiven = "not_given"
@@ -466,10 +466,12 @@ func (t Target) err(gr *irgrad.Gradients[fpbound.Err], k int) fpbound.Err {
 	return v
 }
 
-// JSON is the gradient's entry in a tlcheck.compare-grad.v1 document: its
-// verdict counts, the first failing (else inconclusive) element and the
-// greatest absolute and relative differences with their indices
-// (Summarize) when checked; with all, every element.
+// JSON is the gradient's entry in a tlcheck.compare-grad.v2 document: its
+// verdict counts, how many elements each sound bound decided
+// (fpbound.GradDecider), the first failing (else inconclusive) element
+// and the greatest absolute and relative differences with their indices
+// (Summarize) when checked; with all, every element, each naming the
+// bound that decided it.
 func (g Grad) JSON(all bool) jsonout.CompareGradTensor {
 	out := jsonout.CompareGradTensor{Name: g.Name, Shape: append([]int{}, g.Shape...), Status: g.Status}
 	if g.Status != Checked {
@@ -487,15 +489,29 @@ func (g Grad) JSON(all bool) jsonout.CompareGradTensor {
 	if first < 0 {
 		first, verdict = c.FirstInconclusive, Inconclusive
 	}
+	for _, el := range els {
+		switch fpbound.GradDecider(el) {
+		case fpbound.GradByClassic:
+			out.ByClassic++
+		case fpbound.GradByBoxed:
+			out.ByBoxed++
+		}
+	}
 	if first >= 0 {
-		el := els[first]
-		out.First = element(first, float64(el.Recorded), el.Exact, el.Bound, verdict)
+		out.First = gradElement(first, els[first], verdict)
 	}
 	if all {
-		out.Elements = make([]jsonout.CompareElement, len(els))
+		out.Elements = make([]jsonout.CompareGradElement, len(els))
 		for k, el := range els {
-			out.Elements[k] = *element(k, float64(el.Recorded), el.Exact, el.Bound, el.Verdict.String())
+			out.Elements[k] = *gradElement(k, el, el.Verdict.String())
 		}
 	}
 	return out
+}
+
+// gradElement is element k of a gradient in the document: compare's
+// element and the bound that decided it (fpbound.GradDecider).
+func gradElement(k int, el fpbound.Element, verdict string) *jsonout.CompareGradElement {
+	e := element(k, float64(el.Recorded), el.Exact, el.Bound, verdict)
+	return &jsonout.CompareGradElement{Index: e.Index, Recorded: e.Recorded, Exact: e.Exact, Bound: e.Bound, Verdict: e.Verdict, DecidedBy: fpbound.GradDecider(el)}
 }

@@ -164,6 +164,30 @@ func GradEnclosure(classic Err, classicUnd int64, boxed Err, boxedUnd int64, has
 	return s
 }
 
+// The names GradDecider gives the sound bound a gradient element's
+// verdict used (compare-grad's report and its tlcheck.compare-grad.v2
+// document).
+const (
+	GradByClassic = "classic" // GradErr's classic bound
+	GradByBoxed   = "boxed"   // the boxed bound (GradBounds)
+	GradByNone    = "none"    // neither is finite: no verdict but inconclusive
+)
+
+// GradDecider names the bound that decided el, an element judged against
+// GradEnclosure's Sharp (el.Classic and el.FirstOrder its two bounds,
+// el.Bound the smaller): GradByNone when el.Bound is +∞, GradByBoxed when
+// the boxed bound is strictly below the classic one, else GradByClassic
+// (a tie is the classic bound's, as the report's count has it).
+func GradDecider(el Element) string {
+	switch {
+	case math.IsInf(el.Bound, 1) || math.IsNaN(el.Bound):
+		return GradByNone
+	case el.FirstOrder < el.Classic:
+		return GradByBoxed
+	}
+	return GradByClassic
+}
+
 // fwdBox is one forward node's facts from the first-order pass: box
 // holds every value a (partially) perturbed evaluation holds at the
 // node, x its exact value; fused marks a node whose pending sum the pass

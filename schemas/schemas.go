@@ -1,7 +1,9 @@
 // Package schemas publishes the JSON Schema (draft 2020-12) of every
-// document tlcheck prints with --json: schemas/<kind>.v1.json describes
-// tlcheck.<kind>.v1 (the kinds are jsonout.Kinds()). The certificate
-// format's schema lives next to its writer, certificates/schema.json.
+// document tlcheck prints with --json: schemas/<kind>.vN.json describes
+// tlcheck.<kind>.vN (the kinds are jsonout.Kinds(), N jsonout.Version).
+// A new version of a format gets a new file; the older ones stay, as
+// published. The certificate format's schema lives next to its writer,
+// certificates/schema.json.
 //
 // Each schema is self-contained and closed: every object lists its fields
 // (additionalProperties false) and the required ones, so a document with
@@ -12,14 +14,31 @@ package schemas
 import (
 	"embed"
 	"fmt"
+	"io/fs"
+	"strconv"
+	"strings"
 )
 
-//go:embed *.v1.json
+//go:embed *.json
 var files embed.FS
 
-// Lookup returns the schema of document kind (e.g. "check").
+// Lookup returns the schema of the current (highest) version of document
+// kind (e.g. "check").
 func Lookup(kind string) ([]byte, error) {
-	data, err := files.ReadFile(kind + ".v1.json")
+	best := 0
+	names, _ := fs.Glob(files, kind+".v*.json")
+	for _, n := range names {
+		v, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(n, kind+".v"), ".json"))
+		if err == nil && v > best {
+			best = v
+		}
+	}
+	return LookupVersion(kind, best)
+}
+
+// LookupVersion returns the schema of version v of document kind.
+func LookupVersion(kind string, v int) ([]byte, error) {
+	data, err := files.ReadFile(fmt.Sprintf("%s.v%d.json", kind, v))
 	if err != nil {
 		return nil, fmt.Errorf("schemas: no schema for document kind %q", kind)
 	}

@@ -32,7 +32,7 @@ func TestSchemasMatchDocuments(t *testing.T) {
 		"element": jsonout.CompareElement{}, "output": jsonout.CompareOutput{}, "set": jsonout.CompareSet{}, "file": jsonout.ImportFile{},
 		"io_value": jsonout.OnnxMapValue{}, "use": jsonout.OnnxMapUse{}, "initializer": jsonout.OnnxMapInit{},
 		"adaptersRow": jsonout.AdaptersRow{}, "adaptersEngine": jsonout.AdaptersEngine{},
-		"gradTensor": jsonout.CompareGradTensor{},
+		"gradTensor": jsonout.CompareGradTensor{}, "gradElement": jsonout.CompareGradElement{},
 	}
 	if len(docs) != len(jsonout.Kinds()) {
 		t.Fatalf("test covers %d kinds, jsonout has %d", len(docs), len(jsonout.Kinds()))

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/internal/jsonout"
@@ -92,5 +95,74 @@ func TestCompareGradInitializerAsData(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCompareGradDecider: the v2 document names, per element, the bound
+// that decided it and counts them per gradient. With --bound classic the
+// boxed bound is not run, so every element with a bound is the classic
+// one's; with the default the count of boxed elements is the one the text
+// report prints ("the boxed bound decides N of M"), and each element's
+// decider is the bound equal to its "bound" field, re-derived here from
+// the classic-only document: an element is the boxed bound's exactly when
+// its bound is below the classic one.
+func TestCompareGradDecider(t *testing.T) {
+	om, od := onnxFixture(t)
+	grads := writeTemp(t, t.TempDir(), "grads.json", `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":[2.0,0.0]},"w":{"shape":[2],"values":[1.5,0.0]}}}`)
+	base := []string{"--onnx", om, "--data", od, "--grads", grads}
+	doc := func(extra ...string) jsonout.CompareGradDoc {
+		t.Helper()
+		code, out, errs := runCmd(append(append([]string{"compare-grad", "--json", "--elements"}, extra...), base...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s\n%s", code, errs, out)
+		}
+		if err := compiled(t, "compare-grad").Validate([]byte(out)); err != nil {
+			t.Fatalf("does not match the schema: %v\n%s", err, out)
+		}
+		var d jsonout.CompareGradDoc
+		if err := json.Unmarshal([]byte(out), &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Format != "tlcheck.compare-grad.v2" {
+			t.Fatalf("format %q", d.Format)
+		}
+		return d
+	}
+	classic, sharp := doc("--bound", "classic"), doc()
+	_, text, _ := runCmd(append([]string{"compare-grad"}, base...)...)
+	for gi, g := range sharp.Grads {
+		cg := classic.Grads[gi]
+		if g.Status != "checked" {
+			continue
+		}
+		if cg.ByBoxed != 0 || cg.ByClassic != len(cg.Elements) {
+			t.Errorf("%s, --bound classic: by_classic %d, by_boxed %d of %d elements", g.Name, cg.ByClassic, cg.ByBoxed, len(cg.Elements))
+		}
+		boxed := 0
+		for k, el := range g.Elements {
+			c := cg.Elements[k]
+			if c.DecidedBy != "classic" {
+				t.Errorf("%s[%d], --bound classic: decided_by %s", g.Name, k, c.DecidedBy)
+			}
+			want := "classic"
+			switch {
+			case el.Bound == nil || math.IsInf(float64(*el.Bound), 1):
+				want = "none"
+			case c.Bound == nil || float64(*el.Bound) < float64(*c.Bound):
+				want = "boxed"
+			}
+			if el.DecidedBy != want {
+				t.Errorf("%s[%d]: decided_by %s, want %s (bound %v, classic %v)", g.Name, k, el.DecidedBy, want, el.Bound, c.Bound)
+			}
+			if want == "boxed" {
+				boxed++
+			}
+		}
+		if g.ByBoxed != boxed || g.ByClassic+g.ByBoxed != len(g.Elements) {
+			t.Errorf("%s: by_classic %d, by_boxed %d; elements say boxed %d of %d", g.Name, g.ByClassic, g.ByBoxed, boxed, len(g.Elements))
+		}
+		if line := fmt.Sprintf("the boxed bound decides %d of %d elements", g.ByBoxed, len(g.Elements)); boxed > 0 && !strings.Contains(text, line) {
+			t.Errorf("%s: the text report lacks %q:\n%s", g.Name, line, text)
+		}
 	}
 }

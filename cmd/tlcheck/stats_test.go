@@ -39,7 +39,7 @@ func TestStatsFlag(t *testing.T) {
 				t.Fatalf("exit %d with --stats: %s", code, errs)
 			}
 			if err := compiled(t, c.kind).Validate([]byte(withStats)); err != nil {
-				t.Fatalf("does not match schemas/%s.v1.json: %v\n%s", c.kind, err, withStats)
+				t.Fatalf("does not match schemas/%s.vN.json: %v\n%s", c.kind, err, withStats)
 			}
 			var doc map[string]json.RawMessage
 			if err := json.Unmarshal([]byte(withStats), &doc); err != nil {

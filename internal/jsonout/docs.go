@@ -322,20 +322,38 @@ type CompareGradDoc struct {
 // index: reported, never decided on. First is the first failing element,
 // else the first inconclusive one (Index is its row-major index). Elements,
 // with compare-grad --elements only, lists every checked element in
-// row-major order.
+// row-major order. ByClassic and ByBoxed count the checked elements whose
+// verdict used the classic and the boxed bound (fpbound.GradDecider; the
+// rest had no finite bound); v2 added them and CompareGradElement's
+// DecidedBy.
 type CompareGradTensor struct {
-	Name         string           `json:"name"`
-	Shape        []int            `json:"shape"`
-	Status       string           `json:"status"`
-	Holds        int              `json:"holds"`
-	Fails        int              `json:"fails"`
-	Inconclusive int              `json:"inconclusive"`
-	MaxAbs       *Number          `json:"max_abs,omitempty"`
-	MaxAbsIndex  []int            `json:"max_abs_index,omitempty"`
-	MaxRel       *Number          `json:"max_rel,omitempty"`
-	MaxRelIndex  []int            `json:"max_rel_index,omitempty"`
-	First        *CompareElement  `json:"first,omitempty"`
-	Elements     []CompareElement `json:"elements,omitempty"`
+	Name         string               `json:"name"`
+	Shape        []int                `json:"shape"`
+	Status       string               `json:"status"`
+	Holds        int                  `json:"holds"`
+	Fails        int                  `json:"fails"`
+	Inconclusive int                  `json:"inconclusive"`
+	ByClassic    int                  `json:"by_classic"`
+	ByBoxed      int                  `json:"by_boxed"`
+	MaxAbs       *Number              `json:"max_abs,omitempty"`
+	MaxAbsIndex  []int                `json:"max_abs_index,omitempty"`
+	MaxRel       *Number              `json:"max_rel,omitempty"`
+	MaxRelIndex  []int                `json:"max_rel_index,omitempty"`
+	First        *CompareGradElement  `json:"first,omitempty"`
+	Elements     []CompareGradElement `json:"elements,omitempty"`
+}
+
+// CompareGradElement is one gradient element of compare-grad: a
+// CompareElement and the sound bound its verdict used (DecidedBy:
+// fpbound.GradDecider's "classic", "boxed", or "none" when no bound is
+// finite).
+type CompareGradElement struct {
+	Index     int      `json:"index"`
+	Recorded  Number   `json:"recorded"`
+	Exact     Interval `json:"exact"`
+	Bound     *Number  `json:"bound,omitempty"`
+	Verdict   string   `json:"verdict"`
+	DecidedBy string   `json:"decided_by"`
 }
 
 // OnnxMapValue is one ONNX graph input or output: its name, shape, ONNX

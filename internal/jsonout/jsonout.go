@@ -4,15 +4,15 @@
 //
 // Every document is one JSON object that begins with a Header:
 //
-//	"format":        "tlcheck.<kind>.v1" (Format), the document kind and its version
+//	"format":        "tlcheck.<kind>.vN" (Format), the document kind and its version (Version)
 //	"tool_version":  the tlcheck version that wrote it (internal/version)
 //	"registry_hash": spec.RegistryHash(), the primitive registry it ran against
 //	"seed":          the generation seed, or null for a command that draws nothing
 //	"inputs":        every file the command read, as {"role","path","sha256"}
 //
-// A published JSON Schema describes each kind (schemas/<kind>.v1.json); a
-// change to a document's fields is a new version of its format, never an
-// edit of v1.
+// A published JSON Schema describes each kind's current version
+// (schemas/<kind>.vN.json); a change to a document's fields is a new
+// version of its format, never an edit of an older one.
 //
 // Values. Exact rationals are strings "p" or "p/q" in lowest terms (a JSON
 // number cannot spell 1/3); binary32 and binary64 values are JSON numbers,
@@ -60,8 +60,22 @@ func Kinds() []string {
 	return []string{KindCheck, KindGate, KindDiff, KindEval, KindGrad, KindVerify, KindPlan, KindCertify, KindTapeExample, KindCompare, KindCompareGrad, KindImport, KindOnnxMap, KindAdapters}
 }
 
-// Format is the format string of a document kind: "tlcheck.KIND.v1".
-func Format(kind string) string { return "tlcheck." + kind + ".v1" }
+// versions holds the kinds whose format is past version 1: compare-grad
+// v2 records, per gradient and per element, which sound bound decided.
+var versions = map[string]int{KindCompareGrad: 2}
+
+// Version is the current version of a document kind's format (1 unless
+// a change of its fields made a new one).
+func Version(kind string) int {
+	if v, ok := versions[kind]; ok {
+		return v
+	}
+	return 1
+}
+
+// Format is the format string of a document kind: "tlcheck.KIND.vN", N
+// its Version.
+func Format(kind string) string { return fmt.Sprintf("tlcheck.%s.v%d", kind, Version(kind)) }
 
 // Input is one file a command read: its role (the flag or argument that
 // named it: "graph", "payload", "input", "cotangent", "manifest"), the path
