@@ -266,11 +266,13 @@ func floatOutputs(m *model.Model, rec *recorded, o fpbound.Options) ([]Output, e
 		return nil, fmt.Errorf("internal error: fpbound returned %d elements for %d", len(res.Elements), len(packed))
 	}
 	applySpecials(m.ONNX, res.Elements, packed64)
-	// Ours: the IR evaluated over binary32 (spec.F32), reported only.
+	// Ours: the IR evaluated over binary32 (spec.F32), reported only; its
+	// output alone is read, so irsem.Denote, which frees each value after
+	// its last reader (DenoteAll kept every node's value to the end).
 	var oursOut []spec.F32
 	if packed64 == nil {
-		if vals, err := irsem.DenoteAll(m.Graph, m.Payload, irsem.ConvertTensor[spec.F32](m.Input)); err == nil {
-			oursOut = vals[m.Graph.OutputID].Data
+		if out, err := irsem.Denote(m.Graph, m.Payload, irsem.ConvertTensor[spec.F32](m.Input)); err == nil {
+			oursOut = out.Data
 		}
 	}
 	var out []Output

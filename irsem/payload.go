@@ -249,11 +249,47 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 // is the correctly rounded FromRat value, computed without big.Rat's slow
 // general rounding.
 func FromRat[T spec.Scalar[T]](r spec.Rat) T {
+	return ratConverter[T]()(r)
+}
+
+// ratConverter returns FromRat for T with the dispatch on T done once:
+// asking a zero T for its dynamic type or for SmallFracer boxes it (one
+// heap allocation of a T per question, which for fpbound's ErrOf was
+// half the cost of converting a payload), so ConvertTensor asks once per
+// tensor instead of twice per element. Every branch returns what FromRat
+// returned before, element for element.
+func ratConverter[T spec.Scalar[T]]() func(spec.Rat) T {
 	var z T
 	switch any(z).(type) {
 	case spec.Rat:
-		return any(r).(T)
-	case spec.F32, spec.F64, spec.Binary32:
+		return func(r spec.Rat) T { return any(r).(T) }
+	case spec.F32:
+		return ieeeConverter(z, func(f float64) T { return any(spec.F32(float32(f))).(T) })
+	case spec.F64:
+		return ieeeConverter(z, func(f float64) T { return any(spec.F64(f)).(T) })
+	case spec.Binary32:
+		return ieeeConverter(z, func(f float64) T { return any(spec.Binary32FromFloat32(float32(f))).(T) })
+	}
+	if f, ok := any(z).(SmallFracer[T]); ok {
+		return func(r spec.Rat) T {
+			if p, q, ok := r.SmallFrac(); ok {
+				if v, ok := f.FromSmallFrac(p, q); ok {
+					return v
+				}
+			}
+			return z.FromRat(r.Big())
+		}
+	}
+	return func(r spec.Rat) T { return z.FromRat(r.Big()) }
+}
+
+// ieeeConverter is FromRat for an IEEE scalar T (zero value z): a small
+// fraction p/q with |p|, q ≤ 2^24 as one correctly rounded division of
+// exact operands; a dyadic p/2^e with |p| < 2^53, exact in binary64, by
+// one rounding of that float64 to T (round); anything else through
+// big.Rat.
+func ieeeConverter[T spec.Scalar[T]](z T, round func(float64) T) func(spec.Rat) T {
+	return func(r spec.Rat) T {
 		if p, q, ok := r.SmallFrac(); ok {
 			if p >= -exactInt && p <= exactInt && q <= exactInt {
 				// Both exact in every IEEE scalar: one correctly
@@ -265,27 +301,11 @@ func FromRat[T spec.Scalar[T]](r spec.Rat) T {
 			if q&(q-1) == 0 && p > -1<<53 && p < 1<<53 {
 				// A dyadic p/2^e (every binary32 value is one): exact
 				// in binary64, then one rounding to the scalar.
-				f := float64(p) / float64(q)
-				switch any(z).(type) {
-				case spec.F64:
-					return any(spec.F64(f)).(T)
-				case spec.F32:
-					return any(spec.F32(float32(f))).(T)
-				case spec.Binary32:
-					return any(spec.Binary32FromFloat32(float32(f))).(T)
-				}
+				return round(float64(p) / float64(q))
 			}
 		}
 		return z.FromRat(r.Big())
 	}
-	if f, ok := any(z).(SmallFracer[T]); ok {
-		if p, q, ok := r.SmallFrac(); ok {
-			if v, ok := f.FromSmallFrac(p, q); ok {
-				return v
-			}
-		}
-	}
-	return z.FromRat(r.Big())
 }
 
 // SmallFracer is implemented by a scalar defined above this package that
@@ -306,5 +326,5 @@ const exactInt = 1 << 24
 // ConvertTensor converts an exact tensor to T element by element with
 // FromRat; the result shares nothing with t.
 func ConvertTensor[T spec.Scalar[T]](t RatTensor) spec.Tensor[T] {
-	return spec.Convert(t, FromRat[T])
+	return spec.Convert(t, ratConverter[T]())
 }

@@ -12,10 +12,14 @@ For each seeded model built in the tree (torchvision's ``resnet18``,
 2. times, interleaved, ``runs`` ONNX Runtime forwards (one ``run`` of a
    warmed session each) and ``runs`` ``tlcheck compare --json --stats``
    processes (wall clock, the process started and ended), on the same model
-   and input;
+   and input, and the CPU time (user + sys) of each: the runner's own
+   process CPU time across the forward (ONNX Runtime's threads included),
+   and the finished child's (``RUSAGE_CHILDREN``) for compare;
 3. prints one Markdown row per model: min and median of each, the ratios of
-   the medians and of the minima, compare's peak RSS (its ``--stats``) and
-   its verdict counts.
+   the medians and of the minima, the CPU times' minima and medians and the
+   ratio of their medians, compare's peak RSS (its ``--stats``) and its
+   verdict counts. On a shared machine the wall clock swings with the other
+   processes' load; CPU time much less.
 
 Run (in the engines venv, ``TLCHECK_ENGINES_VENV``)::
 
@@ -32,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -52,22 +57,30 @@ class Row:
     tlcheck: list[float]
     rss: int
     verdict: str
+    ort_cpu: list[float]
+    tlcheck_cpu: list[float]
 
     def cells(self) -> list[str]:
         om, od = min(self.ort), statistics.median(self.ort)
         tm, td = min(self.tlcheck), statistics.median(self.tlcheck)
+        ocm, ocd = min(self.ort_cpu), statistics.median(self.ort_cpu)
+        tcm, tcd = min(self.tlcheck_cpu), statistics.median(self.tlcheck_cpu)
         return [
             f"{self.model} 1×3×{self.size}×{self.size}",
             f"{om * 1e3:.1f} / {od * 1e3:.1f} ms",
             f"{tm:.2f} / {td:.2f} s",
             f"{td / od:.0f}× / {tm / om:.0f}×",
+            f"{ocm * 1e3:.1f} / {ocd * 1e3:.1f} ms",
+            f"{tcm:.2f} / {tcd:.2f} s",
+            f"{tcd / ocd:.0f}×",
             f"{self.rss / 2**20:.0f} MiB",
             self.verdict,
         ]
 
 
 HEADER = ["model", "ORT float32 min / median", "compare min / median",
-          "ratio (medians / minima)", "compare peak RSS", "verdict (holds/fails/inconclusive)"]
+          "ratio (medians / minima)", "ORT CPU min / median", "compare CPU min / median",
+          "CPU ratio (medians)", "compare peak RSS", "verdict (holds/fails/inconclusive)"]
 
 
 def table(rows: list[Row]) -> str:
@@ -132,19 +145,27 @@ def measure(args, name: str, work: str) -> Row:
     record(sess, x, data)
     sess.run(None, {"x": x})  # warm
     cmd = [args.tlcheck, "compare", "--onnx", path, "--data", data, "--json", "--stats", *args.arg]
-    ort_t, tl_t, rss, doc = [], [], 0, {}
+    ort_t, tl_t, ort_c, tl_c, rss, doc = [], [], [], [], 0, {}
     for _ in range(args.runs):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         sess.run(None, {"x": x})
         ort_t.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
+        ort_c.append(time.process_time() - c0)
+        c0, t0 = children_cpu(), time.perf_counter()
         p = subprocess.run(cmd, capture_output=True, text=True, check=False)
         tl_t.append(time.perf_counter() - t0)
+        tl_c.append(children_cpu() - c0)
         if p.returncode not in (0, 1):
             sys.exit(f"{name}: tlcheck compare exited {p.returncode}: {p.stderr.strip()}")
         doc = json.loads(p.stdout)
         rss = max(rss, int((doc.get("stats") or {}).get("peak_rss_bytes", 0)))
-    return Row(name, args.size, ort_t, tl_t, rss, verdict(doc))
+    return Row(name, args.size, ort_t, tl_t, rss, verdict(doc), ort_c, tl_c)
+
+
+def children_cpu() -> float:
+    """The user + sys seconds of this process's finished children."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def main() -> None:
