@@ -31,7 +31,8 @@ const denseDiscount = 16
 // sweepFault plants a fault in the dense sweep, for the tests that must
 // catch it (0 in every other use): 1 transposes every square dense
 // Jacobian, 2 replaces every diagonal Jacobian by the identity (as if
-// every elementwise node were the identity).
+// every elementwise node were the identity), 3 makes linearIn read a
+// square M transposed.
 var sweepFault int
 
 // sweepStride, when not 0 (tests only), replaces the stride of the
@@ -95,16 +96,45 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	}
 	r.spent += work
 	r.denseKept += size
+	if r.linearIn(k, pairs) {
+		if jacCompare != nil {
+			ref := make([][]float64, len(pairs))
+			for t := range pairs {
+				ref[t] = make([]float64, len(pairs[t]))
+			}
+			if reason := r.vjpRows(k, ref); reason == "" {
+				jacCompare(k, pairs, ref)
+			}
+		}
+		return r.finishJac(k, pairs)
+	}
+	if reason := r.vjpRows(k, pairs); reason != "" {
+		return nil, reason, nil
+	}
+	return r.finishJac(k, pairs)
+}
+
+// jacCompare, when set (tests only), receives node k's Jacobian pairs
+// read off by linearIn beside the one-hot VJP runs' of the same node.
+var jacCompare func(k int, linearIn, vjp [][]float64)
+
+// vjpRows fills node k's Jacobian pairs (zeros on entry) by one VJP run
+// over adj per element of the node, the one-hot cotangent e_m giving row
+// m; a reason when a run fails or a derivative is undecided on the boxes.
+func (r *foRun[F]) vjpRows(k int, pairs [][]float64) string {
+	g, nodes := r.g, r.nodes
+	nk := len(nodes[k].box)
+	ps := g.Nodes[k].Parents
 	seed := make([]adj, nk)
 	for m := 0; m < nk; m++ {
 		seed[m] = adj{iv: spec.Interval{Lo: 1, Hi: 1}}
 		pc, err := nodeVJP(g, nodes, k, spec.Tensor[adj]{Shape: g.Nodes[k].Shape, Data: seed}, r.reg)
 		if err != nil {
-			return nil, fmt.Sprintf("node %d (%s): %v", k, g.Nodes[k].Kind.Op, err), nil
+			return fmt.Sprintf("node %d (%s): %v", k, g.Nodes[k].Kind.Op, err)
 		}
 		if adjVoid.Load() != 0 {
 			adjVoid.Store(0)
-			return nil, fmt.Sprintf("node %d (%s): a derivative rule could not be decided on the boxes (a kink or tie inside them)", k, g.Nodes[k].Kind.Op), nil
+			return fmt.Sprintf("node %d (%s): a derivative rule could not be decided on the boxes (a kink or tie inside them)", k, g.Nodes[k].Kind.Op)
 		}
 		for t := range ps {
 			if pc[t].Data == nil {
@@ -119,6 +149,15 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 		// After reading: a rule may return the cotangent's own storage.
 		seed[m] = adj{}
 	}
+	return ""
+}
+
+// finishJac converts node k's Jacobian pairs (one per parent position) to
+// planes and keeps them.
+func (r *foRun[F]) finishJac(k int, pairs [][]float64) ([]jac, string, error) {
+	g, nodes := r.g, r.nodes
+	nk := len(nodes[k].box)
+	ps := g.Nodes[k].Parents
 	js := make([]jac, len(ps))
 	for t, q := range ps {
 		plantSweep(pairs[t], nk, len(nodes[q].box))
@@ -129,6 +168,85 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	}
 	r.jac[k] = js
 	return js, "", nil
+}
+
+// jacVJPOnly (tests only) turns linearIn off: every local Jacobian is
+// then computed by the one-hot VJP runs.
+var jacVJPOnly bool
+
+// linearIn fills node k's Jacobian pairs (zeros on entry) from the
+// weights where the registry states the node's one step linear in the
+// parent an error reaches (spec.OpInfo.LinearIn): row (r, j) of the
+// Jacobian with respect to that parent is M[j, ·] on block r, M the
+// step's Matrix argument over the boxes (a payload's weights: points),
+// each entry M's box with a −0 end made +0 — the one-hot VJP run's row
+// entry for entry, since adj's 0·v and 0 + v are exact and m·[1, 1] is m
+// (TestLinearInJacobians). Every Clarke Jacobian at a point of the boxes
+// is then M at a point of its box, inside. The contributions to the other
+// parents are the VJP runs' zeros: false (the VJP runs then) unless every
+// other parent position is error-free.
+func (r *foRun[F]) linearIn(k int, pairs [][]float64) bool {
+	nd := &r.nodes[k]
+	if jacVJPOnly || len(nd.app.Steps) != 1 || len(nd.args) != 1 {
+		return false
+	}
+	st := &nd.app.Steps[0]
+	pr, err := r.reg.Lookup(st.Prim)
+	if err != nil || pr.LinearIn == nil || pr.NoGrad {
+		return false
+	}
+	li := pr.LinearIn
+	if li.X >= len(st.Args) || li.Matrix >= len(st.Args) || st.Args[li.X].Source != irsem.ArgParent {
+		return false
+	}
+	ps := r.g.Nodes[k].Parents
+	xt := st.Args[li.X].Index
+	for t, a := range st.Args {
+		if t != li.X && a.Source == irsem.ArgParent && r.nodes[ps[a.Index]].err {
+			return false
+		}
+	}
+	for t, q := range ps {
+		if t != xt && r.nodes[q].err {
+			return false
+		}
+	}
+	if !r.nodes[ps[xt]].err {
+		return false
+	}
+	x, m := nd.args[0][li.X], nd.args[0][li.Matrix].Data
+	if len(x.Shape) == 0 {
+		return false
+	}
+	inner := x.Shape[len(x.Shape)-1]
+	nk, nq := len(nd.box), len(x.Data)
+	if inner == 0 || len(m)%inner != 0 || nq != len(r.nodes[ps[xt]].box) {
+		return false
+	}
+	out := len(m) / inner
+	rows := nq / inner
+	if rows*out != nk || len(pairs[xt]) != 2*nk*nq {
+		return false
+	}
+	for _, v := range m {
+		if !(v.iv.Lo <= v.iv.Hi) || math.IsInf(v.iv.Lo, 0) || math.IsInf(v.iv.Hi, 0) {
+			return false
+		}
+	}
+	p := pairs[xt]
+	for rr := 0; rr < rows; rr++ {
+		for j := 0; j < out; j++ {
+			row := p[2*(rr*out+j)*nq : 2*(rr*out+j+1)*nq]
+			for c, v := range m[j*inner : (j+1)*inner] {
+				if sweepFault == 3 && out == inner {
+					v = m[c*inner+j] // planted: M read transposed
+				}
+				iv := plusZero(v.iv)
+				row[2*(rr*inner+c)], row[2*(rr*inner+c)+1] = iv.Lo, iv.Hi
+			}
+		}
+	}
+	return true
 }
 
 // plantSweep applies sweepFault 1 or 2 to a Jacobian's pairs.
