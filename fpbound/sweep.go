@@ -333,7 +333,11 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 		return nil, nil, nil, 0, "", errDense("too many elements")
 	}
 	st := make([]*adjMat, j+1)
-	id := make([]float64, o*o)
+	if r.pool == nil {
+		r.pool = planePool{}
+	}
+	pool := r.pool
+	id := pool.get(o * o)
 	for i := 0; i < o; i++ {
 		id[i*o+i] = 1
 	}
@@ -353,6 +357,7 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 			if l, ok := cutLevel(s, nd, o, n, target); ok {
 				cut(s, nd, o, n, resid)
 				lvl = max(lvl, l)
+				pool.release(s)
 				continue
 			}
 		}
@@ -373,6 +378,7 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 			}
 		}
 		if nd.app.Source || g.Nodes[k].Kind.Op == irsem.OpInput {
+			pool.release(s)
 			continue
 		}
 		reach := false
@@ -380,6 +386,7 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 			reach = reach || nodes[q].err
 		}
 		if !reach {
+			pool.release(s)
 			continue
 		}
 		js, reason, err := r.jacobians(k)
@@ -398,12 +405,13 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 				if o > maxDense/max(nq, 1) {
 					return nil, nil, nil, 0, "", errDense("an adjoint matrix too large")
 				}
-				st[q] = &adjMat{c: make([]float64, o*nq), rho: make([]float64, o*nq)}
+				st[q] = &adjMat{c: pool.get(o * nq), rho: pool.get(o * nq)}
 			}
-			if err := propagate(s, &js[t], st[q], o); err != nil {
+			if err := propagate(s, &js[t], st[q], o, pool); err != nil {
 				return nil, nil, nil, 0, "", err
 			}
 		}
+		pool.release(s)
 	}
 	for a := range bound {
 		bound[a] = addUp(bound[a], resid[a]) // +∞: see record
@@ -486,11 +494,12 @@ func (r *foRun[F]) settle(s *adjMat, nd *foNode, o, n int, resid []float64, char
 				continue
 			}
 			if s.rad == nil {
-				s.rad = make([]float64, o*n)
+				s.rad = r.pool.get(o * n)
 			}
 			s.rad[a*n+i] = addUp(s.rad[a*n+i], v)
 		}
 	}
+	r.pool.put(s.rho)
 	s.rho = nil
 }
 
@@ -522,12 +531,19 @@ func lift(s *adjMat) error {
 // propagate adds s·J to dst: the centre product into dst.c (the rounding
 // of the accumulation, exact by TwoSum, into dst.rho), the product's own
 // rounding and |s.c|·rad(J) into dst.rho, and the carried radius times
-// mag(J) into dst.rad, every bound rounded upward.
-func propagate(s *adjMat, J *jac, dst *adjMat, o int) error {
+// mag(J) into dst.rad, every bound rounded upward. Into a dst without a
+// contribution yet (its planes zero) the products are written in place:
+// accumulate would copy c and add rho to zeros, which is rho itself.
+func propagate(s *adjMat, J *jac, dst *adjMat, o int, pool planePool) error {
 	n, nq := J.rows, J.cols
 	var c, rho, rad []float64
+	direct := !dst.set
 	if J.diag {
-		c, rho = make([]float64, o*n), make([]float64, o*n)
+		if direct {
+			c, rho = dst.c, dst.rho
+		} else {
+			c, rho = pool.get(o*n), pool.get(o*n)
+		}
 		for a := 0; a < o; a++ {
 			for i := 0; i < n; i++ {
 				x := s.c[a*n+i]
@@ -561,7 +577,10 @@ func propagate(s *adjMat, J *jac, dst *adjMat, o int) error {
 			}
 		}
 	} else {
-		out := enclose.Make(o * nq)
+		out := enclose.Planes{C: dst.c, R: dst.rho}
+		if !direct {
+			out = enclose.Planes{C: pool.get(o * nq), R: pool.get(o * nq)}
+		}
 		if !enclose.Product(o, nq, n, enclose.Planes{C: s.c}, false, J.p, false, enclose.Planes{}, out) {
 			return errDense("a product is not tame")
 		}
@@ -584,8 +603,48 @@ func propagate(s *adjMat, J *jac, dst *adjMat, o int) error {
 			}
 		}
 	}
+	if direct {
+		dst.set = true
+		if rad != nil {
+			accumulate(dst, nil, nil, rad)
+		}
+		return nil
+	}
 	accumulate(dst, c, rho, rad)
+	pool.put(c)
+	pool.put(rho)
 	return nil
+}
+
+// planePool is a free list of float64 planes by length, for one run's
+// dense sweeps: adjoint planes are returned once their node is swept, so
+// a sweep allocates a few planes instead of one per product. Allocation
+// only: get returns a zeroed plane, as make does.
+type planePool map[int][][]float64
+
+func (p planePool) get(n int) []float64 {
+	if l := p[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		p[n] = l[:len(l)-1]
+		clear(b)
+		return b
+	}
+	return make([]float64, n)
+}
+
+// put returns b to the pool (nil: nothing); the caller keeps no use of it.
+func (p planePool) put(b []float64) {
+	if b != nil {
+		p[len(b)] = append(p[len(b)], b)
+	}
+}
+
+// release returns an adjoint's planes to the pool once its node is swept.
+func (p planePool) release(s *adjMat) {
+	p.put(s.c)
+	p.put(s.rho)
+	p.put(s.rad)
+	s.c, s.rho, s.rad = nil, nil, nil
 }
 
 // accumulate adds (c, rho, rad) into dst.
