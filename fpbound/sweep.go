@@ -373,7 +373,7 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 					}
 					t := mulUp(m, e)
 					bound[a] = addUp(bound[a], t)
-					ss[a] = addUp(ss[a], mulUp(t, t))
+					ss[a] = mulAddUp(ss[a], t, t)
 				}
 			}
 		}
@@ -468,7 +468,7 @@ func cut(s *adjMat, nd *foNode, o, n int, resid []float64) {
 				m = addUp(m, s.rad[a*n+i])
 			}
 			if m != 0 {
-				t = addUp(t, mulUp(m, nd.fo[i]))
+				t = mulAddUp(t, m, nd.fo[i])
 			}
 		}
 		resid[a] = addUp(resid[a], t)
@@ -483,14 +483,19 @@ func (r *foRun[F]) settle(s *adjMat, nd *foNode, o, n int, resid []float64, char
 	if s.rho == nil {
 		return
 	}
+	var fo []float64
+	if charge {
+		fo = nd.fo
+	}
 	for a := 0; a < o; a++ {
 		row := s.rho[a*n : (a+1)*n]
+		acc := resid[a]
 		for i, v := range row {
 			if v == 0 {
 				continue
 			}
-			if charge && nd.fo != nil && !math.IsInf(nd.fo[i], 1) {
-				resid[a] = addUp(resid[a], mulUp(v, nd.fo[i]))
+			if fo != nil && !math.IsInf(fo[i], 1) {
+				acc = mulAddUp(acc, v, fo[i])
 				continue
 			}
 			if s.rad == nil {
@@ -498,6 +503,7 @@ func (r *foRun[F]) settle(s *adjMat, nd *foNode, o, n int, resid []float64, char
 			}
 			s.rad[a*n+i] = addUp(s.rad[a*n+i], v)
 		}
+		resid[a] = acc
 	}
 	r.pool.put(s.rho)
 	s.rho = nil
@@ -614,6 +620,24 @@ func propagate(s *adjMat, J *jac, dst *adjMat, o int, pool planePool) error {
 	pool.put(c)
 	pool.put(rho)
 	return nil
+}
+
+// mulAddUp is addUp(acc, mulUp(x, y)) for acc, x, y ≥ 0, bit for bit,
+// with the common case (every operand positive and finite, no factor 1)
+// taken without the two calls: mulUp is then up(x·y) > 0, and addUp of
+// it is that value for acc = 0, +∞ for an infinite one, else up(acc + ·).
+func mulAddUp(acc, x, y float64) float64 {
+	if x > 0 && x < inf && y > 0 && y < inf && x != 1 && y != 1 && acc < inf {
+		p := up(x * y)
+		switch {
+		case acc == 0:
+			return p
+		case p == inf:
+			return inf
+		}
+		return up(acc + p)
+	}
+	return addUp(acc, mulUp(x, y))
 }
 
 // planePool is a free list of float64 planes by length, for one run's

@@ -220,3 +220,23 @@ func TestLinearInJacobians(t *testing.T) {
 		}
 	}
 }
+
+// TestMulAddUp: mulAddUp is addUp(acc, mulUp(x, y)) bit for bit on every
+// triple of edge values (0, the smallest subnormal, 1, values whose
+// product underflows or overflows, +∞) and on random ones.
+func TestMulAddUp(t *testing.T) {
+	vals := []float64{0, 0x1p-1074, 0x1p-1022, 0x1p-600, 0.3, 1, 1.5, 3, 0x1p600, math.MaxFloat64, inf}
+	for i := 0; i < 40; i++ {
+		vals = append(vals, math.Ldexp(1+float64(i)/41, i*7-140))
+	}
+	for _, acc := range vals {
+		for _, x := range vals {
+			for _, y := range vals {
+				want, got := addUp(acc, mulUp(x, y)), mulAddUp(acc, x, y)
+				if math.Float64bits(want) != math.Float64bits(got) {
+					t.Fatalf("mulAddUp(%g, %g, %g) = %g, addUp(mulUp) = %g", acc, x, y, got, want)
+				}
+			}
+		}
+	}
+}
