@@ -339,7 +339,9 @@ func packA64(mr int, transA bool, i0, rows, p0, kc int, a []float64, lda int, ap
 func dgemmBlock(f dfamily, transA, transB bool, s0, s1, q0, q1, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 	mr, nr, gp := f.mr, f.nr, dnc/f.nr
 	ap := make([]float64, mr*min(dkc, k))
-	bp := make([]float64, gp*nr*min(dkc, k))
+	// B's packed group: at most gp panels, fewer when the block has fewer
+	// (a 64-column product packs 64·kc values, not dnc·kc).
+	bp := make([]float64, min(gp, q1-q0)*nr*min(dkc, k))
 	blk := make([]float64, mr*nr)
 	for p0 := 0; p0 < k; p0 += dkc {
 		kc := min(dkc, k-p0)

@@ -502,7 +502,17 @@
 // "Kinks and discontinuities" every Clarke Jacobian of f_k at a point of
 // the parents' boxes lies in it (a decided kink gives a point: relu's
 // derivative is exactly 0 or 1). A Jacobian whose off-diagonal entries
-// are all the point 0 is kept as its diagonal.
+// are all the point 0 is kept as its diagonal. Where node k is one step
+// whose registry entry states it linear in the parent an error reaches
+// (spec.OpInfo.LinearIn: y[r, j] = Σ_i M[j, i]·x[r, i] + terms free of
+// x, M another argument), and no other parent carries an error, the
+// Jacobian is read off M's boxes instead of the n_k VJP runs: every
+// Clarke Jacobian at a point of the boxes is M at a point of its box, so
+// the box encloses it; and it is the VJP runs' rows bit for bit (adj's
+// 0·v and 0 + v are exact, m·[1, 1] is m), which
+// TestLinearInJacobians checks on the figures' nets and
+// spec's TestLinearInEqualsVJP checks of the statement against VJP over
+// Rat. The sweep's budget counts the runs all the same.
 //
 // The sweep. Fix node j and any choice of Jacobians J_{c,k}, each a
 // Clarke Jacobian of f_c at a point of the boxes (so within the

@@ -221,12 +221,13 @@ type foRun[F format] struct {
 	budget    int64 // the sweeps' work budget (Options.SweepWork)
 	spent     int64
 	fusedVals []spec.Tensor[ErrOf[F]]
-	jac       [][]jac // each node's local Jacobians, once computed (sweep.go)
-	denseKept int     // the elements of the Jacobians in jac
-	prefix    []int64 // prefixWork of every node
-	swept     int     // the intermediate nodes swept so far (target)
-	lastFull  int     // the last node swept at level 0 with finite bounds (−1: none)
-	out       []foOut // the output's elements, once swept
+	jac       [][]jac   // each node's local Jacobians, once computed (sweep.go)
+	pool      planePool // the dense sweeps' free planes (sweep.go)
+	denseKept int       // the elements of the Jacobians in jac
+	prefix    []int64   // prefixWork of every node
+	swept     int       // the intermediate nodes swept so far (target)
+	lastFull  int       // the last node swept at level 0 with finite bounds (−1: none)
+	out       []foOut   // the output's elements, once swept
 }
 
 // local computes node j's local error e_j, or fuses a pending sum into

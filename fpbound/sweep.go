@@ -31,7 +31,8 @@ const denseDiscount = 16
 // sweepFault plants a fault in the dense sweep, for the tests that must
 // catch it (0 in every other use): 1 transposes every square dense
 // Jacobian, 2 replaces every diagonal Jacobian by the identity (as if
-// every elementwise node were the identity).
+// every elementwise node were the identity), 3 makes linearIn read a
+// square M transposed.
 var sweepFault int
 
 // sweepStride, when not 0 (tests only), replaces the stride of the
@@ -95,16 +96,45 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	}
 	r.spent += work
 	r.denseKept += size
+	if r.linearIn(k, pairs) {
+		if jacCompare != nil {
+			ref := make([][]float64, len(pairs))
+			for t := range pairs {
+				ref[t] = make([]float64, len(pairs[t]))
+			}
+			if reason := r.vjpRows(k, ref); reason == "" {
+				jacCompare(k, pairs, ref)
+			}
+		}
+		return r.finishJac(k, pairs)
+	}
+	if reason := r.vjpRows(k, pairs); reason != "" {
+		return nil, reason, nil
+	}
+	return r.finishJac(k, pairs)
+}
+
+// jacCompare, when set (tests only), receives node k's Jacobian pairs
+// read off by linearIn beside the one-hot VJP runs' of the same node.
+var jacCompare func(k int, linearIn, vjp [][]float64)
+
+// vjpRows fills node k's Jacobian pairs (zeros on entry) by one VJP run
+// over adj per element of the node, the one-hot cotangent e_m giving row
+// m; a reason when a run fails or a derivative is undecided on the boxes.
+func (r *foRun[F]) vjpRows(k int, pairs [][]float64) string {
+	g, nodes := r.g, r.nodes
+	nk := len(nodes[k].box)
+	ps := g.Nodes[k].Parents
 	seed := make([]adj, nk)
 	for m := 0; m < nk; m++ {
 		seed[m] = adj{iv: spec.Interval{Lo: 1, Hi: 1}}
 		pc, err := nodeVJP(g, nodes, k, spec.Tensor[adj]{Shape: g.Nodes[k].Shape, Data: seed}, r.reg)
 		if err != nil {
-			return nil, fmt.Sprintf("node %d (%s): %v", k, g.Nodes[k].Kind.Op, err), nil
+			return fmt.Sprintf("node %d (%s): %v", k, g.Nodes[k].Kind.Op, err)
 		}
 		if adjVoid.Load() != 0 {
 			adjVoid.Store(0)
-			return nil, fmt.Sprintf("node %d (%s): a derivative rule could not be decided on the boxes (a kink or tie inside them)", k, g.Nodes[k].Kind.Op), nil
+			return fmt.Sprintf("node %d (%s): a derivative rule could not be decided on the boxes (a kink or tie inside them)", k, g.Nodes[k].Kind.Op)
 		}
 		for t := range ps {
 			if pc[t].Data == nil {
@@ -119,6 +149,15 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 		// After reading: a rule may return the cotangent's own storage.
 		seed[m] = adj{}
 	}
+	return ""
+}
+
+// finishJac converts node k's Jacobian pairs (one per parent position) to
+// planes and keeps them.
+func (r *foRun[F]) finishJac(k int, pairs [][]float64) ([]jac, string, error) {
+	g, nodes := r.g, r.nodes
+	nk := len(nodes[k].box)
+	ps := g.Nodes[k].Parents
 	js := make([]jac, len(ps))
 	for t, q := range ps {
 		plantSweep(pairs[t], nk, len(nodes[q].box))
@@ -129,6 +168,85 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	}
 	r.jac[k] = js
 	return js, "", nil
+}
+
+// jacVJPOnly (tests only) turns linearIn off: every local Jacobian is
+// then computed by the one-hot VJP runs.
+var jacVJPOnly bool
+
+// linearIn fills node k's Jacobian pairs (zeros on entry) from the
+// weights where the registry states the node's one step linear in the
+// parent an error reaches (spec.OpInfo.LinearIn): row (r, j) of the
+// Jacobian with respect to that parent is M[j, ·] on block r, M the
+// step's Matrix argument over the boxes (a payload's weights: points),
+// each entry M's box with a −0 end made +0 — the one-hot VJP run's row
+// entry for entry, since adj's 0·v and 0 + v are exact and m·[1, 1] is m
+// (TestLinearInJacobians). Every Clarke Jacobian at a point of the boxes
+// is then M at a point of its box, inside. The contributions to the other
+// parents are the VJP runs' zeros: false (the VJP runs then) unless every
+// other parent position is error-free.
+func (r *foRun[F]) linearIn(k int, pairs [][]float64) bool {
+	nd := &r.nodes[k]
+	if jacVJPOnly || len(nd.app.Steps) != 1 || len(nd.args) != 1 {
+		return false
+	}
+	st := &nd.app.Steps[0]
+	pr, err := r.reg.Lookup(st.Prim)
+	if err != nil || pr.LinearIn == nil || pr.NoGrad {
+		return false
+	}
+	li := pr.LinearIn
+	if li.X >= len(st.Args) || li.Matrix >= len(st.Args) || st.Args[li.X].Source != irsem.ArgParent {
+		return false
+	}
+	ps := r.g.Nodes[k].Parents
+	xt := st.Args[li.X].Index
+	for t, a := range st.Args {
+		if t != li.X && a.Source == irsem.ArgParent && r.nodes[ps[a.Index]].err {
+			return false
+		}
+	}
+	for t, q := range ps {
+		if t != xt && r.nodes[q].err {
+			return false
+		}
+	}
+	if !r.nodes[ps[xt]].err {
+		return false
+	}
+	x, m := nd.args[0][li.X], nd.args[0][li.Matrix].Data
+	if len(x.Shape) == 0 {
+		return false
+	}
+	inner := x.Shape[len(x.Shape)-1]
+	nk, nq := len(nd.box), len(x.Data)
+	if inner == 0 || len(m)%inner != 0 || nq != len(r.nodes[ps[xt]].box) {
+		return false
+	}
+	out := len(m) / inner
+	rows := nq / inner
+	if rows*out != nk || len(pairs[xt]) != 2*nk*nq {
+		return false
+	}
+	for _, v := range m {
+		if !(v.iv.Lo <= v.iv.Hi) || math.IsInf(v.iv.Lo, 0) || math.IsInf(v.iv.Hi, 0) {
+			return false
+		}
+	}
+	p := pairs[xt]
+	for rr := 0; rr < rows; rr++ {
+		for j := 0; j < out; j++ {
+			row := p[2*(rr*out+j)*nq : 2*(rr*out+j+1)*nq]
+			for c, v := range m[j*inner : (j+1)*inner] {
+				if sweepFault == 3 && out == inner {
+					v = m[c*inner+j] // planted: M read transposed
+				}
+				iv := plusZero(v.iv)
+				row[2*(rr*inner+c)], row[2*(rr*inner+c)+1] = iv.Lo, iv.Hi
+			}
+		}
+	}
+	return true
 }
 
 // plantSweep applies sweepFault 1 or 2 to a Jacobian's pairs.
@@ -215,7 +333,11 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 		return nil, nil, nil, 0, "", errDense("too many elements")
 	}
 	st := make([]*adjMat, j+1)
-	id := make([]float64, o*o)
+	if r.pool == nil {
+		r.pool = planePool{}
+	}
+	pool := r.pool
+	id := pool.get(o * o)
 	for i := 0; i < o; i++ {
 		id[i*o+i] = 1
 	}
@@ -235,6 +357,7 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 			if l, ok := cutLevel(s, nd, o, n, target); ok {
 				cut(s, nd, o, n, resid)
 				lvl = max(lvl, l)
+				pool.release(s)
 				continue
 			}
 		}
@@ -250,11 +373,12 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 					}
 					t := mulUp(m, e)
 					bound[a] = addUp(bound[a], t)
-					ss[a] = addUp(ss[a], mulUp(t, t))
+					ss[a] = mulAddUp(ss[a], t, t)
 				}
 			}
 		}
 		if nd.app.Source || g.Nodes[k].Kind.Op == irsem.OpInput {
+			pool.release(s)
 			continue
 		}
 		reach := false
@@ -262,6 +386,7 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 			reach = reach || nodes[q].err
 		}
 		if !reach {
+			pool.release(s)
 			continue
 		}
 		js, reason, err := r.jacobians(k)
@@ -280,12 +405,13 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 				if o > maxDense/max(nq, 1) {
 					return nil, nil, nil, 0, "", errDense("an adjoint matrix too large")
 				}
-				st[q] = &adjMat{c: make([]float64, o*nq), rho: make([]float64, o*nq)}
+				st[q] = &adjMat{c: pool.get(o * nq), rho: pool.get(o * nq)}
 			}
-			if err := propagate(s, &js[t], st[q], o); err != nil {
+			if err := propagate(s, &js[t], st[q], o, pool); err != nil {
 				return nil, nil, nil, 0, "", err
 			}
 		}
+		pool.release(s)
 	}
 	for a := range bound {
 		bound[a] = addUp(bound[a], resid[a]) // +∞: see record
@@ -342,7 +468,7 @@ func cut(s *adjMat, nd *foNode, o, n int, resid []float64) {
 				m = addUp(m, s.rad[a*n+i])
 			}
 			if m != 0 {
-				t = addUp(t, mulUp(m, nd.fo[i]))
+				t = mulAddUp(t, m, nd.fo[i])
 			}
 		}
 		resid[a] = addUp(resid[a], t)
@@ -357,22 +483,29 @@ func (r *foRun[F]) settle(s *adjMat, nd *foNode, o, n int, resid []float64, char
 	if s.rho == nil {
 		return
 	}
+	var fo []float64
+	if charge {
+		fo = nd.fo
+	}
 	for a := 0; a < o; a++ {
 		row := s.rho[a*n : (a+1)*n]
+		acc := resid[a]
 		for i, v := range row {
 			if v == 0 {
 				continue
 			}
-			if charge && nd.fo != nil && !math.IsInf(nd.fo[i], 1) {
-				resid[a] = addUp(resid[a], mulUp(v, nd.fo[i]))
+			if fo != nil && !math.IsInf(fo[i], 1) {
+				acc = mulAddUp(acc, v, fo[i])
 				continue
 			}
 			if s.rad == nil {
-				s.rad = make([]float64, o*n)
+				s.rad = r.pool.get(o * n)
 			}
 			s.rad[a*n+i] = addUp(s.rad[a*n+i], v)
 		}
+		resid[a] = acc
 	}
+	r.pool.put(s.rho)
 	s.rho = nil
 }
 
@@ -404,12 +537,19 @@ func lift(s *adjMat) error {
 // propagate adds s·J to dst: the centre product into dst.c (the rounding
 // of the accumulation, exact by TwoSum, into dst.rho), the product's own
 // rounding and |s.c|·rad(J) into dst.rho, and the carried radius times
-// mag(J) into dst.rad, every bound rounded upward.
-func propagate(s *adjMat, J *jac, dst *adjMat, o int) error {
+// mag(J) into dst.rad, every bound rounded upward. Into a dst without a
+// contribution yet (its planes zero) the products are written in place:
+// accumulate would copy c and add rho to zeros, which is rho itself.
+func propagate(s *adjMat, J *jac, dst *adjMat, o int, pool planePool) error {
 	n, nq := J.rows, J.cols
 	var c, rho, rad []float64
+	direct := !dst.set
 	if J.diag {
-		c, rho = make([]float64, o*n), make([]float64, o*n)
+		if direct {
+			c, rho = dst.c, dst.rho
+		} else {
+			c, rho = pool.get(o*n), pool.get(o*n)
+		}
 		for a := 0; a < o; a++ {
 			for i := 0; i < n; i++ {
 				x := s.c[a*n+i]
@@ -443,7 +583,10 @@ func propagate(s *adjMat, J *jac, dst *adjMat, o int) error {
 			}
 		}
 	} else {
-		out := enclose.Make(o * nq)
+		out := enclose.Planes{C: dst.c, R: dst.rho}
+		if !direct {
+			out = enclose.Planes{C: pool.get(o * nq), R: pool.get(o * nq)}
+		}
 		if !enclose.Product(o, nq, n, enclose.Planes{C: s.c}, false, J.p, false, enclose.Planes{}, out) {
 			return errDense("a product is not tame")
 		}
@@ -466,8 +609,66 @@ func propagate(s *adjMat, J *jac, dst *adjMat, o int) error {
 			}
 		}
 	}
+	if direct {
+		dst.set = true
+		if rad != nil {
+			accumulate(dst, nil, nil, rad)
+		}
+		return nil
+	}
 	accumulate(dst, c, rho, rad)
+	pool.put(c)
+	pool.put(rho)
 	return nil
+}
+
+// mulAddUp is addUp(acc, mulUp(x, y)) for acc, x, y ≥ 0, bit for bit,
+// with the common case (every operand positive and finite, no factor 1)
+// taken without the two calls: mulUp is then up(x·y) > 0, and addUp of
+// it is that value for acc = 0, +∞ for an infinite one, else up(acc + ·).
+func mulAddUp(acc, x, y float64) float64 {
+	if x > 0 && x < inf && y > 0 && y < inf && x != 1 && y != 1 && acc < inf {
+		p := up(x * y)
+		switch {
+		case acc == 0:
+			return p
+		case p == inf:
+			return inf
+		}
+		return up(acc + p)
+	}
+	return addUp(acc, mulUp(x, y))
+}
+
+// planePool is a free list of float64 planes by length, for one run's
+// dense sweeps: adjoint planes are returned once their node is swept, so
+// a sweep allocates a few planes instead of one per product. Allocation
+// only: get returns a zeroed plane, as make does.
+type planePool map[int][][]float64
+
+func (p planePool) get(n int) []float64 {
+	if l := p[n]; len(l) > 0 {
+		b := l[len(l)-1]
+		p[n] = l[:len(l)-1]
+		clear(b)
+		return b
+	}
+	return make([]float64, n)
+}
+
+// put returns b to the pool (nil: nothing); the caller keeps no use of it.
+func (p planePool) put(b []float64) {
+	if b != nil {
+		p[len(b)] = append(p[len(b)], b)
+	}
+}
+
+// release returns an adjoint's planes to the pool once its node is swept.
+func (p planePool) release(s *adjMat) {
+	p.put(s.c)
+	p.put(s.rho)
+	p.put(s.rad)
+	s.c, s.rho, s.rad = nil, nil, nil
 }
 
 // accumulate adds (c, rho, rad) into dst.

@@ -1,9 +1,11 @@
 package fpbound
 
 import (
+	"math"
 	"math/big"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/fpbound/nets"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -124,8 +126,8 @@ func checkSweeps(t *testing.T, seed uint64, depth int) (bad, checked int) {
 // over the boxes is the exact adjoint) the dense sweep's bound of every
 // node equals Σ|A|·ē computed exactly, up to a relative 10⁻⁹, at depths
 // where the interval sweep's adjoints have wrapped; and a dense sweep
-// with a transposed Jacobian, or with the relus' derivatives dropped, is
-// caught.
+// with a transposed Jacobian, with the relus' derivatives dropped, or
+// with the linear nodes' weights read transposed (linearIn), is caught.
 func TestDenseSweepExact(t *testing.T) {
 	for _, c := range []struct {
 		seed  uint64
@@ -140,12 +142,101 @@ func TestDenseSweepExact(t *testing.T) {
 			}
 		}
 	}
-	for _, fault := range []int{1, 2} {
+	for _, fault := range []int{1, 2, 3} {
 		sweepFault = fault
 		bad, checked := checkSweeps(t, 5, 4)
 		sweepFault = 0
 		if checked == 0 || bad == 0 {
 			t.Errorf("planted fault %d not caught (%d sweeps checked)", fault, checked)
+		}
+	}
+}
+
+// TestLinearInJacobians: on the figures' nets (ReLU and tanh MLPs, the
+// GPT-2 stack, whose linear nodes have several rows) every local Jacobian
+// that linearIn reads off the weights is bit for bit the one the one-hot
+// VJP runs compute, and the whole sharp result (every element's
+// first-order bound, estimate and exact enclosure) is bit-identical with
+// linearIn off; linearIn reading the weights transposed (planted) is
+// caught.
+func TestLinearInJacobians(t *testing.T) {
+	var cases []*nets.Net
+	for _, c := range []struct {
+		act   irsem.Op
+		init  nets.Init
+		depth int
+	}{{irsem.OpRelu, nets.Default, 4}, {irsem.OpRelu, nets.Kaiming, 8}, {irsem.OpTanh, nets.Default, 2}} {
+		n, err := nets.MLP(uint64(100+c.depth), 64, c.depth, c.act, c.init)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, n)
+	}
+	n, err := nets.GPT2(301, 4, 8, 2, 1, nets.Default, nets.FinfoMin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, n)
+	defer func() { jacCompare, jacVJPOnly, sweepFault = nil, false, 0 }()
+	for _, fault := range []int{0, 3} {
+		for _, n := range cases {
+			jacVJPOnly, sweepFault = true, 0
+			want, err := SharpBounds(n.Graph, n.Payload, n.Input, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			jacVJPOnly, sweepFault = false, fault
+			read, diff := 0, 0
+			jacCompare = func(k int, li, vjp [][]float64) {
+				read++
+				for p := range li {
+					for i := range li[p] {
+						if math.Float64bits(li[p][i]) != math.Float64bits(vjp[p][i]) {
+							diff++
+							return
+						}
+					}
+				}
+			}
+			got, err := SharpBounds(n.Graph, n.Payload, n.Input, Options{})
+			jacCompare, sweepFault = nil, 0
+			if err != nil {
+				t.Fatal(err)
+			}
+			same := len(got) == len(want)
+			for i := range got {
+				if same && (math.Float64bits(got[i].FirstOrder) != math.Float64bits(want[i].FirstOrder) || math.Float64bits(got[i].Estimate) != math.Float64bits(want[i].Estimate) || got[i].Exact != want[i].Exact) {
+					same = false
+				}
+			}
+			switch {
+			case read == 0:
+				t.Errorf("%s: linearIn read no Jacobian", n.Name)
+			case fault == 0 && (diff != 0 || !same):
+				t.Errorf("%s: %d of %d Jacobians read off the weights differ from VJP's; results identical: %v", n.Name, diff, read, same)
+			case fault == 3 && diff == 0:
+				t.Errorf("%s: the planted transposed read was not caught", n.Name)
+			}
+		}
+	}
+}
+
+// TestMulAddUp: mulAddUp is addUp(acc, mulUp(x, y)) bit for bit on every
+// triple of edge values (0, the smallest subnormal, 1, values whose
+// product underflows or overflows, +∞) and on random ones.
+func TestMulAddUp(t *testing.T) {
+	vals := []float64{0, 0x1p-1074, 0x1p-1022, 0x1p-600, 0.3, 1, 1.5, 3, 0x1p600, math.MaxFloat64, inf}
+	for i := 0; i < 40; i++ {
+		vals = append(vals, math.Ldexp(1+float64(i)/41, i*7-140))
+	}
+	for _, acc := range vals {
+		for _, x := range vals {
+			for _, y := range vals {
+				want, got := addUp(acc, mulUp(x, y)), mulAddUp(acc, x, y)
+				if math.Float64bits(want) != math.Float64bits(got) {
+					t.Fatalf("mulAddUp(%g, %g, %g) = %g, addUp(mulUp) = %g", acc, x, y, got, want)
+				}
+			}
 		}
 	}
 }

@@ -147,6 +147,21 @@ type IRForm struct {
 // ProviderFastCPU names the fast float32 CPU provider in OpInfo.Providers.
 const ProviderFastCPU = "fast_cpu"
 
+// LinearJac is OpInfo.LinearIn: the output y is linear in parent X with
+// the Jacobian read off parent Matrix. With x = parent X viewed as rows ×
+// inner (inner its last axis), y as rows × out and M = parent Matrix as
+// the row-major out × inner matrix,
+//
+//	y[r, j] = Σ_k M[j, k]·x[r, k] + (terms free of x),
+//
+// so ∂y[r, j]/∂x[r′, k] = [r = r′]·M[j, k]: the Jacobian with respect to x
+// is block diagonal, each of its rows blocks M itself, and it depends on
+// no parent but Matrix. The VJP rule's contribution to X for the one-hot
+// cotangent e_{r,j} is then row (r, j) of that Jacobian (over Rat exactly;
+// over a scalar whose 0·v and 0 + v are exact, such as fpbound's interval
+// adjoints, M[j, k]·1 entry for entry).
+type LinearJac struct{ X, Matrix int }
+
 // fill completes an entry's IR form from the primitive's own facts.
 func (f *IRForm) fill(o *OpInfo) {
 	if f.MinArity == 0 && f.MaxArity == 0 {

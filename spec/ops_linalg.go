@@ -311,7 +311,8 @@ func linearFwd[T Scalar[T]](x, w, b Tensor[T], withBias bool) Tensor[T] {
 
 func linearPrim[T Scalar[T]]() *Prim[T] {
 	info := &OpInfo{Name: "linear", Contraction: lastAxis, Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "linear", MinArity: 1, MaxArity: 1, Params: []string{"W", "b"}, Required: []string{"W", "b"}, Doc: "Wx+b over the last axis; W[out,in] and b[out] from the payload"}, Gen: GenHint{Graph: 23}, Providers: []string{ProviderFastCPU}, MinArity: 3, MaxArity: 3, Exact: true, Smooth: true, Shape: linearShape,
-		Doc: "Wx+b over the last axis of x; parents (x, W[out,in], b[out])"}
+		LinearIn: &LinearJac{X: 0, Matrix: 1},
+		Doc:      "Wx+b over the last axis of x; parents (x, W[out,in], b[out])"}
 	p := &Prim[T]{
 		OpInfo: info,
 		Forward: func(_ *Attrs, xs []Tensor[T]) (Tensor[T], error) {

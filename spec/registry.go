@@ -135,6 +135,13 @@ type OpInfo struct {
 	// normalisation), so a kernel for it needs a reduction policy: the
 	// registry's own rules are left folds from zero.
 	Accumulates bool
+	// LinearIn, when set, states that the output is linear in one parent
+	// with a local Jacobian read off another (LinearJac): a consumer may
+	// take that Jacobian from the parent's values instead of running VJP
+	// once per output element. It is not in RegistryHash's facts: it
+	// derives no table, only a shortcut that TestLinearInEqualsVJP checks
+	// against the VJP rule.
+	LinearIn *LinearJac
 	// IR is the primitive's form in the canonical IR; nil when the IR has
 	// no tag for it.
 	IR *IRForm
