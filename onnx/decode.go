@@ -63,7 +63,7 @@ func valueBytes(dt DataType) int64 {
 	switch dt {
 	case Float, Float16, BFloat16:
 		return 4
-	case Double, Int64:
+	case Double, Int64, Uint32, Uint64:
 		return 8
 	}
 	return 4 // Int32 and the narrow types, widened

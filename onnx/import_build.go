@@ -182,10 +182,15 @@ func tensorValue(t *Tensor) (*value, error) {
 		}
 		v.rats = rs
 	case t.DataType == Int64 || t.DataType == Int32 || t.DataType == Int16 || t.DataType == Int8 ||
-		t.DataType == Uint8 || t.DataType == Uint16 || t.DataType == Bool:
+		t.DataType == Uint8 || t.DataType == Uint16 || t.DataType == Uint32 || t.DataType == Uint64 || t.DataType == Bool:
 		var xs []int64
 		if t.Int64 != nil {
 			xs = append([]int64(nil), t.Int64...)
+			for i, x := range xs {
+				if t.DataType == Uint64 && x < 0 {
+					return nil, fmt.Errorf("element %d is %d: a UINT64 of 2^63 or more is beyond the importer's int64 values", i, t.Uint64At(i))
+				}
+			}
 		} else {
 			xs = make([]int64, len(t.Int32))
 			for i, x := range t.Int32 {
