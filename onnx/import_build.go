@@ -96,16 +96,8 @@ func importModel(m *Model, o Options, path string) (im *Imported, err error) {
 		return nil, err
 	}
 	for _, n := range m.Graph.Nodes {
-		if n == nil {
-			return nil, &ImportError{Field: "node", Err: errors.New("nil node")}
-		}
-		b.where = n.Where()
-		if err := b.importNode(n); err != nil {
-			var ie *ImportError
-			if errors.As(err, &ie) {
-				return nil, err
-			}
-			return nil, &ImportError{Node: n.Where(), Err: err}
+		if err := b.importFlat(n); err != nil {
+			return nil, err
 		}
 	}
 	b.where = ""

@@ -317,6 +317,7 @@ type Attribute struct {
 	I       int64
 	S       []byte
 	T       *Tensor
+	G       *Graph // a GRAPH attribute's subgraph (an If branch), checked with the enclosing graph's names
 	Floats  []float32
 	Ints    []int64
 	Strings [][]byte
