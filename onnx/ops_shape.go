@@ -1100,6 +1100,9 @@ func importPad(c *nctx) error {
 	if mode != "constant" && mode != "reflect" && mode != "edge" {
 		return c.errf(attrField("mode"), "%q is not supported (constant, reflect, edge)", mode)
 	}
+	if done, err := c.maskedPad(mode); done || err != nil {
+		return err
+	}
 	v, x, err := c.float(0)
 	if err != nil {
 		return err
