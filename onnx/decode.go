@@ -585,49 +585,7 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 		a.Strings = make([][]byte, 0, ns)
 	}
 	// Pass 2: the value.
-	err = d.scan(b, attrFields, func(f *field) error {
-		switch f.num {
-		case 2:
-			v, err := f.fixed32()
-			a.F = v
-			return err
-		case 3:
-			v, err := f.varint()
-			a.I = int64(v)
-			return err
-		case 4:
-			s, err := f.bytes()
-			a.S = append([]byte{}, s...)
-			return err
-		case 5:
-			s, err := f.bytes()
-			if err != nil {
-				return err
-			}
-			t, err := d.tensor(s, "tensor", -1, f.cut)
-			if err != nil {
-				return err
-			}
-			a.T = t
-		case 7:
-			f.eachFixed32(func(v uint32) { a.Floats = append(a.Floats, math.Float32frombits(v)) })
-		case 8:
-			return f.eachVarint(func(v uint64) error { a.Ints = append(a.Ints, int64(v)); return nil })
-		case 9:
-			a.Strings = append(a.Strings, append([]byte{}, f.b...))
-		case 6:
-			s, err := f.bytes()
-			if err != nil {
-				return err
-			}
-			g, err := d.subgraph(s)
-			if err != nil {
-				return err
-			}
-			a.G = g
-		}
-		return nil
-	})
+	err = d.scan(b, attrFields, func(f *field) error { return d.attrValue(a, f) })
 	if err != nil {
 		return nil, at(where, err)
 	}
@@ -638,6 +596,52 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 		return nil, at(where, fmt.Errorf("field g (6): missing for a GRAPH attribute"))
 	}
 	return a, nil
+}
+
+// attrValue is the second pass of attribute: it reads the value field f
+// into a (the lists were allocated from the first pass's counts).
+func (d *dec) attrValue(a *Attribute, f *field) error {
+	switch f.num {
+	case 2:
+		v, err := f.fixed32()
+		a.F = v
+		return err
+	case 3:
+		v, err := f.varint()
+		a.I = int64(v)
+		return err
+	case 4:
+		s, err := f.bytes()
+		a.S = append([]byte{}, s...)
+		return err
+	case 5:
+		s, err := f.bytes()
+		if err != nil {
+			return err
+		}
+		t, err := d.tensor(s, "tensor", -1, f.cut)
+		if err != nil {
+			return err
+		}
+		a.T = t
+	case 7:
+		f.eachFixed32(func(v uint32) { a.Floats = append(a.Floats, math.Float32frombits(v)) })
+	case 8:
+		return f.eachVarint(func(v uint64) error { a.Ints = append(a.Ints, int64(v)); return nil })
+	case 9:
+		a.Strings = append(a.Strings, append([]byte{}, f.b...))
+	case 6:
+		s, err := f.bytes()
+		if err != nil {
+			return err
+		}
+		g, err := d.subgraph(s)
+		if err != nil {
+			return err
+		}
+		a.G = g
+	}
+	return nil
 }
 
 var valueInfoFields = fieldNames{1: "name", 2: "type"}
