@@ -176,13 +176,17 @@ func readExactFile(path string, e *onnx.ExactOutput, files *[]jsonout.Input) ([]
 	els := make([]fpbound.Element, len(e.Values))
 	for j, want := range e.Values {
 		var got int64
-		if tf.PB.DataType == onnx.Int64 {
+		if tf.PB.Int64 != nil { // INT64, UINT32 and UINT64 (its bits: one of 2⁶³ or more reads negative)
 			got = tf.PB.Int64[j]
 		} else {
 			got = int64(tf.PB.Int32[j])
 		}
-		d := math.Abs(float64(got) - float64(want))
-		el := fpbound.Element{Recorded: float32(got), Exact: spec.Point(float64(want)), Dist: spec.Point(d), Verdict: fpbound.Holds, Estimate: math.NaN()}
+		rec := float64(got)
+		if tf.PB.DataType == onnx.Uint64 {
+			rec = float64(tf.PB.Uint64At(j)) // want is below 2⁶³ (the import refuses more): a negative got differs
+		}
+		d := math.Abs(rec - float64(want))
+		el := fpbound.Element{Recorded: float32(rec), Exact: spec.Point(float64(want)), Dist: spec.Point(d), Verdict: fpbound.Holds, Estimate: math.NaN()}
 		if got != want {
 			el.Verdict = fpbound.Fails
 			if d == 0 {

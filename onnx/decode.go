@@ -22,7 +22,13 @@ type dec struct {
 	elements int64 // numbers decoded so far (onnx-elements)
 	names    int   // names decoded so far (onnx-names)
 	valBytes int64 // bytes of decoded tensor values so far (onnx-value-bytes)
+	depth    int   // subgraphs (GRAPH attributes) open around the one being read
 }
+
+// maxGraphDepth bounds the nesting of GRAPH attributes (an If inside a
+// branch of an If …): deeper is refused, so that a hostile file cannot
+// exhaust the stack.
+const maxGraphDepth = 8
 
 func newDec(data []byte) *dec { return &dec{lim: limits.Current(), total: cap(data)} }
 
@@ -63,7 +69,7 @@ func valueBytes(dt DataType) int64 {
 	switch dt {
 	case Float, Float16, BFloat16:
 		return 4
-	case Double, Int64:
+	case Double, Int64, Uint32, Uint64:
 		return 8
 	}
 	return 4 // Int32 and the narrow types, widened
@@ -257,6 +263,29 @@ func (d *dec) opset(b []byte) (OpsetID, error) {
 var graphFields = fieldNames{1: "node", 2: "name", 5: "initializer", 11: "input", 12: "output", 13: "value_info", 15: "sparse_initializer"}
 
 func (d *dec) graph(b []byte) (*Graph, error) {
+	g, err := d.graphBody(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.check(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// subgraph reads the GraphProto of a GRAPH attribute (an If branch). Its
+// checks are made with the enclosing graph's (Graph.check), where the
+// names of the outer scope are known.
+func (d *dec) subgraph(b []byte) (*Graph, error) {
+	if d.depth >= maxGraphDepth {
+		return nil, fmt.Errorf("subgraphs nested more than %d deep", maxGraphDepth)
+	}
+	d.depth++
+	defer func() { d.depth-- }()
+	return d.graphBody(b)
+}
+
+func (d *dec) graphBody(b []byte) (*Graph, error) {
 	g := &Graph{}
 	err := d.scan(b, graphFields, func(f *field) error {
 		switch f.num {
@@ -318,15 +347,21 @@ func (d *dec) graph(b []byte) (*Graph, error) {
 		}
 		return nil, fmt.Errorf("graph: %w", err)
 	}
-	if err := g.check(); err != nil {
-		return nil, err
-	}
 	return g, nil
 }
 
 // check makes the structural checks of the package doc.
-func (g *Graph) check() error {
-	defined := make(map[string]string, len(g.Inputs)+len(g.Initializers)+len(g.Nodes)) // name → what defines it
+func (g *Graph) check() error { return g.checkIn(nil) }
+
+// checkIn checks g with outer, the names the enclosing graphs define
+// before the node whose attribute g is (nil for the main graph): a node of
+// a subgraph may read them (ONNX's outer-scope rule), and a subgraph's
+// GRAPH attributes are checked with g's names added.
+func (g *Graph) checkIn(outer map[string]string) error {
+	defined := make(map[string]string, len(outer)+len(g.Inputs)+len(g.Initializers)+len(g.Nodes)) // name → what defines it
+	for k, v := range outer {
+		defined[k] = v
+	}
 	for i, v := range g.Inputs {
 		if v.Name == "" {
 			return fmt.Errorf("graph: input #%d: field name (1): missing", i)
@@ -353,6 +388,14 @@ func (g *Graph) check() error {
 				continue
 			}
 			return fmt.Errorf("%s: input #%d %s is not a graph input, an initializer or an output of an earlier node (nodes must be in topological order; a cycle or a forward reference)", n.Where(), j, quote(in))
+		}
+		for _, a := range n.Attrs {
+			if a.G == nil {
+				continue
+			}
+			if err := a.G.checkIn(defined); err != nil {
+				return fmt.Errorf("%s: attribute %s: %w", n.Where(), quote(a.Name), err)
+			}
 		}
 		for j, out := range n.Outputs {
 			if out == "" {
@@ -542,46 +585,63 @@ func (d *dec) attribute(b []byte, index int, cut bool) (*Attribute, error) {
 		a.Strings = make([][]byte, 0, ns)
 	}
 	// Pass 2: the value.
-	err = d.scan(b, attrFields, func(f *field) error {
-		switch f.num {
-		case 2:
-			v, err := f.fixed32()
-			a.F = v
-			return err
-		case 3:
-			v, err := f.varint()
-			a.I = int64(v)
-			return err
-		case 4:
-			s, err := f.bytes()
-			a.S = append([]byte{}, s...)
-			return err
-		case 5:
-			s, err := f.bytes()
-			if err != nil {
-				return err
-			}
-			t, err := d.tensor(s, "tensor", -1, f.cut)
-			if err != nil {
-				return err
-			}
-			a.T = t
-		case 7:
-			f.eachFixed32(func(v uint32) { a.Floats = append(a.Floats, math.Float32frombits(v)) })
-		case 8:
-			return f.eachVarint(func(v uint64) error { a.Ints = append(a.Ints, int64(v)); return nil })
-		case 9:
-			a.Strings = append(a.Strings, append([]byte{}, f.b...))
-		}
-		return nil
-	})
+	err = d.scan(b, attrFields, func(f *field) error { return d.attrValue(a, f) })
 	if err != nil {
 		return nil, at(where, err)
 	}
 	if a.Type == AttrTensor && a.T == nil {
 		return nil, at(where, fmt.Errorf("field t (5): missing for a TENSOR attribute"))
 	}
+	if a.Type == AttrGraph && a.G == nil {
+		return nil, at(where, fmt.Errorf("field g (6): missing for a GRAPH attribute"))
+	}
 	return a, nil
+}
+
+// attrValue is the second pass of attribute: it reads the value field f
+// into a (the lists were allocated from the first pass's counts).
+func (d *dec) attrValue(a *Attribute, f *field) error {
+	switch f.num {
+	case 2:
+		v, err := f.fixed32()
+		a.F = v
+		return err
+	case 3:
+		v, err := f.varint()
+		a.I = int64(v)
+		return err
+	case 4:
+		s, err := f.bytes()
+		a.S = append([]byte{}, s...)
+		return err
+	case 5:
+		s, err := f.bytes()
+		if err != nil {
+			return err
+		}
+		t, err := d.tensor(s, "tensor", -1, f.cut)
+		if err != nil {
+			return err
+		}
+		a.T = t
+	case 7:
+		f.eachFixed32(func(v uint32) { a.Floats = append(a.Floats, math.Float32frombits(v)) })
+	case 8:
+		return f.eachVarint(func(v uint64) error { a.Ints = append(a.Ints, int64(v)); return nil })
+	case 9:
+		a.Strings = append(a.Strings, append([]byte{}, f.b...))
+	case 6:
+		s, err := f.bytes()
+		if err != nil {
+			return err
+		}
+		g, err := d.subgraph(s)
+		if err != nil {
+			return err
+		}
+		a.G = g
+	}
+	return nil
 }
 
 var valueInfoFields = fieldNames{1: "name", 2: "type"}

@@ -149,7 +149,8 @@ func TestRejectModels(t *testing.T) {
 		{"external data", withInit(tensorDims("w", Float, 1).int(14, 1)), []string{`initializer "w": field data_location (14): external data is not supported`}},
 		{"external data entries", withInit(tensorDims("w", Float, 1).msg(13, pb(nil).str(1, "location").str(2, "w.bin"))), []string{`initializer "w"`, "external data is not supported"}},
 		{"bad data location", withInit(floatTensor("w", []int64{1}, 1).int(14, 7)), []string{`7 is not a TensorProto.DataLocation`}},
-		{"uint64", withInit(tensorDims("w", Uint64, 1).packedInts(5, 1)), []string{`initializer "w": field data_type (2): data type UINT64 is not supported`}},
+		{"string", withInit(tensorDims("w", String, 1).packedInts(5, 1)), []string{`initializer "w": field data_type (2): data type STRING is not supported`}},
+		{"uint64 in int32_data", withInit(tensorDims("w", Uint64, 1).packedInts(5, 1)), []string{`initializer "w": field int32_data (5) is set, but the data type is UINT64`}},
 		{"float16 bits beyond 16", withInit(tensorDims("w", Float16, 1).packedInts(5, 0x13c00)), []string{`initializer "w"`, "element 0: 80896 is not 16 bits"}},
 		{"string tensor", withInit(tensorDims("w", String, 1).str(6, "a")), []string{"data type STRING is not supported"}},
 		{"unknown data type", withInit(tensorDims("w", 77, 1)), []string{"data type DataType(77) is not supported"}},
@@ -413,11 +414,12 @@ func TestTruncatedNamesWhere(t *testing.T) {
 	}
 }
 
-// TestNesting: the reader's recursion depth is fixed by the schema. A
-// GRAPH attribute (an If's branch) holding graphs nested 2 000 deep is
-// kept as a typed attribute without a value and never descended into;
-// unknown groups nested past protowire's recursion limit are an error,
-// not a stack overflow.
+// TestNesting: the reader's recursion depth is bounded. A GRAPH attribute
+// (an If's branch) is decoded as a subgraph, nested at most maxGraphDepth
+// deep: graphs nested 2 000 deep are refused with one line, not a stack
+// overflow; GRAPHS and sparse-tensor attributes are kept as typed
+// attributes without a value and never descended into; unknown groups
+// nested past protowire's recursion limit are an error.
 func TestNesting(t *testing.T) {
 	deep := pb(nil).str(4, "Relu")
 	for range 2000 {
@@ -425,16 +427,24 @@ func TestNesting(t *testing.T) {
 		deep = pb(nil).str(4, "If").msg(5, inner)
 	}
 	branch := pb(nil).str(1, "then_branch").int(20, int64(AttrGraph)).msg(6, pb(nil).msg(1, deep))
+	_, err := Decode(withNodes(node("if", "If", []string{"x"}, []string{"y"}, branch)))
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "nested more than") {
+		t.Fatalf("graphs nested 2000 deep: %v", err)
+	}
+	shallow := pb(nil).str(1, "then_branch").int(20, int64(AttrGraph)).msg(6, pb(nil).msg(1, pb(nil).str(4, "Relu")))
 	others := pb(nil).str(1, "subs").int(20, int64(AttrGraphs)).msg(11, pb(nil)).msg(11, pb(nil))
 	sparse := pb(nil).str(1, "sp").int(20, int64(AttrSparseTensor)).msg(22, pb(nil).msg(1, pb(nil)))
-	m, err := Decode(withNodes(node("if", "If", []string{"x"}, []string{"y"}, branch, others, sparse)))
+	m, err := Decode(withNodes(node("if", "If", []string{"x"}, []string{"y"}, shallow, others, sparse)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	n := m.Graph.Nodes[0]
-	for name, typ := range map[string]AttrType{"then_branch": AttrGraph, "subs": AttrGraphs, "sp": AttrSparseTensor} {
+	if a := n.Attr("then_branch"); a == nil || a.G == nil || len(a.G.Nodes) != 1 || a.G.Nodes[0].OpType != "Relu" {
+		t.Errorf("then_branch: %+v", a)
+	}
+	for name, typ := range map[string]AttrType{"subs": AttrGraphs, "sp": AttrSparseTensor} {
 		a := n.Attr(name)
-		if a == nil || a.Type != typ || a.T != nil || a.S != nil || a.Ints != nil {
+		if a == nil || a.Type != typ || a.T != nil || a.S != nil || a.Ints != nil || a.G != nil {
 			t.Errorf("%s: %+v", name, a)
 		}
 	}

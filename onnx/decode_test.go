@@ -197,7 +197,9 @@ func TestRats(t *testing.T) {
 		{"negative dim", &Tensor{Dims: []int64{-2}, DataType: Float}, nil, `dim 0 is negative`},
 		{"float16", &Tensor{Dims: []int64{2}, DataType: Float16, Float32: []float32{1.5, -0x1p-24}}, []string{"3/2", "-1/16777216"}, ""},
 		{"float16 NaN", &Tensor{Dims: []int64{1}, DataType: BFloat16, Float32: []float32{float32(math.NaN())}}, nil, `element 0 is NaN`},
-		{"uint64", &Tensor{Dims: []int64{1}, DataType: Uint64}, nil, `data type UINT64 is not supported`},
+		{"uint64", &Tensor{Dims: []int64{2}, DataType: Uint64, Int64: []int64{-1, 3}}, []string{"18446744073709551615", "3"}, ""},
+		{"uint32", &Tensor{Dims: []int64{1}, DataType: Uint32, Int64: []int64{math.MaxUint32}}, []string{"4294967295"}, ""},
+		{"string", &Tensor{Dims: []int64{1}, DataType: String}, nil, `data type STRING is not supported`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -211,7 +211,7 @@ func (im *Imported) Analyze(m *Model, floats []*Tensor) (*Specials, []*Tensor, e
 		}
 	}
 	// First pass: the domain violations at raw operands.
-	for _, n := range m.Graph.Nodes {
+	for _, n := range im.nodes(m) {
 		if n != nil && partialOps[n.OpType] && len(n.Inputs) > 0 {
 			rp.markDomain(n, vals)
 		}
@@ -375,7 +375,7 @@ func (rp replacement) apply(floats []*Tensor) []*Tensor {
 // computed.
 func (im *Imported) propagate(m *Model, vals map[string]*sval) *Specials {
 	sp := &Specials{Outputs: make([][]Special, len(im.Outputs))}
-	for _, n := range m.Graph.Nodes {
+	for _, n := range im.nodes(m) {
 		if n == nil {
 			continue
 		}

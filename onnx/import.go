@@ -145,6 +145,18 @@ type Imported struct {
 	shapes map[string]spec.Shape
 	// dtypes is the element type of every value, by ONNX name.
 	dtypes map[string]DataType
+	// flat is the model's node list as imported: an If replaced by the
+	// nodes of its taken branch and an Identity per output (importIf).
+	flat []*Node
+}
+
+// nodes is the node list the specials analysis walks: flat, or the
+// graph's nodes for an Imported built without one.
+func (im *Imported) nodes(m *Model) []*Node {
+	if im.flat != nil {
+		return im.flat
+	}
+	return m.Graph.Nodes
 }
 
 // ExactOutput is an integer or boolean graph output whose value the

@@ -96,16 +96,8 @@ func importModel(m *Model, o Options, path string) (im *Imported, err error) {
 		return nil, err
 	}
 	for _, n := range m.Graph.Nodes {
-		if n == nil {
-			return nil, &ImportError{Field: "node", Err: errors.New("nil node")}
-		}
-		b.where = n.Where()
-		if err := b.importNode(n); err != nil {
-			var ie *ImportError
-			if errors.As(err, &ie) {
-				return nil, err
-			}
-			return nil, &ImportError{Node: n.Where(), Err: err}
+		if err := b.importFlat(n); err != nil {
+			return nil, err
 		}
 	}
 	b.where = ""
@@ -182,10 +174,15 @@ func tensorValue(t *Tensor) (*value, error) {
 		}
 		v.rats = rs
 	case t.DataType == Int64 || t.DataType == Int32 || t.DataType == Int16 || t.DataType == Int8 ||
-		t.DataType == Uint8 || t.DataType == Uint16 || t.DataType == Bool:
+		t.DataType == Uint8 || t.DataType == Uint16 || t.DataType == Uint32 || t.DataType == Uint64 || t.DataType == Bool:
 		var xs []int64
 		if t.Int64 != nil {
 			xs = append([]int64(nil), t.Int64...)
+			for i, x := range xs {
+				if t.DataType == Uint64 && x < 0 {
+					return nil, fmt.Errorf("element %d is %d: a UINT64 of 2^63 or more is beyond the importer's int64 values", i, t.Uint64At(i))
+				}
+			}
 		} else {
 			xs = make([]int64, len(t.Int32))
 			for i, x := range t.Int32 {

@@ -40,17 +40,34 @@ func SupportedOps() []string {
 	return sortedKeys(m)
 }
 
+// markUsed marks every value the nodes read, those of their subgraphs
+// (If branches) included, and every subgraph output.
+func markUsed(used map[string]bool, nodes []*Node) {
+	for _, n := range nodes {
+		if n == nil {
+			continue
+		}
+		for _, in := range n.Inputs {
+			used[in] = true
+		}
+		for _, a := range n.Attrs {
+			if a == nil || a.G == nil {
+				continue
+			}
+			markUsed(used, a.G.Nodes)
+			for _, o := range a.G.Outputs {
+				if o != nil {
+					used[o.Name] = true
+				}
+			}
+		}
+	}
+}
+
 func (b *imp) consumed() map[string]bool {
 	if b.used == nil {
 		b.used = map[string]bool{}
-		for _, n := range b.m.Graph.Nodes {
-			if n == nil {
-				continue
-			}
-			for _, in := range n.Inputs {
-				b.used[in] = true
-			}
-		}
+		markUsed(b.used, b.m.Graph.Nodes)
 		for _, o := range b.m.Graph.Outputs {
 			if o != nil {
 				b.used[o.Name] = true

@@ -89,11 +89,14 @@
 // (little-endian) or their typed field (float_data, double_data,
 // int64_data, int32_data); INT8, UINT8, INT16, UINT16 and BOOL widen into
 // Int32 from int32_data or raw_data (values outside the type's range are
-// an error naming the element); FLOAT16 and BFLOAT16 widen, exactly, into
-// Float32 from raw_data (2 bytes each) or int32_data (the 16 bits of each
-// element). Other data types (STRING, UINT32, UINT64, complex, 8/4/2-bit
-// types) are refused naming the type, and so is external data
-// (data_location = EXTERNAL).
+// an error naming the element); UINT32 and UINT64 go into Int64 from
+// uint64_data or raw_data (UINT32 widened; UINT64 as its 64 bits, so a
+// value of 2⁶³ or more reads negative there: Tensor.Rats gives its
+// unsigned value and the importer refuses it naming the element); FLOAT16
+// and BFLOAT16 widen, exactly, into Float32 from raw_data (2 bytes each)
+// or int32_data (the 16 bits of each element). Other data types (STRING,
+// complex, 8/4/2-bit types) are refused naming the type, and so is
+// external data (data_location = EXTERNAL).
 //
 // Every error is one line, prefixed "onnx: " (and the file's path for
 // ReadModel and ReadTensor), naming where it is — the node's name and op
@@ -150,7 +153,7 @@ func (t DataType) String() string {
 // Supported reports whether the reader decodes tensors of this type.
 func (t DataType) Supported() bool {
 	switch t {
-	case Float, Double, Float16, BFloat16, Int64, Int32, Int16, Uint16, Int8, Uint8, Bool:
+	case Float, Double, Float16, BFloat16, Int64, Int32, Int16, Uint16, Int8, Uint8, Bool, Uint32, Uint64:
 		return true
 	}
 	return false
@@ -160,9 +163,9 @@ func (t DataType) Supported() bool {
 // reader does not decode).
 func (t DataType) Size() int {
 	switch t {
-	case Float, Int32:
+	case Float, Int32, Uint32:
 		return 4
-	case Double, Int64:
+	case Double, Int64, Uint64:
 		return 8
 	case Int16, Uint16, Float16, BFloat16:
 		return 2
@@ -314,6 +317,7 @@ type Attribute struct {
 	I       int64
 	S       []byte
 	T       *Tensor
+	G       *Graph // a GRAPH attribute's subgraph (an If branch), checked with the enclosing graph's names
 	Floats  []float32
 	Ints    []int64
 	Strings [][]byte

@@ -83,7 +83,10 @@
 //	Transpose              permute (perm default reversed); none for the identity permutation
 //	Concat                 concat (one input: itself)
 //	Split                  one slice per output [split: attribute before opset 13, input from it; num_outputs from 18;
-//	                       without sizes equal parts (before 18 they must divide the extent)]
+//	                       without sizes equal parts (before 18 they must divide the extent)]; an integer constant
+//	                       is folded (a shape vector into its extents)
+//	If                     the taken branch inlined when the condition is decided at import (ops_if.go); a computed
+//	                       condition is data-dependent and refused
 //	Slice                  per axis: slice when the step is 1, gather of the stepped indices otherwise; starts and ends
 //	                       clamped as the operator specifies (negative steps: start to [0, n−1], end to [−1, n−1])
 //	                       [opset < 10: attributes starts/ends/axes; from 10: constant inputs with steps]

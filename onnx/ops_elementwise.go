@@ -193,6 +193,7 @@ func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 		return true, c.errf("input", "%v", err)
 	}
 	at, bt := bcast(a.ints, a.shape, s), bcast(bv.ints, bv.shape, s)
+	dt := commonIntType(a, bv)
 	out := make([]int64, n)
 	for i := range out {
 		x, y := at[i], bt[i]
@@ -218,9 +219,14 @@ func (c *nctx) foldIntBinary(op irsem.Op) (done bool, err error) {
 		if !ok {
 			return true, c.errf("input", "element %d: integer overflow", i)
 		}
+		if err := intOfType(dt, r); err != nil {
+			return true, c.errf("output 0", "element %d: %v", i, err)
+		}
 		out[i] = r
 	}
-	c.outValue(0, intConst(s, out))
+	v := intConst(s, out)
+	v.dt = dt
+	c.outValue(0, v)
 	return true, nil
 }
 

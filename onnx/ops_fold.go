@@ -179,6 +179,9 @@ func (c *nctx) fromXnums(s spec.Shape, dt DataType, xs []xnum) (*value, error) {
 				return nil, c.errf("output 0", "element %d is not an int64", i)
 			}
 			ints[i] = b.Num().Int64()
+			if err := intOfType(dt, ints[i]); err != nil {
+				return nil, c.errf("output 0", "element %d: %v", i, err)
+			}
 		}
 		return &value{shape: s.Clone(), dt: dt, id: -1, isK: true, init: -1, ints: ints}, nil
 	}
@@ -908,6 +911,53 @@ func (c *nctx) foldIntNary(op string) (done bool, err error) {
 			}
 		}
 	}
-	c.outValue(0, intConst(s, acc))
+	dt := commonIntType(vs...)
+	for i, x := range acc {
+		if err := intOfType(dt, x); err != nil {
+			return true, c.errf("output 0", "element %d: %v", i, err)
+		}
+	}
+	v := intConst(s, acc)
+	v.dt = dt
+	c.outValue(0, v)
 	return true, nil
+}
+
+// commonIntType is the element type of an integer fold's result: the
+// inputs' type when they share one (the operators' type constraint), else
+// INT64 (shape arithmetic across index types).
+func commonIntType(vs ...*value) DataType {
+	for _, v := range vs[1:] {
+		if v.dt != vs[0].dt {
+			return Int64
+		}
+	}
+	return vs[0].dt
+}
+
+// intOfType checks that the exact integer result x of a fold is a value
+// of dt. ONNX defines no wraparound for Add, Sub, Mul, Div, Sum, Max, Min
+// or Mod of integers (numpy's reference wraps; the operator text is
+// silent), so a result outside the type — an unsigned difference below 0,
+// a product beyond the type — is refused naming the element rather than
+// wrapped: every value the import folds is the one the operator defines.
+func intOfType(dt DataType, x int64) error {
+	switch dt {
+	case Int64:
+		return nil
+	case Uint64:
+		if x < 0 {
+			return fmt.Errorf("%d is out of the range of UINT64 (ONNX does not define integer wraparound)", x)
+		}
+		return nil
+	case Uint32:
+		if x < 0 || x > math.MaxUint32 {
+			return fmt.Errorf("%d is out of the range of UINT32 (ONNX does not define integer wraparound)", x)
+		}
+		return nil
+	}
+	if err := narrowCheck(dt, x); err != nil {
+		return fmt.Errorf("%v (ONNX does not define integer wraparound)", err)
+	}
+	return nil
 }

@@ -420,9 +420,15 @@ func importSplit(c *nctx) error {
 	if err := c.arity(1, 2); err != nil {
 		return err
 	}
-	v, x, err := c.float(0)
+	v, err := c.in(0)
 	if err != nil {
 		return err
+	}
+	x := -1
+	if !v.isK || !v.isInt() { // an integer constant is folded (splitInts)
+		if v, x, err = c.float(0); err != nil {
+			return err
+		}
 	}
 	a, err := c.attrInt("axis", 0)
 	if err != nil {
@@ -474,6 +480,10 @@ func importSplit(c *nctx) error {
 		for i := 0; i < k; i++ {
 			sizes = append(sizes, max(0, min(chunk, n-i*chunk)))
 		}
+	}
+	if x < 0 {
+		splitInts(c, v, ax, sizes)
+		return nil
 	}
 	off := 0
 	for i, sz := range sizes {
@@ -1090,6 +1100,9 @@ func importPad(c *nctx) error {
 	if mode != "constant" && mode != "reflect" && mode != "edge" {
 		return c.errf(attrField("mode"), "%q is not supported (constant, reflect, edge)", mode)
 	}
+	if done, err := c.maskedPad(mode); done || err != nil {
+		return err
+	}
 	v, x, err := c.float(0)
 	if err != nil {
 		return err
@@ -1236,4 +1249,32 @@ func padCrop(c *nctx, id int, s spec.Shape, pads []int64) (int, spec.Shape, erro
 		s[d] -= int(lo + hi)
 	}
 	return id, s, nil
+}
+
+// splitInts folds Split of an integer constant (a shape vector split into
+// its extents, as affine_grid's expanded body does): output i is the
+// block of sizes[i] entries along axis ax, row-major, of v's type.
+func splitInts(c *nctx, v *value, ax int, sizes []int) {
+	outer, inner := 1, 1
+	for d := 0; d < ax; d++ {
+		outer *= v.shape[d]
+	}
+	for d := ax + 1; d < len(v.shape); d++ {
+		inner *= v.shape[d]
+	}
+	n := v.shape[ax]
+	off := 0
+	for i, sz := range sizes {
+		s := v.shape.Clone()
+		s[ax] = sz
+		xs := make([]int64, 0, outer*sz*inner)
+		for o := 0; o < outer; o++ {
+			base := (o*n + off) * inner
+			xs = append(xs, v.ints[base:base+sz*inner]...)
+		}
+		w := intConst(s, xs)
+		w.dt = v.dt
+		c.outValue(i, w)
+		off += sz
+	}
 }

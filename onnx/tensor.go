@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -15,7 +16,9 @@ import (
 // Tensor is a decoded TensorProto. Exactly the element slice of its
 // DataType is set, with NumElements entries in row-major order: Float32
 // for FLOAT and — widened, exactly: every binary16 and bfloat16 value is a
-// float32 — for FLOAT16 and BFLOAT16, Float64 for DOUBLE, Int64 for INT64, Int32 for INT32 and —
+// float32 — for FLOAT16 and BFLOAT16, Float64 for DOUBLE, Int64 for INT64,
+// UINT32 (widened) and UINT64 (its 64 bits: a value of 2⁶³ or more reads
+// negative; Rats and Uint64At give the unsigned value), Int32 for INT32 and —
 // widened — for INT8, UINT8, INT16, UINT16 and BOOL (0 or 1).
 type Tensor struct {
 	Name     string
@@ -83,11 +86,15 @@ func (t *Tensor) Len() int {
 		return len(t.Float32)
 	case Double:
 		return len(t.Float64)
-	case Int64:
+	case Int64, Uint32, Uint64:
 		return len(t.Int64)
 	}
 	return len(t.Int32)
 }
+
+// Uint64At is element i of a UINT64 tensor as the unsigned value it is
+// (Int64 holds its bits).
+func (t *Tensor) Uint64At(i int) uint64 { return uint64(t.Int64[i]) }
 
 // Rats returns the exact value of every element. A float32 or float64 is
 // a dyadic rational m·2^e, converted exactly (spec.RatFromFloat64; a
@@ -123,8 +130,10 @@ func (t *Tensor) Rats() ([]spec.Rat, error) {
 				return nil, at(where, fmt.Errorf("element %d: %v", i, err))
 			}
 			out[i] = r
-		case Int64:
+		case Int64, Uint32:
 			out[i] = spec.NewRat(t.Int64[i], 1)
+		case Uint64:
+			out[i] = spec.RatFromBig(new(big.Rat).SetInt(new(big.Int).SetUint64(t.Uint64At(i))))
 		default:
 			out[i] = spec.NewRat(int64(t.Int32[i]), 1)
 		}
@@ -180,6 +189,8 @@ func typedField(t DataType) protowire.Number {
 		return 10
 	case Int64:
 		return 7
+	case Uint32, Uint64:
+		return 11 // uint64_data holds UINT32 and UINT64
 	}
 	return 5 // int32_data holds INT32 and the narrower integer types
 }
@@ -303,7 +314,7 @@ func (d *dec) checkTensor(sc *tensorScan) (int, error) {
 		return 0, fmt.Errorf("field data_type (2): missing or UNDEFINED")
 	}
 	if !t.DataType.Supported() {
-		return 0, fmt.Errorf("field data_type (2): data type %s is not supported (FLOAT, DOUBLE, INT64, INT32, INT16, UINT16, INT8, UINT8 and BOOL are)", t.DataType)
+		return 0, fmt.Errorf("field data_type (2): data type %s is not supported (FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 and BOOL are)", t.DataType)
 	}
 	t.Dims = make([]int64, len(sc.dims))
 	for i, v := range sc.dims {
@@ -359,8 +370,17 @@ func (d *dec) fillTensor(t *Tensor, b []byte, n int) error {
 			f.eachFixed32(func(v uint32) { t.Float32[i] = math.Float32frombits(v); i++ })
 		case Double:
 			f.eachFixed64(func(v uint64) { t.Float64[i] = math.Float64frombits(v); i++ })
-		case Int64:
+		case Int64, Uint64:
 			return f.eachVarint(func(v uint64) error { t.Int64[i] = int64(v); i++; return nil })
+		case Uint32:
+			return f.eachVarint(func(v uint64) error {
+				if v > math.MaxUint32 {
+					return fmt.Errorf("element %d: %d is out of the range of UINT32", i, v)
+				}
+				t.Int64[i] = int64(v)
+				i++
+				return nil
+			})
 		case Float16, BFloat16:
 			// int32_data holds the 16 bits of each element.
 			return f.eachVarint(func(v uint64) error {
@@ -400,7 +420,7 @@ func (t *Tensor) alloc(n int) {
 		t.Float32 = make([]float32, n)
 	case Double:
 		t.Float64 = make([]float64, n)
-	case Int64:
+	case Int64, Uint32, Uint64:
 		t.Int64 = make([]int64, n)
 	default:
 		t.Int32 = make([]int32, n)
@@ -440,9 +460,13 @@ func (t *Tensor) fromRaw(raw []byte) error {
 		for i := range t.Float64 {
 			t.Float64[i] = math.Float64frombits(le.Uint64(raw[8*i:]))
 		}
-	case Int64:
+	case Int64, Uint64:
 		for i := range t.Int64 {
 			t.Int64[i] = int64(le.Uint64(raw[8*i:]))
+		}
+	case Uint32:
+		for i := range t.Int64 {
+			t.Int64[i] = int64(le.Uint32(raw[4*i:]))
 		}
 	case Int32:
 		for i := range t.Int32 {
