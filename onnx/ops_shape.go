@@ -1000,6 +1000,9 @@ func (c *nctx) castTo(dt DataType) error {
 	if err != nil {
 		return err
 	}
+	if done, err := c.castFromTrunc(v, dt); done || err != nil {
+		return err // an integer computed from float data (import_cast.go)
+	}
 	switch {
 	case v.isInt() && dt == Bool:
 		xs := make([]int64, len(v.ints))
@@ -1056,7 +1059,12 @@ func (c *nctx) castTo(dt DataType) error {
 		w := *v
 		w.dt = dt
 		c.outValue(0, &w)
+	case !v.isK && !v.isInt() && dt == Bool:
+		return c.errf(attrField("to"), "cast of a value computed from the model's inputs from %s to BOOL (x ≠ 0) is not supported", v.dt.String())
 	default:
+		if done, err := c.castTrunc(v, dt); done || err != nil {
+			return err // a float → integer cast (import_cast.go)
+		}
 		if done, err := c.castNarrow(v, dt); done || err != nil {
 			return err // a narrowing float cast (import_cast.go)
 		}
