@@ -118,9 +118,12 @@ func intTypeBits(dt DataType) (bits int, signed, ok bool) {
 	return 0, false, false
 }
 
-// castTrunc casts the computed float value v to the integer type dt;
-// false when the cast is not one of these.
+// castTrunc casts the computed float value v to the integer type dt (a
+// cast to BOOL is refused); false when the cast is not one of these.
 func (c *nctx) castTrunc(v *value, dt DataType) (bool, error) {
+	if dt == Bool && !v.isK && v.dt.IsFloat() {
+		return true, c.errf(attrField("to"), "cast of a value computed from the model's inputs from %s to BOOL (x ≠ 0) is not supported", v.dt.String())
+	}
 	bits, signed, ok := intTypeBits(dt)
 	if !ok || v.isK || !v.dt.IsFloat() {
 		return false, nil

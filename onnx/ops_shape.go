@@ -1059,8 +1059,6 @@ func (c *nctx) castTo(dt DataType) error {
 		w := *v
 		w.dt = dt
 		c.outValue(0, &w)
-	case !v.isK && !v.isInt() && dt == Bool:
-		return c.errf(attrField("to"), "cast of a value computed from the model's inputs from %s to BOOL (x ≠ 0) is not supported", v.dt.String())
 	default:
 		if done, err := c.castTrunc(v, dt); done || err != nil {
 			return err // a float → integer cast (import_cast.go)
