@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"math"
 	"strings"
 	"testing"
 )
@@ -43,6 +44,27 @@ func TestReduceEmptySet(t *testing.T) {
 		_, err := Import(m.model(), Options{})
 		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "empty axis 1") || !strings.Contains(err.Error(), op) {
 			t.Errorf("%s over an empty axis: %v, want one line naming the op and the axis", op, err)
+		}
+	}
+}
+
+// TestInitializerSpecials: a NaN or +∞ element of a float initializer
+// has no rational value and is refused with one line naming the
+// initializer and the element's index (−∞ is the additive-mask case,
+// tested with the masks); never a panic, never a silent value.
+func TestInitializerSpecials(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vals []float32
+		elem string
+	}{
+		{"NaN", []float32{1, 2, float32(math.NaN())}, "element 2"},
+		{"+Inf", []float32{1, float32(math.Inf(1)), 3}, "element 1"},
+	} {
+		m := newMG(18).in("x", 3).init("w", []int64{3}, tc.vals...).op("Mul", ins("x", "w"), ins("y")).out("y").model()
+		_, err := Import(m, Options{})
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), `"w"`) || !strings.Contains(err.Error(), tc.elem) {
+			t.Errorf("%s in an initializer: %v, want one line naming \"w\" and %s", tc.name, err, tc.elem)
 		}
 	}
 }
