@@ -24,9 +24,9 @@ type Attrs struct {
 	End int `json:"end,omitempty"`
 	// C holds "c" (rational): scale: the factor.
 	C string `json:"c,omitempty"`
-	// Lo holds "lo" (rational): clamp: the lower bound.
+	// Lo holds "lo" (rational): clamp: the lower bound; trunc_int: the least value of the integer range.
 	Lo string `json:"lo,omitempty"`
-	// Hi holds "hi" (rational): clamp: the upper bound.
+	// Hi holds "hi" (rational): clamp: the upper bound; trunc_int: the greatest value of the integer range.
 	Hi string `json:"hi,omitempty"`
 	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm, l2_normalize: ε (the IR gives it as a parent or a payload parameter, except l2_normalize's tag, which spells it as an attribute).
 	Eps string `json:"eps,omitempty"`

@@ -231,7 +231,7 @@ func floatOutputs(m *model.Model, rec *recorded, o fpbound.Options) ([]Output, e
 		return nil, err
 	}
 	var packed64 []float64
-	if format != onnx.Float {
+	if format != onnx.Float || hasIntOutput(im) {
 		packed64 = make([]float64, len(packed))
 	}
 	for _, iv := range im.Outputs {
@@ -377,4 +377,16 @@ func gradientOutputs(m *model.Model, rec *recorded) ([]Output, error) {
 		}
 	}
 	return out, nil
+}
+
+// hasIntOutput reports that some output the IR computes is an integer
+// (a Cast of float data to an integer type), whose recorded values are
+// judged as float64 (packed64), never rounded to float32.
+func hasIntOutput(im *onnx.Imported) bool {
+	for _, iv := range im.Outputs {
+		if !iv.DataType.IsFloat() {
+			return true
+		}
+	}
+	return false
 }

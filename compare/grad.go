@@ -412,6 +412,7 @@ func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", m.What, err)
 	}
+	cast := castConvention(m.Graph)
 	var out []Grad
 	for _, t := range m.Targets {
 		d, ok := doc.Grads[t.Name]
@@ -438,6 +439,9 @@ func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]
 				sh := fpbound.GradEnclosure(t.err(gb.Classic, k), gb.ClassicUndecided, boxed, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason)
 				el := fpbound.Judge(rec[k], sh.Enclosure)
 				el.Classic, el.FirstOrder, el.Estimate = sh.Classic, sh.FirstOrder, sh.Estimate
+				if el.Verdict == fpbound.Fails && cast != "" {
+					el.Verdict, el.Reason = fpbound.Inconclusive, cast
+				}
 				g.Elements[k] = el
 			}
 		}
@@ -514,4 +518,24 @@ func (g Grad) JSON(all bool) jsonout.CompareGradTensor {
 func gradElement(k int, el fpbound.Element, verdict string) *jsonout.CompareGradElement {
 	e := element(k, float64(el.Recorded), el.Exact, el.Bound, verdict)
 	return &jsonout.CompareGradElement{Index: e.Index, Recorded: e.Recorded, Exact: e.Exact, Bound: e.Bound, Verdict: e.Verdict, DecidedBy: fpbound.GradDecider(el)}
+}
+
+// castConvention names the first narrowing float cast of g (round_f16,
+// round_bf16, round_f32), "" when there is none. The registry's
+// derivative of a cast is 0 (the rounding is piecewise constant), while
+// PyTorch and JAX pass the cotangent through a dtype cast unchanged (the
+// straight-through convention): a recorded gradient that differs from the
+// registry's VJP in a graph with a cast may differ by that convention, not
+// by an error of the runtime, so compare-grad reports it inconclusive,
+// with this reason, never FAILS (docs/onnx.md, "Gradients through a
+// cast"). trunc_int is not among them: an integer tensor carries no
+// gradient in those runtimes either.
+func castConvention(g *irsem.Graph) string {
+	for _, nd := range g.Nodes {
+		switch op := nd.Kind.Op; op {
+		case "round_f16", "round_bf16", "round_f32":
+			return fmt.Sprintf("node %d (%s): the registry's derivative of a cast is 0, a straight-through runtime's (PyTorch, JAX) is 1; the gradient is not judged across that convention", nd.ID, op)
+		}
+	}
+	return ""
 }

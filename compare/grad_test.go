@@ -96,3 +96,65 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("Counts = %d, %d, %d", h, f, i)
 	}
 }
+
+// TestGradsThroughCast: y = round_f16(x·3), x = [1/3, 5/7]; the registry's
+// gradient is 0 (the cast is piecewise constant), PyTorch's
+// straight-through gradient with cotangent 1 is 3 (worked by hand: the
+// derivative of x·3, passed through the cast). That dump is inconclusive,
+// naming the cast, not FAILS; the same dump on the graph without the cast
+// (y = x·3, gradient 3 holds) and a wrong one (4) there fails — the
+// planted fault the convention must not hide where there is no cast.
+func TestGradsThroughCast(t *testing.T) {
+	load := func(cast bool) *GradModel {
+		dir := t.TempDir()
+		graph, input := filepath.Join(dir, "g.json"), filepath.Join(dir, "x.json")
+		nodes := `{"id":0,"kind":"input","parents":[],"shape":[2]},{"id":1,"kind":"scale","parents":[0],"shape":[2],"c":"3"}`
+		out := 1
+		if cast {
+			nodes += `,{"id":2,"kind":"round_f16","parents":[1],"shape":[2]}`
+			out = 2
+		}
+		g := `{"format":"tlcheck.ir.v1","input_id":0,"output_id":` + string(rune('0'+out)) + `,"nodes":[` + nodes + `]}`
+		if err := os.WriteFile(graph, []byte(g), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(input, []byte(`{"shape":[2],"values":["1/3","5/7"]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := model.LoadIR("compare-grad", graph, "", input)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gm, err := GradModelIR(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gm
+	}
+	doc := func(g string) *Dump {
+		return dump(t, `{"format":"tlcheck.grads.v1","cotangent":{"output":{"shape":[2],"values":[1,1]}},"grads":{"input":{"shape":[2],"values":[`+g+`]}}}`)
+	}
+	for _, tc := range []struct {
+		name                 string
+		cast                 bool
+		grad                 string
+		holds, inconc, fails int
+	}{
+		{"straight-through through a cast", true, "3, 3", 0, 2, 0},
+		{"the registry's 0 through a cast", true, "0, 0", 2, 0, 0},
+		{"no cast, right", false, "3, 3", 2, 0, 0},
+		{"no cast, planted wrong", false, "4, 3", 1, 0, 1},
+	} {
+		res, err := Grads(load(tc.cast), doc(tc.grad), fpbound.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		s := fpbound.Summarize(res[0].Elements)
+		if s.Holds != tc.holds || s.Inconclusive != tc.inconc || s.Fails != tc.fails {
+			t.Errorf("%s: holds %d, inconclusive %d, fails %d; want %d, %d, %d", tc.name, s.Holds, s.Inconclusive, s.Fails, tc.holds, tc.inconc, tc.fails)
+		}
+		if tc.inconc > 0 && !strings.Contains(res[0].Elements[0].Reason, "round_f16") {
+			t.Errorf("%s: reason %q does not name the cast", tc.name, res[0].Elements[0].Reason)
+		}
+	}
+}

@@ -70,6 +70,11 @@ func applySpecials(om *model.ONNX, els []fpbound.Element, rec64 []float64) {
 func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
 	format := onnx.DataType(0)
 	for _, iv := range im.Outputs {
+		if !iv.DataType.IsFloat() {
+			// An integer cast from float data (onnx's trunc_int): judged
+			// in the format of the computation that feeds it (below).
+			continue
+		}
 		if format == 0 {
 			format = iv.DataType
 		}
@@ -91,6 +96,12 @@ func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
 	}
 	if format == 0 {
 		format = onnx.Float
+		switch {
+		case len(im.Computed) == 1:
+			format = im.Computed[0]
+		case len(im.Computed) > 1:
+			return 0, cli.Usagef("--onnx %s: the integer outputs are cast from values computed in %v: the a-priori bound is for one format, not a mix", model, im.Computed)
+		}
 	}
 	return format, nil
 }
@@ -101,6 +112,8 @@ func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
 func compareFormat(m *model.Model, format onnx.DataType, rec []float64, o fpbound.Options) (*fpbound.Result, error) {
 	sharp := fpbound.SharpBounds64
 	switch format {
+	case onnx.Float:
+		sharp = fpbound.SharpBounds // integer outputs of a FLOAT computation, judged as float64
 	case onnx.Float16:
 		sharp = fpbound.SharpBounds16
 	case onnx.BFloat16:
@@ -132,6 +145,9 @@ func readOutputFile(path string, files *[]jsonout.Input) (recordedTensor, error)
 	}
 	if tf.PB == nil {
 		return recordedTensor{}, cli.Usagef("--data %s: a recorded output is a TensorProto, not JSON", path)
+	}
+	if dt := tf.PB.DataType; dt == onnx.Int64 || dt == onnx.Int32 || dt == onnx.Int16 || dt == onnx.Int8 || dt == onnx.Uint16 || dt == onnx.Uint8 {
+		return readIntOutput(path, tf.PB)
 	}
 	if !tf.PB.DataType.IsFloat() {
 		return recordedTensor{}, cli.Usagef("--data %s: data type %v: compare checks FLOAT, DOUBLE, FLOAT16 and BFLOAT16 outputs (and integer or boolean ones the import decides)", path, tf.PB.DataType)
@@ -245,4 +261,33 @@ func exactGradients(m *model.Model, gs onnx.GradientSpec) ([]spec.Tensor[spec.In
 		out[k] = spec.Tensor[spec.Interval]{Shape: om.Imported.Inputs[i].Shape.Clone(), Data: parts[i]}
 	}
 	return out, nil
+}
+
+// readIntOutput reads a recorded integer output that the model computes
+// from float data (a Cast to an integer type, onnx's trunc_int) as float64
+// values, each exact: an element beyond 2^53 in magnitude, which no
+// float64 holds exactly, is refused naming it (an inexact conversion could
+// make a wrong integer equal the exact one).
+func readIntOutput(path string, pb *onnx.Tensor) (recordedTensor, error) {
+	s, err := pb.Shape()
+	if err != nil {
+		return recordedTensor{}, cli.Usagef("--data %s: %v", path, err)
+	}
+	if pb.Len() != s.Size() {
+		return recordedTensor{}, cli.Usagef("--data %s: %d values for dims %v", path, pb.Len(), s)
+	}
+	vals := make([]float64, pb.Len())
+	for j := range vals {
+		var x int64
+		if pb.DataType == onnx.Int64 {
+			x = pb.Int64[j]
+		} else {
+			x = int64(pb.Int32[j])
+		}
+		if x > 1<<53 || x < -(1<<53) {
+			return recordedTensor{}, cli.Usagef("--data %s: element %d (%d) is beyond 2^53: compare judges a computed integer output as float64 values", path, j, x)
+		}
+		vals[j] = float64(x)
+	}
+	return recordedTensor{shape: s, dt: pb.DataType, vals64: vals}, nil
 }

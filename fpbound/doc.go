@@ -255,6 +255,13 @@
 // and bfloat16 do not: +∞). The lemma, the proof and the first-order
 // treatment (a box that straddles a jump voids it) are in round_cast.go.
 //
+// Cast to an integer type (trunc_int: truncation toward zero into the
+// type's range). E = 0 stays 0; otherwise E' = 0 when trunc maps the whole
+// hull H to one integer of the range (then trunc(x̂) = trunc(x)), and +∞
+// when H straddles an integer or leaves the range: truncation jumps there,
+// so the element is inconclusive, not held within a bound. The theorem is
+// in round_cast.go.
+//
 // Elementary functions f ∈ {exp, log, log1p, tanh, sin, cos} (M3). x and
 // x̂ both lie in H, so by the mean value theorem |f(x̂) − f(x)| ≤ L·E with
 // L ≥ sup_H |f′| (exp: e^{H.Hi}; log: 1/H.Lo; log1p: 1/(1+H.Lo); tanh:

@@ -97,6 +97,9 @@ func (v ErrOf[F]) RoundTo(f spec.FloatFormat) (ErrOf[F], error) {
 		// evaluation refuses it).
 		return unbounded[F](spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
 	}
+	if f.IsInt() {
+		return truncBound(a, x, f), nil
+	}
 	t := castConstsOf(f)
 	switch {
 	case !t.nests(constsOf[F]()), math.IsInf(a.e, 1):
@@ -112,6 +115,45 @@ func (v ErrOf[F]) RoundTo(f spec.FloatFormat) (ErrOf[F], error) {
 	lip := addUp(a.e, addUp(mulUp(t.u, addUp(mag(a.x), mag(h))), 2*t.eta))
 	hull := max(0, up(rh.Hi-x.Lo), up(x.Hi-rh.Lo))
 	return ErrOf[F]{x: x, e: min(lip, hull)}, nil
+}
+
+// Casts to an integer type (the registry's trunc_int: ONNX Cast from a
+// float type to INT8 … UINT64). The exact value is y = trunc(x), truncation
+// toward zero, defined when it lies in the type's range [lo, hi]; the
+// runtime computes trunc(x̂) of the value x̂ it holds (an exact operation:
+// the truncation of a value of F is a value of F and of the integer type
+// whenever it is in range). trunc is discontinuous at every non-zero
+// integer, so no error bound of the form E + c holds across one: x̂ and x
+// on either side of an integer convert one apart however close they are.
+//
+// Theorem (the integer cast). Let the operand be closed, (X, E), and H =
+// [X.Lo − E, X.Hi + E] ⊇ X. If trunc(H.Lo) = trunc(H.Hi) = k and lo ≤ k ≤
+// hi, then trunc(x̂) = trunc(x) = k for every modelled x̂, and E′ = 0.
+// Proof: trunc is monotone non-decreasing, so it maps H, which holds x and
+// every x̂, onto the one point k. ∎ Otherwise — H straddles an integer
+// (trunc jumps inside it), or reaches past [lo, hi] where ONNX leaves the
+// conversion undefined — there is no claim: E′ = +∞, and compare's verdict
+// on the element is inconclusive, never holds within a bound that a jump
+// would make meaningless. When E = 0, x̂ = x and E′ = 0 (the exact
+// evaluation refuses a value outside [lo, hi] itself). In the first-order
+// bound the Jacobian is 0 on a box whose image is one point (R constant
+// there), and a box that straddles a jump voids it, as for the float
+// casts (adj.RoundTo below serves both).
+
+// truncBound is the integer cast's bound (see above), for a closed operand a
+// whose exact enclosure's truncation x is already computed.
+func truncBound[F format](a ErrOf[F], x spec.Interval, f spec.FloatFormat) ErrOf[F] {
+	if a.e == 0 {
+		return ErrOf[F]{x: x}
+	}
+	if math.IsInf(a.e, 1) {
+		return unbounded[F](x)
+	}
+	rh, err := a.hull().RoundTo(f)
+	if err != nil || rh.Lo != rh.Hi {
+		return unbounded[F](x)
+	}
+	return ErrOf[F]{x: x}
 }
 
 // RoundTo is spec.Interval's enclosure [R(lo), R(hi)]; a box whose image

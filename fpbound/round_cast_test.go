@@ -189,3 +189,80 @@ func TestCastFormatsAndDiscontinuity(t *testing.T) {
 		t.Errorf("cast past Ω: bound %g, want +∞", en2[0].Bound)
 	}
 }
+
+// TestTruncBound: y = trunc_int(x·3/7) (INT8's range) in binary32. At
+// inputs whose exact product lies within a binary32 ulp of an integer the
+// computed product may truncate to the integer below: every element whose
+// binary32 evaluation truncates elsewhere than the exact value must have no
+// bound (+∞, inconclusive), and every element with a finite bound must
+// have bound 0 and the exact value. Inputs far from an integer get bound
+// 0. The planted bound that keeps the operand's own error (the cast
+// charged nothing) is caught: some evaluation exceeds it.
+func TestTruncBound(t *testing.T) {
+	r := rand.New(rand.NewPCG(28, 5))
+	const n = 300
+	lo, hi := spec.IntTypeRange(8, true)
+	f := spec.IntFormat(lo, hi)
+	xs := make([]spec.Rat, n)
+	xf := make([]float32, n)
+	for i := range xs {
+		k := float64(r.IntN(200) - 100)
+		if i%2 == 1 {
+			k += 0.5 // far from an integer
+		}
+		xf[i] = float32(k * 7 / 3)
+		xs[i], _ = spec.RatFromFloat64(float64(xf[i]))
+	}
+	in := ratTensor(spec.Shape{n}, xs...)
+	build := func(cast bool) *builder {
+		b := newBuilder(spec.Shape{n})
+		w := b.konst(filled(spec.Shape{n}, spec.NewRat(3, 7)))
+		m := b.node(irsem.Kind{Op: irsem.OpMulElem}, spec.Shape{n}, 0, w)
+		if cast {
+			b.node(irsem.Kind{Op: "trunc_int", Lo: spec.RatFromBig(lo), Hi: spec.RatFromBig(hi)}, spec.Shape{n}, m)
+		}
+		return b
+	}
+	b := build(true)
+	ens, err := Bounds(b.g, b.p, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := build(false)
+	opnd, err := Bounds(bare.g, bare.p, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c32 := float32(3.0 / 7)
+	crossed, planted, decided := 0, 0, 0
+	for i := range xs {
+		exact, ok := f.RoundRat(new(big.Rat).Mul(xs[i].Big(), big.NewRat(3, 7)))
+		if !ok {
+			t.Fatal("out of range")
+		}
+		got := math.Trunc(float64(xf[i] * c32)) // the binary32 product, then C's truncation
+		d, _ := new(big.Rat).Abs(new(big.Rat).Sub(new(big.Rat).SetFloat64(got), exact)).Float64()
+		if !ens[i].Exact.Contains(exact) {
+			t.Fatalf("element %d: exact %s outside %v", i, exact.FloatString(3), ens[i].Exact)
+		}
+		if !math.IsInf(ens[i].Bound, 1) {
+			decided++
+			if ens[i].Bound != 0 || d != 0 {
+				t.Fatalf("element %d: bound %g, |ŷ − y| = %g: a finite bound must be 0 and exact", i, ens[i].Bound, d)
+			}
+		}
+		if d != 0 {
+			crossed++
+		}
+		if d > opnd[i].Bound {
+			planted++
+		}
+	}
+	t.Logf("%d of %d evaluations truncated to another integer; %d elements bounded (0)", crossed, n, decided)
+	if crossed == 0 || decided < n/2 {
+		t.Fatalf("crossed %d, decided %d: the test exercises too little", crossed, decided)
+	}
+	if planted == 0 {
+		t.Fatal("the planted bound (the operand's error alone) was never exceeded: it is not caught")
+	}
+}

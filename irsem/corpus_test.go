@@ -115,6 +115,10 @@ func opCases(t testing.TB) []opCase {
 		unaryCase(t, "round_f16", []string{"1/3", "-1/3", "2049", "65504"}, []string{"1365/4096", "-1365/4096", "2048", "65504"}),
 		unaryCase(t, "round_bf16", []string{"1/3", "257"}, []string{"171/512", "256"}),
 		unaryCase(t, "round_f32", []string{"1/3", "1/2"}, []string{"11184811/33554432", "1/2"}),
+		// trunc_int with INT8's range, worked by hand: toward zero, 127.9 and
+		// −128.9 at the ends of the range.
+		{name: "trunc_int", g: graphOf(input(5), nd("trunc_int", []int{0}, s(5), func(k *Kind) { k.Lo, k.Hi = spec.NewRat(-128, 1), spec.NewRat(127, 1) })),
+			x: rt(t, s(5), "7/2", "-7/2", "-1/3", "1279/10", "-1289/10"), want: rtp(t, s(5), "3", "-3", "0", "127", "-128")},
 		inexactCase(t, "asinh", math.Asinh),
 		{name: "pow", g: graphOf(input(3), nd(OpConst, nil, s(3), withValueShape(3)), nd("pow", []int{0, 1}, s(3))),
 			p: payloadOf(map[int]*Params{1: {Value: rtp(t, s(3), "2", "-2", "1/2")}}), x: rt(t, s(3), "3/2", "1", "2"), inexact: true,

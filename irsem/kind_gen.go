@@ -37,9 +37,9 @@ type Kind struct {
 	End int
 	// C holds "c" (rational): scale: the factor.
 	C spec.Rat
-	// Lo holds "lo" (rational): clamp: the lower bound.
+	// Lo holds "lo" (rational): clamp: the lower bound; trunc_int: the least value of the integer range.
 	Lo spec.Rat
-	// Hi holds "hi" (rational): clamp: the upper bound.
+	// Hi holds "hi" (rational): clamp: the upper bound; trunc_int: the greatest value of the integer range.
 	Hi spec.Rat
 	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm, l2_normalize: ε (the IR gives it as a parent or a payload parameter, except l2_normalize's tag, which spells it as an attribute).
 	Eps spec.Rat

@@ -43,6 +43,10 @@ type value struct {
 	// mask01: a comparison of computed data, the IR 0/1 mask that only a
 	// Where consumes (import_datacmp.go).
 	mask01 bool
+	// truncInt: an integer value computed from float data, the IR node of
+	// a trunc_int (import_cast.go), which only a Cast or a graph output
+	// reads.
+	truncInt bool
 }
 
 func (v *value) isInt() bool { return !v.dt.IsFloat() }
@@ -400,10 +404,10 @@ func (b *imp) outputs() error {
 			b.im.Exact = append(b.im.Exact, ExactOutput{Name: vi.Name, Index: k, Shape: v.shape.Clone(), DataType: v.dt, Values: append([]int64(nil), v.ints...)})
 			continue
 		}
-		if !v.dt.IsFloat() {
+		if !v.dt.IsFloat() && !v.truncInt {
 			return &ImportError{Field: field, Err: fmt.Errorf("element type %s: only float outputs and integer or boolean outputs decided at import (constants) can be imported; this one is computed from the float inputs", v.dt.String())}
 		}
-		if vi.ElemType != 0 && !vi.ElemType.IsFloat() {
+		if vi.ElemType != 0 && !vi.ElemType.IsFloat() && vi.ElemType != v.dt {
 			return &ImportError{Field: field, Err: fmt.Errorf("declared element type %s: only float outputs can be imported", vi.ElemType.String())}
 		}
 		if err := matchDims(vi, v.shape); err != nil {

@@ -104,3 +104,74 @@ func TestImportCastLikeNarrow(t *testing.T) {
 		t.Errorf("round_f16's registry entry: %+v, want a non-smooth op with its derivative convention", info)
 	}
 }
+
+// TestImportCastToInt: y = Cast(x·3/2, to) for each integer type: a
+// trunc_int node with the type's range, evaluated exactly; the expected
+// values are derived here from Go's own float-to-int conversion (which
+// truncates) of the exact products (all exactly representable). A
+// product past the type's range is a one-line error naming the node; a
+// planted floor (−3/2·3 → −5 instead of −4) would differ at the negative
+// element. The integer is readable by a Cast back to FLOAT and refused,
+// naming the consumer, by any other op (a narrowing integer cast, which ONNX wraps, included).
+func TestImportCastToInt(t *testing.T) {
+	in := []float32{2.5, -3, 0.25, -0.5, 84}
+	for _, to := range []DataType{Int8, Int16, Int32, Int64, Uint8, Uint16} {
+		t.Run(to.String(), func(t *testing.T) {
+			xs := in
+			if to == Uint8 || to == Uint16 {
+				xs = []float32{2.5, 0.25, -0.5, 84, 1} // −0.75 truncates to 0
+			}
+			m := newMG(21).in("x", int64(len(xs))).init("c", []int64{1}, 1.5).op("Mul", ins("x", "c"), ins("p")).
+				op("Cast", ins("p"), ins("y"), aI("to", int64(to)))
+			m.g.Outputs = append(m.g.Outputs, vinfo("y", to, int64(len(xs))))
+			im, outs := evalRat(t, m.model(), Options{}, floatsTensor([]int64{int64(len(xs))}, xs...))
+			if !hasTag(im, "trunc_int") {
+				t.Fatal("no trunc_int node")
+			}
+			var want []string
+			for _, x := range xs {
+				want = append(want, spec.NewRat(int64(float64(x)*1.5), 1).String())
+			}
+			if got := ratStrings(outs[0].Data); got != "["+strings.Join(want, " ")+"]" {
+				t.Errorf("got %s, want %v", got, want)
+			}
+			if len(im.Outputs) != 1 || im.Outputs[0].DataType != to {
+				t.Errorf("outputs %+v, want one %v output", im.Outputs, to)
+			}
+		})
+	}
+	// Out of INT8's range: 84·3/2 = 126 holds, 90·3/2 = 135 does not.
+	m := newMG(21).in("x", 2).init("c", []int64{1}, 1.5).op("Mul", ins("x", "c"), ins("p")).
+		op("Cast", ins("p"), ins("y"), aI("to", int64(Int8)))
+	m.g.Outputs = append(m.g.Outputs, vinfo("y", Int8, 2))
+	im, err := Import(m.model(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := im.PackInputs([]*Tensor{floatsTensor([]int64{2}, 84, 90)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := irsem.Denote(im.Graph, im.Payload, x); err == nil || !strings.Contains(err.Error(), "trunc_int") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("135 cast to INT8: %v, want one line naming trunc_int", err)
+	}
+	// Back to FLOAT, then used: round_f32 of the integer.
+	back := newMG(21).in("x", 2).op("Cast", ins("x"), ins("i"), aI("to", int64(Int32))).
+		op("Cast", ins("i"), ins("f"), aI("to", int64(Float))).op("Add", ins("f", "x"), ins("y")).out("y").model()
+	_, outs := evalRat(t, back, Options{}, floatsTensor([]int64{2}, 2.75, -1.5))
+	if got := ratStrings(outs[0].Data); got != "[19/4 -5/2]" {
+		t.Errorf("x + float(int(x)) = %s, want [19/4 -5/2]", got)
+	}
+	// Any other consumer, and a computed BOOL cast, are refused naming them.
+	for name, mg := range map[string]*mg{
+		"Add of the integer": newMG(21).in("x", 2).op("Cast", ins("x"), ins("i"), aI("to", int64(Int32))).op("Add", ins("i", "i"), ins("y")),
+		"BOOL":               newMG(21).in("x", 2).op("Relu", ins("x"), ins("r")).op("Cast", ins("r"), ins("y"), aI("to", int64(Bool))),
+		"INT64 to INT8":      newMG(21).in("x", 2).op("Cast", ins("x"), ins("i"), aI("to", int64(Int64))).op("Cast", ins("i"), ins("y"), aI("to", int64(Int8))),
+	} {
+		mg.g.Outputs = append(mg.g.Outputs, vinfo("y", Int32, 2))
+		_, err := Import(mg.model(), Options{})
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), `node "y"`) {
+			t.Errorf("%s: %v, want a one-line refusal naming node y", name, err)
+		}
+	}
+}

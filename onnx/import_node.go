@@ -215,6 +215,9 @@ func (c *nctx) in(i int) (*value, error) {
 	if v.mask01 && !c.readsMask(i) {
 		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of a comparison of computed data is data-dependent (only a Where's condition reads one)", c.n.OpType)
 	}
+	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike")) {
+		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer cast from float data is not imported (only a Cast of it, or a graph output)", c.n.OpType)
+	}
 	return v, nil
 }
 

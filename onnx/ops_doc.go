@@ -100,7 +100,10 @@
 //	Shape                  an integer constant (start, end from opset 15)
 //	Cast                   integer constants converted; a float value cast to its own or a wider float type is itself;
 //	                       to a narrower float type, the registry's round_f16, round_bf16 or round_f32 (exact
-//	                       round to nearest even; a constant is rounded at import; import_cast.go)
+//	                       round to nearest even; a constant is rounded at import; import_cast.go); a computed
+//	                       float value to INT8…INT64, UINT8, UINT16: the registry's trunc_int with the type's
+//	                       range (truncation toward zero; out of range: a domain error), read only by a Cast or
+//	                       as a graph output
 //	Pad                    pad (constant, reflect, edge; wrap refused); negative pads crop (slice)
 //	                       [pads: attribute before opset 11 (paddings before 2), constant inputs from 11, axes from 18]
 //	Conv                   conv (1-D/2-D/3-D, groups, dilations, strides); W and B constant; symmetric pads are conv's

@@ -177,6 +177,12 @@ func reduce2Op(kind string) opImporter {
 		case "logsumexp":
 			x = c.b.unary(irsem.OpExp, x, s)
 		}
+		if kind == "prod" && emptyAxis(s, axes) {
+			// The product over an empty set is 1 (the operator text's
+			// identity), whatever the data: a constant of the output shape.
+			c.outValue(0, onesConst(reducedShape(s, axes, keep), v.dt))
+			return nil
+		}
 		for _, ax := range axes {
 			if s[ax] == 0 && (kind == "max" || kind == "min" || kind == "prod") {
 				return c.errf(attrField("axes"), "reduction over the empty axis %d", ax)
@@ -244,4 +250,44 @@ func importGlobalMaxPool(c *nctx) error {
 	}
 	c.out(0, c.b.reshape(id, ms, out), out, v.dt)
 	return nil
+}
+
+// emptyAxis reports that one of the axes of shape s has extent 0.
+func emptyAxis(s spec.Shape, axes []int) bool {
+	for _, ax := range axes {
+		if s[ax] == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// reducedShape is s reduced over axes: each dropped, or kept as extent 1.
+func reducedShape(s spec.Shape, axes []int, keep bool) spec.Shape {
+	drop := map[int]bool{}
+	for _, ax := range axes {
+		drop[ax] = true
+	}
+	var out spec.Shape
+	for i, d := range s {
+		switch {
+		case !drop[i]:
+			out = append(out, d)
+		case keep:
+			out = append(out, 1)
+		}
+	}
+	if out == nil {
+		out = spec.Shape{}
+	}
+	return out
+}
+
+// onesConst is a float constant of 1s of shape s and type dt.
+func onesConst(s spec.Shape, dt DataType) *value {
+	rs := make([]spec.Rat, s.Size())
+	for i := range rs {
+		rs[i] = spec.NewRat(1, 1)
+	}
+	return &value{shape: s.Clone(), dt: dt, id: -1, isK: true, init: -1, rats: rs}
 }

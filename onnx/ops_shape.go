@@ -1010,6 +1010,9 @@ func (c *nctx) castTo(dt DataType) error {
 	if err != nil {
 		return err
 	}
+	if done, err := c.castFromTrunc(v, dt); done || err != nil {
+		return err // an integer computed from float data (import_cast.go)
+	}
 	switch {
 	case v.isInt() && dt == Bool:
 		xs := make([]int64, len(v.ints))
@@ -1067,6 +1070,9 @@ func (c *nctx) castTo(dt DataType) error {
 		w.dt = dt
 		c.outValue(0, &w)
 	default:
+		if done, err := c.castTrunc(v, dt); done || err != nil {
+			return err // a float → integer cast (import_cast.go)
+		}
 		if done, err := c.castNarrow(v, dt); done || err != nil {
 			return err // a narrowing float cast (import_cast.go)
 		}

@@ -147,5 +147,6 @@ func builtinPrims[T Scalar[T]]() []*Prim[T] {
 	ps = append(ps, onnxPrims[T]()...)
 	ps = append(ps, extraPrims[T]()...)
 	ps = append(ps, roundPrims[T]()...)
+	ps = append(ps, truncPrim[T]())
 	return ps
 }

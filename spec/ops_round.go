@@ -57,6 +57,11 @@ type FloatFormat struct {
 	Name       string // the format's name: "binary16", "bfloat16", "binary32"
 	P          int    // precision, in bits, the implicit one included
 	Emin, Emax int    // the least and greatest exponent of a normal value
+	// IntLo and IntHi, when set, make the format an integer range instead
+	// (see trunc_int, ops_trunc.go): the conversion is truncation toward
+	// zero, defined when the truncated value lies in [IntLo, IntHi]; P,
+	// Emin and Emax are then unused.
+	IntLo, IntHi *big.Rat
 }
 
 // The formats of the rounding primitives.
@@ -77,6 +82,9 @@ func pow2Rat(k int) *big.Rat {
 // RoundRat returns round_T(r) exactly (see the rounding primitives), and
 // false when the conversion overflows (|r| ≥ Ω: IEEE gives ±∞).
 func (f FloatFormat) RoundRat(r *big.Rat) (*big.Rat, bool) {
+	if f.IsInt() {
+		return f.truncRat(r)
+	}
 	if r.Sign() == 0 {
 		return new(big.Rat), true
 	}
@@ -107,6 +115,9 @@ func (f FloatFormat) RoundRat(r *big.Rat) (*big.Rat, bool) {
 // cases: NaN is NaN, ±∞ is ±∞, an overflow is ±∞, and a zero result keeps
 // x's sign. Every result is a float64 exactly.
 func (f FloatFormat) RoundFloat64(x float64) float64 {
+	if f.IsInt() {
+		return f.truncFloat64(x)
+	}
 	if math.IsNaN(x) || math.IsInf(x, 0) || x == 0 {
 		return x
 	}
@@ -123,6 +134,9 @@ func (f FloatFormat) RoundFloat64(x float64) float64 {
 
 // roundName is the primitive's name for format f.
 func roundName(f FloatFormat) string {
+	if f.IsInt() {
+		return "trunc_int"
+	}
 	switch f.Name {
 	case "binary16":
 		return "round_f16"
@@ -134,6 +148,9 @@ func roundName(f FloatFormat) string {
 
 // overflow is the DomainError of a conversion past Ω over scalar kind s.
 func (f FloatFormat) overflow(s string) error {
+	if f.IsInt() {
+		return &DomainError{Op: "trunc_int", Scalar: s, Reason: fmt.Sprintf("the truncated value is outside %s, or the value is NaN or infinite (ONNX: undefined)", f.Name)}
+	}
 	return &DomainError{Op: roundName(f), Scalar: s, Reason: fmt.Sprintf("the value reaches %s's overflow threshold (IEEE 754 gives ±∞)", f.Name)}
 }
 

@@ -116,6 +116,7 @@ func sampleCases() []sampleCase {
 		{op: "round_f16", shapes: []Shape{{5}}},
 		{op: "round_bf16", shapes: []Shape{{2, 3}}},
 		{op: "round_f32", shapes: []Shape{{4}}},
+		{op: "trunc_int", attrs: &Attrs{Lo: r(-128, 1), Hi: r(127, 1)}, shapes: []Shape{{5}}},
 	}
 }
 

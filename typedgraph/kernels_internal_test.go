@@ -86,6 +86,9 @@ func kernelCases[T spec.Scalar[T]](t *testing.T) []kernelCase {
 				kernelCase{name, &spec.Attrs{Lo: big.NewRat(1, 2), Hi: big.NewRat(1, 2)}})
 		case "safe_log":
 			out = append(out, kernelCase{name, &spec.Attrs{Eps: big.NewRat(1, 3)}}, kernelCase{name, nil})
+		case "trunc_int":
+			lo, hi := spec.IntTypeRange(8, true)
+			out = append(out, kernelCase{name, &spec.Attrs{Lo: lo, Hi: hi}})
 		default:
 			out = append(out, kernelCase{name, nil})
 		}

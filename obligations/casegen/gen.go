@@ -173,6 +173,13 @@ var structural = map[string]genFunc{
 		}
 		return &spec.Attrs{Lo: lo.Big(), Hi: hi.Big()}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
 	},
+	// trunc_int's range: INT8's or INT16's, which hold every drawn value
+	// (|x| ≤ 6), so the obligations are decided inside the domain (its
+	// domain errors are spec's TestTruncInt and the Partial witness).
+	"trunc_int": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		lo, hi := spec.IntTypeRange(8<<src.Intn(2, "bits"), true)
+		return &spec.Attrs{Lo: lo, Hi: hi}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
+	},
 	"safe_log": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
 		return &spec.Attrs{Eps: GenRat(src, Positive, "eps").Big()}, []spec.Shape{GenShape(src, 0, 2, "shape")}, []Domain{Any}
 	},
