@@ -193,25 +193,11 @@ func Bounds64(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options
 }
 
 func bounds[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Enclosure, error) {
-	k, err := o.ulps()
+	k, err := checkBoundsArgs(g, p, input, o)
 	if err != nil {
 		return nil, err
 	}
-	if g == nil {
-		return nil, fmt.Errorf("fpbound: nil graph")
-	}
-	if err := g.Check(); err != nil {
-		return nil, err
-	}
-	if err := irsem.CheckPayload(g, p); err != nil {
-		return nil, err
-	}
-	in := &g.Nodes[g.InputID]
-	if len(input.Data) != input.Shape.Size() || !input.Shape.Equal(in.Shape) {
-		return nil, fmt.Errorf("fpbound: node %d (input): shape mismatch: expected %v, got %v with %d values", in.ID, in.Shape, input.Shape, len(input.Data))
-	}
 	x := irsem.ConvertTensor[ErrOf[F]](input)
-	outShape := g.Nodes[g.OutputID].Shape
 	evalMu.Lock()
 	curULPs.Store(int64(k))
 	before := undecided.Load()
@@ -219,7 +205,61 @@ func bounds[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o
 	und := undecided.Load() - before
 	curULPs.Store(DefaultULPs)
 	evalMu.Unlock()
-	n := outShape.Size()
+	return classicEnclosures(g, out, und, err)
+}
+
+// checkBoundsArgs refuses a malformed graph, payload or input, or options
+// out of range, and returns the ulps of the library functions.
+func checkBoundsArgs(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) (int, error) {
+	k, err := o.ulps()
+	if err != nil {
+		return 0, err
+	}
+	if g == nil {
+		return 0, fmt.Errorf("fpbound: nil graph")
+	}
+	if err := g.Check(); err != nil {
+		return 0, err
+	}
+	if err := irsem.CheckPayload(g, p); err != nil {
+		return 0, err
+	}
+	in := &g.Nodes[g.InputID]
+	if len(input.Data) != input.Shape.Size() || !input.Shape.Equal(in.Shape) {
+		return 0, fmt.Errorf("fpbound: node %d (input): shape mismatch: expected %v, got %v with %d values", in.ID, in.Shape, input.Shape, len(input.Data))
+	}
+	return k, nil
+}
+
+// classicEval is one evaluation of the graph over Err (the classic
+// bound): every node's value, the comparisons a registry rule branched on
+// that it could not decide, and its error. SharpBounds runs it once; the
+// classic enclosures read its output node and the first-order bound its
+// every node (round 0 of the boxes).
+type classicEval[F format] struct {
+	all []spec.Tensor[ErrOf[F]]
+	und int64
+	err error
+}
+
+// evalClassic evaluates g over Err at input with the library within k
+// ulps, keeping every node's value.
+func evalClassic[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options, k int) *classicEval[F] {
+	x := irsem.ConvertTensor[ErrOf[F]](input)
+	evalMu.Lock()
+	defer evalMu.Unlock()
+	curULPs.Store(int64(k))
+	defer curULPs.Store(DefaultULPs)
+	before := undecided.Load()
+	all, err := denoteAll[F](g, p, x, errRegistry[F](o.Profile))
+	return &classicEval[F]{all: all, und: undecided.Load() - before, err: err}
+}
+
+// classicEnclosures is the classic bound of every output element from
+// the output's value out over Err, the undecided comparisons und and the
+// evaluation's error err (see Bounds).
+func classicEnclosures[F format](g *irsem.Graph, out spec.Tensor[ErrOf[F]], und int64, err error) ([]Enclosure, error) {
+	n := g.Nodes[g.OutputID].Shape.Size()
 	res := make([]Enclosure, n)
 	whole := spec.Interval{Lo: math.Inf(-1), Hi: inf}
 	switch {
@@ -231,7 +271,7 @@ func bounds[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o
 		}
 		return res, nil
 	case len(out.Data) != n:
-		return nil, fmt.Errorf("fpbound: internal error: output has %d values, shape %v", len(out.Data), outShape)
+		return nil, fmt.Errorf("fpbound: internal error: output has %d values, shape %v", len(out.Data), g.Nodes[g.OutputID].Shape)
 	}
 	for i, v := range out.Data {
 		c := v.close()

@@ -64,6 +64,12 @@ func SharpBounds64(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Op
 	return sharp[binary64](g, p, input, o)
 }
 
+// classicTwice restores the old path, for TestClassicOnce only (which
+// requires both to give the same bits): the classic enclosures from
+// Bounds' own evaluation, and firstOrder evaluating the classic bounds of
+// every node again instead of reading SharpBounds' evaluation.
+var classicTwice bool
+
 // foNode is one node's state in the first-order bound.
 type foNode struct {
 	app   *irsem.Application
@@ -88,7 +94,23 @@ func sharp[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o 
 	if o.SweepWork < 0 {
 		return nil, fmt.Errorf("fpbound: SweepWork %d < 0", o.SweepWork)
 	}
-	classic, err := bounds[F](g, p, input, o)
+	if _, err := checkBoundsArgs(g, p, input, o); err != nil {
+		return nil, err
+	}
+	return sharpFrom[F](g, p, input, o, k, evalClassic[F](g, p, input, o, k))
+}
+
+// sharpFrom is sharp after the one classic evaluation ce: the classic
+// enclosures read its output node, the first-order bound its every node.
+func sharpFrom[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options, k int, ce *classicEval[F]) ([]Sharp, error) {
+	var out spec.Tensor[ErrOf[F]]
+	if ce.err == nil {
+		out = ce.all[g.OutputID]
+	}
+	classic, err := classicEnclosures(g, out, ce.und, ce.err)
+	if classicTwice {
+		classic, err = bounds[F](g, p, input, o)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +118,7 @@ func sharp[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o 
 	for i, c := range classic {
 		res[i] = Sharp{Enclosure: c, Classic: c.Bound, FirstOrder: inf, Estimate: inf}
 	}
-	fo, reason, err := firstOrder[F](g, p, input, o, k)
+	fo, reason, err := firstOrder[F](g, p, input, o, k, ce)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +158,9 @@ type foOut struct {
 // (doc.go, "First-order bound"). A nil result with a reason means no
 // first-order bound exists for this evaluation (every element then keeps
 // the classic bound); an error is a malformed graph or a resource limit.
-func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options, k int) ([]foOut, string, error) {
+// ce is the classic evaluation SharpBounds ran (its values are round 0 of
+// the boxes; firstOrder does not evaluate over Err again).
+func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options, k int, ce *classicEval[F]) ([]foOut, string, error) {
 	apps, err := irsem.Applications(g, p)
 	if err != nil {
 		return nil, "", err
@@ -155,10 +179,15 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	defer curULPs.Store(DefaultULPs)
 	adjVoid.Store(0)
 
-	// The classic bounds of every node (round 0 of the boxes).
-	before := undecided.Load()
-	all, err := denoteAll[F](g, p, irsem.ConvertTensor[ErrOf[F]](input), errRegistry[F](o.Profile))
-	if undecided.Load() != before {
+	// The classic bounds of every node (round 0 of the boxes): SharpBounds'
+	// own evaluation, or (classicTwice, tests only) a second one.
+	all, und, err := ce.all, ce.und, ce.err
+	if classicTwice {
+		before := undecided.Load()
+		all, err = denoteAll[F](g, p, irsem.ConvertTensor[ErrOf[F]](input), errRegistry[F](o.Profile))
+		und = undecided.Load() - before
+	}
+	if und != 0 {
 		return noBound(g, nodes, "a comparison a registry rule branches on could not be decided"), "", nil
 	}
 	if err != nil {
