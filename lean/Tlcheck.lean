@@ -13,4 +13,5 @@ import Tlcheck.Norm
 import Tlcheck.Prod
 import Tlcheck.Renorm
 import Tlcheck.Round
+import Tlcheck.Trunc
 import Tlcheck.Certs.All

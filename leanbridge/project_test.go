@@ -41,6 +41,8 @@ func TestTheoremsExist(t *testing.T) {
 		"Tlcheck.graph_locallyAdjoint", "Tlcheck.graph_zeroPreserving", "Tlcheck.comp_zeroPreserving", "Tlcheck.round_jvp_nth",
 		"Tlcheck.round_f16_vjp_linear", "Tlcheck.round_bf16_vjp_linear", "Tlcheck.round_f32_vjp_linear", "Tlcheck.round_f16_zero_preserving",
 		"Tlcheck.round_bf16_zero_preserving", "Tlcheck.round_f32_zero_preserving", "Tlcheck.roundQ_instance", "Tlcheck.round_fwd_zeros",
+		"Tlcheck.trunc_int_vjp_linear", "Tlcheck.trunc_jvp_nth", "Tlcheck.truncQ_zero", "Tlcheck.truncAll_zeros", "Tlcheck.trunc_fwd_zeros",
+		"Tlcheck.trunc_int_zero_preserving", "Tlcheck.truncQ_instance",
 		"Tlcheck.lens_adjoint", "Tlcheck.checkComps_adjoint", "Tlcheck.comp_adjoint_all",
 		"Tlcheck.renorm_jacobian_symm", "Tlcheck.renorm_zero_preserving", "Tlcheck.maxFwd_along_linear",
 		"Tlcheck.reduce_sum_taylor", "Tlcheck.reduce_mean_taylor", "Tlcheck.matmul_taylor", "Tlcheck.linear_taylor",

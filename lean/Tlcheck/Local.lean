@@ -5,6 +5,7 @@ import Tlcheck.Norm
 import Tlcheck.Prod
 import Tlcheck.Dropout
 import Tlcheck.Round
+import Tlcheck.Trunc
 
 /-!
 # Every primitive's local adjointness, once, on lists of any length
@@ -301,6 +302,7 @@ def primLens : (p : Prim) → (a : Attr) → (vals : List (List Rat)) → (v : L
   | .round_f16, a, [x], v => lens1 .round_f16 a [x] x.length v.length (fun dx δ _ _ => round_f16_adjoint a x dx δ)
   | .round_bf16, a, [x], v => lens1 .round_bf16 a [x] x.length v.length (fun dx δ _ _ => round_bf16_adjoint a x dx δ)
   | .round_f32, a, [x], v => lens1 .round_f32 a [x] x.length v.length (fun dx δ _ _ => round_f32_adjoint a x dx δ)
+  | .trunc_int, a, [x], v => lens1 .trunc_int a [x] x.length v.length (fun dx δ _ _ => trunc_int_adjoint a x dx δ)
   | .shrink, a, [x], v => lens1 .shrink a [x] x.length v.length (fun dx δ _ _ => shrink_adjoint a x dx δ)
   | .reshape, a, [x], v => lens1 .reshape a [x] x.length v.length (fun dx δ _ _ => reshape_adjoint a x dx δ)
   | .flatten, a, [x], v => lens1 .flatten a [x] x.length v.length (fun dx δ _ _ => flatten_adjoint a x dx δ)

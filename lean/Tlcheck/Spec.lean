@@ -1100,6 +1100,51 @@ def roundFwd (f : Fmt) (x : List Rat) : List Rat := optL (roundAll f x)
 /-- round_T′ = 0 (piecewise constant; 0 at the jumps by the registry's convention). -/
 def roundD (_a : Rat) : Rat := 0
 
+/-! ## The cast to an integer type, trunc_int
+
+The registry's exact rule (`spec/ops_trunc.go`): with the integer range
+[lo, hi] as the attributes `lo`, `hi` (the emitter writes the
+certificate's `lo`, `hi` into `Attr.lo`, `Attr.hi`),
+trunc_int(x) = trunc(x) = sign(x)·⌊|x|⌋ when lo ≤ trunc(x) ≤ hi, and a
+`DomainError` otherwise; a range with 0 < lo or hi < 0 is refused by the
+registry's shape rule for every x. For x = N/D in lowest terms (D > 0,
+`Rat.num`, `Rat.den`), ⌊|x|⌋ = |N| div D (`Int.natAbs`, `Nat` division,
+so no `Int` division convention enters: `Int.div`/`Int.tdiv` changed names
+across core versions), with the sign of N restored (`truncZ`). A domain
+error is `none`, and a tensor with such an element has the forward `[]`,
+as for the rounding casts: `shapesOk` and `Comp`'s recorded-value check
+refuse every such case, as the registry refuses the evaluation. The
+derivative is 0 everywhere (`truncD`: 0 between the integers, 0 by the
+registry's convention at the jumps), so JVP and VJP are the diagonal
+scaling by 0. -/
+
+/-- trunc(x) ∈ ℤ: the sign of x.num times |x.num| div x.den. -/
+def truncZ (x : Rat) : Int :=
+  if x.num < 0 then -((x.num.natAbs / x.den : Nat) : Int) else ((x.num.natAbs / x.den : Nat) : Int)
+
+/-- **trunc_int(x; lo, hi)** over the rationals: `none` when the range
+leaves out 0 (the registry's shape rule) or trunc(x) ∉ [lo, hi] (its
+domain error), else `some` trunc(x); 0 ↦ 0 inside every accepted range. -/
+def truncQ (lo hi x : Rat) : Option Rat :=
+  if 0 < lo then none
+  else if hi < 0 then none
+  else if x = 0 then some 0
+  else if mkRat (truncZ x) 1 < lo then none
+  else if hi < mkRat (truncZ x) 1 then none
+  else some (mkRat (truncZ x) 1)
+
+/-- trunc_int elementwise: `none` when any element is a domain error. -/
+def truncAll (lo hi : Rat) : List Rat → Option (List Rat)
+  | [] => some []
+  | a :: as => consOpt (truncQ lo hi a) (truncAll lo hi as)
+
+/-- trunc_int's forward on a tensor: the truncated tensor, `[]` (no
+shape's value) at a domain error. -/
+def truncFwd (lo hi : Rat) (x : List Rat) : List Rat := optL (truncAll lo hi x)
+
+/-- trunc′ = 0 (piecewise constant; 0 at the jumps by the registry's convention). -/
+def truncD (_a : Rat) : Rat := 0
+
 /-- The exact primitives with a Lean semantics. The names are the
 registry's (`tlcheck` op names); `reshape` and `flatten` are the identity
 on the flat data (only the shape changes), `detach` stops the gradient. -/
@@ -1112,7 +1157,7 @@ inductive Prim where
   | layer_norm | instance_norm | batch_norm_eval
   | tile | scatter | reduce_prod | l2_normalize | renorm
   | rand_uniform | bernoulli_mask | keep_mask
-  | round_f16 | round_bf16 | round_f32
+  | round_f16 | round_bf16 | round_f32 | trunc_int
   deriving DecidableEq, Repr
 
 namespace Prim
@@ -1137,6 +1182,7 @@ def fwd : Prim → Attr → List (List Rat) → List Rat
   | .round_f16, _, [x] => roundFwd Fmt.f16 x
   | .round_bf16, _, [x] => roundFwd Fmt.bf16 x
   | .round_f32, _, [x] => roundFwd Fmt.f32 x
+  | .trunc_int, a, [x] => truncFwd a.lo a.hi x
   | .shrink, a, [x] => pmap (shrinkS a.lo a.c) x
   | .gather, a, [x] => Tlcheck.gather a.gatherIdx x
   | .pad, a, [x] => padd (Tlcheck.gather a.padIdx x) a.padFill
@@ -1198,6 +1244,7 @@ def jvp : Prim → Attr → List (List Rat) → List (List Rat) → List Rat
   | .round_f16, _, [x], [dx] => pmul (pmap roundD x) dx
   | .round_bf16, _, [x], [dx] => pmul (pmap roundD x) dx
   | .round_f32, _, [x], [dx] => pmul (pmap roundD x) dx
+  | .trunc_int, _, [x], [dx] => pmul (pmap truncD x) dx
   | .shrink, a, [x], [dx] => pmul (pmap (shrinkD a.lo) x) dx
   | .gather, a, [_], [dx] => Tlcheck.gather a.gatherIdx dx
   | .pad, a, [_], [dx] => Tlcheck.gather a.padIdx dx
@@ -1263,6 +1310,7 @@ def vjp : Prim → Attr → List (List Rat) → List Rat → List (List Rat)
   | .round_f16, _, [x], δ => [pmul (pmap roundD x) δ]
   | .round_bf16, _, [x], δ => [pmul (pmap roundD x) δ]
   | .round_f32, _, [x], δ => [pmul (pmap roundD x) δ]
+  | .trunc_int, _, [x], δ => [pmul (pmap truncD x) δ]
   | .shrink, a, [x], δ => [pmul (pmap (shrinkD a.lo) x) δ]
   | .gather, a, [_], δ => [Tlcheck.scatter (size a.shape) a.gatherIdx δ]
   | .pad, a, [_], δ => [Tlcheck.scatter (size a.shape) a.padIdx δ]

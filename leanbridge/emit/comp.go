@@ -594,7 +594,7 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat], win *
 			}
 		case "scale":
 			a.c = k.C.String()
-		case "clamp":
+		case "clamp", "trunc_int": // trunc_int's integer range is Attr.lo, Attr.hi (truncQ)
 			a.lo, a.hi = k.Lo.String(), k.Hi.String()
 		case "reduce_sum", "reduce_mean", "reduce_prod", "concat":
 			a.axis = k.Axis

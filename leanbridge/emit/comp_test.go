@@ -215,6 +215,12 @@ func compFwd(prim string, a mattr, xs []vec) (vec, bool) {
 		return jv, true
 	case "const", "rand_uniform", "bernoulli_mask", "keep_mask": // Spec.lean: the forward is Attr.values
 		return a.values, true
+	case "trunc_int": // truncFwd: [] at a domain error (trunc_test.go's transcription)
+		y, ok := leanTruncAll(a.lo, a.hi, xs[0], lTruncZ)
+		if !ok {
+			return vec{}, true
+		}
+		return y, true
 	}
 	if a.win != nil {
 		fwd, _, _ := windowEval(prim, a.poolCase(xs, xs, nil))
@@ -228,7 +234,7 @@ func fwdKnown(prim string) bool {
 	switch prim {
 	case "add", "sub", "neg", "scale", "sum", "reduce_sum", "reduce_mean", "reshape", "flatten", "permute",
 		"transpose", "slice", "broadcast_to", "concat", "gather", "relu", "abs", "max", "min",
-		"mul", "matmul", "linear", "const", "rand_uniform", "bernoulli_mask", "keep_mask", "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd", "conv", "conv_transpose":
+		"mul", "matmul", "linear", "const", "rand_uniform", "bernoulli_mask", "keep_mask", "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd", "conv", "conv_transpose", "trunc_int":
 		return true
 	}
 	return false
@@ -590,6 +596,52 @@ func TestCompositionPools(t *testing.T) {
 	for op := range windowOps {
 		if notInComposition(op) != "" {
 			t.Errorf("%s: skipped in compositions", op)
+		}
+	}
+}
+
+// TestCompositionTrunc: a model with a trunc_int node becomes a
+// ModelComposition whose node carries the integer range as Attr.lo,
+// Attr.hi and whose cases the transcription (trunc_test.go's truncAll)
+// finds true; the range left at the default [0, 0] (the attributes not
+// written) makes the recorded forward disagree, so a case is false.
+func TestCompositionTrunc(t *testing.T) {
+	g, err := irsem.DecodeGraph([]byte(`{"format": "tlcheck.ir.v1", "input_id": 0, "output_id": 2, "nodes": [
+  {"id": 0, "kind": "input", "parents": [], "shape": [4]},
+  {"id": 1, "kind": "trunc_int", "parents": [0], "shape": [4], "lo": "-128", "hi": "127"},
+  {"id": 2, "kind": "relu", "parents": [1], "shape": [4]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := irsem.DecodeTensor([]byte(`{"shape": [4], "values": ["7/2", "-7/2", "1/3", "-257/2"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := certificates.ModelSuite(&certificates.Model{Name: "trunc", Graph: g, Input: x}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "certs")
+	if _, err := s.Certify(dir, certificates.Options{Seed: 0, Cases: 2}); err != nil {
+		t.Fatal(err)
+	}
+	cases, skipped := modelComp(t, dir)
+	if len(cases) != 2 {
+		t.Fatalf("%d cases emitted (skipped %v), want 2", len(cases), skipped)
+	}
+	for i, c := range cases {
+		n := c.nodes[0]
+		if n.prim != "trunc_int" || n.attr.lo.Cmp(rat(-128, 1)) != 0 || n.attr.hi.Cmp(rat(127, 1)) != 0 {
+			t.Fatalf("case %d: node %s with lo %v, hi %v; want trunc_int over [-128, 127]", i, n.prim, n.attr.lo, n.attr.hi)
+		}
+		if err := compHolds(c); err != nil {
+			t.Errorf("case %d: %v", i, err)
+		}
+		bad := c
+		bad.nodes = append([]readNode(nil), c.nodes...)
+		bad.nodes[0].attr.lo, bad.nodes[0].attr.hi = rat(0, 1), rat(0, 1)
+		if compHolds(bad) == nil {
+			t.Errorf("case %d: the range [0, 0] written for [-128, 127] leaves the case true", i)
 		}
 	}
 }

@@ -71,7 +71,7 @@ func leanLens(prim string, a mattr, xs []vec, v vec) (ins []int, out int, ok boo
 		return []int{n(0), n(0)}, n(0), true
 	case (prim == "mul" || prim == "div" || prim == "max" || prim == "min") && ar == 2 && n(0) == n(1):
 		return []int{n(0), n(0)}, n(0), true
-	case ar == 1 && oneOf(prim, "neg", "scale", "square", "inv", "relu", "abs", "clamp", "sqrt", "sign", "shrink", "round_f16", "round_bf16", "round_f32",
+	case ar == 1 && oneOf(prim, "neg", "scale", "square", "inv", "relu", "abs", "clamp", "sqrt", "sign", "shrink", "round_f16", "round_bf16", "round_f32", "trunc_int",
 		"reshape", "flatten", "detach", "dropout"):
 		return one(n(0), len(v))
 	case ar == 1 && oneOf(prim, "bernoulli_mask", "keep_mask"):

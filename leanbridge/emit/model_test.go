@@ -349,7 +349,7 @@ func partials(op string, a mattr, xs []vec) ([]vec, bool) {
 		}), true
 	case "clamp":
 		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) && lt(x, a.hi)) }), true
-	case "sign", "round_f16", "round_bf16", "round_f32": // sign′ = round′ = 0 (roundD)
+	case "sign", "round_f16", "round_bf16", "round_f32", "trunc_int": // sign′ = round′ = trunc′ = 0 (roundD, truncD)
 		return one(func(*big.Rat) *big.Rat { return rat(0, 1) }), true
 	case "shrink": // the threshold λ is Attr.lo
 		return one(func(x *big.Rat) *big.Rat { return ind(lt(a.lo, x) || lt(x, neg(a.lo))) }), true
@@ -691,6 +691,12 @@ func TestLeanSpecModel(t *testing.T) {
 					fwd = A * B
 				case "round_f16", "round_bf16", "round_f32": // roundFwd: [] at an overflow
 					y, ok := leanRoundAll(leanFmtOf(op), xs[0])
+					fwd = len(y)
+					if !ok {
+						fwd = 0
+					}
+				case "trunc_int": // truncFwd: [] at a domain error
+					y, ok := leanTruncAll(a.lo, a.hi, xs[0], lTruncZ)
 					fwd = len(y)
 					if !ok {
 						fwd = 0

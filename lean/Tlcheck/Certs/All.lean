@@ -53,4 +53,5 @@ import Tlcheck.Certs.Adjointness.sub
 import Tlcheck.Certs.Adjointness.sum
 import Tlcheck.Certs.Adjointness.tile
 import Tlcheck.Certs.Adjointness.transpose
+import Tlcheck.Certs.Adjointness.trunc_int
 import Tlcheck.Certs.Composition
