@@ -494,7 +494,7 @@ func (g Grad) JSON(all bool) jsonout.CompareGradTensor {
 		first, verdict = c.FirstInconclusive, Inconclusive
 	}
 	for _, el := range els {
-		switch fpbound.GradDecider(el) {
+		switch decidedBy(el) {
 		case fpbound.GradByClassic:
 			out.ByClassic++
 		case fpbound.GradByBoxed:
@@ -517,7 +517,18 @@ func (g Grad) JSON(all bool) jsonout.CompareGradTensor {
 // element and the bound that decided it (fpbound.GradDecider).
 func gradElement(k int, el fpbound.Element, verdict string) *jsonout.CompareGradElement {
 	e := element(k, float64(el.Recorded), el.Exact, el.Bound, verdict)
-	return &jsonout.CompareGradElement{Index: e.Index, Recorded: e.Recorded, Exact: e.Exact, Bound: e.Bound, Verdict: e.Verdict, DecidedBy: fpbound.GradDecider(el)}
+	return &jsonout.CompareGradElement{Index: e.Index, Recorded: e.Recorded, Exact: e.Exact, Bound: e.Bound, Verdict: e.Verdict, DecidedBy: decidedBy(el)}
+}
+
+// decidedBy is the bound that decided el (fpbound.GradDecider), and
+// fpbound.GradByNone for an inconclusive element: one whose bounds are
+// +∞, or one withheld across a cast's gradient convention
+// (castConvention) although its bound is finite, which no bound decided.
+func decidedBy(el fpbound.Element) string {
+	if el.Verdict == fpbound.Inconclusive {
+		return fpbound.GradByNone
+	}
+	return fpbound.GradDecider(el)
 }
 
 // castConvention names the first narrowing float cast of g (round_f16,

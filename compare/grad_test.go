@@ -156,5 +156,16 @@ func TestGradsThroughCast(t *testing.T) {
 		if tc.inconc > 0 && !strings.Contains(res[0].Elements[0].Reason, "round_f16") {
 			t.Errorf("%s: reason %q does not name the cast", tc.name, res[0].Elements[0].Reason)
 		}
+		// An element withheld across the convention is decided by no bound,
+		// although its bound is finite.
+		js := res[0].JSON(true)
+		if got := js.ByClassic + js.ByBoxed; got != tc.holds+tc.fails {
+			t.Errorf("%s: by_classic %d + by_boxed %d, want the %d decided elements", tc.name, js.ByClassic, js.ByBoxed, tc.holds+tc.fails)
+		}
+		for k, e := range js.Elements {
+			if (e.Verdict == "inconclusive") != (e.DecidedBy == fpbound.GradByNone) {
+				t.Errorf("%s: element %d is %s, decided by %q", tc.name, k, e.Verdict, e.DecidedBy)
+			}
+		}
 	}
 }
