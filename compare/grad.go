@@ -543,8 +543,7 @@ func decidedBy(el fpbound.Element) string {
 // gradient in those runtimes either.
 func castConvention(g *irsem.Graph) string {
 	for _, nd := range g.Nodes {
-		switch op := nd.Kind.Op; op {
-		case "round_f16", "round_bf16", "round_f32":
+		if op := nd.Kind.Op; spec.IsFloatCast(string(op)) {
 			return fmt.Sprintf("node %d (%s): the registry's derivative of a cast is 0, a straight-through runtime's (PyTorch, JAX) is 1; the gradient is not judged across that convention", nd.ID, op)
 		}
 	}

@@ -146,6 +146,19 @@ func roundName(f FloatFormat) string {
 	return "round_f32"
 }
 
+// IsFloatCast reports whether op is one of the registry's casts into a
+// binary floating-point format (round_f16, round_bf16, round_f32): a
+// rounding whose derivative is 0 almost everywhere, where PyTorch and JAX
+// pass the cotangent through unchanged. trunc_int is not one.
+func IsFloatCast(op string) bool {
+	for _, f := range []FloatFormat{FormatBinary16, FormatBFloat16, FormatBinary32} {
+		if op == roundName(f) {
+			return true
+		}
+	}
+	return false
+}
+
 // overflow is the DomainError of a conversion past Ω over scalar kind s.
 func (f FloatFormat) overflow(s string) error {
 	if f.IsInt() {

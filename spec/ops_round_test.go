@@ -339,3 +339,19 @@ func TestRoundScalars(t *testing.T) {
 		t.Errorf("F64 round_f16(NaN) = %v, want NaN", g)
 	}
 }
+
+// TestIsFloatCast: exactly the three binary-format casts are float casts,
+// each a registered primitive; trunc_int and every other registry op are not.
+func TestIsFloatCast(t *testing.T) {
+	want := map[string]bool{"round_f16": true, "round_bf16": true, "round_f32": true}
+	for name := range want {
+		if _, err := Info(name); err != nil {
+			t.Errorf("%s is not registered: %v", name, err)
+		}
+	}
+	for _, info := range Infos() {
+		if got := IsFloatCast(info.Name); got != want[info.Name] {
+			t.Errorf("IsFloatCast(%q) = %v, want %v", info.Name, got, want[info.Name])
+		}
+	}
+}
