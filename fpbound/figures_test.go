@@ -38,6 +38,7 @@ func median(v []float64) float64 {
 // fail, and how many elements × evaluations have an exact enclosure wider
 // than the bound (there "actual" is the enclosure's width, not an error).
 func TestFigures(t *testing.T) {
+	skipUnderRace(t)
 	long, only := os.Getenv("FPBOUND_FIGURES") != "", ""
 	mlpDepths, convDepths, blocks := []int{0, 1, 2, 4}, []int{1, 2}, []int{1, 2}
 	if long {

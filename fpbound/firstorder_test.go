@@ -28,6 +28,7 @@ func distTo(v float32, i int, rats []*big.Rat, ivs []spec.Interval) float64 {
 // the first-order bound is finite, and from depth 4 on it is tighter than
 // the classic one.
 func TestFirstOrderSound(t *testing.T) {
+	skipUnderRace(t)
 	for _, act := range []irsem.Op{irsem.OpRelu, irsem.OpTanh} {
 		for _, l := range []int{0, 1, 2, 4} {
 			g, p, x := mlp(uint64(10+l), 16, 64, l, 10, act)
@@ -193,6 +194,7 @@ func BenchmarkSharpMLP4(b *testing.B) {
 // finite, tlcheck's own f32 output holds everywhere, and a planted relative 10⁻³ error in the
 // largest element is the only FAILS.
 func TestFirstOrderBallBoxes(t *testing.T) {
+	skipUnderRace(t)
 	n, err := nets.GPT2(306, 4, 8, 2, 6, nets.Default, nets.FinfoMin)
 	if err != nil {
 		t.Fatal(err)

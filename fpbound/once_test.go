@@ -93,6 +93,7 @@ func onceNets(t *testing.T) []*nets.Net {
 // sharing an evaluation at a nudged input, or one with the library at 64
 // ulps, must each be caught on some net.
 func TestClassicOnce(t *testing.T) {
+	skipUnderRace(t)
 	ns := onceNets(t)
 	nudged, wrongULPs := 0, 0
 	for i, n := range ns {
@@ -153,6 +154,7 @@ func TestClassicOnce(t *testing.T) {
 // backend test models under ../shared/onnx of declared work ≤ 2¹⁶ (the
 // importable ones; at least 50 must run).
 func TestClassicOnceBackend(t *testing.T) {
+	skipUnderRace(t)
 	root := filepath.Join("..", "..", "shared", "onnx")
 	if _, err := os.Stat(root); err != nil {
 		t.Skip("../shared/onnx (the ONNX backend test data) is not present")

@@ -129,6 +129,7 @@ func checkSweeps(t *testing.T, seed uint64, depth int) (bad, checked int) {
 // with a transposed Jacobian, with the relus' derivatives dropped, or
 // with the linear nodes' weights read transposed (linearIn), is caught.
 func TestDenseSweepExact(t *testing.T) {
+	skipUnderRace(t)
 	for _, c := range []struct {
 		seed  uint64
 		depth int
