@@ -446,14 +446,7 @@ func TestDenseGraphsEnclosed(t *testing.T) {
 // TLCHECK_EXHAUSTIVE=1. The test fails if fewer than 20 models had a node
 // on the dense path.
 func TestBackendModelsDense(t *testing.T) {
-	root := filepath.Join("..", "..", "shared", "onnx")
-	if _, err := os.Stat(root); err != nil {
-		t.Skip("../shared/onnx (the ONNX backend test data) is not present")
-	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "pytorch-converted", "test_*"))
-	simple, _ := filepath.Glob(filepath.Join(root, "simple", "test_*"))
-	dirs = append(dirs, simple...)
-	sort.Strings(dirs)
+	dirs := backendModelDirs(t)
 	l := limits.Current()
 	l.GraphElements, l.Work = 1<<24, 1<<28
 	defer limits.Set(l)()

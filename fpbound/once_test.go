@@ -3,7 +3,6 @@ package fpbound
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -155,14 +154,7 @@ func TestClassicOnce(t *testing.T) {
 // importable ones; at least 50 must run).
 func TestClassicOnceBackend(t *testing.T) {
 	skipUnderRace(t)
-	root := filepath.Join("..", "..", "shared", "onnx")
-	if _, err := os.Stat(root); err != nil {
-		t.Skip("../shared/onnx (the ONNX backend test data) is not present")
-	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "pytorch-converted", "test_*"))
-	simple, _ := filepath.Glob(filepath.Join(root, "simple", "test_*"))
-	dirs = append(dirs, simple...)
-	sort.Strings(dirs)
+	dirs := backendModelDirs(t)
 	l := limits.Current()
 	l.GraphElements, l.Work = 1<<24, 1<<28
 	defer limits.Set(l)()
