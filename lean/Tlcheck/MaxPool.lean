@@ -51,7 +51,7 @@ pools, and catches both planted slopes.
 
 Proof style: explicit rewrite chains and term proofs; the order facts are
 derived here from core's `Rat.not_le`, `Rat.not_lt`, `Rat.le_trans`,
-`Rat.le_of_lt`, `Rat.lt_of_le_of_ne`, `Rat.add_le_add_left`,
+`Rat.le_of_lt`, `Rat.lt_of_le_of_ne`,
 `Rat.lt_iff_sub_pos`, `Rat.le_iff_sub_nonneg`, `Rat.mul_lt_mul_of_pos_left`,
 `Rat.mul_lt_mul_of_pos_right`, `Rat.mul_pos`, `Rat.mul_inv_cancel` (the list
 in `lean/README.md`), no `grind`, no `simp`.
@@ -74,9 +74,22 @@ theorem rlt_of_lt_of_le {a b c : Rat} (hab : a < b) (hbc : b ≤ c) : a < c :=
 theorem rlt_of_le_of_lt {a b c : Rat} (hab : a ≤ b) (hbc : b < c) : a < c :=
   Rat.not_le.mp (fun hca : c ≤ a => Rat.not_le.mpr hbc (Rat.le_trans hca hab))
 
-/-- x < y gives z + x < z + y. -/
-theorem radd_lt_add_left {x y : Rat} (h : x < y) (z : Rat) : z + x < z + y :=
-  Rat.not_le.mp (fun hle : z + y ≤ z + x => Rat.not_le.mpr h (Rat.add_le_add_left.mp hle))
+/-- (c + b) − (c + a) = b − a. -/
+theorem rsub_add_add (c a b : Rat) : c + b - (c + a) = b - a := by
+  rw [Rat.sub_eq_add_neg (c + b) (c + a), Rat.sub_eq_add_neg b a, neg_add' c a, Rat.add_comm c b,
+    Rat.add_assoc b c (-c + -a), ← Rat.add_assoc c (-c) (-a), Rat.add_neg_cancel c, Rat.zero_add (-a)]
+
+/-- a ≤ b gives c + a ≤ c + b (through `Rat.le_iff_sub_nonneg`). -/
+theorem radd_le_add_left {a b : Rat} (h : a ≤ b) (c : Rat) : c + a ≤ c + b := by
+  apply (Rat.le_iff_sub_nonneg (c + a) (c + b)).mpr
+  rw [rsub_add_add c a b]
+  exact (Rat.le_iff_sub_nonneg a b).mp h
+
+/-- x < y gives z + x < z + y (through `Rat.lt_iff_sub_pos`). -/
+theorem radd_lt_add_left {x y : Rat} (h : x < y) (z : Rat) : z + x < z + y := by
+  apply (Rat.lt_iff_sub_pos (z + x) (z + y)).mpr
+  rw [rsub_add_add z x y]
+  exact (Rat.lt_iff_sub_pos x y).mp h
 
 /-- a < 0 gives 0 < −a. -/
 theorem rneg_pos {a : Rat} (h : a < 0) : 0 < -a := by
@@ -125,7 +138,7 @@ theorem absS_nonneg (d : Rat) : 0 ≤ absS d := by
 
 /-- |a| + 1 > 0. -/
 theorem abs_add_one_pos (d : Rat) : 0 < absS d + 1 := by
-  have h1 : (1 : Rat) + 0 ≤ 1 + absS d := Rat.add_le_add_left.mpr (absS_nonneg d)
+  have h1 : (1 : Rat) + 0 ≤ 1 + absS d := radd_le_add_left (absS_nonneg d) 1
   rw [Rat.add_zero 1, Rat.add_comm 1 (absS d)] at h1
   exact rlt_of_lt_of_le rzero_lt_one h1
 
@@ -146,7 +159,7 @@ s·e < δ·e ≤ δ·e + δ = δ·(e + 1). -/
 theorem mul_lt_of_lt_step {s e δ g : Rat} (hs : s < δ) (he : 0 < e) (hδ : 0 ≤ δ) (hg : δ * (e + 1) = g) :
     s * e < g := by
   have h1 : s * e < δ * e := Rat.mul_lt_mul_of_pos_right hs he
-  have h2 : δ * e + 0 ≤ δ * e + δ := Rat.add_le_add_left.mpr hδ
+  have h2 : δ * e + 0 ≤ δ * e + δ := radd_le_add_left hδ (δ * e)
   rw [Rat.add_zero (δ * e)] at h2
   rw [← hg, Rat.mul_add δ e 1, Rat.mul_one δ]
   exact rlt_of_lt_of_le h1 h2
