@@ -47,7 +47,7 @@ func TestTheoremsExist(t *testing.T) {
 		"Tlcheck.renorm_jacobian_symm", "Tlcheck.renorm_zero_preserving", "Tlcheck.maxFwd_along_linear",
 		"Tlcheck.max_pool_unique_deriv", "Tlcheck.max_pool_prim_unique_deriv", "Tlcheck.max_pool_nd_unique_deriv",
 		"Tlcheck.maxJvp_unique", "Tlcheck.maxFwd_unique_near", "Tlcheck.unique_max_step", "Tlcheck.gap_step",
-		"Tlcheck.max_pool_unique_instance",
+		"Tlcheck.max_pool_unique_instance", "Tlcheck.max_pool_all_unique_deriv", "Tlcheck.nth_ext",
 		"Tlcheck.reduce_sum_taylor", "Tlcheck.reduce_mean_taylor", "Tlcheck.matmul_taylor", "Tlcheck.linear_taylor",
 		"Tlcheck.mse_loss_taylor", "Tlcheck.sqrt_inverse_taylor", "Tlcheck.sqrt_chain", "Tlcheck.reduceAKB_along",
 		"Tlcheck.gather_reads", "Tlcheck.wsum_unflat", "Tlcheck.slice_reads", "Tlcheck.permute_reads", "Tlcheck.transpose_reads",

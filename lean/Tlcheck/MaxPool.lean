@@ -34,7 +34,10 @@ pool's own JVP `Pool.maxJvp` (the taps of `Pool.maxWeight`, the tie rule):
   exact local linearity with the JVP as the slope, for every output p
   whose window has a unique maximum — whatever the other windows do.
   `max_pool_prim_unique_deriv` and `max_pool_nd_unique_deriv` state it for
-  the constructors `Prim.max_pool` and `Prim.max_pool_nd`.
+  the constructors `Prim.max_pool` and `Prim.max_pool_nd`; and
+  `max_pool_all_unique_deriv` for the whole output when every window has a
+  unique maximum (one δ, `poolδ`, the minimum over the outputs; list
+  equality by `nth_ext`).
   `|t|` is `absS t` (`Spec.lean`: `if t < 0 then -t else t`).
 
 A wrong JVP makes it false. Planted counter-instance: were the tie weight
@@ -527,6 +530,67 @@ theorem max_pool_nd_unique_deriv (a : Attr) (x v : List Rat) (h : x.length = v.l
   show ∃ δ : Rat, 0 < δ ∧ ∀ t : Rat, absS t < δ →
     nth (a.poolG.maxFwd (along t x v)) p = nth (a.poolG.maxFwd x) p + t * nth (a.poolG.maxJvp x v) p
   exact max_pool_unique_deriv a.poolG x v h p hp k hk huniq
+
+/-! ## Every window with a unique maximum: the whole output
+
+One δ for all outputs (`poolδ`, the minimum of the outputs' `winδ`, 1 for
+none) and list equality from entry equality (`nth_ext`). -/
+
+/-- Two lists of one length with equal entries are equal. -/
+theorem nth_ext : ∀ (a b : List Rat), a.length = b.length → (∀ i : Nat, i < a.length → nth a i = nth b i) → a = b
+  | [], [], _, _ => rfl
+  | [], _ :: _, h, _ => absurd h (nil_ne_cons_length _ _)
+  | _ :: _, [], h, _ => absurd h.symm (nil_ne_cons_length _ _)
+  | x :: xs, y :: ys, h, hn => by
+    have h0 : x = y := hn 0 (Nat.succ_pos _)
+    have ih : xs = ys := nth_ext xs ys (Nat.succ.inj h) (fun i hi => hn (i + 1) (Nat.succ_lt_succ hi))
+    rw [h0, ih]
+
+/-- The bound of outputs 0, …, n − 1, with K p the argmax of output p. -/
+def poolδ (q : Pool) (x v : List Rat) (K : Nat → Nat) : Nat → Rat
+  | 0 => 1
+  | n + 1 => rmin (winδ (q.win x n) (q.win v n) (K n) (q.win x n).length) (poolδ q x v K n)
+
+theorem poolδ_pos (q : Pool) (x v : List Rat) (K : Nat → Nat) : ∀ n : Nat, 0 < poolδ q x v K n
+  | 0 => rzero_lt_one
+  | n + 1 => rmin_pos (winδ_pos (q.win x n) (q.win v n) (K n) (q.win x n).length) (poolδ_pos q x v K n)
+
+theorem poolδ_le (q : Pool) (x v : List Rat) (K : Nat → Nat) : ∀ (n p : Nat), p < n →
+    poolδ q x v K n ≤ winδ (q.win x p) (q.win v p) (K p) (q.win x p).length
+  | 0, _, h => absurd h (Nat.not_lt_zero _)
+  | n + 1, p, h => by
+    show rmin (winδ (q.win x n) (q.win v n) (K n) (q.win x n).length) (poolδ q x v K n) ≤
+      winδ (q.win x p) (q.win v p) (K p) (q.win x p).length
+    by_cases hp : p = n
+    · subst hp
+      exact rmin_le_left _ _
+    · exact Rat.le_trans (rmin_le_right _ _) (poolδ_le q x v K n p (by omega))
+
+/-- **The max pools off ties, whole output**: if every output p's window
+has a unique maximum (at K p), then for all t with |t| below the minimum
+of the outputs' bounds, maxFwd (x + t·v) = maxFwd x + t·maxJvp x v as
+lists. -/
+theorem max_pool_all_unique_deriv (q : Pool) (x v : List Rat) (h : x.length = v.length) (K : Nat → Nat)
+    (hk : ∀ p : Nat, p < q.outSize → K p < (q.win x p).length)
+    (huniq : ∀ p : Nat, p < q.outSize → ∀ i : Nat, i < (q.win x p).length → i ≠ K p →
+      nth (q.win x p) i < nth (q.win x p) (K p)) :
+    ∃ δ : Rat, 0 < δ ∧ ∀ t : Rat, absS t < δ →
+      q.maxFwd (along t x v) = along t (q.maxFwd x) (q.maxJvp x v) :=
+  ⟨poolδ q x v K q.outSize, poolδ_pos q x v K q.outSize, fun t ht => by
+    have hlf : ∀ y : List Rat, (q.maxFwd y).length = q.outSize := fun y =>
+      (length_map_rat (fun p => q.winMax y (p / smallSize q.axes) (p % smallSize q.axes)) (upto q.outSize)).trans
+        (length_upto q.outSize)
+    have hlj : (q.maxJvp x v).length = q.outSize := length_tapply q.outSize (q.taps (q.maxWeight x)) v
+    have hfj : (q.maxFwd x).length = (q.maxJvp x v).length := (hlf x).trans hlj.symm
+    have hla : (along t (q.maxFwd x) (q.maxJvp x v)).length = q.outSize :=
+      (length_along t (q.maxFwd x) (q.maxJvp x v) hfj).trans (hlf x)
+    apply nth_ext (q.maxFwd (along t x v)) (along t (q.maxFwd x) (q.maxJvp x v)) ((hlf (along t x v)).trans hla.symm)
+    intro p hp
+    have hp' : p < q.outSize := Nat.lt_of_lt_of_eq hp (hlf (along t x v))
+    rw [gather_along.nth_along t (q.maxFwd x) (q.maxJvp x v) hfj p,
+      maxJvp_unique q x v p hp' (K p) (hk p hp') (huniq p hp')]
+    exact maxFwd_unique_near q x v h p hp' (K p) (hk p hp') (huniq p hp') t
+      (rlt_of_lt_of_le ht (poolδ_le q x v K q.outSize p hp'))⟩
 
 /-- An instance, by the kernel: x = [1, 3, 2, 5, 4] under kernel 2,
 stride 1, v = [1, 2, 3, 4, 5]: every window has a unique maximum (3, 3, 5,

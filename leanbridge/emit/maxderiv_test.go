@@ -176,10 +176,18 @@ func TestMaxPoolUniqueDeriv(t *testing.T) {
 		}
 	}
 	emitted := st.outputs
+	whole := 0
 	for n := 0; n < 300; n++ {
 		q := randPool(r)
 		_, in := q.sizes()
-		checkUniqueDeriv(t, "random pool", q, randVec(in, 20), randVec(in, 4), &st)
+		x, v := randVec(in, 20), randVec(in, 4)
+		checkUniqueDeriv(t, "random pool", q, x, v, &st)
+		if checkWholeOutput(t, q, x, v) {
+			whole++
+		}
+	}
+	if whole == 0 {
+		t.Error("no random pool had a unique maximum in every window: max_pool_all_unique_deriv's mirror never ran")
 	}
 	if emitted == 0 || st.outputs == emitted {
 		t.Errorf("outputs with a unique maximum: %d emitted, %d in all; want some of each", emitted, st.outputs)
@@ -191,7 +199,43 @@ func TestMaxPoolUniqueDeriv(t *testing.T) {
 		t.Errorf("a bound 1.001·r* caught on %d of %d outputs with a finite radius; want all", st.boundCaught, st.radii)
 	}
 	sort.Float64s(st.ratios)
-	t.Logf("%d uniquely-maximal outputs, %d steps inside winδ; planted slopes caught on %d (mean) and %d (first position); bound 1.001·r* caught on %d of %d; winδ/r* min %.3g median %.3g max %.3g",
-		st.outputs, st.steps, st.avgCaught, st.firstCaught, st.boundCaught, st.radii,
+	t.Logf("%d pools with every window uniquely maximal (whole output checked); %d uniquely-maximal outputs, %d steps inside winδ; planted slopes caught on %d (mean) and %d (first position); bound 1.001·r* caught on %d of %d; winδ/r* min %.3g median %.3g max %.3g",
+		whole, st.outputs, st.steps, st.avgCaught, st.firstCaught, st.boundCaught, st.radii,
 		st.ratios[0], st.ratios[len(st.ratios)/2], st.ratios[len(st.ratios)-1])
+}
+
+// checkWholeOutput mirrors max_pool_all_unique_deriv: when every output's
+// window has a unique maximum, with δ = poolδ (1, then the minimum with
+// each output's winδ), maxFwd(x + t·v) = maxFwd x + t·JVP as whole lists
+// at t = ±3δ/4. It reports whether the pool qualified.
+func checkWholeOutput(t *testing.T, q *pool, x, v vec) bool {
+	t.Helper()
+	out, _ := q.sizes()
+	S, _, _ := axSizes(q.gs)
+	delta := rat(1, 1)
+	for p := 0; p < out; p++ {
+		wx, wv := q.window(x, ndiv(p, S), nmod(p, S)), q.window(v, ndiv(p, S), nmod(p, S))
+		k, ok := uniqueArgmax(wx)
+		if !ok {
+			return false
+		}
+		if d := winDeltaGo(wx, wv, k, len(wx)); lt(d, delta) {
+			delta = d
+		}
+	}
+	jvp := tapply(out, q.maxTaps(x), v)
+	for _, c := range []int64{-3, 3} {
+		tt := mul(delta, rat(c, 4))
+		xt := alongV(tt, x, v)
+		got, want := make(vec, out), make(vec, out)
+		for p := 0; p < out; p++ {
+			got[p] = q.winMax(xt, ndiv(p, S), nmod(p, S))
+			want[p] = add(q.winMax(x, ndiv(p, S), nmod(p, S)), mul(tt, jvp[p]))
+		}
+		if !sameVec(got, want) {
+			t.Fatalf("every window uniquely maximal, t = %s (|t| < poolδ = %s): maxFwd(x + t·v) = %v, maxFwd x + t·JVP = %v",
+				tt.RatString(), delta.RatString(), got, want)
+		}
+	}
+	return true
 }
