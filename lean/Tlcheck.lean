@@ -8,6 +8,7 @@ import Tlcheck.Graph
 import Tlcheck.Local
 import Tlcheck.Comp
 import Tlcheck.Window
+import Tlcheck.MaxPool
 import Tlcheck.Dropout
 import Tlcheck.Norm
 import Tlcheck.Prod

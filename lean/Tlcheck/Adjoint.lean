@@ -31,7 +31,7 @@ theorem length_pmul_eq : ∀ a b : List Rat, a.length = b.length → (pmul a b).
   | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
   | _ :: as, _ :: bs, h => by
     show (pmul as bs).length + 1 = as.length + 1
-    rw [length_pmul_eq as bs (by simpa using h)]
+    rw [length_pmul_eq as bs (by first | exact Nat.succ.inj h | simpa using h)]
 
 theorem length_pmap2_eq (f : Rat → Rat → Rat) :
     ∀ a b : List Rat, a.length = b.length → (pmap2 f a b).length = a.length
@@ -39,7 +39,7 @@ theorem length_pmap2_eq (f : Rat → Rat → Rat) :
   | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
   | _ :: as, _ :: bs, h => by
     show (pmap2 f as bs).length + 1 = as.length + 1
-    rw [length_pmap2_eq f as bs (by simpa using h)]
+    rw [length_pmap2_eq f as bs (by first | exact Nat.succ.inj h | simpa using h)]
 
 theorem length_pmap (f : Rat → Rat) : ∀ a : List Rat, (pmap f a).length = a.length
   | [] => rfl
@@ -86,7 +86,7 @@ theorem dot_padd : ∀ a b c : List Rat, a.length = b.length → dot (padd a b) 
       | grind
   | x :: xs, y :: ys, z :: zs, h => by
     show (x + y) * z + dot (padd xs ys) zs = (x * z + dot xs zs) + (y * z + dot ys zs)
-    rw [dot_padd xs ys zs (by simpa using h)]
+    rw [dot_padd xs ys zs (by first | exact Nat.succ.inj h | simpa using h)]
     first
       | rw [Rat.add_mul, Rat.add_assoc (x * z) (y * z) (dot xs zs + dot ys zs),
           Rat.add_assoc (x * z) (dot xs zs) (y * z + dot ys zs),
@@ -123,7 +123,7 @@ theorem dot_bcast (d : Rat) : ∀ dx x : List Rat, dx.length = x.length → dot 
   | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
   | a :: as, _ :: ys, h => by
     show a * d + dot as (bcast d ys) = (a + total as) * d
-    rw [dot_bcast d as ys (by simpa using h)]
+    rw [dot_bcast d as ys (by first | exact Nat.succ.inj h | simpa using h)]
     first
       | rw [Rat.add_mul]
       | grind
@@ -317,7 +317,7 @@ theorem length_padd_eq : ∀ a b : List Rat, a.length = b.length → (padd a b).
   | _ :: _, [], h => absurd h.symm (nil_ne_cons_length _ _)
   | _ :: as, _ :: bs, h => by
     show (padd as bs).length + 1 = as.length + 1
-    rw [length_padd_eq as bs (by simpa using h)]
+    rw [length_padd_eq as bs (by first | exact Nat.succ.inj h | simpa using h)]
 
 theorem dot_nil_right : ∀ a : List Rat, dot a [] = 0
   | [] => rfl
@@ -344,7 +344,7 @@ theorem dot_append : ∀ a b c e : List Rat, a.length = c.length →
   | _ :: _, _, [], _, h => absurd h.symm (nil_ne_cons_length _ _)
   | x :: xs, b, y :: ys, e, h => by
     show x * y + dot (xs ++ b) (ys ++ e) = (x * y + dot xs ys) + dot b e
-    rw [dot_append xs b ys e (by simpa using h)]
+    rw [dot_append xs b ys e (by first | exact Nat.succ.inj h | simpa using h)]
     first
       | rw [Rat.add_assoc]
       | grind
@@ -494,7 +494,7 @@ theorem dot_addAt : ∀ (a v : List Rat) (j : Nat) (d : Rat), a.length = v.lengt
       | grind
   | x :: xs, y :: ys, j + 1, d, h => by
     show x * y + dot xs (addAt ys j d) = nth xs j * d + (x * y + dot xs ys)
-    rw [dot_addAt xs ys j d (by simpa using h)]
+    rw [dot_addAt xs ys j d (by first | exact Nat.succ.inj h | simpa using h)]
     first
       | rw [Rat.add_left_comm (x * y) (nth xs j * d) (dot xs ys)]
       | grind
@@ -1521,5 +1521,133 @@ theorem linear_vjp_linear (a : Attr) (k : Rat) (x w b δ₁ δ₂ : List Rat) (h
       zeros_eq_smul0 (scatter a.linSx a.linGx (pmul (gather a.linGw w) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁))),
       zeros_eq_smul0 (scatter a.linSw a.linGw (pmul (gather a.linGx x) (bcastAKB a.linN 1 (a.linB * a.linM) δ₁))),
       zeros_eq_smul0 (scatter a.linSb a.linGb δ₁)]
+
+/-! ## VJP linearity of the remaining primitives
+
+The VJPs of `add` and `sub` repeat or negate the cotangent, those of
+`reshape` and `flatten` are the cotangent itself; those of `detach`,
+`bernoulli_mask` and `keep_mask` are the zero tensor of the input whatever
+the cotangent; `const` and `rand_uniform` have no inputs and no
+contributions (`Prim.vjp`'s catch-all). Each is linear in δ and maps a
+zero cotangent to zero contributions, so with the theorems above every
+exact primitive's VJP has its `<op>_vjp_linear`. -/
+
+theorem padd_zeros_self : ∀ u : List Rat, padd (zeros u) (zeros u) = zeros u
+  | [] => rfl
+  | _ :: us => by
+    show ((0 : Rat) + 0) :: padd (zeros us) (zeros us) = 0 :: zeros us
+    rw [Rat.add_zero (0 : Rat), padd_zeros_self us]
+
+theorem zeros_zeros : ∀ u : List Rat, zeros (zeros u) = zeros u
+  | [] => rfl
+  | _ :: us => by
+    show (0 : Rat) :: zeros (zeros us) = 0 :: zeros us
+    rw [zeros_zeros us]
+
+theorem add_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .add a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .add a [x, y] δ₁) (Prim.vjp .add a [x, y] δ₂) ∧
+    Prim.vjp .add a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .add a [x, y] δ₁) ∧
+    Prim.vjp .add a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .add a [x, y] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [padd δ₁ δ₂, padd δ₁ δ₂] = [padd δ₁ δ₂, padd δ₁ δ₂]
+    rfl
+  · show [smul k δ₁, smul k δ₁] = [smul k δ₁, smul k δ₁]
+    rfl
+  · show [zeros δ₁, zeros δ₁] = [zeros δ₁, zeros δ₁]
+    rfl
+
+theorem sub_vjp_linear (a : Attr) (k : Rat) (x y δ₁ δ₂ : List Rat) :
+    Prim.vjp .sub a [x, y] (padd δ₁ δ₂) = paddAll (Prim.vjp .sub a [x, y] δ₁) (Prim.vjp .sub a [x, y] δ₂) ∧
+    Prim.vjp .sub a [x, y] (smul k δ₁) = smulAll k (Prim.vjp .sub a [x, y] δ₁) ∧
+    Prim.vjp .sub a [x, y] (zeros δ₁) = zerosAll (Prim.vjp .sub a [x, y] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [padd δ₁ δ₂, smul (-1) (padd δ₁ δ₂)] = [padd δ₁ δ₂, padd (smul (-1) δ₁) (smul (-1) δ₂)]
+    rw [smul_padd (-1) δ₁ δ₂]
+  · show [smul k δ₁, smul (-1) (smul k δ₁)] = [smul k δ₁, smul k (smul (-1) δ₁)]
+    rw [smul_smul (-1) k δ₁]
+  · show [zeros δ₁, smul (-1) (zeros δ₁)] = [zeros δ₁, zeros (smul (-1) δ₁)]
+    rw [smul_zeros (-1) δ₁, zeros_smul (-1) δ₁]
+
+/-- reshape and flatten: the VJP is [δ]. -/
+theorem reshape_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .reshape a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .reshape a [x] δ₁) (Prim.vjp .reshape a [x] δ₂) ∧
+    Prim.vjp .reshape a [x] (smul k δ₁) = smulAll k (Prim.vjp .reshape a [x] δ₁) ∧
+    Prim.vjp .reshape a [x] (zeros δ₁) = zerosAll (Prim.vjp .reshape a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [padd δ₁ δ₂] = [padd δ₁ δ₂]
+    rfl
+  · show [smul k δ₁] = [smul k δ₁]
+    rfl
+  · show [zeros δ₁] = [zeros δ₁]
+    rfl
+
+theorem flatten_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .flatten a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .flatten a [x] δ₁) (Prim.vjp .flatten a [x] δ₂) ∧
+    Prim.vjp .flatten a [x] (smul k δ₁) = smulAll k (Prim.vjp .flatten a [x] δ₁) ∧
+    Prim.vjp .flatten a [x] (zeros δ₁) = zerosAll (Prim.vjp .flatten a [x] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [padd δ₁ δ₂] = [padd δ₁ δ₂]
+    rfl
+  · show [smul k δ₁] = [smul k δ₁]
+    rfl
+  · show [zeros δ₁] = [zeros δ₁]
+    rfl
+
+/-- A VJP that is [zeros x] whatever the cotangent (detach and the masks)
+is linear and zero-preserving. -/
+theorem const_zeros_linear (x : List Rat) (k : Rat) :
+    [zeros x] = paddAll [zeros x] [zeros x] ∧ [zeros x] = smulAll k [zeros x] ∧ [zeros x] = zerosAll [zeros x] := by
+  refine ⟨?_, ?_, ?_⟩
+  · show [zeros x] = [padd (zeros x) (zeros x)]
+    rw [padd_zeros_self x]
+  · show [zeros x] = [smul k (zeros x)]
+    rw [smul_zeros k x]
+  · show [zeros x] = [zeros (zeros x)]
+    rw [zeros_zeros x]
+
+theorem detach_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .detach a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .detach a [x] δ₁) (Prim.vjp .detach a [x] δ₂) ∧
+    Prim.vjp .detach a [x] (smul k δ₁) = smulAll k (Prim.vjp .detach a [x] δ₁) ∧
+    Prim.vjp .detach a [x] (zeros δ₁) = zerosAll (Prim.vjp .detach a [x] δ₁) :=
+  const_zeros_linear x k
+
+theorem bernoulli_mask_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .bernoulli_mask a [x] (padd δ₁ δ₂) =
+      paddAll (Prim.vjp .bernoulli_mask a [x] δ₁) (Prim.vjp .bernoulli_mask a [x] δ₂) ∧
+    Prim.vjp .bernoulli_mask a [x] (smul k δ₁) = smulAll k (Prim.vjp .bernoulli_mask a [x] δ₁) ∧
+    Prim.vjp .bernoulli_mask a [x] (zeros δ₁) = zerosAll (Prim.vjp .bernoulli_mask a [x] δ₁) :=
+  const_zeros_linear x k
+
+theorem keep_mask_vjp_linear (a : Attr) (k : Rat) (x δ₁ δ₂ : List Rat) :
+    Prim.vjp .keep_mask a [x] (padd δ₁ δ₂) = paddAll (Prim.vjp .keep_mask a [x] δ₁) (Prim.vjp .keep_mask a [x] δ₂) ∧
+    Prim.vjp .keep_mask a [x] (smul k δ₁) = smulAll k (Prim.vjp .keep_mask a [x] δ₁) ∧
+    Prim.vjp .keep_mask a [x] (zeros δ₁) = zerosAll (Prim.vjp .keep_mask a [x] δ₁) :=
+  const_zeros_linear x k
+
+/-- const and rand_uniform: no inputs, no contributions. -/
+theorem const_vjp_linear (a : Attr) (k : Rat) (δ₁ δ₂ : List Rat) :
+    Prim.vjp .const a [] (padd δ₁ δ₂) = paddAll (Prim.vjp .const a [] δ₁) (Prim.vjp .const a [] δ₂) ∧
+    Prim.vjp .const a [] (smul k δ₁) = smulAll k (Prim.vjp .const a [] δ₁) ∧
+    Prim.vjp .const a [] (zeros δ₁) = zerosAll (Prim.vjp .const a [] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show ([] : List (List Rat)) = []
+    rfl
+  · show ([] : List (List Rat)) = []
+    rfl
+  · show ([] : List (List Rat)) = []
+    rfl
+
+theorem rand_uniform_vjp_linear (a : Attr) (k : Rat) (δ₁ δ₂ : List Rat) :
+    Prim.vjp .rand_uniform a [] (padd δ₁ δ₂) =
+      paddAll (Prim.vjp .rand_uniform a [] δ₁) (Prim.vjp .rand_uniform a [] δ₂) ∧
+    Prim.vjp .rand_uniform a [] (smul k δ₁) = smulAll k (Prim.vjp .rand_uniform a [] δ₁) ∧
+    Prim.vjp .rand_uniform a [] (zeros δ₁) = zerosAll (Prim.vjp .rand_uniform a [] δ₁) := by
+  refine ⟨?_, ?_, ?_⟩
+  · show ([] : List (List Rat)) = []
+    rfl
+  · show ([] : List (List Rat)) = []
+    rfl
+  · show ([] : List (List Rat)) = []
+    rfl
 
 end Tlcheck

@@ -337,7 +337,18 @@ const MaxModuleBytes = 1 << 20
 // entries). A case's work is the number of elements of its inputs, its
 // tangents and its cotangent, plus, for matmul and linear, the elements
 // of the contraction view Spec.lean builds (the cotangent's element count
-// times the contracted extent). The gate's certificates do about 2 000.
+// times the contracted extent), and for the tap-based primitives (the
+// windows, reduce_prod, l2_normalize, renorm, layer_norm, instance_norm)
+// their taps times the lane reads of each tap's weight. The gate's
+// certificates do about 2 000.
+//
+// It is a count of list elements built or read, not of kernel steps:
+// Spec.lean's lists are indexed by walking them (`nth`, `addAt`), so a
+// gather or a tap costs up to the length of the list it reads, and the
+// kernel's steps are bounded by the work times the longest list of the
+// case (and by the kernel's sharing of repeated closed terms, which this
+// count does not assume). The cap is therefore a bound on the kernel's work
+// up to that factor, not a step count.
 const MaxModuleWork = 1 << 18
 
 // caseWork is the work of one case in the sense of MaxModuleWork.
@@ -354,14 +365,16 @@ func caseWork(op string, c *certificates.AdjointCase) int {
 	if windowOps[op] {
 		w += windowWork(op, c)
 	}
-	if (op == "reduce_prod" || op == "l2_normalize" || op == "renorm") && len(c.Inputs) > 0 {
+	if (op == "reduce_prod" || op == "l2_normalize" || op == "renorm" || op == "layer_norm") && len(c.Inputs) > 0 {
 		// Prod.lean's taps: one per input element, each a product over its
 		// lane; Spec.lean's l2Taps: K per element, each reading the lane's
-		// norm (K elements) three times.
+		// norm (K elements) three times; NormG.xTaps (layer_norm): K per
+		// element, each reading the lane's mean, variance and x̂ (K elements
+		// each).
 		s := c.Inputs[0].Shape
 		if ax := c.Attrs.Axis; ax >= -len(s) && ax < len(s) {
 			k := s[(ax+len(s))%len(s)]
-			if op == "l2_normalize" {
+			if op == "l2_normalize" || op == "layer_norm" {
 				k *= 3 * k
 			}
 			if op == "renorm" { // Spec.lean's rnTaps: L = n/K taps per element, each reading the sub-tensor's norm (L elements) three times
@@ -370,6 +383,17 @@ func caseWork(op string, c *certificates.AdjointCase) int {
 			}
 			w += len(c.Inputs[0].Values) * k
 		}
+	}
+	if op == "instance_norm" && len(c.Inputs) > 0 && len(c.Inputs[0].Shape) > 2 {
+		// NormG.xTaps over instance_norm's lanes: the S spatial positions
+		// of each (n, c), S per element, each reading the lane three times.
+		k := 1
+		for _, d := range c.Inputs[0].Shape[2:] {
+			if k *= max(d, 1); k > MaxModuleWork {
+				return MaxModuleWork + 1
+			}
+		}
+		w += len(c.Inputs[0].Values) * 3 * k * k
 	}
 	return w
 }

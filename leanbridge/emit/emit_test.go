@@ -375,6 +375,18 @@ func TestEmitWorkCap(t *testing.T) {
 	if _, err := module("adjointness/matmul.json", "0", f); err == nil || !strings.Contains(err.Error(), "cases[0]: the Lean module would ask the kernel for more than") {
 		t.Errorf("err = %v", err)
 	}
+	// A normalisation over a long lane: few bytes per element, but K taps
+	// per element, each reading the lane (layer_norm over an axis of 256,
+	// instance_norm over 16×16 positions).
+	ln := certificates.AdjointCase{Inputs: []certificates.Tensor{zeros(2, 256)}, Dx: []certificates.Tensor{zeros(2, 256)}, Delta: zeros(2, 256)}
+	ln.Attrs.Axis = 1
+	if w := caseWork("layer_norm", &ln); w != 3*512+512*3*256*256 {
+		t.Errorf("layer_norm caseWork = %d", w)
+	}
+	in := certificates.AdjointCase{Inputs: []certificates.Tensor{zeros(1, 2, 16, 16)}, Dx: []certificates.Tensor{zeros(1, 2, 16, 16)}, Delta: zeros(1, 2, 16, 16)}
+	if w := caseWork("instance_norm", &in); w != 3*512+512*3*256*256 {
+		t.Errorf("instance_norm caseWork = %d", w)
+	}
 	// The gate's certificates: every covered primitive's module is far
 	// below the cap.
 	dir := certDir(t)
