@@ -349,31 +349,43 @@ func TestAdjConvDenseVJP(t *testing.T) {
 // smallest relative shrink caught (the sensitivity).
 func TestAdjDensePlanted(t *testing.T) {
 	c := convCases()[0]
-	run := func(points bool, shrink float64) string {
+	sp, kk := prodInts(c.outExtent()), c.cin*prodInts(c.k)
+	src, terms := im2col(c), c.terms()
+	// The operands and their exact ranges, once per kind of box; run then
+	// only reruns the kernel with a planted shrink.
+	type setup struct {
+		x, w, b spec.Tensor[adj]
+		ex      []ratRange
+	}
+	setups := map[bool]setup{}
+	for _, points := range []bool{true, false} {
 		x, w, b := adjOperands(c, false)
 		if points {
 			for i := range x.Data {
 				x.Data[i].iv.Hi = x.Data[i].iv.Lo
 			}
 		}
-		sp, kk := prodInts(c.outExtent()), c.cin*prodInts(c.k)
-		yt := make([]adj, sp*c.cout)
-		if !adjLinearDense(x.Data, im2col(c), w.Data, b.Data, yt, sp, c.cout, kk, true, shrink) {
-			t.Fatal("the dense path did not apply")
-		}
-		terms := c.terms()
-		y, f, ex := make([]adj, len(yt)), make([]adj, len(yt)), make([]ratRange, len(yt))
+		ex := make([]ratRange, len(terms))
 		for i, ts := range terms {
-			co, o := i/sp, i%sp
-			y[i] = yt[o*c.cout+co]
 			ex[i] = newRange()
 			for _, p := range ts {
 				ex[i].addProduct(x.Data[p[0]].iv, w.Data[p[1]].iv)
 			}
-			ex[i].addBox(b.Data[co].iv)
-			f[i] = y[i] // widths are not compared here
+			ex[i].addBox(b.Data[i/sp].iv)
 		}
-		miss, _, _, _ := widthStats(y, f, ex, kk+1)
+		setups[points] = setup{x, w, b, ex}
+	}
+	run := func(points bool, shrink float64) string {
+		st := setups[points]
+		yt := make([]adj, sp*c.cout)
+		if !adjLinearDense(st.x.Data, src, st.w.Data, st.b.Data, yt, sp, c.cout, kk, true, shrink) {
+			t.Fatal("the dense path did not apply")
+		}
+		y := make([]adj, len(yt)) // [o][co] → [co][o]
+		for i := range y {
+			y[i] = yt[(i%sp)*c.cout+i/sp]
+		}
+		miss, _, _, _ := widthStats(y, y, st.ex, kk+1) // widths are not compared here
 		return miss
 	}
 	for _, points := range []bool{true, false} {
