@@ -665,6 +665,50 @@
 // general. The dense result carries no identity ("Squares and lower
 // bounds"), which only forgoes facts the fold could use, never asserts one.
 //
+// # Dense interval adjoints
+//
+// The first-order bound's interval pass runs the registry's rules over
+// adj (spec.Interval with watches, adj.go): the forward boxes f_j(B) and
+// the sweeps' adjoints. Its linear products — conv, conv_transpose, linear
+// and matmul by a constant forward, and the VJPs in x of conv and
+// conv_transpose that every reverse sweep runs — do not fold four corner
+// products and an outward-rounded sum per multiply-add: adj implements
+// spec.DenseLinear and spec.DenseVJP, and LinearDense encloses y = x·Wᵀ +
+// b on enclose's midpoint-radius planes (two or three float64 matrix
+// products, fastcpu.Dgemm). A conv's window is gathered into rows by
+// spec's table src (a position over the padding an exact 0); the VJP in x
+// of a conv is conv_transpose's forward rule of the cotangent with the
+// same W and geometry, channel counts swapped (spec.DenseVJP), and
+// conversely. What the first-order bound needs of these rules is only
+// containment: every real the exact rule gives at operands in the boxes
+// (adjoints in their enclosures) lies in the result. The argument: (1)
+// each interval [lo, hi] becomes ⟨c, r⟩ ⊇ [lo, hi] (enclose.FromPairs:
+// c = lo/2 + hi/2, r rounded up, tiny values lifted, which only enlarges
+// the set); weights and bias may be intervals too. (2) Rump's
+// midpoint-radius product with Higham's a-priori bound: for x, w in their
+// balls, |Σ x_k w_k + b − Ĉ| ≤ Σ (xʳ + γ_N|xᶜ|)|wᶜ| + (|xᶜ| + xʳ)wʳ + bʳ +
+// γ_N|bᶜ| ≤ ρ, N = the row length (+1 with a bias), the rounding of Ĉ
+// bounded by γ_N·Σ|xᶜ||wᶜ| in any summation order, that of ρ by (1+u)^{k+5}
+// ≤ F (enclose's package doc, "The theorem", with every operand tame: 0 or
+// in [2⁻³⁰⁰, 2³⁰⁰], so no product underflows and nothing overflows).
+// (3) ToPairs rounds ⟨Ĉ, ρ⟩ outward to float64 ends (TwoSum). Where an
+// operand is not tame (an infinite, NaN or huge end) LinearDense declines
+// and spec.Interval's fold runs, sound everywhere. A result is a sum, so
+// it gets a fresh id as the fold's Add gives it ("Squares and lower
+// bounds"). The dense enclosure is not the fold's interval: on boxes of
+// width above 2⁻²⁰ of the value (the forward pass's, the adjoints') it is
+// within a relative 10⁻⁶ of the fold's width (midpoint-radius is exact
+// for interval × point up to rounding); on points, where the fold often
+// rounds nothing (a few binary32 products sum exactly in float64), the
+// dense width is the a-priori charge, at most 2·N·u·Σ|x||w|. Tests:
+// TestAdjConvDenseForward and TestAdjConvDenseVJP (containment of the
+// whole exact range, computed over big.Rat from the convolution's
+// definition, on random 1-D to 3-D convs and conv_transposes with strides,
+// pads, dilations, groups, bias, exact zeros and interval weights; widths
+// against the fold), TestAdjDensePlanted (a dropped radius is caught on
+// points, where it is the rounding term alone, and on boxes; a radius
+// shrunk by 2⁻⁴⁵ of itself is caught on boxes).
+//
 // # Runtime profiles
 //
 // M3 assumes every elementary function within k ulps, relative. Some

@@ -586,6 +586,9 @@ func convFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 // convBackX is conv's VJP in x: the transposed correlation of dy with W.
 func convBackX[T Scalar[T]](g *winGeom, xShape Shape, w, dy Tensor[T]) Tensor[T] {
 	dx := zerosOf[T](xShape)
+	if denseConvBackX(g, w.Data, dy.Data, dx.Data, false) {
+		return dx
+	}
 	idx := g.index(keyBig)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
@@ -682,6 +685,9 @@ func convTFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 // convTBackX is conv_transpose's VJP in x: a conv of dy with W.
 func convTBackX[T Scalar[T]](g *winGeom, xShape Shape, w, dy Tensor[T]) Tensor[T] {
 	dx := zerosOf[T](xShape)
+	if denseConvBackX(g, w.Data, dy.Data, dx.Data, true) {
+		return dx
+	}
 	idx := g.index(keySmall)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
