@@ -116,6 +116,28 @@ func (s Special) Judge(rec float64) (holds, ok bool) {
 	return rec == s.Value, true
 }
 
+// NonReal names the first graph output element that the import decided
+// is NaN or ±∞ (a constant such as an empty ReduceMax, −∞): only Analyze
+// judges it; "" when there is none. Output order, then element order.
+func (im *Imported) NonReal() string {
+	for _, o := range im.Outputs {
+		if j, x, ok := firstNonreal(im.consts[o.Name]); ok {
+			return fmt.Sprintf("graph output %q is %v at element %d (an IEEE special value folded at import)", o.Name, x, j)
+		}
+	}
+	return ""
+}
+
+// firstNonreal returns the element of m with the least index.
+func firstNonreal(m map[int]float64) (j int, x float64, ok bool) {
+	for k, v := range m {
+		if !ok || k < j {
+			j, x, ok = k, v, true
+		}
+	}
+	return j, x, ok
+}
+
 // sval is the analysis' state of one ONNX value.
 type sval struct {
 	shape spec.Shape
@@ -410,6 +432,20 @@ func (im *Imported) propagate(m *Model, vals map[string]*sval) *Specials {
 
 // step computes the statuses of node n's outputs from its inputs'.
 func (im *Imported) step(n *Node, vals map[string]*sval) {
+	if len(n.Outputs) > 0 && n.Outputs[0] != "" {
+		if nr, ok := im.consts[n.Outputs[0]]; ok {
+			// Folded at import (exactly, on constants and recorded
+			// inputs): its own statuses, whatever its inputs'.
+			if s, ok := im.outShape(n, 0); ok {
+				v := &sval{shape: s}
+				for j, x := range nr {
+					v.set(j, Special{Status: Known, Value: x})
+				}
+				vals[n.Outputs[0]] = v
+				return
+			}
+		}
+	}
 	anySpecial := false
 	for _, in := range n.Inputs {
 		if v := vals[in]; v != nil && v.st != nil {

@@ -145,6 +145,11 @@ type Imported struct {
 	shapes map[string]spec.Shape
 	// dtypes is the element type of every value, by ONNX name.
 	dtypes map[string]DataType
+	// consts are the float values that nodes fold to constants at
+	// import, by ONNX name, each with its elements that are NaN or ±∞ in
+	// every evaluation (nil: none; value.nonreal); Analyze takes their
+	// statuses from here, not from their inputs'.
+	consts map[string]map[int]float64
 	// flat is the model's node list as imported: an If replaced by the
 	// nodes of its taken branch and an Identity per output (importIf).
 	flat []*Node

@@ -37,9 +37,16 @@ type value struct {
 	// inputs, for a computed value that ops which never round derive from
 	// constants and recorded inputs (known.go); nil otherwise.
 	known *value
-	noIR  string // why a value with known elements has no IR node ("" otherwise)
-	where string // the ONNX node that produced it ("" for graph inputs, initializers)
-	input bool   // a float graph input
+	// nonreal holds the elements of a float constant whose value is NaN
+	// or ±∞ in every IEEE 754 evaluation (ONNX's identity of an empty
+	// ReduceMax, the fmod of an infinity), by row-major index; rats hold 0
+	// there. No node reads such a value (nctx.in refuses it, naming the
+	// element): only a graph output holds it, judged by the special
+	// (Imported.Analyze), the IR computing its finite part.
+	nonreal map[int]float64
+	noIR    string // why a value with known elements has no IR node ("" otherwise)
+	where   string // the ONNX node that produced it ("" for graph inputs, initializers)
+	input   bool   // a float graph input
 	// mask01: a comparison of computed data, the IR 0/1 mask that only a
 	// Where consumes (import_datacmp.go).
 	mask01 bool
@@ -425,7 +432,7 @@ func (b *imp) outputs() error {
 		// input.
 		out = 0
 	} else if len(outs) == 1 {
-		id, err := b.ir(outs[0])
+		id, err := b.irOut(outs[0])
 		if err != nil {
 			return err
 		}
@@ -435,7 +442,7 @@ func (b *imp) outputs() error {
 		var parts []int
 		off := 0
 		for i, v := range outs {
-			id, err := b.ir(v)
+			id, err := b.irOut(v)
 			if err != nil {
 				return err
 			}
@@ -482,6 +489,12 @@ func (b *imp) finish() (*Imported, error) {
 		}
 		if v.where != "" && !v.isK && !v.grad && v.dt.IsFloat() {
 			seen[v.dt] = true
+		}
+		if v.where != "" && v.isK && v.dt.IsFloat() {
+			if b.im.consts == nil {
+				b.im.consts = map[string]map[int]float64{}
+			}
+			b.im.consts[name] = v.nonreal // nil: every element a real
 		}
 	}
 	for _, dt := range []DataType{Float, Float16, Double, BFloat16} {
@@ -543,6 +556,16 @@ func (b *imp) ir(v *value) (int, error) {
 		return 0, b.errf("", "%q holds −∞ (element %d): a −∞ value is imported only as an additive mask (Add, Where) that a Softmax over the last axis consumes", v.name, i)
 	}
 	return b.irFinite(v)
+}
+
+// irOut is ir for a graph output: a constant holding NaN or ±∞ decided
+// at import (value.nonreal) is materialised with 0 there, the elements
+// judged by their specials (Imported.Analyze), never by the IR.
+func (b *imp) irOut(v *value) (int, error) {
+	if v.isK && v.nonreal != nil && firstTrue(v.ninf) < 0 {
+		return b.irFinite(v)
+	}
+	return b.ir(v)
 }
 
 // irFinite is ir without the −∞ check: the IR node of v's finite part
