@@ -111,8 +111,12 @@ func (b *imp) importNode(n *Node) error {
 	if !ok {
 		return c.errf("op_type", "unknown or unsupported op type %s", limits.Quote(n.OpType))
 	}
-	if err := f(c); err != nil {
+	if done, err := c.foldIEEE(); err != nil {
 		return err
+	} else if !done {
+		if err := f(c); err != nil {
+			return err
+		}
 	}
 	c.propagateKnown()
 	for _, a := range n.Attrs {
