@@ -81,6 +81,12 @@ const (
 type Special struct {
 	Status Status
 	Value  float64
+	// Masked: Value is −∞ as the sum of a finite part the runtime
+	// computes and an additive −∞ mask; it is −∞ in every evaluation
+	// whose finite part is finite (an overflow to +∞ would give NaN), so
+	// a caller decides the element only where its bound on the finite
+	// part (the IR's value there) is finite.
+	Masked bool
 }
 
 // Specials is the result of Analyze.
@@ -123,6 +129,9 @@ func (im *Imported) NonReal() string {
 	for _, o := range im.Outputs {
 		if j, x, ok := firstNonreal(im.consts[o.Name]); ok {
 			return fmt.Sprintf("graph output %q is %v at element %d (an IEEE special value folded at import)", o.Name, x, j)
+		}
+		if j := firstTrue(im.masked[o.Name]); j >= 0 {
+			return fmt.Sprintf("graph output %q is −∞ at element %d (an additive mask)", o.Name, j)
 		}
 	}
 	return ""
@@ -418,6 +427,21 @@ func (im *Imported) propagate(m *Model, vals map[string]*sval) *Specials {
 	}
 	for i, o := range im.Outputs {
 		v := vals[o.Name]
+		if m := im.masked[o.Name]; m != nil && len(m) == o.Shape.Size() && (v == nil || v.st == nil || len(v.st) == len(m)) {
+			if v == nil {
+				v = &sval{shape: o.Shape} // every element Real
+			}
+			w := &sval{shape: o.Shape}
+			for j, b := range m {
+				switch s := v.at(j); {
+				case b && s.Status == Real:
+					w.set(j, Special{Status: Known, Value: math.Inf(-1), Masked: true})
+				default:
+					w.set(j, s)
+				}
+			}
+			v = w
+		}
 		if v == nil || v.st == nil {
 			continue
 		}
@@ -448,7 +472,7 @@ func (im *Imported) step(n *Node, vals map[string]*sval) {
 	}
 	anySpecial := false
 	for _, in := range n.Inputs {
-		if v := vals[in]; v != nil && v.st != nil {
+		if v := vals[in]; v != nil && v.st != nil && !im.maskOnly(n, in, v) {
 			anySpecial = true
 		}
 	}
@@ -495,6 +519,23 @@ func (im *Imported) step(n *Node, vals map[string]*sval) {
 	if anySpecial {
 		im.unknownAll(n, vals)
 	}
+}
+
+// maskOnly reports whether value v, read by node n as input in, is an
+// Attention mask the import took with its −∞ elements blocked
+// (Imported.maskInputs) and whose only specials are those −∞ elements
+// (Known −∞; any NaN, +∞ or Unknown element still counts): the masked
+// softmax gives exp(−∞) = 0 there whatever the finite part the IR reads.
+func (im *Imported) maskOnly(n *Node, in string, v *sval) bool {
+	if n.OpType != "Attention" || im.maskInputs[n.Where()] != in || len(n.Inputs) < 4 || n.Inputs[3] != in {
+		return false
+	}
+	for _, s := range v.st {
+		if s.Status != Real && !(s.Status == Known && math.IsInf(s.Value, -1)) {
+			return false
+		}
+	}
+	return true
 }
 
 // outShape returns the imported shape of node n's output k.

@@ -150,6 +150,14 @@ type Imported struct {
 	// every evaluation (nil: none; value.nonreal); Analyze takes their
 	// statuses from here, not from their inputs'.
 	consts map[string]map[int]float64
+	// masked are the computed graph outputs that hold −∞ where an
+	// additive mask blocks (value.ninf), by ONNX name (irOut).
+	masked map[string][]bool
+	// maskInputs are the Attention nodes (by Where()) whose attn_mask is
+	// a recorded graph input holding −∞, by the input's name: the import
+	// treats those elements as blocked (the masked softmax never reads
+	// their finite part), so Analyze lets its −∞ elements pass there.
+	maskInputs map[string]string
 	// flat is the model's node list as imported: an If replaced by the
 	// nodes of its taken branch and an Identity per output (importIf).
 	flat []*Node

@@ -44,9 +44,13 @@ type value struct {
 	// element): only a graph output holds it, judged by the special
 	// (Imported.Analyze), the IR computing its finite part.
 	nonreal map[int]float64
-	noIR    string // why a value with known elements has no IR node ("" otherwise)
-	where   string // the ONNX node that produced it ("" for graph inputs, initializers)
-	input   bool   // a float graph input
+	// approx encloses each element of constant arithmetic (fold_ieee.go)
+	// that has no IR node until lazy gives it one (nil otherwise).
+	approx *approxK
+	lazy   func() (int, error)
+	noIR   string // why a value with known elements has no IR node ("" otherwise)
+	where  string // the ONNX node that produced it ("" for graph inputs, initializers)
+	input  bool   // a float graph input
 	// mask01: a comparison of computed data, the IR 0/1 mask that only a
 	// Where consumes (import_datacmp.go).
 	mask01 bool
@@ -487,8 +491,8 @@ func (b *imp) finish() (*Imported, error) {
 			b.im.shapes[name] = v.shape
 			b.im.dtypes[name] = v.dt
 		}
-		if v.where != "" && !v.isK && !v.grad && v.dt.IsFloat() {
-			seen[v.dt] = true
+		if v.where != "" && !v.isK && !v.grad && v.dt.IsFloat() && (v.lazy == nil || v.id >= 0) {
+			seen[v.dt] = true // (an enclosed value never used as IR data computes nothing)
 		}
 		if v.where != "" && v.isK && v.dt.IsFloat() {
 			if b.im.consts == nil {
@@ -561,8 +565,20 @@ func (b *imp) ir(v *value) (int, error) {
 // irOut is ir for a graph output: a constant holding NaN or ±∞ decided
 // at import (value.nonreal) is materialised with 0 there, the elements
 // judged by their specials (Imported.Analyze), never by the IR.
+//
+// A value holding −∞ where an additive mask blocks (value.ninf) is
+// materialised as its finite part too: its −∞ elements (scores plus the
+// mask) are −∞ wherever the runtime's finite part is finite (a
+// constant's always), which Analyze marks (Special.Masked) and compare
+// decides only where the finite part's bound is finite.
 func (b *imp) irOut(v *value) (int, error) {
-	if v.isK && v.nonreal != nil && firstTrue(v.ninf) < 0 {
+	if v.nonreal != nil || firstTrue(v.ninf) >= 0 {
+		if firstTrue(v.ninf) >= 0 {
+			if b.im.masked == nil {
+				b.im.masked = map[string][]bool{}
+			}
+			b.im.masked[v.name] = v.ninf
+		}
 		return b.irFinite(v)
 	}
 	return b.ir(v)
@@ -573,6 +589,14 @@ func (b *imp) irOut(v *value) (int, error) {
 func (b *imp) irFinite(v *value) (int, error) {
 	if v.id >= 0 {
 		return v.id, nil
+	}
+	if v.lazy != nil {
+		id, err := v.lazy()
+		if err != nil {
+			return 0, err
+		}
+		v.id = id
+		return id, nil
 	}
 	if v.grad {
 		return 0, b.errf("", "%q is an output of a Gradient node, which the IR does not compute", v.name)

@@ -111,9 +111,7 @@ func (b *imp) importNode(n *Node) error {
 	if !ok {
 		return c.errf("op_type", "unknown or unsupported op type %s", limits.Quote(n.OpType))
 	}
-	if done, err := c.foldIEEE(); err != nil {
-		return err
-	} else if !done {
+	if !c.foldIEEE(f) {
 		if err := f(c); err != nil {
 			return err
 		}
