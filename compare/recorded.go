@@ -16,7 +16,11 @@ import (
 
 // applySpecials judges the output elements whose ONNX value is an IEEE
 // special (onnx.Imported.Analyze): a Known element holds iff the recorded
-// value is it (NaN matching NaN), an Unknown one is inconclusive; and
+// value is it (NaN matching NaN), an Unknown one is inconclusive, a
+// Masked one (−∞ = a finite part plus an additive −∞ mask) is judged so
+// only where fpbound's bound on its finite part, the IR's value there, is
+// finite (then every evaluation's finite part is finite and the sum is
+// −∞), inconclusive otherwise; and
 // where the graph applies a partial op (Sqrt, Log, Div, …) to a computed
 // value, a recorded NaN or ±∞ is not a proven failure: inconclusive.
 func applySpecials(om *model.ONNX, els []fpbound.Element, rec64 []float64) {
@@ -43,11 +47,17 @@ func applySpecials(om *model.ONNX, els []fpbound.Element, rec64 []float64) {
 				continue
 			}
 			s := st[j]
+			finitePart := !math.IsInf(e.Bound, 0) && !math.IsNaN(e.Bound)
 			e.Bound, e.Classic, e.FirstOrder, e.Estimate = 0, 0, 0, 0
 			e.Exact = spec.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}
 			e.Dist = spec.Interval{Lo: 0, Hi: math.Inf(1)}
 			holds, ok := s.Judge(rec)
 			switch {
+			case s.Masked && !finitePart:
+				// −∞ only if the runtime's finite part did not overflow,
+				// which no finite bound proves here.
+				e.Verdict, e.Bound = fpbound.Inconclusive, math.Inf(1)
+				e.Reason = "a masked element whose finite part may overflow (then NaN, not −∞)"
 			case !ok:
 				e.Verdict, e.Bound = fpbound.Inconclusive, math.Inf(1)
 				e.Reason = "an IEEE special value meets a value the runtime computes"

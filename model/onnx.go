@@ -59,11 +59,18 @@ func LoadONNX(path string, inputPaths []string, o Options) (*Model, error) {
 	}
 	m.ONNX = om
 	m.Graph, m.Payload = om.Imported.Graph, om.Imported.Payload
+	if len(inputPaths) > 0 {
+		if m.Input, err = packInputs(m, files, o); err != nil {
+			return nil, err
+		}
+	}
+	if nr := om.Imported.NonReal(); nr != "" && om.Specials == nil {
+		// The IR computes 0 there: only compare on recorded .pb inputs
+		// judges such an element, by its special (onnx.Imported.Analyze).
+		return nil, cli.Usagef("--onnx %s: %s: only compare with recorded TensorProto inputs judges it", path, nr)
+	}
 	if len(inputPaths) == 0 {
 		return m, nil
-	}
-	if m.Input, err = packInputs(m, files, o); err != nil {
-		return nil, err
 	}
 	m.InputPath = strings.Join(inputPaths, ",")
 	return m, nil

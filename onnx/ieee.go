@@ -81,6 +81,12 @@ const (
 type Special struct {
 	Status Status
 	Value  float64
+	// Masked: Value is −∞ as the sum of a finite part the runtime
+	// computes and an additive −∞ mask; it is −∞ in every evaluation
+	// whose finite part is finite (an overflow to +∞ would give NaN), so
+	// a caller decides the element only where its bound on the finite
+	// part (the IR's value there) is finite.
+	Masked bool
 }
 
 // Specials is the result of Analyze.
@@ -114,6 +120,31 @@ func (s Special) Judge(rec float64) (holds, ok bool) {
 		return math.IsNaN(rec), true
 	}
 	return rec == s.Value, true
+}
+
+// NonReal names the first graph output element that the import decided
+// is NaN or ±∞ (a constant such as an empty ReduceMax, −∞): only Analyze
+// judges it; "" when there is none. Output order, then element order.
+func (im *Imported) NonReal() string {
+	for _, o := range im.Outputs {
+		if j, x, ok := firstNonreal(im.consts[o.Name]); ok {
+			return fmt.Sprintf("graph output %q is %v at element %d (an IEEE special value folded at import)", o.Name, x, j)
+		}
+		if j := firstTrue(im.masked[o.Name]); j >= 0 {
+			return fmt.Sprintf("graph output %q is −∞ at element %d (an additive mask)", o.Name, j)
+		}
+	}
+	return ""
+}
+
+// firstNonreal returns the element of m with the least index.
+func firstNonreal(m map[int]float64) (j int, x float64, ok bool) {
+	for k, v := range m {
+		if !ok || k < j {
+			j, x, ok = k, v, true
+		}
+	}
+	return j, x, ok
 }
 
 // sval is the analysis' state of one ONNX value.
@@ -396,6 +427,21 @@ func (im *Imported) propagate(m *Model, vals map[string]*sval) *Specials {
 	}
 	for i, o := range im.Outputs {
 		v := vals[o.Name]
+		if m := im.masked[o.Name]; m != nil && len(m) == o.Shape.Size() && (v == nil || v.st == nil || len(v.st) == len(m)) {
+			if v == nil {
+				v = &sval{shape: o.Shape} // every element Real
+			}
+			w := &sval{shape: o.Shape}
+			for j, b := range m {
+				switch s := v.at(j); {
+				case b && s.Status == Real:
+					w.set(j, Special{Status: Known, Value: math.Inf(-1), Masked: true})
+				default:
+					w.set(j, s)
+				}
+			}
+			v = w
+		}
 		if v == nil || v.st == nil {
 			continue
 		}
@@ -410,9 +456,23 @@ func (im *Imported) propagate(m *Model, vals map[string]*sval) *Specials {
 
 // step computes the statuses of node n's outputs from its inputs'.
 func (im *Imported) step(n *Node, vals map[string]*sval) {
+	if len(n.Outputs) > 0 && n.Outputs[0] != "" {
+		if nr, ok := im.consts[n.Outputs[0]]; ok {
+			// Folded at import (exactly, on constants and recorded
+			// inputs): its own statuses, whatever its inputs'.
+			if s, ok := im.outShape(n, 0); ok {
+				v := &sval{shape: s}
+				for j, x := range nr {
+					v.set(j, Special{Status: Known, Value: x})
+				}
+				vals[n.Outputs[0]] = v
+				return
+			}
+		}
+	}
 	anySpecial := false
 	for _, in := range n.Inputs {
-		if v := vals[in]; v != nil && v.st != nil {
+		if v := vals[in]; v != nil && v.st != nil && !im.maskOnly(n, in, v) {
 			anySpecial = true
 		}
 	}
@@ -459,6 +519,23 @@ func (im *Imported) step(n *Node, vals map[string]*sval) {
 	if anySpecial {
 		im.unknownAll(n, vals)
 	}
+}
+
+// maskOnly reports whether value v, read by node n as input in, is an
+// Attention mask the import took with its −∞ elements blocked
+// (Imported.maskInputs) and whose only specials are those −∞ elements
+// (Known −∞; any NaN, +∞ or Unknown element still counts): the masked
+// softmax gives exp(−∞) = 0 there whatever the finite part the IR reads.
+func (im *Imported) maskOnly(n *Node, in string, v *sval) bool {
+	if n.OpType != "Attention" || im.maskInputs[n.Where()] != in || len(n.Inputs) < 4 || n.Inputs[3] != in {
+		return false
+	}
+	for _, s := range v.st {
+		if s.Status != Real && !(s.Status == Known && math.IsInf(s.Value, -1)) {
+			return false
+		}
+	}
+	return true
 }
 
 // outShape returns the imported shape of node n's output k.

@@ -156,15 +156,15 @@ func TestSpecialJudge(t *testing.T) {
 		rec       float64
 		holds, ok bool
 	}{
-		{Special{Known, math.NaN()}, math.NaN(), true, true},
-		{Special{Known, math.NaN()}, 0, false, true}, // a number where NaN is required
-		{Special{Known, math.Inf(-1)}, math.Inf(-1), true, true},
-		{Special{Known, math.Inf(-1)}, math.Inf(1), false, true},
-		{Special{Known, math.Inf(1)}, math.NaN(), false, true},
-		{Special{Known, 0}, math.Copysign(0, -1), true, true},
-		{Special{Known, 0}, 1e-45, false, true},
-		{Special{Unknown, 0}, math.NaN(), false, false},
-		{Special{Real, 0}, 0, false, false},
+		{Special{Status: Known, Value: math.NaN()}, math.NaN(), true, true},
+		{Special{Status: Known, Value: math.NaN()}, 0, false, true}, // a number where NaN is required
+		{Special{Status: Known, Value: math.Inf(-1)}, math.Inf(-1), true, true},
+		{Special{Status: Known, Value: math.Inf(-1)}, math.Inf(1), false, true},
+		{Special{Status: Known, Value: math.Inf(1)}, math.NaN(), false, true},
+		{Special{Status: Known, Value: 0}, math.Copysign(0, -1), true, true},
+		{Special{Status: Known, Value: 0}, 1e-45, false, true},
+		{Special{Status: Unknown, Value: 0}, math.NaN(), false, false},
+		{Special{Status: Real, Value: 0}, 0, false, false},
 	}
 	for _, c := range cases {
 		h, ok := c.s.Judge(c.rec)

@@ -145,6 +145,19 @@ type Imported struct {
 	shapes map[string]spec.Shape
 	// dtypes is the element type of every value, by ONNX name.
 	dtypes map[string]DataType
+	// consts are the float values that nodes fold to constants at
+	// import, by ONNX name, each with its elements that are NaN or ±∞ in
+	// every evaluation (nil: none; value.nonreal); Analyze takes their
+	// statuses from here, not from their inputs'.
+	consts map[string]map[int]float64
+	// masked are the computed graph outputs that hold −∞ where an
+	// additive mask blocks (value.ninf), by ONNX name (irOut).
+	masked map[string][]bool
+	// maskInputs are the Attention nodes (by Where()) whose attn_mask is
+	// a recorded graph input holding −∞, by the input's name: the import
+	// treats those elements as blocked (the masked softmax never reads
+	// their finite part), so Analyze lets its −∞ elements pass there.
+	maskInputs map[string]string
 	// flat is the model's node list as imported: an If replaced by the
 	// nodes of its taken branch and an Identity per output (importIf).
 	flat []*Node

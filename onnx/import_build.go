@@ -37,9 +37,20 @@ type value struct {
 	// inputs, for a computed value that ops which never round derive from
 	// constants and recorded inputs (known.go); nil otherwise.
 	known *value
-	noIR  string // why a value with known elements has no IR node ("" otherwise)
-	where string // the ONNX node that produced it ("" for graph inputs, initializers)
-	input bool   // a float graph input
+	// nonreal holds the elements of a float constant whose value is NaN
+	// or ±∞ in every IEEE 754 evaluation (ONNX's identity of an empty
+	// ReduceMax, the fmod of an infinity), by row-major index; rats hold 0
+	// there. No node reads such a value (nctx.in refuses it, naming the
+	// element): only a graph output holds it, judged by the special
+	// (Imported.Analyze), the IR computing its finite part.
+	nonreal map[int]float64
+	// approx encloses each element of constant arithmetic (fold_ieee.go)
+	// that has no IR node until lazy gives it one (nil otherwise).
+	approx *approxK
+	lazy   func() (int, error)
+	noIR   string // why a value with known elements has no IR node ("" otherwise)
+	where  string // the ONNX node that produced it ("" for graph inputs, initializers)
+	input  bool   // a float graph input
 	// mask01: a comparison of computed data, the IR 0/1 mask that only a
 	// Where consumes (import_datacmp.go).
 	mask01 bool
@@ -425,7 +436,7 @@ func (b *imp) outputs() error {
 		// input.
 		out = 0
 	} else if len(outs) == 1 {
-		id, err := b.ir(outs[0])
+		id, err := b.irOut(outs[0])
 		if err != nil {
 			return err
 		}
@@ -435,7 +446,7 @@ func (b *imp) outputs() error {
 		var parts []int
 		off := 0
 		for i, v := range outs {
-			id, err := b.ir(v)
+			id, err := b.irOut(v)
 			if err != nil {
 				return err
 			}
@@ -480,8 +491,14 @@ func (b *imp) finish() (*Imported, error) {
 			b.im.shapes[name] = v.shape
 			b.im.dtypes[name] = v.dt
 		}
-		if v.where != "" && !v.isK && !v.grad && v.dt.IsFloat() {
-			seen[v.dt] = true
+		if v.where != "" && !v.isK && !v.grad && v.dt.IsFloat() && (v.lazy == nil || v.id >= 0) {
+			seen[v.dt] = true // (an enclosed value never used as IR data computes nothing)
+		}
+		if v.where != "" && v.isK && v.dt.IsFloat() {
+			if b.im.consts == nil {
+				b.im.consts = map[string]map[int]float64{}
+			}
+			b.im.consts[name] = v.nonreal // nil: every element a real
 		}
 	}
 	for _, dt := range []DataType{Float, Float16, Double, BFloat16} {
@@ -545,11 +562,41 @@ func (b *imp) ir(v *value) (int, error) {
 	return b.irFinite(v)
 }
 
+// irOut is ir for a graph output: a constant holding NaN or ±∞ decided
+// at import (value.nonreal) is materialised with 0 there, the elements
+// judged by their specials (Imported.Analyze), never by the IR.
+//
+// A value holding −∞ where an additive mask blocks (value.ninf) is
+// materialised as its finite part too: its −∞ elements (scores plus the
+// mask) are −∞ wherever the runtime's finite part is finite (a
+// constant's always), which Analyze marks (Special.Masked) and compare
+// decides only where the finite part's bound is finite.
+func (b *imp) irOut(v *value) (int, error) {
+	if v.nonreal != nil || firstTrue(v.ninf) >= 0 {
+		if firstTrue(v.ninf) >= 0 {
+			if b.im.masked == nil {
+				b.im.masked = map[string][]bool{}
+			}
+			b.im.masked[v.name] = v.ninf
+		}
+		return b.irFinite(v)
+	}
+	return b.ir(v)
+}
+
 // irFinite is ir without the −∞ check: the IR node of v's finite part
 // (0 at the elements ninf marks).
 func (b *imp) irFinite(v *value) (int, error) {
 	if v.id >= 0 {
 		return v.id, nil
+	}
+	if v.lazy != nil {
+		id, err := v.lazy()
+		if err != nil {
+			return 0, err
+		}
+		v.id = id
+		return id, nil
 	}
 	if v.grad {
 		return 0, b.errf("", "%q is an output of a Gradient node, which the IR does not compute", v.name)

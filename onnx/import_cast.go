@@ -46,6 +46,9 @@ func (c *nctx) castNarrow(v *value, dt DataType) (bool, error) {
 	if !ok {
 		return false, nil
 	}
+	if v.approx != nil && c.castApprox(v, f, dt) {
+		return true, nil // constant arithmetic that rounds to one value (fold_ieee.go)
+	}
 	if v.isK {
 		rs := make([]spec.Rat, len(v.rats))
 		for i, r := range v.rats {

@@ -111,8 +111,10 @@ func (b *imp) importNode(n *Node) error {
 	if !ok {
 		return c.errf("op_type", "unknown or unsupported op type %s", limits.Quote(n.OpType))
 	}
-	if err := f(c); err != nil {
-		return err
+	if !c.foldIEEE(f) {
+		if err := f(c); err != nil {
+			return err
+		}
 	}
 	c.propagateKnown()
 	for _, a := range n.Attrs {
@@ -211,6 +213,9 @@ func (c *nctx) in(i int) (*value, error) {
 	v, ok := c.b.vals[c.n.Inputs[i]]
 	if !ok {
 		return nil, c.errf(c.inField(i), "no earlier node, initializer or graph input produces it")
+	}
+	if j, x, ok := firstNonreal(v.nonreal); ok {
+		return nil, c.errf(c.inField(i), "holds %v at element %d (an IEEE special value folded at import): only a graph output may hold one, no node computes with it", x, j)
 	}
 	if v.mask01 && !c.readsMask(i) {
 		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of a comparison of computed data is data-dependent (only a Where's condition reads one)", c.n.OpType)

@@ -440,13 +440,22 @@ func roundOp(kind string) opImporter {
 
 // importMod folds Mod of constants and recorded float inputs (decidedIn):
 // fmod = 0 takes the sign of the divisor, a − b·⌊a/b⌋; fmod = 1 the sign
-// of the dividend, a − b·trunc(a/b). A zero divisor is an error naming the
-// element. With fmod = 1 the remainder of two floats is a float of their
-// format (IEEE 754 remainder-like operations are exact: |r| < |b| and r is
-// a multiple of the smaller of the operands' ulps), so every runtime gives
-// the folded value; with fmod = 0 on floats (opset 28) a − b·⌊a/b⌋ may
-// round, and an element whose exact value is not a FLOAT or DOUBLE is
-// refused.
+// of the dividend, a − b·trunc(a/b). With fmod = 1 the remainder of two
+// floats is a float of their format (IEEE 754 remainder-like operations
+// are exact: |r| < |b| and r is a multiple of the smaller of the
+// operands' ulps), so every runtime gives the folded value; with fmod = 0
+// on floats (opset 28) a − b·⌊a/b⌋ may round, and an element whose exact
+// value is not a FLOAT or DOUBLE is refused. An integer divisor of 0 is an
+// error naming the element.
+//
+// Float special cases (modSpecial): a recorded input may hold NaN or ±∞,
+// and a float divisor may be ±0. The operator text (opset 28, both fmod
+// values; for fmod = 1 earlier opsets say "like C fmod()", whose C99
+// Annex F cases are the same) decides every such element: NaN if either
+// operand is NaN, the dividend is ±∞ or the divisor ±0; a finite dividend
+// x over a divisor y = ±∞ is x for fmod = 1, and for fmod = 0 is ±0 when
+// x = 0, x when x and y have the same sign, y otherwise. A NaN or ±∞
+// result is carried as value.nonreal (a graph output only).
 func importMod(c *nctx) error {
 	if err := c.oneOutput(2, 2); err != nil {
 		return err
@@ -455,11 +464,11 @@ func importMod(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	a, err := c.decidedIn(0)
+	a, ra, err := c.modOperand(0)
 	if err != nil {
 		return err
 	}
-	b, err := c.decidedIn(1)
+	b, rb, err := c.modOperand(1)
 	if err != nil {
 		return err
 	}
@@ -472,9 +481,24 @@ func importMod(c *nctx) error {
 	}
 	xa, xb := elems(a, s), elems(b, s)
 	out := make([]xnum, len(xa))
+	var nonreal map[int]float64
 	for i := range xa {
 		if xa[i].ninf || xb[i].ninf {
 			return c.errf("input", "element %d: Mod of −∞", i)
+		}
+		if a.dt.IsFloat() {
+			fa, fb := modRaw(ra, xa[i], s, a.shape, i), modRaw(rb, xb[i], s, b.shape, i)
+			if r, special := modSpecial(fa, fb, fmod); special {
+				if finite(r) {
+					out[i] = xa[i] // the dividend itself (a finite x over ±∞)
+					continue
+				}
+				if nonreal == nil {
+					nonreal = map[int]float64{}
+				}
+				out[i], nonreal[i] = xnum{r: spec.NewRat(0, 1)}, r
+				continue
+			}
 		}
 		if xb[i].r.IsZero() {
 			return c.errf(c.inField(1), "element %d is 0 (Mod by zero)", i)
@@ -493,8 +517,62 @@ func importMod(c *nctx) error {
 	if err != nil {
 		return err
 	}
+	v.nonreal = nonreal
 	c.outValue(0, v)
 	return nil
+}
+
+// modOperand is decidedIn(i) for Mod, except that a recorded float input
+// holding NaN or ±∞ is taken too: its finite elements as rationals (0 at
+// the others), with its raw elements (nil when the operand is finite).
+func (c *nctx) modOperand(i int) (*value, []float64, error) {
+	raw, ok := c.rawInput(i)
+	if ok {
+		special := false
+		for _, x := range raw {
+			special = special || !finite(x)
+		}
+		if special {
+			v, _ := c.in(i)
+			rs := make([]spec.Rat, len(raw))
+			for j, x := range raw {
+				rs[j] = spec.NewRat(0, 1)
+				if finite(x) {
+					rs[j] = spec.RatFromBig(new(big.Rat).SetFloat64(x))
+				}
+			}
+			return &value{name: v.name, shape: v.shape.Clone(), dt: v.dt, id: -1, isK: true, init: -1, rats: rs}, raw, nil
+		}
+	}
+	v, err := c.decidedIn(i)
+	return v, nil, err
+}
+
+// modRaw is the float64 value of Mod's operand element at index k of the
+// broadcast shape s: the raw element when the operand has raw ones (NaN
+// and ±∞ kept), else the folded rational (a value of a float type, so
+// exact in float64).
+func modRaw(raw []float64, x xnum, s, shape spec.Shape, k int) float64 {
+	if raw != nil {
+		return raw[bIndex(s, shape, k)]
+	}
+	f, _ := x.r.Big().Float64()
+	return f
+}
+
+// modSpecial is the operator text's special case of Mod at float
+// operands x, y (see importMod), with special false when none applies
+// (both finite, y non-zero): then the remainder is the rational fold's.
+func modSpecial(x, y float64, fmod bool) (float64, bool) {
+	switch {
+	case math.IsNaN(x) || math.IsNaN(y) || math.IsInf(x, 0) || y == 0:
+		return math.NaN(), true
+	case !math.IsInf(y, 0):
+		return 0, false
+	case fmod || x == 0 || (x > 0) == (y > 0):
+		return x, true
+	}
+	return y, true
 }
 
 // importRange folds Range(start, limit, delta): n = max(⌈(limit −

@@ -1,6 +1,7 @@
 package onnx
 
 import (
+	"math"
 	"sort"
 
 	"github.com/tlcheck/tlcheck/irsem"
@@ -24,9 +25,7 @@ import (
 //
 // The axes are an attribute before opset 18 and a constant input from it
 // (as for ReduceMean); keepdims and noop_with_empty_axes as there. A
-// reduction over an empty axis is refused for max, min, prod (the
-// operator's identity there is ±∞ or 1 and, for max and min, not a finite
-// value).
+// reduction over an empty axis is the operation's identity (emptyReduce).
 func reduce2Ops() map[string]opImporter {
 	return map[string]opImporter{
 		"ReduceMax": reduce2Op("max"), "ReduceMin": reduce2Op("min"), "ReduceProd": reduce2Op("prod"),
@@ -131,6 +130,11 @@ func reduce2Op(kind string) opImporter {
 	return func(c *nctx) error {
 		if err := c.oneOutput(1, 2); err != nil {
 			return err
+		}
+		if v, err := c.in(0); err == nil {
+			if axes, keep, noop, err := c.reduceAxes(len(v.shape), 18); err == nil && !noop && emptyAxis(v.shape, axes) && kind != "l1" && kind != "l2" && kind != "sumsq" {
+				return c.emptyReduce(v, kind, reducedShape(v.shape, axes, keep))
+			}
 		}
 		if kind == "max" || kind == "min" {
 			v, err := c.in(0)
@@ -249,6 +253,52 @@ func importGlobalMaxPool(c *nctx) error {
 		out[i] = 1
 	}
 	c.out(0, c.b.reshape(id, ms, out), out, v.dt)
+	return nil
+}
+
+// emptyReduce binds output 0 of a reduction over an empty axis of v to
+// ONNX's identity of the operation, a constant of shape os whatever the
+// data (the operator text: the reduction of an empty set is the
+// identity): 1 for prod, 0 for the sums (l1, l2, sumsq), −∞ for max,
+// logsum and logsumexp (log 0), +∞ for min; of BOOL, max is false and min
+// true (Or and And of nothing). The infinities are no reals: the value
+// carries them as nonreal, which only a graph output may hold (judged by
+// the special, Imported.Analyze). Integer max and min (the type's
+// extremes) are refused, naming the axis.
+func (c *nctx) emptyReduce(v *value, kind string, os spec.Shape) error {
+	n := os.Size()
+	if v.dt == Bool && (kind == "max" || kind == "min") {
+		xs := make([]int64, n)
+		if kind == "min" {
+			for i := range xs {
+				xs[i] = 1
+			}
+		}
+		c.outValue(0, &value{shape: os.Clone(), dt: Bool, id: -1, isK: true, init: -1, ints: xs})
+		return nil
+	}
+	if !v.dt.IsFloat() {
+		return c.errf(c.inField(0), "element type %s: the reduction over an empty axis is the type's extreme, not imported", v.dt)
+	}
+	var id float64
+	switch kind {
+	case "prod":
+		c.outValue(0, onesConst(os, v.dt))
+		return nil
+	case "max", "logsum", "logsumexp":
+		id = math.Inf(-1)
+	case "min":
+		id = math.Inf(1)
+	default:
+		return c.errf("", "internal error: reduction %q over an empty axis", kind)
+	}
+	w := &value{shape: os.Clone(), dt: v.dt, id: -1, isK: true, init: -1, rats: make([]spec.Rat, n)}
+	w.nonreal = map[int]float64{}
+	for i := range w.rats {
+		w.rats[i] = spec.NewRat(0, 1)
+		w.nonreal[i] = id
+	}
+	c.outValue(0, w)
 	return nil
 }
 

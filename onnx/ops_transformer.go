@@ -3,6 +3,7 @@ package onnx
 import (
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
+	"math"
 )
 
 // The ops of exported transformers and of newer exporters, each by
@@ -661,9 +662,6 @@ func importAttention(c *nctx) error {
 		masked = true
 	}
 	qk[2] = scores
-	if at.qkMode == 2 && firstTrue(ninf) >= 0 && c.outputUsed(3) {
-		return c.errf("output 3", "qk_matmul_output (mode 2) holds −∞ at element %d (the mask), which the IR does not compute", firstTrue(ninf))
-	}
 	var probs int
 	if masked && firstTrue(ninf) >= 0 {
 		if probs, err = c.guardedSoftmax(scores, ss, ninf); err != nil {
@@ -673,7 +671,13 @@ func importAttention(c *nctx) error {
 		probs = c.b.emit(irsem.Kind{Op: irsem.OpSoftmax, Axis: 3}, ss, scores)
 	}
 	qk[3] = probs
-	c.out(3, qk[at.qkMode], ss, qv.dt)
+	if at.qkMode == 2 {
+		// The masked scores: their finite part, −∞ where the mask
+		// blocks (a graph output judges it; import_build.go irOut).
+		c.outMasked(3, qk[2], ss, qv.dt, ninf)
+	} else {
+		c.out(3, qk[at.qkMode], ss, qv.dt)
+	}
 	ys := spec.Shape{bsz, hq, l, vs[3]}
 	y := c.b.binary(irsem.OpMatmul, probs, vv, ys)
 	if len(qv.shape) == 3 {
@@ -828,6 +832,25 @@ func (c *nctx) attentionMask(scores int, ss spec.Shape) (int, []bool, error) {
 	if err != nil {
 		return 0, nil, c.wrap(c.inField(3), err)
 	}
+	ninf := mv.ninf
+	if raw, ok := c.rawInput(3); ok && mv.ninf == nil {
+		// A recorded mask input holding −∞: blocked there, as a constant
+		// mask's −∞ is (Analyze's maskInputs lets the elements pass).
+		for j, x := range raw {
+			if math.IsInf(x, -1) {
+				if ninf == nil {
+					ninf = make([]bool, len(raw))
+				}
+				ninf[j] = true
+			}
+		}
+		if ninf != nil {
+			if c.b.im.maskInputs == nil {
+				c.b.im.maskInputs = map[string]string{}
+			}
+			c.b.im.maskInputs[c.n.Where()] = c.n.Inputs[3]
+		}
+	}
 	if ms[len(ms)-1] < sl {
 		fid, _, err = c.b.pad(fid, ms, padWidths(ms, sl), "constant", spec.Rat{})
 		if err != nil {
@@ -835,7 +858,7 @@ func (c *nctx) attentionMask(scores int, ss spec.Shape) (int, []bool, error) {
 		}
 	}
 	scores = c.b.binary(irsem.OpAdd, scores, c.b.broadcast(fid, full, ss), ss)
-	return scores, padded(mv.ninf), nil
+	return scores, padded(ninf), nil
 }
 
 // attnFrame is Attention's structural mask over the scores [B, H, L, S]:
