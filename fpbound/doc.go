@@ -509,7 +509,11 @@
 // "Kinks and discontinuities" every Clarke Jacobian of f_k at a point of
 // the parents' boxes lies in it (a decided kink gives a point: relu's
 // derivative is exactly 0 or 1). A Jacobian whose off-diagonal entries
-// are all the point 0 is kept as its diagonal. Where node k is one step
+// are all the point 0 is kept as its diagonal. The Jacobian to a parent
+// that no error reaches (a constant: a matmul's weights as a node) is
+// neither computed nor kept: no sweep propagates to that parent (its
+// adjoint multiplies local errors that are all 0), so nothing above
+// depends on it. Where node k is one step
 // whose registry entry states it linear in the parent an error reaches
 // (spec.OpInfo.LinearIn: y[r, j] = Σ_i M[j, i]·x[r, i] + terms free of
 // x, M another argument), and no other parent carries an error, the
@@ -592,7 +596,15 @@
 // otherwise. By default a sweep cuts only where it loses nothing and
 // carries nothing: at node j's one erroneous parent q when J_{j,q} is
 // diagonal (an elementwise node), so F_j = Σ_i (|Ĉ| + R)·F_q + ē_j with
-// node j alone processed — half the visits of a ReLU MLP. Deeper windows
+// node j alone processed — half the visits of a ReLU MLP. The loss is
+// nothing whenever every row of W_k has at most one entry whose centre or
+// radius is not 0 (the row o of |Σ_p W_k[o,p]·P[p,i]| has one term, so it
+// equals Σ_p |W_k[o,p]|·|P[p,i]|), which holds beyond the diagonal for a
+// node that only moves, selects or copies values (reshape, permute,
+// slice, broadcast, concat, gather: a 0/1 Jacobian with one 1 per row);
+// such a node's sweep stops at its parent too, F_j[o] = |W[o,p]|·F_q[p] +
+// the residuals for the one p its element o reads (read off the
+// Jacobian's entries, no op table). Deeper windows
 // (levels: 0 for an uncut sweep, else the largest over its stops of k's
 // level, + 1 for a non-diagonal W_k; every ⌈√N⌉-th node uncut, the others
 // stopping at level-0 nodes, about N^{3/2} visits instead of Σ_j j) are

@@ -476,8 +476,9 @@ func (r *foRun[F]) target(j int) (int, int64) {
 }
 
 // elementwise reports the one parent q an error reaches when node j's
-// local Jacobian to it is diagonal and q's bounds are all finite (a
-// sweep from j then stops at q at once).
+// local Jacobian to it is diagonal, or has at most one non-zero entry per
+// row (a node that moves or selects values), and q's bounds are all
+// finite (a sweep from j then stops at q at once, losing nothing).
 func (r *foRun[F]) elementwise(j int) (int, bool) {
 	q := -1
 	for _, p := range r.g.Nodes[j].Parents {
@@ -496,7 +497,7 @@ func (r *foRun[F]) elementwise(j int) (int, bool) {
 		return 0, false // the sweep itself meets the same answer
 	}
 	for pt, p := range r.g.Nodes[j].Parents {
-		if p == q && !js[pt].diag && !js[pt].zero {
+		if p == q && !js[pt].diag && !js[pt].zero && !js[pt].sel {
 			return 0, false
 		}
 	}

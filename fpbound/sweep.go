@@ -49,11 +49,14 @@ const tiny = 0x1p-300
 // jac is one local Jacobian J_{k,t} = ∂(node k)/∂(parent t) over the
 // boxes, rows × cols, in midpoint–radius form: every Clarke Jacobian of
 // f_k at a point of the parents' boxes lies in ⟨P.C, P.R⟩ elementwise.
-// diag: the Jacobian is diagonal and P holds its diagonal; zero: J = 0.
+// diag: the Jacobian is diagonal and P holds its diagonal; zero: J = 0;
+// sel: every row has at most one entry that is not the point 0 (a node
+// that only moves, selects or copies values: reshape, permute, slice,
+// broadcast, concat, gather; doc.go, "Cuts").
 type jac struct {
-	rows, cols int
-	p          enclose.Planes
-	diag, zero bool
+	rows, cols      int
+	p               enclose.Planes
+	diag, zero, sel bool
 }
 
 // errDense is the reason the dense sweep does not apply (too large, or
@@ -78,6 +81,14 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	pairs := make([][]float64, len(ps))
 	size := 0
 	for t, q := range ps {
+		if !nodes[q].err {
+			// No error reaches parent q: the sweep never reads J_{k,q}
+			// (denseSweep skips q, elementwise asks only about erroneous
+			// parents), so it is neither computed nor stored (pairs[t]
+			// nil; finishJac records it as zero). A matmul by a constant
+			// would otherwise hold its rows × weights Jacobian for nothing.
+			continue
+		}
 		nq := len(nodes[q].box)
 		if nk > maxDense/max(nq, 1) || r.denseKept+size+nk*nq > maxDenseTotal {
 			return nil, "", errDense(fmt.Sprintf("node %d: a %d×%d Jacobian", k, nk, nq))
@@ -95,8 +106,8 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 		return nil, "", errDense("the local Jacobians would spend the sweep budget")
 	}
 	r.spent += work
-	r.denseKept += size
 	if r.linearIn(k, pairs) {
+
 		if jacCompare != nil {
 			ref := make([][]float64, len(pairs))
 			for t := range pairs {
@@ -137,7 +148,7 @@ func (r *foRun[F]) vjpRows(k int, pairs [][]float64) string {
 			return fmt.Sprintf("node %d (%s): a derivative rule could not be decided on the boxes (a kink or tie inside them)", k, g.Nodes[k].Kind.Op)
 		}
 		for t := range ps {
-			if pc[t].Data == nil {
+			if pc[t].Data == nil || len(pairs[t]) == 0 {
 				continue
 			}
 			nq := len(nodes[ps[t]].box)
@@ -160,11 +171,17 @@ func (r *foRun[F]) finishJac(k int, pairs [][]float64) ([]jac, string, error) {
 	ps := g.Nodes[k].Parents
 	js := make([]jac, len(ps))
 	for t, q := range ps {
+		if pairs[t] == nil {
+			js[t] = jac{rows: nk, cols: len(nodes[q].box), zero: true} // not read: q carries no error
+			continue
+		}
 		plantSweep(pairs[t], nk, len(nodes[q].box))
 		js[t] = toJac(pairs[t], nk, len(nodes[q].box))
 		if js[t].p.C == nil && !js[t].zero {
 			return nil, "", errDense(fmt.Sprintf("node %d: a Jacobian entry is not tame", k))
 		}
+		// What stays in memory: a diagonal keeps its rows alone.
+		r.denseKept += len(js[t].p.C)
 	}
 	r.jac[k] = js
 	return js, "", nil
@@ -281,13 +298,20 @@ func plantSweep(pairs []float64, rows, cols int) {
 // point 0), or the dense matrix; P.C nil (not zero) when an entry is not
 // tame.
 func toJac(pairs []float64, rows, cols int) jac {
-	j := jac{rows: rows, cols: cols, zero: true, diag: rows == cols}
-	for i := 0; i < len(pairs); i += 2 {
-		if pairs[i] != 0 || pairs[i+1] != 0 {
-			j.zero = false
-			if e := i / 2; e/cols != e%cols {
-				j.diag = false
+	j := jac{rows: rows, cols: cols, zero: true, diag: rows == cols, sel: true}
+	for a := 0; a < rows; a++ {
+		nz := 0
+		for i := 2 * a * cols; i < 2*(a+1)*cols; i += 2 {
+			if pairs[i] != 0 || pairs[i+1] != 0 {
+				nz++
+				j.zero = false
+				if e := i / 2; e/cols != e%cols {
+					j.diag = false
+				}
 			}
+		}
+		if nz > 1 {
+			j.sel = false
 		}
 	}
 	if j.zero {
@@ -426,7 +450,7 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 // most target — the cut then loses nothing —, else when k's level is
 // below target, one non-diagonal cut more.
 func cutLevel(s *adjMat, nd *foNode, o, n, target int) (int, bool) {
-	if nd.lvl <= target && o == n && diagonal(s, n) {
+	if nd.lvl <= target && onePerRow(s, o, n) {
 		return nd.lvl, true
 	}
 	if sweepNonDiagonal && nd.lvl+1 <= target {
@@ -442,14 +466,20 @@ func cutLevel(s *adjMat, nd *foNode, o, n, target int) (int, bool) {
 // The tests run with them on.
 var sweepNonDiagonal = false
 
-// diagonal reports whether the n×n adjoint s has only zero centres and
-// radii off the diagonal.
-func diagonal(s *adjMat, n int) bool {
-	for a := 0; a < n; a++ {
-		for i := 0; i < n; i++ {
-			if i != a && (s.c[a*n+i] != 0 || (s.rad != nil && s.rad[a*n+i] != 0)) {
-				return false
+// onePerRow reports whether every row of the o×n adjoint s has at most
+// one entry with a centre or radius other than 0 (a diagonal adjoint is
+// one): a cut there loses nothing, since |W[a,p]·P[p,·]| = |W[a,p]|·|P[p,·]|
+// for the one p of row a (doc.go, "Cuts").
+func onePerRow(s *adjMat, o, n int) bool {
+	for a := 0; a < o; a++ {
+		nz := 0
+		for i := a * n; i < (a+1)*n; i++ {
+			if s.c[i] != 0 || (s.rad != nil && s.rad[i] != 0) {
+				nz++
 			}
+		}
+		if nz > 1 {
+			return false
 		}
 	}
 	return true
