@@ -476,6 +476,29 @@
 // sound), and caps the output's own sweeps at twice that in all (an output
 // element past the cap has no first-order bound).
 //
+// Undecided classic comparisons. The classic evaluation may meet a
+// comparison it cannot decide (sigmoid's sign split on a hull that
+// straddles 0, deep in a stack whose classic bound has grown): its rule
+// then takes one branch, which the runtime might not take, so the
+// classic value of that node, and of every node that reads it directly
+// or through others, is not covered by the Theorem ("Compare"). The
+// induction of the Theorem still holds node by node for every other
+// node: its value is computed from parents whose values satisfy the
+// invariant, by a formula whose comparisons were all decided. So boxes
+// (a) are kept for the nodes outside the set T of nodes that met an
+// undecided comparison and their descendants (found by evaluating over
+// Err node by node and reading the comparison count around each node),
+// and a node of T gets the whole line as its box (a), with its exact
+// enclosure not intersected with the classic X. Its box is then (b) ∩
+// (c): (b) reads only the parents' boxes and node j's local error ē_j,
+// which is computed over Err on those boxes and voids the first-order
+// bound itself if a comparison there is undecided; (c) reads X_j (the
+// Rat, ball or interval enclosure, each sound alone) and F_j. Neither
+// reads a classic value of T, so every box still holds every partially
+// perturbed value, and the theorem of this section holds as stated; the
+// classic bound of an output in T stays +∞, and the element is decided
+// by F alone.
+//
 // The exact enclosure. Where every primitive of the graph is exact over
 // spec.Rat the exact value of every node is computed over Rat and
 // enclosed in the nearest float64 interval; otherwise it is BallCentre's

@@ -187,14 +187,24 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		all, err = denoteAll[F](g, p, irsem.ConvertTensor[ErrOf[F]](input), errRegistry[F](o.Profile))
 		und = undecided.Load() - before
 	}
-	if und != 0 {
-		return noBound(g, nodes, "a comparison a registry rule branches on could not be decided"), "", nil
-	}
 	if err != nil {
 		reason, err := failed(err, "the evaluation failed: "+err.Error())
 		return noBound(g, nodes, reason), "", err
 	}
-	roundZeroBoxes(nodes, all)
+	// An undecided comparison voids the classic values of its node and of
+	// every descendant; their round-0 boxes are then the whole line
+	// (doc.go, "Undecided classic comparisons").
+	var tainted []bool
+	if und != 0 {
+		if tainted, err = taintedNodes[F](g, p, input, errRegistryOrDefault[F](o.Profile)); err != nil {
+			reason, err := failed(err, "the evaluation failed: "+err.Error())
+			return noBound(g, nodes, reason), "", err
+		}
+		if tainted == nil {
+			return noBound(g, nodes, "a comparison a registry rule branches on could not be decided"), "", nil
+		}
+	}
+	roundZeroBoxesExcept(nodes, all, tainted)
 
 	r := newFoRun[F](g, input, apps, nodes, o)
 	for j := range nodes {
@@ -347,10 +357,24 @@ func newFoNodes(g *irsem.Graph, apps []irsem.Application) []foNode {
 // enclosure, its error bound e, and the box x ± e that holds every value
 // an evaluation within the bound can take.
 func roundZeroBoxes[F format](nodes []foNode, all []spec.Tensor[ErrOf[F]]) {
+	roundZeroBoxesExcept(nodes, all, nil)
+}
+
+// roundZeroBoxesExcept is roundZeroBoxes, except that a node marked in
+// tainted (a classic value that rests on an undecided comparison) gets
+// the whole line as its box and +∞ as its bound, and its exact enclosure
+// is not intersected with the classic one.
+func roundZeroBoxesExcept[F format](nodes []foNode, all []spec.Tensor[ErrOf[F]], tainted []bool) {
 	for i := range nodes {
 		nd := &nodes[i]
 		nd.e = make([]float64, len(all[i].Data))
 		nd.box = make([]spec.Interval, len(all[i].Data))
+		if tainted != nil && tainted[i] {
+			for m := range nd.e {
+				nd.e[m], nd.box[m] = inf, spec.Interval{Lo: math.Inf(-1), Hi: inf}
+			}
+			continue
+		}
 		for m, v := range all[i].Data {
 			c := v.close()
 			if x, ok := intersect(nd.x[m], c.x); ok {

@@ -180,10 +180,14 @@ ZOO: tuple[Spec, ...] = (
     Spec("gpt2", GPT2, lambda g: (torch.randint(0, 50, (1, 8), generator=g),), decides=False),
     Spec("mlp", lambda: nn.Sequential(nn.Linear(16, 32), nn.SiLU(), nn.Linear(32, 32), nn.Tanh(), nn.Linear(32, 4)),
          lambda g: (torch.randn(4, 16, generator=g),)),
+    # Undecided: GroupNorm's local error (the conv's sums fused into the
+    # norm's mean, docs/models.md).
     Spec("unet", UNet, lambda g: (torch.randn(1, 3, 16, 16, generator=g),), decides=False),
     Spec("bert", shipped.bert, lambda g: (torch.randint(0, 50, (1, 8), generator=g),), decides=False,
          source="transformers"),
     # The TorchScript exporter refuses aten::diff in the library's mask code.
+    # Undecided at the default sweep budget (docs/models.md: the budget is
+    # spent by node 134 of 176; at SweepWork 2^28 and more it decides).
     Spec("llama", shipped.llama, lambda g: (torch.randint(0, 50, (1, 8), generator=g),), decides=False,
          exporter="dynamo", source="transformers"),
     Spec("vit", shipped.vit, lambda g: (torch.randn(1, 3, 32, 32, generator=g),), decides=False,
