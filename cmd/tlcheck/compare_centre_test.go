@@ -48,4 +48,19 @@ func TestCompareCentreFallback(t *testing.T) {
 			t.Errorf("%v: the text report's centre line (%q) is wrong:\n%s", args, line, text)
 		}
 	}
+	// compare-grad's boxed bound takes the same enclosure (fpbound's
+	// forwardBoxes): ∂Σy/∂x = (2, 0) by hand holds, 3 at element 0 fails,
+	// at a rat-work of 1 as at the default.
+	g := writeTemp(t, t.TempDir(), "g.json", `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":[2.0,0]}}}`)
+	b := writeTemp(t, t.TempDir(), "b.json", `{"format":"tlcheck.grads.v1","grads":{"x":{"shape":[2],"values":[3.0,0]}}}`)
+	for _, c := range []struct {
+		grads string
+		code  int
+		want  string
+	}{{g, 0, "x [2]: 2 holds, 0 fails"}, {b, 1, "x [2]: 1 holds, 1 fails"}} {
+		code, out, errs := runCmd("compare-grad", "--max-rat-work", "1", "--onnx", good, "--data", gd, "--grads", c.grads)
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("compare-grad --max-rat-work 1 %s: exit %d (want %d), stderr %q, output lacks %q:\n%s", c.grads, code, c.code, errs, c.want, out)
+		}
+	}
 }
