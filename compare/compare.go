@@ -93,13 +93,21 @@ type Output struct {
 	First *jsonout.CompareElement
 	Close Closeness // the assert_close-style summary
 	Exact bool      // an integer or boolean output, compared exactly
+	// Centre names the evaluation that encloses the exact values of a
+	// model output (fpbound.CentreExact, CentreBall, CentreInterval; ""
+	// for an exact or Gradient output), CentreFallback the
+	// exact-arithmetic budget (--max-rat-work, --max-rat-bits,
+	// --max-rat-bits-total) that made a graph exact over the rationals
+	// fall back from the exact centre ("" when none did).
+	Centre, CentreFallback string
 }
 
 // JSON is the output's entry in a tlcheck.compare.v1 document.
 func (o Output) JSON() jsonout.CompareOutput {
 	return jsonout.CompareOutput{Name: o.Name, Shape: append([]int{}, o.Shape...), Gradient: o.Gradient,
 		Elements: o.Elements, MaxErr: jsonout.Interval{Lo: jsonout.Number(o.MaxErr[0]), Hi: jsonout.Number(o.MaxErr[1])},
-		Bound: optNumber(o.Bound), Ours: optInterval(o.Ours), Holds: o.Holds, Fails: o.Fails, Inconclusive: o.Inconc, First: o.First}
+		Bound: optNumber(o.Bound), Ours: optInterval(o.Ours), Holds: o.Holds, Fails: o.Fails, Inconclusive: o.Inconc, First: o.First,
+		Centre: o.Centre, CentreFallback: o.CentreFallback}
 }
 
 func optNumber(v float64) *jsonout.Number {
@@ -277,7 +285,9 @@ func floatOutputs(m *model.Model, rec *recorded, o fpbound.Options) ([]Output, e
 	}
 	var out []Output
 	for _, iv := range im.Outputs {
-		out = append(out, floatOutput(iv, res.Elements[iv.Offset:iv.Offset+iv.Shape.Size()], oursOut, packed64))
+		fo := floatOutput(iv, res.Elements[iv.Offset:iv.Offset+iv.Shape.Size()], oursOut, packed64)
+		fo.Centre, fo.CentreFallback = res.Centre, res.CentreFallback
+		out = append(out, fo)
 	}
 	return out, nil
 }

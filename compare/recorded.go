@@ -143,6 +143,9 @@ func compareFormat(m *model.Model, format onnx.DataType, rec []float64, o fpboun
 		r.Elements[i] = el
 	}
 	r.Summary = fpbound.Summarize(r.Elements)
+	if len(sh) > 0 {
+		r.Centre, r.CentreFallback = sh[0].Centre, sh[0].CentreFallback
+	}
 	return r, nil
 }
 

@@ -164,6 +164,9 @@ func WriteText(w io.Writer, model string, reps []Set) {
 				}
 				fmt.Fprintln(w, ")")
 			}
+			if o.CentreFallback != "" {
+				fmt.Fprintf(w, "    (centre: the %s enclosure, not the exact rational value: %s)\n", o.Centre, o.CentreFallback)
+			}
 			if !math.IsNaN(o.Ours[0]) {
 				fmt.Fprintf(w, "    (reported, not decided: tlcheck's own f32 evaluation: max |f32 − exact| ∈ [%s, %s])\n", outward(o.Ours[0], false), outward(o.Ours[1], true))
 			}

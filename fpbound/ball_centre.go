@@ -26,7 +26,7 @@ const (
 // unit costs about 1 µs: the 12-block GPT-2 stack (work 6·10⁴) takes 1.2 s
 // at 128 and 256 bits together, and the cap about 15 s. A graph above it
 // at 128 bits keeps the interval centre.
-const ballWork = 1 << 24
+var ballWork int64 = 1 << 24 // a variable only so that tests can lower it
 
 // ballMu serialises ball evaluations: the precision and the fallback
 // counts are package state read around one evaluation.

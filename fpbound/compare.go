@@ -136,6 +136,10 @@ type Result struct {
 	Elements []Element
 	// Summary aggregates all of them.
 	Summary
+	// Centre and CentreFallback are the evaluation's Sharp.Centre and
+	// Sharp.CentreFallback: which evaluation encloses the exact values,
+	// and the exact-arithmetic budget that ruled out the rational one.
+	Centre, CentreFallback string
 }
 
 // Summarize aggregates elems (for example the elements of one ONNX output
@@ -327,6 +331,9 @@ func Compare(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, recorded [
 		r.Elements[i] = el
 	}
 	r.Summary = Summarize(r.Elements)
+	if len(sh) > 0 {
+		r.Centre, r.CentreFallback = sh[0].Centre, sh[0].CentreFallback
+	}
 	return r, nil
 }
 

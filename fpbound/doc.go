@@ -504,7 +504,20 @@
 // enclosed in the nearest float64 interval; otherwise it is BallCentre's
 // enclosure of every node ("The ball centre"), or, where the ball
 // evaluation fails or exceeds its work cap, the interval evaluation;
-// either is intersected with the classic X. The boxes stay sound whichever
+// either is intersected with the classic X. A graph exact over spec.Rat
+// whose rational evaluation runs past an exact-arithmetic budget
+// (limits rat-work, rat-bits, rat-bits-total: costs of the rational
+// evaluation, not properties of the input) falls back, for the whole
+// graph, to the ball centre and then the interval one, instead of being
+// refused; Sharp.Centre names the centre used and Sharp.CentreFallback
+// the budget. The fallback is per graph, not per node, because the
+// rational evaluation is one pass whose failure leaves no node values
+// behind (rat-work is checked before anything runs), and because the
+// ball and interval evaluations are themselves whole-graph passes; a
+// per-node mix would need the exact values of the nodes before the
+// failing one kept alongside, for at most a tighter X there. The verdicts
+// stay sound with either centre by the argument that follows, which asks
+// of X only that it contain x_j. The boxes stay sound whichever
 // is used: (a) and (c) need only that X_j contain the exact value x_j of
 // node j, since a (partially) perturbed value v satisfies |v − x_j| ≤ E_j
 // (resp. F_j), so v ∈ [x_j ± E_j] ⊆ X_j ± E_j; a ball enclosure contains

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/limits"
@@ -32,6 +33,14 @@ type Sharp struct {
 	// probability at least 1 − 10⁻³ over random signs of the local errors,
 	// |v̂ − x| ≤ Estimate (doc.go, "Estimate"). Reported, never deciding.
 	Estimate float64
+	// Centre names the evaluation that encloses the exact value (Exact):
+	// CentreExact, CentreBall or CentreInterval, the same for every
+	// element of one evaluation (doc.go, "The exact enclosure").
+	Centre string
+	// CentreFallback is the exact-arithmetic budget the rational
+	// evaluation ran past, where the graph is exact over spec.Rat but its
+	// centre is not CentreExact ("" otherwise).
+	CentreFallback string
 }
 
 // Decider names the bound that decided: "first-order", "classic", or
@@ -118,12 +127,14 @@ func sharpFrom[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor
 	for i, c := range classic {
 		res[i] = Sharp{Enclosure: c, Classic: c.Bound, FirstOrder: inf, Estimate: inf}
 	}
-	fo, reason, err := firstOrder[F](g, p, input, o, k, ce)
+	cen := centre{kind: CentreInterval}
+	fo, reason, err := firstOrder[F](g, p, input, o, k, ce, &cen)
 	if err != nil {
 		return nil, err
 	}
 	for i := range res {
 		r := &res[i]
+		r.Centre, r.CentreFallback = cen.kind, cen.fallback
 		if fo == nil {
 			r.FirstOrderReason = reason
 			continue
@@ -160,7 +171,9 @@ type foOut struct {
 // the classic bound); an error is a malformed graph or a resource limit.
 // ce is the classic evaluation SharpBounds ran (its values are round 0 of
 // the boxes; firstOrder does not evaluate over Err again).
-func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options, k int, ce *classicEval[F]) ([]foOut, string, error) {
+// The centre of the exact enclosures is stored in *cen once they are
+// known.
+func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options, k int, ce *classicEval[F], cen *centre) ([]foOut, string, error) {
 	apps, err := irsem.Applications(g, p)
 	if err != nil {
 		return nil, "", err
@@ -168,10 +181,12 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	nodes := newFoNodes(g, apps)
 	// The exact enclosures: over spec.Rat when every step is exact, else
 	// the ball centre, else over spec.Interval.
-	if err := exactEnclosures(g, p, input, apps, nodes); err != nil {
+	used, err := exactEnclosures(g, p, input, apps, nodes)
+	if err != nil {
 		reason, err := failed(err, "the exact enclosure failed: "+err.Error())
 		return nil, reason, err
 	}
+	*cen = used
 
 	evalMu.Lock()
 	defer evalMu.Unlock()
@@ -626,12 +641,47 @@ func prefixWorks(g *irsem.Graph) []int64 {
 	return ws
 }
 
+// The centres of the exact enclosure (Sharp.Centre): which evaluation
+// encloses every node's exact value (doc.go, "The exact enclosure").
+const (
+	// CentreExact: the exact rational value (spec.Rat), in the nearest
+	// float64 interval.
+	CentreExact = "exact"
+	// CentreBall: BallCentre's high-precision ball enclosure.
+	CentreBall = "ball"
+	// CentreInterval: the float64 interval evaluation (spec.Interval), or
+	// the classic Err algebra's own enclosure where the first-order pass
+	// did not run.
+	CentreInterval = "interval"
+)
+
+// centre is the centre exactEnclosures used, and why not the exact one
+// where the graph is exact over spec.Rat but its evaluation there ran
+// past an exact-arithmetic budget ("" otherwise).
+type centre struct {
+	kind, fallback string
+}
+
+// ratBudget reports that err is one of the exact-arithmetic budgets
+// (rat-work, rat-bits, rat-bits-total): limits on the cost of evaluating
+// over spec.Rat, not on the input itself, so the enclosure falls back to
+// the ball or interval evaluation, which bounds the same exact values.
+func ratBudget(err error) bool {
+	var le *limits.Error
+	return errors.As(err, &le) && strings.HasPrefix(le.Limit, "rat-")
+}
+
 // exactEnclosures sets nodes[i].x for every node: the exact value over
 // spec.Rat when every primitive of the graph is exact (and the evaluation
 // succeeds), else the ball centre (BallCentre) within its work cap, else
 // the interval evaluation. Each is an enclosure of the node's exact value
-// (doc.go, "Boxes").
-func exactEnclosures(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, apps []irsem.Application, nodes []foNode) error {
+// (doc.go, "Boxes"). A graph exact over Rat whose rational evaluation
+// exceeds an exact-arithmetic budget (ratBudget) gets the ball, else the
+// interval centre, for the whole graph, never a refusal; every other
+// resource limit is returned.
+func exactEnclosures(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, apps []irsem.Application, nodes []foNode) (centre, error) {
+	var used centre
+	ball := true
 	if ratExact(apps) {
 		all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[spec.Rat](input))
 		if err == nil {
@@ -641,31 +691,39 @@ func exactEnclosures(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, ap
 					nodes[i].x[m] = spec.Interval{}.FromRat(v.Big())
 				}
 			}
-			return nil
+			return centre{kind: CentreExact}, nil
 		}
-		if limits.IsLimit(err) {
-			return err
+		switch {
+		case ratBudget(err):
+			used.fallback = err.Error()
+		case limits.IsLimit(err):
+			return centre{}, err
+		default:
+			ball = false
 		}
-	} else {
+	}
+	if ball {
 		c, err := BallCentre(g, p, input)
 		if err == nil && len(c.Nodes) == len(nodes) {
 			for i := range nodes {
 				nodes[i].x = c.Nodes[i]
 			}
-			return nil
+			used.kind = CentreBall
+			return used, nil
 		}
 		if limits.IsLimit(err) && !errors.Is(err, errBallWork) {
-			return err
+			return centre{}, err
 		}
 	}
 	all, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[spec.Interval](input))
 	if err != nil {
-		return err
+		return centre{}, err
 	}
 	for i := range nodes {
 		nodes[i].x = all[i].Data
 	}
-	return nil
+	used.kind = CentreInterval
+	return used, nil
 }
 
 // localErr evaluates node j's application over Err on its parents' boxes

@@ -212,7 +212,7 @@ func forwardBoxes[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTen
 	}
 	n := len(g.Nodes)
 	nodes := newFoNodes(g, apps)
-	if err := exactEnclosures(g, p, input, apps, nodes); err != nil {
+	if _, err := exactEnclosures(g, p, input, apps, nodes); err != nil {
 		return failedBoxes(err, "the exact enclosure failed: "+err.Error())
 	}
 	evalMu.Lock()

@@ -120,7 +120,12 @@
 // Rat keeps the former work default as its own limit, rat-work (checked by
 // irsem.DenoteAll over Rat, which every Rat path runs first): a graph the
 // float and interval paths evaluate in seconds may still be refused over
-// Rat.
+// Rat. compare and compare-grad, which need the exact values only as the
+// centre of a rounding-error enclosure, do not refuse past rat-work,
+// rat-bits or rat-bits-total: fpbound then encloses the same exact values
+// by a ball or interval evaluation (bounded by work and its own work cap),
+// and says so (go doc ./fpbound, "The exact enclosure"); every other
+// command's result is the exact value itself, so it still refuses.
 //
 // Measured on the 2-core development machine (README, section Limits), with
 // the former defaults (graph-elements 2^20, work 2^24):

@@ -271,6 +271,14 @@ type CompareOutput struct {
 	Fails        int             `json:"fails"`
 	Inconclusive int             `json:"inconclusive"`
 	First        *CompareElement `json:"first,omitempty"`
+	// Centre names the evaluation that encloses the exact values of a
+	// model output: "exact" (rational), "ball" or "interval"; absent for
+	// an integer, boolean or Gradient output.
+	Centre string `json:"centre,omitempty"`
+	// CentreFallback is the exact-arithmetic limit the rational
+	// evaluation ran past, where the output is exact over the rationals
+	// but its centre is not "exact"; absent otherwise.
+	CentreFallback string `json:"centre_fallback,omitempty"`
 }
 
 // CompareSet is one recorded data set of compare.
