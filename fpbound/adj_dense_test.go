@@ -17,11 +17,7 @@ import (
 // p/q, and b likewise.
 func adjOperands(c convCase, ivWeights bool) (x, w, b spec.Tensor[adj]) {
 	r := rand.New(rand.NewPCG(c.seed, 29))
-	xs := append(spec.Shape{c.lead, c.cin}, c.n...)
-	ws := append(spec.Shape{c.cout, c.cin / c.groups}, c.k...)
-	if c.transposed {
-		ws = append(spec.Shape{c.cin, c.cout / c.groups}, c.k...)
-	}
+	xs, ws := c.shapes()
 	x = spec.Tensor[adj]{Shape: xs, Data: make([]adj, xs.Size())}
 	for i := range x.Data {
 		x.Data[i] = drawAdj(r, c.zeros)

@@ -154,14 +154,21 @@ func pointErr[F format](r *rand.Rand) ErrOf[F] {
 	return valueOf[F](spec.Interval{Lo: v, Hi: v}, 0)
 }
 
-// operands draws x, W and b as tensors.
-func (c convCase) operands() (x, w, b spec.Tensor[Err]) {
-	r := rand.New(rand.NewPCG(c.seed, 17))
-	xs := append(spec.Shape{c.lead, c.cin}, c.n...)
-	ws := append(spec.Shape{c.cout, c.cin / c.groups}, c.k...)
+// shapes gives the shapes of x and W: x is [lead, cin, n...]; W is
+// [cout, cin/groups, k...], or [cin, cout/groups, k...] transposed.
+func (c convCase) shapes() (xs, ws spec.Shape) {
+	xs = append(spec.Shape{c.lead, c.cin}, c.n...)
+	ws = append(spec.Shape{c.cout, c.cin / c.groups}, c.k...)
 	if c.transposed {
 		ws = append(spec.Shape{c.cin, c.cout / c.groups}, c.k...)
 	}
+	return xs, ws
+}
+
+// operands draws x, W and b as tensors.
+func (c convCase) operands() (x, w, b spec.Tensor[Err]) {
+	r := rand.New(rand.NewPCG(c.seed, 17))
+	xs, ws := c.shapes()
 	x = spec.Tensor[Err]{Shape: xs, Data: make([]Err, xs.Size())}
 	for i := range x.Data {
 		x.Data[i] = drawErr[binary32](r, c.zeros, c.pending)
