@@ -239,7 +239,7 @@ func denoteOut[F format](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[ErrOf[F
 	if reg == nil {
 		return irsem.Denote(g, p, x)
 	}
-	all, err := denoteAllWith(g, p, x, reg)
+	all, err := denoteAllWith(g, p, x, reg, nil)
 	if err != nil {
 		return spec.Tensor[ErrOf[F]]{}, err
 	}
@@ -251,10 +251,14 @@ func denoteAll[F format](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[ErrOf[F
 	if reg == nil {
 		return irsem.DenoteAll(g, p, x)
 	}
-	return denoteAllWith(g, p, x, reg)
+	return denoteAllWith(g, p, x, reg, nil)
 }
 
-func denoteAllWith[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[T], reg *spec.Registry[T]) ([]spec.Tensor[T], error) {
+// denoteAllWith evaluates every node of g over reg in id order, one node
+// at a time, keeping every value; around each non-input node i it calls
+// around(i, run) where run evaluates the node (around nil: run alone), so
+// a caller can observe what one node's evaluation does (taintedNodes).
+func denoteAllWith[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[T], reg *spec.Registry[T], around func(i int, run func() error) error) ([]spec.Tensor[T], error) {
 	apps, err := irsem.Applications(g, p)
 	if err != nil {
 		return nil, err
@@ -270,17 +274,25 @@ func denoteAllWith[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Te
 		for t, q := range n.Parents {
 			parents[t] = vals[q]
 		}
-		v, err := irsem.RunApplication(&apps[i], parents, func(_ int, s *irsem.Step, xs []spec.Tensor[T]) (spec.Tensor[T], error) {
-			pr, err := reg.Lookup(s.Prim)
-			if err != nil {
-				return spec.Tensor[T]{}, err
-			}
-			return pr.Apply(s.Attrs, xs)
-		})
+		run := func() error {
+			v, err := irsem.RunApplication(&apps[i], parents, func(_ int, s *irsem.Step, xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+				pr, err := reg.Lookup(s.Prim)
+				if err != nil {
+					return spec.Tensor[T]{}, err
+				}
+				return pr.Apply(s.Attrs, xs)
+			})
+			vals[i] = v
+			return err
+		}
+		if around != nil {
+			err = around(i, run)
+		} else {
+			err = run()
+		}
 		if err != nil {
 			return nil, err
 		}
-		vals[i] = v
 	}
 	return vals, nil
 }

@@ -107,7 +107,6 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	}
 	r.spent += work
 	if r.linearIn(k, pairs) {
-
 		if jacCompare != nil {
 			ref := make([][]float64, len(pairs))
 			for t := range pairs {
