@@ -152,16 +152,20 @@ func encloseOp(op string, a0, a1, b0, b1 float64) (lo, hi float64, ok bool) {
 	if op == "Div" && b0 <= 0 && b1 >= 0 {
 		return 0, 0, false
 	}
-	f := map[string]func(x, y float64) float64{
-		"Add": func(x, y float64) float64 { return x + y },
-		"Sub": func(x, y float64) float64 { return x - y },
-		"Mul": func(x, y float64) float64 { return x * y },
-		"Div": func(x, y float64) float64 { return x / y },
-	}[op]
 	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, x := range []float64{a0, a1} {
-		for _, y := range []float64{b0, b1} {
-			r := f(x, y)
+	for _, x := range [2]float64{a0, a1} {
+		for _, y := range [2]float64{b0, b1} {
+			var r float64
+			switch op {
+			case "Add":
+				r = x + y
+			case "Sub":
+				r = x - y
+			case "Mul":
+				r = x * y
+			default: // Div
+				r = x / y
+			}
 			lo, hi = math.Min(lo, r), math.Max(hi, r)
 		}
 	}
