@@ -14,5 +14,6 @@ import Tlcheck.Norm
 import Tlcheck.Prod
 import Tlcheck.Renorm
 import Tlcheck.Round
+import Tlcheck.RoundLocal
 import Tlcheck.Trunc
 import Tlcheck.Certs.All

@@ -355,3 +355,187 @@ func TestLeanRoundSource(t *testing.T) {
 		}
 	}
 }
+
+// A transcription of Round.lean's rounding interval (rabs, roundOmega,
+// roundHiM, roundLoM, roundGap, roundDelta): the jump points around a
+// value of the format and the radius `round_locally_constant` names.
+
+// lAbs is rabs.
+func lAbs(a *big.Rat) *big.Rat { return new(big.Rat).Abs(a) }
+
+// lOmega is roundOmega: Ω = 2^(emax+1) − 2^(emax−prec), the overflow
+// threshold (the midpoint between the largest finite value and 2^(emax+1)).
+func lOmega(f fmtL) *big.Rat {
+	return new(big.Rat).Sub(lPow2(f.emax+1), lPow2(f.emax-f.prec))
+}
+
+// lRoundK is roundK: max(flog2 m, emin) − prec + 1.
+func lRoundK(f fmtL, m *big.Rat) int64 { return max(lFlog2(m), f.emin) - f.prec + 1 }
+
+// lRoundHiM is roundHiM: the jump point above a magnitude m of the
+// format, m + 2^(k−1) (half its quantum above it); 2^(emin−prec), half the
+// least subnormal, for m = 0.
+func lRoundHiM(f fmtL, m *big.Rat) *big.Rat {
+	if m.Sign() == 0 {
+		return lPow2(f.emin - f.prec)
+	}
+	return new(big.Rat).Add(m, lPow2(lRoundK(f, m)-1))
+}
+
+// lRoundLoM is roundLoM: the jump point below a magnitude m > 0 of the
+// format, m − 2^(k−1), or m − 2^(k−2) when m = 2^e starts a normal binade
+// above the least (the quantum below it is half m's).
+func lRoundLoM(f fmtL, m *big.Rat) *big.Rat {
+	e := lFlog2(m)
+	if m.Cmp(lPow2(e)) == 0 && f.emin < e {
+		return new(big.Rat).Sub(m, lPow2(lRoundK(f, m)-2))
+	}
+	return new(big.Rat).Sub(m, lPow2(lRoundK(f, m)-1))
+}
+
+// lRoundGap is roundGap: the distance from a to the nearest jump point of
+// roundQ f — |a| − Ω past the overflow threshold, the distance to ±half
+// the least subnormal where a rounds to 0, else the smaller of |a| −
+// roundLoM m and roundHiM m − |a| with m = |roundQ f a|. It is 0 exactly
+// at a jump point (a tie, or Ω).
+func lRoundGap(f fmtL, a *big.Rat) *big.Rat {
+	r, ok := leanRoundQ(f, a)
+	if !ok {
+		return new(big.Rat).Sub(lAbs(a), lOmega(f))
+	}
+	m := lAbs(r)
+	if m.Sign() == 0 {
+		return new(big.Rat).Sub(lRoundHiM(f, m), lAbs(a))
+	}
+	lo := new(big.Rat).Sub(lAbs(a), lRoundLoM(f, m))
+	hi := new(big.Rat).Sub(lRoundHiM(f, m), lAbs(a))
+	if lo.Cmp(hi) <= 0 {
+		return lo
+	}
+	return hi
+}
+
+// lRoundDelta is roundDelta: the least roundGap f xᵢ / (|vᵢ| + 1), 1 for
+// the empty tensor.
+func lRoundDelta(f fmtL, x, v []*big.Rat) *big.Rat {
+	d := big.NewRat(1, 1)
+	for i := 0; i < len(x) && i < len(v); i++ {
+		g := new(big.Rat).Quo(lRoundGap(f, x[i]), new(big.Rat).Add(lAbs(v[i]), big.NewRat(1, 1)))
+		if g.Cmp(d) <= 0 {
+			d = g
+		}
+	}
+	return d
+}
+
+// roundGapInstRE reads one roundGap conjunct of RoundLocal.lean.
+var roundGapInstRE = regexp.MustCompile(`roundGap Fmt\.(f16|bf16|f32) \(mkRat \(?(-?[0-9]+)\)? ([0-9]+)\) = (?:mkRat ([0-9]+) ([0-9]+)|(0))`)
+
+// TestLeanRoundGapInstances: every value roundGap_instance and
+// round_jump_instance (RoundLocal.lean) claim by `decide +kernel` is the
+// transcription's, and — independently of it, from the registry's
+// RoundRat alone — a positive gap g is the distance to the nearest jump
+// (RoundRat constant at a ± g·(1 − 2⁻³⁰), changing on one side at
+// a ± g·(1 + 2⁻³⁰)) and a zero gap is a jump (RoundRat differs at a ± 2⁻⁴⁰
+// or overflows on one side); the roundQ values round_jump_instance claims
+// are RoundRat's.
+func TestLeanRoundGapInstances(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "lean", "Tlcheck", "RoundLocal.lean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	ms := roundGapInstRE.FindAllStringSubmatch(src, -1)
+	if len(ms) < 11 {
+		t.Fatalf("RoundLocal.lean: %d roundGap instances, want 11", len(ms))
+	}
+	near := func(f spec.FloatFormat, a, d *big.Rat) (*big.Rat, bool) {
+		return f.RoundRat(new(big.Rat).Add(a, d))
+	}
+	for _, m := range ms {
+		op := "round_" + m[1]
+		x, _ := new(big.Rat).SetString(m[2] + "/" + m[3])
+		g := new(big.Rat)
+		if m[6] == "" {
+			g.SetString(m[4] + "/" + m[5])
+		}
+		if got := lRoundGap(leanFmtOf(op), x); got.Cmp(g) != 0 {
+			t.Errorf("%s: the transcription gives %v", m[0], got)
+		}
+		rf := registryFormat[op]
+		r0, ok0 := rf.RoundRat(x)
+		if g.Sign() == 0 {
+			e := lPow2(-40)
+			lo, okl := near(rf, x, new(big.Rat).Neg(e))
+			hi, okh := near(rf, x, e)
+			if okl && okh && lo.Cmp(hi) == 0 {
+				t.Errorf("%s: RoundRat is %v on both sides of %v: not a jump point", m[0], lo, x)
+			}
+			continue
+		}
+		if !ok0 {
+			// past Ω: the overflow must persist within g
+			for _, c := range []*big.Rat{big.NewRat(-1, 1), big.NewRat(1, 1)} {
+				d := new(big.Rat).Mul(c, new(big.Rat).Mul(g, new(big.Rat).Sub(big.NewRat(1, 1), lPow2(-30))))
+				if _, ok := near(rf, x, d); ok {
+					t.Errorf("%s: RoundRat is finite at %v + %v", m[0], x, d)
+				}
+			}
+			continue
+		}
+		moved := false
+		for _, c := range []*big.Rat{big.NewRat(-1, 1), big.NewRat(1, 1)} {
+			in := new(big.Rat).Mul(c, new(big.Rat).Mul(g, new(big.Rat).Sub(big.NewRat(1, 1), lPow2(-30))))
+			if r, ok := near(rf, x, in); !ok || r.Cmp(r0) != 0 {
+				t.Errorf("%s: RoundRat changes at %v + %v, inside the gap", m[0], x, in)
+			}
+			out := new(big.Rat).Mul(c, new(big.Rat).Mul(g, new(big.Rat).Add(big.NewRat(1, 1), lPow2(-30))))
+			if r, ok := near(rf, x, out); !ok || r.Cmp(r0) != 0 {
+				moved = true
+			}
+		}
+		if !moved {
+			t.Errorf("%s: RoundRat is unchanged just past the gap on both sides: not the nearest jump", m[0])
+		}
+	}
+	// round_jump_instance's roundQ values.
+	qs := roundInstRE.FindAllStringSubmatch(src, -1)
+	if len(qs) < 2 {
+		t.Fatalf("RoundLocal.lean: %d roundQ instances, want 2", len(qs))
+	}
+	for _, m := range qs {
+		x, _ := new(big.Rat).SetString(m[2] + "/" + m[3])
+		y, _ := new(big.Rat).SetString(m[5] + "/" + m[6])
+		if want, ok := registryFormat["round_"+m[1]].RoundRat(x); !ok || want.Cmp(y) != 0 {
+			t.Errorf("%s: the registry gives %v (ok %v)", m[0], want, ok)
+		}
+	}
+	if !strings.Contains(src, "roundStable Fmt.f16 [mkRat 2049 1] = false") {
+		t.Error("round_jump_instance no longer states that the tie 2049 fails roundStable")
+	}
+}
+
+// TestLeanRoundLocalSource pins the RoundLocal.lean definitions the
+// transcription (lOmega, lRoundHiM, lRoundLoM, lRoundGap, lRoundDelta)
+// follows.
+func TestLeanRoundLocalSource(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "lean", "Tlcheck", "RoundLocal.lean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"def roundOmega (f : Fmt) : Rat := pow2 (f.emax + 1) - pow2 (f.emax - (f.prec : Int))",
+		"  if m = 0 then pow2 (f.emin - (f.prec : Int)) else m + pow2 (roundK f m - 1)",
+		"  if m = pow2 (flog2 m) ∧ f.emin < flog2 m then m - pow2 (roundK f m - 2)",
+		"  else m - pow2 (roundK f m - 1)",
+		"  | none => absS a - roundOmega f",
+		"    if absS r = 0 then roundHiM f 0 - absS a",
+		"    else rmin (absS a - roundLoM f (absS r)) (roundHiM f (absS r) - absS a)",
+		"  | a :: as, w :: ws => rmin (roundGap f a / (absS w + 1)) (roundDelta f as ws)",
+		"  | a :: as => decide (0 < roundGap f a) && roundStable f as",
+	} {
+		if !strings.Contains(string(b), line+"\n") {
+			t.Errorf("RoundLocal.lean no longer has the line the Go transcription follows:\n%s", line)
+		}
+	}
+}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"strings"
+	"math/rand"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/obligations/casegen"
@@ -44,6 +44,15 @@ import (
 //     from the dual-number check.
 //   - NoGrad primitives (const, detach, random draws, masks): the JVP is
 //     exactly zero.
+//   - The float casts round_f16, round_bf16, round_f32 (piecewise
+//     constant): Round.lean's `round_locally_constant` statement. At an x
+//     whose every entry lies strictly inside its rounding interval
+//     (`roundGap` > 0, transcribed in round_test.go), with
+//     δ = minᵢ roundGap xᵢ / (|vᵢ| + 1) (`roundDelta`), the registry's
+//     forward at x + t·v equals fwd x + t·jvp x v exactly for t at ±δ·(1 −
+//     2⁻²⁰), ±δ/2, ±δ·2⁻³⁰ — so a JVP ≠ 0 fails — and every entry with
+//     vᵢ ≠ 0 changes its rounding just past gapᵢ/|vᵢ| in one direction: the
+//     radius is the distance to the nearest jump, not a smaller one.
 
 // taylorCases is the number of random instances per primitive.
 const taylorCases = 12
@@ -84,6 +93,10 @@ func taylorCheck(reg *spec.Registry[spec.Rat], dual *spec.Registry[spec.Dual[spe
 	}
 	if len(j.Data) != len(y.Data) {
 		return fmt.Errorf("jvp has %d elements, the forward %d", len(j.Data), len(y.Data))
+	}
+	if _, ok := registryFormat[inst.Op]; ok {
+		// The float casts: local constancy with Round.lean's radius.
+		return roundLocalCheck(p, inst, dxs, y, j)
 	}
 	if p.NoGrad {
 		for k, v := range j.Data {
@@ -410,18 +423,6 @@ func TestTaylorIdentity(t *testing.T) {
 			if !covered(op) {
 				t.Skipf("%s has no Lean semantics (lean/README.md, Coverage)", op)
 			}
-			if strings.HasPrefix(op, "round_") {
-				// The casts round_f16, round_bf16, round_f32 have no
-				// derivative theorem of this form in Lean (Round.lean states
-				// JVP = VJP = 0 entry by entry, `round_jvp_nth`, not local
-				// constancy): they are constant only between adjacent values
-				// of the format, and at the scales this test samples (2^-64
-				// along v) the difference quotients at a small x look
-				// linear (R(h) = h far above the least subnormal) although
-				// R is locally constant at a finer scale. Their JVP (0) is
-				// decided by the obligations' derivative check instead.
-				t.Skipf("%s: no Taylor or local-linearity statement in Lean (Round.lean)", op)
-			}
 			n, err := runTaylor(ratReg, dualReg, op, uint64(1000*i))
 			if err != nil {
 				t.Fatal(err)
@@ -464,6 +465,13 @@ func TestTaylorCatchesPlantedRules(t *testing.T) {
 		out, _ := spec.MulT(xs[0], dxs[0])
 		return spec.ScaleT(spec.NewRat(3, 1), out)
 	}
+	// A float cast's planted JVP: 2⁻⁶⁰·v in place of 0, the smallest
+	// non-zero rule tried — local constancy is exact, so any non-zero
+	// entry is caught.
+	tinyV := func(_ *spec.Attrs, _ []spec.Tensor[spec.Rat], _ spec.Tensor[spec.Rat], dxs []spec.Tensor[spec.Rat], j spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat] {
+		out, _ := spec.AddT(j, spec.ScaleT(pow2(60), dxs[0]))
+		return out
+	}
 	for _, tc := range []struct {
 		name, op string
 		wrong    func(*spec.Attrs, []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat], []spec.Tensor[spec.Rat], spec.Tensor[spec.Rat]) spec.Tensor[spec.Rat]
@@ -478,6 +486,9 @@ func TestTaylorCatchesPlantedRules(t *testing.T) {
 		{"permute ×3/2", "permute", scale(3)},
 		{"conv ×3/2", "conv", scale(3)},
 		{"layer_norm ×3/2", "layer_norm", scale(3)},
+		{"round_f16 jvp = 2⁻⁶⁰·v", "round_f16", tinyV},
+		{"round_bf16 jvp = 2⁻⁶⁰·v", "round_bf16", tinyV},
+		{"round_f32 jvp = 2⁻⁶⁰·v", "round_f32", tinyV},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if _, err := spec.Info(tc.op); err != nil {
@@ -548,6 +559,153 @@ func TestTaylorMethodsCatchAlone(t *testing.T) {
 			}
 			if !caught || honest == 0 {
 				t.Fatalf("%s alone: caught %v, reference cases passed %d", tc.name, caught, honest)
+			}
+		})
+	}
+}
+
+// roundLocalCheck: local constancy of a float cast at x along v with
+// Round.lean's δ (see the file comment); errSkip when an entry of x is a
+// jump point (roundGap = 0: a tie or Ω), where the convention (JVP = 0,
+// `round_jvp_nth`) is all the statement says.
+func roundLocalCheck(p *spec.Prim[spec.Rat], inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat]) error {
+	return roundLocalCheckGap(p, inst, dxs, y, j, lRoundGap)
+}
+
+// roundLocalCheckGap is roundLocalCheck with the gap function replaceable,
+// so that a planted wrong radius can be shown caught.
+func roundLocalCheckGap(p *spec.Prim[spec.Rat], inst *casegen.Instance, dxs []spec.Tensor[spec.Rat], y, j spec.Tensor[spec.Rat], gapOf func(fmtL, *big.Rat) *big.Rat) error {
+	if len(inst.Xs) != 1 || len(dxs) != 1 || len(inst.Xs[0].Data) != len(dxs[0].Data) {
+		return fmt.Errorf("a float cast has one input and one tangent of its length")
+	}
+	f := leanFmtOf(inst.Op)
+	x, v := make([]*big.Rat, len(inst.Xs[0].Data)), make([]*big.Rat, len(dxs[0].Data))
+	for i := range x {
+		x[i], v[i] = inst.Xs[0].Data[i].Big(), dxs[0].Data[i].Big()
+		if gapOf(f, x[i]).Sign() <= 0 {
+			return errSkip
+		}
+	}
+	delta := big.NewRat(1, 1) // roundDelta with gapOf for roundGap
+	for i := range x {
+		g := new(big.Rat).Quo(gapOf(f, x[i]), new(big.Rat).Add(lAbs(v[i]), big.NewRat(1, 1)))
+		if g.Cmp(delta) <= 0 {
+			delta = g
+		}
+	}
+	if delta.Sign() <= 0 {
+		return fmt.Errorf("roundDelta = %v ≤ 0 although every entry is strictly inside its interval", delta)
+	}
+	one := big.NewRat(1, 1)
+	for _, c := range []*big.Rat{
+		new(big.Rat).Sub(one, pow2(20).Big()), new(big.Rat).Neg(new(big.Rat).Sub(one, pow2(20).Big())),
+		big.NewRat(1, 2), big.NewRat(-1, 2), pow2(30).Big(), new(big.Rat).Neg(pow2(30).Big()),
+	} {
+		t := spec.RatFromBig(new(big.Rat).Mul(c, delta))
+		g, err := lineEval(p, inst.Attrs, inst.Xs, dxs, t)
+		if err != nil {
+			return fmt.Errorf("t = %v (|t| < δ = %v): the forward at x + t·v fails (%v) where it holds at x", t, delta, err)
+		}
+		for k := range y.Data {
+			if want := y.Data[k].Add(t.Mul(j.Data[k])); !g.Data[k].Same(want) {
+				return fmt.Errorf("element %d, t = %v (|t| < δ = %v): fwd(x + t·v) = %v, fwd x + t·jvp x v = %v (local constancy with the JVP fails)", k, t, delta, g.Data[k], want)
+			}
+		}
+	}
+	// The radius is sharp: just past gapᵢ/|vᵢ|, on one side, entry i
+	// leaves its interval (x + t·v's entry crosses a jump point).
+	rf := registryFormat[inst.Op]
+	for i := range x {
+		if v[i].Sign() == 0 {
+			continue
+		}
+		r0, _ := rf.RoundRat(x[i])
+		tt := new(big.Rat).Quo(gapOf(f, x[i]), lAbs(v[i]))
+		tt.Mul(tt, new(big.Rat).Add(one, pow2(10).Big()))
+		moved := false
+		for _, s := range []*big.Rat{tt, new(big.Rat).Neg(tt)} {
+			r, ok := rf.RoundRat(new(big.Rat).Add(x[i], new(big.Rat).Mul(s, v[i])))
+			if !ok || r.Cmp(r0) != 0 {
+				moved = true
+			}
+		}
+		if !moved {
+			return fmt.Errorf("element %d: round(x + t·v) is unchanged at t = ±%v, past roundGap/|v| on both sides: the gap %v is not the distance to a jump point", i, tt, gapOf(f, x[i]))
+		}
+	}
+	return nil
+}
+
+// TestRoundLocallyConstant: Round.lean's local-constancy statement on
+// random tensors of every binade (subnormal, normal, up to just below Ω)
+// and random tangents, exactly over Rat against the registry's RoundRat:
+// the forward is constant on |t| < roundDelta, the radius is sharp, the
+// transcribed roundDelta is the minimum over the entries, and a planted
+// radius twice the gap (constancy fails) or half of it (not sharp) is
+// caught, as is a planted JVP of 2⁻⁶⁰·v.
+func TestRoundLocallyConstant(t *testing.T) {
+	double := func(f fmtL, a *big.Rat) *big.Rat { return new(big.Rat).Mul(lRoundGap(f, a), big.NewRat(2, 1)) }
+	half := func(f fmtL, a *big.Rat) *big.Rat { return new(big.Rat).Mul(lRoundGap(f, a), big.NewRat(1, 2)) }
+	for _, op := range []string{"round_f16", "round_bf16", "round_f32"} {
+		t.Run(op, func(t *testing.T) {
+			p, err := ratReg.Lookup(op)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rf, lf := registryFormat[op], leanFmtOf(op)
+			probes := roundProbes(rf, rand.New(rand.NewSource(int64(7*len(op)))))
+			rng := rand.New(rand.NewSource(int64(len(op))))
+			checked, boundary, caughtDouble, caughtHalf, caughtJVP := 0, 0, 0, 0, 0
+			for c := 0; c < 150; c++ {
+				x, v := make([]spec.Rat, 4), make([]spec.Rat, 4)
+				xb, vb := make([]*big.Rat, 4), make([]*big.Rat, 4)
+				for i := range x {
+					for { // a probe below Ω (the overflowing ones are the forward's domain error)
+						xb[i] = probes[rng.Intn(len(probes))]
+						if _, ok := rf.RoundRat(xb[i]); ok {
+							break
+						}
+					}
+					vb[i] = big.NewRat(rng.Int63n(41)-20, rng.Int63n(7)+1)
+					x[i], v[i] = spec.RatFromBig(xb[i]), spec.RatFromBig(vb[i])
+				}
+				inst := &casegen.Instance{Op: op, Attrs: &spec.Attrs{}, Xs: []spec.Tensor[spec.Rat]{{Shape: spec.Shape{4}, Data: x}}}
+				dxs := []spec.Tensor[spec.Rat]{{Shape: spec.Shape{4}, Data: v}}
+				y, err := p.Forward(inst.Attrs, inst.Xs)
+				if err != nil {
+					t.Fatalf("%v: %v", xb, err)
+				}
+				j, err := p.JVP(inst.Attrs, inst.Xs, y, dxs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				switch err := roundLocalCheck(p, inst, dxs, y, j); err {
+				case nil:
+					checked++
+				case errSkip:
+					boundary++
+					continue
+				default:
+					t.Fatalf("x = %v, v = %v: %v", xb, vb, err)
+				}
+				if roundLocalCheckGap(p, inst, dxs, y, j, double) != nil {
+					caughtDouble++
+				}
+				if roundLocalCheckGap(p, inst, dxs, y, j, half) != nil {
+					caughtHalf++
+				}
+				bad, _ := spec.AddT(j, spec.ScaleT(pow2(60), dxs[0]))
+				if roundLocalCheck(p, inst, dxs, y, bad) != nil {
+					caughtJVP++
+				}
+				// roundDelta's transcription is the minimum the check used.
+				if d := lRoundDelta(lf, xb, vb); d.Sign() <= 0 {
+					t.Fatalf("roundDelta %v ≤ 0 at a non-boundary x", d)
+				}
+			}
+			t.Logf("%s: %d tensors checked, %d at a jump point; planted radius ×2 caught %d, ×½ caught %d, JVP 2⁻⁶⁰·v caught %d", op, checked, boundary, caughtDouble, caughtHalf, caughtJVP)
+			if checked < 100 || caughtHalf != checked || caughtJVP != checked || caughtDouble == 0 {
+				t.Errorf("checked %d, caught ×2 %d, ×½ %d, JVP %d", checked, caughtDouble, caughtHalf, caughtJVP)
 			}
 		})
 	}
