@@ -91,15 +91,18 @@ func compModule(path, sum, name string, cases []compCase) (src []byte, skip stri
 	fmt.Fprintf(&b, "namespace %s\nopen Tlcheck\n\n", ns)
 	b.WriteString("set_option maxRecDepth 100000 in\n")
 	b.WriteString("def cases : List CompCase := [\n")
-	work := 0
+	work, steps := 0, 0
 	for i, c := range cases {
 		at := fmt.Sprintf("%s: field cases[%d]", path, i)
-		lines, w, skip, err := compCaseLean(at, c)
+		lines, w, st, skip, err := compCaseLean(at, c)
 		if err != nil || skip != "" {
 			return nil, skip, err
 		}
 		if work += w; work > MaxModuleWork {
 			return nil, fmt.Sprintf("more than %d elements of kernel work", MaxModuleWork), nil
+		}
+		if steps += st; steps > MaxModuleSteps {
+			return nil, fmt.Sprintf("more than %d kernel steps (elements times list walks, emit.compSteps)", MaxModuleSteps), nil
 		}
 		sep := ","
 		if i == len(cases)-1 {
@@ -140,39 +143,39 @@ func decodeTensor(at string, t certificates.Tensor) (spec.Tensor[spec.Rat], erro
 }
 
 // compCaseLean renders one case as a CompCase literal (one node per
-// line) and its kernel work: the elements of every node value, tangent
-// and cotangent the sweeps build, counted once per node (with the
-// contraction views of matmul).
-func compCaseLean(at string, c compCase) (string, int, string, error) {
+// line), its kernel work — the elements of every node value, tangent and
+// cotangent the sweeps build, counted once per node (with the contraction
+// views of matmul) — and its step bound (compSteps).
+func compCaseLean(at string, c compCase) (string, int, int, string, error) {
 	g, err := irsem.DecodeGraph(c.graph)
 	if err != nil {
-		return "", 0, "", fmt.Errorf("%s.graph: %v", at, err)
+		return "", 0, 0, "", fmt.Errorf("%s.graph: %v", at, err)
 	}
 	p, err := irsem.DecodePayload(c.payload)
 	if err != nil {
-		return "", 0, "", fmt.Errorf("%s.payload: %v", at, err)
+		return "", 0, 0, "", fmt.Errorf("%s.payload: %v", at, err)
 	}
 	x, err := decodeTensor(at+".input", c.input)
 	if err != nil {
-		return "", 0, "", err
+		return "", 0, 0, "", err
 	}
 	dx, err := decodeTensor(at+".dx", c.dx)
 	if err != nil {
-		return "", 0, "", err
+		return "", 0, 0, "", err
 	}
 	cot, err := decodeTensor(at+".cotangent", c.cot)
 	if err != nil {
-		return "", 0, "", err
+		return "", 0, 0, "", err
 	}
 	if g.InputID != 0 {
-		return "", 0, fmt.Sprintf("the input is node %d, not 0", g.InputID), nil
+		return "", 0, 0, fmt.Sprintf("the input is node %d, not 0", g.InputID), nil
 	}
 	if len(g.Nodes) > MaxCompNodes {
-		return "", 0, fmt.Sprintf("%d nodes, more than %d", len(g.Nodes), MaxCompNodes), nil
+		return "", 0, 0, fmt.Sprintf("%d nodes, more than %d", len(g.Nodes), MaxCompNodes), nil
 	}
 	vals, err := irsem.DenoteAll(g, p, x)
 	if err != nil {
-		return "", 0, "", fmt.Errorf("%s: %v", at, err)
+		return "", 0, 0, "", fmt.Errorf("%s: %v", at, err)
 	}
 	var nodes []string
 	work := 0
@@ -199,7 +202,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 		work += 3 * len(vals[id].Data)
 		st, w, done, err := specialLines(&apps, line, func() int { return len(nodes) }, g, p, id, ps, out)
 		if err != nil {
-			return "", 0, "", fmt.Errorf("%s: %v", at, err)
+			return "", 0, 0, "", fmt.Errorf("%s: %v", at, err)
 		}
 		if done {
 			work += w
@@ -209,7 +212,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 		if n.Kind.Op == "linear" {
 			e := p.Entry(id)
 			if e == nil || e.W == nil || e.B == nil || len(n.Parents) != 1 {
-				return "", 0, "", fmt.Errorf("%s.payload: node %d (linear): W or b missing", at, id)
+				return "", 0, 0, "", fmt.Errorf("%s.payload: node %d (linear): W or b missing", at, id)
 			}
 			leaf := func(t spec.Tensor[spec.Rat]) (string, []string, error) {
 				v, err := rats(certificates.RatTensor(t).Values)
@@ -221,7 +224,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 					err = line("const", nil, v, attr)
 				}
 				if err != nil {
-					return "", 0, "", fmt.Errorf("%s.payload: node %d (linear): %v", at, id, err)
+					return "", 0, 0, "", fmt.Errorf("%s.payload: node %d (linear): %v", at, id, err)
 				}
 				work += 3 * len(t.Data)
 			}
@@ -230,7 +233,7 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 			attr := fmt.Sprintf("{ c := mkRat 0 1, lo := mkRat 0 1, hi := mkRat 0 1, axis := 0, shape := %s, axis2 := 0, perm := [], start := 0, stop := 0, toShape := [], values := [], shapes := [%s, %s, %s] }",
 				nats(xs), nats(xs), nats(e.W.Shape), nats(e.B.Shape))
 			if err := line("linear", []int{ps[0], k - 2, k - 1}, out, attr); err != nil {
-				return "", 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
+				return "", 0, 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
 			}
 			if len(xs) > 0 {
 				work += 3 * len(vals[id].Data) * xs[len(xs)-1]
@@ -244,47 +247,47 @@ func compCaseLean(at string, c compCase) (string, int, string, error) {
 		}
 		prim, attr, skip, err := compNode(g, n, vals, win)
 		if err != nil {
-			return "", 0, "", fmt.Errorf("%s.graph: node %d (%s): %v", at, id, n.Kind.Op, err)
+			return "", 0, 0, "", fmt.Errorf("%s.graph: node %d (%s): %v", at, id, n.Kind.Op, err)
 		}
 		if skip != "" {
-			return "", 0, fmt.Sprintf("node %d (%s): %s", id, n.Kind.Op, skip), nil
+			return "", 0, 0, fmt.Sprintf("node %d (%s): %s", id, n.Kind.Op, skip), nil
 		}
 		work += nodeWork(prim, g, n, vals[id], win)
 		if err := line(prim, ps, out, attr); err != nil {
-			return "", 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
+			return "", 0, 0, "", fmt.Errorf("%s: node %d value: %v", at, id, err)
 		}
 		idx[id] = len(nodes)
 	}
 	xs, err := rats(c.input.Values)
 	if err != nil {
-		return "", 0, "", fmt.Errorf("%s.input: %v", at, err)
+		return "", 0, 0, "", fmt.Errorf("%s.input: %v", at, err)
 	}
 	dxs, err := rats(c.dx.Values)
 	if err != nil {
-		return "", 0, "", fmt.Errorf("%s.dx: %v", at, err)
+		return "", 0, 0, "", fmt.Errorf("%s.dx: %v", at, err)
 	}
 	cots, err := rats(c.cot.Values)
 	if err != nil {
-		return "", 0, "", fmt.Errorf("%s.cotangent: %v", at, err)
+		return "", 0, 0, "", fmt.Errorf("%s.cotangent: %v", at, err)
 	}
 	if len(dx.Data) != len(x.Data) || !dx.Shape.Equal(x.Shape) {
-		return "", 0, "", fmt.Errorf("%s.dx: shape %v, the input's is %v", at, dx.Shape, x.Shape)
+		return "", 0, 0, "", fmt.Errorf("%s.dx: shape %v, the input's is %v", at, dx.Shape, x.Shape)
 	}
 	if out := vals[g.OutputID]; !cot.Shape.Equal(out.Shape) {
-		return "", 0, "", fmt.Errorf("%s.cotangent: shape %v, the output's is %v", at, cot.Shape, out.Shape)
+		return "", 0, 0, "", fmt.Errorf("%s.cotangent: shape %v, the output's is %v", at, cot.Shape, out.Shape)
 	}
 	lhs, err := Rat(c.lhs)
 	if err != nil {
-		return "", 0, "", fmt.Errorf("%s.lhs: %v", at, err)
+		return "", 0, 0, "", fmt.Errorf("%s.lhs: %v", at, err)
 	}
 	rhs, err := Rat(c.rhs)
 	if err != nil {
-		return "", 0, "", fmt.Errorf("%s.rhs: %v", at, err)
+		return "", 0, 0, "", fmt.Errorf("%s.rhs: %v", at, err)
 	}
 	work += len(x.Data) * 3
 	s := fmt.Sprintf("  { x := %s, out := %d, dx := %s, cot := %s, lhs := %s, rhs := %s,\n    nodes := [\n%s] }",
 		xs, idx[g.OutputID], dxs, cots, lhs, rhs, strings.Join(nodes, ",\n"))
-	return s, work, "", nil
+	return s, work, compSteps(work, x, vals), "", nil
 }
 
 // specialLines writes a node whose Lean form irsem's application of it
@@ -651,4 +654,32 @@ func compNode(g *irsem.Graph, n *irsem.Node, vals []spec.Tensor[spec.Rat], win *
 	attr = fmt.Sprintf("{ c := %s, lo := %s, hi := %s, axis := %d, shape := %s, axis2 := %d, perm := %s, start := %d, stop := %d, toShape := %s, values := %s, shapes := [%s]%s }",
 		lit[0], lit[1], lit[2], a.axis, first, a.axis2, nats(a.perm), a.start, a.stop, nats(a.toShape), a.values, strings.Join(shapes, ", "), a.window)
 	return prim, attr, "", nil
+}
+
+// compSteps is a composition case's step bound in the walk model of
+// walks (emit.go): every counted element walked at most 8 times (the
+// largest walks of any primitive) over a list no longer than the sum L of
+// all node values and the input (a node reads only its parents' values,
+// their concatenation at most), after an index computation of at most
+// (r+1)³ steps, r the largest rank; plus the round casts' bit-length
+// loops, charged to every value element whatever its node (4·(bit length
+// of numerator + denominator) + 64). It saturates at MaxModuleSteps + 1.
+func compSteps(work int, x spec.Tensor[spec.Rat], vals []spec.Tensor[spec.Rat]) int {
+	l, r, rr := len(x.Data), len(x.Shape), 0
+	for _, v := range vals {
+		l += len(v.Data)
+		r = max(r, len(v.Shape))
+		for _, e := range v.Data {
+			b := e.Big()
+			rr += 4*(b.Num().BitLen()+b.Denom().BitLen()) + 64
+		}
+	}
+	per := 1 + 8*(max(l, 1)+(r+1)*(r+1)*(r+1))
+	if per > MaxModuleSteps/max(work, 1) || rr > MaxModuleSteps {
+		return MaxModuleSteps + 1
+	}
+	if s := work*per + rr; s <= MaxModuleSteps {
+		return s
+	}
+	return MaxModuleSteps + 1
 }

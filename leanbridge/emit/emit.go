@@ -351,6 +351,101 @@ const MaxModuleBytes = 1 << 20
 // up to that factor, not a step count.
 const MaxModuleWork = 1 << 18
 
+// MaxModuleSteps bounds the kernel's steps on one emitted module: the sum
+// of caseSteps over its cases (compositions: compSteps). The gate's
+// modules take under a million (TestEmitStepCap checks every
+// committed certificate fits with 16× to spare).
+const MaxModuleSteps = 1 << 26
+
+// Walk model of Spec.lean's evaluation (the unit of caseSteps). A step is
+// one list cell visited or one arithmetic operation on a Nat, Int or Rat
+// literal (GMP in the kernel: one step whatever the size; the round casts'
+// bit-length loops are counted separately, below). The elements caseWork
+// counts are built or read by zips (pmul, padd, smul, pmap, dot, take,
+// drop, append, reduceAKB, bcastAKB: one step per cell), and some of them
+// also by an indexed walk — `nth`, `addAt`, `nthN`, `nthL`, `nthRL`, each
+// visiting at most the whole list it indexes — after an index computation
+// over a shape of rank r: at most (r+1)³ steps (bcastIdx, the worst, reads
+// `unflat` — r levels, each recomputing `size`, r² — once per axis, and
+// `strides`, r², per element; nothing is shared between elements). Per counted element, Spec.lean
+// performs at most walks(op) such walks (read from Prim.fwd, Prim.jvp and
+// Prim.vjp):
+//
+//   - 0: the pointwise primitives, sum, the reductions, mse_loss, reshape,
+//     flatten, detach, const and the draws, dropout (zips only);
+//   - 3: the index maps gather, pad, permute, transpose, slice,
+//     broadcast_to, tile, scatter, concat (per output element one
+//     `gather` nth in the forward, one in the JVP, one `scatter` addAt in
+//     the VJP);
+//   - 8: matmul and linear (per element of the contraction view two
+//     gathers in the forward, four in the JVP, two gathers and two
+//     scatters in the VJP, the view counted once per operand pair);
+//   - 4: the tap-based primitives — conv, conv_transpose, the pools,
+//     reduce_prod, l2_normalize, renorm, layer_norm, instance_norm,
+//     batch_norm_eval — (per tap `tapply`'s nth and addAt, `tapplyT`'s nth
+//     and addAt; a lane read is an nth, and counted as an element).
+//
+// Every list walked is an input, a tangent, the cotangent, an accumulator
+// of an input's or the output's size, or the concatenation of the inputs
+// (concat, scatter), so no walk is longer than L = max(Σ input elements,
+// cotangent elements). Hence
+//
+//	steps(case) ≤ W·(1 + walks(op)·(L + (r+1)³)) + R
+//
+// with W = caseWork, r the largest rank of the case, and R the round
+// casts' rounding: per element (input and tangent) at most 4·(bit length
+// of numerator + denominator) + 64 steps (`bitLen`'s halvings, `pow2`'s
+// exponents, `rneNat`'s division). What the model does not credit: the
+// kernel's sharing of repeated closed terms (it may make the real count
+// smaller), and `decide`'s unfolding of the structures themselves (a
+// constant per node of the `AdjCase` literal, bounded by the bytes).
+func walks(op string) int {
+	switch op {
+	case "gather", "pad", "permute", "transpose", "slice", "broadcast_to", "tile", "scatter", "concat":
+		return 3
+	case "matmul", "linear":
+		return 8
+	case "conv", "conv_transpose", "max_pool", "max_pool_nd", "avg_pool", "avg_pool_nd",
+		"reduce_prod", "l2_normalize", "renorm", "layer_norm", "instance_norm", "batch_norm_eval":
+		return 4
+	}
+	return 0
+}
+
+// caseSteps is the step bound of one case (see walks): W·(1 +
+// walks·(L + (r+1)³)) + R, saturating at MaxModuleSteps + 1.
+func caseSteps(op string, c *certificates.AdjointCase) int {
+	w := caseWork(op, c)
+	if w > MaxModuleWork {
+		return MaxModuleSteps + 1
+	}
+	l, r := len(c.Delta.Values), len(c.Delta.Shape)
+	in := 0
+	for k := range c.Inputs {
+		in += len(c.Inputs[k].Values)
+		r = max(r, len(c.Inputs[k].Shape))
+	}
+	l = max(l, in, 1)
+	per := 1 + walks(op)*(l+(r+1)*(r+1)*(r+1))
+	if per > MaxModuleSteps/max(w, 1) {
+		return MaxModuleSteps + 1
+	}
+	steps := w * per
+	if strings.HasPrefix(op, "round_") {
+		for k := range c.Inputs {
+			for _, vs := range [][]string{c.Inputs[k].Values, c.Dx[k].Values} {
+				for _, v := range vs {
+					steps += 4*len(v)*4 + 64 // a decimal digit is under 4 bits
+					if steps > MaxModuleSteps {
+						return MaxModuleSteps + 1
+					}
+				}
+			}
+		}
+	}
+	return steps
+}
+
 // caseWork is the work of one case in the sense of MaxModuleWork.
 func caseWork(op string, c *certificates.AdjointCase) int {
 	w := len(c.Delta.Values)
@@ -629,11 +724,14 @@ func module(path, sum string, f *certificates.AdjointnessFile) ([]byte, error) {
 	fmt.Fprintf(&b, "namespace %s\nopen Tlcheck\n\n", ns)
 	b.WriteString("set_option maxRecDepth 100000 in\n")
 	b.WriteString("def cases : List AdjCase := [\n")
-	work := 0
+	work, steps := 0, 0
 	for i, c := range f.Cases {
 		at := fmt.Sprintf("%s: field cases[%d]", path, i)
 		if work += caseWork(f.Op, &f.Cases[i]); work > MaxModuleWork {
 			return nil, fmt.Errorf("%s: the Lean module would ask the kernel for more than %d elements of work (inputs, tangents, cotangents and contraction views): certify fewer or smaller cases for Lean", at, MaxModuleWork)
+		}
+		if steps += caseSteps(f.Op, &f.Cases[i]); steps > MaxModuleSteps {
+			return nil, fmt.Errorf("%s: the Lean module would ask the kernel for more than %d steps (elements times the list walks of %s, emit.walks): certify fewer or smaller cases for Lean", at, MaxModuleSteps, f.Op)
 		}
 		if c.Oracle != "rat" {
 			return nil, fmt.Errorf("%s.oracle: %q, only exact (rat) cases are emitted", at, limitStr(c.Oracle))

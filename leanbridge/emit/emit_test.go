@@ -409,6 +409,124 @@ func TestEmitWorkCap(t *testing.T) {
 	}
 }
 
+// TestEmitStepCap: caseSteps is the walk model's bound W·(1 + walks·(L +
+// (r+1)³)) (+ the round casts' bit loops), checked by hand on one case per
+// walk class; a broadcast_to case far under the element cap but just over
+// the step cap is refused naming the case and the primitive, one element
+// smaller fits; and every gate certificate, adjointness and composition,
+// stays 16× under the step cap, so the committed Certs/ are unchanged.
+func TestEmitStepCap(t *testing.T) {
+	zeros := func(shape ...int) certificates.Tensor {
+		n := 1
+		for _, d := range shape {
+			n *= d
+		}
+		v := make([]string, n)
+		for i := range v {
+			v[i] = "0"
+		}
+		return certificates.Tensor{Shape: shape, Values: v}
+	}
+	one := func(op string, in, out []int) *certificates.AdjointCase {
+		return &certificates.AdjointCase{Inputs: []certificates.Tensor{zeros(in...)}, Dx: []certificates.Tensor{zeros(in...)}, Delta: zeros(out...), Oracle: "rat", LHS: "0", RHS: "0"}
+	}
+	for _, tc := range []struct {
+		op      string
+		in, out []int
+		want    int
+	}{
+		// W = 6 + 6 + 6; walks 0: 18 steps, one per cell.
+		{"relu", []int{2, 3}, []int{2, 3}, 18},
+		// permute: W = 18, walks 3, L = 6, r = 2: 18·(1 + 3·(6 + 27)).
+		{"permute", []int{2, 3}, []int{3, 2}, 18 * (1 + 3*(6+27))},
+		// reduce_prod over axis 0 of [2, 3]: W = 6 + 6 + 3 + 6·2 = 27,
+		// walks 4, L = 6, r = 2: 27·(1 + 4·(6 + 27)).
+		{"reduce_prod", []int{2, 3}, []int{3}, 27 * (1 + 4*(6+27))},
+		// round_f16 on [2] zeros: W = 6, walks 0; 4 values "0" of one
+		// character: 4·(4·1·4 + 64) more.
+		{"round_f16", []int{2}, []int{2}, 6 + 4*(4*1*4+64)},
+	} {
+		c := one(tc.op, tc.in, tc.out)
+		if got := caseSteps(tc.op, c); got != tc.want {
+			t.Errorf("%s: caseSteps = %d, want %d", tc.op, got, tc.want)
+		}
+	}
+	mm := &certificates.AdjointCase{
+		Inputs: []certificates.Tensor{zeros(2, 3), zeros(3, 4)}, Dx: []certificates.Tensor{zeros(2, 3), zeros(3, 4)},
+		Delta: zeros(2, 4), Oracle: "rat", LHS: "0", RHS: "0",
+	}
+	// matmul: W = 2·(6 + 12) + 8 + 8·3 = 68, walks 8, L = 18, r = 2.
+	if got, want := caseSteps("matmul", mm), 68*(1+8*(18+27)); got != want {
+		t.Errorf("matmul: caseSteps = %d, want %d", got, want)
+	}
+	// broadcast_to [1] → [m]: W = 2 + m ≪ MaxModuleWork, steps
+	// (2 + m)·(1 + 3·(m + 8)) (r = 1); the least m over the cap, by search.
+	steps := func(m int) int { return (2 + m) * (1 + 3*(m+8)) }
+	m := 1
+	for steps(m) <= MaxModuleSteps {
+		m++
+	}
+	over, under := one("broadcast_to", []int{1}, []int{m}), one("broadcast_to", []int{1}, []int{m - 1})
+	if w := caseWork("broadcast_to", over); w > MaxModuleWork/8 {
+		t.Fatalf("the case over the step cap has work %d: not far under the element cap", w)
+	}
+	if got := caseSteps("broadcast_to", over); got <= MaxModuleSteps {
+		t.Errorf("m = %d: caseSteps %d within the cap %d", m, got, MaxModuleSteps)
+	}
+	if got := caseSteps("broadcast_to", under); got > MaxModuleSteps || got != steps(m-1) {
+		t.Errorf("m = %d: caseSteps %d, want %d within the cap", m-1, got, steps(m-1))
+	}
+	f := &certificates.AdjointnessFile{Op: "broadcast_to", Cases: []certificates.AdjointCase{*over}}
+	if _, err := module("adjointness/broadcast_to.json", "0", f); err == nil || !strings.Contains(err.Error(), "cases[0]: the Lean module would ask the kernel for more than") || !strings.Contains(err.Error(), "steps") {
+		t.Errorf("over the step cap: err = %v", err)
+	}
+	// The gate's adjointness certificates.
+	dir := certDir(t)
+	worst, worstOp := 0, ""
+	for _, op := range Covered {
+		data, err := os.ReadFile(filepath.Join(dir, "adjointness", op+".json"))
+		if err != nil {
+			continue
+		}
+		var g certificates.AdjointnessFile
+		if err := json.Unmarshal(data, &g); err != nil {
+			t.Fatal(err)
+		}
+		s := 0
+		for i := range g.Cases {
+			s += caseSteps(op, &g.Cases[i])
+		}
+		if s > worst {
+			worst, worstOp = s, op
+		}
+		if s > MaxModuleSteps/16 {
+			t.Errorf("%s: the gate's certificate has %d steps, within 16× of the cap %d", op, s, MaxModuleSteps)
+		}
+	}
+	t.Logf("the gate's largest adjointness module: %s, %d steps (cap %d)", worstOp, worst, MaxModuleSteps)
+	// The gate's composition certificate.
+	data, err := os.ReadFile(filepath.Join(dir, certificates.CompositionName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cf certificates.CompositionFile
+	if err := json.Unmarshal(data, &cf); err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for i, c := range cf.Cases {
+		_, _, st, skip, err := compCaseLean(fmt.Sprintf("cases[%d]", i), compCase{graph: c.Graph, payload: c.Payload, input: c.Input, dx: c.Dx, cot: c.Cotangent, lhs: c.LHS, rhs: c.RHS})
+		if err != nil || skip != "" {
+			continue
+		}
+		total += st
+	}
+	t.Logf("the gate's composition module: %d steps over %d cases", total, len(cf.Cases))
+	if total == 0 || total > MaxModuleSteps/16 {
+		t.Errorf("the gate's composition module has %d steps (cap %d)", total, MaxModuleSteps)
+	}
+}
+
 // statedOnly are the exact registry primitives with a Lean semantics and
 // an adjointness theorem (`<op>_adjoint`) that are not constructors of
 // Prim, so not emitted.
