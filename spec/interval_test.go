@@ -1005,3 +1005,36 @@ func BenchmarkIntervalMul(b *testing.B) {
 	}
 	ivSink = acc
 }
+
+// TestIntervalFromSmallFrac: the payload's fast conversion returns what
+// FromRat returns over big.Rat for every dyadic it accepts (binary32
+// weights, extremes of the 53-bit numerator and of the int64 power-of-two
+// denominator, zero and negatives), and declines non-dyadic denominators
+// and numerators of 53 bits or more.
+func TestIntervalFromSmallFrac(t *testing.T) {
+	g := rand.New(rand.NewPCG(5, 7))
+	type pq struct{ p, q int64 }
+	cases := []pq{{0, 1}, {1, 1}, {-1, 1 << 62}, {1<<53 - 1, 1}, {-(1<<53 - 1), 1 << 62}, {3, 4}, {-5, 1 << 30}}
+	for range 2000 {
+		f := float32(g.NormFloat64() * math.Pow(2, float64(g.IntN(40)-20)))
+		p, q, ok := Rat{}.FromRat(new(big.Rat).SetFloat64(float64(f))).SmallFrac()
+		if !ok {
+			t.Fatalf("%g: not a small fraction", f)
+		}
+		cases = append(cases, pq{p, q})
+	}
+	for _, c := range cases {
+		got, ok := Interval{}.FromSmallFrac(c.p, c.q)
+		if !ok {
+			t.Fatalf("%d/%d declined", c.p, c.q)
+		}
+		if want := (Interval{}).FromRat(big.NewRat(c.p, c.q)); got != want || math.Signbit(got.Lo) != math.Signbit(want.Lo) {
+			t.Fatalf("%d/%d: %v, FromRat gives %v", c.p, c.q, got, want)
+		}
+	}
+	for _, c := range []pq{{1, 3}, {1, 0}, {1, -2}, {1 << 53, 1}, {-(1 << 53), 2}} {
+		if _, ok := (Interval{}).FromSmallFrac(c.p, c.q); ok {
+			t.Errorf("%d/%d accepted", c.p, c.q)
+		}
+	}
+}

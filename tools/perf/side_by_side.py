@@ -2,7 +2,7 @@
 """ONNX Runtime's float32 forward against ``tlcheck compare``, side by side.
 
 For each seeded model built in the tree (torchvision's ``resnet18``,
-``squeezenet1_0`` or ``alexnet`` with ``weights=None`` after
+``resnet50``, ``squeezenet1_0`` or ``alexnet`` with ``weights=None`` after
 ``torch.manual_seed(seed)``: no weights are downloaded), exported to ONNX
 (opset 17) with a seeded N(0, 1) input of ``[1, 3, size, size]``, the runner
 
@@ -44,7 +44,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-MODELS = ("resnet18", "squeezenet", "alexnet")
+MODELS = ("resnet18", "resnet50", "squeezenet", "alexnet")
 
 
 @dataclass
@@ -97,6 +97,7 @@ def build(name: str, size: int, seed: int, out: str):
     import torchvision
 
     ctor = {"resnet18": torchvision.models.resnet18,
+            "resnet50": torchvision.models.resnet50,
             "squeezenet": torchvision.models.squeezenet1_0,
             "alexnet": torchvision.models.alexnet}[name]
     torch.manual_seed(seed)
@@ -176,11 +177,18 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--arg", action="append", default=[], help="an extra compare flag")
+    ap.add_argument("--keep", help="a directory that keeps each model and its data set "
+                    "(DIR/NAME-SIZE/model.onnx, .../data), for BenchmarkRecordedDir")
     args = ap.parse_args()
     if args.runs < 3:
         sys.exit("--runs must be at least 3")
     rows = []
     for name in args.model or ["squeezenet"]:
+        if args.keep:
+            work = os.path.join(args.keep, f"{name}-{args.size}")
+            os.makedirs(work, exist_ok=True)
+            rows.append(measure(args, name, work))
+            continue
         with tempfile.TemporaryDirectory(prefix="tlcheck-perf-") as work:
             rows.append(measure(args, name, work))
     print(table(rows))
