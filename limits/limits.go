@@ -20,7 +20,7 @@
 //	onnx-bytes     2^30      --max-onnx-bytes     TLCHECK_MAX_ONNX_BYTES      bytes of one ONNX model or TensorProto file
 //	onnx-elements  160·2^20  --max-onnx-elements  TLCHECK_MAX_ONNX_ELEMENTS   numbers of one ONNX model: tensor elements and list-attribute entries, all together
 //	onnx-names     2^18      --max-onnx-names     TLCHECK_MAX_ONNX_NAMES      names of one ONNX model: node inputs, outputs and attributes, graph inputs, outputs, value infos, initializers
-//	onnx-value-bytes 2^29    --max-onnx-value-bytes TLCHECK_MAX_ONNX_VALUE_BYTES bytes the tensor values of one ONNX model or TensorProto file take decoded: per element its decoded size plus, for a float, its exact value (spec.Rat)
+//	onnx-value-bytes 2^32    --max-onnx-value-bytes TLCHECK_MAX_ONNX_VALUE_BYTES bytes the tensor values of one ONNX model or TensorProto file take decoded: per element its decoded size plus, for a float, its exact value (spec.Rat)
 //	lean-lines      2^22     --max-lean-lines      TLCHECK_MAX_LEAN_LINES      lines of one lean4export NDJSON file
 //	lean-line-bytes 2^20     --max-lean-line-bytes TLCHECK_MAX_LEAN_LINE_BYTES bytes of one line of a lean4export file
 //	lean-bytes     2^28      --max-lean-bytes     TLCHECK_MAX_LEAN_BYTES      bytes a lean4export reader holds: its lines and its names' keys together
@@ -111,12 +111,20 @@
 // the most node-output elements are DenseNet-121's 48.8 M (graph-elements:
 // 2^26), the most declared work VGG-19's 19.7·10^9 (work: 2^35), the most
 // parameters VGG-19's 143.7 M, 575 MB as float32 (onnx-elements: 160·2^20,
-// onnx-bytes: 2^30). Memory at these limits: a model's numbers cost at
-// most about 70 bytes each on the evaluation paths (4 decoded, 32 as the
-// exact payload, up to 32 converted to the evaluation scalar), 11.7 GB at
-// onnx-elements, and a value table at most 32 bytes per graph element
-// (2.1 GiB), so a model within the defaults fits in 24 GiB with room for
-// the rest. Exact rational arithmetic is what is slow, so evaluation over
+// onnx-bytes: 2^30). Memory at these limits: a model's float numbers are
+// held decoded (4 bytes) and once as exact values (a 32-byte spec.Rat,
+// shared by the importer and the payload), and that is what
+// onnx-value-bytes charges, before allocating: 36 bytes a float32, 4 GiB
+// at its default (2^32: AlexNet's 61 M weights take 2.2 GB, ResNet-50's
+// 0.9 GB, ZFNet's 2.3 GB). Evaluating one node converts its parameters to
+// the evaluation's scalar (up to 72 bytes each for compare's error
+// scalar), for that node only; a value table costs at most 32 bytes per
+// graph element (2.1 GiB), and irsem.Denote holds only its live part.
+// VGG-19 (5.2 GB of values at 36 bytes, then 7.4 GB of error scalars for
+// its fc6 weight alone, twice that with the garbage collector's headroom)
+// is the one net of the table still refused by default: admitting it
+// needs the weights read as float planes by the dense kernels
+// (docs/performance.md, "mem30"). Exact rational arithmetic is what is slow, so evaluation over
 // Rat keeps the former work default as its own limit, rat-work (checked by
 // irsem.DenoteAll over Rat, which every Rat path runs first): a graph the
 // float and interval paths evaluate in seconds may still be refused over
@@ -189,7 +197,7 @@ const (
 	DefaultONNXBytes      = 1 << 30
 	DefaultONNXElements   = 160 << 20
 	DefaultONNXNames      = 1 << 18
-	DefaultONNXValueBytes = 1 << 29
+	DefaultONNXValueBytes = 1 << 32
 	DefaultLeanLines      = 1 << 22
 	DefaultLeanLineBytes  = 1 << 20
 	DefaultLeanBytes      = 1 << 28

@@ -38,21 +38,21 @@ import (
 // tensorRatsNinf is t.Rats, except that −∞ elements of a float tensor are
 // allowed: 0 in the rationals, marked in ninf (nil when there are none).
 func tensorRatsNinf(t *Tensor) ([]spec.Rat, []bool, error) {
-	var fs []float64
+	// The −∞ elements are found on the decoded plane itself: no widened
+	// copy (8 bytes per element, a transient gigabyte for AlexNet's
+	// weights) is made to look for them.
+	n, negInf := 0, func(int) bool { return false }
 	switch {
 	case t.DataType != Double && t.Float32 != nil:
-		fs = make([]float64, len(t.Float32))
-		for i, f := range t.Float32 {
-			fs[i] = float64(f)
-		}
+		n, negInf = len(t.Float32), func(i int) bool { return math.IsInf(float64(t.Float32[i]), -1) }
 	case t.DataType == Double && t.Float64 != nil:
-		fs = t.Float64
+		n, negInf = len(t.Float64), func(i int) bool { return math.IsInf(t.Float64[i], -1) }
 	}
 	var ninf []bool
-	for i, f := range fs {
-		if math.IsInf(f, -1) {
+	for i := 0; i < n; i++ {
+		if negInf(i) {
 			if ninf == nil {
-				ninf = make([]bool, len(fs))
+				ninf = make([]bool, n)
 			}
 			ninf[i] = true
 		}
