@@ -145,8 +145,11 @@ func IsUndefined(x float64) bool { return math.Float64bits(x) == math.Float64bit
 // result, or NaN, ±∞, or Undefined.
 func (m MiniFloat) CastRat(x *big.Rat, saturate bool) float64 {
 	neg := x.Sign() < 0
-	f := FloatFormat{Name: m.Name, P: m.MBits + 1, Emin: m.Emin(), Emax: math.MaxInt32 / 2}
-	y, _ := f.RoundRat(x) // Emax unbounded: never overflows
+	// Emax above x's binade: the rounding never overflows (the exponent
+	// is unbounded above), and 2^(Emax+1) stays as small as x.
+	e := x.Num().BitLen() - x.Denom().BitLen() + 1
+	f := FloatFormat{Name: m.Name, P: m.MBits + 1, Emin: m.Emin(), Emax: max(e+1, 1<<m.EBits)}
+	y, _ := f.RoundRat(x)
 	v, _ := y.Float64()   // |y| ≤ |x|·(1+2^−p); a float64 when |[x]| ≤ Max, else compared below
 	if math.Abs(v) > m.Max() {
 		return m.outOfRange(neg, saturate)
