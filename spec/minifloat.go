@@ -150,7 +150,7 @@ func (m MiniFloat) CastRat(x *big.Rat, saturate bool) float64 {
 	e := x.Num().BitLen() - x.Denom().BitLen() + 1
 	f := FloatFormat{Name: m.Name, P: m.MBits + 1, Emin: m.Emin(), Emax: max(e+1, 1<<m.EBits)}
 	y, _ := f.RoundRat(x)
-	v, _ := y.Float64()   // |y| ≤ |x|·(1+2^−p); a float64 when |[x]| ≤ Max, else compared below
+	v, _ := y.Float64() // |y| ≤ |x|·(1+2^−p); a float64 when |[x]| ≤ Max, else compared below
 	if math.Abs(v) > m.Max() {
 		return m.outOfRange(neg, saturate)
 	}
