@@ -351,8 +351,10 @@ func (d *dec) checkTensor(sc *tensorScan) (int, error) {
 		if len(sc.raw) != n*size {
 			return 0, fmt.Errorf("field raw_data (9): %d bytes, but dims %s × %d bytes (%s) make %d", len(sc.raw), joinDims(t.Dims), size, t.DataType, n*size)
 		}
-	case sc.counts[want] != (n+k-1)/k:
+	case k > 1 && sc.counts[want] != (n+k-1)/k:
 		return 0, fmt.Errorf("field %s (%d): %d entries, but dims %s have %d elements of %s, %d to an entry", tensorFields[want], want, sc.counts[want], joinDims(t.Dims), n, t.DataType, k)
+	case k == 1 && sc.counts[want] != n:
+		return 0, fmt.Errorf("field %s (%d): %d elements, but dims %s have %d", tensorFields[want], want, sc.counts[want], joinDims(t.Dims), n)
 	}
 	if err := d.useValues(n, t.DataType); err != nil {
 		return 0, err
