@@ -199,6 +199,9 @@ func readExactFile(path string, e *onnx.ExactOutput, files *[]jsonout.Input) ([]
 	if !s.Equal(e.Shape) {
 		return nil, cli.Usagef("--data %s: output %q: shape mismatch: the model's output has shape %v, the recorded tensor %v", path, e.Name, e.Shape, s)
 	}
+	if e.Floats != nil {
+		return judgeExactFloats(path, tf.PB, e)
+	}
 	if tf.PB.Len() != len(e.Values) {
 		return nil, cli.Usagef("--data %s: %d values for dims %v", path, tf.PB.Len(), s)
 	}
@@ -221,6 +224,9 @@ func readExactFile(path string, e *onnx.ExactOutput, files *[]jsonout.Input) ([]
 			if d == 0 {
 				el.Dist = spec.Interval{Lo: 0, Hi: math.Inf(1)} // beyond float64's integers: still different
 			}
+		}
+		if e.Undefined != nil && e.Undefined[j] {
+			el = undefinedElement(rec)
 		}
 		els[j] = el
 	}
@@ -303,4 +309,52 @@ func readIntOutput(path string, pb *onnx.Tensor) (recordedTensor, error) {
 		vals[j] = float64(x)
 	}
 	return recordedTensor{shape: s, dt: pb.DataType, vals64: vals}, nil
+}
+
+// undefinedElement is the verdict on a recorded value where ONNX leaves
+// the cast undefined (onnx.ExactOutput.Undefined): no exact value, so
+// neither holds nor fails.
+func undefinedElement(rec float64) fpbound.Element {
+	return fpbound.Element{Recorded: float32(rec), Exact: spec.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)},
+		Dist: spec.Interval{Lo: 0, Hi: math.Inf(1)}, Verdict: fpbound.Inconclusive, Estimate: math.NaN()}
+}
+
+// judgeExactFloats judges a recorded float output against the exact
+// values of a cast decided at import (onnx.ExactOutput.Floats): equal
+// reals hold (+0 and −0 are the same real), NaN holds only against NaN
+// and ±∞ only against the same infinity; every value is a float64, so
+// the comparison is exact.
+func judgeExactFloats(path string, pb *onnx.Tensor, e *onnx.ExactOutput) ([]fpbound.Element, error) {
+	if pb.Len() != len(e.Floats) {
+		return nil, cli.Usagef("--data %s: %d values for %d elements", path, pb.Len(), len(e.Floats))
+	}
+	els := make([]fpbound.Element, len(e.Floats))
+	for j, want := range e.Floats {
+		var got float64
+		if pb.DataType == onnx.Double {
+			got = pb.Float64[j]
+		} else {
+			got = float64(pb.Float32[j])
+		}
+		if e.Undefined != nil && e.Undefined[j] {
+			els[j] = undefinedElement(got)
+			continue
+		}
+		same := got == want || (math.IsNaN(got) && math.IsNaN(want))
+		el := fpbound.Element{Recorded: float32(got), Exact: spec.Point(want), Dist: spec.Point(0), Verdict: fpbound.Holds, Estimate: math.NaN()}
+		if math.IsNaN(want) || math.IsInf(want, 0) {
+			el.Exact = spec.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}
+		}
+		if !same {
+			el.Verdict = fpbound.Fails
+			d := math.Abs(got - want)
+			if math.IsNaN(d) || math.IsInf(d, 0) {
+				el.Dist = spec.Interval{Lo: 0, Hi: math.Inf(1)}
+			} else {
+				el.Dist = spec.Point(d)
+			}
+		}
+		els[j] = el
+	}
+	return els, nil
 }

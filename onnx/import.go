@@ -181,6 +181,13 @@ type ExactOutput struct {
 	Shape    spec.Shape
 	DataType DataType
 	Values   []int64
+	// Floats are the values of a float 8 or float 4 output (DataType
+	// IsMini; Values is nil then), NaN and ±∞ included: each exactly a
+	// float32, compared with the recorded value exactly (NaN with NaN).
+	Floats []float64
+	// Undefined marks the elements whose cast ONNX leaves undefined (nil
+	// when none): no recorded value there is judged (inconclusive).
+	Undefined []bool
 }
 
 // ImportError is an import failure: one line naming the model file (when

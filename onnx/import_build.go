@@ -58,6 +58,13 @@ type value struct {
 	// a trunc_int (import_cast.go), which only a Cast or a graph output
 	// reads.
 	truncInt bool
+	// undef marks the elements of a cast into a float 8, float 4 or
+	// sub-byte integer type (minifloat.go) that ONNX leaves undefined (nil
+	// when none): a graph output's recorded value there is not judged.
+	undef []bool
+	// castExact: a float constant a cast of minifloat.go made; as a graph
+	// output it is compared exactly (Imported.Exact), NaN and ±∞ included.
+	castExact bool
 }
 
 func (v *value) isInt() bool { return !v.dt.IsFloat() }
@@ -188,8 +195,13 @@ func tensorValue(t *Tensor) (*value, error) {
 			return nil, fmt.Errorf("shape %v needs %d values, the tensor holds %d", s, s.Size(), len(rs))
 		}
 		v.rats = rs
+	case t.DataType.IsMini():
+		if err := miniTensorValue(t, v); err != nil {
+			return nil, err
+		}
 	case t.DataType == Int64 || t.DataType == Int32 || t.DataType == Int16 || t.DataType == Int8 ||
-		t.DataType == Uint8 || t.DataType == Uint16 || t.DataType == Uint32 || t.DataType == Uint64 || t.DataType == Bool:
+		t.DataType == Uint8 || t.DataType == Uint16 || t.DataType == Uint32 || t.DataType == Uint64 || t.DataType == Bool ||
+		t.DataType.IsSubByteInt():
 		var xs []int64
 		if t.Int64 != nil {
 			xs = append([]int64(nil), t.Int64...)
@@ -412,7 +424,15 @@ func (b *imp) outputs() error {
 			if err := matchDims(vi, v.shape); err != nil {
 				return &ImportError{Node: v.where, Field: field, Err: err}
 			}
-			b.im.Exact = append(b.im.Exact, ExactOutput{Name: vi.Name, Index: k, Shape: v.shape.Clone(), DataType: v.dt, Values: append([]int64(nil), v.ints...)})
+			b.im.Exact = append(b.im.Exact, ExactOutput{Name: vi.Name, Index: k, Shape: v.shape.Clone(), DataType: v.dt, Values: append([]int64(nil), v.ints...),
+				Undefined: v.undef})
+			continue
+		}
+		if (v.dt.IsMini() || v.castExact) && v.isK && v.ints == nil {
+			if err := matchDims(vi, v.shape); err != nil {
+				return &ImportError{Node: v.where, Field: field, Err: err}
+			}
+			b.im.Exact = append(b.im.Exact, miniExact(vi.Name, k, v))
 			continue
 		}
 		if !v.dt.IsFloat() && !v.truncInt {

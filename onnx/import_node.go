@@ -214,6 +214,12 @@ func (c *nctx) in(i int) (*value, error) {
 	if !ok {
 		return nil, c.errf(c.inField(i), "no earlier node, initializer or graph input produces it")
 	}
+	if isNarrowType(v.dt) || v.undef != nil {
+		if c.n.OpType == "Cast" && i == 0 || c.n.OpType == "CastLike" && i <= 1 {
+			return v, nil // minifloat.go
+		}
+		return nil, c.errf(c.inField(i), "element type %s: only Cast and CastLike read it (the graph computes nothing in it)", v.dt)
+	}
 	if j, x, ok := firstNonreal(v.nonreal); ok {
 		return nil, c.errf(c.inField(i), "holds %v at element %d (an IEEE special value folded at import): only a graph output may hold one, no node computes with it", x, j)
 	}

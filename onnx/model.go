@@ -132,6 +132,18 @@ const (
 	Complex64  DataType = 14
 	Complex128 DataType = 15
 	BFloat16   DataType = 16
+	// The float 8, float 4 and sub-byte integer types (spec.MiniFloat,
+	// onnx/minifloat.go): read, and cast to and from at import.
+	Float8E4M3FN   DataType = 17
+	Float8E4M3FNUZ DataType = 18
+	Float8E5M2     DataType = 19
+	Float8E5M2FNUZ DataType = 20
+	Uint4          DataType = 21
+	Int4           DataType = 22
+	Float4E2M1     DataType = 23
+	Float8E8M0     DataType = 24
+	Uint2          DataType = 25
+	Int2           DataType = 26
 )
 
 var dataTypeNames = map[DataType]string{
@@ -156,7 +168,7 @@ func (t DataType) Supported() bool {
 	case Float, Double, Float16, BFloat16, Int64, Int32, Int16, Uint16, Int8, Uint8, Bool, Uint32, Uint64:
 		return true
 	}
-	return false
+	return t.IsMini() || t.IsSubByteInt()
 }
 
 // Size is the number of bytes of one element in raw_data (0 for a type the
@@ -172,7 +184,40 @@ func (t DataType) Size() int {
 	case Int8, Uint8, Bool:
 		return 1
 	}
+	if t.IsMini() || t.IsSubByteInt() {
+		return 1 // a byte holds PerByte elements
+	}
 	return 0
+}
+
+// PerByte is the number of elements one byte of raw_data (or one entry of
+// int32_data) holds: 2 for the 4-bit types, 4 for the 2-bit types, else 1.
+// Packed elements fill a byte from its least significant bits.
+func (t DataType) PerByte() int {
+	switch t {
+	case Uint4, Int4, Float4E2M1:
+		return 2
+	case Uint2, Int2:
+		return 4
+	}
+	return 1
+}
+
+// IsMini reports whether t is one of the float 8 and float 4 types
+// (FLOAT8E4M3FN, FLOAT8E4M3FNUZ, FLOAT8E5M2, FLOAT8E5M2FNUZ, FLOAT8E8M0,
+// FLOAT4E2M1): held in Tensor.Float32 exactly (NaN and ±∞ as themselves).
+func (t DataType) IsMini() bool {
+	switch t {
+	case Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Float4E2M1:
+		return true
+	}
+	return false
+}
+
+// IsSubByteInt reports whether t is INT4, UINT4, INT2 or UINT2 (held in
+// Tensor.Int32).
+func (t DataType) IsSubByteInt() bool {
+	return t == Int4 || t == Uint4 || t == Int2 || t == Uint2
 }
 
 // IsFloat reports whether t is FLOAT, DOUBLE, FLOAT16 or BFLOAT16.

@@ -1006,6 +1006,9 @@ func importCastLike(c *nctx) error {
 
 // castTo casts input 0 to dt (see importCast).
 func (c *nctx) castTo(dt DataType) error {
+	if done, err := c.castMini(dt); done || err != nil {
+		return err // a float 8, float 4 or sub-byte integer type (minifloat.go)
+	}
 	v, err := c.in(0)
 	if err != nil {
 		return err

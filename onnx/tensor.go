@@ -81,12 +81,12 @@ func (t *Tensor) where() string {
 
 // Len is the length of the element slice of the tensor's DataType.
 func (t *Tensor) Len() int {
-	switch t.DataType {
-	case Float, Float16, BFloat16:
+	switch {
+	case t.DataType == Float || t.DataType.Is16() || t.DataType.IsMini():
 		return len(t.Float32)
-	case Double:
+	case t.DataType == Double:
 		return len(t.Float64)
-	case Int64, Uint32, Uint64:
+	case t.DataType == Int64 || t.DataType == Uint32 || t.DataType == Uint64:
 		return len(t.Int64)
 	}
 	return len(t.Int32)
@@ -115,7 +115,7 @@ func (t *Tensor) Rats() ([]spec.Rat, error) {
 	out := make([]spec.Rat, n)
 	for i := range out {
 		switch t.DataType {
-		case Float, Double, Float16, BFloat16:
+		case Float, Double, Float16, BFloat16, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Float4E2M1:
 			f := float64(0)
 			if t.DataType != Double {
 				f = float64(t.Float32[i])
@@ -314,7 +314,7 @@ func (d *dec) checkTensor(sc *tensorScan) (int, error) {
 		return 0, fmt.Errorf("field data_type (2): missing or UNDEFINED")
 	}
 	if !t.DataType.Supported() {
-		return 0, fmt.Errorf("field data_type (2): data type %s is not supported (FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8 and BOOL are)", t.DataType)
+		return 0, fmt.Errorf("field data_type (2): data type %s is not supported (FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT64, INT32, INT16, INT8, UINT64, UINT32, UINT16, UINT8, BOOL, the float 8 and float 4 types, INT4, UINT4, INT2 and UINT2 are)", t.DataType)
 	}
 	t.Dims = make([]int64, len(sc.dims))
 	for i, v := range sc.dims {
@@ -341,13 +341,19 @@ func (d *dec) checkTensor(sc *tensorScan) (int, error) {
 	if hasRaw && sc.present[want] {
 		return 0, fmt.Errorf("both raw_data (9) and %s (%d) are set", tensorFields[want], want)
 	}
-	switch {
+	switch k := t.DataType.PerByte(); {
+	case hasRaw && k > 1:
+		if units := (n + k - 1) / k; len(sc.raw) != units {
+			return 0, fmt.Errorf("field raw_data (9): %d bytes, but dims %s make %d elements of %s, %d to a byte: %d bytes", len(sc.raw), joinDims(t.Dims), n, t.DataType, k, units)
+		}
 	case hasRaw:
 		size := t.DataType.Size()
 		if len(sc.raw) != n*size {
 			return 0, fmt.Errorf("field raw_data (9): %d bytes, but dims %s × %d bytes (%s) make %d", len(sc.raw), joinDims(t.Dims), size, t.DataType, n*size)
 		}
-	case sc.counts[want] != n:
+	case k > 1 && sc.counts[want] != (n+k-1)/k:
+		return 0, fmt.Errorf("field %s (%d): %d entries, but dims %s have %d elements of %s, %d to an entry", tensorFields[want], want, sc.counts[want], joinDims(t.Dims), n, t.DataType, k)
+	case k == 1 && sc.counts[want] != n:
 		return 0, fmt.Errorf("field %s (%d): %d elements, but dims %s have %d", tensorFields[want], want, sc.counts[want], joinDims(t.Dims), n)
 	}
 	if err := d.useValues(n, t.DataType); err != nil {
@@ -391,6 +397,20 @@ func (d *dec) fillTensor(t *Tensor, b []byte, n int) error {
 				i++
 				return nil
 			})
+		case Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Float4E2M1, Int4, Uint4, Int2, Uint2:
+			// int32_data holds one byte per entry: one float 8 element,
+			// or PerByte packed elements.
+			k := t.DataType.PerByte()
+			return f.eachVarint(func(v uint64) error {
+				if v > 0xFF {
+					return fmt.Errorf("entry %d: %d is not 8 bits", i/k, v)
+				}
+				for j := 0; j < k && i < n; j++ {
+					t.setPacked(i, uint8(v)>>(j*8/k))
+					i++
+				}
+				return nil
+			})
 		default:
 			return f.eachVarint(func(v uint64) error {
 				x := int32(v)
@@ -416,7 +436,7 @@ func (d *dec) fillTensor(t *Tensor, b []byte, n int) error {
 // alloc makes the element slice of t's type, of length n.
 func (t *Tensor) alloc(n int) {
 	switch t.DataType {
-	case Float, Float16, BFloat16:
+	case Float, Float16, BFloat16, Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Float4E2M1:
 		t.Float32 = make([]float32, n)
 	case Double:
 		t.Float64 = make([]float64, n)
@@ -492,6 +512,12 @@ func (t *Tensor) fromRaw(raw []byte) error {
 		for i := range t.Int32 {
 			t.Int32[i] = int32(raw[i])
 		}
+	case Float8E4M3FN, Float8E4M3FNUZ, Float8E5M2, Float8E5M2FNUZ, Float8E8M0, Float4E2M1, Int4, Uint4, Int2, Uint2:
+		k := t.DataType.PerByte()
+		n := len(t.Float32) + len(t.Int32)
+		for i := 0; i < n; i++ {
+			t.setPacked(i, raw[i/k]>>((i%k)*8/k))
+		}
 	case Bool:
 		for i := range t.Int32 {
 			if raw[i] > 1 {
@@ -526,4 +552,26 @@ func from16(dt DataType, h uint16) float32 {
 		return sign * float32(math.Inf(1))
 	}
 	return sign * float32(math.Ldexp(float64(1024+f), e-25))
+}
+
+// setPacked sets element i of a float 8, float 4 or sub-byte integer
+// tensor from the low bits of b (the element's bits shifted down to bit
+// 0; higher bits are ignored): the exact value of the pattern (NaN and ±∞
+// as themselves), a sub-byte integer sign-extended for INT4 and INT2.
+func (t *Tensor) setPacked(i int, b uint8) {
+	switch t.DataType {
+	case Int4:
+		t.Int32[i] = int32(int8(b<<4) >> 4)
+	case Uint4:
+		t.Int32[i] = int32(b & 0xF)
+	case Int2:
+		t.Int32[i] = int32(int8(b<<6) >> 6)
+	case Uint2:
+		t.Int32[i] = int32(b & 0x3)
+	case Float8E8M0:
+		t.Float32[i] = float32(spec.DecodeE8M0(b))
+	default:
+		m, _ := miniFormat(t.DataType)
+		t.Float32[i] = float32(m.Decode(b))
+	}
 }
