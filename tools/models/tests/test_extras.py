@@ -83,8 +83,10 @@ def test_tensor_and_agreement() -> None:
     doc = {"grad": {"input": {"shape": [2], "values": ["1/2", {"lo": 0.9, "hi": 1.1}]},
                     "params": {"w": {"shape": [1], "values": [-2.0]}, "other": {"shape": [3], "values": [0, 0, 0]}}}}
     assert extras.tensor(doc["grad"]["input"]).tolist() == [0.5, 1.0]
-    n, rel = extras.agreement(doc, {"input": np.array([0.5, 1.0]), "w": np.array([-2.5])})
-    assert n == 2 and rel == pytest.approx(0.5 / 2.5)
+    a = extras.agreement(doc, {"input": np.array([0.5, 1.0]), "w": np.array([-2.5])}, 1e-4)
+    assert (a.matched, a.within, a.worst) == (2, 1, "w") and a.worst_rel == pytest.approx(0.5 / 2.5)
+    assert str(a) == "1 of 2 beside PyTorch's agree; worst w: 0.2"
+    assert extras.agreement(doc, {"input": np.array([0.5, 1.0])}, 1e-4).within == 1
 
 
 def test_torch_grads_of_the_sum() -> None:
@@ -111,6 +113,9 @@ def test_guard_and_table_columns() -> None:
     not_primary = Outcome("m-torchscript-opset20", "export failed", True, 0, 0, False, 1.0, "x", primary=False)
     assert report([good, finding, not_primary]) == 0
     assert report([bad]) == 1
+    timed_out = Outcome("m-dynamo-opset23", "holds", True, 4, 4, True, 1.0, "", checks=(Check("certify", -1, ""),),
+                        guard=True, primary=False, **base)  # type: ignore[arg-type]
+    assert report([timed_out]) == 0  # the machine's load, a finding
     row = table([good]).splitlines()[2]
     assert "| dynamo, opset23 | float64 | yes | no DOUBLE kernel | 4/0/0 | caught |" in row
     assert "grad ok (rat, 3 gradients); certify exit 1 (adjointness)" in row

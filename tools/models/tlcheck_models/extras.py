@@ -18,8 +18,9 @@
   A run that exits 0 or 1 ran; exit 2 is a refusal, with compare's first
   stderr line. grad's gradients are also set beside PyTorch's autograd
   gradients of the same sum (initializers matched to parameters by name and
-  shape): a plausibility figure, the largest difference relative to the
-  largest PyTorch gradient, not a verdict (PyTorch's gradient is rounded).
+  shape): a plausibility figure, how many agree within 10⁻⁴ (float32) or
+  10⁻¹⁰ (float64) of their largest element, not a verdict (PyTorch's
+  gradient is rounded).
 """
 
 from __future__ import annotations
@@ -69,6 +70,11 @@ def to_dtype(model: nn.Module, inputs: tuple[torch.Tensor, ...], dtype: str) -> 
     return model.double(), tuple(t.double() if t.is_floating_point() else t for t in inputs)
 
 
+def grad_tolerance(dtype: str) -> float:
+    """How close (relative to a tensor's largest element) PyTorch's gradient is expected to be, for the report."""
+    return 1e-10 if dtype == "float64" else 1e-4
+
+
 def planted_relative(dtype: str) -> float:
     """The planted fault's relative size for an output of dtype."""
     return 1e-9 if dtype == "float64" else 1e-3
@@ -87,6 +93,11 @@ class Check:
     def ran(self) -> bool:
         """Whether the command ran to a verdict (exit 0 or 1)."""
         return self.rc in (0, 1)
+
+    @property
+    def broken(self) -> bool:
+        """Whether the command refused or crashed (not a time-out): a regression on a model where it ran."""
+        return not self.ran and self.rc != -1
 
     def cell(self) -> str:
         if self.rc == -1:
@@ -156,27 +167,49 @@ def torch_grads(model: nn.Module, inputs: Sequence[torch.Tensor]) -> dict[str, n
     return got
 
 
-def agreement(doc: dict, ours: dict[str, np.ndarray]) -> tuple[int, float]:
-    """How many of grad's tensors match a PyTorch gradient by name and shape, and their largest relative difference.
+@dataclass(frozen=True)
+class Agreement:
+    """grad's tensors beside PyTorch's: matched by name and shape, within tol, and the worst one."""
 
-    The difference is max |tlcheck − PyTorch| over the matched tensors divided
-    by the largest |PyTorch| gradient among them."""
+    matched: int
+    within: int
+    worst: str
+    worst_rel: float
+
+    def __str__(self) -> str:
+        if not self.matched:
+            return "none matched PyTorch's names"
+        s = f"{self.within} of {self.matched} beside PyTorch's agree"
+        return s if self.within == self.matched else f"{s}; worst {self.worst}: {self.worst_rel:.2g}"
+
+
+def agreement(doc: dict, ours: dict[str, np.ndarray], tol: float) -> Agreement:
+    """grad's gradients beside PyTorch's, each tensor's difference relative to its largest |PyTorch| element.
+
+    A tensor agrees when max |tlcheck − PyTorch| ≤ tol · max |PyTorch|. A
+    tied weight disagrees by construction where the exporter wrote a second
+    (transposed, constant-folded) copy under another name: tlcheck's gradient
+    of the named one is then only that use's share."""
     theirs = dict(doc["grad"]["params"])
     if doc["grad"].get("input") is not None:
         theirs["input"] = doc["grad"]["input"]
-    n, diff, scale = 0, 0.0, 0.0
+    n, within, worst, worst_rel = 0, 0, "", 0.0
     for name, t in theirs.items():
         g = ours.get(name)
         if g is None or list(g.shape) != list(t["shape"]):
             continue
-        a = tensor(t)
         n += 1
-        diff = max(diff, float(np.max(np.abs(a - g), initial=0.0)))
-        scale = max(scale, float(np.max(np.abs(g), initial=0.0)))
-    return n, (diff / scale if scale else diff)
+        diff = float(np.max(np.abs(tensor(t) - g), initial=0.0))
+        scale = float(np.max(np.abs(g), initial=0.0))
+        rel = diff / scale if scale else diff
+        within += rel <= tol
+        if rel >= worst_rel:
+            worst, worst_rel = name, rel
+    return Agreement(n, within, worst, worst_rel)
 
 
-def run_grad(tlcheck: str, model: str, data: str, ours: dict[str, np.ndarray] | None, timeout: float) -> Check:
+def run_grad(tlcheck: str, model: str, data: str, ours: dict[str, np.ndarray] | None, timeout: float,
+             tol: float = 1e-4) -> Check:
     """tlcheck grad --json on one model and data set; detail: the tensors set beside PyTorch's and the difference."""
     try:
         p = subprocess.run([tlcheck, "grad", "--onnx", model, "--data", data, "--json"],
@@ -192,8 +225,7 @@ def run_grad(tlcheck: str, model: str, data: str, ours: dict[str, np.ndarray] | 
     k = len(doc["grad"]["params"]) + (doc["grad"].get("input") is not None)
     detail = f"{doc.get('scalar', '?')}, {k} gradients"
     if ours:
-        n, rel = agreement(doc, ours)
-        detail += f"; {n} beside PyTorch's: max diff {rel:.2g} of the largest" if n else "; none matched PyTorch's names"
+        detail += f"; {agreement(doc, ours, tol)}"
     return Check("grad", p.returncode, detail)
 
 

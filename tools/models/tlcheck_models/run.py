@@ -60,8 +60,9 @@ ORT_SET = "test_data_set_0"  # ONNX Runtime's outputs
 TORCH_SET = "test_data_set_1"  # PyTorch's eager outputs
 
 # The models on which grad and certify ran (exit 0 or 1) in the full matrix
-# of docs/models.md ("zoo30"): a refusal or time-out of either there is an
-# error of the run (a regression), elsewhere a finding.
+# of docs/models.md ("zoo30"): a refusal or crash of either there is an
+# error of the run (a regression), elsewhere a finding; a time-out (the
+# machine's load) is a finding everywhere.
 GRAD_CERTIFY_GUARD = frozenset({"resnet", "gpt2-1layer", "gpt2", "mlp", "unet", "bert", "vit", "llama"})
 # CI's default run (no TLCHECK_ZOO_MATRIX): the models that also get the
 # newest opset (both exporters) and float64, and the ones certify skips for
@@ -126,7 +127,7 @@ class Outcome:
     def ok(self) -> bool:
         if self.verdict == "FAILS" or self.planted == "MISSED":
             return False
-        if self.guard and self.verdict not in ("export failed", "refused") and not all(c.ran for c in self.checks):
+        if self.guard and self.verdict not in ("export failed", "refused") and any(c.broken for c in self.checks):
             return False
         if not self.decides or not self.primary:
             return True
@@ -303,7 +304,7 @@ def _checks(tlcheck: str, spec: Spec, v: Variant, seed: int, e: Exported, out_di
         ours = extras.torch_grads(*extras.to_dtype(*build(spec, seed), v.dtype))
     except Exception:  # PyTorch's own gradient is only a plausibility figure
         ours = {}
-    g = extras.run_grad(tlcheck, model_path, data, ours, timeout)
+    g = extras.run_grad(tlcheck, model_path, data, ours, timeout, extras.grad_tolerance(v.dtype))
     out = [Check(g.command, g.rc, g.detail, time.monotonic() - t0)]
     if certify:
         t1 = time.monotonic()
