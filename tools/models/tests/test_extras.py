@@ -45,6 +45,14 @@ def test_float64_variant(name: str) -> None:
     assert torch.allclose(y64.float(), y32, rtol=1e-4, atol=1e-5)
 
 
+def test_float64_epsilon_is_the_graphs() -> None:
+    m, _ = extras.to_dtype(*build(_spec("unet"), 1), "float64")
+    gns = [g for g in m.modules() if isinstance(g, torch.nn.GroupNorm)]
+    assert gns and all(g.eps == float(np.float32(1e-5)) and g.eps != 1e-5 for g in gns)
+    m32, _ = build(_spec("unet"), 1)
+    assert all(g.eps == 1e-5 for g in m32.modules() if isinstance(g, torch.nn.GroupNorm))
+
+
 def test_plant_float64(tmp_path: os.PathLike) -> None:
     case = os.path.join(str(tmp_path), "c")
     os.makedirs(os.path.join(case, "test_data_set_1"))

@@ -269,6 +269,8 @@ def planted(tlcheck: str, case: str, out_dir: str, first: Counts, bound: float, 
     rc, _, _ = compare(tlcheck, case, d, timeout)
     if rc == 1:
         return "caught"
+    if rc == -1:  # the machine's load, not a miss
+        return f"not tried: compare timed out after {timeout:.0f} s"
     if first.undecided:
         # The largest element may be an undecided one: plant every element.
         d, delta = plant(case, out_dir, every=True, rel=rel, data=data)
