@@ -44,6 +44,10 @@ echo "not written (not tensors): $(grep -c 'not written' "$work/export.err" || t
 # refusal or undecided elements are findings, printed as the table of
 # docs/models.md. The torchvision models take minutes each: TLCHECK_ZOO_ALL=1
 # adds them; both exporters by hand: --exporters torchscript,dynamo.
+# tlcheck grad and certify run on every model (certify not on resnet in CI:
+# its exact composition takes minutes); the newest opset (both exporters)
+# and float64 run on the mlp only in CI. TLCHECK_ZOO_MATRIX=1 runs the full
+# matrix (both exporters × opset 17/18 and newest × float32/float64).
 (cd "$root/tools/models" && "$venv/bin/python" -m pytest -q)
 (cd "$root/tools/models" && "$venv/bin/python" -m tlcheck_models.run --tlcheck "$work/tlcheck" --table "$work/models.md" "$work/models" 2>"$work/models.err") || status=1
 cat "$work/models.md" 2>/dev/null || true

@@ -73,7 +73,7 @@ def test_findings_and_defects() -> None:
     assert report([refused, undecided]) == 0  # findings
     assert report([missed]) == 1 and report([false_fail]) == 1  # defects
     rows = table([refused, undecided, false_fail]).splitlines()
-    assert rows[2].startswith("| bert | x | torchscript, opset17 | no: unsupported op |")
+    assert rows[2].startswith("| bert | x | torchscript, opset17 | float32 | no: unsupported op |")
     assert "| 0/0/10 | 0/0/10 | n/a |" in rows[3]
     assert "| 10/0/0 | 9/1/0 | caught |" in rows[4]
 
