@@ -559,7 +559,11 @@
 // 0·v and 0 + v are exact, m·[1, 1] is m), which
 // TestLinearInJacobians checks on the figures' nets and
 // spec's TestLinearInEqualsVJP checks of the statement against VJP over
-// Rat. The sweep's budget counts the runs all the same.
+// Rat (matmul states it with M the inner × out matrix, for a Matrix of
+// at most two axes: TestConstParentJacobian checks the read on an
+// imported matmul by a constant node). The sweep's budget counts such a
+// Jacobian as the work done: one unit per entry kept (n_k × n_q), not
+// the n_k VJP runs it replaces.
 //
 // The sweep. Fix node j and any choice of Jacobians J_{c,k}, each a
 // Clarke Jacobian of f_c at a point of the boxes (so within the
@@ -604,8 +608,9 @@
 // a plane past maxDense elements (or Jacobians past maxDenseTotal in
 // all), or a value above 2³⁰⁰, leaves the node to the interval sweep.
 // Options.SweepWork counts a dense sweep as its interval operations
-// divided by 16, and a node's local Jacobians as the n_k VJP runs they
-// take (past twice the budget, the interval sweep).
+// divided by 16, a node's local Jacobians as the n_k VJP runs they
+// take (each the node's declared work), or the n_k × n_q entries read
+// off the weights (past twice the budget, the interval sweep).
 //
 // Cuts. Sweeping every intermediate node to the input costs Σ_j j node
 // visits, quadratic in depth. A sweep may instead stop at a node k < j

@@ -96,17 +96,11 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 		size += nk * nq
 		pairs[t] = make([]float64, 2*nk*nq)
 	}
-	// nk VJP runs over intervals, counted against the sweep budget.
-	prev := int64(0)
-	if k > 0 {
-		prev = r.prefix[k-1]
-	}
-	work := int64(nk) * max(r.prefix[k]-prev, 1)
-	if r.spent+work > 2*r.budget {
-		return nil, "", errDense("the local Jacobians would spend the sweep budget")
-	}
-	r.spent += work
+	// The work counted against the sweep budget is the work done: read
+	// off the weights (linearIn), one copy per Jacobian entry kept (size);
+	// else nk VJP runs over intervals, each the node's declared work.
 	if r.linearIn(k, pairs) {
+		r.spent += int64(max(size, 1))
 		if jacCompare != nil {
 			ref := make([][]float64, len(pairs))
 			for t := range pairs {
@@ -118,6 +112,15 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 		}
 		return r.finishJac(k, pairs)
 	}
+	prev := int64(0)
+	if k > 0 {
+		prev = r.prefix[k-1]
+	}
+	work := int64(nk) * max(r.prefix[k]-prev, 1)
+	if r.spent+work > 2*r.budget {
+		return nil, "", errDense("the local Jacobians would spend the sweep budget")
+	}
+	r.spent += work
 	if reason := r.vjpRows(k, pairs); reason != "" {
 		return nil, reason, nil
 	}
@@ -230,8 +233,9 @@ func (r *foRun[F]) linearIn(k int, pairs [][]float64) bool {
 	if !r.nodes[ps[xt]].err {
 		return false
 	}
-	x, m := nd.args[0][li.X], nd.args[0][li.Matrix].Data
-	if len(x.Shape) == 0 {
+	x, mt := nd.args[0][li.X], nd.args[0][li.Matrix]
+	m := mt.Data
+	if len(x.Shape) == 0 || (li.InnerOut && len(mt.Shape) > 2) {
 		return false
 	}
 	inner := x.Shape[len(x.Shape)-1]
@@ -240,6 +244,11 @@ func (r *foRun[F]) linearIn(k int, pairs [][]float64) bool {
 		return false
 	}
 	out := len(m) / inner
+	// at reads M's coefficient of x[r, c] in y[r, j] (spec.LinearJac).
+	at := func(j, c int) adj { return m[j*inner+c] }
+	if li.InnerOut {
+		at = func(j, c int) adj { return m[c*out+j] }
+	}
 	rows := nq / inner
 	if rows*out != nk || len(pairs[xt]) != 2*nk*nq {
 		return false
@@ -253,9 +262,10 @@ func (r *foRun[F]) linearIn(k int, pairs [][]float64) bool {
 	for rr := 0; rr < rows; rr++ {
 		for j := 0; j < out; j++ {
 			row := p[2*(rr*out+j)*nq : 2*(rr*out+j+1)*nq]
-			for c, v := range m[j*inner : (j+1)*inner] {
+			for c := 0; c < inner; c++ {
+				v := at(j, c)
 				if sweepFault == 3 && out == inner {
-					v = m[c*inner+j] // planted: M read transposed
+					v = at(c, j) // planted: M read transposed
 				}
 				iv := plusZero(v.iv)
 				row[2*(rr*inner+c)], row[2*(rr*inner+c)+1] = iv.Lo, iv.Hi

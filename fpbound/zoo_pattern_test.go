@@ -41,8 +41,26 @@ func TestConstParentJacobian(t *testing.T) {
 		sweepSeen = func(j int, nodes []foNode, bound []float64) {
 			fo[j] = append([]float64(nil), bound...)
 		}
+		// The matmul by the constant node: its Jacobian is read off the
+		// weights (spec.LinearJac, InnerOut) bit for bit as the one-hot
+		// VJP runs compute it.
+		read, diff := 0, 0
+		jacCompare = func(k int, li, vjp [][]float64) {
+			read++
+			for q := range li {
+				for i := range li[q] {
+					if math.Float64bits(li[q][i]) != math.Float64bits(vjp[q][i]) {
+						diff++
+						return
+					}
+				}
+			}
+		}
 		sh, err := SharpBounds(g, p, x, Options{})
-		sweepSeen = nil
+		sweepSeen, jacCompare = nil, nil
+		if read == 0 || diff != 0 {
+			t.Fatalf("seed %d: %d Jacobians read off the weights, %d differ from the VJP runs'", seed, read, diff)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -160,7 +160,15 @@ const ProviderFastCPU = "fast_cpu"
 // cotangent e_{r,j} is then row (r, j) of that Jacobian (over Rat exactly;
 // over a scalar whose 0·v and 0 + v are exact, such as fpbound's interval
 // adjoints, M[j, k]·1 entry for entry).
-type LinearJac struct{ X, Matrix int }
+//
+// InnerOut: Matrix is instead the row-major inner × out matrix (y = x·M,
+// M[k, j] the coefficient of x[r, k] in y[r, j]), and the fact holds only
+// where Matrix has at most two axes (a 1-D Matrix is inner × 1): a
+// batched Matrix is not one block repeated.
+type LinearJac struct {
+	X, Matrix int
+	InnerOut  bool
+}
 
 // fill completes an entry's IR form from the primitive's own facts.
 func (f *IRForm) fill(o *OpInfo) {

@@ -9,8 +9,19 @@ import (
 // linearInCases are the parent shapes each primitive that states
 // OpInfo.LinearIn is checked on (two rows, so the block structure is
 // exercised); a primitive that states it without a case fails the test.
-var linearInCases = map[string][]Shape{
-	"linear": {{2, 3}, {4, 3}, {4}},
+var linearInCases = map[string][][]Shape{
+	"linear": {{{2, 3}, {4, 3}, {4}}},
+	// x batched, x 1-D, M 1-D (inner × 1), and a square M (a transposed
+	// read passes the shapes).
+	"matmul": {{{2, 3}, {3, 4}}, {{2, 2, 3}, {3, 4}}, {{3}, {3, 2}}, {{2, 3}, {3}}, {{2, 3}, {3, 3}}},
+}
+
+// mAt is M's coefficient of x[r, k] in y[r, j] under li.
+func mAt(li *LinearJac, m []Rat, inner, out, j, k int) Rat {
+	if li.InnerOut {
+		return m[k*out+j]
+	}
+	return m[j*inner+k]
 }
 
 // checkLinearIn compares the Jacobian that p's LinearIn states with the
@@ -31,6 +42,9 @@ func checkLinearIn(p *Prim[Rat], shapes []Shape, rng *rand.Rand) error {
 		return err
 	}
 	x, m := xs[li.X], xs[li.Matrix]
+	if li.InnerOut && len(m.Shape) > 2 {
+		return fmt.Errorf("%s: a case with a %d-axis Matrix, where InnerOut states nothing", p.Name, len(m.Shape))
+	}
 	inner := x.Shape[len(x.Shape)-1]
 	if len(m.Data)%max(inner, 1) != 0 {
 		return fmt.Errorf("%s: Matrix has %d elements, not a multiple of X's last axis %d", p.Name, len(m.Data), inner)
@@ -52,7 +66,7 @@ func checkLinearIn(p *Prim[Rat], shapes []Shape, rng *rand.Rand) error {
 				for k := 0; k < inner; k++ {
 					want := Rat{}
 					if rr == r {
-						want = m.Data[j*inner+k]
+						want = mAt(li, m.Data, inner, out, j, k)
 					}
 					if got := dxs[li.X].Data[rr*inner+k]; !got.Same(want) {
 						return fmt.Errorf("%s: ∂y[%d,%d]/∂x[%d,%d] = %v by VJP, %v by LinearIn", p.Name, r, j, rr, k, got, want)
@@ -77,13 +91,15 @@ func TestLinearInEqualsVJP(t *testing.T) {
 			continue
 		}
 		n++
-		shapes, ok := linearInCases[name]
+		cases, ok := linearInCases[name]
 		if !ok {
 			t.Errorf("%s states LinearIn but has no case in linearInCases", name)
 			continue
 		}
-		if err := checkLinearIn(p, shapes, rng); err != nil {
-			t.Error(err)
+		for _, shapes := range cases {
+			if err := checkLinearIn(p, shapes, rng); err != nil {
+				t.Error(err)
+			}
 		}
 	}
 	if n == 0 {
@@ -102,5 +118,18 @@ func TestLinearInEqualsVJP(t *testing.T) {
 	}
 	if err := checkLinearIn(&bad, []Shape{{2, 3}, {3, 3}, {3}}, rng); err == nil {
 		t.Error("a linear whose VJP reads W transposed passed the LinearIn check")
+	}
+	// matmul stated with M read out × inner (InnerOut dropped) on a square
+	// M: caught.
+	mm, err := reg.Lookup("matmul")
+	if err != nil {
+		t.Fatal(err)
+	}
+	badMM := *mm
+	badMM.OpInfo = new(OpInfo)
+	*badMM.OpInfo = *mm.OpInfo
+	badMM.LinearIn = &LinearJac{X: mm.LinearIn.X, Matrix: mm.LinearIn.Matrix}
+	if err := checkLinearIn(&badMM, []Shape{{2, 3}, {3, 3}}, rng); err == nil {
+		t.Error("matmul's LinearIn without InnerOut passed the check")
 	}
 }

@@ -186,7 +186,8 @@ func keep[T any](t Tensor[T], need bool) Tensor[T] {
 
 func matmulPrim[T Scalar[T]]() *Prim[T] {
 	info := &OpInfo{Name: "matmul", Contraction: lastAxis, Accumulates: true, ZeroPreserving: true, Polynomial: true, IR: &IRForm{Tag: "matmul", Doc: "torch.matmul (batch broadcasting, 1-D promotion), left folds from 0"}, Gen: GenHint{Degree: DegreeSum, Graph: 22}, Providers: []string{ProviderFastCPU}, MinArity: 2, MaxArity: 2, Exact: true, Smooth: true,
-		Doc: "torch.matmul (batch broadcasting, 1-D promotion); fixed left folds",
+		Doc:      "torch.matmul (batch broadcasting, 1-D promotion); fixed left folds",
+		LinearIn: &LinearJac{X: 0, Matrix: 1, InnerOut: true},
 		Shape: func(_ *Attrs, in []Shape) (Shape, error) {
 			p, err := planMatmul(in[0], in[1])
 			if err != nil {
