@@ -180,6 +180,11 @@ type gradCase struct {
 	ls    []mlpLayer
 	x, c  []float32
 	sharp []Sharp
+	// boxed is every element's boxed bound alone, comb the combined
+	// enclosure of the input gradient (nil where none: combReason).
+	boxed      []float64
+	comb       []Enclosure
+	combReason string
 }
 
 func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, classicOnly bool) gradCase {
@@ -200,16 +205,25 @@ func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, clas
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc := gradCase{net: n, ls: mlpLayers(t, n), x: f32s(t, n.Input.Data), c: c}
-	add := func(cl Err, bx Err) {
-		gc.sharp = append(gc.sharp, GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason))
+	gc := gradCase{net: n, ls: mlpLayers(t, n), x: f32s(t, n.Input.Data), c: c, comb: gb.Combined, combReason: gb.CombinedReason}
+	add := func(cl Err, bx Err, comb *Enclosure) {
+		gc.sharp = append(gc.sharp, GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb))
+		b := inf
+		if gb.Boxed != nil {
+			b = GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, true, gb.Reason, nil).FirstOrder
+		}
+		gc.boxed = append(gc.boxed, b)
 	}
 	for i := range gb.Classic.Input.Data {
 		var b Err
 		if gb.Boxed != nil {
 			b = gb.Boxed.Input.Data[i]
 		}
-		add(gb.Classic.Input.Data[i], b)
+		var comb *Enclosure
+		if gb.Combined != nil {
+			comb = &gb.Combined[i]
+		}
+		add(gb.Classic.Input.Data[i], b, comb)
 	}
 	for p := range gb.Params {
 		for i := range gb.Classic.Params[p].Data {
@@ -217,7 +231,7 @@ func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, clas
 			if gb.Boxed != nil {
 				b = gb.Boxed.Params[p].Data[i]
 			}
-			add(gb.Classic.Params[p].Data[i], b)
+			add(gb.Classic.Params[p].Data[i], b, nil)
 		}
 	}
 	if len(gb.Params) != 2*len(gc.ls) {
