@@ -7,74 +7,8 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// Gradients: the combined first-order bound of the input gradient.
-//
-// The boxed bound (GradBounds) runs the reverse formulas over Err, so the
-// reverse pass's own roundings and the errors of the cotangents reach a
-// gradient element through magnitudes |Jᵀ| per layer. The combined bound
-// writes the reverse pass as nodes of one irsem.Graph beside the forward
-// nodes it reads — the combined forward+reverse graph, whose output is the
-// input gradient — and bounds that graph with SharpBounds: the first-order
-// bound (doc.go, "First-order bound"), whose signed Jacobians now run
-// through the reverse nodes too.
-//
-// Declarative VJPs. A node's reverse nodes are its registry VJP written as
-// IR nodes (declVJP), for the tags of the generator's MLPs (nets.MLP):
-//
-//	linear (W, b):  dx = linear(dy; Wᵀ, 0)          (registry: dx_k = Σ_j W_jk·dy_j)
-//	tanh:           dx = mul_elem(dy, sub(1, mul_elem(y, y)))  (registry: dy·(1 − y·y))
-//	relu:           dx = mul_elem(dy, m), m the const step(x) (registry: dy·step(x))
-//
-// with y the forward tanh node itself (the value the registry's rule
-// reads) and the relu mask m a const decided by the forward boxes (below).
-// A node with two consumers gets its cotangent from one add node (two
-// terms: every order is the same); a tag outside the table, a node with
-// more consumers, or a relu mask the boxes do not decide, leaves the
-// gradient without a combined bound (CombinedReason says why), and
-// GradEnclosure then takes the classic and the boxed bound alone.
-// TestDeclVJPMatchesRegistry checks every entry of the table against the
-// registry's Go VJP in exact rational arithmetic (equality, element by
-// element, on seeded points) and that a wrong entry is caught.
-//
-// Model. The model of GradBounds' doc (the forward pass under M1–M3,
-// then the registry's VJP formulas, each sum in any order with FMA,
-// the cotangent seed held as the nearest binary32) restricted to the
-// input gradient.
-//
-// Theorem. Let every relu node's box (B_j from the first-order forward
-// pass, forwardBoxes) satisfy, element by element, B_j.Lo > 0 or
-// B_j.Hi ≤ 0, and let (X, E) be SharpBounds' enclosure of input-gradient
-// element k on the combined graph C at the same input. Then the exact
-// input gradient (the registry's VJP formulas in exact arithmetic at the
-// exact forward values) lies in X, and every gradient computation of the
-// model produces a value within E of it.
-//
-// Proof. Let m be the masks of C: m = 1 where B_j.Lo > 0, else 0. (i)
-// Every modelled evaluation holds at relu node j a value ŷ ∈ B_j (the
-// box's invariant, GradBounds' doc); ŷ = max(x̂, 0) for the value x̂ of
-// relu's argument that the same evaluation holds, so ŷ > 0 iff x̂ > 0,
-// and the registry's relu VJP dy·step(x̂) (relu′(0) = 0) equals dy·m. The
-// exact evaluation is one of the T_k the box holds, so the exact VJP uses
-// the same m. (ii) With the masks fixed, the registry's VJP rules at the
-// forward values are, formula for formula, the operations of C's reverse
-// nodes (the table above; linear's dx = Wᵀ·dy is the sum Σ_j W_jk·dy_j
-// with the exact term 0 added, which the model's "any order" covers by
-// adding it last, exactly; the product dy·m is exact, m ∈ {0, 1}); the
-// forward values they read are C's forward nodes, each computed once and
-// read by every consumer, as M2 has it; a node's two contributions are
-// added by one add node. So every gradient computation of the model is an
-// evaluation of C satisfying M1–M3, and the exact input gradient is C's
-// exact value. SharpBounds' theorem on C (doc.go) gives both claims. ∎
-//
-// Undecided masks. Where a relu box straddles 0 the runtime may take
-// either mask, and the reverse formula is discontinuous in the forward
-// value there: the first-order theorem does not hold across the jump, so
-// C is not built (no combined bound for the whole input gradient — with
-// dense layers every input element reads every cotangent).
-//
-// Parameter gradients (dW = dy·xᵀ, db = dy) keep the classic and boxed
-// bounds: their combined graphs (one per parameter, the graph has one
-// output) are not built.
+// The combined forward+reverse graph of the input gradient and its
+// theorem: the package doc, "Gradients: the combined first-order bound".
 
 // combinedGraph builds C for the input gradient of g at the boxes of the
 // first-order forward pass (boxes[j] node j's): the forward nodes
@@ -89,24 +23,12 @@ func combinedGraph(g *irsem.Graph, p *irsem.Payload, seed irsem.RatTensor, boxes
 			consumers[q]++
 		}
 	}
-	c := &irsem.Graph{InputID: g.InputID, Nodes: make([]irsem.Node, 0, 4*n)}
-	cp := &irsem.Payload{Entries: map[int]*irsem.Params{}}
+	b := &cbuild{c: &irsem.Graph{InputID: g.InputID, Nodes: make([]irsem.Node, 0, 4*n)}, cp: &irsem.Payload{Entries: map[int]*irsem.Params{}}}
 	for _, nd := range g.Nodes {
-		c.Nodes = append(c.Nodes, irsem.Node{ID: nd.ID, Parents: append([]int{}, nd.Parents...), Kind: nd.Kind.Clone(), Shape: nd.Shape.Clone()})
+		b.c.Nodes = append(b.c.Nodes, irsem.Node{ID: nd.ID, Parents: append([]int{}, nd.Parents...), Kind: nd.Kind.Clone(), Shape: nd.Shape.Clone()})
 		if e, ok := p.Entries[nd.ID]; ok {
-			cp.Entries[nd.ID] = e
+			b.cp.Entries[nd.ID] = e
 		}
-	}
-	add := func(k irsem.Kind, shape spec.Shape, parents ...int) int {
-		id := len(c.Nodes)
-		c.Nodes = append(c.Nodes, irsem.Node{ID: id, Parents: parents, Kind: k, Shape: shape.Clone()})
-		return id
-	}
-	constant := func(t irsem.RatTensor) int {
-		id := add(irsem.Kind{Op: irsem.OpConst, ValueShape: t.Shape.Clone()}, t.Shape)
-		v := t
-		cp.Entries[id] = &irsem.Params{Value: &v}
-		return id
 	}
 	out := g.OutputID
 	if !seed.Shape.Equal(g.Nodes[out].Shape) {
@@ -116,85 +38,137 @@ func combinedGraph(g *irsem.Graph, p *irsem.Payload, seed irsem.RatTensor, boxes
 	for j := range cot {
 		cot[j] = -1
 	}
-	cot[out] = constant(seed)
-	contribute := func(q, v int) string {
-		switch {
-		case consumers[q] > 2:
-			return fmt.Sprintf("node %d (%s) has %d consumers: its cotangent would be a sum of %d terms, which one add node does not hold", q, g.Nodes[q].Kind.Op, consumers[q], consumers[q])
-		case cot[q] < 0:
-			cot[q] = v
-		default:
-			cot[q] = add(irsem.Kind{Op: irsem.OpAdd}, g.Nodes[q].Shape, cot[q], v)
-		}
-		return ""
-	}
+	cot[out] = b.constant(seed)
 	for j := n - 1; j >= 0; j-- {
 		nd := &g.Nodes[j]
 		if cot[j] < 0 || j == g.InputID {
 			continue
 		}
-		dy := cot[j]
-		var dx int
-		switch nd.Kind.Op {
-		case irsem.OpLinear:
-			e := p.Entries[j]
-			if e == nil || e.W == nil || len(e.W.Shape) != 2 || len(nd.Shape) != 1 {
-				return nil, nil, fmt.Sprintf("node %d (linear): only a vector linear with its W has a declarative VJP here", j)
-			}
-			o, i := e.W.Shape[0], e.W.Shape[1]
-			wt := irsem.RatTensor{Shape: spec.Shape{i, o}, Data: make([]spec.Rat, o*i)}
-			for r := 0; r < o; r++ {
-				for k := 0; k < i; k++ {
-					wt.Data[k*o+r] = e.W.Data[r*i+k]
-				}
-			}
-			zero := irsem.RatTensor{Shape: spec.Shape{i}, Data: make([]spec.Rat, i)}
-			dx = add(irsem.Kind{Op: irsem.OpLinear}, spec.Shape{i}, dy)
-			cp.Entries[dx] = &irsem.Params{W: &wt, B: &zero}
-		case irsem.OpTanh:
-			sq := add(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, j, j)
-			ones := irsem.RatTensor{Shape: nd.Shape.Clone(), Data: make([]spec.Rat, nd.Shape.Size())}
-			for m := range ones.Data {
-				ones.Data[m] = spec.NewRat(1, 1)
-			}
-			d := add(irsem.Kind{Op: irsem.OpSub}, nd.Shape, constant(ones), sq)
-			dx = add(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, d)
-		case irsem.OpRelu:
-			b := boxes[j]
-			if b.fused || len(b.box) != nd.Shape.Size() {
-				return nil, nil, fmt.Sprintf("node %d (relu): no box to decide its mask", j)
-			}
-			mask := irsem.RatTensor{Shape: nd.Shape.Clone(), Data: make([]spec.Rat, len(b.box))}
-			ones := 0
-			for m, iv := range b.box {
-				switch {
-				case iv.Lo > 0:
-					mask.Data[m] = spec.NewRat(1, 1)
-					ones++
-				case iv.Hi <= 0:
-				default:
-					return nil, nil, fmt.Sprintf("node %d (relu): element %d's box [%g, %g] holds the kink: the mask is undecided", j, m, iv.Lo, iv.Hi)
-				}
-			}
-			dx = dy
-			if ones < len(b.box) {
-				dx = add(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, constant(mask))
-			}
-		default:
+		rule, ok := declVJPs[nd.Kind.Op]
+		if !ok {
 			return nil, nil, fmt.Sprintf("node %d (%s) has no declarative VJP", j, nd.Kind.Op)
 		}
 		if len(nd.Parents) != 1 {
 			return nil, nil, fmt.Sprintf("node %d (%s): %d parents", j, nd.Kind.Op, len(nd.Parents))
 		}
-		if r := contribute(nd.Parents[0], dx); r != "" {
-			return nil, nil, r
+		var box fwdBox
+		if j < len(boxes) {
+			box = boxes[j]
+		}
+		dx, reason := rule(b, nd, p.Entries[j], cot[j], box)
+		if reason != "" {
+			return nil, nil, fmt.Sprintf("node %d (%s): %s", j, nd.Kind.Op, reason)
+		}
+		q := nd.Parents[0]
+		switch {
+		case consumers[q] > 2:
+			return nil, nil, fmt.Sprintf("node %d (%s) has %d consumers: its cotangent would be a sum of %d terms, which one add node does not hold", q, g.Nodes[q].Kind.Op, consumers[q], consumers[q])
+		case cot[q] < 0:
+			cot[q] = dx
+		default:
+			cot[q] = b.node(irsem.Kind{Op: irsem.OpAdd}, g.Nodes[q].Shape, cot[q], dx)
 		}
 	}
 	if cot[g.InputID] < 0 {
 		return nil, nil, "the output does not read the input"
 	}
-	c.OutputID = cot[g.InputID]
-	return c, cp, ""
+	b.c.OutputID = cot[g.InputID]
+	return b.c, b.cp, ""
+}
+
+// cbuild appends nodes to a combined graph and its payload.
+type cbuild struct {
+	c  *irsem.Graph
+	cp *irsem.Payload
+}
+
+func (b *cbuild) node(k irsem.Kind, shape spec.Shape, parents ...int) int {
+	id := len(b.c.Nodes)
+	b.c.Nodes = append(b.c.Nodes, irsem.Node{ID: id, Parents: parents, Kind: k, Shape: shape.Clone()})
+	return id
+}
+
+func (b *cbuild) constant(t irsem.RatTensor) int {
+	id := b.node(irsem.Kind{Op: irsem.OpConst, ValueShape: t.Shape.Clone()}, t.Shape)
+	v := t
+	b.cp.Entries[id] = &irsem.Params{Value: &v}
+	return id
+}
+
+// declRule is one tag's declarative VJP: it appends to b the nodes that
+// compute the contribution to the node's one parent from the cotangent
+// node dy (the forward node nd keeps its id in the combined graph, so a
+// rule reads the forward value as node nd.ID; e is its payload entry, box
+// its forward box), and returns the node holding the contribution, or a
+// reason why it has none.
+type declRule func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) (int, string)
+
+// declVJPs is the table of declarative VJPs (the package doc, "Gradients:
+// the combined first-order bound"); TestDeclVJPMatchesRegistry checks each
+// against the registry's VJP over spec.Rat.
+var declVJPs = map[irsem.Op]declRule{
+	irsem.OpLinear: linearDeclVJP,
+	irsem.OpTanh:   tanhDeclVJP,
+	irsem.OpRelu:   reluDeclVJP,
+}
+
+// linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_k = Σ_j W_jk·dy_j + 0.
+func linearDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) (int, string) {
+	if e == nil || e.W == nil || len(e.W.Shape) != 2 || len(nd.Shape) != 1 {
+		return 0, "only a vector linear with its W has a declarative VJP here"
+	}
+	o, i := e.W.Shape[0], e.W.Shape[1]
+	wt := irsem.RatTensor{Shape: spec.Shape{i, o}, Data: make([]spec.Rat, o*i)}
+	for r := 0; r < o; r++ {
+		for k := 0; k < i; k++ {
+			wt.Data[k*o+r] = e.W.Data[r*i+k]
+		}
+	}
+	zero := irsem.RatTensor{Shape: spec.Shape{i}, Data: make([]spec.Rat, i)}
+	dx := b.node(irsem.Kind{Op: irsem.OpLinear}, spec.Shape{i}, dy)
+	b.cp.Entries[dx] = &irsem.Params{W: &wt, B: &zero}
+	return dx, ""
+}
+
+// tanhDeclVJP: dx = dy·(1 − y·y), y the forward node.
+func tanhDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) (int, string) {
+	sq := b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, nd.ID, nd.ID)
+	d := b.node(irsem.Kind{Op: irsem.OpSub}, nd.Shape, b.constant(filledRat(nd.Shape, spec.NewRat(1, 1))), sq)
+	return b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, d), ""
+}
+
+// reluDeclVJP: dx = dy·m, m the const step(x) decided by the box of the
+// relu node (its output y = max(x, 0)): 1 where box.Lo > 0, 0 where
+// box.Hi ≤ 0; a box holding the kink leaves no rule. An all-ones mask
+// adds no node (dy·1 = dy exactly).
+func reluDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox) (int, string) {
+	if box.fused || len(box.box) != nd.Shape.Size() {
+		return 0, "no box to decide its mask"
+	}
+	mask := filledRat(nd.Shape, spec.Rat{})
+	ones := 0
+	for m, iv := range box.box {
+		switch {
+		case iv.Lo > 0:
+			mask.Data[m] = spec.NewRat(1, 1)
+			ones++
+		case iv.Hi <= 0:
+		default:
+			return 0, fmt.Sprintf("element %d's box [%g, %g] holds the kink: the mask is undecided", m, iv.Lo, iv.Hi)
+		}
+	}
+	if ones == len(box.box) {
+		return dy, ""
+	}
+	return b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, b.constant(mask)), ""
+}
+
+func filledRat(s spec.Shape, v spec.Rat) irsem.RatTensor {
+	t := irsem.RatTensor{Shape: s.Clone(), Data: make([]spec.Rat, s.Size())}
+	for m := range t.Data {
+		t.Data[m] = v
+	}
+	return t
 }
 
 // prune drops the nodes of c that the output does not read (the input
