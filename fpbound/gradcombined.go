@@ -207,7 +207,9 @@ func prune(c *irsem.Graph, cp *irsem.Payload) (*irsem.Graph, *irsem.Payload) {
 }
 
 // combinedBound is the combined bound of every input-gradient element
-// (the theorem above): SharpBounds on the pruned combined graph, or a
+// (the theorem above): SharpBounds on the pruned combined graph (at
+// o.SweepWork, DefaultSweepWork when 0: the combined graph is built only
+// for the tags of declVJPs, whose sweeps are cheap), or a
 // reason and nil where the graph is not built.
 func combinedBound(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, boxes []fwdBox, o Options) ([]Enclosure, string, error) {
 	c, cp, reason := combinedGraph(g, p, seed, boxes)

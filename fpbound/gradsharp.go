@@ -126,6 +126,7 @@ func GradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 	if err != nil {
 		return nil, err
 	}
+	co := o // the combined graph's SharpBounds: its own default budget
 	if o.SweepWork == 0 {
 		o.SweepWork = DefaultGradSweepWork
 	}
@@ -143,7 +144,7 @@ func GradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 		return nil, err
 	}
 	gb.Boxed, gb.BoxedUndecided, gb.Reason = bx, bund, reason
-	gb.Combined, gb.CombinedReason, err = combinedBound(g, p, input, seed, boxes, o)
+	gb.Combined, gb.CombinedReason, err = combinedBound(g, p, input, seed, boxes, co)
 	if err != nil {
 		return nil, err
 	}
