@@ -23,10 +23,14 @@ func combinedGraph(g *irsem.Graph, p *irsem.Payload, seed irsem.RatTensor, boxes
 			consumers[q]++
 		}
 	}
+	entries := map[int]*irsem.Params{}
+	if p != nil && p.Entries != nil {
+		entries = p.Entries
+	}
 	b := &cbuild{c: &irsem.Graph{InputID: g.InputID, Nodes: make([]irsem.Node, 0, 4*n)}, cp: &irsem.Payload{Entries: map[int]*irsem.Params{}}}
 	for _, nd := range g.Nodes {
 		b.c.Nodes = append(b.c.Nodes, irsem.Node{ID: nd.ID, Parents: append([]int{}, nd.Parents...), Kind: nd.Kind.Clone(), Shape: nd.Shape.Clone()})
-		if e, ok := p.Entries[nd.ID]; ok {
+		if e, ok := entries[nd.ID]; ok {
 			b.cp.Entries[nd.ID] = e
 		}
 	}
@@ -55,7 +59,7 @@ func combinedGraph(g *irsem.Graph, p *irsem.Payload, seed irsem.RatTensor, boxes
 		if j < len(boxes) {
 			box = boxes[j]
 		}
-		dx, reason := rule(b, nd, p.Entries[j], cot[j], box)
+		dx, reason := rule(b, nd, entries[j], cot[j], box)
 		if reason != "" {
 			return nil, nil, fmt.Sprintf("node %d (%s): %s", j, nd.Kind.Op, reason)
 		}

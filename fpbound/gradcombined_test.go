@@ -201,3 +201,18 @@ func TestGradCombinedSound(t *testing.T) {
 		}
 	}
 }
+
+// TestCombinedGraphNilPayload: a graph read without a payload (relu
+// alone, compare-grad --graph without --payload) builds its combined
+// graph instead of failing on the missing entries.
+func TestCombinedGraphNilPayload(t *testing.T) {
+	g, _, x, dy := declCase(irsem.OpRelu, 3, 3, 1)
+	fwd, err := irsem.DenoteAll[spec.Interval](g, nil, irsem.ConvertTensor[spec.Interval](x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxes := []fwdBox{{box: fwd[0].Data}, {box: fwd[1].Data}}
+	if c, _, reason := combinedGraph(g, nil, dy, boxes); c == nil {
+		t.Fatalf("no combined graph: %s", reason)
+	}
+}
