@@ -436,7 +436,7 @@ func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]
 				if gb.Boxed != nil {
 					boxed = t.err(gb.Boxed, k)
 				}
-				sh := fpbound.GradEnclosure(t.err(gb.Classic, k), gb.ClassicUndecided, boxed, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason)
+				sh := fpbound.GradEnclosure(t.err(gb.Classic, k), gb.ClassicUndecided, boxed, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, t.combined(gb, k))
 				el := fpbound.Judge(rec[k], sh.Enclosure)
 				el.Classic, el.FirstOrder, el.Estimate = sh.Classic, sh.FirstOrder, sh.Estimate
 				if el.Verdict == fpbound.Fails && cast != "" {
@@ -448,6 +448,21 @@ func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]
 		out = append(out, g)
 	}
 	return out, nil
+}
+
+// combined is the combined first-order enclosure of element k of the
+// target (fpbound.GradBounds.Combined), for a target that is one piece
+// of the input gradient; nil otherwise (a parameter's gradient, a sum of
+// parts) or where the bound was not built.
+func (t Target) combined(gb *fpbound.GradBounds, k int) *fpbound.Enclosure {
+	if gb.Combined == nil || len(t.Parts) != 1 || t.Parts[0].Param >= 0 {
+		return nil
+	}
+	i := t.Parts[0].Offset + k
+	if i >= len(gb.Combined) {
+		return nil
+	}
+	return &gb.Combined[i]
 }
 
 // err is the error-algebra value of element k of the target: the sum of

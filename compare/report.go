@@ -127,7 +127,7 @@ func GradsText(res []Grad) (string, int) {
 		b.WriteString(Summarize(g.Shape, els).Lines("  "))
 		for _, el := range els {
 			if !math.IsInf(el.FirstOrder, 1) {
-				fmt.Fprintf(&b, "  (bound: the boxed bound decides %d of %d elements, the classic one the rest)\n", s.ByFirstOrder, len(els))
+				fmt.Fprintf(&b, "  (bound: the boxed or combined first-order bound decides %d of %d elements, the classic one the rest)\n", s.ByFirstOrder, len(els))
 				break
 			}
 		}

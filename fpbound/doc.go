@@ -828,6 +828,75 @@
 // λ = √(2·ln 2000) ≤ 3.9; Estimate is the smaller of that and F. Real
 // rounding errors are neither independent nor mean-zero in general.
 //
+// # Gradients: the combined first-order bound
+//
+// The boxed bound (GradBounds) runs the reverse formulas over Err, so the
+// reverse pass's own roundings and the errors of the cotangents reach a
+// gradient element through magnitudes |Jᵀ| per layer. The combined bound
+// writes the reverse pass as nodes of one irsem.Graph beside the forward
+// nodes it reads — the combined forward+reverse graph, whose output is the
+// input gradient — and bounds that graph with SharpBounds: the first-order
+// bound (doc.go, "First-order bound"), whose signed Jacobians now run
+// through the reverse nodes too.
+//
+// Declarative VJPs. A node's reverse nodes are its registry VJP written as
+// IR nodes (the table declVJPs), for the tags of the generator's MLPs (nets.MLP):
+//
+//	linear (W, b):  dx = linear(dy; Wᵀ, 0)          (registry: dx_k = Σ_j W_jk·dy_j)
+//	tanh:           dx = mul_elem(dy, sub(1, mul_elem(y, y)))  (registry: dy·(1 − y·y))
+//	relu:           dx = mul_elem(dy, m), m the const step(x) (registry: dy·step(x))
+//
+// with y the forward tanh node itself (the value the registry's rule
+// reads) and the relu mask m a const decided by the forward boxes (below).
+// A node with two consumers gets its cotangent from one add node (two
+// terms: every order is the same); a tag outside the table, a node with
+// more consumers, or a relu mask the boxes do not decide, leaves the
+// gradient without a combined bound (CombinedReason says why), and
+// GradEnclosure then takes the classic and the boxed bound alone.
+// TestDeclVJPMatchesRegistry checks every entry of the table against the
+// registry's Go VJP in exact rational arithmetic (equality, element by
+// element, on seeded points) and that a wrong entry is caught.
+//
+// Model. The model of GradBounds' doc (the forward pass under M1–M3,
+// then the registry's VJP formulas, each sum in any order with FMA,
+// the cotangent seed held as the nearest binary32) restricted to the
+// input gradient.
+//
+// Theorem. Let every relu node's box (B_j from the first-order forward
+// pass, forwardBoxes) satisfy, element by element, B_j.Lo > 0 or
+// B_j.Hi ≤ 0, and let (X, E) be SharpBounds' enclosure of input-gradient
+// element k on the combined graph C at the same input. Then the exact
+// input gradient (the registry's VJP formulas in exact arithmetic at the
+// exact forward values) lies in X, and every gradient computation of the
+// model produces a value within E of it.
+//
+// Proof. Let m be the masks of C: m = 1 where B_j.Lo > 0, else 0. (i)
+// Every modelled evaluation holds at relu node j a value ŷ ∈ B_j (the
+// box's invariant, GradBounds' doc); ŷ = max(x̂, 0) for the value x̂ of
+// relu's argument that the same evaluation holds, so ŷ > 0 iff x̂ > 0,
+// and the registry's relu VJP dy·step(x̂) (relu′(0) = 0) equals dy·m. The
+// exact evaluation is one of the T_k the box holds, so the exact VJP uses
+// the same m. (ii) With the masks fixed, the registry's VJP rules at the
+// forward values are, formula for formula, the operations of C's reverse
+// nodes (the table above; linear's dx = Wᵀ·dy is the sum Σ_j W_jk·dy_j
+// with the exact term 0 added, which the model's "any order" covers by
+// adding it last, exactly; the product dy·m is exact, m ∈ {0, 1}); the
+// forward values they read are C's forward nodes, each computed once and
+// read by every consumer, as M2 has it; a node's two contributions are
+// added by one add node. So every gradient computation of the model is an
+// evaluation of C satisfying M1–M3, and the exact input gradient is C's
+// exact value. SharpBounds' theorem on C (doc.go) gives both claims. ∎
+//
+// Undecided masks. Where a relu box straddles 0 the runtime may take
+// either mask, and the reverse formula is discontinuous in the forward
+// value there: the first-order theorem does not hold across the jump, so
+// C is not built (no combined bound for the whole input gradient — with
+// dense layers every input element reads every cotangent).
+//
+// Parameter gradients (dW = dy·xᵀ, db = dy) keep the classic and boxed
+// bounds: their combined graphs (one per parameter, the graph has one
+// output) are not built.
+//
 // # The ball centre
 //
 // Where a graph is not exact over spec.Rat, the first-order bound's boxes

@@ -90,6 +90,11 @@ type GradBounds struct {
 	Boxed          *irgrad.Gradients[Err]
 	BoxedUndecided int64
 	Reason         string
+	// Combined is the combined first-order bound of every element of the
+	// input gradient (gradcombined.go; nil when it has none:
+	// CombinedReason says why).
+	Combined       []Enclosure
+	CombinedReason string
 }
 
 // DefaultGradSweepWork is GradErrSharp's Options.SweepWork when none is
@@ -114,12 +119,14 @@ func GradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 	gb := &GradBounds{Params: params, Classic: cl, ClassicUndecided: und}
 	if classicOnly {
 		gb.Reason = "the boxed bound was not asked for"
+		gb.CombinedReason = gb.Reason
 		return gb, nil
 	}
 	k, err := o.ulps()
 	if err != nil {
 		return nil, err
 	}
+	co := o // the combined graph's SharpBounds: its own default budget
 	if o.SweepWork == 0 {
 		o.SweepWork = DefaultGradSweepWork
 	}
@@ -129,6 +136,7 @@ func GradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 	}
 	if reason != "" {
 		gb.Reason = "no forward boxes: " + reason
+		gb.CombinedReason = gb.Reason
 		return gb, nil
 	}
 	bx, bund, reason, err := boxedReverse[binary32](g, p, input, seed, params, boxes, errRegistryOrDefault[binary32](o.Profile), k)
@@ -136,29 +144,45 @@ func GradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 		return nil, err
 	}
 	gb.Boxed, gb.BoxedUndecided, gb.Reason = bx, bund, reason
+	gb.Combined, gb.CombinedReason, err = combinedBound(g, p, input, seed, boxes, co)
+	if err != nil {
+		return nil, err
+	}
 	return gb, nil
 }
 
-// GradEnclosure combines element k's two Err values (the sum of a
-// target's parts in each gradient; boxed may be absent, hasBoxed false)
-// into a Sharp: Bound the smaller of the two bounds, Exact the
-// intersection of the two exact enclosures (each contains the exact
-// gradient), Classic and FirstOrder the classic and the boxed bound (the
-// boxed bound is reported in FirstOrder: it is the bound the forward's
-// first-order boxes give the reverse pass). Estimate is Bound: no
-// estimate is made for gradients.
-func GradEnclosure(classic Err, classicUnd int64, boxed Err, boxedUnd int64, hasBoxed bool, reason string) Sharp {
+// GradEnclosure combines element k's bounds into a Sharp: the two Err
+// values (the sum of a target's parts in each gradient; boxed may be
+// absent, hasBoxed false) and, for an input-gradient element, the
+// combined first-order enclosure (combined, nil where there is none:
+// GradBounds.Combined). Bound is the least of the bounds, Exact the
+// intersection of the exact enclosures (each contains the exact gradient,
+// and every modelled evaluation lies within each bound of it, so within
+// the least of them: the verdict is sound with the combination), Classic
+// the classic bound and FirstOrder the smaller of the boxed and the
+// combined bound (both are built from the forward's first-order boxes).
+// Estimate is Bound: no estimate is made for gradients.
+func GradEnclosure(classic Err, classicUnd int64, boxed Err, boxedUnd int64, hasBoxed bool, reason string, combined *Enclosure) Sharp {
 	c := EncloseErr(classic, classicUnd)
 	s := Sharp{Enclosure: c, Classic: c.Bound, FirstOrder: inf, FirstOrderReason: reason}
-	if hasBoxed {
-		b := EncloseErr(boxed, boxedUnd)
-		s.FirstOrder, s.FirstOrderReason = b.Bound, b.Reason
+	take := func(b Enclosure) {
 		if x, ok := intersect(s.Exact, b.Exact); ok && !math.IsInf(b.Bound, 1) {
 			s.Exact = x
+		}
+		if b.Bound < s.FirstOrder {
+			s.FirstOrder, s.FirstOrderReason = b.Bound, b.Reason
 		}
 		if b.Bound < s.Bound {
 			s.Bound, s.Reason = b.Bound, ""
 		}
+	}
+	if hasBoxed {
+		b := EncloseErr(boxed, boxedUnd)
+		s.FirstOrder, s.FirstOrderReason = b.Bound, b.Reason
+		take(b)
+	}
+	if combined != nil {
+		take(*combined)
 	}
 	s.Estimate = s.Bound
 	return s
@@ -169,7 +193,7 @@ func GradEnclosure(classic Err, classicUnd int64, boxed Err, boxedUnd int64, has
 // document).
 const (
 	GradByClassic = "classic" // GradErr's classic bound
-	GradByBoxed   = "boxed"   // the boxed bound (GradBounds)
+	GradByBoxed   = "boxed"   // the boxed or the combined first-order bound (GradBounds)
 	GradByNone    = "none"    // neither is finite: no verdict but inconclusive
 )
 

@@ -180,6 +180,11 @@ type gradCase struct {
 	ls    []mlpLayer
 	x, c  []float32
 	sharp []Sharp
+	// boxed is every element's boxed bound alone, comb the combined
+	// enclosure of the input gradient (nil where none: combReason).
+	boxed      []float64
+	comb       []Enclosure
+	combReason string
 }
 
 func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, classicOnly bool) gradCase {
@@ -200,16 +205,25 @@ func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, clas
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc := gradCase{net: n, ls: mlpLayers(t, n), x: f32s(t, n.Input.Data), c: c}
-	add := func(cl Err, bx Err) {
-		gc.sharp = append(gc.sharp, GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason))
+	gc := gradCase{net: n, ls: mlpLayers(t, n), x: f32s(t, n.Input.Data), c: c, comb: gb.Combined, combReason: gb.CombinedReason}
+	add := func(cl Err, bx Err, comb *Enclosure) {
+		gc.sharp = append(gc.sharp, GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb))
+		b := inf
+		if gb.Boxed != nil {
+			b = GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, true, gb.Reason, nil).FirstOrder
+		}
+		gc.boxed = append(gc.boxed, b)
 	}
 	for i := range gb.Classic.Input.Data {
 		var b Err
 		if gb.Boxed != nil {
 			b = gb.Boxed.Input.Data[i]
 		}
-		add(gb.Classic.Input.Data[i], b)
+		var comb *Enclosure
+		if gb.Combined != nil {
+			comb = &gb.Combined[i]
+		}
+		add(gb.Classic.Input.Data[i], b, comb)
 	}
 	for p := range gb.Params {
 		for i := range gb.Classic.Params[p].Data {
@@ -217,7 +231,7 @@ func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, clas
 			if gb.Boxed != nil {
 				b = gb.Boxed.Params[p].Data[i]
 			}
-			add(gb.Classic.Params[p].Data[i], b)
+			add(gb.Classic.Params[p].Data[i], b, nil)
 		}
 	}
 	if len(gb.Params) != 2*len(gc.ls) {
@@ -475,9 +489,12 @@ func TestGradSharpExactAdjoints(t *testing.T) {
 
 // TestGradSharpFigures reports, per depth, the medians of bound/actual
 // and bound/|exact| over every gradient element for the classic and the
-// boxed bound, and the smallest planted relative error (a power of 10)
-// in the largest input-gradient element that fails (docs/bounds.md,
-// "Gradients"). Run with -v; GRADFIG_WIDTH sets the width (default 16).
+// boxed bound, the same over the input-gradient elements for the
+// classic, boxed and combined bound (gradcombined.go), and the smallest
+// planted relative error (a power of 10) in the largest input-gradient
+// element that fails against each (docs/bounds.md, "Gradients" and
+// "grad30"). Run with -v; GRADFIG_WIDTH sets the width (default 16),
+// GRADFIG_DEEP=1 adds depths 32 and 64.
 func TestGradSharpFigures(t *testing.T) {
 	if testing.Short() {
 		t.Skip("figures")
@@ -486,19 +503,27 @@ func TestGradSharpFigures(t *testing.T) {
 	if w, err := fmt.Sscan(os.Getenv("GRADFIG_WIDTH"), &width); err != nil || w != 1 {
 		width = 16
 	}
+	depths := []int{0, 1, 2, 4, 8, 16}
+	if os.Getenv("GRADFIG_DEEP") == "1" {
+		depths = append(depths, 32, 64)
+	}
 	for _, act := range []irsem.Op{irsem.OpRelu, irsem.OpTanh} {
-		for _, depth := range []int{0, 1, 2, 4, 8, 16} {
+		for _, depth := range depths {
 			gc := newGradCase(t, act, width, depth, 11, false)
 			got := flat32s(mlpGrad32(gc.ls, gc.x, gc.c, orders[0]))
 			var ca, ba, cx, bx []float64
+			var in [3][]float64 // input elements: classic, boxed, least of the three; per actual
 			for i, s := range gc.sharp {
 				m := (s.Exact.Lo + s.Exact.Hi) / 2
 				act := math.Abs(float64(got[i]) - m)
 				if act > 0 {
-					ca, ba = append(ca, s.Classic/act), append(ba, s.FirstOrder/act)
+					ca, ba = append(ca, s.Classic/act), append(ba, gc.boxed[i]/act)
+					if i < len(gc.x) {
+						in[0], in[1], in[2] = append(in[0], s.Classic/act), append(in[1], gc.boxed[i]/act), append(in[2], s.Bound/act)
+					}
 				}
 				if m != 0 {
-					cx, bx = append(cx, s.Classic/math.Abs(m)), append(bx, s.FirstOrder/math.Abs(m))
+					cx, bx = append(cx, s.Classic/math.Abs(m)), append(bx, gc.boxed[i]/math.Abs(m))
 				}
 			}
 			k := largestInput(gc, len(gc.x))
@@ -512,8 +537,9 @@ func TestGradSharpFigures(t *testing.T) {
 				}
 				return "none"
 			}
-			t.Logf("%s width %d depth %2d: bound/actual classic %.2g boxed %.2g; bound/|exact| classic %.2g boxed %.2g; smallest planted caught classic %s boxed %s",
-				act, width, depth, med(ca), med(ba), med(cx), med(bx), caught(gc.sharp[k].Classic), caught(gc.sharp[k].FirstOrder))
+			t.Logf("%s width %d depth %2d: all elements: bound/actual classic %.2g boxed %.2g; bound/|exact| classic %.2g boxed %.2g", act, width, depth, med(ca), med(ba), med(cx), med(bx))
+			t.Logf("%s width %d depth %2d: input gradient: bound/actual classic %.2g boxed %.2g combined %.2g; smallest planted caught classic %s boxed %s combined %s (%s)",
+				act, width, depth, med(in[0]), med(in[1]), med(in[2]), caught(gc.sharp[k].Classic), caught(gc.boxed[k]), caught(gc.sharp[k].Bound), gc.combReason)
 		}
 	}
 }

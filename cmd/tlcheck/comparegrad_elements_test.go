@@ -102,7 +102,7 @@ func TestCompareGradInitializerAsData(t *testing.T) {
 // that decided it and counts them per gradient. With --bound classic the
 // boxed bound is not run, so every element with a bound is the classic
 // one's; with the default the count of boxed elements is the one the text
-// report prints ("the boxed bound decides N of M"), and each element's
+// report prints ("the boxed or combined first-order bound decides N of M"), and each element's
 // decider is the bound equal to its "bound" field, re-derived here from
 // the classic-only document: an element is the boxed bound's exactly when
 // its bound is below the classic one.
@@ -161,7 +161,7 @@ func TestCompareGradDecider(t *testing.T) {
 		if g.ByBoxed != boxed || g.ByClassic+g.ByBoxed != len(g.Elements) {
 			t.Errorf("%s: by_classic %d, by_boxed %d; elements say boxed %d of %d", g.Name, g.ByClassic, g.ByBoxed, boxed, len(g.Elements))
 		}
-		if line := fmt.Sprintf("the boxed bound decides %d of %d elements", g.ByBoxed, len(g.Elements)); boxed > 0 && !strings.Contains(text, line) {
+		if line := fmt.Sprintf("the boxed or combined first-order bound decides %d of %d elements", g.ByBoxed, len(g.Elements)); boxed > 0 && !strings.Contains(text, line) {
 			t.Errorf("%s: the text report lacks %q:\n%s", g.Name, line, text)
 		}
 	}

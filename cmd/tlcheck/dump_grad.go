@@ -27,7 +27,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	elements := fs.Bool("elements", false, "with --json: list every checked element (index, recorded value, exact enclosure, bound, verdict)")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
 	profile := fs.String("profile", fpbound.ProfileIEEE, profileUsage)
-	bound := fs.String("bound", "sharp", "sharp (per element the smaller of the classic and the boxed reverse-mode bound)|classic (the classic bound alone, for comparison)")
+	bound := fs.String("bound", "sharp", "sharp (per element the least of the classic, the boxed and, for the input gradient, the combined first-order reverse-mode bound)|classic (the classic bound alone, for comparison)")
 	if err := fs.parse(args, 0); err != nil {
 		return err
 	}
