@@ -325,9 +325,13 @@ func (r *foRun[F]) local(j int) (string, error) {
 	return "", nil
 }
 
-// closeBeforeRereads and shareRepeatedSlots are true but in tests, which
-// turn them off to compare with the bound before them.
-var closeBeforeRereads, shareRepeatedSlots = true, true
+// closeBeforeRereads turns on "Sums closed before a repeated read"
+// (doc.go). It is sound but off by default: with it on, TestFigures' GPT-2
+// stack misses its planted fault and TestFirstOrderBallBoxes gets a +∞
+// bound (not yet understood: docs/bounds.md, norm30); only tests turn it
+// on. shareRepeatedSlots is true but in tests, which turn it off to
+// compare with the bound before it.
+var closeBeforeRereads, shareRepeatedSlots = false, true
 
 // readsAgain reports that node j's one child is known to read every
 // element of j in no slot or in more than one (rereadsAll), so that j's pending sum is closed at j

@@ -129,13 +129,13 @@ func TestGroupNormClosesConv(t *testing.T) {
 			t.Fatalf("seed %d: rereadsAll(norm, reshape) = %v, rereadsAll(reshape, conv) = %v; want true, false", seed,
 				rereadsAll(g, apps, ids[2], ids[1]), rereadsAll(g, apps, ids[1], ids[0]))
 		}
+		closeBeforeRereads = true
 		sh, err := SharpBounds(g, p, x, Options{})
+		closeBeforeRereads = false
 		if err != nil {
 			t.Fatal(err)
 		}
-		closeBeforeRereads = false
 		old, err := SharpBounds(g, p, x, Options{})
-		closeBeforeRereads = true
 		if err != nil {
 			t.Fatal(err)
 		}
