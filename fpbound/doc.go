@@ -499,6 +499,56 @@
 // classic bound of an output in T stays +∞, and the element is decided
 // by F alone.
 //
+// Sums closed before a repeated read. Fusing node j's pending sum into
+// its one child c (above) is sound in every case, but it is only needed
+// where M2(a) lets the runtime reassociate across the boundary, and it
+// can be much looser than closing: torch's GroupNorm imports as conv,
+// reshape, instance_norm, and fused into the norm's mean the conv's 19
+// terms per output and the mean's 50 (in the tests; the UNet's 28 and
+// 512) became one sum charged γ_949·Σ|t| (γ_14335 in the UNet) in place
+// of γ_18 and γ_49 applied in turn. Model: a "read" of an element of q by
+// c's formula is one operand slot, of one scalar operation of c's
+// registry formula, that holds that element or a copy of it (moves
+// perform no operation). Theorem: if c's formula reads every element of
+// j in no slot or in two or more, closing j's pending sum at j (local
+// error ē_j = e + γ_{n−1}·s per element, "Sums") and not fusing it keeps
+// the first-order theorem. Proof: under M2 each scalar operation of a
+// formula is performed once and its value read by every slot that names
+// it. An element v̂ of j read in two slots is an intermediate result that
+// two operations read; a sum of M2(a) is a maximal expression whose
+// intermediate results nothing else reads, and in an expression tree each
+// intermediate fills exactly one slot, so no sum of the model contains
+// both v̂'s terms and an operation of c: v̂'s sum ends at j. An element
+// read in no slot reaches nothing of c. So in every modelled evaluation
+// each element of j is rounded at j, and e_j = v̂_j − f_j(v̂ of j's
+// parents) is a closed sum's error, bounded by "Sums" on the parents'
+// boxes; the telescoping argument then runs with node j as an ordinary
+// node. An element read in exactly one slot could be a term of a longer
+// sum of c, so one such element keeps the fusion of the whole node (the
+// case of matmul + bias), and j is then fused as before. How the count
+// is made: c's application is evaluated
+// over the reads algebra (reads.go), whose leaves are j's elements and
+// whose every operation adds one per leaf operand slot; any comparison,
+// IsZero, Same or conversion of a data-dependent value marks the count
+// unknown (a branch could read differently) and unknown keeps the fusion,
+// as does a failure. The count comes from the registry's formula itself,
+// not from a table of ops: instance_norm reads each x three times (Σx for
+// μ, x − μ for σ², x − μ for x̂), a reshape or a bias add once. Off by
+// default (closeBeforeRereads; only tests turn it on): on two test graphs
+// (a GPT-2 stack, TestFirstOrderBallBoxes) the closed sums gave looser or
+// +∞ bounds, not yet understood.
+//
+// Repeated parent slots. A node whose parents list one node q in several
+// slots (mul_elem(d, d), the square of an imported layer norm's
+// variance) reads one value there in every evaluation: the forward boxes
+// (b) and the local errors give each of q's elements one fresh id,
+// shared by the slots, so adj's and Err's Mul of an element by itself is
+// the square's range and ≥ 0 ("Squares and lower bounds", whose argument
+// is exactly this: two operands with one id are one runtime value).
+// Before, the slots were independent intervals and d·d of a box that
+// straddles 0 reached below 0, so σ² + ε (ε = 10⁻¹² in transformers'
+// ViT) reached below 0 and √ gave +∞ (TestLayerNormSquareOfOneNode).
+//
 // The exact enclosure. Where every primitive of the graph is exact over
 // spec.Rat the exact value of every node is computed over Rat and
 // enclosed in the nearest float64 interval; otherwise it is BallCentre's
