@@ -344,11 +344,9 @@ const MaxModuleBytes = 1 << 20
 //
 // It is a count of list elements built or read, not of kernel steps:
 // Spec.lean's lists are indexed by walking them (`nth`, `addAt`), so a
-// gather or a tap costs up to the length of the list it reads, and the
-// kernel's steps are bounded by the work times the longest list of the
-// case (and by the kernel's sharing of repeated closed terms, which this
-// count does not assume). The cap is therefore a bound on the kernel's work
-// up to that factor, not a step count.
+// gather or a tap costs up to the length of the list it reads. The step
+// bound per primitive — how many walks of which length — is caseSteps
+// (the walk model at walks), capped by MaxModuleSteps.
 const MaxModuleWork = 1 << 18
 
 // MaxModuleSteps bounds the kernel's steps on one emitted module: the sum
