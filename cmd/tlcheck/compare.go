@@ -78,7 +78,7 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	}
 	switch {
 	case fails > 0:
-		return cli.Failf("compare: %s outside the a-priori float32 bound", cli.Count(fails, "element lies", "elements lie"))
+		return cli.Failf("compare: %s outside the a-priori rounding bound of the graph's float format", cli.Count(fails, "element lies", "elements lie"))
 	case inconc > 0 && *strict:
 		return cli.Failf("compare: %s inconclusive (--strict)", cli.Count(inconc, "element", "elements"))
 	}

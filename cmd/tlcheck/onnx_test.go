@@ -73,7 +73,7 @@ func TestCompareCommand(t *testing.T) {
 	}
 	bm, bd := onnxFixture(t, 3.5, 0)
 	code, out, errs = runCmd("compare", "--onnx", bm, "--data", bd)
-	if code != 1 || !strings.Contains(out, "1 hold, 1 fail, 0 inconclusive") || !strings.Contains(out, "first fails element 0: recorded 3.5") || errs != "tlcheck: compare: 1 element lies outside the a-priori float32 bound\n" {
+	if code != 1 || !strings.Contains(out, "1 hold, 1 fail, 0 inconclusive") || !strings.Contains(out, "first fails element 0: recorded 3.5") || errs != "tlcheck: compare: 1 element lies outside the a-priori rounding bound of the graph's float format\n" {
 		t.Errorf("planted fault: exit %d %q %q", code, out, errs)
 	}
 	code, out, _ = runCmd("compare", "--onnx", bm, "--data", bd, "--json")
