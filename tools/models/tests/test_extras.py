@@ -127,3 +127,52 @@ def test_guard_and_table_columns() -> None:
     row = table([good]).splitlines()[2]
     assert "| dynamo, opset23 | float64 | yes | no DOUBLE kernel | 4/0/0 | caught |" in row
     assert "grad ok (rat, 3 gradients); certify exit 1 (adjointness)" in row
+
+
+def test_gelu_probe_tells_the_function_bodys_constants_from_rounding() -> None:
+    # Two stand-in runtimes, derived independently of defects.gelu_tanh: one
+    # evaluates the operator's text in a different binary64 order (a correct
+    # runtime: no defect), one with ONNX's function-body constants (FLOAT
+    # 2/π and 0.044715 cast to DOUBLE: the planted defect).
+    from tlcheck_models import defects
+
+    def faithful(_m: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
+        inner = x * (1.0 + 0.044715 * x * x) * np.sqrt(2.0 / np.pi)
+        return x * 0.5 + x * 0.5 * np.tanh(inner)
+
+    def float_constants(_m: onnx.ModelProto, x: np.ndarray) -> np.ndarray:
+        c1 = np.sqrt(np.float64(np.float32(0.63661975)))
+        c0 = np.float64(np.float32(0.044715))
+        return 0.5 * x * (1.0 + np.tanh(c1 * (x + c0 * x**3)))
+
+    assert defects.probe_gelu_tanh_double(faithful) == ""
+    msg = defects.probe_gelu_tanh_double(float_constants)
+    assert "runtime defect" in msg
+    g = onnx.helper.make_graph([onnx.helper.make_node("Gelu", ["x"], ["y"], approximate="tanh")], "g", [], [])
+    m = onnx.helper.make_model(g)
+    assert defects.runtime_defects(m, "float64", float_constants) == [msg]
+    assert defects.runtime_defects(m, "float32", float_constants) == []  # the probe is for DOUBLE only
+    g_erf = onnx.helper.make_graph([onnx.helper.make_node("Gelu", ["x"], ["y"])], "g", [], [])
+    assert defects.runtime_defects(onnx.helper.make_model(g_erf), "float64", float_constants) == []
+
+
+def test_onnxruntime_double_gelu_tanh_is_the_function_body() -> None:
+    # The finding on the pinned ONNX Runtime (requirements lock): its DOUBLE
+    # Gelu(tanh) equals the function body's formula to binary64 rounding and
+    # is off the operator's text by more than the probe's threshold.
+    from tlcheck_models import defects
+
+    x = defects.GRID.copy()
+    got = defects.ort_run(defects.one_node("Gelu", onnx.TensorProto.DOUBLE, 20, approximate="tanh"), x)
+    c1 = np.sqrt(np.float64(np.float32(0.63661975)))
+    c0 = np.float64(np.float32(0.044715))
+    body = 0.5 * x * (1.0 + np.tanh(c1 * (x + c0 * x**3)))
+    assert np.max(np.abs(got - body)) < 1e-13
+    assert defects.probe_gelu_tanh_double() != ""
+
+
+def test_outcome_excuses_only_a_confirmed_onnxruntime_defect() -> None:
+    base = dict(name="gpt2-1layer-dynamo-opset23", verdict="FAILS", decides=False, elements=800, decided=800,
+                planted_caught=False, seconds=1.0, reason="", dtype="float64", primary=False)
+    assert not Outcome(**base).ok  # type: ignore[arg-type]
+    assert Outcome(**base, defect="ONNX Runtime's DOUBLE Gelu ...").ok  # type: ignore[arg-type]
