@@ -14,6 +14,7 @@ import Tlcheck.Norm
 import Tlcheck.Prod
 import Tlcheck.Renorm
 import Tlcheck.Round
+import Tlcheck.RoundNat
 import Tlcheck.RoundLocal
 import Tlcheck.Trunc
 import Tlcheck.Certs.All

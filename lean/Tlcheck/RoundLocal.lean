@@ -43,10 +43,19 @@ every x whose entries are all off the jumps — from one scalar hypothesis,
 roundGap f a, roundQ f (a + s) = roundQ f a. The radius arithmetic (|t·vᵢ|
 < roundGap xᵢ from |t| < δ: MaxPool.lean's `gap_step`, `rmin_le_left`,
 `rmin_le_right`), the list induction and the pairing with the JVP are
-proved; **`RoundScalarLocal` itself is not proved in Lean** — it needs the
-characterisations of `flog2` (2^e ≤ a < 2^(e+1) from the bit lengths of
-numerator and denominator) and of `rneNat` (the nearest natural number
-from `Nat` division), which are not written. It is checked exactly in Go
+proved; **`RoundScalarLocal` itself is not proved in Lean**. Its integer
+core is (`RoundNat.lean`, session 11): `rneNat` is the nearest natural,
+ties to even (`rneNat_near`, `rneNat_near_strict`, and uniqueness
+`rneNat_eq_of_near` / `rneNat_const`: a value strictly within 1/2 of m
+rounds to m), and `bitLen` counts binary digits (`bitLen_spec`), which
+gives `flog2`'s bracket 2^(bN−bD−1) < N/D < 2^(bN−bD+1) over `Nat`
+(`flog2_bracket_nat`). What remains is (1) the bridge from those `Nat`
+facts to `Rat` (the numerator and denominator of `pow2 k` and of the
+scaled value a·2^−k, through `Rat.lt_iff`/`Rat.le_iff`, and the sign split
+of the `Int` exponent), and (2) the case analysis over roundQ's branches
+(sign, the zero branch, the overflow branch, and the binade edge m = 2^e,
+where a + s can fall into the binade below with half the quantum). Until
+then the statement is checked exactly in Go
 instead (`leanbridge/emit/taylor_test.go`, `TestRoundLocallyConstant`:
 the registry's `RoundRat` at x + t·v for |t| up to δ·(1 − 2⁻²⁰) on random
 tensors of every binade, and sharpness: just past gapᵢ/|vᵢ| an entry

@@ -5,6 +5,11 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/obligations/casegen"
@@ -708,5 +713,161 @@ func TestRoundLocallyConstant(t *testing.T) {
 				t.Errorf("checked %d, caught ×2 %d, ×½ %d, JVP %d", checked, caughtDouble, caughtHalf, caughtJVP)
 			}
 		})
+	}
+}
+
+// roundNatViolations checks, on a transcription of rneNat and bitLen, the
+// statements of lean/Tlcheck/RoundNat.lean exhaustively on small ranges
+// (n ≤ 240, 1 ≤ d ≤ 48; bitLen on 1…4096 and 2^k − 1, 2^k, 2^k + 1 for
+// k ≤ 100; the flog2 bracket on 1 ≤ N, D ≤ 96) and returns the names of
+// the lemmas that fail, each once, in a fixed order:
+//
+//   - rneNat_near: 2·(d·m) ≤ 2n + d and 2n ≤ 2·(d·m) + d (|n/d − m| ≤ 1/2);
+//   - rneNat_near_strict: the same strictly when 2·(n mod d) ≠ d;
+//   - rneNat_eq_of_near: every m strictly within 1/2 of n/d is rneNat n d;
+//   - rneNat_tie_even: at 2·(n mod d) = d the result is even;
+//   - bitLen_spec: 2^(bitLen n − 1) ≤ n < 2^(bitLen n) for n > 0;
+//   - flog2_bracket_nat: 2^(bN−1)·D < N·2^bD and N·2^(bD−1) < 2^bN·D.
+func roundNatViolations(rne rneNatFn, bitLen func(*big.Int) int64) []string {
+	bad := map[string]bool{}
+	b := func(x int64) *big.Int { return big.NewInt(x) }
+	for d := int64(1); d <= 48; d++ {
+		for n := int64(0); n <= 240; n++ {
+			m := rne(b(n), b(d)).Int64()
+			lo, hi := 2*d*m, 2*n // |n/d − m| ≤ 1/2 ⇔ |2dm − 2n| ≤ d
+			if lo > hi+d || hi > lo+d {
+				bad["rneNat_near"] = true
+			}
+			tie := 2*(n%d) == d
+			if !tie && (lo >= hi+d || hi >= lo+d) {
+				bad["rneNat_near_strict"] = true
+			}
+			if tie && m%2 != 0 {
+				bad["rneNat_tie_even"] = true
+			}
+			for m2 := int64(0); m2 <= n/d+2; m2++ {
+				if l2 := 2 * d * m2; l2 < hi+d && hi < l2+d && m2 != m {
+					bad["rneNat_eq_of_near"] = true
+				}
+			}
+		}
+	}
+	pw := func(k int64) *big.Int { return new(big.Int).Lsh(big.NewInt(1), uint(max(k, 0))) }
+	spec := func(n *big.Int) bool {
+		k := bitLen(n)
+		return k >= 1 && pw(k-1).Cmp(n) <= 0 && n.Cmp(pw(k)) < 0
+	}
+	for n := int64(1); n <= 4096; n++ {
+		if !spec(b(n)) {
+			bad["bitLen_spec"] = true
+		}
+	}
+	for k := int64(1); k <= 100; k++ {
+		for _, n := range []*big.Int{new(big.Int).Sub(pw(k), b(1)), pw(k), new(big.Int).Add(pw(k), b(1))} {
+			if !spec(n) {
+				bad["bitLen_spec"] = true
+			}
+		}
+	}
+	for N := int64(1); N <= 96; N++ {
+		for D := int64(1); D <= 96; D++ {
+			bN, bD := bitLen(b(N)), bitLen(b(D))
+			l1, r1 := new(big.Int).Mul(pw(bN-1), b(D)), new(big.Int).Mul(b(N), pw(bD))
+			l2, r2 := new(big.Int).Mul(b(N), pw(bD-1)), new(big.Int).Mul(pw(bN), b(D))
+			if l1.Cmp(r1) >= 0 || l2.Cmp(r2) >= 0 {
+				bad["flog2_bracket_nat"] = true
+			}
+		}
+	}
+	var out []string
+	for _, name := range []string{"rneNat_near", "rneNat_near_strict", "rneNat_eq_of_near", "rneNat_tie_even", "bitLen_spec", "flog2_bracket_nat"} {
+		if bad[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+var (
+	rneNatInstRE = regexp.MustCompile(`rneNat ([0-9]+) ([0-9]+) = ([0-9]+)`)
+	bitLenInstRE = regexp.MustCompile(`bitLen ([0-9]+) = ([0-9]+)`)
+)
+
+// TestRoundNatLemmas is the Go mirror of lean/Tlcheck/RoundNat.lean (the
+// integer core of RoundScalarLocal): the transcriptions lRneNat and
+// lBitLen that TestLeanRoundMatchesRegistry ties to the registry satisfy
+// every lemma's statement on the ranges of roundNatViolations; the kernel
+// instances of roundNat_instance are re-derived; and planted rules break
+// the lemma each is meant to break — a single wrong value at one tie
+// (7/2 → 3, odd), a single wrong value off the ties (37/10 → 3), ties
+// rounded up, truncation, and a bit length one too large.
+func TestRoundNatLemmas(t *testing.T) {
+	if v := roundNatViolations(lRneNat, lBitLen); len(v) != 0 {
+		t.Fatalf("the transcriptions violate %v", v)
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "lean", "Tlcheck", "RoundNat.lean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	num := func(s string) int64 { v, _ := strconv.ParseInt(s, 10, 64); return v }
+	inst := string(src)
+	if i := strings.Index(inst, "theorem roundNat_instance"); i >= 0 {
+		inst = inst[i:]
+		if j := strings.Index(inst, ":= by"); j >= 0 {
+			inst = inst[:j]
+		}
+	}
+	rm, bm := rneNatInstRE.FindAllStringSubmatch(inst, -1), bitLenInstRE.FindAllStringSubmatch(inst, -1)
+	if len(rm) != 4 || len(bm) != 5 {
+		t.Fatalf("RoundNat.lean: %d rneNat and %d bitLen instances, want 4 and 5", len(rm), len(bm))
+	}
+	for _, m := range rm {
+		if got := lRneNat(big.NewInt(num(m[1])), big.NewInt(num(m[2]))).Int64(); got != num(m[3]) {
+			t.Errorf("%s: rneNat gives %d", m[0], got)
+		}
+	}
+	for _, m := range bm {
+		if got := lBitLen(big.NewInt(num(m[1]))); got != num(m[2]) {
+			t.Errorf("%s: bitLen gives %d", m[0], got)
+		}
+	}
+	at := func(n0, d0, v int64) rneNatFn {
+		return func(n, d *big.Int) *big.Int {
+			if n.Int64() == n0 && d.Int64() == d0 {
+				return big.NewInt(v)
+			}
+			return lRneNat(n, d)
+		}
+	}
+	halfUp := func(n, d *big.Int) *big.Int {
+		q, r := new(big.Int).QuoRem(n, d, new(big.Int))
+		if new(big.Int).Lsh(r, 1).Cmp(d) >= 0 {
+			q.Add(q, big.NewInt(1))
+		}
+		return q
+	}
+	trunc := func(n, d *big.Int) *big.Int { return new(big.Int).Quo(n, d) }
+	plus1 := func(n *big.Int) int64 { return lBitLen(n) + 1 }
+	for _, c := range []struct {
+		name   string
+		rne    rneNatFn
+		bitLen func(*big.Int) int64
+		want   string
+	}{
+		{"one tie 7/2 → 3", at(7, 2, 3), lBitLen, "rneNat_tie_even"},
+		{"one value 37/10 → 3", at(37, 10, 3), lBitLen, "rneNat_near"},
+		{"ties rounded up", halfUp, lBitLen, "rneNat_tie_even"},
+		{"truncation", trunc, lBitLen, "rneNat_near"},
+		{"bitLen + 1", lRneNat, plus1, "bitLen_spec"},
+	} {
+		v := roundNatViolations(c.rne, c.bitLen)
+		found := false
+		for _, name := range v {
+			found = found || name == c.want
+		}
+		t.Logf("planted %s: violates %v", c.name, v)
+		if !found {
+			t.Errorf("planted %s: %s not violated (violations %v)", c.name, c.want, v)
+		}
 	}
 }

@@ -1,0 +1,244 @@
+import Tlcheck.Spec
+
+/-!
+# The integer core of the casts: `rneNat` and `bitLen` characterised
+
+`RoundLocal.lean` proves the casts' local constancy from one scalar
+hypothesis, `RoundScalarLocal f` (roundQ f constant within roundGap f a of
+every a off the jumps). This module proves the two natural-number facts
+that hypothesis rests on, over `Nat` only (every step a rewrite with a
+named core lemma, then `omega` on a linear goal whose products are atoms):
+
+* **`rneNat` is the nearest natural number, ties to even.** For d > 0,
+  with m = `rneNat n d`:
+  - `rneNat_near`: |n/d − m| ≤ 1/2, stated multiplied out by 2d:
+    2·(d·m) ≤ 2n + d and 2n ≤ 2·(d·m) + d;
+  - `rneNat_near_strict`: off a tie (2·(n mod d) ≠ d) the same strictly,
+    |n/d − m| < 1/2;
+  - `rneNat_eq_of_near`: **uniqueness** — any natural m with
+    |n/d − m| < 1/2 (strictly) *is* `rneNat n d`. This is the constancy
+    step: two numerators/denominators n/d and n'/d' both strictly within
+    1/2 of the same m round to the same m (`rneNat_const`), which is what
+    keeps the significand fixed while a moves inside one rounding
+    interval of one binade;
+  - `rneNat_tie_even`: at a tie the result is even.
+* **`bitLen` is the number of binary digits.** `bitLen_spec`: for n > 0,
+  2^(bitLen n − 1) ≤ n < 2^(bitLen n) (by induction on the fuel of
+  `bitLenF`, `bitLenF_spec`); `bitLen_zero`: bitLen 0 = 0.
+* **`flog2`'s bracket, over `Nat`.** `flog2_bracket_nat`: for N, D > 0
+  with bN = bitLen N, bD = bitLen D,
+  2^(bN−1)·D < N·2^bD and N·2^(bD−1) < 2^bN·D — that is,
+  2^(bN−bD−1) < N/D < 2^(bN−bD+1), the bracket from which `flog2`
+  (a = N/D in lowest terms) picks e = bN − bD or e − 1 with one
+  comparison against 2^e, so that 2^e ≤ a < 2^(e+1).
+
+**What is still not proved (so `RoundScalarLocal` stays a hypothesis of
+`round_locally_constant`):** (1) the bridge from these `Nat` facts to the
+`Rat` statements — `flog2 a = e → pow2 e ≤ a < pow2 (e + 1)` needs the
+numerator and denominator of `pow2 k = mkRat …` (through `Rat.lt_iff` /
+`Rat.le_iff` on `num`/`den`) and the split on the sign of the `Int`
+exponent; and `roundMag f a = n·2^k` from `rneNat_eq_of_near` needs the
+same for the scaled value a·2^−k; (2) the case analysis over roundQ's
+branches — the sign, the zero branch (|a + s| below half the least
+subnormal), the overflow branch (|a| ≥ Ω on both sides), and the binade
+edge m = 2^e where a + s may fall into the binade below with half the
+quantum (`roundLoM`'s second case), where one must show the lower
+binade's rounding returns the same 2^e. The Go mirror
+(`TestRoundLocallyConstant`) still checks that whole statement exactly on
+random tensors; the lemmas here are its integer core, proved.
+
+Core only, no `sorry`, no axioms, no `simp`, no `grind`.
+-/
+
+namespace Tlcheck
+set_option autoImplicit false
+
+/-! ## `rneNat`: the nearest natural number, ties to even -/
+
+/-- `rneNat`'s three branches, each with the value it returns: above the
+half (q + 1), at the half (q or q + 1, the even one), below the half (q),
+where q = n / d and the half is 2·(n mod d) against d. -/
+theorem rneNat_cases (n d : Nat) :
+    (d < 2 * (n % d) ∧ rneNat n d = n / d + 1) ∨
+    (2 * (n % d) = d ∧ (rneNat n d = n / d ∨ rneNat n d = n / d + 1)) ∨
+    (¬ d < 2 * (n % d) ∧ ¬ 2 * (n % d) = d ∧ rneNat n d = n / d) := by
+  by_cases h1 : d < 2 * (n % d)
+  · have e : rneNat n d = n / d + 1 := by
+      first
+        | exact if_pos h1
+        | (unfold rneNat; rw [if_pos h1])
+    exact Or.inl ⟨h1, e⟩
+  · by_cases h2 : 2 * (n % d) = d
+    · by_cases h3 : n / d % 2 = 1
+      · have e : rneNat n d = n / d + 1 := by
+          first
+            | exact (if_neg h1).trans ((if_pos h2).trans (if_pos h3))
+            | (unfold rneNat; rw [if_neg h1, if_pos h2, if_pos h3])
+        exact Or.inr (Or.inl ⟨h2, Or.inr e⟩)
+      · have e : rneNat n d = n / d := by
+          first
+            | exact (if_neg h1).trans ((if_pos h2).trans (if_neg h3))
+            | (unfold rneNat; rw [if_neg h1, if_pos h2, if_neg h3])
+        exact Or.inr (Or.inl ⟨h2, Or.inl e⟩)
+    · have e : rneNat n d = n / d := by
+        first
+          | exact (if_neg h1).trans (if_neg h2)
+          | (unfold rneNat; rw [if_neg h1, if_neg h2])
+      exact Or.inr (Or.inr ⟨h1, h2, e⟩)
+
+/-- **|n/d − rneNat n d| ≤ 1/2** (d > 0), multiplied out by 2d. With
+q = n / d, r = n mod d (d·q + r = n, r < d): the result is q + 1 only when
+2r ≥ d, and q only when 2r ≤ d. -/
+theorem rneNat_near (n d : Nat) (hd : 0 < d) :
+    2 * (d * rneNat n d) ≤ 2 * n + d ∧ 2 * n ≤ 2 * (d * rneNat n d) + d := by
+  have hdm : d * (n / d) + n % d = n := Nat.div_add_mod n d
+  have hr : n % d < d := Nat.mod_lt n hd
+  have hs : d * (n / d + 1) = d * (n / d) + d := Nat.mul_add_one d (n / d)
+  rcases rneNat_cases n d with ⟨h1, e⟩ | ⟨h2, e | e⟩ | ⟨h1, h2, e⟩
+  · rw [e]
+    omega
+  · rw [e]
+    omega
+  · rw [e]
+    omega
+  · rw [e]
+    omega
+
+/-- **Off a tie, |n/d − rneNat n d| < 1/2** (d > 0, 2·(n mod d) ≠ d). -/
+theorem rneNat_near_strict (n d : Nat) (hd : 0 < d) (ht : 2 * (n % d) ≠ d) :
+    2 * (d * rneNat n d) < 2 * n + d ∧ 2 * n < 2 * (d * rneNat n d) + d := by
+  have hdm : d * (n / d) + n % d = n := Nat.div_add_mod n d
+  have hr : n % d < d := Nat.mod_lt n hd
+  have hs : d * (n / d + 1) = d * (n / d) + d := Nat.mul_add_one d (n / d)
+  rcases rneNat_cases n d with ⟨h1, e⟩ | ⟨h2, _⟩ | ⟨h1, h2, e⟩
+  · rw [e]
+    omega
+  · exact absurd h2 ht
+  · rw [e]
+    omega
+
+/-- At a tie (2·(n mod d) = d) `rneNat` returns the even neighbour. -/
+theorem rneNat_tie_even (n d : Nat) (ht : 2 * (n % d) = d) : rneNat n d % 2 = 0 := by
+  have hn : ¬ d < 2 * (n % d) := by omega
+  by_cases h3 : n / d % 2 = 1
+  · have e : rneNat n d = n / d + 1 := by
+      first
+        | exact (if_neg hn).trans ((if_pos ht).trans (if_pos h3))
+        | (unfold rneNat; rw [if_neg hn, if_pos ht, if_pos h3])
+    rw [e]
+    omega
+  · have e : rneNat n d = n / d := by
+      first
+        | exact (if_neg hn).trans ((if_pos ht).trans (if_neg h3))
+        | (unfold rneNat; rw [if_neg hn, if_pos ht, if_neg h3])
+    rw [e]
+    omega
+
+/-- Two naturals m, q with d·m < d·q + d and d·q < d·m + d are equal:
+were m < q, then d·(m + 1) ≤ d·q, i.e. d·m + d ≤ d·q (and symmetrically). -/
+theorem nat_eq_of_mul_near (d m q : Nat) (h1 : d * m < d * q + d) (h2 : d * q < d * m + d) :
+    m = q := by
+  rcases Nat.lt_trichotomy m q with h | h | h
+  · have h3 : d * (m + 1) ≤ d * q := Nat.mul_le_mul_left d (show m + 1 ≤ q by omega)
+    have hs : d * (m + 1) = d * m + d := Nat.mul_add_one d m
+    omega
+  · exact h
+  · have h3 : d * (q + 1) ≤ d * m := Nat.mul_le_mul_left d (show q + 1 ≤ m by omega)
+    have hs : d * (q + 1) = d * q + d := Nat.mul_add_one d q
+    omega
+
+/-- **Uniqueness of the nearest natural.** If |n/d − m| < 1/2 (d > 0,
+multiplied out by 2d) then rneNat n d = m: with q = rneNat n d,
+|n/d − q| ≤ 1/2 (`rneNat_near`), so d·q and d·m are less than d apart. -/
+theorem rneNat_eq_of_near (n d m : Nat) (hd : 0 < d)
+    (h1 : 2 * (d * m) < 2 * n + d) (h2 : 2 * n < 2 * (d * m) + d) : rneNat n d = m := by
+  have hq := rneNat_near n d hd
+  exact nat_eq_of_mul_near d (rneNat n d) m (by omega) (by omega)
+
+/-- **Constancy of the significand**: two values n/d and n'/d' both
+strictly within 1/2 of the same natural m round to the same natural. -/
+theorem rneNat_const (n d n' d' m : Nat) (hd : 0 < d) (hd' : 0 < d')
+    (h1 : 2 * (d * m) < 2 * n + d) (h2 : 2 * n < 2 * (d * m) + d)
+    (h1' : 2 * (d' * m) < 2 * n' + d') (h2' : 2 * n' < 2 * (d' * m) + d') :
+    rneNat n' d' = rneNat n d := by
+  rw [rneNat_eq_of_near n d m hd h1 h2, rneNat_eq_of_near n' d' m hd' h1' h2']
+
+/-! ## `bitLen`: the number of binary digits -/
+
+/-- bitLenF f 0 = 0 for every fuel. -/
+theorem bitLenF_zero : ∀ f : Nat, bitLenF f 0 = 0
+  | 0 => rfl
+  | f + 1 => by
+    first
+      | exact if_pos rfl
+      | rfl
+      | (show (if (0 : Nat) = 0 then 0 else bitLenF f (0 / 2) + 1) = 0; exact if_pos rfl)
+
+/-- bitLen 0 = 0. -/
+theorem bitLen_zero : bitLen 0 = 0 := bitLenF_zero 0
+
+/-- **The fuel suffices**: for 0 < n ≤ f, 2^(bitLenF f n − 1) ≤ n <
+2^(bitLenF f n). One halving: bitLenF (f+1) n = bitLenF f (n/2) + 1; for
+n = 1 that is 1 (2^0 ≤ 1 < 2^1); otherwise the bracket of n/2 doubles
+(2^b ≤ 2·(n/2) ≤ n and n ≤ 2·(n/2) + 1 < 2·2^b = 2^(b+1)). -/
+theorem bitLenF_spec : ∀ (f n : Nat), n ≤ f → 0 < n →
+    2 ^ (bitLenF f n - 1) ≤ n ∧ n < 2 ^ bitLenF f n
+  | 0, n, hf, hn => False.elim (by omega)
+  | f + 1, n, hf, hn => by
+    have hne : ¬ n = 0 := by omega
+    have e : bitLenF (f + 1) n = bitLenF f (n / 2) + 1 := by
+      first
+        | exact if_neg hne
+        | (show (if n = 0 then 0 else bitLenF f (n / 2) + 1) = bitLenF f (n / 2) + 1; exact if_neg hne)
+    rw [e, Nat.add_sub_cancel]
+    by_cases h2 : n / 2 = 0
+    · rw [h2, bitLenF_zero f]
+      omega
+    · have ih := bitLenF_spec f (n / 2) (by omega) (by omega)
+      by_cases hb : bitLenF f (n / 2) = 0
+      · rw [hb] at ih
+        omega
+      · have hp : 2 ^ (bitLenF f (n / 2) - 1 + 1) = 2 ^ (bitLenF f (n / 2) - 1) * 2 :=
+          Nat.pow_add_one 2 (bitLenF f (n / 2) - 1)
+        have hb1 : bitLenF f (n / 2) - 1 + 1 = bitLenF f (n / 2) := by omega
+        rw [hb1] at hp
+        have hq : 2 ^ (bitLenF f (n / 2) + 1) = 2 ^ bitLenF f (n / 2) * 2 :=
+          Nat.pow_add_one 2 (bitLenF f (n / 2))
+        omega
+
+/-- **2^(bitLen n − 1) ≤ n < 2^(bitLen n)** for n > 0. -/
+theorem bitLen_spec (n : Nat) (hn : 0 < n) : 2 ^ (bitLen n - 1) ≤ n ∧ n < 2 ^ bitLen n :=
+  bitLenF_spec n n (Nat.le_refl n) hn
+
+/-! ## `flog2`'s bracket over `Nat` -/
+
+/-- **2^(bN−bD−1) < N/D < 2^(bN−bD+1)**, multiplied out: for N, D > 0
+with bN = bitLen N and bD = bitLen D,
+2^(bN−1)·D < 2^(bN−1)·2^bD ≤ N·2^bD and
+N·2^(bD−1) < 2^bN·2^(bD−1) ≤ 2^bN·D. -/
+theorem flog2_bracket_nat (N D : Nat) (hN : 0 < N) (hD : 0 < D) :
+    2 ^ (bitLen N - 1) * D < N * 2 ^ bitLen D ∧
+      N * 2 ^ (bitLen D - 1) < 2 ^ bitLen N * D := by
+  have sN := bitLen_spec N hN
+  have sD := bitLen_spec D hD
+  refine ⟨?_, ?_⟩
+  · have a1 : 2 ^ (bitLen N - 1) * D < 2 ^ (bitLen N - 1) * 2 ^ bitLen D :=
+      Nat.mul_lt_mul_of_pos_left sD.2 (Nat.two_pow_pos (bitLen N - 1))
+    have a2 : 2 ^ (bitLen N - 1) * 2 ^ bitLen D ≤ N * 2 ^ bitLen D :=
+      Nat.mul_le_mul_right (2 ^ bitLen D) sN.1
+    exact Nat.lt_of_lt_of_le a1 a2
+  · have a1 : N * 2 ^ (bitLen D - 1) < 2 ^ bitLen N * 2 ^ (bitLen D - 1) :=
+      Nat.mul_lt_mul_of_pos_right sN.2 (Nat.two_pow_pos (bitLen D - 1))
+    have a2 : 2 ^ bitLen N * 2 ^ (bitLen D - 1) ≤ 2 ^ bitLen N * D :=
+      Nat.mul_le_mul_left (2 ^ bitLen N) sD.1
+    exact Nat.lt_of_lt_of_le a1 a2
+
+/-- Kernel instances (`decide +kernel`), each re-derived by hand: rneNat
+at 7/2 (a tie, to the even 4), 5/2 (a tie, to 2), 7/3 (2.33 → 2), 8/3
+(2.67 → 3); bitLen of 1, 2, 1024, 1025 and 2047 (1, 2, 11, 11, 11). -/
+theorem roundNat_instance :
+    rneNat 7 2 = 4 ∧ rneNat 5 2 = 2 ∧ rneNat 7 3 = 2 ∧ rneNat 8 3 = 3 ∧
+    bitLen 1 = 1 ∧ bitLen 2 = 2 ∧ bitLen 1024 = 11 ∧ bitLen 1025 = 11 ∧ bitLen 2047 = 11 := by
+  decide +kernel
+
+end Tlcheck
