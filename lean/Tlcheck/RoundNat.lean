@@ -43,9 +43,20 @@ branches — the sign, the zero branch (|a + s| below half the least
 subnormal), the overflow branch (|a| ≥ Ω on both sides), and the binade
 edge m = 2^e where a + s may fall into the binade below with half the
 quantum (`roundLoM`'s second case), where one must show the lower
-binade's rounding returns the same 2^e. The Go mirror
-(`TestRoundLocallyConstant`) still checks that whole statement exactly on
-random tensors; the lemmas here are its integer core, proved.
+binade's rounding returns the same 2^e. The next two lemmas, stated here
+so that the gap is exact:
+
+    theorem flog2_spec (a : Rat) (ha : 0 < a) :
+        pow2 (flog2 a) ≤ a ∧ a < pow2 (flog2 a + 1)
+    theorem roundMag_of_near (f : Fmt) (a : Rat) (n : Nat) (ha : 0 < a)
+        (h : absS (a * pow2 (-(roundK f a)) - (n : Rat)) < 1 / 2) :
+        roundMag f a = (n : Rat) * pow2 (roundK f a)
+
+(the first from `flog2_bracket_nat`, the second from `rneNat_eq_of_near`,
+each through `Rat.lt_iff`/`Rat.le_iff`). The Go mirror checks
+`flog2_spec` on the transcription (`TestRoundNatLemmas`) and the whole
+scalar statement exactly on random tensors (`TestRoundLocallyConstant`);
+the lemmas here are its integer core, proved.
 
 Core only, no `sorry`, no axioms, no `simp`, no `grind`.
 -/

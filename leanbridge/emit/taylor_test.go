@@ -831,6 +831,41 @@ func TestRoundNatLemmas(t *testing.T) {
 			t.Errorf("%s: bitLen gives %d", m[0], got)
 		}
 	}
+	// The first missing Lean lemma, the Rat bridge of flog2 (stated in
+	// RoundNat.lean's header, not proved there): 2^flog2(a) ≤ a <
+	// 2^(flog2(a)+1) for a > 0, on every N/D with 1 ≤ N, D ≤ 96 and on
+	// 2^k·(1 ± 2⁻⁶⁰) for |k| ≤ 150. A flog2 without its "− 1 when a < 2^e"
+	// correction fails it.
+	flog2Spec := func(fl func(*big.Rat) int64) int {
+		fails := 0
+		chk := func(a *big.Rat) {
+			e := fl(a)
+			if a.Cmp(lPow2(e)) < 0 || a.Cmp(lPow2(e+1)) >= 0 {
+				fails++
+			}
+		}
+		for n := int64(1); n <= 96; n++ {
+			for d := int64(1); d <= 96; d++ {
+				chk(big.NewRat(n, d))
+			}
+		}
+		eps := lPow2(-60)
+		for k := int64(-150); k <= 150; k++ {
+			for _, f := range []*big.Rat{new(big.Rat).Add(big.NewRat(1, 1), eps), new(big.Rat).Sub(big.NewRat(1, 1), eps), big.NewRat(1, 1)} {
+				chk(new(big.Rat).Mul(lPow2(k), f))
+			}
+		}
+		return fails
+	}
+	if n := flog2Spec(lFlog2); n != 0 {
+		t.Errorf("flog2's Rat bracket fails on %d values", n)
+	}
+	noCorr := func(a *big.Rat) int64 { return lBitLen(lToNat(a.Num())) - lBitLen(a.Denom()) }
+	if n := flog2Spec(noCorr); n == 0 {
+		t.Errorf("a flog2 without its correction passes the Rat bracket")
+	} else {
+		t.Logf("planted flog2 without the − 1 correction: fails the Rat bracket on %d values", n)
+	}
 	at := func(n0, d0, v int64) rneNatFn {
 		return func(n, d *big.Int) *big.Int {
 			if n.Int64() == n0 && d.Int64() == d0 {
