@@ -201,7 +201,11 @@ theorem bitLenF_spec : ∀ (f n : Nat), n ≤ f → 0 < n →
       first
         | exact if_neg hne
         | (show (if n = 0 then 0 else bitLenF f (n / 2) + 1) = bitLenF f (n / 2) + 1; exact if_neg hne)
-    rw [e, Nat.add_sub_cancel]
+    have hsub : bitLenF f (n / 2) + 1 - 1 = bitLenF f (n / 2) := by
+      first
+        | exact Nat.add_sub_cancel
+        | omega
+    rw [e, hsub]
     by_cases h2 : n / 2 = 0
     · rw [h2, bitLenF_zero f]
       omega
