@@ -6,8 +6,9 @@ import Tlcheck.Spec
 `RoundLocal.lean` proves the casts' local constancy from one scalar
 hypothesis, `RoundScalarLocal f` (roundQ f constant within roundGap f a of
 every a off the jumps). This module proves the two natural-number facts
-that hypothesis rests on, over `Nat` only (every step a rewrite with a
-named core lemma, then `omega` on a linear goal whose products are atoms):
+that hypothesis rests on, over `Nat` (every step a rewrite with a named
+core lemma, then `omega` on a linear goal whose products are atoms), and
+reduces the two `Rat` lemmas built on them to plain comparisons:
 
 * **`rneNat` is the nearest natural number, ties to even.** For d > 0,
   with m = `rneNat n d`:
@@ -25,6 +26,8 @@ named core lemma, then `omega` on a linear goal whose products are atoms):
 * **`bitLen` is the number of binary digits.** `bitLen_spec`: for n > 0,
   2^(bitLen n − 1) ≤ n < 2^(bitLen n) (by induction on the fuel of
   `bitLenF`, `bitLenF_spec`); `bitLen_zero`: bitLen 0 = 0.
+* **The `Rat` statements, reduced** (`flog2_cases`,
+  `flog2_spec_of_bracket`, `roundMag_of_near_nat`; below).
 * **`flog2`'s bracket, over `Nat`.** `flog2_bracket_nat`: for N, D > 0
   with bN = bitLen N, bD = bitLen D,
   2^(bN−1)·D < N·2^bD and N·2^(bD−1) < 2^bN·D — that is,
@@ -52,8 +55,13 @@ so that the gap is exact:
         (h : absS (a * pow2 (-(roundK f a)) - (n : Rat)) < 1 / 2) :
         roundMag f a = (n : Rat) * pow2 (roundK f a)
 
-(the first from `flog2_bracket_nat`, the second from `rneNat_eq_of_near`,
-each through `Rat.lt_iff`/`Rat.le_iff`). The Go mirror checks
+Both are reduced here to `Rat` ↔ `Nat` comparisons: `flog2_spec_of_bracket`
+proves `flog2_spec` from pow2 (e₀ − 1) ≤ a < pow2 (e₀ + 1) (e₀ = bitLen N −
+bitLen D, the two sides of `flog2_bracket_nat` read in `Rat`), through
+`flog2_cases`; `roundMag_of_near_nat` proves roundMag f a = n·2^k from the
+`Nat` form of |a·2^−k − n| < 1/2 on the numerator and denominator of
+a·2^−k. What is missing for both is only that reading, through
+`Rat.lt_iff`/`Rat.le_iff`. The Go mirror checks
 `flog2_spec` on the transcription (`TestRoundNatLemmas`) and the whole
 scalar statement exactly on random tensors (`TestRoundLocallyConstant`);
 the lemmas here are its integer core, proved.
@@ -247,6 +255,61 @@ theorem flog2_bracket_nat (N D : Nat) (hN : 0 < N) (hD : 0 < D) :
     have a2 : 2 ^ bitLen N * 2 ^ (bitLen D - 1) ≤ 2 ^ bitLen N * D :=
       Nat.mul_le_mul_left (2 ^ bitLen N) sD.1
     exact Nat.lt_of_lt_of_le a1 a2
+
+/-! ## The `Rat` statements, reduced to comparisons -/
+
+/-- `flog2`'s two branches: with e₀ = bitLen N − bitLen D (a = N/D in
+lowest terms), flog2 a = e₀ − 1 when a < 2^e₀, and e₀ otherwise. -/
+theorem flog2_cases (a : Rat) :
+    (a < pow2 ((bitLen a.num.toNat : Int) - (bitLen a.den : Int)) ∧
+      flog2 a = (bitLen a.num.toNat : Int) - (bitLen a.den : Int) - 1) ∨
+    (¬ a < pow2 ((bitLen a.num.toNat : Int) - (bitLen a.den : Int)) ∧
+      flog2 a = (bitLen a.num.toNat : Int) - (bitLen a.den : Int)) := by
+  by_cases h : a < pow2 ((bitLen a.num.toNat : Int) - (bitLen a.den : Int))
+  · have e : flog2 a = (bitLen a.num.toNat : Int) - (bitLen a.den : Int) - 1 := by
+      first
+        | exact if_pos h
+        | (unfold flog2; rw [if_pos h])
+    exact Or.inl ⟨h, e⟩
+  · have e : flog2 a = (bitLen a.num.toNat : Int) - (bitLen a.den : Int) := by
+      first
+        | exact if_neg h
+        | (unfold flog2; rw [if_neg h])
+    exact Or.inr ⟨h, e⟩
+
+/-- **`flog2_spec` from the bracket**: if 2^(e₀−1) ≤ a < 2^(e₀+1)
+(e₀ = bitLen N − bitLen D), then 2^flog2(a) ≤ a < 2^(flog2(a)+1) — in
+the first branch a < 2^e₀ = 2^((e₀ − 1) + 1), in the second 2^e₀ ≤ a by
+`Rat.not_lt`. The two hypotheses are `flog2_bracket_nat` read in `Rat`
+(not yet proved: the `num`/`den` of `pow2`). -/
+theorem flog2_spec_of_bracket (a : Rat)
+    (hlo : pow2 ((bitLen a.num.toNat : Int) - (bitLen a.den : Int) - 1) ≤ a)
+    (hhi : a < pow2 ((bitLen a.num.toNat : Int) - (bitLen a.den : Int) + 1)) :
+    pow2 (flog2 a) ≤ a ∧ a < pow2 (flog2 a + 1) := by
+  rcases flog2_cases a with ⟨h, e⟩ | ⟨h, e⟩
+  · have hk : (bitLen a.num.toNat : Int) - (bitLen a.den : Int) - 1 + 1 =
+        (bitLen a.num.toNat : Int) - (bitLen a.den : Int) := by omega
+    rw [e, hk]
+    exact ⟨hlo, h⟩
+  · rw [e]
+    exact ⟨Rat.not_lt.mp h, hhi⟩
+
+/-- **`roundMag` from the nearest natural**: with s = a·2^−k (k =
+`roundK f a`) = N/D in lowest terms, if the natural n is strictly within
+1/2 of N/D (multiplied out by 2D), then roundMag f a = n·2^k — the
+significand is n whatever else a is (`rneNat_eq_of_near`). -/
+theorem roundMag_of_near_nat (f : Fmt) (a : Rat) (n : Nat)
+    (h1 : 2 * ((a * pow2 (-(roundK f a))).den * n) <
+      2 * (a * pow2 (-(roundK f a))).num.toNat + (a * pow2 (-(roundK f a))).den)
+    (h2 : 2 * (a * pow2 (-(roundK f a))).num.toNat <
+      2 * ((a * pow2 (-(roundK f a))).den * n) + (a * pow2 (-(roundK f a))).den) :
+    roundMag f a = mkRat (n : Int) 1 * pow2 (roundK f a) := by
+  have hd : 0 < (a * pow2 (-(roundK f a))).den := Nat.pos_of_ne_zero (a * pow2 (-(roundK f a))).den_nz
+  have hr : rneNat (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den = n :=
+    rneNat_eq_of_near (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den n hd h1 h2
+  first
+    | (unfold roundMag; rw [hr])
+    | (rw [roundMag, hr])
 
 /-- Kernel instances (`decide +kernel`), each re-derived by hand: rneNat
 at 7/2 (a tie, to the even 4), 5/2 (a tie, to 2), 7/3 (2.33 → 2), 8/3
