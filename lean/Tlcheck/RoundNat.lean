@@ -211,7 +211,7 @@ theorem bitLenF_spec : ∀ (f n : Nat), n ≤ f → 0 < n →
         | (show (if n = 0 then 0 else bitLenF f (n / 2) + 1) = bitLenF f (n / 2) + 1; exact if_neg hne)
     have hsub : bitLenF f (n / 2) + 1 - 1 = bitLenF f (n / 2) := by
       first
-        | exact Nat.add_sub_cancel
+        | exact Nat.add_sub_cancel _ _
         | omega
     rw [e, hsub]
     by_cases h2 : n / 2 = 0
