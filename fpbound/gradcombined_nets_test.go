@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/tlcheck/tlcheck/irsem"
@@ -395,4 +396,219 @@ func TestGradCombinedBlock(t *testing.T) {
 		}
 		t.Logf("seed %d: element %d: smallest planted caught %s (least bound %g: classic %g, first-order %g; |exact| %g)", seed, k, smallestCaught(got[k], sh[k].Enclosure), sh[k].Bound, sh[k].Classic, sh[k].FirstOrder, mag(comb[k].Exact))
 	}
+}
+
+// resMLP is a residual MLP on x [w]: depth blocks h ← h + act(linear(h;
+// W_l, b_l)), then linear(h; W_out, b_out) [w]; weights of standard
+// deviation 0.5/√w (the residual stream stays of order 1), binary32.
+type resMLP struct {
+	w, depth int
+	act      irsem.Op
+	x        []float32
+	ws, bs   [][]float32 // depth blocks, then the output layer
+}
+
+func newResMLP(seed uint64, w, depth int, act irsem.Op) resMLP {
+	r := rand.New(rand.NewPCG(seed, 31))
+	m := resMLP{w: w, depth: depth, act: act, x: normF32s(r, w, 1)}
+	for l := 0; l <= depth; l++ {
+		m.ws = append(m.ws, normF32s(r, w*w, 0.5/math.Sqrt(float64(w))))
+		m.bs = append(m.bs, normF32s(r, w, 0.1))
+	}
+	return m
+}
+
+func (m resMLP) graph() *gnet {
+	n := newGnet(spec.Shape{m.w})
+	h := 0
+	for l := 0; l < m.depth; l++ {
+		a := n.add(irsem.Kind{Op: m.act}, spec.Shape{m.w}, n.linear(h, m.ws[l], m.bs[l], m.w))
+		h = n.add(irsem.Kind{Op: irsem.OpAdd}, spec.Shape{m.w}, a, h)
+	}
+	n.linear(h, m.ws[m.depth], m.bs[m.depth], m.w)
+	return n
+}
+
+// grad32 is the float32 input gradient of ⟨c, resMLP(x)⟩ in order o, by
+// hand from the registry's formulas: g = W_outᵀc, then per block from the
+// last: d = act′·g (relu's step of its float32 output, tanh's (1 − y·y)·g),
+// g = g + W_lᵀd.
+func (m resMLP) grad32(c []float32, o order) []float32 {
+	w := m.w
+	lin := func(W, b, h []float32) []float32 {
+		y := make([]float32, w)
+		for j := range y {
+			y[j] = dot32(W[j*w:(j+1)*w], h, b[j], o)
+		}
+		return y
+	}
+	back := func(W, g []float32) []float32 {
+		dx := make([]float32, w)
+		col := make([]float32, w)
+		for k := range dx {
+			for j := range col {
+				col[j] = W[j*w+k]
+			}
+			dx[k] = dot32(col, g, 0, o)
+		}
+		return dx
+	}
+	acts := make([][]float32, m.depth)
+	h := m.x
+	for l := 0; l < m.depth; l++ {
+		a := lin(m.ws[l], m.bs[l], h)
+		for j := range a {
+			if m.act == irsem.OpRelu {
+				a[j] = max(a[j], 0)
+			} else {
+				a[j] = float32(math.Tanh(float64(a[j])))
+			}
+		}
+		acts[l] = a
+		nh := make([]float32, w)
+		for j := range nh {
+			nh[j] = a[j] + h[j]
+		}
+		h = nh
+	}
+	g := back(m.ws[m.depth], c)
+	for l := m.depth - 1; l >= 0; l-- {
+		d := make([]float32, w)
+		for j := range d {
+			if m.act == irsem.OpRelu {
+				if acts[l][j] > 0 {
+					d[j] = g[j]
+				}
+			} else {
+				d[j] = tanhBack32(acts[l][j], g[j], o)
+			}
+		}
+		dx := back(m.ws[l], d)
+		for j := range g {
+			g[j] += dx[j]
+		}
+	}
+	return g
+}
+
+// TestGradCombinedResidual: on residual ReLU and tanh MLPs (width 8,
+// depths 1, 4, 8, seeds 1–2) every input-gradient element has a finite
+// combined bound (the relu boxes decide every mask here), the float32
+// gradients of four orders hold against it and against the least of the
+// three, the float32 just outside fails, and a planted relative error of
+// 10⁻³ in the largest element fails.
+func TestGradCombinedResidual(t *testing.T) {
+	for _, act := range []irsem.Op{irsem.OpRelu, irsem.OpTanh} {
+		for _, depth := range []int{1, 4, 8} {
+			for seed := uint64(1); seed <= 2; seed++ {
+				m := newResMLP(seed, 8, depth, act)
+				r := rand.New(rand.NewPCG(seed, 37))
+				c := normF32s(r, 8, 1)
+				comb, sh, reason := combinedOf(t, m.graph(), ratT(spec.Shape{8}, m.x), ratT(spec.Shape{8}, c))
+				name := fmt.Sprintf("%s depth %d seed %d", act, depth, seed)
+				if comb == nil {
+					t.Fatalf("%s: no combined bound: %s", name, reason)
+				}
+				gots := map[string][]float32{}
+				for _, o := range orders {
+					gots[o.name] = m.grad32(c, o)
+				}
+				if f := judgeCombined(t, name, comb, sh, gots); f != len(comb) {
+					t.Errorf("%s: %d of %d elements with a finite combined bound", name, f, len(comb))
+				}
+				k := 0
+				for i := range comb {
+					if mag(comb[i].Exact) > mag(comb[k].Exact) {
+						k = i
+					}
+				}
+				got := gots["sequential"]
+				if el := Judge(float32(float64(got[k])*(1+1e-3)), sh[k].Enclosure); el.Verdict != Fails {
+					t.Errorf("%s: a planted 10⁻³ in element %d is %v (bound %g)", name, k, el.Verdict, sh[k].Bound)
+				}
+			}
+		}
+	}
+}
+
+// TestGradCombinedFigures reports, for residual ReLU and tanh MLPs
+// (resMLP, width 16, seed 11) at depths 0 to 16 (32 with GRADFIG_DEEP=1)
+// and for the attention-free block, the median bound/actual of the
+// input gradient and the smallest planted relative error (a power of
+// 10) caught in its largest element, for the classic, the boxed and the
+// least of the three bounds (docs/bounds.md, "grad31"). Run with
+// GRADFIG=1 -v: figures, not a gate.
+func TestGradCombinedFigures(t *testing.T) {
+	if os.Getenv("GRADFIG") != "1" {
+		t.Skip("figures: GRADFIG=1")
+	}
+	depths := []int{0, 1, 2, 4, 8, 16}
+	if os.Getenv("GRADFIG_DEEP") == "1" {
+		depths = append(depths, 32)
+	}
+	const w = 16
+	for _, act := range []irsem.Op{irsem.OpRelu, irsem.OpTanh} {
+		for _, depth := range depths {
+			m := newResMLP(11, w, depth, act)
+			r := rand.New(rand.NewPCG(11, 37))
+			c := normF32s(r, w, 1)
+			x, s := ratT(spec.Shape{w}, m.x), ratT(spec.Shape{w}, c)
+			gb, err := GradErrSharp(m.graph().g, m.graph().p, x, s, Options{}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			figureLine(t, fmt.Sprintf("residual %s width %d depth %2d", act, w, depth), gb, m.grad32(c, orders[0]))
+		}
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		bn := newBlockNet(seed, 4)
+		r := rand.New(rand.NewPCG(seed, 29))
+		cs := normF32s(r, 16, 1)
+		sq := spec.Shape{4, 4}
+		gb, err := GradErrSharp(bn.graph().g, bn.graph().p, ratT(sq, bn.x), ratT(sq, cs), Options{}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		figureLine(t, fmt.Sprintf("block 4×4 seed %d", seed), gb, bn.grad32(cs, orders[0]))
+	}
+}
+
+// figureLine logs one line of TestGradCombinedFigures: per bound
+// (classic, boxed, least of the three) the median bound/actual over the
+// input gradient and the smallest planted error caught in its largest
+// element.
+func figureLine(t *testing.T, name string, gb *GradBounds, got []float32) {
+	var ratio [3][]float64
+	var sh []Sharp
+	for i := range gb.Classic.Input.Data {
+		var bx Err
+		if gb.Boxed != nil {
+			bx = gb.Boxed.Input.Data[i]
+		}
+		var comb *Enclosure
+		if gb.Combined != nil {
+			comb = &gb.Combined[i]
+		}
+		s := GradEnclosure(gb.Classic.Input.Data[i], gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb)
+		sh = append(sh, s)
+		boxed := GradEnclosure(gb.Classic.Input.Data[i], gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, nil).FirstOrder
+		act := math.Abs(float64(got[i]) - (s.Exact.Lo+s.Exact.Hi)/2)
+		if act > 0 {
+			for b, v := range []float64{s.Classic, boxed, s.Bound} {
+				ratio[b] = append(ratio[b], v/act)
+			}
+		}
+	}
+	k := 0
+	for i := range sh {
+		if mag(sh[i].Exact) > mag(sh[k].Exact) {
+			k = i
+		}
+	}
+	boxedK := GradEnclosure(gb.Classic.Input.Data[k], gb.ClassicUndecided, Err{}, 0, false, "", nil)
+	if gb.Boxed != nil {
+		boxedK = GradEnclosure(gb.Classic.Input.Data[k], gb.ClassicUndecided, gb.Boxed.Input.Data[k], gb.BoxedUndecided, true, gb.Reason, nil)
+	}
+	t.Logf("%s: bound/actual classic %.2g boxed %.2g least %.2g; planted caught classic %s boxed %s least %s (%s)", name, med(ratio[0]), med(ratio[1]), med(ratio[2]),
+		smallestCaught(got[k], Enclosure{Exact: sh[k].Exact, Bound: sh[k].Classic}), smallestCaught(got[k], Enclosure{Exact: boxedK.Exact, Bound: boxedK.FirstOrder}), smallestCaught(got[k], sh[k].Enclosure), gb.CombinedReason)
 }
