@@ -3,6 +3,7 @@ package fpbound
 import (
 	"fmt"
 
+	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -479,4 +480,124 @@ func elemTaint(c *irsem.Graph, cp *irsem.Payload, seeds map[int][]bool) []bool {
 		t[j] = out
 	}
 	return t[c.OutputID]
+}
+
+// paramTarget appends to b the nodes computing parameter prm's gradient
+// from the cotangents cot (reverseNodes) and returns the node holding
+// it, or a reason where it has no combined graph (the package doc,
+// "Gradients: the combined first-order bound", parameter gradients):
+// a const's (ConstParams) is its cotangent; a linear node's (x [rows…,
+// i] → [rows…, o], cotangent dy), as the registry's linear VJP:
+//
+//	b:  dy itself for one row, else reduce_sum(reshape(dy, [rows, o]), 0)
+//	W:  for one row, mul_elem(broadcast_to(reshape(dy, [o, 1]), [o, i]),
+//	    broadcast_to(reshape(x, [1, i]), [o, i])) (dW_rk = dy_r·x_k, one
+//	    product); else matmul(permute(reshape(dy, [rows, o])), reshape(x,
+//	    [rows, i])) (dW_rk = Σ_t dy_tr·x_tk, one sum).
+func paramTarget(b *cbuild, g *irsem.Graph, cot []int, prm irgrad.Param) (int, string) {
+	if prm.Node < 0 || prm.Node >= len(g.Nodes) {
+		return 0, fmt.Sprintf("parameter %s: node %d out of range", prm.Name, prm.Node)
+	}
+	nd := &g.Nodes[prm.Node]
+	dy := cot[prm.Node]
+	if dy < 0 {
+		return 0, fmt.Sprintf("parameter %s: the output does not read node %d", prm.Name, prm.Node)
+	}
+	reshape := func(v int, from, to spec.Shape) int {
+		if from.Equal(to) {
+			return v
+		}
+		return b.node(irsem.Kind{Op: irsem.OpReshape, InShape: from.Clone(), OutShape: to.Clone()}, to, v)
+	}
+	switch {
+	case nd.Kind.Op == irsem.OpConst && prm.Field == irsem.ParamValue:
+		return dy, ""
+	case nd.Kind.Op == irsem.OpLinear && len(nd.Parents) == 1 && len(nd.Shape) > 0 && (prm.Field == irsem.ParamW || prm.Field == irsem.ParamB):
+		x := nd.Parents[0]
+		xs := g.Nodes[x].Shape
+		o, i := nd.Shape[len(nd.Shape)-1], xs[len(xs)-1]
+		if o == 0 || i == 0 {
+			return 0, fmt.Sprintf("parameter %s: an empty linear", prm.Name)
+		}
+		rows := nd.Shape.Size() / o
+		if prm.Field == irsem.ParamB {
+			if rows == 1 {
+				return reshape(dy, nd.Shape, spec.Shape{o}), ""
+			}
+			return b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: 0}, spec.Shape{o}, reshape(dy, nd.Shape, spec.Shape{rows, o})), ""
+		}
+		oi := spec.Shape{o, i}
+		if rows == 1 {
+			d := b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: spec.Shape{o, 1}, ToShape: oi.Clone()}, oi, reshape(dy, nd.Shape, spec.Shape{o, 1}))
+			v := b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: spec.Shape{1, i}, ToShape: oi.Clone()}, oi, reshape(x, xs, spec.Shape{1, i}))
+			return b.node(irsem.Kind{Op: irsem.OpMulElem}, oi, d, v), ""
+		}
+		dt := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{o, rows}, reshape(dy, nd.Shape, spec.Shape{rows, o}))
+		return b.node(irsem.Kind{Op: irsem.OpMatmul}, oi, dt, reshape(x, xs, spec.Shape{rows, i})), ""
+	}
+	return 0, fmt.Sprintf("parameter %s (%s of %s) has no declarative gradient", prm.Name, prm.Field, nd.Kind.Op)
+}
+
+// combinedParamBounds is the combined bound of every parameter gradient
+// element (params' order, irgrad's): one combined graph whose output is
+// the concat of every parameter target (paramTarget) flattened, bounded
+// by SharpBounds as combinedBound's. A parameter without a target gets a
+// nil entry and its reason; an element that reads an undecided relu
+// mask element an unbounded enclosure.
+func combinedParamBounds(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, boxes []fwdBox, params []irgrad.Param, o Options) ([][]Enclosure, []string, error) {
+	out := make([][]Enclosure, len(params))
+	reasons := make([]string, len(params))
+	b, cot, reason := reverseNodes(g, p, seed, boxes)
+	if reason != "" {
+		for i := range reasons {
+			reasons[i] = reason
+		}
+		return out, reasons, nil
+	}
+	var flat []int
+	var which []int
+	total := 0
+	for i, prm := range params {
+		t, reason := paramTarget(b, g, cot, prm)
+		if reason != "" {
+			reasons[i] = reason
+			continue
+		}
+		s := b.c.Nodes[t].Shape
+		n := s.Size()
+		if n == 0 || n != prm.Shape.Size() {
+			reasons[i] = fmt.Sprintf("parameter %s: %d gradient elements for shape %v", prm.Name, n, prm.Shape)
+			continue
+		}
+		flat = append(flat, b.node(irsem.Kind{Op: irsem.OpReshape, InShape: s.Clone(), OutShape: spec.Shape{n}}, spec.Shape{n}, t))
+		which = append(which, i)
+		total += n
+	}
+	if len(flat) == 0 {
+		return out, reasons, nil
+	}
+	b.c.OutputID = flat[0]
+	if len(flat) > 1 {
+		b.c.OutputID = b.node(irsem.Kind{Op: irsem.OpConcat, Axis: 0}, spec.Shape{total}, flat...)
+	}
+	tainted := elemTaint(b.c, b.cp, b.taint)
+	c, cp := prune(b.c, b.cp)
+	sh, err := SharpBounds(c, cp, input, o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fpbound: the combined forward+reverse graph of the parameter gradients: %v", err)
+	}
+	k := 0
+	for _, i := range which {
+		n := params[i].Shape.Size()
+		es := make([]Enclosure, n)
+		for m := range es {
+			es[m] = sh[k].Enclosure
+			if tainted != nil && tainted[k] {
+				es[m] = Enclosure{Exact: spec.Interval{Lo: -inf, Hi: inf}, Bound: inf, Reason: "it reads a relu mask element whose forward box holds the kink: the runtime may take either mask"}
+			}
+			k++
+		}
+		out[i] = es
+	}
+	return out, reasons, nil
 }

@@ -612,3 +612,51 @@ func figureLine(t *testing.T, name string, gb *GradBounds, got []float32) {
 	t.Logf("%s: bound/actual classic %.2g boxed %.2g least %.2g; planted caught classic %s boxed %s least %s (%s)", name, med(ratio[0]), med(ratio[1]), med(ratio[2]),
 		smallestCaught(got[k], Enclosure{Exact: sh[k].Exact, Bound: sh[k].Classic}), smallestCaught(got[k], Enclosure{Exact: boxedK.Exact, Bound: boxedK.FirstOrder}), smallestCaught(got[k], sh[k].Enclosure), gb.CombinedReason)
 }
+
+// TestGradCombinedParams: on ReLU and tanh MLPs (width 8, depths 1 and
+// 4, seeds 1–2) GradErrSharpParams gives every parameter gradient
+// element (dW, db of every layer) a finite combined bound; the float32
+// gradients of the test's own evaluator (mlpGrad32, four orders) hold on
+// every element, input and parameters, against the combined enclosure
+// alone and against the least of the three; the float32 just outside
+// each fails; a planted relative error of 10⁻³ in the largest element of
+// the first layer's dW (the end of the reverse pass) fails.
+func TestGradCombinedParams(t *testing.T) {
+	for _, act := range []irsem.Op{irsem.OpRelu, irsem.OpTanh} {
+		for _, depth := range []int{1, 4} {
+			for seed := uint64(1); seed <= 2; seed++ {
+				gc := newGradCaseWith(t, act, 8, depth, seed, false, true)
+				name := fmt.Sprintf("%s depth %d seed %d", act, depth, seed)
+				var comb []Enclosure
+				comb = append(comb, gc.comb...)
+				for p, es := range gc.gb.CombinedParams {
+					if es == nil {
+						t.Fatalf("%s: parameter %s: no combined bound: %s", name, gc.gb.Params[p].Name, gc.gb.CombinedParamReasons[p])
+					}
+					comb = append(comb, es...)
+				}
+				if len(comb) != len(gc.sharp) {
+					t.Fatalf("%s: %d combined enclosures, %d elements", name, len(comb), len(gc.sharp))
+				}
+				gots := map[string][]float32{}
+				for _, o := range orders {
+					gots[o.name] = flat32s(mlpGrad32(gc.ls, gc.x, gc.c, o))
+				}
+				if f := judgeCombined(t, name, comb, gc.sharp, gots); f != len(comb) {
+					t.Errorf("%s: %d of %d elements with a finite combined bound", name, f, len(comb))
+				}
+				k := len(gc.x) // the largest element of the first layer's dW
+				for i := len(gc.x); i < len(gc.x)+gc.gb.Params[0].Shape.Size(); i++ {
+					if mag(comb[i].Exact) > mag(comb[k].Exact) {
+						k = i
+					}
+				}
+				got := gots["sequential"]
+				if el := Judge(float32(float64(got[k])*(1+1e-3)), gc.sharp[k].Enclosure); el.Verdict != Fails {
+					t.Errorf("%s: a planted 10⁻³ in element %d is %v (bound %g)", name, k, el.Verdict, gc.sharp[k].Bound)
+				}
+				t.Logf("%s: parameter element %d: smallest planted caught %s (least bound %g, classic %g; |exact| %g)", name, k, smallestCaught(got[k], gc.sharp[k].Enclosure), gc.sharp[k].Bound, gc.sharp[k].Classic, mag(comb[k].Exact))
+			}
+		}
+	}
+}
