@@ -534,7 +534,8 @@ func TestGradCombinedResidual(t *testing.T) {
 // TestGradCombinedFigures reports, for residual ReLU and tanh MLPs
 // (resMLP, width 16, seed 11) at depths 0 to 16 (32 with GRADFIG_DEEP=1)
 // and for the attention-free block, the median bound/actual of the
-// input gradient and the smallest planted relative error (a power of
+// input gradient, for MLPs (nets.MLP, width 16, seed 11, depths 1 to 16)
+// the same of the first layer's dW (GradErrSharpParams), and the smallest planted relative error (a power of
 // 10) caught in its largest element, for the classic, the boxed and the
 // least of the three bounds (docs/bounds.md, "grad31"). Run with
 // GRADFIG=1 -v: figures, not a gate.
@@ -558,6 +559,29 @@ func TestGradCombinedFigures(t *testing.T) {
 				t.Fatal(err)
 			}
 			figureLine(t, fmt.Sprintf("residual %s width %d depth %2d", act, w, depth), gb, m.grad32(c, orders[0]))
+		}
+	}
+	for _, act := range []irsem.Op{irsem.OpRelu, irsem.OpTanh} {
+		for _, depth := range []int{1, 2, 4, 8, 16} {
+			gc := newGradCaseWith(t, act, w, depth, 11, false, true)
+			got := flat32s(mlpGrad32(gc.ls, gc.x, gc.c, orders[0]))
+			n0 := gc.gb.Params[0].Shape.Size()
+			k := len(gc.x) // the largest element of the first layer's dW
+			var ratio [3][]float64
+			for i := len(gc.x); i < len(gc.x)+n0; i++ {
+				s := gc.sharp[i]
+				if mag(s.Exact) > mag(gc.sharp[k].Exact) {
+					k = i
+				}
+				if act := math.Abs(float64(got[i]) - (s.Exact.Lo+s.Exact.Hi)/2); act > 0 {
+					for b, v := range []float64{s.Classic, gc.boxed[i], s.Bound} {
+						ratio[b] = append(ratio[b], v/act)
+					}
+				}
+			}
+			s := gc.sharp[k]
+			t.Logf("MLP %s width %d depth %2d, first layer's dW: bound/actual classic %.2g boxed %.2g least %.2g; planted caught classic %s boxed %s least %s (%s)", act, w, depth, med(ratio[0]), med(ratio[1]), med(ratio[2]),
+				smallestCaught(got[k], Enclosure{Exact: s.Exact, Bound: s.Classic}), smallestCaught(got[k], Enclosure{Exact: s.Exact, Bound: gc.boxed[k]}), smallestCaught(got[k], s.Enclosure), gc.gb.CombinedParamReasons[0])
 		}
 	}
 	for seed := uint64(1); seed <= 3; seed++ {
