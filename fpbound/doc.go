@@ -982,8 +982,24 @@
 // straddling relu to the input is elementwise or block-structured
 // (TestGradCombinedStraddle).
 //
-// Parameter gradients (dW = dy·xᵀ, db = dy) keep the classic and boxed
-// bounds: their combined graphs are not built.
+// Parameter gradients. GradErrSharpParams adds, to the same combined
+// graph, a node per parameter holding its gradient as the registry's
+// VJP computes it (paramTarget): a const's (irgrad's ConstParams) is its
+// cotangent node; a linear node's (input x with rows·i elements, output
+// cotangent dy) is, for b, dy itself (one row) or one reduce_sum over the
+// rows (registry: db_r = Σ_t dy_tr), and, for W, one product per element
+// mul_elem of dy and x broadcast to [o, i] (one row; registry: dW_rk =
+// dy_r·x_k) or one matmul sum of dyᵀ and x over the rows (registry:
+// dW_rk = Σ_t dy_tr·x_tk), reshape, permute and broadcast_to moving
+// values exactly. The graph's output is the concat of every parameter's
+// gradient flattened (exact). The theorem and its proof above hold
+// unchanged with "input-gradient element k" read as "element k of that
+// concat": step (ii) extends to these nodes (each computes its element by
+// the registry's formula on the same operands, in an order M2 leaves
+// free), and step (iii) to the marks through them (reshape and concat
+// index by index, the others wholly). GradErrSharp does not build it (its
+// SharpBounds output has one element per parameter element); a parameter
+// of another tag keeps the classic and boxed bounds.
 //
 // # The ball centre
 //

@@ -181,9 +181,10 @@ func gradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 
 // GradEnclosure combines element k's bounds into a Sharp: the two Err
 // values (the sum of a target's parts in each gradient; boxed may be
-// absent, hasBoxed false) and, for an input-gradient element, the
-// combined first-order enclosure (combined, nil where there is none:
-// GradBounds.Combined). Bound is the least of the bounds, Exact the
+// absent, hasBoxed false) and the combined first-order enclosure of an
+// input-gradient element (GradBounds.Combined) or of a parameter-gradient
+// element (GradBounds.CombinedParams) — combined, nil where there is
+// none. Bound is the least of the bounds, Exact the
 // intersection of the exact enclosures (each contains the exact gradient,
 // and every modelled evaluation lies within each bound of it, so within
 // the least of them: the verdict is sound with the combination), Classic
