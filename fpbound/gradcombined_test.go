@@ -344,3 +344,66 @@ func TestCombinedGraphNilPayload(t *testing.T) {
 		t.Fatalf("no combined graph: %s", reason)
 	}
 }
+
+// TestParamTargetMatchesRegistry: the combined graph's parameter
+// gradients (paramTarget) equal, element by element over spec.Rat, the
+// registry's (irgrad's tape) for a linear on one row ([6] → [4]: W by one
+// product per element) and on three ([3, 6] → [3, 4]: W by one matmul
+// sum, b by one reduce_sum), b included; with the cotangent of another
+// seed the same check fails (it is not vacuous).
+func TestParamTargetMatchesRegistry(t *testing.T) {
+	for _, rows := range []int{0, 3} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			g, p, x, dy := declCase(declSpec{op: irsem.OpLinear, in: 6, out: 4}, seed)
+			if rows > 0 { // the same W, b on a [rows, 6] input
+				g.Nodes[0].Shape = spec.Shape{rows, 6}
+				g.Nodes[1].Shape = spec.Shape{rows, 4}
+				_, _, x2, _ := declCase(declSpec{op: irsem.OpLinear, in: rows * 6, out: 4}, seed+10)
+				_, _, _, d2 := declCase(declSpec{op: irsem.OpLinear, in: 6, out: rows * 4}, seed+20)
+				x, dy = irsem.RatTensor{Shape: spec.Shape{rows, 6}, Data: x2.Data}, irsem.RatTensor{Shape: spec.Shape{rows, 4}, Data: d2.Data}
+			}
+			want, params, err := irgrad.GradWith[spec.Rat](g, p, irsem.ConvertTensor[spec.Rat](x), &dy, irgrad.PathTape, irgrad.LowerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := func(seedT irsem.RatTensor) error {
+				b, cot, reason := reverseNodes(g, p, seedT, make([]fwdBox, len(g.Nodes)))
+				if reason != "" {
+					return fmt.Errorf("no combined graph: %s", reason)
+				}
+				for i, prm := range params {
+					tg, reason := paramTarget(b, g, cot, prm)
+					if reason != "" {
+						return fmt.Errorf("%s: %s", prm.Name, reason)
+					}
+					b.c.OutputID = tg
+					if err := b.c.Check(); err != nil {
+						return fmt.Errorf("%s: %v", prm.Name, err)
+					}
+					got, err := irsem.Denote[spec.Rat](b.c, b.cp, irsem.ConvertTensor[spec.Rat](x))
+					if err != nil {
+						return err
+					}
+					w := want.Params[i]
+					if !got.Shape.Equal(w.Shape) {
+						return fmt.Errorf("%s: shape %v, registry %v", prm.Name, got.Shape, w.Shape)
+					}
+					for k := range w.Data {
+						if got.Data[k].Big().Cmp(w.Data[k].Big()) != 0 {
+							return fmt.Errorf("rows %d seed %d: %s element %d: combined %v, registry %v", rows, seed, prm.Name, k, got.Data[k], w.Data[k])
+						}
+					}
+				}
+				return nil
+			}
+			if err := check(dy); err != nil {
+				t.Error(err)
+			}
+			other := irsem.RatTensor{Shape: dy.Shape, Data: append([]spec.Rat{}, dy.Data...)}
+			other.Data[0] = other.Data[0].Add(spec.NewRat(1, 1))
+			if err := check(other); err == nil {
+				t.Errorf("rows %d seed %d: another cotangent's parameter gradients passed the check", rows, seed)
+			}
+		}
+	}
+}
