@@ -890,62 +890,116 @@
 // through the reverse nodes too.
 //
 // Declarative VJPs. A node's reverse nodes are its registry VJP written as
-// IR nodes (the table declVJPs), for the tags of the generator's MLPs (nets.MLP):
+// IR nodes (the table declVJPs), per parent:
 //
-//	linear (W, b):  dx = linear(dy; Wᵀ, 0)          (registry: dx_k = Σ_j W_jk·dy_j)
+//	linear (W, b):  dx = linear(dy; Wᵀ, 0)          (registry: dx_{…k} = Σ_j W_jk·dy_{…j}; any rank)
 //	tanh:           dx = mul_elem(dy, sub(1, mul_elem(y, y)))  (registry: dy·(1 − y·y))
 //	relu:           dx = mul_elem(dy, m), m the const step(x) (registry: dy·step(x))
+//	add(a, b):      (dy, dy)                        (registry: (dy, dy))
+//	sub(a, b):      (dy, neg(dy))                   (registry: (dy, −dy))
+//	mul_elem(a, b): (mul_elem(dy, b), mul_elem(dy, a))  (registry: (dy·b, dy·a))
+//	sum(x):         broadcast_to(dy; [] → shape x)  (registry: dy at every element)
+//	broadcast_to:   reshape(reduce_sum(reshape(dy), a))  (registry: Σ of dy over the broadcast positions)
+//	matmul(A, B):   (matmul(dy, Bᵀ), matmul(Aᵀ, dy)), Xᵀ = permute(X; 1, 0)  (registry: dy·Bᵀ, Aᵀ·dy; 2-D)
 //
-// with y the forward tanh node itself (the value the registry's rule
-// reads) and the relu mask m a const decided by the forward boxes (below).
-// A node with two consumers gets its cotangent from one add node (two
-// terms: every order is the same); a tag outside the table, a node with
-// more consumers, or a relu mask the boxes do not decide, leaves the
-// gradient without a combined bound (CombinedReason says why), and
-// GradEnclosure then takes the classic and the boxed bound alone.
-// TestDeclVJPMatchesRegistry checks every entry of the table against the
-// registry's Go VJP in exact rational arithmetic (equality, element by
-// element, on seeded points) and that a wrong entry is caught.
+// with y the forward tanh node itself and a, b, A, B the forward parents
+// (the values the registry's rules read) and the relu mask m a const
+// decided by the forward boxes (below). broadcast_to has a rule where
+// the axes it grows (from_shape padded with leading 1s) form one
+// contiguous run [a, z): the run is reshaped into one axis and summed by
+// one reduce_sum, so each element is one sum, as the registry's. A node's
+// cotangent is the sum of the contributions of its consumers (a node
+// read twice by one consumer, mul_elem(x, x), contributes twice): one
+// contribution is itself, two are one add node, three or more are
+// reduce_sum over axis 0 of their concat, each reshaped to a leading
+// axis of 1 — one sum per element, whose order M2 leaves free. A tag
+// outside the table (or a linear without W, a batched matmul, a
+// broadcast over separated axes) leaves the gradient without a combined
+// bound (CombinedReason says why), and GradEnclosure then takes the
+// classic and the boxed bound alone. TestDeclVJPMatchesRegistry checks
+// every entry of the table against the registry's Go VJP in exact
+// rational arithmetic (equality, element by element, of both operands'
+// cotangents — the second a const under irgrad's ConstParams — on seeded
+// points) and that a wrong entry of each tag is caught.
 //
 // Model. The model of GradBounds' doc (the forward pass under M1–M3,
 // then the registry's VJP formulas, each sum in any order with FMA,
 // the cotangent seed held as the nearest binary32) restricted to the
 // input gradient.
 //
-// Theorem. Let every relu node's box (B_j from the first-order forward
-// pass, forwardBoxes) satisfy, element by element, B_j.Lo > 0 or
-// B_j.Hi ≤ 0, and let (X, E) be SharpBounds' enclosure of input-gradient
-// element k on the combined graph C at the same input. Then the exact
-// input gradient (the registry's VJP formulas in exact arithmetic at the
-// exact forward values) lies in X, and every gradient computation of the
-// model produces a value within E of it.
+// Theorem. Let U be the relu mask elements whose box (B_j from the
+// first-order forward pass, forwardBoxes) holds the kink (neither
+// B_j.Lo > 0 nor B_j.Hi ≤ 0), C the combined graph with the placeholder 0
+// at U, and (X, E) SharpBounds' enclosure of input-gradient element k on
+// C at the same input. If element k does not read U (elemTaint), the
+// exact input gradient's element k (the registry's VJP formulas in exact
+// arithmetic at the exact forward values) lies in X, and every gradient
+// computation of the model produces at element k a value within E of it.
+// Elements that read U get no combined bound.
 //
-// Proof. Let m be the masks of C: m = 1 where B_j.Lo > 0, else 0. (i)
-// Every modelled evaluation holds at relu node j a value ŷ ∈ B_j (the
-// box's invariant, GradBounds' doc); ŷ = max(x̂, 0) for the value x̂ of
-// relu's argument that the same evaluation holds, so ŷ > 0 iff x̂ > 0,
-// and the registry's relu VJP dy·step(x̂) (relu′(0) = 0) equals dy·m. The
-// exact evaluation is one of the T_k the box holds, so the exact VJP uses
-// the same m. (ii) With the masks fixed, the registry's VJP rules at the
-// forward values are, formula for formula, the operations of C's reverse
-// nodes (the table above; linear's dx = Wᵀ·dy is the sum Σ_j W_jk·dy_j
-// with the exact term 0 added, which the model's "any order" covers by
-// adding it last, exactly; the product dy·m is exact, m ∈ {0, 1}); the
-// forward values they read are C's forward nodes, each computed once and
-// read by every consumer, as M2 has it; a node's two contributions are
-// added by one add node. So every gradient computation of the model is an
-// evaluation of C satisfying M1–M3, and the exact input gradient is C's
-// exact value. SharpBounds' theorem on C (doc.go) gives both claims. ∎
+// Proof. Let m be the masks of C: m = 1 where B_j.Lo > 0, 0 where
+// B_j.Hi ≤ 0, the placeholder 0 on U. (i) Every modelled evaluation holds
+// at relu node j a value ŷ ∈ B_j (the box's invariant, GradBounds' doc);
+// ŷ = max(x̂, 0) for the value x̂ of relu's argument that the same
+// evaluation holds, so ŷ > 0 iff x̂ > 0, and off U the registry's relu VJP
+// dy·step(x̂) (relu′(0) = 0) equals dy·m. The exact evaluation is one of
+// the T_k the box holds, so the exact VJP uses the same m off U. On U an
+// evaluation (and the exact one) uses some mask m*, agreeing with m off
+// U. (ii) With the masks fixed to m*, the registry's VJP rules at the
+// forward values are, formula for formula, the operations of C[m*]'s
+// reverse nodes (the table above: every listed rule computes each
+// element by the registry's sum or product of the same operands; linear's
+// dx = Wᵀ·dy is the sum Σ_j W_jk·dy_j with the exact term 0 added, which
+// "any order" covers by adding it last, exactly; dy·m is exact,
+// m ∈ {0, 1}; neg, reshape, permute, concat and broadcast_to move or
+// negate values exactly); the forward values they read are C's forward
+// nodes, each computed once and read by every consumer, as M2 has it;
+// a node's cotangent, a sum over its consumers' contributions in any
+// order, is one add or one reduce_sum node. So every gradient
+// computation of the model is an evaluation of C[m*] satisfying M1–M3,
+// and the exact gradient is C[m_exact]'s exact value. (iii) elemTaint
+// marks every element of C that an operation computes from a marked
+// element (elementwise tags index by index, linear row by row, concat and
+// reduce_sum by the elements they copy or sum, any other tag every
+// element), starting from U. By induction over C's nodes, an unmarked
+// element is computed by the same operation from the same unmarked
+// operand values in C[m*] as in C[m] — its operands never read U — so an
+// evaluation of C[m*] and the evaluation of C[m] that makes the same
+// choices agree on it, and the exact values agree too. For an unmarked
+// output element k, then, every modelled gradient computation's value is
+// the value of an evaluation of C satisfying M1–M3, and the exact
+// gradient is C's exact value; SharpBounds' theorem on C (doc.go) gives
+// both claims. ∎
 //
 // Undecided masks. Where a relu box straddles 0 the runtime may take
 // either mask, and the reverse formula is discontinuous in the forward
 // value there: the first-order theorem does not hold across the jump, so
-// C is not built (no combined bound for the whole input gradient — with
-// dense layers every input element reads every cotangent).
+// the elements that read such a mask keep the classic and boxed bounds.
+// With dense layers every element downstream of the straddling relu reads
+// it (a weight that is exactly 0 still counts as a read: 0·v is NaN for a
+// non-finite v, and the values of C[m*] on the marked elements are not
+// bounded), so the gain is for nets whose reverse pass from the
+// straddling relu to the input is elementwise or block-structured
+// (TestGradCombinedStraddle).
 //
-// Parameter gradients (dW = dy·xᵀ, db = dy) keep the classic and boxed
-// bounds: their combined graphs (one per parameter, the graph has one
-// output) are not built.
+// Parameter gradients. GradErrSharpParams adds, to the same combined
+// graph, a node per parameter holding its gradient as the registry's
+// VJP computes it (paramTarget): a const's (irgrad's ConstParams) is its
+// cotangent node; a linear node's (input x with rows·i elements, output
+// cotangent dy) is, for b, dy itself (one row) or one reduce_sum over the
+// rows (registry: db_r = Σ_t dy_tr), and, for W, one product per element
+// mul_elem of dy and x broadcast to [o, i] (one row; registry: dW_rk =
+// dy_r·x_k) or one matmul sum of dyᵀ and x over the rows (registry:
+// dW_rk = Σ_t dy_tr·x_tk), reshape, permute and broadcast_to moving
+// values exactly. The graph's output is the concat of every parameter's
+// gradient flattened (exact). The theorem and its proof above hold
+// unchanged with "input-gradient element k" read as "element k of that
+// concat": step (ii) extends to these nodes (each computes its element by
+// the registry's formula on the same operands, in an order M2 leaves
+// free), and step (iii) to the marks through them (reshape and concat
+// index by index, the others wholly). GradErrSharp does not build it (its
+// SharpBounds output has one element per parameter element); a parameter
+// of another tag keeps the classic and boxed bounds.
 //
 // # The ball centre
 //

@@ -3,6 +3,7 @@ package fpbound
 import (
 	"fmt"
 
+	"github.com/tlcheck/tlcheck/irgrad"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -14,20 +15,34 @@ import (
 // first-order forward pass (boxes[j] node j's): the forward nodes
 // (ids unchanged, payload shared), the seed as a const node, and every
 // node's declarative VJP in reverse id order. It returns a reason and no
-// graph where C is not defined (the doc above).
+// graph where C is not defined (the doc above). The builder's taint
+// holds the relu mask elements the boxes left undecided (elemTaint).
 func combinedGraph(g *irsem.Graph, p *irsem.Payload, seed irsem.RatTensor, boxes []fwdBox) (*irsem.Graph, *irsem.Payload, string) {
-	n := len(g.Nodes)
-	consumers := make([]int, n)
-	for _, nd := range g.Nodes {
-		for _, q := range nd.Parents {
-			consumers[q]++
-		}
+	b, cot, reason := reverseNodes(g, p, seed, boxes)
+	if reason != "" {
+		return nil, nil, reason
 	}
+	if cot[g.InputID] < 0 {
+		return nil, nil, "the output does not read the input"
+	}
+	b.c.OutputID = cot[g.InputID]
+	return b.c, b.cp, ""
+}
+
+// reverseNodes builds the forward nodes of g and the reverse nodes of
+// every declarative VJP (combinedGraph), and returns the builder and,
+// per node of g, the node of C holding its cotangent (−1: none, the
+// output does not read it). A node's cotangent is its one contribution,
+// the add of two, or — three or more — reduce_sum over axis 0 of their
+// concat (each reshaped to a leading axis of 1): one sum, whose order
+// M2 leaves free as the model's accumulation does.
+func reverseNodes(g *irsem.Graph, p *irsem.Payload, seed irsem.RatTensor, boxes []fwdBox) (*cbuild, []int, string) {
+	n := len(g.Nodes)
 	entries := map[int]*irsem.Params{}
 	if p != nil && p.Entries != nil {
 		entries = p.Entries
 	}
-	b := &cbuild{c: &irsem.Graph{InputID: g.InputID, Nodes: make([]irsem.Node, 0, 4*n)}, cp: &irsem.Payload{Entries: map[int]*irsem.Params{}}}
+	b := &cbuild{c: &irsem.Graph{InputID: g.InputID, Nodes: make([]irsem.Node, 0, 4*n)}, cp: &irsem.Payload{Entries: map[int]*irsem.Params{}}, taint: map[int][]bool{}}
 	for _, nd := range g.Nodes {
 		b.c.Nodes = append(b.c.Nodes, irsem.Node{ID: nd.ID, Parents: append([]int{}, nd.Parents...), Kind: nd.Kind.Clone(), Shape: nd.Shape.Clone()})
 		if e, ok := entries[nd.ID]; ok {
@@ -38,52 +53,69 @@ func combinedGraph(g *irsem.Graph, p *irsem.Payload, seed irsem.RatTensor, boxes
 	if !seed.Shape.Equal(g.Nodes[out].Shape) {
 		return nil, nil, fmt.Sprintf("the cotangent's shape %v is not the output's %v", seed.Shape, g.Nodes[out].Shape)
 	}
+	contribs := make([][]int, n) // the contributions to node j's cotangent
+	contribs[out] = []int{b.constant(seed)}
 	cot := make([]int, n) // C's node holding node j's cotangent, −1 none
-	for j := range cot {
-		cot[j] = -1
-	}
-	cot[out] = b.constant(seed)
 	for j := n - 1; j >= 0; j-- {
+		cot[j] = -1
+		if len(contribs[j]) == 0 {
+			continue
+		}
 		nd := &g.Nodes[j]
-		if cot[j] < 0 || j == g.InputID {
+		cot[j] = b.accumulate(nd.Shape, contribs[j])
+		if j == g.InputID || nd.Kind.Op == irsem.OpConst {
 			continue
 		}
 		rule, ok := declVJPs[nd.Kind.Op]
 		if !ok {
 			return nil, nil, fmt.Sprintf("node %d (%s) has no declarative VJP", j, nd.Kind.Op)
 		}
-		if len(nd.Parents) != 1 {
-			return nil, nil, fmt.Sprintf("node %d (%s): %d parents", j, nd.Kind.Op, len(nd.Parents))
-		}
 		var box fwdBox
 		if j < len(boxes) {
 			box = boxes[j]
 		}
-		dx, reason := rule(b, nd, entries[j], cot[j], box)
+		dxs, reason := rule(b, nd, entries[j], cot[j], box)
 		if reason != "" {
 			return nil, nil, fmt.Sprintf("node %d (%s): %s", j, nd.Kind.Op, reason)
 		}
-		q := nd.Parents[0]
-		switch {
-		case consumers[q] > 2:
-			return nil, nil, fmt.Sprintf("node %d (%s) has %d consumers: its cotangent would be a sum of %d terms, which one add node does not hold", q, g.Nodes[q].Kind.Op, consumers[q], consumers[q])
-		case cot[q] < 0:
-			cot[q] = dx
-		default:
-			cot[q] = b.node(irsem.Kind{Op: irsem.OpAdd}, g.Nodes[q].Shape, cot[q], dx)
+		if len(dxs) != len(nd.Parents) {
+			return nil, nil, fmt.Sprintf("node %d (%s): %d contributions for %d parents", j, nd.Kind.Op, len(dxs), len(nd.Parents))
+		}
+		for t, q := range nd.Parents {
+			if dxs[t] >= 0 {
+				contribs[q] = append(contribs[q], dxs[t])
+			}
 		}
 	}
-	if cot[g.InputID] < 0 {
-		return nil, nil, "the output does not read the input"
-	}
-	b.c.OutputID = cot[g.InputID]
-	return b.c, b.cp, ""
+	return b, cot, ""
 }
 
-// cbuild appends nodes to a combined graph and its payload.
+// accumulate is the node holding the sum of the contributions cs to a
+// cotangent of shape s (reverseNodes).
+func (b *cbuild) accumulate(s spec.Shape, cs []int) int {
+	switch len(cs) {
+	case 1:
+		return cs[0]
+	case 2:
+		return b.node(irsem.Kind{Op: irsem.OpAdd}, s, cs[0], cs[1])
+	}
+	lead := append(spec.Shape{1}, s...)
+	rows := make([]int, len(cs))
+	for i, c := range cs {
+		rows[i] = b.node(irsem.Kind{Op: irsem.OpReshape, InShape: s.Clone(), OutShape: lead.Clone()}, lead, c)
+	}
+	all := append(spec.Shape{len(cs)}, s...)
+	cat := b.node(irsem.Kind{Op: irsem.OpConcat, Axis: 0}, all, rows...)
+	return b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: 0}, s, cat)
+}
+
+// cbuild appends nodes to a combined graph and its payload; taint maps
+// a const node of C to its elements a relu box left undecided (the
+// mask value there is a placeholder: elemTaint).
 type cbuild struct {
-	c  *irsem.Graph
-	cp *irsem.Payload
+	c     *irsem.Graph
+	cp    *irsem.Payload
+	taint map[int][]bool
 }
 
 func (b *cbuild) node(k irsem.Kind, shape spec.Shape, parents ...int) int {
@@ -100,26 +132,34 @@ func (b *cbuild) constant(t irsem.RatTensor) int {
 }
 
 // declRule is one tag's declarative VJP: it appends to b the nodes that
-// compute the contribution to the node's one parent from the cotangent
-// node dy (the forward node nd keeps its id in the combined graph, so a
-// rule reads the forward value as node nd.ID; e is its payload entry, box
-// its forward box), and returns the node holding the contribution, or a
-// reason why it has none.
-type declRule func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) (int, string)
+// compute the contribution to each of the node's parents from the
+// cotangent node dy (the forward node nd keeps its id in the combined
+// graph, so a rule reads the forward value of parent t as node
+// nd.Parents[t] and its own as nd.ID; e is its payload entry, box its
+// forward box), and returns per parent the node holding the
+// contribution (−1: none), or a reason why it has none.
+type declRule func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string)
 
 // declVJPs is the table of declarative VJPs (the package doc, "Gradients:
 // the combined first-order bound"); TestDeclVJPMatchesRegistry checks each
 // against the registry's VJP over spec.Rat.
 var declVJPs = map[irsem.Op]declRule{
-	irsem.OpLinear: linearDeclVJP,
-	irsem.OpTanh:   tanhDeclVJP,
-	irsem.OpRelu:   reluDeclVJP,
+	irsem.OpLinear:      linearDeclVJP,
+	irsem.OpTanh:        tanhDeclVJP,
+	irsem.OpRelu:        reluDeclVJP,
+	irsem.OpAdd:         addDeclVJP,
+	irsem.OpSub:         subDeclVJP,
+	irsem.OpMulElem:     mulDeclVJP,
+	irsem.OpSum:         sumDeclVJP,
+	irsem.OpBroadcastTo: broadcastDeclVJP,
+	irsem.OpMatmul:      matmulDeclVJP,
 }
 
-// linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_k = Σ_j W_jk·dy_j + 0.
-func linearDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) (int, string) {
-	if e == nil || e.W == nil || len(e.W.Shape) != 2 || len(nd.Shape) != 1 {
-		return 0, "only a vector linear with its W has a declarative VJP here"
+// linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_{…k} = Σ_j W_jk·dy_{…j} + 0
+// (linear maps the last axis, so any rank ≥ 1).
+func linearDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	if e == nil || e.W == nil || len(e.W.Shape) != 2 || len(nd.Shape) == 0 {
+		return nil, "only a linear with its W has a declarative VJP here"
 	}
 	o, i := e.W.Shape[0], e.W.Shape[1]
 	wt := irsem.RatTensor{Shape: spec.Shape{i, o}, Data: make([]spec.Rat, o*i)}
@@ -129,27 +169,32 @@ func linearDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox)
 		}
 	}
 	zero := irsem.RatTensor{Shape: spec.Shape{i}, Data: make([]spec.Rat, i)}
-	dx := b.node(irsem.Kind{Op: irsem.OpLinear}, spec.Shape{i}, dy)
+	xs := nd.Shape.Clone()
+	xs[len(xs)-1] = i
+	dx := b.node(irsem.Kind{Op: irsem.OpLinear}, xs, dy)
 	b.cp.Entries[dx] = &irsem.Params{W: &wt, B: &zero}
-	return dx, ""
+	return []int{dx}, ""
 }
 
 // tanhDeclVJP: dx = dy·(1 − y·y), y the forward node.
-func tanhDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) (int, string) {
+func tanhDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 	sq := b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, nd.ID, nd.ID)
 	d := b.node(irsem.Kind{Op: irsem.OpSub}, nd.Shape, b.constant(filledRat(nd.Shape, spec.NewRat(1, 1))), sq)
-	return b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, d), ""
+	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, d)}, ""
 }
 
 // reluDeclVJP: dx = dy·m, m the const step(x) decided by the box of the
 // relu node (its output y = max(x, 0)): 1 where box.Lo > 0, 0 where
-// box.Hi ≤ 0; a box holding the kink leaves no rule. An all-ones mask
-// adds no node (dy·1 = dy exactly).
-func reluDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox) (int, string) {
+// box.Hi ≤ 0. An element whose box holds the kink gets the placeholder 0
+// and is marked in b.taint (the output elements that read it have no
+// combined bound: elemTaint). An all-ones mask adds no node (dy·1 = dy
+// exactly).
+func reluDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox) ([]int, string) {
 	if box.fused || len(box.box) != nd.Shape.Size() {
-		return 0, "no box to decide its mask"
+		return nil, "no box to decide its mask"
 	}
 	mask := filledRat(nd.Shape, spec.Rat{})
+	var und []bool
 	ones := 0
 	for m, iv := range box.box {
 		switch {
@@ -158,13 +203,115 @@ func reluDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox)
 			ones++
 		case iv.Hi <= 0:
 		default:
-			return 0, fmt.Sprintf("element %d's box [%g, %g] holds the kink: the mask is undecided", m, iv.Lo, iv.Hi)
+			if und == nil {
+				und = make([]bool, len(box.box))
+			}
+			und[m] = true
 		}
 	}
 	if ones == len(box.box) {
-		return dy, ""
+		return []int{dy}, ""
 	}
-	return b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, b.constant(mask)), ""
+	c := b.constant(mask)
+	if und != nil {
+		b.taint[c] = und
+	}
+	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, c)}, ""
+}
+
+// addDeclVJP: add(a, b)'s registry VJP is (dy, dy): both contributions
+// are the cotangent node itself (no operation).
+func addDeclVJP(_ *cbuild, _ *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	return []int{dy, dy}, ""
+}
+
+// subDeclVJP: sub(a, b)'s registry VJP is (dy, −dy): dy, and neg(dy)
+// (exact).
+func subDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	return []int{dy, b.node(irsem.Kind{Op: irsem.OpNeg}, nd.Shape, dy)}, ""
+}
+
+// mulDeclVJP: mul_elem(a, b)'s registry VJP is (dy·b, dy·a), each one
+// product reading the forward parents (the same node twice for a·a:
+// two contributions, added by accumulate).
+func mulDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	pa, pb := nd.Parents[0], nd.Parents[1]
+	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, pb), b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, pa)}, ""
+}
+
+// sumDeclVJP: sum(x)'s registry VJP is dy broadcast to x's shape
+// (broadcast_to from [], exact).
+func sumDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	xs := b.c.Nodes[nd.Parents[0]].Shape
+	return []int{b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: spec.Shape{}, ToShape: xs.Clone()}, xs, dy)}, ""
+}
+
+// broadcastDeclVJP: broadcast_to(x; from → to)'s registry VJP sums dy
+// over the broadcast positions. With from padded on the left by 1s to
+// to's rank, let the axes where from's extent is 1 and to's is not form
+// one contiguous run [a, z) (a bias broadcast over leading axes is one):
+// dx = reshape(reduce_sum(reshape(dy, to[:a] ++ [Π to[a:z]] ++ to[z:]),
+// a), from), one sum per element, as the registry's. Other broadcasts
+// have no rule here (two separate sums would fix an order M2 leaves free).
+func broadcastDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	from, to := nd.Kind.FromShape, nd.Kind.ToShape
+	if len(from) > len(to) {
+		return nil, "from_shape longer than to_shape"
+	}
+	pad := make(spec.Shape, len(to))
+	for i := range pad {
+		pad[i] = 1
+	}
+	copy(pad[len(to)-len(from):], from)
+	a, z := -1, -1
+	for i := range to {
+		if pad[i] == to[i] {
+			continue
+		}
+		if pad[i] != 1 {
+			return nil, fmt.Sprintf("axis %d: extent %d does not broadcast to %d", i, pad[i], to[i])
+		}
+		if a < 0 {
+			a = i
+		} else if z != i {
+			return nil, "the broadcast axes are not one contiguous run"
+		}
+		z = i + 1
+	}
+	fs := spec.Shape(from).Clone()
+	if a < 0 { // no axis grows: only 1s added or nothing; dx = reshape(dy)
+		return []int{b.node(irsem.Kind{Op: irsem.OpReshape, InShape: to.Clone(), OutShape: fs}, fs, dy)}, ""
+	}
+	run := 1
+	for i := a; i < z; i++ {
+		run *= to[i]
+	}
+	mid := append(append(to[:a:a].Clone(), run), to[z:]...)
+	v := dy
+	if !mid.Equal(to) {
+		v = b.node(irsem.Kind{Op: irsem.OpReshape, InShape: to.Clone(), OutShape: mid.Clone()}, mid, v)
+	}
+	red := append(to[:a:a].Clone(), to[z:]...)
+	v = b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: a}, red, v)
+	if !red.Equal(fs) {
+		v = b.node(irsem.Kind{Op: irsem.OpReshape, InShape: red.Clone(), OutShape: fs}, fs, v)
+	}
+	return []int{v}, ""
+}
+
+// matmulDeclVJP: for 2-D operands A [m, k], B [k, n], the registry's VJP
+// is dA = dy·Bᵀ and dB = Aᵀ·dy (each element one sum over the
+// contracted axis): matmul(dy, permute(B)), matmul(permute(A), dy), the
+// permutes exact. Batched and 1-D operands have no rule here.
+func matmulDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	pa, pb := nd.Parents[0], nd.Parents[1]
+	as, bs := b.c.Nodes[pa].Shape, b.c.Nodes[pb].Shape
+	if len(as) != 2 || len(bs) != 2 {
+		return nil, fmt.Sprintf("operands %v and %v: only 2-D × 2-D has a declarative VJP here", as, bs)
+	}
+	bt := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{bs[1], bs[0]}, pb)
+	at := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{as[1], as[0]}, pa)
+	return []int{b.node(irsem.Kind{Op: irsem.OpMatmul}, as, dy, bt), b.node(irsem.Kind{Op: irsem.OpMatmul}, bs, at, dy)}, ""
 }
 
 func filledRat(s spec.Shape, v spec.Rat) irsem.RatTensor {
@@ -214,13 +361,30 @@ func prune(c *irsem.Graph, cp *irsem.Payload) (*irsem.Graph, *irsem.Payload) {
 // (the theorem above): SharpBounds on the pruned combined graph (at
 // o.SweepWork, DefaultSweepWork when 0: the combined graph is built only
 // for the tags of declVJPs, whose sweeps are cheap), or a
-// reason and nil where the graph is not built.
+// reason and nil where the graph is not built. An element that reads a
+// relu mask element the boxes left undecided (elemTaint) gets an
+// unbounded enclosure with the reason; when every element does, no
+// graph is bounded and the reason says so.
 func combinedBound(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, boxes []fwdBox, o Options) ([]Enclosure, string, error) {
-	c, cp, reason := combinedGraph(g, p, seed, boxes)
+	b, cot, reason := reverseNodes(g, p, seed, boxes)
 	if reason != "" {
 		return nil, reason, nil
 	}
-	c, cp = prune(c, cp)
+	if cot[g.InputID] < 0 {
+		return nil, "the output does not read the input", nil
+	}
+	b.c.OutputID = cot[g.InputID]
+	tainted := elemTaint(b.c, b.cp, b.taint)
+	if tainted != nil {
+		all := true
+		for _, t := range tainted {
+			all = all && t
+		}
+		if all {
+			return nil, "every element reads a relu mask element whose forward box holds the kink", nil
+		}
+	}
+	c, cp := prune(b.c, b.cp)
 	sh, err := SharpBounds(c, cp, input, o)
 	if err != nil {
 		return nil, "", fmt.Errorf("fpbound: the combined forward+reverse graph: %v", err)
@@ -228,6 +392,212 @@ func combinedBound(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor
 	out := make([]Enclosure, len(sh))
 	for k, s := range sh {
 		out[k] = s.Enclosure
+		if tainted != nil && tainted[k] {
+			out[k] = Enclosure{Exact: spec.Interval{Lo: -inf, Hi: inf}, Bound: inf, Reason: "it reads a relu mask element whose forward box holds the kink: the runtime may take either mask"}
+		}
 	}
 	return out, "", nil
+}
+
+// elemTaint marks, element by element, the nodes of C whose value
+// depends on a seeded const element (seeds: the relu mask elements the
+// boxes left undecided), and returns the output's marks (nil when no
+// element is marked). An element is marked when the operation computing
+// it reads a marked element: add, sub, neg, mul_elem and reshape read
+// their parents' element of the same index, linear's output row r reads
+// its input's row r, concat along axis 0 reads the element it copies,
+// reduce_sum the elements it sums; every other tag's elements read every
+// parent element (the conservative fallback). A zero weight still counts
+// as a read: 0·v is NaN for a non-finite v, and the other mask's values
+// are not bounded.
+func elemTaint(c *irsem.Graph, cp *irsem.Payload, seeds map[int][]bool) []bool {
+	if len(seeds) == 0 {
+		return nil
+	}
+	t := make([][]bool, len(c.Nodes))
+	for j, nd := range c.Nodes {
+		if s, ok := seeds[j]; ok {
+			t[j] = s
+			continue
+		}
+		marked := false
+		for _, q := range nd.Parents {
+			marked = marked || t[q] != nil
+		}
+		if !marked {
+			continue
+		}
+		size := nd.Shape.Size()
+		out := make([]bool, size)
+		same := true
+		for _, q := range nd.Parents {
+			same = same && c.Nodes[q].Shape.Size() == size
+		}
+		switch op := nd.Kind.Op; {
+		case same && (op == irsem.OpAdd || op == irsem.OpSub || op == irsem.OpNeg || op == irsem.OpMulElem || op == irsem.OpReshape):
+			for _, q := range nd.Parents {
+				for m := range out {
+					out[m] = out[m] || (t[q] != nil && t[q][m])
+				}
+			}
+		case op == irsem.OpLinear && len(nd.Parents) == 1 && len(nd.Shape) > 0 && nd.Shape[len(nd.Shape)-1] > 0 && cp.Entries[j] != nil:
+			q := nd.Parents[0]
+			ps := c.Nodes[q].Shape
+			o, i := nd.Shape[len(nd.Shape)-1], ps[len(ps)-1]
+			for r := 0; r < size/o; r++ {
+				row := false
+				for k := 0; k < i; k++ {
+					row = row || t[q][r*i+k]
+				}
+				for k := 0; k < o; k++ {
+					out[r*o+k] = row
+				}
+			}
+		case op == irsem.OpConcat && nd.Kind.Axis == 0:
+			m := 0
+			for _, q := range nd.Parents {
+				n := c.Nodes[q].Shape.Size()
+				if t[q] != nil {
+					copy(out[m:m+n], t[q])
+				}
+				m += n
+			}
+		case op == irsem.OpReduceSum && len(nd.Parents) == 1:
+			q := nd.Parents[0]
+			ps := c.Nodes[q].Shape
+			ext, inner := ps[nd.Kind.Axis], spec.Shape(ps[nd.Kind.Axis+1:]).Size()
+			for m := range out {
+				outer, in := m/inner, m%inner
+				for r := 0; r < ext; r++ {
+					out[m] = out[m] || t[q][(outer*ext+r)*inner+in]
+				}
+			}
+		default:
+			for m := range out {
+				out[m] = true
+			}
+		}
+		t[j] = out
+	}
+	return t[c.OutputID]
+}
+
+// paramTarget appends to b the nodes computing parameter prm's gradient
+// from the cotangents cot (reverseNodes) and returns the node holding
+// it, or a reason where it has no combined graph (the package doc,
+// "Gradients: the combined first-order bound", parameter gradients):
+// a const's (ConstParams) is its cotangent; a linear node's (x [rows…,
+// i] → [rows…, o], cotangent dy), as the registry's linear VJP:
+//
+//	b:  dy itself for one row, else reduce_sum(reshape(dy, [rows, o]), 0)
+//	W:  for one row, mul_elem(broadcast_to(reshape(dy, [o, 1]), [o, i]),
+//	    broadcast_to(reshape(x, [1, i]), [o, i])) (dW_rk = dy_r·x_k, one
+//	    product); else matmul(permute(reshape(dy, [rows, o])), reshape(x,
+//	    [rows, i])) (dW_rk = Σ_t dy_tr·x_tk, one sum).
+func paramTarget(b *cbuild, g *irsem.Graph, cot []int, prm irgrad.Param) (int, string) {
+	if prm.Node < 0 || prm.Node >= len(g.Nodes) {
+		return 0, fmt.Sprintf("parameter %s: node %d out of range", prm.Name, prm.Node)
+	}
+	nd := &g.Nodes[prm.Node]
+	dy := cot[prm.Node]
+	if dy < 0 {
+		return 0, fmt.Sprintf("parameter %s: the output does not read node %d", prm.Name, prm.Node)
+	}
+	reshape := func(v int, from, to spec.Shape) int {
+		if from.Equal(to) {
+			return v
+		}
+		return b.node(irsem.Kind{Op: irsem.OpReshape, InShape: from.Clone(), OutShape: to.Clone()}, to, v)
+	}
+	switch {
+	case nd.Kind.Op == irsem.OpConst && prm.Field == irsem.ParamValue:
+		return dy, ""
+	case nd.Kind.Op == irsem.OpLinear && len(nd.Parents) == 1 && len(nd.Shape) > 0 && (prm.Field == irsem.ParamW || prm.Field == irsem.ParamB):
+		x := nd.Parents[0]
+		xs := g.Nodes[x].Shape
+		o, i := nd.Shape[len(nd.Shape)-1], xs[len(xs)-1]
+		if o == 0 || i == 0 {
+			return 0, fmt.Sprintf("parameter %s: an empty linear", prm.Name)
+		}
+		rows := nd.Shape.Size() / o
+		if prm.Field == irsem.ParamB {
+			if rows == 1 {
+				return reshape(dy, nd.Shape, spec.Shape{o}), ""
+			}
+			return b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: 0}, spec.Shape{o}, reshape(dy, nd.Shape, spec.Shape{rows, o})), ""
+		}
+		oi := spec.Shape{o, i}
+		if rows == 1 {
+			d := b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: spec.Shape{o, 1}, ToShape: oi.Clone()}, oi, reshape(dy, nd.Shape, spec.Shape{o, 1}))
+			v := b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: spec.Shape{1, i}, ToShape: oi.Clone()}, oi, reshape(x, xs, spec.Shape{1, i}))
+			return b.node(irsem.Kind{Op: irsem.OpMulElem}, oi, d, v), ""
+		}
+		dt := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{o, rows}, reshape(dy, nd.Shape, spec.Shape{rows, o}))
+		return b.node(irsem.Kind{Op: irsem.OpMatmul}, oi, dt, reshape(x, xs, spec.Shape{rows, i})), ""
+	}
+	return 0, fmt.Sprintf("parameter %s (%s of %s) has no declarative gradient", prm.Name, prm.Field, nd.Kind.Op)
+}
+
+// combinedParamBounds is the combined bound of every parameter gradient
+// element (params' order, irgrad's): one combined graph whose output is
+// the concat of every parameter target (paramTarget) flattened, bounded
+// by SharpBounds as combinedBound's. A parameter without a target gets a
+// nil entry and its reason; an element that reads an undecided relu
+// mask element an unbounded enclosure.
+func combinedParamBounds(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor, boxes []fwdBox, params []irgrad.Param, o Options) ([][]Enclosure, []string, error) {
+	out := make([][]Enclosure, len(params))
+	reasons := make([]string, len(params))
+	b, cot, reason := reverseNodes(g, p, seed, boxes)
+	if reason != "" {
+		for i := range reasons {
+			reasons[i] = reason
+		}
+		return out, reasons, nil
+	}
+	var flat []int
+	var which []int
+	total := 0
+	for i, prm := range params {
+		t, reason := paramTarget(b, g, cot, prm)
+		if reason != "" {
+			reasons[i] = reason
+			continue
+		}
+		s := b.c.Nodes[t].Shape
+		n := s.Size()
+		if n == 0 || n != prm.Shape.Size() {
+			reasons[i] = fmt.Sprintf("parameter %s: %d gradient elements for shape %v", prm.Name, n, prm.Shape)
+			continue
+		}
+		flat = append(flat, b.node(irsem.Kind{Op: irsem.OpReshape, InShape: s.Clone(), OutShape: spec.Shape{n}}, spec.Shape{n}, t))
+		which = append(which, i)
+		total += n
+	}
+	if len(flat) == 0 {
+		return out, reasons, nil
+	}
+	b.c.OutputID = flat[0]
+	if len(flat) > 1 {
+		b.c.OutputID = b.node(irsem.Kind{Op: irsem.OpConcat, Axis: 0}, spec.Shape{total}, flat...)
+	}
+	tainted := elemTaint(b.c, b.cp, b.taint)
+	c, cp := prune(b.c, b.cp)
+	sh, err := SharpBounds(c, cp, input, o)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fpbound: the combined forward+reverse graph of the parameter gradients: %v", err)
+	}
+	k := 0
+	for _, i := range which {
+		n := params[i].Shape.Size()
+		es := make([]Enclosure, n)
+		for m := range es {
+			es[m] = sh[k].Enclosure
+			if tainted != nil && tainted[k] {
+				es[m] = Enclosure{Exact: spec.Interval{Lo: -inf, Hi: inf}, Bound: inf, Reason: "it reads a relu mask element whose forward box holds the kink: the runtime may take either mask"}
+			}
+			k++
+		}
+		out[i] = es
+	}
+	return out, reasons, nil
 }

@@ -11,9 +11,24 @@ import (
 	"github.com/tlcheck/tlcheck/spec"
 )
 
-// declCase is a one-node graph (input [in] → op [out]) at a seeded
-// input and cotangent, with some input elements exactly 0 (relu's kink).
-func declCase(op irsem.Op, in, out int, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatTensor, irsem.RatTensor) {
+// declCase is a one-node graph at a seeded input and cotangent, with
+// some elements exactly 0 (relu's kink): for a unary tag, input [in] →
+// op; for broadcast_to, input from → to; for a binary tag, the input x
+// and a const c (a parameter under ConstParams) as its operands, c first
+// when swap is set, or x twice when same is set; matmul's operands are
+// [2, 3] and [3, 4] (the input the first or, with swap, the second).
+type declSpec struct {
+	op         irsem.Op
+	in, out    int
+	from, to   spec.Shape
+	swap, same bool
+}
+
+func (d declSpec) String() string {
+	return fmt.Sprintf("%s(in %d, out %d, %v→%v, swap %v, same %v)", d.op, d.in, d.out, d.from, d.to, d.swap, d.same)
+}
+
+func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatTensor, irsem.RatTensor) {
 	r := rand.New(rand.NewPCG(seed, 3))
 	rat := func() spec.Rat {
 		if r.IntN(5) == 0 {
@@ -21,38 +36,93 @@ func declCase(op irsem.Op, in, out int, seed uint64) (*irsem.Graph, *irsem.Paylo
 		}
 		return spec.NewRat(int64(r.IntN(201)-100), int64(1+r.IntN(64)))
 	}
-	vec := func(n int) irsem.RatTensor {
-		t := irsem.RatTensor{Shape: spec.Shape{n}, Data: make([]spec.Rat, n)}
+	tensor := func(s spec.Shape) irsem.RatTensor {
+		t := irsem.RatTensor{Shape: s.Clone(), Data: make([]spec.Rat, s.Size())}
 		for i := range t.Data {
 			t.Data[i] = rat()
 		}
 		return t
 	}
-	g := &irsem.Graph{Nodes: []irsem.Node{{ID: 0, Parents: []int{}, Kind: irsem.Kind{Op: irsem.OpInput}, Shape: spec.Shape{in}}}}
-	p := &irsem.Payload{Entries: map[int]*irsem.Params{}}
-	shape := spec.Shape{in}
-	if op == irsem.OpLinear {
-		shape = spec.Shape{out}
-		w := irsem.RatTensor{Shape: spec.Shape{out, in}, Data: make([]spec.Rat, out*in)}
-		for i := range w.Data {
-			w.Data[i] = rat()
-		}
-		b := vec(out)
-		p.Entries[1] = &irsem.Params{W: &w, B: &b}
+	in := spec.Shape{d.in}
+	switch {
+	case d.op == irsem.OpBroadcastTo:
+		in = d.from
+	case d.op == irsem.OpMatmul && d.swap:
+		in = spec.Shape{3, 4}
+	case d.op == irsem.OpMatmul:
+		in = spec.Shape{2, 3}
 	}
-	g.Nodes = append(g.Nodes, irsem.Node{ID: 1, Parents: []int{0}, Kind: irsem.Kind{Op: op}, Shape: shape})
-	g.OutputID = 1
-	return g, p, vec(in), vec(shape.Size())
+	g := &irsem.Graph{Nodes: []irsem.Node{{ID: 0, Parents: []int{}, Kind: irsem.Kind{Op: irsem.OpInput}, Shape: in.Clone()}}}
+	p := &irsem.Payload{Entries: map[int]*irsem.Params{}}
+	shape, parents := in.Clone(), []int{0}
+	kind := irsem.Kind{Op: d.op}
+	switch d.op {
+	case irsem.OpLinear:
+		shape = spec.Shape{d.out}
+		w, b := tensor(spec.Shape{d.out, d.in}), tensor(spec.Shape{d.out})
+		p.Entries[1] = &irsem.Params{W: &w, B: &b}
+	case irsem.OpSum:
+		shape = spec.Shape{}
+	case irsem.OpBroadcastTo:
+		shape = d.to.Clone()
+		kind.FromShape, kind.ToShape = d.from.Clone(), d.to.Clone()
+	case irsem.OpAdd, irsem.OpSub, irsem.OpMulElem, irsem.OpMatmul:
+		if d.same {
+			parents = []int{0, 0}
+			break
+		}
+		cs := in.Clone()
+		if d.op == irsem.OpMatmul {
+			cs = spec.Shape{3, 4}
+			shape = spec.Shape{2, 4}
+			if d.swap {
+				cs = spec.Shape{2, 3}
+			}
+		}
+		c := tensor(cs)
+		g.Nodes = append(g.Nodes, irsem.Node{ID: 1, Parents: []int{}, Kind: irsem.Kind{Op: irsem.OpConst, ValueShape: cs.Clone()}, Shape: cs})
+		p.Entries[1] = &irsem.Params{Value: &c}
+		parents = []int{0, 1}
+		if d.swap {
+			parents = []int{1, 0}
+		}
+	}
+	id := len(g.Nodes)
+	if e, ok := p.Entries[1]; ok && d.op == irsem.OpLinear {
+		delete(p.Entries, 1)
+		p.Entries[id] = e
+	}
+	g.Nodes = append(g.Nodes, irsem.Node{ID: id, Parents: parents, Kind: kind, Shape: shape})
+	g.OutputID = id
+	return g, p, tensor(in), tensor(shape)
 }
 
-// checkDeclVJP checks the declarative VJP of op (declVJPs) against the
-// registry's Go VJP (irgrad's tape over spec.Default) on a one-node
-// graph: over spec.Rat, element for element equal, where op is exact
-// over Rat (linear, relu); over spec.Interval, overlapping enclosures of
-// width below 10⁻¹² (tanh, whose value is not rational). The relu
-// mask's box is the interval evaluation of the forward node.
-func checkDeclVJP(op irsem.Op, seed uint64) error {
-	g, p, x, dy := declCase(op, 6, 4, seed)
+// declSpecs are the cases TestDeclVJPMatchesRegistry checks: every tag
+// of declVJPs, each binary one with the input as either operand and
+// (elementwise) as both, broadcast_to over leading, inner and all axes.
+var declSpecs = []declSpec{
+	{op: irsem.OpLinear, in: 6, out: 4}, {op: irsem.OpTanh, in: 6}, {op: irsem.OpRelu, in: 6}, {op: irsem.OpSum, in: 6},
+	{op: irsem.OpAdd, in: 5}, {op: irsem.OpAdd, in: 5, swap: true}, {op: irsem.OpAdd, in: 5, same: true},
+	{op: irsem.OpSub, in: 5}, {op: irsem.OpSub, in: 5, swap: true}, {op: irsem.OpSub, in: 5, same: true},
+	{op: irsem.OpMulElem, in: 5}, {op: irsem.OpMulElem, in: 5, swap: true}, {op: irsem.OpMulElem, in: 5, same: true},
+	{op: irsem.OpMatmul}, {op: irsem.OpMatmul, swap: true},
+	{op: irsem.OpBroadcastTo, from: spec.Shape{3}, to: spec.Shape{4, 3}},
+	{op: irsem.OpBroadcastTo, from: spec.Shape{4, 1}, to: spec.Shape{4, 3}},
+	{op: irsem.OpBroadcastTo, from: spec.Shape{1, 3}, to: spec.Shape{2, 4, 3}},
+	{op: irsem.OpBroadcastTo, from: spec.Shape{}, to: spec.Shape{2, 3}},
+	{op: irsem.OpBroadcastTo, from: spec.Shape{3}, to: spec.Shape{1, 3}},
+}
+
+// checkDeclVJP checks the declarative VJP of the case's tag (declVJPs)
+// against the registry's Go VJP (irgrad's tape over spec.Default, the
+// const operand a parameter under ConstParams) on a one-node graph: the
+// cotangent of the input and of the const, over spec.Rat element for
+// element equal, where the tag is exact over Rat (all but tanh); over
+// spec.Interval, overlapping enclosures of width below 10⁻¹² (tanh,
+// whose value is not rational). The relu mask's box is the interval
+// evaluation of the forward node.
+func checkDeclVJP(d declSpec, seed uint64) error {
+	g, p, x, dy := declCase(d, seed)
 	fwd, err := irsem.DenoteAll[spec.Interval](g, p, irsem.ConvertTensor[spec.Interval](x))
 	if err != nil {
 		return err
@@ -61,92 +131,150 @@ func checkDeclVJP(op irsem.Op, seed uint64) error {
 	for j, v := range fwd {
 		boxes[j] = fwdBox{box: v.Data, x: v.Data}
 	}
-	c, cp, reason := combinedGraph(g, p, dy, boxes)
+	b, cot, reason := reverseNodes(g, p, dy, boxes)
 	if reason != "" {
-		return fmt.Errorf("%s: no combined graph: %s", op, reason)
+		return fmt.Errorf("%v: no combined graph: %s", d, reason)
 	}
-	if err := c.Check(); err != nil {
-		return fmt.Errorf("%s: the combined graph: %v", op, err)
+	targets := []int{0} // the input, then the const operand
+	if len(g.Nodes) == 3 {
+		targets = append(targets, 1)
 	}
-	if op != irsem.OpTanh {
-		want, _, err := irgrad.GradWith[spec.Rat](g, p, irsem.ConvertTensor[spec.Rat](x), &dy, irgrad.PathTape, irgrad.LowerOptions{})
-		if err != nil {
-			return err
+	for ti, node := range targets {
+		b.c.OutputID = cot[node]
+		if err := b.c.Check(); err != nil {
+			return fmt.Errorf("%v: the combined graph: %v", d, err)
 		}
-		got, err := irsem.Denote[spec.Rat](c, cp, irsem.ConvertTensor[spec.Rat](x))
-		if err != nil {
-			return err
-		}
-		for k := range want.Input.Data {
-			if got.Data[k].Big().Cmp(want.Input.Data[k].Big()) != 0 {
-				return fmt.Errorf("%s seed %d: input-gradient element %d: declarative %v, registry %v", op, seed, k, got.Data[k], want.Input.Data[k])
+		if d.op != irsem.OpTanh {
+			want, _, err := irgrad.GradWith[spec.Rat](g, p, irsem.ConvertTensor[spec.Rat](x), &dy, irgrad.PathTape, irgrad.LowerOptions{ConstParams: true})
+			if err != nil {
+				return err
 			}
+			w := want.Input
+			if ti > 0 {
+				w = want.Params[0]
+			}
+			got, err := irsem.Denote[spec.Rat](b.c, b.cp, irsem.ConvertTensor[spec.Rat](x))
+			if err != nil {
+				return err
+			}
+			if !got.Shape.Equal(w.Shape) {
+				return fmt.Errorf("%v: node %d's cotangent has shape %v, the registry's %v", d, node, got.Shape, w.Shape)
+			}
+			for k := range w.Data {
+				if got.Data[k].Big().Cmp(w.Data[k].Big()) != 0 {
+					return fmt.Errorf("%v seed %d: node %d's cotangent element %d: declarative %v, registry %v", d, seed, node, k, got.Data[k], w.Data[k])
+				}
+			}
+			continue
 		}
-		return nil
-	}
-	dyI := irsem.ConvertTensor[spec.Interval](dy)
-	want, _, err := irgrad.GradWith[spec.Interval](g, p, irsem.ConvertTensor[spec.Interval](x), &dyI, irgrad.PathTape, irgrad.LowerOptions{})
-	if err != nil {
-		return err
-	}
-	got, err := irsem.Denote[spec.Interval](c, cp, irsem.ConvertTensor[spec.Interval](x))
-	if err != nil {
-		return err
-	}
-	for k, w := range want.Input.Data {
-		h := got.Data[k]
-		if w.Hi-w.Lo > 1e-12 || h.Hi-h.Lo > 1e-12 || h.Hi < w.Lo || w.Hi < h.Lo {
-			return fmt.Errorf("%s seed %d: input-gradient element %d: declarative %v, registry %v (disjoint or too wide to tell)", op, seed, k, h, w)
+		dyI := irsem.ConvertTensor[spec.Interval](dy)
+		want, _, err := irgrad.GradWith[spec.Interval](g, p, irsem.ConvertTensor[spec.Interval](x), &dyI, irgrad.PathTape, irgrad.LowerOptions{})
+		if err != nil {
+			return err
+		}
+		got, err := irsem.Denote[spec.Interval](b.c, b.cp, irsem.ConvertTensor[spec.Interval](x))
+		if err != nil {
+			return err
+		}
+		for k, w := range want.Input.Data {
+			h := got.Data[k]
+			if w.Hi-w.Lo > 1e-12 || h.Hi-h.Lo > 1e-12 || h.Hi < w.Lo || w.Hi < h.Lo {
+				return fmt.Errorf("%v seed %d: input-gradient element %d: declarative %v, registry %v (disjoint or too wide to tell)", d, seed, k, h, w)
+			}
 		}
 	}
 	return nil
 }
 
 // TestDeclVJPMatchesRegistry: every declarative VJP of the table agrees
-// with the registry's VJP (checkDeclVJP) on seeded points, and a wrong
-// rule — linear reading W for Wᵀ, tanh's 1 + y·y, relu's mask negated —
-// is caught by the same check.
+// with the registry's VJP (checkDeclVJP) on seeded points, every tag of
+// the table is among the cases, and a wrong rule — linear reading W for
+// Wᵀ, tanh's 1 + y·y, relu's mask negated, add's second contribution
+// negated, mul_elem's operands swapped, sub's second contribution not
+// negated, sum's broadcast replaced by a zero, broadcast_to's row sum
+// replaced by the row's first element, matmul's dB replaced by B⊙B — is
+// caught by the same check.
 func TestDeclVJPMatchesRegistry(t *testing.T) {
-	for op := range declVJPs {
-		for seed := uint64(1); seed <= 5; seed++ {
-			if err := checkDeclVJP(op, seed); err != nil {
+	seen := map[irsem.Op]bool{}
+	for _, d := range declSpecs {
+		seen[d.op] = true
+		for seed := uint64(1); seed <= 3; seed++ {
+			if err := checkDeclVJP(d, seed); err != nil {
 				t.Error(err)
 			}
 		}
 	}
-	wrong := map[irsem.Op]declRule{
-		irsem.OpLinear: func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) (int, string) {
+	for op := range declVJPs {
+		if !seen[op] {
+			t.Errorf("%s: no case checks its declarative VJP", op)
+		}
+	}
+	one := func(dx int) []int { return []int{dx} }
+	wrong := []struct {
+		d    declSpec
+		rule declRule
+	}{
+		{declSpec{op: irsem.OpLinear, in: 6, out: 4}, func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 			zero := filledRat(spec.Shape{e.W.Shape[1]}, spec.Rat{})
 			w := *e.W
 			w.Shape = spec.Shape{e.W.Shape[1], e.W.Shape[0]} // the bytes of W read as Wᵀ
 			dx := b.node(irsem.Kind{Op: irsem.OpLinear}, zero.Shape, dy)
 			b.cp.Entries[dx] = &irsem.Params{W: &w, B: &zero}
-			return dx, ""
-		},
-		irsem.OpTanh: func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) (int, string) {
+			return one(dx), ""
+		}},
+		{declSpec{op: irsem.OpTanh, in: 6}, func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 			sq := b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, nd.ID, nd.ID)
 			d := b.node(irsem.Kind{Op: irsem.OpAdd}, nd.Shape, b.constant(filledRat(nd.Shape, spec.NewRat(1, 1))), sq)
-			return b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, d), ""
-		},
-		irsem.OpRelu: func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox) (int, string) {
+			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, d)), ""
+		}},
+		{declSpec{op: irsem.OpRelu, in: 6}, func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox) ([]int, string) {
 			m := filledRat(nd.Shape, spec.Rat{})
 			for k, iv := range box.box {
 				if iv.Hi <= 0 {
 					m.Data[k] = spec.NewRat(1, 1)
 				}
 			}
-			return b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, b.constant(m)), ""
-		},
+			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, b.constant(m))), ""
+		}},
+		{declSpec{op: irsem.OpAdd, in: 5}, func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			return []int{dy, b.node(irsem.Kind{Op: irsem.OpNeg}, nd.Shape, dy)}, ""
+		}},
+		{declSpec{op: irsem.OpSub, in: 5, swap: true}, func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			return []int{dy, dy}, ""
+		}},
+		{declSpec{op: irsem.OpMulElem, in: 5}, func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			pa, pb := nd.Parents[0], nd.Parents[1]
+			return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, pa), b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, pb)}, ""
+		}},
+		{declSpec{op: irsem.OpSum, in: 6}, func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			return one(b.constant(filledRat(b.c.Nodes[nd.Parents[0]].Shape, spec.Rat{}))), ""
+		}},
+		{declSpec{op: irsem.OpBroadcastTo, from: spec.Shape{4, 1}, to: spec.Shape{4, 3}}, func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// dy's column 0 instead of the sum over the row
+			sl := b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: 1}, spec.Shape{4}, b.node(irsem.Kind{Op: irsem.OpMulElem}, spec.Shape{4, 3}, dy, b.constant(irsem.RatTensor{Shape: spec.Shape{4, 3}, Data: []spec.Rat{spec.NewRat(1, 1), {}, {}, spec.NewRat(1, 1), {}, {}, spec.NewRat(1, 1), {}, {}, spec.NewRat(1, 1), {}, {}}})))
+			return one(b.node(irsem.Kind{Op: irsem.OpReshape, InShape: spec.Shape{4}, OutShape: spec.Shape{4, 1}}, spec.Shape{4, 1}, sl)), ""
+		}},
+		{declSpec{op: irsem.OpMatmul, swap: true}, func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			dxs, reason := matmulDeclVJP(b, nd, nil, dy, box)
+			if reason != "" {
+				return nil, reason
+			}
+			// dB = Aᵀ·dy replaced by a wrong formula of the right shape, B⊙B
+			pb := nd.Parents[1]
+			bs := b.c.Nodes[pb].Shape
+			dxs[1] = b.node(irsem.Kind{Op: irsem.OpMulElem}, bs, pb, pb)
+			return dxs, ""
+		}},
 	}
-	for op, rule := range wrong {
-		saved := declVJPs[op]
-		declVJPs[op] = rule
-		err := checkDeclVJP(op, 1)
-		t.Logf("%s, wrong rule: %v", op, err)
+	for _, w := range wrong {
+		saved := declVJPs[w.d.op]
+		declVJPs[w.d.op] = w.rule
+		err := checkDeclVJP(w.d, 1)
+		t.Logf("%v, wrong rule: %v", w.d, err)
 		if err == nil {
-			t.Errorf("%s: a wrong declarative VJP passed the check", op)
+			t.Errorf("%v: a wrong declarative VJP passed the check", w.d)
 		}
-		declVJPs[op] = saved
+		declVJPs[w.d.op] = saved
 	}
 }
 
@@ -206,7 +334,7 @@ func TestGradCombinedSound(t *testing.T) {
 // alone, compare-grad --graph without --payload) builds its combined
 // graph instead of failing on the missing entries.
 func TestCombinedGraphNilPayload(t *testing.T) {
-	g, _, x, dy := declCase(irsem.OpRelu, 3, 3, 1)
+	g, _, x, dy := declCase(declSpec{op: irsem.OpRelu, in: 3}, 1)
 	fwd, err := irsem.DenoteAll[spec.Interval](g, nil, irsem.ConvertTensor[spec.Interval](x))
 	if err != nil {
 		t.Fatal(err)
@@ -214,5 +342,68 @@ func TestCombinedGraphNilPayload(t *testing.T) {
 	boxes := []fwdBox{{box: fwd[0].Data}, {box: fwd[1].Data}}
 	if c, _, reason := combinedGraph(g, nil, dy, boxes); c == nil {
 		t.Fatalf("no combined graph: %s", reason)
+	}
+}
+
+// TestParamTargetMatchesRegistry: the combined graph's parameter
+// gradients (paramTarget) equal, element by element over spec.Rat, the
+// registry's (irgrad's tape) for a linear on one row ([6] → [4]: W by one
+// product per element) and on three ([3, 6] → [3, 4]: W by one matmul
+// sum, b by one reduce_sum), b included; with the cotangent of another
+// seed the same check fails (it is not vacuous).
+func TestParamTargetMatchesRegistry(t *testing.T) {
+	for _, rows := range []int{0, 3} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			g, p, x, dy := declCase(declSpec{op: irsem.OpLinear, in: 6, out: 4}, seed)
+			if rows > 0 { // the same W, b on a [rows, 6] input
+				g.Nodes[0].Shape = spec.Shape{rows, 6}
+				g.Nodes[1].Shape = spec.Shape{rows, 4}
+				_, _, x2, _ := declCase(declSpec{op: irsem.OpLinear, in: rows * 6, out: 4}, seed+10)
+				_, _, _, d2 := declCase(declSpec{op: irsem.OpLinear, in: 6, out: rows * 4}, seed+20)
+				x, dy = irsem.RatTensor{Shape: spec.Shape{rows, 6}, Data: x2.Data}, irsem.RatTensor{Shape: spec.Shape{rows, 4}, Data: d2.Data}
+			}
+			want, params, err := irgrad.GradWith[spec.Rat](g, p, irsem.ConvertTensor[spec.Rat](x), &dy, irgrad.PathTape, irgrad.LowerOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := func(seedT irsem.RatTensor) error {
+				b, cot, reason := reverseNodes(g, p, seedT, make([]fwdBox, len(g.Nodes)))
+				if reason != "" {
+					return fmt.Errorf("no combined graph: %s", reason)
+				}
+				for i, prm := range params {
+					tg, reason := paramTarget(b, g, cot, prm)
+					if reason != "" {
+						return fmt.Errorf("%s: %s", prm.Name, reason)
+					}
+					b.c.OutputID = tg
+					if err := b.c.Check(); err != nil {
+						return fmt.Errorf("%s: %v", prm.Name, err)
+					}
+					got, err := irsem.Denote[spec.Rat](b.c, b.cp, irsem.ConvertTensor[spec.Rat](x))
+					if err != nil {
+						return err
+					}
+					w := want.Params[i]
+					if !got.Shape.Equal(w.Shape) {
+						return fmt.Errorf("%s: shape %v, registry %v", prm.Name, got.Shape, w.Shape)
+					}
+					for k := range w.Data {
+						if got.Data[k].Big().Cmp(w.Data[k].Big()) != 0 {
+							return fmt.Errorf("rows %d seed %d: %s element %d: combined %v, registry %v", rows, seed, prm.Name, k, got.Data[k], w.Data[k])
+						}
+					}
+				}
+				return nil
+			}
+			if err := check(dy); err != nil {
+				t.Error(err)
+			}
+			other := irsem.RatTensor{Shape: dy.Shape, Data: append([]spec.Rat{}, dy.Data...)}
+			other.Data[0] = other.Data[0].Add(spec.NewRat(1, 1))
+			if err := check(other); err == nil {
+				t.Errorf("rows %d seed %d: another cotangent's parameter gradients passed the check", rows, seed)
+			}
+		}
 	}
 }

@@ -185,9 +185,17 @@ type gradCase struct {
 	boxed      []float64
 	comb       []Enclosure
 	combReason string
+	gb         *GradBounds
 }
 
 func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, classicOnly bool) gradCase {
+	t.Helper()
+	return newGradCaseWith(t, act, width, depth, seed, classicOnly, false)
+}
+
+// newGradCaseWith is newGradCase, with the parameter gradients' combined
+// bound (GradErrSharpParams) when params is set.
+func newGradCaseWith(t *testing.T, act irsem.Op, width, depth int, seed uint64, classicOnly, params bool) gradCase {
 	t.Helper()
 	n, err := nets.MLP(seed, width, depth, act, nets.Default)
 	if err != nil {
@@ -202,10 +210,13 @@ func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, clas
 	}
 	seedT := irsem.RatTensor{Shape: spec.Shape{width}, Data: cr}
 	gb, err := GradErrSharp(n.Graph, n.Payload, n.Input, seedT, Options{}, classicOnly)
+	if params {
+		gb, err = GradErrSharpParams(n.Graph, n.Payload, n.Input, seedT, Options{})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc := gradCase{net: n, ls: mlpLayers(t, n), x: f32s(t, n.Input.Data), c: c, comb: gb.Combined, combReason: gb.CombinedReason}
+	gc := gradCase{gb: gb, net: n, ls: mlpLayers(t, n), x: f32s(t, n.Input.Data), c: c, comb: gb.Combined, combReason: gb.CombinedReason}
 	add := func(cl Err, bx Err, comb *Enclosure) {
 		gc.sharp = append(gc.sharp, GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb))
 		b := inf
@@ -231,7 +242,11 @@ func newGradCase(t *testing.T, act irsem.Op, width, depth int, seed uint64, clas
 			if gb.Boxed != nil {
 				b = gb.Boxed.Params[p].Data[i]
 			}
-			add(gb.Classic.Params[p].Data[i], b, nil)
+			var comb *Enclosure
+			if gb.CombinedParams != nil && gb.CombinedParams[p] != nil {
+				comb = &gb.CombinedParams[p][i]
+			}
+			add(gb.Classic.Params[p].Data[i], b, comb)
 		}
 	}
 	if len(gb.Params) != 2*len(gc.ls) {
