@@ -275,6 +275,7 @@ type foRun[F format] struct {
 	regE      *spec.Registry[ErrOf[F]]
 	budget    int64 // the sweeps' work budget (Options.SweepWork)
 	spent     int64
+	work      int64 // the multiply-adds of the running dense sweep (sweep.go)
 	fusedVals []spec.Tensor[ErrOf[F]]
 	jac       [][]jac   // each node's local Jacobians, once computed (sweep.go)
 	pool      planePool // the dense sweeps' free planes (sweep.go)
@@ -458,15 +459,19 @@ func (r *foRun[F]) sweeps(j int) error {
 	} else if !nd.err {
 		return nil
 	}
-	target, window := r.target(j)
+	target := r.target(j)
 	cost := int64(len(nd.e)) * per
-	if dc := max(int64(len(nd.e))*window/denseDiscount, 1); r.spent+dc <= r.budget || (isOut && r.spent+dc <= 2*r.budget) {
+	// The dense sweep is run when its bound on the work (sweepWork: the
+	// multiply-adds over the nodes it visits, none for a node no error
+	// reaches) fits the budget, and is charged the multiply-adds it did.
+	if dc := max(int64(len(nd.e))*r.sweepWork(j, target)/denseDiscount, 1); r.spent+dc <= r.budget || (isOut && r.spent+dc <= 2*r.budget) {
+		r.work = 0
 		b, ss, resid, lvl, reason, err := r.denseSweep(j, target)
 		if _, na := err.(errDense); err != nil && !na {
 			return err
 		}
 		if err == nil {
-			r.spent += dc
+			r.spent += max(r.work/denseDiscount, 1)
 			r.record(j, b, ss, resid, reason)
 			r.finish(j, target, lvl)
 			if sweepSeen != nil && reason == "" {
@@ -513,20 +518,18 @@ func (r *foRun[F]) sweeps(j int) error {
 // target returns the cut level node j's dense sweep may reach (doc.go,
 // "Cuts"): 0, a sweep without cuts, at the output and at every stride-th
 // swept node (stride ⌈√nodes⌉), 1 (one non-diagonal cut, at a level-0
-// node) elsewhere; and the estimated work per element of that sweep: the
-// declared work of the nodes since the last level-0 node for level 1, of
-// the whole prefix otherwise.
-func (r *foRun[F]) target(j int) (int, int64) {
+// node) elsewhere. (Its work is sweepWork's, sweep.go.)
+func (r *foRun[F]) target(j int) int {
 	if j == r.g.OutputID {
-		return 0, r.prefix[j]
+		return 0
 	}
 	if !sweepNonDiagonal {
 		// Only the cut at an elementwise node's one erroneous parent:
 		// the sweep processes node j alone, carries nothing further.
-		if q, ok := r.elementwise(j); ok {
-			return 1, max(r.prefix[j]-r.prefix[q], 1)
+		if _, ok := r.elementwise(j); ok {
+			return 1
 		}
-		return 0, r.prefix[j]
+		return 0
 	}
 	stride := sweepStride
 	if stride == 0 {
@@ -534,9 +537,9 @@ func (r *foRun[F]) target(j int) (int, int64) {
 	}
 	r.swept++
 	if (r.swept-1)%stride == 0 || r.lastFull < 0 {
-		return 0, r.prefix[j]
+		return 0
 	}
-	return 1, max(r.prefix[j]-r.prefix[r.lastFull], 1)
+	return 1
 }
 
 // elementwise reports the one parent q an error reaches when node j's
