@@ -275,7 +275,6 @@ type foRun[F format] struct {
 	regE      *spec.Registry[ErrOf[F]]
 	budget    int64 // the sweeps' work budget (Options.SweepWork)
 	spent     int64
-	work      int64 // the multiply-adds of the running dense sweep (sweep.go)
 	fusedVals []spec.Tensor[ErrOf[F]]
 	jac       [][]jac   // each node's local Jacobians, once computed (sweep.go)
 	pool      planePool // the dense sweeps' free planes (sweep.go)
@@ -461,17 +460,15 @@ func (r *foRun[F]) sweeps(j int) error {
 	}
 	target := r.target(j)
 	cost := int64(len(nd.e)) * per
-	// The dense sweep is run when its bound on the work (sweepWork: the
-	// multiply-adds over the nodes it visits, none for a node no error
-	// reaches) fits the budget, and is charged the multiply-adds it did.
+	// The dense sweep's estimate is the declared work of the nodes it
+	// visits (sweepWork: none for a node no error reaches).
 	if dc := max(int64(len(nd.e))*r.sweepWork(j, target)/denseDiscount, 1); r.spent+dc <= r.budget || (isOut && r.spent+dc <= 2*r.budget) {
-		r.work = 0
 		b, ss, resid, lvl, reason, err := r.denseSweep(j, target)
 		if _, na := err.(errDense); err != nil && !na {
 			return err
 		}
 		if err == nil {
-			r.spent += max(r.work/denseDiscount, 1)
+			r.spent += dc
 			r.record(j, b, ss, resid, reason)
 			r.finish(j, target, lvl)
 			if sweepSeen != nil && reason == "" {

@@ -537,7 +537,6 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 		st[k] = nil
 		nd := &nodes[k]
 		n := len(nd.box)
-		r.work += int64(o) * int64(n)
 		r.settle(s, nd, o, n, resid, target < 1)
 		if target >= 1 && k != j && nd.foOK {
 			if l, ok := cutLevel(s, nd, o, n, target); ok {
@@ -593,7 +592,6 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 				}
 				st[q] = &adjMat{c: pool.get(o * nq), rho: pool.get(o * nq)}
 			}
-			r.work += int64(o) * jacWork(&js[t])
 			if err := propagate(s, &js[t], st[q], o, pool); err != nil {
 				return nil, nil, nil, 0, "", err
 			}
@@ -606,32 +604,17 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 	return bound, ss, resid, lvl, "", nil
 }
 
-// jacWork is the multiply-adds of one row of an adjoint times the local
-// Jacobian J in propagate: its n entries for a diagonal, n·n_q for the
-// dense product (enclose.Product), 0 for the zero Jacobian.
-func jacWork(J *jac) int64 {
-	switch {
-	case J.zero:
-		return 0
-	case J.diag:
-		return int64(J.rows)
-	}
-	return int64(J.rows) * int64(J.cols)
-}
-
-// sweepWork bounds the multiply-adds of the dense sweep from node j per
-// element of j (denseSweep counts the ones it does in r.work): the sweep
-// visits node j and, from a visited node k that is not a source, every
-// parent an error reaches — a node no error reaches is never visited, and
-// its declared work costs the sweep nothing —; at a visited node of n_k
-// elements it does n_k multiply-adds on its own (settle, the local
-// errors, or a cut) and, per erroneous parent, one adjoint row times the
-// local Jacobian (jacWork: n_k for a diagonal, n_k·n_q for a dense one;
-// a Jacobian not yet computed counts as dense unless diagonalNode holds).
-// With target ≥ 1 and the non-diagonal cuts off (target's elementwise
-// case), the sweep stops at a visited k ≠ j whose bounds are finite
-// (its adjoint is then one entry per row: cutLevel holds), so nothing
-// above such a k is counted.
+// sweepWork is the estimated work of the dense sweep from node j per
+// element of j, in Options.SweepWork's units: the declared work of the
+// nodes the sweep visits. It visits node j and, from a visited node k
+// that is not a source, every parent an error reaches; a node no error
+// reaches is never visited, and its declared work costs the sweep
+// nothing (a conv whose input and weights are exact, below the first
+// reshape of a UNet, was charged its whole declared work before). With
+// target ≥ 1 and the non-diagonal cuts off (target's elementwise case)
+// the sweep stops at a visited k ≠ j whose bounds are finite (its
+// adjoint there has one entry per row: cutLevel holds), so nothing above
+// such a k is counted.
 func (r *foRun[F]) sweepWork(j, target int) int64 {
 	g, nodes := r.g, r.nodes
 	stopAtCut := target >= 1 && !sweepNonDiagonal
@@ -642,25 +625,18 @@ func (r *foRun[F]) sweepWork(j, target int) int64 {
 		if !vis[k] {
 			continue
 		}
+		prev := int64(0)
+		if k > 0 {
+			prev = r.prefix[k-1]
+		}
+		w += max(r.prefix[k]-prev, 1)
 		nd := &nodes[k]
-		n := int64(len(nd.box))
-		w += n
 		if nd.app.Source || g.Nodes[k].Kind.Op == irsem.OpInput || (stopAtCut && k != j && nd.foOK && nd.lvl <= target) {
 			continue
 		}
-		diag := r.jac[k] == nil && r.diagonalNode(k)
-		for t, q := range g.Nodes[k].Parents {
-			if !nodes[q].err {
-				continue
-			}
-			vis[q] = true
-			switch {
-			case r.jac[k] != nil:
-				w += jacWork(&r.jac[k][t])
-			case diag:
-				w += n
-			default:
-				w += n * int64(len(nodes[q].box))
+		for _, q := range g.Nodes[k].Parents {
+			if nodes[q].err {
+				vis[q] = true
 			}
 		}
 	}
