@@ -613,7 +613,20 @@
 // at most two axes: TestConstParentJacobian checks the read on an
 // imported matmul by a constant node). The sweep's budget counts such a
 // Jacobian as the work done: one unit per entry kept (n_k × n_q), not
-// the n_k VJP runs it replaces.
+// the n_k VJP runs it replaces. Where every step of node k is a
+// primitive whose registry entry states spec.OpInfo.Elementwise (output
+// element i reads element i of each argument alone; set by the frames
+// that build a primitive from a scalar rule, checked against VJP by
+// spec's TestElementwiseDiagonalVJP) and every argument has node k's n_k
+// elements, every J_{k,t} is diagonal: (node k)_i depends on (parent t)_m
+// only for m = i, so every Clarke Jacobian at a point of the boxes is
+// diagonal too. Its diagonal is read from one VJP run with the
+// cotangent of ones: element i of the contribution to parent t is
+// Σ_m 1·J_{k,t}[m, i] = J_{k,t}[i, i] (over adj: the operations of the
+// one-hot run e_i at element i, the others adding exact 0·v and 0 + v),
+// the one-hot runs' diagonal bit for bit, which TestLinearInJacobians
+// checks on the figures' nets. The budget counts that one run (the
+// node's declared work) and the n_k entries, not n_k runs.
 //
 // The sweep. Fix node j and any choice of Jacobians J_{c,k}, each a
 // Clarke Jacobian of f_c at a point of the boxes (so within the
@@ -657,10 +670,15 @@
 // 2⁻³⁰⁰ move into R and radii below it rise to it (enclose's tameness);
 // a plane past maxDense elements (or Jacobians past maxDenseTotal in
 // all), or a value above 2³⁰⁰, leaves the node to the interval sweep.
-// Options.SweepWork counts a dense sweep as its interval operations
-// divided by 16, a node's local Jacobians as the n_k VJP runs they
-// take (each the node's declared work), or the n_k × n_q entries read
-// off the weights (past twice the budget, the interval sweep).
+// Options.SweepWork counts a dense sweep from node j as o_j × the
+// declared work of the nodes it visits, divided by 16 — node j and,
+// from a visited node, every parent an error reaches (stopping at a cut
+// of an elementwise sweep), so a node no error reaches costs nothing —,
+// a node's local Jacobians as the n_k VJP runs they take (each the
+// node's declared work), one run for a diagonal one, or the n_k × n_q
+// entries read off the weights (past twice the budget, the interval
+// sweep). The count is an estimate that decides nothing about
+// soundness: it only decides which nodes are swept.
 //
 // Cuts. Sweeping every intermediate node to the input costs Σ_j j node
 // visits, quadratic in depth. A sweep may instead stop at a node k < j

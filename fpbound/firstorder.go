@@ -15,7 +15,16 @@ import (
 // DefaultSweepWork is the default Options.SweepWork: the number of
 // interval operations (estimated from the nodes' declared work) that the
 // first-order bound may spend on the sweeps that tighten intermediate
-// boxes. The sweeps of the output's own elements are always run.
+// boxes. The sweeps of the output's own elements are always run. A unit
+// costs about 35–50 ns of one core as one interval operation of a VJP
+// run (matmul, slice, reshape Jacobians of the zoo's 2-block GPT-2,
+// 2026-12-03, shared 2-core machine at load 11–18); a dense sweep's
+// units (doc.go, "Dense sweep") are an estimate from declared work that
+// undercounts its products through matmul nodes, whose dense Jacobians
+// cost n_k·n_q multiply-adds per row (measured 0.4–1 ns each, and
+// 27–70 ns per diagonal entry or visited element): on that GPT-2
+// SharpBounds at the default spends about 12 s of CPU, 2²⁷·45 ns ≈ 6 s
+// (docs/bounds.md, sweep31).
 const DefaultSweepWork = 1 << 27
 
 // Sharp is one output element's enclosure under both sound bounds of the
@@ -458,9 +467,11 @@ func (r *foRun[F]) sweeps(j int) error {
 	} else if !nd.err {
 		return nil
 	}
-	target, window := r.target(j)
+	target := r.target(j)
 	cost := int64(len(nd.e)) * per
-	if dc := max(int64(len(nd.e))*window/denseDiscount, 1); r.spent+dc <= r.budget || (isOut && r.spent+dc <= 2*r.budget) {
+	// The dense sweep's estimate is the declared work of the nodes it
+	// visits (sweepWork: none for a node no error reaches).
+	if dc := max(int64(len(nd.e))*r.sweepWork(j, target)/denseDiscount, 1); r.spent+dc <= r.budget || (isOut && r.spent+dc <= 2*r.budget) {
 		b, ss, resid, lvl, reason, err := r.denseSweep(j, target)
 		if _, na := err.(errDense); err != nil && !na {
 			return err
@@ -513,20 +524,18 @@ func (r *foRun[F]) sweeps(j int) error {
 // target returns the cut level node j's dense sweep may reach (doc.go,
 // "Cuts"): 0, a sweep without cuts, at the output and at every stride-th
 // swept node (stride ⌈√nodes⌉), 1 (one non-diagonal cut, at a level-0
-// node) elsewhere; and the estimated work per element of that sweep: the
-// declared work of the nodes since the last level-0 node for level 1, of
-// the whole prefix otherwise.
-func (r *foRun[F]) target(j int) (int, int64) {
+// node) elsewhere. (Its work is sweepWork's, sweep.go.)
+func (r *foRun[F]) target(j int) int {
 	if j == r.g.OutputID {
-		return 0, r.prefix[j]
+		return 0
 	}
 	if !sweepNonDiagonal {
 		// Only the cut at an elementwise node's one erroneous parent:
 		// the sweep processes node j alone, carries nothing further.
-		if q, ok := r.elementwise(j); ok {
-			return 1, max(r.prefix[j]-r.prefix[q], 1)
+		if _, ok := r.elementwise(j); ok {
+			return 1
 		}
-		return 0, r.prefix[j]
+		return 0
 	}
 	stride := sweepStride
 	if stride == 0 {
@@ -534,9 +543,9 @@ func (r *foRun[F]) target(j int) (int, int64) {
 	}
 	r.swept++
 	if (r.swept-1)%stride == 0 || r.lastFull < 0 {
-		return 0, r.prefix[j]
+		return 0
 	}
-	return 1, max(r.prefix[j]-r.prefix[r.lastFull], 1)
+	return 1
 }
 
 // elementwise reports the one parent q an error reaches when node j's

@@ -75,6 +75,9 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	if r.jac[k] != nil {
 		return r.jac[k], "", nil
 	}
+	if js, reason, ok, err := r.diagonalJac(k); ok || reason != "" || err != nil {
+		return js, reason, err
+	}
 	g, nodes := r.g, r.nodes
 	nk := len(nodes[k].box)
 	ps := g.Nodes[k].Parents
@@ -127,8 +130,157 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 	return r.finishJac(k, pairs)
 }
 
+// diagonalNode reports whether every local Jacobian of node k is
+// diagonal by the registry's facts: every step of its application is a
+// primitive that states spec.OpInfo.Elementwise (output element i reads
+// element i of each argument alone), and every step's value and every
+// argument has node k's n_k elements (so no argument is broadcast and
+// element i of a step reads element i of each parent). Through the
+// steps, node element i is then a function of element i of each parent
+// alone: ∂(node k)_i/∂(parent t)_m = 0 for m ≠ i.
+func (r *foRun[F]) diagonalNode(k int) bool {
+	nd := &r.nodes[k]
+	nk := len(nd.box)
+	if jacVJPOnly || nd.app == nil || len(nd.app.Steps) == 0 || len(nd.args) != len(nd.app.Steps) {
+		return false
+	}
+	for s := range nd.app.Steps {
+		st := &nd.app.Steps[s]
+		pr, err := r.reg.Lookup(st.Prim)
+		if err != nil || !pr.Elementwise || pr.NoGrad || len(nd.steps[s].Data) != nk {
+			return false
+		}
+		for t, a := range st.Args {
+			if t >= len(nd.args[s]) || len(nd.args[s][t].Data) != nk {
+				return false
+			}
+			if a.Source == irsem.ArgParent && len(r.nodes[r.g.Nodes[k].Parents[a.Index]].box) != nk {
+				return false
+			}
+		}
+	}
+	return len(nd.app.Steps[len(nd.app.Steps)-1].Shape) == len(r.g.Nodes[k].Shape)
+}
+
+// diagonalJac computes node k's local Jacobians when diagonalNode holds
+// (ok false otherwise, and nothing is spent): one VJP run over adj on the
+// boxes with the cotangent of ones gives, in the contribution to parent
+// t, element i = Σ_m 1·∂y_m/∂x_{t,i} = ∂y_i/∂x_{t,i}, the diagonal, and
+// it is the one-hot run's row i entry for entry: element i of every
+// step's VJP reads element i of the cotangent alone, so the operations
+// that give it are those of the run with the cotangent e_i, and adj's
+// 0·v and 0 + v, which that run adds for the other elements, are exact
+// (TestDiagonalJacobians compares the two). One VJP run, the node's
+// declared work, is what the budget is charged, instead of n_k runs.
+func (r *foRun[F]) diagonalJac(k int) ([]jac, string, bool, error) {
+	if !r.diagonalNode(k) {
+		return nil, "", false, nil
+	}
+	g, nodes := r.g, r.nodes
+	nk := len(nodes[k].box)
+	ps := g.Nodes[k].Parents
+	kept := 0
+	for _, q := range ps {
+		if nodes[q].err {
+			kept += nk
+		}
+	}
+	if r.denseKept+kept > maxDenseTotal {
+		return nil, "", true, errDense(fmt.Sprintf("node %d: %d diagonal entries", k, kept))
+	}
+	prev := int64(0)
+	if k > 0 {
+		prev = r.prefix[k-1]
+	}
+	work := max(r.prefix[k]-prev, 1) + int64(kept)
+	if r.spent+work > 2*r.budget {
+		return nil, "", true, errDense("the local Jacobians would spend the sweep budget")
+	}
+	r.spent += work
+	seed := make([]adj, nk)
+	for m := range seed {
+		seed[m] = adj{iv: spec.Interval{Lo: 1, Hi: 1}}
+	}
+	pc, err := nodeVJP(g, nodes, k, spec.Tensor[adj]{Shape: g.Nodes[k].Shape, Data: seed}, r.reg)
+	if err != nil {
+		return nil, fmt.Sprintf("node %d (%s): %v", k, g.Nodes[k].Kind.Op, err), true, nil
+	}
+	if adjVoid.Load() != 0 {
+		adjVoid.Store(0)
+		return nil, fmt.Sprintf("node %d (%s): a derivative rule could not be decided on the boxes (a kink or tie inside them)", k, g.Nodes[k].Kind.Op), true, nil
+	}
+	js := make([]jac, len(ps))
+	var ref [][]float64
+	if jacCompare != nil {
+		ref = make([][]float64, len(ps))
+	}
+	for t, q := range ps {
+		js[t] = jac{rows: nk, cols: len(nodes[q].box), zero: true}
+		if !nodes[q].err || t >= len(pc) || pc[t].Data == nil {
+			continue
+		}
+		d := make([]float64, 2*nk)
+		for i, v := range pc[t].Data {
+			d[2*i], d[2*i+1] = v.iv.Lo, v.iv.Hi
+			if sweepFault == 2 {
+				d[2*i], d[2*i+1] = 1, 1 // planted: every elementwise node the identity
+			}
+		}
+		if jacCompare != nil {
+			ref[t] = make([]float64, 2*nk*nk)
+			for i := 0; i < nk; i++ {
+				ref[t][2*(i*nk+i)], ref[t][2*(i*nk+i)+1] = d[2*i], d[2*i+1]
+			}
+		}
+		js[t] = diagJac(d, nk)
+		if js[t].p.C == nil && !js[t].zero {
+			return nil, "", true, errDense(fmt.Sprintf("node %d: a Jacobian entry is not tame", k))
+		}
+		r.denseKept += len(js[t].p.C)
+	}
+	if jacCompare != nil {
+		vjp := make([][]float64, len(ps))
+		for t := range ps {
+			if ref[t] != nil {
+				vjp[t] = make([]float64, len(ref[t]))
+			}
+		}
+		if reason := r.vjpRows(k, vjp); reason == "" {
+			jacCompare(k, ref, vjp)
+		}
+	}
+	r.jac[k] = js
+	return js, "", true, nil
+}
+
+// diagJac converts the interleaved pairs of an n × n diagonal Jacobian's
+// diagonal to a jac (the zero Jacobian when every entry is the point 0;
+// P.C nil when an entry is not tame).
+func diagJac(d []float64, n int) jac {
+	j := jac{rows: n, cols: n, zero: true, diag: true, sel: true}
+	for _, v := range d {
+		if v != 0 {
+			j.zero = false
+			break
+		}
+	}
+	if j.zero {
+		return j
+	}
+	p := enclose.Make(n)
+	if !enclose.FromPairs(d, p) {
+		return jac{rows: n, cols: n}
+	}
+	if p.Point() {
+		p.R = nil
+	}
+	j.p = p
+	return j
+}
+
 // jacCompare, when set (tests only), receives node k's Jacobian pairs
-// read off by linearIn beside the one-hot VJP runs' of the same node.
+// read off by linearIn or diagonalJac (dense, n_k × n_q) beside the
+// one-hot VJP runs' of the same node.
 var jacCompare func(k int, linearIn, vjp [][]float64)
 
 // vjpRows fills node k's Jacobian pairs (zeros on entry) by one VJP run
@@ -450,6 +602,45 @@ func (r *foRun[F]) denseSweep(j, target int) (bound, ss, resid []float64, lvl in
 		bound[a] = addUp(bound[a], resid[a]) // +∞: see record
 	}
 	return bound, ss, resid, lvl, "", nil
+}
+
+// sweepWork is the estimated work of the dense sweep from node j per
+// element of j, in Options.SweepWork's units: the declared work of the
+// nodes the sweep visits. It visits node j and, from a visited node k
+// that is not a source, every parent an error reaches; a node no error
+// reaches is never visited, and its declared work costs the sweep
+// nothing (a conv whose input and weights are exact, below the first
+// reshape of a UNet, was charged its whole declared work before). With
+// target ≥ 1 and the non-diagonal cuts off (target's elementwise case)
+// the sweep stops at a visited k ≠ j whose bounds are finite (its
+// adjoint there has one entry per row: cutLevel holds), so nothing above
+// such a k is counted.
+func (r *foRun[F]) sweepWork(j, target int) int64 {
+	g, nodes := r.g, r.nodes
+	stopAtCut := target >= 1 && !sweepNonDiagonal
+	vis := make([]bool, j+1)
+	vis[j] = true
+	var w int64
+	for k := j; k >= 0; k-- {
+		if !vis[k] {
+			continue
+		}
+		prev := int64(0)
+		if k > 0 {
+			prev = r.prefix[k-1]
+		}
+		w += max(r.prefix[k]-prev, 1)
+		nd := &nodes[k]
+		if nd.app.Source || g.Nodes[k].Kind.Op == irsem.OpInput || (stopAtCut && k != j && nd.foOK && nd.lvl <= target) {
+			continue
+		}
+		for _, q := range g.Nodes[k].Parents {
+			if nodes[q].err {
+				vis[q] = true
+			}
+		}
+	}
+	return max(w, 1)
 }
 
 // cutLevel decides whether a sweep of target level target ≥ 1 stops at

@@ -34,6 +34,7 @@ func unaryPrim[T Scalar[T]](info *OpInfo, f func(a *Attrs, x T) (T, error), d fu
 		info.Shape = shapeSame
 	}
 	info.MinArity, info.MaxArity = 1, 1
+	info.Elementwise = true // Forward is Map of f: y_i = f(x_i)
 	local := func(a *Attrs, x, y, t Tensor[T]) (Tensor[T], error) {
 		out := Tensor[T]{Shape: x.Shape.Clone(), Data: make([]T, len(x.Data))}
 		for i := range x.Data {
@@ -257,6 +258,7 @@ func binaryPrim[T Scalar[T]](info *OpInfo,
 	jvp func(a, b, y, da, db T) (T, error),
 	vjp func(a, b, y, d T) (T, T, error)) *Prim[T] {
 	info.MinArity, info.MaxArity, info.Shape = 2, 2, shapeSame
+	info.Elementwise = true // Forward is Zip of f: y_i = f(a_i, b_i)
 	return &Prim[T]{
 		OpInfo: info,
 		Binary: &BinaryRule[T]{F: f, JVP: jvp, VJP: vjp},

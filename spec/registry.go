@@ -142,6 +142,19 @@ type OpInfo struct {
 	// derives no table, only a shortcut that TestLinearInEqualsVJP checks
 	// against the VJP rule.
 	LinearIn *LinearJac
+	// Elementwise states that the local Jacobian to every parent is
+	// diagonal: every parent has the output's shape and output element i
+	// reads element i of each parent alone, y_i = F(x_{0,i}, x_{1,i}, …),
+	// so ∂y_i/∂x_{t,m} = 0 for m ≠ i and the VJP's contribution to parent t
+	// of the cotangent δ is ∂y_i/∂x_{t,i}·δ_i element by element. It is
+	// derived from the primitive's definition, not stated by hand: the
+	// frames unaryPrim and binaryPrim, whose Forward is Map or Zip of a
+	// scalar rule (Unary, Binary), set it, and only they. A consumer may
+	// then read the diagonal from one VJP run with the cotangent of ones
+	// instead of one run per output element. Like LinearIn it derives no
+	// table and is not in RegistryHash's facts; TestElementwiseDiagonalVJP
+	// checks it against the VJP rule on random inputs.
+	Elementwise bool
 	// IR is the primitive's form in the canonical IR; nil when the IR has
 	// no tag for it.
 	IR *IRForm
