@@ -1,10 +1,12 @@
 package fpbound
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/fpbound/nets"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -103,12 +105,13 @@ func soundAndSharp(t *testing.T, name string, g *irsem.Graph, p *irsem.Payload, 
 
 // TestGroupNormClosesConv: the norm's formula reads each element of its
 // input more than once (mean, variance, x − μ), counted over the reads
-// algebra, so the conv's pending sum is closed at the reshape (a move,
-// which reads each element once, so the conv is fused into it) instead of
-// being fused into the norm's mean as one sum of 50·19 terms; the
-// first-order bound is then no larger than the fused one (the nested sums
-// are charged γ_18 and γ_49, not γ_949), sound against every float32
-// evaluator, and a value just outside it FAILS.
+// algebra, so the conv's pending sum (fused into the reshape, a move that
+// reads each element once) is also carried into the norm closed, and
+// each local value of the norm is the smaller of the two (the nested sums
+// charged γ_18 and γ_49, not γ_949 as one sum of 50·19 terms): the
+// largest first-order bound is smaller than with the pending sums only,
+// sound against every float32 evaluator, and a value just outside it
+// FAILS.
 func TestGroupNormClosesConv(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		g, p, x, ids := groupNormGraph(seed)
@@ -129,16 +132,7 @@ func TestGroupNormClosesConv(t *testing.T) {
 			t.Fatalf("seed %d: rereadsAll(norm, reshape) = %v, rereadsAll(reshape, conv) = %v; want true, false", seed,
 				rereadsAll(g, apps, ids[2], ids[1]), rereadsAll(g, apps, ids[1], ids[0]))
 		}
-		closeBeforeRereads = true
-		sh, err := SharpBounds(g, p, x, Options{})
-		closeBeforeRereads = false
-		if err != nil {
-			t.Fatal(err)
-		}
-		old, err := SharpBounds(g, p, x, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sh, old := closingBothWays(t, g, p, x)
 		newMax, oldMax := 0.0, 0.0
 		for i := range sh {
 			newMax, oldMax = math.Max(newMax, sh[i].FirstOrder), math.Max(oldMax, old[i].FirstOrder)
@@ -148,6 +142,66 @@ func TestGroupNormClosesConv(t *testing.T) {
 		}
 		t.Logf("seed %d: largest first-order bound %.3g (fused into the norm: %.3g)", seed, newMax, oldMax)
 		soundAndSharp(t, "groupnorm", g, p, x, sh)
+	}
+}
+
+// closingBothWays returns SharpBounds of (g, p, x) with sums closed
+// before a repeated read (the default) and without.
+func closingBothWays(t *testing.T, g *irsem.Graph, p *irsem.Payload, x irsem.RatTensor) (closed, fused []Sharp) {
+	t.Helper()
+	closed, err := SharpBounds(g, p, x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeBeforeRereads = false
+	defer func() { closeBeforeRereads = true }()
+	fused, err = SharpBounds(g, p, x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return closed, fused
+}
+
+// TestClosingNeverWorse: closing before a repeated read only ever takes
+// the smaller of two bounds of one local error (doc.go, "Sums closed
+// before a repeated read"), so no element's first-order bound exceeds the
+// one with the pending sums only: on the GroupNorm graphs and on the
+// GPT-2 stacks whose masked scores (s + finfo.min, read twice by softmax)
+// made the bound of closing at the node itself +∞ (2 blocks: TestFigures
+// then missed its planted fault; 6 blocks: TestFirstOrderBallBoxes).
+func TestClosingNeverWorse(t *testing.T) {
+	skipUnderRace(t)
+	type tc struct {
+		name    string
+		g       *irsem.Graph
+		p       *irsem.Payload
+		x       irsem.RatTensor
+		reduced bool // some element's bound must be strictly smaller
+	}
+	var cases []tc
+	for _, seed := range []uint64{1, 2} {
+		g, p, x, _ := groupNormGraph(seed)
+		cases = append(cases, tc{fmt.Sprintf("groupnorm seed %d", seed), g, p, x, true})
+	}
+	for _, blocks := range []int{2} {
+		n, err := nets.GPT2(uint64(300+blocks), 4, 8, 2, blocks, nets.Default, nets.FinfoMin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, tc{n.Name, n.Graph, n.Payload, n.Input, false})
+	}
+	for _, c := range cases {
+		closed, fused := closingBothWays(t, c.g, c.p, c.x)
+		less := false
+		for i := range closed {
+			if math.IsInf(closed[i].FirstOrder, 1) || closed[i].FirstOrder > fused[i].FirstOrder {
+				t.Fatalf("%s element %d: first-order bound %g closing, %g fused", c.name, i, closed[i].FirstOrder, fused[i].FirstOrder)
+			}
+			less = less || closed[i].FirstOrder < fused[i].FirstOrder
+		}
+		if c.reduced && !less {
+			t.Errorf("%s: no element's bound smaller closing", c.name)
+		}
 	}
 }
 
