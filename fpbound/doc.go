@@ -570,6 +570,40 @@
 // GroupNorm test graph closing at j gave 1.8·10⁻⁵ and the minimum above
 // gives 2.5·10⁻⁵, both against 3.4·10⁻⁴ fused.
 //
+// Split primitives in the local errors. A registry rule may branch on a
+// comparison (sigmoid's sign split); over Err it is undecided when the
+// hulls overlap ("Compare"), and the local error ē_j would then be
+// undecided, leaving no first-order bound. Model: within node j's local
+// error (parents' values known exactly to be points of their boxes, bound
+// 0), a comparison both of whose operands are exact values (closed, bound
+// 0: every modelled evaluation holds exactly the value the exact formula
+// holds, e.g. a parent's value itself, or a constant). Theorem: for a
+// Smooth primitive with a scalar rule (elementwise) applied in j's
+// formula, the closed union, element by element, of its Err values over
+// every path of outcomes (−1, 0, +1) of such comparisons — the hull of
+// the paths' enclosures and the largest of their bounds — bounds the
+// step's value as the undecided evaluation would have, had it been
+// decided. Proof: in every modelled evaluation, and in the exact
+// evaluation f_j at the same parent values, each such comparison compares
+// the same two reals, so both take one and the same path P (a sequence of
+// outcomes, which the enumeration contains: each run answers the
+// comparisons met in turn, and the next run changes the last answer that
+// can still change, so every sequence of answers the formula can meet is
+// run once). Along P both compute P's formula, the runtime with
+// roundings, and the Theorem of this package over Err, run with P's
+// outcomes imposed (sound for any point of the box, so for the points
+// where P is taken), bounds |fl_P − f_P| by P's bound and f_P's value by
+// P's enclosure; the union holds them for whichever P is taken. A
+// comparison undecided with an operand that is not exact (a pending or
+// rounded intermediate: the runtime's and the exact formula's outcomes
+// may then differ, and both branches' formulas would have to be the same
+// function, a fact the registry does not state), a failure on a path, or
+// more than 9 paths, leaves the comparison undecided as before. The
+// classic evaluation is unchanged (its comparisons are of rounded values).
+// TestSigmoidSplitStraddled: SiLU after GroupNorm, one element's box
+// straddling 0; without the split no bound, with it a finite bound that
+// holds for every float32 evaluator and fails just outside.
+//
 // Repeated parent slots. A node whose parents list one node q in several
 // slots (mul_elem(d, d), the square of an imported layer norm's
 // variance) reads one value there in every evaluation: the forward boxes

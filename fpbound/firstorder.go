@@ -839,9 +839,24 @@ func localErr[F format](g *irsem.Graph, j int, apps []irsem.Application, nodes [
 		if err != nil {
 			return spec.Tensor[ErrOf[F]]{}, err
 		}
-		return pr.Apply(s.Attrs, xs)
+		before := undecided.Load()
+		y, err := pr.Apply(s.Attrs, xs)
+		if err == nil && undecided.Load() != before && splitLocal && pr.Smooth && pr.Unary != nil && len(xs) == 1 {
+			// Split the comparisons of exact values (doc.go, "Split
+			// primitives in the local errors"); evaluations over Err are
+			// serialised (evalMu), so the count is this step's.
+			if ys, ok := splitStep(pr, s.Attrs, xs[0]); ok {
+				undecided.Store(before)
+				return ys, nil
+			}
+		}
+		return y, err
 	})
 }
+
+// splitLocal turns on "Split primitives in the local errors" (doc.go);
+// tests turn it off to compare with the bound before it.
+var splitLocal = true
 
 // boxTensor is node q's box as an adj tensor.
 func boxTensor(g *irsem.Graph, nodes []foNode, q int) spec.Tensor[adj] {

@@ -243,3 +243,79 @@ func TestLayerNormSquareOfOneNode(t *testing.T) {
 		t.Logf("seed %d: %d of %d bounds +∞ before, %d now; largest bound %.3g", seed, oldInf, len(sh), newInf, worst)
 	}
 }
+
+// groupNormSigmoidGraph is groupNormGraph followed by SiLU as torch
+// exports it, x·sigmoid(x) (so the norm's output has two children and is
+// a closed value, as in the UNet's blocks), with the
+// norm's β of the group of one element (the one nearest 0 in group 0)
+// shifted, by a binary32 amount, so that the element's exact value is
+// within a few float32 roundings of 0: its box, some 10⁻⁵ wide, straddles
+// sigmoid's sign split. It returns the graph and that element.
+func groupNormSigmoidGraph(t *testing.T, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatTensor, int) {
+	t.Helper()
+	g, p, x, ids := groupNormGraph(seed)
+	y, err := irsem.Denote(g, p, irsem.ConvertTensor[spec.Interval](x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for i := range 50 {
+		if math.Abs(y.Data[i].Float64()) < math.Abs(y.Data[k].Float64()) {
+			k = i
+		}
+	}
+	beta := p.Entries[ids[2]].Beta
+	b0, _ := beta.Data[0].Big().Float64()
+	beta.Data[0], err = spec.RatFromFloat64(float64(float32(b0 - y.Data[k].Float64())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, sh := g.OutputID, g.Nodes[g.OutputID].Shape
+	g.Nodes = append(g.Nodes, irsem.Node{ID: out + 1, Parents: []int{out}, Kind: irsem.Kind{Op: irsem.OpSigmoid}, Shape: sh},
+		irsem.Node{ID: out + 2, Parents: []int{out, out + 1}, Kind: irsem.Kind{Op: irsem.OpMulElem}, Shape: sh})
+	g.OutputID = out + 2
+	return g, p, x, k
+}
+
+// TestSigmoidSplitStraddled: an element of the GroupNorm's output whose
+// box straddles 0, sigmoid's sign split. Without the split the local
+// error of sigmoid is undecided there and no first-order bound exists
+// (and the classic comparison is undecided too: the element has no
+// bound); with it (doc.go, "Split primitives in the local errors") every
+// element's bound is finite, every float32 evaluator is within it, and
+// the next float32 above exact + bound FAILS.
+func TestSigmoidSplitStraddled(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		g, p, x, k := groupNormSigmoidGraph(t, seed)
+		splitLocal = false
+		off, err := SharpBounds(g, p, x, Options{})
+		splitLocal = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsInf(off[k].Bound, 1) {
+			t.Fatalf("seed %d element %d: bound %g without the split: the box does not straddle 0 (reason %q)", seed, k, off[k].Bound, off[k].Reason)
+		}
+		sh, err := SharpBounds(g, p, x, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range sh {
+			if math.IsInf(s.FirstOrder, 1) {
+				t.Fatalf("seed %d element %d: first-order bound +∞ with the split: %s", seed, i, s.FirstOrderReason)
+			}
+		}
+		worst := soundAndSharp(t, "groupnorm+sigmoid", g, p, x, sh)
+		// The straddling element itself: just outside its bound FAILS.
+		s := sh[k]
+		rec := float32(s.Exact.Hi + s.Bound)
+		for float64(rec) <= s.Exact.Hi+s.Bound {
+			rec = math.Nextafter32(rec, float32(math.Inf(1)))
+		}
+		if v := Judge(rec, s.Enclosure).Verdict; v != Fails {
+			t.Errorf("seed %d element %d: %g just above exact %v + bound %g: %v, want FAILS", seed, k, rec, s.Exact, s.Bound, v)
+		}
+		t.Logf("seed %d: straddling element %d (exact %.3g) bound %.3g (classic %.3g); largest bound %.3g; without the split: %s",
+			seed, k, s.Exact.Float64(), s.Bound, s.Classic, worst, off[k].Reason)
+	}
+}
