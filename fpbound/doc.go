@@ -509,34 +509,100 @@
 // of γ_18 and γ_49 applied in turn. Model: a "read" of an element of q by
 // c's formula is one operand slot, of one scalar operation of c's
 // registry formula, that holds that element or a copy of it (moves
-// perform no operation). Theorem: if c's formula reads every element of
-// j in no slot or in two or more, closing j's pending sum at j (local
-// error ē_j = e + γ_{n−1}·s per element, "Sums") and not fusing it keeps
-// the first-order theorem. Proof: under M2 each scalar operation of a
+// perform no operation). Lemma (the sum ends at j): if c's formula reads
+// every element of j in no slot or in two or more, then in every
+// modelled evaluation each element of j is rounded at j, as a sum of
+// j's own terms alone. Proof: under M2 each scalar operation of a
 // formula is performed once and its value read by every slot that names
 // it. An element v̂ of j read in two slots is an intermediate result that
 // two operations read; a sum of M2(a) is a maximal expression whose
 // intermediate results nothing else reads, and in an expression tree each
 // intermediate fills exactly one slot, so no sum of the model contains
 // both v̂'s terms and an operation of c: v̂'s sum ends at j. An element
-// read in no slot reaches nothing of c. So in every modelled evaluation
-// each element of j is rounded at j, and e_j = v̂_j − f_j(v̂ of j's
-// parents) is a closed sum's error, bounded by "Sums" on the parents'
-// boxes; the telescoping argument then runs with node j as an ordinary
-// node. An element read in exactly one slot could be a term of a longer
-// sum of c, so one such element keeps the fusion of the whole node (the
-// case of matmul + bias), and j is then fused as before. How the count
-// is made: c's application is evaluated
-// over the reads algebra (reads.go), whose leaves are j's elements and
-// whose every operation adds one per leaf operand slot; any comparison,
-// IsZero, Same or conversion of a data-dependent value marks the count
-// unknown (a branch could read differently) and unknown keeps the fusion,
-// as does a failure. The count comes from the registry's formula itself,
-// not from a table of ops: instance_norm reads each x three times (Σx for
-// μ, x − μ for σ², x − μ for x̂), a reshape or a bias add once. Off by
-// default (closeBeforeRereads; only tests turn it on): on two test graphs
-// (a GPT-2 stack, TestFirstOrderBallBoxes) the closed sums gave looser or
-// +∞ bounds, not yet understood.
+// read in no slot reaches nothing of c. Theorem: for such a fused j, let
+// ē_c' be c's local bound computed over Err as above but from j's pending
+// values closed ("Sums": X, and the bound E + γ_{n−1}·S, per element)
+// in place of the pending values themselves, and ē_c the bound from the
+// pending values; then every element of min(ē_c, ē_c') bounds the local
+// error e_c = v̂_c − f_c(v̂ of c's parents), j's v̂ being the virtual
+// f_j(v̂ of j's parents) as in fusion. Proof: ē_c bounds it (fusion,
+// above). By the Lemma the runtime's element of j is a rounded sum of
+// j's terms alone, so by "Sums" it lies within E + γ_{n−1}·S of the
+// virtual value, which lies in X; c's formula is then applied to it, and
+// the Theorem of this package applied to c's formula alone, with those
+// elements as inputs of known enclosure and bound, says every modelled
+// evaluation of c is within ē_c' of f_c at the virtual values. Both
+// bound the same quantity, element by element, so their minimum does.
+// Nothing else changes: e_j = 0, j's box is the virtual value's, so the
+// telescoping and the boxes of "Boxes" hold as stated. Never worse than
+// fusing: each ē_c element is at most the fused one; the boxes (b) only
+// shrink with it, and the sweeps sum mag(A)·ē with non-negative weights
+// over adjoints of boxes that only shrink, so (interval rules being
+// inclusion-isotone) no first-order bound grows; TestClosingNeverWorse
+// checks this element by element on GroupNorm and GPT-2 graphs. An
+// element read in exactly one slot could be a term of a longer sum of c
+// (matmul + bias), so one such element keeps j's pending values only.
+// How the count is made: c's application is evaluated over the reads
+// algebra (reads.go), whose leaves are j's elements and whose every
+// operation adds one per leaf operand slot; any comparison, IsZero, Same
+// or conversion of a data-dependent value marks the count unknown (a
+// branch could read differently) and unknown keeps the pending values
+// only, as does a failure. The count comes from the registry's formula
+// itself, not from a table of ops: instance_norm reads each x three times
+// (Σx for μ, x − μ for σ², x − μ for x̂), a reshape or a bias add once.
+// A comparison undecided in one of the two evaluations of c leaves the
+// other; undecided in both, the first-order bound is +∞.
+//
+// Why not close at j itself (branch norm30's form, e_j = E + γ_{n−1}·S
+// charged at j, j's box the rounded value's): also a theorem, but not
+// comparable with fusion element by element, and worse on two test
+// graphs. Closing widens j's box by its own rounding error, which fusion
+// never puts in a box: a GPT-2 stack's masked scores (s + finfo.min,
+// closed before softmax, which reads them twice) got the local error
+// u·|finfo.min| ≈ 2·10³¹, a box reaching past the float32 range and a
+// softmax local error of +∞, so every later first-order bound was +∞
+// (TestFirstOrderBallBoxes' +∞; TestFigures' 2-block stack, decided by
+// the classic bound, then missed its planted 10⁻³ fault). Fused, the
+// softmax's exp closes the same sum on the virtual value and underflows
+// to 0 either way. Secondarily, a permute closed before the attention
+// matmul (which reads each element T times) charged, through the sweep,
+// up to 1.6× what the matmul's own Err value charged fused. On the
+// GroupNorm test graph closing at j gave 1.8·10⁻⁵ and the minimum above
+// gives 2.5·10⁻⁵, both against 3.4·10⁻⁴ fused.
+//
+// Split primitives in the local errors. A registry rule may branch on a
+// comparison (sigmoid's sign split); over Err it is undecided when the
+// hulls overlap ("Compare"), and the local error ē_j would then be
+// undecided, leaving no first-order bound. Model: within node j's local
+// error (parents' values known exactly to be points of their boxes, bound
+// 0), a comparison both of whose operands are exact values (closed, bound
+// 0: every modelled evaluation holds exactly the value the exact formula
+// holds, e.g. a parent's value itself, or a constant). Theorem: for a
+// Smooth primitive with a scalar rule (elementwise) applied in j's
+// formula, the closed union, element by element, of its Err values over
+// every path of outcomes (−1, 0, +1) of such comparisons — the hull of
+// the paths' enclosures and the largest of their bounds — bounds the
+// step's value as the undecided evaluation would have, had it been
+// decided. Proof: in every modelled evaluation, and in the exact
+// evaluation f_j at the same parent values, each such comparison compares
+// the same two reals, so both take one and the same path P (a sequence of
+// outcomes, which the enumeration contains: each run answers the
+// comparisons met in turn, and the next run changes the last answer that
+// can still change, so every sequence of answers the formula can meet is
+// run once). Along P both compute P's formula, the runtime with
+// roundings, and the Theorem of this package over Err, run with P's
+// outcomes imposed (sound for any point of the box, so for the points
+// where P is taken), bounds |fl_P − f_P| by P's bound and f_P's value by
+// P's enclosure; the union holds them for whichever P is taken. A
+// comparison undecided with an operand that is not exact (a pending or
+// rounded intermediate: the runtime's and the exact formula's outcomes
+// may then differ, and both branches' formulas would have to be the same
+// function, a fact the registry does not state), a failure on a path, or
+// more than 9 paths, leaves the comparison undecided as before. The
+// classic evaluation is unchanged (its comparisons are of rounded values).
+// TestSigmoidSplitStraddled: SiLU after GroupNorm, one element's box
+// straddling 0; without the split no bound, with it a finite bound that
+// holds for every float32 evaluator and fails just outside.
 //
 // Repeated parent slots. A node whose parents list one node q in several
 // slots (mul_elem(d, d), the square of an imported layer norm's

@@ -612,6 +612,12 @@ func (v ErrOf[F]) Compare(w ErrOf[F]) (int, bool) {
 	case a.e == 0 && b.e == 0 && a.x.Lo == a.x.Hi && b.x.Lo == b.x.Hi && a.x.Lo == b.x.Lo:
 		return 0, true
 	}
+	if f := forcing.Load(); f != nil {
+		if a.e == 0 && b.e == 0 {
+			return f.next(), true
+		}
+		f.bad = true
+	}
 	undecided.Add(1)
 	return 0, false
 }

@@ -299,13 +299,9 @@ type foRun[F format] struct {
 // means no first-order bound exists.
 func (r *foRun[F]) local(j int) (string, error) {
 	g, nd := r.g, &r.nodes[j]
-	before := undecided.Load()
-	loc, err := localErr[F](g, j, r.apps, r.nodes, r.fusedVals, r.input, r.regE)
-	if undecided.Load() != before {
-		return fmt.Sprintf("node %d (%s): a comparison in its formula could not be decided on its input boxes", j, g.Nodes[j].Kind.Op), nil
-	}
-	if err != nil {
-		return failed(err, fmt.Sprintf("node %d (%s): the local error failed: %v", j, g.Nodes[j].Kind.Op, err))
+	loc, reason, err := r.localMin(j)
+	if reason != "" || err != nil {
+		return reason, err
 	}
 	pending := false
 	for _, v := range loc.Data {
@@ -314,7 +310,7 @@ func (r *foRun[F]) local(j int) (string, error) {
 			break
 		}
 	}
-	if pending && nd.kids == 1 && j != g.OutputID && !nd.app.Source && g.Nodes[j].Kind.Op != irsem.OpInput && !r.readsAgain(j) {
+	if pending && nd.kids == 1 && j != g.OutputID && !nd.app.Source && g.Nodes[j].Kind.Op != irsem.OpInput {
 		r.fusedVals[j] = loc // e_j = 0: the child charges the sum
 	} else {
 		for m, v := range loc.Data {
@@ -334,28 +330,87 @@ func (r *foRun[F]) local(j int) (string, error) {
 	return "", nil
 }
 
-// closeBeforeRereads turns on "Sums closed before a repeated read"
-// (doc.go). It is sound but off by default: with it on, TestFigures' GPT-2
-// stack misses its planted fault and TestFirstOrderBallBoxes gets a +∞
-// bound (not yet understood: docs/bounds.md, norm30); only tests turn it
-// on. shareRepeatedSlots is true but in tests, which turn it off to
-// compare with the bound before it.
-var closeBeforeRereads, shareRepeatedSlots = false, true
-
-// readsAgain reports that node j's one child is known to read every
-// element of j in no slot or in more than one (rereadsAll), so that j's pending sum is closed at j
-// instead of fused into the child (doc.go, "Sums closed before a repeated
-// read").
-func (r *foRun[F]) readsAgain(j int) bool {
-	if !closeBeforeRereads {
-		return false
+// localMin is node j's local values over Err (localErr), each element
+// the smaller of two bounds of the same local error (doc.go, "Sums closed
+// before a repeated read"): with every fused parent's pending sums
+// carried into j's formula, and with the pending sums of each fused
+// parent whose every element j reads in no slot or in two or more
+// (rereadsAll) closed first. A comparison undecided in one of the two
+// evaluations leaves the other; undecided in both, no first-order bound
+// exists (the reason).
+func (r *foRun[F]) localMin(j int) (spec.Tensor[ErrOf[F]], string, error) {
+	g := r.g
+	eval := func(fused []spec.Tensor[ErrOf[F]]) (spec.Tensor[ErrOf[F]], bool, string, error) {
+		before := undecided.Load()
+		loc, err := localErr[F](g, j, r.apps, r.nodes, fused, r.input, r.regE)
+		if undecided.Load() != before {
+			return loc, false, "", nil
+		}
+		if err != nil {
+			reason, err := failed(err, fmt.Sprintf("node %d (%s): the local error failed: %v", j, g.Nodes[j].Kind.Op, err))
+			return loc, false, reason, err
+		}
+		return loc, true, "", nil
 	}
-	for c := j + 1; c < len(r.g.Nodes); c++ {
-		if slices.Contains(r.g.Nodes[c].Parents, j) {
-			return rereadsAll(r.g, r.apps, c, j)
+	undecidedReason := fmt.Sprintf("node %d (%s): a comparison in its formula could not be decided on its input boxes", j, g.Nodes[j].Kind.Op)
+	loc, ok, reason, err := eval(r.fusedVals)
+	if reason != "" || err != nil {
+		return loc, reason, err
+	}
+	closed := r.closedParents(j)
+	if closed == nil {
+		if !ok {
+			return loc, undecidedReason, nil
+		}
+		return loc, "", nil
+	}
+	loc2, ok2, reason, err := eval(closed)
+	switch {
+	case reason != "" || err != nil:
+		return loc2, reason, err
+	case !ok && !ok2:
+		return loc, undecidedReason, nil
+	case !ok:
+		return loc2, "", nil
+	case !ok2:
+		return loc, "", nil
+	}
+	for m, v := range loc2.Data {
+		if v.close().e < loc.Data[m].close().e {
+			loc.Data[m] = v
 		}
 	}
-	return false
+	return loc, "", nil
+}
+
+// closeBeforeRereads turns on "Sums closed before a repeated read"
+// (doc.go); shareRepeatedSlots "Repeated parent slots". Both are true but
+// in tests, which turn them off to compare with the bound before them.
+var closeBeforeRereads, shareRepeatedSlots = true, true
+
+// closedParents returns r.fusedVals with the pending sums of every fused
+// parent q of node j that j rereads (rereadsAll(j, q)) closed, or nil when
+// there is none (doc.go, "Sums closed before a repeated read").
+func (r *foRun[F]) closedParents(j int) []spec.Tensor[ErrOf[F]] {
+	if !closeBeforeRereads {
+		return nil
+	}
+	var out []spec.Tensor[ErrOf[F]]
+	for _, q := range r.g.Nodes[j].Parents {
+		// A fused parent has one child slot (kids = 1), so no q repeats.
+		if r.fusedVals[q].Data == nil || !rereadsAll(r.g, r.apps, j, q) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(r.fusedVals)
+		}
+		d := make([]ErrOf[F], len(r.fusedVals[q].Data))
+		for m, v := range r.fusedVals[q].Data {
+			d[m] = v.close()
+		}
+		out[q] = spec.Tensor[ErrOf[F]]{Shape: r.fusedVals[q].Shape, Data: d}
+	}
+	return out
 }
 
 // forward computes the step values of node j over its parents' boxes,
@@ -793,9 +848,24 @@ func localErr[F format](g *irsem.Graph, j int, apps []irsem.Application, nodes [
 		if err != nil {
 			return spec.Tensor[ErrOf[F]]{}, err
 		}
-		return pr.Apply(s.Attrs, xs)
+		before := undecided.Load()
+		y, err := pr.Apply(s.Attrs, xs)
+		if err == nil && undecided.Load() != before && splitLocal && pr.Smooth && pr.Unary != nil && len(xs) == 1 {
+			// Split the comparisons of exact values (doc.go, "Split
+			// primitives in the local errors"); evaluations over Err are
+			// serialised (evalMu), so the count is this step's.
+			if ys, ok := splitStep(pr, s.Attrs, xs[0]); ok {
+				undecided.Store(before)
+				return ys, nil
+			}
+		}
+		return y, err
 	})
 }
+
+// splitLocal turns on "Split primitives in the local errors" (doc.go);
+// tests turn it off to compare with the bound before it.
+var splitLocal = true
 
 // boxTensor is node q's box as an adj tensor.
 func boxTensor(g *irsem.Graph, nodes []foNode, q int) spec.Tensor[adj] {

@@ -1,10 +1,12 @@
 package fpbound
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/fpbound/nets"
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
@@ -103,12 +105,13 @@ func soundAndSharp(t *testing.T, name string, g *irsem.Graph, p *irsem.Payload, 
 
 // TestGroupNormClosesConv: the norm's formula reads each element of its
 // input more than once (mean, variance, x − μ), counted over the reads
-// algebra, so the conv's pending sum is closed at the reshape (a move,
-// which reads each element once, so the conv is fused into it) instead of
-// being fused into the norm's mean as one sum of 50·19 terms; the
-// first-order bound is then no larger than the fused one (the nested sums
-// are charged γ_18 and γ_49, not γ_949), sound against every float32
-// evaluator, and a value just outside it FAILS.
+// algebra, so the conv's pending sum (fused into the reshape, a move that
+// reads each element once) is also carried into the norm closed, and
+// each local value of the norm is the smaller of the two (the nested sums
+// charged γ_18 and γ_49, not γ_949 as one sum of 50·19 terms): the
+// largest first-order bound is smaller than with the pending sums only,
+// sound against every float32 evaluator, and a value just outside it
+// FAILS.
 func TestGroupNormClosesConv(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		g, p, x, ids := groupNormGraph(seed)
@@ -129,16 +132,7 @@ func TestGroupNormClosesConv(t *testing.T) {
 			t.Fatalf("seed %d: rereadsAll(norm, reshape) = %v, rereadsAll(reshape, conv) = %v; want true, false", seed,
 				rereadsAll(g, apps, ids[2], ids[1]), rereadsAll(g, apps, ids[1], ids[0]))
 		}
-		closeBeforeRereads = true
-		sh, err := SharpBounds(g, p, x, Options{})
-		closeBeforeRereads = false
-		if err != nil {
-			t.Fatal(err)
-		}
-		old, err := SharpBounds(g, p, x, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		sh, old := closingBothWays(t, g, p, x)
 		newMax, oldMax := 0.0, 0.0
 		for i := range sh {
 			newMax, oldMax = math.Max(newMax, sh[i].FirstOrder), math.Max(oldMax, old[i].FirstOrder)
@@ -148,6 +142,66 @@ func TestGroupNormClosesConv(t *testing.T) {
 		}
 		t.Logf("seed %d: largest first-order bound %.3g (fused into the norm: %.3g)", seed, newMax, oldMax)
 		soundAndSharp(t, "groupnorm", g, p, x, sh)
+	}
+}
+
+// closingBothWays returns SharpBounds of (g, p, x) with sums closed
+// before a repeated read (the default) and without.
+func closingBothWays(t *testing.T, g *irsem.Graph, p *irsem.Payload, x irsem.RatTensor) (closed, fused []Sharp) {
+	t.Helper()
+	closed, err := SharpBounds(g, p, x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closeBeforeRereads = false
+	defer func() { closeBeforeRereads = true }()
+	fused, err = SharpBounds(g, p, x, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return closed, fused
+}
+
+// TestClosingNeverWorse: closing before a repeated read only ever takes
+// the smaller of two bounds of one local error (doc.go, "Sums closed
+// before a repeated read"), so no element's first-order bound exceeds the
+// one with the pending sums only: on the GroupNorm graphs and on the
+// GPT-2 stacks whose masked scores (s + finfo.min, read twice by softmax)
+// made the bound of closing at the node itself +∞ (2 blocks: TestFigures
+// then missed its planted fault; 6 blocks: TestFirstOrderBallBoxes).
+func TestClosingNeverWorse(t *testing.T) {
+	skipUnderRace(t)
+	type tc struct {
+		name    string
+		g       *irsem.Graph
+		p       *irsem.Payload
+		x       irsem.RatTensor
+		reduced bool // some element's bound must be strictly smaller
+	}
+	var cases []tc
+	for _, seed := range []uint64{1, 2} {
+		g, p, x, _ := groupNormGraph(seed)
+		cases = append(cases, tc{fmt.Sprintf("groupnorm seed %d", seed), g, p, x, true})
+	}
+	for _, blocks := range []int{2} {
+		n, err := nets.GPT2(uint64(300+blocks), 4, 8, 2, blocks, nets.Default, nets.FinfoMin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, tc{n.Name, n.Graph, n.Payload, n.Input, false})
+	}
+	for _, c := range cases {
+		closed, fused := closingBothWays(t, c.g, c.p, c.x)
+		less := false
+		for i := range closed {
+			if math.IsInf(closed[i].FirstOrder, 1) || closed[i].FirstOrder > fused[i].FirstOrder {
+				t.Fatalf("%s element %d: first-order bound %g closing, %g fused", c.name, i, closed[i].FirstOrder, fused[i].FirstOrder)
+			}
+			less = less || closed[i].FirstOrder < fused[i].FirstOrder
+		}
+		if c.reduced && !less {
+			t.Errorf("%s: no element's bound smaller closing", c.name)
+		}
 	}
 }
 
@@ -187,5 +241,81 @@ func TestLayerNormSquareOfOneNode(t *testing.T) {
 		}
 		worst := soundAndSharp(t, "layernorm", g, p, x, sh)
 		t.Logf("seed %d: %d of %d bounds +∞ before, %d now; largest bound %.3g", seed, oldInf, len(sh), newInf, worst)
+	}
+}
+
+// groupNormSigmoidGraph is groupNormGraph followed by SiLU as torch
+// exports it, x·sigmoid(x) (so the norm's output has two children and is
+// a closed value, as in the UNet's blocks), with the
+// norm's β of the group of one element (the one nearest 0 in group 0)
+// shifted, by a binary32 amount, so that the element's exact value is
+// within a few float32 roundings of 0: its box, some 10⁻⁵ wide, straddles
+// sigmoid's sign split. It returns the graph and that element.
+func groupNormSigmoidGraph(t *testing.T, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatTensor, int) {
+	t.Helper()
+	g, p, x, ids := groupNormGraph(seed)
+	y, err := irsem.Denote(g, p, irsem.ConvertTensor[spec.Interval](x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := 0
+	for i := range 50 {
+		if math.Abs(y.Data[i].Float64()) < math.Abs(y.Data[k].Float64()) {
+			k = i
+		}
+	}
+	beta := p.Entries[ids[2]].Beta
+	b0, _ := beta.Data[0].Big().Float64()
+	beta.Data[0], err = spec.RatFromFloat64(float64(float32(b0 - y.Data[k].Float64())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, sh := g.OutputID, g.Nodes[g.OutputID].Shape
+	g.Nodes = append(g.Nodes, irsem.Node{ID: out + 1, Parents: []int{out}, Kind: irsem.Kind{Op: irsem.OpSigmoid}, Shape: sh},
+		irsem.Node{ID: out + 2, Parents: []int{out, out + 1}, Kind: irsem.Kind{Op: irsem.OpMulElem}, Shape: sh})
+	g.OutputID = out + 2
+	return g, p, x, k
+}
+
+// TestSigmoidSplitStraddled: an element of the GroupNorm's output whose
+// box straddles 0, sigmoid's sign split. Without the split the local
+// error of sigmoid is undecided there and no first-order bound exists
+// (and the classic comparison is undecided too: the element has no
+// bound); with it (doc.go, "Split primitives in the local errors") every
+// element's bound is finite, every float32 evaluator is within it, and
+// the next float32 above exact + bound FAILS.
+func TestSigmoidSplitStraddled(t *testing.T) {
+	for _, seed := range []uint64{1, 2} {
+		g, p, x, k := groupNormSigmoidGraph(t, seed)
+		splitLocal = false
+		off, err := SharpBounds(g, p, x, Options{})
+		splitLocal = true
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !math.IsInf(off[k].Bound, 1) {
+			t.Fatalf("seed %d element %d: bound %g without the split: the box does not straddle 0 (reason %q)", seed, k, off[k].Bound, off[k].Reason)
+		}
+		sh, err := SharpBounds(g, p, x, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, s := range sh {
+			if math.IsInf(s.FirstOrder, 1) {
+				t.Fatalf("seed %d element %d: first-order bound +∞ with the split: %s", seed, i, s.FirstOrderReason)
+			}
+		}
+		worst := soundAndSharp(t, "groupnorm+sigmoid", g, p, x, sh)
+		// The straddling element itself: just outside its bound FAILS.
+		s := sh[k]
+		rec := float32(s.Exact.Hi + s.Bound)
+		for float64(rec) <= s.Exact.Hi+s.Bound {
+			rec = math.Nextafter32(rec, float32(math.Inf(1)))
+		}
+		if v := Judge(rec, s.Enclosure).Verdict; v != Fails {
+			t.Errorf("seed %d element %d: %g just above exact %v + bound %g: %v, want FAILS", seed, k, rec, s.Exact, s.Bound, v)
+		}
+		t.Logf("seed %d: straddling element %d (exact %.3g) bound %.3g (classic %.3g); largest bound %.3g; without the split: %s",
+			seed, k, s.Exact.Float64(), s.Bound, s.Classic, worst, off[k].Reason)
 	}
 }
