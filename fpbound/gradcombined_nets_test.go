@@ -108,6 +108,23 @@ func smallestCaught(v float32, en Enclosure) string {
 // combined enclosure and against the least of the three, and that the
 // float32 values just outside each fail; it returns the number of
 // elements with a finite combined bound.
+// plantAtLargest plants a relative error of 10⁻³ in got's element of
+// largest exact magnitude and reports an error unless it FAILS against
+// the least enclosure sh; it returns that element's index.
+func plantAtLargest(t *testing.T, name string, comb []Enclosure, sh []Sharp, got []float32) int {
+	t.Helper()
+	k := 0
+	for i := range comb {
+		if mag(comb[i].Exact) > mag(comb[k].Exact) {
+			k = i
+		}
+	}
+	if el := Judge(float32(float64(got[k])*(1+1e-3)), sh[k].Enclosure); el.Verdict != Fails {
+		t.Errorf("%s: a planted 10⁻³ in element %d is %v (bound %g)", name, k, el.Verdict, sh[k].Bound)
+	}
+	return k
+}
+
 func judgeCombined(t *testing.T, name string, comb []Enclosure, sh []Sharp, gots map[string][]float32) int {
 	t.Helper()
 	finite := 0
@@ -384,16 +401,8 @@ func TestGradCombinedBlock(t *testing.T) {
 		if f := judgeCombined(t, fmt.Sprintf("block seed %d", seed), comb, sh, gots); f != len(comb) {
 			t.Errorf("seed %d: %d of %d elements with a finite combined bound", seed, f, len(comb))
 		}
-		k := 0
-		for i := range comb {
-			if mag(comb[i].Exact) > mag(comb[k].Exact) {
-				k = i
-			}
-		}
 		got := gots["sequential"]
-		if el := Judge(float32(float64(got[k])*(1+1e-3)), sh[k].Enclosure); el.Verdict != Fails {
-			t.Errorf("seed %d: a planted 10⁻³ in element %d is %v (bound %g)", seed, k, el.Verdict, sh[k].Bound)
-		}
+		k := plantAtLargest(t, fmt.Sprintf("seed %d", seed), comb, sh, got)
 		t.Logf("seed %d: element %d: smallest planted caught %s (least bound %g: classic %g, first-order %g; |exact| %g)", seed, k, smallestCaught(got[k], sh[k].Enclosure), sh[k].Bound, sh[k].Classic, sh[k].FirstOrder, mag(comb[k].Exact))
 	}
 }
@@ -516,16 +525,7 @@ func TestGradCombinedResidual(t *testing.T) {
 				if f := judgeCombined(t, name, comb, sh, gots); f != len(comb) {
 					t.Errorf("%s: %d of %d elements with a finite combined bound", name, f, len(comb))
 				}
-				k := 0
-				for i := range comb {
-					if mag(comb[i].Exact) > mag(comb[k].Exact) {
-						k = i
-					}
-				}
-				got := gots["sequential"]
-				if el := Judge(float32(float64(got[k])*(1+1e-3)), sh[k].Enclosure); el.Verdict != Fails {
-					t.Errorf("%s: a planted 10⁻³ in element %d is %v (bound %g)", name, k, el.Verdict, sh[k].Bound)
-				}
+				plantAtLargest(t, name, comb, sh, gots["sequential"])
 			}
 		}
 	}
