@@ -115,11 +115,7 @@ func (r *foRun[F]) jacobians(k int) ([]jac, string, error) {
 		}
 		return r.finishJac(k, pairs)
 	}
-	prev := int64(0)
-	if k > 0 {
-		prev = r.prefix[k-1]
-	}
-	work := int64(nk) * max(r.prefix[k]-prev, 1)
+	work := int64(nk) * r.nodeWork(k)
 	if r.spent+work > 2*r.budget {
 		return nil, "", errDense("the local Jacobians would spend the sweep budget")
 	}
@@ -188,11 +184,7 @@ func (r *foRun[F]) diagonalJac(k int) ([]jac, string, bool, error) {
 	if r.denseKept+kept > maxDenseTotal {
 		return nil, "", true, errDense(fmt.Sprintf("node %d: %d diagonal entries", k, kept))
 	}
-	prev := int64(0)
-	if k > 0 {
-		prev = r.prefix[k-1]
-	}
-	work := max(r.prefix[k]-prev, 1) + int64(kept)
+	work := r.nodeWork(k) + int64(kept)
 	if r.spent+work > 2*r.budget {
 		return nil, "", true, errDense("the local Jacobians would spend the sweep budget")
 	}
@@ -251,6 +243,16 @@ func (r *foRun[F]) diagonalJac(k int) ([]jac, string, bool, error) {
 	}
 	r.jac[k] = js
 	return js, "", true, nil
+}
+
+// nodeWork is node k's own declared work (prefixWork's step at k), at
+// least 1: the unit of the sweep budget for one run of k's rule.
+func (r *foRun[F]) nodeWork(k int) int64 {
+	prev := int64(0)
+	if k > 0 {
+		prev = r.prefix[k-1]
+	}
+	return max(r.prefix[k]-prev, 1)
 }
 
 // diagJac converts the interleaved pairs of an n × n diagonal Jacobian's
@@ -625,11 +627,7 @@ func (r *foRun[F]) sweepWork(j, target int) int64 {
 		if !vis[k] {
 			continue
 		}
-		prev := int64(0)
-		if k > 0 {
-			prev = r.prefix[k-1]
-		}
-		w += max(r.prefix[k]-prev, 1)
+		w += r.nodeWork(k)
 		nd := &nodes[k]
 		if nd.app.Source || g.Nodes[k].Kind.Op == irsem.OpInput || (stopAtCut && k != j && nd.foOK && nd.lvl <= target) {
 			continue
