@@ -79,15 +79,7 @@ func combinedOf(t *testing.T, n *gnet, x, seed irsem.RatTensor) ([]Enclosure, []
 	}
 	sh := make([]Sharp, len(gb.Classic.Input.Data))
 	for i := range sh {
-		var bx Err
-		if gb.Boxed != nil {
-			bx = gb.Boxed.Input.Data[i]
-		}
-		var comb *Enclosure
-		if gb.Combined != nil {
-			comb = &gb.Combined[i]
-		}
-		sh[i] = GradEnclosure(gb.Classic.Input.Data[i], gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb)
+		sh[i] = inputEnclosure(gb, i, true)
 	}
 	return gb.Combined, sh, gb.CombinedReason
 }
@@ -108,6 +100,21 @@ func smallestCaught(v float32, en Enclosure) string {
 // combined enclosure and against the least of the three, and that the
 // float32 values just outside each fail; it returns the number of
 // elements with a finite combined bound.
+// inputEnclosure is GradEnclosure of input-gradient element i of gb: the
+// least of its classic, boxed and (when combined is set and gb has it)
+// combined bounds.
+func inputEnclosure(gb *GradBounds, i int, combined bool) Sharp {
+	var bx Err
+	if gb.Boxed != nil {
+		bx = gb.Boxed.Input.Data[i]
+	}
+	var comb *Enclosure
+	if combined && gb.Combined != nil {
+		comb = &gb.Combined[i]
+	}
+	return GradEnclosure(gb.Classic.Input.Data[i], gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb)
+}
+
 // plantAtLargest plants a relative error of 10⁻³ in got's element of
 // largest exact magnitude and reports an error unless it FAILS against
 // the least enclosure sh; it returns that element's index.
@@ -605,17 +612,9 @@ func figureLine(t *testing.T, name string, gb *GradBounds, got []float32) {
 	var ratio [3][]float64
 	var sh []Sharp
 	for i := range gb.Classic.Input.Data {
-		var bx Err
-		if gb.Boxed != nil {
-			bx = gb.Boxed.Input.Data[i]
-		}
-		var comb *Enclosure
-		if gb.Combined != nil {
-			comb = &gb.Combined[i]
-		}
-		s := GradEnclosure(gb.Classic.Input.Data[i], gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb)
+		s := inputEnclosure(gb, i, true)
 		sh = append(sh, s)
-		boxed := GradEnclosure(gb.Classic.Input.Data[i], gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, nil).FirstOrder
+		boxed := inputEnclosure(gb, i, false).FirstOrder
 		act := math.Abs(float64(got[i]) - (s.Exact.Lo+s.Exact.Hi)/2)
 		if act > 0 {
 			for b, v := range []float64{s.Classic, boxed, s.Bound} {
