@@ -176,3 +176,14 @@ def test_outcome_excuses_only_a_confirmed_onnxruntime_defect() -> None:
                 planted_caught=False, seconds=1.0, reason="", dtype="float64", primary=False)
     assert not Outcome(**base).ok  # type: ignore[arg-type]
     assert Outcome(**base, defect="ONNX Runtime's DOUBLE Gelu ...").ok  # type: ignore[arg-type]
+
+
+def test_bad_arguments_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    from tlcheck_models.run import bad_argument, main
+
+    assert bad_argument("mlp,gpt2", "auto,dynamo", "default,newest,20", "float32,float64") == ""
+    for args, flag in ((["--models", "nosuch"], "--models"), (["--dtypes", "float16"], "--dtypes"),
+                       (["--opsets", "banana"], "--opsets"), (["--exporters", "tf"], "--exporters")):
+        assert main(["--tlcheck", "/nonexistent", *args, "/nonexistent-out"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and flag in err, err

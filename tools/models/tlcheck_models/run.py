@@ -454,6 +454,24 @@ def plan(models: Sequence[str], exporters: Sequence[str], opsets: Sequence[str],
     return out
 
 
+DTYPES = ("float32", "float64")
+EXPORTERS = ("torchscript", "dynamo", "auto")
+
+
+def bad_argument(models: str, exporters: str, opsets: str, dtypes: str) -> str:
+    """One line naming the first --models, --exporters, --opsets or --dtypes entry the run cannot do, or ""."""
+    names = [s.name for s in ZOO]
+    for flag, given, known in (("--models", models, names), ("--exporters", exporters, EXPORTERS),
+                               ("--dtypes", dtypes, DTYPES)):
+        for w in _split(given):
+            if w not in known:
+                return f"{flag}: unknown entry {w!r} (known: {', '.join(known)})"
+    for w in _split(opsets):
+        if w not in ("default", "newest") and not (w.isdigit() and 7 <= int(w) <= 99):
+            return f"--opsets: entry {w!r} is neither default, newest nor an opset number"
+    return ""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     every = os.environ.get("TLCHECK_ZOO_ALL") == "1"
@@ -480,6 +498,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--table", help="also write the outcomes as a Markdown table to this file")
     p.add_argument("out")
     a = p.parse_args(argv)
+    bad = bad_argument(a.models, a.exporters, a.opsets, a.dtypes)
+    if bad:
+        print(f"tlcheck_models.run: {bad}", file=sys.stderr)
+        return 2
     skip = set(_split(a.no_certify))
     todo = plan(_split(a.models), _split(a.exporters), _split(a.opsets), _split(a.dtypes), _split(a.cheap))
     res = []
