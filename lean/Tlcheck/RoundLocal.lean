@@ -81,14 +81,18 @@ def roundLoM (f : Fmt) (m : Rat) : Rat :=
   if m = pow2 (flog2 m) ∧ f.emin < flog2 m then m - pow2 (roundK f m - 2)
   else m - pow2 (roundK f m - 1)
 
-/-- The distance from a to the nearest jump point of `roundQ f` (0 at a
-jump point). -/
-def roundGap (f : Fmt) (a : Rat) : Rat :=
-  match roundQ f a with
+/-- The distance from a to the nearest jump point, given the value `o`
+of `roundQ f a` (split out of `roundGap` so that a rewrite of `roundQ f a`
+reaches it; `roundGap f a` is this at o = roundQ f a, by definition). -/
+def roundGapOf (f : Fmt) (a : Rat) : Option Rat → Rat
   | none => absS a - roundOmega f
   | some r =>
     if absS r = 0 then roundHiM f 0 - absS a
     else rmin (absS a - roundLoM f (absS r)) (roundHiM f (absS r) - absS a)
+
+/-- The distance from a to the nearest jump point of `roundQ f` (0 at a
+jump point). -/
+def roundGap (f : Fmt) (a : Rat) : Rat := roundGapOf f a (roundQ f a)
 
 /-- The non-jump condition, entry by entry: every entry strictly inside
 its rounding interval (or strictly past Ω). -/
@@ -107,6 +111,300 @@ every a off the jumps. -/
 def RoundScalarLocal (f : Fmt) : Prop :=
   ∀ a s : Rat, 0 < roundGap f a → s < roundGap f a → -s < roundGap f a →
     roundQ f (a + s) = roundQ f a
+
+/-! ## roundQ's case split: `RoundScalarLocal` from three magnitude facts
+
+`roundScalarLocal_of_mag` proves `RoundScalarLocal f` from
+`RoundMagLocal f`, a statement about `roundMag` on positive arguments
+only (no sign, no `Option`, no zero or overflow branch of `roundQ`). The
+split: a = 0 and the branch where a rounds to 0 (|a + s| stays below half
+the least subnormal: `under`), the overflow branch (a + s stays past Ω:
+`over`), the interior branch of a > 0 (a + s stays strictly between the
+jump points around m = roundMag a: `inner`), and a < 0 by the symmetry
+roundQ (−x) = −roundQ x (`roundQ_neg`) and roundGap (−a) = roundGap a
+(`roundGap_neg`). -/
+
+/-- **The narrower hypothesis**: the magnitude facts, for positive
+arguments. `omega_nonneg`: Ω ≥ 0 (true of each format by evaluation,
+`roundOmega_nonneg_f16` etc.); `over`: past Ω the magnitude overflows;
+`under`: below half the least subnormal it is 0; `inner`: strictly
+between the jump points around a finite non-zero m = roundMag u, every w
+is positive and has roundMag w = m (the binade edge m = 2^e, where w may
+fall into the binade below with half the quantum, included). -/
+structure RoundMagLocal (f : Fmt) : Prop where
+  omega_nonneg : 0 ≤ roundOmega f
+  over : ∀ w : Rat, roundOmega f < w → pow2 (f.emax + 1) ≤ roundMag f w
+  under : ∀ w : Rat, 0 < w → w < pow2 (f.emin - (f.prec : Int)) → roundMag f w = 0
+  inner : ∀ u w : Rat, 0 < u → ¬ roundMag f u = 0 → ¬ pow2 (f.emax + 1) ≤ roundMag f u →
+    roundLoM f (roundMag f u) < w → w < roundHiM f (roundMag f u) →
+      0 < w ∧ roundMag f w = roundMag f u
+
+/-- −0 = 0: −0 + 0 = 0 = 0 + 0, cancel 0. -/
+theorem rneg_zero : -(0 : Rat) = 0 :=
+  Rat.add_right_cancel 0 ((Rat.neg_add_cancel 0).trans (Rat.zero_add 0).symm)
+
+/-- 0 < a gives −a < 0 (−a ≤ 0, and −a = 0 would give a = −(−a) = −0 = 0). -/
+theorem rneg_neg_of_pos {a : Rat} (h : 0 < a) : -a < 0 :=
+  Rat.lt_of_le_of_ne (rneg_nonpos (Rat.le_of_lt h))
+    (fun e => Rat.ne_of_gt h ((rneg_neg a).symm.trans ((congrArg (fun t : Rat => -t) e).trans rneg_zero)))
+
+/-- s < c − a gives a + s < c (add a to both sides). -/
+theorem add_lt_of_lt_sub {a s c : Rat} (hs : s < c - a) : a + s < c := by
+  have h1 : a + s < a + (c - a) := radd_lt_add_left hs a
+  rw [Rat.sub_eq_add_neg c a, Rat.add_left_comm a c (-a), Rat.add_neg_cancel a, Rat.add_zero c] at h1
+  exact h1
+
+/-- −s < a − l gives l < a + s (add l + s to both sides). -/
+theorem lt_add_of_neg_lt_sub {a s l : Rat} (hs : -s < a - l) : l < a + s := by
+  have h1 : l + s + -s < l + s + (a - l) := radd_lt_add_left hs (l + s)
+  rw [Rat.add_assoc l s (-s), Rat.add_neg_cancel s, Rat.add_zero l, Rat.sub_eq_add_neg a l,
+    Rat.add_comm (l + s) (a + -l), Rat.add_assoc a (-l) (l + s), ← Rat.add_assoc (-l) l s,
+    Rat.neg_add_cancel l, Rat.zero_add s] at h1
+  exact h1
+
+/-- With a ≥ 0, −s < c − a gives −(a + s) < c: −a + −s ≤ −s < c − a ≤ c. -/
+theorem neg_add_lt {a s c : Rat} (ha : 0 ≤ a) (hs : -s < c - a) : -(a + s) < c := by
+  have h1 : -s + -a ≤ -s + 0 := radd_le_add_left (rneg_nonpos ha) (-s)
+  rw [Rat.add_zero (-s), Rat.add_comm (-s) (-a)] at h1
+  have h2 : c + -a ≤ c + 0 := radd_le_add_left (rneg_nonpos ha) c
+  rw [Rat.add_zero c, ← Rat.sub_eq_add_neg c a] at h2
+  rw [neg_add' a s]
+  exact rlt_of_le_of_lt h1 (rlt_of_lt_of_le hs h2)
+
+/-- |0| = 0. -/
+theorem absS_zero : absS 0 = 0 := if_neg (rlt_irrefl 0)
+
+/-- |x| = x for x ≥ 0. -/
+theorem absS_of_nonneg (x : Rat) (h : 0 ≤ x) : absS x = x := if_neg (Rat.not_lt.mpr h)
+
+/-- |−x| = |x|. -/
+theorem absS_neg (x : Rat) : absS (-x) = absS x := by
+  by_cases hx : x < 0
+  · have h1 : ¬ -x < 0 := Rat.not_lt.mpr (Rat.le_of_lt (rneg_pos hx))
+    exact (if_neg h1).trans (if_pos hx).symm
+  · by_cases hx0 : x = 0
+    · rw [hx0, rneg_zero]
+    · have hxp : 0 < x := Rat.lt_of_le_of_ne (Rat.not_lt.mp hx) (fun h => hx0 h.symm)
+      exact ((if_pos (rneg_neg_of_pos hxp)).trans (rneg_neg x)).trans (if_neg hx).symm
+
+/-- 0 ≤ mkRat n d for n ≥ 0 (`Rat.divInt_nonneg`, read through
+`Rat.divInt_ofNat`: n /. ↑d = mkRat n d). -/
+theorem rat_mkRat_nonneg (n : Int) (d : Nat) (hn : 0 ≤ n) : 0 ≤ mkRat n d := by
+  have h : 0 ≤ Rat.divInt n (d : Int) := Rat.divInt_nonneg hn (Int.ofNat_zero_le d)
+  rw [Rat.divInt_ofNat n d] at h
+  exact h
+
+/-- 2^k ≥ 0 (both branches of `pow2` are `mkRat` of naturals). -/
+theorem pow2_nonneg (k : Int) : 0 ≤ pow2 k := by
+  by_cases hk : 0 ≤ k
+  · have e : pow2 k = mkRat ((2 ^ k.toNat : Nat) : Int) 1 := if_pos hk
+    rw [e]
+    exact rat_mkRat_nonneg _ 1 (Int.ofNat_zero_le _)
+  · have e : pow2 k = mkRat 1 (2 ^ (-k).toNat) := if_neg hk
+    rw [e]
+    exact rat_mkRat_nonneg 1 _ (by decide)
+
+/-- 2^k ≠ 0 (`Rat.mkRat_ne_zero`: a non-zero numerator over a non-zero
+denominator; 2^n > 0 by `Nat.two_pow_pos`). -/
+theorem pow2_ne_zero (k : Int) : pow2 k ≠ 0 := by
+  by_cases hk : 0 ≤ k
+  · have e : pow2 k = mkRat ((2 ^ k.toNat : Nat) : Int) 1 := if_pos hk
+    rw [e]
+    have hp : 0 < 2 ^ k.toNat := Nat.two_pow_pos k.toNat
+    have hn : ((2 ^ k.toNat : Nat) : Int) ≠ 0 := by
+      first
+        | omega
+        | exact fun h => absurd (Int.ofNat.inj h) (Nat.ne_of_gt hp)
+    exact (Rat.mkRat_ne_zero (by decide : (1 : Nat) ≠ 0)).mpr hn
+  · have e : pow2 k = mkRat 1 (2 ^ (-k).toNat) := if_neg hk
+    rw [e]
+    have hp : 0 < 2 ^ (-k).toNat := Nat.two_pow_pos (-k).toNat
+    exact (Rat.mkRat_ne_zero (Nat.ne_of_gt hp)).mpr (by decide)
+
+/-- 2^k > 0. -/
+theorem pow2_pos (k : Int) : 0 < pow2 k :=
+  Rat.lt_of_le_of_ne (pow2_nonneg k) (fun h => pow2_ne_zero k h.symm)
+
+/-- roundMag f u = n·2^k ≥ 0. -/
+theorem roundMag_nonneg (f : Fmt) (u : Rat) : 0 ≤ roundMag f u := by
+  first
+    | exact Rat.mul_nonneg (rat_mkRat_nonneg _ 1 (Int.ofNat_zero_le _)) (pow2_nonneg _)
+    | (unfold roundMag; exact Rat.mul_nonneg (rat_mkRat_nonneg _ 1 (Int.ofNat_zero_le _)) (pow2_nonneg _))
+
+/-- roundQ at x > 0: the overflow test on roundMag x, else roundMag x. -/
+theorem roundQ_pos (f : Fmt) (x : Rat) (hx : 0 < x) :
+    roundQ f x = (if pow2 (f.emax + 1) ≤ roundMag f x then none else some (roundMag f x)) := by
+  have h0 : ¬ x = 0 := Rat.ne_of_gt hx
+  have h1 : ¬ x < 0 := Rat.not_lt.mpr (Rat.le_of_lt hx)
+  first
+    | exact (if_neg h0).trans (if_neg h1)
+    | (unfold roundQ; rw [if_neg h0, if_neg h1])
+
+/-- roundQ at x < 0: the overflow test on roundMag (−x), else −roundMag (−x). -/
+theorem roundQ_negarg (f : Fmt) (x : Rat) (hx : x < 0) :
+    roundQ f x = (if pow2 (f.emax + 1) ≤ roundMag f (-x) then none else some (-(roundMag f (-x)))) := by
+  have h0 : ¬ x = 0 := Rat.ne_of_lt hx
+  first
+    | exact (if_neg h0).trans (if_pos hx)
+    | (unfold roundQ; rw [if_neg h0, if_pos hx])
+
+/-- Negation inside an optional value. -/
+def negOpt : Option Rat → Option Rat
+  | none => none
+  | some r => some (-r)
+
+/-- `negOpt` is an involution. -/
+theorem negOpt_negOpt (o : Option Rat) : negOpt (negOpt o) = o := by
+  cases o with
+  | none => rfl
+  | some r => exact congrArg some (rneg_neg r)
+
+/-- **roundQ is odd**: roundQ (−x) = −roundQ x (none ↦ none). -/
+theorem roundQ_neg (f : Fmt) (x : Rat) : roundQ f (-x) = negOpt (roundQ f x) := by
+  by_cases hx0 : x = 0
+  · rw [hx0, rneg_zero, roundQ_zero f] <;> exact congrArg some rneg_zero.symm
+  · by_cases hxn : x < 0
+    · rw [roundQ_pos f (-x) (rneg_pos hxn), roundQ_negarg f x hxn]
+      by_cases hP : pow2 (f.emax + 1) ≤ roundMag f (-x)
+      · rw [if_pos hP, if_pos hP] <;> rfl
+      · rw [if_neg hP, if_neg hP] <;> exact congrArg some (rneg_neg (roundMag f (-x))).symm
+    · have hxp : 0 < x := Rat.lt_of_le_of_ne (Rat.not_lt.mp hxn) (fun h => hx0 h.symm)
+      rw [roundQ_negarg f (-x) (rneg_neg_of_pos hxp), rneg_neg x, roundQ_pos f x hxp]
+      by_cases hP : pow2 (f.emax + 1) ≤ roundMag f x
+      · rw [if_pos hP, if_pos hP] <;> rfl
+      · rw [if_neg hP, if_neg hP] <;> rfl
+
+/-- **roundGap is even**: roundGap (−a) = roundGap a (it reads only |a|
+and |roundQ a|). -/
+theorem roundGap_neg (f : Fmt) (a : Rat) : roundGap f (-a) = roundGap f a := by
+  show roundGapOf f (-a) (roundQ f (-a)) = roundGapOf f a (roundQ f a)
+  rw [roundQ_neg f a]
+  cases hq : roundQ f a with
+  | none =>
+    show absS (-a) - roundOmega f = absS a - roundOmega f
+    rw [absS_neg a]
+  | some r =>
+    show (if absS (-r) = 0 then roundHiM f 0 - absS (-a)
+        else rmin (absS (-a) - roundLoM f (absS (-r))) (roundHiM f (absS (-r)) - absS (-a))) =
+      (if absS r = 0 then roundHiM f 0 - absS a
+        else rmin (absS a - roundLoM f (absS r)) (roundHiM f (absS r) - absS a))
+    rw [absS_neg r, absS_neg a]
+
+/-- The jump point above 0 is half the least subnormal, 2^(emin − p). -/
+theorem roundHiM_zero (f : Fmt) : roundHiM f 0 = pow2 (f.emin - (f.prec : Int)) := by
+  first
+    | exact if_pos rfl
+    | (unfold roundHiM; rw [if_pos rfl])
+    | (unfold roundHiM; exact if_pos rfl)
+
+/-- **Near 0**: |w| below half the least subnormal rounds to 0 (from
+`under`; the overflow test fails at 0 since 2^(emax+1) > 0). -/
+theorem roundQ_small (f : Fmt) (hm : RoundMagLocal f) (w : Rat)
+    (hw : w < pow2 (f.emin - (f.prec : Int))) (hnw : -w < pow2 (f.emin - (f.prec : Int))) :
+    roundQ f w = some 0 := by
+  have hP0 : ¬ pow2 (f.emax + 1) ≤ 0 := Rat.not_le.mpr (pow2_pos (f.emax + 1))
+  by_cases hw0 : w = 0
+  · rw [hw0]
+    exact roundQ_zero f
+  · by_cases hwn : w < 0
+    · rw [roundQ_negarg f w hwn, hm.under (-w) (rneg_pos hwn) hnw, if_neg hP0, rneg_zero]
+    · have hwp : 0 < w := Rat.lt_of_le_of_ne (Rat.not_lt.mp hwn) (fun h => hw0 h.symm)
+      rw [roundQ_pos f w hwp, hm.under w hwp hw, if_neg hP0]
+
+/-- roundGap in the branch where a ≥ 0 rounds to 0: 2^(emin − p) − a. -/
+theorem roundGap_zero_branch (f : Fmt) (a : Rat) (ha : 0 ≤ a) (hq : roundQ f a = some 0) :
+    roundGap f a = pow2 (f.emin - (f.prec : Int)) - a := by
+  have e : roundGap f a = roundGapOf f a (some 0) := by
+    show roundGapOf f a (roundQ f a) = roundGapOf f a (some 0)
+    rw [hq]
+  have e2 : roundGapOf f a (some 0) = (if absS 0 = 0 then roundHiM f 0 - absS a
+      else rmin (absS a - roundLoM f (absS 0)) (roundHiM f (absS 0) - absS a)) := rfl
+  rw [e, e2, absS_zero, if_pos (rfl : (0 : Rat) = 0), roundHiM_zero f, absS_of_nonneg a ha]
+
+/-- **The zero branch** (a ≥ 0 rounding to 0, a = 0 included): within
+the gap 2^(emin − p) − a, a + s and −(a + s) stay below 2^(emin − p). -/
+theorem roundScalar_zero_branch (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (ha : 0 ≤ a)
+    (hq : roundQ f a = some 0) (hs : s < roundGap f a) (hns : -s < roundGap f a) :
+    roundQ f (a + s) = roundQ f a := by
+  rw [roundGap_zero_branch f a ha hq] at hs hns
+  rw [hq]
+  exact roundQ_small f hm (a + s) (add_lt_of_lt_sub hs) (neg_add_lt ha hns)
+
+/-- **The interior branch** (a > 0, m = roundMag a finite and non-zero):
+the gap is min(a − lo(m), hi(m) − a), so lo(m) < a + s < hi(m), and
+`inner` gives roundMag (a + s) = m, a + s > 0. -/
+theorem roundScalar_inner_branch (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (ha : 0 < a)
+    (hP : ¬ pow2 (f.emax + 1) ≤ roundMag f a) (hz : ¬ roundMag f a = 0)
+    (hqa : roundQ f a = some (roundMag f a)) (hs : s < roundGap f a) (hns : -s < roundGap f a) :
+    roundQ f (a + s) = roundQ f a := by
+  have habsM : absS (roundMag f a) = roundMag f a := absS_of_nonneg _ (roundMag_nonneg f a)
+  have habs : absS a = a := absS_of_nonneg a (Rat.le_of_lt ha)
+  have hgap : roundGap f a = rmin (a - roundLoM f (roundMag f a)) (roundHiM f (roundMag f a) - a) := by
+    have e : roundGap f a = roundGapOf f a (some (roundMag f a)) := by
+      show roundGapOf f a (roundQ f a) = roundGapOf f a (some (roundMag f a))
+      rw [hqa]
+    have e2 : roundGapOf f a (some (roundMag f a)) = (if absS (roundMag f a) = 0 then roundHiM f 0 - absS a
+        else rmin (absS a - roundLoM f (absS (roundMag f a))) (roundHiM f (absS (roundMag f a)) - absS a)) := rfl
+    rw [e, e2, habsM, if_neg hz, habs]
+  rw [hgap] at hs hns
+  have hhi : a + s < roundHiM f (roundMag f a) :=
+    add_lt_of_lt_sub (rlt_of_lt_of_le hs (rmin_le_right _ _))
+  have hlo : roundLoM f (roundMag f a) < a + s :=
+    lt_add_of_neg_lt_sub (rlt_of_lt_of_le hns (rmin_le_left _ _))
+  have hw := hm.inner a (a + s) ha hz hP hlo hhi
+  rw [hqa, roundQ_pos f (a + s) hw.1, hw.2, if_neg hP]
+
+/-- **a > 0, every branch**: overflow (a + s > Ω ≥ 0 overflows too), the
+zero branch, the interior branch. -/
+theorem roundScalar_pos (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (ha : 0 < a)
+    (hs : s < roundGap f a) (hns : -s < roundGap f a) : roundQ f (a + s) = roundQ f a := by
+  have hq := roundQ_pos f a ha
+  by_cases hP : pow2 (f.emax + 1) ≤ roundMag f a
+  · have hqa : roundQ f a = none := hq.trans (if_pos hP)
+    have hgap : roundGap f a = a - roundOmega f := by
+      show roundGapOf f a (roundQ f a) = a - roundOmega f
+      rw [hqa]
+      show absS a - roundOmega f = a - roundOmega f
+      rw [absS_of_nonneg a (Rat.le_of_lt ha)]
+    rw [hgap] at hns
+    have hw : roundOmega f < a + s := lt_add_of_neg_lt_sub hns
+    have hwp : 0 < a + s := rlt_of_le_of_lt hm.omega_nonneg hw
+    rw [hqa, roundQ_pos f (a + s) hwp, if_pos (hm.over (a + s) hw)]
+  · have hqa : roundQ f a = some (roundMag f a) := hq.trans (if_neg hP)
+    by_cases hz : roundMag f a = 0
+    · have hq0 : roundQ f a = some 0 := by
+        rw [hqa, hz]
+      exact roundScalar_zero_branch f hm a s (Rat.le_of_lt ha) hq0 hs hns
+    · exact roundScalar_inner_branch f hm a s ha hP hz hqa hs hns
+
+/-- **`RoundScalarLocal` from the magnitude facts**: a > 0 above, a = 0 by
+the zero branch, a < 0 by oddness (roundQ (−a + −s) = roundQ (−a) at the
+same gap, then `negOpt` on both sides). -/
+theorem roundScalarLocal_of_mag (f : Fmt) (hm : RoundMagLocal f) : RoundScalarLocal f := by
+  intro a s _ hs hns
+  by_cases hapos : 0 < a
+  · exact roundScalar_pos f hm a s hapos hs hns
+  · by_cases ha0 : a = 0
+    · subst ha0
+      exact roundScalar_zero_branch f hm 0 s Rat.le_refl (roundQ_zero f) hs hns
+    · have hneg : a < 0 := Rat.lt_of_le_of_ne (Rat.not_lt.mp hapos) ha0
+      have hs' : -s < roundGap f (-a) := by
+        rw [roundGap_neg f a]
+        exact hns
+      have hns' : -(-s) < roundGap f (-a) := by
+        rw [roundGap_neg f a, rneg_neg s]
+        exact hs
+      have h := roundScalar_pos f hm (-a) (-s) (rneg_pos hneg) hs' hns'
+      rw [← neg_add' a s, roundQ_neg f (a + s), roundQ_neg f a] at h
+      calc roundQ f (a + s) = negOpt (negOpt (roundQ f (a + s))) := (negOpt_negOpt _).symm
+        _ = negOpt (negOpt (roundQ f a)) := by rw [h]
+        _ = roundQ f a := negOpt_negOpt _
+
+/-- Ω ≥ 0 for the three formats, by evaluation (`RoundMagLocal`'s first
+field). -/
+theorem roundOmega_nonneg_instance :
+    0 ≤ roundOmega Fmt.f16 ∧ 0 ≤ roundOmega Fmt.bf16 ∧ 0 ≤ roundOmega Fmt.f32 := by
+  decide +kernel
 
 /-- The non-jump condition of a cons, split. -/
 theorem roundStable_cons (f : Fmt) (a : Rat) (as : List Rat) (h : roundStable f (a :: as) = true) :
@@ -175,56 +473,56 @@ theorem roundAll_along (f : Fmt) (hs : RoundScalarLocal f) (t : Rat) :
 the scalar statement: for x off the jumps (every entry, `roundStable`)
 and a tangent v of x's length, δ = `roundDelta f x v` > 0 and
 fwd (x + t•v) = fwd x for every |t| < δ. -/
-theorem round_locally_constant (f : Fmt) (hs : RoundScalarLocal f) (x v : List Rat)
+theorem round_locally_constant (f : Fmt) (hm : RoundMagLocal f) (x v : List Rat)
     (hl : x.length = v.length) (hx : roundStable f x = true) :
     0 < roundDelta f x v ∧
       ∀ t : Rat, absS t < roundDelta f x v → roundFwd f (padd x (smul t v)) = roundFwd f x := by
   refine ⟨roundDelta_pos f x v hx, fun t ht => ?_⟩
   have hb := abs_lt_both ht
   show optL (roundAll f (padd x (smul t v))) = optL (roundAll f x)
-  rw [roundAll_along f hs t x v hl hx hb.1 hb.2]
+  rw [roundAll_along f (roundScalarLocal_of_mag f hm) t x v hl hx hb.1 hb.2]
 
 /-- The same at the primitive, with the JVP: entry by entry,
 fwd (x + t•v) = fwd x + t · jvp x v, the JVP being 0 (`round_jvp_nth`). -/
-theorem round_f16_locally_constant (a : Attr) (hs : RoundScalarLocal Fmt.f16) (x v : List Rat)
+theorem round_f16_locally_constant (a : Attr) (hm : RoundMagLocal Fmt.f16) (x v : List Rat)
     (hl : x.length = v.length) (hx : roundStable Fmt.f16 x = true) :
     0 < roundDelta Fmt.f16 x v ∧
       ∀ t : Rat, absS t < roundDelta Fmt.f16 x v → ∀ i : Nat,
         nth (Prim.fwd .round_f16 a [padd x (smul t v)]) i =
           nth (Prim.fwd .round_f16 a [x]) i + t * nth (Prim.jvp .round_f16 a [x] [v]) i := by
-  refine ⟨(round_locally_constant Fmt.f16 hs x v hl hx).1, fun t ht i => ?_⟩
+  refine ⟨(round_locally_constant Fmt.f16 hm x v hl hx).1, fun t ht i => ?_⟩
   have he : roundFwd Fmt.f16 (padd x (smul t v)) = roundFwd Fmt.f16 x :=
-    (round_locally_constant Fmt.f16 hs x v hl hx).2 t ht
+    (round_locally_constant Fmt.f16 hm x v hl hx).2 t ht
   have hj : nth (pmul (pmap roundD x) v) i = 0 := round_jvp_nth x v i
   show nth (roundFwd Fmt.f16 (padd x (smul t v))) i =
     nth (roundFwd Fmt.f16 x) i + t * nth (pmul (pmap roundD x) v) i
   rw [he, hj, Rat.mul_zero t, Rat.add_zero]
 
 /-- bfloat16: as `round_f16_locally_constant`. -/
-theorem round_bf16_locally_constant (a : Attr) (hs : RoundScalarLocal Fmt.bf16) (x v : List Rat)
+theorem round_bf16_locally_constant (a : Attr) (hm : RoundMagLocal Fmt.bf16) (x v : List Rat)
     (hl : x.length = v.length) (hx : roundStable Fmt.bf16 x = true) :
     0 < roundDelta Fmt.bf16 x v ∧
       ∀ t : Rat, absS t < roundDelta Fmt.bf16 x v → ∀ i : Nat,
         nth (Prim.fwd .round_bf16 a [padd x (smul t v)]) i =
           nth (Prim.fwd .round_bf16 a [x]) i + t * nth (Prim.jvp .round_bf16 a [x] [v]) i := by
-  refine ⟨(round_locally_constant Fmt.bf16 hs x v hl hx).1, fun t ht i => ?_⟩
+  refine ⟨(round_locally_constant Fmt.bf16 hm x v hl hx).1, fun t ht i => ?_⟩
   have he : roundFwd Fmt.bf16 (padd x (smul t v)) = roundFwd Fmt.bf16 x :=
-    (round_locally_constant Fmt.bf16 hs x v hl hx).2 t ht
+    (round_locally_constant Fmt.bf16 hm x v hl hx).2 t ht
   have hj : nth (pmul (pmap roundD x) v) i = 0 := round_jvp_nth x v i
   show nth (roundFwd Fmt.bf16 (padd x (smul t v))) i =
     nth (roundFwd Fmt.bf16 x) i + t * nth (pmul (pmap roundD x) v) i
   rw [he, hj, Rat.mul_zero t, Rat.add_zero]
 
 /-- binary32: as `round_f16_locally_constant`. -/
-theorem round_f32_locally_constant (a : Attr) (hs : RoundScalarLocal Fmt.f32) (x v : List Rat)
+theorem round_f32_locally_constant (a : Attr) (hm : RoundMagLocal Fmt.f32) (x v : List Rat)
     (hl : x.length = v.length) (hx : roundStable Fmt.f32 x = true) :
     0 < roundDelta Fmt.f32 x v ∧
       ∀ t : Rat, absS t < roundDelta Fmt.f32 x v → ∀ i : Nat,
         nth (Prim.fwd .round_f32 a [padd x (smul t v)]) i =
           nth (Prim.fwd .round_f32 a [x]) i + t * nth (Prim.jvp .round_f32 a [x] [v]) i := by
-  refine ⟨(round_locally_constant Fmt.f32 hs x v hl hx).1, fun t ht i => ?_⟩
+  refine ⟨(round_locally_constant Fmt.f32 hm x v hl hx).1, fun t ht i => ?_⟩
   have he : roundFwd Fmt.f32 (padd x (smul t v)) = roundFwd Fmt.f32 x :=
-    (round_locally_constant Fmt.f32 hs x v hl hx).2 t ht
+    (round_locally_constant Fmt.f32 hm x v hl hx).2 t ht
   have hj : nth (pmul (pmap roundD x) v) i = 0 := round_jvp_nth x v i
   show nth (roundFwd Fmt.f32 (padd x (smul t v))) i =
     nth (roundFwd Fmt.f32 x) i + t * nth (pmul (pmap roundD x) v) i
