@@ -1,6 +1,7 @@
 import Tlcheck.Spec
 import Tlcheck.Round
 import Tlcheck.MaxPool
+import Tlcheck.RoundNat
 
 /-!
 # The float casts are locally constant away from their jumps
@@ -112,29 +113,30 @@ def RoundScalarLocal (f : Fmt) : Prop :=
   ∀ a s : Rat, 0 < roundGap f a → s < roundGap f a → -s < roundGap f a →
     roundQ f (a + s) = roundQ f a
 
-/-! ## roundQ's case split: `RoundScalarLocal` from three magnitude facts
+/-! ## roundQ's case split: `RoundScalarLocal` from two magnitude facts
 
 `roundScalarLocal_of_mag` proves `RoundScalarLocal f` from
 `RoundMagLocal f`, a statement about `roundMag` on positive arguments
-only (no sign, no `Option`, no zero or overflow branch of `roundQ`). The
-split: a = 0 and the branch where a rounds to 0 (|a + s| stays below half
-the least subnormal: `under`), the overflow branch (a + s stays past Ω:
-`over`), the interior branch of a > 0 (a + s stays strictly between the
-jump points around m = roundMag a: `inner`), and a < 0 by the symmetry
+only (no sign, no `Option`, no zero branch of `roundQ`). The split: a = 0
+and the branch where a rounds to 0 (|a + s| stays below half the least
+subnormal, where roundMag is 0: `roundMag_under`, **proved** through the
+`Rat` bridge below), the overflow branch (a + s stays past Ω: `over`),
+the interior branch of a > 0 (a + s stays strictly between the jump
+points around m = roundMag a: `inner`), and a < 0 by the symmetry
 roundQ (−x) = −roundQ x (`roundQ_neg`) and roundGap (−a) = roundGap a
 (`roundGap_neg`). -/
 
-/-- **The narrower hypothesis**: the magnitude facts, for positive
-arguments. `omega_nonneg`: Ω ≥ 0 (true of each format by evaluation,
-`roundOmega_nonneg_f16` etc.); `over`: past Ω the magnitude overflows;
-`under`: below half the least subnormal it is 0; `inner`: strictly
-between the jump points around a finite non-zero m = roundMag u, every w
-is positive and has roundMag w = m (the binade edge m = 2^e, where w may
-fall into the binade below with half the quantum, included). -/
+/-- **The narrower hypothesis**: the magnitude facts still assumed, for
+positive arguments. `omega_nonneg`: Ω ≥ 0 (true of each format by
+evaluation, `roundOmega_nonneg_instance`); `over`: past Ω the magnitude
+overflows; `inner`: strictly between the jump points around a finite
+non-zero m = roundMag u, every w is positive and has roundMag w = m (the
+binade edge m = 2^e, where w may fall into the binade below with half the
+quantum, included). The third fact, below half the least subnormal
+roundMag is 0, is no longer assumed: `roundMag_under`. -/
 structure RoundMagLocal (f : Fmt) : Prop where
   omega_nonneg : 0 ≤ roundOmega f
   over : ∀ w : Rat, roundOmega f < w → pow2 (f.emax + 1) ≤ roundMag f w
-  under : ∀ w : Rat, 0 < w → w < pow2 (f.emin - (f.prec : Int)) → roundMag f w = 0
   inner : ∀ u w : Rat, 0 < u → ¬ roundMag f u = 0 → ¬ pow2 (f.emax + 1) ≤ roundMag f u →
     roundLoM f (roundMag f u) < w → w < roundHiM f (roundMag f u) →
       0 < w ∧ roundMag f w = roundMag f u
@@ -225,6 +227,127 @@ theorem pow2_ne_zero (k : Int) : pow2 k ≠ 0 := by
 theorem pow2_pos (k : Int) : 0 < pow2 k :=
   Rat.lt_of_le_of_ne (pow2_nonneg k) (fun h => pow2_ne_zero k h.symm)
 
+/-! ## The `Rat` bridge: `pow2` as one `mkRat`, comparisons of `mkRat`s -/
+
+/-- **pow2 k = 2^k⁺ / 2^k⁻** in one form for both signs of k (k⁺ =
+k.toNat, k⁻ = (−k).toNat; one of them is 0 and 2^0 = 1). -/
+theorem pow2_eq (k : Int) : pow2 k = mkRat ((2 ^ k.toNat : Nat) : Int) (2 ^ (-k).toNat) := by
+  by_cases hk : 0 ≤ k
+  · have e : pow2 k = mkRat ((2 ^ k.toNat : Nat) : Int) 1 := if_pos hk
+    have h0 : (-k).toNat = 0 := by omega
+    rw [e, h0, Nat.pow_zero]
+  · have e : pow2 k = mkRat 1 (2 ^ (-k).toNat) := if_neg hk
+    have h0 : k.toNat = 0 := by omega
+    rw [e, h0, Nat.pow_zero] <;> rfl
+
+/-- **Comparing two `mkRat`s** (positive denominators) is comparing the
+cross products: n₁/d₁ ≤ n₂/d₂ ↔ n₁·d₂ ≤ n₂·d₁. Through
+`Rat.le_iff_sub_nonneg`, `Rat.divInt_sub_divInt` (the difference is
+(n₂d₁ − n₁d₂) /. (d₂d₁)) and `Rat.divInt_nonneg_iff_of_pos_right`. -/
+theorem mkRat_le_iff (n₁ n₂ : Int) (d₁ d₂ : Nat) (h1 : 0 < d₁) (h2 : 0 < d₂) :
+    mkRat n₁ d₁ ≤ mkRat n₂ d₂ ↔ n₁ * (d₂ : Int) ≤ n₂ * (d₁ : Int) := by
+  have z1 : (d₁ : Int) ≠ 0 := by omega
+  have z2 : (d₂ : Int) ≠ 0 := by omega
+  have e : mkRat n₂ d₂ - mkRat n₁ d₁ =
+      Rat.divInt (n₂ * (d₁ : Int) - n₁ * (d₂ : Int)) ((d₂ : Int) * (d₁ : Int)) := by
+    rw [← Rat.divInt_ofNat n₂ d₂, ← Rat.divInt_ofNat n₁ d₁]
+    exact Rat.divInt_sub_divInt n₂ n₁ z2 z1
+  have hp : (0 : Int) < (d₂ : Int) * (d₁ : Int) := Int.mul_pos (by omega) (by omega)
+  rw [Rat.le_iff_sub_nonneg (mkRat n₁ d₁) (mkRat n₂ d₂), e, Rat.divInt_nonneg_iff_of_pos_right hp]
+  first
+    | exact ⟨Int.le_of_sub_nonneg, Int.sub_nonneg_of_le⟩
+    | omega
+
+/-- The strict form: n₁/d₁ < n₂/d₂ ↔ n₁·d₂ < n₂·d₁ (negate both sides of
+`mkRat_le_iff` with the arguments swapped). -/
+theorem mkRat_lt_iff (n₁ n₂ : Int) (d₁ d₂ : Nat) (h1 : 0 < d₁) (h2 : 0 < d₂) :
+    mkRat n₁ d₁ < mkRat n₂ d₂ ↔ n₁ * (d₂ : Int) < n₂ * (d₁ : Int) := by
+  constructor
+  · intro h
+    have h' : ¬ n₂ * (d₁ : Int) ≤ n₁ * (d₂ : Int) :=
+      fun hle => Rat.not_le.mpr h ((mkRat_le_iff n₂ n₁ d₂ d₁ h2 h1).mpr hle)
+    first
+      | exact Int.not_le.mp h'
+      | omega
+  · intro h
+    exact Rat.not_le.mp (fun hle => Int.not_le.mpr h ((mkRat_le_iff n₂ n₁ d₂ d₁ h2 h1).mp hle))
+
+/-- **2^(a+b) = 2^a · 2^b**: `Rat.mkRat_mul_mkRat`, then `Rat.mkRat_eq_iff`
+reduces it to 2^((a+b)⁺ + a⁻ + b⁻) = 2^(a⁺ + b⁺ + (a+b)⁻) over `Nat`,
+whose exponents agree (x⁺ − x⁻ = x, `omega`). -/
+theorem pow2_add (a b : Int) : pow2 (a + b) = pow2 a * pow2 b := by
+  rw [pow2_eq (a + b), pow2_eq a, pow2_eq b, Rat.mkRat_mul_mkRat]
+  have hz1 : 2 ^ (-(a + b)).toNat ≠ 0 := Nat.ne_of_gt (Nat.two_pow_pos _)
+  have hz2 : 2 ^ (-a).toNat * 2 ^ (-b).toNat ≠ 0 :=
+    Nat.mul_ne_zero (Nat.ne_of_gt (Nat.two_pow_pos _)) (Nat.ne_of_gt (Nat.two_pow_pos _))
+  apply (Rat.mkRat_eq_iff hz1 hz2).mpr
+  have he : (a + b).toNat + ((-a).toNat + (-b).toNat) = a.toNat + b.toNat + (-(a + b)).toNat := by
+    omega
+  have hN : 2 ^ (a + b).toNat * (2 ^ (-a).toNat * 2 ^ (-b).toNat) =
+      2 ^ a.toNat * 2 ^ b.toNat * 2 ^ (-(a + b)).toNat := by
+    rw [← Nat.pow_add, ← Nat.pow_add, ← Nat.pow_add, ← Nat.pow_add, he]
+  first
+    | (rw [← Int.natCast_mul, ← Int.natCast_mul, ← Int.natCast_mul]
+       exact congrArg (fun n : Nat => (n : Int)) hN)
+    | exact_mod_cast hN
+
+/-- **pow2 is monotone**: j ≤ j' gives 2^j ≤ 2^j' (cross products
+2^(j⁺ + j'⁻) ≤ 2^(j'⁺ + j⁻), `Nat.pow_le_pow_right`). -/
+theorem pow2_mono {j j' : Int} (h : j ≤ j') : pow2 j ≤ pow2 j' := by
+  rw [pow2_eq j, pow2_eq j']
+  apply (mkRat_le_iff ((2 ^ j.toNat : Nat) : Int) ((2 ^ j'.toNat : Nat) : Int)
+    (2 ^ (-j).toNat) (2 ^ (-j').toNat) (Nat.two_pow_pos _) (Nat.two_pow_pos _)).mpr
+  have hN : 2 ^ j.toNat * 2 ^ (-j').toNat ≤ 2 ^ j'.toNat * 2 ^ (-j).toNat := by
+    rw [← Nat.pow_add, ← Nat.pow_add]
+    exact Nat.pow_le_pow_right (by decide) (by omega)
+  first
+    | (rw [← Int.natCast_mul, ← Int.natCast_mul]
+       exact Int.ofNat_le.mpr hN)
+    | exact_mod_cast hN
+
+/-- **A rational in [0, 1/2) read over `Nat`**: 0 ≤ q < 2^−1 gives
+2·num < den (q = mkRat q.num q.den, `Rat.mkRat_self`; 2^−1 = mkRat 1 2). -/
+theorem num_toNat_half (q : Rat) (hq0 : 0 ≤ q) (hq : q < pow2 (-1)) : 2 * q.num.toNat < q.den := by
+  have h1 : mkRat q.num q.den <
+      mkRat ((2 ^ (-1 : Int).toNat : Nat) : Int) (2 ^ (-(-1 : Int)).toNat) := by
+    rw [Rat.mkRat_self q, ← pow2_eq (-1)]
+    exact hq
+  have h2 := (mkRat_lt_iff q.num ((2 ^ (-1 : Int).toNat : Nat) : Int) q.den (2 ^ (-(-1 : Int)).toNat)
+    q.den_pos (Nat.two_pow_pos _)).mp h1
+  have e1 : (2 ^ (-(-1 : Int)).toNat : Nat) = 2 := by
+    first
+      | decide
+      | rfl
+  have e0 : (2 ^ (-1 : Int).toNat : Nat) = 1 := by
+    first
+      | decide
+      | rfl
+  rw [e1, e0] at h2
+  have hn : 0 ≤ q.num := Rat.num_nonneg.mpr hq0
+  omega
+
+/-- **The underflow fact, proved**: 0 < w < 2^(emin − p) (half the least
+subnormal) gives roundMag f w = 0. The quantum exponent is
+k = max(⌊log₂ w⌋, emin) − p + 1 ≥ emin − p + 1, so
+w·2^−k < 2^(emin−p)·2^−k = 2^(emin−p−k) ≤ 2^−1 (`pow2_add`, `pow2_mono`),
+and the natural nearest a value in [0, 1/2) is 0 (`num_toNat_half`,
+`roundMag_of_near_nat` at n = 0). -/
+theorem roundMag_under (f : Fmt) (w : Rat) (hw0 : 0 < w)
+    (hw : w < pow2 (f.emin - (f.prec : Int))) : roundMag f w = 0 := by
+  have hk : f.emin - (f.prec : Int) + 1 ≤ roundK f w := by
+    have hm : f.emin ≤ max (flog2 w) f.emin := Int.le_max_right (flog2 w) f.emin
+    show f.emin - (f.prec : Int) + 1 ≤ max (flog2 w) f.emin - (f.prec : Int) + 1
+    omega
+  have hq0 : 0 ≤ w * pow2 (-(roundK f w)) := Rat.le_of_lt (Rat.mul_pos hw0 (pow2_pos _))
+  have h1 : w * pow2 (-(roundK f w)) < pow2 (f.emin - (f.prec : Int)) * pow2 (-(roundK f w)) :=
+    Rat.mul_lt_mul_of_pos_right hw (pow2_pos _)
+  rw [← pow2_add] at h1
+  have hq : w * pow2 (-(roundK f w)) < pow2 (-1) := rlt_of_lt_of_le h1 (pow2_mono (by omega))
+  have hh := num_toNat_half (w * pow2 (-(roundK f w))) hq0 hq
+  have hd := (w * pow2 (-(roundK f w))).den_pos
+  rw [roundMag_of_near_nat f w 0 (by omega) (by omega)]
+  exact (congrArg (fun r : Rat => r * pow2 (roundK f w)) (Rat.zero_mkRat 1)).trans (Rat.zero_mul _)
+
 /-- roundMag f u = n·2^k ≥ 0. -/
 theorem roundMag_nonneg (f : Fmt) (u : Rat) : 0 ≤ roundMag f u := by
   first
@@ -297,9 +420,9 @@ theorem roundHiM_zero (f : Fmt) : roundHiM f 0 = pow2 (f.emin - (f.prec : Int)) 
     | (unfold roundHiM; rw [if_pos rfl])
     | (unfold roundHiM; exact if_pos rfl)
 
-/-- **Near 0**: |w| below half the least subnormal rounds to 0 (from
-`under`; the overflow test fails at 0 since 2^(emax+1) > 0). -/
-theorem roundQ_small (f : Fmt) (hm : RoundMagLocal f) (w : Rat)
+/-- **Near 0**: |w| below half the least subnormal rounds to 0
+(`roundMag_under`; the overflow test fails at 0 since 2^(emax+1) > 0). -/
+theorem roundQ_small (f : Fmt) (w : Rat)
     (hw : w < pow2 (f.emin - (f.prec : Int))) (hnw : -w < pow2 (f.emin - (f.prec : Int))) :
     roundQ f w = some 0 := by
   have hP0 : ¬ pow2 (f.emax + 1) ≤ 0 := Rat.not_le.mpr (pow2_pos (f.emax + 1))
@@ -307,9 +430,9 @@ theorem roundQ_small (f : Fmt) (hm : RoundMagLocal f) (w : Rat)
   · rw [hw0]
     exact roundQ_zero f
   · by_cases hwn : w < 0
-    · rw [roundQ_negarg f w hwn, hm.under (-w) (rneg_pos hwn) hnw, if_neg hP0, rneg_zero]
+    · rw [roundQ_negarg f w hwn, roundMag_under f (-w) (rneg_pos hwn) hnw, if_neg hP0, rneg_zero]
     · have hwp : 0 < w := Rat.lt_of_le_of_ne (Rat.not_lt.mp hwn) (fun h => hw0 h.symm)
-      rw [roundQ_pos f w hwp, hm.under w hwp hw, if_neg hP0]
+      rw [roundQ_pos f w hwp, roundMag_under f w hwp hw, if_neg hP0]
 
 /-- roundGap in the branch where a ≥ 0 rounds to 0: 2^(emin − p) − a. -/
 theorem roundGap_zero_branch (f : Fmt) (a : Rat) (ha : 0 ≤ a) (hq : roundQ f a = some 0) :
@@ -328,7 +451,7 @@ theorem roundScalar_zero_branch (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (ha
     roundQ f (a + s) = roundQ f a := by
   rw [roundGap_zero_branch f a ha hq] at hs hns
   rw [hq]
-  exact roundQ_small f hm (a + s) (add_lt_of_lt_sub hs) (neg_add_lt ha hns)
+  exact roundQ_small f (a + s) (add_lt_of_lt_sub hs) (neg_add_lt ha hns)
 
 /-- **The interior branch** (a > 0, m = roundMag a finite and non-zero):
 the gap is min(a − lo(m), hi(m) − a), so lo(m) < a + s < hi(m), and

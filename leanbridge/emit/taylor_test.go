@@ -906,3 +906,119 @@ func TestRoundNatLemmas(t *testing.T) {
 		}
 	}
 }
+
+// roundMagLocalCheck checks, on the transcription, the statements of
+// RoundLocal.lean's narrower hypothesis `RoundMagLocal f` (omega_nonneg,
+// over, inner) and of the proved `roundMag_under`, at the positive probes
+// and at points built to sit next to each boundary: Ω ≥ 0; roundMag w ≥
+// 2^(emax+1) for w > overAt (Lean: overAt = Ω); roundMag w = 0 for
+// 0 < w < underAt (Lean: underAt = 2^(emin−p)); and for every probe u with
+// m = roundMag u finite and non-zero, every w strictly between roundLoM m
+// and hiM m (Lean: `roundHiM`) at seven interior fractions is positive
+// with roundMag w = m. The bounds and hiM are parameters so that planted
+// wrong ones can be shown caught.
+func roundMagLocalCheck(f fmtL, probes []*big.Rat, overAt, underAt *big.Rat, hiM func(fmtL, *big.Rat) *big.Rat) error {
+	if lOmega(f).Sign() < 0 {
+		return fmt.Errorf("omega_nonneg: Ω = %v < 0", lOmega(f))
+	}
+	top := lPow2(f.emax + 1)
+	mag := func(w *big.Rat) *big.Rat { return lRoundMag(f, w, lRneNat) }
+	var over, under []*big.Rat
+	for j := int64(1); j <= 70; j++ {
+		over = append(over, new(big.Rat).Add(overAt, lPow2(f.emax-f.prec-j)))
+		under = append(under, new(big.Rat).Sub(underAt, lPow2(f.emin-f.prec-j)))
+	}
+	for _, u := range probes {
+		if u.Sign() <= 0 {
+			continue
+		}
+		if u.Cmp(overAt) > 0 {
+			over = append(over, u)
+		}
+		if u.Cmp(underAt) < 0 {
+			under = append(under, u)
+		}
+	}
+	for _, w := range over {
+		if m := mag(w); m.Cmp(top) < 0 {
+			return fmt.Errorf("over: w = %v > %v but roundMag w = %v < 2^(emax+1)", w, overAt, m)
+		}
+	}
+	for _, w := range under {
+		if w.Sign() > 0 {
+			if m := mag(w); m.Sign() != 0 {
+				return fmt.Errorf("under: 0 < w = %v < %v but roundMag w = %v ≠ 0", w, underAt, m)
+			}
+		}
+	}
+	fracs := []*big.Rat{lPow2(-60), lPow2(-3), big.NewRat(1, 3), big.NewRat(1, 2), big.NewRat(2, 3), new(big.Rat).Sub(big.NewRat(1, 1), lPow2(-3)), new(big.Rat).Sub(big.NewRat(1, 1), lPow2(-60))}
+	for _, u := range probes {
+		if u.Sign() <= 0 {
+			continue
+		}
+		m := mag(u)
+		if m.Sign() == 0 || m.Cmp(top) >= 0 {
+			continue
+		}
+		lo, hi := lRoundLoM(f, m), hiM(f, m)
+		width := new(big.Rat).Sub(hi, lo)
+		for _, c := range fracs {
+			w := new(big.Rat).Add(lo, new(big.Rat).Mul(c, width))
+			if w.Sign() <= 0 {
+				return fmt.Errorf("inner: u = %v, m = %v: w = %v between roundLoM m and roundHiM m is not positive", u, m, w)
+			}
+			if got := mag(w); got.Cmp(m) != 0 {
+				return fmt.Errorf("inner: u = %v, m = %v: w = %v in (%v, %v) has roundMag %v", u, m, w, lo, hi, got)
+			}
+		}
+	}
+	return nil
+}
+
+// TestRoundMagLocal is the Go mirror of `RoundMagLocal` (the hypothesis
+// `round_locally_constant` still takes) and `roundMag_under` (proved): a
+// false hypothesis would make the Lean theorem vacuous, so its statement
+// is checked true on every format's positive probes (TestLeanRound's
+// roundProbes, a fixed seed) and at 70 points approaching each bound; and
+// each check is sensitive — Ω minus 2^(emax−p−3) in place of Ω (just
+// below Ω the magnitude is the largest finite value), half the least
+// subnormal plus 2^(emin−p−9) in place of it (just above, the least
+// subnormal), and the jump point above m one whole quantum above m in
+// place of half of one, are each caught.
+func TestRoundMagLocal(t *testing.T) {
+	for _, op := range []string{"round_f16", "round_bf16", "round_f32"} {
+		t.Run(op, func(t *testing.T) {
+			f := leanFmtOf(op)
+			if f.prec == 0 {
+				t.Fatal("Spec.lean's formats could not be read")
+			}
+			rng := rand.New(rand.NewSource(27))
+			all := roundProbes(registryFormat[op], rng)
+			var probes []*big.Rat
+			for i, u := range all { // every structured probe, a third of the random ones
+				if i < 400 || i%3 == 0 {
+					probes = append(probes, u)
+				}
+			}
+			omega, underAt := lOmega(f), lPow2(f.emin-f.prec)
+			if err := roundMagLocalCheck(f, probes, omega, underAt, lRoundHiM); err != nil {
+				t.Fatal(err)
+			}
+			wholeQuantum := func(f fmtL, m *big.Rat) *big.Rat {
+				if m.Sign() == 0 {
+					return lRoundHiM(f, m)
+				}
+				return new(big.Rat).Add(m, lPow2(lRoundK(f, m)))
+			}
+			for name, err := range map[string]error{
+				"over below Ω":            roundMagLocalCheck(f, probes, new(big.Rat).Sub(omega, lPow2(f.emax-f.prec-3)), underAt, lRoundHiM),
+				"under past half the ulp": roundMagLocalCheck(f, probes, omega, new(big.Rat).Add(underAt, lPow2(f.emin-f.prec-9)), lRoundHiM),
+				"inner, a whole quantum":  roundMagLocalCheck(f, probes, omega, underAt, wholeQuantum),
+			} {
+				if err == nil {
+					t.Errorf("planted %s: not caught", name)
+				}
+			}
+		})
+	}
+}
