@@ -39,31 +39,55 @@ roundQ f a:
 
 **What is proved here, and what is not.** `round_locally_constant` proves
 the tensor statement — 0 < δ and fwd (x + t•v) = fwd x for |t| < δ, for
-every x whose entries are all off the jumps — from one scalar hypothesis,
-`RoundScalarLocal f`: for every a off the jumps and every s with |s| <
-roundGap f a, roundQ f (a + s) = roundQ f a. The radius arithmetic (|t·vᵢ|
-< roundGap xᵢ from |t| < δ: MaxPool.lean's `gap_step`, `rmin_le_left`,
-`rmin_le_right`), the list induction and the pairing with the JVP are
-proved; **`RoundScalarLocal` itself is not proved in Lean**. Its integer
-core is (`RoundNat.lean`, session 11): `rneNat` is the nearest natural,
-ties to even (`rneNat_near`, `rneNat_near_strict`, and uniqueness
-`rneNat_eq_of_near` / `rneNat_const`: a value strictly within 1/2 of m
-rounds to m), and `bitLen` counts binary digits (`bitLen_spec`), which
-gives `flog2`'s bracket 2^(bN−bD−1) < N/D < 2^(bN−bD+1) over `Nat`
-(`flog2_bracket_nat`). What remains is (1) the bridge from those `Nat`
-facts to `Rat` (the numerator and denominator of `pow2 k` and of the
-scaled value a·2^−k, through `Rat.lt_iff`/`Rat.le_iff`, and the sign split
-of the `Int` exponent), and (2) the case analysis over roundQ's branches
-(sign, the zero branch, the overflow branch, and the binade edge m = 2^e,
-where a + s can fall into the binade below with half the quantum). Until
-then the statement is checked exactly in Go
-instead (`leanbridge/emit/taylor_test.go`, `TestRoundLocallyConstant`:
-the registry's `RoundRat` at x + t·v for |t| up to δ·(1 − 2⁻²⁰) on random
-tensors of every binade, and sharpness: just past gapᵢ/|vᵢ| an entry
-leaves its interval). `roundGap_instance` and `round_jump_instance` are
-kernel evaluations, re-derived in Go by `TestLeanRoundGapInstances`.
+every x whose entries are all off the jumps — from `RoundMagLocal f`, two
+facts about `roundMag` on positive arguments (plus Ω ≥ 0, evaluated for
+the three formats by `roundOmega_nonneg_instance`):
 
-No `sorry`, no `grind`, no axioms; `simp` only in `first` fallback arms.
+* `over`: w > Ω gives roundMag f w ≥ 2^(emax+1) (past Ω the magnitude
+  overflows);
+* `inner`: for u > 0 with m = roundMag f u finite and non-zero, every w
+  with roundLoM f m < w < roundHiM f m is positive and has roundMag f w =
+  m — the binade edge m = 2^e (w in the binade below, half the quantum)
+  included.
+
+Proved from those (session 12, round32): the scalar statement
+`RoundScalarLocal f` (`roundScalarLocal_of_mag`) — roundQ's whole case
+split: the sign (roundQ is odd, `roundQ_neg`; roundGap is even,
+`roundGap_neg`), a = 0 and the branch rounding to 0 (`roundScalar_zero_branch`,
+through `roundMag_under`), the overflow branch, the interior branch
+(`roundScalar_inner_branch`); and the underflow fact itself,
+`roundMag_under` (0 < w < 2^(emin−p) gives roundMag w = 0), through the
+`Rat` bridge: `pow2_eq` (pow2 k = mkRat 2^k⁺ 2^k⁻ for both signs),
+`mkRat_le_iff`/`mkRat_lt_iff` (two `mkRat`s compare as their cross
+products, via `Rat.divInt_sub_divInt` and
+`Rat.divInt_nonneg_iff_of_pos_right`), `pow2_add`, `pow2_mono`,
+`num_toNat_half` (0 ≤ q < 1/2 read as 2·num < den), with RoundNat.lean's
+`roundMag_of_near_nat` at n = 0. The radius arithmetic (|t·vᵢ| < roundGap
+xᵢ from |t| < δ: MaxPool.lean's `gap_step`, `rmin_le_left`,
+`rmin_le_right`), the list induction and the pairing with the JVP are
+proved as before.
+
+**Not proved: `over` and `inner`.** Both need `flog2_spec` (2^flog2(a) ≤
+a < 2^(flog2(a)+1), stated in RoundNat.lean's header; with `mkRat_le_iff`
+it is `flog2_bracket_nat` read in `Rat`, the exponent arithmetic still to
+write) and, for `inner`, the significand's constancy in one binade
+(`rneNat_const`) plus the binade edge. They are checked true on the
+transcription (`leanbridge/emit/taylor_test.go`, `TestRoundMagLocal`: a
+false hypothesis would make the theorem vacuous), and the whole scalar
+statement exactly in Go (`TestRoundLocallyConstant`: the registry's
+`RoundRat` at x + t·v for |t| up to δ·(1 − 2⁻²⁰) on random tensors of
+every binade, and sharpness: just past gapᵢ/|vᵢ| an entry leaves its
+interval). `roundGap_instance` and `round_jump_instance` are kernel
+evaluations, re-derived in Go by `TestLeanRoundGapInstances`. `roundGap`
+is `roundGapOf f a (roundQ f a)` (the same value, by definition; split so
+that a rewrite of `roundQ f a` reaches the match).
+
+Nothing here was compiled (no Lean toolchain on the development
+machines); every core name used is listed in `lean/README.md` (round32)
+with where it was read.
+
+No `sorry`, no `grind`, no axioms; `simp` and `exact_mod_cast` only in
+`first` fallback arms.
 -/
 
 namespace Tlcheck
@@ -106,9 +130,10 @@ def roundDelta (f : Fmt) : List Rat → List Rat → Rat
   | a :: as, w :: ws => rmin (roundGap f a / (absS w + 1)) (roundDelta f as ws)
   | _, _ => 1
 
-/-- **The scalar statement** (not proved here; see the module header):
-roundQ f is constant on the open interval of radius roundGap f a about
-every a off the jumps. -/
+/-- **The scalar statement**: roundQ f is constant on the open interval of
+radius roundGap f a about every a off the jumps. Proved from the two
+magnitude facts of `RoundMagLocal f` by `roundScalarLocal_of_mag` (see the
+module header for what of those is still assumed). -/
 def RoundScalarLocal (f : Fmt) : Prop :=
   ∀ a s : Rat, 0 < roundGap f a → s < roundGap f a → -s < roundGap f a →
     roundQ f (a + s) = roundQ f a
@@ -326,6 +351,71 @@ theorem num_toNat_half (q : Rat) (hq0 : 0 ≤ q) (hq : q < pow2 (-1)) : 2 * q.nu
   have hn : 0 ≤ q.num := Rat.num_nonneg.mpr hq0
   omega
 
+/-- **pow2 (m − n) = 2^m / 2^n** for naturals m, n (`pow2_eq`, then
+`Rat.mkRat_eq_iff`: 2^(m−n)⁺·2^n = 2^m·2^(m−n)⁻, exponents equal). -/
+theorem pow2_sub_nat (m n : Nat) : pow2 ((m : Int) - (n : Int)) = mkRat ((2 ^ m : Nat) : Int) (2 ^ n) := by
+  rw [pow2_eq]
+  apply (Rat.mkRat_eq_iff (Nat.ne_of_gt (Nat.two_pow_pos _)) (Nat.ne_of_gt (Nat.two_pow_pos _))).mpr
+  have he : ((m : Int) - (n : Int)).toNat + n = m + (-((m : Int) - (n : Int))).toNat := by omega
+  have hN : 2 ^ ((m : Int) - (n : Int)).toNat * 2 ^ n = 2 ^ m * 2 ^ (-((m : Int) - (n : Int))).toNat := by
+    rw [← Nat.pow_add, ← Nat.pow_add, he]
+  first
+    | (rw [← Int.natCast_mul, ← Int.natCast_mul]
+       exact congrArg (fun k : Nat => (k : Int)) hN)
+    | exact_mod_cast hN
+
+/-- **`flog2_spec`** (stated in RoundNat.lean's header): for a > 0,
+2^flog2(a) ≤ a < 2^(flog2(a)+1). With a = N/D in lowest terms (N =
+a.num.toNat, D = a.den, bN, bD their bit lengths), `flog2_bracket_nat`'s
+2^(bN−1)·D < N·2^bD and N·2^(bD−1) < 2^bN·D are, read through
+`pow2_sub_nat` and `mkRat_le_iff`/`mkRat_lt_iff`, pow2 (bN − bD − 1) ≤ a
+< pow2 (bN − bD + 1); `flog2_spec_of_bracket` does the rest. -/
+theorem flog2_spec (a : Rat) (ha : 0 < a) : pow2 (flog2 a) ≤ a ∧ a < pow2 (flog2 a + 1) := by
+  have hnum0 : 0 ≤ a.num := Rat.num_nonneg.mpr (Rat.le_of_lt ha)
+  have hne : a.num ≠ 0 := fun h => Rat.ne_of_gt ha (Rat.num_eq_zero.mp h)
+  have hN : 0 < a.num.toNat := by omega
+  have hD : 0 < a.den := a.den_pos
+  have hb := flog2_bracket_nat a.num.toNat a.den hN hD
+  have sN := bitLen_spec a.num.toNat hN
+  have sD := bitLen_spec a.den hD
+  have hbN : bitLen a.num.toNat ≠ 0 := fun h => by
+    have h2 := sN.2
+    rw [h, Nat.pow_zero] at h2
+    omega
+  have hbD : bitLen a.den ≠ 0 := fun h => by
+    have h2 := sD.2
+    rw [h, Nat.pow_zero] at h2
+    omega
+  have ha' : mkRat ((a.num.toNat : Nat) : Int) a.den = a := by
+    rw [Int.toNat_of_nonneg hnum0] <;> exact Rat.mkRat_self a
+  refine flog2_spec_of_bracket a ?_ ?_
+  · have hx : (bitLen a.num.toNat : Int) - (bitLen a.den : Int) - 1 =
+        ((bitLen a.num.toNat - 1 : Nat) : Int) - (bitLen a.den : Int) := by omega
+    rw [hx, pow2_sub_nat]
+    have hi : ((2 ^ (bitLen a.num.toNat - 1) : Nat) : Int) * ((a.den : Nat) : Int) ≤
+        ((a.num.toNat : Nat) : Int) * ((2 ^ bitLen a.den : Nat) : Int) := by
+      first
+        | (rw [← Int.natCast_mul, ← Int.natCast_mul]
+           exact Int.ofNat_le.mpr (Nat.le_of_lt hb.1))
+        | exact_mod_cast Nat.le_of_lt hb.1
+    have h := (mkRat_le_iff ((2 ^ (bitLen a.num.toNat - 1) : Nat) : Int) ((a.num.toNat : Nat) : Int)
+      (2 ^ bitLen a.den) a.den (Nat.two_pow_pos _) hD).mpr hi
+    rw [ha'] at h
+    exact h
+  · have hx : (bitLen a.num.toNat : Int) - (bitLen a.den : Int) + 1 =
+        (bitLen a.num.toNat : Int) - ((bitLen a.den - 1 : Nat) : Int) := by omega
+    rw [hx, pow2_sub_nat]
+    have hi : ((a.num.toNat : Nat) : Int) * ((2 ^ (bitLen a.den - 1) : Nat) : Int) <
+        ((2 ^ bitLen a.num.toNat : Nat) : Int) * ((a.den : Nat) : Int) := by
+      first
+        | (rw [← Int.natCast_mul, ← Int.natCast_mul]
+           exact Int.ofNat_lt.mpr hb.2)
+        | exact_mod_cast hb.2
+    have h := (mkRat_lt_iff ((a.num.toNat : Nat) : Int) ((2 ^ bitLen a.num.toNat : Nat) : Int)
+      a.den (2 ^ (bitLen a.den - 1)) hD (Nat.two_pow_pos _)).mpr hi
+    rw [ha'] at h
+    exact h
+
 /-- **The underflow fact, proved**: 0 < w < 2^(emin − p) (half the least
 subnormal) gives roundMag f w = 0. The quantum exponent is
 k = max(⌊log₂ w⌋, emin) − p + 1 ≥ emin − p + 1, so
@@ -446,7 +536,7 @@ theorem roundGap_zero_branch (f : Fmt) (a : Rat) (ha : 0 ≤ a) (hq : roundQ f a
 
 /-- **The zero branch** (a ≥ 0 rounding to 0, a = 0 included): within
 the gap 2^(emin − p) − a, a + s and −(a + s) stay below 2^(emin − p). -/
-theorem roundScalar_zero_branch (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (ha : 0 ≤ a)
+theorem roundScalar_zero_branch (f : Fmt) (a s : Rat) (ha : 0 ≤ a)
     (hq : roundQ f a = some 0) (hs : s < roundGap f a) (hns : -s < roundGap f a) :
     roundQ f (a + s) = roundQ f a := by
   rw [roundGap_zero_branch f a ha hq] at hs hns
@@ -497,7 +587,7 @@ theorem roundScalar_pos (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (ha : 0 < a
     by_cases hz : roundMag f a = 0
     · have hq0 : roundQ f a = some 0 := by
         rw [hqa, hz]
-      exact roundScalar_zero_branch f hm a s (Rat.le_of_lt ha) hq0 hs hns
+      exact roundScalar_zero_branch f a s (Rat.le_of_lt ha) hq0 hs hns
     · exact roundScalar_inner_branch f hm a s ha hP hz hqa hs hns
 
 /-- **`RoundScalarLocal` from the magnitude facts**: a > 0 above, a = 0 by
@@ -509,7 +599,7 @@ theorem roundScalarLocal_of_mag (f : Fmt) (hm : RoundMagLocal f) : RoundScalarLo
   · exact roundScalar_pos f hm a s hapos hs hns
   · by_cases ha0 : a = 0
     · subst ha0
-      exact roundScalar_zero_branch f hm 0 s Rat.le_refl (roundQ_zero f) hs hns
+      exact roundScalar_zero_branch f 0 s Rat.le_refl (roundQ_zero f) hs hns
     · have hneg : a < 0 := Rat.lt_of_le_of_ne (Rat.not_lt.mp hapos) ha0
       have hs' : -s < roundGap f (-a) := by
         rw [roundGap_neg f a]
@@ -593,7 +683,8 @@ theorem roundAll_along (f : Fmt) (hs : RoundScalarLocal f) (t : Rat) :
     rw [h0, hr]
 
 /-- **Local constancy of round_T** (issue 27 point 1 for the casts), from
-the scalar statement: for x off the jumps (every entry, `roundStable`)
+the magnitude facts `RoundMagLocal f` (the scalar statement follows by
+`roundScalarLocal_of_mag`): for x off the jumps (every entry, `roundStable`)
 and a tangent v of x's length, δ = `roundDelta f x v` > 0 and
 fwd (x + t•v) = fwd x for every |t| < δ. -/
 theorem round_locally_constant (f : Fmt) (hm : RoundMagLocal f) (x v : List Rat)

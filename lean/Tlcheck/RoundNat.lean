@@ -3,10 +3,10 @@ import Tlcheck.Spec
 /-!
 # The integer core of the casts: `rneNat` and `bitLen` characterised
 
-`RoundLocal.lean` proves the casts' local constancy from one scalar
-hypothesis, `RoundScalarLocal f` (roundQ f constant within roundGap f a of
+`RoundLocal.lean` proves the casts' local constancy through the scalar
+statement `RoundScalarLocal f` (roundQ f constant within roundGap f a of
 every a off the jumps). This module proves the two natural-number facts
-that hypothesis rests on, over `Nat` (every step a rewrite with a named
+that statement rests on, over `Nat` (every step a rewrite with a named
 core lemma, then `omega` on a linear goal whose products are atoms), and
 reduces the two `Rat` lemmas built on them to plain comparisons:
 
@@ -35,36 +35,28 @@ reduces the two `Rat` lemmas built on them to plain comparisons:
   (a = N/D in lowest terms) picks e = bN − bD or e − 1 with one
   comparison against 2^e, so that 2^e ≤ a < 2^(e+1).
 
-**What is still not proved (so `RoundScalarLocal` stays a hypothesis of
-`round_locally_constant`):** (1) the bridge from these `Nat` facts to the
-`Rat` statements — `flog2 a = e → pow2 e ≤ a < pow2 (e + 1)` needs the
-numerator and denominator of `pow2 k = mkRat …` (through `Rat.lt_iff` /
-`Rat.le_iff` on `num`/`den`) and the split on the sign of the `Int`
-exponent; and `roundMag f a = n·2^k` from `rneNat_eq_of_near` needs the
-same for the scaled value a·2^−k; (2) the case analysis over roundQ's
-branches — the sign, the zero branch (|a + s| below half the least
-subnormal), the overflow branch (|a| ≥ Ω on both sides), and the binade
-edge m = 2^e where a + s may fall into the binade below with half the
-quantum (`roundLoM`'s second case), where one must show the lower
-binade's rounding returns the same 2^e. The next two lemmas, stated here
-so that the gap is exact:
+**Used by `RoundLocal.lean` (session 12, round32).** The `Rat` bridge now
+exists there: `mkRat_le_iff`/`mkRat_lt_iff` (two `mkRat`s compare as their
+cross products), `pow2_eq` (pow2 k as one `mkRat`), `pow2_add`,
+`pow2_mono`, `pow2_sub_nat`. With it `flog2_spec`
+(2^flog2(a) ≤ a < 2^(flog2(a)+1) for a > 0) is proved there from
+`flog2_bracket_nat` and `flog2_spec_of_bracket` below, and
+`roundMag_under` (below half the least subnormal roundMag is 0) from
+`roundMag_of_near_nat` at n = 0; roundQ's case analysis (the sign, the
+zero branch, the overflow branch, the interior) is proved there too, so
+that `round_locally_constant` assumes only `RoundMagLocal f`: the
+overflow fact `over` and the interior fact `inner` (where the binade edge
+m = 2^e lives, `roundLoM`'s second case). Those two are what is left;
+this module's `rneNat_const` is the significand step of `inner`.
 
-    theorem flog2_spec (a : Rat) (ha : 0 < a) :
-        pow2 (flog2 a) ≤ a ∧ a < pow2 (flog2 a + 1)
-    theorem roundMag_of_near (f : Fmt) (a : Rat) (n : Nat) (ha : 0 < a)
-        (h : absS (a * pow2 (-(roundK f a)) - (n : Rat)) < 1 / 2) :
-        roundMag f a = (n : Rat) * pow2 (roundK f a)
-
-Both are reduced here to `Rat` ↔ `Nat` comparisons: `flog2_spec_of_bracket`
-proves `flog2_spec` from pow2 (e₀ − 1) ≤ a < pow2 (e₀ + 1) (e₀ = bitLen N −
-bitLen D, the two sides of `flog2_bracket_nat` read in `Rat`), through
-`flog2_cases`; `roundMag_of_near_nat` proves roundMag f a = n·2^k from the
-`Nat` form of |a·2^−k − n| < 1/2 on the numerator and denominator of
-a·2^−k. What is missing for both is only that reading, through
-`Rat.lt_iff`/`Rat.le_iff`. The Go mirror checks
-`flog2_spec` on the transcription (`TestRoundNatLemmas`) and the whole
-scalar statement exactly on random tensors (`TestRoundLocallyConstant`);
-the lemmas here are its integer core, proved.
+`flog2_spec_of_bracket` proves `flog2_spec` from pow2 (e₀ − 1) ≤ a <
+pow2 (e₀ + 1) (e₀ = bitLen N − bitLen D), through `flog2_cases`;
+`roundMag_of_near_nat` proves roundMag f a = n·2^k from the `Nat` form of
+|a·2^−k − n| < 1/2 on the numerator and denominator of a·2^−k. The Go
+mirror checks `flog2_spec` on the transcription (`TestRoundNatLemmas`)
+and the whole scalar statement exactly on random tensors
+(`TestRoundLocallyConstant`); the lemmas here are its integer core,
+proved.
 
 Core only, no `sorry`, no axioms, no `simp`, no `grind`.
 -/
