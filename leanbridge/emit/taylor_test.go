@@ -986,6 +986,24 @@ func roundMagLocalCheck(f fmtL, probes []*big.Rat, overAt, underAt *big.Rat, hiM
 // subnormal), and the jump point above m one whole quantum above m in
 // place of half of one, are each caught.
 func TestRoundMagLocal(t *testing.T) {
+	// The statements mirrored here, pinned to the Lean text.
+	b, err := os.ReadFile(filepath.Join("..", "..", "lean", "Tlcheck", "RoundLocal.lean"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"  omega_nonneg : 0 ≤ roundOmega f",
+		"  over : ∀ w : Rat, roundOmega f < w → pow2 (f.emax + 1) ≤ roundMag f w",
+		"  inner : ∀ u w : Rat, 0 < u → ¬ roundMag f u = 0 → ¬ pow2 (f.emax + 1) ≤ roundMag f u →",
+		"    roundLoM f (roundMag f u) < w → w < roundHiM f (roundMag f u) →",
+		"      0 < w ∧ roundMag f w = roundMag f u",
+		"theorem roundMag_under (f : Fmt) (w : Rat) (hw0 : 0 < w)",
+		"    (hw : w < pow2 (f.emin - (f.prec : Int))) : roundMag f w = 0 := by",
+	} {
+		if !strings.Contains(string(b), line+"\n") {
+			t.Errorf("RoundLocal.lean no longer has the line TestRoundMagLocal mirrors:\n%s", line)
+		}
+	}
 	for _, op := range []string{"round_f16", "round_bf16", "round_f32"} {
 		t.Run(op, func(t *testing.T) {
 			f := leanFmtOf(op)
