@@ -517,7 +517,7 @@ theorem roundQ_small (f : Fmt) (w : Rat)
     roundQ f w = some 0 := by
   have hP0 : ¬ pow2 (f.emax + 1) ≤ 0 := Rat.not_le.mpr (pow2_pos (f.emax + 1))
   by_cases hw0 : w = 0
-  · rw [hw0]
+  · subst hw0
     exact roundQ_zero f
   · by_cases hwn : w < 0
     · rw [roundQ_negarg f w hwn, roundMag_under f (-w) (rneg_pos hwn) hnw, if_neg hP0, rneg_zero]
