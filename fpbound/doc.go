@@ -1237,7 +1237,7 @@
 // The bound of a DOUBLE element is binary32's, about 2^29 times looser than
 // a binary64 evaluation needs: a mixed graph is judged, not sharply.
 // Tests: TestCompareMixed (cmd/tlcheck; a DOUBLE matmul cast to FLOAT
-// feeding a FLOAT matmul, and the reverse: four independent Go evaluation
-// orders hold, a fault one ulp of the output's type beyond the bound of
-// element 0 fails).
+// feeding a FLOAT matmul, and the reverse, each also with a Tanh before
+// the cast: four independent Go evaluation orders hold, a fault one ulp of
+// the output's type beyond the bound of element 0 fails).
 package fpbound

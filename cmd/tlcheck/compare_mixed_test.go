@@ -18,6 +18,10 @@ import (
 //	d2f:  h = MatMul(x, W1)  DOUBLE [2,3]·[3,4]   y = MatMul(Cast(h, FLOAT), W2)  FLOAT [4,2]: a FLOAT output
 //	f2d:  h = MatMul(x, W1)  FLOAT  [2,3]·[3,4]   z = MatMul(Cast(h, DOUBLE), W2) DOUBLE [4,2]: a DOUBLE output
 //
+// and each with Tanh(h) in h's type before the cast (the library in
+// binary64, charged binary32 ulps; in binary32, float32 of Go's float64
+// tanh, within one binary32 ulp).
+//
 // The DOUBLE data are not binary32 values (multiples of 0.1), the FLOAT
 // data are. The recorded outputs are independent evaluations in Go —
 // float64 arithmetic for the DOUBLE nodes, float32 for the FLOAT ones —
@@ -33,6 +37,7 @@ type mixedCase struct {
 	inD, w1D     bool // x and W1 DOUBLE (else FLOAT); W2 is the other type
 	x, w1, w2    []float64
 	outputDouble bool
+	tanh         bool // Tanh(h) before the cast
 }
 
 var mixedCases = []mixedCase{
@@ -44,6 +49,13 @@ var mixedCases = []mixedCase{
 		x:  []float64{0.75, -1.5, 1.25, 2.5, 0.375, -1.125},
 		w1: []float64{0.5, -0.25, 0.625, 1.125, -0.875, 0.375, 0.5, -1.25, 0.5, 0.75, -0.125, 0.875},
 		w2: []float64{0.1, -0.7, 0.3, 1.9, -0.9, 1.3, 0.7, -0.3}},
+}
+
+func init() {
+	for _, c := range mixedCases[:2] {
+		c.name, c.tanh = c.name+"-tanh", true
+		mixedCases = append(mixedCases, c)
+	}
 }
 
 // mixedModel is the case's ModelProto.
@@ -72,10 +84,17 @@ func (c mixedCase) mixedModel() []byte {
 	if c.outputDouble {
 		to = 11
 	}
-	cast := pbuf(nodePB("c", "Cast", []string{"h"}, "hc")).bytes(5, pbuf(nil).str(1, "to").varint(3, to).varint(20, 2))
+	src := "h"
+	if c.tanh {
+		src = "t"
+	}
+	cast := pbuf(nodePB("c", "Cast", []string{src}, "hc")).bytes(5, pbuf(nil).str(1, "to").varint(3, to).varint(20, 2))
 	g := pbuf(nil).
-		bytes(1, nodePB("m1", "MatMul", []string{"x", "w1"}, "h")).
-		bytes(1, cast).
+		bytes(1, nodePB("m1", "MatMul", []string{"x", "w1"}, "h"))
+	if c.tanh {
+		g = g.bytes(1, nodePB("t", "Tanh", []string{"h"}, "t"))
+	}
+	g = g.bytes(1, cast).
 		bytes(1, nodePB("m2", "MatMul", []string{"hc", "w2"}, "y")).
 		str(2, "mixed").
 		bytes(5, init("w1", c.w1D, []int64{3, 4}, c.w1)).
@@ -166,6 +185,14 @@ func (c mixedCase) evaluate(order int) []float64 {
 		w2 = f64s(f32s(w2))
 	}
 	h := matmulIn(x, w1, 2, 3, 4, c.inD, order)
+	if c.tanh {
+		for i, v := range h {
+			h[i] = math.Tanh(v)
+			if !c.inD {
+				h[i] = float64(float32(h[i]))
+			}
+		}
+	}
 	if !c.outputDouble {
 		h = f64s(f32s(h)) // Cast DOUBLE → FLOAT: round to nearest, ties to even
 	}
