@@ -19,7 +19,9 @@
 // The bound of a model output is fpbound.Compare's a-priori binary32
 // bound of the graph (for a graph that computes in binary64, binary16 or
 // bfloat16 alone, that format's: fpbound.SharpBounds64, SharpBounds16,
-// SharpBoundsBF16); the bound of a gradient is fpbound.GradErr's, for
+// SharpBoundsBF16; for one that computes in FLOAT and DOUBLE, binary32's
+// bound charged for every rounding of either format, fpbound's doc "Mixed
+// binary32 and binary64 graphs", the report naming the mix); the bound of a gradient is fpbound.GradErr's, for
 // binary32 reverse-mode evaluation in any summation order.
 //
 // The outputs of an ONNX training Gradient node are checked against
@@ -100,7 +102,15 @@ type Output struct {
 	// --max-rat-bits-total) that made a graph exact over the rationals
 	// fall back from the exact centre ("" when none did).
 	Centre, CentreFallback string
+	// Format names the formats the bound was computed for where that is
+	// not the output's own (MixedFormat; "" otherwise).
+	Format string
 }
+
+// MixedFormat is Output.Format for a graph that computes in FLOAT and
+// DOUBLE: one bound, binary32's constants charged for every rounding of
+// either format (fpbound's doc, "Mixed binary32 and binary64 graphs").
+const MixedFormat = "binary32 and binary64 mixed, every rounding charged with binary32's constants"
 
 // JSON is the output's entry in a tlcheck.compare.v1 document.
 func (o Output) JSON() jsonout.CompareOutput {
@@ -233,13 +243,14 @@ func floatOutputs(m *model.Model, rec *recorded, o fpbound.Options) ([]Output, e
 	// The outputs' format: FLOAT (binary32, the float32 path), or DOUBLE,
 	// FLOAT16, BFLOAT16, judged on the recorded values as float64
 	// (packed64; their formats' bounds), each only where the graph
-	// computes in that format alone (onnx.Imported.Computed).
-	format, err := outputFormat(m.GraphPath, im)
+	// computes in that format alone (onnx.Imported.Computed); or a mix of
+	// FLOAT and DOUBLE, judged as float64 against the binary32 bound.
+	format, mixed, err := outputFormat(m.GraphPath, im)
 	if err != nil {
 		return nil, err
 	}
 	var packed64 []float64
-	if format != onnx.Float || hasIntOutput(im) {
+	if format != onnx.Float || mixed || hasIntOutput(im) {
 		packed64 = make([]float64, len(packed))
 	}
 	for _, iv := range im.Outputs {
@@ -287,6 +298,9 @@ func floatOutputs(m *model.Model, rec *recorded, o fpbound.Options) ([]Output, e
 	for _, iv := range im.Outputs {
 		fo := floatOutput(iv, res.Elements[iv.Offset:iv.Offset+iv.Shape.Size()], oursOut, packed64)
 		fo.Centre, fo.CentreFallback = res.Centre, res.CentreFallback
+		if mixed {
+			fo.Format = MixedFormat
+		}
 		out = append(out, fo)
 	}
 	return out, nil

@@ -74,11 +74,17 @@ func applySpecials(om *model.ONNX, els []fpbound.Element, rec64 []float64) {
 	}
 }
 
-// outputFormat is the one float type of im's outputs, refused (naming the
-// output) when the outputs have several or the graph computes in another
-// format than the output's (see onnx.Imported.Computed).
-func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
-	format := onnx.DataType(0)
+// outputFormat is the one float type of im's outputs whose format's
+// bound judges them, refused (naming the output) when the outputs have
+// several or the graph computes in another format than the output's (see
+// onnx.Imported.Computed) — except a mix of FLOAT and DOUBLE alone
+// (outputs and computed values together), which is judged with binary32's
+// constants (fpbound's doc, "Mixed binary32 and binary64 graphs"): then
+// mixed is true and the format FLOAT.
+func outputFormat(model string, im *onnx.Imported) (format onnx.DataType, mixed bool, err error) {
+	if mixedFloatDouble(im) {
+		return onnx.Float, true, nil
+	}
 	for _, iv := range im.Outputs {
 		if !iv.DataType.IsFloat() {
 			// An integer cast from float data (onnx's trunc_int): judged
@@ -89,18 +95,11 @@ func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
 			format = iv.DataType
 		}
 		if iv.DataType != format {
-			return 0, cli.Usagef("--onnx %s: output %q is %v, another output %v: compare judges the outputs of one float type", model, iv.Name, iv.DataType, format)
+			return 0, false, cli.Usagef("--onnx %s: output %q is %v, another output %v: compare judges the outputs of one float type (or of FLOAT and DOUBLE together)", model, iv.Name, iv.DataType, format)
 		}
 		for _, c := range im.Computed {
-			mixed := c != iv.DataType
-			if iv.DataType == onnx.Float {
-				// A computed DOUBLE value reaches a FLOAT output only through a
-				// narrowing cast (round_f32): binary64 arithmetic under a binary32
-				// bound, a mix too.
-				mixed = c.Is16() || c == onnx.Double
-			}
-			if mixed {
-				return 0, cli.Usagef("--onnx %s: output %q is %v but the graph also computes %v values: the a-priori bound is for one format, not a mix", model, iv.Name, iv.DataType, c)
+			if c != iv.DataType {
+				return 0, false, cli.Usagef("--onnx %s: output %q is %v but the graph also computes %v values: the a-priori bound is for one format, or for FLOAT and DOUBLE together, not this mix", model, iv.Name, iv.DataType, c)
 			}
 		}
 	}
@@ -110,20 +109,42 @@ func outputFormat(model string, im *onnx.Imported) (onnx.DataType, error) {
 		case len(im.Computed) == 1:
 			format = im.Computed[0]
 		case len(im.Computed) > 1:
-			return 0, cli.Usagef("--onnx %s: the integer outputs are cast from values computed in %v: the a-priori bound is for one format, not a mix", model, im.Computed)
+			return 0, false, cli.Usagef("--onnx %s: the integer outputs are cast from values computed in %v: the a-priori bound is for one format, or for FLOAT and DOUBLE together, not this mix", model, im.Computed)
 		}
 	}
-	return format, nil
+	return format, false, nil
+}
+
+// mixedFloatDouble reports that the float types of im's outputs and of the
+// values its nodes compute are FLOAT and DOUBLE, both occurring and no
+// other: the graph computes in binary32 and binary64 (or its data moves
+// between them through exact widening casts), and fpbound's binary32
+// algebra bounds every such evaluation (fpbound's doc, "Mixed binary32 and
+// binary64 graphs"). The importer's dtypes are the one source of this fact.
+func mixedFloatDouble(im *onnx.Imported) bool {
+	seen := map[onnx.DataType]bool{}
+	for _, iv := range im.Outputs {
+		if iv.DataType.IsFloat() {
+			seen[iv.DataType] = true
+		}
+	}
+	for _, c := range im.Computed {
+		seen[c] = true
+	}
+	return len(seen) == 2 && seen[onnx.Float] && seen[onnx.Double]
 }
 
 // compareFormat is fpbound.Compare for a graph that computes in binary64,
 // binary16 or bfloat16: each recorded value (as a float64) against that
-// format's bound (fpbound.SharpBounds64, SharpBounds16, SharpBoundsBF16).
+// format's bound (fpbound.SharpBounds64, SharpBounds16, SharpBoundsBF16);
+// format FLOAT (integer outputs of a FLOAT computation, or the outputs of
+// a graph that mixes FLOAT and DOUBLE) against the binary32 bound,
+// fpbound.SharpBounds.
 func compareFormat(m *model.Model, format onnx.DataType, rec []float64, o fpbound.Options) (*fpbound.Result, error) {
 	sharp := fpbound.SharpBounds64
 	switch format {
 	case onnx.Float:
-		sharp = fpbound.SharpBounds // integer outputs of a FLOAT computation, judged as float64
+		sharp = fpbound.SharpBounds // integer outputs of a FLOAT computation, or a FLOAT/DOUBLE mix, judged as float64
 	case onnx.Float16:
 		sharp = fpbound.SharpBounds16
 	case onnx.BFloat16:

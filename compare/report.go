@@ -164,6 +164,9 @@ func WriteText(w io.Writer, model string, reps []Set) {
 				}
 				fmt.Fprintln(w, ")")
 			}
+			if o.Format != "" {
+				fmt.Fprintf(w, "    (format: %s)\n", o.Format)
+			}
 			if o.CentreFallback != "" {
 				fmt.Fprintf(w, "    (centre: the %s enclosure, not the exact rational value: %s)\n", o.Centre, o.CentreFallback)
 			}

@@ -1153,4 +1153,91 @@
 // stack (docs/bounds.md) the radius grows by about 2^10 per block and
 // stays below 10⁻⁴⁰ of the value at 256 bits, where the interval
 // evaluation is [−∞, +∞].
+//
+// # Mixed binary32 and binary64 graphs
+//
+// An ONNX graph may compute some values in FLOAT and others in DOUBLE
+// (torch.onnx exports of model.double() keep FLOAT nodes; a FLOAT model
+// may widen to DOUBLE for a reduction). The IR carries no per-node type;
+// the importer's dtypes do (onnx.Imported.Computed, the one source of the
+// fact), and compare judges a graph whose outputs and computed values are
+// FLOAT and DOUBLE, both and nothing else, with Err — binary32's
+// constants — whichever the output's type (compare/recorded.go,
+// mixedFloatDouble). The outputs are judged as float64 (JudgeFloat64).
+//
+// Model (mixed). M1–M3 as written, with M2 and M3 read per scalar
+// operation: each is performed in the format T ∈ {binary32, binary64} of
+// its ONNX node's type (the ONNX type rules give every operand of a node
+// that type: a value crosses formats only through Cast, the registry's
+// round_f32 from DOUBLE to FLOAT, and a widening Cast that the importer
+// makes no node for, binary32 ⊂ binary64); M3 with k ulps of T; M1: a
+// datum or formula constant c used by an operation in T is held as
+// fl_T(c) (a DOUBLE datum is its own float64 value); under a runtime
+// profile, the binary64 operations satisfy M3′ with the profile's
+// (binary32) numbers — implied when its binary64 kernels satisfy M3 in
+// binary64, which is 2^29 stricter, and assumed, not measured, otherwise.
+//
+// Theorem (mixed). The Theorem holds for every such evaluation, with the
+// bounds of Err (binary32's constants), v̂ a value of the output's type.
+//
+// Proof. The proof above uses the format of an operation only through the
+// following facts; each holds for a binary64 operation with binary32's
+// constants, so each case goes through unchanged for either format.
+//
+//  1. Standard model. For |r| < Ω (binary32's, 2^128 − 2^103 < binary64's
+//     2^1024 − 2^970), fl₆₄(r) = r(1+δ) + η with |δ| ≤ 2^-53 ≤ 2^-24, |η| ≤
+//     2^-1075 ≤ 2^-150, δ·η = 0, and η = 0 for additions (a binary64 sum
+//     in binary64's subnormal range is exact). Every test fits(m), m < Ω,
+//     that admits a rounding in the proof therefore admits it in either
+//     format (binary64 overflows later, which only makes the test
+//     conservative for it); an FMA's η_f likewise.
+//  2. Sums, the sharper overflow test. It uses that a rounded partial sum
+//     is at most maxFinite (binary32's) — true in binary32. In binary64 the
+//     test's success gives B < Ω and S − B < Ω, so S < 2^129 and every
+//     exact partial sum is at most (1+γ_{n−2})·S ≤ 2·S < 2^130 < binary64's
+//     Ω: no binary64 addition of the sum overflows, and fact 1 applies.
+//     (One sum is one ONNX node, or a matmul and the Add of its bias
+//     fused by M2(a), of one type: a Cast between them is round_f32, a
+//     closing operation.)
+//  3. Exactness. (a) Constants: for every real c, |fl₆₄(c) − c| ≤
+//     |fl₃₂(c) − c|, since fl₃₂(c) is a binary64 value and fl₆₄(c) the
+//     nearest one; so FromRat's and FromInt's |c − fl₃₂(c)| (0 for a
+//     binary32 value, or an integer of magnitude ≤ 2^24) bounds the M1
+//     error in either format, and ErfDeriv's constant bound likewise. A
+//     DOUBLE datum that is not a binary32 value is charged |c − fl₃₂(c)|,
+//     more than its 0: sound, not sharp. (b) An operation whose exact
+//     result is a binary32 value (a product by ±1 or 0, an exact zero
+//     dropped from a sum) is exact in binary64 too. (c) A product or
+//     quotient by an exact ±2^k is exact in binary64 unless the result is
+//     below 2^-1022, then within 2^-1075 ≤ 2^-149. (d) sqrt is correctly
+//     rounded and never subnormal in binary64 (√(2^-1074) = 2^-537).
+//     (e) The dense path (Dense linear layers) requires weights with bound 0:
+//     binary32 values, charged as Products.
+//  4. Library and ulps. A binary64 result within k binary64 ulps of f(x̂)
+//     is within k·(2^-52·|f(x̂)| + 2^-1074) ≤ k·(2^-23·|f(x̂)| + 2^-149),
+//     the charge of the elementary case (and of profiles, M3′(a));
+//     M3′(b)'s evaluation of the registry formula is M2's.
+//  5. Lower bounds. fl₆₄(r) ≥ r(1 − 2^-53) − 2^-1075 ≥ r(1 − u) − η for
+//     r ≥ 0, and fl₆₄ is monotone with fl₆₄(0) = 0; √ likewise.
+//  6. Casts. round_f32's theorem (round_cast.go) does not use the format
+//     of x̂: the lemma is about binary32 (T), and R(x̂) is a binary32
+//     value, the operand of the FLOAT operations that follow. A widening
+//     cast keeps the value: it is the identity in the IR, and the binary32
+//     value is a binary64 one for the DOUBLE operations that follow.
+//     round_f16 and round_bf16 do not occur (a FLOAT16 or BFLOAT16 type
+//     makes the graph not this mix; compare refuses it).
+//  7. Everything else — Abs, Max, Min, Relu, Clamp, Sign, Step, Compare,
+//     the tensor operations that move values, the first-order bound (its
+//     local errors ē_j are this algebra's at bound 0, by the cases above;
+//     its boxes, sweeps and adjoints are exact-function facts), the
+//     estimate and the verdicts — uses no property of the format.
+//
+// By the induction of the Proof, with each case read for the format of the
+// operation it bounds, every output element satisfies its invariant. ∎
+// The bound of a DOUBLE element is binary32's, about 2^29 times looser than
+// a binary64 evaluation needs: a mixed graph is judged, not sharply.
+// Tests: TestCompareMixed (cmd/tlcheck; a DOUBLE matmul cast to FLOAT
+// feeding a FLOAT matmul, and the reverse, each also with a Tanh before
+// the cast: four independent Go evaluation orders hold, a fault one ulp of
+// the output's type beyond the bound of element 0 fails).
 package fpbound

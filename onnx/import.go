@@ -129,12 +129,13 @@ type Imported struct {
 	// Computed lists the float types of the values the graph's nodes
 	// compute (FLOAT, FLOAT16, DOUBLE, BFLOAT16, in that order; float
 	// constants and graph inputs are data, not computed; a widening Cast
-	// is exact). fpbound's theorem is for one format, so a DOUBLE output
-	// is judged with the binary64 bound only when DOUBLE is the one type
+	// is exact). fpbound's theorem is per format, so a DOUBLE output is
+	// judged with the binary64 bound when DOUBLE is the one type
 	// computed, a FLOAT16 (BFLOAT16) output with the binary16 (bfloat16)
-	// bound when that is; a FLOAT output with the binary32 bound when
-	// FLOAT is (a computed DOUBLE value reaches it only through a
-	// narrowing cast, import_cast.go: a mix).
+	// bound when that is, a FLOAT output with the binary32 bound when
+	// FLOAT is; a graph whose outputs and computed values are FLOAT and
+	// DOUBLE together is judged with binary32's constants (fpbound's doc,
+	// "Mixed binary32 and binary64 graphs"); any other mix is refused.
 	Computed []DataType
 	// Exact are the integer and boolean graph outputs, each a constant
 	// of the imported graph (folded, or decided on Options.Values): a

@@ -172,7 +172,9 @@ func doubleTensorPB(name string, dims []int64, vals ...float64) []byte {
 // binary64 bound on the recorded float64 values: the exact square holds,
 // one perturbed by 10⁻¹³ relative (far outside binary64's bound of about
 // 2⁻⁵³ relative, far inside binary32's) fails; a graph that computes
-// FLOAT values and casts them to DOUBLE is refused (no bound for a mix).
+// FLOAT values and casts them to DOUBLE is judged as a mix with binary32's
+// constants (fpbound's doc, "Mixed binary32 and binary64 graphs"), and one
+// with a FLOAT and a FLOAT16 output is refused in one line naming the mix.
 func TestCompareDouble(t *testing.T) {
 	vi := func(name string, et uint64, dims ...int64) []byte {
 		var shape pbuf
@@ -219,12 +221,25 @@ func TestCompareDouble(t *testing.T) {
 			}
 		})
 	}
-	t.Run("a FLOAT computation cast to DOUBLE is refused", func(t *testing.T) {
+	t.Run("a FLOAT computation cast to DOUBLE is judged as a mix", func(t *testing.T) {
 		cast := pbuf(nodePB("c", "Cast", []string{"r"}, "y")).bytes(5, pbuf(nil).str(1, "to").varint(3, 11).varint(20, 2))
 		g := pbuf(nil).bytes(1, nodePB("r", "Relu", []string{"x"}, "r")).bytes(1, cast).str(2, "m").bytes(11, vi("x", 1, 2)).bytes(12, vi("y", 11, 2))
 		m, d := write(t, g, tensorPB("x", []int64{2}, 1, 2), doubleTensorPB("y", []int64{2}, 1, 2))
+		code, out, errs := runCmd("compare", "--onnx", m, "--data", d)
+		if code != 0 || !strings.Contains(out, "2 hold, 0 fail") || !strings.Contains(out, "format: binary32 and binary64 mixed") {
+			t.Fatalf("exit %d, stderr %q, stdout %q; want 0, holding, naming the mix", code, errs, out)
+		}
+	})
+	t.Run("a FLOAT and a FLOAT16 output are refused", func(t *testing.T) {
+		cast := pbuf(nodePB("c", "Cast", []string{"x"}, "h")).bytes(5, pbuf(nil).str(1, "to").varint(3, 10).varint(20, 2))
+		g := pbuf(nil).bytes(1, nodePB("r", "Relu", []string{"x"}, "y")).bytes(1, cast).str(2, "m").bytes(11, vi("x", 1, 2)).
+			bytes(12, vi("y", 1, 2)).bytes(12, vi("h", 10, 2))
+		m, d := write(t, g, tensorPB("x", []int64{2}, 1, 2), tensorPB("y", []int64{2}, 1, 2))
+		if err := os.WriteFile(filepath.Join(d, "output_1.pb"), f16TensorPB("h", []int64{2}, 0x3c00, 0x4000), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		code, _, errs := runCmd("compare", "--onnx", m, "--data", d)
-		if code != 2 || !strings.Contains(errs, `output "y" is DOUBLE`) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+		if code != 2 || !strings.Contains(errs, `output "y" is FLOAT but the graph also computes FLOAT16`) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 			t.Fatalf("exit %d, stderr %q; want 2 and one line naming the output", code, errs)
 		}
 	})
