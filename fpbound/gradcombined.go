@@ -159,6 +159,8 @@ var declVJPs = map[irsem.Op]declRule{
 	irsem.OpScale:             scaleDeclVJP,
 	irsem.OpSoftmax:           softmaxDeclVJP,
 	irsem.OpHardMaskedSoftmax: softmaxDeclVJP,
+	irsem.OpGelu:              geluDeclVJP,
+	irsem.OpLayerNorm:         layerNormDeclVJP,
 }
 
 // linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_{…k} = Σ_j W_jk·dy_{…j} + 0
@@ -689,4 +691,96 @@ func combinedParamBounds(g *irsem.Graph, p *irsem.Payload, input, seed irsem.Rat
 		out[i] = es
 	}
 	return out, reasons, nil
+}
+
+// full is a const node of shape s filled with v (held as fl(v), M1, as
+// the registry's constant in the formula it stands for).
+func (b *cbuild) full(s spec.Shape, v spec.Rat) int { return b.constant(filledRat(s, v)) }
+
+// geluDeclVJP: gelu's registry VJP is dx = d(x)·dy with (spec, gelu's
+// derivative, every product and sum as written there, the constants k,
+// a, 3, 1/2 const nodes):
+//
+//	t  = tanh(k·(x + a·((x·x)·x)))
+//	du = k·(1 + (3·a)·(x·x))
+//	d  = (1/2)·(1 + t) + (((1/2)·x)·(1 − t·t))·du
+//
+// recomputed from the forward parent x (the forward gelu node's own t
+// is not a node).
+func geluDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	s := nd.Shape
+	kb, ab := spec.GeluConstants()
+	k, a := b.full(s, spec.RatFromBig(kb)), b.full(s, spec.RatFromBig(ab))
+	one, h := b.full(s, spec.NewRat(1, 1)), b.full(s, spec.NewRat(1, 2))
+	x := nd.Parents[0]
+	mul := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpMulElem}, s, p, q) }
+	add := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpAdd}, s, p, q) }
+	xx := mul(x, x)
+	t := b.node(irsem.Kind{Op: irsem.OpTanh}, s, mul(k, add(x, mul(a, mul(xx, x)))))
+	du := mul(k, add(one, mul(mul(b.full(s, spec.NewRat(3, 1)), a), xx)))
+	sech2 := b.node(irsem.Kind{Op: irsem.OpSub}, s, one, mul(t, t))
+	d := add(mul(h, add(one, t)), mul(mul(mul(h, x), sech2), du))
+	return []int{mul(d, dy)}, ""
+}
+
+// layerNormDeclVJP: layernorm over the suffix from Axis is, as the
+// registry applies it, layer_norm along axis 1 of x viewed as [o, i]
+// (irsem's layerNormApplication). Its registry VJP for x recomputes the
+// lane statistics from x and, lane by lane (every sum one reduce_sum
+// along the lane, every mean a division by the const i, as written
+// there; γ 1 when the payload has none: dy·1 = dy exactly):
+//
+//	μ = (Σ x)/i, d = x − μ, σ⁻¹ = inv(sqrt((Σ d·d)/i + ε)), x̂ = d·σ⁻¹
+//	g = dy·γ, m₁ = (Σ g)/i, m₂ = (Σ g·x̂)/i
+//	dx = ((g − m₁) − x̂·m₂)·σ⁻¹
+//
+// a lane value read per element through reshape to [o, 1] and
+// broadcast_to [o, i] (exact copies); sqrt is sqrt(max(·, 0)), the same
+// value on σ² + ε > 0. γ's and β's own gradients are parameters (no
+// combined graph here: paramTarget).
+func layerNormDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	s := nd.Shape
+	ax := nd.Kind.Axis
+	if ax < 0 || ax >= len(s) {
+		return nil, fmt.Sprintf("axis %d for rank %d", ax, len(s))
+	}
+	o, i := spec.Shape(s[:ax]).Size(), spec.Shape(s[ax:]).Size()
+	if i == 0 {
+		return nil, "an empty lane"
+	}
+	oi, o1, lane := spec.Shape{o, i}, spec.Shape{o, 1}, spec.Shape{o}
+	view := func(v int, from, to spec.Shape) int {
+		if from.Equal(to) {
+			return v
+		}
+		return b.node(irsem.Kind{Op: irsem.OpReshape, InShape: from.Clone(), OutShape: to.Clone()}, to, v)
+	}
+	mul := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpMulElem}, oi, p, q) }
+	sub := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpSub}, oi, p, q) }
+	n := b.full(lane, spec.NewRat(int64(i), 1))
+	mean := func(v int) int { // (Σ_lane v)/i, one value a lane
+		return b.node(irsem.Kind{Op: irsem.OpDiv}, lane, b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: 1}, lane, v), n)
+	}
+	spread := func(v int) int { // a lane value at every element of the lane
+		return b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: o1.Clone(), ToShape: oi.Clone()}, oi, view(v, lane, o1))
+	}
+	eps := spec.RatFromBig(spec.DefaultNormEps())
+	if e != nil && e.Eps != nil {
+		eps = *e.Eps
+	}
+	x := view(nd.Parents[0], b.c.Nodes[nd.Parents[0]].Shape, oi)
+	d := sub(x, spread(mean(x)))
+	v := b.node(irsem.Kind{Op: irsem.OpAdd}, lane, mean(mul(d, d)), b.full(lane, eps))
+	inv := spread(b.node(irsem.Kind{Op: irsem.OpInv}, lane, b.node(irsem.Kind{Op: irsem.OpSqrt}, lane, v)))
+	xh := mul(d, inv)
+	g := view(dy, s, oi)
+	if e != nil && e.Gamma != nil {
+		if e.Gamma.Shape.Size() != i {
+			return nil, fmt.Sprintf("gamma of %d elements for lanes of %d", e.Gamma.Shape.Size(), i)
+		}
+		gm := b.constant(irsem.RatTensor{Shape: spec.Shape{1, i}, Data: e.Gamma.Data})
+		g = mul(g, b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: spec.Shape{1, i}, ToShape: oi.Clone()}, oi, gm))
+	}
+	dx := mul(sub(sub(g, spread(mean(g))), mul(xh, spread(mean(mul(g, xh))))), inv)
+	return []int{view(dx, oi, s)}, ""
 }

@@ -74,6 +74,14 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 		shape = d.oshp.Clone()
 	}
 	switch d.op {
+	case irsem.OpLayerNorm:
+		inner := spec.Shape(in[d.kind.Axis:])
+		g, be := tensor(inner), tensor(inner)
+		eps := spec.NewRat(1, 64)
+		p.Entries[1] = &irsem.Params{Gamma: &g, Beta: &be, Eps: &eps}
+		if d.same { // no γ, β, ε: the registry's defaults
+			p.Entries[1] = &irsem.Params{}
+		}
 	case irsem.OpLinear:
 		shape = spec.Shape{d.out}
 		w, b := tensor(spec.Shape{d.out, d.in}), tensor(spec.Shape{d.out})
@@ -107,7 +115,7 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 		}
 	}
 	id := len(g.Nodes)
-	if e, ok := p.Entries[1]; ok && d.op == irsem.OpLinear {
+	if e, ok := p.Entries[1]; ok && (d.op == irsem.OpLinear || d.op == irsem.OpLayerNorm) {
 		delete(p.Entries, 1)
 		p.Entries[id] = e
 	}
@@ -141,11 +149,14 @@ var declSpecs = []declSpec{
 	{op: irsem.OpSoftmax, shape: spec.Shape{2, 3, 4}, oshp: spec.Shape{2, 3, 4}, kind: irsem.Kind{Axis: 2}},
 	{op: irsem.OpSoftmax, shape: spec.Shape{3, 4}, oshp: spec.Shape{3, 4}, kind: irsem.Kind{Axis: 0}},
 	{op: irsem.OpHardMaskedSoftmax, shape: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 3}, kind: irsem.Kind{Mask: &irsem.HardMask{Shape: spec.Shape{2, 3, 3}, Allowed: []bool{true, false, false, true, true, false, true, true, true, false, false, false, true, true, false, true, false, true}}}},
+	{op: irsem.OpGelu, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
+	{op: irsem.OpLayerNorm, shape: spec.Shape{3, 4}, oshp: spec.Shape{3, 4}, kind: irsem.Kind{Axis: 1}},
+	{op: irsem.OpLayerNorm, shape: spec.Shape{2, 2, 3}, oshp: spec.Shape{2, 2, 3}, kind: irsem.Kind{Axis: 1}, same: true},
 }
 
 // declInexact: the tags whose registry value is not rational (checked
 // over spec.Interval by checkDeclVJP).
-var declInexact = map[irsem.Op]bool{irsem.OpTanh: true, irsem.OpSoftmax: true, irsem.OpHardMaskedSoftmax: true}
+var declInexact = map[irsem.Op]bool{irsem.OpTanh: true, irsem.OpSoftmax: true, irsem.OpHardMaskedSoftmax: true, irsem.OpGelu: true, irsem.OpLayerNorm: true}
 
 // checkDeclVJP checks the declarative VJP of the case's tag (declVJPs)
 // against the registry's Go VJP (irgrad's tape over spec.Default, the
@@ -229,8 +240,8 @@ func checkDeclVJP(d declSpec, seed uint64) error {
 // replaced by the row's first element, matmul's dB replaced by B⊙B; and
 // (grad32) reshape reading dy with two axes swapped, permute reading dy
 // without moving it back, scale by 1/c, batched matmul's dB replaced by
-// B⊙B, softmax's y⊙(dy + Σ) and hard_masked_softmax's y⊙dy — is caught
-// by the same check.
+// B⊙B, softmax's y⊙(dy + Σ), hard_masked_softmax's y⊙dy, gelu′ read at
+// −x and layernorm ignoring γ — is caught by the same check.
 func TestDeclVJPMatchesRegistry(t *testing.T) {
 	seen := map[irsem.Op]bool{}
 	for _, d := range declSpecs {
@@ -321,23 +332,35 @@ func TestDeclVJPMatchesRegistry(t *testing.T) {
 			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, s, nd.ID, b.node(irsem.Kind{Op: op}, s, dy, sum))), ""
 		}
 	}
+	find := func(op irsem.Op, nth int) declSpec { // grad32's nth case of op
+		for _, d := range declSpecs {
+			if d.op == op && d.shape != nil {
+				if nth == 0 {
+					return d
+				}
+				nth--
+			}
+		}
+		t.Fatalf("no case %s", op)
+		return declSpec{}
+	}
 	wrong = append(wrong, []struct {
 		d    declSpec
 		rule declRule
 	}{
-		{declSpecs[len(declSpecs)-10], func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+		{find(irsem.OpReshape, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 			// reshape: dy's last two axes swapped before it is read back
 			t := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{0, 2, 1}}, spec.Shape{4, 3, 2}, dy)
 			return one(b.node(irsem.Kind{Op: irsem.OpReshape, InShape: spec.Shape{4, 3, 2}, OutShape: spec.Shape{4, 6}}, spec.Shape{4, 6}, t)), ""
 		}},
-		{declSpecs[len(declSpecs)-8], func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+		{find(irsem.OpPermute, 1), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 			// permute [1, 0, 2] (its own inverse) read back as [0, 1, 2] of the wrong extents: dy reshaped
 			return one(b.node(irsem.Kind{Op: irsem.OpReshape, InShape: nd.Shape.Clone(), OutShape: spec.Shape{4, 2, 3}}, spec.Shape{4, 2, 3}, dy)), ""
 		}},
-		{declSpecs[len(declSpecs)-7], func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+		{find(irsem.OpScale, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 			return one(b.node(irsem.Kind{Op: irsem.OpScale, C: spec.NewRat(-8, 3)}, nd.Shape, dy)), "" // 1/c for c
 		}},
-		{declSpecs[len(declSpecs)-5], func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox) ([]int, string) {
+		{find(irsem.OpMatmul, 1), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox) ([]int, string) {
 			dxs, reason := matmulDeclVJP(b, nd, nil, dy, box)
 			if reason != "" {
 				return nil, reason
@@ -347,8 +370,20 @@ func TestDeclVJPMatchesRegistry(t *testing.T) {
 			dxs[1] = b.node(irsem.Kind{Op: irsem.OpMulElem}, b.c.Nodes[pb].Shape, pb, pb)
 			return dxs, ""
 		}},
-		{declSpecs[len(declSpecs)-3], softmaxWrong(false)},
-		{declSpecs[len(declSpecs)-1], softmaxWrong(true)},
+		{find(irsem.OpSoftmax, 0), softmaxWrong(false)},
+		{find(irsem.OpHardMaskedSoftmax, 0), softmaxWrong(true)},
+		{find(irsem.OpGelu, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			// gelu′ at −x (an odd-looking slip: the derivative read at the negated input)
+			saved := b.c.Nodes[nd.ID].Parents[0]
+			neg := b.node(irsem.Kind{Op: irsem.OpNeg}, nd.Shape, saved)
+			fake := *nd
+			fake.Parents = []int{neg}
+			return geluDeclVJP(b, &fake, e, dy, box)
+		}},
+		{find(irsem.OpLayerNorm, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			// layer norm without γ: the payload's γ ignored
+			return layerNormDeclVJP(b, nd, &irsem.Params{Eps: e.Eps}, dy, box)
+		}},
 	}...)
 	for _, w := range wrong {
 		saved := declVJPs[w.d.op]
