@@ -291,9 +291,9 @@ type gpt2Case struct {
 	gots   map[string][]float32
 }
 
-func newGPT2Case(t *testing.T, seed uint64, tt, d, heads, blocks int) gpt2Case {
+func newGPT2Case(t *testing.T, seed uint64, tt, d, heads, blocks int, mask nets.Mask) gpt2Case {
 	t.Helper()
-	n, err := nets.GPT2(seed, tt, d, heads, blocks, nets.Default, nets.HardMask)
+	n, err := nets.GPT2(seed, tt, d, heads, blocks, nets.Default, mask)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +308,7 @@ func newGPT2Case(t *testing.T, seed uint64, tt, d, heads, blocks int) gpt2Case {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gc := gpt2Case{name: fmt.Sprintf("GPT-2 T=%d d=%d heads %d blocks %d seed %d", tt, d, heads, blocks, seed), gb: gb, gots: map[string][]float32{}}
+	gc := gpt2Case{name: fmt.Sprintf("GPT-2 T=%d d=%d heads %d blocks %d seed %d %s", tt, d, heads, blocks, seed, mask), gb: gb, gots: map[string][]float32{}}
 	for i := range gb.Classic.Input.Data {
 		gc.sharp = append(gc.sharp, inputEnclosure(gb, i, true))
 		gc.noComb = append(gc.noComb, inputEnclosure(gb, i, false))
@@ -372,24 +372,26 @@ func (gc gpt2Case) caught(sh []Sharp) string {
 }
 
 // TestGradCombinedGPT2: a one-block GPT-2 stack (T=2, d=4, one head,
-// hard mask) gets a finite combined bound on every input-gradient
-// element (declarative VJPs of layernorm, linear, reshape, permute,
-// batched matmul, scale, hard_masked_softmax, gelu, add); the test's own
+// hard mask, and finfo.min added before softmax) gets a finite combined
+// bound on every input-gradient element (declarative VJPs of layernorm,
+// linear, reshape, permute, batched matmul, scale, hard_masked_softmax
+// or add and softmax, gelu, add); the test's own
 // float32 gradients (left and reverse folds) hold; the float32 just
 // outside fails; a planted 10⁻³ in the largest element fails against the
 // least of the three. TLCHECK_EXHAUSTIVE=1 adds T=4, d=16 with 1 and 2
-// blocks and two seeds.
+// blocks and two seeds (hard mask).
 func TestGradCombinedGPT2(t *testing.T) {
 	type c struct {
 		seed                 uint64
 		tt, d, heads, blocks int
+		mask                 nets.Mask
 	}
-	cases := []c{{1, 2, 4, 1, 1}}
+	cases := []c{{1, 2, 4, 1, 1, nets.HardMask}, {1, 2, 4, 1, 1, nets.FinfoMin}}
 	if os.Getenv("TLCHECK_EXHAUSTIVE") == "1" {
-		cases = append(cases, c{1, 4, 16, 1, 1}, c{2, 4, 16, 1, 1}, c{1, 4, 16, 1, 2}, c{2, 4, 16, 1, 2})
+		cases = append(cases, c{1, 4, 16, 1, 1, nets.HardMask}, c{2, 4, 16, 1, 1, nets.HardMask}, c{1, 4, 16, 1, 2, nets.HardMask}, c{2, 4, 16, 1, 2, nets.HardMask})
 	}
 	for _, cs := range cases {
-		gc := newGPT2Case(t, cs.seed, cs.tt, cs.d, cs.heads, cs.blocks)
+		gc := newGPT2Case(t, cs.seed, cs.tt, cs.d, cs.heads, cs.blocks, cs.mask)
 		gc.check(t)
 		if got := gc.caught(gc.sharp); got == "none" || got == "1e-1" || got == "1e-2" {
 			t.Errorf("%s: the planted 10⁻³ is not caught (smallest caught %s)", gc.name, got)
@@ -408,7 +410,7 @@ func TestGradCombinedGPT2Figures(t *testing.T) {
 	}
 	for _, blocks := range []int{1, 2, 4} {
 		t0 := time.Now()
-		gc := newGPT2Case(t, 1, 4, 16, 1, blocks)
+		gc := newGPT2Case(t, 1, 4, 16, 1, blocks, nets.HardMask)
 		el := time.Since(t0)
 		gc.check(t)
 		ratio := func(sh []Sharp) float64 {
