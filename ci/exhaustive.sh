@@ -17,6 +17,8 @@ TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestSoundness|TestSoundnessRandomG
 TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestBinary32FMA|TestBinary32MatchesHardware|TestBinary32ProofModel|TestIntervalElementarySound|TestIntervalFromRatTight|TestIntervalSoundnessFloats|TestIntervalSoundnessRat|TestIntervalTrigExtremaAdversarial|TestStableIntervalSound)$' ./spec
 # fpbound: the dense-path sweep over the backend models whose declared
 # work exceeds 2^22 (it had run in no CI stage before this script) and
-# the 1500 random graphs of the soundness test
-TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestBackendModelsDense|TestSoundRandomGraphs)$' ./fpbound
+# the 1500 random graphs of the soundness test; the combined gradient
+# bound on 1- and 2-block GPT-2 stacks (T=4, d=16) against the test's own
+# float32 gradients
+TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestBackendModelsDense|TestSoundRandomGraphs|TestGradCombinedGPT2)$' ./fpbound
 echo "exhaustive: ok in $(( $(date +%s) - start )) s"

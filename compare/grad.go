@@ -368,18 +368,21 @@ const (
 )
 
 // Grad is one named gradient's comparison: its status and, when
-// Checked, every element judged in row-major order.
+// Checked, every element judged in row-major order, and per element the
+// bound that decided it (DecidedBy: decidedBy's name).
 type Grad struct {
-	Name     string
-	Shape    spec.Shape
-	Status   string
-	Elements []fpbound.Element
+	Name      string
+	Shape     spec.Shape
+	Status    string
+	Elements  []fpbound.Element
+	DecidedBy []string
 }
 
 // Grads judges every gradient of the dump against the model's exact
-// gradient and the smaller of fpbound's two sound reverse-mode bounds
-// (fpbound.GradErrSharp: the classic bound and the boxed one), in the
-// model's target order. A gradient the dump names that the model has
+// gradient and, per element, the least of fpbound's three sound
+// reverse-mode bounds (fpbound.GradErrSharpParams: the classic bound, the
+// boxed one and the combined first-order bound of the input and the
+// parameter gradients), in the model's target order. A gradient the dump names that the model has
 // not, a shape that differs, or a value that is no number, is an error.
 func Grads(m *GradModel, doc *Dump, o fpbound.Options) ([]Grad, error) {
 	return GradsWith(m, doc, o, false)
@@ -387,7 +390,9 @@ func Grads(m *GradModel, doc *Dump, o fpbound.Options) ([]Grad, error) {
 
 // GradsWith is Grads; classicOnly judges with the classic bound alone
 // (fpbound.GradErr), the path before the boxed bound, kept for
-// comparison.
+// comparison. The combined bound of a parameter gradient costs one
+// SharpBounds output element per parameter element (fpbound.
+// GradErrSharpParams; its sweeps stay within the sweep budget).
 func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]Grad, error) {
 	known := map[string]bool{}
 	for _, t := range m.Targets {
@@ -408,7 +413,12 @@ func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]
 		return nil, err
 	}
 	o.ConstParams = m.ConstParams
-	gb, err := fpbound.GradErrSharp(m.Graph, m.Payload, m.Input, seed, o, classicOnly)
+	var gb *fpbound.GradBounds
+	if classicOnly {
+		gb, err = fpbound.GradErrSharp(m.Graph, m.Payload, m.Input, seed, o, true)
+	} else {
+		gb, err = fpbound.GradErrSharpParams(m.Graph, m.Payload, m.Input, seed, o)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", m.What, err)
 	}
@@ -431,6 +441,7 @@ func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]
 				return nil, err
 			}
 			g.Elements = make([]fpbound.Element, t.Shape.Size())
+			g.DecidedBy = make([]string, t.Shape.Size())
 			for k := range g.Elements {
 				var boxed fpbound.Err
 				if gb.Boxed != nil {
@@ -443,6 +454,7 @@ func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]
 					el.Verdict, el.Reason = fpbound.Inconclusive, cast
 				}
 				g.Elements[k] = el
+				g.DecidedBy[k] = decidedBy(el, sh)
 			}
 		}
 		out = append(out, g)
@@ -451,14 +463,23 @@ func GradsWith(m *GradModel, doc *Dump, o fpbound.Options, classicOnly bool) ([]
 }
 
 // combined is the combined first-order enclosure of element k of the
-// target (fpbound.GradBounds.Combined), for a target that is one piece
-// of the input gradient; nil otherwise (a parameter's gradient, a sum of
-// parts) or where the bound was not built.
+// target, for a target that is one piece: of the input gradient
+// (fpbound.GradBounds.Combined) or one parameter's whole gradient
+// (GradBounds.CombinedParams); nil for a sum of parts (the runtime's
+// accumulation of the parts is a rounding no part's bound covers) or
+// where the bound was not built.
 func (t Target) combined(gb *fpbound.GradBounds, k int) *fpbound.Enclosure {
-	if gb.Combined == nil || len(t.Parts) != 1 || t.Parts[0].Param >= 0 {
+	if len(t.Parts) != 1 {
 		return nil
 	}
-	i := t.Parts[0].Offset + k
+	part := t.Parts[0]
+	if part.Param >= 0 {
+		if part.Param >= len(gb.CombinedParams) || k >= len(gb.CombinedParams[part.Param]) {
+			return nil
+		}
+		return &gb.CombinedParams[part.Param][k]
+	}
+	i := part.Offset + k
 	if i >= len(gb.Combined) {
 		return nil
 	}
@@ -485,9 +506,9 @@ func (t Target) err(gr *irgrad.Gradients[fpbound.Err], k int) fpbound.Err {
 	return v
 }
 
-// JSON is the gradient's entry in a tlcheck.compare-grad.v2 document: its
+// JSON is the gradient's entry in a tlcheck.compare-grad.v3 document: its
 // verdict counts, how many elements each sound bound decided
-// (fpbound.GradDecider), the first failing (else inconclusive) element
+// (decidedBy), the first failing (else inconclusive) element
 // and the greatest absolute and relative differences with their indices
 // (Summarize) when checked; with all, every element, each naming the
 // bound that decided it.
@@ -508,42 +529,45 @@ func (g Grad) JSON(all bool) jsonout.CompareGradTensor {
 	if first < 0 {
 		first, verdict = c.FirstInconclusive, Inconclusive
 	}
-	for _, el := range els {
-		switch decidedBy(el) {
+	for _, d := range g.DecidedBy {
+		switch d {
 		case fpbound.GradByClassic:
 			out.ByClassic++
 		case fpbound.GradByBoxed:
 			out.ByBoxed++
+		case fpbound.GradByCombined:
+			out.ByCombined++
 		}
 	}
 	if first >= 0 {
-		out.First = gradElement(first, els[first], verdict)
+		out.First = gradElement(first, els[first], g.DecidedBy[first], verdict)
 	}
 	if all {
 		out.Elements = make([]jsonout.CompareGradElement, len(els))
 		for k, el := range els {
-			out.Elements[k] = *gradElement(k, el, el.Verdict.String())
+			out.Elements[k] = *gradElement(k, el, g.DecidedBy[k], el.Verdict.String())
 		}
 	}
 	return out
 }
 
 // gradElement is element k of a gradient in the document: compare's
-// element and the bound that decided it (fpbound.GradDecider).
-func gradElement(k int, el fpbound.Element, verdict string) *jsonout.CompareGradElement {
+// element and the bound that decided it (decidedBy).
+func gradElement(k int, el fpbound.Element, by, verdict string) *jsonout.CompareGradElement {
 	e := element(k, float64(el.Recorded), el.Exact, el.Bound, verdict)
-	return &jsonout.CompareGradElement{Index: e.Index, Recorded: e.Recorded, Exact: e.Exact, Bound: e.Bound, Verdict: e.Verdict, DecidedBy: decidedBy(el)}
+	return &jsonout.CompareGradElement{Index: e.Index, Recorded: e.Recorded, Exact: e.Exact, Bound: e.Bound, Verdict: e.Verdict, DecidedBy: by}
 }
 
-// decidedBy is the bound that decided el (fpbound.GradDecider), and
+// decidedBy is the bound that decided el, judged against sh
+// (fpbound.GradSharp.Decider: classic, boxed or combined), and
 // fpbound.GradByNone for an inconclusive element: one whose bounds are
 // +∞, or one withheld across a cast's gradient convention
 // (castConvention) although its bound is finite, which no bound decided.
-func decidedBy(el fpbound.Element) string {
+func decidedBy(el fpbound.Element, sh fpbound.GradSharp) string {
 	if el.Verdict == fpbound.Inconclusive {
 		return fpbound.GradByNone
 	}
-	return fpbound.GradDecider(el)
+	return sh.Decider()
 }
 
 // castConvention names the first narrowing float cast of g (round_f16,

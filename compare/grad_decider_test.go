@@ -12,12 +12,15 @@ import (
 	"github.com/tlcheck/tlcheck/model"
 )
 
-// TestGradsJSONDecider: on tanh MLPs, where the boxed bound is below the
-// classic one on some elements and not on others, the
-// tlcheck.compare-grad.v2 entry names per element the bound that decided
-// it, re-derived here from a second run with the classic bound alone: an
-// element is the boxed bound's exactly when its bound is strictly below
-// the classic-only run's bound for it. The per-gradient counts sum the
+// TestGradsJSONDecider: on tanh MLPs, where the first-order bounds are
+// below the classic one on some elements and not on others, the
+// tlcheck.compare-grad.v3 entry names per element the bound that decided
+// it, re-derived here from a second run with the classic bound alone and
+// from fpbound.GradErrSharpParams' boxed and combined bounds read
+// directly: an element is a first-order bound's exactly when its bound is
+// strictly below the classic-only run's bound for it, the combined
+// bound's when that is strictly below the boxed one, and its bound is the
+// least of the three. The per-gradient counts sum the
 // elements' names. The recorded values are the float32 nearest the
 // midpoint of the exact enclosure (they hold; the decider does not depend
 // on the verdict).
@@ -67,16 +70,45 @@ func TestGradsJSONDecider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			seed, err := m.Seed(mid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gb, err := fpbound.GradErrSharpParams(n.Graph, n.Payload, n.Input, seed, fpbound.Options{})
+			if err != nil || gb.Boxed == nil {
+				t.Fatalf("%v (boxed: %s)", err, gb.Reason)
+			}
+			// first-order bounds of target gi's element k (the targets are
+			// the input, then the parameters in order: GradModelIR)
+			firstOrder := func(gi, k int) (boxed, comb float64) {
+				comb = math.Inf(1)
+				if gi == 0 {
+					if gb.Combined != nil {
+						comb = gb.Combined[k].Bound
+					}
+					return fpbound.EncloseErr(gb.Boxed.Input.Data[k], gb.BoxedUndecided).Bound, comb
+				}
+				if c := gb.CombinedParams[gi-1]; c != nil {
+					comb = c[k].Bound
+				}
+				return fpbound.EncloseErr(gb.Boxed.Params[gi-1].Data[k], gb.BoxedUndecided).Bound, comb
+			}
 			total := map[string]int{}
 			for gi, g := range sharp {
 				j, jc := g.JSON(true), classic[gi].JSON(true)
 				count := map[string]int{}
 				for k, el := range j.Elements {
 					cb := classic[gi].Elements[k].Bound
+					bb, comb := firstOrder(gi, k)
+					if b := g.Elements[k].Bound; b != math.Min(cb, math.Min(bb, comb)) {
+						t.Errorf("%s[%d]: bound %g, classic %g, boxed %g, combined %g", g.Name, k, b, cb, bb, comb)
+					}
 					want := "classic"
 					switch {
 					case math.IsInf(g.Elements[k].Bound, 1):
 						want = "none"
+					case g.Elements[k].Bound < cb && comb < bb:
+						want = "combined"
 					case g.Elements[k].Bound < cb:
 						want = "boxed"
 					}
@@ -88,8 +120,8 @@ func TestGradsJSONDecider(t *testing.T) {
 					}
 					count[el.DecidedBy]++
 				}
-				if j.ByBoxed != count["boxed"] || j.ByClassic != count["classic"] {
-					t.Errorf("%s: by_boxed %d, by_classic %d; elements say %v", g.Name, j.ByBoxed, j.ByClassic, count)
+				if j.ByBoxed != count["boxed"] || j.ByClassic != count["classic"] || j.ByCombined != count["combined"] {
+					t.Errorf("%s: by_boxed %d, by_classic %d, by_combined %d; elements say %v", g.Name, j.ByBoxed, j.ByClassic, j.ByCombined, count)
 				}
 				if j.Fails != 0 {
 					t.Errorf("%s: %d fails for the rounded exact gradient", g.Name, j.Fails)
@@ -98,8 +130,8 @@ func TestGradsJSONDecider(t *testing.T) {
 					total[k] += v
 				}
 			}
-			if total["boxed"] == 0 || total["classic"] == 0 {
-				t.Errorf("deciders %v: the case should have both (else it tests one branch)", total)
+			if total["combined"] == 0 || total["classic"] == 0 {
+				t.Errorf("deciders %v: the case should have combined and classic (else it tests one branch)", total)
 			}
 			t.Logf("deciders %v", total)
 		})

@@ -127,7 +127,11 @@ func GradsText(res []Grad) (string, int) {
 		b.WriteString(Summarize(g.Shape, els).Lines("  "))
 		for _, el := range els {
 			if !math.IsInf(el.FirstOrder, 1) {
-				fmt.Fprintf(&b, "  (bound: the boxed or combined first-order bound decides %d of %d elements, the classic one the rest)\n", s.ByFirstOrder, len(els))
+				by := map[string]int{}
+				for _, d := range g.DecidedBy {
+					by[d]++
+				}
+				fmt.Fprintf(&b, "  (bound: the combined first-order bound decides %d and the boxed one %d of %d elements, the classic one the rest)\n", by[fpbound.GradByCombined], by[fpbound.GradByBoxed], len(els))
 				break
 			}
 		}

@@ -984,9 +984,23 @@
 //	mul_elem(a, b): (mul_elem(dy, b), mul_elem(dy, a))  (registry: (dy·b, dy·a))
 //	sum(x):         broadcast_to(dy; [] → shape x)  (registry: dy at every element)
 //	broadcast_to:   reshape(reduce_sum(reshape(dy), a))  (registry: Σ of dy over the broadcast positions)
-//	matmul(A, B):   (matmul(dy, Bᵀ), matmul(Aᵀ, dy)), Xᵀ = permute(X; 1, 0)  (registry: dy·Bᵀ, Aᵀ·dy; 2-D)
+//	matmul(A, B):   (matmul(dy, Bᵀ), matmul(Aᵀ, dy)), Xᵀ = X's last two axes swapped by permute
+//	                (registry: dy·Bᵀ, Aᵀ·dy per batch; one rank ≥ 2, equal batch axes)
+//	reshape:        reshape(dy; out → in)           (registry: dy copied)
+//	permute(p):     permute(dy; p⁻¹)                (registry: dy moved back)
+//	scale(c):       scale(dy; c)                    (registry: dy·c)
+//	softmax, hard_masked_softmax (lanes along the axis; the last axis for the mask):
+//	                mul_elem(y, sub(dy, B(reduce_sum(mul_elem(dy, y)))))
+//	                (registry: y_i·(dy_i − Σ_j dy_j·y_j); a blocked entry's y is exactly 0)
+//	gelu:           mul_elem(d, dy), d the registry's derivative written node by node:
+//	                t = tanh(k·(x + a·((x·x)·x))), du = k·(1 + (3·a)·(x·x)),
+//	                d = (1/2)·(1 + t) + (((1/2)·x)·(1 − t·t))·du, k, a, 3, 1/2 const nodes
+//	layernorm:      on x viewed as [o, i] (the registry's layer_norm along axis 1):
+//	                μ = (Σx)/i, d = x − μ, σ⁻¹ = inv(sqrt((Σ d·d)/i + ε)), x̂ = d·σ⁻¹,
+//	                g = dy·γ, dx = ((g − B((Σg)/i)) − x̂·B((Σ g·x̂)/i))·σ⁻¹
+//	                (registry: the same statistics recomputed from x, the same formula)
 //
-// with y the forward tanh node itself and a, b, A, B the forward parents
+// with y the forward tanh (softmax) node itself and a, b, A, B the forward parents
 // (the values the registry's rules read) and the relu mask m a const
 // decided by the forward boxes (below). broadcast_to has a rule where
 // the axes it grows (from_shape padded with leading 1s) form one
@@ -997,14 +1011,24 @@
 // contribution is itself, two are one add node, three or more are
 // reduce_sum over axis 0 of their concat, each reshaped to a leading
 // axis of 1 — one sum per element, whose order M2 leaves free. A tag
-// outside the table (or a linear without W, a batched matmul, a
-// broadcast over separated axes) leaves the gradient without a combined
-// bound (CombinedReason says why), and GradEnclosure then takes the
-// classic and the boxed bound alone. TestDeclVJPMatchesRegistry checks
-// every entry of the table against the registry's Go VJP in exact
-// rational arithmetic (equality, element by element, of both operands'
-// cotangents — the second a const under irgrad's ConstParams — on seeded
-// points) and that a wrong entry of each tag is caught.
+// outside the table (or a linear without W, a matmul with 1-D operands or
+// broadcast batches, a broadcast over separated axes) leaves the gradient
+// without a combined bound (CombinedReason says why), and GradEnclosure
+// then takes the classic and the boxed bound alone. B(v) is a lane value
+// read at every element of its lane (reshape to extent 1 at the lane axis,
+// then broadcast_to: exact copies), Σ one reduce_sum along the lane, /i a
+// div by a const node of the lane length i, as the registry divides.
+// TestDeclVJPMatchesRegistry checks every entry of the table against the
+// registry's Go VJP on seeded points: in exact rational arithmetic
+// (equality, element by element, of both operands' cotangents — the
+// second a const under irgrad's ConstParams) where the tag is rational;
+// for tanh, softmax, hard_masked_softmax, gelu and layernorm, whose
+// values are not, by overlapping spec.Interval enclosures narrower than
+// 10⁻¹²; and that a wrong entry of each tag is caught. That check sees
+// the formula's value, not its order of operations: that the nodes
+// perform the registry's scalar operations in the registry's grouping
+// (gelu's and layernorm's above, softmax's Σ then the product) is read
+// off the registry's code, as the rows of the table state.
 //
 // Model. The model of GradBounds' doc (the forward pass under M1–M3,
 // then the registry's VJP formulas, each sum in any order with FMA,
@@ -1036,8 +1060,14 @@
 // dx = Wᵀ·dy is the sum Σ_j W_jk·dy_j with the exact term 0 added, which
 // "any order" covers by adding it last, exactly; dy·m is exact,
 // m ∈ {0, 1}; neg, reshape, permute, concat and broadcast_to move or
-// negate values exactly); the forward values they read are C's forward
-// nodes, each computed once and read by every consumer, as M2 has it;
+// negate values exactly; a constant of a registry formula — gelu's k, a,
+// 3, 1/2, layernorm's ε and lane length — is a const node, held as fl(c)
+// under M1 as the registry's FromRat/FromInt constant is; the lane
+// statistics that layernorm's VJP recomputes from x are nodes of C of
+// their own, so an evaluation may compute them as the forward pass did
+// or anew: either is an evaluation of C); the forward values they read
+// are C's forward nodes, each computed once and read by every consumer,
+// as M2 has it;
 // a node's cotangent, a sum over its consumers' contributions in any
 // order, is one add or one reduce_sum node. So every gradient
 // computation of the model is an evaluation of C[m*] satisfying M1–M3,
@@ -1083,7 +1113,12 @@
 // free), and step (iii) to the marks through them (reshape and concat
 // index by index, the others wholly). GradErrSharp does not build it (its
 // SharpBounds output has one element per parameter element); a parameter
-// of another tag keeps the classic and boxed bounds.
+// of another tag (layernorm's γ and β among them) keeps the classic and
+// boxed bounds. compare-grad (package compare) calls GradErrSharpParams
+// and judges a target that is one parameter's whole gradient with the
+// least of the three bounds (a sum of parts, an initializer read by two
+// nodes, keeps classic and boxed: the runtime's accumulation of the parts
+// is a rounding that no part's bound covers).
 //
 // # The ball centre
 //

@@ -153,6 +153,14 @@ var declVJPs = map[irsem.Op]declRule{
 	irsem.OpSum:         sumDeclVJP,
 	irsem.OpBroadcastTo: broadcastDeclVJP,
 	irsem.OpMatmul:      matmulDeclVJP,
+	// grad32: the index maps and the attention ops of a GPT-2 block
+	irsem.OpReshape:           reshapeDeclVJP,
+	irsem.OpPermute:           permuteDeclVJP,
+	irsem.OpScale:             scaleDeclVJP,
+	irsem.OpSoftmax:           softmaxDeclVJP,
+	irsem.OpHardMaskedSoftmax: softmaxDeclVJP,
+	irsem.OpGelu:              geluDeclVJP,
+	irsem.OpLayerNorm:         layerNormDeclVJP,
 }
 
 // linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_{…k} = Σ_j W_jk·dy_{…j} + 0
@@ -299,19 +307,102 @@ func broadcastDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdB
 	return []int{v}, ""
 }
 
-// matmulDeclVJP: for 2-D operands A [m, k], B [k, n], the registry's VJP
-// is dA = dy·Bᵀ and dB = Aᵀ·dy (each element one sum over the
-// contracted axis): matmul(dy, permute(B)), matmul(permute(A), dy), the
-// permutes exact. Batched and 1-D operands have no rule here.
+// matmulDeclVJP: for operands A [β…, m, k], B [β…, k, n] of one rank ≥ 2
+// and the same batch axes β (no batch broadcasting), the registry's VJP
+// is, batch by batch, dA = dy·Bᵀ and dB = Aᵀ·dy (each element one sum
+// over the contracted axis): matmul(dy, Bᵀ), matmul(Aᵀ, dy), ᵀ the
+// permute swapping the last two axes (exact). 1-D operands and
+// broadcast batches have no rule here (dB of a broadcast batch would sum
+// over the batch too).
 func matmulDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 	pa, pb := nd.Parents[0], nd.Parents[1]
 	as, bs := b.c.Nodes[pa].Shape, b.c.Nodes[pb].Shape
-	if len(as) != 2 || len(bs) != 2 {
-		return nil, fmt.Sprintf("operands %v and %v: only 2-D × 2-D has a declarative VJP here", as, bs)
+	r := len(as)
+	if r < 2 || len(bs) != r || !spec.Shape(as[:r-2]).Equal(bs[:r-2]) {
+		return nil, fmt.Sprintf("operands %v and %v: only operands of one rank ≥ 2 with equal batch axes have a declarative VJP here", as, bs)
 	}
-	bt := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{bs[1], bs[0]}, pb)
-	at := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{as[1], as[0]}, pa)
+	swap := func(v int, s spec.Shape) int {
+		perm := make([]int, r)
+		for i := range perm {
+			perm[i] = i
+		}
+		perm[r-2], perm[r-1] = r-1, r-2
+		ts := s.Clone()
+		ts[r-2], ts[r-1] = s[r-1], s[r-2]
+		return b.node(irsem.Kind{Op: irsem.OpPermute, Perm: perm}, ts, v)
+	}
+	bt, at := swap(pb, bs), swap(pa, as)
 	return []int{b.node(irsem.Kind{Op: irsem.OpMatmul}, as, dy, bt), b.node(irsem.Kind{Op: irsem.OpMatmul}, bs, at, dy)}, ""
+}
+
+// reshapeDeclVJP: reshape's registry VJP is dy read in the parent's
+// shape (a copy): reshape(dy; out → in), exact.
+func reshapeDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	xs := b.c.Nodes[nd.Parents[0]].Shape
+	if xs.Size() != nd.Shape.Size() {
+		return nil, fmt.Sprintf("a reshape of %d elements to %d", xs.Size(), nd.Shape.Size())
+	}
+	return []int{b.node(irsem.Kind{Op: irsem.OpReshape, InShape: nd.Shape.Clone(), OutShape: xs.Clone()}, xs, dy)}, ""
+}
+
+// permuteDeclVJP: permute(x; p)'s registry VJP moves each element back:
+// permute(dy; p⁻¹), p⁻¹[p[i]] = i, exact.
+func permuteDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	p := nd.Kind.Perm
+	xs := b.c.Nodes[nd.Parents[0]].Shape
+	if len(p) != len(xs) {
+		return nil, fmt.Sprintf("perm %v for rank %d", p, len(xs))
+	}
+	inv := make([]int, len(p))
+	for i, q := range p {
+		if q < 0 || q >= len(p) {
+			return nil, fmt.Sprintf("perm %v", p)
+		}
+		inv[q] = i
+	}
+	return []int{b.node(irsem.Kind{Op: irsem.OpPermute, Perm: inv}, xs, dy)}, ""
+}
+
+// scaleDeclVJP: scale(x; c)'s registry VJP is dy·c, one product:
+// scale(dy; c).
+func scaleDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	return []int{b.node(irsem.Kind{Op: irsem.OpScale, C: nd.Kind.C}, nd.Shape, dy)}, ""
+}
+
+// softmaxDeclVJP: softmax's (along Axis) and hard_masked_softmax's (the
+// last axis; a blocked entry's y is exactly 0) registry VJP is, lane by
+// lane, s = Σ dy_i·y_i (one sum of products) and dx_i = y_i·(dy_i − s):
+//
+//	p = mul_elem(dy, y); s = reduce_sum(p, axis);
+//	dx = mul_elem(y, sub(dy, broadcast_to(reshape(s, keep), shape)))
+//
+// keep the shape with extent 1 at axis; reshape and broadcast_to copy
+// (exact), every other node one rounding as the registry's formula.
+func softmaxDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	s := nd.Shape
+	if len(s) == 0 {
+		return nil, "a softmax of a scalar"
+	}
+	ax := len(s) - 1
+	if nd.Kind.Op == irsem.OpSoftmax {
+		ax = nd.Kind.Axis
+		if ax < 0 {
+			ax += len(s)
+		}
+		if ax < 0 || ax >= len(s) {
+			return nil, fmt.Sprintf("axis %d for rank %d", nd.Kind.Axis, len(s))
+		}
+	}
+	red := append(s[:ax:ax].Clone(), s[ax+1:]...)
+	keep := s.Clone()
+	keep[ax] = 1
+	y := nd.ID
+	p := b.node(irsem.Kind{Op: irsem.OpMulElem}, s, dy, y)
+	sum := b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: ax}, red, p)
+	sum = b.node(irsem.Kind{Op: irsem.OpReshape, InShape: red.Clone(), OutShape: keep.Clone()}, keep, sum)
+	sum = b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: keep.Clone(), ToShape: s.Clone()}, s, sum)
+	d := b.node(irsem.Kind{Op: irsem.OpSub}, s, dy, sum)
+	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, s, y, d)}, ""
 }
 
 func filledRat(s spec.Shape, v spec.Rat) irsem.RatTensor {
@@ -600,4 +691,96 @@ func combinedParamBounds(g *irsem.Graph, p *irsem.Payload, input, seed irsem.Rat
 		out[i] = es
 	}
 	return out, reasons, nil
+}
+
+// full is a const node of shape s filled with v (held as fl(v), M1, as
+// the registry's constant in the formula it stands for).
+func (b *cbuild) full(s spec.Shape, v spec.Rat) int { return b.constant(filledRat(s, v)) }
+
+// geluDeclVJP: gelu's registry VJP is dx = d(x)·dy with (spec, gelu's
+// derivative, every product and sum as written there, the constants k,
+// a, 3, 1/2 const nodes):
+//
+//	t  = tanh(k·(x + a·((x·x)·x)))
+//	du = k·(1 + (3·a)·(x·x))
+//	d  = (1/2)·(1 + t) + (((1/2)·x)·(1 − t·t))·du
+//
+// recomputed from the forward parent x (the forward gelu node's own t
+// is not a node).
+func geluDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	s := nd.Shape
+	kb, ab := spec.GeluConstants()
+	k, a := b.full(s, spec.RatFromBig(kb)), b.full(s, spec.RatFromBig(ab))
+	one, h := b.full(s, spec.NewRat(1, 1)), b.full(s, spec.NewRat(1, 2))
+	x := nd.Parents[0]
+	mul := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpMulElem}, s, p, q) }
+	add := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpAdd}, s, p, q) }
+	xx := mul(x, x)
+	t := b.node(irsem.Kind{Op: irsem.OpTanh}, s, mul(k, add(x, mul(a, mul(xx, x)))))
+	du := mul(k, add(one, mul(mul(b.full(s, spec.NewRat(3, 1)), a), xx)))
+	sech2 := b.node(irsem.Kind{Op: irsem.OpSub}, s, one, mul(t, t))
+	d := add(mul(h, add(one, t)), mul(mul(mul(h, x), sech2), du))
+	return []int{mul(d, dy)}, ""
+}
+
+// layerNormDeclVJP: layernorm over the suffix from Axis is, as the
+// registry applies it, layer_norm along axis 1 of x viewed as [o, i]
+// (irsem's layerNormApplication). Its registry VJP for x recomputes the
+// lane statistics from x and, lane by lane (every sum one reduce_sum
+// along the lane, every mean a division by the const i, as written
+// there; γ 1 when the payload has none: dy·1 = dy exactly):
+//
+//	μ = (Σ x)/i, d = x − μ, σ⁻¹ = inv(sqrt((Σ d·d)/i + ε)), x̂ = d·σ⁻¹
+//	g = dy·γ, m₁ = (Σ g)/i, m₂ = (Σ g·x̂)/i
+//	dx = ((g − m₁) − x̂·m₂)·σ⁻¹
+//
+// a lane value read per element through reshape to [o, 1] and
+// broadcast_to [o, i] (exact copies); sqrt is sqrt(max(·, 0)), the same
+// value on σ² + ε > 0. γ's and β's own gradients are parameters (no
+// combined graph here: paramTarget).
+func layerNormDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	s := nd.Shape
+	ax := nd.Kind.Axis
+	if ax < 0 || ax >= len(s) {
+		return nil, fmt.Sprintf("axis %d for rank %d", ax, len(s))
+	}
+	o, i := spec.Shape(s[:ax]).Size(), spec.Shape(s[ax:]).Size()
+	if i == 0 {
+		return nil, "an empty lane"
+	}
+	oi, o1, lane := spec.Shape{o, i}, spec.Shape{o, 1}, spec.Shape{o}
+	view := func(v int, from, to spec.Shape) int {
+		if from.Equal(to) {
+			return v
+		}
+		return b.node(irsem.Kind{Op: irsem.OpReshape, InShape: from.Clone(), OutShape: to.Clone()}, to, v)
+	}
+	mul := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpMulElem}, oi, p, q) }
+	sub := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpSub}, oi, p, q) }
+	n := b.full(lane, spec.NewRat(int64(i), 1))
+	mean := func(v int) int { // (Σ_lane v)/i, one value a lane
+		return b.node(irsem.Kind{Op: irsem.OpDiv}, lane, b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: 1}, lane, v), n)
+	}
+	spread := func(v int) int { // a lane value at every element of the lane
+		return b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: o1.Clone(), ToShape: oi.Clone()}, oi, view(v, lane, o1))
+	}
+	eps := spec.RatFromBig(spec.DefaultNormEps())
+	if e != nil && e.Eps != nil {
+		eps = *e.Eps
+	}
+	x := view(nd.Parents[0], b.c.Nodes[nd.Parents[0]].Shape, oi)
+	d := sub(x, spread(mean(x)))
+	v := b.node(irsem.Kind{Op: irsem.OpAdd}, lane, mean(mul(d, d)), b.full(lane, eps))
+	inv := spread(b.node(irsem.Kind{Op: irsem.OpInv}, lane, b.node(irsem.Kind{Op: irsem.OpSqrt}, lane, v)))
+	xh := mul(d, inv)
+	g := view(dy, s, oi)
+	if e != nil && e.Gamma != nil {
+		if e.Gamma.Shape.Size() != i {
+			return nil, fmt.Sprintf("gamma of %d elements for lanes of %d", e.Gamma.Shape.Size(), i)
+		}
+		gm := b.constant(irsem.RatTensor{Shape: spec.Shape{1, i}, Data: e.Gamma.Data})
+		g = mul(g, b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: spec.Shape{1, i}, ToShape: oi.Clone()}, oi, gm))
+	}
+	dx := mul(sub(sub(g, spread(mean(g))), mul(xh, spread(mean(mul(g, xh))))), inv)
+	return []int{view(dx, oi, s)}, ""
 }

@@ -112,7 +112,7 @@ func inputEnclosure(gb *GradBounds, i int, combined bool) Sharp {
 	if combined && gb.Combined != nil {
 		comb = &gb.Combined[i]
 	}
-	return GradEnclosure(gb.Classic.Input.Data[i], gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb)
+	return GradEnclosure(gb.Classic.Input.Data[i], gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb).Sharp
 }
 
 // plantAtLargest plants a relative error of 10⁻³ in got's element of

@@ -17,14 +17,24 @@ import (
 // and a const c (a parameter under ConstParams) as its operands, c first
 // when swap is set, or x twice when same is set; matmul's operands are
 // [2, 3] and [3, 4] (the input the first or, with swap, the second).
+//
+// grad32's cases set shape (the input's shape) and kind (the node's
+// attributes; its Op is op) and out (the output's shape) for a unary tag,
+// and for matmul other (the const operand's shape) besides.
 type declSpec struct {
-	op         irsem.Op
-	in, out    int
-	from, to   spec.Shape
-	swap, same bool
+	op          irsem.Op
+	in, out     int
+	from, to    spec.Shape
+	swap, same  bool
+	shape, oshp spec.Shape
+	other       spec.Shape
+	kind        irsem.Kind
 }
 
 func (d declSpec) String() string {
+	if d.shape != nil {
+		return fmt.Sprintf("%s(%v → %v, other %v, swap %v, same %v)", d.op, d.shape, d.oshp, d.other, d.swap, d.same)
+	}
 	return fmt.Sprintf("%s(in %d, out %d, %v→%v, swap %v, same %v)", d.op, d.in, d.out, d.from, d.to, d.swap, d.same)
 }
 
@@ -45,6 +55,8 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 	}
 	in := spec.Shape{d.in}
 	switch {
+	case d.shape != nil:
+		in = d.shape.Clone()
 	case d.op == irsem.OpBroadcastTo:
 		in = d.from
 	case d.op == irsem.OpMatmul && d.swap:
@@ -56,7 +68,20 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 	p := &irsem.Payload{Entries: map[int]*irsem.Params{}}
 	shape, parents := in.Clone(), []int{0}
 	kind := irsem.Kind{Op: d.op}
+	if d.shape != nil {
+		kind = d.kind
+		kind.Op = d.op
+		shape = d.oshp.Clone()
+	}
 	switch d.op {
+	case irsem.OpLayerNorm:
+		inner := spec.Shape(in[d.kind.Axis:])
+		g, be := tensor(inner), tensor(inner)
+		eps := spec.NewRat(1, 64)
+		p.Entries[1] = &irsem.Params{Gamma: &g, Beta: &be, Eps: &eps}
+		if d.same { // no γ, β, ε: the registry's defaults
+			p.Entries[1] = &irsem.Params{}
+		}
 	case irsem.OpLinear:
 		shape = spec.Shape{d.out}
 		w, b := tensor(spec.Shape{d.out, d.in}), tensor(spec.Shape{d.out})
@@ -72,7 +97,9 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 			break
 		}
 		cs := in.Clone()
-		if d.op == irsem.OpMatmul {
+		if d.other != nil {
+			cs = d.other.Clone()
+		} else if d.op == irsem.OpMatmul {
 			cs = spec.Shape{3, 4}
 			shape = spec.Shape{2, 4}
 			if d.swap {
@@ -88,7 +115,7 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 		}
 	}
 	id := len(g.Nodes)
-	if e, ok := p.Entries[1]; ok && d.op == irsem.OpLinear {
+	if e, ok := p.Entries[1]; ok && (d.op == irsem.OpLinear || d.op == irsem.OpLayerNorm) {
 		delete(p.Entries, 1)
 		p.Entries[id] = e
 	}
@@ -111,7 +138,25 @@ var declSpecs = []declSpec{
 	{op: irsem.OpBroadcastTo, from: spec.Shape{1, 3}, to: spec.Shape{2, 4, 3}},
 	{op: irsem.OpBroadcastTo, from: spec.Shape{}, to: spec.Shape{2, 3}},
 	{op: irsem.OpBroadcastTo, from: spec.Shape{3}, to: spec.Shape{1, 3}},
+	// grad32: the GPT-2 block's index maps and attention
+	{op: irsem.OpReshape, shape: spec.Shape{4, 6}, oshp: spec.Shape{4, 2, 3}, kind: irsem.Kind{InShape: spec.Shape{4, 6}, OutShape: spec.Shape{4, 2, 3}}},
+	{op: irsem.OpPermute, shape: spec.Shape{4, 2, 3}, oshp: spec.Shape{2, 3, 4}, kind: irsem.Kind{Perm: []int{1, 2, 0}}},
+	{op: irsem.OpPermute, shape: spec.Shape{4, 2, 3}, oshp: spec.Shape{2, 4, 3}, kind: irsem.Kind{Perm: []int{1, 0, 2}}},
+	{op: irsem.OpScale, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}, kind: irsem.Kind{C: spec.NewRat(-3, 8)}},
+	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 4}, other: spec.Shape{2, 4, 3}, oshp: spec.Shape{2, 3, 3}},
+	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 4}, other: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 4}, swap: true},
+	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 3}, same: true},
+	{op: irsem.OpSoftmax, shape: spec.Shape{2, 3, 4}, oshp: spec.Shape{2, 3, 4}, kind: irsem.Kind{Axis: 2}},
+	{op: irsem.OpSoftmax, shape: spec.Shape{3, 4}, oshp: spec.Shape{3, 4}, kind: irsem.Kind{Axis: 0}},
+	{op: irsem.OpHardMaskedSoftmax, shape: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 3}, kind: irsem.Kind{Mask: &irsem.HardMask{Shape: spec.Shape{2, 3, 3}, Allowed: []bool{true, false, false, true, true, false, true, true, true, false, false, false, true, true, false, true, false, true}}}},
+	{op: irsem.OpGelu, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
+	{op: irsem.OpLayerNorm, shape: spec.Shape{3, 4}, oshp: spec.Shape{3, 4}, kind: irsem.Kind{Axis: 1}},
+	{op: irsem.OpLayerNorm, shape: spec.Shape{2, 2, 3}, oshp: spec.Shape{2, 2, 3}, kind: irsem.Kind{Axis: 1}, same: true},
 }
+
+// declInexact: the tags whose registry value is not rational (checked
+// over spec.Interval by checkDeclVJP).
+var declInexact = map[irsem.Op]bool{irsem.OpTanh: true, irsem.OpSoftmax: true, irsem.OpHardMaskedSoftmax: true, irsem.OpGelu: true, irsem.OpLayerNorm: true}
 
 // checkDeclVJP checks the declarative VJP of the case's tag (declVJPs)
 // against the registry's Go VJP (irgrad's tape over spec.Default, the
@@ -144,7 +189,7 @@ func checkDeclVJP(d declSpec, seed uint64) error {
 		if err := b.c.Check(); err != nil {
 			return fmt.Errorf("%v: the combined graph: %v", d, err)
 		}
-		if d.op != irsem.OpTanh {
+		if !declInexact[d.op] {
 			want, _, err := irgrad.GradWith[spec.Rat](g, p, irsem.ConvertTensor[spec.Rat](x), &dy, irgrad.PathTape, irgrad.LowerOptions{ConstParams: true})
 			if err != nil {
 				return err
@@ -192,8 +237,11 @@ func checkDeclVJP(d declSpec, seed uint64) error {
 // Wᵀ, tanh's 1 + y·y, relu's mask negated, add's second contribution
 // negated, mul_elem's operands swapped, sub's second contribution not
 // negated, sum's broadcast replaced by a zero, broadcast_to's row sum
-// replaced by the row's first element, matmul's dB replaced by B⊙B — is
-// caught by the same check.
+// replaced by the row's first element, matmul's dB replaced by B⊙B; and
+// (grad32) reshape reading dy with two axes swapped, permute reading dy
+// without moving it back, scale by 1/c, batched matmul's dB replaced by
+// B⊙B, softmax's y⊙(dy + Σ), hard_masked_softmax's y⊙dy, gelu′ read at
+// −x and layernorm ignoring γ — is caught by the same check.
 func TestDeclVJPMatchesRegistry(t *testing.T) {
 	seen := map[irsem.Op]bool{}
 	for _, d := range declSpecs {
@@ -266,6 +314,77 @@ func TestDeclVJPMatchesRegistry(t *testing.T) {
 			return dxs, ""
 		}},
 	}
+	// grad32's tags
+	softmaxWrong := func(minus bool) declRule {
+		return func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			s := nd.Shape
+			ax := len(s) - 1
+			red, keep := s[:ax:ax].Clone(), s.Clone()
+			keep[ax] = 1
+			p := b.node(irsem.Kind{Op: irsem.OpMulElem}, s, dy, nd.ID)
+			sum := b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: ax}, red, p)
+			sum = b.node(irsem.Kind{Op: irsem.OpReshape, InShape: red.Clone(), OutShape: keep.Clone()}, keep, sum)
+			sum = b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: keep.Clone(), ToShape: s.Clone()}, s, sum)
+			op := irsem.OpAdd // y⊙(dy + s): the sign of Σ flipped
+			if minus {
+				return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, s, nd.ID, dy)), "" // y⊙dy: Σ dropped
+			}
+			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, s, nd.ID, b.node(irsem.Kind{Op: op}, s, dy, sum))), ""
+		}
+	}
+	find := func(op irsem.Op, nth int) declSpec { // grad32's nth case of op
+		for _, d := range declSpecs {
+			if d.op == op && d.shape != nil {
+				if nth == 0 {
+					return d
+				}
+				nth--
+			}
+		}
+		t.Fatalf("no case %s", op)
+		return declSpec{}
+	}
+	wrong = append(wrong, []struct {
+		d    declSpec
+		rule declRule
+	}{
+		{find(irsem.OpReshape, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// reshape: dy's last two axes swapped before it is read back
+			t := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{0, 2, 1}}, spec.Shape{4, 3, 2}, dy)
+			return one(b.node(irsem.Kind{Op: irsem.OpReshape, InShape: spec.Shape{4, 3, 2}, OutShape: spec.Shape{4, 6}}, spec.Shape{4, 6}, t)), ""
+		}},
+		{find(irsem.OpPermute, 1), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// permute [1, 0, 2] (its own inverse) read back as [0, 1, 2] of the wrong extents: dy reshaped
+			return one(b.node(irsem.Kind{Op: irsem.OpReshape, InShape: nd.Shape.Clone(), OutShape: spec.Shape{4, 2, 3}}, spec.Shape{4, 2, 3}, dy)), ""
+		}},
+		{find(irsem.OpScale, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			return one(b.node(irsem.Kind{Op: irsem.OpScale, C: spec.NewRat(-8, 3)}, nd.Shape, dy)), "" // 1/c for c
+		}},
+		{find(irsem.OpMatmul, 1), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			dxs, reason := matmulDeclVJP(b, nd, nil, dy, box)
+			if reason != "" {
+				return nil, reason
+			}
+			// batched: dB = Aᵀ·dy replaced by a wrong formula of the right shape, B⊙B
+			pb := nd.Parents[1]
+			dxs[1] = b.node(irsem.Kind{Op: irsem.OpMulElem}, b.c.Nodes[pb].Shape, pb, pb)
+			return dxs, ""
+		}},
+		{find(irsem.OpSoftmax, 0), softmaxWrong(false)},
+		{find(irsem.OpHardMaskedSoftmax, 0), softmaxWrong(true)},
+		{find(irsem.OpGelu, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			// gelu′ at −x (an odd-looking slip: the derivative read at the negated input)
+			saved := b.c.Nodes[nd.ID].Parents[0]
+			neg := b.node(irsem.Kind{Op: irsem.OpNeg}, nd.Shape, saved)
+			fake := *nd
+			fake.Parents = []int{neg}
+			return geluDeclVJP(b, &fake, e, dy, box)
+		}},
+		{find(irsem.OpLayerNorm, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			// layer norm without γ: the payload's γ ignored
+			return layerNormDeclVJP(b, nd, &irsem.Params{Eps: e.Eps}, dy, box)
+		}},
+	}...)
 	for _, w := range wrong {
 		saved := declVJPs[w.d.op]
 		declVJPs[w.d.op] = w.rule

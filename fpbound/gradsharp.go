@@ -179,7 +179,15 @@ func gradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 	return gb, nil
 }
 
-// GradEnclosure combines element k's bounds into a Sharp: the two Err
+// GradSharp is a gradient element's Sharp (GradEnclosure) with its two
+// first-order bounds apart: Boxed the boxed bound and Combined the
+// combined one (+∞ where there is none); FirstOrder is their minimum.
+type GradSharp struct {
+	Sharp
+	Boxed, Combined float64
+}
+
+// GradEnclosure combines element k's bounds into a GradSharp: the two Err
 // values (the sum of a target's parts in each gradient; boxed may be
 // absent, hasBoxed false) and the combined first-order enclosure of an
 // input-gradient element (GradBounds.Combined) or of a parameter-gradient
@@ -188,12 +196,13 @@ func gradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 // intersection of the exact enclosures (each contains the exact gradient,
 // and every modelled evaluation lies within each bound of it, so within
 // the least of them: the verdict is sound with the combination), Classic
-// the classic bound and FirstOrder the smaller of the boxed and the
-// combined bound (both are built from the forward's first-order boxes).
-// Estimate is Bound: no estimate is made for gradients.
-func GradEnclosure(classic Err, classicUnd int64, boxed Err, boxedUnd int64, hasBoxed bool, reason string, combined *Enclosure) Sharp {
+// the classic bound, Boxed and Combined the two first-order bounds and
+// FirstOrder the smaller of them (both are built from the forward's
+// first-order boxes). Estimate is Bound: no estimate is made for
+// gradients.
+func GradEnclosure(classic Err, classicUnd int64, boxed Err, boxedUnd int64, hasBoxed bool, reason string, combined *Enclosure) GradSharp {
 	c := EncloseErr(classic, classicUnd)
-	s := Sharp{Enclosure: c, Classic: c.Bound, FirstOrder: inf, FirstOrderReason: reason}
+	s := GradSharp{Sharp: Sharp{Enclosure: c, Classic: c.Bound, FirstOrder: inf, FirstOrderReason: reason}, Boxed: inf, Combined: inf}
 	take := func(b Enclosure) {
 		if x, ok := intersect(s.Exact, b.Exact); ok && !math.IsInf(b.Bound, 1) {
 			s.Exact = x
@@ -208,37 +217,44 @@ func GradEnclosure(classic Err, classicUnd int64, boxed Err, boxedUnd int64, has
 	if hasBoxed {
 		b := EncloseErr(boxed, boxedUnd)
 		s.FirstOrder, s.FirstOrderReason = b.Bound, b.Reason
+		s.Boxed = b.Bound
 		take(b)
 	}
 	if combined != nil {
+		s.Combined = combined.Bound
 		take(*combined)
 	}
 	s.Estimate = s.Bound
 	return s
 }
 
-// The names GradDecider gives the sound bound a gradient element's
-// verdict used (compare-grad's report and its tlcheck.compare-grad.v2
+// The names GradSharp.Decider gives the sound bound a gradient element's
+// verdict used (compare-grad's report and its tlcheck.compare-grad.v3
 // document).
 const (
-	GradByClassic = "classic" // GradErr's classic bound
-	GradByBoxed   = "boxed"   // the boxed or the combined first-order bound (GradBounds)
-	GradByNone    = "none"    // neither is finite: no verdict but inconclusive
+	GradByClassic  = "classic"  // GradErr's classic bound
+	GradByBoxed    = "boxed"    // the boxed first-order bound (GradBounds.Boxed)
+	GradByCombined = "combined" // the combined first-order bound (GradBounds.Combined, CombinedParams)
+	GradByNone     = "none"     // none is finite: no verdict but inconclusive
 )
 
-// GradDecider names the bound that decided el, an element judged against
-// GradEnclosure's Sharp (el.Classic and el.FirstOrder its two bounds,
-// el.Bound the smaller): GradByNone when el.Bound is +∞, GradByBoxed when
-// the boxed bound is strictly below the classic one, else GradByClassic
-// (a tie is the classic bound's, as the report's count has it).
-func GradDecider(el Element) string {
+// Decider names the bound that decided an element judged against s
+// (s.Bound the least of its three bounds): GradByNone when s.Bound is
+// +∞; else GradByClassic unless a first-order bound is strictly below
+// the classic one (a tie is the classic bound's, as the report's count
+// has it); else GradByCombined when the combined bound is strictly below
+// the boxed one, GradByBoxed otherwise (a tie is the boxed bound's, the
+// older of the two).
+func (s GradSharp) Decider() string {
 	switch {
-	case math.IsInf(el.Bound, 1) || math.IsNaN(el.Bound):
+	case math.IsInf(s.Bound, 1) || math.IsNaN(s.Bound):
 		return GradByNone
-	case el.FirstOrder < el.Classic:
-		return GradByBoxed
+	case !(s.FirstOrder < s.Classic):
+		return GradByClassic
+	case s.Combined < s.Boxed:
+		return GradByCombined
 	}
-	return GradByClassic
+	return GradByBoxed
 }
 
 // fwdBox is one forward node's facts from the first-order pass: box

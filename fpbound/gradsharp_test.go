@@ -218,7 +218,7 @@ func newGradCaseWith(t *testing.T, act irsem.Op, width, depth int, seed uint64, 
 	}
 	gc := gradCase{gb: gb, net: n, ls: mlpLayers(t, n), x: f32s(t, n.Input.Data), c: c, comb: gb.Combined, combReason: gb.CombinedReason}
 	add := func(cl Err, bx Err, comb *Enclosure) {
-		gc.sharp = append(gc.sharp, GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb))
+		gc.sharp = append(gc.sharp, GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, gb.Boxed != nil, gb.Reason, comb).Sharp)
 		b := inf
 		if gb.Boxed != nil {
 			b = GradEnclosure(cl, gb.ClassicUndecided, bx, gb.BoxedUndecided, true, gb.Reason, nil).FirstOrder
@@ -569,27 +569,40 @@ func med(v []float64) float64 {
 }
 
 // TestGradDecider: the decider of a gradient element is the bound its
-// verdict used, the smaller of the two, a tie the classic bound's, none
-// when neither is finite; the cases are spelled by hand.
+// verdict used, the least of the three, a tie between classic and a
+// first-order bound the classic bound's, a tie between boxed and
+// combined the boxed bound's, none when no bound is finite; the cases
+// are spelled by hand and run through GradEnclosure (boxed and combined
+// given as enclosures of [−1, 1]).
 func TestGradDecider(t *testing.T) {
 	inf := math.Inf(1)
 	cases := []struct {
-		name                  string
-		classic, boxed, bound float64
-		want                  string
+		name                     string
+		classic, boxed, combined float64
+		want                     string
 	}{
-		{"boxed smaller", 1e-3, 1e-6, 1e-6, GradByBoxed},
-		{"classic smaller", 1e-6, 1e-3, 1e-6, GradByClassic},
-		{"tie", 2e-5, 2e-5, 2e-5, GradByClassic},
-		{"no boxed bound", 1e-6, inf, 1e-6, GradByClassic},
-		{"only the boxed bound", inf, 1e-6, 1e-6, GradByBoxed},
+		{"boxed smaller", 1e-3, 1e-6, inf, GradByBoxed},
+		{"classic smaller", 1e-6, 1e-3, inf, GradByClassic},
+		{"tie", 2e-5, 2e-5, inf, GradByClassic},
+		{"no boxed bound", 1e-6, inf, inf, GradByClassic},
+		{"only the boxed bound", inf, 1e-6, inf, GradByBoxed},
+		{"combined least", 1e-3, 1e-4, 1e-6, GradByCombined},
+		{"combined, no boxed", 1e-3, inf, 1e-6, GradByCombined},
+		{"combined ties boxed", 1e-3, 1e-6, 1e-6, GradByBoxed},
+		{"combined ties classic", 1e-6, 1e-3, 1e-6, GradByClassic},
+		{"boxed below combined", 1e-3, 1e-6, 1e-5, GradByBoxed},
+		{"only the combined bound", inf, inf, 1e-6, GradByCombined},
 		{"neither", inf, inf, inf, GradByNone},
 	}
+	unit := spec.Interval{Lo: -1, Hi: 1}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			el := Element{Classic: tc.classic, FirstOrder: tc.boxed, Bound: tc.bound}
-			if got := GradDecider(el); got != tc.want {
-				t.Errorf("GradDecider(classic %g, boxed %g) = %s, want %s", tc.classic, tc.boxed, got, tc.want)
+			s := GradEnclosure(Err{x: unit, e: tc.classic}, 0, Err{x: unit, e: tc.boxed}, 0, true, "", &Enclosure{Exact: unit, Bound: tc.combined})
+			if s.Bound != math.Min(tc.classic, math.Min(tc.boxed, tc.combined)) {
+				t.Fatalf("bound %g", s.Bound)
+			}
+			if got := s.Decider(); got != tc.want {
+				t.Errorf("Decider(classic %g, boxed %g, combined %g) = %s, want %s", tc.classic, tc.boxed, tc.combined, got, tc.want)
 			}
 		})
 	}

@@ -114,6 +114,11 @@ var (
 	geluA = big.NewRat(44715, 1000000)
 )
 
+// GeluConstants returns copies of gelu's k = √(2/π) (as a float64) and a =
+// 0.044715, for code that writes gelu's formulas as steps (fpbound's
+// declarative VJP).
+func GeluConstants() (k, a *big.Rat) { return new(big.Rat).Set(geluK), new(big.Rat).Set(geluA) }
+
 func geluInner[T Scalar[T]](x T) (u, t T, err error) {
 	k, a := rc[T](geluK), rc[T](geluA)
 	u = k.Mul(x.Add(a.Mul(x.Mul(x).Mul(x))))

@@ -98,13 +98,14 @@ func TestCompareGradInitializerAsData(t *testing.T) {
 	}
 }
 
-// TestCompareGradDecider: the v2 document names, per element, the bound
+// TestCompareGradDecider: the v3 document names, per element, the bound
 // that decided it and counts them per gradient. With --bound classic the
-// boxed bound is not run, so every element with a bound is the classic
-// one's; with the default the count of boxed elements is the one the text
-// report prints ("the boxed or combined first-order bound decides N of M"), and each element's
-// decider is the bound equal to its "bound" field, re-derived here from
-// the classic-only document: an element is the boxed bound's exactly when
+// first-order bounds are not run, so every element with a bound is the
+// classic one's; with the default the counts of combined and boxed
+// elements are the ones the text report prints ("the combined
+// first-order bound decides N and the boxed one M of K"), and each
+// element's decider is re-derived here from the classic-only document:
+// an element is a first-order bound's (boxed or combined) exactly when
 // its bound is below the classic one.
 func TestCompareGradDecider(t *testing.T) {
 	om, od := onnxFixture(t)
@@ -123,7 +124,7 @@ func TestCompareGradDecider(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &d); err != nil {
 			t.Fatal(err)
 		}
-		if d.Format != "tlcheck.compare-grad.v2" {
+		if d.Format != "tlcheck.compare-grad.v3" {
 			t.Fatalf("format %q", d.Format)
 		}
 		return d
@@ -135,10 +136,10 @@ func TestCompareGradDecider(t *testing.T) {
 		if g.Status != "checked" {
 			continue
 		}
-		if cg.ByBoxed != 0 || cg.ByClassic != len(cg.Elements) {
-			t.Errorf("%s, --bound classic: by_classic %d, by_boxed %d of %d elements", g.Name, cg.ByClassic, cg.ByBoxed, len(cg.Elements))
+		if cg.ByBoxed != 0 || cg.ByCombined != 0 || cg.ByClassic != len(cg.Elements) {
+			t.Errorf("%s, --bound classic: by_classic %d, by_boxed %d, by_combined %d of %d elements", g.Name, cg.ByClassic, cg.ByBoxed, cg.ByCombined, len(cg.Elements))
 		}
-		boxed := 0
+		by := map[string]int{}
 		for k, el := range g.Elements {
 			c := cg.Elements[k]
 			if c.DecidedBy != "classic" {
@@ -149,19 +150,17 @@ func TestCompareGradDecider(t *testing.T) {
 			case el.Bound == nil || math.IsInf(float64(*el.Bound), 1):
 				want = "none"
 			case c.Bound == nil || float64(*el.Bound) < float64(*c.Bound):
-				want = "boxed"
+				want = "first-order"
 			}
-			if el.DecidedBy != want {
+			if got := el.DecidedBy; got != want && !(want == "first-order" && (got == "boxed" || got == "combined")) {
 				t.Errorf("%s[%d]: decided_by %s, want %s (bound %v, classic %v)", g.Name, k, el.DecidedBy, want, el.Bound, c.Bound)
 			}
-			if want == "boxed" {
-				boxed++
-			}
+			by[el.DecidedBy]++
 		}
-		if g.ByBoxed != boxed || g.ByClassic+g.ByBoxed != len(g.Elements) {
-			t.Errorf("%s: by_classic %d, by_boxed %d; elements say boxed %d of %d", g.Name, g.ByClassic, g.ByBoxed, boxed, len(g.Elements))
+		if g.ByBoxed != by["boxed"] || g.ByCombined != by["combined"] || g.ByClassic+g.ByBoxed+g.ByCombined != len(g.Elements) {
+			t.Errorf("%s: by_classic %d, by_boxed %d, by_combined %d; elements say %v of %d", g.Name, g.ByClassic, g.ByBoxed, g.ByCombined, by, len(g.Elements))
 		}
-		if line := fmt.Sprintf("the boxed or combined first-order bound decides %d of %d elements", g.ByBoxed, len(g.Elements)); boxed > 0 && !strings.Contains(text, line) {
+		if line := fmt.Sprintf("the combined first-order bound decides %d and the boxed one %d of %d elements", g.ByCombined, g.ByBoxed, len(g.Elements)); g.ByBoxed+g.ByCombined > 0 && !strings.Contains(text, line) {
 			t.Errorf("%s: the text report lacks %q:\n%s", g.Name, line, text)
 		}
 	}

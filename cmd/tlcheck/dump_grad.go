@@ -23,11 +23,11 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	fs.Var(&inputs, "input", "input tensor file (TensorProto .pb, or JSON with --graph); with --onnx repeat it for each runtime input, in graph order (required with --graph; with --onnx this or --data)")
 	data := fs.String("data", "", "with --onnx: a recorded data set directory whose input_0.pb, input_1.pb, … are the runtime inputs")
 	fs.Var(&grads, "grads", "the gradient dump: a tlcheck.grads.v1 JSON file, or float32 .pb TensorProtos each named as its gradient, --grads repeated for each (required)")
-	asJSON := fs.Bool("json", false, "print a tlcheck.compare-grad.v2 document instead of the report")
+	asJSON := fs.Bool("json", false, "print a tlcheck.compare-grad.v3 document instead of the report")
 	elements := fs.Bool("elements", false, "with --json: list every checked element (index, recorded value, exact enclosure, bound, verdict)")
 	ulps := fs.Int("ulps", fpbound.DefaultULPs, "accuracy assumed of the runtime's exp, log, tanh, …, in binary32 ulps")
 	profile := fs.String("profile", fpbound.ProfileIEEE, profileUsage)
-	bound := fs.String("bound", "sharp", "sharp (per element the least of the classic, the boxed and, for the input gradient, the combined first-order reverse-mode bound)|classic (the classic bound alone, for comparison)")
+	bound := fs.String("bound", "sharp", "sharp (per element the least of the classic, the boxed and the combined first-order reverse-mode bound)|classic (the classic bound alone, for comparison)")
 	if err := fs.parse(args, 0); err != nil {
 		return err
 	}

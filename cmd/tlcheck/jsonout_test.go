@@ -105,7 +105,7 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &h); err != nil {
 				t.Fatal(err)
 			}
-			version := map[string]string{"compare-grad": "v2"}[c.kind] // the kinds past v1
+			version := map[string]string{"compare-grad": "v3"}[c.kind] // the kinds past v1
 			if version == "" {
 				version = "v1"
 			}

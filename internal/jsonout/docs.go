@@ -330,10 +330,12 @@ type CompareGradDoc struct {
 // index: reported, never decided on. First is the first failing element,
 // else the first inconclusive one (Index is its row-major index). Elements,
 // with compare-grad --elements only, lists every checked element in
-// row-major order. ByClassic and ByBoxed count the checked elements whose
-// verdict used the classic and the boxed bound (fpbound.GradDecider; the
-// rest had no finite bound); v2 added them and CompareGradElement's
-// DecidedBy.
+// row-major order. ByClassic, ByBoxed and ByCombined count the checked
+// elements whose verdict used the classic, the boxed and the combined
+// first-order bound (fpbound.GradSharp.Decider; the rest had no finite
+// bound); v2 added ByClassic, ByBoxed and CompareGradElement's DecidedBy,
+// v3 ByCombined and DecidedBy's "combined" (v2 counted a combined
+// decision as boxed).
 type CompareGradTensor struct {
 	Name         string               `json:"name"`
 	Shape        []int                `json:"shape"`
@@ -343,6 +345,7 @@ type CompareGradTensor struct {
 	Inconclusive int                  `json:"inconclusive"`
 	ByClassic    int                  `json:"by_classic"`
 	ByBoxed      int                  `json:"by_boxed"`
+	ByCombined   int                  `json:"by_combined"`
 	MaxAbs       *Number              `json:"max_abs,omitempty"`
 	MaxAbsIndex  []int                `json:"max_abs_index,omitempty"`
 	MaxRel       *Number              `json:"max_rel,omitempty"`
@@ -353,7 +356,7 @@ type CompareGradTensor struct {
 
 // CompareGradElement is one gradient element of compare-grad: a
 // CompareElement and the sound bound its verdict used (DecidedBy:
-// fpbound.GradDecider's "classic", "boxed", or "none" when no bound is
+// fpbound.GradSharp.Decider's "classic", "boxed", "combined", or "none" when no bound is
 // finite).
 type CompareGradElement struct {
 	Index     int      `json:"index"`

@@ -61,8 +61,9 @@ func Kinds() []string {
 }
 
 // versions holds the kinds whose format is past version 1: compare-grad
-// v2 records, per gradient and per element, which sound bound decided.
-var versions = map[string]int{KindCompareGrad: 2}
+// v2 records, per gradient and per element, which sound bound decided;
+// v3 names the combined first-order bound apart from the boxed one.
+var versions = map[string]int{KindCompareGrad: 3}
 
 // Version is the current version of a document kind's format (1 unless
 // a change of its fields made a new one).
