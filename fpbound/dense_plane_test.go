@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
 )
 
@@ -212,6 +213,90 @@ func sameTensor(t *testing.T, want, got spec.Tensor[Err]) {
 	for i := range want.Data {
 		if want.Data[i] != got.Data[i] {
 			t.Fatalf("element %d: %+v, want %+v", i, got.Data[i], want.Data[i])
+		}
+	}
+}
+
+// linearGraph is x [2, 40] → linear 40→16 → relu → linear 16→8, random
+// binary32 weights.
+func linearGraph(seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatTensor) {
+	r := newRand(seed)
+	b := newBuilder(spec.Shape{2, 40})
+	x := b.node(irsem.Kind{Op: irsem.OpLinear}, spec.Shape{2, 16}, 0)
+	w1, b1 := randTensor(r, spec.Shape{16, 40}, 0.3), randTensor(r, spec.Shape{16}, 0.1)
+	b.p.Entries[x] = &irsem.Params{W: &w1, B: &b1}
+	x = b.node(irsem.Kind{Op: irsem.OpRelu}, spec.Shape{2, 16}, x)
+	x = b.node(irsem.Kind{Op: irsem.OpLinear}, spec.Shape{2, 8}, x)
+	w2, b2 := randTensor(r, spec.Shape{8, 16}, 0.3), randTensor(r, spec.Shape{8}, 0.1)
+	b.p.Entries[x] = &irsem.Params{W: &w2, B: &b2}
+	return b.g, b.p, randTensor(r, spec.Shape{2, 40}, 1)
+}
+
+// TestApplicationPlanesAgree: on graphs of linear, conv and conv_transpose
+// nodes, every node's value by RunApplicationPlanes (how the first-order
+// bound's local errors run) is, ErrOf for ErrOf, its value by
+// RunApplication with the converted weights, and the plane rule ran.
+func TestApplicationPlanesAgree(t *testing.T) {
+	reg := spec.Default[Err]()
+	exec := func(_ int, s *irsem.Step, xs []spec.Tensor[Err]) (spec.Tensor[Err], error) {
+		pr, err := reg.Lookup(s.Prim)
+		if err != nil {
+			return spec.Tensor[Err]{}, err
+		}
+		return pr.Apply(s.Attrs, xs)
+	}
+	type net struct {
+		name string
+		g    *irsem.Graph
+		p    *irsem.Payload
+		x    irsem.RatTensor
+	}
+	var nets []net
+	for seed := uint64(1); seed <= 2; seed++ {
+		g, p, x := convGraph(seed, 5+int(seed), 4)
+		nets = append(nets, net{fmt.Sprintf("conv/%d", seed), g, p, x})
+		g, p, x = linearGraph(seed)
+		nets = append(nets, net{fmt.Sprintf("linear/%d", seed), g, p, x})
+	}
+	for _, n := range nets {
+		vals, err := irsem.DenoteAll(n.g, n.p, irsem.ConvertTensor[Err](n.x))
+		if err != nil {
+			t.Fatalf("%s: %v", n.name, err)
+		}
+		apps, err := irsem.Applications(n.g, n.p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		planes := 0
+		for i, nd := range n.g.Nodes {
+			switch nd.Kind.Op {
+			case irsem.OpLinear, irsem.OpConv, irsem.OpConvTranspose:
+			default:
+				continue
+			}
+			parents := make([]spec.Tensor[Err], len(nd.Parents))
+			for k, q := range nd.Parents {
+				parents[k] = vals[q]
+			}
+			want, err := irsem.RunApplication(&apps[i], parents, exec)
+			if err != nil {
+				t.Fatalf("%s node %d: %v", n.name, i, err)
+			}
+			got, err := irsem.RunApplicationPlanes(reg, &apps[i], parents, func(k int, s *irsem.Step, xs []spec.Tensor[Err]) (spec.Tensor[Err], error) {
+				if s.Prim == string(nd.Kind.Op) || s.Prim == "linear" {
+					t.Errorf("%s node %d: the plane rule declined", n.name, i)
+				}
+				return exec(k, s, xs)
+			})
+			if err != nil {
+				t.Fatalf("%s node %d: %v", n.name, i, err)
+			}
+			sameTensor(t, want, got)
+			sameTensor(t, vals[i], got) // DenoteAll's plane step too
+			planes++
+		}
+		if planes == 0 {
+			t.Errorf("%s: no dense node", n.name)
 		}
 	}
 }
