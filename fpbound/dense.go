@@ -25,6 +25,53 @@ func (ErrOf[F]) LinearDense(x []ErrOf[F], src []int32, w, b, y []ErrOf[F], rows,
 	return linearDense(x, src, w, b, y, rows, out, in, withBias, plantNone)
 }
 
+// LinearDensePlane is LinearDense with the weights as the float64 plane w
+// of their exact values (spec.DensePlane): the weight FromRat(w[i]) is the
+// exact point w[i] with bound 0 exactly when w[i] is a value of the
+// format F, which is what denseWeights asks of it, so where every weight
+// is a tame value of F it computes what LinearDense computes on the
+// converted weights — the same planes wc = w, |W| and counts feed the
+// same kernel — and otherwise it reports false, as LinearDense would (a
+// weight that is not a value of F converts to a point with a non-zero
+// bound, which LinearDense declines). It never holds one ErrOf per
+// weight: 8 bytes a weight for |W| beside the caller's plane, instead of
+// 72 for the converted weights and 16 for their planes.
+func (ErrOf[F]) LinearDensePlane(x []ErrOf[F], src []int32, w []float64, b, y []ErrOf[F], rows, out, in int, withBias bool) bool {
+	return linearDensePlane(x, src, w, b, y, rows, out, in, withBias, plantNone)
+}
+
+// linearDensePlane is LinearDensePlane with a planted fault (tests only).
+func linearDensePlane[F format](x []ErrOf[F], src []int32, w []float64, b, y []ErrOf[F], rows, out, in int, withBias bool, pl plant) bool {
+	if !denseArgs(x, src, len(w), len(b), len(y), rows, out, in, withBias) {
+		return false
+	}
+	wabs, cnt, ok := planeWeights[F](w[:out*in], in)
+	if !ok {
+		return false
+	}
+	return linearDenseOn(x, src, w[:out*in], wabs, cnt, b, y, rows, out, in, withBias, pl)
+}
+
+// planeWeights is denseWeights for the plane w of exact weight values:
+// |W| and each row's number of non-zero weights; ok is false when a weight
+// is not a tame value of the format F (FromRat would not make it an exact
+// tame point with bound 0).
+func planeWeights[F format](w []float64, in int) (wabs []float64, cnt []int64, ok bool) {
+	var fm F
+	wabs, cnt = make([]float64, len(w)), make([]int64, len(w)/in)
+	for i, v := range w {
+		a := math.Abs(v)
+		if v != 0 && (!fm.holds(v) || a < denseLo || a > denseHi) {
+			return nil, nil, false
+		}
+		wabs[i] = a
+		if v != 0 {
+			cnt[i/in]++
+		}
+	}
+	return wabs, cnt, true
+}
+
 // plant selects a fault that the tests must catch (plantNone in
 // production).
 type plant int
@@ -136,18 +183,34 @@ func gather(xp enclose.Planes, em []float64, src []int32) (enclose.Planes, []flo
 
 // linearDense is LinearDense with a planted fault (tests only).
 func linearDense[F format](x []ErrOf[F], src []int32, w, b, y []ErrOf[F], rows, out, in int, withBias bool, pl plant) bool {
-	n := rows * in
-	if rows <= 0 || out <= 0 || in <= 0 || len(w) < out*in || len(y) < rows*out || (withBias && len(b) < out) {
+	if !denseArgs(x, src, len(w), len(b), len(y), rows, out, in, withBias) {
 		return false
 	}
-	if (src == nil && len(x) < n) || (src != nil && len(src) < n) {
-		return false
-	}
-	// Weights and bias: exact tame points.
+	// Weights: exact tame points.
 	wc, wabs, cnt, ok := denseWeights(w, out, in)
 	if !ok {
 		return false
 	}
+	return linearDenseOn(x, src, wc, wabs, cnt, b, y, rows, out, in, withBias, pl)
+}
+
+// denseArgs reports whether the operands' lengths fit the dense kernel's
+// dimensions (nw, nb, ny: the lengths of w, b and y).
+func denseArgs[F format](x []ErrOf[F], src []int32, nw, nb, ny, rows, out, in int, withBias bool) bool {
+	n := rows * in
+	if rows <= 0 || out <= 0 || in <= 0 || nw < out*in || ny < rows*out || (withBias && nb < out) {
+		return false
+	}
+	return (src == nil && len(x) >= n) || (src != nil && len(src) >= n)
+}
+
+// linearDenseOn is the kernel of linearDense once the weights are planes:
+// wc their exact values (out×in), wabs |W| and cnt each row's number of
+// non-zero weights.
+func linearDenseOn[F format](x []ErrOf[F], src []int32, wc, wabs []float64, cnt []int64, b, y []ErrOf[F], rows, out, in int, withBias bool, pl plant) bool {
+	n := rows * in
+	ok := true
+	// Bias: exact tame points.
 	var bp enclose.Planes
 	bc := make([]float64, out)
 	if withBias {

@@ -852,6 +852,29 @@
 // general. The dense result carries no identity ("Squares and lower
 // bounds"), which only forgoes facts the fold could use, never asserts one.
 //
+// The weights as a plane (spec.DensePlane). Claim: LinearDensePlane(x,
+// src, w, b, …), with w[i] the float64 equal to weight i's exact value,
+// returns what LinearDense returns with W[i] = FromRat(w[i]), and declines
+// exactly where it declines. Proof: LinearDense reads W only through
+// denseWeights, which requires each W[i] to be a closed point [v, v] with
+// bound 0 and v tame, and then uses v, |v| and the rows' counts of v ≠ 0.
+// FromRat(w[i]) is the point [w[i], w[i]] with bound |fl(w[i]) − w[i]|
+// (w[i] is a float64, so its enclosure is that point), a bound that is 0
+// exactly when w[i] is a value of the format (fl(w[i]) = w[i]), and +∞ on
+// overflow; planeWeights asks the same of w[i] (holds, tame) and builds the
+// same |v| and counts from v = w[i]; the bias and inputs are read by the
+// same code (linearDenseOn). So both compute the same planes and the same
+// result, bit for bit, and no bound changes. irsem hands the plane from
+// the payload's rationals (Rat.ExactFloat64: only a rational that is a
+// normal float64 or 0 becomes a plane entry; anything else keeps the
+// converted path), so a dense layer never holds one ErrOf (72 bytes) per
+// weight. TestLinearDensePlaneAgrees (every format, with and without a
+// gather table, weights the format does not hold, weights outside the
+// tame range), TestPlaneRulesAgree and TestApplicationPlanesAgree (the
+// linear, conv and conv_transpose rules and the first-order pass's
+// applications) compare the two ErrOf for ErrOf; TestPlanePlantedWeight
+// checks that a weight one binary32 ulp off is seen.
+//
 // # Dense interval adjoints
 //
 // The first-order bound's interval pass runs the registry's rules over

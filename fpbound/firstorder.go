@@ -843,7 +843,9 @@ func localErr[F format](g *irsem.Graph, j int, apps []irsem.Application, nodes [
 		}
 		parents[t] = spec.Tensor[ErrOf[F]]{Shape: g.Nodes[q].Shape, Data: d}
 	}
-	return irsem.RunApplication(&apps[j], parents, func(_ int, s *irsem.Step, xs []spec.Tensor[ErrOf[F]]) (spec.Tensor[ErrOf[F]], error) {
+	// The registry's rule, run as Apply (RunApplicationPlanes: a dense
+	// layer reads its weights as a plane, no ErrOf per weight).
+	return irsem.RunApplicationPlanes(reg, &apps[j], parents, func(_ int, s *irsem.Step, xs []spec.Tensor[ErrOf[F]]) (spec.Tensor[ErrOf[F]], error) {
 		pr, err := reg.Lookup(s.Prim)
 		if err != nil {
 			return spec.Tensor[ErrOf[F]]{}, err

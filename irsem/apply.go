@@ -400,6 +400,69 @@ func ArgValue[T spec.Scalar[T]](a *Application, k int, arg Arg, parents, steps [
 // node.
 func RunApplication[T spec.Scalar[T]](a *Application, parents []spec.Tensor[T],
 	exec func(k int, s *Step, xs []spec.Tensor[T]) (spec.Tensor[T], error)) (spec.Tensor[T], error) {
+	return runApplication(nil, a, parents, exec)
+}
+
+// RunApplicationPlanes is RunApplication where exec runs the rules of reg
+// (Prim.Apply): a linear, conv or conv_transpose step over a scalar with a
+// plane kernel (spec.DensePlane) reads its payload weights as a float64
+// plane (weightPlane) and is computed by spec.LinearPlane or
+// spec.ConvPlane without exec, when reg is T's reference registry and the
+// plane rule applies; otherwise exec runs on the converted weights, as in
+// RunApplication. The values are the same (spec.DensePlane's contract);
+// only the per-weight T (fpbound's 72-byte ErrOf) is never built. exec
+// must not do more than run reg's rule for those three primitives.
+func RunApplicationPlanes[T spec.Scalar[T]](reg *spec.Registry[T], a *Application, parents []spec.Tensor[T],
+	exec func(k int, s *Step, xs []spec.Tensor[T]) (spec.Tensor[T], error)) (spec.Tensor[T], error) {
+	return runApplication(reg, a, parents, exec)
+}
+
+// planeStep computes step k of a by spec.LinearPlane or spec.ConvPlane
+// when its primitive is linear, conv or conv_transpose and its weight
+// argument (position 1) is a payload parameter that weightPlane turns
+// into a plane for reg; ok is false (and nothing is computed) otherwise
+// or when the plane rule declines. An error is ArgValue's, for an
+// argument the step would read anyway.
+func planeStep[T spec.Scalar[T]](reg *spec.Registry[T], a *Application, k int, parents, steps []spec.Tensor[T]) (spec.Tensor[T], bool, error) {
+	s := &a.Steps[k]
+	if (s.Prim != "linear" && s.Prim != "conv" && s.Prim != "conv_transpose") || len(s.Args) < 2 || len(s.Args) > 3 {
+		return spec.Tensor[T]{}, false, nil
+	}
+	wa := s.Args[1]
+	if wa.Source != ArgParam || wa.Value == nil || len(wa.Value.Data) != wa.Shape.Size() {
+		return spec.Tensor[T]{}, false, nil
+	}
+	wp, ok := weightPlane(reg, wa.Value)
+	if !ok {
+		return spec.Tensor[T]{}, false, nil
+	}
+	x, err := ArgValue(a, k, s.Args[0], parents, steps)
+	if err != nil {
+		return spec.Tensor[T]{}, false, err
+	}
+	var b *spec.Tensor[T]
+	if len(s.Args) == 3 {
+		bv, err := ArgValue(a, k, s.Args[2], parents, steps)
+		if err != nil {
+			return spec.Tensor[T]{}, false, err
+		}
+		b = &bv
+	}
+	if s.Prim == "linear" {
+		if b == nil {
+			return spec.Tensor[T]{}, false, nil
+		}
+		y, ok := spec.LinearPlane(x, wa.Shape, wp, *b)
+		return y, ok, nil
+	}
+	y, ok := spec.ConvPlane(s.Attrs, x, wa.Shape, wp, b, s.Prim == "conv_transpose")
+	return y, ok, nil
+}
+
+// runApplication is RunApplication, and with reg not nil
+// RunApplicationPlanes.
+func runApplication[T spec.Scalar[T]](reg *spec.Registry[T], a *Application, parents []spec.Tensor[T],
+	exec func(k int, s *Step, xs []spec.Tensor[T]) (spec.Tensor[T], error)) (spec.Tensor[T], error) {
 	switch {
 	case a.Op == OpInput:
 		return spec.Tensor[T]{}, nodeErrf(a.Node, a.Op, "", "an input has no application; its value comes from the caller")
@@ -415,6 +478,19 @@ func RunApplication[T spec.Scalar[T]](a *Application, parents []spec.Tensor[T],
 	xs := make([]spec.Tensor[T], 0, 3)
 	for k := range a.Steps {
 		s := &a.Steps[k]
+		if reg != nil {
+			y, ok, err := planeStep(reg, a, k, parents, steps)
+			if err != nil {
+				return spec.Tensor[T]{}, err
+			}
+			if ok {
+				if !y.Shape.Equal(s.Shape) || len(y.Data) != s.Shape.Size() {
+					return spec.Tensor[T]{}, nodeErrf(a.Node, a.Op, "", "step %d (%s): shape mismatch: expected %v, got %v (%d values)", k, s.Prim, s.Shape, y.Shape, len(y.Data))
+				}
+				steps = append(steps, y)
+				continue
+			}
+		}
 		xs = xs[:0]
 		for _, arg := range s.Args {
 			v, err := ArgValue(a, k, arg, parents, steps)

@@ -87,7 +87,16 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 		}
 		return func([]spec.Tensor[T]) (spec.Tensor[T], error) { return run(attrs, nil) }, nil
 	case OpLinear:
-		w, b := ConvertTensor[T](*e.W), ConvertTensor[T](*e.B)
+		b := ConvertTensor[T](*e.B)
+		if wp, ok := weightPlane(reg, e.W); ok {
+			return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+				if y, ok := spec.LinearPlane(xs[0], e.W.Shape, wp, b); ok {
+					return y, nil
+				}
+				return run(attrs, []spec.Tensor[T]{xs[0], ConvertTensor[T](*e.W), b})
+			}, nil
+		}
+		w := ConvertTensor[T](*e.W)
 		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 			return run(attrs, []spec.Tensor[T]{xs[0], w, b})
 		}, nil
@@ -136,10 +145,26 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 	case OpBatchNormEval, OpInstanceNorm:
 		return normStep(run, n, e), nil
 	case OpConv, OpConvTranspose:
-		ps := []spec.Tensor[T]{ConvertTensor[T](*e.W)}
+		var b *spec.Tensor[T]
 		if e.B != nil {
-			ps = append(ps, ConvertTensor[T](*e.B))
+			bt := ConvertTensor[T](*e.B)
+			b = &bt
 		}
+		params := func(w spec.Tensor[T]) []spec.Tensor[T] {
+			if b == nil {
+				return []spec.Tensor[T]{w}
+			}
+			return []spec.Tensor[T]{w, *b}
+		}
+		if wp, ok := weightPlane(reg, e.W); ok {
+			return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+				if y, ok := spec.ConvPlane(attrs, xs[0], e.W.Shape, wp, b, op == OpConvTranspose); ok {
+					return y, nil
+				}
+				return run(attrs, append([]spec.Tensor[T]{xs[0]}, params(ConvertTensor[T](*e.W))...))
+			}, nil
+		}
+		ps := params(ConvertTensor[T](*e.W))
 		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 			return run(attrs, append([]spec.Tensor[T]{xs[0]}, ps...))
 		}, nil
@@ -148,6 +173,32 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 		return nil, nodeErrf(n.ID, op, "", "internal error: no rule for %s", op)
 	}
 	return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) { return run(attrs, xs) }, nil
+}
+
+// weightPlane returns the weights w as a plane of float64 values, each
+// exactly the weight's rational (spec.Rat.ExactFloat64), when the scalar T
+// has a dense kernel that reads such planes (spec.DensePlane), reg is
+// T's reference registry (whose linear and conv rules spec.LinearPlane
+// and spec.ConvPlane are) and every weight is such a float; ok is false
+// otherwise, and the step converts the weights to T as before. A step
+// with a plane holds 8 bytes a weight instead of one T (fpbound's ErrOf:
+// 72), and converts the weights only for a call the plane kernel
+// declines, for that call alone; its values are the same either way
+// (spec.DensePlane's contract).
+func weightPlane[T spec.Scalar[T]](reg *spec.Registry[T], w *RatTensor) ([]float64, bool) {
+	var z T
+	if _, ok := any(z).(spec.DensePlane[T]); !ok || w == nil || reg != spec.Default[T]() {
+		return nil, false
+	}
+	wp := make([]float64, len(w.Data))
+	for i, r := range w.Data {
+		f, ok := r.ExactFloat64()
+		if !ok {
+			return nil, false
+		}
+		wp[i] = f
+	}
+	return wp, true
 }
 
 // layerNormStep evaluates layernorm(axis) as the registry's layer_norm on

@@ -117,14 +117,17 @@
 // onnx-value-bytes charges, before allocating: 36 bytes a float32, 4 GiB
 // at its default (2^32: AlexNet's 61 M weights take 2.2 GB, ResNet-50's
 // 0.9 GB, ZFNet's 2.3 GB). Evaluating one node converts its parameters to
-// the evaluation's scalar (up to 72 bytes each for compare's error
-// scalar), for that node only; a value table costs at most 32 bytes per
-// graph element (2.1 GiB), and irsem.Denote holds only its live part.
-// VGG-19 (5.2 GB of values at 36 bytes, then 7.4 GB of error scalars for
-// its fc6 weight alone, twice that with the garbage collector's headroom)
-// is the one net of the table still refused by default: admitting it
-// needs the weights read as float planes by the dense kernels
-// (docs/performance.md, "mem30"). Exact rational arithmetic is what is slow, so evaluation over
+// the evaluation's scalar, for that node only — except that compare's
+// dense layers (linear, conv, conv_transpose) read their weights as a
+// float64 plane (16 bytes a weight with |W|, not a 72-byte error scalar;
+// spec.DensePlane) while the first-order pass's interval forward still
+// converts them (40 bytes a weight); a value table costs at most 32 bytes
+// per graph element (2.1 GiB), and irsem.Denote holds only its live part.
+// VGG-19 (5.2 GB of values at 36 bytes, then about 5.8 GB of planes and
+// interval weights while its fc6 layer runs, up to twice the live heap
+// with the garbage collector's headroom) is the one net of the table
+// still refused by default: admitting it needs the payload held as float
+// planes (docs/performance.md, "mem32", not done). Exact rational arithmetic is what is slow, so evaluation over
 // Rat keeps the former work default as its own limit, rat-work (checked by
 // irsem.DenoteAll over Rat, which every Rat path runs first): a graph the
 // float and interval paths evaluate in seconds may still be refused over

@@ -33,6 +33,18 @@ type DenseLinear[T any] interface {
 func denseConv[T Scalar[T]](g *winGeom, x, w []T, b []T, y []T, transposed bool) bool {
 	var zero T
 	d, ok := any(zero).(DenseLinear[T])
+	if !ok {
+		return false
+	}
+	return denseConvWith(g, x, w, b, y, transposed, d.LinearDense)
+}
+
+// denseConvWith is denseConv with the weights w of element type W (the
+// scalar T itself, or DensePlane's float64 plane) and the kernel lin that
+// reads them; the gathering, the group blocks and the scatter into y are
+// the same for both.
+func denseConvWith[T, W any](g *winGeom, x []T, w []W, b []T, y []T, transposed bool,
+	lin func(x []T, src []int32, w []W, b, y []T, rows, out, in int, withBias bool) bool) bool {
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
 	outSp, inSp, key := S, B, keySmall
@@ -40,7 +52,7 @@ func denseConv[T Scalar[T]](g *winGeom, x, w []T, b []T, y []T, transposed bool)
 		outSp, inSp, key = B, S, keyBig
 	}
 	kk := cg * K
-	if !ok || g.lead*g.cout*outSp*kk < ivDense || int64(cg)*int64(inSp) >= 1<<31 {
+	if g.lead*g.cout*outSp*kk < ivDense || int64(cg)*int64(inSp) >= 1<<31 {
 		return false
 	}
 	idx := g.index(key)
@@ -55,7 +67,10 @@ func denseConv[T Scalar[T]](g *winGeom, x, w []T, b []T, y []T, transposed bool)
 			}
 		}
 	}
-	wq := make([]T, cog*kk)
+	var wq []W
+	if transposed {
+		wq = make([]W, cog*kk)
+	}
 	yt := make([]T, outSp*cog)
 	var bq []T
 	for l := 0; l < g.lead; l++ {
@@ -74,7 +89,7 @@ func denseConv[T Scalar[T]](g *winGeom, x, w []T, b []T, y []T, transposed bool)
 				bq = b[q*cog : (q+1)*cog]
 			}
 			x0 := (l*g.cin + q*cg) * inSp
-			if !d.LinearDense(x[x0:x0+cg*inSp], src, wq, bq, yt, outSp, cog, kk, b != nil) {
+			if !lin(x[x0:x0+cg*inSp], src, wq, bq, yt, outSp, cog, kk, b != nil) {
 				return false
 			}
 			for cp := 0; cp < cog; cp++ {

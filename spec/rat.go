@@ -481,6 +481,26 @@ func (x Rat) Float64() float64 {
 	return f
 }
 
+// ExactFloat64 returns the float64 equal to x and true when x is one
+// whose value is a normal float64 or zero (a dyadic m·2^e with |m| < 2^53
+// and 2^-1022 ≤ |x| < 2^1024); otherwise 0 and false (x may still be a
+// subnormal float64: callers needing it take the exact path). It does not
+// allocate.
+func (x Rat) ExactFloat64() (float64, bool) {
+	if x.r != nil || x.b != nil {
+		return 0, false
+	}
+	if x.m == 0 {
+		return 0, true
+	}
+	if a := absU(x.m); a < 1<<53 {
+		if t := bits.Len64(a) + x.e; t >= -1021 && t <= 1024 {
+			return math.Ldexp(float64(x.m), x.e), true
+		}
+	}
+	return 0, false
+}
+
 // String prints "p/q", or "p" for integers.
 func (x Rat) String() string {
 	if x.r == nil && x.b == nil {
