@@ -284,6 +284,7 @@ type foRun[F format] struct {
 	regE      *spec.Registry[ErrOf[F]]
 	budget    int64 // the sweeps' work budget (Options.SweepWork)
 	spent     int64
+	cutSpent  int64 // the fallback sweeps' own spending (fallback), at most budget/2
 	fusedVals []spec.Tensor[ErrOf[F]]
 	jac       [][]jac   // each node's local Jacobians, once computed (sweep.go)
 	pool      planePool // the dense sweeps' free planes (sweep.go)
@@ -542,7 +543,7 @@ func (r *foRun[F]) sweeps(j int) error {
 		}
 	}
 	if !isOut && r.spent+cost > r.budget {
-		return nil
+		return r.fallback(j)
 	}
 	if !isOut {
 		r.spent += cost
@@ -573,6 +574,45 @@ func (r *foRun[F]) sweeps(j int) error {
 		r.record1(j, m, b[m], ss[m], 0, reasons[m])
 	}
 	r.finish(j, 0, 0)
+	return nil
+}
+
+// fallback runs the fallback sweep of node j (sweep.go, cutAll) where no
+// other sweep of j fits the budget: it stops at every parent with finite
+// bounds, so it costs about o_j × the declared work of j and of its
+// parents without them, and the local Jacobians it computes (a later
+// sweep reuses them). It spends its own allowance, half the budget
+// (cutSpent; one node's Jacobians may pass it), not the budget the other
+// sweeps share, so every other sweep is chosen as without it (the
+// level-0 and the output's sweeps see the same r.spent, less the
+// Jacobians they no longer compute): the sweeps spend about 2.5 budgets
+// at most in all.
+func (r *foRun[F]) fallback(j int) error {
+	nd := &r.nodes[j]
+	if noCutFallback || !nd.err {
+		return nil
+	}
+	dc := max(int64(len(nd.e))*r.sweepWork(j, cutAll)/denseDiscount, 1)
+	if r.cutSpent+dc > r.budget/2 {
+		return nil
+	}
+	// The local Jacobians this sweep computes (jacobians charges r.spent)
+	// are charged to the allowance too.
+	sp := r.spent
+	b, ss, resid, lvl, reason, err := r.denseSweep(j, cutAll)
+	r.cutSpent += r.spent - sp
+	r.spent = sp
+	if _, na := err.(errDense); na {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	r.cutSpent += dc
+	r.record(j, b, ss, resid, reason)
+	r.finish(j, cutAll, lvl)
+	if sweepSeen != nil && reason == "" {
+		sweepSeen(j, r.nodes, b)
+	}
 	return nil
 }
 
@@ -617,7 +657,7 @@ func (r *foRun[F]) elementwise(j int) (int, bool) {
 			q = p
 		}
 	}
-	if q < 0 || !r.nodes[q].foOK || sweepStride == 1 {
+	if q < 0 || !r.nodes[q].foOK || r.nodes[q].lvl > 1 || sweepStride == 1 {
 		return 0, false
 	}
 	js, reason, err := r.jacobians(j)
@@ -631,6 +671,10 @@ func (r *foRun[F]) elementwise(j int) (int, bool) {
 	}
 	return q, true
 }
+
+// noCutFallback (tests only) turns the fallback sweep (sweep.go, cutAll)
+// off: a node past the budget then keeps the interval sweep or none.
+var noCutFallback bool
 
 // finish records node j's cut level lvl and whether later sweeps may cut
 // at it (every F_j finite); a level-0 node so swept is the next window's
