@@ -24,7 +24,9 @@ import (
 // cost n_k·n_q multiply-adds per row (measured 0.4–1 ns each, and
 // 27–70 ns per diagonal entry or visited element): on that GPT-2
 // SharpBounds at the default spends about 12 s of CPU, 2²⁷·45 ns ≈ 6 s
-// (docs/bounds.md, sweep31).
+// (docs/bounds.md, sweep31). The output's sweeps may spend up to twice
+// it in all, and the fallback sweeps of the nodes past it (doc.go,
+// "Cuts") half of it more, from an allowance of their own.
 const DefaultSweepWork = 1 << 27
 
 // Sharp is one output element's enclosure under both sound bounds of the
