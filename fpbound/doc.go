@@ -807,9 +807,13 @@
 // the residual is charged ρ_j·F_j, a second-order term, and the bound was
 // 0.0022. Its cost is about o_j × the declared work of j and of its
 // parents that have no bounds, plus j's local Jacobians, counted against
-// an allowance of half the budget that the other sweeps do not share, so
-// every other sweep is chosen as it was without it (they see the same
-// spent budget, less the Jacobians the fallback computed for them).
+// an allowance of half the budget that the other sweeps do not share; an
+// elementwise sweep that stops at a node so bounded (it would not run
+// without the fallback) is counted there too, so the budget is spent only
+// by the sweeps that run without the fallback (less the Jacobians the
+// fallback computed for them, which they reuse). This decides only which
+// nodes are swept, not soundness; that no bound grows is measured
+// (TestCutFallbackSweep, docs/bounds.md), not a theorem.
 // A fallback's level is the largest of its stops' levels, + 1 for a
 // stop whose W_k is not one entry per row; an elementwise sweep (one
 // erroneous parent q) stops at q only when q's level is at most 1, else

@@ -105,6 +105,9 @@ type foNode struct {
 	lvl   int                  // the non-diagonal cuts below F_j (sweep.go, cutLevel)
 	err   bool                 // some ancestor (or the node) has a local error
 	kids  int
+	// fallback: F_j is the fallback sweep's (sweep.go, cutAll), or an
+	// elementwise sweep's that stopped at such a node.
+	fallback bool
 }
 
 func sharp[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Sharp, error) {
@@ -526,6 +529,13 @@ func (r *foRun[F]) sweeps(j int) error {
 		return nil
 	}
 	target := r.target(j)
+	if !isOut && target >= 1 && r.fallbackParent(j) {
+		// An elementwise sweep that stops at a node only the fallback
+		// bounded: without the fallback it would not run here (its
+		// parent has no bounds), so it spends the fallback's allowance,
+		// not the budget, and is the fallback sweep (the same cut).
+		return r.fallback(j)
+	}
 	cost := int64(len(nd.e)) * per
 	// The dense sweep's estimate is the declared work of the nodes it
 	// visits (sweepWork: none for a node no error reaches).
@@ -585,10 +595,10 @@ func (r *foRun[F]) sweeps(j int) error {
 // parents without them, and the local Jacobians it computes (a later
 // sweep reuses them). It spends its own allowance, half the budget
 // (cutSpent; one node's Jacobians may pass it), not the budget the other
-// sweeps share, so every other sweep is chosen as without it (the
-// level-0 and the output's sweeps see the same r.spent, less the
-// Jacobians they no longer compute): the sweeps spend about 2.5 budgets
-// at most in all.
+// sweeps share, and so does an elementwise sweep that stops at a node it
+// bounded (sweeps): the budget is spent only by the sweeps that would
+// run without it (less the Jacobians the fallback computed for them), so
+// the sweeps spend about 2.5 budgets at most in all.
 func (r *foRun[F]) fallback(j int) error {
 	nd := &r.nodes[j]
 	if noCutFallback || !nd.err {
@@ -612,10 +622,18 @@ func (r *foRun[F]) fallback(j int) error {
 	r.cutSpent += dc
 	r.record(j, b, ss, resid, reason)
 	r.finish(j, cutAll, lvl)
+	nd.fallback = true
 	if sweepSeen != nil && reason == "" {
 		sweepSeen(j, r.nodes, b)
 	}
 	return nil
+}
+
+// fallbackParent reports whether node j's elementwise sweep (target)
+// stops at a parent that only the fallback sweep bounded.
+func (r *foRun[F]) fallbackParent(j int) bool {
+	q, ok := r.elementwise(j)
+	return ok && r.nodes[q].fallback
 }
 
 // target returns the cut level node j's dense sweep may reach (doc.go,
