@@ -23,8 +23,9 @@ type Options struct {
 	// on sweeps from intermediate nodes, which tighten the boxes of later
 	// nodes (0 → DefaultSweepWork); with the sweeps from the output's own
 	// elements the total stays below twice SweepWork (an output element
-	// past it has no first-order bound). Any value gives a sound bound;
-	// more work gives a tighter one.
+	// past it has no first-order bound), and the fallback sweeps of the
+	// nodes past it add at most half of SweepWork (doc.go, "Cuts"). Any
+	// value gives a sound bound; more work gives a tighter one.
 	SweepWork int64
 	// Profile names the runtime profile of the elementary functions
 	// (Profiles; "" → ProfileIEEE, today's model M3): doc.go, "Runtime

@@ -472,9 +472,11 @@
 // pass in id order is the fixed point of "a tighter bound gives tighter
 // boxes": no later bound can change an earlier box. Sweeps from
 // intermediate nodes cost one reverse pass per element;
-// Options.SweepWork caps them (skipped nodes keep boxes (a) ∩ (b), still
-// sound), and caps the output's own sweeps at twice that in all (an output
-// element past the cap has no first-order bound).
+// Options.SweepWork caps them (a node past the cap gets the fallback
+// sweep of "Cuts" from an allowance of its own, half the cap, and past
+// that keeps boxes (a) ∩ (b), still sound), and caps the output's own
+// sweeps at twice that in all (an output element past the cap has no
+// first-order bound).
 //
 // Undecided classic comparisons. The classic evaluation may meet a
 // comparison it cannot decide (sigmoid's sign split on a hull that
@@ -787,6 +789,35 @@
 // multiplied by |J| per node, and on the Kaiming ReLU MLPs the looser
 // boxes straddled more kinks, whose Jʳ so carried grew the output bound
 // 18× at depth 32. The output is always swept uncut.
+//
+// The fallback sweep. A node j that no other sweep reaches within
+// Options.SweepWork (its level-0 sweep, and the interval sweep, past the
+// budget) is swept with the stop set "every visited node k ≠ j whose
+// F_k are all finite", whatever W_k (sweep.go, cutAll): by the argument
+// above it bounds Σ_q |A_q|·ē_q for node j for every choice of the
+// Jacobians, i.e. it is an F_j as every sweep's, usable for j's box (c),
+// for the cuts of later sweeps and for the charges of their residuals —
+// only looser than j's level-0 sweep by the cancellations across its
+// stops (at j's parents, usually). Without it such a node has no F_j, and
+// every later level-0 sweep, meeting a residual ρ_j there, carries it as
+// a radius through |Jᶜ| + Jʳ of every node below j down to the input,
+// where it multiplies the local errors with no cancellation: on the zoo's
+// 2-block GPT-2 (docs/bounds.md, sweep32) that carried radius was 0.59 of
+// the largest output bound 0.594, its centres' part below 10⁻³. With F_j
+// the residual is charged ρ_j·F_j, a second-order term, and the bound was
+// 0.0022. Its cost is about o_j × the declared work of j and of its
+// parents that have no bounds, plus j's local Jacobians, counted against
+// an allowance of half the budget that the other sweeps do not share; an
+// elementwise sweep that stops at a node so bounded (it would not run
+// without the fallback) is counted there too, so the budget is spent only
+// by the sweeps that run without the fallback (less the Jacobians the
+// fallback computed for them, which they reuse). This decides only which
+// nodes are swept, not soundness; that no bound grows is measured
+// (TestCutFallbackSweep, docs/bounds.md), not a theorem.
+// A fallback's level is the largest of its stops' levels, + 1 for a
+// stop whose W_k is not one entry per row; an elementwise sweep (one
+// erroneous parent q) stops at q only when q's level is at most 1, else
+// it runs at level 0.
 //
 // # Dense linear layers
 //

@@ -24,7 +24,9 @@ import (
 // cost n_k·n_q multiply-adds per row (measured 0.4–1 ns each, and
 // 27–70 ns per diagonal entry or visited element): on that GPT-2
 // SharpBounds at the default spends about 12 s of CPU, 2²⁷·45 ns ≈ 6 s
-// (docs/bounds.md, sweep31).
+// (docs/bounds.md, sweep31). The output's sweeps may spend up to twice
+// it in all, and the fallback sweeps of the nodes past it (doc.go,
+// "Cuts") half of it more, from an allowance of their own.
 const DefaultSweepWork = 1 << 27
 
 // Sharp is one output element's enclosure under both sound bounds of the
@@ -103,6 +105,9 @@ type foNode struct {
 	lvl   int                  // the non-diagonal cuts below F_j (sweep.go, cutLevel)
 	err   bool                 // some ancestor (or the node) has a local error
 	kids  int
+	// fallback: F_j is the fallback sweep's (sweep.go, cutAll), or an
+	// elementwise sweep's that stopped at such a node.
+	fallback bool
 }
 
 func sharp[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Sharp, error) {
@@ -284,6 +289,7 @@ type foRun[F format] struct {
 	regE      *spec.Registry[ErrOf[F]]
 	budget    int64 // the sweeps' work budget (Options.SweepWork)
 	spent     int64
+	cutSpent  int64 // the fallback sweeps' own spending (fallback), at most budget/2
 	fusedVals []spec.Tensor[ErrOf[F]]
 	jac       [][]jac   // each node's local Jacobians, once computed (sweep.go)
 	pool      planePool // the dense sweeps' free planes (sweep.go)
@@ -523,6 +529,13 @@ func (r *foRun[F]) sweeps(j int) error {
 		return nil
 	}
 	target := r.target(j)
+	if !isOut && target >= 1 && r.fallbackParent(j) {
+		// An elementwise sweep that stops at a node only the fallback
+		// bounded: without the fallback it would not run here (its
+		// parent has no bounds), so it spends the fallback's allowance,
+		// not the budget, and is the fallback sweep (the same cut).
+		return r.fallback(j)
+	}
 	cost := int64(len(nd.e)) * per
 	// The dense sweep's estimate is the declared work of the nodes it
 	// visits (sweepWork: none for a node no error reaches).
@@ -542,7 +555,7 @@ func (r *foRun[F]) sweeps(j int) error {
 		}
 	}
 	if !isOut && r.spent+cost > r.budget {
-		return nil
+		return r.fallback(j)
 	}
 	if !isOut {
 		r.spent += cost
@@ -574,6 +587,53 @@ func (r *foRun[F]) sweeps(j int) error {
 	}
 	r.finish(j, 0, 0)
 	return nil
+}
+
+// fallback runs the fallback sweep of node j (sweep.go, cutAll) where no
+// other sweep of j fits the budget: it stops at every parent with finite
+// bounds, so it costs about o_j × the declared work of j and of its
+// parents without them, and the local Jacobians it computes (a later
+// sweep reuses them). It spends its own allowance, half the budget
+// (cutSpent; one node's Jacobians may pass it), not the budget the other
+// sweeps share, and so does an elementwise sweep that stops at a node it
+// bounded (sweeps): the budget is spent only by the sweeps that would
+// run without it (less the Jacobians the fallback computed for them), so
+// the sweeps spend about 2.5 budgets at most in all.
+func (r *foRun[F]) fallback(j int) error {
+	nd := &r.nodes[j]
+	if noCutFallback || !nd.err {
+		return nil
+	}
+	dc := max(int64(len(nd.e))*r.sweepWork(j, cutAll)/denseDiscount, 1)
+	if r.cutSpent+dc > r.budget/2 {
+		return nil
+	}
+	// The local Jacobians this sweep computes (jacobians charges r.spent)
+	// are charged to the allowance too.
+	sp := r.spent
+	b, ss, resid, lvl, reason, err := r.denseSweep(j, cutAll)
+	r.cutSpent += r.spent - sp
+	r.spent = sp
+	if _, na := err.(errDense); na {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	r.cutSpent += dc
+	r.record(j, b, ss, resid, reason)
+	r.finish(j, cutAll, lvl)
+	nd.fallback = true
+	if sweepSeen != nil && reason == "" {
+		sweepSeen(j, r.nodes, b)
+	}
+	return nil
+}
+
+// fallbackParent reports whether node j's elementwise sweep (target)
+// stops at a parent that only the fallback sweep bounded.
+func (r *foRun[F]) fallbackParent(j int) bool {
+	q, ok := r.elementwise(j)
+	return ok && r.nodes[q].fallback
 }
 
 // target returns the cut level node j's dense sweep may reach (doc.go,
@@ -617,7 +677,7 @@ func (r *foRun[F]) elementwise(j int) (int, bool) {
 			q = p
 		}
 	}
-	if q < 0 || !r.nodes[q].foOK || sweepStride == 1 {
+	if q < 0 || !r.nodes[q].foOK || r.nodes[q].lvl > 1 || sweepStride == 1 {
 		return 0, false
 	}
 	js, reason, err := r.jacobians(j)
@@ -631,6 +691,10 @@ func (r *foRun[F]) elementwise(j int) (int, bool) {
 	}
 	return q, true
 }
+
+// noCutFallback (tests only) turns the fallback sweep (sweep.go, cutAll)
+// off: a node past the budget then keeps the interval sweep or none.
+var noCutFallback bool
 
 // finish records node j's cut level lvl and whether later sweeps may cut
 // at it (every F_j finite); a level-0 node so swept is the next window's
