@@ -24,8 +24,40 @@ func (adj) DenseVJP() {}
 
 // adjPlanes converts adj intervals to planes (no radius plane when every
 // one is a point); ok is false when an interval is not ordered or an end
-// is not tame.
+// is not tame. It is adjPlanesPairs without the 16-byte pair per element
+// when every interval is a point (a layer's converted weights): the
+// centre plane is then the points' values, which PointsFromPairs would
+// return from the pairs (the same values, accepted under the same
+// condition: every value tame, enclose.Tame), so the planes are the same
+// bit for bit (TestAdjPlanesAgree); otherwise adjPlanesPairs runs.
 func adjPlanes(x []adj) (enclose.Planes, bool) {
+	points := true
+	for i := range x {
+		lo, hi := x[i].iv.Lo, x[i].iv.Hi
+		if !(lo <= hi) {
+			return enclose.Planes{}, false
+		}
+		points = points && lo == hi
+	}
+	if points {
+		c := make([]float64, len(x))
+		for i := range x {
+			c[i] = x[i].iv.Lo
+		}
+		if p := (enclose.Planes{C: c}); enclose.Tame(p) {
+			return p, true
+		}
+	}
+	return adjPlanesPairs(x)
+}
+
+// planesOf is adjLinearDense's conversion to planes: adjPlanes (tests
+// compare it with adjPlanesPairs).
+var planesOf = adjPlanes
+
+// adjPlanesPairs is adjPlanes through the interleaved endpoint pairs:
+// enclose.PointsFromPairs, else enclose.FromPairs.
+func adjPlanesPairs(x []adj) (enclose.Planes, bool) {
 	pairs := make([]float64, 2*len(x))
 	for i := range x {
 		lo, hi := x[i].iv.Lo, x[i].iv.Hi
@@ -73,20 +105,20 @@ func adjLinearDense(x []adj, src []int32, w, b, y []adj, rows, out, in int, with
 	if (src == nil && len(x) < n) || (src != nil && len(src) < n) {
 		return false
 	}
-	wp, ok := adjPlanes(w[:out*in])
+	wp, ok := planesOf(w[:out*in])
 	if !ok {
 		return false
 	}
 	var bp enclose.Planes
 	if withBias {
-		if bp, ok = adjPlanes(b[:out]); !ok {
+		if bp, ok = planesOf(b[:out]); !ok {
 			return false
 		}
 	}
 	if src == nil {
 		x = x[:n]
 	}
-	xp, ok := adjPlanes(x)
+	xp, ok := planesOf(x)
 	if !ok {
 		return false
 	}
