@@ -160,8 +160,6 @@ binade edge m = 2^e, where w may fall into the binade below with half the
 quantum, included). The third fact, below half the least subnormal
 roundMag is 0, is no longer assumed: `roundMag_under`. -/
 structure RoundMagLocal (f : Fmt) : Prop where
-  omega_nonneg : 0 ≤ roundOmega f
-  over : ∀ w : Rat, roundOmega f < w → pow2 (f.emax + 1) ≤ roundMag f w
   inner : ∀ u w : Rat, 0 < u → ¬ roundMag f u = 0 → ¬ pow2 (f.emax + 1) ≤ roundMag f u →
     roundLoM f (roundMag f u) < w → w < roundHiM f (roundMag f u) →
       0 < w ∧ roundMag f w = roundMag f u
@@ -444,6 +442,198 @@ theorem roundMag_nonneg (f : Fmt) (u : Rat) : 0 ≤ roundMag f u := by
     | exact Rat.mul_nonneg (rat_mkRat_nonneg _ 1 (Int.ofNat_zero_le _)) (pow2_nonneg _)
     | (unfold roundMag; exact Rat.mul_nonneg (rat_mkRat_nonneg _ 1 (Int.ofNat_zero_le _)) (pow2_nonneg _))
 
+/-! ## round34: the overflow fact `over`, proved
+
+`roundMag_over` (past Ω the magnitude overflows) for every well-formed
+format (`FmtWF`: at least one significand bit, emin ≤ emax; the three
+formats by evaluation). The steps: Ω < w read as 2^(emax+1) < 2^(emax−p) + w
+(`rlt_add_of_sub_lt`); w > 0 and ⌊log₂ w⌋ = E ≥ emax (`flog2_spec`,
+`pow2_succ`: were E < emax, 2^(emax−p) + w < 2^emax + 2^emax = 2^(emax+1));
+the quantum exponent k = E − p + 1; the bound multiplied by 2^−k
+(`shift_lt`) is 2^P < 2^−1 + w·2^−k — P = p when E = emax (from Ω), P =
+p − 1 when E > emax (from 2^E ≤ w) — and the nearest natural to a value
+above 2^P − 1/2 is at least 2^P (`half_lt_nat` reads it over `Nat`,
+`rneNat_ge`), so roundMag w ≥ 2^P·2^k = 2^(P+k) ≥ 2^(emax+1)
+(`roundMag_ge`). -/
+
+/-- **The nearest natural is at least B** when n/d > B − 1/2 (d > 0,
+multiplied out by 2d: 2·(d·B) < 2n + d): were rneNat n d + 1 ≤ B, then
+d·rneNat n d + d ≤ d·B, against `rneNat_near`'s 2n ≤ 2·(d·rneNat n d) + d. -/
+theorem rneNat_ge (n d B : Nat) (hd : 0 < d) (h : 2 * (d * B) < 2 * n + d) : B ≤ rneNat n d := by
+  have hq := rneNat_near n d hd
+  by_cases hl : rneNat n d + 1 ≤ B
+  · have h3 : d * (rneNat n d + 1) ≤ d * B := Nat.mul_le_mul_left d hl
+    have hs : d * (rneNat n d + 1) = d * rneNat n d + d := Nat.mul_add_one d (rneNat n d)
+    omega
+  · omega
+
+/-- 2^P = mkRat 2^P 1 for a natural exponent (`pow2`'s first branch;
+(P : Int).toNat = P). -/
+theorem pow2_natcast (P : Nat) : pow2 (P : Int) = mkRat ((2 ^ P : Nat) : Int) 1 := by
+  have e : pow2 (P : Int) = mkRat ((2 ^ (P : Int).toNat : Nat) : Int) 1 := if_pos (Int.ofNat_zero_le P)
+  have ht : (P : Int).toNat = P := by omega
+  rw [e, ht]
+
+/-- 2^−1 = mkRat 1 2 (`pow2`'s second branch). -/
+theorem pow2_neg_one : pow2 (-1) = mkRat 1 2 := by
+  have e : pow2 (-1) = mkRat 1 (2 ^ (-(-1 : Int)).toNat) := if_neg (by omega)
+  have e1 : (2 ^ (-(-1 : Int)).toNat : Nat) = 2 := by
+    first
+      | decide
+      | rfl
+  rw [e, e1]
+
+/-- 2^(k+1) = 2^k + 2^k (`pow2_add`, 2^1 = 1 + 1 by evaluation,
+`Rat.mul_add`, `Rat.mul_one`). -/
+theorem pow2_succ (k : Int) : pow2 (k + 1) = pow2 k + pow2 k := by
+  have e1 : pow2 1 = 1 + 1 := by
+    first
+      | decide +kernel
+      | rfl
+      | decide
+  rw [pow2_add k 1, e1, Rat.mul_add (pow2 k) 1 1, Rat.mul_one (pow2 k)]
+
+/-- x − y < w gives x < y + w (add y to both sides). -/
+theorem rlt_add_of_sub_lt {x y w : Rat} (h : x - y < w) : x < y + w := by
+  have h1 : y + (x - y) < y + w := radd_lt_add_left h y
+  rw [Rat.sub_eq_add_neg x y, Rat.add_left_comm y x (-y), Rat.add_neg_cancel y, Rat.add_zero x] at h1
+  exact h1
+
+/-- **Scaling a bound by 2^−k**: 2^X < 2^Y + w gives
+2^(X−k) < 2^(Y−k) + w·2^−k (`Rat.mul_lt_mul_of_pos_right`, `Rat.add_mul`,
+`pow2_add`). -/
+theorem shift_lt (X Y k : Int) (w : Rat) (h : pow2 X < pow2 Y + w) :
+    pow2 (X + -k) < pow2 (Y + -k) + w * pow2 (-k) := by
+  have h1 : pow2 X * pow2 (-k) < (pow2 Y + w) * pow2 (-k) := Rat.mul_lt_mul_of_pos_right h (pow2_pos (-k))
+  rw [Rat.add_mul (pow2 Y) w (pow2 (-k)), ← pow2_add X (-k), ← pow2_add Y (-k)] at h1
+  exact h1
+
+/-- **2^P < 2^−1 + q read over `Nat`** (q ≥ 0 as num/den): 2^P·2d <
+d + 2·num, i.e. 2·(d·2^P) < 2·num + d (`pow2_natcast`, `pow2_neg_one`,
+`Rat.mkRat_self`, `Rat.mkRat_add_mkRat`, `mkRat_lt_iff`). -/
+theorem half_lt_nat (q : Rat) (hq : 0 ≤ q) (P : Nat) (h : pow2 (P : Int) < pow2 (-1) + q) :
+    2 * (q.den * 2 ^ P) < 2 * q.num.toNat + q.den := by
+  have hn : 0 ≤ q.num := Rat.num_nonneg.mpr hq
+  have hd : 0 < q.den := q.den_pos
+  have z2 : (2 : Nat) ≠ 0 := by decide
+  have h1 := h
+  rw [pow2_natcast P, pow2_neg_one, ← Rat.mkRat_self q, Rat.mkRat_add_mkRat 1 q.num z2 q.den_nz] at h1
+  have h2 := (mkRat_lt_iff _ _ 1 (2 * q.den) (by decide) (by omega)).mp h1
+  rw [← Int.toNat_of_nonneg hn] at h2
+  have h3 : 2 ^ P * (2 * q.den) < (1 * q.den + q.num.toNat * 2) * 1 := by
+    first
+      | exact Int.ofNat_lt.mp h2
+      | exact Int.ofNat_lt.mp (h2 : (((2 ^ P * (2 * q.den) : Nat)) : Int) <
+          (((1 * q.den + q.num.toNat * 2) * 1 : Nat) : Int))
+      | exact_mod_cast h2
+      | omega
+  have e1 : 2 ^ P * (2 * q.den) = 2 * (q.den * 2 ^ P) := by
+    rw [Nat.mul_left_comm (2 ^ P) 2 q.den, Nat.mul_comm (2 ^ P) q.den]
+  omega
+
+/-- **roundMag from below**: if 2^P < 2^−1 + a·2^−k (k = `roundK f a`,
+a > 0), the significand rneNat is at least 2^P (`half_lt_nat`,
+`rneNat_ge`) and roundMag f a ≥ 2^P·2^k = 2^(P+k). -/
+theorem roundMag_ge (f : Fmt) (a : Rat) (ha : 0 < a) (P : Nat)
+    (h : pow2 (P : Int) < pow2 (-1) + a * pow2 (-(roundK f a))) :
+    pow2 ((P : Int) + roundK f a) ≤ roundMag f a := by
+  have hq0 : 0 ≤ a * pow2 (-(roundK f a)) := Rat.le_of_lt (Rat.mul_pos ha (pow2_pos _))
+  have hB : 2 ^ P ≤ rneNat (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den :=
+    rneNat_ge _ _ (2 ^ P) (a * pow2 (-(roundK f a))).den_pos
+      (half_lt_nat (a * pow2 (-(roundK f a))) hq0 P h)
+  have hm : roundMag f a = mkRat ((rneNat (a * pow2 (-(roundK f a))).num.toNat
+      (a * pow2 (-(roundK f a))).den : Nat) : Int) 1 * pow2 (roundK f a) := rfl
+  rw [hm, pow2_add (P : Int) (roundK f a), pow2_natcast P]
+  by_cases hl : 2 ^ P < rneNat (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den
+  · have hi : ((2 ^ P : Nat) : Int) * ((1 : Nat) : Int) <
+        ((rneNat (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den : Nat) : Int) *
+          ((1 : Nat) : Int) := by
+      first
+        | omega
+        | exact_mod_cast hl
+    exact Rat.le_of_lt (Rat.mul_lt_mul_of_pos_right
+      ((mkRat_lt_iff _ _ 1 1 (by decide) (by decide)).mpr hi) (pow2_pos _))
+  · have he : rneNat (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den = 2 ^ P := by
+      omega
+    rw [he] <;> exact Rat.le_refl
+
+/-- Ω ≥ 0 for every format: 2^(emax−p) ≤ 2^(emax+1) (`pow2_mono`). -/
+theorem roundOmega_nonneg (f : Fmt) : 0 ≤ roundOmega f :=
+  (Rat.le_iff_sub_nonneg (pow2 (f.emax - (f.prec : Int))) (pow2 (f.emax + 1))).mp (pow2_mono (by omega))
+
+/-- **Well-formed formats**: at least one significand bit, emin ≤ emax
+(what `roundMag_over` uses; true of the three formats, `fmtWF_f16`,
+`fmtWF_bf16`, `fmtWF_f32`). -/
+structure FmtWF (f : Fmt) : Prop where
+  prec_pos : 1 ≤ f.prec
+  emin_le_emax : f.emin ≤ f.emax
+
+/-- binary16 is well formed (p = 11, −14 ≤ 15). -/
+theorem fmtWF_f16 : FmtWF Fmt.f16 := ⟨by decide, by decide⟩
+
+/-- bfloat16 is well formed (p = 8, −126 ≤ 127). -/
+theorem fmtWF_bf16 : FmtWF Fmt.bf16 := ⟨by decide, by decide⟩
+
+/-- binary32 is well formed (p = 24, −126 ≤ 127). -/
+theorem fmtWF_f32 : FmtWF Fmt.f32 := ⟨by decide, by decide⟩
+
+/-- **`over`, proved**: past Ω the magnitude overflows, roundMag f w ≥
+2^(emax+1), for every well-formed format (module section round34 above
+for the steps). -/
+theorem roundMag_over (f : Fmt) (hf : FmtWF f) (w : Rat) (hw : roundOmega f < w) :
+    pow2 (f.emax + 1) ≤ roundMag f w := by
+  have hemin : f.emin ≤ f.emax := hf.emin_le_emax
+  have hprec : 1 ≤ f.prec := hf.prec_pos
+  have hmv : pow2 (f.emax + 1) < pow2 (f.emax - (f.prec : Int)) + w := rlt_add_of_sub_lt hw
+  have hwp : 0 < w := by
+    by_cases hw0 : 0 < w
+    · exact hw0
+    · have h1 : w ≤ 0 := Rat.not_lt.mp hw0
+      have h2 : pow2 (f.emax - (f.prec : Int)) + w ≤ pow2 (f.emax - (f.prec : Int)) + 0 :=
+        radd_le_add_left h1 (pow2 (f.emax - (f.prec : Int)))
+      rw [Rat.add_zero (pow2 (f.emax - (f.prec : Int)))] at h2
+      have h3 : pow2 (f.emax - (f.prec : Int)) ≤ pow2 (f.emax + 1) := pow2_mono (by omega)
+      exact absurd (rlt_of_lt_of_le hmv (Rat.le_trans h2 h3)) (rlt_irrefl _)
+  have fs := flog2_spec w hwp
+  have hE : f.emax ≤ flog2 w := by
+    by_cases hc : f.emax ≤ flog2 w
+    · exact hc
+    · have h1 : w < pow2 f.emax := rlt_of_lt_of_le fs.2 (pow2_mono (by omega))
+      have h2 : pow2 (f.emax - (f.prec : Int)) + w < pow2 (f.emax - (f.prec : Int)) + pow2 f.emax :=
+        radd_lt_add_left h1 (pow2 (f.emax - (f.prec : Int)))
+      have h3 : pow2 (f.emax - (f.prec : Int)) + pow2 f.emax ≤ pow2 (f.emax + 1) := by
+        rw [pow2_succ f.emax, Rat.add_comm (pow2 (f.emax - (f.prec : Int))) (pow2 f.emax)]
+        exact radd_le_add_left (pow2_mono (by omega)) (pow2 f.emax)
+      exact absurd (rlt_of_lt_of_le (rlt_of_lt_of_le hmv (Rat.le_of_lt h2)) h3) (rlt_irrefl _)
+  by_cases hEq : flog2 w = f.emax
+  · have hk : roundK f w = f.emax - (f.prec : Int) + 1 := by
+      show max (flog2 w) f.emin - (f.prec : Int) + 1 = f.emax - (f.prec : Int) + 1
+      omega
+    have h1 := shift_lt (f.emax + 1) (f.emax - (f.prec : Int)) (roundK f w) w hmv
+    have ex1 : f.emax + 1 + -roundK f w = ((f.prec : Nat) : Int) := by omega
+    have ex2 : f.emax - (f.prec : Int) + -roundK f w = -1 := by omega
+    rw [ex1, ex2] at h1
+    have h2 := roundMag_ge f w hwp f.prec h1
+    have ex3 : ((f.prec : Nat) : Int) + roundK f w = f.emax + 1 := by omega
+    rw [ex3] at h2
+    exact h2
+  · have hgt : f.emax + 1 ≤ flog2 w := by omega
+    have hk : roundK f w = flog2 w - (f.prec : Int) + 1 := by
+      show max (flog2 w) f.emin - (f.prec : Int) + 1 = flog2 w - (f.prec : Int) + 1
+      omega
+    have h0 : pow2 (flog2 w) + 0 < pow2 (flog2 w) + pow2 (roundK f w - 1) :=
+      radd_lt_add_left (pow2_pos (roundK f w - 1)) (pow2 (flog2 w))
+    rw [Rat.add_zero (pow2 (flog2 w)), Rat.add_comm (pow2 (flog2 w)) (pow2 (roundK f w - 1))] at h0
+    have hmv2 : pow2 (flog2 w) < pow2 (roundK f w - 1) + w :=
+      rlt_of_lt_of_le h0 (radd_le_add_left fs.1 (pow2 (roundK f w - 1)))
+    have h1 := shift_lt (flog2 w) (roundK f w - 1) (roundK f w) w hmv2
+    have ex1 : flog2 w + -roundK f w = ((f.prec - 1 : Nat) : Int) := by omega
+    have ex2 : roundK f w - 1 + -roundK f w = -1 := by omega
+    rw [ex1, ex2] at h1
+    have h2 := roundMag_ge f w hwp (f.prec - 1) h1
+    have h3 : pow2 (f.emax + 1) ≤ pow2 (((f.prec - 1 : Nat) : Int) + roundK f w) := pow2_mono (by omega)
+    exact Rat.le_trans h3 h2
+
 /-- roundQ at x > 0: the overflow test on roundMag x, else roundMag x. -/
 theorem roundQ_pos (f : Fmt) (x : Rat) (hx : 0 < x) :
     roundQ f x = (if pow2 (f.emax + 1) ≤ roundMag f x then none else some (roundMag f x)) := by
@@ -569,7 +759,7 @@ theorem roundScalar_inner_branch (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (h
 
 /-- **a > 0, every branch**: overflow (a + s > Ω ≥ 0 overflows too), the
 zero branch, the interior branch. -/
-theorem roundScalar_pos (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (ha : 0 < a)
+theorem roundScalar_pos (f : Fmt) (hf : FmtWF f) (hm : RoundMagLocal f) (a s : Rat) (ha : 0 < a)
     (hs : s < roundGap f a) (hns : -s < roundGap f a) : roundQ f (a + s) = roundQ f a := by
   have hq := roundQ_pos f a ha
   by_cases hP : pow2 (f.emax + 1) ≤ roundMag f a
@@ -581,8 +771,8 @@ theorem roundScalar_pos (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (ha : 0 < a
       rw [absS_of_nonneg a (Rat.le_of_lt ha)]
     rw [hgap] at hns
     have hw : roundOmega f < a + s := lt_add_of_neg_lt_sub hns
-    have hwp : 0 < a + s := rlt_of_le_of_lt hm.omega_nonneg hw
-    rw [hqa, roundQ_pos f (a + s) hwp, if_pos (hm.over (a + s) hw)]
+    have hwp : 0 < a + s := rlt_of_le_of_lt (roundOmega_nonneg f) hw
+    rw [hqa, roundQ_pos f (a + s) hwp, if_pos (roundMag_over f hf (a + s) hw)]
   · have hqa : roundQ f a = some (roundMag f a) := hq.trans (if_neg hP)
     by_cases hz : roundMag f a = 0
     · have hq0 : roundQ f a = some 0 := by
@@ -593,10 +783,10 @@ theorem roundScalar_pos (f : Fmt) (hm : RoundMagLocal f) (a s : Rat) (ha : 0 < a
 /-- **`RoundScalarLocal` from the magnitude facts**: a > 0 above, a = 0 by
 the zero branch, a < 0 by oddness (roundQ (−a + −s) = roundQ (−a) at the
 same gap, then `negOpt` on both sides). -/
-theorem roundScalarLocal_of_mag (f : Fmt) (hm : RoundMagLocal f) : RoundScalarLocal f := by
+theorem roundScalarLocal_of_mag (f : Fmt) (hf : FmtWF f) (hm : RoundMagLocal f) : RoundScalarLocal f := by
   intro a s _ hs hns
   by_cases hapos : 0 < a
-  · exact roundScalar_pos f hm a s hapos hs hns
+  · exact roundScalar_pos f hf hm a s hapos hs hns
   · by_cases ha0 : a = 0
     · subst ha0
       exact roundScalar_zero_branch f 0 s Rat.le_refl (roundQ_zero f) hs hns
@@ -607,7 +797,7 @@ theorem roundScalarLocal_of_mag (f : Fmt) (hm : RoundMagLocal f) : RoundScalarLo
       have hns' : -(-s) < roundGap f (-a) := by
         rw [roundGap_neg f a, rneg_neg s]
         exact hs
-      have h := roundScalar_pos f hm (-a) (-s) (rneg_pos hneg) hs' hns'
+      have h := roundScalar_pos f hf hm (-a) (-s) (rneg_pos hneg) hs' hns'
       rw [← neg_add' a s, roundQ_neg f (a + s), roundQ_neg f a] at h
       calc roundQ f (a + s) = negOpt (negOpt (roundQ f (a + s))) := (negOpt_negOpt _).symm
         _ = negOpt (negOpt (roundQ f a)) := by rw [h]
@@ -687,14 +877,14 @@ the magnitude facts `RoundMagLocal f` (the scalar statement follows by
 `roundScalarLocal_of_mag`): for x off the jumps (every entry, `roundStable`)
 and a tangent v of x's length, δ = `roundDelta f x v` > 0 and
 fwd (x + t•v) = fwd x for every |t| < δ. -/
-theorem round_locally_constant (f : Fmt) (hm : RoundMagLocal f) (x v : List Rat)
+theorem round_locally_constant (f : Fmt) (hf : FmtWF f) (hm : RoundMagLocal f) (x v : List Rat)
     (hl : x.length = v.length) (hx : roundStable f x = true) :
     0 < roundDelta f x v ∧
       ∀ t : Rat, absS t < roundDelta f x v → roundFwd f (padd x (smul t v)) = roundFwd f x := by
   refine ⟨roundDelta_pos f x v hx, fun t ht => ?_⟩
   have hb := abs_lt_both ht
   show optL (roundAll f (padd x (smul t v))) = optL (roundAll f x)
-  rw [roundAll_along f (roundScalarLocal_of_mag f hm) t x v hl hx hb.1 hb.2]
+  rw [roundAll_along f (roundScalarLocal_of_mag f hf hm) t x v hl hx hb.1 hb.2]
 
 /-- The same at the primitive, with the JVP: entry by entry,
 fwd (x + t•v) = fwd x + t · jvp x v, the JVP being 0 (`round_jvp_nth`). -/
@@ -704,9 +894,9 @@ theorem round_f16_locally_constant (a : Attr) (hm : RoundMagLocal Fmt.f16) (x v 
       ∀ t : Rat, absS t < roundDelta Fmt.f16 x v → ∀ i : Nat,
         nth (Prim.fwd .round_f16 a [padd x (smul t v)]) i =
           nth (Prim.fwd .round_f16 a [x]) i + t * nth (Prim.jvp .round_f16 a [x] [v]) i := by
-  refine ⟨(round_locally_constant Fmt.f16 hm x v hl hx).1, fun t ht i => ?_⟩
+  refine ⟨(round_locally_constant Fmt.f16 fmtWF_f16 hm x v hl hx).1, fun t ht i => ?_⟩
   have he : roundFwd Fmt.f16 (padd x (smul t v)) = roundFwd Fmt.f16 x :=
-    (round_locally_constant Fmt.f16 hm x v hl hx).2 t ht
+    (round_locally_constant Fmt.f16 fmtWF_f16 hm x v hl hx).2 t ht
   have hj : nth (pmul (pmap roundD x) v) i = 0 := round_jvp_nth x v i
   show nth (roundFwd Fmt.f16 (padd x (smul t v))) i =
     nth (roundFwd Fmt.f16 x) i + t * nth (pmul (pmap roundD x) v) i
@@ -719,9 +909,9 @@ theorem round_bf16_locally_constant (a : Attr) (hm : RoundMagLocal Fmt.bf16) (x 
       ∀ t : Rat, absS t < roundDelta Fmt.bf16 x v → ∀ i : Nat,
         nth (Prim.fwd .round_bf16 a [padd x (smul t v)]) i =
           nth (Prim.fwd .round_bf16 a [x]) i + t * nth (Prim.jvp .round_bf16 a [x] [v]) i := by
-  refine ⟨(round_locally_constant Fmt.bf16 hm x v hl hx).1, fun t ht i => ?_⟩
+  refine ⟨(round_locally_constant Fmt.bf16 fmtWF_bf16 hm x v hl hx).1, fun t ht i => ?_⟩
   have he : roundFwd Fmt.bf16 (padd x (smul t v)) = roundFwd Fmt.bf16 x :=
-    (round_locally_constant Fmt.bf16 hm x v hl hx).2 t ht
+    (round_locally_constant Fmt.bf16 fmtWF_bf16 hm x v hl hx).2 t ht
   have hj : nth (pmul (pmap roundD x) v) i = 0 := round_jvp_nth x v i
   show nth (roundFwd Fmt.bf16 (padd x (smul t v))) i =
     nth (roundFwd Fmt.bf16 x) i + t * nth (pmul (pmap roundD x) v) i
@@ -734,9 +924,9 @@ theorem round_f32_locally_constant (a : Attr) (hm : RoundMagLocal Fmt.f32) (x v 
       ∀ t : Rat, absS t < roundDelta Fmt.f32 x v → ∀ i : Nat,
         nth (Prim.fwd .round_f32 a [padd x (smul t v)]) i =
           nth (Prim.fwd .round_f32 a [x]) i + t * nth (Prim.jvp .round_f32 a [x] [v]) i := by
-  refine ⟨(round_locally_constant Fmt.f32 hm x v hl hx).1, fun t ht i => ?_⟩
+  refine ⟨(round_locally_constant Fmt.f32 fmtWF_f32 hm x v hl hx).1, fun t ht i => ?_⟩
   have he : roundFwd Fmt.f32 (padd x (smul t v)) = roundFwd Fmt.f32 x :=
-    (round_locally_constant Fmt.f32 hm x v hl hx).2 t ht
+    (round_locally_constant Fmt.f32 fmtWF_f32 hm x v hl hx).2 t ht
   have hj : nth (pmul (pmap roundD x) v) i = 0 := round_jvp_nth x v i
   show nth (roundFwd Fmt.f32 (padd x (smul t v))) i =
     nth (roundFwd Fmt.f32 x) i + t * nth (pmul (pmap roundD x) v) i

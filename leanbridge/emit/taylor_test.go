@@ -907,9 +907,10 @@ func TestRoundNatLemmas(t *testing.T) {
 	}
 }
 
-// roundMagLocalCheck checks, on the transcription, the statements of
-// RoundLocal.lean's narrower hypothesis `RoundMagLocal f` (omega_nonneg,
-// over, inner) and of the proved `roundMag_under`, at the positive probes
+// roundMagLocalCheck checks, on the transcription, the statement of
+// RoundLocal.lean's narrower hypothesis `RoundMagLocal f` (inner, the one
+// fact still assumed) and of the proved `roundOmega_nonneg`, `roundMag_over`
+// (round34) and `roundMag_under`, at the positive probes
 // and at points built to sit next to each boundary: Ω ≥ 0; roundMag w ≥
 // 2^(emax+1) for w > overAt (Lean: overAt = Ω); roundMag w = 0 for
 // 0 < w < underAt (Lean: underAt = 2^(emin−p)); and for every probe u with
@@ -976,8 +977,10 @@ func roundMagLocalCheck(f fmtL, probes []*big.Rat, overAt, underAt *big.Rat, hiM
 }
 
 // TestRoundMagLocal is the Go mirror of `RoundMagLocal` (the hypothesis
-// `round_locally_constant` still takes) and `roundMag_under` (proved): a
-// false hypothesis would make the Lean theorem vacuous, so its statement
+// `round_locally_constant` still takes: `inner`) and of the proved
+// `roundOmega_nonneg`, `roundMag_over` (for `FmtWF` formats: p ≥ 1,
+// emin ≤ emax, checked here too) and `roundMag_under`: a false
+// hypothesis would make the Lean theorem vacuous, so its statement
 // is checked true on every format's positive probes (TestLeanRound's
 // roundProbes, a fixed seed) and at 70 points approaching each bound; and
 // each check is sensitive — Ω minus 2^(emax−p−3) in place of Ω (just
@@ -992,11 +995,15 @@ func TestRoundMagLocal(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, line := range []string{
-		"  omega_nonneg : 0 ≤ roundOmega f",
-		"  over : ∀ w : Rat, roundOmega f < w → pow2 (f.emax + 1) ≤ roundMag f w",
+		"structure RoundMagLocal (f : Fmt) : Prop where",
 		"  inner : ∀ u w : Rat, 0 < u → ¬ roundMag f u = 0 → ¬ pow2 (f.emax + 1) ≤ roundMag f u →",
 		"    roundLoM f (roundMag f u) < w → w < roundHiM f (roundMag f u) →",
 		"      0 < w ∧ roundMag f w = roundMag f u",
+		"theorem roundOmega_nonneg (f : Fmt) : 0 ≤ roundOmega f :=",
+		"theorem roundMag_over (f : Fmt) (hf : FmtWF f) (w : Rat) (hw : roundOmega f < w) :",
+		"    pow2 (f.emax + 1) ≤ roundMag f w := by",
+		"  prec_pos : 1 ≤ f.prec",
+		"  emin_le_emax : f.emin ≤ f.emax",
 		"theorem roundMag_under (f : Fmt) (w : Rat) (hw0 : 0 < w)",
 		"    (hw : w < pow2 (f.emin - (f.prec : Int))) : roundMag f w = 0 := by",
 	} {
@@ -1009,6 +1016,9 @@ func TestRoundMagLocal(t *testing.T) {
 			f := leanFmtOf(op)
 			if f.prec == 0 {
 				t.Fatal("Spec.lean's formats could not be read")
+			}
+			if f.prec < 1 || f.emin > f.emax { // FmtWF, discharged in Lean by fmtWF_<T>
+				t.Fatalf("%s: format (p %d, emin %d, emax %d) is not FmtWF", op, f.prec, f.emin, f.emax)
 			}
 			rng := rand.New(rand.NewSource(27))
 			all := roundProbes(registryFormat[op], rng)
