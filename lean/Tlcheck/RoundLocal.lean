@@ -39,16 +39,22 @@ roundQ f a:
 
 **What is proved here, and what is not.** `round_locally_constant` proves
 the tensor statement — 0 < δ and fwd (x + t•v) = fwd x for |t| < δ, for
-every x whose entries are all off the jumps — from `RoundMagLocal f`, two
-facts about `roundMag` on positive arguments (plus Ω ≥ 0, evaluated for
-the three formats by `roundOmega_nonneg_instance`):
+every x whose entries are all off the jumps — for every well-formed format
+(`FmtWF f`: p ≥ 1, emin ≤ emax; `fmtWF_f16`, `fmtWF_bf16`, `fmtWF_f32`)
+from `RoundMagLocal f`, which is now **one** fact about `roundMag` on
+positive arguments:
 
-* `over`: w > Ω gives roundMag f w ≥ 2^(emax+1) (past Ω the magnitude
-  overflows);
 * `inner`: for u > 0 with m = roundMag f u finite and non-zero, every w
   with roundLoM f m < w < roundHiM f m is positive and has roundMag f w =
   m — the binade edge m = 2^e (w in the binade below, half the quantum)
   included.
+
+The other two facts the structure carried until session 12 are proved
+(session 13, lean34): Ω ≥ 0 for every format (`roundOmega_nonneg`), and
+**`over`** — w > Ω gives roundMag f w ≥ 2^(emax+1) — as `roundMag_over`
+for every `FmtWF` format (section round34 below: `flog2_spec`, the
+exponent arithmetic by `omega`, `rneNat_ge`, the `Nat` readings
+`half_lt_nat`/`lt_half_nat`, `roundMag_ge`).
 
 Proved from those (session 12, round32): the scalar statement
 `RoundScalarLocal f` (`roundScalarLocal_of_mag`) — roundQ's whole case
@@ -67,13 +73,20 @@ xᵢ from |t| < δ: MaxPool.lean's `gap_step`, `rmin_le_left`,
 `rmin_le_right`), the list induction and the pairing with the JVP are
 proved as before.
 
-**Not proved: `over` and `inner`.** Both need `flog2_spec` (2^flog2(a) ≤
-a < 2^(flog2(a)+1), stated in RoundNat.lean's header; with `mkRat_le_iff`
-it is `flog2_bracket_nat` read in `Rat`, the exponent arithmetic still to
-write) and, for `inner`, the significand's constancy in one binade
-(`rneNat_const`) plus the binade edge. They are checked true on the
-transcription (`leanbridge/emit/taylor_test.go`, `TestRoundMagLocal`: a
-false hypothesis would make the theorem vacuous), and the whole scalar
+**Not proved: `inner`.** Proved toward it (lean34): the significand step
+in `Rat` (`roundMag_eq_of_near`: M − 1/2 < a·2^−k < M + 1/2 gives
+roundMag a = M·2^k) and its use on one quantum grid (`roundMag_of_within`:
+if w's quantum exponent is K and m = M·2^K, then m − 2^(K−1) < w <
+m + 2^(K−1) gives roundMag w = m). Still to write: (i) m = roundMag u is
+M·2^(roundK m) with M natural (m ≤ 2^(⌊log₂ u⌋+1), so m's quantum
+exponent is u's or, when u rounds up to 2^(e+1), one more with M =
+2^(p−1)); (ii) w > 0 and roundK w = roundK m for w ≥ 2^⌊log₂ m⌋ or m
+subnormal (m + 2^(k−1) < 2^(E'+1), `flog2_spec`); (iii) the binade edge
+m = 2^E, emin < E, 2^E − 2^(k−2) < w < 2^E: roundK w = k − 1 and
+m = 2^p·2^(k−1), then `roundMag_of_within` at K = k − 1. `inner`'s
+statement is checked true on the transcription
+(`leanbridge/emit/taylor_test.go`, `TestRoundMagLocal`: a false
+hypothesis would make the theorem vacuous), and the whole scalar
 statement exactly in Go (`TestRoundLocallyConstant`: the registry's
 `RoundRat` at x + t·v for |t| up to δ·(1 − 2⁻²⁰) on random tensors of
 every binade, and sharpness: just past gapᵢ/|vᵢ| an entry leaves its
@@ -83,8 +96,8 @@ is `roundGapOf f a (roundQ f a)` (the same value, by definition; split so
 that a rewrite of `roundQ f a` reaches the match).
 
 Nothing here was compiled (no Lean toolchain on the development
-machines); every core name used is listed in `lean/README.md` (round32)
-with where it was read.
+machines); every core name used is listed in `lean/README.md` (round32,
+lean34) with where it was read.
 
 No `sorry`, no `grind`, no axioms; `simp` and `exact_mod_cast` only in
 `first` fallback arms.
@@ -131,34 +144,35 @@ def roundDelta (f : Fmt) : List Rat → List Rat → Rat
   | _, _ => 1
 
 /-- **The scalar statement**: roundQ f is constant on the open interval of
-radius roundGap f a about every a off the jumps. Proved from the two
-magnitude facts of `RoundMagLocal f` by `roundScalarLocal_of_mag` (see the
-module header for what of those is still assumed). -/
+radius roundGap f a about every a off the jumps. Proved for `FmtWF`
+formats from the one magnitude fact still assumed, `RoundMagLocal f`
+(`inner`), by `roundScalarLocal_of_mag`. -/
 def RoundScalarLocal (f : Fmt) : Prop :=
   ∀ a s : Rat, 0 < roundGap f a → s < roundGap f a → -s < roundGap f a →
     roundQ f (a + s) = roundQ f a
 
-/-! ## roundQ's case split: `RoundScalarLocal` from two magnitude facts
+/-! ## roundQ's case split: `RoundScalarLocal` from the magnitude facts
 
 `roundScalarLocal_of_mag` proves `RoundScalarLocal f` from
 `RoundMagLocal f`, a statement about `roundMag` on positive arguments
 only (no sign, no `Option`, no zero branch of `roundQ`). The split: a = 0
 and the branch where a rounds to 0 (|a + s| stays below half the least
 subnormal, where roundMag is 0: `roundMag_under`, **proved** through the
-`Rat` bridge below), the overflow branch (a + s stays past Ω: `over`),
+`Rat` bridge below), the overflow branch (a + s stays past Ω:
+`roundMag_over`, proved in section round34 for `FmtWF` formats),
 the interior branch of a > 0 (a + s stays strictly between the jump
 points around m = roundMag a: `inner`), and a < 0 by the symmetry
 roundQ (−x) = −roundQ x (`roundQ_neg`) and roundGap (−a) = roundGap a
 (`roundGap_neg`). -/
 
-/-- **The narrower hypothesis**: the magnitude facts still assumed, for
-positive arguments. `omega_nonneg`: Ω ≥ 0 (true of each format by
-evaluation, `roundOmega_nonneg_instance`); `over`: past Ω the magnitude
-overflows; `inner`: strictly between the jump points around a finite
-non-zero m = roundMag u, every w is positive and has roundMag w = m (the
-binade edge m = 2^e, where w may fall into the binade below with half the
-quantum, included). The third fact, below half the least subnormal
-roundMag is 0, is no longer assumed: `roundMag_under`. -/
+/-- **The narrower hypothesis**: the one magnitude fact still assumed,
+for positive arguments. `inner`: strictly between the jump points around
+a finite non-zero m = roundMag u, every w is positive and has roundMag w
+= m (the binade edge m = 2^e, where w may fall into the binade below with
+half the quantum, included). The other facts are proved: below half the
+least subnormal roundMag is 0 (`roundMag_under`), Ω ≥ 0
+(`roundOmega_nonneg`), and past Ω the magnitude overflows
+(`roundMag_over`, for `FmtWF` formats). -/
 structure RoundMagLocal (f : Fmt) : Prop where
   inner : ∀ u w : Rat, 0 < u → ¬ roundMag f u = 0 → ¬ pow2 (f.emax + 1) ≤ roundMag f u →
     roundLoM f (roundMag f u) < w → w < roundHiM f (roundMag f u) →
@@ -508,27 +522,52 @@ theorem shift_lt (X Y k : Int) (w : Rat) (h : pow2 X < pow2 Y + w) :
   rw [Rat.add_mul (pow2 Y) w (pow2 (-k)), ← pow2_add X (-k), ← pow2_add Y (-k)] at h1
   exact h1
 
-/-- **2^P < 2^−1 + q read over `Nat`** (q ≥ 0 as num/den): 2^P·2d <
-d + 2·num, i.e. 2·(d·2^P) < 2·num + d (`pow2_natcast`, `pow2_neg_one`,
+/-- **B < 2^−1 + q read over `Nat`** (q ≥ 0 as num/den, B natural):
+B·2d < d + 2·num, i.e. 2·(d·B) < 2·num + d (`pow2_neg_one`,
 `Rat.mkRat_self`, `Rat.mkRat_add_mkRat`, `mkRat_lt_iff`). -/
-theorem half_lt_nat (q : Rat) (hq : 0 ≤ q) (P : Nat) (h : pow2 (P : Int) < pow2 (-1) + q) :
-    2 * (q.den * 2 ^ P) < 2 * q.num.toNat + q.den := by
+theorem half_lt_nat (q : Rat) (hq : 0 ≤ q) (B : Nat) (h : mkRat (B : Int) 1 < pow2 (-1) + q) :
+    2 * (q.den * B) < 2 * q.num.toNat + q.den := by
   have hn : 0 ≤ q.num := Rat.num_nonneg.mpr hq
   have hd : 0 < q.den := q.den_pos
   have z2 : (2 : Nat) ≠ 0 := by decide
   have h1 := h
-  rw [pow2_natcast P, pow2_neg_one, ← Rat.mkRat_self q, Rat.mkRat_add_mkRat 1 q.num z2 q.den_nz] at h1
+  rw [pow2_neg_one, ← Rat.mkRat_self q, Rat.mkRat_add_mkRat 1 q.num z2 q.den_nz] at h1
   have h2 := (mkRat_lt_iff _ _ 1 (2 * q.den) (by decide) (by omega)).mp h1
   rw [← Int.toNat_of_nonneg hn] at h2
-  have h3 : 2 ^ P * (2 * q.den) < (1 * q.den + q.num.toNat * 2) * 1 := by
+  have h3 : B * (2 * q.den) < (1 * q.den + q.num.toNat * 2) * 1 := by
     first
       | exact Int.ofNat_lt.mp h2
-      | exact Int.ofNat_lt.mp (h2 : (((2 ^ P * (2 * q.den) : Nat)) : Int) <
+      | exact Int.ofNat_lt.mp (h2 : (((B * (2 * q.den) : Nat)) : Int) <
           (((1 * q.den + q.num.toNat * 2) * 1 : Nat) : Int))
       | exact_mod_cast h2
       | omega
-  have e1 : 2 ^ P * (2 * q.den) = 2 * (q.den * 2 ^ P) := by
-    rw [Nat.mul_left_comm (2 ^ P) 2 q.den, Nat.mul_comm (2 ^ P) q.den]
+  have e1 : B * (2 * q.den) = 2 * (q.den * B) := by
+    rw [Nat.mul_left_comm B 2 q.den, Nat.mul_comm B q.den]
+  omega
+
+/-- **q < B + 2^−1 read over `Nat`** (q ≥ 0 as num/den, B natural):
+2·num < (2B + 1)·d, i.e. 2·num < 2·(d·B) + d (the mirror of
+`half_lt_nat`). -/
+theorem lt_half_nat (q : Rat) (hq : 0 ≤ q) (B : Nat) (h : q < mkRat (B : Int) 1 + pow2 (-1)) :
+    2 * q.num.toNat < 2 * (q.den * B) + q.den := by
+  have hn : 0 ≤ q.num := Rat.num_nonneg.mpr hq
+  have hd : 0 < q.den := q.den_pos
+  have z1 : (1 : Nat) ≠ 0 := by decide
+  have z2 : (2 : Nat) ≠ 0 := by decide
+  have h1 := h
+  rw [pow2_neg_one, ← Rat.mkRat_self q, Rat.mkRat_add_mkRat (B : Int) 1 z1 z2] at h1
+  have h2 := (mkRat_lt_iff _ _ q.den (1 * 2) hd (by decide)).mp h1
+  rw [← Int.toNat_of_nonneg hn] at h2
+  have h3 : q.num.toNat * (1 * 2) < (B * 2 + 1 * 1) * q.den := by
+    first
+      | exact Int.ofNat_lt.mp h2
+      | exact Int.ofNat_lt.mp (h2 : (((q.num.toNat * (1 * 2) : Nat)) : Int) <
+          (((B * 2 + 1 * 1) * q.den : Nat) : Int))
+      | exact_mod_cast h2
+      | omega
+  have e1 : (B * 2 + 1 * 1) * q.den = B * 2 * q.den + 1 * 1 * q.den := Nat.add_mul (B * 2) (1 * 1) q.den
+  have e2 : B * 2 * q.den = 2 * (q.den * B) := by
+    rw [Nat.mul_comm B 2, Nat.mul_assoc 2 B q.den, Nat.mul_comm B q.den]
   omega
 
 /-- **roundMag from below**: if 2^P < 2^−1 + a·2^−k (k = `roundK f a`,
@@ -538,9 +577,12 @@ theorem roundMag_ge (f : Fmt) (a : Rat) (ha : 0 < a) (P : Nat)
     (h : pow2 (P : Int) < pow2 (-1) + a * pow2 (-(roundK f a))) :
     pow2 ((P : Int) + roundK f a) ≤ roundMag f a := by
   have hq0 : 0 ≤ a * pow2 (-(roundK f a)) := Rat.le_of_lt (Rat.mul_pos ha (pow2_pos _))
+  have h' : mkRat ((2 ^ P : Nat) : Int) 1 < pow2 (-1) + a * pow2 (-(roundK f a)) := by
+    rw [← pow2_natcast P]
+    exact h
   have hB : 2 ^ P ≤ rneNat (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den :=
     rneNat_ge _ _ (2 ^ P) (a * pow2 (-(roundK f a))).den_pos
-      (half_lt_nat (a * pow2 (-(roundK f a))) hq0 P h)
+      (half_lt_nat (a * pow2 (-(roundK f a))) hq0 (2 ^ P) h')
   have hm : roundMag f a = mkRat ((rneNat (a * pow2 (-(roundK f a))).num.toNat
       (a * pow2 (-(roundK f a))).den : Nat) : Int) 1 * pow2 (roundK f a) := rfl
   rw [hm, pow2_add (P : Int) (roundK f a), pow2_natcast P]
@@ -556,6 +598,50 @@ theorem roundMag_ge (f : Fmt) (a : Rat) (ha : 0 < a) (P : Nat)
   · have he : rneNat (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den = 2 ^ P := by
       omega
     rw [he] <;> exact Rat.le_refl
+
+/-- **roundMag from the nearest natural, in `Rat`**: if M − 1/2 <
+a·2^−k < M + 1/2 (k = `roundK f a`, a > 0, M natural), then roundMag f a
+= M·2^k (`half_lt_nat`, `lt_half_nat`, RoundNat.lean's
+`roundMag_of_near_nat`). This is `inner`'s significand step: with k the
+quantum exponent of w equal to m's, w strictly within half a quantum of
+m = M·2^k rounds to m. -/
+theorem roundMag_eq_of_near (f : Fmt) (a : Rat) (ha : 0 < a) (M : Nat)
+    (h1 : mkRat (M : Int) 1 < pow2 (-1) + a * pow2 (-(roundK f a)))
+    (h2 : a * pow2 (-(roundK f a)) < mkRat (M : Int) 1 + pow2 (-1)) :
+    roundMag f a = mkRat (M : Int) 1 * pow2 (roundK f a) := by
+  have hq0 : 0 ≤ a * pow2 (-(roundK f a)) := Rat.le_of_lt (Rat.mul_pos ha (pow2_pos _))
+  exact roundMag_of_near_nat f a M (half_lt_nat (a * pow2 (-(roundK f a))) hq0 M h1)
+    (lt_half_nat (a * pow2 (-(roundK f a))) hq0 M h2)
+
+/-- 2^0 = 1 (by evaluation). -/
+theorem pow2_zero : pow2 0 = 1 := by
+  first
+    | decide +kernel
+    | rfl
+    | decide
+
+/-- **`inner`'s step on one quantum grid**: if w > 0 has quantum exponent
+K (`roundK f w = K`) and m = M·2^K (M natural), then m − 2^(K−1) < w <
+m + 2^(K−1) gives roundMag f w = m: both bounds scaled by 2^−K
+(`Rat.mul_lt_mul_of_pos_right`, `Rat.add_mul`, `pow2_add`, m·2^−K = M by
+`pow2_zero`) are M − 1/2 < w·2^−K < M + 1/2, and `roundMag_eq_of_near`. -/
+theorem roundMag_of_within (f : Fmt) (w m : Rat) (M : Nat) (K : Int) (hw : 0 < w)
+    (hK : roundK f w = K) (hm : m = mkRat (M : Int) 1 * pow2 K)
+    (hlo : m - pow2 (K - 1) < w) (hhi : w < m + pow2 (K - 1)) : roundMag f w = m := by
+  have hMK : m * pow2 (-K) = mkRat (M : Int) 1 := by
+    rw [hm, Rat.mul_assoc (mkRat (M : Int) 1) (pow2 K) (pow2 (-K)), ← pow2_add K (-K)]
+    have e : K + -K = 0 := by omega
+    rw [e, pow2_zero, Rat.mul_one (mkRat (M : Int) 1)]
+  have e1 : K - 1 + -K = -1 := by omega
+  have h1 : m < pow2 (K - 1) + w := rlt_add_of_sub_lt hlo
+  have h1' : m * pow2 (-K) < (pow2 (K - 1) + w) * pow2 (-K) :=
+    Rat.mul_lt_mul_of_pos_right h1 (pow2_pos (-K))
+  rw [hMK, Rat.add_mul (pow2 (K - 1)) w (pow2 (-K)), ← pow2_add (K - 1) (-K), e1] at h1'
+  have h2' : w * pow2 (-K) < (m + pow2 (K - 1)) * pow2 (-K) :=
+    Rat.mul_lt_mul_of_pos_right hhi (pow2_pos (-K))
+  rw [Rat.add_mul m (pow2 (K - 1)) (pow2 (-K)), hMK, ← pow2_add (K - 1) (-K), e1] at h2'
+  rw [← hK] at h1' h2'
+  rw [roundMag_eq_of_near f w hw M h1' h2', hK, hm]
 
 /-- Ω ≥ 0 for every format: 2^(emax−p) ≤ 2^(emax+1) (`pow2_mono`). -/
 theorem roundOmega_nonneg (f : Fmt) : 0 ≤ roundOmega f :=
@@ -803,8 +889,9 @@ theorem roundScalarLocal_of_mag (f : Fmt) (hf : FmtWF f) (hm : RoundMagLocal f) 
         _ = negOpt (negOpt (roundQ f a)) := by rw [h]
         _ = roundQ f a := negOpt_negOpt _
 
-/-- Ω ≥ 0 for the three formats, by evaluation (`RoundMagLocal`'s first
-field). -/
+/-- Ω ≥ 0 for the three formats, by evaluation (a field of
+`RoundMagLocal` until session 12; now proved for every format by
+`roundOmega_nonneg`, and this kernel check kept as its instance). -/
 theorem roundOmega_nonneg_instance :
     0 ≤ roundOmega Fmt.f16 ∧ 0 ≤ roundOmega Fmt.bf16 ∧ 0 ≤ roundOmega Fmt.f32 := by
   decide +kernel
@@ -872,8 +959,9 @@ theorem roundAll_along (f : Fmt) (hs : RoundScalarLocal f) (t : Rat) :
       consOpt (roundQ f a) (roundAll f as)
     rw [h0, hr]
 
-/-- **Local constancy of round_T** (issue 27 point 1 for the casts), from
-the magnitude facts `RoundMagLocal f` (the scalar statement follows by
+/-- **Local constancy of round_T** (issue 27 point 1 for the casts), for a
+well-formed format (`FmtWF f`), from the one magnitude fact still assumed,
+`RoundMagLocal f` (`inner`; the scalar statement follows by
 `roundScalarLocal_of_mag`): for x off the jumps (every entry, `roundStable`)
 and a tangent v of x's length, δ = `roundDelta f x v` > 0 and
 fwd (x + t•v) = fwd x for every |t| < δ. -/
