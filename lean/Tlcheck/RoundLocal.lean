@@ -37,24 +37,29 @@ roundQ f a:
 * `roundDelta f x v` = minᵢ roundGap xᵢ / (|vᵢ| + 1) (1 for the empty
   tensor): the δ of the statement, a rational computed from x and v.
 
-**What is proved here, and what is not.** `round_locally_constant` proves
-the tensor statement — 0 < δ and fwd (x + t•v) = fwd x for |t| < δ, for
-every x whose entries are all off the jumps — for every well-formed format
-(`FmtWF f`: p ≥ 1, emin ≤ emax; `fmtWF_f16`, `fmtWF_bf16`, `fmtWF_f32`)
-from `RoundMagLocal f`, which is now **one** fact about `roundMag` on
-positive arguments:
+**What is proved here.** `round_locally_constant` proves the tensor
+statement — 0 < δ and fwd (x + t•v) = fwd x for |t| < δ, for every x whose
+entries are all off the jumps — for every well-formed format (`FmtWF f`:
+p ≥ 1, emin ≤ emax; `fmtWF_f16`, `fmtWF_bf16`, `fmtWF_f32`), with **no
+hypothesis left** (session 13, lean34). The magnitude facts it rests on,
+`RoundMagLocal f`, are proved (`roundMagLocal f hf`), and so is the scalar
+statement (`roundScalarLocal f hf`):
 
-* `inner`: for u > 0 with m = roundMag f u finite and non-zero, every w
-  with roundLoM f m < w < roundHiM f m is positive and has roundMag f w =
-  m — the binade edge m = 2^e (w in the binade below, half the quantum)
-  included.
+* Ω ≥ 0 for every format (`roundOmega_nonneg`);
+* **`over`** — w > Ω gives roundMag f w ≥ 2^(emax+1) — `roundMag_over`
+  (section round34: `flog2_spec`, the exponent arithmetic by `omega`,
+  `rneNat_ge`, the `Nat` readings `half_lt_nat`/`lt_half_nat`,
+  `roundMag_ge`);
+* **`inner`** — for u > 0 with m = roundMag f u finite and non-zero, every
+  w with roundLoM f m < w < roundHiM f m is positive and has roundMag f w
+  = m, the binade edge m = 2^e (w in the binade below, half the quantum)
+  included — `roundMag_inner_of`: m lies on its own quantum grid
+  (`roundMag_rep`), and on the grid `roundMag_inner` (the significand step
+  `roundMag_eq_of_near` / `roundMag_of_within`, w's binade from
+  `flog2_spec` and `flog2_eq`, the edge by `pow2_succ`).
 
-The other two facts the structure carried until session 12 are proved
-(session 13, lean34): Ω ≥ 0 for every format (`roundOmega_nonneg`), and
-**`over`** — w > Ω gives roundMag f w ≥ 2^(emax+1) — as `roundMag_over`
-for every `FmtWF` format (section round34 below: `flog2_spec`, the
-exponent arithmetic by `omega`, `rneNat_ge`, the `Nat` readings
-`half_lt_nat`/`lt_half_nat`, `roundMag_ge`).
+`RoundMagLocal` is kept as the interface (`roundScalarLocal_of_mag` still
+derives the scalar statement from it).
 
 Proved from those (session 12, round32): the scalar statement
 `RoundScalarLocal f` (`roundScalarLocal_of_mag`) — roundQ's whole case
@@ -73,20 +78,9 @@ xᵢ from |t| < δ: MaxPool.lean's `gap_step`, `rmin_le_left`,
 `rmin_le_right`), the list induction and the pairing with the JVP are
 proved as before.
 
-**Not proved: `inner`.** Proved toward it (lean34): the significand step
-in `Rat` (`roundMag_eq_of_near`: M − 1/2 < a·2^−k < M + 1/2 gives
-roundMag a = M·2^k) and its use on one quantum grid (`roundMag_of_within`:
-if w's quantum exponent is K and m = M·2^K, then m − 2^(K−1) < w <
-m + 2^(K−1) gives roundMag w = m). Still to write: (i) m = roundMag u is
-M·2^(roundK m) with M natural (m ≤ 2^(⌊log₂ u⌋+1), so m's quantum
-exponent is u's or, when u rounds up to 2^(e+1), one more with M =
-2^(p−1)); (ii) w > 0 and roundK w = roundK m for w ≥ 2^⌊log₂ m⌋ or m
-subnormal (m + 2^(k−1) < 2^(E'+1), `flog2_spec`); (iii) the binade edge
-m = 2^E, emin < E, 2^E − 2^(k−2) < w < 2^E: roundK w = k − 1 and
-m = 2^p·2^(k−1), then `roundMag_of_within` at K = k − 1. `inner`'s
-statement is checked true on the transcription
-(`leanbridge/emit/taylor_test.go`, `TestRoundMagLocal`: a false
-hypothesis would make the theorem vacuous), and the whole scalar
+**Checked in Go as well** (a guard on the transcription while nothing
+here is compiled): the magnitude facts on the transcription
+(`leanbridge/emit/taylor_test.go`, `TestRoundMagLocal`), and the whole scalar
 statement exactly in Go (`TestRoundLocallyConstant`: the registry's
 `RoundRat` at x + t·v for |t| up to δ·(1 − 2⁻²⁰) on random tensors of
 every binade, and sharpness: just past gapᵢ/|vᵢ| an entry leaves its
@@ -145,8 +139,8 @@ def roundDelta (f : Fmt) : List Rat → List Rat → Rat
 
 /-- **The scalar statement**: roundQ f is constant on the open interval of
 radius roundGap f a about every a off the jumps. Proved for `FmtWF`
-formats from the one magnitude fact still assumed, `RoundMagLocal f`
-(`inner`), by `roundScalarLocal_of_mag`. -/
+formats: `roundScalarLocal` (from `RoundMagLocal f`, itself proved by
+`roundMagLocal`, through `roundScalarLocal_of_mag`). -/
 def RoundScalarLocal (f : Fmt) : Prop :=
   ∀ a s : Rat, 0 < roundGap f a → s < roundGap f a → -s < roundGap f a →
     roundQ f (a + s) = roundQ f a
@@ -165,14 +159,14 @@ points around m = roundMag a: `inner`), and a < 0 by the symmetry
 roundQ (−x) = −roundQ x (`roundQ_neg`) and roundGap (−a) = roundGap a
 (`roundGap_neg`). -/
 
-/-- **The narrower hypothesis**: the one magnitude fact still assumed,
-for positive arguments. `inner`: strictly between the jump points around
-a finite non-zero m = roundMag u, every w is positive and has roundMag w
-= m (the binade edge m = 2^e, where w may fall into the binade below with
-half the quantum, included). The other facts are proved: below half the
-least subnormal roundMag is 0 (`roundMag_under`), Ω ≥ 0
-(`roundOmega_nonneg`), and past Ω the magnitude overflows
-(`roundMag_over`, for `FmtWF` formats). -/
+/-- **The magnitude fact the case split needs** (proved for every
+`FmtWF` format: `roundMagLocal`), for positive arguments. `inner`:
+strictly between the jump points around a finite non-zero m = roundMag u,
+every w is positive and has roundMag w = m (the binade edge m = 2^e,
+where w may fall into the binade below with half the quantum, included).
+The other facts are separate theorems: below half the least subnormal
+roundMag is 0 (`roundMag_under`), Ω ≥ 0 (`roundOmega_nonneg`), and past Ω
+the magnitude overflows (`roundMag_over`). -/
 structure RoundMagLocal (f : Fmt) : Prop where
   inner : ∀ u w : Rat, 0 < u → ¬ roundMag f u = 0 → ¬ pow2 (f.emax + 1) ≤ roundMag f u →
     roundLoM f (roundMag f u) < w → w < roundHiM f (roundMag f u) →
@@ -720,6 +714,366 @@ theorem roundMag_over (f : Fmt) (hf : FmtWF f) (w : Rat) (hw : roundOmega f < w)
     have h3 : pow2 (f.emax + 1) ≤ pow2 (((f.prec - 1 : Nat) : Int) + roundK f w) := pow2_mono (by omega)
     exact Rat.le_trans h3 h2
 
+/-! ## round34: `inner`, proved
+
+For u > 0 with m = roundMag u finite and non-zero: m lies on its own
+quantum grid, m = M·2^k with k = roundK m (`roundMag_rep`: m ≤
+2^(max(⌊log₂ u⌋, emin)+1) by `roundMag_le_binade`, and m ≥ 2^⌊log₂ u⌋ in a
+normal binade by `roundMag_ge_binade`; either m is that power of two, M =
+2^(p−1), or m's quantum exponent is u's). Then for roundLoM m < w <
+roundHiM m (`roundMag_inner`): w > m − 2^(k−1) ≥ 2^(k−1) > 0 (M ≥ 1);
+w < m + 2^(k−1) < 2^(E'+1), E' = max(⌊log₂ m⌋, emin) (M < 2^p); if m is
+subnormal or w ≥ 2^⌊log₂ m⌋, w's quantum exponent is k and
+`roundMag_of_within` gives roundMag w = m; otherwise (the binade edge) m =
+2^E with E > emin (M = 2^(p−1) on the grid), w ∈ (2^E − 2^(k−2), 2^E) has
+⌊log₂ w⌋ = E − 1, quantum exponent k − 1, and m = 2^p·2^(k−1):
+`roundMag_of_within` at k − 1. -/
+
+/-- x < y + w gives x − y < w (add −y to both sides). -/
+theorem rsub_lt_of_lt_add {x y w : Rat} (h : x < y + w) : x - y < w := by
+  have h1 : -y + x < -y + (y + w) := radd_lt_add_left h (-y)
+  rw [← Rat.add_assoc (-y) y w, Rat.neg_add_cancel y, Rat.zero_add w, Rat.add_comm (-y) x,
+    ← Rat.sub_eq_add_neg x y] at h1
+  exact h1
+
+/-- pow2 is strictly monotone: 2^j < 2^j + 2^j = 2^(j+1) ≤ 2^j'. -/
+theorem pow2_lt {j j' : Int} (h : j < j') : pow2 j < pow2 j' := by
+  have h0 : pow2 j + 0 < pow2 j + pow2 j := radd_lt_add_left (pow2_pos j) (pow2 j)
+  rw [Rat.add_zero (pow2 j), ← pow2_succ j] at h0
+  exact rlt_of_lt_of_le h0 (pow2_mono (by omega))
+
+/-- pow2 reflects <: 2^a < 2^b gives a < b. -/
+theorem lt_of_pow2_lt {a b : Int} (h : pow2 a < pow2 b) : a < b := by
+  by_cases hc : a < b
+  · exact hc
+  · have h2 : pow2 b ≤ pow2 a := pow2_mono (by omega)
+    exact absurd (rlt_of_lt_of_le h h2) (rlt_irrefl _)
+
+/-- ⌊log₂ w⌋ from a bracket: 2^E ≤ w < 2^(E+1) gives flog2 w = E. -/
+theorem flog2_eq (w : Rat) (hw : 0 < w) (E : Int) (h1 : pow2 E ≤ w) (h2 : w < pow2 (E + 1)) :
+    flog2 w = E := by
+  have fs := flog2_spec w hw
+  have a1 : E < flog2 w + 1 := lt_of_pow2_lt (rlt_of_le_of_lt h1 fs.2)
+  have a2 : flog2 w < E + 1 := lt_of_pow2_lt (rlt_of_le_of_lt fs.1 h2)
+  omega
+
+/-- On one grid: A < B gives A·2^k < B·2^k (`mkRat_lt_iff`). -/
+theorem grid_lt (A B : Nat) (k : Int) (h : A < B) :
+    mkRat (A : Int) 1 * pow2 k < mkRat (B : Int) 1 * pow2 k := by
+  have hi : (A : Int) * ((1 : Nat) : Int) < (B : Int) * ((1 : Nat) : Int) := by
+    first
+      | omega
+      | exact_mod_cast h
+  exact Rat.mul_lt_mul_of_pos_right ((mkRat_lt_iff _ _ 1 1 (by decide) (by decide)).mpr hi) (pow2_pos k)
+
+/-- On one grid: A ≤ B gives A·2^k ≤ B·2^k. -/
+theorem grid_le (A B : Nat) (k : Int) (h : A ≤ B) :
+    mkRat (A : Int) 1 * pow2 k ≤ mkRat (B : Int) 1 * pow2 k := by
+  by_cases hl : A < B
+  · exact Rat.le_of_lt (grid_lt A B k hl)
+  · have he : A = B := by omega
+    subst he
+    exact Rat.le_refl
+
+/-- On one grid, < reflects: A·2^k < B·2^k gives A < B. -/
+theorem lt_of_grid_lt (A B : Nat) (k : Int)
+    (h : mkRat (A : Int) 1 * pow2 k < mkRat (B : Int) 1 * pow2 k) : A < B := by
+  by_cases hc : A < B
+  · exact hc
+  · exact absurd (rlt_of_lt_of_le h (grid_le B A k (by omega))) (rlt_irrefl _)
+
+/-- 2^k = 1·2^k on the grid (`Rat.one_mul`; mkRat 1 1 = 1 by evaluation). -/
+theorem pow2_eq_grid_one (k : Int) : pow2 k = mkRat ((1 : Nat) : Int) 1 * pow2 k := by
+  have e : mkRat ((1 : Nat) : Int) 1 = 1 := by
+    first
+      | decide +kernel
+      | rfl
+  rw [e, Rat.one_mul (pow2 k)]
+
+/-- A·2^k + 2^k = (A+1)·2^k (`Rat.mkRat_add_mkRat`, `Rat.mkRat_eq_iff`,
+`Rat.add_mul`). -/
+theorem grid_add_one (A : Nat) (k : Int) :
+    mkRat (A : Int) 1 * pow2 k + pow2 k = mkRat ((A + 1 : Nat) : Int) 1 * pow2 k := by
+  have z1 : (1 : Nat) ≠ 0 := by decide
+  have e : mkRat (A : Int) 1 + mkRat ((1 : Nat) : Int) 1 = mkRat ((A + 1 : Nat) : Int) 1 := by
+    rw [Rat.mkRat_add_mkRat (A : Int) ((1 : Nat) : Int) z1 z1]
+    exact (Rat.mkRat_eq_iff (Nat.mul_ne_zero z1 z1) z1).mpr (by omega)
+  rw [← e, Rat.add_mul (mkRat (A : Int) 1) (mkRat ((1 : Nat) : Int) 1) (pow2 k), ← pow2_eq_grid_one k]
+
+/-- **The nearest natural is at most B** when n/d < B + 1/2 (multiplied
+out: 2n < 2·(d·B) + d), the mirror of `rneNat_ge`. -/
+theorem rneNat_le (n d B : Nat) (hd : 0 < d) (h : 2 * n < 2 * (d * B) + d) : rneNat n d ≤ B := by
+  have hq := rneNat_near n d hd
+  by_cases hl : B + 1 ≤ rneNat n d
+  · have h3 : d * (B + 1) ≤ d * rneNat n d := Nat.mul_le_mul_left d hl
+    have hs : d * (B + 1) = d * B + d := Nat.mul_add_one d B
+    omega
+  · omega
+
+/-- **roundMag from above**: if a·2^−k < 2^P + 2^−1 (k = `roundK f a`),
+roundMag f a ≤ 2^(P+k) (`lt_half_nat`, `rneNat_le`, `grid_le`). -/
+theorem roundMag_le (f : Fmt) (a : Rat) (ha : 0 < a) (P : Nat)
+    (h : a * pow2 (-(roundK f a)) < mkRat ((2 ^ P : Nat) : Int) 1 + pow2 (-1)) :
+    roundMag f a ≤ pow2 ((P : Int) + roundK f a) := by
+  have hq0 : 0 ≤ a * pow2 (-(roundK f a)) := Rat.le_of_lt (Rat.mul_pos ha (pow2_pos _))
+  have hB : rneNat (a * pow2 (-(roundK f a))).num.toNat (a * pow2 (-(roundK f a))).den ≤ 2 ^ P :=
+    rneNat_le _ _ (2 ^ P) (a * pow2 (-(roundK f a))).den_pos
+      (lt_half_nat (a * pow2 (-(roundK f a))) hq0 (2 ^ P) h)
+  have hm : roundMag f a = mkRat ((rneNat (a * pow2 (-(roundK f a))).num.toNat
+      (a * pow2 (-(roundK f a))).den : Nat) : Int) 1 * pow2 (roundK f a) := rfl
+  rw [hm, pow2_add (P : Int) (roundK f a), pow2_natcast P]
+  exact grid_le _ _ (roundK f a) hB
+
+/-- In a normal binade (⌊log₂ a⌋ ≥ emin) the magnitude is at least
+2^⌊log₂ a⌋ (2^(p−1) < 2^−1 + a·2^−k, `roundMag_ge`; `roundMag_over`'s
+second case). -/
+theorem roundMag_ge_binade (f : Fmt) (hf : FmtWF f) (a : Rat) (ha : 0 < a)
+    (hE : f.emin ≤ flog2 a) : pow2 (flog2 a) ≤ roundMag f a := by
+  have hprec : 1 ≤ f.prec := hf.prec_pos
+  have fs := flog2_spec a ha
+  have hk : roundK f a = flog2 a - (f.prec : Int) + 1 := by
+    show max (flog2 a) f.emin - (f.prec : Int) + 1 = flog2 a - (f.prec : Int) + 1
+    omega
+  have h0 : pow2 (flog2 a) + 0 < pow2 (flog2 a) + pow2 (roundK f a - 1) :=
+    radd_lt_add_left (pow2_pos (roundK f a - 1)) (pow2 (flog2 a))
+  rw [Rat.add_zero (pow2 (flog2 a)), Rat.add_comm (pow2 (flog2 a)) (pow2 (roundK f a - 1))] at h0
+  have hmv : pow2 (flog2 a) < pow2 (roundK f a - 1) + a :=
+    rlt_of_lt_of_le h0 (radd_le_add_left fs.1 (pow2 (roundK f a - 1)))
+  have h1 := shift_lt (flog2 a) (roundK f a - 1) (roundK f a) a hmv
+  have ex1 : flog2 a + -roundK f a = ((f.prec - 1 : Nat) : Int) := by omega
+  have ex2 : roundK f a - 1 + -roundK f a = -1 := by omega
+  rw [ex1, ex2] at h1
+  have h2 := roundMag_ge f a ha (f.prec - 1) h1
+  have ex3 : ((f.prec - 1 : Nat) : Int) + roundK f a = flog2 a := by omega
+  rw [ex3] at h2
+  exact h2
+
+/-- The magnitude is at most 2^(max(⌊log₂ a⌋, emin)+1): a·2^−k <
+2^(max(⌊log₂ a⌋, emin)+1−k) = 2^p < 2^p + 2^−1, `roundMag_le`. -/
+theorem roundMag_le_binade (f : Fmt) (a : Rat) (ha : 0 < a) :
+    roundMag f a ≤ pow2 (max (flog2 a) f.emin + 1) := by
+  have fs := flog2_spec a ha
+  have hk : roundK f a = max (flog2 a) f.emin - (f.prec : Int) + 1 := rfl
+  have h1 : a < pow2 (max (flog2 a) f.emin + 1) := rlt_of_lt_of_le fs.2 (pow2_mono (by omega))
+  have h2 : a * pow2 (-(roundK f a)) < pow2 (max (flog2 a) f.emin + 1) * pow2 (-(roundK f a)) :=
+    Rat.mul_lt_mul_of_pos_right h1 (pow2_pos _)
+  rw [← pow2_add (max (flog2 a) f.emin + 1) (-(roundK f a))] at h2
+  have ex : max (flog2 a) f.emin + 1 + -(roundK f a) = ((f.prec : Nat) : Int) := by omega
+  rw [ex, pow2_natcast f.prec] at h2
+  have h3 : mkRat ((2 ^ f.prec : Nat) : Int) 1 + 0 < mkRat ((2 ^ f.prec : Nat) : Int) 1 + pow2 (-1) :=
+    radd_lt_add_left (pow2_pos (-1)) (mkRat ((2 ^ f.prec : Nat) : Int) 1)
+  rw [Rat.add_zero (mkRat ((2 ^ f.prec : Nat) : Int) 1)] at h3
+  have h4 := roundMag_le f a ha f.prec (rlt_of_lt_of_le h2 (Rat.le_of_lt h3))
+  have ex2 : ((f.prec : Nat) : Int) + roundK f a = max (flog2 a) f.emin + 1 := by omega
+  rw [ex2] at h4
+  exact h4
+
+/-- **m = roundMag u lies on its own quantum grid**: m = M·2^(roundK m)
+with M natural (u > 0, m ≠ 0). -/
+theorem roundMag_rep (f : Fmt) (hf : FmtWF f) (u : Rat) (hu : 0 < u) (hm0 : ¬ roundMag f u = 0) :
+    ∃ M : Nat, roundMag f u = mkRat (M : Int) 1 * pow2 (roundK f (roundMag f u)) := by
+  have hprec : 1 ≤ f.prec := hf.prec_pos
+  have hmpos : 0 < roundMag f u :=
+    Rat.lt_of_le_of_ne (roundMag_nonneg f u) (fun h => hm0 h.symm)
+  have fsm := flog2_spec (roundMag f u) hmpos
+  have hup := roundMag_le_binade f u hu
+  have hku : roundK f u = max (flog2 u) f.emin - (f.prec : Int) + 1 := rfl
+  have hkm : roundK f (roundMag f u) = max (flog2 (roundMag f u)) f.emin - (f.prec : Int) + 1 := rfl
+  by_cases htop : roundMag f u = pow2 (max (flog2 u) f.emin + 1)
+  · have hlo1 : pow2 (max (flog2 u) f.emin + 1) ≤ roundMag f u := by
+      rw [htop] <;> exact Rat.le_refl
+    have hhi1 : roundMag f u < pow2 (max (flog2 u) f.emin + 1 + 1) := by
+      rw [htop]
+      exact pow2_lt (by omega)
+    have hE : flog2 (roundMag f u) = max (flog2 u) f.emin + 1 :=
+      flog2_eq (roundMag f u) hmpos (max (flog2 u) f.emin + 1) hlo1 hhi1
+    refine ⟨2 ^ (f.prec - 1), ?_⟩
+    have ex : max (flog2 u) f.emin + 1 = ((f.prec - 1 : Nat) : Int) + roundK f (roundMag f u) := by
+      omega
+    rw [← pow2_natcast (f.prec - 1), ← pow2_add ((f.prec - 1 : Nat) : Int) (roundK f (roundMag f u)),
+      ← ex]
+    exact htop
+  · have hlt : roundMag f u < pow2 (max (flog2 u) f.emin + 1) := Rat.lt_of_le_of_ne hup htop
+    have a1 : flog2 (roundMag f u) < max (flog2 u) f.emin + 1 :=
+      lt_of_pow2_lt (rlt_of_le_of_lt fsm.1 hlt)
+    have hK : roundK f (roundMag f u) = roundK f u := by
+      by_cases hn : f.emin ≤ flog2 u
+      · have hlow := roundMag_ge_binade f hf u hu hn
+        have a2 : flog2 u < flog2 (roundMag f u) + 1 := lt_of_pow2_lt (rlt_of_le_of_lt hlow fsm.2)
+        omega
+      · omega
+    refine ⟨rneNat (u * pow2 (-(roundK f u))).num.toNat (u * pow2 (-(roundK f u))).den, ?_⟩
+    rw [hK] <;> rfl
+
+/-- **`inner` on the grid**: m > 0 with m = M·2^k (k = roundK m) and
+roundLoM m < w < roundHiM m give w > 0 and roundMag w = m (module section
+above for the steps; the binade edge is the last case). -/
+theorem roundMag_inner (f : Fmt) (hf : FmtWF f) (m w : Rat) (M : Nat) (hmpos : 0 < m)
+    (hM : m = mkRat (M : Int) 1 * pow2 (roundK f m))
+    (hlo : roundLoM f m < w) (hhi : w < roundHiM f m) : 0 < w ∧ roundMag f w = m := by
+  have hprec : 1 ≤ f.prec := hf.prec_pos
+  have hm0 : ¬ m = 0 := Rat.ne_of_gt hmpos
+  have fsm := flog2_spec m hmpos
+  have hkm : roundK f m = max (flog2 m) f.emin - (f.prec : Int) + 1 := rfl
+  have hhi' : w < m + pow2 (roundK f m - 1) := by
+    have e : roundHiM f m = m + pow2 (roundK f m - 1) := if_neg hm0
+    rw [← e]
+    exact hhi
+  have hM1 : 1 ≤ M := by
+    by_cases hM0 : M = 0
+    · exfalso
+      apply hm0
+      rw [hM, hM0]
+      have e0 : mkRat ((0 : Nat) : Int) 1 = 0 := Rat.zero_mkRat 1
+      rw [e0, Rat.zero_mul]
+    · omega
+  have hge : pow2 (roundK f m) ≤ m := by
+    have g := grid_le 1 M (roundK f m) hM1
+    rw [← pow2_eq_grid_one (roundK f m), ← hM] at g
+    exact g
+  have hlt1 : pow2 (roundK f m - 1) < pow2 (roundK f m) := pow2_lt (by omega)
+  have hpos1 : pow2 (roundK f m - 1) < m := rlt_of_lt_of_le hlt1 hge
+  have hlo' : m - pow2 (roundK f m - 1) < w := by
+    by_cases hc : m = pow2 (flog2 m) ∧ f.emin < flog2 m
+    · have e : roundLoM f m = m - pow2 (roundK f m - 2) := if_pos hc
+      rw [e] at hlo
+      have h1 : m < pow2 (roundK f m - 2) + w := rlt_add_of_sub_lt hlo
+      have h2 : pow2 (roundK f m - 2) + w ≤ pow2 (roundK f m - 1) + w := by
+        rw [Rat.add_comm (pow2 (roundK f m - 2)) w, Rat.add_comm (pow2 (roundK f m - 1)) w]
+        exact radd_le_add_left (pow2_mono (by omega)) w
+      exact rsub_lt_of_lt_add (rlt_of_lt_of_le h1 h2)
+    · have e : roundLoM f m = m - pow2 (roundK f m - 1) := if_neg hc
+      rw [e] at hlo
+      exact hlo
+  have hw : 0 < w := by
+    have h1 : 0 < m - pow2 (roundK f m - 1) :=
+      (Rat.lt_iff_sub_pos (pow2 (roundK f m - 1)) m).mp hpos1
+    exact rlt_of_lt_of_le h1 (Rat.le_of_lt hlo')
+  have hMp : M < 2 ^ f.prec := by
+    have h1 : m < pow2 (max (flog2 m) f.emin + 1) := rlt_of_lt_of_le fsm.2 (pow2_mono (by omega))
+    have ex : max (flog2 m) f.emin + 1 = ((f.prec : Nat) : Int) + roundK f m := by omega
+    rw [ex, pow2_add ((f.prec : Nat) : Int) (roundK f m), pow2_natcast f.prec] at h1
+    have h2 : mkRat (M : Int) 1 * pow2 (roundK f m) <
+        mkRat ((2 ^ f.prec : Nat) : Int) 1 * pow2 (roundK f m) := by
+      rw [← hM]
+      exact h1
+    exact lt_of_grid_lt M (2 ^ f.prec) (roundK f m) h2
+  have hU : m + pow2 (roundK f m - 1) < pow2 (max (flog2 m) f.emin + 1) := by
+    have h1 : m + pow2 (roundK f m - 1) < m + pow2 (roundK f m) := radd_lt_add_left hlt1 m
+    have h2 : m + pow2 (roundK f m) ≤ pow2 (max (flog2 m) f.emin + 1) := by
+      have ex : max (flog2 m) f.emin + 1 = ((f.prec : Nat) : Int) + roundK f m := by omega
+      rw [ex, pow2_add ((f.prec : Nat) : Int) (roundK f m), pow2_natcast f.prec]
+      have g := grid_le (M + 1) (2 ^ f.prec) (roundK f m) (by omega)
+      rw [← grid_add_one M (roundK f m), ← hM] at g
+      exact g
+    exact rlt_of_lt_of_le h1 h2
+  have hwU : w < pow2 (max (flog2 m) f.emin + 1) := rlt_of_lt_of_le hhi' (Rat.le_of_lt hU)
+  have fsw := flog2_spec w hw
+  have aw1 : flog2 w < max (flog2 m) f.emin + 1 := lt_of_pow2_lt (rlt_of_le_of_lt fsw.1 hwU)
+  have hkw : roundK f w = max (flog2 w) f.emin - (f.prec : Int) + 1 := rfl
+  refine ⟨hw, ?_⟩
+  by_cases hA : flog2 m ≤ f.emin ∨ pow2 (flog2 m) ≤ w
+  · have hKw : roundK f w = roundK f m := by
+      rcases hA with h | h
+      · omega
+      · have aw2 : flog2 m < flog2 w + 1 := lt_of_pow2_lt (rlt_of_le_of_lt h fsw.2)
+        omega
+    exact roundMag_of_within f w m M (roundK f m) hw hKw hM hlo' hhi'
+  · -- the binade edge: m = 2^E, E > emin, w just below 2^E
+    have hEm : f.emin < flog2 m := by
+      by_cases h : f.emin < flog2 m
+      · exact h
+      · exact absurd (Or.inl (show flog2 m ≤ f.emin by omega)) hA
+    have hwE : w < pow2 (flog2 m) := by
+      by_cases h : pow2 (flog2 m) ≤ w
+      · exact absurd (Or.inr h) hA
+      · exact Rat.not_le.mp h
+    have exg : flog2 m = ((f.prec - 1 : Nat) : Int) + roundK f m := by omega
+    have hEgrid : pow2 (flog2 m) = mkRat ((2 ^ (f.prec - 1) : Nat) : Int) 1 * pow2 (roundK f m) := by
+      rw [← pow2_natcast (f.prec - 1), ← pow2_add ((f.prec - 1 : Nat) : Int) (roundK f m), ← exg]
+    have hMlo : 2 ^ (f.prec - 1) ≤ M := by
+      by_cases hc : 2 ^ (f.prec - 1) ≤ M
+      · exact hc
+      · have g := grid_lt M (2 ^ (f.prec - 1)) (roundK f m) (by omega)
+        rw [← hM, ← hEgrid] at g
+        exact absurd (rlt_of_lt_of_le g fsm.1) (rlt_irrefl _)
+    have hMhi : M ≤ 2 ^ (f.prec - 1) := by
+      by_cases hc : M ≤ 2 ^ (f.prec - 1)
+      · exact hc
+      · have g := grid_le (2 ^ (f.prec - 1) + 1) M (roundK f m) (by omega)
+        rw [← grid_add_one (2 ^ (f.prec - 1)) (roundK f m), ← hEgrid, ← hM] at g
+        have g2 : m < pow2 (roundK f m - 1) + w := rlt_add_of_sub_lt hlo'
+        have g3 : pow2 (roundK f m - 1) + w < pow2 (roundK f m - 1) + pow2 (flog2 m) :=
+          radd_lt_add_left hwE (pow2 (roundK f m - 1))
+        have g4 : pow2 (flog2 m) + pow2 (roundK f m) < pow2 (roundK f m - 1) + pow2 (flog2 m) :=
+          rlt_of_le_of_lt g (rlt_of_lt_of_le g2 (Rat.le_of_lt g3))
+        rw [Rat.add_comm (pow2 (roundK f m - 1)) (pow2 (flog2 m))] at g4
+        have g5 : pow2 (flog2 m) + pow2 (roundK f m - 1) < pow2 (flog2 m) + pow2 (roundK f m) :=
+          radd_lt_add_left hlt1 (pow2 (flog2 m))
+        exact absurd (rlt_of_lt_of_le g4 (Rat.le_of_lt g5)) (rlt_irrefl _)
+    have hMeq : M = 2 ^ (f.prec - 1) := by omega
+    have hmE : m = pow2 (flog2 m) := by
+      rw [hEgrid, ← hMeq]
+      exact hM
+    have hlo2 : m - pow2 (roundK f m - 2) < w := by
+      have hc : m = pow2 (flog2 m) ∧ f.emin < flog2 m := ⟨hmE, hEm⟩
+      have e : roundLoM f m = m - pow2 (roundK f m - 2) := if_pos hc
+      rw [e] at hlo
+      exact hlo
+    have e2 := pow2_succ (flog2 m - 1)
+    have exs : flog2 m - 1 + 1 = flog2 m := by omega
+    rw [exs] at e2
+    have l1 : pow2 (flog2 m) < pow2 (roundK f m - 2) + w := by
+      rw [← hmE]
+      exact rlt_add_of_sub_lt hlo2
+    rw [e2] at l1
+    have l2 : pow2 (roundK f m - 2) + w ≤ pow2 (flog2 m - 1) + w := by
+      rw [Rat.add_comm (pow2 (roundK f m - 2)) w, Rat.add_comm (pow2 (flog2 m - 1)) w]
+      exact radd_le_add_left (pow2_mono (by omega)) w
+    have hwlo : pow2 (flog2 m - 1) ≤ w := by
+      by_cases hc : pow2 (flog2 m - 1) ≤ w
+      · exact hc
+      · have h1 : w ≤ pow2 (flog2 m - 1) := Rat.le_of_lt (Rat.not_le.mp hc)
+        have h2 : pow2 (flog2 m - 1) + w ≤ pow2 (flog2 m - 1) + pow2 (flog2 m - 1) :=
+          radd_le_add_left h1 (pow2 (flog2 m - 1))
+        exact absurd (rlt_of_lt_of_le (rlt_of_lt_of_le l1 l2) h2) (rlt_irrefl _)
+    have hwhi : w < pow2 (flog2 m - 1 + 1) := by
+      rw [exs]
+      exact hwE
+    have hEw : flog2 w = flog2 m - 1 := flog2_eq w hw (flog2 m - 1) hwlo hwhi
+    have hKw : roundK f w = roundK f m - 1 := by omega
+    have ex3 : flog2 m = ((f.prec : Nat) : Int) + (roundK f m - 1) := by omega
+    have g : pow2 (flog2 m) = mkRat ((2 ^ f.prec : Nat) : Int) 1 * pow2 (roundK f m - 1) := by
+      rw [← pow2_natcast f.prec, ← pow2_add ((f.prec : Nat) : Int) (roundK f m - 1), ← ex3]
+    have hm2 : m = mkRat ((2 ^ f.prec : Nat) : Int) 1 * pow2 (roundK f m - 1) := hmE.trans g
+    have ex4 : roundK f m - 1 - 1 = roundK f m - 2 := by omega
+    have hloB : m - pow2 (roundK f m - 1 - 1) < w := by
+      rw [ex4]
+      exact hlo2
+    have hwm : w < m := by
+      rw [hmE]
+      exact hwE
+    have hmm : m + 0 ≤ m + pow2 (roundK f m - 1 - 1) :=
+      radd_le_add_left (Rat.le_of_lt (pow2_pos (roundK f m - 1 - 1))) m
+    rw [Rat.add_zero m] at hmm
+    have hhiB : w < m + pow2 (roundK f m - 1 - 1) := rlt_of_lt_of_le hwm hmm
+    exact roundMag_of_within f w m (2 ^ f.prec) (roundK f m - 1) hw hKw hm2 hloB hhiB
+
+/-- **`inner`, proved** (every `FmtWF` format): `roundMag_rep` puts
+m = roundMag u on its grid, `roundMag_inner` does the rest. -/
+theorem roundMag_inner_of (f : Fmt) (hf : FmtWF f) : ∀ u w : Rat, 0 < u → ¬ roundMag f u = 0 →
+    ¬ pow2 (f.emax + 1) ≤ roundMag f u →
+    roundLoM f (roundMag f u) < w → w < roundHiM f (roundMag f u) →
+      0 < w ∧ roundMag f w = roundMag f u := by
+  intro u w hu hz _ hlo hhi
+  rcases roundMag_rep f hf u hu hz with ⟨M, hM⟩
+  exact roundMag_inner f hf (roundMag f u) w M
+    (Rat.lt_of_le_of_ne (roundMag_nonneg f u) (fun h => hz h.symm)) hM hlo hhi
+
+/-- **`RoundMagLocal` holds for every well-formed format** (its one field
+is `roundMag_inner_of`): nothing about `roundMag` is assumed any more. -/
+theorem roundMagLocal (f : Fmt) (hf : FmtWF f) : RoundMagLocal f := ⟨roundMag_inner_of f hf⟩
+
 /-- roundQ at x > 0: the overflow test on roundMag x, else roundMag x. -/
 theorem roundQ_pos (f : Fmt) (x : Rat) (hx : 0 < x) :
     roundQ f x = (if pow2 (f.emax + 1) ≤ roundMag f x then none else some (roundMag f x)) := by
@@ -889,6 +1243,11 @@ theorem roundScalarLocal_of_mag (f : Fmt) (hf : FmtWF f) (hm : RoundMagLocal f) 
         _ = negOpt (negOpt (roundQ f a)) := by rw [h]
         _ = roundQ f a := negOpt_negOpt _
 
+/-- **The scalar statement, proved** for every well-formed format
+(`roundMagLocal`, then `roundScalarLocal_of_mag`). -/
+theorem roundScalarLocal (f : Fmt) (hf : FmtWF f) : RoundScalarLocal f :=
+  roundScalarLocal_of_mag f hf (roundMagLocal f hf)
+
 /-- Ω ≥ 0 for the three formats, by evaluation (a field of
 `RoundMagLocal` until session 12; now proved for every format by
 `roundOmega_nonneg`, and this kernel check kept as its instance). -/
@@ -959,62 +1318,61 @@ theorem roundAll_along (f : Fmt) (hs : RoundScalarLocal f) (t : Rat) :
       consOpt (roundQ f a) (roundAll f as)
     rw [h0, hr]
 
-/-- **Local constancy of round_T** (issue 27 point 1 for the casts), for a
-well-formed format (`FmtWF f`), from the one magnitude fact still assumed,
-`RoundMagLocal f` (`inner`; the scalar statement follows by
-`roundScalarLocal_of_mag`): for x off the jumps (every entry, `roundStable`)
-and a tangent v of x's length, δ = `roundDelta f x v` > 0 and
-fwd (x + t•v) = fwd x for every |t| < δ. -/
-theorem round_locally_constant (f : Fmt) (hf : FmtWF f) (hm : RoundMagLocal f) (x v : List Rat)
+/-- **Local constancy of round_T** (issue 27 point 1 for the casts), for
+every well-formed format (`FmtWF f`), no hypothesis left (the scalar
+statement is `roundScalarLocal`): for x off the jumps (every entry,
+`roundStable`) and a tangent v of x's length, δ = `roundDelta f x v` > 0
+and fwd (x + t•v) = fwd x for every |t| < δ. -/
+theorem round_locally_constant (f : Fmt) (hf : FmtWF f) (x v : List Rat)
     (hl : x.length = v.length) (hx : roundStable f x = true) :
     0 < roundDelta f x v ∧
       ∀ t : Rat, absS t < roundDelta f x v → roundFwd f (padd x (smul t v)) = roundFwd f x := by
   refine ⟨roundDelta_pos f x v hx, fun t ht => ?_⟩
   have hb := abs_lt_both ht
   show optL (roundAll f (padd x (smul t v))) = optL (roundAll f x)
-  rw [roundAll_along f (roundScalarLocal_of_mag f hf hm) t x v hl hx hb.1 hb.2]
+  rw [roundAll_along f (roundScalarLocal f hf) t x v hl hx hb.1 hb.2]
 
 /-- The same at the primitive, with the JVP: entry by entry,
 fwd (x + t•v) = fwd x + t · jvp x v, the JVP being 0 (`round_jvp_nth`). -/
-theorem round_f16_locally_constant (a : Attr) (hm : RoundMagLocal Fmt.f16) (x v : List Rat)
+theorem round_f16_locally_constant (a : Attr) (x v : List Rat)
     (hl : x.length = v.length) (hx : roundStable Fmt.f16 x = true) :
     0 < roundDelta Fmt.f16 x v ∧
       ∀ t : Rat, absS t < roundDelta Fmt.f16 x v → ∀ i : Nat,
         nth (Prim.fwd .round_f16 a [padd x (smul t v)]) i =
           nth (Prim.fwd .round_f16 a [x]) i + t * nth (Prim.jvp .round_f16 a [x] [v]) i := by
-  refine ⟨(round_locally_constant Fmt.f16 fmtWF_f16 hm x v hl hx).1, fun t ht i => ?_⟩
+  refine ⟨(round_locally_constant Fmt.f16 fmtWF_f16 x v hl hx).1, fun t ht i => ?_⟩
   have he : roundFwd Fmt.f16 (padd x (smul t v)) = roundFwd Fmt.f16 x :=
-    (round_locally_constant Fmt.f16 fmtWF_f16 hm x v hl hx).2 t ht
+    (round_locally_constant Fmt.f16 fmtWF_f16 x v hl hx).2 t ht
   have hj : nth (pmul (pmap roundD x) v) i = 0 := round_jvp_nth x v i
   show nth (roundFwd Fmt.f16 (padd x (smul t v))) i =
     nth (roundFwd Fmt.f16 x) i + t * nth (pmul (pmap roundD x) v) i
   rw [he, hj, Rat.mul_zero t, Rat.add_zero]
 
 /-- bfloat16: as `round_f16_locally_constant`. -/
-theorem round_bf16_locally_constant (a : Attr) (hm : RoundMagLocal Fmt.bf16) (x v : List Rat)
+theorem round_bf16_locally_constant (a : Attr) (x v : List Rat)
     (hl : x.length = v.length) (hx : roundStable Fmt.bf16 x = true) :
     0 < roundDelta Fmt.bf16 x v ∧
       ∀ t : Rat, absS t < roundDelta Fmt.bf16 x v → ∀ i : Nat,
         nth (Prim.fwd .round_bf16 a [padd x (smul t v)]) i =
           nth (Prim.fwd .round_bf16 a [x]) i + t * nth (Prim.jvp .round_bf16 a [x] [v]) i := by
-  refine ⟨(round_locally_constant Fmt.bf16 fmtWF_bf16 hm x v hl hx).1, fun t ht i => ?_⟩
+  refine ⟨(round_locally_constant Fmt.bf16 fmtWF_bf16 x v hl hx).1, fun t ht i => ?_⟩
   have he : roundFwd Fmt.bf16 (padd x (smul t v)) = roundFwd Fmt.bf16 x :=
-    (round_locally_constant Fmt.bf16 fmtWF_bf16 hm x v hl hx).2 t ht
+    (round_locally_constant Fmt.bf16 fmtWF_bf16 x v hl hx).2 t ht
   have hj : nth (pmul (pmap roundD x) v) i = 0 := round_jvp_nth x v i
   show nth (roundFwd Fmt.bf16 (padd x (smul t v))) i =
     nth (roundFwd Fmt.bf16 x) i + t * nth (pmul (pmap roundD x) v) i
   rw [he, hj, Rat.mul_zero t, Rat.add_zero]
 
 /-- binary32: as `round_f16_locally_constant`. -/
-theorem round_f32_locally_constant (a : Attr) (hm : RoundMagLocal Fmt.f32) (x v : List Rat)
+theorem round_f32_locally_constant (a : Attr) (x v : List Rat)
     (hl : x.length = v.length) (hx : roundStable Fmt.f32 x = true) :
     0 < roundDelta Fmt.f32 x v ∧
       ∀ t : Rat, absS t < roundDelta Fmt.f32 x v → ∀ i : Nat,
         nth (Prim.fwd .round_f32 a [padd x (smul t v)]) i =
           nth (Prim.fwd .round_f32 a [x]) i + t * nth (Prim.jvp .round_f32 a [x] [v]) i := by
-  refine ⟨(round_locally_constant Fmt.f32 fmtWF_f32 hm x v hl hx).1, fun t ht i => ?_⟩
+  refine ⟨(round_locally_constant Fmt.f32 fmtWF_f32 x v hl hx).1, fun t ht i => ?_⟩
   have he : roundFwd Fmt.f32 (padd x (smul t v)) = roundFwd Fmt.f32 x :=
-    (round_locally_constant Fmt.f32 fmtWF_f32 hm x v hl hx).2 t ht
+    (round_locally_constant Fmt.f32 fmtWF_f32 x v hl hx).2 t ht
   have hj : nth (pmul (pmap roundD x) v) i = 0 := round_jvp_nth x v i
   show nth (roundFwd Fmt.f32 (padd x (smul t v))) i =
     nth (roundFwd Fmt.f32 x) i + t * nth (pmul (pmap roundD x) v) i

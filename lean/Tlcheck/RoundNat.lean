@@ -44,13 +44,13 @@ cross products), `pow2_eq` (pow2 k as one `mkRat`), `pow2_add`,
 `roundMag_under` (below half the least subnormal roundMag is 0) from
 `roundMag_of_near_nat` at n = 0; roundQ's case analysis (the sign, the
 zero branch, the overflow branch, the interior) is proved there too, so
-that `round_locally_constant` assumes only `RoundMagLocal f`. Since
-session 13 (lean34) that is the interior fact `inner` alone (where the
-binade edge m = 2^e lives, `roundLoM`'s second case): the overflow fact is
-proved there (`roundMag_over`, through `rneNat_near`'s lower bound as
-`rneNat_ge`), and `inner`'s significand step is `roundMag_eq_of_near`
-(this module's `roundMag_of_near_nat`, the `Rat` form of
-`rneNat_eq_of_near`).
+that `round_locally_constant` assumed only `RoundMagLocal f`. Since
+session 13 (lean34) that is proved too (`roundMagLocal`), so the theorem
+has no hypothesis left: the overflow fact `roundMag_over` uses
+`rneNat_near`'s lower bound (`rneNat_ge`), the interior fact
+`roundMag_inner_of` (the binade edge m = 2^e included, `roundLoM`'s first
+case) its upper bound (`rneNat_le`) and `roundMag_eq_of_near`, this
+module's `roundMag_of_near_nat` (the `Rat` form of `rneNat_eq_of_near`).
 
 `flog2_spec_of_bracket` proves `flog2_spec` from pow2 (e₀ − 1) ≤ a <
 pow2 (e₀ + 1) (e₀ = bitLen N − bitLen D), through `flog2_cases`;

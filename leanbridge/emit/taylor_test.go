@@ -907,10 +907,10 @@ func TestRoundNatLemmas(t *testing.T) {
 	}
 }
 
-// roundMagLocalCheck checks, on the transcription, the statement of
-// RoundLocal.lean's narrower hypothesis `RoundMagLocal f` (inner, the one
-// fact still assumed) and of the proved `roundOmega_nonneg`, `roundMag_over`
-// (round34) and `roundMag_under`, at the positive probes
+// roundMagLocalCheck checks, on the transcription, the statements of
+// RoundLocal.lean's magnitude facts — `RoundMagLocal f`'s `inner`
+// (`roundMag_inner_of`), `roundOmega_nonneg`, `roundMag_over` (all proved
+// in lean34, for FmtWF formats) and `roundMag_under` — at the positive probes
 // and at points built to sit next to each boundary: Ω ≥ 0; roundMag w ≥
 // 2^(emax+1) for w > overAt (Lean: overAt = Ω); roundMag w = 0 for
 // 0 < w < underAt (Lean: underAt = 2^(emin−p)); and for every probe u with
@@ -976,11 +976,12 @@ func roundMagLocalCheck(f fmtL, probes []*big.Rat, overAt, underAt *big.Rat, hiM
 	return nil
 }
 
-// TestRoundMagLocal is the Go mirror of `RoundMagLocal` (the hypothesis
-// `round_locally_constant` still takes: `inner`) and of the proved
-// `roundOmega_nonneg`, `roundMag_over` (for `FmtWF` formats: p ≥ 1,
-// emin ≤ emax, checked here too) and `roundMag_under`: a false
-// hypothesis would make the Lean theorem vacuous, so its statement
+// TestRoundMagLocal is the Go mirror of RoundLocal.lean's magnitude facts,
+// all proved in lean34 but never compiled: `RoundMagLocal` (`inner`,
+// `roundMagLocal`), `roundOmega_nonneg`, `roundMag_over` (for `FmtWF`
+// formats: p ≥ 1, emin ≤ emax, checked here too) and `roundMag_under`.
+// Until a `lake build` confirms them, a false statement would be a wrong
+// theorem waiting to fail, so each statement
 // is checked true on every format's positive probes (TestLeanRound's
 // roundProbes, a fixed seed) and at 70 points approaching each bound; and
 // each check is sensitive — Ω minus 2^(emax−p−3) in place of Ω (just
@@ -996,6 +997,7 @@ func TestRoundMagLocal(t *testing.T) {
 	}
 	for _, line := range []string{
 		"structure RoundMagLocal (f : Fmt) : Prop where",
+		"theorem roundMagLocal (f : Fmt) (hf : FmtWF f) : RoundMagLocal f := ⟨roundMag_inner_of f hf⟩",
 		"  inner : ∀ u w : Rat, 0 < u → ¬ roundMag f u = 0 → ¬ pow2 (f.emax + 1) ≤ roundMag f u →",
 		"    roundLoM f (roundMag f u) < w → w < roundHiM f (roundMag f u) →",
 		"      0 < w ∧ roundMag f w = roundMag f u",
