@@ -924,7 +924,10 @@ theorem roundMag_inner (f : Fmt) (hf : FmtWF f) (m w : Rat) (M : Nat) (hmpos : 0
     · exfalso
       apply hm0
       rw [hM, hM0]
-      have e0 : mkRat ((0 : Nat) : Int) 1 = 0 := Rat.zero_mkRat 1
+      have e0 : mkRat ((0 : Nat) : Int) 1 = 0 := by
+        first
+          | exact Rat.zero_mkRat 1
+          | decide +kernel
       rw [e0, Rat.zero_mul]
     · omega
   have hge : pow2 (roundK f m) ≤ m := by
