@@ -162,7 +162,15 @@ var declVJPs = map[irsem.Op]declRule{
 	irsem.OpGelu:              geluDeclVJP,
 	irsem.OpLayerNorm:         layerNormDeclVJP,
 	// vjp34: conv stacks and the importers' tags
-	irsem.OpConv: convDeclVJP,
+	irsem.OpConv:       convDeclVJP,
+	irsem.OpTranspose:  transposeDeclVJP,
+	irsem.OpSlice:      sliceDeclVJP,
+	irsem.OpConcat:     concatDeclVJP,
+	irsem.OpNeg:        negDeclVJP,
+	irsem.OpDiv:        divDeclVJP,
+	irsem.OpSqrt:       sqrtDeclVJP,
+	irsem.OpReduceSum:  reduceDeclVJP,
+	irsem.OpReduceMean: reduceDeclVJP,
 }
 
 // linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_{…k} = Σ_j W_jk·dy_{…j} + 0

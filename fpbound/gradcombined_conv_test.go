@@ -309,7 +309,7 @@ func (cc convGradCase) caught(sh []Sharp, k int) string {
 }
 
 // TestGradCombinedConv: conv stacks (nets.ConvStack, 3×3 conv + relu; 2
-// channels 4×4 seed 1 and 3 channels seed 3, depth 2; TLCHECK_EXHAUSTIVE=1 adds 3 channels
+// channels 4×4 seed 1 and 3 channels seed 3, depth 2; TLCHECK_EXHAUSTIVE=1 adds 4 channels
 // 5×5 at depths 4 and 8) get a finite combined bound on every
 // input-gradient element and, through GradErrSharpParams, on every dW
 // and db element; the test's own float32 gradients (convGrad32, five
@@ -325,7 +325,7 @@ func TestGradCombinedConv(t *testing.T) {
 	}
 	cases := []c{{1, 2, 4, 2}, {3, 3, 4, 2}}
 	if os.Getenv("TLCHECK_EXHAUSTIVE") == "1" {
-		cases = append(cases, c{1, 3, 5, 4}, c{1, 3, 5, 8})
+		cases = append(cases, c{1, 4, 5, 4}, c{1, 4, 5, 8})
 	}
 	for _, cs := range cases {
 		cc := newConvGradCase(t, cs.seed, cs.ch, cs.n, cs.depth, true)

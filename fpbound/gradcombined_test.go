@@ -96,7 +96,7 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 	case irsem.OpBroadcastTo:
 		shape = d.to.Clone()
 		kind.FromShape, kind.ToShape = d.from.Clone(), d.to.Clone()
-	case irsem.OpAdd, irsem.OpSub, irsem.OpMulElem, irsem.OpMatmul:
+	case irsem.OpAdd, irsem.OpSub, irsem.OpMulElem, irsem.OpMatmul, irsem.OpDiv, irsem.OpConcat:
 		if d.same {
 			parents = []int{0, 0}
 			break
@@ -112,6 +112,9 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 			}
 		}
 		c := tensor(cs)
+		if d.op == irsem.OpDiv {
+			c = awayFromZero(c)
+		}
 		g.Nodes = append(g.Nodes, irsem.Node{ID: 1, Parents: []int{}, Kind: irsem.Kind{Op: irsem.OpConst, ValueShape: cs.Clone()}, Shape: cs})
 		p.Entries[1] = &irsem.Params{Value: &c}
 		parents = []int{0, 1}
@@ -126,7 +129,23 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 	}
 	g.Nodes = append(g.Nodes, irsem.Node{ID: id, Parents: parents, Kind: kind, Shape: shape})
 	g.OutputID = id
-	return g, p, tensor(in), tensor(shape)
+	x := tensor(in)
+	if d.op == irsem.OpDiv || d.op == irsem.OpSqrt { // a nonzero denominator, sqrt above 0
+		x = awayFromZero(x)
+	}
+	return g, p, x, tensor(shape)
+}
+
+// awayFromZero is |v| + 1/8 at every element of t (nonzero, positive).
+func awayFromZero(t irsem.RatTensor) irsem.RatTensor {
+	out := irsem.RatTensor{Shape: t.Shape.Clone(), Data: make([]spec.Rat, len(t.Data))}
+	for i, v := range t.Data {
+		if v.Big().Sign() < 0 {
+			v = v.Neg()
+		}
+		out.Data[i] = v.Add(spec.NewRat(1, 8))
+	}
+	return out
 }
 
 // declSpecs are the cases TestDeclVJPMatchesRegistry checks: every tag
@@ -163,6 +182,20 @@ var declSpecs = []declSpec{
 	{op: irsem.OpConv, shape: spec.Shape{2, 2, 6, 5}, oshp: spec.Shape{2, 2, 3, 2}, kind: irsem.Kind{Window: convWin([]int{3, 2}, []int{2, 2}, []int{1, 0}, []int{1, 1}, 1, 2, 2)}},
 	{op: irsem.OpConv, shape: spec.Shape{2, 1, 2, 7}, oshp: spec.Shape{2, 1, 3, 4}, kind: irsem.Kind{Window: convWin([]int{2}, []int{2}, []int{1}, []int{2}, 1, 2, 3)}},
 	{op: irsem.OpConv, shape: spec.Shape{1, 4, 3, 3}, oshp: spec.Shape{1, 2, 3, 3}, kind: irsem.Kind{Window: convWin([]int{3, 3}, []int{1, 1}, []int{1, 1}, []int{1, 1}, 2, 4, 2)}},
+	// vjp34: the importers' index maps and arithmetic
+	{op: irsem.OpTranspose, shape: spec.Shape{2, 3, 4}, oshp: spec.Shape{4, 3, 2}, kind: irsem.Kind{Axis1: 0, Axis2: 2}},
+	{op: irsem.OpSlice, shape: spec.Shape{3, 5}, oshp: spec.Shape{3, 2}, kind: irsem.Kind{Axis: 1, Start: 1, End: 3}},
+	{op: irsem.OpConcat, shape: spec.Shape{2, 3}, other: spec.Shape{2, 2}, oshp: spec.Shape{2, 5}, kind: irsem.Kind{Axis: 1}},
+	{op: irsem.OpConcat, shape: spec.Shape{2, 3}, other: spec.Shape{1, 3}, oshp: spec.Shape{3, 3}, kind: irsem.Kind{Axis: 0}, swap: true},
+	{op: irsem.OpConcat, shape: spec.Shape{2, 3}, oshp: spec.Shape{4, 3}, kind: irsem.Kind{Axis: 0}, same: true},
+	{op: irsem.OpNeg, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
+	{op: irsem.OpDiv, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
+	{op: irsem.OpDiv, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}, swap: true},
+	{op: irsem.OpDiv, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}, same: true},
+	{op: irsem.OpSqrt, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
+	{op: irsem.OpReduceSum, shape: spec.Shape{2, 3, 4}, oshp: spec.Shape{2, 4}, kind: irsem.Kind{Axis: 1}},
+	{op: irsem.OpReduceMean, shape: spec.Shape{2, 3, 4}, oshp: spec.Shape{2, 3}, kind: irsem.Kind{Axis: 2}},
+	{op: irsem.OpReduceMean, shape: spec.Shape{3, 4}, oshp: spec.Shape{4}, kind: irsem.Kind{Axis: 0}},
 }
 
 // convWin is an IR conv window (symmetric padding).
@@ -172,7 +205,7 @@ func convWin(k, s, p, dl []int, groups, cin, cout int) *spec.Window {
 
 // declInexact: the tags whose registry value is not rational (checked
 // over spec.Interval by checkDeclVJP).
-var declInexact = map[irsem.Op]bool{irsem.OpTanh: true, irsem.OpSoftmax: true, irsem.OpHardMaskedSoftmax: true, irsem.OpGelu: true, irsem.OpLayerNorm: true}
+var declInexact = map[irsem.Op]bool{irsem.OpSqrt: true, irsem.OpTanh: true, irsem.OpSoftmax: true, irsem.OpHardMaskedSoftmax: true, irsem.OpGelu: true, irsem.OpLayerNorm: true}
 
 // checkDeclVJP checks the declarative VJP of the case's tag (declVJPs)
 // against the registry's Go VJP (irgrad's tape over spec.Default, the
@@ -412,6 +445,53 @@ func TestDeclVJPMatchesRegistry(t *testing.T) {
 				}
 			}
 			return convDeclVJP(b, nd, &irsem.Params{W: &w}, dy, box)
+		}},
+		{find(irsem.OpTranspose, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// dy read back without moving its elements
+			xs := b.c.Nodes[nd.Parents[0]].Shape
+			return one(b.node(irsem.Kind{Op: irsem.OpReshape, InShape: nd.Shape.Clone(), OutShape: xs.Clone()}, xs, dy)), ""
+		}},
+		{find(irsem.OpSlice, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// the zeros put on the wrong side: pad widths swapped
+			xs := b.c.Nodes[nd.Parents[0]].Shape
+			w := make([]int, 2*len(xs))
+			w[1], w[3] = xs[1]-nd.Kind.End, nd.Kind.Start
+			return one(b.node(irsem.Kind{Op: irsem.OpPad, Widths: w, Mode: spec.PadConstant}, xs, dy)), ""
+		}},
+		{find(irsem.OpConcat, 1), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// every parent given the first rows of dy
+			out := make([]int, len(nd.Parents))
+			for t, q := range nd.Parents {
+				qs := b.c.Nodes[q].Shape
+				out[t] = b.node(irsem.Kind{Op: irsem.OpSlice, Axis: 0, Start: 0, End: qs[0]}, qs, dy)
+			}
+			return out, ""
+		}},
+		{find(irsem.OpNeg, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			return one(dy), "" // the sign dropped
+		}},
+		{find(irsem.OpDiv, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			dxs, reason := divDeclVJP(b, nd, e, dy, box)
+			if reason != "" {
+				return nil, reason
+			}
+			dxs[1] = b.c.Nodes[dxs[1]].Parents[0] // −(dy·a)/(b·b) without its sign
+			return dxs, ""
+		}},
+		{find(irsem.OpSqrt, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// 1/y for 1/(2y)
+			d := b.node(irsem.Kind{Op: irsem.OpDiv}, nd.Shape, b.full(nd.Shape, spec.NewRat(1, 1)), nd.ID)
+			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, d, dy)), ""
+		}},
+		{find(irsem.OpReduceSum, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			fake := *nd // reduce_sum's VJP read as reduce_mean's (dy/n)
+			fake.Kind.Op = irsem.OpReduceMean
+			return reduceDeclVJP(b, &fake, e, dy, box)
+		}},
+		{find(irsem.OpReduceMean, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			fake := *nd // reduce_mean's VJP without the 1/n
+			fake.Kind.Op = irsem.OpReduceSum
+			return reduceDeclVJP(b, &fake, e, dy, box)
 		}},
 	}...)
 	for _, w := range wrong {
