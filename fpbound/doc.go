@@ -1068,6 +1068,9 @@
 //	                is above 0 (registry: 1/(y + y)·dy for x > 0)
 //	reduce_sum:     broadcast_to(reshape(dy; extent 1 at the axis))  (registry: dy copied)
 //	reduce_mean:    the same of scale(dy; 1/n)     (registry: dy·(1/n), the same constant)
+//	inv:            mul_elem(neg(div(1, mul_elem(x, x))), dy)  (registry: −(1/(x·x))·dy)
+//	exp:            mul_elem(y, dy)                 (registry: y·dy)
+//	square:         mul_elem(add(x, x), dy)         (registry: (x + x)·dy)
 //
 // with y the forward tanh (softmax) node itself and a, b, A, B the forward parents
 // (the values the registry's rules read) and the relu mask m a const
@@ -1091,7 +1094,7 @@
 // registry's Go VJP on seeded points: in exact rational arithmetic
 // (equality, element by element, of both operands' cotangents — the
 // second a const under irgrad's ConstParams) where the tag is rational;
-// for tanh, softmax, hard_masked_softmax, gelu, layernorm and sqrt, whose
+// for tanh, softmax, hard_masked_softmax, gelu, layernorm, sqrt and exp, whose
 // values are not, by overlapping spec.Interval enclosures narrower than
 // 10⁻¹²; and that a wrong entry of each tag is caught. That check sees
 // the formula's value, not its order of operations: that the nodes

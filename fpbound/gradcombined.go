@@ -171,6 +171,9 @@ var declVJPs = map[irsem.Op]declRule{
 	irsem.OpSqrt:       sqrtDeclVJP,
 	irsem.OpReduceSum:  reduceDeclVJP,
 	irsem.OpReduceMean: reduceDeclVJP,
+	irsem.OpInv:        invDeclVJP,
+	irsem.OpExp:        expDeclVJP,
+	irsem.OpSquare:     squareDeclVJP,
 }
 
 // linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_{…k} = Σ_j W_jk·dy_{…j} + 0

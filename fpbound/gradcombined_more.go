@@ -132,3 +132,25 @@ func reduceDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox)
 	v = b.node(irsem.Kind{Op: irsem.OpReshape, InShape: nd.Shape.Clone(), OutShape: keep.Clone()}, keep, v)
 	return []int{b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: keep.Clone(), ToShape: xs.Clone()}, xs, v)}, ""
 }
+
+// invDeclVJP: inv(x) = 1/x; its registry VJP is dy times the derivative
+// −(1/(x·x)): mul_elem(neg(div(1, mul_elem(x, x))), dy), 1 a const node.
+func invDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	s := nd.Shape
+	x := nd.Parents[0]
+	q := b.node(irsem.Kind{Op: irsem.OpDiv}, s, b.full(s, spec.NewRat(1, 1)), b.node(irsem.Kind{Op: irsem.OpMulElem}, s, x, x))
+	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, s, b.node(irsem.Kind{Op: irsem.OpNeg}, s, q), dy)}, ""
+}
+
+// expDeclVJP: exp's registry VJP is dy times the derivative y (the
+// forward exp node itself): mul_elem(y, dy).
+func expDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, nd.ID, dy)}, ""
+}
+
+// squareDeclVJP: square(x) = x·x; its registry VJP is dy times the
+// derivative x + x: mul_elem(add(x, x), dy).
+func squareDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	x := nd.Parents[0]
+	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, b.node(irsem.Kind{Op: irsem.OpAdd}, nd.Shape, x, x), dy)}, ""
+}

@@ -130,7 +130,7 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 	g.Nodes = append(g.Nodes, irsem.Node{ID: id, Parents: parents, Kind: kind, Shape: shape})
 	g.OutputID = id
 	x := tensor(in)
-	if d.op == irsem.OpDiv || d.op == irsem.OpSqrt { // a nonzero denominator, sqrt above 0
+	if d.op == irsem.OpDiv || d.op == irsem.OpSqrt || d.op == irsem.OpInv { // a nonzero denominator, sqrt above 0
 		x = awayFromZero(x)
 	}
 	return g, p, x, tensor(shape)
@@ -196,6 +196,9 @@ var declSpecs = []declSpec{
 	{op: irsem.OpReduceSum, shape: spec.Shape{2, 3, 4}, oshp: spec.Shape{2, 4}, kind: irsem.Kind{Axis: 1}},
 	{op: irsem.OpReduceMean, shape: spec.Shape{2, 3, 4}, oshp: spec.Shape{2, 3}, kind: irsem.Kind{Axis: 2}},
 	{op: irsem.OpReduceMean, shape: spec.Shape{3, 4}, oshp: spec.Shape{4}, kind: irsem.Kind{Axis: 0}},
+	{op: irsem.OpInv, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
+	{op: irsem.OpExp, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
+	{op: irsem.OpSquare, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
 }
 
 // convWin is an IR conv window (symmetric padding).
@@ -205,7 +208,7 @@ func convWin(k, s, p, dl []int, groups, cin, cout int) *spec.Window {
 
 // declInexact: the tags whose registry value is not rational (checked
 // over spec.Interval by checkDeclVJP).
-var declInexact = map[irsem.Op]bool{irsem.OpSqrt: true, irsem.OpTanh: true, irsem.OpSoftmax: true, irsem.OpHardMaskedSoftmax: true, irsem.OpGelu: true, irsem.OpLayerNorm: true}
+var declInexact = map[irsem.Op]bool{irsem.OpExp: true, irsem.OpSqrt: true, irsem.OpTanh: true, irsem.OpSoftmax: true, irsem.OpHardMaskedSoftmax: true, irsem.OpGelu: true, irsem.OpLayerNorm: true}
 
 // checkDeclVJP checks the declarative VJP of the case's tag (declVJPs)
 // against the registry's Go VJP (irgrad's tape over spec.Default, the
@@ -487,6 +490,20 @@ func TestDeclVJPMatchesRegistry(t *testing.T) {
 			fake := *nd // reduce_sum's VJP read as reduce_mean's (dy/n)
 			fake.Kind.Op = irsem.OpReduceMean
 			return reduceDeclVJP(b, &fake, e, dy, box)
+		}},
+		{find(irsem.OpInv, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// the derivative's sign dropped: 1/(x·x)
+			x := nd.Parents[0]
+			q := b.node(irsem.Kind{Op: irsem.OpDiv}, nd.Shape, b.full(nd.Shape, spec.NewRat(1, 1)), b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, x, x))
+			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, q, dy)), ""
+		}},
+		{find(irsem.OpExp, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// the derivative read at the input: x·dy for e^x·dy
+			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, nd.Parents[0], dy)), ""
+		}},
+		{find(irsem.OpSquare, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// x·dy for 2x·dy
+			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, nd.Parents[0], dy)), ""
 		}},
 		{find(irsem.OpReduceMean, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
 			fake := *nd // reduce_mean's VJP without the 1/n
