@@ -1053,6 +1053,24 @@
 //	                μ = (Σx)/i, d = x − μ, σ⁻¹ = inv(sqrt((Σ d·d)/i + ε)), x̂ = d·σ⁻¹,
 //	                g = dy·γ, dx = ((g − B((Σg)/i)) − x̂·B((Σ g·x̂)/i))·σ⁻¹
 //	                (registry: the same statistics recomputed from x, the same formula)
+//	conv (W, b):    dx = conv_transpose(dy; W, the conv's kernel, stride, dilation, groups,
+//	                pads p|p, channels swapped, output padding (n + 2p − dl·(k−1) − 1) mod s)
+//	                (registry convBackX: dx_i = Σ dy·W over the same (output position,
+//	                kernel offset, output channel) triples, one sum)
+//	transpose(a, b): transpose(dy; a, b)            (registry: dy moved back)
+//	slice:          pad(dy; start zeros before, extent − end after, on the axis)
+//	                (registry: dy in [start, end), 0 elsewhere)
+//	concat:         per parent slice(dy; its offset and extent on the axis)
+//	neg:            neg(dy)                         (registry: −1·dy)
+//	div(a, b):      (div(dy, b), neg(div(mul_elem(dy, a), mul_elem(b, b))))
+//	                (registry: (dy/b, −((dy·a)/(b·b))))
+//	sqrt:           mul_elem(div(1, add(y, y)), dy), only where every element's box of y
+//	                is above 0 (registry: 1/(y + y)·dy for x > 0)
+//	reduce_sum:     broadcast_to(reshape(dy; extent 1 at the axis))  (registry: dy copied)
+//	reduce_mean:    the same of scale(dy; 1/n)     (registry: dy·(1/n), the same constant)
+//	inv:            mul_elem(neg(div(1, mul_elem(x, x))), dy)  (registry: −(1/(x·x))·dy)
+//	exp:            mul_elem(y, dy)                 (registry: y·dy)
+//	square:         mul_elem(add(x, x), dy)         (registry: (x + x)·dy)
 //
 // with y the forward tanh (softmax) node itself and a, b, A, B the forward parents
 // (the values the registry's rules read) and the relu mask m a const
@@ -1076,7 +1094,7 @@
 // registry's Go VJP on seeded points: in exact rational arithmetic
 // (equality, element by element, of both operands' cotangents — the
 // second a const under irgrad's ConstParams) where the tag is rational;
-// for tanh, softmax, hard_masked_softmax, gelu and layernorm, whose
+// for tanh, softmax, hard_masked_softmax, gelu, layernorm, sqrt and exp, whose
 // values are not, by overlapping spec.Interval enclosures narrower than
 // 10⁻¹²; and that a wrong entry of each tag is caught. That check sees
 // the formula's value, not its order of operations: that the nodes
@@ -1113,8 +1131,12 @@
 // element by the registry's sum or product of the same operands; linear's
 // dx = Wᵀ·dy is the sum Σ_j W_jk·dy_j with the exact term 0 added, which
 // "any order" covers by adding it last, exactly; dy·m is exact,
-// m ∈ {0, 1}; neg, reshape, permute, concat and broadcast_to move or
-// negate values exactly; a constant of a registry formula — gelu's k, a,
+// m ∈ {0, 1}; neg, reshape, permute, transpose, concat, slice, pad and
+// broadcast_to move or negate values exactly (pad's fill 0 is exact);
+// conv_transpose computes each dx element as one sum of the same
+// products dy·W that convBackX sums; sqrt's rule is built only where
+// every element's box of y is above 0, so every evaluation (and the
+// exact one) has x > 0 there and takes the registry's branch 1/(y + y); a constant of a registry formula — gelu's k, a,
 // 3, 1/2, layernorm's ε and lane length — is a const node, held as fl(c)
 // under M1 as the registry's FromRat/FromInt constant is; the lane
 // statistics that layernorm's VJP recomputes from x are nodes of C of
@@ -1165,10 +1187,23 @@
 // concat": step (ii) extends to these nodes (each computes its element by
 // the registry's formula on the same operands, in an order M2 leaves
 // free), and step (iii) to the marks through them (reshape and concat
-// index by index, the others wholly). GradErrSharp does not build it (its
-// SharpBounds output has one element per parameter element); a parameter
-// of another tag (layernorm's γ and β among them) keeps the classic and
-// boxed bounds. compare-grad (package compare) calls GradErrSharpParams
+// index by index, the others wholly). A conv node's (one group; x
+// [L…, C_in, n…] viewed as [L, C_in, n…], dy as D = [C_out, L·S], S the
+// output's spatial size) is, for b, one reduce_sum of D along axis 1
+// (registry biasBack: db_c = Σ_l Σ_o dy[l, c, o]), and, for W, per
+// kernel offset j one matmul of D and X_j [L·S, C_in], X_j the padded x
+// sliced at offset j·dl (every s-th element where the stride s > 1:
+// reshape to [n_o, s] and slice [0, 1)), the K matmuls concatenated
+// (registry convBackW: dW[c, ci, j] = Σ_l Σ_o dy[l, c, o]·x[l, ci,
+// o·s + j·dl − p], the terms at padding positions left out: here they
+// are 0·dy = 0, exact for a finite dy, added to the same sum, which "any
+// order" covers as linear's exact 0). A layernorm node's γ and β
+// (registry: dγ_k = Σ_lanes dy·x̂, dβ_k = Σ_lanes dy) are one reduce_sum
+// over the lanes of mul_elem(dy, x̂) and of dy, x̂ recomputed from x as
+// in its input VJP (step (ii): lane statistics of their own).
+// GradErrSharp does not build these targets (its SharpBounds output has
+// one element per parameter element); a parameter of another tag (a
+// grouped conv's among them) keeps the classic and boxed bounds. compare-grad (package compare) calls GradErrSharpParams
 // and judges a target that is one parameter's whole gradient with the
 // least of the three bounds (a sum of parts, an initializer read by two
 // nodes, keeps classic and boxed: the runtime's accumulation of the parts

@@ -161,6 +161,19 @@ var declVJPs = map[irsem.Op]declRule{
 	irsem.OpHardMaskedSoftmax: softmaxDeclVJP,
 	irsem.OpGelu:              geluDeclVJP,
 	irsem.OpLayerNorm:         layerNormDeclVJP,
+	// vjp34: conv stacks and the importers' tags
+	irsem.OpConv:       convDeclVJP,
+	irsem.OpTranspose:  transposeDeclVJP,
+	irsem.OpSlice:      sliceDeclVJP,
+	irsem.OpConcat:     concatDeclVJP,
+	irsem.OpNeg:        negDeclVJP,
+	irsem.OpDiv:        divDeclVJP,
+	irsem.OpSqrt:       sqrtDeclVJP,
+	irsem.OpReduceSum:  reduceDeclVJP,
+	irsem.OpReduceMean: reduceDeclVJP,
+	irsem.OpInv:        invDeclVJP,
+	irsem.OpExp:        expDeclVJP,
+	irsem.OpSquare:     squareDeclVJP,
 }
 
 // linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_{…k} = Σ_j W_jk·dy_{…j} + 0
@@ -625,6 +638,22 @@ func paramTarget(b *cbuild, g *irsem.Graph, cot []int, prm irgrad.Param) (int, s
 		}
 		dt := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{o, rows}, reshape(dy, nd.Shape, spec.Shape{rows, o}))
 		return b.node(irsem.Kind{Op: irsem.OpMatmul}, oi, dt, reshape(x, xs, spec.Shape{rows, i})), ""
+	case nd.Kind.Op == irsem.OpConv && len(nd.Parents) == 1 && (prm.Field == irsem.ParamW || prm.Field == irsem.ParamB):
+		t, reason := convParamTarget(b, nd, nd.Parents[0], g.Nodes[nd.Parents[0]].Shape, dy, prm.Field, prm.Shape)
+		if reason != "" {
+			return 0, fmt.Sprintf("parameter %s: %s", prm.Name, reason)
+		}
+		return t, ""
+	case nd.Kind.Op == irsem.OpLayerNorm && len(nd.Parents) == 1 && (prm.Field == irsem.ParamGamma || prm.Field == irsem.ParamBeta):
+		var e *irsem.Params
+		if b.cp.Entries != nil {
+			e = b.cp.Entries[prm.Node]
+		}
+		t, reason := layerNormParamTarget(b, nd, e, dy, prm.Field, prm.Shape)
+		if reason != "" {
+			return 0, fmt.Sprintf("parameter %s: %s", prm.Name, reason)
+		}
+		return t, ""
 	}
 	return 0, fmt.Sprintf("parameter %s (%s of %s) has no declarative gradient", prm.Name, prm.Field, nd.Kind.Op)
 }
@@ -736,9 +765,62 @@ func geluDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) (
 //
 // a lane value read per element through reshape to [o, 1] and
 // broadcast_to [o, i] (exact copies); sqrt is sqrt(max(·, 0)), the same
-// value on σ² + ε > 0. γ's and β's own gradients are parameters (no
-// combined graph here: paramTarget).
+// value on σ² + ε > 0. γ's and β's own gradients are parameters
+// (paramTarget, layerNormParamTarget).
 func layerNormDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	ln, reason := layerNormStatNodes(b, nd, e)
+	if reason != "" {
+		return nil, reason
+	}
+	s, oi := nd.Shape, ln.oi
+	g := ln.view(dy, s, oi)
+	if e != nil && e.Gamma != nil {
+		if e.Gamma.Shape.Size() != ln.i {
+			return nil, fmt.Sprintf("gamma of %d elements for lanes of %d", e.Gamma.Shape.Size(), ln.i)
+		}
+		gm := b.constant(irsem.RatTensor{Shape: spec.Shape{1, ln.i}, Data: e.Gamma.Data})
+		g = ln.mul(g, b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: spec.Shape{1, ln.i}, ToShape: oi.Clone()}, oi, gm))
+	}
+	dx := ln.mul(ln.sub(ln.sub(g, ln.spread(ln.mean(g))), ln.mul(ln.xh, ln.spread(ln.mean(ln.mul(g, ln.xh))))), ln.inv)
+	return []int{ln.view(dx, oi, s)}, ""
+}
+
+// lnNodes are the nodes of a layernorm's recomputed lane statistics
+// (layerNormDeclVJP): x viewed as [o, i], inv = σ⁻¹ spread over the lane,
+// xh = x̂, and the helpers that build the formula's nodes.
+type lnNodes struct {
+	b       *cbuild
+	o, i    int
+	oi      spec.Shape
+	xh, inv int
+}
+
+func (ln *lnNodes) view(v int, from, to spec.Shape) int {
+	if from.Equal(to) {
+		return v
+	}
+	return ln.b.node(irsem.Kind{Op: irsem.OpReshape, InShape: from.Clone(), OutShape: to.Clone()}, to, v)
+}
+func (ln *lnNodes) mul(p, q int) int { return ln.b.node(irsem.Kind{Op: irsem.OpMulElem}, ln.oi, p, q) }
+func (ln *lnNodes) sub(p, q int) int { return ln.b.node(irsem.Kind{Op: irsem.OpSub}, ln.oi, p, q) }
+
+// mean is (Σ_lane v)/i, one value a lane.
+func (ln *lnNodes) mean(v int) int {
+	lane := spec.Shape{ln.o}
+	n := ln.b.full(lane, spec.NewRat(int64(ln.i), 1))
+	return ln.b.node(irsem.Kind{Op: irsem.OpDiv}, lane, ln.b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: 1}, lane, v), n)
+}
+
+// spread is a lane value at every element of the lane.
+func (ln *lnNodes) spread(v int) int {
+	o1 := spec.Shape{ln.o, 1}
+	return ln.b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: o1.Clone(), ToShape: ln.oi.Clone()}, ln.oi, ln.view(v, spec.Shape{ln.o}, o1))
+}
+
+// layerNormStatNodes appends the lane statistics of layernorm node nd
+// (μ, d = x − μ, σ⁻¹ = inv(sqrt((Σ d·d)/i + ε)), x̂ = d·σ⁻¹) recomputed
+// from its forward input.
+func layerNormStatNodes(b *cbuild, nd *irsem.Node, e *irsem.Params) (*lnNodes, string) {
 	s := nd.Shape
 	ax := nd.Kind.Axis
 	if ax < 0 || ax >= len(s) {
@@ -748,39 +830,37 @@ func layerNormDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdB
 	if i == 0 {
 		return nil, "an empty lane"
 	}
-	oi, o1, lane := spec.Shape{o, i}, spec.Shape{o, 1}, spec.Shape{o}
-	view := func(v int, from, to spec.Shape) int {
-		if from.Equal(to) {
-			return v
-		}
-		return b.node(irsem.Kind{Op: irsem.OpReshape, InShape: from.Clone(), OutShape: to.Clone()}, to, v)
-	}
-	mul := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpMulElem}, oi, p, q) }
-	sub := func(p, q int) int { return b.node(irsem.Kind{Op: irsem.OpSub}, oi, p, q) }
-	n := b.full(lane, spec.NewRat(int64(i), 1))
-	mean := func(v int) int { // (Σ_lane v)/i, one value a lane
-		return b.node(irsem.Kind{Op: irsem.OpDiv}, lane, b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: 1}, lane, v), n)
-	}
-	spread := func(v int) int { // a lane value at every element of the lane
-		return b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: o1.Clone(), ToShape: oi.Clone()}, oi, view(v, lane, o1))
-	}
+	ln := &lnNodes{b: b, o: o, i: i, oi: spec.Shape{o, i}}
 	eps := spec.RatFromBig(spec.DefaultNormEps())
 	if e != nil && e.Eps != nil {
 		eps = *e.Eps
 	}
-	x := view(nd.Parents[0], b.c.Nodes[nd.Parents[0]].Shape, oi)
-	d := sub(x, spread(mean(x)))
-	v := b.node(irsem.Kind{Op: irsem.OpAdd}, lane, mean(mul(d, d)), b.full(lane, eps))
-	inv := spread(b.node(irsem.Kind{Op: irsem.OpInv}, lane, b.node(irsem.Kind{Op: irsem.OpSqrt}, lane, v)))
-	xh := mul(d, inv)
-	g := view(dy, s, oi)
-	if e != nil && e.Gamma != nil {
-		if e.Gamma.Shape.Size() != i {
-			return nil, fmt.Sprintf("gamma of %d elements for lanes of %d", e.Gamma.Shape.Size(), i)
-		}
-		gm := b.constant(irsem.RatTensor{Shape: spec.Shape{1, i}, Data: e.Gamma.Data})
-		g = mul(g, b.node(irsem.Kind{Op: irsem.OpBroadcastTo, FromShape: spec.Shape{1, i}, ToShape: oi.Clone()}, oi, gm))
+	lane := spec.Shape{o}
+	x := ln.view(nd.Parents[0], b.c.Nodes[nd.Parents[0]].Shape, ln.oi)
+	d := ln.sub(x, ln.spread(ln.mean(x)))
+	v := b.node(irsem.Kind{Op: irsem.OpAdd}, lane, ln.mean(ln.mul(d, d)), b.full(lane, eps))
+	ln.inv = ln.spread(b.node(irsem.Kind{Op: irsem.OpInv}, lane, b.node(irsem.Kind{Op: irsem.OpSqrt}, lane, v)))
+	ln.xh = ln.mul(d, ln.inv)
+	return ln, ""
+}
+
+// layerNormParamTarget is layernorm node nd's γ (field gamma) or β
+// (beta) gradient from its cotangent dy, as the registry's VJP: dγ_k =
+// Σ_lanes dy·x̂ (one reduce_sum over the lanes of mul_elem(dy, x̂), x̂
+// recomputed as layerNormStatNodes), dβ_k = Σ_lanes dy (one reduce_sum),
+// reshaped to the parameter's shape.
+func layerNormParamTarget(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, field string, ps spec.Shape) (int, string) {
+	ln, reason := layerNormStatNodes(b, nd, e)
+	if reason != "" {
+		return 0, reason
 	}
-	dx := mul(sub(sub(g, spread(mean(g))), mul(xh, spread(mean(mul(g, xh))))), inv)
-	return []int{view(dx, oi, s)}, ""
+	if ps.Size() != ln.i {
+		return 0, fmt.Sprintf("%s of %d elements for lanes of %d", field, ps.Size(), ln.i)
+	}
+	g := ln.view(dy, nd.Shape, ln.oi)
+	if field == irsem.ParamGamma {
+		g = ln.mul(g, ln.xh)
+	}
+	red := b.node(irsem.Kind{Op: irsem.OpReduceSum, Axis: 0}, spec.Shape{ln.i}, g)
+	return ln.view(red, spec.Shape{ln.i}, ps), ""
 }
