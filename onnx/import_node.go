@@ -24,7 +24,7 @@ type opImporter func(c *nctx) error
 var importers = map[string]opImporter{}
 
 func init() {
-	for _, t := range []map[string]opImporter{elementwiseOps(), shapeOps(), reduceOps(), nnOps(), foldOps(), reduce2Ops(), transformerOps(), extraOps(), zooOps()} {
+	for _, t := range []map[string]opImporter{elementwiseOps(), shapeOps(), reduceOps(), nnOps(), foldOps(), reduce2Ops(), transformerOps(), extraOps(), zooOps(), quantizeOps()} {
 		for k, v := range t {
 			importers[k] = v
 		}
@@ -217,6 +217,9 @@ func (c *nctx) in(i int) (*value, error) {
 	if isNarrowType(v.dt) || v.undef != nil {
 		if c.n.OpType == "Cast" && i == 0 || c.n.OpType == "CastLike" && i <= 1 {
 			return v, nil // minifloat.go
+		}
+		if c.n.OpType == "QuantizeLinear" && i != 1 || c.n.OpType == "DequantizeLinear" {
+			return v, nil // quantize.go
 		}
 		return nil, c.errf(c.inField(i), "element type %s: only Cast and CastLike read it (the graph computes nothing in it)", v.dt)
 	}
