@@ -221,7 +221,7 @@ func (c *nctx) in(i int) (*value, error) {
 		if c.n.OpType == "QuantizeLinear" && i != 1 || c.n.OpType == "DequantizeLinear" {
 			return v, nil // quantize.go
 		}
-		return nil, c.errf(c.inField(i), "element type %s: only Cast and CastLike read it (the graph computes nothing in it)", v.dt)
+		return nil, c.errf(c.inField(i), "element type %s: only Cast, CastLike, QuantizeLinear (its zero point) and DequantizeLinear read it (the graph computes nothing in it)", v.dt)
 	}
 	if j, x, ok := firstNonreal(v.nonreal); ok {
 		return nil, c.errf(c.inField(i), "holds %v at element %d (an IEEE special value folded at import): only a graph output may hold one, no node computes with it", x, j)

@@ -324,7 +324,7 @@ func (c *nctx) qScale() ([]melem, *value, error) {
 		return nil, nil, err
 	}
 	if !ok {
-		return nil, nil, c.errf(c.inField(1), "a scale computed from the model's inputs by ops that may round is not modelled (only a constant or recorded scale is decided)")
+		return nil, nil, c.errf(c.inField(1), "the scale is not known at import: a scale computed by ops that may round, or an input without a recorded value, is not modelled (only a constant, a recorded input or what ops that never round derive from them is decided)")
 	}
 	return ss, v, nil
 }
@@ -404,7 +404,11 @@ func importQuantize(c *nctx) error {
 	fText, ok1 := qFormat(pText)
 	fRef, ok2 := qFormat(pRef)
 	if !ok1 || !ok2 {
-		return c.errf(attrField("precision"), "the division's precision %s is not modelled (FLOAT, FLOAT16, BFLOAT16, DOUBLE)", pText)
+		field := c.inField(1)
+		if c.n.Attr("precision") != nil {
+			field = attrField("precision")
+		}
+		return c.errf(field, "the division's precision %s is not modelled (FLOAT, FLOAT16, BFLOAT16, DOUBLE)", pText)
 	}
 	xs, _, ok := c.qOperand(0)
 	if !ok {
