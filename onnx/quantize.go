@@ -337,6 +337,54 @@ func undefMark(w *value, n, i int) {
 	w.undef[i] = true
 }
 
+// qOutType is Quantize's output type: the zero point's (hasZP, zt), else
+// output_dtype (opset 21), else UINT8; both given must agree.
+func (c *nctx) qOutType(hasZP bool, zt DataType) (DataType, error) {
+	out := Uint8
+	if c.b.opset >= 21 {
+		od, err := c.attrInt("output_dtype", 0)
+		if err != nil {
+			return 0, err
+		}
+		if od != 0 {
+			if hasZP && DataType(od) != zt {
+				return 0, c.errf(attrField("output_dtype"), "%s, the zero point's type is %s", DataType(od), zt)
+			}
+			out = DataType(od)
+		}
+	}
+	if hasZP {
+		out = zt
+	}
+	return out, nil
+}
+
+// qPrecision is the division's precision: the text's (the scale's type,
+// or the precision attribute of opset 23) and the reference's (numpy's
+// promotion of x's and the scale's types), see above.
+func (c *nctx) qPrecision(xdt, sdt DataType) (fText, fRef spec.FloatFormat, err error) {
+	pText, pRef := sdt, promote(xdt, sdt)
+	if c.b.opset >= 23 {
+		p, err := c.attrInt("precision", 0)
+		if err != nil {
+			return fText, fRef, err
+		}
+		if p != 0 {
+			pText, pRef = DataType(p), DataType(p)
+		}
+	}
+	fText, ok1 := qFormat(pText)
+	fRef, ok2 := qFormat(pRef)
+	if !ok1 || !ok2 {
+		field := c.inField(1)
+		if c.n.Attr("precision") != nil {
+			field = attrField("precision")
+		}
+		return fText, fRef, c.errf(field, "the division's precision %s is not modelled (FLOAT, FLOAT16, BFLOAT16, DOUBLE)", pText)
+	}
+	return fText, fRef, nil
+}
+
 // importQuantize is QuantizeLinear (see above).
 func importQuantize(c *nctx) error {
 	if err := c.oneOutput(2, 3); err != nil {
@@ -367,21 +415,9 @@ func importQuantize(c *nctx) error {
 	if err != nil {
 		return err
 	}
-	out := Uint8
-	if c.b.opset >= 21 {
-		od, err := c.attrInt("output_dtype", 0)
-		if err != nil {
-			return err
-		}
-		if od != 0 {
-			if zp != nil && DataType(od) != zt {
-				return c.errf(attrField("output_dtype"), "%s, the zero point's type is %s", DataType(od), zt)
-			}
-			out = DataType(od)
-		}
-	}
-	if zp != nil {
-		out = zt
+	out, err := c.qOutType(zp != nil, zt)
+	if err != nil {
+		return err
 	}
 	sat := true
 	if c.b.opset >= 19 {
@@ -389,26 +425,9 @@ func importQuantize(c *nctx) error {
 			return err
 		}
 	}
-	// The division's precision: the text's, and the reference's (numpy's
-	// promotion), see above.
-	pText, pRef := sv.dt, promote(xin.dt, sv.dt)
-	if c.b.opset >= 23 {
-		p, err := c.attrInt("precision", 0)
-		if err != nil {
-			return err
-		}
-		if p != 0 {
-			pText, pRef = DataType(p), DataType(p)
-		}
-	}
-	fText, ok1 := qFormat(pText)
-	fRef, ok2 := qFormat(pRef)
-	if !ok1 || !ok2 {
-		field := c.inField(1)
-		if c.n.Attr("precision") != nil {
-			field = attrField("precision")
-		}
-		return c.errf(field, "the division's precision %s is not modelled (FLOAT, FLOAT16, BFLOAT16, DOUBLE)", pText)
+	fText, fRef, err := c.qPrecision(xin.dt, sv.dt)
+	if err != nil {
+		return err
 	}
 	xs, _, ok := c.qOperand(0)
 	if !ok {
