@@ -147,7 +147,8 @@
 // output type; per tensor, per axis and blocked; an element where the
 // operator text and ONNX's reference differ is undefined (inconclusive).
 // A Quantize of a value computed by rounding ops is refused naming the
-// node.
+// node. DynamicQuantizeLinear [11] (quantize_dynamic.go): folded on a
+// known x, each step of the text's formulas rounded to FLOAT.
 //
 // Gradient (domain ai.onnx.preview.training, the training-only operator
 // of the ONNX test suite): the forward part of the model is imported and

@@ -77,9 +77,11 @@ import (
 // y_scale rounds to one value, else inconclusive, as fpbound/round_cast.go
 // judges a cast) is not done.
 
-// quantizeOps: QuantizeLinear and DequantizeLinear.
+// quantizeOps: QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear
+// (quantize_dynamic.go).
 func quantizeOps() map[string]opImporter {
-	return map[string]opImporter{"QuantizeLinear": importQuantize, "DequantizeLinear": importDequantize}
+	return map[string]opImporter{"QuantizeLinear": importQuantize, "DequantizeLinear": importDequantize,
+		"DynamicQuantizeLinear": importDynamicQuantize}
 }
 
 // formatBinary64 is the division precision DOUBLE (binary64); it is no

@@ -249,3 +249,55 @@ func vdims(v *ValueInfo) []int64 {
 	}
 	return ds
 }
+
+// TestDynamicQuantizeLinear: the three outputs on recorded inputs whose
+// scale is exact (maximum(0, max x) − minimum(0, min x) = 255·2^k), worked
+// by hand from the text: range 255 → scale 1, zp 0, y = round(x) (ties to
+// even); range 255 around 0 → scale 1, zp = round(127.5) = 128, y =
+// round(x) + 128 clamped; min x > 0 → zp 0, range 510 → scale 2. An x of
+// zeros (the text divides by 0, the reference takes 1/255) and an x
+// holding NaN are refused with one line.
+func TestDynamicQuantizeLinear(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		x     []float64
+		y     []int64
+		scale float64
+		zp    int64
+		err   string
+	}{
+		{"scale 1", []float64{0, 1.5, 2.5, 255, 100.5}, []int64{0, 2, 2, 255, 100}, 1, 0, ""},
+		{"zero point 128", []float64{-127.5, 127.5, 0.5, -0.5}, []int64{0, 255, 128, 128}, 1, 128, ""},
+		{"min above 0", []float64{510, 255, 253}, []int64{255, 128, 126}, 2, 0, ""},
+		{"all zero", []float64{0, 0}, nil, 0, 0, "every element is 0"},
+		{"NaN", []float64{1, math.NaN()}, nil, 0, 0, "element 1 is not a finite number"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n := int64(len(c.x))
+			g := newMG(11).in("x", n).op("DynamicQuantizeLinear", ins("x"), []string{"y", "s", "z"})
+			g.g.Outputs = []*ValueInfo{{Name: "y", ElemType: Uint8}, {Name: "s", ElemType: Float}, {Name: "z", ElemType: Uint8}}
+			im, err := Import(g.model(), Options{Values: map[string]*Tensor{"x": qt("x", Float, []int64{n}, c.x...)}})
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(im.Exact) != 3 {
+				t.Fatalf("%d exact outputs", len(im.Exact))
+			}
+			if !slices.Equal(im.Exact[0].Values, c.y) {
+				t.Errorf("y = %v, want %v", im.Exact[0].Values, c.y)
+			}
+			if len(im.Exact[1].Floats) != 1 || im.Exact[1].Floats[0] != c.scale {
+				t.Errorf("y_scale = %v, want %v", im.Exact[1].Floats, c.scale)
+			}
+			if !slices.Equal(im.Exact[2].Values, []int64{c.zp}) {
+				t.Errorf("y_zero_point = %v, want %d", im.Exact[2].Values, c.zp)
+			}
+		})
+	}
+}
