@@ -56,10 +56,12 @@ import (
 //     leaves open whether d and s are first converted to that type; the
 //     reference multiplies in FLOAT (fl32(d)·s rounded to FLOAT, then cast
 //     to the output type). The element is decided when fl_T(P),
-//     fl_T(fl32(fl32(d)·s)) and fl_T(fl_T(d)·fl_T(s)) rounded to T are one
-//     value — always for FLOAT output and an operand of at most 24 bits
-//     (every type but INT32, UINT16/INT16 with FLOAT16 or BFLOAT16 output),
-//     since d is then exact in T — and undefined otherwise. NaN and ±∞
+//     fl_T(fl32(fl32(d)·s)) and fl_T(fl_T(d)·fl_T(s)) are one value, and
+//     undefined otherwise. They are one value whenever d is exact in FLOAT
+//     and in T, s is a value of T, and P is exact in FLOAT or T is FLOAT
+//     (all three are then fl_T(P)): FLOAT output from every quantized type
+//     but INT32 beyond 2^24; FLOAT16/BFLOAT16 output with a scale of that
+//     type from the 8-bit, sub-byte and float 8 types. NaN and ±∞
 //     (float 8 x, a special scale) give the IEEE product's class, the same
 //     in every precision.
 //
