@@ -61,7 +61,8 @@ import (
 //     and in T, s is a value of T, and P is exact in FLOAT or T is FLOAT
 //     (all three are then fl_T(P)): FLOAT output from every quantized type
 //     but INT32 beyond 2^24; FLOAT16/BFLOAT16 output with a scale of that
-//     type from the 8-bit, sub-byte and float 8 types. NaN and ±∞
+//     type from the 8-bit, sub-byte and float 8 types (barring underflow
+//     below FLOAT's subnormals). NaN and ±∞
 //     (float 8 x, a special scale) give the IEEE product's class, the same
 //     in every precision.
 //
