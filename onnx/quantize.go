@@ -452,7 +452,9 @@ func importQuantize(c *nctx) error {
 	}
 	for i, x := range xs {
 		s := scale[idx[i]]
-		if x.undef || s.undef {
+		if x.undef || s.undef || s.r != nil && s.r.Sign() == 0 {
+			// A zero scale: x/±0 is ±∞ or NaN by the zero's sign, which
+			// the exact operand does not keep.
 			undefMark(w, n, i)
 			continue
 		}

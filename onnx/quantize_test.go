@@ -55,6 +55,9 @@ func TestQuantizeDequantize(t *testing.T) {
 		// zp = 255: −3 → 252, 0 → 255, 1 → 255 (clamp); ±∞ saturate; NaN undefined.
 		{"uint8 zero point 255, ±∞, NaN", "QuantizeLinear", 13, qt("x", Float, []int64{6}, -3, 0, 1, inf, -inf, nan),
 			qt("s", Float, nil, 1), qt("z", Uint8, nil, 255), nil, Uint8, []float64{252, 255, 255, 255, 0, U}, []int{5}},
+		// a zero scale (x/±0 depends on the zero's sign): undefined.
+		{"zero scale", "QuantizeLinear", 13, qt("x", Float, []int64{2}, 1, 2),
+			qt("s", Float, []int64{2}, 0, 1), qt("z", Uint8, []int64{2}, 0, 0), []*Attribute{aI("axis", 0)}, Uint8, []float64{U, 2}, []int{0}},
 		// no zero point: UINT8; −0.5 → −0 → 0, 255.5 → 256 → 255.
 		{"default uint8", "QuantizeLinear", 10, qt("x", Float, []int64{3}, -0.5, 255.5, 254.5),
 			qt("s", Float, nil, 1), nil, nil, Uint8, []float64{0, 255, 254}, nil},
