@@ -24,7 +24,7 @@ type opImporter func(c *nctx) error
 var importers = map[string]opImporter{}
 
 func init() {
-	for _, t := range []map[string]opImporter{elementwiseOps(), shapeOps(), reduceOps(), nnOps(), foldOps(), reduce2Ops(), transformerOps(), extraOps(), zooOps()} {
+	for _, t := range []map[string]opImporter{elementwiseOps(), shapeOps(), reduceOps(), nnOps(), foldOps(), reduce2Ops(), transformerOps(), extraOps(), zooOps(), quantizeOps()} {
 		for k, v := range t {
 			importers[k] = v
 		}
@@ -218,7 +218,10 @@ func (c *nctx) in(i int) (*value, error) {
 		if c.n.OpType == "Cast" && i == 0 || c.n.OpType == "CastLike" && i <= 1 {
 			return v, nil // minifloat.go
 		}
-		return nil, c.errf(c.inField(i), "element type %s: only Cast and CastLike read it (the graph computes nothing in it)", v.dt)
+		if c.n.OpType == "QuantizeLinear" && i != 1 || c.n.OpType == "DequantizeLinear" {
+			return v, nil // quantize.go
+		}
+		return nil, c.errf(c.inField(i), "element type %s: only Cast, CastLike, QuantizeLinear (its zero point) and DequantizeLinear read it (the graph computes nothing in it)", v.dt)
 	}
 	if j, x, ok := firstNonreal(v.nonreal); ok {
 		return nil, c.errf(c.inField(i), "holds %v at element %d (an IEEE special value folded at import): only a graph output may hold one, no node computes with it", x, j)

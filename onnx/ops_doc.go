@@ -138,6 +138,18 @@
 // ReduceMin of a constant folded (ops_fold_reduce.go); and the −∞ additive
 // attention mask carried to hard_masked_softmax (import_mask.go).
 //
+// QuantizeLinear and DequantizeLinear [10–28] (quantize.go): folded at
+// import, exactly, when x, the scale and the zero point are known on the
+// recorded inputs (constants, recorded inputs, what ops that never round
+// derive from them): Quantize = saturate(round_half_even(fl_P(x / s)) +
+// zp) for the integer types, the Cast's rounding (saturate) for float 8,
+// saturating for FLOAT4E2M1; Dequantize = (x − zp)·s rounded to the
+// output type; per tensor, per axis and blocked; an element where the
+// operator text and ONNX's reference differ is undefined (inconclusive).
+// A Quantize of a value computed by rounding ops is refused naming the
+// node. DynamicQuantizeLinear [11] (quantize_dynamic.go): folded on a
+// known x, each step of the text's formulas rounded to FLOAT.
+//
 // Gradient (domain ai.onnx.preview.training, the training-only operator
 // of the ONNX test suite): the forward part of the model is imported and
 // the node is recorded in Imported.Gradients (GradientSpec: the output y,

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCompareQuantizeLinear: QuantizeLinear of a recorded FLOAT input and
+// DequantizeLinear of a recorded UINT8 input, opset 21, judged exactly
+// through tlcheck compare. Expected values by hand from the operator
+// text: Q with scale 2, zero point 128: x = 0, 3, 1000, 1 → x/2 = 0, 1.5,
+// 500, 0.5 → ties to even 0, 2, 500, 0 → +128, clamped to [0, 255]: 128,
+// 130, 255, 128; to FLOAT8E4M3FN (zero point 0): 0.625/2 = 0.3125 (0x2A),
+// 10^6/2 saturates to 448 (0x7E). DQ with scale float32(0.1), zero point
+// 128: x = 0, 129, 255 → (x − 128)·0.1f rounded to float32 (Go's float32
+// multiplication, IEEE 754 round to nearest even). A planted fault — one
+// quantization code off (130 → 131), one E4M3FN code off (0x2A → 0x2B),
+// a DQ output one float32 ulp off — fails.
+func TestCompareQuantizeLinear(t *testing.T) {
+	vi := func(name string, et uint64, dims ...int64) []byte {
+		var shape pbuf
+		for _, d := range dims {
+			shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
+		}
+		tt := pbuf(nil).varint(1, et).bytes(2, shape)
+		return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
+	}
+	// model: op(x, s, z) → y, s a FLOAT scalar initializer, z an
+	// initializer of type zt (raw byte zb).
+	model := func(op string, xt, yt, zt uint64, s float32, zb byte, n int64) pbuf {
+		node := pbuf(nodePB("q", op, []string{"x", "s", "z"}, "y"))
+		g := pbuf(nil).bytes(1, node).str(2, "q").
+			bytes(5, tensorPB("s", nil, s)).
+			bytes(5, rawTensorPB("z", zt, nil, zb)).
+			bytes(11, vi("x", xt, n)).bytes(12, vi("y", yt, n))
+		return pbuf(nil).varint(1, 10).bytes(7, g).bytes(8, pbuf(nil).varint(2, 21))
+	}
+	tenth := float32(0.1)
+	dq := func(x uint8) float32 { d := float32(int(x) - 128); return d * tenth }
+	ys := []float32{dq(0), dq(129), dq(255)}
+	off := append([]float32(nil), ys...)
+	off[2] = math.Nextafter32(off[2], 1)
+	qIn := tensorPB("x", []int64{4}, 0, 3, 1000, 1)
+	cases := []struct {
+		name                 string
+		model                pbuf
+		in, out              []byte
+		code                 int
+		holds, fails, inconc int
+	}{
+		{"Q uint8 holds", model("QuantizeLinear", 1, 2, 2, 2, 128, 4), qIn, rawTensorPB("y", 2, []int64{4}, 128, 130, 255, 128), 0, 4, 0, 0},
+		{"Q one code off fails", model("QuantizeLinear", 1, 2, 2, 2, 128, 4), qIn, rawTensorPB("y", 2, []int64{4}, 128, 131, 255, 128), 1, 3, 1, 0},
+		{"Q E4M3FN holds", model("QuantizeLinear", 1, 17, 17, 2, 0, 2), tensorPB("x", []int64{2}, 0.625, 1e6), rawTensorPB("y", 17, []int64{2}, 0x2A, 0x7E), 0, 2, 0, 0},
+		{"Q E4M3FN code off fails", model("QuantizeLinear", 1, 17, 17, 2, 0, 2), tensorPB("x", []int64{2}, 0.625, 1e6), rawTensorPB("y", 17, []int64{2}, 0x2B, 0x7E), 1, 1, 1, 0},
+		{"DQ holds", model("DequantizeLinear", 2, 1, 2, tenth, 128, 3), rawTensorPB("x", 2, []int64{3}, 0, 129, 255), tensorPB("y", []int64{3}, ys...), 0, 3, 0, 0},
+		{"DQ one ulp off fails", model("DequantizeLinear", 2, 1, 2, tenth, 128, 3), rawTensorPB("x", 2, []int64{3}, 0, 129, 255), tensorPB("y", []int64{3}, off...), 1, 2, 1, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			m := filepath.Join(dir, "model.onnx")
+			d := filepath.Join(dir, "test_data_set_0")
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for p, b := range map[string][]byte{m: c.model, filepath.Join(d, "input_0.pb"): c.in, filepath.Join(d, "output_0.pb"): c.out} {
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			code, out, errs := runCmd("compare", "--json", "--onnx", m, "--data", d)
+			if code != c.code {
+				t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, c.code, errs, out)
+			}
+			var doc struct{ Holds, Fails, Inconclusive int }
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Holds != c.holds || doc.Fails != c.fails || doc.Inconclusive != c.inconc {
+				t.Errorf("holds/fails/inconclusive = %d/%d/%d, want %d/%d/%d\n%s", doc.Holds, doc.Fails, doc.Inconclusive, c.holds, c.fails, c.inconc, out)
+			}
+		})
+	}
+}
