@@ -77,6 +77,9 @@ func planeForward(a *irsem.Application, k int, parents, steps []spec.Tensor[adj]
 	if !ok {
 		return spec.Tensor[adj]{}, nil, false, nil
 	}
+	if planePlant != nil {
+		planePlant(wp)
+	}
 	xs := make([]spec.Tensor[adj], len(s.Args))
 	for t, arg := range s.Args {
 		if t == 1 {
@@ -107,6 +110,10 @@ func planeForward(a *irsem.Application, k int, parents, steps []spec.Tensor[adj]
 	}
 	return y, xs, true, nil
 }
+
+// planePlant (tests only) changes the plane planeForward reads: a planted
+// fault the agreement tests must catch.
+var planePlant func(wp []float64)
 
 // planeWeightsOn lets forwardSteps read dense weights as planes; tests
 // turn it off to compare with the converted path.
