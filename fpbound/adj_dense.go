@@ -109,6 +109,21 @@ func adjLinearDense(x []adj, src []int32, w, b, y []adj, rows, out, in int, with
 	if !ok {
 		return false
 	}
+	return adjLinearDenseWith(x, src, wp, b, y, rows, out, in, withBias, shrink)
+}
+
+// adjLinearDenseWith is adjLinearDense after the weights' conversion to
+// the planes wp (out×in): from adj intervals (adjPlanes) or from the
+// payload's exact values (LinearDensePlane).
+func adjLinearDenseWith(x []adj, src []int32, wp enclose.Planes, b, y []adj, rows, out, in int, withBias bool, shrink float64) bool {
+	n := rows * in
+	if rows <= 0 || out <= 0 || in <= 0 || len(y) < rows*out || (withBias && len(b) < out) {
+		return false
+	}
+	if (src == nil && len(x) < n) || (src != nil && len(src) < n) {
+		return false
+	}
+	var ok bool
 	var bp enclose.Planes
 	if withBias {
 		if bp, ok = planesOf(b[:out]); !ok {

@@ -906,6 +906,41 @@
 // applications) compare the two ErrOf for ErrOf; TestPlanePlantedWeight
 // checks that a weight one binary32 ulp off is seen.
 //
+// The first-order pass's interval forward reads the same plane. Claim:
+// forwardSteps computes every step over adj exactly as with the weights
+// converted, and the sweeps (nodeVJP's VJP in x, dx = dy·W, and
+// linearIn's Jacobian, both reading W) see exactly the converted
+// weights; only no adj per weight is kept between them. Proof: a linear,
+// conv or conv_transpose step whose weights are a payload parameter of
+// exact float64 values runs spec.LinearPlane / spec.ConvPlane on adj's
+// LinearDensePlane (adj_plane.go). The converted weight i is FromRat(w[i])
+// (or FromSmallFrac, which ConvertTensor uses), the point [w[i], w[i]];
+// adjLinearDense turns points that are all tame into the centre plane of
+// their values and no radius plane (adjPlanes), which is the plane w
+// itself, and then runs adjLinearDenseWith, as LinearDensePlane does on
+// w — so where the plane is tame both compute the same planes and the same
+// intervals bit for bit (an adj weight carries id 0 and is no operand of
+// the sum's fresh ids, so no id differs either). Where w is not tame
+// LinearDensePlane declines and the step converts the weights and runs its
+// rule as before, so the fold or the pairs path decides as it always did.
+// The step's argument list keeps the weight as a tensor of its shape
+// without data; nodeVJP and linearIn convert it again from the payload
+// (irsem.ArgValue, the forward's own conversion: the same adj values) for
+// the one read, so every VJP and Jacobian is the converted path's. The
+// enclosures are the same bit for bit, so no bound changes and nothing
+// new is proved. TestPlaneForwardAgrees (convGraph's conv, conv_transpose
+// and matmuls by constants, linear layers, a weight 2⁻⁴⁰⁰ beside 2⁻²⁹⁹,
+// weights 1/3 and 2⁻¹⁰⁷⁴ with no plane) compares every step, every dense
+// node's nodeVJP on random cotangents and SharpBounds' whole result with
+// the plane path off and on; TestLinearDensePlaneAdj compares
+// LinearDensePlane with LinearDense on FromRat's weights (tame and not,
+// with inputs up to 2²⁹⁰); TestPlaneForwardPlanted checks that one weight
+// one binary32 ulp off in the plane changes a step of the forward, and
+// every weight one ulp off the bound. The transient conversion costs a
+// sweep that reads a dense layer one conversion of its weights per
+// nodeVJP call (none on AlexNet at the default limits, whose sweeps never
+// reach its weights; docs/performance.md, mem35).
+//
 // # Dense interval adjoints
 //
 // The first-order bound's interval pass runs the registry's rules over

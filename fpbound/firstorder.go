@@ -996,6 +996,18 @@ func forwardSteps(g *irsem.Graph, j int, nodes []foNode, reg *spec.Registry[adj]
 	args := make([][]spec.Tensor[adj], 0, len(a.Steps))
 	for k := range a.Steps {
 		s := &a.Steps[k]
+		// A dense layer's weights as a plane of the payload's values:
+		// no adj per weight, in the step or in args (adj_plane.go).
+		if y, xs, ok, err := planeForward(a, k, parents, steps); err != nil {
+			return nil, nil, err
+		} else if ok {
+			if !y.Shape.Equal(s.Shape) || len(y.Data) != s.Shape.Size() {
+				return nil, nil, fmt.Errorf("step %d (%s): shape mismatch: expected %v, got %v", k, s.Prim, s.Shape, y.Shape)
+			}
+			steps = append(steps, y)
+			args = append(args, xs)
+			continue
+		}
 		xs := make([]spec.Tensor[adj], 0, len(s.Args))
 		for _, arg := range s.Args {
 			v, err := irsem.ArgValue(a, k, arg, parents, steps)
@@ -1114,7 +1126,10 @@ func nodeVJP(g *irsem.Graph, nodes []foNode, k int, dy spec.Tensor[adj], reg *sp
 			}
 			continue
 		}
-		xs := nd.args[s]
+		xs, err := stepArgs(a, s, nd.args[s])
+		if err != nil {
+			return nil, err
+		}
 		// Only the contributions the sweep propagates: to a parent an
 		// error reaches, or to an earlier step (payload parameters' M1
 		// errors are in e_k).

@@ -387,7 +387,11 @@ func (r *foRun[F]) linearIn(k int, pairs [][]float64) bool {
 	if !r.nodes[ps[xt]].err {
 		return false
 	}
-	x, mt := nd.args[0][li.X], nd.args[0][li.Matrix]
+	xs, err := stepArgs(nd.app, 0, nd.args[0])
+	if err != nil {
+		return false
+	}
+	x, mt := xs[li.X], xs[li.Matrix]
 	m := mt.Data
 	if len(x.Shape) == 0 || (li.InnerOut && len(mt.Shape) > 2) {
 		return false
