@@ -32,10 +32,10 @@ type value struct {
 	// it): a linear or conv weight never does (weightTensor hands the
 	// plane to the payload), so its 32-byte spec.Rat a weight is never made.
 	plane *irsem.Plane
-	ints  []int64    // integer constant: elements
-	isK   bool       // a compile-time constant
-	init  int        // index into Imported.Initializers, -1 otherwise
-	grad  bool       // an output of a Gradient node (no IR value)
+	ints  []int64 // integer constant: elements
+	isK   bool    // a compile-time constant
+	init  int     // index into Imported.Initializers, -1 otherwise
+	grad  bool    // an output of a Gradient node (no IR value)
 	// ninf marks the elements that are −∞ (nil when none): an additive
 	// attention mask. rats (or the IR node) hold 0 there; see irFinite.
 	ninf []bool
