@@ -204,7 +204,9 @@ func (e *Params) Exact() *Params {
 
 // Payload holds the parameters of a graph, keyed by node id, as exact
 // rationals (TorchLean's Payload; tlcheck.payload.v1 on the wire). A nil
-// *Payload is an empty one.
+// *Payload is an empty one. A weight W may be stored as the IEEE plane it
+// was decoded from (Params, SetWeightPlane): its value is still the exact
+// rational of each float, derived where a reader needs it.
 type Payload struct {
 	Entries map[int]*Params
 }
