@@ -179,14 +179,15 @@ var declVJPs = map[irsem.Op]declRule{
 // linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_{…k} = Σ_j W_jk·dy_{…j} + 0
 // (linear maps the last axis, so any rank ≥ 1).
 func linearDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) ([]int, string) {
-	if e == nil || e.W == nil || len(e.W.Shape) != 2 || len(nd.Shape) == 0 {
+	if !e.HasWeight() || len(e.WeightShape()) != 2 || len(nd.Shape) == 0 {
 		return nil, "only a linear with its W has a declarative VJP here"
 	}
-	o, i := e.W.Shape[0], e.W.Shape[1]
+	w := e.Weight() // W's rationals, derived here if the payload holds a plane
+	o, i := w.Shape[0], w.Shape[1]
 	wt := irsem.RatTensor{Shape: spec.Shape{i, o}, Data: make([]spec.Rat, o*i)}
 	for r := 0; r < o; r++ {
 		for k := 0; k < i; k++ {
-			wt.Data[k*o+r] = e.W.Data[r*i+k]
+			wt.Data[k*o+r] = w.Data[r*i+k]
 		}
 	}
 	zero := irsem.RatTensor{Shape: spec.Shape{i}, Data: make([]spec.Rat, i)}

@@ -178,7 +178,7 @@ func LowerWith[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem
 				if arg.Source != irsem.ArgParam {
 					continue
 				}
-				if arg.Value == nil {
+				if !arg.Present() {
 					return nil, nodeErrf(g, i, "payload parameter %q has no value", arg.Param)
 				}
 				k := paramKey{i, arg.Param}
@@ -186,8 +186,9 @@ func LowerWith[T spec.Scalar[T]](reg *spec.Registry[T], g *irsem.Graph, p *irsem
 					continue
 				}
 				l.pidx[k] = len(l.Params)
-				l.Params = append(l.Params, Param{Name: ParamName(i, arg.Param), Node: i, Field: arg.Param, Shape: arg.Value.Shape.Clone()})
-				l.pvals = append(l.pvals, irsem.ConvertTensor[T](*arg.Value))
+				v := arg.Rats() // either storage (a W plane's rationals are derived here)
+				l.Params = append(l.Params, Param{Name: ParamName(i, arg.Param), Node: i, Field: arg.Param, Shape: v.Shape.Clone()})
+				l.pvals = append(l.pvals, irsem.ConvertTensor[T](*v))
 			}
 		}
 	}

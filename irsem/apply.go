@@ -66,8 +66,27 @@ type Arg struct {
 	Shape spec.Shape
 	// Value is the payload tensor, in its own shape (ArgParam; nil in
 	// the applications of PlanApplications), or the constant (ArgConst).
-	// It is shared with the payload: treat it as read-only.
+	// It is shared with the payload: treat it as read-only. It is nil for
+	// a W that the payload holds as an IEEE plane: Plane is set then.
 	Value *RatTensor
+	// Plane is the payload's W when held as an IEEE plane (Params.
+	// WeightPlane; ArgParam only), nil otherwise. Read a parameter through
+	// Present and Rats, or ArgValue, which handle both storages.
+	Plane *Plane
+}
+
+// Present reports whether the argument carries a value (Value or Plane).
+func (a Arg) Present() bool { return a.Value != nil || a.Plane != nil }
+
+// Rats is the argument's exact tensor, in its own shape: Value, or a
+// fresh tensor derived from Plane (32 bytes an element, for the caller
+// to drop when done); nil when the argument has no value.
+func (a Arg) Rats() *RatTensor {
+	if a.Value != nil || a.Plane == nil {
+		return a.Value
+	}
+	t := a.Plane.Rats()
+	return &t
 }
 
 // Step is one application of a registry primitive.
@@ -200,6 +219,9 @@ func paramArg(e *Params, name string, s spec.Shape) Arg {
 	a := Arg{Source: ArgParam, Param: name, Shape: s.Clone()}
 	if e != nil {
 		a.Value = e.param(name)
+		if name == ParamW {
+			a.Plane = e.WeightPlane()
+		}
 	}
 	return a
 }
@@ -267,7 +289,7 @@ func nodeApplication(g *Graph, p *Payload, id int, full bool) (Application, erro
 		a.Steps = []Step{{Prim: info.Prim, Attrs: &spec.Attrs{},
 			Args:  []Arg{parentArg(0, x), paramArg(e, ParamW, spec.Shape{out, inner}), paramArg(e, ParamB, spec.Shape{out})},
 			Shape: n.Shape.Clone()}}
-		if full && (a.Steps[0].Args[1].Value == nil || a.Steps[0].Args[2].Value == nil) {
+		if full && (!a.Steps[0].Args[1].Present() || !a.Steps[0].Args[2].Present()) {
 			return a, nodeErrf(id, op, "", "missing linear payload for node %d", id)
 		}
 		return a, nil
@@ -281,7 +303,7 @@ func nodeApplication(g *Graph, p *Payload, id int, full bool) (Application, erro
 			args = append(args, paramArg(e, ParamB, bs))
 		}
 		a.Steps = []Step{{Prim: info.Prim, Attrs: primAttrs(n).Clone(), Args: args, Shape: n.Shape.Clone()}}
-		if full && args[1].Value == nil {
+		if full && !args[1].Present() {
 			return a, nodeErrf(id, op, "", "missing %s payload for node %d", op, id)
 		}
 		return a, nil
@@ -377,10 +399,15 @@ func ArgValue[T spec.Scalar[T]](a *Application, k int, arg Arg, parents, steps [
 		}
 		return steps[arg.Index], nil
 	case ArgParam, ArgConst:
-		if arg.Value == nil {
+		if !arg.Present() {
 			return spec.Tensor[T]{}, nodeErrf(a.Node, a.Op, "", "step %d: no value for parameter %q (plan applications carry no payload)", k, arg.Param)
 		}
-		v := ConvertTensor[T](*arg.Value)
+		var v spec.Tensor[T]
+		if arg.Value != nil {
+			v = ConvertTensor[T](*arg.Value)
+		} else {
+			v = ConvertPlane[T](arg.Plane)
+		}
 		if len(v.Data) != arg.Shape.Size() {
 			return spec.Tensor[T]{}, nodeErrf(a.Node, a.Op, "", "step %d: parameter %q has %d values, read at %v", k, arg.Param, len(v.Data), arg.Shape)
 		}
@@ -429,10 +456,13 @@ func planeStep[T spec.Scalar[T]](reg *spec.Registry[T], a *Application, k int, p
 		return spec.Tensor[T]{}, false, nil
 	}
 	wa := s.Args[1]
-	if wa.Source != ArgParam || wa.Value == nil || len(wa.Value.Data) != wa.Shape.Size() {
+	if wa.Source != ArgParam || !wa.Present() {
 		return spec.Tensor[T]{}, false, nil
 	}
-	wp, ok := weightPlane(reg, wa.Value)
+	if (wa.Value != nil && len(wa.Value.Data) != wa.Shape.Size()) || (wa.Value == nil && wa.Plane.Len() != wa.Shape.Size()) {
+		return spec.Tensor[T]{}, false, nil
+	}
+	wp, ok := weightPlaneOf(reg, wa.Value, wa.Plane)
 	if !ok {
 		return spec.Tensor[T]{}, false, nil
 	}

@@ -88,6 +88,9 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 		return func([]spec.Tensor[T]) (spec.Tensor[T], error) { return run(attrs, nil) }, nil
 	case OpLinear:
 		b := ConvertTensor[T](*e.B)
+		if pl := e.WeightPlane(); pl != nil {
+			return planeLinearStep(run, attrs, reg, pl, b), nil
+		}
 		if wp, ok := weightPlane(reg, e.W); ok {
 			return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 				if y, ok := spec.LinearPlane(xs[0], e.W.Shape, wp, b); ok {
@@ -156,6 +159,9 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 			}
 			return []spec.Tensor[T]{w, *b}
 		}
+		if pl := e.WeightPlane(); pl != nil {
+			return planeConvStep(run, attrs, reg, pl, b, params, op == OpConvTranspose), nil
+		}
 		if wp, ok := weightPlane(reg, e.W); ok {
 			return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 				if y, ok := spec.ConvPlane(attrs, xs[0], e.W.Shape, wp, b, op == OpConvTranspose); ok {
@@ -185,6 +191,9 @@ func buildStep[T spec.Scalar[T]](reg *spec.Registry[T], g *Graph, n *Node, e *Pa
 // 72), and converts the weights only for a call the plane kernel
 // declines, for that call alone; its values are the same either way
 // (spec.DensePlane's contract).
+//
+// A payload W held as an IEEE plane (Params.WeightPlane) needs no such
+// check (every element is a float64); weightPlaneOf reads it directly.
 func weightPlane[T spec.Scalar[T]](reg *spec.Registry[T], w *RatTensor) ([]float64, bool) {
 	var z T
 	if _, ok := any(z).(spec.DensePlane[T]); !ok || w == nil || reg != spec.Default[T]() {
@@ -199,6 +208,69 @@ func weightPlane[T spec.Scalar[T]](reg *spec.Registry[T], w *RatTensor) ([]float
 		wp[i] = f
 	}
 	return wp, true
+}
+
+// planeOK reports whether T's dense kernel reads float64 weight planes
+// for reg (see weightPlane).
+func planeOK[T spec.Scalar[T]](reg *spec.Registry[T]) bool {
+	var z T
+	_, ok := any(z).(spec.DensePlane[T])
+	return ok && reg == spec.Default[T]()
+}
+
+// weightPlaneOf is weightPlane for a weight held as rationals (w) or as
+// an IEEE plane (p, w nil): the plane's values widened to float64 exactly
+// (Plane.Float64s: no rational is made).
+func weightPlaneOf[T spec.Scalar[T]](reg *spec.Registry[T], w *RatTensor, p *Plane) ([]float64, bool) {
+	if w != nil || p == nil {
+		return weightPlane(reg, w)
+	}
+	if !planeOK(reg) {
+		return nil, false
+	}
+	return p.Float64s(), true
+}
+
+// planeLinearStep is linear's step for a W held as an IEEE plane p: when
+// T reads planes (planeOK), each call widens p to float64 (transient, 8
+// bytes a weight of this layer, dropped after the call; binary64 planes
+// are read in place) and runs spec.LinearPlane, converting the weights
+// for that call only when it declines — as the rational path does; for
+// any other T the weights are converted to T once, element by element
+// from the plane (ConvertPlane), as ConvertTensor converts the rationals.
+// Either way the values are those of the rational W the plane denotes.
+func planeLinearStep[T spec.Scalar[T]](run func(*spec.Attrs, []spec.Tensor[T]) (spec.Tensor[T], error),
+	attrs *spec.Attrs, reg *spec.Registry[T], p *Plane, b spec.Tensor[T]) step[T] {
+	if planeOK(reg) {
+		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+			if y, ok := spec.LinearPlane(xs[0], p.Shape(), p.Float64s(), b); ok {
+				return y, nil
+			}
+			return run(attrs, []spec.Tensor[T]{xs[0], ConvertPlane[T](p), b})
+		}
+	}
+	w := ConvertPlane[T](p)
+	return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+		return run(attrs, []spec.Tensor[T]{xs[0], w, b})
+	}
+}
+
+// planeConvStep is planeLinearStep for conv and conv_transpose.
+func planeConvStep[T spec.Scalar[T]](run func(*spec.Attrs, []spec.Tensor[T]) (spec.Tensor[T], error),
+	attrs *spec.Attrs, reg *spec.Registry[T], p *Plane, b *spec.Tensor[T],
+	params func(spec.Tensor[T]) []spec.Tensor[T], transposed bool) step[T] {
+	if planeOK(reg) {
+		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+			if y, ok := spec.ConvPlane(attrs, xs[0], p.Shape(), p.Float64s(), b, transposed); ok {
+				return y, nil
+			}
+			return run(attrs, append([]spec.Tensor[T]{xs[0]}, params(ConvertPlane[T](p))...))
+		}
+	}
+	ps := params(ConvertPlane[T](p))
+	return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
+		return run(attrs, append([]spec.Tensor[T]{xs[0]}, ps...))
+	}
 }
 
 // layerNormStep evaluates layernorm(axis) as the registry's layer_norm on

@@ -1,6 +1,8 @@
 package irsem
 
 import (
+	"fmt"
+	"math"
 	"sort"
 
 	"github.com/tlcheck/tlcheck/limits"
@@ -23,17 +25,188 @@ type RatTensor = spec.Tensor[spec.Rat]
 //	layernorm        Gamma, Beta (the normalized suffix shape), Eps — each optional: γ=1, β=0, ε=1/100000
 //	batch_norm_eval  Mean, Var [channels]; Gamma, Beta [channels] and Eps optional as for layernorm
 //	instance_norm    Gamma, Beta [channels] (required), Eps optional (1/100000)
+//
+// W has two storages: the exact rationals in the field W, or (for a float
+// initializer decoded by the ONNX importer) an IEEE plane set with
+// SetWeightPlane, every element of which is a finite binary32 or binary64
+// value and so an exact dyadic rational; the field W is nil then. Read W
+// through Weight (the rationals, derived from the plane when it is one),
+// WeightPlane (the plane, nil when W is held as rationals), WeightShape or
+// HasWeight — never through the field alone, which is nil for a plane.
+// The payload is the same either way (Equal, its JSON document, every
+// evaluation): only its memory differs (4 or 8 bytes a weight instead of a
+// 32-byte spec.Rat).
 type Params struct {
 	Value       *RatTensor
 	W, B        *RatTensor
 	Gamma, Beta *RatTensor
 	Mean, Var   *RatTensor
 	Eps         *spec.Rat
+
+	wPlane *Plane // W as an IEEE plane (SetWeightPlane); W is nil then
+}
+
+// Plane is a tensor of finite IEEE values held as decoded: binary32
+// (ONNX FLOAT, FLOAT16 and BFLOAT16 all widen to it exactly) or binary64
+// (DOUBLE). Element i denotes the exact rational value of its float (a
+// dyadic m·2^e), Rat(i); a Plane is read-only once made.
+type Plane struct {
+	shape spec.Shape
+	f32   []float32 // binary32 storage, or nil
+	f64   []float64 // binary64 storage, or nil
+}
+
+// NewPlane32 makes a binary32 plane of shape s holding d (not copied:
+// the caller must not write d afterwards). Every element must be finite.
+func NewPlane32(s spec.Shape, d []float32) (*Plane, error) {
+	if len(d) != s.Size() {
+		return nil, fmt.Errorf("plane of shape %v needs %d values, got %d", s, s.Size(), len(d))
+	}
+	for i, f := range d {
+		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
+			return nil, fmt.Errorf("element %d is %v, not a finite number", i, f)
+		}
+	}
+	if d == nil {
+		d = []float32{}
+	}
+	return &Plane{shape: s.Clone(), f32: d}, nil
+}
+
+// NewPlane64 is NewPlane32 for a binary64 plane.
+func NewPlane64(s spec.Shape, d []float64) (*Plane, error) {
+	if len(d) != s.Size() {
+		return nil, fmt.Errorf("plane of shape %v needs %d values, got %d", s, s.Size(), len(d))
+	}
+	for i, f := range d {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, fmt.Errorf("element %d is %v, not a finite number", i, f)
+		}
+	}
+	if d == nil {
+		d = []float64{}
+	}
+	return &Plane{shape: s.Clone(), f64: d}, nil
+}
+
+// Shape is the plane's shape (shared: do not modify).
+func (p *Plane) Shape() spec.Shape { return p.shape }
+
+// Len is the number of elements.
+func (p *Plane) Len() int {
+	if p.f64 != nil {
+		return len(p.f64)
+	}
+	return len(p.f32)
+}
+
+// Float32s returns the binary32 storage, or nil for a binary64 plane.
+func (p *Plane) Float32s() []float32 { return p.f32 }
+
+// Float64At is element i as a float64: exactly its value (a binary32
+// widens to binary64 exactly).
+func (p *Plane) Float64At(i int) float64 {
+	if p.f64 != nil {
+		return p.f64[i]
+	}
+	return float64(p.f32[i])
+}
+
+// Float64s returns every element as a float64, exactly: the binary64
+// storage itself (read-only), or a fresh widening of the binary32 one.
+func (p *Plane) Float64s() []float64 {
+	if p.f64 != nil {
+		return p.f64
+	}
+	w := make([]float64, len(p.f32))
+	for i, f := range p.f32 {
+		w[i] = float64(f)
+	}
+	return w
+}
+
+// Rat is element i's exact value (spec.RatFromFloat64 of its finite
+// float, which NewPlane32 / NewPlane64 checked).
+func (p *Plane) Rat(i int) spec.Rat {
+	r, err := spec.RatFromFloat64(p.Float64At(i))
+	if err != nil {
+		panic("irsem: a plane holds a non-finite value: " + err.Error()) // excluded by NewPlane32/64
+	}
+	return r
+}
+
+// Rats derives the exact tensor, 32 bytes an element: a fresh tensor the
+// caller owns (nothing keeps it).
+func (p *Plane) Rats() RatTensor {
+	t := RatTensor{Shape: p.shape.Clone(), Data: make([]spec.Rat, p.Len())}
+	for i := range t.Data {
+		t.Data[i] = p.Rat(i)
+	}
+	return t
+}
+
+// SetWeightPlane stores W as the plane w (W's rationals are dropped).
+func (e *Params) SetWeightPlane(w *Plane) {
+	e.W, e.wPlane = nil, w
+}
+
+// WeightPlane is W's plane, or nil when W is held as rationals or absent.
+func (e *Params) WeightPlane() *Plane {
+	if e == nil || e.W != nil {
+		return nil
+	}
+	return e.wPlane
+}
+
+// HasWeight reports whether the entry sets W, in either storage.
+func (e *Params) HasWeight() bool { return e != nil && (e.W != nil || e.wPlane != nil) }
+
+// WeightShape is W's shape (nil when absent; shared, do not modify).
+func (e *Params) WeightShape() spec.Shape {
+	switch {
+	case e == nil:
+		return nil
+	case e.W != nil:
+		return e.W.Shape
+	case e.wPlane != nil:
+		return e.wPlane.shape
+	}
+	return nil
+}
+
+// Weight is W's exact tensor: the field itself, or derived from the plane
+// (a fresh tensor, 32 bytes a weight, that the caller holds only while it
+// needs it); nil when absent.
+func (e *Params) Weight() *RatTensor {
+	switch {
+	case e == nil:
+		return nil
+	case e.W != nil:
+		return e.W
+	case e.wPlane != nil:
+		t := e.wPlane.Rats()
+		return &t
+	}
+	return nil
+}
+
+// Exact returns the entry with every tensor held as rationals: e itself
+// when it holds no plane, else a copy with W derived (see Weight). For a
+// reader that needs the rationals of one entry for a while.
+func (e *Params) Exact() *Params {
+	if e == nil || e.W != nil || e.wPlane == nil {
+		return e
+	}
+	c := *e
+	c.W, c.wPlane = e.Weight(), nil
+	return &c
 }
 
 // Payload holds the parameters of a graph, keyed by node id, as exact
 // rationals (TorchLean's Payload; tlcheck.payload.v1 on the wire). A nil
-// *Payload is an empty one.
+// *Payload is an empty one. A weight W may be stored as the IEEE plane it
+// was decoded from (Params, SetWeightPlane): its value is still the exact
+// rational of each float, derived where a reader needs it.
 type Payload struct {
 	Entries map[int]*Params
 }
@@ -91,6 +264,9 @@ func (e *Params) has(name string) bool {
 	if name == ParamEps {
 		return e.Eps != nil
 	}
+	if name == ParamW {
+		return e.HasWeight()
+	}
 	for _, f := range tensorParams {
 		if f.name == name {
 			return *f.get(e) != nil
@@ -118,10 +294,16 @@ func (p *Payload) Equal(q *Payload) bool {
 			y = &Params{}
 		}
 		for _, f := range tensorParams {
+			if f.name == ParamW {
+				continue
+			}
 			s, t := *f.get(x), *f.get(y)
 			if (s == nil) != (t == nil) || (s != nil && !spec.SameTensor(*s, *t)) {
 				return false
 			}
+		}
+		if !sameWeight(x, y) {
+			return false
 		}
 		if (x.Eps == nil) != (y.Eps == nil) || (x.Eps != nil && !x.Eps.Same(*y.Eps)) {
 			return false
@@ -129,6 +311,60 @@ func (p *Payload) Equal(q *Payload) bool {
 	}
 	return true
 }
+
+// sameWeight reports whether two entries' W are both absent or have the
+// same shape and exactly equal elements, whatever their storage. Two
+// planes are compared as floats (x == y: equal values, ±0 alike, as the
+// rationals are; a plane holds no NaN), a plane and rationals element by
+// element through the plane's exact value, without deriving a tensor.
+func sameWeight(x, y *Params) bool {
+	if x == nil {
+		x = &Params{}
+	}
+	if y == nil {
+		y = &Params{}
+	}
+	if x.HasWeight() != y.HasWeight() {
+		return false
+	}
+	if !x.HasWeight() {
+		return true
+	}
+	if !x.WeightShape().Equal(y.WeightShape()) {
+		return false
+	}
+	px, py := x.WeightPlane(), y.WeightPlane()
+	switch {
+	case px == nil && py == nil:
+		return spec.SameTensor(*x.W, *y.W)
+	case px != nil && py != nil:
+		if px.Len() != py.Len() {
+			return false
+		}
+		for i := 0; i < px.Len(); i++ {
+			if px.Float64At(i) != py.Float64At(i) {
+				return false
+			}
+		}
+		return true
+	case px == nil:
+		px, py, x, y = py, px, y, x
+	}
+	// px is a plane, y holds rationals.
+	if px.Len() != len(y.W.Data) {
+		return false
+	}
+	for i := range y.W.Data {
+		if !px.Rat(i).Same(y.W.Data[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// SameWeight reports whether e and f hold the same W (both absent, or the
+// same shape and exactly equal elements), whatever their storage.
+func (e *Params) SameWeight(f *Params) bool { return sameWeight(e, f) }
 
 // expectShape checks one parameter's shape.
 func expectParam(id int, op Op, name string, t *RatTensor, want spec.Shape) error {
@@ -139,6 +375,17 @@ func expectParam(id int, op Op, name string, t *RatTensor, want spec.Shape) erro
 		return nodeErrf(id, op, "", "payload %q has shape %v, expected %v", name, t.Shape, want)
 	}
 	return nil
+}
+
+// expectWeight is expectParam for W, in either storage.
+func expectWeight(id int, op Op, e *Params, want spec.Shape) error {
+	if p := e.WeightPlane(); p != nil {
+		if !p.shape.Equal(want) || p.Len() != want.Size() {
+			return nodeErrf(id, op, "", "payload %q has shape %v, expected %v", ParamW, p.shape, want)
+		}
+		return nil
+	}
+	return expectParam(id, op, ParamW, e.W, want)
 }
 
 // CheckPayload verifies p against g (which must pass Check): every entry
@@ -200,7 +447,7 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 	case OpLinear:
 		x := g.Nodes[n.Parents[0]].Shape
 		out, in := n.Shape[len(n.Shape)-1], x[len(x)-1]
-		if err := expectParam(id, op, ParamW, e.W, spec.Shape{out, in}); err != nil {
+		if err := expectWeight(id, op, e, spec.Shape{out, in}); err != nil {
 			return err
 		}
 		return expectParam(id, op, ParamB, e.B, spec.Shape{out})
@@ -209,7 +456,7 @@ func checkParamShapes(g *Graph, n *Node, e *Params) error {
 		if _, err := ws.Check(0); err != nil {
 			return &Error{Node: id, Op: string(op), Elem: -1, Msg: "payload \"W\"", Err: err}
 		}
-		if err := expectParam(id, op, ParamW, e.W, ws); err != nil {
+		if err := expectWeight(id, op, e, ws); err != nil {
 			return err
 		}
 		return expectParam(id, op, ParamB, e.B, bs)
@@ -322,6 +569,18 @@ type SmallFracer[T any] interface {
 // exactInt bounds the integers every IEEE scalar holds exactly (binary32
 // has a 24-bit significand).
 const exactInt = 1 << 24
+
+// ConvertPlane converts a plane to T element by element with FromRat of
+// each element's exact value (Plane.Rat), as ConvertTensor(p.Rats())
+// would, without holding the rationals.
+func ConvertPlane[T spec.Scalar[T]](p *Plane) spec.Tensor[T] {
+	conv := ratConverter[T]()
+	out := spec.Tensor[T]{Shape: p.shape.Clone(), Data: make([]T, p.Len())}
+	for i := range out.Data {
+		out.Data[i] = conv(p.Rat(i))
+	}
+	return out
+}
 
 // ConvertTensor converts an exact tensor to T element by element with
 // FromRat; the result shares nothing with t.

@@ -453,6 +453,11 @@ func EncodePayload(p *Payload) ([]byte, error) {
 		if e != nil {
 			for _, tp := range tensorParams {
 				t := *tp.get(e)
+				if tp.name == ParamW {
+					// Either storage; a plane's rationals are derived for
+					// this tensor's text only.
+					t = e.Weight()
+				}
 				if t == nil {
 					continue
 				}

@@ -49,8 +49,10 @@ const exactBytes = int64(unsafe.Sizeof(spec.Rat{}))
 // useValues charges the n elements of a tensor of type dt against
 // onnx-value-bytes before they are allocated: each at the size of its
 // element slice entry (valueBytes) plus, for a float, exactBytes, since
-// every float tensor of a model or input is converted to exact values
-// (Tensor.Rats) when it is imported or read.
+// a float tensor of a model or input may be converted to exact values
+// (Tensor.Rats, value.exact) when it is imported or read. (A linear or
+// conv weight is not, since mem34: the payload holds its decoded plane;
+// the charge is decided before the readers are known, so it stays.)
 func (d *dec) useValues(n int, dt DataType) error {
 	per := valueBytes(dt)
 	if dt.IsFloat() {

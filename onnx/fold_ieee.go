@@ -65,9 +65,9 @@ func (c *nctx) foldIEEE(importer opImporter) (done bool) {
 		switch {
 		case v.approx != nil:
 			encs = append(encs, *v.approx)
-		case v.isK && v.init < 0 && len(v.rats) == v.shape.Size():
-			e := approxK{lo: make([]float64, len(v.rats)), hi: make([]float64, len(v.rats))}
-			for j, r := range v.rats {
+		case v.isK && v.init < 0 && len(v.exact()) == v.shape.Size():
+			e := approxK{lo: make([]float64, len(v.exact())), hi: make([]float64, len(v.exact()))}
+			for j, r := range v.exact() {
 				e.lo[j], _ = r.Big().Float64() // a value of the type: exact
 				e.hi[j] = e.lo[j]
 			}

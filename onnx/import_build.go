@@ -25,11 +25,17 @@ type value struct {
 	shape spec.Shape
 	dt    DataType
 	id    int        // IR node id, -1 while not materialised
-	rats  []spec.Rat // float constant: exact elements (row-major)
-	ints  []int64    // integer constant: elements
-	isK   bool       // a compile-time constant
-	init  int        // index into Imported.Initializers, -1 otherwise
-	grad  bool       // an output of a Gradient node (no IR value)
+	rats  []spec.Rat // float constant: exact elements (row-major); nil while plane holds them
+	// plane holds a float initializer's elements as decoded (binary32 for
+	// FLOAT, FLOAT16, BFLOAT16; binary64 for DOUBLE), every one finite,
+	// until a reader needs the rationals (exact, which derives rats from
+	// it): a linear or conv weight never does (weightTensor hands the
+	// plane to the payload), so its 32-byte spec.Rat a weight is never made.
+	plane *irsem.Plane
+	ints  []int64 // integer constant: elements
+	isK   bool    // a compile-time constant
+	init  int     // index into Imported.Initializers, -1 otherwise
+	grad  bool    // an output of a Gradient node (no IR value)
 	// ninf marks the elements that are −∞ (nil when none): an additive
 	// attention mask. rats (or the IR node) hold 0 there; see irFinite.
 	ninf []bool
@@ -186,6 +192,10 @@ func tensorValue(t *Tensor) (*value, error) {
 	v := &value{name: t.Name, shape: s, dt: t.DataType, id: -1, isK: true, init: -1}
 	switch {
 	case t.DataType.IsFloat():
+		if pl, ok := floatPlane(t, s); ok {
+			v.plane = pl
+			break
+		}
 		rs, ninf, err := tensorRatsNinf(t)
 		if err != nil {
 			return nil, err
@@ -567,6 +577,46 @@ func (b *imp) use(v *value, id int, field string) {
 	}
 }
 
+// floatPlane is t's elements as an irsem.Plane, when t is a FLOAT,
+// FLOAT16, BFLOAT16 or DOUBLE tensor of s.Size() elements all finite;
+// ok is false otherwise (then tensorRatsNinf decides: −∞ as a mask, NaN
+// and +∞ refused, a size mismatch refused — as before). The decoded slice
+// is shared, not copied (a decoded tensor is read-only).
+func floatPlane(t *Tensor, s spec.Shape) (*irsem.Plane, bool) {
+	var pl *irsem.Plane
+	var err error
+	switch {
+	case t.DataType == Double && t.Float64 != nil:
+		pl, err = irsem.NewPlane64(s, t.Float64[:len(t.Float64):len(t.Float64)])
+	case t.DataType != Double && t.Float32 != nil:
+		pl, err = irsem.NewPlane32(s, t.Float32[:len(t.Float32):len(t.Float32)])
+	default:
+		return nil, false
+	}
+	return pl, err == nil && pl.Len() > 0
+}
+
+// exact returns v's rationals, deriving them from v.plane the first time
+// a reader needs them (then kept in v.rats, as an eagerly converted value
+// holds them; the plane is dropped from v).
+func (v *value) exact() []spec.Rat {
+	if v.rats == nil && v.plane != nil {
+		v.rats = v.plane.Rats().Data
+		v.plane = nil
+	}
+	return v.rats
+}
+
+// weightTensor sets p's W to v's value: v's plane when it still has one
+// (no rationals made), else its rationals (ratTensor).
+func weightTensor(p *irsem.Params, v *value, shape spec.Shape) {
+	if v.rats == nil && v.plane != nil && v.plane.Shape().Equal(shape) {
+		p.SetWeightPlane(v.plane)
+		return
+	}
+	p.W = ratTensor(v, shape)
+}
+
 // ratTensor is a float constant's value as a payload tensor. Its
 // elements are v's own rationals, not a copy: a payload and the
 // importer's values are read-only once built (no importer step writes
@@ -575,7 +625,7 @@ func (b *imp) use(v *value, id int, field string) {
 // per weight: 1.95 GB more for AlexNet's 61 M weights).
 func ratTensor(v *value, shape spec.Shape) *irsem.RatTensor {
 	t := irsem.RatTensor{Shape: shape.Clone()}
-	if len(v.rats) > 0 { // an empty value stays nil, as the copy made it
+	if len(v.exact()) > 0 { // an empty value stays nil, as the copy made it
 		t.Data = v.rats[:len(v.rats):len(v.rats)]
 	}
 	return &t

@@ -50,8 +50,8 @@ func (c *nctx) castNarrow(v *value, dt DataType) (bool, error) {
 		return true, nil // constant arithmetic that rounds to one value (fold_ieee.go)
 	}
 	if v.isK {
-		rs := make([]spec.Rat, len(v.rats))
-		for i, r := range v.rats {
+		rs := make([]spec.Rat, len(v.exact()))
+		for i, r := range v.exact() {
 			if v.ninf != nil && v.ninf[i] {
 				rs[i] = r // −∞ converts to −∞ (rats hold 0 there)
 				continue

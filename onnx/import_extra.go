@@ -73,8 +73,8 @@ func (v *value) uniform() bool {
 			return false
 		}
 	}
-	for _, e := range v.rats {
-		if !e.Same(v.rats[0]) {
+	for _, e := range v.exact() {
+		if !e.Same(v.exact()[0]) {
 			return false
 		}
 	}

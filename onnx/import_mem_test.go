@@ -6,20 +6,23 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/tlcheck/tlcheck/spec"
+	"github.com/tlcheck/tlcheck/irsem"
 )
 
 // TestImportHoldsOneExactCopy: importing a model with a large initializer
-// (a Gemm of 2²⁰ weights) allocates one exact value per weight, not
-// several. Before, the importer widened the plane to float64 to look for
-// −∞ (8 bytes a weight), converted it to rationals (Tensor.Rats, 32) and
-// copied those into the payload (ratTensor, 32 more): 72 bytes a weight,
-// 4.4 GB of AlexNet's peak. The bound is derived from the types: one
-// spec.Rat per weight, plus a margin of 1/8 of that and 4 MiB for the
-// graph, the bias and the allocator's rounding; the old path is above it
-// by more than two spec.Rats a weight. The payload's weights are, element
-// by element, the exact values of the float32 plane (checked through
-// math/big on a sample, by the exact float64 widening on the rest).
+// (a Gemm of 2²⁰ weights) allocates no exact value per weight: the payload
+// holds W as the decoded float32 plane (irsem.Plane, shared with the
+// decoded tensor) and derives a weight's spec.Rat only where a reader
+// needs it. History: the importer once widened the plane to float64 to
+// look for −∞ (8 bytes a weight), converted it to rationals (32) and
+// copied those (32 more): 72 bytes a weight; mem30 cut that to one
+// spec.Rat (32); mem34 to none. The bound is derived from the types: one
+// float32 a weight (the decoded plane, which the decoder allocates outside
+// Import, is shared; one copy is allowed) plus a margin of 1/8 of that and
+// 4 MiB for the graph, the bias and the allocator's rounding; the mem30
+// path (a spec.Rat a weight) is above it by more than 7 times. The
+// payload's weights are, element by element, the exact values of the
+// float32 plane (checked through math/big on every element).
 func TestImportHoldsOneExactCopy(t *testing.T) {
 	const in, out = 1024, 1024 // 2²⁰ weights
 	ws := make([]float32, in*out)
@@ -37,27 +40,24 @@ func TestImportHoldsOneExactCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rat := uint64(unsafe.Sizeof(spec.Rat{}))
+	f32 := uint64(unsafe.Sizeof(float32(0)))
 	n := uint64(len(ws))
-	bound := n*rat + n*rat/8 + 4<<20
+	bound := n*f32 + n*f32/8 + 4<<20
 	if got := after.TotalAlloc - before.TotalAlloc; got > bound {
-		t.Errorf("Import allocated %d bytes for %d weights (%.1f a weight); want at most %d (one %d-byte spec.Rat a weight, with margin)", got, n, float64(got)/float64(n), bound, rat)
+		t.Errorf("Import allocated %d bytes for %d weights (%.1f a weight); want at most %d (one %d-byte float32 a weight, with margin)", got, n, float64(got)/float64(n), bound, f32)
 	}
-	var w *spec.Tensor[spec.Rat]
+	var e *irsem.Params
 	for _, id := range im.Payload.IDs() {
-		if e := im.Payload.Entry(id); e.W != nil {
-			w = e.W
+		if x := im.Payload.Entry(id); x.HasWeight() {
+			e = x
 		}
 	}
-	if w == nil || len(w.Data) != len(ws) {
-		t.Fatalf("no linear weight of %d elements in the payload", len(ws))
+	if e == nil || e.WeightPlane() == nil || e.WeightPlane().Len() != len(ws) {
+		t.Fatalf("no linear weight of %d elements held as a plane in the payload", len(ws))
 	}
+	w := e.Weight() // the derived rationals
 	for i, f := range ws {
-		ok := w.Data[i].Float64() == float64(f) // a float32 widens to float64 exactly
-		if i%509 == 0 {                         // exactly, through math/big, on a sample
-			ok = w.Data[i].Big().Cmp(new(big.Rat).SetFloat64(float64(f))) == 0
-		}
-		if !ok {
+		if w.Data[i].Big().Cmp(new(big.Rat).SetFloat64(float64(f))) != 0 {
 			t.Fatalf("weight %d is %v, want the float32 %v exactly", i, w.Data[i], f)
 		}
 	}

@@ -232,6 +232,12 @@ func (c *nctx) in(i int) (*value, error) {
 	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike")) {
 		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer cast from float data is not imported (only a Cast of it, or a graph output)", c.n.OpType)
 	}
+	if !(i == 1 && (c.n.OpType == "Gemm" || c.n.OpType == "Conv" || c.n.OpType == "ConvTranspose")) {
+		// Every reader but a weight's (which hands the plane to the
+		// payload, weightTensor, or reads the rationals through ratTensor)
+		// sees the rationals, as before.
+		v.exact()
+	}
 	return v, nil
 }
 

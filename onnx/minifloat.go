@@ -136,8 +136,8 @@ func (c *nctx) castOperand(v *value) ([]melem, bool) {
 		for i, x := range v.ints {
 			out[i] = melem{r: new(big.Rat).SetInt64(x)}
 		}
-	case v.isK && len(v.rats) == n:
-		for i, r := range v.rats {
+	case v.isK && len(v.exact()) == n:
+		for i, r := range v.exact() {
 			switch x, ok := v.nonreal[i]; {
 			case ok:
 				out[i] = melem{f: x}
@@ -147,7 +147,7 @@ func (c *nctx) castOperand(v *value) ([]melem, bool) {
 				out[i] = melem{r: r.Big()}
 			}
 		}
-	case v.known != nil && len(v.known.rats) == n:
+	case v.known != nil && len(v.known.exact()) == n:
 		return c.castOperand(v.known)
 	case v.input:
 		xs, ok := c.rawInput(0)
@@ -324,8 +324,8 @@ func wrapInt(x int64, bits int, signed bool) int64 {
 
 // miniExact is the ExactOutput of a float 8 or float 4 constant v.
 func miniExact(name string, index int, v *value) ExactOutput {
-	fs := make([]float64, len(v.rats))
-	for i, r := range v.rats {
+	fs := make([]float64, len(v.exact()))
+	for i, r := range v.exact() {
 		if x, ok := v.nonreal[i]; ok {
 			fs[i] = x
 			continue

@@ -372,15 +372,15 @@ func importPow(c *nctx) error {
 		}
 		p = spec.NewRat(pv.ints[0], 1)
 	} else {
-		if len(pv.rats) == 0 {
+		if len(pv.exact()) == 0 {
 			return c.errf(c.inField(1), "empty exponent")
 		}
-		for _, e := range pv.rats {
-			if !e.Same(pv.rats[0]) {
+		for _, e := range pv.exact() {
+			if !e.Same(pv.exact()[0]) {
 				return c.errf(c.inField(1), "the exponent's elements differ; only a uniform exponent is supported")
 			}
 		}
-		p = pv.rats[0]
+		p = pv.exact()[0]
 	}
 	x = c.b.broadcast(x, v.shape, s)
 	var id int
@@ -471,7 +471,7 @@ func importClip(c *nctx) error {
 			if t.isInt() {
 				r = spec.NewRat(t.ints[0], 1)
 			} else {
-				r = t.rats[0]
+				r = t.exact()[0]
 			}
 			*dst = &r
 		}

@@ -69,7 +69,7 @@ func elems(v *value, s spec.Shape) []xnum {
 		if v.isInt() {
 			xs[i].r = spec.NewRat(v.ints[i], 1)
 		} else {
-			xs[i].r = v.rats[i]
+			xs[i].r = v.exact()[i]
 			xs[i].ninf = v.ninf != nil && v.ninf[i]
 		}
 	}

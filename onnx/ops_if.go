@@ -48,7 +48,7 @@ func importIf(c *nctx) error {
 	case cv.ninf != nil && cv.ninf[0]:
 		taken = true // −∞ is non-zero
 	default:
-		taken = !cv.rats[0].IsZero()
+		taken = !cv.exact()[0].IsZero()
 	}
 	c.seen["then_branch"], c.seen["else_branch"] = true, true
 	name := "else_branch"

@@ -147,7 +147,8 @@ func importGemm(c *nctx) error {
 	one := spec.NewRat(1, 1)
 	out := spec.Shape{m, n}
 	if bv.isK && tB && alpha.Same(one) && (cv == nil || (cv.isK && beta.Same(one) && len(cv.shape) == 1 && cv.shape[0] == n)) {
-		p := &irsem.Params{W: ratTensor(bv, bv.shape)}
+		p := &irsem.Params{}
+		weightTensor(p, bv, bv.shape)
 		if cv != nil {
 			p.B = ratTensor(cv, cv.shape)
 		} else {
@@ -396,7 +397,8 @@ func importConv(c *nctx) error {
 	if _, err := out.Check(0); err != nil {
 		return c.errf("", "%v", err)
 	}
-	p := &irsem.Params{W: ratTensor(w, w.shape)}
+	p := &irsem.Params{}
+	weightTensor(p, w, w.shape)
 	if bias != nil {
 		p.B = ratTensor(bias, bias.shape)
 	}
@@ -476,7 +478,8 @@ func importConvTranspose(c *nctx) error {
 	if err := available(irsem.OpConvTranspose, "winops"); err != nil {
 		return c.wrap("", err)
 	}
-	p := &irsem.Params{W: ratTensor(w, w.shape)}
+	p := &irsem.Params{}
+	weightTensor(p, w, w.shape)
 	if bias != nil {
 		p.B = ratTensor(bias, bias.shape)
 	}

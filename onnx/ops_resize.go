@@ -279,11 +279,11 @@ func resizeScales(c *nctx, s spec.Shape, axes []int, outs spec.Shape, scales []s
 	if !sv.isK || !sv.dt.IsFloat() {
 		return c.errf(c.inField(2), "scales must be a constant float tensor (or a recorded graph input)")
 	}
-	if len(sv.rats) != len(axes) {
-		return c.errf(c.inField(2), "%d scales for %d axes", len(sv.rats), len(axes))
+	if len(sv.exact()) != len(axes) {
+		return c.errf(c.inField(2), "%d scales for %d axes", len(sv.exact()), len(axes))
 	}
 	for k, ax := range axes {
-		sc := sv.rats[k]
+		sc := sv.exact()[k]
 		if cmpRat(sc, spec.Rat{}) <= 0 {
 			return c.errf(c.inField(2), "entry %d is not positive", k)
 		}
@@ -416,11 +416,11 @@ func resizeROI(c *nctx, rz resize, r int, axes []int) ([][2]spec.Rat, error) {
 			rv = d
 		}
 	}
-	if !rv.isK || !rv.dt.IsFloat() || len(rv.rats) != 2*len(axes) {
+	if !rv.isK || !rv.dt.IsFloat() || len(rv.exact()) != 2*len(axes) {
 		return nil, c.errf(c.inField(1), "roi must be a constant float tensor (or a recorded graph input) of %d values", 2*len(axes))
 	}
 	for k, ax := range axes {
-		roi[ax] = [2]spec.Rat{rv.rats[k], rv.rats[len(axes)+k]}
+		roi[ax] = [2]spec.Rat{rv.exact()[k], rv.exact()[len(axes)+k]}
 	}
 	return roi, nil
 }

@@ -43,7 +43,7 @@ func (c *nctx) reshapeTo(v *value, to spec.Shape) error {
 	}
 	if v.isK && v.ninf != nil {
 		// A constant holding −∞ (a mask) stays a constant.
-		c.outValue(0, &value{shape: to.Clone(), dt: v.dt, id: -1, isK: true, init: -1, rats: v.rats, ninf: v.ninf})
+		c.outValue(0, &value{shape: to.Clone(), dt: v.dt, id: -1, isK: true, init: -1, rats: v.exact(), ninf: v.ninf})
 		return nil
 	}
 	id, err := c.b.ir(v)
@@ -919,7 +919,7 @@ func importConstantOfShape(c *nctx) error {
 	}
 	rs := make([]spec.Rat, n)
 	for i := range rs {
-		rs[i] = fill.rats[0]
+		rs[i] = fill.exact()[0]
 	}
 	var ninf []bool
 	if fill.ninf != nil && fill.ninf[0] {
@@ -1032,8 +1032,8 @@ func (c *nctx) castTo(dt DataType) error {
 	case v.isK && !v.isInt() && !dt.IsFloat() && dt != 0:
 		// A float constant cast to an integer type: truncation toward
 		// zero (to BOOL: non-zero is 1); −∞ is refused.
-		xs := make([]int64, len(v.rats))
-		for i, r := range v.rats {
+		xs := make([]int64, len(v.exact()))
+		for i, r := range v.exact() {
 			if v.ninf != nil && v.ninf[i] {
 				return c.errf(c.inField(0), "element %d is −∞, which %s does not hold", i, dt)
 			}
@@ -1198,10 +1198,10 @@ func padInputs(c *nctx, r int) ([]int64, spec.Rat, error) {
 		if err != nil {
 			return nil, spec.Rat{}, err
 		}
-		if len(cv.rats) != 1 {
+		if len(cv.exact()) != 1 {
 			return nil, spec.Rat{}, c.errf(c.inField(2), "shape %v, expected one element", cv.shape)
 		}
-		val = cv.rats[0]
+		val = cv.exact()[0]
 	}
 	if !c.present(3) {
 		return pads, val, nil

@@ -64,7 +64,7 @@ func (c *nctx) maskedPad(mode string) (done bool, err error) {
 		if !pv.isK || pv.isInt() || pv.shape.Size() != 1 {
 			return true, c.errf(c.inField(2), "must be a constant float scalar")
 		}
-		fill = xnum{r: pv.rats[0], ninf: padNinf}
+		fill = xnum{r: pv.exact()[0], ninf: padNinf}
 	}
 	out := v.shape.Clone()
 	for d := 0; d < r; d++ {

@@ -170,7 +170,9 @@ func Hash(n *irsem.Node, p *irsem.Params) uint64 {
 	fmt.Fprintf(h, "%s|%v|%v|", n.Kind.Op, n.Parents, n.Shape)
 	h.Write(n.Kind.AppendAttrs(nil))
 	if p != nil {
-		for _, t := range []*irsem.RatTensor{p.Value, p.W, p.B, p.Gamma, p.Beta, p.Mean, p.Var} {
+		// W through Weight: a plane's rationals, derived for this hash
+		// only, hash as the rationals they are.
+		for _, t := range []*irsem.RatTensor{p.Value, p.Weight(), p.B, p.Gamma, p.Beta, p.Mean, p.Var} {
 			if t == nil {
 				h.Write([]byte{0})
 				continue
@@ -219,7 +221,7 @@ func sameParams(a, b *irsem.Params) bool {
 	if (a.Eps == nil) != (b.Eps == nil) || (a.Eps != nil && !a.Eps.Same(*b.Eps)) {
 		return false
 	}
-	return sameTensor(a.Value, b.Value) && sameTensor(a.W, b.W) && sameTensor(a.B, b.B) &&
+	return sameTensor(a.Value, b.Value) && a.SameWeight(b) && sameTensor(a.B, b.B) &&
 		sameTensor(a.Gamma, b.Gamma) && sameTensor(a.Beta, b.Beta) && sameTensor(a.Mean, b.Mean) && sameTensor(a.Var, b.Var)
 }
 

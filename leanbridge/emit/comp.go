@@ -210,7 +210,7 @@ func compCaseLean(at string, c compCase) (string, int, int, string, error) {
 			continue
 		}
 		if n.Kind.Op == "linear" {
-			e := p.Entry(id)
+			e := p.Entry(id).Exact() // W as rationals, whatever its storage
 			if e == nil || e.W == nil || e.B == nil || len(n.Parents) != 1 {
 				return "", 0, 0, "", fmt.Errorf("%s.payload: node %d (linear): W or b missing", at, id)
 			}
@@ -396,8 +396,8 @@ func normLines(line func(string, []int, []string, string) error, count func() in
 			return 0, fmt.Errorf("parameter %s is not a payload value", a.Param)
 		}
 		var vs []string
-		if a.Value != nil {
-			vs = certificates.RatTensor(*a.Value).Values
+		if a.Present() {
+			vs = certificates.RatTensor(*a.Rats()).Values
 		} else {
 			def := "0"
 			if a.Param == irsem.ParamGamma {
@@ -485,10 +485,10 @@ func convLines(line func(string, []int, []string, string) error, count func() in
 	var ins []certificates.Tensor
 	ins = append(ins, certificates.Tensor{Shape: xShape})
 	for _, a := range st.Args[1:] {
-		if a.Source != irsem.ArgParam || a.Value == nil {
+		if a.Source != irsem.ArgParam || !a.Present() {
 			return 0, fmt.Errorf("parameter %s missing from the payload", a.Param)
 		}
-		vs := certificates.RatTensor(*a.Value).Values
+		vs := certificates.RatTensor(*a.Rats()).Values
 		v, err := rats(vs)
 		if err == nil {
 			err = line("const", nil, vs, leafAttr(v))
