@@ -78,7 +78,8 @@ import (
 // scale computed that way, is refused naming the node: judging that
 // rounding to the quantization grid (bound 0 where the enclosure of x /
 // y_scale rounds to one value, else inconclusive, as fpbound/round_cast.go
-// judges a cast) is not done.
+// judges a cast) is decided by QuantizeEnclosure (quantize_judge.go) but
+// not wired into the import or compare yet.
 
 // quantizeOps: QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear
 // (quantize_dynamic.go).
