@@ -1106,6 +1106,9 @@
 //	inv:            mul_elem(neg(div(1, mul_elem(x, x))), dy)  (registry: −(1/(x·x))·dy)
 //	exp:            mul_elem(y, dy)                 (registry: y·dy)
 //	square:         mul_elem(add(x, x), dy)         (registry: (x + x)·dy)
+//	erf:            mul_elem(erf_deriv(x), dy)      (registry: erf′(x)·dy, erf′ = (2/√π)·e^(−x²)
+//	                the registry's erf_deriv primitive, grad35: its constant is not rational,
+//	                so it is one registry step, enclosed and bounded as the sweeps' ErfDeriv)
 //
 // with y the forward tanh (softmax) node itself and a, b, A, B the forward parents
 // (the values the registry's rules read) and the relu mask m a const

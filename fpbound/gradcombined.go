@@ -174,6 +174,8 @@ var declVJPs = map[irsem.Op]declRule{
 	irsem.OpInv:        invDeclVJP,
 	irsem.OpExp:        expDeclVJP,
 	irsem.OpSquare:     squareDeclVJP,
+	// grad35: exact GELU's erf
+	opErf: erfDeclVJP,
 }
 
 // linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_{…k} = Σ_j W_jk·dy_{…j} + 0

@@ -154,3 +154,20 @@ func squareDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox)
 	x := nd.Parents[0]
 	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, b.node(irsem.Kind{Op: irsem.OpAdd}, nd.Shape, x, x), dy)}, ""
 }
+
+// The IR tags of erf (ONNX's Erf, exact GELU) and of its derivative, the
+// registry's erf_deriv primitive (grad35); irsem evaluates both as
+// superset tags of the registry.
+const (
+	opErf      irsem.Op = "erf"
+	opErfDeriv irsem.Op = "erf_deriv"
+)
+
+// erfDeclVJP: erf's registry VJP is dy times the derivative erf′(x) =
+// (2/√π)·e^(−x²) (x the forward parent): mul_elem(erf_deriv(x), dy), the
+// derivative one registry step (its constant 2/√π is not rational, so it
+// is not built from a const node; the sweeps enclose it as ErfDeriv).
+func erfDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+	d := b.node(irsem.Kind{Op: opErfDeriv}, nd.Shape, nd.Parents[0])
+	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, d, dy)}, ""
+}

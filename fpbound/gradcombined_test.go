@@ -199,6 +199,8 @@ var declSpecs = []declSpec{
 	{op: irsem.OpInv, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
 	{op: irsem.OpExp, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
 	{op: irsem.OpSquare, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
+	// grad35: erf
+	{op: opErf, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
 }
 
 // convWin is an IR conv window (symmetric padding).
@@ -208,7 +210,7 @@ func convWin(k, s, p, dl []int, groups, cin, cout int) *spec.Window {
 
 // declInexact: the tags whose registry value is not rational (checked
 // over spec.Interval by checkDeclVJP).
-var declInexact = map[irsem.Op]bool{irsem.OpExp: true, irsem.OpSqrt: true, irsem.OpTanh: true, irsem.OpSoftmax: true, irsem.OpHardMaskedSoftmax: true, irsem.OpGelu: true, irsem.OpLayerNorm: true}
+var declInexact = map[irsem.Op]bool{irsem.OpExp: true, irsem.OpSqrt: true, irsem.OpTanh: true, irsem.OpSoftmax: true, irsem.OpHardMaskedSoftmax: true, irsem.OpGelu: true, irsem.OpLayerNorm: true, opErf: true}
 
 // checkDeclVJP checks the declarative VJP of the case's tag (declVJPs)
 // against the registry's Go VJP (irgrad's tape over spec.Default, the
@@ -294,6 +296,10 @@ func checkDeclVJP(d declSpec, seed uint64) error {
 // without moving it back, scale by 1/c, batched matmul's dB replaced by
 // B⊙B, softmax's y⊙(dy + Σ), hard_masked_softmax's y⊙dy, gelu′ read at
 // −x and layernorm ignoring γ — is caught by the same check.
+//
+// grad35: erf's rule (the registry's erf_deriv step) by interval overlap;
+// caught: erf′'s constant 2/π for 2/√π, e^(−x²) without 2/√π, and erf′
+// off by a relative 10⁻⁹.
 func TestDeclVJPMatchesRegistry(t *testing.T) {
 	seen := map[irsem.Op]bool{}
 	for _, d := range declSpecs {
@@ -510,6 +516,16 @@ func TestDeclVJPMatchesRegistry(t *testing.T) {
 			fake.Kind.Op = irsem.OpReduceSum
 			return reduceDeclVJP(b, &fake, e, dy, box)
 		}},
+		// grad35: erf′'s constant 2/π for 2/√π (erf′·(5642/10⁴), 5642/10⁴ ≈ 1/√π)
+		{find(opErf, 0), erfScaled(spec.NewRat(5642, 10000))},
+		// e^(−x²) without the constant 2/√π
+		{find(opErf, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			s := nd.Shape
+			e := b.node(irsem.Kind{Op: irsem.OpExp}, s, b.node(irsem.Kind{Op: irsem.OpNeg}, s, b.node(irsem.Kind{Op: irsem.OpSquare}, s, nd.Parents[0])))
+			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, s, e, dy)), ""
+		}},
+		// the sensitivity of the interval check: erf′ off by a relative 10⁻⁹
+		{find(opErf, 0), erfScaled(spec.NewRat(1000000001, 1000000000))},
 	}...)
 	for _, w := range wrong {
 		saved := declVJPs[w.d.op]
@@ -759,5 +775,15 @@ func TestParamTargetConvLayerNorm(t *testing.T) {
 	}
 	if n < 4 {
 		t.Errorf("%d cases checked", n)
+	}
+}
+
+// erfScaled is a wrong erf rule for TestDeclVJPMatchesRegistry:
+// scale(erf_deriv(x); c)·dy, c ≠ 1 rational.
+func erfScaled(c spec.Rat) declRule {
+	return func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+		s := nd.Shape
+		d := b.node(irsem.Kind{Op: irsem.OpScale, C: c}, s, b.node(irsem.Kind{Op: opErfDeriv}, s, nd.Parents[0]))
+		return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, s, d, dy)}, ""
 	}
 }

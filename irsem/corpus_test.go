@@ -109,6 +109,7 @@ func opCases(t testing.TB) []opCase {
 		inexactCase(t, OpCos, math.Cos),
 		inexactCase(t, OpSoftplus, softplus64),
 		inexactCase(t, "erf", math.Erf),
+		inexactCase(t, "erf_deriv", func(x float64) float64 { return 2 / math.Sqrt(math.Pi) * math.Exp(-x*x) }),
 		// Casts, worked by hand: binary16 1/3 = 1365·2^-12, 2049 a tie to the
 		// even 2048; bfloat16 1/3 = 171·2^-9, 257 a tie to 256; binary32 1/3
 		// = 11184811·2^-25.

@@ -134,12 +134,37 @@ func (x Dual[T]) ErfDeriv() (Dual[T], error) {
 	return Dual[T]{d, x.Re.FromInt(-2).Mul(x.Re).Mul(d).Mul(x.Du)}, nil
 }
 
-// onnxPrims lists the primitives added for ONNX models: erf.
+// erf_deriv, erf's derivative as a primitive of its own (grad35): the
+// step of erf's VJP dx = dy·erf′(x) that the combined first-order gradient
+// bound (package fpbound) writes as an IR node, since its constant 2/√π is
+// not rational and so no const node holds it.
+//
+//	y = erf′ x = (2/√π)·e^(−x²),   ∂y/∂x = erf″ x = −2x·erf′ x
+//
+// JVP D⊙dx and VJP D⊙δ as for every unary primitive, with D = −2x·erf′ x
+// evaluated as (−2·x)·ErfDerivOf(x) (−2 exact in every scalar).
+// Zero-preserving (|erf″| ≤ 2/√π·√(2/e) < 1: δ = 0 gives 0); 0 < erf′ x
+// ≤ 2/√π, so y is never 0 and erf′ 0 = 2/√π; inexact over Rat
+// (a DomainError, as erf). Over Interval its enclosure is ErfDeriv's
+// ([c⁻, c⁺]·e^(−X²), see erf), so a range rule and the sweeps' scalars
+// need nothing new: every scalar with erf's derivative has it.
+
+// onnxPrims lists the primitives added for ONNX models: erf, erf_deriv.
 func onnxPrims[T Scalar[T]]() []*Prim[T] {
 	return []*Prim[T]{
 		unaryPrim[T](&OpInfo{Name: "erf", IR: &IRForm{Tag: "erf", Superset: true, Doc: "the error function erf x (ONNX Erf)"}, ZeroPreserving: true, Smooth: true,
 			Doc: "erf x = (2/√π)∫₀ˣ e^(−t²) dt; derivative (2/√π)·e^(−x²)"},
 			func(_ *Attrs, x T) (T, error) { return ErfOf(x) },
 			func(_ *Attrs, x, _ T) (T, error) { return ErfDerivOf(x) }),
+		unaryPrim[T](&OpInfo{Name: "erf_deriv", IR: &IRForm{Tag: "erf_deriv", Superset: true, Doc: "erf′ x = (2/√π)·e^(−x²), the step of erf's VJP"}, ZeroPreserving: true, Smooth: true,
+			Doc: "erf′ x = (2/√π)·e^(−x²); derivative −2x·erf′ x"},
+			func(_ *Attrs, x T) (T, error) { return ErfDerivOf(x) },
+			func(_ *Attrs, x, _ T) (T, error) {
+				d, err := ErfDerivOf(x)
+				if err != nil {
+					return d, err
+				}
+				return x.FromInt(-2).Mul(x).Mul(d), nil
+			}),
 	}
 }

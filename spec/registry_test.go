@@ -36,6 +36,7 @@ func sampleCases() []sampleCase {
 		{op: "tanh", shapes: []Shape{{3}}},
 		{op: "gelu", shapes: []Shape{{3}}},
 		{op: "erf", shapes: []Shape{{3}}},
+		{op: "erf_deriv", shapes: []Shape{{3}}},
 		{op: "asinh", shapes: []Shape{{5}}},
 		{op: "sinc", shapes: []Shape{{5}}},
 		{op: "pow", shapes: []Shape{{2, 2}, {2, 2}}, pos: true},
