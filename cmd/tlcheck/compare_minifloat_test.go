@@ -47,13 +47,7 @@ func TestCompareMiniFloatCast(t *testing.T) {
 		return pbuf(nil).varint(1, 10).bytes(7, g).bytes(8, pbuf(nil).varint(2, 21))
 	}
 	inF := tensorPB("x", []int64{4}, 0.3, 1e6, -1e-7, math.Float32frombits(0x7fc00000))
-	cases := []struct {
-		name                 string
-		model                pbuf
-		in, out              []byte
-		code                 int
-		holds, fails, inconc int
-	}{
+	cases := []compareCase{
 		{"FLOAT to E4M3FN holds", model(1, 17, -1, 4), inF, rawTensorPB("y", 17, []int64{4}, 0x2A, 0x7E, 0x80, 0x7F), 0, 4, 0, 0},
 		{"one code off fails", model(1, 17, -1, 4), inF, rawTensorPB("y", 17, []int64{4}, 0x2B, 0x7E, 0x80, 0x7F), 1, 3, 1, 0},
 		{"saturate=0: NaN holds", model(1, 17, 0, 4), inF, rawTensorPB("y", 17, []int64{4}, 0x2A, 0x7F, 0x80, 0x7F), 0, 4, 0, 0},
@@ -65,6 +59,25 @@ func TestCompareMiniFloatCast(t *testing.T) {
 		{"E4M3FN to FLOAT holds", model(17, 1, -1, 2), rawTensorPB("x", 17, []int64{2}, 0x2A, 0xFF), tensorPB("y", []int64{2}, 0.3125, math.Float32frombits(0x7fc00000)), 0, 2, 0, 0},
 		{"E4M3FN to FLOAT one ulp off fails", model(17, 1, -1, 2), rawTensorPB("x", 17, []int64{2}, 0x2A, 0xFF), tensorPB("y", []int64{2}, math.Float32frombits(0x3ea00001), math.Float32frombits(0x7fc00000)), 1, 1, 1, 0},
 	}
+	runCompareCases(t, cases)
+}
+
+// compareCase is one single-data-set compare run: a model, its input and
+// recorded output (TensorProto bytes), the exit code and the counts the
+// JSON document must report.
+type compareCase struct {
+	name                 string
+	model                pbuf
+	in, out              []byte
+	code                 int
+	holds, fails, inconc int
+}
+
+// runCompareCases writes each case out as model.onnx and
+// test_data_set_0/{input_0,output_0}.pb, runs `tlcheck compare --json` on it
+// and checks the exit code and the holds/fails/inconclusive counts.
+func runCompareCases(t *testing.T, cases []compareCase) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()

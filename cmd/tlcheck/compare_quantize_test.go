@@ -1,10 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -44,13 +41,7 @@ func TestCompareQuantizeLinear(t *testing.T) {
 	off := append([]float32(nil), ys...)
 	off[2] = math.Nextafter32(off[2], 1)
 	qIn := tensorPB("x", []int64{4}, 0, 3, 1000, 1)
-	cases := []struct {
-		name                 string
-		model                pbuf
-		in, out              []byte
-		code                 int
-		holds, fails, inconc int
-	}{
+	cases := []compareCase{
 		{"Q uint8 holds", model("QuantizeLinear", 1, 2, 2, 2, 128, 4), qIn, rawTensorPB("y", 2, []int64{4}, 128, 130, 255, 128), 0, 4, 0, 0},
 		{"Q one code off fails", model("QuantizeLinear", 1, 2, 2, 2, 128, 4), qIn, rawTensorPB("y", 2, []int64{4}, 128, 131, 255, 128), 1, 3, 1, 0},
 		{"Q E4M3FN holds", model("QuantizeLinear", 1, 17, 17, 2, 0, 2), tensorPB("x", []int64{2}, 0.625, 1e6), rawTensorPB("y", 17, []int64{2}, 0x2A, 0x7E), 0, 2, 0, 0},
@@ -58,30 +49,5 @@ func TestCompareQuantizeLinear(t *testing.T) {
 		{"DQ holds", model("DequantizeLinear", 2, 1, 2, tenth, 128, 3), rawTensorPB("x", 2, []int64{3}, 0, 129, 255), tensorPB("y", []int64{3}, ys...), 0, 3, 0, 0},
 		{"DQ one ulp off fails", model("DequantizeLinear", 2, 1, 2, tenth, 128, 3), rawTensorPB("x", 2, []int64{3}, 0, 129, 255), tensorPB("y", []int64{3}, off...), 1, 2, 1, 0},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			dir := t.TempDir()
-			m := filepath.Join(dir, "model.onnx")
-			d := filepath.Join(dir, "test_data_set_0")
-			if err := os.MkdirAll(d, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			for p, b := range map[string][]byte{m: c.model, filepath.Join(d, "input_0.pb"): c.in, filepath.Join(d, "output_0.pb"): c.out} {
-				if err := os.WriteFile(p, b, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			code, out, errs := runCmd("compare", "--json", "--onnx", m, "--data", d)
-			if code != c.code {
-				t.Fatalf("exit %d, want %d; stderr %s; stdout %s", code, c.code, errs, out)
-			}
-			var doc struct{ Holds, Fails, Inconclusive int }
-			if err := json.Unmarshal([]byte(out), &doc); err != nil {
-				t.Fatal(err)
-			}
-			if doc.Holds != c.holds || doc.Fails != c.fails || doc.Inconclusive != c.inconc {
-				t.Errorf("holds/fails/inconclusive = %d/%d/%d, want %d/%d/%d\n%s", doc.Holds, doc.Fails, doc.Inconclusive, c.holds, c.fails, c.inconc, out)
-			}
-		})
-	}
+	runCompareCases(t, cases)
 }
