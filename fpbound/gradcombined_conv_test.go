@@ -293,19 +293,12 @@ func (cc convGradCase) largest(lo, hi int) int {
 	return k
 }
 
-// caught is the smallest planted relative error 10⁻ᵉ (e = 1 … 7) that
+// caught is the smallest planted relative error 10ᵉ (e = −7 … 3) that
 // FAILS in element k (the sequential order's value) against sh[k], or
-// "none" when 10⁻¹ does not.
+// "none" (smallestCaught).
 func (cc convGradCase) caught(sh []Sharp, k int) string {
 	got := cc.gots[convOrders[0].String()][k]
-	res := "none"
-	for e := 1; e <= 7; e++ {
-		if Judge(float32(float64(got)*(1+math.Pow(10, -float64(e)))), sh[k].Enclosure).Verdict != Fails {
-			break
-		}
-		res = fmt.Sprintf("1e-%d", e)
-	}
-	return res
+	return smallestCaught(got, sh[k].Enclosure)
 }
 
 // TestGradCombinedConv: conv stacks (nets.ConvStack, 3×3 conv + relu; 2

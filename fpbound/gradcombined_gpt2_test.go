@@ -350,9 +350,9 @@ func (gc gpt2Case) check(t *testing.T) {
 	}
 }
 
-// caught is the smallest planted relative error 10⁻ᵏ (k = 1 … 7) that
-// FAILS in the largest input-gradient element against each of sh's
-// enclosures, "none" when 10⁻¹ does not.
+// caught is the smallest planted relative error 10ᵉ (e = −7 … 3) that
+// FAILS in the largest input-gradient element against its enclosure in
+// sh, or "none" (smallestCaught).
 func (gc gpt2Case) caught(sh []Sharp) string {
 	k, best := 0, 0.0
 	for i, s := range gc.sharp {
@@ -361,14 +361,7 @@ func (gc gpt2Case) caught(sh []Sharp) string {
 		}
 	}
 	got := gc.gots["left fold"][k]
-	res := "none"
-	for e := 1; e <= 7; e++ {
-		if Judge(float32(float64(got)*(1+math.Pow(10, -float64(e)))), sh[k].Enclosure).Verdict != Fails {
-			break
-		}
-		res = fmt.Sprintf("1e-%d", e)
-	}
-	return res
+	return smallestCaught(got, sh[k].Enclosure)
 }
 
 // TestGradCombinedGPT2: a one-block GPT-2 stack (T=2, d=4, one head,
