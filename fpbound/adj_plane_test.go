@@ -13,25 +13,9 @@ import (
 // planeNets are the graphs of dense layers the plane tests run on: the
 // linear layers of linearGraph and mlp, and convGraph's conv,
 // conv_transpose and matmuls by constants (both sides).
-func planeNets() []struct {
-	name string
-	g    *irsem.Graph
-	p    *irsem.Payload
-	x    irsem.RatTensor
-} {
-	type net = struct {
-		name string
-		g    *irsem.Graph
-		p    *irsem.Payload
-		x    irsem.RatTensor
-	}
-	var nets []net
-	for seed := uint64(1); seed <= 2; seed++ {
-		g, p, x := convGraph(seed, 5+int(seed), 4)
-		nets = append(nets, net{fmt.Sprintf("conv/%d", seed), g, p, x})
-		g, p, x = linearGraph(seed)
-		nets = append(nets, net{fmt.Sprintf("linear/%d", seed), g, p, x})
-	}
+func planeNets() []planeNet {
+	type net = planeNet
+	nets := convLinearNets(2)
 	g, p, x := mlp(7, 16, 64, 4, 10, irsem.OpRelu)
 	nets = append(nets, net{"mlp", g, p, x})
 	// A weight 2⁻⁴⁰⁰ (a normal float64, not tame: the plane declines and

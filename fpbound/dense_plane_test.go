@@ -245,19 +245,7 @@ func TestApplicationPlanesAgree(t *testing.T) {
 		}
 		return pr.Apply(s.Attrs, xs)
 	}
-	type net struct {
-		name string
-		g    *irsem.Graph
-		p    *irsem.Payload
-		x    irsem.RatTensor
-	}
-	var nets []net
-	for seed := uint64(1); seed <= 2; seed++ {
-		g, p, x := convGraph(seed, 5+int(seed), 4)
-		nets = append(nets, net{fmt.Sprintf("conv/%d", seed), g, p, x})
-		g, p, x = linearGraph(seed)
-		nets = append(nets, net{fmt.Sprintf("linear/%d", seed), g, p, x})
-	}
+	nets := convLinearNets(2)
 	for _, n := range nets {
 		vals, err := irsem.DenoteAll(n.g, n.p, irsem.ConvertTensor[Err](n.x))
 		if err != nil {
@@ -299,4 +287,26 @@ func TestApplicationPlanesAgree(t *testing.T) {
 			t.Errorf("%s: no dense node", n.name)
 		}
 	}
+}
+
+// planeNet is a small test graph of dense layers with its payload and
+// input.
+type planeNet struct {
+	name string
+	g    *irsem.Graph
+	p    *irsem.Payload
+	x    irsem.RatTensor
+}
+
+// convLinearNets returns convGraph(seed, 5+seed, 4) ("conv/seed") and
+// linearGraph(seed) ("linear/seed") for seed = 1 … seeds.
+func convLinearNets(seeds uint64) []planeNet {
+	var nets []planeNet
+	for seed := uint64(1); seed <= seeds; seed++ {
+		g, p, x := convGraph(seed, 5+int(seed), 4)
+		nets = append(nets, planeNet{fmt.Sprintf("conv/%d", seed), g, p, x})
+		g, p, x = linearGraph(seed)
+		nets = append(nets, planeNet{fmt.Sprintf("linear/%d", seed), g, p, x})
+	}
+	return nets
 }

@@ -1,7 +1,6 @@
 package fpbound
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"testing"
@@ -57,19 +56,7 @@ func exactOut(t *testing.T, g *irsem.Graph, p *irsem.Payload, x irsem.RatTensor)
 // for a recorded output equal to the exact value rounded to binary32 and
 // for one with a planted error.
 func TestComparePlanePayload(t *testing.T) {
-	type net struct {
-		name string
-		g    *irsem.Graph
-		p    *irsem.Payload
-		x    irsem.RatTensor
-	}
-	var nets []net
-	for seed := uint64(1); seed <= 1; seed++ {
-		g, p, x := convGraph(seed, 5+int(seed), 4)
-		nets = append(nets, net{fmt.Sprintf("conv/%d", seed), g, p, x})
-		g, p, x = linearGraph(seed)
-		nets = append(nets, net{fmt.Sprintf("linear/%d", seed), g, p, x})
-	}
+	nets := convLinearNets(1)
 	for _, n := range nets {
 		q := withPlanes(t, n.p)
 		y := exactOut(t, n.g, n.p, n.x)
