@@ -34,14 +34,7 @@ func d64TensorPB(name string, dims []int64, vals ...float64) []byte {
 // arithmetic and is judged with binary32's constants (fpbound's doc,
 // "Mixed binary32 and binary64 graphs"), the report naming the mix.
 func TestCompareNarrowingCast(t *testing.T) {
-	vi := func(name string, et uint64, dims ...int64) []byte {
-		var shape pbuf
-		for _, d := range dims {
-			shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
-		}
-		tt := pbuf(nil).varint(1, et).bytes(2, shape)
-		return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
-	}
+	vi := typedValueInfoPB
 	write := func(t *testing.T, g pbuf, in, out []byte) (string, string) {
 		dir := t.TempDir()
 		model := filepath.Join(dir, "model.onnx")

@@ -107,14 +107,7 @@ func TestCompareExactOutputs(t *testing.T) {
 		fails int
 	}{{1, 0, 0}, {2, 1, 1}} {
 		dir := t.TempDir()
-		vi := func(name string, et uint64, dims ...int64) []byte {
-			var shape pbuf
-			for _, d := range dims {
-				shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
-			}
-			tt := pbuf(nil).varint(1, et).bytes(2, shape)
-			return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
-		}
+		vi := typedValueInfoPB
 		argmax := pbuf(nodePB("am", "ArgMax", []string{"x"}, "i")).bytes(5, pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2))
 		g := pbuf(nil).
 			bytes(1, nodePB("r", "Relu", []string{"x"}, "y")).
@@ -176,14 +169,7 @@ func doubleTensorPB(name string, dims []int64, vals ...float64) []byte {
 // constants (fpbound's doc, "Mixed binary32 and binary64 graphs"), and one
 // with a FLOAT and a FLOAT16 output is refused in one line naming the mix.
 func TestCompareDouble(t *testing.T) {
-	vi := func(name string, et uint64, dims ...int64) []byte {
-		var shape pbuf
-		for _, d := range dims {
-			shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
-		}
-		tt := pbuf(nil).varint(1, et).bytes(2, shape)
-		return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
-	}
+	vi := typedValueInfoPB
 	write := func(t *testing.T, g pbuf, in []byte, out []byte) (string, string) {
 		dir := t.TempDir()
 		model := filepath.Join(dir, "model.onnx")
@@ -268,14 +254,7 @@ func f16TensorPB(name string, dims []int64, bits ...uint16) []byte {
 // holds; 1 + 2^-5 (0x3c20) is far outside and fails. A FLOAT16
 // computation cast to a FLOAT output is refused.
 func TestCompareFloat16(t *testing.T) {
-	vi := func(name string, et uint64, dims ...int64) []byte {
-		var shape pbuf
-		for _, d := range dims {
-			shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
-		}
-		tt := pbuf(nil).varint(1, et).bytes(2, shape)
-		return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
-	}
+	vi := typedValueInfoPB
 	write := func(t *testing.T, g pbuf, out []byte) (string, string) {
 		dir := t.TempDir()
 		model := filepath.Join(dir, "model.onnx")

@@ -30,14 +30,7 @@ func rawTensorPB(name string, dt uint64, dims []int64, raw ...byte) []byte {
 // off — fails; an INT4 element out of range (9: "undefined if OOR") is
 // inconclusive whatever is recorded.
 func TestCompareMiniFloatCast(t *testing.T) {
-	vi := func(name string, et uint64, dims ...int64) []byte {
-		var shape pbuf
-		for _, d := range dims {
-			shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
-		}
-		tt := pbuf(nil).varint(1, et).bytes(2, shape)
-		return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
-	}
+	vi := typedValueInfoPB
 	model := func(from, to uint64, saturate int, n int64) pbuf {
 		node := pbuf(nodePB("c", "Cast", []string{"x"}, "y")).bytes(5, pbuf(nil).str(1, "to").varint(3, to).varint(20, 2))
 		if saturate >= 0 {

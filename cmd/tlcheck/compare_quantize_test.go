@@ -17,14 +17,7 @@ import (
 // quantization code off (130 → 131), one E4M3FN code off (0x2A → 0x2B),
 // a DQ output one float32 ulp off — fails.
 func TestCompareQuantizeLinear(t *testing.T) {
-	vi := func(name string, et uint64, dims ...int64) []byte {
-		var shape pbuf
-		for _, d := range dims {
-			shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
-		}
-		tt := pbuf(nil).varint(1, et).bytes(2, shape)
-		return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
-	}
+	vi := typedValueInfoPB
 	// model: op(x, s, z) → y, s a FLOAT scalar initializer, z an
 	// initializer of type zt (raw byte zb).
 	model := func(op string, xt, yt, zt uint64, s float32, zb byte, n int64) pbuf {

@@ -49,12 +49,16 @@ func tensorPB(name string, dims []int64, vals ...float32) []byte {
 // valueInfoPB is a ValueInfoProto of a FLOAT tensor of the given dims
 // (name 1, type 2 → tensor_type 1 → elem_type 1, shape 2 → dim 1 →
 // dim_value 1).
-func valueInfoPB(name string, dims ...int64) []byte {
+func valueInfoPB(name string, dims ...int64) []byte { return typedValueInfoPB(name, 1, dims...) }
+
+// typedValueInfoPB is a ValueInfoProto of a tensor of element type et
+// (onnx.proto's TensorProto.DataType) and the given dims.
+func typedValueInfoPB(name string, et uint64, dims ...int64) []byte {
 	var shape pbuf
 	for _, d := range dims {
 		shape = shape.bytes(1, pbuf(nil).varint(1, uint64(d)))
 	}
-	tt := pbuf(nil).varint(1, 1).bytes(2, shape)
+	tt := pbuf(nil).varint(1, et).bytes(2, shape)
 	return pbuf(nil).str(1, name).bytes(2, pbuf(nil).bytes(1, tt))
 }
 
