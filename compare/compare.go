@@ -276,7 +276,7 @@ func floatOutputs(m *model.Model, rec *recorded, o fpbound.Options) ([]Output, e
 	if packed64 == nil {
 		res, err = fpbound.Compare(m.Graph, m.Payload, m.Input, packed, o)
 	} else {
-		res, err = compareFormat(m, format, packed64, o)
+		res, err = compareFormat(m, format, mixed, packed64, o)
 	}
 	if err != nil {
 		return nil, m.Err(err)

@@ -115,6 +115,21 @@ func outputFormat(model string, im *onnx.Imported) (format onnx.DataType, mixed 
 	return format, false, nil
 }
 
+// binary32Nodes is, per IR node of m's graph, whether it rounds to
+// binary32 in a graph that mixes FLOAT and DOUBLE: every node that the
+// importer's types (onnx.Imported.Types, the one source) do not show to
+// compute in DOUBLE alone. nil when m has no such types for its graph.
+func binary32Nodes(m *model.Model) []bool {
+	if m.ONNX == nil || m.ONNX.Imported == nil || len(m.ONNX.Imported.Types) != len(m.Graph.Nodes) {
+		return nil
+	}
+	narrow := make([]bool, len(m.Graph.Nodes))
+	for j, t := range m.ONNX.Imported.Types {
+		narrow[j] = t != onnx.Double
+	}
+	return narrow
+}
+
 // mixedFloatDouble reports that the float types of im's outputs and of the
 // values its nodes compute are FLOAT and DOUBLE, both occurring and no
 // other: the graph computes in binary32 and binary64 (or its data moves
@@ -137,18 +152,26 @@ func mixedFloatDouble(im *onnx.Imported) bool {
 // compareFormat is fpbound.Compare for a graph that computes in binary64,
 // binary16 or bfloat16: each recorded value (as a float64) against that
 // format's bound (fpbound.SharpBounds64, SharpBounds16, SharpBoundsBF16);
-// format FLOAT (integer outputs of a FLOAT computation, or the outputs of
-// a graph that mixes FLOAT and DOUBLE) against the binary32 bound,
-// fpbound.SharpBounds.
-func compareFormat(m *model.Model, format onnx.DataType, rec []float64, o fpbound.Options) (*fpbound.Result, error) {
+// format FLOAT (integer outputs of a FLOAT computation) against the
+// binary32 bound, fpbound.SharpBounds. A graph that mixes FLOAT and DOUBLE
+// (mixed) is judged against fpbound.SharpBoundsMixed, each IR node in its
+// own format (binary64 where onnx.Imported.Types says DOUBLE, binary32
+// elsewhere); without the per-node types (a graph not imported from ONNX)
+// against the coarse bound, binary32's constants for every rounding.
+func compareFormat(m *model.Model, format onnx.DataType, mixed bool, rec []float64, o fpbound.Options) (*fpbound.Result, error) {
 	sharp := fpbound.SharpBounds64
 	switch format {
 	case onnx.Float:
-		sharp = fpbound.SharpBounds // integer outputs of a FLOAT computation, or a FLOAT/DOUBLE mix, judged as float64
+		sharp = fpbound.SharpBounds // integer outputs of a FLOAT computation, or the coarse FLOAT/DOUBLE mix, judged as float64
 	case onnx.Float16:
 		sharp = fpbound.SharpBounds16
 	case onnx.BFloat16:
 		sharp = fpbound.SharpBoundsBF16
+	}
+	if narrow := binary32Nodes(m); mixed && narrow != nil {
+		sharp = func(g *irsem.Graph, p *irsem.Payload, in irsem.RatTensor, o fpbound.Options) ([]fpbound.Sharp, error) {
+			return fpbound.SharpBoundsMixed(g, p, in, narrow, o)
+		}
 	}
 	sh, err := sharp(m.Graph, m.Payload, m.Input, o)
 	if err != nil {

@@ -38,6 +38,10 @@ type Options struct {
 	// compare-grad then judges. The forward values and every other
 	// gradient are unchanged (irgrad's doc, "Context").
 	ConstParams bool
+	// binary32, set by SharpBoundsMixed and BoundsMixed only: per node,
+	// that its operations round to binary32 in a binary64 evaluation
+	// (format_mixed.go); nil: every node in the evaluation's format.
+	binary32 []bool
 }
 
 // MaxULPs bounds Options.ULPs.
@@ -202,13 +206,15 @@ func bounds[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o
 	if err != nil {
 		return nil, err
 	}
-	x := irsem.ConvertTensor[ErrOf[F]](input)
 	evalMu.Lock()
+	restore := useFormats(o)
+	x := convertInput[F](g, input)
 	curULPs.Store(int64(k))
 	before := undecided.Load()
 	out, err := denoteOut[F](g, p, x, errRegistry[F](o.Profile))
 	und := undecided.Load() - before
 	curULPs.Store(DefaultULPs)
+	restore()
 	evalMu.Unlock()
 	return classicEnclosures(g, out, und, err)
 }
@@ -250,9 +256,10 @@ type classicEval[F format] struct {
 // evalClassic evaluates g over Err at input with the library within k
 // ulps, keeping every node's value.
 func evalClassic[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options, k int) *classicEval[F] {
-	x := irsem.ConvertTensor[ErrOf[F]](input)
 	evalMu.Lock()
 	defer evalMu.Unlock()
+	defer useFormats(o)()
+	x := convertInput[F](g, input)
 	curULPs.Store(int64(k))
 	defer curULPs.Store(DefaultULPs)
 	before := undecided.Load()

@@ -60,6 +60,10 @@ type ErrOf[F format] struct {
 	// plus ε > 0 is ≥ ε̂ whatever its error bound).
 	lb    float64
 	hasLB bool
+	// sumFmt, pending sums only: the format their additions were
+	// performed in, in a mixed binary32/binary64 evaluation (sumWide,
+	// sumNarrow; format_mixed.go), which close charges; sumAny otherwise.
+	sumFmt uint8
 }
 
 // ids hands out the ids of new sums (see ErrOf.id and adj.id).
@@ -158,7 +162,7 @@ func (v ErrOf[F]) close() ErrOf[F] {
 	if v.n < 2 {
 		return v
 	}
-	c := constsOf[F]()
+	c := sumConsts[F](v.sumFmt) // the format the additions were performed in
 	if !c.sumFits(v.n, v.s, v.big) {
 		return unbounded[F](v.x)
 	}
@@ -252,7 +256,9 @@ func (v ErrOf[F]) Add(w ErrOf[F]) ErrOf[F] {
 	// Either side's largest term serves as i* (the other side's terms
 	// join the rest), so the larger known one does; 0 is "not known".
 	big := max(b1, b2)
-	r := ErrOf[F]{x: v.x.Add(w.x), e: addUp(e1, e2), s: addUp(s1, s2), n: n1 + n2, big: big, id: fresh()}
+	var fm F
+	r := ErrOf[F]{x: v.x.Add(w.x), e: addUp(e1, e2), s: addUp(s1, s2), n: n1 + n2, big: big, id: fresh(),
+		sumFmt: mergeSum(v.sumFmt, w.sumFmt, fm.sumFmt())}
 	// A sum of terms that are all ≥ 0 is, in every tree, at least each
 	// term that is a value of the format (doc.go, "Squares and lower
 	// bounds"): lb is the larger of the two sides' lower bounds.
@@ -630,7 +636,7 @@ func (v ErrOf[F]) Same(w ErrOf[F]) bool {
 	return v.x.Same(w.x) && math.Float64bits(v.e) == math.Float64bits(w.e) &&
 		math.Float64bits(v.s) == math.Float64bits(w.s) && v.n == w.n &&
 		math.Float64bits(v.big) == math.Float64bits(w.big) &&
-		math.Float64bits(v.lb) == math.Float64bits(w.lb) && v.hasLB == w.hasLB
+		math.Float64bits(v.lb) == math.Float64bits(w.lb) && v.hasLB == w.hasLB && v.sumFmt == w.sumFmt
 }
 
 // FromInt returns the integer n: exact, with the bound |n − fl(n)|, fl

@@ -207,6 +207,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	defer evalMu.Unlock()
 	curULPs.Store(int64(k))
 	defer curULPs.Store(DefaultULPs)
+	defer useFormats(o)() // per-node formats (format_mixed.go)
 	adjVoid.Store(0)
 
 	// The classic bounds of every node (round 0 of the boxes): SharpBounds'
@@ -238,7 +239,10 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 
 	r := newFoRun[F](g, input, apps, nodes, o)
 	for j := range nodes {
-		if reason, err := r.local(j); reason != "" || err != nil {
+		enterNode(j) // node j's local error in its own format (format_mixed.go)
+		reason, err := r.local(j)
+		leaveNode()
+		if reason != "" || err != nil {
 			return noBound(g, nodes, reason), "", err
 		}
 		if g.Nodes[j].Kind.Op != irsem.OpInput {

@@ -37,6 +37,9 @@ type format interface {
 	nearest(r *big.Rat) float64
 	// kind is the Kind of ErrOf over the format.
 	kind() string
+	// sumFmt tags the additions of a pending sum made now (ErrOf.sumFmt):
+	// sumAny but in a mixed evaluation (format_mixed.go).
+	sumFmt() uint8
 }
 
 // consts holds a format's constants (see format), as float64 upper bounds
@@ -94,13 +97,40 @@ func (binary32) holds(f float64) bool {
 }
 func (binary32) nearest(r *big.Rat) float64 { f, _ := r.Float32(); return float64(f) }
 func (binary32) kind() string               { return "fpbound" }
+func (binary32) sumFmt() uint8              { return sumAny }
 
-func (binary64) consts() *consts { return &consts64 }
+// binary64's constants, holds and nearest are binary32's while a node
+// that rounds to binary32 is bounded in a mixed evaluation (narrowNow,
+// format_mixed.go).
+func (binary64) consts() *consts {
+	if narrowNow.Load() {
+		return &consts32
+	}
+	return &consts64
+}
 func (binary64) holds(f float64) bool {
+	if narrowNow.Load() {
+		return binary32{}.holds(f)
+	}
 	return !math.IsInf(f, 0) && !math.IsNaN(f)
 }
-func (binary64) nearest(r *big.Rat) float64 { f, _ := r.Float64(); return f }
-func (binary64) kind() string               { return "fpbound64" }
+func (binary64) nearest(r *big.Rat) float64 {
+	if narrowNow.Load() {
+		return binary32{}.nearest(r)
+	}
+	f, _ := r.Float64()
+	return f
+}
+func (binary64) kind() string { return "fpbound64" }
+func (binary64) sumFmt() uint8 {
+	switch {
+	case !mixedOn.Load():
+		return sumAny
+	case narrowNow.Load():
+		return sumNarrow
+	}
+	return sumWide
+}
 
 // constsOf returns F's constants.
 func constsOf[F format]() *consts { var f F; return f.consts() }

@@ -53,6 +53,7 @@ func (binary16) holds(f float64) bool {
 }
 func (binary16) nearest(r *big.Rat) float64 { return nearestP(r, 11, -14, consts16.omega) }
 func (binary16) kind() string               { return "fpbound16" }
+func (binary16) sumFmt() uint8              { return sumAny }
 
 func (bfloat16) consts() *consts { return &constsBF16 }
 func (bfloat16) holds(f float64) bool {
@@ -60,6 +61,7 @@ func (bfloat16) holds(f float64) bool {
 }
 func (bfloat16) nearest(r *big.Rat) float64 { return nearestP(r, 8, -126, constsBF16.omega) }
 func (bfloat16) kind() string               { return "fpboundbf16" }
+func (bfloat16) sumFmt() uint8              { return sumAny }
 
 // nearestP rounds r to the nearest value of the binary format with
 // precision p and least normal exponent emin, ties to even, with gradual

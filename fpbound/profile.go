@@ -236,10 +236,10 @@ func sigmoidPoint(t float64) spec.Interval {
 // reference evaluation when reg is nil, else the same nodes' applications
 // (irsem.Applications) run through reg.
 func denoteOut[F format](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[ErrOf[F]], reg *spec.Registry[ErrOf[F]]) (spec.Tensor[ErrOf[F]], error) {
-	if reg == nil {
+	if reg == nil && mixedNodes == nil {
 		return irsem.Denote(g, p, x)
 	}
-	all, err := denoteAllWith(g, p, x, reg, nil)
+	all, err := denoteAllWith(g, p, x, orDefault(reg), nil)
 	if err != nil {
 		return spec.Tensor[ErrOf[F]]{}, err
 	}
@@ -248,16 +248,26 @@ func denoteOut[F format](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[ErrOf[F
 
 // denoteAll is irsem.DenoteAll under a profile's registry (see denoteOut).
 func denoteAll[F format](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[ErrOf[F]], reg *spec.Registry[ErrOf[F]]) ([]spec.Tensor[ErrOf[F]], error) {
-	if reg == nil {
+	if reg == nil && mixedNodes == nil {
 		return irsem.DenoteAll(g, p, x)
 	}
-	return denoteAllWith(g, p, x, reg, nil)
+	return denoteAllWith(g, p, x, orDefault(reg), nil)
+}
+
+// orDefault is reg, or the default registry when reg is nil (a mixed
+// evaluation without a profile runs node by node, format_mixed.go).
+func orDefault[T spec.Scalar[T]](reg *spec.Registry[T]) *spec.Registry[T] {
+	if reg == nil {
+		return spec.Default[T]()
+	}
+	return reg
 }
 
 // denoteAllWith evaluates every node of g over reg in id order, one node
 // at a time, keeping every value; around each non-input node i it calls
 // around(i, run) where run evaluates the node (around nil: run alone), so
 // a caller can observe what one node's evaluation does (taintedNodes).
+// Each node runs in its own format in a mixed evaluation (enterNode).
 func denoteAllWith[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Tensor[T], reg *spec.Registry[T], around func(i int, run func() error) error) ([]spec.Tensor[T], error) {
 	apps, err := irsem.Applications(g, p)
 	if err != nil {
@@ -275,6 +285,8 @@ func denoteAllWith[T spec.Scalar[T]](g *irsem.Graph, p *irsem.Payload, x spec.Te
 			parents[t] = vals[q]
 		}
 		run := func() error {
+			enterNode(i)
+			defer leaveNode()
 			v, err := irsem.RunApplication(&apps[i], parents, func(_ int, s *irsem.Step, xs []spec.Tensor[T]) (spec.Tensor[T], error) {
 				pr, err := reg.Lookup(s.Prim)
 				if err != nil {

@@ -137,6 +137,15 @@ type Imported struct {
 	// DOUBLE together is judged with binary32's constants (fpbound's doc,
 	// "Mixed binary32 and binary64 graphs"); any other mix is refused.
 	Computed []DataType
+	// Types gives, per IR node id, the float type the node's operations
+	// are performed in, from the same dtypes as Computed (nodeTypes):
+	// DOUBLE only where every float value the node's ONNX node produces,
+	// and every value bound to the node itself, is DOUBLE (the float
+	// inputs, for the IR input); FLOAT where FLOAT is the one such type;
+	// 0 otherwise (no float value: a packing node, an integer or boolean
+	// result; or several types). fpbound's per-node format reads it
+	// (compare: binary64 where DOUBLE, binary32 elsewhere).
+	Types []DataType
 	// Exact are the integer and boolean graph outputs, each a constant
 	// of the imported graph (folded, or decided on Options.Values): a
 	// caller compares recorded values with them exactly.

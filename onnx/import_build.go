@@ -536,7 +536,68 @@ func (b *imp) finish() (*Imported, error) {
 			b.im.Computed = append(b.im.Computed, dt)
 		}
 	}
+	b.im.Types = b.nodeTypes()
 	return b.im, nil
+}
+
+// nodeTypes is Imported.Types: per IR node, the float types of its
+// evidence — the values bound to the node (an alias through a widening
+// Cast adds the wider type, so a node read as both is not DOUBLE alone),
+// every float value its ONNX node (origin) produces, and for the IR input
+// the float graph inputs — the one type when there is one, else 0. An
+// ONNX node's IR nodes all compute in its type: the ONNX type rules give
+// a node's float operands and results one type (T), a Cast excepted,
+// whose narrowing IR node (round_f32) yields its output's type and whose
+// widening makes no node.
+func (b *imp) nodeTypes() []DataType {
+	byOrigin := map[string]DataType{}
+	note := func(m map[string]DataType, k string, dt DataType) {
+		if old, ok := m[k]; ok && old != dt {
+			m[k] = 0 // several types
+			return
+		}
+		m[k] = dt
+	}
+	types := make([]DataType, len(b.nodes))
+	seen := make([]bool, len(b.nodes))
+	mark := func(id int, dt DataType) {
+		if id < 0 || id >= len(types) {
+			return
+		}
+		switch {
+		case !seen[id]:
+			types[id], seen[id] = dt, true
+		case types[id] != dt:
+			types[id] = 0
+		}
+	}
+	for _, v := range b.vals {
+		if v.grad || !v.dt.IsFloat() {
+			continue
+		}
+		if v.where != "" {
+			note(byOrigin, v.where, v.dt)
+		}
+		mark(v.id, v.dt)
+	}
+	for _, in := range b.im.Inputs {
+		if in.DataType.IsFloat() {
+			mark(0, in.DataType)
+		}
+	}
+	for id, o := range b.origin {
+		if o == "" {
+			continue
+		}
+		dt, ok := byOrigin[o]
+		if !ok {
+			types[id] = 0 // no float value: not known to be one type
+			seen[id] = true
+			continue
+		}
+		mark(id, dt)
+	}
+	return types
 }
 
 // irError attributes an irsem check failure (a bug of the mapping, or an
