@@ -19,9 +19,10 @@
 // The bound of a model output is fpbound.Compare's a-priori binary32
 // bound of the graph (for a graph that computes in binary64, binary16 or
 // bfloat16 alone, that format's: fpbound.SharpBounds64, SharpBounds16,
-// SharpBoundsBF16; for one that computes in FLOAT and DOUBLE, binary32's
-// bound charged for every rounding of either format, fpbound's doc "Mixed
-// binary32 and binary64 graphs", the report naming the mix); the bound of a gradient is fpbound.GradErr's, for
+// SharpBoundsBF16; for one that computes in FLOAT and DOUBLE,
+// fpbound.SharpBoundsMixed, each IR node's roundings charged in its own
+// format, fpbound's doc "Mixed binary32 and binary64 graphs", the report
+// naming the mix); the bound of a gradient is fpbound.GradErr's, for
 // binary32 reverse-mode evaluation in any summation order.
 //
 // The outputs of an ONNX training Gradient node are checked against
@@ -108,9 +109,10 @@ type Output struct {
 }
 
 // MixedFormat is Output.Format for a graph that computes in FLOAT and
-// DOUBLE: one bound, binary32's constants charged for every rounding of
-// either format (fpbound's doc, "Mixed binary32 and binary64 graphs").
-const MixedFormat = "binary32 and binary64 mixed, every rounding charged with binary32's constants"
+// DOUBLE: each IR node's roundings charged with its own format's
+// constants, binary32's wherever the importer does not show the node to
+// compute in DOUBLE (fpbound's doc, "Mixed binary32 and binary64 graphs").
+const MixedFormat = "binary32 and binary64 mixed, each node's roundings charged in its own format"
 
 // JSON is the output's entry in a tlcheck.compare.v1 document.
 func (o Output) JSON() jsonout.CompareOutput {

@@ -1319,32 +1319,103 @@
 // # Mixed binary32 and binary64 graphs
 //
 // An ONNX graph may compute some values in FLOAT and others in DOUBLE
-// (torch.onnx exports of model.double() keep FLOAT nodes; a FLOAT model
-// may widen to DOUBLE for a reduction). The IR carries no per-node type;
-// the importer's dtypes do (onnx.Imported.Computed, the one source of the
-// fact), and compare judges a graph whose outputs and computed values are
-// FLOAT and DOUBLE, both and nothing else, with Err — binary32's
-// constants — whichever the output's type (compare/recorded.go,
-// mixedFloatDouble). The outputs are judged as float64 (JudgeFloat64).
+// (torch.onnx exports of model.double() keep FLOAT nodes: Llama's RMSNorm,
+// ViT's attention scale; a FLOAT model may widen to DOUBLE for a
+// reduction). The IR carries no per-node type; the importer's dtypes do:
+// onnx.Imported.Types gives each IR node's float type (DOUBLE only where
+// every float value of its ONNX node, and every value bound to the node,
+// is DOUBLE), from the same dtypes as Imported.Computed, the one source of
+// the fact. compare judges a graph whose outputs and computed values are
+// FLOAT and DOUBLE, both and nothing else (compare/recorded.go,
+// mixedFloatDouble), with SharpBoundsMixed: binary64's instantiation
+// (Err64), each node j marked binary32 (binary32[j]) wherever its type is
+// not DOUBLE. The outputs are judged as float64 (JudgeFloat64).
 //
-// Model (mixed). M1–M3 as written, with M2 and M3 read per scalar
-// operation: each is performed in the format T ∈ {binary32, binary64} of
-// its ONNX node's type (the ONNX type rules give every operand of a node
-// that type: a value crosses formats only through Cast, the registry's
-// round_f32 from DOUBLE to FLOAT, and a widening Cast that the importer
-// makes no node for, binary32 ⊂ binary64); M3 with k ulps of T; M1: a
-// datum or formula constant c used by an operation in T is held as
-// fl_T(c) (a DOUBLE datum is its own float64 value); under a runtime
-// profile, the binary64 operations satisfy M3′ with the profile's
-// (binary32) numbers — implied when its binary64 kernels satisfy M3 in
-// binary64, which is 2^29 stricter, and assumed, not measured, otherwise.
+// Model (mixed). Each node j has a format T_j ∈ {binary32, binary64}:
+// binary64 where binary32[j] is false, binary32 otherwise. M1–M3 hold per
+// node, each with T_j's constants: M2, every scalar operation of node j's
+// formula is performed in T_j (u_j, η_j, Ω_j; a sum of node j in any
+// order or tree of additions in T_j, and a matmul fused with its bias
+// Add of the same node type, M2(a)); M3, its library calls within k ulps
+// of T_j; M1, a datum or formula constant c used by node j is held as
+// fl_{T_j}(c) (a DOUBLE datum is its own float64 value, a FLOAT datum its
+// own binary32 value: both charged 0). A value crosses formats only
+// through Cast: narrowing, the registry's round_f32 node (a binary32 node,
+// whose operand is a binary64 value); widening, no node (a binary32
+// value is a binary64 value, unchanged). The ONNX type rules give every
+// other node's float operands and results its one type. (LayerNormalization's
+// stash_type is not modelled: a DOUBLE node computes in binary64, as in a
+// DOUBLE graph.) Under a runtime profile the binary64 nodes satisfy M3′
+// with the profile's numbers, as in a DOUBLE graph.
 //
-// Theorem (mixed). The Theorem holds for every such evaluation, with the
-// bounds of Err (binary32's constants), v̂ a value of the output's type.
+// Theorem (mixed). For every evaluation of the model (mixed) and every
+// output element, the exact value lies in Exact and |v̂ − x| ≤ Bound, v̂
+// the value of the output's type; Bound is the classic or the first-order
+// bound of SharpBoundsMixed, whichever is smaller.
 //
-// Proof. The proof above uses the format of an operation only through the
-// following facts; each holds for a binary64 operation with binary32's
-// constants, so each case goes through unchanged for either format.
+// Proof. The proof of the Theorem is an induction over the nodes in id
+// order, and each case bounds one node's operations from its operands'
+// invariants (x ∈ X, |v̂ − x| ≤ E) using the constants of the format the
+// operation is performed in, and nothing else about the format. The
+// constants enter through four places, each now the operation's own:
+//
+//  1. consts() (u, η, the least subnormal, Ω, maxFinite, maxTerms,
+//     maxInt: every rounded product, quotient, square root, library
+//     result, the overflow tests, FromInt), holds() and nearest() (M1's
+//     charge of a constant, FromRat, FromSmallFrac, the dense path's
+//     weight test, Erf's constants). They were the evaluation's format F,
+//     a global of the evaluation; in a mixed evaluation, binary64's answer
+//     with binary32's while a node marked binary32 is evaluated (narrowNow,
+//     set by enterNode around each node: denoteAllWith for the classic
+//     evaluation and for taintedNodes, firstOrder's loop for each local
+//     error ē_j) and with binary64's otherwise. So node j's operations
+//     are charged T_j's constants, and each case of the Proof applies to
+//     node j with T_j for F, verbatim.
+//  2. A pending sum is closed by the operation that consumes it, which may
+//     be another node's (a FLOAT sum read by a DOUBLE node across a
+//     widening cast; a fused parent's sum closed by its child in the
+//     first-order bound). The sum's γ_{n−1} and its overflow test are
+//     those of the format its additions were performed in, recorded in the
+//     sum (ErrOf.sumFmt: binary64 when every addition was made in a
+//     binary64 node, binary32 when any was): a sum of binary64 additions
+//     closed by a binary32 node (round_f32 of a DOUBLE residual) is
+//     charged γ64, a sum with any binary32 addition γ32. The latter is
+//     sound for a tree whose additions are of both formats: each binary64
+//     addition satisfies binary32's standard model (|δ| ≤ 2^-53 ≤ 2^-24,
+//     η = 0 for sums, and no overflow below binary32's Ω — the coarse
+//     argument, fact 1 below), so the Sums case holds with binary32's u
+//     for every addition of the tree, and its sharper overflow test with
+//     binary32's maxFinite by fact 2 below.
+//  3. Values between nodes and the input. Anything evaluated outside a
+//     node (between two nodes) is charged binary32's constants, the
+//     coarse ones; the input is converted in the input node's format
+//     (convertInput), so DOUBLE inputs are exact.
+//  4. Casts. round_f32's theorem (round_cast.go) does not use the format
+//     of x̂: its operand is closed with the operand's own sum format (2),
+//     and R(x̂) is a binary32 value, the operand of the binary32 nodes
+//     that follow and a binary64 value for the binary64 nodes that follow
+//     through a widening cast.
+//
+// The first-order bound (doc.go, "First-order bound") is per node: the
+// output's error is bounded by Σ_j |adjoint_j|·ē_j, each node's local error
+// ē_j the Err algebra's at bound 0 on node j's input boxes — an instance of
+// the cases above for node j alone — and the adjoints, boxes and sweeps
+// are facts about the exact functions, which use no format. Mixing needs
+// only each ē_j in T_j's constants (1), and round 0 of the boxes from the
+// mixed classic evaluation; nothing else in the first-order bound is a
+// constant of the format. (sweep.go's 2^-52 terms are the float64
+// arithmetic of the sweeps themselves, not the model's.)
+//
+// A node the importer does not show to be DOUBLE alone is binary32: a
+// binary64 operation charged binary32's constants is sound by the coarse
+// argument, which follows (the route compare used for every node before
+// per-node formats, and still uses for a mixed graph without per-node
+// types — an IR graph not imported from ONNX; GradErr and the gradient
+// bounds have no per-node route: they bound one format).
+//
+// Coarse argument: a binary64 operation satisfies binary32's model. The
+// proof above uses the format of an operation only through the following
+// facts; each holds for a binary64 operation with binary32's constants.
 //
 //  1. Standard model. For |r| < Ω (binary32's, 2^128 − 2^103 < binary64's
 //     2^1024 − 2^970), fl₆₄(r) = r(1+δ) + η with |δ| ≤ 2^-53 ≤ 2^-24, |η| ≤
@@ -1358,48 +1429,33 @@
 //     test's success gives B < Ω and S − B < Ω, so S < 2^129 and every
 //     exact partial sum is at most (1+γ_{n−2})·S ≤ 2·S < 2^130 < binary64's
 //     Ω: no binary64 addition of the sum overflows, and fact 1 applies.
-//     (One sum is one ONNX node, or a matmul and the Add of its bias
-//     fused by M2(a), of one type: a Cast between them is round_f32, a
-//     closing operation.)
 //  3. Exactness. (a) Constants: for every real c, |fl₆₄(c) − c| ≤
 //     |fl₃₂(c) − c|, since fl₃₂(c) is a binary64 value and fl₆₄(c) the
-//     nearest one; so FromRat's and FromInt's |c − fl₃₂(c)| (0 for a
-//     binary32 value, or an integer of magnitude ≤ 2^24) bounds the M1
-//     error in either format, and ErfDeriv's constant bound likewise. A
-//     DOUBLE datum that is not a binary32 value is charged |c − fl₃₂(c)|,
-//     more than its 0: sound, not sharp. (b) An operation whose exact
-//     result is a binary32 value (a product by ±1 or 0, an exact zero
-//     dropped from a sum) is exact in binary64 too. (c) A product or
-//     quotient by an exact ±2^k is exact in binary64 unless the result is
-//     below 2^-1022, then within 2^-1075 ≤ 2^-149. (d) sqrt is correctly
-//     rounded and never subnormal in binary64 (√(2^-1074) = 2^-537).
-//     (e) The dense path (Dense linear layers) requires weights with bound 0:
-//     binary32 values, charged as Products.
+//     nearest one; so FromRat's and FromInt's |c − fl₃₂(c)| bounds the M1
+//     error in either format. (b) An operation whose exact result is a
+//     binary32 value (a product by ±1 or 0, an exact zero dropped from a
+//     sum) is exact in binary64 too. (c) A product or quotient by an exact
+//     ±2^k is exact in binary64 unless the result is below 2^-1022, then
+//     within 2^-1075 ≤ 2^-149. (d) sqrt is correctly rounded and never
+//     subnormal in binary64 (√(2^-1074) = 2^-537). (e) The dense path
+//     (Dense linear layers) requires weights with bound 0.
 //  4. Library and ulps. A binary64 result within k binary64 ulps of f(x̂)
-//     is within k·(2^-52·|f(x̂)| + 2^-1074) ≤ k·(2^-23·|f(x̂)| + 2^-149),
-//     the charge of the elementary case (and of profiles, M3′(a));
-//     M3′(b)'s evaluation of the registry formula is M2's.
+//     is within k·(2^-52·|f(x̂)| + 2^-1074) ≤ k·(2^-23·|f(x̂)| + 2^-149).
 //  5. Lower bounds. fl₆₄(r) ≥ r(1 − 2^-53) − 2^-1075 ≥ r(1 − u) − η for
 //     r ≥ 0, and fl₆₄ is monotone with fl₆₄(0) = 0; √ likewise.
-//  6. Casts. round_f32's theorem (round_cast.go) does not use the format
-//     of x̂: the lemma is about binary32 (T), and R(x̂) is a binary32
-//     value, the operand of the FLOAT operations that follow. A widening
-//     cast keeps the value: it is the identity in the IR, and the binary32
-//     value is a binary64 one for the DOUBLE operations that follow.
-//     round_f16 and round_bf16 do not occur (a FLOAT16 or BFLOAT16 type
-//     makes the graph not this mix; compare refuses it).
-//  7. Everything else — Abs, Max, Min, Relu, Clamp, Sign, Step, Compare,
-//     the tensor operations that move values, the first-order bound (its
-//     local errors ē_j are this algebra's at bound 0, by the cases above;
-//     its boxes, sweeps and adjoints are exact-function facts), the
-//     estimate and the verdicts — uses no property of the format.
+//  6. Everything else — Abs, Max, Min, Relu, Clamp, Sign, Step, Compare,
+//     the tensor operations that move values — uses no property of the
+//     format.
 //
 // By the induction of the Proof, with each case read for the format of the
-// operation it bounds, every output element satisfies its invariant. ∎
-// The bound of a DOUBLE element is binary32's, about 2^29 times looser than
-// a binary64 evaluation needs: a mixed graph is judged, not sharply.
-// Tests: TestCompareMixed (cmd/tlcheck; a DOUBLE matmul cast to FLOAT
-// feeding a FLOAT matmul, and the reverse, each also with a Tanh before
-// the cast: four independent Go evaluation orders hold, a fault one ulp of
-// the output's type beyond the bound of element 0 fails).
+// node it bounds, every output element satisfies its invariant. ∎
+// Tests: TestMixedFormatsSound (a binary64 linear layer and tanh, a cast,
+// a binary32 linear layer and tanh, a binary64 linear layer: nine
+// node-by-node mixed evaluators — float32/float64 left folds, and the
+// tree scalars under four summation policies with and without FMA — hold
+// on every element; the bound computed with every node binary64 is
+// violated, and one binary64 ulp past the bound fails) and
+// TestCompareMixed (cmd/tlcheck: ONNX graphs that cast DOUBLE to FLOAT and
+// FLOAT to DOUBLE, four independent Go evaluation orders hold, one ulp of
+// the output's type past the per-node bound fails).
 package fpbound

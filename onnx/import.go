@@ -134,8 +134,9 @@ type Imported struct {
 	// computed, a FLOAT16 (BFLOAT16) output with the binary16 (bfloat16)
 	// bound when that is, a FLOAT output with the binary32 bound when
 	// FLOAT is; a graph whose outputs and computed values are FLOAT and
-	// DOUBLE together is judged with binary32's constants (fpbound's doc,
-	// "Mixed binary32 and binary64 graphs"); any other mix is refused.
+	// DOUBLE together is judged per IR node, each node's roundings in its
+	// own format (Types; fpbound's doc, "Mixed binary32 and binary64
+	// graphs"); any other mix is refused.
 	Computed []DataType
 	// Types gives, per IR node id, the float type the node's operations
 	// are performed in, from the same dtypes as Computed (nodeTypes):

@@ -31,8 +31,8 @@ func d64TensorPB(name string, dims []int64, vals ...float64) []byte {
 // two binary16 ulps off (0x3c02) fails (the binary16 evaluation holds the
 // FLOAT input as its binary16 rounding, M1, so the bound is one ulp). A
 // DOUBLE computation cast to a FLOAT output mixes binary64 and binary32
-// arithmetic and is judged with binary32's constants (fpbound's doc,
-// "Mixed binary32 and binary64 graphs"), the report naming the mix.
+// arithmetic and is judged per node, each in its own format (fpbound's
+// doc, "Mixed binary32 and binary64 graphs"), the report naming the mix.
 func TestCompareNarrowingCast(t *testing.T) {
 	vi := typedValueInfoPB
 	write := func(t *testing.T, g pbuf, in, out []byte) (string, string) {

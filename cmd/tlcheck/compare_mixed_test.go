@@ -14,7 +14,8 @@ import (
 )
 
 // Graphs that compute in FLOAT and DOUBLE (fpbound's doc, "Mixed binary32
-// and binary64 graphs"), judged with binary32's constants:
+// and binary64 graphs"), judged per node (each node's roundings in its
+// own format, fpbound.SharpBoundsMixed):
 //
 //	d2f:  h = MatMul(x, W1)  DOUBLE [2,3]·[3,4]   y = MatMul(Cast(h, FLOAT), W2)  FLOAT [4,2]: a FLOAT output
 //	f2d:  h = MatMul(x, W1)  FLOAT  [2,3]·[3,4]   z = MatMul(Cast(h, DOUBLE), W2) DOUBLE [4,2]: a DOUBLE output
@@ -29,8 +30,10 @@ import (
 // in four orders (left to right, right to left, pairwise, and left to
 // right with float64 fused multiply-adds in the DOUBLE matmul): every
 // element holds. A fault planted one ulp of the output's type beyond the
-// bound of element 0 (the least value of the type above x.Hi + E, x and E
-// from fpbound.SharpBounds on the loaded model) fails.
+// per-node bound of element 0 (the least value of the type above x.Hi + E,
+// x and E from fpbound.SharpBoundsMixed on the loaded model, with the
+// importer's types) fails; the per-node bound is below the coarse one
+// (fpbound.SharpBounds: binary32's constants for every rounding).
 
 // mixedCase is one of the two graphs and its data.
 type mixedCase struct {
