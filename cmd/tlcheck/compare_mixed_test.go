@@ -281,8 +281,18 @@ func TestCompareMixed(t *testing.T) {
 				t.Fatal(err)
 			}
 			narrow := make([]bool, len(lm.Graph.Nodes))
+			kinds := map[onnx.DataType]int{}
 			for j, ty := range lm.ONNX.Imported.Types {
 				narrow[j] = ty != onnx.Double
+				kinds[ty]++
+				// A node of the DOUBLE matmul is DOUBLE, of the FLOAT one FLOAT;
+				// the cast to FLOAT (round_f32) is never DOUBLE.
+				if op := lm.Graph.Nodes[j].Kind.Op; op == "round_f32" && ty == onnx.Double {
+					t.Errorf("node %d (round_f32) typed DOUBLE", j)
+				}
+			}
+			if kinds[onnx.Double] == 0 || kinds[onnx.Float] == 0 {
+				t.Errorf("node types %v: want both DOUBLE and FLOAT nodes", kinds)
 			}
 			sh, err := fpbound.SharpBoundsMixed(lm.Graph, lm.Payload, lm.Input, narrow, fpbound.Options{})
 			if err != nil {
