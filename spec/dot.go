@@ -51,10 +51,22 @@ func FoldDot[T Scalar[T]](acc T, xs, ys []T) T {
 		}
 		return any(a).(T)
 	}
+	if f, ok := any(acc).(DotFolder[T]); ok {
+		return f.FoldDot(acc, xs, ys)
+	}
 	for i := range xs {
 		acc = acc.Add(xs[i].Mul(ys[i]))
 	}
 	return acc
+}
+
+// DotFolder is implemented by a scalar with its own loop for FoldDot's
+// generic fold (fpbound's error bounds, whose fold has a cheaper form once
+// the partial sum carries no bound). FoldDot(acc, xs, ys) must return what
+// the loop acc = acc.Add(xs[i].Mul(ys[i])) returns, field for field; the
+// method must not depend on its receiver's value (FoldDot calls it on acc).
+type DotFolder[T any] interface {
+	FoldDot(acc T, xs, ys []T) T
 }
 
 // mantBits is the bit length of a non-zero dyadic's mantissa.

@@ -1,0 +1,127 @@
+package fpbound
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tlcheck/tlcheck/spec"
+)
+
+// foldTerm draws one operand of a dot product: a closed value (a point,
+// ±1, a power of two, an exact zero, a box, a value without bound, one
+// with an infinite enclosure, one with a lower bound) or a pending sum of
+// two of them, so that the fold meets every case of Mul and Add.
+func foldTerm[F format](r *rand.Rand, depth int) ErrOf[F] {
+	box := func() spec.Interval {
+		a, b := r.NormFloat64()*math.Ldexp(1, r.IntN(40)-20), r.NormFloat64()*math.Ldexp(1, r.IntN(40)-20)
+		return spec.Interval{Lo: min(a, b), Hi: max(a, b)}
+	}
+	switch k := r.IntN(12); {
+	case k == 0:
+		return ErrOf[F]{}
+	case k == 1:
+		return ErrOf[F]{x: spec.Interval{Lo: 1, Hi: 1}}
+	case k == 2:
+		return ErrOf[F]{x: spec.Interval{Lo: -1, Hi: -1}}
+	case k == 3:
+		p := math.Ldexp(1, r.IntN(20)-10)
+		return ErrOf[F]{x: spec.Interval{Lo: p, Hi: p}}
+	case k == 4:
+		p := float64(float32(r.NormFloat64()))
+		return ErrOf[F]{x: spec.Interval{Lo: p, Hi: p}}
+	case k == 5:
+		return unbounded[F](box())
+	case k == 6:
+		return ErrOf[F]{x: spec.Interval{Lo: math.Inf(-1), Hi: math.Inf(1)}}
+	case k == 7:
+		return ErrOf[F]{x: box(), e: math.Inf(1), id: fresh()}
+	case k == 8:
+		b := box()
+		b.Lo = math.Abs(b.Lo)
+		b.Hi = max(b.Hi, b.Lo)
+		return ErrOf[F]{x: b, e: math.Ldexp(1, -30)}.withLB(b.Lo / 2)
+	case k == 9 && depth < 2:
+		return foldTerm[F](r, depth+1).Add(foldTerm[F](r, depth+1))
+	default:
+		return ErrOf[F]{x: box(), e: math.Ldexp(r.Float64(), -r.IntN(30)), id: fresh()}
+	}
+}
+
+// plainFold is spec.FoldDot's generic loop, which ErrOf.FoldDot must equal.
+func plainFold[F format](acc ErrOf[F], xs, ys []ErrOf[F]) ErrOf[F] {
+	for i := range xs {
+		acc = acc.Add(xs[i].Mul(ys[i]))
+	}
+	return acc
+}
+
+// sameFold compares two fold results field for field; ids are drawn from
+// a global counter, so only whether each is 0 is compared.
+func sameFold[F format](a, b ErrOf[F]) bool {
+	eq := func(p, q float64) bool { return math.Float64bits(p) == math.Float64bits(q) }
+	return eq(a.x.Lo, b.x.Lo) && eq(a.x.Hi, b.x.Hi) && eq(a.e, b.e) && eq(a.s, b.s) && a.n == b.n &&
+		eq(a.big, b.big) && (a.id == 0) == (b.id == 0) && eq(a.lb, b.lb) && a.hasLB == b.hasLB
+}
+
+func TestFoldDotSaturated(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  func(r *rand.Rand) (saturated bool, ok bool, got, want string)
+	}{
+		{"binary32", foldCase[binary32]},
+		{"binary64", foldCase[binary64]},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(36, 24))
+			sat := 0
+			for c := 0; c < 3000; c++ {
+				s, ok, got, want := tc.run(r)
+				if !ok {
+					t.Fatalf("case %d: FoldDot %s, the plain fold %s", c, got, want)
+				}
+				if s {
+					sat++
+				}
+			}
+			if sat < 300 {
+				t.Fatalf("only %d of 3000 cases reached a saturated partial sum", sat)
+			}
+		})
+	}
+}
+
+// foldCase draws one dot product (with squares: some ys[i] are xs[i]) and
+// compares ErrOf.FoldDot (through spec.FoldDot, as conv and matmul call it)
+// with the plain fold.
+func foldCase[F format](r *rand.Rand) (bool, bool, string, string) {
+	n := 1 + r.IntN(24)
+	xs, ys := make([]ErrOf[F], n), make([]ErrOf[F], n)
+	for i := range xs {
+		xs[i] = foldTerm[F](r, 0)
+		if r.IntN(8) == 0 {
+			ys[i] = xs[i]
+		} else {
+			ys[i] = foldTerm[F](r, 0)
+		}
+	}
+	var acc ErrOf[F]
+	if r.IntN(3) == 0 {
+		acc = foldTerm[F](r, 0)
+	}
+	want := plainFold(acc, xs, ys)
+	got := spec.FoldDot(acc, xs, ys)
+	sat := false
+	a := acc
+	for i := range xs {
+		if a.saturated() {
+			sat = true
+			break
+		}
+		a = a.Add(xs[i].Mul(ys[i]))
+	}
+	return sat, sameFold(got, want), fmtErr(got), fmtErr(want)
+}
+
+func fmtErr[F format](v ErrOf[F]) string { return fmt.Sprintf("%+v", v) }
