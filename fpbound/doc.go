@@ -450,12 +450,42 @@
 // mark Smooth, a Sign or Step of a straddling box in its forward formula,
 // or an undecided comparison in its forward or VJP formula (max_pool's
 // argmax, a tie rule), makes the first-order bound +∞ for the evaluation
-// (the classic bound still decides). In a Smooth primitive a comparison
+// (the classic bound still decides), unless the primitive states
+// spec.OpInfo.HullsUndecided (below). In a Smooth primitive a comparison
 // only chooses between formulas of the same function (sigmoid's two stable
 // forms), and either encloses it on the box. A derivative that is
 // unbounded on a box (sqrt or a divisor at 0) gives F = +∞. A primitive
 // whose derivative rule is zero by definition (detach, keep_mask) but whose
 // value depends on a parent gives F = +∞ as well.
+//
+// Max-pool ties on boxes (unet36). Model: f(x)_o = max_{i∈W(o)} x_i over
+// each window W(o) (max_pool, max_pool_nd), with the registry's VJP rule
+// over an Encloser scalar: where the order of a window cannot be decided
+// on the boxes, every candidate c ∈ P(o) — an element that no element of
+// the window is decidedly greater than — receives hull(0, dy_o), every
+// other element 0 (spec, poolTies); the forward rule is the left fold of
+// Max, which compares nothing. Such a primitive states HullsUndecided, and
+// adj neither watches its comparisons nor refuses them (adj is an
+// Encloser: Join is the hull). Theorem: for x, x̂ in the product B of the
+// boxes, f(x̂)_o − f(x)_o = Σ_i λ_i·(x̂_i − x_i) with λ in the interval row
+// the rule returns for the one-hot cotangent e_o. Proof: φ(t) = f(x +
+// t(x̂ − x))_o is a maximum of affine functions of t, hence Lipschitz and
+// piecewise affine; on each of its finitely many pieces its slope is
+// x̂_i − x_i for an i attaining the maximum at an interior point z of that
+// piece, and z ∈ B (B is convex). A maximiser at a point of B is decidedly
+// below no element of the window (a comparison decided on the boxes holds
+// at every point of B), so i ∈ P(o). Hence φ(1) − φ(0) = Σ_pieces
+// (length)·(x̂_i − x_i) = Σ_{i∈P(o)} λ_i (x̂_i − x_i) with λ_i ≥ 0, Σλ_i = 1:
+// each λ_i ∈ [0, 1] = hull(0, 1), the rule's entry. A window whose order
+// is decided has a unique maximiser m on all of B (or exact ties, where
+// the rule's 1/t split is the registry's convention and the Clarke
+// gradient's barycentre), and f_o = x_m there. So the interval Jacobian
+// holds a matrix giving the difference exactly, which is what the mean
+// value step above needs (Clarke's gradient of a max is the hull of the
+// maximisers' unit vectors, as for relu and abs). TestMaxPoolTiesOnBoxes
+// checks it on windows with exact ties: finite bounds (+∞ without the
+// fact), every float32 evaluation within them, a planted 10⁻⁶ relative
+// error caught.
 //
 // Boxes. The argument needs boxes B_j that hold node j's value in every
 // T_k and on every segment above, i.e. the values of evaluations whose
@@ -745,7 +775,12 @@
 // a node's local Jacobians as the n_k VJP runs they take (each the
 // node's declared work), one run for a diagonal one, or the n_k × n_q
 // entries read off the weights (past twice the budget, the interval
-// sweep). The count is an estimate that decides nothing about
+// sweep); the interval sweep from one element of node j as the declared
+// work of the same visited nodes, undiscounted (it skips every other
+// node; before unet36 it was charged the whole prefix's declared work:
+// the zoo UNet's first GroupNorm, 2048 sweeps that visit the norm alone,
+// spent the whole default budget); elementwiseCut as o_j plus its
+// Jacobians. The count is an estimate that decides nothing about
 // soundness: it only decides which nodes are swept.
 //
 // Cuts. Sweeping every intermediate node to the input costs Σ_j j node
@@ -781,7 +816,12 @@
 // slice, broadcast, concat, gather: a 0/1 Jacobian with one 1 per row);
 // such a node's sweep stops at its parent too, F_j[o] = |W[o,p]|·F_q[p] +
 // the residuals for the one p its element o reads (read off the
-// Jacobian's entries, no op table). Deeper windows
+// Jacobian's entries, no op table). A node too large for the dense
+// sweep (o_j² > maxDense) gets this same cut row by row (unet36_cut.go,
+// elementwiseCut): F_j[o] = ē_{j,o} + Σ_i (|Ĉ[o,i]| + R[o,i])·F_q[i], rounded
+// up, the dense sweep's bound without its o_j × n_q adjoint matrix (the
+// same sums: W_j = I, one stop at q), instead of the interval sweep
+// through every node above q. Deeper windows
 // (levels: 0 for an uncut sweep, else the largest over its stops of k's
 // level, + 1 for a non-diagonal W_k; every ⌈√N⌉-th node uncut, the others
 // stopping at level-0 nodes, about N^{3/2} visits instead of Σ_j j) are

@@ -526,12 +526,15 @@ func newFoRun[F format](g *irsem.Graph, input irsem.RatTensor, apps []irsem.Appl
 func (r *foRun[F]) sweeps(j int) error {
 	g, nd := r.g, &r.nodes[j]
 	isOut := j == g.OutputID
-	per := r.prefix[j]
 	if isOut {
 		r.out = make([]foOut, len(nd.e))
 	} else if !nd.err {
 		return nil
 	}
+	// An interval sweep from one element of j runs the VJP rule of every
+	// node it visits once: sweepWork(j, 0), not the whole prefix's
+	// declared work (unet36_budget.go).
+	per := r.intervalSweepWork(j)
 	target := r.target(j)
 	if !isOut && target >= 1 && r.fallbackParent(j) {
 		// An elementwise sweep that stops at a node only the fallback
@@ -556,6 +559,12 @@ func (r *foRun[F]) sweeps(j int) error {
 				sweepSeen(j, r.nodes, b)
 			}
 			return nil
+		}
+	}
+	if !isOut && target >= 1 {
+		// Too large for the dense sweep: the same cut, row by row.
+		if ok, err := r.elementwiseCut(j); ok || err != nil {
+			return err
 		}
 	}
 	if !isOut && r.spent+cost > r.budget {
@@ -1024,7 +1033,7 @@ func forwardSteps(g *irsem.Graph, j int, nodes []foNode, reg *spec.Registry[adj]
 		if err != nil {
 			return nil, nil, err
 		}
-		adjNonSmooth.Store(!pr.Smooth)
+		adjNonSmooth.Store(watchesUndecided(pr.OpInfo))
 		y, err := pr.Apply(s.Attrs, xs)
 		adjNonSmooth.Store(false)
 		if err != nil {
@@ -1141,7 +1150,7 @@ func nodeVJP(g *irsem.Graph, nodes []foNode, k int, dy spec.Tensor[adj], reg *sp
 		for t, arg := range st.Args {
 			need[t] = arg.Source == irsem.ArgStep || (arg.Source == irsem.ArgParent && nodes[ps[arg.Index]].err)
 		}
-		adjNonSmooth.Store(!pr.Smooth)
+		adjNonSmooth.Store(watchesUndecided(pr.OpInfo))
 		dxs, err := pr.VJPNeed(st.Attrs, xs, nd.steps[s], sc[s], need)
 		adjNonSmooth.Store(false)
 		if err != nil {

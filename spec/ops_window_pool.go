@@ -258,7 +258,7 @@ func poolPrim[T Scalar[T]](kind winKind) *Prim[T] {
 		}
 		return p
 	}
-	info.Ties = poolTies
+	info.Ties, info.HullsUndecided = poolTies, true
 	p.Forward = func(a *Attrs, xs []Tensor[T]) (Tensor[T], error) {
 		g, err := plan(a, xs[0])
 		if err != nil {

@@ -107,6 +107,16 @@ type OpInfo struct {
 	// primitive that is not Smooth (relu′(0) = 0, max/min 0.5/0.5, …); ""
 	// for smooth primitives.
 	Ties string
+	// HullsUndecided marks a primitive that is not Smooth but continuous
+	// (Lipschitz), whose forward rule never branches on a comparison over
+	// an Encloser scalar and whose VJP rule, where an order it compares
+	// cannot be decided over such a scalar, returns the join of what every
+	// outcome the real order could give yields (max_pool, max_pool_nd:
+	// poolTies). Over an Encloser, that VJP on a box then encloses every
+	// Clarke Jacobian of the primitive at the box's points, as abs, relu
+	// and clamp do through Step and Sign (fpbound's doc, "Max-pool ties
+	// on boxes").
+	HullsUndecided bool
 	// Partial marks rules that may fail on particular finite data even
 	// over a scalar that has every operation they use: division by an
 	// exact zero, the square root of a non-square over Rat, log of x ≤ 0,
