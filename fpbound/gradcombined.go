@@ -336,12 +336,25 @@ func broadcastDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdB
 // is, batch by batch, dA = dy·Bᵀ and dB = Aᵀ·dy (each element one sum
 // over the contracted axis): matmul(dy, Bᵀ), matmul(Aᵀ, dy), ᵀ the
 // permute swapping the last two axes (exact). 1-D operands and
-// broadcast batches have no rule here (dB of a broadcast batch would sum
-// over the batch too).
+// other broadcast batches have no rule here. (vjp36) A [β…, m, k] by a
+// rank-2 B [k, n] shared by every batch (x·W): dA = matmul(dy, Bᵀ) (the
+// same broadcast), dB = matmul(Aᵀ, dy) on A and dy viewed as [β·m, k]
+// and [β·m, n] — the registry's dB, a sum over batches of per-batch
+// sums, is one sum of the same β·m·… products, which M2 leaves in any
+// order and grouping.
 func matmulDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 	pa, pb := nd.Parents[0], nd.Parents[1]
 	as, bs := b.c.Nodes[pa].Shape, b.c.Nodes[pb].Shape
 	r := len(as)
+	if r > 2 && len(bs) == 2 && as[r-1] == bs[0] { // vjp36: B shared by every batch (x·W)
+		k, n := bs[0], bs[1]
+		rows := as.Size() / max(k, 1)
+		bt := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{n, k}, pb)
+		a2 := b.node(irsem.Kind{Op: irsem.OpReshape, InShape: as.Clone(), OutShape: spec.Shape{rows, k}}, spec.Shape{rows, k}, pa)
+		at := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{k, rows}, a2)
+		d2 := b.node(irsem.Kind{Op: irsem.OpReshape, InShape: nd.Shape.Clone(), OutShape: spec.Shape{rows, n}}, spec.Shape{rows, n}, dy)
+		return []int{b.node(irsem.Kind{Op: irsem.OpMatmul}, as, dy, bt), b.node(irsem.Kind{Op: irsem.OpMatmul}, bs, at, d2)}, ""
+	}
 	if r < 2 || len(bs) != r || !spec.Shape(as[:r-2]).Equal(bs[:r-2]) {
 		return nil, fmt.Sprintf("operands %v and %v: only operands of one rank ≥ 2 with equal batch axes have a declarative VJP here", as, bs)
 	}

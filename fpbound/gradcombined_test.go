@@ -189,6 +189,7 @@ var declSpecs = []declSpec{
 	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 4}, other: spec.Shape{2, 4, 3}, oshp: spec.Shape{2, 3, 3}},
 	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 4}, other: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 4}, swap: true},
 	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 3}, same: true},
+	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 4}, other: spec.Shape{4, 5}, oshp: spec.Shape{2, 3, 5}}, // vjp36: x·W
 	{op: irsem.OpSoftmax, shape: spec.Shape{2, 3, 4}, oshp: spec.Shape{2, 3, 4}, kind: irsem.Kind{Axis: 2}},
 	{op: irsem.OpSoftmax, shape: spec.Shape{3, 4}, oshp: spec.Shape{3, 4}, kind: irsem.Kind{Axis: 0}},
 	{op: irsem.OpHardMaskedSoftmax, shape: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 3}, kind: irsem.Kind{Mask: &irsem.HardMask{Shape: spec.Shape{2, 3, 3}, Allowed: []bool{true, false, false, true, true, false, true, true, true, false, false, false, true, true, false, true, false, true}}}},
