@@ -579,18 +579,7 @@ func elemTaint(c *irsem.Graph, cp *irsem.Payload, seeds map[int][]bool) []bool {
 				}
 			}
 		case op == irsem.OpLinear && len(nd.Parents) == 1 && len(nd.Shape) > 0 && nd.Shape[len(nd.Shape)-1] > 0 && cp.Entries[j] != nil:
-			q := nd.Parents[0]
-			ps := c.Nodes[q].Shape
-			o, i := nd.Shape[len(nd.Shape)-1], ps[len(ps)-1]
-			for r := 0; r < size/o; r++ {
-				row := false
-				for k := 0; k < i; k++ {
-					row = row || t[q][r*i+k]
-				}
-				for k := 0; k < o; k++ {
-					out[r*o+k] = row
-				}
-			}
+			linearTaint(c, &c.Nodes[j], t[nd.Parents[0]], out)
 		case op == irsem.OpConcat && nd.Kind.Axis == 0:
 			m := 0
 			for _, q := range nd.Parents {
@@ -601,15 +590,7 @@ func elemTaint(c *irsem.Graph, cp *irsem.Payload, seeds map[int][]bool) []bool {
 				m += n
 			}
 		case op == irsem.OpReduceSum && len(nd.Parents) == 1:
-			q := nd.Parents[0]
-			ps := c.Nodes[q].Shape
-			ext, inner := ps[nd.Kind.Axis], spec.Shape(ps[nd.Kind.Axis+1:]).Size()
-			for m := range out {
-				outer, in := m/inner, m%inner
-				for r := 0; r < ext; r++ {
-					out[m] = out[m] || t[q][(outer*ext+r)*inner+in]
-				}
-			}
+			reduceTaint(c, &c.Nodes[j], t[nd.Parents[0]], out)
 		default:
 			for m := range out {
 				out[m] = true

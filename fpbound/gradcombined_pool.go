@@ -232,66 +232,14 @@ func maxPoolDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox
 	if x >= len(b.boxes) || b.boxes[x].fused || len(b.boxes[x].box) != xs.Size() {
 		return nil, "no box of the input to decide the maximisers"
 	}
-	xb := b.boxes[x].box
+	masks, used, und, reason := poolMasks(g, b.boxes[x].box)
+	if reason != "" {
+		return nil, reason
+	}
 	r := len(g.k)
-	S, B, K := spec.Shape(g.no).Size(), spec.Shape(g.n).Size(), spec.Shape(g.k).Size()
-	masks := make([]irsem.RatTensor, K)
-	used := make([]bool, K)
-	var und []bool
+	K := len(masks)
+	off := make([]int, r)
 	os := append(spec.Shape{g.lead}, g.no...)
-	for j := range masks {
-		masks[j] = filledRat(os, spec.Rat{})
-	}
-	oi, off, pos := make([]int, r), make([]int, r), make([]int, r)
-	for o := 0; o < S; o++ {
-		for d, rem := r-1, o; d >= 0; d-- {
-			oi[d], rem = rem%g.no[d], rem/g.no[d]
-		}
-		for l := 0; l < g.lead; l++ {
-			best, bestJ, second := -1, -1, -1 // input index of the top box.Lo, its offset; the runner-up's top box.Hi
-			var secondHi float64
-			for j := 0; j < K; j++ {
-				for d, rem := r-1, j; d >= 0; d-- {
-					off[d], rem = rem%g.k[d], rem/g.k[d]
-				}
-				flat, in := 0, true
-				for d := 0; d < r; d++ {
-					pos[d] = oi[d]*g.s[d] - g.pb[d] + off[d]*g.dl[d]
-					in = in && pos[d] >= 0 && pos[d] < g.n[d]
-					flat = flat*g.n[d] + pos[d]
-				}
-				if !in {
-					continue
-				}
-				i := l*B + flat
-				switch {
-				case best < 0:
-					best, bestJ = i, j
-				case xb[i].Lo > xb[best].Lo:
-					if second < 0 || xb[best].Hi > secondHi {
-						second, secondHi = best, xb[best].Hi
-					}
-					best, bestJ = i, j
-				default:
-					if second < 0 || xb[i].Hi > secondHi {
-						second, secondHi = i, xb[i].Hi
-					}
-				}
-			}
-			if best < 0 {
-				return nil, fmt.Sprintf("output %d: an empty pooling window", l*S+o)
-			}
-			if second < 0 || xb[best].Lo > secondHi {
-				masks[bestJ].Data[l*S+o] = spec.NewRat(1, 1)
-				used[bestJ] = true
-				continue
-			}
-			if und == nil {
-				und = make([]bool, len(masks[0].Data))
-			}
-			und[l*S+o] = true
-		}
-	}
 	view := func(v int, from, to spec.Shape) int {
 		if from.Equal(to) {
 			return v
@@ -366,6 +314,85 @@ func maxPoolDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox
 		return nil, "no window element is read"
 	}
 	return []int{view(b.accumulate(xv, terms), xv, xs)}, ""
+}
+
+// poolMasks decides, per output of a max pool of geometry g and kernel
+// offset j, the 0/1 mask "the unique maximiser is at offset j" from the
+// input's box xb (maxPoolDeclVJP): the element with the greatest box.Lo
+// when that is above every other real window element's box.Hi; else the
+// output is marked in und (placeholder 0 in every mask). used[j] says
+// whether mask j has a 1.
+func poolMasks(g *poolGeom, xb []spec.Interval) ([]irsem.RatTensor, []bool, []bool, string) {
+	r := len(g.k)
+	S, B, K := spec.Shape(g.no).Size(), spec.Shape(g.n).Size(), spec.Shape(g.k).Size()
+	if len(xb) != g.lead*B {
+		return nil, nil, nil, "no box of the input to decide the maximisers"
+	}
+	masks := make([]irsem.RatTensor, K)
+	used := make([]bool, K)
+	var und []bool
+	os := append(spec.Shape{g.lead}, g.no...)
+	for j := range masks {
+		masks[j] = filledRat(os, spec.Rat{})
+	}
+	oi, off := make([]int, r), make([]int, r)
+	for o := 0; o < S; o++ {
+		for d, rem := r-1, o; d >= 0; d-- {
+			oi[d], rem = rem%g.no[d], rem/g.no[d]
+		}
+		for l := 0; l < g.lead; l++ {
+			best, bestJ, secondHi, any2 := -1, -1, 0.0, false // top box.Lo's index and offset; the others' top box.Hi
+			for j := 0; j < K; j++ {
+				for d, rem := r-1, j; d >= 0; d-- {
+					off[d], rem = rem%g.k[d], rem/g.k[d]
+				}
+				flat, ok := g.windowPos(oi, off)
+				if !ok {
+					continue
+				}
+				i := l*B + flat
+				switch {
+				case best < 0:
+					best, bestJ = i, j
+				case xb[i].Lo > xb[best].Lo:
+					if !any2 || xb[best].Hi > secondHi {
+						secondHi, any2 = xb[best].Hi, true
+					}
+					best, bestJ = i, j
+				case !any2 || xb[i].Hi > secondHi:
+					secondHi, any2 = xb[i].Hi, true
+				}
+			}
+			if best < 0 {
+				return nil, nil, nil, fmt.Sprintf("output %d: an empty pooling window", l*S+o)
+			}
+			if !any2 || xb[best].Lo > secondHi {
+				masks[bestJ].Data[l*S+o] = spec.NewRat(1, 1)
+				used[bestJ] = true
+				continue
+			}
+			if und == nil {
+				und = make([]bool, len(masks[0].Data))
+			}
+			und[l*S+o] = true
+		}
+	}
+	return masks, used, und, ""
+}
+
+// windowPos is the flat input spatial index of output position oi's
+// window element at kernel offset off, and whether it is a real element
+// (not padding).
+func (g *poolGeom) windowPos(oi, off []int) (int, bool) {
+	flat := 0
+	for d := range oi {
+		p := oi[d]*g.s[d] - g.pb[d] + off[d]*g.dl[d]
+		if p < 0 || p >= g.n[d] {
+			return 0, false
+		}
+		flat = flat*g.n[d] + p
+	}
+	return flat, true
 }
 
 // gatherDeclVJP: gather(x; axis, indices)'s registry VJP scatter-adds:

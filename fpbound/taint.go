@@ -160,3 +160,31 @@ func convTransposeTaint(nd *irsem.Node, xs spec.Shape, in, out []bool) bool {
 	}
 	return true
 }
+
+// linearTaint: linear's output row r reads its input's row r (elemTaint).
+func linearTaint(c *irsem.Graph, nd *irsem.Node, in, out []bool) {
+	ps := c.Nodes[nd.Parents[0]].Shape
+	o, i := nd.Shape[len(nd.Shape)-1], ps[len(ps)-1]
+	for r := 0; r < len(out)/o; r++ {
+		row := false
+		for k := 0; k < i; k++ {
+			row = row || in[r*i+k]
+		}
+		for k := 0; k < o; k++ {
+			out[r*o+k] = row
+		}
+	}
+}
+
+// reduceTaint: reduce_sum's element reads the elements it sums
+// (elemTaint).
+func reduceTaint(c *irsem.Graph, nd *irsem.Node, in, out []bool) {
+	ps := c.Nodes[nd.Parents[0]].Shape
+	ext, inner := ps[nd.Kind.Axis], spec.Shape(ps[nd.Kind.Axis+1:]).Size()
+	for m := range out {
+		outer, k := m/inner, m%inner
+		for r := 0; r < ext; r++ {
+			out[m] = out[m] || in[(outer*ext+r)*inner+k]
+		}
+	}
+}
