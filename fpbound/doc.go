@@ -1149,6 +1149,21 @@
 //	erf:            mul_elem(erf_deriv(x), dy)      (registry: erf′(x)·dy, erf′ = (2/√π)·e^(−x²)
 //	                the registry's erf_deriv primitive, grad35: its constant is not rational,
 //	                so it is one registry step, enclosed and bounded as the sweeps' ErfDeriv)
+//	pad (constant): slice(dy; [b_d, b_d + n_d)) on every padded axis  (registry: scatter-add
+//	                over pad's index map, which reads each input element once: a copy)
+//	batch_norm_eval: div(mul_elem(dy, C(γ)), C(sqrt(add(max(σ², 0), ε))))  (registry:
+//	                (dy·γ_c)/s_c, s_c = sqrt(max(σ²_c, 0) + ε); γ = 1 when absent: no product)
+//	max_pool, max_pool_nd: the one sum over kernel offsets j of P_j(mul_elem(dy, m_j)),
+//	                m_j the const 0/1 mask "output o's maximiser is at offset j" decided by
+//	                the parent's box, P_j the exact placement at o·s + j·dl − p_begin
+//	                (reshape, pad, slice)  (registry: dx_i = Σ dy_o over the outputs whose
+//	                unique maximiser is i)
+//	gather:         the one sum over r < R of gather(concat(dy, 0); sel_r), sel_r[i] the
+//	                row of index i's r-th occurrence or the zero row, R the largest
+//	                multiplicity  (registry: scatter-add, dx_i = Σ_{indices[j] = i} dy_j)
+//	matmul(A, B), A [β…, m, k], B [k, n] (vjp36): (matmul(dy, Bᵀ), matmul(Aᵀ, dy)) on A, dy
+//	                viewed as [β·m, k], [β·m, n]  (registry: Σ over batches of Aᵀ·dy, one
+//	                sum of the same products)
 //
 // with y the forward tanh (softmax) node itself and a, b, A, B the forward parents
 // (the values the registry's rules read) and the relu mask m a const
@@ -1229,7 +1244,7 @@
 // marks every element of C that an operation computes from a marked
 // element (elementwise tags index by index, linear row by row, concat and
 // reduce_sum by the elements they copy or sum, any other tag every
-// element), starting from U. By induction over C's nodes, an unmarked
+// element; vjp36: pad, slice, gather and conv_transpose by index, below), starting from U. By induction over C's nodes, an unmarked
 // element is computed by the same operation from the same unmarked
 // operand values in C[m*] as in C[m] — its operands never read U — so an
 // evaluation of C[m*] and the evaluation of C[m] that makes the same
@@ -1238,6 +1253,35 @@
 // the value of an evaluation of C satisfying M1–M3, and the exact
 // gradient is C's exact value; SharpBounds' theorem on C (doc.go) gives
 // both claims. ∎
+//
+// The vjp36 rows extend steps (i)–(iii). C(v) is a per-channel const
+// read at every element of its channel (reshape, broadcast_to: exact
+// copies), held as fl(v) (M1) as the registry's FromRat of the payload;
+// fl(max(v, 0)) = max(fl(v), 0), so the const max(σ², 0) is the
+// registry's Relu of its FromRat, and the add, sqrt, product and
+// quotient are the registry's operations in its order. A max pool's
+// masks are decided as relu's: where the parent's box shows one window
+// element i with B_i.Lo above B_q.Hi for every other real element q of
+// the window, every modelled evaluation (and the exact one) has the
+// unique maximiser i, no tie, and the registry adds dy_o to dx_i; m_j
+// is 1 at o for i's offset j and 0 for the others. Every other output
+// gets the placeholder 0 in every m_j and joins U, so step (iii) marks
+// what it may reach. Each dx element of the rule is the sum over the K
+// offsets of dy_o·m_j (exact: m ∈ {0, 1}) placed by exact index maps;
+// its nonzero terms are the registry's, the rest exact zeros (0·dy, and
+// fill zeros), which "any order" covers as linear's exact 0. gather's
+// copies are exact, and the one sum of the R copies is the registry's
+// left fold plus exact zero rows. A batch_norm_eval node's γ and β
+// (parameter targets) are dγ_c = Σ dy·((x − μ_c)/s_c) and dβ_c = Σ dy,
+// one reduce_sum over the channel's positions (channel axis moved first
+// by permute, exact), as the registry's fold. Step (iii) (vjp36): pad,
+// slice and gather mark an element when the element their index map
+// names is marked (a fill position reads nothing), conv_transpose marks
+// output position y of every channel when any channel of the same lead
+// is marked at an input position i with y = i·s + j·dl − p_begin for a
+// kernel offset j (the only positions whose products it sums), div
+// elementwise; the induction is unchanged, since an unmarked element is
+// computed from unmarked operands only.
 //
 // Undecided masks. Where a relu box straddles 0 the runtime may take
 // either mask, and the reverse formula is discontinuous in the forward

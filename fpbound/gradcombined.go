@@ -42,7 +42,7 @@ func reverseNodes(g *irsem.Graph, p *irsem.Payload, seed irsem.RatTensor, boxes 
 	if p != nil && p.Entries != nil {
 		entries = p.Entries
 	}
-	b := &cbuild{c: &irsem.Graph{InputID: g.InputID, Nodes: make([]irsem.Node, 0, 4*n)}, cp: &irsem.Payload{Entries: map[int]*irsem.Params{}}, taint: map[int][]bool{}}
+	b := &cbuild{c: &irsem.Graph{InputID: g.InputID, Nodes: make([]irsem.Node, 0, 4*n)}, cp: &irsem.Payload{Entries: map[int]*irsem.Params{}}, taint: map[int][]bool{}, boxes: boxes}
 	for _, nd := range g.Nodes {
 		b.c.Nodes = append(b.c.Nodes, irsem.Node{ID: nd.ID, Parents: append([]int{}, nd.Parents...), Kind: nd.Kind.Clone(), Shape: nd.Shape.Clone()})
 		if e, ok := entries[nd.ID]; ok {
@@ -111,11 +111,13 @@ func (b *cbuild) accumulate(s spec.Shape, cs []int) int {
 
 // cbuild appends nodes to a combined graph and its payload; taint maps
 // a const node of C to its elements a relu box left undecided (the
-// mask value there is a placeholder: elemTaint).
+// mask value there is a placeholder: elemTaint); boxes are the forward
+// nodes' boxes (a rule that decides from a parent's box reads them).
 type cbuild struct {
 	c     *irsem.Graph
 	cp    *irsem.Payload
 	taint map[int][]bool
+	boxes []fwdBox
 }
 
 func (b *cbuild) node(k irsem.Kind, shape spec.Shape, parents ...int) int {
@@ -176,6 +178,12 @@ var declVJPs = map[irsem.Op]declRule{
 	irsem.OpSquare:     squareDeclVJP,
 	// grad35: exact GELU's erf
 	opErf: erfDeclVJP,
+	// vjp36: CNN and embedding tags
+	irsem.OpPad:           padDeclVJP,
+	irsem.OpBatchNormEval: batchNormDeclVJP,
+	irsem.OpMaxPool:       maxPoolDeclVJP,
+	irsem.OpMaxPoolND:     maxPoolDeclVJP,
+	irsem.OpGather:        gatherDeclVJP,
 }
 
 // linearDeclVJP: dx = linear(dy; Wᵀ, 0), dx_{…k} = Σ_j W_jk·dy_{…j} + 0
@@ -328,12 +336,25 @@ func broadcastDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdB
 // is, batch by batch, dA = dy·Bᵀ and dB = Aᵀ·dy (each element one sum
 // over the contracted axis): matmul(dy, Bᵀ), matmul(Aᵀ, dy), ᵀ the
 // permute swapping the last two axes (exact). 1-D operands and
-// broadcast batches have no rule here (dB of a broadcast batch would sum
-// over the batch too).
+// other broadcast batches have no rule here. (vjp36) A [β…, m, k] by a
+// rank-2 B [k, n] shared by every batch (x·W): dA = matmul(dy, Bᵀ) (the
+// same broadcast), dB = matmul(Aᵀ, dy) on A and dy viewed as [β·m, k]
+// and [β·m, n] — the registry's dB, a sum over batches of per-batch
+// sums, is one sum of the same β·m·… products, which M2 leaves in any
+// order and grouping.
 func matmulDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 	pa, pb := nd.Parents[0], nd.Parents[1]
 	as, bs := b.c.Nodes[pa].Shape, b.c.Nodes[pb].Shape
 	r := len(as)
+	if r > 2 && len(bs) == 2 && as[r-1] == bs[0] { // vjp36: B shared by every batch (x·W)
+		k, n := bs[0], bs[1]
+		rows := as.Size() / max(k, 1)
+		bt := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{n, k}, pb)
+		a2 := b.node(irsem.Kind{Op: irsem.OpReshape, InShape: as.Clone(), OutShape: spec.Shape{rows, k}}, spec.Shape{rows, k}, pa)
+		at := b.node(irsem.Kind{Op: irsem.OpPermute, Perm: []int{1, 0}}, spec.Shape{k, rows}, a2)
+		d2 := b.node(irsem.Kind{Op: irsem.OpReshape, InShape: nd.Shape.Clone(), OutShape: spec.Shape{rows, n}}, spec.Shape{rows, n}, dy)
+		return []int{b.node(irsem.Kind{Op: irsem.OpMatmul}, as, dy, bt), b.node(irsem.Kind{Op: irsem.OpMatmul}, bs, at, d2)}, ""
+	}
 	if r < 2 || len(bs) != r || !spec.Shape(as[:r-2]).Equal(bs[:r-2]) {
 		return nil, fmt.Sprintf("operands %v and %v: only operands of one rank ≥ 2 with equal batch axes have a declarative VJP here", as, bs)
 	}
@@ -511,10 +532,14 @@ func combinedBound(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor
 // boxes left undecided), and returns the output's marks (nil when no
 // element is marked). An element is marked when the operation computing
 // it reads a marked element: add, sub, neg, mul_elem and reshape read
-// their parents' element of the same index, linear's output row r reads
-// its input's row r, concat along axis 0 reads the element it copies,
-// reduce_sum the elements it sums; every other tag's elements read every
-// parent element (the conservative fallback). A zero weight still counts
+// their parents' element of the same index (vjp36: and div), linear's
+// output row r reads its input's row r, concat along axis 0 reads the
+// element it copies, reduce_sum the elements it sums; (vjp36) pad, slice
+// and gather read the element their index map names (none: a fill),
+// conv_transpose's output position y reads every input channel at the
+// input positions i with y = i·s + j·dl − p_begin for a kernel offset j
+// (indexTaint); every other tag's elements read every parent element
+// (the conservative fallback). A zero weight still counts
 // as a read: 0·v is NaN for a non-finite v, and the other mask's values
 // are not bounded.
 func elemTaint(c *irsem.Graph, cp *irsem.Payload, seeds map[int][]bool) []bool {
@@ -541,25 +566,20 @@ func elemTaint(c *irsem.Graph, cp *irsem.Payload, seeds map[int][]bool) []bool {
 			same = same && c.Nodes[q].Shape.Size() == size
 		}
 		switch op := nd.Kind.Op; {
-		case same && (op == irsem.OpAdd || op == irsem.OpSub || op == irsem.OpNeg || op == irsem.OpMulElem || op == irsem.OpReshape):
+		case same && (op == irsem.OpAdd || op == irsem.OpSub || op == irsem.OpNeg || op == irsem.OpMulElem || op == irsem.OpDiv || op == irsem.OpReshape):
 			for _, q := range nd.Parents {
 				for m := range out {
 					out[m] = out[m] || (t[q] != nil && t[q][m])
 				}
 			}
-		case op == irsem.OpLinear && len(nd.Parents) == 1 && len(nd.Shape) > 0 && nd.Shape[len(nd.Shape)-1] > 0 && cp.Entries[j] != nil:
-			q := nd.Parents[0]
-			ps := c.Nodes[q].Shape
-			o, i := nd.Shape[len(nd.Shape)-1], ps[len(ps)-1]
-			for r := 0; r < size/o; r++ {
-				row := false
-				for k := 0; k < i; k++ {
-					row = row || t[q][r*i+k]
-				}
-				for k := 0; k < o; k++ {
-					out[r*o+k] = row
+		case op == irsem.OpPad || op == irsem.OpSlice || op == irsem.OpGather || op == irsem.OpConvTranspose:
+			if !indexTaint(c, &c.Nodes[j], t[nd.Parents[0]], out) {
+				for m := range out {
+					out[m] = true
 				}
 			}
+		case op == irsem.OpLinear && len(nd.Parents) == 1 && len(nd.Shape) > 0 && nd.Shape[len(nd.Shape)-1] > 0 && cp.Entries[j] != nil:
+			linearTaint(c, &c.Nodes[j], t[nd.Parents[0]], out)
 		case op == irsem.OpConcat && nd.Kind.Axis == 0:
 			m := 0
 			for _, q := range nd.Parents {
@@ -570,15 +590,7 @@ func elemTaint(c *irsem.Graph, cp *irsem.Payload, seeds map[int][]bool) []bool {
 				m += n
 			}
 		case op == irsem.OpReduceSum && len(nd.Parents) == 1:
-			q := nd.Parents[0]
-			ps := c.Nodes[q].Shape
-			ext, inner := ps[nd.Kind.Axis], spec.Shape(ps[nd.Kind.Axis+1:]).Size()
-			for m := range out {
-				outer, in := m/inner, m%inner
-				for r := 0; r < ext; r++ {
-					out[m] = out[m] || t[q][(outer*ext+r)*inner+in]
-				}
-			}
+			reduceTaint(c, &c.Nodes[j], t[nd.Parents[0]], out)
 		default:
 			for m := range out {
 				out[m] = true
@@ -643,6 +655,12 @@ func paramTarget(b *cbuild, g *irsem.Graph, cot []int, prm irgrad.Param) (int, s
 		return b.node(irsem.Kind{Op: irsem.OpMatmul}, oi, dt, reshape(x, xs, spec.Shape{rows, i})), ""
 	case nd.Kind.Op == irsem.OpConv && len(nd.Parents) == 1 && (prm.Field == irsem.ParamW || prm.Field == irsem.ParamB):
 		t, reason := convParamTarget(b, nd, nd.Parents[0], g.Nodes[nd.Parents[0]].Shape, dy, prm.Field, prm.Shape)
+		if reason != "" {
+			return 0, fmt.Sprintf("parameter %s: %s", prm.Name, reason)
+		}
+		return t, ""
+	case nd.Kind.Op == irsem.OpBatchNormEval && len(nd.Parents) == 1 && (prm.Field == irsem.ParamGamma || prm.Field == irsem.ParamBeta):
+		t, reason := batchNormParamTarget(b, nd, b.cp.Entries[prm.Node], nd.Parents[0], dy, prm.Field, prm.Shape)
 		if reason != "" {
 			return 0, fmt.Sprintf("parameter %s: %s", prm.Name, reason)
 		}

@@ -65,7 +65,7 @@ func convGeomOf(nd *irsem.Node, xs spec.Shape) (*convGeom, string) {
 // same (output position, kernel offset, output channel) triples,
 // conv_transpose's one sum (foldDot) as convBackX's.
 func convDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) ([]int, string) {
-	if e == nil || e.W == nil {
+	if !e.HasWeight() {
 		return nil, "a conv without its W"
 	}
 	xs := b.c.Nodes[nd.Parents[0]].Shape
@@ -85,7 +85,7 @@ func convDeclVJP(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) (
 	win := &spec.Window{Kernel: append([]int{}, g.k...), Stride: append([]int{}, g.s...), Pads: append(append([]int{}, g.p...), g.p...),
 		Dilation: append([]int{}, g.dl...), OutputPadding: op, Groups: g.groups, InChannels: g.cout, OutChannels: g.cin}
 	dx := b.node(irsem.Kind{Op: irsem.OpConvTranspose, Window: win}, xs, dy)
-	b.cp.Entries[dx] = &irsem.Params{W: e.W}
+	b.cp.Entries[dx] = &irsem.Params{W: e.Weight()} // W's rationals, derived here if the payload holds a plane
 	return []int{dx}, ""
 }
 

@@ -83,6 +83,20 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 		if d.same { // no γ, β, ε: the registry's defaults
 			p.Entries[1] = &irsem.Params{}
 		}
+	case irsem.OpBatchNormEval:
+		// σ²_c + ε a square (ε = 1/64, σ²_c = (c + 1)²/16 − ε), so s_c
+		// is rational and the check exact over Rat
+		c := in[d.kind.ChannelAxis]
+		eps := spec.NewRat(1, 64)
+		mean, gm, be := tensor(spec.Shape{c}), tensor(spec.Shape{c}), tensor(spec.Shape{c})
+		v := irsem.RatTensor{Shape: spec.Shape{c}, Data: make([]spec.Rat, c)}
+		for i := range v.Data {
+			v.Data[i] = spec.NewRat(int64((i+1)*(i+1)), 16).Sub(eps)
+		}
+		p.Entries[1] = &irsem.Params{Mean: &mean, Var: &v, Gamma: &gm, Beta: &be, Eps: &eps}
+		if d.same { // no γ, β: the registry's defaults 1, 0
+			p.Entries[1] = &irsem.Params{Mean: &mean, Var: &v, Eps: &eps}
+		}
 	case irsem.OpConv:
 		w := d.kind.Window
 		wt, bt := tensor(append(spec.Shape{w.OutChannels, w.InChannels / max(w.Groups, 1)}, w.Kernel...)), tensor(spec.Shape{w.OutChannels})
@@ -123,7 +137,7 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 		}
 	}
 	id := len(g.Nodes)
-	if e, ok := p.Entries[1]; ok && (d.op == irsem.OpLinear || d.op == irsem.OpLayerNorm || d.op == irsem.OpConv) {
+	if e, ok := p.Entries[1]; ok && (d.op == irsem.OpLinear || d.op == irsem.OpLayerNorm || d.op == irsem.OpConv || d.op == irsem.OpBatchNormEval) {
 		delete(p.Entries, 1)
 		p.Entries[id] = e
 	}
@@ -132,6 +146,11 @@ func declCase(d declSpec, seed uint64) (*irsem.Graph, *irsem.Payload, irsem.RatT
 	x := tensor(in)
 	if d.op == irsem.OpDiv || d.op == irsem.OpSqrt || d.op == irsem.OpInv { // a nonzero denominator, sqrt above 0
 		x = awayFromZero(x)
+	}
+	if d.op == irsem.OpMaxPool || d.op == irsem.OpMaxPoolND { // distinct values: every maximiser decided
+		for i, k := range r.Perm(len(x.Data)) {
+			x.Data[i] = spec.NewRat(int64(k-len(x.Data)/2), 7)
+		}
 	}
 	return g, p, x, tensor(shape)
 }
@@ -170,6 +189,7 @@ var declSpecs = []declSpec{
 	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 4}, other: spec.Shape{2, 4, 3}, oshp: spec.Shape{2, 3, 3}},
 	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 4}, other: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 4}, swap: true},
 	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 3}, same: true},
+	{op: irsem.OpMatmul, shape: spec.Shape{2, 3, 4}, other: spec.Shape{4, 5}, oshp: spec.Shape{2, 3, 5}}, // vjp36: x·W
 	{op: irsem.OpSoftmax, shape: spec.Shape{2, 3, 4}, oshp: spec.Shape{2, 3, 4}, kind: irsem.Kind{Axis: 2}},
 	{op: irsem.OpSoftmax, shape: spec.Shape{3, 4}, oshp: spec.Shape{3, 4}, kind: irsem.Kind{Axis: 0}},
 	{op: irsem.OpHardMaskedSoftmax, shape: spec.Shape{2, 3, 3}, oshp: spec.Shape{2, 3, 3}, kind: irsem.Kind{Mask: &irsem.HardMask{Shape: spec.Shape{2, 3, 3}, Allowed: []bool{true, false, false, true, true, false, true, true, true, false, false, false, true, true, false, true, false, true}}}},
@@ -201,6 +221,19 @@ var declSpecs = []declSpec{
 	{op: irsem.OpSquare, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
 	// grad35: erf
 	{op: opErf, shape: spec.Shape{2, 3}, oshp: spec.Shape{2, 3}},
+	// vjp36: pad (fill 0 and 1/2), batch_norm_eval (with and without γ, β),
+	// max_pool (ResNet's 3×3 stride 2 padding 1; 2×2 stride 2 on two
+	// leading axes), max_pool_nd (dilated, asymmetric pads), gather
+	// (repeated indices; 2-D indices on an inner axis)
+	{op: irsem.OpPad, shape: spec.Shape{2, 3}, oshp: spec.Shape{3, 6}, kind: irsem.Kind{Widths: []int{1, 2, 0, 1}, Mode: spec.PadConstant}},
+	{op: irsem.OpPad, shape: spec.Shape{2, 1, 3}, oshp: spec.Shape{2, 3, 3}, kind: irsem.Kind{Widths: []int{0, 1, 0, 0, 1, 0}, Mode: spec.PadConstant, Value: spec.NewRat(1, 2)}},
+	{op: irsem.OpBatchNormEval, shape: spec.Shape{2, 3, 2, 2}, oshp: spec.Shape{2, 3, 2, 2}, kind: irsem.Kind{ChannelAxis: 1, Channels: 3}},
+	{op: irsem.OpBatchNormEval, shape: spec.Shape{3, 4}, oshp: spec.Shape{3, 4}, kind: irsem.Kind{ChannelAxis: 1, Channels: 4}, same: true},
+	{op: irsem.OpMaxPool, shape: spec.Shape{1, 2, 5, 5}, oshp: spec.Shape{1, 2, 3, 3}, kind: irsem.Kind{Window: &spec.Window{Kernel: []int{3, 3}, Stride: []int{2, 2}, Padding: []int{1, 1}}}},
+	{op: irsem.OpMaxPool, shape: spec.Shape{2, 1, 4, 4}, oshp: spec.Shape{2, 1, 2, 2}, kind: irsem.Kind{Window: &spec.Window{Kernel: []int{2, 2}, Stride: []int{2, 2}, Padding: []int{0, 0}}}},
+	{op: irsem.OpMaxPoolND, shape: spec.Shape{1, 1, 6, 5}, oshp: spec.Shape{1, 1, 5, 3}, kind: irsem.Kind{Window: &spec.Window{Kernel: []int{2, 2}, Stride: []int{1, 2}, Pads: []int{0, 1, 1, 0}, Dilation: []int{2, 1}}}},
+	{op: irsem.OpGather, shape: spec.Shape{4, 3}, oshp: spec.Shape{5, 3}, kind: irsem.Kind{Axis: 0, Indices: []int{2, 0, 2, 3, 2}, IndicesShape: spec.Shape{5}}},
+	{op: irsem.OpGather, shape: spec.Shape{2, 4}, oshp: spec.Shape{2, 2, 2}, kind: irsem.Kind{Axis: 1, Indices: []int{1, 1, 3, 0}, IndicesShape: spec.Shape{2, 2}}},
 }
 
 // convWin is an IR conv window (symmetric padding).
@@ -526,6 +559,53 @@ func TestDeclVJPMatchesRegistry(t *testing.T) {
 		}},
 		// the sensitivity of the interval check: erf′ off by a relative 10⁻⁹
 		{find(opErf, 0), erfScaled(spec.NewRat(1000000001, 1000000000))},
+		// vjp36
+		{find(irsem.OpPad, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// the slice taken from the end widths (begin and end swapped)
+			fake := *nd
+			r := len(nd.Shape)
+			fake.Kind.Widths = append(append([]int{}, nd.Kind.Widths[r:]...), nd.Kind.Widths[:r]...)
+			return padDeclVJP(b, &fake, nil, dy, fwdBox{})
+		}},
+		{find(irsem.OpBatchNormEval, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// dy·γ·s for dy·γ/s
+			s, ax, gamma, reason := bnNodes(b, nd, e)
+			if reason != "" {
+				return nil, reason
+			}
+			v := b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, dy, b.perChannel(*gamma, nd.Shape, ax))
+			return one(b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, v, s)), ""
+		}},
+		{find(irsem.OpBatchNormEval, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			// γ ignored: dy/s
+			e2 := *e
+			e2.Gamma = nil
+			return batchNormDeclVJP(b, nd, &e2, dy, box)
+		}},
+		{find(irsem.OpMaxPool, 0), maxPoolAtMin},
+		{find(irsem.OpMaxPool, 1), maxPoolAtMin},
+		{find(irsem.OpMaxPoolND, 0), func(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+			// the dilation ignored
+			fake := *nd
+			w := *nd.Kind.Window
+			w.Dilation = nil
+			fake.Kind.Window = &w
+			return maxPoolDeclVJP(b, &fake, e, dy, box)
+		}},
+		{find(irsem.OpGather, 0), func(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
+			// a repeated index keeps only its last occurrence's row (no sum)
+			xs := b.c.Nodes[nd.Parents[0]].Shape
+			k := len(nd.Kind.Indices)
+			sel := make([]int, xs[0])
+			for i := range sel {
+				sel[i] = k
+			}
+			for j, i := range nd.Kind.Indices {
+				sel[i] = j
+			}
+			cat := b.node(irsem.Kind{Op: irsem.OpConcat, Axis: 0}, spec.Shape{k + 1, xs[1]}, dy, b.full(spec.Shape{1, xs[1]}, spec.Rat{}))
+			return one(b.node(irsem.Kind{Op: irsem.OpGather, Axis: 0, Indices: sel, IndicesShape: spec.Shape{xs[0]}}, xs, cat)), ""
+		}},
 	}...)
 	for _, w := range wrong {
 		saved := declVJPs[w.d.op]
@@ -670,8 +750,9 @@ func TestParamTargetMatchesRegistry(t *testing.T) {
 }
 
 // TestParamTargetConvLayerNorm (vjp34): the combined graph's parameter
-// gradients of conv (W and b; paramTarget's pads, slices and matmuls)
-// and layernorm (γ and β) agree with the registry's (irgrad's tape) on
+// gradients of conv (W and b; paramTarget's pads, slices and matmuls),
+// layernorm (γ and β) and (vjp36) batch_norm_eval (γ and β, exactly: the
+// case's σ² + ε are squares; μ and σ² have no target) agree with the registry's (irgrad's tape) on
 // the one-node cases of declSpecs (conv: every case of one group; the
 // strided, dilated and 1-D ones among them): over spec.Rat element for
 // element equal (conv), over spec.Interval by overlapping enclosures
@@ -715,6 +796,12 @@ func TestParamTargetConvLayerNorm(t *testing.T) {
 		}
 		for i, prm := range params {
 			tg, reason := paramTarget(b, g, cot, prm)
+			if d.op == irsem.OpBatchNormEval && (prm.Field == irsem.ParamMean || prm.Field == irsem.ParamVar) {
+				if reason == "" { // running statistics: buffers, no target
+					return fmt.Errorf("%v: %s has a target", d, prm.Name)
+				}
+				continue
+			}
 			if reason != "" {
 				return fmt.Errorf("%v: %s: %s", d, prm.Name, reason)
 			}
@@ -754,7 +841,7 @@ func TestParamTargetConvLayerNorm(t *testing.T) {
 	n := 0
 	for _, d := range declSpecs {
 		grouped := d.op == irsem.OpConv && d.kind.Window.Groups > 1
-		if (d.op != irsem.OpConv && d.op != irsem.OpLayerNorm) || (d.op == irsem.OpLayerNorm && d.same) {
+		if (d.op != irsem.OpConv && d.op != irsem.OpLayerNorm && d.op != irsem.OpBatchNormEval) || ((d.op == irsem.OpLayerNorm || d.op == irsem.OpBatchNormEval) && d.same) {
 			continue
 		}
 		if grouped {
@@ -776,6 +863,21 @@ func TestParamTargetConvLayerNorm(t *testing.T) {
 	if n < 4 {
 		t.Errorf("%d cases checked", n)
 	}
+}
+
+// maxPoolAtMin is a wrong max-pool rule for TestDeclVJPMatchesRegistry:
+// the cotangent routed to each window's minimum (the parent's box
+// negated while the rule reads it).
+func maxPoolAtMin(b *cbuild, nd *irsem.Node, e *irsem.Params, dy int, box fwdBox) ([]int, string) {
+	x := nd.Parents[0]
+	saved := b.boxes[x]
+	neg := make([]spec.Interval, len(saved.box))
+	for i, iv := range saved.box {
+		neg[i] = spec.Interval{Lo: -iv.Hi, Hi: -iv.Lo}
+	}
+	b.boxes[x] = fwdBox{box: neg}
+	defer func() { b.boxes[x] = saved }()
+	return maxPoolDeclVJP(b, nd, e, dy, box)
 }
 
 // erfScaled is a wrong erf rule for TestDeclVJPMatchesRegistry:
