@@ -16,6 +16,18 @@ type DensePlane[T any] interface {
 	LinearDensePlane(x []T, src []int32, w []float64, b, y []T, rows, out, in int, withBias bool) bool
 }
 
+// DensePlane32 is DensePlane for weights held as binary32 values: w[i]
+// is the weight's exact value as a float32, which widens to float64
+// exactly. LinearDensePlane32(x, src, w, b, y, …) must fill y exactly as
+// LinearDensePlane(x, src, w64, b, y, …) does with w64[i] = float64(w[i]),
+// and report what it reports: the kernel reads the binary32 storage
+// directly, so a layer's weights are never widened to a whole float64
+// plane (8 bytes a weight) for it. LinearPlane32 and ConvPlane32 are
+// LinearPlane and ConvPlane on such a plane.
+type DensePlane32[T any] interface {
+	LinearDensePlane32(x []T, src []int32, w []float32, b, y []T, rows, out, in int, withBias bool) bool
+}
+
 // LinearPlane is linear's forward rule (prim "linear", Apply: shapes
 // checked as linearShape checks them) for x and bias b with the weights
 // W, of shape w, given as the float64 plane wp (DensePlane): the same
@@ -25,7 +37,28 @@ type DensePlane[T any] interface {
 func LinearPlane[T Scalar[T]](x Tensor[T], w Shape, wp []float64, b Tensor[T]) (Tensor[T], bool) {
 	var zero T
 	d, ok := any(zero).(DensePlane[T])
-	if !ok || len(wp) != w.Size() || len(x.Data) != x.Shape.Size() || len(b.Data) != b.Shape.Size() {
+	if !ok {
+		return Tensor[T]{}, false
+	}
+	return linearPlaneWith(x, w, wp, b, d.LinearDensePlane)
+}
+
+// LinearPlane32 is LinearPlane for the binary32 plane wp (DensePlane32):
+// the same tensor LinearPlane returns on wp widened to float64, when T is
+// a DensePlane32 scalar whose kernel applies; ok is false otherwise.
+func LinearPlane32[T Scalar[T]](x Tensor[T], w Shape, wp []float32, b Tensor[T]) (Tensor[T], bool) {
+	var zero T
+	d, ok := any(zero).(DensePlane32[T])
+	if !ok {
+		return Tensor[T]{}, false
+	}
+	return linearPlaneWith(x, w, wp, b, d.LinearDensePlane32)
+}
+
+// linearPlaneWith is LinearPlane and LinearPlane32 with the kernel lin.
+func linearPlaneWith[T Scalar[T], W any](x Tensor[T], w Shape, wp []W, b Tensor[T],
+	lin func(x []T, src []int32, w []W, b, y []T, rows, out, in int, withBias bool) bool) (Tensor[T], bool) {
+	if len(wp) != w.Size() || len(x.Data) != x.Shape.Size() || len(b.Data) != b.Shape.Size() {
 		return Tensor[T]{}, false
 	}
 	s, err := linearShape(nil, []Shape{x.Shape, w, b.Shape})
@@ -43,7 +76,7 @@ func LinearPlane[T Scalar[T]](x Tensor[T], w Shape, wp []float64, b Tensor[T]) (
 		return Tensor[T]{}, false
 	}
 	y := zerosOf[T](s)
-	if !d.LinearDensePlane(x.Data[:rows*in], nil, wp, b.Data, y.Data, rows, out, in, true) {
+	if !lin(x.Data[:rows*in], nil, wp, b.Data, y.Data, rows, out, in, true) {
 		return Tensor[T]{}, false
 	}
 	return y, true
@@ -58,7 +91,30 @@ func LinearPlane[T Scalar[T]](x Tensor[T], w Shape, wp []float64, b Tensor[T]) (
 func ConvPlane[T Scalar[T]](a *Attrs, x Tensor[T], w Shape, wp []float64, b *Tensor[T], transposed bool) (Tensor[T], bool) {
 	var zero T
 	d, ok := any(zero).(DensePlane[T])
-	if !ok || a == nil || len(wp) != w.Size() || len(x.Data) != x.Shape.Size() {
+	if !ok {
+		return Tensor[T]{}, false
+	}
+	return convPlaneWith(a, x, w, wp, b, transposed, d.LinearDensePlane)
+}
+
+// ConvPlane32 is ConvPlane for the binary32 plane wp (DensePlane32): the
+// same tensor ConvPlane returns on wp widened to float64, when T is a
+// DensePlane32 scalar whose kernel applies; ok is false otherwise.
+func ConvPlane32[T Scalar[T]](a *Attrs, x Tensor[T], w Shape, wp []float32, b *Tensor[T], transposed bool) (Tensor[T], bool) {
+	var zero T
+	d, ok := any(zero).(DensePlane32[T])
+	if !ok {
+		return Tensor[T]{}, false
+	}
+	return convPlaneWith(a, x, w, wp, b, transposed, d.LinearDensePlane32)
+}
+
+// convPlaneWith is ConvPlane and ConvPlane32 with the kernel lin
+// (denseConvWith gathers and, for conv_transpose, reorders W's rows as
+// the same elements of either storage).
+func convPlaneWith[T Scalar[T], W any](a *Attrs, x Tensor[T], w Shape, wp []W, b *Tensor[T], transposed bool,
+	lin func(x []T, src []int32, w []W, b, y []T, rows, out, in int, withBias bool) bool) (Tensor[T], bool) {
+	if a == nil || len(wp) != w.Size() || len(x.Data) != x.Shape.Size() {
 		return Tensor[T]{}, false
 	}
 	kind := winConv
@@ -80,7 +136,7 @@ func ConvPlane[T Scalar[T]](a *Attrs, x Tensor[T], w Shape, wp []float64, b *Ten
 	// As convFwd / convTFwd: the Interval kernel first (Interval is no
 	// DensePlane), then denseConv.
 	y := zerosOf[T](g.out)
-	if !denseConvWith(g, x.Data, wp, bd, y.Data, transposed, d.LinearDensePlane) {
+	if !denseConvWith(g, x.Data, wp, bd, y.Data, transposed, lin) {
 		return Tensor[T]{}, false
 	}
 	return y, true
