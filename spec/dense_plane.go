@@ -1,5 +1,7 @@
 package spec
 
+import "github.com/tlcheck/tlcheck/enclose"
+
 // DensePlane is implemented by a DenseLinear scalar whose dense kernel can
 // also read the constant weights as a plane of float64 values: w[i] is
 // the exact value of the weight that the scalar's FromRat would convert
@@ -65,8 +67,10 @@ func linearPlaneWith[T Scalar[T], W any](x Tensor[T], w Shape, wp []W, b Tensor[
 	if err != nil {
 		return Tensor[T]{}, false
 	}
-	// As linearFwd: the F32 and Interval kernels come first there, and
-	// neither type is a DensePlane; then the dense kernel at ivDense.
+	// As linearFwd: the F32 kernel comes first there (F32 is no
+	// DensePlane), then Interval's linearFwdIv (Interval's plane kernel
+	// computes what it computes, or declines), then the dense kernel at
+	// ivDense, which linearFwdIv's threshold equals.
 	out, in := w[0], w[1]
 	if in <= 0 || out <= 0 {
 		return Tensor[T]{}, false
@@ -140,4 +144,100 @@ func convPlaneWith[T Scalar[T], W any](a *Attrs, x Tensor[T], w Shape, wp []W, b
 		return Tensor[T]{}, false
 	}
 	return y, true
+}
+
+// planeTileElems is the number of weights an Interval plane kernel's tile
+// holds at most (whole rows of W, at least one); tests lower it.
+var planeTileElems = 1 << 20
+
+// LinearDensePlane is Interval's DensePlane kernel for a linear layer
+// (src nil; a gathered product — conv's — is declined, and the caller
+// converts the weights and runs Interval's own conv kernel as before).
+// Claim: where it reports true it fills y exactly as linearFwdIv does on
+// the weights converted (FromRat / FromSmallFrac of w[i]: the point [w[i],
+// w[i]]). Proof: it declines unless every w[i] is tame, and then ivPlanes
+// of those points is the centre plane of their values with no radius
+// plane (PointsFromPairs) — w itself (a -0 in w gives the same products'
+// sums from +0, the same |w| and the same outward pairs). It runs the
+// same enclose.Product on the same input and bias planes, W's rows a tile
+// at a time: Product's output (r, j) depends on row r of x's planes, row j
+// of W and bias element j alone (fastcpu.Dgemm's per-element left fold
+// whatever the number of columns; fpbound's doc, "Dense linear layers",
+// tiles), so the tiles' outward pairs are linearFwdIv's. A weight that is
+// not tame is declined: linearFwdIv then lifts it (FromPairs), as before.
+func (Interval) LinearDensePlane(x []Interval, src []int32, w []float64, b, y []Interval, rows, out, in int, withBias bool) bool {
+	if src != nil || out <= 0 || in <= 0 || len(w) < out*in {
+		return false
+	}
+	for _, v := range w[:out*in] {
+		if !enclose.TameValue(v) {
+			return false
+		}
+	}
+	return ivLinearTiles(x, b, y, rows, out, in, withBias, func(j0, j1 int, _ *[]float64) []float64 { return w[j0*in : j1*in] })
+}
+
+// LinearDensePlane32 is LinearDensePlane for the binary32 plane w
+// (DensePlane32), read in place a tile at a time: every binary32 value
+// widens to float64 exactly (and is tame), so the tiles are those of w
+// widened, and the result the same bit for bit.
+func (Interval) LinearDensePlane32(x []Interval, src []int32, w []float32, b, y []Interval, rows, out, in int, withBias bool) bool {
+	if src != nil || out <= 0 || in <= 0 || len(w) < out*in {
+		return false
+	}
+	return ivLinearTiles(x, b, y, rows, out, in, withBias, func(j0, j1 int, buf *[]float64) []float64 {
+		n := (j1 - j0) * in
+		if cap(*buf) < n {
+			*buf = make([]float64, n)
+		}
+		c := (*buf)[:n]
+		for i, v := range w[j0*in : j1*in] {
+			c[i] = float64(v)
+		}
+		return c
+	})
+}
+
+// ivLinearTiles is linearFwdIv with W's rows [j0, j1) given by rowsOf as
+// exact tame point values, one tile of at most planeTileElems weights at
+// a time; y is written only when every tile succeeded.
+func ivLinearTiles(x, b, y []Interval, rows, out, in int, withBias bool, rowsOf func(j0, j1 int, buf *[]float64) []float64) bool {
+	if rows <= 0 || len(x) < rows*in || len(y) < rows*out || (withBias && len(b) < out) {
+		return false
+	}
+	xp, ok := ivPlanes(x[:rows*in])
+	if !ok {
+		return false
+	}
+	var bp enclose.Planes
+	if withBias {
+		if bp, ok = ivPlanes(b[:out]); !ok {
+			return false
+		}
+	}
+	pairs := make([]float64, 2*rows*out)
+	var buf []float64
+	tr := min(out, max(1, planeTileElems/in))
+	for j0 := 0; j0 < out; j0 += tr {
+		j1 := min(out, j0+tr)
+		nt := j1 - j0
+		var bt enclose.Planes
+		if withBias {
+			bt.C = bp.C[j0:j1]
+			if bp.R != nil {
+				bt.R = bp.R[j0:j1]
+			}
+		}
+		yp := enclose.Make(rows * nt)
+		if !enclose.Product(rows, nt, in, xp, false, enclose.Planes{C: rowsOf(j0, j1, &buf)}, true, bt, yp) {
+			return false
+		}
+		t := make([]float64, 2*rows*nt)
+		enclose.ToPairs(yp, t)
+		for r := 0; r < rows; r++ {
+			copy(pairs[2*(r*out+j0):2*(r*out+j1)], t[2*r*nt:2*(r+1)*nt])
+		}
+	}
+	copy(ivPairs(y[:rows*out]), pairs)
+	return true
 }
