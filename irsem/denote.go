@@ -229,11 +229,6 @@ func weightPlaneOf[T spec.Scalar[T]](reg *spec.Registry[T], w *RatTensor, p *Pla
 	return nil, planeOK(reg)
 }
 
-// plane32On lets a binary32 payload plane reach a DensePlane32 kernel in
-// place (spec.LinearPlane32, ConvPlane32); tests turn it off to compare
-// with the widened plane (Plane.Float64s), which must give the same bits.
-var plane32On = true
-
 // LinearPlaneOf is spec.LinearPlane with the weights, of shape ws, given
 // as the float64 plane wp, or (wp nil) as the payload plane p: a binary32
 // p is read in place when T is a spec.DensePlane32 (LinearPlane32: the
@@ -264,11 +259,11 @@ func ConvPlaneOf[T spec.Scalar[T]](a *spec.Attrs, x spec.Tensor[T], ws spec.Shap
 }
 
 // plane32 reports whether T's dense kernel reads binary32 planes in place
-// (spec.DensePlane32) and plane32On is set.
+// (spec.DensePlane32).
 func plane32[T any]() bool {
 	var z T
 	_, ok := any(z).(spec.DensePlane32[T])
-	return ok && plane32On
+	return ok
 }
 
 // planeLinearStep is linear's step for a W held as an IEEE plane p: when
