@@ -41,6 +41,10 @@ func tame(x float64) bool {
 	return b == 0 || (b >= tameLoBits && b <= tameHiBits)
 }
 
+// TameValue reports whether x is tame: x = 0 or 2⁻³⁰⁰ ≤ |x| ≤ 2³⁰⁰ (false
+// for NaN and ±∞); Tame asks it of every centre and radius.
+func TameValue(x float64) bool { return tame(x) }
+
 // Tame reports whether every centre and radius of p is tame (see the
 // package documentation).
 func Tame(p Planes) bool {

@@ -112,10 +112,51 @@ func adjLinearDense(x []adj, src []int32, w, b, y []adj, rows, out, in int, with
 	return adjLinearDenseWith(x, src, wp, b, y, rows, out, in, withBias, shrink)
 }
 
+// LinearDensePlane32 is adj's LinearDensePlane for the binary32 plane w
+// of the weights' exact values (spec.DensePlane32): the same intervals, bit
+// for bit, as LinearDensePlane on w widened to float64 — every binary32
+// value widens exactly, so the tame check and every tile's centre plane
+// are of the same float64s — read in place, tile by tile, so no float64
+// plane of the whole layer is made.
+func (adj) LinearDensePlane32(x []adj, src []int32, w []float32, b, y []adj, rows, out, in int, withBias bool) bool {
+	if rows <= 0 || out <= 0 || in <= 0 || len(w) < out*in {
+		return false
+	}
+	for _, v := range w[:out*in] {
+		if !enclose.TameValue(float64(v)) {
+			return false
+		}
+	}
+	return adjLinearDenseRows(x, src, weightRows{f32: w[:out*in]}, b, y, rows, out, in, withBias, 1)
+}
+
 // adjLinearDenseWith is adjLinearDense after the weights' conversion to
 // the planes wp (out×in): from adj intervals (adjPlanes) or from the
 // payload's exact values (LinearDensePlane).
 func adjLinearDenseWith(x []adj, src []int32, wp enclose.Planes, b, y []adj, rows, out, in int, withBias bool, shrink float64) bool {
+	if out <= 0 || in <= 0 || len(wp.C) < out*in {
+		return false
+	}
+	w := weightRows{c: wp.C[:out*in]}
+	if wp.R != nil {
+		w.r = wp.R[:out*in]
+	}
+	return adjLinearDenseRows(x, src, w, b, y, rows, out, in, withBias, shrink)
+}
+
+// adjLinearDenseRows is adjLinearDenseWith on the weights w (weightRows),
+// one tile of W's rows at a time (tileRows), each tile's enclosures copied
+// into their columns. Each output is the same bit for bit as with one
+// product over all of W (linearDenseOn's argument: enclose.Product's
+// element (r, j) depends on row r of x's planes, row j of W and bias j
+// alone). One more case arises here, where W has radii: Product adds the
+// radius product (|Xᶜ| + Xʳ)·Wʳ only when some radius of its W operand is
+// non-zero, so a tile whose radii are all 0 skips it where the whole
+// product would add, to those columns, the fold of products of a finite
+// non-negative float64 and +0: +0 exactly, and R + (+0) = R (R ≥ 0). The
+// fresh ids are drawn in the same order (output by output, after every
+// tile), so they do not differ either.
+func adjLinearDenseRows(x []adj, src []int32, w weightRows, b, y []adj, rows, out, in int, withBias bool, shrink float64) bool {
 	n := rows * in
 	if rows <= 0 || out <= 0 || in <= 0 || len(y) < rows*out || (withBias && len(b) < out) {
 		return false
@@ -140,17 +181,32 @@ func adjLinearDenseWith(x []adj, src []int32, wp enclose.Planes, b, y []adj, row
 	if src != nil {
 		xp = gatherPlanes(xp, src[:n])
 	}
-	yp := enclose.Make(rows * out)
-	if !enclose.Product(rows, out, in, xp, false, wp, true, bp, yp) {
-		return false
-	}
-	if shrink != 1 {
-		for i := range yp.R {
-			yp.R[i] *= shrink
-		}
-	}
 	pairs := make([]float64, 2*rows*out)
-	enclose.ToPairs(yp, pairs)
+	var wbuf []float64
+	tr := tileRows(out, in)
+	for j0 := 0; j0 < out; j0 += tr {
+		j1 := min(out, j0+tr)
+		nt := j1 - j0
+		var bt enclose.Planes
+		if withBias {
+			bt.C = bp.C[j0:j1]
+			if bp.R != nil {
+				bt.R = bp.R[j0:j1]
+			}
+		}
+		yp := enclose.Make(rows * nt)
+		if !enclose.Product(rows, nt, in, xp, false, w.tile(j0, j1, in, &wbuf), true, bt, yp) {
+			return false
+		}
+		if shrink != 1 {
+			for i := range yp.R {
+				yp.R[i] *= shrink
+			}
+		}
+		t := make([]float64, 2*rows*nt)
+		enclose.ToPairs(yp, t)
+		scatterTile(pairs, t, rows, out, j0, nt, 2)
+	}
 	for i := range y[:rows*out] {
 		y[i] = adj{iv: spec.Interval{Lo: pairs[2*i], Hi: pairs[2*i+1]}, id: fresh()}
 	}

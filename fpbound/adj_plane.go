@@ -40,7 +40,8 @@ func planeWeight(st *irsem.Step, t int) bool {
 		return false
 	}
 	wa := st.Args[1]
-	return wa.Source == irsem.ArgParam && wa.Value != nil && len(wa.Value.Data) == wa.Shape.Size()
+	return wa.Source == irsem.ArgParam && ((wa.Value != nil && len(wa.Value.Data) == wa.Shape.Size()) ||
+		(wa.Value == nil && wa.Plane != nil && wa.Plane.Len() == wa.Shape.Size())) // payload plane (mem36)
 }
 
 // exactPlane is the float64 plane of the payload tensor v's exact values
@@ -73,11 +74,14 @@ func planeForward(a *irsem.Application, k int, parents, steps []spec.Tensor[adj]
 		return spec.Tensor[adj]{}, nil, false, nil
 	}
 	wa := s.Args[1]
-	wp, ok := exactPlane(wa.Value)
-	if !ok {
-		return spec.Tensor[adj]{}, nil, false, nil
+	var wp []float64 // nil for a payload plane: irsem.LinearPlaneOf reads it (mem36)
+	if wa.Value != nil {
+		var ok bool
+		if wp, ok = exactPlane(wa.Value); !ok {
+			return spec.Tensor[adj]{}, nil, false, nil
+		}
 	}
-	if planePlant != nil {
+	if planePlant != nil && wp != nil {
 		planePlant(wp)
 	}
 	xs := make([]spec.Tensor[adj], len(s.Args))
@@ -93,17 +97,18 @@ func planeForward(a *irsem.Application, k int, parents, steps []spec.Tensor[adj]
 		xs[t] = v
 	}
 	var y spec.Tensor[adj]
+	var ok bool
 	if s.Prim == "linear" {
 		if len(xs) != 3 {
 			return spec.Tensor[adj]{}, nil, false, nil
 		}
-		y, ok = spec.LinearPlane(xs[0], wa.Shape, wp, xs[2])
+		y, ok = irsem.LinearPlaneOf(xs[0], wa.Shape, wp, wa.Plane, xs[2])
 	} else {
 		var b *spec.Tensor[adj]
 		if len(xs) == 3 {
 			b = &xs[2]
 		}
-		y, ok = spec.ConvPlane(s.Attrs, xs[0], wa.Shape, wp, b, s.Prim == "conv_transpose")
+		y, ok = irsem.ConvPlaneOf(s.Attrs, xs[0], wa.Shape, wp, wa.Plane, b, s.Prim == "conv_transpose")
 	}
 	if !ok {
 		return spec.Tensor[adj]{}, nil, false, nil

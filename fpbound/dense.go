@@ -30,46 +30,88 @@ func (ErrOf[F]) LinearDense(x []ErrOf[F], src []int32, w, b, y []ErrOf[F], rows,
 // exact point w[i] with bound 0 exactly when w[i] is a value of the
 // format F, which is what denseWeights asks of it, so where every weight
 // is a tame value of F it computes what LinearDense computes on the
-// converted weights — the same planes wc = w, |W| and counts feed the
+// converted weights — the same values wc = w, |W| and counts feed the
 // same kernel — and otherwise it reports false, as LinearDense would (a
 // weight that is not a value of F converts to a point with a non-zero
 // bound, which LinearDense declines). It never holds one ErrOf per
-// weight: 8 bytes a weight for |W| beside the caller's plane, instead of
-// 72 for the converted weights and 16 for their planes.
+// weight, nor a |W| plane of the whole layer: |W| is derived tile by tile
+// (weightRows), instead of 72 bytes a weight for the converted weights
+// and 16 for their planes.
 func (ErrOf[F]) LinearDensePlane(x []ErrOf[F], src []int32, w []float64, b, y []ErrOf[F], rows, out, in int, withBias bool) bool {
 	return linearDensePlane(x, src, w, b, y, rows, out, in, withBias, plantNone)
 }
 
-// linearDensePlane is LinearDensePlane with a planted fault (tests only).
-func linearDensePlane[F format](x []ErrOf[F], src []int32, w []float64, b, y []ErrOf[F], rows, out, in int, withBias bool, pl plant) bool {
-	if !denseArgs(x, src, len(w), len(b), len(y), rows, out, in, withBias) {
+// LinearDensePlane32 is LinearDensePlane for the binary32 plane w of the
+// weights' exact values (spec.DensePlane32): it reads w in place, tile by
+// tile, and fills y exactly as LinearDensePlane does on w widened to
+// float64. Proof: every binary32 value widens to float64 exactly, so the
+// tile planes it builds (weightRows.tile) hold, element for element, the
+// float64s LinearDensePlane would read from the widened plane; the
+// acceptance test (a tame value of F) and the counts are taken of those
+// same float64s; and the kernel computes every output from those values
+// alone (linearDenseOn). So nothing about the bound changes; only no
+// whole-layer float64 plane (8 bytes a weight) is made.
+func (ErrOf[F]) LinearDensePlane32(x []ErrOf[F], src []int32, w []float32, b, y []ErrOf[F], rows, out, in int, withBias bool) bool {
+	if len(w) < out*in || out <= 0 || in <= 0 {
 		return false
 	}
-	wabs, cnt, ok := planeWeights[F](w[:out*in], in)
+	return linearDenseRows(x, src, weightRows{f32: w[:out*in]}, b, y, rows, out, in, withBias, plantNone)
+}
+
+// linearDensePlane is LinearDensePlane with a planted fault (tests only).
+func linearDensePlane[F format](x []ErrOf[F], src []int32, w []float64, b, y []ErrOf[F], rows, out, in int, withBias bool, pl plant) bool {
+	if len(w) < out*in || out <= 0 || in <= 0 {
+		return false
+	}
+	return linearDenseRows(x, src, weightRows{c: w[:out*in]}, b, y, rows, out, in, withBias, pl)
+}
+
+// linearDenseRows is LinearDensePlane and LinearDensePlane32 on the
+// weights w (c or f32, out×in exactly), with a planted fault (tests only).
+func linearDenseRows[F format](x []ErrOf[F], src []int32, w weightRows, b, y []ErrOf[F], rows, out, in int, withBias bool, pl plant) bool {
+	if !denseArgs(x, src, out*in, len(b), len(y), rows, out, in, withBias) {
+		return false
+	}
+	cnt, ok := planeWeights[F](w, out, in)
 	if !ok {
 		return false
 	}
-	return linearDenseOn(x, src, w[:out*in], wabs, cnt, b, y, rows, out, in, withBias, pl)
+	return linearDenseOn(x, src, w, cnt, b, y, rows, out, in, withBias, pl)
 }
 
-// planeWeights is denseWeights for the plane w of exact weight values:
-// |W| and each row's number of non-zero weights; ok is false when a weight
-// is not a tame value of the format F (FromRat would not make it an exact
-// tame point with bound 0).
-func planeWeights[F format](w []float64, in int) (wabs []float64, cnt []int64, ok bool) {
+// planeWeights is denseWeights for a plane of exact weight values (w.c or
+// w.f32, read as float64s, exact): each row's number of non-zero weights;
+// ok is false when a weight is not a tame value of the format F (FromRat
+// would not make it an exact tame point with bound 0). One pass, nothing
+// per weight allocated (|W| is the kernel's, per tile).
+func planeWeights[F format](w weightRows, out, in int) (cnt []int64, ok bool) {
 	var fm F
-	wabs, cnt = make([]float64, len(w)), make([]int64, len(w)/in)
-	for i, v := range w {
-		a := math.Abs(v)
-		if v != 0 && (!fm.holds(v) || a < denseLo || a > denseHi) {
-			return nil, nil, false
+	cnt = make([]int64, out)
+	check := func(i int, v float64) bool {
+		if v == 0 {
+			return true
 		}
-		wabs[i] = a
-		if v != 0 {
-			cnt[i/in]++
+		a := math.Abs(v)
+		if !fm.holds(v) || a < denseLo || a > denseHi {
+			return false
+		}
+		cnt[i/in]++
+		return true
+	}
+	if w.f32 != nil {
+		for i, v := range w.f32 {
+			if !check(i, float64(v)) {
+				return nil, false
+			}
+		}
+		return cnt, true
+	}
+	for i, v := range w.c {
+		if !check(i, v) {
+			return nil, false
 		}
 	}
-	return wabs, cnt, true
+	return cnt, true
 }
 
 // plant selects a fault that the tests must catch (plantNone in
@@ -112,22 +154,22 @@ func pointOf[F format](v ErrOf[F]) (float64, bool) {
 	return v.x.Lo, a == 0 || (a >= denseLo && a <= denseHi)
 }
 
-// denseWeights is W (out×in) as a plane of exact points, |W|, and the
-// number of non-zero weights of each row; ok is false when a weight is
-// not an exact tame point.
-func denseWeights[F format](w []ErrOf[F], out, in int) (wc, wabs []float64, cnt []int64, ok bool) {
-	wc, wabs, cnt = make([]float64, out*in), make([]float64, out*in), make([]int64, out)
+// denseWeights is W (out×in) as a plane of exact points and the number
+// of non-zero weights of each row; ok is false when a weight is not an
+// exact tame point. (|W| is derived per tile by linearDenseOn.)
+func denseWeights[F format](w []ErrOf[F], out, in int) (wc []float64, cnt []int64, ok bool) {
+	wc, cnt = make([]float64, out*in), make([]int64, out)
 	for i := range wc {
 		v, ok := pointOf(w[i])
 		if !ok {
-			return nil, nil, nil, false
+			return nil, nil, false
 		}
-		wc[i], wabs[i] = v, math.Abs(v)
+		wc[i] = v
 		if v != 0 {
 			cnt[i/in]++
 		}
 	}
-	return wc, wabs, cnt, true
+	return wc, cnt, true
 }
 
 // inputPlanes closes every input and returns its enclosure as planes and,
@@ -187,11 +229,11 @@ func linearDense[F format](x []ErrOf[F], src []int32, w, b, y []ErrOf[F], rows, 
 		return false
 	}
 	// Weights: exact tame points.
-	wc, wabs, cnt, ok := denseWeights(w, out, in)
+	wc, cnt, ok := denseWeights(w, out, in)
 	if !ok {
 		return false
 	}
-	return linearDenseOn(x, src, wc, wabs, cnt, b, y, rows, out, in, withBias, pl)
+	return linearDenseOn(x, src, weightRows{c: wc}, cnt, b, y, rows, out, in, withBias, pl)
 }
 
 // denseArgs reports whether the operands' lengths fit the dense kernel's
@@ -205,13 +247,25 @@ func denseArgs[F format](x []ErrOf[F], src []int32, nw, nb, ny, rows, out, in in
 }
 
 // linearDenseOn is the kernel of linearDense once the weights are planes:
-// wc their exact values (out×in), wabs |W| and cnt each row's number of
+// w their exact values (out×in, weightRows) and cnt each row's number of
 // non-zero weights.
-func linearDenseOn[F format](x []ErrOf[F], src []int32, wc, wabs []float64, cnt []int64, b, y []ErrOf[F], rows, out, in int, withBias bool, pl plant) bool {
+//
+// Tiles: the three products (the enclosure x·Wᵀ + b, P and Q against |W|,
+// and the term counts against [W ≠ 0]) run on W's rows [j0, j1) at a time
+// (tileRows: every row at once for a layer of at most denseTileElems
+// weights), each tile's |W| and [W ≠ 0] derived from its rows, and the
+// results copied into their columns. Every output (r, j) is the same bit
+// for bit as with one product over all of W: enclose.Product computes
+// each output element from row r of its left operand, row j of W and
+// the bias element j alone — fastcpu.Dgemm's element is the left fold
+// over k of the rounded products whatever the blocking or the number of
+// columns (its documented summation order), and g, F and the bias term
+// depend on k and j only — and the left operands (the input planes, [E;
+// M], the non-zero indicators) are the same for every tile.
+func linearDenseOn[F format](x []ErrOf[F], src []int32, w weightRows, cnt []int64, b, y []ErrOf[F], rows, out, in int, withBias bool, pl plant) bool {
 	n := rows * in
 	ok := true
 	// Bias: exact tame points.
-	var bp enclose.Planes
 	bc := make([]float64, out)
 	if withBias {
 		for j := range bc {
@@ -219,7 +273,6 @@ func linearDenseOn[F format](x []ErrOf[F], src []int32, wc, wabs []float64, cnt 
 				return false
 			}
 		}
-		bp = enclose.Planes{C: bc}
 	}
 	// Inputs: closed, finite bound and enclosure, gathered by src.
 	if src == nil {
@@ -232,27 +285,52 @@ func linearDenseOn[F format](x []ErrOf[F], src []int32, wc, wabs []float64, cnt 
 	if src != nil {
 		xp, em = gather(xp, em, src[:n])
 	}
-	// The exact values: enclose's theorem gives ⟨Ĉ, ρ⟩ ∋ (x·Wᵀ + b) for
-	// every x in the enclosures; ToPairs rounds outward.
-	yp := enclose.Make(rows * out)
-	if !enclose.Product(rows, out, in, xp, false, enclose.Planes{C: wc}, true, bp, yp) {
-		return false
-	}
-	if pl == plantRadius {
-		clear(yp.R)
-	}
+	nz, zeros := nonZeroInputs(em, n)
 	ypairs := make([]float64, 2*rows*out)
-	enclose.ToPairs(yp, ypairs)
-	// P = Σ|W|·E (rows 0…rows−1) and Q = Σ|W|·M (rows rows…2·rows−1),
-	// enclosed likewise: their upper endpoints are upper bounds of the
-	// exact real sums.
-	pq := enclose.Make(2 * rows * out)
-	if !enclose.Product(2*rows, out, in, enclose.Planes{C: em}, false, enclose.Planes{C: wabs}, true, enclose.Planes{}, pq) {
-		return false
-	}
 	pqpairs := make([]float64, 4*rows*out)
-	enclose.ToPairs(pq, pqpairs)
-	res, ok := denseCharges[F](ypairs, pqpairs, bc, termCounts(em, wc, cnt, rows, out, in), rows, out, withBias, pl == plantRounding)
+	counts := make([]float64, rows*out)
+	var wbuf, abuf []float64
+	tr := tileRows(out, in)
+	for j0 := 0; j0 < out; j0 += tr {
+		j1 := min(out, j0+tr)
+		nt := j1 - j0
+		wt := w.tile(j0, j1, in, &wbuf)
+		// The exact values: enclose's theorem gives ⟨Ĉ, ρ⟩ ∋ (x·Wᵀ + b)
+		// for every x in the enclosures; ToPairs rounds outward.
+		var bp enclose.Planes
+		if withBias {
+			bp = enclose.Planes{C: bc[j0:j1]}
+		}
+		yp := enclose.Make(rows * nt)
+		if !enclose.Product(rows, nt, in, xp, false, wt, true, bp, yp) {
+			return false
+		}
+		if pl == plantRadius {
+			clear(yp.R)
+		}
+		t := make([]float64, 4*rows*nt)
+		enclose.ToPairs(yp, t[:2*rows*nt])
+		scatterTile(ypairs, t, rows, out, j0, nt, 2)
+		// P = Σ|W|·E (rows 0…rows−1) and Q = Σ|W|·M (rows
+		// rows…2·rows−1), enclosed likewise: their upper endpoints are
+		// upper bounds of the exact real sums.
+		if cap(abuf) < nt*in {
+			abuf = make([]float64, nt*in)
+		}
+		wabs := abuf[:nt*in]
+		for i, v := range wt.C {
+			wabs[i] = math.Abs(v)
+		}
+		pq := enclose.Make(2 * rows * nt)
+		if !enclose.Product(2*rows, nt, in, enclose.Planes{C: em}, false, enclose.Planes{C: wabs}, true, enclose.Planes{}, pq) {
+			return false
+		}
+		enclose.ToPairs(pq, t)
+		scatterTile(pqpairs, t, 2*rows, out, j0, nt, 2)
+		ct := termCounts(nz, zeros, wt.C, cnt[j0:j1], wabs, rows, nt, in)
+		scatterTile(counts, ct, rows, out, j0, nt, 1)
+	}
+	res, ok := denseCharges[F](ypairs, pqpairs, bc, counts, rows, out, withBias, pl == plantRounding)
 	if !ok {
 		return false
 	}
@@ -260,16 +338,11 @@ func linearDenseOn[F format](x []ErrOf[F], src []int32, wc, wabs []float64, cnt 
 	return true
 }
 
-// termCounts is the number of terms of each output (r, j) that the fold
-// keeps: the k with W[j,k] ≠ 0 whose input is not an exact zero (bound
-// and magnitude 0; the fold drops the exact-zero product, and a gathered
-// padding position is one). Without exact-zero inputs it is the row's
-// count of non-zero weights; otherwise the product of the 0/1 indicator
-// matrices, which float64 computes exactly (integer sums below 2⁵³).
-func termCounts(em, wc []float64, cnt []int64, rows, out, in int) []float64 {
-	n := rows * in
-	nz := make([]float64, n)
-	zeros := false
+// nonZeroInputs is the 0/1 plane [input i is not an exact zero] (bound
+// and magnitude not both 0) of the n gathered inputs, and whether some
+// input is an exact zero.
+func nonZeroInputs(em []float64, n int) (nz []float64, zeros bool) {
+	nz = make([]float64, n)
 	for i := range nz {
 		if em[i] != 0 || em[n+i] != 0 {
 			nz[i] = 1
@@ -277,6 +350,18 @@ func termCounts(em, wc []float64, cnt []int64, rows, out, in int) []float64 {
 			zeros = true
 		}
 	}
+	return nz, zeros
+}
+
+// termCounts is the number of terms of each output (r, j) that the fold
+// keeps, for the out rows of W given as wc (out×in) with cnt their
+// counts of non-zero weights: the k with W[j,k] ≠ 0 whose input is not an
+// exact zero (the fold drops the exact-zero product, and a gathered
+// padding position is one). Without exact-zero inputs it is the row's
+// count of non-zero weights; otherwise the product of the 0/1 indicator
+// matrices nz and [W ≠ 0], which float64 computes exactly (integer sums
+// below 2⁵³), built in scratch (len(wc) elements, overwritten).
+func termCounts(nz []float64, zeros bool, wc []float64, cnt []int64, scratch []float64, rows, out, in int) []float64 {
 	counts := make([]float64, rows*out)
 	if !zeros {
 		for i := range counts {
@@ -284,8 +369,9 @@ func termCounts(em, wc []float64, cnt []int64, rows, out, in int) []float64 {
 		}
 		return counts
 	}
-	wnz := make([]float64, len(wc))
+	wnz := scratch[:len(wc)]
 	for i, v := range wc {
+		wnz[i] = 0
 		if v != 0 {
 			wnz[i] = 1
 		}

@@ -981,6 +981,31 @@
 // nodeVJP call (none on AlexNet at the default limits, whose sweeps never
 // reach its weights; docs/performance.md, mem35).
 //
+// Tiles and binary32 planes (mem36). Claim: the dense kernels give the
+// same results, bit for bit, when they run W's rows a tile at a time
+// (at most 2²⁰ weights; the whole of W when it fits) and when they read a
+// binary32 weight plane in place (LinearDensePlane32, spec.DensePlane32)
+// instead of its widening to float64. Proof: every binary32 value widens
+// to float64 exactly, so a tile's plane holds the very float64s of the
+// widened plane, and the acceptance test and the counts read those same
+// values. enclose.Product's output (r, j) depends only on row r of its
+// left operand, row j of W and bias element j: fastcpu.Dgemm computes each
+// element as the left fold over k of the rounded products whatever the
+// blocking and the number of columns (its documented order), and g, F and
+// the bias term depend on k and j alone; the left operands (the input
+// planes, [E; M], the exact-zero indicators) are the same for every tile.
+// A tile of adj weights whose radii are all 0 skips the radius product
+// that the whole call runs where some other row has radii; that product's
+// contribution to the tile's columns is a fold of products of finite
+// non-negative float64s and +0, hence +0, and R + (+0) = R. So no bound
+// changes and nothing new is proved; a layer no longer holds a |W| plane,
+// enclose's scratch or a widened plane of all its weights (8 bytes a
+// weight each). TestDenseTilesAgree, TestAdjTilesAgree and
+// TestPlaneGraphsTiled compare the tiled and in-place kernels with the
+// untiled one on converted weights (outputs, graphs' values and compare's
+// whole Result); TestPlaneTiledPlantedUlp checks that a weight one
+// binary32 ulp off in the last tile is seen.
+//
 // # Dense interval adjoints
 //
 // The first-order bound's interval pass runs the registry's rules over

@@ -482,10 +482,10 @@ func planeStep[T spec.Scalar[T]](reg *spec.Registry[T], a *Application, k int, p
 		if b == nil {
 			return spec.Tensor[T]{}, false, nil
 		}
-		y, ok := spec.LinearPlane(x, wa.Shape, wp, *b)
+		y, ok := LinearPlaneOf(x, wa.Shape, wp, wa.Plane, *b)
 		return y, ok, nil
 	}
-	y, ok := spec.ConvPlane(s.Attrs, x, wa.Shape, wp, b, s.Prim == "conv_transpose")
+	y, ok := ConvPlaneOf(s.Attrs, x, wa.Shape, wp, wa.Plane, b, s.Prim == "conv_transpose")
 	return y, ok, nil
 }
 

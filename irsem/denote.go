@@ -219,31 +219,66 @@ func planeOK[T spec.Scalar[T]](reg *spec.Registry[T]) bool {
 }
 
 // weightPlaneOf is weightPlane for a weight held as rationals (w) or as
-// an IEEE plane (p, w nil): the plane's values widened to float64 exactly
-// (Plane.Float64s: no rational is made).
+// an IEEE plane (p, w nil). For a plane it widens nothing: it reports ok
+// with wp nil when T reads planes (planeOK), and the step then runs
+// LinearPlaneOf / ConvPlaneOf on p itself.
 func weightPlaneOf[T spec.Scalar[T]](reg *spec.Registry[T], w *RatTensor, p *Plane) ([]float64, bool) {
 	if w != nil || p == nil {
 		return weightPlane(reg, w)
 	}
-	if !planeOK(reg) {
-		return nil, false
+	return nil, planeOK(reg)
+}
+
+// LinearPlaneOf is spec.LinearPlane with the weights, of shape ws, given
+// as the float64 plane wp, or (wp nil) as the payload plane p: a binary32
+// p is read in place when T is a spec.DensePlane32 (LinearPlane32: the
+// same result as LinearPlane on p widened, by DensePlane32's contract,
+// so a layer is never widened whole); otherwise p is widened for this
+// call (Plane.Float64s: 8 bytes a weight, dropped after the call; a
+// binary64 plane is read in place).
+func LinearPlaneOf[T spec.Scalar[T]](x spec.Tensor[T], ws spec.Shape, wp []float64, p *Plane, b spec.Tensor[T]) (spec.Tensor[T], bool) {
+	if wp == nil {
+		if f := p.Float32s(); f != nil && plane32[T]() {
+			return spec.LinearPlane32(x, ws, f, b)
+		}
+		wp = p.Float64s()
 	}
-	return p.Float64s(), true
+	return spec.LinearPlane(x, ws, wp, b)
+}
+
+// ConvPlaneOf is LinearPlaneOf for conv and conv_transpose (spec.ConvPlane,
+// ConvPlane32).
+func ConvPlaneOf[T spec.Scalar[T]](a *spec.Attrs, x spec.Tensor[T], ws spec.Shape, wp []float64, p *Plane, b *spec.Tensor[T], transposed bool) (spec.Tensor[T], bool) {
+	if wp == nil {
+		if f := p.Float32s(); f != nil && plane32[T]() {
+			return spec.ConvPlane32(a, x, ws, f, b, transposed)
+		}
+		wp = p.Float64s()
+	}
+	return spec.ConvPlane(a, x, ws, wp, b, transposed)
+}
+
+// plane32 reports whether T's dense kernel reads binary32 planes in place
+// (spec.DensePlane32).
+func plane32[T any]() bool {
+	var z T
+	_, ok := any(z).(spec.DensePlane32[T])
+	return ok
 }
 
 // planeLinearStep is linear's step for a W held as an IEEE plane p: when
-// T reads planes (planeOK), each call widens p to float64 (transient, 8
-// bytes a weight of this layer, dropped after the call; binary64 planes
-// are read in place) and runs spec.LinearPlane, converting the weights
-// for that call only when it declines — as the rational path does; for
-// any other T the weights are converted to T once, element by element
-// from the plane (ConvertPlane), as ConvertTensor converts the rationals.
-// Either way the values are those of the rational W the plane denotes.
+// T reads planes (planeOK), each call runs LinearPlaneOf on p (a binary32
+// p read in place by a DensePlane32 kernel, else widened to float64 for
+// the call) and converts the weights for that call only when it declines
+// — as the rational path does; for any other T the weights are converted
+// to T once, element by element from the plane (ConvertPlane), as
+// ConvertTensor converts the rationals. Either way the values are those
+// of the rational W the plane denotes.
 func planeLinearStep[T spec.Scalar[T]](run func(*spec.Attrs, []spec.Tensor[T]) (spec.Tensor[T], error),
 	attrs *spec.Attrs, reg *spec.Registry[T], p *Plane, b spec.Tensor[T]) step[T] {
 	if planeOK(reg) {
 		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
-			if y, ok := spec.LinearPlane(xs[0], p.Shape(), p.Float64s(), b); ok {
+			if y, ok := LinearPlaneOf(xs[0], p.Shape(), nil, p, b); ok {
 				return y, nil
 			}
 			return run(attrs, []spec.Tensor[T]{xs[0], ConvertPlane[T](p), b})
@@ -261,7 +296,7 @@ func planeConvStep[T spec.Scalar[T]](run func(*spec.Attrs, []spec.Tensor[T]) (sp
 	params func(spec.Tensor[T]) []spec.Tensor[T], transposed bool) step[T] {
 	if planeOK(reg) {
 		return func(xs []spec.Tensor[T]) (spec.Tensor[T], error) {
-			if y, ok := spec.ConvPlane(attrs, xs[0], p.Shape(), p.Float64s(), b, transposed); ok {
+			if y, ok := ConvPlaneOf(attrs, xs[0], p.Shape(), nil, p, b, transposed); ok {
 				return y, nil
 			}
 			return run(attrs, append([]spec.Tensor[T]{xs[0]}, params(ConvertPlane[T](p))...))
