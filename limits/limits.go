@@ -20,7 +20,7 @@
 //	onnx-bytes     2^30      --max-onnx-bytes     TLCHECK_MAX_ONNX_BYTES      bytes of one ONNX model or TensorProto file
 //	onnx-elements  160·2^20  --max-onnx-elements  TLCHECK_MAX_ONNX_ELEMENTS   numbers of one ONNX model: tensor elements and list-attribute entries, all together
 //	onnx-names     2^18      --max-onnx-names     TLCHECK_MAX_ONNX_NAMES      names of one ONNX model: node inputs, outputs and attributes, graph inputs, outputs, value infos, initializers
-//	onnx-value-bytes 2^32    --max-onnx-value-bytes TLCHECK_MAX_ONNX_VALUE_BYTES bytes the tensor values of one ONNX model or TensorProto file take decoded: per element its decoded size plus, for a float, its exact value (spec.Rat)
+//	onnx-value-bytes 2^32    --max-onnx-value-bytes TLCHECK_MAX_ONNX_VALUE_BYTES bytes the tensor values of one ONNX model or TensorProto file take decoded, plus the exact values (spec.Rat) made of its floats: a file's floats at decode, a model's where the importer converts one
 //	lean-lines      2^22     --max-lean-lines      TLCHECK_MAX_LEAN_LINES      lines of one lean4export NDJSON file
 //	lean-line-bytes 2^20     --max-lean-line-bytes TLCHECK_MAX_LEAN_LINE_BYTES bytes of one line of a lean4export file
 //	lean-bytes     2^28      --max-lean-bytes     TLCHECK_MAX_LEAN_BYTES      bytes a lean4export reader holds: its lines and its names' keys together
@@ -112,22 +112,22 @@
 // 2^26), the most declared work VGG-19's 19.7·10^9 (work: 2^35), the most
 // parameters VGG-19's 143.7 M, 575 MB as float32 (onnx-elements: 160·2^20,
 // onnx-bytes: 2^30). Memory at these limits: a model's float numbers are
-// held decoded (4 bytes) and once as exact values (a 32-byte spec.Rat,
-// shared by the importer and the payload), and that is what
-// onnx-value-bytes charges, before allocating: 36 bytes a float32, 4 GiB
-// at its default (2^32: AlexNet's 61 M weights take 2.2 GB, ResNet-50's
-// 0.9 GB, ZFNet's 2.3 GB). Evaluating one node converts its parameters to
-// the evaluation's scalar, for that node only — except that compare's
-// dense layers (linear, conv, conv_transpose) read their weights as a
-// float64 plane (16 bytes a weight with |W|, not a 72-byte error scalar;
-// spec.DensePlane) while the first-order pass's interval forward still
-// converts them (40 bytes a weight); a value table costs at most 32 bytes
-// per graph element (2.1 GiB), and irsem.Denote holds only its live part.
-// VGG-19 (5.2 GB of values at 36 bytes, then about 5.8 GB of planes and
-// interval weights while its fc6 layer runs, up to twice the live heap
-// with the garbage collector's headroom) is the one net of the table
-// still refused by default: admitting it needs the payload held as float
-// planes (docs/performance.md, "mem32", not done). Exact rational arithmetic is what is slow, so evaluation over
+// held decoded (4 bytes a float32) and, where a reader needs them, once as
+// exact values (a 32-byte spec.Rat, shared by the importer and the
+// payload); a linear, conv or conv_transpose weight never is (the payload
+// holds its decoded plane). onnx-value-bytes charges exactly that, before
+// allocating: 4 or 8 bytes an element at decode, and 32 more where the
+// importer converts a float (an initializer another op reads, a Constant,
+// a tensor holding −∞; a TensorProto file's floats at decode), 4 GiB in all
+// at its default (2^32: VGG-19's 143.7 M floats take 0.58 GB, AlexNet's
+// 61 M 0.24 GB; a model whose floats all become exact values still gets
+// about 119 M of them). Evaluating one node converts its parameters to the
+// evaluation's scalar, for that node only — except that compare's dense
+// layers (linear, conv, conv_transpose) read their weights as a float64
+// plane (spec.DensePlane); a value table costs at most 32 bytes per graph
+// element (2.1 GiB), and irsem.Denote holds only its live part
+// (docs/performance.md, "vgg36", measures VGG-19's compare at these
+// defaults). Exact rational arithmetic is what is slow, so evaluation over
 // Rat keeps the former work default as its own limit, rat-work (checked by
 // irsem.DenoteAll over Rat, which every Rat path runs first): a graph the
 // float and interval paths evaluate in seconds may still be refused over
@@ -238,7 +238,7 @@ var knobs = []struct {
 	{"onnx-bytes", "most bytes in one ONNX model or TensorProto file", func(l *Limits) int64 { return l.ONNXBytes }, func(l *Limits, v int64) { l.ONNXBytes = v }, 1 << 40},
 	{"onnx-elements", "most numbers (tensor elements, list-attribute entries) in one ONNX model", func(l *Limits) int64 { return l.ONNXElements }, func(l *Limits, v int64) { l.ONNXElements = v }, 1 << 40},
 	{"onnx-names", "most names (node inputs and outputs, graph values) in one ONNX model", func(l *Limits) int64 { return int64(l.ONNXNames) }, func(l *Limits, v int64) { l.ONNXNames = int(v) }, 1 << 30},
-	{"onnx-value-bytes", "most bytes the tensor values of one ONNX model or TensorProto file take decoded (with their exact values)", func(l *Limits) int64 { return l.ONNXValueBytes }, func(l *Limits, v int64) { l.ONNXValueBytes = v }, 1 << 40},
+	{"onnx-value-bytes", "most bytes the tensor values of one ONNX model or TensorProto file take decoded, with the exact values made of them", func(l *Limits) int64 { return l.ONNXValueBytes }, func(l *Limits, v int64) { l.ONNXValueBytes = v }, 1 << 40},
 	{"lean-lines", "most lines in one lean4export NDJSON file", func(l *Limits) int64 { return int64(l.LeanLines) }, func(l *Limits, v int64) { l.LeanLines = int(v) }, 1 << 30},
 	{"lean-line-bytes", "most bytes in one line of a lean4export file", func(l *Limits) int64 { return int64(l.LeanLineBytes) }, func(l *Limits, v int64) { l.LeanLineBytes = int(v) }, 1 << 30},
 	{"lean-bytes", "most bytes of lines and name keys a lean4export reader holds", func(l *Limits) int64 { return l.LeanBytes }, func(l *Limits, v int64) { l.LeanBytes = v }, 1 << 40},

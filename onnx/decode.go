@@ -22,7 +22,10 @@ type dec struct {
 	elements int64 // numbers decoded so far (onnx-elements)
 	names    int   // names decoded so far (onnx-names)
 	valBytes int64 // bytes of decoded tensor values so far (onnx-value-bytes)
-	depth    int   // subgraphs (GRAPH attributes) open around the one being read
+	// exactAtDecode charges a float element's exact value at decode: a
+	// TensorProto file's tensor, which is always converted (useValues).
+	exactAtDecode bool
+	depth         int // subgraphs (GRAPH attributes) open around the one being read
 }
 
 // maxGraphDepth bounds the nesting of GRAPH attributes (an If inside a
@@ -31,6 +34,13 @@ type dec struct {
 const maxGraphDepth = 8
 
 func newDec(data []byte) *dec { return &dec{lim: limits.Current(), total: cap(data)} }
+
+// newTensorDec is newDec for a TensorProto file (useValues).
+func newTensorDec(data []byte) *dec {
+	d := newDec(data)
+	d.exactAtDecode = true
+	return d
+}
 
 // useElements charges n numbers against onnx-elements.
 func (d *dec) useElements(n int) error {
@@ -42,25 +52,30 @@ func (d *dec) useElements(n int) error {
 }
 
 // exactBytes is what the exact value of one float element takes once
-// converted (Tensor.Rats): a spec.Rat, whose dyadic form of a float32 or
-// float64 needs no further allocation.
+// converted (Tensor.Rats, value.exact): a spec.Rat, whose dyadic form of a
+// float32 or float64 needs no further allocation.
 const exactBytes = int64(unsafe.Sizeof(spec.Rat{}))
 
 // useValues charges the n elements of a tensor of type dt against
-// onnx-value-bytes before they are allocated: each at the size of its
-// element slice entry (valueBytes) plus, for a float, exactBytes, since
-// a float tensor of a model or input may be converted to exact values
-// (Tensor.Rats, value.exact) when it is imported or read. (A linear or
-// conv weight is not, since mem34: the payload holds its decoded plane;
-// the charge is decided before the readers are known, so it stays.)
+// onnx-value-bytes before they are allocated, each at the size of its
+// element slice entry (valueBytes). A TensorProto file's float tensor (a
+// runtime input or a recorded output, read only to be converted) is
+// charged its exact values too (exactBytes an element), here; a model's
+// float tensor is not, since most of a model's floats are never converted
+// (a linear, conv or conv_transpose weight is held as its decoded plane,
+// mem34): the importer charges exactBytes an element against the same
+// limit where it converts one (imp.exactOf, exactBudget), on top of what
+// the model's values took decoded (modelValueBytes).
 func (d *dec) useValues(n int, dt DataType) error {
 	per := valueBytes(dt)
-	if dt.IsFloat() {
+	what := "decoded"
+	if d.exactAtDecode && dt.IsFloat() {
 		per += exactBytes
+		what = "decoded, its exact value included"
 	}
 	d.valBytes += int64(n) * per
 	if d.valBytes > d.lim.ONNXValueBytes {
-		return limits.Exceeded("onnx-value-bytes", d.lim.ONNXValueBytes, "the tensor values take more than %d bytes decoded (%d bytes per %s element, its exact value included)", d.lim.ONNXValueBytes, per, dt)
+		return limits.Exceeded("onnx-value-bytes", d.lim.ONNXValueBytes, "the tensor values take more than %d bytes (%d bytes per %s element %s)", d.lim.ONNXValueBytes, per, dt, what)
 	}
 	return nil
 }

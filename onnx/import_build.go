@@ -32,10 +32,13 @@ type value struct {
 	// it): a linear or conv weight never does (weightTensor hands the
 	// plane to the payload), so its 32-byte spec.Rat a weight is never made.
 	plane *irsem.Plane
-	ints  []int64 // integer constant: elements
-	isK   bool    // a compile-time constant
-	init  int     // index into Imported.Initializers, -1 otherwise
-	grad  bool    // an output of a Gradient node (no IR value)
+	// bud is the import's onnx-value-bytes account that exact charges
+	// when it converts plane (exactBudget); nil for a value without one.
+	bud  *exactBudget
+	ints []int64 // integer constant: elements
+	isK  bool    // a compile-time constant
+	init int     // index into Imported.Initializers, -1 otherwise
+	grad bool    // an output of a Gradient node (no IR value)
 	// ninf marks the elements that are −∞ (nil when none): an additive
 	// attention mask. rats (or the IR node) hold 0 there; see irFinite.
 	ninf []bool
@@ -91,6 +94,7 @@ type imp struct {
 	used   map[string]bool       // value names consumed by a node or a graph output
 	info   map[string]*ValueInfo // the graph's value_info by name
 	params map[string]int        // symbolic input dimensions bound from Options.Shapes
+	bud    *exactBudget          // onnx-value-bytes: the decoded values and the exact values made of them
 }
 
 func importModel(m *Model, o Options, path string) (im *Imported, err error) {
@@ -117,6 +121,9 @@ func importModel(m *Model, o Options, path string) (im *Imported, err error) {
 	}
 	b.opset = v
 	b.im = &Imported{Opset: v}
+	if b.bud, err = newExactBudget(m); err != nil {
+		return nil, &ImportError{Err: err}
+	}
 	if err := b.initializers(); err != nil {
 		return nil, err
 	}
@@ -127,9 +134,15 @@ func importModel(m *Model, o Options, path string) (im *Imported, err error) {
 		if err := b.importFlat(n); err != nil {
 			return nil, err
 		}
+		if err := b.bud.check(n.Where()); err != nil {
+			return nil, err
+		}
 	}
 	b.where = ""
 	if err := b.outputs(); err != nil {
+		return nil, err
+	}
+	if err := b.bud.check(""); err != nil {
 		return nil, err
 	}
 	return b.finish()
@@ -171,7 +184,7 @@ func (b *imp) initializers() error {
 			return &ImportError{Field: field, Err: errors.New("defined twice")}
 		}
 		seen[t.Name] = true
-		v, err := tensorValue(t)
+		v, err := tensorValue(t, b.bud)
 		if err != nil {
 			return &ImportError{Field: field, Err: err}
 		}
@@ -183,8 +196,10 @@ func (b *imp) initializers() error {
 }
 
 // tensorValue makes a constant value of a tensor: exact rationals for a
-// float tensor, integers for an integer one.
-func tensorValue(t *Tensor) (*value, error) {
+// float tensor (held as its decoded plane until a reader needs them, when
+// every element is finite; else converted now, charged to bud first),
+// integers for an integer one.
+func tensorValue(t *Tensor, bud *exactBudget) (*value, error) {
 	s, err := dimsShape(t.Dims)
 	if err != nil {
 		return nil, err
@@ -193,8 +208,11 @@ func tensorValue(t *Tensor) (*value, error) {
 	switch {
 	case t.DataType.IsFloat():
 		if pl, ok := floatPlane(t, s); ok {
-			v.plane = pl
+			v.plane, v.bud = pl, bud
 			break
+		}
+		if err := bud.charge(t.Len(), t.Name); err != nil {
+			return nil, err
 		}
 		rs, ninf, err := tensorRatsNinf(t)
 		if err != nil {
@@ -206,6 +224,9 @@ func tensorValue(t *Tensor) (*value, error) {
 		}
 		v.rats = rs
 	case t.DataType.IsMini():
+		if err := bud.charge(t.Len(), t.Name); err != nil {
+			return nil, err
+		}
 		if err := miniTensorValue(t, v); err != nil {
 			return nil, err
 		}
@@ -271,7 +292,7 @@ func (b *imp) inputs() error {
 		if t.DataType.IsFloat() || (t.DataType != vi.ElemType && !(isIndexType(t.DataType) && isIndexType(vi.ElemType))) {
 			return &ImportError{Field: field, Err: fmt.Errorf("bound tensor of element type %s, the input is %s", t.DataType.String(), vi.ElemType.String())}
 		}
-		v, err := tensorValue(t)
+		v, err := tensorValue(t, b.bud)
 		if err != nil {
 			return &ImportError{Field: field, Err: err}
 		}
@@ -660,8 +681,12 @@ func floatPlane(t *Tensor, s spec.Shape) (*irsem.Plane, bool) {
 // exact returns v's rationals, deriving them from v.plane the first time
 // a reader needs them (then kept in v.rats, as an eagerly converted value
 // holds them; the plane is dropped from v).
+//
+// The conversion is charged to v.bud (exactBudget.note); a reader that can
+// refuse converts through imp.exactOf instead, which charges first.
 func (v *value) exact() []spec.Rat {
 	if v.rats == nil && v.plane != nil {
+		v.bud.note(v.plane.Len(), v.name)
 		v.rats = v.plane.Rats().Data
 		v.plane = nil
 	}
@@ -750,6 +775,9 @@ func (b *imp) irFinite(v *value) (int, error) {
 		return 0, b.errf("", "integer tensor %q is used as float data (only as shapes, axes, indices)", v.name)
 	}
 	where := v.where // "" for an initializer: its const node belongs to no one ONNX node
+	if err := b.exactOf(v); err != nil {
+		return 0, &ImportError{Node: b.where, Field: fmt.Sprintf("%q", v.name), Err: err}
+	}
 	id := b.emitRaw(irsem.Kind{Op: irsem.OpConst, ValueShape: v.shape.Clone()}, v.shape, nil, where)
 	b.pay[id] = &irsem.Params{Value: ratTensor(v, v.shape)}
 	b.use(v, id, irsem.ParamValue)

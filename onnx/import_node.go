@@ -235,8 +235,10 @@ func (c *nctx) in(i int) (*value, error) {
 	if !(i == 1 && (c.n.OpType == "Gemm" || c.n.OpType == "Conv" || c.n.OpType == "ConvTranspose")) {
 		// Every reader but a weight's (which hands the plane to the
 		// payload, weightTensor, or reads the rationals through ratTensor)
-		// sees the rationals, as before.
-		v.exact()
+		// sees the rationals, as before: charged here (exactBudget).
+		if err := c.b.exactOf(v); err != nil {
+			return nil, c.wrap(c.inField(i), err)
+		}
 	}
 	return v, nil
 }

@@ -49,10 +49,13 @@
 // the input declares: with the defaults and a 256 MiB file, about 1 GiB,
 // and a small file costs little however large the sizes it declares
 // (TestHostileAllocation measures this). The element slices and the exact
-// values every float tensor becomes when imported or read (Tensor.Rats: a
-// spec.Rat per element) are further held to onnx-value-bytes together,
-// charged per tensor before its slice is allocated (TestValueBytesBudget):
-// onnx-elements alone let a 2^26-float Constant need 2.5 GB as exact values.
+// values made of float tensors (a spec.Rat per element) are further held
+// to onnx-value-bytes together: the slices charged per tensor before they
+// are allocated (TestValueBytesBudget), and the exact values where they
+// are made — a TensorProto file's floats at decode, a model's by the
+// importer where it converts one, which a linear or conv weight held as
+// its decoded plane never is (TestValueBytesAtImport): onnx-elements
+// alone let a 2^26-float Constant need 2.5 GB as exact values.
 //
 // Protobuf semantics are kept where they matter: fields may come in any
 // order; repeated scalars are accepted packed and unpacked; an unknown

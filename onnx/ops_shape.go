@@ -833,7 +833,7 @@ func (c *nctx) constAttrValue() (*value, error) {
 		if a.T == nil {
 			return nil, c.errf(attrField(name), "no tensor")
 		}
-		v, err := tensorValue(a.T)
+		v, err := tensorValue(a.T, c.b.bud)
 		if err != nil {
 			return nil, c.errf(attrField(name), "%v", err)
 		}
@@ -902,7 +902,7 @@ func importConstantOfShape(c *nctx) error {
 		if a.T == nil {
 			return c.errf(attrField("value"), "no tensor")
 		}
-		if fill, err = tensorValue(a.T); err != nil {
+		if fill, err = tensorValue(a.T, c.b.bud); err != nil {
 			return c.errf(attrField("value"), "%v", err)
 		}
 		if fill.shape.Size() != 1 {

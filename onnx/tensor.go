@@ -145,7 +145,7 @@ func (t *Tensor) Rats() ([]spec.Rat, error) {
 // output_N.pb file of the ONNX test data); the same checks and limits
 // apply as to an initializer.
 func DecodeTensor(data []byte) (*Tensor, error) {
-	d := newDec(data)
+	d := newTensorDec(data)
 	if err := d.checkSize(int64(len(data)), "tensor file"); err != nil {
 		return nil, &Error{Err: err}
 	}
@@ -163,7 +163,7 @@ func ReadTensor(path string) (*Tensor, error) {
 	if err != nil {
 		return nil, &Error{Path: path, Err: err}
 	}
-	d := newDec(data)
+	d := newTensorDec(data)
 	t, err := d.tensor(data, "tensor", -1, false)
 	if err != nil {
 		return nil, &Error{Path: path, Err: truncated(err, data, decodeTensorFile)}

@@ -2,7 +2,8 @@
 """ONNX Runtime's float32 forward against ``tlcheck compare``, side by side.
 
 For each seeded model built in the tree (torchvision's ``resnet18``,
-``resnet50``, ``squeezenet1_0`` or ``alexnet`` with ``weights=None`` after
+``resnet50``, ``squeezenet1_0``, ``alexnet``, ``vgg19``, ``densenet121`` or
+``googlenet`` (Inception v1, without its training-only auxiliary heads) with ``weights=None`` after
 ``torch.manual_seed(seed)``: no weights are downloaded), exported to ONNX
 (opset 17) with a seeded N(0, 1) input of ``[1, 3, size, size]``, the runner
 
@@ -44,7 +45,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
-MODELS = ("resnet18", "resnet50", "squeezenet", "alexnet")
+MODELS = ("resnet18", "resnet50", "squeezenet", "alexnet", "vgg19", "densenet121", "googlenet")
 
 
 @dataclass
@@ -99,9 +100,16 @@ def build(name: str, size: int, seed: int, out: str):
     ctor = {"resnet18": torchvision.models.resnet18,
             "resnet50": torchvision.models.resnet50,
             "squeezenet": torchvision.models.squeezenet1_0,
-            "alexnet": torchvision.models.alexnet}[name]
+            "alexnet": torchvision.models.alexnet,
+            "vgg19": torchvision.models.vgg19,
+            "densenet121": torchvision.models.densenet121,
+            "googlenet": torchvision.models.googlenet}[name]
     torch.manual_seed(seed)
-    m = ctor(weights=None).eval()
+    # googlenet's auxiliary classifiers are training-only; without weights
+    # torchvision builds them unless told not to (init_weights keeps the
+    # seeded initialisation deterministic).
+    kw = {"aux_logits": False, "init_weights": True} if name == "googlenet" else {}
+    m = ctor(weights=None, **kw).eval()
     x = torch.randn(1, 3, size, size, generator=torch.Generator().manual_seed(seed))
     path = os.path.join(out, "model.onnx")
     with torch.no_grad():
