@@ -106,3 +106,13 @@ func (c *nctx) roundComputed(v *value) error {
 	c.out(0, c.b.unary("round_int", x, v.shape), v.shape, v.dt)
 	return nil
 }
+
+// recorded reports that v is a float graph input with a recorded value
+// (decidedIn folds an exact function of it at import).
+func (c *nctx) recorded(v *value) bool {
+	if !v.input {
+		return false
+	}
+	t, ok := c.b.o.Values[v.name]
+	return ok && t != nil
+}
