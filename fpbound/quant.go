@@ -35,8 +35,8 @@ import (
 // jump. round_int of an infinite endpoint (Round keeps ±∞) is +∞ too. When
 // E = 0, x̂ = x and E′ = 0. The element's decision is the same as
 // onnx.QuantizeEnclosure's on H for a FLOAT scale (both division
-// precisions are binary32 there; onnx's TestQuantIntMatchesEnclosure checks the two
-// implementations agree). In the first-order bound the Jacobian is 0 on a
+// precisions are binary32 there; no test compares the two yet). In the
+// first-order bound the Jacobian is 0 on a
 // box whose image is one point, and a box that straddles a jump voids it
 // (adj.RoundTo, round_cast.go), as for the casts.
 
