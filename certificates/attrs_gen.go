@@ -22,11 +22,11 @@ type Attrs struct {
 	Start int `json:"start,omitempty"`
 	// End holds "end" (natural): slice: one past the last index on axis.
 	End int `json:"end,omitempty"`
-	// C holds "c" (rational): scale: the factor.
+	// C holds "c" (rational): scale: the factor; quant_int: the scale s > 0.
 	C string `json:"c,omitempty"`
-	// Lo holds "lo" (rational): clamp: the lower bound; trunc_int: the least value of the integer range.
+	// Lo holds "lo" (rational): clamp: the lower bound; trunc_int, quant_int: the least value of the integer range.
 	Lo string `json:"lo,omitempty"`
-	// Hi holds "hi" (rational): clamp: the upper bound; trunc_int: the greatest value of the integer range.
+	// Hi holds "hi" (rational): clamp: the upper bound; trunc_int, quant_int: the greatest value of the integer range.
 	Hi string `json:"hi,omitempty"`
 	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm, l2_normalize: ε (the IR gives it as a parent or a payload parameter, except l2_normalize's tag, which spells it as an attribute).
 	Eps string `json:"eps,omitempty"`
@@ -54,7 +54,7 @@ type Attrs struct {
 	Alpha string `json:"alpha,omitempty"`
 	// Beta holds "beta" (rational): lrn: β.
 	Beta string `json:"beta,omitempty"`
-	// Bias holds "bias" (rational): lrn: the bias k; shrink: the bias.
+	// Bias holds "bias" (rational): lrn: the bias k; shrink: the bias; quant_int: the zero point (an integer).
 	Bias string `json:"bias,omitempty"`
 	// Lambd holds "lambd" (rational): shrink: the threshold λ.
 	Lambd string `json:"lambd,omitempty"`

@@ -262,6 +262,13 @@
 // so the element is inconclusive, not held within a bound. The theorem is
 // in round_cast.go.
 //
+// Rounding to an integer grid (round_int: ONNX Round; quant_int: ONNX
+// QuantizeLinear of a computed FLOAT value, clamp(rne(fl32(fl32(x)/c)) +
+// zp, lo, hi)). E = 0 stays 0; otherwise E' = 0 when the map sends the
+// whole hull H to one code (it is monotone, so then the computed code
+// equals the exact one), and +∞ when H holds a jump (a tie of the grid):
+// inconclusive. The theorem is in quant.go.
+//
 // Elementary functions f ∈ {exp, log, log1p, tanh, sin, cos} (M3). x and
 // x̂ both lie in H, so by the mean value theorem |f(x̂) − f(x)| ≤ L·E with
 // L ≥ sup_H |f′| (exp: e^{H.Hi}; log: 1/H.Lo; log1p: 1/(1+H.Lo); tanh:

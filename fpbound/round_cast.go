@@ -97,6 +97,9 @@ func (v ErrOf[F]) RoundTo(f spec.FloatFormat) (ErrOf[F], error) {
 		// evaluation refuses it).
 		return unbounded[F](spec.Interval{Lo: math.Inf(-1), Hi: inf}), nil
 	}
+	if f.Quant != nil {
+		return quantBound(a, x, f), nil // quant.go
+	}
 	if f.IsInt() {
 		return truncBound(a, x, f), nil
 	}

@@ -120,6 +120,15 @@ func opCases(t testing.TB) []opCase {
 		// −128.9 at the ends of the range.
 		{name: "trunc_int", g: graphOf(input(5), nd("trunc_int", []int{0}, s(5), func(k *Kind) { k.Lo, k.Hi = spec.NewRat(-128, 1), spec.NewRat(127, 1) })),
 			x: rt(t, s(5), "7/2", "-7/2", "-1/3", "1279/10", "-1289/10"), want: rtp(t, s(5), "3", "-3", "0", "127", "-128")},
+		// round_int, worked by hand: ties to even (1/2 → 0, 3/2 → 2, −5/2 → −2).
+		unaryCase(t, "round_int", []string{"1/2", "3/2", "-5/2", "7/3", "-7/3"}, []string{"0", "2", "-2", "2", "-2"}),
+		// quant_int with scale 1/4, zero point 3 and INT8's range, worked by
+		// hand: 1/8 → rne(1/2) + 3 = 3, 3/8 → rne(3/2) + 3 = 5, −100 →
+		// −397 clamped to −128, 10 → 43, 1/3 → fl32(1/3)·4 = 1.33… → 4.
+		{name: "quant_int", g: graphOf(input(5), nd("quant_int", []int{0}, s(5), func(k *Kind) {
+			k.C, k.Bias, k.Lo, k.Hi = spec.NewRat(1, 4), spec.NewRat(3, 1), spec.NewRat(-128, 1), spec.NewRat(127, 1)
+		})),
+			x: rt(t, s(5), "1/8", "3/8", "-100", "10", "1/3"), want: rtp(t, s(5), "3", "5", "-128", "43", "4")},
 		inexactCase(t, "asinh", math.Asinh),
 		{name: "pow", g: graphOf(input(3), nd(OpConst, nil, s(3), withValueShape(3)), nd("pow", []int{0, 1}, s(3))),
 			p: payloadOf(map[int]*Params{1: {Value: rtp(t, s(3), "2", "-2", "1/2")}}), x: rt(t, s(3), "3/2", "1", "2"), inexact: true,

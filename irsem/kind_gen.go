@@ -35,11 +35,11 @@ type Kind struct {
 	Start int
 	// End holds "end" (natural): slice: one past the last index on axis.
 	End int
-	// C holds "c" (rational): scale: the factor.
+	// C holds "c" (rational): scale: the factor; quant_int: the scale s > 0.
 	C spec.Rat
-	// Lo holds "lo" (rational): clamp: the lower bound; trunc_int: the least value of the integer range.
+	// Lo holds "lo" (rational): clamp: the lower bound; trunc_int, quant_int: the least value of the integer range.
 	Lo spec.Rat
-	// Hi holds "hi" (rational): clamp: the upper bound; trunc_int: the greatest value of the integer range.
+	// Hi holds "hi" (rational): clamp: the upper bound; trunc_int, quant_int: the greatest value of the integer range.
 	Hi spec.Rat
 	// Eps holds "eps" (rational): safe_log, layer_norm, batch_norm_eval, instance_norm, l2_normalize: ε (the IR gives it as a parent or a payload parameter, except l2_normalize's tag, which spells it as an attribute).
 	Eps spec.Rat
@@ -61,7 +61,7 @@ type Kind struct {
 	Alpha spec.Rat
 	// Beta holds "beta" (rational): lrn: β.
 	Beta spec.Rat
-	// Bias holds "bias" (rational): lrn: the bias k; shrink: the bias.
+	// Bias holds "bias" (rational): lrn: the bias k; shrink: the bias; quant_int: the zero point (an integer).
 	Bias spec.Rat
 	// Lambd holds "lambd" (rational): shrink: the threshold λ.
 	Lambd spec.Rat

@@ -229,8 +229,8 @@ func (c *nctx) in(i int) (*value, error) {
 	if v.mask01 && !c.readsMask(i) {
 		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of a comparison of computed data is data-dependent (only a Where's condition reads one)", c.n.OpType)
 	}
-	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike")) {
-		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer cast from float data is not imported (only a Cast of it, or a graph output)", c.n.OpType)
+	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike" || c.n.OpType == "DequantizeLinear")) {
+		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer computed from float data is not imported (only a Cast or DequantizeLinear of it, or a graph output)", c.n.OpType)
 	}
 	if !(i == 1 && (c.n.OpType == "Gemm" || c.n.OpType == "Conv" || c.n.OpType == "ConvTranspose")) {
 		// Every reader but a weight's (which hands the plane to the

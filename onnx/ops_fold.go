@@ -404,12 +404,20 @@ func roundRat(r spec.Rat) spec.Rat {
 }
 
 // roundOp folds Floor, Ceil and Round of a float constant (−∞ stays −∞).
-// Of a computed value they are piecewise constant functions the registry
-// has no primitive for; they are refused as data-dependent.
+// Round of a computed value is the registry's round_int
+// (quantize_computed.go); Floor and Ceil of one are piecewise constant
+// functions the registry has no primitive for, refused as data-dependent.
 func roundOp(kind string) opImporter {
 	return func(c *nctx) error {
 		if err := c.oneOutput(1, 1); err != nil {
 			return err
+		}
+		if kind == "round" {
+			// Round of a computed float value: round_int
+			// (quantize_computed.go).
+			if v, err := c.in(0); err == nil && !v.isK && v.known == nil && v.dt.IsFloat() && !c.recorded(v) {
+				return c.roundComputed(v)
+			}
 		}
 		a, err := c.decidedIn(0)
 		if err != nil {

@@ -437,7 +437,7 @@ func importQuantize(c *nctx) error {
 	}
 	xs, _, ok := c.qOperand(0)
 	if !ok {
-		return c.errf(c.inField(0), "QuantizeLinear of a value computed from the model's inputs by ops that may round is not modelled (a rounding to the quantization grid; only a constant, a recorded input or what ops that never round derive from them is decided, exactly)")
+		return c.quantizeComputed(xin, sv, scale, zp, out, fText, fRef) // quantize_computed.go
 	}
 	n := len(xs)
 	w := &value{shape: xin.shape.Clone(), dt: out, id: -1, isK: true, init: -1, castExact: true}
@@ -604,6 +604,9 @@ func importDequantize(c *nctx) error {
 		return c.errf(attrField("output_dtype"), "element type %s: DequantizeLinear writes FLOAT, FLOAT16 or BFLOAT16", out)
 	}
 	xs, ok := c.castOperand(xv)
+	if !ok && xv.truncInt {
+		return c.dequantizeComputed(xv, sv, scale, zp, out) // quantize_computed.go
+	}
 	if !ok {
 		return c.errf(c.inField(0), "a quantized value computed from the model's inputs is not modelled")
 	}

@@ -210,8 +210,12 @@ func TestQuantizeRefusals(t *testing.T) {
 		g    *mg
 		want string
 	}{
-		{"Q of a computed value", newMG(13).in("x", 2).op("Relu", ins("x"), []string{"r"}).init("s", nil, 1).
-			op("QuantizeLinear", ins("r", "s"), []string{"y"}), "QuantizeLinear of a value computed"},
+		{"Q of a computed value, per axis", newMG(13).in("x", 2).op("Relu", ins("x"), []string{"r"}).init("s", []int64{2}, 1, 2).
+			op("QuantizeLinear", ins("r", "s"), []string{"y"}, aI("axis", 0)), "per-tensor scale and zero point only"},
+		{"Q of a computed value, negative scale", newMG(13).in("x", 2).op("Relu", ins("x"), []string{"r"}).init("s", nil, -1).
+			op("QuantizeLinear", ins("r", "s"), []string{"y"}), "a finite scale > 0 only"},
+		{"Floor of a computed value", newMG(13).in("x", 2).op("Relu", ins("x"), []string{"r"}).init("s", nil, 1).
+			op("Floor", ins("r"), []string{"f"}).op("QuantizeLinear", ins("f", "s"), []string{"y"}), "Floor of it is data-dependent"},
 		{"per-axis extent", newMG(13).in("x", 2, 3).init("s", []int64{2}, 1, 2).
 			op("QuantizeLinear", ins("x", "s"), []string{"y"}, aI("axis", 1)), "per-axis quantization needs a 1-D scale of extent 3"},
 		{"blocked extent", newMG(21).in("x", 5).init("s", []int64{2}, 1, 2).

@@ -39,7 +39,9 @@ const supersetGraph = `{"format":"tlcheck.ir.v1","input_id":0,"output_id":20,"no
   {"id":32,"kind":"round_bf16","parents":[7],"shape":[2,3]},
   {"id":33,"kind":"round_f32","parents":[0],"shape":[2,3]},
   {"id":34,"kind":"trunc_int","parents":[3],"shape":[2,3],"lo":"-128","hi":"127"},
-  {"id":35,"kind":"erf_deriv","parents":[0],"shape":[2,3]}
+  {"id":35,"kind":"erf_deriv","parents":[0],"shape":[2,3]},
+  {"id":36,"kind":"round_int","parents":[3],"shape":[2,3]},
+  {"id":37,"kind":"quant_int","parents":[3],"shape":[2,3],"c":"1/8","bias":"3","lo":"-128","hi":"127"}
 ]}`
 
 const supersetPayload = `{"format":"tlcheck.payload.v1","entries":{

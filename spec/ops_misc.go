@@ -148,5 +148,6 @@ func builtinPrims[T Scalar[T]]() []*Prim[T] {
 	ps = append(ps, extraPrims[T]()...)
 	ps = append(ps, roundPrims[T]()...)
 	ps = append(ps, truncPrim[T]())
+	ps = append(ps, quantPrims[T]()...)
 	return ps
 }

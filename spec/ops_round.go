@@ -62,6 +62,11 @@ type FloatFormat struct {
 	// zero, defined when the truncated value lies in [IntLo, IntHi]; P,
 	// Emin and Emax are then unused.
 	IntLo, IntHi *big.Rat
+	// Quant, when set, makes the format an integer rounding instead:
+	// round_int or quant_int (ops_quant.go), rne to the integers or to a
+	// quantization grid, every value defined; P, Emin, Emax, IntLo and
+	// IntHi are then unused.
+	Quant *QuantGrid
 }
 
 // The formats of the rounding primitives.
@@ -82,6 +87,9 @@ func pow2Rat(k int) *big.Rat {
 // RoundRat returns round_T(r) exactly (see the rounding primitives), and
 // false when the conversion overflows (|r| ≥ Ω: IEEE gives ±∞).
 func (f FloatFormat) RoundRat(r *big.Rat) (*big.Rat, bool) {
+	if f.Quant != nil {
+		return f.Quant.quantRat(r), true
+	}
 	if f.IsInt() {
 		return f.truncRat(r)
 	}
@@ -115,6 +123,9 @@ func (f FloatFormat) RoundRat(r *big.Rat) (*big.Rat, bool) {
 // cases: NaN is NaN, ±∞ is ±∞, an overflow is ±∞, and a zero result keeps
 // x's sign. Every result is a float64 exactly.
 func (f FloatFormat) RoundFloat64(x float64) float64 {
+	if f.Quant != nil {
+		return f.Quant.quantFloat64(x)
+	}
 	if f.IsInt() {
 		return f.truncFloat64(x)
 	}
@@ -134,6 +145,12 @@ func (f FloatFormat) RoundFloat64(x float64) float64 {
 
 // roundName is the primitive's name for format f.
 func roundName(f FloatFormat) string {
+	switch {
+	case f.Quant != nil && f.Quant.Scale == nil:
+		return "round_int"
+	case f.Quant != nil:
+		return "quant_int"
+	}
 	if f.IsInt() {
 		return "trunc_int"
 	}
@@ -161,6 +178,9 @@ func IsFloatCast(op string) bool {
 
 // overflow is the DomainError of a conversion past Ω over scalar kind s.
 func (f FloatFormat) overflow(s string) error {
+	if f.Quant != nil {
+		return &DomainError{Op: roundName(f), Scalar: s, Reason: "an endpoint is infinite or NaN"}
+	}
 	if f.IsInt() {
 		return &DomainError{Op: "trunc_int", Scalar: s, Reason: fmt.Sprintf("the truncated value is outside %s, or the value is NaN or infinite (ONNX: undefined)", f.Name)}
 	}

@@ -38,9 +38,9 @@ import (
 // Cast to BOOL is not this primitive (x ≠ 0 is not monotone); a constant
 // is folded at import.
 
-// IsInt reports that f is an integer range (trunc_int's), not a float
-// format.
-func (f FloatFormat) IsInt() bool { return f.IntLo != nil }
+// IsInt reports that f is an integer range (trunc_int's) or an integer
+// rounding (round_int's, quant_int's), not a float format.
+func (f FloatFormat) IsInt() bool { return f.IntLo != nil || f.Quant != nil }
 
 // IntFormat is the integer range [lo, hi] of trunc_int; the name spells
 // the range.

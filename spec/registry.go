@@ -23,7 +23,7 @@ type Attrs struct {
 	Perm   []int    // permute
 	Start  int      // slice: first index on Axis
 	End    int      // slice: one past the last index on Axis
-	C      *big.Rat // scale: the factor
+	C      *big.Rat // scale: the factor; quant_int: the scale
 	Lo, Hi *big.Rat // clamp bounds
 	Eps    *big.Rat // safe_log, layer_norm, batch_norm_eval, instance_norm: epsilon
 	P      *big.Rat // bernoulli_mask, dropout: drop probability
@@ -42,7 +42,7 @@ type Attrs struct {
 	IndicesShape Shape    // gather: the indices' shape
 	Size         int      // lrn: the channel window
 	Alpha, Beta  *big.Rat // lrn: y = x/(bias + alpha/size·Σx²)^beta
-	Bias         *big.Rat // lrn: bias; shrink: bias
+	Bias         *big.Rat // lrn: bias; shrink: bias; quant_int: the zero point
 	Lambd        *big.Rat // shrink: the threshold λ
 	Mask         []bool   // hard_masked_softmax: true where the entry takes part, row-major over the input
 	Maxnorm      *big.Rat // renorm: the bound c on each sub-tensor's 2-norm (c ≥ 0)

@@ -118,6 +118,8 @@ func sampleCases() []sampleCase {
 		{op: "round_bf16", shapes: []Shape{{2, 3}}},
 		{op: "round_f32", shapes: []Shape{{4}}},
 		{op: "trunc_int", attrs: &Attrs{Lo: r(-128, 1), Hi: r(127, 1)}, shapes: []Shape{{5}}},
+		{op: "round_int", shapes: []Shape{{5}}},
+		{op: "quant_int", attrs: &Attrs{C: r(1, 8), Bias: r(3, 1), Lo: r(-128, 1), Hi: r(127, 1)}, shapes: []Shape{{5}}},
 	}
 }
 

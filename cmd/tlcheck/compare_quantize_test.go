@@ -44,3 +44,52 @@ func TestCompareQuantizeLinear(t *testing.T) {
 	}
 	runCompareCases(t, cases)
 }
+
+// TestCompareQDQActivation: a QDQ model whose activation is quantized
+// (branch q36): y = Mul(DequantizeLinear(QuantizeLinear(Mul(x, 3), s, z),
+// s, z), 1/2) with s = 1/4, z = 128 (UINT8), and the quantized activation
+// alone as an UINT8 output. The recorded outputs are the runtime's,
+// computed here in Go's float32 arithmetic (another implementation: the
+// product, one binary32 division, math.RoundToEven, the zero point, the
+// clamp, then (q − z)·s and the last product). x = 1/8 − 2⁻²⁷ puts x·3/s
+// three quarters of a binary32 ulp below the tie 3/2, within the product's
+// error bound: inconclusive (the enclosure holds the jump), never a FAIL.
+// One code off (129 → 130, or its dequantized 0.125 → 0.25) FAILS.
+func TestCompareQDQActivation(t *testing.T) {
+	vi := typedValueInfoPB
+	model := func(out string, yt uint64) pbuf {
+		g := pbuf(nil).
+			bytes(1, nodePB("m", "Mul", []string{"x", "a"}, "m")).
+			bytes(1, nodePB("q", "QuantizeLinear", []string{"m", "s", "z"}, "q")).
+			bytes(1, nodePB("d", "DequantizeLinear", []string{"q", "s", "z"}, "d")).
+			bytes(1, nodePB("y", "Mul", []string{"d", "b"}, "y")).
+			str(2, "qdq").
+			bytes(5, tensorPB("a", nil, 3)).bytes(5, tensorPB("b", nil, 0.5)).
+			bytes(5, tensorPB("s", nil, 0.25)).bytes(5, rawTensorPB("z", 2, nil, 128)).
+			bytes(11, vi("x", 1, 4)).bytes(12, vi(out, yt, 4))
+		return pbuf(nil).varint(1, 10).bytes(7, g).bytes(8, pbuf(nil).varint(2, 13))
+	}
+	xs := []float32{0.1, 1.3, -2.2, math.Nextafter32(0.125, 0)}
+	codes := make([]byte, len(xs))
+	ys := make([]float32, len(xs))
+	for i, x := range xs {
+		m := x * 3
+		q := math.Min(255, math.Max(0, math.RoundToEven(float64(m/0.25))+128))
+		codes[i] = byte(q)
+		ys[i] = float32(int(q)-128) * 0.25 * 0.5
+	}
+	if codes[0] != 129 || codes[3] != 129 {
+		t.Fatalf("reference codes %v: want 129 first and last", codes)
+	}
+	offCodes := append([]byte(nil), codes...)
+	offCodes[0]++
+	offYs := append([]float32(nil), ys...)
+	offYs[0] = float32(int(offCodes[0])-128) * 0.25 * 0.5
+	in := tensorPB("x", []int64{4}, xs...)
+	runCompareCases(t, []compareCase{
+		{"QDQ float output holds", model("y", 1), in, tensorPB("y", []int64{4}, ys...), 0, 3, 0, 1},
+		{"QDQ one code off fails", model("y", 1), in, tensorPB("y", []int64{4}, offYs...), 1, 2, 1, 1},
+		{"Q activation holds", model("q", 2), in, rawTensorPB("q", 2, []int64{4}, codes...), 0, 3, 0, 1},
+		{"Q activation one code off fails", model("q", 2), in, rawTensorPB("q", 2, []int64{4}, offCodes...), 1, 2, 1, 1},
+	})
+}

@@ -180,6 +180,14 @@ var structural = map[string]genFunc{
 		lo, hi := spec.IntTypeRange(8<<src.Intn(2, "bits"), true)
 		return &spec.Attrs{Lo: lo, Hi: hi}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
 	},
+	// quant_int: a scale of 1/8 … 8 (the drawn values then cross the
+	// grid's jumps), a zero point in −3 … 3 and INT8's range.
+	"quant_int": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
+		lo, hi := spec.IntTypeRange(8, true)
+		c := new(big.Rat).SetFrac64(1, 8)
+		c.Mul(c, big.NewRat(1<<src.Intn(7, "scale"), 1))
+		return &spec.Attrs{C: c, Bias: big.NewRat(int64(src.Intn(7, "zp"))-3, 1), Lo: lo, Hi: hi}, []spec.Shape{GenShape(src, 0, 3, "shape")}, []Domain{Any}
+	},
 	"safe_log": func(src Source) (*spec.Attrs, []spec.Shape, []Domain) {
 		return &spec.Attrs{Eps: GenRat(src, Positive, "eps").Big()}, []spec.Shape{GenShape(src, 0, 2, "shape")}, []Domain{Any}
 	},
