@@ -62,7 +62,7 @@ func commands() map[string]command {
 // nears it, so that the peak resident size stays near the live data that
 // the limits bound (docs/security.md), rather than up to twice it
 // (GOGC=100) — it never makes an allocation fail.
-const softMemoryLimit = 1536 << 20
+const softMemoryLimit = 1 << 30
 
 func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
