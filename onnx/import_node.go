@@ -229,8 +229,11 @@ func (c *nctx) in(i int) (*value, error) {
 	if v.mask01 && !c.readsMask(i) {
 		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of a comparison of computed data is data-dependent (only a Where's condition reads one)", c.n.OpType)
 	}
-	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike" || c.n.OpType == "DequantizeLinear")) {
-		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer computed from float data is not imported (only a Cast or DequantizeLinear of it, or a graph output)", c.n.OpType)
+	// An Identity of a computed integer is an alias (outValue copies
+	// truncInt): its elements are the integer's, judged exactly as a graph
+	// output or read by a Cast or DequantizeLinear (quantize_computed.go).
+	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike" || c.n.OpType == "DequantizeLinear" || c.n.OpType == "Identity")) {
+		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer computed from float data is not imported (only a Cast, DequantizeLinear or Identity of it, or a graph output)", c.n.OpType)
 	}
 	if !(i == 1 && (c.n.OpType == "Gemm" || c.n.OpType == "Conv" || c.n.OpType == "ConvTranspose")) {
 		// Every reader but a weight's (which hands the plane to the
