@@ -181,31 +181,10 @@ func adjLinearDenseRows(x []adj, src []int32, w weightRows, b, y []adj, rows, ou
 	if src != nil {
 		xp = gatherPlanes(xp, src[:n])
 	}
-	pairs := make([]float64, 2*rows*out)
 	var wbuf []float64
-	tr := tileRows(out, in)
-	for j0 := 0; j0 < out; j0 += tr {
-		j1 := min(out, j0+tr)
-		nt := j1 - j0
-		var bt enclose.Planes
-		if withBias {
-			bt.C = bp.C[j0:j1]
-			if bp.R != nil {
-				bt.R = bp.R[j0:j1]
-			}
-		}
-		yp := enclose.Make(rows * nt)
-		if !enclose.Product(rows, nt, in, xp, false, w.tile(j0, j1, in, &wbuf), true, bt, yp) {
-			return false
-		}
-		if shrink != 1 {
-			for i := range yp.R {
-				yp.R[i] *= shrink
-			}
-		}
-		t := make([]float64, 2*rows*nt)
-		enclose.ToPairs(yp, t)
-		scatterTile(pairs, t, rows, out, j0, nt, 2)
+	pairs, ok := enclose.ProductTiles(rows, out, in, tileRows(out, in), xp, func(j0, j1 int) enclose.Planes { return w.tile(j0, j1, in, &wbuf) }, withBias, bp, shrink)
+	if !ok {
+		return false
 	}
 	for i := range y[:rows*out] {
 		y[i] = adj{iv: spec.Interval{Lo: pairs[2*i], Hi: pairs[2*i+1]}, id: fresh()}

@@ -215,28 +215,11 @@ func ivLinearTiles(x, b, y []Interval, rows, out, in int, withBias bool, rowsOf 
 			return false
 		}
 	}
-	pairs := make([]float64, 2*rows*out)
 	var buf []float64
 	tr := min(out, max(1, planeTileElems/in))
-	for j0 := 0; j0 < out; j0 += tr {
-		j1 := min(out, j0+tr)
-		nt := j1 - j0
-		var bt enclose.Planes
-		if withBias {
-			bt.C = bp.C[j0:j1]
-			if bp.R != nil {
-				bt.R = bp.R[j0:j1]
-			}
-		}
-		yp := enclose.Make(rows * nt)
-		if !enclose.Product(rows, nt, in, xp, false, enclose.Planes{C: rowsOf(j0, j1, &buf)}, true, bt, yp) {
-			return false
-		}
-		t := make([]float64, 2*rows*nt)
-		enclose.ToPairs(yp, t)
-		for r := 0; r < rows; r++ {
-			copy(pairs[2*(r*out+j0):2*(r*out+j1)], t[2*r*nt:2*(r+1)*nt])
-		}
+	pairs, ok := enclose.ProductTiles(rows, out, in, tr, xp, func(j0, j1 int) enclose.Planes { return enclose.Planes{C: rowsOf(j0, j1, &buf)} }, withBias, bp, 1)
+	if !ok {
+		return false
 	}
 	copy(ivPairs(y[:rows*out]), pairs)
 	return true
