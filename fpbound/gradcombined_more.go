@@ -40,12 +40,9 @@ func sliceDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) 
 // the slice of dy it occupies: slice(dy; axis, o_t, o_t + extent_t),
 // o_t the extents before it (a copy, exact).
 func concatDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
-	ax := nd.Kind.Axis
-	if ax < 0 {
-		ax += len(nd.Shape)
-	}
-	if ax < 0 || ax >= len(nd.Shape) {
-		return nil, fmt.Sprintf("axis %d for rank %d", nd.Kind.Axis, len(nd.Shape))
+	ax, bad := declAxis(nd.Kind.Axis, len(nd.Shape))
+	if bad != "" {
+		return nil, bad
 	}
 	out := make([]int, len(nd.Parents))
 	o := 0
@@ -113,12 +110,9 @@ func sqrtDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, box fwdBox)
 // scale(dy; 1/n), keep x's shape with extent 1 at axis.
 func reduceDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 	xs := b.c.Nodes[nd.Parents[0]].Shape
-	ax := nd.Kind.Axis
-	if ax < 0 {
-		ax += len(xs)
-	}
-	if ax < 0 || ax >= len(xs) {
-		return nil, fmt.Sprintf("axis %d for rank %d", nd.Kind.Axis, len(xs))
+	ax, bad := declAxis(nd.Kind.Axis, len(xs))
+	if bad != "" {
+		return nil, bad
 	}
 	v := dy
 	if nd.Kind.Op == irsem.OpReduceMean {
@@ -170,4 +164,18 @@ const (
 func erfDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 	d := b.node(irsem.Kind{Op: opErfDeriv}, nd.Shape, nd.Parents[0])
 	return []int{b.node(irsem.Kind{Op: irsem.OpMulElem}, nd.Shape, d, dy)}, ""
+}
+
+// declAxis is a declarative VJP's axis attribute read for a tensor of the
+// given rank: a negative axis counts from the end; bad names an axis
+// outside [0, rank) (the rule is then not built).
+func declAxis(axis, rank int) (ax int, bad string) {
+	ax = axis
+	if ax < 0 {
+		ax += rank
+	}
+	if ax < 0 || ax >= rank {
+		return 0, fmt.Sprintf("axis %d for rank %d", axis, rank)
+	}
+	return ax, ""
 }

@@ -405,12 +405,9 @@ func (g *poolGeom) windowPos(oi, off []int) (int, bool) {
 // no index repeats).
 func gatherDeclVJP(b *cbuild, nd *irsem.Node, _ *irsem.Params, dy int, _ fwdBox) ([]int, string) {
 	xs := b.c.Nodes[nd.Parents[0]].Shape
-	ax := nd.Kind.Axis
-	if ax < 0 {
-		ax += len(xs)
-	}
-	if ax < 0 || ax >= len(xs) {
-		return nil, fmt.Sprintf("axis %d for rank %d", nd.Kind.Axis, len(xs))
+	ax, bad := declAxis(nd.Kind.Axis, len(xs))
+	if bad != "" {
+		return nil, bad
 	}
 	idx := nd.Kind.Indices
 	k, n := len(idx), xs[ax]
