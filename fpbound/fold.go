@@ -40,7 +40,8 @@ func (ErrOf[F]) FoldDot(acc ErrOf[F], xs, ys []ErrOf[F]) ErrOf[F] {
 	if i == len(xs) {
 		return acc
 	}
-	x, n := acc.x, acc.n
+	var fm F
+	x, n, sf := acc.x, acc.n, acc.sumFmt
 	var id uint64 = acc.id
 	for ; i < len(xs); i++ {
 		tx, zero := mulX(xs[i], ys[i])
@@ -50,8 +51,9 @@ func (ErrOf[F]) FoldDot(acc ErrOf[F], xs, ys []ErrOf[F]) ErrOf[F] {
 		x = x.Add(tx)
 		n++
 		id = fresh()
+		sf = mergeSum(sf, 0, fm.sumFmt()) // a product is closed: its tag is 0, as Add merges it
 	}
-	return ErrOf[F]{x: x, e: inf, s: inf, n: n, big: inf, id: id}
+	return ErrOf[F]{x: x, e: inf, s: inf, n: n, big: inf, id: id, sumFmt: sf}
 }
 
 // saturated reports a pending sum whose bound, Σ|t̃ᵢ| and largest term's

@@ -62,7 +62,22 @@ func plainFold[F format](acc ErrOf[F], xs, ys []ErrOf[F]) ErrOf[F] {
 func sameFold[F format](a, b ErrOf[F]) bool {
 	eq := func(p, q float64) bool { return math.Float64bits(p) == math.Float64bits(q) }
 	return eq(a.x.Lo, b.x.Lo) && eq(a.x.Hi, b.x.Hi) && eq(a.e, b.e) && eq(a.s, b.s) && a.n == b.n &&
-		eq(a.big, b.big) && (a.id == 0) == (b.id == 0) && eq(a.lb, b.lb) && a.hasLB == b.hasLB
+		eq(a.big, b.big) && (a.id == 0) == (b.id == 0) && eq(a.lb, b.lb) && a.hasLB == b.hasLB && a.sumFmt == b.sumFmt
+}
+
+// mixedFold is foldCase[binary64] inside a mixed evaluation's node
+// (format_mixed.go) that rounds to binary32 (narrow) or binary64: the
+// pending sums' format tags must come out as the plain fold's.
+func mixedFold(narrow bool) func(r *rand.Rand) (bool, bool, string, string) {
+	return func(r *rand.Rand) (bool, bool, string, string) {
+		evalMu.Lock()
+		defer evalMu.Unlock()
+		restore := useFormats(Options{binary32: []bool{narrow}})
+		defer restore()
+		enterNode(0)
+		defer leaveNode()
+		return foldCase[binary64](r)
+	}
 }
 
 func TestFoldDotSaturated(t *testing.T) {
@@ -72,6 +87,8 @@ func TestFoldDotSaturated(t *testing.T) {
 	}{
 		{"binary32", foldCase[binary32]},
 		{"binary64", foldCase[binary64]},
+		{"binary64 in a mixed evaluation's binary32 node", mixedFold(true)},
+		{"binary64 in a mixed evaluation's binary64 node", mixedFold(false)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(36, 24))
