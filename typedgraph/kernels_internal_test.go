@@ -89,6 +89,13 @@ func kernelCases[T spec.Scalar[T]](t *testing.T) []kernelCase {
 		case "trunc_int":
 			lo, hi := spec.IntTypeRange(8, true)
 			out = append(out, kernelCase{name, &spec.Attrs{Lo: lo, Hi: hi}})
+		case "quant_int":
+			// UINT8 with ONNX's usual zero point 128, and INT8 with a
+			// negative zero point and a scale above 1.
+			ulo, uhi := spec.IntTypeRange(8, false)
+			lo, hi := spec.IntTypeRange(8, true)
+			out = append(out, kernelCase{name, &spec.Attrs{C: big.NewRat(1, 4), Bias: big.NewRat(128, 1), Lo: ulo, Hi: uhi}},
+				kernelCase{name, &spec.Attrs{C: big.NewRat(3, 2), Bias: big.NewRat(-3, 1), Lo: lo, Hi: hi}})
 		default:
 			out = append(out, kernelCase{name, nil})
 		}
