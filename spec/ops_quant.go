@@ -161,23 +161,10 @@ func quantPrims[T Scalar[T]]() []*Prim[T] {
 			Doc:  "rne(x): the nearest integer, ties to even; derivative 0"},
 			func(_ *Attrs, x T) (T, error) { return RoundOf(x, rint) },
 			zero),
-		unaryPrim[T](&OpInfo{Name: "quant_int", Exact: true, ZeroPreserving: true, Attrs: []string{"C", "Bias", "Lo", "Hi"},
+		roundingPrim[T](&OpInfo{Name: "quant_int", Exact: true, ZeroPreserving: true, Attrs: []string{"C", "Bias", "Lo", "Hi"},
 			Ties: "Q′ := 0 everywhere: the true derivative off the jumps (piecewise constant) and 0 at the jumps by convention",
 			IR:   &IRForm{Tag: "quant_int", Attrs: []string{"c", "bias", "lo", "hi"}, Superset: true, Doc: "clamp(rne(fl32(fl32(x)/c)) + bias, lo, hi): ONNX QuantizeLinear of a computed FLOAT value with a FLOAT scale c > 0 into an integer type's range [lo, hi], zero point bias"},
-			Doc:  "clamp(rne(fl32(fl32(x)/c)) + bias, lo, hi), c > 0, ±∞ past fl32 saturating; derivative 0",
-			Shape: func(a *Attrs, in []Shape) (Shape, error) {
-				if _, err := quantAttrs(a); err != nil {
-					return nil, err
-				}
-				return in[0].Clone(), nil
-			}},
-			func(a *Attrs, x T) (T, error) {
-				f, err := quantAttrs(a)
-				if err != nil {
-					return x, err
-				}
-				return RoundOf(x, f)
-			},
-			zero),
+			Doc:  "clamp(rne(fl32(fl32(x)/c)) + bias, lo, hi), c > 0, ±∞ past fl32 saturating; derivative 0"},
+			quantAttrs),
 	}
 }

@@ -99,18 +99,28 @@ func truncRange(a *Attrs) (FloatFormat, error) {
 
 // truncPrim is trunc_int (see above).
 func truncPrim[T Scalar[T]]() *Prim[T] {
-	return unaryPrim[T](&OpInfo{Name: "trunc_int", Exact: true, Partial: true, ZeroPreserving: true, Attrs: []string{"Lo", "Hi"},
+	return roundingPrim[T](&OpInfo{Name: "trunc_int", Exact: true, Partial: true, ZeroPreserving: true, Attrs: []string{"Lo", "Hi"},
 		Ties: "trunc′ := 0 everywhere: the true derivative off the integers (piecewise constant) and 0 at the jumps by convention",
 		IR:   &IRForm{Tag: "trunc_int", Attrs: []string{"lo", "hi"}, Superset: true, Doc: "truncation toward zero to an integer in [lo, hi] (ONNX Cast from a float to an integer type; outside the range, NaN or ±∞: undefined, a domain error)"},
 		Doc:  "trunc(x) = sign(x)·⌊|x|⌋ when lo ≤ trunc(x) ≤ hi (lo ≤ 0 ≤ hi), else a domain error; derivative 0",
-		Shape: func(a *Attrs, in []Shape) (Shape, error) {
-			if _, err := truncRange(a); err != nil {
-				return nil, err
-			}
-			return in[0].Clone(), nil
-		}},
+	}, truncRange)
+}
+
+// roundingPrim is a unary primitive x ↦ RoundOf(x, f) whose format f is
+// read from its attributes by fmtOf (trunc_int's range, quant_int's
+// scale, zero point and range): its Shape checks the attributes and
+// keeps the input's shape, and its derivative is 0 (info.Ties states the
+// convention at the jumps).
+func roundingPrim[T Scalar[T]](info *OpInfo, fmtOf func(*Attrs) (FloatFormat, error)) *Prim[T] {
+	info.Shape = func(a *Attrs, in []Shape) (Shape, error) {
+		if _, err := fmtOf(a); err != nil {
+			return nil, err
+		}
+		return in[0].Clone(), nil
+	}
+	return unaryPrim[T](info,
 		func(a *Attrs, x T) (T, error) {
-			f, err := truncRange(a)
+			f, err := fmtOf(a)
 			if err != nil {
 				return x, err
 			}
