@@ -232,8 +232,9 @@ func (c *nctx) in(i int) (*value, error) {
 	// An Identity of a computed integer is an alias (outValue copies
 	// truncInt): its elements are the integer's, judged exactly as a graph
 	// output or read by a Cast or DequantizeLinear (quantize_computed.go).
-	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike" || c.n.OpType == "DequantizeLinear" || c.n.OpType == "Identity")) {
-		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer computed from float data is not imported (only a Cast, DequantizeLinear or Identity of it, or a graph output)", c.n.OpType)
+	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike" || c.n.OpType == "DequantizeLinear" || c.n.OpType == "Identity")) &&
+		!(i == 2 && (c.n.OpType == "QuantizeLinear" || c.n.OpType == "DequantizeLinear")) {
+		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer computed from float data is not imported (only a Cast, DequantizeLinear or Identity of it, a Q/DQ zero point, or a graph output)", c.n.OpType)
 	}
 	if !(i == 1 && (c.n.OpType == "Gemm" || c.n.OpType == "Conv" || c.n.OpType == "ConvTranspose")) {
 		// Every reader but a weight's (which hands the plane to the

@@ -399,6 +399,9 @@ func importQuantize(c *nctx) error {
 	if c.b.opset < 10 {
 		return c.errf("", "QuantizeLinear needs opset 10")
 	}
+	if c.qParamsComputed() {
+		return c.quantizeParams() // quantize_params.go
+	}
 	scale, sv, err := c.qScale()
 	if err != nil {
 		return err
@@ -564,6 +567,9 @@ func importDequantize(c *nctx) error {
 	}
 	if c.b.opset < 10 {
 		return c.errf("", "DequantizeLinear needs opset 10")
+	}
+	if c.qParamsComputed() {
+		return c.dequantizeParams() // quantize_params.go
 	}
 	scale, sv, err := c.qScale()
 	if err != nil {
