@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// qParamsModel is y = QuantizeLinear(x, s, z) (UINT8, opset 13) with a
+// computed scale s = ReduceMax(x)/400 and a computed zero point z =
+// Cast(Round(s·1600), UINT8) (branch qdyn37), x a FLOAT [n] input.
+func qParamsModel(n int64) pbuf {
+	vi := typedValueInfoPB
+	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
+	toU8 := pbuf(nil).str(1, "to").varint(3, 2).varint(20, 2)
+	g := pbuf(nil).
+		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"x"}, "mx")).bytes(5, keep0)).
+		bytes(1, nodePB("s", "Div", []string{"mx", "d"}, "s")).
+		bytes(1, nodePB("zf", "Mul", []string{"s", "k"}, "zf")).
+		bytes(1, nodePB("zr", "Round", []string{"zf"}, "zr")).
+		bytes(1, pbuf(nodePB("z", "Cast", []string{"zr"}, "z")).bytes(5, toU8)).
+		bytes(1, nodePB("q", "QuantizeLinear", []string{"x", "s", "z"}, "y")).
+		str(2, "qparams").
+		bytes(5, tensorPB("d", nil, 400)).bytes(5, tensorPB("k", nil, 1600)).
+		bytes(11, vi("x", 1, n)).bytes(12, vi("y", 2, n))
+	return pbuf(nil).varint(1, 10).bytes(7, g).bytes(8, pbuf(nil).varint(2, 13))
+}
+
+// qParamsRef is the runtime's y for x, computed here in Go's float32
+// arithmetic (another implementation of the operator text: binary32
+// division, math.RoundToEven, the zero point, saturation to [0, 255]).
+func qParamsRef(xs []float32) []byte {
+	mx := xs[0]
+	for _, x := range xs {
+		mx = max(mx, x)
+	}
+	s := mx / 400
+	z := math.RoundToEven(float64(s * 1600))
+	ys := make([]byte, len(xs))
+	for i, x := range xs {
+		ys[i] = byte(math.Min(255, math.Max(0, math.RoundToEven(float64(x/s))+z)))
+	}
+	return ys
+}
+
+// TestCompareQuantizeComputedParams: QuantizeLinear whose scale and zero
+// point are computed from the input (qParamsModel), judged through tlcheck
+// compare against Go float32 references. max x = 25: s = 1/16, z = 100;
+// x = 1, −3.3, 2.7 give 116, 47, 143; x = 25 and −30 saturate (500 → 255,
+// −380 → 0); x = 1/32 puts x/s on the tie 1/2 exactly (rne: 0 → 100): the
+// enclosure of the computed scale holds the jump, so inconclusive, never
+// a FAIL. One code off at any decided element FAILS. Then a sweep: 400
+// inputs within a few float32 ulps of ties and codes — no element FAILS
+// (soundness), and the reference with one code off at a decided element
+// FAILS.
+func TestCompareQuantizeComputedParams(t *testing.T) {
+	xs := []float32{1, -3.3, 2.7, 25, -30, 1.0 / 32}
+	ys := qParamsRef(xs)
+	if want := []byte{116, 47, 143, 255, 0, 100}; string(ys) != string(want) {
+		t.Fatalf("reference codes %v, want %v (the hand derivation above)", ys, want)
+	}
+	n := int64(len(xs))
+	in := tensorPB("x", []int64{n}, xs...)
+	cases := []compareCase{{"computed scale and zero point hold", qParamsModel(n), in, rawTensorPB("y", 2, []int64{n}, ys...), 0, 5, 0, 1}}
+	for j := range 5 { // the decided elements
+		off := append([]byte(nil), ys...)
+		if off[j] == 255 {
+			off[j]--
+		} else {
+			off[j]++
+		}
+		cases = append(cases, compareCase{"one code off fails", qParamsModel(n), in, rawTensorPB("y", 2, []int64{n}, off...), 1, 4, 1, 1})
+	}
+	runCompareCases(t, cases)
+
+	// The sweep: x = (k + 1/2)·s or k·s nudged by 0–3 ulps, s = 1/16
+	// (max x = 25 is the first element), codes across the whole range.
+	r := rand.New(rand.NewSource(37))
+	sw := []float32{25}
+	for len(sw) < 400 {
+		k := float32(r.Intn(400) - 200)
+		if r.Intn(2) == 0 {
+			k += 0.5
+		}
+		x := k / 16
+		for range r.Intn(4) {
+			x = math.Nextafter32(x, float32(r.Intn(2)*2-1)*100)
+		}
+		sw = append(sw, x)
+	}
+	sy := qParamsRef(sw)
+	sin := tensorPB("x", []int64{int64(len(sw))}, sw...)
+	dir := t.TempDir()
+	doc := compareJSON(t, dir, qParamsModel(int64(len(sw))), sin, rawTensorPB("y", 2, []int64{int64(len(sw))}, sy...))
+	if doc.Fails != 0 || doc.Holds+doc.Inconclusive != len(sw) || doc.Holds == 0 {
+		t.Fatalf("sweep: holds/fails/inconclusive %d/%d/%d over %d elements: want no FAIL and some decided", doc.Holds, doc.Fails, doc.Inconclusive, len(sw))
+	}
+	t.Logf("sweep: %d of %d elements decided, %d inconclusive", doc.Holds, len(sw), doc.Inconclusive)
+	// The plant: every element one code off (toward the range's inside);
+	// each decided element FAILS, the undecided stay inconclusive.
+	off := append([]byte(nil), sy...)
+	for i := range off {
+		if off[i] == 255 {
+			off[i]--
+		} else {
+			off[i]++
+		}
+	}
+	pd := compareJSON(t, t.TempDir(), qParamsModel(int64(len(sw))), sin, rawTensorPB("y", 2, []int64{int64(len(sw))}, off...))
+	if pd.Fails != doc.Holds || pd.Inconclusive != doc.Inconclusive {
+		t.Fatalf("sweep plant: fails/inconclusive %d/%d, want %d/%d (every decided element caught)", pd.Fails, pd.Inconclusive, doc.Holds, doc.Inconclusive)
+	}
+}
+
+// compareJSON writes the model and one data set under dir, runs `tlcheck
+// compare --json` and returns its counts (exit 0 or 1).
+func compareJSON(t *testing.T, dir string, model pbuf, in, out []byte) (doc struct{ Holds, Fails, Inconclusive int }) {
+	t.Helper()
+	m := filepath.Join(dir, "model.onnx")
+	d := filepath.Join(dir, "test_data_set_0")
+	if err := os.MkdirAll(d, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range map[string][]byte{m: model, filepath.Join(d, "input_0.pb"): in, filepath.Join(d, "output_0.pb"): out} {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, errs := runCmd("compare", "--json", "--onnx", m, "--data", d)
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d; stderr %s", code, errs)
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
