@@ -40,6 +40,47 @@ import (
 // box whose image is one point, and a box that straddles a jump voids it
 // (adj.RoundTo, round_cast.go), as for the casts.
 
+// Computed scale and zero point (ONNX QuantizeLinear whose scale s or zero
+// point zp is itself computed, e.g. DynamicQuantizeLinear's function body;
+// branch qdyn37). No primitive of its own: the importer
+// (onnx/quantize_params.go) emits the chain
+//
+//	t = round_f32(div(round_f32(x), round_f32(s)))
+//	k = round_int(t);  m = round_int(k + zp);  y = clamp(m, lo, hi)
+//
+// whose exact value is ONNX's saturate(rne(fl32(x/s)) + zp) (rne(t) + zp is
+// an integer, so the outer round_int is the identity over the reals).
+//
+// Corollary (the code of a computed-scale quantization is decided only
+// where one code is possible). Let x, s and zp be closed, with enclosures
+// H_x, H_s, H_zp ∋ the exact and every modelled runtime value (each node's
+// bound above). The bound of m is 0 or +∞; where it is 0 so is y's, and
+// every (x̂, ŝ, ẑp) the enclosures allow gives the exact code.
+// Proof. By the casts' theorem (round_cast.go) and div's, every modelled
+// t̂ lies in H_t ∋ t. By the theorem above, k's bound is 0 exactly when
+// rne maps all of H_t to one integer k₀ — then k̂ = k = k₀ — and +∞
+// otherwise. ẑp = zp = z₀ likewise (zp's own round_int/trunc_int, or a
+// constant). add's theorem bounds |fl(k̂ + ẑp) − (k₀ + z₀)|; if that bound
+// is below 1/2 the hull of m lies in (k₀ + z₀ − 1/2, k₀ + z₀ + 1/2) and the
+// outer round_int's bound is 0 by the theorem above, else +∞. The actual
+// runtime's QuantizeLinear computes rne(t̂) + ẑp with no outer rne and no
+// float add; its value equals the modelled one after the clamp: for
+// |k̂| < 2^24 the binary32 sum of two integers below 2^24 + 2^16 is an
+// integer whose rne is itself — exact up to 2^24, and above it every
+// binary32 is an integer past [lo, hi] (|lo|, |hi| ≤ 2^16) — and for
+// |k̂| ≥ 2^24 both k̂ + ẑp and fl(k̂ + ẑp) lie past the same end of
+// [lo, hi], so the clamp maps both to it. clamp is 1-Lipschitz:
+// bound 0 stays 0. If any step's hull holds a jump (x/s within the
+// enclosure's width of a tie, or the enclosure of s too wide) a bound is
+// +∞ and stays +∞ through the add, round_int and clamp: inconclusive. ∎
+// So a recorded code one off a decided element FAILS (the bound being 0),
+// and an element whose x/s lies within the enclosures' width of a tie is
+// inconclusive, never a FAIL — cmd/tlcheck's
+// TestCompareQuantizeComputedParams checks both (400 inputs near ties,
+// every decided element planted one code off is caught). Where fl32(x/s)
+// overflows, ONNX saturates but round_f32 over Rat has no value: the
+// element is never decided.
+
 // quantBound is the bound of an integer rounding (see above), for a closed
 // operand a whose exact enclosure's image x is already computed.
 func quantBound[F format](a ErrOf[F], x spec.Interval, f spec.FloatFormat) ErrOf[F] {
