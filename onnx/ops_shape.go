@@ -34,6 +34,20 @@ func (c *nctx) reshapeTo(v *value, to spec.Shape) error {
 	if _, err := to.Check(0); err != nil {
 		return c.errf("", "%v", err)
 	}
+	if v.truncInt {
+		// A computed integer (Cast, QuantizeLinear, Round of float data):
+		// the same elements in another shape, judged exactly as before —
+		// the IR's reshape moves values and rounds nothing (branch qdyn37).
+		id, err := c.b.ir(v)
+		if err != nil {
+			return c.wrap(c.inField(0), err)
+		}
+		c.out(0, c.b.reshape(id, v.shape, to), to, v.dt)
+		if w := c.b.vals[c.n.Outputs[0]]; c.n.Outputs[0] != "" && w != nil {
+			w.truncInt = true
+		}
+		return nil
+	}
 	if v.isInt() {
 		if !v.isK {
 			return c.errf(c.inField(0), "integer tensor is not a constant")

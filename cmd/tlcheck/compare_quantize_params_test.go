@@ -11,8 +11,10 @@ import (
 
 // qParamsModel is y = QuantizeLinear(x, s, z) (UINT8, opset 13) with a
 // computed scale s = ReduceMax(x)/400 and a computed zero point z =
-// Cast(Round(s·1600), UINT8) (branch qdyn37), x a FLOAT [n] input.
-func qParamsModel(n int64) pbuf {
+// Cast(Round(s·1600), UINT8) (branch qdyn37), x a FLOAT [n] input; with
+// moves, y is moved through Unsqueeze, Flatten, Squeeze and Reshape (back
+// to [n]) first.
+func qParamsModel(n int64, moves ...bool) pbuf {
 	vi := typedValueInfoPB
 	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
 	toU8 := pbuf(nil).str(1, "to").varint(3, 2).varint(20, 2)
@@ -22,8 +24,25 @@ func qParamsModel(n int64) pbuf {
 		bytes(1, nodePB("zf", "Mul", []string{"s", "k"}, "zf")).
 		bytes(1, nodePB("zr", "Round", []string{"zf"}, "zr")).
 		bytes(1, pbuf(nodePB("z", "Cast", []string{"zr"}, "z")).bytes(5, toU8)).
-		bytes(1, nodePB("q", "QuantizeLinear", []string{"x", "s", "z"}, "y")).
-		str(2, "qparams").
+		bytes(1, nodePB("q", "QuantizeLinear", []string{"x", "s", "z"}, "q"))
+	if len(moves) > 0 && moves[0] {
+		i64 := func(v int64) []byte { // little-endian raw INT64
+			b := make([]byte, 8)
+			for k := range b {
+				b[k] = byte(v >> (8 * k))
+			}
+			return b
+		}
+		g = g.bytes(1, nodePB("u", "Unsqueeze", []string{"q", "ax"}, "u")).
+			bytes(1, pbuf(nodePB("f", "Flatten", []string{"u"}, "f")).bytes(5, pbuf(nil).str(1, "axis").varint(3, 0).varint(20, 2))).
+			bytes(1, nodePB("sq", "Squeeze", []string{"f"}, "sq")).
+			bytes(1, nodePB("r", "Reshape", []string{"sq", "shp"}, "y")).
+			bytes(5, rawTensorPB("ax", 7, []int64{1}, i64(0)...)).
+			bytes(5, rawTensorPB("shp", 7, []int64{1}, i64(n)...))
+	} else {
+		g = g.bytes(1, nodePB("id", "Identity", []string{"q"}, "y"))
+	}
+	g = g.str(2, "qparams").
 		bytes(5, tensorPB("d", nil, 400)).bytes(5, tensorPB("k", nil, 1600)).
 		bytes(11, vi("x", 1, n)).bytes(12, vi("y", 2, n))
 	return pbuf(nil).varint(1, 10).bytes(7, g).bytes(8, pbuf(nil).varint(2, 13))
@@ -74,6 +93,13 @@ func TestCompareQuantizeComputedParams(t *testing.T) {
 		}
 		cases = append(cases, compareCase{"one code off fails", qParamsModel(n), in, rawTensorPB("y", 2, []int64{n}, off...), 1, 4, 1, 1})
 	}
+	// The same codes moved through Unsqueeze, Flatten, Squeeze, Reshape:
+	// judged exactly as before; one code off still FAILS.
+	off := append([]byte(nil), ys...)
+	off[2]++
+	cases = append(cases,
+		compareCase{"moved codes hold", qParamsModel(n, true), in, rawTensorPB("y", 2, []int64{n}, ys...), 0, 5, 0, 1},
+		compareCase{"moved codes one off fails", qParamsModel(n, true), in, rawTensorPB("y", 2, []int64{n}, off...), 1, 4, 1, 1})
 	runCompareCases(t, cases)
 
 	// The sweep: x = (k + 1/2)·s or k·s nudged by 0–3 ulps, s = 1/16
@@ -101,7 +127,7 @@ func TestCompareQuantizeComputedParams(t *testing.T) {
 	t.Logf("sweep: %d of %d elements decided, %d inconclusive", doc.Holds, len(sw), doc.Inconclusive)
 	// The plant: every element one code off (toward the range's inside);
 	// each decided element FAILS, the undecided stay inconclusive.
-	off := append([]byte(nil), sy...)
+	off = append([]byte(nil), sy...)
 	for i := range off {
 		if off[i] == 255 {
 			off[i]--
