@@ -164,3 +164,74 @@ func compareJSON(t *testing.T, dir string, model pbuf, in, out []byte) (doc stru
 	}
 	return doc
 }
+
+// TestCompareQDQComputedParamsPerAxis: per-axis QuantizeLinear (axis 0)
+// of x [2, 3] with a computed scale s = ReduceMax(x, axes [1])/400 and a
+// computed zero point Cast(Round(s·1600), UINT8), then DequantizeLinear
+// with the same computed s and z into FLOAT (branch qdyn37). References in
+// Go float32: row 0 has max 25 (s = 1/16, z = 100), row 1 max 10 (s =
+// 1/40, z = 40); the DQ output is float32((q − z))·s. The codes hold and
+// one code off FAILS; the dequantized floats hold and a few ulps off
+// FAIL (the smallest k caught, k = 1, 2, 4, …, is logged).
+func TestCompareQDQComputedParamsPerAxis(t *testing.T) {
+	vi := typedValueInfoPB
+	model := func(out string, yt uint64) pbuf {
+		g := pbuf(nil).
+			bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"x"}, "mx")).
+				bytes(5, pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)).
+				bytes(5, pbuf(nil).str(1, "axes").varint(8, 1).varint(20, 7))).
+			bytes(1, nodePB("s", "Div", []string{"mx", "d"}, "s")).
+			bytes(1, nodePB("zf", "Mul", []string{"s", "k"}, "zf")).
+			bytes(1, nodePB("zr", "Round", []string{"zf"}, "zr")).
+			bytes(1, pbuf(nodePB("z", "Cast", []string{"zr"}, "z")).bytes(5, pbuf(nil).str(1, "to").varint(3, 2).varint(20, 2))).
+			bytes(1, pbuf(nodePB("q", "QuantizeLinear", []string{"x", "s", "z"}, "q")).bytes(5, pbuf(nil).str(1, "axis").varint(3, 0).varint(20, 2))).
+			bytes(1, pbuf(nodePB("dq", "DequantizeLinear", []string{"q", "s", "z"}, "dq")).bytes(5, pbuf(nil).str(1, "axis").varint(3, 0).varint(20, 2))).
+			str(2, "qdqaxis").
+			bytes(5, tensorPB("d", nil, 400)).bytes(5, tensorPB("k", nil, 1600)).
+			bytes(11, vi("x", 1, 2, 3)).bytes(12, vi(out, yt, 2, 3))
+		return pbuf(nil).varint(1, 10).bytes(7, g).bytes(8, pbuf(nil).varint(2, 13))
+	}
+	xs := []float32{1, -3.3, 25, 2.2, -7, 10}
+	codes := make([]byte, 6)
+	dqs := make([]float32, 6)
+	for r := range 2 {
+		row := xs[3*r : 3*r+3]
+		s := max(row[0], row[1], row[2]) / 400
+		z := math.RoundToEven(float64(s * 1600))
+		for j, x := range row {
+			q := math.Min(255, math.Max(0, math.RoundToEven(float64(x/s))+z))
+			codes[3*r+j] = byte(q)
+			dqs[3*r+j] = float32(q-z) * s
+		}
+	}
+	if want := []byte{116, 47, 255, 128, 0, 255}; string(codes) != string(want) {
+		t.Fatalf("reference codes %v, want %v (x/s + z by hand: 16+100, −52.8+100, 400+100; 88+40, −280+40, 400+40)", codes, want)
+	}
+	in := tensorPB("x", []int64{2, 3}, xs...)
+	offC := append([]byte(nil), codes...)
+	offC[3]++
+	runCompareCases(t, []compareCase{
+		{"per-axis codes hold", model("q", 2), in, rawTensorPB("q", 2, []int64{2, 3}, codes...), 0, 6, 0, 0},
+		{"per-axis code off fails", model("q", 2), in, rawTensorPB("q", 2, []int64{2, 3}, offC...), 1, 5, 1, 0},
+		{"dequantized holds", model("dq", 1), in, tensorPB("dq", []int64{2, 3}, dqs...), 0, 6, 0, 0},
+	})
+	// The smallest plant caught on the dequantized output (element 0, 1.0):
+	// k ulps up, k = 1, 2, 4, …; compare's 4-ulp tolerance and the scale's
+	// division bound hide the first few.
+	caught := 0
+	for k := 1; k <= 64 && caught == 0; k *= 2 {
+		offD := append([]float32(nil), dqs...)
+		for range k {
+			offD[0] = math.Nextafter32(offD[0], 100)
+		}
+		if d := compareJSON(t, t.TempDir(), model("dq", 1), in, tensorPB("dq", []int64{2, 3}, offD...)); d.Fails == 1 {
+			caught = k
+		} else if d.Fails != 0 || d.Holds != 6 {
+			t.Fatalf("%d ulps off at element 0: holds/fails/inconclusive %d/%d/%d", k, d.Holds, d.Fails, d.Inconclusive)
+		}
+	}
+	if caught == 0 {
+		t.Fatal("a 64-ulp plant on the dequantized output is not caught")
+	}
+	t.Logf("dequantized output: the smallest plant caught at 1.0 is %d ulps", caught)
+}
