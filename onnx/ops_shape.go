@@ -43,9 +43,7 @@ func (c *nctx) reshapeTo(v *value, to spec.Shape) error {
 			return c.wrap(c.inField(0), err)
 		}
 		c.out(0, c.b.reshape(id, v.shape, to), to, v.dt)
-		if w := c.b.vals[c.n.Outputs[0]]; c.n.Outputs[0] != "" && w != nil {
-			w.truncInt = true
-		}
+		c.keepInt(v)
 		return nil
 	}
 	if v.isInt() {
@@ -294,7 +292,7 @@ func importTranspose(c *nctx) error {
 			perm[i] = int(p)
 		}
 	}
-	if v.isInt() {
+	if v.isInt() && !v.truncInt {
 		out := make(spec.Shape, r)
 		for i, p := range perm {
 			out[i] = v.shape[p]
@@ -308,6 +306,7 @@ func importTranspose(c *nctx) error {
 	}
 	pid, ps := c.b.permute(id, v.shape, perm)
 	c.out(0, pid, ps, v.dt)
+	c.keepInt(v)
 	return nil
 }
 
@@ -394,7 +393,11 @@ func importConcat(c *nctx) error {
 			return c.errf(c.inField(i), "element type %s, input 0 is %s", v.dt.String(), vs[0].dt.String())
 		}
 	}
-	if vs[0].isInt() {
+	allTrunc := true // every input a computed integer: the IR's concat
+	for _, v := range vs {
+		allTrunc = allTrunc && v.truncInt
+	}
+	if vs[0].isInt() && !allTrunc {
 		out := s0.Clone()
 		out[ax] = 0
 		outer := prod(s0[:ax])
@@ -427,6 +430,7 @@ func importConcat(c *nctx) error {
 		return c.errf("", "%v", err)
 	}
 	c.out(0, id, out, vs[0].dt)
+	c.keepInt(vs[0])
 	return nil
 }
 
@@ -620,7 +624,8 @@ func importSlice(c *nctx) error {
 	}
 	s := v.shape.Clone()
 	var id int
-	if !v.isInt() {
+	intK := v.isInt() && !v.truncInt // a constant integer: sliced at import
+	if !intK {
 		if id, err = c.b.ir(v); err != nil {
 			return c.wrap(c.inField(0), err)
 		}
@@ -642,7 +647,7 @@ func importSlice(c *nctx) error {
 		idx := sliceRange(starts[j], ends[j], steps[j], s[ax])
 		ns := s.Clone()
 		ns[ax] = len(idx)
-		if v.isInt() {
+		if intK {
 			ints = takeData(ints, s, ax, idx)
 			s = ns
 			continue
@@ -660,11 +665,12 @@ func importSlice(c *nctx) error {
 		}
 		s = ns
 	}
-	if v.isInt() {
+	if intK {
 		c.outValue(0, intConst(s, ints))
 		return nil
 	}
 	c.out(0, id, s, v.dt)
+	c.keepInt(v)
 	return nil
 }
 
@@ -721,7 +727,7 @@ func importGather(c *nctx) error {
 	if _, err := out.Check(0); err != nil {
 		return c.errf("", "%v", err)
 	}
-	if v.isInt() {
+	if v.isInt() && !v.truncInt {
 		if !v.isK {
 			return c.errf(c.inField(0), "integer tensor is not a constant")
 		}
@@ -737,6 +743,7 @@ func importGather(c *nctx) error {
 		return c.wrap("", err)
 	}
 	c.out(0, id, out, v.dt)
+	c.keepInt(v)
 	return nil
 }
 
@@ -1299,5 +1306,19 @@ func splitInts(c *nctx, v *value, ax int, sizes []int) {
 		w.dt = v.dt
 		c.outValue(i, w)
 		off += sz
+	}
+}
+
+// keepInt marks output 0 a computed integer (value.truncInt) when v, the
+// input whose elements it moves, is one: Reshape, Flatten, Squeeze,
+// Unsqueeze, Transpose, Concat, Slice and Gather select or move elements
+// and round nothing, so the output is judged exactly as v is (branch
+// qdyn37).
+func (c *nctx) keepInt(v *value) {
+	if !v.truncInt || c.n.Outputs[0] == "" {
+		return
+	}
+	if w := c.b.vals[c.n.Outputs[0]]; w != nil {
+		w.truncInt = true
 	}
 }

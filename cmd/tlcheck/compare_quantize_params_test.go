@@ -12,8 +12,9 @@ import (
 // qParamsModel is y = QuantizeLinear(x, s, z) (UINT8, opset 13) with a
 // computed scale s = ReduceMax(x)/400 and a computed zero point z =
 // Cast(Round(s·1600), UINT8) (branch qdyn37), x a FLOAT [n] input; with
-// moves, y is moved through Unsqueeze, Flatten, Squeeze and Reshape (back
-// to [n]) first.
+// moves, y is moved through Unsqueeze, Transpose, Flatten, Squeeze,
+// Concat (with itself), Slice (the second copy), Gather (reversed) and
+// Reshape (back to [n]) first: y reversed.
 func qParamsModel(n int64, moves ...bool) pbuf {
 	vi := typedValueInfoPB
 	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
@@ -33,11 +34,22 @@ func qParamsModel(n int64, moves ...bool) pbuf {
 			}
 			return b
 		}
+		rev := make([]byte, 0, 8*n) // Gather's indices: n−1, …, 0
+		for i := n - 1; i >= 0; i-- {
+			rev = append(rev, i64(i)...)
+		}
 		g = g.bytes(1, nodePB("u", "Unsqueeze", []string{"q", "ax"}, "u")).
-			bytes(1, pbuf(nodePB("f", "Flatten", []string{"u"}, "f")).bytes(5, pbuf(nil).str(1, "axis").varint(3, 0).varint(20, 2))).
+			bytes(1, nodePB("t", "Transpose", []string{"u"}, "t")).
+			bytes(1, pbuf(nodePB("f", "Flatten", []string{"t"}, "f")).bytes(5, pbuf(nil).str(1, "axis").varint(3, 0).varint(20, 2))).
 			bytes(1, nodePB("sq", "Squeeze", []string{"f"}, "sq")).
-			bytes(1, nodePB("r", "Reshape", []string{"sq", "shp"}, "y")).
+			bytes(1, pbuf(nodePB("cc", "Concat", []string{"sq", "sq"}, "cc")).bytes(5, pbuf(nil).str(1, "axis").varint(3, 0).varint(20, 2))).
+			bytes(1, nodePB("sl", "Slice", []string{"cc", "st", "en"}, "sl")).
+			bytes(1, nodePB("ga", "Gather", []string{"sl", "rev"}, "ga")).
+			bytes(1, nodePB("r", "Reshape", []string{"ga", "shp"}, "y")).
 			bytes(5, rawTensorPB("ax", 7, []int64{1}, i64(0)...)).
+			bytes(5, rawTensorPB("st", 7, []int64{1}, i64(n)...)).
+			bytes(5, rawTensorPB("en", 7, []int64{1}, i64(2*n)...)).
+			bytes(5, rawTensorPB("rev", 7, []int64{n}, rev...)).
 			bytes(5, rawTensorPB("shp", 7, []int64{1}, i64(n)...))
 	} else {
 		g = g.bytes(1, nodePB("id", "Identity", []string{"q"}, "y"))
@@ -93,13 +105,19 @@ func TestCompareQuantizeComputedParams(t *testing.T) {
 		}
 		cases = append(cases, compareCase{"one code off fails", qParamsModel(n), in, rawTensorPB("y", 2, []int64{n}, off...), 1, 4, 1, 1})
 	}
-	// The same codes moved through Unsqueeze, Flatten, Squeeze, Reshape:
-	// judged exactly as before; one code off still FAILS.
-	off := append([]byte(nil), ys...)
+	// The same codes moved (qParamsModel's moves: reversed): judged
+	// exactly as before; one code off still FAILS, and so do the codes in
+	// their original order (a move that kept the order would pass them).
+	rv := make([]byte, len(ys))
+	for i, y := range ys {
+		rv[len(ys)-1-i] = y
+	}
+	off := append([]byte(nil), rv...)
 	off[2]++
 	cases = append(cases,
-		compareCase{"moved codes hold", qParamsModel(n, true), in, rawTensorPB("y", 2, []int64{n}, ys...), 0, 5, 0, 1},
-		compareCase{"moved codes one off fails", qParamsModel(n, true), in, rawTensorPB("y", 2, []int64{n}, off...), 1, 4, 1, 1})
+		compareCase{"moved codes hold", qParamsModel(n, true), in, rawTensorPB("y", 2, []int64{n}, rv...), 0, 5, 0, 1},
+		compareCase{"moved codes one off fails", qParamsModel(n, true), in, rawTensorPB("y", 2, []int64{n}, off...), 1, 4, 1, 1},
+		compareCase{"moved codes unreversed fail", qParamsModel(n, true), in, rawTensorPB("y", 2, []int64{n}, ys...), 1, 0, 5, 1})
 	runCompareCases(t, cases)
 
 	// The sweep: x = (k + 1/2)·s or k·s nudged by 0–3 ulps, s = 1/16
