@@ -234,11 +234,12 @@ func (c *nctx) in(i int) (*value, error) {
 	// output or read by a Cast or DequantizeLinear (quantize_computed.go);
 	// Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Gather (its
 	// data) and Concat (every input one) move or select its elements and
-	// round nothing (ops_shape.go, keepInt); it is also a Q/DQ zero point
+	// round nothing (ops_shape.go, keepInt), as Clip with constant bounds
+	// does (ops_elementwise.go); it is also a Q/DQ zero point
 	// (quantize_params.go).
 	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike" || c.n.OpType == "DequantizeLinear" || c.n.OpType == "Identity" || intMoves[c.n.OpType]) || c.n.OpType == "Concat") &&
 		!(i == 2 && (c.n.OpType == "QuantizeLinear" || c.n.OpType == "DequantizeLinear")) {
-		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer computed from float data is not imported (only Cast, DequantizeLinear, Identity and the moves Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Slice, Gather of it, a Q/DQ zero point, or a graph output)", c.n.OpType)
+		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer computed from float data is not imported (only Cast, DequantizeLinear, Identity and the moves Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Slice, Gather, Clip (constant bounds) of it, a Q/DQ zero point, or a graph output)", c.n.OpType)
 	}
 	if !(i == 1 && (c.n.OpType == "Gemm" || c.n.OpType == "Conv" || c.n.OpType == "ConvTranspose")) {
 		// Every reader but a weight's (which hands the plane to the
@@ -524,6 +525,7 @@ func (c *nctx) gradient() error {
 }
 
 // intMoves are the ops that read a computed integer (value.truncInt) as
-// data (input 0) and only move or select its elements (keepInt).
+// data (input 0) and only move or select its elements (keepInt; Clip
+// selects x or a constant integer bound).
 var intMoves = map[string]bool{"Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true,
-	"Transpose": true, "Slice": true, "Gather": true}
+	"Transpose": true, "Slice": true, "Gather": true, "Clip": true}

@@ -479,8 +479,22 @@ func importClip(c *nctx) error {
 	if err := c.outputs(1, "a second output"); err != nil {
 		return err
 	}
-	v, x, err := c.float(0)
+	v, err := c.in(0)
 	if err != nil {
+		return err
+	}
+	var x int
+	if v.truncInt {
+		// An integer computed from float data (branch qdyn37) clipped to
+		// constant integer bounds: the IR's clamp selects x, lo or hi, an
+		// exact integer; judged exactly (keepInt).
+		if dyn[0] >= 0 || dyn[1] >= 0 {
+			return c.errf(c.inField(max(dyn[0], dyn[1])), "Clip of an integer computed from float data is modelled with constant bounds only")
+		}
+		if x, err = c.b.ir(v); err != nil {
+			return c.wrap(c.inField(0), err)
+		}
+	} else if v, x, err = c.float(0); err != nil {
 		return err
 	}
 	y := c.b.clamp(x, v.shape, lo, hi)
@@ -500,6 +514,7 @@ func importClip(c *nctx) error {
 		y = c.b.binary(op, y, bb, v.shape)
 	}
 	c.out(0, y, v.shape, v.dt)
+	c.keepInt(v)
 	return nil
 }
 

@@ -13,8 +13,9 @@ import (
 // computed scale s = ReduceMax(x)/400 and a computed zero point z =
 // Cast(Round(s·1600), UINT8) (branch qdyn37), x a FLOAT [n] input; with
 // moves, y is moved through Unsqueeze, Transpose, Flatten, Squeeze,
-// Concat (with itself), Slice (the second copy), Gather (reversed) and
-// Reshape (back to [n]) first: y reversed.
+// Concat (with itself), Slice (the second copy), Gather (reversed),
+// Reshape (back to [n]) and Clip to [10, 200] (UINT8 bounds) first: y
+// reversed and clipped.
 func qParamsModel(n int64, moves ...bool) pbuf {
 	vi := typedValueInfoPB
 	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
@@ -45,7 +46,9 @@ func qParamsModel(n int64, moves ...bool) pbuf {
 			bytes(1, pbuf(nodePB("cc", "Concat", []string{"sq", "sq"}, "cc")).bytes(5, pbuf(nil).str(1, "axis").varint(3, 0).varint(20, 2))).
 			bytes(1, nodePB("sl", "Slice", []string{"cc", "st", "en"}, "sl")).
 			bytes(1, nodePB("ga", "Gather", []string{"sl", "rev"}, "ga")).
-			bytes(1, nodePB("r", "Reshape", []string{"ga", "shp"}, "y")).
+			bytes(1, nodePB("r", "Reshape", []string{"ga", "shp"}, "r")).
+			bytes(1, nodePB("cl", "Clip", []string{"r", "lo", "hi"}, "y")).
+			bytes(5, rawTensorPB("lo", 2, nil, 10)).bytes(5, rawTensorPB("hi", 2, nil, 200)).
 			bytes(5, rawTensorPB("ax", 7, []int64{1}, i64(0)...)).
 			bytes(5, rawTensorPB("st", 7, []int64{1}, i64(n)...)).
 			bytes(5, rawTensorPB("en", 7, []int64{1}, i64(2*n)...)).
@@ -105,12 +108,12 @@ func TestCompareQuantizeComputedParams(t *testing.T) {
 		}
 		cases = append(cases, compareCase{"one code off fails", qParamsModel(n), in, rawTensorPB("y", 2, []int64{n}, off...), 1, 4, 1, 1})
 	}
-	// The same codes moved (qParamsModel's moves: reversed): judged
+	// The same codes moved (qParamsModel's moves: reversed, clipped): judged
 	// exactly as before; one code off still FAILS, and so do the codes in
 	// their original order (a move that kept the order would pass them).
 	rv := make([]byte, len(ys))
 	for i, y := range ys {
-		rv[len(ys)-1-i] = y
+		rv[len(ys)-1-i] = min(200, max(10, y))
 	}
 	off := append([]byte(nil), rv...)
 	off[2]++
