@@ -224,6 +224,16 @@ func TestQuantizeRefusals(t *testing.T) {
 			op("QuantizeLinear", ins("x", "s"), []string{"y"}, aI("axis", 3)), "outside"},
 		{"opset 10 per axis", newMG(10).in("x", 2).init("s", []int64{2}, 1, 2).
 			op("QuantizeLinear", ins("x", "s"), []string{"y"}), "takes a scalar scale only"},
+		// A computed scale (qdyn37): s = ReduceMax(x)/3 rounds.
+		{"computed scale, blocked", newMG(21).in("x", 4).init("c", nil, 3).op("ReduceMax", ins("x"), []string{"m"}, aI("keepdims", 0)).
+			op("Div", ins("m", "c"), []string{"s"}).op("QuantizeLinear", ins("x", "s"), []string{"y"}, aI("block_size", 2)), "blocked quantization with a computed scale is not modelled"},
+		{"computed scale, INT32 output", newMG(21).in("x", 4).init("c", nil, 3).op("ReduceMax", ins("x"), []string{"m"}, aI("keepdims", 0)).
+			op("Div", ins("m", "c"), []string{"s"}).op("QuantizeLinear", ins("x", "s"), []string{"y"}, aI("output_dtype", int64(Int32))), "at most 16 bits"},
+		{"computed scale, per-axis extent", newMG(13).in("x", 2, 3).init("c", nil, 3).op("ReduceMax", ins("x"), []string{"m"}, aI("keepdims", 0), aIs("axes", 1)).
+			op("Div", ins("m", "c"), []string{"s"}).op("QuantizeLinear", ins("x", "s"), []string{"y"}, aI("axis", 1)), "per tensor or per axis"},
+		{"Neg of a moved computed integer", newMG(13).in("x", 4).init("c", nil, 3).op("ReduceMax", ins("x"), []string{"m"}, aI("keepdims", 0)).
+			op("Div", ins("m", "c"), []string{"s"}).op("QuantizeLinear", ins("x", "s"), []string{"q"}).
+			op("Transpose", ins("q"), []string{"t"}).op("Neg", ins("t"), []string{"y"}), "(Neg)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.g.g.Outputs = append(c.g.g.Outputs, &ValueInfo{Name: "y", ElemType: Uint8})
