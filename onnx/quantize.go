@@ -74,12 +74,13 @@ import (
 // elements are inconclusive. A quantized value (integer, float 8, float 4)
 // is always such a constant in the importer, so Dequantize of it with a
 // known scale is a constant: a QDQ model's weights import. A Quantize of a
-// value computed by ops that may round (a QDQ model's activations), or a
-// scale computed that way, is refused naming the node: judging that
-// rounding to the quantization grid (bound 0 where the enclosure of x /
-// y_scale rounds to one value, else inconclusive, as fpbound/round_cast.go
-// judges a cast) is decided by QuantizeEnclosure (quantize_judge.go) but
-// not wired into the import or compare yet.
+// value computed by ops that may round (a QDQ model's activations) is the
+// registry's quant_int (quantize_computed.go, branch q36), and one whose
+// scale or zero point is computed is a chain of registry primitives
+// (quantize_params.go, branch qdyn37); both are judged by fpbound — bound 0
+// where the enclosure maps to one code, else inconclusive
+// (fpbound/quant.go). QuantizeEnclosure (quantize_judge.go) decides the
+// same question for a constant scale; the importer does not call it.
 
 // quantizeOps: QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear
 // (quantize_dynamic.go).

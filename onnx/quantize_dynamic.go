@@ -26,7 +26,9 @@ import (
 // y_scale = 1/255 — the node is refused, as is an x holding NaN or ±∞ (no
 // maximum), an empty x, or an x not known at import (the fold needs every
 // element: a value computed by ops that may round is refused naming the
-// node, as QuantizeLinear's is).
+// node; its function body — ReduceMin/Max, Div, Round, Cast, then
+// QuantizeLinear with the computed scale and zero point — imports through
+// quantize_params.go, branch qdyn37).
 func importDynamicQuantize(c *nctx) error {
 	if err := c.arity(1, 1); err != nil {
 		return err
