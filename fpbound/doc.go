@@ -249,11 +249,14 @@
 // format T, correctly rounded, so the node adds no rounding beyond R
 // itself). With u_T, η_T and Ω_T the constants of T: R(x) ∈ [R(X.Lo),
 // R(X.Hi)] (R is monotone); E = 0 stays 0; otherwise, unless the hull
-// reaches Ω_T (+∞), E' = min(E + u_T·(mag X + mag H) + 2η_T, the largest
-// distance between R(H) and R(X)) — the u_T and η_T terms charge the jump
-// of R at a tie that x̂ and x may straddle. T and F must nest (binary16
-// and bfloat16 do not: +∞). The lemma, the proof and the first-order
-// treatment (a box that straddles a jump voids it) are in round_cast.go.
+// reaches Ω_T (+∞), E' = 0 where R(H) is one point, else max(E, min(E +
+// u_T·(mag X + mag H) + 2η_T, the largest distance between R(H) and R(X)))
+// — the u_T and η_T terms charge the jump of R at a tie that x̂ and x may
+// straddle. T and F must nest (binary16 and bfloat16 do not: +∞). The
+// lemma, the proof and the first-order treatment (a cast node whose box
+// straddles a jump is the identity plus the fixed offset R(x) − x, with a
+// local error of twice a rounding's: "Casts in the first-order bound",
+// cast37) are in round_cast.go.
 //
 // Cast to an integer type (trunc_int: truncation toward zero into the
 // type's range). E = 0 stays 0; otherwise E' = 0 when trunc maps the whole
@@ -460,7 +463,12 @@
 // (the classic bound still decides), unless the primitive states
 // spec.OpInfo.HullsUndecided (below). In a Smooth primitive a comparison
 // only chooses between formulas of the same function (sigmoid's two stable
-// forms), and either encloses it on the box. A derivative that is
+// forms), and either encloses it on the box. A cast node (round_f16,
+// round_bf16, round_f32 of one parent) whose box straddles a rounding
+// midpoint does not void it: its exact function is taken to be v ↦ v +
+// δ(x), δ(x) = R(x) − x at the exact operand x, affine with Jacobian 1,
+// which gives the exact R(x) at x, and its local error is bounded by twice
+// a rounding's (round_cast.go, "Casts in the first-order bound", cast37). A derivative that is
 // unbounded on a box (sqrt or a divisor at 0) gives F = +∞. A primitive
 // whose derivative rule is zero by definition (detach, keep_mask) but whose
 // value depends on a parent gives F = +∞ as well.
@@ -1510,7 +1518,16 @@
 //     of x̂: its operand is closed with the operand's own sum format (2),
 //     and R(x̂) is a binary32 value, the operand of the binary32 nodes
 //     that follow and a binary64 value for the binary64 nodes that follow
-//     through a widening cast.
+//     through a widening cast. In the first-order bound a round_f32 node
+//     whose operand box straddles a binary32 midpoint is the identity
+//     plus δ(x) (round_cast.go, "Casts in the first-order bound",
+//     cast37): its local error ē = E + 2(2^-24·m + 2^-150) uses binary32's
+//     constants whatever the node's format flag, the target format's (T),
+//     and the sum it may close (fused, E) its own (2). The exact reference
+//     still rounds at the cast (ONNX's Cast), so the verdicts are about
+//     ONNX's graph. Before cast37 such a box voided the first-order bound
+//     of the whole evaluation (the float64 Llama export: its RMSNorm's Cast
+//     to FLOAT).
 //
 // The first-order bound (doc.go, "First-order bound") is per node: the
 // output's error is bounded by Σ_j |adjoint_j|·ē_j, each node's local error

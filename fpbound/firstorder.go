@@ -108,6 +108,10 @@ type foNode struct {
 	// fallback: F_j is the fallback sweep's (sweep.go, cutAll), or an
 	// elementwise sweep's that stopped at such a node.
 	fallback bool
+	// pass, passW (cast37, round_cast.go castLocals): a cast node's
+	// elements under the identity treatment, and their box widening.
+	pass  []bool
+	passW []float64
 }
 
 func sharp[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor, o Options) ([]Sharp, error) {
@@ -333,6 +337,7 @@ func (r *foRun[F]) local(j int) (string, error) {
 			}
 		}
 	}
+	r.castLocals(j) // a cast as the identity plus δ(x) (round_cast.go)
 	nd.err = nd.local != nil
 	for _, q := range g.Nodes[j].Parents {
 		nd.err = nd.err || r.nodes[q].err
@@ -431,6 +436,9 @@ func (r *foRun[F]) forward(j int) (string, error) {
 	if err != nil {
 		return failed(err, fmt.Sprintf("node %d (%s): the interval evaluation failed: %v", j, g.Nodes[j].Kind.Op, err))
 	}
+	if adjVoid.Load() != 0 && len(fwd) == 1 && r.castAccounted(j, fwd[0]) {
+		adjVoid.Store(0) // every jump is a cast's under the identity treatment (round_cast.go)
+	}
 	if adjVoid.Load() != 0 {
 		return fmt.Sprintf("node %d (%s): its input boxes contain a discontinuity of its formula", j, g.Nodes[j].Kind.Op), nil
 	}
@@ -444,7 +452,11 @@ func (r *foRun[F]) forward(j int) (string, error) {
 		if nd.local != nil {
 			el = nd.local[m]
 		}
-		if b, ok := intersect(nd.box[m], widen(last.Data[m].iv, el)); ok {
+		fb := widen(last.Data[m].iv, el)
+		if nd.pass != nil && nd.pass[m] {
+			fb = r.castBox(j, m) // round_cast.go
+		}
+		if b, ok := intersect(nd.box[m], fb); ok {
 			nd.box[m] = b
 		}
 	}
@@ -1117,6 +1129,9 @@ func nodeVJP(g *irsem.Graph, nodes []foNode, k int, dy spec.Tensor[adj], reg *sp
 	nd := &nodes[k]
 	a := nd.app
 	ps := g.Nodes[k].Parents
+	if nd.pass != nil {
+		return castVJP(g, nd, k, dy), nil // Jacobian 1 where the cast is the identity (round_cast.go)
+	}
 	out := make([]spec.Tensor[adj], len(ps))
 	sc := make([]spec.Tensor[adj], len(a.Steps))
 	last := len(a.Steps) - 1

@@ -37,7 +37,9 @@ func castGraph(n int, c spec.Rat, op string) *builder {
 // binary16 ulp away) is within the bound of the exact round_f16(x·3/7),
 // computed over big.Rat here. The planted bound that keeps only the
 // operand's own error (a cast charged nothing, as if R were 1-Lipschitz)
-// is caught: some evaluation exceeds it.
+// is caught: some evaluation exceeds it. The same for the first-order
+// bound (cast37): it holds every evaluation, and the operand's own
+// first-order bound (the cast the identity charged nothing) is exceeded.
 func TestCastBoundSound(t *testing.T) {
 	r := rand.New(rand.NewPCG(22, 7))
 	const n = 400
@@ -64,8 +66,19 @@ func TestCastBoundSound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The first-order bound (cast37: the cast the identity plus δ(x),
+	// charged twice a rounding), and its planted fault: the operand's
+	// first-order bound alone (the cast the identity, charged nothing).
+	sh, err := SharpBounds(b.g, b.p, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shBare, err := SharpBounds(bare.g, bare.p, in, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	c32 := float32(3.0 / 7)
-	jumps, planted := 0, 0
+	jumps, planted, plantedFO := 0, 0, 0
 	for i := range xs {
 		exact, ok := spec.FormatBinary16.RoundRat(new(big.Rat).Mul(xs[i].Big(), big.NewRat(3, 7)))
 		if !ok {
@@ -88,7 +101,17 @@ func TestCastBoundSound(t *testing.T) {
 		if d > opnd[i].Bound {
 			planted++
 		}
+		if math.IsInf(sh[i].FirstOrder, 1) || d > sh[i].FirstOrder {
+			t.Fatalf("element %d: |ŷ − y| = %g, first-order bound %g (%s)", i, d, sh[i].FirstOrder, sh[i].FirstOrderReason)
+		}
+		if d > shBare[i].FirstOrder {
+			plantedFO++
+		}
 	}
+	if plantedFO == 0 {
+		t.Fatal("the planted first-order bound (the cast charged nothing) was never exceeded: it is not caught")
+	}
+	t.Logf("first-order: the cast charged nothing is exceeded on %d of %d elements", plantedFO, n)
 	t.Logf("%d of %d evaluations converted to another binary16 value than the exact one", jumps, n)
 	if jumps == 0 {
 		t.Fatal("no evaluation crossed a tie: the test exercises nothing")
@@ -151,9 +174,10 @@ func TestCastOfInputExact(t *testing.T) {
 
 // TestCastFormatsAndDiscontinuity: a bfloat16 cast inside a binary16
 // evaluation (formats that nest neither way) has no bound; a computed
-// operand whose box straddles a tie voids the first-order bound, naming
-// the discontinuity, while the classic bound decides; an operand past Ω
-// has no bound.
+// operand whose box straddles a tie voided the first-order bound, naming
+// the discontinuity, before cast37 (castIdentity off), while the classic
+// bound decides; with the identity treatment the first-order bound is
+// finite and holds the evaluation; an operand past Ω has no bound.
 func TestCastFormatsAndDiscontinuity(t *testing.T) {
 	one := filled(spec.Shape{1}, spec.NewRat(5, 4))
 	b := newBuilder(spec.Shape{1})
@@ -169,15 +193,29 @@ func TestCastFormatsAndDiscontinuity(t *testing.T) {
 	m := 1 + 0x1p-11
 	x, _ := spec.RatFromFloat64(float64(float32(m * 7 / 3)))
 	g := castGraph(1, spec.NewRat(3, 7), "round_f16")
+	castIdentity = false
 	sh, err := SharpBounds(g.g, g.p, ratTensor(spec.Shape{1}, x), Options{})
+	castIdentity = true
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !math.IsInf(sh[0].FirstOrder, 1) || !strings.Contains(sh[0].FirstOrderReason, "discontinuity") {
-		t.Errorf("straddling box: first-order %g (%q), want +∞ naming the discontinuity", sh[0].FirstOrder, sh[0].FirstOrderReason)
+		t.Errorf("straddling box without the identity treatment: first-order %g (%q), want +∞ naming the discontinuity", sh[0].FirstOrder, sh[0].FirstOrderReason)
 	}
 	if math.IsInf(sh[0].Classic, 1) {
 		t.Errorf("straddling box: no classic bound (%s)", sh[0].Reason)
+	}
+	// With it (cast37) the first-order bound is finite, and the binary32
+	// evaluation is within it (TestCastBoundSound checks 400 such ties).
+	sh, err = SharpBounds(g.g, g.p, ratTensor(spec.Shape{1}, x), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, _ := spec.FormatBinary16.RoundRat(new(big.Rat).Mul(x.Big(), big.NewRat(3, 7)))
+	xf, _ := x.Big().Float32()
+	got := spec.FormatBinary16.RoundFloat64(float64(xf * float32(3.0/7)))
+	if d, _ := new(big.Rat).Abs(new(big.Rat).Sub(new(big.Rat).SetFloat64(got), exact)).Float64(); math.IsInf(sh[0].FirstOrder, 1) || d > sh[0].FirstOrder {
+		t.Errorf("straddling box: first-order %g (%q), binary32 evaluation %g from the exact value", sh[0].FirstOrder, sh[0].FirstOrderReason, d)
 	}
 	big := filled(spec.Shape{1}, spec.NewRat(70000, 1))
 	g2 := castGraph(1, spec.NewRat(1, 1), "round_f16")

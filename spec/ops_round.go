@@ -168,12 +168,20 @@ func roundName(f FloatFormat) string {
 // rounding whose derivative is 0 almost everywhere, where PyTorch and JAX
 // pass the cotangent through unchanged. trunc_int is not one.
 func IsFloatCast(op string) bool {
+	_, ok := FloatCastFormat(op)
+	return ok
+}
+
+// FloatCastFormat is the target format of the registry's cast op into a
+// binary floating-point format (round_f16, round_bf16, round_f32), and
+// false for any other op.
+func FloatCastFormat(op string) (FloatFormat, bool) {
 	for _, f := range []FloatFormat{FormatBinary16, FormatBFloat16, FormatBinary32} {
 		if op == roundName(f) {
-			return true
+			return f, true
 		}
 	}
-	return false
+	return FloatFormat{}, false
 }
 
 // overflow is the DomainError of a conversion past Ω over scalar kind s.
