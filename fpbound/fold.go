@@ -91,3 +91,31 @@ func mulX[F format](v, w ErrOf[F]) (spec.Interval, bool) {
 	}
 	return r.x, r.exactZero()
 }
+
+// FoldMax implements spec.MaxFolder: the left fold
+// xs[0].Max(xs[1]).Max(xs[2])… of a window's maximum (max_pool), len(xs)
+// ≥ 2, with the running maximum kept closed and its hull kept, instead of
+// closing it and recomputing its hull at every step. That is the fold's
+// result field for field: Max returns one of its closed operands or a
+// value with term count 0, and close returns a value with term count < 2
+// unchanged, so closing the running maximum again (what Max does on the
+// next step) is the identity, and its hull is a function of the value
+// alone. Each operand is closed and its hull taken once, as Max does; the
+// three cases are Max's, in its order (TestFoldMaxIsFold).
+func (ErrOf[F]) FoldMax(xs []ErrOf[F]) ErrOf[F] {
+	a := xs[0].close()
+	ha := a.hull()
+	for i := 1; i < len(xs); i++ {
+		b := xs[i].close()
+		hb := b.hull()
+		switch {
+		case ha.Lo >= hb.Hi:
+		case hb.Lo >= ha.Hi:
+			a, ha = b, hb
+		default:
+			a = ErrOf[F]{x: a.x.Max(b.x), e: max(a.e, b.e)}
+			ha = a.hull()
+		}
+	}
+	return a
+}

@@ -142,3 +142,58 @@ func foldCase[F format](r *rand.Rand) (bool, bool, string, string) {
 }
 
 func fmtErr[F format](v ErrOf[F]) string { return fmt.Sprintf("%+v", v) }
+
+// TestFoldMaxIsFold checks ErrOf.FoldMax, through spec.MaxOf as max_pool
+// calls it, against the plain left fold of Max field for field (ids
+// exactly: the fold draws none) on 3000 windows per format of 2–10
+// operands drawn by foldTerm (pending sums, values without bound, infinite
+// enclosures, lower bounds), some repeated and some shifted so that the
+// hulls are ordered or touch (exact points and boxes of distinct ids whose
+// hulls share an endpoint), and requires that each of Max's three cases (the
+// running maximum kept, replaced, merged) occurs.
+func TestFoldMaxIsFold(t *testing.T) {
+	t.Run("binary32", func(t *testing.T) { foldMaxCases[binary32](t) })
+	t.Run("binary64", func(t *testing.T) { foldMaxCases[binary64](t) })
+}
+
+func foldMaxCases[F format](t *testing.T) {
+	r := rand.New(rand.NewPCG(37, 5))
+	var kept, replaced, merged int
+	for c := 0; c < 3000; c++ {
+		xs := make([]ErrOf[F], 2+r.IntN(9))
+		for i := range xs {
+			switch {
+			case i > 0 && r.IntN(6) == 0:
+				xs[i] = xs[r.IntN(i)]
+			case r.IntN(5) == 0: // exact points and boxes, distinct ids: touching hulls
+				d := float64(1 + r.IntN(2))
+				xs[i] = ErrOf[F]{x: spec.Interval{Lo: d, Hi: d + float64(r.IntN(2))}, id: fresh()}
+			case r.IntN(3) == 0:
+				d := math.Ldexp(1, r.IntN(8))
+				xs[i] = ErrOf[F]{x: spec.Interval{Lo: d, Hi: d + 0.5}, e: math.Ldexp(1, -20)}
+			default:
+				xs[i] = foldTerm[F](r, 0)
+			}
+		}
+		want := xs[0]
+		for _, w := range xs[1:] {
+			a, b := want.close(), w.close()
+			switch ha, hb := a.hull(), b.hull(); {
+			case ha.Lo >= hb.Hi:
+				kept++
+			case hb.Lo >= ha.Hi:
+				replaced++
+			default:
+				merged++
+			}
+			want = want.Max(w)
+		}
+		got := spec.MaxOf(xs)
+		if !sameFold(got, want) || got.id != want.id {
+			t.Fatalf("case %d: FoldMax %s, the plain fold %s", c, fmtErr(got), fmtErr(want))
+		}
+	}
+	if kept < 300 || replaced < 300 || merged < 300 {
+		t.Fatalf("cases kept %d, replaced %d, merged %d: each should occur ≥ 300 times", kept, replaced, merged)
+	}
+}

@@ -23,14 +23,27 @@ type TieMaxer[T any] interface {
 	MaxOfTies(rest []T) T
 }
 
+// MaxFolder is implemented by a scalar with its own loop for MaxOf's left
+// fold (fpbound's error bounds, whose binary Max normalises both operands
+// and recomputes their hulls on every call). FoldMax(xs), len(xs) ≥ 2,
+// must return what xs[0].Max(xs[1]).Max(xs[2])… returns, field for field;
+// the method must not depend on its receiver's value.
+type MaxFolder[T any] interface {
+	FoldMax(xs []T) T
+}
+
 // MaxOf returns the maximum of xs (len(xs) ≥ 1): xs[0].MaxOfTies(xs[1:])
-// when T is a TieMaxer, else the left fold xs[0].Max(xs[1]).Max(xs[2])….
+// when T is a TieMaxer, else the left fold xs[0].Max(xs[1]).Max(xs[2])…
+// (by T's own loop when T is a MaxFolder).
 func MaxOf[T Scalar[T]](xs []T) T {
 	if len(xs) == 1 {
 		return xs[0]
 	}
 	if tm, ok := any(xs[0]).(TieMaxer[T]); ok {
 		return tm.MaxOfTies(xs[1:])
+	}
+	if f, ok := any(xs[0]).(MaxFolder[T]); ok {
+		return f.FoldMax(xs)
 	}
 	m := xs[0]
 	for _, x := range xs[1:] {

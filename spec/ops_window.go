@@ -554,6 +554,17 @@ func convFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 	if denseConv(g, x.Data, w.Data, b, y.Data, false) {
 		return y
 	}
+	if yd, ok := any(y.Data).([]F32); ok {
+		convFwdF32(g, any(x.Data).([]F32), any(w.Data).([]F32), any(b).([]F32), yd)
+		return y
+	}
+	convFwdFold(g, x, w, b, y)
+	return y
+}
+
+// convFwdFold is convFwd's element fold: each output element is FoldDot
+// of its window's terms (ci outer, window positions inner), plus the bias.
+func convFwdFold[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T, y Tensor[T]) {
 	idx := g.index(keySmall)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
@@ -580,7 +591,6 @@ func convFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 			}
 		}
 	}
-	return y
 }
 
 // convBackX is conv's VJP in x: the transposed correlation of dy with W.
