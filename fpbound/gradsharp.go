@@ -111,6 +111,11 @@ type GradBounds struct {
 // sound, a larger one only tightens boxes.
 const DefaultGradSweepWork = 1 << 22
 
+// boxesSeen, when set (tests only: TestGradBoxesProfile), receives after
+// forwardBoxes' sweeps of node j the budget they spent (Options.SweepWork's
+// units: the sweeps' own, and the fallback sweeps' allowance) and the node.
+var boxesSeen func(j int, spent, cutSpent int64, nd *foNode)
+
 // GradErrSharp is GradErr with the boxed bound beside the classic one
 // (the theorem in GradBounds' doc): the forward pass's first-order boxes (the
 // machinery of SharpBounds, "Boxes") replace every closed forward value
@@ -308,8 +313,12 @@ func forwardBoxes[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTen
 				return nil, reason, err
 			}
 		}
+		sp, cs := r.spent, r.cutSpent
 		if err := r.sweeps(j); err != nil {
 			return nil, "", err
+		}
+		if boxesSeen != nil {
+			boxesSeen(j, r.spent-sp, r.cutSpent-cs, &r.nodes[j])
 		}
 	}
 	out := make([]fwdBox, n)
