@@ -14,7 +14,8 @@ import (
 // as the binary32 ones (alt holds them while the sweeps hold the
 // binary32 ones, and the other way round in gmode).
 type centre64 struct {
-	y      []spec.Tensor[spec.F64]
+	p      *irsem.Payload
+	y      []spec.Tensor[spec.F64] // nil until the first finite G
 	alt    []altNode
 	nofuse []spec.Tensor[ErrOf[binary64]]
 	reg    *spec.Registry[ErrOf[binary64]]
@@ -42,18 +43,14 @@ var (
 	centre64Seen  func(nodes []foNode)
 )
 
-// newCentre64 evaluates ŷ₆₄, or returns nil when that fails (the centre
-// then stays the interval one).
+// newCentre64 is the float64 centre's state before the first node; ŷ₆₄
+// is evaluated when the first G is finite.
 func newCentre64(g *irsem.Graph, p *irsem.Payload, input irsem.RatTensor) *centre64 {
 	if !centre64On {
 		return nil
 	}
-	y, err := irsem.DenoteAll(g, p, irsem.ConvertTensor[spec.F64](input))
-	if err != nil || len(y) != len(g.Nodes) {
-		return nil
-	}
 	return &centre64{
-		y:      y,
+		p:      p,
 		alt:    make([]altNode, len(g.Nodes)),
 		nofuse: make([]spec.Tensor[ErrOf[binary64]], len(g.Nodes)),
 		reg:    spec.Default[ErrOf[binary64]](),
@@ -143,6 +140,26 @@ func (r *foRun[F]) centre64(j int) error {
 		return err
 	}
 	gs, loc := c.alt[j].fo, c.alt[j].local
+	if !anyFinite(gs) {
+		if !anyFinite(nd.fo) {
+			// The sweeps do not reach node j in either format (the
+			// budget; planes too large): give the centre up here, its
+			// cost (an evaluation, a local error and a sweep per node)
+			// buys nothing where no sweep runs. This decides only
+			// where the centre is tried, not soundness: node j's box
+			// stays the binary32 one, and nothing reads a later G.
+			c.dead, c.output = true, false
+			return nil
+		}
+	} else if c.y == nil {
+		// ŷ₆₄, once a G is finite.
+		y, err := irsem.DenoteAll(r.g, c.p, irsem.ConvertTensor[spec.F64](r.input))
+		if err != nil || len(y) != len(r.g.Nodes) {
+			c.dead, c.output = true, false
+			return nil
+		}
+		c.y = y
+	}
 	var fwd []spec.Interval
 	if len(nd.steps) > 0 && len(nd.steps[len(nd.steps)-1].Data) == len(nd.box) {
 		last := nd.steps[len(nd.steps)-1].Data
@@ -156,7 +173,10 @@ func (r *foRun[F]) centre64(j int) error {
 		}
 	}
 	all := true
-	y := c.y[j].Data
+	var y []spec.F64
+	if c.y != nil {
+		y = c.y[j].Data
+	}
 	b64s := make([]spec.Interval, len(nd.box))
 	for m := range nd.box {
 		g := inf
@@ -167,7 +187,10 @@ func (r *foRun[F]) centre64(j int) error {
 		if fwd != nil {
 			b64 = fwd[m]
 		}
-		yv := float64(y[m])
+		yv := math.NaN()
+		if y != nil {
+			yv = float64(y[m])
+		}
 		if !math.IsInf(g, 1) && !math.IsNaN(yv) && !math.IsInf(yv, 0) {
 			if centre64Plant != 0 {
 				yv += centre64Plant * g
@@ -215,4 +238,14 @@ func (r *foRun[F]) centre64(j int) error {
 		}
 	}
 	return nil
+}
+
+// anyFinite reports whether some bound of bs is finite.
+func anyFinite(bs []float64) bool {
+	for _, b := range bs {
+		if !math.IsInf(b, 1) {
+			return true
+		}
+	}
+	return false
 }
