@@ -740,7 +740,12 @@
 // (b) alone; where (b) does not exist either (a node without forward
 // steps) or ē⁶⁴_j cannot be computed (an undecided comparison), the
 // induction stops at j: no later node is narrowed, and no later box needs
-// to hold binary64 values (nothing reads a later G). The sweeps for G
+// to hold binary64 values (nothing reads a later G). The same stop is
+// taken, to save its cost, at the first node an error reaches whose
+// sweeps give no finite F and no finite G (no sweep reaches it: the
+// torchvision ResNets from their first conv, whose dense sweeps do not
+// fit); it decides only where the centre is tried. ŷ₆₄ is evaluated once
+// some G is finite. The sweeps for G
 // reuse the Jacobians the binary32 sweeps computed, and the budget's state
 // is restored after them, so the binary32 sweeps choose as they would
 // without G (except that a node an error of either format reaches is
