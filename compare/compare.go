@@ -97,7 +97,8 @@ type Output struct {
 	Close Closeness // the assert_close-style summary
 	Exact bool      // an integer or boolean output, compared exactly
 	// Centre names the evaluation that encloses the exact values of a
-	// model output (fpbound.CentreExact, CentreBall, CentreInterval; ""
+	// model output (fpbound.CentreExact, CentreBall, CentreFloat64,
+	// CentreInterval; ""
 	// for an exact or Gradient output), CentreFallback the
 	// exact-arithmetic budget (--max-rat-work, --max-rat-bits,
 	// --max-rat-bits-total) that made a graph exact over the rationals

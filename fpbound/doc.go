@@ -689,6 +689,82 @@
 // X at all. A tighter X only makes the boxes, hence the adjoints' ranges
 // and the residuals, smaller.
 //
+// The float64 centre (centre37). Past the rational and ball centres the
+// interval evaluation's boxes grow by ‖|W|‖/‖W‖ per layer (about 14 per
+// conv of a seeded ResNet; past 2¹⁰²³ after ≈ 50 convs), and so does a
+// plain float64 midpoint–radius evaluation's radius. Where the ball
+// centre is not used, the graph has one float format (no per-node
+// formats) and ŷ₆₄ — the registry's formulas evaluated over spec.F64
+// (irsem.DenoteAll: IEEE binary64, one rounding per operation, no fused
+// multiply-add, Go's math library for the functions) — exists, X_j is
+// narrowed in id order to X_j ∩ [ŷ₆₄,j ± G_j] (Sharp.Centre
+// CentreFloat64 where every output element was so narrowed), G_j the
+// binary64 first-order bound of node j.
+//
+// Model. ŷ₆₄ is one binary64 evaluation satisfying M1–M3 for the format
+// binary64 (u = 2⁻⁵³, η = 2⁻¹⁰⁷⁵; M3 with k = max(Options.ULPs,
+// DefaultULPs) ulps, which Go's library meets: doc.go's M3 cites ≤ 2.25
+// binary64 ulps); every node's value is rounded at the node (no sum
+// crosses a node boundary, so no fusion is needed for it).
+//
+// Theorem. Let the boxes B_j be built in id order as the hull of B32_j,
+// the binary32 box above ((a) ∩ (b) ∩ (c), with X_j as narrowed here), and
+// B64_j = (f_j(parents' boxes) ± ē⁶⁴_j) ∩ (X_j ± G_j), where ē⁶⁴_j is node
+// j's binary64 local error bound (evaluated over Err64 on its parents'
+// boxes, with bound 0, unfused) and G_j is computed by the same sweeps as
+// F_j (same boxes, same Jacobian enclosures, same choice of sweep and cuts)
+// with ē⁶⁴ in place of ē and G in place of F wherever a sweep charges a
+// residual or stops at a node. Then for every node j and element i: (i)
+// every binary64 evaluation under the model — in particular ŷ₆₄ — and
+// every partially perturbed one (local errors a subset of the e⁶⁴_k, one
+// scaled by t ∈ [0, 1]) holds node j within G_{j,i} of x_{j,i}; hence (ii)
+// x_{j,i} ∈ [ŷ₆₄,j,i ± G_{j,i}]; and (iii) B_j holds every partially
+// perturbed binary32 and binary64 value of node j.
+//
+// Proof. Induction over j in id order. Assume (iii) for every node before
+// j. The first-order theorem ("First-order bound", "Dense sweep", "Cuts",
+// "The fallback sweep") assumes of the format only that each local error
+// e_k of an evaluation is within ē_k at every point of the parents' boxes
+// and that the boxes hold every partially perturbed value of the nodes
+// before j; its adjoint enclosures are the same for any format (Jacobians
+// of the exact f_k over the boxes). The binary64 instance holds: ē⁶⁴_k
+// bounds e⁶⁴_k by the package's Theorem for Err64, applied to one node
+// whose inputs are points of the boxes, and the boxes of nodes < j hold
+// the binary64 values by (iii). So G_j bounds |v − x_j| for every
+// (partially perturbed) binary64 value v of node j: (i). ŷ₆₄,j is such
+// a value (the full evaluation's, which T_j shares): (ii). X_j was an
+// enclosure of x_j; so is its intersection with [ŷ₆₄,j ± G_j]. (iii):
+// a binary64 value v of node j is f_j(parents' values) + t·e⁶⁴_j with
+// the parents' values in their boxes, so v ∈ f_j(boxes) ± ē⁶⁴_j, and
+// |v − x_j| ≤ G_j with x_j ∈ X_j, so v ∈ B64_j; the binary32 values are
+// in B32_j by the argument above (which needs of X_j only x_j ∈ X_j and of
+// the parents' boxes only that they hold the binary32 values, which the
+// hulls do); the hull holds both. The binary32 first-order bound is
+// unchanged in kind: its boxes are larger sets that still hold what its
+// theorem asks (a larger box is always sound, only looser). ∎
+//
+// Where a node has no finite G_{j,i} (the sweep budget, an unbounded
+// adjoint), X_j keeps the interval evaluation's enclosure, and B64_j is
+// (b) alone; where (b) does not exist either (a node without forward
+// steps) or ē⁶⁴_j cannot be computed (an undecided comparison), the
+// induction stops at j: no later node is narrowed, and no later box needs
+// to hold binary64 values (nothing reads a later G). The same stop is
+// taken, to save its cost, at the first node an error reaches whose
+// sweeps give no finite F and no finite G (no sweep reaches it: the
+// torchvision ResNets from their first conv, whose dense sweeps do not
+// fit); it decides only where the centre is tried. ŷ₆₄ is evaluated once
+// some G is finite. The sweeps for G
+// reuse the Jacobians the binary32 sweeps computed, and the budget's state
+// is restored after them, so the binary32 sweeps choose as they would
+// without G (except that a node an error of either format reaches is
+// swept, for both): G costs one more sweep and one more local error per
+// node, not counted against Options.SweepWork. Signed adjoints do not wrap ("Dense
+// sweep": the radii are the residuals, charged once against a first-order
+// bound), so G stays about 2⁻²⁹·F at any depth where F does: on the
+// depth-64 ReLU MLP and conv stack of TestCentre64Encloses the radius of
+// X is at most 2.8·2⁻²⁹·F and 333·2⁻⁵³·max|x|, against 2.6·10¹⁶·2⁻⁵³·max|x|
+// for the interval centre, and the bounds equal the exact centre's.
+//
 // # Dense sweep
 //
 // The sweeps of "First-order bound" run, where the planes fit, as one

@@ -242,6 +242,12 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 	roundZeroBoxesExcept(nodes, all, tainted)
 
 	r := newFoRun[F](g, input, apps, nodes, o)
+	if used.kind == CentreInterval && o.binary32 == nil {
+		// The float64 centre (doc.go, "The exact enclosure"): past the
+		// rational and ball centres, in place of the interval one where
+		// its sweeps run.
+		r.c64 = newCentre64(g, p, input)
+	}
 	for j := range nodes {
 		enterNode(j) // node j's local error in its own format (format_mixed.go)
 		reason, err := r.local(j)
@@ -249,6 +255,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		if reason != "" || err != nil {
 			return noBound(g, nodes, reason), "", err
 		}
+		r.local64(j)
 		if g.Nodes[j].Kind.Op != irsem.OpInput {
 			if reason, err := r.forward(j); reason != "" || err != nil {
 				return noBound(g, nodes, reason), "", err
@@ -257,6 +264,15 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		if err := r.sweeps(j); err != nil {
 			return nil, "", err
 		}
+		if err := r.centre64(j); err != nil {
+			return nil, "", err
+		}
+	}
+	if r.c64 != nil && r.c64.output {
+		cen.kind = CentreFloat64
+	}
+	if centre64Seen != nil {
+		centre64Seen(nodes)
 	}
 	return r.out, "", nil
 }
@@ -306,6 +322,10 @@ type foRun[F format] struct {
 	swept     int       // the intermediate nodes swept so far (target)
 	lastFull  int       // the last node swept at level 0 with finite bounds (−1: none)
 	out       []foOut   // the output's elements, once swept
+	// c64 is the float64 centre's state (firstorder_centre64.go; nil:
+	// not used); gmode is set while the sweeps compute its G_j.
+	c64   *centre64
+	gmode bool
 }
 
 // local computes node j's local error e_j, or fuses a pending sum into
@@ -539,7 +559,9 @@ func (r *foRun[F]) sweeps(j int) error {
 	g, nd := r.g, &r.nodes[j]
 	isOut := j == g.OutputID
 	if isOut {
-		r.out = make([]foOut, len(nd.e))
+		if !r.gmode {
+			r.out = make([]foOut, len(nd.e))
+		}
 	} else if !nd.err {
 		return nil
 	}
@@ -567,7 +589,7 @@ func (r *foRun[F]) sweeps(j int) error {
 			r.spent += dc
 			r.record(j, b, ss, resid, reason)
 			r.finish(j, target, lvl)
-			if sweepSeen != nil && reason == "" {
+			if sweepSeen != nil && reason == "" && !r.gmode {
 				sweepSeen(j, r.nodes, b)
 			}
 			return nil
@@ -648,7 +670,7 @@ func (r *foRun[F]) fallback(j int) error {
 	r.record(j, b, ss, resid, reason)
 	r.finish(j, cutAll, lvl)
 	nd.fallback = true
-	if sweepSeen != nil && reason == "" {
+	if sweepSeen != nil && reason == "" && !r.gmode {
 		sweepSeen(j, r.nodes, b)
 	}
 	return nil
@@ -762,6 +784,9 @@ func (r *foRun[F]) record1(j, m int, b, ss, resid float64, reason string) {
 		nd.fo = make([]float64, len(nd.e))
 	}
 	nd.fo[m] = b
+	if r.gmode {
+		return // G_j (firstorder_centre64.go): no box, bound or result
+	}
 	if j == r.g.OutputID {
 		r.out[m] = foOut{x: nd.x[m], bound: b, estimate: inf, reason: reason}
 		if !math.IsInf(b, 1) {
@@ -827,6 +852,10 @@ const (
 	CentreExact = "exact"
 	// CentreBall: BallCentre's high-precision ball enclosure.
 	CentreBall = "ball"
+	// CentreFloat64: the float64 evaluation ŷ₆₄ with its binary64
+	// first-order bound G, ŷ₆₄ ± G (doc.go, "The exact enclosure"),
+	// intersected with the interval evaluation.
+	CentreFloat64 = "float64"
 	// CentreInterval: the float64 interval evaluation (spec.Interval), or
 	// the classic Err algebra's own enclosure where the first-order pass
 	// did not run.

@@ -14,8 +14,8 @@ import (
 // TestRatBudgetFallback: a graph exact over spec.Rat whose rational
 // evaluation runs past an exact-arithmetic budget (rat-work, rat-bits,
 // rat-bits-total) is not refused: SharpBounds encloses the exact values
-// with the ball centre, or the interval centre where the ball's work cap
-// is passed too, and says so (Sharp.Centre, Sharp.CentreFallback naming
+// with the ball centre, or the float64 centre (or, that off, the interval
+// one) where the ball's work cap is passed too, and says so (Sharp.Centre, Sharp.CentreFallback naming
 // the limit). The enclosure must contain the exact output (computed over
 // spec.Rat without the budget, independently of fpbound), every binary32
 // evaluation the tests have must hold (decided, not inconclusive), and a
@@ -43,8 +43,11 @@ func TestRatBudgetFallback(t *testing.T) {
 		{mlp, limits.Limits{RatWork: 1}, "rat-work", false, CentreBall},
 		{mlp, limits.Limits{RatBits: 8}, "rat-bits", false, CentreBall},
 		{mlp, limits.Limits{RatBitsTotal: 64}, "rat-bits-total", false, CentreBall},
-		{mlp, limits.Limits{RatWork: 1}, "rat-work", true, CentreInterval},
+		{mlp, limits.Limits{RatWork: 1}, "rat-work", true, CentreFloat64},
 		{conv, limits.Limits{RatWork: 1}, "rat-work", false, CentreBall},
+		{conv, limits.Limits{RatBits: 8}, "rat-bits", true, CentreFloat64},
+		// The float64 centre off (centre64On): the interval one.
+		{mlp, limits.Limits{RatWork: 1}, "rat-work", true, CentreInterval},
 		{conv, limits.Limits{RatBits: 8}, "rat-bits", true, CentreInterval},
 	}
 	cap0 := ballWork
@@ -66,9 +69,10 @@ func TestRatBudgetFallback(t *testing.T) {
 		if c.noBall {
 			ballWork = 1
 		}
+		centre64On = c.wantKind != CentreInterval
 		sh, err := SharpBounds(n.Graph, n.Payload, n.Input, Options{})
 		restore()
-		ballWork = cap0
+		ballWork, centre64On = cap0, true
 		if err != nil {
 			t.Fatalf("%s, %s: refused: %v", n.Name, c.limit, err)
 		}

@@ -272,7 +272,8 @@ type CompareOutput struct {
 	Inconclusive int             `json:"inconclusive"`
 	First        *CompareElement `json:"first,omitempty"`
 	// Centre names the evaluation that encloses the exact values of a
-	// model output: "exact" (rational), "ball" or "interval"; absent for
+	// model output: "exact" (rational), "ball", "float64" (the float64
+	// evaluation ± its binary64 first-order bound) or "interval"; absent for
 	// an integer, boolean or Gradient output.
 	Centre string `json:"centre,omitempty"`
 	// CentreFallback is the exact-arithmetic limit the rational
