@@ -557,9 +557,12 @@ func convFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 	idx := g.index(keySmall)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
-	xs, ws := make([]T, 0, cg*K), make([]T, 0, cg*K)
-	for l := 0; l < g.lead; l++ {
-		for co := 0; co < g.cout; co++ {
+	// Output rows (l, co) on par's pool (parRows): each row's elements are
+	// its own folds, written by the one chunk that holds the row.
+	parRows[T](g.lead*g.cout, S*cg*K, func(r0, r1 int) {
+		xs, ws := make([]T, 0, cg*K), make([]T, 0, cg*K)
+		for r := r0; r < r1; r++ {
+			l, co := r/g.cout, r%g.cout
 			q := co / cog
 			for o := 0; o < S; o++ {
 				xs, ws = xs[:0], ws[:0]
@@ -576,10 +579,10 @@ func convFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 				if b != nil {
 					acc = acc.Add(b[co])
 				}
-				y.Data[(l*g.cout+co)*S+o] = acc
+				y.Data[r*S+o] = acc
 			}
 		}
-	}
+	})
 	return y
 }
 
@@ -592,9 +595,11 @@ func convBackX[T Scalar[T]](g *winGeom, xShape Shape, w, dy Tensor[T]) Tensor[T]
 	idx := g.index(keyBig)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
-	as, bs := make([]T, 0, cog*K), make([]T, 0, cog*K)
-	for l := 0; l < g.lead; l++ {
-		for c := 0; c < g.cin; c++ {
+	// Input-gradient rows (l, c) on par's pool, as convFwd's output rows.
+	parRows[T](g.lead*g.cin, cog*S*K, func(r0, r1 int) {
+		as, bs := make([]T, 0, cog*K), make([]T, 0, cog*K)
+		for r := r0; r < r1; r++ {
+			l, c := r/g.cin, r%g.cin
 			q, ci := c/cg, c%cg
 			for i := 0; i < B; i++ {
 				as, bs = as[:0], bs[:0]
@@ -608,10 +613,10 @@ func convBackX[T Scalar[T]](g *winGeom, xShape Shape, w, dy Tensor[T]) Tensor[T]
 						bs = append(bs, w.Data[wb+idx.a[p]])
 					}
 				}
-				dx.Data[(l*g.cin+c)*B+i] = foldDot(as, bs)
+				dx.Data[r*B+i] = foldDot(as, bs)
 			}
 		}
-	}
+	})
 	return dx
 }
 
