@@ -12,6 +12,14 @@
 // which is the error a sequential loop stopping at its first failure
 // would report: every index below it runs to completion; indices above it
 // may be skipped.
+//
+// For is the same idea inside one kernel: the index range cut into fixed
+// chunks, each claimed by one goroutine, each index's output written by
+// its own chunk only, so a kernel whose elements are independent (every
+// output element its own fold in its own order) gives the same bits for
+// any worker count. spec's window kernels use it (spec.parRows); fastcpu
+// keeps its own spinning helpers (package fastcpu, parallel.go) because
+// a product of a few microseconds cannot afford a goroutine start.
 package par
 
 import (
