@@ -660,9 +660,11 @@ func convTFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 	idx := g.index(keyBig)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
-	xs, ws := make([]T, 0, cg*K), make([]T, 0, cg*K)
-	for l := 0; l < g.lead; l++ {
-		for co := 0; co < g.cout; co++ {
+	// Output rows (l, co) on par's pool, as convFwd's.
+	parRows[T](g.lead*g.cout, S*cg*K, func(r0, r1 int) {
+		xs, ws := make([]T, 0, cg*K), make([]T, 0, cg*K)
+		for r := r0; r < r1; r++ {
+			l, co := r/g.cout, r%g.cout
 			q, cp := co/cog, co%cog
 			for o := 0; o < B; o++ {
 				xs, ws = xs[:0], ws[:0]
@@ -680,10 +682,10 @@ func convTFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 				if b != nil {
 					acc = acc.Add(b[co])
 				}
-				y.Data[(l*g.cout+co)*B+o] = acc
+				y.Data[r*B+o] = acc
 			}
 		}
-	}
+	})
 	return y
 }
 

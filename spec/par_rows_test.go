@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// parConvCase is a grouped conv (2 groups, stride 2 on one axis, padding)
+// parConvCase is a grouped conv or conv_transpose (2 groups, stride 2 on one axis, padding)
 // over T with pseudo-random dyadic values; interval, when set, makes one
 // input element an interval with an infinite end, so that Interval's
 // dense kernels decline and the element fold runs.
-func parConvCase[T Scalar[T]](seed int64, inf bool) (*Prim[T], *Attrs, []Tensor[T]) {
-	p, _ := Default[T]().Lookup("conv")
+func parConvCase[T Scalar[T]](op string, seed int64, inf bool) (*Prim[T], *Attrs, []Tensor[T]) {
+	p, _ := Default[T]().Lookup(op)
 	a := &Attrs{Window: &Window{Kernel: []int{3, 2}, Stride: []int{1, 2}, Pads: []int{1, 0, 1, 1}, Dilation: []int{1, 1}, Groups: 2}}
 	r := rand.New(rand.NewSource(seed))
 	var z T
@@ -24,7 +24,11 @@ func parConvCase[T Scalar[T]](seed int64, inf bool) (*Prim[T], *Attrs, []Tensor[
 		}
 		return t
 	}
-	xs := []Tensor[T]{mk(Shape{2, 4, 9, 8}), mk(Shape{6, 2, 3, 2}), mk(Shape{6})}
+	w := Shape{6, 2, 3, 2} // conv: cout × cin/groups × kernel
+	if op == "conv_transpose" {
+		w = Shape{4, 3, 3, 2} // cin × cout/groups × kernel
+	}
+	xs := []Tensor[T]{mk(Shape{2, 4, 9, 8}), mk(w), mk(Shape{6})}
 	if inf {
 		if d, ok := any(xs[0].Data).([]Interval); ok {
 			d[5] = Interval{Lo: math.Inf(-1), Hi: 1}
@@ -51,17 +55,11 @@ func parRowsCase[T Scalar[T]](t *testing.T, inf bool) {
 	minW, grainW := parMinWork, parGrainWork
 	defer func() { parMinWork, parGrainWork = minW, grainW }()
 	run := func() []Tensor[T] {
-		p, a, xs := parConvCase[T](7, inf)
-		y, err := p.Forward(a, xs)
-		if err != nil {
-			t.Fatal(err)
+		var out []Tensor[T]
+		for _, op := range []string{"conv", "conv_transpose"} {
+			out = append(out, runOp[T](t, op, inf)...)
 		}
-		dy := parConvCase2(y)
-		gs, err := p.VJP(a, xs, y, dy)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return append([]Tensor[T]{y}, gs...)
+		return out
 	}
 	runtime.GOMAXPROCS(1)
 	parMinWork = math.MaxInt
@@ -76,6 +74,20 @@ func parRowsCase[T Scalar[T]](t *testing.T, inf bool) {
 			}
 		}
 	}
+}
+
+// runOp is op's forward and VJP on parConvCase's operands.
+func runOp[T Scalar[T]](t *testing.T, op string, inf bool) []Tensor[T] {
+	p, a, xs := parConvCase[T](op, 7, inf)
+	y, err := p.Forward(a, xs)
+	if err != nil {
+		t.Fatalf("%s: %v", op, err)
+	}
+	gs, err := p.VJP(a, xs, y, parConvCase2(y))
+	if err != nil {
+		t.Fatalf("%s VJP: %v", op, err)
+	}
+	return append([]Tensor[T]{y}, gs...)
 }
 
 // parConvCase2 is a cotangent of y's shape with distinct elements.
