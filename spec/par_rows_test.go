@@ -65,12 +65,16 @@ func parRowsCase[T Scalar[T]](t *testing.T, inf bool) {
 	parMinWork = math.MaxInt
 	want := run()
 	for _, procs := range []int{1, 2, 8} {
-		runtime.GOMAXPROCS(procs)
-		parMinWork, parGrainWork = 1, 1 // every row its own chunk
-		got := run()
-		for k := range want {
-			if i, ok := FirstDiff(want[k], got[k], nil); !ok {
-				t.Fatalf("GOMAXPROCS %d: result %d differs from the serial loop's at element %d", procs, k, i)
+		// Every row its own chunk, then chunks of several rows (2¹² / ≈ 430
+		// multiply-adds a row: 9 rows, so 12 rows make two unequal chunks).
+		for _, grain := range []int{1, 1 << 12} {
+			runtime.GOMAXPROCS(procs)
+			parMinWork, parGrainWork = 1, grain
+			got := run()
+			for k := range want {
+				if i, ok := FirstDiff(want[k], got[k], nil); !ok {
+					t.Fatalf("GOMAXPROCS %d, grain %d: result %d differs from the serial loop's at element %d", procs, grain, k, i)
+				}
 			}
 		}
 	}
