@@ -626,10 +626,12 @@ func convBackW[T Scalar[T]](g *winGeom, wShape Shape, x, dy Tensor[T]) Tensor[T]
 	idx := g.index(keyJ)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
-	as, bs := make([]T, 0, g.lead*S), make([]T, 0, g.lead*S)
-	for co := 0; co < g.cout; co++ {
-		q := co / cog
-		for ci := 0; ci < cg; ci++ {
+	// Weight rows (co, ci) on par's pool, as convFwd's output rows.
+	parRows[T](g.cout*cg, K*g.lead*S, func(r0, r1 int) {
+		as, bs := make([]T, 0, g.lead*S), make([]T, 0, g.lead*S)
+		for r := r0; r < r1; r++ {
+			co, ci := r/cg, r%cg
+			q := co / cog
 			for j := 0; j < K; j++ {
 				as, bs = as[:0], bs[:0]
 				lo, hi := idx.start[j], idx.start[j+1]
@@ -641,10 +643,10 @@ func convBackW[T Scalar[T]](g *winGeom, wShape Shape, x, dy Tensor[T]) Tensor[T]
 						bs = append(bs, x.Data[xb+idx.b[p]])
 					}
 				}
-				dw.Data[(co*cg+ci)*K+j] = foldDot(as, bs)
+				dw.Data[r*K+j] = foldDot(as, bs)
 			}
 		}
-	}
+	})
 	return dw
 }
 
