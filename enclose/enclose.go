@@ -3,8 +3,10 @@ package enclose
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tlcheck/tlcheck/fastcpu"
+	"github.com/tlcheck/tlcheck/internal/par"
 )
 
 // Planes is an enclosure of a real vector in midpoint-radius form:
@@ -48,17 +50,48 @@ func TameValue(x float64) bool { return tame(x) }
 // Tame reports whether every centre and radius of p is tame (see the
 // package documentation).
 func Tame(p Planes) bool {
-	for _, c := range p.C {
-		if !tame(c) {
-			return false
+	var wild atomic.Bool // an AND over the elements: the same for any split
+	forElems(len(p.C), func(lo, hi int) {
+		for _, c := range p.C[lo:hi] {
+			if !tame(c) {
+				wild.Store(true)
+				return
+			}
 		}
+	})
+	if wild.Load() {
+		return false
 	}
-	for _, r := range p.R {
-		if !tame(r) || r < 0 {
-			return false
+	forElems(len(p.R), func(lo, hi int) {
+		for _, r := range p.R[lo:hi] {
+			if !tame(r) || r < 0 {
+				wild.Store(true)
+				return
+			}
 		}
+	})
+	return !wild.Load()
+}
+
+// parMin is the plane length from which the elementwise passes here
+// (Tame, product's |·| and radius passes) run on par's pool, in chunks of
+// parGrain elements.
+const (
+	parMin   = 1 << 16
+	parGrain = 1 << 14
+)
+
+// forElems runs body over [0, n): on par's pool (par.For, fixed chunks)
+// when n ≥ parMin, else in one call. Every body here computes element i
+// from the inputs' element i alone and writes only element i (or ORs a
+// flag), so the result is the same bits for any GOMAXPROCS and schedule,
+// each element's arithmetic being the serial loop's.
+func forElems(n int, body func(lo, hi int)) {
+	if n < parMin {
+		body(0, n)
+		return
 	}
-	return true
+	par.For(n, parGrain, body)
 }
 
 // radius is p's radius i (0 when p has no radius plane).
@@ -206,9 +239,11 @@ func gammaBound(n int) float64 {
 
 // absInto writes |src| into dst.
 func absInto(dst, src []float64) {
-	for i, v := range src {
-		dst[i] = math.Abs(v)
-	}
+	forElems(len(src), func(lo, hi int) {
+		for i, v := range src[lo:hi] {
+			dst[lo+i] = math.Abs(v)
+		}
+	})
 }
 
 // scratchPool recycles Product's scratch planes (every element is written
@@ -278,29 +313,35 @@ func product(m, n, k int, a Planes, transA bool, b Planes, transB bool, bias Pla
 	defer scratchPool.Put(buf)
 	scratch := *buf
 	ap, babs := scratch[:len(a.C):len(a.C)], scratch[len(a.C):]
-	if a.R == nil {
-		for i, c := range a.C {
-			ap[i] = float64(g * math.Abs(c))
+	forElems(len(a.C), func(lo, hi int) {
+		if a.R == nil {
+			for i, c := range a.C[lo:hi] {
+				ap[lo+i] = float64(g * math.Abs(c))
+			}
+		} else {
+			for i, c := range a.C[lo:hi] {
+				ap[lo+i] = a.R[lo+i] + float64(g*math.Abs(c))
+			}
 		}
-	} else {
-		for i, c := range a.C {
-			ap[i] = a.R[i] + float64(g*math.Abs(c))
-		}
-	}
+	})
 	absInto(babs, b.C)
 	fastcpu.Dgemm(transA, transB, m, n, k, ap, max(lda, 1), babs, max(ldb, 1), out.R, n)
 	if !b.Point() {
 		// + (|Aᶜ| + Aʳ)·Bʳ
-		for i, c := range a.C {
-			ap[i] = math.Abs(c) + a.radius(i)
-		}
+		forElems(len(a.C), func(lo, hi int) {
+			for i, c := range a.C[lo:hi] {
+				ap[lo+i] = math.Abs(c) + a.radius(lo+i)
+			}
+		})
 		tbuf := getScratch(m * n)
 		defer scratchPool.Put(tbuf)
 		tmp := *tbuf
 		fastcpu.Dgemm(transA, transB, m, n, k, ap, max(lda, 1), b.R, max(ldb, 1), tmp, n)
-		for i, v := range tmp {
-			out.R[i] = out.R[i] + v
-		}
+		forElems(len(tmp), func(lo, hi int) {
+			for i, v := range tmp[lo:hi] {
+				out.R[lo+i] = out.R[lo+i] + v
+			}
+		})
 	}
 	if withBias {
 		t := make([]float64, n)
@@ -315,10 +356,12 @@ func product(m, n, k int, a Planes, transA bool, b Planes, transB bool, bias Pla
 			}
 		}
 	}
-	for i, r := range out.R {
-		if r != 0 {
-			out.R[i] = up(f * r)
+	forElems(len(out.R), func(lo, hi int) {
+		for i, r := range out.R[lo:hi] {
+			if r != 0 {
+				out.R[lo+i] = up(f * r)
+			}
 		}
-	}
+	})
 	return true
 }

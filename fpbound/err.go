@@ -72,6 +72,19 @@ var ids atomic.Uint64
 // fresh returns a new non-zero id.
 func fresh() uint64 { return ids.Add(1) }
 
+// ConcurrentRules marks ErrOf's rules as safe to run element-parallel
+// inside one kernel call (spec.ConcurrentRules; spec's window kernels
+// then split their output rows over goroutines): the process-wide state
+// they touch is atomic and either a counter whose final value is a sum
+// (undecided) or set only between rules and read during them (curULPs,
+// narrowNow, forcing: splitStep applies a rule to one element, which never
+// runs in parallel); and the ids they draw (fresh) are unique whatever
+// the interleaving and are only ever compared for equality (Mul's square
+// case, FoldDot), so every element's value, bound and every document are
+// the same for any GOMAXPROCS. Each element's arithmetic is the serial
+// loop's, so no bound changes.
+func (ErrOf[F]) ConcurrentRules() {}
+
 // lower returns a lower bound of every modelled evaluation of the closed
 // value v: the hull's, raised to lb when that is known and the bound is
 // finite (an unbounded value may be computed as NaN, below nothing).

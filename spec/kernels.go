@@ -2,6 +2,8 @@ package spec
 
 import (
 	"fmt"
+
+	"github.com/tlcheck/tlcheck/internal/par"
 )
 
 // Helpers shared by the primitive rules. They assume shapes were checked
@@ -187,4 +189,55 @@ func Convert[S, T any](x Tensor[S], f func(S) T) Tensor[T] {
 		out.Data[i] = f(v)
 	}
 	return out
+}
+
+// ConcurrentRules is implemented by a Scalar outside this package whose
+// arithmetic (Add, Mul, FoldDot's hook, …) may run on several goroutines
+// at once with results that do not depend on the interleaving: every
+// process-wide state its rules touch is atomic and either read-only while
+// a rule runs or a counter whose final value is a sum (commutative), and
+// any identity it draws (a fresh id) is compared only for equality. The
+// method itself does nothing.
+type ConcurrentRules interface{ ConcurrentRules() }
+
+// elemParallel reports that T's rules may run element-parallel inside one
+// kernel call: this package's value types (pure functions of their
+// operands) and the ConcurrentRules scalars. (irsem's levelSafe is the
+// stronger, node-level property: a whole rule on another goroutine.)
+func elemParallel[T any]() bool {
+	var z T
+	switch any(z).(type) {
+	case F64, F32, Binary32, Interval, Rat:
+		return true
+	}
+	_, ok := any(z).(ConcurrentRules)
+	return ok
+}
+
+// parMinWork is the fewest multiply-adds (rows × perRow) a kernel call
+// must do before parRows spreads it over goroutines (below it a
+// goroutine's start costs more than it saves); parGrainWork is about the
+// multiply-adds of one chunk. Tests lower parMinWork.
+var (
+	parMinWork   = 1 << 16
+	parGrainWork = 1 << 14
+)
+
+// parRows runs body over the rows [0, rows) of a kernel whose rows cost
+// about perRow multiply-adds each: on par's pool (par.For, chunks of
+// about parGrainWork multiply-adds, fixed by rows and perRow alone) when T
+// is elemParallel and the work reaches parMinWork, else on the caller's
+// goroutine in one call. Determinism: body must compute each row's
+// elements from its own indices and from data no row writes, and write
+// only that row's elements (every kernel here folds each output element
+// in its own fixed order), so the result is the same bits (over Rat the
+// same values) for any GOMAXPROCS and schedule — each element's
+// arithmetic is exactly the serial loop's.
+func parRows[T any](rows, perRow int, body func(r0, r1 int)) {
+	perRow = max(perRow, 1)
+	if rows <= 1 || !elemParallel[T]() || rows*perRow < parMinWork {
+		body(0, rows)
+		return
+	}
+	par.For(rows, max(1, parGrainWork/perRow), body)
 }

@@ -568,9 +568,12 @@ func convFwdFold[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T, y Tensor[T]) {
 	idx := g.index(keySmall)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
-	xs, ws := make([]T, 0, cg*K), make([]T, 0, cg*K)
-	for l := 0; l < g.lead; l++ {
-		for co := 0; co < g.cout; co++ {
+	// Output rows (l, co) on par's pool (parRows): each row's elements are
+	// its own folds, written by the one chunk that holds the row.
+	parRows[T](g.lead*g.cout, S*cg*K, func(r0, r1 int) {
+		xs, ws := make([]T, 0, cg*K), make([]T, 0, cg*K)
+		for r := r0; r < r1; r++ {
+			l, co := r/g.cout, r%g.cout
 			q := co / cog
 			for o := 0; o < S; o++ {
 				xs, ws = xs[:0], ws[:0]
@@ -587,10 +590,10 @@ func convFwdFold[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T, y Tensor[T]) {
 				if b != nil {
 					acc = acc.Add(b[co])
 				}
-				y.Data[(l*g.cout+co)*S+o] = acc
+				y.Data[r*S+o] = acc
 			}
 		}
-	}
+	})
 }
 
 // convBackX is conv's VJP in x: the transposed correlation of dy with W.
@@ -602,9 +605,11 @@ func convBackX[T Scalar[T]](g *winGeom, xShape Shape, w, dy Tensor[T]) Tensor[T]
 	idx := g.index(keyBig)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
-	as, bs := make([]T, 0, cog*K), make([]T, 0, cog*K)
-	for l := 0; l < g.lead; l++ {
-		for c := 0; c < g.cin; c++ {
+	// Input-gradient rows (l, c) on par's pool, as convFwd's output rows.
+	parRows[T](g.lead*g.cin, cog*S*K, func(r0, r1 int) {
+		as, bs := make([]T, 0, cog*K), make([]T, 0, cog*K)
+		for r := r0; r < r1; r++ {
+			l, c := r/g.cin, r%g.cin
 			q, ci := c/cg, c%cg
 			for i := 0; i < B; i++ {
 				as, bs = as[:0], bs[:0]
@@ -618,10 +623,10 @@ func convBackX[T Scalar[T]](g *winGeom, xShape Shape, w, dy Tensor[T]) Tensor[T]
 						bs = append(bs, w.Data[wb+idx.a[p]])
 					}
 				}
-				dx.Data[(l*g.cin+c)*B+i] = foldDot(as, bs)
+				dx.Data[r*B+i] = foldDot(as, bs)
 			}
 		}
-	}
+	})
 	return dx
 }
 
@@ -631,10 +636,12 @@ func convBackW[T Scalar[T]](g *winGeom, wShape Shape, x, dy Tensor[T]) Tensor[T]
 	idx := g.index(keyJ)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
-	as, bs := make([]T, 0, g.lead*S), make([]T, 0, g.lead*S)
-	for co := 0; co < g.cout; co++ {
-		q := co / cog
-		for ci := 0; ci < cg; ci++ {
+	// Weight rows (co, ci) on par's pool, as convFwd's output rows.
+	parRows[T](g.cout*cg, K*g.lead*S, func(r0, r1 int) {
+		as, bs := make([]T, 0, g.lead*S), make([]T, 0, g.lead*S)
+		for r := r0; r < r1; r++ {
+			co, ci := r/cg, r%cg
+			q := co / cog
 			for j := 0; j < K; j++ {
 				as, bs = as[:0], bs[:0]
 				lo, hi := idx.start[j], idx.start[j+1]
@@ -646,10 +653,10 @@ func convBackW[T Scalar[T]](g *winGeom, wShape Shape, x, dy Tensor[T]) Tensor[T]
 						bs = append(bs, x.Data[xb+idx.b[p]])
 					}
 				}
-				dw.Data[(co*cg+ci)*K+j] = foldDot(as, bs)
+				dw.Data[r*K+j] = foldDot(as, bs)
 			}
 		}
-	}
+	})
 	return dw
 }
 
@@ -665,9 +672,11 @@ func convTFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 	idx := g.index(keyBig)
 	cg, cog := g.cin/g.groups, g.cout/g.groups
 	S, B, K := g.smallSize(), g.bigSize(), g.kSize()
-	xs, ws := make([]T, 0, cg*K), make([]T, 0, cg*K)
-	for l := 0; l < g.lead; l++ {
-		for co := 0; co < g.cout; co++ {
+	// Output rows (l, co) on par's pool, as convFwd's.
+	parRows[T](g.lead*g.cout, S*cg*K, func(r0, r1 int) {
+		xs, ws := make([]T, 0, cg*K), make([]T, 0, cg*K)
+		for r := r0; r < r1; r++ {
+			l, co := r/g.cout, r%g.cout
 			q, cp := co/cog, co%cog
 			for o := 0; o < B; o++ {
 				xs, ws = xs[:0], ws[:0]
@@ -685,10 +694,10 @@ func convTFwd[T Scalar[T]](g *winGeom, x, w Tensor[T], b []T) Tensor[T] {
 				if b != nil {
 					acc = acc.Add(b[co])
 				}
-				y.Data[(l*g.cout+co)*B+o] = acc
+				y.Data[r*B+o] = acc
 			}
 		}
-	}
+	})
 	return y
 }
 

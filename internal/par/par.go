@@ -12,6 +12,14 @@
 // which is the error a sequential loop stopping at its first failure
 // would report: every index below it runs to completion; indices above it
 // may be skipped.
+//
+// For is the same idea inside one kernel: the index range cut into fixed
+// chunks, each claimed by one goroutine, each index's output written by
+// its own chunk only, so a kernel whose elements are independent (every
+// output element its own fold in its own order) gives the same bits for
+// any worker count. spec's window kernels use it (spec.parRows); fastcpu
+// keeps its own spinning helpers (package fastcpu, parallel.go) because
+// a product of a few microseconds cannot afford a goroutine start.
 package par
 
 import (
@@ -84,4 +92,47 @@ func MapErr[R any](n, workers int, f func(i int) (R, error), step func()) ([]R, 
 		return out, errs[k]
 	}
 	return out, nil
+}
+
+// For runs body over [0, n) split into the fixed chunks [c·grain,
+// min(n, (c+1)·grain)) on at most Workers() goroutines (the caller's
+// included), chunks claimed through an atomic counter, and returns when
+// every chunk is done. The chunks do not depend on the worker count, and
+// each index lies in exactly one chunk, so a body that writes only the
+// elements of its own indices, as a function of those indices and of
+// data that no chunk writes, leaves the same result for any GOMAXPROCS
+// and any schedule; a reduction must be stored per index (or per chunk)
+// and combined by the caller in index order. With one worker, or a single
+// chunk, body runs on the calling goroutine. grain < 1 means 1.
+func For(n, grain int, body func(lo, hi int)) {
+	if n <= 0 {
+		return
+	}
+	grain = max(grain, 1)
+	chunks := (n + grain - 1) / grain
+	workers := min(Workers(), chunks)
+	if workers <= 1 {
+		body(0, n)
+		return
+	}
+	var next atomic.Int64
+	run := func() {
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			body(c*grain, min(n, (c+1)*grain))
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run()
+		}()
+	}
+	run()
+	wg.Wait()
 }

@@ -3,6 +3,7 @@ package par
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,5 +76,35 @@ func TestStepSerialized(t *testing.T) {
 	})
 	if overlaps.Load() != 0 || steps.Load() != 64 {
 		t.Fatalf("%d overlapping steps, %d steps", overlaps.Load(), steps.Load())
+	}
+}
+
+// For visits every index exactly once, in chunks whose bounds depend on n
+// and grain only, for any worker count.
+func TestForChunks(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 8} {
+		runtime.GOMAXPROCS(procs)
+		for _, tc := range []struct{ n, grain int }{{0, 4}, {1, 4}, {7, 0}, {7, 3}, {100, 7}, {64, 64}, {1000, 1}} {
+			hits := make([]atomic.Int32, tc.n)
+			var bad atomic.Int32
+			g := max(tc.grain, 1)
+			For(tc.n, tc.grain, func(lo, hi int) {
+				if procs > 1 && (lo%g != 0 || (hi != tc.n && hi-lo != g)) {
+					bad.Add(1)
+				}
+				for i := lo; i < hi; i++ {
+					hits[i].Add(1)
+				}
+			})
+			for i := range hits {
+				if h := hits[i].Load(); h != 1 {
+					t.Fatalf("procs=%d n=%d grain=%d: index %d visited %d times", procs, tc.n, tc.grain, i, h)
+				}
+			}
+			if bad.Load() != 0 {
+				t.Errorf("procs=%d n=%d grain=%d: %d chunks off the fixed grid", procs, tc.n, tc.grain, bad.Load())
+			}
+		}
 	}
 }
