@@ -596,15 +596,9 @@ func importDequantize(c *nctx) error {
 	if zp != nil && zt != xv.dt {
 		return c.errf(c.inField(2), "element type %s, x's is %s", zt, xv.dt)
 	}
-	out := sv.dt
-	if c.b.opset >= 23 {
-		od, err := c.attrInt("output_dtype", 0)
-		if err != nil {
-			return err
-		}
-		if od != 0 {
-			out = DataType(od)
-		}
+	out, err := c.dqOutputType(sv.dt)
+	if err != nil {
+		return err
 	}
 	fOut, ok := qFormat(out)
 	if !ok || out == Double {
@@ -647,4 +641,21 @@ func importDequantize(c *nctx) error {
 	}
 	c.outValue(0, w)
 	return nil
+}
+
+// dqOutputType is DequantizeLinear's output element type: the scale's type
+// scaleT, or from opset 23 the output_dtype attribute when it is set
+// (0 keeps the scale's type).
+func (c *nctx) dqOutputType(scaleT DataType) (DataType, error) {
+	if c.b.opset < 23 {
+		return scaleT, nil
+	}
+	od, err := c.attrInt("output_dtype", 0)
+	if err != nil {
+		return 0, err
+	}
+	if od != 0 {
+		return DataType(od), nil
+	}
+	return scaleT, nil
 }

@@ -223,15 +223,9 @@ func (c *nctx) dequantizeParams() error {
 	if _, _, isInt := anyIntBits(xv.dt); !isInt {
 		return c.errf(c.inField(0), "element type %s: DequantizeLinear with a computed scale or zero point is modelled for an integer x only", xv.dt)
 	}
-	out := sv.dt
-	if c.b.opset >= 23 {
-		od, err := c.attrInt("output_dtype", 0)
-		if err != nil {
-			return err
-		}
-		if od != 0 {
-			out = DataType(od)
-		}
+	out, err := c.dqOutputType(sv.dt)
+	if err != nil {
+		return err
 	}
 	if sv.dt != Float || out != Float {
 		return c.errf(c.inField(1), "DequantizeLinear with a computed scale or zero point is modelled with a FLOAT scale into FLOAT only (scale %s, output %s)", sv.dt, out)
