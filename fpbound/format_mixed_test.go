@@ -25,18 +25,7 @@ import (
 func mixedGraph(r *rand.Rand) (*builder, []bool, irsem.RatTensor) {
 	hund := func(lo, hi int) spec.Rat { return spec.NewRat(int64(lo+r.IntN(hi-lo)), 100) }
 	eighth := func() spec.Rat { return spec.NewRat(int64(r.IntN(17)-8), 16) }
-	mat := func(rows, cols int, f func() spec.Rat) irsem.RatTensor {
-		d := make([]spec.Rat, rows*cols)
-		for i := range d {
-			d[i] = f()
-		}
-		return ratTensor(spec.Shape{rows, cols}, d...)
-	}
-	vec := func(n int, f func() spec.Rat) irsem.RatTensor {
-		t := mat(1, n, f)
-		t.Shape = spec.Shape{n}
-		return t
-	}
+	mat, vec := ratMatOf, ratVecOf
 	b := newBuilder(spec.Shape{64})
 	n1 := b.linear(0, mat(8, 64, func() spec.Rat { return hund(-30, 30) }), vec(8, func() spec.Rat { return hund(-50, 50) }))
 	n2 := b.node(irsem.Kind{Op: irsem.OpTanh}, spec.Shape{8}, n1)
@@ -245,4 +234,20 @@ func TestMixedFormatsArgs(t *testing.T) {
 	if (Err64{}).Kind() != "fpbound64" || constsOf[binary64]() != &consts64 {
 		t.Errorf("binary64 no longer binary64 after a mixed evaluation")
 	}
+}
+
+// ratMatOf is a rows×cols tensor whose elements f draws in row-major order.
+func ratMatOf(rows, cols int, f func() spec.Rat) irsem.RatTensor {
+	d := make([]spec.Rat, rows*cols)
+	for i := range d {
+		d[i] = f()
+	}
+	return ratTensor(spec.Shape{rows, cols}, d...)
+}
+
+// ratVecOf is an n-vector whose elements f draws in order.
+func ratVecOf(n int, f func() spec.Rat) irsem.RatTensor {
+	t := ratMatOf(1, n, f)
+	t.Shape = spec.Shape{n}
+	return t
 }

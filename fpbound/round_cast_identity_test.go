@@ -29,18 +29,7 @@ import (
 func castStraddleGraph(r *rand.Rand, fused bool) (*builder, []bool, irsem.RatTensor, int, []*big.Rat) {
 	hund := func(lo, hi int) spec.Rat { return spec.NewRat(int64(lo+r.IntN(hi-lo)), 100) }
 	eighth := func() spec.Rat { return spec.NewRat(int64(r.IntN(17)-8), 16) }
-	mat := func(rows, cols int, f func() spec.Rat) irsem.RatTensor {
-		d := make([]spec.Rat, rows*cols)
-		for i := range d {
-			d[i] = f()
-		}
-		return ratTensor(spec.Shape{rows, cols}, d...)
-	}
-	vec := func(n int, f func() spec.Rat) irsem.RatTensor {
-		t := mat(1, n, f)
-		t.Shape = spec.Shape{n}
-		return t
-	}
+	mat, vec := ratMatOf, ratVecOf
 	x := vec(8, func() spec.Rat { return spec.NewRat(int64(r.IntN(41)-20), 10) })
 	w1 := mat(8, 8, func() spec.Rat { return hund(-30, 30) })
 	offs := []int64{0, 1, -1, 2, -2}
