@@ -1,6 +1,10 @@
 package fpbound
 
 import (
+	"fmt"
+	"sort"
+	"time"
+
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -9,6 +13,7 @@ import (
 	"github.com/tlcheck/tlcheck/enclose"
 	"github.com/tlcheck/tlcheck/fpbound/nets"
 	"github.com/tlcheck/tlcheck/irsem"
+	"github.com/tlcheck/tlcheck/spec"
 )
 
 // liveCase is an o×n adjoint s (centres, some columns all 0) and an n×nq
@@ -172,4 +177,46 @@ func TestLiveTermsTighter(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d first-order bounds tighter, the others identical", tighter, total)
+}
+
+// BenchmarkSharpMLPDepths is BenchmarkSharpMLP64 at depths 16, 32 and 64
+// (docs/performance.md, sweep38): the min and median ratio of SharpBounds
+// to tlcheck's own float32 evaluation (irsem.Denote over F32, 20 runs
+// beside each bound), and the largest and summed first-order bound of the
+// output (fo-max, fo-sum) to compare builds' bounds.
+func BenchmarkSharpMLPDepths(b *testing.B) {
+	for _, depth := range []int{16, 32, 64} {
+		n, err := nets.MLP(164, 64, depth, irsem.OpRelu, nets.Default)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x32 := irsem.ConvertTensor[spec.F32](n.Input)
+		b.Run(fmt.Sprintf("depth%d", depth), func(b *testing.B) {
+			var ratios []float64
+			var sh []Sharp
+			for b.Loop() {
+				t0 := time.Now()
+				for range 20 {
+					if _, err := irsem.Denote(n.Graph, n.Payload, x32); err != nil {
+						b.Fatal(err)
+					}
+				}
+				f32 := time.Since(t0).Seconds() / 20
+				t1 := time.Now()
+				if sh, err = SharpBounds(n.Graph, n.Payload, n.Input, Options{}); err != nil {
+					b.Fatal(err)
+				}
+				ratios = append(ratios, time.Since(t1).Seconds()/f32)
+			}
+			sort.Float64s(ratios)
+			fmax, fsum := 0.0, 0.0
+			for _, s := range sh {
+				fmax, fsum = max(fmax, s.FirstOrder), fsum+s.FirstOrder
+			}
+			b.ReportMetric(ratios[0], "min-ratio")
+			b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
+			b.ReportMetric(fmax, "fo-max")
+			b.ReportMetric(fsum, "fo-sum")
+		})
+	}
 }
