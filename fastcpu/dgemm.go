@@ -328,6 +328,21 @@ func packA64(mr int, transA bool, i0, rows, p0, kc int, a []float64, lda int, ap
 	}
 }
 
+// dscratch recycles dgemmBlock's packed blocks (a product of the dense
+// sweep's 64×64 planes allocated 4 KiB + 32 KiB per call, thousands of
+// calls per bound).
+var dscratch sync.Pool
+
+// getDScratch returns a pooled slice of length n (contents unspecified).
+func getDScratch(n int) *[]float64 {
+	if p, _ := dscratch.Get().(*[]float64); p != nil && cap(*p) >= n {
+		*p = (*p)[:n]
+		return p
+	}
+	s := make([]float64, n)
+	return &s
+}
+
 // dgemmBlock computes the elements of C in row strips [s0, s1) and
 // column panels [q0, q1) with family f: per k block of depth dkc, per
 // group of dnc columns, it packs the group's B panels (kc·dnc values, an
@@ -338,11 +353,17 @@ func packA64(mr int, transA bool, i0, rows, p0, kc int, a []float64, lda int, ap
 // reloading it is exact).
 func dgemmBlock(f dfamily, transA, transB bool, s0, s1, q0, q1, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 	mr, nr, gp := f.mr, f.nr, dnc/f.nr
-	ap := make([]float64, mr*min(dkc, k))
+	// The packed blocks come from a pool (dscratch): packA64 and packB64
+	// write every value the kernel reads (the padding as zeros), and the
+	// edge block blk is cleared, so reuse changes no result.
+	na := mr * min(dkc, k)
 	// B's packed group: at most gp panels, fewer when the block has fewer
 	// (a 64-column product packs 64·kc values, not dnc·kc).
-	bp := make([]float64, min(gp, q1-q0)*nr*min(dkc, k))
-	blk := make([]float64, mr*nr)
+	nb := min(gp, q1-q0) * nr * min(dkc, k)
+	buf := getDScratch(na + nb + mr*nr)
+	defer dscratch.Put(buf)
+	ap, bp, blk := (*buf)[:na:na], (*buf)[na:na+nb:na+nb], (*buf)[na+nb:]
+	clear(blk)
 	for p0 := 0; p0 < k; p0 += dkc {
 		kc := min(dkc, k-p0)
 		acc := p0 > 0

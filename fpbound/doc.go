@@ -874,6 +874,25 @@
 // Jacobians. The count is an estimate that decides nothing about
 // soundness: it only decides which nodes are swept.
 //
+// Live terms. The product Ĉ_c·Jᶜ_{c,k} runs over the live terms only
+// (dense_sweep.go, liveProduct): the columns p of Ĉ_c (and of the
+// carried R_c) with some entry not 0, and the rows p of J they meet. A
+// dead column's terms are Ĉ_c[a,p]·J[p,q] = 0·J[p,q] = ±0 exactly for
+// every J in its enclosure (tame, so finite), so the exact product of the
+// gathered operands is the exact product of the whole ones, and enclose's
+// theorem applied to the gathered product (N = kk, the live count) gives
+// its ρ; the centre is the same float64 bit for bit, since Dgemm's left
+// fold from +0 never holds −0 (x + (−x) is +0 in round-to-nearest, and
+// +0 + (±0) is +0) and adding ±0 to any other partial sum returns it. Its
+// ρ is at most the whole product's, elementwise: fl(g′·|Ĉ|) ≤ fl(g·|Ĉ|)
+// for g′ = g(kk) ≤ g(n), the gathered fold drops exact-zero terms, every
+// rounded step is monotone, and F′ ≤ F; so every bound the sweep derives
+// from ρ is at most the one over every term (TestLiveTermsTighter on the
+// figures' nets; a radius lowered by 10 ulps on a product where ρ exceeds
+// the exact radius by the rounding charge alone is caught,
+// TestLiveProductEncloses). In a ReLU network a dead unit's (relu′ the
+// point 0 over the box) column is such a column in every sweep.
+//
 // Cuts. Sweeping every intermediate node to the input costs Σ_j j node
 // visits, quadratic in depth. A sweep may instead stop at a node k < j
 // whose F_{k,i} are all finite (its sweep ran earlier) and charge its

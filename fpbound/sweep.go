@@ -736,6 +736,12 @@ func (r *foRun[F]) settle(s *adjMat, nd *foNode, o, n int, resid []float64, char
 	if charge {
 		fo = nd.fo
 	}
+	if fo != nil && finiteAll(fo[:n]) {
+		settleCharged(s.rho, fo[:n], o, n, resid)
+		r.pool.put(s.rho)
+		s.rho = nil
+		return
+	}
 	for a := 0; a < o; a++ {
 		row := s.rho[a*n : (a+1)*n]
 		acc := resid[a]
@@ -762,6 +768,9 @@ func (r *foRun[F]) settle(s *adjMat, nd *foNode, o, n int, resid []float64, char
 // into the radius, a radius below 2⁻³⁰⁰ rises to it (both only enlarge the
 // set); a centre or radius above 2³⁰⁰ is errDense.
 func lift(s *adjMat) error {
+	if s.rad == nil && enclose.Tame(enclose.Planes{C: s.c}) {
+		return nil // every centre 0 or in [2⁻³⁰⁰, 2³⁰⁰]: nothing to move
+	}
 	for i, c := range s.c {
 		if a := math.Abs(c); a != 0 && a < tiny {
 			if s.rad == nil {
@@ -811,7 +820,7 @@ func propagate(s *adjMat, J *jac, dst *adjMat, o int, pool planePool) error {
 				// not); 0 for y = 0
 				e := 0.0
 				if v != 0 || J.p.C[i] != 0 {
-					e = addUp(mulUp(0x1p-52, math.Abs(v)), 0x1p-1074)
+					e = diagRound(v)
 				}
 				if J.p.R != nil {
 					e = addUp(e, mulUp(math.Abs(x), J.p.R[i]))
@@ -834,28 +843,37 @@ func propagate(s *adjMat, J *jac, dst *adjMat, o int, pool planePool) error {
 	} else {
 		out := enclose.Planes{C: dst.c, R: dst.rho}
 		if !direct {
-			out = enclose.Planes{C: pool.get(o * nq), R: pool.get(o * nq)}
+			// Product writes every element of out (Dgemm overwrites).
+			out = enclose.Planes{C: pool.getRaw(o * nq), R: pool.getRaw(o * nq)}
 		}
-		if !enclose.Product(o, nq, n, enclose.Planes{C: s.c}, false, J.p, false, enclose.Planes{}, out) {
+		sc, sr, jp, kk, gathered, ok := liveProduct(s, J, o, n, nq, out, pool)
+		if !ok {
 			return errDense("a product is not tame")
 		}
 		c, rho = out.C, out.R
-		if s.rad != nil {
-			mj := make([]float64, len(J.p.C))
-			for i, v := range J.p.C {
+		if sr != nil {
+			mj := pool.getRaw(len(jp.C))
+			for i, v := range jp.C {
 				mj[i] = math.Abs(v)
-				if J.p.R != nil {
-					mj[i] = addUp(mj[i], J.p.R[i])
+				if jp.R != nil {
+					mj[i] = addUp(mj[i], jp.R[i])
 				}
 			}
 			pr := enclose.Make(o * nq)
-			if !enclose.Product(o, nq, n, enclose.Planes{C: s.rad}, false, enclose.Planes{C: mj}, false, enclose.Planes{}, pr) {
+			if !enclose.Product(o, nq, kk, enclose.Planes{C: sr}, false, enclose.Planes{C: mj}, false, enclose.Planes{}, pr) {
 				return errDense("a radius product is not tame")
 			}
+			pool.put(mj)
 			rad = pr.C
 			for i := range rad {
 				rad[i] = addUp(math.Abs(rad[i]), pr.R[i])
 			}
+		}
+		if gathered {
+			pool.put(sc)
+			pool.put(sr)
+			pool.put(jp.C)
+			pool.put(jp.R)
 		}
 	}
 	if direct {
