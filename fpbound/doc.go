@@ -931,7 +931,18 @@
 // elementwiseCut): F_j[o] = ē_{j,o} + Σ_i (|Ĉ[o,i]| + R[o,i])·F_q[i], rounded
 // up, the dense sweep's bound without its o_j × n_q adjoint matrix (the
 // same sums: W_j = I, one stop at q), instead of the interval sweep
-// through every node above q. Deeper windows
+// through every node above q. Such a node diagonal to several erroneous
+// parents, every one with finite F (SiLU's x·σ(x) reads x directly and
+// through σ) gets the cut at all of them at once (unet38_cut.go,
+// parentsCut): the stop set is j's erroneous parents, W_j = I and
+// W_{p_t} = J_{j,p_t} diagonal, so by the inequality above
+// F_j[o] = ē_{j,o} + Σ_t (|Ĉ_t[o]| + R_t[o])·F_{p_t}[o], one term per
+// parent slot t (Σ_t |J_t| ≥ |Σ_t J_t| where a parent fills two slots),
+// rounded up: the fallback sweep's bound for j (its stops are j's
+// parents) without its adjoint matrices. It loses the cancellation
+// between the slots' paths, |Σ_t J_t·P_t| ≤ Σ_t |J_t|·|P_t|, which the
+// interval sweep through every node above keeps at o_j × that prefix's
+// work. Deeper windows
 // (levels: 0 for an uncut sweep, else the largest over its stops of k's
 // level, + 1 for a non-diagonal W_k; every ⌈√N⌉-th node uncut, the others
 // stopping at level-0 nodes, about N^{3/2} visits instead of Σ_j j) are

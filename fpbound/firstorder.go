@@ -264,6 +264,7 @@ func firstOrder[F format](g *irsem.Graph, p *irsem.Payload, input irsem.RatTenso
 		if err := r.sweeps(j); err != nil {
 			return nil, "", err
 		}
+		r.seen(j)
 		if err := r.centre64(j); err != nil {
 			return nil, "", err
 		}
@@ -598,6 +599,13 @@ func (r *foRun[F]) sweeps(j int) error {
 	if !isOut && target >= 1 {
 		// Too large for the dense sweep: the same cut, row by row.
 		if ok, err := r.elementwiseCut(j); ok || err != nil {
+			return err
+		}
+	}
+	if !isOut {
+		// Too large for the dense sweep, diagonal to every erroneous
+		// parent: the cut at all of them, row by row (unet38_cut.go).
+		if ok, err := r.parentsCut(j); ok || err != nil {
 			return err
 		}
 	}
