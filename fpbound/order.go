@@ -119,12 +119,15 @@ func sumOrderOn() bool { return curSumOrder.Load() != 0 }
 // it; lists are shared, never changed): x encloses the exact term, e
 // bounds |t̃ − t| (the term's own error, as Add reads it), n is the
 // number of terms up to this one. charge caches the order's charge of
-// the sum that ends here (math.Float64bits + 1; 0 while not computed).
+// the sum that ends here (math.Float64bits + 1; 0 while not computed);
+// order is curSumOrder when the term was added, so that a sum closed after
+// its evaluation (a caller reading Bound) is charged by the same order.
 type ordTerm struct {
 	prev   *ordTerm
 	x      spec.Interval
 	e      float64
 	n      int64
+	order  int64
 	charge atomic.Uint64
 }
 
@@ -139,18 +142,18 @@ func ordList[F format](v ErrOf[F]) (*ordTerm, bool) {
 	case v.n >= 2:
 		return nil, false
 	}
-	return &ordTerm{x: v.x, e: v.e, n: 1}, true
+	return &ordTerm{x: v.x, e: v.e, n: 1, order: curSumOrder.Load()}, true
 }
 
 // ordConcat is the list of a's terms followed by b's (b is copied term
 // by term onto a; a is shared).
 func ordConcat(a, b *ordTerm) *ordTerm {
 	if b.n == 1 {
-		return &ordTerm{prev: a, x: b.x, e: b.e, n: a.n + 1}
+		return &ordTerm{prev: a, x: b.x, e: b.e, n: a.n + 1, order: a.order}
 	}
 	bs := ordSlice(b)
 	for _, t := range bs {
-		a = &ordTerm{prev: a, x: t.x, e: t.e, n: a.n + 1}
+		a = &ordTerm{prev: a, x: t.x, e: t.e, n: a.n + 1, order: a.order}
 	}
 	return a
 }
@@ -169,7 +172,7 @@ func ordSlice(l *ordTerm) []*ordTerm {
 func ordNeg(l *ordTerm) *ordTerm {
 	var out *ordTerm
 	for _, t := range ordSlice(l) {
-		out = &ordTerm{prev: out, x: t.x.Neg(), e: t.e, n: t.n}
+		out = &ordTerm{prev: out, x: t.x.Neg(), e: t.e, n: t.n, order: t.order}
 	}
 	return out
 }
@@ -198,14 +201,14 @@ type partial struct {
 }
 
 // orderCharge is the bound A of the additions' rounding of the sum whose
-// list ends at l under the current order (the fold with and without fused
+// list ends at l under its order (ordTerm.order) (the fold with and without fused
 // multiply-adds), or +∞ when an addition may overflow or the order is any.
 func orderCharge(c *consts, l *ordTerm) float64 {
 	if v := l.charge.Load(); v != 0 {
 		return math.Float64frombits(v - 1)
 	}
 	var a float64
-	switch k := curSumOrder.Load(); {
+	switch k := l.order; {
 	case k == -1:
 		a = foldCharge(c, ordSlice(l)).a
 	case k >= 2:

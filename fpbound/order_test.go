@@ -319,3 +319,47 @@ func TestSumOrderDots(t *testing.T) {
 		}
 	}
 }
+
+// TestSumOrderNames: a profile name with a summation-order suffix selects
+// the listed profile with that order; a bad suffix or base is an error.
+func TestSumOrderNames(t *testing.T) {
+	cases := []struct {
+		name, base, order string
+		ok                bool
+	}{
+		{"", ProfileIEEE, "any", true},
+		{"ieee+any", ProfileIEEE, "any", true},
+		{"ieee+sequential", ProfileIEEE, "sequential", true},
+		{"+sequential", ProfileIEEE, "sequential", true},
+		{"pytorch-cpu+blocked:8", "pytorch-cpu", "blocked:8", true},
+		{"onnxruntime-cpu+blocked:1024", "onnxruntime-cpu", "blocked:1024", true},
+		{"ieee+blocked:1", "", "", false},
+		{"ieee+blocked:1025", "", "", false},
+		{"ieee+blocked:x", "", "", false},
+		{"ieee+pairwise", "", "", false},
+		{"cuda+sequential", "", "", false},
+		{"ieee+sequential+any", "", "", false},
+	}
+	for _, c := range cases {
+		pr, err := lookupProfile(c.name)
+		if (err == nil) != c.ok {
+			t.Errorf("%q: error %v, want ok %v", c.name, err, c.ok)
+			continue
+		}
+		if err != nil {
+			if ValidProfile(c.name) == nil {
+				t.Errorf("%q: ValidProfile accepts it", c.name)
+			}
+			continue
+		}
+		if pr.name != c.base || pr.order.String() != c.order {
+			t.Errorf("%q: profile %s order %s, want %s %s", c.name, pr.name, pr.order, c.base, c.order)
+		}
+	}
+	if p, _ := lookupProfile("onnxruntime-cpu+sequential"); len(p.fns) == 0 {
+		t.Error("the order suffix dropped the profile's library functions")
+	}
+	if p, _ := lookupProfile("onnxruntime-cpu"); p.order.kind != orderAny {
+		t.Error("the listed profile itself changed order")
+	}
+}
