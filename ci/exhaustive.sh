@@ -20,7 +20,7 @@ TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestBinary32FMA|TestBinary32Matche
 # the 1500 random graphs of the soundness test; the combined gradient
 # bound on 1- and 2-block GPT-2 stacks (T=4, d=16) against the test's own
 # float32 gradients; the same on conv stacks of depth 4 and 8 (vjp34)
-TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestBackendModelsDense|TestSoundRandomGraphs|TestGradCombinedGPT2|TestGradCombinedConv)$' ./fpbound
+TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^(TestBackendModelsDense|TestSoundRandomGraphs|TestGradCombinedGPT2|TestGradCombinedConv|TestSumOrderSound)$' ./fpbound
 # compare-grad judging a depth-4 conv stack's dW with the combined bound (vjp34)
 TLCHECK_EXHAUSTIVE=1 go test -count=1 -run '^TestGradsCombinedConvParams$' ./compare
 echo "exhaustive: ok in $(( $(date +%s) - start )) s"

@@ -240,6 +240,9 @@ func linearDense[F format](x []ErrOf[F], src []int32, w, b, y []ErrOf[F], rows, 
 // dimensions (nw, nb, ny: the lengths of w, b and y).
 func denseArgs[F format](x []ErrOf[F], src []int32, nw, nb, ny, rows, out, in int, withBias bool) bool {
 	n := rows * in
+	if sumOrderOn() {
+		return false // a summation-order profile needs each sum's terms in order (order.go)
+	}
 	if rows <= 0 || out <= 0 || in <= 0 || nw < out*in || ny < rows*out || (withBias && nb < out) {
 		return false
 	}

@@ -1227,6 +1227,83 @@
 // GradErr runs its forward pass under P (a listed primitive's VJP rule is
 // the registry's, over the forward value the runtime computed).
 //
+// # Summation-order profiles
+//
+// M2(a) admits every order and tree for every sum, and then a charge of
+// about (n/4)·u·Σ|t| per sum of n sign-balanced terms is forced whatever
+// the analysis (docs/bounds.md, "Why the Kaiming rows' local charges cannot
+// drop much under M2"). A runtime that states how it sums is held to a
+// narrower model. A profile's name may end in "+order" (SumOrders;
+// "ieee+sequential", "onnxruntime-cpu+blocked:8"; no suffix, or "+any", is
+// M2(a) itself, the default, whose bounds are unchanged bit for bit); the
+// profile O then replaces M2(a) by
+//
+//	M2′ Order O. Every sum (as M2(a) delimits it, across node boundaries
+//	    too) is evaluated in one of O's orders over its terms t̃₀ … t̃ₙ₋₁
+//	    in the order its registry formulas add them (the order in which
+//	    the formula's additions concatenate their operands' terms; an
+//	    exact-zero term, a zero bias, holds its place):
+//	      sequential: the left fold ŝ₀ = t̃₀, ŝₖ = fl(ŝₖ₋₁ + t̃ₖ);
+//	      blocked:k: min(k, n) accumulators, accumulator r the left fold
+//	        of t̃ᵣ, t̃ᵣ₊ₖ, t̃ᵣ₊₂ₖ, …, then the accumulators reduced
+//	        pairwise, level by level: (0, 1), (2, 3), …, an odd last one
+//	        carried to the next level;
+//	    each step either a rounded addition of the computed term or, for a
+//	    product term, a fused multiply-add (M2(b), rounded once).
+//
+// Theorem. Under M1, M2′ (with M2(b)) and M3 (M3′ for a named library
+// profile), the theorem above holds for Bounds, Evaluate and SharpBounds
+// run with Options.Profile naming O. (GradErr and GradErrSharp accept such
+// a name and keep any's charge, which is sound under M2′ since O's orders
+// are among M2(a)'s.)
+//
+// Proof. Only the closing of a pending sum changes (Sums); every other
+// case, and the first-order argument, read the closed value's bound alone.
+// Under an order profile Add records, besides n, s and ΣEᵢ, the list of
+// the sum's terms in order (ErrOf.ord: per term its exact enclosure Xᵢ
+// and bound Eᵢ, with |t̃ᵢ − tᵢ| ≤ Eᵢ and tᵢ ∈ Xᵢ by the earlier cases;
+// exact zeros kept; Neg negates the list; a closed value of one term and
+// exact zeros is that term, exactly). Let a part of the order's tree be a
+// set of consecutive-in-the-tree terms with computed value ŝ, exact sum
+// σ = Σt̃ᵢ over them, enclosure P = ΣXᵢ (spec.Interval's outward sums)
+// and error bound a: |ŝ − σ| ≤ a. A leaf has a = 0 (its computed value is
+// t̃ᵢ: the rounded product, or, fused, the exact product âb̂ of the
+// computed operands — both within Eᵢ of tᵢ by the Products case, which
+// charges |âb̂ − ab| and the rounding separately). One step joins parts A
+// and B by z = ŝ_A + ŝ_B (or ŝ_A + âb̂), |z − (σ_A + σ_B)| ≤ a_A + a_B,
+// and |σ_A + σ_B| ≤ S := mag(P_A + P_B) + Σ_{A∪B} Eᵢ; so |z| ≤ S + a_A +
+// a_B, which below Ω does not overflow, and fl(z) = z(1 + δ) + η′, |δ| ≤ u,
+// |η′| ≤ η (η′ ≠ 0 only for a fused result in the subnormal range; charged
+// at every step), gives
+//
+//	|fl(z) − (σ_A + σ_B)| ≤ a := a_A + a_B + u·(S + a_A + a_B) + η,
+//
+// and the step is exact (a = a_A + a_B) when one part is an exact zero
+// term or a part of exact zeros with a = 0 (x + 0 and fma(0, y, x) are x).
+// Induction over O's tree gives the root's |ŝ − Σt̃ᵢ| ≤ A (orderCharge:
+// foldCharge for sequential, blockedCharge for blocked:k, float64 with
+// upward rounding, +∞ where a step's S + a_A + a_B reaches Ω), whence
+// |ŝ − Σtᵢ| ≤ A + ΣEᵢ. One A serves every choice of fused or unfused
+// steps (the terms' Eᵢ cover both, η is charged at each step). To first
+// order A is u·Σ_k sup|s_k| over the partial sums s_k the order forms, the
+// product roundings u·|tᵢ| being in Eᵢ; the second-order terms are u·(a_A
+// + a_B) per step (the earlier steps' errors, rounded again) and u·ΣEᵢ
+// inside S, and the subnormal term n·η. O's orders are among M2(a)'s, so
+// any's γ_{n−1}·s bounds the same error: close charges min(γ_{n−1}·s, A)
+// (closeOrdered), +∞ only when both are. A pending sum built without a
+// list (the dense kernels of "Dense linear layers" decline under an order
+// profile so that the generic fold records it; FoldDot's saturated tail,
+// whose bound is +∞ anyway) is charged γ_{n−1}·s, any's. The first-order
+// bound's local errors ē_j are this algebra's bounds over the boxes, so
+// they hold for O's evaluations, and "First-order bound" needs nothing
+// else: the sweeps read only ē_j and the exact f_j.
+//
+// Tests: TestSumOrderSound (ReLU default and Kaiming, tanh and conv stacks;
+// the tree evaluator in O's orders with and without FMA), TestSumOrderDots
+// (24 seeds of sign-balanced dot products; a reverse order and a left fold
+// that the profiles do not admit exceeding their bounds, within any's),
+// TestFigures with FPBOUND_FIGURES_ORDERS (docs/bounds.md, order38).
+//
 // # Estimate
 //
 // Sharp.Estimate is reported beside the bound and decides nothing. If the

@@ -64,6 +64,10 @@ type ErrOf[F format] struct {
 	// performed in, in a mixed binary32/binary64 evaluation (sumWide,
 	// sumNarrow; format_mixed.go), which close charges; sumAny otherwise.
 	sumFmt uint8
+	// ord, under a summation-order profile only (order.go): the terms of
+	// the pending sum v is, in the order the formulas added them, exact
+	// zeros included; nil otherwise and for every closed value.
+	ord *ordTerm
 }
 
 // ids hands out the ids of new sums (see ErrOf.id and adj.id).
@@ -173,13 +177,34 @@ func unbounded[F format](x spec.Interval) ErrOf[F] { return ErrOf[F]{x: x, e: in
 // bound is +∞.
 func (v ErrOf[F]) close() ErrOf[F] {
 	if v.n < 2 {
+		v.ord = nil // a sum of one term and exact zeros is that term
 		return v
 	}
 	c := sumConsts[F](v.sumFmt) // the format the additions were performed in
+	if v.ord != nil {
+		return v.closeOrdered(c)
+	}
 	if !c.sumFits(v.n, v.s, v.big) {
 		return unbounded[F](v.x)
 	}
 	return ErrOf[F]{x: v.x, e: addUp(v.e, mulUp(c.gamma(v.n-1), v.s)), id: v.id, lb: v.lb, hasLB: v.hasLB}
+}
+
+// closeOrdered is close under a summation-order profile (doc.go,
+// "Summation-order profiles"): the charge is the smaller of any's,
+// γ_{n−1}·s, and the profile's orders' A (orderCharge); +∞ when both are.
+func (v ErrOf[F]) closeOrdered(c *consts) ErrOf[F] {
+	e := inf
+	if c.sumFits(v.n, v.s, v.big) {
+		e = addUp(v.e, mulUp(c.gamma(v.n-1), v.s))
+	}
+	if a := orderCharge(c, v.ord); a < inf {
+		e = min(e, addUp(v.e, a))
+	}
+	if math.IsInf(e, 1) {
+		return unbounded[F](v.x)
+	}
+	return ErrOf[F]{x: v.x, e: e, id: v.id, lb: v.lb, hasLB: v.hasLB}
 }
 
 // sumFits reports that no addition of any evaluation tree of a pending
@@ -258,12 +283,38 @@ func (v ErrOf[F]) pow2() bool {
 // Add returns the pending sum of v and w (doc.go, "Sums"). An exact zero
 // operand is dropped: adding an exact zero is exact.
 func (v ErrOf[F]) Add(w ErrOf[F]) ErrOf[F] {
+	if sumOrderOn() {
+		return v.addOrdered(w)
+	}
 	switch {
 	case w.exactZero():
 		return v
 	case v.exactZero():
 		return w
 	}
+	return v.addPending(w)
+}
+
+// addOrdered is Add under a summation-order profile: the same value,
+// carrying the list of its terms (exact zeros kept: they hold a place in
+// the order).
+func (v ErrOf[F]) addOrdered(w ErrOf[F]) ErrOf[F] {
+	l := ordAdd(v, w)
+	var r ErrOf[F]
+	switch {
+	case w.exactZero():
+		r = v
+	case v.exactZero():
+		r = w
+	default:
+		r = v.addPending(w)
+	}
+	r.ord = l
+	return r
+}
+
+// addPending is the pending sum of v and w, neither an exact zero.
+func (v ErrOf[F]) addPending(w ErrOf[F]) ErrOf[F] {
 	e1, s1, n1, b1 := v.term()
 	e2, s2, n2, b2 := w.term()
 	// Either side's largest term serves as i* (the other side's terms
@@ -308,6 +359,9 @@ func (v ErrOf[F]) Sub(w ErrOf[F]) ErrOf[F] { return v.Add(w.Neg()) }
 // Neg negates v exactly (a pending sum stays pending: −Σtᵢ = Σ(−tᵢ)).
 // −v is another value than v (its id is dropped) and has no lower bound.
 func (v ErrOf[F]) Neg() ErrOf[F] {
+	if v.ord != nil {
+		v.ord = ordNeg(v.ord)
+	}
 	v.x = v.x.Neg()
 	v.id, v.lb, v.hasLB = 0, 0, false
 	return v

@@ -35,8 +35,9 @@ func median(v []float64) float64 {
 // only the nets whose name contains s. Columns of the log: net, median
 // bound/actual, median bound/|exact|, the classic bound's median
 // bound/|exact|, whether the planted 10⁻³ and (depth ≤ 8) 10⁻⁴ errors
-// fail, and how many elements × evaluations have an exact enclosure wider
-// than the bound (there "actual" is the enclosure's width, not an error).
+// fail, how many elements × evaluations have an exact enclosure wider
+// than the bound (there "actual" is the enclosure's width, not an error),
+// and the smallest power of ten of planted relative error that fails.
 func TestFigures(t *testing.T) {
 	skipUnderRace(t)
 	long, only := os.Getenv("FPBOUND_FIGURES") != "", ""
@@ -82,19 +83,40 @@ func TestFigures(t *testing.T) {
 			cases = append(cases, fig{n, bl})
 		}
 	}
+	// FPBOUND_FIGURES_ORDERS=sequential,blocked:8 adds, beside each any
+	// row, the rows under those summation-order profiles (docs/bounds.md,
+	// order38); GPT-2 stacks are left out of those.
+	var orders []string
+	if f := os.Getenv("FPBOUND_FIGURES_ORDERS"); f != "" {
+		orders = strings.Split(f, ",")
+	}
 	for _, c := range cases {
 		if only != "" && !strings.Contains(c.net.Name, only) {
 			continue
 		}
-		t.Run(c.net.Name, func(t *testing.T) { figure(t, c.net, c.depth, long) })
+		t.Run(c.net.Name, func(t *testing.T) {
+			figure(t, c.net, c.depth, long, "")
+			if strings.Contains(c.net.Name, "GPT") {
+				return
+			}
+			for _, ord := range orders {
+				figure(t, c.net, c.depth, long, ord)
+			}
+		})
 	}
 }
 
 // figure checks and logs one net; with long set (the deep nets) a planted
 // error that is not flagged is logged, not an error: the table reports it.
-func figure(t *testing.T, n *nets.Net, depth int, long bool) {
+// A non-empty order runs the bound under the profile ieee+order and
+// checks the evaluations that order admits (orderEvals; actual is then
+// the first of them, the order without FMA).
+func figure(t *testing.T, n *nets.Net, depth int, long bool, order string) {
 	g, p, x := n.Graph, n.Payload, n.Input
 	o := Options{}
+	if order != "" {
+		o.Profile = ProfileIEEE + "+" + order
+	}
 	if long {
 		o.SweepWork = 1 << 30 // the deep rows: see docs/bounds.md, Cost
 	}
@@ -107,6 +129,14 @@ func figure(t *testing.T, n *nets.Net, depth int, long bool) {
 		ivs = ballTighten(t, g, p, x, ivs)
 	}
 	evs := evaluations(t, g, p, x)
+	if order != "" {
+		evs = nil
+		for _, ev := range orderEvals(t, g, p, x, order) {
+			if ev.admitted {
+				evs = append(evs, evaluation{ev.name, ev.out})
+			}
+		}
+	}
 	var ratio, rel, relClassic []float64
 	wide := 0
 	for ei, ev := range evs {
@@ -140,7 +170,20 @@ func figure(t *testing.T, n *nets.Net, depth int, long bool) {
 	}
 	flagged := planted(t, sh, evs[0].out, 1e-3, !long)
 	flagged4 := depth <= 8 && planted(t, sh, evs[0].out, 1e-4, false)
-	t.Log(fmt.Sprintf("| %s | %.3g | %.3g | %.3g | %v | %v | %d |", n.Name, median(ratio), median(rel), median(relClassic), flagged, flagged4, wide))
+	name := n.Name
+	if order != "" {
+		name += " [" + order + "]"
+	}
+	// The smallest power of ten of relative error, planted likewise,
+	// that fails (sensitivity; 0: none down to 10⁻⁸).
+	least := 0.0
+	for k := 1; k <= 8; k++ {
+		if !planted(t, sh, evs[0].out, math.Pow(10, float64(-k)), false) {
+			break
+		}
+		least = math.Pow(10, float64(-k))
+	}
+	t.Log(fmt.Sprintf("| %s | %.3g | %.3g | %.3g | %v | %v | %d | %g |", name, median(ratio), median(rel), median(relClassic), flagged, flagged4, wide, least))
 }
 
 // planted plants a relative error rel in the element of largest |exact|

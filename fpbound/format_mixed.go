@@ -47,8 +47,9 @@ var (
 // holds evalMu and calls the returned function when the evaluation ends.
 // Without per-node formats (o.binary32 nil) it does nothing.
 func useFormats(o Options) (restore func()) {
+	undoOrder := useSumOrder(o.Profile) // the profile's summation order (order.go)
 	if o.binary32 == nil {
-		return func() {}
+		return undoOrder
 	}
 	mixedNodes = o.binary32
 	mixedOn.Store(true)
@@ -57,6 +58,7 @@ func useFormats(o Options) (restore func()) {
 		mixedNodes = nil
 		mixedOn.Store(false)
 		narrowNow.Store(false)
+		undoOrder()
 	}
 }
 

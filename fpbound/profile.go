@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/tlcheck/tlcheck/irsem"
 	"github.com/tlcheck/tlcheck/spec"
@@ -35,6 +36,10 @@ type libErr struct {
 type profile struct {
 	name string
 	fns  map[string]libErr
+	// order is the summation order the runtime uses (order.go; doc.go,
+	// "Summation-order profiles"): any (M2) unless the profile's name
+	// ends in "+sequential" or "+blocked:k".
+	order sumOrder
 }
 
 // ProfileIEEE is the default profile: M3 as stated in the package doc,
@@ -78,17 +83,38 @@ func Profiles() []string {
 	return out
 }
 
-// lookupProfile returns the named profile ("" → ieee).
+// lookupProfile returns the named profile ("" → ieee): a listed name,
+// optionally followed by "+order" (SumOrders), the listed profile with
+// that summation order.
 func lookupProfile(name string) (*profile, error) {
 	if name == "" {
 		name = ProfileIEEE
 	}
+	base, order, err := splitProfileName(name)
+	if err != nil {
+		return nil, err
+	}
+	if base == "" {
+		base = ProfileIEEE
+	}
 	for _, p := range profiles {
-		if p.name == name {
-			return p, nil
+		if p.name == base {
+			if order.kind == orderAny {
+				return p, nil
+			}
+			q := *p
+			q.order = order
+			return &q, nil
 		}
 	}
-	return nil, fmt.Errorf("fpbound: unknown profile %q (known: %v)", name, Profiles())
+	return nil, fmt.Errorf("fpbound: unknown profile %q (known: %v, each optionally +%s)", name, Profiles(), strings.Join(SumOrders(), "|+"))
+}
+
+// ValidProfile reports whether Options.Profile accepts name (nil) or why
+// not: a listed profile, optionally followed by "+order" (SumOrders).
+func ValidProfile(name string) error {
+	_, err := lookupProfile(name)
+	return err
 }
 
 // errRegistry returns the registry the Err algebra of format F runs under

@@ -42,7 +42,7 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 	if *ulps < 1 {
 		return cli.Usagef("--ulps must be ≥ 1, got %d", *ulps)
 	}
-	if err := oneOf("profile", *profile, fpbound.Profiles()...); err != nil {
+	if err := checkProfile(*profile); err != nil {
 		return err
 	}
 	sets, err := model.DataSets(*data)
@@ -86,7 +86,7 @@ func runCompare(args []string, stdout, _ io.Writer) error {
 }
 
 // profileUsage is the help of compare's and compare-grad's --profile.
-const profileUsage = "runtime profile of the elementary functions: ieee (every function within --ulps)|onnxruntime-cpu|pytorch-cpu (a library function within ulps plus an absolute term, docs/fpbound-profiles.md)"
+const profileUsage = "runtime profile of the elementary functions: ieee (every function within --ulps)|onnxruntime-cpu|pytorch-cpu (a library function within ulps plus an absolute term, docs/fpbound-profiles.md), optionally +sequential|+blocked:k: the order the runtime sums in (docs/bounds.md, order38; default any order)"
 
 // profileField is a JSON document's "profile": absent for the default.
 func profileField(name string) string {

@@ -46,7 +46,7 @@ func runCompareGrad(args []string, stdout, _ io.Writer) error {
 	if *ulps < 1 || *ulps > fpbound.MaxULPs {
 		return cli.Usagef("--ulps: %d is not between 1 and %d", *ulps, fpbound.MaxULPs)
 	}
-	if err := oneOf("profile", *profile, fpbound.Profiles()...); err != nil {
+	if err := checkProfile(*profile); err != nil {
 		return err
 	}
 	m, in, err := compare.LoadGradModel(*onnxPath, *graph, *payload, *data, inputs)
