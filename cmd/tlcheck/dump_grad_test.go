@@ -118,6 +118,7 @@ func TestCompareGradShared(t *testing.T) {
 	if len(dirs) == 0 {
 		t.Skip("no models under " + root)
 	}
+	dirs = everyKth(dirs, 4) // every model with TLCHECK_EXHAUSTIVE set (ci/exhaustive.sh)
 	if testing.Short() {
 		dirs = dirs[:min(len(dirs), 8)]
 	}

@@ -271,6 +271,7 @@ func TestViewDotRendersWithGraphviz(t *testing.T) {
 // TLCHECK_VIEW_SCREENSHOT=FILE the screenshot is also written there (the
 // README's picture is made so).
 func TestViewInChromium(t *testing.T) {
+	skipUnlessExhaustive(t, "starts Chromium; ci/stage-workflows.sh runs it")
 	if testing.Short() {
 		t.Skip("short: no browser")
 	}

@@ -19,7 +19,7 @@ import (
 const exhaustiveFlag = "TLCHECK_EXHAUSTIVE"
 
 // exhaustiveCIScripts are the CI scripts that run tests with the flag set.
-var exhaustiveCIScripts = []string{"ci/exhaustive.sh", "ci/stage-perf.sh"}
+var exhaustiveCIScripts = []string{"ci/exhaustive.sh", "ci/stage-perf.sh", "ci/stage-workflows.sh"}
 
 // gatedTests returns, for the test files of one package (file name →
 // source), the top-level Test functions whose behaviour depends on the
