@@ -275,3 +275,80 @@ func TestCompareDynamicQuantizeComputedZero(t *testing.T) {
 		t.Fatalf("x all zero: exit %d, holds/fails/inconclusive %d/%d/%d: want 0, 0/0/3 (no verdict)", code, doc.Holds, doc.Fails, doc.Inconclusive)
 	}
 }
+
+// blockedModel is y = QuantizeLinear(x, s, axis 1, block_size block)
+// (opset 21, UINT8) of x FLOAT [2, 4] with the computed blocked scale s =
+// ReduceMax(Reshape(x, [2, 2, 2]), axes [2])/200, shape [2, 2]: each block
+// of two along axis 1 quantized by its own maximum over 200.
+func blockedModel(block int64) pbuf {
+	vi := typedValueInfoPB
+	i64s := func(vs ...int64) []byte {
+		b := make([]byte, 0, 8*len(vs))
+		for _, v := range vs {
+			for k := range 8 {
+				b = append(b, byte(v>>(8*k)))
+			}
+		}
+		return b
+	}
+	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
+	g := pbuf(nil).
+		bytes(1, nodePB("rs", "Reshape", []string{"x", "shp"}, "r")).
+		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"r", "ax"}, "mx")).bytes(5, keep0)).
+		bytes(1, nodePB("s", "Div", []string{"mx", "d"}, "s")).
+		bytes(1, pbuf(nodePB("q", "QuantizeLinear", []string{"x", "s"}, "y")).
+			bytes(5, pbuf(nil).str(1, "axis").varint(3, 1).varint(20, 2)).
+			bytes(5, pbuf(nil).str(1, "block_size").varint(3, uint64(block)).varint(20, 2))).
+		str(2, "blocked").
+		bytes(5, rawTensorPB("shp", 7, []int64{3}, i64s(2, 2, 2)...)).
+		bytes(5, rawTensorPB("ax", 7, []int64{1}, i64s(2)...)).
+		bytes(5, tensorPB("d", nil, 200)).
+		bytes(11, vi("x", 1, 2, 4)).bytes(12, vi("y", 2, 2, 4))
+	return pbuf(nil).varint(1, 10).bytes(7, g).bytes(8, pbuf(nil).varint(2, 21))
+}
+
+// TestCompareQuantizeBlockedComputed: blocked QuantizeLinear with a
+// computed scale (blockedModel, branch quant38). Reference in Go float32:
+// per block s = max/200, code clamp(rne(x/s), 0, 255). The codes hold,
+// one code off at each element FAILS, the codes of the per-column reading
+// (element j reading scale j mod 2, not ⌊j/2⌋) FAIL, and a block size
+// whose scale shape does not fit is refused (exit 2, one line).
+func TestCompareQuantizeBlockedComputed(t *testing.T) {
+	xs := []float32{1, 4, 2, 8, 3, 1.5, 0.5, 10}
+	ref := func(blockOf func(j int) int) []byte {
+		ys := make([]byte, 8)
+		for r := range 2 {
+			for j := range 4 {
+				b := blockOf(j)
+				s := max(xs[4*r+2*b], xs[4*r+2*b+1]) / 200
+				ys[4*r+j] = byte(math.Min(255, math.Max(0, math.RoundToEven(float64(xs[4*r+j]/s)))))
+			}
+		}
+		return ys
+	}
+	ys := ref(func(j int) int { return j / 2 })
+	if want := []byte{50, 200, 50, 200, 200, 100, 10, 200}; string(ys) != string(want) {
+		t.Fatalf("reference codes %v, want %v (by hand: 1/0.02, 4/0.02, 2/0.04, 8/0.04; 3/0.015, 1.5/0.015, 0.5/0.05, 10/0.05)", ys, want)
+	}
+	in := tensorPB("x", []int64{2, 4}, xs...)
+	cases := []compareCase{{"blocked codes hold", blockedModel(2), in, rawTensorPB("y", 2, []int64{2, 4}, ys...), 0, 8, 0, 0}}
+	for j := range 8 {
+		off := append([]byte(nil), ys...)
+		off[j]++
+		cases = append(cases, compareCase{"one code off fails", blockedModel(2), in, rawTensorPB("y", 2, []int64{2, 4}, off...), 1, 7, 1, 0})
+	}
+	wrong := ref(func(j int) int { return j % 2 })
+	nw := 0
+	for j := range wrong {
+		if wrong[j] != ys[j] {
+			nw++
+		}
+	}
+	cases = append(cases, compareCase{"per-column reading fails", blockedModel(2), in, rawTensorPB("y", 2, []int64{2, 4}, wrong...), 1, 8 - nw, nw, 0})
+	runCompareCases(t, cases)
+	code, _, errs := compareOutputs(t, blockedModel(1), in, rawTensorPB("y", 2, []int64{2, 4}, ys...))
+	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, "block") {
+		t.Fatalf("block size 1 with a [2, 2] scale: exit %d, stderr %q; want 2 and one line", code, errs)
+	}
+	t.Logf("refusal: %s", strings.TrimSpace(errs))
+}
