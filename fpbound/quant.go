@@ -73,6 +73,11 @@ import (
 // bound 0 stays 0. If any step's hull holds a jump (x/s within the
 // enclosure's width of a tie, or the enclosure of s too wide) a bound is
 // +∞ and stays +∞ through the add, round_int and clamp: inconclusive. ∎
+// A per-axis or blocked scale (opset 21's block_size; branch quant38) is
+// the same chain with s moved onto x's shape by a reshape/broadcast or a
+// gather of ⌊j/B⌋ along the axis — moves of exact values, so each
+// element's H_s is an enclosure of its own scale element and the proof
+// holds element by element.
 // So a recorded code one off a decided element FAILS (the bound being 0),
 // and an element whose x/s lies within the enclosures' width of a tie is
 // inconclusive, never a FAIL — cmd/tlcheck's
