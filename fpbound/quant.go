@@ -73,6 +73,11 @@ import (
 // bound 0 stays 0. If any step's hull holds a jump (x/s within the
 // enclosure's width of a tie, or the enclosure of s too wide) a bound is
 // +∞ and stays +∞ through the add, round_int and clamp: inconclusive. ∎
+// A per-axis or blocked scale (opset 21's block_size; branch quant38) is
+// the same chain with s moved onto x's shape by a reshape/broadcast or a
+// gather of ⌊j/B⌋ along the axis — moves of exact values, so each
+// element's H_s is an enclosure of its own scale element and the proof
+// holds element by element.
 // So a recorded code one off a decided element FAILS (the bound being 0),
 // and an element whose x/s lies within the enclosures' width of a tie is
 // inconclusive, never a FAIL — cmd/tlcheck's
@@ -80,6 +85,50 @@ import (
 // every decided element planted one code off is caught). Where fl32(x/s)
 // overflows, ONNX saturates but round_f32 over Rat has no value: the
 // element is never decided.
+
+// Selections of computed integers (ONNX Max, Min, ReduceMax, ReduceMin of
+// a quantized code; branch quant38). No primitive of its own: the
+// importer (onnx/quantize_select.go) emits max_elem/min_elem (a constant
+// integer operand as a const node) and max_pool_nd over the reduced axes
+// (ReduceMin as −max(−x)), as for floats.
+//
+// Corollary (a selection of decided codes is decided). Let the operands be
+// computed integers with bounds E_i ∈ {0, +∞} (the theorems above). The
+// bound of the selection is max_i E_i: 0 when every operand is decided,
+// and then the computed value equals the exact one.
+// Proof. max and min are 1-Lipschitz in the sup norm, |max(a) − max(b)| ≤
+// maxᵢ |aᵢ − bᵢ|, and round nothing in IEEE 754 (the result is one of the
+// operands; −x is exact), so max_elem's and max_pool_nd's bound is the
+// largest of their operands' (no rounding charge); with every Eᵢ = 0 each
+// computed operand is its exact value, hence so is the selection. Where
+// some Eᵢ = +∞ the bound is +∞: inconclusive, never a FAIL, even when the
+// undecided operand could not be selected (not tightened). ∎ A constant
+// operand is exact (E = 0).
+//
+// DynamicQuantizeLinear of a computed x (branch quant38; the chain is in
+// onnx/quantize_dynamic.go, dynamicQuantizeComputed):
+//
+//	M = max(0, max x);  m = min(0, min x)
+//	s = round_f32(round_f32(M − m)·(1/255))
+//	z = round_int(clamp(−round_f32(m/s), 0, 255))
+//	y = clamp(round_int(round_int(round_f32(round_f32(x)/s)) + z), 0, 255)
+//
+// Corollary (DynamicQuantizeLinear's code and zero point are decided only
+// where one code is possible). Every node of the chain is a registry
+// primitive with its own theorem: max_pool_nd and the clamps (1-Lipschitz,
+// no rounding), sub and scale then round_f32 (the classic bounds and the
+// casts' theorem, round_cast.go), div (its theorem; s > 0 is required —
+// an s whose enclosure holds 0 gives div no finite bound), round_int (the
+// theorem above: bound 0 exactly when rne maps the hull to one integer,
+// else +∞). So z's bound is 0 only when every m̂/ŝ the enclosures allow
+// rounds, after the clamp, to one integer; y's is then the computed-scale
+// corollary above with s and z as computed. Its proof applies unchanged:
+// it used of s only that H_s is an enclosure of the exact and every
+// modelled runtime scale, and of zp only that its bound is 0 or +∞. The
+// rne of the text's zero point after saturation equals the reference's
+// (clamp then rne; with integer bounds 0 and 255 the order does not matter:
+// rne is monotone and fixes integers). ∎ The scale output is a float with
+// the bound of its round_f32 (judged as any float output).
 
 // quantBound is the bound of an integer rounding (see above), for a closed
 // operand a whose exact enclosure's image x is already computed.

@@ -235,11 +235,13 @@ func (c *nctx) in(i int) (*value, error) {
 	// Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Slice, Gather (its
 	// data) and Concat (every input one) move or select its elements and
 	// round nothing (ops_shape.go, keepInt), as Clip with constant bounds
-	// does (ops_elementwise.go); it is also a Q/DQ zero point
+	// does (ops_elementwise.go); Max, Min (every input one, or a constant
+	// integer), ReduceMax and ReduceMin select one of its elements
+	// (quantize_select.go, branch quant38); it is also a Q/DQ zero point
 	// (quantize_params.go).
-	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike" || c.n.OpType == "DequantizeLinear" || c.n.OpType == "Identity" || intMoves[c.n.OpType]) || c.n.OpType == "Concat") &&
+	if v.truncInt && !(i == 0 && (c.n.OpType == "Cast" || c.n.OpType == "CastLike" || c.n.OpType == "DequantizeLinear" || c.n.OpType == "Identity" || intMoves[c.n.OpType] || intSelects[c.n.OpType]) || c.n.OpType == "Concat" || c.n.OpType == "Max" || c.n.OpType == "Min") &&
 		!(i == 2 && (c.n.OpType == "QuantizeLinear" || c.n.OpType == "DequantizeLinear")) {
-		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer computed from float data is not imported (only Cast, DequantizeLinear, Identity and the moves Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Slice, Gather, Clip (constant bounds) of it, a Q/DQ zero point, or a graph output)", c.n.OpType)
+		return nil, c.errf(c.inField(i), "computed from the model's inputs: %s of an integer computed from float data is not imported (only Cast, DequantizeLinear, Identity and the moves Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Concat, Slice, Gather, Clip (constant bounds) of it, Max, Min, ReduceMax, ReduceMin of it, a Q/DQ zero point, or a graph output)", c.n.OpType)
 	}
 	if !(i == 1 && (c.n.OpType == "Gemm" || c.n.OpType == "Conv" || c.n.OpType == "ConvTranspose")) {
 		// Every reader but a weight's (which hands the plane to the
@@ -529,3 +531,7 @@ func (c *nctx) gradient() error {
 // selects x or a constant integer bound).
 var intMoves = map[string]bool{"Reshape": true, "Flatten": true, "Squeeze": true, "Unsqueeze": true,
 	"Transpose": true, "Slice": true, "Gather": true, "Clip": true}
+
+// intSelects are the reductions that read a computed integer as input 0
+// and select one of its elements (quantize_select.go).
+var intSelects = map[string]bool{"ReduceMax": true, "ReduceMin": true}

@@ -246,6 +246,9 @@ func naryOp(op irsem.Op) opImporter {
 		if done, err := c.foldIntNary(string(op)); done || err != nil {
 			return err
 		}
+		if done, err := c.selectIntNary(op); done || err != nil {
+			return err
+		}
 		vs := make([]*value, len(c.n.Inputs))
 		ids := make([]int, len(c.n.Inputs))
 		shapes := make([]spec.Shape, len(c.n.Inputs))

@@ -145,7 +145,7 @@ func reduce2Op(kind string) opImporter {
 				return err
 			}
 		}
-		v, x, err := c.float(0)
+		v, x, err := c.reduceIn(kind)
 		if err != nil {
 			return err
 		}
@@ -169,6 +169,7 @@ func reduce2Op(kind string) opImporter {
 				x = c.b.unary(irsem.OpLog, x, s)
 			}
 			c.out(0, x, s, v.dt)
+			c.keepInt(v)
 			return nil
 		}
 		switch kind {
@@ -225,6 +226,7 @@ func reduce2Op(kind string) opImporter {
 			s = ks
 		}
 		c.out(0, x, s, v.dt)
+		c.keepInt(v) // ReduceMax/ReduceMin of a computed integer (reduceIn)
 		return nil
 	}
 }

@@ -38,9 +38,10 @@ import (
 // that subtracts in integers rounds less: the bound covers it).
 //
 // The scale and zero point are per tensor (one element) or per axis (a
-// 1-D tensor along attribute axis, reshaped and broadcast to x's shape);
-// blocked quantization (block_size > 0) of a computed scale is refused
-// naming the node, as are other types (x, scale or precision not FLOAT;
+// 1-D tensor along attribute axis, reshaped and broadcast to x's shape)
+// or blocked (opset 21's block_size B > 0: element j along the axis reads
+// parameter element ⌊j/B⌋, a gather; branch quant38). Refused naming the
+// node: other types (x, scale or precision not FLOAT;
 // float 8/float 4 outputs; integers wider than 16 bits).
 
 // qParamsComputed reports that the scale (input 1) or the zero point
@@ -62,7 +63,7 @@ func (c *nctx) qParamsComputed() bool {
 // computed value, or a constant, integers included), as a tensor of x's
 // shape xs: per tensor broadcast, per axis reshaped onto axis a then
 // broadcast (a < 0: per tensor only).
-func (c *nctx) qParamIR(i int, v *value, xs spec.Shape, a int) (int, error) {
+func (c *nctx) qParamIR(i int, v *value, xs spec.Shape, a, block int) (int, error) {
 	var id int
 	switch {
 	case v.truncInt || v.dt.IsFloat():
@@ -84,6 +85,19 @@ func (c *nctx) qParamIR(i int, v *value, xs spec.Shape, a int) (int, error) {
 		}
 		id = c.b.emitP(irsem.Kind{Op: irsem.OpConst}, v.shape.Clone(), &irsem.Params{Value: &t})
 	}
+	if block > 0 {
+		// Blocked (qAxis checked the shape): a gather along the axis of
+		// ⌊j/block⌋ for every j < xs[a], a move of exact values.
+		idx := make([]int, xs[a])
+		for j := range idx {
+			idx[j] = j / block
+		}
+		g, _, err := c.b.gather(id, v.shape, a, idx, spec.Shape{xs[a]})
+		if err != nil {
+			return 0, c.wrap(c.inField(i), err)
+		}
+		return g, nil
+	}
 	if v.shape.Size() == 1 {
 		id = c.b.reshape(id, v.shape, spec.Shape{})
 		return c.b.broadcast(id, spec.Shape{}, xs), nil
@@ -101,35 +115,54 @@ func (c *nctx) qParamIR(i int, v *value, xs spec.Shape, a int) (int, error) {
 }
 
 // qAxis is the per-axis axis of a Q/DQ node with a computed scale (−1 for
-// a one-element scale); blocked quantization is refused.
-func (c *nctx) qAxis(xs, ss spec.Shape) (int, error) {
+// a one-element scale) and the block size (0: not blocked). Blocked
+// quantization (opset ≥ 21, block_size B > 0; branch quant38) takes a
+// scale of x's rank whose extent along the axis is ⌈x[axis]/B⌉ and equals
+// x's elsewhere: element j along the axis reads scale element ⌊j/B⌋.
+func (c *nctx) qAxis(xs, ss spec.Shape) (axis, block int, err error) {
 	if c.b.opset >= 21 {
-		block, err := c.attrInt("block_size", 0)
+		b, err := c.attrInt("block_size", 0)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
-		if block != 0 {
-			return 0, c.errf(attrField("block_size"), "%d: blocked quantization with a computed scale is not modelled", block)
+		if b < 0 {
+			return 0, 0, c.errf(attrField("block_size"), "%d: negative", b)
 		}
+		block = int(b)
 	}
-	if ss.Size() == 1 && len(ss) <= 1 {
-		return -1, nil
+	if block == 0 && ss.Size() == 1 && len(ss) <= 1 {
+		return -1, 0, nil
 	}
 	if c.b.opset < 13 {
-		return 0, c.errf(c.inField(1), "shape %v: opset %d takes a scalar scale only", ss, c.b.opset)
+		return 0, 0, c.errf(c.inField(1), "shape %v: opset %d takes a scalar scale only", ss, c.b.opset)
 	}
-	axis, err := c.attrInt("axis", 1)
+	a, err := c.attrInt("axis", 1)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	r := len(xs)
-	if axis < -int64(r) || axis >= int64(r) {
-		return 0, c.errf(attrField("axis"), "%d is outside [%d, %d] for input rank %d", axis, -r, r-1, r)
+	if a < -int64(r) || a >= int64(r) {
+		return 0, 0, c.errf(attrField("axis"), "%d is outside [%d, %d] for input rank %d", a, -r, r-1, r)
 	}
-	if axis < 0 {
-		axis += int64(r)
+	if a < 0 {
+		a += int64(r)
 	}
-	return int(axis), nil
+	axis = int(a)
+	if block > 0 {
+		if len(ss) != r {
+			return 0, 0, c.errf(c.inField(1), "shape %v: a blocked scale has x's rank %d", ss, r)
+		}
+		for d := range ss {
+			want := xs[d]
+			if d == axis {
+				want = (xs[d] + block - 1) / block
+			}
+			if ss[d] != want {
+				return 0, 0, c.errf(c.inField(1), "shape %v: blocked along axis %d by %d, x %v needs extent %d on axis %d", ss, axis, block, xs, want, d)
+			}
+		}
+	}
+	return axis, block, nil
 }
 
 // quantizeParams imports QuantizeLinear with a computed scale or zero
@@ -172,7 +205,7 @@ func (c *nctx) quantizeParams() error {
 	if !isInt || bits > 16 {
 		return c.errf(attrField("output_dtype"), "QuantizeLinear with a computed scale or zero point into %s is not modelled (only the integer types of at most 16 bits)", out)
 	}
-	a, err := c.qAxis(xin.shape, sv.shape)
+	a, block, err := c.qAxis(xin.shape, sv.shape)
 	if err != nil {
 		return err
 	}
@@ -185,7 +218,7 @@ func (c *nctx) quantizeParams() error {
 	if err != nil {
 		return err
 	}
-	s, err := c.qParamIR(1, sv, xin.shape, a)
+	s, err := c.qParamIR(1, sv, xin.shape, a, block)
 	if err != nil {
 		return err
 	}
@@ -193,7 +226,7 @@ func (c *nctx) quantizeParams() error {
 	f32 := func(id int) int { return c.b.unary("round_f32", id, xs) }
 	y := c.b.unary("round_int", f32(c.b.div(f32(x), f32(s), xs)), xs)
 	if zv != nil {
-		z, err := c.qParamIR(2, zv, xs, a)
+		z, err := c.qParamIR(2, zv, xs, a, block)
 		if err != nil {
 			return err
 		}
@@ -230,7 +263,7 @@ func (c *nctx) dequantizeParams() error {
 	if sv.dt != Float || out != Float {
 		return c.errf(c.inField(1), "DequantizeLinear with a computed scale or zero point is modelled with a FLOAT scale into FLOAT only (scale %s, output %s)", sv.dt, out)
 	}
-	a, err := c.qAxis(xv.shape, sv.shape)
+	a, block, err := c.qAxis(xv.shape, sv.shape)
 	if err != nil {
 		return err
 	}
@@ -247,13 +280,13 @@ func (c *nctx) dequantizeParams() error {
 		if zv.dt != xv.dt {
 			return c.errf(c.inField(2), "element type %s, x's is %s", zv.dt, xv.dt)
 		}
-		z, err := c.qParamIR(2, zv, xs, a)
+		z, err := c.qParamIR(2, zv, xs, a, block)
 		if err != nil {
 			return err
 		}
 		x = c.b.binary(irsem.OpSub, x, z, xs)
 	}
-	s, err := c.qParamIR(1, sv, xs, a)
+	s, err := c.qParamIR(1, sv, xs, a, block)
 	if err != nil {
 		return err
 	}

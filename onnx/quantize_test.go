@@ -225,8 +225,10 @@ func TestQuantizeRefusals(t *testing.T) {
 		{"opset 10 per axis", newMG(10).in("x", 2).init("s", []int64{2}, 1, 2).
 			op("QuantizeLinear", ins("x", "s"), []string{"y"}), "takes a scalar scale only"},
 		// A computed scale (qdyn37): s = ReduceMax(x)/3 rounds.
-		{"computed scale, blocked", newMG(21).in("x", 4).init("c", nil, 3).op("ReduceMax", ins("x"), []string{"m"}, aI("keepdims", 0)).
-			op("Div", ins("m", "c"), []string{"s"}).op("QuantizeLinear", ins("x", "s"), []string{"y"}, aI("block_size", 2)), "blocked quantization with a computed scale is not modelled"},
+		// Blocked with a computed scale is modelled (quant38) when the
+		// scale has x's rank and ⌈x[axis]/B⌉ on the axis; a scalar is not.
+		{"computed scale, blocked, scalar scale", newMG(21).in("x", 4).init("c", nil, 3).op("ReduceMax", ins("x"), []string{"m"}, aI("keepdims", 0)).
+			op("Div", ins("m", "c"), []string{"s"}).op("QuantizeLinear", ins("x", "s"), []string{"y"}, aI("block_size", 2), aI("axis", 0)), "a blocked scale has x's rank 1"},
 		{"computed scale, INT32 output", newMG(21).in("x", 4).init("c", nil, 3).op("ReduceMax", ins("x"), []string{"m"}, aI("keepdims", 0)).
 			op("Div", ins("m", "c"), []string{"s"}).op("QuantizeLinear", ins("x", "s"), []string{"y"}, aI("output_dtype", int64(Int32))), "at most 16 bits"},
 		{"computed scale, per-axis extent", newMG(13).in("x", 2, 3).init("c", nil, 3).op("ReduceMax", ins("x"), []string{"m"}, aI("keepdims", 0), aIs("axes", 1)).

@@ -23,7 +23,9 @@ then FAIL. ``--sensitivity`` also finds the smallest power of ten caught.
 
 Exit status 1 when a correct output FAILS (a false FAIL is a defect; ONNX
 Runtime's output FAILING is a finding, not an error, only where a probe
-run without tlcheck confirms a runtime defect for the graph: defects.py), when a
+run without tlcheck confirms a runtime defect for the graph, and PyTorch's
+only where a probe confirms an eager/export disagreement and the model
+rerun with the graph's semantics has no FAILS: defects.py), when a
 planted fault is missed on a decided element, when a model whose zoo
 entry says ``decides`` does not import and hold everywhere, or when grad or
 certify does not run (exit 0 or 1) on a model of GRAD_CERTIFY_GUARD. A
@@ -124,7 +126,8 @@ class Outcome:
     guard: bool = False  # grad and certify must run (GRAD_CERTIFY_GUARD)
     note: str = ""  # e.g. why ONNX Runtime's float64 set is missing
     primary: bool = True  # the model's own exporter at the default opset in float32: where decides applies
-    defect: str = ""  # a runtime defect, confirmed by its probe (defects.py), that explains ONNX Runtime's FAILS
+    defect: str = ""  # the runtime defects or export disagreements, confirmed by probes (defects.py), that explain the FAILS
+    defect_runtimes: tuple[str, ...] = ()  # the runtimes whose FAILS defect explains
 
 
     @property
@@ -355,11 +358,26 @@ def check(tlcheck: str, spec: Spec, v: Variant, seed: int, out_dir: str, timeout
             reason = reason or f"{runtime}: {err}"
     total = Counts(*(sum(getattr(c, f) for _, c in runtimes) for f in ("holds", "fails", "undecided")))
     verdict = "FAILS" if total.fails else ("inconclusive" if total.undecided else "holds")
-    defect = ""
-    if total.fails and all(c.fails == 0 for rt, c in runtimes if rt != "onnxruntime"):
-        # Only ONNX Runtime's output FAILS: a runtime defect when a probe run
-        # without tlcheck confirms one for the graph's nodes (defects.py).
-        defect = "; ".join(defects.runtime_defects(onnx.load(os.path.join(e.case, "model.onnx")), v.dtype))
+    defect, explained = "", ()
+    failing = [rt for rt, c in runtimes if c.fails]
+    if failing:
+        # A runtime's FAILS are a finding, not an error, only when a probe
+        # run without tlcheck's bound explains them (defects.py): for ONNX
+        # Runtime an operator defect, for PyTorch an eager/export
+        # disagreement whose graph-semantics rerun has no FAILS. Every
+        # failing runtime must be explained.
+        graph = onnx.load(os.path.join(e.case, "model.onnx"))
+        found: list[str] = []
+        done: list[str] = []
+        for rt in failing:
+            msgs = (defects.runtime_defects(graph, v.dtype) if rt == "onnxruntime"
+                    else [export_disagreement(tlcheck, spec, v, seed, e, graph, out_dir, timeout)])
+            msgs = [m for m in msgs if m]
+            if msgs:
+                found += msgs
+                done.append(rt)
+        if len(done) == len(failing):
+            defect, explained = "; ".join(found), tuple(done)
     p = planted(tlcheck, e.case, out_dir, first, bound, timeout, rel, e.sets[0][1])
     if p.startswith("caught") and rel != 1e-3:
         p = f"{p} at {rel:.0e}"
@@ -369,7 +387,48 @@ def check(tlcheck: str, spec: Spec, v: Variant, seed: int, out_dir: str, timeout
         p += f"; smallest caught 1e-{k}" if k is not None else ""
     return outcome(verdict, reason, elements=total.elements, decided=total.holds + total.fails,
                    planted_caught=p.startswith("caught"), runtimes=tuple(runtimes), planted=p, checks=checks,
-                   note="; ".join(x for x in (note, defect) if x), defect=defect)
+                   note="; ".join(x for x in (note, defect) if x), defect=defect, defect_runtimes=explained)
+
+
+def export_disagreement(tlcheck: str, spec: Spec, v: Variant, seed: int, e: Exported, graph: onnx.ModelProto,
+                        out_dir: str, timeout: float) -> str:
+    """The probe's finding (defects.probe_softmax_export) on PyTorch's recorded outputs, when the model
+    rerun eagerly with the graph's semantics has no FAILS under tlcheck compare; "" otherwise."""
+    sets = dict(e.sets)
+    if "pytorch" not in sets:
+        return ""
+    src = os.path.join(e.case, sets["pytorch"])
+    outs = sorted(f for f in os.listdir(src) if f.startswith("output_"))
+    recorded = [numpy_helper.to_array(_read(os.path.join(src, f))) for f in outs]
+    model, inputs = extras.to_dtype(*build(spec, seed), v.dtype)
+
+    def eager() -> list[np.ndarray]:
+        with torch.no_grad():
+            y = model(*inputs)
+        return [t.numpy() for t in (y if isinstance(y, (tuple, list)) else (y,))]
+
+    msg, rerun = defects.probe_softmax_export(graph, eager, recorded)
+    if not msg:
+        return ""
+    dst = os.path.join(out_dir, f"{os.path.basename(e.case)}-graph-semantics")
+    os.makedirs(dst, exist_ok=True)
+    for f in os.listdir(src):
+        if f.startswith("input_"):
+            with open(os.path.join(src, f), "rb") as a, open(os.path.join(dst, f), "wb") as b:
+                b.write(a.read())
+    for f, o in zip(outs, rerun):
+        _write(os.path.join(dst, f), o, _read(os.path.join(src, f)).name)
+    rc, doc, _ = compare(tlcheck, e.case, dst, timeout)
+    if rc not in (0, 1) or doc is None or doc["fails"]:
+        return ""
+    return f"{msg}; the rerun with the graph's semantics: {counts(doc)} holds/fails/undecided under tlcheck compare"
+
+
+def _read(path: str) -> onnx.TensorProto:
+    t = onnx.TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return t
 
 
 def report(results: Sequence[Outcome]) -> int:
@@ -405,11 +464,14 @@ def table(results: Sequence[Outcome]) -> str:
         if r.verdict == "timeout":
             cells = {"onnxruntime": "timed out"}
         ort_cell = cells.get("onnxruntime", "no DOUBLE kernel" if r.note else "-")
-        if r.defect:
+        pt_cell = cells.get("pytorch", "-")
+        if r.defect and "onnxruntime" in (r.defect_runtimes or ("onnxruntime",)):
             ort_cell += " (a runtime defect, confirmed by defects.py's probe)"
+        if r.defect and "pytorch" in r.defect_runtimes:
+            pt_cell += " (an eager/export disagreement, confirmed by defects.py's probe)"
         chk = "; ".join(c.cell() for c in r.checks) or "-"
         rows.append(f"| {model} | {r.source} | {exported.replace('|', '/')} | {r.dtype} | {imported.replace('|', '/')} "
-                    f"| {ort_cell} | {cells.get('pytorch', '-')} | {r.planted or '-'} | {chk.replace('|', '/')} "
+                    f"| {ort_cell} | {pt_cell} | {r.planted or '-'} | {chk.replace('|', '/')} "
                     f"| {r.seconds:.0f} s |")
     return "\n".join(rows) + "\n"
 
