@@ -21,6 +21,10 @@ import (
 // with the boxes before them.
 var signFloors = true
 
+// maxLowerBounds turns on Max's use of lower bounds (err.go, Max);
+// tests turn it off to compare with the bound before it.
+var maxLowerBounds = true
+
 // recordFloor keeps node j's sign floors from its local values loc (the
 // local error's evaluation over Err on the parents' boxes, or the fused
 // pending sums): element m's floor is min(X.Lo, lb) where the value

@@ -414,13 +414,13 @@ func (v ErrOf[F]) Abs() ErrOf[F] {
 func (v ErrOf[F]) Max(w ErrOf[F]) ErrOf[F] {
 	a, b := v.close(), w.close()
 	switch ha, hb := a.hull(), b.hull(); {
-	case ha.Lo >= hb.Hi, a.lower() >= hb.Hi && a.x.Lo >= b.x.Hi:
+	case ha.Lo >= hb.Hi, maxLowerBounds && a.lower() >= hb.Hi && a.x.Lo >= b.x.Hi:
 		return a
-	case hb.Lo >= ha.Hi, b.lower() >= ha.Hi && b.x.Lo >= a.x.Hi:
+	case hb.Lo >= ha.Hi, maxLowerBounds && b.lower() >= ha.Hi && b.x.Lo >= a.x.Hi:
 		return b
 	}
 	r := ErrOf[F]{x: a.x.Max(b.x), e: max(a.e, b.e)}
-	if l := max(a.lower(), b.lower()); l >= 0 && !math.IsInf(r.e, 1) {
+	if l := max(a.lower(), b.lower()); maxLowerBounds && l >= 0 && !math.IsInf(r.e, 1) {
 		r = r.withLB(l)
 	}
 	return r
