@@ -662,6 +662,38 @@
 // straddles 0 reached below 0, so σ² + ε (ε = 10⁻¹² in transformers'
 // ViT) reached below 0 and √ gave +∞ (TestLayerNormSquareOfOneNode).
 //
+// Sign floors of the boxes (vitgrad38). Model: the boxes' model above —
+// B_j must hold node j's value in every evaluation whose nodes before j
+// are computed and j's value is f_j(v̂) + t·e_j, t ∈ [0, 1] (the
+// segments), or, for a node fused into its child, the virtual f_j(v̂).
+// Theorem: let node j's local value over Err on its parents' boxes
+// (localErr, the one whose bound is ē_j; a fused node's pending sum)
+// record a lower bound lb of every computed value ("Squares and lower
+// bounds") with a finite bound, and let X be its exact enclosure. Then
+// every such value of node j is ≥ L = min(X.Lo, lb), so B_j may be
+// replaced by B_j ∩ [L, ∞) (box_sign.go). Proof: the parents' values
+// v̂ lie in their boxes, so f_j(v̂) ∈ X (the Err evaluation encloses the
+// exact function over inputs known to lie in the boxes) and every
+// modelled evaluation of f_j at v̂ is ≥ lb (the Theorem of this package
+// for one node, whose lower bounds are those of "Squares and lower
+// bounds"); the segment value (1 − t)·f_j(v̂) + t·fl_j(v̂) is a convex
+// combination of the two, hence ≥ min of their lower ends, and the
+// virtual value is f_j(v̂) ≥ X.Lo. A cast under the identity treatment
+// keeps its box. So the square (d·d of one node, lb 0), the mean of
+// squares (a sum of terms ≥ 0, lb ≥ 0) and σ² + ε (lb ≥ ε̂(1 − u) − η)
+// keep their boxes at or above 0 (ε): the forward enclosure had widened
+// the square's [0, H] by ē_j below 0 and the mean by its own, so σ² + ε
+// reached below 0 and √ had +∞ as local error (ViT's last layer norm,
+// vitgrad37). Max uses lower bounds too (sqrt's rule is √max(x, 0)):
+// where lower(a) ≥ H_b.Hi and X_a.Lo ≥ X_b.Hi every computed and the exact
+// maximum are a's, and otherwise every computed maximum is ≥ each
+// operand's lower bound ≥ 0 — without it a pending σ² + ε fused into the
+// root, whose hull reaches below 0 but whose lb is ≥ ε̂(1 − u) − η, lost
+// its lb in max(·, 0) and the root's local error stayed +∞.
+// TestSignFloorBoxes: every float32 evaluator's square, variance and root
+// (a constant row, variance exactly 0, included) lies in its box; a box
+// cut to the next float above the least computed variance is caught.
+//
 // The exact enclosure. Where every primitive of the graph is exact over
 // spec.Rat the exact value of every node is computed over Rat and
 // enclosed in the nearest float64 interval; otherwise it is BallCentre's

@@ -460,16 +460,24 @@ func (v ErrOf[F]) Abs() ErrOf[F] {
 // Max is 1-Lipschitz in the maximum norm and exact:
 // |max(â,b̂) − max(a,b)| ≤ max(|â−a|, |b̂−b|). When the hulls are
 // ordered (H_a.Lo ≥ H_b.Hi) both the exact and every computed maximum are
-// a's, so the result is a itself, with a's bound alone.
+// a's, so the result is a itself, with a's bound alone. The order may
+// also come from a's lower bound (lower(), "Squares and lower bounds"):
+// every computed â ≥ lower(a) ≥ H_b.Hi and X_a.Lo ≥ X_b.Hi (max(σ² + ε,
+// 0), sqrt's rule, of a sum of squares whose hull reaches below 0).
+// Otherwise every computed maximum is ≥ each operand's lower bound.
 func (v ErrOf[F]) Max(w ErrOf[F]) ErrOf[F] {
 	a, b := v.close(), w.close()
 	switch ha, hb := a.hull(), b.hull(); {
-	case ha.Lo >= hb.Hi:
+	case ha.Lo >= hb.Hi, maxLowerBounds && a.lower() >= hb.Hi && a.x.Lo >= b.x.Hi:
 		return a
-	case hb.Lo >= ha.Hi:
+	case hb.Lo >= ha.Hi, maxLowerBounds && b.lower() >= ha.Hi && b.x.Lo >= a.x.Hi:
 		return b
 	}
-	return ErrOf[F]{x: a.x.Max(b.x), e: max(a.e, b.e)}
+	r := ErrOf[F]{x: a.x.Max(b.x), e: max(a.e, b.e)}
+	if l := max(a.lower(), b.lower()); maxLowerBounds && l >= 0 && !math.IsInf(r.e, 1) {
+		r = r.withLB(l)
+	}
+	return r
 }
 
 // Min is Max's mirror.

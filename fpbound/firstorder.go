@@ -327,6 +327,8 @@ type foRun[F format] struct {
 	// not used); gmode is set while the sweeps compute its G_j.
 	c64   *centre64
 	gmode bool
+	// floors: each node's sign floors (box_sign.go; nil: none known).
+	floors [][]float64
 }
 
 // local computes node j's local error e_j, or fuses a pending sum into
@@ -359,6 +361,7 @@ func (r *foRun[F]) local(j int) (string, error) {
 		}
 	}
 	r.castLocals(j) // a cast as the identity plus δ(x) (round_cast.go)
+	r.recordFloor(j, loc)
 	nd.err = nd.local != nil
 	for _, q := range g.Nodes[j].Parents {
 		nd.err = nd.err || r.nodes[q].err
@@ -481,6 +484,7 @@ func (r *foRun[F]) forward(j int) (string, error) {
 			nd.box[m] = b
 		}
 	}
+	r.applyFloor(j)
 	return "", nil
 }
 

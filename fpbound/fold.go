@@ -101,7 +101,8 @@ func mulX[F format](v, w ErrOf[F]) (spec.Interval, bool) {
 // unchanged, so closing the running maximum again (what Max does on the
 // next step) is the identity, and its hull is a function of the value
 // alone. Each operand is closed and its hull taken once, as Max does; the
-// three cases are Max's, in its order (TestFoldMaxIsFold).
+// three cases are Max's, in its order, lower bounds included
+// (TestFoldMaxIsFold).
 func (ErrOf[F]) FoldMax(xs []ErrOf[F]) ErrOf[F] {
 	a := xs[0].close()
 	ha := a.hull()
@@ -109,11 +110,15 @@ func (ErrOf[F]) FoldMax(xs []ErrOf[F]) ErrOf[F] {
 		b := xs[i].close()
 		hb := b.hull()
 		switch {
-		case ha.Lo >= hb.Hi:
-		case hb.Lo >= ha.Hi:
+		case ha.Lo >= hb.Hi, maxLowerBounds && a.lower() >= hb.Hi && a.x.Lo >= b.x.Hi:
+		case hb.Lo >= ha.Hi, maxLowerBounds && b.lower() >= ha.Hi && b.x.Lo >= a.x.Hi:
 			a, ha = b, hb
 		default:
-			a = ErrOf[F]{x: a.x.Max(b.x), e: max(a.e, b.e)}
+			r := ErrOf[F]{x: a.x.Max(b.x), e: max(a.e, b.e)}
+			if l := max(a.lower(), b.lower()); maxLowerBounds && l >= 0 && !math.IsInf(r.e, 1) {
+				r = r.withLB(l)
+			}
+			a = r
 			ha = a.hull()
 		}
 	}

@@ -134,7 +134,7 @@ func TestGradBoxesProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	phase("boxedReverse", t0, reason)
-	co := Options{ConstParams: true} // the combined graph's own default budget, as gradErrSharp
+	co := Options{ConstParams: true, SweepWork: DefaultCombinedSweepWork} // the combined graph's own budget, as gradErrSharp
 	t0 = time.Now()
 	_, reason, err = combinedBound(g, p, x, seed, boxes, co)
 	if err != nil {

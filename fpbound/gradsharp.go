@@ -111,6 +111,13 @@ type GradBounds struct {
 // sound, a larger one only tightens boxes.
 const DefaultGradSweepWork = 1 << 22
 
+// DefaultCombinedSweepWork is the combined graph's SharpBounds budget
+// (Options.SweepWork) when the caller gives none (vitgrad38): at
+// DefaultSweepWork = 2^27 that run was the bulk of compare-grad's cost on
+// ViT (60 s of 65 s CPU, 3 GB). Any budget is sound; a smaller one only
+// leaves more of the combined graph's nodes without a first-order bound.
+const DefaultCombinedSweepWork = 1 << 22
+
 // boxesSeen, when set (tests only: TestGradBoxesProfile), receives after
 // forwardBoxes' sweeps of node j the budget they spent (Options.SweepWork's
 // units: the sweeps' own, and the fallback sweeps' allowance) and the node.
@@ -153,7 +160,10 @@ func gradErrSharp(g *irsem.Graph, p *irsem.Payload, input, seed irsem.RatTensor,
 	if err != nil {
 		return nil, err
 	}
-	co := o // the combined graph's SharpBounds: its own default budget
+	co := o // the combined graph's SharpBounds: its own budget
+	if co.SweepWork == 0 {
+		co.SweepWork = DefaultCombinedSweepWork
+	}
 	if o.SweepWork == 0 {
 		o.SweepWork = DefaultGradSweepWork
 	}
