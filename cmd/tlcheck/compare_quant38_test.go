@@ -352,3 +352,125 @@ func TestCompareQuantizeBlockedComputed(t *testing.T) {
 	}
 	t.Logf("refusal: %s", strings.TrimSpace(errs))
 }
+
+// blockedDQModel is the round trip z = DequantizeLinear(QuantizeLinear(x,
+// s, zp), s, zp) (opset 21, UINT8) of x FLOAT [2, 4] with the computed
+// blocked scale s = ReduceMax(Reshape(x, [2, 2, 2]), axes [2])/200, shape
+// [2, 2], and the computed blocked zero point zp = QuantizeLinear(s, 0.001)
+// (a computed UINT8 [2, 2]); QuantizeLinear blocks by qBlock and
+// DequantizeLinear (node "dq") by dqBlock along axis 1 (branch dq38b).
+func blockedDQModel(qBlock, dqBlock int64) pbuf {
+	vi := typedValueInfoPB
+	i64s := func(vs ...int64) []byte {
+		b := make([]byte, 0, 8*len(vs))
+		for _, v := range vs {
+			for k := range 8 {
+				b = append(b, byte(v>>(8*k)))
+			}
+		}
+		return b
+	}
+	blocked := func(n pbuf, block int64) pbuf {
+		return n.bytes(5, pbuf(nil).str(1, "axis").varint(3, 1).varint(20, 2)).
+			bytes(5, pbuf(nil).str(1, "block_size").varint(3, uint64(block)).varint(20, 2))
+	}
+	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
+	g := pbuf(nil).
+		bytes(1, nodePB("rs", "Reshape", []string{"x", "shp"}, "r")).
+		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"r", "ax"}, "mx")).bytes(5, keep0)).
+		bytes(1, nodePB("s", "Div", []string{"mx", "d"}, "s")).
+		bytes(1, nodePB("zq", "QuantizeLinear", []string{"s", "c"}, "zp")).
+		bytes(1, blocked(pbuf(nodePB("q", "QuantizeLinear", []string{"x", "s", "zp"}, "y")), qBlock)).
+		bytes(1, blocked(pbuf(nodePB("dq", "DequantizeLinear", []string{"y", "s", "zp"}, "z")), dqBlock)).
+		str(2, "blockeddq").
+		bytes(5, rawTensorPB("shp", 7, []int64{3}, i64s(2, 2, 2)...)).
+		bytes(5, rawTensorPB("ax", 7, []int64{1}, i64s(2)...)).
+		bytes(5, tensorPB("d", nil, 200)).
+		bytes(5, tensorPB("c", nil, 0.001)).
+		bytes(11, vi("x", 1, 2, 4)).bytes(12, vi("z", 1, 2, 4))
+	return pbuf(nil).varint(1, 10).bytes(7, g).bytes(8, pbuf(nil).varint(2, 21))
+}
+
+// TestCompareDequantizeBlockedComputed: blocked DequantizeLinear with a
+// computed scale and a computed zero point (blockedDQModel, branch dq38b).
+// Reference in Go float32, not the code under test: per block b of row r,
+// s = max/200, zp = clamp(rne(s/0.001), 0, 255), code = clamp(rne(x/s) +
+// zp, 0, 255), z = fl32(code − zp)·s. The outputs hold; one quantization
+// step (+s of the element's block) on any one element FAILS; the
+// per-column reading (DequantizeLinear's element j reading s and zp of
+// j mod 2, not ⌊j/2⌋) FAILS; a DequantizeLinear block size whose scale
+// shape does not fit is refused (exit 2, one line naming node "dq").
+func TestCompareDequantizeBlockedComputed(t *testing.T) {
+	xs := []float32{1, 4, 2, 8, 3, 1.5, 0.5, 10}
+	sc := func(r, b int) (s, zp float32) {
+		s = max(xs[4*r+2*b], xs[4*r+2*b+1]) / 200
+		c := float32(0.001)
+		return s, float32(math.Min(255, math.Max(0, math.RoundToEven(float64(s/c)))))
+	}
+	codes := make([]float32, 8)
+	for r := range 2 {
+		for j := range 4 {
+			s, zp := sc(r, j/2)
+			codes[4*r+j] = float32(math.Min(255, math.Max(0, math.RoundToEven(float64(xs[4*r+j]/s))+float64(zp))))
+		}
+	}
+	if want := []float32{70, 220, 90, 240, 215, 115, 60, 250}; fmt.Sprint(codes) != fmt.Sprint(want) {
+		t.Fatalf("reference codes %v, want %v (by hand: zero points 0.02/0.001 = 20, 40, 15, 50 plus the codes 50, 200, 50, 200; 200, 100, 10, 200)", codes, want)
+	}
+	deq := func(blockOf func(j int) int) []float32 {
+		zs := make([]float32, 8)
+		for r := range 2 {
+			for j := range 4 {
+				s, zp := sc(r, blockOf(j))
+				zs[4*r+j] = (codes[4*r+j] - zp) * s
+			}
+		}
+		return zs
+	}
+	zs := deq(func(j int) int { return j / 2 })
+	in := tensorPB("x", []int64{2, 4}, xs...)
+	out := func(vs []float32) []byte { return tensorPB("z", []int64{2, 4}, vs...) }
+	cases := []compareCase{{"blocked dequantized values hold", blockedDQModel(2, 2), in, out(zs), 0, 8, 0, 0}}
+	for j := range 8 {
+		off := append([]float32(nil), zs...)
+		s, _ := sc(j/4, j%4/2)
+		off[j] += s
+		cases = append(cases, compareCase{"one step off fails", blockedDQModel(2, 2), in, out(off), 1, 7, 1, 0})
+	}
+	wrong := deq(func(j int) int { return j % 2 })
+	nw := 0
+	for j := range wrong {
+		if wrong[j] != zs[j] {
+			nw++
+		}
+	}
+	if nw == 0 {
+		t.Fatal("the per-column reading gives the blocked values: no test")
+	}
+	cases = append(cases, compareCase{"per-column reading fails", blockedDQModel(2, 2), in, out(wrong), 1, 8 - nw, nw, 0})
+	runCompareCases(t, cases)
+	// Sensitivity: per element, the smallest plant of 2^k float32 ulps
+	// (k = 0..6) that FAILS, every other element held exact.
+	var caught []int
+	for j := range 8 {
+		got := -1
+		for k := 0; k <= 6 && got < 0; k++ {
+			off := append([]float32(nil), zs...)
+			u := math.Float32frombits(math.Float32bits(zs[j])+1) - zs[j]
+			off[j] += float32(int(1)<<k) * u
+			if code, doc, _ := compareOutputs(t, blockedDQModel(2, 2), in, out(off)); code == 1 && doc.Fails == 1 {
+				got = 1 << k
+			}
+		}
+		if got < 0 {
+			t.Errorf("element %d: a plant of 64 float32 ulps is not caught", j)
+		}
+		caught = append(caught, got)
+	}
+	t.Logf("smallest plant caught per element (float32 ulps, -1: none up to 64): %v; per-column reading differs at %d of 8", caught, nw)
+	code, _, errs := compareOutputs(t, blockedDQModel(2, 1), in, out(zs))
+	if code != 2 || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.Contains(errs, `"dq"`) || !strings.Contains(errs, "block") {
+		t.Fatalf("DequantizeLinear block size 1 with a [2, 2] scale: exit %d, stderr %q; want 2 and one line naming node \"dq\"", code, errs)
+	}
+	t.Logf("refusal: %s", strings.TrimSpace(errs))
+}
