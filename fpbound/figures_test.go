@@ -210,6 +210,32 @@ func planted(t *testing.T, sh []Sharp, out []float32, rel float64, must bool) bo
 	return flagged
 }
 
+// smallestPlanted requires the planted relative error 10⁻³ to be caught
+// and returns the smallest power of ten down to 10⁻⁹ that still is (+Inf
+// when 10⁻³ is not).
+func smallestPlanted(t *testing.T, sh []Sharp, out []float32) float64 {
+	planted(t, sh, out, 1e-3, true)
+	smallest := math.Inf(1)
+	for rel := 1e-3; rel >= 1e-9; rel /= 10 {
+		if !planted(t, sh, out, rel, false) {
+			break
+		}
+		smallest = rel
+	}
+	return smallest
+}
+
+// evaluationsWithin fails the test when some float32 evaluation's element
+// i lies farther than bound from the exact enclosure iv.
+func evaluationsWithin(t *testing.T, seed uint64, i int, bound float64, iv spec.Interval, evs []evaluation) {
+	t.Helper()
+	for _, ev := range evs {
+		if d := max(0, iv.Lo-float64(ev.out[i]), float64(ev.out[i])-iv.Hi); !(d <= bound) {
+			t.Fatalf("seed %d element %d, %s: |v̂ − x| ≥ %g > bound %g", seed, i, ev.name, d, bound)
+		}
+	}
+}
+
 // ballTighten intersects the test's interval enclosure of the exact output
 // with BallCentre's (tested on its own against 50-digit values,
 // ball_test.go), so that on the deep graphs, whose interval enclosure is

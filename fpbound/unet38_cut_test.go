@@ -118,20 +118,9 @@ func TestParentsCut(t *testing.T) {
 				t.Fatalf("seed %d element %d: no first-order bound: %s", seed, i, s.FirstOrderReason)
 			}
 			maxB = max(maxB, s.FirstOrder)
-			for _, ev := range evs {
-				if d := max(0, ivs[i].Lo-float64(ev.out[i]), float64(ev.out[i])-ivs[i].Hi); !(d <= s.Bound) {
-					t.Fatalf("seed %d element %d, %s: |v̂ − x| ≥ %g > bound %g", seed, i, ev.name, d, s.Bound)
-				}
-			}
+			evaluationsWithin(t, seed, i, s.Bound, ivs[i], evs)
 		}
-		planted(t, sh, evs[0].out, 1e-3, true)
-		smallest := math.Inf(1)
-		for rel := 1e-3; rel >= 1e-9; rel /= 10 {
-			if !planted(t, sh, evs[0].out, rel, false) {
-				break
-			}
-			smallest = rel
-		}
+		smallest := smallestPlanted(t, sh, evs[0].out)
 		t.Logf("seed %d: SiLU F largest %.3g, at most %.3g× the interval sweep's; output's largest first-order bound %.3g; smallest planted relative error caught %g", seed, fo[big], maxR, maxB, smallest)
 	}
 }
