@@ -195,13 +195,7 @@ func BenchmarkSharpMLPDepths(b *testing.B) {
 			var ratios []float64
 			var sh []Sharp
 			for b.Loop() {
-				t0 := time.Now()
-				for range 20 {
-					if _, err := irsem.Denote(n.Graph, n.Payload, x32); err != nil {
-						b.Fatal(err)
-					}
-				}
-				f32 := time.Since(t0).Seconds() / 20
+				f32 := f32EvalSeconds(b, n.Graph, n.Payload, x32)
 				t1 := time.Now()
 				if sh, err = SharpBounds(n.Graph, n.Payload, n.Input, Options{}); err != nil {
 					b.Fatal(err)
