@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,19 +126,7 @@ func TestCompareDynamicQuantizeComputed(t *testing.T) {
 
 	// The sweep: u = (k + 1/2)/8 or k/8 nudged by 0–3 ulps inside [−8,
 	// 23.875] (the first two elements fix the scale and the zero point).
-	r := rand.New(rand.NewSource(38))
-	sw := []float32{11.9375, -4}
-	for len(sw) < 400 {
-		k := float32(r.Intn(250) - 62)
-		if r.Intn(2) == 0 {
-			k += 0.5
-		}
-		x := k / 16
-		for range r.Intn(4) {
-			x = math.Nextafter32(x, float32(r.Intn(2)*2-1)*100)
-		}
-		sw = append(sw, x)
-	}
+	sw := nearTieSweep(38, []float32{11.9375, -4}, 250, 62)
 	sy, ss, _ := dqlRef(sw)
 	if ss != 0.125 {
 		t.Fatalf("sweep scale %v, want 1/8", ss)

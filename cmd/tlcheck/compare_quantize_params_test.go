@@ -125,19 +125,7 @@ func TestCompareQuantizeComputedParams(t *testing.T) {
 
 	// The sweep: x = (k + 1/2)·s or k·s nudged by 0–3 ulps, s = 1/16
 	// (max x = 25 is the first element), codes across the whole range.
-	r := rand.New(rand.NewSource(37))
-	sw := []float32{25}
-	for len(sw) < 400 {
-		k := float32(r.Intn(400) - 200)
-		if r.Intn(2) == 0 {
-			k += 0.5
-		}
-		x := k / 16
-		for range r.Intn(4) {
-			x = math.Nextafter32(x, float32(r.Intn(2)*2-1)*100)
-		}
-		sw = append(sw, x)
-	}
+	sw := nearTieSweep(37, []float32{25}, 400, 200)
 	sy := qParamsRef(sw)
 	sin := tensorPB("x", []int64{int64(len(sw))}, sw...)
 	dir := t.TempDir()
@@ -255,4 +243,25 @@ func TestCompareQDQComputedParamsPerAxis(t *testing.T) {
 		t.Fatal("a 64-ulp plant on the dequantized output is not caught")
 	}
 	t.Logf("dequantized output: the smallest plant caught at 1.0 is %d ulps", caught)
+}
+
+// nearTieSweep returns 400 inputs: head, then k/16 or (k + 1/2)/16 for k
+// drawn uniformly from [−lo, span − lo), each nudged by 0–3 float32 ulps
+// up or down — values on and beside the rounding ties of a scale 1/16 (or
+// 1/8) quantizer, drawn from seed.
+func nearTieSweep(seed int64, head []float32, span, lo int) []float32 {
+	r := rand.New(rand.NewSource(seed))
+	sw := append([]float32(nil), head...)
+	for len(sw) < 400 {
+		k := float32(r.Intn(span) - lo)
+		if r.Intn(2) == 0 {
+			k += 0.5
+		}
+		x := k / 16
+		for range r.Intn(4) {
+			x = math.Nextafter32(x, float32(r.Intn(2)*2-1)*100)
+		}
+		sw = append(sw, x)
+	}
+	return sw
 }
