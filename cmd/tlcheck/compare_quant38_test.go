@@ -157,21 +157,13 @@ func TestCompareDynamicQuantizeComputed(t *testing.T) {
 // Max(q, f) with f a FLOAT input (refused).
 func selModel(n int64, op string) pbuf {
 	vi := typedValueInfoPB
-	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
-	toU8 := pbuf(nil).str(1, "to").varint(3, 2).varint(20, 2)
-	g := pbuf(nil).
-		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"x"}, "mx")).bytes(5, keep0)).
-		bytes(1, nodePB("s", "Div", []string{"mx", "d"}, "s")).
-		bytes(1, nodePB("zf", "Mul", []string{"s", "k"}, "zf")).
-		bytes(1, nodePB("zr", "Round", []string{"zf"}, "zr")).
-		bytes(1, pbuf(nodePB("z", "Cast", []string{"zr"}, "z")).bytes(5, toU8)).
-		bytes(1, nodePB("q", "QuantizeLinear", []string{"x", "s", "z"}, "q"))
+	g := qParamsNodes()
 	yd := []int64{n}
 	switch op {
 	case "Max", "Min":
 		g = g.bytes(1, nodePB("sel", op, []string{"q", "c"}, "y")).bytes(5, rawTensorPB("c", 2, nil, 100))
 	case "ReduceMax", "ReduceMin":
-		g = g.bytes(1, pbuf(nodePB("sel", op, []string{"q"}, "y")).bytes(5, keep0))
+		g = g.bytes(1, pbuf(nodePB("sel", op, []string{"q"}, "y")).bytes(5, keepdims0()))
 		yd = nil
 	case "MaxFloat":
 		g = g.bytes(1, nodePB("sel", "Max", []string{"q", "x"}, "y"))
@@ -269,19 +261,9 @@ func TestCompareDynamicQuantizeComputedZero(t *testing.T) {
 // of two along axis 1 quantized by its own maximum over 200.
 func blockedModel(block int64) pbuf {
 	vi := typedValueInfoPB
-	i64s := func(vs ...int64) []byte {
-		b := make([]byte, 0, 8*len(vs))
-		for _, v := range vs {
-			for k := range 8 {
-				b = append(b, byte(v>>(8*k)))
-			}
-		}
-		return b
-	}
-	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
 	g := pbuf(nil).
 		bytes(1, nodePB("rs", "Reshape", []string{"x", "shp"}, "r")).
-		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"r", "ax"}, "mx")).bytes(5, keep0)).
+		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"r", "ax"}, "mx")).bytes(5, keepdims0())).
 		bytes(1, nodePB("s", "Div", []string{"mx", "d"}, "s")).
 		bytes(1, pbuf(nodePB("q", "QuantizeLinear", []string{"x", "s"}, "y")).
 			bytes(5, pbuf(nil).str(1, "axis").varint(3, 1).varint(20, 2)).
@@ -348,23 +330,13 @@ func TestCompareQuantizeBlockedComputed(t *testing.T) {
 // DequantizeLinear (node "dq") by dqBlock along axis 1 (branch dq38b).
 func blockedDQModel(qBlock, dqBlock int64) pbuf {
 	vi := typedValueInfoPB
-	i64s := func(vs ...int64) []byte {
-		b := make([]byte, 0, 8*len(vs))
-		for _, v := range vs {
-			for k := range 8 {
-				b = append(b, byte(v>>(8*k)))
-			}
-		}
-		return b
-	}
 	blocked := func(n pbuf, block int64) pbuf {
 		return n.bytes(5, pbuf(nil).str(1, "axis").varint(3, 1).varint(20, 2)).
 			bytes(5, pbuf(nil).str(1, "block_size").varint(3, uint64(block)).varint(20, 2))
 	}
-	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
 	g := pbuf(nil).
 		bytes(1, nodePB("rs", "Reshape", []string{"x", "shp"}, "r")).
-		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"r", "ax"}, "mx")).bytes(5, keep0)).
+		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"r", "ax"}, "mx")).bytes(5, keepdims0())).
 		bytes(1, nodePB("s", "Div", []string{"mx", "d"}, "s")).
 		bytes(1, nodePB("zq", "QuantizeLinear", []string{"s", "c"}, "zp")).
 		bytes(1, blocked(pbuf(nodePB("q", "QuantizeLinear", []string{"x", "s", "zp"}, "y")), qBlock)).
@@ -460,4 +432,15 @@ func TestCompareDequantizeBlockedComputed(t *testing.T) {
 		t.Fatalf("DequantizeLinear block size 1 with a [2, 2] scale: exit %d, stderr %q; want 2 and one line naming node \"dq\"", code, errs)
 	}
 	t.Logf("refusal: %s", strings.TrimSpace(errs))
+}
+
+// i64s is vs as ONNX's raw_data of an INT64 tensor (little-endian).
+func i64s(vs ...int64) []byte {
+	b := make([]byte, 0, 8*len(vs))
+	for _, v := range vs {
+		for k := range 8 {
+			b = append(b, byte(v>>(8*k)))
+		}
+	}
+	return b
 }

@@ -18,15 +18,7 @@ import (
 // reversed and clipped.
 func qParamsModel(n int64, moves ...bool) pbuf {
 	vi := typedValueInfoPB
-	keep0 := pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2)
-	toU8 := pbuf(nil).str(1, "to").varint(3, 2).varint(20, 2)
-	g := pbuf(nil).
-		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"x"}, "mx")).bytes(5, keep0)).
-		bytes(1, nodePB("s", "Div", []string{"mx", "d"}, "s")).
-		bytes(1, nodePB("zf", "Mul", []string{"s", "k"}, "zf")).
-		bytes(1, nodePB("zr", "Round", []string{"zf"}, "zr")).
-		bytes(1, pbuf(nodePB("z", "Cast", []string{"zr"}, "z")).bytes(5, toU8)).
-		bytes(1, nodePB("q", "QuantizeLinear", []string{"x", "s", "z"}, "q"))
+	g := qParamsNodes()
 	if len(moves) > 0 && moves[0] {
 		i64 := func(v int64) []byte { // little-endian raw INT64
 			b := make([]byte, 8)
@@ -265,3 +257,20 @@ func nearTieSweep(seed int64, head []float32, span, lo int) []float32 {
 	}
 	return sw
 }
+
+// qParamsNodes is the graph prefix of qParamsModel and selModel: the
+// computed scale s = ReduceMax(x)/d, zero point z = Cast<UINT8>(Round(s·k))
+// and codes q = QuantizeLinear(x, s, z).
+func qParamsNodes() pbuf {
+	toU8 := pbuf(nil).str(1, "to").varint(3, 2).varint(20, 2)
+	return pbuf(nil).
+		bytes(1, pbuf(nodePB("mx", "ReduceMax", []string{"x"}, "mx")).bytes(5, keepdims0())).
+		bytes(1, nodePB("s", "Div", []string{"mx", "d"}, "s")).
+		bytes(1, nodePB("zf", "Mul", []string{"s", "k"}, "zf")).
+		bytes(1, nodePB("zr", "Round", []string{"zf"}, "zr")).
+		bytes(1, pbuf(nodePB("z", "Cast", []string{"zr"}, "z")).bytes(5, toU8)).
+		bytes(1, nodePB("q", "QuantizeLinear", []string{"x", "s", "z"}, "q"))
+}
+
+// keepdims0 is the attribute keepdims = 0 (INT) of a reduction node.
+func keepdims0() pbuf { return pbuf(nil).str(1, "keepdims").varint(3, 0).varint(20, 2) }
