@@ -65,25 +65,16 @@ func (c *nctx) qParamsComputed() bool {
 // broadcast (a < 0: per tensor only).
 func (c *nctx) qParamIR(i int, v *value, xs spec.Shape, a, block int) (int, error) {
 	var id int
+	var err error
 	switch {
 	case v.truncInt || v.dt.IsFloat():
-		var err error
 		if id, err = c.b.ir(v); err != nil {
 			return 0, c.wrap(c.inField(i), err)
 		}
 	default: // a constant integer zero point
-		zs, ok := c.castOperand(v)
-		if !ok {
-			return 0, c.errf(c.inField(i), "an integer zero point is modelled when it is a constant or an integer computed from float data only")
+		if id, err = c.constIntIR(i, v, "an integer zero point is modelled when it is a constant or an integer computed from float data only"); err != nil {
+			return 0, err
 		}
-		t := irsem.RatTensor{Shape: v.shape.Clone(), Data: make([]spec.Rat, len(zs))}
-		for j, z := range zs {
-			if z.r == nil || z.undef {
-				return 0, c.errf(c.inField(i), "element %d is not a number", j)
-			}
-			t.Data[j] = spec.RatFromBig(z.r)
-		}
-		id = c.b.emitP(irsem.Kind{Op: irsem.OpConst}, v.shape.Clone(), &irsem.Params{Value: &t})
 	}
 	if block > 0 {
 		// Blocked (qAxis checked the shape): a gather along the axis of

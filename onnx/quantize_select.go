@@ -72,18 +72,7 @@ func (c *nctx) qValueIRAt(i int, v *value) (int, error) {
 	if _, _, isInt := anyIntBits(v.dt); !isInt {
 		return 0, c.errf(c.inField(i), "element type %s beside an integer computed from float data", v.dt)
 	}
-	xs, ok := c.castOperand(v)
-	if !ok {
-		return 0, c.errf(c.inField(i), "an integer not known at import beside an integer computed from float data is not modelled")
-	}
-	t := irsem.RatTensor{Shape: v.shape.Clone(), Data: make([]spec.Rat, len(xs))}
-	for j, x := range xs {
-		if x.r == nil || x.undef {
-			return 0, c.errf(c.inField(i), "element %d is not a number", j)
-		}
-		t.Data[j] = spec.RatFromBig(x.r)
-	}
-	return c.b.emitP(irsem.Kind{Op: irsem.OpConst}, v.shape.Clone(), &irsem.Params{Value: &t}), nil
+	return c.constIntIR(i, v, "an integer not known at import beside an integer computed from float data is not modelled")
 }
 
 // reduceIn is input 0 of a reduction of kind and its IR node: a computed
@@ -102,4 +91,23 @@ func (c *nctx) reduceIn(kind string) (*value, int, error) {
 		return nil, 0, c.wrap(c.inField(0), err)
 	}
 	return v, id, nil
+}
+
+// constIntIR emits input i's constant integer value v as a const node of
+// the IR (exact rationals); refusal is the error's text when v is not
+// known at import, and an element that is not a number is refused naming
+// its index.
+func (c *nctx) constIntIR(i int, v *value, refusal string) (int, error) {
+	xs, ok := c.castOperand(v)
+	if !ok {
+		return 0, c.errf(c.inField(i), "%s", refusal)
+	}
+	t := irsem.RatTensor{Shape: v.shape.Clone(), Data: make([]spec.Rat, len(xs))}
+	for j, x := range xs {
+		if x.r == nil || x.undef {
+			return 0, c.errf(c.inField(i), "element %d is not a number", j)
+		}
+		t.Data[j] = spec.RatFromBig(x.r)
+	}
+	return c.b.emitP(irsem.Kind{Op: irsem.OpConst}, v.shape.Clone(), &irsem.Params{Value: &t}), nil
 }
